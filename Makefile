@@ -1,0 +1,33 @@
+# The README's two commands are `make run` and `make test`; each installs what it needs first.
+SWIFT ?= swift
+CONFIG ?= config/postern.env
+
+.PHONY: bootstrap build release run test bench fuzz clean
+
+bootstrap:
+	@scripts/bootstrap
+
+build: bootstrap
+	$(SWIFT) build
+
+release: bootstrap
+	$(SWIFT) build -c release --product postern
+
+## Serve on 127.0.0.1:8080 with the shipped configuration and ./data.
+run: release
+	.build/release/postern serve --config $(CONFIG)
+
+## Every test: unit, known-answer and end-to-end against a real server on port 0.
+test: bootstrap
+	$(SWIFT) test --parallel
+
+## Throughput and latency with wrk, beside the Hummingbird peer and nginx when available.
+bench: release
+	scripts/bench
+
+## libFuzzer runs of the HTTP parser (FUZZ_SECONDS each, default 60).
+fuzz: bootstrap
+	scripts/fuzz
+
+clean:
+	rm -rf .build

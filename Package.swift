@@ -1,0 +1,70 @@
+// swift-tools-version:6.1
+// Postern: a self-hosted auth server speaking three public auth APIs on one port.
+// Layout and the reason for each target: ../shared/STYLE.md and README.md.
+import PackageDescription
+
+let package = Package(
+    name: "postern",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "postern", targets: ["postern"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    ],
+    targets: [
+        // System C libraries (Debian -dev packages; scripts/bootstrap installs them).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        // Debian's libscrypt ships no pkg-config file: the module map links `scrypt` by name.
+        .systemLibrary(name: "CScrypt", providers: [.apt(["libscrypt-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        // Pure HTTP/1.1: parser, encoder, router. No sockets.
+        .target(name: "HTTP1"),
+        // BSD sockets + Dispatch serving HTTP1.
+        .target(name: "HTTPServer", dependencies: [
+            "HTTP1",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // Bounded pool for CPU-heavy work (scrypt, Argon2, RSA) away from the socket queues.
+        .target(name: "ComputePool"),
+        // Crypto primitives over OpenSSL, libscrypt and libargon2.
+        .target(name: "AuthCrypto", dependencies: ["COpenSSL", "CScrypt", "CArgon2"]),
+        // Compact JWS (HS256/RS256), key sets by kid, JWKS.
+        .target(name: "JWT", dependencies: ["AuthCrypto"]),
+        // SQLite wrapper, migrator, challenge ledger.
+        .target(name: "Storage", dependencies: [
+            "CSQLite",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // Surface 1: Atomic Mail compatible agent signup.
+        .target(name: "AgentAuth", dependencies: ["HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool"]),
+        // Composition root: configuration, routes, buildServer(configuration:logger:).
+        .target(name: "PosternApp", dependencies: [
+            "HTTP1", "HTTPServer", "ComputePool", "AuthCrypto", "JWT", "Storage", "AgentAuth",
+            .product(name: "Configuration", package: "swift-configuration"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
+        .executableTarget(name: "postern", dependencies: [
+            "PosternApp",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"]),
+        .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
+        .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
+        .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "AgentAuthTests", dependencies: ["AgentAuth", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
+        .testTarget(name: "PosternAppTests", dependencies: ["PosternApp", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
+    ]
+)

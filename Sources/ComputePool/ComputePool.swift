@@ -1,0 +1,1 @@
+// Placeholder until the ComputePool module lands.
