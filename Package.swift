@@ -67,7 +67,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
+        ], resources: [.copy("Resources/openapi.json")]),
         .executableTarget(name: "postern", dependencies: [
             "PosternApp",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
