@@ -10,7 +10,8 @@ COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
 RUN swift build -c release --product postern --static-swift-stdlib \
- && install -D .build/release/postern /out/postern
+ && install -D .build/release/postern /out/postern \
+ && cp -R .build/release/postern_PosternApp.resources /out/
 
 FROM debian:bookworm-slim
 RUN apt-get update \
@@ -20,6 +21,7 @@ RUN apt-get update \
  && mkdir -p /data && chown postern:postern /data
 WORKDIR /app
 COPY --from=build /out/postern /usr/local/bin/postern
+COPY --from=build /out/postern_PosternApp.resources /usr/local/bin/postern_PosternApp.resources
 COPY config ./config
 COPY migrations ./migrations
 ENV POSTERN_HOST=0.0.0.0 \
