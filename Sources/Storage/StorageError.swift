@@ -61,6 +61,17 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    private init(code: Code, sqliteResultCode: Int?, message: String) {
+        self.code = code
+        self.sqliteResultCode = sqliteResultCode
+        self.message = message
+    }
+
+    /// The same error with `context` (say, a migration file name) in front of the message.
+    func withContext(_ context: String) -> StorageError {
+        StorageError(code: code, sqliteResultCode: sqliteResultCode, message: "\(context): \(message)")
+    }
+
     /// True when the failure is the store's condition rather than the request's: full disk, I/O error,
     /// busy past the timeout, unopenable or read-only database. The app answers 503 for these.
     public var isUnavailable: Bool {
