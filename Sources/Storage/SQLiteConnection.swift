@@ -117,6 +117,9 @@ public final class SQLiteConnection {
     /// True when no transaction is open on this connection.
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
+    /// How many prepared statements are cached (for tests of the cache).
+    var cachedStatementCount: Int { statements.count }
+
     /// Rolls back an open transaction; SQLite may already have rolled back after SQLITE_FULL or IOERR.
     func rollbackIfOpen() {
         if !isAutocommit { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }

@@ -161,4 +161,43 @@ struct SQLiteConnectionTests {
             #expect(sum == Int64((0..<50).reduce(0, +)))
         }
     }
+
+    @Test("statements are prepared once per SQL text and reused")
+    func statementCache() throws {
+        try withTemporaryDirectory { directory in
+            let database = try openDatabase(directory)
+            try database.writeSync { connection in
+                try connection.execute("CREATE TABLE t(x INTEGER) STRICT")
+                let before = connection.cachedStatementCount
+                for value in 0..<10 { try connection.run("INSERT INTO t VALUES (?)", [.integer(Int64(value))]) }
+                #expect(connection.cachedStatementCount == before + 1)
+                _ = try connection.query("SELECT x FROM t WHERE x > ?", [5])
+                _ = try connection.query("SELECT x FROM t WHERE x > ?", [6])
+                #expect(connection.cachedStatementCount == before + 2)
+                // A reused statement starts from fresh bindings and a reset cursor.
+                #expect(try connection.query("SELECT x FROM t WHERE x > ?", [7]).compactMap { $0.int("x") } == [8, 9])
+            }
+        }
+    }
+
+    @Test("a write body that leaves a transaction open is rolled back, and the writer stays usable")
+    func leftOpenTransaction() async throws {
+        try await withTemporaryDirectory { directory in
+            let database = try openDatabase(directory)
+            try await database.write { try $0.execute("CREATE TABLE t(x INTEGER) STRICT") }
+            try await database.write { connection in
+                try connection.execute("BEGIN IMMEDIATE")
+                try connection.run("INSERT INTO t VALUES (?)", [1])
+            }
+            let state = try await database.write { connection in
+                (connection.isAutocommit, try connection.query("SELECT count(*) AS n FROM t").first?.int("n"))
+            }
+            #expect(state.0)
+            #expect(state.1 == 0)
+            try await database.write { connection in
+                try connection.transaction { try connection.run("INSERT INTO t VALUES (?)", [2]) }
+            }
+            #expect(try await database.read { try $0.query("SELECT x FROM t").compactMap { $0.int("x") } } == [2])
+        }
+    }
 }
