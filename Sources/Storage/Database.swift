@@ -82,7 +82,10 @@ public final class Database: Sendable {
     public func probeWrite(now: Int64) async throws {
         _ = try await write { connection in
             try connection.run(
-                "INSERT INTO readiness_probe(id, checked_at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET checked_at = excluded.checked_at",
+                """
+                INSERT INTO readiness_probe(id, checked_at) VALUES (1, ?)
+                ON CONFLICT(id) DO UPDATE SET checked_at = excluded.checked_at
+                """,
                 [.integer(now)])
         }
     }

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+
 @testable import Storage
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @Suite("Crash safety")
@@ -72,7 +73,9 @@ struct CrashTests {
             #expect(Int64(stored.count) == (stored.max() ?? 0))
             #expect((buffer.ids.max() ?? 0) <= (stored.max() ?? 0))
             // The reopened database keeps accepting writes.
-            try database.writeSync { try $0.run("INSERT INTO acked(id, payload) VALUES (?, ?)", [.integer(1_000_000), .blob([1])]) }
+            try database.writeSync {
+                try $0.run("INSERT INTO acked(id, payload) VALUES (?, ?)", [.integer(1_000_000), .blob([1])])
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Storage
 
 @Suite("SQLiteConnection")
@@ -15,7 +16,8 @@ struct SQLiteConnectionTests {
             let rows = try database.writeSync { connection in
                 try connection.execute("CREATE TABLE sample(position INTEGER PRIMARY KEY, value ANY) STRICT")
                 for (position, value) in samples.enumerated() {
-                    try connection.run("INSERT INTO sample(position, value) VALUES (?, ?)", [.integer(Int64(position)), value])
+                    try connection.run(
+                        "INSERT INTO sample(position, value) VALUES (?, ?)", [.integer(Int64(position)), value])
                 }
                 return try connection.query("SELECT value, typeof(value) AS kind FROM sample ORDER BY position")
             }
@@ -148,12 +150,16 @@ struct SQLiteConnectionTests {
 
     @Test("async write and read run on their queues and return values")
     func asyncAccess() async throws {
-        try await withTemporaryDirectory { directory in
+        try await withAsyncTemporaryDirectory { directory in
             let database = try openDatabase(directory)
             try await database.write { try $0.execute("CREATE TABLE n(v INTEGER) STRICT") }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for value in 0..<50 {
-                    group.addTask { _ = try await database.write { try $0.run("INSERT INTO n VALUES (?)", [.integer(Int64(value))]) } }
+                    group.addTask {
+                        _ = try await database.write {
+                            try $0.run("INSERT INTO n VALUES (?)", [.integer(Int64(value))])
+                        }
+                    }
                 }
                 try await group.waitForAll()
             }
@@ -182,7 +188,7 @@ struct SQLiteConnectionTests {
 
     @Test("a write body that leaves a transaction open is rolled back, and the writer stays usable")
     func leftOpenTransaction() async throws {
-        try await withTemporaryDirectory { directory in
+        try await withAsyncTemporaryDirectory { directory in
             let database = try openDatabase(directory)
             try await database.write { try $0.execute("CREATE TABLE t(x INTEGER) STRICT") }
             try await database.write { connection in
