@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import Storage
@@ -204,6 +205,31 @@ struct SQLiteConnectionTests {
                 try connection.transaction { try connection.run("INSERT INTO t VALUES (?)", [2]) }
             }
             #expect(try await database.read { try $0.query("SELECT x FROM t").compactMap { $0.int("x") } } == [2])
+        }
+    }
+
+    @Test("a slow read on one reader does not hold up reads that another reader can serve")
+    func slowReaderIsAvoided() async throws {
+        try await withAsyncTemporaryDirectory { directory in
+            let database = try openDatabase(directory)
+            let started = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let slow = Task {
+                try await database.read { _ in
+                    started.signal()
+                    _ = release.wait(timeout: .now() + 10)
+                }
+            }
+            #expect(started.wait(timeout: .now() + 5) == .success)
+            let clock = ContinuousClock()
+            let start = clock.now
+            for _ in 0..<10 {
+                #expect(try database.readSync { try $0.query("SELECT 1 AS one").first?.int("one") } == 1)
+            }
+            let elapsed = clock.now - start
+            release.signal()
+            try await slow.value
+            #expect(elapsed < .seconds(2))
         }
     }
 }
