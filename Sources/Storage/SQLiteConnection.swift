@@ -23,10 +23,11 @@ public final class SQLiteConnection {
     /// - Throws: `StorageError` when SQLite cannot open or configure the file.
     init(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5_000) throws {
         var pointer: OpaquePointer?
-        let flags: Int32 = switch mode {
-        case .writer: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        case .reader: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
-        }
+        let flags: Int32 =
+            switch mode {
+            case .writer: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+            case .reader: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+            }
         let result = sqlite3_open_v2(path, &pointer, flags, nil)
         guard let pointer else { throw StorageError(resultCode: result, message: "cannot allocate a connection") }
         guard result == SQLITE_OK else {
@@ -41,7 +42,9 @@ public final class SQLiteConnection {
         case .writer:
             let journal = try query("PRAGMA journal_mode = WAL").first?.text("journal_mode")
             guard journal?.lowercased() == "wal" else {
-                throw StorageError(.misuse, "journal_mode WAL refused (got \(journal ?? "nothing")); in-memory databases are not supported")
+                throw StorageError(
+                    .misuse,
+                    "journal_mode WAL refused (got \(journal ?? "nothing")); in-memory databases are not supported")
             }
             try execute("PRAGMA synchronous = FULL")
             try execute("PRAGMA foreign_keys = ON")
@@ -117,6 +120,9 @@ public final class SQLiteConnection {
     /// True when no transaction is open on this connection.
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
+    /// How many prepared statements are cached (for tests of the cache).
+    var cachedStatementCount: Int { statements.count }
+
     /// Rolls back an open transaction; SQLite may already have rolled back after SQLITE_FULL or IOERR.
     func rollbackIfOpen() {
         if !isAutocommit { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
@@ -124,7 +130,9 @@ public final class SQLiteConnection {
 
     // MARK: - Statements
 
-    private func withStatement<T>(_ sql: String, _ bindings: [SQLValue], _ body: (SQLiteStatement) throws -> T) throws -> T {
+    private func withStatement<T>(_ sql: String, _ bindings: [SQLValue], _ body: (SQLiteStatement) throws -> T) throws
+        -> T
+    {
         let statement = try prepared(sql)
         // Reset releases the statement's read snapshot and locks even when stepping stopped early.
         defer {
@@ -142,7 +150,8 @@ public final class SQLiteConnection {
         let result = sql.withCString { text in
             let prepared = sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, &tail)
             // Anything but whitespace after the first statement would be silently ignored: refuse it.
-            if prepared == SQLITE_OK, let tail, String(cString: tail).contains(where: { !$0.isWhitespace && $0 != ";" }) {
+            if prepared == SQLITE_OK, let tail, String(cString: tail).contains(where: { !$0.isWhitespace && $0 != ";" })
+            {
                 return SQLITE_MISUSE
             }
             return prepared
