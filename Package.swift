@@ -43,7 +43,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Surface 1: Atomic Mail compatible agent signup.
-        .target(name: "AgentAuth", dependencies: ["HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool"]),
+        .target(name: "AgentAuth", dependencies: [
+            "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "HTTP1", "HTTPServer", "ComputePool", "AuthCrypto", "JWT", "Storage", "AgentAuth",
