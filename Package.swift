@@ -67,7 +67,10 @@ let package = Package(
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "AgentAuthTests", dependencies: ["AgentAuth", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
+        .testTarget(name: "AgentAuthTests", dependencies: [
+            "AgentAuth", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "PosternAppTests", dependencies: ["PosternApp", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
     ]
 )
