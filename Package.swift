@@ -80,7 +80,10 @@ let package = Package(
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "AgentAuthTests", dependencies: ["AgentAuth", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
+        .testTarget(name: "AgentAuthTests", dependencies: [
+            "AgentAuth", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "MailboxAccountsTests", dependencies: ["MailboxAccounts", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1"]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: ["RemoteHashAuth", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
