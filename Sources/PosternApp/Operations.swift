@@ -14,14 +14,25 @@ public enum Operations {
     /// One line per signing key: kid, algorithm, state.
     public static func listKeys(configuration: PosternConfiguration, now: Int64 = unixNow()) throws -> [String] {
         let store = try KeyStore.open(configuration: configuration, now: now)
-        return store.list().map(\.description)
+        return store.list().map(describe)
     }
 
     /// Adds new active keys; returns the listing after rotation.
     public static func rotateKeys(configuration: PosternConfiguration, now: Int64 = unixNow()) throws -> [String] {
         let store = try KeyStore.open(configuration: configuration, now: now)
-        _ = try store.rotate(now: now)
-        return store.list().map(\.description)
+        return try store.rotate(now: now).map(describe)
+    }
+
+    /// `kid  RS256  active  created 2026-11-22T08:00:00Z  data-directory` and, once retired, when it drops.
+    static func describe(_ key: KeyInfo) -> String {
+        func time(_ seconds: Int64) -> String {
+            Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+        }
+        var line = "\(key.kid)  \(key.algorithm.rawValue)  \(key.isActive ? "active " : "retired")"
+        line += "  created \(time(key.createdAt))  \(key.source.rawValue)"
+        if let retired = key.retiredAt { line += "  retired \(time(retired))" }
+        if let drops = key.dropsAt { line += "  verifies until \(time(drops))" }
+        return line
     }
 
     /// Writes a consistent copy of the database to `path` while the server may be serving.
@@ -51,7 +62,7 @@ extension KeyStore {
     static func open(configuration: PosternConfiguration, now: Int64) throws -> KeyStore {
         try DataDirectory.prepare(configuration.dataDirectory)
         return try KeyStore(
-            directory: DataDirectory.keysPath(configuration.dataDirectory),
+            directory: configuration.dataDirectory,
             environmentPrivatePEM: configuration.jwtPrivateKeyPEM,
             environmentPublicPEM: configuration.jwtPublicKeyPEM,
             maxTokenTTL: maxTokenTTL, now: now)

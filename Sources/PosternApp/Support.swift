@@ -2,7 +2,7 @@ import Foundation
 import HTTPServer
 import Synchronization
 
-/// Layout of the data directory: `postern.sqlite3` and `keys/`.
+/// Layout of the data directory: `postern.sqlite3` (and `keys/`, which `KeyStore` owns).
 enum DataDirectory {
     /// Creates the directory (mode 0700) when missing.
     static func prepare(_ path: String) throws {
@@ -12,9 +12,6 @@ enum DataDirectory {
 
     /// The SQLite database file.
     static func databasePath(_ directory: String) -> String { directory + "/postern.sqlite3" }
-
-    /// The directory of generated keys.
-    static func keysPath(_ directory: String) -> String { directory + "/keys" }
 }
 
 /// Lets a route read the server's open-connection count although the server is built after the routes.
