@@ -117,7 +117,13 @@ struct SQLiteConnectionTests {
                 }
                 #expect(script?.code == .misuse)
                 #expect(try connection.query("SELECT count(*) AS n FROM t").first?.int("n") == 0)
+                let broken = #expect(throws: StorageError.self) {
+                    try connection.run("INSERT INTO t VALUES (1); nonsense", [])
+                }
+                #expect(broken?.code == .misuse)
+                #expect(try connection.query("SELECT count(*) AS n FROM t").first?.int("n") == 0)
                 #expect(try connection.run("INSERT INTO t VALUES (?);", [1]) == 1)
+                #expect(try connection.run("INSERT INTO t VALUES (?); -- trailing comment\n", [2]) == 1)
             }
             let readOnly = #expect(throws: StorageError.self) {
                 try database.readSync { try $0.run("INSERT INTO t VALUES (?)", [2]) }
