@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AgentAuthTests", dependencies: [
-            "AgentAuth", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "AgentAuth", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: ["PosternApp", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
