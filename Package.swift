@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AgentAuthTests", dependencies: [
-            "AgentAuth", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "AgentAuth", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailboxAccountsTests", dependencies: ["MailboxAccounts", "HTTP1", "JWT", "AuthCrypto", "Storage"]),

@@ -146,17 +146,21 @@ public final class SQLiteConnection {
     private func prepared(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] { return cached }
         var pointer: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
+        var trailingStatement = false
         let result = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
             let prepared = sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, &tail)
-            // Anything but whitespace after the first statement would be silently ignored: refuse it.
-            if prepared == SQLITE_OK, let tail, String(cString: tail).contains(where: { !$0.isWhitespace && $0 != ";" })
-            {
-                return SQLITE_MISUSE
+            // SQLite ignores everything after the first statement; a second statement there would be
+            // silently dropped, so refuse it. Whitespace and comments prepare to no statement at all.
+            if prepared == SQLITE_OK, let tail, tail.pointee != 0 {
+                var extra: OpaquePointer?
+                let extraResult = sqlite3_prepare_v2(handle, tail, -1, &extra, nil)
+                trailingStatement = extraResult != SQLITE_OK || extra != nil
+                sqlite3_finalize(extra)
             }
             return prepared
         }
-        if result == SQLITE_MISUSE, pointer != nil {
+        if trailingStatement {
             sqlite3_finalize(pointer)
             throw StorageError(.misuse, "run/query take exactly one statement; use execute for scripts")
         }
