@@ -5,9 +5,10 @@ import Logging
 /// A SQLite database file with exactly one writer connection and a few reader connections.
 ///
 /// The writer runs every write on one serial queue, so writes never contend inside the process;
-/// each reader has its own serial queue and a read goes to the reader with the least work queued. The file is in WAL mode
-/// with `synchronous=FULL` (a write acknowledged by `write`/`writeSync` survives `kill -9` and power
-/// loss), a 5 s busy timeout (for other processes, such as `postern backup`), and foreign keys on.
+/// each reader has its own serial queue, and a read goes to the reader with the least work queued.
+/// The file is in WAL mode with `synchronous=FULL` (a write acknowledged by `write`/`writeSync`
+/// survives `kill -9` and power loss), a 5 s busy timeout (for other processes, such as
+/// `postern migrate`), and foreign keys on.
 public final class Database: Sendable {
     /// The path the database was opened at.
     public let path: String

@@ -114,6 +114,25 @@ public final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` inside a deferred `BEGIN ... COMMIT`, so several SELECTs see one snapshot.
+    ///
+    /// Use it on reader connections: unlike `transaction`, it never asks for the write lock.
+    /// - Throws: what `body` throws, a `StorageError` from BEGIN/COMMIT, or `.misuse` when a
+    ///   transaction is already open on this connection.
+    @discardableResult
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        guard isAutocommit else { throw StorageError(.misuse, "a transaction is already open on this connection") }
+        try execute("BEGIN DEFERRED")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            rollbackIfOpen()
+            throw error
+        }
+    }
+
     /// The rowid of the most recent successful INSERT on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

@@ -242,4 +242,26 @@ struct SQLiteConnectionTests {
             #expect(elapsed < .seconds(3))
         }
     }
+
+    @Test("a read transaction on a reader sees one snapshot while the writer commits in between")
+    func readSnapshot() throws {
+        try withTemporaryDirectory { directory in
+            let database = try openDatabase(directory)
+            try database.writeSync { connection in
+                try connection.execute("CREATE TABLE t(x INTEGER) STRICT")
+                try connection.run("INSERT INTO t VALUES (?)", [1])
+            }
+            let counts = try database.readSync { reader in
+                try reader.readTransaction {
+                    let before = try reader.query("SELECT count(*) AS n FROM t").first?.int("n")
+                    try database.writeSync { try $0.run("INSERT INTO t VALUES (?)", [2]) }
+                    let after = try reader.query("SELECT count(*) AS n FROM t").first?.int("n")
+                    return (before, after)
+                }
+            }
+            #expect(counts.0 == 1)
+            #expect(counts.1 == 1)
+            #expect(try database.readSync { try $0.query("SELECT count(*) AS n FROM t").first?.int("n") } == 2)
+        }
+    }
 }
