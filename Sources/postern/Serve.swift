@@ -16,8 +16,8 @@ struct Serve: AsyncParsableCommand {
         let runtime = try await PosternRuntime.build(configuration: configuration, logger: logger)
         let port = try runtime.start()
         // Scripts and test suites read this line to learn the port when POSTERN_PORT=0.
-        print("postern listening on http://\(configuration.host):\(port)")
-        fflush(stdout)
+        // Written unbuffered so that a pipe sees it at once.
+        FileHandle.standardOutput.write(Data("postern listening on http://\(configuration.host):\(port)\n".utf8))
         await waitForTerminationSignal()
         logger.notice("shutting down: finishing requests in flight")
         await runtime.shutdown()
