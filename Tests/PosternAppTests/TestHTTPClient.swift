@@ -39,9 +39,13 @@ enum TestClientError: Error {
     case notJSON(String)
 }
 
-/// A deliberately small blocking HTTP/1.1 client over one keep-alive socket, so that end-to-end tests
-/// see exactly the bytes on the wire (no client library rewriting headers).
-final class TestHTTPClient {
+/// A deliberately small HTTP/1.1 client over one keep-alive socket, so that end-to-end tests see exactly
+/// the bytes on the wire (no client library rewriting headers).
+///
+/// Its socket calls block, so every public call runs on a Dispatch queue: blocking a thread of the
+/// cooperative pool would starve the in-process server's own tasks. One test uses one client at a time,
+/// hence `@unchecked Sendable`.
+final class TestHTTPClient: @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -79,25 +83,43 @@ final class TestHTTPClient {
     /// Sends one request and reads its response.
     func request(
         _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []
+    ) async throws -> TestResponse {
+        try await offload { try self.requestBlocking(method, path, headers: headers, body: body) }
+    }
+
+    /// Reads one response (after `sendRaw`).
+    func readResponse(method: String = "GET") async throws -> TestResponse {
+        try await offload { try self.readResponseBlocking(method: method) }
+    }
+
+    /// Runs blocking socket work on a Dispatch queue.
+    private func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    private func requestBlocking(
+        _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]
     ) throws -> TestResponse {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
         sendRaw(Array(head.utf8) + body)
-        return try readResponse(method: method)
+        return try readResponseBlocking(method: method)
     }
 
     /// Sends a JSON body.
     func json(
         _ method: String, _ path: String, _ object: Any, headers: [(String, String)] = []
-    ) throws -> TestResponse {
+    ) async throws -> TestResponse {
         let body = try JSONSerialization.data(withJSONObject: object)
-        return try request(method, path, headers: headers + [("Content-Type", "application/json")], body: [UInt8](body))
+        return try await request(method, path, headers: headers + [("Content-Type", "application/json")], body: [UInt8](body))
     }
 
     /// Reads one response; `HEAD` responses have no body whatever their Content-Length says.
-    func readResponse(method: String = "GET") throws -> TestResponse {
+    private func readResponseBlocking(method: String) throws -> TestResponse {
         let separator: [UInt8] = [13, 10, 13, 10]
         var headEnd: Int?
         while headEnd == nil {
