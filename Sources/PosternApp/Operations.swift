@@ -20,7 +20,8 @@ public enum Operations {
     /// Adds new active keys; returns the listing after rotation.
     public static func rotateKeys(configuration: PosternConfiguration, now: Int64 = unixNow()) throws -> [String] {
         let store = try KeyStore.open(configuration: configuration, now: now)
-        return try store.rotate(now: now).map(describe)
+        try store.rotate(now: now)
+        return store.list().map(describe)
     }
 
     /// `kid  RS256  active  created 2026-11-22T08:00:00Z  data-directory` and, once retired, when it drops.

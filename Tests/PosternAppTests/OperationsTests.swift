@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+import Storage
+import Testing
+@testable import PosternApp
+
+@Suite("Operator commands")
+struct OperationsTests {
+    private let logger = Logger(label: "operations-test")
+
+    @Test("migrate applies every migration once")
+    func migrateOnce() throws {
+        let configuration = TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let first = try Operations.migrate(configuration: configuration, logger: logger)
+        #expect(first.first == "0001_core.sql")
+        #expect(first.count >= 2)
+        #expect(try Operations.migrate(configuration: configuration, logger: logger).isEmpty)
+    }
+
+    @Test("keys rotate adds active keys and keeps the old ones listed as retired")
+    func rotate() throws {
+        let configuration = TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let now: Int64 = 1_800_000_000
+        let before = try Operations.listKeys(configuration: configuration, now: now)
+        #expect(before.count == 2)
+        #expect(before.allSatisfy { $0.contains("active") })
+        let after = try Operations.rotateKeys(configuration: configuration, now: now + 10)
+        #expect(after.count == 4)
+        #expect(after.filter { $0.contains("retired") }.count == 2)
+        #expect(after.filter { $0.contains("RS256") }.count == 2)
+        // Past the longest token lifetime the retired keys are gone.
+        let later = try Operations.listKeys(configuration: configuration, now: now + 8 * 24 * 3600)
+        #expect(later.count == 2)
+    }
+
+    @Test("backup writes a consistent copy while the server serves, and refuses to overwrite")
+    func backup() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let client = try server.client()
+        _ = try await client.request("GET", "/readyz")
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("backup-\(UUID()).sqlite3").path
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        try Operations.backup(configuration: server.runtime.configuration, to: target, logger: logger)
+        let copy = try Database.open(path: target, readerCount: 1, logger: logger)
+        let rows = try copy.readSync { try $0.query("PRAGMA integrity_check") }
+        #expect(rows.first?.text("integrity_check") == "ok")
+        let migrations = try copy.readSync { try $0.query("SELECT COUNT(*) AS n FROM schema_migrations") }
+        #expect((migrations.first?.int("n") ?? 0) >= 2)
+        #expect(throws: ConfigurationError.self) {
+            try Operations.backup(configuration: server.runtime.configuration, to: target, logger: logger)
+        }
+    }
+}
