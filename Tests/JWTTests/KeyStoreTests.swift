@@ -190,3 +190,26 @@ struct KeyStoreTests {
         #expect(hostile?.code == .corrupt)
     }
 }
+
+@Suite("KeyStore concurrency")
+struct KeyStoreConcurrencyTests {
+    @Test("stores opened at once on a fresh directory agree on one set of keys")
+    func concurrentFirstStart() async throws {
+        let directory = try TemporaryDataDirectory()
+        let path = directory.path
+        let lists = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let store = try KeyStore(
+                        directory: path, environmentPrivatePEM: nil, environmentPublicPEM: nil, maxTokenTTL: 3600, now: now)
+                    return store.list().map(\.kid).sorted()
+                }
+            }
+            return try await group.reduce(into: [[String]]()) { $0.append($1) }
+        }
+        #expect(lists.count == 4)
+        #expect(Set(lists).count == 1)
+        #expect(lists.first?.count == 2)
+        #expect(try directory.files().count == 3)
+    }
+}
