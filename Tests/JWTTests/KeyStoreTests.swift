@@ -173,6 +173,21 @@ struct KeyStoreTests {
         #expect(try open(directory, privatePEM: "", publicPEM: "").list().count == 2)
     }
 
+    @Test("key files and the directory found with wider modes are tightened to 0600 and 0700")
+    func tightenModes() throws {
+        let directory = try TemporaryDataDirectory()
+        let kids = try open(directory).list().map(\.kid)
+        let files = try directory.files()
+        for file in files {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.keys + "/" + file)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.keys)
+        #expect(try open(directory).list().map(\.kid) == kids)
+        for file in files { #expect(try directory.mode(file) == 0o600) }
+        let directoryMode = try FileManager.default.attributesOfItem(atPath: directory.keys)[.posixPermissions] as? NSNumber
+        #expect(directoryMode?.intValue == 0o700)
+    }
+
     @Test("a damaged key directory is refused instead of silently replaced")
     func corruption() throws {
         let directory = try TemporaryDataDirectory()
