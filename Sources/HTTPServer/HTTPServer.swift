@@ -159,7 +159,7 @@ public final class HTTPServer: Sendable {
     /// what is left is closed).
     public func shutdown() async {
         guard !core.shuttingDown.exchange(true, ordering: .relaxed) else {
-            await waitForConnections(deadline: core.configuration.clock())
+            await waitForConnections(deadline: core.clock())
             return
         }
         let listener = self.listener
@@ -180,19 +180,19 @@ public final class HTTPServer: Sendable {
         }
         for loop in loops { loop.queue.async { loop.beginShutdown() } }
         let grace = ConnectionTimeouts.nanoseconds(core.configuration.shutdownGracePeriod)
-        await waitForConnections(deadline: core.configuration.clock() &+ grace)
+        await waitForConnections(deadline: core.clock() &+ grace)
         for loop in loops {
             loop.queue.async {
                 loop.closeAll()
                 loop.stopSweeping()
             }
         }
-        await waitForConnections(deadline: core.configuration.clock() &+ 1_000_000_000)
+        await waitForConnections(deadline: core.clock() &+ 1_000_000_000)
         core.logger.debug("http server stopped")
     }
 
     private func waitForConnections(deadline: UInt64) async {
-        while core.openConnectionCount > 0 && core.configuration.clock() < deadline {
+        while core.openConnectionCount > 0 && core.clock() < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
     }
