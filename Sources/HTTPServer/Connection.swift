@@ -23,7 +23,7 @@ final class Connection: @unchecked Sendable {
 
     let fd: Int32
     let remoteAddress: String
-    unowned let loop: EventLoop
+    let loop: EventLoop
     let core: ServerCore
     /// Over the connection cap: the first request gets 503 and the connection closes.
     let refusing: Bool

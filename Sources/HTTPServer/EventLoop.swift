@@ -51,7 +51,7 @@ final class EventLoop: @unchecked Sendable {
         timer.schedule(
             deadline: .now() + .nanoseconds(Int(interval)), repeating: .nanoseconds(Int(interval)),
             leeway: .nanoseconds(Int(interval / 10)))
-        timer.setEventHandler { [unowned self] in self.sweep() }
+        timer.setEventHandler { [weak self] in self?.sweep() }
         timer.resume()
         sweepTimer = timer
     }

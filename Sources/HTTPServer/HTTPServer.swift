@@ -53,6 +53,8 @@ public final class HTTPServer: Sendable {
 
     /// Binds, listens and starts accepting.
     ///
+    /// A started server keeps itself alive (its listener refers to it) until `shutdown()`.
+    ///
     /// Also ignores `SIGPIPE` and raises the soft open-files limit to the hard limit.
     /// - Returns: the bound port (the chosen one when the configuration asked for port 0).
     /// - Throws: `HTTPServerError` when the address cannot be bound or the server already started.
