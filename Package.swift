@@ -70,6 +70,7 @@ let package = Package(
         .testTarget(name: "AgentAuthTests", dependencies: [
             "AgentAuth", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: ["PosternApp", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
     ]

@@ -2,6 +2,7 @@ import AuthCrypto
 import ComputePool
 import HTTP1
 import JWT
+import Metrics
 import Storage
 
 /// Surface 1 of Postern: Atomic Mail compatible agent signup (CONTRACT.md section 1).
@@ -49,9 +50,10 @@ public final class AgentAuthService: Sendable {
     ///   - ledger: the challenge ledger over the same database.
     ///   - pool: the worker pool for scrypt and RSA signing.
     ///   - clock: the current time in Unix seconds.
+    ///   - metricsFactory: where metrics go; `nil` means `MetricsSystem.factory` as bootstrapped at this point.
     public init(
         configuration: AgentAuthConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64
+        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -63,7 +65,7 @@ public final class AgentAuthService: Sendable {
             base: configuration.baseDifficulty, maximum: configuration.maxDifficulty,
             dynamic: configuration.dynamicDifficulty)
         self.counter = ClientRequestCounter(capacity: configuration.dynamicDifficulty ? configuration.counterCapacity : 1)
-        self.metrics = AgentAuthMetrics(baseDifficulty: policy.base)
+        self.metrics = AgentAuthMetrics(baseDifficulty: policy.base, factory: metricsFactory ?? MetricsSystem.factory)
         self.nextSteps = AgentNextSteps(configuration)
         self.challengeBody = ChallengeBodyTemplate(salt: configuration.powSalt, next: nextSteps.challenge)
         self.llmsText = Array(AgentLLMsText.render(configuration).utf8)
