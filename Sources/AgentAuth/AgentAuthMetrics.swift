@@ -47,7 +47,8 @@ struct AgentAuthMetrics: Sendable {
         var verifications: [VerificationResult: Counter] = [:]
         for result in VerificationResult.allCases {
             verifications[result] = Counter(
-                label: "postern_pow_verifications_total", dimensions: [("surface", "agent"), ("result", result.rawValue)],
+                label: "postern_pow_verifications_total",
+                dimensions: [("surface", "agent"), ("result", result.rawValue)],
                 factory: factory)
         }
         self.verifications = verifications

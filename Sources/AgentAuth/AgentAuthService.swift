@@ -64,7 +64,8 @@ public final class AgentAuthService: Sendable {
         self.policy = DifficultyPolicy(
             base: configuration.baseDifficulty, maximum: configuration.maxDifficulty,
             dynamic: configuration.dynamicDifficulty)
-        self.counter = ClientRequestCounter(capacity: configuration.dynamicDifficulty ? configuration.counterCapacity : 1)
+        self.counter = ClientRequestCounter(
+            capacity: configuration.dynamicDifficulty ? configuration.counterCapacity : 1)
         self.metrics = AgentAuthMetrics(baseDifficulty: policy.base, factory: metricsFactory ?? MetricsSystem.factory)
         self.nextSteps = AgentNextSteps(configuration)
         self.challengeBody = ChallengeBodyTemplate(salt: configuration.powSalt, next: nextSteps.challenge)
@@ -80,18 +81,26 @@ public final class AgentAuthService: Sendable {
     /// Adds the surface's routes: `POST /api/v1/challenge` (immediate), `POST /api/v1/session` and
     /// `POST /api/v1/capability` (deferred), `GET /llms.txt` (immediate).
     public func register(into router: inout Router) {
-        router.add(.POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit, .immediate { [self] request, _ in
-            challenge(request)
-        })
-        router.add(.POST, "/api/v1/session", bodyLimit: Self.sessionBodyLimit, .deferred { [self] request, _ in
-            await session(request)
-        })
-        router.add(.POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit, .deferred { [self] request, _ in
-            await capability(request)
-        })
-        router.add(.GET, "/llms.txt", .immediate { [self] _, _ in
-            llms()
-        })
+        router.add(
+            .POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit,
+            .immediate { [self] request, _ in
+                challenge(request)
+            })
+        router.add(
+            .POST, "/api/v1/session", bodyLimit: Self.sessionBodyLimit,
+            .deferred { [self] request, _ in
+                await session(request)
+            })
+        router.add(
+            .POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit,
+            .deferred { [self] request, _ in
+                await capability(request)
+            })
+        router.add(
+            .GET, "/llms.txt",
+            .immediate { [self] _, _ in
+                llms()
+            })
     }
 
     /// `GET /llms.txt`: the guide, rendered once from the configuration.

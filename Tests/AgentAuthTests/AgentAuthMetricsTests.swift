@@ -34,15 +34,18 @@ struct AgentAuthMetricsTests {
         let challenge = try await harness.challenge()
         let weak = AgentPoWSolution(nonce: 0, powHex: String(repeating: "f", count: 128))
         _ = await harness.send(
-            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(weak, "username", "x1234"))
+            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(weak, "username", "x1234")
+        )
         #expect(try Self.verifications(metrics, "insufficient_bits") == 1)
         let solution = try harness.solve(challenge.id, difficulty: challenge.difficulty)
         let wrong = AgentPoWSolution(nonce: solution.nonce + 1, powHex: solution.powHex)
         _ = await harness.send(
-            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(wrong, "username", "x1234"))
+            .POST, "/api/v1/session", bearer: challenge.token,
+            body: AgentHarness.sessionBody(wrong, "username", "x1234"))
         #expect(try Self.verifications(metrics, "mismatch") == 1)
         _ = await harness.send(
-            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "x1234"))
+            .POST, "/api/v1/session", bearer: challenge.token,
+            body: AgentHarness.sessionBody(solution, "username", "x1234"))
         #expect(try Self.verifications(metrics, "replayed") == 1)
     }
 }
