@@ -83,6 +83,7 @@ let package = Package(
         .testTarget(name: "AgentAuthTests", dependencies: [
             "AgentAuth", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "MailboxAccountsTests", dependencies: ["MailboxAccounts", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1"]),

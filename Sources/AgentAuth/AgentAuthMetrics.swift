@@ -2,8 +2,8 @@ import Metrics
 
 /// The metrics the agent surface records through the swift-metrics facade.
 ///
-/// The handlers are created once, in ``AgentAuthService``'s initialiser: bootstrap the metrics system
-/// before creating the service.
+/// The handlers are created once, in ``AgentAuthService``'s initialiser, from the factory it is given
+/// (by default `MetricsSystem.factory`: then bootstrap the metrics system before creating the service).
 struct AgentAuthMetrics: Sendable {
     /// Result label values of `postern_pow_verifications_total`.
     enum VerificationResult: String, CaseIterable, Sendable {
@@ -20,27 +20,36 @@ struct AgentAuthMetrics: Sendable {
     }
 
     /// `postern_agent_challenges_total`: challenges issued.
-    let challenges = Counter(label: "postern_agent_challenges_total")
+    let challenges: Counter
     /// `postern_agent_pow_base_difficulty`: the configured base difficulty.
-    let baseDifficulty = Gauge(label: "postern_agent_pow_base_difficulty")
+    let baseDifficulty: Gauge
     /// `postern_agent_pow_difficulty`: difficulty of the most recently issued challenge.
-    let currentDifficulty = Gauge(label: "postern_agent_pow_difficulty")
+    let currentDifficulty: Gauge
     /// `postern_agent_difficulty_raised_total`: challenges issued above the base difficulty.
-    let raised = Counter(label: "postern_agent_difficulty_raised_total")
+    let raised: Counter
     /// `postern_pow_verifications_total{surface="agent",result=...}`.
     private let verifications: [VerificationResult: Counter]
     /// `postern_agent_signups_total`: accounts created.
-    let signups = Counter(label: "postern_agent_signups_total")
+    let signups: Counter
     /// `postern_agent_logins_total`: sessions created by API key.
-    let logins = Counter(label: "postern_agent_logins_total")
+    let logins: Counter
     /// `postern_agent_capabilities_total`: capability tokens issued.
-    let capabilities = Counter(label: "postern_agent_capabilities_total")
+    let capabilities: Counter
 
-    init(baseDifficulty base: Int) {
+    init(baseDifficulty base: Int, factory: any MetricsFactory) {
+        challenges = Counter(label: "postern_agent_challenges_total", factory: factory)
+        baseDifficulty = Gauge(label: "postern_agent_pow_base_difficulty", factory: factory)
+        currentDifficulty = Gauge(label: "postern_agent_pow_difficulty", factory: factory)
+        raised = Counter(label: "postern_agent_difficulty_raised_total", factory: factory)
+        signups = Counter(label: "postern_agent_signups_total", factory: factory)
+        logins = Counter(label: "postern_agent_logins_total", factory: factory)
+        capabilities = Counter(label: "postern_agent_capabilities_total", factory: factory)
         var verifications: [VerificationResult: Counter] = [:]
         for result in VerificationResult.allCases {
             verifications[result] = Counter(
-                label: "postern_pow_verifications_total", dimensions: [("surface", "agent"), ("result", result.rawValue)])
+                label: "postern_pow_verifications_total",
+                dimensions: [("surface", "agent"), ("result", result.rawValue)],
+                factory: factory)
         }
         self.verifications = verifications
         baseDifficulty.record(base)

@@ -2,6 +2,7 @@ import AuthCrypto
 import ComputePool
 import HTTP1
 import JWT
+import Metrics
 import Storage
 
 /// Surface 1 of Postern: Atomic Mail compatible agent signup (CONTRACT.md section 1).
@@ -49,9 +50,10 @@ public final class AgentAuthService: Sendable {
     ///   - ledger: the challenge ledger over the same database.
     ///   - pool: the worker pool for scrypt and RSA signing.
     ///   - clock: the current time in Unix seconds.
+    ///   - metricsFactory: where metrics go; `nil` means `MetricsSystem.factory` as bootstrapped at this point.
     public init(
         configuration: AgentAuthConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64
+        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -62,8 +64,9 @@ public final class AgentAuthService: Sendable {
         self.policy = DifficultyPolicy(
             base: configuration.baseDifficulty, maximum: configuration.maxDifficulty,
             dynamic: configuration.dynamicDifficulty)
-        self.counter = ClientRequestCounter(capacity: configuration.dynamicDifficulty ? configuration.counterCapacity : 1)
-        self.metrics = AgentAuthMetrics(baseDifficulty: policy.base)
+        self.counter = ClientRequestCounter(
+            capacity: configuration.dynamicDifficulty ? configuration.counterCapacity : 1)
+        self.metrics = AgentAuthMetrics(baseDifficulty: policy.base, factory: metricsFactory ?? MetricsSystem.factory)
         self.nextSteps = AgentNextSteps(configuration)
         self.challengeBody = ChallengeBodyTemplate(salt: configuration.powSalt, next: nextSteps.challenge)
         self.llmsText = Array(AgentLLMsText.render(configuration).utf8)
@@ -78,18 +81,26 @@ public final class AgentAuthService: Sendable {
     /// Adds the surface's routes: `POST /api/v1/challenge` (immediate), `POST /api/v1/session` and
     /// `POST /api/v1/capability` (deferred), `GET /llms.txt` (immediate).
     public func register(into router: inout Router) {
-        router.add(.POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit, .immediate { [self] request, _ in
-            challenge(request)
-        })
-        router.add(.POST, "/api/v1/session", bodyLimit: Self.sessionBodyLimit, .deferred { [self] request, _ in
-            await session(request)
-        })
-        router.add(.POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit, .deferred { [self] request, _ in
-            await capability(request)
-        })
-        router.add(.GET, "/llms.txt", .immediate { [self] _, _ in
-            llms()
-        })
+        router.add(
+            .POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit,
+            .immediate { [self] request, _ in
+                challenge(request)
+            })
+        router.add(
+            .POST, "/api/v1/session", bodyLimit: Self.sessionBodyLimit,
+            .deferred { [self] request, _ in
+                await session(request)
+            })
+        router.add(
+            .POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit,
+            .deferred { [self] request, _ in
+                await capability(request)
+            })
+        router.add(
+            .GET, "/llms.txt",
+            .immediate { [self] _, _ in
+                llms()
+            })
     }
 
     /// `GET /llms.txt`: the guide, rendered once from the configuration.

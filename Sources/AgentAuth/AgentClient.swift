@@ -108,7 +108,8 @@ public struct AgentClient: Sendable {
             Thread {
                 continuation.resume(
                     with: Result {
-                        try solver.solve(challenge: challenge.id, salt: challenge.salt, difficulty: challenge.difficulty)
+                        try solver.solve(
+                            challenge: challenge.id, salt: challenge.salt, difficulty: challenge.difficulty)
                     })
             }.start()
         }

@@ -18,8 +18,9 @@ public enum AgentPoWSolverError: Error, Sendable, Equatable {
 /// Solves agent proof-of-work challenges on several threads at once (client side: the `postern agent`
 /// commands and the tests).
 ///
-/// Thread `t` of `T` tries nonces `t, t+T, t+2T, ...`; when one finds a solution the others finish the
-/// nonces below it, so the answer is always the smallest solving nonce, as a sequential client finds it.
+/// Each of `T` dedicated threads, `t`, tries nonces `t, t+T, t+2T, ...`; when one finds a solution the
+/// others finish the nonces below it, so the answer is always the smallest solving nonce, as a sequential
+/// client finds it.
 public struct AgentPoWSolver: Sendable {
     /// Threads used by ``solve(challenge:salt:difficulty:maxAttempts:)``.
     public let threads: Int
@@ -41,25 +42,40 @@ public struct AgentPoWSolver: Sendable {
     ) throws -> AgentPoWSolution {
         let search = Search(limit: maxAttempts)
         let width = UInt64(threads)
-        DispatchQueue.concurrentPerform(iterations: threads) { lane in
-            var nonce = UInt64(lane)
-            while search.shouldTry(nonce) {
-                do {
-                    let digest = try AgentProofOfWork.digest(challenge: challenge, nonce: String(nonce), salt: salt)
-                    if AgentProofOfWork.meets(difficulty: difficulty, digest) {
-                        search.found(nonce, digest)
-                        return
-                    }
-                } catch {
-                    search.failed(error)
+        let finished = DispatchSemaphore(value: 0)
+        for lane in 0..<threads {
+            let thread = Thread {
+                Self.searchLane(
+                    UInt64(lane), width: width, challenge: challenge, salt: salt, difficulty: difficulty, search)
+                finished.signal()
+            }
+            thread.name = "postern-pow-solver-\(lane)"
+            thread.start()
+        }
+        for _ in 0..<threads { finished.wait() }
+        return try search.result()
+    }
+
+    /// Tries nonces `lane, lane + width, ...` until one solves, a smaller solution is known, or the limit.
+    private static func searchLane(
+        _ lane: UInt64, width: UInt64, challenge: String, salt: String, difficulty: Int, _ search: Search
+    ) {
+        var nonce = lane
+        while search.shouldTry(nonce) {
+            do {
+                let digest = try AgentProofOfWork.digest(challenge: challenge, nonce: String(nonce), salt: salt)
+                if AgentProofOfWork.meets(difficulty: difficulty, digest) {
+                    search.found(nonce, digest)
                     return
                 }
-                let (next, overflow) = nonce.addingReportingOverflow(width)
-                if overflow { return }
-                nonce = next
+            } catch {
+                search.failed(error)
+                return
             }
+            let (next, overflow) = nonce.addingReportingOverflow(width)
+            if overflow { return }
+            nonce = next
         }
-        return try search.result()
     }
 }
 

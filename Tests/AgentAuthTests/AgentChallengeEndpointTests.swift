@@ -28,9 +28,10 @@ struct AgentChallengeEndpointTests {
         #expect(header["kid"]?.stringValue == "hs-test")
 
         let body = try response.json()
-        #expect(body.objectValue?.map(\.0) == [
-            "challenge", "difficulty", "algorithm", "scrypt", "salt", "expires_at", "_next",
-        ])
+        #expect(
+            body.objectValue?.map(\.0) == [
+                "challenge", "difficulty", "algorithm", "scrypt", "salt", "expires_at", "_next",
+            ])
         #expect(body["challenge"]?.stringValue == jti)
         #expect(body["difficulty"]?.intValue == 3)
         #expect(body["algorithm"]?.stringValue == "scrypt")

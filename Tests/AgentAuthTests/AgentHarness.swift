@@ -4,6 +4,7 @@ import Foundation
 import HTTP1
 import JWT
 import Logging
+import MetricsTestKit
 import Storage
 import Testing
 
@@ -56,11 +57,12 @@ struct AgentHarness {
     let service: AgentAuthService
     let router: Router
     let pool: WorkerPool
+    let metrics: TestMetrics
 
     /// Creates a harness; `directory` reuses an existing data directory (a restart).
     init(
         difficulty: Int = 0, maxDifficulty: Int = 18, dynamic: Bool = false, pool: WorkerPool? = nil,
-        directory: String? = nil, clock: TestClock = TestClock()
+        directory: String? = nil, clock: TestClock = TestClock(), metrics: TestMetrics = TestMetrics()
     ) throws {
         let directory =
             directory
@@ -76,7 +78,9 @@ struct AgentHarness {
             maxDifficulty: maxDifficulty, dynamicDifficulty: dynamic)
         service = AgentAuthService(
             configuration: configuration, keys: TestKeys.keySet, database: database,
-            ledger: ChallengeLedger(database: database), pool: self.pool, clock: { clock.now })
+            ledger: ChallengeLedger(database: database), pool: self.pool, clock: { clock.now },
+            metricsFactory: metrics)
+        self.metrics = metrics
         var router = Router()
         service.register(into: &router)
         self.router = router

@@ -59,7 +59,8 @@ struct AgentSessionEndpointTests {
         let harness = try AgentHarness(difficulty: 1)
         let challenge = try await harness.challenge()
         let solution = try harness.solve(challenge.id, difficulty: challenge.difficulty)
-        let body = #"{"utm_source":"x","powHex":"\#(solution.powHex)","nonce":\#(solution.nonce),"username":"intnonce"}"#
+        let body =
+            #"{"utm_source":"x","powHex":"\#(solution.powHex)","nonce":\#(solution.nonce),"username":"intnonce"}"#
         let response = await harness.send(.POST, "/api/v1/session", bearer: challenge.token, body: body)
         #expect(response.status.code == 201)
     }
@@ -84,7 +85,8 @@ struct AgentSessionEndpointTests {
         let solution = try harness.solve(challenge.id, difficulty: 0)
         harness.clock.advance(180 + 29)
         let response = await harness.send(
-            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "lateagent"))
+            .POST, "/api/v1/session", bearer: challenge.token,
+            body: AgentHarness.sessionBody(solution, "username", "lateagent"))
         #expect(response.status.code == 201)
     }
 
@@ -94,10 +96,12 @@ struct AgentSessionEndpointTests {
         let challenge = try await harness.challenge()
         let solution = try harness.solve(challenge.id, difficulty: challenge.difficulty)
         let first = await harness.send(
-            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "replay1"))
+            .POST, "/api/v1/session", bearer: challenge.token,
+            body: AgentHarness.sessionBody(solution, "username", "replay1"))
         #expect(first.status.code == 201)
         let second = await harness.send(
-            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "replay2"))
+            .POST, "/api/v1/session", bearer: challenge.token,
+            body: AgentHarness.sessionBody(solution, "username", "replay2"))
         expectError(second, .invalidChallenge)
     }
 
@@ -111,7 +115,8 @@ struct AgentSessionEndpointTests {
         #expect(await harness.send(.POST, "/api/v1/session", bearer: challenge.token, body: body).status.code == 201)
         let restarted = try AgentHarness(difficulty: 0, directory: harness.directory, clock: clock)
         let again = AgentHarness.sessionBody(solution, "username", "restart2")
-        expectError(await restarted.send(.POST, "/api/v1/session", bearer: challenge.token, body: again), .invalidChallenge)
+        expectError(
+            await restarted.send(.POST, "/api/v1/session", bearer: challenge.token, body: again), .invalidChallenge)
     }
 
     @Test("A wrong nonce gets 401 Proof of work does not match the challenge, and uses the challenge up")
@@ -121,10 +126,12 @@ struct AgentSessionEndpointTests {
         let solution = try harness.solve(challenge.id, difficulty: 0)
         let wrong = AgentPoWSolution(nonce: solution.nonce + 1, powHex: solution.powHex)
         let response = await harness.send(
-            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(wrong, "username", "wrongnonce"))
+            .POST, "/api/v1/session", bearer: challenge.token,
+            body: AgentHarness.sessionBody(wrong, "username", "wrongnonce"))
         expectError(response, .powMismatch)
         let retry = await harness.send(
-            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "wrongnonce"))
+            .POST, "/api/v1/session", bearer: challenge.token,
+            body: AgentHarness.sessionBody(solution, "username", "wrongnonce"))
         expectError(retry, .invalidChallenge)
     }
 
@@ -135,29 +142,34 @@ struct AgentSessionEndpointTests {
         // 0x2f…: two leading zero bits, one too few.
         let weak = AgentPoWSolution(nonce: 0, powHex: "2" + String(repeating: "f", count: 127))
         let response = await harness.send(
-            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(weak, "username", "fewbits"))
+            .POST, "/api/v1/session", bearer: challenge.token,
+            body: AgentHarness.sessionBody(weak, "username", "fewbits"))
         expectError(response, .insufficientWork)
         let solution = try harness.solve(challenge.id, difficulty: 3)
         let retry = await harness.send(
-            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "fewbits"))
+            .POST, "/api/v1/session", bearer: challenge.token,
+            body: AgentHarness.sessionBody(solution, "username", "fewbits"))
         #expect(retry.status.code == 201)
     }
 
-    @Test("Malformed bodies get 400 without consuming the challenge", arguments: [
-        ("", AgentAuthError.malformedBody),
-        ("{", .malformedBody),
-        (#"{"powHex":"00","nonce":"0"}"#, .usernameXorAPIKey),
-        (#"{"powHex":"00","nonce":"0","username":"bothfields","apiKey":"k"}"#, .usernameXorAPIKey),
-        (#"{"powHex":"00","nonce":"zero","username":"badnonce"}"#, .invalidNonce),
-        (#"{"powHex":"00","nonce":"0","username":"shorthex"}"#, .invalidPowHex),
-    ])
+    @Test(
+        "Malformed bodies get 400 without consuming the challenge",
+        arguments: [
+            ("", AgentAuthError.malformedBody),
+            ("{", .malformedBody),
+            (#"{"powHex":"00","nonce":"0"}"#, .usernameXorAPIKey),
+            (#"{"powHex":"00","nonce":"0","username":"bothfields","apiKey":"k"}"#, .usernameXorAPIKey),
+            (#"{"powHex":"00","nonce":"zero","username":"badnonce"}"#, .invalidNonce),
+            (#"{"powHex":"00","nonce":"0","username":"shorthex"}"#, .invalidPowHex),
+        ])
     func malformed(body: String, expected: AgentAuthError) async throws {
         let harness = try AgentHarness(difficulty: 0)
         let challenge = try await harness.challenge()
         expectError(await harness.send(.POST, "/api/v1/session", bearer: challenge.token, body: body), expected)
         let solution = try harness.solve(challenge.id, difficulty: 0)
         let retry = await harness.send(
-            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "afterbad"))
+            .POST, "/api/v1/session", bearer: challenge.token,
+            body: AgentHarness.sessionBody(solution, "username", "afterbad"))
         #expect(retry.status.code == 201)
     }
 

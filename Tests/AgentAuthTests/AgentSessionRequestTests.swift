@@ -16,21 +16,23 @@ struct AgentSessionRequestTests {
         #expect(login == AgentSessionRequest(powHex: "ab", nonce: "7", intent: .login(apiKey: "k")))
     }
 
-    @Test("Refusals", arguments: [
-        ("", AgentAuthError.malformedBody),
-        ("not json", .malformedBody),
-        ("[1,2]", .malformedBody),
-        (#"{"powHex":1,"nonce":"1","username":"myagent"}"#, .malformedBody),
-        (#"{"powHex":"ab","nonce":"1","username":5}"#, .malformedBody),
-        (#"{"powHex":"ab","nonce":"1"}"#, .usernameXorAPIKey),
-        (#"{"powHex":"ab","nonce":"1","username":"myagent","apiKey":"k"}"#, .usernameXorAPIKey),
-        (#"{"powHex":"ab","username":"myagent"}"#, .invalidNonce),
-        (#"{"powHex":"ab","nonce":"-1","username":"myagent"}"#, .invalidNonce),
-        (#"{"powHex":"ab","nonce":-1,"username":"myagent"}"#, .invalidNonce),
-        (#"{"powHex":"ab","nonce":"0x10","username":"myagent"}"#, .invalidNonce),
-        (#"{"powHex":"ab","nonce":true,"username":"myagent"}"#, .invalidNonce),
-        (#"{"nonce":"1","username":"myagent"}"#, .invalidPowHex),
-    ])
+    @Test(
+        "Refusals",
+        arguments: [
+            ("", AgentAuthError.malformedBody),
+            ("not json", .malformedBody),
+            ("[1,2]", .malformedBody),
+            (#"{"powHex":1,"nonce":"1","username":"myagent"}"#, .malformedBody),
+            (#"{"powHex":"ab","nonce":"1","username":5}"#, .malformedBody),
+            (#"{"powHex":"ab","nonce":"1"}"#, .usernameXorAPIKey),
+            (#"{"powHex":"ab","nonce":"1","username":"myagent","apiKey":"k"}"#, .usernameXorAPIKey),
+            (#"{"powHex":"ab","username":"myagent"}"#, .invalidNonce),
+            (#"{"powHex":"ab","nonce":"-1","username":"myagent"}"#, .invalidNonce),
+            (#"{"powHex":"ab","nonce":-1,"username":"myagent"}"#, .invalidNonce),
+            (#"{"powHex":"ab","nonce":"0x10","username":"myagent"}"#, .invalidNonce),
+            (#"{"powHex":"ab","nonce":true,"username":"myagent"}"#, .invalidNonce),
+            (#"{"nonce":"1","username":"myagent"}"#, .invalidPowHex),
+        ])
     func refused(json: String, expected: AgentAuthError) {
         #expect(throws: expected) { try Self.parse(json).get() }
     }

@@ -17,7 +17,8 @@ struct AgentTokenForgeryTests {
     }
 
     static func unsigned(header: JSONValue, claims: JWTClaims, signature: [UInt8] = []) -> String {
-        let input = Base64URL.encode(header.serialize()) + "." + Base64URL.encode(JSONValue.object(claims.members).serialize())
+        let input =
+            Base64URL.encode(header.serialize()) + "." + Base64URL.encode(JSONValue.object(claims.members).serialize())
         return input + "." + Base64URL.encode(signature)
     }
 
@@ -48,7 +49,8 @@ struct AgentTokenForgeryTests {
         expectError(await send(none), .invalidChallenge)
 
         let header: JSONValue = ["alg": "HS256", "typ": "JWT", "kid": "rs-test"]
-        let input = Base64URL.encode(header.serialize()) + "." + Base64URL.encode(JSONValue.object(claims.members).serialize())
+        let input =
+            Base64URL.encode(header.serialize()) + "." + Base64URL.encode(JSONValue.object(claims.members).serialize())
         let confused = HMACSHA256.authenticationCode(
             key: Array(TestKeys.rsa.publicKey.pem.utf8), message: Array(input.utf8))
         expectError(await send(input + "." + Base64URL.encode(confused)), .invalidChallenge)

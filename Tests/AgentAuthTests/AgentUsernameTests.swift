@@ -9,10 +9,12 @@ struct AgentUsernameTests {
         #expect(AgentUsername.check(name) == nil)
     }
 
-    @Test("Invalid names", arguments: [
-        "", "abcd", "a23456789012345678901z", "MyAgent", ".agent", "agent.", "agent-", "_agent", "my agent",
-        "agént", "agent@x", "ag/ent", "agent\n",
-    ])
+    @Test(
+        "Invalid names",
+        arguments: [
+            "", "abcd", "a23456789012345678901z", "MyAgent", ".agent", "agent.", "agent-", "_agent", "my agent",
+            "agént", "agent@x", "ag/ent", "agent\n",
+        ])
     func invalid(name: String) {
         #expect(AgentUsername.check(name) == .invalid)
     }

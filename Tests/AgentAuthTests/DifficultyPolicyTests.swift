@@ -12,9 +12,11 @@ struct DifficultyPolicyTests {
         }
     }
 
-    @Test("One bit per doubling beyond ten", arguments: [
-        (11, 7), (20, 7), (21, 8), (40, 8), (41, 9), (80, 9), (81, 10), (160, 10), (161, 11),
-    ])
+    @Test(
+        "One bit per doubling beyond ten",
+        arguments: [
+            (11, 7), (20, 7), (21, 8), (40, 8), (41, 9), (80, 9), (81, 10), (160, 10), (161, 11),
+        ])
     func doublings(count: Int, expected: Int) {
         let policy = DifficultyPolicy(base: 6, maximum: 18, dynamic: true)
         #expect(policy.difficulty(recentChallenges: count) == expected)

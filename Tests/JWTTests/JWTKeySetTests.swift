@@ -18,6 +18,22 @@ struct JWTKeySetTests {
         #expect(verified.exp == now + 180)
     }
 
+    @Test("standard claims carry iss, sub, iat, exp, jti (128-bit hex), pur in that order and verify")
+    func standardClaims() throws {
+        var standard = JWTClaims(issuer: issuer, subject: "acct_1", purpose: "session", issuedAt: now, ttl: 3600)
+        standard["inboxId"] = "bob@agents.localhost"
+        #expect(standard.members.map(\.0) == ["iss", "sub", "iat", "exp", "jti", "pur", "inboxId"])
+        #expect(standard.jti?.count == 32)
+        #expect(standard.jti.flatMap(Hex.decode)?.count == 16)
+        #expect(standard.exp == now + 3600)
+        let other = JWTClaims(issuer: issuer, purpose: "session", issuedAt: now, ttl: 60)
+        #expect(other.jti != standard.jti)
+        #expect(other.sub == nil)
+        let set = try makeKeySet()
+        let verified = try set.verify(set.sign(standard, algorithm: .rs256), purpose: "session", issuer: issuer, now: now)
+        #expect(verified == standard)
+    }
+
     @Test("the header is exactly {alg, typ:JWT, kid} in that order")
     func header() throws {
         let set = try makeKeySet()

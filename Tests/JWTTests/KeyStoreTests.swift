@@ -173,6 +173,21 @@ struct KeyStoreTests {
         #expect(try open(directory, privatePEM: "", publicPEM: "").list().count == 2)
     }
 
+    @Test("key files and the directory found with wider modes are tightened to 0600 and 0700")
+    func tightenModes() throws {
+        let directory = try TemporaryDataDirectory()
+        let kids = try open(directory).list().map(\.kid)
+        let files = try directory.files()
+        for file in files {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.keys + "/" + file)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.keys)
+        #expect(try open(directory).list().map(\.kid) == kids)
+        for file in files { #expect(try directory.mode(file) == 0o600) }
+        let directoryMode = try FileManager.default.attributesOfItem(atPath: directory.keys)[.posixPermissions] as? NSNumber
+        #expect(directoryMode?.intValue == 0o700)
+    }
+
     @Test("a damaged key directory is refused instead of silently replaced")
     func corruption() throws {
         let directory = try TemporaryDataDirectory()
@@ -188,5 +203,28 @@ struct KeyStoreTests {
             .write(to: URL(fileURLWithPath: second.keys + "/keys.json"))
         let hostile = #expect(throws: KeyStoreError.self) { try open(second) }
         #expect(hostile?.code == .corrupt)
+    }
+}
+
+@Suite("KeyStore concurrency")
+struct KeyStoreConcurrencyTests {
+    @Test("stores opened at once on a fresh directory agree on one set of keys")
+    func concurrentFirstStart() async throws {
+        let directory = try TemporaryDataDirectory()
+        let path = directory.path
+        let lists = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let store = try KeyStore(
+                        directory: path, environmentPrivatePEM: nil, environmentPublicPEM: nil, maxTokenTTL: 3600, now: now)
+                    return store.list().map(\.kid).sorted()
+                }
+            }
+            return try await group.reduce(into: [[String]]()) { $0.append($1) }
+        }
+        #expect(lists.count == 4)
+        #expect(Set(lists).count == 1)
+        #expect(lists.first?.count == 2)
+        #expect(try directory.files().count == 3)
     }
 }

@@ -1,0 +1,30 @@
+import HTTP1
+import Testing
+
+@testable import AgentAuth
+
+@Suite("Storage failures")
+struct AgentStorageFailureTests {
+    @Test("A read-only database answers 503 Service temporarily unavailable, without internals")
+    func unavailable() async throws {
+        let harness = try AgentHarness(difficulty: 0)
+        let (_, session) = try await harness.signup("storagebot")
+        try harness.database.writeSync { try $0.execute("PRAGMA query_only = ON") }
+        let response = try await harness.session("username", "storagebot2")
+        expectError(response, .unavailable)
+        #expect(response.headers["Retry-After"] == "2")
+        #expect(!String(decoding: response.body, as: UTF8.self).lowercased().contains("sqlite"))
+        // Reads still work: capability needs only a read.
+        #expect(await harness.send(.POST, "/api/v1/capability", bearer: session).status.code == 200)
+    }
+
+    @Test("Any other storage failure is a bare 500 in the agent error shape")
+    func internalError() async throws {
+        let harness = try AgentHarness(difficulty: 0)
+        let (_, session) = try await harness.signup("brokenbot")
+        try harness.database.writeSync { try $0.execute("DROP TABLE agent_accounts") }
+        let response = await harness.send(.POST, "/api/v1/capability", bearer: session)
+        expectError(response, .internalError)
+        #expect(!String(decoding: response.body, as: UTF8.self).contains("agent_accounts"))
+    }
+}
