@@ -23,7 +23,7 @@ final class Connection: @unchecked Sendable {
 
     let fd: Int32
     let remoteAddress: String
-    unowned let loop: EventLoop
+    let loop: EventLoop
     let core: ServerCore
     /// Over the connection cap: the first request gets 503 and the connection closes.
     let refusing: Bool
@@ -103,7 +103,7 @@ final class Connection: @unchecked Sendable {
             }
             if lingering { continue }  // draining before close: discard
             if !parser.hasPartialMessage && slots.isEmpty {
-                timeouts.enter(.readingRequest, now: core.configuration.clock())
+                timeouts.enter(.readingRequest, now: core.clock())
             }
             parser.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             if count < buffer.count { break }
@@ -164,7 +164,7 @@ final class Connection: @unchecked Sendable {
                     queueInterim(HTTPResponseEncoder.continueResponse)
                 }
             case .request(let request, let keepAlive):
-                timeouts.enter(.handling, now: core.configuration.clock())
+                timeouts.enter(.handling, now: core.clock())
                 dispatch(request, keepAlive: keepAlive)
             }
         }
@@ -279,7 +279,7 @@ final class Connection: @unchecked Sendable {
                 return
             }
             guard let sent else {
-                if progressed || !writeArmed { timeouts.enter(.writing, now: core.configuration.clock()) }
+                if progressed || !writeArmed { timeouts.enter(.writing, now: core.clock()) }
                 armWrite()
                 updateReading()
                 return
@@ -349,7 +349,7 @@ final class Connection: @unchecked Sendable {
 
     /// Tells the timeouts what the connection now waits for.
     private func updateWait() {
-        let now = core.configuration.clock()
+        let now = core.clock()
         if outputOffset < output.count {
             return  // `.writing` is entered on write progress
         } else if !slots.isEmpty {
@@ -397,7 +397,7 @@ final class Connection: @unchecked Sendable {
         guard !lingering else { return }
         lingering = true
         _ = shutdown(fd, Int32(SHUT_WR))
-        timeouts.enter(.writing, now: core.configuration.clock())
+        timeouts.enter(.writing, now: core.clock())
         if peerClosed {
             close()
         } else {

@@ -51,7 +51,7 @@ final class EventLoop: @unchecked Sendable {
         timer.schedule(
             deadline: .now() + .nanoseconds(Int(interval)), repeating: .nanoseconds(Int(interval)),
             leeway: .nanoseconds(Int(interval / 10)))
-        timer.setEventHandler { [unowned self] in self.sweep() }
+        timer.setEventHandler { [weak self] in self?.sweep() }
         timer.resume()
         sweepTimer = timer
     }
@@ -77,7 +77,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Closes timed-out connections.
     private func sweep() {
-        let now = core.configuration.clock()
+        let now = core.clock()
         var expired: [Connection] = []
         for connection in connections.values where connection.isExpired(now: now) {
             expired.append(connection)
@@ -105,9 +105,32 @@ final class EventLoop: @unchecked Sendable {
         return dateBytes
     }
 
-    /// A new request id: process prefix, queue index and a counter.
+    /// A new request id: 6 hex digits of per-process randomness, the queue index, then a counter
+    /// in hex. At most 15 bytes for the first 2^32 requests of a queue, so Swift stores it inline
+    /// (no allocation).
     func nextRequestID() -> String {
         requestCounter &+= 1
-        return core.requestIDPrefix + "-" + String(index, radix: 16) + "-" + String(requestCounter, radix: 16)
+        var counter = requestCounter
+        var digits = 0
+        while counter > 0 {
+            digits += 1
+            counter >>= 4
+        }
+        let prefix = core.requestIDPrefixBytes
+        let length = prefix.count + 1 + digits
+        return String(unsafeUninitializedCapacity: length) { out in
+            for i in 0..<prefix.count { out[i] = prefix[i] }
+            out[prefix.count] = EventLoop.hexDigits[index & 0xF]
+            var value = requestCounter
+            var position = length - 1
+            while value > 0 {
+                out[position] = EventLoop.hexDigits[Int(value & 0xF)]
+                value >>= 4
+                position -= 1
+            }
+            return length
+        }
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

@@ -53,6 +53,8 @@ public final class HTTPServer: Sendable {
 
     /// Binds, listens and starts accepting.
     ///
+    /// A started server keeps itself alive (its listener refers to it) until `shutdown()`.
+    ///
     /// Also ignores `SIGPIPE` and raises the soft open-files limit to the hard limit.
     /// - Returns: the bound port (the chosen one when the configuration asked for port 0).
     /// - Throws: `HTTPServerError` when the address cannot be bound or the server already started.
@@ -159,7 +161,7 @@ public final class HTTPServer: Sendable {
     /// what is left is closed).
     public func shutdown() async {
         guard !core.shuttingDown.exchange(true, ordering: .relaxed) else {
-            await waitForConnections(deadline: core.configuration.clock())
+            await waitForConnections(deadline: core.clock())
             return
         }
         let listener = self.listener
@@ -180,19 +182,19 @@ public final class HTTPServer: Sendable {
         }
         for loop in loops { loop.queue.async { loop.beginShutdown() } }
         let grace = ConnectionTimeouts.nanoseconds(core.configuration.shutdownGracePeriod)
-        await waitForConnections(deadline: core.configuration.clock() &+ grace)
+        await waitForConnections(deadline: core.clock() &+ grace)
         for loop in loops {
             loop.queue.async {
                 loop.closeAll()
                 loop.stopSweeping()
             }
         }
-        await waitForConnections(deadline: core.configuration.clock() &+ 1_000_000_000)
+        await waitForConnections(deadline: core.clock() &+ 1_000_000_000)
         core.logger.debug("http server stopped")
     }
 
     private func waitForConnections(deadline: UInt64) async {
-        while core.openConnectionCount > 0 && core.configuration.clock() < deadline {
+        while core.openConnectionCount > 0 && core.clock() < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
     }

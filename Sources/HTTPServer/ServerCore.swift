@@ -17,8 +17,10 @@ final class ServerCore: Sendable {
     let refusingConnections = Atomic<Int>(0)
     /// Set once by `shutdown()`.
     let shuttingDown = Atomic<Bool>(false)
-    /// A per-process random prefix so generated request ids do not repeat across restarts.
-    let requestIDPrefix: String
+    /// A per-process random prefix so generated request ids rarely repeat across restarts.
+    let requestIDPrefixBytes: [UInt8]
+    /// The monotonic clock, copied out of the configuration for cheap calls.
+    let clock: @Sendable () -> UInt64
 
     /// Most over-cap connections kept open at once to deliver their 503; beyond, they are closed at once.
     static let maxRefusingConnections = 64
@@ -30,7 +32,8 @@ final class ServerCore: Sendable {
         encoder = HTTPResponseEncoder(serverName: configuration.serverName)
         var generator = SystemRandomNumberGenerator()
         let random = generator.next() as UInt64
-        requestIDPrefix = String(random & 0xFFFF_FFFF_FFFF, radix: 16)
+        requestIDPrefixBytes = (0..<6).map { Array("0123456789abcdef".utf8)[Int((random >> ($0 * 4)) & 0xF)] }
+        clock = configuration.clock
     }
 
     var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
