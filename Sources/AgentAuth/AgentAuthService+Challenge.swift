@@ -16,14 +16,10 @@ extension AgentAuthService {
         let difficulty = nextDifficulty(for: request.remoteAddress, now: now)
         let id = Self.newTokenID()
         let expiresAt = now + configuration.challengeTTL
-        let claims = JWTClaims([
-            ("iss", .string(configuration.issuer)),
-            ("jti", .string(id)),
-            ("pur", .string(Purpose.challenge)),
-            ("difficulty", .int(Int64(difficulty))),
-            ("iat", .int(now)),
-            ("exp", .int(expiresAt)),
-        ])
+        var claims = JWTClaims(
+            issuer: configuration.issuer, purpose: Purpose.challenge, issuedAt: now, ttl: configuration.challengeTTL,
+            jti: id)
+        claims["difficulty"] = .int(Int64(difficulty))
         let token: String
         do {
             token = try keys.sign(claims, algorithm: .hs256)
