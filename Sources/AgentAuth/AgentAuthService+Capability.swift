@@ -20,21 +20,17 @@ extension AgentAuthService {
         }
         guard let account else { return failure(.invalidSession) }
         let ttl = configuration.capabilityTTL
-        let capabilityClaims = JWTClaims([
-            ("iss", .string(configuration.issuer)),
-            ("sub", .string(account.id)),
-            ("aud", .string(configuration.audience)),
-            ("inboxId", .string(inbox(of: account))),
-            ("scope", .string("jmap")),
-            ("jti", .string(Self.newTokenID())),
-            ("pur", .string(Purpose.capability)),
-            ("iat", .int(now)),
-            ("exp", .int(now + ttl)),
-        ])
+        var capabilityClaims = JWTClaims(
+            issuer: configuration.issuer, subject: account.id, purpose: Purpose.capability, issuedAt: now, ttl: ttl,
+            jti: Self.newTokenID())
+        capabilityClaims["aud"] = .string(configuration.audience)
+        capabilityClaims["inboxId"] = .string(inbox(of: account))
+        capabilityClaims["scope"] = .string("jmap")
         let keys = self.keys
         let capability: String
         do {
-            capability = try await pool.run { try keys.sign(capabilityClaims, algorithm: .rs256) }
+            let signedClaims = capabilityClaims
+            capability = try await pool.run { try keys.sign(signedClaims, algorithm: .rs256) }
         } catch WorkerPoolError.overloaded {
             return failure(.overloaded)
         } catch {

@@ -3,9 +3,11 @@ import JWT
 
 extension AgentAuthService {
     /// The difficulty of the next challenge for `address`, counting this request (CONTRACT.md 1.2).
+    ///
+    /// IPv6 clients are counted by their /64 network (see ``ClientAddressKey``).
     public func nextDifficulty(for address: String, now: Int64) -> Int {
         guard policy.dynamic else { return policy.base }
-        return policy.difficulty(recentChallenges: counter.record(address, now: now))
+        return policy.difficulty(recentChallenges: counter.record(ClientAddressKey.key(for: address), now: now))
     }
 
     /// `POST /api/v1/challenge` (CONTRACT.md 1.1): a counter update and one HS256 signature, no I/O.
@@ -14,14 +16,10 @@ extension AgentAuthService {
         let difficulty = nextDifficulty(for: request.remoteAddress, now: now)
         let id = Self.newTokenID()
         let expiresAt = now + configuration.challengeTTL
-        let claims = JWTClaims([
-            ("iss", .string(configuration.issuer)),
-            ("jti", .string(id)),
-            ("pur", .string(Purpose.challenge)),
-            ("difficulty", .int(Int64(difficulty))),
-            ("iat", .int(now)),
-            ("exp", .int(expiresAt)),
-        ])
+        var claims = JWTClaims(
+            issuer: configuration.issuer, purpose: Purpose.challenge, issuedAt: now, ttl: configuration.challengeTTL,
+            jti: id)
+        claims["difficulty"] = .int(Int64(difficulty))
         let token: String
         do {
             token = try keys.sign(claims, algorithm: .hs256)

@@ -130,15 +130,10 @@ extension AgentAuthService {
 
     /// A session JWT (HS256, `pur:"session"`) for `account`, or nil when signing fails.
     func sessionToken(for account: AgentAccount, now: Int64) -> String? {
-        let claims = JWTClaims([
-            ("iss", .string(configuration.issuer)),
-            ("sub", .string(account.id)),
-            ("inboxId", .string(inbox(of: account))),
-            ("jti", .string(Self.newTokenID())),
-            ("pur", .string(Purpose.session)),
-            ("iat", .int(now)),
-            ("exp", .int(now + configuration.sessionTTL)),
-        ])
+        var claims = JWTClaims(
+            issuer: configuration.issuer, subject: account.id, purpose: Purpose.session, issuedAt: now,
+            ttl: configuration.sessionTTL, jti: Self.newTokenID())
+        claims["inboxId"] = .string(inbox(of: account))
         return try? keys.sign(claims, algorithm: .hs256)
     }
 

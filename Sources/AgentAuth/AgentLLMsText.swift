@@ -17,7 +17,7 @@ public enum AgentLLMsText {
         let policy =
             c.dynamicDifficulty
             ? """
-            Dynamic difficulty is on. Each client address may ask for \(free) challenges per \
+            Dynamic difficulty is on. Each client address (for IPv6, each /64 network) may ask for \(free) challenges per \
             \(DifficultyPolicy.windowSeconds) s at the base difficulty; beyond that the difficulty rises by one bit \
             for each doubling: \(free + 1)–\(free * 2) challenges +1, \(free * 2 + 1)–\(free * 4) +2, \
             \(free * 4 + 1)–\(free * 8) +3, and so on, up to \(c.maxDifficulty) bits. Always read `difficulty` from \

@@ -6,9 +6,9 @@ enum AgentResponse {
     /// A JSON success, with the token in `Authorization: Bearer <token>` when there is one.
     static func json(_ status: HTTPStatus, _ body: String, bearer: String? = nil) -> HTTPResponse {
         var response = HTTPResponse.json(status, body)
-        response.headers.replaceOrAdd("Cache-Control", "no-store")
+        response.headers.add("Cache-Control", "no-store")
         if let bearer {
-            response.headers.replaceOrAdd("Authorization", "Bearer " + bearer)
+            response.headers.add("Authorization", "Bearer " + bearer)
         }
         return response
     }

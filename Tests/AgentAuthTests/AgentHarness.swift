@@ -34,6 +34,20 @@ final class TestClock: @unchecked Sendable {
     }
 }
 
+/// A directory under the temporary directory, removed when the last reference goes.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
 /// Keys shared by every harness: generating RSA keys is slow.
 enum TestKeys {
     static let hmacSecret = SecureRandom.bytes(32)
@@ -52,6 +66,8 @@ struct AgentHarness {
         .appendingPathComponent("migrations").path
 
     let directory: String
+    /// Set when the harness made the directory; it is removed with the harness.
+    let ownedDirectory: TemporaryDirectory?
     let database: Database
     let clock: TestClock
     let service: AgentAuthService
@@ -64,12 +80,15 @@ struct AgentHarness {
         difficulty: Int = 0, maxDifficulty: Int = 18, dynamic: Bool = false, pool: WorkerPool? = nil,
         directory: String? = nil, clock: TestClock = TestClock(), metrics: TestMetrics = TestMetrics()
     ) throws {
-        let directory =
-            directory
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        self.directory = directory
-        database = try Database.open(path: directory + "/postern.sqlite3", logger: Logger(label: "test"))
+        if let directory {
+            ownedDirectory = nil
+            self.directory = directory
+        } else {
+            let owned = try TemporaryDirectory()
+            ownedDirectory = owned
+            self.directory = owned.path
+        }
+        database = try Database.open(path: self.directory + "/postern.sqlite3", logger: Logger(label: "test"))
         _ = try Migrator(directory: Self.migrations).migrate(database)
         self.clock = clock
         self.pool = pool ?? WorkerPool(threads: 2)

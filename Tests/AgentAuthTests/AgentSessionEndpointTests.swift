@@ -117,6 +117,7 @@ struct AgentSessionEndpointTests {
         let again = AgentHarness.sessionBody(solution, "username", "restart2")
         expectError(
             await restarted.send(.POST, "/api/v1/session", bearer: challenge.token, body: again), .invalidChallenge)
+        withExtendedLifetime(harness) {}  // the first harness owns the data directory
     }
 
     @Test("A wrong nonce gets 401 Proof of work does not match the challenge, and uses the challenge up")
