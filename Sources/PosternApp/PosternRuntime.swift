@@ -5,6 +5,7 @@ import HTTPServer
 import JWT
 import Logging
 import Storage
+import Synchronization
 
 /// One running Postern: the database, keys, worker pool, surfaces and the HTTP server, composed once.
 /// `postern serve` and the end-to-end tests both build it through ``build(configuration:logger:clock:)``.
@@ -19,11 +20,12 @@ public final class PosternRuntime: Sendable {
     public let pool: WorkerPool
     private let server: HTTPServer
     private let ledger: ChallengeLedger
-    private let purge: PeriodicTask
+    private let purge = Mutex<PurgeSchedule?>(nil)
+    private let clock: @Sendable () -> Int64
 
     private init(
         configuration: PosternConfiguration, database: Database, keys: JWTKeySet, pool: WorkerPool,
-        server: HTTPServer, ledger: ChallengeLedger, purge: PeriodicTask
+        server: HTTPServer, ledger: ChallengeLedger, clock: @escaping @Sendable () -> Int64
     ) {
         self.configuration = configuration
         self.database = database
@@ -31,7 +33,7 @@ public final class PosternRuntime: Sendable {
         self.pool = pool
         self.server = server
         self.ledger = ledger
-        self.purge = purge
+        self.clock = clock
     }
 
     /// Opens the data directory, applies pending migrations, loads or generates keys and wires every route.
@@ -73,24 +75,22 @@ public final class PosternRuntime: Sendable {
         serverConfiguration.maxConnections = configuration.maxConnections
         let server = HTTPServer(configuration: serverConfiguration, responder: responder, logger: logger)
         connections.attach(server)
-        let purge = PeriodicTask(every: .seconds(60)) {
-            _ = try? await ledger.purgeExpired(now: clock())
-        }
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, server: server,
-            ledger: ledger, purge: purge)
+            ledger: ledger, clock: clock)
     }
 
     /// Binds and starts serving; returns the bound port (useful with port 0).
     public func start() throws -> Int {
         let port = try server.start()
-        purge.start()
+        let schedule = ledger.startPurging(every: .seconds(60), now: clock)
+        purge.withLock { $0 = schedule }
         return port
     }
 
     /// Stops accepting, finishes requests in flight, closes idle connections and stops the purge.
     public func shutdown() async {
-        purge.stop()
+        purge.withLock { $0?.cancel(); $0 = nil }
         await server.shutdown()
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPServer
-import Synchronization
 
 /// Layout of the data directory: `postern.sqlite3` (and `keys/`, which `KeyStore` owns).
 enum DataDirectory {
@@ -23,33 +22,4 @@ final class ConnectionCountBox: @unchecked Sendable {  // `server` is only touch
     func attach(_ server: HTTPServer) { lock.withLock { self.server = server } }
 
     func count() -> Int { lock.withLock { server?.openConnectionCount ?? 0 } }
-}
-
-/// Runs an async job every `interval` until stopped (the challenge-ledger purge).
-final class PeriodicTask: Sendable {
-    private let interval: Duration
-    private let job: @Sendable () async -> Void
-    private let task = Mutex<Task<Void, Never>?>(nil)
-
-    init(every interval: Duration, _ job: @escaping @Sendable () async -> Void) {
-        self.interval = interval
-        self.job = job
-    }
-
-    func start() {
-        let interval = interval
-        let job = job
-        task.withLock { current in
-            current?.cancel()
-            current = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
-                    if Task.isCancelled { break }
-                    await job()
-                }
-            }
-        }
-    }
-
-    func stop() { task.withLock { $0?.cancel(); $0 = nil } }
 }
