@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An IPv4 or IPv6 address as its network-order bytes (4 or 16). IPv4-mapped IPv6 (`::ffff:a.b.c.d`)

@@ -14,7 +14,9 @@ public struct IPNetwork: Sendable, Hashable {
         let maximum = mapped ? 128 : address.bytes.count * 8
         var length = address.bytes.count * 8
         if parts.count == 2 {
-            guard let parsed = Int(parts[1]), (0...maximum).contains(parsed), !mapped || parsed >= 96 else { return nil }
+            guard let parsed = Int(parts[1]), (0...maximum).contains(parsed), !mapped || parsed >= 96 else {
+                return nil
+            }
             length = mapped ? parsed - 96 : parsed
         }
         guard let masked = IPAddress(bytes: Self.mask(address.bytes, length)) else { return nil }

@@ -24,7 +24,8 @@ public struct MailboxAddress: Sendable, Hashable, CustomStringConvertible {
         for byte in bytes where !Self.isLocalByte(byte) { return nil }
         guard Self.isAlphanumeric(bytes[0]), Self.isAlphanumeric(bytes[bytes.count - 1]) else { return nil }
         let domain = parts[1]
-        for byte in domain.utf8 where !(Self.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")) {
+        for byte in domain.utf8
+        where !(Self.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")) {
             return nil
         }
         self.local = String(local)

@@ -44,7 +44,9 @@ extension MailboxService {
         guard configuration.domains.contains(address.domain) || (proDomain && owner != nil) else {
             throw MailboxError.invalidDomain
         }
-        guard let password = try? MailboxJSON.string(body, "password") ?? "" else { throw MailboxError.passwordTooShort }
+        guard let password = try? MailboxJSON.string(body, "password") ?? "" else {
+            throw MailboxError.passwordTooShort
+        }
         try PasswordPolicy.validateNew(password)
         if let owner {
             guard try await store.accountCount(ownerID: owner.id) < owner.maxAccounts else {
@@ -135,7 +137,9 @@ extension MailboxService {
 
     func reset(_ account: MailboxAccountRecord, _ call: MailboxCall) async throws -> HTTPResponse {
         let body = try MailboxJSON.object(call.request.body)
-        guard let password = try? MailboxJSON.string(body, "password") ?? "" else { throw MailboxError.passwordTooShort }
+        guard let password = try? MailboxJSON.string(body, "password") ?? "" else {
+            throw MailboxError.passwordTooShort
+        }
         try PasswordPolicy.validateNew(password)
         let hash = try await hasher.hash(password)
         guard try await store.resetPassword(accountID: account.id, passwordHash: hash) else {

@@ -49,7 +49,8 @@ extension MailboxService {
         }
         let page = try await store.accounts(ownerID: user.id, after: cursor, limit: limit + 1)
         let shown = page.prefix(limit)
-        let next: JSONValue = page.count > limit ? shown.last.map { .string("\($0.createdAt)_\($0.id)") } ?? .null : .null
+        let next: JSONValue =
+            page.count > limit ? shown.last.map { .string("\($0.createdAt)_\($0.id)") } ?? .null : .null
         let list: [JSONValue] = shown.map { account in
             .object([
                 ("id", .string(account.id)), ("address", .string(account.address)), ("quota", .int(account.quota)),

@@ -11,7 +11,7 @@ import Storage
 /// `createProUser` and `listProUsers`. Handlers never throw to the server: every failure becomes a
 /// `{"error":"<code>"}` answer (500 for the unexpected, 503 when the pool or database is unavailable).
 public final class MailboxService: Sendable {
-    /// The configuration the service was created with.
+    /// The configuration the service was created with (domains lower-cased).
     public let configuration: MailboxConfiguration
     let store: MailboxStore
     let ledger: ChallengeLedger
@@ -45,6 +45,9 @@ public final class MailboxService: Sendable {
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
         millisecondClock: (@Sendable () -> Int64)? = nil
     ) throws {
+        var configuration = configuration
+        configuration.domains = configuration.domains.map { $0.lowercased() }
+        configuration.proDomains = configuration.proDomains.map { $0.lowercased() }
         self.configuration = configuration
         let store = MailboxStore(database: database)
         self.store = store

@@ -72,7 +72,10 @@ extension MailboxStore {
         try await database.write { connection in
             _ = try connection.run(
                 "INSERT INTO mailbox_pro_tokens (id, user_id, name, digest, created_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(token.id), .text(token.userID), .text(token.name), .blob(token.digest), .integer(token.createdAt)])
+                [
+                    .text(token.id), .text(token.userID), .text(token.name), .blob(token.digest),
+                    .integer(token.createdAt),
+                ])
         }
     }
 
@@ -110,7 +113,10 @@ extension MailboxStore {
     func touchProToken(id: String, now: Int64) async throws {
         try await database.write { connection in
             _ = try connection.run(
-                "UPDATE mailbox_pro_tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+                """
+                UPDATE mailbox_pro_tokens SET last_used_at = ?
+                    WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)
+                """,
                 [.integer(now), .text(id), .integer(now)])
         }
     }
@@ -135,7 +141,8 @@ extension MailboxStore {
                 return existing
             }
             let value = make()
-            _ = try connection.run("INSERT INTO mailbox_secrets (name, value) VALUES (?, ?)", [.text(name), .blob(value)])
+            _ = try connection.run(
+                "INSERT INTO mailbox_secrets (name, value) VALUES (?, ?)", [.text(name), .blob(value)])
             return value
         }
     }

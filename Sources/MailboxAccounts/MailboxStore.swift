@@ -37,9 +37,10 @@ struct MailboxStore: Sendable {
         try await database.write { connection in
             try connection.transaction {
                 if let owner = record.ownerID, let ownerLimit {
-                    let count = try connection.query(
-                        "SELECT COUNT(*) AS n FROM mailbox_accounts WHERE owner_id = ?", [.text(owner)]
-                    ).first?.int("n") ?? 0
+                    let count =
+                        try connection.query(
+                            "SELECT COUNT(*) AS n FROM mailbox_accounts WHERE owner_id = ?", [.text(owner)]
+                        ).first?.int("n") ?? 0
                     if count >= ownerLimit { throw MailboxError.accountLimitReached }
                 }
                 do {
@@ -89,7 +90,10 @@ struct MailboxStore: Sendable {
                 ).compactMap(Self.account)
             }
             return try connection.query(
-                "SELECT \(Self.accountColumns) FROM mailbox_accounts WHERE owner_id = ? ORDER BY created_at, id LIMIT ?",
+                """
+                SELECT \(Self.accountColumns) FROM mailbox_accounts WHERE owner_id = ?
+                    ORDER BY created_at, id LIMIT ?
+                """,
                 [.text(ownerID), .integer(Int64(limit))]
             ).compactMap(Self.account)
         }

@@ -57,7 +57,8 @@ struct MailboxAccountEndpointTests {
         #expect(MailboxIdentifiers.isUUID(id))
         #expect(created.string("address") == "demo@mail.localhost")
         let token = created.string("token")
-        let claims = try harness.keys.verify(token, purpose: "mailbox", issuer: "http://postern.test", now: harness.clock.seconds)
+        let claims = try harness.keys.verify(
+            token, purpose: "mailbox", issuer: "http://postern.test", now: harness.clock.seconds)
         #expect(claims.sub == id)
         #expect(claims["ver"] == .int(0))
         #expect(claims.exp == harness.clock.seconds + 7 * 24 * 3600)
@@ -84,44 +85,59 @@ struct MailboxAccountEndpointTests {
         let badAddress = await create(MailboxHarness.createBody(address: "no-at-sign", pow: nil))
         #expect(badAddress.status == 400)
         #expect(badAddress.error == "invalid_address")
-        #expect(await create(MailboxHarness.createBody(address: "a@elsewhere.test", pow: pow)).error == "invalid_domain")
+        #expect(
+            await create(MailboxHarness.createBody(address: "a@elsewhere.test", pow: pow)).error == "invalid_domain")
         #expect(await create(MailboxHarness.createBody(address: "a@pro.localhost", pow: pow)).error == "invalid_domain")
         let short = await create(MailboxHarness.createBody(address: "a1@mail.localhost", password: "12345", pow: pow))
         #expect(short.status == 400)
         #expect(short.error == "password_too_short")
         #expect(await create(#"{"address":"a1@mail.localhost"}"#).error == "password_too_short")
         let long = String(repeating: "p", count: 4097)
-        #expect(await create(MailboxHarness.createBody(address: "a1@mail.localhost", password: long, pow: pow)).error
-            == "password_too_long")
+        #expect(
+            await create(MailboxHarness.createBody(address: "a1@mail.localhost", password: long, pow: pow)).error
+                == "password_too_long")
         let noPow = await create(MailboxHarness.createBody(address: "a1@mail.localhost", pow: nil))
         #expect(noPow.status == 400)
         #expect(noPow.error == "proof of work required")
-        #expect(await create(#"{"address":"a1@mail.localhost","password":"secret1","pow":{"nonce":"1"}}"#).error
-            == "proof of work required")
-        #expect(await create(#"{"address":"a1@mail.localhost","password":"secret1","pow":"x"}"#).error
-            == "proof of work required")
+        #expect(
+            await create(#"{"address":"a1@mail.localhost","password":"secret1","pow":{"nonce":"1"}}"#).error
+                == "proof of work required")
+        #expect(
+            await create(#"{"address":"a1@mail.localhost","password":"secret1","pow":"x"}"#).error
+                == "proof of work required")
 
-        let unknown = await create(MailboxHarness.createBody(address: "a1@mail.localhost", pow: (String(repeating: "ab", count: 16), "1")))
+        let unknown = await create(
+            MailboxHarness.createBody(address: "a1@mail.localhost", pow: (String(repeating: "ab", count: 16), "1")))
         #expect(unknown.status == 403)
         #expect(unknown.error == "challenge not found or expired")
-        #expect(await create(MailboxHarness.createBody(address: "a1@mail.localhost", pow: ("short", "1"))).error
-            == "challenge not found or expired")
+        #expect(
+            await create(MailboxHarness.createBody(address: "a1@mail.localhost", pow: ("short", "1"))).error
+                == "challenge not found or expired")
         // Altering any character of a genuine id breaks its tag.
         var tampered = Array(pow.id)
         tampered[0] = tampered[0] == "0" ? "1" : "0"
-        #expect(await create(MailboxHarness.createBody(address: "a1@mail.localhost", pow: (String(tampered), pow.nonce))).error
-            == "challenge not found or expired")
+        #expect(
+            await create(MailboxHarness.createBody(address: "a1@mail.localhost", pow: (String(tampered), pow.nonce)))
+                .error
+                == "challenge not found or expired")
 
-        let wrongNonce = try #require((0..<10_000).map(String.init).first { nonce in
-            !ProofOfWork.isValid(salt: harnessSalt(harness, pow.id), nonce: nonce, difficulty: MailboxHarness.difficulty)
-        })
+        let wrongNonce = try #require(
+            (0..<10_000).map(String.init).first { nonce in
+                !ProofOfWork.isValid(
+                    salt: harnessSalt(harness, pow.id), nonce: nonce, difficulty: MailboxHarness.difficulty)
+            })
         let invalid = await create(MailboxHarness.createBody(address: "a1@mail.localhost", pow: (pow.id, wrongNonce)))
         #expect(invalid.status == 403)
         #expect(invalid.error == "invalid proof of work")
-        #expect(await create(MailboxHarness.createBody(address: "a1@mail.localhost", pow: (pow.id, String(repeating: "1", count: 65)))).error
-            == "invalid proof of work")
-        #expect(await create(MailboxHarness.createBody(address: "a1@mail.localhost", pow: (pow.id, ""))).error
-            == "invalid proof of work")
+        #expect(
+            await create(
+                MailboxHarness.createBody(
+                    address: "a1@mail.localhost", pow: (pow.id, String(repeating: "1", count: 65)))
+            ).error
+                == "invalid proof of work")
+        #expect(
+            await create(MailboxHarness.createBody(address: "a1@mail.localhost", pow: (pow.id, ""))).error
+                == "invalid proof of work")
 
         // A refused proof did not use the challenge up; the valid one does, once.
         #expect(await create(MailboxHarness.createBody(address: "a1@mail.localhost", pow: pow)).status == 201)
@@ -131,8 +147,12 @@ struct MailboxAccountEndpointTests {
 
         // Uniqueness is judged last: a taken address with a bad proof is a 403, with a good one a 409.
         let fresh = try await harness.solvedChallenge()
-        #expect(await create(MailboxHarness.createBody(address: "A1@mail.localhost", pow: (fresh.id, wrongNonceFor(harness, fresh.id)))).status
-            == 403)
+        #expect(
+            await create(
+                MailboxHarness.createBody(
+                    address: "A1@mail.localhost", pow: (fresh.id, wrongNonceFor(harness, fresh.id)))
+            ).status
+                == 403)
         let taken = await create(MailboxHarness.createBody(address: "A1@mail.localhost", pow: fresh))
         #expect(taken.status == 409)
         #expect(taken.error == "address_taken")
@@ -156,7 +176,8 @@ struct MailboxAccountEndpointTests {
         let harness = try MailboxHarness { $0.powDifficulty = 0 }
         let challenge = await harness.send(.GET, "/api/challenge")
         #expect(challenge["difficulty"] == .int(0))
-        let json = #"{"address":"n@mail.localhost","password":"secret1","pow":{"id":"\#(challenge.string("id"))","nonce":7}}"#
+        let json =
+            #"{"address":"n@mail.localhost","password":"secret1","pow":{"id":"\#(challenge.string("id"))","nonce":7}}"#
         #expect(await harness.send(.POST, "/api/accounts", json: json).status == 201)
     }
 
@@ -164,23 +185,31 @@ struct MailboxAccountEndpointTests {
     func signIn() async throws {
         let harness = try MailboxHarness()
         let account = try await harness.createAccount("signin@mail.localhost", password: "correct horse")
-        let ok = await harness.send(.POST, "/api/token", json: #"{"address":"SignIn@mail.localhost","password":"correct horse"}"#)
+        let ok = await harness.send(
+            .POST, "/api/token", json: #"{"address":"SignIn@mail.localhost","password":"correct horse"}"#)
         #expect(ok.status == 200)
         #expect(ok.string("id") == account.id)
         #expect(ok.string("address") == "signin@mail.localhost")
         #expect(ok.headers["Cache-Control"] == "no-store")
         #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: ok.string("token")).status == 200)
 
-        let wrong = await harness.send(.POST, "/api/token", json: #"{"address":"signin@mail.localhost","password":"wrong horse"}"#)
-        let unknown = await harness.send(.POST, "/api/token", json: #"{"address":"nobody@mail.localhost","password":"wrong horse"}"#)
-        let malformed = await harness.send(.POST, "/api/token", json: #"{"address":"not an address","password":"wrong horse"}"#)
+        let wrong = await harness.send(
+            .POST, "/api/token", json: #"{"address":"signin@mail.localhost","password":"wrong horse"}"#)
+        let unknown = await harness.send(
+            .POST, "/api/token", json: #"{"address":"nobody@mail.localhost","password":"wrong horse"}"#)
+        let malformed = await harness.send(
+            .POST, "/api/token", json: #"{"address":"not an address","password":"wrong horse"}"#)
         for response in [wrong, unknown, malformed] {
             #expect(response.status == 401)
             #expect(response.body == Array(#"{"error":"invalid_credentials"}"#.utf8))
         }
-        #expect(await harness.send(.POST, "/api/token", json: #"{"address":"signin@mail.localhost"}"#).error == "invalid_credentials")
+        #expect(
+            await harness.send(.POST, "/api/token", json: #"{"address":"signin@mail.localhost"}"#).error
+                == "invalid_credentials")
         let huge = String(repeating: "x", count: 5000)
-        #expect(await harness.send(.POST, "/api/token", json: #"{"address":"signin@mail.localhost","password":"\#(huge)"}"#).status == 401)
+        #expect(
+            await harness.send(.POST, "/api/token", json: #"{"address":"signin@mail.localhost","password":"\#(huge)"}"#)
+                .status == 401)
         #expect(await harness.send(.POST, "/api/token", json: "{").error == "invalid_request")
     }
 
@@ -192,24 +221,33 @@ struct MailboxAccountEndpointTests {
         let anonymous = await harness.send(.GET, "/api/accounts/\(alice.id)")
         #expect(anonymous.status == 401)
         #expect(anonymous.body == Array(#"{"error":"invalid_or_expired_token"}"#.utf8))
-        #expect(await harness.send(.GET, "/api/accounts/\(alice.id)", bearer: "garbage").error == "invalid_or_expired_token")
+        #expect(
+            await harness.send(.GET, "/api/accounts/\(alice.id)", bearer: "garbage").error == "invalid_or_expired_token"
+        )
         #expect(await harness.send(.GET, "/api/accounts/\(alice.id)", bearer: "tm_pro_nope").status == 401)
         let other = await harness.send(.GET, "/api/accounts/\(alice.id)", bearer: bob.token)
         #expect(other.status == 403)
         #expect(other.error == "forbidden")
         #expect(await harness.send(.GET, "/api/accounts/not-a-uuid", bearer: bob.token).error == "forbidden")
         #expect(await harness.send(.DELETE, "/api/accounts/\(alice.id)", bearer: bob.token).error == "forbidden")
-        #expect(await harness.send(.PUT, "/api/accounts/\(alice.id)/reset-password", json: #"{"password":"newpass1"}"#, bearer: bob.token).error
-            == "forbidden")
+        #expect(
+            await harness.send(
+                .PUT, "/api/accounts/\(alice.id)/reset-password", json: #"{"password":"newpass1"}"#, bearer: bob.token
+            ).error
+                == "forbidden")
         // A token signed by another key, or of another purpose, is not a mailbox token.
         let foreign = try MailboxHarness.keySet().sign(
-            JWTClaims([("iss", "http://postern.test"), ("sub", .string(alice.id)), ("iat", .int(harness.clock.seconds)),
-                ("exp", .int(harness.clock.seconds + 60)), ("jti", "x"), ("pur", "mailbox"), ("ver", 0)]),
+            JWTClaims([
+                ("iss", "http://postern.test"), ("sub", .string(alice.id)), ("iat", .int(harness.clock.seconds)),
+                ("exp", .int(harness.clock.seconds + 60)), ("jti", "x"), ("pur", "mailbox"), ("ver", 0),
+            ]),
             algorithm: .hs256)
         #expect(await harness.send(.GET, "/api/accounts/\(alice.id)", bearer: foreign).status == 401)
         let session = try harness.keys.sign(
-            JWTClaims([("iss", "http://postern.test"), ("sub", .string(alice.id)), ("iat", .int(harness.clock.seconds)),
-                ("exp", .int(harness.clock.seconds + 60)), ("jti", "x"), ("pur", "session"), ("ver", 0)]),
+            JWTClaims([
+                ("iss", "http://postern.test"), ("sub", .string(alice.id)), ("iat", .int(harness.clock.seconds)),
+                ("exp", .int(harness.clock.seconds + 60)), ("jti", "x"), ("pur", "session"), ("ver", 0),
+            ]),
             algorithm: .hs256)
         #expect(await harness.send(.GET, "/api/accounts/\(alice.id)", bearer: session).status == 401)
     }
@@ -221,14 +259,17 @@ struct MailboxAccountEndpointTests {
         harness.clock.advance(seconds: 7 * 24 * 3600 + 20)
         #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: account.token).status == 200)
         harness.clock.advance(seconds: 11)
-        #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: account.token).error == "invalid_or_expired_token")
+        #expect(
+            await harness.send(.GET, "/api/accounts/\(account.id)", bearer: account.token).error
+                == "invalid_or_expired_token")
     }
 
     @Test("DELETE /api/accounts/{id}: 204, then every token of the account fails and the address is free")
     func delete() async throws {
         let harness = try MailboxHarness()
         let account = try await harness.createAccount("gone@mail.localhost", password: "secret1")
-        let second = await harness.send(.POST, "/api/token", json: #"{"address":"gone@mail.localhost","password":"secret1"}"#)
+        let second = await harness.send(
+            .POST, "/api/token", json: #"{"address":"gone@mail.localhost","password":"secret1"}"#)
         #expect(await harness.send(.DELETE, "/api/accounts/\(account.id)").status == 401)
         let deleted = await harness.send(.DELETE, "/api/accounts/\(account.id)", bearer: account.token)
         #expect(deleted.status == 204)
@@ -239,7 +280,9 @@ struct MailboxAccountEndpointTests {
             #expect(after.error == "invalid_or_expired_token")
             #expect(await harness.send(.DELETE, "/api/accounts/\(account.id)", bearer: token).status == 401)
         }
-        #expect(await harness.send(.POST, "/api/token", json: #"{"address":"gone@mail.localhost","password":"secret1"}"#).status == 401)
+        #expect(
+            await harness.send(.POST, "/api/token", json: #"{"address":"gone@mail.localhost","password":"secret1"}"#)
+                .status == 401)
         let again = try await harness.createAccount("gone@mail.localhost")
         #expect(again.id != account.id)
         #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: again.token).status == 403)
@@ -250,11 +293,14 @@ struct MailboxAccountEndpointTests {
         let harness = try MailboxHarness()
         let account = try await harness.createAccount("reset@mail.localhost", password: "oldpass1")
         let login = #"{"address":"reset@mail.localhost","password":"oldpass1"}"#
-        let earlier = [account.token] + [
-            await harness.send(.POST, "/api/token", json: login).string("token"),
-            await harness.send(.POST, "/api/token", json: login).string("token"),
-        ]
-        for token in earlier { #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: token).status == 200) }
+        let earlier =
+            [account.token] + [
+                await harness.send(.POST, "/api/token", json: login).string("token"),
+                await harness.send(.POST, "/api/token", json: login).string("token"),
+            ]
+        for token in earlier {
+            #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: token).status == 200)
+        }
 
         let path = "/api/accounts/\(account.id)/reset-password"
         #expect(await harness.send(.PUT, path, json: #"{"password":"newpass1"}"#).status == 401)
@@ -273,9 +319,11 @@ struct MailboxAccountEndpointTests {
             #expect(await harness.send(.DELETE, "/api/accounts/\(account.id)", bearer: token).status == 401)
         }
         #expect(await harness.send(.POST, "/api/token", json: login).error == "invalid_credentials")
-        let fresh = await harness.send(.POST, "/api/token", json: #"{"address":"reset@mail.localhost","password":"newpass1"}"#)
+        let fresh = await harness.send(
+            .POST, "/api/token", json: #"{"address":"reset@mail.localhost","password":"newpass1"}"#)
         #expect(fresh.status == 200)
-        let claims = try harness.keys.verify(fresh.string("token"), purpose: "mailbox", issuer: "http://postern.test", now: harness.clock.seconds)
+        let claims = try harness.keys.verify(
+            fresh.string("token"), purpose: "mailbox", issuer: "http://postern.test", now: harness.clock.seconds)
         #expect(claims["ver"] == .int(1))
         #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: fresh.string("token")).status == 200)
     }
@@ -307,7 +355,8 @@ struct MailboxAccountEndpointTests {
         let pool = WorkerPoolBlocker()
         let harness = try MailboxHarness(pool: pool.pool)
         try await pool.block()
-        let response = await harness.send(.POST, "/api/token", json: #"{"address":"x@mail.localhost","password":"secret1"}"#)
+        let response = await harness.send(
+            .POST, "/api/token", json: #"{"address":"x@mail.localhost","password":"secret1"}"#)
         pool.release()
         #expect(response.status == 503)
         #expect(response.error == "service_unavailable")
@@ -321,5 +370,7 @@ private func harnessSalt(_ harness: MailboxHarness, _ id: String) -> String {
 
 private func wrongNonceFor(_ harness: MailboxHarness, _ id: String) -> String {
     let salt = harnessSalt(harness, id)
-    return (0..<10_000).map(String.init).first { !ProofOfWork.isValid(salt: salt, nonce: $0, difficulty: MailboxHarness.difficulty) } ?? "x"
+    return (0..<10_000).map(String.init).first {
+        !ProofOfWork.isValid(salt: salt, nonce: $0, difficulty: MailboxHarness.difficulty)
+    } ?? "x"
 }

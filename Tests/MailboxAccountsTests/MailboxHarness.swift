@@ -61,7 +61,8 @@ final class MailboxHarness: Sendable {
         self.clock = clock
         self.pool = pool
         var configuration = MailboxConfiguration(
-            issuer: "http://postern.test", powDifficulty: Self.difficulty, domains: ["mail.localhost", "Alt.Localhost"],
+            issuer: "http://postern.test", powDifficulty: Self.difficulty,
+            domains: ["mail.localhost", "Alt.Localhost"],
             proDomains: ["pro.localhost"], rateLimitsEnabled: false,
             argon2: MailboxArgon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
         configure(&configuration)
@@ -80,7 +81,7 @@ final class MailboxHarness: Sendable {
 
     static func keySet() throws -> JWTKeySet {
         try JWTKeySet(
-            keys: [JWTSigningKey.hmac(kid: "test-hs", secret: SecureRandom.bytes(32))], activeHMAC: "test-hs",
+            keys: [JWTKey.hmac(kid: "test-hs", secret: SecureRandom.bytes(32))], activeHMAC: "test-hs",
             activeRSA: nil)
     }
 
@@ -144,7 +145,8 @@ final class MailboxHarness: Sendable {
 
     /// Creates an account with a Pro bearer; returns its id.
     func createProAccount(_ address: String, bearer: String) async throws -> String {
-        let response = await send(.POST, "/api/accounts", json: Self.createBody(address: address, pow: nil), bearer: bearer)
+        let response = await send(
+            .POST, "/api/accounts", json: Self.createBody(address: address, pow: nil), bearer: bearer)
         try #require(response.status == 201)
         return response.string("id")
     }

@@ -9,26 +9,33 @@ struct MailboxProTests {
     @Test("POST /api/user/login: Pro JWT; wrong password and unknown email get the same 401")
     func login() async throws {
         let harness = try MailboxHarness()
-        let summary = try await harness.service.createProUser(email: "Owner@Example.com", password: "propassword", maxAccounts: 3)
+        let summary = try await harness.service.createProUser(
+            email: "Owner@Example.com", password: "propassword", maxAccounts: 3)
         #expect(summary.email == "owner@example.com")
         #expect(summary.maxAccounts == 3)
-        let ok = await harness.send(.POST, "/api/user/login", json: #"{"email":"owner@example.com","password":"propassword"}"#)
+        let ok = await harness.send(
+            .POST, "/api/user/login", json: #"{"email":"owner@example.com","password":"propassword"}"#)
         #expect(ok.status == 200)
         #expect(ok.string("user_id") == summary.id)
         #expect(ok.string("email") == "owner@example.com")
         #expect(ok.string("plan") == "pro")
         #expect(ok.string("status") == "active")
-        let claims = try harness.keys.verify(ok.string("token"), purpose: "pro", issuer: "http://postern.test", now: harness.clock.seconds)
+        let claims = try harness.keys.verify(
+            ok.string("token"), purpose: "pro", issuer: "http://postern.test", now: harness.clock.seconds)
         #expect(claims.sub == summary.id)
         #expect(claims.exp == harness.clock.seconds + 7 * 24 * 3600)
-        let wrong = await harness.send(.POST, "/api/user/login", json: #"{"email":"owner@example.com","password":"nope-nope"}"#)
-        let unknown = await harness.send(.POST, "/api/user/login", json: #"{"email":"ghost@example.com","password":"nope-nope"}"#)
+        let wrong = await harness.send(
+            .POST, "/api/user/login", json: #"{"email":"owner@example.com","password":"nope-nope"}"#)
+        let unknown = await harness.send(
+            .POST, "/api/user/login", json: #"{"email":"ghost@example.com","password":"nope-nope"}"#)
         for response in [wrong, unknown] {
             #expect(response.status == 401)
             #expect(response.body == Array(#"{"error":"invalid_credentials"}"#.utf8))
         }
         // A Pro JWT is not a mailbox token and a mailbox token is not a Pro one.
-        #expect(await harness.send(.POST, "/api/token", json: #"{"address":"owner@example.com","password":"propassword"}"#).status == 401)
+        #expect(
+            await harness.send(.POST, "/api/token", json: #"{"address":"owner@example.com","password":"propassword"}"#)
+                .status == 401)
     }
 
     @Test("GET /api/user/me reports the Pro user; anything but a Pro bearer is a 401")
@@ -61,25 +68,41 @@ struct MailboxProTests {
     func proCreation() async throws {
         let harness = try MailboxHarness()
         let token = try await harness.proToken(email: "limit@example.com", maxAccounts: 2)
-        let first = await harness.send(.POST, "/api/accounts", json: MailboxHarness.createBody(address: "One@Pro.Localhost", pow: nil), bearer: token)
+        let first = await harness.send(
+            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "One@Pro.Localhost", pow: nil),
+            bearer: token)
         #expect(first.status == 201)
         #expect(first.string("address") == "one@pro.localhost")
         let info = await harness.send(.GET, "/api/accounts/\(first.string("id"))", bearer: token)
         #expect(info["quota"] == .int(1_073_741_824))
         // The account's own mailbox token works too.
-        #expect(await harness.send(.GET, "/api/accounts/\(first.string("id"))", bearer: first.string("token")).status == 200)
+        #expect(
+            await harness.send(.GET, "/api/accounts/\(first.string("id"))", bearer: first.string("token")).status == 200
+        )
         _ = try await harness.createProAccount("two@mail.localhost", bearer: token)
-        let third = await harness.send(.POST, "/api/accounts", json: MailboxHarness.createBody(address: "three@pro.localhost", pow: nil), bearer: token)
+        let third = await harness.send(
+            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "three@pro.localhost", pow: nil),
+            bearer: token)
         #expect(third.status == 403)
         #expect(third.error == "account_limit_reached")
         // 400s still come first.
-        #expect(await harness.send(.POST, "/api/accounts", json: MailboxHarness.createBody(address: "x@nowhere.test", pow: nil), bearer: token).error
-            == "invalid_domain")
+        #expect(
+            await harness.send(
+                .POST, "/api/accounts", json: MailboxHarness.createBody(address: "x@nowhere.test", pow: nil),
+                bearer: token
+            ).error
+                == "invalid_domain")
         // Deleting one frees a place.
         #expect(await harness.send(.DELETE, "/api/user/accounts/\(first.string("id"))", bearer: token).status == 204)
-        #expect(await harness.send(.POST, "/api/accounts", json: MailboxHarness.createBody(address: "three@pro.localhost", pow: nil), bearer: token).status
-            == 201)
-        let taken = await harness.send(.POST, "/api/accounts", json: MailboxHarness.createBody(address: "two@mail.localhost", pow: nil), bearer: token)
+        #expect(
+            await harness.send(
+                .POST, "/api/accounts", json: MailboxHarness.createBody(address: "three@pro.localhost", pow: nil),
+                bearer: token
+            ).status
+                == 201)
+        let taken = await harness.send(
+            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "two@mail.localhost", pow: nil),
+            bearer: token)
         #expect(taken.status == 403)
     }
 
@@ -135,7 +158,8 @@ struct MailboxProTests {
             }
         }
         // The mailbox token of a Pro-owned account cannot use the /api/user forms.
-        let login = await harness.send(.POST, "/api/token", json: #"{"address":"mine@mail.localhost","password":"secret1"}"#)
+        let login = await harness.send(
+            .POST, "/api/token", json: #"{"address":"mine@mail.localhost","password":"secret1"}"#)
         #expect(await harness.send(.DELETE, "/api/user/accounts/\(mine)", bearer: login.string("token")).status == 401)
         #expect(await harness.send(.DELETE, "/api/user/accounts/\(mine)").status == 401)
     }
@@ -144,17 +168,26 @@ struct MailboxProTests {
     func proReset() async throws {
         let harness = try MailboxHarness()
         let token = try await harness.proToken(email: "reset@example.com")
-        let created = await harness.send(.POST, "/api/accounts", json: MailboxHarness.createBody(address: "r@mail.localhost", pow: nil), bearer: token)
+        let created = await harness.send(
+            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "r@mail.localhost", pow: nil),
+            bearer: token)
         let id = created.string("id")
-        let short = await harness.send(.PUT, "/api/user/accounts/\(id)/reset-password", json: #"{"password":"1"}"#, bearer: token)
+        let short = await harness.send(
+            .PUT, "/api/user/accounts/\(id)/reset-password", json: #"{"password":"1"}"#, bearer: token)
         #expect(short.error == "password_too_short")
-        let reset = await harness.send(.PUT, "/api/user/accounts/\(id)/reset-password", json: #"{"password":"newpass1"}"#, bearer: token)
+        let reset = await harness.send(
+            .PUT, "/api/user/accounts/\(id)/reset-password", json: #"{"password":"newpass1"}"#, bearer: token)
         #expect(reset.status == 200)
         #expect(reset.string("message") == "password_reset")
         #expect(await harness.send(.GET, "/api/accounts/\(id)", bearer: created.string("token")).status == 401)
         #expect(await harness.send(.GET, "/api/accounts/\(id)", bearer: token).status == 200)
-        #expect(await harness.send(.POST, "/api/token", json: #"{"address":"r@mail.localhost","password":"newpass1"}"#).status == 200)
-        #expect(await harness.send(.PUT, "/api/accounts/\(id)/reset-password", json: #"{"password":"another1"}"#, bearer: token).status == 200)
+        #expect(
+            await harness.send(.POST, "/api/token", json: #"{"address":"r@mail.localhost","password":"newpass1"}"#)
+                .status == 200)
+        #expect(
+            await harness.send(
+                .PUT, "/api/accounts/\(id)/reset-password", json: #"{"password":"another1"}"#, bearer: token
+            ).status == 200)
     }
 
     @Test("Pro API tokens: created once, usable, listed with last use, revoked at once")

@@ -32,7 +32,8 @@ struct MailboxRaceTests {
             for pow in proofs {
                 group.addTask {
                     await harness.send(
-                        .POST, "/api/accounts", json: MailboxHarness.createBody(address: "same@mail.localhost", pow: pow)
+                        .POST, "/api/accounts",
+                        json: MailboxHarness.createBody(address: "same@mail.localhost", pow: pow)
                     ).status
                 }
             }
@@ -50,7 +51,8 @@ struct MailboxRaceTests {
             for _ in 0..<16 {
                 group.addTask {
                     await harness.send(
-                        .POST, "/api/accounts", json: MailboxHarness.createBody(address: "same@pro.localhost", pow: nil),
+                        .POST, "/api/accounts",
+                        json: MailboxHarness.createBody(address: "same@pro.localhost", pow: nil),
                         bearer: token
                     ).status
                 }

@@ -64,7 +64,9 @@ struct MailboxRateLimitTests {
         let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
         let token = try await harness.proToken(email: "fast@example.com", maxAccounts: 50)
         harness.clock.advance(seconds: 10)
-        for _ in 0..<20 { #expect(await harness.send(.GET, "/api/user/me", bearer: token, remote: "192.0.2.77").status == 200) }
+        for _ in 0..<20 {
+            #expect(await harness.send(.GET, "/api/user/me", bearer: token, remote: "192.0.2.77").status == 200)
+        }
         let refused = await harness.send(.GET, "/api/user/me", bearer: token, remote: "192.0.2.77")
         #expect(refused.status == 429)
         #expect(refused.headers["RateLimit-Limit"] == "20")
@@ -74,9 +76,11 @@ struct MailboxRateLimitTests {
                 bearer: token, remote: "192.0.2.77")
             #expect(response.status == 201)
         }
-        #expect(await harness.send(
-            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "p9@pro.localhost", pow: nil),
-            bearer: token, remote: "192.0.2.77").status == 429)
+        #expect(
+            await harness.send(
+                .POST, "/api/accounts", json: MailboxHarness.createBody(address: "p9@pro.localhost", pow: nil),
+                bearer: token, remote: "192.0.2.77"
+            ).status == 429)
     }
 
     @Test("X-Forwarded-For is believed only from a trusted proxy")
@@ -94,10 +98,14 @@ struct MailboxRateLimitTests {
         #expect(await harness.send(.GET, "/api/domains", remote: "10.1.1.1").status == 200)
         // An untrusted peer cannot spread itself over forged addresses.
         for index in 0..<8 {
-            _ = await harness.send(.GET, "/api/domains", remote: "192.0.2.200", headers: [("X-Forwarded-For", "198.18.0.\(index)")])
+            _ = await harness.send(
+                .GET, "/api/domains", remote: "192.0.2.200", headers: [("X-Forwarded-For", "198.18.0.\(index)")])
         }
-        #expect(await harness.send(.GET, "/api/domains", remote: "192.0.2.200", headers: [("X-Forwarded-For", "198.18.1.1")]).status
-            == 429)
+        #expect(
+            await harness.send(
+                .GET, "/api/domains", remote: "192.0.2.200", headers: [("X-Forwarded-For", "198.18.1.1")]
+            ).status
+                == 429)
     }
 
     @Test("with limits off nothing is refused and no RateLimit headers are sent")

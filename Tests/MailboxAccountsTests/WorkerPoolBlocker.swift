@@ -11,7 +11,12 @@ final class WorkerPoolBlocker: Sendable {
     func block() async throws {
         let gate = gate
         let started = started
-        Task { try await pool.run { started.signal(); gate.wait() } }
+        Task {
+            try await pool.run {
+                started.signal()
+                gate.wait()
+            }
+        }
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 started.wait()
