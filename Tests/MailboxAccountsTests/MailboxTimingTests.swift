@@ -6,7 +6,7 @@ import Testing
 struct MailboxTimingTests {
     /// Sends 200 sign-ins of each kind, interleaved so that machine noise falls on both alike, and
     /// compares the medians. Both paths run exactly one Argon2 verification of the same cost.
-    @Test("medians of 200 wrong-password and 200 unknown-address sign-ins are within 30 % of each other")
+    @Test("medians of 200 wrong-password and 200 unknown-address sign-ins are within a factor of 2")
     func unknownAddressCostsTheSame() async throws {
         let harness = try MailboxHarness(configure: {
             $0.argon2 = MailboxArgon2Parameters(memoryKiB: 4096, iterations: 2, parallelism: 1)
@@ -30,6 +30,8 @@ struct MailboxTimingTests {
         let unknownMedian = unknownTimes.sorted()[100]
         let ratio = unknownMedian / wrongMedian
         print("sign-in medians (200 each): wrong password \(wrongMedian), unknown address \(unknownMedian)")
-        #expect(ratio > 0.7 && ratio < 1.3, "unknown/wrong median ratio \(ratio)")
+        // Without the decoy an unknown address answers ~100 times faster; the wide bounds absorb machine noise
+        // under a parallel test run (measured: 14.0 ms vs 14.7 ms at m=4096 t=2).
+        #expect(ratio > 0.5 && ratio < 2.0, "unknown/wrong median ratio \(ratio)")
     }
 }
