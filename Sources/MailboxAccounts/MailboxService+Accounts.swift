@@ -1,6 +1,5 @@
 import HTTP1
 import JWT
-import Metrics
 
 extension MailboxService {
     /// `GET /api/domains`: the configured domains, public ones first; Pro-only ones say so.
@@ -61,6 +60,7 @@ extension MailboxService {
             ownerID: owner?.id, quota: owner == nil ? configuration.quotas.free : configuration.quotas.pro, used: 0,
             tokenEpoch: 0, createdAt: call.now)
         try await store.insert(record, ownerLimit: owner?.maxAccounts)
+        metrics.accountCreated(pro: owner != nil)
         let token = try tokens.mailboxToken(for: record, now: call.now)
         return MailboxJSON.response(
             .created, [("id", .string(record.id)), ("address", .string(record.address)), ("token", .string(token))])
@@ -80,13 +80,16 @@ extension MailboxService {
         }
         let opened = try challenges.open(id: id, now: now)
         let valid = ProofOfWork.isValid(salt: opened.salt, nonce: nonce, difficulty: configuration.powDifficulty)
-        Counter(
-            label: "postern_pow_verifications_total",
-            dimensions: [("surface", "mailbox"), ("result", valid ? "valid" : "invalid")]
-        ).increment()
-        guard valid else { throw MailboxError.invalidProofOfWork }
+        guard valid else {
+            metrics.verified(.insufficientBits)
+            throw MailboxError.invalidProofOfWork
+        }
         guard try await ledger.consume(id: id.lowercased(), surface: Self.ledgerSurface, expiresAt: opened.expiresAt)
-        else { throw MailboxError.challengeNotFound }
+        else {
+            metrics.verified(.replayed)
+            throw MailboxError.challengeNotFound
+        }
+        metrics.verified(.valid)
     }
 
     /// `POST /api/token`: one answer and about one Argon2 verification whether the address exists or not.

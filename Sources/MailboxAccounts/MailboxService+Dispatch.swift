@@ -1,6 +1,5 @@
 import ComputePool
 import HTTP1
-import Metrics
 import Storage
 
 extension MailboxService {
@@ -63,10 +62,7 @@ extension MailboxService {
         }
         let decision = limiter.take(rateClass, client: clientKey(request), nowMillis: millisecondClock())
         if !decision.allowed {
-            Counter(
-                label: "postern_rate_limit_rejections_total",
-                dimensions: [("surface", "mailbox"), ("class", "\(rateClass)")]
-            ).increment()
+            metrics.rejected(rateClass)
         }
         return (call, decision)
     }

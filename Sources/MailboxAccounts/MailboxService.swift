@@ -23,6 +23,7 @@ public final class MailboxService: Sendable {
     let resolver: ClientAddressResolver
     let clock: @Sendable () -> Int64
     let millisecondClock: @Sendable () -> Int64
+    let metrics: MailboxMetrics
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
@@ -39,11 +40,12 @@ public final class MailboxService: Sendable {
     ///   - pool: the worker pool for Argon2.
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
     ///   - millisecondClock: a monotonic millisecond clock for the rate limiter; nil uses the system's.
+    ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
     /// - Throws: `CryptoError` from Argon2, `StorageError` from the secret's table.
     public init(
         configuration: MailboxConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
-        millisecondClock: (@Sendable () -> Int64)? = nil
+        millisecondClock: (@Sendable () -> Int64)? = nil, metricsFactory: (any MetricsFactory)? = nil
     ) throws {
         var configuration = configuration
         configuration.domains = configuration.domains.map { $0.lowercased() }
@@ -62,6 +64,7 @@ public final class MailboxService: Sendable {
         self.limiter = RateLimiter(rates: configuration.rateLimits, capacity: configuration.rateLimitTableCapacity)
         self.resolver = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
         self.clock = clock
+        self.metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         if let millisecondClock {
             self.millisecondClock = millisecondClock
         } else {

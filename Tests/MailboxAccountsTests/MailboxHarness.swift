@@ -4,6 +4,7 @@ import Foundation
 import HTTP1
 import JWT
 import Logging
+import MetricsTestKit
 import Storage
 import Synchronization
 import Testing
@@ -51,6 +52,7 @@ final class MailboxHarness: Sendable {
     let clock: TestClock
     let pool: WorkerPool
     let keys: JWTKeySet
+    let metrics = TestMetrics()
 
     init(pool: WorkerPool = WorkerPool(threads: 2), configure: (inout MailboxConfiguration) -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "mailbox-tests-" + SecureRandom.hex(byteCount: 8)
@@ -69,7 +71,7 @@ final class MailboxHarness: Sendable {
         keys = try Self.keySet()
         service = try MailboxService(
             configuration: configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
-            pool: pool, clock: { clock.seconds }, millisecondClock: { clock.milliseconds })
+            pool: pool, clock: { clock.seconds }, millisecondClock: { clock.milliseconds }, metricsFactory: metrics)
         var router = Router()
         service.register(into: &router)
         self.router = router
