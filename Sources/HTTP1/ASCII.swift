@@ -70,3 +70,15 @@ enum ASCII {
         }
     }
 }
+
+extension UInt8 {
+    static let cr: UInt8 = 0x0D
+    static let lf: UInt8 = 0x0A
+    static let space: UInt8 = 0x20
+    static let tab: UInt8 = 0x09
+    static let colon: UInt8 = 0x3A
+
+    /// RFC 9110 field-value bytes: VCHAR, obs-text, SP and HTAB; never NUL, CR, LF or other controls.
+    @inline(__always)
+    var isFieldValueByte: Bool { (self >= 0x20 && self != 0x7F) || self == 0x09 }
+}
