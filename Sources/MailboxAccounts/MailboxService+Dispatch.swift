@@ -15,7 +15,7 @@ extension MailboxService {
             do {
                 response = try handler(call)
             } catch {
-                response = MailboxJSON.response(Self.mailboxError(error))
+                response = answer(error, request)
             }
             return finish(response, decision)
         }
@@ -32,10 +32,17 @@ extension MailboxService {
             do {
                 response = try await handler(call)
             } catch {
-                response = MailboxJSON.response(Self.mailboxError(error))
+                response = answer(error, request)
             }
             return finish(response, decision)
         }
+    }
+
+    /// The answer for a thrown error; an unexpected one is also reported to `onUnexpectedError`.
+    private func answer(_ error: any Error, _ request: HTTPRequest) -> HTTPResponse {
+        let mapped = Self.mailboxError(error)
+        if mapped == .internalError { onUnexpectedError?(error, request.requestID) }
+        return MailboxJSON.response(mapped)
     }
 
     /// Maps any thrown error to the answer the client gets.

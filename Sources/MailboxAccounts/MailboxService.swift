@@ -24,6 +24,7 @@ public final class MailboxService: Sendable {
     let clock: @Sendable () -> Int64
     let millisecondClock: @Sendable () -> Int64
     let metrics: MailboxMetrics
+    let onUnexpectedError: (@Sendable (_ error: any Error, _ requestID: String) -> Void)?
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
@@ -41,11 +42,15 @@ public final class MailboxService: Sendable {
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
     ///   - millisecondClock: a monotonic millisecond clock for the rate limiter; nil uses the system's.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
+    ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
+    ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
+    ///     storage modules never carry secrets.
     /// - Throws: `CryptoError` from Argon2, `StorageError` from the secret's table.
     public init(
         configuration: MailboxConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
-        millisecondClock: (@Sendable () -> Int64)? = nil, metricsFactory: (any MetricsFactory)? = nil
+        millisecondClock: (@Sendable () -> Int64)? = nil, metricsFactory: (any MetricsFactory)? = nil,
+        onUnexpectedError: (@Sendable (_ error: any Error, _ requestID: String) -> Void)? = nil
     ) throws {
         var configuration = configuration
         configuration.domains = configuration.domains.map { $0.lowercased() }
@@ -65,6 +70,7 @@ public final class MailboxService: Sendable {
         self.resolver = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
         self.clock = clock
         self.metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        self.onUnexpectedError = onUnexpectedError
         if let millisecondClock {
             self.millisecondClock = millisecondClock
         } else {

@@ -22,3 +22,17 @@ struct MailboxErrorMappingTests {
         #expect(body.headers["Cache-Control"] == "no-store")
     }
 }
+
+@Suite("Mailbox unexpected failures")
+struct MailboxUnexpectedFailureTests {
+    @Test("a storage failure that is not unavailability is a bare 500, reported with the request id")
+    func bare500() async throws {
+        let harness = try MailboxHarness()
+        let token = try await harness.proToken(email: "broken@example.com")
+        try harness.database.writeSync { try $0.execute("DROP TABLE mailbox_pro_tokens") }
+        let response = await harness.send(.POST, "/api/user/tokens", json: #"{"name":"x"}"#, bearer: token)
+        #expect(response.status == 500)
+        #expect(response.body == Array(#"{"error":"internal_error"}"#.utf8))
+        #expect(harness.unexpected.all == ["test"])
+    }
+}

@@ -24,6 +24,14 @@ final class TestClock: Sendable {
     func advance(seconds delta: Int64) { advance(milliseconds: delta * 1000) }
 }
 
+/// Request ids collected from the service's `onUnexpectedError`.
+final class RequestIDLog: Sendable {
+    private let ids = Mutex<[String]>([])
+
+    func append(_ id: String) { ids.withLock { $0.append(id) } }
+    var all: [String] { ids.withLock { $0 } }
+}
+
 /// A response with its body parsed as JSON when it is JSON.
 struct TestResponse {
     let status: Int
@@ -53,6 +61,8 @@ final class MailboxHarness: Sendable {
     let pool: WorkerPool
     let keys: JWTKeySet
     let metrics = TestMetrics()
+    /// Request ids of the requests answered with a bare 500, as the service reported them.
+    let unexpected = RequestIDLog()
 
     init(pool: WorkerPool = WorkerPool(threads: 2), configure: (inout MailboxConfiguration) -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "mailbox-tests-" + SecureRandom.hex(byteCount: 8)
@@ -69,9 +79,11 @@ final class MailboxHarness: Sendable {
             argon2: MailboxArgon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
         configure(&configuration)
         keys = try Self.keySet()
+        let unexpected = unexpected
         service = try MailboxService(
             configuration: configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
-            pool: pool, clock: { clock.seconds }, millisecondClock: { clock.milliseconds }, metricsFactory: metrics)
+            pool: pool, clock: { clock.seconds }, millisecondClock: { clock.milliseconds }, metricsFactory: metrics,
+            onUnexpectedError: { _, requestID in unexpected.append(requestID) })
         var router = Router()
         service.register(into: &router)
         self.router = router
