@@ -85,7 +85,11 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "MailboxAccountsTests", dependencies: ["MailboxAccounts", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
+        .testTarget(name: "MailboxAccountsTests", dependencies: [
+            "MailboxAccounts", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+        ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1"]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: ["RemoteHashAuth", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
         .testTarget(name: "PosternAppTests", dependencies: ["PosternApp", "HTTP1", "JWT", "AuthCrypto", "Storage"]),

@@ -1,0 +1,114 @@
+import AuthCrypto
+import JWT
+
+/// Who a request speaks for, after its bearer was checked against the database.
+enum MailboxPrincipal: Sendable {
+    /// A mailbox token of this (live) account.
+    case account(MailboxAccountRecord)
+    /// A Pro JWT or API token of this Pro user.
+    case proUser(ProUserRecord)
+}
+
+/// What a bearer claims to be, judged without the database (signature and expiry only); used to pick
+/// the rate-limit class before anything costs a query.
+enum MailboxBearer: Sendable {
+    /// No bearer, or an empty one.
+    case anonymous
+    /// A correctly signed, unexpired mailbox JWT.
+    case mailbox(subject: String, version: Int64)
+    /// A correctly signed, unexpired Pro JWT.
+    case pro(subject: String, version: Int64)
+    /// Something shaped like a Pro API token.
+    case apiToken(String)
+    /// Anything else: answered 401 where a token is needed.
+    case invalid
+
+    /// Whether the bearer claims Pro (for the rate-limit class).
+    var claimsPro: Bool {
+        switch self {
+        case .pro, .apiToken: true
+        default: false
+        }
+    }
+}
+
+/// The one place that turns a bearer into a principal and decides which accounts it reaches.
+///
+/// Every check reads the database: an account's token epoch, a Pro user's epoch, an API token's
+/// revocation. Nothing is cached, so a reset, a deletion or a revocation takes effect at once.
+struct MailboxAuthorizer: Sendable {
+    let tokens: MailboxTokens
+    let store: MailboxStore
+    let clock: @Sendable () -> Int64
+
+    /// Classifies the bearer of a request (no database access).
+    func classify(_ bearer: String?) -> MailboxBearer {
+        guard let bearer, !bearer.isEmpty else { return .anonymous }
+        if bearer.hasPrefix(MailboxTokens.apiTokenPrefix) { return .apiToken(bearer) }
+        let now = clock()
+        for purpose in [MailboxTokens.mailboxPurpose, MailboxTokens.proPurpose] {
+            guard let claims = tokens.verify(bearer, purpose: purpose, now: now), let subject = claims.sub,
+                case .int(let version)? = claims["ver"]
+            else { continue }
+            return purpose == MailboxTokens.mailboxPurpose
+                ? .mailbox(subject: subject, version: version) : .pro(subject: subject, version: version)
+        }
+        return .invalid
+    }
+
+    /// The principal behind a bearer; nil for anonymous; `.invalidOrExpiredToken` when the token is bad,
+    /// superseded (epoch moved on), revoked, or its account or user is gone.
+    func principal(_ bearer: MailboxBearer) async throws -> MailboxPrincipal? {
+        switch bearer {
+        case .anonymous:
+            return nil
+        case .invalid:
+            throw MailboxError.invalidOrExpiredToken
+        case .mailbox(let subject, let version):
+            guard MailboxIdentifiers.isUUID(subject), let account = try await store.account(id: subject),
+                account.tokenEpoch == version
+            else { throw MailboxError.invalidOrExpiredToken }
+            return .account(account)
+        case .pro(let subject, let version):
+            guard MailboxIdentifiers.isUUID(subject), let user = try await store.proUser(id: subject),
+                user.tokenEpoch == version, user.status == "active"
+            else { throw MailboxError.invalidOrExpiredToken }
+            return .proUser(user)
+        case .apiToken(let token):
+            let digest = MailboxTokens.digest(apiToken: token)
+            guard let record = try await store.liveProToken(digest: digest), constantTimeEquals(record.digest, digest),
+                let user = try await store.proUser(id: record.userID), user.status == "active"
+            else { throw MailboxError.invalidOrExpiredToken }
+            let now = clock()
+            if record.lastUsedAt != now { try await store.touchProToken(id: record.id, now: now) }
+            return .proUser(user)
+        }
+    }
+
+    /// A principal that must exist (an anonymous request gets `.invalidOrExpiredToken`).
+    func requirePrincipal(_ bearer: MailboxBearer) async throws -> MailboxPrincipal {
+        guard let principal = try await principal(bearer) else { throw MailboxError.invalidOrExpiredToken }
+        return principal
+    }
+
+    /// The Pro user behind a bearer; anything else (anonymous, mailbox token) is `.invalidOrExpiredToken`.
+    func requireProUser(_ bearer: MailboxBearer) async throws -> ProUserRecord {
+        guard case .proUser(let user)? = try await principal(bearer) else { throw MailboxError.invalidOrExpiredToken }
+        return user
+    }
+
+    /// The account `id` if `principal` may reach it: a mailbox token only its own account (else
+    /// `.forbidden`), a Pro user only accounts it owns (else `.notFound`).
+    func account(_ id: String, for principal: MailboxPrincipal) async throws -> MailboxAccountRecord {
+        switch principal {
+        case .account(let account):
+            guard account.id == id else { throw MailboxError.forbidden }
+            return account
+        case .proUser(let user):
+            guard MailboxIdentifiers.isUUID(id), let account = try await store.account(id: id),
+                account.ownerID == user.id
+            else { throw MailboxError.notFound }
+            return account
+        }
+    }
+}

@@ -1,0 +1,145 @@
+/// Everything the Mail.td compatible surface can be configured with.
+///
+/// The defaults are the contract's (CONTRACT.md section 2); test suites lower `powDifficulty` and the
+/// Argon2 cost and switch `rateLimitsEnabled` off.
+public struct MailboxConfiguration: Sendable {
+    /// `iss` of every mailbox and Pro JWT. Default `"postern"`; the app sets it from `JWT_ISSUER`.
+    public var issuer: String
+    /// Leading zero bits a free account's proof of work needs. Default 20; `0` accepts any nonce.
+    public var powDifficulty: Int
+    /// Seconds a challenge stays valid after `GET /api/challenge`. Default 300.
+    public var challengeTTL: Int64
+    /// Public domains, in display order; the first is the default. Default `["mail.localhost"]`.
+    public var domains: [String]
+    /// Domains only Pro users may create accounts on. Default empty.
+    public var proDomains: [String]
+    /// `false` disables every rate limit (test suites). Default `true`.
+    public var rateLimitsEnabled: Bool
+    /// CIDRs (`"10.0.0.0/8"`, `"::1/128"`, or a bare address) whose `X-Forwarded-For` is believed.
+    /// Default empty: the peer address is the client. Unparsable entries are ignored.
+    public var trustedProxies: [String]
+    /// Storage quotas in bytes reported for accounts.
+    public var quotas: MailboxQuotas
+    /// Argon2id cost for account and Pro user passwords. Default m=19456 KiB, t=2, p=1.
+    public var argon2: MailboxArgon2Parameters
+    /// Lifetime of mailbox and Pro JWTs in seconds. Default 7 days.
+    public var tokenTTL: Int64
+    /// Token-bucket rates per client address and class.
+    public var rateLimits: MailboxRateLimits
+    /// Slots of the rate-limit table (all classes together); memory stays bounded by it whatever the
+    /// number of distinct client addresses. Default 65,536 (about 2 MiB).
+    public var rateLimitTableCapacity: Int
+    /// `max_accounts` given to a Pro user when the operator names none. Default 100.
+    public var defaultProMaxAccounts: Int
+    /// Secret that authenticates stateless challenges (at least 32 bytes). `nil` (default): a secret
+    /// generated once and kept in the database, so challenges survive a restart.
+    public var challengeSecret: [UInt8]?
+
+    /// Creates a configuration; every parameter defaults to the contract's value.
+    public init(
+        issuer: String = "postern",
+        powDifficulty: Int = 20,
+        challengeTTL: Int64 = 300,
+        domains: [String] = ["mail.localhost"],
+        proDomains: [String] = [],
+        rateLimitsEnabled: Bool = true,
+        trustedProxies: [String] = [],
+        quotas: MailboxQuotas = MailboxQuotas(),
+        argon2: MailboxArgon2Parameters = MailboxArgon2Parameters(),
+        tokenTTL: Int64 = 7 * 24 * 3600,
+        rateLimits: MailboxRateLimits = MailboxRateLimits(),
+        rateLimitTableCapacity: Int = 65_536,
+        defaultProMaxAccounts: Int = 100,
+        challengeSecret: [UInt8]? = nil
+    ) {
+        self.issuer = issuer
+        self.powDifficulty = powDifficulty
+        self.challengeTTL = challengeTTL
+        self.domains = domains.map { $0.lowercased() }
+        self.proDomains = proDomains.map { $0.lowercased() }
+        self.rateLimitsEnabled = rateLimitsEnabled
+        self.trustedProxies = trustedProxies
+        self.quotas = quotas
+        self.argon2 = argon2
+        self.tokenTTL = tokenTTL
+        self.rateLimits = rateLimits
+        self.rateLimitTableCapacity = rateLimitTableCapacity
+        self.defaultProMaxAccounts = defaultProMaxAccounts
+        self.challengeSecret = challengeSecret
+    }
+}
+
+/// Storage quotas, in bytes, reported as `quota` for mailbox accounts.
+public struct MailboxQuotas: Sendable, Equatable {
+    /// Quota of an account created without a Pro bearer. Default 40 MiB (41,943,040), as Mail.td shows.
+    public var free: Int64
+    /// Quota of an account created by a Pro user. Default 1 GiB.
+    public var pro: Int64
+
+    /// Creates quotas; defaults as documented on each property.
+    public init(free: Int64 = 41_943_040, pro: Int64 = 1_073_741_824) {
+        self.free = free
+        self.pro = pro
+    }
+}
+
+/// Argon2id cost parameters for stored passwords.
+public struct MailboxArgon2Parameters: Sendable, Equatable {
+    /// Memory in KiB. Default 19,456.
+    public var memoryKiB: UInt32
+    /// Passes. Default 2.
+    public var iterations: UInt32
+    /// Lanes. Default 1.
+    public var parallelism: UInt32
+
+    /// Creates parameters; defaults are the contract's (m=19456, t=2, p=1).
+    public init(memoryKiB: UInt32 = 19_456, iterations: UInt32 = 2, parallelism: UInt32 = 1) {
+        self.memoryKiB = memoryKiB
+        self.iterations = iterations
+        self.parallelism = parallelism
+    }
+}
+
+/// Token-bucket rates per client address, one bucket per class.
+public struct MailboxRateLimits: Sendable, Equatable {
+    /// Unauthenticated requests (domains, challenge, sign-in, Pro login). Default 8 per second.
+    public var publicRate: TokenBucketRate
+    /// Requests carrying a mailbox token. Default 8 per second.
+    public var freeAuthenticated: TokenBucketRate
+    /// Requests carrying a Pro JWT or Pro API token. Default 20 per second.
+    public var pro: TokenBucketRate
+    /// `POST /api/accounts` without a Pro bearer. Default 1 per 8 seconds.
+    public var freeAccountCreation: TokenBucketRate
+    /// `POST /api/accounts` with a Pro bearer. Default 8 per second.
+    public var proAccountCreation: TokenBucketRate
+
+    /// Creates rates; defaults are the contract's.
+    public init(
+        publicRate: TokenBucketRate = TokenBucketRate(requests: 8, perSeconds: 1),
+        freeAuthenticated: TokenBucketRate = TokenBucketRate(requests: 8, perSeconds: 1),
+        pro: TokenBucketRate = TokenBucketRate(requests: 20, perSeconds: 1),
+        freeAccountCreation: TokenBucketRate = TokenBucketRate(requests: 1, perSeconds: 8),
+        proAccountCreation: TokenBucketRate = TokenBucketRate(requests: 8, perSeconds: 1)
+    ) {
+        self.publicRate = publicRate
+        self.freeAuthenticated = freeAuthenticated
+        self.pro = pro
+        self.freeAccountCreation = freeAccountCreation
+        self.proAccountCreation = proAccountCreation
+    }
+}
+
+/// A token bucket's rate: `requests` tokens refill every `perSeconds` seconds, and the bucket holds at
+/// most `requests` tokens (so the burst equals the rate over one period).
+public struct TokenBucketRate: Sendable, Equatable {
+    /// Tokens per period, and the bucket's capacity. At least 1.
+    public var requests: Int
+    /// Length of the period in seconds. At least 1.
+    public var perSeconds: Int
+
+    /// Creates a rate of `requests` per `perSeconds` seconds (each clamped to at least 1).
+    public init(requests: Int, perSeconds: Int) {
+        self.requests = max(1, requests)
+        self.perSeconds = max(1, perSeconds)
+    }
+}

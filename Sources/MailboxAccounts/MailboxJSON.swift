@@ -1,0 +1,50 @@
+import HTTP1
+import JWT
+
+/// Reading request bodies and writing answers in the surface's shapes.
+enum MailboxJSON {
+    /// The body as a JSON object, or `.invalidRequest`.
+    static func object(_ body: [UInt8]) throws(MailboxError) -> [(String, JSONValue)] {
+        guard let value = try? JSONValue.parse(body), case .object(let pairs) = value else {
+            throw .invalidRequest
+        }
+        return pairs
+    }
+
+    /// The first value of `name` in a JSON object.
+    static func field(_ object: [(String, JSONValue)], _ name: String) -> JSONValue? {
+        object.first { $0.0 == name }?.1
+    }
+
+    /// `name` as a string: `nil` when absent or null, `.invalidRequest` when another type.
+    static func string(_ object: [(String, JSONValue)], _ name: String) throws(MailboxError) -> String? {
+        switch field(object, name) {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw .invalidRequest
+        }
+    }
+
+    /// An answer with a JSON body and `Cache-Control: no-store`.
+    static func response(_ status: HTTPStatus, _ pairs: [(String, JSONValue)]) -> HTTPResponse {
+        var response = HTTPResponse.json(status, JSONValue.object(pairs).serialize())
+        response.headers.replaceOrAdd("Cache-Control", "no-store")
+        return response
+    }
+
+    /// `{"error":"<code>"}` with the error's status.
+    static func response(_ error: MailboxError) -> HTTPResponse {
+        response(HTTPStatus(code: error.status), [("error", .string(error.code))])
+    }
+
+    /// 204 with `Cache-Control: no-store` and no body.
+    static func noContent() -> HTTPResponse {
+        HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
+    }
+
+    /// A Unix time as a JSON RFC 3339 string, or null.
+    static func time(_ seconds: Int64?) -> JSONValue {
+        guard let seconds else { return .null }
+        return .string(RFC3339.format(seconds))
+    }
+}

@@ -1,0 +1,161 @@
+import HTTP1
+import JWT
+
+extension MailboxService {
+    /// `GET /api/domains`: the configured domains, public ones first; Pro-only ones say so.
+    func domains(_ call: MailboxCall) -> HTTPResponse {
+        let all = configuration.domains.map { ($0, false) } + configuration.proDomains.map { ($0, true) }
+        let list: [JSONValue] = all.enumerated().map { index, entry in
+            var pairs: [(String, JSONValue)] = [
+                ("id", .string(MailboxIdentifiers.domainID(entry.0))), ("domain", .string(entry.0)),
+                ("default", .bool(index == 0 && !entry.1)), ("sort_order", .int(Int64(index))),
+            ]
+            if entry.1 { pairs.append(("pro_only", .bool(true))) }
+            return .object(pairs)
+        }
+        return MailboxJSON.response(.ok, [("domains", .array(list))])
+    }
+
+    /// `GET /api/challenge`: a fresh stateless challenge.
+    func challenge(_ call: MailboxCall) -> HTTPResponse {
+        let challenge = challenges.issue(now: call.now)
+        return MailboxJSON.response(
+            .ok,
+            [
+                ("id", .string(challenge.id)), ("salt", .string(challenge.salt)),
+                ("difficulty", .int(Int64(challenge.difficulty))), ("expires_at", .int(challenge.expiresAt)),
+            ])
+    }
+
+    /// `POST /api/accounts`: 400s first, then the proof or the Pro limit (403), then uniqueness (409).
+    func createAccount(_ call: MailboxCall) async throws -> HTTPResponse {
+        var owner: ProUserRecord?
+        switch call.bearer {
+        case .anonymous, .mailbox: owner = nil
+        case .invalid: throw MailboxError.invalidOrExpiredToken
+        case .pro, .apiToken: owner = try await authorizer.requireProUser(call.bearer)
+        }
+        let body = try MailboxJSON.object(call.request.body)
+        guard let text = try? MailboxJSON.string(body, "address"), let address = MailboxAddress(text) else {
+            throw MailboxError.invalidAddress
+        }
+        let proDomain = configuration.proDomains.contains(address.domain)
+        guard configuration.domains.contains(address.domain) || (proDomain && owner != nil) else {
+            throw MailboxError.invalidDomain
+        }
+        guard let password = try? MailboxJSON.string(body, "password") ?? "" else {
+            throw MailboxError.passwordTooShort
+        }
+        try PasswordPolicy.validateNew(password)
+        if let owner {
+            guard try await store.accountCount(ownerID: owner.id) < owner.maxAccounts else {
+                throw MailboxError.accountLimitReached
+            }
+        } else {
+            try await checkProof(MailboxJSON.field(body, "pow"), now: call.now)
+        }
+        if try await store.addressExists(address.description) { throw MailboxError.addressTaken }
+        let record = MailboxAccountRecord(
+            id: MailboxIdentifiers.uuid(), address: address.description, passwordHash: try await hasher.hash(password),
+            ownerID: owner?.id, quota: owner == nil ? configuration.quotas.free : configuration.quotas.pro, used: 0,
+            tokenEpoch: 0, createdAt: call.now)
+        try await store.insert(record, ownerLimit: owner?.maxAccounts)
+        metrics.accountCreated(pro: owner != nil)
+        let token = try tokens.mailboxToken(for: record, now: call.now)
+        return MailboxJSON.response(
+            .created, [("id", .string(record.id)), ("address", .string(record.address)), ("token", .string(token))])
+    }
+
+    /// Checks a free creation's `pow` and consumes its challenge: 400 when absent or malformed, 403 when the
+    /// challenge is unknown, expired or used, or the nonce does not solve it.
+    private func checkProof(_ value: JSONValue?, now: Int64) async throws {
+        guard case .object(let pow)? = value, case .string(let id)? = MailboxJSON.field(pow, "id") else {
+            throw MailboxError.proofOfWorkRequired
+        }
+        let nonce: String
+        switch MailboxJSON.field(pow, "nonce") {
+        case .string(let text)?: nonce = text
+        case .int(let number)?: nonce = String(number)
+        default: throw MailboxError.proofOfWorkRequired
+        }
+        let opened = try challenges.open(id: id, now: now)
+        let valid = ProofOfWork.isValid(salt: opened.salt, nonce: nonce, difficulty: configuration.powDifficulty)
+        guard valid else {
+            metrics.verified(.insufficientBits)
+            throw MailboxError.invalidProofOfWork
+        }
+        guard try await ledger.consume(id: id.lowercased(), surface: Self.ledgerSurface, expiresAt: opened.expiresAt)
+        else {
+            metrics.verified(.replayed)
+            throw MailboxError.challengeNotFound
+        }
+        metrics.verified(.valid)
+    }
+
+    /// `POST /api/token`: one answer and about one Argon2 verification whether the address exists or not.
+    func signIn(_ call: MailboxCall) async throws -> HTTPResponse {
+        let body = try MailboxJSON.object(call.request.body)
+        let text = (try? MailboxJSON.string(body, "address")) ?? nil
+        let password = (try? MailboxJSON.string(body, "password")) ?? nil
+        guard let password, PasswordPolicy.isPlausible(password) else { throw MailboxError.invalidCredentials }
+        let normalized = text.flatMap(MailboxAddress.init)?.description
+        let account = try await normalized.asyncFlatMap { try await store.account(address: $0) }
+        guard try await hasher.verify(password, against: account?.passwordHash), let account else {
+            throw MailboxError.invalidCredentials
+        }
+        let token = try tokens.mailboxToken(for: account, now: call.now)
+        return MailboxJSON.response(
+            .ok, [("id", .string(account.id)), ("address", .string(account.address)), ("token", .string(token))])
+    }
+
+    /// `GET /api/accounts/{id}`.
+    func accountInfo(_ call: MailboxCall) async throws -> HTTPResponse {
+        let principal = try await authorizer.requirePrincipal(call.bearer)
+        let account = try await authorizer.account(call.id, for: principal)
+        return MailboxJSON.response(
+            .ok,
+            [
+                ("id", .string(account.id)), ("address", .string(account.address)), ("role", .string("user")),
+                ("quota", .int(account.quota)), ("used", .int(account.used)),
+                ("created_at", MailboxJSON.time(account.createdAt)),
+            ])
+    }
+
+    /// `DELETE /api/accounts/{id}`: the row goes, so every token of the account fails at once.
+    func deleteAccount(_ call: MailboxCall) async throws -> HTTPResponse {
+        let principal = try await authorizer.requirePrincipal(call.bearer)
+        return try await delete(authorizer.account(call.id, for: principal))
+    }
+
+    /// `PUT /api/accounts/{id}/reset-password`: new hash, token epoch bumped.
+    func resetPassword(_ call: MailboxCall) async throws -> HTTPResponse {
+        let principal = try await authorizer.requirePrincipal(call.bearer)
+        return try await reset(authorizer.account(call.id, for: principal), call)
+    }
+
+    func delete(_ account: MailboxAccountRecord) async throws -> HTTPResponse {
+        guard try await store.deleteAccount(id: account.id) else { throw MailboxError.notFound }
+        return MailboxJSON.noContent()
+    }
+
+    func reset(_ account: MailboxAccountRecord, _ call: MailboxCall) async throws -> HTTPResponse {
+        let body = try MailboxJSON.object(call.request.body)
+        guard let password = try? MailboxJSON.string(body, "password") ?? "" else {
+            throw MailboxError.passwordTooShort
+        }
+        try PasswordPolicy.validateNew(password)
+        let hash = try await hasher.hash(password)
+        guard try await store.resetPassword(accountID: account.id, passwordHash: hash) else {
+            throw MailboxError.notFound
+        }
+        return MailboxJSON.response(.ok, [("message", .string("password_reset"))])
+    }
+}
+
+extension Optional {
+    /// `flatMap` for an async transform.
+    func asyncFlatMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

@@ -1,0 +1,51 @@
+import Storage
+
+/// Why `createProUser` refused.
+public struct ProUserCreationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A one-line reason for the operator.
+    public let description: String
+
+    /// The email is not `something@something`.
+    public static let invalidEmail = ProUserCreationError(description: "the email is not a valid address")
+    /// A Pro user with this email exists.
+    public static let emailTaken = ProUserCreationError(description: "a Pro user with this email already exists")
+    /// `maxAccounts` is negative.
+    public static let invalidMaxAccounts = ProUserCreationError(description: "max accounts must be 0 or more")
+}
+
+extension MailboxService {
+    /// Creates a Pro user (`postern pro create`), as the hosted service's dashboard does.
+    /// - Parameters:
+    ///   - email: the login; stored lower-cased.
+    ///   - password: at least 6 characters, at most 4 KiB; stored as Argon2id.
+    ///   - maxAccounts: how many accounts the user may own; nil uses `defaultProMaxAccounts`.
+    /// - Returns: the new user's summary.
+    /// - Throws: `ProUserCreationError`, `MailboxError` (`.passwordTooShort`, `.passwordTooLong`),
+    ///   `StorageError`, `WorkerPoolError`.
+    @discardableResult
+    public func createProUser(email: String, password: String, maxAccounts: Int? = nil) async throws -> ProUserSummary {
+        let email = email.trimmingSpaces().lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, email.utf8.count <= 254,
+            !email.contains(where: { $0.isWhitespace })
+        else { throw ProUserCreationError.invalidEmail }
+        let maxAccounts = maxAccounts ?? configuration.defaultProMaxAccounts
+        guard maxAccounts >= 0 else { throw ProUserCreationError.invalidMaxAccounts }
+        try PasswordPolicy.validateNew(password)
+        let user = ProUserRecord(
+            id: MailboxIdentifiers.uuid(), email: email, passwordHash: try await hasher.hash(password),
+            maxAccounts: Int64(maxAccounts), maxDomains: 0, status: "active", tokenEpoch: 0, createdAt: clock())
+        do {
+            try await store.insert(user)
+        } catch let error as StorageError where error.code == .constraintUnique {
+            throw ProUserCreationError.emailTaken
+        }
+        return ProUserSummary(
+            id: user.id, email: email, maxAccounts: maxAccounts, accountCount: 0, createdAt: user.createdAt)
+    }
+
+    /// Every Pro user with its account count (`postern pro list`), oldest first.
+    public func listProUsers() async throws -> [ProUserSummary] {
+        try await store.proUserSummaries()
+    }
+}

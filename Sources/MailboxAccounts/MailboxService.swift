@@ -1,0 +1,105 @@
+import AuthCrypto
+import ComputePool
+import HTTP1
+import JWT
+import Metrics
+import Storage
+
+/// The Mail.td compatible surface: accounts, tokens, Pro users and rate limits (CONTRACT.md 2).
+///
+/// The app creates one service at start and calls `register(into:)`; the operator commands call
+/// `createProUser` and `listProUsers`. Handlers never throw to the server: every failure becomes a
+/// `{"error":"<code>"}` answer (500 for the unexpected, 503 when the pool or database is unavailable).
+public final class MailboxService: Sendable {
+    /// The configuration the service was created with (domains lower-cased).
+    public let configuration: MailboxConfiguration
+    let store: MailboxStore
+    let ledger: ChallengeLedger
+    let hasher: PasswordHasher
+    let tokens: MailboxTokens
+    let authorizer: MailboxAuthorizer
+    let challenges: MailboxChallenges
+    let limiter: RateLimiter
+    let resolver: ClientAddressResolver
+    let clock: @Sendable () -> Int64
+    let millisecondClock: @Sendable () -> Int64
+    let metrics: MailboxMetrics
+    let onUnexpectedError: (@Sendable (_ error: any Error, _ requestID: String) -> Void)?
+
+    /// Ledger surface name under which mailbox challenges are consumed.
+    public static let ledgerSurface = "mailbox"
+    /// Largest request body the surface's routes accept (a 4 KiB password plus room for the rest).
+    public static let bodyLimit = 16 * 1024
+
+    /// Creates the service. Runs one Argon2 hash (the decoy for unknown users) and, when the
+    /// configuration has no `challengeSecret`, loads or creates the challenge secret in the database.
+    /// - Parameters:
+    ///   - configuration: the surface's settings.
+    ///   - keys: the key set whose active HS256 key signs mailbox and Pro JWTs.
+    ///   - database: a migrated database (`migrations/0003_mailbox.sql` applied).
+    ///   - ledger: the shared single-use ledger.
+    ///   - pool: the worker pool for Argon2.
+    ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
+    ///   - millisecondClock: a monotonic millisecond clock for the rate limiter; nil uses the system's.
+    ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
+    ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
+    ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
+    ///     storage modules never carry secrets.
+    /// - Throws: `CryptoError` from Argon2, `StorageError` from the secret's table.
+    public init(
+        configuration: MailboxConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
+        pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
+        millisecondClock: (@Sendable () -> Int64)? = nil, metricsFactory: (any MetricsFactory)? = nil,
+        onUnexpectedError: (@Sendable (_ error: any Error, _ requestID: String) -> Void)? = nil
+    ) throws {
+        var configuration = configuration
+        configuration.domains = configuration.domains.map { $0.lowercased() }
+        configuration.proDomains = configuration.proDomains.map { $0.lowercased() }
+        self.configuration = configuration
+        let store = MailboxStore(database: database)
+        self.store = store
+        self.ledger = ledger
+        self.hasher = try PasswordHasher(parameters: configuration.argon2, pool: pool)
+        let tokens = MailboxTokens(keys: keys, issuer: configuration.issuer, ttl: configuration.tokenTTL)
+        self.tokens = tokens
+        self.authorizer = MailboxAuthorizer(tokens: tokens, store: store, clock: clock)
+        let secret = try configuration.challengeSecret ?? store.secret(named: "challenge") { SecureRandom.bytes(32) }
+        self.challenges = MailboxChallenges(
+            secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
+        self.limiter = RateLimiter(rates: configuration.rateLimits, capacity: configuration.rateLimitTableCapacity)
+        self.resolver = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
+        self.clock = clock
+        self.metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        self.onUnexpectedError = onUnexpectedError
+        if let millisecondClock {
+            self.millisecondClock = millisecondClock
+        } else {
+            let origin = ContinuousClock.now
+            self.millisecondClock = {
+                let elapsed = ContinuousClock.now - origin
+                return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+            }
+        }
+    }
+
+    /// Adds every route of CONTRACT.md 2.2 to `router`.
+    public func register(into router: inout Router) {
+        let limit = Self.bodyLimit
+        router.add(.GET, "/api/domains", immediate(.general, domains))
+        router.add(.GET, "/api/challenge", immediate(.general, challenge))
+        router.add(.POST, "/api/accounts", bodyLimit: limit, deferred(.accountCreation, createAccount))
+        router.add(.POST, "/api/token", bodyLimit: limit, deferred(.general, signIn))
+        router.add(.GET, "/api/accounts/{id}", deferred(.general, accountInfo))
+        router.add(.DELETE, "/api/accounts/{id}", deferred(.general, deleteAccount))
+        router.add(.PUT, "/api/accounts/{id}/reset-password", bodyLimit: limit, deferred(.general, resetPassword))
+        router.add(.POST, "/api/user/login", bodyLimit: limit, deferred(.general, proLogin))
+        router.add(.GET, "/api/user/me", deferred(.general, proProfile))
+        router.add(.GET, "/api/user/accounts", deferred(.general, proAccounts))
+        router.add(.DELETE, "/api/user/accounts/{id}", deferred(.general, proDeleteAccount))
+        router.add(
+            .PUT, "/api/user/accounts/{id}/reset-password", bodyLimit: limit, deferred(.general, proResetPassword))
+        router.add(.POST, "/api/user/tokens", bodyLimit: limit, deferred(.general, createAPIToken))
+        router.add(.GET, "/api/user/tokens", deferred(.general, listAPITokens))
+        router.add(.DELETE, "/api/user/tokens/{id}", deferred(.general, revokeAPIToken))
+    }
+}

@@ -1,0 +1,149 @@
+import Storage
+
+extension MailboxStore {
+    // MARK: Pro users
+
+    private static let userColumns =
+        "id, email, password_hash, max_accounts, max_domains, status, token_epoch, created_at"
+
+    func proUser(id: String) async throws -> ProUserRecord? {
+        try await database.read { connection in
+            try connection.query("SELECT \(Self.userColumns) FROM mailbox_pro_users WHERE id = ?", [.text(id)])
+                .first.flatMap(Self.proUser)
+        }
+    }
+
+    func proUser(email: String) async throws -> ProUserRecord? {
+        try await database.read { connection in
+            try connection.query("SELECT \(Self.userColumns) FROM mailbox_pro_users WHERE email = ?", [.text(email)])
+                .first.flatMap(Self.proUser)
+        }
+    }
+
+    /// Inserts a Pro user; a taken email throws `StorageError` with `.constraintUnique`.
+    func insert(_ user: ProUserRecord) async throws {
+        try await database.write { connection in
+            _ = try connection.run(
+                """
+                INSERT INTO mailbox_pro_users (id, email, password_hash, max_accounts, max_domains, status,
+                    token_epoch, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(user.id), .text(user.email), .text(user.passwordHash), .integer(user.maxAccounts),
+                    .integer(user.maxDomains), .text(user.status), .integer(user.tokenEpoch),
+                    .integer(user.createdAt),
+                ])
+        }
+    }
+
+    func proUserSummaries() async throws -> [ProUserSummary] {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT u.id, u.email, u.max_accounts, u.created_at,
+                    (SELECT COUNT(*) FROM mailbox_accounts a WHERE a.owner_id = u.id) AS account_count
+                FROM mailbox_pro_users u ORDER BY u.created_at, u.email
+                """
+            ).compactMap { row in
+                guard let id = row.text("id"), let email = row.text("email"), let max = row.int("max_accounts"),
+                    let count = row.int("account_count"), let createdAt = row.int("created_at")
+                else { return nil }
+                return ProUserSummary(
+                    id: id, email: email, maxAccounts: Int(max), accountCount: Int(count), createdAt: createdAt)
+            }
+        }
+    }
+
+    private static func proUser(_ row: SQLRow) -> ProUserRecord? {
+        guard let id = row.text("id"), let email = row.text("email"), let hash = row.text("password_hash"),
+            let maxAccounts = row.int("max_accounts"), let maxDomains = row.int("max_domains"),
+            let status = row.text("status"), let epoch = row.int("token_epoch"), let createdAt = row.int("created_at")
+        else { return nil }
+        return ProUserRecord(
+            id: id, email: email, passwordHash: hash, maxAccounts: maxAccounts, maxDomains: maxDomains,
+            status: status, tokenEpoch: epoch, createdAt: createdAt)
+    }
+
+    // MARK: Pro API tokens
+
+    private static let tokenColumns = "id, user_id, name, digest, created_at, last_used_at, revoked_at"
+
+    func insert(_ token: ProTokenRecord) async throws {
+        try await database.write { connection in
+            _ = try connection.run(
+                "INSERT INTO mailbox_pro_tokens (id, user_id, name, digest, created_at) VALUES (?, ?, ?, ?, ?)",
+                [
+                    .text(token.id), .text(token.userID), .text(token.name), .blob(token.digest),
+                    .integer(token.createdAt),
+                ])
+        }
+    }
+
+    /// The live (unrevoked) token with this digest.
+    func liveProToken(digest: [UInt8]) async throws -> ProTokenRecord? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT \(Self.tokenColumns) FROM mailbox_pro_tokens WHERE digest = ? AND revoked_at IS NULL",
+                [.blob(digest)]
+            ).first.flatMap(Self.proToken)
+        }
+    }
+
+    func proTokens(userID: String) async throws -> [ProTokenRecord] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT \(Self.tokenColumns) FROM mailbox_pro_tokens WHERE user_id = ? ORDER BY created_at, id",
+                [.text(userID)]
+            ).compactMap(Self.proToken)
+        }
+    }
+
+    /// Revokes a user's token (idempotent); false when the user has no token with this id.
+    func revokeProToken(id: String, userID: String, now: Int64) async throws -> Bool {
+        try await database.write { connection in
+            _ = try connection.run(
+                "UPDATE mailbox_pro_tokens SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL",
+                [.integer(now), .text(id), .text(userID)])
+            return try !connection.query(
+                "SELECT 1 FROM mailbox_pro_tokens WHERE id = ? AND user_id = ?", [.text(id), .text(userID)]
+            ).isEmpty
+        }
+    }
+
+    func touchProToken(id: String, now: Int64) async throws {
+        try await database.write { connection in
+            _ = try connection.run(
+                """
+                UPDATE mailbox_pro_tokens SET last_used_at = ?
+                    WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)
+                """,
+                [.integer(now), .text(id), .integer(now)])
+        }
+    }
+
+    private static func proToken(_ row: SQLRow) -> ProTokenRecord? {
+        guard let id = row.text("id"), let userID = row.text("user_id"), let name = row.text("name"),
+            let digest = row.blob("digest"), let createdAt = row.int("created_at")
+        else { return nil }
+        return ProTokenRecord(
+            id: id, userID: userID, name: name, digest: digest, createdAt: createdAt,
+            lastUsedAt: row.int("last_used_at"), revokedAt: row.int("revoked_at"))
+    }
+
+    // MARK: secrets
+
+    /// The named secret, created from `make()` on first use and kept (synchronous: used at start).
+    func secret(named name: String, make: () -> [UInt8]) throws -> [UInt8] {
+        try database.writeSync { connection in
+            if let existing = try connection.query("SELECT value FROM mailbox_secrets WHERE name = ?", [.text(name)])
+                .first?.blob("value")
+            {
+                return existing
+            }
+            let value = make()
+            _ = try connection.run(
+                "INSERT INTO mailbox_secrets (name, value) VALUES (?, ?)", [.text(name), .blob(value)])
+            return value
+        }
+    }
+}

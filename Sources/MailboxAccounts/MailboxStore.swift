@@ -1,0 +1,118 @@
+import Storage
+
+/// The surface's tables (`migrations/0003_mailbox.sql`) behind small async methods.
+struct MailboxStore: Sendable {
+    let database: Database
+
+    // MARK: accounts
+
+    private static let accountColumns =
+        "id, address, password_hash, owner_id, quota, used, token_epoch, created_at"
+
+    func account(id: String) async throws -> MailboxAccountRecord? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT \(Self.accountColumns) FROM mailbox_accounts WHERE id = ?", [.text(id)]
+            ).first.flatMap(Self.account)
+        }
+    }
+
+    func account(address: String) async throws -> MailboxAccountRecord? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT \(Self.accountColumns) FROM mailbox_accounts WHERE address = ?", [.text(address)]
+            ).first.flatMap(Self.account)
+        }
+    }
+
+    func addressExists(_ address: String) async throws -> Bool {
+        try await database.read { connection in
+            try !connection.query("SELECT 1 FROM mailbox_accounts WHERE address = ?", [.text(address)]).isEmpty
+        }
+    }
+
+    /// Inserts an account; the UNIQUE constraint on `address` decides races (`.addressTaken`), and for a
+    /// Pro owner the count and the insert share one write transaction (`.accountLimitReached`).
+    func insert(_ record: MailboxAccountRecord, ownerLimit: Int64?) async throws {
+        try await database.write { connection in
+            try connection.transaction {
+                if let owner = record.ownerID, let ownerLimit {
+                    let count =
+                        try connection.query(
+                            "SELECT COUNT(*) AS n FROM mailbox_accounts WHERE owner_id = ?", [.text(owner)]
+                        ).first?.int("n") ?? 0
+                    if count >= ownerLimit { throw MailboxError.accountLimitReached }
+                }
+                do {
+                    _ = try connection.run(
+                        """
+                        INSERT INTO mailbox_accounts (id, address, password_hash, owner_id, quota, used, token_epoch,
+                            created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                        [
+                            .text(record.id), .text(record.address), .text(record.passwordHash),
+                            record.ownerID.map(SQLValue.text) ?? .null, .integer(record.quota),
+                            .integer(record.used), .integer(record.tokenEpoch), .integer(record.createdAt),
+                        ])
+                } catch let error as StorageError where error.code == .constraintUnique {
+                    throw MailboxError.addressTaken
+                }
+            }
+        }
+    }
+
+    /// Deletes an account; false when it was already gone.
+    func deleteAccount(id: String) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run("DELETE FROM mailbox_accounts WHERE id = ?", [.text(id)]) > 0
+        }
+    }
+
+    /// Stores a new password hash and bumps the token epoch, so every earlier token fails.
+    func resetPassword(accountID: String, passwordHash: String) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE mailbox_accounts SET password_hash = ?, token_epoch = token_epoch + 1 WHERE id = ?",
+                [.text(passwordHash), .text(accountID)]) > 0
+        }
+    }
+
+    /// A page of a Pro user's accounts ordered by creation, after `(createdAt, id)` when given.
+    func accounts(ownerID: String, after cursor: (Int64, String)?, limit: Int) async throws -> [MailboxAccountRecord] {
+        try await database.read { connection in
+            if let cursor {
+                return try connection.query(
+                    """
+                    SELECT \(Self.accountColumns) FROM mailbox_accounts WHERE owner_id = ?
+                        AND (created_at > ? OR (created_at = ? AND id > ?)) ORDER BY created_at, id LIMIT ?
+                    """,
+                    [.text(ownerID), .integer(cursor.0), .integer(cursor.0), .text(cursor.1), .integer(Int64(limit))]
+                ).compactMap(Self.account)
+            }
+            return try connection.query(
+                """
+                SELECT \(Self.accountColumns) FROM mailbox_accounts WHERE owner_id = ?
+                    ORDER BY created_at, id LIMIT ?
+                """,
+                [.text(ownerID), .integer(Int64(limit))]
+            ).compactMap(Self.account)
+        }
+    }
+
+    func accountCount(ownerID: String) async throws -> Int64 {
+        try await database.read { connection in
+            try connection.query("SELECT COUNT(*) AS n FROM mailbox_accounts WHERE owner_id = ?", [.text(ownerID)])
+                .first?.int("n") ?? 0
+        }
+    }
+
+    private static func account(_ row: SQLRow) -> MailboxAccountRecord? {
+        guard let id = row.text("id"), let address = row.text("address"), let hash = row.text("password_hash"),
+            let quota = row.int("quota"), let used = row.int("used"), let epoch = row.int("token_epoch"),
+            let createdAt = row.int("created_at")
+        else { return nil }
+        return MailboxAccountRecord(
+            id: id, address: address, passwordHash: hash, ownerID: row.text("owner_id"), quota: quota, used: used,
+            tokenEpoch: epoch, createdAt: createdAt)
+    }
+}

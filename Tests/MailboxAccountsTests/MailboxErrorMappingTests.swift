@@ -1,0 +1,38 @@
+import ComputePool
+import HTTP1
+import Storage
+import Testing
+
+@testable import MailboxAccounts
+
+@Suite("Mailbox error mapping")
+struct MailboxErrorMappingTests {
+    @Test("pool overload and an unavailable store are 503 service_unavailable; the unexpected is a bare 500")
+    func mapping() {
+        #expect(MailboxService.mailboxError(WorkerPoolError.overloaded) == .serviceUnavailable)
+        #expect(MailboxService.mailboxError(StorageError(.busy, "locked")) == .serviceUnavailable)
+        #expect(MailboxService.mailboxError(StorageError(.full, "disk full")) == .serviceUnavailable)
+        #expect(MailboxService.mailboxError(StorageError(.io, "io")) == .serviceUnavailable)
+        #expect(MailboxService.mailboxError(StorageError(.constraint, "check")) == .internalError)
+        #expect(MailboxService.mailboxError(MailboxError.addressTaken) == .addressTaken)
+        #expect(MailboxService.mailboxError(CancellationError()) == .internalError)
+        let body = MailboxJSON.response(.serviceUnavailable)
+        #expect(body.status.code == 503)
+        #expect(body.body == Array(#"{"error":"service_unavailable"}"#.utf8))
+        #expect(body.headers["Cache-Control"] == "no-store")
+    }
+}
+
+@Suite("Mailbox unexpected failures")
+struct MailboxUnexpectedFailureTests {
+    @Test("a storage failure that is not unavailability is a bare 500, reported with the request id")
+    func bare500() async throws {
+        let harness = try MailboxHarness()
+        let token = try await harness.proToken(email: "broken@example.com")
+        try harness.database.writeSync { try $0.execute("DROP TABLE mailbox_pro_tokens") }
+        let response = await harness.send(.POST, "/api/user/tokens", json: #"{"name":"x"}"#, bearer: token)
+        #expect(response.status == 500)
+        #expect(response.body == Array(#"{"error":"internal_error"}"#.utf8))
+        #expect(harness.unexpected.all == ["test"])
+    }
+}

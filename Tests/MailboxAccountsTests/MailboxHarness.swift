@@ -1,0 +1,167 @@
+import AuthCrypto
+import ComputePool
+import Foundation
+import HTTP1
+import JWT
+import Logging
+import MetricsTestKit
+import Storage
+import Synchronization
+import Testing
+
+@testable import MailboxAccounts
+
+/// A settable clock: Unix seconds for tokens, milliseconds for the rate limiter.
+final class TestClock: Sendable {
+    private let millis: Mutex<Int64>
+
+    init(seconds: Int64 = 1_750_000_000) { millis = Mutex(seconds * 1000) }
+
+    var seconds: Int64 { millis.withLock { $0 / 1000 } }
+    var milliseconds: Int64 { millis.withLock { $0 } }
+
+    func advance(milliseconds delta: Int64) { millis.withLock { $0 += delta } }
+    func advance(seconds delta: Int64) { advance(milliseconds: delta * 1000) }
+}
+
+/// Request ids collected from the service's `onUnexpectedError`.
+final class RequestIDLog: Sendable {
+    private let ids = Mutex<[String]>([])
+
+    func append(_ id: String) { ids.withLock { $0.append(id) } }
+    var all: [String] { ids.withLock { $0 } }
+}
+
+/// A response with its body parsed as JSON when it is JSON.
+struct TestResponse {
+    let status: Int
+    let headers: HTTPHeaders
+    let body: [UInt8]
+
+    var json: JSONValue? { try? JSONValue.parse(body) }
+    subscript(key: String) -> JSONValue? { json?[key] }
+    /// The `error` code, when the body is an error.
+    var error: String? { self["error"]?.stringValue }
+    /// The string field `key`, or "" when absent.
+    func string(_ key: String) -> String { self[key]?.stringValue ?? "" }
+}
+
+/// A MailboxService over a fresh, migrated database in a temporary directory, with cheap Argon2, a low
+/// PoW difficulty and rate limits off unless a test turns them on. Requests go through the router.
+final class MailboxHarness: Sendable {
+    static let migrations = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("migrations").path
+    static let difficulty = 6
+
+    let directory: String
+    let database: Database
+    let service: MailboxService
+    let router: Router
+    let clock: TestClock
+    let pool: WorkerPool
+    let keys: JWTKeySet
+    let metrics = TestMetrics()
+    /// Request ids of the requests answered with a bare 500, as the service reported them.
+    let unexpected = RequestIDLog()
+
+    init(pool: WorkerPool = WorkerPool(threads: 2), configure: (inout MailboxConfiguration) -> Void = { _ in }) throws {
+        directory = NSTemporaryDirectory() + "mailbox-tests-" + SecureRandom.hex(byteCount: 8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        database = try Database.open(path: directory + "/postern.sqlite3", logger: Logger(label: "mailbox-tests"))
+        try Migrator(directory: Self.migrations).migrate(database)
+        let clock = TestClock()
+        self.clock = clock
+        self.pool = pool
+        var configuration = MailboxConfiguration(
+            issuer: "http://postern.test", powDifficulty: Self.difficulty,
+            domains: ["mail.localhost", "Alt.Localhost"],
+            proDomains: ["pro.localhost"], rateLimitsEnabled: false,
+            argon2: MailboxArgon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
+        configure(&configuration)
+        keys = try Self.keySet()
+        let unexpected = unexpected
+        service = try MailboxService(
+            configuration: configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
+            pool: pool, clock: { clock.seconds }, millisecondClock: { clock.milliseconds }, metricsFactory: metrics,
+            onUnexpectedError: { _, requestID in unexpected.append(requestID) })
+        var router = Router()
+        service.register(into: &router)
+        self.router = router
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    static func keySet() throws -> JWTKeySet {
+        try JWTKeySet(
+            keys: [JWTKey.hmac(kid: "test-hs", secret: SecureRandom.bytes(32))], activeHMAC: "test-hs",
+            activeRSA: nil)
+    }
+
+    /// Sends a request through the router and the matched handler.
+    func send(
+        _ method: HTTPMethod, _ target: String, json: String? = nil, bearer: String? = nil,
+        remote: String = "192.0.2.10", headers: [(String, String)] = []
+    ) async -> TestResponse {
+        var fields = HTTPHeaders(headers)
+        if let bearer { fields.add("Authorization", "Bearer \(bearer)") }
+        if json != nil { fields.add("Content-Type", "application/json") }
+        let request = HTTPRequest(
+            method: method, target: target, headers: fields, body: Array((json ?? "").utf8), remoteAddress: remote,
+            requestID: "test")
+        let response: HTTPResponse
+        switch router.match(method: method, path: request.path) {
+        case .found(let route, let parameters):
+            switch route.handler {
+            case .immediate(let handler): response = handler(request, parameters)
+            case .deferred(let handler): response = await handler(request, parameters)
+            }
+        case .methodNotAllowed: response = HTTPResponse(status: .methodNotAllowed)
+        case .notFound: response = HTTPResponse(status: .notFound)
+        }
+        return TestResponse(status: response.status.code, headers: response.headers, body: response.body)
+    }
+
+    /// A solved challenge: (id, nonce).
+    func solvedChallenge(remote: String = "192.0.2.10") async throws -> (id: String, nonce: String) {
+        let challenge = await send(.GET, "/api/challenge", remote: remote)
+        try #require(challenge.status == 200)
+        let salt = challenge.string("salt")
+        return (challenge.string("id"), ProofOfWork.solve(salt: salt, difficulty: Self.difficulty))
+    }
+
+    /// The JSON body of a free account creation.
+    static func createBody(address: String, password: String = "secret1", pow: (id: String, nonce: String)?)
+        -> String
+    {
+        var pairs: [(String, JSONValue)] = [("address", .string(address)), ("password", .string(password))]
+        if let pow { pairs.append(("pow", .object([("id", .string(pow.id)), ("nonce", .string(pow.nonce))]))) }
+        return String(decoding: JSONValue.object(pairs).serialize(), as: UTF8.self)
+    }
+
+    /// Creates a free account with a solved challenge; returns (id, token).
+    func createAccount(_ address: String, password: String = "secret1") async throws -> (id: String, token: String) {
+        let pow = try await solvedChallenge()
+        let response = await send(
+            .POST, "/api/accounts", json: Self.createBody(address: address, password: password, pow: pow))
+        try #require(response.status == 201)
+        return (response.string("id"), response.string("token"))
+    }
+
+    /// Creates a Pro user and logs in; returns the Pro JWT.
+    func proToken(email: String, password: String = "propassword", maxAccounts: Int = 10) async throws -> String {
+        try await service.createProUser(email: email, password: password, maxAccounts: maxAccounts)
+        let login = await send(.POST, "/api/user/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
+        try #require(login.status == 200)
+        return login.string("token")
+    }
+
+    /// Creates an account with a Pro bearer; returns its id.
+    func createProAccount(_ address: String, bearer: String) async throws -> String {
+        let response = await send(
+            .POST, "/api/accounts", json: Self.createBody(address: address, pow: nil), bearer: bearer)
+        try #require(response.status == 201)
+        return response.string("id")
+    }
+}

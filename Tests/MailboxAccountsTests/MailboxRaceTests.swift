@@ -1,0 +1,78 @@
+import Testing
+
+@testable import MailboxAccounts
+
+@Suite("Mailbox races: single-use challenges and unique addresses under concurrency")
+struct MailboxRaceTests {
+    @Test("one challenge presented 24 times at once gives exactly one 201")
+    func challengeRace() async throws {
+        let harness = try MailboxHarness()
+        let pow = try await harness.solvedChallenge()
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for index in 0..<24 {
+                group.addTask {
+                    await harness.send(
+                        .POST, "/api/accounts",
+                        json: MailboxHarness.createBody(address: "race\(index)@mail.localhost", pow: pow)
+                    ).status
+                }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 201 }.count == 1)
+        #expect(statuses.filter { $0 == 403 }.count == 23)
+    }
+
+    @Test("one address claimed 16 times at once (each with its own proof) gives exactly one 201")
+    func addressRace() async throws {
+        let harness = try MailboxHarness()
+        var proofs: [(id: String, nonce: String)] = []
+        for _ in 0..<16 { proofs.append(try await harness.solvedChallenge()) }
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for pow in proofs {
+                group.addTask {
+                    await harness.send(
+                        .POST, "/api/accounts",
+                        json: MailboxHarness.createBody(address: "same@mail.localhost", pow: pow)
+                    ).status
+                }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 201 }.count == 1)
+        #expect(statuses.filter { $0 == 409 }.count == 15)
+    }
+
+    @Test("one address claimed 16 times at once by Pro bearers gives exactly one 201, and the limit holds")
+    func proRace() async throws {
+        let harness = try MailboxHarness()
+        let token = try await harness.proToken(email: "race@example.com", maxAccounts: 3)
+        let same = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    await harness.send(
+                        .POST, "/api/accounts",
+                        json: MailboxHarness.createBody(address: "same@pro.localhost", pow: nil),
+                        bearer: token
+                    ).status
+                }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(same.filter { $0 == 201 }.count == 1)
+        #expect(same.filter { $0 == 409 }.count == 15)
+        let distinct = await withTaskGroup(of: Int.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    await harness.send(
+                        .POST, "/api/accounts",
+                        json: MailboxHarness.createBody(address: "many\(index)@pro.localhost", pow: nil), bearer: token
+                    ).status
+                }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(distinct.filter { $0 == 201 }.count == 2)
+        #expect(try await harness.service.listProUsers().first?.accountCount == 3)
+    }
+}

@@ -1,0 +1,120 @@
+import Testing
+
+@testable import MailboxAccounts
+
+@Suite("Mailbox rate limits with limits on and an injected clock")
+struct MailboxRateLimitTests {
+    @Test("public requests: 8 per second per address, then 429 with Retry-After and RateLimit-*")
+    func publicLimit() async throws {
+        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+        for index in 0..<8 {
+            let response = await harness.send(.GET, "/api/domains", remote: "203.0.113.5")
+            #expect(response.status == 200)
+            #expect(response.headers["RateLimit-Limit"] == "8")
+            #expect(response.headers["RateLimit-Remaining"] == String(7 - index))
+        }
+        let refused = await harness.send(.GET, "/api/challenge", remote: "203.0.113.5")
+        #expect(refused.status == 429)
+        #expect(refused.body == Array(#"{"error":"rate_limit_exceeded"}"#.utf8))
+        #expect(refused.headers["Retry-After"] == "1")
+        #expect(refused.headers["RateLimit-Limit"] == "8")
+        #expect(refused.headers["RateLimit-Remaining"] == "0")
+        #expect(refused.headers["RateLimit-Reset"] == "1")
+        #expect(refused.headers["Cache-Control"] == "no-store")
+        #expect(await harness.send(.GET, "/api/domains", remote: "203.0.113.6").status == 200)
+        harness.clock.advance(milliseconds: 125)
+        #expect(await harness.send(.GET, "/api/domains", remote: "203.0.113.5").status == 200)
+        #expect(await harness.send(.GET, "/api/domains", remote: "203.0.113.5").status == 429)
+    }
+
+    @Test("IPv6 clients share one bucket per /64")
+    func ipv6Prefix() async throws {
+        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+        for index in 0..<8 {
+            #expect(await harness.send(.GET, "/api/domains", remote: "2001:db8:0:1::\(index + 1)").status == 200)
+        }
+        #expect(await harness.send(.GET, "/api/domains", remote: "2001:db8:0:1:ffff::9").status == 429)
+        #expect(await harness.send(.GET, "/api/domains", remote: "2001:db8:0:2::1").status == 200)
+    }
+
+    @Test("free account creation: one per 8 seconds per address")
+    func freeCreation() async throws {
+        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+        let first = try await harness.solvedChallenge(remote: "198.51.100.20")
+        let second = try await harness.solvedChallenge(remote: "198.51.100.20")
+        let created = await harness.send(
+            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "rl1@mail.localhost", pow: first),
+            remote: "198.51.100.20")
+        #expect(created.status == 201)
+        #expect(created.headers["RateLimit-Limit"] == "1")
+        let refused = await harness.send(
+            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "rl2@mail.localhost", pow: second),
+            remote: "198.51.100.20")
+        #expect(refused.status == 429)
+        #expect(refused.headers["Retry-After"] == "8")
+        harness.clock.advance(seconds: 8)
+        let later = await harness.send(
+            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "rl2@mail.localhost", pow: second),
+            remote: "198.51.100.20")
+        #expect(later.status == 201)
+    }
+
+    @Test("Pro bearers get 20 per second and 8 creations per second")
+    func proLimits() async throws {
+        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+        let token = try await harness.proToken(email: "fast@example.com", maxAccounts: 50)
+        harness.clock.advance(seconds: 10)
+        for _ in 0..<20 {
+            #expect(await harness.send(.GET, "/api/user/me", bearer: token, remote: "192.0.2.77").status == 200)
+        }
+        let refused = await harness.send(.GET, "/api/user/me", bearer: token, remote: "192.0.2.77")
+        #expect(refused.status == 429)
+        #expect(refused.headers["RateLimit-Limit"] == "20")
+        for index in 0..<8 {
+            let response = await harness.send(
+                .POST, "/api/accounts", json: MailboxHarness.createBody(address: "p\(index)@pro.localhost", pow: nil),
+                bearer: token, remote: "192.0.2.77")
+            #expect(response.status == 201)
+        }
+        #expect(
+            await harness.send(
+                .POST, "/api/accounts", json: MailboxHarness.createBody(address: "p9@pro.localhost", pow: nil),
+                bearer: token, remote: "192.0.2.77"
+            ).status == 429)
+    }
+
+    @Test("X-Forwarded-For is believed only from a trusted proxy")
+    func forwardedFor() async throws {
+        let harness = try MailboxHarness {
+            $0.rateLimitsEnabled = true
+            $0.trustedProxies = ["10.0.0.0/8"]
+        }
+        for index in 0..<8 {
+            let response = await harness.send(
+                .GET, "/api/domains", remote: "10.1.1.1", headers: [("X-Forwarded-For", "198.51.100.\(index)")])
+            #expect(response.status == 200)
+        }
+        // Eight different clients behind the proxy: the proxy's own address was not counted.
+        #expect(await harness.send(.GET, "/api/domains", remote: "10.1.1.1").status == 200)
+        // An untrusted peer cannot spread itself over forged addresses.
+        for index in 0..<8 {
+            _ = await harness.send(
+                .GET, "/api/domains", remote: "192.0.2.200", headers: [("X-Forwarded-For", "198.18.0.\(index)")])
+        }
+        #expect(
+            await harness.send(
+                .GET, "/api/domains", remote: "192.0.2.200", headers: [("X-Forwarded-For", "198.18.1.1")]
+            ).status
+                == 429)
+    }
+
+    @Test("with limits off nothing is refused and no RateLimit headers are sent")
+    func off() async throws {
+        let harness = try MailboxHarness()
+        for _ in 0..<50 {
+            let response = await harness.send(.GET, "/api/domains")
+            #expect(response.status == 200)
+            #expect(response.headers["RateLimit-Limit"] == nil)
+        }
+    }
+}
