@@ -1,6 +1,8 @@
 import Foundation
 import JWT
 import Logging
+import MailboxAccounts
+import ComputePool
 import Storage
 
 /// The operator commands behind `postern migrate`, `keys` and `backup`, kept here so they are testable.
@@ -42,6 +44,35 @@ public enum Operations {
             throw ConfigurationError(key: "--to", message: "\(path) exists; choose a new file")
         }
         try openDatabase(configuration, logger: logger).backup(to: path)
+    }
+
+    /// Creates a Pro user (as the hosted service does from its dashboard); returns a one-line summary.
+    public static func createProUser(
+        configuration: PosternConfiguration, email: String, password: String, maxAccounts: Int?, logger: Logger
+    ) async throws -> String {
+        let summary = try await mailboxService(configuration, logger: logger)
+            .createProUser(email: email, password: password, maxAccounts: maxAccounts)
+        return describe(summary)
+    }
+
+    /// One line per Pro user.
+    public static func listProUsers(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
+        try await mailboxService(configuration, logger: logger).listProUsers().map(describe)
+    }
+
+    static func describe(_ user: ProUserSummary) -> String {
+        let created = Date(timeIntervalSince1970: TimeInterval(user.createdAt)).formatted(.iso8601)
+        return "\(user.id)  \(user.email)  accounts \(user.accountCount)/\(user.maxAccounts)  created \(created)"
+    }
+
+    /// The mailbox surface over the migrated database, for the operator commands.
+    static func mailboxService(_ configuration: PosternConfiguration, logger: Logger) throws -> MailboxService {
+        let database = try openDatabase(configuration, logger: logger)
+        _ = try Migrator(directory: configuration.migrationsDirectory).migrate(database)
+        let keys = try KeyStore.open(configuration: configuration, now: unixNow()).keySet()
+        return try Surfaces.mailboxService(
+            configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
+            pool: WorkerPool(threads: 1), clock: { unixNow() }, logger: logger)
     }
 
     static func openDatabase(_ configuration: PosternConfiguration, logger: Logger) throws -> Database {

@@ -1,4 +1,5 @@
 import Foundation
+import MailboxAccounts
 
 /// Everything Postern reads at start, validated. Built by ``ConfigurationLoader`` from the config file,
 /// the process environment and command-line flags (later sources win), or directly in tests.
@@ -84,20 +85,9 @@ public struct PosternConfiguration: Sendable {
         guard maxConnections > 0 else {
             throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")
         }
-        for cidr in trustedProxies where !Self.isCIDR(cidr) {
+        for cidr in trustedProxies where IPNetwork(cidr) == nil {
             throw ConfigurationError(key: "POSTERN_TRUSTED_PROXIES", message: "\"\(cidr)\" is not a CIDR such as 10.0.0.0/8")
         }
-    }
-
-    /// Whether `text` is an IPv4 or IPv6 network in CIDR notation (`10.0.0.0/8`, `fd00::/8`).
-    static func isCIDR(_ text: String) -> Bool {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let bits = Int(parts[1]), parts[1].allSatisfy(\.isASCII) else { return false }
-        var buffer = [UInt8](repeating: 0, count: 16)
-        let address = String(parts[0])
-        if inet_pton(AF_INET, address, &buffer) == 1 { return (0...32).contains(bits) }
-        if inet_pton(AF_INET6, address, &buffer) == 1 { return (0...128).contains(bits) }
-        return false
     }
 
     /// `publicURL` without a trailing slash.

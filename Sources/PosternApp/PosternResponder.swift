@@ -1,6 +1,7 @@
 import HTTP1
 import HTTPServer
 import Logging
+import MailboxAccounts
 
 /// The server's one responder: routes a request, runs its handler inline or in a task, and records
 /// the request's log line and metrics under its route template.
@@ -16,6 +17,9 @@ struct PosternResponder: HTTPResponder {
 
     let router: Router
     let unmatched: [UnmatchedRenderer]
+    /// Set when `POSTERN_TRUSTED_PROXIES` is: a request from a trusted proxy counts against the nearest
+    /// untrusted `X-Forwarded-For` hop, for every surface (difficulty, rate limits).
+    let clientAddresses: ClientAddressResolver?
     let metrics: PosternMetrics
     let logger: Logger
 
@@ -26,6 +30,12 @@ struct PosternResponder: HTTPResponder {
 
     func respond(to request: HTTPRequest, completion: @escaping @Sendable (HTTPResponse) -> Void) {
         let start = ContinuousClock.now
+        var request = request
+        if let clientAddresses, let client = clientAddresses.resolve(
+            peer: request.remoteAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
+        {
+            request.remoteAddress = client.description
+        }
         switch router.match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
             switch route.handler {

@@ -4,6 +4,7 @@ import HTTP1
 import HTTPServer
 import JWT
 import Logging
+import MailboxAccounts
 import Storage
 import Synchronization
 
@@ -64,11 +65,15 @@ public final class PosternRuntime: Sendable {
             into: &router, database: database, metrics: metrics, jwks: keys.jwksJSON(),
             openAPI: try CommonRoutes.loadOpenAPIDocument(), clock: clock,
             openConnections: { connections.count() })
-        let unmatched = Surfaces.register(
+        let unmatched = try Surfaces.register(
             into: &router, configuration: configuration, keys: keys, database: database, ledger: ledger,
             pool: pool, clock: clock, logger: logger)
 
-        let responder = PosternResponder(router: router, unmatched: unmatched, metrics: metrics, logger: logger)
+        let responder = PosternResponder(
+            router: router, unmatched: unmatched,
+            clientAddresses: configuration.trustedProxies.isEmpty
+                ? nil : ClientAddressResolver(trustedProxies: configuration.trustedProxies),
+            metrics: metrics, logger: logger)
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port

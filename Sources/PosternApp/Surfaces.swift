@@ -3,19 +3,26 @@ import ComputePool
 import HTTP1
 import JWT
 import Logging
+import MailboxAccounts
 import Storage
 
 /// Builds the three API surfaces from the configuration and adds their routes.
 enum Surfaces {
     /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
+    /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
     static func register(
         into router: inout Router, configuration: PosternConfiguration, keys: JWTKeySet, database: Database,
         ledger: ChallengeLedger, pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger
-    ) -> [PosternResponder.UnmatchedRenderer] {
+    ) throws -> [PosternResponder.UnmatchedRenderer] {
         let agent = AgentAuthService(
             configuration: agentConfiguration(configuration), keys: keys, database: database, ledger: ledger,
             pool: pool, clock: clock)
         agent.register(into: &router)
+
+        let mailbox = try mailboxService(
+            configuration, keys: keys, database: database, ledger: ledger, pool: pool, clock: clock, logger: logger)
+        mailbox.register(into: &router)
+
         return [
             PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) }
         ]
@@ -26,5 +33,20 @@ enum Surfaces {
             publicURL: c.baseURL, issuer: c.issuer, powSalt: c.agentPowSalt, baseDifficulty: c.agentPowDifficulty,
             maxDifficulty: c.agentPowMaxDifficulty, dynamicDifficulty: c.agentPowDynamic,
             inboxDomain: c.agentInboxDomain)
+    }
+
+    /// The mailbox surface; also used by `postern pro create|list`.
+    static func mailboxService(
+        _ c: PosternConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger, pool: WorkerPool,
+        clock: @escaping @Sendable () -> Int64, logger: Logger
+    ) throws -> MailboxService {
+        try MailboxService(
+            configuration: MailboxConfiguration(
+                issuer: c.issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
+                proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, trustedProxies: c.trustedProxies),
+            keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
+            onUnexpectedError: { error, requestID in
+                logger.error("mailbox request failed", metadata: ["error": "\(error)", "request_id": "\(requestID)"])
+            })
     }
 }

@@ -9,7 +9,7 @@ struct Postern: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "postern",
         abstract: "A self-hosted auth server speaking three public auth APIs on one port.",
-        subcommands: [Serve.self, Migrate.self, Keys.self, Backup.self, Agent.self],
+        subcommands: [Serve.self, Migrate.self, Keys.self, Backup.self, Pro.self, Agent.self],
         defaultSubcommand: nil)
 }
 
