@@ -43,15 +43,31 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Surface 1: Atomic Mail compatible agent signup.
-        .target(name: "AgentAuth", dependencies: ["HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool"]),
+        .target(name: "AgentAuth", dependencies: [
+            "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        // Surface 2: Mail.td compatible mailbox accounts.
+        .target(name: "MailboxAccounts", dependencies: [
+            "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
+        .target(name: "Fetch", dependencies: ["HTTP1", "COpenSSL"]),
+        // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
+        .target(name: "RemoteHashAuth", dependencies: [
+            "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "HTTP1", "HTTPServer", "ComputePool", "AuthCrypto", "JWT", "Storage", "AgentAuth",
+            "MailboxAccounts", "Fetch", "RemoteHashAuth",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
+        ], resources: [.copy("Resources/openapi.json")]),
         .executableTarget(name: "postern", dependencies: [
             "PosternApp",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -64,7 +80,13 @@ let package = Package(
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "AgentAuthTests", dependencies: ["AgentAuth", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
+        .testTarget(name: "AgentAuthTests", dependencies: [
+            "AgentAuth", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "MailboxAccountsTests", dependencies: ["MailboxAccounts", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
+        .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1"]),
+        .testTarget(name: "RemoteHashAuthTests", dependencies: ["RemoteHashAuth", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
         .testTarget(name: "PosternAppTests", dependencies: ["PosternApp", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
     ]
 )

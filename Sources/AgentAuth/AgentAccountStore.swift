@@ -1,0 +1,83 @@
+import Storage
+
+/// A live agent account as the session and capability steps need it.
+public struct AgentAccount: Sendable, Equatable {
+    /// Account id (lowercase UUID), the `sub` of session and capability tokens.
+    public let id: String
+    /// The username, the local part of the inbox address.
+    public let username: String
+}
+
+/// The `agent_accounts` table (migration `0002_agent.sql`).
+///
+/// Only live accounts (`revoked_at IS NULL`) are ever found; API keys are looked up by their SHA-256
+/// digest, never stored in clear.
+public struct AgentAccountStore: Sendable {
+    /// The database holding `agent_accounts`.
+    public let database: Database
+
+    /// Makes a store over `database`; `0002_agent.sql` must have been applied.
+    public init(database: Database) {
+        self.database = database
+    }
+
+    /// Inserts an account; the UNIQUE constraint on `username` decides a race between two signups.
+    /// - Returns: false when the username (or, impossibly, the key digest) is already taken.
+    /// - Throws: `StorageError` for anything but the unique-constraint refusal.
+    public func create(id: String, username: String, apiKeyDigest: [UInt8], now: Int64) async throws -> Bool {
+        do {
+            _ = try await database.write { connection in
+                try connection.run(
+                    "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES (?, ?, ?, ?)",
+                    [.text(id), .text(username), .blob(apiKeyDigest), .integer(now)])
+            }
+            return true
+        } catch let error as StorageError where error.code == .constraintUnique {
+            return false
+        }
+    }
+
+    /// The live account whose API key has SHA-256 digest `apiKeyDigest`, if any.
+    public func liveAccount(apiKeyDigest: [UInt8]) async throws -> AgentAccount? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT id, username FROM agent_accounts WHERE api_key_digest = ? AND revoked_at IS NULL",
+                [.blob(apiKeyDigest)]
+            ).first.flatMap(Self.account)
+        }
+    }
+
+    /// The live account with id `id`, if any.
+    public func liveAccount(id: String) async throws -> AgentAccount? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT id, username FROM agent_accounts WHERE id = ? AND revoked_at IS NULL", [.text(id)]
+            ).first.flatMap(Self.account)
+        }
+    }
+
+    /// Revokes the account named `username`: its API key and sessions stop working at once.
+    /// - Returns: false when no live account has that name.
+    @discardableResult
+    public func revoke(username: String, now: Int64) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE agent_accounts SET revoked_at = ? WHERE username = ? AND revoked_at IS NULL",
+                [.integer(now), .text(username)]) > 0
+        }
+    }
+
+    /// Deletes the account named `username` (its name becomes free again).
+    /// - Returns: false when no account has that name.
+    @discardableResult
+    public func delete(username: String) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run("DELETE FROM agent_accounts WHERE username = ?", [.text(username)]) > 0
+        }
+    }
+
+    private static func account(_ row: SQLRow) -> AgentAccount? {
+        guard let id = row.text("id"), let username = row.text("username") else { return nil }
+        return AgentAccount(id: id, username: username)
+    }
+}

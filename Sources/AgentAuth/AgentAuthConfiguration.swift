@@ -1,0 +1,80 @@
+/// Settings of the agent signup surface (CONTRACT.md section 1), read once at start.
+///
+/// Every property states its default; the defaults match the hosted Atomic Mail service where the
+/// contract says so.
+public struct AgentAuthConfiguration: Sendable {
+    /// The hosted service's salt text, used when the operator sets none.
+    public static let defaultPoWSalt = "0b980734412c292d6549110276b604ab1dea4883bd460d77d1b984adf8bca083"
+
+    /// Base URL of this instance, without a trailing slash, used in `docs_url` and `/llms.txt`.
+    /// Default `http://localhost:8080`.
+    public var publicURL: String
+    /// `iss` of every token this surface mints and accepts. Default: the public URL.
+    public var issuer: String
+    /// Proof-of-work salt text; scrypt uses its UTF-8 bytes, never the decoded hex.
+    /// Default ``defaultPoWSalt``.
+    public var powSalt: String
+    /// Difficulty (leading zero bits) of every challenge before any dynamic raise. Default 6; 0 allowed.
+    public var baseDifficulty: Int
+    /// Cap of the dynamic difficulty. Default 18.
+    public var maxDifficulty: Int
+    /// When false, every challenge has ``baseDifficulty`` (test suites). Default true.
+    public var dynamicDifficulty: Bool
+    /// Domain of agent inboxes: `<username>@<inboxDomain>`. Default `agents.localhost`.
+    public var inboxDomain: String
+    /// Lifetime of a challenge JWT in seconds. Default 180.
+    public var challengeTTL: Int64
+    /// Lifetime of a session JWT in seconds. Default 3600.
+    public var sessionTTL: Int64
+    /// Lifetime of a capability JWT in seconds. Default 120.
+    public var capabilityTTL: Int64
+    /// `aud` of capability JWTs. Default `api-service`.
+    public var audience: String
+    /// How many client addresses the dynamic-difficulty counters remember at most; the least recently
+    /// seen address of a full set is forgotten first. Default 65 536 (about 3 MiB, allocated once).
+    public var counterCapacity: Int
+
+    /// Creates a configuration; every argument has the documented default.
+    /// - Parameters:
+    ///   - publicURL: base URL of this instance; trailing `/` characters are removed.
+    ///   - issuer: `iss` of the tokens; `nil` means the (trimmed) public URL.
+    ///   - powSalt: proof-of-work salt text.
+    ///   - baseDifficulty: leading zero bits of a challenge before any raise (clamped to 0...256).
+    ///   - maxDifficulty: cap of the dynamic raise (never below `baseDifficulty`).
+    ///   - dynamicDifficulty: `false` keeps every challenge at `baseDifficulty`.
+    ///   - inboxDomain: domain of agent inbox addresses.
+    ///   - challengeTTL: challenge lifetime in seconds.
+    ///   - sessionTTL: session lifetime in seconds.
+    ///   - capabilityTTL: capability lifetime in seconds.
+    ///   - audience: `aud` of capability tokens.
+    ///   - counterCapacity: client addresses remembered by the difficulty counters.
+    public init(
+        publicURL: String = "http://localhost:8080",
+        issuer: String? = nil,
+        powSalt: String = AgentAuthConfiguration.defaultPoWSalt,
+        baseDifficulty: Int = 6,
+        maxDifficulty: Int = 18,
+        dynamicDifficulty: Bool = true,
+        inboxDomain: String = "agents.localhost",
+        challengeTTL: Int64 = 180,
+        sessionTTL: Int64 = 3600,
+        capabilityTTL: Int64 = 120,
+        audience: String = "api-service",
+        counterCapacity: Int = 65_536
+    ) {
+        var trimmed = publicURL
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        self.publicURL = trimmed
+        self.issuer = issuer ?? trimmed
+        self.powSalt = powSalt
+        self.baseDifficulty = min(max(baseDifficulty, 0), AgentProofOfWork.maximumDifficulty)
+        self.maxDifficulty = min(max(maxDifficulty, self.baseDifficulty), AgentProofOfWork.maximumDifficulty)
+        self.dynamicDifficulty = dynamicDifficulty
+        self.inboxDomain = inboxDomain
+        self.challengeTTL = challengeTTL
+        self.sessionTTL = sessionTTL
+        self.capabilityTTL = capabilityTTL
+        self.audience = audience
+        self.counterCapacity = counterCapacity
+    }
+}

@@ -1,0 +1,50 @@
+import ComputePool
+import HTTP1
+import JWT
+
+extension AgentAuthService {
+    /// `POST /api/v1/capability` (CONTRACT.md 1.4): a session JWT of a live account buys a short-lived
+    /// RS256 capability JWT, signed on the worker pool.
+    func capability(_ request: HTTPRequest) async -> HTTPResponse {
+        let now = clock()
+        guard let token = request.bearerToken,
+            let claims = try? keys.verify(
+                token, purpose: Purpose.session, issuer: configuration.issuer, now: now, leeway: Self.leeway),
+            let accountID = claims.sub
+        else { return failure(.invalidSession) }
+        let account: AgentAccount?
+        do {
+            account = try await accounts.liveAccount(id: accountID)
+        } catch {
+            return failure(Self.storageFailure(error))
+        }
+        guard let account else { return failure(.invalidSession) }
+        let ttl = configuration.capabilityTTL
+        let capabilityClaims = JWTClaims([
+            ("iss", .string(configuration.issuer)),
+            ("sub", .string(account.id)),
+            ("aud", .string(configuration.audience)),
+            ("inboxId", .string(inbox(of: account))),
+            ("scope", .string("jmap")),
+            ("jti", .string(Self.newTokenID())),
+            ("pur", .string(Purpose.capability)),
+            ("iat", .int(now)),
+            ("exp", .int(now + ttl)),
+        ])
+        let keys = self.keys
+        let capability: String
+        do {
+            capability = try await pool.run { try keys.sign(capabilityClaims, algorithm: .rs256) }
+        } catch WorkerPoolError.overloaded {
+            return failure(.overloaded)
+        } catch {
+            return failure(.internalError)
+        }
+        metrics.capabilities.increment()
+        let body = AgentJSON.object([
+            ("expires_in", String(ttl)),
+            ("_next", AgentJSON.array(nextSteps.capability)),
+        ])
+        return AgentResponse.json(.ok, body, bearer: capability)
+    }
+}

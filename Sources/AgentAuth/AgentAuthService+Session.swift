@@ -1,0 +1,154 @@
+import AuthCrypto
+import ComputePool
+import Foundation
+import HTTP1
+import JWT
+
+extension AgentAuthService {
+    /// A verified challenge JWT: what step 1 learns from it.
+    struct VerifiedChallenge: Sendable {
+        let id: String
+        let difficulty: Int
+        let expiresAt: Int64
+    }
+
+    /// `POST /api/v1/session` (CONTRACT.md 1.3): the checks run in the contract's order so that nothing
+    /// expensive runs for a request a cheap check can refuse.
+    func session(_ request: HTTPRequest) async -> HTTPResponse {
+        let now = clock()
+        // 1. The challenge JWT.
+        guard let challenge = verifyChallenge(request.bearerToken, now: now) else {
+            return failure(.invalidChallenge)
+        }
+        // 2. The body's shape.
+        let body: AgentSessionRequest
+        switch AgentSessionRequest.parse(request.body) {
+        case .success(let parsed): body = parsed
+        case .failure(let error): return failure(error)
+        }
+        // 3. powHex: 128 hex characters with enough leading zero bits.
+        guard let submitted = AgentProofOfWork.decodePowHex(body.powHex) else {
+            return failure(.invalidPowHex)
+        }
+        guard AgentProofOfWork.meets(difficulty: challenge.difficulty, submitted) else {
+            metrics.verified(.insufficientBits)
+            return failure(.insufficientWork)
+        }
+        // 4. Single use: the ledger's primary key decides, also across restarts.
+        do {
+            let first = try await ledger.consume(
+                id: challenge.id, surface: Self.ledgerSurface, expiresAt: challenge.expiresAt + Self.leeway)
+            guard first else {
+                metrics.verified(.replayed)
+                return failure(.invalidChallenge)
+            }
+        } catch {
+            return failure(Self.storageFailure(error))
+        }
+        // 5. scrypt on the worker pool, compared in constant time.
+        let salt = configuration.powSalt
+        let digest: [UInt8]
+        do {
+            digest = try await pool.run {
+                try AgentProofOfWork.digest(challenge: challenge.id, nonce: body.nonce, salt: salt)
+            }
+        } catch WorkerPoolError.overloaded {
+            metrics.verified(.overloaded)
+            return failure(.overloaded)
+        } catch {
+            return failure(.internalError)
+        }
+        guard constantTimeEquals(digest, submitted) else {
+            metrics.verified(.mismatch)
+            return failure(.powMismatch)
+        }
+        metrics.verified(.valid)
+        // 6. The account.
+        switch body.intent {
+        case .signup(let username): return await signup(username: username, now: now)
+        case .login(let apiKey): return await login(apiKey: apiKey, now: now)
+        }
+    }
+
+    /// Step 1: a valid, unexpired challenge JWT of this issuer, or nil.
+    func verifyChallenge(_ token: String?, now: Int64) -> VerifiedChallenge? {
+        guard let token,
+            let claims = try? keys.verify(
+                token, purpose: Purpose.challenge, issuer: configuration.issuer, now: now, leeway: Self.leeway),
+            let id = claims.jti, Self.isTokenID(id),
+            let difficulty = claims["difficulty"]?.intValue,
+            difficulty >= 0, difficulty <= Int64(AgentProofOfWork.maximumDifficulty),
+            let expiresAt = claims.exp
+        else { return nil }
+        return VerifiedChallenge(id: id, difficulty: Int(difficulty), expiresAt: expiresAt)
+    }
+
+    /// Step 6 for a signup: username rules, then the insert (the UNIQUE constraint decides races).
+    func signup(username: String, now: Int64) async -> HTTPResponse {
+        switch AgentUsername.check(username) {
+        case .invalid?: return failure(.invalidUsername)
+        case .reserved?: return failure(.reservedUsername)
+        case nil: break
+        }
+        let apiKey = AgentAPIKey.generate()
+        let account = AgentAccount(id: UUID().uuidString.lowercased(), username: username)
+        do {
+            let created = try await accounts.create(
+                id: account.id, username: username, apiKeyDigest: AgentAPIKey.digest(apiKey), now: now)
+            guard created else { return failure(.usernameTaken) }
+        } catch {
+            return failure(Self.storageFailure(error))
+        }
+        guard let token = sessionToken(for: account, now: now) else { return failure(.internalError) }
+        metrics.signups.increment()
+        let body = AgentJSON.object([
+            ("apiKey", AgentJSON.string(apiKey)),
+            ("inbox", AgentJSON.string(inbox(of: account))),
+            ("username", AgentJSON.string(username)),
+            ("_next", AgentJSON.array(nextSteps.signup)),
+        ])
+        return AgentResponse.json(.created, body, bearer: token)
+    }
+
+    /// Step 6 for a login: the live account whose key digest matches.
+    func login(apiKey: String, now: Int64) async -> HTTPResponse {
+        let account: AgentAccount?
+        do {
+            account = try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(apiKey))
+        } catch {
+            return failure(Self.storageFailure(error))
+        }
+        guard let account else { return failure(.invalidAPIKey) }
+        guard let token = sessionToken(for: account, now: now) else { return failure(.internalError) }
+        metrics.logins.increment()
+        let body = AgentJSON.object([
+            ("inbox", AgentJSON.string(inbox(of: account))),
+            ("_next", AgentJSON.array(nextSteps.login)),
+        ])
+        return AgentResponse.json(.ok, body, bearer: token)
+    }
+
+    /// A session JWT (HS256, `pur:"session"`) for `account`, or nil when signing fails.
+    func sessionToken(for account: AgentAccount, now: Int64) -> String? {
+        let claims = JWTClaims([
+            ("iss", .string(configuration.issuer)),
+            ("sub", .string(account.id)),
+            ("inboxId", .string(inbox(of: account))),
+            ("jti", .string(Self.newTokenID())),
+            ("pur", .string(Purpose.session)),
+            ("iat", .int(now)),
+            ("exp", .int(now + configuration.sessionTTL)),
+        ])
+        return try? keys.sign(claims, algorithm: .hs256)
+    }
+
+    /// `<username>@<inbox domain>`.
+    func inbox(of account: AgentAccount) -> String {
+        account.username + "@" + configuration.inboxDomain
+    }
+
+    /// Whether `id` has the shape of the ids this service mints: 32 lowercase hex characters.
+    static func isTokenID(_ id: String) -> Bool {
+        id.utf8.count == 32 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+}

@@ -1,0 +1,118 @@
+import AuthCrypto
+import ComputePool
+import HTTP1
+import JWT
+import Storage
+
+/// Surface 1 of Postern: Atomic Mail compatible agent signup (CONTRACT.md section 1).
+///
+/// Serves `POST /api/v1/challenge`, `POST /api/v1/session`, `POST /api/v1/capability` and `GET /llms.txt`.
+/// Create it once at start, after the metrics system is bootstrapped, and add its routes with
+/// ``register(into:)``. Handlers never throw: every failure becomes the surface's error shape.
+public final class AgentAuthService: Sendable {
+    /// Purpose claims of the tokens this surface mints.
+    enum Purpose {
+        static let challenge = "challenge"
+        static let session = "session"
+        static let capability = "capability"
+    }
+
+    /// Ledger surface name of consumed challenges.
+    static let ledgerSurface = "agent"
+    /// Clock skew accepted when verifying tokens, in seconds.
+    static let leeway: Int64 = 30
+    /// Body limit of `POST /api/v1/session`, in bytes.
+    public static let sessionBodyLimit = 4_096
+    /// Body limit of the endpoints that need no body.
+    public static let emptyBodyLimit = 1_024
+
+    /// The configuration the service was created with.
+    public let configuration: AgentAuthConfiguration
+    let keys: JWTKeySet
+    let ledger: ChallengeLedger
+    let accounts: AgentAccountStore
+    let pool: WorkerPool
+    let clock: @Sendable () -> Int64
+    let policy: DifficultyPolicy
+    let counter: ClientRequestCounter
+    let metrics: AgentAuthMetrics
+    let nextSteps: AgentNextSteps
+    let challengeBody: ChallengeBodyTemplate
+    let llmsText: [UInt8]
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - configuration: the surface's settings.
+    ///   - keys: the key set; its active HS256 key signs challenges and sessions, its active RS256 key signs
+    ///     capabilities.
+    ///   - database: the database with migrations `0001_core.sql` and `0002_agent.sql` applied.
+    ///   - ledger: the challenge ledger over the same database.
+    ///   - pool: the worker pool for scrypt and RSA signing.
+    ///   - clock: the current time in Unix seconds.
+    public init(
+        configuration: AgentAuthConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
+        pool: WorkerPool, clock: @escaping @Sendable () -> Int64
+    ) {
+        self.configuration = configuration
+        self.keys = keys
+        self.ledger = ledger
+        self.accounts = AgentAccountStore(database: database)
+        self.pool = pool
+        self.clock = clock
+        self.policy = DifficultyPolicy(
+            base: configuration.baseDifficulty, maximum: configuration.maxDifficulty,
+            dynamic: configuration.dynamicDifficulty)
+        self.counter = ClientRequestCounter(capacity: configuration.dynamicDifficulty ? configuration.counterCapacity : 1)
+        self.metrics = AgentAuthMetrics(baseDifficulty: policy.base)
+        self.nextSteps = AgentNextSteps(configuration)
+        self.challengeBody = ChallengeBodyTemplate(salt: configuration.powSalt, next: nextSteps.challenge)
+        self.llmsText = Array(AgentLLMsText.render(configuration).utf8)
+    }
+
+    /// The difficulty every challenge starts from (the value `/metrics` and `/llms.txt` show).
+    public var currentBaseDifficulty: Int { policy.base }
+
+    /// The accounts table, for operator commands (revoke, delete).
+    public var accountStore: AgentAccountStore { accounts }
+
+    /// Adds the surface's routes: `POST /api/v1/challenge` (immediate), `POST /api/v1/session` and
+    /// `POST /api/v1/capability` (deferred), `GET /llms.txt` (immediate).
+    public func register(into router: inout Router) {
+        router.add(.POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit, .immediate { [self] request, _ in
+            challenge(request)
+        })
+        router.add(.POST, "/api/v1/session", bodyLimit: Self.sessionBodyLimit, .deferred { [self] request, _ in
+            await session(request)
+        })
+        router.add(.POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit, .deferred { [self] request, _ in
+            await capability(request)
+        })
+        router.add(.GET, "/llms.txt", .immediate { [self] _, _ in
+            llms()
+        })
+    }
+
+    /// `GET /llms.txt`: the guide, rendered once from the configuration.
+    func llms() -> HTTPResponse {
+        HTTPResponse(
+            status: .ok,
+            headers: ["Content-Type": "text/markdown; charset=utf-8", "Cache-Control": "no-store"],
+            body: llmsText)
+    }
+
+    /// The error response for `error`.
+    func failure(_ error: AgentAuthError) -> HTTPResponse {
+        AgentResponse.error(error, publicURL: configuration.publicURL)
+    }
+
+    /// The error for a storage failure: 503 when the store is unavailable, else 500.
+    static func storageFailure(_ error: any Error) -> AgentAuthError {
+        if let storage = error as? StorageError, storage.isUnavailable { return .unavailable }
+        return .internalError
+    }
+
+    /// A random token id: 32 lowercase hex characters from 128 random bits.
+    static func newTokenID() -> String {
+        SecureRandom.hex(byteCount: 16)
+    }
+}

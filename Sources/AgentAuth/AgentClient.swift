@@ -1,0 +1,180 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What an agent holds after signing up or logging in.
+public struct AgentCredentials: Sendable, Equatable {
+    /// The API key, only after a signup (the server shows it once).
+    public let apiKey: String?
+    /// The inbox address, `<username>@<inbox domain>`.
+    public let inbox: String
+    /// The username, only after a signup.
+    public let username: String?
+    /// The session JWT (one hour by default).
+    public let sessionToken: String
+    /// A capability JWT for JMAP requests (two minutes by default).
+    public let capabilityToken: String
+    /// Seconds until the capability JWT expires.
+    public let capabilityExpiresIn: Int
+}
+
+/// A challenge as the client receives it.
+public struct AgentChallenge: Sendable, Equatable {
+    /// The challenge JWT from the response `Authorization` header.
+    public let token: String
+    /// The challenge id (`jti`).
+    public let id: String
+    /// Leading zero bits required.
+    public let difficulty: Int
+    /// Salt text for scrypt.
+    public let salt: String
+}
+
+/// A refusal from the server, or a response the client cannot use.
+public struct AgentClientError: Error, Sendable, CustomStringConvertible {
+    /// HTTP status, or 0 when the response never arrived or was not HTTP.
+    public let status: Int
+    /// The server's `error.message`, or what went wrong locally.
+    public let message: String
+    /// The server's `error.hint`, when there is one.
+    public let hint: String?
+
+    /// `"409 Username already taken (hint)"`.
+    public var description: String {
+        "\(status == 0 ? "" : "\(status) ")\(message)" + (hint.map { " (\($0))" } ?? "")
+    }
+}
+
+/// The agent side of the flow over HTTP (challenge, proof of work, session, capability), as a client
+/// written for Atomic Mail does it. Used by `postern agent signup|login` and by end-to-end tests.
+public struct AgentClient: Sendable {
+    /// Solves the challenges.
+    public let solver: AgentPoWSolver
+    /// The URL session requests go through.
+    private let urlSession: URLSession
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - solver: the proof-of-work solver (default: every core).
+    ///   - urlSession: the session to send requests with (default: `URLSession.shared`).
+    public init(solver: AgentPoWSolver = AgentPoWSolver(), urlSession: URLSession = .shared) {
+        self.solver = solver
+        self.urlSession = urlSession
+    }
+
+    /// Signs up `username` at the server `url` (its base URL), then gets a capability token.
+    /// - Throws: ``AgentClientError`` with the server's message on any refusal.
+    public func signup(url: URL, username: String) async throws -> AgentCredentials {
+        let (body, session) = try await session(url: url, credential: ("username", username), expecting: 201)
+        guard let apiKey = body["apiKey"] as? String, let inbox = body["inbox"] as? String else {
+            throw AgentClientError(status: 201, message: "signup response lacks apiKey or inbox", hint: nil)
+        }
+        let (capability, expiresIn) = try await capability(url: url, sessionToken: session)
+        return AgentCredentials(
+            apiKey: apiKey, inbox: inbox, username: body["username"] as? String ?? username, sessionToken: session,
+            capabilityToken: capability, capabilityExpiresIn: expiresIn)
+    }
+
+    /// Logs in with `apiKey` at the server `url`, then gets a capability token.
+    /// - Throws: ``AgentClientError`` with the server's message on any refusal.
+    public func login(url: URL, apiKey: String) async throws -> AgentCredentials {
+        let (body, session) = try await session(url: url, credential: ("apiKey", apiKey), expecting: 200)
+        guard let inbox = body["inbox"] as? String else {
+            throw AgentClientError(status: 200, message: "login response lacks inbox", hint: nil)
+        }
+        let (capability, expiresIn) = try await capability(url: url, sessionToken: session)
+        return AgentCredentials(
+            apiKey: nil, inbox: inbox, username: nil, sessionToken: session, capabilityToken: capability,
+            capabilityExpiresIn: expiresIn)
+    }
+
+    /// `POST /api/v1/challenge`.
+    public func challenge(url: URL) async throws -> AgentChallenge {
+        let (body, token) = try await post(url.appendingPathComponent("api/v1/challenge"), expecting: 200)
+        guard let token, let id = body["challenge"] as? String, let difficulty = body["difficulty"] as? Int,
+            let salt = body["salt"] as? String
+        else {
+            throw AgentClientError(status: 200, message: "challenge response lacks a field or the token", hint: nil)
+        }
+        return AgentChallenge(token: token, id: id, difficulty: difficulty, salt: salt)
+    }
+
+    /// Solves `challenge` on the solver's threads without blocking the caller's executor.
+    public func solve(_ challenge: AgentChallenge) async throws -> AgentPoWSolution {
+        let solver = self.solver
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Result {
+                        try solver.solve(challenge: challenge.id, salt: challenge.salt, difficulty: challenge.difficulty)
+                    })
+            }.start()
+        }
+    }
+
+    /// `POST /api/v1/capability` with `sessionToken`.
+    /// - Returns: the capability JWT and its lifetime in seconds.
+    public func capability(url: URL, sessionToken: String) async throws -> (token: String, expiresIn: Int) {
+        let (body, token) = try await post(
+            url.appendingPathComponent("api/v1/capability"), bearer: sessionToken, expecting: 200)
+        guard let token, let expiresIn = body["expires_in"] as? Int else {
+            throw AgentClientError(status: 200, message: "capability response lacks the token", hint: nil)
+        }
+        return (token, expiresIn)
+    }
+
+    private func session(
+        url: URL, credential: (String, String), expecting status: Int
+    ) async throws -> (body: [String: Any], token: String) {
+        let challenge = try await challenge(url: url)
+        let solution = try await solve(challenge)
+        let payload = ["powHex": solution.powHex, "nonce": String(solution.nonce), credential.0: credential.1]
+        let (body, token) = try await post(
+            url.appendingPathComponent("api/v1/session"), bearer: challenge.token,
+            json: try JSONSerialization.data(withJSONObject: payload), expecting: status)
+        guard let token else {
+            throw AgentClientError(status: status, message: "session response lacks the token", hint: nil)
+        }
+        return (body, token)
+    }
+
+    /// POSTs and returns the JSON object body and the bearer token of the response `Authorization` header.
+    private func post(
+        _ url: URL, bearer: String? = nil, json: Data? = nil, expecting status: Int
+    ) async throws -> (body: [String: Any], token: String?) {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        if let bearer { request.setValue("Bearer " + bearer, forHTTPHeaderField: "Authorization") }
+        if let json {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = json
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await urlSession.data(for: request)
+        } catch {
+            throw AgentClientError(status: 0, message: "request to \(url.absoluteString) failed: \(error)", hint: nil)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw AgentClientError(status: 0, message: "not an HTTP response", hint: nil)
+        }
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        guard http.statusCode == status else {
+            let error = object["error"] as? [String: Any]
+            throw AgentClientError(
+                status: http.statusCode, message: error?["message"] as? String ?? "unexpected response",
+                hint: error?["hint"] as? String)
+        }
+        var token: String? = nil
+        if let header = http.value(forHTTPHeaderField: "Authorization") {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                token = parts[1].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return (object, token)
+    }
+}

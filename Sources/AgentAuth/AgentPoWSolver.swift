@@ -1,0 +1,105 @@
+import Dispatch
+import Foundation
+
+/// A solved agent challenge: the nonce and the lowercase hex of its scrypt output.
+public struct AgentPoWSolution: Sendable, Equatable {
+    /// The smallest nonce whose scrypt output has enough leading zero bits.
+    public let nonce: UInt64
+    /// Lowercase hex of the 64-byte scrypt output (128 characters).
+    public let powHex: String
+}
+
+/// Why the solver gave up.
+public enum AgentPoWSolverError: Error, Sendable, Equatable {
+    /// No nonce below the attempt limit solves the challenge.
+    case exhausted(attempts: UInt64)
+}
+
+/// Solves agent proof-of-work challenges on several threads at once (client side: the `postern agent`
+/// commands and the tests).
+///
+/// Thread `t` of `T` tries nonces `t, t+T, t+2T, ...`; when one finds a solution the others finish the
+/// nonces below it, so the answer is always the smallest solving nonce, as a sequential client finds it.
+public struct AgentPoWSolver: Sendable {
+    /// Threads used by ``solve(challenge:salt:difficulty:maxAttempts:)``.
+    public let threads: Int
+
+    /// Creates a solver using `threads` threads (default: every active core).
+    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.threads = max(1, threads)
+    }
+
+    /// Finds the smallest nonce whose scrypt output starts with `difficulty` zero bits. Blocks the caller.
+    /// - Parameters:
+    ///   - challenge: the challenge id (`jti`).
+    ///   - salt: the salt text from the challenge response.
+    ///   - difficulty: leading zero bits required.
+    ///   - maxAttempts: give up after trying nonces `0..<maxAttempts`.
+    /// - Throws: ``AgentPoWSolverError/exhausted(attempts:)`` past the limit; `CryptoError` when scrypt fails.
+    public func solve(
+        challenge: String, salt: String, difficulty: Int, maxAttempts: UInt64 = .max
+    ) throws -> AgentPoWSolution {
+        let search = Search(limit: maxAttempts)
+        let width = UInt64(threads)
+        DispatchQueue.concurrentPerform(iterations: threads) { lane in
+            var nonce = UInt64(lane)
+            while search.shouldTry(nonce) {
+                do {
+                    let digest = try AgentProofOfWork.digest(challenge: challenge, nonce: String(nonce), salt: salt)
+                    if AgentProofOfWork.meets(difficulty: difficulty, digest) {
+                        search.found(nonce, digest)
+                        return
+                    }
+                } catch {
+                    search.failed(error)
+                    return
+                }
+                let (next, overflow) = nonce.addingReportingOverflow(width)
+                if overflow { return }
+                nonce = next
+            }
+        }
+        return try search.result()
+    }
+}
+
+/// State shared by the solver's threads.
+///
+/// `@unchecked Sendable`: every stored property is read and written only while `lock` is held.
+private final class Search: @unchecked Sendable {
+    private let lock = NSLock()
+    private let limit: UInt64
+    private var best: (nonce: UInt64, digest: [UInt8])?
+    private var error: (any Error)?
+
+    init(limit: UInt64) {
+        self.limit = limit
+    }
+
+    func shouldTry(_ nonce: UInt64) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard error == nil, nonce < limit else { return false }
+        return best.map { nonce < $0.nonce } ?? true
+    }
+
+    func found(_ nonce: UInt64, _ digest: [UInt8]) {
+        lock.lock()
+        defer { lock.unlock() }
+        if best.map({ nonce < $0.nonce }) ?? true { best = (nonce, digest) }
+    }
+
+    func failed(_ error: any Error) {
+        lock.lock()
+        defer { lock.unlock() }
+        if self.error == nil { self.error = error }
+    }
+
+    func result() throws -> AgentPoWSolution {
+        lock.lock()
+        defer { lock.unlock() }
+        if let best { return AgentPoWSolution(nonce: best.nonce, powHex: AgentProofOfWork.hex(best.digest)) }
+        if let error { throw error }
+        throw AgentPoWSolverError.exhausted(attempts: limit)
+    }
+}

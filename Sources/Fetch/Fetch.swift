@@ -1,0 +1,1 @@
+// Placeholder until the Fetch module lands.

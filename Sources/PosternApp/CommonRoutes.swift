@@ -1,0 +1,46 @@
+import Foundation
+import HTTP1
+import Storage
+
+/// The endpoints outside the three surfaces (CONTRACT section 0): health, readiness, metrics, JWKS and
+/// the OpenAPI document.
+enum CommonRoutes {
+    /// Adds the shared endpoints to `router`.
+    /// - Parameters:
+    ///   - jwks: the JWKS document, rendered once at start (rotation takes effect at the next start).
+    ///   - openAPI: the OpenAPI 3.1 document served as is.
+    ///   - openConnections: reads the server's open-connection count at scrape time.
+    static func register(
+        into router: inout Router, database: Database, metrics: PosternMetrics, jwks: [UInt8], openAPI: [UInt8],
+        clock: @escaping @Sendable () -> Int64, openConnections: @escaping @Sendable () -> Int
+    ) {
+        router.add(.GET, "/healthz", .immediate { _, _ in .json(.ok, #"{"status":"ok"}"#) })
+        router.add(.GET, "/readyz", .deferred { _, _ in
+            do {
+                try await database.probeWrite(now: clock())
+                return .json(.ok, #"{"status":"ready"}"#)
+            } catch {
+                return .json(.serviceUnavailable, #"{"status":"unavailable"}"#)
+            }
+        })
+        router.add(.GET, "/metrics", .immediate { _, _ in
+            var response = HTTPResponse(status: .ok, body: metrics.exposition(openConnectionCount: openConnections()))
+            response.headers.replaceOrAdd("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+            return response
+        })
+        router.add(.GET, "/.well-known/jwks.json", .immediate { _, _ in
+            var response = HTTPResponse.json(.ok, jwks)
+            response.headers.replaceOrAdd("Cache-Control", "public, max-age=300")
+            return response
+        })
+        router.add(.GET, "/openapi.json", .immediate { _, _ in .json(.ok, openAPI) })
+    }
+
+    /// The OpenAPI document shipped with the binary (`Resources/openapi.json`).
+    static func loadOpenAPIDocument() throws -> [UInt8] {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json") else {
+            throw ConfigurationError(key: "openapi.json", message: "the bundled OpenAPI document is missing")
+        }
+        return try [UInt8](Data(contentsOf: url))
+    }
+}

@@ -1,0 +1,99 @@
+import Configuration
+import Foundation
+import SystemPackage
+
+/// Reads ``PosternConfiguration`` through swift-configuration: command-line overrides first, then the
+/// process environment, then the config file (`POSTERN_CONFIG`, default `config/postern.env`).
+///
+/// Keys are the environment names of `config/postern.env` (`POSTERN_PORT`, `JWT_ISSUER`, ...). Values are
+/// read as text and parsed here so that a bad value is refused with a message naming its key instead of
+/// silently falling back to a default.
+public enum ConfigurationLoader {
+    /// The default configuration file, relative to the working directory.
+    public static let defaultConfigPath = "config/postern.env"
+
+    /// Loads and validates the configuration.
+    /// - Parameters:
+    ///   - configPath: An explicit file (from `--config`); a missing explicit file is an error.
+    ///   - environment: The process environment.
+    ///   - overrides: Values from command-line flags, keyed by environment name.
+    /// - Throws: ``ConfigurationError`` naming the key at fault, or the file error.
+    public static func load(
+        configPath: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        overrides: [String: String] = [:]
+    ) async throws -> PosternConfiguration {
+        let explicitPath = configPath ?? environment["POSTERN_CONFIG"]
+        let path = explicitPath ?? defaultConfigPath
+        let file: EnvironmentVariablesProvider
+        do {
+            file = try await EnvironmentVariablesProvider(
+                environmentFilePath: FilePath(path), allowMissing: explicitPath == nil)
+        } catch {
+            throw ConfigurationError(key: "POSTERN_CONFIG", message: "cannot read \"\(path)\": \(error)")
+        }
+        let flags = EnvironmentVariablesProvider(environmentVariables: overrides)
+        let process = EnvironmentVariablesProvider(environmentVariables: environment)
+        let reader = ConfigReader(providers: [flags, process, file])
+        return try parse { name in
+            reader.string(forKey: ConfigKey(name.lowercased().split(separator: "_").map(String.init)),
+                          isSecret: name.hasPrefix("JWT_PRIVATE"))
+        }
+    }
+
+    /// Builds a configuration from a lookup of environment-named keys; used by ``load`` and by tests.
+    /// - Throws: ``ConfigurationError`` for a value that does not parse or validate.
+    public static func parse(_ value: (String) -> String?) throws -> PosternConfiguration {
+        var c = PosternConfiguration()
+        func text(_ key: String, _ apply: (String) -> Void) {
+            if let v = value(key)?.trimmingCharacters(in: .whitespaces) { apply(v) }
+        }
+        func integer(_ key: String, _ apply: (Int) -> Void) throws {
+            guard let v = value(key)?.trimmingCharacters(in: .whitespaces), !v.isEmpty else { return }
+            guard let n = Int(v) else { throw ConfigurationError(key: key, message: "must be an integer (got \"\(v)\")") }
+            apply(n)
+        }
+        func flag(_ key: String, _ apply: (Bool) -> Void) throws {
+            guard let v = value(key)?.trimmingCharacters(in: .whitespaces).lowercased(), !v.isEmpty else { return }
+            switch v {
+            case "on", "true", "yes", "1": apply(true)
+            case "off", "false", "no", "0": apply(false)
+            default: throw ConfigurationError(key: key, message: "must be on or off (got \"\(v)\")")
+            }
+        }
+        func list(_ key: String, _ apply: ([String]) -> Void) {
+            text(key) { v in
+                apply(v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            }
+        }
+        func pem(_ key: String) -> String? {
+            guard let v = value(key), !v.isEmpty else { return nil }
+            return v.replacingOccurrences(of: "\\n", with: "\n")
+        }
+
+        text("POSTERN_HOST") { c.host = $0 }
+        try integer("POSTERN_PORT") { c.port = $0 }
+        text("POSTERN_DATA_DIR") { c.dataDirectory = $0 }
+        text("POSTERN_PUBLIC_URL") { c.publicURL = $0 }
+        text("JWT_ISSUER") { c.issuer = $0 }
+        c.jwtPrivateKeyPEM = pem("JWT_PRIVATE_KEY")
+        c.jwtPublicKeyPEM = pem("JWT_PUBLIC_KEY")
+        text("POSTERN_AGENT_POW_SALT") { c.agentPowSalt = $0 }
+        try integer("POSTERN_AGENT_POW_DIFFICULTY") { c.agentPowDifficulty = $0 }
+        try integer("POSTERN_AGENT_POW_MAX_DIFFICULTY") { c.agentPowMaxDifficulty = $0 }
+        try flag("POSTERN_AGENT_POW_DYNAMIC") { c.agentPowDynamic = $0 }
+        text("POSTERN_AGENT_INBOX_DOMAIN") { c.agentInboxDomain = $0 }
+        try integer("POSTERN_MAILBOX_POW_DIFFICULTY") { c.mailboxPowDifficulty = $0 }
+        list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
+        list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
+        try flag("POSTERN_RATE_LIMITS") { c.rateLimits = $0 }
+        list("POSTERN_TRUSTED_PROXIES") { c.trustedProxies = $0 }
+        try flag("POSTERN_REMOTE_HASH_ALLOW_PRIVATE") { c.remoteHashAllowPrivate = $0 }
+        list("POSTERN_REMOTE_HASH_ALLOWED_HOSTS") { c.remoteHashAllowedHosts = $0 }
+        text("POSTERN_MIGRATIONS_DIR") { c.migrationsDirectory = $0 }
+        text("POSTERN_LOG_LEVEL") { c.logLevel = $0.lowercased() }
+        try integer("POSTERN_MAX_CONNECTIONS") { c.maxConnections = $0 }
+        try c.validate()
+        return c
+    }
+}

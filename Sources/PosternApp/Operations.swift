@@ -1,0 +1,70 @@
+import Foundation
+import JWT
+import Logging
+import Storage
+
+/// The operator commands behind `postern migrate`, `keys` and `backup`, kept here so they are testable.
+public enum Operations {
+    /// Applies pending migrations; returns the names applied.
+    public static func migrate(configuration: PosternConfiguration, logger: Logger) throws -> [String] {
+        let database = try openDatabase(configuration, logger: logger)
+        return try Migrator(directory: configuration.migrationsDirectory).migrate(database)
+    }
+
+    /// One line per signing key: kid, algorithm, state.
+    public static func listKeys(configuration: PosternConfiguration, now: Int64 = unixNow()) throws -> [String] {
+        let store = try KeyStore.open(configuration: configuration, now: now)
+        return store.list().map(describe)
+    }
+
+    /// Adds new active keys; returns the listing after rotation.
+    public static func rotateKeys(configuration: PosternConfiguration, now: Int64 = unixNow()) throws -> [String] {
+        let store = try KeyStore.open(configuration: configuration, now: now)
+        return try store.rotate(now: now).map(describe)
+    }
+
+    /// `kid  RS256  active  created 2026-11-22T08:00:00Z  data-directory` and, once retired, when it drops.
+    static func describe(_ key: KeyInfo) -> String {
+        func time(_ seconds: Int64) -> String {
+            Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+        }
+        var line = "\(key.kid)  \(key.algorithm.rawValue)  \(key.isActive ? "active " : "retired")"
+        line += "  created \(time(key.createdAt))  \(key.source.rawValue)"
+        if let retired = key.retiredAt { line += "  retired \(time(retired))" }
+        if let drops = key.dropsAt { line += "  verifies until \(time(drops))" }
+        return line
+    }
+
+    /// Writes a consistent copy of the database to `path` while the server may be serving.
+    public static func backup(configuration: PosternConfiguration, to path: String, logger: Logger) throws {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw ConfigurationError(key: "--to", message: "\(path) exists; choose a new file")
+        }
+        try openDatabase(configuration, logger: logger).backup(to: path)
+    }
+
+    static func openDatabase(_ configuration: PosternConfiguration, logger: Logger) throws -> Database {
+        try DataDirectory.prepare(configuration.dataDirectory)
+        return try Database.open(
+            path: DataDirectory.databasePath(configuration.dataDirectory), readerCount: 1, logger: logger)
+    }
+
+    /// Unix seconds now.
+    public static func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
+}
+
+extension KeyStore {
+    /// The longest lifetime of any token Postern mints (mailbox and Pro JWTs: 7 days); a rotated-out key
+    /// keeps verifying and stays published this long.
+    static let maxTokenTTL: Int64 = 7 * 24 * 3600
+
+    /// Opens the key store of the configuration's data directory, honouring `JWT_PRIVATE_KEY`/`JWT_PUBLIC_KEY`.
+    static func open(configuration: PosternConfiguration, now: Int64) throws -> KeyStore {
+        try DataDirectory.prepare(configuration.dataDirectory)
+        return try KeyStore(
+            directory: configuration.dataDirectory,
+            environmentPrivatePEM: configuration.jwtPrivateKeyPEM,
+            environmentPublicPEM: configuration.jwtPublicKeyPEM,
+            maxTokenTTL: maxTokenTTL, now: now)
+    }
+}

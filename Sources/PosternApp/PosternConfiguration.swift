@@ -1,0 +1,124 @@
+import Foundation
+
+/// Everything Postern reads at start, validated. Built by ``ConfigurationLoader`` from the config file,
+/// the process environment and command-line flags (later sources win), or directly in tests.
+public struct PosternConfiguration: Sendable {
+    /// Listen address (`POSTERN_HOST`, default `127.0.0.1`).
+    public var host = "127.0.0.1"
+    /// Listen port (`POSTERN_PORT`, default 8080; 0 picks a free one).
+    public var port = 8080
+    /// SQLite database and generated keys (`POSTERN_DATA_DIR`, default `./data`).
+    public var dataDirectory = "./data"
+    /// Base URL used in `docs_url`, `llms.txt` and as the issuer default (`POSTERN_PUBLIC_URL`).
+    public var publicURL = "http://localhost:8080"
+    /// `iss` of every token (`JWT_ISSUER`); must not be empty.
+    public var issuer = ""
+    /// PEM private key for RS256 (`JWT_PRIVATE_KEY`), literal `\n` meaning newline.
+    public var jwtPrivateKeyPEM: String?
+    /// PEM public key for RS256 (`JWT_PUBLIC_KEY`).
+    public var jwtPublicKeyPEM: String?
+    /// Agent proof-of-work salt text (`POSTERN_AGENT_POW_SALT`).
+    public var agentPowSalt = "0b980734412c292d6549110276b604ab1dea4883bd460d77d1b984adf8bca083"
+    /// Base agent difficulty in leading zero bits (`POSTERN_AGENT_POW_DIFFICULTY`).
+    public var agentPowDifficulty = 6
+    /// Cap of the dynamic agent difficulty (`POSTERN_AGENT_POW_MAX_DIFFICULTY`).
+    public var agentPowMaxDifficulty = 18
+    /// Whether agent difficulty rises with a client's request rate (`POSTERN_AGENT_POW_DYNAMIC`).
+    public var agentPowDynamic = true
+    /// Domain of agent inboxes (`POSTERN_AGENT_INBOX_DOMAIN`).
+    public var agentInboxDomain = "agents.localhost"
+    /// Mailbox challenge difficulty (`POSTERN_MAILBOX_POW_DIFFICULTY`).
+    public var mailboxPowDifficulty = 20
+    /// Public mailbox domains (`POSTERN_MAILBOX_DOMAINS`).
+    public var mailboxDomains = ["mail.localhost"]
+    /// Pro-only mailbox domains (`POSTERN_MAILBOX_PRO_DOMAINS`).
+    public var mailboxProDomains: [String] = []
+    /// Whether rate limits apply (`POSTERN_RATE_LIMITS`).
+    public var rateLimits = true
+    /// CIDRs whose `X-Forwarded-For` is believed (`POSTERN_TRUSTED_PROXIES`).
+    public var trustedProxies: [String] = []
+    /// Let remote hash URLs reach private addresses (`POSTERN_REMOTE_HASH_ALLOW_PRIVATE`).
+    public var remoteHashAllowPrivate = false
+    /// Hosts remote hash URLs may reach even when private (`POSTERN_REMOTE_HASH_ALLOWED_HOSTS`).
+    public var remoteHashAllowedHosts: [String] = []
+    /// Directory of numbered SQL migrations (`POSTERN_MIGRATIONS_DIR`, default `migrations`).
+    public var migrationsDirectory = "migrations"
+    /// Log level (`POSTERN_LOG_LEVEL`: trace, debug, info, notice, warning, error, critical).
+    public var logLevel = "info"
+    /// Maximum simultaneous client connections (`POSTERN_MAX_CONNECTIONS`).
+    public var maxConnections = 4096
+
+    /// A configuration with every default; `issuer` still has to be set.
+    public init() {}
+
+    /// Refuses a configuration the server cannot run with, naming the key at fault.
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws {
+        if issuer.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ConfigurationError(key: "JWT_ISSUER", message: "must not be empty: set it in the config file or the environment")
+        }
+        guard (0...65535).contains(port) else {
+            throw ConfigurationError(key: "POSTERN_PORT", message: "must be from 0 to 65535")
+        }
+        guard (0...64).contains(agentPowDifficulty) else {
+            throw ConfigurationError(key: "POSTERN_AGENT_POW_DIFFICULTY", message: "must be from 0 to 64")
+        }
+        guard agentPowMaxDifficulty >= agentPowDifficulty, agentPowMaxDifficulty <= 64 else {
+            throw ConfigurationError(key: "POSTERN_AGENT_POW_MAX_DIFFICULTY",
+                                     message: "must be at least POSTERN_AGENT_POW_DIFFICULTY and at most 64")
+        }
+        guard (0...64).contains(mailboxPowDifficulty) else {
+            throw ConfigurationError(key: "POSTERN_MAILBOX_POW_DIFFICULTY", message: "must be from 0 to 64")
+        }
+        guard !agentPowSalt.isEmpty else {
+            throw ConfigurationError(key: "POSTERN_AGENT_POW_SALT", message: "must not be empty")
+        }
+        guard !mailboxDomains.isEmpty else {
+            throw ConfigurationError(key: "POSTERN_MAILBOX_DOMAINS", message: "must list at least one domain")
+        }
+        guard let url = URL(string: publicURL), let scheme = url.scheme, ["http", "https"].contains(scheme),
+              url.host != nil
+        else {
+            throw ConfigurationError(key: "POSTERN_PUBLIC_URL", message: "must be an absolute http or https URL")
+        }
+        guard maxConnections > 0 else {
+            throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")
+        }
+        for cidr in trustedProxies where !Self.isCIDR(cidr) {
+            throw ConfigurationError(key: "POSTERN_TRUSTED_PROXIES", message: "\"\(cidr)\" is not a CIDR such as 10.0.0.0/8")
+        }
+    }
+
+    /// Whether `text` is an IPv4 or IPv6 network in CIDR notation (`10.0.0.0/8`, `fd00::/8`).
+    static func isCIDR(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let bits = Int(parts[1]), parts[1].allSatisfy(\.isASCII) else { return false }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let address = String(parts[0])
+        if inet_pton(AF_INET, address, &buffer) == 1 { return (0...32).contains(bits) }
+        if inet_pton(AF_INET6, address, &buffer) == 1 { return (0...128).contains(bits) }
+        return false
+    }
+
+    /// `publicURL` without a trailing slash.
+    public var baseURL: String {
+        publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+    }
+}
+
+/// A configuration value that cannot be used; the message names the key.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// The configuration key at fault, as written in `config/postern.env`.
+    public let key: String
+    /// What is wrong and how to fix it.
+    public let message: String
+
+    /// Creates an error for `key`.
+    public init(key: String, message: String) {
+        self.key = key
+        self.message = message
+    }
+
+    /// `KEY: message`.
+    public var description: String { "\(key): \(message)" }
+}

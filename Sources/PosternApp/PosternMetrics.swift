@@ -1,0 +1,82 @@
+import CoreMetrics
+import Foundation
+import Prometheus
+import Synchronization
+
+/// The process's Prometheus registry and the server-level series of `GET /metrics`.
+///
+/// swift-metrics is bootstrapped once per process with a factory over ``registry``, so the surfaces'
+/// facade metrics (proof-of-work results, rate-limit refusals, agent difficulty) land in the same
+/// exposition. Request series are cached per (route, method, status) so the hot path takes one lock.
+public final class PosternMetrics: Sendable {
+    /// The one registry of this process.
+    public static let shared = PosternMetrics()
+
+    /// Where every series lives; `GET /metrics` emits it.
+    public let registry: PrometheusCollectorRegistry
+    private let openConnections: Prometheus.Gauge
+    private let requestSeries = Mutex<[SeriesKey: (Prometheus.Counter, Prometheus.DurationHistogram)]>([:])
+
+    private struct SeriesKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    private static let latencyBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5),
+    ]
+
+    private static var requestsDescriptor: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "postern", subsystem: "http", metricName: "requests", unitName: "total",
+            helpText: "HTTP requests answered, by route template, method and status.")
+    }
+
+    private static var durationDescriptor: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "postern", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+            helpText: "Time from a complete request to its response, by route template, method and status.")
+    }
+
+    private init() {
+        let registry = PrometheusCollectorRegistry()
+        self.registry = registry
+        openConnections = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "postern", metricName: "open", unitName: "connections",
+                helpText: "Client connections currently open."))
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = Self.latencyBuckets
+        MetricsSystem.bootstrap(factory)
+    }
+
+    /// Records one answered request under its route template (`/api/accounts/{id}`, or `unmatched`).
+    public func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        let key = SeriesKey(route: route, method: method, status: status)
+        let series = requestSeries.withLock { cache in
+            if let found = cache[key] { return found }
+            let labels = [("route", route), ("method", method), ("status", String(status))]
+            let made = (
+                registry.makeCounter(descriptor: Self.requestsDescriptor, labels: labels),
+                registry.makeDurationHistogram(
+                    descriptor: Self.durationDescriptor, labels: labels, buckets: Self.latencyBuckets)
+            )
+            cache[key] = made
+            return made
+        }
+        series.0.increment()
+        series.1.record(duration)
+    }
+
+    /// The Prometheus text exposition, with the open-connection gauge refreshed first.
+    public func exposition(openConnectionCount: Int) -> [UInt8] {
+        openConnections.set(Double(openConnectionCount))
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(16 * 1024)
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}

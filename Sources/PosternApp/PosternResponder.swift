@@ -1,0 +1,80 @@
+import HTTP1
+import HTTPServer
+import Logging
+
+/// The server's one responder: routes a request, runs its handler inline or in a task, and records
+/// the request's log line and metrics under its route template.
+///
+/// Unknown paths answer 404 and known paths with another method 405 with `Allow`, in the error shape
+/// of the surface that owns the path prefix (``UnmatchedRenderer``), `{"error":"<code>"}` elsewhere.
+struct PosternResponder: HTTPResponder {
+    /// Renders a 404 or 405 body for paths under one prefix.
+    struct UnmatchedRenderer: Sendable {
+        let prefix: String
+        let render: @Sendable (HTTPStatus) -> HTTPResponse
+    }
+
+    let router: Router
+    let unmatched: [UnmatchedRenderer]
+    let metrics: PosternMetrics
+    let logger: Logger
+
+    func bodyLimit(method: HTTPMethod, path: String) -> Int? {
+        if case .found(let route, _) = router.match(method: method, path: path) { return route.bodyLimit }
+        return nil
+    }
+
+    func respond(to request: HTTPRequest, completion: @escaping @Sendable (HTTPResponse) -> Void) {
+        let start = ContinuousClock.now
+        switch router.match(method: request.method, path: request.path) {
+        case .found(let route, let parameters):
+            switch route.handler {
+            case .immediate(let handler):
+                completion(finish(handler(request, parameters), request, route.template, start))
+            case .deferred(let handler):
+                Task {
+                    let response = await handler(request, parameters)
+                    completion(finish(response, request, route.template, start))
+                }
+            }
+        case .methodNotAllowed(let allowed):
+            var response = unmatchedResponse(.methodNotAllowed, path: request.path)
+            response.headers.replaceOrAdd("Allow", allowed.map(\.rawValue).joined(separator: ", "))
+            completion(finish(response, request, "unmatched", start))
+        case .notFound:
+            completion(finish(unmatchedResponse(.notFound, path: request.path), request, "unmatched", start))
+        }
+    }
+
+    private func unmatchedResponse(_ status: HTTPStatus, path: String) -> HTTPResponse {
+        if let renderer = unmatched.first(where: { path.hasPrefix($0.prefix) }) {
+            return renderer.render(status)
+        }
+        let code = status == .notFound ? "not_found" : "method_not_allowed"
+        return .json(status, #"{"error":"\#(code)"}"#)
+    }
+
+    private func finish(
+        _ response: HTTPResponse, _ request: HTTPRequest, _ route: String, _ start: ContinuousClock.Instant
+    ) -> HTTPResponse {
+        let elapsed = ContinuousClock.now - start
+        metrics.recordRequest(route: route, method: request.method.rawValue, status: response.status.code,
+                              duration: elapsed)
+        // Only what identifies the request: never headers, bodies or tokens.
+        logger.info(
+            "request",
+            metadata: [
+                "method": "\(request.method.rawValue)", "route": "\(route)",
+                "status": "\(response.status.code)", "duration_ms": "\(Self.milliseconds(elapsed))",
+                "request_id": "\(request.requestID)",
+            ])
+        return response
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        let whole = micros / 1000
+        let fraction = micros % 1000
+        return "\(whole).\(String(fraction + 1000).dropFirst())"
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PosternApp
+
+/// `postern`: the server and its operator commands.
+@main
+struct Postern: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "postern",
+        abstract: "A self-hosted auth server speaking three public auth APIs on one port.",
+        subcommands: [Serve.self, Migrate.self, Keys.self, Backup.self],
+        defaultSubcommand: nil)
+}
+
+/// Flags shared by every command that reads the configuration; they override the file and environment.
+struct ConfigurationOptions: ParsableArguments {
+    @Option(help: "Configuration file (default: $POSTERN_CONFIG or config/postern.env).")
+    var config: String?
+    @Option(help: "Listen address (POSTERN_HOST).")
+    var host: String?
+    @Option(help: "Listen port; 0 picks a free one (POSTERN_PORT).")
+    var port: Int?
+    @Option(name: .customLong("data-dir"), help: "Database and keys directory (POSTERN_DATA_DIR).")
+    var dataDir: String?
+
+    /// Loads, validates and returns the configuration, or exits with a message naming the bad key.
+    func load() async throws -> PosternConfiguration {
+        var overrides: [String: String] = [:]
+        if let host { overrides["POSTERN_HOST"] = host }
+        if let port { overrides["POSTERN_PORT"] = String(port) }
+        if let dataDir { overrides["POSTERN_DATA_DIR"] = dataDir }
+        do {
+            return try await ConfigurationLoader.load(configPath: config, overrides: overrides)
+        } catch let error as ConfigurationError {
+            throw ValidationError("configuration: \(error)")
+        }
+    }
+}
+
+/// Sets up swift-log once: human-readable lines on standard error at the configured level.
+func bootstrapLogging(level: String) -> Logger {
+    let parsed = Logger.Level(rawValue: level) ?? .info
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = parsed
+        return handler
+    }
+    var logger = Logger(label: "postern")
+    logger.logLevel = parsed
+    return logger
+}

@@ -1,0 +1,110 @@
+import AuthCrypto
+import HTTP1
+import JWT
+import Testing
+
+@testable import AgentAuth
+
+@Suite("POST /api/v1/challenge and GET /llms.txt")
+struct AgentChallengeEndpointTests {
+    @Test("The challenge JWT is in the Authorization header and the body repeats what a client needs")
+    func challengeShape() async throws {
+        let harness = try AgentHarness(difficulty: 3)
+        let response = await harness.send(.POST, "/api/v1/challenge")
+        #expect(response.status.code == 200)
+        #expect(response.headers["Cache-Control"] == "no-store")
+        #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
+        let token = try #require(response.bearer)
+        let claims = try TestKeys.keySet.verify(
+            token, purpose: "challenge", issuer: "https://issuer.test", now: harness.clock.now)
+        let jti = try #require(claims.jti)
+        #expect(jti.count == 32 && AgentAuthService.isTokenID(jti))
+        #expect(claims["difficulty"]?.intValue == 3)
+        #expect(claims.iat == harness.clock.now)
+        #expect(claims.exp == harness.clock.now + 180)
+        let header = try JSONValue.parse(try #require(Base64URL.decode(String(token.split(separator: ".")[0]))))
+        #expect(header["alg"]?.stringValue == "HS256")
+        #expect(header["typ"]?.stringValue == "JWT")
+        #expect(header["kid"]?.stringValue == "hs-test")
+
+        let body = try response.json()
+        #expect(body.objectValue?.map(\.0) == [
+            "challenge", "difficulty", "algorithm", "scrypt", "salt", "expires_at", "_next",
+        ])
+        #expect(body["challenge"]?.stringValue == jti)
+        #expect(body["difficulty"]?.intValue == 3)
+        #expect(body["algorithm"]?.stringValue == "scrypt")
+        #expect(body["scrypt"] == ["N": 16384, "r": 8, "p": 1, "dkLen": 64])
+        #expect(body["salt"]?.stringValue == AgentAuthConfiguration.defaultPoWSalt)
+        #expect(body["expires_at"]?.intValue == harness.clock.now + 180)
+        #expect((body["_next"]?.arrayValue?.count ?? 0) > 0)
+    }
+
+    @Test("Every challenge has a new id")
+    func distinctIDs() async throws {
+        let harness = try AgentHarness()
+        var ids = Set<String>()
+        for _ in 0..<50 {
+            ids.insert(try await harness.challenge().id)
+        }
+        #expect(ids.count == 50)
+    }
+
+    @Test("Dynamic difficulty rises per address beyond ten challenges a minute, capped, and falls back")
+    func dynamicDifficulty() async throws {
+        let harness = try AgentHarness(difficulty: 2, maxDifficulty: 5, dynamic: true)
+        var seen: [Int] = []
+        for _ in 1...90 {
+            seen.append(try await harness.challenge(remoteAddress: "198.51.100.1").difficulty)
+        }
+        #expect(seen[0..<10].allSatisfy { $0 == 2 })
+        #expect(seen[10..<20].allSatisfy { $0 == 3 })
+        #expect(seen[20..<40].allSatisfy { $0 == 4 })
+        #expect(seen[40..<90].allSatisfy { $0 == 5 })
+        #expect(try await harness.challenge(remoteAddress: "198.51.100.2").difficulty == 2)
+        #expect(harness.service.currentBaseDifficulty == 2)
+        harness.clock.advance(70)
+        #expect(try await harness.challenge(remoteAddress: "198.51.100.1").difficulty == 2)
+    }
+
+    @Test("With dynamic difficulty off every challenge has the base difficulty")
+    func dynamicOff() async throws {
+        let harness = try AgentHarness(difficulty: 1, dynamic: false)
+        for _ in 0..<40 {
+            #expect(try await harness.challenge().difficulty == 1)
+        }
+    }
+
+    @Test("GET /llms.txt is Markdown generated from the configuration")
+    func llms() async throws {
+        let harness = try AgentHarness(difficulty: 4)
+        let response = await harness.send(.GET, "/llms.txt")
+        #expect(response.status.code == 200)
+        #expect(response.headers["Content-Type"] == "text/markdown; charset=utf-8")
+        #expect(response.headers["Cache-Control"] == "no-store")
+        let text = String(decoding: response.body, as: UTF8.self)
+        #expect(text.contains("curl -i -X POST \(AgentHarness.publicURL)/api/v1/challenge"))
+        #expect(text.contains("Base difficulty on this instance: 4 bits"))
+        #expect(text.contains("## Auth flow reference"))
+    }
+
+    @Test("Routes: challenge is immediate, session and capability are deferred")
+    func routes() throws {
+        let harness = try AgentHarness()
+        func kind(_ method: HTTPMethod, _ path: String) -> String {
+            guard case .found(let route, _) = harness.router.match(method: method, path: path) else { return "none" }
+            switch route.handler {
+            case .immediate: return "immediate"
+            case .deferred: return "deferred"
+            }
+        }
+        #expect(kind(.POST, "/api/v1/challenge") == "immediate")
+        #expect(kind(.POST, "/api/v1/session") == "deferred")
+        #expect(kind(.POST, "/api/v1/capability") == "deferred")
+        #expect(kind(.GET, "/llms.txt") == "immediate")
+        guard case .methodNotAllowed = harness.router.match(method: .GET, path: "/api/v1/challenge") else {
+            Issue.record("GET /api/v1/challenge should be 405")
+            return
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import HTTP1
+import HTTPServer
+import JWT
+import Logging
+import Testing
+
+@testable import AgentAuth
+
+/// The client flow over real sockets: the code path of `postern agent signup|login`.
+@Suite("AgentClient over HTTP")
+struct AgentClientTests {
+    @Test("signup then login: API key, inbox, session and capability tokens")
+    func signupAndLogin() async throws {
+        let harness = try AgentHarness(difficulty: 2)
+        var configuration = HTTPServerConfiguration()
+        configuration.port = 0
+        let server = HTTPServer(
+            configuration: configuration, responder: RouterResponder(router: harness.router),
+            logger: Logger(label: "test"))
+        let port = try server.start()
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        let client = AgentClient(solver: AgentPoWSolver(threads: 2))
+
+        let signup = try await client.signup(url: url, username: "clientagent")
+        let apiKey = try #require(signup.apiKey)
+        #expect(apiKey.hasPrefix(AgentAPIKey.prefix))
+        #expect(signup.inbox == "clientagent@agents.localhost")
+        #expect(signup.username == "clientagent")
+        #expect(signup.capabilityExpiresIn == 120)
+        let issuer = "https://issuer.test"
+        let now = harness.clock.now
+        let session = try TestKeys.keySet.verify(signup.sessionToken, purpose: "session", issuer: issuer, now: now)
+        let capability = try TestKeys.keySet.verify(
+            signup.capabilityToken, purpose: "capability", issuer: issuer, now: now)
+        #expect(capability.sub == session.sub)
+
+        let login = try await client.login(url: url, apiKey: apiKey)
+        #expect(login.inbox == signup.inbox)
+        #expect(login.apiKey == nil)
+        let loginSession = try TestKeys.keySet.verify(login.sessionToken, purpose: "session", issuer: issuer, now: now)
+        #expect(loginSession.sub == session.sub)
+
+        await #expect(throws: AgentClientError.self) {
+            try await client.signup(url: url, username: "clientagent")
+        }
+        do {
+            _ = try await client.login(url: url, apiKey: "postern_ak_unknown")
+            Issue.record("login with an unknown key succeeded")
+        } catch let error as AgentClientError {
+            #expect(error.status == 401)
+            #expect(error.message == "Invalid API key")
+            #expect(error.hint == AgentAuthError.invalidAPIKey.hint)
+        }
+        await server.shutdown()
+    }
+}

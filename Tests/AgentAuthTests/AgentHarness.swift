@@ -1,0 +1,173 @@
+import AuthCrypto
+import ComputePool
+import Foundation
+import HTTP1
+import JWT
+import Logging
+import Storage
+import Testing
+
+@testable import AgentAuth
+
+/// A clock the test moves by hand.
+///
+/// `@unchecked Sendable`: `value` is read and written only while `lock` is held.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int64
+
+    init(_ start: Int64 = 1_800_000_000) {
+        value = start
+    }
+
+    var now: Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+
+    func advance(_ seconds: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        value += seconds
+    }
+}
+
+/// Keys shared by every harness: generating RSA keys is slow.
+enum TestKeys {
+    static let hmacSecret = SecureRandom.bytes(32)
+    static let rsa = try! RSAPrivateKey.generate(bits: 2048)
+    static let keySet = try! JWTKeySet(
+        keys: [JWTKey.hmac(kid: "hs-test", secret: hmacSecret), JWTKey.rsa(kid: "rs-test", privateKey: rsa)],
+        activeHMAC: "hs-test", activeRSA: "rs-test")
+}
+
+/// An AgentAuthService over a fresh database in a temporary directory, driven through its router.
+struct AgentHarness {
+    static let publicURL = "http://agents.test:8080"
+    /// `migrations/` at the package root.
+    static let migrations = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("migrations").path
+
+    let directory: String
+    let database: Database
+    let clock: TestClock
+    let service: AgentAuthService
+    let router: Router
+    let pool: WorkerPool
+
+    /// Creates a harness; `directory` reuses an existing data directory (a restart).
+    init(
+        difficulty: Int = 0, maxDifficulty: Int = 18, dynamic: Bool = false, pool: WorkerPool? = nil,
+        directory: String? = nil, clock: TestClock = TestClock()
+    ) throws {
+        let directory =
+            directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        self.directory = directory
+        database = try Database.open(path: directory + "/postern.sqlite3", logger: Logger(label: "test"))
+        _ = try Migrator(directory: Self.migrations).migrate(database)
+        self.clock = clock
+        self.pool = pool ?? WorkerPool(threads: 2)
+        let configuration = AgentAuthConfiguration(
+            publicURL: Self.publicURL, issuer: "https://issuer.test", baseDifficulty: difficulty,
+            maxDifficulty: maxDifficulty, dynamicDifficulty: dynamic)
+        service = AgentAuthService(
+            configuration: configuration, keys: TestKeys.keySet, database: database,
+            ledger: ChallengeLedger(database: database), pool: self.pool, clock: { clock.now })
+        var router = Router()
+        service.register(into: &router)
+        self.router = router
+    }
+
+    /// Sends a request through the router, as the server would.
+    func send(
+        _ method: HTTPMethod, _ path: String, bearer: String? = nil, body: String? = nil,
+        remoteAddress: String = "192.0.2.10"
+    ) async -> HTTPResponse {
+        var headers = HTTPHeaders()
+        if let bearer { headers.add("Authorization", "Bearer " + bearer) }
+        if body != nil { headers.add("Content-Type", "application/json") }
+        let request = HTTPRequest(
+            method: method, target: path, version: .http1_1, headers: headers, body: Array((body ?? "").utf8),
+            remoteAddress: remoteAddress, requestID: "test")
+        guard case .found(let route, let parameters) = router.match(method: method, path: path) else {
+            Issue.record("no route for \(method) \(path)")
+            return HTTPResponse(status: .notFound)
+        }
+        switch route.handler {
+        case .immediate(let handler): return handler(request, parameters)
+        case .deferred(let handler): return await handler(request, parameters)
+        }
+    }
+
+    /// A fresh challenge: its JWT and what the body says.
+    func challenge(remoteAddress: String = "192.0.2.10") async throws -> (token: String, id: String, difficulty: Int) {
+        let response = await send(.POST, "/api/v1/challenge", remoteAddress: remoteAddress)
+        #expect(response.status.code == 200)
+        let body = try response.json()
+        let token = try #require(response.bearer)
+        return (token, try #require(body["challenge"]?.stringValue), Int(try #require(body["difficulty"]?.intValue)))
+    }
+
+    /// Solves challenge `id` with the multi-threaded solver.
+    func solve(_ id: String, difficulty: Int) throws -> AgentPoWSolution {
+        try AgentPoWSolver(threads: 2).solve(
+            challenge: id, salt: AgentAuthConfiguration.defaultPoWSalt, difficulty: difficulty)
+    }
+
+    /// The JSON body of a session request.
+    static func sessionBody(_ solution: AgentPoWSolution, _ field: String, _ value: String) -> String {
+        #"{"powHex":"\#(solution.powHex)","nonce":"\#(solution.nonce)","\#(field)":"\#(value)"}"#
+    }
+
+    /// Challenge, proof and `POST /api/v1/session` with `field` (`username` or `apiKey`) set to `value`.
+    func session(_ field: String, _ value: String) async throws -> HTTPResponse {
+        let challenge = try await challenge()
+        let solution = try solve(challenge.id, difficulty: challenge.difficulty)
+        return await send(
+            .POST, "/api/v1/session", bearer: challenge.token, body: Self.sessionBody(solution, field, value))
+    }
+
+    /// Signs `username` up and returns the API key and the session JWT.
+    func signup(_ username: String) async throws -> (apiKey: String, session: String) {
+        let response = try await session("username", username)
+        #expect(response.status.code == 201)
+        return (try #require(response.json()["apiKey"]?.stringValue), try #require(response.bearer))
+    }
+}
+
+extension HTTPResponse {
+    /// The body parsed as JSON.
+    func json() throws -> JSONValue {
+        try JSONValue.parse(body)
+    }
+
+    /// The token of the `Authorization: Bearer` header.
+    var bearer: String? {
+        guard let value = headers["Authorization"], value.hasPrefix("Bearer ") else { return nil }
+        return String(value.dropFirst(7))
+    }
+
+    /// `error.message` of an agent error body.
+    var errorMessage: String? {
+        (try? json())?["error"]?["message"]?.stringValue
+    }
+}
+
+/// Checks that `response` is the agent error `expected`, in the contract's shape.
+func expectError(
+    _ response: HTTPResponse, _ expected: AgentAuthError, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(response.status.code == expected.status, sourceLocation: sourceLocation)
+    #expect(response.headers["Cache-Control"] == "no-store", sourceLocation: sourceLocation)
+    #expect(response.headers["Content-Type"] == "application/json; charset=utf-8", sourceLocation: sourceLocation)
+    let error = (try? response.json())?["error"]
+    #expect(error?["message"]?.stringValue == expected.message, sourceLocation: sourceLocation)
+    #expect(error?["hint"]?.stringValue == expected.hint, sourceLocation: sourceLocation)
+    #expect(
+        error?["docs_url"]?.stringValue == AgentHarness.publicURL + "/llms.txt#" + expected.anchor,
+        sourceLocation: sourceLocation)
+}

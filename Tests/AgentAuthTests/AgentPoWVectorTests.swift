@@ -1,0 +1,51 @@
+import Testing
+
+@testable import AgentAuth
+
+@Suite("Agent proof-of-work vectors (CONTRACT.md 1.2)")
+struct AgentPoWVectorTests {
+    static let vectors: [(challenge: String, difficulty: Int, nonce: UInt64, prefix: String)] = [
+        ("fixture-alpha", 4, 4, "0e365cf9d7a9a9d515b5362da1ed60b3"),
+        ("fixture-beta", 6, 51, "0326f14661b1f70377aafd19280fcf8f"),
+        ("fixture-gamma", 8, 80, "004f0f2b137a745d72ff9ba1cacda12d"),
+    ]
+
+    @Test("scrypt over \"<challenge>:<nonce>\" with the salt text gives the known outputs")
+    func digests() throws {
+        for vector in Self.vectors {
+            let digest = try AgentProofOfWork.digest(
+                challenge: vector.challenge, nonce: String(vector.nonce), salt: AgentAuthConfiguration.defaultPoWSalt)
+            #expect(digest.count == 64)
+            #expect(AgentProofOfWork.hex(digest).hasPrefix(vector.prefix), "\(vector.challenge)")
+            #expect(AgentProofOfWork.meets(difficulty: vector.difficulty, digest))
+        }
+    }
+
+    @Test("The salt is the UTF-8 text, not the decoded hex")
+    func saltIsText() throws {
+        let decodedSalt = String(decoding: [0x0b, 0x98, 0x07, 0x34], as: UTF8.self)
+        let digest = try AgentProofOfWork.digest(challenge: "fixture-alpha", nonce: "4", salt: decodedSalt)
+        #expect(!AgentProofOfWork.hex(digest).hasPrefix("0e365cf9d7a9a9d515b5362da1ed60b3"))
+    }
+
+    @Test("The multi-threaded solver finds the vectors' nonces (the smallest solutions)")
+    func solverFindsVectors() throws {
+        let solver = AgentPoWSolver(threads: 4)
+        for vector in Self.vectors.prefix(2) {
+            let solution = try solver.solve(
+                challenge: vector.challenge, salt: AgentAuthConfiguration.defaultPoWSalt,
+                difficulty: vector.difficulty)
+            #expect(solution.nonce == vector.nonce, "\(vector.challenge)")
+            #expect(solution.powHex.hasPrefix(vector.prefix))
+            #expect(solution.powHex.count == 128)
+        }
+    }
+
+    @Test("The solver gives up at the attempt limit")
+    func solverLimit() {
+        #expect(throws: AgentPoWSolverError.exhausted(attempts: 3)) {
+            try AgentPoWSolver(threads: 2).solve(
+                challenge: "fixture-gamma", salt: AgentAuthConfiguration.defaultPoWSalt, difficulty: 30, maxAttempts: 3)
+        }
+    }
+}

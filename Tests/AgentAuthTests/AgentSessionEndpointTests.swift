@@ -1,0 +1,200 @@
+import AuthCrypto
+import HTTP1
+import JWT
+import Storage
+import Testing
+
+@testable import AgentAuth
+
+@Suite("POST /api/v1/session")
+struct AgentSessionEndpointTests {
+    @Test("Signup: 201 with a key shown once, stored only as its SHA-256 digest, and a session JWT")
+    func signup() async throws {
+        let harness = try AgentHarness(difficulty: 2)
+        let response = try await harness.session("username", "myagent")
+        #expect(response.status.code == 201)
+        #expect(response.headers["Cache-Control"] == "no-store")
+        let body = try response.json()
+        #expect(body.objectValue?.map(\.0) == ["apiKey", "inbox", "username", "_next"])
+        let apiKey = try #require(body["apiKey"]?.stringValue)
+        #expect(apiKey.hasPrefix(AgentAPIKey.prefix))
+        #expect(Base64URL.decode(String(apiKey.dropFirst(AgentAPIKey.prefix.count)))?.count == 32)
+        #expect(body["inbox"]?.stringValue == "myagent@agents.localhost")
+        #expect(body["username"]?.stringValue == "myagent")
+        #expect((body["_next"]?.arrayValue?.count ?? 0) > 0)
+
+        let session = try #require(response.bearer)
+        let claims = try TestKeys.keySet.verify(
+            session, purpose: "session", issuer: "https://issuer.test", now: harness.clock.now)
+        #expect(claims["inboxId"]?.stringValue == "myagent@agents.localhost")
+        #expect(claims.exp == harness.clock.now + 3600)
+        let rows = try harness.database.readSync { try $0.query("SELECT * FROM agent_accounts") }
+        #expect(rows.count == 1)
+        #expect(rows[0].text("id") == claims.sub)
+        #expect(rows[0].text("id")?.count == 36)
+        #expect(rows[0].blob("api_key_digest") == SHA256.hash(Array(apiKey.utf8)))
+        #expect(!rows[0].values.contains(.text(apiKey)))
+    }
+
+    @Test("Login: 200 with the inbox and a session for the same account")
+    func login() async throws {
+        let harness = try AgentHarness(difficulty: 1)
+        let (apiKey, signupSession) = try await harness.signup("loginagent")
+        let response = try await harness.session("apiKey", apiKey)
+        #expect(response.status.code == 200)
+        let body = try response.json()
+        #expect(body.objectValue?.map(\.0) == ["inbox", "_next"])
+        #expect(body["inbox"]?.stringValue == "loginagent@agents.localhost")
+        let issuer = "https://issuer.test"
+        let now = harness.clock.now
+        let first = try TestKeys.keySet.verify(signupSession, purpose: "session", issuer: issuer, now: now)
+        let second = try TestKeys.keySet.verify(
+            try #require(response.bearer), purpose: "session", issuer: issuer, now: now)
+        #expect(first.sub == second.sub)
+        #expect(first.jti != second.jti)
+    }
+
+    @Test("Nonce as a JSON integer and unknown utm_* fields are accepted")
+    func integerNonce() async throws {
+        let harness = try AgentHarness(difficulty: 1)
+        let challenge = try await harness.challenge()
+        let solution = try harness.solve(challenge.id, difficulty: challenge.difficulty)
+        let body = #"{"utm_source":"x","powHex":"\#(solution.powHex)","nonce":\#(solution.nonce),"username":"intnonce"}"#
+        let response = await harness.send(.POST, "/api/v1/session", bearer: challenge.token, body: body)
+        #expect(response.status.code == 201)
+    }
+
+    @Test("No bearer, a garbage bearer, or an expired challenge: 401 Invalid or expired challenge")
+    func badChallenge() async throws {
+        let harness = try AgentHarness()
+        let challenge = try await harness.challenge()
+        let solution = try harness.solve(challenge.id, difficulty: 0)
+        let body = AgentHarness.sessionBody(solution, "username", "expired1")
+        expectError(await harness.send(.POST, "/api/v1/session", body: body), .invalidChallenge)
+        expectError(await harness.send(.POST, "/api/v1/session", bearer: "not.a.jwt", body: body), .invalidChallenge)
+        harness.clock.advance(180 + 31)
+        expectError(
+            await harness.send(.POST, "/api/v1/session", bearer: challenge.token, body: body), .invalidChallenge)
+    }
+
+    @Test("A challenge within the 30 s leeway after expiry is still accepted")
+    func leeway() async throws {
+        let harness = try AgentHarness()
+        let challenge = try await harness.challenge()
+        let solution = try harness.solve(challenge.id, difficulty: 0)
+        harness.clock.advance(180 + 29)
+        let response = await harness.send(
+            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "lateagent"))
+        #expect(response.status.code == 201)
+    }
+
+    @Test("A replayed solution gets 401 Invalid or expired challenge")
+    func replay() async throws {
+        let harness = try AgentHarness(difficulty: 1)
+        let challenge = try await harness.challenge()
+        let solution = try harness.solve(challenge.id, difficulty: challenge.difficulty)
+        let first = await harness.send(
+            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "replay1"))
+        #expect(first.status.code == 201)
+        let second = await harness.send(
+            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "replay2"))
+        expectError(second, .invalidChallenge)
+    }
+
+    @Test("A consumed challenge stays consumed after a restart")
+    func replayAfterRestart() async throws {
+        let clock = TestClock()
+        let harness = try AgentHarness(difficulty: 0, clock: clock)
+        let challenge = try await harness.challenge()
+        let solution = try harness.solve(challenge.id, difficulty: 0)
+        let body = AgentHarness.sessionBody(solution, "username", "restart1")
+        #expect(await harness.send(.POST, "/api/v1/session", bearer: challenge.token, body: body).status.code == 201)
+        let restarted = try AgentHarness(difficulty: 0, directory: harness.directory, clock: clock)
+        let again = AgentHarness.sessionBody(solution, "username", "restart2")
+        expectError(await restarted.send(.POST, "/api/v1/session", bearer: challenge.token, body: again), .invalidChallenge)
+    }
+
+    @Test("A wrong nonce gets 401 Proof of work does not match the challenge, and uses the challenge up")
+    func wrongNonce() async throws {
+        let harness = try AgentHarness(difficulty: 0)
+        let challenge = try await harness.challenge()
+        let solution = try harness.solve(challenge.id, difficulty: 0)
+        let wrong = AgentPoWSolution(nonce: solution.nonce + 1, powHex: solution.powHex)
+        let response = await harness.send(
+            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(wrong, "username", "wrongnonce"))
+        expectError(response, .powMismatch)
+        let retry = await harness.send(
+            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "wrongnonce"))
+        expectError(retry, .invalidChallenge)
+    }
+
+    @Test("Too few leading zero bits: 400 before the challenge is consumed, so it can still be used")
+    func tooFewBits() async throws {
+        let harness = try AgentHarness(difficulty: 3)
+        let challenge = try await harness.challenge()
+        // 0x2f…: two leading zero bits, one too few.
+        let weak = AgentPoWSolution(nonce: 0, powHex: "2" + String(repeating: "f", count: 127))
+        let response = await harness.send(
+            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(weak, "username", "fewbits"))
+        expectError(response, .insufficientWork)
+        let solution = try harness.solve(challenge.id, difficulty: 3)
+        let retry = await harness.send(
+            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "fewbits"))
+        #expect(retry.status.code == 201)
+    }
+
+    @Test("Malformed bodies get 400 without consuming the challenge", arguments: [
+        ("", AgentAuthError.malformedBody),
+        ("{", .malformedBody),
+        (#"{"powHex":"00","nonce":"0"}"#, .usernameXorAPIKey),
+        (#"{"powHex":"00","nonce":"0","username":"bothfields","apiKey":"k"}"#, .usernameXorAPIKey),
+        (#"{"powHex":"00","nonce":"zero","username":"badnonce"}"#, .invalidNonce),
+        (#"{"powHex":"00","nonce":"0","username":"shorthex"}"#, .invalidPowHex),
+    ])
+    func malformed(body: String, expected: AgentAuthError) async throws {
+        let harness = try AgentHarness(difficulty: 0)
+        let challenge = try await harness.challenge()
+        expectError(await harness.send(.POST, "/api/v1/session", bearer: challenge.token, body: body), expected)
+        let solution = try harness.solve(challenge.id, difficulty: 0)
+        let retry = await harness.send(
+            .POST, "/api/v1/session", bearer: challenge.token, body: AgentHarness.sessionBody(solution, "username", "afterbad"))
+        #expect(retry.status.code == 201)
+    }
+
+    @Test("The token is checked before the body")
+    func tokenFirst() async throws {
+        let harness = try AgentHarness()
+        expectError(await harness.send(.POST, "/api/v1/session", bearer: "x", body: "{"), .invalidChallenge)
+    }
+
+    @Test("Usernames: invalid and reserved 400, taken 409")
+    func usernames() async throws {
+        let harness = try AgentHarness(difficulty: 0)
+        expectError(try await harness.session("username", "Bad Name"), .invalidUsername)
+        expectError(try await harness.session("username", "abc"), .invalidUsername)
+        expectError(try await harness.session("username", "postmaster"), .reservedUsername)
+        _ = try await harness.signup("takenname")
+        expectError(try await harness.session("username", "takenname"), .usernameTaken)
+    }
+
+    @Test("An unknown, malformed or revoked API key gets 401 Invalid API key")
+    func unknownKey() async throws {
+        let harness = try AgentHarness(difficulty: 0)
+        expectError(try await harness.session("apiKey", AgentAPIKey.generate()), .invalidAPIKey)
+        expectError(try await harness.session("apiKey", "nonsense"), .invalidAPIKey)
+        let (apiKey, _) = try await harness.signup("revokeme")
+        #expect(try await harness.service.accountStore.revoke(username: "revokeme", now: harness.clock.now))
+        expectError(try await harness.session("apiKey", apiKey), .invalidAPIKey)
+    }
+
+    @Test("A session or capability JWT presented as the challenge gets 401")
+    func wrongPurposeAsChallenge() async throws {
+        let harness = try AgentHarness(difficulty: 0)
+        let (_, session) = try await harness.signup("purposes")
+        let capability = try #require(
+            await harness.send(.POST, "/api/v1/capability", bearer: session).bearer)
+        let body = #"{"powHex":"\#(String(repeating: "0", count: 128))","nonce":"0","username":"purposes2"}"#
+        expectError(await harness.send(.POST, "/api/v1/session", bearer: session, body: body), .invalidChallenge)
+        expectError(await harness.send(.POST, "/api/v1/session", bearer: capability, body: body), .invalidChallenge)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import PosternApp
+
+@Suite("Common endpoints, end to end")
+struct CommonEndpointTests {
+    @Test("healthz, readyz and JSON 404/405 with Allow")
+    func healthAndErrors() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let client = try server.client()
+
+        let health = try client.request("GET", "/healthz")
+        #expect(health.status == 200)
+        #expect(health.text == #"{"status":"ok"}"#)
+        #expect(health.header("Content-Type") == "application/json; charset=utf-8")
+        #expect(health.header("X-Content-Type-Options") == "nosniff")
+        #expect(health.header("X-Request-Id")?.isEmpty == false)
+
+        let ready = try client.request("GET", "/readyz")
+        #expect(ready.status == 200)
+        #expect(ready.text == #"{"status":"ready"}"#)
+
+        let missing = try client.request("GET", "/no/such/path")
+        #expect(missing.status == 404)
+        #expect(try missing.json()["error"] as? String == "not_found")
+
+        let wrongMethod = try client.request("POST", "/healthz")
+        #expect(wrongMethod.status == 405)
+        #expect(try wrongMethod.json()["error"] as? String == "method_not_allowed")
+        #expect(wrongMethod.header("Allow")?.contains("GET") == true)
+    }
+
+    @Test("JWKS lists RSA keys with kty, kid, alg, use, n, e")
+    func jwks() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let response = try server.client().request("GET", "/.well-known/jwks.json")
+        #expect(response.status == 200)
+        let keys = try #require(try response.json()["keys"] as? [[String: Any]])
+        #expect(!keys.isEmpty)
+        for key in keys {
+            #expect(key["kty"] as? String == "RSA")
+            #expect(key["alg"] as? String == "RS256")
+            #expect(key["use"] as? String == "sig")
+            #expect((key["kid"] as? String)?.isEmpty == false)
+            #expect(((key["n"] as? String)?.count ?? 0) >= 342)  // 2048-bit modulus in base64url
+            #expect(key["e"] as? String == "AQAB")
+        }
+    }
+
+    @Test("metrics expose request series by route and open connections")
+    func metrics() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let client = try server.client()
+        _ = try client.request("GET", "/healthz")
+        let response = try client.request("GET", "/metrics")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type")?.hasPrefix("text/plain") == true)
+        #expect(response.text.contains(#"postern_http_requests_total{route="/healthz",method="GET",status="200"}"#))
+        #expect(response.text.contains("postern_http_request_duration_seconds_bucket"))
+        #expect(response.text.contains("postern_open_connections"))
+    }
+
+    @Test("the OpenAPI document is 3.1 and lists the shared paths")
+    func openAPI() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let document = try server.client().request("GET", "/openapi.json").json()
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = try #require(document["paths"] as? [String: Any])
+        for path in ["/healthz", "/readyz", "/metrics", "/.well-known/jwks.json", "/openapi.json"] {
+            #expect(paths[path] != nil, "missing \(path)")
+        }
+    }
+
+    @Test("a restart over the same data directory keeps the keys")
+    func keysStableAcrossRestart() async throws {
+        let first = try await TestServer.start()
+        let before = try first.client().request("GET", "/.well-known/jwks.json").text
+        await first.runtime.shutdown()
+        let second = try await TestServer.start { $0.dataDirectory = first.dataDirectory }
+        defer { Task { await second.stop() } }
+        let after = try second.client().request("GET", "/.well-known/jwks.json").text
+        #expect(before == after)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import PosternApp
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    private func writeConfigFile(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("postern-\(UUID().uuidString).env").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("flags override the environment, which overrides the file")
+    func precedence() async throws {
+        let file = try writeConfigFile("""
+            # comment
+            JWT_ISSUER=from-file
+            POSTERN_PORT=1111
+            POSTERN_HOST=10.0.0.1
+            POSTERN_AGENT_POW_DIFFICULTY=9
+            """)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let c = try await ConfigurationLoader.load(
+            configPath: file, environment: ["POSTERN_PORT": "2222", "POSTERN_HOST": "10.0.0.2"],
+            overrides: ["POSTERN_PORT": "3333"])
+        #expect(c.port == 3333)
+        #expect(c.host == "10.0.0.2")
+        #expect(c.issuer == "from-file")
+        #expect(c.agentPowDifficulty == 9)
+        #expect(c.dataDirectory == "./data")
+    }
+
+    @Test("the shipped config file parses and sets an issuer")
+    func shippedFile() async throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/postern.env").path
+        let c = try await ConfigurationLoader.load(configPath: path, environment: [:])
+        #expect(!c.issuer.isEmpty)
+        #expect(c.port == 8080)
+        #expect(c.agentPowDynamic)
+        #expect(c.mailboxDomains == ["mail.localhost"])
+        #expect(c.rateLimits)
+    }
+
+    @Test("an empty JWT_ISSUER refuses to start, naming the key")
+    func emptyIssuer() async throws {
+        let file = try writeConfigFile("JWT_ISSUER=\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await ConfigurationLoader.load(configPath: file, environment: [:])
+        }
+        #expect(error?.key == "JWT_ISSUER")
+    }
+
+    @Test("bad values are refused with the key named", arguments: [
+        ("POSTERN_PORT", "eighty"), ("POSTERN_PORT", "70000"), ("POSTERN_RATE_LIMITS", "maybe"),
+        ("POSTERN_AGENT_POW_DIFFICULTY", "-1"), ("POSTERN_TRUSTED_PROXIES", "10.0.0.0/33"),
+        ("POSTERN_PUBLIC_URL", "ftp://x"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "3"),
+    ])
+    func badValues(key: String, value: String) throws {
+        let error = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.parse { ["JWT_ISSUER": "x", key: value][$0] }
+        }
+        #expect(error?.key == key)
+    }
+
+    @Test("an explicit config file that does not exist is an error")
+    func missingExplicitFile() async throws {
+        await #expect(throws: ConfigurationError.self) {
+            try await ConfigurationLoader.load(configPath: "/nonexistent/postern.env", environment: [:])
+        }
+    }
+
+    @Test("on/off switches, lists and PEM newlines")
+    func switchesAndLists() throws {
+        let c = try ConfigurationLoader.parse {
+            [
+                "JWT_ISSUER": "x", "POSTERN_RATE_LIMITS": "off", "POSTERN_AGENT_POW_DYNAMIC": "OFF",
+                "POSTERN_MAILBOX_DOMAINS": "a.test, b.test", "POSTERN_TRUSTED_PROXIES": "10.0.0.0/8,fd00::/8",
+                "JWT_PUBLIC_KEY": "-----BEGIN PUBLIC KEY-----\\nAAAA\\n-----END PUBLIC KEY-----",
+            ][$0]
+        }
+        #expect(!c.rateLimits)
+        #expect(!c.agentPowDynamic)
+        #expect(c.mailboxDomains == ["a.test", "b.test"])
+        #expect(c.trustedProxies == ["10.0.0.0/8", "fd00::/8"])
+        #expect(c.jwtPublicKeyPEM == "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----")
+    }
+}

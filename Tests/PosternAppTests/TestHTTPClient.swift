@@ -1,0 +1,130 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A response as the test client read it.
+struct TestResponse: Sendable {
+    let status: Int
+    let headers: [(String, String)]
+    let body: [UInt8]
+
+    /// First header value by case-insensitive name.
+    func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body parsed as a JSON object.
+    func json() throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+            throw TestClientError.notJSON(text)
+        }
+        return object
+    }
+
+    /// The token of a `Authorization: Bearer <token>` response header.
+    var bearer: String? {
+        guard let value = header("Authorization"), value.hasPrefix("Bearer ") else { return nil }
+        return String(value.dropFirst(7))
+    }
+}
+
+enum TestClientError: Error {
+    case connect(Int32)
+    case closed
+    case malformed(String)
+    case notJSON(String)
+}
+
+/// A deliberately small blocking HTTP/1.1 client over one keep-alive socket, so that end-to-end tests
+/// see exactly the bytes on the wire (no client library rewriting headers).
+final class TestHTTPClient {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int, host: String = "127.0.0.1") throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, host, &address.sin_addr)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if result != 0 {
+            close(fd)
+            throw TestClientError.connect(errno)
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends raw bytes as they are.
+    func sendRaw(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
+    /// Sends one request and reads its response.
+    func request(
+        _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []
+    ) throws -> TestResponse {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
+        head += "\r\n"
+        sendRaw(Array(head.utf8) + body)
+        return try readResponse(method: method)
+    }
+
+    /// Sends a JSON body.
+    func json(
+        _ method: String, _ path: String, _ object: Any, headers: [(String, String)] = []
+    ) throws -> TestResponse {
+        let body = try JSONSerialization.data(withJSONObject: object)
+        return try request(method, path, headers: headers + [("Content-Type", "application/json")], body: [UInt8](body))
+    }
+
+    /// Reads one response; `HEAD` responses have no body whatever their Content-Length says.
+    func readResponse(method: String = "GET") throws -> TestResponse {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        var headEnd: Int?
+        while headEnd == nil {
+            headEnd = buffer.firstRange(of: separator)?.lowerBound
+            if headEnd == nil { try fill() }
+        }
+        let headText = String(decoding: buffer[..<headEnd!], as: UTF8.self)
+        buffer.removeFirst(headEnd! + 4)
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw TestClientError.malformed(headText) }
+        let headers: [(String, String)] = lines.compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let length = headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? 0
+        let bodyLength = method == "HEAD" || status == 204 || status == 304 ? 0 : length
+        while buffer.count < bodyLength { try fill() }
+        let body = Array(buffer[..<bodyLength])
+        buffer.removeFirst(bodyLength)
+        return TestResponse(status: status, headers: headers, body: body)
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { throw TestClientError.closed }
+        buffer.append(contentsOf: chunk[..<count])
+    }
+}

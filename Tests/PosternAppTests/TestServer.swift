@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+@testable import PosternApp
+
+/// A real Postern on port 0 over a temporary data directory, for end-to-end tests.
+struct TestServer {
+    let runtime: PosternRuntime
+    let port: Int
+    let dataDirectory: String
+
+    /// The repository's `migrations/` directory, found from this file's path.
+    static let migrationsDirectory: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("migrations").path
+
+    /// A configuration for tests: port 0, a fresh data directory, fast proofs, no rate limits.
+    static func configuration(dataDirectory: String? = nil) -> PosternConfiguration {
+        var c = PosternConfiguration()
+        c.port = 0
+        c.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("postern-test-\(UUID().uuidString)").path
+        c.issuer = "http://postern.test"
+        c.publicURL = "http://postern.test"
+        c.migrationsDirectory = migrationsDirectory
+        c.agentPowDifficulty = 2
+        c.agentPowDynamic = false
+        c.mailboxPowDifficulty = 4
+        c.rateLimits = false
+        c.remoteHashAllowPrivate = true
+        return c
+    }
+
+    /// Builds and starts a server; `adjust` edits the test configuration first.
+    static func start(
+        _ adjust: (inout PosternConfiguration) -> Void = { _ in },
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) async throws -> TestServer {
+        var configuration = configuration()
+        adjust(&configuration)
+        var logger = Logger(label: "postern-test")
+        logger.logLevel = .warning
+        let runtime = try await PosternRuntime.build(configuration: configuration, logger: logger, clock: clock)
+        let port = try runtime.start()
+        return TestServer(runtime: runtime, port: port, dataDirectory: configuration.dataDirectory)
+    }
+
+    /// A new keep-alive client connection.
+    func client() throws -> TestHTTPClient { try TestHTTPClient(port: port) }
+
+    /// Stops the server and removes its data directory.
+    func stop() async {
+        await runtime.shutdown()
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+}
