@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Helpers for scripts/bench that are awkward in bash. Standard library only.
+
+    bench-lib.py freeport
+        print a free loopback TCP port
+    bench-lib.py session BASE_URL USERNAME
+        challenge -> real scrypt proof -> signup; print the session JWT from the response
+        Authorization header
+    bench-lib.py hammer BASE_URL CLIENTS SECONDS STOPFILE
+        CLIENTS threads post signups to /api/v1/session, each with a fresh challenge and its real
+        scrypt proof, until STOPFILE exists (or SECONDS + 60 have passed). Prints "ready ..." once
+        hammering starts and one "done ..." line at the end.
+    bench-lib.py idle HOST PORT COUNT PID REQUEST_LINE
+        open COUNT keep-alive connections, send one request on each, read its answer, keep them
+        open and idle, then print "answered=N rss_kib=K" with PID's VmRSS.
+"""
+import hashlib
+import http.client
+import json
+import os
+import queue
+import resource
+import secrets
+import selectors
+import socket
+import sys
+import threading
+import time
+from collections import Counter
+from multiprocessing import Pool
+
+DEFAULT_SALT = "0b980734412c292d6549110276b604ab1dea4883bd460d77d1b984adf8bca083"
+
+
+def die(msg):
+    print("bench-lib: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def split_url(base):
+    rest = base.split("://", 1)[-1].rstrip("/")
+    host, _, port = rest.partition(":")
+    return host, int(port or 80)
+
+
+def leading_zero_bits(digest):
+    bits = 0
+    for byte in digest:
+        if byte == 0:
+            bits += 8
+            continue
+        bits += 8 - byte.bit_length()
+        break
+    return bits
+
+
+def solve(item):
+    """item = (bearer, jti, salt, difficulty, params) -> (bearer, powHex, nonce)."""
+    bearer, jti, salt, difficulty, params = item
+    nonce = 0
+    while True:
+        digest = hashlib.scrypt(f"{jti}:{nonce}".encode(), salt=salt.encode(),
+                                n=params.get("N", 16384), r=params.get("r", 8), p=params.get("p", 1),
+                                dklen=params.get("dkLen", 64), maxmem=128 * 1024 * 1024)
+        if leading_zero_bits(digest) >= difficulty:
+            return bearer, digest.hex(), str(nonce)
+        nonce += 1
+
+
+def fetch_challenge(conn):
+    conn.request("POST", "/api/v1/challenge", body=b"", headers={"Content-Length": "0"})
+    resp = conn.getresponse()
+    raw = resp.read()
+    if resp.status != 200:
+        raise RuntimeError(f"challenge: HTTP {resp.status}: {raw[:200]!r}")
+    auth = resp.getheader("Authorization") or ""
+    if not auth.startswith("Bearer "):
+        raise RuntimeError("challenge: no Bearer token in the Authorization response header")
+    body = json.loads(raw)
+    return (auth[7:], body["challenge"], body.get("salt", DEFAULT_SALT),
+            int(body.get("difficulty", 0)), body.get("scrypt") or {})
+
+
+def post_session(conn, bearer, pow_hex, nonce, username):
+    payload = json.dumps({"powHex": pow_hex, "nonce": nonce, "username": username}).encode()
+    conn.request("POST", "/api/v1/session", body=payload,
+                 headers={"Authorization": "Bearer " + bearer, "Content-Type": "application/json"})
+    resp = conn.getresponse()
+    raw = resp.read()
+    return resp.status, resp.getheader("Authorization") or "", raw
+
+
+def cmd_freeport():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        print(s.getsockname()[1])
+
+
+def cmd_session(base, username):
+    conn = http.client.HTTPConnection(*split_url(base), timeout=30)
+    try:
+        bearer, pow_hex, nonce = solve(fetch_challenge(conn))
+        status, auth, raw = post_session(conn, bearer, pow_hex, nonce, username)
+    except (OSError, RuntimeError, ValueError, KeyError) as e:
+        die(f"session: {e}")
+    if status not in (200, 201) or not auth.startswith("Bearer "):
+        die(f"session: HTTP {status}, Authorization {auth[:20]!r}: {raw[:300]!r}")
+    print(auth[7:])
+
+
+def cmd_hammer(base, clients, seconds, stopfile):
+    host, port = split_url(base)
+    nproc = os.cpu_count() or 1
+    # Prepare most proofs before the measurement so the clients' own scrypt does not compete with the
+    # server for the CPU while latency is measured. Enough for the server's scrypt rate (estimated from
+    # ours, the same OpenSSL scrypt) over the window, with margin; clients fall back to computing
+    # proofs live if the prepared ones run out, and report how many they did.
+    t0 = time.perf_counter()
+    hashlib.scrypt(b"calibrate:0", salt=DEFAULT_SALT.encode(), n=16384, r=8, p=1, dklen=64,
+                   maxmem=128 * 1024 * 1024)
+    per_proof = max(time.perf_counter() - t0, 0.005)
+    want = int((seconds + 4) * nproc / per_proof * 1.3) + 2 * clients
+    want = min(want, int(os.environ.get("BENCH_HAMMER_MAX_PREPARED", "4000")))
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    try:
+        items = [fetch_challenge(conn) for _ in range(want)]
+    except (OSError, RuntimeError, ValueError, KeyError) as e:
+        die(f"hammer: {e}")
+    conn.close()
+    with Pool(nproc) as pool:
+        prepared = pool.map(solve, items, chunksize=8)
+    work = queue.SimpleQueue()
+    for p in prepared:
+        work.put(p)
+
+    statuses = Counter()
+    live = [0]
+    errors = Counter()
+    lock = threading.Lock()
+    stop = threading.Event()
+    deadline = time.monotonic() + seconds + 60
+
+    def client():
+        c = http.client.HTTPConnection(host, port, timeout=30)
+        while not stop.is_set():
+            try:
+                try:
+                    bearer, pow_hex, nonce = work.get_nowait()
+                except queue.Empty:
+                    bearer, pow_hex, nonce = solve(fetch_challenge(c))
+                    with lock:
+                        live[0] += 1
+                status, _, _ = post_session(c, bearer, pow_hex, nonce, "h" + secrets.token_hex(8))
+                with lock:
+                    statuses[status] += 1
+            except (OSError, RuntimeError, ValueError, KeyError, http.client.HTTPException) as e:
+                with lock:
+                    errors[type(e).__name__] += 1
+                c.close()
+                c = http.client.HTTPConnection(host, port, timeout=30)
+                time.sleep(0.01)
+        c.close()
+
+    threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
+    start = time.monotonic()
+    for t in threads:
+        t.start()
+    print(f"ready prepared={len(prepared)} per_proof_ms={per_proof * 1000:.1f}", flush=True)
+    while not os.path.exists(stopfile) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    for t in threads:
+        t.join(timeout=35)
+    elapsed = time.monotonic() - start
+    done = sum(statuses.values())
+    status_text = ",".join(f"{k}:{v}" for k, v in sorted(statuses.items())) or "none"
+    error_text = ",".join(f"{k}:{v}" for k, v in sorted(errors.items())) or "none"
+    print(f"done sessions={done} per_s={done / elapsed:.1f} statuses={status_text} "
+          f"live_proofs={live[0]} errors={error_text} seconds={elapsed:.1f}", flush=True)
+
+
+def cmd_idle(host, port, count, pid, request_line):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < count + 64:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, count + 64), hard))
+    request = (request_line + "\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n").encode()
+    sel = selectors.DefaultSelector()
+    socks = []
+    for _ in range(count):
+        s = socket.socket()
+        s.setblocking(False)
+        s.connect_ex((host, port))
+        socks.append(s)
+        sel.register(s, selectors.EVENT_WRITE)
+    answered = 0
+    pending = len(socks)
+    deadline = time.monotonic() + 30
+    while pending and time.monotonic() < deadline:
+        for key, ev in sel.select(timeout=1):
+            s = key.fileobj
+            if ev & selectors.EVENT_WRITE:
+                try:
+                    s.send(request)
+                    sel.modify(s, selectors.EVENT_READ)
+                except OSError:
+                    sel.unregister(s)
+                    pending -= 1
+                continue
+            try:
+                data = s.recv(65536)
+            except OSError:
+                data = b""
+            sel.unregister(s)
+            pending -= 1
+            if data.startswith(b"HTTP/1.1 2") or data.startswith(b"HTTP/1.0 2"):
+                answered += 1
+    time.sleep(1)  # let the server settle with every connection open and idle
+    alive = 0
+    for s in socks:  # an idle keep-alive connection the server has not closed reads as EAGAIN
+        try:
+            alive += 1 if s.recv(1, socket.MSG_PEEK) else 0
+        except BlockingIOError:
+            alive += 1
+        except OSError:
+            pass
+    rss = rss_kib(pid)
+    print(f"answered={answered} open={alive} rss_kib={rss}")
+    for s in socks:
+        s.close()
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def main(argv):
+    if len(argv) < 2:
+        die(__doc__)
+    cmd, args = argv[1], argv[2:]
+    if cmd == "freeport":
+        cmd_freeport()
+    elif cmd == "session" and len(args) == 2:
+        cmd_session(args[0], args[1])
+    elif cmd == "hammer" and len(args) == 4:
+        cmd_hammer(args[0], int(args[1]), float(args[2]), args[3])
+    elif cmd == "idle" and len(args) == 5:
+        cmd_idle(args[0], int(args[1]), int(args[2]), int(args[3]), args[4])
+    else:
+        die(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
