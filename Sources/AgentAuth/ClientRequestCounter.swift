@@ -84,6 +84,14 @@ private final class Shard: @unchecked Sendable {
         return Int(((bucket % width) + width) % width)
     }
 
+    /// Events of `slot` across its buckets (caller holds the lock).
+    private func total(_ slot: Int) -> Int {
+        let width = ClientRequestCounter.bucketCount
+        var sum = 0
+        for i in 0..<width { sum += Int(counts[slot * width + i]) }
+        return sum
+    }
+
     func occupied() -> Int {
         lock.lock()
         defer { lock.unlock() }
@@ -103,7 +111,12 @@ private final class Shard: @unchecked Sendable {
             }
             if keys[candidate] == 0 {
                 if keys[victim] != 0 { victim = candidate }
-            } else if keys[victim] != 0, lastBucket[candidate] < lastBucket[victim] {
+            } else if keys[victim] != 0,
+                lastBucket[candidate] < lastBucket[victim]
+                    || (lastBucket[candidate] == lastBucket[victim] && total(candidate) < total(victim))
+            {
+                // Least recently seen first; within one bucket, the address that asked least, so that a
+                // flood of one-off addresses cannot push out one that keeps asking.
                 victim = candidate
             }
         }
