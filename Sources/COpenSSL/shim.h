@@ -14,4 +14,15 @@
 #include <openssl/x509v3.h>
 #include <openssl/core_names.h>
 #include <openssl/param_build.h>
+/* ---- Fetch (libssl): functions for macros Swift cannot import. Keep at the end of the file. ---- */
+static inline long postern_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
+static inline long postern_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return SSL_CTX_set_min_proto_version(ctx, version);
+}
+static inline uint64_t postern_SSL_CTX_ignore_unexpected_eof(SSL_CTX *ctx) {
+    return SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+}
+/* ---- end Fetch ---- */
 #endif
