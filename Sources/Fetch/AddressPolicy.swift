@@ -37,8 +37,10 @@ public enum AddressCategory: String, Sendable, CaseIterable {
 /// a name cannot hide a private address behind a public one. IPv6 forms that carry an IPv4 address
 /// (IPv4-mapped, IPv4-compatible, NAT64 `64:ff9b::/96`, 6to4) are judged by the IPv4 address inside.
 public struct AddressPolicy: Sendable, Equatable {
-    /// Lets loopback, private, link-local, CGNAT and reserved addresses through
-    /// (`POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true`). Default false.
+    /// Lets loopback, private, CGNAT and reserved addresses through
+    /// (`POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true`). Default false. Link-local addresses (where cloud
+    /// metadata services live, `169.254.169.254`) stay refused even then: only an explicit
+    /// ``allowedHosts`` entry opens them.
     public var allowPrivate: Bool
     /// Host names (or IP literals) that may resolve to non-global addresses even when
     /// `allowPrivate` is off. Compared case-insensitively, without a trailing dot.
@@ -72,7 +74,7 @@ public struct AddressPolicy: Sendable, Equatable {
         let category = AddressPolicy.category(of: address)
         if category == .global { return true }
         guard category.isOverridable else { return false }
-        if allowPrivate { return true }
+        if allowPrivate && category != .linkLocal { return true }
         let name = AddressPolicy.normalizedHost(host)
         if allowedHosts.contains(name) { return true }
         // An allow-list entry written as an IP literal matches that address in any spelling.
