@@ -1,0 +1,84 @@
+// Byte-level helpers shared by the parser, the headers and the request helpers. Internal on purpose.
+
+extension UInt8 {
+    /// The byte lowercased when it is an ASCII capital letter.
+    @inline(__always)
+    var asciiLowercased: UInt8 { (self >= 0x41 && self <= 0x5A) ? self | 0x20 : self }
+
+    /// RFC 9110 `tchar`: the bytes allowed in a token (method, header name, transfer coding).
+    @inline(__always)
+    var isTokenCharacter: Bool { ASCII.tokenTable[Int(self)] }
+}
+
+/// Byte tables and comparisons that avoid building Strings.
+enum ASCII {
+    /// `tokenTable[b]` is true when `b` is an RFC 9110 `tchar`.
+    static let tokenTable: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for b in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(b)] = true }
+        for b in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(b)] = true }
+        for b in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(b)] = true }
+        for c in "!#$%&'*+-.^_`|~".utf8 { table[Int(c)] = true }
+        return table
+    }()
+
+    /// Whether two strings are equal ignoring ASCII case, without allocating.
+    @inline(__always)
+    static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { pa in
+            b.withUTF8 { pb in equalsIgnoringCase(pa, pb) }
+        }
+    }
+
+    /// Whether two byte runs are equal ignoring ASCII case.
+    @inline(__always)
+    static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        var i = 0
+        while i < a.count {
+            if a[i] != b[i] && a[i].asciiLowercased != b[i].asciiLowercased { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// The string with ASCII spaces and tabs removed from both ends.
+    static func trimmed<S: StringProtocol>(_ text: S) -> Substring {
+        let text = Substring(text)
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var end = utf8.endIndex
+        while start < end, utf8[start] == 0x20 || utf8[start] == 0x09 { start = utf8.index(after: start) }
+        while end > start {
+            let before = utf8.index(before: end)
+            guard utf8[before] == 0x20 || utf8[before] == 0x09 else { break }
+            end = before
+        }
+        return text[start..<end]
+    }
+
+    /// The value of an ASCII hex digit, or nil.
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: return byte - 0x30
+        case 0x41...0x46: return byte - 0x41 + 10
+        case 0x61...0x66: return byte - 0x61 + 10
+        default: return nil
+        }
+    }
+}
+
+extension UInt8 {
+    static let cr: UInt8 = 0x0D
+    static let lf: UInt8 = 0x0A
+    static let space: UInt8 = 0x20
+    static let tab: UInt8 = 0x09
+    static let colon: UInt8 = 0x3A
+
+    /// RFC 9110 field-value bytes: VCHAR, obs-text, SP and HTAB; never NUL, CR, LF or other controls.
+    @inline(__always)
+    var isFieldValueByte: Bool { (self >= 0x20 && self != 0x7F) || self == 0x09 }
+}

@@ -1,0 +1,94 @@
+/// An ordered list of header fields with case-insensitive lookup by name.
+///
+/// Names keep the spelling they were added with; lookups compare names ignoring ASCII case. Repeated
+/// fields stay separate entries, in order, so `values(_:)` returns every occurrence.
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One header field as a `(name, value)` pair.
+    public typealias Element = (name: String, value: String)
+
+    @usableFromInline
+    var fields: [(name: String, value: String)]
+
+    /// Creates an empty header list.
+    public init() {
+        fields = []
+    }
+
+    /// Creates a header list from pairs, keeping their order.
+    /// - Parameter pairs: `(name, value)` pairs; names are not validated here.
+    public init(_ pairs: [(String, String)]) {
+        fields = pairs.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// Creates a header list from a literal such as `["Content-Type": "text/plain"]`.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// Reserves room for `count` fields (used by the parser).
+    init(reservingCapacity count: Int) {
+        fields = []
+        fields.reserveCapacity(count)
+    }
+
+    /// The value of the first field named `name` (any case), or nil.
+    public subscript(name: String) -> String? {
+        for field in fields where ASCII.equalsIgnoringCase(field.name, name) {
+            return field.value
+        }
+        return nil
+    }
+
+    /// Every value of fields named `name` (any case), in order.
+    public func values(_ name: String) -> [String] {
+        fields.compactMap { ASCII.equalsIgnoringCase($0.name, name) ? $0.value : nil }
+    }
+
+    /// Whether a field named `name` (any case) is present.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { ASCII.equalsIgnoringCase($0.name, name) }
+    }
+
+    /// Appends a field, keeping any earlier field of the same name.
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces the first field named `name` and removes the others, or appends when absent.
+    public mutating func replaceOrAdd(_ name: String, _ value: String) {
+        if let first = fields.firstIndex(where: { ASCII.equalsIgnoringCase($0.name, name) }) {
+            fields[first] = (name: name, value: value)
+            var index = fields.index(after: first)
+            while index < fields.endIndex {
+                if ASCII.equalsIgnoringCase(fields[index].name, name) {
+                    fields.remove(at: index)
+                } else {
+                    index += 1
+                }
+            }
+        } else {
+            fields.append((name: name, value: value))
+        }
+    }
+
+    /// Removes every field named `name` (any case).
+    public mutating func remove(_ name: String) {
+        fields.removeAll { ASCII.equalsIgnoringCase($0.name, name) }
+    }
+
+    /// The number of fields, counting repeats.
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Iterates the fields in order.
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    /// The fields as `Name: value` lines, for debugging. May include secrets: never log it as is.
+    public var description: String {
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+}

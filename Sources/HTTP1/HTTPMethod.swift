@@ -1,0 +1,64 @@
+/// An HTTP request method.
+///
+/// The common methods have their own cases; anything else a client sends (a valid token) arrives as
+/// `.other` with its exact spelling. Methods are case-sensitive (RFC 9110 §9.1): `get` is `.other("get")`.
+public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
+    /// `GET`
+    case GET
+    /// `HEAD`: answered like `GET` without a body.
+    case HEAD
+    /// `POST`
+    case POST
+    /// `PUT`
+    case PUT
+    /// `DELETE`
+    case DELETE
+    /// `PATCH`
+    case PATCH
+    /// `OPTIONS`
+    case OPTIONS
+    /// Any other method token, spelled as received.
+    case other(String)
+
+    /// Creates a method from its wire spelling; known spellings map to their own case.
+    /// - Parameter rawValue: the method token, case-sensitive.
+    public init(rawValue: String) {
+        switch rawValue {
+        case "GET": self = .GET
+        case "HEAD": self = .HEAD
+        case "POST": self = .POST
+        case "PUT": self = .PUT
+        case "DELETE": self = .DELETE
+        case "PATCH": self = .PATCH
+        case "OPTIONS": self = .OPTIONS
+        default: self = .other(rawValue)
+        }
+    }
+
+    /// The wire spelling of the method.
+    public var rawValue: String {
+        switch self {
+        case .GET: return "GET"
+        case .HEAD: return "HEAD"
+        case .POST: return "POST"
+        case .PUT: return "PUT"
+        case .DELETE: return "DELETE"
+        case .PATCH: return "PATCH"
+        case .OPTIONS: return "OPTIONS"
+        case .other(let name): return name
+        }
+    }
+
+    /// The wire spelling of the method.
+    public var description: String { rawValue }
+
+    /// Equality by wire spelling, so that `.other("GET")` equals `.GET`.
+    public static func == (lhs: HTTPMethod, rhs: HTTPMethod) -> Bool {
+        lhs.rawValue == rhs.rawValue
+    }
+
+    /// Hashes the wire spelling, consistent with `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rawValue)
+    }
+}

@@ -1,0 +1,330 @@
+/// An incremental HTTP/1.1 request parser: bytes in, requests out, for any split of the stream.
+///
+/// Feed received bytes with `append(_:)` and call `next()` until it returns nil (more bytes
+/// needed). Requests come out in order, so pipelined requests need nothing special. Every buffer
+/// is capped by `HTTPParserLimits`. After a thrown error the parser stays failed: answer with
+/// `error.status` and close the connection.
+///
+/// The parser is strict where leniency lets two parsers disagree about where a message ends
+/// (request smuggling): bare CR or LF, obs-fold, whitespace before a colon, `Content-Length` with
+/// `Transfer-Encoding`, repeated or list `Content-Length`, and any coding but `chunked` are refused.
+public struct HTTPRequestParser: Sendable {
+    /// The limits in force.
+    public let limits: HTTPParserLimits
+
+    enum State: Sendable {
+        case requestLine
+        case headers
+        case bodyLimitPending
+        case contentBody(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkDataEnd
+        case trailers
+        case failed(HTTPParseError)
+    }
+
+    var state: State = .requestLine
+    /// Received bytes; `position` is the first not yet consumed.
+    var buffer: [UInt8] = []
+    var position = 0
+    /// Where the search for the next LF resumes (so byte-at-a-time input stays linear).
+    var scanFrom = 0
+
+    // The message being parsed.
+    var method: HTTPMethod = .GET
+    var target = ""
+    var version: HTTPVersion = .http1_1
+    var headers = HTTPHeaders()
+    var headerBytes = 0
+    var emptyLines = 0
+    var contentLength: Int?
+    var chunked = false
+    var transferEncodingSeen = false
+    var hostCount = 0
+    var connectionClose = false
+    var connectionKeepAlive = false
+    var expectsContinue = false
+    var body: [UInt8] = []
+    var bodyLimit: Int
+    var trailerBytes = 0
+
+    /// Creates a parser.
+    /// - Parameter limits: the limits to enforce.
+    public init(limits: HTTPParserLimits = HTTPParserLimits()) {
+        self.limits = limits
+        bodyLimit = limits.maxBodyLength
+    }
+
+    /// Adds received bytes.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Adds received bytes.
+    public mutating func append<S: Sequence<UInt8>>(contentsOf bytes: S) {
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Sets the body limit for the message whose head was just returned; the next message starts
+    /// again from `limits.maxBodyLength`.
+    public mutating func setBodyLimit(_ limit: Int) {
+        bodyLimit = max(0, limit)
+    }
+
+    /// Bytes received but not yet consumed.
+    public var bufferedByteCount: Int { buffer.count - position }
+
+    /// Whether part of a message has been received (a head or body is incomplete).
+    public var hasPartialMessage: Bool {
+        if case .requestLine = state { return buffer.count > position || emptyLines > 0 }
+        return true
+    }
+
+    /// Whether the parser has thrown and can no longer be used.
+    public var hasFailed: Bool {
+        if case .failed = state { return true }
+        return false
+    }
+
+    /// Parses as far as the bytes allow.
+    /// - Returns: the next event, or nil when more bytes are needed.
+    /// - Throws: `HTTPParseError` when the request must be refused; every later call throws it again.
+    public mutating func next() throws(HTTPParseError) -> HTTPParserEvent? {
+        if case .failed(let error) = state { throw error }
+        let event: HTTPParserEvent?
+        do {
+            event = try step()
+        } catch let error as HTTPParseError {
+            state = .failed(error)
+            throw error
+        } catch {
+            let refusal = HTTPParseError(.invalidRequestLine)
+            state = .failed(refusal)
+            throw refusal
+        }
+        compact()
+        return event
+    }
+
+    // MARK: - Steps
+
+    private mutating func step() throws -> HTTPParserEvent? {
+        while true {
+            switch state {
+            case .requestLine:
+                guard let lineEnd = try nextLine(limit: limits.maxRequestLineLength, tooLong: .requestLineTooLong)
+                else { return nil }
+                if lineEnd == position {
+                    emptyLines += 1
+                    if emptyLines > limits.maxLeadingEmptyLines { throw HTTPParseError(.tooManyEmptyLines) }
+                    position = lineEnd + 2
+                    continue
+                }
+                let start = position
+                (method, target, version) = try buffer.withUnsafeBufferPointer { bytes in
+                    try HTTPRequestParser.parseRequestLine(bytes, start, lineEnd)
+                }
+                position = lineEnd + 2
+                headers = HTTPHeaders(reservingCapacity: 8)
+                state = .headers
+
+            case .headers:
+                let remaining = limits.maxHeaderBlockLength - headerBytes - 2
+                guard let lineEnd = try nextLine(limit: max(0, remaining), tooLong: .headerBlockTooLarge)
+                else { return nil }
+                headerBytes += lineEnd - position + 2
+                if lineEnd == position {
+                    position = lineEnd + 2
+                    if let event = try finishHead() { return event }
+                    continue
+                }
+                if headers.count >= limits.maxHeaderCount { throw HTTPParseError(.tooManyHeaders) }
+                try parseHeaderLine(from: position, to: lineEnd)
+                position = lineEnd + 2
+
+            case .bodyLimitPending:
+                if let length = contentLength {
+                    if length > bodyLimit { throw HTTPParseError(.bodyTooLarge) }
+                    body.reserveCapacity(length)
+                    state = .contentBody(remaining: length)
+                } else {
+                    state = .chunkSize
+                }
+
+            case .contentBody(let remaining):
+                let take = min(remaining, buffer.count - position)
+                if take > 0 {
+                    body.append(contentsOf: buffer[position..<(position + take)])
+                    position += take
+                }
+                if take == remaining { return completeRequest() }
+                state = .contentBody(remaining: remaining - take)
+                return nil
+
+            case .chunkSize:
+                guard let lineEnd = try nextChunkLine() else { return nil }
+                let start = position
+                let size = try buffer.withUnsafeBufferPointer { bytes in
+                    try HTTPRequestParser.parseChunkSize(bytes, start, lineEnd, limits: limits)
+                }
+                position = lineEnd + 2
+                if size == 0 {
+                    state = .trailers
+                } else {
+                    if size > bodyLimit - body.count { throw HTTPParseError(.bodyTooLarge) }
+                    state = .chunkData(remaining: size)
+                }
+
+            case .chunkData(let remaining):
+                let take = min(remaining, buffer.count - position)
+                if take > 0 {
+                    body.append(contentsOf: buffer[position..<(position + take)])
+                    position += take
+                }
+                if take < remaining {
+                    state = .chunkData(remaining: remaining - take)
+                    return nil
+                }
+                state = .chunkDataEnd
+
+            case .chunkDataEnd:
+                guard buffer.count - position >= 2 else {
+                    if buffer.count > position && buffer[position] != UInt8.cr {
+                        throw HTTPParseError(.invalidChunkFraming)
+                    }
+                    return nil
+                }
+                guard buffer[position] == .cr && buffer[position + 1] == .lf else {
+                    throw HTTPParseError(.invalidChunkFraming)
+                }
+                position += 2
+                scanFrom = position
+                state = .chunkSize
+
+            case .trailers:
+                let remaining = limits.maxTrailerLength - trailerBytes - 2
+                guard let lineEnd = try nextLine(limit: max(0, remaining), tooLong: .trailersTooLarge)
+                else { return nil }
+                if lineEnd == position {
+                    position = lineEnd + 2
+                    return completeRequest()
+                }
+                trailerBytes += lineEnd - position + 2
+                let start = position
+                try buffer.withUnsafeBufferPointer { bytes in
+                    // Trailers are ignored, but must not smuggle control bytes or folded lines.
+                    if bytes[start] == .space || bytes[start] == .tab { throw HTTPParseError(.obsoleteLineFolding) }
+                    for i in start..<lineEnd where !bytes[i].isFieldValueByte {
+                        throw HTTPParseError(.invalidHeaderValue)
+                    }
+                }
+                position = lineEnd + 2
+
+            case .failed(let error):
+                throw error
+            }
+        }
+    }
+
+    /// Finds the end of the line starting at `position`.
+    /// - Returns: the index of its CR (the line is `position..<result`), or nil when incomplete.
+    /// - Throws: `tooLong` when the line (CRLF excluded) exceeds `limit`; `.bareLineEnding` for an LF
+    ///   without CR before it.
+    private mutating func nextLine(limit: Int, tooLong: HTTPParseError.Code) throws -> Int? {
+        let start = max(scanFrom, position)
+        let lf = buffer.withUnsafeBufferPointer { bytes -> Int? in
+            var i = start
+            while i < bytes.count {
+                if bytes[i] == .lf { return i }
+                i += 1
+            }
+            return nil
+        }
+        guard let lf else {
+            scanFrom = buffer.count
+            // A line of exactly `limit` bytes may still be waiting for its CR LF.
+            if buffer.count - position > limit + 1 { throw HTTPParseError(tooLong) }
+            return nil
+        }
+        guard lf > position, buffer[lf - 1] == .cr else { throw HTTPParseError(.bareLineEnding) }
+        let lineEnd = lf - 1
+        if lineEnd - position > limit { throw HTTPParseError(tooLong) }
+        scanFrom = lf + 1
+        return lineEnd
+    }
+
+    /// `nextLine` for chunk-size lines, whose overflow is blamed on the digits or the extension.
+    private mutating func nextChunkLine() throws -> Int? {
+        let limit = limits.maxChunkSizeDigits + limits.maxChunkExtensionLength
+        do {
+            return try nextLine(limit: limit, tooLong: .invalidChunkExtension)
+        } catch let error as HTTPParseError where error.code == .invalidChunkExtension {
+            let digits = buffer[position...].prefix { ASCII.hexValue($0) != nil }.count
+            throw HTTPParseError(digits > limits.maxChunkSizeDigits ? .invalidChunkSize : .invalidChunkExtension)
+        }
+    }
+
+    /// Applies the message-level rules once the empty line ending the head is read.
+    private mutating func finishHead() throws -> HTTPParserEvent? {
+        if contentLength != nil && transferEncodingSeen {
+            throw HTTPParseError(.contentLengthWithTransferEncoding)
+        }
+        if transferEncodingSeen && version == .http1_0 {
+            // RFC 9112 §6.1: framing of a 1.0 message with Transfer-Encoding is faulty.
+            throw HTTPParseError(.invalidTransferEncoding)
+        }
+        if hostCount == 0 && version == .http1_1 { throw HTTPParseError(.missingHost) }
+        if version != .http1_1 { expectsContinue = false }
+        if chunked || (contentLength ?? 0) > 0 {
+            state = .bodyLimitPending
+            return .head(
+                HTTPRequestHead(
+                    method: method, target: target, version: version, headers: headers,
+                    contentLength: chunked ? nil : contentLength, isChunked: chunked,
+                    expectsContinue: expectsContinue, keepAlive: keepAlive))
+        }
+        return completeRequest()
+    }
+
+    var keepAlive: Bool {
+        version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
+    }
+
+    private mutating func completeRequest() -> HTTPParserEvent {
+        let request = HTTPRequest(method: method, target: target, version: version, headers: headers, body: body)
+        let event = HTTPParserEvent.request(request, keepAlive: keepAlive)
+        // Reset the message state; the buffer keeps any pipelined bytes.
+        state = .requestLine
+        headers = HTTPHeaders()
+        target = ""
+        body = []
+        headerBytes = 0
+        emptyLines = 0
+        contentLength = nil
+        chunked = false
+        transferEncodingSeen = false
+        hostCount = 0
+        connectionClose = false
+        connectionKeepAlive = false
+        expectsContinue = false
+        bodyLimit = limits.maxBodyLength
+        trailerBytes = 0
+        scanFrom = position
+        return event
+    }
+
+    /// Drops consumed bytes so the buffer does not grow across requests.
+    private mutating func compact() {
+        guard position > 0 else { return }
+        if position == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 64 * 1024)
+            scanFrom = 0
+            position = 0
+        } else if position >= 4096 {
+            buffer.removeFirst(position)
+            scanFrom = max(0, scanFrom - position)
+            position = 0
+        }
+    }
+}

@@ -1,0 +1,151 @@
+/// Serializes responses to HTTP/1.1 bytes, adding the headers the server owns.
+///
+/// The handler's own `Content-Length`, `Transfer-Encoding`, `Connection`, `Date`, `Server`,
+/// `X-Request-Id` and `X-Content-Type-Options` are replaced by the encoder's. Header names that are
+/// not tokens are dropped and CR, LF and NUL are removed from values, so that no handler can split a
+/// response.
+public struct HTTPResponseEncoder: Sendable {
+    /// The `Server` header value's bytes.
+    private let serverName: [UInt8]
+
+    /// What the encoder needs to know about the request being answered.
+    public struct Context: Sendable {
+        /// The request method; `HEAD` responses keep `Content-Length` but drop the body.
+        public var method: HTTPMethod
+        /// The request's version; a 1.0 client that keeps the connection gets `Connection: keep-alive`.
+        public var version: HTTPVersion
+        /// Whether the connection stays open after this response.
+        public var keepAlive: Bool
+        /// The `X-Request-Id` value; omitted when empty.
+        public var requestID: String
+
+        /// Creates a context.
+        public init(method: HTTPMethod, version: HTTPVersion, keepAlive: Bool, requestID: String) {
+            self.method = method
+            self.version = version
+            self.keepAlive = keepAlive
+            self.requestID = requestID
+        }
+    }
+
+    /// Creates an encoder.
+    /// - Parameter serverName: the `Server` header value (CR/LF removed); empty omits the header.
+    public init(serverName: String = "Postern") {
+        self.serverName = serverName.utf8.filter { $0.isFieldValueByte && $0 != .tab }
+    }
+
+    /// Appends the encoded response to `out`.
+    /// - Parameters:
+    ///   - response: the handler's response.
+    ///   - context: facts about the request.
+    ///   - date: the IMF-fixdate bytes for `Date` (see `HTTPDate`), cached by the caller per second.
+    ///   - out: the output buffer.
+    public func encode(_ response: HTTPResponse, context: Context, date: [UInt8], into out: inout [UInt8]) {
+        let status = response.status
+        let bodyAllowed = !status.forbidsBody
+        out.reserveCapacity(out.count + 192 + response.body.count + response.headers.count * 32)
+        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        let code = min(max(status.code, 100), 999)
+        out.append(UInt8(0x30 + code / 100))
+        out.append(UInt8(0x30 + code / 10 % 10))
+        out.append(UInt8(0x30 + code % 10))
+        out.append(.space)
+        for byte in status.reason.utf8 where byte.isFieldValueByte { out.append(byte) }
+        out.append(contentsOf: "\r\n".utf8)
+        for field in response.headers where !HTTPResponseEncoder.isServerOwned(field.name) {
+            HTTPResponseEncoder.appendField(field.name, field.value, to: &out)
+        }
+        if bodyAllowed {
+            out.append(contentsOf: "Content-Length: ".utf8)
+            HTTPResponseEncoder.appendDecimal(response.body.count, to: &out)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        out.append(contentsOf: "Date: ".utf8)
+        out.append(contentsOf: date)
+        out.append(contentsOf: "\r\n".utf8)
+        if !serverName.isEmpty {
+            out.append(contentsOf: "Server: ".utf8)
+            out.append(contentsOf: serverName)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        out.append(contentsOf: "X-Content-Type-Options: nosniff\r\n".utf8)
+        if !context.requestID.isEmpty {
+            HTTPResponseEncoder.appendField("X-Request-Id", context.requestID, to: &out)
+        }
+        if !context.keepAlive {
+            out.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if context.version == .http1_0 {
+            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        out.append(contentsOf: "\r\n".utf8)
+        if bodyAllowed && context.method != .HEAD {
+            out.append(contentsOf: response.body)
+        }
+    }
+
+    /// The interim `100 Continue` response sent before reading a body the client holds back.
+    public static let continueResponse: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    /// A minimal error response for a refused request: status, empty body, `Connection: close`.
+    /// No detail of the refusal is included.
+    public func encodeRefusal(_ status: HTTPStatus, date: [UInt8], into out: inout [UInt8]) {
+        encode(
+            HTTPResponse(status: status),
+            context: Context(method: .GET, version: .http1_1, keepAlive: false, requestID: ""),
+            date: date, into: &out)
+    }
+
+    static func isServerOwned(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            switch bytes.count {
+            case 4: return matches(bytes, "date")
+            case 6: return matches(bytes, "server")
+            case 10: return matches(bytes, "connection")
+            case 12: return matches(bytes, "x-request-id")
+            case 14: return matches(bytes, "content-length")
+            case 17: return matches(bytes, "transfer-encoding")
+            case 22: return matches(bytes, "x-content-type-options")
+            default: return false
+            }
+        }
+    }
+
+    private static func matches(_ name: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        lowercase.withUTF8Buffer { expected in
+            for i in 0..<expected.count where name[i].asciiLowercased != expected[i] { return false }
+            return true
+        }
+    }
+
+    private static func appendField(_ name: String, _ value: String, to out: inout [UInt8]) {
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0.isTokenCharacter }) else { return }
+        out.append(contentsOf: name.utf8)
+        out.append(contentsOf: ": ".utf8)
+        for byte in value.utf8 where byte.isFieldValueByte { out.append(byte) }
+        out.append(contentsOf: "\r\n".utf8)
+    }
+
+    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        guard value > 0 else {
+            out.append(0x30)
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while rest > 0 {
+                buffer[count] = UInt8(0x30 + rest % 10)
+                rest /= 10
+                count += 1
+            }
+            while count > 0 {
+                count -= 1
+                out.append(buffer[count])
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+/// Values captured by `{name}` segments of a route template, percent-decoded.
+public struct RouteParameters: Sendable {
+    var pairs: [(name: String, value: String)]
+
+    /// Creates parameters from `(name, value)` pairs.
+    public init(_ pairs: [(String, String)] = []) {
+        self.pairs = pairs.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The value captured for `{name}`, or nil when the template has no such segment.
+    public subscript(name: String) -> String? {
+        for pair in pairs where pair.name == name { return pair.value }
+        return nil
+    }
+}
+
+/// How a route's handler runs.
+public enum RouteHandler: Sendable {
+    /// Runs inline on the connection's event queue: only for cheap, non-blocking work.
+    case immediate(@Sendable (HTTPRequest, RouteParameters) -> HTTPResponse)
+    /// Runs in a Swift concurrency Task; may await the worker pool or storage.
+    case deferred(@Sendable (HTTPRequest, RouteParameters) async -> HTTPResponse)
+}
+
+/// One entry of the routes table: a method, a path template and its handler.
+public struct Route: Sendable {
+    /// The method the route answers (`GET` routes also answer `HEAD`).
+    public let method: HTTPMethod
+    /// The path template, such as `/api/accounts/{id}`.
+    public let template: String
+    /// The body limit for this route in bytes; nil uses the server's default.
+    public let bodyLimit: Int?
+    /// The handler.
+    public let handler: RouteHandler
+
+    /// Creates a route.
+    public init(method: HTTPMethod, template: String, bodyLimit: Int? = nil, handler: RouteHandler) {
+        self.method = method
+        self.template = template
+        self.bodyLimit = bodyLimit
+        self.handler = handler
+    }
+}
+
+/// The outcome of looking a request up in the router.
+public enum RouteMatch: Sendable {
+    /// A route answers this method and path; `RouteParameters` holds its captured segments.
+    case found(Route, RouteParameters)
+    /// The path exists but not for this method; `allowed` is for the `Allow` header (405).
+    case methodNotAllowed(allowed: [HTTPMethod])
+    /// No route has this path (404).
+    case notFound
+}
+
+/// Maps method + path to a route. Templates are `/`-separated; a `{name}` segment matches any one
+/// non-empty segment. `HEAD` is answered by the `GET` route unless a `HEAD` route exists.
+///
+/// Static templates are found with one dictionary lookup; templated ones are tried in the order
+/// added, and among templates matching a path the first added wins for each method.
+public struct Router: Sendable {
+    private enum Segment: Sendable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    private struct TemplateEntry: Sendable {
+        var segments: [Segment]
+        var routes: [Route]
+    }
+
+    /// Static templates: path → routes in order added.
+    private var staticRoutes: [String: [Route]] = [:]
+    /// Templates with parameters, in order added.
+    private var templated: [TemplateEntry] = []
+
+    /// Creates an empty router.
+    public init() {}
+
+    /// Adds a route.
+    /// - Parameters:
+    ///   - method: the method answered.
+    ///   - template: a path starting with `/`; `{name}` segments capture.
+    ///   - bodyLimit: a body limit for this route in bytes, overriding the server default.
+    ///   - handler: the handler.
+    /// - Warning: adding the same method and template twice keeps the first.
+    public mutating func add(_ method: HTTPMethod, _ template: String, bodyLimit: Int? = nil, _ handler: RouteHandler)
+    {
+        let route = Route(method: method, template: template, bodyLimit: bodyLimit, handler: handler)
+        let segments = Router.parse(template: template)
+        let hasParameter = segments.contains {
+            if case .parameter = $0 { return true } else { return false }
+        }
+        if !hasParameter {
+            staticRoutes[template, default: []].append(route)
+            return
+        }
+        if let index = templated.firstIndex(where: { Router.sameShape($0.segments, segments) }) {
+            templated[index].routes.append(route)
+        } else {
+            templated.append(TemplateEntry(segments: segments, routes: [route]))
+        }
+    }
+
+    /// Finds the route for a method and a path (the request's `path`, not percent-decoded).
+    public func match(method: HTTPMethod, path: String) -> RouteMatch {
+        var allowed: [HTTPMethod] = []
+        if let routes = staticRoutes[path] {
+            if let route = Router.pick(method: method, from: routes) {
+                return .found(route, RouteParameters())
+            }
+            Router.collectAllowed(routes, into: &allowed)
+        }
+        if !templated.isEmpty {
+            let pathSegments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            for entry in templated {
+                guard let parameters = Router.capture(entry.segments, pathSegments) else { continue }
+                if let route = Router.pick(method: method, from: entry.routes) {
+                    return .found(route, parameters)
+                }
+                Router.collectAllowed(entry.routes, into: &allowed)
+            }
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+
+    /// Every route, static ones first, for documentation and tests.
+    public var routes: [Route] {
+        staticRoutes.values.flatMap { $0 } + templated.flatMap { $0.routes }
+    }
+
+    private static func pick(method: HTTPMethod, from routes: [Route]) -> Route? {
+        if let exact = routes.first(where: { $0.method == method }) { return exact }
+        if method == .HEAD { return routes.first { $0.method == .GET } }
+        return nil
+    }
+
+    private static func collectAllowed(_ routes: [Route], into allowed: inout [HTTPMethod]) {
+        for route in routes where !allowed.contains(route.method) {
+            allowed.append(route.method)
+            if route.method == .GET && !allowed.contains(.HEAD) && !routes.contains(where: { $0.method == .HEAD }) {
+                allowed.append(.HEAD)
+            }
+        }
+    }
+
+    private static func parse(template: String) -> [Segment] {
+        template.split(separator: "/", omittingEmptySubsequences: false).map { part in
+            if part.count >= 3, part.first == "{", part.last == "}" {
+                return .parameter(String(part.dropFirst().dropLast()))
+            }
+            return .literal(String(part))
+        }
+    }
+
+    private static func sameShape(_ a: [Segment], _ b: [Segment]) -> Bool {
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) {
+            switch (x, y) {
+            case (.literal(let l), .literal(let r)) where l == r: continue
+            case (.parameter(let l), .parameter(let r)) where l == r: continue
+            default: return false
+            }
+        }
+        return true
+    }
+
+    private static func capture(_ segments: [Segment], _ path: [Substring.UTF8View.SubSequence]) -> RouteParameters?
+    {
+        guard segments.count == path.count else { return nil }
+        var captured: [(name: String, value: String)] = []
+        for (segment, part) in zip(segments, path) {
+            switch segment {
+            case .literal(let literal):
+                guard part.elementsEqual(literal.utf8) else { return nil }
+            case .parameter(let name):
+                guard !part.isEmpty else { return nil }
+                captured.append(
+                    (name: name, value: PercentDecoding.decode(Substring(part), plusAsSpace: false)))
+            }
+        }
+        var parameters = RouteParameters()
+        parameters.pairs = captured
+        return parameters
+    }
+}
