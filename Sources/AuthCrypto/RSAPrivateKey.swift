@@ -1,0 +1,105 @@
+import COpenSSL
+
+/// An RSA private key (at least 2048 bits) for RS256 signatures: PKCS#1 v1.5 with SHA-256.
+///
+/// Immutable after creation, so one instance may sign from many threads at once.
+public final class RSAPrivateKey: Sendable {
+    /// The smallest accepted modulus size.
+    public static let minimumBits = 2048
+    /// The largest accepted modulus size (bounds the cost of a hostile key).
+    public static let maximumBits = 8192
+
+    let key: EVPKey
+    /// The matching public key.
+    public let publicKey: RSAPublicKey
+
+    private init(key: EVPKey) throws(CryptoError) {
+        guard key.isRSA else { throw CryptoError(.unsupportedKey, "not an RSA key") }
+        guard key.bits >= Self.minimumBits, key.bits <= Self.maximumBits else {
+            throw CryptoError(.unsupportedKey, "RSA key has \(key.bits) bits; 2048 through 8192 are accepted")
+        }
+        self.key = key
+        self.publicKey = try RSAPublicKey(derivedFrom: key)
+    }
+
+    /// Generates a new key with public exponent 65537.
+    /// - Parameter bits: modulus size, 2048 through 8192.
+    /// - Throws: `CryptoError` `.invalidParameters` or `.keyGenerationFailed`.
+    public static func generate(bits: Int = 2048) throws(CryptoError) -> RSAPrivateKey {
+        guard bits >= minimumBits, bits <= maximumBits else {
+            throw CryptoError(.invalidParameters, "RSA key size must be 2048 through 8192 bits")
+        }
+        let context = try KeyContext(name: "RSA")
+        guard EVP_PKEY_keygen_init(context.pointer) == 1,
+            EVP_PKEY_CTX_set_rsa_keygen_bits(context.pointer, Int32(bits)) == 1
+        else { throw openSSLError(.keyGenerationFailed, "RSA key generation setup") }
+        var generated: OpaquePointer?
+        guard EVP_PKEY_generate(context.pointer, &generated) == 1, let generated else {
+            throw openSSLError(.keyGenerationFailed, "RSA key generation")
+        }
+        return try RSAPrivateKey(key: EVPKey(taking: generated))
+    }
+
+    /// Loads an unencrypted private key from PEM: PKCS#8 (`BEGIN PRIVATE KEY`) or PKCS#1
+    /// (`BEGIN RSA PRIVATE KEY`).
+    /// - Throws: `CryptoError` `.invalidKey` for unreadable or encrypted PEM, `.unsupportedKey` for a
+    ///   key that is not RSA or is smaller than 2048 bits.
+    public convenience init(pem: String) throws(CryptoError) {
+        let loaded = try MemoryBIO.reading(pem) { bio throws(CryptoError) -> OpaquePointer in
+            // The callback refuses every passphrase, so an encrypted key fails instead of prompting on a tty.
+            let refusePassphrase: @convention(c) (
+                UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?
+            ) -> Int32 = { _, _, _, _ in -1 }
+            guard let key = PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil) else {
+                throw openSSLError(.invalidKey, "reading private key PEM")
+            }
+            return key
+        }
+        try self.init(key: EVPKey(taking: loaded))
+    }
+
+    /// The key as unencrypted PKCS#8 PEM (`BEGIN PRIVATE KEY`).
+    ///
+    /// - Warning: this is the secret key. Write it only to a file with mode 0600; never log it.
+    public var pkcs8PEM: String {
+        get throws(CryptoError) {
+            let bio = try MemoryBIO()
+            guard PEM_write_bio_PKCS8PrivateKey(bio.pointer, key.pointer, nil, nil, 0, nil, nil) == 1 else {
+                throw openSSLError(.encodingFailed, "writing PKCS#8 PEM")
+            }
+            return bio.text()
+        }
+    }
+
+    /// The length of every signature this key makes, in bytes.
+    public var signatureByteCount: Int { key.maximumSignatureSize }
+
+    /// Signs `message` with RSASSA-PKCS1-v1_5 and SHA-256 (JWS "RS256").
+    /// - Throws: `CryptoError` `.signingFailed`.
+    public func signSHA256(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try message.withNonNullPointer { pointer, count throws(CryptoError) in
+            try signSHA256(UnsafeBufferPointer(start: pointer, count: count))
+        }
+    }
+
+    /// Signs `message` with RSASSA-PKCS1-v1_5 and SHA-256 without copying it.
+    /// - Throws: `CryptoError` `.signingFailed`.
+    public func signSHA256(_ message: UnsafeBufferPointer<UInt8>) throws(CryptoError) -> [UInt8] {
+        let context = try DigestContext()
+        guard EVP_DigestSignInit(context.pointer, nil, EVP_sha256(), nil, key.pointer) == 1 else {
+            throw openSSLError(.signingFailed, "EVP_DigestSignInit")
+        }
+        var length = key.maximumSignatureSize
+        var failed = false
+        let signature = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            if EVP_DigestSign(context.pointer, buffer.baseAddress, &length, message.baseAddress, message.count) == 1 {
+                initialized = length
+            } else {
+                failed = true
+                initialized = 0
+            }
+        }
+        guard !failed else { throw openSSLError(.signingFailed, "EVP_DigestSign") }
+        return signature
+    }
+}
