@@ -1,0 +1,103 @@
+import Dispatch
+import Logging
+
+/// The single-use ledger of proof-of-work challenge ids shared by both PoW surfaces (`challenges` table).
+///
+/// Consuming is one INSERT: the primary key decides every race, between tasks, between processes on
+/// the same file, and across restarts (a consumed id stays recorded until it is purged after expiry).
+public struct ChallengeLedger: Sendable {
+    /// The database holding the `challenges` table (migration `0001_core.sql`).
+    public let database: Database
+
+    /// Makes a ledger over `database`; the `0001_core.sql` migration must have been applied.
+    public init(database: Database) {
+        self.database = database
+    }
+
+    /// Records `id` as used.
+    /// - Parameters:
+    ///   - id: the challenge id (`jti` or mailbox challenge id).
+    ///   - surface: which surface consumed it (`agent`, `mailbox`), for operators.
+    ///   - expiresAt: Unix seconds after which the challenge can no longer be accepted anyway, leeway
+    ///     included; the row is kept at least until then.
+    /// - Returns: true the first time `id` is consumed, false when it was already used.
+    /// - Throws: `StorageError` for anything but the duplicate (a full disk is `.full`, `isUnavailable`).
+    public func consume(id: String, surface: String, expiresAt: Int64) async throws -> Bool {
+        try await database.write { connection in
+            try ChallengeLedger.consume(connection, id: id, surface: surface, expiresAt: expiresAt)
+        }
+    }
+
+    /// Deletes challenges whose `expires_at` is before `now`.
+    /// - Returns: how many rows were removed.
+    @discardableResult
+    public func purgeExpired(now: Int64) async throws -> Int {
+        try await database.write { connection in try ChallengeLedger.purge(connection, now: now) }
+    }
+
+    /// Purges expired challenges every `interval` on the writer queue until the schedule is cancelled.
+    /// - Parameters:
+    ///   - interval: time between purges (positive).
+    ///   - now: the clock, in Unix seconds.
+    /// - Returns: the running schedule; keep it, because dropping it cancels the purge.
+    public func startPurging(every interval: Duration, now: @escaping @Sendable () -> Int64) -> PurgeSchedule {
+        let components = interval.components
+        let nanoseconds = max(1, components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+        let dispatchInterval = DispatchTimeInterval.nanoseconds(Int(clamping: nanoseconds))
+        let writer = database.writer
+        let logger = database.logger
+        let timer = DispatchSource.makeTimerSource(queue: writer.queue)
+        timer.schedule(
+            deadline: .now() + dispatchInterval, repeating: dispatchInterval,
+            leeway: .nanoseconds(Int(clamping: nanoseconds / 10)))
+        timer.setEventHandler {
+            do {
+                let removed = try writer.onQueue { try ChallengeLedger.purge($0, now: now()) }
+                logger.trace("expired challenges purged", metadata: ["removed": "\(removed)"])
+            } catch {
+                logger.warning("purging expired challenges failed", metadata: ["error": "\(error)"])
+            }
+        }
+        timer.resume()
+        return PurgeSchedule(timer: timer)
+    }
+
+    static func consume(_ connection: SQLiteConnection, id: String, surface: String, expiresAt: Int64) throws -> Bool {
+        do {
+            try connection.run(
+                "INSERT INTO challenges(id, surface, expires_at) VALUES (?, ?, ?)",
+                [.text(id), .text(surface), .integer(expiresAt)])
+            return true
+        } catch let error as StorageError where error.code == .constraintUnique {
+            return false
+        }
+    }
+
+    static func purge(_ connection: SQLiteConnection, now: Int64) throws -> Int {
+        try connection.run("DELETE FROM challenges WHERE expires_at < ?", [.integer(now)])
+    }
+}
+
+/// A running periodic purge; `cancel()` (or dropping the last reference) stops it.
+///
+/// `@unchecked Sendable` is safe because the only state is the timer source, whose `cancel()` is
+/// thread-safe, and whose handler is set once before `resume()` and never changed.
+public final class PurgeSchedule: @unchecked Sendable {
+    private let timer: any DispatchSourceTimer
+
+    init(timer: any DispatchSourceTimer) {
+        self.timer = timer
+    }
+
+    deinit {
+        timer.cancel()
+    }
+
+    /// Stops the purge; a purge already running finishes, no later one starts.
+    public func cancel() {
+        timer.cancel()
+    }
+
+    /// True once `cancel()` was called.
+    public var isCancelled: Bool { timer.isCancelled }
+}

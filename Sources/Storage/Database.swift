@@ -1,0 +1,112 @@
+import Dispatch
+import Foundation
+import Logging
+
+/// A SQLite database file with exactly one writer connection and a few reader connections.
+///
+/// The writer runs every write on one serial queue, so writes never contend inside the process;
+/// each reader has its own serial queue and readers are picked round robin. The file is in WAL mode
+/// with `synchronous=FULL` (a write acknowledged by `write`/`writeSync` survives `kill -9` and power
+/// loss), a 5 s busy timeout (for other processes, such as `postern backup`), and foreign keys on.
+public final class Database: Sendable {
+    /// The path the database was opened at.
+    public let path: String
+    let writer: ConfinedConnection
+    private let readers: [ConfinedConnection]
+    private let nextReader: ReaderCursor
+    let logger: Logger
+
+    private init(path: String, writer: ConfinedConnection, readers: [ConfinedConnection], logger: Logger) {
+        self.path = path
+        self.writer = writer
+        self.readers = readers
+        self.nextReader = ReaderCursor(count: readers.count)
+        self.logger = logger
+    }
+
+    /// Opens (creating when missing) the database at `path`.
+    /// - Parameters:
+    ///   - path: a file path; the directory must exist. In-memory databases are refused.
+    ///   - readerCount: number of read-only connections, at least 1.
+    ///   - logger: receives debug-level lines about the store.
+    /// - Throws: `StorageError` (`.cantOpen`, `.readOnly`, `.corrupt`, `.misuse` for a bad path or count).
+    public static func open(path: String, readerCount: Int = 2, logger: Logger) throws -> Database {
+        guard readerCount >= 1 else { throw StorageError(.misuse, "readerCount must be at least 1") }
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else {
+            throw StorageError(.misuse, "Database needs a file path")
+        }
+        let writerConnection = try SQLiteConnection(path: path, mode: .writer)
+        let writer = ConfinedConnection(connection: writerConnection, label: "postern.storage.writer")
+        var readers: [ConfinedConnection] = []
+        for index in 0..<readerCount {
+            let connection = try SQLiteConnection(path: path, mode: .reader)
+            readers.append(ConfinedConnection(connection: connection, label: "postern.storage.reader.\(index)"))
+        }
+        logger.debug("storage opened", metadata: ["path": "\(path)", "readers": "\(readerCount)"])
+        return Database(path: path, writer: writer, readers: readers, logger: logger)
+    }
+
+    /// Runs `body` on the writer queue with the writer connection.
+    ///
+    /// Use `connection.transaction { ... }` for more than one statement. A transaction left open by
+    /// `body` is rolled back when it returns.
+    /// - Throws: what `body` throws (typically `StorageError`).
+    @discardableResult
+    public func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await writer.async(body)
+    }
+
+    /// Runs `body` on one reader's queue with a read-only connection.
+    /// - Throws: what `body` throws; writing through a reader throws `.readOnly`.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await reader().async(body)
+    }
+
+    /// Blocking form of `write` for the command line and tests.
+    /// - Warning: never call it from inside a `write` body or from a Swift concurrency task that
+    ///   must not block; calling it on the writer queue traps instead of deadlocking.
+    @discardableResult
+    public func writeSync<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try writer.sync(body)
+    }
+
+    /// Blocking form of `read` for the command line and tests.
+    /// - Warning: never call it from inside a `read` body on the same reader.
+    public func readSync<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try reader().sync(body)
+    }
+
+    /// Proves the database accepts a durable write (for `/readyz`): upserts the single
+    /// `readiness_probe` row with `now`.
+    /// - Throws: `StorageError`; `isUnavailable` is true for a full disk, I/O error or busy timeout.
+    public func probeWrite(now: Int64) async throws {
+        _ = try await write { connection in
+            try connection.run(
+                "INSERT INTO readiness_probe(id, checked_at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET checked_at = excluded.checked_at",
+                [.integer(now)])
+        }
+    }
+
+    private func reader() -> ConfinedConnection {
+        readers[nextReader.next()]
+    }
+}
+
+/// Round-robin index over the readers.
+///
+/// `@unchecked Sendable` is safe because `position` is only read and written while holding `lock`.
+private final class ReaderCursor: @unchecked Sendable {
+    private let lock = NSLock()
+    private var position = 0
+    private let count: Int
+
+    init(count: Int) { self.count = count }
+
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let current = position
+        position = (position + 1) % count
+        return current
+    }
+}

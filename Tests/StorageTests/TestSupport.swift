@@ -1,0 +1,48 @@
+import Foundation
+import Logging
+@testable import Storage
+
+/// A fresh temporary directory per test, removed when the value is dropped by `withTemporaryDirectory`.
+func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
+    let path = NSTemporaryDirectory() + "postern-storage-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try body(path)
+}
+
+/// Async form of `withTemporaryDirectory`.
+func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = NSTemporaryDirectory() + "postern-storage-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+let testLogger = Logger(label: "postern.storage.tests")
+
+func openDatabase(_ directory: String, name: String = "postern.sqlite") throws -> Database {
+    try Database.open(path: directory + "/" + name, readerCount: 2, logger: testLogger)
+}
+
+/// The repository's `migrations/` directory, found from this file's path.
+let repositoryMigrations: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.appendingPathComponent("migrations").path
+}()
+
+/// Opens a database in `directory` with the repository migrations applied.
+func openMigratedDatabase(_ directory: String, name: String = "postern.sqlite") throws -> Database {
+    let database = try openDatabase(directory, name: name)
+    try Migrator(directory: repositoryMigrations).migrate(database)
+    return database
+}
+
+func writeFile(_ path: String, _ text: String) throws {
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+}
+
+func count(_ database: Database, _ table: String) throws -> Int64? {
+    // Table names come from test code only, never from input.
+    try database.readSync { try $0.query("SELECT count(*) AS n FROM \(table)").first?.int("n") }
+}
