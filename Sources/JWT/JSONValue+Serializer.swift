@@ -1,0 +1,92 @@
+extension JSONValue {
+    /// The compact JSON text (no spaces), members in order, as UTF-8 bytes.
+    ///
+    /// Strings escape `"`, `\` and control characters; non-finite doubles are written as `null`.
+    public func serialize() -> [UInt8] {
+        var output = [UInt8]()
+        output.reserveCapacity(256)
+        write(to: &output)
+        return output
+    }
+
+    /// Appends the compact JSON text to `output`.
+    public func write(to output: inout [UInt8]) {
+        switch self {
+        case .string(let value):
+            Self.writeString(value, to: &output)
+        case .int(let value):
+            Self.writeInteger(value, to: &output)
+        case .double(let value):
+            if value.isFinite {
+                // Swift's shortest round-trip form ("0.5", "1e-05", "1e+20") is valid JSON.
+                output.append(contentsOf: "\(value)".utf8)
+            } else {
+                output.append(contentsOf: "null".utf8)
+            }
+        case .bool(let value):
+            output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .null:
+            output.append(contentsOf: "null".utf8)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                element.write(to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in members.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.writeString(member.0, to: &output)
+                output.append(UInt8(ascii: ":"))
+                member.1.write(to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func writeInteger(_ value: Int64, to output: inout [UInt8]) {
+        if value >= 0, value < 10 {
+            output.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var magnitude = value.magnitude
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            if value < 0 { output.append(UInt8(ascii: "-")) }
+            output.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ value: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(UInt8(ascii: "\\")); output.append(byte)
+            case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\")); output.append(byte)
+            case 0x0a: output.append(UInt8(ascii: "\\")); output.append(UInt8(ascii: "n"))
+            case 0x0d: output.append(UInt8(ascii: "\\")); output.append(UInt8(ascii: "r"))
+            case 0x09: output.append(UInt8(ascii: "\\")); output.append(UInt8(ascii: "t"))
+            case 0x08: output.append(UInt8(ascii: "\\")); output.append(UInt8(ascii: "b"))
+            case 0x0c: output.append(UInt8(ascii: "\\")); output.append(UInt8(ascii: "f"))
+            case 0x00..<0x20:
+                output.append(contentsOf: "\\u00".utf8)
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0f)])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

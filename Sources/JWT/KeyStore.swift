@@ -1,0 +1,303 @@
+import AuthCrypto
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The signing keys of one Postern instance, kept in `<data dir>/keys/`.
+///
+/// On first start it generates an RSA-2048 key (`<kid>.pem`, PKCS#8) and a 32-byte HMAC secret
+/// (`<kid>.hmac`, hex) with mode 0600 in a 0700 directory, recorded in `keys.json`
+/// (`kid`, `kind`, `created_at`, `retired_at`); later starts load the same keys. `rotate(now:)` retires
+/// the active keys and adds new ones; a retired key keeps verifying and stays in the JWKS until
+/// `retired_at + maxTokenTTL + 30 s`, then is dropped (from the set, the metadata and the disk).
+///
+/// When `JWT_PRIVATE_KEY` is given it is the active RSA key (kid = its RFC 7638 thumbprint) and is
+/// never written to disk; a previously generated RSA key is then retired. HMAC keys always come
+/// from the data directory.
+///
+/// `@unchecked Sendable`: all mutable state is guarded by `lock`; the key directory by an `flock`.
+public final class KeyStore: @unchecked Sendable {
+    /// The key directory (`<data dir>/keys`).
+    public let keyDirectory: String
+    /// How long a retired key stays: the longest token TTL plus the verification leeway.
+    public let retention: Int64
+
+    private let environmentKey: JWTKey?
+    private let openedAt: Int64
+    private let lock = Mutex()
+    private var state: State
+
+    private struct Record: Equatable {
+        var kid: String
+        var kind: KeyInfo.Kind
+        var createdAt: Int64
+        var retiredAt: Int64?
+    }
+
+    private struct State {
+        var records: [Record]
+        var keySet: JWTKeySet
+    }
+
+    /// Opens (and on first start creates) the keys of `directory`.
+    /// - Parameters:
+    ///   - directory: the data directory; keys live in its `keys/` subdirectory.
+    ///   - environmentPrivatePEM: `JWT_PRIVATE_KEY`, PKCS#8 or PKCS#1 PEM; a literal `\n` means a
+    ///     newline; nil or empty when unset.
+    ///   - environmentPublicPEM: `JWT_PUBLIC_KEY`; must match the private key when both are set.
+    ///   - maxTokenTTL: the longest lifetime of any token this instance signs, in seconds.
+    ///   - now: the current time in Unix seconds.
+    /// - Throws: `KeyStoreError` `.configuration` for unusable environment keys, `.corrupt` for a
+    ///   damaged key directory, `.io` for file system failures.
+    public init(
+        directory: String, environmentPrivatePEM: String?, environmentPublicPEM: String?, maxTokenTTL: Int64,
+        now: Int64
+    ) throws(KeyStoreError) {
+        guard maxTokenTTL > 0 else { throw KeyStoreError(.configuration, "maxTokenTTL must be positive") }
+        keyDirectory = (directory.hasSuffix("/") ? String(directory.dropLast()) : directory) + "/keys"
+        retention = maxTokenTTL + JWTKeySet.maximumLeeway
+        openedAt = now
+        environmentKey = try Self.environmentKey(private: environmentPrivatePEM, public: environmentPublicPEM)
+        try KeyFiles.makeDirectory(keyDirectory, mode: 0o700)
+        state = State(records: [], keySet: JWTKeySet())
+        state = try synchronize(now: now, rotating: false)
+    }
+
+    /// The current key set. Cheap: the set is built when keys change, not per call.
+    public func keySet() -> JWTKeySet {
+        lock.withLock { state.keySet }
+    }
+
+    /// Retires the active keys and makes new ones active: a new HMAC secret, and a new RSA key unless
+    /// the RSA key comes from `JWT_PRIVATE_KEY` (rotate that one by changing the variable).
+    /// Retired keys past their retention are dropped.
+    /// - Returns: the new keys.
+    /// - Throws: `KeyStoreError`.
+    @discardableResult
+    public func rotate(now: Int64) throws(KeyStoreError) -> [KeyInfo] {
+        let before = Set(list().map(\.kid))
+        try lock.withLock { () throws(KeyStoreError) in state = try synchronize(now: now, rotating: true) }
+        return list().filter { !before.contains($0.kid) }
+    }
+
+    /// Re-reads the key directory (after a `postern keys rotate` from another process) and drops keys
+    /// whose retention has passed.
+    /// - Throws: `KeyStoreError`.
+    public func reload(now: Int64) throws(KeyStoreError) {
+        try lock.withLock { () throws(KeyStoreError) in state = try synchronize(now: now, rotating: false) }
+    }
+
+    /// Every key in the set, the environment key first, then by creation.
+    public func list() -> [KeyInfo] {
+        lock.withLock {
+            let set = state.keySet
+            var infos: [KeyInfo] = []
+            if let environmentKey {
+                infos.append(
+                    KeyInfo(
+                        kid: environmentKey.kid, kind: .rsa, source: .environment, createdAt: openedAt,
+                        retiredAt: nil, dropsAt: nil, isActive: true))
+            }
+            for record in state.records where record.kid != environmentKey?.kid {
+                let active = set.activeKID(for: record.kind == .rsa ? .rs256 : .hs256) == record.kid
+                infos.append(
+                    KeyInfo(
+                        kid: record.kid, kind: record.kind, source: .dataDirectory, createdAt: record.createdAt,
+                        retiredAt: record.retiredAt, dropsAt: record.retiredAt.map { $0 + retention },
+                        isActive: active))
+            }
+            return infos
+        }
+    }
+
+    // MARK: Environment keys
+
+    private static func environmentKey(private privateText: String?, public publicText: String?) throws(KeyStoreError)
+        -> JWTKey?
+    {
+        let privatePEM = privateText.map(Self.unescapeNewlines).flatMap { $0.isEmpty ? nil : $0 }
+        let publicPEM = publicText.map(Self.unescapeNewlines).flatMap { $0.isEmpty ? nil : $0 }
+        guard let privatePEM else {
+            if publicPEM != nil {
+                throw KeyStoreError(.configuration, "JWT_PUBLIC_KEY is set without JWT_PRIVATE_KEY")
+            }
+            return nil
+        }
+        let privateKey: RSAPrivateKey
+        do throws(CryptoError) {
+            privateKey = try RSAPrivateKey(pem: privatePEM)
+        } catch {
+            throw KeyStoreError(.configuration, "JWT_PRIVATE_KEY is not a usable RSA private key (\(error.code.rawValue))")
+        }
+        if let publicPEM {
+            let publicKey: RSAPublicKey
+            do throws(CryptoError) {
+                publicKey = try RSAPublicKey(pem: publicPEM)
+            } catch {
+                throw KeyStoreError(.configuration, "JWT_PUBLIC_KEY is not a usable RSA public key (\(error.code.rawValue))")
+            }
+            guard publicKey.modulus == privateKey.publicKey.modulus,
+                publicKey.exponent == privateKey.publicKey.exponent
+            else { throw KeyStoreError(.configuration, "JWT_PUBLIC_KEY does not match JWT_PRIVATE_KEY") }
+        }
+        do throws(JWTError) {
+            return try JWTKey.rsa(kid: JWK.thumbprint(of: privateKey.publicKey), privateKey: privateKey)
+        } catch {
+            throw KeyStoreError(.configuration, "JWT_PRIVATE_KEY: \(error.reason)")
+        }
+    }
+
+    /// Environment variables often carry PEM on one line with literal `\n`; turn those into newlines.
+    static func unescapeNewlines(_ text: String) -> String {
+        text.replacing("\\n", with: "\n").trimmingWhitespace()
+    }
+
+    // MARK: Synchronizing with the directory
+
+    private var metadataPath: String { keyDirectory + "/keys.json" }
+    private func path(_ record: Record) -> String {
+        keyDirectory + "/" + record.kid + (record.kind == .rsa ? ".pem" : ".hmac")
+    }
+
+    /// Reads the directory, applies rotation, retirement and pruning, generates missing keys,
+    /// writes what changed and builds the key set; all under the directory lock.
+    private func synchronize(now: Int64, rotating: Bool) throws(KeyStoreError) -> State {
+        try KeyFiles.withExclusiveLock(keyDirectory + "/.lock") { () throws(KeyStoreError) -> State in
+            let original = try readMetadata()
+            var records = original
+            for index in records.indices where records[index].retiredAt == nil {
+                // Rotation retires every active key; an environment RSA key retires generated RSA keys.
+                if rotating || (records[index].kind == .rsa && environmentKey != nil) {
+                    records[index].retiredAt = now
+                }
+            }
+            let expired = records.filter { record in record.retiredAt.map { $0 + retention < now } ?? false }
+            records.removeAll { expired.contains($0) }
+
+            if !records.contains(where: { $0.kind == .hmac && $0.retiredAt == nil }) {
+                let record = Record(kid: SecureRandom.hex(byteCount: 8), kind: .hmac, createdAt: now)
+                try KeyFiles.createPrivate(path(record), Array((SecureRandom.hex(byteCount: 32) + "\n").utf8))
+                records.append(record)
+            }
+            if environmentKey == nil, !records.contains(where: { $0.kind == .rsa && $0.retiredAt == nil }) {
+                let key: RSAPrivateKey
+                let pem: String
+                do throws(CryptoError) {
+                    key = try RSAPrivateKey.generate(bits: 2048)
+                    pem = try key.pkcs8PEM
+                } catch {
+                    throw KeyStoreError(.io, "generating an RSA key failed: \(error.reason)")
+                }
+                let record = Record(kid: JWK.thumbprint(of: key.publicKey), kind: .rsa, createdAt: now)
+                try KeyFiles.createPrivate(path(record), Array(pem.utf8))
+                records.append(record)
+            }
+            if records != original {
+                try KeyFiles.replacePrivate(metadataPath, Self.encode(records), directory: keyDirectory)
+            }
+            // Only after the metadata no longer names them.
+            for record in expired { KeyFiles.remove(path(record)) }
+            return State(records: records, keySet: try buildKeySet(records))
+        }
+    }
+
+    private func buildKeySet(_ records: [Record]) throws(KeyStoreError) -> JWTKeySet {
+        var keys: [JWTKey] = []
+        var activeHMAC: String?
+        var activeRSA: String?
+        if let environmentKey {
+            keys.append(environmentKey)
+            activeRSA = environmentKey.kid
+        }
+        // Newest active record of each kind signs (several active records only after hand edits).
+        for record in records.sorted(by: { $0.createdAt < $1.createdAt }) where record.kid != environmentKey?.kid {
+            keys.append(try loadKey(record))
+            if record.retiredAt == nil {
+                if record.kind == .hmac { activeHMAC = record.kid } else if environmentKey == nil { activeRSA = record.kid }
+            }
+        }
+        do throws(JWTError) {
+            return try JWTKeySet(keys: keys, activeHMAC: activeHMAC, activeRSA: activeRSA)
+        } catch {
+            throw KeyStoreError(.corrupt, "\(keyDirectory): \(error.reason)")
+        }
+    }
+
+    private func loadKey(_ record: Record) throws(KeyStoreError) -> JWTKey {
+        let file = path(record)
+        guard let contents = try KeyFiles.readFile(file) else {
+            throw KeyStoreError(.corrupt, "\(file) is listed in keys.json but missing")
+        }
+        do {
+            switch record.kind {
+            case .hmac:
+                guard let secret = Hex.decode(String(decoding: contents, as: UTF8.self).trimmingWhitespace()) else {
+                    throw KeyStoreError(.corrupt, "\(file) is not a hex secret")
+                }
+                return try JWTKey.hmac(kid: record.kid, secret: secret)
+            case .rsa:
+                let key = try RSAPrivateKey(pem: String(decoding: contents, as: UTF8.self))
+                guard JWK.thumbprint(of: key.publicKey) == record.kid else {
+                    throw KeyStoreError(.corrupt, "\(file) does not hold the key its kid names")
+                }
+                return try JWTKey.rsa(kid: record.kid, privateKey: key)
+            }
+        } catch let error as KeyStoreError {
+            throw error
+        } catch {
+            throw KeyStoreError(.corrupt, "\(file) is not a usable key")
+        }
+    }
+
+    // MARK: Metadata file
+
+    private func readMetadata() throws(KeyStoreError) -> [Record] {
+        guard let bytes = try KeyFiles.readFile(metadataPath, limit: 1024 * 1024) else { return [] }
+        let corrupt = KeyStoreError(.corrupt, "\(metadataPath) is not valid key metadata")
+        guard let document = try? JSONValue.parse(bytes, limits: .init(maximumBytes: 1024 * 1024, maximumDepth: 4)),
+            document["version"]?.intValue == 1, let entries = document["keys"]?.arrayValue
+        else { throw corrupt }
+        var records: [Record] = []
+        var kids = Set<String>()
+        for entry in entries {
+            guard let kid = entry["kid"]?.stringValue, JWTKey.isValidKID(kid), kids.insert(kid).inserted,
+                let kind = entry["kind"]?.stringValue.flatMap(KeyInfo.Kind.init(rawValue:)),
+                let createdAt = entry["created_at"]?.intValue
+            else { throw corrupt }
+            let retiredAt: Int64?
+            switch entry["retired_at"] {
+            case nil, .null?: retiredAt = nil
+            case .int(let value)?: retiredAt = value
+            default: throw corrupt
+            }
+            records.append(Record(kid: kid, kind: kind, createdAt: createdAt, retiredAt: retiredAt))
+        }
+        return records
+    }
+
+    private static func encode(_ records: [Record]) -> [UInt8] {
+        let entries: [JSONValue] = records.map { record in
+            [
+                "kid": .string(record.kid), "kind": .string(record.kind.rawValue), "created_at": .int(record.createdAt),
+                "retired_at": record.retiredAt.map(JSONValue.int) ?? .null,
+            ]
+        }
+        return JSONValue.object([("version", 1), ("keys", .array(entries))]).serialize() + [0x0a]
+    }
+}
+
+extension String {
+    /// The text without leading and trailing spaces, tabs, carriage returns and newlines.
+    func trimmingWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(self[start...end])
+    }
+}
