@@ -83,7 +83,10 @@ let package = Package(
         .testTarget(name: "AgentAuthTests", dependencies: ["AgentAuth", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: ["MailboxAccounts", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1"]),
-        .testTarget(name: "RemoteHashAuthTests", dependencies: ["RemoteHashAuth", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
+        .testTarget(name: "RemoteHashAuthTests", dependencies: [
+            "RemoteHashAuth", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "PosternAppTests", dependencies: ["PosternApp", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
     ]
 )

@@ -9,6 +9,7 @@ final class VerificationGate: @unchecked Sendable {
     private let budgetKiB: UInt64
     private var running = 0
     private var claimedKiB: UInt64 = 0
+    private var admitted = 0
 
     init(maxRunning: Int, budgetKiB: UInt64) {
         self.maxRunning = max(1, maxRunning)
@@ -21,8 +22,16 @@ final class VerificationGate: @unchecked Sendable {
         defer { lock.unlock() }
         guard running < maxRunning, claimedKiB + UInt64(memoryKiB) <= budgetKiB else { return false }
         running += 1
+        admitted += 1
         claimedKiB += UInt64(memoryKiB)
         return true
+    }
+
+    /// How many verifications were let through since start (for tests and metrics).
+    var admittedCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return admitted
     }
 
     /// Returns what ``tryEnter(memoryKiB:)`` claimed.
