@@ -16,7 +16,7 @@ extension RemoteHashService {
                 ? jsonError(RemoteHashFailure(.badRequest, RemoteHashMessage.badBody))
                 : registerPage(request, [:], RemoteHashFailure(.badRequest, RemoteHashMessage.badBody))
         }
-        if !wantsJSON && !csrfValid(request, fields) { return csrfRefused(request) }
+        if needsCSRF(request) && !csrfValid(request, fields) { return csrfRefused(request) }
         let email = normalizedEmail(fields["email"])
         let url = (fields["password_hash_url"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         do throws(RemoteHashFailure) {
@@ -34,12 +34,11 @@ extension RemoteHashService {
         return response
     }
 
-    /// The checks of registration in order, cheapest first; throws the first failure.
+    /// The checks of registration in order, cheapest first (email, then URL, then the fetch, then
+    /// Argon2); throws the first failure, as the original reports its first validation error.
     func registerUser(email: String, url: String, password: String) async throws(RemoteHashFailure) {
         if email.isEmpty { throw .unprocessable(RemoteHashMessage.emailBlank) }
         if !RemoteHashService.isValidEmail(email) { throw .unprocessable(RemoteHashMessage.emailInvalid) }
-        if url.isEmpty { throw .unprocessable(RemoteHashMessage.urlBlank) }
-        if (try? FetchURL(parsing: url)) == nil { throw .unprocessable(RemoteHashMessage.urlInvalid) }
         do {
             if try await users.find(email: email) != nil { throw RemoteHashFailure.unprocessable(RemoteHashMessage.emailTaken) }
         } catch let failure as RemoteHashFailure {
@@ -47,6 +46,8 @@ extension RemoteHashService {
         } catch {
             throw storageFailure(error)
         }
+        if url.isEmpty { throw .unprocessable(RemoteHashMessage.urlBlank) }
+        if (try? FetchURL(parsing: url)) == nil { throw .unprocessable(RemoteHashMessage.urlInvalid) }
         let hash = try await verifier.currentHash(at: url)
         guard try await verifier.verify(password, against: hash) else {
             throw .unprocessable(RemoteHashMessage.passwordMismatch)

@@ -149,6 +149,12 @@ public final class RemoteHashService: Sendable {
         return response
     }
 
+    /// Whether a post must carry a CSRF token: every request answered with HTML, except JSON bodies,
+    /// which a cross-site page cannot send without a CORS preflight this server never grants.
+    func needsCSRF(_ request: HTTPRequest) -> Bool {
+        !request.acceptsJSON && !request.contentTypeIsJSON
+    }
+
     /// Whether an HTML form post carries the CSRF token matching its cookie.
     func csrfValid(_ request: HTTPRequest, _ fields: [String: String]) -> Bool {
         CookieSigner.csrfMatches(cookie: request.cookie(CookieSigner.csrfCookie), field: fields[CookieSigner.csrfField])

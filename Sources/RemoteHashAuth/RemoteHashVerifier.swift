@@ -2,6 +2,7 @@ import Foundation
 import AuthCrypto
 import ComputePool
 import Fetch
+import Metrics
 
 /// Fetches a remote hash, parses it, refuses costs above the limits, and verifies passwords against
 /// it on the worker pool (CONTRACT 3.3).
@@ -20,8 +21,10 @@ struct RemoteHashVerifier: Sendable {
         do {
             response = try await fetcher.fetch(url)
         } catch {
+            RemoteHashVerifier.count("postern_remote_hash_fetches_total", RemoteHashVerifier.metricLabel(error))
             throw RemoteHashFailure.fetch(error)
         }
+        RemoteHashVerifier.count("postern_remote_hash_fetches_total", "ok")
         return try parse(response.body)
     }
 
@@ -46,15 +49,39 @@ struct RemoteHashVerifier: Sendable {
     ///   flight or the pool's queue is full; a not-an-Argon2-hash failure when libargon2 rejects the
     ///   parameters.
     func verify(_ password: String, against hash: Argon2Hash) async throws(RemoteHashFailure) -> Bool {
-        guard gate.tryEnter(memoryKiB: hash.memoryKiB) else { throw .busy }
-        defer { gate.leave(memoryKiB: hash.memoryKiB) }
         let bytes = Array(password.utf8)
+        guard gate.tryEnter(memoryKiB: hash.memoryKiB) else {
+            RemoteHashVerifier.count("postern_remote_hash_verifications_total", "busy")
+            throw .busy
+        }
+        defer { gate.leave(memoryKiB: hash.memoryKiB) }
         do {
-            return try await pool.run { try Argon2.verify(hash, password: bytes) }
+            let matched = try await pool.run { try Argon2.verify(hash, password: bytes) }
+            RemoteHashVerifier.count("postern_remote_hash_verifications_total", matched ? "match" : "mismatch")
+            return matched
         } catch is WorkerPoolError {
+            RemoteHashVerifier.count("postern_remote_hash_verifications_total", "busy")
             throw .busy
         } catch {
+            RemoteHashVerifier.count("postern_remote_hash_verifications_total", "error")
             throw .unprocessable(RemoteHashMessage.notArgon2)
+        }
+    }
+
+    /// Increments a counter with one `result` dimension.
+    private static func count(_ label: String, _ result: String) {
+        Counter(label: label, dimensions: [("result", result)]).increment()
+    }
+
+    private static func metricLabel(_ error: FetchError) -> String {
+        switch error {
+        case .invalidURL: return "invalid_url"
+        case .notAllowed: return "not_allowed"
+        case .bodyTooLarge: return "too_large"
+        case .overloaded: return "overloaded"
+        case .timedOut: return "timed_out"
+        case .badStatus: return "bad_status"
+        case .resolutionFailed, .connectFailed, .tlsFailed, .tooManyRedirects, .malformedResponse: return "failed"
         }
     }
 }

@@ -76,6 +76,12 @@ struct RemoteHashPageTests {
         }
         #expect(h.origin.acceptedConnections == 0)
         #expect(await h.login("csrf@example.com", "pw").error == "Invalid email or password.")
+        // A JSON body cannot come from a cross-site form, so it needs no token even when HTML comes back.
+        let json = await h.send(
+            .POST, "/login", headers: [("Content-Type", "application/json")],
+            body: Array(#"{"email":"nobody@example.com","password":"x"}"#.utf8))
+        #expect(json.status == .unprocessableEntity)
+        #expect(json.text.contains("Invalid email or password."))
     }
 
     @Test("register through the form: 303 to / with a one-time signed flash message")
