@@ -247,6 +247,9 @@ public struct HTTPRequestParser: Sendable {
             if buffer.count - position > limit + 1 { throw HTTPParseError(tooLong) }
             return nil
         }
+        // Checked before the line ending, so that the verdict does not depend on whether the LF
+        // arrived in the same read as the bytes that overflowed the limit.
+        if lf - position > limit + 1 { throw HTTPParseError(tooLong) }
         guard lf > position, buffer[lf - 1] == .cr else { throw HTTPParseError(.bareLineEnding) }
         let lineEnd = lf - 1
         if lineEnd - position > limit { throw HTTPParseError(tooLong) }

@@ -119,11 +119,35 @@ public struct HTTPResponseEncoder: Sendable {
     }
 
     private static func appendField(_ name: String, _ value: String, to out: inout [UInt8]) {
-        guard !name.isEmpty, name.utf8.allSatisfy({ $0.isTokenCharacter }) else { return }
-        out.append(contentsOf: name.utf8)
-        out.append(contentsOf: ": ".utf8)
-        for byte in value.utf8 where byte.isFieldValueByte { out.append(byte) }
-        out.append(contentsOf: "\r\n".utf8)
+        var name = name
+        var value = value
+        let start = out.count
+        let nameIsToken = name.withUTF8 { bytes -> Bool in
+            guard !bytes.isEmpty else { return false }
+            for byte in bytes where !byte.isTokenCharacter { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        guard nameIsToken else {
+            out.removeSubrange(start...)
+            return
+        }
+        out.append(.colon)
+        out.append(.space)
+        value.withUTF8 { bytes in
+            var clean = true
+            for byte in bytes where !byte.isFieldValueByte {
+                clean = false
+                break
+            }
+            if clean {
+                out.append(contentsOf: bytes)
+            } else {
+                for byte in bytes where byte.isFieldValueByte { out.append(byte) }
+            }
+        }
+        out.append(.cr)
+        out.append(.lf)
     }
 
     static func appendDecimal(_ value: Int, to out: inout [UInt8]) {

@@ -142,6 +142,15 @@ let refusals: [Refusal] = [
         "trailers over the cap",
         "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: " + String(repeating: "t", count: 5000)
             + "\r\n\r\n", .trailersTooLarge, 431),
+    // Found by the fuzzer: the verdict once depended on how the bytes were split.
+    Refusal(
+        "over-long chunk line ended by a bare LF",
+        "POST /c HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5;" + String(repeating: "x", count: 300)
+            + "\n0\r\n\r\n", .invalidChunkExtension),
+    Refusal(
+        "over-long header line ended by a bare LF",
+        "GET / HTTP/1.1\r\nHost: a\r\nX-A: " + String(repeating: "x", count: 17000) + "\n\r\n",
+        .headerBlockTooLarge, 431),
     Refusal("HTTP/2.0", "GET / HTTP/2.0\r\nHost: a\r\n\r\n", .unsupportedVersion, 505),
     Refusal("HTTP/1.2", "GET / HTTP/1.2\r\nHost: a\r\n\r\n", .unsupportedVersion, 505),
     Refusal("HTTP/0.9 without version", "GET /\r\n\r\n", .invalidRequestLine),

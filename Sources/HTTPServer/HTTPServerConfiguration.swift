@@ -1,0 +1,45 @@
+import Foundation
+import HTTP1
+
+/// How an `HTTPServer` listens and how long it waits for clients.
+public struct HTTPServerConfiguration: Sendable {
+    /// The address to bind (`127.0.0.1`, `0.0.0.0`, `::1`). Default `127.0.0.1`.
+    public var host: String = "127.0.0.1"
+    /// The TCP port; 0 picks a free one (see `HTTPServer.start()`). Default 8080.
+    public var port: Int = 8080
+    /// How many serial event queues serve connections. Default: the active processor count.
+    ///
+    /// Handlers on the event queues never block, so one queue per core keeps every core busy
+    /// without oversubscribing them; more queues would only add context switches, fewer would
+    /// leave a core idle under load.
+    public var eventQueueCount: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// Most open client connections; one more is answered `503` with `Connection: close`. Default 4096.
+    public var maxConnections: Int = 4096
+    /// Longest time from the first byte of a request to its last (slow clients). Default 10 s.
+    public var headerReadTimeout: Duration = .seconds(10)
+    /// Longest time a keep-alive connection may sit without a request. Default 30 s.
+    public var idleTimeout: Duration = .seconds(30)
+    /// Longest time a response may wait for a client that does not read it. Default 30 s.
+    public var writeTimeout: Duration = .seconds(30)
+    /// Longest time `shutdown()` waits for requests in flight before closing what is left. Default 10 s.
+    public var shutdownGracePeriod: Duration = .seconds(10)
+    /// Most requests of one connection in flight at once (pipelining); reading pauses beyond. Default 16.
+    public var maxPipelinedRequests: Int = 16
+    /// The parser limits.
+    public var limits: HTTPParserLimits = HTTPParserLimits()
+    /// The `Server` header value. Default `Postern`.
+    public var serverName: String = "Postern"
+    /// The listen backlog; the kernel caps it at `net.core.somaxconn`. Default 4096.
+    public var listenBacklog: Int32 = 4096
+    /// The monotonic clock in nanoseconds used for every timeout; injected so tests can drive it.
+    public var clock: @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
+
+    /// The defaults listed on each property.
+    public init() {}
+
+    /// Creates a configuration with the listen address set and the other values at their defaults.
+    public init(host: String = "127.0.0.1", port: Int = 8080) {
+        self.host = host
+        self.port = port
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import HTTP1
+import HTTPServer
+import Logging
+
+/// Routes for the loopback tests.
+func testRouter() -> Router {
+    var router = Router()
+    router.add(.GET, "/hello", .immediate { _, _ in .text(.ok, "hello") })
+    router.add(.GET, "/items/{id}", .immediate { _, parameters in .text(.ok, "item \(parameters["id"] ?? "")") })
+    router.add(.POST, "/echo", .immediate { request, _ in HTTPResponse(status: .ok, body: request.body) })
+    router.add(.POST, "/small", bodyLimit: 10, .immediate { request, _ in .text(.ok, "\(request.body.count)") })
+    router.add(
+        .GET, "/slow",
+        .deferred { request, _ in
+            let milliseconds = Int(request.queryItem("ms") ?? "0") ?? 0
+            try? await Task.sleep(for: .milliseconds(milliseconds))
+            return .text(.ok, "slept \(milliseconds)")
+        })
+    router.add(.GET, "/id", .immediate { request, _ in .text(.ok, request.requestID) })
+    router.add(.GET, "/peer", .immediate { request, _ in .text(.ok, request.remoteAddress) })
+    return router
+}
+
+/// Starts a server on 127.0.0.1 port 0 with `configure` applied.
+func startServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> (HTTPServer, Int) {
+    var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+    configuration.eventQueueCount = 2
+    configure(&configuration)
+    let server = HTTPServer(
+        configuration: configuration, responder: RouterResponder(router: testRouter()),
+        logger: Logger(label: "test.http"))
+    let port = try server.start()
+    return (server, port)
+}
+
+/// Seconds since an arbitrary start, for the latency checks.
+func monotonicSeconds() -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+}
+
+/// Runs blocking socket work on a plain thread, off Swift's cooperative pool, so that the
+/// server's deferred handlers (which run on that pool) are never starved by a blocked test.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try body() })
+        }
+    }
+}
