@@ -57,9 +57,12 @@ public final class Fetcher: URLFetching {
     /// Fetches `url` on the fetcher's I/O threads.
     /// - Throws: ``FetchError``; ``FetchError/overloaded`` at once when the queue is full.
     public func fetch(_ url: String) async throws(FetchError) -> FetchResponse {
+        // The deadline starts now, so time spent waiting for a thread counts against it too.
+        let deadline = Deadline.after(configuration.totalTimeout)
         let result: Result<FetchResponse, FetchError> = await withCheckedContinuation { continuation in
             let accepted = executor.submit { [self] in
-                continuation.resume(returning: Result { () throws(FetchError) in try self.fetchBlocking(url) })
+                continuation.resume(
+                    returning: Result { () throws(FetchError) in try self.fetchBlocking(url, deadline: deadline) })
             }
             if !accepted { continuation.resume(returning: .failure(.overloaded)) }
         }
@@ -70,7 +73,11 @@ public final class Fetcher: URLFetching {
     /// - Warning: never call this on a socket event queue or a Swift concurrency thread.
     /// - Throws: ``FetchError``.
     public func fetchBlocking(_ url: String) throws(FetchError) -> FetchResponse {
-        let deadline = Deadline.after(configuration.totalTimeout)
+        try fetchBlocking(url, deadline: Deadline.after(configuration.totalTimeout))
+    }
+
+    private func fetchBlocking(_ url: String, deadline: Deadline) throws(FetchError) -> FetchResponse {
+        if deadline.hasPassed { throw .timedOut }
         var current = try FetchURL(parsing: url)
         var redirects = 0
         while true {

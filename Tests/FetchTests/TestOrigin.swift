@@ -7,7 +7,7 @@ import Glibc
 /// A tiny blocking HTTP origin on 127.0.0.1, port 0, one thread per connection: real sockets, canned
 /// raw responses per path, and a count of accepted connections.
 final class TestOrigin: @unchecked Sendable {
-    // @unchecked: `routes`, `accepted` and `requests` are only touched under `lock`.
+    // @unchecked: `routes`, `accepted`, `requests` and `stopped` are only touched under `lock`.
     struct Reply: Sendable {
         var bytes: [UInt8]
         /// Seconds to wait before answering.
@@ -22,6 +22,13 @@ final class TestOrigin: @unchecked Sendable {
     private var routes: [String: Reply] = [:]
     private var accepted = 0
     private var requests: [String] = []
+    private var stopped = false
+
+    private var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
 
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -48,8 +55,12 @@ final class TestOrigin: @unchecked Sendable {
 
     /// Stops accepting; connections in progress finish on their own.
     func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+        // Only shut down here: the accept thread closes the descriptor when it leaves, so the number
+        // cannot be reused by another test's socket while that thread may still call accept on it.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     /// `http://127.0.0.1:<port><path>`.
@@ -89,10 +100,17 @@ final class TestOrigin: @unchecked Sendable {
     }
 
     private func acceptLoop() {
-        while true {
+        defer { close(listener) }
+        while !isStopped {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                if errno == EINTR { continue }
+                if isStopped { return }
+                // EINTR, ECONNABORTED, EMFILE under load: keep serving rather than go silent.
+                Thread.sleep(forTimeInterval: 0.01)
+                continue
+            }
+            if isStopped {
+                close(client)
                 return
             }
             lock.lock()
