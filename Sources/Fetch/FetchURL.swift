@@ -146,8 +146,10 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
         }
         let lower = raw.lowercased()
         for scalar in lower.unicodeScalars {
-            let ok = scalar.isASCII && (("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
-                || scalar == "-" || scalar == "." || scalar == "_")
+            let ok =
+                scalar.isASCII
+                && (("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
+                    || scalar == "-" || scalar == "." || scalar == "_")
             guard ok else { throw .invalidURL }
         }
         switch IPAddress.parseIPv4(lower) {

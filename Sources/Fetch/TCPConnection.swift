@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Bytes in and out with a deadline: plain TCP or TLS on top of it.
@@ -32,9 +32,9 @@ final class TCPConnection: ByteStream {
     {
         let family = address.isV4 ? AF_INET : AF_INET6
         #if canImport(Glibc)
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(family, SOCK_STREAM, 0)
+            let fd = socket(family, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw .connectFailed }
         let connection = TCPConnection(descriptor: fd)
@@ -81,9 +81,9 @@ final class TCPConnection: ByteStream {
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { raw in
                 #if canImport(Glibc)
-                send(descriptor, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
+                    send(descriptor, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
                 #else
-                send(descriptor, raw.baseAddress, raw.count, 0)
+                    send(descriptor, raw.baseAddress, raw.count, 0)
                 #endif
             }
             if written > 0 {

@@ -1,9 +1,9 @@
 import COpenSSL
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An OpenSSL client context (`SSL_CTX`): TLS 1.2 or newer, peer verification on, trust roots from

@@ -30,7 +30,8 @@ enum HTMLText {
             return "{\n" + lines.joined(separator: ",\n") + "\n" + indent + "}"
         case .array(let items):
             if items.isEmpty { return "[]" }
-            return "[\n" + items.map { inner + pretty($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
+            return "[\n" + items.map { inner + pretty($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent
+                + "]"
         default:
             return value.description
         }

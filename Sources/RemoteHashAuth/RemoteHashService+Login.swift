@@ -59,7 +59,8 @@ extension RemoteHashService {
         let now = clock()
         let claims = JWTClaims([
             ("sub", .string(user.email)), ("email", .string(user.email)), ("iss", .string(configuration.issuer)),
-            ("iat", .int(now)), ("exp", .int(now + configuration.tokenTTL)), ("jti", .string(SecureRandom.hex(byteCount: 16))),
+            ("iat", .int(now)), ("exp", .int(now + configuration.tokenTTL)),
+            ("jti", .string(SecureRandom.hex(byteCount: 16))),
             ("pur", .string(RemoteHashService.tokenPurpose)), ("ver", .int(user.tokenVersion)),
         ])
         let keys = self.keys

@@ -1,5 +1,5 @@
-import Foundation
 import Fetch
+import Foundation
 import HTTP1
 import JWT
 
@@ -40,7 +40,9 @@ extension RemoteHashService {
         if email.isEmpty { throw .unprocessable(RemoteHashMessage.emailBlank) }
         if !RemoteHashService.isValidEmail(email) { throw .unprocessable(RemoteHashMessage.emailInvalid) }
         do {
-            if try await users.find(email: email) != nil { throw RemoteHashFailure.unprocessable(RemoteHashMessage.emailTaken) }
+            if try await users.find(email: email) != nil {
+                throw RemoteHashFailure.unprocessable(RemoteHashMessage.emailTaken)
+            }
         } catch let failure as RemoteHashFailure {
             throw failure
         } catch {

@@ -33,7 +33,7 @@ extension RemoteHashService {
             let user: RemoteUser
             do {
                 user = try await authenticate(email: email, password: password)
-            } catch where error.status == .unprocessableEntity {
+            } catch  where error.status == .unprocessableEntity {
                 return refused
             }
             return try await bump(user.email, expected: nil) ?? refused

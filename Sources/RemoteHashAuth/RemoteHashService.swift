@@ -58,21 +58,30 @@ public final class RemoteHashService: Sendable {
     public func register(into router: inout Router) {
         let limit = configuration.bodyLimit
         router.add(.GET, "/", .deferred { [self] request, _ in await limited(request) { await page(request) } })
-        router.add(.GET, "/login_test", .deferred { [self] request, _ in await limited(request) { await page(request) } })
+        router.add(
+            .GET, "/login_test", .deferred { [self] request, _ in await limited(request) { await page(request) } })
         router.add(.GET, "/example.txt", .deferred { [self] request, _ in await limited(request) { await example() } })
         router.add(.GET, "/up", .immediate { _, _ in HTTPResponse.text(.ok, "OK") })
-        router.add(.POST, "/register", bodyLimit: limit, .deferred { [self] request, _ in
-            await limited(request) { await register(request) }
-        })
-        router.add(.POST, "/login", bodyLimit: limit, .deferred { [self] request, _ in
-            await limited(request) { await login(request) }
-        })
-        router.add(.POST, "/validate", bodyLimit: limit, .deferred { [self] request, _ in
-            await limited(request) { await validate(request) }
-        })
-        router.add(.DELETE, "/logout", bodyLimit: limit, .deferred { [self] request, _ in
-            await limited(request) { await logout(request) }
-        })
+        router.add(
+            .POST, "/register", bodyLimit: limit,
+            .deferred { [self] request, _ in
+                await limited(request) { await register(request) }
+            })
+        router.add(
+            .POST, "/login", bodyLimit: limit,
+            .deferred { [self] request, _ in
+                await limited(request) { await login(request) }
+            })
+        router.add(
+            .POST, "/validate", bodyLimit: limit,
+            .deferred { [self] request, _ in
+                await limited(request) { await validate(request) }
+            })
+        router.add(
+            .DELETE, "/logout", bodyLimit: limit,
+            .deferred { [self] request, _ in
+                await limited(request) { await logout(request) }
+            })
     }
 
     // MARK: - Shared steps
@@ -143,7 +152,8 @@ public final class RemoteHashService: Sendable {
         response.headers.replaceOrAdd("Cache-Control", "no-store")
         response.headers.replaceOrAdd(
             "Content-Security-Policy",
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        )
         response.headers.replaceOrAdd("X-Frame-Options", "DENY")
         for cookie in setCookies.compactMap({ $0 }) { response.headers.add("Set-Cookie", cookie) }
         return response

@@ -1,7 +1,7 @@
-import Foundation
 import AuthCrypto
 import ComputePool
 import Fetch
+import Foundation
 import Metrics
 
 /// Fetches a remote hash, parses it, refuses costs above the limits, and verifies passwords against

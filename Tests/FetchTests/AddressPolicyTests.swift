@@ -51,7 +51,8 @@ struct AddressPolicyTests {
         arguments: [
             ("127.0.0.1", AddressCategory.loopback), ("10.2.3.4", .private), ("172.16.0.1", .private),
             ("172.31.255.255", .private), ("172.32.0.1", .global), ("192.168.0.1", .private),
-            ("169.254.169.254", .linkLocal), ("100.64.0.1", .sharedAddressSpace), ("100.127.255.255", .sharedAddressSpace),
+            ("169.254.169.254", .linkLocal), ("100.64.0.1", .sharedAddressSpace),
+            ("100.127.255.255", .sharedAddressSpace),
             ("100.128.0.1", .global), ("0.0.0.0", .unspecified), ("224.0.0.1", .multicast),
             ("239.255.255.250", .multicast), ("255.255.255.255", .broadcast), ("240.0.0.1", .reserved),
             ("192.0.2.1", .reserved), ("8.8.8.8", .global), ("::1", .loopback), ("::", .unspecified),

@@ -8,7 +8,8 @@ struct FetcherTests {
     private func fetcher(
         allowPrivate: Bool = true, allowedHosts: [String] = [], total: Duration = .seconds(5), maxRedirects: Int = 3
     ) throws -> Fetcher {
-        var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: allowPrivate, allowedHosts: allowedHosts))
+        var configuration = FetchConfiguration(
+            policy: AddressPolicy(allowPrivate: allowPrivate, allowedHosts: allowedHosts))
         configuration.totalTimeout = total
         configuration.maxRedirects = maxRedirects
         return try Fetcher(configuration: configuration)
@@ -29,7 +30,8 @@ struct FetcherTests {
             "http://[::ffff:127.0.0.1]:\(port)/h", "http://[::ffff:7f00:1]:\(port)/h",
             "http://[64:ff9b::7f00:1]:\(port)/h", "http://[::127.0.0.1]:\(port)/h", "http://localhost:\(port)/h",
             "http://LOCALHOST.:\(port)/h", "http://api.localhost:\(port)/h", "https://127.0.0.1:\(port)/h",
-            "http://10.0.0.1/h", "http://172.16.5.4/h", "http://192.168.1.1/h", "http://169.254.169.254/latest/meta-data/",
+            "http://10.0.0.1/h", "http://172.16.5.4/h", "http://192.168.1.1/h",
+            "http://169.254.169.254/latest/meta-data/",
             "http://0xa9fea9fe/", "http://[fe80::1]/", "http://100.64.0.1/", "http://0.0.0.0/", "http://0/",
             "http://224.0.0.1/", "http://255.255.255.255/", "http://[fc00::1]/", "http://[fd00:ec2::254]/",
             "http://[::]/", "http://[ff02::1]/", "http://[64:ff9b::a9fe:a9fe]/",
@@ -66,8 +68,13 @@ struct FetcherTests {
         origin.set("/error", status: 500, body: "no")
         origin.set("/big", body: String(repeating: "a", count: 4097))
         origin.set("/exact", body: String(repeating: "a", count: 4096))
-        origin.set("/chunked", TestOrigin.Reply(bytes: Array(
-            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "800\r\n" + String(repeating: "b", count: 2048) + "\r\n", count: 3) + "0\r\n\r\n").utf8)))
+        origin.set(
+            "/chunked",
+            TestOrigin.Reply(
+                bytes: Array(
+                    ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + String(repeating: "800\r\n" + String(repeating: "b", count: 2048) + "\r\n", count: 3)
+                        + "0\r\n\r\n").utf8)))
         origin.set("/garbage", TestOrigin.Reply(bytes: Array("SSH-2.0-OpenSSH_9.6\r\n\r\n".utf8)))
         let fetcher = try fetcher()
         await #expect(throws: FetchError.badStatus(404)) { try await fetcher.fetch(origin.url("/missing")) }
@@ -109,7 +116,8 @@ struct FetcherTests {
         origin.redirect("/meta-v6", to: "http://[::ffff:169.254.169.254]/")
         origin.redirect("/loopback", to: "http://127.0.0.1:\(origin.port)/ok")
         origin.set("/ok", body: "ok")
-        for fetcher in [try fetcher(allowPrivate: true), try fetcher(allowPrivate: false, allowedHosts: ["127.0.0.1"])] {
+        for fetcher in [try fetcher(allowPrivate: true), try fetcher(allowPrivate: false, allowedHosts: ["127.0.0.1"])]
+        {
             for path in ["/meta", "/meta-hex", "/meta-v6"] {
                 await #expect(throws: FetchError.notAllowed) { try await fetcher.fetch(origin.url(path)) }
             }

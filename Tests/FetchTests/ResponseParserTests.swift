@@ -5,7 +5,9 @@ import Testing
 @Suite("ResponseParser")
 struct ResponseParserTests {
     /// Feeds `text` whole or byte by byte; returns head and body at the end of input.
-    private func run(_ text: String, byteByByte: Bool, maxBody: Int = 4096) throws(FetchError) -> (ResponseHead, [UInt8]) {
+    private func run(_ text: String, byteByByte: Bool, maxBody: Int = 4096) throws(FetchError) -> (
+        ResponseHead, [UInt8]
+    ) {
         var parser = ResponseParser(maxHeaderBytes: 8192, maxBodyBytes: maxBody)
         var head: ResponseHead? = nil
         var body: [UInt8]? = nil
@@ -30,11 +32,13 @@ struct ResponseParserTests {
 
     @Test("Content-Length, chunked and close-delimited bodies, whole and one byte at a time", arguments: [false, true])
     func framings(byteByByte: Bool) throws {
-        let (head, body) = try run("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A:  b \r\n\r\nhello", byteByByte: byteByByte)
+        let (head, body) = try run(
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A:  b \r\n\r\nhello", byteByByte: byteByByte)
         #expect(head.status == 200)
         #expect(head["x-a"] == "b")
         #expect(body == Array("hello".utf8))
-        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nT: v\r\n\r\n"
+        let chunked =
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nT: v\r\n\r\n"
         #expect(try run(chunked, byteByByte: byteByByte).1 == Array("abcde".utf8))
         #expect(try run("HTTP/1.0 200 OK\r\n\r\nuntil close", byteByByte: byteByByte).1 == Array("until close".utf8))
         let interim = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\nContent-Length: 2\n\nok"

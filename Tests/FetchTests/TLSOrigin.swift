@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An HTTPS origin for tests: a throwaway CA and a leaf certificate for `DNS:localhost` only, made
@@ -26,19 +26,28 @@ final class TLSOrigin {
         try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
             .write(toFile: directory + "/leaf.cnf", atomically: true, encoding: .utf8)
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try TLSOrigin.run(openssl, ["req", "-x509"] + ec + [
-            "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Postern Test CA",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
-        ], in: directory)
-        try TLSOrigin.run(openssl, ["req"] + ec + ["-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=localhost"], in: directory)
-        try TLSOrigin.run(openssl, [
-            "x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "leaf.pem",
-            "-days", "2", "-extfile", "leaf.cnf",
-        ], in: directory)
+        try TLSOrigin.run(
+            openssl,
+            ["req", "-x509"] + ec + [
+                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Postern Test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+            ], in: directory)
+        try TLSOrigin.run(
+            openssl, ["req"] + ec + ["-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=localhost"], in: directory
+        )
+        try TLSOrigin.run(
+            openssl,
+            [
+                "x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                "leaf.pem",
+                "-days", "2", "-extfile", "leaf.cnf",
+            ], in: directory)
         port = try TLSOrigin.freePort()
         server = Process()
         server.executableURL = URL(fileURLWithPath: openssl)
-        server.arguments = ["s_server", "-HTTP", "-accept", "127.0.0.1:\(port)", "-cert", "leaf.pem", "-key", "leaf.key"]
+        server.arguments = [
+            "s_server", "-HTTP", "-accept", "127.0.0.1:\(port)", "-cert", "leaf.pem", "-key", "leaf.key",
+        ]
         server.currentDirectoryURL = URL(fileURLWithPath: directory)
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
@@ -55,7 +64,8 @@ final class TLSOrigin {
 
     /// Serves `body` with status 200 at `/<name>`.
     func serve(_ name: String, body: String) throws {
-        let response = "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+        let response =
+            "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
         try response.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
     }
 

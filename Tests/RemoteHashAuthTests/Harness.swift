@@ -25,35 +25,35 @@ let sharedKeys: JWTKeySet = {
 
 /// A 2048-bit RSA key used only by these tests.
 private let testPrivateKeyPEM = """
------BEGIN PRIVATE KEY-----
-MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDYYEKcmStga42t
-2H9Jjo0HBLLzsCffCSvrn/bBfYDxyU9UW9qfTyI8+l5vsJ4Nwcnx3Rwa4bqCXdxx
-LWE2JQdZ1j3Mo6sIq4w58s7eYt1/adA7mb1JxYgdUUpSblE0sJ0SsW6MssSINEhJ
-scrs2Sp9bqeFyu+O0ThSb7wx55b7k9KJrA11+yXyL/CR/ztd1nByszDy9ySDHN+N
-QJCXoij+KrRc9cwwPEfWM0jqyYpCA5TBJ/Bt2KpuCr9g+vcEKqRO8e05gkh7g8MQ
-wy27E4ztwKQV2k7OG261/QJs2uIj5f1NvAllrI7b/HY+WyguhU7ldL/yo5RgGz5q
-+wn1CIP1AgMBAAECggEAWaQvlI8EYHLOhHpP6ZpsJL82oCyXqBg1oO1pnimvlPvw
-qKNRRHTVW2viWeVS5aImVtRiw2RHD6FxJVZGktbuX7KZccFQp0vi0VMdjxZoa1Pc
-GAUOXZS/Wl4GK3ZWoDyXJlpp0VJyh3cZh6Znyo4Bw2tnbc9wRbu52LU/w3ENpPWK
-3aw4PDLgPiGMu0Ove0kTr05NGRK2L/57KTCi+BjmbdqeSUF9s2gAT2ymOY+wpOrf
-iWQO6K7XJbU/jc0HpbJXpWt+0xuKNzgT0HnFk8Z4O8pgK4t1y8eNKC1ETJooDdDE
-y7G26hJQPhvqqjWUXbOli8a+akMR9udaSltstUFetQKBgQDr8mXmM+Z1qL7EG/wv
-b2GaoT4ywnCP6cRFztDmpnHH1x7gExKiKnTHTyPHkO8X1JVdrZRIGea4Qu/jPWwE
-Ry8uINdu2A0HAH2dIuMfqitCrEkr5SLxiiunma3K0xK3ZzZ4iDtUMdKiWYBOVAEA
-pNokHKYp3tO8EEuIHopd2DG/lwKBgQDqxAzktyp+P5m1jB5OuZpcp7dPmnDOmRg6
-oTfo/qUheRqrNXBBohUfSOzsho5J/cLOPFdR9B0X8bfC42Pm13onC/0q/x9Fnz8b
-X4rugyVLQxxoMMHpcLq2n0yQL1/I1ETCtGAWiZzvjRwUPvHR5M6KnT5QrBwj6WcZ
-KWo9xWCKUwKBgALzwXqj45pNRjXF893UEvCQW+req/HhBueossxwALRzaJt9IZqN
-1XA4+UWh9pvhuQy3A0fzqwNbMw0w040qJtj46Dkm0uLniqrQqO7YfjoTVccK0uka
-xXkPXzFOesl4rSHM8pEXHn+Rhx1zx59ucJxLD3kupI+R1KAbYbfS4Kx5AoGAZ87m
-8J95n7eZzSg3IpJ5iizzJrTg2snhZ9Nv+IvZEtMNEtWfXLZB5sKFWRUqh9c4s58E
-8Y0i7DqLChcoTqPLNMbdXIzRFCUVb5IwycSd0gjL39pndETPmv8XiM4Z6aDLAtll
-f7G7/kUEPIOUxD4LgkmDi4J/MvX7C6o/ey7ywFcCgYEAlwGOKdQPgkdIM4LdkQb9
-nDh7Dn5wLrg4EN0nlgDnkh7L16bpNoCTPNL/2MzlPqSVI7sp4FhXe3n0Z9VswtIK
-uk2Bx+XTy7FSCCQVg8juyG3njL5SsAEzjA4jzmzs1czSHN2nomMKNrEfhHiEyuwf
-Tc+aw8hkdC7kf1NxFypocQM=
------END PRIVATE KEY-----
-"""
+    -----BEGIN PRIVATE KEY-----
+    MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDYYEKcmStga42t
+    2H9Jjo0HBLLzsCffCSvrn/bBfYDxyU9UW9qfTyI8+l5vsJ4Nwcnx3Rwa4bqCXdxx
+    LWE2JQdZ1j3Mo6sIq4w58s7eYt1/adA7mb1JxYgdUUpSblE0sJ0SsW6MssSINEhJ
+    scrs2Sp9bqeFyu+O0ThSb7wx55b7k9KJrA11+yXyL/CR/ztd1nByszDy9ySDHN+N
+    QJCXoij+KrRc9cwwPEfWM0jqyYpCA5TBJ/Bt2KpuCr9g+vcEKqRO8e05gkh7g8MQ
+    wy27E4ztwKQV2k7OG261/QJs2uIj5f1NvAllrI7b/HY+WyguhU7ldL/yo5RgGz5q
+    +wn1CIP1AgMBAAECggEAWaQvlI8EYHLOhHpP6ZpsJL82oCyXqBg1oO1pnimvlPvw
+    qKNRRHTVW2viWeVS5aImVtRiw2RHD6FxJVZGktbuX7KZccFQp0vi0VMdjxZoa1Pc
+    GAUOXZS/Wl4GK3ZWoDyXJlpp0VJyh3cZh6Znyo4Bw2tnbc9wRbu52LU/w3ENpPWK
+    3aw4PDLgPiGMu0Ove0kTr05NGRK2L/57KTCi+BjmbdqeSUF9s2gAT2ymOY+wpOrf
+    iWQO6K7XJbU/jc0HpbJXpWt+0xuKNzgT0HnFk8Z4O8pgK4t1y8eNKC1ETJooDdDE
+    y7G26hJQPhvqqjWUXbOli8a+akMR9udaSltstUFetQKBgQDr8mXmM+Z1qL7EG/wv
+    b2GaoT4ywnCP6cRFztDmpnHH1x7gExKiKnTHTyPHkO8X1JVdrZRIGea4Qu/jPWwE
+    Ry8uINdu2A0HAH2dIuMfqitCrEkr5SLxiiunma3K0xK3ZzZ4iDtUMdKiWYBOVAEA
+    pNokHKYp3tO8EEuIHopd2DG/lwKBgQDqxAzktyp+P5m1jB5OuZpcp7dPmnDOmRg6
+    oTfo/qUheRqrNXBBohUfSOzsho5J/cLOPFdR9B0X8bfC42Pm13onC/0q/x9Fnz8b
+    X4rugyVLQxxoMMHpcLq2n0yQL1/I1ETCtGAWiZzvjRwUPvHR5M6KnT5QrBwj6WcZ
+    KWo9xWCKUwKBgALzwXqj45pNRjXF893UEvCQW+req/HhBueossxwALRzaJt9IZqN
+    1XA4+UWh9pvhuQy3A0fzqwNbMw0w040qJtj46Dkm0uLniqrQqO7YfjoTVccK0uka
+    xXkPXzFOesl4rSHM8pEXHn+Rhx1zx59ucJxLD3kupI+R1KAbYbfS4Kx5AoGAZ87m
+    8J95n7eZzSg3IpJ5iizzJrTg2snhZ9Nv+IvZEtMNEtWfXLZB5sKFWRUqh9c4s58E
+    8Y0i7DqLChcoTqPLNMbdXIzRFCUVb5IwycSd0gjL39pndETPmv8XiM4Z6aDLAtll
+    f7G7/kUEPIOUxD4LgkmDi4J/MvX7C6o/ey7ywFcCgYEAlwGOKdQPgkdIM4LdkQb9
+    nDh7Dn5wLrg4EN0nlgDnkh7L16bpNoCTPNL/2MzlPqSVI7sp4FhXe3n0Z9VswtIK
+    uk2Bx+XTy7FSCCQVg8juyG3njL5SsAEzjA4jzmzs1czSHN2nomMKNrEfhHiEyuwf
+    Tc+aw8hkdC7kf1NxFypocQM=
+    -----END PRIVATE KEY-----
+    """
 
 /// A fast Argon2id hash of `password` (64 KiB, 1 pass), as an origin would serve it.
 func cheapHash(_ password: String) throws -> String {
@@ -141,8 +141,10 @@ final class Harness {
     }
 
     /// A JSON API call: `Accept` and `Content-Type` JSON, body from `fields`.
-    func api(_ method: HTTPMethod, _ path: String, _ fields: [String: String] = [:], bearer: String? = nil,
-             from address: String = "192.0.2.10") async -> (status: Int, json: JSONValue?) {
+    func api(
+        _ method: HTTPMethod, _ path: String, _ fields: [String: String] = [:], bearer: String? = nil,
+        from address: String = "192.0.2.10"
+    ) async -> (status: Int, json: JSONValue?) {
         var headers = [("Accept", "application/json"), ("Content-Type", "application/json")]
         if let bearer { headers.append(("Authorization", "Bearer \(bearer)")) }
         let body = JSONValue.object(fields.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }).serialize()
@@ -152,7 +154,8 @@ final class Harness {
 
     /// Registers through the JSON API and returns the status and error (if any).
     func register(_ email: String, _ url: String, _ password: String) async -> (Int, String?) {
-        let (status, json) = await api(.POST, "/register", ["email": email, "password_hash_url": url, "password": password])
+        let (status, json) = await api(
+            .POST, "/register", ["email": email, "password_hash_url": url, "password": password])
         return (status, json?["error"]?.stringValue)
     }
 

@@ -12,10 +12,12 @@ struct RemoteHashAPITests {
     func registerAndLogin() async throws {
         let h = try Harness()
         let url = try h.serveHash(of: "correct horse")
-        let (status, body) = await h.api(.POST, "/register", ["email": " Alice@Example.COM ", "password_hash_url": url, "password": "correct horse"])
+        let (status, body) = await h.api(
+            .POST, "/register", ["email": " Alice@Example.COM ", "password_hash_url": url, "password": "correct horse"])
         #expect(status == 201)
         #expect(body == .object([("email", "alice@example.com"), ("password_hash_url", .string(url))]))
-        let (loginStatus, loginBody) = await h.api(.POST, "/login", ["email": "ALICE@example.com", "password": "correct horse"])
+        let (loginStatus, loginBody) = await h.api(
+            .POST, "/login", ["email": "ALICE@example.com", "password": "correct horse"])
         #expect(loginStatus == 200)
         #expect(loginBody?["token_type"] == "Bearer")
         #expect(loginBody?["email"] == "alice@example.com")
@@ -34,7 +36,8 @@ struct RemoteHashAPITests {
         #expect(claims["pur"] == "remote-login")
         #expect(claims["ver"] == 0)
         #expect(claims["jti"]?.stringValue?.count == 32)
-        let verified = try sharedKeys.verify(token, purpose: "remote-login", issuer: "https://postern.test", now: h.clock.now)
+        let verified = try sharedKeys.verify(
+            token, purpose: "remote-login", issuer: "https://postern.test", now: h.clock.now)
         #expect(verified.sub == "alice@example.com")
     }
 
@@ -77,9 +80,18 @@ struct RemoteHashAPITests {
             ("c@example.com", h.origin.url("/garbage"), "pw", "Password hash URL did not return an Argon2 hash."),
             ("c@example.com", h.origin.url("/empty"), "pw", "Password hash URL did not return an Argon2 hash."),
             ("c@example.com", h.origin.url("/big"), "pw", "Password hash URL did not return an Argon2 hash."),
-            ("c@example.com", h.origin.url("/memory"), "pw", "Password hash URL returned an Argon2 hash with parameters above this server's limits."),
-            ("c@example.com", h.origin.url("/passes"), "pw", "Password hash URL returned an Argon2 hash with parameters above this server's limits."),
-            ("c@example.com", h.origin.url("/lanes"), "pw", "Password hash URL returned an Argon2 hash with parameters above this server's limits."),
+            (
+                "c@example.com", h.origin.url("/memory"), "pw",
+                "Password hash URL returned an Argon2 hash with parameters above this server's limits."
+            ),
+            (
+                "c@example.com", h.origin.url("/passes"), "pw",
+                "Password hash URL returned an Argon2 hash with parameters above this server's limits."
+            ),
+            (
+                "c@example.com", h.origin.url("/lanes"), "pw",
+                "Password hash URL returned an Argon2 hash with parameters above this server's limits."
+            ),
             ("c@example.com", good, "wrong", "Password does not match the remote Argon2 hash."),
             ("c@example.com", good, "", "Password does not match the remote Argon2 hash."),
         ]
@@ -96,12 +108,17 @@ struct RemoteHashAPITests {
     func notAllowed() async throws {
         let h = try Harness { $0.allowPrivate = false }
         let url = try h.serveHash(of: "pw")
-        for target in [url, "http://2130706433:\(h.origin.port)/hash.txt", "http://localhost:\(h.origin.port)/hash.txt",
-                       "http://[::ffff:127.0.0.1]:\(h.origin.port)/hash.txt", "http://169.254.169.254/latest/meta-data/"] {
+        for target in [
+            url, "http://2130706433:\(h.origin.port)/hash.txt", "http://localhost:\(h.origin.port)/hash.txt",
+            "http://[::ffff:127.0.0.1]:\(h.origin.port)/hash.txt", "http://169.254.169.254/latest/meta-data/",
+        ] {
             #expect(await h.register("d@example.com", target, "pw") == (422, "Password hash URL is not allowed."))
         }
         #expect(h.origin.acceptedConnections == 0)
-        let listed = try Harness { $0.allowPrivate = false; $0.allowedHosts = ["127.0.0.1"] }
+        let listed = try Harness {
+            $0.allowPrivate = false
+            $0.allowedHosts = ["127.0.0.1"]
+        }
         #expect(await listed.register("d@example.com", try listed.serveHash(of: "pw"), "pw") == (201, nil))
     }
 
@@ -109,7 +126,8 @@ struct RemoteHashAPITests {
     func expensiveRefusedQuickly() async throws {
         let h = try Harness()
         h.origin.set("/huge", body: "$argon2id$v=19$m=4194304,t=10,p=8$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA")
-        h.origin.set("/slowpasses", body: "$argon2id$v=19$m=262144,t=4294967295,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA")
+        h.origin.set(
+            "/slowpasses", body: "$argon2id$v=19$m=262144,t=4294967295,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA")
         _ = await h.register("warm@example.com", h.origin.url("/missing"), "pw")  // threads and connections warm
         for path in ["/huge", "/slowpasses"] {
             let start = Date()
@@ -138,7 +156,9 @@ struct RemoteHashAPITests {
         h.origin.set("/hash.txt", body: "garbage")
         #expect(await h.login("f@example.com", "pw").error == "Password hash URL did not return an Argon2 hash.")
         h.origin.set("/hash.txt", body: "$argon2d$v=16$m=524288,t=1,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA")
-        #expect(await h.login("f@example.com", "pw").error == "Password hash URL returned an Argon2 hash with parameters above this server's limits.")
+        #expect(
+            await h.login("f@example.com", "pw").error
+                == "Password hash URL returned an Argon2 hash with parameters above this server's limits.")
     }
 
     @Test("argon2i, argon2d and version 16 hashes verify")
@@ -146,7 +166,8 @@ struct RemoteHashAPITests {
         let h = try Harness()
         for (index, variant) in [Argon2Variant.i, .d, .id].enumerated() {
             let encoded = try Argon2.hash(
-                password: Array("pw".utf8), salt: SecureRandom.bytes(16), variant: variant, memoryKiB: 64, iterations: 1,
+                password: Array("pw".utf8), salt: SecureRandom.bytes(16), variant: variant, memoryKiB: 64,
+                iterations: 1,
                 parallelism: 2)
             h.origin.set("/v\(index)", body: encoded)
             #expect(await h.register("v\(index)@example.com", h.origin.url("/v\(index)"), "pw") == (201, nil))
@@ -155,7 +176,8 @@ struct RemoteHashAPITests {
             password: Array("pw".utf8), salt: Array("saltsaltsalt".utf8), variant: .i, version: 16, memoryKiB: 64,
             iterations: 1, parallelism: 1, length: 32)
         let v16 = Argon2Hash(
-            variant: .i, version: 16, memoryKiB: 64, iterations: 1, parallelism: 1, salt: Array("saltsaltsalt".utf8), hash: raw)
+            variant: .i, version: 16, memoryKiB: 64, iterations: 1, parallelism: 1, salt: Array("saltsaltsalt".utf8),
+            hash: raw)
         h.origin.set("/v16", body: v16.encoded)
         #expect(await h.register("v16@example.com", h.origin.url("/v16"), "pw") == (201, nil))
     }
@@ -164,7 +186,8 @@ struct RemoteHashAPITests {
     func busy() async throws {
         let h = try Harness { $0.verificationMemoryBudgetKiB = 32 }
         let url = try h.serveHash(of: "pw")
-        let (status, json) = await h.api(.POST, "/register", ["email": "g@example.com", "password_hash_url": url, "password": "pw"])
+        let (status, json) = await h.api(
+            .POST, "/register", ["email": "g@example.com", "password_hash_url": url, "password": "pw"])
         #expect(status == 503)
         #expect(json?["error"]?.stringValue?.isEmpty == false)
     }
@@ -188,8 +211,11 @@ struct RemoteHashAPITests {
         #expect(await h.api(.POST, "/validate").json == invalid)
         // A token of another purpose, signed by the same key, is refused.
         let other = try sharedKeys.sign(
-            JWTClaims([("sub", "v@example.com"), ("email", "v@example.com"), ("iss", "https://postern.test"),
-                       ("iat", .int(h.clock.now)), ("exp", .int(h.clock.now + 60)), ("jti", "x"), ("pur", "session"), ("ver", 0)]),
+            JWTClaims([
+                ("sub", "v@example.com"), ("email", "v@example.com"), ("iss", "https://postern.test"),
+                ("iat", .int(h.clock.now)), ("exp", .int(h.clock.now + 60)), ("jti", "x"), ("pur", "session"),
+                ("ver", 0),
+            ]),
             algorithm: .rs256)
         #expect(await h.api(.POST, "/validate", ["token": other]).status == 401)
         h.clock.advance(3600 + 31)

@@ -23,13 +23,18 @@ struct RemoteHashPageTests {
 
     private func form(_ fields: [(String, String)]) -> [UInt8] {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        return Array(fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)" }
-            .joined(separator: "&").utf8)
+        return Array(
+            fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)" }
+                .joined(separator: "&").utf8)
     }
 
     /// Posts a browser-like form with the given cookie header.
-    private func post(_ h: Harness, _ path: String, _ fields: [(String, String)], cookie: String?) async -> HTTPResponse {
-        var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")]
+    private func post(_ h: Harness, _ path: String, _ fields: [(String, String)], cookie: String?) async -> HTTPResponse
+    {
+        var headers = [
+            ("Content-Type", "application/x-www-form-urlencoded"),
+            ("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
+        ]
         if let cookie { headers.append(("Cookie", cookie)) }
         return await h.send(.POST, path, headers: headers, body: form(fields))
     }
@@ -43,7 +48,8 @@ struct RemoteHashPageTests {
             #expect(response.headers["Content-Type"]?.hasPrefix("text/html") == true)
             let html = response.text
             #expect(html.contains("-----BEGIN PUBLIC KEY-----"))
-            #expect(html.contains(try #require(sharedKeys.activeRSAPublicKey?.pem.split(separator: "\n")[1]).description))
+            #expect(
+                html.contains(try #require(sharedKeys.activeRSAPublicKey?.pem.split(separator: "\n")[1]).description))
             #expect(html.contains("action=\"/register\"") && html.contains("action=\"/login\""))
             #expect(html.contains("name=\"password_hash_url\""))
             let cookie = try #require(setCookie(response, "csrf"))
@@ -64,12 +70,15 @@ struct RemoteHashPageTests {
         let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
         let other = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
         let fields = [("email", "csrf@example.com"), ("password_hash_url", url), ("password", "pw")]
-        for (cookie, field) in [(nil, nil), ("csrf=\(token)", nil), (nil, token), ("csrf=\(token)", other), ("csrf=short", "short")] {
+        for (cookie, field) in [
+            (nil, nil), ("csrf=\(token)", nil), (nil, token), ("csrf=\(token)", other), ("csrf=short", "short"),
+        ] {
             var body = fields
             if let field { body.append(("csrf_token", field)) }
             for path in ["/register", "/login"] {
                 let response = await post(h, path, body, cookie: cookie)
-                #expect(response.status == .forbidden, "\(path) \(String(describing: cookie)) \(String(describing: field))")
+                #expect(
+                    response.status == .forbidden, "\(path) \(String(describing: cookie)) \(String(describing: field))")
                 #expect(response.text.contains("This form expired or did not come from this page."))
                 #expect(setCookie(response, "csrf") != nil)
             }
@@ -90,7 +99,8 @@ struct RemoteHashPageTests {
         let url = try h.serveHash(of: "pw")
         let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
         let response = await post(
-            h, "/register", [("email", "form@example.com"), ("password_hash_url", url), ("password", "pw"), ("csrf_token", token)],
+            h, "/register",
+            [("email", "form@example.com"), ("password_hash_url", url), ("password", "pw"), ("csrf_token", token)],
             cookie: "csrf=\(token)")
         #expect(response.status == .seeOther)
         #expect(response.headers["Location"] == "/")
@@ -98,11 +108,16 @@ struct RemoteHashPageTests {
         let shown = await h.send(.GET, "/", headers: [("Cookie", "csrf=\(token); flash=\(flash)")])
         #expect(shown.text.contains("Registration succeeded."))
         #expect(shown.headers.values("Set-Cookie").contains { $0.hasPrefix("flash=;") && $0.contains("Max-Age=0") })
-        #expect(!(await h.send(.GET, "/", headers: [("Cookie", "csrf=\(token)")])).text.contains("Registration succeeded."))
+        #expect(
+            !(await h.send(.GET, "/", headers: [("Cookie", "csrf=\(token)")])).text.contains("Registration succeeded."))
         let forged = "UmVnaXN0cmF0aW9uIHN1Y2NlZWRlZC4." + String(h.clock.now + 60) + ".AAAA"
-        #expect(!(await h.send(.GET, "/", headers: [("Cookie", "flash=\(forged)")])).text.contains("Registration succeeded."))
+        #expect(
+            !(await h.send(.GET, "/", headers: [("Cookie", "flash=\(forged)")])).text.contains(
+                "Registration succeeded."))
         h.clock.advance(61)
-        #expect(!(await h.send(.GET, "/", headers: [("Cookie", "flash=\(flash)")])).text.contains("Registration succeeded."))
+        #expect(
+            !(await h.send(.GET, "/", headers: [("Cookie", "flash=\(flash)")])).text.contains("Registration succeeded.")
+        )
         #expect(await h.login("form@example.com", "pw").status == 200)
     }
 
@@ -112,7 +127,11 @@ struct RemoteHashPageTests {
         let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
         let evil = "\"><script>alert(1)</script>"
         let response = await post(
-            h, "/register", [("email", evil), ("password_hash_url", "javascript:alert('x')<b>"), ("password", "pw"), ("csrf_token", token)],
+            h, "/register",
+            [
+                ("email", evil), ("password_hash_url", "javascript:alert('x')<b>"), ("password", "pw"),
+                ("csrf_token", token),
+            ],
             cookie: "csrf=\(token)")
         #expect(response.status == .unprocessableEntity)
         let html = response.text
@@ -128,19 +147,23 @@ struct RemoteHashPageTests {
         #expect(await h.register("page@example.com", try h.serveHash(of: "pw"), "pw") == (201, nil))
         let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
         let response = await post(
-            h, "/login", [("email", "page@example.com"), ("password", "pw"), ("csrf_token", token)], cookie: "csrf=\(token)")
+            h, "/login", [("email", "page@example.com"), ("password", "pw"), ("csrf_token", token)],
+            cookie: "csrf=\(token)")
         #expect(response.status == .ok)
         let html = response.text
         #expect(html.contains("id=\"login-result\""))
         let textarea = try #require(html.range(of: "<textarea id=\"token\" readonly rows=\"5\">"))
         let jwt = String(html[textarea.upperBound...].prefix { $0 != "<" })
-        #expect(try sharedKeys.verify(jwt, purpose: "remote-login", issuer: "https://postern.test", now: h.clock.now).sub == "page@example.com")
+        #expect(
+            try sharedKeys.verify(jwt, purpose: "remote-login", issuer: "https://postern.test", now: h.clock.now).sub
+                == "page@example.com")
         #expect(html.contains("&quot;alg&quot;: &quot;RS256&quot;"))
         #expect(html.contains("&quot;kid&quot;: &quot;remote-test&quot;"))
         #expect(html.contains("&quot;email&quot;: &quot;page@example.com&quot;"))
         #expect(html.contains("&quot;exp&quot;: \(h.clock.now + 3600)"))
         let failed = await post(
-            h, "/login", [("email", "page@example.com"), ("password", "nope"), ("csrf_token", token)], cookie: "csrf=\(token)")
+            h, "/login", [("email", "page@example.com"), ("password", "nope"), ("csrf_token", token)],
+            cookie: "csrf=\(token)")
         #expect(failed.status == .unprocessableEntity)
         #expect(failed.text.contains("Invalid email or password."))
         #expect(!failed.text.contains("id=\"login-result\""))
