@@ -177,3 +177,41 @@ struct FetcherTests {
         #expect(fetcher.connectionAttempts == 0)
     }
 }
+
+/// This machine's host name when it resolves to 127.0.0.1 only (as /etc/hosts usually makes it), so
+/// that the resolve-then-vet path can be shown without DNS; nil elsewhere.
+enum LoopbackHostName {
+    static let name: String? = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return nil }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
+        guard !name.isEmpty, name != "localhost", !name.hasSuffix(".localhost"), IPAddress(literal: name) == nil,
+            (try? FetchURL(parsing: "http://\(name)/")) != nil,
+            let addresses = try? Resolver(maxOutstanding: 2).resolve(name, deadline: .after(.seconds(2))),
+            addresses == [.v4(0x7f00_0001)]
+        else { return nil }
+        return name
+    }()
+}
+
+@Suite("Fetcher with a resolved name")
+struct ResolvedNameTests {
+    @Test(
+        "a name resolving to loopback is refused after the lookup, and reached at the vetted address only when allow-listed",
+        .enabled(if: LoopbackHostName.name != nil, "needs a host name that resolves to 127.0.0.1"))
+    func resolvedName() async throws {
+        let name = try #require(LoopbackHostName.name)
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        origin.set("/h", body: "named")
+        let fetcher = try Fetcher()
+        await #expect(throws: FetchError.notAllowed) { try await fetcher.fetch("http://\(name):\(origin.port)/h") }
+        #expect(fetcher.connectionAttempts == 0)
+        #expect(origin.acceptedConnections == 0)
+        let allowed = try Fetcher(configuration: FetchConfiguration(policy: AddressPolicy(allowedHosts: [name])))
+        let response = try await allowed.fetch("http://\(name.uppercased()):\(origin.port)/h")
+        #expect(response.body == Array("named".utf8))
+        #expect(allowed.connectionAttempts == 1)
+        #expect(origin.receivedRequests.last?.contains("\r\nHost: \(name):\(origin.port)\r\n") == true)
+    }
+}
