@@ -2,8 +2,9 @@ import Dispatch
 import Glibc
 import HTTP1
 
-/// One serial event queue and everything confined to it: its connections, a read buffer, the
-/// cached `Date` header and the timeout sweep.
+/// One serial event queue and everything confined to it: its connections (in its own epoll set,
+/// watched by one `DispatchSourceRead`), a read buffer, the cached `Date` header and the timeout
+/// sweep.
 ///
 /// `@unchecked Sendable`: every mutable field is read and written only on `queue` (the server
 /// reaches it only through `queue.async`), so no two threads touch them at once.
@@ -16,15 +17,20 @@ final class EventLoop: @unchecked Sendable {
     let core: ServerCore
     /// Shared by every read on this queue; only one read runs at a time on a serial queue.
     let readBuffer: UnsafeMutableRawBufferPointer
-    private var connections: [ObjectIdentifier: Connection] = [:]
+    /// Connections by socket descriptor (unique while open; removed before the descriptor closes).
+    private var connections: [Int32: Connection] = [:]
+    /// The queue's epoll set; nil after `stop()`.
+    private(set) var epoll: Epoll?
+    private var pollSource: DispatchSourceRead?
     private var sweepTimer: DispatchSourceTimer?
     private var dateSecond: Int = -1
     private var dateBytes: [UInt8] = []
     private var requestCounter: UInt64 = 0
 
-    init(index: Int, core: ServerCore) {
+    init(index: Int, core: ServerCore) throws {
         self.index = index
         self.core = core
+        epoll = try Epoll()
         queue = DispatchQueue(label: "postern.http.event-\(index)", qos: .userInitiated)
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         queue.setSpecific(key: EventLoop.key, value: ObjectIdentifier(self))
@@ -41,8 +47,40 @@ final class EventLoop: @unchecked Sendable {
 
     var connectionCount: Int { connections.count }
 
-    /// Starts the periodic timeout sweep. Call on `queue`.
-    func startSweeping() {
+    /// Starts watching the epoll set and the periodic timeout sweep. Call on `queue`.
+    func start() {
+        if let epoll {
+            let source = DispatchSource.makeReadSource(fileDescriptor: epoll.fd, queue: queue)
+            source.setEventHandler { [weak self] in self?.pollReady() }
+            source.resume()
+            pollSource = source
+        }
+        startSweeping()
+    }
+
+    /// Hands every ready connection its read event; level-triggered, so whatever is left unread
+    /// makes the set readable again.
+    private func pollReady() {
+        epoll?.ready { fd, events in
+            connections[fd]?.readable(events: events)
+        }
+    }
+
+    /// Stops watching and sweeping; the epoll set closes once the source lets go of it. Call on
+    /// `queue` after every connection is closed.
+    func stop() {
+        sweepTimer?.cancel()
+        sweepTimer = nil
+        if let pollSource {
+            let epoll = self.epoll
+            pollSource.setCancelHandler { withExtendedLifetime(epoll) {} }
+            pollSource.cancel()
+        }
+        pollSource = nil
+        epoll = nil
+    }
+
+    private func startSweeping() {
         let configuration = core.configuration
         let shortest = min(configuration.headerReadTimeout, configuration.idleTimeout, configuration.writeTimeout)
         let quarter = ConnectionTimeouts.nanoseconds(shortest) / 4
@@ -56,23 +94,17 @@ final class EventLoop: @unchecked Sendable {
         sweepTimer = timer
     }
 
-    /// Stops the sweep. Call on `queue`.
-    func stopSweeping() {
-        sweepTimer?.cancel()
-        sweepTimer = nil
-    }
-
     /// Takes ownership of an accepted socket. Call on `queue`.
     func register(fd: Int32, peer: String, refusing: Bool) {
         let connection = Connection(fd: fd, remoteAddress: peer, loop: self, refusing: refusing)
-        connections[ObjectIdentifier(connection)] = connection
+        connections[fd] = connection
         connection.start()
         if core.isShuttingDown { connection.beginShutdown() }
     }
 
     /// Forgets a closed connection. Call on `queue`.
     func remove(_ connection: Connection) {
-        connections[ObjectIdentifier(connection)] = nil
+        if connections[connection.fd] === connection { connections[connection.fd] = nil }
     }
 
     /// Closes timed-out connections.
