@@ -62,7 +62,7 @@ public final class HTTPServer: Sendable {
     /// - Throws: `HTTPServerError` when the address cannot be bound or the server already started.
     public func start() throws -> Int {
         guard loops.count == max(1, core.configuration.eventQueueCount) else {
-            throw HTTPServerError(code: .bindFailed, errno: EMFILE)
+            throw HTTPServerError(code: .eventQueueSetupFailed, errno: EMFILE)
         }
         SystemCall.ignoreSIGPIPE()
         let fileLimit = SystemCall.raiseOpenFileLimit()
@@ -213,6 +213,8 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
         case bindFailed
         /// `start()` was called twice.
         case alreadyStarted
+        /// An event queue's epoll set could not be created (out of descriptors, or no epoll).
+        case eventQueueSetupFailed
     }
 
     /// What failed.
