@@ -230,7 +230,7 @@ final class Connection: @unchecked Sendable {
         else { return }
         let slot = slots[index]
         var keepAlive = slot.keepAlive
-        if shuttingDown && index == slots.count - 1 && !parser.hasPartialMessage {
+        if (shuttingDown || core.isShuttingDown) && index == slots.count - 1 && !parser.hasPartialMessage {
             keepAlive = false
         }
         let context = HTTPResponseEncoder.Context(

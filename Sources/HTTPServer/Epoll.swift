@@ -1,16 +1,14 @@
 import Glibc
 
-/// A Linux epoll instance owned by one event queue.
-///
-/// Why: a Dispatch read source per connection costs, on Linux, two `epoll_ctl` calls, an
-/// `ioctl(FIONREAD)` and a thread wake-up for every request (libdispatch disarms and re-arms the
-/// descriptor around each handler run). Instead each event queue keeps its connections in its own
-/// level-triggered epoll set and watches only that set's descriptor with one `DispatchSourceRead`:
-/// one Dispatch event then covers every connection that became readable meanwhile.
+/// A Linux epoll instance owned by one event queue (see `EventLoop` for why).
 ///
 /// Glibc's Swift module does not export `<sys/epoll.h>`, so the three functions are looked up
 /// once in the C library by name. Not a public API: C stays at this edge.
-final class Epoll {
+///
+/// `@unchecked Sendable`: `fd` never changes and `add`/`modify`/`remove` use only locals (epoll
+/// itself is thread-safe); the `events` buffer is used only by the one thread that calls `wait`
+/// and `forEachReady`.
+final class Epoll: @unchecked Sendable {
     /// `EPOLLIN | EPOLLRDHUP`: readable, or the peer shut its side.
     static let readable: UInt32 = 0x001 | 0x2000
     /// `EPOLLERR | EPOLLHUP`: reported even with an empty interest mask.
@@ -89,10 +87,15 @@ final class Epoll {
         }
     }
 
-    /// Returns the descriptors ready now with their event bits (never blocks), at most 256 at a time.
-    func ready(_ body: (Int32, UInt32) -> Void) {
-        let count = (try? SystemCall.retrying("epoll_wait") { Epoll.functions!.wait(fd, events, capacity, 0) }) ?? 0
-        for index in 0..<Int(count) {
+    /// Blocks up to `milliseconds` for ready sockets. Returns how many are in the event buffer.
+    func wait(milliseconds: Int32) -> Int {
+        let count = Epoll.functions!.wait(fd, events, capacity, milliseconds)
+        return count > 0 ? Int(count) : 0  // EINTR and friends: nothing ready this time
+    }
+
+    /// Hands out the first `count` events of the last `wait` as (socket, event bits).
+    func forEachReady(_ count: Int, _ body: (Int32, UInt32) -> Void) {
+        for index in 0..<count {
             let offset = index * Epoll.eventSize
             let mask = events.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
             let data = events.loadUnaligned(fromByteOffset: offset + Epoll.dataOffset, as: Int64.self)

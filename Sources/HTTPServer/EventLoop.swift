@@ -1,10 +1,21 @@
 import Dispatch
+import Foundation
 import Glibc
 import HTTP1
+import Synchronization
 
-/// One serial event queue and everything confined to it: its connections (in its own epoll set,
-/// watched by one `DispatchSourceRead`), a read buffer, the cached `Date` header and the timeout
-/// sweep.
+/// One serial event queue and everything confined to it: its connections, a read buffer, the
+/// cached `Date` header and the timeout sweep.
+///
+/// Readiness: the queue's sockets sit in its own level-triggered epoll set, and one poller thread
+/// per queue blocks in `epoll_wait` and handles each batch inside `queue.sync`, so socket work is
+/// serialized with the queue's timers and completions exactly like any block on the queue.
+/// Measured CPU per `GET /healthz` (wrk -t1 -c64, same machine, server process time / requests):
+/// a `DispatchSourceRead` per connection about 26 µs (libdispatch disarms and re-arms the socket
+/// with two `epoll_ctl`, an `ioctl(FIONREAD)` and a thread wake-up around every handler run); one
+/// `DispatchSourceRead` per queue over the epoll set 17-22 µs (still a manager-thread wake-up per
+/// batch); this poller 14-15 µs; nginx 10-11 µs. `queue.sync` from the poller runs the block on
+/// the poller thread itself, so the fast path has no thread hop at all.
 ///
 /// `@unchecked Sendable`: every mutable field is read and written only on `queue` (the server
 /// reaches it only through `queue.async`), so no two threads touch them at once.
@@ -21,7 +32,8 @@ final class EventLoop: @unchecked Sendable {
     private var connections: [Int32: Connection] = [:]
     /// The queue's epoll set; nil after `stop()`.
     private(set) var epoll: Epoll?
-    private var pollSource: DispatchSourceRead?
+    /// Set by `stop()`; the poller thread exits within one wait interval.
+    private let pollerStopped = Atomic<Bool>(false)
     private var sweepTimer: DispatchSourceTimer?
     private var dateSecond: Int = -1
     private var dateBytes: [UInt8] = []
@@ -47,36 +59,36 @@ final class EventLoop: @unchecked Sendable {
 
     var connectionCount: Int { connections.count }
 
-    /// Starts watching the epoll set and the periodic timeout sweep. Call on `queue`.
+    /// Starts the poller thread and the periodic timeout sweep. Call on `queue`.
     func start() {
         if let epoll {
-            let source = DispatchSource.makeReadSource(fileDescriptor: epoll.fd, queue: queue)
-            source.setEventHandler { [weak self] in self?.pollReady() }
-            source.resume()
-            pollSource = source
+            let thread = Thread { [self] in self.poll(epoll) }
+            thread.name = "postern-http-poll-\(index)"
+            thread.start()
         }
         startSweeping()
     }
 
-    /// Hands every ready connection its read event; level-triggered, so whatever is left unread
-    /// makes the set readable again.
-    private func pollReady() {
-        epoll?.ready { fd, events in
-            connections[fd]?.readable(events: events)
+    /// The poller thread's loop: wait for ready sockets, handle them on the queue (inline, on this
+    /// thread, via `sync`). Level-triggered, so whatever is left unread is reported again.
+    private func poll(_ epoll: Epoll) {
+        while !pollerStopped.load(ordering: .relaxed) {
+            let count = epoll.wait(milliseconds: 100)
+            guard count > 0 else { continue }
+            queue.sync {
+                epoll.forEachReady(count) { fd, events in
+                    connections[fd]?.readable(events: events)
+                }
+            }
         }
     }
 
-    /// Stops watching and sweeping; the epoll set closes once the source lets go of it. Call on
+    /// Stops the poller and the sweep; the epoll set closes when the poller lets go of it. Call on
     /// `queue` after every connection is closed.
     func stop() {
         sweepTimer?.cancel()
         sweepTimer = nil
-        if let pollSource {
-            let epoll = self.epoll
-            pollSource.setCancelHandler { withExtendedLifetime(epoll) {} }
-            pollSource.cancel()
-        }
-        pollSource = nil
+        pollerStopped.store(true, ordering: .relaxed)
         epoll = nil
     }
 

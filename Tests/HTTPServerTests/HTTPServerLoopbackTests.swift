@@ -271,14 +271,14 @@ struct HTTPServerLoopbackTests {
         let idle = try TestClient(port: port)
         try await blocking {
             #expect(try idle.get("/hello").status == 200)
-            try busy.send("GET /slow?ms=400 HTTP/1.1\r\nHost: t\r\n\r\n")
+            try busy.send("GET /slow?ms=1500 HTTP/1.1\r\nHost: t\r\n\r\n")
         }
         try await Task.sleep(for: .milliseconds(50))
         let shutdown = Task { await server.shutdown() }
         try await blocking {
             let response = try busy.readResponse()
             #expect(response.status == 200)
-            #expect(response.text == "slept 400")
+            #expect(response.text == "slept 1500")
             #expect(response.header("Connection") == "close")
             #expect(idle.isClosedByPeer())
         }
