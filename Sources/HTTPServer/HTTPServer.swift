@@ -5,9 +5,10 @@ import Logging
 
 /// An HTTP/1.1 server on non-blocking BSD sockets and Dispatch.
 ///
-/// One listening socket is watched by a read source on its own queue; accepted connections are
-/// spread round-robin over `eventQueueCount` serial event queues, where they are read, parsed,
-/// answered and written. A responder that completes inline answers on the same queue with no
+/// One listening socket is watched by a Dispatch read source on its own queue; accepted
+/// connections are spread round-robin over `eventQueueCount` serial event queues, where they are
+/// read, parsed, answered and written (readiness comes from each queue's epoll set; see
+/// `EventLoop`). A responder that completes inline answers on the same queue with no
 /// thread hop; one that completes later is written in request order.
 ///
 /// ```swift
