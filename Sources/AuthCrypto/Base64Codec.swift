@@ -21,28 +21,39 @@ struct Base64Codec: Sendable {
 
     /// Appends the encoding of `bytes` to `output` (as UTF-8 bytes).
     func encode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
-        output.reserveCapacity(output.count + Self.encodedLength(bytes.count))
+        let start = output.count
+        let length = Self.encodedLength(bytes.count)
+        output.append(contentsOf: repeatElement(0, count: length))
+        output.withUnsafeMutableBufferPointer { output in
+            encode(bytes, to: UnsafeMutableBufferPointer(rebasing: output[start..<(start + length)]))
+        }
+    }
+
+    /// Writes the encoding of `bytes` into `output`, which has exactly `encodedLength(bytes.count)` bytes.
+    private func encode(_ bytes: UnsafeBufferPointer<UInt8>, to output: UnsafeMutableBufferPointer<UInt8>) {
         alphabet.withUnsafeBufferPointer { table in
             var index = 0
+            var out = 0
             let count = bytes.count
             while index + 3 <= count {
                 let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-                output.append(table[Int(value >> 18 & 0x3f)])
-                output.append(table[Int(value >> 12 & 0x3f)])
-                output.append(table[Int(value >> 6 & 0x3f)])
-                output.append(table[Int(value & 0x3f)])
+                output[out] = table[Int(value >> 18 & 0x3f)]
+                output[out + 1] = table[Int(value >> 12 & 0x3f)]
+                output[out + 2] = table[Int(value >> 6 & 0x3f)]
+                output[out + 3] = table[Int(value & 0x3f)]
                 index += 3
+                out += 4
             }
             switch count - index {
             case 1:
                 let value = UInt32(bytes[index]) << 16
-                output.append(table[Int(value >> 18 & 0x3f)])
-                output.append(table[Int(value >> 12 & 0x3f)])
+                output[out] = table[Int(value >> 18 & 0x3f)]
+                output[out + 1] = table[Int(value >> 12 & 0x3f)]
             case 2:
                 let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
-                output.append(table[Int(value >> 18 & 0x3f)])
-                output.append(table[Int(value >> 12 & 0x3f)])
-                output.append(table[Int(value >> 6 & 0x3f)])
+                output[out] = table[Int(value >> 18 & 0x3f)]
+                output[out + 1] = table[Int(value >> 12 & 0x3f)]
+                output[out + 2] = table[Int(value >> 6 & 0x3f)]
             default:
                 break
             }
@@ -50,44 +61,56 @@ struct Base64Codec: Sendable {
     }
 
     func encode(_ bytes: [UInt8]) -> String {
-        var output = [UInt8]()
-        bytes.withUnsafeBufferPointer { encode($0, into: &output) }
-        return String(decoding: output, as: UTF8.self)
+        let length = Self.encodedLength(bytes.count)
+        return bytes.withUnsafeBufferPointer { bytes in
+            String(unsafeUninitializedCapacity: length) { output in
+                encode(bytes, to: output)
+                return length
+            }
+        }
     }
 
     /// Decodes `text`; nil when it is not a canonical unpadded encoding.
     func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = text.count
         if count % 4 == 1 { return nil }
-        var output = [UInt8]()
-        output.reserveCapacity(count * 3 / 4)
-        return reverse.withUnsafeBufferPointer { table -> [UInt8]? in
-            var index = 0
-            while index + 4 <= count {
-                let a = table[Int(text[index])], b = table[Int(text[index + 1])]
-                let c = table[Int(text[index + 2])], d = table[Int(text[index + 3])]
-                if (a | b | c | d) & 0xc0 != 0 { return nil }
-                let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                output.append(UInt8(truncatingIfNeeded: value >> 16))
-                output.append(UInt8(truncatingIfNeeded: value >> 8))
-                output.append(UInt8(truncatingIfNeeded: value))
-                index += 4
+        let length = count / 4 * 3 + max(0, count % 4 - 1)
+        var valid = true
+        let output = [UInt8](unsafeUninitializedCapacity: length) { output, initialized in
+            initialized = length
+            valid = reverse.withUnsafeBufferPointer { table -> Bool in
+                var index = 0
+                var out = 0
+                while index + 4 <= count {
+                    let a = table[Int(text[index])], b = table[Int(text[index + 1])]
+                    let c = table[Int(text[index + 2])], d = table[Int(text[index + 3])]
+                    if (a | b | c | d) & 0xc0 != 0 { return false }
+                    let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    output[out] = UInt8(truncatingIfNeeded: value >> 16)
+                    output[out + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                    output[out + 2] = UInt8(truncatingIfNeeded: value)
+                    index += 4
+                    out += 3
+                }
+                switch count - index {
+                case 2:
+                    let a = table[Int(text[index])], b = table[Int(text[index + 1])]
+                    if (a | b) & 0xc0 != 0 || b & 0x0f != 0 { return false }
+                    output[out] = a << 2 | b >> 4
+                case 3:
+                    let a = table[Int(text[index])], b = table[Int(text[index + 1])], c = table[Int(text[index + 2])]
+                    if (a | b | c) & 0xc0 != 0 || c & 0x03 != 0 { return false }
+                    output[out] = a << 2 | b >> 4
+                    output[out + 1] = (b & 0x0f) << 4 | c >> 2
+                default:
+                    break
+                }
+                return true
             }
-            switch count - index {
-            case 2:
-                let a = table[Int(text[index])], b = table[Int(text[index + 1])]
-                if (a | b) & 0xc0 != 0 || b & 0x0f != 0 { return nil }
-                output.append(a << 2 | b >> 4)
-            case 3:
-                let a = table[Int(text[index])], b = table[Int(text[index + 1])], c = table[Int(text[index + 2])]
-                if (a | b | c) & 0xc0 != 0 || c & 0x03 != 0 { return nil }
-                output.append(a << 2 | b >> 4)
-                output.append((b & 0x0f) << 4 | c >> 2)
-            default:
-                break
-            }
-            return output
+            // Every byte was written when valid; an invalid result is thrown away, but keep it defined.
+            if !valid { output.initialize(repeating: 0) }
         }
+        return valid ? output : nil
     }
 
     func decode(_ text: String) -> [UInt8]? {

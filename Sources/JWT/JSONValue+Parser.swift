@@ -112,7 +112,13 @@ private struct JSONParser {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
             let key = try parseString()
-            guard keys.insert(key).inserted else { throw error("duplicate key") }
+            // Small objects (every JWT) check duplicates by a scan; large ones through a set.
+            if members.count < 16 {
+                guard !members.contains(where: { $0.0 == key }) else { throw error("duplicate key") }
+            } else {
+                if keys.isEmpty { keys = Set(members.map(\.0)) }
+                guard keys.insert(key).inserted else { throw error("duplicate key") }
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1

@@ -71,6 +71,12 @@ extension JSONValue {
 
     static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        // Fast path: most strings (claims, kids, base64) need no escaping and are copied at once.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output.append(contentsOf: value.utf8)
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(UInt8(ascii: "\\")); output.append(byte)

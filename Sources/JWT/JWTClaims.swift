@@ -1,3 +1,5 @@
+import AuthCrypto
+
 /// The claims of a token: an ordered JSON object, serialized in the order the members were added.
 public struct JWTClaims: Sendable, Equatable {
     /// The members in order; names are unique.
@@ -8,6 +10,29 @@ public struct JWTClaims: Sendable, Equatable {
         self.members = []
         self.members.reserveCapacity(members.count)
         for (name, value) in members { self[name] = value }
+    }
+
+    /// The claims every Postern token carries, in this order: `iss`, `sub` (when given), `iat`, `exp`,
+    /// `jti`, `pur`. Add surface-specific claims with the subscript.
+    /// - Parameters:
+    ///   - issuer: `iss`.
+    ///   - subject: `sub`, or nil to leave it out.
+    ///   - purpose: `pur` (`challenge`, `session`, `capability`, `mailbox`, `pro`, `remote-login`).
+    ///   - issuedAt: `iat`, Unix seconds.
+    ///   - ttl: seconds until `exp`.
+    ///   - jti: the token id; by default 32 lowercase hex characters (128 random bits).
+    public init(
+        issuer: String, subject: String? = nil, purpose: String, issuedAt: Int64, ttl: Int64,
+        jti: String = SecureRandom.hex(byteCount: 16)
+    ) {
+        var members: [(String, JSONValue)] = [("iss", .string(issuer))]
+        members.reserveCapacity(8)
+        if let subject { members.append(("sub", .string(subject))) }
+        members.append(("iat", .int(issuedAt)))
+        members.append(("exp", .int(issuedAt + ttl)))
+        members.append(("jti", .string(jti)))
+        members.append(("pur", .string(purpose)))
+        self.members = members
     }
 
     /// Claims from a parsed object, as given.

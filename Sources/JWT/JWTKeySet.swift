@@ -15,6 +15,8 @@ public final class JWTKeySet: Sendable {
         let key: JWTKey
         /// base64url(`{"alg":"...","typ":"JWT","kid":"..."}`) followed by ".", ready to sign.
         let headerPrefix: [UInt8]
+        /// The HMAC secret prepared once, for HS256 keys.
+        let mac: HMACSHA256.Key?
     }
 
     private let entries: [String: Entry]
@@ -38,7 +40,15 @@ public final class JWTKeySet: Sendable {
             var prefix = [UInt8]()
             header.serialize().withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &prefix) }
             prefix.append(UInt8(ascii: "."))
-            guard entries.updateValue(Entry(key: key, headerPrefix: prefix), forKey: key.kid) == nil else {
+            var mac: HMACSHA256.Key?
+            if case .hmac(let secret) = key.material {
+                do throws(CryptoError) {
+                    mac = try HMACSHA256.Key(secret)
+                } catch {
+                    throw JWTError(.invalidKey, "HMAC key setup failed")
+                }
+            }
+            guard entries.updateValue(Entry(key: key, headerPrefix: prefix, mac: mac), forKey: key.kid) == nil else {
                 throw JWTError(.invalidKey, "duplicate kid in key set")
             }
             order.append(key.kid)
@@ -96,10 +106,9 @@ public final class JWTKeySet: Sendable {
         payload.withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &token) }
         let signature: [UInt8]
         switch entry.key.material {
-        case .hmac(let secret):
-            signature = secret.withUnsafeBufferPointer { secret in
-                token.withUnsafeBufferPointer { HMACSHA256.authenticationCode(key: secret, message: $0) }
-            }
+        case .hmac:
+            guard let mac = entry.mac else { throw JWTError(.signingFailed, "HMAC key not prepared") }
+            signature = token.withUnsafeBufferPointer { mac.authenticationCode($0) }
         case .rsaPrivate(let privateKey):
             do {
                 signature = try token.withUnsafeBufferPointer { input throws(CryptoError) in
@@ -169,11 +178,9 @@ public final class JWTKeySet: Sendable {
         let signingInput = UnsafeBufferPointer(rebasing: bytes[0..<secondDot])
         let valid: Bool
         switch entry.key.material {
-        case .hmac(let secret):
-            let expected = secret.withUnsafeBufferPointer {
-                HMACSHA256.authenticationCode(key: $0, message: signingInput)
-            }
-            valid = constantTimeEquals(expected, signature)
+        case .hmac:
+            guard let mac = entry.mac else { throw JWTError(.badSignature, "HMAC key not prepared") }
+            valid = constantTimeEquals(mac.authenticationCode(signingInput), signature)
         case .rsaPrivate(let privateKey):
             valid = signature.withUnsafeBufferPointer {
                 privateKey.publicKey.verifySHA256(signature: $0, message: signingInput)

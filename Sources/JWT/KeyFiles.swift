@@ -40,6 +40,7 @@ enum KeyFiles {
     }
 
     /// The contents of `path`, or nil when it does not exist. Refuses symlinks and files over `limit`.
+    /// A file readable or writable by group or others (copied in by hand, say) is tightened to 0600.
     static func readFile(_ path: String, limit: Int = 64 * 1024) throws(KeyStoreError) -> [UInt8]? {
         let descriptor = retrying { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         if descriptor < 0 {
@@ -47,6 +48,10 @@ enum KeyFiles {
             throw failure("open", path)
         }
         defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw failure("stat", path) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw KeyStoreError(.corrupt, "\(path) is not a regular file") }
+        if info.st_mode & 0o077 != 0, fchmod(descriptor, 0o600) != 0 { throw failure("fchmod", path) }
         var contents = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {

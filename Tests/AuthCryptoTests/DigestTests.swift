@@ -53,6 +53,18 @@ struct DigestTests {
         #expect(mac.count == 64)
     }
 
+    @Test("a prepared HMAC key gives the RFC 4231 values, repeatedly and from many tasks", arguments: rfc4231)
+    func preparedHMAC(_ vector: HMACVector) async throws {
+        let key = try HMACSHA256.Key(vector.key)
+        #expect(Hex.encode(key.authenticationCode(vector.data)).hasPrefix(vector.mac))
+        let results = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<8 { group.addTask { Hex.encode(key.authenticationCode(vector.data)) } }
+            return await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(results.count == 1)
+        #expect(results.first?.hasPrefix(vector.mac) == true)
+    }
+
     @Test("HMAC with an empty key and empty message matches the known value")
     func hmacEmpty() {
         #expect(

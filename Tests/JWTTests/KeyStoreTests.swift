@@ -1,0 +1,230 @@
+import AuthCrypto
+import Foundation
+import JWT
+import Testing
+
+/// A fresh temporary data directory, removed when the test ends.
+final class TemporaryDataDirectory {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("postern-keys-\(UUID().uuidString)").path
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    var keys: String { path + "/keys" }
+
+    func mode(_ name: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: keys + "/" + name)
+        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    func files() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: keys).filter { !$0.hasPrefix(".") }.sorted()
+    }
+}
+
+@Suite("KeyStore")
+struct KeyStoreTests {
+    let ttl: Int64 = 3600
+
+    func open(_ directory: TemporaryDataDirectory, at time: Int64 = now, privatePEM: String? = nil, publicPEM: String? = nil)
+        throws -> KeyStore
+    {
+        try KeyStore(
+            directory: directory.path, environmentPrivatePEM: privatePEM, environmentPublicPEM: publicPEM,
+            maxTokenTTL: ttl, now: time)
+    }
+
+    @Test("first start generates an RSA key and an HMAC secret with mode 0600 in a 0700 directory")
+    func firstStart() throws {
+        let directory = try TemporaryDataDirectory()
+        let store = try open(directory)
+        let infos = store.list()
+        #expect(infos.count == 2)
+        #expect(Set(infos.map(\.kind)) == [.rsa, .hmac])
+        #expect(infos.allSatisfy { $0.isActive && $0.source == .dataDirectory && $0.createdAt == now })
+        let rsa = try #require(infos.first { $0.kind == .rsa })
+        let hmac = try #require(infos.first { $0.kind == .hmac })
+        #expect(try directory.files() == ["\(hmac.kid).hmac", "\(rsa.kid).pem", "keys.json"].sorted())
+        for file in try directory.files() { #expect(try directory.mode(file) == 0o600) }
+        let directoryMode = try FileManager.default.attributesOfItem(atPath: directory.keys)[.posixPermissions] as? NSNumber
+        #expect(directoryMode?.intValue == 0o700)
+        #expect(hmac.kid.count == 16)
+        let set = store.keySet()
+        #expect(set.activeKID(for: .rs256) == rsa.kid)
+        #expect(set.activeKID(for: .hs256) == hmac.kid)
+        #expect(JWK.thumbprint(of: try #require(set.activeRSAPublicKey)) == rsa.kid)
+        let secretFile = try String(contentsOfFile: directory.keys + "/\(hmac.kid).hmac", encoding: .utf8)
+        #expect(Hex.decode(secretFile.trimmingCharacters(in: .whitespacesAndNewlines))?.count == 32)
+    }
+
+    @Test("keys are stable across restarts: a token from the first instance verifies in the second")
+    func persistence() throws {
+        let directory = try TemporaryDataDirectory()
+        let first = try open(directory)
+        let hsToken = try first.keySet().sign(claims(), algorithm: .hs256)
+        let rsToken = try first.keySet().sign(claims(), algorithm: .rs256)
+        let metadata = try String(contentsOfFile: directory.keys + "/keys.json", encoding: .utf8)
+
+        let second = try open(directory, at: now + 60)
+        #expect(second.list() == first.list())
+        #expect(try String(contentsOfFile: directory.keys + "/keys.json", encoding: .utf8) == metadata)
+        #expect(try second.keySet().verify(hsToken, purpose: "challenge", issuer: issuer, now: now).pur == "challenge")
+        #expect(try second.keySet().verify(rsToken, purpose: "challenge", issuer: issuer, now: now).pur == "challenge")
+        #expect(second.keySet().jwksJSON() == first.keySet().jwksJSON())
+    }
+
+    @Test("rotation: old tokens keep verifying, both RSA keys are published, the old one drops after its window")
+    func rotation() throws {
+        let directory = try TemporaryDataDirectory()
+        let store = try open(directory)
+        let oldRSA = try #require(store.keySet().activeKID(for: .rs256))
+        let oldHMAC = try #require(store.keySet().activeKID(for: .hs256))
+        let oldRS = try store.keySet().sign(claims(ttl: ttl), algorithm: .rs256)
+        let oldHS = try store.keySet().sign(claims(ttl: ttl), algorithm: .hs256)
+
+        let rotatedAt = now + 10
+        let added = try store.rotate(now: rotatedAt)
+        #expect(Set(added.map(\.kind)) == [.rsa, .hmac])
+        let set = store.keySet()
+        #expect(set.activeKID(for: .rs256) != oldRSA)
+        #expect(set.activeKID(for: .hs256) != oldHMAC)
+        #expect(try set.verify(oldRS, purpose: "challenge", issuer: issuer, now: now + 20).jti != nil)
+        #expect(try set.verify(oldHS, purpose: "challenge", issuer: issuer, now: now + 20).jti != nil)
+        let fresh = try set.sign(claims(), algorithm: .rs256)
+        #expect(fresh.hasPrefix(b64(#"{"alg":"RS256","typ":"JWT","kid":"\#(set.activeKID(for: .rs256)!)"}"#)))
+        let published = try #require(try JSONValue.parse(set.jwksJSON())["keys"]?.arrayValue).compactMap { $0["kid"]?.stringValue }
+        #expect(published == [set.activeKID(for: .rs256)!, oldRSA])
+        let retired = try #require(store.list().first { $0.kid == oldRSA })
+        #expect(retired.retiredAt == rotatedAt)
+        #expect(retired.dropsAt == rotatedAt + ttl + 30)
+        #expect(!retired.isActive)
+
+        // Another process (a restart) sees the same state.
+        let reopened = try open(directory, at: rotatedAt + 5)
+        #expect(reopened.list() == store.list())
+
+        // Still inside the window: kept.
+        try store.reload(now: rotatedAt + ttl + 30)
+        #expect(store.keySet().key(kid: oldRSA) != nil)
+        // Past the window: dropped from the set, the JWKS, the metadata and the disk.
+        try store.reload(now: rotatedAt + ttl + 31)
+        #expect(store.keySet().key(kid: oldRSA) == nil)
+        #expect(store.keySet().key(kid: oldHMAC) == nil)
+        #expect(!String(decoding: store.keySet().jwksJSON(), as: UTF8.self).contains(oldRSA))
+        #expect(store.list().count == 2)
+        #expect(try directory.files().count == 3)
+        let error = #expect(throws: JWTError.self) {
+            try store.keySet().verify(oldRS, purpose: "challenge", issuer: issuer, now: now)
+        }
+        #expect(error?.code == .unknownKey)
+    }
+
+    @Test("JWT_PRIVATE_KEY with literal \\n is the active RSA key; nothing RSA is written to disk")
+    func environmentKey() throws {
+        let directory = try TemporaryDataDirectory()
+        let pem = try sharedRSAKey.pkcs8PEM
+        let oneLine = pem.replacingOccurrences(of: "\n", with: "\\n")
+        let publicOneLine = sharedRSAKey.publicKey.pem.replacingOccurrences(of: "\n", with: "\\n")
+        let store = try open(directory, privatePEM: oneLine, publicPEM: publicOneLine)
+        let kid = JWK.thumbprint(of: sharedRSAKey.publicKey)
+        #expect(store.keySet().activeKID(for: .rs256) == kid)
+        #expect(store.list().first { $0.kind == .rsa }?.source == .environment)
+        #expect(try directory.files().filter { $0.hasSuffix(".pem") }.isEmpty)
+        let token = try store.keySet().sign(claims(), algorithm: .rs256)
+        let verifier = try JWTKeySet(keys: [JWTKey.rsa(kid: kid, publicKey: sharedRSAKey.publicKey)], activeHMAC: nil, activeRSA: nil)
+        #expect(try verifier.verify(token, purpose: "challenge", issuer: issuer, now: now).pur == "challenge")
+        // Rotation with an environment RSA key rotates the HMAC secret only.
+        let added = try store.rotate(now: now + 1)
+        #expect(added.map(\.kind) == [.hmac])
+        #expect(store.keySet().activeKID(for: .rs256) == kid)
+    }
+
+    @Test("switching to JWT_PRIVATE_KEY retires the generated RSA key, which stays published for its window")
+    func switchToEnvironment() throws {
+        let directory = try TemporaryDataDirectory()
+        let generated = try #require(try open(directory).keySet().activeKID(for: .rs256))
+        let store = try open(directory, at: now + 100, privatePEM: try sharedRSAKey.pkcs8PEM)
+        #expect(store.keySet().activeKID(for: .rs256) == JWK.thumbprint(of: sharedRSAKey.publicKey))
+        #expect(store.list().first { $0.kid == generated }?.retiredAt == now + 100)
+        #expect(store.keySet().key(kid: generated) != nil)
+    }
+
+    @Test("unusable environment keys are refused with a message that names the variable, not the key")
+    func environmentRefusals() throws {
+        let directory = try TemporaryDataDirectory()
+        let other = try RSAPrivateKey.generate()
+        let mismatch = #expect(throws: KeyStoreError.self) {
+            try open(directory, privatePEM: try sharedRSAKey.pkcs8PEM, publicPEM: other.publicKey.pem)
+        }
+        #expect(mismatch?.code == .configuration)
+        #expect(mismatch?.reason.contains("JWT_PUBLIC_KEY") == true)
+        let publicOnly = #expect(throws: KeyStoreError.self) { try open(directory, publicPEM: other.publicKey.pem) }
+        #expect(publicOnly?.code == .configuration)
+        let garbage = "-----BEGIN PRIVATE KEY-----\\nc2VjcmV0LXZhbHVl\\n-----END PRIVATE KEY-----"
+        let bad = #expect(throws: KeyStoreError.self) { try open(directory, privatePEM: garbage) }
+        #expect(bad?.reason.contains("JWT_PRIVATE_KEY") == true)
+        #expect(bad?.description.contains("c2VjcmV0") == false)
+        // Empty values mean unset.
+        #expect(try open(directory, privatePEM: "", publicPEM: "").list().count == 2)
+    }
+
+    @Test("key files and the directory found with wider modes are tightened to 0600 and 0700")
+    func tightenModes() throws {
+        let directory = try TemporaryDataDirectory()
+        let kids = try open(directory).list().map(\.kid)
+        let files = try directory.files()
+        for file in files {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.keys + "/" + file)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.keys)
+        #expect(try open(directory).list().map(\.kid) == kids)
+        for file in files { #expect(try directory.mode(file) == 0o600) }
+        let directoryMode = try FileManager.default.attributesOfItem(atPath: directory.keys)[.posixPermissions] as? NSNumber
+        #expect(directoryMode?.intValue == 0o700)
+    }
+
+    @Test("a damaged key directory is refused instead of silently replaced")
+    func corruption() throws {
+        let directory = try TemporaryDataDirectory()
+        let store = try open(directory)
+        let rsa = try #require(store.list().first { $0.kind == .rsa })
+        try FileManager.default.removeItem(atPath: directory.keys + "/\(rsa.kid).pem")
+        let missing = #expect(throws: KeyStoreError.self) { try open(directory) }
+        #expect(missing?.code == .corrupt)
+
+        let second = try TemporaryDataDirectory()
+        _ = try open(second)
+        try Data("{\"version\":1,\"keys\":[{\"kid\":\"../../x\",\"kind\":\"rsa\",\"created_at\":1}]}".utf8)
+            .write(to: URL(fileURLWithPath: second.keys + "/keys.json"))
+        let hostile = #expect(throws: KeyStoreError.self) { try open(second) }
+        #expect(hostile?.code == .corrupt)
+    }
+}
+
+@Suite("KeyStore concurrency")
+struct KeyStoreConcurrencyTests {
+    @Test("stores opened at once on a fresh directory agree on one set of keys")
+    func concurrentFirstStart() async throws {
+        let directory = try TemporaryDataDirectory()
+        let path = directory.path
+        let lists = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let store = try KeyStore(
+                        directory: path, environmentPrivatePEM: nil, environmentPublicPEM: nil, maxTokenTTL: 3600, now: now)
+                    return store.list().map(\.kid).sorted()
+                }
+            }
+            return try await group.reduce(into: [[String]]()) { $0.append($1) }
+        }
+        #expect(lists.count == 4)
+        #expect(Set(lists).count == 1)
+        #expect(lists.first?.count == 2)
+        #expect(try directory.files().count == 3)
+    }
+}
