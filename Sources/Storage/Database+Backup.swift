@@ -26,8 +26,11 @@ extension Database {
 
     private static func copy(from source: OpaquePointer, toFileAt path: String) throws {
         var pointer: OpaquePointer?
-        let opened = sqlite3_open_v2(path, &pointer, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-        guard let destination = pointer else { throw StorageError(resultCode: opened, message: "cannot open backup file") }
+        let opened = sqlite3_open_v2(
+            path, &pointer, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard let destination = pointer else {
+            throw StorageError(resultCode: opened, message: "cannot open backup file")
+        }
         defer { sqlite3_close_v2(destination) }
         guard opened == SQLITE_OK else { throw SQLiteConnection.error(opened, destination) }
         sqlite3_extended_result_codes(destination, 1)

@@ -5,22 +5,23 @@ import Logging
 /// A SQLite database file with exactly one writer connection and a few reader connections.
 ///
 /// The writer runs every write on one serial queue, so writes never contend inside the process;
-/// each reader has its own serial queue and readers are picked round robin. The file is in WAL mode
-/// with `synchronous=FULL` (a write acknowledged by `write`/`writeSync` survives `kill -9` and power
-/// loss), a 5 s busy timeout (for other processes, such as `postern backup`), and foreign keys on.
+/// each reader has its own serial queue, and a read goes to the reader with the least work queued.
+/// The file is in WAL mode with `synchronous=FULL` (a write acknowledged by `write`/`writeSync`
+/// survives `kill -9` and power loss), a 5 s busy timeout (for other processes, such as
+/// `postern migrate`), and foreign keys on.
 public final class Database: Sendable {
     /// The path the database was opened at.
     public let path: String
     let writer: ConfinedConnection
     private let readers: [ConfinedConnection]
-    private let nextReader: ReaderCursor
+    private let balancer: ReaderBalancer
     let logger: Logger
 
     private init(path: String, writer: ConfinedConnection, readers: [ConfinedConnection], logger: Logger) {
         self.path = path
         self.writer = writer
         self.readers = readers
-        self.nextReader = ReaderCursor(count: readers.count)
+        self.balancer = ReaderBalancer(count: readers.count)
         self.logger = logger
     }
 
@@ -59,7 +60,12 @@ public final class Database: Sendable {
     /// Runs `body` on one reader's queue with a read-only connection.
     /// - Throws: what `body` throws; writing through a reader throws `.readOnly`.
     public func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
-        try await reader().async(body)
+        let index = balancer.acquire()
+        let balancer = balancer
+        return try await readers[index].async { connection in
+            defer { balancer.release(index) }
+            return try body(connection)
+        }
     }
 
     /// Blocking form of `write` for the command line and tests.
@@ -73,7 +79,9 @@ public final class Database: Sendable {
     /// Blocking form of `read` for the command line and tests.
     /// - Warning: never call it from inside a `read` body on the same reader.
     public func readSync<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try reader().sync(body)
+        let index = balancer.acquire()
+        defer { balancer.release(index) }
+        return try readers[index].sync(body)
     }
 
     /// Proves the database accepts a durable write (for `/readyz`): upserts the single
@@ -82,31 +90,44 @@ public final class Database: Sendable {
     public func probeWrite(now: Int64) async throws {
         _ = try await write { connection in
             try connection.run(
-                "INSERT INTO readiness_probe(id, checked_at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET checked_at = excluded.checked_at",
+                """
+                INSERT INTO readiness_probe(id, checked_at) VALUES (1, ?)
+                ON CONFLICT(id) DO UPDATE SET checked_at = excluded.checked_at
+                """,
                 [.integer(now)])
         }
     }
-
-    private func reader() -> ConfinedConnection {
-        readers[nextReader.next()]
-    }
 }
 
-/// Round-robin index over the readers.
+/// Picks the reader with the fewest blocks queued or running, so one slow read (a backup, say)
+/// does not hold up the reads that round robin would have queued behind it.
 ///
-/// `@unchecked Sendable` is safe because `position` is only read and written while holding `lock`.
-private final class ReaderCursor: @unchecked Sendable {
+/// `@unchecked Sendable` is safe because `inFlight` and `rotation` are only read and written while
+/// holding `lock`.
+private final class ReaderBalancer: @unchecked Sendable {
     private let lock = NSLock()
-    private var position = 0
-    private let count: Int
+    private var inFlight: [Int]
+    private var rotation = 0
 
-    init(count: Int) { self.count = count }
+    init(count: Int) { inFlight = Array(repeating: 0, count: count) }
 
-    func next() -> Int {
+    /// The least busy reader (ties go round robin); pair every call with `release`.
+    func acquire() -> Int {
         lock.lock()
         defer { lock.unlock() }
-        let current = position
-        position = (position + 1) % count
-        return current
+        var best = rotation
+        for offset in 0..<inFlight.count {
+            let candidate = (rotation + offset) % inFlight.count
+            if inFlight[candidate] < inFlight[best] { best = candidate }
+        }
+        inFlight[best] += 1
+        rotation = (best + 1) % inFlight.count
+        return best
+    }
+
+    func release(_ index: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        inFlight[index] -= 1
     }
 }

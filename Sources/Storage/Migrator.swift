@@ -51,7 +51,8 @@ public struct Migrator: Sendable {
                     applied_at INTEGER NOT NULL
                 ) STRICT
                 """)
-            let recorded = try connection.query("SELECT version, name, checksum FROM schema_migrations ORDER BY version")
+            let recorded = try connection.query(
+                "SELECT version, name, checksum FROM schema_migrations ORDER BY version")
             let byVersion = Dictionary(uniqueKeysWithValues: files.map { ($0.version, $0) })
             var newestApplied: Int64 = 0
             for row in recorded {
@@ -62,14 +63,16 @@ public struct Migrator: Sendable {
                 }
                 guard file.name == name, file.checksum == row.text("checksum") else {
                     throw StorageError(
-                        .migrationChanged, "\(file.name) differs from the applied migration \(name); add a new migration instead")
+                        .migrationChanged,
+                        "\(file.name) differs from the applied migration \(name); add a new migration instead")
                 }
                 newestApplied = max(newestApplied, version)
             }
             let appliedVersions = Set(recorded.compactMap { $0.int("version") })
             let pending = files.filter { !appliedVersions.contains($0.version) }
             if let stale = pending.first(where: { $0.version < newestApplied }) {
-                throw StorageError(.migrationInvalid, "\(stale.name) is older than the newest applied migration; renumber it")
+                throw StorageError(
+                    .migrationInvalid, "\(stale.name) is older than the newest applied migration; renumber it")
             }
             var names: [String] = []
             for file in pending {
@@ -127,7 +130,8 @@ public struct Migrator: Sendable {
         let digits = stem[..<underscore]
         let label = stem[stem.index(after: underscore)...]
         guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        guard !label.isEmpty, label.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+        guard !label.isEmpty, label.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+        else {
             return nil
         }
         return Int64(digits)

@@ -23,10 +23,11 @@ public final class SQLiteConnection {
     /// - Throws: `StorageError` when SQLite cannot open or configure the file.
     init(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5_000) throws {
         var pointer: OpaquePointer?
-        let flags: Int32 = switch mode {
-        case .writer: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        case .reader: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
-        }
+        let flags: Int32 =
+            switch mode {
+            case .writer: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+            case .reader: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+            }
         let result = sqlite3_open_v2(path, &pointer, flags, nil)
         guard let pointer else { throw StorageError(resultCode: result, message: "cannot allocate a connection") }
         guard result == SQLITE_OK else {
@@ -41,7 +42,9 @@ public final class SQLiteConnection {
         case .writer:
             let journal = try query("PRAGMA journal_mode = WAL").first?.text("journal_mode")
             guard journal?.lowercased() == "wal" else {
-                throw StorageError(.misuse, "journal_mode WAL refused (got \(journal ?? "nothing")); in-memory databases are not supported")
+                throw StorageError(
+                    .misuse,
+                    "journal_mode WAL refused (got \(journal ?? "nothing")); in-memory databases are not supported")
             }
             try execute("PRAGMA synchronous = FULL")
             try execute("PRAGMA foreign_keys = ON")
@@ -111,11 +114,33 @@ public final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` inside a deferred `BEGIN ... COMMIT`, so several SELECTs see one snapshot.
+    ///
+    /// Use it on reader connections: unlike `transaction`, it never asks for the write lock.
+    /// - Throws: what `body` throws, a `StorageError` from BEGIN/COMMIT, or `.misuse` when a
+    ///   transaction is already open on this connection.
+    @discardableResult
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        guard isAutocommit else { throw StorageError(.misuse, "a transaction is already open on this connection") }
+        try execute("BEGIN DEFERRED")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            rollbackIfOpen()
+            throw error
+        }
+    }
+
     /// The rowid of the most recent successful INSERT on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// True when no transaction is open on this connection.
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// How many prepared statements are cached (for tests of the cache).
+    var cachedStatementCount: Int { statements.count }
 
     /// Rolls back an open transaction; SQLite may already have rolled back after SQLITE_FULL or IOERR.
     func rollbackIfOpen() {
@@ -124,7 +149,9 @@ public final class SQLiteConnection {
 
     // MARK: - Statements
 
-    private func withStatement<T>(_ sql: String, _ bindings: [SQLValue], _ body: (SQLiteStatement) throws -> T) throws -> T {
+    private func withStatement<T>(_ sql: String, _ bindings: [SQLValue], _ body: (SQLiteStatement) throws -> T) throws
+        -> T
+    {
         let statement = try prepared(sql)
         // Reset releases the statement's read snapshot and locks even when stepping stopped early.
         defer {
@@ -138,16 +165,21 @@ public final class SQLiteConnection {
     private func prepared(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] { return cached }
         var pointer: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
+        var trailingStatement = false
         let result = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
             let prepared = sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, &tail)
-            // Anything but whitespace after the first statement would be silently ignored: refuse it.
-            if prepared == SQLITE_OK, let tail, String(cString: tail).contains(where: { !$0.isWhitespace && $0 != ";" }) {
-                return SQLITE_MISUSE
+            // SQLite ignores everything after the first statement; a second statement there would be
+            // silently dropped, so refuse it. Whitespace and comments prepare to no statement at all.
+            if prepared == SQLITE_OK, let tail, tail.pointee != 0 {
+                var extra: OpaquePointer?
+                let extraResult = sqlite3_prepare_v2(handle, tail, -1, &extra, nil)
+                trailingStatement = extraResult != SQLITE_OK || extra != nil
+                sqlite3_finalize(extra)
             }
             return prepared
         }
-        if result == SQLITE_MISUSE, pointer != nil {
+        if trailingStatement {
             sqlite3_finalize(pointer)
             throw StorageError(.misuse, "run/query take exactly one statement; use execute for scripts")
         }

@@ -43,7 +43,8 @@ final class SQLiteStatement {
                     result = sqlite3_bind_zeroblob(handle, index, 0)
                 } else {
                     result = bytes.withUnsafeBytes { buffer in
-                        sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), postern_sqlite_transient())
+                        sqlite3_bind_blob(
+                            handle, index, buffer.baseAddress, Int32(buffer.count), postern_sqlite_transient())
                     }
                 }
             }
@@ -64,7 +65,8 @@ final class SQLiteStatement {
             case SQLITE_TEXT:
                 let count = Int(sqlite3_column_bytes(handle, index))
                 if let pointer = sqlite3_column_text(handle, index) {
-                    values.append(.text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)))
+                    values.append(
+                        .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)))
                 } else {
                     values.append(.text(""))
                 }

@@ -1,15 +1,17 @@
 import Foundation
 import Testing
+
 @testable import Storage
 
 @Suite("Database.backup")
 struct BackupTests {
     @Test("an online backup taken during writes is a valid database holding one consistent snapshot")
     func backupDuringWrites() async throws {
-        try await withTemporaryDirectory { directory in
+        try await withAsyncTemporaryDirectory { directory in
             let database = try openMigratedDatabase(directory)
             try await database.write { connection in
-                try connection.execute("CREATE TABLE pair(batch INTEGER NOT NULL, half INTEGER NOT NULL, payload BLOB NOT NULL) STRICT")
+                try connection.execute(
+                    "CREATE TABLE pair(batch INTEGER NOT NULL, half INTEGER NOT NULL, payload BLOB NOT NULL) STRICT")
             }
             // Every transaction writes two rows, so a consistent snapshot always holds an even count.
             @Sendable func writeBatch(_ batch: Int64) async throws {
@@ -18,13 +20,18 @@ struct BackupTests {
                         for half: Int64 in [0, 1] {
                             try connection.run(
                                 "INSERT INTO pair(batch, half, payload) VALUES (?, ?, ?)",
-                                [.integer(batch), .integer(half), .blob(Array(repeating: UInt8(batch & 0xff), count: 2_000))])
+                                [
+                                    .integer(batch), .integer(half),
+                                    .blob(Array(repeating: UInt8(batch & 0xff), count: 2_000)),
+                                ])
                         }
                     }
                 }
             }
             for batch in 0..<200 { try await writeBatch(Int64(batch)) }
-            #expect(try await ChallengeLedger(database: database).consume(id: "in-backup", surface: "agent", expiresAt: 9_999))
+            #expect(
+                try await ChallengeLedger(database: database).consume(
+                    id: "in-backup", surface: "agent", expiresAt: 9_999))
 
             let writer = Task {
                 var batch: Int64 = 1_000
@@ -45,7 +52,9 @@ struct BackupTests {
             }
             writer.cancel()
             _ = try? await writer.value
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".partial-") }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+                $0.contains(".partial-")
+            }
             #expect(leftovers.isEmpty)
         }
     }
@@ -54,7 +63,9 @@ struct BackupTests {
     func backupFailure() throws {
         try withTemporaryDirectory { directory in
             let database = try openMigratedDatabase(directory)
-            let error = #expect(throws: StorageError.self) { try database.backup(to: directory + "/no/such/dir/backup.sqlite") }
+            let error = #expect(throws: StorageError.self) {
+                try database.backup(to: directory + "/no/such/dir/backup.sqlite")
+            }
             #expect(error?.code == .cantOpen)
         }
     }

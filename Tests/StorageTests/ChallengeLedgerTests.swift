@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+
 @testable import Storage
 
 @Suite("ChallengeLedger")
 struct ChallengeLedgerTests {
     @Test("an id is consumed once; other ids are independent")
     func singleUse() async throws {
-        try await withTemporaryDirectory { directory in
+        try await withAsyncTemporaryDirectory { directory in
             let ledger = ChallengeLedger(database: try openMigratedDatabase(directory))
             #expect(try await ledger.consume(id: "a1", surface: "agent", expiresAt: 2_000))
             #expect(try await ledger.consume(id: "a1", surface: "agent", expiresAt: 2_000) == false)
@@ -17,7 +18,7 @@ struct ChallengeLedgerTests {
 
     @Test("24 concurrent consumers of one id, over two processes' worth of connections: exactly one wins")
     func concurrentConsumers() async throws {
-        try await withTemporaryDirectory { directory in
+        try await withAsyncTemporaryDirectory { directory in
             // Two Database values on one file behave like two server processes: separate writers whose
             // INSERTs race in SQLite itself, not only on one queue.
             let first = ChallengeLedger(database: try openMigratedDatabase(directory))
@@ -40,7 +41,7 @@ struct ChallengeLedgerTests {
 
     @Test("a consumed id stays consumed after the database is closed and reopened")
     func survivesRestart() async throws {
-        try await withTemporaryDirectory { directory in
+        try await withAsyncTemporaryDirectory { directory in
             do {
                 let ledger = ChallengeLedger(database: try openMigratedDatabase(directory))
                 #expect(try await ledger.consume(id: "persist", surface: "agent", expiresAt: 5_000))
@@ -53,14 +54,16 @@ struct ChallengeLedgerTests {
 
     @Test("purgeExpired removes rows whose expiry is before now and keeps the rest")
     func purge() async throws {
-        try await withTemporaryDirectory { directory in
+        try await withAsyncTemporaryDirectory { directory in
             let database = try openMigratedDatabase(directory)
             let ledger = ChallengeLedger(database: database)
             for (id, expiry) in [("old", 100), ("edge", 200), ("new", 300)] {
                 #expect(try await ledger.consume(id: id, surface: "agent", expiresAt: Int64(expiry)))
             }
             #expect(try await ledger.purgeExpired(now: 200) == 1)
-            let left = try await database.read { try $0.query("SELECT id FROM challenges ORDER BY id") }.compactMap { $0.text("id") }
+            let left = try await database.read { try $0.query("SELECT id FROM challenges ORDER BY id") }.compactMap {
+                $0.text("id")
+            }
             #expect(left == ["edge", "new"])
             #expect(try await ledger.purgeExpired(now: 200) == 0)
             #expect(try await ledger.purgeExpired(now: 1_000) == 2)
@@ -69,7 +72,7 @@ struct ChallengeLedgerTests {
 
     @Test("startPurging purges on a timer and stops when cancelled")
     func periodicPurge() async throws {
-        try await withTemporaryDirectory { directory in
+        try await withAsyncTemporaryDirectory { directory in
             let database = try openMigratedDatabase(directory)
             let ledger = ChallengeLedger(database: database)
             #expect(try await ledger.consume(id: "expired-1", surface: "agent", expiresAt: 10))
@@ -94,7 +97,7 @@ struct ChallengeLedgerTests {
 
     @Test("probeWrite upserts the single readiness row, and fails before the schema exists")
     func readinessProbe() async throws {
-        try await withTemporaryDirectory { directory in
+        try await withAsyncTemporaryDirectory { directory in
             let bare = try openDatabase(directory, name: "bare.sqlite")
             let unmigrated = await #expect(throws: StorageError.self) { try await bare.probeWrite(now: 1) }
             #expect(unmigrated?.code == .sqlite)

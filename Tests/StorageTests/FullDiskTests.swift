@@ -1,14 +1,16 @@
 import Testing
+
 @testable import Storage
 
 @Suite("Full disk")
 struct FullDiskTests {
     @Test("SQLITE_FULL surfaces as .full (unavailable), rolls the transaction back whole, and writes recover")
     func fullDatabase() async throws {
-        try await withTemporaryDirectory { directory in
+        try await withAsyncTemporaryDirectory { directory in
             let database = try openMigratedDatabase(directory)
             let pages = try await database.write { connection -> Int64 in
-                try connection.execute("CREATE TABLE filler(batch INTEGER NOT NULL, half INTEGER NOT NULL, payload BLOB NOT NULL) STRICT")
+                try connection.execute(
+                    "CREATE TABLE filler(batch INTEGER NOT NULL, half INTEGER NOT NULL, payload BLOB NOT NULL) STRICT")
                 return try connection.query("PRAGMA page_count").first?.int("page_count") ?? 0
             }
             #expect(pages < 40)
@@ -42,7 +44,8 @@ struct FullDiskTests {
             #expect(failure?.code == .full)
             #expect(failure?.isUnavailable == true)
             #expect(committed > 0)
-            let rows = try await database.read { try $0.query("SELECT count(*) AS n, max(batch) AS top FROM filler") }.first
+            let rows = try await database.read { try $0.query("SELECT count(*) AS n, max(batch) AS top FROM filler") }
+                .first
             #expect(rows?.int("n") == committed * 2)
             #expect(rows?.int("top") == committed - 1)
 

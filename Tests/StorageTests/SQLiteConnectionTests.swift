@@ -1,4 +1,6 @@
+import Dispatch
 import Testing
+
 @testable import Storage
 
 @Suite("SQLiteConnection")
@@ -15,7 +17,8 @@ struct SQLiteConnectionTests {
             let rows = try database.writeSync { connection in
                 try connection.execute("CREATE TABLE sample(position INTEGER PRIMARY KEY, value ANY) STRICT")
                 for (position, value) in samples.enumerated() {
-                    try connection.run("INSERT INTO sample(position, value) VALUES (?, ?)", [.integer(Int64(position)), value])
+                    try connection.run(
+                        "INSERT INTO sample(position, value) VALUES (?, ?)", [.integer(Int64(position)), value])
                 }
                 return try connection.query("SELECT value, typeof(value) AS kind FROM sample ORDER BY position")
             }
@@ -114,7 +117,13 @@ struct SQLiteConnectionTests {
                 }
                 #expect(script?.code == .misuse)
                 #expect(try connection.query("SELECT count(*) AS n FROM t").first?.int("n") == 0)
+                let broken = #expect(throws: StorageError.self) {
+                    try connection.run("INSERT INTO t VALUES (1); nonsense", [])
+                }
+                #expect(broken?.code == .misuse)
+                #expect(try connection.query("SELECT count(*) AS n FROM t").first?.int("n") == 0)
                 #expect(try connection.run("INSERT INTO t VALUES (?);", [1]) == 1)
+                #expect(try connection.run("INSERT INTO t VALUES (?); -- trailing comment\n", [2]) == 1)
             }
             let readOnly = #expect(throws: StorageError.self) {
                 try database.readSync { try $0.run("INSERT INTO t VALUES (?)", [2]) }
@@ -148,17 +157,111 @@ struct SQLiteConnectionTests {
 
     @Test("async write and read run on their queues and return values")
     func asyncAccess() async throws {
-        try await withTemporaryDirectory { directory in
+        try await withAsyncTemporaryDirectory { directory in
             let database = try openDatabase(directory)
             try await database.write { try $0.execute("CREATE TABLE n(v INTEGER) STRICT") }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for value in 0..<50 {
-                    group.addTask { _ = try await database.write { try $0.run("INSERT INTO n VALUES (?)", [.integer(Int64(value))]) } }
+                    group.addTask {
+                        _ = try await database.write {
+                            try $0.run("INSERT INTO n VALUES (?)", [.integer(Int64(value))])
+                        }
+                    }
                 }
                 try await group.waitForAll()
             }
             let sum = try await database.read { try $0.query("SELECT sum(v) AS s FROM n").first?.int("s") }
             #expect(sum == Int64((0..<50).reduce(0, +)))
+        }
+    }
+
+    @Test("statements are prepared once per SQL text and reused")
+    func statementCache() throws {
+        try withTemporaryDirectory { directory in
+            let database = try openDatabase(directory)
+            try database.writeSync { connection in
+                try connection.execute("CREATE TABLE t(x INTEGER) STRICT")
+                let before = connection.cachedStatementCount
+                for value in 0..<10 { try connection.run("INSERT INTO t VALUES (?)", [.integer(Int64(value))]) }
+                #expect(connection.cachedStatementCount == before + 1)
+                _ = try connection.query("SELECT x FROM t WHERE x > ?", [5])
+                _ = try connection.query("SELECT x FROM t WHERE x > ?", [6])
+                #expect(connection.cachedStatementCount == before + 2)
+                // A reused statement starts from fresh bindings and a reset cursor.
+                #expect(try connection.query("SELECT x FROM t WHERE x > ?", [7]).compactMap { $0.int("x") } == [8, 9])
+            }
+        }
+    }
+
+    @Test("a write body that leaves a transaction open is rolled back, and the writer stays usable")
+    func leftOpenTransaction() async throws {
+        try await withAsyncTemporaryDirectory { directory in
+            let database = try openDatabase(directory)
+            try await database.write { try $0.execute("CREATE TABLE t(x INTEGER) STRICT") }
+            try await database.write { connection in
+                try connection.execute("BEGIN IMMEDIATE")
+                try connection.run("INSERT INTO t VALUES (?)", [1])
+            }
+            let state = try await database.write { connection in
+                (connection.isAutocommit, try connection.query("SELECT count(*) AS n FROM t").first?.int("n"))
+            }
+            #expect(state.0)
+            #expect(state.1 == 0)
+            try await database.write { connection in
+                try connection.transaction { try connection.run("INSERT INTO t VALUES (?)", [2]) }
+            }
+            #expect(try await database.read { try $0.query("SELECT x FROM t").compactMap { $0.int("x") } } == [2])
+        }
+    }
+
+    @Test("a slow read on one reader does not hold up reads that another reader can serve")
+    func slowReaderIsAvoided() throws {
+        try withTemporaryDirectory { directory in
+            let database = try openDatabase(directory)
+            let started = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let finished = DispatchSemaphore(value: 0)
+            // A plain dispatch thread, not a task: it must not wait for the cooperative pool that this
+            // test and its neighbours are blocking.
+            DispatchQueue.global().async {
+                _ = try? database.readSync { _ in
+                    started.signal()
+                    _ = release.wait(timeout: .now() + 10)
+                }
+                finished.signal()
+            }
+            #expect(started.wait(timeout: .now() + 10) == .success)
+            let clock = ContinuousClock()
+            let start = clock.now
+            for _ in 0..<10 {
+                #expect(try database.readSync { try $0.query("SELECT 1 AS one").first?.int("one") } == 1)
+            }
+            let elapsed = clock.now - start
+            release.signal()
+            #expect(finished.wait(timeout: .now() + 10) == .success)
+            #expect(elapsed < .seconds(3))
+        }
+    }
+
+    @Test("a read transaction on a reader sees one snapshot while the writer commits in between")
+    func readSnapshot() throws {
+        try withTemporaryDirectory { directory in
+            let database = try openDatabase(directory)
+            try database.writeSync { connection in
+                try connection.execute("CREATE TABLE t(x INTEGER) STRICT")
+                try connection.run("INSERT INTO t VALUES (?)", [1])
+            }
+            let counts = try database.readSync { reader in
+                try reader.readTransaction {
+                    let before = try reader.query("SELECT count(*) AS n FROM t").first?.int("n")
+                    try database.writeSync { try $0.run("INSERT INTO t VALUES (?)", [2]) }
+                    let after = try reader.query("SELECT count(*) AS n FROM t").first?.int("n")
+                    return (before, after)
+                }
+            }
+            #expect(counts.0 == 1)
+            #expect(counts.1 == 1)
+            #expect(try database.readSync { try $0.query("SELECT count(*) AS n FROM t").first?.int("n") } == 2)
         }
     }
 }

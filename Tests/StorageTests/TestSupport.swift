@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+
 @testable import Storage
 
 /// A fresh temporary directory per test, removed when the value is dropped by `withTemporaryDirectory`.
@@ -11,7 +12,7 @@ func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
 }
 
 /// Async form of `withTemporaryDirectory`.
-func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+func withAsyncTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
     let path = NSTemporaryDirectory() + "postern-storage-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: path) }
