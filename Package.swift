@@ -91,7 +91,10 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1"]),
-        .testTarget(name: "RemoteHashAuthTests", dependencies: ["RemoteHashAuth", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
+        .testTarget(name: "RemoteHashAuthTests", dependencies: [
+            "RemoteHashAuth", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "PosternAppTests", dependencies: ["PosternApp", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
     ]
 )

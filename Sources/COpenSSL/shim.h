@@ -25,4 +25,16 @@ static inline long postern_BIO_get_mem_data(BIO *bio, char **data) {
 static inline int postern_BN_num_bytes(const BIGNUM *bn) { return BN_num_bytes(bn); }
 /// EVP_PKEY_PUBLIC_KEY is a composite macro; Swift cannot import it.
 static inline int postern_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
+
+/* ---- Fetch (libssl): functions for macros Swift cannot import. Keep at the end of the file. ---- */
+static inline long postern_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
+static inline long postern_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return SSL_CTX_set_min_proto_version(ctx, version);
+}
+static inline uint64_t postern_SSL_CTX_ignore_unexpected_eof(SSL_CTX *ctx) {
+    return SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+}
+/* ---- end Fetch ---- */
 #endif

@@ -6,21 +6,22 @@ extension UInt8 {
     var asciiLowercased: UInt8 { (self >= 0x41 && self <= 0x5A) ? self | 0x20 : self }
 
     /// RFC 9110 `tchar`: the bytes allowed in a token (method, header name, transfer coding).
+    ///
+    /// Two 64-bit masks instead of a table: no global to initialize-check on every byte.
     @inline(__always)
-    var isTokenCharacter: Bool { ASCII.tokenTable[Int(self)] }
+    var isTokenCharacter: Bool {
+        if self < 64 { return (ASCII.tokenMaskLow >> UInt64(self)) & 1 == 1 }
+        if self < 128 { return (ASCII.tokenMaskHigh >> UInt64(self - 64)) & 1 == 1 }
+        return false
+    }
 }
 
 /// Byte tables and comparisons that avoid building Strings.
 enum ASCII {
-    /// `tokenTable[b]` is true when `b` is an RFC 9110 `tchar`.
-    static let tokenTable: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for b in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(b)] = true }
-        for b in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(b)] = true }
-        for b in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(b)] = true }
-        for c in "!#$%&'*+-.^_`|~".utf8 { table[Int(c)] = true }
-        return table
-    }()
+    /// Bit `b` set when byte `b` (0...63) is a `tchar`: ! # $ % & ' * + - . 0-9.
+    static let tokenMaskLow: UInt64 = 0x03FF_6CFA_0000_0000
+    /// Bit `b - 64` set when byte `b` (64...127) is a `tchar`: A-Z ^ _ ` a-z | ~.
+    static let tokenMaskHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
 
     /// Whether two strings are equal ignoring ASCII case, without allocating.
     @inline(__always)

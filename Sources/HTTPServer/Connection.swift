@@ -30,11 +30,9 @@ final class Connection: @unchecked Sendable {
 
     var parser: HTTPRequestParser
     var timeouts: ConnectionTimeouts
-    private var readSource: DispatchSourceRead?
     private var writeSource: DispatchSourceWrite?
     private var readSuspended = false
     private var writeArmed = false
-    private var pendingCancels = 0
 
     var output: [UInt8] = []
     var outputOffset = 0
@@ -68,12 +66,14 @@ final class Connection: @unchecked Sendable {
 
     /// Starts reading. Call on `loop.queue`.
     func start() {
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: loop.queue)
-        source.setEventHandler { [unowned self] in self.readable() }
-        source.setCancelHandler { [self] in self.sourceCancelled() }
-        pendingCancels += 1
-        readSource = source
-        source.resume()
+        do {
+            guard let epoll = loop.epoll else { throw SystemCallError(call: "epoll", errno: EBADF) }
+            try epoll.add(fd, mask: Epoll.readable)
+        } catch {
+            core.logger.debug("connection: cannot watch socket", metadata: ["error": "\(error)"])
+            close()
+            return
+        }
         if refusing {
             // Over the cap: answer at once; the lingering close keeps the answer from being reset.
             refuse(.serviceUnavailable)
@@ -83,8 +83,15 @@ final class Connection: @unchecked Sendable {
 
     // MARK: - Reading
 
-    private func readable() {
+    /// The socket is readable (or the peer shut down). Called by the event loop on `loop.queue`.
+    func readable(events: UInt32) {
         guard !closed else { return }
+        if readSuspended && !lingering {
+            // Hang-up and error are reported even while reading is paused, and level-triggered
+            // they would be reported forever: the peer is gone both ways, so give up on it.
+            if events & Epoll.hangUp != 0 { close() }
+            return
+        }
         let buffer = loop.readBuffer
         var reads = 0
         while reads < 4 {
@@ -223,7 +230,7 @@ final class Connection: @unchecked Sendable {
         else { return }
         let slot = slots[index]
         var keepAlive = slot.keepAlive
-        if shuttingDown && index == slots.count - 1 && !parser.hasPartialMessage {
+        if (shuttingDown || core.isShuttingDown) && index == slots.count - 1 && !parser.hasPartialMessage {
             keepAlive = false
         }
         let context = HTTPResponseEncoder.Context(
@@ -307,7 +314,6 @@ final class Connection: @unchecked Sendable {
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: loop.queue)
             source.setEventHandler { [unowned self] in self.writable() }
             source.setCancelHandler { [self] in self.sourceCancelled() }
-            pendingCancels += 1
             writeSource = source
         }
         if !writeArmed {
@@ -333,17 +339,17 @@ final class Connection: @unchecked Sendable {
 
     /// Reads only while the pipeline has room and no output waits (back-pressure).
     func updateReading() {
-        guard !closed, let readSource else { return }
+        guard !closed else { return }
         let shouldRead =
             lingering
             || (!peerClosed && acceptingRequests && slots.count < core.configuration.maxPipelinedRequests
                 && outputOffset == output.count)
-        if shouldRead && readSuspended {
-            readSuspended = false
-            readSource.resume()
-        } else if !shouldRead && !readSuspended {
-            readSuspended = true
-            readSource.suspend()
+        guard shouldRead == readSuspended, let epoll = loop.epoll else { return }
+        do {
+            try epoll.modify(fd, mask: shouldRead ? Epoll.readable : 0)
+            readSuspended = !shouldRead
+        } catch {
+            close()
         }
     }
 
@@ -417,25 +423,19 @@ final class Connection: @unchecked Sendable {
         }
         slots.removeAll()
         output = []
-        if let readSource {
-            if readSuspended { readSource.resume() }
-            readSource.cancel()
-        }
+        loop.epoll?.remove(fd)
         if let writeSource {
             if !writeArmed { writeSource.resume() }
-            writeSource.cancel()
+            writeSource.cancel()  // its cancel handler closes the descriptor
+        } else {
+            SystemCall.close(fd)
         }
-        if pendingCancels == 0 { SystemCall.close(fd) }
     }
 
-    /// The descriptor is closed once every source watching it is cancelled.
+    /// The write source let go of the descriptor: close it.
     private func sourceCancelled() {
-        pendingCancels -= 1
-        if pendingCancels == 0 {
-            SystemCall.close(fd)
-            readSource = nil
-            writeSource = nil
-        }
+        SystemCall.close(fd)
+        writeSource = nil
     }
 
     /// The client's `X-Request-Id` when it is 1 to 128 safe characters, else nil.

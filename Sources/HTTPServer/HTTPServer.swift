@@ -5,9 +5,10 @@ import Logging
 
 /// An HTTP/1.1 server on non-blocking BSD sockets and Dispatch.
 ///
-/// One listening socket is watched by a read source on its own queue; accepted connections are
-/// spread round-robin over `eventQueueCount` serial event queues, where they are read, parsed,
-/// answered and written. A responder that completes inline answers on the same queue with no
+/// One listening socket is watched by a Dispatch read source on its own queue; accepted
+/// connections are spread round-robin over `eventQueueCount` serial event queues, where they are
+/// read, parsed, answered and written (readiness comes from each queue's epoll set; see
+/// `EventLoop`). A responder that completes inline answers on the same queue with no
 /// thread hop; one that completes later is written in request order.
 ///
 /// ```swift
@@ -42,10 +43,12 @@ public final class HTTPServer: Sendable {
     ///   - responder: called for each complete request.
     ///   - logger: receives connection-level events at debug level; never request bodies or secrets.
     public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+        // An epoll set per queue cannot fail short of descriptor exhaustion at start-up; then
+        // nothing can be served and `start()` reports it.
         let core = ServerCore(configuration: configuration, responder: responder, logger: logger)
         self.core = core
         let count = max(1, configuration.eventQueueCount)
-        loops = (0..<count).map { EventLoop(index: $0, core: core) }
+        loops = (0..<count).compactMap { try? EventLoop(index: $0, core: core) }
     }
 
     /// Connections open right now, including over-cap ones being refused.
@@ -59,6 +62,9 @@ public final class HTTPServer: Sendable {
     /// - Returns: the bound port (the chosen one when the configuration asked for port 0).
     /// - Throws: `HTTPServerError` when the address cannot be bound or the server already started.
     public func start() throws -> Int {
+        guard loops.count == max(1, core.configuration.eventQueueCount) else {
+            throw HTTPServerError(code: .eventQueueSetupFailed, errno: EMFILE)
+        }
         SystemCall.ignoreSIGPIPE()
         let fileLimit = SystemCall.raiseOpenFileLimit()
         let configuration = core.configuration
@@ -86,7 +92,7 @@ public final class HTTPServer: Sendable {
             SystemCall.close(bound.fd)
             throw HTTPServerError(code: .alreadyStarted, errno: 0)
         }
-        for loop in loops { loop.queue.async { loop.startSweeping() } }
+        for loop in loops { loop.queue.async { loop.start() } }
         core.logger.debug(
             "http server listening",
             metadata: [
@@ -186,7 +192,7 @@ public final class HTTPServer: Sendable {
         for loop in loops {
             loop.queue.async {
                 loop.closeAll()
-                loop.stopSweeping()
+                loop.stop()
             }
         }
         await waitForConnections(deadline: core.clock() &+ 1_000_000_000)
@@ -208,6 +214,8 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
         case bindFailed
         /// `start()` was called twice.
         case alreadyStarted
+        /// An event queue's epoll set could not be created (out of descriptors, or no epoll).
+        case eventQueueSetupFailed
     }
 
     /// What failed.

@@ -11,7 +11,8 @@ public struct HTTPServerConfiguration: Sendable {
     ///
     /// Handlers on the event queues never block, so one queue per core keeps every core busy
     /// without oversubscribing them; more queues would only add context switches, fewer would
-    /// leave a core idle under load.
+    /// leave a core idle under load. Each queue has one poller thread that waits for its sockets
+    /// and runs their work on the queue (`sync`), so a queue costs one mostly-running thread.
     public var eventQueueCount: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Most open client connections; one more is answered `503` with `Connection: close`. Default 4096.
     public var maxConnections: Int = 4096

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HTTP1
 import Testing
 
@@ -270,14 +271,14 @@ struct HTTPServerLoopbackTests {
         let idle = try TestClient(port: port)
         try await blocking {
             #expect(try idle.get("/hello").status == 200)
-            try busy.send("GET /slow?ms=400 HTTP/1.1\r\nHost: t\r\n\r\n")
+            try busy.send("GET /slow?ms=1500 HTTP/1.1\r\nHost: t\r\n\r\n")
         }
         try await Task.sleep(for: .milliseconds(50))
         let shutdown = Task { await server.shutdown() }
         try await blocking {
             let response = try busy.readResponse()
             #expect(response.status == 200)
-            #expect(response.text == "slept 400")
+            #expect(response.text == "slept 1500")
             #expect(response.header("Connection") == "close")
             #expect(idle.isClosedByPeer())
         }
@@ -315,6 +316,36 @@ struct HTTPServerLoopbackTests {
                 #expect(response.body.count == body.utf8.count)
             }
         }
+        await server.shutdown()
+    }
+}
+
+@Suite("HTTPServer with vanishing clients")
+struct VanishingClientTests {
+    @Test("a client that resets while its pipeline is full is closed at once; others are still served")
+    func resetWhileBackPressured() async throws {
+        let (server, port) = try startServer()
+        try await blocking {
+            let client = try TestClient(port: port)
+            // More slow requests than the pipeline takes: reading pauses with no output pending.
+            for _ in 0..<20 {
+                try client.send("GET /slow?ms=3000 HTTP/1.1\r\nHost: t\r\n\r\n")
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+            // Abort with RST (linger 0) without reading anything.
+            var abort = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+            _ = Glibc.shutdown(client.fd, Int32(SHUT_RDWR))
+        }
+        // Closed long before the 3 s handlers finish.
+        var waited = 0
+        while server.openConnectionCount > 0 && waited < 100 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        #expect(server.openConnectionCount == 0)
+        let status = try await blocking { try TestClient(port: port).get("/hello").status }
+        #expect(status == 200)
         await server.shutdown()
     }
 }

@@ -22,6 +22,8 @@ struct InjectedClockTests {
         try await blocking {
             try slow.send("GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: ")
             #expect(try idle.get("/hello").status == 200)
+            // Let the server read the partial request before the clock moves.
+            Thread.sleep(forTimeInterval: 0.2)
         }
         // 9 s of fake time: nothing may close yet (the sweep runs every 0.5 s of real time).
         clock.advance(seconds: 9)

@@ -1,1 +1,0 @@
-// Placeholder until the Fetch module lands.

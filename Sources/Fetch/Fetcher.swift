@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A completed fetch: a 2xx response and its (size-capped) body.
+public struct FetchResponse: Sendable, Equatable {
+    /// The final status, always 2xx.
+    public var status: Int
+    /// The final response head.
+    public var head: ResponseHead
+    /// The body, at most ``FetchConfiguration/maxBodyBytes`` bytes.
+    public var body: [UInt8]
+    /// The URL that produced this response, after redirects.
+    public var url: FetchURL
+    /// How many redirects were followed.
+    public var redirects: Int
+}
+
+/// Something that fetches a URL's body under the address policy; ``Fetcher`` is the real one.
+public protocol URLFetching: Sendable {
+    /// Fetches `url` (GET), following vetted redirects.
+    /// - Throws: ``FetchError`` only.
+    func fetch(_ url: String) async throws(FetchError) -> FetchResponse
+}
+
+/// The safe outbound HTTP/1.1 client for remote hashes (CONTRACT 3.3).
+///
+/// For each URL and each redirect: parse strictly; resolve the host once (`getaddrinfo`, or the
+/// literal); vet every address with the ``AddressPolicy`` and refuse the host if any is refused; then
+/// connect to a vetted address (no second lookup), sending `Host` and SNI with the name. TLS checks
+/// the chain and the host name. Blocking I/O runs on the fetcher's own bounded threads.
+public final class Fetcher: URLFetching {
+    /// The configuration this fetcher was built with.
+    public let configuration: FetchConfiguration
+    private let tls: TLSContext
+    private let resolver: Resolver
+    private let executor: BlockingExecutor
+    private let attempts = LockedCounter()
+
+    /// Builds a fetcher and its TLS context.
+    /// - Throws: ``FetchError/tlsFailed`` when the trust roots cannot be loaded.
+    public init(configuration: FetchConfiguration = FetchConfiguration()) throws(FetchError) {
+        self.configuration = configuration
+        self.tls = try TLSContext(trustedRootsPEMFile: configuration.trustedRootsPEMFile)
+        self.resolver = Resolver(maxOutstanding: max(4, configuration.concurrentFetches * 2))
+        self.executor = BlockingExecutor(
+            threads: configuration.concurrentFetches, queueLimit: configuration.queueLimit, name: "postern-fetch")
+        // A peer that closes mid-write must not kill the process (OpenSSL writes with write(2)).
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// How many TCP connections this fetcher has tried to open (for tests and metrics).
+    public var connectionAttempts: Int { attempts.value }
+
+    /// Fetches `url` on the fetcher's I/O threads.
+    /// - Throws: ``FetchError``; ``FetchError/overloaded`` at once when the queue is full.
+    public func fetch(_ url: String) async throws(FetchError) -> FetchResponse {
+        // The deadline starts now, so time spent waiting for a thread counts against it too.
+        let deadline = Deadline.after(configuration.totalTimeout)
+        let result: Result<FetchResponse, FetchError> = await withCheckedContinuation { continuation in
+            let accepted = executor.submit { [self] in
+                continuation.resume(
+                    returning: Result { () throws(FetchError) in try self.fetchBlocking(url, deadline: deadline) })
+            }
+            if !accepted { continuation.resume(returning: .failure(.overloaded)) }
+        }
+        return try result.get()
+    }
+
+    /// Fetches `url` on the calling thread, blocking for up to ``FetchConfiguration/totalTimeout``.
+    /// - Warning: never call this on a socket event queue or a Swift concurrency thread.
+    /// - Throws: ``FetchError``.
+    public func fetchBlocking(_ url: String) throws(FetchError) -> FetchResponse {
+        try fetchBlocking(url, deadline: Deadline.after(configuration.totalTimeout))
+    }
+
+    private func fetchBlocking(_ url: String, deadline: Deadline) throws(FetchError) -> FetchResponse {
+        if deadline.hasPassed { throw .timedOut }
+        var current = try FetchURL(parsing: url)
+        var redirects = 0
+        while true {
+            let (head, stream) = try request(current, deadline: deadline)
+            if [301, 302, 303, 307, 308].contains(head.status), let location = head["Location"] {
+                guard redirects < configuration.maxRedirects else { throw .tooManyRedirects }
+                redirects += 1
+                current = try current.resolving(location)
+                continue
+            }
+            guard (200...299).contains(head.status) else { throw .badStatus(head.status) }
+            let body = try readBody(stream, deadline: deadline)
+            return FetchResponse(status: head.status, head: head, body: body, url: current, redirects: redirects)
+        }
+    }
+
+    /// The addresses `url` may be reached at, all vetted; nothing is connected.
+    /// - Throws: ``FetchError/notAllowed`` when any address is refused, or a resolution error.
+    func vettedAddresses(for url: FetchURL, deadline: Deadline) throws(FetchError) -> [IPAddress] {
+        let policy = configuration.policy
+        let addresses: [IPAddress]
+        switch url.host {
+        case .address(let address):
+            addresses = [address]
+        case .name(let name):
+            // Names the policy could never allow are refused before any lookup.
+            if name == "localhost" || name.hasSuffix(".localhost"),
+                !policy.allows(.v4(0x7f00_0001), host: name)
+            {
+                throw .notAllowed
+            }
+            addresses = try resolver.resolve(name, deadline: deadline)
+        }
+        for address in addresses where !policy.allows(address, host: url.hostText) {
+            throw .notAllowed
+        }
+        return addresses
+    }
+
+    /// Connects, sends the GET and reads the head; the stream is positioned at the body.
+    private func request(_ url: FetchURL, deadline: Deadline) throws(FetchError) -> (ResponseHead, BodyReader) {
+        let addresses = try vettedAddresses(for: url, deadline: deadline)
+        var connection: TCPConnection? = nil
+        var lastError = FetchError.connectFailed
+        for address in addresses {
+            if deadline.hasPassed { throw .timedOut }
+            attempts.increment()
+            do {
+                connection = try TCPConnection.connect(
+                    to: address, port: url.port, timeout: configuration.connectTimeout, deadline: deadline)
+                break
+            } catch {
+                lastError = error
+            }
+        }
+        guard let connection else { throw lastError }
+        let stream: ByteStream
+        if url.isHTTPS {
+            var isAddress = false
+            if case .address = url.host { isAddress = true }
+            stream = try TLSStream(
+                context: tls, connection: connection, host: url.hostText, isAddress: isAddress, deadline: deadline)
+        } else {
+            stream = connection
+        }
+        let requestText =
+            "GET \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUser-Agent: \(configuration.userAgent)\r\n"
+            + "Accept: text/plain, */*;q=0.5\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n"
+        try stream.writeAll(Array(requestText.utf8), deadline: deadline)
+        var reader = BodyReader(
+            stream: stream,
+            parser: ResponseParser(
+                maxHeaderBytes: configuration.maxHeaderBytes, maxBodyBytes: configuration.maxBodyBytes))
+        let head = try reader.readHead(deadline: deadline)
+        return (head, reader)
+    }
+
+    private func readBody(_ reader: BodyReader, deadline: Deadline) throws(FetchError) -> [UInt8] {
+        var reader = reader
+        return try reader.readBody(deadline: deadline)
+    }
+}
+
+/// Drives a ``ResponseParser`` from a ``ByteStream``.
+struct BodyReader {
+    let stream: ByteStream
+    var parser: ResponseParser
+
+    mutating func readHead(deadline: Deadline) throws(FetchError) -> ResponseHead {
+        while true {
+            let bytes = try stream.read(maxBytes: 4096, deadline: deadline)
+            if bytes.isEmpty { throw .malformedResponse }
+            switch try parser.parse(bytes) {
+            case .needMoreData: continue
+            case .head(let head): return head
+            case .complete: throw .malformedResponse
+            }
+        }
+    }
+
+    mutating func readBody(deadline: Deadline) throws(FetchError) -> [UInt8] {
+        var progress = try parser.parse([])
+        while true {
+            if case .complete(let body) = progress { return body }
+            let bytes = try stream.read(maxBytes: 4096, deadline: deadline)
+            if bytes.isEmpty { return try parser.finish() }
+            progress = try parser.parse(bytes)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Fetch
+import HTTP1
+
+/// Why a register, login or logout request was refused: a message and the status that carries it.
+struct RemoteHashFailure: Error, Sendable {
+    let status: HTTPStatus
+    let message: String
+
+    init(_ status: HTTPStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    /// A 422 with one of the CONTRACT 3.2 messages.
+    static func unprocessable(_ message: String) -> RemoteHashFailure {
+        RemoteHashFailure(.unprocessableEntity, message)
+    }
+
+    static let busy = RemoteHashFailure(.serviceUnavailable, RemoteHashMessage.busy)
+    static let internalError = RemoteHashFailure(.internalServerError, RemoteHashMessage.internalError)
+    static let unavailable = RemoteHashFailure(.serviceUnavailable, RemoteHashMessage.unavailable)
+
+    /// The contract message for a fetch error.
+    static func fetch(_ error: FetchError) -> RemoteHashFailure {
+        switch error {
+        case .invalidURL: return .unprocessable(RemoteHashMessage.urlInvalid)
+        case .notAllowed: return .unprocessable(RemoteHashMessage.urlNotAllowed)
+        case .bodyTooLarge: return .unprocessable(RemoteHashMessage.notArgon2)
+        case .overloaded: return .busy
+        case .resolutionFailed, .connectFailed, .timedOut, .tlsFailed, .badStatus, .tooManyRedirects,
+            .malformedResponse:
+            return .unprocessable(RemoteHashMessage.couldNotFetch)
+        }
+    }
+}

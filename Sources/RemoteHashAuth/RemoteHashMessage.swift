@@ -1,0 +1,23 @@
+/// The exact error texts of CONTRACT 3.2, and a few of ours for transport-level refusals.
+enum RemoteHashMessage {
+    static let urlInvalid = "Password hash URL is invalid."
+    static let couldNotFetch = "Could not fetch password hash URL."
+    static let notArgon2 = "Password hash URL did not return an Argon2 hash."
+    static let passwordMismatch = "Password does not match the remote Argon2 hash."
+    static let emailTaken = "Email has already been taken"
+    static let emailBlank = "Email can't be blank"
+    static let emailInvalid = "Email is invalid"
+    static let urlBlank = "Password hash URL can't be blank"
+    static let urlNotAllowed = "Password hash URL is not allowed."
+    static let aboveLimits = "Password hash URL returned an Argon2 hash with parameters above this server's limits."
+    static let invalidLogin = "Invalid email or password."
+    static let invalidToken = "Invalid token."
+    static let invalidTokenOrCredentials = "Invalid token or credentials."
+    static let tooManyRequests = "Too many requests."
+    static let registered = "Registration succeeded."
+    static let busy = "Too many password checks in progress; try again shortly."
+    static let internalError = "Something went wrong on the server; try again."
+    static let unavailable = "The database is unavailable; try again shortly."
+    static let badBody = "The request body could not be read."
+    static let csrf = "This form expired or did not come from this page. Please submit it again."
+}

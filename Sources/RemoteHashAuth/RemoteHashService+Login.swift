@@ -1,0 +1,97 @@
+import AuthCrypto
+import ComputePool
+import Foundation
+import HTTP1
+import JWT
+
+extension RemoteHashService {
+    /// `POST /login`: fetch the user's URL again and verify the password against the hash it serves
+    /// now; mint an RS256 token. Unknown email or wrong password: `Invalid email or password.`;
+    /// fetch and format failures keep their own messages.
+    ///
+    /// JSON: 200 `{"token","token_type":"Bearer","email"}` or 422 `{"error"}`. HTML: the page with
+    /// the token and its decoded header and claims, or the page again with the message.
+    func login(_ request: HTTPRequest) async -> HTTPResponse {
+        let wantsJSON = request.acceptsJSON
+        guard let fields = fields(request) else {
+            let failure = RemoteHashFailure(.badRequest, RemoteHashMessage.badBody)
+            return wantsJSON ? jsonError(failure) : loginPage(request, [:], failure)
+        }
+        if needsCSRF(request) && !csrfValid(request, fields) { return csrfRefused(request) }
+        let email = normalizedEmail(fields["email"])
+        let token: String
+        do throws(RemoteHashFailure) {
+            let user = try await authenticate(email: email, password: fields["password"] ?? "")
+            token = try await mintToken(for: user)
+        } catch {
+            return wantsJSON ? jsonError(error) : loginPage(request, fields, error)
+        }
+        if wantsJSON {
+            return json(.ok, ["token": .string(token), "token_type": "Bearer", "email": .string(email)])
+        }
+        var (page, setCookie) = basePage(request)
+        page.loginEmail = email
+        page.login = RemoteHashService.decodedForDisplay(token)
+        return html(.ok, page, setCookies: [setCookie])
+    }
+
+    /// The user whose current remote hash `password` matches.
+    /// - Throws: `Invalid email or password.` for an unknown email or a wrong password; the fetch,
+    ///   format and limit failures of the remote hash; 503 when busy.
+    func authenticate(email: String, password: String) async throws(RemoteHashFailure) -> RemoteUser {
+        let found: RemoteUser?
+        do {
+            found = email.isEmpty ? nil : try await users.find(email: email)
+        } catch {
+            throw storageFailure(error)
+        }
+        guard let user = found else { throw .unprocessable(RemoteHashMessage.invalidLogin) }
+        let hash = try await verifier.currentHash(at: user.passwordHashURL)
+        guard try await verifier.verify(password, against: hash) else {
+            throw .unprocessable(RemoteHashMessage.invalidLogin)
+        }
+        return user
+    }
+
+    /// Signs `{"sub","email","iss","iat","exp","jti","pur":"remote-login","ver"}` with the active
+    /// RS256 key, on the worker pool.
+    func mintToken(for user: RemoteUser) async throws(RemoteHashFailure) -> String {
+        let now = clock()
+        let claims = JWTClaims([
+            ("sub", .string(user.email)), ("email", .string(user.email)), ("iss", .string(configuration.issuer)),
+            ("iat", .int(now)), ("exp", .int(now + configuration.tokenTTL)),
+            ("jti", .string(SecureRandom.hex(byteCount: 16))),
+            ("pur", .string(RemoteHashService.tokenPurpose)), ("ver", .int(user.tokenVersion)),
+        ])
+        let keys = self.keys
+        do {
+            return try await pool.run { try keys.sign(claims, algorithm: .rs256) }
+        } catch is WorkerPoolError {
+            throw .busy
+        } catch {
+            throw .internalError
+        }
+    }
+
+    private func loginPage(_ request: HTTPRequest, _ fields: [String: String], _ failure: RemoteHashFailure)
+        -> HTTPResponse
+    {
+        var (page, setCookie) = basePage(request)
+        page.error = failure.message
+        page.errorForm = "login"
+        page.loginEmail = fields["email"] ?? ""
+        return html(failure.status, page, setCookies: [setCookie])
+    }
+
+    /// The token with its header and claims decoded and indented, for the page.
+    static func decodedForDisplay(_ token: String) -> RemotePage.LoginResult {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        func decode(_ index: Int) -> String {
+            guard parts.count == 3, let bytes = Base64URL.decode(String(parts[index])),
+                let value = try? JSONValue.parse(bytes)
+            else { return "(undecodable)" }
+            return HTMLText.pretty(value)
+        }
+        return RemotePage.LoginResult(token: token, header: decode(0), claims: decode(1))
+    }
+}

@@ -1,0 +1,102 @@
+import Fetch
+import Foundation
+import HTTP1
+import JWT
+
+extension RemoteHashService {
+    /// `POST /register`: validate, refuse a taken email, fetch and parse the hash, verify that the
+    /// password matches it, then store the email and URL (never the hash).
+    ///
+    /// JSON: 201 `{"email","password_hash_url"}` or 422 `{"error"}`. HTML: 303 to `/` with a one-time
+    /// "Registration succeeded." flash, or the page again (422) with the message.
+    func register(_ request: HTTPRequest) async -> HTTPResponse {
+        let wantsJSON = request.acceptsJSON
+        guard let fields = fields(request) else {
+            return wantsJSON
+                ? jsonError(RemoteHashFailure(.badRequest, RemoteHashMessage.badBody))
+                : registerPage(request, [:], RemoteHashFailure(.badRequest, RemoteHashMessage.badBody))
+        }
+        if needsCSRF(request) && !csrfValid(request, fields) { return csrfRefused(request) }
+        let email = normalizedEmail(fields["email"])
+        let url = (fields["password_hash_url"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        do throws(RemoteHashFailure) {
+            try await registerUser(email: email, url: url, password: fields["password"] ?? "")
+        } catch {
+            return wantsJSON ? jsonError(error) : registerPage(request, fields, error)
+        }
+        if wantsJSON {
+            return json(.created, ["email": .string(email), "password_hash_url": .string(url)])
+        }
+        var response = HTTPResponse(status: .seeOther)
+        response.headers.replaceOrAdd("Location", "/")
+        response.headers.replaceOrAdd("Cache-Control", "no-store")
+        response.headers.add("Set-Cookie", cookies.flashSetCookie(RemoteHashMessage.registered, now: clock()))
+        return response
+    }
+
+    /// The checks of registration in order, cheapest first (email, then URL, then the fetch, then
+    /// Argon2); throws the first failure, as the original reports its first validation error.
+    func registerUser(email: String, url: String, password: String) async throws(RemoteHashFailure) {
+        if email.isEmpty { throw .unprocessable(RemoteHashMessage.emailBlank) }
+        if !RemoteHashService.isValidEmail(email) { throw .unprocessable(RemoteHashMessage.emailInvalid) }
+        do {
+            if try await users.find(email: email) != nil {
+                throw RemoteHashFailure.unprocessable(RemoteHashMessage.emailTaken)
+            }
+        } catch let failure as RemoteHashFailure {
+            throw failure
+        } catch {
+            throw storageFailure(error)
+        }
+        if url.isEmpty { throw .unprocessable(RemoteHashMessage.urlBlank) }
+        if (try? FetchURL(parsing: url)) == nil { throw .unprocessable(RemoteHashMessage.urlInvalid) }
+        let hash = try await verifier.currentHash(at: url)
+        guard try await verifier.verify(password, against: hash) else {
+            throw .unprocessable(RemoteHashMessage.passwordMismatch)
+        }
+        let inserted: Bool
+        do {
+            inserted = try await users.insert(email: email, passwordHashURL: url, now: clock())
+        } catch {
+            throw storageFailure(error)
+        }
+        if !inserted { throw .unprocessable(RemoteHashMessage.emailTaken) }
+    }
+
+    private func registerPage(_ request: HTTPRequest, _ fields: [String: String], _ failure: RemoteHashFailure)
+        -> HTTPResponse
+    {
+        var (page, setCookie) = basePage(request)
+        page.error = failure.message
+        page.errorForm = "register"
+        page.registerEmail = fields["email"] ?? ""
+        page.registerURL = fields["password_hash_url"] ?? ""
+        return html(failure.status, page, setCookies: [setCookie])
+    }
+
+    /// Trimmed and lowercased; the table compares case-insensitively as well.
+    func normalizedEmail(_ raw: String?) -> String {
+        (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    /// A pragmatic address check: `local@domain`, no spaces or controls, a dotted domain of
+    /// letters, digits and hyphens, at most 254 characters.
+    static func isValidEmail(_ email: String) -> Bool {
+        guard email.utf8.count <= 254 else { return false }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 64 else { return false }
+        let localAllowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.!#$%&'*+/=?^_`{|}~-")
+        guard parts[0].allSatisfy({ localAllowed.contains($0) }), !parts[0].hasPrefix("."), !parts[0].hasSuffix("."),
+            !parts[0].contains("..")
+        else { return false }
+        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2 else { return false }
+        let labelAllowed = Set("abcdefghijklmnopqrstuvwxyz0123456789-")
+        for label in labels {
+            guard !label.isEmpty, label.count <= 63, label.allSatisfy({ labelAllowed.contains($0) }),
+                !label.hasPrefix("-"), !label.hasSuffix("-")
+            else { return false }
+        }
+        return true
+    }
+}

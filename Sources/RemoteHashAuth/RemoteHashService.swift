@@ -1,0 +1,212 @@
+import AuthCrypto
+import ComputePool
+import Fetch
+import Foundation
+import HTTP1
+import JWT
+import Storage
+
+/// Surface 3 of the contract: "Bad Passwords" compatible registration with a remote Argon2 hash URL,
+/// RS256 login tokens, validation and logout, as JSON or as a server-rendered page.
+///
+/// Register the routes with ``register(into:)``; every handler returns its own response shape and
+/// never throws to the server.
+public final class RemoteHashService: Sendable {
+    /// The `pur` claim of the tokens this surface mints and accepts.
+    public static let tokenPurpose = "remote-login"
+
+    let configuration: RemoteHashConfiguration
+    let keys: JWTKeySet
+    let users: RemoteUserStore
+    let pool: WorkerPool
+    let verifier: RemoteHashVerifier
+    let clock: @Sendable () -> Int64
+    let cookies: CookieSigner
+    let limiter: RateLimiter
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - configuration: issuer, public URL, limits and switches.
+    ///   - keys: the key set; its active RS256 key signs, and its public half is shown on the page.
+    ///   - database: a database migrated with `migrations/0004_remote.sql`.
+    ///   - pool: the worker pool for Argon2 and RSA.
+    ///   - fetcher: fetches remote hashes; normally a `Fetcher` built from
+    ///     ``RemoteHashConfiguration/fetchConfiguration``.
+    ///   - clock: the current Unix time in seconds.
+    public init(
+        configuration: RemoteHashConfiguration, keys: JWTKeySet, database: Database, pool: WorkerPool,
+        fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64
+    ) {
+        self.configuration = configuration
+        self.keys = keys
+        self.users = RemoteUserStore(database: database)
+        self.pool = pool
+        self.verifier = RemoteHashVerifier(
+            fetcher: fetcher, pool: pool,
+            gate: VerificationGate(
+                maxRunning: configuration.maxConcurrentVerifications,
+                budgetKiB: configuration.verificationMemoryBudgetKiB),
+            maxMemoryKiB: configuration.maxArgon2MemoryKiB, maxIterations: configuration.maxArgon2Iterations,
+            maxParallelism: configuration.maxArgon2Parallelism)
+        self.clock = clock
+        self.cookies = CookieSigner(secure: configuration.publicURL.lowercased().hasPrefix("https://"))
+        self.limiter = RateLimiter(perMinute: configuration.requestsPerMinute)
+    }
+
+    /// Adds `GET /`, `GET /login_test`, `GET /example.txt`, `GET /up`, `POST /register`,
+    /// `POST /login`, `POST /validate` and `DELETE /logout` to `router`.
+    public func register(into router: inout Router) {
+        let limit = configuration.bodyLimit
+        router.add(.GET, "/", .deferred { [self] request, _ in await limited(request) { await page(request) } })
+        router.add(
+            .GET, "/login_test", .deferred { [self] request, _ in await limited(request) { await page(request) } })
+        router.add(.GET, "/example.txt", .deferred { [self] request, _ in await limited(request) { await example() } })
+        router.add(.GET, "/up", .immediate { _, _ in HTTPResponse.text(.ok, "OK") })
+        router.add(
+            .POST, "/register", bodyLimit: limit,
+            .deferred { [self] request, _ in
+                await limited(request) { await register(request) }
+            })
+        router.add(
+            .POST, "/login", bodyLimit: limit,
+            .deferred { [self] request, _ in
+                await limited(request) { await login(request) }
+            })
+        router.add(
+            .POST, "/validate", bodyLimit: limit,
+            .deferred { [self] request, _ in
+                await limited(request) { await validate(request) }
+            })
+        router.add(
+            .DELETE, "/logout", bodyLimit: limit,
+            .deferred { [self] request, _ in
+                await limited(request) { await logout(request) }
+            })
+    }
+
+    // MARK: - Shared steps
+
+    /// Applies the per-address rate limit, then runs `handler`.
+    func limited(_ request: HTTPRequest, _ handler: () async -> HTTPResponse) async -> HTTPResponse {
+        if configuration.rateLimitsEnabled, let retryAfter = limiter.take(request.remoteAddress, now: Double(clock())) {
+            var response = json(.tooManyRequests, ["error": .string(RemoteHashMessage.tooManyRequests)])
+            response.headers.replaceOrAdd("Retry-After", String(retryAfter))
+            return response
+        }
+        return await handler()
+    }
+
+    /// A JSON response with `Cache-Control: no-store`.
+    func json(_ status: HTTPStatus, _ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
+        var response = HTTPResponse.json(status, JSONValue.object(members.map { ($0.key, $0.value) }).serialize())
+        response.headers.replaceOrAdd("Cache-Control", "no-store")
+        return response
+    }
+
+    /// `{"error": message}` with `status`.
+    func jsonError(_ failure: RemoteHashFailure) -> HTTPResponse {
+        var response = json(failure.status, ["error": .string(failure.message)])
+        if failure.status == .serviceUnavailable { response.headers.replaceOrAdd("Retry-After", "1") }
+        return response
+    }
+
+    /// Maps a storage error to the failure a client sees.
+    func storageFailure(_ error: any Error) -> RemoteHashFailure {
+        if let storage = error as? StorageError, storage.isUnavailable { return .unavailable }
+        return .internalError
+    }
+
+    /// The request's fields: a JSON object's string (or number) members, or a urlencoded form.
+    /// Nil when a JSON body does not parse as an object.
+    func fields(_ request: HTTPRequest) -> [String: String]? {
+        if request.contentTypeIsJSON {
+            if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { return [:] }
+            guard let value = try? JSONValue.parse(request.body), case .object(let members) = value else { return nil }
+            var result: [String: String] = [:]
+            for (name, member) in members where result[name] == nil {
+                switch member {
+                case .string(let text): result[name] = text
+                case .int(let number): result[name] = String(number)
+                default: continue
+                }
+            }
+            return result
+        }
+        if request.contentTypeIsForm { return request.formFields() }
+        return [:]
+    }
+
+    /// The base page for a request: key, URL, and the CSRF token (reused from the cookie when sane).
+    func basePage(_ request: HTTPRequest) -> (RemotePage, setCookie: String?) {
+        let existing = request.cookie(CookieSigner.csrfCookie)
+        let token = CookieSigner.isWellFormedCSRF(existing) ? existing! : CookieSigner.newCSRFToken()
+        let page = RemotePage(
+            publicKeyPEM: keys.activeRSAPublicKey?.pem ?? "(no RS256 key configured)",
+            publicURL: configuration.publicURL, csrfToken: token)
+        return (page, token == existing ? nil : cookies.csrfSetCookie(token))
+    }
+
+    /// Renders `page` with `status`, setting the CSRF cookie when it is new.
+    func html(_ status: HTTPStatus, _ page: RemotePage, setCookies: [String?]) -> HTTPResponse {
+        var response = HTTPResponse.html(status, page.render())
+        response.headers.replaceOrAdd("Cache-Control", "no-store")
+        response.headers.replaceOrAdd(
+            "Content-Security-Policy",
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        )
+        response.headers.replaceOrAdd("X-Frame-Options", "DENY")
+        for cookie in setCookies.compactMap({ $0 }) { response.headers.add("Set-Cookie", cookie) }
+        return response
+    }
+
+    /// Whether a post must carry a CSRF token: every request answered with HTML, except JSON bodies,
+    /// which a cross-site page cannot send without a CORS preflight this server never grants.
+    func needsCSRF(_ request: HTTPRequest) -> Bool {
+        !request.acceptsJSON && !request.contentTypeIsJSON
+    }
+
+    /// Whether an HTML form post carries the CSRF token matching its cookie.
+    func csrfValid(_ request: HTTPRequest, _ fields: [String: String]) -> Bool {
+        CookieSigner.csrfMatches(cookie: request.cookie(CookieSigner.csrfCookie), field: fields[CookieSigner.csrfField])
+    }
+
+    /// The 403 page for a form post without a valid CSRF token; a fresh token comes with it.
+    func csrfRefused(_ request: HTTPRequest) -> HTTPResponse {
+        var (page, _) = basePage(request)
+        let token = CookieSigner.newCSRFToken()
+        page.csrfToken = token
+        page.error = RemoteHashMessage.csrf
+        return html(.forbidden, page, setCookies: [cookies.csrfSetCookie(token)])
+    }
+
+    // MARK: - Pages
+
+    /// `GET /` and `GET /login_test`: the page, with a one-time flash message when one is pending.
+    func page(_ request: HTTPRequest) async -> HTTPResponse {
+        var (page, setCookie) = basePage(request)
+        var clearFlash: String? = nil
+        if let cookie = request.cookie(CookieSigner.flashCookie) {
+            page.notice = cookies.flashMessage(cookie, now: clock())
+            clearFlash = cookies.flashClearCookie()
+        }
+        return html(.ok, page, setCookies: [setCookie, clearFlash])
+    }
+
+    /// `GET /example.txt`: a fresh Argon2id hash of `test123` (m=19456 KiB, t=2, p=1).
+    func example() async -> HTTPResponse {
+        do {
+            let encoded = try await pool.run {
+                try Argon2.hash(
+                    password: Array("test123".utf8), salt: SecureRandom.bytes(16), memoryKiB: 19456, iterations: 2,
+                    parallelism: 1)
+            }
+            var response = HTTPResponse.text(.ok, encoded + "\n")
+            response.headers.replaceOrAdd("Cache-Control", "no-store")
+            return response
+        } catch is WorkerPoolError {
+            return HTTPResponse.text(.serviceUnavailable, RemoteHashMessage.busy)
+        } catch {
+            return HTTPResponse.text(.internalServerError, RemoteHashMessage.internalError)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+/// The one server-rendered page of the surface: public key, register and login forms, the token
+/// after a login, and short API docs. Every interpolated value goes through ``HTMLText/escape(_:)``.
+struct RemotePage {
+    /// A successful login, shown with the token's decoded parts.
+    struct LoginResult {
+        var token: String
+        var header: String
+        var claims: String
+    }
+
+    var publicKeyPEM: String
+    var publicURL: String
+    var csrfToken: String
+    var notice: String? = nil
+    var error: String? = nil
+    /// Which form the error belongs to: "register", "login" or nil for the page.
+    var errorForm: String? = nil
+    var registerEmail: String = ""
+    var registerURL: String = ""
+    var loginEmail: String = ""
+    var login: LoginResult? = nil
+
+    func render() -> String {
+        let e = HTMLText.escape
+        let base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        var html = """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="referrer" content="no-referrer">
+            <title>Remote Argon2 login · Postern</title>
+            <style>\(RemotePage.css)</style>
+            </head>
+            <body>
+            <header>
+            <h1>Remote Argon2 login</h1>
+            <p class="lead">Register an email address with a URL that serves a plaintext Argon2 password hash,
+            then log in against whatever hash that URL serves now. Tokens are RS256 JWTs.</p>
+            </header>
+            <main>
+
+            """
+        if let notice {
+            html += "<p class=\"flash notice\" role=\"status\" id=\"notice\">\(e(notice))</p>\n"
+        }
+        if let error, errorForm == nil {
+            html += "<p class=\"flash error\" role=\"alert\" id=\"error\">\(e(error))</p>\n"
+        }
+        if let login {
+            html += """
+                <section class="card result" id="login-result">
+                <h2>Logged in</h2>
+                <p>Send this token as <code>Authorization: Bearer &lt;token&gt;</code>; it expires in one hour.</p>
+                <label for="token">Token</label>
+                <textarea id="token" readonly rows="5">\(e(login.token))</textarea>
+                <div class="split">
+                <div><h3>Header</h3><pre id="token-header">\(e(login.header))</pre></div>
+                <div><h3>Claims</h3><pre id="token-claims">\(e(login.claims))</pre></div>
+                </div>
+                </section>
+
+                """
+        }
+        html += """
+            <div class="split">
+            <section class="card" id="register">
+            <h2>Register</h2>
+            \(formError("register"))
+            <form method="post" action="/register" id="register-form">
+            <input type="hidden" name="csrf_token" value="\(e(csrfToken))">
+            <label for="register-email">Email</label>
+            <input id="register-email" name="email" type="email" autocomplete="email" required value="\(e(registerEmail))">
+            <label for="register-url">Password hash URL</label>
+            <input id="register-url" name="password_hash_url" type="url" required placeholder="https://example.com/hash.txt" value="\(e(registerURL))">
+            <label for="register-password">Password</label>
+            <input id="register-password" name="password" type="password" autocomplete="new-password" required>
+            <button type="submit">Register</button>
+            </form>
+            <p class="hint">Need a hash to try? <a href="/example.txt">/example.txt</a> serves a fresh Argon2id hash of <code>test123</code>.</p>
+            </section>
+            <section class="card" id="login">
+            <h2>Log in</h2>
+            \(formError("login"))
+            <form method="post" action="/login" id="login-form">
+            <input type="hidden" name="csrf_token" value="\(e(csrfToken))">
+            <label for="login-email">Email</label>
+            <input id="login-email" name="email" type="email" autocomplete="email" required value="\(e(loginEmail))">
+            <label for="login-password">Password</label>
+            <input id="login-password" name="password" type="password" autocomplete="current-password" required>
+            <button type="submit">Log in</button>
+            </form>
+            </section>
+            </div>
+            <section class="card" id="public-key">
+            <h2>RS256 public key</h2>
+            <p>Verify tokens offline with this key, or fetch every key from <a href="/.well-known/jwks.json">/.well-known/jwks.json</a>.</p>
+            <pre id="public-key-pem">\(e(publicKeyPEM))</pre>
+            </section>
+            <section class="card" id="api">
+            <h2>API</h2>
+            <p>Send <code>Accept: application/json</code> to get JSON; send JSON bodies with
+            <code>Content-Type: application/json</code> (forms work too).</p>
+            <table>
+            <thead><tr><th>Request</th><th>Body</th><th>Success</th></tr></thead>
+            <tbody>
+            <tr><td><code>POST /register</code></td><td><code>email</code>, <code>password_hash_url</code>, <code>password</code></td><td>201 <code>{"email","password_hash_url"}</code></td></tr>
+            <tr><td><code>POST /login</code></td><td><code>email</code>, <code>password</code></td><td>200 <code>{"token","token_type":"Bearer","email"}</code></td></tr>
+            <tr><td><code>POST /validate</code></td><td><code>token</code> or a Bearer header</td><td>200 <code>{"valid":true,"payload":{…}}</code></td></tr>
+            <tr><td><code>DELETE /logout</code></td><td>Bearer header, or <code>email</code> + <code>password</code></td><td>200 <code>{"success":true,"email"}</code></td></tr>
+            </tbody>
+            </table>
+            <p>Errors are <code>{"error":"…"}</code> with status 422 (401 for <code>/validate</code> and
+            <code>/logout</code>). Token claims: <code>sub</code> and <code>email</code> (your email), <code>iss</code>,
+            <code>iat</code>, <code>exp</code> (one hour later), <code>jti</code>, <code>pur</code>, <code>ver</code>.
+            Logging out invalidates every token issued before.</p>
+            <pre>curl -s \(e(base))/register -H 'Accept: application/json' -H 'Content-Type: application/json' \\
+              -d '{"email":"you@example.com","password_hash_url":"https://example.com/hash.txt","password":"…"}'
+            curl -s \(e(base))/login -H 'Accept: application/json' -H 'Content-Type: application/json' \\
+              -d '{"email":"you@example.com","password":"…"}'</pre>
+            <p class="hint">Hash URLs must be public <code>http</code> or <code>https</code> addresses; they are fetched at
+            registration and at every login (5 s, 4 KiB, at most 3 redirects). Argon2 costs above 256 MiB, 10 passes or
+            8 lanes are refused.</p>
+            </section>
+            </main>
+            <footer>Postern · <a href="/openapi.json">OpenAPI</a></footer>
+            </body>
+            </html>
+
+            """
+        return html
+    }
+
+    private func formError(_ form: String) -> String {
+        guard let error, errorForm == form else { return "" }
+        return "<p class=\"flash error\" role=\"alert\" id=\"\(form)-error\">\(HTMLText.escape(error))</p>"
+    }
+
+    static let css = """
+        :root{--bg:#f6f5f2;--card:#fff;--ink:#1d232b;--muted:#5b6570;--accent:#2f5d8a;--ok:#1f7a4d;--bad:#b3261e;
+        --line:#e2e0da;font-family:system-ui,-apple-system,"Segoe UI",sans-serif}
+        *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--ink);line-height:1.5}
+        header,main,footer{max-width:64rem;margin:0 auto;padding:0 1.25rem}header{padding-top:2.5rem}
+        h1{margin:0 0 .25rem;font-size:1.9rem;letter-spacing:-.01em}h2{margin-top:0;font-size:1.2rem}
+        h3{font-size:.95rem;margin:.75rem 0 .25rem;color:var(--muted)}.lead{color:var(--muted);max-width:44rem}
+        .card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:1.25rem 1.5rem;
+        margin:1rem 0;box-shadow:0 1px 2px rgba(0,0,0,.04)}
+        .split{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}.split>.card{margin:0}
+        label{display:block;font-weight:600;font-size:.9rem;margin:.75rem 0 .25rem}
+        input,textarea{width:100%;padding:.55rem .7rem;border:1px solid #c9c6bd;border-radius:8px;font:inherit;background:#fff}
+        input:focus,textarea:focus{outline:2px solid var(--accent);outline-offset:1px}
+        button{margin-top:1rem;background:var(--accent);color:#fff;border:0;border-radius:8px;padding:.6rem 1.2rem;
+        font:inherit;font-weight:600;cursor:pointer}button:hover{filter:brightness(1.1)}
+        pre,textarea,code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
+        pre{background:#f3f2ee;border:1px solid var(--line);border-radius:8px;padding:.75rem;overflow-x:auto;white-space:pre-wrap;
+        word-break:break-all}textarea{word-break:break-all}
+        .flash{padding:.7rem 1rem;border-radius:8px;font-weight:600}.notice{background:#e3f4ea;color:var(--ok)}
+        .error{background:#fbe9e7;color:var(--bad)}.result{border-color:#b9dcc8}.hint{color:var(--muted);font-size:.9rem}
+        table{width:100%;border-collapse:collapse;font-size:.9rem}th,td{text-align:left;padding:.45rem .5rem;
+        border-bottom:1px solid var(--line);vertical-align:top}footer{color:var(--muted);font-size:.85rem;padding:2rem 1.25rem}
+        a{color:var(--accent)}
+        """
+}

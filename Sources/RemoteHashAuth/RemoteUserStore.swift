@@ -1,0 +1,57 @@
+import Storage
+
+/// One row of `remote_users` (migrations/0004_remote.sql).
+struct RemoteUser: Sendable, Equatable {
+    var email: String
+    var passwordHashURL: String
+    var tokenVersion: Int64
+}
+
+/// The users of this surface, in SQLite.
+struct RemoteUserStore: Sendable {
+    let database: Database
+
+    /// The user registered with `email` (case-insensitive), if any.
+    func find(email: String) async throws -> RemoteUser? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT email, password_hash_url, token_version FROM remote_users WHERE email = ?", [.text(email)]
+            ).first.flatMap(RemoteUserStore.user)
+        }
+    }
+
+    /// Inserts a user; false when the email is taken.
+    func insert(email: String, passwordHashURL: String, now: Int64) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                "INSERT INTO remote_users (email, password_hash_url, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [.text(email), .text(passwordHashURL), .integer(now)]) == 1
+        }
+    }
+
+    /// Increments the token version when it still is `expected` (nil: whatever it is); returns the
+    /// user after the change, or nil when no row matched (unknown user or an already superseded token).
+    func bumpTokenVersion(email: String, expected: Int64?) async throws -> RemoteUser? {
+        try await database.write { connection in
+            let sql: String
+            var bindings: [SQLValue] = [.text(email)]
+            if let expected {
+                sql = "UPDATE remote_users SET token_version = token_version + 1 WHERE email = ? AND token_version = ?"
+                bindings.append(.integer(expected))
+            } else {
+                sql = "UPDATE remote_users SET token_version = token_version + 1 WHERE email = ?"
+            }
+            guard try connection.run(sql, bindings) == 1 else { return nil }
+            return try connection.query(
+                "SELECT email, password_hash_url, token_version FROM remote_users WHERE email = ?", [.text(email)]
+            ).first.flatMap(RemoteUserStore.user)
+        }
+    }
+
+    private static func user(_ row: SQLRow) -> RemoteUser? {
+        guard let email = row.text("email"), let url = row.text("password_hash_url"),
+            let version = row.int("token_version")
+        else { return nil }
+        return RemoteUser(email: email, passwordHashURL: url, tokenVersion: version)
+    }
+}

@@ -1,0 +1,57 @@
+import Testing
+
+@testable import Fetch
+
+@Suite("FetchURL")
+struct FetchURLTests {
+    @Test("well-formed URLs parse into scheme, host, port and target")
+    func parses() throws {
+        let url = try FetchURL(parsing: "  HTTPS://User:pw@Example.COM.:8443/a/b?x=1#frag ")
+        #expect(url.scheme == "https")
+        #expect(url.host == .name("example.com"))
+        #expect(url.port == 8443)
+        #expect(url.target == "/a/b?x=1")
+        #expect(url.hostHeader == "example.com:8443")
+        let bare = try FetchURL(parsing: "http://example.com")
+        #expect(bare.target == "/")
+        #expect(bare.port == 80)
+        #expect(bare.hostHeader == "example.com")
+        let query = try FetchURL(parsing: "http://example.com?q")
+        #expect(query.target == "/?q")
+        let v6 = try FetchURL(parsing: "http://[2606:4700::1111]:81/h")
+        #expect(v6.hostHeader == "[2606:4700::1111]:81")
+        #expect(try FetchURL(parsing: "http://example.com/ä\"x").target == "/%C3%A4%22x")
+    }
+
+    @Test("the host after the last @ is the one vetted")
+    func userinfo() throws {
+        #expect(try FetchURL(parsing: "http://good.example@127.0.0.1/").host == .address(.v4(0x7f00_0001)))
+        #expect(try FetchURL(parsing: "http://a@b@0x7f000001/").host == .address(.v4(0x7f00_0001)))
+        #expect(try FetchURL(parsing: "http://127.0.0.1@good.example/").host == .name("good.example"))
+    }
+
+    @Test(
+        "malformed or non-http URLs are invalid",
+        arguments: [
+            "", "   ", "example.com/hash", "/hash.txt", "ftp://example.com/h", "file:///etc/passwd",
+            "javascript:alert(1)", "http:/example.com", "http://", "http:///x", "http://:80/", "http://[::1/",
+            "http://[::1]x/", "http://1.2.3.4.5/", "http://256.1.1.1/", "http://exa mple.com/", "http://a\\b/",
+            "http://example.com:0/", "http://example.com:65536/", "http://example.com:8a/", "http://ex%41mple.com/",
+            "http://exämple.com/", "http://a..b/", "http://.a/", "http://a\tb/", "gopher://127.0.0.1/",
+        ])
+    func invalid(text: String) {
+        #expect(throws: FetchError.invalidURL) { try FetchURL(parsing: text) }
+    }
+
+    @Test("Location values resolve against the current URL")
+    func resolving() throws {
+        let base = try FetchURL(parsing: "https://example.com:8443/dir/file?x")
+        #expect(try base.resolving("/abs").description == "https://example.com:8443/abs")
+        #expect(try base.resolving("rel?y").description == "https://example.com:8443/dir/rel?y")
+        #expect(try base.resolving("?z").description == "https://example.com:8443/dir/file?z")
+        #expect(try base.resolving("//other.example/p").description == "https://other.example/p")
+        #expect(try base.resolving("http://169.254.169.254/latest").host == .address(.v4(0xa9fe_a9fe)))
+        #expect(throws: FetchError.invalidURL) { try base.resolving("ftp://example.com/") }
+        #expect(throws: FetchError.invalidURL) { try base.resolving("") }
+    }
+}

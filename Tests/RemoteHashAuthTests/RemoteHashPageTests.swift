@@ -1,0 +1,171 @@
+import Foundation
+import HTTP1
+import JWT
+import Testing
+
+@testable import RemoteHashAuth
+
+@Suite("Remote hash HTML pages and CSRF")
+struct RemoteHashPageTests {
+    /// The value of the cookie `name` set by `response`.
+    private func setCookie(_ response: HTTPResponse, _ name: String) -> String? {
+        for header in response.headers.values("Set-Cookie") where header.hasPrefix(name + "=") {
+            return String(header.dropFirst(name.count + 1).prefix { $0 != ";" })
+        }
+        return nil
+    }
+
+    /// The hidden CSRF field's value in a rendered page.
+    private func hiddenToken(_ html: String) -> String? {
+        guard let range = html.range(of: "name=\"csrf_token\" value=\"") else { return nil }
+        return String(html[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    private func form(_ fields: [(String, String)]) -> [UInt8] {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        return Array(
+            fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)" }
+                .joined(separator: "&").utf8)
+    }
+
+    /// Posts a browser-like form with the given cookie header.
+    private func post(_ h: Harness, _ path: String, _ fields: [(String, String)], cookie: String?) async -> HTTPResponse
+    {
+        var headers = [
+            ("Content-Type", "application/x-www-form-urlencoded"),
+            ("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
+        ]
+        if let cookie { headers.append(("Cookie", cookie)) }
+        return await h.send(.POST, path, headers: headers, body: form(fields))
+    }
+
+    @Test("the page shows the public key and both forms, and sets a CSRF cookie matching the hidden field")
+    func page() async throws {
+        let h = try Harness()
+        for path in ["/", "/login_test"] {
+            let response = await h.send(.GET, path, headers: [("Accept", "text/html")])
+            #expect(response.status == .ok)
+            #expect(response.headers["Content-Type"]?.hasPrefix("text/html") == true)
+            let html = response.text
+            #expect(html.contains("-----BEGIN PUBLIC KEY-----"))
+            #expect(
+                html.contains(try #require(sharedKeys.activeRSAPublicKey?.pem.split(separator: "\n")[1]).description))
+            #expect(html.contains("action=\"/register\"") && html.contains("action=\"/login\""))
+            #expect(html.contains("name=\"password_hash_url\""))
+            let cookie = try #require(setCookie(response, "csrf"))
+            #expect(hiddenToken(html) == cookie)
+            let header = try #require(response.headers.values("Set-Cookie").first { $0.hasPrefix("csrf=") })
+            #expect(header.contains("HttpOnly") && header.contains("SameSite=Strict"))
+            #expect(response.headers["Content-Security-Policy"]?.contains("default-src 'none'") == true)
+            let again = await h.send(.GET, path, headers: [("Cookie", "csrf=\(cookie)")])
+            #expect(setCookie(again, "csrf") == nil)
+            #expect(hiddenToken(again.text) == cookie)
+        }
+    }
+
+    @Test("form posts without a matching CSRF token are refused with 403 and the page")
+    func csrfRefused() async throws {
+        let h = try Harness()
+        let url = try h.serveHash(of: "pw")
+        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let other = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let fields = [("email", "csrf@example.com"), ("password_hash_url", url), ("password", "pw")]
+        for (cookie, field) in [
+            (nil, nil), ("csrf=\(token)", nil), (nil, token), ("csrf=\(token)", other), ("csrf=short", "short"),
+        ] {
+            var body = fields
+            if let field { body.append(("csrf_token", field)) }
+            for path in ["/register", "/login"] {
+                let response = await post(h, path, body, cookie: cookie)
+                #expect(
+                    response.status == .forbidden, "\(path) \(String(describing: cookie)) \(String(describing: field))")
+                #expect(response.text.contains("This form expired or did not come from this page."))
+                #expect(setCookie(response, "csrf") != nil)
+            }
+        }
+        #expect(h.origin.acceptedConnections == 0)
+        #expect(await h.login("csrf@example.com", "pw").error == "Invalid email or password.")
+        // A JSON body cannot come from a cross-site form, so it needs no token even when HTML comes back.
+        let json = await h.send(
+            .POST, "/login", headers: [("Content-Type", "application/json")],
+            body: Array(#"{"email":"nobody@example.com","password":"x"}"#.utf8))
+        #expect(json.status == .unprocessableEntity)
+        #expect(json.text.contains("Invalid email or password."))
+    }
+
+    @Test("register through the form: 303 to / with a one-time signed flash message")
+    func registerFlash() async throws {
+        let h = try Harness()
+        let url = try h.serveHash(of: "pw")
+        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let response = await post(
+            h, "/register",
+            [("email", "form@example.com"), ("password_hash_url", url), ("password", "pw"), ("csrf_token", token)],
+            cookie: "csrf=\(token)")
+        #expect(response.status == .seeOther)
+        #expect(response.headers["Location"] == "/")
+        let flash = try #require(setCookie(response, "flash"))
+        let shown = await h.send(.GET, "/", headers: [("Cookie", "csrf=\(token); flash=\(flash)")])
+        #expect(shown.text.contains("Registration succeeded."))
+        #expect(shown.headers.values("Set-Cookie").contains { $0.hasPrefix("flash=;") && $0.contains("Max-Age=0") })
+        #expect(
+            !(await h.send(.GET, "/", headers: [("Cookie", "csrf=\(token)")])).text.contains("Registration succeeded."))
+        let forged = "UmVnaXN0cmF0aW9uIHN1Y2NlZWRlZC4." + String(h.clock.now + 60) + ".AAAA"
+        #expect(
+            !(await h.send(.GET, "/", headers: [("Cookie", "flash=\(forged)")])).text.contains(
+                "Registration succeeded."))
+        h.clock.advance(61)
+        #expect(
+            !(await h.send(.GET, "/", headers: [("Cookie", "flash=\(flash)")])).text.contains("Registration succeeded.")
+        )
+        #expect(await h.login("form@example.com", "pw").status == 200)
+    }
+
+    @Test("a failed form registration shows the page again with the message and escaped values")
+    func registerErrorEscaped() async throws {
+        let h = try Harness()
+        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let evil = "\"><script>alert(1)</script>"
+        let response = await post(
+            h, "/register",
+            [
+                ("email", evil), ("password_hash_url", "javascript:alert('x')<b>"), ("password", "pw"),
+                ("csrf_token", token),
+            ],
+            cookie: "csrf=\(token)")
+        #expect(response.status == .unprocessableEntity)
+        let html = response.text
+        #expect(html.contains("Email is invalid"))
+        #expect(!html.contains("<script>"))
+        #expect(html.contains("&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(html.contains("javascript:alert(&#39;x&#39;)&lt;b&gt;"))
+    }
+
+    @Test("login through the form shows the token with its decoded header and claims")
+    func loginPage() async throws {
+        let h = try Harness()
+        #expect(await h.register("page@example.com", try h.serveHash(of: "pw"), "pw") == (201, nil))
+        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let response = await post(
+            h, "/login", [("email", "page@example.com"), ("password", "pw"), ("csrf_token", token)],
+            cookie: "csrf=\(token)")
+        #expect(response.status == .ok)
+        let html = response.text
+        #expect(html.contains("id=\"login-result\""))
+        let textarea = try #require(html.range(of: "<textarea id=\"token\" readonly rows=\"5\">"))
+        let jwt = String(html[textarea.upperBound...].prefix { $0 != "<" })
+        #expect(
+            try sharedKeys.verify(jwt, purpose: "remote-login", issuer: "https://postern.test", now: h.clock.now).sub
+                == "page@example.com")
+        #expect(html.contains("&quot;alg&quot;: &quot;RS256&quot;"))
+        #expect(html.contains("&quot;kid&quot;: &quot;remote-test&quot;"))
+        #expect(html.contains("&quot;email&quot;: &quot;page@example.com&quot;"))
+        #expect(html.contains("&quot;exp&quot;: \(h.clock.now + 3600)"))
+        let failed = await post(
+            h, "/login", [("email", "page@example.com"), ("password", "nope"), ("csrf_token", token)],
+            cookie: "csrf=\(token)")
+        #expect(failed.status == .unprocessableEntity)
+        #expect(failed.text.contains("Invalid email or password."))
+        #expect(!failed.text.contains("id=\"login-result\""))
+    }
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Real-browser test of the remote-hash pages (CONTRACT 3.1): headless Chromium through Selenium.
+
+Needs a running Postern that may fetch hash URLs on loopback, because the hash URL used here is the
+server's own /example.txt (a fresh Argon2id hash of `test123` on every fetch):
+
+    POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true POSTERN_RATE_LIMITS=off postern serve --port 0
+    python3 tests/browser/test_pages.py http://127.0.0.1:<port>   # or POSTERN_BASE_URL=...
+
+Debian packages `chromium` and `chromium-driver`, and `selenium` from PyPI. The screenshot of the
+logged-in page goes to $POSTERN_ARTIFACTS (default ./artifacts)/browser/logged-in.png.
+Exit status 0 when every check passed.
+"""
+
+import base64
+import json
+import os
+import secrets
+import sys
+import unittest
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE_URL = os.environ.get("POSTERN_BASE_URL", "http://127.0.0.1:8080").rstrip("/")
+ARTIFACTS = os.path.join(os.environ.get("POSTERN_ARTIFACTS", "artifacts"), "browser")
+
+
+def b64url_json(segment):
+    return json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
+
+
+def make_driver():
+    options = Options()
+    for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if os.path.exists(path):
+            options.binary_location = path
+            break
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,1800"):
+        options.add_argument(argument)
+    driver_path = next((p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if os.path.exists(p)), None)
+    service = Service(executable_path=driver_path) if driver_path else Service()
+    return webdriver.Chrome(service=service, options=options)
+
+
+class RemoteHashPages(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.driver = make_driver()
+        cls.wait = WebDriverWait(cls.driver, 20)
+        cls.email = "browser-%s@example.com" % secrets.token_hex(6)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+
+    def fill(self, form_id, values):
+        form = self.driver.find_element(By.ID, form_id)
+        for name, value in values.items():
+            field = form.find_element(By.NAME, name)
+            field.clear()
+            field.send_keys(value)
+        return form
+
+    def test_1_page_shows_key_forms_and_docs(self):
+        self.driver.get(BASE_URL + "/")
+        self.assertIn("Remote Argon2 login", self.driver.title)
+        pem = self.driver.find_element(By.ID, "public-key-pem").text
+        self.assertIn("-----BEGIN PUBLIC KEY-----", pem)
+        self.assertTrue(self.driver.find_element(By.ID, "register-form").is_displayed())
+        self.assertTrue(self.driver.find_element(By.ID, "login-form").is_displayed())
+        self.assertIn("POST /register", self.driver.find_element(By.ID, "api").text)
+        hidden = self.driver.find_element(By.CSS_SELECTOR, "#register-form input[name=csrf_token]")
+        self.assertEqual(len(hidden.get_attribute("value")), 43)
+
+    def test_2_register_through_the_form(self):
+        self.driver.get(BASE_URL + "/")
+        form = self.fill("register-form", {
+            "email": self.email,
+            "password_hash_url": BASE_URL + "/example.txt",
+            "password": "test123",
+        })
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
+        self.assertEqual(notice.text, "Registration succeeded.")
+        self.assertEqual(self.driver.current_url.rstrip("/"), BASE_URL)
+        self.driver.refresh()
+        self.assertEqual(self.driver.find_elements(By.ID, "notice"), [], "the flash message is shown once")
+
+    def test_3_login_through_the_form_shows_token_and_claims(self):
+        self.driver.get(BASE_URL + "/login_test")
+        form = self.fill("login-form", {"email": self.email, "password": "test123"})
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        self.wait.until(EC.presence_of_element_located((By.ID, "login-result")))
+        token = self.driver.find_element(By.ID, "token").get_attribute("value").strip()
+        header_text = self.driver.find_element(By.ID, "token-header").text
+        claims_text = self.driver.find_element(By.ID, "token-claims").text
+        segments = token.split(".")
+        self.assertEqual(len(segments), 3)
+        header, claims = b64url_json(segments[0]), b64url_json(segments[1])
+        self.assertEqual(header["alg"], "RS256")
+        self.assertEqual(json.loads(header_text), header)
+        self.assertEqual(json.loads(claims_text), claims)
+        self.assertEqual(claims["sub"], self.email)
+        self.assertEqual(claims["email"], self.email)
+        self.assertEqual(claims["exp"] - claims["iat"], 3600)
+        self.assertEqual(claims["pur"], "remote-login")
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        path = os.path.join(ARTIFACTS, "logged-in.png")
+        self.assertTrue(self.driver.save_screenshot(path))
+        print("screenshot:", os.path.abspath(path), file=sys.stderr)
+        request = urllib.request.Request(
+            BASE_URL + "/validate", data=json.dumps({"token": token}).encode(),
+            headers={"Content-Type": "application/json", "Accept": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = json.load(response)
+        self.assertTrue(body["valid"])
+        self.assertEqual(body["payload"]["email"], self.email)
+
+    def test_4_form_post_without_csrf_token_is_refused(self):
+        self.driver.get(BASE_URL + "/")
+        self.driver.execute_script(
+            "document.querySelector('#login-form input[name=csrf_token]').remove();")
+        form = self.fill("login-form", {"email": self.email, "password": "test123"})
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        error = self.wait.until(EC.presence_of_element_located((By.ID, "error")))
+        self.assertIn("did not come from this page", error.text)
+        self.assertEqual(self.driver.find_elements(By.ID, "login-result"), [])
+        # The same post from outside the browser, without the cookie or the field: 403.
+        request = urllib.request.Request(
+            BASE_URL + "/login", data=("email=%s&password=test123" % self.email).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded"}, method="POST")
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        self.assertEqual(refused.exception.code, 403)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1].startswith("http"):
+        BASE_URL = sys.argv.pop(1).rstrip("/")
+    unittest.main(verbosity=2)
