@@ -21,7 +21,8 @@ run: release
 ## Serial: many suites start in-process servers whose deferred handlers run on Swift's cooperative pool
 ## (two threads here); CPU-bound known-answer tests running beside them would starve those handlers
 ## and turn socket reads into timeouts that say nothing about the server.
-test: bootstrap
+test:
+	@scripts/bootstrap --test
 	$(SWIFT) test --no-parallel
 
 ## Throughput and latency with wrk, beside the Hummingbird peer and nginx when available.

@@ -3,13 +3,15 @@ import ComputePool
 import HTTP1
 import JWT
 import Logging
+import Fetch
 import MailboxAccounts
+import RemoteHashAuth
 import Storage
 
 /// Builds the three API surfaces from the configuration and adds their routes.
 enum Surfaces {
     /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
-    /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
+    /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret, the fetcher's TLS context).
     static func register(
         into router: inout Router, configuration: PosternConfiguration, keys: JWTKeySet, database: Database,
         ledger: ChallengeLedger, pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger
@@ -22,6 +24,15 @@ enum Surfaces {
         let mailbox = try mailboxService(
             configuration, keys: keys, database: database, ledger: ledger, pool: pool, clock: clock, logger: logger)
         mailbox.register(into: &router)
+
+        var remote = RemoteHashConfiguration(issuer: configuration.issuer, publicURL: configuration.baseURL)
+        remote.allowPrivate = configuration.remoteHashAllowPrivate
+        remote.allowedHosts = configuration.remoteHashAllowedHosts
+        remote.rateLimitsEnabled = configuration.rateLimits
+        let fetcher = try Fetcher(configuration: remote.fetchConfiguration)
+        RemoteHashService(
+            configuration: remote, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock
+        ).register(into: &router)
 
         return [
             PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) }

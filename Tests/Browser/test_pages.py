@@ -5,7 +5,7 @@ Needs a running Postern that may fetch hash URLs on loopback, because the hash U
 server's own /example.txt (a fresh Argon2id hash of `test123` on every fetch):
 
     POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true POSTERN_RATE_LIMITS=off postern serve --port 0
-    python3 tests/browser/test_pages.py http://127.0.0.1:<port>   # or POSTERN_BASE_URL=...
+    python3 Tests/Browser/test_pages.py http://127.0.0.1:<port>   # or POSTERN_BASE_URL=...
 
 Debian packages `chromium` and `chromium-driver`, and `selenium` from PyPI. The screenshot of the
 logged-in page goes to $POSTERN_ARTIFACTS (default ./artifacts)/browser/logged-in.png.
