@@ -4,20 +4,25 @@ import Foundation
     import Glibc
 #endif
 
-/// (Same as FetchTests/TestOrigin.swift; test targets cannot share files.)
 /// A tiny blocking HTTP origin on 127.0.0.1, port 0, one thread per connection: real sockets, canned
 /// raw responses per path, and a count of accepted connections.
-final class TestOrigin: @unchecked Sendable {
+public final class TestOrigin: @unchecked Sendable {
     // @unchecked: `routes`, `accepted`, `requests` and `stopped` are only touched under `lock`.
-    struct Reply: Sendable {
-        var bytes: [UInt8]
+    public struct Reply: Sendable {
+        public var bytes: [UInt8]
         /// Seconds to wait before answering.
-        var delay: Double = 0
+        public var delay: Double = 0
         /// Seconds between single bytes (0: all at once).
-        var trickle: Double = 0
+        public var trickle: Double = 0
+
+        public init(bytes: [UInt8], delay: Double = 0, trickle: Double = 0) {
+            self.bytes = bytes
+            self.delay = delay
+            self.trickle = trickle
+        }
     }
 
-    let port: Int
+    public let port: Int
     private let listener: Int32
     private let lock = NSLock()
     private var routes: [String: Reply] = [:]
@@ -31,7 +36,7 @@ final class TestOrigin: @unchecked Sendable {
         return stopped
     }
 
-    init() throws {
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var one: Int32 = 1
@@ -57,7 +62,7 @@ final class TestOrigin: @unchecked Sendable {
     }
 
     /// Stops accepting; connections in progress finish on their own.
-    func stop() {
+    public func stop() {
         lock.lock()
         stopped = true
         lock.unlock()
@@ -67,36 +72,36 @@ final class TestOrigin: @unchecked Sendable {
     }
 
     /// `http://127.0.0.1:<port><path>`.
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Serves `reply` at `path`.
-    func set(_ path: String, _ reply: Reply) {
+    public func set(_ path: String, _ reply: Reply) {
         lock.lock()
         routes[path] = reply
         lock.unlock()
     }
 
     /// Serves a complete response with `status`, extra header lines and `body`.
-    func set(_ path: String, status: Int = 200, headers: [String] = [], body: String, delay: Double = 0) {
+    public func set(_ path: String, status: Int = 200, headers: [String] = [], body: String, delay: Double = 0) {
         var head = "HTTP/1.1 \(status) X\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
         for line in headers { head += line + "\r\n" }
         set(path, Reply(bytes: Array((head + "\r\n" + body).utf8), delay: delay))
     }
 
     /// Serves a redirect to `location`.
-    func redirect(_ path: String, to location: String, status: Int = 302) {
+    public func redirect(_ path: String, to location: String, status: Int = 302) {
         set(path, status: status, headers: ["Location: \(location)"], body: "")
     }
 
     /// Connections accepted so far.
-    var acceptedConnections: Int {
+    public var acceptedConnections: Int {
         lock.lock()
         defer { lock.unlock() }
         return accepted
     }
 
     /// Request heads received so far, as text.
-    var receivedRequests: [String] {
+    public var receivedRequests: [String] {
         lock.lock()
         defer { lock.unlock() }
         return requests
