@@ -164,7 +164,8 @@ final class Connection: @unchecked Sendable {
             guard let event else { return }
             switch event {
             case .head(let head):
-                let limit = core.responder.bodyLimit(method: head.method, path: head.path)
+                let limit =
+                    core.responder.bodyLimit(method: head.method, path: head.path)
                     ?? core.configuration.limits.maxBodyLength
                 parser.setBodyLimit(limit)
                 if head.expectsContinue && parser.bufferedByteCount == 0 && (head.contentLength ?? 0) <= limit {
