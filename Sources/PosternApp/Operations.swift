@@ -2,6 +2,7 @@ import Foundation
 import JWT
 import Logging
 import MailboxAccounts
+import AgentAuth
 import ComputePool
 import Storage
 
@@ -58,6 +59,13 @@ public enum Operations {
     /// One line per Pro user.
     public static func listProUsers(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
         try await mailboxService(configuration, logger: logger).listProUsers().map(describe)
+    }
+
+    /// Revokes an agent account: its API key and every session stop working. False when there is none.
+    public static func revokeAgent(configuration: PosternConfiguration, username: String, logger: Logger) async throws -> Bool {
+        let database = try openDatabase(configuration, logger: logger)
+        _ = try Migrator(directory: configuration.migrationsDirectory).migrate(database)
+        return try await AgentAccountStore(database: database).revoke(username: username, now: unixNow())
     }
 
     static func describe(_ user: ProUserSummary) -> String {
