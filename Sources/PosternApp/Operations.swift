@@ -97,6 +97,8 @@ extension KeyStore {
     /// The longest lifetime of any token Postern mints (mailbox and Pro JWTs: 7 days); a rotated-out key
     /// keeps verifying and stays published this long.
     static let maxTokenTTL: Int64 = 7 * 24 * 3600
+    /// How often a running server re-reads the key directory, in seconds.
+    static let reloadInterval: Int64 = 30
 
     /// Opens the key store of the configuration's data directory, honouring `JWT_PRIVATE_KEY`/`JWT_PUBLIC_KEY`.
     static func open(configuration: PosternConfiguration, now: Int64) throws -> KeyStore {
@@ -105,6 +107,7 @@ extension KeyStore {
             directory: configuration.dataDirectory,
             environmentPrivatePEM: configuration.jwtPrivateKeyPEM,
             environmentPublicPEM: configuration.jwtPublicKeyPEM,
-            maxTokenTTL: maxTokenTTL, now: now)
+            // A server may sign with a rotated-out key until its next reload: retention covers that too.
+            maxTokenTTL: maxTokenTTL + reloadInterval, now: now)
     }
 }
