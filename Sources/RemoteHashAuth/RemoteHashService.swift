@@ -4,6 +4,7 @@ import Fetch
 import Foundation
 import HTTP1
 import JWT
+import Metrics
 import Storage
 
 /// Surface 3 of the contract: "Bad Passwords" compatible registration with a remote Argon2 hash URL,
@@ -23,6 +24,8 @@ public final class RemoteHashService: Sendable {
     let clock: @Sendable () -> Int64
     let cookies: CookieSigner
     let limiter: RateLimiter
+    /// `postern_rate_limit_rejections_total{surface="remote-hash",class="public"}`.
+    let rateLimitRejections: Counter
 
     /// Creates the service.
     /// - Parameters:
@@ -33,9 +36,10 @@ public final class RemoteHashService: Sendable {
     ///   - fetcher: fetches remote hashes; normally a `Fetcher` built from
     ///     ``RemoteHashConfiguration/fetchConfiguration``.
     ///   - clock: the current Unix time in seconds.
+    ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
     public init(
         configuration: RemoteHashConfiguration, keys: JWTKeySet, database: Database, pool: WorkerPool,
-        fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64
+        fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64, metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -51,6 +55,10 @@ public final class RemoteHashService: Sendable {
         self.clock = clock
         self.cookies = CookieSigner(secure: configuration.publicURL.lowercased().hasPrefix("https://"))
         self.limiter = RateLimiter(perMinute: configuration.requestsPerMinute)
+        self.rateLimitRejections = Counter(
+            label: "postern_rate_limit_rejections_total",
+            dimensions: [("surface", "remote-hash"), ("class", "public")],
+            factory: metricsFactory ?? MetricsSystem.factory)
     }
 
     /// Adds `GET /`, `GET /login_test`, `GET /example.txt`, `GET /up`, `POST /register`,
@@ -86,9 +94,10 @@ public final class RemoteHashService: Sendable {
 
     // MARK: - Shared steps
 
-    /// Applies the per-address rate limit, then runs `handler`.
+    /// Applies the per-client rate limit (IPv6 per /64), then runs `handler`; refusals are counted.
     func limited(_ request: HTTPRequest, _ handler: () async -> HTTPResponse) async -> HTTPResponse {
         if configuration.rateLimitsEnabled, let retryAfter = limiter.take(request.remoteAddress, now: Double(clock())) {
+            rateLimitRejections.increment()
             var response = json(.tooManyRequests, ["error": .string(RemoteHashMessage.tooManyRequests)])
             response.headers.replaceOrAdd("Retry-After", String(retryAfter))
             return response
