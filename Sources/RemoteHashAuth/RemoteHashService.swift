@@ -168,10 +168,12 @@ public final class RemoteHashService: Sendable {
         return response
     }
 
-    /// Whether a post must carry a CSRF token: every request answered with HTML, except JSON bodies,
-    /// which a cross-site page cannot send without a CORS preflight this server never grants.
+    /// Whether a post must carry a CSRF token: every body a cross-site page can send without a CORS
+    /// preflight, whatever `Accept` says (a no-cors `fetch` may set `Accept: application/json` and a
+    /// form body, both CORS-safelisted). Only an `application/json` body is exempt: sending one
+    /// cross-site needs a preflight this server never grants.
     func needsCSRF(_ request: HTTPRequest) -> Bool {
-        !request.acceptsJSON && !request.contentTypeIsJSON
+        !request.contentTypeIsJSON
     }
 
     /// Whether an HTML form post carries the CSRF token matching its cookie.
@@ -179,8 +181,10 @@ public final class RemoteHashService: Sendable {
         CookieSigner.csrfMatches(cookie: request.cookie(CookieSigner.csrfCookie), field: fields[CookieSigner.csrfField])
     }
 
-    /// The 403 page for a form post without a valid CSRF token; a fresh token comes with it.
+    /// The 403 for a form post without a valid CSRF token: `{"error"}` for a client that accepts
+    /// JSON (its cookie left alone), else the page with the message and a fresh token.
     func csrfRefused(_ request: HTTPRequest) -> HTTPResponse {
+        if request.acceptsJSON { return jsonError(RemoteHashFailure(.forbidden, RemoteHashMessage.csrf)) }
         var (page, _) = basePage(request)
         let token = CookieSigner.newCSRFToken()
         page.csrfToken = token
