@@ -1,4 +1,3 @@
-import PosternTestSupport
 import AuthCrypto
 import ComputePool
 import Fetch
@@ -7,6 +6,7 @@ import HTTP1
 import JWT
 import Logging
 import Metrics
+import PosternTestSupport
 import Storage
 
 @testable import RemoteHashAuth
