@@ -102,16 +102,7 @@ public final class SQLiteConnection {
     ///   transaction is already open on this connection (transactions do not nest).
     @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        guard isAutocommit else { throw StorageError(.misuse, "a transaction is already open on this connection") }
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let value = try body()
-            try execute("COMMIT")
-            return value
-        } catch {
-            rollbackIfOpen()
-            throw error
-        }
+        try inTransaction(begin: "BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` inside a deferred `BEGIN ... COMMIT`, so several SELECTs see one snapshot.
@@ -121,8 +112,13 @@ public final class SQLiteConnection {
     ///   transaction is already open on this connection.
     @discardableResult
     public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try inTransaction(begin: "BEGIN DEFERRED", body)
+    }
+
+    /// `begin`, then `body`, then COMMIT; rolls back when `body` or the commit throws.
+    private func inTransaction<T>(begin: String, _ body: () throws -> T) throws -> T {
         guard isAutocommit else { throw StorageError(.misuse, "a transaction is already open on this connection") }
-        try execute("BEGIN DEFERRED")
+        try execute(begin)
         do {
             let value = try body()
             try execute("COMMIT")
