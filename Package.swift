@@ -74,6 +74,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // A loopback HTTP origin shared by the fetcher and remote-hash tests (not shipped).
+        .target(name: "PosternTestSupport", path: "Tests/Support"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
@@ -90,9 +92,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1"]),
+        .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1", "PosternTestSupport"]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
-            "RemoteHashAuth", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "RemoteHashAuth", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: ["PosternApp", "HTTP1", "JWT", "AuthCrypto", "Storage"]),

@@ -83,8 +83,7 @@ public struct Router: Sendable {
     ///   - bodyLimit: a body limit for this route in bytes, overriding the server default.
     ///   - handler: the handler.
     /// - Warning: adding the same method and template twice keeps the first.
-    public mutating func add(_ method: HTTPMethod, _ template: String, bodyLimit: Int? = nil, _ handler: RouteHandler)
-    {
+    public mutating func add(_ method: HTTPMethod, _ template: String, bodyLimit: Int? = nil, _ handler: RouteHandler) {
         let route = Route(method: method, template: template, bodyLimit: bodyLimit, handler: handler)
         let segments = Router.parse(template: template)
         let hasParameter = segments.contains {
@@ -164,8 +163,7 @@ public struct Router: Sendable {
         return true
     }
 
-    private static func capture(_ segments: [Segment], _ path: [Substring.UTF8View.SubSequence]) -> RouteParameters?
-    {
+    private static func capture(_ segments: [Segment], _ path: [Substring.UTF8View.SubSequence]) -> RouteParameters? {
         guard segments.count == path.count else { return nil }
         var captured: [(name: String, value: String)] = []
         for (segment, part) in zip(segments, path) {

@@ -83,7 +83,9 @@ final class Epoll: @unchecked Sendable {
         try withUnsafeMutableBytes(of: &event) { raw in
             raw.storeBytes(of: mask, toByteOffset: 0, as: UInt32.self)
             raw.storeBytes(of: Int64(socket), toByteOffset: Epoll.dataOffset, as: Int64.self)
-            _ = try SystemCall.retrying("epoll_ctl") { Epoll.functions!.control(fd, operation, socket, raw.baseAddress) }
+            _ = try SystemCall.retrying("epoll_ctl") {
+                Epoll.functions!.control(fd, operation, socket, raw.baseAddress)
+            }
         }
     }
 

@@ -17,7 +17,7 @@ enum Socket {
         defer { freeaddrinfo(result) }
         let info = first.pointee
         let fd = try SystemCall.retrying("socket") {
-            socket(info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC_FLAG) | Int32(SOCK_NONBLOCK_FLAG), 0)
+            socket(info.ai_family, info.ai_socktype | Int32(socketCloseOnExec) | Int32(socketNonBlocking), 0)
         }
         do {
             var one: Int32 = 1
@@ -111,5 +111,5 @@ enum Socket {
 }
 
 // Linux-only socket flags as plain integers.
-let SOCK_CLOEXEC_FLAG = SOCK_CLOEXEC.rawValue
-let SOCK_NONBLOCK_FLAG = SOCK_NONBLOCK.rawValue
+let socketCloseOnExec = SOCK_CLOEXEC.rawValue
+let socketNonBlocking = SOCK_NONBLOCK.rawValue

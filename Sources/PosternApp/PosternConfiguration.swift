@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MailboxAccounts
 
 /// Everything Postern reads at start, validated. Built by ``ConfigurationLoader`` from the config file,
@@ -81,6 +82,10 @@ public struct PosternConfiguration: Sendable {
               url.host != nil
         else {
             throw ConfigurationError(key: "POSTERN_PUBLIC_URL", message: "must be an absolute http or https URL")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ConfigurationError(
+                key: "POSTERN_LOG_LEVEL", message: "must be trace, debug, info, notice, warning, error or critical")
         }
         guard maxConnections > 0 else {
             throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")

@@ -38,14 +38,10 @@ struct ConfigurationOptions: ParsableArguments {
     }
 }
 
-/// Sets up swift-log once: human-readable lines on standard error at the configured level.
+/// Sets up swift-log once: one line per event on standard error at the configured level.
 func bootstrapLogging(level: String) -> Logger {
     let parsed = Logger.Level(rawValue: level) ?? .info
-    LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = parsed
-        return handler
-    }
+    LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: parsed) }
     var logger = Logger(label: "postern")
     logger.logLevel = parsed
     return logger

@@ -1,3 +1,4 @@
+import PosternTestSupport
 import Foundation
 import Testing
 

@@ -53,11 +53,14 @@ let refusals: [Refusal] = [
         "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", .duplicateContentLength),
     Refusal(
         "Content-Length list", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3, 3\r\n\r\nabc", .duplicateContentLength),
-    Refusal("Content-Length sign", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: +3\r\n\r\nabc", .invalidContentLength),
-    Refusal("Content-Length hex", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 0x3\r\n\r\nabc", .invalidContentLength),
+    Refusal(
+        "Content-Length sign", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: +3\r\n\r\nabc", .invalidContentLength),
+    Refusal(
+        "Content-Length hex", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 0x3\r\n\r\nabc", .invalidContentLength),
     Refusal("Content-Length empty", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: \r\n\r\n", .invalidContentLength),
     Refusal(
-        "Content-Length inner space", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1 2\r\n\r\n", .invalidContentLength),
+        "Content-Length inner space", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1 2\r\n\r\n", .invalidContentLength
+    ),
     Refusal(
         "Content-Length 19 digits",
         "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1000000000000000000\r\n\r\n", .invalidContentLength),
@@ -71,9 +74,12 @@ let refusals: [Refusal] = [
         "transfer coding chunked with parameter",
         "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked;q=1\r\n\r\n", .unsupportedTransferCoding, 501),
     Refusal(
-        "chunked twice", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "chunked twice",
+        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
         .invalidTransferEncoding),
-    Refusal("empty Transfer-Encoding", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: \r\n\r\n", .invalidTransferEncoding),
+    Refusal(
+        "empty Transfer-Encoding", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: \r\n\r\n", .invalidTransferEncoding
+    ),
     Refusal(
         "Transfer-Encoding on HTTP/1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
         .invalidTransferEncoding),
@@ -106,11 +112,13 @@ let refusals: [Refusal] = [
         "chunk size negative", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n\r\n",
         .invalidChunkSize),
     Refusal(
-        "chunk size 0x prefix", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0x2\r\nab\r\n0\r\n\r\n",
+        "chunk size 0x prefix",
+        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0x2\r\nab\r\n0\r\n\r\n",
         .invalidChunkSize),
     Refusal(
         "chunk size too many digits",
-        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n000000001\r\na\r\n0\r\n\r\n", .invalidChunkSize),
+        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n000000001\r\na\r\n0\r\n\r\n", .invalidChunkSize
+    ),
     Refusal(
         "chunk size digits without end",
         "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "0", count: 400),
@@ -140,7 +148,8 @@ let refusals: [Refusal] = [
         .invalidHeaderValue),
     Refusal(
         "trailers over the cap",
-        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: " + String(repeating: "t", count: 5000)
+        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: "
+            + String(repeating: "t", count: 5000)
             + "\r\n\r\n", .trailersTooLarge, 431),
     // Found by the fuzzer: the verdict once depended on how the bytes were split.
     Refusal(
@@ -161,11 +170,14 @@ let refusals: [Refusal] = [
     Refusal("method with slash", "GE/T / HTTP/1.1\r\nHost: a\r\n\r\n", .invalidMethod),
     Refusal("target not origin form", "GET foo HTTP/1.1\r\nHost: a\r\n\r\n", .invalidTarget),
     Refusal("asterisk target on GET", "GET * HTTP/1.1\r\nHost: a\r\n\r\n", .invalidTarget),
-    Refusal("non-ASCII byte in target", Array("GET /caf".utf8) + [0xC3, 0xA9] + Array(" HTTP/1.1\r\nHost: a\r\n\r\n".utf8),
+    Refusal(
+        "non-ASCII byte in target", Array("GET /caf".utf8) + [0xC3, 0xA9] + Array(" HTTP/1.1\r\nHost: a\r\n\r\n".utf8),
         .invalidTarget),
-    Refusal("Expect other than 100-continue", "POST / HTTP/1.1\r\nHost: a\r\nExpect: magic\r\n\r\n",
+    Refusal(
+        "Expect other than 100-continue", "POST / HTTP/1.1\r\nHost: a\r\nExpect: magic\r\n\r\n",
         .unsupportedExpectation, 417),
-    Refusal("too many empty lines first", String(repeating: "\r\n", count: 9) + "GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+    Refusal(
+        "too many empty lines first", String(repeating: "\r\n", count: 9) + "GET / HTTP/1.1\r\nHost: a\r\n\r\n",
         .tooManyEmptyLines),
 ]
 
@@ -217,13 +229,18 @@ struct HTTPRequestParserRefusalTests {
         limits.maxHeaderCount = 2
         limits.maxHeaderBlockLength = 40
         for feeding in Feeding.allCases {
-            #expect(parse("GET /0123456789ab HTTP/1.1\r\n", feeding: feeding, limits: limits).error?.code
-                == .requestLineTooLong)
+            #expect(
+                parse("GET /0123456789ab HTTP/1.1\r\n", feeding: feeding, limits: limits).error?.code
+                    == .requestLineTooLong)
             #expect(parse("GET / HTTP/1.1\r\nHost: a\r\n\r\n", feeding: feeding, limits: limits).requests.count == 1)
-            #expect(parse("GET / HTTP/1.1\r\nHost: a\r\nA: 1\r\nB: 2\r\n\r\n", feeding: feeding, limits: limits)
-                .error?.code == .tooManyHeaders)
-            #expect(parse("GET / HTTP/1.1\r\nHost: a\r\nA: \(String(repeating: "x", count: 40))\r\n\r\n",
-                feeding: feeding, limits: limits).error?.code == .headerBlockTooLarge)
+            #expect(
+                parse("GET / HTTP/1.1\r\nHost: a\r\nA: 1\r\nB: 2\r\n\r\n", feeding: feeding, limits: limits)
+                    .error?.code == .tooManyHeaders)
+            #expect(
+                parse(
+                    "GET / HTTP/1.1\r\nHost: a\r\nA: \(String(repeating: "x", count: 40))\r\n\r\n",
+                    feeding: feeding, limits: limits
+                ).error?.code == .headerBlockTooLarge)
         }
     }
 }

@@ -129,7 +129,8 @@ struct HTTPRequestParserTests {
             #expect(head.path == "/a")
             #expect(outcome.requests.count == 1)
         }
-        let chunked = parse("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", feeding: .whole)
+        let chunked = parse(
+            "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", feeding: .whole)
         #expect(chunked.heads.first?.isChunked == true)
         #expect(chunked.heads.first?.contentLength == nil)
     }

@@ -9,7 +9,8 @@ struct RouterTests {
         router.add(.GET, "/healthz", .immediate { _, _ in .text(.ok, "health") })
         router.add(.GET, "/api/accounts/{id}", .immediate { _, p in .text(.ok, "get \(p["id"] ?? "")") })
         router.add(.DELETE, "/api/accounts/{id}", .immediate { _, p in .text(.noContent, "del \(p["id"] ?? "")") })
-        router.add(.PUT, "/api/accounts/{id}/reset-password", bodyLimit: 128, .immediate { _, _ in .text(.ok, "reset") })
+        router.add(
+            .PUT, "/api/accounts/{id}/reset-password", bodyLimit: 128, .immediate { _, _ in .text(.ok, "reset") })
         router.add(.POST, "/api/accounts", .immediate { _, _ in .text(.created, "create") })
         router.add(.GET, "/api/accounts/me", .immediate { _, _ in .text(.ok, "me") })
         router.add(.GET, "/a/{x}/b/{y}", .immediate { _, p in .text(.ok, "\(p["x"]!)-\(p["y"]!)") })

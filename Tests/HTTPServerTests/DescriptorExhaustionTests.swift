@@ -53,7 +53,8 @@ struct DescriptorExhaustionTests {
             var after = rusage()
             getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &after)
             func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-            let cpu = seconds(after.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_utime)
+            let cpu =
+                seconds(after.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_utime)
                 - seconds(before.ru_stime)
             guard cpu < 0.25 else { fail("server used \(cpu) s of CPU in 0.5 s while out of descriptors") }
             // Descriptors come back: a new client is served.

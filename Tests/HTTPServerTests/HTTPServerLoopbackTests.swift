@@ -150,7 +150,8 @@ struct HTTPServerLoopbackTests {
             try fits.send("POST /small HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n0123456789")
             #expect(try fits.readResponse().text == "10")
             let chunked = try TestClient(port: port)
-            try chunked.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
+            try chunked.send(
+                "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
             #expect(try chunked.readResponse().text == "abc")
         }
         await server.shutdown()
@@ -163,7 +164,8 @@ struct HTTPServerLoopbackTests {
             let good = try TestClient(port: port)
             #expect(try good.get("/hello").status == 200)
             let bad = try TestClient(port: port)
-            try bad.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+            try bad.send(
+                "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
             let refused = try bad.readResponse()
             #expect(refused.status == 400)
             #expect(refused.header("Connection") == "close")

@@ -33,12 +33,16 @@ struct TestServer {
     /// Builds and starts a server; `adjust` edits the test configuration first.
     static func start(
         _ adjust: (inout PosternConfiguration) -> Void = { _ in },
-        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+        logger: Logger? = nil
     ) async throws -> TestServer {
         var configuration = configuration()
         adjust(&configuration)
-        var logger = Logger(label: "postern-test")
-        logger.logLevel = .warning
+        let logger = logger ?? {
+            var quiet = Logger(label: "postern-test")
+            quiet.logLevel = .warning
+            return quiet
+        }()
         let runtime = try await PosternRuntime.build(configuration: configuration, logger: logger, clock: clock)
         let port = try runtime.start()
         return TestServer(runtime: runtime, port: port, dataDirectory: configuration.dataDirectory)

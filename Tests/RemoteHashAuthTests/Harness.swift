@@ -1,3 +1,4 @@
+import PosternTestSupport
 import AuthCrypto
 import ComputePool
 import Fetch

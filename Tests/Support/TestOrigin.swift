@@ -1,0 +1,169 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A tiny blocking HTTP origin on 127.0.0.1, port 0, one thread per connection: real sockets, canned
+/// raw responses per path, and a count of accepted connections.
+public final class TestOrigin: @unchecked Sendable {
+    // @unchecked: `routes`, `accepted`, `requests` and `stopped` are only touched under `lock`.
+    public struct Reply: Sendable {
+        public var bytes: [UInt8]
+        /// Seconds to wait before answering.
+        public var delay: Double = 0
+        /// Seconds between single bytes (0: all at once).
+        public var trickle: Double = 0
+
+        public init(bytes: [UInt8], delay: Double = 0, trickle: Double = 0) {
+            self.bytes = bytes
+            self.delay = delay
+            self.trickle = trickle
+        }
+    }
+
+    public let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var routes: [String: Reply] = [:]
+    private var accepted = 0
+    private var requests: [String] = []
+    private var stopped = false
+
+    private var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+
+    public init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr = in_addr(s_addr: UInt32(0x7f00_0001).bigEndian)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// Stops accepting; connections in progress finish on their own.
+    public func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+        // Only shut down here: the accept thread closes the descriptor when it leaves, so the number
+        // cannot be reused by another test's socket while that thread may still call accept on it.
+        shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    /// `http://127.0.0.1:<port><path>`.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Serves `reply` at `path`.
+    public func set(_ path: String, _ reply: Reply) {
+        lock.lock()
+        routes[path] = reply
+        lock.unlock()
+    }
+
+    /// Serves a complete response with `status`, extra header lines and `body`.
+    public func set(_ path: String, status: Int = 200, headers: [String] = [], body: String, delay: Double = 0) {
+        var head = "HTTP/1.1 \(status) X\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
+        for line in headers { head += line + "\r\n" }
+        set(path, Reply(bytes: Array((head + "\r\n" + body).utf8), delay: delay))
+    }
+
+    /// Serves a redirect to `location`.
+    public func redirect(_ path: String, to location: String, status: Int = 302) {
+        set(path, status: status, headers: ["Location: \(location)"], body: "")
+    }
+
+    /// Connections accepted so far.
+    public var acceptedConnections: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return accepted
+    }
+
+    /// Request heads received so far, as text.
+    public var receivedRequests: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return requests
+    }
+
+    private func acceptLoop() {
+        defer { close(listener) }
+        while !isStopped {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if isStopped { return }
+                // EINTR, ECONNABORTED, EMFILE under load: keep serving rather than go silent.
+                Thread.sleep(forTimeInterval: 0.01)
+                continue
+            }
+            if isStopped {
+                close(client)
+                return
+            }
+            lock.lock()
+            accepted += 1
+            lock.unlock()
+            let thread = Thread { [self] in serve(client) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        defer { close(client) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !received.containsHeadEnd {
+            let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return }
+            received += buffer[..<count]
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        let path = text.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
+        lock.lock()
+        requests.append(text)
+        let reply = routes[path] ?? Reply(bytes: Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".utf8))
+        lock.unlock()
+        if reply.delay > 0 { Thread.sleep(forTimeInterval: reply.delay) }
+        if reply.trickle > 0 {
+            for byte in reply.bytes {
+                var one = byte
+                if send(client, &one, 1, Int32(MSG_NOSIGNAL)) != 1 { return }
+                Thread.sleep(forTimeInterval: reply.trickle)
+            }
+        } else {
+            _ = reply.bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+    }
+}
+
+extension [UInt8] {
+    fileprivate var containsHeadEnd: Bool {
+        guard count >= 4 else { return false }
+        for index in 0...(count - 4)
+        where self[index] == 13 && self[index + 1] == 10 && self[index + 2] == 13 && self[index + 3] == 10 {
+            return true
+        }
+        return false
+    }
+}
