@@ -86,11 +86,11 @@ public struct HTTPResponseEncoder: Sendable {
     /// The interim `100 Continue` response sent before reading a body the client holds back.
     public static let continueResponse: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
-    /// A minimal error response for a refused request: status, empty body, `Connection: close`.
-    /// No detail of the refusal is included.
-    public func encodeRefusal(_ status: HTTPStatus, date: [UInt8], into out: inout [UInt8]) {
+    /// The response to a refused request, always with `Connection: close`. Its body should name the
+    /// refusal only by a code: no detail of what was parsed is echoed.
+    public func encodeRefusal(_ response: HTTPResponse, date: [UInt8], into out: inout [UInt8]) {
         encode(
-            HTTPResponse(status: status),
+            response,
             context: Context(method: .GET, version: .http1_1, keepAlive: false, requestID: ""),
             date: date, into: &out)
     }

@@ -129,7 +129,8 @@ extension Connection {
         if timeouts.wait == .readingRequest && slots.isEmpty && outputOffset == output.count && !lingering {
             // Best effort: tell a slow client why, without waiting for it to read.
             var bytes: [UInt8] = []
-            core.encoder.encodeRefusal(.requestTimeout, date: loop.date(), into: &bytes)
+            core.encoder.encodeRefusal(
+                core.responder.refusal(.requestTimeout, path: nil), date: loop.date(), into: &bytes)
             _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
         close()

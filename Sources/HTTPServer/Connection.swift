@@ -40,6 +40,8 @@ final class Connection: @unchecked Sendable {
     private var nextSequence: UInt64 = 0
     /// False after a request that ends the connection, a parse error, or a refusal.
     var acceptingRequests = true
+    /// The path of the request whose head was parsed but whose body was not, for refusals such as 413.
+    private var pathOfRequestInProgress: String?
     /// The last queued response closes the connection once written.
     var closeAfterFlush = false
     /// The peer sent EOF: answer what was asked, then close.
@@ -164,6 +166,7 @@ final class Connection: @unchecked Sendable {
             guard let event else { return }
             switch event {
             case .head(let head):
+                pathOfRequestInProgress = head.path
                 let limit =
                     core.responder.bodyLimit(method: head.method, path: head.path)
                     ?? core.configuration.limits.maxBodyLength
@@ -172,6 +175,7 @@ final class Connection: @unchecked Sendable {
                     queueInterim(HTTPResponseEncoder.continueResponse)
                 }
             case .request(let request, let keepAlive):
+                pathOfRequestInProgress = nil
                 timeouts.enter(.handling, now: core.clock())
                 dispatch(request, keepAlive: keepAlive)
             }
@@ -205,7 +209,8 @@ final class Connection: @unchecked Sendable {
     private func refuse(_ status: HTTPStatus) {
         acceptingRequests = false
         var bytes: [UInt8] = []
-        core.encoder.encodeRefusal(status, date: loop.date(), into: &bytes)
+        core.encoder.encodeRefusal(
+            core.responder.refusal(status, path: pathOfRequestInProgress), date: loop.date(), into: &bytes)
         let sequence = nextSequence
         nextSequence += 1
         slots.append(

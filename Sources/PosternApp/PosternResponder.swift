@@ -9,7 +9,7 @@ import MailboxAccounts
 /// Unknown paths answer 404 and known paths with another method 405 with `Allow`, in the error shape
 /// of the surface that owns the path prefix (``UnmatchedRenderer``), `{"error":"<code>"}` elsewhere.
 struct PosternResponder: HTTPResponder {
-    /// Renders a 404 or 405 body for paths under one prefix.
+    /// Renders a 404, 405 or HTTP-layer refusal body for paths under one prefix.
     struct UnmatchedRenderer: Sendable {
         let prefix: String
         let render: @Sendable (HTTPStatus) -> HTTPResponse
@@ -56,12 +56,17 @@ struct PosternResponder: HTTPResponder {
         }
     }
 
+    /// A refusal of the HTTP layer (413, 431, malformed request...) in the shape of the surface that owns
+    /// the path, when the path is known.
+    func refusal(_ status: HTTPStatus, path: String?) -> HTTPResponse {
+        unmatchedResponse(status, path: path ?? "")
+    }
+
     private func unmatchedResponse(_ status: HTTPStatus, path: String) -> HTTPResponse {
         if let renderer = unmatched.first(where: { path.hasPrefix($0.prefix) }) {
             return renderer.render(status)
         }
-        let code = status == .notFound ? "not_found" : "method_not_allowed"
-        return .json(status, #"{"error":"\#(code)"}"#)
+        return .json(status, #"{"error":"\#(HTTPResponse.errorCode(status))"}"#)
     }
 
     private func finish(

@@ -74,14 +74,16 @@ struct HTTPResponseEncoderTests {
         #expect(!text.contains("Bad Name"))
     }
 
-    @Test("the refusal has no body and closes")
+    @Test("the refusal carries the given body and always closes")
     func refusal() {
         var out: [UInt8] = []
-        HTTPResponseEncoder().encodeRefusal(.requestHeaderFieldsTooLarge, date: date, into: &out)
+        let body = #"{"error":"request_header_fields_too_large"}"#
+        HTTPResponseEncoder().encodeRefusal(.json(.requestHeaderFieldsTooLarge, body), date: date, into: &out)
         let text = String(decoding: out, as: UTF8.self)
         #expect(text.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"))
-        #expect(text.contains("Content-Length: 0\r\n"))
+        #expect(text.contains("Content-Length: \(body.utf8.count)\r\n"))
+        #expect(text.contains("Content-Type: application/json; charset=utf-8\r\n"))
         #expect(text.contains("Connection: close\r\n"))
-        #expect(text.hasSuffix("\r\n\r\n"))
+        #expect(text.hasSuffix("\r\n\r\n" + body))
     }
 }
