@@ -1,3 +1,4 @@
+import AuthCrypto
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -59,10 +60,19 @@ public struct AgentClient: Sendable {
     /// - Parameters:
     ///   - solver: the proof-of-work solver (default: every core).
     ///   - urlSession: the session to send requests with (default: `URLSession.shared`).
-    public init(solver: AgentPoWSolver = AgentPoWSolver(), urlSession: URLSession = .shared) {
+    ///   - salt: the proof-of-work salt text when the server's challenge body does not carry one (the hosted
+    ///     service sends only the token); default: the hosted service's salt.
+    public init(
+        solver: AgentPoWSolver = AgentPoWSolver(), urlSession: URLSession = .shared,
+        salt: String = AgentAuthConfiguration.defaultPoWSalt
+    ) {
         self.solver = solver
         self.urlSession = urlSession
+        self.salt = salt
     }
+
+    /// The salt text used when a challenge body has none.
+    public let salt: String
 
     /// Signs up `username` at the server `url` (its base URL), then gets a capability token.
     /// - Throws: ``AgentClientError`` with the server's message on any refusal.
@@ -90,15 +100,23 @@ public struct AgentClient: Sendable {
             capabilityExpiresIn: expiresIn)
     }
 
-    /// `POST /api/v1/challenge`.
+    /// `POST /api/v1/challenge`. Like the documented clients, reads `jti` and `difficulty` from the challenge
+    /// JWT's payload (without verifying it), so it works against servers whose body carries nothing more.
     public func challenge(url: URL) async throws -> AgentChallenge {
         let (body, token) = try await post(url.appendingPathComponent("api/v1/challenge"), expecting: 200)
-        guard let token, let id = body["challenge"] as? String, let difficulty = body["difficulty"] as? Int,
-            let salt = body["salt"] as? String
+        guard let token, let claims = Self.unverifiedClaims(token), let id = claims["jti"] as? String,
+            let difficulty = (claims["difficulty"] as? Int) ?? (body["difficulty"] as? Int)
         else {
-            throw AgentClientError(status: 200, message: "challenge response lacks a field or the token", hint: nil)
+            throw AgentClientError(status: 200, message: "challenge response lacks the token or its jti", hint: nil)
         }
-        return AgentChallenge(token: token, id: id, difficulty: difficulty, salt: salt)
+        return AgentChallenge(token: token, id: id, difficulty: difficulty, salt: body["salt"] as? String ?? salt)
+    }
+
+    /// The payload of a compact JWS, decoded but not verified (the client has no key to verify it with).
+    static func unverifiedClaims(_ token: String) -> [String: Any]? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(String(parts[1])) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
     }
 
     /// Solves `challenge` on the solver's threads without blocking the caller's executor.
@@ -120,10 +138,13 @@ public struct AgentClient: Sendable {
     public func capability(url: URL, sessionToken: String) async throws -> (token: String, expiresIn: Int) {
         let (body, token) = try await post(
             url.appendingPathComponent("api/v1/capability"), bearer: sessionToken, expecting: 200)
-        guard let token, let expiresIn = body["expires_in"] as? Int else {
+        guard let token else {
             throw AgentClientError(status: 200, message: "capability response lacks the token", hint: nil)
         }
-        return (token, expiresIn)
+        if let expiresIn = body["expires_in"] as? Int { return (token, expiresIn) }
+        let claims = Self.unverifiedClaims(token)
+        let lifetime = ((claims?["exp"] as? Int) ?? 0) - ((claims?["iat"] as? Int) ?? 0)
+        return (token, max(0, lifetime))
     }
 
     private func session(

@@ -1,10 +1,12 @@
 import AuthCrypto
+import Synchronization
 
 /// Keys by `kid`: signs with the active key of an algorithm, verifies with the key a token names,
 /// and exports the RSA public keys as a JWKS.
 ///
-/// Immutable after creation and therefore safe to share between threads; `KeyStore` builds a new
-/// set when keys rotate.
+/// Safe to share between threads. Its keys change only as a whole, through ``replace(with:)``, which
+/// `KeyStore.reload(now:)` uses so that a running server picks up rotated keys without a restart; each
+/// lookup sees either the old keys or the new ones.
 public final class JWTKeySet: Sendable {
     /// Longest token `verify` looks at, in bytes; longer input is refused before any decoding.
     public static let maximumTokenLength = 8 * 1024
@@ -19,11 +21,19 @@ public final class JWTKeySet: Sendable {
         let mac: HMACSHA256.Key?
     }
 
-    private let entries: [String: Entry]
-    /// kids in the order given to `init`.
-    private let order: [String]
-    private let activeHMAC: Entry?
-    private let activeRSA: Entry?
+    private struct Contents: Sendable {
+        var entries: [String: Entry]
+        /// kids in the order given to `init`.
+        var order: [String]
+        var activeHMAC: Entry?
+        var activeRSA: Entry?
+    }
+
+    private let contents: Synchronization.Mutex<Contents>
+    private var entries: [String: Entry] { contents.withLock { $0.entries } }
+    private var order: [String] { contents.withLock { $0.order } }
+    private var activeHMAC: Entry? { contents.withLock { $0.activeHMAC } }
+    private var activeRSA: Entry? { contents.withLock { $0.activeRSA } }
 
     /// Creates a set.
     /// - Parameters:
@@ -60,18 +70,22 @@ public final class JWTKeySet: Sendable {
             }
             return entry
         }
-        self.activeHMAC = try active(activeHMAC, .hs256)
-        self.activeRSA = try active(activeRSA, .rs256)
-        self.entries = entries
-        self.order = order
+        contents = Synchronization.Mutex(
+            Contents(
+                entries: entries, order: order, activeHMAC: try active(activeHMAC, .hs256),
+                activeRSA: try active(activeRSA, .rs256)))
     }
 
     /// An empty set: signs nothing, verifies nothing.
     init() {
-        entries = [:]
-        order = []
-        activeHMAC = nil
-        activeRSA = nil
+        contents = Synchronization.Mutex(Contents(entries: [:], order: [], activeHMAC: nil, activeRSA: nil))
+    }
+
+    /// Takes every key of `other`, atomically: signing moves to `other`'s active keys and verification to
+    /// its keys. Used by `KeyStore` so that every holder of this set sees rotations.
+    public func replace(with other: JWTKeySet) {
+        let new = other.contents.withLock { $0 }
+        contents.withLock { $0 = new }
     }
 
     /// Every key, in the order given to `init`.

@@ -30,7 +30,12 @@ public final class KeyStore: @unchecked Sendable {
     private let environmentKey: JWTKey?
     private let openedAt: Int64
     private let lock = Mutex()
-    private var state: State
+    private var state: State {
+        // Every holder of `keySet()` sees the change: the published set takes the new keys.
+        didSet { published.replace(with: state.keySet) }
+    }
+    /// The one set handed out by `keySet()`; its contents follow every rotation and reload.
+    private let published = JWTKeySet()
 
     private struct Record: Equatable {
         var kid: String
@@ -66,11 +71,13 @@ public final class KeyStore: @unchecked Sendable {
         try KeyFiles.makeDirectory(keyDirectory, mode: 0o700)
         state = State(records: [], keySet: JWTKeySet())
         state = try synchronize(now: now, rotating: false)
+        published.replace(with: state.keySet)
     }
 
-    /// The current key set. Cheap: the set is built when keys change, not per call.
+    /// The key set. Always the same instance, whose keys follow ``rotate(now:)`` and ``reload(now:)``, so
+    /// that services holding it sign with the new key and stop verifying dropped ones without a restart.
     public func keySet() -> JWTKeySet {
-        lock.withLock { state.keySet }
+        published
     }
 
     /// Retires the active keys and makes new ones active: a new HMAC secret, and a new RSA key unless

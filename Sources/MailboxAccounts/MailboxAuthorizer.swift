@@ -9,8 +9,8 @@ enum MailboxPrincipal: Sendable {
     case proUser(ProUserRecord)
 }
 
-/// What a bearer claims to be, judged without the database (signature and expiry only); used to pick
-/// the rate-limit class before anything costs a query.
+/// What a bearer is, as far as it was checked before the rate limit: JWTs by signature and expiry only
+/// (cheap, no database), Pro API tokens by an indexed lookup of their digest (`MailboxService.admit`).
 enum MailboxBearer: Sendable {
     /// No bearer, or an empty one.
     case anonymous
@@ -18,15 +18,19 @@ enum MailboxBearer: Sendable {
     case mailbox(subject: String, version: Int64)
     /// A correctly signed, unexpired Pro JWT.
     case pro(subject: String, version: Int64)
-    /// Something shaped like a Pro API token.
+    /// Something shaped like a Pro API token, not looked up yet: it earns nothing until it is, because
+    /// anyone can write `tm_pro_` in front of anything.
     case apiToken(String)
+    /// A Pro API token found live in the database, of an active Pro user.
+    case verifiedAPIToken(ProTokenRecord, ProUserRecord)
     /// Anything else: answered 401 where a token is needed.
     case invalid
 
-    /// Whether the bearer claims Pro (for the rate-limit class).
-    var claimsPro: Bool {
+    /// Whether the bearer earns the Pro rate-limit classes: a signed Pro JWT or a verified API token,
+    /// never an API token that was not looked up.
+    var earnsPro: Bool {
         switch self {
-        case .pro, .apiToken: true
+        case .pro, .verifiedAPIToken: true
         default: false
         }
     }
@@ -41,7 +45,7 @@ struct MailboxAuthorizer: Sendable {
     let store: MailboxStore
     let clock: @Sendable () -> Int64
 
-    /// Classifies the bearer of a request (no database access).
+    /// Classifies the bearer of a request (no database access; a Pro API token stays unverified).
     func classify(_ bearer: String?) -> MailboxBearer {
         guard let bearer, !bearer.isEmpty else { return .anonymous }
         if bearer.hasPrefix(MailboxTokens.apiTokenPrefix) { return .apiToken(bearer) }
@@ -75,14 +79,30 @@ struct MailboxAuthorizer: Sendable {
             else { throw MailboxError.invalidOrExpiredToken }
             return .proUser(user)
         case .apiToken(let token):
-            let digest = MailboxTokens.digest(apiToken: token)
-            guard let record = try await store.liveProToken(digest: digest), constantTimeEquals(record.digest, digest),
-                let user = try await store.proUser(id: record.userID), user.status == "active"
-            else { throw MailboxError.invalidOrExpiredToken }
-            let now = clock()
-            if record.lastUsedAt != now { try await store.touchProToken(id: record.id, now: now) }
-            return .proUser(user)
+            guard let (record, user) = try await verify(apiToken: token) else {
+                throw MailboxError.invalidOrExpiredToken
+            }
+            return try await use(record, user)
+        case .verifiedAPIToken(let record, let user):
+            return try await use(record, user)
         }
+    }
+
+    /// The live record of an API token and its active Pro user; nil when the token is unknown, revoked,
+    /// or its user is gone or not active. Reads by digest (indexed), no write.
+    func verify(apiToken token: String) async throws -> (ProTokenRecord, ProUserRecord)? {
+        let digest = MailboxTokens.digest(apiToken: token)
+        guard let record = try await store.liveProToken(digest: digest), constantTimeEquals(record.digest, digest),
+            let user = try await store.proUser(id: record.userID), user.status == "active"
+        else { return nil }
+        return (record, user)
+    }
+
+    /// Records the use of a verified API token (at most one write per token and second).
+    private func use(_ record: ProTokenRecord, _ user: ProUserRecord) async throws -> MailboxPrincipal {
+        let now = clock()
+        if record.lastUsedAt != now { try await store.touchProToken(id: record.id, now: now) }
+        return .proUser(user)
     }
 
     /// A principal that must exist (an anonymous request gets `.invalidOrExpiredToken`).

@@ -33,7 +33,7 @@ extension MailboxService {
         switch call.bearer {
         case .anonymous, .mailbox: owner = nil
         case .invalid: throw MailboxError.invalidOrExpiredToken
-        case .pro, .apiToken: owner = try await authorizer.requireProUser(call.bearer)
+        case .pro, .apiToken, .verifiedAPIToken: owner = try await authorizer.requireProUser(call.bearer)
         }
         let body = try MailboxJSON.object(call.request.body)
         guard let text = try? MailboxJSON.string(body, "address"), let address = MailboxAddress(text) else {

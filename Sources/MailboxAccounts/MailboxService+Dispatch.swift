@@ -5,11 +5,16 @@ import Storage
 extension MailboxService {
     /// What every route shares, before and after its handler: bearer classification, rate limit, error
     /// mapping and `Cache-Control: no-store`.
+    ///
+    /// An immediate route cannot look a Pro API token up, so such a bearer is charged as public there
+    /// (`/api/domains`, `/api/challenge`: neither needs a token).
     func immediate(
         _ policy: MailboxRatePolicy, _ handler: @escaping @Sendable (MailboxCall) throws -> HTTPResponse
     ) -> RouteHandler {
         .immediate { [self] request, parameters in
-            let (call, decision) = prepare(request, parameters, policy)
+            let bearer = authorizer.classify(request.bearerToken)
+            let call = MailboxCall(request: request, parameters: parameters, bearer: bearer, now: clock())
+            let decision = charge(rateClass(policy, call.bearer), request)
             if let decision, !decision.allowed { return refusal(decision) }
             let response: HTTPResponse
             do {
@@ -21,21 +26,66 @@ extension MailboxService {
         }
     }
 
-    /// As `immediate`, for handlers that await the database or the worker pool.
+    /// As `immediate`, for handlers that await the database or the worker pool; a Pro API token is
+    /// looked up before its class is chosen (`admit`).
     func deferred(
         _ policy: MailboxRatePolicy, _ handler: @escaping @Sendable (MailboxCall) async throws -> HTTPResponse
     ) -> RouteHandler {
         .deferred { [self] request, parameters in
-            let (call, decision) = prepare(request, parameters, policy)
-            if let decision, !decision.allowed { return refusal(decision) }
+            var decision: RateLimitDecision?
             let response: HTTPResponse
             do {
+                let call: MailboxCall
+                (call, decision) = try await admit(request, parameters, policy)
+                if let decision, !decision.allowed { return refusal(decision) }
                 response = try await handler(call)
             } catch {
                 response = answer(error, request)
             }
             return finish(response, decision)
         }
+    }
+
+    /// Classifies the bearer and charges the rate limit. A `tm_pro_` bearer is first charged to the Pro
+    /// class, which bounds the lookups one client can cause to the Pro rate; then its digest is looked up.
+    /// A live token of an active user keeps that charge; anything else becomes `.invalid` and is charged
+    /// again as public or free account creation, as an anonymous client would be, so writing `tm_pro_`
+    /// in front of garbage buys nothing.
+    private func admit(_ request: HTTPRequest, _ parameters: RouteParameters, _ policy: MailboxRatePolicy)
+        async throws -> (MailboxCall, RateLimitDecision?)
+    {
+        var bearer = authorizer.classify(request.bearerToken)
+        let now = clock()
+        if case .apiToken(let token) = bearer {
+            let claimed = charge(policy == .accountCreation ? .proAccountCreation : .pro, request)
+            if let claimed, !claimed.allowed {
+                return (MailboxCall(request: request, parameters: parameters, bearer: bearer, now: now), claimed)
+            }
+            if let (record, user) = try await authorizer.verify(apiToken: token) {
+                bearer = .verifiedAPIToken(record, user)
+                return (MailboxCall(request: request, parameters: parameters, bearer: bearer, now: now), claimed)
+            }
+            bearer = .invalid
+        }
+        let call = MailboxCall(request: request, parameters: parameters, bearer: bearer, now: now)
+        return (call, charge(rateClass(policy, bearer), request))
+    }
+
+    /// The class a bearer is charged to: Pro only for a signed Pro JWT or a verified API token.
+    private func rateClass(_ policy: MailboxRatePolicy, _ bearer: MailboxBearer) -> MailboxRateClass {
+        switch (policy, bearer) {
+        case (.accountCreation, _): bearer.earnsPro ? .proAccountCreation : .freeAccountCreation
+        case (.general, .mailbox): .freeAuthenticated
+        case (.general, _): bearer.earnsPro ? .pro : .publicRequests
+        }
+    }
+
+    /// Takes a token of `rateClass` for the request's client; nil when rate limits are off.
+    private func charge(_ rateClass: MailboxRateClass, _ request: HTTPRequest) -> RateLimitDecision? {
+        guard configuration.rateLimitsEnabled else { return nil }
+        let decision = limiter.take(rateClass, client: clientKey(request), nowMillis: millisecondClock())
+        if !decision.allowed { metrics.rejected(rateClass) }
+        return decision
     }
 
     /// The answer for a thrown error; an unexpected one is also reported to `onUnexpectedError`.
@@ -53,25 +103,6 @@ extension MailboxService {
         case let error as StorageError where error.isUnavailable: return .serviceUnavailable
         default: return .internalError
         }
-    }
-
-    private func prepare(_ request: HTTPRequest, _ parameters: RouteParameters, _ policy: MailboxRatePolicy)
-        -> (MailboxCall, RateLimitDecision?)
-    {
-        let bearer = authorizer.classify(request.bearerToken)
-        let call = MailboxCall(request: request, parameters: parameters, bearer: bearer, now: clock())
-        guard configuration.rateLimitsEnabled else { return (call, nil) }
-        let rateClass: MailboxRateClass
-        switch (policy, bearer) {
-        case (.accountCreation, _): rateClass = bearer.claimsPro ? .proAccountCreation : .freeAccountCreation
-        case (.general, .mailbox): rateClass = .freeAuthenticated
-        case (.general, _): rateClass = bearer.claimsPro ? .pro : .publicRequests
-        }
-        let decision = limiter.take(rateClass, client: clientKey(request), nowMillis: millisecondClock())
-        if !decision.allowed {
-            metrics.rejected(rateClass)
-        }
-        return (call, decision)
     }
 
     /// The bytes a client is counted by: its address's rate-limit key (IPv6 per /64), or the raw peer

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import JWT
 import Storage
 
 /// The endpoints outside the three surfaces (CONTRACT section 0): health, readiness, metrics, JWKS and
@@ -7,11 +8,11 @@ import Storage
 enum CommonRoutes {
     /// Adds the shared endpoints to `router`.
     /// - Parameters:
-    ///   - jwks: the JWKS document, rendered once at start (rotation takes effect at the next start).
+    ///   - keys: the key set whose RSA public keys `/.well-known/jwks.json` lists (it follows key reloads).
     ///   - openAPI: the OpenAPI 3.1 document served as is.
     ///   - openConnections: reads the server's open-connection count at scrape time.
     static func register(
-        into router: inout Router, database: Database, metrics: PosternMetrics, jwks: [UInt8], openAPI: [UInt8],
+        into router: inout Router, database: Database, metrics: PosternMetrics, keys: JWTKeySet, openAPI: [UInt8],
         clock: @escaping @Sendable () -> Int64, openConnections: @escaping @Sendable () -> Int
     ) {
         router.add(.GET, "/healthz", .immediate { _, _ in .json(.ok, #"{"status":"ok"}"#) })
@@ -29,7 +30,7 @@ enum CommonRoutes {
             return response
         })
         router.add(.GET, "/.well-known/jwks.json", .immediate { _, _ in
-            var response = HTTPResponse.json(.ok, jwks)
+            var response = HTTPResponse.json(.ok, keys.jwksJSON())
             response.headers.replaceOrAdd("Cache-Control", "public, max-age=300")
             return response
         })

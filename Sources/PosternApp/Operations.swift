@@ -2,6 +2,7 @@ import Foundation
 import JWT
 import Logging
 import MailboxAccounts
+import AgentAuth
 import ComputePool
 import Storage
 
@@ -60,6 +61,13 @@ public enum Operations {
         try await mailboxService(configuration, logger: logger).listProUsers().map(describe)
     }
 
+    /// Revokes an agent account: its API key and every session stop working. False when there is none.
+    public static func revokeAgent(configuration: PosternConfiguration, username: String, logger: Logger) async throws -> Bool {
+        let database = try openDatabase(configuration, logger: logger)
+        _ = try Migrator(directory: configuration.migrationsDirectory).migrate(database)
+        return try await AgentAccountStore(database: database).revoke(username: username, now: unixNow())
+    }
+
     static func describe(_ user: ProUserSummary) -> String {
         let created = Date(timeIntervalSince1970: TimeInterval(user.createdAt)).formatted(.iso8601)
         return "\(user.id)  \(user.email)  accounts \(user.accountCount)/\(user.maxAccounts)  created \(created)"
@@ -89,6 +97,8 @@ extension KeyStore {
     /// The longest lifetime of any token Postern mints (mailbox and Pro JWTs: 7 days); a rotated-out key
     /// keeps verifying and stays published this long.
     static let maxTokenTTL: Int64 = 7 * 24 * 3600
+    /// How often a running server re-reads the key directory, in seconds.
+    static let reloadInterval: Int64 = 30
 
     /// Opens the key store of the configuration's data directory, honouring `JWT_PRIVATE_KEY`/`JWT_PUBLIC_KEY`.
     static func open(configuration: PosternConfiguration, now: Int64) throws -> KeyStore {
@@ -97,6 +107,7 @@ extension KeyStore {
             directory: configuration.dataDirectory,
             environmentPrivatePEM: configuration.jwtPrivateKeyPEM,
             environmentPublicPEM: configuration.jwtPublicKeyPEM,
-            maxTokenTTL: maxTokenTTL, now: now)
+            // A server may sign with a rotated-out key until its next reload: retention covers that too.
+            maxTokenTTL: maxTokenTTL + reloadInterval, now: now)
     }
 }

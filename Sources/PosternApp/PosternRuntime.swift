@@ -21,13 +21,18 @@ public final class PosternRuntime: Sendable {
     public let pool: WorkerPool
     private let server: HTTPServer
     private let ledger: ChallengeLedger
+    private let keyStore: KeyStore
+    private let keyReload = Mutex<Task<Void, Never>?>(nil)
     private let purge = Mutex<PurgeSchedule?>(nil)
     private let clock: @Sendable () -> Int64
+    private let logger: Logger
 
     private init(
         configuration: PosternConfiguration, database: Database, keys: JWTKeySet, pool: WorkerPool,
-        server: HTTPServer, ledger: ChallengeLedger, clock: @escaping @Sendable () -> Int64
+        server: HTTPServer, ledger: ChallengeLedger, keyStore: KeyStore, clock: @escaping @Sendable () -> Int64,
+        logger: Logger
     ) {
+        self.keyStore = keyStore
         self.configuration = configuration
         self.database = database
         self.keys = keys
@@ -35,6 +40,7 @@ public final class PosternRuntime: Sendable {
         self.server = server
         self.ledger = ledger
         self.clock = clock
+        self.logger = logger
     }
 
     /// Opens the data directory, applies pending migrations, loads or generates keys and wires every route.
@@ -62,7 +68,7 @@ public final class PosternRuntime: Sendable {
         let connections = ConnectionCountBox()
         var router = Router()
         CommonRoutes.register(
-            into: &router, database: database, metrics: metrics, jwks: keys.jwksJSON(),
+            into: &router, database: database, metrics: metrics, keys: keys,
             openAPI: try CommonRoutes.loadOpenAPIDocument(), clock: clock,
             openConnections: { connections.count() })
         let unmatched = try Surfaces.register(
@@ -82,7 +88,7 @@ public final class PosternRuntime: Sendable {
         connections.attach(server)
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, server: server,
-            ledger: ledger, clock: clock)
+            ledger: ledger, keyStore: keyStore, clock: clock, logger: logger)
     }
 
     /// Binds and starts serving; returns the bound port (useful with port 0).
@@ -90,12 +96,31 @@ public final class PosternRuntime: Sendable {
         let port = try server.start()
         let schedule = ledger.startPurging(every: .seconds(60), now: clock)
         purge.withLock { $0 = schedule }
+        keyReload.withLock { task in
+            task = Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(KeyStore.reloadInterval))
+                    self?.reloadKeys()
+                }
+            }
+        }
         return port
     }
 
     /// Stops accepting, finishes requests in flight, closes idle connections and stops the purge.
     public func shutdown() async {
         purge.withLock { $0?.cancel(); $0 = nil }
+        keyReload.withLock { $0?.cancel(); $0 = nil }
         await server.shutdown()
+    }
+
+    /// Picks up keys rotated by `postern keys rotate` and drops keys past their retention; every surface
+    /// and the JWKS see the change at once (they share the key set). Runs every `KeyStore.reloadInterval`.
+    func reloadKeys() {
+        do {
+            try keyStore.reload(now: clock())
+        } catch {
+            logger.error("reloading keys failed; serving with the keys loaded before", metadata: ["error": "\(error)"])
+        }
     }
 }

@@ -4,6 +4,7 @@ import Fetch
 import Foundation
 import HTTP1
 import JWT
+import Metrics
 import Storage
 
 /// Surface 3 of the contract: "Bad Passwords" compatible registration with a remote Argon2 hash URL,
@@ -23,6 +24,8 @@ public final class RemoteHashService: Sendable {
     let clock: @Sendable () -> Int64
     let cookies: CookieSigner
     let limiter: RateLimiter
+    /// `postern_rate_limit_rejections_total{surface="remote-hash",class="public"}`.
+    let rateLimitRejections: Counter
 
     /// Creates the service.
     /// - Parameters:
@@ -33,9 +36,10 @@ public final class RemoteHashService: Sendable {
     ///   - fetcher: fetches remote hashes; normally a `Fetcher` built from
     ///     ``RemoteHashConfiguration/fetchConfiguration``.
     ///   - clock: the current Unix time in seconds.
+    ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
     public init(
         configuration: RemoteHashConfiguration, keys: JWTKeySet, database: Database, pool: WorkerPool,
-        fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64
+        fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64, metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -51,6 +55,10 @@ public final class RemoteHashService: Sendable {
         self.clock = clock
         self.cookies = CookieSigner(secure: configuration.publicURL.lowercased().hasPrefix("https://"))
         self.limiter = RateLimiter(perMinute: configuration.requestsPerMinute)
+        self.rateLimitRejections = Counter(
+            label: "postern_rate_limit_rejections_total",
+            dimensions: [("surface", "remote-hash"), ("class", "public")],
+            factory: metricsFactory ?? MetricsSystem.factory)
     }
 
     /// Adds `GET /`, `GET /login_test`, `GET /example.txt`, `GET /up`, `POST /register`,
@@ -86,9 +94,10 @@ public final class RemoteHashService: Sendable {
 
     // MARK: - Shared steps
 
-    /// Applies the per-address rate limit, then runs `handler`.
+    /// Applies the per-client rate limit (IPv6 per /64), then runs `handler`; refusals are counted.
     func limited(_ request: HTTPRequest, _ handler: () async -> HTTPResponse) async -> HTTPResponse {
         if configuration.rateLimitsEnabled, let retryAfter = limiter.take(request.remoteAddress, now: Double(clock())) {
+            rateLimitRejections.increment()
             var response = json(.tooManyRequests, ["error": .string(RemoteHashMessage.tooManyRequests)])
             response.headers.replaceOrAdd("Retry-After", String(retryAfter))
             return response
@@ -159,10 +168,12 @@ public final class RemoteHashService: Sendable {
         return response
     }
 
-    /// Whether a post must carry a CSRF token: every request answered with HTML, except JSON bodies,
-    /// which a cross-site page cannot send without a CORS preflight this server never grants.
+    /// Whether a post must carry a CSRF token: every body a cross-site page can send without a CORS
+    /// preflight, whatever `Accept` says (a no-cors `fetch` may set `Accept: application/json` and a
+    /// form body, both CORS-safelisted). Only an `application/json` body is exempt: sending one
+    /// cross-site needs a preflight this server never grants.
     func needsCSRF(_ request: HTTPRequest) -> Bool {
-        !request.acceptsJSON && !request.contentTypeIsJSON
+        !request.contentTypeIsJSON
     }
 
     /// Whether an HTML form post carries the CSRF token matching its cookie.
@@ -170,8 +181,10 @@ public final class RemoteHashService: Sendable {
         CookieSigner.csrfMatches(cookie: request.cookie(CookieSigner.csrfCookie), field: fields[CookieSigner.csrfField])
     }
 
-    /// The 403 page for a form post without a valid CSRF token; a fresh token comes with it.
+    /// The 403 for a form post without a valid CSRF token: `{"error"}` for a client that accepts
+    /// JSON (its cookie left alone), else the page with the message and a fresh token.
     func csrfRefused(_ request: HTTPRequest) -> HTTPResponse {
+        if request.acceptsJSON { return jsonError(RemoteHashFailure(.forbidden, RemoteHashMessage.csrf)) }
         var (page, _) = basePage(request)
         let token = CookieSigner.newCSRFToken()
         page.csrfToken = token

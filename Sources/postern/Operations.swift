@@ -33,7 +33,7 @@ struct Keys: AsyncParsableCommand {
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add new active signing keys; older keys keep verifying until their tokens expire.",
-            discussion: "A running server picks the new keys up at its next start.")
+            discussion: "A running server picks the new keys up within 30 seconds.")
         @OptionGroup var options: ConfigurationOptions
 
         func run() async throws {

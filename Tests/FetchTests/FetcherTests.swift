@@ -1,5 +1,5 @@
-import PosternTestSupport
 import Foundation
+import PosternTestSupport
 import Testing
 
 @testable import Fetch

@@ -83,6 +83,122 @@ struct MailboxRateLimitTests {
             ).status == 429)
     }
 
+    /// Bearers that look like Pro API tokens but are not live ones: free text, and a well-formed token
+    /// that was never stored.
+    static let forgedAPITokens = ["tm_pro_garbage", MailboxTokens.newAPIToken().token]
+
+    @Test("a tm_pro_ bearer that is not a live token is limited like an anonymous client on public routes")
+    func forgedAPITokenOnPublicRoutes() async throws {
+        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+        for (offset, bearer) in Self.forgedAPITokens.enumerated() {
+            let remote = "203.0.113.\(40 + offset)"
+            let guess = #"{"address":"victim@mail.localhost","password":"guess-\#(offset)"}"#
+            for index in 0..<8 {
+                // Sign-in (password guessing) and an immediate route draw from the anonymous bucket.
+                let response =
+                    index.isMultiple(of: 2)
+                    ? await harness.send(.POST, "/api/token", json: guess, bearer: bearer, remote: remote)
+                    : await harness.send(.GET, "/api/domains", bearer: bearer, remote: remote)
+                #expect(response.status == (index.isMultiple(of: 2) ? 401 : 200))
+                #expect(response.headers["RateLimit-Limit"] == "8")
+                #expect(response.headers["RateLimit-Remaining"] == String(7 - index))
+            }
+            let refused = await harness.send(.POST, "/api/token", json: guess, bearer: bearer, remote: remote)
+            #expect(refused.status == 429)
+            #expect(refused.error == "rate_limit_exceeded")
+            #expect(refused.headers["RateLimit-Limit"] == "8")
+            // The same bucket as the address's anonymous requests.
+            #expect(await harness.send(.GET, "/api/challenge", remote: remote).status == 429)
+        }
+    }
+
+    @Test("a tm_pro_ bearer that is not a live token gets 401 invalid_or_expired_token at the public rate")
+    func forgedAPITokenOnAuthenticatedRoutes() async throws {
+        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+        let account = try await harness.createAccount("owned@mail.localhost")
+        for (offset, bearer) in Self.forgedAPITokens.enumerated() {
+            let remote = "203.0.113.\(50 + offset)"
+            let targets = ["/api/user/me", "/api/user/accounts", "/api/user/tokens", "/api/accounts/\(account.id)"]
+            for index in 0..<8 {
+                let response = await harness.send(.GET, targets[index % targets.count], bearer: bearer, remote: remote)
+                #expect(response.status == 401)
+                #expect(response.body == Array(#"{"error":"invalid_or_expired_token"}"#.utf8))
+                #expect(response.headers["RateLimit-Limit"] == "8")
+                #expect(response.headers["RateLimit-Remaining"] == String(7 - index))
+            }
+            let refused = await harness.send(.GET, "/api/user/me", bearer: bearer, remote: remote)
+            #expect(refused.status == 429)
+            #expect(refused.headers["RateLimit-Limit"] == "8")
+        }
+    }
+
+    @Test("a tm_pro_ bearer that is not a live token does not buy the Pro account-creation bucket")
+    func forgedAPITokenOnAccountCreation() async throws {
+        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+        for (offset, bearer) in Self.forgedAPITokens.enumerated() {
+            let remote = "198.51.100.\(60 + offset)"
+            let first = await harness.send(
+                .POST, "/api/accounts", json: MailboxHarness.createBody(address: "f\(offset)@pro.localhost", pow: nil),
+                bearer: bearer, remote: remote)
+            #expect(first.status == 401)
+            #expect(first.error == "invalid_or_expired_token")
+            #expect(first.headers["RateLimit-Limit"] == "1")
+            let second = await harness.send(
+                .POST, "/api/accounts", json: MailboxHarness.createBody(address: "g\(offset)@pro.localhost", pow: nil),
+                bearer: bearer, remote: remote)
+            #expect(second.status == 429)
+            #expect(second.headers["Retry-After"] == "8")
+            // The free creation bucket of the address is the one that was spent.
+            let pow = try await harness.solvedChallenge(remote: "192.0.2.250")
+            let anonymous = await harness.send(
+                .POST, "/api/accounts", json: MailboxHarness.createBody(address: "h\(offset)@mail.localhost", pow: pow),
+                remote: remote)
+            #expect(anonymous.status == 429)
+        }
+    }
+
+    @Test("a live Pro API token keeps 20 per second and 8 creations per second; revoked, it is anonymous")
+    func liveAPITokenLimits() async throws {
+        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+        let jwt = try await harness.proToken(email: "api-rate@example.com", maxAccounts: 50)
+        let made = await harness.send(.POST, "/api/user/tokens", json: #"{"name":"ci"}"#, bearer: jwt)
+        try #require(made.status == 201)
+        let token = made.string("token")
+        harness.clock.advance(seconds: 10)
+        let remote = "192.0.2.88"
+        for index in 0..<20 {
+            let response = await harness.send(.GET, "/api/user/me", bearer: token, remote: remote)
+            #expect(response.status == 200)
+            #expect(response.headers["RateLimit-Limit"] == "20")
+            #expect(response.headers["RateLimit-Remaining"] == String(19 - index))
+        }
+        let refused = await harness.send(.GET, "/api/user/me", bearer: token, remote: remote)
+        #expect(refused.status == 429)
+        #expect(refused.headers["RateLimit-Limit"] == "20")
+        for index in 0..<8 {
+            let response = await harness.send(
+                .POST, "/api/accounts", json: MailboxHarness.createBody(address: "t\(index)@pro.localhost", pow: nil),
+                bearer: token, remote: remote)
+            #expect(response.status == 201)
+            #expect(response.headers["RateLimit-Limit"] == "8")
+        }
+        #expect(
+            await harness.send(
+                .POST, "/api/accounts", json: MailboxHarness.createBody(address: "t9@pro.localhost", pow: nil),
+                bearer: token, remote: remote
+            ).status == 429)
+        // None of that was charged to the address's anonymous bucket.
+        #expect(await harness.send(.GET, "/api/domains", remote: remote).headers["RateLimit-Remaining"] == "7")
+
+        harness.clock.advance(seconds: 10)
+        let revoke = await harness.send(.DELETE, "/api/user/tokens/\(made.string("id"))", bearer: jwt)
+        #expect(revoke.status == 204)
+        let revoked = await harness.send(.GET, "/api/user/me", bearer: token, remote: remote)
+        #expect(revoked.status == 401)
+        #expect(revoked.error == "invalid_or_expired_token")
+        #expect(revoked.headers["RateLimit-Limit"] == "8")
+    }
+
     @Test("X-Forwarded-For is believed only from a trusted proxy")
     func forwardedFor() async throws {
         let harness = try MailboxHarness {

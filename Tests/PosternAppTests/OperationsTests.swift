@@ -1,3 +1,4 @@
+import AuthCrypto
 import Foundation
 import Logging
 import Storage
@@ -52,5 +53,38 @@ struct OperationsTests {
         #expect(throws: ConfigurationError.self) {
             try Operations.backup(configuration: server.runtime.configuration, to: target, logger: logger)
         }
+    }
+}
+
+@Suite("Key rotation reaches a running server")
+struct LiveRotationTests {
+    @Test("after keys rotate and a reload, the JWKS lists both keys, new tokens use the new kid, old ones verify")
+    func rotateWhileServing() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let client = try server.client()
+        let before = try #require(try await client.request("GET", "/.well-known/jwks.json").json()["keys"] as? [[String: Any]])
+        #expect(before.count == 1)
+        let oldKID = try #require(before.first?["kid"] as? String)
+        let oldChallenge = try #require(try await client.request("POST", "/api/v1/challenge").bearer)
+
+        _ = try Operations.rotateKeys(configuration: server.runtime.configuration)
+        server.runtime.reloadKeys()
+
+        let after = try #require(try await client.request("GET", "/.well-known/jwks.json").json()["keys"] as? [[String: Any]])
+        #expect(after.count == 2)
+        #expect(after.last?["kid"] as? String == oldKID)
+        let newKID = try #require(after.first?["kid"] as? String)
+        #expect(newKID != oldKID)
+        // The old challenge (signed by the retired HMAC key) still passes the token check: a bad proof is
+        // the refusal, not an invalid challenge.
+        let reply = try await client.json(
+            "POST", "/api/v1/session", ["powHex": "zz", "nonce": "0", "username": "rotated"],
+            headers: [("Authorization", "Bearer \(oldChallenge)")])
+        #expect(reply.status == 400)
+        let newChallenge = try #require(try await client.request("POST", "/api/v1/challenge").bearer)
+        let header = try #require(Base64URL.decode(String(newChallenge.split(separator: ".")[0])))
+        let oldHeader = try #require(Base64URL.decode(String(oldChallenge.split(separator: ".")[0])))
+        #expect(header != oldHeader)  // a new HS256 kid signs
     }
 }

@@ -1,4 +1,3 @@
-import PosternTestSupport
 import AuthCrypto
 import ComputePool
 import Fetch
@@ -6,6 +5,8 @@ import Foundation
 import HTTP1
 import JWT
 import Logging
+import Metrics
+import PosternTestSupport
 import Storage
 
 @testable import RemoteHashAuth
@@ -91,7 +92,9 @@ final class Harness {
     let clock = TestClock()
     let configuration: RemoteHashConfiguration
 
-    init(configure: (inout RemoteHashConfiguration) -> Void = { _ in }) throws {
+    init(
+        metricsFactory: (any MetricsFactory)? = nil, configure: (inout RemoteHashConfiguration) -> Void = { _ in }
+    ) throws {
         origin = try TestOrigin()
         directory = NSTemporaryDirectory() + "postern-remote-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -107,7 +110,7 @@ final class Harness {
         let clock = self.clock
         service = RemoteHashService(
             configuration: configuration, keys: sharedKeys, database: database, pool: WorkerPool(threads: 2),
-            fetcher: fetcher, clock: { clock.now })
+            fetcher: fetcher, clock: { clock.now }, metricsFactory: metricsFactory)
         var router = Router()
         service.register(into: &router)
         self.router = router

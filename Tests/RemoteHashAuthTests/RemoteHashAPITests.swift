@@ -1,8 +1,8 @@
-import PosternTestSupport
 import AuthCrypto
 import Foundation
 import HTTP1
 import JWT
+import PosternTestSupport
 import Testing
 
 @testable import RemoteHashAuth

@@ -93,6 +93,63 @@ struct RemoteHashPageTests {
         #expect(json.text.contains("Invalid email or password."))
     }
 
+    @Test("a form body needs the CSRF token even when Accept asks for JSON; the refusal is then JSON")
+    func csrfFormBodyAcceptingJSON() async throws {
+        let h = try Harness()
+        let url = try h.serveHash(of: "pw")
+        let fields = [("email", "nocors@example.com"), ("password_hash_url", url), ("password", "pw")]
+        let boundary = "postern-test-boundary"
+        let multipart = Array(
+            fields.map { "--\(boundary)\r\nContent-Disposition: form-data; name=\"\($0.0)\"\r\n\r\n\($0.1)\r\n" }
+                .joined().appending("--\(boundary)--\r\n").utf8)
+        // What a cross-site no-cors fetch can send without a preflight: CORS-safelisted headers only.
+        let bodies: [(contentType: String?, body: [UInt8])] = [
+            ("application/x-www-form-urlencoded", form(fields)),
+            ("application/x-www-form-urlencoded; charset=UTF-8", form(fields)),
+            ("multipart/form-data; boundary=\(boundary)", multipart),
+            ("text/plain", form(fields)),
+            (nil, form(fields)),
+        ]
+        for (contentType, body) in bodies {
+            for path in ["/register", "/login"] {
+                var headers = [("Accept", "application/json")]
+                if let contentType { headers.append(("Content-Type", contentType)) }
+                let response = await h.send(.POST, path, headers: headers, body: body)
+                #expect(response.status == .forbidden, "\(path) \(String(describing: contentType))")
+                #expect(response.headers["Content-Type"]?.hasPrefix("application/json") == true)
+                #expect(
+                    try JSONValue.parse(response.body)
+                        == .object([
+                            ("error", "This form expired or did not come from this page. Please submit it again.")
+                        ]))
+                #expect(response.headers["Cache-Control"] == "no-store")
+            }
+        }
+        // Nothing was fetched or stored.
+        #expect(h.origin.acceptedConnections == 0)
+        #expect(await h.login("nocors@example.com", "pw").error == "Invalid email or password.")
+        // An HTML client posting the same form without the token gets the page with the message.
+        let page = await h.send(
+            .POST, "/register", headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)")],
+            body: multipart)
+        #expect(page.status == .forbidden)
+        #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        #expect(page.text.contains("This form expired or did not come from this page."))
+        // With the token and its cookie, a form post answered as JSON goes through.
+        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let accepted = await h.send(
+            .POST, "/register",
+            headers: [
+                ("Accept", "application/json"), ("Content-Type", "application/x-www-form-urlencoded"),
+                ("Cookie", "csrf=\(token)"),
+            ],
+            body: form(fields + [("csrf_token", token)]))
+        #expect(accepted.status == .created)
+        #expect(try JSONValue.parse(accepted.body)["email"]?.stringValue == "nocors@example.com")
+        // A JSON body still needs no token: it cannot be sent cross-site without a preflight.
+        #expect(await h.login("nocors@example.com", "pw").status == 200)
+    }
+
     @Test("register through the form: 303 to / with a one-time signed flash message")
     func registerFlash() async throws {
         let h = try Harness()
