@@ -13,6 +13,18 @@
     bench-lib.py idle HOST PORT COUNT PID REQUEST_LINE
         open COUNT keep-alive connections, send one request on each, read its answer, keep them
         open and idle, then print "answered=N rss_kib=K" with PID's VmRSS.
+    bench-lib.py mailbox BASE_URL ADDRESS PASSWORD
+        GET /api/challenge, solve its SHA-256 proof of work, POST /api/accounts; print "ID TOKEN"
+    bench-lib.py argon2hash PASSWORD
+        print an Argon2id hash of PASSWORD with Mail.td's default cost (m=19456 KiB, t=2, p=1, 16-byte
+        salt, 32-byte hash) made with argon2-cffi; exit 3 when argon2-cffi is not importable
+    bench-lib.py argon2speed SECONDS
+        one thread verifying an Argon2id hash of that cost through the system libargon2 (the library
+        Postern links) for SECONDS; print "verify_per_cpu_s=R cpu_ms_per_verify=M verify_per_wall_s=W
+        verifications=N"; exit 3 without libargon2
+    bench-lib.py origin FILE
+        serve FILE's bytes as text/plain on every GET from a loopback port (threads, HTTP/1.0);
+        print "listening PORT", then serve until killed
 """
 import hashlib
 import http.client
@@ -229,6 +241,98 @@ def cmd_idle(host, port, count, pid, request_line):
         s.close()
 
 
+def cmd_mailbox(base, address, password):
+    conn = http.client.HTTPConnection(*split_url(base), timeout=30)
+    try:
+        conn.request("GET", "/api/challenge")
+        resp = conn.getresponse()
+        raw = resp.read()
+        if resp.status != 200:
+            die(f"mailbox: GET /api/challenge: HTTP {resp.status}: {raw[:200]!r}")
+        challenge = json.loads(raw)
+        salt, difficulty = challenge["salt"], int(challenge.get("difficulty", 0))
+        nonce = 0
+        while leading_zero_bits(hashlib.sha256(f"{salt}{nonce}".encode()).digest()) < difficulty:
+            nonce += 1
+        payload = json.dumps({"address": address, "password": password,
+                              "pow": {"id": challenge["id"], "nonce": str(nonce)}}).encode()
+        conn.request("POST", "/api/accounts", body=payload, headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        raw = resp.read()
+        if resp.status != 201:
+            die(f"mailbox: POST /api/accounts: HTTP {resp.status}: {raw[:300]!r}")
+        account = json.loads(raw)
+        print(account["id"], account["token"])
+    except (OSError, ValueError, KeyError, http.client.HTTPException) as e:
+        die(f"mailbox: {e}")
+
+
+ARGON2_M, ARGON2_T, ARGON2_P = 19456, 2, 1  # Mail.td's documented default cost (CONTRACT 2.2)
+
+
+def cmd_argon2hash(password):
+    try:
+        from argon2.low_level import Type, hash_secret
+    except ImportError:
+        sys.exit(3)
+    print(hash_secret(password.encode(), secrets.token_bytes(16), time_cost=ARGON2_T, memory_cost=ARGON2_M,
+                      parallelism=ARGON2_P, hash_len=32, type=Type.ID).decode())
+
+
+def cmd_argon2speed(seconds):
+    import ctypes
+    import ctypes.util
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("argon2") or "libargon2.so.1")
+    except OSError:
+        sys.exit(3)
+    u32, size, cp = ctypes.c_uint32, ctypes.c_size_t, ctypes.c_char_p
+    lib.argon2id_hash_encoded.argtypes = [u32, u32, u32, cp, size, cp, size, size, cp, size]
+    lib.argon2id_verify.argtypes = [cp, cp, size]
+    pwd, salt = b"test123", secrets.token_bytes(16)
+    encoded = ctypes.create_string_buffer(256)
+    rc = lib.argon2id_hash_encoded(ARGON2_T, ARGON2_M, ARGON2_P, pwd, len(pwd), salt, len(salt), 32,
+                                   encoded, len(encoded))
+    if rc != 0:
+        die(f"argon2speed: argon2id_hash_encoded returned {rc}")
+    n = 0
+    t0, c0 = time.perf_counter(), time.thread_time()
+    while True:
+        if lib.argon2id_verify(encoded.value, pwd, len(pwd)) != 0:
+            die("argon2speed: argon2id_verify failed on its own hash")
+        n += 1
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            break
+    cpu = time.thread_time() - c0
+    # Per CPU-second, like the server CPU per request: other work on a shared machine stretches the
+    # wall-clock rate but not the CPU time one verification takes.
+    print(f"verify_per_cpu_s={n / cpu:.1f} cpu_ms_per_verify={cpu * 1000 / n:.2f} "
+          f"verify_per_wall_s={n / elapsed:.1f} verifications={n}")
+
+
+def cmd_origin(path):
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    with open(path, "rb") as f:
+        body = f.read()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):  # one line per login would be noise
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(f"listening {server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -249,6 +353,14 @@ def main(argv):
         cmd_hammer(args[0], int(args[1]), float(args[2]), args[3])
     elif cmd == "idle" and len(args) == 5:
         cmd_idle(args[0], int(args[1]), int(args[2]), int(args[3]), args[4])
+    elif cmd == "mailbox" and len(args) == 3:
+        cmd_mailbox(args[0], args[1], args[2])
+    elif cmd == "argon2hash" and len(args) == 1:
+        cmd_argon2hash(args[0])
+    elif cmd == "argon2speed" and len(args) == 1:
+        cmd_argon2speed(float(args[0]))
+    elif cmd == "origin" and len(args) == 1:
+        cmd_origin(args[0])
     else:
         die(__doc__)
 
