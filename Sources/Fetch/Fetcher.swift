@@ -34,16 +34,16 @@ public protocol URLFetching: Sendable {
 public final class Fetcher: URLFetching {
     /// The configuration this fetcher was built with.
     public let configuration: FetchConfiguration
-    private let tls: TLSContext
+    private let tls: LazyTLSContext
     private let resolver: Resolver
     private let executor: BlockingExecutor
     private let attempts = LockedCounter()
 
-    /// Builds a fetcher and its TLS context.
-    /// - Throws: ``FetchError/tlsFailed`` when the trust roots cannot be loaded.
+    /// Builds a fetcher. The TLS context (the trust roots) and the I/O threads are made on first use.
+    /// - Throws: ``FetchError/tlsFailed`` when `trustedRootsPEMFile` is set and cannot be read.
     public init(configuration: FetchConfiguration = FetchConfiguration()) throws(FetchError) {
         self.configuration = configuration
-        self.tls = try TLSContext(trustedRootsPEMFile: configuration.trustedRootsPEMFile)
+        self.tls = try LazyTLSContext(trustedRootsPEMFile: configuration.trustedRootsPEMFile)
         self.resolver = Resolver(maxOutstanding: max(4, configuration.concurrentFetches * 2))
         self.executor = BlockingExecutor(
             threads: configuration.concurrentFetches, queueLimit: configuration.queueLimit, name: "postern-fetch")
@@ -53,6 +53,9 @@ public final class Fetcher: URLFetching {
 
     /// How many TCP connections this fetcher has tried to open (for tests and metrics).
     public var connectionAttempts: Int { attempts.value }
+
+    /// I/O threads started so far (they start on demand; for tests).
+    var startedThreads: Int { executor.startedThreads }
 
     /// Fetches `url` on the fetcher's I/O threads.
     /// - Throws: ``FetchError``; ``FetchError/overloaded`` at once when the queue is full.
@@ -139,7 +142,7 @@ public final class Fetcher: URLFetching {
             var isAddress = false
             if case .address = url.host { isAddress = true }
             stream = try TLSStream(
-                context: tls, connection: connection, host: url.hostText, isAddress: isAddress, deadline: deadline)
+                context: tls.get(), connection: connection, host: url.hostText, isAddress: isAddress, deadline: deadline)
         } else {
             stream = connection
         }
