@@ -37,10 +37,6 @@ extension AgentAuthService {
             return failure(.internalError)
         }
         metrics.capabilities.increment()
-        let body = AgentJSON.object([
-            ("expires_in", String(ttl)),
-            ("_next", AgentJSON.array(nextSteps.capability)),
-        ])
-        return AgentResponse.json(.ok, body, bearer: capability)
+        return AgentResponse.json(.ok, capabilityBody, bearer: capability)
     }
 }
