@@ -20,7 +20,7 @@ struct AgentClientTests {
             logger: Logger(label: "test"))
         let port = try server.start()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        let client = AgentClient(solver: AgentPoWSolver(threads: 2))
+        let client = try AgentClient(solver: AgentPoWSolver(threads: 2))
 
         let signup = try await client.signup(url: url, username: "clientagent")
         let apiKey = try #require(signup.apiKey)
