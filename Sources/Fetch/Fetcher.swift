@@ -182,7 +182,8 @@ public final class Fetcher: URLFetching {
             var isAddress = false
             if case .address = url.host { isAddress = true }
             stream = try TLSStream(
-                context: tls.get(), connection: connection, host: url.hostText, isAddress: isAddress, deadline: deadline)
+                context: tls.get(), connection: connection, host: url.hostText, isAddress: isAddress,
+                deadline: deadline)
         } else {
             stream = connection
         }
