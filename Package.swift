@@ -44,7 +44,7 @@ let package = Package(
         ]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
-            "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.

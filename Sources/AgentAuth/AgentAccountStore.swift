@@ -49,11 +49,23 @@ public struct AgentAccountStore: Sendable {
 
     /// The live account with id `id`, if any.
     public func liveAccount(id: String) async throws -> AgentAccount? {
-        try await database.read { connection in
-            try connection.query(
-                "SELECT id, username FROM agent_accounts WHERE id = ? AND revoked_at IS NULL", [.text(id)]
-            ).first.flatMap(Self.account)
-        }
+        try await database.read { connection in try Self.liveAccount(id: id, connection) }
+    }
+
+    /// The live account with id `id`, read on the calling thread through a reader's serial queue.
+    ///
+    /// For work already on a worker thread (the capability step reads and then signs in one job,
+    /// instead of hopping to the reader queue and back before the signing hop).
+    /// - Warning: blocks the calling thread for the read; never call it on a socket event queue or a
+    ///   Swift concurrency thread.
+    public func liveAccountBlocking(id: String) throws -> AgentAccount? {
+        try database.readSync { connection in try Self.liveAccount(id: id, connection) }
+    }
+
+    private static func liveAccount(id: String, _ connection: SQLiteConnection) throws -> AgentAccount? {
+        try connection.query(
+            "SELECT id, username FROM agent_accounts WHERE id = ? AND revoked_at IS NULL", [.text(id)]
+        ).first.flatMap(account)
     }
 
     /// Revokes the account named `username`: its API key and sessions stop working at once.

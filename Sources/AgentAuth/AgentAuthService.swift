@@ -39,6 +39,8 @@ public final class AgentAuthService: Sendable {
     let metrics: AgentAuthMetrics
     let nextSteps: AgentNextSteps
     let challengeBody: ChallengeBodyTemplate
+    /// The body of every capability answer: it depends only on the configuration, so it is built once.
+    let capabilityBody: String
     let llmsText: [UInt8]
 
     /// Creates the service.
@@ -69,6 +71,10 @@ public final class AgentAuthService: Sendable {
         self.metrics = AgentAuthMetrics(baseDifficulty: policy.base, factory: metricsFactory ?? MetricsSystem.factory)
         self.nextSteps = AgentNextSteps(configuration)
         self.challengeBody = ChallengeBodyTemplate(salt: configuration.powSalt, next: nextSteps.challenge)
+        self.capabilityBody = AgentJSON.object([
+            ("expires_in", String(configuration.capabilityTTL)),
+            ("_next", AgentJSON.array(nextSteps.capability)),
+        ])
         self.llmsText = Array(AgentLLMsText.render(configuration).utf8)
     }
 

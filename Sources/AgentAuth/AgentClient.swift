@@ -1,9 +1,6 @@
 import AuthCrypto
+import Fetch
 import Foundation
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// What an agent holds after signing up or logging in.
 public struct AgentCredentials: Sendable, Equatable {
@@ -53,22 +50,35 @@ public struct AgentClientError: Error, Sendable, CustomStringConvertible {
 public struct AgentClient: Sendable {
     /// Solves the challenges.
     public let solver: AgentPoWSolver
-    /// The URL session requests go through.
-    private let urlSession: URLSession
+    /// The HTTP client requests go through.
+    private let http: Fetcher
 
     /// Creates a client.
+    ///
+    /// Requests go through the `Fetch` module's client (plain HTTP or TLS with the system trust store,
+    /// private and loopback addresses allowed), not URLSession: FoundationNetworking would load libcurl
+    /// and some twenty libraries into the server process too (about 4.5 MiB resident and several ms
+    /// of start-up), since the server and this client are one executable.
     /// - Parameters:
     ///   - solver: the proof-of-work solver (default: every core).
-    ///   - urlSession: the session to send requests with (default: `URLSession.shared`).
+    ///   - timeout: the deadline of each request. Default 30 s.
     ///   - salt: the proof-of-work salt text when the server's challenge body does not carry one (the hosted
     ///     service sends only the token); default: the hosted service's salt.
+    /// - Throws: `FetchError` when the client cannot be set up.
     public init(
-        solver: AgentPoWSolver = AgentPoWSolver(), urlSession: URLSession = .shared,
+        solver: AgentPoWSolver = AgentPoWSolver(), timeout: Duration = .seconds(30),
         salt: String = AgentAuthConfiguration.defaultPoWSalt
-    ) {
+    ) throws {
         self.solver = solver
-        self.urlSession = urlSession
         self.salt = salt
+        var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: true))
+        configuration.totalTimeout = timeout
+        configuration.connectTimeout = min(timeout, .seconds(10))
+        configuration.maxBodyBytes = 1 << 20
+        configuration.maxHeaderBytes = 64 * 1024
+        configuration.concurrentFetches = 2
+        configuration.userAgent = "postern-agent/1.0"
+        self.http = try Fetcher(configuration: configuration)
     }
 
     /// The salt text used when a challenge body has none.
@@ -166,32 +176,24 @@ public struct AgentClient: Sendable {
     private func post(
         _ url: URL, bearer: String? = nil, json: Data? = nil, expecting status: Int
     ) async throws -> (body: [String: Any], token: String?) {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        if let bearer { request.setValue("Bearer " + bearer, forHTTPHeaderField: "Authorization") }
-        if let json {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = json
-        }
-        let data: Data
-        let response: URLResponse
+        var headers = [("Accept", "application/json")]
+        if let bearer { headers.append(("Authorization", "Bearer " + bearer)) }
+        if json != nil { headers.append(("Content-Type", "application/json")) }
+        let response: FetchResponse
         do {
-            (data, response) = try await urlSession.data(for: request)
+            response = try await http.post(url.absoluteString, headers: headers, body: json.map { Array($0) } ?? [])
         } catch {
             throw AgentClientError(status: 0, message: "request to \(url.absoluteString) failed: \(error)", hint: nil)
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw AgentClientError(status: 0, message: "not an HTTP response", hint: nil)
-        }
-        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-        guard http.statusCode == status else {
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
+        guard response.status == status else {
             let error = object["error"] as? [String: Any]
             throw AgentClientError(
-                status: http.statusCode, message: error?["message"] as? String ?? "unexpected response",
+                status: response.status, message: error?["message"] as? String ?? "unexpected response",
                 hint: error?["hint"] as? String)
         }
         var token: String? = nil
-        if let header = http.value(forHTTPHeaderField: "Authorization") {
+        if let header = response.head["Authorization"] {
             let parts = header.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
                 token = parts[1].trimmingCharacters(in: .whitespaces)

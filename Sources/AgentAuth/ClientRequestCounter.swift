@@ -69,11 +69,19 @@ public final class ClientRequestCounter: Sendable {
 /// `@unchecked Sendable`: the arrays are read and written only while `lock` is held.
 private final class Shard: @unchecked Sendable {
     private let lock = NSLock()
-    private var keys: [UInt64]
-    private var lastBucket: [Int64]
-    private var counts: [UInt32]
+    // Empty until the shard's first recorded event: an idle server does not hold (or touch) the
+    // table's memory, 40 bytes per slot, 2.5 MiB at the default capacity.
+    private var keys: [UInt64] = []
+    private var lastBucket: [Int64] = []
+    private var counts: [UInt32] = []
+    private let slots: Int
 
     init(slots: Int) {
+        self.slots = slots
+    }
+
+    /// Allocates the slots on first use (caller holds the lock).
+    private func allocate() {
         keys = Array(repeating: 0, count: slots)
         lastBucket = Array(repeating: 0, count: slots)
         counts = Array(repeating: 0, count: slots * ClientRequestCounter.bucketCount)
@@ -101,6 +109,10 @@ private final class Shard: @unchecked Sendable {
     func record(key: UInt64, firstSlot: Int, bucket: Int64, add: Bool) -> Int {
         lock.lock()
         defer { lock.unlock() }
+        if keys.isEmpty {
+            guard add else { return 0 }
+            allocate()
+        }
         let width = ClientRequestCounter.bucketCount
         var slot = -1
         var victim = firstSlot

@@ -1,22 +1,17 @@
 import Foundation
 
-/// A fixed set of threads for blocking network I/O, with a bounded queue in front.
+/// A bounded set of threads for blocking network I/O, with a bounded queue in front.
 ///
 /// Fetches block in `poll` for up to their deadline, so they get their own threads: never the
-/// server's socket queues, never the CPU worker pool that Argon2 needs. The threads end when the
-/// executor is released (after finishing the jobs already queued).
+/// server's socket queues, never the CPU worker pool that Argon2 needs. Threads start on demand, one
+/// per job that finds no idle thread, up to `threads`; a process that never fetches starts none. They
+/// end when the executor is released (after finishing the jobs already queued).
 final class BlockingExecutor: Sendable {
     private let queue: JobQueue
 
-    /// Starts `threads` threads that live as long as the executor.
+    /// Prepares up to `threads` threads (started when jobs need them) that live as long as the executor.
     init(threads: Int, queueLimit: Int, name: String) {
-        queue = JobQueue(limit: queueLimit)
-        for index in 0..<max(1, threads) {
-            let queue = self.queue
-            let thread = Thread { queue.runLoop() }
-            thread.name = "\(name)-\(index)"
-            thread.start()
-        }
+        queue = JobQueue(limit: queueLimit, maxThreads: max(1, threads), name: name)
     }
 
     deinit {
@@ -27,26 +22,53 @@ final class BlockingExecutor: Sendable {
     func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
         queue.submit(job)
     }
+
+    /// Threads started so far (for tests).
+    var startedThreads: Int { queue.startedThreads }
 }
 
 /// The jobs waiting for a thread.
 private final class JobQueue: @unchecked Sendable {
-    // @unchecked: `jobs` and `stopped` are only touched while holding `condition`.
+    // @unchecked: `jobs`, `stopped`, `started` and `idle` are only touched while holding `condition`.
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
     private var stopped = false
+    private var started = 0
+    private var idle = 0
     private let limit: Int
+    private let maxThreads: Int
+    private let name: String
 
-    init(limit: Int) {
+    init(limit: Int, maxThreads: Int, name: String) {
         self.limit = limit
+        self.maxThreads = maxThreads
+        self.name = name
+    }
+
+    var startedThreads: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return started
     }
 
     func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
-        guard !stopped, jobs.count < limit else { return false }
+        guard !stopped, jobs.count < limit else {
+            condition.unlock()
+            return false
+        }
         jobs.append(job)
+        // A job no idle thread will take gets a new thread while there are fewer than `maxThreads`.
+        let startThread = jobs.count > idle && started < maxThreads
+        let index = started
+        if startThread { started += 1 }
         condition.signal()
+        condition.unlock()
+        if startThread {
+            let thread = Thread { [self] in runLoop() }
+            thread.name = "\(name)-\(index)"
+            thread.start()
+        }
         return true
     }
 
@@ -60,7 +82,11 @@ private final class JobQueue: @unchecked Sendable {
     func runLoop() {
         while true {
             condition.lock()
-            while jobs.isEmpty && !stopped { condition.wait() }
+            while jobs.isEmpty && !stopped {
+                idle += 1
+                condition.wait()
+                idle -= 1
+            }
             if jobs.isEmpty {
                 condition.unlock()
                 return

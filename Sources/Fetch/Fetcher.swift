@@ -6,7 +6,7 @@
 
 /// A completed fetch: a 2xx response and its (size-capped) body.
 public struct FetchResponse: Sendable, Equatable {
-    /// The final status, always 2xx.
+    /// The final status: always 2xx from ``Fetcher/fetch(_:)``, any status from ``Fetcher/post(_:headers:body:)``.
     public var status: Int
     /// The final response head.
     public var head: ResponseHead
@@ -34,16 +34,16 @@ public protocol URLFetching: Sendable {
 public final class Fetcher: URLFetching {
     /// The configuration this fetcher was built with.
     public let configuration: FetchConfiguration
-    private let tls: TLSContext
+    private let tls: LazyTLSContext
     private let resolver: Resolver
     private let executor: BlockingExecutor
     private let attempts = LockedCounter()
 
-    /// Builds a fetcher and its TLS context.
-    /// - Throws: ``FetchError/tlsFailed`` when the trust roots cannot be loaded.
+    /// Builds a fetcher. The TLS context (the trust roots) and the I/O threads are made on first use.
+    /// - Throws: ``FetchError/tlsFailed`` when `trustedRootsPEMFile` is set and cannot be read.
     public init(configuration: FetchConfiguration = FetchConfiguration()) throws(FetchError) {
         self.configuration = configuration
-        self.tls = try TLSContext(trustedRootsPEMFile: configuration.trustedRootsPEMFile)
+        self.tls = try LazyTLSContext(trustedRootsPEMFile: configuration.trustedRootsPEMFile)
         self.resolver = Resolver(maxOutstanding: max(4, configuration.concurrentFetches * 2))
         self.executor = BlockingExecutor(
             threads: configuration.concurrentFetches, queueLimit: configuration.queueLimit, name: "postern-fetch")
@@ -53,6 +53,9 @@ public final class Fetcher: URLFetching {
 
     /// How many TCP connections this fetcher has tried to open (for tests and metrics).
     public var connectionAttempts: Int { attempts.value }
+
+    /// I/O threads started so far (they start on demand; for tests).
+    var startedThreads: Int { executor.startedThreads }
 
     /// Fetches `url` on the fetcher's I/O threads.
     /// - Throws: ``FetchError``; ``FetchError/overloaded`` at once when the queue is full.
@@ -81,7 +84,7 @@ public final class Fetcher: URLFetching {
         var current = try FetchURL(parsing: url)
         var redirects = 0
         while true {
-            let (head, stream) = try request(current, deadline: deadline)
+            let (head, stream) = try request(current, headers: Self.getHeaders, deadline: deadline)
             if [301, 302, 303, 307, 308].contains(head.status), let location = head["Location"] {
                 guard redirects < configuration.maxRedirects else { throw .tooManyRedirects }
                 redirects += 1
@@ -117,8 +120,48 @@ public final class Fetcher: URLFetching {
         return addresses
     }
 
-    /// Connects, sends the GET and reads the head; the stream is positioned at the body.
-    private func request(_ url: FetchURL, deadline: Deadline) throws(FetchError) -> (ResponseHead, BodyReader) {
+    /// Sends one POST to `url` on the fetcher's I/O threads and returns the response whatever its status.
+    ///
+    /// Same address policy, timeouts, TLS checks and size limits as ``fetch(_:)``; redirects are not
+    /// followed (the response is returned as is). For clients of JSON APIs (`postern agent`), where an
+    /// error status carries a body worth reading.
+    /// - Parameters:
+    ///   - headers: extra request headers; names and values must not contain CR or LF.
+    ///   - body: the request body, sent with `Content-Length`.
+    /// - Throws: ``FetchError``; ``FetchError/invalidURL`` for a header with CR or LF.
+    public func post(_ url: String, headers: [(String, String)] = [], body: [UInt8] = []) async throws(FetchError)
+        -> FetchResponse
+    {
+        for (name, value) in headers where (name + value).utf8.contains(where: { $0 == 13 || $0 == 10 }) {
+            throw .invalidURL
+        }
+        let deadline = Deadline.after(configuration.totalTimeout)
+        let result: Result<FetchResponse, FetchError> = await withCheckedContinuation { continuation in
+            let accepted = executor.submit { [self] in
+                continuation.resume(
+                    returning: Result { () throws(FetchError) in
+                        if deadline.hasPassed { throw .timedOut }
+                        let target = try FetchURL(parsing: url)
+                        let (head, reader) = try request(
+                            target, method: "POST", headers: headers, body: body, deadline: deadline)
+                        let responseBody = try readBody(reader, deadline: deadline)
+                        return FetchResponse(
+                            status: head.status, head: head, body: responseBody, url: target, redirects: 0)
+                    })
+            }
+            if !accepted { continuation.resume(returning: .failure(.overloaded)) }
+        }
+        return try result.get()
+    }
+
+    /// The extra headers of a remote-hash GET.
+    private static let getHeaders = [("Accept", "text/plain, */*;q=0.5")]
+
+    /// Connects, sends the request and reads the head; the stream is positioned at the body.
+    private func request(
+        _ url: FetchURL, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil,
+        deadline: Deadline
+    ) throws(FetchError) -> (ResponseHead, BodyReader) {
         let addresses = try vettedAddresses(for: url, deadline: deadline)
         var connection: TCPConnection? = nil
         var lastError = FetchError.connectFailed
@@ -139,14 +182,17 @@ public final class Fetcher: URLFetching {
             var isAddress = false
             if case .address = url.host { isAddress = true }
             stream = try TLSStream(
-                context: tls, connection: connection, host: url.hostText, isAddress: isAddress, deadline: deadline)
+                context: tls.get(), connection: connection, host: url.hostText, isAddress: isAddress,
+                deadline: deadline)
         } else {
             stream = connection
         }
-        let requestText =
-            "GET \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUser-Agent: \(configuration.userAgent)\r\n"
-            + "Accept: text/plain, */*;q=0.5\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n"
-        try stream.writeAll(Array(requestText.utf8), deadline: deadline)
+        var requestText =
+            "\(method) \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUser-Agent: \(configuration.userAgent)\r\n"
+        for (name, value) in headers { requestText += "\(name): \(value)\r\n" }
+        if let body { requestText += "Content-Length: \(body.count)\r\n" }
+        requestText += "Accept-Encoding: identity\r\nConnection: close\r\n\r\n"
+        try stream.writeAll(Array(requestText.utf8) + (body ?? []), deadline: deadline)
         var reader = BodyReader(
             stream: stream,
             parser: ResponseParser(

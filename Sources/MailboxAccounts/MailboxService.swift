@@ -31,8 +31,8 @@ public final class MailboxService: Sendable {
     /// Largest request body the surface's routes accept (a 4 KiB password plus room for the rest).
     public static let bodyLimit = 16 * 1024
 
-    /// Creates the service. Runs one Argon2 hash (the decoy for unknown users) and, when the
-    /// configuration has no `challengeSecret`, loads or creates the challenge secret in the database.
+    /// Creates the service. When the configuration has no `challengeSecret`, loads or creates the
+    /// challenge secret in the database.
     /// - Parameters:
     ///   - configuration: the surface's settings.
     ///   - keys: the key set whose active HS256 key signs mailbox and Pro JWTs.
@@ -45,7 +45,7 @@ public final class MailboxService: Sendable {
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
     ///     storage modules never carry secrets.
-    /// - Throws: `CryptoError` from Argon2, `StorageError` from the secret's table.
+    /// - Throws: `StorageError` from the secret's table.
     public init(
         configuration: MailboxConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
@@ -59,7 +59,7 @@ public final class MailboxService: Sendable {
         let store = MailboxStore(database: database)
         self.store = store
         self.ledger = ledger
-        self.hasher = try PasswordHasher(parameters: configuration.argon2, pool: pool)
+        self.hasher = PasswordHasher(parameters: configuration.argon2, pool: pool)
         let tokens = MailboxTokens(keys: keys, issuer: configuration.issuer, ttl: configuration.tokenTTL)
         self.tokens = tokens
         self.authorizer = MailboxAuthorizer(tokens: tokens, store: store, clock: clock)

@@ -5,15 +5,27 @@ import ComputePool
 struct PasswordHasher: Sendable {
     let parameters: MailboxArgon2Parameters
     let pool: WorkerPool
-    /// A hash of a random password with the same cost, verified when the user does not exist so that an
-    /// unknown address takes as long as a wrong password.
+    /// Verified when the user does not exist, so that an unknown address takes as long as a wrong
+    /// password: the same variant, costs and tag length as a stored hash, a random salt and a random tag.
+    ///
+    /// Verification recomputes the tag from the password, salt and costs and only then compares, so
+    /// its cost does not depend on the tag being the hash of anything; a random tag therefore costs
+    /// exactly what a real decoy hash would, without running Argon2 (tens of ms, 19 MiB) at start-up.
+    /// The answer for the decoy is always false whatever the comparison says (see `verify`).
     let decoy: String
 
-    init(parameters: MailboxArgon2Parameters, pool: WorkerPool) throws {
+    init(parameters: MailboxArgon2Parameters, pool: WorkerPool) {
         self.parameters = parameters
         self.pool = pool
-        self.decoy = try Self.hashNow(SecureRandom.bytes(16), parameters)
+        self.decoy = Argon2Hash(
+            variant: .id, version: 19, memoryKiB: parameters.memoryKiB, iterations: parameters.iterations,
+            parallelism: parameters.parallelism, salt: SecureRandom.bytes(16),
+            hash: SecureRandom.bytes(Self.tagLength)
+        ).encoded
     }
+
+    /// Tag length of every hash this surface makes, in bytes.
+    static let tagLength = 32
 
     /// Hashes a new password (16 random salt bytes, 32-byte hash) on the pool.
     func hash(_ password: String) async throws -> String {
@@ -32,6 +44,6 @@ struct PasswordHasher: Sendable {
     private static func hashNow(_ password: [UInt8], _ parameters: MailboxArgon2Parameters) throws -> String {
         try Argon2.hash(
             password: password, salt: SecureRandom.bytes(16), variant: .id, memoryKiB: parameters.memoryKiB,
-            iterations: parameters.iterations, parallelism: parameters.parallelism, length: 32)
+            iterations: parameters.iterations, parallelism: parameters.parallelism, length: tagLength)
     }
 }

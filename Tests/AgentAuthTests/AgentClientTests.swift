@@ -21,7 +21,7 @@ struct AgentClientTests {
             logger: Logger(label: "test"))
         let port = try server.start()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        let client = AgentClient(solver: AgentPoWSolver(threads: 2))
+        let client = try AgentClient(solver: AgentPoWSolver(threads: 2))
 
         let signup = try await client.signup(url: url, username: "clientagent")
         let apiKey = try #require(signup.apiKey)
@@ -70,7 +70,7 @@ struct AgentClientChallengeDecodingTests {
     }
 
     @Test("the salt defaults to the hosted service's")
-    func defaultSalt() {
-        #expect(AgentClient().salt == AgentAuthConfiguration.defaultPoWSalt)
+    func defaultSalt() throws {
+        #expect(try AgentClient().salt == AgentAuthConfiguration.defaultPoWSalt)
     }
 }

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@testable import Fetch
+
+@Suite("Fetcher start-up costs nothing until the first fetch")
+struct FetcherLazinessTests {
+    @Test("a new fetcher has started no I/O thread; one fetch starts one")
+    func threadsStartOnDemand() async throws {
+        let fetcher = try Fetcher(configuration: FetchConfiguration(policy: AddressPolicy(allowPrivate: false)))
+        #expect(fetcher.startedThreads == 0)
+        // Refused by the address policy before any connection, but it runs on an I/O thread.
+        await #expect(throws: FetchError.notAllowed) { try await fetcher.fetch("http://127.0.0.1:9/x") }
+        #expect(fetcher.startedThreads == 1)
+    }
+
+    @Test("more waiting jobs than threads never start more than the limit, and all of them run")
+    func threadLimitHolds() throws {
+        let executor = BlockingExecutor(threads: 3, queueLimit: 64, name: "test-fetch")
+        let gate = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for _ in 0..<12 {
+            done.enter()
+            #expect(executor.submit { gate.wait(); done.leave() })
+        }
+        #expect(executor.startedThreads == 3)
+        for _ in 0..<12 { gate.signal() }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(executor.startedThreads == 3)
+    }
+
+    @Test("a trusted-roots file that cannot be read still refuses the fetcher at creation")
+    func unreadableRootsRefusedAtOnce() {
+        var configuration = FetchConfiguration()
+        configuration.trustedRootsPEMFile = "/nonexistent/postern-roots.pem"
+        #expect(throws: FetchError.tlsFailed) { try Fetcher(configuration: configuration) }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import PosternTestSupport
+import Testing
+
+@testable import Fetch
+
+@Suite("Fetcher.post against a local origin")
+struct FetcherPostTests {
+    private func fetcher(allowPrivate: Bool = true) throws -> Fetcher {
+        try Fetcher(configuration: FetchConfiguration(policy: AddressPolicy(allowPrivate: allowPrivate)))
+    }
+
+    @Test("a POST sends its method, headers and Content-Length, and returns a non-2xx answer with its body")
+    func postReturnsAnyStatus() async throws {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        origin.set("/api", status: 409, headers: ["Authorization: Bearer answer"], body: #"{"error":"taken"}"#)
+        let response = try await fetcher().post(
+            origin.url("/api"), headers: [("Authorization", "Bearer sent"), ("Content-Type", "application/json")],
+            body: Array("{}".utf8))
+        #expect(response.status == 409)
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"taken"}"#)
+        #expect(response.head["Authorization"] == "Bearer answer")
+        let request = try #require(origin.receivedRequests.first)
+        #expect(request.hasPrefix("POST /api HTTP/1.1\r\n"))
+        #expect(request.contains("\r\nAuthorization: Bearer sent\r\n"))
+        #expect(request.contains("\r\nContent-Length: 2\r\n"))
+    }
+
+    @Test("a header with CR or LF is refused before anything is sent")
+    func headerInjectionRefused() async throws {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        let fetcher = try fetcher()
+        await #expect(throws: FetchError.invalidURL) {
+            try await fetcher.post(origin.url("/api"), headers: [("X-A", "b\r\nX-Injected: c")])
+        }
+        #expect(origin.acceptedConnections == 0)
+    }
+
+    @Test("the address policy applies to POST too")
+    func policyApplies() async throws {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        await #expect(throws: FetchError.notAllowed) { try await fetcher(allowPrivate: false).post(origin.url("/api")) }
+        #expect(origin.acceptedConnections == 0)
+    }
+}
