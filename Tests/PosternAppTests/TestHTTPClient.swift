@@ -99,7 +99,7 @@ final class TestHTTPClient: @unchecked Sendable {
         }
     }
 
-    private func requestBlocking(
+    func requestBlocking(
         _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]
     ) throws -> TestResponse {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n"

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// `postern serve` as an operator runs it: the built executable with the shipped config file, port 0,
+/// a fresh data directory; it prints its port, answers, and exits 0 on SIGTERM and SIGINT.
+@Suite("postern serve as a process")
+struct ServeProcessTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The executable `swift test` builds next to the test bundle.
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("postern")
+    }
+
+    private func runOnce(signal: Int32, dataDirectory: String) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = [
+            "serve", "--config", Self.repository.appendingPathComponent("config/postern.env").path, "--port", "0",
+            "--data-dir", dataDirectory,
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["POSTERN_MIGRATIONS_DIR"] = Self.repository.appendingPathComponent("migrations").path
+        environment["POSTERN_LOG_LEVEL"] = "notice"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var text = ""
+        var port: Int?
+        let deadline = Date().addingTimeInterval(20)
+        while port == nil, Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                port = Int(text[range].split(separator: ":").last ?? "")
+            }
+        }
+        let found = try #require(port, "no port line in: \(text)")
+        let health = try TestHTTPClient(port: found).requestBlocking("GET", "/healthz", headers: [], body: [])
+        #expect(health.text == #"{"status":"ok"}"#)
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, text)
+    }
+
+    @Test("starts with the shipped config, answers, and exits 0 on SIGTERM and SIGINT, repeatedly")
+    func startAndStop() async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        // Blocking waits: off the cooperative pool.
+        let results = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    try (0..<12).map { round in try self.runOnce(signal: round % 2 == 0 ? SIGTERM : SIGINT, dataDirectory: dataDirectory) }
+                })
+            }
+        }
+        for result in results {
+            #expect(result.status == 0, "exit \(result.status): \(result.output)")
+            #expect(result.output.contains("stopped"))
+        }
+    }
+}
