@@ -13,12 +13,15 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let configuration = try await options.load()
         let logger = bootstrapLogging(level: configuration.logLevel)
+        // Before anything can tell the world we are up: a signal that arrives from then on is a request to
+        // drain, never the default action that would kill requests in flight.
+        let termination = TerminationSignal()
         let runtime = try await PosternRuntime.build(configuration: configuration, logger: logger)
         let port = try runtime.start()
         // Scripts and test suites read this line to learn the port when POSTERN_PORT=0.
         // Written unbuffered so that a pipe sees it at once.
         FileHandle.standardOutput.write(Data("postern listening on http://\(configuration.host):\(port)\n".utf8))
-        await waitForTerminationSignal()
+        await termination.wait()
         logger.notice("shutting down: finishing requests in flight")
         await runtime.shutdown()
         logger.notice("stopped")
@@ -27,36 +30,39 @@ struct Serve: AsyncParsableCommand {
         // and event-loop threads may still touch them, which crashed about one exit in twenty.
         _exit(0)
     }
+}
 
-    /// Suspends until SIGTERM or SIGINT arrives.
-    private func waitForTerminationSignal() async {
-        signal(SIGTERM, SIG_IGN)
-        signal(SIGINT, SIG_IGN)
-        let queue = DispatchQueue(label: "postern.signals")
+/// SIGTERM and SIGINT turned into one awaitable event. Created early, so a signal that arrives before
+/// `wait()` is remembered rather than lost or fatal.
+/// All state is confined to the serial queue `postern.signals`, hence `@unchecked Sendable`.
+private final class TerminationSignal: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "postern.signals")
+    private var sources: [any DispatchSourceSignal] = []
+    private var arrived = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    init() {
+        for number in [SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [self] in fire() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// Returns once SIGTERM or SIGINT has arrived (at once if one already has).
+    func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = SignalOnce(continuation)
-            for number in [SIGTERM, SIGINT] {
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { once.fire() }
-                source.resume()
-                once.retain(source)
+            queue.async { [self] in
+                if arrived { continuation.resume() } else { waiter = continuation }
             }
         }
     }
-}
 
-/// Resumes a continuation on the first signal only; keeps the signal sources alive meanwhile.
-/// Confined to one serial queue (`postern.signals`), hence `@unchecked Sendable`.
-private final class SignalOnce: @unchecked Sendable {
-    private var continuation: CheckedContinuation<Void, Never>?
-    private var sources: [any DispatchSourceSignal] = []
-
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-
-    func retain(_ source: any DispatchSourceSignal) { sources.append(source) }
-
-    func fire() {
-        continuation?.resume()
-        continuation = nil
+    private func fire() {
+        arrived = true
+        waiter?.resume()
+        waiter = nil
     }
 }
