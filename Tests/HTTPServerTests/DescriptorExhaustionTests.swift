@@ -9,7 +9,7 @@ struct DescriptorExhaustionTests {
     @Test("EMFILE: waiting clients are closed, accept pauses instead of spinning, and service resumes")
     func descriptorExhaustion() async {
         // In a child process: the test lowers the open-files limit, which would disturb other tests.
-        await #expect(processExitsWith: .success) {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             func fail(_ message: String) -> Never {
                 FileHandle.standardError.write(Data((message + "\n").utf8))
                 exit(1)
@@ -25,6 +25,14 @@ struct DescriptorExhaustionTests {
             let original = limit
             limit.rlim_cur = rlim_t(highest + 1)
             guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { fail("setrlimit") }
+            // Fill every lower descriptor left free by the process's earlier life too, so that no accept can
+            // succeed except through the server's reserve descriptor.
+            var fillers: [Int32] = []
+            while true {
+                let fd = open("/dev/null", O_RDONLY)
+                if fd < 0 { break }
+                fillers.append(fd)
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = UInt16(port).bigEndian
@@ -58,7 +66,7 @@ struct DescriptorExhaustionTests {
                 - seconds(before.ru_stime)
             guard cpu < 0.25 else { fail("server used \(cpu) s of CPU in 0.5 s while out of descriptors") }
             // Descriptors come back: a new client is served.
-            for fd in clients { close(fd) }
+            for fd in clients + fillers { close(fd) }
             var restored = original
             setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &restored)
             usleep(300_000)
@@ -67,6 +75,9 @@ struct DescriptorExhaustionTests {
             else { fail("not served after descriptors came back") }
             _ = server
             exit(0)
+        }
+        if let result, result.exitStatus != .exitCode(0) {
+            Issue.record("child said: \(String(decoding: result.standardErrorContent, as: UTF8.self))")
         }
     }
 }
