@@ -20,6 +20,20 @@ public enum RouteHandler: Sendable {
     case immediate(@Sendable (HTTPRequest, RouteParameters) -> HTTPResponse)
     /// Runs in a Swift concurrency Task; may await the worker pool or storage.
     case deferred(@Sendable (HTTPRequest, RouteParameters) async -> HTTPResponse)
+
+    /// Runs the handler the way its kind says: inline for `.immediate` (so `completion` is called before
+    /// this returns), in a new Task for `.deferred`.
+    public func run(
+        _ request: HTTPRequest, _ parameters: RouteParameters,
+        completion: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        switch self {
+        case .immediate(let handler):
+            completion(handler(request, parameters))
+        case .deferred(let handler):
+            Task { completion(await handler(request, parameters)) }
+        }
+    }
 }
 
 /// One entry of the routes table: a method, a path template and its handler.
@@ -120,6 +134,12 @@ public struct Router: Sendable {
             }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+
+    /// The body limit of the route that answers `method` and `path`; nil when none does or it has none.
+    public func bodyLimit(method: HTTPMethod, path: String) -> Int? {
+        if case .found(let route, _) = match(method: method, path: path) { return route.bodyLimit }
+        return nil
     }
 
     /// Every route, static ones first, for documentation and tests.

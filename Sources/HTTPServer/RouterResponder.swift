@@ -13,26 +13,20 @@ public struct RouterResponder: HTTPResponder {
 
     /// The matched route's `bodyLimit`, or nil (server default) when none matches.
     public func bodyLimit(method: HTTPMethod, path: String) -> Int? {
-        if case .found(let route, _) = router.match(method: method, path: path) { return route.bodyLimit }
-        return nil
+        router.bodyLimit(method: method, path: path)
     }
 
     /// Runs the matched handler, or answers 404/405.
     public func respond(to request: HTTPRequest, completion: @escaping @Sendable (HTTPResponse) -> Void) {
         switch router.match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
-            switch route.handler {
-            case .immediate(let handler):
-                completion(handler(request, parameters))
-            case .deferred(let handler):
-                Task { completion(await handler(request, parameters)) }
-            }
+            route.handler.run(request, parameters, completion: completion)
         case .methodNotAllowed(let allowed):
-            var response = HTTPResponse.json(.methodNotAllowed, #"{"error":"method_not_allowed"}"#)
+            var response = refusal(.methodNotAllowed, path: request.path)
             response.headers.add("Allow", allowed.map(\.rawValue).joined(separator: ", "))
             completion(response)
         case .notFound:
-            completion(.json(.notFound, #"{"error":"not_found"}"#))
+            completion(refusal(.notFound, path: request.path))
         }
     }
 }

@@ -24,8 +24,7 @@ struct PosternResponder: HTTPResponder {
     let logger: Logger
 
     func bodyLimit(method: HTTPMethod, path: String) -> Int? {
-        if case .found(let route, _) = router.match(method: method, path: path) { return route.bodyLimit }
-        return nil
+        router.bodyLimit(method: method, path: path)
     }
 
     func respond(to request: HTTPRequest, completion: @escaping @Sendable (HTTPResponse) -> Void) {
@@ -38,14 +37,8 @@ struct PosternResponder: HTTPResponder {
         }
         switch router.match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
-            switch route.handler {
-            case .immediate(let handler):
-                completion(finish(handler(request, parameters), request, route.template, start))
-            case .deferred(let handler):
-                Task {
-                    let response = await handler(request, parameters)
-                    completion(finish(response, request, route.template, start))
-                }
+            route.handler.run(request, parameters) { [request] response in
+                completion(finish(response, request, route.template, start))
             }
         case .methodNotAllowed(let allowed):
             var response = unmatchedResponse(.methodNotAllowed, path: request.path)
