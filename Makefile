@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= config/postern.env
 
-.PHONY: bootstrap build release run test bench fuzz clean
+.PHONY: bootstrap build release run test bench fuzz soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -32,6 +32,10 @@ bench: release
 ## libFuzzer runs of the HTTP parser (FUZZ_SECONDS each, default 60).
 fuzz: bootstrap
 	scripts/fuzz
+
+## Fault, slow-client and soak checks too long for `make test` (Tests/Soak/*, see scripts/soak).
+soak: bootstrap
+	scripts/soak
 
 clean:
 	rm -rf .build
