@@ -34,7 +34,8 @@ fuzz: bootstrap
 	scripts/fuzz
 
 ## Fault, slow-client and soak checks too long for `make test` (Tests/Soak/*, see scripts/soak).
-soak: bootstrap
+soak:
+	@scripts/bootstrap --test slowhttptest faketime libfaketime sqlite3
 	scripts/soak
 
 clean:
