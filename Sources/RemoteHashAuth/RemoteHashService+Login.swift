@@ -45,12 +45,26 @@ extension RemoteHashService {
         } catch {
             throw storageFailure(error)
         }
-        guard let user = found else { throw .unprocessable(RemoteHashMessage.invalidLogin) }
+        guard let user = found else {
+            try await spendLikeALogin(password)
+            throw .unprocessable(RemoteHashMessage.invalidLogin)
+        }
+        let started = ContinuousClock.now
         let hash = try await verifier.currentHash(at: user.passwordHashURL)
+        decoy.record(fetch: ContinuousClock.now - started, hash: hash)
         guard try await verifier.verify(password, against: hash) else {
             throw .unprocessable(RemoteHashMessage.invalidLogin)
         }
         return user
+    }
+
+    /// For an unknown email: waits as long as a recent real login's fetch took, then verifies against a
+    /// random hash of that login's costs (see ``LoginDecoy``). The result is ignored.
+    /// - Throws: 503 when busy, as a real verification would.
+    private func spendLikeALogin(_ password: String) async throws(RemoteHashFailure) {
+        let sample = decoy.sample()
+        try? await Task.sleep(for: sample.fetch)
+        _ = try await verifier.verify(password, against: sample.shape)
     }
 
     /// Signs `{"sub","email","iss","iat","exp","jti","pur":"remote-login","ver"}` with the active

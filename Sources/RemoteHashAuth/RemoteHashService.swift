@@ -21,6 +21,8 @@ public final class RemoteHashService: Sendable {
     let users: RemoteUserStore
     let pool: WorkerPool
     let verifier: RemoteHashVerifier
+    /// Makes an unknown email's login cost what a known one's does.
+    let decoy = LoginDecoy()
     let clock: @Sendable () -> Int64
     let cookies: CookieSigner
     let limiter: RateLimiter
