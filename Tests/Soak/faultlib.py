@@ -42,9 +42,18 @@ def fail(message):
     raise CheckFailed(message)
 
 
+# SOAK_KEEP_GOING=1: a failed expectation is recorded and the check goes on, so that one run against a
+# broken build shows every property it breaks; the check still fails at the end.
+KEEP_GOING = os.environ.get("SOAK_KEEP_GOING") == "1"
+_failures = []
+
+
 def expect(condition, message):
     if not condition:
-        fail(message)
+        if not KEEP_GOING:
+            fail(message)
+        print(f"FAILED: {message}", file=sys.stderr, flush=True)
+        _failures.append(message)
 
 
 def log(name, message):
@@ -56,6 +65,8 @@ def run_check(name, body):
     start = time.monotonic()
     try:
         body()
+        if _failures:
+            fail(f"{len(_failures)} expectations failed: " + "; ".join(_failures))
     except CheckFailed as e:
         print(f"{name}: FAIL after {time.monotonic() - start:.1f} s: {e}", file=sys.stderr, flush=True)
         sys.exit(1)
