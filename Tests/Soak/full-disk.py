@@ -152,7 +152,11 @@ def main():
     work = tempfile.mkdtemp(prefix="postern-fulldisk-")
     mount = os.path.join(work, "tmpfs")
     os.makedirs(mount)
-    mount_tmpfs(mount)
+    try:
+        mount_tmpfs(mount)
+    except F.CheckFailed:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     server = None
     try:
         data = os.path.join(mount, "data")
@@ -192,6 +196,9 @@ def main():
         F.log(NAME, f"tmpfs {SIZE}, filler {size} bytes; {attempts} signup pairs on the full disk: {outcomes}; "
                     f"reads answered; after freeing: 5/5 signups per surface, "
                     f"{len(accounts.agents)} agents and {len(accounts.mailboxes)} mailboxes log in; integrity ok")
+    except F.CheckFailed:
+        print(f"{NAME}: log kept at {work}/postern.log", file=sys.stderr)
+        raise
     finally:
         if server is not None:
             server.kill()
