@@ -72,7 +72,8 @@ struct AgentChallengeEndpointTests {
     func difficultyWindowIgnoresWallClockSteps() async throws {
         let wall = TestClock()
         let monotonic = TestClock(0)
-        let harness = try AgentHarness(difficulty: 2, maxDifficulty: 5, dynamic: true, clock: wall, windowClock: monotonic)
+        let harness = try AgentHarness(
+            difficulty: 2, maxDifficulty: 5, dynamic: true, clock: wall, windowClock: monotonic)
         for _ in 1...40 { _ = try await harness.challenge(remoteAddress: "198.51.100.7") }
         // The wall clock jumps ten minutes ahead: the client asked 40 times within a minute all the same.
         wall.advance(600)

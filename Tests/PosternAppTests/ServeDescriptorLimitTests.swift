@@ -75,8 +75,8 @@ struct ServeDescriptorLimitTests {
         let deadline = Date().addingTimeInterval(10)
         var healthy = false
         while !healthy, Date() < deadline {
-            healthy = (try? TestHTTPClient(port: server.port).requestBlocking("GET", "/healthz", headers: [], body: []))?
-                .status == 200
+            let probe = try? TestHTTPClient(port: server.port).requestBlocking("GET", "/healthz", headers: [], body: [])
+            healthy = probe?.status == 200
             if !healthy { Thread.sleep(forTimeInterval: 0.1) }
         }
         #expect(healthy, "no answer within 10 s after the connections closed: \(server.output())")
@@ -94,7 +94,7 @@ struct ServeDescriptorLimitTests {
 }
 
 /// The built `postern serve` started through `sh -c 'ulimit -n N; exec ...'` (the same process id).
-private final class LimitedServer: @unchecked Sendable {
+private final class LimitedServer {
     let process = Process()
     let port: Int
     private let pipe = Pipe()
@@ -187,7 +187,7 @@ private enum LimitedServerError: Error {
 }
 
 /// Many plain client sockets, driven with poll(2): who got an answer, who was closed, who still waits.
-private final class RawClients: @unchecked Sendable {
+private final class RawClients {
     private var fds: [Int32] = []
     private var received: [[UInt8]]
 
@@ -225,7 +225,9 @@ private final class RawClients: @unchecked Sendable {
             guard poll(&polls, nfds_t(polls.count), 100) > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 4096)
             for (slot, index) in indices.enumerated() where polls[slot].revents != 0 {
-                let count = chunk.withUnsafeMutableBytes { recv(fds[index], $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                let count = chunk.withUnsafeMutableBytes {
+                    recv(fds[index], $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+                }
                 if count > 0 {
                     received[index] += chunk[..<count]
                     if Self.answered(received[index]) { done[index] = true }

@@ -78,7 +78,8 @@ struct ChallengeLedgerTests {
             let ledger = ChallengeLedger(database: database)
             #expect(try await ledger.consume(id: "expired-1", surface: "agent", expiresAt: 10))
             #expect(try await ledger.consume(id: "alive", surface: "agent", expiresAt: 10_000))
-            let schedule = ledger.startPurging(every: .milliseconds(20), now: { 1_000 + ChallengeLedger.clockStepMargin })
+            let schedule = ledger.startPurging(
+                every: .milliseconds(20), now: { 1_000 + ChallengeLedger.clockStepMargin })
             var remaining = try count(database, "challenges")
             let deadline = Date().addingTimeInterval(5)
             while remaining != 1, Date() < deadline {
