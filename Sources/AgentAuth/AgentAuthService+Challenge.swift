@@ -5,6 +5,7 @@ extension AgentAuthService {
     /// The difficulty of the next challenge for `address`, counting this request (CONTRACT.md 1.2).
     ///
     /// IPv6 clients are counted by their /64 network (see ``ClientAddressKey``).
+    /// - Parameter now: seconds on the service's monotonic `windowClock`, not the wall clock.
     public func nextDifficulty(for address: String, now: Int64) -> Int {
         guard policy.dynamic else { return policy.base }
         return policy.difficulty(recentChallenges: counter.record(ClientAddressKey.key(for: address), now: now))
@@ -13,7 +14,7 @@ extension AgentAuthService {
     /// `POST /api/v1/challenge` (CONTRACT.md 1.1): a counter update and one HS256 signature, no I/O.
     func challenge(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock()
-        let difficulty = nextDifficulty(for: request.remoteAddress, now: now)
+        let difficulty = nextDifficulty(for: request.remoteAddress, now: windowClock())
         let id = Self.newTokenID()
         let expiresAt = now + configuration.challengeTTL
         var claims = JWTClaims(

@@ -34,6 +34,8 @@ public final class AgentAuthService: Sendable {
     let accounts: AgentAccountStore
     let pool: WorkerPool
     let clock: @Sendable () -> Int64
+    /// Monotonic seconds for the dynamic-difficulty window (a wall-clock step must not reset or stretch it).
+    let windowClock: @Sendable () -> Int64
     let policy: DifficultyPolicy
     let counter: ClientRequestCounter
     let metrics: AgentAuthMetrics
@@ -51,11 +53,13 @@ public final class AgentAuthService: Sendable {
     ///   - database: the database with migrations `0001_core.sql` and `0002_agent.sql` applied.
     ///   - ledger: the challenge ledger over the same database.
     ///   - pool: the worker pool for scrypt and RSA signing.
-    ///   - clock: the current time in Unix seconds.
+    ///   - clock: the current time in Unix seconds, for token claims.
+    ///   - windowClock: monotonic seconds for the dynamic-difficulty window; nil uses the system's.
     ///   - metricsFactory: where metrics go; `nil` means `MetricsSystem.factory` as bootstrapped at this point.
     public init(
         configuration: AgentAuthConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, metricsFactory: (any MetricsFactory)? = nil
+        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, windowClock: (@Sendable () -> Int64)? = nil,
+        metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -63,6 +67,12 @@ public final class AgentAuthService: Sendable {
         self.accounts = AgentAccountStore(database: database)
         self.pool = pool
         self.clock = clock
+        if let windowClock {
+            self.windowClock = windowClock
+        } else {
+            let origin = ContinuousClock.now
+            self.windowClock = { (ContinuousClock.now - origin).components.seconds }
+        }
         self.policy = DifficultyPolicy(
             base: configuration.baseDifficulty, maximum: configuration.maxDifficulty,
             dynamic: configuration.dynamicDifficulty)

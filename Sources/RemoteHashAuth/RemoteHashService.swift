@@ -24,6 +24,7 @@ public final class RemoteHashService: Sendable {
     /// Makes an unknown email's login cost what a known one's does.
     let decoy = LoginDecoy()
     let clock: @Sendable () -> Int64
+    let limiterClock: @Sendable () -> Double
     let cookies: CookieSigner
     let limiter: RateLimiter
     /// `postern_rate_limit_rejections_total{surface="remote-hash",class="public"}`.
@@ -37,11 +38,14 @@ public final class RemoteHashService: Sendable {
     ///   - pool: the worker pool for Argon2 and RSA.
     ///   - fetcher: fetches remote hashes; normally a `Fetcher` built from
     ///     ``RemoteHashConfiguration/fetchConfiguration``.
-    ///   - clock: the current Unix time in seconds.
+    ///   - clock: the current Unix time in seconds, for tokens, cookies and `created_at`.
+    ///   - limiterClock: monotonic seconds for the rate limiter, so that a wall-clock step neither refills
+    ///     the buckets early nor stops their refill; nil uses the system's.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
     public init(
         configuration: RemoteHashConfiguration, keys: JWTKeySet, database: Database, pool: WorkerPool,
-        fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64, metricsFactory: (any MetricsFactory)? = nil
+        fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64,
+        limiterClock: (@Sendable () -> Double)? = nil, metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -55,6 +59,15 @@ public final class RemoteHashService: Sendable {
             maxMemoryKiB: configuration.maxArgon2MemoryKiB, maxIterations: configuration.maxArgon2Iterations,
             maxParallelism: configuration.maxArgon2Parallelism)
         self.clock = clock
+        if let limiterClock {
+            self.limiterClock = limiterClock
+        } else {
+            let origin = ContinuousClock.now
+            self.limiterClock = {
+                let elapsed = ContinuousClock.now - origin
+                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            }
+        }
         self.cookies = CookieSigner(secure: configuration.publicURL.lowercased().hasPrefix("https://"))
         self.limiter = RateLimiter(perMinute: configuration.requestsPerMinute)
         self.rateLimitRejections = Counter(
@@ -98,7 +111,7 @@ public final class RemoteHashService: Sendable {
 
     /// Applies the per-client rate limit (IPv6 per /64), then runs `handler`; refusals are counted.
     func limited(_ request: HTTPRequest, _ handler: () async -> HTTPResponse) async -> HTTPResponse {
-        if configuration.rateLimitsEnabled, let retryAfter = limiter.take(request.remoteAddress, now: Double(clock())) {
+        if configuration.rateLimitsEnabled, let retryAfter = limiter.take(request.remoteAddress, now: limiterClock()) {
             rateLimitRejections.increment()
             var response = json(.tooManyRequests, ["error": .string(RemoteHashMessage.tooManyRequests)])
             response.headers.replaceOrAdd("Retry-After", String(retryAfter))

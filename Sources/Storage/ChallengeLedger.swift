@@ -35,12 +35,25 @@ public struct ChallengeLedger: Sendable {
         try await database.write { connection in try ChallengeLedger.purge(connection, now: now) }
     }
 
-    /// Purges expired challenges every `interval` on the writer queue until the schedule is cancelled.
+    /// How long past its expiry the periodic purge keeps a consumed challenge, in seconds.
+    ///
+    /// Challenges expire by the wall clock, which can be stepped back (NTP, a VM resumed, an operator).
+    /// Were a row purged as soon as it expired, a clock that ran ahead and was then set back would make
+    /// the challenge acceptable again with no record of its use: one proof of work, two signups. Keeping
+    /// rows an hour longer makes that impossible for steps back of up to an hour; the rows are small.
+    public static let clockStepMargin: Int64 = 3600
+
+    /// Purges challenges that expired more than `margin` seconds ago, every `interval` on the writer
+    /// queue, until the schedule is cancelled.
     /// - Parameters:
     ///   - interval: time between purges (positive).
+    ///   - margin: seconds a row outlives its expiry (see ``clockStepMargin``).
     ///   - now: the clock, in Unix seconds.
     /// - Returns: the running schedule; keep it, because dropping it cancels the purge.
-    public func startPurging(every interval: Duration, now: @escaping @Sendable () -> Int64) -> PurgeSchedule {
+    public func startPurging(
+        every interval: Duration, margin: Int64 = ChallengeLedger.clockStepMargin,
+        now: @escaping @Sendable () -> Int64
+    ) -> PurgeSchedule {
         let components = interval.components
         let nanoseconds = max(1, components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
         let dispatchInterval = DispatchTimeInterval.nanoseconds(Int(clamping: nanoseconds))
@@ -52,7 +65,7 @@ public struct ChallengeLedger: Sendable {
             leeway: .nanoseconds(Int(clamping: nanoseconds / 10)))
         timer.setEventHandler {
             do {
-                let removed = try writer.onQueue { try ChallengeLedger.purge($0, now: now()) }
+                let removed = try writer.onQueue { try ChallengeLedger.purge($0, now: now() - margin) }
                 logger.trace("expired challenges purged", metadata: ["removed": "\(removed)"])
             } catch {
                 logger.warning("purging expired challenges failed", metadata: ["error": "\(error)"])

@@ -68,6 +68,22 @@ struct AgentChallengeEndpointTests {
         #expect(try await harness.challenge(remoteAddress: "198.51.100.1").difficulty == 2)
     }
 
+    @Test("The dynamic-difficulty window runs on the monotonic clock: wall-clock steps neither reset nor stretch it")
+    func difficultyWindowIgnoresWallClockSteps() async throws {
+        let wall = TestClock()
+        let monotonic = TestClock(0)
+        let harness = try AgentHarness(
+            difficulty: 2, maxDifficulty: 5, dynamic: true, clock: wall, windowClock: monotonic)
+        for _ in 1...40 { _ = try await harness.challenge(remoteAddress: "198.51.100.7") }
+        // The wall clock jumps ten minutes ahead: the client asked 40 times within a minute all the same.
+        wall.advance(600)
+        #expect(try await harness.challenge(remoteAddress: "198.51.100.7").difficulty == 5)
+        // And ten minutes back: once a minute has really passed, the client is back to the base.
+        wall.advance(-600)
+        monotonic.advance(70)
+        #expect(try await harness.challenge(remoteAddress: "198.51.100.7").difficulty == 2)
+    }
+
     @Test("With dynamic difficulty off every challenge has the base difficulty")
     func dynamicOff() async throws {
         let harness = try AgentHarness(difficulty: 1, dynamic: false)

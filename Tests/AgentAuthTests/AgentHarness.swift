@@ -75,10 +75,12 @@ struct AgentHarness {
     let pool: WorkerPool
     let metrics: TestMetrics
 
-    /// Creates a harness; `directory` reuses an existing data directory (a restart).
+    /// Creates a harness; `directory` reuses an existing data directory (a restart). `windowClock` drives
+    /// the dynamic-difficulty window; nil: `clock` drives both.
     init(
         difficulty: Int = 0, maxDifficulty: Int = 18, dynamic: Bool = false, pool: WorkerPool? = nil,
-        directory: String? = nil, clock: TestClock = TestClock(), metrics: TestMetrics = TestMetrics()
+        directory: String? = nil, clock: TestClock = TestClock(), windowClock: TestClock? = nil,
+        metrics: TestMetrics = TestMetrics()
     ) throws {
         if let directory {
             ownedDirectory = nil
@@ -98,7 +100,7 @@ struct AgentHarness {
         service = AgentAuthService(
             configuration: configuration, keys: TestKeys.keySet, database: database,
             ledger: ChallengeLedger(database: database), pool: self.pool, clock: { clock.now },
-            metricsFactory: metrics)
+            windowClock: { (windowClock ?? clock).now }, metricsFactory: metrics)
         self.metrics = metrics
         var router = Router()
         service.register(into: &router)

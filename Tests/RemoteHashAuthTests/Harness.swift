@@ -67,7 +67,11 @@ func cheapHash(_ password: String) throws -> String {
 final class TestClock: @unchecked Sendable {
     // @unchecked: `value` is only touched under `lock`.
     private let lock = NSLock()
-    private var value: Int64 = 1_800_000_000
+    private var value: Int64
+
+    init(_ start: Int64 = 1_800_000_000) {
+        value = start
+    }
 
     var now: Int64 {
         lock.lock()
@@ -90,6 +94,8 @@ final class Harness {
     let service: RemoteHashService
     let router: Router
     let clock = TestClock()
+    /// Drives the rate limiter (monotonic seconds, from 0).
+    let limiterClock = TestClock(0)
     let configuration: RemoteHashConfiguration
 
     init(
@@ -108,9 +114,11 @@ final class Harness {
         self.configuration = configuration
         let fetcher = try Fetcher(configuration: configuration.fetchConfiguration)
         let clock = self.clock
+        let limiterClock = self.limiterClock
         service = RemoteHashService(
             configuration: configuration, keys: sharedKeys, database: database, pool: WorkerPool(threads: 2),
-            fetcher: fetcher, clock: { clock.now }, metricsFactory: metricsFactory)
+            fetcher: fetcher, clock: { clock.now }, limiterClock: { Double(limiterClock.now) },
+            metricsFactory: metricsFactory)
         var router = Router()
         service.register(into: &router)
         self.router = router

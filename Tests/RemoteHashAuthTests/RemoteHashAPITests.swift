@@ -257,12 +257,30 @@ struct RemoteHashAPITests {
         #expect(try JSONValue.parse(response.body) == .object([("error", "Too many requests.")]))
         #expect(response.headers["Retry-After"] != nil)
         #expect(await h.api(.POST, "/validate", from: "198.51.100.8").status == 401)
-        h.clock.advance(2)
+        h.limiterClock.advance(2)
         #expect(await h.api(.POST, "/validate", from: "198.51.100.7").status == 401)
         let off = try Harness { $0.rateLimitsEnabled = false }
         for _ in 0..<70 {
             #expect(await off.api(.POST, "/validate", from: "198.51.100.7").status == 401)
         }
+    }
+
+    @Test("the rate limit runs on the monotonic clock: wall-clock steps neither refill it early nor lock out")
+    func rateLimitIgnoresWallClockSteps() async throws {
+        let h = try Harness { $0.rateLimitsEnabled = true }
+        for _ in 0..<60 {
+            #expect(await h.api(.POST, "/validate", from: "198.51.100.9").status == 401)
+        }
+        #expect(await h.api(.POST, "/validate", from: "198.51.100.9").status == 429)
+        // Ten minutes ahead on the wall: the bucket is as empty as it was.
+        h.clock.advance(600)
+        #expect(await h.api(.POST, "/validate", from: "198.51.100.9").status == 429)
+        // Twenty minutes back: two real seconds still refill two requests.
+        h.clock.advance(-1200)
+        h.limiterClock.advance(2)
+        #expect(await h.api(.POST, "/validate", from: "198.51.100.9").status == 401)
+        #expect(await h.api(.POST, "/validate", from: "198.51.100.9").status == 401)
+        #expect(await h.api(.POST, "/validate", from: "198.51.100.9").status == 429)
     }
 
     @Test("example.txt serves a fresh Argon2id hash of test123; /up answers 200")

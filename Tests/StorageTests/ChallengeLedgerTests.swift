@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Storage
@@ -77,7 +78,8 @@ struct ChallengeLedgerTests {
             let ledger = ChallengeLedger(database: database)
             #expect(try await ledger.consume(id: "expired-1", surface: "agent", expiresAt: 10))
             #expect(try await ledger.consume(id: "alive", surface: "agent", expiresAt: 10_000))
-            let schedule = ledger.startPurging(every: .milliseconds(20), now: { 1_000 })
+            let schedule = ledger.startPurging(
+                every: .milliseconds(20), now: { 1_000 + ChallengeLedger.clockStepMargin })
             var remaining = try count(database, "challenges")
             let deadline = Date().addingTimeInterval(5)
             while remaining != 1, Date() < deadline {
@@ -92,6 +94,31 @@ struct ChallengeLedgerTests {
             #expect(try await ledger.consume(id: "expired-2", surface: "agent", expiresAt: 10))
             try await Task.sleep(for: .milliseconds(200))
             #expect(try count(database, "challenges") == 2)
+        }
+    }
+
+    @Test("the periodic purge keeps a consumed challenge an hour past expiry: a clock set back cannot revive it")
+    func purgeSurvivesClockStepBack() async throws {
+        try await withAsyncTemporaryDirectory { directory in
+            let database = try openMigratedDatabase(directory)
+            let ledger = ChallengeLedger(database: database)
+            let clock = Mutex<Int64>(1_000)
+            #expect(try await ledger.consume(id: "used", surface: "agent", expiresAt: 1_210))
+            // The wall clock runs ten minutes ahead for a while: purges run past the challenge's expiry.
+            clock.withLock { $0 = 1_000 + 600 }
+            let schedule = ledger.startPurging(every: .milliseconds(10), now: { clock.withLock { $0 } })
+            try await Task.sleep(for: .milliseconds(200))
+            // Set back to the true time: the challenge verifies again by its exp, and its use is still on record.
+            clock.withLock { $0 = 1_010 }
+            #expect(try await ledger.consume(id: "used", surface: "agent", expiresAt: 1_210) == false)
+            // An hour past expiry the row goes.
+            clock.withLock { $0 = 1_210 + ChallengeLedger.clockStepMargin + 1 }
+            let deadline = Date().addingTimeInterval(5)
+            while try count(database, "challenges") != 0, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(try count(database, "challenges") == 0)
+            schedule.cancel()
         }
     }
 
