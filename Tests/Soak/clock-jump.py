@@ -30,7 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import faultlib as F  # noqa: E402
+import soaklib as F  # noqa: E402
 
 NAME = "clock-jump"
 LIBFAKETIME_PATHS = ["/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",

@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import faultlib as F  # noqa: E402
+import soaklib as F  # noqa: E402
 
 NAME = "full-disk"
 SIZE = "24m"

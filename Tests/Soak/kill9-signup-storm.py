@@ -28,7 +28,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import faultlib as F  # noqa: E402
+import soaklib as F  # noqa: E402
 
 NAME = "kill9-signup-storm"
 ROUNDS = int(os.environ.get("KILL9_ROUNDS", "50"))

@@ -16,13 +16,14 @@ import json
 import os
 import random
 import secrets
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import soaklib  # noqa: E402
+import soaklib as F  # noqa: E402
 
 SAMPLES = int(os.environ.get("TIMING_SAMPLES", "200"))
 WARMUP = 20
@@ -41,31 +42,32 @@ def measure(name, make_a, make_b, send, expect):
             status, raw = send(prepared)
             elapsed = time.perf_counter() - start
             if status != expect:
-                soaklib.fail(f"{name}: kind {kind} answered {status}, expected {expect}: {raw[:200]!r}")
+                F.fail(f"{name}: kind {kind} answered {status}, expected {expect}: {raw[:200]!r}")
             if index >= WARMUP:
                 times[kind].append(elapsed)
-    return soaklib.median_ms(times["a"]), soaklib.median_ms(times["b"])
+    return statistics.median(times["a"]) * 1000, statistics.median(times["b"]) * 1000
 
 
 def agent(server):
     conn = server.connection()
-    bearer, pow_hex, nonce = soaklib.agent_proof(conn)
-    status, _, raw = soaklib.request(conn, "POST", "/api/v1/session",
-                                     {"powHex": pow_hex, "nonce": nonce, "username": "timing-agent"},
-                                     {"Authorization": "Bearer " + bearer})
+    solved = F.agent_solved_challenge(conn)
+    bearer, pow_hex, nonce, _ = solved
+    status, _, raw = F.send(conn, "POST", "/api/v1/session",
+                          {"powHex": pow_hex, "nonce": nonce, "username": "timing-agent"},
+                          {"Authorization": "Bearer " + bearer})
     if status != 201:
-        soaklib.fail(f"agent signup: HTTP {status}: {raw[:200]!r}")
+        F.fail(f"agent signup: HTTP {status}: {raw[:200]!r}")
     revoked_key = json.loads(raw)["apiKey"]
     server.cli("agent", "revoke", "--username", "timing-agent")
 
     def login(key):
         def prepare():
-            return key() if callable(key) else key, soaklib.agent_proof(conn)
+            return key() if callable(key) else key, F.agent_solved_challenge(conn)
         return prepare
 
     def send(prepared):
-        api_key, (bearer, pow_hex, nonce) = prepared
-        status, _, raw = soaklib.request(conn, "POST", "/api/v1/session",
+        api_key, (bearer, pow_hex, nonce, _) = prepared
+        status, _, raw = F.send(conn, "POST", "/api/v1/session",
                                          {"powHex": pow_hex, "nonce": nonce, "apiKey": api_key},
                                          {"Authorization": "Bearer " + bearer})
         return status, raw
@@ -76,13 +78,13 @@ def agent(server):
 
 def mailbox(server):
     conn = server.connection()
-    status, _, raw = soaklib.request(conn, "POST", "/api/accounts", {
-        "address": "timing@mail.localhost", "password": "right-password-1", "pow": soaklib.mailbox_proof(conn)})
+    status, _, raw = F.send(conn, "POST", "/api/accounts", {
+        "address": "timing@mail.localhost", "password": "right-password-1", "pow": F.mailbox_solved_challenge(conn)})
     if status != 201:
-        soaklib.fail(f"mailbox signup: HTTP {status}: {raw[:200]!r}")
+        F.fail(f"mailbox signup: HTTP {status}: {raw[:200]!r}")
 
     def send(body):
-        status, _, raw = soaklib.request(conn, "POST", "/api/token", body)
+        status, _, raw = F.send(conn, "POST", "/api/token", body)
         return status, raw
 
     unknown = lambda: {"address": f"nobody-{secrets.token_hex(4)}@mail.localhost",  # noqa: E731
@@ -93,25 +95,25 @@ def mailbox(server):
 
 def remote(server):
     conn = server.connection()
-    status, _, served = soaklib.request(conn, "GET", "/example.txt")
+    status, _, served = F.send(conn, "GET", "/example.txt")
     if status != 200:
-        soaklib.fail(f"GET /example.txt: HTTP {status}")
+        F.fail(f"GET /example.txt: HTTP {status}")
     with tempfile.NamedTemporaryFile("wb", suffix=".txt", delete=False) as f:
         f.write(served)
-    origin = subprocess.Popen([sys.executable, os.path.join(soaklib.REPO, "scripts", "bench-lib.py"), "origin",
+    origin = subprocess.Popen([sys.executable, os.path.join(F.REPO, "scripts", "bench-lib.py"), "origin",
                                f.name], stdout=subprocess.PIPE, text=True)
     try:
         port = int(origin.stdout.readline().split()[1])
         url = f"http://127.0.0.1:{port}/hash.txt"
         accept = {"Accept": "application/json"}
-        status, _, raw = soaklib.request(conn, "POST", "/register",
+        status, _, raw = F.send(conn, "POST", "/register",
                                          {"email": "timing@example.com", "password_hash_url": url,
                                           "password": "test123"}, accept)
         if status != 201:
-            soaklib.fail(f"remote register: HTTP {status}: {raw[:200]!r}")
+            F.fail(f"remote register: HTTP {status}: {raw[:200]!r}")
 
         def send(body):
-            status, _, raw = soaklib.request(conn, "POST", "/login", body, accept)
+            status, _, raw = F.send(conn, "POST", "/login", body, accept)
             return status, raw
 
         unknown = lambda: {"email": f"nobody-{secrets.token_hex(4)}@example.com", "password": "test123"}  # noqa
@@ -123,23 +125,26 @@ def remote(server):
 
 
 def main():
-    env = {"POSTERN_RATE_LIMITS": "off", "POSTERN_AGENT_POW_DIFFICULTY": "0", "POSTERN_AGENT_POW_DYNAMIC": "off",
-           "POSTERN_MAILBOX_POW_DIFFICULTY": "4", "POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true"}
+    env = dict(F.FAST_SIGNUPS, POSTERN_MAILBOX_POW_DIFFICULTY="4", POSTERN_REMOTE_HASH_ALLOW_PRIVATE="true")
     failures = []
-    with soaklib.Server(env) as server:
-        for name, labels, run in [("agent", ("unknown key", "revoked key"), agent),
-                                  ("mailbox", ("unknown address", "wrong password"), mailbox),
-                                  ("remote", ("unknown email", "wrong password"), remote)]:
-            first, second = run(server)
-            ratio = first / second
-            verdict = "ok" if abs(ratio - 1) <= TOLERANCE else "OUT OF TOLERANCE"
-            print(f"{name:8} medians of {SAMPLES}: {labels[0]} {first:.2f} ms, {labels[1]} {second:.2f} ms, "
-                  f"ratio {ratio:.3f} ({verdict})", flush=True)
-            if verdict != "ok":
-                failures.append(name)
+    with tempfile.TemporaryDirectory(prefix="postern-timing-") as work:
+        server = F.Server(os.path.join(work, "data"), env).start()
+        try:
+            for name, labels, run in [("agent", ("unknown key", "revoked key"), agent),
+                                      ("mailbox", ("unknown address", "wrong password"), mailbox),
+                                      ("remote", ("unknown email", "wrong password"), remote)]:
+                first, second = run(server)
+                ratio = first / second
+                verdict = "ok" if abs(ratio - 1) <= TOLERANCE else "OUT OF TOLERANCE"
+                F.log("login-timing", f"{name:8} medians of {SAMPLES}: {labels[0]} {first:.2f} ms, {labels[1]} "
+                      f"{second:.2f} ms, ratio {ratio:.3f} ({verdict})")
+                if verdict != "ok":
+                    failures.append(name)
+        finally:
+            server.stop()
     if failures:
-        soaklib.fail(f"medians differ by more than {TOLERANCE:.0%} on: {', '.join(failures)}")
+        F.fail(f"medians differ by more than {TOLERANCE:.0%} on: {', '.join(failures)}")
 
 
 if __name__ == "__main__":
-    main()
+    F.run_check("login-timing", main)
