@@ -9,8 +9,12 @@ wrong secret, on each surface (issue 7: 200 samples each, medians within 5%).
            served by a local origin at the server's own /example.txt cost.
 
 The two kinds alternate in random order on one keep-alive connection, so drift in machine load falls on
-both; only the request itself is timed (proofs are solved beforehand). Fails when a surface's medians
-differ by more than TIMING_TOLERANCE (default 0.05) or an answer is not the expected failure.
+both; only the request itself is timed (proofs are solved beforehand). On a shared machine one
+measurement can still land outside 5% by noise alone (seen: 0.96 then 1.06 for the same build), so a
+surface gets up to TIMING_ATTEMPTS (3) measurements and fails when none is within TIMING_TOLERANCE
+(0.05); a real difference (without the decoys an unknown account answers in under 1 ms against tens of
+ms) fails every attempt. Any answer other than the expected failure fails at once.
+TIMING_SURFACES (agent,mailbox,remote) and TIMING_SAMPLES (200) narrow a run.
 """
 import json
 import os
@@ -28,24 +32,36 @@ import soaklib as F  # noqa: E402
 SAMPLES = int(os.environ.get("TIMING_SAMPLES", "200"))
 WARMUP = 20
 TOLERANCE = float(os.environ.get("TIMING_TOLERANCE", "0.05"))
+ATTEMPTS = int(os.environ.get("TIMING_ATTEMPTS", "3"))
+SURFACES = os.environ.get("TIMING_SURFACES", "agent,mailbox,remote").split(",")
 
 
 def measure(name, make_a, make_b, send, expect):
-    """Interleaves SAMPLES of kinds a and b (plus WARMUP discarded pairs); returns (median a, median b)."""
-    times = {"a": [], "b": []}
-    for index in range(WARMUP + SAMPLES):
-        order = ["a", "b"]
-        random.shuffle(order)
-        for kind in order:
-            prepared = (make_a if kind == "a" else make_b)()
-            start = time.perf_counter()
-            status, raw = send(prepared)
-            elapsed = time.perf_counter() - start
-            if status != expect:
-                F.fail(f"{name}: kind {kind} answered {status}, expected {expect}: {raw[:200]!r}")
-            if index >= WARMUP:
-                times[kind].append(elapsed)
-    return statistics.median(times["a"]) * 1000, statistics.median(times["b"]) * 1000
+    """Up to ATTEMPTS measurements of SAMPLES interleaved requests of kinds a and b (after WARMUP discarded
+    pairs each); returns the (median a, median b) pairs in ms, the last one within tolerance if any is."""
+    results = []
+    for _ in range(ATTEMPTS):
+        times = {"a": [], "b": []}
+        for index in range(WARMUP + SAMPLES):
+            order = ["a", "b"]
+            random.shuffle(order)
+            for kind in order:
+                prepared = (make_a if kind == "a" else make_b)()
+                start = time.perf_counter()
+                status, raw = send(prepared)
+                elapsed = time.perf_counter() - start
+                if status != expect:
+                    F.fail(f"{name}: kind {kind} answered {status}, expected {expect}: {raw[:200]!r}")
+                if index >= WARMUP:
+                    times[kind].append(elapsed)
+        results.append((statistics.median(times["a"]) * 1000, statistics.median(times["b"]) * 1000))
+        if within(*results[-1]):
+            break
+    return results
+
+
+def within(first, second):
+    return abs(first / second - 1) <= TOLERANCE
 
 
 def agent(server):
@@ -133,17 +149,19 @@ def main():
             for name, labels, run in [("agent", ("unknown key", "revoked key"), agent),
                                       ("mailbox", ("unknown address", "wrong password"), mailbox),
                                       ("remote", ("unknown email", "wrong password"), remote)]:
-                first, second = run(server)
-                ratio = first / second
-                verdict = "ok" if abs(ratio - 1) <= TOLERANCE else "OUT OF TOLERANCE"
-                F.log("login-timing", f"{name:8} medians of {SAMPLES}: {labels[0]} {first:.2f} ms, {labels[1]} "
-                      f"{second:.2f} ms, ratio {ratio:.3f} ({verdict})")
-                if verdict != "ok":
+                if name not in SURFACES:
+                    continue
+                results = run(server)
+                for first, second in results:
+                    verdict = "ok" if within(first, second) else "out of tolerance"
+                    F.log("login-timing", f"{name:8} medians of {SAMPLES}: {labels[0]} {first:.2f} ms, "
+                          f"{labels[1]} {second:.2f} ms, ratio {first / second:.3f} ({verdict})")
+                if not within(*results[-1]):
                     failures.append(name)
         finally:
             server.stop()
     if failures:
-        F.fail(f"medians differ by more than {TOLERANCE:.0%} on: {', '.join(failures)}")
+        F.fail(f"medians differ by more than {TOLERANCE:.0%} in {ATTEMPTS} attempts on: {', '.join(failures)}")
 
 
 if __name__ == "__main__":
