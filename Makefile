@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= config/postern.env
 
-.PHONY: bootstrap build release run test bench fuzz soak clean
+.PHONY: bootstrap build release run test sanitize bench fuzz soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -25,6 +25,15 @@ test:
 	@scripts/bootstrap --test
 	$(SWIFT) test --no-parallel
 
+## Every test under ThreadSanitizer, then under AddressSanitizer with LeakSanitizer (scripts/sanitize; one of
+## them with SANITIZER=thread or SANITIZER=address). Fails on any test failure or sanitizer report, also one
+## from a child process. Not part of `make test`: on the shared 2-core machine each sanitizer has a build
+## of its own (.build-tsan, .build-asan: 6.5 and 9 minutes from scratch), then the suite takes about 2
+## minutes under TSan and 1.5 under ASan (4 minutes for both with warm builds; near 20 from nothing).
+sanitize:
+	@scripts/bootstrap --test
+	SWIFT=$(SWIFT) scripts/sanitize
+
 ## Throughput and latency with wrk, beside the Hummingbird peer and nginx when available.
 bench: release
 	scripts/bench
@@ -39,4 +48,4 @@ soak:
 	scripts/soak
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-tsan .build-asan

@@ -30,8 +30,11 @@ public final class JWTKeySet: Sendable {
     }
 
     private let contents: Synchronization.Mutex<Contents>
+    /// The keys as they are now. A lookup that reads more than one field takes one snapshot and reads
+    /// them all from it: reading each under its own lock could mix the fields of the sets before and
+    /// after a concurrent ``replace(with:)`` (a JWKS in the old order missing the new active key).
+    private var snapshot: Contents { contents.withLock { $0 } }
     private var entries: [String: Entry] { contents.withLock { $0.entries } }
-    private var order: [String] { contents.withLock { $0.order } }
     private var activeHMAC: Entry? { contents.withLock { $0.activeHMAC } }
     private var activeRSA: Entry? { contents.withLock { $0.activeRSA } }
 
@@ -89,7 +92,10 @@ public final class JWTKeySet: Sendable {
     }
 
     /// Every key, in the order given to `init`.
-    public var keys: [JWTKey] { order.compactMap { entries[$0]?.key } }
+    public var keys: [JWTKey] {
+        let snapshot = snapshot
+        return snapshot.order.compactMap { snapshot.entries[$0]?.key }
+    }
 
     /// The kid that signs `algorithm`, if any.
     public func activeKID(for algorithm: JWTAlgorithm) -> String? {
@@ -284,8 +290,10 @@ public final class JWTKeySet: Sendable {
     /// The JWKS document (RFC 7517) of every RSA key in the set:
     /// `{"keys":[{"kty":"RSA","kid":...,"alg":"RS256","use":"sig","n":...,"e":...}]}`, the active key first.
     public func jwksJSON() -> [UInt8] {
-        var kids = order.filter { entries[$0]?.key.algorithm == .rs256 }
-        if let active = activeRSA?.key.kid, let index = kids.firstIndex(of: active) {
+        let snapshot = snapshot
+        let entries = snapshot.entries
+        var kids = snapshot.order.filter { entries[$0]?.key.algorithm == .rs256 }
+        if let active = snapshot.activeRSA?.key.kid, let index = kids.firstIndex(of: active) {
             kids.remove(at: index)
             kids.insert(active, at: 0)
         }
