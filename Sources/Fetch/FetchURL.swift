@@ -159,7 +159,9 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
         }
         var name = lower
         if name.hasSuffix(".") { name.removeLast() }
-        guard !name.isEmpty, name.count <= 253, !name.hasPrefix("."), !name.contains("..") else { throw .invalidURL }
+        // One trailing dot (the root) is dropped; a second one would be an empty label.
+        guard !name.isEmpty, name.count <= 253, !name.hasPrefix("."), !name.hasSuffix("."), !name.contains("..")
+        else { throw .invalidURL }
         return .name(name)
     }
 
