@@ -76,12 +76,22 @@ private let keySet: JWTKeySet = {
     }
 }()
 
+/// RS256 signatures made so far, by key and signing input: re-signing costs a millisecond, and most
+/// mutations of a token keep its signing input.
+nonisolated(unsafe) private var rsaSignatures: [[UInt8]: [UInt8]] = [:]
+
 private func referenceSignature(_ reference: Reference, _ input: [UInt8]) -> [UInt8] {
     switch reference {
     case .hmac(let secret):
         return HMACSHA256.authenticationCode(key: secret, message: input)
     case .rsa(let key):
-        do { return try key.signSHA256(input) } catch { fatalError("fuzz RSA signing: \(error)") }
+        let cacheKey = input + [key === rsaA ? 1 : 2]
+        if let signature = rsaSignatures[cacheKey] { return signature }
+        let signature: [UInt8]
+        do { signature = try key.signSHA256(input) } catch { fatalError("fuzz RSA signing: \(error)") }
+        if rsaSignatures.count >= 4096 { rsaSignatures.removeAll(keepingCapacity: true) }
+        rsaSignatures[cacheKey] = signature
+        return signature
     }
 }
 
@@ -136,9 +146,15 @@ private func modelAccepts(_ token: [UInt8], leeway requested: Int64) -> Bool {
         Array(algorithm.rawValue.utf8) == alg
     else { return false }
     let signingInput = Array(token[0..<(segments[0].count + 1 + segments[1].count)])
-    guard let signature = decodeBase64URL(segments[2]), signature == referenceSignature(reference, signingInput) else {
-        return false
+    // A signature of the wrong length cannot be the right one; skip re-signing for it.
+    let expectedLength: Int
+    switch reference {
+    case .hmac: expectedLength = HMACSHA256.byteCount
+    case .rsa(let key): expectedLength = key.signatureByteCount
     }
+    guard let signature = decodeBase64URL(segments[2]), signature.count == expectedLength,
+        signature == referenceSignature(reference, signingInput)
+    else { return false }
     guard let payloadBytes = decodeBase64URL(segments[1]),
         case .object(let claims)? = try? JSONValue.parse(payloadBytes, limits: .init(maximumDepth: 8))
     else { return false }
