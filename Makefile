@@ -38,7 +38,9 @@ sanitize:
 bench: release
 	scripts/bench
 
-## libFuzzer runs of the HTTP parser (FUZZ_SECONDS each, default 60).
+## libFuzzer runs (scripts/fuzz) of the HTTP parser, the JWT verifier and JSON parser, the Argon2 hash
+## parser and the fetch URL/address policy, each on its corpus in Tests/Fuzz/corpus/<target>:
+## FUZZ_SECONDS each (default 60); FUZZ_TARGETS="jwt url" runs a subset (http1 jwt argon2 url).
 fuzz: bootstrap
 	scripts/fuzz
 

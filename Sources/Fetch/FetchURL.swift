@@ -53,31 +53,39 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
         for byte in trimmed.utf8 where byte <= 0x20 || byte == 0x7f || byte == UInt8(ascii: "\\") {
             throw .invalidURL
         }
-        guard let colon = trimmed.firstIndex(of: ":") else { throw .invalidURL }
+        // Delimiters are found byte by byte, never as Characters: a delimiter followed by a combining
+        // mark ("#\u{301}") is one Character that equals no delimiter, so a Character search would let
+        // the fragment or the authority run on.
+        guard let colon = trimmed.utf8.firstIndex(of: UInt8(ascii: ":")) else { throw .invalidURL }
         let scheme = trimmed[..<colon].lowercased()
         guard scheme == "http" || scheme == "https" else { throw .invalidURL }
-        let rest = trimmed[trimmed.index(after: colon)...]
-        guard rest.hasPrefix("//") else { throw .invalidURL }
-        let afterSlashes = rest.dropFirst(2)
-        let authorityEnd = afterSlashes.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterSlashes.endIndex
+        let rest = trimmed[trimmed.utf8.index(after: colon)...]
+        guard rest.utf8.starts(with: "//".utf8) else { throw .invalidURL }
+        let afterSlashes = rest[rest.utf8.index(rest.startIndex, offsetBy: 2)...]
+        let authorityEnd =
+            afterSlashes.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? afterSlashes.endIndex
         var authority = afterSlashes[..<authorityEnd]
-        var target = String(afterSlashes[authorityEnd...])
-        if let hash = target.firstIndex(of: "#") { target = String(target[..<hash]) }
-        if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var target = afterSlashes[authorityEnd...]
+        if let hash = target.utf8.firstIndex(of: UInt8(ascii: "#")) { target = target[..<hash] }
+        let path = target.utf8.first == UInt8(ascii: "/") ? String(target) : "/" + target
+        if let at = authority.utf8.lastIndex(of: UInt8(ascii: "@")) {
+            authority = authority[authority.utf8.index(after: at)...]
+        }
 
-        var hostPart = Substring(authority)
+        var hostPart = authority
         var portText: Substring? = nil
-        if hostPart.hasPrefix("[") {
-            guard let close = hostPart.firstIndex(of: "]") else { throw .invalidURL }
-            let after = hostPart[hostPart.index(after: close)...]
+        if hostPart.utf8.first == UInt8(ascii: "[") {
+            guard let close = hostPart.utf8.firstIndex(of: UInt8(ascii: "]")) else { throw .invalidURL }
+            let afterClose = hostPart.utf8.index(after: close)
+            let after = hostPart[afterClose...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw .invalidURL }
-                portText = after.dropFirst()
+                guard after.utf8.first == UInt8(ascii: ":") else { throw .invalidURL }
+                portText = after[after.utf8.index(after: after.startIndex)...]
             }
-            hostPart = hostPart[...close]
-        } else if let portColon = hostPart.lastIndex(of: ":") {
-            portText = hostPart[hostPart.index(after: portColon)...]
+            hostPart = hostPart[..<afterClose]
+        } else if let portColon = hostPart.utf8.lastIndex(of: UInt8(ascii: ":")) {
+            portText = hostPart[hostPart.utf8.index(after: portColon)...]
             hostPart = hostPart[..<portColon]
         }
 
@@ -92,7 +100,7 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
         self.scheme = scheme
         self.port = port
         self.host = try FetchURL.parseHost(String(hostPart))
-        self.target = FetchURL.encodeTarget(target)
+        self.target = FetchURL.encodeTarget(path)
     }
 
     private init(scheme: String, host: Host, port: Int, target: String) {
@@ -108,8 +116,8 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
     public func resolving(_ reference: String) throws(FetchError) -> FetchURL {
         let ref = reference.trimmingASCIIWhitespace()
         guard !ref.isEmpty else { throw .invalidURL }
-        if ref.hasPrefix("//") { return try FetchURL(parsing: "\(scheme):\(ref)") }
-        if let colon = ref.firstIndex(of: ":"),
+        if ref.utf8.starts(with: "//".utf8) { return try FetchURL(parsing: "\(scheme):\(ref)") }
+        if let colon = ref.utf8.firstIndex(of: UInt8(ascii: ":")),
             ref[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
             ref[..<colon].first?.isLetter == true
         {
@@ -119,11 +127,11 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
             throw .invalidURL
         }
         var relative = ref
-        if let hash = relative.firstIndex(of: "#") { relative = String(relative[..<hash]) }
+        if let hash = relative.utf8.firstIndex(of: UInt8(ascii: "#")) { relative = String(relative[..<hash]) }
         let newTarget: String
-        if relative.hasPrefix("/") {
+        if relative.utf8.first == UInt8(ascii: "/") {
             newTarget = relative
-        } else if relative.hasPrefix("?") {
+        } else if relative.utf8.first == UInt8(ascii: "?") {
             let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
             newTarget = path + relative
         } else if relative.isEmpty {
@@ -138,8 +146,9 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
 
     private static func parseHost(_ raw: String) throws(FetchError) -> Host {
         guard !raw.isEmpty else { throw .invalidURL }
-        if raw.hasPrefix("[") {
-            guard raw.hasSuffix("]"), let bytes = IPAddress.parseIPv6(String(raw.dropFirst().dropLast())) else {
+        if raw.utf8.first == UInt8(ascii: "[") {
+            let inside = raw.utf8.dropFirst().dropLast()
+            guard raw.utf8.last == UInt8(ascii: "]"), let bytes = IPAddress.parseIPv6(String(decoding: inside, as: UTF8.self)) else {
                 throw .invalidURL
             }
             return .address(.v6(bytes))
@@ -159,7 +168,9 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
         }
         var name = lower
         if name.hasSuffix(".") { name.removeLast() }
-        guard !name.isEmpty, name.count <= 253, !name.hasPrefix("."), !name.contains("..") else { throw .invalidURL }
+        // One trailing dot (the root) is dropped; a second one would be an empty label.
+        guard !name.isEmpty, name.count <= 253, !name.hasPrefix("."), !name.hasSuffix("."), !name.contains("..")
+        else { throw .invalidURL }
         return .name(name)
     }
 
@@ -179,12 +190,15 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension StringProtocol {
+    /// Drops leading and trailing spaces, tabs, CRs and LFs, byte by byte (so a trailing "\r\n",
+    /// which is one Character, goes too).
     func trimmingASCIIWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
+        let text = String(self)
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
+        guard let first = text.utf8.firstIndex(where: { !isSpace($0) }),
+            let last = text.utf8.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(text[first..<text.utf8.index(after: last)])
     }
 }
 

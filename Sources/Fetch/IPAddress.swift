@@ -141,7 +141,10 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
                     result.append(bytes[0] << 8 | bytes[1])
                     result.append(bytes[2] << 8 | bytes[3])
                 } else {
-                    guard (1...4).contains(piece.count), let v = UInt16(piece, radix: 16) else { return nil }
+                    // UInt16(_:radix:) alone would also take a sign ("+1", "-0").
+                    guard (1...4).contains(piece.count), piece.allSatisfy({ $0.isASCII && $0.isHexDigit }),
+                        let v = UInt16(piece, radix: 16)
+                    else { return nil }
                     result.append(v)
                 }
             }

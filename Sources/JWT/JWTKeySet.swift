@@ -252,7 +252,9 @@ public final class JWTKeySet: Sendable {
         guard let algorithm = JWTAlgorithm(rawValue: alg) else {
             throw JWTError(.unsupportedAlgorithm, "alg is not HS256 or RS256")
         }
-        guard let kid, kid.utf8.count <= JWTKey.maximumKIDLength, let entry = entries[kid] else {
+        // Only a kid that could name a key (ASCII) is looked up: String keys compare by canonical
+        // equivalence, so "\u{212A}1" (KELVIN SIGN) would otherwise find the key "K1".
+        guard let kid, JWTKey.isValidKID(kid), let entry = entries[kid] else {
             throw JWTError(.unknownKey, "kid is missing or unknown")
         }
         guard entry.key.algorithm == algorithm else {

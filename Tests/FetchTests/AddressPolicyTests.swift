@@ -46,6 +46,13 @@ struct AddressPolicyTests {
         }
     }
 
+    // Found by the url fuzzer against inet_pton: groups went through UInt16(_:radix:), which takes a sign.
+    @Test("IPv6 groups with a sign are refused", arguments: ["0::+4", "+1::", "-0::1", "1:2:3:4:5:6:7:+8", "::-1"])
+    func ipv6Signed(text: String) throws {
+        #expect(IPAddress(literal: text) == nil)
+        #expect(throws: FetchError.invalidURL) { try FetchURL(parsing: "http://[\(text)]/") }
+    }
+
     @Test(
         "categories of special addresses",
         arguments: [

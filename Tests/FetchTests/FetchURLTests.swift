@@ -43,6 +43,30 @@ struct FetchURLTests {
         #expect(throws: FetchError.invalidURL) { try FetchURL(parsing: text) }
     }
 
+    // Found by the url fuzzer: "a.." lost one dot and kept the other, so the host was "a." (not the
+    // documented dotless name; "localhost.." then slipped past the fetcher's pre-lookup localhost check).
+    @Test("a host with more than one trailing dot is invalid", arguments: ["http://a../", "http://localhost../", "http://1.2.3.4../"])
+    func doubleTrailingDot(text: String) {
+        #expect(throws: FetchError.invalidURL) { try FetchURL(parsing: text) }
+    }
+
+    // Found by the url fuzzer: delimiters were searched as Characters, and a delimiter followed by a
+    // combining mark is one Character that equals no delimiter.
+    @Test("a delimiter followed by a combining mark still delimits")
+    func combiningMarks() throws {
+        #expect(try FetchURL(parsing: "http://example.com/a#\u{301}b").target == "/a")
+        let url = try FetchURL(parsing: "http://a.example/\u{301}@b.example/")
+        #expect(url.host == .name("a.example"))
+        #expect(url.target == "/%CC%81@b.example/")
+        #expect(try FetchURL(parsing: "http://a.example?\u{301}").target == "/?%CC%81")
+        #expect(throws: FetchError.invalidURL) { try FetchURL(parsing: "http://[\u{301}::1]/") }
+        #expect(throws: FetchError.invalidURL) { try FetchURL(parsing: "http://[::1]\u{301}/") }
+        let base = try FetchURL(parsing: "http://a.example/dir/x")
+        #expect(try base.resolving("y#\u{301}z").target == "/dir/y")
+        #expect(try base.resolving("/\u{301}").target == "/%CC%81")
+        #expect(try FetchURL(parsing: " http://a.example/p\r\n").target == "/p")
+    }
+
     @Test("Location values resolve against the current URL")
     func resolving() throws {
         let base = try FetchURL(parsing: "https://example.com:8443/dir/file?x")

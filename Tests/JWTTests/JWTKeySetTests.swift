@@ -111,6 +111,18 @@ struct JWTKeySetTests {
         try expectRefusal(forgeHMAC(header: header, payload: claims(), secret: hmacSecret), .unknownKey)
     }
 
+    // Found by the jwt fuzzer: the kid lookup went through a [String: Entry], whose keys compare by
+    // Unicode canonical equivalence, so a header kid with KELVIN SIGN found the key "K1".
+    @Test("a kid canonically equivalent to a key's kid, but not equal to it, is unknown")
+    func canonicallyEquivalentKid() throws {
+        let set = try JWTKeySet(keys: [JWTKey.hmac(kid: "K1", secret: hmacSecret)], activeHMAC: "K1", activeRSA: nil)
+        let lookalike = forgeHMAC(header: #"{"alg":"HS256","typ":"JWT","kid":"K1"}"#, payload: claims(), secret: hmacSecret)
+        let error = #expect(throws: JWTError.self) { try set.verify(lookalike, purpose: "challenge", issuer: issuer, now: now) }
+        #expect(error?.code == .unknownKey)
+        let exact = forgeHMAC(header: #"{"alg":"HS256","typ":"JWT","kid":"K1"}"#, payload: claims(), secret: hmacSecret)
+        #expect(try set.verify(exact, purpose: "challenge", issuer: issuer, now: now).iss == issuer)
+    }
+
     @Test("a kid that is not a string is malformed")
     func kidNotString() throws {
         let header = #"{"alg":"HS256","typ":"JWT","kid":["h1"]}"#
