@@ -23,6 +23,9 @@ public final class PosternMetrics: Sendable {
         let status: Int
     }
 
+    /// The method labels recorded as spelled; every other token is `other`.
+    private static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+
     private static let latencyBuckets: [Duration] = [
         .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
         .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
@@ -54,7 +57,12 @@ public final class PosternMetrics: Sendable {
     }
 
     /// Records one answered request under its route template (`/api/accounts/{id}`, or `unmatched`).
+    ///
+    /// A method outside the seven standard ones is recorded as `other`: the parser accepts any token as
+    /// a method, and a series per spelling would let any client grow the registry (and `/metrics`)
+    /// without bound, about 1.5 KiB per distinct token.
     public func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        let method = Self.standardMethods.contains(method) ? method : "other"
         let key = SeriesKey(route: route, method: method, status: status)
         let series = requestSeries.withLock { cache in
             if let found = cache[key] { return found }

@@ -63,6 +63,27 @@ struct CommonEndpointTests {
         #expect(response.text.contains("postern_open_connections"))
     }
 
+    @Test("metrics record unknown method tokens as one 'other' series, so clients cannot grow the registry")
+    func metricsMethodCardinality() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let client = try server.client()
+        let series = #"postern_http_requests_total{route="unmatched",method="other",status="404"}"#
+        // The registry is process-wide: count what this test adds.
+        func count(_ text: String) -> Int {
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(series + " ") }) else { return 0 }
+            return Int(line.dropFirst(series.count + 1)) ?? -1
+        }
+        let before = count(try await client.request("GET", "/metrics").text)
+        for index in 0..<40 {
+            let response = try await client.request("BREW\(index)", "/no/such/path")
+            #expect(response.status == 404)
+        }
+        let text = try await client.request("GET", "/metrics").text
+        #expect(!text.contains("BREW"))
+        #expect(count(text) == before + 40)
+    }
+
     @Test("the OpenAPI document is 3.1 and lists the shared paths")
     func openAPI() async throws {
         let server = try await TestServer.start()
