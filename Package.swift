@@ -42,6 +42,8 @@ let package = Package(
             "CSQLite",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Client addresses: parsing, trusted proxies / X-Forwarded-For, the rate-limit key (IPv6 per /64).
+        .target(name: "ClientAddress"),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
             "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
@@ -49,7 +51,7 @@ let package = Package(
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
-            "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "HTTP1", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
@@ -62,7 +64,7 @@ let package = Package(
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "HTTP1", "HTTPServer", "ComputePool", "AuthCrypto", "JWT", "Storage", "AgentAuth",
-            "MailboxAccounts", "Fetch", "RemoteHashAuth",
+            "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -82,6 +84,7 @@ let package = Package(
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "ClientAddressTests", dependencies: ["ClientAddress"]),
         .testTarget(name: "AgentAuthTests", dependencies: [
             "AgentAuth", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import ClientAddress
 import ComputePool
 import HTTP1
 import Storage
@@ -110,7 +111,7 @@ extension MailboxService {
     func clientKey(_ request: HTTPRequest) -> [UInt8] {
         let forwarded = request.headers.values("X-Forwarded-For")
         let address = resolver.resolve(peer: request.remoteAddress, forwardedFor: forwarded)
-        return address?.rateLimitKey ?? Array(request.remoteAddress.utf8)
+        return Array((address?.rateLimitKey ?? request.remoteAddress).utf8)
     }
 
     private func refusal(_ decision: RateLimitDecision) -> HTTPResponse {

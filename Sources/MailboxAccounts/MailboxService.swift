@@ -1,4 +1,5 @@
 import AuthCrypto
+import ClientAddress
 import ComputePool
 import HTTP1
 import JWT

@@ -1,3 +1,4 @@
+import ClientAddress
 import Foundation
 import Logging
 import MailboxAccounts

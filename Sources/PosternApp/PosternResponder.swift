@@ -1,3 +1,4 @@
+import ClientAddress
 import HTTP1
 import HTTPServer
 import Logging

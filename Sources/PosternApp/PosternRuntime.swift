@@ -1,3 +1,4 @@
+import ClientAddress
 import ComputePool
 import Foundation
 import HTTP1

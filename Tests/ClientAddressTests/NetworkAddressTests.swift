@@ -1,6 +1,6 @@
 import Testing
 
-@testable import MailboxAccounts
+@testable import ClientAddress
 
 @Suite("Client addresses: parsing, CIDR blocks, X-Forwarded-For")
 struct NetworkAddressTests {

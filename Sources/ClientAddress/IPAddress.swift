@@ -6,8 +6,13 @@
     import Darwin
 #endif
 
-/// An IPv4 or IPv6 address as its network-order bytes (4 or 16). IPv4-mapped IPv6 (`::ffff:a.b.c.d`)
-/// is stored as the IPv4 address, so that one client counts once whichever way it connected.
+/// A client's IPv4 or IPv6 address as its network-order bytes (4 or 16). IPv4-mapped IPv6
+/// (`::ffff:a.b.c.d`) is stored as the IPv4 address, so that one client counts once whichever way it
+/// connected.
+///
+/// This parses what a socket or a proxy reports (`inet_pton` spellings only). It is deliberately not
+/// Fetch's `IPAddress`, which parses URL host spellings (`0177.0.0.1`, `0x7f000001`, `2130706433`) for
+/// the outbound address policy: a different concern with different inputs; do not merge the two.
 public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// 4 bytes for IPv4, 16 for IPv6.
     public let bytes: [UInt8]
@@ -18,7 +23,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Parses textual IPv4 or IPv6; accepts `[v6]`, `[v6]:port`, `v4:port` and a `%zone` suffix,
     /// which are dropped. `nil` for anything else.
     public init?(_ text: String) {
-        var text = text.trimmingSpaces()
+        var text = Self.trimmingBlanks(text)
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { return nil }
             text = String(text[text.index(after: text.startIndex)..<close])
@@ -50,8 +55,23 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             .joined(separator: ":")
     }
 
-    /// The rate-limit identity of this client: the whole IPv4 address, or the /64 of an IPv6 one.
-    public var rateLimitKey: [UInt8] { isIPv4 ? bytes : Array(bytes.prefix(8)) }
+    /// The rate-limit identity of this client: the whole IPv4 address, or the /64 of an IPv6 one
+    /// (one subscriber usually holds a whole /64 and could otherwise ask from 2^64 fresh addresses).
+    /// `192.0.2.1`, `2001:db8:1:2:0:0:0:0/64`.
+    public var rateLimitKey: String {
+        if isIPv4 { return description }
+        return IPAddress(unchecked: Array(bytes.prefix(8)) + [UInt8](repeating: 0, count: 8)).description + "/64"
+    }
+
+    private init(unchecked bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// `text` without leading and trailing spaces and tabs.
+    static func trimmingBlanks(_ text: String) -> String {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        return String(text.drop(while: isBlank).reversed().drop(while: isBlank).reversed())
+    }
 
     private static func parse(_ text: String, family: Int32, size: Int) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: size)
@@ -59,14 +79,5 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             buffer.withUnsafeMutableBytes { inet_pton(family, pointer, $0.baseAddress) }
         }
         return result == 1 ? buffer : nil
-    }
-}
-
-extension String {
-    func trimmingSpaces() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
-        return String(scalars)
     }
 }

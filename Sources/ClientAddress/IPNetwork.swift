@@ -7,7 +7,7 @@ public struct IPNetwork: Sendable, Hashable {
 
     /// Parses `address/length` or a bare address; `nil` when malformed or the length is out of range.
     public init?(_ text: String) {
-        let parts = text.trimmingSpaces().split(separator: "/", omittingEmptySubsequences: false)
+        let parts = IPAddress.trimmingBlanks(text).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 1 || parts.count == 2, let address = IPAddress(String(parts[0])) else { return nil }
         // `::ffff:10.0.0.0/104` is stored as an IPv4 address, so it names the IPv4 block 10.0.0.0/8.
         let mapped = address.isIPv4 && parts[0].contains(":")
