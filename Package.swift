@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "ClientAddress"),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
-            "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
+            "HTTP1", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.

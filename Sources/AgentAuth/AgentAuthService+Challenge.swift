@@ -1,10 +1,11 @@
+import ClientAddress
 import HTTP1
 import JWT
 
 extension AgentAuthService {
     /// The difficulty of the next challenge for `address`, counting this request (CONTRACT.md 1.2).
     ///
-    /// IPv6 clients are counted by their /64 network (see ``ClientAddressKey``).
+    /// IPv6 clients are counted by their /64 network (see `ClientAddressKey` in ClientAddress).
     /// - Parameter now: seconds on the service's monotonic `windowClock`, not the wall clock.
     public func nextDifficulty(for address: String, now: Int64) -> Int {
         guard policy.dynamic else { return policy.base }
