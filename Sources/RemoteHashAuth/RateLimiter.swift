@@ -1,10 +1,10 @@
-import Fetch
+import ClientAddress
 import Foundation
 
 /// A token bucket per client, `perMinute` requests a minute, refilled continuously.
 ///
-/// Clients are keyed by ``clientKey(for:)``: an IPv4 address alone, an IPv6 address by its /64
-/// (one subscriber usually holds a whole /64 and could otherwise ask from 2^64 fresh addresses).
+/// Clients are keyed by `ClientAddressKey.key(for:)`: an IPv4 address alone, an IPv6 address by its
+/// /64 (one subscriber usually holds a whole /64 and could otherwise ask from 2^64 fresh addresses).
 ///
 /// Memory is bounded by `maxTrackedAddresses` without ever forgetting everyone at once (which
 /// would let one client with many addresses reset every other client's limit). When a new client
@@ -46,7 +46,7 @@ final class RateLimiter: @unchecked Sendable {
     /// Takes one token for the client at `address` (the peer IP as text) at time `now` (seconds).
     /// Returns nil when allowed, else the seconds until a token is available (for `Retry-After`).
     func take(_ address: String, now: Double) -> Int? {
-        let key = RateLimiter.clientKey(for: address)
+        let key = ClientAddressKey.key(for: address)
         lock.lock()
         defer { lock.unlock() }
         let existing = buckets[key]
@@ -77,24 +77,5 @@ final class RateLimiter: @unchecked Sendable {
             .sorted { $0.level != $1.level ? $0.level > $1.level : $0.updated < $1.updated }
             .prefix(evictionBatch)
         for victim in victims { buckets[victim.key] = nil }
-    }
-
-    /// The key a client is counted under: an IPv4 address (also when written IPv4-mapped,
-    /// `::ffff:a.b.c.d`) as itself, an IPv6 address as its /64 network, anything unparseable as
-    /// the text it came as. A zone id (`%eth0`) is ignored.
-    static func clientKey(for address: String) -> String {
-        let host = address.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        guard let parsed = IPAddress(literal: String(host)) else { return address }
-        switch parsed {
-        case .v4:
-            return parsed.description
-        case .v6(let bytes):
-            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
-                return IPAddress.v4(
-                    UInt32(bytes[12]) << 24 | UInt32(bytes[13]) << 16 | UInt32(bytes[14]) << 8 | UInt32(bytes[15])
-                ).description
-            }
-            return IPAddress.v6(Array(bytes[0..<8]) + Array(repeating: 0, count: 8)).description + "/64"
-        }
     }
 }
