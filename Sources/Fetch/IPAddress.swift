@@ -6,6 +6,10 @@ import Foundation
 /// one to four parts separated by dots, each decimal, `0x` hexadecimal or `0`-prefixed octal, the
 /// last part filling the remaining bytes. So `2130706433`, `0x7f000001`, `0177.0.0.1` and `127.1`
 /// all mean `127.0.0.1`, and the address policy sees the same address the socket would reach.
+///
+/// Not the same type as `ClientAddress.IPAddress`, on purpose: that one parses the peer addresses a
+/// socket or proxy reports (`inet_pton` spellings) to count clients for rate limits; this one parses
+/// what a URL host may spell, for the outbound address policy. Keep them apart.
 public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// An IPv4 address in host byte order (`127.0.0.1` is `0x7f00_0001`).
     case v4(UInt32)
