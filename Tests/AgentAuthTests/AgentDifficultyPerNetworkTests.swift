@@ -2,8 +2,8 @@ import Testing
 
 @testable import AgentAuth
 
-@Suite("Client address keys for dynamic difficulty")
-struct ClientAddressKeyTests {
+@Suite("Dynamic difficulty counts IPv6 clients per /64")
+struct AgentDifficultyPerNetworkTests {
     @Test("Fresh addresses from one /64 do not escape the raised difficulty")
     func sameNetwork() async throws {
         let harness = try AgentHarness(difficulty: 1, maxDifficulty: 4, dynamic: true)
