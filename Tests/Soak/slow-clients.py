@@ -47,7 +47,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in Tests/Soak
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import postern_soak as soak  # noqa: E402
 
-NAME = "20-slow-clients"
+NAME = "slow-clients"
 CONNECTIONS = int(os.environ.get("SLOW_CONNECTIONS", "2000"))
 PROBE_INTERVAL = int(os.environ.get("PROBE_INTERVAL_MS", "150")) / 1000
 PROBE_BOUND_MS = float(os.environ.get("PROBE_BOUND_MS", "1000"))

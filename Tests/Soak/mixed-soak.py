@@ -48,7 +48,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in Tests/Soak
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import postern_soak as soak  # noqa: E402
 
-NAME = "30-mixed-soak"
+NAME = "mixed-soak"
 SECONDS = int(os.environ.get("SOAK_SECONDS", "600"))
 RATE = float(os.environ.get("SOAK_RATE", "1"))
 COMMON_RATE = float(os.environ.get("SOAK_COMMON_RATE", "8"))
