@@ -99,7 +99,8 @@ def signup_both(server, accounts, full):
                 accounts.mailboxes[address] = (account["id"], account["token"])
                 mailbox = "created"
             else:
-                F.expect(full and mailbox_refusal_ok(status, raw), f"mailbox signup ({when}): HTTP {status} {raw[:300]!r}")
+                F.expect(full and mailbox_refusal_ok(status, raw),
+                         f"mailbox signup ({when}): HTTP {status} {raw[:300]!r}")
                 mailbox = "refused"
     except (OSError, http.client.HTTPException) as e:
         F.fail(f"connection failed during a signup ({when}): {e!r}")

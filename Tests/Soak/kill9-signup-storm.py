@@ -113,7 +113,8 @@ def agent_login(server, username, api_key):
     with server.connected() as conn:
         status, headers, raw = F.agent_post_session(conn, F.agent_solved_challenge(conn), {"apiKey": api_key})
     body = json.loads(raw)
-    F.expect(status == 200 and headers.get("authorization", "").startswith("Bearer ") and body.get("inbox", "").startswith(username + "@"),
+    F.expect(status == 200 and headers.get("authorization", "").startswith("Bearer ")
+             and body.get("inbox", "").startswith(username + "@"),
              f"acknowledged agent {username} cannot log in: HTTP {status} {raw[:200]!r}")
 
 
