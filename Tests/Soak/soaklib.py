@@ -150,11 +150,20 @@ class Server:
         return os.path.join(self.data_dir, "postern.sqlite3")
 
     def _environment(self):
-        env = dict(os.environ, POSTERN_MIGRATIONS_DIR=os.path.join(REPO, "migrations"), POSTERN_LOG_LEVEL="notice")
+        env = dict(os.environ, POSTERN_HOST="127.0.0.1", POSTERN_MIGRATIONS_DIR=os.path.join(REPO, "migrations"),
+                   POSTERN_LOG_LEVEL="notice")
         env.update(self.env)
         return env
 
     def start(self, timeout=60):
+        """Starts the process and waits for its port; on failure nothing is left running or behind."""
+        try:
+            return self._start(timeout)
+        except BaseException:
+            self.kill()
+            raise
+
+    def _start(self, timeout):
         if not os.access(BIN, os.X_OK):
             fail(f"no executable postern at {BIN} (scripts/soak builds it)")
         os.makedirs(self.data_dir, exist_ok=True)
@@ -177,7 +186,6 @@ class Server:
                 fail(f"postern exited with {self.process.returncode} before listening: {text[-2000:]}")
             return found
         if not wait_until(listening, timeout, step=0.02):
-            self.kill()
             fail(f"postern printed no port within {timeout} s")
         return self
 
