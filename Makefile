@@ -44,7 +44,8 @@ bench: release
 fuzz: bootstrap
 	scripts/fuzz
 
-## Fault, slow-client and soak checks too long for `make test` (Tests/Soak/*, see scripts/soak).
+## Fault, timing, slow-client and soak checks too long for `make test`: every executable in Tests/Soak/
+## (clock-jump, full-disk, kill9-signup-storm, login-timing, mixed-soak, slow-clients), see scripts/soak.
 soak:
 	@scripts/bootstrap --test slowhttptest faketime libfaketime sqlite3
 	scripts/soak

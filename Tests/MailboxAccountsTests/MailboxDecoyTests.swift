@@ -4,7 +4,7 @@ import Testing
 @testable import MailboxAccounts
 
 /// An unknown address must cost what a wrong password costs. Whether it does is measured, not asserted
-/// here: `make soak` (Tests/Soak/40-login-timing) compares the medians of 200 sign-ins of each kind
+/// here: `make soak` (Tests/Soak/login-timing.py) compares the medians of 200 sign-ins of each kind
 /// against the release server. These tests pin down why it does: both paths run one Argon2 verification
 /// of the same shape.
 @Suite("Sign-in decoy: an unknown address verifies against a hash shaped like a stored one")

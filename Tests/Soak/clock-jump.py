@@ -20,19 +20,15 @@ which moves `environ`, and the Swift runtime (which finds argv just below the or
 Linux) then sees no command-line arguments at all.
 """
 import email.utils
-import http.client
 import json
 import os
-import re
-import shutil
 import sys
-import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in Tests/Soak
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import soaklib as F  # noqa: E402
 
-NAME = "clock-jump"
 LIBFAKETIME_PATHS = ["/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
                      "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
                      "/usr/lib/faketime/libfaketime.so.1", "/usr/local/lib/faketime/libfaketime.so.1"]
@@ -60,11 +56,8 @@ def server_offset(server):
 
 
 def agent_challenge(server):
-    conn = server.connection()
-    try:
+    with server.connected() as conn:
         return F.agent_solved_challenge(conn)
-    finally:
-        conn.close()
 
 
 def agent_difficulty(server):
@@ -74,20 +67,14 @@ def agent_difficulty(server):
 
 
 def agent_signup(server, solved, username=None):
-    conn = server.connection()
-    try:
+    with server.connected() as conn:
         status, _, raw = F.agent_post_session(conn, solved, {"username": username or F.agent_username()})
-    finally:
-        conn.close()
     return status, raw
 
 
 def mailbox_challenge(server):
-    conn = server.connection()
-    try:
+    with server.connected() as conn:
         return F.mailbox_solved_challenge(conn)
-    finally:
-        conn.close()
 
 
 def mailbox_signup(server, proof, address=None):
@@ -112,20 +99,16 @@ def exhaust_remote(server):
 
 def wait_for_purge(server, after_lines, timeout):
     """Waits until the log shows a periodic ledger purge after line `after_lines`."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        lines = server.log_tail(10 ** 7).splitlines()[after_lines:]
-        if any("expired challenges purged" in line for line in lines):
-            return
-        time.sleep(1)
-    F.fail(f"no periodic purge logged within {timeout} s")
+    def purged():
+        return any("expired challenges purged" in line for line in server.log_tail(10 ** 7).splitlines()[after_lines:])
+    if not F.wait_until(purged, timeout, step=1):
+        F.fail(f"no periodic purge logged within {timeout} s")
 
 
 def main():
     library = next((p for p in LIBFAKETIME_PATHS if os.path.exists(p)), None)
     F.expect(library, "libfaketime.so.1 not found (make soak installs libfaketime)")
-    work = tempfile.mkdtemp(prefix="postern-clock-")
-    clock = Clock(os.path.join(work, "offset"))
+    clock = Clock(F.artifact("clock-jump-offset"))
     env = dict(F.FAST_SIGNUPS)
     env.update({
         "POSTERN_RATE_LIMITS": "on",
@@ -138,9 +121,8 @@ def main():
         "FAKETIME_DONT_FAKE_MONOTONIC": "1",
         "FAKETIME_SHARED": f"/postern-soak-none-{os.getpid()} /postern-soak-none-{os.getpid()}",
     })
-    server = F.Server(os.path.join(work, "data"), env=env, log_path=os.path.join(work, "postern.log")).start()
     figures = {}
-    try:
+    with F.Server(env=env).start() as server:
         F.expect(abs(server_offset(server)) < 3, "the server's clock is off before any jump")
         clock.set(AHEAD)
         F.expect(abs(server_offset(server) - AHEAD) < 3, "libfaketime does not move the server's clock")
@@ -233,13 +215,8 @@ def main():
                                 f"{status} {raw[:200]!r}")
         F.expect(server.alive(), "postern died")
         server.stop()
-        F.log(NAME, f"offsets +600/0/-600/0 s; {figures}")
-    except F.CheckFailed:
-        server.kill()
-        print(f"{NAME}: log kept at {work}/postern.log", file=sys.stderr)
-        raise
-    shutil.rmtree(work, ignore_errors=True)
+    F.log(f"offsets +600/0/-600/0 s; {figures}")
 
 
 if __name__ == "__main__":
-    F.run_check(NAME, main)
+    F.run_check(main)

@@ -24,10 +24,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in Tests/Soak
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import soaklib as F  # noqa: E402
 
-NAME = "full-disk"
 SIZE = "24m"
 PASSWORD = "full-disk-password"
 
@@ -36,9 +36,9 @@ def mount_tmpfs(path):
     result = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={SIZE},mode=0700", "tmpfs", path],
                             capture_output=True, text=True)
     if result.returncode != 0:
-        banner = "!" * 78
-        print(f"{banner}\n{NAME}: CANNOT RUN: mounting a {SIZE} tmpfs failed (needs root / CAP_SYS_ADMIN): "
-              f"{result.stderr.strip() or result.returncode}\n{NAME}: the full-disk behaviour is NOT verified; "
+        banner, name = "!" * 78, F.CHECK
+        print(f"{banner}\n{name}: CANNOT RUN: mounting a {SIZE} tmpfs failed (needs root / CAP_SYS_ADMIN): "
+              f"{result.stderr.strip() or result.returncode}\n{name}: the full-disk behaviour is NOT verified; "
               f"run `make soak` as root.\n{banner}", file=sys.stderr, flush=True)
         F.fail("cannot mount a tmpfs")
 
@@ -82,34 +82,28 @@ class Accounts:
 def signup_both(server, accounts, full):
     """One signup per surface; returns (agent outcome, mailbox outcome), each "created" or "refused"."""
     username, address = F.agent_username(), F.mailbox_address()
-    conn = server.connection()
+    when = "full" if full else "space free"
     try:
-        solved = F.agent_solved_challenge(conn)
-        body = json.dumps({"username": username, "powHex": solved[1], "nonce": solved[2]}).encode()
-        conn.request("POST", "/api/v1/session", body=body,
-                     headers={"Authorization": "Bearer " + solved[0], "Content-Type": "application/json"})
-        resp = conn.getresponse()
-        raw, headers = resp.read(), {k.lower(): v for k, v in resp.getheaders()}
-        if resp.status == 201:
-            accounts.agents[username] = (json.loads(raw)["apiKey"], headers["authorization"][7:])
-            agent = "created"
-        else:
-            F.expect(full and agent_refusal_ok(resp.status, raw, headers),
-                     f"agent signup ({'full' if full else 'space free'}): HTTP {resp.status} {raw[:300]!r}")
-            agent = "refused"
-        status, raw = F.mailbox_create(conn, address, PASSWORD, F.mailbox_solved_challenge(conn))
-        if status == 201:
-            account = json.loads(raw)
-            accounts.mailboxes[address] = (account["id"], account["token"])
-            mailbox = "created"
-        else:
-            F.expect(full and mailbox_refusal_ok(status, raw),
-                     f"mailbox signup ({'full' if full else 'space free'}): HTTP {status} {raw[:300]!r}")
-            mailbox = "refused"
+        with server.connected() as conn:
+            status, headers, raw = F.agent_post_session(conn, F.agent_solved_challenge(conn), {"username": username})
+            if status == 201:
+                accounts.agents[username] = (json.loads(raw)["apiKey"], headers["authorization"][7:])
+                agent = "created"
+            else:
+                F.expect(full and agent_refusal_ok(status, raw, headers),
+                         f"agent signup ({when}): HTTP {status} {raw[:300]!r}")
+                agent = "refused"
+            status, _, raw = F.mailbox_create(conn, address, PASSWORD, F.mailbox_solved_challenge(conn))
+            if status == 201:
+                account = json.loads(raw)
+                accounts.mailboxes[address] = (account["id"], account["token"])
+                mailbox = "created"
+            else:
+                F.expect(full and mailbox_refusal_ok(status, raw),
+                         f"mailbox signup ({when}): HTTP {status} {raw[:300]!r}")
+                mailbox = "refused"
     except (OSError, http.client.HTTPException) as e:
-        F.fail(f"connection failed during a signup ({'full' if full else 'space free'}): {e!r}")
-    finally:
-        conn.close()
+        F.fail(f"connection failed during a signup ({when}): {e!r}")
     return agent, mailbox
 
 
@@ -136,11 +130,8 @@ def check_reads(server, accounts):
 
 def check_logins(server, accounts):
     for username, (api_key, _) in accounts.agents.items():
-        conn = server.connection()
-        try:
+        with server.connected() as conn:
             status, _, raw = F.agent_post_session(conn, F.agent_solved_challenge(conn), {"apiKey": api_key})
-        finally:
-            conn.close()
         F.expect(status == 200, f"agent {username} cannot log in after the disk was freed: {status} {raw[:200]!r}")
     for address in accounts.mailboxes:
         status, _, raw = server.request("POST", "/api/token", body={"address": address, "password": PASSWORD})
@@ -149,62 +140,53 @@ def check_logins(server, accounts):
 
 def main():
     F.expect(os.path.exists("/proc/mounts"), "needs Linux")
-    work = tempfile.mkdtemp(prefix="postern-fulldisk-")
-    mount = os.path.join(work, "tmpfs")
-    os.makedirs(mount)
+    mount = tempfile.mkdtemp(prefix="postern-full-disk-")
     try:
         mount_tmpfs(mount)
     except F.CheckFailed:
-        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(mount, ignore_errors=True)
         raise
-    server = None
     try:
-        data = os.path.join(mount, "data")
-        server = F.Server(data, env=F.FAST_SIGNUPS, log_path=os.path.join(work, "postern.log")).start()
-        accounts = Accounts()
-        for _ in range(4):
-            F.expect(signup_both(server, accounts, full=False) == ("created", "created"), "signup before filling")
+        with F.Server(os.path.join(mount, "data"), env=F.FAST_SIGNUPS).start() as server:
+            accounts = Accounts()
+            for _ in range(4):
+                F.expect(signup_both(server, accounts, full=False) == ("created", "created"), "signup before filling")
 
-        filler, size = fill(mount)
-        outcomes = {"agent created": 0, "agent refused": 0, "mailbox created": 0, "mailbox refused": 0}
-        streak = 0
-        attempts = 0
-        # Until both surfaces refused 5 times in a row (SQLite first reuses pages its files already own).
-        while streak < 5 and attempts < 400:
-            agent, mailbox = signup_both(server, accounts, full=True)
-            outcomes["agent " + agent] += 1
-            outcomes["mailbox " + mailbox] += 1
-            streak = streak + 1 if (agent, mailbox) == ("refused", "refused") else 0
-            attempts += 1
-        F.expect(streak >= 5, f"signups kept succeeding on a full disk: {outcomes}")
-        status, _, raw = server.request("GET", "/readyz")
-        F.expect(status == 503, f"/readyz on a full disk: {status} {raw[:200]!r}")
-        check_reads(server, accounts)
-        F.expect(server.alive(), f"postern died on a full disk: {server.log_tail()}")
+            filler, size = fill(mount)
+            outcomes = {"agent created": 0, "agent refused": 0, "mailbox created": 0, "mailbox refused": 0}
+            streak = 0
+            attempts = 0
+            # Until both surfaces refused 5 times in a row (SQLite first reuses pages its files already own).
+            while streak < 5 and attempts < 400:
+                agent, mailbox = signup_both(server, accounts, full=True)
+                outcomes["agent " + agent] += 1
+                outcomes["mailbox " + mailbox] += 1
+                streak = streak + 1 if (agent, mailbox) == ("refused", "refused") else 0
+                attempts += 1
+            F.expect(streak >= 5, f"signups kept succeeding on a full disk: {outcomes}")
+            status, _, raw = server.request("GET", "/readyz")
+            F.expect(status == 503, f"/readyz on a full disk: {status} {raw[:200]!r}")
+            check_reads(server, accounts)
+            F.expect(server.alive(), f"postern died on a full disk: {server.log_tail()}")
 
-        os.remove(filler)
-        after = [signup_both(server, accounts, full=False) for _ in range(5)]
-        F.expect(all(a == ("created", "created") for a in after), f"signups after freeing space: {after}")
-        status, _, raw = server.request("GET", "/readyz")
-        F.expect(status == 200, f"/readyz after freeing space: {status} {raw[:200]!r}")
-        check_logins(server, accounts)
-        check = F.integrity(server.database)
-        F.expect(check == "ok", f"integrity_check: {check}")
-        server.stop()
-        check = F.integrity(server.database)
-        F.expect(check == "ok", f"integrity_check after stop: {check}")
-        F.log(NAME, f"tmpfs {SIZE}, filler {size} bytes; {attempts} signup pairs on the full disk: {outcomes}; "
-                    f"reads answered; after freeing: 5/5 signups per surface, "
-                    f"{len(accounts.agents)} agents and {len(accounts.mailboxes)} mailboxes log in; integrity ok")
-    except F.CheckFailed:
-        print(f"{NAME}: log kept at {work}/postern.log", file=sys.stderr)
-        raise
+            os.remove(filler)
+            after = [signup_both(server, accounts, full=False) for _ in range(5)]
+            F.expect(all(a == ("created", "created") for a in after), f"signups after freeing space: {after}")
+            status, _, raw = server.request("GET", "/readyz")
+            F.expect(status == 200, f"/readyz after freeing space: {status} {raw[:200]!r}")
+            check_logins(server, accounts)
+            check = F.integrity(server.database)
+            F.expect(check == "ok", f"integrity_check: {check}")
+            server.stop()
+            check = F.integrity(server.database)
+            F.expect(check == "ok", f"integrity_check after stop: {check}")
+            F.log(f"tmpfs {SIZE}, filler {size} bytes; {attempts} signup pairs on the full disk: {outcomes}; "
+                  f"reads answered; after freeing: 5/5 signups per surface, "
+                  f"{len(accounts.agents)} agents and {len(accounts.mailboxes)} mailboxes log in; integrity ok")
     finally:
-        if server is not None:
-            server.kill()
         subprocess.run(["umount", mount], check=False)
-    shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(mount, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    F.run_check(NAME, main)
+    F.run_check(main)

@@ -27,10 +27,10 @@ import tempfile
 import threading
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in Tests/Soak
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import soaklib as F  # noqa: E402
 
-NAME = "kill9-signup-storm"
 ROUNDS = int(os.environ.get("KILL9_ROUNDS", "50"))
 SAMPLE = 20
 AGENT_THREADS, MAILBOX_THREADS = 2, 3
@@ -64,10 +64,10 @@ def agent_client(server, ledger, stop):
             conn = conn or server.connection(timeout=10)
             solved = F.agent_solved_challenge(conn)
             sent = True
-            status, auth, raw = F.agent_post_session(conn, solved, {"username": username})
+            status, headers, raw = F.agent_post_session(conn, solved, {"username": username})
             body = json.loads(raw)
             with ledger.lock:
-                if status == 201 and auth.startswith("Bearer ") and body.get("apiKey"):
+                if status == 201 and headers.get("authorization", "").startswith("Bearer ") and body.get("apiKey"):
                     ledger.agents[username] = body["apiKey"]
                 else:
                     key = f"agent {status}"
@@ -91,7 +91,7 @@ def mailbox_client(server, ledger, stop):
             conn = conn or server.connection(timeout=10)
             proof = F.mailbox_solved_challenge(conn)
             sent = True
-            status, raw = F.mailbox_create(conn, address, PASSWORD, proof)
+            status, _, raw = F.mailbox_create(conn, address, PASSWORD, proof)
             body = json.loads(raw)
             with ledger.lock:
                 if status == 201 and body.get("address") == address and body.get("token"):
@@ -110,22 +110,17 @@ def mailbox_client(server, ledger, stop):
 
 
 def agent_login(server, username, api_key):
-    conn = server.connection()
-    try:
-        status, auth, raw = F.agent_post_session(conn, F.agent_solved_challenge(conn), {"apiKey": api_key})
-    finally:
-        conn.close()
+    with server.connected() as conn:
+        status, headers, raw = F.agent_post_session(conn, F.agent_solved_challenge(conn), {"apiKey": api_key})
     body = json.loads(raw)
-    F.expect(status == 200 and auth.startswith("Bearer ") and body.get("inbox", "").startswith(username + "@"),
+    F.expect(status == 200 and headers.get("authorization", "").startswith("Bearer ")
+             and body.get("inbox", "").startswith(username + "@"),
              f"acknowledged agent {username} cannot log in: HTTP {status} {raw[:200]!r}")
 
 
 def mailbox_login(server, address):
-    conn = server.connection()
-    try:
-        status, raw = F.mailbox_token(conn, address, PASSWORD)
-    finally:
-        conn.close()
+    with server.connected() as conn:
+        status, _, raw = F.mailbox_token(conn, address, PASSWORD)
     if status != 200:
         return False, f"HTTP {status} {raw[:200]!r}"
     body = json.loads(raw)
@@ -203,37 +198,33 @@ def storm(server, ledger, seconds):
 
 
 def main():
-    work = tempfile.mkdtemp(prefix="postern-kill9-")
-    data = os.path.join(work, "data")
+    data = tempfile.mkdtemp(prefix="postern-kill9-")
     ledger = Ledger()
     logins = 0
     try:
         for round_number in range(1, ROUNDS + 1):
-            server = F.Server(data, env=F.FAST_SIGNUPS, log_path=os.path.join(work, "postern.log")).start()
-            try:
+            with F.Server(data, env=F.FAST_SIGNUPS).start() as server:
                 logins += verify(server, ledger, everyone=round_number % 10 == 0)
                 storm(server, ledger, random.uniform(0.3, 2.5))
-            finally:
-                server.kill()
-            F.log(NAME, f"round {round_number}: acknowledged agents={len(ledger.agents)} "
-                        f"mailboxes={len(ledger.mailboxes)}; in flight at the kill: "
-                        f"agents={len(ledger.agent_unknown)} mailboxes={len(ledger.mailbox_unknown)}")
-        server = F.Server(data, env=F.FAST_SIGNUPS, log_path=os.path.join(work, "postern.log")).start()
-        logins += verify(server, ledger, everyone=True)
-        server.stop()
+            F.log(f"round {round_number}: acknowledged agents={len(ledger.agents)} "
+                  f"mailboxes={len(ledger.mailboxes)}; in flight at the kill: "
+                  f"agents={len(ledger.agent_unknown)} mailboxes={len(ledger.mailbox_unknown)}")
+        with F.Server(data, env=F.FAST_SIGNUPS).start() as server:
+            logins += verify(server, ledger, everyone=True)
+            server.stop()
         F.expect(len(ledger.agents) >= ROUNDS and len(ledger.mailboxes) >= ROUNDS,
                  f"the storm acknowledged too few signups to mean anything: agents={len(ledger.agents)} "
                  f"mailboxes={len(ledger.mailboxes)}")
         F.expect(not ledger.refused, f"signups refused during the storm: {ledger.refused}")
-        F.log(NAME, f"rounds={ROUNDS} acknowledged agents={len(ledger.agents)} mailboxes={len(ledger.mailboxes)}, "
-                    f"all present after every kill and logged in at the end; HTTP logins={logins}; "
-                    f"in flight at a kill: agents={ledger.agent_unknown_seen} "
-                    f"mailboxes={ledger.mailbox_unknown_seen}, of which committed and whole={ledger.unknown_present}")
+        F.log(f"rounds={ROUNDS} acknowledged agents={len(ledger.agents)} mailboxes={len(ledger.mailboxes)}, "
+              f"all present after every kill and logged in at the end; HTTP logins={logins}; "
+              f"in flight at a kill: agents={ledger.agent_unknown_seen} "
+              f"mailboxes={ledger.mailbox_unknown_seen}, of which committed and whole={ledger.unknown_present}")
     except F.CheckFailed:
-        print(f"{NAME}: data directory kept at {work}", file=sys.stderr)
+        print(f"{F.CHECK}: data directory kept at {data}", file=sys.stderr)
         raise
-    shutil.rmtree(work, ignore_errors=True)
+    shutil.rmtree(data, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    F.run_check(NAME, main)
+    F.run_check(main)

@@ -21,11 +21,10 @@ import os
 import random
 import secrets
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in Tests/Soak
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import soaklib as F  # noqa: E402
 
@@ -48,7 +47,7 @@ def measure(name, make_a, make_b, send, expect):
             for kind in order:
                 prepared = (make_a if kind == "a" else make_b)()
                 start = time.perf_counter()
-                status, raw = send(prepared)
+                status, _, raw = send(prepared)
                 elapsed = time.perf_counter() - start
                 if status != expect:
                     F.fail(f"{name}: kind {kind} answered {status}, expected {expect}: {raw[:200]!r}")
@@ -66,11 +65,7 @@ def within(first, second):
 
 def agent(server):
     conn = server.connection()
-    solved = F.agent_solved_challenge(conn)
-    bearer, pow_hex, nonce, _ = solved
-    status, _, raw = F.send(conn, "POST", "/api/v1/session",
-                          {"powHex": pow_hex, "nonce": nonce, "username": "timing-agent"},
-                          {"Authorization": "Bearer " + bearer})
+    status, _, raw = F.agent_post_session(conn, F.agent_solved_challenge(conn), {"username": "timing-agent"})
     if status != 201:
         F.fail(f"agent signup: HTTP {status}: {raw[:200]!r}")
     revoked_key = json.loads(raw)["apiKey"]
@@ -82,11 +77,8 @@ def agent(server):
         return prepare
 
     def send(prepared):
-        api_key, (bearer, pow_hex, nonce, _) = prepared
-        status, _, raw = F.send(conn, "POST", "/api/v1/session",
-                                         {"powHex": pow_hex, "nonce": nonce, "apiKey": api_key},
-                                         {"Authorization": "Bearer " + bearer})
-        return status, raw
+        api_key, solved = prepared
+        return F.agent_post_session(conn, solved, {"apiKey": api_key})
 
     unknown = lambda: "postern_ak_" + secrets.token_urlsafe(32)  # noqa: E731
     return measure("agent", login(unknown), login(revoked_key), send, 401)
@@ -94,14 +86,13 @@ def agent(server):
 
 def mailbox(server):
     conn = server.connection()
-    status, _, raw = F.send(conn, "POST", "/api/accounts", {
-        "address": "timing@mail.localhost", "password": "right-password-1", "pow": F.mailbox_solved_challenge(conn)})
+    status, _, raw = F.mailbox_create(conn, "timing@mail.localhost", "right-password-1",
+                                      F.mailbox_solved_challenge(conn))
     if status != 201:
         F.fail(f"mailbox signup: HTTP {status}: {raw[:200]!r}")
 
     def send(body):
-        status, _, raw = F.send(conn, "POST", "/api/token", body)
-        return status, raw
+        return F.send(conn, "POST", "/api/token", body)
 
     unknown = lambda: {"address": f"nobody-{secrets.token_hex(4)}@mail.localhost",  # noqa: E731
                        "password": "right-password-1"}
@@ -114,55 +105,40 @@ def remote(server):
     status, _, served = F.send(conn, "GET", "/example.txt")
     if status != 200:
         F.fail(f"GET /example.txt: HTTP {status}")
-    with tempfile.NamedTemporaryFile("wb", suffix=".txt", delete=False) as f:
-        f.write(served)
-    origin = subprocess.Popen([sys.executable, os.path.join(F.REPO, "scripts", "bench-lib.py"), "origin",
-                               f.name], stdout=subprocess.PIPE, text=True)
-    try:
-        port = int(origin.stdout.readline().split()[1])
-        url = f"http://127.0.0.1:{port}/hash.txt"
-        accept = {"Accept": "application/json"}
-        status, _, raw = F.send(conn, "POST", "/register",
-                                         {"email": "timing@example.com", "password_hash_url": url,
-                                          "password": "test123"}, accept)
+    with F.Origin(served.decode()) as origin:
+        status, _, raw = F.send(conn, "POST", "/register", {"email": "timing@example.com",
+                                                            "password_hash_url": origin.url, "password": "test123"})
         if status != 201:
             F.fail(f"remote register: HTTP {status}: {raw[:200]!r}")
 
         def send(body):
-            status, _, raw = F.send(conn, "POST", "/login", body, accept)
-            return status, raw
+            return F.send(conn, "POST", "/login", body)
 
         unknown = lambda: {"email": f"nobody-{secrets.token_hex(4)}@example.com", "password": "test123"}  # noqa
         wrong = lambda: {"email": "timing@example.com", "password": "wrong-" + secrets.token_hex(4)}  # noqa
         return measure("remote", unknown, wrong, send, 422)
-    finally:
-        origin.kill()
-        os.unlink(f.name)
 
 
 def main():
     env = dict(F.FAST_SIGNUPS, POSTERN_MAILBOX_POW_DIFFICULTY="4", POSTERN_REMOTE_HASH_ALLOW_PRIVATE="true")
     failures = []
-    with tempfile.TemporaryDirectory(prefix="postern-timing-") as work:
-        server = F.Server(os.path.join(work, "data"), env).start()
-        try:
-            for name, labels, run in [("agent", ("unknown key", "revoked key"), agent),
-                                      ("mailbox", ("unknown address", "wrong password"), mailbox),
-                                      ("remote", ("unknown email", "wrong password"), remote)]:
-                if name not in SURFACES:
-                    continue
-                results = run(server)
-                for first, second in results:
-                    verdict = "ok" if within(first, second) else "out of tolerance"
-                    F.log("login-timing", f"{name:8} medians of {SAMPLES}: {labels[0]} {first:.2f} ms, "
-                          f"{labels[1]} {second:.2f} ms, ratio {first / second:.3f} ({verdict})")
-                if not within(*results[-1]):
-                    failures.append(name)
-        finally:
-            server.stop()
+    with F.Server(env=env).start() as server:
+        for name, labels, run in [("agent", ("unknown key", "revoked key"), agent),
+                                  ("mailbox", ("unknown address", "wrong password"), mailbox),
+                                  ("remote", ("unknown email", "wrong password"), remote)]:
+            if name not in SURFACES:
+                continue
+            results = run(server)
+            for first, second in results:
+                verdict = "ok" if within(first, second) else "out of tolerance"
+                F.log(f"{name:8} medians of {SAMPLES}: {labels[0]} {first:.2f} ms, "
+                      f"{labels[1]} {second:.2f} ms, ratio {first / second:.3f} ({verdict})")
+            if not within(*results[-1]):
+                failures.append(name)
+        server.stop()
     if failures:
         F.fail(f"medians differ by more than {TOLERANCE:.0%} in {ATTEMPTS} attempts on: {', '.join(failures)}")
 
 
 if __name__ == "__main__":
-    F.run_check("login-timing", main)
+    F.run_check(main)

@@ -32,23 +32,20 @@ Writes artifacts/soak/soak.csv (one row per second) and artifacts/soak/soak-summ
 an ASCII plot of the curve), and prints the summary.
 """
 import csv
-import hashlib
 import http.client
 import json
 import os
 import secrets
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
 
 sys.dont_write_bytecode = True  # no __pycache__ in Tests/Soak
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import postern_soak as soak  # noqa: E402
+import soaklib as F  # noqa: E402
 
-NAME = "30-mixed-soak"
 SECONDS = int(os.environ.get("SOAK_SECONDS", "600"))
 RATE = float(os.environ.get("SOAK_RATE", "1"))
 COMMON_RATE = float(os.environ.get("SOAK_COMMON_RATE", "8"))
@@ -70,33 +67,23 @@ class Stream:
         self.conn, self.used = None, 0
 
     def call(self, method, path, want, body=None, headers=None):
+        """One request; returns (headers, body) when the status is `want`, raises Unexpected otherwise."""
         if self.conn is None or self.used >= 25:
             if self.conn:
                 self.conn.close()
-            self.conn, self.used = http.client.HTTPConnection(self.server.host, self.server.port, timeout=30), 0
+            self.conn, self.used = self.server.connection(timeout=30), 0
         self.used += 1
-        headers = dict(headers or {})
-        payload = b""
-        if body is not None:
-            payload = json.dumps(body).encode()
-            headers.setdefault("Content-Type", "application/json")
-            headers.setdefault("Accept", "application/json")
-        if method in ("POST", "PUT"):
-            headers["Content-Length"] = str(len(payload))
         try:
-            self.conn.request(method, path, body=payload or None, headers=headers)
-            resp = self.conn.getresponse()
-            raw = resp.read()
+            status, got, raw = F.send(self.conn, method, path, body, headers)
         except (OSError, http.client.HTTPException) as e:
             self.conn.close()
             self.conn = None
             self.stats.count(self.name, False)
             raise Unexpected(f"{method} {path}: {type(e).__name__}: {e}")
-        ok = resp.status == want
-        self.stats.count(self.name, ok)
-        if not ok:
-            raise Unexpected(f"{method} {path}: HTTP {resp.status} (want {want}): {raw[:200]!r}")
-        return resp, raw
+        self.stats.count(self.name, status == want)
+        if status != want:
+            raise Unexpected(f"{method} {path}: HTTP {status} (want {want}): {raw[:200]!r}")
+        return got, raw
 
     def run(self, cycle, rate, stop):
         period = 1 / rate
@@ -107,7 +94,7 @@ class Stream:
                 cycle(self, n)
             except Unexpected as e:
                 self.stats.error(self.name, str(e))
-            except (ValueError, KeyError) as e:
+            except (ValueError, KeyError, RuntimeError) as e:
                 self.stats.error(self.name, f"malformed answer: {type(e).__name__}: {e}")
             n += 1
             # Steady pace: no catching up in bursts after a slow cycle.
@@ -137,37 +124,28 @@ class Stats:
             return Counter(self.requests), sum(self.errors.values())
 
 
+def agent_challenge(s):
+    """A challenge asked for on the stream, solved: (bearer, proof fields of the session body)."""
+    bearer, pow_hex, nonce, _ = F.agent_proof(*s.call("POST", "/api/v1/challenge", 200))
+    return bearer, {"powHex": pow_hex, "nonce": nonce}
+
+
 def agent_cycle(s, n):
-    resp, raw = s.call("POST", "/api/v1/challenge", 200)
-    bearer = (resp.getheader("Authorization") or "")[7:]
-    body = json.loads(raw)
-    _, pow_hex, nonce = soak.bench.solve((bearer, body["challenge"], body["salt"], int(body["difficulty"]),
-                                          body.get("scrypt") or {}))
-    username = "s" + secrets.token_hex(8)
-    resp, raw = s.call("POST", "/api/v1/session", 201, {"powHex": pow_hex, "nonce": nonce, "username": username},
-                       {"Authorization": "Bearer " + bearer})
-    session = (resp.getheader("Authorization") or "")[7:]
-    api_key = json.loads(raw)["apiKey"]
+    bearer, proof = agent_challenge(s)
+    headers, raw = s.call("POST", "/api/v1/session", 201, dict(proof, username="s" + secrets.token_hex(8)),
+                          {"Authorization": "Bearer " + bearer})
+    session, api_key = headers.get("authorization", "")[7:], json.loads(raw)["apiKey"]
     s.call("POST", "/api/v1/capability", 200, headers={"Authorization": "Bearer " + session})
     if n % 4 == 3:
-        resp, raw = s.call("POST", "/api/v1/challenge", 200)
-        bearer = (resp.getheader("Authorization") or "")[7:]
-        body = json.loads(raw)
-        _, pow_hex, nonce = soak.bench.solve((bearer, body["challenge"], body["salt"], int(body["difficulty"]),
-                                              body.get("scrypt") or {}))
-        s.call("POST", "/api/v1/session", 200, {"powHex": pow_hex, "nonce": nonce, "apiKey": api_key},
-               {"Authorization": "Bearer " + bearer})
+        bearer, proof = agent_challenge(s)
+        s.call("POST", "/api/v1/session", 200, dict(proof, apiKey=api_key), {"Authorization": "Bearer " + bearer})
 
 
 def mailbox_cycle(s, n):
     _, raw = s.call("GET", "/api/challenge", 200)
-    challenge = json.loads(raw)
-    salt, nonce = challenge["salt"], 0
-    while soak.bench.leading_zero_bits(hashlib.sha256(f"{salt}{nonce}".encode()).digest()) < challenge["difficulty"]:
-        nonce += 1
-    address = f"m{secrets.token_hex(8)}@mail.localhost"
+    address = f"m{secrets.token_hex(8)}@{F.MAILBOX_DOMAIN}"
     _, raw = s.call("POST", "/api/accounts", 201,
-                    {"address": address, "password": PASSWORD, "pow": {"id": challenge["id"], "nonce": str(nonce)}})
+                    {"address": address, "password": PASSWORD, "pow": F.mailbox_proof(raw)})
     account_id = json.loads(raw)["id"]
     _, raw = s.call("POST", "/api/token", 200, {"address": address, "password": PASSWORD})
     token = json.loads(raw)["token"]
@@ -193,22 +171,13 @@ def common_cycle(s, n):
     s.call(method, path, want)
 
 
-def start_origin(server):
-    """The remote-hash origin: bench-lib's, serving an Argon2id hash of PASSWORD."""
-    hash_file = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
-    made = subprocess.run([sys.executable, os.path.join(soak.REPO, "scripts", "bench-lib.py"), "argon2hash", PASSWORD],
+def argon2_hash(password):
+    """An Argon2id hash of `password` at Mail.td's cost, for the remote-hash origin to serve."""
+    made = subprocess.run([sys.executable, os.path.join(F.REPO, "scripts", "bench-lib.py"), "argon2hash", password],
                           capture_output=True, text=True)
     if made.returncode != 0:
-        soak.fail(NAME, "argon2-cffi is needed for the origin's hash (python3 -m pip install argon2-cffi)")
-    hash_file.write(made.stdout.strip())
-    hash_file.close()
-    origin = subprocess.Popen([sys.executable, os.path.join(soak.REPO, "scripts", "bench-lib.py"), "origin",
-                               hash_file.name], stdout=subprocess.PIPE, text=True)
-    line = origin.stdout.readline()
-    if not line.startswith("listening "):
-        origin.kill()
-        soak.fail(NAME, f"the origin did not start: {line!r}")
-    return origin, f"http://127.0.0.1:{int(line.split()[1])}/hash.txt", hash_file.name
+        F.fail("argon2-cffi is needed for the origin's hash (python3 -m pip install argon2-cffi)")
+    return made.stdout.strip()
 
 
 def slope_kib_per_min(points):
@@ -245,48 +214,44 @@ def ascii_plot(rows, reduce, width=60, height=12):
 
 def soak_run():
     """Runs the traffic for SECONDS; returns the per-second rows (also written as CSV) and error texts."""
-    server = soak.Server({
-        "POSTERN_RATE_LIMITS": "off", "POSTERN_AGENT_POW_DIFFICULTY": "0", "POSTERN_AGENT_POW_DYNAMIC": "off",
-        "POSTERN_MAILBOX_POW_DIFFICULTY": str(MAILBOX_DIFFICULTY), "POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true",
-    }, log_name="soak-postern")
-    origin, hash_url, hash_path = start_origin(server)
+    env = {"POSTERN_RATE_LIMITS": "off", "POSTERN_AGENT_POW_DIFFICULTY": "0", "POSTERN_AGENT_POW_DYNAMIC": "off",
+           "POSTERN_MAILBOX_POW_DIFFICULTY": str(MAILBOX_DIFFICULTY), "POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true"}
     stats = Stats()
     stop = threading.Event()
-    streams = [(Stream("agent", server, stats), agent_cycle, RATE),
-               (Stream("mailbox", server, stats), mailbox_cycle, RATE),
-               (Stream("remote", server, stats), remote_cycle(hash_url), RATE),
-               (Stream("common", server, stats), common_cycle, COMMON_RATE)]
-    only = [n for n in os.environ.get("SOAK_STREAMS", "").split(",") if n]  # to tell which surface grows
-    streams = [x for x in streams if not only or x[0].name in only]
-    threads = [threading.Thread(target=s.run, args=(c, r, stop), daemon=True) for s, c, r in streams]
     rows = []
-    csv_path = os.path.join(soak.ARTIFACTS, "soak.csv")
-    print(f"{NAME}: {SECONDS} s against pid {server.pid} on {server.base}; CSV {csv_path}", flush=True)
-    try:
-        start = time.monotonic()
-        rows.append({"second": 0, "rss_kib": server.rss_kib(), "cpu_s": server.cpu_seconds(),
-                     "sockets": server.sockets(), "agent": 0, "mailbox": 0, "remote": 0, "common": 0, "errors": 0})
-        for t in threads:
-            t.start()
-        for second in range(1, SECONDS + 1):
-            time.sleep(max(0.0, start + second - time.monotonic()))
-            if not server.alive():
-                soak.fail(NAME, f"postern exited at {second} s; see {server.log_path}")
-            counts, errors = stats.snapshot()
-            rows.append({"second": second, "rss_kib": server.rss_kib(), "cpu_s": round(server.cpu_seconds(), 2),
-                         "sockets": server.sockets(), "agent": counts["agent"], "mailbox": counts["mailbox"],
-                         "remote": counts["remote"], "common": counts["common"], "errors": errors})
-            if second % 60 == 0:
-                r = rows[-1]
-                print(f"  {second:4} s rss={r['rss_kib'] / 1024:.1f} MiB requests agent={r['agent']} "
-                      f"mailbox={r['mailbox']} remote={r['remote']} common={r['common']} errors={errors}", flush=True)
-    finally:
-        stop.set()
-        for t in threads:
-            t.join(timeout=60)
-        origin.kill()
-        origin.wait()
-        os.unlink(hash_path)
+    csv_path = F.artifact("soak.csv")
+    with F.Origin(argon2_hash(PASSWORD)) as origin, F.Server(env=env).start() as server:
+        streams = [(Stream("agent", server, stats), agent_cycle, RATE),
+                   (Stream("mailbox", server, stats), mailbox_cycle, RATE),
+                   (Stream("remote", server, stats), remote_cycle(origin.url), RATE),
+                   (Stream("common", server, stats), common_cycle, COMMON_RATE)]
+        only = [n for n in os.environ.get("SOAK_STREAMS", "").split(",") if n]  # to tell which surface grows
+        streams = [x for x in streams if not only or x[0].name in only]
+        threads = [threading.Thread(target=s.run, args=(c, r, stop), daemon=True) for s, c, r in streams]
+        F.log(f"{SECONDS} s against pid {server.pid} on {server.base}; CSV {csv_path}")
+        try:
+            start = time.monotonic()
+            rows.append({"second": 0, "rss_kib": server.rss_kib(), "cpu_s": server.cpu_seconds(),
+                         "sockets": server.sockets(), "agent": 0, "mailbox": 0, "remote": 0, "common": 0, "errors": 0})
+            for t in threads:
+                t.start()
+            for second in range(1, SECONDS + 1):
+                time.sleep(max(0.0, start + second - time.monotonic()))
+                if not server.alive():
+                    F.fail(f"postern exited at {second} s")
+                counts, errors = stats.snapshot()
+                rows.append({"second": second, "rss_kib": server.rss_kib(), "cpu_s": round(server.cpu_seconds(), 2),
+                             "sockets": server.sockets(), "agent": counts["agent"], "mailbox": counts["mailbox"],
+                             "remote": counts["remote"], "common": counts["common"], "errors": errors})
+                if second % 60 == 0:
+                    r = rows[-1]
+                    print(f"  {second:4} s rss={r['rss_kib'] / 1024:.1f} MiB requests agent={r['agent']} "
+                          f"mailbox={r['mailbox']} remote={r['remote']} common={r['common']} errors={errors}",
+                          flush=True)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=60)
         server.stop()
     with open(csv_path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
@@ -339,8 +304,7 @@ def report(rows, error_texts):
               "RSS, lowest sample of each column from 10 s on (what the process keeps):", "", "```",
               ascii_plot(rows[10:], min), "```"]
     summary = "\n".join(lines)
-    os.makedirs(soak.ARTIFACTS, exist_ok=True)
-    with open(os.path.join(soak.ARTIFACTS, "soak-summary.md"), "w") as f:
+    with open(F.artifact("soak-summary.md"), "w") as f:
         f.write(summary + "\n")
     print(summary)
 
@@ -350,7 +314,7 @@ def report(rows, error_texts):
     if not os.environ.get("SOAK_STREAMS") and min(final["agent"], final["mailbox"], final["remote"]) == 0:
         problems.append("a surface got no traffic at all")
     if seconds < 240:
-        print(f"{NAME}: {seconds} s is too short for a memory verdict (warm-up alone is {warm} s)")
+        F.log(f"{seconds} s is too short for a memory verdict (warm-up alone is {warm} s)")
     elif slope > MAX_SLOPE:
         problems.append(f"RSS grows {slope:.1f} KiB/min after warm-up (bound {MAX_SLOPE:g})")
     if seconds >= 240 and last_max > first_max + MARGIN_KIB:
@@ -367,12 +331,9 @@ def main():
     else:
         rows, error_texts = soak_run()
         problems = report(rows, error_texts)
-    if problems:
-        for p in problems:
-            print(f"{NAME}: FAIL: {p}", file=sys.stderr)
-        sys.exit(1)
-    print(f"{NAME}: no errors" + ("; memory flat after warm-up" if rows[-1]["second"] >= 240 else ""))
+    F.fail_if_any(problems)
+    F.log("no errors" + ("; memory flat after warm-up" if rows[-1]["second"] >= 240 else ""))
 
 
 if __name__ == "__main__":
-    main()
+    F.run_check(main)

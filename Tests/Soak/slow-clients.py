@@ -45,9 +45,8 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in Tests/Soak
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import postern_soak as soak  # noqa: E402
+import soaklib as F  # noqa: E402
 
-NAME = "20-slow-clients"
 CONNECTIONS = int(os.environ.get("SLOW_CONNECTIONS", "2000"))
 PROBE_INTERVAL = int(os.environ.get("PROBE_INTERVAL_MS", "150")) / 1000
 PROBE_BOUND_MS = float(os.environ.get("PROBE_BOUND_MS", "1000"))
@@ -59,8 +58,8 @@ CONNECTION_RATE = 400
 class Probe:
     """A thread that asks every PROBE_INTERVAL and remembers latencies per current mode."""
 
-    def __init__(self, host, port):
-        self.host, self.port = host, port
+    def __init__(self, server):
+        self.server = server
         self.mode = "idle"
         self.latencies = {}  # mode -> [ms]
         self.failures = {}  # mode -> [text]
@@ -82,17 +81,14 @@ class Probe:
         mode = self.mode
         t0 = time.perf_counter()
         try:
-            headers = {"Content-Length": "0"} if method == "POST" else {}
-            conn.request(method, path, headers=headers)
-            resp = conn.getresponse()
-            resp.read()
+            status, _, _ = F.send(conn, method, path)
         except (OSError, http.client.HTTPException) as e:
             self.record(mode, failure=f"{what}: {type(e).__name__}: {e} after "
                                       f"{(time.perf_counter() - t0) * 1000:.0f} ms")
             return False
         ms = (time.perf_counter() - t0) * 1000
-        if resp.status != 200:
-            self.record(mode, failure=f"{what}: HTTP {resp.status}")
+        if status != 200:
+            self.record(mode, failure=f"{what}: HTTP {status}")
             return False
         self.record(mode, ms, what)
         return True
@@ -100,10 +96,9 @@ class Probe:
     def run(self):
         while not self.stop.is_set():
             started = time.monotonic()
-            conn = http.client.HTTPConnection(self.host, self.port, timeout=5)
-            if self.ask(conn, "GET", "/healthz", "GET /healthz"):
-                self.ask(conn, "POST", "/api/v1/challenge", "POST /api/v1/challenge")
-            conn.close()
+            with self.server.connected(timeout=5) as conn:
+                if self.ask(conn, "GET", "/healthz", "GET /healthz"):
+                    self.ask(conn, "POST", "/api/v1/challenge", "POST /api/v1/challenge")
             self.stop.wait(max(0.0, PROBE_INTERVAL - (time.monotonic() - started)))
 
 
@@ -130,7 +125,7 @@ def read_csv(prefix):
 
 def run_mode(server, probe, mode, bound):
     """Runs slowhttptest once; samples the server's sockets until they are back to the baseline."""
-    prefix = os.path.join(soak.ARTIFACTS, f"slowhttptest-{mode}")
+    prefix = F.artifact(f"slowhttptest-{mode}")
     for old in glob.glob(prefix + "*"):
         os.remove(old)
     baseline_sockets = server.sockets()
@@ -139,7 +134,7 @@ def run_mode(server, probe, mode, bound):
     samples, peak_rss, held_until, tool_seconds = [], 0, 0.0, None
     with open(prefix + ".out", "w") as out:
         tool = subprocess.Popen(["slowhttptest"] + slowhttptest_args(mode, server.base, prefix),
-                                stdout=out, stderr=subprocess.STDOUT, cwd=soak.ARTIFACTS)
+                                stdout=out, stderr=subprocess.STDOUT, cwd=F.ARTIFACTS)
         # Until the tool ends and the server holds no slow connection (or long past the bound).
         while True:
             now = time.monotonic() - wall0
@@ -180,44 +175,48 @@ def run_mode(server, probe, mode, bound):
 
 def main():
     if not shutil.which("slowhttptest"):
-        soak.fail(NAME, "slowhttptest is not installed (make soak installs it)")
+        F.fail("slowhttptest is not installed (make soak installs it)")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     needed = 2 * CONNECTIONS + 512
     if soft < needed:
         if hard != resource.RLIM_INFINITY and hard < needed:
-            soak.fail(NAME, f"descriptor hard limit {hard} is below the {needed} this check needs")
+            F.fail(f"descriptor hard limit {hard} is below the {needed} this check needs")
         resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
-        print(f"{NAME}: raised the descriptor soft limit from {soft} to {needed}")
-    server = soak.Server({
-        "POSTERN_RATE_LIMITS": "off", "POSTERN_AGENT_POW_DYNAMIC": "off", "POSTERN_MAX_CONNECTIONS": "4096",
-    }, log_name="slow-clients-postern")
-    probe = Probe(server.host, server.port)
+        F.log(f"raised the descriptor soft limit from {soft} to {needed}")
+    env = {"POSTERN_RATE_LIMITS": "off", "POSTERN_AGENT_POW_DYNAMIC": "off", "POSTERN_MAX_CONNECTIONS": "4096"}
     results = []
-    try:
+    with F.Server(env=env).start() as server:
+        probe = Probe(server)
         probe.thread.start()
-        time.sleep(2)
-        for mode, timeout in (("slow-header", HEADER_TIMEOUT), ("slow-body", HEADER_TIMEOUT),
-                              ("slow-read", WRITE_TIMEOUT)):
-            # The timeout of the last connection runs from when it opened; + sweeps, sampling and slack.
-            bound = timeout + 5
-            print(f"{NAME}: {mode}: {CONNECTIONS} connections, all closed by the server within {bound} s "
-                  "of the last one opening", flush=True)
-            results.append(run_mode(server, probe, mode, bound))
-            if not server.alive():
-                soak.fail(NAME, f"postern exited during {mode}; see {server.log_path}")
-    finally:
-        probe.stop.set()
-        probe.thread.join(timeout=10)
+        try:
+            time.sleep(2)
+            for mode, timeout in (("slow-header", HEADER_TIMEOUT), ("slow-body", HEADER_TIMEOUT),
+                                  ("slow-read", WRITE_TIMEOUT)):
+                # The timeout of the last connection runs from when it opened; + sweeps, sampling and slack.
+                bound = timeout + 5
+                F.log(f"{mode}: {CONNECTIONS} connections, all closed by the server within {bound} s "
+                      "of the last one opening")
+                results.append(run_mode(server, probe, mode, bound))
+                if not server.alive():
+                    F.fail(f"postern exited during {mode}")
+        finally:
+            probe.stop.set()
+            probe.thread.join(timeout=10)
         server.stop()
+    F.fail_if_any(judge(probe, results))
+    F.log(f"every probe answered within {PROBE_BOUND_MS:.0f} ms; slow connections were reaped")
 
+
+def judge(probe, results):
+    """Prints what the probe and each mode measured; returns what fails the check."""
     problems = []
-    print(f"{NAME}: probe bound {PROBE_BOUND_MS:.0f} ms, every {PROBE_INTERVAL * 1000:.0f} ms "
+    F.log(f"probe bound {PROBE_BOUND_MS:.0f} ms, every {PROBE_INTERVAL * 1000:.0f} ms "
           "(new connection, GET /healthz + POST /api/v1/challenge)")
     for mode_name in ["idle"] + [r["mode"] + suffix for r in results for suffix in ("", " (after)")]:
         lat = probe.latencies.get(mode_name, [])
         fails = probe.failures.get(mode_name, [])
-        print(f"  probe {mode_name:20} answers={len(lat):4} p50={soak.percentile(lat, .5):6.1f} ms "
-              f"p99={soak.percentile(lat, .99):6.1f} ms max={max(lat, default=0):6.1f} ms failures={len(fails)}")
+        print(f"  probe {mode_name:20} answers={len(lat):4} p50={F.percentile(lat, .5):6.1f} ms "
+              f"p99={F.percentile(lat, .99):6.1f} ms max={max(lat, default=0):6.1f} ms failures={len(fails)}")
         for text in fails[:5]:
             problems.append(f"probe during {mode_name}: {text}")
         if mode_name != "idle" and not lat:
@@ -243,12 +242,8 @@ def main():
             problems.append(f"{r['mode']}: server used {r['cpu_share']:.2f} of a core (bound {MAX_CPU})")
         if r["idle_cpu_share"] > 0.05:
             problems.append(f"{r['mode']}: server kept {r['idle_cpu_share']:.3f} of a core busy once idle")
-    if problems:
-        for p in problems:
-            print(f"{NAME}: FAIL: {p}", file=sys.stderr)
-        sys.exit(1)
-    print(f"{NAME}: every probe answered within {PROBE_BOUND_MS:.0f} ms; slow connections were reaped")
+    return problems
 
 
 if __name__ == "__main__":
-    main()
+    F.run_check(main)
