@@ -55,54 +55,56 @@ class Ledger:
         self.unknown_present = 0  # in flight at a kill, yet committed (and whole)
 
 
-def agent_client(server, ledger, stop):
+def agent_signup(conn, ledger):
+    """One agent signup on `conn`: (name, prove, submit, its unknown set) for `storm_client`."""
+    username = F.agent_username()
+
+    def submit(solved):
+        status, headers, raw = F.agent_post_session(conn, solved, {"username": username})
+        body = json.loads(raw)
+        if status == 201 and headers.get("authorization", "").startswith("Bearer ") and body.get("apiKey"):
+            return lambda: ledger.agents.__setitem__(username, body["apiKey"])
+        return status
+
+    return username, lambda: F.agent_solved_challenge(conn), submit, ledger.agent_unknown
+
+
+def mailbox_signup(conn, ledger):
+    """One mailbox signup on `conn`: (name, prove, submit, its unknown set) for `storm_client`."""
+    address = F.mailbox_address()
+
+    def submit(proof):
+        status, _, raw = F.mailbox_create(conn, address, PASSWORD, proof)
+        body = json.loads(raw)
+        if status == 201 and body.get("address") == address and body.get("token"):
+            return lambda: ledger.mailboxes.add(address)
+        return status
+
+    return address, lambda: F.mailbox_solved_challenge(conn), submit, ledger.mailbox_unknown
+
+
+def storm_client(surface, signup, server, ledger, stop):
+    """Signs up on one surface until `stop`: an acknowledged signup goes into the ledger, one whose
+    answer never came (the server was killed) into its unknown set, any other answer into `refused`."""
     conn = None
     while not stop.is_set():
-        username = F.agent_username()
         sent = False
         try:
             conn = conn or server.connection(timeout=10)
-            solved = F.agent_solved_challenge(conn)
+            name, prove, submit, unknown = signup(conn, ledger)
+            proof = prove()
             sent = True
-            status, headers, raw = F.agent_post_session(conn, solved, {"username": username})
-            body = json.loads(raw)
+            outcome = submit(proof)
             with ledger.lock:
-                if status == 201 and headers.get("authorization", "").startswith("Bearer ") and body.get("apiKey"):
-                    ledger.agents[username] = body["apiKey"]
+                if callable(outcome):
+                    outcome()
                 else:
-                    key = f"agent {status}"
+                    key = f"{surface} {outcome}"
                     ledger.refused[key] = ledger.refused.get(key, 0) + 1
         except NETWORK_ERRORS:
             if sent:
                 with ledger.lock:
-                    ledger.agent_unknown.add(username)
-            if conn:
-                conn.close()
-            conn = None
-            time.sleep(0.02)
-
-
-def mailbox_client(server, ledger, stop):
-    conn = None
-    while not stop.is_set():
-        address = F.mailbox_address()
-        sent = False
-        try:
-            conn = conn or server.connection(timeout=10)
-            proof = F.mailbox_solved_challenge(conn)
-            sent = True
-            status, _, raw = F.mailbox_create(conn, address, PASSWORD, proof)
-            body = json.loads(raw)
-            with ledger.lock:
-                if status == 201 and body.get("address") == address and body.get("token"):
-                    ledger.mailboxes.add(address)
-                else:
-                    key = f"mailbox {status}"
-                    ledger.refused[key] = ledger.refused.get(key, 0) + 1
-        except NETWORK_ERRORS:
-            if sent:
-                with ledger.lock:
-                    ledger.mailbox_unknown.add(address)
+                    unknown.add(name)
             if conn:
                 conn.close()
             conn = None
@@ -182,9 +184,11 @@ def verify(server, ledger, everyone):
 
 def storm(server, ledger, seconds):
     stop = threading.Event()
-    threads = [threading.Thread(target=agent_client, args=(server, ledger, stop), daemon=True)
+    threads = [threading.Thread(target=storm_client, daemon=True,
+                                args=("agent", agent_signup, server, ledger, stop))
                for _ in range(AGENT_THREADS)]
-    threads += [threading.Thread(target=mailbox_client, args=(server, ledger, stop), daemon=True)
+    threads += [threading.Thread(target=storm_client, daemon=True,
+                                 args=("mailbox", mailbox_signup, server, ledger, stop))
                 for _ in range(MAILBOX_THREADS)]
     for t in threads:
         t.start()
