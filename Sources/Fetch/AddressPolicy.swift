@@ -8,8 +8,11 @@ public enum AddressCategory: String, Sendable, CaseIterable {
     case `private`
     /// `169.254/16` (cloud metadata lives here), `fe80::/10`.
     case linkLocal
-    /// Carrier-grade NAT `100.64/10`.
+    /// Carrier-grade NAT `100.64/10` (except the metadata address below).
     case sharedAddressSpace
+    /// Cloud metadata services outside link-local: Alibaba Cloud's `100.100.100.200` (inside CGNAT) and
+    /// AWS's IPv6 `fd00:ec2::254` (inside unique local). Treated like link-local.
+    case metadata
     /// `0.0.0.0/8` ("this network") and `::`.
     case unspecified
     /// `224/4`, `ff00::/8`.
@@ -26,8 +29,14 @@ public enum AddressCategory: String, Sendable, CaseIterable {
     public var isOverridable: Bool {
         switch self {
         case .global, .unspecified, .multicast, .broadcast: return false
-        case .loopback, .private, .linkLocal, .sharedAddressSpace, .reserved: return true
+        case .loopback, .private, .linkLocal, .metadata, .sharedAddressSpace, .reserved: return true
         }
+    }
+
+    /// Whether `POSTERN_REMOTE_HASH_ALLOW_PRIVATE` opens it: every overridable category but link-local
+    /// and metadata addresses, which only an explicit allow-list entry opens.
+    public var opensWithAllowPrivate: Bool {
+        isOverridable && self != .linkLocal && self != .metadata
     }
 }
 
@@ -39,8 +48,9 @@ public enum AddressCategory: String, Sendable, CaseIterable {
 public struct AddressPolicy: Sendable, Equatable {
     /// Lets loopback, private, CGNAT and reserved addresses through
     /// (`POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true`). Default false. Link-local addresses (where cloud
-    /// metadata services live, `169.254.169.254`) stay refused even then: only an explicit
-    /// ``allowedHosts`` entry opens them.
+    /// metadata services live, `169.254.169.254`) and the metadata addresses elsewhere
+    /// (``AddressCategory/metadata``) stay refused even then: only an explicit ``allowedHosts`` entry
+    /// opens them.
     public var allowPrivate: Bool
     /// Host names (or IP literals) that may resolve to non-global addresses even when
     /// `allowPrivate` is off. Compared case-insensitively, without a trailing dot.
@@ -74,7 +84,7 @@ public struct AddressPolicy: Sendable, Equatable {
         let category = AddressPolicy.category(of: address)
         if category == .global { return true }
         guard category.isOverridable else { return false }
-        if allowPrivate && category != .linkLocal { return true }
+        if allowPrivate && category.opensWithAllowPrivate { return true }
         let name = AddressPolicy.normalizedHost(host)
         if allowedHosts.contains(name) { return true }
         // An allow-list entry written as an IP literal matches that address in any spelling.
@@ -99,6 +109,7 @@ public struct AddressPolicy: Sendable, Equatable {
         if within(0x7f00_0000, 8) { return .loopback }
         if within(0x0a00_0000, 8) || within(0xac10_0000, 12) || within(0xc0a8_0000, 16) { return .private }
         if within(0xa9fe_0000, 16) { return .linkLocal }
+        if a == 0x6464_64c8 { return .metadata }  // 100.100.100.200
         if within(0x6440_0000, 10) { return .sharedAddressSpace }
         if within(0xe000_0000, 4) { return .multicast }
         if within(0xf000_0000, 4) || within(0xc000_0000, 24) || within(0xc000_0200, 24)
@@ -109,11 +120,15 @@ public struct AddressPolicy: Sendable, Equatable {
         return .global
     }
 
+    /// `fd00:ec2::254`.
+    private static let awsMetadataIPv6: [UInt8] = [0xfd, 0, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54]
+
     private static func category(ipv6 b: [UInt8]) -> AddressCategory {
         if b.allSatisfy({ $0 == 0 }) { return .unspecified }
         if b[0..<15].allSatisfy({ $0 == 0 }) && b[15] == 1 { return .loopback }
         if b[0] == 0xff { return .multicast }
         if b[0] == 0xfe && b[1] & 0xc0 == 0x80 { return .linkLocal }
+        if b == awsMetadataIPv6 { return .metadata }
         if b[0] == 0xfe && b[1] & 0xc0 == 0xc0 { return .private }  // deprecated site-local fec0::/10
         if b[0] & 0xfe == 0xfc { return .private }  // unique local fc00::/7
         if b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8 { return .reserved }

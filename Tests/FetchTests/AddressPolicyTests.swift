@@ -67,11 +67,23 @@ struct AddressPolicyTests {
             ("::ffff:127.0.0.1", .loopback), ("::ffff:10.0.0.1", .private), ("::ffff:8.8.8.8", .global),
             ("64:ff9b::7f00:1", .loopback), ("64:ff9b::a9fe:a9fe", .linkLocal), ("64:ff9b::808:808", .global),
             ("2002:7f00:1::", .loopback), ("2001:db8::1", .reserved), ("2606:4700::1111", .global),
-            ("::127.0.0.1", .loopback),
+            ("::127.0.0.1", .loopback), ("100.100.100.200", .metadata), ("::ffff:100.100.100.200", .metadata),
+            ("fd00:ec2::254", .metadata), ("fd00:ec2::253", .private),
         ])
     func categories(text: String, expected: AddressCategory) throws {
         let address = try #require(IPAddress(literal: text))
         #expect(AddressPolicy.category(of: address) == expected)
+    }
+
+    @Test("metadata addresses outside link-local stay closed with private addresses allowed, open by allow-list")
+    func metadataNeedsAllowList() throws {
+        let open = AddressPolicy(allowPrivate: true)
+        for text in ["100.100.100.200", "64:ff9b::6464:64c8", "fd00:ec2::254", "169.254.169.254"] {
+            #expect(!open.allows(try #require(IPAddress(literal: text)), host: "hash.example"), "\(text)")
+        }
+        #expect(open.allows(try #require(IPAddress(literal: "100.100.100.199")), host: "hash.example"))
+        let listed = AddressPolicy(allowPrivate: true, allowedHosts: ["metadata.internal"])
+        #expect(listed.allows(try #require(IPAddress(literal: "100.100.100.200")), host: "metadata.internal"))
     }
 
     @Test("the default policy allows only global unicast")

@@ -63,11 +63,13 @@ private let nonGlobal: [Prefix] = [
     Prefix(v6: [0xfe80], 10), Prefix(v6: [0xfec0], 10), Prefix(v6: [0xff00], 8),
     Prefix(v6: [0x2001, 0x0db8], 32), Prefix(v6: [0x0100], 64), Prefix(v6: [0x0064, 0xff9b, 0x0001], 48),
 ]
-/// Refused even when private addresses are allowed: link-local (metadata), unspecified, multicast, broadcast.
+/// Refused even when private addresses are allowed: link-local and other cloud metadata addresses
+/// (Alibaba 100.100.100.200, AWS fd00:ec2::254), unspecified, multicast, broadcast.
 private let alwaysRefused: [Prefix] = [
-    Prefix(v4: 169, 254, 0, 0, 16), Prefix(v4: 0, 0, 0, 0, 8), Prefix(v4: 224, 0, 0, 0, 4),
-    Prefix(v4: 255, 255, 255, 255, 32),
+    Prefix(v4: 169, 254, 0, 0, 16), Prefix(v4: 100, 100, 100, 200, 32), Prefix(v4: 0, 0, 0, 0, 8),
+    Prefix(v4: 224, 0, 0, 0, 4), Prefix(v4: 255, 255, 255, 255, 32),
     Prefix(v6: [], 128), Prefix(v6: [0xfe80], 10), Prefix(v6: [0xff00], 8),
+    Prefix(v6: [0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254], 128),
 ]
 private let globalUnicast = Prefix(v6: [0x2000], 3)
 
