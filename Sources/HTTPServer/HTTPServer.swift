@@ -154,10 +154,19 @@ public final class HTTPServer: Sendable {
         guard let source = listener.source, !listener.suspended else { return }
         listener.suspended = true
         source.suspend()
-        acceptQueue.asyncAfter(deadline: .now() + .milliseconds(100)) { [listener] in
-            if listener.suspended, let source = listener.source {
+        // The pause ends on a sleeping thread, not a Dispatch timer: libdispatch arms timers through a
+        // timerfd it may have to create at that moment, and with no descriptor free it drops the timer
+        // silently, which left accept paused for good (seen about once in ten runs of the EMFILE test).
+        let acceptQueue = self.acceptQueue
+        DispatchQueue.global().async { [self, listener] in
+            usleep(100_000)
+            acceptQueue.async {
+                guard listener.suspended, let source = listener.source else { return }
                 listener.suspended = false
                 source.resume()
+                // Accept what waited during the pause now: a resumed read source need not fire for
+                // connections that were already queued when it was suspended.
+                self.acceptPending()
             }
         }
     }
