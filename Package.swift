@@ -86,12 +86,12 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "ClientAddressTests", dependencies: ["ClientAddress"]),
         .testTarget(name: "AgentAuthTests", dependencies: [
-            "AgentAuth", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "AgentAuth", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
-            "MailboxAccounts", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "MailboxAccounts", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

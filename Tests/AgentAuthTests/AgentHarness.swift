@@ -5,34 +5,11 @@ import HTTP1
 import JWT
 import Logging
 import MetricsTestKit
+import PosternTestSupport
 import Storage
 import Testing
 
 @testable import AgentAuth
-
-/// A clock the test moves by hand.
-///
-/// `@unchecked Sendable`: `value` is read and written only while `lock` is held.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Int64
-
-    init(_ start: Int64 = 1_800_000_000) {
-        value = start
-    }
-
-    var now: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-
-    func advance(_ seconds: Int64) {
-        lock.lock()
-        defer { lock.unlock() }
-        value += seconds
-    }
-}
 
 /// A directory under the temporary directory, removed when the last reference goes.
 final class TemporaryDirectory: Sendable {

@@ -1,6 +1,7 @@
 import AuthCrypto
 import HTTP1
 import JWT
+import PosternTestSupport
 import Storage
 import Testing
 

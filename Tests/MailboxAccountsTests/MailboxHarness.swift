@@ -5,24 +5,12 @@ import HTTP1
 import JWT
 import Logging
 import MetricsTestKit
+import PosternTestSupport
 import Storage
 import Synchronization
 import Testing
 
 @testable import MailboxAccounts
-
-/// A settable clock: Unix seconds for tokens, milliseconds for the rate limiter.
-final class TestClock: Sendable {
-    private let millis: Mutex<Int64>
-
-    init(seconds: Int64 = 1_750_000_000) { millis = Mutex(seconds * 1000) }
-
-    var seconds: Int64 { millis.withLock { $0 / 1000 } }
-    var milliseconds: Int64 { millis.withLock { $0 } }
-
-    func advance(milliseconds delta: Int64) { millis.withLock { $0 += delta } }
-    func advance(seconds delta: Int64) { advance(milliseconds: delta * 1000) }
-}
 
 /// Request ids collected from the service's `onUnexpectedError`.
 final class RequestIDLog: Sendable {
@@ -69,7 +57,7 @@ final class MailboxHarness: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         database = try Database.open(path: directory + "/postern.sqlite3", logger: Logger(label: "mailbox-tests"))
         try Migrator(directory: Self.migrations).migrate(database)
-        let clock = TestClock()
+        let clock = TestClock(1_750_000_000)
         self.clock = clock
         self.pool = pool
         var configuration = MailboxConfiguration(

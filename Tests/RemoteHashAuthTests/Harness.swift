@@ -63,29 +63,6 @@ func cheapHash(_ password: String) throws -> String {
         password: Array(password.utf8), salt: SecureRandom.bytes(16), memoryKiB: 64, iterations: 1, parallelism: 1)
 }
 
-/// A settable clock.
-final class TestClock: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value: Int64
-
-    init(_ start: Int64 = 1_800_000_000) {
-        value = start
-    }
-
-    var now: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-
-    func advance(_ seconds: Int64) {
-        lock.lock()
-        value += seconds
-        lock.unlock()
-    }
-}
-
 /// A real service over a migrated temporary database, a real fetcher and a local origin.
 final class Harness {
     let origin: TestOrigin
