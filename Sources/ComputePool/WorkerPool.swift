@@ -28,7 +28,7 @@ public final class WorkerPool: Sendable {
     public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int = 256) {
         threadCount = max(1, threads)
         self.queueLimit = max(0, queueLimit)
-        state = WorkerPoolState(queueLimit: self.queueLimit)
+        state = WorkerPoolState(threadCount: threadCount, queueLimit: self.queueLimit)
         for index in 0..<threadCount {
             let state = self.state
             let thread = Thread { state.workLoop() }
@@ -48,7 +48,8 @@ public final class WorkerPool: Sendable {
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
             let accepted = state.enqueue {
-                continuation.resume(with: Result { try work() })
+                let result = Result { try work() }
+                return { continuation.resume(with: result) }
             }
             if !accepted {
                 continuation.resume(throwing: WorkerPoolError.overloaded)
@@ -64,14 +65,21 @@ public final class WorkerPool: Sendable {
 ///
 /// `@unchecked Sendable`: every mutable field is read and written only while holding `condition`.
 private final class WorkerPoolState: @unchecked Sendable {
+    /// A job computes its result on a worker thread and returns what hands that result to the caller.
+    typealias Job = @Sendable () -> (@Sendable () -> Void)
+
     private let condition = NSCondition()
-    private var jobs: [(@Sendable () -> Void)?] = []
+    private var jobs: [Job?] = []
     private var head = 0
     private var stopped = false
+    private let threadCount: Int
     private let queueLimit: Int
-    private var idleThreads = 0
+    /// Threads running a job. A thread counts as free again before its caller is resumed, so a caller
+    /// that submits its next job at once finds the thread it just used free.
+    private var busyThreads = 0
 
-    init(queueLimit: Int) {
+    init(threadCount: Int, queueLimit: Int) {
+        self.threadCount = threadCount
         self.queueLimit = queueLimit
     }
 
@@ -81,13 +89,13 @@ private final class WorkerPoolState: @unchecked Sendable {
         return jobs.count - head
     }
 
-    /// Queues a job; false when the queue is full. A job that an idle thread will take at once does
+    /// Queues a job; false when the queue is full. A job that a free thread will take at once does
     /// not count against the limit.
-    func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
+    func enqueue(_ job: @escaping Job) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         let waiting = jobs.count - head
-        if stopped || waiting - idleThreads >= queueLimit { return false }
+        if stopped || waiting - (threadCount - busyThreads) >= queueLimit { return false }
         jobs.append(job)
         condition.signal()
         return true
@@ -105,9 +113,7 @@ private final class WorkerPoolState: @unchecked Sendable {
         while true {
             condition.lock()
             while head == jobs.count && !stopped {
-                idleThreads += 1
                 condition.wait()
-                idleThreads -= 1
             }
             if head == jobs.count && stopped {
                 condition.unlock()
@@ -120,8 +126,13 @@ private final class WorkerPoolState: @unchecked Sendable {
                 jobs.removeFirst(head)
                 head = 0
             }
+            busyThreads += 1
             condition.unlock()
-            job?()
+            let handOver = job?()
+            condition.lock()
+            busyThreads -= 1
+            condition.unlock()
+            handOver?()
         }
     }
 }

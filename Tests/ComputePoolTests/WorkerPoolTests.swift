@@ -40,6 +40,15 @@ struct WorkerPoolTests {
         #expect(gauge.peak >= 1)
     }
 
+    @Test("a caller that submits again as soon as its job returns finds the thread free")
+    func threadFreeBeforeCallerResumes() async throws {
+        // One thread and no queue: each job must find the thread the previous one just left.
+        let pool = WorkerPool(threads: 1, queueLimit: 0)
+        for round in 0..<500 {
+            #expect(try await pool.run { round } == round)
+        }
+    }
+
     @Test("refuses at once with .overloaded when the queue is full")
     func overload() async throws {
         let pool = WorkerPool(threads: 1, queueLimit: 1)
