@@ -154,9 +154,9 @@ public final class HTTPServer: Sendable {
         guard let source = listener.source, !listener.suspended else { return }
         listener.suspended = true
         source.suspend()
-        // The pause ends on a sleeping thread, not a Dispatch timer: libdispatch arms timers through a
-        // timerfd it may have to create at that moment, and with no descriptor free it drops the timer
-        // silently, which left accept paused for good (seen about once in ten runs of the EMFILE test).
+        // The pause ends on a sleeping thread, not a Dispatch timer: with every descriptor taken, an
+        // `asyncAfter` here never fired in about one run in ten of the EMFILE test, leaving accept paused
+        // for good (libdispatch arms timers through a timerfd it may have to create at that moment).
         let acceptQueue = self.acceptQueue
         DispatchQueue.global().async { [self, listener] in
             usleep(100_000)
