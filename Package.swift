@@ -23,12 +23,20 @@ let package = Package(
         // Debian's libscrypt ships no pkg-config file: the module map links `scrypt` by name.
         .systemLibrary(name: "CScrypt", providers: [.apt(["libscrypt-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // <sys/epoll.h>, eventfd and accept4, which Glibc's Swift module does not export (headers only).
+        .systemLibrary(name: "CEpoll"),
 
         // Pure HTTP/1.1: parser, encoder, router. No sockets.
         .target(name: "HTTP1"),
-        // BSD sockets + Dispatch serving HTTP1.
+        // Protocol-neutral serving: epoll event loops on Dispatch queues, listener, timers, connection
+        // driver for pure per-protocol state machines, graceful shutdown.
+        .target(name: "SocketServer", dependencies: [
+            "CEpoll",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // HTTP/1.1 on SocketServer: the connection state machine, responder protocol, server facade.
         .target(name: "HTTPServer", dependencies: [
-            "HTTP1",
+            "HTTP1", "SocketServer",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Bounded pool for CPU-heavy work (scrypt, Argon2, RSA) away from the socket queues.
@@ -79,7 +87,8 @@ let package = Package(
         // A loopback HTTP origin shared by the fetcher and remote-hash tests (not shipped).
         .target(name: "PosternTestSupport", path: "Tests/Support"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"]),
+        .testTarget(name: "SocketServerTests", dependencies: ["SocketServer"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "SocketServer"]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),

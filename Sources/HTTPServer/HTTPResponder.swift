@@ -1,14 +1,25 @@
 import HTTP1
 
-/// What the server calls for each complete request. Called on an event queue; must not block.
+/// What the server calls for each request. Called on an event loop; must not block.
+///
+/// A request is routed once, when its head is complete (`route(method:path:)`); the route decides
+/// the body limit before the body is read and goes with the request to `respond`.
 public protocol HTTPResponder: Sendable {
-    /// Body limit for this request head (per-route override), nil = limits default. Called before the body is read.
-    func bodyLimit(method: HTTPMethod, path: String) -> Int?
-    /// Produce the response; call `completion` exactly once, from any thread.
+    /// Whatever routing found for a request (a matched handler, or why none matched).
+    associatedtype Route: Sendable
+
+    /// Routes a request by method and path. Called once per request.
+    func route(method: HTTPMethod, path: String) -> Route
+
+    /// The body limit of a routed request; nil for the parser limits' default.
+    func bodyLimit(of route: Route) -> Int?
+
+    /// Produces the response; calls `completion` exactly once, from any thread.
     ///
-    /// Calling it before returning (on the event queue) is the fast path: the response is written
+    /// Calling it before returning (on the event loop) is the fast path: the response is written
     /// without a thread hop. Later calls are written in request order.
-    func respond(to request: HTTPRequest, completion: @escaping @Sendable (HTTPResponse) -> Void)
+    func respond(to request: HTTPRequest, route: Route, completion: @escaping @Sendable (HTTPResponse) -> Void)
+
     /// The body of a refusal the server answers by itself (400 malformed, 408, 413, 414, 431, 501, 505,
     /// 503 over the connection cap), so that each surface keeps its error shape. `path` is the request's
     /// path when its head was parsed, nil otherwise. The server adds `Connection: close`.

@@ -1,6 +1,6 @@
 import HTTP1
 
-/// An `HTTPResponder` that answers from a `Router`: immediate handlers inline on the event queue,
+/// An `HTTPResponder` that answers from a `Router`: immediate handlers inline on the event loop,
 /// deferred ones in a Task; 404 and 405 (with `Allow`) as `{"error":"<code>"}` JSON.
 public struct RouterResponder: HTTPResponder {
     /// The routes answered.
@@ -11,14 +11,22 @@ public struct RouterResponder: HTTPResponder {
         self.router = router
     }
 
+    /// The router's match for the request.
+    public func route(method: HTTPMethod, path: String) -> RouteMatch {
+        router.match(method: method, path: path)
+    }
+
     /// The matched route's `bodyLimit`, or nil (server default) when none matches.
-    public func bodyLimit(method: HTTPMethod, path: String) -> Int? {
-        router.bodyLimit(method: method, path: path)
+    public func bodyLimit(of route: RouteMatch) -> Int? {
+        if case .found(let route, _) = route { return route.bodyLimit }
+        return nil
     }
 
     /// Runs the matched handler, or answers 404/405.
-    public func respond(to request: HTTPRequest, completion: @escaping @Sendable (HTTPResponse) -> Void) {
-        switch router.match(method: request.method, path: request.path) {
+    public func respond(
+        to request: HTTPRequest, route: RouteMatch, completion: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        switch route {
         case .found(let route, let parameters):
             route.handler.run(request, parameters, completion: completion)
         case .methodNotAllowed(let allowed):

@@ -24,11 +24,16 @@ struct PosternResponder: HTTPResponder {
     let metrics: PosternMetrics
     let logger: Logger
 
-    func bodyLimit(method: HTTPMethod, path: String) -> Int? {
-        router.bodyLimit(method: method, path: path)
+    func route(method: HTTPMethod, path: String) -> RouteMatch {
+        router.match(method: method, path: path)
     }
 
-    func respond(to request: HTTPRequest, completion: @escaping @Sendable (HTTPResponse) -> Void) {
+    func bodyLimit(of route: RouteMatch) -> Int? {
+        if case .found(let route, _) = route { return route.bodyLimit }
+        return nil
+    }
+
+    func respond(to request: HTTPRequest, route: RouteMatch, completion: @escaping @Sendable (HTTPResponse) -> Void) {
         let start = ContinuousClock.now
         var request = request
         if let clientAddresses, let client = clientAddresses.resolve(
@@ -36,7 +41,7 @@ struct PosternResponder: HTTPResponder {
         {
             request.remoteAddress = client.description
         }
-        switch router.match(method: request.method, path: request.path) {
+        switch route {
         case .found(let route, let parameters):
             route.handler.run(request, parameters) { [request] response in
                 completion(finish(response, request, route.template, start))

@@ -1,3 +1,4 @@
+import CEpoll
 import Glibc
 
 /// Socket set-up and address helpers. Every C failure becomes a `SystemCallError` here.
@@ -52,13 +53,10 @@ enum Socket {
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let fd = try withUnsafeMutablePointer(to: &storage) { pointer in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                try SystemCall.nonBlocking("accept") { Glibc.accept(listener, address, &length) }
+                try SystemCall.nonBlocking("accept4") { postern_accept(listener, address, &length) }
             }
         }
         guard let fd else { return nil }
-        // Glibc's module does not export accept4: set the flags the accepted socket does not inherit.
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var one: Int32 = 1
         // Responses are written whole; Nagle would only add latency to the last segment.
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))

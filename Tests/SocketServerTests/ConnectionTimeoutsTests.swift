@@ -1,6 +1,6 @@
 import Testing
 
-@testable import HTTPServer
+@testable import SocketServer
 
 @Suite("ConnectionTimeouts with a mock clock")
 struct ConnectionTimeoutsTests {

@@ -1,5 +1,5 @@
 /// What a connection is waiting for, which decides the timeout that applies.
-enum ConnectionWait: Equatable {
+public enum ConnectionWait: Equatable, Sendable {
     /// No request in progress, nothing to write: the idle keep-alive timeout runs.
     case idle
     /// Part of a request has arrived: the header (request read) timeout runs.
@@ -14,15 +14,21 @@ enum ConnectionWait: Equatable {
 ///
 /// The connection reports each change of what it waits for with `enter(_:now:)`; the event
 /// queue's sweep asks `isExpired(now:)`. Times are monotonic nanoseconds.
-struct ConnectionTimeouts {
-    let headerRead: UInt64
-    let idle: UInt64
-    let write: UInt64
+public struct ConnectionTimeouts: Sendable {
+    /// The longest wait for the rest of a request (or command) once its first byte arrived.
+    public let headerRead: UInt64
+    /// The longest wait for a new request on an idle connection.
+    public let idle: UInt64
+    /// The longest wait for write progress on a blocked socket.
+    public let write: UInt64
 
-    private(set) var wait: ConnectionWait = .idle
-    private(set) var since: UInt64
+    /// What the connection waits for now.
+    public private(set) var wait: ConnectionWait = .idle
+    /// When the current wait began.
+    public private(set) var since: UInt64
 
-    init(headerRead: Duration, idle: Duration, write: Duration, now: UInt64) {
+    /// Starts idle at `now`.
+    public init(headerRead: Duration, idle: Duration, write: Duration, now: UInt64) {
         self.headerRead = ConnectionTimeouts.nanoseconds(headerRead)
         self.idle = ConnectionTimeouts.nanoseconds(idle)
         self.write = ConnectionTimeouts.nanoseconds(write)
@@ -31,7 +37,7 @@ struct ConnectionTimeouts {
 
     /// Records what the connection now waits for; the clock restarts only when that changes,
     /// except for `.writing`, where every call is progress.
-    mutating func enter(_ newWait: ConnectionWait, now: UInt64) {
+    public mutating func enter(_ newWait: ConnectionWait, now: UInt64) {
         if newWait != wait || newWait == .writing {
             wait = newWait
             since = now
@@ -39,7 +45,7 @@ struct ConnectionTimeouts {
     }
 
     /// The instant the current wait times out, or nil when it cannot.
-    var deadline: UInt64? {
+    public var deadline: UInt64? {
         switch wait {
         case .idle: return since &+ idle
         case .readingRequest: return since &+ headerRead
@@ -49,12 +55,13 @@ struct ConnectionTimeouts {
     }
 
     /// Whether the current wait has lasted too long at `now`.
-    func isExpired(now: UInt64) -> Bool {
+    public func isExpired(now: UInt64) -> Bool {
         guard let deadline else { return false }
         return now >= deadline
     }
 
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
+    /// `duration` in whole nanoseconds; 0 for a negative one.
+    public static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return 0 }
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)

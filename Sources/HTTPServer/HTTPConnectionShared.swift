@@ -1,0 +1,88 @@
+import HTTP1
+import SocketServer
+
+/// What every HTTP connection of one server shares: limits, timeouts, the responder and the encoder.
+///
+/// Immutable, so `Sendable` without locks.
+public final class HTTPConnectionShared<Responder: HTTPResponder>: Sendable {
+    /// The server configuration (limits, timeouts, pipelining).
+    public let configuration: HTTPServerConfiguration
+    /// Routes and answers requests.
+    public let responder: Responder
+    /// Encodes responses.
+    public let encoder: HTTPResponseEncoder
+
+    /// Creates the shared part of a server's connections.
+    public init(configuration: HTTPServerConfiguration, responder: Responder) {
+        self.configuration = configuration
+        self.responder = responder
+        encoder = HTTPResponseEncoder(serverName: configuration.serverName)
+    }
+}
+
+/// What the connections of one event loop share: the cached `Date` header and the request-id counter.
+///
+/// Not `Sendable`: one instance per loop, used only on that loop.
+public final class HTTPLoopState {
+    private let index: Int
+    private let prefix: [UInt8]
+    private let wallClock: () -> Int
+    private var dateSecond: Int = -1
+    private var dateBytes: [UInt8] = []
+    private var requestCounter: UInt64 = 0
+
+    /// Creates the state of loop `index`.
+    /// - Parameters:
+    ///   - index: the loop's index, part of every request id it makes.
+    ///   - prefix: per-process random hex digits that start every generated request id.
+    ///   - wallClock: Unix seconds now, for the `Date` header.
+    public init(index: Int, prefix: [UInt8], wallClock: @escaping () -> Int) {
+        self.index = index
+        self.prefix = prefix
+        self.wallClock = wallClock
+    }
+
+    /// The `Date` header bytes, formatted at most once per second.
+    public func date() -> [UInt8] {
+        let second = wallClock()
+        if second != dateSecond {
+            dateSecond = second
+            dateBytes = HTTPDate.imfFixdate(unixSeconds: Int64(second))
+        }
+        return dateBytes
+    }
+
+    /// A new request id: the process prefix, the loop index, then a counter, in hex. At most 15 bytes
+    /// for the first 2^32 requests of a loop, so Swift stores it inline (no allocation).
+    public func nextRequestID() -> String {
+        requestCounter &+= 1
+        var counter = requestCounter
+        var digits = 0
+        while counter > 0 {
+            digits += 1
+            counter >>= 4
+        }
+        let length = prefix.count + 1 + digits
+        return String(unsafeUninitializedCapacity: length) { out in
+            for i in 0..<prefix.count { out[i] = prefix[i] }
+            out[prefix.count] = HTTPLoopState.hexDigits[index & 0xF]
+            var value = requestCounter
+            var position = length - 1
+            while value > 0 {
+                out[position] = HTTPLoopState.hexDigits[Int(value & 0xF)]
+                value >>= 4
+                position -= 1
+            }
+            return length
+        }
+    }
+
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Six random hex digits, drawn once per server.
+    static func randomPrefix() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let random = generator.next() as UInt64
+        return (0..<6).map { hexDigits[Int((random >> ($0 * 4)) & 0xF)] }
+    }
+}

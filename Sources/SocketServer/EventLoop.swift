@@ -1,0 +1,171 @@
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// One event loop: an epoll set for reads and writes of its sockets, a timer heap, and a serial
+/// Dispatch queue that every piece of its state is confined to.
+///
+/// A dedicated thread blocks in `epoll_wait` (its timeout is the earliest timer, at most
+/// `pollInterval`) and handles each batch of ready sockets and due timers inside `queue.sync`, so
+/// the fast path runs on that thread with no hop, while completions from other threads
+/// (`execute`) are serialized with it by the queue. Work that arms a timer from another thread is
+/// noticed within one `pollInterval`.
+///
+/// Measured CPU per `GET /healthz` (wrk -t1 -c64, same machine, server process time / requests): a
+/// `DispatchSourceRead` per connection about 26 µs (libdispatch re-arms the socket with two
+/// `epoll_ctl`, an `ioctl(FIONREAD)` and a thread wake-up around every handler run); this loop's
+/// design 14-15 µs; nginx 10-11 µs.
+///
+/// `@unchecked Sendable`: every mutable field is touched only on `queue` (directly by the loop
+/// thread inside `queue.sync`, or by blocks sent with `execute`); `stopped` is atomic.
+public final class EventLoop: @unchecked Sendable {
+    private static let key = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// The loop's position in its group.
+    public let index: Int
+    /// The monotonic clock in nanoseconds that every deadline on this loop is measured with.
+    public let clock: @Sendable () -> UInt64
+    let queue: DispatchQueue
+    let epoll: Epoll
+    /// Shared by every read on this loop; only one read runs at a time.
+    let readBuffer: UnsafeMutableRawBufferPointer
+    private let pollInterval: Int32
+    private var registrants: [Int32: any LoopRegistrant] = [:]
+    private var timers = TimerHeap()
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    init(index: Int, clock: @escaping @Sendable () -> UInt64, pollInterval: Duration) throws {
+        self.index = index
+        self.clock = clock
+        epoll = try Epoll()
+        let milliseconds = pollInterval.components.seconds * 1000
+            + pollInterval.components.attoseconds / 1_000_000_000_000_000
+        self.pollInterval = Int32(clamping: max(1, milliseconds))
+        queue = DispatchQueue(label: "postern.loop-\(index)", qos: .userInitiated)
+        readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        queue.setSpecific(key: EventLoop.key, value: ObjectIdentifier(self))
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// Whether the caller runs on this loop.
+    public var inLoop: Bool {
+        DispatchQueue.getSpecific(key: EventLoop.key) == ObjectIdentifier(self)
+    }
+
+    /// Runs `body` on this loop, after what is already queued.
+    public func execute(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
+    /// Descriptors registered right now (connections and listeners).
+    var registrantCount: Int { registrants.count }
+
+    // MARK: - Thread
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "postern-loop-\(index)"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Ends the loop thread after its current turn and returns once it has exited.
+    func stopAndJoin() {
+        guard thread != nil, !stopped.exchange(true, ordering: .relaxed) else { return }
+        epoll.wake()
+        finished.wait()
+    }
+
+    private func run() {
+        var earliest: UInt64? = nil
+        while !stopped.load(ordering: .relaxed) {
+            let count = epoll.wait(milliseconds: waitMilliseconds(until: earliest))
+            earliest = queue.sync {
+                turn(readyCount: count)
+                return timers.earliest
+            }
+        }
+        finished.signal()
+    }
+
+    /// How long to wait for the earliest timer, at most `pollInterval`.
+    private func waitMilliseconds(until earliest: UInt64?) -> Int32 {
+        guard let earliest else { return pollInterval }
+        let now = clock()
+        guard earliest > now else { return 0 }
+        let milliseconds = (earliest - now + 999_999) / 1_000_000
+        return Int32(min(UInt64(pollInterval), milliseconds))
+    }
+
+    private func turn(readyCount: Int) {
+        epoll.forEachReady(readyCount) { fd, events in
+            if fd == epoll.wakeFD {
+                epoll.drainWake()
+            } else {
+                registrants[fd]?.ready(events)
+            }
+        }
+        runDueTimers()
+    }
+
+    // MARK: - Registration and timers (on the loop)
+
+    /// Adds `registrant` to the epoll set with `interest`. Call on the loop.
+    func register(_ registrant: any LoopRegistrant, interest: UInt32) throws {
+        try epoll.add(registrant.fd, interest: interest)
+        registrants[registrant.fd] = registrant
+    }
+
+    /// Changes what `fd` is watched for. Call on the loop.
+    func modify(_ fd: Int32, interest: UInt32) throws {
+        try epoll.modify(fd, interest: interest)
+    }
+
+    /// Removes `registrant` before its descriptor closes. Call on the loop.
+    func deregister(_ registrant: any LoopRegistrant) {
+        guard registrants[registrant.fd] === registrant else { return }
+        epoll.remove(registrant.fd)
+        registrants[registrant.fd] = nil
+    }
+
+    /// Makes sure `registrant` is asked about its `deadline` when it comes. Call on the loop after
+    /// changing the deadline; cheap when the deadline moved later (the live entry is reused).
+    func scheduleTimer(for registrant: any LoopRegistrant) {
+        guard let deadline = registrant.deadline else { return }
+        if let entry = registrant.timerEntry, entry <= deadline { return }
+        registrant.timerEntry = deadline
+        timers.push(TimerHeap.Entry(deadline: deadline, fd: registrant.fd))
+    }
+
+    private func runDueTimers() {
+        let now = clock()
+        while let entry = timers.popDue(now: now) {
+            guard let registrant = registrants[entry.fd], registrant.timerEntry == entry.deadline else { continue }
+            registrant.timerEntry = nil
+            guard let deadline = registrant.deadline else { continue }
+            if deadline <= now {
+                registrant.timerFired()
+            } else {
+                scheduleTimer(for: registrant)
+            }
+        }
+    }
+
+    // MARK: - Shutdown (on the loop)
+
+    /// Asks the registrants of `owner` to finish and close.
+    func beginShutdown(owner: ObjectIdentifier) {
+        for registrant in Array(registrants.values) where registrant.owner == owner { registrant.beginShutdown() }
+    }
+
+    /// Closes the registrants of `owner` at once.
+    func closeAll(owner: ObjectIdentifier) {
+        for registrant in Array(registrants.values) where registrant.owner == owner { registrant.forceClose() }
+    }
+}

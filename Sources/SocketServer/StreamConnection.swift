@@ -1,0 +1,209 @@
+import Glibc
+
+/// Drives one accepted socket: turns readiness, timers and completions into events for the
+/// protocol's state machine and carries out the actions it returns. All I/O of a connection is here;
+/// all of its rules are in the machine.
+///
+/// `@unchecked Sendable`: every field is used only on `loop`; completions from other threads hop
+/// onto the loop (`EventLoop.execute`) before touching it.
+final class StreamConnection<Service: StreamService>: LoopRegistrant, @unchecked Sendable {
+    typealias Event = ConnectionEvent<Service.Machine.Completion>
+    typealias Action = ConnectionAction<Service.Machine.Job>
+
+    /// Reads per readiness report before other sockets get their turn.
+    static var readsPerTurn: Int { 4 }
+
+    let fd: Int32
+    let owner: ObjectIdentifier
+    let loop: EventLoop
+    private let service: Service
+    private var machine: Service.Machine
+    private let onClose: () -> Void
+
+    var deadline: UInt64?
+    var timerEntry: UInt64?
+    private var interest: UInt32 = Epoll.readable
+    private var closed = false
+    /// Events that arrived while a turn runs (inline completions), handled before the turn ends.
+    private var queued: [Event] = []
+    private var actions: [Action] = []
+    private var inTurn = false
+    private var needsWrite = false
+
+    init(
+        fd: Int32, owner: ObjectIdentifier, loop: EventLoop, service: Service, machine: Service.Machine,
+        onClose: @escaping () -> Void
+    ) {
+        self.fd = fd
+        self.owner = owner
+        self.loop = loop
+        self.service = service
+        self.machine = machine
+        self.onClose = onClose
+    }
+
+    /// Registers with the loop and opens the machine. Call on the loop.
+    func start() {
+        do {
+            try loop.register(self, interest: interest)
+        } catch {
+            closeSocket()
+            return
+        }
+        turn(.opened)
+    }
+
+    // MARK: - Loop callbacks
+
+    func ready(_ events: UInt32) {
+        guard !closed else { return }
+        if events & Epoll.writable != 0 {
+            turn(.writable)
+        }
+        if events & Epoll.readable != 0 && interest & Epoll.readable != 0 {
+            readAvailable()
+        } else if events & Epoll.hangUp != 0 && !closed {
+            // Reported even while reading is paused, and level-triggered it would be reported forever.
+            turn(.reset)
+        }
+    }
+
+    func timerFired() {
+        guard !closed else { return }
+        deadline = nil
+        turn(.timerFired)
+    }
+
+    func beginShutdown() {
+        turn(.shutdown)
+    }
+
+    func forceClose() {
+        closeSocket()
+    }
+
+    private func readAvailable() {
+        let buffer = loop.readBuffer
+        for _ in 0..<Self.readsPerTurn {
+            guard !closed, interest & Epoll.readable != 0 else { return }
+            let count: Int?
+            do {
+                count = try SystemCall.nonBlocking("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+            } catch {
+                turn(.reset)
+                return
+            }
+            guard let count else { return }
+            if count == 0 {
+                turn(.readEOF)
+                return
+            }
+            turn(.bytesRead(UnsafeRawBufferPointer(rebasing: buffer[0..<count])))
+            if count < buffer.count { return }
+        }
+    }
+
+    // MARK: - Turns
+
+    /// Hands `event` to the machine and carries out the actions, then any events those caused, then
+    /// one write of everything that became ready.
+    private func turn(_ event: Event) {
+        guard !closed else { return }
+        if inTurn {
+            queued.append(event)
+            return
+        }
+        inTurn = true
+        apply(event)
+        var next = 0
+        while !closed {
+            if next < queued.count {
+                let event = queued[next]
+                next += 1
+                apply(event)
+            } else if needsWrite {
+                needsWrite = false
+                writeOutput()
+            } else {
+                break
+            }
+        }
+        queued.removeAll(keepingCapacity: true)
+        inTurn = false
+    }
+
+    private func apply(_ event: Event) {
+        guard !closed else { return }
+        actions.removeAll(keepingCapacity: true)
+        machine.handle(event, now: loop.clock(), into: &actions)
+        for action in actions {
+            guard !closed else { return }
+            execute(action)
+        }
+    }
+
+    private func execute(_ action: Action) {
+        switch action {
+        case .write:
+            needsWrite = true
+        case .setInterest(let read, let write):
+            let wanted = (read ? Epoll.readable : 0) | (write ? Epoll.writable : 0)
+            guard wanted != interest else { return }
+            do {
+                try loop.modify(fd, interest: wanted)
+                interest = wanted
+            } catch {
+                queued.append(.reset)
+            }
+        case .armTimer(let deadline):
+            self.deadline = deadline
+            loop.scheduleTimer(for: self)
+        case .cancelTimer:
+            deadline = nil
+        case .perform(let job):
+            let loop = self.loop
+            service.perform(job, on: loop) { [self] completion in
+                if loop.inLoop {
+                    turn(.completed(completion))
+                } else {
+                    loop.execute { self.turn(.completed(completion)) }
+                }
+            }
+        case .shutdownWrite:
+            _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+        case .close:
+            closeSocket()
+        }
+    }
+
+    /// Writes the machine's output until it is gone or the socket blocks.
+    private func writeOutput() {
+        while !closed && machine.hasUnsentOutput {
+            let sent: Int?
+            do {
+                sent = try machine.withUnsentOutput { bytes in
+                    try SystemCall.nonBlocking("send") {
+                        send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+                    }
+                }
+            } catch {
+                apply(.reset)
+                return
+            }
+            guard let sent else {
+                apply(.writeBlocked)
+                return
+            }
+            apply(.wrote(sent))
+        }
+    }
+
+    private func closeSocket() {
+        guard !closed else { return }
+        closed = true
+        deadline = nil
+        loop.deregister(self)
+        SystemCall.close(fd)
+        onClose()
+    }
+}

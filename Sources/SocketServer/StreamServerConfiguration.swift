@@ -1,0 +1,15 @@
+/// The protocol-neutral limits of a `StreamServer`.
+public struct StreamServerConfiguration: Sendable {
+    /// Most open client connections; one more gets the protocol's refusal (`refusing` machine). Default 4096.
+    public var maxConnections: Int = 4096
+    /// Most over-cap connections kept open at once to deliver their refusal; beyond, they are closed
+    /// at once. Default 64.
+    public var maxRefusingConnections: Int = 64
+    /// Longest time `shutdown()` waits for work in flight before closing what is left. Default 10 s.
+    public var shutdownGracePeriod: Duration = .seconds(10)
+    /// How long accepting pauses when the process is out of descriptors. Default 100 ms.
+    public var acceptPauseOnExhaustion: Duration = .milliseconds(100)
+
+    /// The defaults listed on each property.
+    public init() {}
+}

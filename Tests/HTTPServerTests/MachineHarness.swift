@@ -1,0 +1,119 @@
+import HTTP1
+import SocketServer
+import Synchronization
+
+@testable import HTTPServer
+
+/// A responder that counts how often it routes, so tests can see a request routed once.
+struct CountingResponder: HTTPResponder {
+    final class Counter: Sendable {
+        let routes = Atomic<Int>(0)
+    }
+
+    let inner = RouterResponder(router: testRouter())
+    let counter = Counter()
+
+    func route(method: HTTPMethod, path: String) -> RouteMatch {
+        counter.routes.add(1, ordering: .relaxed)
+        return inner.route(method: method, path: path)
+    }
+
+    func bodyLimit(of route: RouteMatch) -> Int? { inner.bodyLimit(of: route) }
+
+    func respond(to request: HTTPRequest, route: RouteMatch, completion: @escaping @Sendable (HTTPResponse) -> Void) {
+        inner.respond(to: request, route: route, completion: completion)
+    }
+}
+
+/// Drives one `HTTPConnectionStateMachine` with no socket: the test plays the event loop, a mock
+/// clock and the responder, and reads the actions back as short strings.
+struct MachineHarness {
+    typealias Machine = HTTPConnectionStateMachine<CountingResponder>
+
+    static let second: UInt64 = 1_000_000_000
+
+    var machine: Machine
+    let responder: CountingResponder
+    var now: UInt64 = 1_000 * MachineHarness.second
+    /// Jobs handed out and not yet completed, oldest first.
+    var jobs: [Machine.Job] = []
+
+    init(refusing: Bool = false, _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) {
+        var configuration = HTTPServerConfiguration()
+        configure(&configuration)
+        responder = CountingResponder()
+        machine = Machine(
+            shared: HTTPConnectionShared(configuration: configuration, responder: responder),
+            loopState: HTTPLoopState(index: 0, prefix: Array("abcdef".utf8), wallClock: { 1_700_000_000 }),
+            peer: "192.0.2.7", refusing: refusing)
+    }
+
+    /// Sends one event; returns the actions, described.
+    @discardableResult
+    mutating func send(_ event: ConnectionEvent<Machine.Completion>) -> [String] {
+        var actions: [ConnectionAction<Machine.Job>] = []
+        machine.handle(event, now: now, into: &actions)
+        return actions.map { action in
+            switch action {
+            case .write: return "write"
+            case .setInterest(let read, let write): return "interest(read: \(read), write: \(write))"
+            case .armTimer(let deadline): return "timer(+\(Int64(deadline) - Int64(now)))"
+            case .cancelTimer: return "cancelTimer"
+            case .perform(let job):
+                jobs.append(job)
+                return "perform(\(job.request.method.rawValue) \(job.request.target))"
+            case .shutdownWrite: return "shutdownWrite"
+            case .close: return "close"
+            }
+        }
+    }
+
+    /// Bytes arrive.
+    @discardableResult
+    mutating func receive(_ text: String) -> [String] {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { send(.bytesRead($0)) }
+    }
+
+    /// Completes the job for `target` with `body` (200 text); returns the actions.
+    @discardableResult
+    mutating func complete(_ target: String, body: String = "ok") -> [String] {
+        guard let index = jobs.firstIndex(where: { $0.request.target == target }) else { return ["no such job"] }
+        let job = jobs.remove(at: index)
+        return send(.completed(.init(sequence: job.sequence, response: .text(.ok, body))))
+    }
+
+    /// The socket takes everything: returns the bytes written and the actions after.
+    mutating func writeAll() -> (written: String, actions: [String]) {
+        var written = ""
+        var actions: [String] = []
+        while machine.hasUnsentOutput {
+            let count = machine.withUnsentOutput { bytes in
+                written += String(decoding: bytes, as: UTF8.self)
+                return bytes.count
+            }
+            actions += send(.wrote(count))
+        }
+        return (written, actions)
+    }
+
+    /// The socket takes `count` bytes, then blocks.
+    mutating func writePartly(_ count: Int) -> (written: String, actions: [String]) {
+        let written = machine.withUnsentOutput { String(decoding: $0.prefix(count), as: UTF8.self) }
+        var actions = send(.wrote(min(count, written.utf8.count)))
+        actions += send(.writeBlocked)
+        return (written, actions)
+    }
+
+    /// Moves the clock on.
+    mutating func advance(seconds: UInt64) {
+        now += seconds * MachineHarness.second
+    }
+
+    var routeCount: Int { responder.counter.routes.load(ordering: .relaxed) }
+
+    /// The status lines' starts (`HTTP/1.1 200`) of the responses in `text`, in order.
+    static func statusLines(_ text: String) -> [String] {
+        text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { "HTTP/1.1 " + $0.prefix(3) }
+    }
+}
