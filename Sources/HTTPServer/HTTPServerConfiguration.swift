@@ -7,12 +7,13 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// The TCP port; 0 picks a free one (see `HTTPServer.start()`). Default 8080.
     public var port: Int = 8080
-    /// How many serial event queues serve connections. Default: the active processor count.
+    /// How many event loops serve connections when the server makes its own `EventLoopGroup`.
+    /// Default: the active processor count.
     ///
-    /// Handlers on the event queues never block, so one queue per core keeps every core busy
-    /// without oversubscribing them; more queues would only add context switches, fewer would
-    /// leave a core idle under load. Each queue has one poller thread that waits for its sockets
-    /// and runs their work on the queue (`sync`), so a queue costs one mostly-running thread.
+    /// Handlers on the loops never block, so one loop per core keeps every core busy without
+    /// oversubscribing them; more loops would only add context switches, fewer would leave a core
+    /// idle under load. Each loop has one thread that waits in `epoll_wait` and runs its work on the
+    /// loop's serial queue (`sync`), so a loop costs one mostly-running thread.
     public var eventQueueCount: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Most open client connections; one more is answered `503` with `Connection: close`. Default 4096.
     public var maxConnections: Int = 4096
