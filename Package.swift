@@ -87,8 +87,10 @@ let package = Package(
         // A loopback HTTP origin shared by the fetcher and remote-hash tests (not shipped).
         .target(name: "PosternTestSupport", path: "Tests/Support"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
-        .testTarget(name: "SocketServerTests", dependencies: ["SocketServer"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "SocketServer"]),
+        .testTarget(name: "SocketServerTests", dependencies: [
+            "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport"]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),

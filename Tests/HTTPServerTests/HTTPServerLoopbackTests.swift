@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HTTP1
+import PosternTestSupport
 import Testing
 
 @testable import HTTPServer
@@ -286,7 +287,7 @@ struct HTTPServerLoopbackTests {
         }
         await shutdown.value
         #expect(server.openConnectionCount == 0)
-        #expect(throws: TestClient.Failure.self) { try TestClient(port: port) }
+        #expect(throws: LoopbackSocket.Failure.self) { try TestClient(port: port) }
     }
 
     @Test("a client that half-closes after pipelining still gets every response")

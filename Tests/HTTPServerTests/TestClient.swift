@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PosternTestSupport
 
 /// A blocking loopback client that speaks raw bytes, so tests control exactly what is sent.
 /// `@unchecked Sendable`: each test uses a client from one thread at a time.
@@ -21,27 +22,9 @@ final class TestClient: @unchecked Sendable {
         let description: String
     }
 
-    /// Connects to 127.0.0.1:`port` with a receive timeout.
+    /// Connects to 127.0.0.1:`port` with send and receive timeouts.
     init(port: Int, timeout: Double = 5) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
-        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw Failure(description: "connect: \(code)")
-        }
+        fd = try LoopbackSocket.connect(port: port, timeout: timeout)
     }
 
     deinit {

@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import SocketServer
+
+@Suite("StreamServer serves any protocol's state machine on shared event loops")
+struct StreamServerTests {
+    func start(
+        _ group: EventLoopGroup, idle: Duration = .seconds(30), _ configure: (inout StreamServerConfiguration) -> Void = { _ in }
+    ) throws -> (StreamServer<LineEchoService>, Int) {
+        var configuration = StreamServerConfiguration()
+        configure(&configuration)
+        let server = StreamServer(
+            configuration: configuration, service: LineEchoService(idle: ConnectionTimeouts.nanoseconds(idle)),
+            group: group, logger: Logger(label: "test.stream"))
+        let port = try server.start(on: ListeningSocket.bind(host: "127.0.0.1", port: 0))
+        return (server, port)
+    }
+
+    @Test("a line protocol: greeting, answers completed off the loop in order, quit closes")
+    func lineProtocol() async throws {
+        let group = try EventLoopGroup(count: 2)
+        group.startOnce()
+        let (server, port) = try start(group)
+        let client = try LineClient(port: port)
+        client.send("one\r\ntwo\r\n")
+        #expect(client.readLines(3) == ["hello", "echo: one", "echo: two"])
+        client.send("quit\r\n")
+        #expect(client.readLines(1) == ["bye"])
+        #expect(client.isClosedByPeer())
+        await server.shutdown()
+        await group.shutdownJoining()
+    }
+
+    @Test("two servers on one group: shutting one down leaves the other's connections alone")
+    func twoServersOneGroup() async throws {
+        let group = try EventLoopGroup(count: 2)
+        group.startOnce()
+        let (first, firstPort) = try start(group)
+        let (second, secondPort) = try start(group)
+        let a = try LineClient(port: firstPort)
+        let b = try LineClient(port: secondPort)
+        #expect(a.readLines(1) == ["hello"])
+        #expect(b.readLines(1) == ["hello"])
+        await first.shutdown()
+        #expect(a.isClosedByPeer())
+        b.send("still here\r\n")
+        #expect(b.readLines(1) == ["echo: still here"])
+        #expect(second.openConnectionCount == 1)
+        await second.shutdown()
+        await group.shutdownJoining()
+    }
+
+    @Test("shutdown waits for a job in flight, writes its answer, then closes")
+    func gracefulShutdown() async throws {
+        let group = try EventLoopGroup(count: 1)
+        group.startOnce()
+        let (server, port) = try start(group)
+        let client = try LineClient(port: port)
+        #expect(client.readLines(1) == ["hello"])
+        client.send("slow\r\n")
+        try await Task.sleep(for: .milliseconds(50))
+        await server.shutdown()
+        #expect(client.readLines(1) == ["echo: slow"])
+        #expect(client.isClosedByPeer())
+        #expect(server.openConnectionCount == 0)
+        await group.shutdownJoining()
+    }
+
+    @Test("the machine's timer closes an idle connection")
+    func idleTimer() async throws {
+        let group = try EventLoopGroup(count: 1, pollInterval: .milliseconds(20))
+        group.startOnce()
+        let (server, port) = try start(group, idle: .milliseconds(100))
+        let client = try LineClient(port: port)
+        #expect(client.readLines(1) == ["hello"])
+        #expect(client.isClosedByPeer())
+        #expect(server.openConnectionCount == 0)
+        await server.shutdown()
+        await group.shutdownJoining()
+    }
+
+    @Test("a listener can be started once; a second start is refused")
+    func startTwice() async throws {
+        let group = try EventLoopGroup(count: 1)
+        group.startOnce()
+        let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
+        let server = StreamServer(
+            configuration: StreamServerConfiguration(), service: LineEchoService(idle: 1_000_000_000),
+            group: group, logger: Logger(label: "test.stream"))
+        try server.start(on: listener)
+        #expect(throws: SocketServerError.self) { try server.start(on: listener) }
+        await server.shutdown()
+        await group.shutdownJoining()
+    }
+
+    @Test("binding a port in use names the address and port")
+    func bindClash() throws {
+        let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
+        let error = #expect(throws: SocketServerError.self) {
+            _ = try ListeningSocket.bind(host: "127.0.0.1", port: listener.port)
+        }
+        #expect(error?.description.hasPrefix("cannot listen on 127.0.0.1:\(listener.port): ") == true)
+    }
+}
