@@ -33,9 +33,9 @@ public final class EventLoop: @unchecked Sendable {
     private let pollInterval: Int32
     private var registrants: [Int32: any LoopRegistrant] = [:]
     private var timers = TimerHeap()
+    private let started = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
 
     init(index: Int, clock: @escaping @Sendable () -> UInt64, pollInterval: Duration) throws {
         self.index = index
@@ -69,15 +69,15 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: - Thread
 
     func start() {
+        guard !started.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread { [self] in run() }
         thread.name = "postern-loop-\(index)"
-        self.thread = thread
         thread.start()
     }
 
     /// Ends the loop thread after its current turn and returns once it has exited.
     func stopAndJoin() {
-        guard thread != nil, !stopped.exchange(true, ordering: .relaxed) else { return }
+        guard started.load(ordering: .relaxed), !stopped.exchange(true, ordering: .relaxed) else { return }
         epoll.wake()
         finished.wait()
     }

@@ -203,7 +203,7 @@ final class StreamConnection<Service: StreamService>: LoopRegistrant, @unchecked
         closed = true
         deadline = nil
         loop.deregister(self)
+        onClose()  // before the descriptor closes, so a peer that sees the close also sees the count drop
         SystemCall.close(fd)
-        onClose()
     }
 }
