@@ -9,7 +9,8 @@ extension AgentAuthService {
     /// - Parameter now: seconds on the service's monotonic `windowClock`, not the wall clock.
     public func nextDifficulty(for address: String, now: Int64) -> Int {
         guard policy.dynamic else { return policy.base }
-        return policy.difficulty(recentChallenges: counter.record(ClientAddressKey.key(for: address), now: now))
+        let key = ClientAddressKey(peer: address).description
+        return policy.difficulty(recentChallenges: counter.record(key, now: now))
     }
 
     /// `POST /api/v1/challenge` (CONTRACT.md 1.1): a counter update and one HS256 signature, no I/O.

@@ -3,7 +3,7 @@ import Foundation
 
 /// A token bucket per client, `perMinute` requests a minute, refilled continuously.
 ///
-/// Clients are keyed by `ClientAddressKey.key(for:)`: an IPv4 address alone, an IPv6 address by its
+/// Clients are keyed by `ClientAddressKey`: an IPv4 address alone, an IPv6 address by its
 /// /64 (one subscriber usually holds a whole /64 and could otherwise ask from 2^64 fresh addresses).
 ///
 /// Memory is bounded by `maxTrackedAddresses` without ever forgetting everyone at once (which
@@ -46,7 +46,7 @@ final class RateLimiter: @unchecked Sendable {
     /// Takes one token for the client at `address` (the peer IP as text) at time `now` (seconds).
     /// Returns nil when allowed, else the seconds until a token is available (for `Retry-After`).
     func take(_ address: String, now: Double) -> Int? {
-        let key = ClientAddressKey.key(for: address)
+        let key = ClientAddressKey(peer: address).description
         lock.lock()
         defer { lock.unlock() }
         let existing = buckets[key]
