@@ -44,6 +44,9 @@ let package = Package(
         ]),
         // Client addresses: parsing, trusted proxies / X-Forwarded-For, the rate-limit key (IPv6 per /64).
         .target(name: "ClientAddress"),
+        // What every surface shares on a request's path: the request context built once per request,
+        // routes that receive it, rate-limit tables on one monotonic clock, the storage-failure table.
+        .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
             "HTTP1", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
@@ -76,8 +79,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // A loopback HTTP origin shared by the fetcher and remote-hash tests (not shipped).
-        .target(name: "PosternTestSupport", path: "Tests/Support"),
+        // What tests share (not shipped): a loopback HTTP origin, the settable clock.
+        .target(name: "PosternTestSupport", dependencies: ["ServerKit"], path: "Tests/Support"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
@@ -85,6 +88,9 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "ClientAddressTests", dependencies: ["ClientAddress"]),
+        .testTarget(name: "ServerKitTests", dependencies: [
+            "ServerKit", "HTTP1", "ClientAddress", "Storage", "PosternTestSupport",
+        ]),
         .testTarget(name: "AgentAuthTests", dependencies: [
             "AgentAuth", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
