@@ -54,7 +54,7 @@ let package = Package(
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
-            "HTTP1", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
@@ -97,7 +97,8 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
-            "MailboxAccounts", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool", "PosternTestSupport",
+            "MailboxAccounts", "ServerKit", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

@@ -1,3 +1,5 @@
+import ServerKit
+
 /// Everything the Mail.td compatible surface can be configured with.
 ///
 /// The defaults are the contract's (CONTRACT.md section 2); test suites lower `powDifficulty` and the
@@ -27,7 +29,7 @@ public struct MailboxConfiguration: Sendable {
     /// Token-bucket rates per client address and class.
     public var rateLimits: MailboxRateLimits
     /// Slots of the rate-limit table (all classes together); memory stays bounded by it whatever the
-    /// number of distinct client addresses. Default 65,536 (about 2 MiB).
+    /// number of distinct client addresses. Default 65,536 (1.5 MiB, allocated as it is used).
     public var rateLimitTableCapacity: Int
     /// `max_accounts` given to a Pro user when the operator names none. Default 100.
     public var defaultProMaxAccounts: Int
@@ -126,20 +128,5 @@ public struct MailboxRateLimits: Sendable, Equatable {
         self.pro = pro
         self.freeAccountCreation = freeAccountCreation
         self.proAccountCreation = proAccountCreation
-    }
-}
-
-/// A token bucket's rate: `requests` tokens refill every `perSeconds` seconds, and the bucket holds at
-/// most `requests` tokens (so the burst equals the rate over one period).
-public struct TokenBucketRate: Sendable, Equatable {
-    /// Tokens per period, and the bucket's capacity. At least 1.
-    public var requests: Int
-    /// Length of the period in seconds. At least 1.
-    public var perSeconds: Int
-
-    /// Creates a rate of `requests` per `perSeconds` seconds (each clamped to at least 1).
-    public init(requests: Int, perSeconds: Int) {
-        self.requests = max(1, requests)
-        self.perSeconds = max(1, perSeconds)
     }
 }

@@ -1,6 +1,7 @@
 import ClientAddress
 import ComputePool
 import HTTP1
+import ServerKit
 import Storage
 
 extension MailboxService {
@@ -83,8 +84,7 @@ extension MailboxService {
 
     /// Takes a token of `rateClass` for the request's client; nil when rate limits are off.
     private func charge(_ rateClass: MailboxRateClass, _ request: HTTPRequest) -> RateLimitDecision? {
-        guard configuration.rateLimitsEnabled else { return nil }
-        let decision = limiter.take(rateClass, client: clientKey(request), nowMillis: millisecondClock())
+        guard let decision = limiter?.take(rateClass, for: clientKey(request)) else { return nil }
         if !decision.allowed { metrics.rejected(rateClass) }
         return decision
     }
@@ -106,28 +106,24 @@ extension MailboxService {
         }
     }
 
-    /// The bytes a client is counted by: its address's rate-limit key (IPv6 per /64), or the raw peer
+    /// The key a client is counted by: its address's rate-limit key (IPv6 per /64), or the raw peer
     /// text when it is not an address.
-    func clientKey(_ request: HTTPRequest) -> [UInt8] {
+    func clientKey(_ request: HTTPRequest) -> ClientAddressKey {
         let forwarded = request.headers.values("X-Forwarded-For")
         let address = resolver.resolve(peer: request.remoteAddress, forwardedFor: forwarded)
-        return Array((address?.rateLimitKey ?? request.remoteAddress).utf8)
+        return address.map(ClientAddressKey.init) ?? ClientAddressKey(peer: request.remoteAddress)
     }
 
     private func refusal(_ decision: RateLimitDecision) -> HTTPResponse {
         var response = MailboxJSON.response(.rateLimitExceeded)
-        response.headers.replaceOrAdd("Retry-After", String(decision.retryAfterSeconds))
+        response.headers.setRetryAfter(decision)
         return finish(response, decision)
     }
 
     private func finish(_ response: HTTPResponse, _ decision: RateLimitDecision?) -> HTTPResponse {
         var response = response
         response.headers.replaceOrAdd("Cache-Control", "no-store")
-        if let decision {
-            response.headers.replaceOrAdd("RateLimit-Limit", String(decision.limit))
-            response.headers.replaceOrAdd("RateLimit-Remaining", String(decision.remaining))
-            response.headers.replaceOrAdd("RateLimit-Reset", String(decision.resetSeconds))
-        }
+        if let decision { response.headers.setRateLimit(decision) }
         return response
     }
 }

@@ -4,6 +4,7 @@ import ComputePool
 import HTTP1
 import JWT
 import Metrics
+import ServerKit
 import Storage
 
 /// The Mail.td compatible surface: accounts, tokens, Pro users and rate limits (CONTRACT.md 2).
@@ -20,10 +21,10 @@ public final class MailboxService: Sendable {
     let tokens: MailboxTokens
     let authorizer: MailboxAuthorizer
     let challenges: MailboxChallenges
-    let limiter: RateLimiter
+    /// Nil when rate limits are off.
+    let limiter: RateLimitTable<MailboxRateClass>?
     let resolver: ClientAddressResolver
     let clock: @Sendable () -> Int64
-    let millisecondClock: @Sendable () -> Int64
     let metrics: MailboxMetrics
     let onUnexpectedError: (@Sendable (_ error: any Error, _ requestID: String) -> Void)?
 
@@ -41,7 +42,7 @@ public final class MailboxService: Sendable {
     ///   - ledger: the shared single-use ledger.
     ///   - pool: the worker pool for Argon2.
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
-    ///   - millisecondClock: a monotonic millisecond clock for the rate limiter; nil uses the system's.
+    ///   - monotonicClock: the clock the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
@@ -50,7 +51,7 @@ public final class MailboxService: Sendable {
     public init(
         configuration: MailboxConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
-        millisecondClock: (@Sendable () -> Int64)? = nil, metricsFactory: (any MetricsFactory)? = nil,
+        monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: (@Sendable (_ error: any Error, _ requestID: String) -> Void)? = nil
     ) throws {
         var configuration = configuration
@@ -67,20 +68,15 @@ public final class MailboxService: Sendable {
         let secret = try configuration.challengeSecret ?? store.secret(named: "challenge") { SecureRandom.bytes(32) }
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
-        self.limiter = RateLimiter(rates: configuration.rateLimits, capacity: configuration.rateLimitTableCapacity)
+        let rates = configuration.rateLimits
+        let slots = configuration.rateLimitTableCapacity
+        self.limiter =
+            configuration.rateLimitsEnabled
+            ? RateLimitTable(capacity: slots, clock: monotonicClock) { rates.rate(of: $0) } : nil
         self.resolver = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
         self.clock = clock
         self.metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         self.onUnexpectedError = onUnexpectedError
-        if let millisecondClock {
-            self.millisecondClock = millisecondClock
-        } else {
-            let origin = ContinuousClock.now
-            self.millisecondClock = {
-                let elapsed = ContinuousClock.now - origin
-                return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
-            }
-        }
     }
 
     /// Adds every route of CONTRACT.md 2.2 to `router`.

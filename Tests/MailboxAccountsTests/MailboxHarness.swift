@@ -70,7 +70,7 @@ final class MailboxHarness: Sendable {
         let unexpected = unexpected
         service = try MailboxService(
             configuration: configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
-            pool: pool, clock: { clock.seconds }, millisecondClock: { clock.nanoseconds / 1_000_000 }, metricsFactory: metrics,
+            pool: pool, clock: { clock.seconds }, monotonicClock: clock.monotonic, metricsFactory: metrics,
             onUnexpectedError: { _, requestID in unexpected.append(requestID) })
         var router = Router()
         service.register(into: &router)
