@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
-            "HTTP1", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
+            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "Fetch", dependencies: ["HTTP1", "COpenSSL"]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
-            "HTTP1", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
+            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
@@ -92,7 +92,8 @@ let package = Package(
             "ServerKit", "HTTP1", "ClientAddress", "Storage", "PosternTestSupport",
         ]),
         .testTarget(name: "AgentAuthTests", dependencies: [
-            "AgentAuth", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool", "PosternTestSupport",
+            "AgentAuth", "ServerKit", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
@@ -104,7 +105,8 @@ let package = Package(
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1", "PosternTestSupport"]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
-            "RemoteHashAuth", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool", "PosternTestSupport",
+            "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
         ]),

@@ -3,6 +3,7 @@ import ComputePool
 import HTTP1
 import JWT
 import Metrics
+import ServerKit
 import Storage
 
 /// Surface 1 of Postern: Atomic Mail compatible agent signup (CONTRACT.md section 1).
@@ -34,10 +35,9 @@ public final class AgentAuthService: Sendable {
     let accounts: AgentAccountStore
     let pool: WorkerPool
     let clock: @Sendable () -> Int64
-    /// Monotonic seconds for the dynamic-difficulty window (a wall-clock step must not reset or stretch it).
-    let windowClock: @Sendable () -> Int64
     let policy: DifficultyPolicy
-    let counter: ClientRequestCounter
+    /// Challenges per client in the last minute; nil when dynamic difficulty is off.
+    let counter: ClientEventCounter?
     let metrics: AgentAuthMetrics
     let nextSteps: AgentNextSteps
     let challengeBody: ChallengeBodyTemplate
@@ -54,11 +54,12 @@ public final class AgentAuthService: Sendable {
     ///   - ledger: the challenge ledger over the same database.
     ///   - pool: the worker pool for scrypt and RSA signing.
     ///   - clock: the current time in Unix seconds, for token claims.
-    ///   - windowClock: monotonic seconds for the dynamic-difficulty window; nil uses the system's.
+    ///   - monotonicClock: the clock the dynamic-difficulty window slides by (a wall-clock step must not
+    ///     reset or stretch it).
     ///   - metricsFactory: where metrics go; `nil` means `MetricsSystem.factory` as bootstrapped at this point.
     public init(
         configuration: AgentAuthConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, windowClock: (@Sendable () -> Int64)? = nil,
+        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
         metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.configuration = configuration
@@ -67,17 +68,12 @@ public final class AgentAuthService: Sendable {
         self.accounts = AgentAccountStore(database: database)
         self.pool = pool
         self.clock = clock
-        if let windowClock {
-            self.windowClock = windowClock
-        } else {
-            let origin = ContinuousClock.now
-            self.windowClock = { (ContinuousClock.now - origin).components.seconds }
-        }
         self.policy = DifficultyPolicy(
             base: configuration.baseDifficulty, maximum: configuration.maxDifficulty,
             dynamic: configuration.dynamicDifficulty)
-        self.counter = ClientRequestCounter(
-            capacity: configuration.dynamicDifficulty ? configuration.counterCapacity : 1)
+        self.counter =
+            configuration.dynamicDifficulty
+            ? ClientEventCounter(capacity: configuration.counterCapacity, clock: monotonicClock) : nil
         self.metrics = AgentAuthMetrics(baseDifficulty: policy.base, factory: metricsFactory ?? MetricsSystem.factory)
         self.nextSteps = AgentNextSteps(configuration)
         self.challengeBody = ChallengeBodyTemplate(salt: configuration.powSalt, next: nextSteps.challenge)

@@ -1,10 +1,12 @@
 import AuthCrypto
+import ClientAddress
 import ComputePool
 import Fetch
 import Foundation
 import HTTP1
 import JWT
 import Metrics
+import ServerKit
 import Storage
 
 /// Surface 3 of the contract: "Bad Passwords" compatible registration with a remote Argon2 hash URL,
@@ -24,9 +26,9 @@ public final class RemoteHashService: Sendable {
     /// Makes an unknown email's login cost what a known one's does.
     let decoy = LoginDecoy()
     let clock: @Sendable () -> Int64
-    let limiterClock: @Sendable () -> Double
     let cookies: CookieSigner
-    let limiter: RateLimiter
+    /// Nil when rate limits are off.
+    let limiter: RateLimitTable<RateClass>?
     /// `postern_rate_limit_rejections_total{surface="remote-hash",class="public"}`.
     let rateLimitRejections: Counter
 
@@ -39,13 +41,13 @@ public final class RemoteHashService: Sendable {
     ///   - fetcher: fetches remote hashes; normally a `Fetcher` built from
     ///     ``RemoteHashConfiguration/fetchConfiguration``.
     ///   - clock: the current Unix time in seconds, for tokens, cookies and `created_at`.
-    ///   - limiterClock: monotonic seconds for the rate limiter, so that a wall-clock step neither refills
-    ///     the buckets early nor stops their refill; nil uses the system's.
+    ///   - monotonicClock: the clock the rate-limit buckets refill by, so that a wall-clock step neither
+    ///     refills them early nor stops their refill.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
     public init(
         configuration: RemoteHashConfiguration, keys: JWTKeySet, database: Database, pool: WorkerPool,
         fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64,
-        limiterClock: (@Sendable () -> Double)? = nil, metricsFactory: (any MetricsFactory)? = nil
+        monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -59,17 +61,12 @@ public final class RemoteHashService: Sendable {
             maxMemoryKiB: configuration.maxArgon2MemoryKiB, maxIterations: configuration.maxArgon2Iterations,
             maxParallelism: configuration.maxArgon2Parallelism)
         self.clock = clock
-        if let limiterClock {
-            self.limiterClock = limiterClock
-        } else {
-            let origin = ContinuousClock.now
-            self.limiterClock = {
-                let elapsed = ContinuousClock.now - origin
-                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            }
-        }
         self.cookies = CookieSigner(secure: configuration.publicURL.lowercased().hasPrefix("https://"))
-        self.limiter = RateLimiter(perMinute: configuration.requestsPerMinute)
+        let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
+        self.limiter =
+            configuration.rateLimitsEnabled
+            ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate }
+            : nil
         self.rateLimitRejections = Counter(
             label: "postern_rate_limit_rejections_total",
             dimensions: [("surface", "remote-hash"), ("class", "public")],
@@ -109,12 +106,19 @@ public final class RemoteHashService: Sendable {
 
     // MARK: - Shared steps
 
+    /// The one rate-limit class of the surface: every limited request of a client draws from one bucket.
+    enum RateClass: Hashable, Sendable {
+        case request
+    }
+
     /// Applies the per-client rate limit (IPv6 per /64), then runs `handler`; refusals are counted.
     func limited(_ request: HTTPRequest, _ handler: () async -> HTTPResponse) async -> HTTPResponse {
-        if configuration.rateLimitsEnabled, let retryAfter = limiter.take(request.remoteAddress, now: limiterClock()) {
+        if let decision = limiter?.take(.request, for: ClientAddressKey(peer: request.remoteAddress)),
+            !decision.allowed
+        {
             rateLimitRejections.increment()
             var response = json(.tooManyRequests, ["error": .string(RemoteHashMessage.tooManyRequests)])
-            response.headers.replaceOrAdd("Retry-After", String(retryAfter))
+            response.headers.setRetryAfter(decision)
             return response
         }
         return await handler()

@@ -52,11 +52,11 @@ struct AgentHarness {
     let pool: WorkerPool
     let metrics: TestMetrics
 
-    /// Creates a harness; `directory` reuses an existing data directory (a restart). `windowClock` drives
+    /// Creates a harness; `directory` reuses an existing data directory (a restart). `monotonic` drives
     /// the dynamic-difficulty window; nil: `clock` drives both.
     init(
         difficulty: Int = 0, maxDifficulty: Int = 18, dynamic: Bool = false, pool: WorkerPool? = nil,
-        directory: String? = nil, clock: TestClock = TestClock(), windowClock: TestClock? = nil,
+        directory: String? = nil, clock: TestClock = TestClock(), monotonic: TestClock? = nil,
         metrics: TestMetrics = TestMetrics()
     ) throws {
         if let directory {
@@ -77,7 +77,7 @@ struct AgentHarness {
         service = AgentAuthService(
             configuration: configuration, keys: TestKeys.keySet, database: database,
             ledger: ChallengeLedger(database: database), pool: self.pool, clock: { clock.now },
-            windowClock: { (windowClock ?? clock).now }, metricsFactory: metrics)
+            monotonicClock: (monotonic ?? clock).monotonic, metricsFactory: metrics)
         self.metrics = metrics
         var router = Router()
         service.register(into: &router)

@@ -71,7 +71,7 @@ final class Harness {
     let service: RemoteHashService
     let router: Router
     let clock = TestClock()
-    /// Drives the rate limiter (monotonic seconds, from 0).
+    /// Drives the rate limiter (the monotonic clock, from 0).
     let limiterClock = TestClock(0)
     let configuration: RemoteHashConfiguration
 
@@ -94,7 +94,7 @@ final class Harness {
         let limiterClock = self.limiterClock
         service = RemoteHashService(
             configuration: configuration, keys: sharedKeys, database: database, pool: WorkerPool(threads: 2),
-            fetcher: fetcher, clock: { clock.now }, limiterClock: { Double(limiterClock.now) },
+            fetcher: fetcher, clock: { clock.now }, monotonicClock: limiterClock.monotonic,
             metricsFactory: metricsFactory)
         var router = Router()
         service.register(into: &router)
