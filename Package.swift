@@ -54,20 +54,20 @@ let package = Package(
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
-            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
         .target(name: "Fetch", dependencies: ["HTTP1", "COpenSSL"]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
-            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
+            "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "HTTP1", "HTTPServer", "ComputePool", "AuthCrypto", "JWT", "Storage", "AgentAuth",
-            "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress",
+            "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -98,7 +98,7 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
-            "MailboxAccounts", "ServerKit", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -1,6 +1,7 @@
 import ClientAddress
 import HTTP1
 import JWT
+import ServerKit
 
 extension AgentAuthService {
     /// The difficulty of the next challenge for `client`, counting this request (CONTRACT.md 1.2), in the
@@ -11,9 +12,9 @@ extension AgentAuthService {
     }
 
     /// `POST /api/v1/challenge` (CONTRACT.md 1.1): a counter update and one HS256 signature, no I/O.
-    func challenge(_ request: HTTPRequest) -> HTTPResponse {
+    func challenge(_ context: RequestContext) -> HTTPResponse {
         let now = clock()
-        let difficulty = nextDifficulty(for: ClientAddressKey(peer: request.remoteAddress))
+        let difficulty = nextDifficulty(for: context.clientKey)
         let id = Self.newTokenID()
         let expiresAt = now + configuration.challengeTTL
         var claims = JWTClaims(

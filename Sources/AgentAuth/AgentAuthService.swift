@@ -92,25 +92,25 @@ public final class AgentAuthService: Sendable {
 
     /// Adds the surface's routes: `POST /api/v1/challenge` (immediate), `POST /api/v1/session` and
     /// `POST /api/v1/capability` (deferred), `GET /llms.txt` (immediate).
-    public func register(into router: inout Router) {
+    public func register(into router: inout ContextRouter) {
         router.add(
             .POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit,
-            .immediate { [self] request, _ in
-                challenge(request)
+            .immediate { [self] _, context, _ in
+                challenge(context)
             })
         router.add(
             .POST, "/api/v1/session", bodyLimit: Self.sessionBodyLimit,
-            .deferred { [self] request, _ in
+            .deferred { [self] request, _, _ in
                 await session(request)
             })
         router.add(
             .POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit,
-            .deferred { [self] request, _ in
+            .deferred { [self] request, _, _ in
                 await capability(request)
             })
         router.add(
             .GET, "/llms.txt",
-            .immediate { [self] _, _ in
+            .immediate { [self] _, _, _ in
                 llms()
             })
     }

@@ -17,9 +17,6 @@ public struct MailboxConfiguration: Sendable {
     public var proDomains: [String]
     /// `false` disables every rate limit (test suites). Default `true`.
     public var rateLimitsEnabled: Bool
-    /// CIDRs (`"10.0.0.0/8"`, `"::1/128"`, or a bare address) whose `X-Forwarded-For` is believed.
-    /// Default empty: the peer address is the client. Unparsable entries are ignored.
-    public var trustedProxies: [String]
     /// Storage quotas in bytes reported for accounts.
     public var quotas: MailboxQuotas
     /// Argon2id cost for account and Pro user passwords. Default m=19456 KiB, t=2, p=1.
@@ -45,7 +42,6 @@ public struct MailboxConfiguration: Sendable {
         domains: [String] = ["mail.localhost"],
         proDomains: [String] = [],
         rateLimitsEnabled: Bool = true,
-        trustedProxies: [String] = [],
         quotas: MailboxQuotas = MailboxQuotas(),
         argon2: MailboxArgon2Parameters = MailboxArgon2Parameters(),
         tokenTTL: Int64 = 7 * 24 * 3600,
@@ -60,7 +56,6 @@ public struct MailboxConfiguration: Sendable {
         self.domains = domains.map { $0.lowercased() }
         self.proDomains = proDomains.map { $0.lowercased() }
         self.rateLimitsEnabled = rateLimitsEnabled
-        self.trustedProxies = trustedProxies
         self.quotas = quotas
         self.argon2 = argon2
         self.tokenTTL = tokenTTL

@@ -1,5 +1,4 @@
 import AuthCrypto
-import ClientAddress
 import ComputePool
 import HTTP1
 import JWT
@@ -23,7 +22,6 @@ public final class MailboxService: Sendable {
     let challenges: MailboxChallenges
     /// Nil when rate limits are off.
     let limiter: RateLimitTable<MailboxRateClass>?
-    let resolver: ClientAddressResolver
     let clock: @Sendable () -> Int64
     let metrics: MailboxMetrics
     let onUnexpectedError: (@Sendable (_ error: any Error, _ requestID: String) -> Void)?
@@ -73,14 +71,13 @@ public final class MailboxService: Sendable {
         self.limiter =
             configuration.rateLimitsEnabled
             ? RateLimitTable(capacity: slots, clock: monotonicClock) { rates.rate(of: $0) } : nil
-        self.resolver = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
         self.clock = clock
         self.metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         self.onUnexpectedError = onUnexpectedError
     }
 
-    /// Adds every route of CONTRACT.md 2.2 to `router`.
-    public func register(into router: inout Router) {
+    /// Adds every route of CONTRACT.md 2.2 to `router`; their rate limits charge the context's client.
+    public func register(into router: inout ContextRouter) {
         let limit = Self.bodyLimit
         router.add(.GET, "/api/domains", immediate(.general, domains))
         router.add(.GET, "/api/challenge", immediate(.general, challenge))

@@ -6,6 +6,7 @@ import Logging
 import Fetch
 import MailboxAccounts
 import RemoteHashAuth
+import ServerKit
 import Storage
 
 /// Builds the three API surfaces from the configuration and adds their routes.
@@ -13,7 +14,7 @@ enum Surfaces {
     /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret, the fetcher's TLS context).
     static func register(
-        into router: inout Router, configuration: PosternConfiguration, keys: JWTKeySet, database: Database,
+        into router: inout ContextRouter, configuration: PosternConfiguration, keys: JWTKeySet, database: Database,
         ledger: ChallengeLedger, pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> [PosternResponder.UnmatchedRenderer] {
         let agent = AgentAuthService(
@@ -54,7 +55,7 @@ enum Surfaces {
         try MailboxService(
             configuration: MailboxConfiguration(
                 issuer: c.issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
-                proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, trustedProxies: c.trustedProxies),
+                proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits),
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
             onUnexpectedError: { error, requestID in
                 logger.error("mailbox request failed", metadata: ["error": "\(error)", "request_id": "\(requestID)"])

@@ -1,5 +1,4 @@
 import AuthCrypto
-import ClientAddress
 import ComputePool
 import Fetch
 import Foundation
@@ -74,34 +73,21 @@ public final class RemoteHashService: Sendable {
     }
 
     /// Adds `GET /`, `GET /login_test`, `GET /example.txt`, `GET /up`, `POST /register`,
-    /// `POST /login`, `POST /validate` and `DELETE /logout` to `router`.
-    public func register(into router: inout Router) {
+    /// `POST /login`, `POST /validate` and `DELETE /logout` to `router`; all but `/up` are rate limited
+    /// per client of the request's context.
+    public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
-        router.add(.GET, "/", .deferred { [self] request, _ in await limited(request) { await page(request) } })
-        router.add(
-            .GET, "/login_test", .deferred { [self] request, _ in await limited(request) { await page(request) } })
-        router.add(.GET, "/example.txt", .deferred { [self] request, _ in await limited(request) { await example() } })
-        router.add(.GET, "/up", .immediate { _, _ in HTTPResponse.text(.ok, "OK") })
-        router.add(
-            .POST, "/register", bodyLimit: limit,
-            .deferred { [self] request, _ in
-                await limited(request) { await register(request) }
-            })
-        router.add(
-            .POST, "/login", bodyLimit: limit,
-            .deferred { [self] request, _ in
-                await limited(request) { await login(request) }
-            })
-        router.add(
-            .POST, "/validate", bodyLimit: limit,
-            .deferred { [self] request, _ in
-                await limited(request) { await validate(request) }
-            })
-        router.add(
-            .DELETE, "/logout", bodyLimit: limit,
-            .deferred { [self] request, _ in
-                await limited(request) { await logout(request) }
-            })
+        func limitedRoute(_ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) -> ContextRouteHandler {
+            .deferred { [self] request, context, _ in await limited(context) { await handler(request) } }
+        }
+        router.add(.GET, "/", limitedRoute(page))
+        router.add(.GET, "/login_test", limitedRoute(page))
+        router.add(.GET, "/example.txt", limitedRoute { [self] _ in await example() })
+        router.add(.GET, "/up", .immediate { _, _, _ in HTTPResponse.text(.ok, "OK") })
+        router.add(.POST, "/register", bodyLimit: limit, limitedRoute(register))
+        router.add(.POST, "/login", bodyLimit: limit, limitedRoute(login))
+        router.add(.POST, "/validate", bodyLimit: limit, limitedRoute(validate))
+        router.add(.DELETE, "/logout", bodyLimit: limit, limitedRoute(logout))
     }
 
     // MARK: - Shared steps
@@ -111,11 +97,10 @@ public final class RemoteHashService: Sendable {
         case request
     }
 
-    /// Applies the per-client rate limit (IPv6 per /64), then runs `handler`; refusals are counted.
-    func limited(_ request: HTTPRequest, _ handler: () async -> HTTPResponse) async -> HTTPResponse {
-        if let decision = limiter?.take(.request, for: ClientAddressKey(peer: request.remoteAddress)),
-            !decision.allowed
-        {
+    /// Applies the rate limit of the context's client (IPv6 per /64), then runs `handler`; refusals are
+    /// counted.
+    func limited(_ context: RequestContext, _ handler: () async -> HTTPResponse) async -> HTTPResponse {
+        if let decision = limiter?.take(.request, for: context.clientKey), !decision.allowed {
             rateLimitRejections.increment()
             var response = json(.tooManyRequests, ["error": .string(RemoteHashMessage.tooManyRequests)])
             response.headers.setRetryAfter(decision)

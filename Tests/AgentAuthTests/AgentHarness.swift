@@ -6,6 +6,7 @@ import JWT
 import Logging
 import MetricsTestKit
 import PosternTestSupport
+import ServerKit
 import Storage
 import Testing
 
@@ -48,7 +49,7 @@ struct AgentHarness {
     let database: Database
     let clock: TestClock
     let service: AgentAuthService
-    let router: Router
+    let router: ContextRouter
     let pool: WorkerPool
     let metrics: TestMetrics
 
@@ -79,7 +80,7 @@ struct AgentHarness {
             ledger: ChallengeLedger(database: database), pool: self.pool, clock: { clock.now },
             monotonicClock: (monotonic ?? clock).monotonic, metricsFactory: metrics)
         self.metrics = metrics
-        var router = Router()
+        var router = ContextRouter()
         service.register(into: &router)
         self.router = router
     }
@@ -99,10 +100,7 @@ struct AgentHarness {
             Issue.record("no route for \(method) \(path)")
             return HTTPResponse(status: .notFound)
         }
-        switch route.handler {
-        case .immediate(let handler): return handler(request, parameters)
-        case .deferred(let handler): return await handler(request, parameters)
-        }
+        return await route.handler.response(to: request, RequestContext(request), parameters)
     }
 
     /// A fresh challenge: its JWT and what the body says.

@@ -7,6 +7,7 @@ import JWT
 import Logging
 import Metrics
 import PosternTestSupport
+import ServerKit
 import Storage
 
 @testable import RemoteHashAuth
@@ -69,7 +70,7 @@ final class Harness {
     let directory: String
     let database: Database
     let service: RemoteHashService
-    let router: Router
+    let router: ContextRouter
     let clock = TestClock()
     /// Drives the rate limiter (the monotonic clock, from 0).
     let limiterClock = TestClock(0)
@@ -96,7 +97,7 @@ final class Harness {
             configuration: configuration, keys: sharedKeys, database: database, pool: WorkerPool(threads: 2),
             fetcher: fetcher, clock: { clock.now }, monotonicClock: limiterClock.monotonic,
             metricsFactory: metricsFactory)
-        var router = Router()
+        var router = ContextRouter()
         service.register(into: &router)
         self.router = router
     }
@@ -123,10 +124,7 @@ final class Harness {
         guard case .found(let route, let parameters) = router.match(method: method, path: request.path) else {
             return HTTPResponse(status: .notFound)
         }
-        switch route.handler {
-        case .immediate(let handler): return handler(request, parameters)
-        case .deferred(let handler): return await handler(request, parameters)
-        }
+        return await route.handler.response(to: request, RequestContext(request), parameters)
     }
 
     /// A JSON API call: `Accept` and `Content-Type` JSON, body from `fields`.
