@@ -39,6 +39,7 @@ public final class AgentAuthService: Sendable {
     /// Challenges per client in the last minute; nil when dynamic difficulty is off.
     let counter: ClientEventCounter?
     let metrics: AgentAuthMetrics
+    let onUnexpectedError: UnexpectedErrorReporter?
     let nextSteps: AgentNextSteps
     let challengeBody: ChallengeBodyTemplate
     /// The body of every capability answer: it depends only on the configuration, so it is built once.
@@ -57,10 +58,12 @@ public final class AgentAuthService: Sendable {
     ///   - monotonicClock: the clock the dynamic-difficulty window slides by (a wall-clock step must not
     ///     reset or stretch it).
     ///   - metricsFactory: where metrics go; `nil` means `MetricsSystem.factory` as bootstrapped at this point.
+    ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
+    ///     app's log (the client sees only the generic message).
     public init(
         configuration: AgentAuthConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
-        metricsFactory: (any MetricsFactory)? = nil
+        metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -75,6 +78,7 @@ public final class AgentAuthService: Sendable {
             configuration.dynamicDifficulty
             ? ClientEventCounter(capacity: configuration.counterCapacity, clock: monotonicClock) : nil
         self.metrics = AgentAuthMetrics(baseDifficulty: policy.base, factory: metricsFactory ?? MetricsSystem.factory)
+        self.onUnexpectedError = onUnexpectedError
         self.nextSteps = AgentNextSteps(configuration)
         self.challengeBody = ChallengeBodyTemplate(salt: configuration.powSalt, next: nextSteps.challenge)
         self.capabilityBody = AgentJSON.object([
@@ -100,13 +104,13 @@ public final class AgentAuthService: Sendable {
             })
         router.add(
             .POST, "/api/v1/session", bodyLimit: Self.sessionBodyLimit,
-            .deferred { [self] request, _, _ in
-                await session(request)
+            .deferred { [self] request, context, _ in
+                await session(request, context)
             })
         router.add(
             .POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit,
-            .deferred { [self] request, _, _ in
-                await capability(request)
+            .deferred { [self] request, context, _ in
+                await capability(request, context)
             })
         router.add(
             .GET, "/llms.txt",
@@ -128,10 +132,12 @@ public final class AgentAuthService: Sendable {
         AgentResponse.error(error, publicURL: configuration.publicURL)
     }
 
-    /// The error for a storage failure: 503 when the store is unavailable, else 500.
-    static func storageFailure(_ error: any Error) -> AgentAuthError {
-        if let storage = error as? StorageError, storage.isUnavailable { return .unavailable }
-        return .internalError
+    /// The error response for an error the surface's rules did not foresee (storage, signing), through
+    /// the shared ``ServiceFailure`` table; one it says to log is reported with the request id.
+    func failure(unforeseen error: any Error, _ context: RequestContext) -> HTTPResponse {
+        let failure = ServiceFailure(error)
+        if failure.shouldLog { onUnexpectedError?(error, context.requestID) }
+        return self.failure(AgentAuthError(failure))
     }
 
     /// A random token id: 32 lowercase hex characters from 128 random bits.

@@ -1,7 +1,6 @@
 import ComputePool
 import HTTP1
 import ServerKit
-import Storage
 
 extension MailboxService {
     /// What every route shares, before and after its handler: bearer classification, rate limit, error
@@ -89,20 +88,22 @@ extension MailboxService {
         return decision
     }
 
-    /// The answer for a thrown error; an unexpected one is also reported to `onUnexpectedError`.
+    /// The answer for a thrown error; one the shared table says to log is reported to `onUnexpectedError`.
     private func answer(_ error: any Error, _ context: RequestContext) -> HTTPResponse {
-        let mapped = Self.mailboxError(error)
-        if mapped == .internalError { onUnexpectedError?(error, context.requestID) }
-        return MailboxJSON.response(mapped)
+        let (answer, report) = Self.mailboxError(error)
+        if report { onUnexpectedError?(error, context.requestID) }
+        return MailboxJSON.response(answer)
     }
 
-    /// Maps any thrown error to the answer the client gets.
-    static func mailboxError(_ error: any Error) -> MailboxError {
+    /// The answer the client gets for any thrown error, and whether to report it: the surface's own
+    /// errors and a full pool as they are, anything else through the shared ``ServiceFailure`` table.
+    static func mailboxError(_ error: any Error) -> (answer: MailboxError, report: Bool) {
         switch error {
-        case let error as MailboxError: return error
-        case WorkerPoolError.overloaded: return .serviceUnavailable
-        case let error as StorageError where error.isUnavailable: return .serviceUnavailable
-        default: return .internalError
+        case let error as MailboxError: return (error, false)
+        case WorkerPoolError.overloaded: return (.serviceUnavailable, false)
+        default:
+            let failure = ServiceFailure(error)
+            return (MailboxError(failure), failure.shouldLog)
         }
     }
 

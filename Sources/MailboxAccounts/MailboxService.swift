@@ -24,7 +24,7 @@ public final class MailboxService: Sendable {
     let limiter: RateLimitTable<MailboxRateClass>?
     let clock: @Sendable () -> Int64
     let metrics: MailboxMetrics
-    let onUnexpectedError: (@Sendable (_ error: any Error, _ requestID: String) -> Void)?
+    let onUnexpectedError: UnexpectedErrorReporter?
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
@@ -50,7 +50,7 @@ public final class MailboxService: Sendable {
         configuration: MailboxConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
-        onUnexpectedError: (@Sendable (_ error: any Error, _ requestID: String) -> Void)? = nil
+        onUnexpectedError: UnexpectedErrorReporter? = nil
     ) throws {
         var configuration = configuration
         configuration.domains = configuration.domains.map { $0.lowercased() }

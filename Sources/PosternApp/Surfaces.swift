@@ -19,7 +19,7 @@ enum Surfaces {
     ) throws -> [PosternResponder.UnmatchedRenderer] {
         let agent = AgentAuthService(
             configuration: agentConfiguration(configuration), keys: keys, database: database, ledger: ledger,
-            pool: pool, clock: clock)
+            pool: pool, clock: clock, onUnexpectedError: reporter("agent", logger))
         agent.register(into: &router)
 
         let mailbox = try mailboxService(
@@ -32,7 +32,8 @@ enum Surfaces {
         remote.rateLimitsEnabled = configuration.rateLimits
         let fetcher = try Fetcher(configuration: remote.fetchConfiguration)
         RemoteHashService(
-            configuration: remote, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock
+            configuration: remote, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
+            onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router)
 
         return [
@@ -57,8 +58,14 @@ enum Surfaces {
                 issuer: c.issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
                 proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits),
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
-            onUnexpectedError: { error, requestID in
-                logger.error("mailbox request failed", metadata: ["error": "\(error)", "request_id": "\(requestID)"])
-            })
+            onUnexpectedError: reporter("mailbox", logger))
+    }
+
+    /// Logs an error a surface answered with a bare 500, with the request id (errors of the crypto and
+    /// storage modules never carry secrets).
+    static func reporter(_ surface: String, _ logger: Logger) -> UnexpectedErrorReporter {
+        { error, requestID in
+            logger.error("\(surface) request failed", metadata: ["error": "\(error)", "request_id": "\(requestID)"])
+        }
     }
 }

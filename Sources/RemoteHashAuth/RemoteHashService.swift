@@ -30,6 +30,7 @@ public final class RemoteHashService: Sendable {
     let limiter: RateLimitTable<RateClass>?
     /// `postern_rate_limit_rejections_total{surface="remote-hash",class="public"}`.
     let rateLimitRejections: Counter
+    let onUnexpectedError: UnexpectedErrorReporter?
 
     /// Creates the service.
     /// - Parameters:
@@ -43,10 +44,13 @@ public final class RemoteHashService: Sendable {
     ///   - monotonicClock: the clock the rate-limit buckets refill by, so that a wall-clock step neither
     ///     refills them early nor stops their refill.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
+    ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
+    ///     app's log (the client sees only the generic message).
     public init(
         configuration: RemoteHashConfiguration, keys: JWTKeySet, database: Database, pool: WorkerPool,
         fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64,
-        monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil
+        monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
+        onUnexpectedError: UnexpectedErrorReporter? = nil
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -70,6 +74,7 @@ public final class RemoteHashService: Sendable {
             label: "postern_rate_limit_rejections_total",
             dimensions: [("surface", "remote-hash"), ("class", "public")],
             factory: metricsFactory ?? MetricsSystem.factory)
+        self.onUnexpectedError = onUnexpectedError
     }
 
     /// Adds `GET /`, `GET /login_test`, `GET /example.txt`, `GET /up`, `POST /register`,
@@ -77,12 +82,13 @@ public final class RemoteHashService: Sendable {
     /// per client of the request's context.
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
-        func limitedRoute(_ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) -> ContextRouteHandler {
-            .deferred { [self] request, context, _ in await limited(context) { await handler(request) } }
+        typealias Handler = @Sendable (HTTPRequest, RequestContext) async -> HTTPResponse
+        func limitedRoute(_ handler: @escaping Handler) -> ContextRouteHandler {
+            .deferred { [self] request, context, _ in await limited(context) { await handler(request, context) } }
         }
-        router.add(.GET, "/", limitedRoute(page))
-        router.add(.GET, "/login_test", limitedRoute(page))
-        router.add(.GET, "/example.txt", limitedRoute { [self] _ in await example() })
+        router.add(.GET, "/", limitedRoute { [self] request, _ in await page(request) })
+        router.add(.GET, "/login_test", limitedRoute { [self] request, _ in await page(request) })
+        router.add(.GET, "/example.txt", limitedRoute { [self] _, _ in await example() })
         router.add(.GET, "/up", .immediate { _, _, _ in HTTPResponse.text(.ok, "OK") })
         router.add(.POST, "/register", bodyLimit: limit, limitedRoute(register))
         router.add(.POST, "/login", bodyLimit: limit, limitedRoute(login))
@@ -123,10 +129,9 @@ public final class RemoteHashService: Sendable {
         return response
     }
 
-    /// Maps a storage error to the failure a client sees.
-    func storageFailure(_ error: any Error) -> RemoteHashFailure {
-        if let storage = error as? StorageError, storage.isUnavailable { return .unavailable }
-        return .internalError
+    /// Reports the unforeseen error behind `failure`, if any, with the request id.
+    func report(_ failure: RemoteHashFailure, _ context: RequestContext) {
+        if let error = failure.unforeseen { onUnexpectedError?(error, context.requestID) }
     }
 
     /// The request's fields: a JSON object's string (or number) members, or a urlencoded form.

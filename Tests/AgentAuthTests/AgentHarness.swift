@@ -52,6 +52,8 @@ struct AgentHarness {
     let router: ContextRouter
     let pool: WorkerPool
     let metrics: TestMetrics
+    /// Request ids of the requests answered with a bare 500, as the service reported them.
+    let unexpected = RequestIDLog()
 
     /// Creates a harness; `directory` reuses an existing data directory (a restart). `monotonic` drives
     /// the dynamic-difficulty window; nil: `clock` drives both.
@@ -78,7 +80,8 @@ struct AgentHarness {
         service = AgentAuthService(
             configuration: configuration, keys: TestKeys.keySet, database: database,
             ledger: ChallengeLedger(database: database), pool: self.pool, clock: { clock.now },
-            monotonicClock: (monotonic ?? clock).monotonic, metricsFactory: metrics)
+            monotonicClock: (monotonic ?? clock).monotonic, metricsFactory: metrics,
+            onUnexpectedError: unexpected.reporter)
         self.metrics = metrics
         var router = ContextRouter()
         service.register(into: &router)

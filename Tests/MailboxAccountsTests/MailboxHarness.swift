@@ -9,18 +9,9 @@ import MetricsTestKit
 import PosternTestSupport
 import ServerKit
 import Storage
-import Synchronization
 import Testing
 
 @testable import MailboxAccounts
-
-/// Request ids collected from the service's `onUnexpectedError`.
-final class RequestIDLog: Sendable {
-    private let ids = Mutex<[String]>([])
-
-    func append(_ id: String) { ids.withLock { $0.append(id) } }
-    var all: [String] { ids.withLock { $0 } }
-}
 
 /// A response with its body parsed as JSON when it is JSON.
 struct TestResponse {
@@ -76,11 +67,10 @@ final class MailboxHarness: Sendable {
             argon2: MailboxArgon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
         configure(&configuration)
         keys = try Self.keySet()
-        let unexpected = unexpected
         service = try MailboxService(
             configuration: configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
             pool: pool, clock: { clock.seconds }, monotonicClock: clock.monotonic, metricsFactory: metrics,
-            onUnexpectedError: { _, requestID in unexpected.append(requestID) })
+            onUnexpectedError: unexpected.reporter)
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router

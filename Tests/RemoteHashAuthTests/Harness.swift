@@ -75,6 +75,8 @@ final class Harness {
     /// Drives the rate limiter (the monotonic clock, from 0).
     let limiterClock = TestClock(0)
     let configuration: RemoteHashConfiguration
+    /// Request ids of the requests answered with a bare 500, as the service reported them.
+    let unexpected = RequestIDLog()
 
     init(
         metricsFactory: (any MetricsFactory)? = nil, configure: (inout RemoteHashConfiguration) -> Void = { _ in }
@@ -96,7 +98,7 @@ final class Harness {
         service = RemoteHashService(
             configuration: configuration, keys: sharedKeys, database: database, pool: WorkerPool(threads: 2),
             fetcher: fetcher, clock: { clock.now }, monotonicClock: limiterClock.monotonic,
-            metricsFactory: metricsFactory)
+            metricsFactory: metricsFactory, onUnexpectedError: unexpected.reporter)
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router
@@ -120,7 +122,8 @@ final class Harness {
         from address: String = "192.0.2.10"
     ) async -> HTTPResponse {
         let request = HTTPRequest(
-            method: method, target: target, headers: HTTPHeaders(headers), body: body, remoteAddress: address)
+            method: method, target: target, headers: HTTPHeaders(headers), body: body, remoteAddress: address,
+            requestID: "test")
         guard case .found(let route, let parameters) = router.match(method: method, path: request.path) else {
             return HTTPResponse(status: .notFound)
         }
