@@ -1,67 +1,8 @@
-import Foundation
 import HTTP1
 import JWT
-import Metrics
 import Testing
 
 @testable import RemoteHashAuth
-
-/// Counts counter increments by label and dimensions; every other metric goes nowhere.
-final class RecordingMetricsFactory: MetricsFactory, @unchecked Sendable {
-    // @unchecked: `counters` is only touched under `lock`; each counter guards its own value.
-    final class RecordingCounter: CounterHandler, @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: Int64 = 0
-        var total: Int64 {
-            lock.lock()
-            defer { lock.unlock() }
-            return value
-        }
-        func increment(by amount: Int64) {
-            lock.lock()
-            value += amount
-            lock.unlock()
-        }
-        func reset() {
-            lock.lock()
-            value = 0
-            lock.unlock()
-        }
-    }
-
-    private let lock = NSLock()
-    private var counters: [String: RecordingCounter] = [:]
-
-    private static func key(_ label: String, _ dimensions: [(String, String)]) -> String {
-        label + "{" + dimensions.map { "\($0.0)=\($0.1)" }.joined(separator: ",") + "}"
-    }
-
-    /// The total of the counter `label` with exactly `dimensions` (in order); 0 when never made.
-    func total(_ label: String, _ dimensions: [(String, String)]) -> Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return counters[Self.key(label, dimensions)]?.total ?? 0
-    }
-
-    func makeCounter(label: String, dimensions: [(String, String)]) -> CounterHandler {
-        lock.lock()
-        defer { lock.unlock() }
-        let key = Self.key(label, dimensions)
-        if let existing = counters[key] { return existing }
-        let made = RecordingCounter()
-        counters[key] = made
-        return made
-    }
-
-    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> RecorderHandler {
-        NOOPMetricsHandler.instance
-    }
-
-    func makeTimer(label: String, dimensions: [(String, String)]) -> TimerHandler { NOOPMetricsHandler.instance }
-    func destroyCounter(_ handler: CounterHandler) {}
-    func destroyRecorder(_ handler: RecorderHandler) {}
-    func destroyTimer(_ handler: TimerHandler) {}
-}
 
 @Suite("Remote hash rate limit")
 struct RemoteHashRateLimitTests {
