@@ -13,7 +13,7 @@ public final class ClientEventCounter: Sendable {
 
     /// Creates an empty counter.
     /// - Parameters:
-    ///   - capacity: clients remembered at most (rounded up to whole shards; 40 bytes each, allocated on
+    ///   - capacity: clients remembered at most (rounded up to whole shards; 64 bytes each, allocated on
     ///     first use).
     ///   - clock: the monotonic clock the window slides by.
     public convenience init(capacity: Int, clock: MonotonicClock = .system) {

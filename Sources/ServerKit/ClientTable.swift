@@ -1,7 +1,8 @@
 import ClientAddress
 import Synchronization
 
-/// What a ``ClientTable`` keeps per client: a token bucket, the counts of a window...
+/// What a ``ClientTable`` keeps per client (a token bucket, the counts of a window), and what losing it
+/// would cost the client.
 protocol ClientTableEntry: Sendable {
     /// The state of a client the table does not hold (never seen, or forgotten) at `now`.
     init(freshAt now: Int64)
