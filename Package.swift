@@ -52,27 +52,30 @@ let package = Package(
         ]),
         // Client addresses: parsing, trusted proxies / X-Forwarded-For, the rate-limit key (IPv6 per /64).
         .target(name: "ClientAddress"),
+        // What every surface shares on a request's path: the request context built once per request,
+        // routes that receive it, rate-limit tables on one monotonic clock, the storage-failure table.
+        .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
-            "HTTP1", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
+            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
-            "HTTP1", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
         .target(name: "Fetch", dependencies: ["HTTP1", "COpenSSL"]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
-            "HTTP1", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
+            "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "HTTP1", "HTTPServer", "ComputePool", "AuthCrypto", "JWT", "Storage", "AgentAuth",
-            "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress",
+            "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -84,8 +87,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // A loopback HTTP origin shared by the fetcher and remote-hash tests (not shipped).
-        .target(name: "PosternTestSupport", path: "Tests/Support"),
+        // What tests share (not shipped): a loopback HTTP origin, the settable clock.
+        .target(name: "PosternTestSupport", dependencies: ["ServerKit"], path: "Tests/Support"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "SocketServerTests", dependencies: [
             "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
@@ -96,19 +99,25 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "ClientAddressTests", dependencies: ["ClientAddress"]),
+        .testTarget(name: "ServerKitTests", dependencies: [
+            "ServerKit", "HTTP1", "ClientAddress", "Storage", "PosternTestSupport",
+        ]),
         .testTarget(name: "AgentAuthTests", dependencies: [
-            "AgentAuth", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool", "PosternTestSupport",
+            "AgentAuth", "ServerKit", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
-            "MailboxAccounts", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool", "PosternTestSupport",
+            "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1", "PosternTestSupport"]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
-            "RemoteHashAuth", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool", "PosternTestSupport",
+            "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
         ]),

@@ -30,8 +30,9 @@ public struct AgentAuthConfiguration: Sendable {
     public var capabilityTTL: Int64
     /// `aud` of capability JWTs. Default `api-service`.
     public var audience: String
-    /// How many client addresses the dynamic-difficulty counters remember at most; the least recently
-    /// seen address of a full set is forgotten first. Default 65 536 (about 3 MiB, allocated once).
+    /// How many client addresses the dynamic-difficulty counters remember at most; when full, the address
+    /// with the fewest recent challenges is forgotten first. Default 65 536 (4 MiB at most, allocated as
+    /// it is used).
     public var counterCapacity: Int
 
     /// Creates a configuration; every argument has the documented default.

@@ -1,3 +1,5 @@
+import ServerKit
+
 /// Every refusal the agent surface answers with, in the shape
 /// `{"error":{"message","hint","docs_url"}}` (CONTRACT.md 1.4).
 ///
@@ -107,4 +109,14 @@ public struct AgentAuthError: Error, Sendable, Equatable {
         .powMismatch, .invalidUsername, .reservedUsername, .usernameTaken, .invalidAPIKey, .invalidSession,
         .overloaded, .unavailable, .internalError,
     ]
+}
+
+extension AgentAuthError {
+    /// The agent answer for a failure of the shared table: 503 ``unavailable`` or 500 ``internalError``.
+    init(_ failure: ServiceFailure) {
+        switch failure {
+        case .unavailable: self = .unavailable
+        case .internalError: self = .internalError
+        }
+    }
 }

@@ -1,11 +1,12 @@
 import ComputePool
 import HTTP1
 import JWT
+import ServerKit
 
 extension AgentAuthService {
     /// `POST /api/v1/capability` (CONTRACT.md 1.4): a session JWT of a live account buys a short-lived
     /// RS256 capability JWT, signed on the worker pool.
-    func capability(_ request: HTTPRequest) async -> HTTPResponse {
+    func capability(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         let now = clock()
         guard let token = request.bearerToken,
             let claims = try? keys.verify(
@@ -31,7 +32,7 @@ extension AgentAuthService {
             return failure(.overloaded)
         } catch {
             // A storage error maps to 503 when the database is unavailable; a signing error to 500.
-            return failure(Self.storageFailure(error))
+            return failure(unforeseen: error, context)
         }
         guard let capability else { return failure(.invalidSession) }
         metrics.capabilities.increment()

@@ -1,21 +1,20 @@
 import ClientAddress
 import HTTP1
 import JWT
+import ServerKit
 
 extension AgentAuthService {
-    /// The difficulty of the next challenge for `address`, counting this request (CONTRACT.md 1.2).
-    ///
-    /// IPv6 clients are counted by their /64 network (see `ClientAddressKey` in ClientAddress).
-    /// - Parameter now: seconds on the service's monotonic `windowClock`, not the wall clock.
-    public func nextDifficulty(for address: String, now: Int64) -> Int {
-        guard policy.dynamic else { return policy.base }
-        return policy.difficulty(recentChallenges: counter.record(ClientAddressKey.key(for: address), now: now))
+    /// The difficulty of the next challenge for `client`, counting this request (CONTRACT.md 1.2), in the
+    /// window of the service's monotonic clock.
+    public func nextDifficulty(for client: ClientAddressKey) -> Int {
+        guard let counter else { return policy.base }
+        return policy.difficulty(recentChallenges: counter.record(client))
     }
 
     /// `POST /api/v1/challenge` (CONTRACT.md 1.1): a counter update and one HS256 signature, no I/O.
-    func challenge(_ request: HTTPRequest) -> HTTPResponse {
+    func challenge(_ context: RequestContext) -> HTTPResponse {
         let now = clock()
-        let difficulty = nextDifficulty(for: request.remoteAddress, now: windowClock())
+        let difficulty = nextDifficulty(for: context.clientKey)
         let id = Self.newTokenID()
         let expiresAt = now + configuration.challengeTTL
         var claims = JWTClaims(

@@ -3,6 +3,7 @@ import ComputePool
 import Foundation
 import HTTP1
 import JWT
+import ServerKit
 
 extension AgentAuthService {
     /// A verified challenge JWT: what step 1 learns from it.
@@ -14,7 +15,7 @@ extension AgentAuthService {
 
     /// `POST /api/v1/session` (CONTRACT.md 1.3): the checks run in the contract's order so that nothing
     /// expensive runs for a request a cheap check can refuse.
-    func session(_ request: HTTPRequest) async -> HTTPResponse {
+    func session(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         let now = clock()
         // 1. The challenge JWT.
         guard let challenge = verifyChallenge(request.bearerToken, now: now) else {
@@ -43,7 +44,7 @@ extension AgentAuthService {
                 return failure(.invalidChallenge)
             }
         } catch {
-            return failure(Self.storageFailure(error))
+            return failure(unforeseen: error, context)
         }
         // 5. scrypt on the worker pool, compared in constant time.
         let salt = configuration.powSalt
@@ -65,8 +66,8 @@ extension AgentAuthService {
         metrics.verified(.valid)
         // 6. The account.
         switch body.intent {
-        case .signup(let username): return await signup(username: username, now: now)
-        case .login(let apiKey): return await login(apiKey: apiKey, now: now)
+        case .signup(let username): return await signup(username: username, now: now, context)
+        case .login(let apiKey): return await login(apiKey: apiKey, now: now, context)
         }
     }
 
@@ -84,7 +85,7 @@ extension AgentAuthService {
     }
 
     /// Step 6 for a signup: username rules, then the insert (the UNIQUE constraint decides races).
-    func signup(username: String, now: Int64) async -> HTTPResponse {
+    func signup(username: String, now: Int64, _ context: RequestContext) async -> HTTPResponse {
         switch AgentUsername.check(username) {
         case .invalid?: return failure(.invalidUsername)
         case .reserved?: return failure(.reservedUsername)
@@ -97,7 +98,7 @@ extension AgentAuthService {
                 id: account.id, username: username, apiKeyDigest: AgentAPIKey.digest(apiKey), now: now)
             guard created else { return failure(.usernameTaken) }
         } catch {
-            return failure(Self.storageFailure(error))
+            return failure(unforeseen: error, context)
         }
         guard let token = sessionToken(for: account, now: now) else { return failure(.internalError) }
         metrics.signups.increment()
@@ -111,12 +112,12 @@ extension AgentAuthService {
     }
 
     /// Step 6 for a login: the live account whose key digest matches.
-    func login(apiKey: String, now: Int64) async -> HTTPResponse {
+    func login(apiKey: String, now: Int64, _ context: RequestContext) async -> HTTPResponse {
         let account: AgentAccount?
         do {
             account = try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(apiKey))
         } catch {
-            return failure(Self.storageFailure(error))
+            return failure(unforeseen: error, context)
         }
         guard let account else { return failure(.invalidAPIKey) }
         guard let token = sessionToken(for: account, now: now) else { return failure(.internalError) }

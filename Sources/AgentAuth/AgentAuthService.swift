@@ -3,6 +3,7 @@ import ComputePool
 import HTTP1
 import JWT
 import Metrics
+import ServerKit
 import Storage
 
 /// Surface 1 of Postern: Atomic Mail compatible agent signup (CONTRACT.md section 1).
@@ -34,11 +35,11 @@ public final class AgentAuthService: Sendable {
     let accounts: AgentAccountStore
     let pool: WorkerPool
     let clock: @Sendable () -> Int64
-    /// Monotonic seconds for the dynamic-difficulty window (a wall-clock step must not reset or stretch it).
-    let windowClock: @Sendable () -> Int64
     let policy: DifficultyPolicy
-    let counter: ClientRequestCounter
+    /// Challenges per client in the last minute; nil when dynamic difficulty is off.
+    let counter: ClientEventCounter?
     let metrics: AgentAuthMetrics
+    let onUnexpectedError: UnexpectedErrorReporter?
     let nextSteps: AgentNextSteps
     let challengeBody: ChallengeBodyTemplate
     /// The body of every capability answer: it depends only on the configuration, so it is built once.
@@ -54,12 +55,15 @@ public final class AgentAuthService: Sendable {
     ///   - ledger: the challenge ledger over the same database.
     ///   - pool: the worker pool for scrypt and RSA signing.
     ///   - clock: the current time in Unix seconds, for token claims.
-    ///   - windowClock: monotonic seconds for the dynamic-difficulty window; nil uses the system's.
+    ///   - monotonicClock: the clock the dynamic-difficulty window slides by (a wall-clock step must not
+    ///     reset or stretch it).
     ///   - metricsFactory: where metrics go; `nil` means `MetricsSystem.factory` as bootstrapped at this point.
+    ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
+    ///     app's log (the client sees only the generic message).
     public init(
         configuration: AgentAuthConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, windowClock: (@Sendable () -> Int64)? = nil,
-        metricsFactory: (any MetricsFactory)? = nil
+        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
+        metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -67,18 +71,14 @@ public final class AgentAuthService: Sendable {
         self.accounts = AgentAccountStore(database: database)
         self.pool = pool
         self.clock = clock
-        if let windowClock {
-            self.windowClock = windowClock
-        } else {
-            let origin = ContinuousClock.now
-            self.windowClock = { (ContinuousClock.now - origin).components.seconds }
-        }
         self.policy = DifficultyPolicy(
             base: configuration.baseDifficulty, maximum: configuration.maxDifficulty,
             dynamic: configuration.dynamicDifficulty)
-        self.counter = ClientRequestCounter(
-            capacity: configuration.dynamicDifficulty ? configuration.counterCapacity : 1)
+        self.counter =
+            configuration.dynamicDifficulty
+            ? ClientEventCounter(capacity: configuration.counterCapacity, clock: monotonicClock) : nil
         self.metrics = AgentAuthMetrics(baseDifficulty: policy.base, factory: metricsFactory ?? MetricsSystem.factory)
+        self.onUnexpectedError = onUnexpectedError
         self.nextSteps = AgentNextSteps(configuration)
         self.challengeBody = ChallengeBodyTemplate(salt: configuration.powSalt, next: nextSteps.challenge)
         self.capabilityBody = AgentJSON.object([
@@ -96,25 +96,25 @@ public final class AgentAuthService: Sendable {
 
     /// Adds the surface's routes: `POST /api/v1/challenge` (immediate), `POST /api/v1/session` and
     /// `POST /api/v1/capability` (deferred), `GET /llms.txt` (immediate).
-    public func register(into router: inout Router) {
+    public func register(into router: inout ContextRouter) {
         router.add(
             .POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit,
-            .immediate { [self] request, _ in
-                challenge(request)
+            .immediate { [self] _, context, _ in
+                challenge(context)
             })
         router.add(
             .POST, "/api/v1/session", bodyLimit: Self.sessionBodyLimit,
-            .deferred { [self] request, _ in
-                await session(request)
+            .deferred { [self] request, context, _ in
+                await session(request, context)
             })
         router.add(
             .POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit,
-            .deferred { [self] request, _ in
-                await capability(request)
+            .deferred { [self] request, context, _ in
+                await capability(request, context)
             })
         router.add(
             .GET, "/llms.txt",
-            .immediate { [self] _, _ in
+            .immediate { [self] _, _, _ in
                 llms()
             })
     }
@@ -132,10 +132,12 @@ public final class AgentAuthService: Sendable {
         AgentResponse.error(error, publicURL: configuration.publicURL)
     }
 
-    /// The error for a storage failure: 503 when the store is unavailable, else 500.
-    static func storageFailure(_ error: any Error) -> AgentAuthError {
-        if let storage = error as? StorageError, storage.isUnavailable { return .unavailable }
-        return .internalError
+    /// The error response for an error the surface's rules did not foresee (storage, signing), through
+    /// the shared ``ServiceFailure`` table; one it says to log is reported with the request id.
+    func failure(unforeseen error: any Error, _ context: RequestContext) -> HTTPResponse {
+        let failure = ServiceFailure(error)
+        if failure.shouldLog { onUnexpectedError?(error, context.requestID) }
+        return self.failure(AgentAuthError(failure))
     }
 
     /// A random token id: 32 lowercase hex characters from 128 random bits.

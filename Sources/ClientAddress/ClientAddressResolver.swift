@@ -9,6 +9,9 @@ public struct ClientAddressResolver: Sendable {
         self.trustedProxies = trustedProxies.compactMap(IPNetwork.init)
     }
 
+    /// The resolver that trusts no proxy: every request counts against its socket peer.
+    public static let direct = ClientAddressResolver(trustedProxies: [])
+
     /// Whether `address` belongs to a trusted proxy.
     public func isTrusted(_ address: IPAddress) -> Bool {
         trustedProxies.contains { $0.contains(address) }

@@ -12,19 +12,19 @@ public struct RouterResponder: HTTPResponder {
     }
 
     /// The router's match for the request.
-    public func route(method: HTTPMethod, path: String) -> RouteMatch {
+    public func route(method: HTTPMethod, path: String) -> RouteMatch<RouteHandler> {
         router.match(method: method, path: path)
     }
 
     /// The matched route's `bodyLimit`, or nil (server default) when none matches.
-    public func bodyLimit(of route: RouteMatch) -> Int? {
+    public func bodyLimit(of route: RouteMatch<RouteHandler>) -> Int? {
         if case .found(let route, _) = route { return route.bodyLimit }
         return nil
     }
 
     /// Runs the matched handler, or answers 404/405.
     public func respond(
-        to request: HTTPRequest, route: RouteMatch, completion: @escaping @Sendable (HTTPResponse) -> Void
+        to request: HTTPRequest, route: RouteMatch<RouteHandler>, completion: @escaping @Sendable (HTTPResponse) -> Void
     ) {
         switch route {
         case .found(let route, let parameters):

@@ -1,8 +1,10 @@
 import HTTP1
+import ServerKit
 
 /// One request as a handler of the surface sees it.
 struct MailboxCall: Sendable {
     let request: HTTPRequest
+    let context: RequestContext
     let parameters: RouteParameters
     let bearer: MailboxBearer
     let now: Int64

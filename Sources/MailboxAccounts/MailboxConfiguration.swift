@@ -1,3 +1,5 @@
+import ServerKit
+
 /// Everything the Mail.td compatible surface can be configured with.
 ///
 /// The defaults are the contract's (CONTRACT.md section 2); test suites lower `powDifficulty` and the
@@ -15,9 +17,6 @@ public struct MailboxConfiguration: Sendable {
     public var proDomains: [String]
     /// `false` disables every rate limit (test suites). Default `true`.
     public var rateLimitsEnabled: Bool
-    /// CIDRs (`"10.0.0.0/8"`, `"::1/128"`, or a bare address) whose `X-Forwarded-For` is believed.
-    /// Default empty: the peer address is the client. Unparsable entries are ignored.
-    public var trustedProxies: [String]
     /// Storage quotas in bytes reported for accounts.
     public var quotas: MailboxQuotas
     /// Argon2id cost for account and Pro user passwords. Default m=19456 KiB, t=2, p=1.
@@ -27,7 +26,7 @@ public struct MailboxConfiguration: Sendable {
     /// Token-bucket rates per client address and class.
     public var rateLimits: MailboxRateLimits
     /// Slots of the rate-limit table (all classes together); memory stays bounded by it whatever the
-    /// number of distinct client addresses. Default 65,536 (about 2 MiB).
+    /// number of distinct client addresses. Default 65,536 (1.5 MiB, allocated as it is used).
     public var rateLimitTableCapacity: Int
     /// `max_accounts` given to a Pro user when the operator names none. Default 100.
     public var defaultProMaxAccounts: Int
@@ -43,7 +42,6 @@ public struct MailboxConfiguration: Sendable {
         domains: [String] = ["mail.localhost"],
         proDomains: [String] = [],
         rateLimitsEnabled: Bool = true,
-        trustedProxies: [String] = [],
         quotas: MailboxQuotas = MailboxQuotas(),
         argon2: MailboxArgon2Parameters = MailboxArgon2Parameters(),
         tokenTTL: Int64 = 7 * 24 * 3600,
@@ -58,7 +56,6 @@ public struct MailboxConfiguration: Sendable {
         self.domains = domains.map { $0.lowercased() }
         self.proDomains = proDomains.map { $0.lowercased() }
         self.rateLimitsEnabled = rateLimitsEnabled
-        self.trustedProxies = trustedProxies
         self.quotas = quotas
         self.argon2 = argon2
         self.tokenTTL = tokenTTL
@@ -126,20 +123,5 @@ public struct MailboxRateLimits: Sendable, Equatable {
         self.pro = pro
         self.freeAccountCreation = freeAccountCreation
         self.proAccountCreation = proAccountCreation
-    }
-}
-
-/// A token bucket's rate: `requests` tokens refill every `perSeconds` seconds, and the bucket holds at
-/// most `requests` tokens (so the burst equals the rate over one period).
-public struct TokenBucketRate: Sendable, Equatable {
-    /// Tokens per period, and the bucket's capacity. At least 1.
-    public var requests: Int
-    /// Length of the period in seconds. At least 1.
-    public var perSeconds: Int
-
-    /// Creates a rate of `requests` per `perSeconds` seconds (each clamped to at least 1).
-    public init(requests: Int, perSeconds: Int) {
-        self.requests = max(1, requests)
-        self.perSeconds = max(1, perSeconds)
     }
 }

@@ -1,3 +1,5 @@
+import ServerKit
+
 /// Every error the mailbox surface answers with: an HTTP status and the `{"error":"<code>"}` code.
 ///
 /// The codes with spaces are Mail.td's own texts and are kept verbatim (CONTRACT.md 2.2).
@@ -50,4 +52,15 @@ public struct MailboxError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let internalError = MailboxError(status: 500, code: "internal_error")
     /// 503: the worker pool is full or the database is unavailable.
     public static let serviceUnavailable = MailboxError(status: 503, code: "service_unavailable")
+}
+
+extension MailboxError {
+    /// The mailbox answer for a failure of the shared table: 503 `service_unavailable` or 500
+    /// `internal_error`.
+    init(_ failure: ServiceFailure) {
+        switch failure {
+        case .unavailable: self = .serviceUnavailable
+        case .internalError: self = .internalError
+        }
+    }
 }

@@ -1,7 +1,6 @@
-import ClientAddress
 import ComputePool
 import HTTP1
-import Storage
+import ServerKit
 
 extension MailboxService {
     /// What every route shares, before and after its handler: bearer classification, rate limit, error
@@ -11,17 +10,18 @@ extension MailboxService {
     /// (`/api/domains`, `/api/challenge`: neither needs a token).
     func immediate(
         _ policy: MailboxRatePolicy, _ handler: @escaping @Sendable (MailboxCall) throws -> HTTPResponse
-    ) -> RouteHandler {
-        .immediate { [self] request, parameters in
+    ) -> ContextRouteHandler {
+        .immediate { [self] request, context, parameters in
             let bearer = authorizer.classify(request.bearerToken)
-            let call = MailboxCall(request: request, parameters: parameters, bearer: bearer, now: clock())
-            let decision = charge(rateClass(policy, call.bearer), request)
+            let call = MailboxCall(
+                request: request, context: context, parameters: parameters, bearer: bearer, now: clock())
+            let decision = charge(rateClass(policy, call.bearer), context)
             if let decision, !decision.allowed { return refusal(decision) }
             let response: HTTPResponse
             do {
                 response = try handler(call)
             } catch {
-                response = answer(error, request)
+                response = answer(error, context)
             }
             return finish(response, decision)
         }
@@ -31,17 +31,17 @@ extension MailboxService {
     /// looked up before its class is chosen (`admit`).
     func deferred(
         _ policy: MailboxRatePolicy, _ handler: @escaping @Sendable (MailboxCall) async throws -> HTTPResponse
-    ) -> RouteHandler {
-        .deferred { [self] request, parameters in
+    ) -> ContextRouteHandler {
+        .deferred { [self] request, context, parameters in
             var decision: RateLimitDecision?
             let response: HTTPResponse
             do {
                 let call: MailboxCall
-                (call, decision) = try await admit(request, parameters, policy)
+                (call, decision) = try await admit(request, context, parameters, policy)
                 if let decision, !decision.allowed { return refusal(decision) }
                 response = try await handler(call)
             } catch {
-                response = answer(error, request)
+                response = answer(error, context)
             }
             return finish(response, decision)
         }
@@ -52,24 +52,24 @@ extension MailboxService {
     /// A live token of an active user keeps that charge; anything else becomes `.invalid` and is charged
     /// again as public or free account creation, as an anonymous client would be, so writing `tm_pro_`
     /// in front of garbage buys nothing.
-    private func admit(_ request: HTTPRequest, _ parameters: RouteParameters, _ policy: MailboxRatePolicy)
-        async throws -> (MailboxCall, RateLimitDecision?)
-    {
+    private func admit(
+        _ request: HTTPRequest, _ context: RequestContext, _ parameters: RouteParameters, _ policy: MailboxRatePolicy
+    ) async throws -> (MailboxCall, RateLimitDecision?) {
         var bearer = authorizer.classify(request.bearerToken)
         let now = clock()
+        func call() -> MailboxCall {
+            MailboxCall(request: request, context: context, parameters: parameters, bearer: bearer, now: now)
+        }
         if case .apiToken(let token) = bearer {
-            let claimed = charge(policy == .accountCreation ? .proAccountCreation : .pro, request)
-            if let claimed, !claimed.allowed {
-                return (MailboxCall(request: request, parameters: parameters, bearer: bearer, now: now), claimed)
-            }
+            let claimed = charge(policy == .accountCreation ? .proAccountCreation : .pro, context)
+            if let claimed, !claimed.allowed { return (call(), claimed) }
             if let (record, user) = try await authorizer.verify(apiToken: token) {
                 bearer = .verifiedAPIToken(record, user)
-                return (MailboxCall(request: request, parameters: parameters, bearer: bearer, now: now), claimed)
+                return (call(), claimed)
             }
             bearer = .invalid
         }
-        let call = MailboxCall(request: request, parameters: parameters, bearer: bearer, now: now)
-        return (call, charge(rateClass(policy, bearer), request))
+        return (call(), charge(rateClass(policy, bearer), context))
     }
 
     /// The class a bearer is charged to: Pro only for a signed Pro JWT or a verified API token.
@@ -82,52 +82,41 @@ extension MailboxService {
     }
 
     /// Takes a token of `rateClass` for the request's client; nil when rate limits are off.
-    private func charge(_ rateClass: MailboxRateClass, _ request: HTTPRequest) -> RateLimitDecision? {
-        guard configuration.rateLimitsEnabled else { return nil }
-        let decision = limiter.take(rateClass, client: clientKey(request), nowMillis: millisecondClock())
+    private func charge(_ rateClass: MailboxRateClass, _ context: RequestContext) -> RateLimitDecision? {
+        guard let decision = limiter?.take(rateClass, for: context.clientKey) else { return nil }
         if !decision.allowed { metrics.rejected(rateClass) }
         return decision
     }
 
-    /// The answer for a thrown error; an unexpected one is also reported to `onUnexpectedError`.
-    private func answer(_ error: any Error, _ request: HTTPRequest) -> HTTPResponse {
-        let mapped = Self.mailboxError(error)
-        if mapped == .internalError { onUnexpectedError?(error, request.requestID) }
-        return MailboxJSON.response(mapped)
+    /// The answer for a thrown error; one the shared table says to log is reported to `onUnexpectedError`.
+    private func answer(_ error: any Error, _ context: RequestContext) -> HTTPResponse {
+        let (answer, report) = Self.mailboxError(error)
+        if report { onUnexpectedError?(error, context.requestID) }
+        return MailboxJSON.response(answer)
     }
 
-    /// Maps any thrown error to the answer the client gets.
-    static func mailboxError(_ error: any Error) -> MailboxError {
+    /// The answer the client gets for any thrown error, and whether to report it: the surface's own
+    /// errors and a full pool as they are, anything else through the shared ``ServiceFailure`` table.
+    static func mailboxError(_ error: any Error) -> (answer: MailboxError, report: Bool) {
         switch error {
-        case let error as MailboxError: return error
-        case WorkerPoolError.overloaded: return .serviceUnavailable
-        case let error as StorageError where error.isUnavailable: return .serviceUnavailable
-        default: return .internalError
+        case let error as MailboxError: return (error, false)
+        case WorkerPoolError.overloaded: return (.serviceUnavailable, false)
+        default:
+            let failure = ServiceFailure(error)
+            return (MailboxError(failure), failure.shouldLog)
         }
-    }
-
-    /// The bytes a client is counted by: its address's rate-limit key (IPv6 per /64), or the raw peer
-    /// text when it is not an address.
-    func clientKey(_ request: HTTPRequest) -> [UInt8] {
-        let forwarded = request.headers.values("X-Forwarded-For")
-        let address = resolver.resolve(peer: request.remoteAddress, forwardedFor: forwarded)
-        return Array((address?.rateLimitKey ?? request.remoteAddress).utf8)
     }
 
     private func refusal(_ decision: RateLimitDecision) -> HTTPResponse {
         var response = MailboxJSON.response(.rateLimitExceeded)
-        response.headers.replaceOrAdd("Retry-After", String(decision.retryAfterSeconds))
+        response.headers.setRetryAfter(decision)
         return finish(response, decision)
     }
 
     private func finish(_ response: HTTPResponse, _ decision: RateLimitDecision?) -> HTTPResponse {
         var response = response
         response.headers.replaceOrAdd("Cache-Control", "no-store")
-        if let decision {
-            response.headers.replaceOrAdd("RateLimit-Limit", String(decision.limit))
-            response.headers.replaceOrAdd("RateLimit-Remaining", String(decision.remaining))
-            response.headers.replaceOrAdd("RateLimit-Reset", String(decision.resetSeconds))
-        }
+        if let decision { response.headers.setRateLimit(decision) }
         return response
     }
 }

@@ -1,9 +1,9 @@
 import AuthCrypto
-import ClientAddress
 import ComputePool
 import HTTP1
 import JWT
 import Metrics
+import ServerKit
 import Storage
 
 /// The Mail.td compatible surface: accounts, tokens, Pro users and rate limits (CONTRACT.md 2).
@@ -20,12 +20,11 @@ public final class MailboxService: Sendable {
     let tokens: MailboxTokens
     let authorizer: MailboxAuthorizer
     let challenges: MailboxChallenges
-    let limiter: RateLimiter
-    let resolver: ClientAddressResolver
+    /// Nil when rate limits are off.
+    let limiter: RateLimitTable<MailboxRateClass>?
     let clock: @Sendable () -> Int64
-    let millisecondClock: @Sendable () -> Int64
     let metrics: MailboxMetrics
-    let onUnexpectedError: (@Sendable (_ error: any Error, _ requestID: String) -> Void)?
+    let onUnexpectedError: UnexpectedErrorReporter?
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
@@ -41,7 +40,7 @@ public final class MailboxService: Sendable {
     ///   - ledger: the shared single-use ledger.
     ///   - pool: the worker pool for Argon2.
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
-    ///   - millisecondClock: a monotonic millisecond clock for the rate limiter; nil uses the system's.
+    ///   - monotonicClock: the clock the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
@@ -50,8 +49,8 @@ public final class MailboxService: Sendable {
     public init(
         configuration: MailboxConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
-        millisecondClock: (@Sendable () -> Int64)? = nil, metricsFactory: (any MetricsFactory)? = nil,
-        onUnexpectedError: (@Sendable (_ error: any Error, _ requestID: String) -> Void)? = nil
+        monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
+        onUnexpectedError: UnexpectedErrorReporter? = nil
     ) throws {
         var configuration = configuration
         configuration.domains = configuration.domains.map { $0.lowercased() }
@@ -67,24 +66,18 @@ public final class MailboxService: Sendable {
         let secret = try configuration.challengeSecret ?? store.secret(named: "challenge") { SecureRandom.bytes(32) }
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
-        self.limiter = RateLimiter(rates: configuration.rateLimits, capacity: configuration.rateLimitTableCapacity)
-        self.resolver = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
+        let rates = configuration.rateLimits
+        let slots = configuration.rateLimitTableCapacity
+        self.limiter =
+            configuration.rateLimitsEnabled
+            ? RateLimitTable(capacity: slots, clock: monotonicClock) { rates.rate(of: $0) } : nil
         self.clock = clock
         self.metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         self.onUnexpectedError = onUnexpectedError
-        if let millisecondClock {
-            self.millisecondClock = millisecondClock
-        } else {
-            let origin = ContinuousClock.now
-            self.millisecondClock = {
-                let elapsed = ContinuousClock.now - origin
-                return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
-            }
-        }
     }
 
-    /// Adds every route of CONTRACT.md 2.2 to `router`.
-    public func register(into router: inout Router) {
+    /// Adds every route of CONTRACT.md 2.2 to `router`; their rate limits charge the context's client.
+    public func register(into router: inout ContextRouter) {
         let limit = Self.bodyLimit
         router.add(.GET, "/api/domains", immediate(.general, domains))
         router.add(.GET, "/api/challenge", immediate(.general, challenge))

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import JWT
+import ServerKit
 import Storage
 
 /// The endpoints outside the three surfaces (CONTRACT section 0): health, readiness, metrics, JWKS and
@@ -12,11 +13,11 @@ enum CommonRoutes {
     ///   - openAPI: the OpenAPI 3.1 document served as is.
     ///   - openConnections: reads the server's open-connection count at scrape time.
     static func register(
-        into router: inout Router, database: Database, metrics: PosternMetrics, keys: JWTKeySet, openAPI: [UInt8],
-        clock: @escaping @Sendable () -> Int64, openConnections: @escaping @Sendable () -> Int
+        into router: inout ContextRouter, database: Database, metrics: PosternMetrics, keys: JWTKeySet,
+        openAPI: [UInt8], clock: @escaping @Sendable () -> Int64, openConnections: @escaping @Sendable () -> Int
     ) {
-        router.add(.GET, "/healthz", .immediate { _, _ in .json(.ok, #"{"status":"ok"}"#) })
-        router.add(.GET, "/readyz", .deferred { _, _ in
+        router.add(.GET, "/healthz", .immediate { _, _, _ in .json(.ok, #"{"status":"ok"}"#) })
+        router.add(.GET, "/readyz", .deferred { _, _, _ in
             do {
                 try await database.probeWrite(now: clock())
                 return .json(.ok, #"{"status":"ready"}"#)
@@ -24,17 +25,17 @@ enum CommonRoutes {
                 return .json(.serviceUnavailable, #"{"status":"unavailable"}"#)
             }
         })
-        router.add(.GET, "/metrics", .immediate { _, _ in
+        router.add(.GET, "/metrics", .immediate { _, _, _ in
             var response = HTTPResponse(status: .ok, body: metrics.exposition(openConnectionCount: openConnections()))
             response.headers.replaceOrAdd("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             return response
         })
-        router.add(.GET, "/.well-known/jwks.json", .immediate { _, _ in
+        router.add(.GET, "/.well-known/jwks.json", .immediate { _, _, _ in
             var response = HTTPResponse.json(.ok, keys.jwksJSON())
             response.headers.replaceOrAdd("Cache-Control", "public, max-age=300")
             return response
         })
-        router.add(.GET, "/openapi.json", .immediate { _, _ in .json(.ok, openAPI) })
+        router.add(.GET, "/openapi.json", .immediate { _, _, _ in .json(.ok, openAPI) })
     }
 
     /// The OpenAPI document shipped with the binary (`Resources/openapi.json`).

@@ -2,10 +2,11 @@ import ClientAddress
 import HTTP1
 import HTTPServer
 import Logging
-import MailboxAccounts
+import ServerKit
 
-/// The server's one responder: routes a request, runs its handler inline or in a task, and records
-/// the request's log line and metrics under its route template.
+/// The server's one responder: resolves the request's context (client address, rate-limit key, request
+/// id) once, routes the request, runs its handler inline or in a task with that context, and records the
+/// request's log line and metrics under its route template.
 ///
 /// Unknown paths answer 404 and known paths with another method 405 with `Allow`, in the error shape
 /// of the surface that owns the path prefix (``UnmatchedRenderer``), `{"error":"<code>"}` elsewhere.
@@ -16,34 +17,34 @@ struct PosternResponder: HTTPResponder {
         let render: @Sendable (HTTPStatus) -> HTTPResponse
     }
 
-    let router: Router
+    let router: ContextRouter
     let unmatched: [UnmatchedRenderer]
-    /// Set when `POSTERN_TRUSTED_PROXIES` is: a request from a trusted proxy counts against the nearest
-    /// untrusted `X-Forwarded-For` hop, for every surface (difficulty, rate limits).
-    let clientAddresses: ClientAddressResolver?
+    /// `POSTERN_TRUSTED_PROXIES`: a request from a trusted proxy counts against the nearest untrusted
+    /// `X-Forwarded-For` hop, for every surface (difficulty, rate limits).
+    let trustedProxies: ClientAddressResolver
     let metrics: PosternMetrics
+    /// Times each request for its log line and latency histogram.
+    let clock: MonotonicClock
     let logger: Logger
 
-    func route(method: HTTPMethod, path: String) -> RouteMatch {
+    func route(method: HTTPMethod, path: String) -> RouteMatch<ContextRouteHandler> {
         router.match(method: method, path: path)
     }
 
-    func bodyLimit(of route: RouteMatch) -> Int? {
+    func bodyLimit(of route: RouteMatch<ContextRouteHandler>) -> Int? {
         if case .found(let route, _) = route { return route.bodyLimit }
         return nil
     }
 
-    func respond(to request: HTTPRequest, route: RouteMatch, completion: @escaping @Sendable (HTTPResponse) -> Void) {
-        let start = ContinuousClock.now
-        var request = request
-        if let clientAddresses, let client = clientAddresses.resolve(
-            peer: request.remoteAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
-        {
-            request.remoteAddress = client.description
-        }
+    func respond(
+        to request: HTTPRequest, route: RouteMatch<ContextRouteHandler>,
+        completion: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        let start = clock.now
         switch route {
         case .found(let route, let parameters):
-            route.handler.run(request, parameters) { [request] response in
+            let context = RequestContext(request, trustedProxies: trustedProxies)
+            route.handler.run(request, context, parameters) { response in
                 completion(finish(response, request, route.template, start))
             }
         case .methodNotAllowed(let allowed):
@@ -68,10 +69,10 @@ struct PosternResponder: HTTPResponder {
         return .json(status, #"{"error":"\#(HTTPResponse.errorCode(status))"}"#)
     }
 
-    private func finish(
-        _ response: HTTPResponse, _ request: HTTPRequest, _ route: String, _ start: ContinuousClock.Instant
-    ) -> HTTPResponse {
-        let elapsed = ContinuousClock.now - start
+    private func finish(_ response: HTTPResponse, _ request: HTTPRequest, _ route: String, _ start: Int64)
+        -> HTTPResponse
+    {
+        let elapsed = Duration.nanoseconds(clock.now - start)
         metrics.recordRequest(route: route, method: request.method.rawValue, status: response.status.code,
                               duration: elapsed)
         // Only what identifies the request: never headers, bodies or tokens.

@@ -6,6 +6,7 @@ import HTTPServer
 import JWT
 import Logging
 import MailboxAccounts
+import ServerKit
 import Storage
 import Synchronization
 
@@ -67,7 +68,7 @@ public final class PosternRuntime: Sendable {
         let metrics = PosternMetrics.shared
 
         let connections = ConnectionCountBox()
-        var router = Router()
+        var router = ContextRouter()
         CommonRoutes.register(
             into: &router, database: database, metrics: metrics, keys: keys,
             openAPI: try CommonRoutes.loadOpenAPIDocument(), clock: clock,
@@ -78,9 +79,8 @@ public final class PosternRuntime: Sendable {
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
-            clientAddresses: configuration.trustedProxies.isEmpty
-                ? nil : ClientAddressResolver(trustedProxies: configuration.trustedProxies),
-            metrics: metrics, logger: logger)
+            trustedProxies: ClientAddressResolver(trustedProxies: configuration.trustedProxies), metrics: metrics,
+            clock: .system, logger: logger)
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port

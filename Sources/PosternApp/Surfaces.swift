@@ -6,6 +6,7 @@ import Logging
 import Fetch
 import MailboxAccounts
 import RemoteHashAuth
+import ServerKit
 import Storage
 
 /// Builds the three API surfaces from the configuration and adds their routes.
@@ -13,12 +14,12 @@ enum Surfaces {
     /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret, the fetcher's TLS context).
     static func register(
-        into router: inout Router, configuration: PosternConfiguration, keys: JWTKeySet, database: Database,
+        into router: inout ContextRouter, configuration: PosternConfiguration, keys: JWTKeySet, database: Database,
         ledger: ChallengeLedger, pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> [PosternResponder.UnmatchedRenderer] {
         let agent = AgentAuthService(
             configuration: agentConfiguration(configuration), keys: keys, database: database, ledger: ledger,
-            pool: pool, clock: clock)
+            pool: pool, clock: clock, onUnexpectedError: reporter("agent", logger))
         agent.register(into: &router)
 
         let mailbox = try mailboxService(
@@ -31,7 +32,8 @@ enum Surfaces {
         remote.rateLimitsEnabled = configuration.rateLimits
         let fetcher = try Fetcher(configuration: remote.fetchConfiguration)
         RemoteHashService(
-            configuration: remote, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock
+            configuration: remote, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
+            onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router)
 
         return [
@@ -54,10 +56,16 @@ enum Surfaces {
         try MailboxService(
             configuration: MailboxConfiguration(
                 issuer: c.issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
-                proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, trustedProxies: c.trustedProxies),
+                proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits),
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
-            onUnexpectedError: { error, requestID in
-                logger.error("mailbox request failed", metadata: ["error": "\(error)", "request_id": "\(requestID)"])
-            })
+            onUnexpectedError: reporter("mailbox", logger))
+    }
+
+    /// Logs an error a surface answered with a bare 500, with the request id (errors of the crypto and
+    /// storage modules never carry secrets).
+    static func reporter(_ surface: String, _ logger: Logger) -> UnexpectedErrorReporter {
+        { error, requestID in
+            logger.error("\(surface) request failed", metadata: ["error": "\(error)", "request_id": "\(requestID)"])
+        }
     }
 }

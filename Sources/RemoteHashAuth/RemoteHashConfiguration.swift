@@ -26,6 +26,9 @@ public struct RemoteHashConfiguration: Sendable {
     public var rateLimitsEnabled: Bool = true
     /// Requests per minute per client address when rate limits are on. Default 60.
     public var requestsPerMinute: Int = 60
+    /// Slots of the rate-limit table; memory stays bounded by it whatever the number of distinct client
+    /// addresses. Default 65,536 (1.5 MiB, allocated as it is used).
+    public var rateLimitTableCapacity: Int = 65_536
     /// Lifetime of login tokens in seconds. Default 3600 (the documented `exp` = `iat` + 3600).
     public var tokenTTL: Int64 = 3600
     /// Largest request body on `POST /register`, `/login`, `/validate` and `DELETE /logout`. Default 16 KiB.

@@ -3,6 +3,7 @@ import ComputePool
 import Foundation
 import HTTP1
 import JWT
+import ServerKit
 
 extension RemoteHashService {
     /// `POST /login`: fetch the user's URL again and verify the password against the hash it serves
@@ -11,7 +12,7 @@ extension RemoteHashService {
     ///
     /// JSON: 200 `{"token","token_type":"Bearer","email"}` or 422 `{"error"}`. HTML: the page with
     /// the token and its decoded header and claims, or the page again with the message.
-    func login(_ request: HTTPRequest) async -> HTTPResponse {
+    func login(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         let wantsJSON = request.acceptsJSON
         guard let fields = fields(request) else {
             let failure = RemoteHashFailure(.badRequest, RemoteHashMessage.badBody)
@@ -24,6 +25,7 @@ extension RemoteHashService {
             let user = try await authenticate(email: email, password: fields["password"] ?? "")
             token = try await mintToken(for: user)
         } catch {
+            report(error, context)
             return wantsJSON ? jsonError(error) : loginPage(request, fields, error)
         }
         if wantsJSON {
@@ -43,7 +45,7 @@ extension RemoteHashService {
         do {
             found = email.isEmpty ? nil : try await users.find(email: email)
         } catch {
-            throw storageFailure(error)
+            throw .unforeseen(error)
         }
         guard let user = found else {
             try await spendLikeALogin(password)
@@ -83,7 +85,7 @@ extension RemoteHashService {
         } catch is WorkerPoolError {
             throw .busy
         } catch {
-            throw .internalError
+            throw .unforeseen(error)
         }
     }
 

@@ -2,6 +2,7 @@ import Fetch
 import Foundation
 import HTTP1
 import JWT
+import ServerKit
 
 extension RemoteHashService {
     /// `POST /register`: validate, refuse a taken email, fetch and parse the hash, verify that the
@@ -9,7 +10,7 @@ extension RemoteHashService {
     ///
     /// JSON: 201 `{"email","password_hash_url"}` or 422 `{"error"}`. HTML: 303 to `/` with a one-time
     /// "Registration succeeded." flash, or the page again (422) with the message.
-    func register(_ request: HTTPRequest) async -> HTTPResponse {
+    func register(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         let wantsJSON = request.acceptsJSON
         guard let fields = fields(request) else {
             return wantsJSON
@@ -22,6 +23,7 @@ extension RemoteHashService {
         do throws(RemoteHashFailure) {
             try await registerUser(email: email, url: url, password: fields["password"] ?? "")
         } catch {
+            report(error, context)
             return wantsJSON ? jsonError(error) : registerPage(request, fields, error)
         }
         if wantsJSON {
@@ -46,7 +48,7 @@ extension RemoteHashService {
         } catch let failure as RemoteHashFailure {
             throw failure
         } catch {
-            throw storageFailure(error)
+            throw .unforeseen(error)
         }
         if url.isEmpty { throw .unprocessable(RemoteHashMessage.urlBlank) }
         if (try? FetchURL(parsing: url)) == nil { throw .unprocessable(RemoteHashMessage.urlInvalid) }
@@ -58,7 +60,7 @@ extension RemoteHashService {
         do {
             inserted = try await users.insert(email: email, passwordHashURL: url, now: clock())
         } catch {
-            throw storageFailure(error)
+            throw .unforeseen(error)
         }
         if !inserted { throw .unprocessable(RemoteHashMessage.emailTaken) }
     }

@@ -1,18 +1,20 @@
 import ComputePool
 import HTTP1
 import JWT
+import ServerKit
 
 extension RemoteHashService {
     /// `POST /validate`: the token from the body (`{"token"}` or a form field) or the Bearer header.
     /// 200 `{"valid":true,"payload":{...}}`; anything wrong, including a token superseded by logout,
     /// 401 `{"valid":false,"error":"Invalid token."}`.
-    func validate(_ request: HTTPRequest) async -> HTTPResponse {
+    func validate(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         let bodyToken = fields(request)?["token"].flatMap { $0.isEmpty ? nil : $0 }
         guard let token = bodyToken ?? request.bearerToken else { return invalidToken() }
         do throws(RemoteHashFailure) {
             guard let (claims, _) = try await currentClaims(token) else { return invalidToken() }
             return json(.ok, ["valid": true, "payload": claims.json])
         } catch {
+            report(error, context)
             return jsonError(error)
         }
     }
@@ -20,7 +22,7 @@ extension RemoteHashService {
     /// `DELETE /logout`: with a valid Bearer token, or with `email` and `password` in the body, bumps
     /// the user's token version so every token issued before stops validating.
     /// 200 `{"success":true,"email"}`; otherwise 401 `{"error":"Invalid token or credentials."}`.
-    func logout(_ request: HTTPRequest) async -> HTTPResponse {
+    func logout(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         let refused = json(.unauthorized, ["error": .string(RemoteHashMessage.invalidTokenOrCredentials)])
         do throws(RemoteHashFailure) {
             if let token = request.bearerToken {
@@ -38,6 +40,7 @@ extension RemoteHashService {
             }
             return try await bump(user.email, expected: nil) ?? refused
         } catch {
+            report(error, context)
             return jsonError(error)
         }
     }
@@ -47,7 +50,7 @@ extension RemoteHashService {
         do {
             updated = try await users.bumpTokenVersion(email: email, expected: expected)
         } catch {
-            throw storageFailure(error)
+            throw .unforeseen(error)
         }
         guard let updated else { return nil }
         return json(.ok, ["success": true, "email": .string(updated.email)])
@@ -79,7 +82,7 @@ extension RemoteHashService {
         do {
             user = try await users.find(email: email)
         } catch {
-            throw storageFailure(error)
+            throw .unforeseen(error)
         }
         guard let user, user.tokenVersion == version else { return nil }
         return (claims, user)

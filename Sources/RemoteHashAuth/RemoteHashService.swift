@@ -5,6 +5,7 @@ import Foundation
 import HTTP1
 import JWT
 import Metrics
+import ServerKit
 import Storage
 
 /// Surface 3 of the contract: "Bad Passwords" compatible registration with a remote Argon2 hash URL,
@@ -24,11 +25,12 @@ public final class RemoteHashService: Sendable {
     /// Makes an unknown email's login cost what a known one's does.
     let decoy = LoginDecoy()
     let clock: @Sendable () -> Int64
-    let limiterClock: @Sendable () -> Double
     let cookies: CookieSigner
-    let limiter: RateLimiter
+    /// Nil when rate limits are off.
+    let limiter: RateLimitTable<RateClass>?
     /// `postern_rate_limit_rejections_total{surface="remote-hash",class="public"}`.
     let rateLimitRejections: Counter
+    let onUnexpectedError: UnexpectedErrorReporter?
 
     /// Creates the service.
     /// - Parameters:
@@ -39,13 +41,16 @@ public final class RemoteHashService: Sendable {
     ///   - fetcher: fetches remote hashes; normally a `Fetcher` built from
     ///     ``RemoteHashConfiguration/fetchConfiguration``.
     ///   - clock: the current Unix time in seconds, for tokens, cookies and `created_at`.
-    ///   - limiterClock: monotonic seconds for the rate limiter, so that a wall-clock step neither refills
-    ///     the buckets early nor stops their refill; nil uses the system's.
+    ///   - monotonicClock: the clock the rate-limit buckets refill by, so that a wall-clock step neither
+    ///     refills them early nor stops their refill.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
+    ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
+    ///     app's log (the client sees only the generic message).
     public init(
         configuration: RemoteHashConfiguration, keys: JWTKeySet, database: Database, pool: WorkerPool,
         fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64,
-        limiterClock: (@Sendable () -> Double)? = nil, metricsFactory: (any MetricsFactory)? = nil
+        monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
+        onUnexpectedError: UnexpectedErrorReporter? = nil
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -59,62 +64,52 @@ public final class RemoteHashService: Sendable {
             maxMemoryKiB: configuration.maxArgon2MemoryKiB, maxIterations: configuration.maxArgon2Iterations,
             maxParallelism: configuration.maxArgon2Parallelism)
         self.clock = clock
-        if let limiterClock {
-            self.limiterClock = limiterClock
-        } else {
-            let origin = ContinuousClock.now
-            self.limiterClock = {
-                let elapsed = ContinuousClock.now - origin
-                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            }
-        }
         self.cookies = CookieSigner(secure: configuration.publicURL.lowercased().hasPrefix("https://"))
-        self.limiter = RateLimiter(perMinute: configuration.requestsPerMinute)
+        let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
+        self.limiter =
+            configuration.rateLimitsEnabled
+            ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate }
+            : nil
         self.rateLimitRejections = Counter(
             label: "postern_rate_limit_rejections_total",
             dimensions: [("surface", "remote-hash"), ("class", "public")],
             factory: metricsFactory ?? MetricsSystem.factory)
+        self.onUnexpectedError = onUnexpectedError
     }
 
     /// Adds `GET /`, `GET /login_test`, `GET /example.txt`, `GET /up`, `POST /register`,
-    /// `POST /login`, `POST /validate` and `DELETE /logout` to `router`.
-    public func register(into router: inout Router) {
+    /// `POST /login`, `POST /validate` and `DELETE /logout` to `router`; all but `/up` are rate limited
+    /// per client of the request's context.
+    public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
-        router.add(.GET, "/", .deferred { [self] request, _ in await limited(request) { await page(request) } })
-        router.add(
-            .GET, "/login_test", .deferred { [self] request, _ in await limited(request) { await page(request) } })
-        router.add(.GET, "/example.txt", .deferred { [self] request, _ in await limited(request) { await example() } })
-        router.add(.GET, "/up", .immediate { _, _ in HTTPResponse.text(.ok, "OK") })
-        router.add(
-            .POST, "/register", bodyLimit: limit,
-            .deferred { [self] request, _ in
-                await limited(request) { await register(request) }
-            })
-        router.add(
-            .POST, "/login", bodyLimit: limit,
-            .deferred { [self] request, _ in
-                await limited(request) { await login(request) }
-            })
-        router.add(
-            .POST, "/validate", bodyLimit: limit,
-            .deferred { [self] request, _ in
-                await limited(request) { await validate(request) }
-            })
-        router.add(
-            .DELETE, "/logout", bodyLimit: limit,
-            .deferred { [self] request, _ in
-                await limited(request) { await logout(request) }
-            })
+        typealias Handler = @Sendable (HTTPRequest, RequestContext) async -> HTTPResponse
+        func limitedRoute(_ handler: @escaping Handler) -> ContextRouteHandler {
+            .deferred { [self] request, context, _ in await limited(context) { await handler(request, context) } }
+        }
+        router.add(.GET, "/", limitedRoute { [self] request, _ in await page(request) })
+        router.add(.GET, "/login_test", limitedRoute { [self] request, _ in await page(request) })
+        router.add(.GET, "/example.txt", limitedRoute { [self] _, _ in await example() })
+        router.add(.GET, "/up", .immediate { _, _, _ in HTTPResponse.text(.ok, "OK") })
+        router.add(.POST, "/register", bodyLimit: limit, limitedRoute(register))
+        router.add(.POST, "/login", bodyLimit: limit, limitedRoute(login))
+        router.add(.POST, "/validate", bodyLimit: limit, limitedRoute(validate))
+        router.add(.DELETE, "/logout", bodyLimit: limit, limitedRoute(logout))
     }
 
     // MARK: - Shared steps
 
-    /// Applies the per-client rate limit (IPv6 per /64), then runs `handler`; refusals are counted.
-    func limited(_ request: HTTPRequest, _ handler: () async -> HTTPResponse) async -> HTTPResponse {
-        if configuration.rateLimitsEnabled, let retryAfter = limiter.take(request.remoteAddress, now: limiterClock()) {
+    /// The one rate-limit class of the surface: every limited request of a client draws from one bucket.
+    enum RateClass: Hashable, Sendable {
+        case request
+    }
+
+    /// Applies the rate limit of the context's client (IPv6 per /64), then runs `handler`; refusals are
+    /// counted.
+    func limited(_ context: RequestContext, _ handler: () async -> HTTPResponse) async -> HTTPResponse {
+        if let decision = limiter?.take(.request, for: context.clientKey), !decision.allowed {
             rateLimitRejections.increment()
             var response = json(.tooManyRequests, ["error": .string(RemoteHashMessage.tooManyRequests)])
-            response.headers.replaceOrAdd("Retry-After", String(retryAfter))
+            response.headers.setRetryAfter(decision)
             return response
         }
         return await handler()
@@ -134,10 +129,9 @@ public final class RemoteHashService: Sendable {
         return response
     }
 
-    /// Maps a storage error to the failure a client sees.
-    func storageFailure(_ error: any Error) -> RemoteHashFailure {
-        if let storage = error as? StorageError, storage.isUnavailable { return .unavailable }
-        return .internalError
+    /// Reports the unforeseen error behind `failure`, if any, with the request id.
+    func report(_ failure: RemoteHashFailure, _ context: RequestContext) {
+        if let error = failure.unforeseen { onUnexpectedError?(error, context.requestID) }
     }
 
     /// The request's fields: a JSON object's string (or number) members, or a urlencoded form.

@@ -74,7 +74,7 @@ struct AgentChallengeEndpointTests {
         let wall = TestClock()
         let monotonic = TestClock(0)
         let harness = try AgentHarness(
-            difficulty: 2, maxDifficulty: 5, dynamic: true, clock: wall, windowClock: monotonic)
+            difficulty: 2, maxDifficulty: 5, dynamic: true, clock: wall, monotonic: monotonic)
         for _ in 1...40 { _ = try await harness.challenge(remoteAddress: "198.51.100.7") }
         // The wall clock jumps ten minutes ahead: the client asked 40 times within a minute all the same.
         wall.advance(600)

@@ -4,6 +4,7 @@ import HTTP1
 import HTTPServer
 import JWT
 import Logging
+import ServerKit
 import Testing
 
 @testable import AgentAuth
@@ -11,13 +12,30 @@ import Testing
 /// The client flow over real sockets: the code path of `postern agent signup|login`.
 @Suite("AgentClient over HTTP")
 struct AgentClientTests {
+    /// `routes` as a plain `Router` for HTTPServer's `RouterResponder`, each handler resolving its context
+    /// from the socket peer (as the app does with no trusted proxy).
+    static func plainRouter(_ routes: ContextRouter) -> Router {
+        var plain = Router()
+        for route in routes.routes {
+            let handler: RouteHandler
+            switch route.handler {
+            case .immediate(let run):
+                handler = .immediate { request, parameters in run(request, RequestContext(request), parameters) }
+            case .deferred(let run):
+                handler = .deferred { request, parameters in await run(request, RequestContext(request), parameters) }
+            }
+            plain.add(route.method, route.template, bodyLimit: route.bodyLimit, handler)
+        }
+        return plain
+    }
+
     @Test("signup then login: API key, inbox, session and capability tokens")
     func signupAndLogin() async throws {
         let harness = try AgentHarness(difficulty: 2)
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
         let server = HTTPServer(
-            configuration: configuration, responder: RouterResponder(router: harness.router),
+            configuration: configuration, responder: RouterResponder(router: Self.plainRouter(harness.router)),
             logger: Logger(label: "test"))
         let port = try server.start()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))

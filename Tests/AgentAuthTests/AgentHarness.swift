@@ -6,6 +6,7 @@ import JWT
 import Logging
 import MetricsTestKit
 import PosternTestSupport
+import ServerKit
 import Storage
 import Testing
 
@@ -48,15 +49,17 @@ struct AgentHarness {
     let database: Database
     let clock: TestClock
     let service: AgentAuthService
-    let router: Router
+    let router: ContextRouter
     let pool: WorkerPool
     let metrics: TestMetrics
+    /// Request ids of the requests answered with a bare 500, as the service reported them.
+    let unexpected = RequestIDLog()
 
-    /// Creates a harness; `directory` reuses an existing data directory (a restart). `windowClock` drives
+    /// Creates a harness; `directory` reuses an existing data directory (a restart). `monotonic` drives
     /// the dynamic-difficulty window; nil: `clock` drives both.
     init(
         difficulty: Int = 0, maxDifficulty: Int = 18, dynamic: Bool = false, pool: WorkerPool? = nil,
-        directory: String? = nil, clock: TestClock = TestClock(), windowClock: TestClock? = nil,
+        directory: String? = nil, clock: TestClock = TestClock(), monotonic: TestClock? = nil,
         metrics: TestMetrics = TestMetrics()
     ) throws {
         if let directory {
@@ -77,9 +80,10 @@ struct AgentHarness {
         service = AgentAuthService(
             configuration: configuration, keys: TestKeys.keySet, database: database,
             ledger: ChallengeLedger(database: database), pool: self.pool, clock: { clock.now },
-            windowClock: { (windowClock ?? clock).now }, metricsFactory: metrics)
+            monotonicClock: (monotonic ?? clock).monotonic, metricsFactory: metrics,
+            onUnexpectedError: unexpected.reporter)
         self.metrics = metrics
-        var router = Router()
+        var router = ContextRouter()
         service.register(into: &router)
         self.router = router
     }
@@ -99,10 +103,7 @@ struct AgentHarness {
             Issue.record("no route for \(method) \(path)")
             return HTTPResponse(status: .notFound)
         }
-        switch route.handler {
-        case .immediate(let handler): return handler(request, parameters)
-        case .deferred(let handler): return await handler(request, parameters)
-        }
+        return await route.handler.response(to: request, RequestContext(request), parameters)
     }
 
     /// A fresh challenge: its JWT and what the body says.

@@ -14,11 +14,13 @@ struct AgentStorageFailureTests {
         expectError(response, .unavailable)
         #expect(response.headers["Retry-After"] == "2")
         #expect(!String(decoding: response.body, as: UTF8.self).lowercased().contains("sqlite"))
+        // The store's state, not a defect: nothing is reported for the log.
+        #expect(harness.unexpected.all.isEmpty)
         // Reads still work: capability needs only a read.
         #expect(await harness.send(.POST, "/api/v1/capability", bearer: session).status.code == 200)
     }
 
-    @Test("Any other storage failure is a bare 500 in the agent error shape")
+    @Test("Any other storage failure is a bare 500 in the agent error shape, reported with the request id")
     func internalError() async throws {
         let harness = try AgentHarness(difficulty: 0)
         let (_, session) = try await harness.signup("brokenbot")
@@ -26,5 +28,6 @@ struct AgentStorageFailureTests {
         let response = await harness.send(.POST, "/api/v1/capability", bearer: session)
         expectError(response, .internalError)
         #expect(!String(decoding: response.body, as: UTF8.self).contains("agent_accounts"))
+        #expect(harness.unexpected.all == ["test"])
     }
 }

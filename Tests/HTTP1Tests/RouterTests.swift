@@ -17,7 +17,7 @@ struct RouterTests {
         return router
     }
 
-    func run(_ match: RouteMatch, _ request: HTTPRequest = HTTPRequest(method: .GET, target: "/")) -> String? {
+    func run(_ match: RouteMatch<RouteHandler>, _ request: HTTPRequest = HTTPRequest(method: .GET, target: "/")) -> String? {
         guard case .found(let route, let parameters) = match, case .immediate(let handler) = route.handler else {
             return nil
         }
@@ -86,5 +86,24 @@ struct RouterTests {
         }
         #expect(route.bodyLimit == 128)
         #expect(router().routes.count == 7)
+    }
+
+    @Test("a table holds any handler type and finds it by method and path")
+    func otherHandlerType() {
+        var table = RouteTable<String>()
+        table.add(.GET, "/items/{id}", "item")
+        table.add(.POST, "/items", bodyLimit: 64, "create")
+        guard case .found(let route, let parameters) = table.match(method: .GET, path: "/items/7") else {
+            Issue.record("expected a route")
+            return
+        }
+        #expect(route.handler == "item")
+        #expect(parameters["id"] == "7")
+        #expect(table.bodyLimit(method: .POST, path: "/items") == 64)
+        guard case .methodNotAllowed(let allowed) = table.match(method: .DELETE, path: "/items/7") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(allowed == [.GET, .HEAD])
     }
 }

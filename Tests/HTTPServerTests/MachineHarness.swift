@@ -13,14 +13,14 @@ struct CountingResponder: HTTPResponder {
     let inner = RouterResponder(router: testRouter())
     let counter = Counter()
 
-    func route(method: HTTPMethod, path: String) -> RouteMatch {
+    func route(method: HTTPMethod, path: String) -> RouteMatch<RouteHandler> {
         counter.routes.add(1, ordering: .relaxed)
         return inner.route(method: method, path: path)
     }
 
-    func bodyLimit(of route: RouteMatch) -> Int? { inner.bodyLimit(of: route) }
+    func bodyLimit(of route: RouteMatch<RouteHandler>) -> Int? { inner.bodyLimit(of: route) }
 
-    func respond(to request: HTTPRequest, route: RouteMatch, completion: @escaping @Sendable (HTTPResponse) -> Void) {
+    func respond(to request: HTTPRequest, route: RouteMatch<RouteHandler>, completion: @escaping @Sendable (HTTPResponse) -> Void) {
         inner.respond(to: request, route: route, completion: completion)
     }
 }

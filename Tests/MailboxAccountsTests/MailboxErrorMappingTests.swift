@@ -7,15 +7,23 @@ import Testing
 
 @Suite("Mailbox error mapping")
 struct MailboxErrorMappingTests {
-    @Test("pool overload and an unavailable store are 503 service_unavailable; the unexpected is a bare 500")
+    @Test("pool overload and an unavailable store are 503 service_unavailable; the unexpected is a bare 500, reported")
     func mapping() {
-        #expect(MailboxService.mailboxError(WorkerPoolError.overloaded) == .serviceUnavailable)
-        #expect(MailboxService.mailboxError(StorageError(.busy, "locked")) == .serviceUnavailable)
-        #expect(MailboxService.mailboxError(StorageError(.full, "disk full")) == .serviceUnavailable)
-        #expect(MailboxService.mailboxError(StorageError(.io, "io")) == .serviceUnavailable)
-        #expect(MailboxService.mailboxError(StorageError(.constraint, "check")) == .internalError)
-        #expect(MailboxService.mailboxError(MailboxError.addressTaken) == .addressTaken)
-        #expect(MailboxService.mailboxError(CancellationError()) == .internalError)
+        func expect(
+            _ error: any Error, _ answer: MailboxError, reported: Bool, _ location: SourceLocation = #_sourceLocation
+        ) {
+            let mapped = MailboxService.mailboxError(error)
+            #expect(mapped.answer == answer, sourceLocation: location)
+            #expect(mapped.report == reported, sourceLocation: location)
+        }
+        expect(WorkerPoolError.overloaded, .serviceUnavailable, reported: false)
+        expect(StorageError(.busy, "locked"), .serviceUnavailable, reported: false)
+        expect(StorageError(.full, "disk full"), .serviceUnavailable, reported: false)
+        expect(StorageError(.io, "io"), .serviceUnavailable, reported: false)
+        expect(StorageError(.constraint, "check"), .internalError, reported: true)
+        expect(StorageError(.corrupt, "not a database"), .internalError, reported: true)
+        expect(MailboxError.addressTaken, .addressTaken, reported: false)
+        expect(CancellationError(), .internalError, reported: true)
         let body = MailboxJSON.response(.serviceUnavailable)
         #expect(body.status.code == 503)
         #expect(body.body == Array(#"{"error":"service_unavailable"}"#.utf8))

@@ -1,4 +1,5 @@
 import AuthCrypto
+import ClientAddress
 import ComputePool
 import Foundation
 import HTTP1
@@ -6,19 +7,11 @@ import JWT
 import Logging
 import MetricsTestKit
 import PosternTestSupport
+import ServerKit
 import Storage
-import Synchronization
 import Testing
 
 @testable import MailboxAccounts
-
-/// Request ids collected from the service's `onUnexpectedError`.
-final class RequestIDLog: Sendable {
-    private let ids = Mutex<[String]>([])
-
-    func append(_ id: String) { ids.withLock { $0.append(id) } }
-    var all: [String] { ids.withLock { $0 } }
-}
 
 /// A response with its body parsed as JSON when it is JSON.
 struct TestResponse {
@@ -44,15 +37,22 @@ final class MailboxHarness: Sendable {
     let directory: String
     let database: Database
     let service: MailboxService
-    let router: Router
+    let router: ContextRouter
     let clock: TestClock
     let pool: WorkerPool
     let keys: JWTKeySet
     let metrics = TestMetrics()
     /// Request ids of the requests answered with a bare 500, as the service reported them.
     let unexpected = RequestIDLog()
+    /// Resolves each request's context as the app does.
+    let trustedProxies: ClientAddressResolver
 
-    init(pool: WorkerPool = WorkerPool(threads: 2), configure: (inout MailboxConfiguration) -> Void = { _ in }) throws {
+    /// Creates a harness; `trustedProxies` are the CIDRs whose `X-Forwarded-For` the contexts believe.
+    init(
+        pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [],
+        configure: (inout MailboxConfiguration) -> Void = { _ in }
+    ) throws {
+        self.trustedProxies = ClientAddressResolver(trustedProxies: trustedProxies)
         directory = NSTemporaryDirectory() + "mailbox-tests-" + SecureRandom.hex(byteCount: 8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         database = try Database.open(path: directory + "/postern.sqlite3", logger: Logger(label: "mailbox-tests"))
@@ -67,12 +67,11 @@ final class MailboxHarness: Sendable {
             argon2: MailboxArgon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
         configure(&configuration)
         keys = try Self.keySet()
-        let unexpected = unexpected
         service = try MailboxService(
             configuration: configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
-            pool: pool, clock: { clock.seconds }, millisecondClock: { clock.milliseconds }, metricsFactory: metrics,
-            onUnexpectedError: { _, requestID in unexpected.append(requestID) })
-        var router = Router()
+            pool: pool, clock: { clock.seconds }, monotonicClock: clock.monotonic, metricsFactory: metrics,
+            onUnexpectedError: unexpected.reporter)
+        var router = ContextRouter()
         service.register(into: &router)
         self.router = router
     }
@@ -101,10 +100,8 @@ final class MailboxHarness: Sendable {
         let response: HTTPResponse
         switch router.match(method: method, path: request.path) {
         case .found(let route, let parameters):
-            switch route.handler {
-            case .immediate(let handler): response = handler(request, parameters)
-            case .deferred(let handler): response = await handler(request, parameters)
-            }
+            let context = RequestContext(request, trustedProxies: trustedProxies)
+            response = await route.handler.response(to: request, context, parameters)
         case .methodNotAllowed: response = HTTPResponse(status: .methodNotAllowed)
         case .notFound: response = HTTPResponse(status: .notFound)
         }

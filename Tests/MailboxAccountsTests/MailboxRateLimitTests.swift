@@ -201,10 +201,7 @@ struct MailboxRateLimitTests {
 
     @Test("X-Forwarded-For is believed only from a trusted proxy")
     func forwardedFor() async throws {
-        let harness = try MailboxHarness {
-            $0.rateLimitsEnabled = true
-            $0.trustedProxies = ["10.0.0.0/8"]
-        }
+        let harness = try MailboxHarness(trustedProxies: ["10.0.0.0/8"]) { $0.rateLimitsEnabled = true }
         for index in 0..<8 {
             let response = await harness.send(
                 .GET, "/api/domains", remote: "10.1.1.1", headers: [("X-Forwarded-For", "198.51.100.\(index)")])

@@ -7,6 +7,7 @@ import JWT
 import Logging
 import Metrics
 import PosternTestSupport
+import ServerKit
 import Storage
 
 @testable import RemoteHashAuth
@@ -69,11 +70,13 @@ final class Harness {
     let directory: String
     let database: Database
     let service: RemoteHashService
-    let router: Router
+    let router: ContextRouter
     let clock = TestClock()
-    /// Drives the rate limiter (monotonic seconds, from 0).
+    /// Drives the rate limiter (the monotonic clock, from 0).
     let limiterClock = TestClock(0)
     let configuration: RemoteHashConfiguration
+    /// Request ids of the requests answered with a bare 500, as the service reported them.
+    let unexpected = RequestIDLog()
 
     init(
         metricsFactory: (any MetricsFactory)? = nil, configure: (inout RemoteHashConfiguration) -> Void = { _ in }
@@ -94,9 +97,9 @@ final class Harness {
         let limiterClock = self.limiterClock
         service = RemoteHashService(
             configuration: configuration, keys: sharedKeys, database: database, pool: WorkerPool(threads: 2),
-            fetcher: fetcher, clock: { clock.now }, limiterClock: { Double(limiterClock.now) },
-            metricsFactory: metricsFactory)
-        var router = Router()
+            fetcher: fetcher, clock: { clock.now }, monotonicClock: limiterClock.monotonic,
+            metricsFactory: metricsFactory, onUnexpectedError: unexpected.reporter)
+        var router = ContextRouter()
         service.register(into: &router)
         self.router = router
     }
@@ -119,14 +122,12 @@ final class Harness {
         from address: String = "192.0.2.10"
     ) async -> HTTPResponse {
         let request = HTTPRequest(
-            method: method, target: target, headers: HTTPHeaders(headers), body: body, remoteAddress: address)
+            method: method, target: target, headers: HTTPHeaders(headers), body: body, remoteAddress: address,
+            requestID: "test")
         guard case .found(let route, let parameters) = router.match(method: method, path: request.path) else {
             return HTTPResponse(status: .notFound)
         }
-        switch route.handler {
-        case .immediate(let handler): return handler(request, parameters)
-        case .deferred(let handler): return await handler(request, parameters)
-        }
+        return await route.handler.response(to: request, RequestContext(request), parameters)
     }
 
     /// A JSON API call: `Accept` and `Content-Type` JSON, body from `fields`.

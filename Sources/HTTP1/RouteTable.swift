@@ -14,30 +14,8 @@ public struct RouteParameters: Sendable {
     }
 }
 
-/// How a route's handler runs.
-public enum RouteHandler: Sendable {
-    /// Runs inline on the connection's event queue: only for cheap, non-blocking work.
-    case immediate(@Sendable (HTTPRequest, RouteParameters) -> HTTPResponse)
-    /// Runs in a Swift concurrency Task; may await the worker pool or storage.
-    case deferred(@Sendable (HTTPRequest, RouteParameters) async -> HTTPResponse)
-
-    /// Runs the handler the way its kind says: inline for `.immediate` (so `completion` is called before
-    /// this returns), in a new Task for `.deferred`.
-    public func run(
-        _ request: HTTPRequest, _ parameters: RouteParameters,
-        completion: @escaping @Sendable (HTTPResponse) -> Void
-    ) {
-        switch self {
-        case .immediate(let handler):
-            completion(handler(request, parameters))
-        case .deferred(let handler):
-            Task { completion(await handler(request, parameters)) }
-        }
-    }
-}
-
-/// One entry of the routes table: a method, a path template and its handler.
-public struct Route: Sendable {
+/// One entry of a routes table: a method, a path template and its handler.
+public struct Route<Handler: Sendable>: Sendable {
     /// The method the route answers (`GET` routes also answer `HEAD`).
     public let method: HTTPMethod
     /// The path template, such as `/api/accounts/{id}`.
@@ -45,10 +23,10 @@ public struct Route: Sendable {
     /// The body limit for this route in bytes; nil uses the server's default.
     public let bodyLimit: Int?
     /// The handler.
-    public let handler: RouteHandler
+    public let handler: Handler
 
     /// Creates a route.
-    public init(method: HTTPMethod, template: String, bodyLimit: Int? = nil, handler: RouteHandler) {
+    public init(method: HTTPMethod, template: String, bodyLimit: Int? = nil, handler: Handler) {
         self.method = method
         self.template = template
         self.bodyLimit = bodyLimit
@@ -56,10 +34,10 @@ public struct Route: Sendable {
     }
 }
 
-/// The outcome of looking a request up in the router.
-public enum RouteMatch: Sendable {
+/// The outcome of looking a request up in a routes table.
+public enum RouteMatch<Handler: Sendable>: Sendable {
     /// A route answers this method and path; `RouteParameters` holds its captured segments.
-    case found(Route, RouteParameters)
+    case found(Route<Handler>, RouteParameters)
     /// The path exists but not for this method; `allowed` is for the `Allow` header (405).
     case methodNotAllowed(allowed: [HTTPMethod])
     /// No route has this path (404).
@@ -71,7 +49,10 @@ public enum RouteMatch: Sendable {
 ///
 /// Static templates are found with one dictionary lookup; templated ones are tried in the order
 /// added, and among templates matching a path the first added wins for each method.
-public struct Router: Sendable {
+///
+/// The table only finds routes and never runs them, so `Handler` is whatever its user runs: HTTP1's
+/// ``RouteHandler`` (see ``Router``), or an application's own handler that takes more than the request.
+public struct RouteTable<Handler: Sendable>: Sendable {
     private enum Segment: Sendable {
         case literal(String)
         case parameter(String)
@@ -79,15 +60,15 @@ public struct Router: Sendable {
 
     private struct TemplateEntry: Sendable {
         var segments: [Segment]
-        var routes: [Route]
+        var routes: [Route<Handler>]
     }
 
     /// Static templates: path → routes in order added.
-    private var staticRoutes: [String: [Route]] = [:]
+    private var staticRoutes: [String: [Route<Handler>]] = [:]
     /// Templates with parameters, in order added.
     private var templated: [TemplateEntry] = []
 
-    /// Creates an empty router.
+    /// Creates an empty table.
     public init() {}
 
     /// Adds a route.
@@ -97,9 +78,9 @@ public struct Router: Sendable {
     ///   - bodyLimit: a body limit for this route in bytes, overriding the server default.
     ///   - handler: the handler.
     /// - Warning: adding the same method and template twice keeps the first.
-    public mutating func add(_ method: HTTPMethod, _ template: String, bodyLimit: Int? = nil, _ handler: RouteHandler) {
+    public mutating func add(_ method: HTTPMethod, _ template: String, bodyLimit: Int? = nil, _ handler: Handler) {
         let route = Route(method: method, template: template, bodyLimit: bodyLimit, handler: handler)
-        let segments = Router.parse(template: template)
+        let segments = Self.parse(template: template)
         let hasParameter = segments.contains {
             if case .parameter = $0 { return true } else { return false }
         }
@@ -107,7 +88,7 @@ public struct Router: Sendable {
             staticRoutes[template, default: []].append(route)
             return
         }
-        if let index = templated.firstIndex(where: { Router.sameShape($0.segments, segments) }) {
+        if let index = templated.firstIndex(where: { Self.sameShape($0.segments, segments) }) {
             templated[index].routes.append(route)
         } else {
             templated.append(TemplateEntry(segments: segments, routes: [route]))
@@ -115,22 +96,22 @@ public struct Router: Sendable {
     }
 
     /// Finds the route for a method and a path (the request's `path`, not percent-decoded).
-    public func match(method: HTTPMethod, path: String) -> RouteMatch {
+    public func match(method: HTTPMethod, path: String) -> RouteMatch<Handler> {
         var allowed: [HTTPMethod] = []
         if let routes = staticRoutes[path] {
-            if let route = Router.pick(method: method, from: routes) {
+            if let route = Self.pick(method: method, from: routes) {
                 return .found(route, RouteParameters())
             }
-            Router.collectAllowed(routes, into: &allowed)
+            Self.collectAllowed(routes, into: &allowed)
         }
         if !templated.isEmpty {
             let pathSegments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             for entry in templated {
-                guard let parameters = Router.capture(entry.segments, pathSegments) else { continue }
-                if let route = Router.pick(method: method, from: entry.routes) {
+                guard let parameters = Self.capture(entry.segments, pathSegments) else { continue }
+                if let route = Self.pick(method: method, from: entry.routes) {
                     return .found(route, parameters)
                 }
-                Router.collectAllowed(entry.routes, into: &allowed)
+                Self.collectAllowed(entry.routes, into: &allowed)
             }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
@@ -143,17 +124,17 @@ public struct Router: Sendable {
     }
 
     /// Every route, static ones first, for documentation and tests.
-    public var routes: [Route] {
+    public var routes: [Route<Handler>] {
         staticRoutes.values.flatMap { $0 } + templated.flatMap { $0.routes }
     }
 
-    private static func pick(method: HTTPMethod, from routes: [Route]) -> Route? {
+    private static func pick(method: HTTPMethod, from routes: [Route<Handler>]) -> Route<Handler>? {
         if let exact = routes.first(where: { $0.method == method }) { return exact }
         if method == .HEAD { return routes.first { $0.method == .GET } }
         return nil
     }
 
-    private static func collectAllowed(_ routes: [Route], into allowed: inout [HTTPMethod]) {
+    private static func collectAllowed(_ routes: [Route<Handler>], into allowed: inout [HTTPMethod]) {
         for route in routes where !allowed.contains(route.method) {
             allowed.append(route.method)
             if route.method == .GET && !allowed.contains(.HEAD) && !routes.contains(where: { $0.method == .HEAD }) {
