@@ -23,14 +23,21 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Parses textual IPv4 or IPv6; accepts `[v6]`, `[v6]:port`, `v4:port` and a `%zone` suffix,
     /// which are dropped. `nil` for anything else.
     public init?(_ text: String) {
+        // Scans UTF-8 bytes, not Characters: this runs for every request (the socket peer's text).
         var text = Self.trimmingBlanks(text)
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return nil }
-            text = String(text[text.index(after: text.startIndex)..<close])
-        } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
-            text = String(text[..<colon])
+        if text.utf8.first == UInt8(ascii: "[") {
+            guard let close = text.utf8.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            text = String(text[text.utf8.index(after: text.utf8.startIndex)..<close])
+        } else {
+            var colons = 0
+            var firstColon: String.Index?
+            for index in text.utf8.indices where text.utf8[index] == UInt8(ascii: ":") {
+                colons += 1
+                if firstColon == nil { firstColon = index }
+            }
+            if colons == 1, let colon = firstColon { text = String(text[..<colon]) }
         }
-        if let percent = text.firstIndex(of: "%") { text = String(text[..<percent]) }
+        if let percent = text.utf8.firstIndex(of: UInt8(ascii: "%")) { text = String(text[..<percent]) }
         guard !text.isEmpty, text.utf8.count <= 45 else { return nil }
         if let v4 = Self.parse(text, family: AF_INET, size: 4) {
             bytes = v4
@@ -69,8 +76,12 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// `text` without leading and trailing spaces and tabs.
     static func trimmingBlanks(_ text: String) -> String {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        return String(text.drop(while: isBlank).reversed().drop(while: isBlank).reversed())
+        let utf8 = text.utf8
+        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard let first = utf8.first, let last = utf8.last, isBlank(first) || isBlank(last) else { return text }
+        guard let start = utf8.firstIndex(where: { !isBlank($0) }), let end = utf8.lastIndex(where: { !isBlank($0) })
+        else { return "" }
+        return String(text[start...end])
     }
 
     private static func parse(_ text: String, family: Int32, size: Int) -> [UInt8]? {

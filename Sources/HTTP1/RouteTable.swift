@@ -1,6 +1,6 @@
 /// Values captured by `{name}` segments of a route template, percent-decoded.
 public struct RouteParameters: Sendable {
-    var pairs: [(name: String, value: String)]
+    @usableFromInline var pairs: [(name: String, value: String)]
 
     /// Creates parameters from `(name, value)` pairs.
     public init(_ pairs: [(String, String)] = []) {
@@ -53,20 +53,20 @@ public enum RouteMatch<Handler: Sendable>: Sendable {
 /// The table only finds routes and never runs them, so `Handler` is whatever its user runs: HTTP1's
 /// ``RouteHandler`` (see ``Router``), or an application's own handler that takes more than the request.
 public struct RouteTable<Handler: Sendable>: Sendable {
-    private enum Segment: Sendable {
+    @usableFromInline enum Segment: Sendable {
         case literal(String)
         case parameter(String)
     }
 
-    private struct TemplateEntry: Sendable {
-        var segments: [Segment]
-        var routes: [Route<Handler>]
+    @usableFromInline struct TemplateEntry: Sendable {
+        @usableFromInline var segments: [Segment]
+        @usableFromInline var routes: [Route<Handler>]
     }
 
     /// Static templates: path → routes in order added.
-    private var staticRoutes: [String: [Route<Handler>]] = [:]
+    @usableFromInline var staticRoutes: [String: [Route<Handler>]] = [:]
     /// Templates with parameters, in order added.
-    private var templated: [TemplateEntry] = []
+    @usableFromInline var templated: [TemplateEntry] = []
 
     /// Creates an empty table.
     public init() {}
@@ -96,6 +96,10 @@ public struct RouteTable<Handler: Sendable>: Sendable {
     }
 
     /// Finds the route for a method and a path (the request's `path`, not percent-decoded).
+    ///
+    /// `@inlinable` (with what it calls), so that the module that picks `Handler` compiles it
+    /// specialized: it runs for every request, and unspecialized generic code resolves type metadata.
+    @inlinable
     public func match(method: HTTPMethod, path: String) -> RouteMatch<Handler> {
         var allowed: [HTTPMethod] = []
         if let routes = staticRoutes[path] {
@@ -128,13 +132,15 @@ public struct RouteTable<Handler: Sendable>: Sendable {
         staticRoutes.values.flatMap { $0 } + templated.flatMap { $0.routes }
     }
 
-    private static func pick(method: HTTPMethod, from routes: [Route<Handler>]) -> Route<Handler>? {
+    @inlinable
+    static func pick(method: HTTPMethod, from routes: [Route<Handler>]) -> Route<Handler>? {
         if let exact = routes.first(where: { $0.method == method }) { return exact }
         if method == .HEAD { return routes.first { $0.method == .GET } }
         return nil
     }
 
-    private static func collectAllowed(_ routes: [Route<Handler>], into allowed: inout [HTTPMethod]) {
+    @inlinable
+    static func collectAllowed(_ routes: [Route<Handler>], into allowed: inout [HTTPMethod]) {
         for route in routes where !allowed.contains(route.method) {
             allowed.append(route.method)
             if route.method == .GET && !allowed.contains(.HEAD) && !routes.contains(where: { $0.method == .HEAD }) {
@@ -164,7 +170,8 @@ public struct RouteTable<Handler: Sendable>: Sendable {
         return true
     }
 
-    private static func capture(_ segments: [Segment], _ path: [Substring.UTF8View.SubSequence]) -> RouteParameters? {
+    @inlinable
+    static func capture(_ segments: [Segment], _ path: [Substring.UTF8View.SubSequence]) -> RouteParameters? {
         guard segments.count == path.count else { return nil }
         var captured: [(name: String, value: String)] = []
         for (segment, part) in zip(segments, path) {

@@ -4,16 +4,16 @@ import SocketServer
 /// What every HTTP connection of one server shares: limits, timeouts, the responder and the encoder.
 ///
 /// Immutable, so `Sendable` without locks.
-public final class HTTPConnectionShared<Responder: HTTPResponder>: Sendable {
+public final class HTTPConnectionShared: Sendable {
     /// The server configuration (limits, timeouts, pipelining).
     public let configuration: HTTPServerConfiguration
     /// Routes and answers requests.
-    public let responder: Responder
+    public let responder: any HTTPResponder
     /// Encodes responses.
     public let encoder: HTTPResponseEncoder
 
     /// Creates the shared part of a server's connections.
-    public init(configuration: HTTPServerConfiguration, responder: Responder) {
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
         encoder = HTTPResponseEncoder(serverName: configuration.serverName)

@@ -11,19 +11,25 @@ import SocketServer
 /// a refusal, shutdown) the sending side is shut and the input drained for `lingerNanoseconds`
 /// (lingering close), so that unread input does not reset the connection before the peer has read
 /// the answer.
-public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionStateMachine {
+public struct HTTPConnectionStateMachine: ConnectionStateMachine {
     /// A request for the responder, with its place in the pipeline.
-    public struct Job: Sendable {
+    public final class Job: Sendable {
         /// The request's position in the connection's pipeline.
         public let sequence: UInt64
         /// The request, with `remoteAddress` and `requestID` filled in.
         public let request: HTTPRequest
         /// What routing found when the head was complete.
-        public let route: Responder.Route
+        public let route: HTTPRoute
+
+        init(sequence: UInt64, request: HTTPRequest, route: HTTPRoute) {
+            self.sequence = sequence
+            self.request = request
+            self.route = route
+        }
     }
 
     /// The responder's answer to a `Job`.
-    public struct Completion: Sendable {
+    public final class Completion: Sendable {
         /// The job's `sequence`.
         public let sequence: UInt64
         /// The response.
@@ -68,7 +74,7 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
     /// How long a closing connection drains the peer's bytes before the socket is closed.
     public static var lingerNanoseconds: UInt64 { 2_000_000_000 }
 
-    let shared: HTTPConnectionShared<Responder>
+    let shared: HTTPConnectionShared
     let loopState: HTTPLoopState
     let peer: String
     let refusing: Bool
@@ -85,7 +91,7 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
     /// The server is shutting down: the last response closes the connection.
     private(set) var shuttingDown = false
     /// The route and path of a request whose head was parsed and whose body was not.
-    private var routeInProgress: (path: String, route: Responder.Route)?
+    private var routeInProgress: (path: String, route: HTTPRoute)?
     /// What the loop was last told, so that only changes become actions.
     private var announcedRead = true
     private var announcedWrite = false
@@ -97,7 +103,7 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
     ///   - loopState: the loop's `Date` cache and request ids.
     ///   - peer: the socket peer's IP address as text.
     ///   - refusing: over the connection cap: answer 503 at once and close.
-    public init(shared: HTTPConnectionShared<Responder>, loopState: HTTPLoopState, peer: String, refusing: Bool) {
+    public init(shared: HTTPConnectionShared, loopState: HTTPLoopState, peer: String, refusing: Bool) {
         self.shared = shared
         self.loopState = loopState
         self.peer = peer
@@ -115,9 +121,7 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
         try output.withUnsentBytes(body)
     }
 
-    public mutating func handle(
-        _ event: ConnectionEvent<Completion>, now: UInt64, into actions: inout [ConnectionAction<Job>]
-    ) {
+    public mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
         guard phase != .closed else { return }
         switch event {
         case .opened:
@@ -151,7 +155,8 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
             writeBlocked = false
         case .timerFired:
             timerFired(now: now, into: &actions)
-        case .completed(let completion):
+        case .completed(let value):
+            guard let completion = value as? Completion else { return close(into: &actions) }
             deliver(completion, now: now, into: &actions)
         case .shutdown:
             shuttingDown = true
@@ -171,14 +176,23 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
     // MARK: - Requests
 
     /// Whether another buffered request may be parsed and dispatched now.
-    private var canTakeRequest: Bool {
-        phase == .serving && !writeBlocked && slots.count < shared.configuration.maxPipelinedRequests
-            && output.unsentCount < Self.outputHighWater
+    ///
+    /// Reads only the fields it needs: as a computed property over `self`, evaluating it inside the
+    /// parse loop made the compiler copy the whole machine on every request.
+    private static func canTakeRequest(
+        phase: Phase, writeBlocked: Bool, inFlight: Int, maxInFlight: Int, unsent: Int
+    ) -> Bool {
+        guard case .serving = phase else { return false }
+        return !writeBlocked && inFlight < maxInFlight && unsent < outputHighWater
     }
 
     /// Parses and dispatches as many buffered requests as the pipeline allows.
-    private mutating func takeRequests(now: UInt64, into actions: inout [ConnectionAction<Job>]) {
-        while canTakeRequest {
+    private mutating func takeRequests(now: UInt64, into actions: inout [ConnectionAction]) {
+        let maxInFlight = shared.configuration.maxPipelinedRequests
+        while Self.canTakeRequest(
+            phase: phase, writeBlocked: writeBlocked, inFlight: slots.count, maxInFlight: maxInFlight,
+            unsent: output.unsentCount)
+        {
             let event: HTTPParserEvent?
             do {
                 event = try parser.next()
@@ -192,7 +206,7 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
                 let path = head.path
                 let route = shared.responder.route(method: head.method, path: path)
                 routeInProgress = (path, route)
-                let limit = shared.responder.bodyLimit(of: route) ?? shared.configuration.limits.maxBodyLength
+                let limit = route.bodyLimit ?? shared.configuration.limits.maxBodyLength
                 parser.setBodyLimit(limit)
                 if head.expectsContinue && parser.bufferedByteCount == 0 && (head.contentLength ?? 0) <= limit {
                     queue(HTTPResponseEncoder.continueResponse, closeAfter: false)
@@ -239,7 +253,7 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
 
     // MARK: - Responses
 
-    private mutating func deliver(_ completion: Completion, now: UInt64, into actions: inout [ConnectionAction<Job>]) {
+    private mutating func deliver(_ completion: Completion, now: UInt64, into actions: inout [ConnectionAction]) {
         guard let index = slots.firstIndex(where: { $0.sequence == completion.sequence }), slots[index].bytes == nil
         else { return }
         let slot = slots[index]
@@ -277,7 +291,7 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
     }
 
     /// Everything queued was written.
-    private mutating func outputDrained(now: UInt64, into actions: inout [ConnectionAction<Job>]) {
+    private mutating func outputDrained(now: UInt64, into actions: inout [ConnectionAction]) {
         if phase == .flushingLast {
             // The last response is out: shut our side and drain until the peer closes.
             if peerClosed { return close(into: &actions) }
@@ -293,7 +307,7 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
 
     // MARK: - Timers and closing
 
-    private mutating func timerFired(now: UInt64, into actions: inout [ConnectionAction<Job>]) {
+    private mutating func timerFired(now: UInt64, into actions: inout [ConnectionAction]) {
         if case .lingering(let until) = phase {
             if now >= until { close(into: &actions) }
             return
@@ -311,7 +325,7 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
         close(into: &actions)
     }
 
-    private mutating func close(into actions: inout [ConnectionAction<Job>]) {
+    private mutating func close(into actions: inout [ConnectionAction]) {
         phase = .closed
         slots.removeAll()
         output.clear()
@@ -319,7 +333,7 @@ public struct HTTPConnectionStateMachine<Responder: HTTPResponder>: ConnectionSt
     }
 
     /// Tells the loop about changes of interest and deadline.
-    private mutating func announce(now: UInt64, into actions: inout [ConnectionAction<Job>]) {
+    private mutating func announce(now: UInt64, into actions: inout [ConnectionAction]) {
         let read: Bool
         let deadline: UInt64?
         switch phase {

@@ -1,24 +1,39 @@
 import HTTP1
 
+/// What routing found for a request, as the server carries it from the request's head to `respond`.
+public struct HTTPRoute: Sendable {
+    /// The body limit of the route; nil for the parser limits' default.
+    public var bodyLimit: Int?
+    /// The responder's own result (a matched handler and its parameters, or why none matched).
+    public var match: any Sendable
+
+    /// Pairs a responder's match with the body limit it implies.
+    public init(bodyLimit: Int?, match: any Sendable) {
+        self.bodyLimit = bodyLimit
+        self.match = match
+    }
+}
+
 /// What the server calls for each request. Called on an event loop; must not block.
 ///
 /// A request is routed once, when its head is complete (`route(method:path:)`); the route decides
 /// the body limit before the body is read and goes with the request to `respond`.
-public protocol HTTPResponder: Sendable {
-    /// Whatever routing found for a request (a matched handler, or why none matched).
-    associatedtype Route: Sendable
-
+///
+/// The protocol has no associated types on purpose: the server's connection code stays concrete,
+/// so it is compiled specialized in its own module rather than run as unspecialized generic code
+/// from the module that supplies the responder (measured: twice the CPU per request).
+///
+/// A class: the server calls it through an existential several times per request, and a class
+/// existential is copied with one retain where a struct's would retain every field.
+public protocol HTTPResponder: AnyObject, Sendable {
     /// Routes a request by method and path. Called once per request.
-    func route(method: HTTPMethod, path: String) -> Route
-
-    /// The body limit of a routed request; nil for the parser limits' default.
-    func bodyLimit(of route: Route) -> Int?
+    func route(method: HTTPMethod, path: String) -> HTTPRoute
 
     /// Produces the response; calls `completion` exactly once, from any thread.
     ///
     /// Calling it before returning (on the event loop) is the fast path: the response is written
     /// without a thread hop. Later calls are written in request order.
-    func respond(to request: HTTPRequest, route: Route, completion: @escaping @Sendable (HTTPResponse) -> Void)
+    func respond(to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void)
 
     /// The body of a refusal the server answers by itself (400 malformed, 408, 413, 414, 431, 501, 505,
     /// 503 over the connection cap), so that each surface keeps its error shape. `path` is the request's

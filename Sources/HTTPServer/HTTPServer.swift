@@ -21,7 +21,7 @@ public final class HTTPServer: Sendable {
     private let group: EventLoopGroup?
     /// Whether `group` was made here, so `shutdown()` stops and joins its threads.
     private let ownsGroup: Bool
-    private let server: (any ServerHandle)?
+    private let server: StreamServer?
 
     /// Creates a server on loops of its own (`eventQueueCount` of them, on the configured clock);
     /// nothing is bound until `start()`.
@@ -29,8 +29,8 @@ public final class HTTPServer: Sendable {
     ///   - configuration: address, limits and timeouts.
     ///   - responder: routes and answers each request.
     ///   - logger: receives connection-level events at debug level; never request bodies or secrets.
-    public convenience init<Responder: HTTPResponder>(
-        configuration: HTTPServerConfiguration, responder: Responder, logger: Logger
+    public convenience init(
+        configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger
     ) {
         // Loops fail only when out of descriptors at start-up; then nothing can be served and `start()` says so.
         let group = try? EventLoopGroup(
@@ -40,14 +40,14 @@ public final class HTTPServer: Sendable {
     }
 
     /// Creates a server on a shared, started `group` (HTTP beside other protocols on the same loops).
-    public convenience init<Responder: HTTPResponder>(
-        configuration: HTTPServerConfiguration, responder: Responder, group: EventLoopGroup, logger: Logger
+    public convenience init(
+        configuration: HTTPServerConfiguration, responder: any HTTPResponder, group: EventLoopGroup, logger: Logger
     ) {
         self.init(configuration: configuration, responder: responder, group: group, ownsGroup: false, logger: logger)
     }
 
-    private init<Responder: HTTPResponder>(
-        configuration: HTTPServerConfiguration, responder: Responder, group: EventLoopGroup?, ownsGroup: Bool,
+    private init(
+        configuration: HTTPServerConfiguration, responder: any HTTPResponder, group: EventLoopGroup?, ownsGroup: Bool,
         logger: Logger
     ) {
         self.configuration = configuration
@@ -102,12 +102,3 @@ public final class HTTPServer: Sendable {
         return min(max(shortest / 4, .milliseconds(10)), .milliseconds(500))
     }
 }
-
-/// The part of a `StreamServer` the facade needs, without its generic parameter.
-protocol ServerHandle: Sendable {
-    var openConnectionCount: Int { get }
-    func start(on listener: ListeningSocket) throws -> Int
-    func shutdown() async
-}
-
-extension StreamServer: ServerHandle {}

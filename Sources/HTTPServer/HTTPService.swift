@@ -4,9 +4,9 @@ import SocketServer
 
 /// HTTP/1.1 as a `StreamService`: one `HTTPConnectionStateMachine` per connection, requests answered
 /// by the responder.
-public struct HTTPService<Responder: HTTPResponder>: StreamService {
+public struct HTTPService: StreamService {
     /// The server's limits, responder and encoder.
-    public let shared: HTTPConnectionShared<Responder>
+    public let shared: HTTPConnectionShared
     private let loopStates: LoopStates
 
     /// One `HTTPLoopState` per loop index.
@@ -24,23 +24,26 @@ public struct HTTPService<Responder: HTTPResponder>: StreamService {
     }
 
     /// Creates the service for a group of `loopCount` loops.
-    public init(shared: HTTPConnectionShared<Responder>, loopCount: Int) {
+    public init(shared: HTTPConnectionShared, loopCount: Int) {
         self.shared = shared
         loopStates = LoopStates(count: loopCount)
     }
 
-    public func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> HTTPConnectionStateMachine<Responder> {
+    public func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
         HTTPConnectionStateMachine(
             shared: shared, loopState: loopStates.states[loop.index], peer: peer, refusing: refusing)
     }
 
     public func perform(
-        _ job: HTTPConnectionStateMachine<Responder>.Job, on loop: EventLoop,
-        completion: @escaping @Sendable (HTTPConnectionStateMachine<Responder>.Completion) -> Void
+        _ job: any AnyObject & Sendable, on loop: EventLoop,
+        completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
     ) {
+        guard let job = job as? HTTPConnectionStateMachine.Job else {
+            preconditionFailure("HTTPService was given a job its machines did not make")
+        }
         let sequence = job.sequence
         shared.responder.respond(to: job.request, route: job.route) { response in
-            completion(.init(sequence: sequence, response: response))
+            completion(HTTPConnectionStateMachine.Completion(sequence: sequence, response: response))
         }
     }
 }

@@ -2,7 +2,7 @@ import HTTP1
 
 /// An `HTTPResponder` that answers from a `Router`: immediate handlers inline on the event loop,
 /// deferred ones in a Task; 404 and 405 (with `Allow`) as `{"error":"<code>"}` JSON.
-public struct RouterResponder: HTTPResponder {
+public final class RouterResponder: HTTPResponder {
     /// The routes answered.
     public let router: Router
 
@@ -11,22 +11,16 @@ public struct RouterResponder: HTTPResponder {
         self.router = router
     }
 
-    /// The router's match for the request.
-    public func route(method: HTTPMethod, path: String) -> RouteMatch<RouteHandler> {
-        router.match(method: method, path: path)
-    }
-
-    /// The matched route's `bodyLimit`, or nil (server default) when none matches.
-    public func bodyLimit(of route: RouteMatch<RouteHandler>) -> Int? {
-        if case .found(let route, _) = route { return route.bodyLimit }
-        return nil
+    /// The router's match for the request, with the matched route's body limit.
+    public func route(method: HTTPMethod, path: String) -> HTTPRoute {
+        HTTPRoute(routerMatch: router.match(method: method, path: path))
     }
 
     /// Runs the matched handler, or answers 404/405.
     public func respond(
-        to request: HTTPRequest, route: RouteMatch<RouteHandler>, completion: @escaping @Sendable (HTTPResponse) -> Void
+        to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void
     ) {
-        switch route {
+        switch route.routerMatch(RouteHandler.self) {
         case .found(let route, let parameters):
             route.handler.run(request, parameters, completion: completion)
         case .methodNotAllowed(let allowed):
@@ -36,5 +30,23 @@ public struct RouterResponder: HTTPResponder {
         case .notFound:
             completion(refusal(.notFound, path: request.path))
         }
+    }
+}
+
+extension HTTPRoute {
+    /// A route carrying `match`, with the matched route's body limit (nil when nothing matched).
+    @inlinable
+    public init<Handler: Sendable>(routerMatch match: RouteMatch<Handler>) {
+        if case .found(let route, _) = match {
+            self.init(bodyLimit: route.bodyLimit, match: match)
+        } else {
+            self.init(bodyLimit: nil, match: match)
+        }
+    }
+
+    /// The router match this route carries; `.notFound` when it carries something else.
+    @inlinable
+    public func routerMatch<Handler: Sendable>(_ handler: Handler.Type) -> RouteMatch<Handler> {
+        match as? RouteMatch<Handler> ?? .notFound
     }
 }

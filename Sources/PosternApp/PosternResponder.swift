@@ -10,7 +10,7 @@ import ServerKit
 ///
 /// Unknown paths answer 404 and known paths with another method 405 with `Allow`, in the error shape
 /// of the surface that owns the path prefix (``UnmatchedRenderer``), `{"error":"<code>"}` elsewhere.
-struct PosternResponder: HTTPResponder {
+final class PosternResponder: HTTPResponder {
     /// Renders a 404, 405 or HTTP-layer refusal body for paths under one prefix.
     struct UnmatchedRenderer: Sendable {
         let prefix: String
@@ -27,24 +27,28 @@ struct PosternResponder: HTTPResponder {
     let clock: MonotonicClock
     let logger: Logger
 
-    func route(method: HTTPMethod, path: String) -> RouteMatch<ContextRouteHandler> {
-        router.match(method: method, path: path)
-    }
-
-    func bodyLimit(of route: RouteMatch<ContextRouteHandler>) -> Int? {
-        if case .found(let route, _) = route { return route.bodyLimit }
-        return nil
-    }
-
-    func respond(
-        to request: HTTPRequest, route: RouteMatch<ContextRouteHandler>,
-        completion: @escaping @Sendable (HTTPResponse) -> Void
+    init(
+        router: ContextRouter, unmatched: [UnmatchedRenderer], trustedProxies: ClientAddressResolver,
+        metrics: PosternMetrics, clock: MonotonicClock, logger: Logger
     ) {
+        self.router = router
+        self.unmatched = unmatched
+        self.trustedProxies = trustedProxies
+        self.metrics = metrics
+        self.clock = clock
+        self.logger = logger
+    }
+
+    func route(method: HTTPMethod, path: String) -> HTTPRoute {
+        HTTPRoute(routerMatch: router.match(method: method, path: path))
+    }
+
+    func respond(to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void) {
         let start = clock.now
-        switch route {
+        switch route.routerMatch(ContextRouteHandler.self) {
         case .found(let route, let parameters):
             let context = RequestContext(request, trustedProxies: trustedProxies)
-            route.handler.run(request, context, parameters) { response in
+            route.handler.run(request, context, parameters) { [self] response in
                 completion(finish(response, request, route.template, start))
             }
         case .methodNotAllowed(let allowed):

@@ -9,13 +9,13 @@ import Glibc
 /// to create with every descriptor taken — and accepts what queued meanwhile when the pause ends.
 ///
 /// `@unchecked Sendable`: every mutable field is used only on `loop`.
-final class Acceptor<Service: StreamService>: LoopRegistrant, @unchecked Sendable {
+final class Acceptor: LoopRegistrant, @unchecked Sendable {
     /// Accepts per readiness report, so one busy listener cannot starve the loop's connections.
     static var batch: Int { 128 }
 
     let fd: Int32
     let loop: EventLoop
-    unowned let server: StreamServer<Service>
+    unowned let server: StreamServer
     var owner: ObjectIdentifier { ObjectIdentifier(server) }
     var deadline: UInt64?
     var timerEntry: UInt64?
@@ -23,7 +23,7 @@ final class Acceptor<Service: StreamService>: LoopRegistrant, @unchecked Sendabl
     private var nextLoop = 0
     private var closed = false
 
-    init(fd: Int32, server: StreamServer<Service>, loop: EventLoop) {
+    init(fd: Int32, server: StreamServer, loop: EventLoop) {
         self.fd = fd
         self.server = server
         self.loop = loop

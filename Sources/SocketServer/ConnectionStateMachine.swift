@@ -1,8 +1,5 @@
 /// What the event loop tells a connection's protocol state machine.
-///
-/// `Completion` is the protocol's own answer to a job it asked for (an HTTP response, a stored
-/// message), delivered on the connection's loop.
-public enum ConnectionEvent<Completion> {
+public enum ConnectionEvent {
     /// The connection was accepted and registered.
     case opened
     /// Bytes arrived. Valid only for the call.
@@ -17,8 +14,9 @@ public enum ConnectionEvent<Completion> {
     case writable
     /// The deadline the machine armed has passed.
     case timerFired
-    /// A job the machine asked for is done.
-    case completed(Completion)
+    /// A job the machine asked for is done: the protocol's own answer (an HTTP response, a stored
+    /// message), as the service's `perform` gave it.
+    case completed(any AnyObject & Sendable)
     /// The server stops: finish what is in flight, take nothing new.
     case shutdown
     /// The socket failed or hung up both ways: nothing more can be read or written.
@@ -26,7 +24,7 @@ public enum ConnectionEvent<Completion> {
 }
 
 /// What a connection's protocol state machine asks the event loop to do, in order.
-public enum ConnectionAction<Job> {
+public enum ConnectionAction {
     /// Write the unsent output (`withUnsentOutput`) until it is gone or the socket blocks, reporting
     /// `wrote` and `writeBlocked`. The loop does this once at the end of a turn, so that answers
     /// ready together leave in one `send`.
@@ -38,8 +36,9 @@ public enum ConnectionAction<Job> {
     case armTimer(deadline: UInt64)
     /// Forget the armed deadline.
     case cancelTimer
-    /// Hand `job` to the application; its completion comes back as `completed`.
-    case perform(Job)
+    /// Hand `job` (the protocol's own request type) to the service; its completion comes back as
+    /// `completed`.
+    case perform(any AnyObject & Sendable)
     /// Shut our sending side (lingering close: keep reading until the peer closes or the timer fires).
     case shutdownWrite
     /// Close the socket now. The machine receives no event after this.
@@ -48,14 +47,15 @@ public enum ConnectionAction<Job> {
 
 /// One protocol's rules for a connection, as a pure value: events in, actions out. No sockets, no
 /// threads, no clock of its own, so tests drive it byte by byte with a mock clock.
+///
+/// Jobs and their completions travel as class instances (`any AnyObject & Sendable`: one reference,
+/// a cheap class cast back) rather than associated types on purpose: the
+/// loop's code then stays concrete and each protocol's machine is compiled specialized in its own
+/// module. Unspecialized generic code across modules (the first version of this) cost twice the CPU
+/// per HTTP request, most of it resolving generic metadata.
 public protocol ConnectionStateMachine {
-    /// Work the machine hands to the application (an HTTP request to answer).
-    associatedtype Job
-    /// The application's answer to a job, sent back as `ConnectionEvent.completed`.
-    associatedtype Completion
-
     /// Takes one event at monotonic time `now` (nanoseconds) and appends the actions it implies.
-    mutating func handle(_ event: ConnectionEvent<Completion>, now: UInt64, into actions: inout [ConnectionAction<Job>])
+    mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction])
 
     /// Whether output waits to be written.
     var hasUnsentOutput: Bool { get }

@@ -1,32 +1,36 @@
 /// Bytes queued for a socket and how far they have been written.
+///
+/// `@frozen` and `@inlinable`: protocol state machines in other modules call these on every request,
+/// and a call that cannot be inlined made the compiler copy the whole machine around it.
+@frozen
 public struct OutputBuffer: Sendable {
     /// Above this many retained bytes an emptied buffer gives its storage back.
-    static let retainedCapacity = 64 * 1024
+    @usableFromInline static var retainedCapacity: Int { 64 * 1024 }
 
-    private var bytes: [UInt8] = []
-    private var offset = 0
+    @usableFromInline var bytes: [UInt8] = []
+    @usableFromInline var offset = 0
 
     /// An empty buffer.
-    public init() {}
+    @inlinable public init() {}
 
     /// Bytes not yet written.
-    public var unsentCount: Int { bytes.count - offset }
+    @inlinable public var unsentCount: Int { bytes.count - offset }
 
     /// Whether every queued byte has been written.
-    public var isEmpty: Bool { offset == bytes.count }
+    @inlinable public var isEmpty: Bool { offset == bytes.count }
 
     /// Queues `more` after what is already there.
-    public mutating func append(_ more: [UInt8]) {
+    @inlinable public mutating func append(_ more: [UInt8]) {
         bytes.append(contentsOf: more)
     }
 
     /// Lets `body` append to the storage directly (an encoder writing in place).
-    public mutating func withAppendableBytes<R>(_ body: (inout [UInt8]) throws -> R) rethrows -> R {
+    @inlinable public mutating func withAppendableBytes<R>(_ body: (inout [UInt8]) throws -> R) rethrows -> R {
         try body(&bytes)
     }
 
     /// Marks `count` bytes written; an emptied buffer starts again at its beginning.
-    public mutating func consume(_ count: Int) {
+    @inlinable public mutating func consume(_ count: Int) {
         offset = min(bytes.count, offset + count)
         if offset == bytes.count {
             bytes.removeAll(keepingCapacity: bytes.capacity <= OutputBuffer.retainedCapacity)
@@ -35,13 +39,13 @@ public struct OutputBuffer: Sendable {
     }
 
     /// Drops everything queued.
-    public mutating func clear() {
+    @inlinable public mutating func clear() {
         bytes = []
         offset = 0
     }
 
     /// Calls `body` with the unsent bytes.
-    public func withUnsentBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    @inlinable public func withUnsentBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
     }
 }

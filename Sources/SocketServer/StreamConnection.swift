@@ -6,9 +6,9 @@ import Glibc
 ///
 /// `@unchecked Sendable`: every field is used only on `loop`; completions from other threads hop
 /// onto the loop (`EventLoop.execute`) before touching it.
-final class StreamConnection<Service: StreamService>: LoopRegistrant, @unchecked Sendable {
-    typealias Event = ConnectionEvent<Service.Machine.Completion>
-    typealias Action = ConnectionAction<Service.Machine.Job>
+final class StreamConnection: LoopRegistrant, @unchecked Sendable {
+    typealias Event = ConnectionEvent
+    typealias Action = ConnectionAction
 
     /// Reads per readiness report before other sockets get their turn.
     static var readsPerTurn: Int { 4 }
@@ -16,8 +16,8 @@ final class StreamConnection<Service: StreamService>: LoopRegistrant, @unchecked
     let fd: Int32
     let owner: ObjectIdentifier
     let loop: EventLoop
-    private let service: Service
-    private var machine: Service.Machine
+    private let service: any StreamService
+    private var machine: any ConnectionStateMachine
     private let onClose: () -> Void
 
     var deadline: UInt64?
@@ -31,7 +31,8 @@ final class StreamConnection<Service: StreamService>: LoopRegistrant, @unchecked
     private var needsWrite = false
 
     init(
-        fd: Int32, owner: ObjectIdentifier, loop: EventLoop, service: Service, machine: Service.Machine,
+        fd: Int32, owner: ObjectIdentifier, loop: EventLoop, service: any StreamService,
+        machine: any ConnectionStateMachine,
         onClose: @escaping () -> Void
     ) {
         self.fd = fd
@@ -114,16 +115,17 @@ final class StreamConnection<Service: StreamService>: LoopRegistrant, @unchecked
             return
         }
         inTurn = true
-        apply(event)
+        let now = loop.clock()  // one reading per turn: a turn takes microseconds
+        apply(event, now: now)
         var next = 0
         while !closed {
             if next < queued.count {
                 let event = queued[next]
                 next += 1
-                apply(event)
+                apply(event, now: now)
             } else if needsWrite {
                 needsWrite = false
-                writeOutput()
+                writeOutput(now: now)
             } else {
                 break
             }
@@ -132,10 +134,10 @@ final class StreamConnection<Service: StreamService>: LoopRegistrant, @unchecked
         inTurn = false
     }
 
-    private func apply(_ event: Event) {
+    private func apply(_ event: Event, now: UInt64) {
         guard !closed else { return }
         actions.removeAll(keepingCapacity: true)
-        machine.handle(event, now: loop.clock(), into: &actions)
+        machine.handle(event, now: now, into: &actions)
         for action in actions {
             guard !closed else { return }
             execute(action)
@@ -177,7 +179,7 @@ final class StreamConnection<Service: StreamService>: LoopRegistrant, @unchecked
     }
 
     /// Writes the machine's output until it is gone or the socket blocks.
-    private func writeOutput() {
+    private func writeOutput(now: UInt64) {
         while !closed && machine.hasUnsentOutput {
             let sent: Int?
             do {
@@ -187,14 +189,14 @@ final class StreamConnection<Service: StreamService>: LoopRegistrant, @unchecked
                     }
                 }
             } catch {
-                apply(.reset)
+                apply(.reset, now: now)
                 return
             }
             guard let sent else {
-                apply(.writeBlocked)
+                apply(.writeBlocked, now: now)
                 return
             }
-            apply(.wrote(sent))
+            apply(.wrote(sent), now: now)
         }
     }
 

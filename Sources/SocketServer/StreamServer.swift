@@ -5,10 +5,10 @@ import Synchronization
 /// A TCP server for one protocol on a shared `EventLoopGroup`: accepts on its listening socket (from
 /// the first loop's epoll set), caps open connections, spreads connections round-robin over the
 /// loops, and shuts down gracefully. The protocol itself is the `Service` and its state machine.
-public final class StreamServer<Service: StreamService>: Sendable {
+public final class StreamServer: Sendable {
     /// The limits in force.
     public let configuration: StreamServerConfiguration
-    let service: Service
+    let service: any StreamService
     let group: EventLoopGroup
     let logger: Logger
     /// Connections being served (counted against `maxConnections`).
@@ -16,7 +16,7 @@ public final class StreamServer<Service: StreamService>: Sendable {
     /// Connections over the cap that are being refused.
     let refusingConnections = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
-    private let acceptor = Mutex<Acceptor<Service>?>(nil)
+    private let acceptor = Mutex<Acceptor?>(nil)
 
     /// Creates a server; nothing is accepted until `start(on:)`.
     /// - Parameters:
@@ -24,7 +24,9 @@ public final class StreamServer<Service: StreamService>: Sendable {
     ///   - service: the protocol.
     ///   - group: the loops to serve on (started by its owner).
     ///   - logger: connection-level events at debug level; never peer data.
-    public init(configuration: StreamServerConfiguration, service: Service, group: EventLoopGroup, logger: Logger) {
+    public init(
+        configuration: StreamServerConfiguration, service: any StreamService, group: EventLoopGroup, logger: Logger
+    ) {
         self.configuration = configuration
         self.service = service
         self.group = group

@@ -1,14 +1,14 @@
 /// One protocol served on the event loops (HTTP/1.1 today, SMTP next): it makes a state machine for
 /// each accepted connection and performs the jobs those machines ask for.
 public protocol StreamService: Sendable {
-    /// The per-connection protocol rules.
-    associatedtype Machine: ConnectionStateMachine where Machine.Completion: Sendable
-
     /// The state machine of a new connection from `peer` (IP address text). `refusing` is true when
     /// the server is over its connection cap: the machine answers that at once and closes.
-    func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> Machine
+    func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine
 
-    /// Performs `job` and calls `completion` exactly once, from any thread; calling it before
-    /// returning (on `loop`) is the fast path, with no thread hop.
-    func perform(_ job: Machine.Job, on loop: EventLoop, completion: @escaping @Sendable (Machine.Completion) -> Void)
+    /// Performs `job` (a machine's `perform` action) and calls `completion` exactly once, from any
+    /// thread, with what the machine expects back as `completed`; calling it before returning (on
+    /// `loop`) is the fast path, with no thread hop.
+    func perform(
+        _ job: any AnyObject & Sendable, on loop: EventLoop,
+        completion: @escaping @Sendable (any AnyObject & Sendable) -> Void)
 }

@@ -5,7 +5,7 @@ import Synchronization
 @testable import HTTPServer
 
 /// A responder that counts how often it routes, so tests can see a request routed once.
-struct CountingResponder: HTTPResponder {
+final class CountingResponder: HTTPResponder {
     final class Counter: Sendable {
         let routes = Atomic<Int>(0)
     }
@@ -13,14 +13,12 @@ struct CountingResponder: HTTPResponder {
     let inner = RouterResponder(router: testRouter())
     let counter = Counter()
 
-    func route(method: HTTPMethod, path: String) -> RouteMatch<RouteHandler> {
+    func route(method: HTTPMethod, path: String) -> HTTPRoute {
         counter.routes.add(1, ordering: .relaxed)
         return inner.route(method: method, path: path)
     }
 
-    func bodyLimit(of route: RouteMatch<RouteHandler>) -> Int? { inner.bodyLimit(of: route) }
-
-    func respond(to request: HTTPRequest, route: RouteMatch<RouteHandler>, completion: @escaping @Sendable (HTTPResponse) -> Void) {
+    func respond(to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void) {
         inner.respond(to: request, route: route, completion: completion)
     }
 }
@@ -28,7 +26,7 @@ struct CountingResponder: HTTPResponder {
 /// Drives one `HTTPConnectionStateMachine` with no socket: the test plays the event loop, a mock
 /// clock and the responder, and reads the actions back as short strings.
 struct MachineHarness {
-    typealias Machine = HTTPConnectionStateMachine<CountingResponder>
+    typealias Machine = HTTPConnectionStateMachine
 
     static let second: UInt64 = 1_000_000_000
 
@@ -50,8 +48,8 @@ struct MachineHarness {
 
     /// Sends one event; returns the actions, described.
     @discardableResult
-    mutating func send(_ event: ConnectionEvent<Machine.Completion>) -> [String] {
-        var actions: [ConnectionAction<Machine.Job>] = []
+    mutating func send(_ event: ConnectionEvent) -> [String] {
+        var actions: [ConnectionAction] = []
         machine.handle(event, now: now, into: &actions)
         return actions.map { action in
             switch action {
@@ -59,7 +57,8 @@ struct MachineHarness {
             case .setInterest(let read, let write): return "interest(read: \(read), write: \(write))"
             case .armTimer(let deadline): return "timer(+\(Int64(deadline) - Int64(now)))"
             case .cancelTimer: return "cancelTimer"
-            case .perform(let job):
+            case .perform(let value):
+                guard let job = value as? Machine.Job else { return "perform(?)" }
                 jobs.append(job)
                 return "perform(\(job.request.method.rawValue) \(job.request.target))"
             case .shutdownWrite: return "shutdownWrite"
@@ -80,7 +79,7 @@ struct MachineHarness {
     mutating func complete(_ target: String, body: String = "ok") -> [String] {
         guard let index = jobs.firstIndex(where: { $0.request.target == target }) else { return ["no such job"] }
         let job = jobs.remove(at: index)
-        return send(.completed(.init(sequence: job.sequence, response: .text(.ok, body))))
+        return send(.completed(Machine.Completion(sequence: job.sequence, response: .text(.ok, body))))
     }
 
     /// The socket takes everything: returns the bytes written and the actions after.

@@ -7,9 +7,6 @@ import SocketServer
 /// off the loop; `quit` closes; an idle connection closes after `idle` nanoseconds; shutdown closes
 /// after the answers in flight. Small, but it uses every event and action, as SMTP will.
 struct LineEchoMachine: ConnectionStateMachine {
-    typealias Job = String
-    typealias Completion = String
-
     let idle: UInt64
     var input: [UInt8] = []
     var output = OutputBuffer()
@@ -23,7 +20,7 @@ struct LineEchoMachine: ConnectionStateMachine {
         try output.withUnsentBytes(body)
     }
 
-    mutating func handle(_ event: ConnectionEvent<String>, now: UInt64, into actions: inout [ConnectionAction<String>]) {
+    mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
         switch event {
         case .opened:
             output.append(Array("hello\r\n".utf8))
@@ -41,10 +38,11 @@ struct LineEchoMachine: ConnectionStateMachine {
                     return
                 }
                 inFlight += 1
-                actions.append(.perform(line))
+                actions.append(.perform(LineEchoService.Line(line)))
             }
             actions.append(.armTimer(deadline: now + idle))
-        case .completed(let answer):
+        case .completed(let value):
+            let answer = (value as? LineEchoService.Line)?.text ?? "?"
             inFlight -= 1
             output.append(Array("echo: \(answer)\r\n".utf8))
             actions.append(.write)
@@ -70,14 +68,24 @@ struct LineEchoMachine: ConnectionStateMachine {
 struct LineEchoService: StreamService {
     let idle: UInt64
 
-    func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> LineEchoMachine {
+    func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
         LineEchoMachine(idle: idle)
     }
 
-    func perform(_ job: String, on loop: EventLoop, completion: @escaping @Sendable (String) -> Void) {
+    /// A line as a job or an answer.
+    final class Line: Sendable {
+        let text: String
+        init(_ text: String) { self.text = text }
+    }
+
+    func perform(
+        _ value: any AnyObject & Sendable, on loop: EventLoop,
+        completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
+    ) {
+        let job = (value as? Line)?.text ?? "?"
         // Off the loop, like a deferred HTTP handler or an SMTP message being stored.
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(job == "slow" ? 300 : 1)) {
-            completion(job)
+            completion(Line(job))
         }
     }
 }

@@ -8,7 +8,7 @@ import Testing
 struct StreamServerTests {
     func start(
         _ group: EventLoopGroup, idle: Duration = .seconds(30), _ configure: (inout StreamServerConfiguration) -> Void = { _ in }
-    ) throws -> (StreamServer<LineEchoService>, Int) {
+    ) throws -> (StreamServer, Int) {
         var configuration = StreamServerConfiguration()
         configure(&configuration)
         let server = StreamServer(
