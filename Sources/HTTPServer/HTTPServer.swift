@@ -62,19 +62,30 @@ public final class HTTPServer: Sendable {
     /// - Returns: the bound port (the chosen one when the configuration asked for port 0).
     /// - Throws: `HTTPServerError` when the address cannot be bound or the server already started.
     public func start() throws -> Int {
+        let configuration = core.configuration
+        return try start(
+            on: ListeningSocket.bind(
+                host: configuration.host, port: configuration.port, backlog: configuration.listenBacklog))
+    }
+
+    /// Starts accepting on a socket bound beforehand, which the server then owns and closes at `shutdown()`;
+    /// the configuration's host, port and backlog are not used.
+    ///
+    /// A started server keeps itself alive (its listener refers to it) until `shutdown()`.
+    ///
+    /// Also ignores `SIGPIPE` and raises the soft open-files limit to the hard limit.
+    /// - Parameter socket: a listening socket no server has started on.
+    /// - Returns: the socket's port.
+    /// - Throws: `HTTPServerError`: `.alreadyStarted` when this server started already or the socket was
+    ///   handed to a server before; `.eventQueueSetupFailed`.
+    public func start(on socket: ListeningSocket) throws -> Int {
         guard loops.count == max(1, core.configuration.eventQueueCount) else {
             throw HTTPServerError(code: .eventQueueSetupFailed, errno: EMFILE)
         }
+        guard let fd = socket.take() else { throw HTTPServerError(code: .alreadyStarted, errno: 0) }
         SystemCall.ignoreSIGPIPE()
         let fileLimit = SystemCall.raiseOpenFileLimit()
-        let configuration = core.configuration
-        let bound: (fd: Int32, port: Int)
-        do {
-            bound = try Socket.listen(
-                host: configuration.host, port: configuration.port, backlog: configuration.listenBacklog)
-        } catch let error as SystemCallError {
-            throw HTTPServerError(code: .bindFailed, errno: error.errno)
-        }
+        let bound = (fd: fd, port: socket.port)
         let listener = self.listener
         let alreadyStarted = acceptQueue.sync { () -> Bool in
             if listener.started { return true }
@@ -96,7 +107,7 @@ public final class HTTPServer: Sendable {
         core.logger.debug(
             "http server listening",
             metadata: [
-                "host": .string(configuration.host), "port": .stringConvertible(bound.port),
+                "host": .string(socket.host), "port": .stringConvertible(bound.port),
                 "eventQueues": .stringConvertible(loops.count), "openFileLimit": .stringConvertible(fileLimit),
             ])
         return bound.port
