@@ -36,12 +36,4 @@ enum CommonRoutes {
         })
         router.add(.GET, "/openapi.json", .immediate { _, _ in .json(.ok, openAPI) })
     }
-
-    /// The OpenAPI document shipped with the binary (`Resources/openapi.json`).
-    static func loadOpenAPIDocument() throws -> [UInt8] {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json") else {
-            throw ConfigurationError(key: "openapi.json", message: "the bundled OpenAPI document is missing")
-        }
-        return try [UInt8](Data(contentsOf: url))
-    }
 }

@@ -90,7 +90,6 @@ public enum ConfigurationLoader {
         list("POSTERN_TRUSTED_PROXIES") { c.trustedProxies = $0 }
         try flag("POSTERN_REMOTE_HASH_ALLOW_PRIVATE") { c.remoteHashAllowPrivate = $0 }
         list("POSTERN_REMOTE_HASH_ALLOWED_HOSTS") { c.remoteHashAllowedHosts = $0 }
-        text("POSTERN_MIGRATIONS_DIR") { c.migrationsDirectory = $0 }
         text("POSTERN_LOG_LEVEL") { c.logLevel = $0.lowercased() }
         try integer("POSTERN_MAX_CONNECTIONS") { c.maxConnections = $0 }
         try c.validate()

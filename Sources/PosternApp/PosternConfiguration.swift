@@ -44,8 +44,6 @@ public struct PosternConfiguration: Sendable {
     public var remoteHashAllowPrivate = false
     /// Hosts remote hash URLs may reach even when private (`POSTERN_REMOTE_HASH_ALLOWED_HOSTS`).
     public var remoteHashAllowedHosts: [String] = []
-    /// Directory of numbered SQL migrations (`POSTERN_MIGRATIONS_DIR`, default `migrations`).
-    public var migrationsDirectory = "migrations"
     /// Log level (`POSTERN_LOG_LEVEL`: trace, debug, info, notice, warning, error, critical).
     public var logLevel = "info"
     /// Maximum simultaneous client connections (`POSTERN_MAX_CONNECTIONS`).

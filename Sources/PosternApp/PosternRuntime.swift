@@ -1,5 +1,6 @@
 import ClientAddress
 import ComputePool
+import EmbeddedResources
 import Foundation
 import HTTP1
 import HTTPServer
@@ -58,7 +59,7 @@ public final class PosternRuntime: Sendable {
         try DataDirectory.prepare(configuration.dataDirectory)
         let database = try Database.open(
             path: DataDirectory.databasePath(configuration.dataDirectory), readerCount: 2, logger: logger)
-        let applied = try Migrator(directory: configuration.migrationsDirectory).migrate(database)
+        let applied = try Migrator.shipped.migrate(database)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
         let keyStore = try KeyStore.open(configuration: configuration, now: clock())
         let keys = keyStore.keySet()
@@ -70,7 +71,7 @@ public final class PosternRuntime: Sendable {
         var router = Router()
         CommonRoutes.register(
             into: &router, database: database, metrics: metrics, keys: keys,
-            openAPI: try CommonRoutes.loadOpenAPIDocument(), clock: clock,
+            openAPI: EmbeddedResources.openAPIDocument.bytes, clock: clock,
             openConnections: { connections.count() })
         let unmatched = try Surfaces.register(
             into: &router, configuration: configuration, keys: keys, database: database, ledger: ledger,

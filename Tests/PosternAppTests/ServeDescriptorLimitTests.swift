@@ -108,7 +108,6 @@ private final class LimitedServer {
             "--port", "0", "--data-dir", dataDirectory,
         ]
         var environment = ProcessInfo.processInfo.environment
-        environment["POSTERN_MIGRATIONS_DIR"] = ServeProcessTests.repository.appendingPathComponent("migrations").path
         environment["POSTERN_LOG_LEVEL"] = "notice"
         process.environment = environment
         process.standardOutput = pipe
