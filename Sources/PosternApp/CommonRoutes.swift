@@ -9,7 +9,7 @@ enum CommonRoutes {
     /// Adds the shared endpoints to `router`.
     /// - Parameters:
     ///   - keys: the key set whose RSA public keys `/.well-known/jwks.json` lists (it follows key reloads).
-    ///   - openAPI: the OpenAPI 3.1 document served as is.
+    ///   - openAPI: the OpenAPI 3.1 document served as is (``OpenAPIDocument/serving(baseURL:)``).
     ///   - openConnections: reads the server's open-connection count at scrape time.
     static func register(
         into router: inout Router, database: Database, metrics: PosternMetrics, keys: JWTKeySet, openAPI: [UInt8],

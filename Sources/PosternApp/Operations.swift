@@ -73,13 +73,15 @@ public enum Operations {
         return "\(user.id)  \(user.email)  accounts \(user.accountCount)/\(user.maxAccounts)  created \(created)"
     }
 
-    /// The mailbox surface over the migrated database, for the operator commands.
+    /// The mailbox surface over the migrated database, for the operator commands. They mint no tokens, so
+    /// the issuer is the one a server on the configured address would have (port 0 stays 0 here).
     static func mailboxService(_ configuration: PosternConfiguration, logger: Logger) throws -> MailboxService {
         let database = try openDatabase(configuration, logger: logger)
         _ = try Migrator.shipped.migrate(database)
         let keys = try KeyStore.open(configuration: configuration, now: unixNow()).keySet()
+        let identity = configuration.publicIdentity(listeningOn: configuration.host, port: configuration.port)
         return try Surfaces.mailboxService(
-            configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
+            configuration, issuer: identity.issuer, keys: keys, database: database, ledger: ChallengeLedger(database: database),
             pool: WorkerPool(threads: 1), clock: { unixNow() }, logger: logger)
     }
 

@@ -30,12 +30,16 @@ struct ConfigurationTests {
         #expect(c.dataDirectory == "./data")
     }
 
-    @Test("the shipped config file parses and sets an issuer")
+    @Test("the shipped config file parses and leaves the public URL and issuer to follow the listener")
     func shippedFile() async throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config/postern.env").path
         let c = try await ConfigurationLoader.load(configPath: path, environment: [:])
-        #expect(!c.issuer.isEmpty)
+        #expect(c.publicURL == nil)
+        #expect(c.issuer == nil)
+        #expect(
+            c.publicIdentity(listeningOn: c.host, port: c.port)
+                == PublicIdentity(baseURL: "http://127.0.0.1:8080", issuer: "http://127.0.0.1:8080"))
         #expect(c.port == 8080)
         #expect(c.agentPowDynamic)
         #expect(c.mailboxDomains == ["mail.localhost"])
