@@ -7,11 +7,13 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends libssl-dev libargon2-dev libscrypt-dev libsqlite3-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 COPY Package.swift ./
+COPY Plugins ./Plugins
 COPY Sources ./Sources
 COPY Tests ./Tests
+# Compiled into the binary by the EmbedResources plugin; nothing else is needed beside it at run time.
+COPY migrations ./migrations
 RUN swift build -c release --product postern --static-swift-stdlib \
- && install -D .build/release/postern /out/postern \
- && cp -R .build/release/postern_PosternApp.resources /out/
+ && install -D .build/release/postern /out/postern
 
 FROM debian:bookworm-slim
 RUN apt-get update \
@@ -21,9 +23,7 @@ RUN apt-get update \
  && mkdir -p /data && chown postern:postern /data
 WORKDIR /app
 COPY --from=build /out/postern /usr/local/bin/postern
-COPY --from=build /out/postern_PosternApp.resources /usr/local/bin/postern_PosternApp.resources
 COPY config ./config
-COPY migrations ./migrations
 ENV POSTERN_HOST=0.0.0.0 \
     POSTERN_PORT=8080 \
     POSTERN_DATA_DIR=/data

@@ -50,6 +50,12 @@ let package = Package(
             "CSQLite",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The files a running server needs (migrations/*.sql, openapi.json), compiled in by the EmbedResources
+        // plugin so that the binary runs from any directory; a new migration needs no change here.
+        .target(
+            name: "EmbeddedResources", dependencies: ["Storage"], exclude: ["migrations"], plugins: ["EmbedResources"]),
+        .plugin(name: "EmbedResources", capability: .buildTool(), dependencies: ["EmbedResourcesTool"]),
+        .executableTarget(name: "EmbedResourcesTool", path: "Plugins/EmbedResourcesTool"),
         // Client addresses: parsing, trusted proxies / X-Forwarded-For, the rate-limit key (IPv6 per /64).
         .target(name: "ClientAddress"),
         // What every surface shares on a request's path: the request context built once per request,
@@ -74,13 +80,14 @@ let package = Package(
         ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
-            "HTTP1", "HTTPServer", "ComputePool", "AuthCrypto", "JWT", "Storage", "AgentAuth",
+            "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "AuthCrypto", "JWT", "Storage", "EmbeddedResources",
+            "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
-        ], resources: [.copy("Resources/openapi.json")]),
+        ]),
         .executableTarget(name: "postern", dependencies: [
             "PosternApp",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -97,30 +104,36 @@ let package = Package(
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "EmbeddedResources"]),
+        .testTarget(name: "EmbeddedResourcesTests", dependencies: ["EmbeddedResources", "Storage"]),
         .testTarget(name: "ClientAddressTests", dependencies: ["ClientAddress"]),
         .testTarget(name: "ServerKitTests", dependencies: [
             "ServerKit", "HTTP1", "ClientAddress", "Storage", "PosternTestSupport",
         ]),
         .testTarget(name: "AgentAuthTests", dependencies: [
-            "AgentAuth", "ServerKit", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "AgentAuth", "ServerKit", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
+            "ComputePool",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
-            "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
+            "ComputePool",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1", "PosternTestSupport"]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
-            "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
+            "ComputePool",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
-        .testTarget(name: "PosternAppTests", dependencies: ["PosternApp", "HTTP1", "JWT", "AuthCrypto", "Storage"]),
+        .testTarget(name: "PosternAppTests", dependencies: [
+            "PosternApp", "HTTP1", "SocketServer", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
+        ]),
     ]
 )

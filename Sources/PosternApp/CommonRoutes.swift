@@ -10,7 +10,7 @@ enum CommonRoutes {
     /// Adds the shared endpoints to `router`.
     /// - Parameters:
     ///   - keys: the key set whose RSA public keys `/.well-known/jwks.json` lists (it follows key reloads).
-    ///   - openAPI: the OpenAPI 3.1 document served as is.
+    ///   - openAPI: the OpenAPI 3.1 document served as is (``OpenAPIDocument/serving(baseURL:)``).
     ///   - openConnections: reads the server's open-connection count at scrape time.
     static func register(
         into router: inout ContextRouter, database: Database, metrics: PosternMetrics, keys: JWTKeySet,
@@ -36,13 +36,5 @@ enum CommonRoutes {
             return response
         })
         router.add(.GET, "/openapi.json", .immediate { _, _, _ in .json(.ok, openAPI) })
-    }
-
-    /// The OpenAPI document shipped with the binary (`Resources/openapi.json`).
-    static func loadOpenAPIDocument() throws -> [UInt8] {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json") else {
-            throw ConfigurationError(key: "openapi.json", message: "the bundled OpenAPI document is missing")
-        }
-        return try [UInt8](Data(contentsOf: url))
     }
 }

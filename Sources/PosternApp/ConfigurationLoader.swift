@@ -5,6 +5,9 @@ import SystemPackage
 /// Reads ``PosternConfiguration`` through swift-configuration: command-line overrides first, then the
 /// process environment, then the config file (`POSTERN_CONFIG`, default `config/postern.env`).
 ///
+/// The default file is optional, so that `postern serve` runs from any directory with flags and the
+/// environment alone; a file named by `--config` or `POSTERN_CONFIG` must exist.
+///
 /// Keys are the environment names of `config/postern.env` (`POSTERN_PORT`, `JWT_ISSUER`, ...). Values are
 /// read as text and parsed here so that a bad value is refused with a message naming its key instead of
 /// silently falling back to a default.
@@ -15,16 +18,18 @@ public enum ConfigurationLoader {
     /// Loads and validates the configuration.
     /// - Parameters:
     ///   - configPath: An explicit file (from `--config`); a missing explicit file is an error.
-    ///   - environment: The process environment.
+    ///   - environment: The process environment; its `POSTERN_CONFIG` is an explicit file too.
     ///   - overrides: Values from command-line flags, keyed by environment name.
+    ///   - defaultPath: The file read when none is named; skipped when missing.
     /// - Throws: ``ConfigurationError`` naming the key at fault, or the file error.
     public static func load(
         configPath: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        overrides: [String: String] = [:]
+        overrides: [String: String] = [:],
+        defaultPath: String = defaultConfigPath
     ) async throws -> PosternConfiguration {
         let explicitPath = configPath ?? environment["POSTERN_CONFIG"]
-        let path = explicitPath ?? defaultConfigPath
+        let path = explicitPath ?? defaultPath
         let file: EnvironmentVariablesProvider
         do {
             file = try await EnvironmentVariablesProvider(
@@ -90,7 +95,6 @@ public enum ConfigurationLoader {
         list("POSTERN_TRUSTED_PROXIES") { c.trustedProxies = $0 }
         try flag("POSTERN_REMOTE_HASH_ALLOW_PRIVATE") { c.remoteHashAllowPrivate = $0 }
         list("POSTERN_REMOTE_HASH_ALLOWED_HOSTS") { c.remoteHashAllowedHosts = $0 }
-        text("POSTERN_MIGRATIONS_DIR") { c.migrationsDirectory = $0 }
         text("POSTERN_LOG_LEVEL") { c.logLevel = $0.lowercased() }
         try integer("POSTERN_MAX_CONNECTIONS") { c.maxConnections = $0 }
         try c.validate()

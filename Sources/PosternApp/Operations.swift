@@ -11,7 +11,7 @@ public enum Operations {
     /// Applies pending migrations; returns the names applied.
     public static func migrate(configuration: PosternConfiguration, logger: Logger) throws -> [String] {
         let database = try openDatabase(configuration, logger: logger)
-        return try Migrator(directory: configuration.migrationsDirectory).migrate(database)
+        return try Migrator.shipped.migrate(database)
     }
 
     /// One line per signing key: kid, algorithm, state.
@@ -64,7 +64,7 @@ public enum Operations {
     /// Revokes an agent account: its API key and every session stop working. False when there is none.
     public static func revokeAgent(configuration: PosternConfiguration, username: String, logger: Logger) async throws -> Bool {
         let database = try openDatabase(configuration, logger: logger)
-        _ = try Migrator(directory: configuration.migrationsDirectory).migrate(database)
+        _ = try Migrator.shipped.migrate(database)
         return try await AgentAccountStore(database: database).revoke(username: username, now: unixNow())
     }
 
@@ -73,13 +73,15 @@ public enum Operations {
         return "\(user.id)  \(user.email)  accounts \(user.accountCount)/\(user.maxAccounts)  created \(created)"
     }
 
-    /// The mailbox surface over the migrated database, for the operator commands.
+    /// The mailbox surface over the migrated database, for the operator commands. They mint no tokens, so
+    /// the issuer is the one a server on the configured address would have (port 0 stays 0 here).
     static func mailboxService(_ configuration: PosternConfiguration, logger: Logger) throws -> MailboxService {
         let database = try openDatabase(configuration, logger: logger)
-        _ = try Migrator(directory: configuration.migrationsDirectory).migrate(database)
+        _ = try Migrator.shipped.migrate(database)
         let keys = try KeyStore.open(configuration: configuration, now: unixNow()).keySet()
+        let identity = configuration.publicIdentity(listeningOn: configuration.host, port: configuration.port)
         return try Surfaces.mailboxService(
-            configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
+            configuration, issuer: identity.issuer, keys: keys, database: database, ledger: ChallengeLedger(database: database),
             pool: WorkerPool(threads: 1), clock: { unixNow() }, logger: logger)
     }
 

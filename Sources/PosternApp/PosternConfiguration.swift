@@ -12,10 +12,12 @@ public struct PosternConfiguration: Sendable {
     public var port = 8080
     /// SQLite database and generated keys (`POSTERN_DATA_DIR`, default `./data`).
     public var dataDirectory = "./data"
-    /// Base URL used in `docs_url`, `llms.txt` and as the issuer default (`POSTERN_PUBLIC_URL`).
-    public var publicURL = "http://localhost:8080"
-    /// `iss` of every token (`JWT_ISSUER`); must not be empty.
-    public var issuer = ""
+    /// Base URL used in `docs_url`, `llms.txt`, the OpenAPI `servers` entry and the HTML pages, and the
+    /// issuer default (`POSTERN_PUBLIC_URL`). Default nil: the listener's own URL, real port included
+    /// (see ``publicIdentity(listeningOn:port:)``).
+    public var publicURL: String?
+    /// `iss` of every token (`JWT_ISSUER`). Default nil: the public URL. Set, it must not be empty.
+    public var issuer: String?
     /// PEM private key for RS256 (`JWT_PRIVATE_KEY`), literal `\n` meaning newline.
     public var jwtPrivateKeyPEM: String?
     /// PEM public key for RS256 (`JWT_PUBLIC_KEY`).
@@ -44,21 +46,20 @@ public struct PosternConfiguration: Sendable {
     public var remoteHashAllowPrivate = false
     /// Hosts remote hash URLs may reach even when private (`POSTERN_REMOTE_HASH_ALLOWED_HOSTS`).
     public var remoteHashAllowedHosts: [String] = []
-    /// Directory of numbered SQL migrations (`POSTERN_MIGRATIONS_DIR`, default `migrations`).
-    public var migrationsDirectory = "migrations"
     /// Log level (`POSTERN_LOG_LEVEL`: trace, debug, info, notice, warning, error, critical).
     public var logLevel = "info"
     /// Maximum simultaneous client connections (`POSTERN_MAX_CONNECTIONS`).
     public var maxConnections = 4096
 
-    /// A configuration with every default; `issuer` still has to be set.
+    /// A configuration with every default.
     public init() {}
 
     /// Refuses a configuration the server cannot run with, naming the key at fault.
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
-        if issuer.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw ConfigurationError(key: "JWT_ISSUER", message: "must not be empty: set it in the config file or the environment")
+        if let issuer, issuer.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ConfigurationError(
+                key: "JWT_ISSUER", message: "must not be empty: set it, or leave it unset to use the public URL")
         }
         guard (0...65535).contains(port) else {
             throw ConfigurationError(key: "POSTERN_PORT", message: "must be from 0 to 65535")
@@ -79,10 +80,14 @@ public struct PosternConfiguration: Sendable {
         guard !mailboxDomains.isEmpty else {
             throw ConfigurationError(key: "POSTERN_MAILBOX_DOMAINS", message: "must list at least one domain")
         }
-        guard let url = URL(string: publicURL), let scheme = url.scheme, ["http", "https"].contains(scheme),
-              url.host != nil
-        else {
-            throw ConfigurationError(key: "POSTERN_PUBLIC_URL", message: "must be an absolute http or https URL")
+        if let publicURL {
+            guard let url = URL(string: publicURL), let scheme = url.scheme, ["http", "https"].contains(scheme),
+                  url.host != nil
+            else {
+                throw ConfigurationError(
+                    key: "POSTERN_PUBLIC_URL",
+                    message: "must be an absolute http or https URL, or unset to follow the listen address")
+            }
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(
@@ -94,11 +99,6 @@ public struct PosternConfiguration: Sendable {
         for cidr in trustedProxies where IPNetwork(cidr) == nil {
             throw ConfigurationError(key: "POSTERN_TRUSTED_PROXIES", message: "\"\(cidr)\" is not a CIDR such as 10.0.0.0/8")
         }
-    }
-
-    /// `publicURL` without a trailing slash.
-    public var baseURL: String {
-        publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
     }
 }
 

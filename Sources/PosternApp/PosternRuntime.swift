@@ -1,3 +1,4 @@
+import SocketServer
 import ClientAddress
 import ComputePool
 import Foundation
@@ -21,6 +22,10 @@ public final class PosternRuntime: Sendable {
     public let keys: JWTKeySet
     /// The bounded pool for scrypt, Argon2 and RSA.
     public let pool: WorkerPool
+    /// The base URL and issuer every surface prints and mints with, fixed when the socket was bound.
+    public let identity: PublicIdentity
+    /// The listening socket, bound by `build` and served from `start()`.
+    private let listener: ListeningSocket
     private let server: HTTPServer
     private let ledger: ChallengeLedger
     private let keyStore: KeyStore
@@ -31,35 +36,44 @@ public final class PosternRuntime: Sendable {
 
     private init(
         configuration: PosternConfiguration, database: Database, keys: JWTKeySet, pool: WorkerPool,
-        server: HTTPServer, ledger: ChallengeLedger, keyStore: KeyStore, clock: @escaping @Sendable () -> Int64,
-        logger: Logger
+        identity: PublicIdentity, listener: ListeningSocket, server: HTTPServer, ledger: ChallengeLedger,
+        keyStore: KeyStore, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) {
         self.keyStore = keyStore
         self.configuration = configuration
         self.database = database
         self.keys = keys
         self.pool = pool
+        self.identity = identity
+        self.listener = listener
         self.server = server
         self.ledger = ledger
         self.clock = clock
         self.logger = logger
     }
 
-    /// Opens the data directory, applies pending migrations, loads or generates keys and wires every route.
+    /// Binds the listening socket, opens the data directory, applies pending migrations, loads or generates
+    /// keys and wires every route.
+    ///
+    /// The socket is bound first, so that the public URL and issuer can name the real port (with port 0
+    /// too) before the surfaces are built; connections wait in the backlog until ``start()``.
     /// - Parameters:
     ///   - configuration: a validated configuration.
     ///   - logger: the root logger; components log below it.
     ///   - clock: Unix seconds now; injected so tests can move time.
-    /// - Throws: configuration, storage, migration or key errors; nothing is served on failure.
+    /// - Throws: ``ListenError`` naming the address when it cannot be bound; configuration, storage,
+    ///   migration or key errors. Nothing is served on failure, and the socket is closed.
     public static func build(
         configuration: PosternConfiguration, logger: Logger,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) async throws -> PosternRuntime {
         try configuration.validate()
+        let listener = try ListenError.bind(host: configuration.host, port: configuration.port)
+        let identity = configuration.publicIdentity(listeningOn: listener.host, port: listener.port)
         try DataDirectory.prepare(configuration.dataDirectory)
         let database = try Database.open(
             path: DataDirectory.databasePath(configuration.dataDirectory), readerCount: 2, logger: logger)
-        let applied = try Migrator(directory: configuration.migrationsDirectory).migrate(database)
+        let applied = try Migrator.shipped.migrate(database)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
         let keyStore = try KeyStore.open(configuration: configuration, now: clock())
         let keys = keyStore.keySet()
@@ -71,11 +85,11 @@ public final class PosternRuntime: Sendable {
         var router = ContextRouter()
         CommonRoutes.register(
             into: &router, database: database, metrics: metrics, keys: keys,
-            openAPI: try CommonRoutes.loadOpenAPIDocument(), clock: clock,
+            openAPI: try OpenAPIDocument.serving(baseURL: identity.baseURL), clock: clock,
             openConnections: { connections.count() })
         let unmatched = try Surfaces.register(
-            into: &router, configuration: configuration, keys: keys, database: database, ledger: ledger,
-            pool: pool, clock: clock, logger: logger)
+            into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
+            ledger: ledger, pool: pool, clock: clock, logger: logger)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -88,13 +102,16 @@ public final class PosternRuntime: Sendable {
         let server = HTTPServer(configuration: serverConfiguration, responder: responder, logger: logger)
         connections.attach(server)
         return PosternRuntime(
-            configuration: configuration, database: database, keys: keys, pool: pool, server: server,
-            ledger: ledger, keyStore: keyStore, clock: clock, logger: logger)
+            configuration: configuration, database: database, keys: keys, pool: pool, identity: identity,
+            listener: listener, server: server, ledger: ledger, keyStore: keyStore, clock: clock, logger: logger)
     }
 
-    /// Binds and starts serving; returns the bound port (useful with port 0).
+    /// The bound address as `host:port` (`127.0.0.1:8080`, `[::1]:41234`), the real port included.
+    public var listenAddress: String { PublicIdentity.authority(host: listener.host, port: listener.port) }
+
+    /// Starts serving on the socket bound by `build`; returns its port (the real one with port 0).
     public func start() throws -> Int {
-        let port = try server.start()
+        let port = try server.start(on: listener)
         let schedule = ledger.startPurging(every: .seconds(60), now: clock)
         purge.withLock { $0 = schedule }
         keyReload.withLock { task in

@@ -1,5 +1,7 @@
+import EmbeddedResources
 import Foundation
 import HTTPServer
+import Storage
 
 /// Layout of the data directory: `postern.sqlite3` (and `keys/`, which `KeyStore` owns).
 enum DataDirectory {
@@ -11,6 +13,12 @@ enum DataDirectory {
 
     /// The SQLite database file.
     static func databasePath(_ directory: String) -> String { directory + "/postern.sqlite3" }
+}
+
+extension Migrator {
+    /// The migrator over the migrations compiled into this binary (`migrations/*.sql` when it was built):
+    /// `serve` and the operator commands read no migrations directory.
+    static var shipped: Migrator { Migrator(migrations: EmbeddedResources.migrations) }
 }
 
 /// Lets a route read the server's open-connection count although the server is built after the routes.

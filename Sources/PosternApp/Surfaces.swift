@@ -12,21 +12,24 @@ import Storage
 /// Builds the three API surfaces from the configuration and adds their routes.
 enum Surfaces {
     /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
+    /// - Parameter identity: the base URL and issuer every surface prints and mints with.
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret, the fetcher's TLS context).
     static func register(
-        into router: inout ContextRouter, configuration: PosternConfiguration, keys: JWTKeySet, database: Database,
-        ledger: ChallengeLedger, pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger
+        into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
+        keys: JWTKeySet, database: Database, ledger: ChallengeLedger, pool: WorkerPool,
+        clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> [PosternResponder.UnmatchedRenderer] {
         let agent = AgentAuthService(
-            configuration: agentConfiguration(configuration), keys: keys, database: database, ledger: ledger,
-            pool: pool, clock: clock, onUnexpectedError: reporter("agent", logger))
+            configuration: agentConfiguration(configuration, identity: identity), keys: keys, database: database,
+            ledger: ledger, pool: pool, clock: clock, onUnexpectedError: reporter("agent", logger))
         agent.register(into: &router)
 
         let mailbox = try mailboxService(
-            configuration, keys: keys, database: database, ledger: ledger, pool: pool, clock: clock, logger: logger)
+            configuration, issuer: identity.issuer, keys: keys, database: database, ledger: ledger, pool: pool,
+            clock: clock, logger: logger)
         mailbox.register(into: &router)
 
-        var remote = RemoteHashConfiguration(issuer: configuration.issuer, publicURL: configuration.baseURL)
+        var remote = RemoteHashConfiguration(issuer: identity.issuer, publicURL: identity.baseURL)
         remote.allowPrivate = configuration.remoteHashAllowPrivate
         remote.allowedHosts = configuration.remoteHashAllowedHosts
         remote.rateLimitsEnabled = configuration.rateLimits
@@ -41,21 +44,22 @@ enum Surfaces {
         ]
     }
 
-    static func agentConfiguration(_ c: PosternConfiguration) -> AgentAuthConfiguration {
+    static func agentConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> AgentAuthConfiguration {
         AgentAuthConfiguration(
-            publicURL: c.baseURL, issuer: c.issuer, powSalt: c.agentPowSalt, baseDifficulty: c.agentPowDifficulty,
+            publicURL: identity.baseURL, issuer: identity.issuer, powSalt: c.agentPowSalt,
+            baseDifficulty: c.agentPowDifficulty,
             maxDifficulty: c.agentPowMaxDifficulty, dynamicDifficulty: c.agentPowDynamic,
             inboxDomain: c.agentInboxDomain)
     }
 
     /// The mailbox surface; also used by `postern pro create|list`.
     static func mailboxService(
-        _ c: PosternConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger, pool: WorkerPool,
-        clock: @escaping @Sendable () -> Int64, logger: Logger
+        _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
+        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> MailboxService {
         try MailboxService(
             configuration: MailboxConfiguration(
-                issuer: c.issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
+                issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
                 proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits),
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
             onUnexpectedError: reporter("mailbox", logger))

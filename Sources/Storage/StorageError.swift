@@ -27,11 +27,11 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         public static let corrupt = Code("corrupt")
         /// The API was used wrongly (bad SQL shape, nested transaction, SQLITE_MISUSE / SQLITE_RANGE).
         public static let misuse = Code("misuse")
-        /// Something expected to exist does not (a migrations directory, a row).
+        /// Something expected to exist does not (a row).
         public static let notFound = Code("notFound")
-        /// An applied migration's file changed or disappeared: the server must not start.
+        /// An applied migration changed or is missing from this build: the server must not start.
         public static let migrationChanged = Code("migrationChanged")
-        /// The migrations directory is inconsistent (duplicate version, a new file older than applied ones).
+        /// The migrations are inconsistent (duplicate version, a new migration older than applied ones).
         public static let migrationInvalid = Code("migrationInvalid")
         /// Any other SQLite failure (syntax error, no such table, out of memory, ...).
         public static let sqlite = Code("sqlite")

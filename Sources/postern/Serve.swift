@@ -17,10 +17,12 @@ struct Serve: AsyncParsableCommand {
         // drain, never the default action that would kill requests in flight.
         let termination = TerminationSignal()
         let runtime = try await PosternRuntime.build(configuration: configuration, logger: logger)
-        let port = try runtime.start()
+        _ = try runtime.start()
         // Scripts and test suites read this line to learn the port when POSTERN_PORT=0.
         // Written unbuffered so that a pipe sees it at once.
-        FileHandle.standardOutput.write(Data("postern listening on http://\(configuration.host):\(port)\n".utf8))
+        FileHandle.standardOutput.write(Data("postern listening on http://\(runtime.listenAddress)\n".utf8))
+        logger.notice(
+            "serving", metadata: ["public_url": "\(runtime.identity.baseURL)", "issuer": "\(runtime.identity.issuer)"])
         await termination.wait()
         logger.notice("shutting down: finishing requests in flight")
         await runtime.shutdown()

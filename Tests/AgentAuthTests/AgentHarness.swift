@@ -1,5 +1,6 @@
 import AuthCrypto
 import ComputePool
+import EmbeddedResources
 import Foundation
 import HTTP1
 import JWT
@@ -38,10 +39,6 @@ enum TestKeys {
 /// An AgentAuthService over a fresh database in a temporary directory, driven through its router.
 struct AgentHarness {
     static let publicURL = "http://agents.test:8080"
-    /// `migrations/` at the package root.
-    static let migrations = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("migrations").path
 
     let directory: String
     /// Set when the harness made the directory; it is removed with the harness.
@@ -71,7 +68,7 @@ struct AgentHarness {
             self.directory = owned.path
         }
         database = try Database.open(path: self.directory + "/postern.sqlite3", logger: Logger(label: "test"))
-        _ = try Migrator(directory: Self.migrations).migrate(database)
+        _ = try Migrator(migrations: EmbeddedResources.migrations).migrate(database)
         self.clock = clock
         self.pool = pool ?? WorkerPool(threads: 2)
         let configuration = AgentAuthConfiguration(

@@ -1,6 +1,7 @@
 import AuthCrypto
 import ClientAddress
 import ComputePool
+import EmbeddedResources
 import Foundation
 import HTTP1
 import JWT
@@ -30,8 +31,6 @@ struct TestResponse {
 /// A MailboxService over a fresh, migrated database in a temporary directory, with cheap Argon2, a low
 /// PoW difficulty and rate limits off unless a test turns them on. Requests go through the router.
 final class MailboxHarness: Sendable {
-    static let migrations = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("migrations").path
     static let difficulty = 6
 
     let directory: String
@@ -56,7 +55,7 @@ final class MailboxHarness: Sendable {
         directory = NSTemporaryDirectory() + "mailbox-tests-" + SecureRandom.hex(byteCount: 8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         database = try Database.open(path: directory + "/postern.sqlite3", logger: Logger(label: "mailbox-tests"))
-        try Migrator(directory: Self.migrations).migrate(database)
+        try Migrator(migrations: EmbeddedResources.migrations).migrate(database)
         let clock = TestClock(1_750_000_000)
         self.clock = clock
         self.pool = pool

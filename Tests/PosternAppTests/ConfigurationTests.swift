@@ -30,16 +30,31 @@ struct ConfigurationTests {
         #expect(c.dataDirectory == "./data")
     }
 
-    @Test("the shipped config file parses and sets an issuer")
+    @Test("the shipped config file parses and leaves the public URL and issuer to follow the listener")
     func shippedFile() async throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config/postern.env").path
         let c = try await ConfigurationLoader.load(configPath: path, environment: [:])
-        #expect(!c.issuer.isEmpty)
+        #expect(c.publicURL == nil)
+        #expect(c.issuer == nil)
+        #expect(
+            c.publicIdentity(listeningOn: c.host, port: c.port)
+                == PublicIdentity(baseURL: "http://127.0.0.1:8080", issuer: "http://127.0.0.1:8080"))
         #expect(c.port == 8080)
         #expect(c.agentPowDynamic)
         #expect(c.mailboxDomains == ["mail.localhost"])
         #expect(c.rateLimits)
+    }
+
+    @Test("a missing default config file is no error: every key has its default, the issuer follows the URL")
+    func missingDefaultFile() async throws {
+        let c = try await ConfigurationLoader.load(
+            environment: ["POSTERN_PORT": "9090"], defaultPath: "/nonexistent/config/postern.env")
+        #expect(c.port == 9090)
+        #expect(c.host == "127.0.0.1")
+        #expect(c.dataDirectory == "./data")
+        #expect(c.issuer == nil)
+        #expect(c.publicIdentity(listeningOn: c.host, port: c.port).issuer == "http://127.0.0.1:9090")
     }
 
     @Test("an empty JWT_ISSUER refuses to start, naming the key")
@@ -64,11 +79,16 @@ struct ConfigurationTests {
         #expect(error?.key == key)
     }
 
-    @Test("an explicit config file that does not exist is an error")
+    @Test("an explicit config file that does not exist is an error, from --config or POSTERN_CONFIG")
     func missingExplicitFile() async throws {
-        await #expect(throws: ConfigurationError.self) {
+        let flag = await #expect(throws: ConfigurationError.self) {
             try await ConfigurationLoader.load(configPath: "/nonexistent/postern.env", environment: [:])
         }
+        #expect(flag?.key == "POSTERN_CONFIG")
+        let environment = await #expect(throws: ConfigurationError.self) {
+            try await ConfigurationLoader.load(environment: ["POSTERN_CONFIG": "/nonexistent/postern.env"])
+        }
+        #expect(environment?.key == "POSTERN_CONFIG")
     }
 
     @Test("on/off switches, lists and PEM newlines")

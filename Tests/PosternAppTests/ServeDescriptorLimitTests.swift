@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 /// `postern serve` started under `ulimit -n 256` and offered 300 connections at once: while it has no
@@ -95,55 +94,32 @@ struct ServeDescriptorLimitTests {
 
 /// The built `postern serve` started through `sh -c 'ulimit -n N; exec ...'` (the same process id).
 private final class LimitedServer {
-    let process = Process()
-    let port: Int
-    private let pipe = Pipe()
-    private let text = OutputText()
+    private let child: ServeChild
 
     init(dataDirectory: String, openFileLimit: Int) throws {
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [
-            "-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", ServeProcessTests.executable.path,
-            "serve", "--config", ServeProcessTests.repository.appendingPathComponent("config/postern.env").path,
-            "--port", "0", "--data-dir", dataDirectory,
-        ]
         var environment = ProcessInfo.processInfo.environment
-        environment["POSTERN_MIGRATIONS_DIR"] = ServeProcessTests.repository.appendingPathComponent("migrations").path
         environment["POSTERN_LOG_LEVEL"] = "notice"
-        process.environment = environment
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        // Drain the output all along: a server blocked on a full pipe would look like a hung one.
-        let text = self.text
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            text.state.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-        }
-        var found: Int?
-        let deadline = Date().addingTimeInterval(20)
-        while found == nil, Date() < deadline, process.isRunning {
-            found = text.state.withLock { text in
-                text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression).flatMap {
-                    Int(text[$0].split(separator: ":").last ?? "")
-                }
-            }
-            if found == nil { Thread.sleep(forTimeInterval: 0.05) }
-        }
-        guard let found else {
-            process.terminate()
-            throw LimitedServerError.noPort(text.state.withLock { $0 })
-        }
-        port = found
+        child = try ServeChild(
+            executable: URL(fileURLWithPath: "/bin/sh"),
+            arguments: [
+                "-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", ServeProcessTests.executable.path,
+                "serve", "--config", ServeProcessTests.repository.appendingPathComponent("config/postern.env").path,
+                "--port", "0", "--data-dir", dataDirectory,
+            ],
+            environment: environment)
     }
 
-    var isRunning: Bool { process.isRunning }
+    var port: Int { child.port }
 
-    func output() -> String { text.state.withLock { String($0.suffix(2000)) } }
+    var isRunning: Bool { child.isRunning }
+
+    func output() -> String { child.output() }
 
     /// The soft open-files limit the process runs with, from /proc/PID/limits.
     func openFileLimit() -> Int? {
-        guard let limits = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8),
+        guard
+            let limits = try? String(
+                contentsOfFile: "/proc/\(child.process.processIdentifier)/limits", encoding: .utf8),
             let line = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") })
         else { return nil }
         return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
@@ -151,7 +127,7 @@ private final class LimitedServer {
 
     /// utime + stime in clock ticks, fields 14 and 15 of /proc/PID/stat.
     func cpuTicks() throws -> Int {
-        let stat = try String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)
+        let stat = try String(contentsOfFile: "/proc/\(child.process.processIdentifier)/stat", encoding: .utf8)
         guard let close = stat.lastIndex(of: ")") else { throw LimitedServerError.stat(stat) }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else {
@@ -161,28 +137,12 @@ private final class LimitedServer {
     }
 
     /// SIGTERM and the exit status.
-    func stop() -> Int32 {
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
+    func stop() -> Int32 { child.stop() }
 
-    func terminate() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        pipe.fileHandleForReading.readabilityHandler = nil
-    }
-}
-
-/// The server's output so far, appended from the pipe's handler thread.
-private final class OutputText: Sendable {
-    let state = Mutex("")
+    func terminate() { child.terminate() }
 }
 
 private enum LimitedServerError: Error {
-    case noPort(String)
     case stat(String)
 }
 

@@ -21,7 +21,6 @@ struct ServeProcessTests {
             "--data-dir", dataDirectory,
         ]
         var environment = ProcessInfo.processInfo.environment
-        environment["POSTERN_MIGRATIONS_DIR"] = Self.repository.appendingPathComponent("migrations").path
         environment["POSTERN_LOG_LEVEL"] = "notice"
         process.environment = environment
         let output = Pipe()

@@ -8,11 +8,6 @@ struct TestServer {
     let port: Int
     let dataDirectory: String
 
-    /// The repository's `migrations/` directory, found from this file's path.
-    static let migrationsDirectory: String = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("migrations").path
-
     /// A configuration for tests: port 0, a fresh data directory, fast proofs, no rate limits.
     static func configuration(dataDirectory: String? = nil) -> PosternConfiguration {
         var c = PosternConfiguration()
@@ -21,7 +16,6 @@ struct TestServer {
             .appendingPathComponent("postern-test-\(UUID().uuidString)").path
         c.issuer = "http://postern.test"
         c.publicURL = "http://postern.test"
-        c.migrationsDirectory = migrationsDirectory
         c.agentPowDifficulty = 2
         c.agentPowDynamic = false
         c.mailboxPowDifficulty = 4

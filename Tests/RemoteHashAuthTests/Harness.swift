@@ -1,5 +1,6 @@
 import AuthCrypto
 import ComputePool
+import EmbeddedResources
 import Fetch
 import Foundation
 import HTTP1
@@ -11,13 +12,6 @@ import ServerKit
 import Storage
 
 @testable import RemoteHashAuth
-
-/// The repository's `migrations/` directory, found from this file's path.
-let repositoryMigrations: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.appendingPathComponent("migrations").path
-}()
 
 /// One RSA key for the whole test run: a fixed throwaway test key (made with `openssl genpkey`), so that
 /// no test blocks the cooperative threads for seconds generating one.
@@ -86,7 +80,7 @@ final class Harness {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         database = try Database.open(
             path: directory + "/postern.sqlite", readerCount: 2, logger: Logger(label: "remote.tests"))
-        _ = try Migrator(directory: repositoryMigrations).migrate(database)
+        _ = try Migrator(migrations: EmbeddedResources.migrations).migrate(database)
         var configuration = RemoteHashConfiguration(issuer: "https://postern.test", publicURL: "http://localhost:8080")
         configuration.allowPrivate = true
         configuration.rateLimitsEnabled = false

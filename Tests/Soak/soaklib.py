@@ -150,8 +150,7 @@ class Server:
         return os.path.join(self.data_dir, "postern.sqlite3")
 
     def _environment(self):
-        env = dict(os.environ, POSTERN_HOST="127.0.0.1", POSTERN_MIGRATIONS_DIR=os.path.join(REPO, "migrations"),
-                   POSTERN_LOG_LEVEL="notice")
+        env = dict(os.environ, POSTERN_HOST="127.0.0.1", POSTERN_LOG_LEVEL="notice")
         env.update(self.env)
         return env
 

@@ -1,3 +1,4 @@
+import EmbeddedResources
 import Foundation
 import Logging
 
@@ -25,17 +26,10 @@ func openDatabase(_ directory: String, name: String = "postern.sqlite") throws -
     try Database.open(path: directory + "/" + name, readerCount: 2, logger: testLogger)
 }
 
-/// The repository's `migrations/` directory, found from this file's path.
-let repositoryMigrations: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.appendingPathComponent("migrations").path
-}()
-
-/// Opens a database in `directory` with the repository migrations applied.
+/// Opens a database in `directory` with the migrations the server ships applied.
 func openMigratedDatabase(_ directory: String, name: String = "postern.sqlite") throws -> Database {
     let database = try openDatabase(directory, name: name)
-    try Migrator(directory: repositoryMigrations).migrate(database)
+    try Migrator(migrations: EmbeddedResources.migrations).migrate(database)
     return database
 }
 

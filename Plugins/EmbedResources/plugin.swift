@@ -1,0 +1,44 @@
+import Foundation
+import PackagePlugin
+
+/// Compiles the files a running Postern needs into the target it is applied to, so that the `postern`
+/// binary runs from any directory with nothing beside it.
+///
+/// Embeds every `migrations/*.sql` at the package root (the migrations stay the source of truth there)
+/// and every file of the target's own directory that is not Swift source (the OpenAPI document), through
+/// the `EmbedResourcesTool` executable, into a generated `EmbeddedFiles.swift`.
+///
+/// SwiftPM runs a build-tool plugin when it plans a build, and it plans again only when Package.swift or
+/// the files of a target directory change. The target therefore holds `migrations`, a link to the
+/// package's `migrations/` (excluded from its sources): adding, removing or renaming a migration re-plans,
+/// so a new migration is embedded by the next build without touching Package.swift; editing one reruns
+/// the command, whose inputs are the files themselves.
+@main
+struct EmbedResources: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
+        guard let target = target as? SourceModuleTarget else { return [] }
+        let migrations = try files(in: context.package.directoryURL.appending(path: "migrations")) {
+            $0.pathExtension == "sql"
+        }
+        let resources = try files(in: target.directoryURL) { $0.pathExtension != "swift" }
+        let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedFiles.swift")
+        return [
+            .buildCommand(
+                displayName: "Embedding \(migrations.count) migrations and \(resources.count) resources",
+                executable: try context.tool(named: "EmbedResourcesTool").url,
+                arguments: [output.path, "--migrations"] + migrations.map(\.path) + ["--resources"]
+                    + resources.map(\.path),
+                inputFiles: migrations + resources,
+                outputFiles: [output])
+        ]
+    }
+
+    /// The regular files directly in `directory` that `include` accepts, sorted by name.
+    private func files(in directory: URL, where include: (URL) -> Bool) throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(
+            at: directory, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]
+        )
+        .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true && include($0) }
+        .sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
+}

@@ -1,0 +1,31 @@
+import Storage
+
+/// The files a running Postern needs, compiled into the binary at build time by the `EmbedResources`
+/// plugin, so that `postern` runs from any directory with nothing beside it.
+///
+/// The files in the repository stay the source: `migrations/*.sql` at the package root and
+/// `Sources/EmbeddedResources/openapi.json`. A test compares every embedded file with its source byte for byte.
+public enum EmbeddedResources {
+    /// Every `migrations/*.sql` file as built, by file name, whatever its name.
+    public static let migrationFiles: [EmbeddedFile] = EmbeddedFiles.migrations
+
+    /// The schema migrations this build applies: the files among ``migrationFiles`` named
+    /// `<digits>_<name>.sql` (others are skipped, as they always were).
+    public static let migrations: [Migration] = migrationFiles.compactMap {
+        Migration(fileNamed: $0.name, sql: $0.text)
+    }
+
+    /// The OpenAPI 3.1 document (`openapi.json`) as written in the repository.
+    public static let openAPIDocument: EmbeddedFile = EmbeddedFiles.openapiJSON
+}
+
+/// One file compiled into the binary.
+public struct EmbeddedFile: Sendable {
+    /// The file's name, without its directory.
+    public let name: String
+    /// The file's content (embedded files are UTF-8).
+    public let text: String
+
+    /// The file's bytes, exactly as in the repository.
+    public var bytes: [UInt8] { Array(text.utf8) }
+}

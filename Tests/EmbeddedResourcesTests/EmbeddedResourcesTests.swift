@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+import EmbeddedResources
+@testable import Storage
+
+/// The files compiled into the binary are the files in the repository, so they can never drift apart.
+@Suite("Embedded resources")
+struct EmbeddedResourcesTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `.sql` files of `migrations/`, by name, with their bytes.
+    private func repositoryMigrationFiles() throws -> [(name: String, bytes: [UInt8])] {
+        let directory = Self.repository.appendingPathComponent("migrations")
+        return try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".sql") }
+            .sorted()
+            .map { name in (name, [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))) }
+    }
+
+    @Test("the embedded migrations are the files in migrations/, names and bytes")
+    func migrationsMatchFiles() throws {
+        let files = try repositoryMigrationFiles()
+        #expect(!files.isEmpty)
+        #expect(EmbeddedResources.migrationFiles.map(\.name) == files.map(\.name))
+        for (embedded, file) in zip(EmbeddedResources.migrationFiles, files) {
+            #expect(embedded.bytes == file.bytes, "\(file.name) differs from its embedded copy")
+        }
+    }
+
+    @Test("every migration file is a migration, and its checksum is the SHA-256 of the file")
+    func migrationsParse() throws {
+        let files = try repositoryMigrationFiles()
+        #expect(EmbeddedResources.migrations.map(\.name) == files.map(\.name))
+        for (migration, file) in zip(EmbeddedResources.migrations, files) {
+            #expect(migration.checksum == MigrationChecksum.sha256Hex(file.bytes))
+        }
+    }
+
+    @Test("the embedded OpenAPI document is openapi.json, byte for byte")
+    func openAPIMatchesFile() throws {
+        let file = Self.repository.appendingPathComponent("Sources/EmbeddedResources/openapi.json")
+        #expect(EmbeddedResources.openAPIDocument.name == "openapi.json")
+        #expect(EmbeddedResources.openAPIDocument.bytes == [UInt8](try Data(contentsOf: file)))
+    }
+}
