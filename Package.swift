@@ -133,7 +133,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
-            "PosternApp", "HTTP1", "SocketServer", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
+            "PosternApp", "HTTP1", "SocketServer", "HTTPServer", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
         ]),
     ]
 )

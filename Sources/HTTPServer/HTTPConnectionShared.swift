@@ -20,26 +20,54 @@ public final class HTTPConnectionShared: Sendable {
     }
 }
 
-/// What the connections of one event loop share: the cached `Date` header and the request-id counter.
+/// What the connections of one event loop share: the cached `Date` header and log timestamp, the
+/// request-id counter, and where access-log lines are gathered.
 ///
 /// Not `Sendable`: one instance per loop, used only on that loop.
 public final class HTTPLoopState {
     private let index: Int
     private let prefix: [UInt8]
     private let wallClock: () -> Int
+    private let accessLog: (any LineGatherer)?
+    private let accessLogLabel: String
     private var dateSecond: Int = -1
     private var dateBytes: [UInt8] = []
+    private var timestampSecond: Int = -1
+    private var timestampBytes: [UInt8] = []
     private var requestCounter: UInt64 = 0
 
     /// Creates the state of loop `index`.
     /// - Parameters:
     ///   - index: the loop's index, part of every request id it makes.
     ///   - prefix: per-process random hex digits that start every generated request id.
-    ///   - wallClock: Unix seconds now, for the `Date` header.
-    public init(index: Int, prefix: [UInt8], wallClock: @escaping () -> Int) {
+    ///   - wallClock: Unix seconds now, for the `Date` header and log timestamps.
+    ///   - accessLog: where access-log lines go (the loop itself); nil or not gathering: none are made.
+    ///   - accessLogLabel: the logger label the lines carry.
+    public init(
+        index: Int, prefix: [UInt8], wallClock: @escaping () -> Int, accessLog: (any LineGatherer)? = nil,
+        accessLogLabel: String = "postern"
+    ) {
         self.index = index
         self.prefix = prefix
         self.wallClock = wallClock
+        self.accessLog = accessLog?.gathersLines == true ? accessLog : nil
+        self.accessLogLabel = accessLogLabel
+    }
+
+    /// Whether answered requests are logged.
+    public var logsAccess: Bool { accessLog != nil }
+
+    /// Gathers the access-log line of an answered request.
+    public func logAccess(_ entry: HTTPAccessLog.Entry) {
+        guard let accessLog else { return }
+        let second = wallClock()
+        if second != timestampSecond {
+            timestampSecond = second
+            timestampBytes = HTTPAccessLog.timestamp(unixSeconds: second)
+        }
+        let timestamp = timestampBytes
+        let label = accessLogLabel
+        accessLog.appendLine { HTTPAccessLog.append(entry, timestamp: timestamp, label: label, into: &$0) }
     }
 
     /// The `Date` header bytes, formatted at most once per second.

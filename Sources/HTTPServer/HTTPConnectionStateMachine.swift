@@ -65,6 +65,10 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         let version: HTTPVersion
         let keepAlive: Bool
         let requestID: String
+        /// The route's name in the access log; nil for bytes the server queues itself.
+        let routeName: String?
+        /// When the request was handed to the responder.
+        let startedAt: UInt64
         var bytes: [UInt8]?
         var closeAfter: Bool
     }
@@ -223,7 +227,8 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                 slots.append(
                     Slot(
                         sequence: sequence, method: request.method, version: request.version, keepAlive: keepAlive,
-                        requestID: request.requestID, bytes: nil, closeAfter: !keepAlive))
+                        requestID: request.requestID, routeName: route.logName, startedAt: now, bytes: nil,
+                        closeAfter: !keepAlive))
                 timeouts.enter(.handling, now: now)
                 actions.append(.perform(Job(sequence: sequence, request: request, route: route)))
             }
@@ -247,7 +252,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         slots.append(
             Slot(
                 sequence: sequence, method: .GET, version: .http1_1, keepAlive: !closeAfter, requestID: "",
-                bytes: bytes, closeAfter: closeAfter))
+                routeName: nil, startedAt: 0, bytes: bytes, closeAfter: closeAfter))
         moveReadyResponses()
     }
 
@@ -257,6 +262,12 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         guard let index = slots.firstIndex(where: { $0.sequence == completion.sequence }), slots[index].bytes == nil
         else { return }
         let slot = slots[index]
+        if let routeName = slot.routeName, loopState.logsAccess {
+            loopState.logAccess(
+                HTTPAccessLog.Entry(
+                    method: slot.method, route: routeName, status: completion.response.status.code,
+                    durationNanoseconds: now >= slot.startedAt ? now - slot.startedAt : 0, requestID: slot.requestID))
+        }
         var keepAlive = slot.keepAlive
         if shuttingDown && index == slots.count - 1 && !parser.hasPartialMessage { keepAlive = false }
         if !keepAlive {

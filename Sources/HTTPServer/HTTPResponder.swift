@@ -6,11 +6,14 @@ public struct HTTPRoute: Sendable {
     public var bodyLimit: Int?
     /// The responder's own result (a matched handler and its parameters, or why none matched).
     public var match: any Sendable
+    /// What the access log calls the route: its template (`/api/accounts/{id}`), never the path.
+    public var logName: String
 
-    /// Pairs a responder's match with the body limit it implies.
-    public init(bodyLimit: Int?, match: any Sendable) {
+    /// Pairs a responder's match with the body limit it implies and its name in the access log.
+    public init(bodyLimit: Int?, match: any Sendable, logName: String = "unmatched") {
         self.bodyLimit = bodyLimit
         self.match = match
+        self.logName = logName
     }
 }
 

@@ -35,7 +35,7 @@ public final class HTTPServer: Sendable {
         // Loops fail only when out of descriptors at start-up; then nothing can be served and `start()` says so.
         let group = try? EventLoopGroup(
             count: configuration.eventQueueCount, clock: configuration.clock,
-            pollInterval: HTTPServer.pollInterval(configuration))
+            pollInterval: HTTPServer.pollInterval(configuration), lineSink: configuration.accessLog)
         self.init(configuration: configuration, responder: responder, group: group, ownsGroup: true, logger: logger)
     }
 
@@ -59,7 +59,7 @@ public final class HTTPServer: Sendable {
             streamConfiguration.shutdownGracePeriod = configuration.shutdownGracePeriod
             let service = HTTPService(
                 shared: HTTPConnectionShared(configuration: configuration, responder: responder),
-                loopCount: group.loops.count)
+                group: group)
             server = StreamServer(configuration: streamConfiguration, service: service, group: group, logger: logger)
         } else {
             server = nil

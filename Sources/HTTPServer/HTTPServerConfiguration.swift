@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import SocketServer
 
 /// How an `HTTPServer` listens and how long it waits for clients.
 public struct HTTPServerConfiguration: Sendable {
@@ -29,6 +30,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxPipelinedRequests: Int = 16
     /// The parser limits.
     public var limits: HTTPParserLimits = HTTPParserLimits()
+    /// Where the access log goes (one line per answered request, gathered per loop and written once
+    /// per loop turn); nil for none. Default nil.
+    public var accessLog: (any LineSink)?
+    /// The label access-log lines carry, as a `Logger` label would. Default `postern`.
+    public var accessLogLabel: String = "postern"
     /// The `Server` header value. Default `Postern`.
     public var serverName: String = "Postern"
     /// The listen backlog; the kernel caps it at `net.core.somaxconn`. Default 4096.

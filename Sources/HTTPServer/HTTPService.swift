@@ -15,18 +15,20 @@ public struct HTTPService: StreamService {
     /// the loop whose index it has.
     private final class LoopStates: @unchecked Sendable {
         let states: [HTTPLoopState]
-        init(count: Int) {
+        init(loops: [EventLoop], label: String) {
             let prefix = HTTPLoopState.randomPrefix()
-            states = (0..<count).map {
-                HTTPLoopState(index: $0, prefix: prefix, wallClock: { Int(time(nil)) })
+            states = loops.map {
+                HTTPLoopState(
+                    index: $0.index, prefix: prefix, wallClock: { Int(time(nil)) }, accessLog: $0,
+                    accessLogLabel: label)
             }
         }
     }
 
-    /// Creates the service for a group of `loopCount` loops.
-    public init(shared: HTTPConnectionShared, loopCount: Int) {
+    /// Creates the service for the loops of `group`; each loop gathers its access-log lines.
+    public init(shared: HTTPConnectionShared, group: EventLoopGroup) {
         self.shared = shared
-        loopStates = LoopStates(count: loopCount)
+        loopStates = LoopStates(loops: group.loops, label: shared.configuration.accessLogLabel)
     }
 
     public func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {

@@ -38,9 +38,9 @@ extension HTTPRoute {
     @inlinable
     public init<Handler: Sendable>(routerMatch match: RouteMatch<Handler>) {
         if case .found(let route, _) = match {
-            self.init(bodyLimit: route.bodyLimit, match: match)
+            self.init(bodyLimit: route.bodyLimit, match: match, logName: route.template)
         } else {
-            self.init(bodyLimit: nil, match: match)
+            self.init(bodyLimit: nil, match: match, logName: "unmatched")
         }
     }
 

@@ -79,21 +79,7 @@ final class PosternResponder: HTTPResponder {
         let elapsed = Duration.nanoseconds(clock.now - start)
         metrics.recordRequest(route: route, method: request.method.rawValue, status: response.status.code,
                               duration: elapsed)
-        // Only what identifies the request: never headers, bodies or tokens.
-        logger.info(
-            "request",
-            metadata: [
-                "method": "\(request.method.rawValue)", "route": "\(route)",
-                "status": "\(response.status.code)", "duration_ms": "\(Self.milliseconds(elapsed))",
-                "request_id": "\(request.requestID)",
-            ])
+        // The access-log line is written by the HTTP server (HTTPAccessLog), gathered per event loop.
         return response
-    }
-
-    private static func milliseconds(_ duration: Duration) -> String {
-        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
-        let whole = micros / 1000
-        let fraction = micros % 1000
-        return "\(whole).\(String(fraction + 1000).dropFirst())"
     }
 }

@@ -63,9 +63,12 @@ public final class PosternRuntime: Sendable {
     ///   - clock: Unix seconds now; injected so tests can move time.
     /// - Throws: ``ListenError`` naming the address when it cannot be bound; configuration, storage,
     ///   migration or key errors. Nothing is served on failure, and the socket is closed.
+    ///   - accessLog: where the access log goes when `logger` logs at `info` or below; standard error
+    ///     by default. Injected so tests can read it.
     public static func build(
         configuration: PosternConfiguration, logger: Logger,
-        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+        accessLog: any LineSink = FileDescriptorSink()
     ) async throws -> PosternRuntime {
         try configuration.validate()
         let listener = try ListenError.bind(host: configuration.host, port: configuration.port)
@@ -99,6 +102,9 @@ public final class PosternRuntime: Sendable {
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port
         serverConfiguration.maxConnections = configuration.maxConnections
+        // One line per request at `info`, as the log level promises; none at `notice` and above.
+        serverConfiguration.accessLog = logger.logLevel <= .info ? accessLog : nil
+        serverConfiguration.accessLogLabel = logger.label
         let server = HTTPServer(configuration: serverConfiguration, responder: responder, logger: logger)
         connections.attach(server)
         return PosternRuntime(

@@ -31,15 +31,22 @@ public final class EventLoop: @unchecked Sendable {
     /// Shared by every read on this loop; only one read runs at a time.
     let readBuffer: UnsafeMutableRawBufferPointer
     private let pollInterval: Int32
+    /// Where `appendLine` output goes; nil when nothing is gathered.
+    private let lineSink: (any LineSink)?
+    /// Lines gathered since the last flush; written when the turn ends (or when full).
+    private var lines: [UInt8] = []
     private var registrants: [Int32: any LoopRegistrant] = [:]
     private var timers = TimerHeap()
     private let started = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(index: Int, clock: @escaping @Sendable () -> UInt64, pollInterval: Duration) throws {
+    init(
+        index: Int, clock: @escaping @Sendable () -> UInt64, pollInterval: Duration, lineSink: (any LineSink)?
+    ) throws {
         self.index = index
         self.clock = clock
+        self.lineSink = lineSink
         epoll = try Epoll()
         let milliseconds = pollInterval.components.seconds * 1000
             + pollInterval.components.attoseconds / 1_000_000_000_000_000
@@ -60,7 +67,34 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `body` on this loop, after what is already queued.
     public func execute(_ body: @escaping @Sendable () -> Void) {
-        queue.async(execute: body)
+        queue.async {
+            body()
+            self.flushLines()
+        }
+    }
+
+    // MARK: - Gathered lines (on the loop)
+
+    /// Whether `appendLine` keeps what it is given (a sink is configured).
+    public var gathersLines: Bool { lineSink != nil }
+
+    /// Most bytes gathered before a flush even within a turn.
+    static var lineBufferLimit: Int { 64 * 1024 }
+
+    /// Lets `body` append complete lines to the loop's buffer, which is written with one call to the
+    /// sink when the current turn ends, so a busy loop writes many lines per system call and no line
+    /// waits longer than one turn. Call on the loop; nothing is kept without a sink.
+    public func appendLine(_ body: (inout [UInt8]) -> Void) {
+        guard lineSink != nil else { return }
+        body(&lines)
+        if lines.count >= Self.lineBufferLimit { flushLines() }
+    }
+
+    /// Writes the gathered lines. On the loop.
+    func flushLines() {
+        guard let lineSink, !lines.isEmpty else { return }
+        lines.withUnsafeBytes { lineSink.write($0) }
+        lines.removeAll(keepingCapacity: lines.capacity <= Self.lineBufferLimit * 2)
     }
 
     /// Descriptors registered right now (connections and listeners).
@@ -80,6 +114,7 @@ public final class EventLoop: @unchecked Sendable {
         guard started.load(ordering: .relaxed), !stopped.exchange(true, ordering: .relaxed) else { return }
         epoll.wake()
         finished.wait()
+        queue.sync { flushLines() }
     }
 
     private func run() {
@@ -112,6 +147,7 @@ public final class EventLoop: @unchecked Sendable {
             }
         }
         runDueTimers()
+        flushLines()
     }
 
     // MARK: - Registration and timers (on the loop)

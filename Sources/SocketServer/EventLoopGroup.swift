@@ -17,13 +17,16 @@ public final class EventLoopGroup: Sendable {
     ///   - clock: the monotonic clock in nanoseconds for every deadline; injected so tests can drive it.
     ///   - pollInterval: the longest epoll wait, so deadlines of an injected clock, and timers armed
     ///     from other threads, are noticed within it. Default 500 ms.
+    ///   - lineSink: where lines gathered with `EventLoop.appendLine` go (the access log); nil keeps none.
     /// - Throws: `SystemCallError` when an epoll set cannot be created (out of descriptors).
     public init(
         count: Int = ProcessInfo.processInfo.activeProcessorCount,
         clock: @escaping @Sendable () -> UInt64 = EventLoopGroup.monotonicNanoseconds,
-        pollInterval: Duration = .milliseconds(500)
+        pollInterval: Duration = .milliseconds(500), lineSink: (any LineSink)? = nil
     ) throws {
-        loops = try (0..<max(1, count)).map { try EventLoop(index: $0, clock: clock, pollInterval: pollInterval) }
+        loops = try (0..<max(1, count)).map {
+            try EventLoop(index: $0, clock: clock, pollInterval: pollInterval, lineSink: lineSink)
+        }
     }
 
     /// Starts every loop's thread; later calls do nothing.

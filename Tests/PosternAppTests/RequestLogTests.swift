@@ -1,15 +1,18 @@
 import Foundation
+import HTTPServer
 import Logging
+import SocketServer
 import Synchronization
 import Testing
 @testable import PosternApp
 
 @Suite("Request log lines")
 struct RequestLogTests {
-    final class Capture: Sendable {
+    final class Capture: LineSink {
         let lines = Mutex<[String]>([])
         var text: String { lines.withLock { $0.joined() } }
         func append(_ bytes: [UInt8]) { lines.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } }
+        func write(_ bytes: UnsafeRawBufferPointer) { append(Array(bytes)) }
     }
 
     @Test("a line has the UTC time, level, label, message and sorted metadata")
@@ -23,11 +26,31 @@ struct RequestLogTests {
                            options: .regularExpression) != nil, "\(line)")
     }
 
+    @Test("the access log writes the line LineLogHandler would write for the same request")
+    func accessLogMatchesLineLog() {
+        let capture = Capture()
+        let logger = Logger(label: "postern") { LineLogHandler(label: $0, level: .info, write: capture.append) }
+        logger.info(
+            "request",
+            metadata: [
+                "method": "POST", "route": "/api/v1/challenge", "status": "201", "duration_ms": "12.034",
+                "request_id": "abc-1",
+            ])
+        var line: [UInt8] = []
+        let entry = HTTPAccessLog.Entry(
+            method: .POST, route: "/api/v1/challenge", status: 201, durationNanoseconds: 12_034_999, requestID: "abc-1")
+        HTTPAccessLog.append(
+            entry, timestamp: HTTPAccessLog.timestamp(unixSeconds: Int(time(nil))), label: "postern", into: &line)
+        // Same second unless the clock ticked between the two: compare without the timestamp.
+        #expect(String(decoding: line, as: UTF8.self).dropFirst(20) == capture.text.dropFirst(20))
+        #expect(HTTPAccessLog.timestamp(unixSeconds: 1_763_800_000) == Array("2025-11-22T08:26:40Z".utf8))
+    }
+
     @Test("one line per request with route template, status and request id; no token, key or password")
     func noSecrets() async throws {
         let capture = Capture()
         let logger = Logger(label: "postern") { LineLogHandler(label: $0, level: .info, write: capture.append) }
-        let server = try await TestServer.start(logger: logger)
+        let server = try await TestServer.start(logger: logger, accessLog: capture)
         defer { Task { await server.stop() } }
         let client = try server.client()
         let challenge = try await client.request("POST", "/api/v1/challenge")
@@ -37,6 +60,10 @@ struct RequestLogTests {
             headers: [("Authorization", "Bearer \(jwt)")])
         _ = try await client.json("POST", "/api/token", ["address": "a@mail.localhost", "password": "hunter2-secret"])
         _ = try await client.request("GET", "/api/accounts/abc", headers: [("Authorization", "Bearer tm_pro_abcdef")])
+        // Lines are written when the loop's turn ends, just after the responses: wait for the fourth.
+        for _ in 0..<200 where capture.text.split(separator: "\n").filter({ $0.contains(" request ") }).count < 4 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let log = capture.text
         #expect(log.contains("route=/api/v1/challenge"))
         #expect(log.contains("route=/api/accounts/{id}"))

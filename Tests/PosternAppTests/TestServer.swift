@@ -1,4 +1,5 @@
 import Foundation
+import SocketServer
 import Logging
 @testable import PosternApp
 
@@ -28,7 +29,7 @@ struct TestServer {
     static func start(
         _ adjust: (inout PosternConfiguration) -> Void = { _ in },
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
-        logger: Logger? = nil
+        logger: Logger? = nil, accessLog: (any LineSink)? = nil
     ) async throws -> TestServer {
         var configuration = configuration()
         adjust(&configuration)
@@ -37,7 +38,8 @@ struct TestServer {
             quiet.logLevel = .warning
             return quiet
         }()
-        let runtime = try await PosternRuntime.build(configuration: configuration, logger: logger, clock: clock)
+        let runtime = try await PosternRuntime.build(
+            configuration: configuration, logger: logger, clock: clock, accessLog: accessLog ?? FileDescriptorSink())
         let port = try runtime.start()
         return TestServer(runtime: runtime, port: port, dataDirectory: configuration.dataDirectory)
     }

@@ -1,0 +1,109 @@
+import Glibc
+import HTTP1
+
+/// One access-log line per answered request, formatted straight into a byte buffer: no `Logger` call,
+/// no metadata dictionary, no string interpolation. The line is the one `LineLogHandler` writes for
+/// an `info` event `request` with sorted metadata, so log readers see no difference:
+///
+/// `2026-11-22T08:24:33Z info postern: request duration_ms=0.396 method=POST request_id=5c1e0a2f route=/api/v1/challenge status=200`
+///
+/// Only what identifies the request goes in: never headers, bodies, query strings or tokens (the
+/// route is the template, `/api/accounts/{id}`, not the path).
+public enum HTTPAccessLog {
+    /// What one line says.
+    public struct Entry {
+        /// The request method.
+        public var method: HTTPMethod
+        /// The route template, or `unmatched`.
+        public var route: String
+        /// The response status code.
+        public var status: Int
+        /// Time from the request's last byte to its response being queued, in nanoseconds.
+        public var durationNanoseconds: UInt64
+        /// The request id.
+        public var requestID: String
+
+        /// An entry.
+        public init(method: HTTPMethod, route: String, status: Int, durationNanoseconds: UInt64, requestID: String) {
+            self.method = method
+            self.route = route
+            self.status = status
+            self.durationNanoseconds = durationNanoseconds
+            self.requestID = requestID
+        }
+    }
+
+    /// Appends `entry` as one line.
+    /// - Parameters:
+    ///   - timestamp: `YYYY-MM-DDTHH:MM:SSZ` of now (see `timestamp(unixSeconds:)`).
+    ///   - label: the logger label (`postern`).
+    public static func append(_ entry: Entry, timestamp: [UInt8], label: String, into out: inout [UInt8]) {
+        out.append(contentsOf: timestamp)
+        out.append(contentsOf: " info ".utf8)
+        out.append(contentsOf: label.utf8)
+        out.append(contentsOf: ": request duration_ms=".utf8)
+        let micros = entry.durationNanoseconds / 1000
+        appendDecimal(micros / 1000, into: &out)
+        out.append(UInt8(ascii: "."))
+        let fraction = micros % 1000
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        out.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+        out.append(contentsOf: " method=".utf8)
+        appendValue(entry.method.rawValue, into: &out)
+        out.append(contentsOf: " request_id=".utf8)
+        appendValue(entry.requestID, into: &out)
+        out.append(contentsOf: " route=".utf8)
+        appendValue(entry.route, into: &out)
+        out.append(contentsOf: " status=".utf8)
+        appendDecimal(UInt64(max(0, entry.status)), into: &out)
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    /// A value as `LineLogHandler` renders text: quoted when it holds a space. Request ids and route
+    /// templates never hold line breaks (the parser and the sanitizer refuse them).
+    static func appendValue(_ value: String, into out: inout [UInt8]) {
+        if value.utf8.contains(UInt8(ascii: " ")) {
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: value.utf8)
+            out.append(UInt8(ascii: "\""))
+        } else {
+            out.append(contentsOf: value.utf8)
+        }
+    }
+
+    static func appendDecimal(_ value: UInt64, into out: inout [UInt8]) {
+        if value >= 10 { appendDecimal(value / 10, into: &out) }
+        out.append(UInt8(ascii: "0") + UInt8(value % 10))
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` (UTC) of `unixSeconds`.
+    public static func timestamp(unixSeconds: Int) -> [UInt8] {
+        var time = time_t(unixSeconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        var out: [UInt8] = []
+        out.reserveCapacity(20)
+        func digits(_ value: Int32, _ count: Int) {
+            var divisor: Int32 = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(parts.tm_year + 1900, 4)
+        out.append(UInt8(ascii: "-"))
+        digits(parts.tm_mon + 1, 2)
+        out.append(UInt8(ascii: "-"))
+        digits(parts.tm_mday, 2)
+        out.append(UInt8(ascii: "T"))
+        digits(parts.tm_hour, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(parts.tm_min, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(parts.tm_sec, 2)
+        out.append(UInt8(ascii: "Z"))
+        return out
+    }
+}
