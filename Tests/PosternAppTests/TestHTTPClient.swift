@@ -119,7 +119,7 @@ final class TestHTTPClient: @unchecked Sendable {
     }
 
     /// Reads one response; `HEAD` responses have no body whatever their Content-Length says.
-    private func readResponseBlocking(method: String) throws -> TestResponse {
+    func readResponseBlocking(method: String = "GET") throws -> TestResponse {
         let separator: [UInt8] = [13, 10, 13, 10]
         var headEnd: Int?
         while headEnd == nil {
