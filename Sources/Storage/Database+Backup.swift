@@ -15,6 +15,14 @@ extension Database {
         let temporary = destination + ".partial-\(getpid())"
         unlink(temporary)
         defer { unlink(temporary) }
+        // The copy holds every account's secrets: owner-only from its first byte (SQLite keeps the mode of
+        // a file that exists; made with the process umask, it could be world-readable).
+        let created = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard created >= 0 else {
+            throw StorageError(.cantOpen, "cannot create the backup file: \(String(cString: strerror(errno)))")
+        }
+        _ = fchmod(created, 0o600)
+        Glibc.close(created)
         try readSync { source in
             try Database.copy(from: source.handle, toFileAt: temporary)
         }

@@ -9,6 +9,7 @@ struct Postern: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "postern",
         abstract: "A self-hosted auth server speaking three public auth APIs on one port.",
+        version: PosternVersion.text,
         subcommands: [Serve.self, Migrate.self, Keys.self, Backup.self, Pro.self, Agent.self],
         defaultSubcommand: nil)
 }
@@ -17,24 +18,35 @@ struct Postern: AsyncParsableCommand {
 struct ConfigurationOptions: ParsableArguments {
     @Option(help: "Configuration file (default: $POSTERN_CONFIG or config/postern.env).")
     var config: String?
-    @Option(help: "Listen address (POSTERN_HOST).")
-    var host: String?
-    @Option(help: "Listen port; 0 picks a free one (POSTERN_PORT).")
-    var port: Int?
     @Option(name: .customLong("data-dir"), help: "Database and keys directory (POSTERN_DATA_DIR).")
     var dataDir: String?
 
     /// Loads, validates and returns the configuration, or exits with a message naming the bad key.
-    func load() async throws -> PosternConfiguration {
-        var overrides: [String: String] = [:]
-        if let host { overrides["POSTERN_HOST"] = host }
-        if let port { overrides["POSTERN_PORT"] = String(port) }
+    /// - Parameter extra: more overrides (the listen flags of `serve`).
+    func load(_ extra: [String: String] = [:]) async throws -> PosternConfiguration {
+        var overrides = extra
         if let dataDir { overrides["POSTERN_DATA_DIR"] = dataDir }
         do {
             return try await ConfigurationLoader.load(configPath: config, overrides: overrides)
         } catch let error as ConfigurationError {
             throw ValidationError("configuration: \(error)")
         }
+    }
+}
+
+/// The listen flags, for `serve` only (the operator commands listen on nothing).
+struct ListenOptions: ParsableArguments {
+    @Option(help: "Listen address (POSTERN_HOST).")
+    var host: String?
+    @Option(help: "Listen port; 0 picks a free one (POSTERN_PORT).")
+    var port: Int?
+
+    /// The flags as configuration overrides.
+    var overrides: [String: String] {
+        var overrides: [String: String] = [:]
+        if let host { overrides["POSTERN_HOST"] = host }
+        if let port { overrides["POSTERN_PORT"] = String(port) }
+        return overrides
     }
 }
 

@@ -9,9 +9,10 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the three auth APIs (applies pending migrations first).")
 
     @OptionGroup var options: ConfigurationOptions
+    @OptionGroup var listen: ListenOptions
 
     func run() async throws {
-        let configuration = try await options.load()
+        let configuration = try await options.load(listen.overrides)
         let logger = bootstrapLogging(level: configuration.logLevel)
         // Before anything can tell the world we are up: a signal that arrives from then on is a request to
         // drain, never the default action that would kill requests in flight.

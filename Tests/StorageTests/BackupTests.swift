@@ -59,6 +59,19 @@ struct BackupTests {
         }
     }
 
+    @Test("the backup file is owner-only (0600) whatever the umask")
+    func backupMode() async throws {
+        try await withAsyncTemporaryDirectory { directory in
+            let database = try openMigratedDatabase(directory)
+            let previous = umask(0o022)
+            defer { umask(previous) }
+            let target = directory + "/backup.sqlite"
+            try database.backup(to: target)
+            let attributes = try FileManager.default.attributesOfItem(atPath: target)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        }
+    }
+
     @Test("a backup into an unwritable place throws and leaves nothing behind")
     func backupFailure() throws {
         try withTemporaryDirectory { directory in

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// The command line explains itself: a version, and each subcommand's help lists only its own options.
+@Suite("postern command line help")
+struct CommandLineHelpTests {
+    private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = ServeProcessTests.executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("--version prints the version")
+    func version() throws {
+        let (status, output) = try run(["--version"])
+        #expect(status == 0)
+        #expect(output.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, "\(output)")
+    }
+
+    @Test("operator commands do not offer the listen flags; serve does", arguments: [
+        ["migrate"], ["keys", "list"], ["keys", "rotate"], ["backup"], ["pro", "create"], ["pro", "list"],
+        ["agent", "revoke"],
+    ])
+    func operatorHelp(_ command: [String]) throws {
+        let (status, output) = try run(command + ["--help"])
+        #expect(status == 0)
+        #expect(output.contains("--data-dir"))
+        #expect(!output.contains("--host"), "\(command) offers --host")
+        #expect(!output.contains("--port"), "\(command) offers --port")
+    }
+
+    @Test("serve offers the listen flags")
+    func serveHelp() throws {
+        let (_, output) = try run(["serve", "--help"])
+        #expect(output.contains("--host") && output.contains("--port") && output.contains("--data-dir"))
+    }
+}
