@@ -39,7 +39,8 @@ let package = Package(
             "HTTP1", "SocketServer",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // Bounded pool for CPU-heavy work (scrypt, Argon2, RSA) away from the socket queues.
+        // Bounded thread pool for blocking work away from the socket queues: CPU-heavy hashing (scrypt, Argon2,
+        // RSA) and, in its own instance, Fetch's network I/O.
         .target(name: "ComputePool"),
         // Crypto primitives over OpenSSL, libscrypt and libargon2.
         .target(name: "AuthCrypto", dependencies: ["COpenSSL", "CScrypt", "CArgon2"]),
@@ -72,7 +73,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
-        .target(name: "Fetch", dependencies: ["HTTP1", "COpenSSL"]),
+        .target(name: "Fetch", dependencies: ["HTTP1", "COpenSSL", "ComputePool"]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
