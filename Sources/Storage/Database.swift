@@ -48,6 +48,14 @@ public final class Database: Sendable {
         return Database(path: path, writer: writer, readers: readers, logger: logger)
     }
 
+    /// Closes every connection once the blocks already queued on it have run, the writer last (its close
+    /// checkpoints the WAL into the database file). Later reads and writes throw `StorageError` `.misuse`.
+    /// - Warning: blocks the caller; never call it from a block running on the database.
+    public func close() {
+        for reader in readers { reader.close() }
+        writer.close()
+    }
+
     /// Runs `body` on the writer queue with the writer connection.
     ///
     /// Use `connection.transaction { ... }` for more than one statement. A transaction left open by
