@@ -64,9 +64,11 @@ let package = Package(
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
-            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
+            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // The agent side of surface 1 (`postern agent signup|login|revoke`): proof-of-work solver and HTTP client.
+        .target(name: "AgentClient", dependencies: ["AgentAuth", "AuthCrypto", "Fetch"]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool",
@@ -90,7 +92,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .executableTarget(name: "postern", dependencies: [
-            "PosternApp",
+            "PosternApp", "AgentAuth", "AgentClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -112,12 +114,13 @@ let package = Package(
             "ServerKit", "HTTP1", "ClientAddress", "Storage", "PosternTestSupport",
         ]),
         .testTarget(name: "AgentAuthTests", dependencies: [
-            "AgentAuth", "ServerKit", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
-            "ComputePool",
+            "AgentAuth", "AgentClient", "ServerKit", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage",
+            "EmbeddedResources", "ComputePool",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
+        .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool",
@@ -134,7 +137,8 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
-            "PosternApp", "HTTP1", "SocketServer", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
+            "PosternApp", "AgentAuth", "AgentClient", "HTTP1", "SocketServer", "JWT", "AuthCrypto", "Storage",
+            "EmbeddedResources",
         ]),
     ]
 )

@@ -1,3 +1,4 @@
+import AgentAuth
 import Dispatch
 import Foundation
 import Synchronization
@@ -8,6 +9,12 @@ public struct AgentPoWSolution: Sendable, Equatable {
     public let nonce: UInt64
     /// Lowercase hex of the 64-byte scrypt output (128 characters).
     public let powHex: String
+
+    /// A solution as found (or, in tests, as made up).
+    public init(nonce: UInt64, powHex: String) {
+        self.nonce = nonce
+        self.powHex = powHex
+    }
 }
 
 /// Why the solver gave up.
