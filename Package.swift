@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // FilePath for swift-configuration's env-file provider (already a dependency of swift-configuration).
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // System C libraries (Debian -dev packages; scripts/bootstrap installs them).
@@ -39,7 +41,8 @@ let package = Package(
             "HTTP1", "SocketServer",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // Bounded pool for CPU-heavy work (scrypt, Argon2, RSA) away from the socket queues.
+        // Bounded thread pool for blocking work away from the socket queues: CPU-heavy hashing (scrypt, Argon2,
+        // RSA) and, in its own instance, Fetch's network I/O.
         .target(name: "ComputePool"),
         // Crypto primitives over OpenSSL, libscrypt and libargon2.
         .target(name: "AuthCrypto", dependencies: ["COpenSSL", "CScrypt", "CArgon2"]),
@@ -63,16 +66,18 @@ let package = Package(
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
-            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
+            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // The agent side of surface 1 (`postern agent signup|login|revoke`): proof-of-work solver and HTTP client.
+        .target(name: "AgentClient", dependencies: ["AgentAuth", "AuthCrypto", "Fetch"]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
-        .target(name: "Fetch", dependencies: ["HTTP1", "COpenSSL"]),
+        .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool"]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
@@ -80,16 +85,17 @@ let package = Package(
         ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
-            "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "AuthCrypto", "JWT", "Storage", "EmbeddedResources",
+            "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "Storage", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit",
             .product(name: "Configuration", package: "swift-configuration"),
+            .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .executableTarget(name: "postern", dependencies: [
-            "PosternApp",
+            "PosternApp", "AgentAuth", "AgentClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -100,23 +106,28 @@ let package = Package(
         .testTarget(name: "SocketServerTests", dependencies: [
             "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: [
+            "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "EmbeddedResources"]),
+        .testTarget(name: "StorageTests", dependencies: [
+            "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "EmbeddedResourcesTests", dependencies: ["EmbeddedResources", "Storage"]),
         .testTarget(name: "ClientAddressTests", dependencies: ["ClientAddress"]),
         .testTarget(name: "ServerKitTests", dependencies: [
-            "ServerKit", "HTTP1", "ClientAddress", "Storage", "PosternTestSupport",
+            "ServerKit", "HTTP1", "ClientAddress", "PosternTestSupport",
         ]),
         .testTarget(name: "AgentAuthTests", dependencies: [
-            "AgentAuth", "ServerKit", "HTTP1", "HTTPServer", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
-            "ComputePool",
+            "AgentAuth", "AgentClient", "ServerKit", "HTTP1", "JWT", "AuthCrypto", "Storage",
+            "EmbeddedResources", "ComputePool",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
+        .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool",
@@ -124,7 +135,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "FetchTests", dependencies: ["Fetch", "HTTP1", "PosternTestSupport"]),
+        .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
             "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool",
@@ -133,7 +144,8 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
-            "PosternApp", "HTTP1", "SocketServer", "HTTPServer", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
+            "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "HTTP1", "HTTPServer", "SocketServer", "JWT",
+            "AuthCrypto", "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
         ]),
     ]
 )

@@ -1,50 +1,47 @@
 import Foundation
 
-/// Why the pool refused work.
-public enum WorkerPoolError: Error, Sendable {
-    /// The queue of waiting jobs is full; the caller should answer 503 rather than wait.
-    case overloaded
-}
-
-/// A fixed set of threads for CPU-heavy work (scrypt, Argon2, RSA signing), away from the socket
-/// event queues and from the Swift concurrency cooperative pool.
+/// A bounded set of threads for work that must not run on the socket event loops or the Swift
+/// concurrency cooperative pool: CPU-heavy hashing (scrypt, Argon2, RSA signing) and blocking network
+/// I/O (fetches), each in its own pool.
 ///
-/// Jobs beyond the running ones wait in a bounded FIFO queue; when it is full `run` throws
-/// `WorkerPoolError.overloaded` at once, so that load turns into fast 503s instead of a growing
-/// backlog of requests that time out anyway.
+/// Threads start on demand, one per job that finds no idle thread, up to `threadCount`; a pool that
+/// never runs a job starts none. Jobs beyond the free threads wait in a bounded FIFO queue; when it is
+/// full `run` throws `WorkerPoolError.overloaded` at once, so that load turns into fast 503s instead
+/// of a growing backlog of requests that time out anyway. ``shutdown()`` finishes the queued jobs and
+/// joins the threads.
 public final class WorkerPool: Sendable {
     private let state: WorkerPoolState
 
-    /// The number of worker threads.
+    /// The most threads the pool runs.
     public let threadCount: Int
     /// The most jobs allowed to wait while every thread is busy.
     public let queueLimit: Int
 
-    /// Starts the pool's threads.
+    /// Makes a pool; its threads start when jobs need them.
     /// - Parameters:
-    ///   - threads: worker threads, at least 1; defaults to the active processor count.
+    ///   - threads: most worker threads, at least 1; defaults to the active processor count.
     ///   - queueLimit: jobs allowed to wait while every thread is busy before `run` throws
-    ///     `.overloaded`; at least 0.
-    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int = 256) {
+    ///     `.overloaded`; at least 0 (0: a job runs only when a thread is free).
+    ///   - name: the threads' name prefix (`<name>-<index>`), as `top -H` and debuggers show it.
+    public init(
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int = 256,
+        name: String = "postern-worker"
+    ) {
         threadCount = max(1, threads)
         self.queueLimit = max(0, queueLimit)
-        state = WorkerPoolState(threadCount: threadCount, queueLimit: self.queueLimit)
-        for index in 0..<threadCount {
-            let state = self.state
-            let thread = Thread { state.workLoop() }
-            thread.name = "postern-worker-\(index)"
-            thread.start()
-        }
+        state = WorkerPoolState(threadCount: threadCount, queueLimit: self.queueLimit, name: name)
     }
 
     deinit {
-        state.stop()
+        // Without `shutdown()` the threads still finish the queued jobs, then exit on their own.
+        state.stop(join: false)
     }
 
     /// Runs `work` on one of the pool's threads and returns its result.
     ///
-    /// - Throws: `WorkerPoolError.overloaded` at once when the waiting queue is full; otherwise
-    ///   whatever `work` throws. Cancelling the calling task does not stop `work` once queued.
+    /// - Throws: `WorkerPoolError.overloaded` at once when every thread is busy and the waiting queue is
+    ///   full, or after ``shutdown()``; otherwise whatever `work` throws. Cancelling the calling task
+    ///   does not stop `work` once queued.
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
             let accepted = state.enqueue {
@@ -57,82 +54,16 @@ public final class WorkerPool: Sendable {
         }
     }
 
+    /// Refuses new work, lets the threads finish every job already queued, and returns once they have
+    /// all exited (joined), so that nothing runs on them afterwards. Later calls return at once.
+    /// - Warning: never call this from a job on the same pool: it would wait for itself.
+    public func shutdown() {
+        state.stop(join: true)
+    }
+
     /// Jobs waiting for a thread right now (for metrics).
     public var queuedCount: Int { state.queuedCount }
-}
 
-/// The queue shared by the pool and its threads.
-///
-/// `@unchecked Sendable`: every mutable field is read and written only while holding `condition`.
-private final class WorkerPoolState: @unchecked Sendable {
-    /// A job computes its result on a worker thread and returns what hands that result to the caller.
-    typealias Job = @Sendable () -> (@Sendable () -> Void)
-
-    private let condition = NSCondition()
-    private var jobs: [Job?] = []
-    private var head = 0
-    private var stopped = false
-    private let threadCount: Int
-    private let queueLimit: Int
-    /// Threads running a job. A thread counts as free again before its caller is resumed, so a caller
-    /// that submits its next job at once finds the thread it just used free.
-    private var busyThreads = 0
-
-    init(threadCount: Int, queueLimit: Int) {
-        self.threadCount = threadCount
-        self.queueLimit = queueLimit
-    }
-
-    var queuedCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return jobs.count - head
-    }
-
-    /// Queues a job; false when the queue is full. A job that a free thread will take at once does
-    /// not count against the limit.
-    func enqueue(_ job: @escaping Job) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        let waiting = jobs.count - head
-        if stopped || waiting - (threadCount - busyThreads) >= queueLimit { return false }
-        jobs.append(job)
-        condition.signal()
-        return true
-    }
-
-    /// Lets the threads finish the queued jobs and exit.
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func workLoop() {
-        while true {
-            condition.lock()
-            while head == jobs.count && !stopped {
-                condition.wait()
-            }
-            if head == jobs.count && stopped {
-                condition.unlock()
-                return
-            }
-            let job = jobs[head]
-            jobs[head] = nil
-            head += 1
-            if head > 64 && head * 2 > jobs.count {
-                jobs.removeFirst(head)
-                head = 0
-            }
-            busyThreads += 1
-            condition.unlock()
-            let handOver = job?()
-            condition.lock()
-            busyThreads -= 1
-            condition.unlock()
-            handOver?()
-        }
-    }
+    /// Threads started so far (they start on demand; for tests).
+    public var startedThreads: Int { state.startedThreads }
 }

@@ -14,7 +14,8 @@ public struct FetchConfiguration: Sendable {
     public var maxRedirects: Int = 3
     /// Fetches running at once, each on its own thread. Default 8.
     public var concurrentFetches: Int = 8
-    /// Fetches waiting for a thread before ``FetchError/overloaded``. Default 64.
+    /// Fetches waiting for a thread while all ``concurrentFetches`` threads are busy, before
+    /// ``FetchError/overloaded``; 0 refuses a fetch only when every thread is busy. Default 64.
     public var queueLimit: Int = 64
     /// A PEM file of trusted roots used instead of the system CA store; nil (default) uses the system
     /// store (`SSL_CTX_set_default_verify_paths`). Meant for tests and private PKI.

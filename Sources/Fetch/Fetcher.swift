@@ -1,3 +1,5 @@
+import ComputePool
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -36,7 +38,7 @@ public final class Fetcher: URLFetching {
     public let configuration: FetchConfiguration
     private let tls: LazyTLSContext
     private let resolver: Resolver
-    private let executor: BlockingExecutor
+    private let pool: WorkerPool
     private let attempts = LockedCounter()
 
     /// Builds a fetcher. The TLS context (the trust roots) and the I/O threads are made on first use.
@@ -45,7 +47,7 @@ public final class Fetcher: URLFetching {
         self.configuration = configuration
         self.tls = try LazyTLSContext(trustedRootsPEMFile: configuration.trustedRootsPEMFile)
         self.resolver = Resolver(maxOutstanding: max(4, configuration.concurrentFetches * 2))
-        self.executor = BlockingExecutor(
+        self.pool = WorkerPool(
             threads: configuration.concurrentFetches, queueLimit: configuration.queueLimit, name: "postern-fetch")
         // A peer that closes mid-write must not kill the process (OpenSSL writes with write(2)).
         signal(SIGPIPE, SIG_IGN)
@@ -55,21 +57,35 @@ public final class Fetcher: URLFetching {
     public var connectionAttempts: Int { attempts.value }
 
     /// I/O threads started so far (they start on demand; for tests).
-    var startedThreads: Int { executor.startedThreads }
+    var startedThreads: Int { pool.startedThreads }
+
+    /// Refuses new fetches (``FetchError/overloaded``), lets the queued ones finish and joins the I/O
+    /// threads. For a clean process exit.
+    public func shutdown() {
+        pool.shutdown()
+    }
+
+    /// Runs `body` on the fetcher's I/O threads.
+    /// - Throws: what `body` throws; ``FetchError/overloaded`` at once when the queue is full.
+    private func onIOThread(_ body: @escaping @Sendable () throws(FetchError) -> FetchResponse) async throws(FetchError)
+        -> FetchResponse
+    {
+        let result: Result<FetchResponse, FetchError>
+        do {
+            result = try await pool.run { Result(catching: body) }
+        } catch {
+            // `run` throws nothing but `WorkerPoolError.overloaded` for work that cannot throw.
+            throw .overloaded
+        }
+        return try result.get()
+    }
 
     /// Fetches `url` on the fetcher's I/O threads.
     /// - Throws: ``FetchError``; ``FetchError/overloaded`` at once when the queue is full.
     public func fetch(_ url: String) async throws(FetchError) -> FetchResponse {
         // The deadline starts now, so time spent waiting for a thread counts against it too.
         let deadline = Deadline.after(configuration.totalTimeout)
-        let result: Result<FetchResponse, FetchError> = await withCheckedContinuation { continuation in
-            let accepted = executor.submit { [self] in
-                continuation.resume(
-                    returning: Result { () throws(FetchError) in try self.fetchBlocking(url, deadline: deadline) })
-            }
-            if !accepted { continuation.resume(returning: .failure(.overloaded)) }
-        }
-        return try result.get()
+        return try await onIOThread { [self] () throws(FetchError) in try fetchBlocking(url, deadline: deadline) }
     }
 
     /// Fetches `url` on the calling thread, blocking for up to ``FetchConfiguration/totalTimeout``.
@@ -136,22 +152,13 @@ public final class Fetcher: URLFetching {
             throw .invalidURL
         }
         let deadline = Deadline.after(configuration.totalTimeout)
-        let result: Result<FetchResponse, FetchError> = await withCheckedContinuation { continuation in
-            let accepted = executor.submit { [self] in
-                continuation.resume(
-                    returning: Result { () throws(FetchError) in
-                        if deadline.hasPassed { throw .timedOut }
-                        let target = try FetchURL(parsing: url)
-                        let (head, reader) = try request(
-                            target, method: "POST", headers: headers, body: body, deadline: deadline)
-                        let responseBody = try readBody(reader, deadline: deadline)
-                        return FetchResponse(
-                            status: head.status, head: head, body: responseBody, url: target, redirects: 0)
-                    })
-            }
-            if !accepted { continuation.resume(returning: .failure(.overloaded)) }
+        return try await onIOThread { [self] () throws(FetchError) in
+            if deadline.hasPassed { throw .timedOut }
+            let target = try FetchURL(parsing: url)
+            let (head, reader) = try request(target, method: "POST", headers: headers, body: body, deadline: deadline)
+            let responseBody = try readBody(reader, deadline: deadline)
+            return FetchResponse(status: head.status, head: head, body: responseBody, url: target, redirects: 0)
         }
-        return try result.get()
     }
 
     /// The extra headers of a remote-hash GET.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -28,12 +29,13 @@ final class Resolver: Sendable {
         let semaphore = DispatchSemaphore(value: 0)
         let counter = outstanding
         Thread.detachNewThread {
-            box.set(Resolver.lookup(name))
+            let addresses = Resolver.lookup(name)
+            box.value.withLock { $0 = addresses }
             counter.decrement()
             semaphore.signal()
         }
         let timeout = DispatchTime.now() + .milliseconds(Int(deadline.remainingMilliseconds))
-        guard semaphore.wait(timeout: timeout) == .success, let addresses = box.get() else { throw .timedOut }
+        guard semaphore.wait(timeout: timeout) == .success, let addresses = box.value.withLock({ $0 }) else { throw .timedOut }
         guard !addresses.isEmpty else { throw .resolutionFailed }
         return addresses
     }
@@ -61,56 +63,29 @@ final class Resolver: Sendable {
     }
 }
 
-/// A lookup result handed from the helper thread to the waiting caller.
-private final class ResultBox: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value: [IPAddress]? = nil
-
-    func set(_ addresses: [IPAddress]) {
-        lock.lock()
-        value = addresses
-        lock.unlock()
-    }
-
-    func get() -> [IPAddress]? {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
+/// A lookup result handed from the helper thread to the waiting caller (a class: the thread's
+/// closure cannot capture a `Mutex` itself).
+private final class ResultBox: Sendable {
+    let value = Mutex<[IPAddress]?>(nil)
 }
 
 /// A counter shared between threads.
-final class LockedCounter: @unchecked Sendable {
-    // @unchecked: `count` is only touched under `lock`.
-    private let lock = NSLock()
-    private var count = 0
+final class LockedCounter: Sendable {
+    private let count = Mutex(0)
 
     /// Increments and returns true when the count was below `limit`; otherwise leaves it and returns false.
     func incrementIfBelow(_ limit: Int) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard count < limit else { return false }
-        count += 1
-        return true
+        count.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
     }
 
     /// Increments unconditionally.
-    func increment() {
-        lock.lock()
-        count += 1
-        lock.unlock()
-    }
+    func increment() { count.withLock { $0 += 1 } }
 
-    func decrement() {
-        lock.lock()
-        count -= 1
-        lock.unlock()
-    }
+    func decrement() { count.withLock { $0 -= 1 } }
 
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
+    var value: Int { count.withLock { $0 } }
 }

@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -44,10 +45,8 @@ final class TLSContext: @unchecked Sendable {
 /// Loading the trust roots parses the whole CA bundle (about 25 ms of CPU and 1.4 MiB with the
 /// system store), which most processes never need: only an `https` remote hash does. A failed build is
 /// not remembered, so the next TLS fetch tries again (for example after the roots file appears).
-final class LazyTLSContext: @unchecked Sendable {
-    // @unchecked: `built` is only read and written while holding `lock`.
-    private let lock = NSLock()
-    private var built: TLSContext?
+final class LazyTLSContext: Sendable {
+    private let built = Mutex<TLSContext?>(nil)
     private let trustedRootsPEMFile: String?
 
     /// - Parameter trustedRootsPEMFile: as for ``TLSContext/init(trustedRootsPEMFile:)``.
@@ -61,12 +60,12 @@ final class LazyTLSContext: @unchecked Sendable {
     /// The context, built now if this is the first call.
     /// - Throws: ``FetchError/tlsFailed`` when OpenSSL cannot build it or load the roots.
     func get() throws(FetchError) -> TLSContext {
-        lock.lock()
-        defer { lock.unlock() }
-        if let built { return built }
-        let context = try TLSContext(trustedRootsPEMFile: trustedRootsPEMFile)
-        built = context
-        return context
+        try built.withLock { (built) throws(FetchError) -> TLSContext in
+            if let built { return built }
+            let context = try TLSContext(trustedRootsPEMFile: trustedRootsPEMFile)
+            built = context
+            return context
+        }
     }
 }
 

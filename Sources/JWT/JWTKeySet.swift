@@ -29,7 +29,7 @@ public final class JWTKeySet: Sendable {
         var activeRSA: Entry?
     }
 
-    private let contents: Synchronization.Mutex<Contents>
+    private let contents: Mutex<Contents>
     /// The keys as they are now. A lookup that reads more than one field takes one snapshot and reads
     /// them all from it: reading each under its own lock could mix the fields of the sets before and
     /// after a concurrent ``replace(with:)`` (a JWKS in the old order missing the new active key).
@@ -73,7 +73,7 @@ public final class JWTKeySet: Sendable {
             }
             return entry
         }
-        contents = Synchronization.Mutex(
+        contents = Mutex(
             Contents(
                 entries: entries, order: order, activeHMAC: try active(activeHMAC, .hs256),
                 activeRSA: try active(activeRSA, .rs256)))
@@ -81,7 +81,7 @@ public final class JWTKeySet: Sendable {
 
     /// An empty set: signs nothing, verifies nothing.
     init() {
-        contents = Synchronization.Mutex(Contents(entries: [:], order: [], activeHMAC: nil, activeRSA: nil))
+        contents = Mutex(Contents(entries: [:], order: [], activeHMAC: nil, activeRSA: nil))
     }
 
     /// Takes every key of `other`, atomically: signing moves to `other`'s active keys and verification to

@@ -1,4 +1,5 @@
 import AuthCrypto
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -20,8 +21,8 @@ import AuthCrypto
 /// never written to disk; a previously generated RSA key is then retired. HMAC keys always come
 /// from the data directory.
 ///
-/// `@unchecked Sendable`: all mutable state is guarded by `lock`; the key directory by an `flock`.
-public final class KeyStore: @unchecked Sendable {
+/// The in-process state is guarded by a `Mutex`; the key directory by an `flock`.
+public final class KeyStore: Sendable {
     /// The key directory (`<data dir>/keys`).
     public let keyDirectory: String
     /// How long a retired key stays: the longest token TTL plus the verification leeway.
@@ -29,11 +30,8 @@ public final class KeyStore: @unchecked Sendable {
 
     private let environmentKey: JWTKey?
     private let openedAt: Int64
-    private let lock = Mutex()
-    private var state: State {
-        // Every holder of `keySet()` sees the change: the published set takes the new keys.
-        didSet { published.replace(with: state.keySet) }
-    }
+    /// The records and key set last read from the directory; `published` follows its key set.
+    private let state: Mutex<State>
     /// The one set handed out by `keySet()`; its contents follow every rotation and reload.
     private let published = JWTKeySet()
 
@@ -69,9 +67,8 @@ public final class KeyStore: @unchecked Sendable {
         openedAt = now
         environmentKey = try Self.environmentKey(private: environmentPrivatePEM, public: environmentPublicPEM)
         try KeyFiles.makeDirectory(keyDirectory, mode: 0o700)
-        state = State(records: [], keySet: JWTKeySet())
-        state = try synchronize(now: now, rotating: false)
-        published.replace(with: state.keySet)
+        state = Mutex(State(records: [], keySet: JWTKeySet()))
+        try update(now: now, rotating: false)
     }
 
     /// The key set. Always the same instance, whose keys follow ``rotate(now:)`` and ``reload(now:)``, so
@@ -88,7 +85,7 @@ public final class KeyStore: @unchecked Sendable {
     @discardableResult
     public func rotate(now: Int64) throws(KeyStoreError) -> [KeyInfo] {
         let before = Set(list().map(\.kid))
-        try lock.withLock { () throws(KeyStoreError) in state = try synchronize(now: now, rotating: true) }
+        try update(now: now, rotating: true)
         return list().filter { !before.contains($0.kid) }
     }
 
@@ -96,12 +93,21 @@ public final class KeyStore: @unchecked Sendable {
     /// whose retention has passed.
     /// - Throws: `KeyStoreError`.
     public func reload(now: Int64) throws(KeyStoreError) {
-        try lock.withLock { () throws(KeyStoreError) in state = try synchronize(now: now, rotating: false) }
+        try update(now: now, rotating: false)
+    }
+
+    /// Synchronizes with the directory and publishes the new key set, so that every holder of
+    /// `keySet()` sees the change.
+    private func update(now: Int64, rotating: Bool) throws(KeyStoreError) {
+        try state.withLock { (state) throws(KeyStoreError) in
+            state = try synchronize(now: now, rotating: rotating)
+            published.replace(with: state.keySet)
+        }
     }
 
     /// Every key in the set, the environment key first, then by creation.
     public func list() -> [KeyInfo] {
-        lock.withLock {
+        state.withLock { state in
             let set = state.keySet
             var infos: [KeyInfo] = []
             if let environmentKey {

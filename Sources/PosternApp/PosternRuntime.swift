@@ -1,6 +1,7 @@
 import SocketServer
 import ClientAddress
 import ComputePool
+import Fetch
 import Foundation
 import HTTP1
 import HTTPServer
@@ -22,6 +23,8 @@ public final class PosternRuntime: Sendable {
     public let keys: JWTKeySet
     /// The bounded pool for scrypt, Argon2 and RSA.
     public let pool: WorkerPool
+    /// The remote-hash fetcher, with its own I/O threads.
+    private let fetcher: Fetcher
     /// The base URL and issuer every surface prints and mints with, fixed when the socket was bound.
     public let identity: PublicIdentity
     /// The listening socket, bound by `build` and served from `start()`.
@@ -35,7 +38,7 @@ public final class PosternRuntime: Sendable {
     private let logger: Logger
 
     private init(
-        configuration: PosternConfiguration, database: Database, keys: JWTKeySet, pool: WorkerPool,
+        configuration: PosternConfiguration, database: Database, keys: JWTKeySet, pool: WorkerPool, fetcher: Fetcher,
         identity: PublicIdentity, listener: ListeningSocket, server: HTTPServer, ledger: ChallengeLedger,
         keyStore: KeyStore, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) {
@@ -44,6 +47,7 @@ public final class PosternRuntime: Sendable {
         self.database = database
         self.keys = keys
         self.pool = pool
+        self.fetcher = fetcher
         self.identity = identity
         self.listener = listener
         self.server = server
@@ -81,6 +85,7 @@ public final class PosternRuntime: Sendable {
         let keyStore = try KeyStore.open(configuration: configuration, now: clock())
         let keys = keyStore.keySet()
         let pool = WorkerPool()
+        let fetcher = try Surfaces.fetcher(configuration, identity: identity)
         let ledger = ChallengeLedger(database: database)
         let metrics = PosternMetrics.shared
 
@@ -92,7 +97,7 @@ public final class PosternRuntime: Sendable {
             openConnections: { connections.count() })
         let unmatched = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
-            ledger: ledger, pool: pool, clock: clock, logger: logger)
+            ledger: ledger, pool: pool, fetcher: fetcher, clock: clock, logger: logger)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -108,7 +113,8 @@ public final class PosternRuntime: Sendable {
         let server = HTTPServer(configuration: serverConfiguration, responder: responder, logger: logger)
         connections.attach(server)
         return PosternRuntime(
-            configuration: configuration, database: database, keys: keys, pool: pool, identity: identity,
+            configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
+            identity: identity,
             listener: listener, server: server, ledger: ledger, keyStore: keyStore, clock: clock, logger: logger)
     }
 
@@ -131,11 +137,24 @@ public final class PosternRuntime: Sendable {
         return port
     }
 
-    /// Stops accepting, finishes requests in flight, closes idle connections and stops the purge.
+    /// Stops everything ``start()`` started and closes what ``build(configuration:logger:clock:)`` opened:
+    /// stops accepting, finishes requests in flight and closes idle connections (the event-loop threads
+    /// are joined), stops the purge and the key reload, finishes the queued pool and fetch jobs and joins
+    /// their threads, then closes the database. Afterwards no thread of this runtime runs, so the process
+    /// can exit normally. Calling it again does nothing more.
     public func shutdown() async {
-        purge.withLock { $0?.cancel(); $0 = nil }
-        keyReload.withLock { $0?.cancel(); $0 = nil }
         await server.shutdown()
+        purge.withLock { $0?.cancel(); $0 = nil }
+        // A purge already running finishes first: `close` waits on the writer queue it runs on.
+        let reload = keyReload.withLock { task in
+            defer { task = nil }
+            task?.cancel()
+            return task
+        }
+        await reload?.value
+        pool.shutdown()
+        fetcher.shutdown()
+        database.close()
     }
 
     /// Picks up keys rotated by `postern keys rotate` and drops keys past their retention; every surface

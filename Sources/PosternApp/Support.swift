@@ -2,6 +2,7 @@ import EmbeddedResources
 import Foundation
 import HTTPServer
 import Storage
+import Synchronization
 
 /// Layout of the data directory: `postern.sqlite3` (and `keys/`, which `KeyStore` owns).
 enum DataDirectory {
@@ -23,11 +24,14 @@ extension Migrator {
 
 /// Lets a route read the server's open-connection count although the server is built after the routes.
 /// Holds the server weakly so that the server → routes → box reference does not keep it alive.
-final class ConnectionCountBox: @unchecked Sendable {  // `server` is only touched under `lock`.
-    private let lock = NSLock()
-    private weak var server: HTTPServer?
+final class ConnectionCountBox: Sendable {
+    private struct WeakServer {
+        weak var server: HTTPServer?
+    }
 
-    func attach(_ server: HTTPServer) { lock.withLock { self.server = server } }
+    private let server = Mutex(WeakServer())
 
-    func count() -> Int { lock.withLock { server?.openConnectionCount ?? 0 } }
+    func attach(_ server: HTTPServer) { self.server.withLock { $0.server = server } }
+
+    func count() -> Int { server.withLock { $0.server?.openConnectionCount ?? 0 } }
 }

@@ -12,11 +12,13 @@ import Storage
 /// Builds the three API surfaces from the configuration and adds their routes.
 enum Surfaces {
     /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
-    /// - Parameter identity: the base URL and issuer every surface prints and mints with.
-    /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret, the fetcher's TLS context).
+    /// - Parameters:
+    ///   - identity: the base URL and issuer every surface prints and mints with.
+    ///   - fetcher: the remote-hash fetcher, from ``fetcher(_:)``.
+    /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
     static func register(
         into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
-        keys: JWTKeySet, database: Database, ledger: ChallengeLedger, pool: WorkerPool,
+        keys: JWTKeySet, database: Database, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> [PosternResponder.UnmatchedRenderer] {
         let agent = AgentAuthService(
@@ -29,19 +31,28 @@ enum Surfaces {
             clock: clock, logger: logger)
         mailbox.register(into: &router)
 
-        var remote = RemoteHashConfiguration(issuer: identity.issuer, publicURL: identity.baseURL)
-        remote.allowPrivate = configuration.remoteHashAllowPrivate
-        remote.allowedHosts = configuration.remoteHashAllowedHosts
-        remote.rateLimitsEnabled = configuration.rateLimits
-        let fetcher = try Fetcher(configuration: remote.fetchConfiguration)
         RemoteHashService(
-            configuration: remote, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
+            configuration: remoteConfiguration(configuration, identity: identity), keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
             onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router)
 
         return [
             PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) }
         ]
+    }
+
+    static func remoteConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> RemoteHashConfiguration {
+        var remote = RemoteHashConfiguration(issuer: identity.issuer, publicURL: identity.baseURL)
+        remote.allowPrivate = c.remoteHashAllowPrivate
+        remote.allowedHosts = c.remoteHashAllowedHosts
+        remote.rateLimitsEnabled = c.rateLimits
+        return remote
+    }
+
+    /// The remote-hash surface's fetcher, with its own I/O threads.
+    /// - Throws: `FetchError` when the trusted-roots file cannot be read.
+    static func fetcher(_ c: PosternConfiguration, identity: PublicIdentity) throws -> Fetcher {
+        try Fetcher(configuration: remoteConfiguration(c, identity: identity).fetchConfiguration)
     }
 
     static func agentConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> AgentAuthConfiguration {

@@ -6,7 +6,8 @@ import Dispatch
 /// `queue` (`async`/`sync` in `Database`, and timers targeting `queue`), so no two threads use it at once.
 final class ConfinedConnection: @unchecked Sendable {
     let queue: DispatchQueue
-    private let connection: SQLiteConnection
+    /// Nil once closed; read and written only on `queue`.
+    private var connection: SQLiteConnection?
 
     init(connection: SQLiteConnection, label: String) {
         self.connection = connection
@@ -35,8 +36,15 @@ final class ConfinedConnection: @unchecked Sendable {
         return try runConfined(body)
     }
 
+    /// Closes the connection after the blocks already queued; later blocks throw `.misuse`.
+    func close() {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        queue.sync { connection = nil }
+    }
+
     /// A body that leaves a transaction open would poison every later block: roll it back.
     private func runConfined<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        guard let connection else { throw StorageError(.misuse, "the database is closed") }
         defer { connection.rollbackIfOpen() }
         return try body(connection)
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import Synchronization
 
 /// A SQLite database file with exactly one writer connection and a few reader connections.
 ///
@@ -45,6 +46,14 @@ public final class Database: Sendable {
         }
         logger.debug("storage opened", metadata: ["path": "\(path)", "readers": "\(readerCount)"])
         return Database(path: path, writer: writer, readers: readers, logger: logger)
+    }
+
+    /// Closes every connection once the blocks already queued on it have run, the writer last (its close
+    /// checkpoints the WAL into the database file). Later reads and writes throw `StorageError` `.misuse`.
+    /// - Warning: blocks the caller; never call it from a block running on the database.
+    public func close() {
+        for reader in readers { reader.close() }
+        writer.close()
     }
 
     /// Runs `body` on the writer queue with the writer connection.
@@ -101,33 +110,26 @@ public final class Database: Sendable {
 
 /// Picks the reader with the fewest blocks queued or running, so one slow read (a backup, say)
 /// does not hold up the reads that round robin would have queued behind it.
-///
-/// `@unchecked Sendable` is safe because `inFlight` and `rotation` are only read and written while
-/// holding `lock`.
-private final class ReaderBalancer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var inFlight: [Int]
-    private var rotation = 0
+private final class ReaderBalancer: Sendable {
+    private let state: Mutex<(inFlight: [Int], rotation: Int)>
 
-    init(count: Int) { inFlight = Array(repeating: 0, count: count) }
+    init(count: Int) { state = Mutex((Array(repeating: 0, count: count), 0)) }
 
     /// The least busy reader (ties go round robin); pair every call with `release`.
     func acquire() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        var best = rotation
-        for offset in 0..<inFlight.count {
-            let candidate = (rotation + offset) % inFlight.count
-            if inFlight[candidate] < inFlight[best] { best = candidate }
+        state.withLock { state in
+            var best = state.rotation
+            for offset in 0..<state.inFlight.count {
+                let candidate = (state.rotation + offset) % state.inFlight.count
+                if state.inFlight[candidate] < state.inFlight[best] { best = candidate }
+            }
+            state.inFlight[best] += 1
+            state.rotation = (best + 1) % state.inFlight.count
+            return best
         }
-        inFlight[best] += 1
-        rotation = (best + 1) % inFlight.count
-        return best
     }
 
     func release(_ index: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        inFlight[index] -= 1
+        state.withLock { $0.inFlight[index] -= 1 }
     }
 }

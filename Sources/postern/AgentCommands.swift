@@ -1,4 +1,5 @@
 import AgentAuth
+import AgentClient
 import ArgumentParser
 import Foundation
 import PosternApp

@@ -26,12 +26,10 @@ struct Serve: AsyncParsableCommand {
             "serving", metadata: ["public_url": "\(runtime.identity.baseURL)", "issuer": "\(runtime.identity.issuer)"])
         await termination.wait()
         logger.notice("shutting down: finishing requests in flight")
+        // Joins the event-loop, pool and fetch threads and closes the database, so that nothing of ours
+        // runs while the exit handlers (OpenSSL's cleanup among them) do.
         await runtime.shutdown()
         logger.notice("stopped")
-        // Every request is answered and every acknowledged write is already durable (WAL, synchronous=FULL),
-        // so leave without running atexit handlers: OpenSSL's cleanup frees its tables while idle Dispatch
-        // and event-loop threads may still touch them, which crashed about one exit in twenty.
-        _exit(0)
     }
 }
 

@@ -1,3 +1,4 @@
+import AgentClient
 import HTTP1
 import MetricsTestKit
 import Testing

@@ -27,25 +27,4 @@ struct AgentPoWVectorTests {
         let digest = try AgentProofOfWork.digest(challenge: "fixture-alpha", nonce: "4", salt: decodedSalt)
         #expect(!AgentProofOfWork.hex(digest).hasPrefix("0e365cf9d7a9a9d515b5362da1ed60b3"))
     }
-
-    @Test("The multi-threaded solver finds the vectors' nonces (the smallest solutions)")
-    func solverFindsVectors() throws {
-        let solver = AgentPoWSolver(threads: 4)
-        for vector in Self.vectors.prefix(2) {
-            let solution = try solver.solve(
-                challenge: vector.challenge, salt: AgentAuthConfiguration.defaultPoWSalt,
-                difficulty: vector.difficulty)
-            #expect(solution.nonce == vector.nonce, "\(vector.challenge)")
-            #expect(solution.powHex.hasPrefix(vector.prefix))
-            #expect(solution.powHex.count == 128)
-        }
-    }
-
-    @Test("The solver gives up at the attempt limit")
-    func solverLimit() {
-        #expect(throws: AgentPoWSolverError.exhausted(attempts: 3)) {
-            try AgentPoWSolver(threads: 2).solve(
-                challenge: "fixture-gamma", salt: AgentAuthConfiguration.defaultPoWSalt, difficulty: 30, maxAttempts: 3)
-        }
-    }
 }

@@ -1,3 +1,4 @@
+import AgentClient
 import AuthCrypto
 import HTTP1
 import JWT

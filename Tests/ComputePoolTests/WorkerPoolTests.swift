@@ -49,6 +49,45 @@ struct WorkerPoolTests {
         }
     }
 
+    @Test("threads start on demand, never more than the limit, and all queued jobs run")
+    func threadsStartOnDemand() async throws {
+        let pool = WorkerPool(threads: 3, queueLimit: 64, name: "test-pool")
+        #expect(pool.startedThreads == 0)
+        let gate = DispatchSemaphore(value: 0)
+        let jobs = (0..<12).map { index in Task { try await pool.run { gate.wait(); return index } } }
+        while pool.queuedCount < 9 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(pool.startedThreads == 3)
+        for _ in 0..<12 { gate.signal() }
+        var sum = 0
+        for job in jobs { sum += try await job.value }
+        #expect(sum == 66)
+        #expect(pool.startedThreads == 3)
+    }
+
+    @Test("shutdown finishes the queued jobs, joins the threads and refuses new work")
+    func shutdownDrainsAndJoins() async throws {
+        let pool = WorkerPool(threads: 2, queueLimit: 8)
+        let finished = Gauge()
+        let gate = DispatchSemaphore(value: 0)
+        let jobs = (0..<6).map { _ in
+            Task {
+                try await pool.run {
+                    gate.wait()
+                    Thread.sleep(forTimeInterval: 0.01)
+                    finished.enter()
+                }
+            }
+        }
+        while pool.queuedCount < 4 { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<6 { gate.signal() }
+        pool.shutdown()
+        // Joined: every queued job has run by the time shutdown returns.
+        #expect(finished.peak == 6)
+        for job in jobs { try await job.value }
+        await #expect(throws: WorkerPoolError.overloaded) { try await pool.run { 1 } }
+        pool.shutdown()
+    }
+
     @Test("refuses at once with .overloaded when the queue is full")
     func overload() async throws {
         let pool = WorkerPool(threads: 1, queueLimit: 1)
@@ -74,7 +113,7 @@ struct WorkerPoolTests {
     }
 }
 
-/// Counts jobs running at once and remembers the most seen.
+/// Counts jobs running at once (or, without `leave`, entered so far) and remembers the most seen.
 final class Gauge: Sendable {
     private let state = Mutex((running: 0, peak: 0))
 

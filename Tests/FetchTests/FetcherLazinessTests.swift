@@ -14,21 +14,6 @@ struct FetcherLazinessTests {
         #expect(fetcher.startedThreads == 1)
     }
 
-    @Test("more waiting jobs than threads never start more than the limit, and all of them run")
-    func threadLimitHolds() throws {
-        let executor = BlockingExecutor(threads: 3, queueLimit: 64, name: "test-fetch")
-        let gate = DispatchSemaphore(value: 0)
-        let done = DispatchGroup()
-        for _ in 0..<12 {
-            done.enter()
-            #expect(executor.submit { gate.wait(); done.leave() })
-        }
-        #expect(executor.startedThreads == 3)
-        for _ in 0..<12 { gate.signal() }
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(executor.startedThreads == 3)
-    }
-
     @Test("a trusted-roots file that cannot be read still refuses the fetcher at creation")
     func unreadableRootsRefusedAtOnce() {
         var configuration = FetchConfiguration()

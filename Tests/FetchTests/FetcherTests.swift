@@ -168,14 +168,26 @@ struct FetcherTests {
         #expect(elapsed >= 4.9 && elapsed < 7, "\(elapsed)")
     }
 
-    @Test("a full queue answers overloaded at once")
+    @Test("with no queue a fetch runs while a thread is free and is refused at once while none is")
     func overloaded() async throws {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        origin.set("/slow", body: "slow", delay: 1)
+        origin.set("/fast", body: "fast")
         var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: true))
         configuration.concurrentFetches = 1
         configuration.queueLimit = 0
         let fetcher = try Fetcher(configuration: configuration)
-        await #expect(throws: FetchError.overloaded) { try await fetcher.fetch("http://127.0.0.1:9/") }
-        #expect(fetcher.connectionAttempts == 0)
+        // The queue limit counts fetches beyond the free threads: with the one thread free, a fetch runs.
+        #expect(try await fetcher.fetch(origin.url("/fast")).body == Array("fast".utf8))
+        let slow = Task { try await fetcher.fetch(origin.url("/slow")) }
+        while origin.acceptedConnections < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        // The only thread is busy and nothing may wait: refused without a connection attempt.
+        let start = ContinuousClock.now
+        await #expect(throws: FetchError.overloaded) { try await fetcher.fetch(origin.url("/fast")) }
+        #expect(ContinuousClock.now - start < .milliseconds(500))
+        #expect(fetcher.connectionAttempts == 2)
+        #expect(try await slow.value.body == Array("slow".utf8))
     }
 }
 

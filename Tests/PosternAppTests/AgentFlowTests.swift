@@ -1,4 +1,5 @@
 import AgentAuth
+import AgentClient
 import AuthCrypto
 import Foundation
 import Testing

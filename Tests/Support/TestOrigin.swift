@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -6,8 +7,7 @@ import Foundation
 
 /// A tiny blocking HTTP origin on 127.0.0.1, port 0, one thread per connection: real sockets, canned
 /// raw responses per path, and a count of accepted connections.
-public final class TestOrigin: @unchecked Sendable {
-    // @unchecked: `routes`, `accepted`, `requests` and `stopped` are only touched under `lock`.
+public final class TestOrigin: Sendable {
     public struct Reply: Sendable {
         public var bytes: [UInt8]
         /// Seconds to wait before answering.
@@ -24,17 +24,16 @@ public final class TestOrigin: @unchecked Sendable {
 
     public let port: Int
     private let listener: Int32
-    private let lock = NSLock()
-    private var routes: [String: Reply] = [:]
-    private var accepted = 0
-    private var requests: [String] = []
-    private var stopped = false
-
-    private var isStopped: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopped
+    private struct State {
+        var routes: [String: Reply] = [:]
+        var accepted = 0
+        var requests: [String] = []
+        var stopped = false
     }
+
+    private let state = Mutex(State())
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
 
     public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -63,9 +62,7 @@ public final class TestOrigin: @unchecked Sendable {
 
     /// Stops accepting; connections in progress finish on their own.
     public func stop() {
-        lock.lock()
-        stopped = true
-        lock.unlock()
+        state.withLock { $0.stopped = true }
         // Only shut down here: the accept thread closes the descriptor when it leaves, so the number
         // cannot be reused by another test's socket while that thread may still call accept on it.
         shutdown(listener, Int32(SHUT_RDWR))
@@ -76,9 +73,7 @@ public final class TestOrigin: @unchecked Sendable {
 
     /// Serves `reply` at `path`.
     public func set(_ path: String, _ reply: Reply) {
-        lock.lock()
-        routes[path] = reply
-        lock.unlock()
+        state.withLock { $0.routes[path] = reply }
     }
 
     /// Serves a complete response with `status`, extra header lines and `body`.
@@ -94,18 +89,10 @@ public final class TestOrigin: @unchecked Sendable {
     }
 
     /// Connections accepted so far.
-    public var acceptedConnections: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return accepted
-    }
+    public var acceptedConnections: Int { state.withLock { $0.accepted } }
 
     /// Request heads received so far, as text.
-    public var receivedRequests: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return requests
-    }
+    public var receivedRequests: [String] { state.withLock { $0.requests } }
 
     private func acceptLoop() {
         defer { close(listener) }
@@ -121,9 +108,7 @@ public final class TestOrigin: @unchecked Sendable {
                 close(client)
                 return
             }
-            lock.lock()
-            accepted += 1
-            lock.unlock()
+            state.withLock { $0.accepted += 1 }
             let thread = Thread { [self] in serve(client) }
             thread.start()
         }
@@ -140,10 +125,11 @@ public final class TestOrigin: @unchecked Sendable {
         }
         let text = String(decoding: received, as: UTF8.self)
         let path = text.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
-        lock.lock()
-        requests.append(text)
-        let reply = routes[path] ?? Reply(bytes: Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".utf8))
-        lock.unlock()
+        let reply = state.withLock { state in
+            state.requests.append(text)
+            return state.routes[path]
+                ?? Reply(bytes: Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".utf8))
+        }
         if reply.delay > 0 { Thread.sleep(forTimeInterval: reply.delay) }
         if reply.trickle > 0 {
             for byte in reply.bytes {

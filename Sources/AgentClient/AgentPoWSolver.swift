@@ -1,5 +1,7 @@
+import AgentAuth
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A solved agent challenge: the nonce and the lowercase hex of its scrypt output.
 public struct AgentPoWSolution: Sendable, Equatable {
@@ -7,6 +9,12 @@ public struct AgentPoWSolution: Sendable, Equatable {
     public let nonce: UInt64
     /// Lowercase hex of the 64-byte scrypt output (128 characters).
     public let powHex: String
+
+    /// A solution as found (or, in tests, as made up).
+    public init(nonce: UInt64, powHex: String) {
+        self.nonce = nonce
+        self.powHex = powHex
+    }
 }
 
 /// Why the solver gave up.
@@ -80,40 +88,40 @@ public struct AgentPoWSolver: Sendable {
 }
 
 /// State shared by the solver's threads.
-///
-/// `@unchecked Sendable`: every stored property is read and written only while `lock` is held.
-private final class Search: @unchecked Sendable {
-    private let lock = NSLock()
+private final class Search: Sendable {
+    private struct State {
+        var best: (nonce: UInt64, digest: [UInt8])?
+        var error: (any Error)?
+    }
+
+    private let state = Mutex(State())
     private let limit: UInt64
-    private var best: (nonce: UInt64, digest: [UInt8])?
-    private var error: (any Error)?
 
     init(limit: UInt64) {
         self.limit = limit
     }
 
     func shouldTry(_ nonce: UInt64) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard error == nil, nonce < limit else { return false }
-        return best.map { nonce < $0.nonce } ?? true
+        state.withLock { state in
+            guard state.error == nil, nonce < limit else { return false }
+            return state.best.map { nonce < $0.nonce } ?? true
+        }
     }
 
     func found(_ nonce: UInt64, _ digest: [UInt8]) {
-        lock.lock()
-        defer { lock.unlock() }
-        if best.map({ nonce < $0.nonce }) ?? true { best = (nonce, digest) }
+        state.withLock { state in
+            if state.best.map({ nonce < $0.nonce }) ?? true { state.best = (nonce, digest) }
+        }
     }
 
     func failed(_ error: any Error) {
-        lock.lock()
-        defer { lock.unlock() }
-        if self.error == nil { self.error = error }
+        state.withLock { state in
+            if state.error == nil { state.error = error }
+        }
     }
 
     func result() throws -> AgentPoWSolution {
-        lock.lock()
-        defer { lock.unlock() }
+        let (best, error) = state.withLock { ($0.best, $0.error) }
         if let best { return AgentPoWSolution(nonce: best.nonce, powHex: AgentProofOfWork.hex(best.digest)) }
         if let error { throw error }
         throw AgentPoWSolverError.exhausted(attempts: limit)

@@ -1,3 +1,4 @@
+import AgentAuth
 import AuthCrypto
 import Fetch
 import Foundation
