@@ -48,6 +48,8 @@ let package = Package(
         .target(name: "AuthCrypto", dependencies: ["COpenSSL", "CScrypt", "CArgon2"]),
         // Compact JWS (HS256/RS256), key sets by kid, JWKS.
         .target(name: "JWT", dependencies: ["AuthCrypto"]),
+        // The key directory: generated, loaded, rotated and retired signing keys (not JWS itself).
+        .target(name: "SigningKeys", dependencies: ["JWT", "AuthCrypto"]),
         // SQLite wrapper, migrator, challenge ledger.
         .target(name: "Storage", dependencies: [
             "CSQLite",
@@ -85,7 +87,7 @@ let package = Package(
         ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
-            "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "Storage", "EmbeddedResources",
+            "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "SigningKeys", "Storage", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit",
             .product(name: "Configuration", package: "swift-configuration"),
@@ -111,6 +113,7 @@ let package = Package(
         ]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
+        .testTarget(name: "SigningKeysTests", dependencies: ["SigningKeys", "JWT", "AuthCrypto"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "StorageTests", dependencies: [
             "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),

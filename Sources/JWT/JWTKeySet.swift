@@ -80,7 +80,7 @@ public final class JWTKeySet: Sendable {
     }
 
     /// An empty set: signs nothing, verifies nothing.
-    init() {
+    public init() {
         contents = Mutex(Contents(entries: [:], order: [], activeHMAC: nil, activeRSA: nil))
     }
 

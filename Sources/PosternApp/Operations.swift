@@ -1,5 +1,6 @@
 import Foundation
 import JWT
+import SigningKeys
 import Logging
 import MailboxAccounts
 import AgentAuth

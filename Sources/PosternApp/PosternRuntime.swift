@@ -6,6 +6,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import JWT
+import SigningKeys
 import Logging
 import MailboxAccounts
 import ServerKit

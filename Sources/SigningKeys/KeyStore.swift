@@ -1,3 +1,4 @@
+import JWT
 import AuthCrypto
 import Synchronization
 

@@ -1,3 +1,5 @@
+import JWT
+
 /// What `KeyStore.list()` reports about one key: never the key material.
 public struct KeyInfo: Sendable, Equatable, Hashable {
     /// The kind of key.

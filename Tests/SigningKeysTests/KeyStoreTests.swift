@@ -1,6 +1,7 @@
 import AuthCrypto
 import Foundation
 import JWT
+import SigningKeys
 import Testing
 
 /// A fresh temporary data directory, removed when the test ends.
