@@ -1,4 +1,4 @@
-import Foundation
+import ServerKit
 
 /// The body of `POST /api/v1/session`, checked for shape (CONTRACT.md 1.3 step 2).
 ///
@@ -24,51 +24,30 @@ struct AgentSessionRequest: Sendable, Equatable {
     /// Parses and checks the body.
     /// - Returns: the request, or the 400 error to answer.
     static func parse(_ body: [UInt8]) -> Result<AgentSessionRequest, AgentAuthError> {
-        let wire: Wire
+        guard let object = RequestBody(json: body) else { return .failure(.malformedBody) }
+        let powHex: String?
+        let username: String?
+        let apiKey: String?
         do {
-            wire = try JSONDecoder().decode(Wire.self, from: Data(body))
+            powHex = try object.string("powHex")
+            username = try object.string("username")
+            apiKey = try object.string("apiKey")
         } catch {
             return .failure(.malformedBody)
         }
         let intent: Intent
-        switch (wire.username, wire.apiKey) {
+        switch (username, apiKey) {
         case (let username?, nil): intent = .signup(username: username)
         case (nil, let apiKey?): intent = .login(apiKey: apiKey)
         default: return .failure(.usernameXorAPIKey)
         }
         let nonce: String
-        switch wire.nonce {
-        case .text(let text)? where AgentProofOfWork.isValidNonce(text): nonce = text
-        case .integer(let value)?: nonce = String(value)
+        switch object["nonce"] {
+        case .string(let text)? where AgentProofOfWork.isValidNonce(text): nonce = text
+        case .integer(let value)? where value >= 0: nonce = String(value)
         default: return .failure(.invalidNonce)
         }
-        guard let powHex = wire.powHex else { return .failure(.invalidPowHex) }
+        guard let powHex else { return .failure(.invalidPowHex) }
         return .success(AgentSessionRequest(powHex: powHex, nonce: nonce, intent: intent))
-    }
-
-    /// The JSON as decoded; unknown keys are skipped by `Decodable`.
-    private struct Wire: Decodable {
-        var powHex: String?
-        var nonce: WireNonce?
-        var username: String?
-        var apiKey: String?
-    }
-
-    /// A nonce as sent: a string, a non-negative integer, or anything else (refused later as a bad nonce).
-    private enum WireNonce: Decodable {
-        case text(String)
-        case integer(UInt64)
-        case other
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let text = try? container.decode(String.self) {
-                self = .text(text)
-            } else if let value = try? container.decode(UInt64.self) {
-                self = .integer(value)
-            } else {
-                self = .other
-            }
-        }
     }
 }

@@ -1,27 +1,21 @@
 import HTTP1
 import JWT
+import ServerKit
 
 /// Reading request bodies and writing answers in the surface's shapes.
 enum MailboxJSON {
     /// The body as a JSON object, or `.invalidRequest`.
-    static func object(_ body: [UInt8]) throws(MailboxError) -> [(String, JSONValue)] {
-        guard let value = try? JSONValue.parse(body), case .object(let pairs) = value else {
-            throw .invalidRequest
-        }
-        return pairs
-    }
-
-    /// The first value of `name` in a JSON object.
-    static func field(_ object: [(String, JSONValue)], _ name: String) -> JSONValue? {
-        object.first { $0.0 == name }?.1
+    static func object(_ body: [UInt8]) throws(MailboxError) -> RequestBody {
+        guard let object = RequestBody(json: body) else { throw .invalidRequest }
+        return object
     }
 
     /// `name` as a string: `nil` when absent or null, `.invalidRequest` when another type.
-    static func string(_ object: [(String, JSONValue)], _ name: String) throws(MailboxError) -> String? {
-        switch field(object, name) {
-        case nil, .null?: return nil
-        case .string(let text)?: return text
-        default: throw .invalidRequest
+    static func string(_ object: RequestBody, _ name: String) throws(MailboxError) -> String? {
+        do {
+            return try object.string(name)
+        } catch {
+            throw .invalidRequest
         }
     }
 

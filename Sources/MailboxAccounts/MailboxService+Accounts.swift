@@ -1,5 +1,6 @@
 import HTTP1
 import JWT
+import ServerKit
 
 extension MailboxService {
     /// `GET /api/domains`: the configured domains, public ones first; Pro-only ones say so.
@@ -52,7 +53,7 @@ extension MailboxService {
                 throw MailboxError.accountLimitReached
             }
         } else {
-            try await checkProof(MailboxJSON.field(body, "pow"), now: call.now)
+            try await checkProof(body["pow"], now: call.now)
         }
         if try await store.addressExists(address.description) { throw MailboxError.addressTaken }
         let record = MailboxAccountRecord(
@@ -68,14 +69,14 @@ extension MailboxService {
 
     /// Checks a free creation's `pow` and consumes its challenge: 400 when absent or malformed, 403 when the
     /// challenge is unknown, expired or used, or the nonce does not solve it.
-    private func checkProof(_ value: JSONValue?, now: Int64) async throws {
-        guard case .object(let pow)? = value, case .string(let id)? = MailboxJSON.field(pow, "id") else {
+    private func checkProof(_ value: RequestBody.Value?, now: Int64) async throws {
+        guard let pow = value?.members, case .string(let id)? = pow["id"] else {
             throw MailboxError.proofOfWorkRequired
         }
         let nonce: String
-        switch MailboxJSON.field(pow, "nonce") {
+        switch pow["nonce"] {
         case .string(let text)?: nonce = text
-        case .int(let number)?: nonce = String(number)
+        case .integer(let number)?: nonce = String(number)
         default: throw MailboxError.proofOfWorkRequired
         }
         let opened = try challenges.open(id: id, now: now)

@@ -139,12 +139,12 @@ public final class RemoteHashService: Sendable {
     func fields(_ request: HTTPRequest) -> [String: String]? {
         if request.contentTypeIsJSON {
             if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { return [:] }
-            guard let value = try? JSONValue.parse(request.body), case .object(let members) = value else { return nil }
+            guard let body = RequestBody(json: request.body) else { return nil }
             var result: [String: String] = [:]
-            for (name, member) in members where result[name] == nil {
+            for (name, member) in body.members {
                 switch member {
                 case .string(let text): result[name] = text
-                case .int(let number): result[name] = String(number)
+                case .integer(let number): result[name] = String(number)
                 default: continue
                 }
             }
