@@ -1,0 +1,72 @@
+/// A name and address from an address header (`From`, `To`, ...).
+public struct MailAddress: Sendable, Equatable {
+    public var name: String?
+    public var email: String
+
+    public init(name: String? = nil, email: String) {
+        self.name = name
+        self.email = email
+    }
+}
+
+/// One header field, unfolded, with encoded words decoded in its value.
+public struct MailHeader: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A part kept as an attachment: not the message's text or HTML body.
+public struct MailAttachment: Sendable, Equatable {
+    public var filename: String?
+    /// Lower-cased `type/subtype`.
+    public var contentType: String
+    /// Without angle brackets.
+    public var contentID: String?
+    /// `attachment`, `inline` or nil.
+    public var disposition: String?
+    /// The decoded bytes.
+    public var data: [UInt8]
+
+    public init(filename: String?, contentType: String, contentID: String?, disposition: String?, data: [UInt8]) {
+        self.filename = filename
+        self.contentType = contentType
+        self.contentID = contentID
+        self.disposition = disposition
+        self.data = data
+    }
+}
+
+/// What the APIs read of a message.
+public struct ParsedMessage: Sendable, Equatable {
+    public var from: [MailAddress] = []
+    public var sender: MailAddress?
+    public var to: [MailAddress] = []
+    public var cc: [MailAddress] = []
+    public var bcc: [MailAddress] = []
+    public var replyTo: [MailAddress] = []
+    public var subject: String?
+    /// Without angle brackets, as are `inReplyTo` and `references`.
+    public var messageID: String?
+    public var inReplyTo: [String] = []
+    public var references: [String] = []
+    /// The `Date` header, Unix seconds; nil when absent or unreadable.
+    public var date: Int64?
+    /// The first `text/plain` part that is not an attachment, decoded.
+    public var textBody: String?
+    /// The first `text/html` part that is not an attachment, decoded.
+    public var htmlBody: String?
+    public var attachments: [MailAttachment] = []
+    /// Bytes of the raw message.
+    public var size: Int = 0
+    /// The top-level header fields, in order.
+    public var headers: [MailHeader] = []
+    /// At most 256 characters of the text body (or of the HTML without its tags), whitespace collapsed.
+    public var preview: String = ""
+
+    public init() {}
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// Parses a raw RFC 5322 message into what the mail APIs read: addresses, subject, ids, date, the text and HTML
+/// bodies, attachments and a preview. Pure: bytes in, a value out; malformed input degrades, only limits throw.
+public enum MIMEParser {
+    /// - Throws: ``MIMEError`` when `raw` passes one of `limits`.
+    public static func parse(_ raw: [UInt8], limits: MIMELimits = .default) throws(MIMEError) -> ParsedMessage {
+        guard raw.count <= limits.maximumMessageBytes else { throw .messageTooLarge }
+        let root = try MIMEEntity(raw[...], limits: limits)
+        var message = ParsedMessage()
+        message.size = raw.count
+        message.headers = root.headers.map { header in
+            MailHeader(name: header.name, value: EncodedWords.decode(header.value))
+        }
+        let addresses = { (name: String) in root.field(name).map(AddressList.parse) ?? [] }
+        message.from = addresses("From")
+        message.sender = addresses("Sender").first
+        message.to = addresses("To")
+        message.cc = addresses("Cc")
+        message.bcc = addresses("Bcc")
+        message.replyTo = addresses("Reply-To")
+        message.subject = root.field("Subject").map(EncodedWords.decode)
+        message.messageID = root.field("Message-ID").flatMap { AddressList.messageIDs($0).first }
+        message.inReplyTo = root.field("In-Reply-To").map(AddressList.messageIDs) ?? []
+        message.references = root.field("References").map(AddressList.messageIDs) ?? []
+        message.date = root.field("Date").flatMap(MailDate.parse)
+        var walk = Walk(limits: limits)
+        try walk.visit(root, depth: 0)
+        message.textBody = walk.text
+        message.htmlBody = walk.html
+        message.attachments = walk.attachments
+        message.preview = Preview.make(text: walk.text, html: walk.html)
+        return message
+    }
+
+    /// The walk over the entity tree that picks the bodies and the attachments.
+    private struct Walk {
+        let limits: MIMELimits
+        var parts = 0
+        var text: String?
+        var html: String?
+        var attachments: [MailAttachment] = []
+
+        init(limits: MIMELimits) {
+            self.limits = limits
+        }
+
+        mutating func visit(_ entity: MIMEEntity, depth: Int) throws(MIMEError) {
+            parts += 1
+            guard parts <= limits.maximumParts else { throw .tooManyParts }
+            let type = entity.contentType
+            if type.value.hasPrefix("multipart/"), let boundary = type["boundary"], !boundary.isEmpty {
+                guard depth < limits.maximumDepth else { throw .tooDeep }
+                for part in Multipart.split(entity.body, boundary: boundary) where !part.isEmpty {
+                    try visit(try MIMEEntity(part, limits: limits), depth: depth + 1)
+                }
+                return
+            }
+            let disposition = entity.disposition
+            let filename = disposition?["filename"] ?? type["name"]
+            let isAttachment = disposition?.value == "attachment" || (filename != nil && !type.value.hasPrefix("text/"))
+            if !isAttachment, type.value == "text/plain" || type.value == "text/html" {
+                let body = Charsets.decode(entity.decodedBody, charset: type["charset"])
+                if type.value == "text/plain", text == nil {
+                    text = body
+                    return
+                }
+                if type.value == "text/html", html == nil {
+                    html = body
+                    return
+                }
+            }
+            let data = type.value == "message/rfc822" ? Array(entity.body) : entity.decodedBody
+            attachments.append(
+                MailAttachment(
+                    filename: filename.map(EncodedWords.decode), contentType: type.value,
+                    contentID: entity.field("Content-ID").flatMap { AddressList.messageIDs($0).first },
+                    disposition: disposition?.value, data: data))
+        }
+    }
+}
+
+/// Splits a multipart body at its boundary lines (RFC 2046 5.1.1): the preamble and epilogue are dropped; a
+/// missing closing boundary ends the last part at the end of the body.
+enum Multipart {
+    static func split(_ body: ArraySlice<UInt8>, boundary: String) -> [ArraySlice<UInt8>] {
+        let delimiter = Array(("--" + boundary).utf8)
+        var parts: [ArraySlice<UInt8>] = []
+        var partStart: Int?
+        var lineStart = body.startIndex
+        while lineStart < body.endIndex {
+            let lineEnd = body[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? body.endIndex
+            let next = lineEnd < body.endIndex ? lineEnd + 1 : body.endIndex
+            let line = body[lineStart..<lineEnd]
+            if line.starts(with: delimiter) {
+                let rest = line.dropFirst(delimiter.count)
+                let closing = rest.starts(with: Array("--".utf8))
+                let tail = closing ? rest.dropFirst(2) : rest
+                if tail.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) {
+                    // An empty part: the next boundary starts where the part would (its line break is the one
+                    // that ended the previous boundary line).
+                    if let start = partStart { parts.append(body[start..<max(start, lineBreakStart(body, before: lineStart))]) }
+                    if closing { return parts }
+                    partStart = next
+                }
+            }
+            lineStart = next
+        }
+        if let start = partStart, start < body.endIndex { parts.append(body[start...]) }
+        return parts
+    }
+
+    /// Where the line break before `index` starts (it belongs to the boundary, RFC 2046).
+    private static func lineBreakStart(_ body: ArraySlice<UInt8>, before index: Int) -> Int {
+        var end = index
+        if end > body.startIndex, body[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+        if end > body.startIndex, body[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        return max(end, body.startIndex)
+    }
+}
+
+/// The preview of a message: its text, or its HTML without tags, whitespace collapsed, at most 256 characters.
+enum Preview {
+    static func make(text: String?, html: String?) -> String {
+        let source = text ?? html.map(stripTags) ?? ""
+        var output = ""
+        var space = false
+        for character in source {
+            if character.isWhitespace {
+                space = !output.isEmpty
+                continue
+            }
+            if space { output.append(" ") }
+            space = false
+            output.append(character)
+            if output.count >= 256 { break }
+        }
+        return String(output.prefix(256))
+    }
+
+    /// HTML without its tags and the contents of `style` and `script`, with the common entities decoded.
+    static func stripTags(_ html: String) -> String {
+        var output = ""
+        var rest = Substring(html)
+        while let open = rest.firstIndex(of: "<") {
+            output += rest[..<open]
+            let afterOpen = rest[open...]
+            let lower = afterOpen.prefix(8).lowercased()
+            let skipTo = lower.hasPrefix("<style") ? "</style>" : lower.hasPrefix("<script") ? "</script>" : nil
+            if let skipTo, let end = afterOpen.range(of: skipTo, options: .caseInsensitive) {
+                rest = afterOpen[end.upperBound...]
+                continue
+            }
+            guard let close = afterOpen.firstIndex(of: ">") else { rest = ""; break }
+            output += " "
+            rest = afterOpen[afterOpen.index(after: close)...]
+        }
+        output += rest
+        for (entity, character) in [
+            ("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&"),
+        ] {
+            output = output.replacingOccurrences(of: entity, with: character)
+        }
+        return output
+    }
+}

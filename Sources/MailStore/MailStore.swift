@@ -1,0 +1,238 @@
+import Foundation
+import Storage
+
+/// Every local address's mail (`migrations/0006_mail.sql`) behind small async methods. Every read is scoped to
+/// one address, so a caller that authorised an address can never reach another's messages.
+public struct MailStore: Sendable {
+    let database: Database
+
+    /// A store over `database`, migrated with `0006_mail.sql`.
+    public init(database: Database) {
+        self.database = database
+    }
+
+    /// One recipient of a delivery: its lower-cased address and the bytes it may hold.
+    public struct Recipient: Sendable, Equatable {
+        public var address: String
+        public var quota: Int64
+
+        public init(address: String, quota: Int64) {
+            self.address = address
+            self.quota = quota
+        }
+    }
+
+    /// Stores one copy of `message` per recipient in one transaction: all or none. Returns the new ids in the
+    /// order of `recipients`.
+    /// - Throws: ``MailStoreError/quotaExceeded(address:)`` when a copy would pass a recipient's quota.
+    public func deliver(_ message: NewMailMessage, to recipients: [Recipient], folder: MailFolder, now: Int64)
+        async throws -> [String]
+    {
+        try await database.write { connection in
+            try connection.transaction {
+                try recipients.map { recipient in
+                    let used = try Self.used(recipient.address, connection)
+                    guard used + Int64(message.raw.count) <= recipient.quota else {
+                        throw MailStoreError.quotaExceeded(address: recipient.address)
+                    }
+                    let id = UUID().uuidString.lowercased()
+                    try Self.insert(message, id: id, address: recipient.address, folder: folder, now: now, connection)
+                    return id
+                }
+            }
+        }
+    }
+
+    /// Bytes of mail `address` holds, every folder.
+    public func used(address: String) async throws -> Int64 {
+        try await database.read { try Self.used(address, $0) }
+    }
+
+    /// A page (1-based) of `address`'s messages in `folder`, newest first.
+    public func page(address: String, folder: MailFolder = .inbox, page: Int, perPage: Int = 30) async throws
+        -> [MailSummary]
+    {
+        let offset = Int64(max(0, page - 1)) * Int64(perPage)
+        return try await database.read { connection in
+            try connection.query(
+                """
+                SELECT \(Self.summaryColumns) FROM mail_messages WHERE address = ? AND folder = ?
+                    ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?
+                """,
+                [.text(address), .text(folder.rawValue), .integer(Int64(perPage)), .integer(offset)]
+            ).compactMap(Self.summary)
+        }
+    }
+
+    /// The oldest unread message in `address`'s inbox, nil when every message was read.
+    public func oldestUnread(address: String) async throws -> MailSummary? {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT \(Self.summaryColumns) FROM mail_messages WHERE address = ? AND folder = 'inbox' AND is_read = 0
+                    ORDER BY received_at, id LIMIT 1
+                """, [.text(address)]
+            ).first.flatMap(Self.summary)
+        }
+    }
+
+    /// The message `id` of `address`, nil when it has none such.
+    public func message(address: String, id: String) async throws -> MailMessageRecord? {
+        try await database.read { connection in
+            guard let row = try connection.query(
+                "SELECT \(Self.detailColumns) FROM mail_messages WHERE address = ? AND id = ?",
+                [.text(address), .text(id)]
+            ).first, let summary = Self.summary(row) else { return nil }
+            let attachments = try connection.query(
+                """
+                SELECT position, filename, content_type, content_id, disposition, size FROM mail_attachments
+                    WHERE message_id = ? ORDER BY position
+                """, [.text(id)]
+            ).compactMap(Self.attachmentInfo)
+            return MailMessageRecord(
+                summary: summary, to: Self.addresses(row.text("to_json")), cc: Self.addresses(row.text("cc_json")),
+                replyTo: Self.addresses(row.text("reply_to_json")), messageID: row.text("message_id"),
+                inReplyTo: Self.strings(row.text("in_reply_to")), references: Self.strings(row.text("refs")),
+                sentAt: row.int("sent_at"), textBody: row.text("text_body"), htmlBody: row.text("html_body"),
+                attachments: attachments)
+        }
+    }
+
+    /// The raw RFC 5322 bytes of message `id` of `address`.
+    public func raw(address: String, id: String) async throws -> [UInt8]? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT raw FROM mail_messages WHERE address = ? AND id = ?", [.text(address), .text(id)]
+            ).first?.blob("raw")
+        }
+    }
+
+    /// Attachment `position` of message `id` of `address`: its description and decoded bytes.
+    public func attachment(address: String, id: String, position: Int) async throws -> (MailAttachmentInfo, [UInt8])? {
+        try await database.read { connection in
+            guard let row = try connection.query(
+                """
+                SELECT a.position, a.filename, a.content_type, a.content_id, a.disposition, a.size, a.data
+                    FROM mail_attachments a JOIN mail_messages m ON m.id = a.message_id
+                    WHERE m.address = ? AND m.id = ? AND a.position = ?
+                """, [.text(address), .text(id), .integer(Int64(position))]
+            ).first, let info = Self.attachmentInfo(row), let data = row.blob("data") else { return nil }
+            return (info, data)
+        }
+    }
+
+    /// Marks messages of `address` read: those of `ids`, or every one when `ids` is nil. Returns how many
+    /// changed from unread.
+    public func markRead(address: String, ids: [String]?) async throws -> Int {
+        try await database.write { connection in
+            guard let ids else {
+                return try connection.run(
+                    "UPDATE mail_messages SET is_read = 1 WHERE address = ? AND is_read = 0", [.text(address)])
+            }
+            return try connection.transaction {
+                try ids.reduce(0) { count, id in
+                    count + (try connection.run(
+                        "UPDATE mail_messages SET is_read = 1 WHERE address = ? AND id = ? AND is_read = 0",
+                        [.text(address), .text(id)]))
+                }
+            }
+        }
+    }
+
+    /// Whether `address` has message `id` (read or not).
+    public func exists(address: String, id: String) async throws -> Bool {
+        try await database.read { connection in
+            try !connection.query(
+                "SELECT 1 FROM mail_messages WHERE address = ? AND id = ?", [.text(address), .text(id)]
+            ).isEmpty
+        }
+    }
+
+    /// Deletes message `id` of `address` and its attachments; false when there was none.
+    public func delete(address: String, id: String) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run("DELETE FROM mail_messages WHERE address = ? AND id = ?", [.text(address), .text(id)])
+                > 0
+        }
+    }
+
+    // MARK: rows
+
+    private static let summaryColumns =
+        "id, address, folder, envelope_from, from_json, subject, preview, size, is_read, received_at"
+    private static let detailColumns =
+        summaryColumns
+        + ", to_json, cc_json, reply_to_json, message_id, in_reply_to, refs, sent_at, text_body, html_body"
+
+    private static func used(_ address: String, _ connection: SQLiteConnection) throws -> Int64 {
+        try connection.query(
+            "SELECT COALESCE(SUM(size), 0) AS used FROM mail_messages WHERE address = ?", [.text(address)]
+        ).first?.int("used") ?? 0
+    }
+
+    private static func insert(
+        _ message: NewMailMessage, id: String, address: String, folder: MailFolder, now: Int64,
+        _ connection: SQLiteConnection
+    ) throws {
+        _ = try connection.run(
+            """
+            INSERT INTO mail_messages (id, address, folder, envelope_from, from_json, to_json, cc_json, reply_to_json,
+                subject, message_id, in_reply_to, refs, sent_at, text_body, html_body, preview, size, received_at, raw)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(id), .text(address), .text(folder.rawValue), .text(message.envelopeFrom),
+                .text(json(message.from)), .text(json(message.to)), .text(json(message.cc)),
+                .text(json(message.replyTo)), optional(message.subject), optional(message.messageID),
+                .text(json(message.inReplyTo)), .text(json(message.references)),
+                message.sentAt.map(SQLValue.integer) ?? .null, optional(message.textBody),
+                optional(message.htmlBody), .text(message.preview), .integer(Int64(message.raw.count)),
+                .integer(now), .blob(message.raw),
+            ])
+        for (position, attachment) in message.attachments.enumerated() {
+            _ = try connection.run(
+                """
+                INSERT INTO mail_attachments (message_id, position, filename, content_type, content_id, disposition,
+                    size, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(id), .integer(Int64(position)), optional(attachment.filename), .text(attachment.contentType),
+                    optional(attachment.contentID), optional(attachment.disposition),
+                    .integer(Int64(attachment.data.count)), .blob(attachment.data),
+                ])
+        }
+    }
+
+    private static func optional(_ text: String?) -> SQLValue { text.map(SQLValue.text) ?? .null }
+
+    private static func json<T: Encodable>(_ value: T) -> String {
+        (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    }
+
+    private static func addresses(_ text: String?) -> [MailAddressRecord] {
+        text.flatMap { try? JSONDecoder().decode([MailAddressRecord].self, from: Data($0.utf8)) } ?? []
+    }
+
+    private static func strings(_ text: String?) -> [String] {
+        text.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
+    }
+
+    private static func summary(_ row: SQLRow) -> MailSummary? {
+        guard let id = row.text("id"), let address = row.text("address"),
+            let folder = row.text("folder").flatMap(MailFolder.init(rawValue:)), let size = row.int("size"),
+            let received = row.int("received_at")
+        else { return nil }
+        return MailSummary(
+            id: id, address: address, folder: folder, envelopeFrom: row.text("envelope_from") ?? "",
+            from: addresses(row.text("from_json")), subject: row.text("subject"), preview: row.text("preview") ?? "",
+            size: size, isRead: row.int("is_read") == 1, receivedAt: received)
+    }
+
+    private static func attachmentInfo(_ row: SQLRow) -> MailAttachmentInfo? {
+        guard let position = row.int("position"), let type = row.text("content_type"), let size = row.int("size")
+        else { return nil }
+        return MailAttachmentInfo(
+            position: Int(position), filename: row.text("filename"), contentType: type,
+            contentID: row.text("content_id"), disposition: row.text("disposition"), size: size)
+    }
+}

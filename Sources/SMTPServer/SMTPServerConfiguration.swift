@@ -1,0 +1,52 @@
+/// How an `SMTPServer` listens, what it accepts and how long it waits for clients.
+public struct SMTPServerConfiguration: Sendable {
+    /// The address to bind (`127.0.0.1`, `0.0.0.0`, `::1`). Default `127.0.0.1`.
+    public var host: String = "127.0.0.1"
+    /// The TCP port; 0 picks a free one (see `SMTPServer.start()`). Default 2525 (25 needs root).
+    public var port: Int = 2525
+    /// The name in the greeting (`220 <hostname> ESMTP Postern`) and the first EHLO line. Default `localhost`.
+    public var hostname: String = "localhost"
+    /// Largest message accepted, in bytes of message text after dot-unstuffing (CRLF line ends counted),
+    /// advertised as `SIZE`. A `MAIL FROM` declaring more gets 552 at once; a message that turns out
+    /// larger is read to its end, not kept, and answered 552. It also bounds one session's memory: the
+    /// text is held until the sink has stored it. Default 25 MiB.
+    public var maxMessageBytes: Int = 25 * 1024 * 1024
+    /// Most accepted recipients of one message; one more gets `452 4.5.3`. Default 100 (RFC 5321 §4.5.3.1.8).
+    public var maxRecipients: Int = 100
+    /// Longest command line, CRLF included; a longer one is discarded to its end and answered 500.
+    /// Default 1000: RFC 5321's 512 plus room for the `SIZE` and `BODY` parameters of clients that
+    /// add more than the RFC budgets.
+    ///
+    /// Message text lines have no limit of their own: the text is parsed as a stream and never buffered
+    /// line by line, so a long line costs no more than its bytes, which `maxMessageBytes` caps. Real
+    /// senders (HTML mailers, unfolded base64) exceed RFC 5321's 1000, and refusing their mail would
+    /// lose it for no safety gain.
+    public var maxCommandLineLength: Int = 1000
+    /// Protocol errors (500, 501, 503, 555 answers) one session may make; at this many it is answered
+    /// `421 4.7.0` and closed, so a client that speaks another protocol does not hold a connection. Default 20.
+    public var maxProtocolErrors: Int = 20
+    /// Longest wait for the client's next bytes (a command, or more message text) while it is the
+    /// client's turn; then `421 4.4.2` and close. Default 300 s (RFC 5321 §4.5.3.2.7).
+    public var commandTimeout: Duration = .seconds(300)
+    /// Longest wait for write progress on a socket the client does not read. Default 300 s.
+    public var writeTimeout: Duration = .seconds(300)
+    /// Most open sessions; one more is answered `421 4.3.2` and closed. Default 128: each session
+    /// may hold up to `maxMessageBytes` while its message is read and stored, so the cap bounds memory
+    /// (128 × 25 MiB = 3.2 GiB at worst).
+    public var maxConnections: Int = 128
+    /// Longest time `shutdown()` waits for a message being received or stored before closing what is
+    /// left. Default 30 s.
+    public var shutdownGracePeriod: Duration = .seconds(30)
+    /// The listen backlog; the kernel caps it at `net.core.somaxconn`. Default 128.
+    public var listenBacklog: Int32 = 128
+
+    /// The defaults listed on each property.
+    public init() {}
+
+    /// Creates a configuration with the listen address and greeting name set, the rest at their defaults.
+    public init(host: String = "127.0.0.1", port: Int = 2525, hostname: String = "localhost") {
+        self.host = host
+        self.port = port
+        self.hostname = hostname
+    }
+}

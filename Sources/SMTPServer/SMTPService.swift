@@ -1,0 +1,62 @@
+import Logging
+import SocketServer
+
+/// SMTP as a `StreamService`: one `SMTPSessionMachine` per connection, its jobs (recipient verdicts,
+/// deliveries) run by the sink in a Swift task off the loops, the answers posted back to the loop.
+public struct SMTPService: StreamService {
+    /// The server's limits and fixed replies.
+    public let shared: SMTPSessionShared
+    /// The mail store's side: recipient policy and durable delivery.
+    public let sink: any SMTPMailSink
+    private let logger: Logger
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - configuration: limits, timeouts and the greeting's hostname.
+    ///   - sink: decides recipients and stores messages.
+    ///   - logger: failed deliveries at debug level (the error's type only, never message text).
+    ///   - observer: told of stored and refused messages and recipients (metrics), on the loop; must not block.
+    public init(
+        configuration: SMTPServerConfiguration, sink: any SMTPMailSink, logger: Logger,
+        observer: (@Sendable (SMTPSessionEvent) -> Void)? = nil
+    ) {
+        shared = SMTPSessionShared(configuration: configuration, observer: observer)
+        self.sink = sink
+        self.logger = logger
+    }
+
+    public func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
+        SMTPSessionMachine(shared: shared, peer: peer, refusing: refusing)
+    }
+
+    public func perform(
+        _ job: any AnyObject & Sendable, on loop: EventLoop,
+        completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
+    ) {
+        guard let job = job as? SMTPSessionMachine.Job else {
+            preconditionFailure("SMTPService was given a job its machines did not make")
+        }
+        let sink = self.sink
+        let logger = self.logger
+        Task {
+            let outcome: SMTPSessionMachine.Completion.Outcome
+            switch job.request {
+            case .verdict(let recipient):
+                outcome = .verdict(await sink.verdict(forRecipient: recipient))
+            case .deliver(let envelope, let data):
+                do {
+                    outcome = .delivered(queueID: try await sink.deliver(envelope, data: data))
+                } catch {
+                    logger.debug(
+                        "smtp delivery failed",
+                        metadata: [
+                            "error": .string(String(describing: type(of: error))),
+                            "recipients": .stringConvertible(envelope.recipients.count),
+                        ])
+                    outcome = .deliveryFailed
+                }
+            }
+            completion(SMTPSessionMachine.Completion(outcome))
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// The work a session hands to the sink (through `SMTPService`) and the answers it takes back, as
+/// classes: the loop carries them as `any AnyObject & Sendable` (see `ConnectionStateMachine`).
+extension SMTPSessionMachine {
+    /// Work for the sink, off the loop.
+    public final class Job: Sendable {
+        /// What the session asks.
+        public enum Request: Sendable, Equatable {
+            /// May `recipient` receive mail here?
+            case verdict(recipient: String)
+            /// Store this message for every recipient of the envelope.
+            case deliver(SMTPEnvelope, data: [UInt8])
+        }
+
+        /// What the session asks.
+        public let request: Request
+
+        init(_ request: Request) {
+            self.request = request
+        }
+    }
+
+    /// The sink's answer to a `Job`.
+    public final class Completion: Sendable {
+        /// What the sink answered.
+        public enum Outcome: Sendable, Equatable {
+            /// The verdict on a recipient.
+            case verdict(SMTPRecipientVerdict)
+            /// The message is durably stored under `queueID`.
+            case delivered(queueID: String)
+            /// The message could not be stored: `451`, and the transaction is reset.
+            case deliveryFailed
+        }
+
+        /// What the sink answered.
+        public let outcome: Outcome
+
+        /// Wraps the sink's answer.
+        public init(_ outcome: Outcome) {
+            self.outcome = outcome
+        }
+    }
+}

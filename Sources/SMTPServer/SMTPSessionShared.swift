@@ -1,0 +1,38 @@
+import SocketServer
+
+/// What every session of one SMTP server shares: the configuration, the fixed replies built once, and
+/// the timeouts in nanoseconds.
+///
+/// Immutable, so `Sendable` without locks.
+public final class SMTPSessionShared: Sendable {
+    /// The server configuration.
+    public let configuration: SMTPServerConfiguration
+    /// `220 <hostname> ESMTP Postern`.
+    let greeting: [UInt8]
+    /// The answer to `HELO`.
+    let heloReply: [UInt8]
+    /// The answer to `EHLO`, with the extensions offered.
+    let ehloReply: [UInt8]
+    let commandTimeout: UInt64
+    let writeTimeout: UInt64
+    /// Told of stored and refused messages and recipients, on the loop; nil for nobody.
+    let observer: (@Sendable (SMTPSessionEvent) -> Void)?
+
+    /// Builds the replies of `configuration`; the hostname is cut to printable ASCII so that it cannot
+    /// break a reply line.
+    /// - Parameters:
+    ///   - configuration: limits, timeouts and the greeting's hostname.
+    ///   - observer: told of stored and refused messages (metrics), on the loop; must not block.
+    public init(configuration: SMTPServerConfiguration, observer: (@Sendable (SMTPSessionEvent) -> Void)? = nil) {
+        self.configuration = configuration
+        self.observer = observer
+        let hostname = String(decoding: configuration.hostname.utf8.filter { $0 > 0x20 && $0 < 0x7F }, as: UTF8.self)
+        greeting = Array("220 \(hostname) ESMTP Postern\r\n".utf8)
+        heloReply = Array("250 \(hostname)\r\n".utf8)
+        ehloReply = Array(
+            ("250-\(hostname)\r\n250-SIZE \(configuration.maxMessageBytes)\r\n250-8BITMIME\r\n250-PIPELINING\r\n"
+                + "250 ENHANCEDSTATUSCODES\r\n").utf8)
+        commandTimeout = ConnectionTimeouts.nanoseconds(configuration.commandTimeout)
+        writeTimeout = ConnectionTimeouts.nanoseconds(configuration.writeTimeout)
+    }
+}
