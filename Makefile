@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= config/postern.env
 
-.PHONY: bootstrap build release run test sanitize bench fuzz soak clean
+.PHONY: bootstrap build release run test client-tests schemathesis sanitize bench fuzz soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -21,9 +21,23 @@ run: release
 ## Serial: many suites start in-process servers whose deferred handlers run on Swift's cooperative pool
 ## (two threads here); CPU-bound known-answer tests running beside them would starve those handlers
 ## and turn socket reads into timeouts that say nothing about the server.
+## Then the client tests (scripts/client-tests): Mail.td's Python SDKs, unmodified, and a reader that follows
+## /llms.txt alone, each against a real server (the SDKs install themselves into .build/).
+## Last, schemathesis on every documented operation (scripts/schemathesis, about a minute).
 test:
 	@scripts/bootstrap --test
 	$(SWIFT) test --no-parallel
+	scripts/client-tests
+	scripts/schemathesis
+
+## schemathesis --checks all on every operation of /openapi.json against a real server, bounded in time
+## (scripts/schemathesis: SCHEMATHESIS_EXAMPLES, SCHEMATHESIS_SECONDS).
+schemathesis: build
+	scripts/schemathesis
+
+## Only the client tests, against the current debug build.
+client-tests:
+	scripts/client-tests
 
 ## Every test under ThreadSanitizer, then under AddressSanitizer with LeakSanitizer (scripts/sanitize; one of
 ## them with SANITIZER=thread or SANITIZER=address). Fails on any test failure or sanitizer report, also one
@@ -39,8 +53,8 @@ bench: release
 	scripts/bench
 
 ## libFuzzer runs (scripts/fuzz) of the HTTP parser, the JWT verifier and JSON parser, the Argon2 hash
-## parser and the fetch URL/address policy, each on its corpus in Tests/Fuzz/corpus/<target>:
-## FUZZ_SECONDS each (default 60); FUZZ_TARGETS="jwt url" runs a subset (http1 jwt argon2 url).
+## parser and the fetch URL/address policy and the MIME parser, each on its corpus in Tests/Fuzz/corpus/<target>:
+## FUZZ_SECONDS each (default 60); FUZZ_TARGETS="jwt url" runs a subset (http1 jwt argon2 url mime).
 fuzz: bootstrap
 	scripts/fuzz
 

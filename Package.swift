@@ -25,6 +25,8 @@ let package = Package(
         // Debian's libscrypt ships no pkg-config file: the module map links `scrypt` by name.
         .systemLibrary(name: "CScrypt", providers: [.apt(["libscrypt-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // libcrypto initialised before main without its atexit cleanup, which races threads still hashing at exit.
+        .target(name: "COpenSSLInit", dependencies: ["COpenSSL"], linkerSettings: [.linkedLibrary("crypto")]),
         // <sys/epoll.h>, eventfd and accept4, which Glibc's Swift module does not export (headers only).
         .systemLibrary(name: "CEpoll"),
 
@@ -41,11 +43,16 @@ let package = Package(
             "HTTP1", "SocketServer",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset), the mail-sink protocol, server facade.
+        .target(name: "SMTPServer", dependencies: [
+            "SocketServer",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Bounded thread pool for blocking work away from the socket queues: CPU-heavy hashing (scrypt, Argon2,
         // RSA) and, in its own instance, Fetch's network I/O.
         .target(name: "ComputePool"),
         // Crypto primitives over OpenSSL, libscrypt and libargon2.
-        .target(name: "AuthCrypto", dependencies: ["COpenSSL", "CScrypt", "CArgon2"]),
+        .target(name: "AuthCrypto", dependencies: ["COpenSSL", "COpenSSLInit", "CScrypt", "CArgon2"]),
         // Compact JWS (HS256/RS256), key sets by kid, JWKS.
         .target(name: "JWT", dependencies: ["AuthCrypto"]),
         // The key directory: generated, loaded, rotated and retired signing keys (not JWS itself).
@@ -65,6 +72,12 @@ let package = Package(
         .target(name: "ClientAddress"),
         // What every surface shares on a request's path: the request context built once per request,
         // routes that receive it, rate-limit tables on one monotonic clock, the storage-failure table.
+        // Pure MIME parsing: raw RFC 5322 bytes in, the fields, bodies and attachments the mail APIs read out.
+        .target(name: "MIME"),
+        // The local mail store: every local address's messages (raw and parsed), which addresses are local.
+        .target(name: "MailStore", dependencies: ["Storage"]),
+        // Delivery into the mail store: parses a message once and stores a copy per local recipient (SMTP's sink).
+        .target(name: "MailDelivery", dependencies: ["MIME", "MailStore", "SMTPServer"]),
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
@@ -75,7 +88,7 @@ let package = Package(
         .target(name: "AgentClient", dependencies: ["AgentAuth", "AuthCrypto", "Fetch"]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
-            "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool", "MailStore",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
@@ -89,7 +102,8 @@ let package = Package(
         .target(name: "PosternApp", dependencies: [
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "SigningKeys", "Storage", "EmbeddedResources",
             "AgentAuth",
-            "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit",
+            "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
+            "SMTPServer",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -111,10 +125,18 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: [
             "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "SMTPServerTests", dependencies: [
+            "SMTPServer", "SocketServer", "HTTPServer", "HTTP1", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "SigningKeysTests", dependencies: ["SigningKeys", "JWT", "AuthCrypto"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
+        .testTarget(name: "MIMETests", dependencies: ["MIME"]),
+        .testTarget(name: "MailStoreTests", dependencies: [
+            "MailStore", "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "StorageTests", dependencies: [
             "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -133,7 +155,7 @@ let package = Package(
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
-            "ComputePool",
+            "ComputePool", "MailStore",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -18,7 +18,7 @@
     bench-lib.py argon2hash PASSWORD
         print an Argon2id hash of PASSWORD with Mail.td's default cost (m=19456 KiB, t=2, p=1, 16-byte
         salt, 32-byte hash) made with argon2-cffi; exit 3 when argon2-cffi is not importable
-    bench-lib.py argon2speed SECONDS
+    bench-lib.py argon2speed SECONDS [M T P]
         one thread verifying an Argon2id hash of that cost through the system libargon2 (the library
         Postern links) for SECONDS; print "verify_per_cpu_s=R cpu_ms_per_verify=M verify_per_wall_s=W
         verifications=N"; exit 3 without libargon2
@@ -279,7 +279,7 @@ def cmd_argon2hash(password):
                       parallelism=ARGON2_P, hash_len=32, type=Type.ID).decode())
 
 
-def cmd_argon2speed(seconds):
+def cmd_argon2speed(seconds, m=ARGON2_M, t=ARGON2_T, p=ARGON2_P):
     import ctypes
     import ctypes.util
     try:
@@ -291,7 +291,7 @@ def cmd_argon2speed(seconds):
     lib.argon2id_verify.argtypes = [cp, cp, size]
     pwd, salt = b"test123", secrets.token_bytes(16)
     encoded = ctypes.create_string_buffer(256)
-    rc = lib.argon2id_hash_encoded(ARGON2_T, ARGON2_M, ARGON2_P, pwd, len(pwd), salt, len(salt), 32,
+    rc = lib.argon2id_hash_encoded(t, m, p, pwd, len(pwd), salt, len(salt), 32,
                                    encoded, len(encoded))
     if rc != 0:
         die(f"argon2speed: argon2id_hash_encoded returned {rc}")
@@ -359,6 +359,8 @@ def main(argv):
         cmd_argon2hash(args[0])
     elif cmd == "argon2speed" and len(args) == 1:
         cmd_argon2speed(float(args[0]))
+    elif cmd == "argon2speed" and len(args) == 4:
+        cmd_argon2speed(float(args[0]), int(args[1]), int(args[2]), int(args[3]))
     elif cmd == "origin" and len(args) == 1:
         cmd_origin(args[0])
     else:

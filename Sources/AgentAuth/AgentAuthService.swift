@@ -8,7 +8,8 @@ import Storage
 
 /// Surface 1 of Postern: Atomic Mail compatible agent signup (CONTRACT.md section 1).
 ///
-/// Serves `POST /api/v1/challenge`, `POST /api/v1/session`, `POST /api/v1/capability` and `GET /llms.txt`.
+/// Serves `POST /api/v1/challenge`, `POST /api/v1/session` and `POST /api/v1/capability`; its `/llms.txt` section
+/// is ``AgentLLMsText``.
 /// Create it once at start, after the metrics system is bootstrapped, and add its routes with
 /// ``register(into:)``. Handlers never throw: every failure becomes the surface's error shape.
 public final class AgentAuthService: Sendable {
@@ -44,7 +45,6 @@ public final class AgentAuthService: Sendable {
     let challengeBody: ChallengeBodyTemplate
     /// The body of every capability answer: it depends only on the configuration, so it is built once.
     let capabilityBody: String
-    let llmsText: [UInt8]
 
     /// Creates the service.
     /// - Parameters:
@@ -85,7 +85,6 @@ public final class AgentAuthService: Sendable {
             ("expires_in", String(configuration.capabilityTTL)),
             ("_next", AgentJSON.array(nextSteps.capability)),
         ])
-        self.llmsText = Array(AgentLLMsText.render(configuration).utf8)
     }
 
     /// The difficulty every challenge starts from (the value `/metrics` and `/llms.txt` show).
@@ -95,7 +94,7 @@ public final class AgentAuthService: Sendable {
     public var accountStore: AgentAccountStore { accounts }
 
     /// Adds the surface's routes: `POST /api/v1/challenge` (immediate), `POST /api/v1/session` and
-    /// `POST /api/v1/capability` (deferred), `GET /llms.txt` (immediate).
+    /// `POST /api/v1/capability` (deferred).
     public func register(into router: inout ContextRouter) {
         router.add(
             .POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit,
@@ -112,19 +111,6 @@ public final class AgentAuthService: Sendable {
             .deferred { [self] request, context, _ in
                 await capability(request, context)
             })
-        router.add(
-            .GET, "/llms.txt",
-            .immediate { [self] _, _, _ in
-                llms()
-            })
-    }
-
-    /// `GET /llms.txt`: the guide, rendered once from the configuration.
-    func llms() -> HTTPResponse {
-        HTTPResponse(
-            status: .ok,
-            headers: ["Content-Type": "text/markdown; charset=utf-8", "Cache-Control": "no-store"],
-            body: llmsText)
     }
 
     /// The error response for `error`.

@@ -1,7 +1,8 @@
-/// The `/llms.txt` guide (CONTRACT.md 1.5): Markdown that lets an agent complete the flow with no other
-/// document, generated from the live configuration.
+/// The agent signup section of `/llms.txt` (CONTRACT.md 1.5): Markdown that lets an agent complete the flow with
+/// no other document, generated from the live configuration. The app composes it with the other surfaces'
+/// sections into one document.
 ///
-/// Its second-level headings are the anchors that `docs_url` points at (see ``anchors``).
+/// Its third-level headings are the anchors that `docs_url` points at (see ``anchors``).
 public enum AgentLLMsText {
     /// The section anchors of the document, as GitHub-style heading slugs.
     public static let anchors = [
@@ -9,7 +10,7 @@ public enum AgentLLMsText {
         "api-keys", "capability", "tokens", "errors",
     ]
 
-    /// Renders the guide for `configuration`.
+    /// Renders the section for `configuration`: a second-level heading, then third-level ones.
     public static func render(_ configuration: AgentAuthConfiguration) -> String {
         let base = configuration.publicURL
         let c = configuration
@@ -28,7 +29,7 @@ public enum AgentLLMsText {
             `difficulty` from each challenge rather than assuming it.
             """
         return """
-            # Postern agent auth (Atomic Mail compatible)
+            ## Agent signup (Atomic Mail compatible)
 
             This server speaks the Atomic Mail agent authentication API. Base URL: \(base)
 
@@ -36,7 +37,7 @@ public enum AgentLLMsText {
             needs a session. Every step is a plain HTTP request; tokens travel in the `Authorization: Bearer` \
             response header.
 
-            ## Auth flow reference
+            ### Auth flow reference
 
             1. `POST \(base)/api/v1/challenge` → challenge JWT in the response header `Authorization: Bearer <jwt>`.
             2. Solve the scrypt proof of work for that challenge (see [Proof of work](#proof-of-work)).
@@ -60,7 +61,7 @@ public enum AgentLLMsText {
 
             Each challenge is single use: solve a new one for every session request.
 
-            ## Challenge
+            ### Challenge
 
             `POST /api/v1/challenge` needs no body. Response 200, header `Authorization: Bearer <challenge JWT>`, body:
 
@@ -72,7 +73,7 @@ public enum AgentLLMsText {
             `challenge` equals the `jti` claim of the JWT and `difficulty` its `difficulty` claim. A challenge \
             expires \(c.challengeTTL) s after it was issued.
 
-            ## Proof of work
+            ### Proof of work
 
             - Salt text: `\(c.powSalt)`
             - Use the UTF-8 bytes of the salt text as the scrypt salt, never its decoded hex bytes.
@@ -95,11 +96,11 @@ public enum AgentLLMsText {
                     nonce += 1
             ```
 
-            ## Dynamic difficulty
+            ### Dynamic difficulty
 
             \(policy)
 
-            ## Session
+            ### Session
 
             `POST /api/v1/session`, header `Authorization: Bearer <challenge JWT>`, JSON body with `powHex`, `nonce` \
             and exactly one of `username` (signup) or `apiKey` (login). Other fields are ignored. The server checks, \
@@ -111,26 +112,26 @@ public enum AgentLLMsText {
             - Login success: 200 `{"inbox":"<username>@\(c.inboxDomain)","_next":[...]}`.
             - Both: the session JWT (valid \(c.sessionTTL) s) in the response header `Authorization: Bearer <jwt>`.
 
-            ## Usernames
+            ### Usernames
 
             5 to 21 characters matching `^[a-z0-9][a-z0-9._-]{3,19}[a-z0-9]$`. Reserved and refused: \
             \(AgentUsername.reserved.sorted().joined(separator: ", ")). A taken username gets 409 \
             `Username already taken`. Your inbox is `<username>@\(c.inboxDomain)`.
 
-            ## API keys
+            ### API keys
 
             The API key is returned once, at signup, and stored by this server only as a SHA-256 digest: keep it \
             secret and safe. It looks like `\(AgentAPIKey.prefix)` followed by 43 base64url characters (32 random \
             bytes). An unknown or revoked key gets 401 `Invalid API key`.
 
-            ## Capability
+            ### Capability
 
             `POST /api/v1/capability` with header `Authorization: Bearer <session JWT>`. Response 200, the capability \
             JWT in the response header `Authorization: Bearer <jwt>`, body `{"expires_in":\(c.capabilityTTL),\
             "_next":[...]}`. An invalid, expired or wrong-purpose bearer, or a session of a deleted account, gets 401 \
             `Invalid or expired session`.
 
-            ## Tokens
+            ### Tokens
 
             | token | algorithm | lifetime | claims |
             | --- | --- | --- | --- |
@@ -143,7 +144,7 @@ public enum AgentLLMsText {
             \(base)/.well-known/jwks.json (by `kid`). A token of one purpose is never accepted where another is \
             expected.
 
-            ## Errors
+            ### Errors
 
             Every error on `/api/v1/*` has this shape:
 

@@ -31,6 +31,20 @@ public struct AgentChallenge: Sendable, Equatable {
     public let salt: String
 }
 
+/// What the client tells its user while it works: each challenge received (with its difficulty) before it is
+/// solved, and the search's progress about once a second.
+public struct AgentClientEvents: Sendable {
+    public var challenge: @Sendable (AgentChallenge) -> Void
+    public var progress: @Sendable (AgentPoWProgress) -> Void
+
+    public init(
+        challenge: @escaping @Sendable (AgentChallenge) -> Void, progress: @escaping @Sendable (AgentPoWProgress) -> Void
+    ) {
+        self.challenge = challenge
+        self.progress = progress
+    }
+}
+
 /// A refusal from the server, or a response the client cannot use.
 public struct AgentClientError: Error, Sendable, CustomStringConvertible {
     /// HTTP status, or 0 when the response never arrived or was not HTTP.
@@ -87,8 +101,9 @@ public struct AgentClient: Sendable {
 
     /// Signs up `username` at the server `url` (its base URL), then gets a capability token.
     /// - Throws: ``AgentClientError`` with the server's message on any refusal.
-    public func signup(url: URL, username: String) async throws -> AgentCredentials {
-        let (body, session) = try await session(url: url, credential: ("username", username), expecting: 201)
+    public func signup(url: URL, username: String, events: AgentClientEvents? = nil) async throws -> AgentCredentials {
+        let (body, session) = try await session(
+            url: url, credential: ("username", username), expecting: 201, events: events)
         guard let apiKey = body["apiKey"] as? String, let inbox = body["inbox"] as? String else {
             throw AgentClientError(status: 201, message: "signup response lacks apiKey or inbox", hint: nil)
         }
@@ -100,8 +115,8 @@ public struct AgentClient: Sendable {
 
     /// Logs in with `apiKey` at the server `url`, then gets a capability token.
     /// - Throws: ``AgentClientError`` with the server's message on any refusal.
-    public func login(url: URL, apiKey: String) async throws -> AgentCredentials {
-        let (body, session) = try await session(url: url, credential: ("apiKey", apiKey), expecting: 200)
+    public func login(url: URL, apiKey: String, events: AgentClientEvents? = nil) async throws -> AgentCredentials {
+        let (body, session) = try await session(url: url, credential: ("apiKey", apiKey), expecting: 200, events: events)
         guard let inbox = body["inbox"] as? String else {
             throw AgentClientError(status: 200, message: "login response lacks inbox", hint: nil)
         }
@@ -130,15 +145,19 @@ public struct AgentClient: Sendable {
         return (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
     }
 
-    /// Solves `challenge` on the solver's threads without blocking the caller's executor.
-    public func solve(_ challenge: AgentChallenge) async throws -> AgentPoWSolution {
+    /// Solves `challenge` on the solver's threads without blocking the caller's executor; `progress` hears of
+    /// the search about once a second.
+    public func solve(
+        _ challenge: AgentChallenge, progress: (@Sendable (AgentPoWProgress) -> Void)? = nil
+    ) async throws -> AgentPoWSolution {
         let solver = self.solver
         return try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(
                     with: Result {
                         try solver.solve(
-                            challenge: challenge.id, salt: challenge.salt, difficulty: challenge.difficulty)
+                            challenge: challenge.id, salt: challenge.salt, difficulty: challenge.difficulty,
+                            progress: progress)
                     })
             }.start()
         }
@@ -159,10 +178,11 @@ public struct AgentClient: Sendable {
     }
 
     private func session(
-        url: URL, credential: (String, String), expecting status: Int
+        url: URL, credential: (String, String), expecting status: Int, events: AgentClientEvents?
     ) async throws -> (body: [String: Any], token: String) {
         let challenge = try await challenge(url: url)
-        let solution = try await solve(challenge)
+        events?.challenge(challenge)
+        let solution = try await solve(challenge, progress: events?.progress)
         let payload = ["powHex": solution.powHex, "nonce": String(solution.nonce), credential.0: credential.1]
         let (body, token) = try await post(
             url.appendingPathComponent("api/v1/session"), bearer: challenge.token,

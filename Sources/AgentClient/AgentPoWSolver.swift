@@ -44,11 +44,16 @@ public struct AgentPoWSolver: Sendable {
     ///   - salt: the salt text from the challenge response.
     ///   - difficulty: leading zero bits required.
     ///   - maxAttempts: give up after trying nonces `0..<maxAttempts`.
+    ///   - progressInterval: how often `progress` hears of the search (from the calling thread, which
+    ///     otherwise only waits; the search threads only count their tries).
+    ///   - progress: called every `progressInterval` while the search runs.
     /// - Throws: ``AgentPoWSolverError/exhausted(attempts:)`` past the limit; `CryptoError` when scrypt fails.
     public func solve(
-        challenge: String, salt: String, difficulty: Int, maxAttempts: UInt64 = .max
+        challenge: String, salt: String, difficulty: Int, maxAttempts: UInt64 = .max,
+        progressInterval: Duration = .seconds(1), progress: ((AgentPoWProgress) -> Void)? = nil
     ) throws -> AgentPoWSolution {
         let search = Search(limit: maxAttempts)
+        let started = ContinuousClock.now
         let width = UInt64(threads)
         let finished = DispatchSemaphore(value: 0)
         for lane in 0..<threads {
@@ -60,7 +65,19 @@ public struct AgentPoWSolver: Sendable {
             thread.name = "postern-pow-solver-\(lane)"
             thread.start()
         }
-        for _ in 0..<threads { finished.wait() }
+        var running = threads
+        let interval = Double(progressInterval.components.seconds) + Double(progressInterval.components.attoseconds) / 1e18
+        while running > 0 {
+            if finished.wait(timeout: .now() + interval) == .success {
+                running -= 1
+            } else if let progress {
+                let elapsed = ContinuousClock.now - started
+                progress(
+                    AgentPoWProgress(
+                        difficulty: difficulty, attempts: search.attempts,
+                        elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+            }
+        }
         return try search.result()
     }
 
@@ -92,6 +109,7 @@ private final class Search: Sendable {
     private struct State {
         var best: (nonce: UInt64, digest: [UInt8])?
         var error: (any Error)?
+        var attempts: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -101,12 +119,17 @@ private final class Search: Sendable {
         self.limit = limit
     }
 
+    /// Whether `nonce` is still worth trying; counts it as a try when it is.
     func shouldTry(_ nonce: UInt64) -> Bool {
         state.withLock { state in
-            guard state.error == nil, nonce < limit else { return false }
-            return state.best.map { nonce < $0.nonce } ?? true
+            guard state.error == nil, nonce < limit, state.best.map({ nonce < $0.nonce }) ?? true else { return false }
+            state.attempts += 1
+            return true
         }
     }
+
+    /// Nonces tried (or being tried) so far.
+    var attempts: UInt64 { state.withLock { $0.attempts } }
 
     func found(_ nonce: UInt64, _ digest: [UInt8]) {
         state.withLock { state in

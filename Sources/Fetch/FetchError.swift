@@ -2,8 +2,9 @@
 public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not an absolute, well-formed `http`/`https` URL (also a redirect `Location` that is not).
     case invalidURL
-    /// The address policy refused the host or one of its addresses; no connection was attempted.
-    case notAllowed
+    /// The address policy refused the host or one of its addresses (of this category); no connection was
+    /// attempted.
+    case notAllowed(AddressCategory)
     /// The host name did not resolve.
     case resolutionFailed
     /// No vetted address accepted a TCP connection (refused, unreachable, or past the connect timeout).
@@ -27,7 +28,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidURL: return "invalid URL"
-        case .notAllowed: return "address not allowed"
+        case .notAllowed(let category): return "address not allowed (\(category.rawValue))"
         case .resolutionFailed: return "host did not resolve"
         case .connectFailed: return "connection failed"
         case .timedOut: return "timed out"

@@ -126,12 +126,12 @@ public final class Fetcher: URLFetching {
             if name == "localhost" || name.hasSuffix(".localhost"),
                 !policy.allows(.v4(0x7f00_0001), host: name)
             {
-                throw .notAllowed
+                throw .notAllowed(.loopback)
             }
             addresses = try resolver.resolve(name, deadline: deadline)
         }
         for address in addresses where !policy.allows(address, host: url.hostText) {
-            throw .notAllowed
+            throw .notAllowed(AddressPolicy.category(of: address))
         }
         return addresses
     }

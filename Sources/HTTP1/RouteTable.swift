@@ -48,7 +48,9 @@ public enum RouteMatch<Handler: Sendable>: Sendable {
 /// non-empty segment. `HEAD` is answered by the `GET` route unless a `HEAD` route exists.
 ///
 /// Static templates are found with one dictionary lookup; templated ones are tried in the order
-/// added, and among templates matching a path the first added wins for each method.
+/// added, and the first template that matches a path decides it: its method, or 405 with its methods.
+/// Add a template with a literal segment (`/messages/read`) before one with a parameter in that place
+/// (`/messages/{id}`), so that the literal path is never taken for a parameter value.
 ///
 /// The table only finds routes and never runs them, so `Handler` is whatever its user runs: HTTP1's
 /// ``RouteHandler`` (see ``Router``), or an application's own handler that takes more than the request.
@@ -116,6 +118,7 @@ public struct RouteTable<Handler: Sendable>: Sendable {
                     return .found(route, parameters)
                 }
                 Self.collectAllowed(entry.routes, into: &allowed)
+                break
             }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)

@@ -35,7 +35,7 @@ public final class HTTPServer: Sendable {
         // Loops fail only when out of descriptors at start-up; then nothing can be served and `start()` says so.
         let group = try? EventLoopGroup(
             count: configuration.eventQueueCount, clock: configuration.clock,
-            pollInterval: HTTPServer.pollInterval(configuration), lineSink: configuration.accessLog)
+            pollInterval: configuration.pollInterval, lineSink: configuration.accessLog)
         self.init(configuration: configuration, responder: responder, group: group, ownsGroup: true, logger: logger)
     }
 
@@ -93,12 +93,5 @@ public final class HTTPServer: Sendable {
     public func shutdown() async {
         await server?.shutdown()
         if ownsGroup, let group { await group.shutdownJoining() }
-    }
-
-    /// The longest epoll wait: a quarter of the shortest timeout, between 10 ms and 500 ms, so that
-    /// deadlines of an injected clock are noticed soon enough.
-    static func pollInterval(_ configuration: HTTPServerConfiguration) -> Duration {
-        let shortest = min(configuration.headerReadTimeout, configuration.idleTimeout, configuration.writeTimeout)
-        return min(max(shortest / 4, .milliseconds(10)), .milliseconds(500))
     }
 }

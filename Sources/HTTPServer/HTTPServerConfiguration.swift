@@ -50,4 +50,10 @@ public struct HTTPServerConfiguration: Sendable {
         self.host = host
         self.port = port
     }
+
+    /// The longest epoll wait of loops made for this server: a quarter of the shortest timeout, between 10 ms
+    /// and 500 ms, so that deadlines of an injected clock are noticed soon enough.
+    public var pollInterval: Duration {
+        min(max(min(headerReadTimeout, idleTimeout, writeTimeout) / 4, .milliseconds(10)), .milliseconds(500))
+    }
 }

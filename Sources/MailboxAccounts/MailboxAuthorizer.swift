@@ -12,7 +12,8 @@ enum MailboxPrincipal: Sendable {
 /// What a bearer is, as far as it was checked before the rate limit: JWTs by signature and expiry only
 /// (cheap, no database), Pro API tokens by an indexed lookup of their digest (`MailboxService.admit`).
 enum MailboxBearer: Sendable {
-    /// No bearer, or an empty one.
+    /// No bearer, an empty one, or one not shaped like any token (an SDK's placeholder such as `null`): Mail.td's
+    /// SDKs send `Authorization: Bearer <token>` even when they hold none.
     case anonymous
     /// A correctly signed, unexpired mailbox JWT.
     case mailbox(subject: String, version: Int64)
@@ -49,6 +50,7 @@ struct MailboxAuthorizer: Sendable {
     func classify(_ bearer: String?) -> MailboxBearer {
         guard let bearer, !bearer.isEmpty else { return .anonymous }
         if bearer.hasPrefix(MailboxTokens.apiTokenPrefix) { return .apiToken(bearer) }
+        guard Self.isCompactJWS(bearer) else { return .anonymous }
         let now = clock()
         for purpose in [MailboxTokens.mailboxPurpose, MailboxTokens.proPurpose] {
             guard let claims = tokens.verify(bearer, purpose: purpose, now: now), let subject = claims.sub,
@@ -58,6 +60,26 @@ struct MailboxAuthorizer: Sendable {
                 ? .mailbox(subject: subject, version: version) : .pro(subject: subject, version: version)
         }
         return .invalid
+    }
+
+    /// Whether `text` has a JWS's compact shape: three non-empty base64url segments. Such a bearer is a token
+    /// (valid or not); anything else is no token at all.
+    static func isCompactJWS(_ text: String) -> Bool {
+        var segments = 1, segmentLength = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "."):
+                guard segmentLength > 0 else { return false }
+                segments += 1
+                segmentLength = 0
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                segmentLength += 1
+            default:
+                return false
+            }
+        }
+        return segments == 3 && segmentLength > 0
     }
 
     /// The principal behind a bearer; nil for anonymous; `.invalidOrExpiredToken` when the token is bad,
@@ -117,17 +139,22 @@ struct MailboxAuthorizer: Sendable {
         return user
     }
 
-    /// The account `id` if `principal` may reach it: a mailbox token only its own account (else
+    /// The account `id` (its UUID or, as Mail.td's SDK allows, its address) if `principal` may reach it: a mailbox token only its own account (else
     /// `.forbidden`), a Pro user only accounts it owns (else `.notFound`).
     func account(_ id: String, for principal: MailboxPrincipal) async throws -> MailboxAccountRecord {
+        let address = MailboxAddress(id)?.description
         switch principal {
         case .account(let account):
-            guard account.id == id else { throw MailboxError.forbidden }
+            guard account.id == id || account.address == address else { throw MailboxError.forbidden }
             return account
         case .proUser(let user):
-            guard MailboxIdentifiers.isUUID(id), let account = try await store.account(id: id),
-                account.ownerID == user.id
-            else { throw MailboxError.notFound }
+            var found: MailboxAccountRecord?
+            if MailboxIdentifiers.isUUID(id) {
+                found = try await store.account(id: id)
+            } else if let address {
+                found = try await store.account(address: address)
+            }
+            guard let account = found, account.ownerID == user.id else { throw MailboxError.notFound }
             return account
         }
     }

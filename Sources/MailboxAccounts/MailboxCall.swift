@@ -11,6 +11,16 @@ struct MailboxCall: Sendable {
 
     /// The `{id}` route parameter (empty when absent).
     var id: String { parameters["id"] ?? "" }
+    /// The `{messageID}` route parameter (empty when absent).
+    var messageID: String { parameters["messageID"] ?? "" }
+
+    /// The integer query parameter `name`: `fallback` when absent; present but empty, not a number or outside
+    /// `range` is a 400 (the document declares these parameters as integers).
+    func integerQuery(_ name: String, in range: ClosedRange<Int>, fallback: Int) throws(MailboxError) -> Int {
+        guard let text = request.queryItem(name) else { return fallback }
+        guard let number = Int(text), range.contains(number) else { throw MailboxError.invalidRequest }
+        return number
+    }
 }
 
 /// Which buckets a route draws from.

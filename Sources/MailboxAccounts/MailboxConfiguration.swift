@@ -19,8 +19,16 @@ public struct MailboxConfiguration: Sendable {
     public var rateLimitsEnabled: Bool
     /// Storage quotas in bytes reported for accounts.
     public var quotas: MailboxQuotas
-    /// Argon2id cost for account and Pro user passwords. Default m=19456 KiB, t=2, p=1.
+    /// Whether an account created without a Pro bearer needs a solved `pow` (Mail.td's v1 rule, the
+    /// default). `false` is Mail.td's v2 behaviour: its SDK 2.x sends no proof; a `pow` that is sent is still
+    /// checked. `POSTERN_MAILBOX_POW_REQUIRED`.
+    public var powRequired: Bool
+    /// Argon2id cost for Pro user passwords and for account passwords stored before `auth_key`. Default
+    /// m=19456 KiB, t=2, p=1.
     public var argon2: MailboxArgon2Parameters
+    /// Argon2id cost of deriving `auth_key` from a v1 password. Default: Mail.td's (m=16384 KiB, t=3, p=1), which
+    /// its v2 clients compute too; any other value breaks sign-in between the two protocols (test suites only).
+    public var authKeyArgon2: MailboxArgon2Parameters
     /// Lifetime of mailbox and Pro JWTs in seconds. Default 7 days.
     public var tokenTTL: Int64
     /// Token-bucket rates per client address and class.
@@ -43,7 +51,9 @@ public struct MailboxConfiguration: Sendable {
         proDomains: [String] = [],
         rateLimitsEnabled: Bool = true,
         quotas: MailboxQuotas = MailboxQuotas(),
+        powRequired: Bool = true,
         argon2: MailboxArgon2Parameters = MailboxArgon2Parameters(),
+        authKeyArgon2: MailboxArgon2Parameters = .mailTDAuthKey,
         tokenTTL: Int64 = 7 * 24 * 3600,
         rateLimits: MailboxRateLimits = MailboxRateLimits(),
         rateLimitTableCapacity: Int = 65_536,
@@ -57,7 +67,9 @@ public struct MailboxConfiguration: Sendable {
         self.proDomains = proDomains.map { $0.lowercased() }
         self.rateLimitsEnabled = rateLimitsEnabled
         self.quotas = quotas
+        self.powRequired = powRequired
         self.argon2 = argon2
+        self.authKeyArgon2 = authKeyArgon2
         self.tokenTTL = tokenTTL
         self.rateLimits = rateLimits
         self.rateLimitTableCapacity = rateLimitTableCapacity
@@ -95,6 +107,11 @@ public struct MailboxArgon2Parameters: Sendable, Equatable {
         self.iterations = iterations
         self.parallelism = parallelism
     }
+}
+
+extension MailboxArgon2Parameters {
+    /// The cost Mail.td's protocol fixes for `auth_key`: m=16384 KiB, t=3, p=1.
+    public static let mailTDAuthKey = MailboxArgon2Parameters(memoryKiB: 16_384, iterations: 3, parallelism: 1)
 }
 
 /// Token-bucket rates per client address, one bucket per class.

@@ -28,6 +28,8 @@ public struct MailboxError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let passwordTooShort = MailboxError(status: 400, code: "password_too_short")
     /// 400: the password is over 4 KiB of UTF-8 (refused before any hashing; not a Mail.td code).
     public static let passwordTooLong = MailboxError(status: 400, code: "password_too_long")
+    /// 400: `auth_key` (Mail.td's v2 protocol) is not 64 hex characters (not a Mail.td code).
+    public static let invalidAuthKey = MailboxError(status: 400, code: "invalid_auth_key")
     /// 400: a free account creation without a `pow` object.
     public static let proofOfWorkRequired = MailboxError(status: 400, code: "proof of work required")
     /// 401: missing, bad, expired or superseded token.

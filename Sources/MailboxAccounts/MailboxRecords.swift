@@ -2,7 +2,10 @@
 struct MailboxAccountRecord: Sendable, Equatable {
     var id: String
     var address: String
+    /// Argon2id hash of the password for a row stored before `auth_key`; `""` once `authVerifier` is set.
     var passwordHash: String
+    /// `SHA-256(auth_key)` (``MailboxAuthKey``); nil for a row stored before `auth_key` and not yet upgraded.
+    var authVerifier: [UInt8]?
     /// The Pro user who created it, nil for a free account.
     var ownerID: String?
     var quota: Int64

@@ -44,20 +44,21 @@ extension MailboxService {
         guard configuration.domains.contains(address.domain) || (proDomain && owner != nil) else {
             throw MailboxError.invalidDomain
         }
-        guard let password = try? MailboxJSON.string(body, "password") ?? "" else {
-            throw MailboxError.passwordTooShort
-        }
-        try PasswordPolicy.validateNew(password)
+        let credential = try MailboxCredential.readNew(body)
+        let proof = try body["pow"].map(Self.proof)
         if let owner {
             guard try await store.accountCount(ownerID: owner.id) < owner.maxAccounts else {
                 throw MailboxError.accountLimitReached
             }
-        } else {
-            try await checkProof(body["pow"], now: call.now)
+        } else if let proof {
+            try await checkProof(proof, now: call.now)
+        } else if configuration.powRequired {
+            throw MailboxError.proofOfWorkRequired
         }
         if try await store.addressExists(address.description) { throw MailboxError.addressTaken }
         let record = MailboxAccountRecord(
-            id: MailboxIdentifiers.uuid(), address: address.description, passwordHash: try await hasher.hash(password),
+            id: MailboxIdentifiers.uuid(), address: address.description, passwordHash: "",
+            authVerifier: try await credentials.verifier(for: credential, address: address.description),
             ownerID: owner?.id, quota: owner == nil ? configuration.quotas.free : configuration.quotas.pro, used: 0,
             tokenEpoch: 0, createdAt: call.now)
         try await store.insert(record, ownerLimit: owner?.maxAccounts)
@@ -67,18 +68,21 @@ extension MailboxService {
             .created, [("id", .string(record.id)), ("address", .string(record.address)), ("token", .string(token))])
     }
 
-    /// Checks a free creation's `pow` and consumes its challenge: 400 when absent or malformed, 403 when the
-    /// challenge is unknown, expired or used, or the nonce does not solve it.
-    private func checkProof(_ value: RequestBody.Value?, now: Int64) async throws {
-        guard let pow = value?.members, case .string(let id)? = pow["id"] else {
-            throw MailboxError.proofOfWorkRequired
-        }
-        let nonce: String
+    /// A `pow` member's challenge id and nonce (a number nonce as its decimal text); `.proofOfWorkRequired` when
+    /// it is not `{"id": string, "nonce": string or integer}`, whoever sent it.
+    private static func proof(_ value: RequestBody.Value) throws(MailboxError) -> (id: String, nonce: String) {
+        guard let pow = value.members, case .string(let id)? = pow["id"] else { throw .proofOfWorkRequired }
         switch pow["nonce"] {
-        case .string(let text)?: nonce = text
-        case .integer(let number)?: nonce = String(number)
-        default: throw MailboxError.proofOfWorkRequired
+        case .string(let text)?: return (id, text)
+        case .integer(let number)?: return (id, String(number))
+        default: throw .proofOfWorkRequired
         }
+    }
+
+    /// Checks a free creation's proof and consumes its challenge: 403 when the challenge is unknown, expired or
+    /// used, or the nonce does not solve it.
+    private func checkProof(_ proof: (id: String, nonce: String), now: Int64) async throws {
+        let (id, nonce) = proof
         let opened = try challenges.open(id: id, now: now)
         let valid = ProofOfWork.isValid(salt: opened.salt, nonce: nonce, difficulty: configuration.powDifficulty)
         guard valid else {
@@ -93,16 +97,23 @@ extension MailboxService {
         metrics.verified(.valid)
     }
 
-    /// `POST /api/token`: one answer and about one Argon2 verification whether the address exists or not.
+    /// `POST /api/token` with a v1 `password` or a v2 `auth_key`: one answer, and the same cost whether the
+    /// address exists or not (a password costs one `auth_key` derivation either way).
     func signIn(_ call: MailboxCall) async throws -> HTTPResponse {
         let body = try MailboxJSON.object(call.request.body)
         let text = (try? MailboxJSON.string(body, "address")) ?? nil
-        let password = (try? MailboxJSON.string(body, "password")) ?? nil
-        guard let password, PasswordPolicy.isPlausible(password) else { throw MailboxError.invalidCredentials }
+        let credential: MailboxCredential
+        switch try MailboxCredential.read(body) {
+        case .password(let password)? where PasswordPolicy.isPlausible(password): credential = .password(password)
+        case .authKey(let key)?: credential = .authKey(key)
+        default: throw MailboxError.invalidCredentials
+        }
         let normalized = text.flatMap(MailboxAddress.init)?.description
         let account = try await normalized.asyncFlatMap { try await store.account(address: $0) }
-        guard try await hasher.verify(password, against: account?.passwordHash), let account else {
-            throw MailboxError.invalidCredentials
+        let outcome = try await credentials.check(credential, address: normalized ?? text ?? "", against: account)
+        guard outcome != .refused, let account else { throw MailboxError.invalidCredentials }
+        if case .acceptedUpgrading(let verifier) = outcome {
+            try await store.upgrade(accountID: account.id, from: account.passwordHash, to: verifier)
         }
         let token = try tokens.mailboxToken(for: account, now: call.now)
         return MailboxJSON.response(
@@ -140,13 +151,9 @@ extension MailboxService {
     }
 
     func reset(_ account: MailboxAccountRecord, _ call: MailboxCall) async throws -> HTTPResponse {
-        let body = try MailboxJSON.object(call.request.body)
-        guard let password = try? MailboxJSON.string(body, "password") ?? "" else {
-            throw MailboxError.passwordTooShort
-        }
-        try PasswordPolicy.validateNew(password)
-        let hash = try await hasher.hash(password)
-        guard try await store.resetPassword(accountID: account.id, passwordHash: hash) else {
+        let credential = try MailboxCredential.readNew(MailboxJSON.object(call.request.body))
+        let verifier = try await credentials.verifier(for: credential, address: account.address)
+        guard try await store.resetPassword(accountID: account.id, verifier: verifier) else {
             throw MailboxError.notFound
         }
         return MailboxJSON.response(.ok, [("message", .string("password_reset"))])

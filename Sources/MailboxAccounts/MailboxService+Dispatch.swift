@@ -34,14 +34,20 @@ extension MailboxService {
     ) -> ContextRouteHandler {
         .deferred { [self] request, context, parameters in
             var decision: RateLimitDecision?
+            var bearer = MailboxBearer.anonymous
             let response: HTTPResponse
             do {
                 let call: MailboxCall
                 (call, decision) = try await admit(request, context, parameters, policy)
+                bearer = call.bearer
                 if let decision, !decision.allowed { return refusal(decision) }
                 response = try await handler(call)
             } catch {
                 response = answer(error, context)
+            }
+            // A free creation refused as malformed (400) gives its one-per-8-seconds token back.
+            if policy == .accountCreation, response.status.code == 400, !bearer.earnsPro, decision?.allowed == true {
+                limiter?.giveBack(.freeAccountCreation, for: context.clientKey)
             }
             return finish(response, decision)
         }

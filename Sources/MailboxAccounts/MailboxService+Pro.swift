@@ -22,7 +22,8 @@ extension MailboxService {
             ])
     }
 
-    /// `GET /api/user/me`.
+    /// `GET /api/user/me`. `ops_used` and `ops_limit` (Mail.td's monthly operation quota, which its v2 SDK reads)
+    /// are 0: Postern meters no operations; the limit it enforces is `max_accounts`.
     func proProfile(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
         let count = try await store.accountCount(ownerID: user.id)
@@ -32,7 +33,7 @@ extension MailboxService {
                 ("id", .string(user.id)), ("email", .string(user.email)), ("plan", .string("pro")),
                 ("role", .string("user")), ("status", .string(user.status)), ("max_accounts", .int(user.maxAccounts)),
                 ("max_domains", .int(user.maxDomains)), ("account_count", .int(count)), ("domain_count", .int(0)),
-                ("created_at", MailboxJSON.time(user.createdAt)), ("downgraded", .bool(false)),
+                ("ops_used", .int(0)), ("ops_limit", .int(0)), ("created_at", MailboxJSON.time(user.createdAt)), ("downgraded", .bool(false)),
             ])
     }
 
@@ -40,12 +41,15 @@ extension MailboxService {
     /// `next_cursor` is null on the last page.
     func proAccounts(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        let limit = call.request.queryItem("limit").flatMap { Int($0) }.map { min(100, max(1, $0)) } ?? 100
+        let limit = try call.integerQuery("limit", in: 1...100, fallback: 100)
         var cursor: (Int64, String)?
         if let text = call.request.queryItem("cursor"), !text.isEmpty {
-            let parts = text.split(separator: "_", maxSplits: 1)
-            guard parts.count == 2, let createdAt = Int64(parts[0]) else { throw MailboxError.invalidRequest }
-            cursor = (createdAt, String(parts[1]))
+            // Split by bytes, not characters: `_` followed by a combining scalar is one Character.
+            let parts = text.utf8.split(separator: UInt8(ascii: "_"), maxSplits: 1)
+            guard parts.count == 2, let createdAt = Int64(String(decoding: parts[0], as: UTF8.self)) else {
+                throw MailboxError.invalidRequest
+            }
+            cursor = (createdAt, String(decoding: parts[1], as: UTF8.self))
         }
         let page = try await store.accounts(ownerID: user.id, after: cursor, limit: limit + 1)
         let shown = page.prefix(limit)

@@ -2,6 +2,7 @@ import AuthCrypto
 import ComputePool
 import HTTP1
 import JWT
+import MailStore
 import Metrics
 import ServerKit
 import Storage
@@ -15,8 +16,11 @@ public final class MailboxService: Sendable {
     /// The configuration the service was created with (domains lower-cased).
     public let configuration: MailboxConfiguration
     let store: MailboxStore
+    /// The mail of every account, shared with SMTP delivery.
+    let mail: MailStore
     let ledger: ChallengeLedger
     let hasher: PasswordHasher
+    let credentials: MailboxCredentials
     let tokens: MailboxTokens
     let authorizer: MailboxAuthorizer
     let challenges: MailboxChallenges
@@ -58,8 +62,10 @@ public final class MailboxService: Sendable {
         self.configuration = configuration
         let store = MailboxStore(database: database)
         self.store = store
+        self.mail = MailStore(database: database)
         self.ledger = ledger
         self.hasher = PasswordHasher(parameters: configuration.argon2, pool: pool)
+        self.credentials = MailboxCredentials(legacy: hasher, parameters: configuration.authKeyArgon2)
         let tokens = MailboxTokens(keys: keys, issuer: configuration.issuer, ttl: configuration.tokenTTL)
         self.tokens = tokens
         self.authorizer = MailboxAuthorizer(tokens: tokens, store: store, clock: clock)
@@ -95,5 +101,16 @@ public final class MailboxService: Sendable {
         router.add(.POST, "/api/user/tokens", bodyLimit: limit, deferred(.general, createAPIToken))
         router.add(.GET, "/api/user/tokens", deferred(.general, listAPITokens))
         router.add(.DELETE, "/api/user/tokens/{id}", deferred(.general, revokeAPIToken))
+        for prefix in ["/api/accounts/{id}", "/api/user/accounts/{id}"] {
+            router.add(.GET, prefix + "/messages", deferred(.general, listMessages))
+        }
+        let messages = "/api/accounts/{id}/messages"
+        router.add(.PUT, messages + "/read", bodyLimit: limit, deferred(.general, markMessagesRead))
+        router.add(.GET, messages + "/wait", deferred(.general, waitForMessage))
+        router.add(.GET, messages + "/{messageID}", deferred(.general, messageDetail))
+        router.add(.DELETE, messages + "/{messageID}", deferred(.general, deleteMessage))
+        router.add(.GET, messages + "/{messageID}/source", deferred(.general, messageSource))
+        router.add(.PUT, messages + "/{messageID}/read", deferred(.general, markMessageRead))
+        router.add(.GET, messages + "/{messageID}/attachments/{index}", deferred(.general, messageAttachment))
     }
 }

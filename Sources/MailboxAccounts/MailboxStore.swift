@@ -6,8 +6,11 @@ struct MailboxStore: Sendable {
 
     // MARK: accounts
 
-    private static let accountColumns =
-        "id, address, password_hash, owner_id, quota, used, token_epoch, created_at"
+    /// `used` is what the mail store holds for the address (the table's own `used` column predates it and stays 0).
+    private static let accountColumns = """
+        id, address, password_hash, auth_verifier, owner_id, quota, token_epoch, created_at,
+        (SELECT COALESCE(SUM(size), 0) FROM mail_messages WHERE mail_messages.address = mailbox_accounts.address) AS used
+        """
 
     func account(id: String) async throws -> MailboxAccountRecord? {
         try await database.read { connection in
@@ -46,12 +49,12 @@ struct MailboxStore: Sendable {
                 do {
                     _ = try connection.run(
                         """
-                        INSERT INTO mailbox_accounts (id, address, password_hash, owner_id, quota, used, token_epoch,
-                            created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO mailbox_accounts (id, address, password_hash, auth_verifier, owner_id, quota, used,
+                            token_epoch, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                         [
                             .text(record.id), .text(record.address), .text(record.passwordHash),
-                            record.ownerID.map(SQLValue.text) ?? .null, .integer(record.quota),
+                            record.authVerifier.map(SQLValue.blob) ?? .null, record.ownerID.map(SQLValue.text) ?? .null, .integer(record.quota),
                             .integer(record.used), .integer(record.tokenEpoch), .integer(record.createdAt),
                         ])
                 } catch let error as StorageError where error.code == .constraintUnique {
@@ -68,12 +71,29 @@ struct MailboxStore: Sendable {
         }
     }
 
-    /// Stores a new password hash and bumps the token epoch, so every earlier token fails.
-    func resetPassword(accountID: String, passwordHash: String) async throws -> Bool {
+    /// Stores a new verifier (dropping any pre-`auth_key` hash) and bumps the token epoch, so every earlier
+    /// token fails.
+    func resetPassword(accountID: String, verifier: [UInt8]) async throws -> Bool {
         try await database.write { connection in
             try connection.run(
-                "UPDATE mailbox_accounts SET password_hash = ?, token_epoch = token_epoch + 1 WHERE id = ?",
-                [.text(passwordHash), .text(accountID)]) > 0
+                """
+                UPDATE mailbox_accounts SET password_hash = '', auth_verifier = ?, token_epoch = token_epoch + 1
+                    WHERE id = ?
+                """,
+                [.blob(verifier), .text(accountID)]) > 0
+        }
+    }
+
+    /// Replaces a pre-`auth_key` password hash by the verifier of the same password, unless a reset got there
+    /// first. Tokens stay valid: the password did not change.
+    func upgrade(accountID: String, from passwordHash: String, to verifier: [UInt8]) async throws {
+        try await database.write { connection in
+            _ = try connection.run(
+                """
+                UPDATE mailbox_accounts SET password_hash = '', auth_verifier = ?
+                    WHERE id = ? AND auth_verifier IS NULL AND password_hash = ?
+                """,
+                [.blob(verifier), .text(accountID), .text(passwordHash)])
         }
     }
 
@@ -112,7 +132,7 @@ struct MailboxStore: Sendable {
             let createdAt = row.int("created_at")
         else { return nil }
         return MailboxAccountRecord(
-            id: id, address: address, passwordHash: hash, ownerID: row.text("owner_id"), quota: quota, used: used,
-            tokenEpoch: epoch, createdAt: createdAt)
+            id: id, address: address, passwordHash: hash, authVerifier: row.blob("auth_verifier"),
+            ownerID: row.text("owner_id"), quota: quota, used: used, tokenEpoch: epoch, createdAt: createdAt)
     }
 }

@@ -89,6 +89,7 @@ public enum ConfigurationLoader {
         try flag("POSTERN_AGENT_POW_DYNAMIC") { c.agentPowDynamic = $0 }
         text("POSTERN_AGENT_INBOX_DOMAIN") { c.agentInboxDomain = $0 }
         try integer("POSTERN_MAILBOX_POW_DIFFICULTY") { c.mailboxPowDifficulty = $0 }
+        try flag("POSTERN_MAILBOX_POW_REQUIRED") { c.mailboxPowRequired = $0 }
         list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
         list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
         try flag("POSTERN_RATE_LIMITS") { c.rateLimits = $0 }
@@ -97,6 +98,12 @@ public enum ConfigurationLoader {
         list("POSTERN_REMOTE_HASH_ALLOWED_HOSTS") { c.remoteHashAllowedHosts = $0 }
         text("POSTERN_LOG_LEVEL") { c.logLevel = $0.lowercased() }
         try integer("POSTERN_MAX_CONNECTIONS") { c.maxConnections = $0 }
+        try flag("POSTERN_SMTP") { c.smtpEnabled = $0 }
+        text("POSTERN_SMTP_HOST") { c.smtpHost = $0 }
+        try integer("POSTERN_SMTP_PORT") { c.smtpPort = $0 }
+        text("POSTERN_SMTP_HOSTNAME") { c.smtpHostname = $0 }
+        try integer("POSTERN_SMTP_MAX_MESSAGE_BYTES") { c.smtpMaxMessageBytes = $0 }
+        try integer("POSTERN_AGENT_INBOX_QUOTA") { c.agentInboxQuota = Int64($0) }
         try c.validate()
         return c
     }

@@ -1,12 +1,19 @@
 import EmbeddedResources
+import Foundation
 import JWT
 
 /// The OpenAPI 3.1 document served at `/openapi.json`: the embedded `openapi.json` with its `servers`
-/// entry naming this server's base URL, so that a client generated from it calls this instance.
+/// entry naming this server's base URL, so that a client generated from it calls this instance, and the
+/// mailbox address pattern naming this server's domains, so that an address the schema allows is one the
+/// server takes.
 enum OpenAPIDocument {
-    /// The document for a server whose base URL is `baseURL`, as compact JSON.
+    /// Where the address pattern of a new mailbox account sits.
+    static let addressPatternPath = ["components", "schemas", "CreateAccountRequest", "properties", "address", "pattern"]
+
+    /// The document for a server whose base URL is `baseURL` and whose mailbox domains (public and Pro-only)
+    /// are `mailboxDomains`, as compact JSON.
     /// - Throws: ``ConfigurationError`` when the embedded document is not a JSON object (a build defect).
-    static func serving(baseURL: String) throws -> [UInt8] {
+    static func serving(baseURL: String, mailboxDomains: [String] = ["mail.localhost"]) throws -> [UInt8] {
         let source = EmbeddedResources.openAPIDocument.bytes
         let limits = JSONValue.Limits(maximumBytes: source.count, maximumDepth: 64)
         guard case .object(var members)? = try? JSONValue.parse(source, limits: limits) else {
@@ -19,6 +26,25 @@ enum OpenAPIDocument {
             let afterInfo = members.firstIndex { $0.0 == "info" }.map { $0 + 1 } ?? members.count
             members.insert(("servers", servers), at: afterInfo)
         }
-        return JSONValue.object(members).serialize()
+        var document = JSONValue.object(members)
+        replace(at: addressPatternPath[...], in: &document, with: .string(addressPattern(domains: mailboxDomains)))
+        return document.serialize()
+    }
+
+    /// `local@domain` as the mailbox surface takes it (``MailboxAddress``), for exactly these domains.
+    static func addressPattern(domains: [String]) -> String {
+        let alternatives = domains.map { $0.replacingOccurrences(of: ".", with: "\\.") }.joined(separator: "|")
+        return "^(?!.*\\.\\.)[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9])?@(?:\(alternatives))$"
+    }
+
+    /// Replaces the member at `path` (object keys) when every step exists; otherwise leaves `value` alone.
+    private static func replace(at path: ArraySlice<String>, in value: inout JSONValue, with new: JSONValue) {
+        guard let key = path.first else {
+            value = new
+            return
+        }
+        guard case .object(var members) = value, let index = members.firstIndex(where: { $0.0 == key }) else { return }
+        replace(at: path.dropFirst(), in: &members[index].1, with: new)
+        value = .object(members)
     }
 }

@@ -34,6 +34,8 @@ public struct PosternConfiguration: Sendable {
     public var agentInboxDomain = "agents.localhost"
     /// Mailbox challenge difficulty (`POSTERN_MAILBOX_POW_DIFFICULTY`).
     public var mailboxPowDifficulty = 20
+    /// Whether a free mailbox account needs a proof of work (`POSTERN_MAILBOX_POW_REQUIRED`; off is Mail.td v2).
+    public var mailboxPowRequired = true
     /// Public mailbox domains (`POSTERN_MAILBOX_DOMAINS`).
     public var mailboxDomains = ["mail.localhost"]
     /// Pro-only mailbox domains (`POSTERN_MAILBOX_PRO_DOMAINS`).
@@ -50,6 +52,18 @@ public struct PosternConfiguration: Sendable {
     public var logLevel = "info"
     /// Maximum simultaneous client connections (`POSTERN_MAX_CONNECTIONS`).
     public var maxConnections = 4096
+    /// Whether the SMTP listener runs (`POSTERN_SMTP`, default on: a local stand-in receives mail).
+    public var smtpEnabled = true
+    /// SMTP listen address (`POSTERN_SMTP_HOST`). Default nil: the HTTP listen address.
+    public var smtpHost: String?
+    /// SMTP listen port (`POSTERN_SMTP_PORT`, default 2525; 0 picks a free one).
+    public var smtpPort = 2525
+    /// The name SMTP greets with (`POSTERN_SMTP_HOSTNAME`, default `localhost`).
+    public var smtpHostname = "localhost"
+    /// Largest message SMTP takes, in bytes (`POSTERN_SMTP_MAX_MESSAGE_BYTES`, default 25 MiB).
+    public var smtpMaxMessageBytes = 25 * 1024 * 1024
+    /// Bytes of mail an agent inbox may hold (`POSTERN_AGENT_INBOX_QUOTA`, default 40 MiB, a free mailbox's).
+    public var agentInboxQuota: Int64 = 41_943_040
 
     /// A configuration with every default.
     public init() {}
@@ -63,6 +77,15 @@ public struct PosternConfiguration: Sendable {
         }
         guard (0...65535).contains(port) else {
             throw ConfigurationError(key: "POSTERN_PORT", message: "must be from 0 to 65535")
+        }
+        guard (0...65535).contains(smtpPort) else {
+            throw ConfigurationError(key: "POSTERN_SMTP_PORT", message: "must be from 0 to 65535")
+        }
+        guard (1024...(1 << 30)).contains(smtpMaxMessageBytes) else {
+            throw ConfigurationError(key: "POSTERN_SMTP_MAX_MESSAGE_BYTES", message: "must be from 1024 to 1073741824")
+        }
+        guard agentInboxQuota >= 0 else {
+            throw ConfigurationError(key: "POSTERN_AGENT_INBOX_QUOTA", message: "must not be negative")
         }
         guard (0...64).contains(agentPowDifficulty) else {
             throw ConfigurationError(key: "POSTERN_AGENT_POW_DIFFICULTY", message: "must be from 0 to 64")

@@ -8,7 +8,10 @@ import HTTPServer
 import JWT
 import SigningKeys
 import Logging
+import MailDelivery
+import MailStore
 import MailboxAccounts
+import SMTPServer
 import ServerKit
 import Storage
 import Synchronization
@@ -30,7 +33,11 @@ public final class PosternRuntime: Sendable {
     public let identity: PublicIdentity
     /// The listening socket, bound by `build` and served from `start()`.
     private let listener: ListeningSocket
+    /// The event loops HTTP and SMTP share.
+    private let group: EventLoopGroup
     private let server: HTTPServer
+    /// The SMTP listener and its bound socket; nil when `POSTERN_SMTP` is off.
+    private let smtp: (server: SMTPServer, listener: ListeningSocket)?
     private let ledger: ChallengeLedger
     private let keyStore: KeyStore
     private let keyReload = Mutex<Task<Void, Never>?>(nil)
@@ -40,9 +47,12 @@ public final class PosternRuntime: Sendable {
 
     private init(
         configuration: PosternConfiguration, database: Database, keys: JWTKeySet, pool: WorkerPool, fetcher: Fetcher,
-        identity: PublicIdentity, listener: ListeningSocket, server: HTTPServer, ledger: ChallengeLedger,
-        keyStore: KeyStore, clock: @escaping @Sendable () -> Int64, logger: Logger
+        identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
+        smtp: (server: SMTPServer, listener: ListeningSocket)?, ledger: ChallengeLedger, keyStore: KeyStore,
+        clock: @escaping @Sendable () -> Int64, logger: Logger
     ) {
+        self.group = group
+        self.smtp = smtp
         self.keyStore = keyStore
         self.configuration = configuration
         self.database = database
@@ -94,7 +104,10 @@ public final class PosternRuntime: Sendable {
         var router = ContextRouter()
         CommonRoutes.register(
             into: &router, database: database, metrics: metrics, keys: keys,
-            openAPI: try OpenAPIDocument.serving(baseURL: identity.baseURL), clock: clock,
+            openAPI: try OpenAPIDocument.serving(
+                baseURL: identity.baseURL,
+                mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
+            clock: clock,
             openConnections: { connections.count() })
         let unmatched = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
@@ -111,20 +124,54 @@ public final class PosternRuntime: Sendable {
         // One line per request at `info`, as the log level promises; none at `notice` and above.
         serverConfiguration.accessLog = logger.logLevel <= .info ? accessLog : nil
         serverConfiguration.accessLogLabel = logger.label
-        let server = HTTPServer(configuration: serverConfiguration, responder: responder, logger: logger)
+        let group = try EventLoopGroup(
+            count: serverConfiguration.eventQueueCount, clock: serverConfiguration.clock,
+            pollInterval: serverConfiguration.pollInterval, lineSink: serverConfiguration.accessLog)
+        let server = HTTPServer(configuration: serverConfiguration, responder: responder, group: group, logger: logger)
         connections.attach(server)
+        let smtp = try smtpServer(configuration, database: database, group: group, clock: clock, logger: logger)
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
-            identity: identity,
-            listener: listener, server: server, ledger: ledger, keyStore: keyStore, clock: clock, logger: logger)
+            identity: identity, listener: listener, group: group, server: server, smtp: smtp, ledger: ledger,
+            keyStore: keyStore, clock: clock, logger: logger)
+    }
+
+    /// The SMTP listener, bound now (so that a clash stops the start, named), on the loops HTTP uses; nil when
+    /// `POSTERN_SMTP` is off.
+    private static func smtpServer(
+        _ configuration: PosternConfiguration, database: Database, group: EventLoopGroup,
+        clock: @escaping @Sendable () -> Int64, logger: Logger
+    ) throws -> (server: SMTPServer, listener: ListeningSocket)? {
+        guard configuration.smtpEnabled else { return nil }
+        let host = configuration.smtpHost ?? configuration.host
+        let listener = try ListenError.bind(host: host, port: configuration.smtpPort)
+        var settings = SMTPServerConfiguration(host: host, port: configuration.smtpPort, hostname: configuration.smtpHostname)
+        settings.maxMessageBytes = configuration.smtpMaxMessageBytes
+        let mailboxes = LocalMailboxes(
+            database: database, mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains,
+            agentDomain: configuration.agentInboxDomain, agentQuota: configuration.agentInboxQuota)
+        let delivery = LocalDelivery(
+            mailboxes: mailboxes, store: MailStore(database: database),
+            maximumMessageBytes: configuration.smtpMaxMessageBytes, clock: clock)
+        let metrics = PosternMetrics.shared
+        let server = SMTPServer(
+            configuration: settings, sink: delivery, group: group, logger: logger, observer: metrics.smtpEvent)
+        return (server, listener)
     }
 
     /// The bound address as `host:port` (`127.0.0.1:8080`, `[::1]:41234`), the real port included.
     public var listenAddress: String { PublicIdentity.authority(host: listener.host, port: listener.port) }
 
-    /// Starts serving on the socket bound by `build`; returns its port (the real one with port 0).
+    /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.
+    public var smtpListenAddress: String? {
+        smtp.map { PublicIdentity.authority(host: $0.listener.host, port: $0.listener.port) }
+    }
+
+    /// Starts serving on the sockets bound by `build`; returns the HTTP port (the real one with port 0).
     public func start() throws -> Int {
+        group.startOnce()
         let port = try server.start(on: listener)
+        if let smtp { try smtp.server.start(on: smtp.listener) }
         let schedule = ledger.startPurging(every: .seconds(60), now: clock)
         purge.withLock { $0 = schedule }
         keyReload.withLock { task in
@@ -145,6 +192,8 @@ public final class PosternRuntime: Sendable {
     /// can exit normally. Calling it again does nothing more.
     public func shutdown() async {
         await server.shutdown()
+        await smtp?.server.shutdown()
+        await group.shutdownJoining()
         purge.withLock { $0?.cancel(); $0 = nil }
         // A purge already running finishes first: `close` waits on the writer queue it runs on.
         let reload = keyReload.withLock { task in

@@ -21,8 +21,10 @@ enum Surfaces {
         keys: JWTKeySet, database: Database, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> [PosternResponder.UnmatchedRenderer] {
+        let agentSettings = agentConfiguration(configuration, identity: identity)
+        let remoteSettings = remoteConfiguration(configuration, identity: identity)
         let agent = AgentAuthService(
-            configuration: agentConfiguration(configuration, identity: identity), keys: keys, database: database,
+            configuration: agentSettings, keys: keys, database: database,
             ledger: ledger, pool: pool, clock: clock, onUnexpectedError: reporter("agent", logger))
         agent.register(into: &router)
 
@@ -32,9 +34,19 @@ enum Surfaces {
         mailbox.register(into: &router)
 
         RemoteHashService(
-            configuration: remoteConfiguration(configuration, identity: identity), keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
+            configuration: remoteSettings, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
             onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router)
+
+        let guide = Array(
+            LLMsDocument.render(
+                baseURL: identity.baseURL, agent: agentSettings, mailbox: mailbox.configuration, remote: remoteSettings
+            ).utf8)
+        router.add(.GET, "/llms.txt", .immediate { _, _, _ in
+            HTTPResponse(
+                status: .ok, headers: ["Content-Type": "text/markdown; charset=utf-8", "Cache-Control": "no-store"],
+                body: guide)
+        })
 
         return [
             PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) }
@@ -71,7 +83,7 @@ enum Surfaces {
         try MailboxService(
             configuration: MailboxConfiguration(
                 issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
-                proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits),
+                proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired),
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
             onUnexpectedError: reporter("mailbox", logger))
     }

@@ -3,12 +3,15 @@ import AuthCrypto
 /// CSRF tokens (double-submit cookie) and short-lived signed flash cookies.
 ///
 /// The CSRF cookie `csrf` holds 32 random bytes (base64url), `HttpOnly; SameSite=Strict`; forms
-/// carry the same value in a hidden field and the two are compared in constant time. The flash
-/// cookie holds a message, its expiry and an HMAC-SHA256 under a per-process random key.
+/// carry the same value in a hidden field and the two are compared in constant time. The signed cookies
+/// (`flash`, `login_email`) hold a value, its expiry and an HMAC-SHA256 of both and the cookie's name under a
+/// per-process random key.
 struct CookieSigner: Sendable {
     static let csrfCookie = "csrf"
     static let csrfField = "csrf_token"
     static let flashCookie = "flash"
+    /// After an HTML registration: the email, so that the login form comes pre-filled (never anything secret).
+    static let loginEmailCookie = "login_email"
 
     private let key: [UInt8]
     let secure: Bool
@@ -38,28 +41,31 @@ struct CookieSigner: Sendable {
         "\(CookieSigner.csrfCookie)=\(token); Path=/; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
     }
 
-    /// The `Set-Cookie` value carrying `message` until `now + lifetime`.
-    func flashSetCookie(_ message: String, now: Int64, lifetime: Int64 = 60) -> String {
-        let payload = Base64URL.encode(Array(message.utf8)) + "." + String(now + lifetime)
-        let mac = Base64URL.encode(HMACSHA256.authenticationCode(key: key, message: Array(payload.utf8)))
-        return "\(CookieSigner.flashCookie)=\(payload).\(mac); Path=/; Max-Age=\(lifetime); HttpOnly; SameSite=Lax"
+    /// The `Set-Cookie` value of cookie `name` carrying `value` until `now + lifetime`; the MAC covers the name,
+    /// so that one signed cookie cannot be passed off as another.
+    func signedSetCookie(_ name: String, _ value: String, now: Int64, lifetime: Int64 = 60) -> String {
+        let payload = Base64URL.encode(Array(value.utf8)) + "." + String(now + lifetime)
+        return "\(name)=\(payload).\(mac(name, payload)); Path=/; Max-Age=\(lifetime); HttpOnly; SameSite=Lax"
             + (secure ? "; Secure" : "")
     }
 
-    /// The `Set-Cookie` value that removes the flash cookie.
-    func flashClearCookie() -> String {
-        "\(CookieSigner.flashCookie)=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
+    /// The `Set-Cookie` value that removes cookie `name`.
+    func clearCookie(_ name: String) -> String {
+        "\(name)=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
     }
 
-    /// The message of a flash cookie whose MAC checks and which has not expired.
-    func flashMessage(_ cookie: String?, now: Int64) -> String? {
+    /// The value of signed cookie `name` when its MAC checks and it has not expired.
+    func signedValue(_ name: String, _ cookie: String?, now: Int64) -> String? {
         guard let cookie else { return nil }
         let parts = cookie.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let expiry = Int64(parts[1]), expiry >= now,
-            let mac = Base64URL.decode(String(parts[2])), let text = Base64URL.decode(String(parts[0]))
+        guard parts.count == 3, let expiry = Int64(parts[1]), expiry >= now, let text = Base64URL.decode(String(parts[0])),
+            let given = Base64URL.decode(String(parts[2])), let expected = Base64URL.decode(mac(name, "\(parts[0]).\(parts[1])")),
+            constantTimeEquals(given, expected)
         else { return nil }
-        let payload = Array("\(parts[0]).\(parts[1])".utf8)
-        guard constantTimeEquals(mac, HMACSHA256.authenticationCode(key: key, message: payload)) else { return nil }
         return String(validating: text, as: UTF8.self)
+    }
+
+    private func mac(_ name: String, _ payload: String) -> String {
+        Base64URL.encode(HMACSHA256.authenticationCode(key: key, message: Array("\(name)=\(payload)".utf8)))
     }
 }

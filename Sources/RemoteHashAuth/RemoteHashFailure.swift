@@ -36,7 +36,7 @@ struct RemoteHashFailure: Error, Sendable {
     static func fetch(_ error: FetchError) -> RemoteHashFailure {
         switch error {
         case .invalidURL: return .unprocessable(RemoteHashMessage.urlInvalid)
-        case .notAllowed: return .unprocessable(RemoteHashMessage.urlNotAllowed)
+        case .notAllowed(let category): return .unprocessable(RemoteHashMessage.urlNotAllowed(category))
         case .bodyTooLarge: return .unprocessable(RemoteHashMessage.notArgon2)
         case .overloaded: return .busy
         case .resolutionFailed, .connectFailed, .timedOut, .tlsFailed, .badStatus, .tooManyRedirects,

@@ -18,7 +18,7 @@ extension RemoteHashService {
             let failure = RemoteHashFailure(.badRequest, RemoteHashMessage.badBody)
             return wantsJSON ? jsonError(failure) : loginPage(request, [:], failure)
         }
-        if needsCSRF(request) && !csrfValid(request, fields) { return csrfRefused(request) }
+        if needsCSRF(request) && !csrfValid(request, fields) { return csrfRefused(request, form: "login", fields) }
         let email = normalizedEmail(fields["email"])
         let token: String
         do throws(RemoteHashFailure) {

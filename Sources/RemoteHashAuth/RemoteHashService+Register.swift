@@ -17,7 +17,7 @@ extension RemoteHashService {
                 ? jsonError(RemoteHashFailure(.badRequest, RemoteHashMessage.badBody))
                 : registerPage(request, [:], RemoteHashFailure(.badRequest, RemoteHashMessage.badBody))
         }
-        if needsCSRF(request) && !csrfValid(request, fields) { return csrfRefused(request) }
+        if needsCSRF(request) && !csrfValid(request, fields) { return csrfRefused(request, form: "register", fields) }
         let email = normalizedEmail(fields["email"])
         let url = (fields["password_hash_url"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         do throws(RemoteHashFailure) {
@@ -32,7 +32,9 @@ extension RemoteHashService {
         var response = HTTPResponse(status: .seeOther)
         response.headers.replaceOrAdd("Location", "/")
         response.headers.replaceOrAdd("Cache-Control", "no-store")
-        response.headers.add("Set-Cookie", cookies.flashSetCookie(RemoteHashMessage.registered, now: clock()))
+        let now = clock()
+        response.headers.add("Set-Cookie", cookies.signedSetCookie(CookieSigner.flashCookie, RemoteHashMessage.registered, now: now))
+        response.headers.add("Set-Cookie", cookies.signedSetCookie(CookieSigner.loginEmailCookie, email, now: now))
         return response
     }
 

@@ -192,12 +192,21 @@ public final class RemoteHashService: Sendable {
 
     /// The 403 for a form post without a valid CSRF token: `{"error"}` for a client that accepts
     /// JSON (its cookie left alone), else the page with the message and a fresh token.
-    func csrfRefused(_ request: HTTPRequest) -> HTTPResponse {
+    /// The form `form` ("register" or "login") again with a fresh CSRF token, keeping what the user typed but the
+    /// password.
+    func csrfRefused(_ request: HTTPRequest, form: String, _ fields: [String: String]) -> HTTPResponse {
         if request.acceptsJSON { return jsonError(RemoteHashFailure(.forbidden, RemoteHashMessage.csrf)) }
         var (page, _) = basePage(request)
         let token = CookieSigner.newCSRFToken()
         page.csrfToken = token
         page.error = RemoteHashMessage.csrf
+        page.errorForm = form
+        if form == "register" {
+            page.registerEmail = fields["email"] ?? ""
+            page.registerURL = fields["password_hash_url"] ?? ""
+        } else {
+            page.loginEmail = fields["email"] ?? ""
+        }
         return html(.forbidden, page, setCookies: [cookies.csrfSetCookie(token)])
     }
 
@@ -206,12 +215,17 @@ public final class RemoteHashService: Sendable {
     /// `GET /` and `GET /login_test`: the page, with a one-time flash message when one is pending.
     func page(_ request: HTTPRequest) async -> HTTPResponse {
         var (page, setCookie) = basePage(request)
-        var clearFlash: String? = nil
+        var cleared: [String?] = []
+        let now = clock()
         if let cookie = request.cookie(CookieSigner.flashCookie) {
-            page.notice = cookies.flashMessage(cookie, now: clock())
-            clearFlash = cookies.flashClearCookie()
+            page.notice = cookies.signedValue(CookieSigner.flashCookie, cookie, now: now)
+            cleared.append(cookies.clearCookie(CookieSigner.flashCookie))
         }
-        return html(.ok, page, setCookies: [setCookie, clearFlash])
+        if let cookie = request.cookie(CookieSigner.loginEmailCookie) {
+            page.loginEmail = cookies.signedValue(CookieSigner.loginEmailCookie, cookie, now: now) ?? ""
+            cleared.append(cookies.clearCookie(CookieSigner.loginEmailCookie))
+        }
+        return html(.ok, page, setCookies: [setCookie] + cleared)
     }
 
     /// `GET /example.txt`: a fresh Argon2id hash of `test123` (m=19456 KiB, t=2, p=1).

@@ -39,6 +39,15 @@ public final class RateLimitTable<RateClass: Hashable & Sendable>: Sendable {
     /// The rate of `rateClass`.
     public func rate(of rateClass: RateClass) -> TokenBucketRate { rates(rateClass) }
 
+    /// Returns a token taken from the bucket of `client` in `rateClass`: for a request refused before it did
+    /// anything the limit protects (a malformed one), so that a typo does not cost the client its allowance.
+    public func giveBack(_ rateClass: RateClass, for client: ClientAddressKey) {
+        let rate = rates(rateClass)
+        table.update(table.fingerprint(client, rateClass), now: clock.now) { bucket, now in
+            bucket.giveBack(rate, at: now)
+        }
+    }
+
     /// Takes a token from the bucket of `client` in `rateClass`, now.
     public func take(_ rateClass: RateClass, for client: ClientAddressKey) -> RateLimitDecision {
         let rate = rates(rateClass)

@@ -13,6 +13,11 @@ struct TokenBucket: ClientTableEntry {
         max(0, fullAt - now)
     }
 
+    /// Returns one token taken at `rate` (never past full).
+    mutating func giveBack(_ rate: TokenBucketRate, at now: Int64) {
+        fullAt = max(now, fullAt - rate.interval)
+    }
+
     /// Takes one token at `rate` when there is one, and says what the headers report.
     mutating func take(_ rate: TokenBucketRate, at now: Int64) -> RateLimitDecision {
         let interval = rate.interval

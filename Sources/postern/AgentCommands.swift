@@ -18,10 +18,26 @@ struct Agent: AsyncParsableCommand {
         var username: String
         @Option(help: "Proof-of-work salt text when the server's challenge body has none.")
         var salt: String = AgentAuthConfiguration.defaultPoWSalt
+        @Flag(help: "Print one JSON object on standard output and nothing else (no progress).") var json = false
 
         func run() async throws {
-            let credentials = try await AgentClient(salt: salt).signup(url: try baseURL(url), username: username)
-            printCredentials(credentials)
+            // Checked here, so that a name the server would refuse costs no proof of work.
+            switch AgentUsername.check(username) {
+            case .invalid?:
+                fail("'\(username)' is not a valid username: use 5 to 21 of a-z 0-9 . _ -, starting and ending "
+                    + "with a letter or digit (--username)")
+            case .reserved?:
+                fail("'\(username)' is a reserved username; choose another with --username")
+            case nil: break
+            }
+            let base = try baseURL(url)
+            defer { if !json { AgentClientEvents.endProgressLine() } }
+            do {
+                let client = try AgentClient(salt: salt)
+                report(try await client.signup(url: base, username: username, events: json ? nil : .terminal), json)
+            } catch let error as AgentClientError {
+                fail(AgentCLIError.words(for: error, url: url, username: username))
+            }
         }
     }
 
@@ -32,10 +48,17 @@ struct Agent: AsyncParsableCommand {
         @Option(name: .customLong("api-key"), help: "The API key printed at signup.") var apiKey: String
         @Option(help: "Proof-of-work salt text when the server's challenge body has none.")
         var salt: String = AgentAuthConfiguration.defaultPoWSalt
+        @Flag(help: "Print one JSON object on standard output and nothing else (no progress).") var json = false
 
         func run() async throws {
-            let credentials = try await AgentClient(salt: salt).login(url: try baseURL(url), apiKey: apiKey)
-            printCredentials(credentials)
+            let base = try baseURL(url)
+            defer { if !json { AgentClientEvents.endProgressLine() } }
+            do {
+                let client = try AgentClient(salt: salt)
+                report(try await client.login(url: base, apiKey: apiKey, events: json ? nil : .terminal), json)
+            } catch let error as AgentClientError {
+                fail(AgentCLIError.words(for: error, url: url, username: nil))
+            }
         }
     }
 
@@ -62,8 +85,56 @@ private func baseURL(_ text: String) throws -> URL {
     return url
 }
 
-private func printCredentials(_ credentials: AgentCredentials) {
-    if let apiKey = credentials.apiKey { print("apiKey: \(apiKey)") }
-    print("inbox: \(credentials.inbox)")
-    print("capability (expires in \(credentials.capabilityExpiresIn) s): \(credentials.capabilityToken)")
+/// Prints `postern: <message>` on standard error and exits with status 1.
+private func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("postern: \(message)\n".utf8))
+    Foundation.exit(1)
+}
+
+private func report(_ credentials: AgentCredentials, _ json: Bool) {
+    guard json else {
+        if let apiKey = credentials.apiKey { print("apiKey: \(apiKey)") }
+        print("inbox: \(credentials.inbox)")
+        print("capability (expires in \(credentials.capabilityExpiresIn) s): \(credentials.capabilityToken)")
+        return
+    }
+    var object: [String: Any] = [
+        "inbox": credentials.inbox, "session_token": credentials.sessionToken,
+        "capability_token": credentials.capabilityToken, "capability_expires_in": credentials.capabilityExpiresIn,
+    ]
+    if let apiKey = credentials.apiKey { object["api_key"] = apiKey }
+    if let username = credentials.username { object["username"] = username }
+    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    print(String(decoding: data, as: UTF8.self))
+}
+
+extension AgentClientEvents {
+    /// The challenge's difficulty, then a progress line on standard error: rewritten in place on a terminal,
+    /// one line every ten seconds otherwise.
+    static var terminal: AgentClientEvents {
+        let tty = isatty(STDERR_FILENO) == 1
+        return AgentClientEvents(
+            challenge: { challenge in
+                let expected = AgentPoWProgress(difficulty: challenge.difficulty, attempts: 0, elapsed: 0)
+                writeError("challenge: \(expected.expectation)\n")
+            },
+            progress: { progress in
+                if tty {
+                    writeError("\r\u{1B}[K" + progress.line)
+                } else if Int(progress.elapsed.rounded()) % 10 == 0 {
+                    writeError(progress.line + "\n")
+                }
+            })
+    }
+}
+
+extension AgentClientEvents {
+    /// Clears a progress line left on a terminal, so that what follows starts on a clean line.
+    static func endProgressLine() {
+        if isatty(STDERR_FILENO) == 1 { writeError("\r\u{1B}[K") }
+    }
+}
+
+private func writeError(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
 }

@@ -22,12 +22,15 @@ struct Serve: AsyncParsableCommand {
         // Scripts and test suites read this line to learn the port when POSTERN_PORT=0.
         // Written unbuffered so that a pipe sees it at once.
         FileHandle.standardOutput.write(Data("postern listening on http://\(runtime.listenAddress)\n".utf8))
+        if let smtp = runtime.smtpListenAddress {
+            FileHandle.standardOutput.write(Data("postern SMTP listening on smtp://\(smtp)\n".utf8))
+        }
         logger.notice(
             "serving", metadata: ["public_url": "\(runtime.identity.baseURL)", "issuer": "\(runtime.identity.issuer)"])
         await termination.wait()
         logger.notice("shutting down: finishing requests in flight")
         // Joins the event-loop, pool and fetch threads and closes the database, so that nothing of ours
-        // runs while the exit handlers (OpenSSL's cleanup among them) do.
+        // runs while the process exits.
         await runtime.shutdown()
         logger.notice("stopped")
     }

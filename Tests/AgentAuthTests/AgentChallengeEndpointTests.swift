@@ -6,7 +6,7 @@ import Testing
 
 @testable import AgentAuth
 
-@Suite("POST /api/v1/challenge and GET /llms.txt")
+@Suite("POST /api/v1/challenge")
 struct AgentChallengeEndpointTests {
     @Test("The challenge JWT is in the Authorization header and the body repeats what a client needs")
     func challengeShape() async throws {
@@ -93,19 +93,6 @@ struct AgentChallengeEndpointTests {
         }
     }
 
-    @Test("GET /llms.txt is Markdown generated from the configuration")
-    func llms() async throws {
-        let harness = try AgentHarness(difficulty: 4)
-        let response = await harness.send(.GET, "/llms.txt")
-        #expect(response.status.code == 200)
-        #expect(response.headers["Content-Type"] == "text/markdown; charset=utf-8")
-        #expect(response.headers["Cache-Control"] == "no-store")
-        let text = String(decoding: response.body, as: UTF8.self)
-        #expect(text.contains("curl -i -X POST \(AgentHarness.publicURL)/api/v1/challenge"))
-        #expect(text.contains("Base difficulty on this instance: 4 bits"))
-        #expect(text.contains("## Auth flow reference"))
-    }
-
     @Test("Routes: challenge is immediate, session and capability are deferred")
     func routes() throws {
         let harness = try AgentHarness()
@@ -119,7 +106,7 @@ struct AgentChallengeEndpointTests {
         #expect(kind(.POST, "/api/v1/challenge") == "immediate")
         #expect(kind(.POST, "/api/v1/session") == "deferred")
         #expect(kind(.POST, "/api/v1/capability") == "deferred")
-        #expect(kind(.GET, "/llms.txt") == "immediate")
+        #expect(kind(.GET, "/llms.txt") == "none")  // the app composes one guide for every surface
         guard case .methodNotAllowed = harness.router.match(method: .GET, path: "/api/v1/challenge") else {
             Issue.record("GET /api/v1/challenge should be 405")
             return

@@ -130,8 +130,10 @@ class RemoteHashPages(unittest.TestCase):
             "document.querySelector('#login-form input[name=csrf_token]').remove();")
         form = self.fill("login-form", {"email": self.email, "password": "test123"})
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-        error = self.wait.until(EC.presence_of_element_located((By.ID, "error")))
+        # The refusal sits next to the form it refused, which keeps the email typed.
+        error = self.wait.until(EC.presence_of_element_located((By.ID, "login-error")))
         self.assertIn("did not come from this page", error.text)
+        self.assertEqual(self.driver.find_element(By.ID, "login-email").get_attribute("value"), self.email)
         self.assertEqual(self.driver.find_elements(By.ID, "login-result"), [])
         # The same post from outside the browser, without the cookie or the field: 403.
         request = urllib.request.Request(

@@ -10,7 +10,7 @@ struct FetcherLazinessTests {
         let fetcher = try Fetcher(configuration: FetchConfiguration(policy: AddressPolicy(allowPrivate: false)))
         #expect(fetcher.startedThreads == 0)
         // Refused by the address policy before any connection, but it runs on an I/O thread.
-        await #expect(throws: FetchError.notAllowed) { try await fetcher.fetch("http://127.0.0.1:9/x") }
+        await expectNotAllowed { try await fetcher.fetch("http://127.0.0.1:9/x") }
         #expect(fetcher.startedThreads == 1)
     }
 

@@ -42,7 +42,7 @@ struct FetcherPostTests {
     func policyApplies() async throws {
         let origin = try TestOrigin()
         defer { origin.stop() }
-        await #expect(throws: FetchError.notAllowed) { try await fetcher(allowPrivate: false).post(origin.url("/api")) }
+        await expectNotAllowed { try await fetcher(allowPrivate: false).post(origin.url("/api")) }
         #expect(origin.acceptedConnections == 0)
     }
 }

@@ -34,6 +34,20 @@ struct RouterTests {
         #expect(run(r.match(method: .POST, path: "/api/accounts")) == "create")
     }
 
+    @Test("the first template that matches decides: a literal segment added first is never taken for a parameter")
+    func firstTemplateDecides() {
+        var r = Router()
+        r.add(.PUT, "/m/{id}/read", .immediate { _, _ in .text(.ok, "read all") })
+        r.add(.GET, "/m/{id}/{message}", .immediate { _, p in .text(.ok, "message \(p["message"] ?? "")") })
+        #expect(run(r.match(method: .PUT, path: "/m/1/read")) == "read all")
+        #expect(run(r.match(method: .GET, path: "/m/1/other")) == "message other")
+        guard case .methodNotAllowed(let allowed) = r.match(method: .GET, path: "/m/1/read") else {
+            Issue.record("GET of the literal path should be 405")
+            return
+        }
+        #expect(allowed == [.PUT])
+    }
+
     @Test("a static route wins over a template covering the same path")
     func staticFirst() {
         #expect(run(router().match(method: .GET, path: "/api/accounts/me")) == "me")

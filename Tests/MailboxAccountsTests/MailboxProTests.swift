@@ -131,6 +131,11 @@ struct MailboxProTests {
         #expect(page1["accounts"]?.arrayValue?.count == 2)
         let cursor = try #require(page1["next_cursor"]?.stringValue)
         let page2 = await harness.send(.GET, "/api/user/accounts?limit=2&cursor=\(cursor)", bearer: token)
+        // `_` then a combining scalar (U+1F3FB) is one Character but still the cursor's separator.
+        #expect(await harness.send(.GET, "/api/user/accounts?cursor=1_%F0%9F%8F%BBx", bearer: token).status == 200)
+        for bad in ["limit=0", "limit=101", "limit=ten", "limit=", "cursor=nounderscore"] {
+            #expect(await harness.send(.GET, "/api/user/accounts?\(bad)", bearer: token).status == 400, "\(bad)")
+        }
         #expect(page2["accounts"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [ids[2]])
         #expect(page2["next_cursor"] == .null)
         #expect(await harness.send(.GET, "/api/user/accounts?cursor=bogus", bearer: token).status == 400)

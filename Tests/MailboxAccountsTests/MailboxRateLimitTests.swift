@@ -37,6 +37,42 @@ struct MailboxRateLimitTests {
         #expect(await harness.send(.GET, "/api/domains", remote: "2001:db8:0:2::1").status == 200)
     }
 
+    @Test("a malformed free creation (400) gives its token back; a refused proof (403) does not")
+    func malformedKeepsAllowance() async throws {
+        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+        let remote = "198.51.100.30"
+        for body in [
+            #"{"address":"not an address","password":"secret1"}"#, #"{"address":"ok@mail.localhost","password":"123"}"#,
+            "not json", #"{"address":"ok@mail.localhost","password":"secret1"}"#,
+        ] {
+            let response = await harness.send(.POST, "/api/accounts", json: body, remote: remote)
+            #expect(response.status == 400, "\(body)")
+        }
+        let pow = try await harness.solvedChallenge(remote: remote)
+        let created = await harness.send(
+            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "kept@mail.localhost", pow: pow),
+            remote: remote)
+        #expect(created.status == 201)
+        let next = try await harness.solvedChallenge(remote: remote)
+        let refused = await harness.send(
+            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "next@mail.localhost", pow: next),
+            remote: remote)
+        #expect(refused.status == 429)
+
+        let other = "198.51.100.31"
+        let wrongProof = await harness.send(
+            .POST, "/api/accounts",
+            json: MailboxHarness.createBody(address: "w@mail.localhost", pow: (String(repeating: "a", count: 32), "1")),
+            remote: other)
+        #expect(wrongProof.status == 403)
+        let after = try await harness.solvedChallenge(remote: other)
+        #expect(
+            await harness.send(
+                .POST, "/api/accounts", json: MailboxHarness.createBody(address: "w@mail.localhost", pow: after),
+                remote: other
+            ).status == 429)
+    }
+
     @Test("free account creation: one per 8 seconds per address")
     func freeCreation() async throws {
         let harness = try MailboxHarness { $0.rateLimitsEnabled = true }

@@ -18,6 +18,7 @@ struct AccessLogShutdownTests {
         process.arguments = ["serve", "--port", "0", "--data-dir", directory.appendingPathComponent("data").path]
         var environment = ProcessInfo.processInfo.environment
         environment["POSTERN_LOG_LEVEL"] = "info"
+        environment["POSTERN_SMTP_PORT"] = "0"
         environment["POSTERN_RATE_LIMITS"] = "off"
         environment["POSTERN_CONFIG"] = nil
         process.environment = environment

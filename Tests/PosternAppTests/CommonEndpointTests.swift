@@ -96,6 +96,30 @@ struct CommonEndpointTests {
         }
     }
 
+    @Test("the served document's mailbox address pattern names this server's domains and no other")
+    func openAPIAddressPattern() async throws {
+        let server = try await TestServer.start {
+            $0.mailboxDomains = ["box.test", "mail.localhost"]
+            $0.mailboxProDomains = ["pro.test"]
+        }
+        defer { Task { await server.stop() } }
+        let document = try await server.client().request("GET", "/openapi.json").json()
+        let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any]
+        let create = schemas?["CreateAccountRequest"] as? [String: Any]
+        let address = (create?["properties"] as? [String: Any])?["address"] as? [String: Any]
+        let pattern = try #require(address?["pattern"] as? String)
+        let regex = try NSRegularExpression(pattern: pattern)
+        func matches(_ text: String) -> Bool {
+            regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
+        for accepted in ["a@box.test", "Demo.User_1-x@mail.localhost", "z9@pro.test"] {
+            #expect(matches(accepted), "\(accepted)")
+        }
+        for refused in ["@box.test", "a@boxXtest", "a@other.test", "-a@box.test", "a..b@box.test", "a@box.test.evil", ""] {
+            #expect(!matches(refused), "\(refused)")
+        }
+    }
+
     @Test("a restart over the same data directory keeps the keys")
     func keysStableAcrossRestart() async throws {
         let first = try await TestServer.start()

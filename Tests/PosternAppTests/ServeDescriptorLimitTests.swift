@@ -99,6 +99,7 @@ private final class LimitedServer {
     init(dataDirectory: String, openFileLimit: Int) throws {
         var environment = ProcessInfo.processInfo.environment
         environment["POSTERN_LOG_LEVEL"] = "notice"
+        environment["POSTERN_SMTP_PORT"] = "0"
         child = try ServeChild(
             executable: URL(fileURLWithPath: "/bin/sh"),
             arguments: [

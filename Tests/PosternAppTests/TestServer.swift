@@ -13,6 +13,7 @@ struct TestServer {
     static func configuration(dataDirectory: String? = nil) -> PosternConfiguration {
         var c = PosternConfiguration()
         c.port = 0
+        c.smtpPort = 0
         c.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("postern-test-\(UUID().uuidString)").path
         c.issuer = "http://postern.test"

@@ -105,16 +105,28 @@ struct RemoteHashAPITests {
         #expect(await h.register("C@Example.com", good, "pw") == (422, "Email has already been taken"))
     }
 
-    @Test("the address policy refuses private URLs with its own message, without connecting")
+    @Test("the address policy refuses private URLs with a message that names the rule and the setting, without connecting")
     func notAllowed() async throws {
         let h = try Harness { $0.allowPrivate = false }
         let url = try h.serveHash(of: "pw")
+        let loopback =
+            "Password hash URL is not allowed. It points at a loopback address; the server's operator can allow such "
+            + "addresses with POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true, or this host alone by listing it in "
+            + "POSTERN_REMOTE_HASH_ALLOWED_HOSTS."
         for target in [
             url, "http://2130706433:\(h.origin.port)/hash.txt", "http://localhost:\(h.origin.port)/hash.txt",
-            "http://[::ffff:127.0.0.1]:\(h.origin.port)/hash.txt", "http://169.254.169.254/latest/meta-data/",
+            "http://[::ffff:127.0.0.1]:\(h.origin.port)/hash.txt",
         ] {
-            #expect(await h.register("d@example.com", target, "pw") == (422, "Password hash URL is not allowed."))
+            #expect(await h.register("d@example.com", target, "pw") == (422, loopback))
         }
+        #expect(
+            await h.register("d@example.com", "http://169.254.169.254/latest/meta-data/", "pw")
+                == (422, "Password hash URL is not allowed. It points at a link-local address; only listing the host "
+                    + "in the operator's POSTERN_REMOTE_HASH_ALLOWED_HOSTS allows it."))
+        #expect(
+            await h.register("d@example.com", "http://224.0.0.1/h", "pw")
+                == (422, "Password hash URL is not allowed. It points at a multicast address; no web server answers "
+                    + "there, and no setting allows it."))
         #expect(h.origin.acceptedConnections == 0)
         let listed = try Harness {
             $0.allowPrivate = false

@@ -81,6 +81,10 @@ struct RemoteHashPageTests {
                     response.status == .forbidden, "\(path) \(String(describing: cookie)) \(String(describing: field))")
                 #expect(response.text.contains("This form expired or did not come from this page."))
                 #expect(setCookie(response, "csrf") != nil)
+                // What the user typed is kept, but the password.
+                #expect(response.text.contains("value=\"csrf@example.com\""))
+                #expect(response.text.contains("value=\"\(url)\"") == (path == "/register"))
+                #expect(!response.text.contains("value=\"pw\""))
             }
         }
         #expect(h.origin.acceptedConnections == 0)
@@ -176,6 +180,26 @@ struct RemoteHashPageTests {
             !(await h.send(.GET, "/", headers: [("Cookie", "flash=\(flash)")])).text.contains("Registration succeeded.")
         )
         #expect(await h.login("form@example.com", "pw").status == 200)
+    }
+
+    @Test("after a form registration the login form comes pre-filled with the email, once; the cookie is signed by name")
+    func registerPrefillsLogin() async throws {
+        let h = try Harness()
+        let url = try h.serveHash(of: "pw")
+        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let response = await post(
+            h, "/register",
+            [("email", "Prefill@Example.com"), ("password_hash_url", url), ("password", "pw"), ("csrf_token", token)],
+            cookie: "csrf=\(token)")
+        let email = try #require(setCookie(response, "login_email"))
+        let flash = try #require(setCookie(response, "flash"))
+        let shown = await h.send(.GET, "/", headers: [("Cookie", "csrf=\(token); login_email=\(email)")])
+        #expect(shown.text.contains("id=\"login-email\" name=\"email\" type=\"email\" autocomplete=\"email\" required value=\"prefill@example.com\""))
+        #expect(shown.headers.values("Set-Cookie").contains { $0.hasPrefix("login_email=;") && $0.contains("Max-Age=0") })
+        // The flash message's signed cookie does not pass as the email's, nor the other way round.
+        let swapped = await h.send(.GET, "/", headers: [("Cookie", "login_email=\(flash); flash=\(email)")])
+        #expect(!swapped.text.contains("Registration succeeded.") && !swapped.text.contains("value=\"Registration"))
+        #expect(!swapped.text.contains("prefill@example.com"))
     }
 
     @Test("a failed form registration shows the page again with the message and escaped values")

@@ -1,0 +1,70 @@
+/// The mailbox accounts section of `/llms.txt`: Mail.td's accounts and messages API as this instance runs it,
+/// with curl lines that work against it. The app composes it with the other surfaces' sections.
+public enum MailboxLLMsText {
+    /// The section anchors (GitHub-style slugs of its headings).
+    public static let anchors = ["mailbox-accounts-mailtd-compatible", "mailbox-flow", "mailbox-proof-of-work", "mailbox-errors"]
+
+    /// Renders the section for `configuration`, whose base URL is `baseURL` (no trailing slash).
+    public static func render(_ configuration: MailboxConfiguration, baseURL base: String) -> String {
+        let c = configuration
+        let domain = c.domains.first ?? "mail.localhost"
+        let pow =
+            c.powRequired
+            ? "A free account needs a solved proof of work (below); a Pro bearer needs none."
+            : "Proof of work is optional on this instance (`POSTERN_MAILBOX_POW_REQUIRED=off`); a `pow` that is sent is still checked."
+        return """
+            ## Mailbox accounts (Mail.td compatible)
+
+            This server speaks Mail.td's accounts and messages API (its SDKs work by changing the base URL to \(base)). \
+            Domains: \((c.domains + c.proDomains).map { "`\($0)`" }.joined(separator: ", "))\
+            \(c.proDomains.isEmpty ? "" : " (Pro only: \(c.proDomains.map { "`\($0)`" }.joined(separator: ", ")))"). \
+            Errors are `{"error":"<code>"}`. \(pow)
+
+            ### Mailbox flow
+
+            1. `GET \(base)/api/challenge` → `{"id","salt","difficulty","expires_at"}`.
+            2. Solve it (see [Mailbox proof of work](#mailbox-proof-of-work)).
+            3. `POST \(base)/api/accounts` with `address`, `password` and `pow` → 201 `{"id","address","token"}`.
+            4. `POST \(base)/api/token` with `address` and `password` → 200 `{"id","address","token"}` (a new token).
+            5. `GET \(base)/api/accounts/{id}` and `GET \(base)/api/accounts/{id}/messages` with `Authorization: Bearer <token>`.
+
+            ```bash
+            curl -s \(base)/api/challenge
+            curl -s -X POST \(base)/api/accounts -H "Content-Type: application/json" -d '{"address":"demo@\(domain)","password":"<password>","pow":{"id":"<challenge id>","nonce":"<nonce>"}}'
+            curl -s -X POST \(base)/api/token -H "Content-Type: application/json" -d '{"address":"demo@\(domain)","password":"<password>"}'
+            curl -s "\(base)/api/accounts/<account id>" -H "Authorization: Bearer <token>"
+            curl -s "\(base)/api/accounts/<account id>/messages" -H "Authorization: Bearer <token>"
+            ```
+
+            Mail.td's v2 clients send `auth_key` (64 hex characters: Argon2id of the password, salt SHA-256 of the \
+            lower-cased address, t=3, m=16384 KiB, p=1, 32 bytes) instead of `password`; either works for any account. \
+            Passwords are at least 6 characters. A token lasts \(c.tokenTTL / 86400) days; a password reset \
+            (`PUT /api/accounts/{id}/reset-password`) ends every earlier one. `{id}` may be the account's address.
+
+            ### Mailbox proof of work
+
+            Find a `nonce` (1 to 64 printable ASCII characters, for example a decimal counter) such that \
+            SHA-256(UTF-8(salt) followed by UTF-8(nonce)) has at least `difficulty` leading zero bits (most significant \
+            bit first). Difficulty on this instance: \(c.powDifficulty) bits. Each challenge is single use and expires \
+            \(c.challengeTTL) s after it was issued.
+
+            ```python
+            import hashlib
+            def solve(salt, difficulty):
+                nonce = 0
+                while int.from_bytes(hashlib.sha256((salt + str(nonce)).encode()).digest(), "big") >> (256 - difficulty):
+                    nonce += 1
+                return str(nonce)
+            ```
+
+            ### Mailbox errors
+
+            400 `invalid_request`, `invalid_address`, `invalid_domain`, `password_too_short`, `invalid_auth_key`, \
+            `proof of work required`; 401 `invalid_credentials`, `invalid_or_expired_token`; 403 `challenge not found \
+            or expired`, `invalid proof of work`, `forbidden`, `account_limit_reached`; 404 `not_found`; 409 \
+            `address_taken`; 429 `rate_limit_exceeded` (with `Retry-After`).\
+            \(c.rateLimitsEnabled ? " Rate limits: 8 requests/s per address, one free account per 8 s." : " Rate limits are off on this instance.")
+
+            """
+    }
+}

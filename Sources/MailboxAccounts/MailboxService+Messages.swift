@@ -1,0 +1,148 @@
+import HTTP1
+import JWT
+import MailStore
+
+/// Mail.td's message endpoints: the mail the local store holds for an account, read with the account's mailbox
+/// token or its Pro owner's token. `{id}` is the account's UUID or address; `{messageID}` a message's UUID.
+extension MailboxService {
+    /// Messages per page of `GET .../messages` (Mail.td: 30).
+    static let messagesPerPage = 30
+
+    /// `GET /api/accounts/{id}/messages[?page=N]` and the Pro `/api/user/accounts/{id}/messages`: newest first,
+    /// `{"messages": [...], "page": N}`.
+    func listMessages(_ call: MailboxCall) async throws -> HTTPResponse {
+        let account = try await reachableAccount(call)
+        let page = try call.integerQuery("page", in: 1...1_000_000, fallback: 1)
+        let messages = try await mail.page(address: account.address, page: page, perPage: Self.messagesPerPage)
+        return MailboxJSON.response(
+            .ok, [("messages", .array(messages.map { .object(Self.summaryPairs($0)) })), ("page", .int(Int64(page)))])
+    }
+
+    /// `GET /api/accounts/{id}/messages/wait[?timeout=S]`, for test suites: the oldest unread message as soon as
+    /// there is one (at once when one is waiting), or 204 after `timeout` seconds (default 30, at most 30) without
+    /// one. Postern's own (not Mail.td's). The store is checked every 100 ms, so mail delivered by another process
+    /// (`postern mail deliver`) is seen too; marking the message read is the caller's.
+    func waitForMessage(_ call: MailboxCall) async throws -> HTTPResponse {
+        let account = try await reachableAccount(call)
+        let seconds = try call.integerQuery("timeout", in: 0...30, fallback: 30)
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            if let message = try await mail.oldestUnread(address: account.address) {
+                return MailboxJSON.response(.ok, Self.summaryPairs(message))
+            }
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return MailboxJSON.noContent() }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// `GET /api/accounts/{id}/messages/{messageID}`: the message with its bodies and attachment descriptions.
+    func messageDetail(_ call: MailboxCall) async throws -> HTTPResponse {
+        let account = try await reachableAccount(call)
+        guard let message = try await mail.message(address: account.address, id: call.messageID) else {
+            throw MailboxError.notFound
+        }
+        let attachments: [JSONValue] = message.attachments.map { attachment in
+            .object([
+                ("index", .int(Int64(attachment.position))), ("filename", attachment.filename.map(JSONValue.string) ?? .null),
+                ("content_type", .string(attachment.contentType)), ("size", .int(attachment.size)),
+            ])
+        }
+        var pairs = Self.summaryPairs(message.summary)
+        pairs.removeAll { $0.0 == "preview_text" || $0.0 == "is_read" }
+        pairs += [
+            ("address", .string(account.address)), ("to", Self.addressList(message.to)),
+            ("cc", Self.addressList(message.cc)), ("message_id", message.messageID.map(JSONValue.string) ?? .null),
+            ("is_read", .bool(message.summary.isRead)),
+            ("text_body", message.textBody.map(JSONValue.string) ?? .null),
+            ("html_body", message.htmlBody.map(JSONValue.string) ?? .null), ("attachments", .array(attachments)),
+        ]
+        return MailboxJSON.response(.ok, pairs)
+    }
+
+    /// `GET .../messages/{messageID}/source`: the raw RFC 5322 bytes as `message/rfc822`.
+    func messageSource(_ call: MailboxCall) async throws -> HTTPResponse {
+        let account = try await reachableAccount(call)
+        guard let raw = try await mail.raw(address: account.address, id: call.messageID) else {
+            throw MailboxError.notFound
+        }
+        return Self.download(raw, contentType: "message/rfc822", filename: "\(call.messageID).eml")
+    }
+
+    /// `GET .../messages/{messageID}/attachments/{index}`: the decoded bytes of one attachment (zero-based).
+    func messageAttachment(_ call: MailboxCall) async throws -> HTTPResponse {
+        let account = try await reachableAccount(call)
+        guard let index = call.parameters["index"].flatMap({ Int($0) }), index >= 0,
+            let (info, data) = try await mail.attachment(address: account.address, id: call.messageID, position: index)
+        else { throw MailboxError.notFound }
+        return Self.download(data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
+    }
+
+    /// `PUT .../messages/{messageID}/read`: idempotent; 404 when there is no such message.
+    func markMessageRead(_ call: MailboxCall) async throws -> HTTPResponse {
+        let account = try await reachableAccount(call)
+        guard try await mail.exists(address: account.address, id: call.messageID) else { throw MailboxError.notFound }
+        _ = try await mail.markRead(address: account.address, ids: [call.messageID])
+        return MailboxJSON.response(.ok, [("updated", .int(1))])
+    }
+
+    /// `PUT .../messages/read {"ids": [...]} | {"all": true}`: `{"updated": n}`, the messages that were unread.
+    func markMessagesRead(_ call: MailboxCall) async throws -> HTTPResponse {
+        let account = try await reachableAccount(call)
+        let body = try MailboxJSON.object(call.request.body)
+        var ids: [String]?
+        switch (body["ids"], body["all"]) {
+        case (.array(let values)?, nil), (.array(let values)?, .bool(false)?):
+            ids = try values.map { value throws(MailboxError) in
+                guard case .string(let id) = value else { throw .invalidRequest }
+                return id
+            }
+        case (nil, .bool(true)?): ids = nil
+        default: throw MailboxError.invalidRequest
+        }
+        let updated = try await mail.markRead(address: account.address, ids: ids)
+        return MailboxJSON.response(.ok, [("updated", .int(Int64(updated)))])
+    }
+
+    /// `DELETE .../messages/{messageID}`: 204, or 404 when there is no such message.
+    func deleteMessage(_ call: MailboxCall) async throws -> HTTPResponse {
+        let account = try await reachableAccount(call)
+        guard try await mail.delete(address: account.address, id: call.messageID) else { throw MailboxError.notFound }
+        return MailboxJSON.noContent()
+    }
+
+    /// The account `{id}` names, if the bearer reaches it (a mailbox token its own, a Pro bearer those it owns).
+    private func reachableAccount(_ call: MailboxCall) async throws -> MailboxAccountRecord {
+        let principal = try await authorizer.requirePrincipal(call.bearer)
+        return try await authorizer.account(call.id, for: principal)
+    }
+
+    private static func summaryPairs(_ summary: MailSummary) -> [(String, JSONValue)] {
+        let sender = summary.from.first?.email ?? summary.envelopeFrom
+        return [
+            ("id", .string(summary.id)), ("sender", .string(sender)),
+            ("from", summary.from.first.map { .string(display($0)) } ?? .null),
+            ("subject", summary.subject.map(JSONValue.string) ?? .null), ("preview_text", .string(summary.preview)),
+            ("size", .int(summary.size)), ("is_read", .bool(summary.isRead)),
+            ("created_at", MailboxJSON.time(summary.receivedAt)),
+        ]
+    }
+
+    private static func addressList(_ addresses: [MailAddressRecord]) -> JSONValue {
+        .array(addresses.map { .string(display($0)) })
+    }
+
+    /// `Name <email>`, or the bare address without a name.
+    private static func display(_ address: MailAddressRecord) -> String {
+        guard let name = address.name, !name.isEmpty else { return address.email }
+        return "\(name) <\(address.email)>"
+    }
+
+    private static func download(_ bytes: [UInt8], contentType: String, filename: String) -> HTTPResponse {
+        var response = HTTPResponse(status: .ok, body: bytes)
+        response.headers.replaceOrAdd("Content-Type", contentType)
+        let safe = String(filename.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" })
+        response.headers.replaceOrAdd("Content-Disposition", "attachment; filename=\"\(safe)\"")
+        response.headers.replaceOrAdd("X-Content-Type-Options", "nosniff")
+        return response
+    }
+}

@@ -1,0 +1,32 @@
+import AgentAuth
+import MailboxAccounts
+import RemoteHashAuth
+
+/// `/llms.txt`: one guide for the whole server, a section per API, generated from the live configuration so that
+/// every curl line works against this instance. Each surface writes its own section.
+enum LLMsDocument {
+    /// The document for the surfaces as configured, whose public base URL is `baseURL`.
+    static func render(
+        baseURL: String, agent: AgentAuthConfiguration, mailbox: MailboxConfiguration, remote: RemoteHashConfiguration
+    ) -> String {
+        """
+        # Postern
+
+        A self-hosted auth server speaking three public auth APIs on one port. Base URL: \(baseURL)
+
+        - [Agent signup (Atomic Mail compatible)](#agent-signup-atomic-mail-compatible): scrypt proof of work, \
+        session and capability JWTs.
+        - [Mailbox accounts (Mail.td compatible)](#mailbox-accounts-mailtd-compatible): SHA-256 proof of work, \
+        accounts, tokens, messages.
+        - [Remote Argon2 registration](#remote-argon2-registration): register an email with a URL serving an Argon2 \
+        hash, log in against it.
+
+        The OpenAPI 3.1 description of every endpoint: \(baseURL)/openapi.json. Signing keys: \
+        \(baseURL)/.well-known/jwks.json.
+
+        \(AgentLLMsText.render(agent))
+        \(MailboxLLMsText.render(mailbox, baseURL: baseURL))
+        \(RemoteHashLLMsText.render(remote))
+        """
+    }
+}

@@ -1,0 +1,23 @@
+import CoreMetrics
+import SMTPServer
+
+extension PosternMetrics {
+    /// Counts SMTP's outcomes: `postern_smtp_messages_total{result="stored|too_large|not_stored"}` and
+    /// `postern_smtp_refusals_total{reason="unknown_recipient|relay_denied|too_many_connections"}`.
+    @Sendable
+    func smtpEvent(_ event: SMTPSessionEvent) {
+        switch event {
+        case .messageStored:
+            Counter(label: "postern_smtp_messages_total", dimensions: [("result", "stored")]).increment()
+        case .messageRefused(.tooLarge):
+            Counter(label: "postern_smtp_messages_total", dimensions: [("result", "too_large")]).increment()
+        case .messageRefused(.notStored):
+            Counter(label: "postern_smtp_messages_total", dimensions: [("result", "not_stored")]).increment()
+        case .recipientRefused(let verdict):
+            let reason = verdict == .relayDenied ? "relay_denied" : "unknown_recipient"
+            Counter(label: "postern_smtp_refusals_total", dimensions: [("reason", reason)]).increment()
+        case .sessionRefused:
+            Counter(label: "postern_smtp_refusals_total", dimensions: [("reason", "too_many_connections")]).increment()
+        }
+    }
+}

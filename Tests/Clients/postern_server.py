@@ -1,0 +1,106 @@
+"""A real `postern serve` for the client tests: built binary, free loopback ports, a temporary data directory."""
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http(base, method, path, body=None, headers=None, bearer=None):
+    """(status, response headers, parsed JSON or text) of one request; errors are answers too."""
+    data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
+    request = urllib.request.Request(base + path if path.startswith("/") else path, method=method, data=data)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    if bearer:
+        request.add_header("Authorization", "Bearer " + bearer)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            status, head, raw = response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        status, head, raw = error.code, error.headers, error.read()
+    try:
+        return status, head, json.loads(raw) if raw else None
+    except ValueError:
+        return status, head, raw.decode("utf-8", "replace")
+
+
+class Server(str):
+    """The base URL of a running server (a str), with its SMTP port and data directory."""
+    smtp_port = None
+    data = None
+
+
+@contextlib.contextmanager
+def postern(env=None, pro_users=()):
+    """Yields the base URL (a ``Server``) of a server started with `env` (rate limits off unless given), after
+    creating each (email, password) of `pro_users`; stops it and removes its data directory afterwards."""
+    binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
+    data = tempfile.mkdtemp(prefix="postern-client-test-")
+    settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0")
+    settings.update(env or {})
+    for email, password in pro_users:
+        subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],
+                       env=settings, check=True, capture_output=True)
+    port = free_port()
+    server = subprocess.Popen([binary, "serve", "--data-dir", data, "--host", "127.0.0.1", "--port", str(port)],
+                              env=settings, stdout=subprocess.PIPE, text=True)
+    base = Server(f"http://127.0.0.1:{port}")
+    base.data = data
+    for line in server.stdout if settings.get("POSTERN_SMTP", "on") != "off" else []:
+        # "postern listening on http://..." then the SMTP listener's address
+        if "SMTP listening on" in line:
+            base.smtp_port = int(line.rsplit(":", 1)[1])
+            break
+    try:
+        for _ in range(400):
+            try:
+                if http(base, "GET", "/readyz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if server.poll() is not None:
+                raise SystemExit("postern exited during start")
+            time.sleep(0.05)
+        else:
+            raise SystemExit("postern did not become ready")
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+class Checks:
+    """Prints each check; `finish` exits non-zero when any failed."""
+
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, condition, what):
+        print(("ok   " if condition else "FAIL ") + what, flush=True)
+        if not condition:
+            self.failures.append(what)
+        return condition
+
+    def finish(self, name):
+        if self.failures:
+            print(f"{name}: {len(self.failures)} check(s) failed", flush=True)
+            raise SystemExit(1)
+        print(f"{name}: every check passed", flush=True)

@@ -1,0 +1,161 @@
+"""Follows /llms.txt alone, as an agent would: reads each API's section, takes its curl lines (method, URL, headers,
+body), fills their <placeholders> from earlier answers and from what the section says to compute (the proofs of
+work, whose rules and salt it gives), and runs each flow against a real server. Nothing about the APIs is known to
+this script beyond the placeholders' names.
+"""
+
+import base64
+import hashlib
+import json
+import re
+import shlex
+
+from postern_server import Checks, http, postern
+
+check = Checks()
+
+
+def sections(text):
+    """{second-level heading: its text}."""
+    found, name = {}, None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            name = line[3:].strip()
+            found[name] = []
+        elif name:
+            found[name].append(line)
+    return {k: "\n".join(v) for k, v in found.items()}
+
+
+def curl_lines(section):
+    """Each curl command of the section's ```bash blocks as (method, url, headers, body text)."""
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", section, re.S):
+        for command in re.sub(r"\\\n\s*", " ", block).splitlines():
+            words = shlex.split(command)
+            if not words or words[0] != "curl":
+                continue
+            method, url, headers, body = "GET", None, {}, None
+            i = 1
+            while i < len(words):
+                word = words[i]
+                if word == "-X":
+                    method, i = words[i + 1], i + 1
+                elif word == "-H":
+                    name, _, value = words[i + 1].partition(":")
+                    headers[name.strip()], i = value.strip(), i + 1
+                elif word == "-d":
+                    body, i = words[i + 1], i + 1
+                elif not word.startswith("-"):
+                    url = word
+                i += 1
+            if body is not None and method == "GET":
+                method = "POST"
+            commands.append((method, url, headers, body))
+    return commands
+
+
+def run(command, values):
+    """Runs one curl line with its placeholders filled from `values`."""
+    method, url, headers, body = command
+
+    def fill(text):
+        def value(match):
+            if match.group(1) not in values:
+                raise KeyError(f"no value for <{match.group(1)}> in {text}")
+            return values[match.group(1)]
+        return re.sub(r"<([A-Za-z0-9 ]+)>", value, text) if text else text
+
+    filled = {k: fill(v) for k, v in headers.items()}
+    data = fill(body).encode() if body is not None else None
+    return http("", method, fill(url), data, headers=filled)
+
+
+def bearer(head):
+    value = head.get("Authorization", "")
+    return value.split(" ", 1)[1] if value.lower().startswith("bearer ") else None
+
+
+def agent(section):
+    lines = curl_lines(section)
+    check(len(lines) == 4, "agent: four curl lines (challenge, signup, login, capability)")
+    salt = re.search(r"Salt text: `([^`]+)`", section).group(1)
+
+    def solve():
+        status, head, body = run(lines[0], {})
+        token = bearer(head)
+        claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+        nonce = 0
+        while True:  # the section's rule: scrypt(UTF-8("<challenge>:<nonce>"), UTF-8(salt)) with `difficulty` zero bits
+            digest = hashlib.scrypt(f"{claims['jti']}:{nonce}".encode(), salt=salt.encode(), n=16384, r=8, p=1, dklen=64)
+            if int.from_bytes(digest, "big") >> (512 - claims["difficulty"]) == 0:
+                return {"challenge JWT": token, "128 hex": digest.hex(), "nonce": str(nonce)}
+            nonce += 1
+
+    status, head, body = run(lines[1], solve())
+    check(status == 201 and body.get("apiKey"), f"agent: signup with the section's curl line ({status})")
+    values = {"api key": body.get("apiKey", "")} | solve()
+    status, head, body = run(lines[2], values)
+    session = bearer(head)
+    check(status == 200 and session, f"agent: login with the API key ({status})")
+    status, head, body = run(lines[3], {"session JWT": session or ""})
+    check(status == 200 and bearer(head), f"agent: capability ({status})")
+
+
+def mailbox(section):
+    lines = curl_lines(section)
+    check(len(lines) == 5, "mailbox: five curl lines (challenge, create, token, account, messages)")
+    status, _, challenge = run(lines[0], {})
+    nonce = 0  # the section's rule: SHA-256(UTF-8(salt) + UTF-8(nonce)) with `difficulty` leading zero bits
+    while int.from_bytes(hashlib.sha256((challenge["salt"] + str(nonce)).encode()).digest(), "big") >> (
+            256 - challenge["difficulty"]):
+        nonce += 1
+    values = {"password": "guide-secret", "challenge id": challenge["id"], "nonce": str(nonce)}
+    status, _, created = run(lines[1], values)
+    check(status == 201, f"mailbox: create the account ({status} {created})")
+    status, _, signed = run(lines[2], values)
+    check(status == 200 and signed.get("id") == created.get("id"), f"mailbox: sign in ({status})")
+    values |= {"account id": signed.get("id", ""), "token": signed.get("token", "")}
+    status, _, account = run(lines[3], values)
+    check(status == 200 and account.get("address") == created.get("address"), f"mailbox: account info ({status})")
+    status, _, messages = run(lines[4], values)
+    check(status == 200 and messages.get("messages") == [], f"mailbox: messages ({status})")
+
+
+def remote(section, base):
+    lines = curl_lines(section)
+    check(len(lines) == 4, "remote hash: four curl lines (register, login, validate, logout)")
+    # The section: step 1 says /example.txt serves a hash of `test123`; this instance lets hash URLs reach loopback.
+    example = re.search(r"`GET (\S+/example\.txt)` shows one \(of `(\w+)`\)", section)
+    values = {"hash URL": example.group(1), "password": example.group(2)}
+    status, _, body = run(lines[0], values)
+    check(status == 201, f"remote hash: register ({status} {body})")
+    status, _, body = run(lines[1], values)
+    check(status == 200 and body.get("token"), f"remote hash: login ({status})")
+    values["token"] = body.get("token", "")
+    status, _, body = run(lines[2], values)
+    check(status == 200 and body.get("valid") is True, f"remote hash: validate ({status})")
+    status, _, body = run(lines[3], values)
+    check(status == 200 and body.get("success") is True, f"remote hash: logout ({status})")
+    status, _, body = run(lines[2], values)
+    check(status == 401, f"remote hash: the token is refused after logout ({status})")
+
+
+def main():
+    env = {"POSTERN_AGENT_POW_DIFFICULTY": "3", "POSTERN_AGENT_POW_DYNAMIC": "off",
+           "POSTERN_MAILBOX_POW_DIFFICULTY": "8", "POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true"}
+    with postern(env) as base:
+        status, _, text = http(base, "GET", "/llms.txt")
+        check(status == 200 and text.startswith("# Postern"), "GET /llms.txt")
+        parts = sections(text)
+        names = list(parts)
+        check(len(names) == 3, f"three API sections: {names}")
+        check(f"{base}/openapi.json" in text, "links to /openapi.json")
+        agent(parts[names[0]])
+        mailbox(parts[names[1]])
+        remote(parts[names[2]], base)
+    check.finish("llms.txt")
+
+
+if __name__ == "__main__":
+    main()

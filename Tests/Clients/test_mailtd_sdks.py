@@ -1,0 +1,162 @@
+"""Mail.td's Python SDK, unmodified, at both protocols against a real Postern: 1.3.2 (v1, sends `password`) and
+2.0.0 (v2, derives `auth_key` on the client). Each runs its account, sign-in, reset, Pro and token flows, and an account
+created through one signs in through the other.
+
+Self-contained: installs each SDK into .build/client-sdks/ (pip --target; both are named `mailtd`, so each step runs
+in a child process with its own PYTHONPATH), starts .build/debug/postern (or $POSTERN_BIN) on a free loopback port in
+a temporary data directory with rate limits off and POSTERN_MAILBOX_POW_REQUIRED=off (Mail.td's v2 behaviour: neither
+SDK solves a proof), and stops it at the end. Exit status 0 when every check passed.
+"""
+
+import json
+import os
+import smtplib
+import subprocess
+import sys
+from email.message import EmailMessage
+
+from postern_server import ROOT, Checks, http, postern
+
+DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mailtd_driver.py")
+SDKS = {"v1": "1.3.2", "v2": "2.0.0"}
+check = Checks()
+
+
+def install(version):
+    target = os.path.join(ROOT, ".build", "client-sdks", "mailtd-" + version)
+    if not os.path.exists(os.path.join(target, "mailtd")):
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", target,
+             "mailtd==" + version], check=True)
+    return target
+
+
+def api_error(status, body):
+    return {"api_error": {"status": status, "code": (body or {}).get("error")}}
+
+
+class SDK:
+    def __init__(self, name, path, base):
+        self.name, self.path, self.base = name, path, base
+
+    def __call__(self, step, **args):
+        env = dict(os.environ, PYTHONPATH=self.path)
+        out = subprocess.run([sys.executable, DRIVER, self.base, step, json.dumps(args)], env=env,
+                             capture_output=True, text=True, timeout=120)
+        if out.returncode != 0:
+            raise RuntimeError(f"{self.name} {step}: {out.stderr.strip()[-2000:]}")
+        return json.loads(out.stdout)
+
+
+def account_flows(sdk, domain):
+    """A free account through `sdk`: create, get (by id and by address), reset (the old token dies)."""
+    address = f"{sdk.name}-user@{domain}"
+    created = sdk("create", address=address, password="first-secret")
+    check(len(created.get("id", "")) == 36 and created["address"] == address, f"{sdk.name}: create {address}")
+    info = sdk("get", token=created["token"], id=created["id"])
+    check(info.get("address") == address and info.get("role") == "user", f"{sdk.name}: get account")
+    by_address = sdk("get", token=created["token"], id=address)
+    check(by_address.get("id") == created["id"], f"{sdk.name}: get account by its address")
+    sdk("reset", token=created["token"], id=created["id"], password="second-secret", address=address)
+    stale = sdk("get", token=created["token"], id=created["id"])
+    check(stale.get("api_error", {}).get("status") == 401, f"{sdk.name}: reset ends the old token")
+    return address, created["id"]
+
+
+def mail_flow(sdk, smtp_port, address, token, account_id):
+    """smtplib delivers a message with an attachment; the SDK lists, reads, downloads, marks and deletes it."""
+    message = EmailMessage()
+    message["From"] = "Verifier <verify@example.com>"
+    message["To"] = address
+    message["Subject"] = f"Your code for {sdk.name}"
+    message.set_content("Your code is 424242.")
+    message.add_attachment(b"424242", maintype="text", subtype="plain", filename="code.txt")
+    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=20) as smtp:
+        smtp.send_message(message)
+    listed = sdk("messages", token=token, id=account_id)
+    check(listed.get("page") == 1 and len(listed.get("messages", [])) == 1, f"{sdk.name}: messages.list after smtplib")
+    summary = listed["messages"][0]
+    check(summary["subject"] == f"Your code for {sdk.name}" and summary["sender"] == "verify@example.com"
+          and summary["is_read"] is False, f"{sdk.name}: the summary's subject, sender, unread")
+    detail = sdk("message", token=token, id=address, message=summary["id"])
+    check("424242" in (detail.get("text_body") or "") and detail["attachments"][0]["filename"] == "code.txt",
+          f"{sdk.name}: messages.get has the text and the attachment")
+    check("Subject: Your code for" in sdk("source", token=token, id=account_id, message=summary["id"]),
+          f"{sdk.name}: messages.get_source")
+    check(sdk("attachment", token=token, id=account_id, message=summary["id"], index=0) == "424242",
+          f"{sdk.name}: messages.get_attachment")
+    check(sdk("mark_read", token=token, id=account_id, message=summary["id"]) == "read", f"{sdk.name}: mark_as_read")
+    check(sdk("mark_all_read", token=token, id=account_id) == 0, f"{sdk.name}: batch_mark_as_read finds none unread")
+    check(sdk("delete_message", token=token, id=account_id, message=summary["id"]) == "deleted",
+          f"{sdk.name}: messages.delete")
+    check(sdk("messages", token=token, id=account_id).get("messages") == [], f"{sdk.name}: the inbox is empty again")
+
+
+def sign_in(sdk, address, password):
+    """v2 has `accounts.login`; v1 has no sign-in method, so its protocol's POST /api/token with `password` is
+    sent as a v1 client did, and the token is then used through the v1 SDK."""
+    if sdk.name == "v2":
+        return sdk("login", address=address, password=password)
+    status, _, body = http(sdk.base, "POST", "/api/token", {"address": address, "password": password})
+    return body if status == 200 else api_error(status, body)
+
+
+def main():
+    env = {"POSTERN_MAILBOX_POW_REQUIRED": "off"}
+    with postern(env, pro_users=[("owner@example.com", "pro-password")]) as base:
+        sdks = {name: SDK(name, install(version), base) for name, version in SDKS.items()}
+        v1, v2 = sdks["v1"], sdks["v2"]
+        for sdk in (v1, v2):
+            check(sdk("version") == SDKS[sdk.name], f"{sdk.name}: mailtd {SDKS[sdk.name]} installed")
+        domain = v2("domains")[0]
+
+        # Free accounts through each SDK; each signs in through the other protocol.
+        for sdk, other in ((v1, v2), (v2, v1)):
+            address, account_id = account_flows(sdk, domain)
+            for reader in (sdk, other):
+                token = sign_in(reader, address, "second-secret")
+                check(token.get("id") == account_id, f"{sdk.name}-made account signs in through {reader.name}")
+                info = reader("get", token=token.get("token", ""), id=account_id)
+                check(info.get("id") == account_id, f"{reader.name}: its token reads the {sdk.name}-made account")
+            signed = sign_in(sdk, address, "second-secret")
+            mail_flow(sdk, base.smtp_port, address, signed["token"], account_id)
+            wrong = sign_in(other, address, "first-secret")
+            check(wrong.get("api_error", {}).get("code") == "invalid_credentials",
+                  f"{other.name}: the password before the reset is refused")
+            deleted = sdk("delete", token=sign_in(sdk, address, "second-secret")["token"], id=account_id)
+            check(deleted == "deleted", f"{sdk.name}: delete account")
+
+        # A placeholder bearer is anonymous where no token is needed.
+        placeholder = v1("create", token="placeholder", address=f"anon@{domain}", password="secret1")
+        check("token" in placeholder, "v1 with a placeholder bearer creates a free account")
+
+        # Pro: a Pro JWT from the Pro login, then a tm_pro_ token made and used through each SDK.
+        status, _, login = http(base, "POST", "/api/user/login", {"email": "owner@example.com", "password": "pro-password"})
+        check(status == 200, "Pro login")
+        for sdk in (v1, v2):
+            made = sdk("token_create", token=login["token"], name=f"{sdk.name}-token")
+            api_token = made.get("token", "")
+            check(api_token.startswith("tm_pro_"), f"{sdk.name}: create a tm_pro_ token")
+            me = sdk("me", token=api_token)
+            check(me.get("email") == "owner@example.com" and me.get("ops_used") == 0, f"{sdk.name}: user.get_me")
+            address = f"{sdk.name}-pro@{domain}"
+            created = sdk("create", token=api_token, address=address, password="pro-box-secret")
+            check(created.get("address") == address, f"{sdk.name}: Pro creates an account")
+            listed = [a["address"] for a in sdk("pro_accounts", token=api_token)]
+            check(address in listed, f"{sdk.name}: the account is in user.list_accounts")
+            reset = sdk("pro_reset", token=api_token, id=created["id"], password="pro-box-new", address=address)
+            check(reset == "reset", f"{sdk.name}: Pro resets the account's password")
+            for reader in (v1, v2):
+                check(sign_in(reader, address, "pro-box-new").get("id") == created["id"],
+                      f"{sdk.name}-reset Pro account signs in through {reader.name}")
+            check(sdk("pro_delete", token=api_token, id=address) == "deleted", f"{sdk.name}: Pro deletes by address")
+            tokens = sdk("token_list", token=api_token)
+            check(any(t["id"] == made["id"] for t in tokens), f"{sdk.name}: tokens.list shows the token")
+            check(sdk("token_revoke", token=login["token"], id=made["id"]) == "revoked", f"{sdk.name}: revoke")
+            refused = sdk("me", token=api_token)
+            check(refused.get("api_error", {}).get("status") == 401, f"{sdk.name}: a revoked token is refused")
+    check.finish("mailtd SDKs")
+
+
+if __name__ == "__main__":
+    main()

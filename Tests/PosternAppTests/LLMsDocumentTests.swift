@@ -1,0 +1,65 @@
+import AgentAuth
+import MailboxAccounts
+import RemoteHashAuth
+import Testing
+
+@testable import PosternApp
+
+@Suite("llms.txt: one guide for every API")
+struct LLMsDocumentTests {
+    static func render(powRequired: Bool = true, allowPrivate: Bool = false) -> String {
+        var remote = RemoteHashConfiguration(issuer: "http://guide.test", publicURL: "http://guide.test")
+        remote.allowPrivate = allowPrivate
+        return LLMsDocument.render(
+            baseURL: "http://guide.test",
+            agent: AgentAuthConfiguration(publicURL: "http://guide.test"),
+            mailbox: MailboxConfiguration(powDifficulty: 12, domains: ["box.test"], powRequired: powRequired),
+            remote: remote)
+    }
+
+    /// GitHub-style slugs of the headings, in order (duplicates kept, so that a clash shows).
+    static func slugs(_ text: String) -> [String] {
+        text.split(separator: "\n").filter { $0.hasPrefix("#") }.map { line in
+            String(
+                line.drop { $0 == "#" }.trimmingPrefix(" ").lowercased()
+                    .compactMap { $0 == " " ? "-" : ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : nil) })
+        }
+    }
+
+    @Test("every anchor a docs_url or a section names is a heading, each heading once, and every in-page link resolves")
+    func anchors() throws {
+        let text = Self.render()
+        let slugs = Self.slugs(text)
+        #expect(Set(slugs).count == slugs.count, "duplicate headings: \(slugs)")
+        let wanted =
+            AgentLLMsText.anchors + AgentAuthError.catalogue.map(\.anchor) + MailboxLLMsText.anchors
+            + RemoteHashLLMsText.anchors
+        for anchor in wanted {
+            #expect(slugs.contains(anchor), "missing #\(anchor)")
+        }
+        var rest = Substring(text)
+        while let open = rest.range(of: "](#") {
+            let tail = rest[open.upperBound...]
+            let anchor = tail.prefix { $0 != ")" }
+            #expect(slugs.contains(String(anchor)), "link to missing #\(anchor)")
+            rest = tail
+        }
+    }
+
+    @Test("each API's section has curl lines for this instance, and says what this instance's settings are")
+    func sections() {
+        let text = Self.render()
+        #expect(text.contains("curl -i -X POST http://guide.test/api/v1/challenge"))
+        #expect(text.contains("curl -s -X POST http://guide.test/api/accounts"))
+        #expect(text.contains(#""address":"demo@box.test""#))
+        #expect(text.contains("Difficulty on this instance: 12 bits"))
+        #expect(text.contains("curl -s -X POST http://guide.test/register"))
+        #expect(text.contains("http://guide.test/openapi.json"))
+        #expect(text.contains("auth_key"))
+        #expect(text.contains("POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true"))
+        let relaxed = Self.render(powRequired: false, allowPrivate: true)
+        #expect(relaxed.contains("Proof of work is optional on this instance"))
+        #expect(relaxed.contains("lets hash URLs reach private and loopback addresses"))
+        #expect(!text.contains("guide.test//"))
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import MailboxAccounts
+import Testing
+
+@testable import PosternApp
+
+/// Mail over SMTP into the mail store, read back through Mail.td's endpoints: one `postern serve` is the whole
+/// local stand-in.
+@Suite("SMTP delivery into the mail store")
+struct SMTPDeliveryTests {
+    /// Sends `message` with Python's smtplib (unmodified) to `recipients`; returns smtplib's refusals or error.
+    static func send(port: Int, from: String, to recipients: [String], message: String) throws -> String {
+        let script = """
+            import smtplib, sys, json
+            try:
+                with smtplib.SMTP("127.0.0.1", \(port), timeout=20) as s:
+                    refused = s.sendmail(sys.argv[1], json.loads(sys.argv[2]), sys.stdin.buffer.read())
+                print(json.dumps({k: v[0] for k, v in refused.items()}))
+            except smtplib.SMTPRecipientsRefused as e:
+                print(json.dumps({k: v[0] for k, v in e.recipients.items()}))
+            except smtplib.SMTPException as e:
+                print("error", e)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let recipientsJSON = String(decoding: try JSONSerialization.data(withJSONObject: recipients), as: UTF8.self)
+        process.arguments = ["python3", "-c", script, from, recipientsJSON]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(message.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("smtplib delivers to a mailbox account and an agent inbox; foreign and unknown recipients are refused")
+    func deliver() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let smtpPort = try #require(server.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
+        let client = try server.client()
+        let challenge = try await client.request("GET", "/api/challenge").json()
+        let salt = try #require(challenge["salt"] as? String)
+        let id = try #require(challenge["id"] as? String)
+        let nonce = ProofOfWork.solve(salt: salt, difficulty: challenge["difficulty"] as? Int ?? 0)
+        let created = try await client.request(
+            "POST", "/api/accounts", headers: [("Content-Type", "application/json")],
+            body: Array(#"{"address":"inbox@mail.localhost","password":"secret1","pow":{"id":"\#(id)","nonce":"\#(nonce)"}}"#.utf8))
+        #expect(created.status == 201)
+        let account = try created.json()
+        let token = try #require(account["token"] as? String)
+
+        let message = """
+            From: Sender <sender@example.com>\r
+            To: inbox@mail.localhost\r
+            Subject: =?utf-8?Q?Your_code_=E2=9C=93?=\r
+            Content-Type: multipart/mixed; boundary=b\r
+            \r
+            --b\r
+            Content-Type: text/plain; charset=utf-8\r
+            \r
+            Your code is 123456\r
+            ..a line that starts with a dot\r
+            --b\r
+            Content-Type: text/plain; name=code.txt\r
+            Content-Disposition: attachment; filename=code.txt\r
+            \r
+            123456\r
+            --b--\r
+
+            """
+        let refused = try Self.send(
+            port: smtpPort, from: "sender@example.com",
+            to: ["inbox@mail.localhost", "nobody@mail.localhost", "someone@example.org"], message: message)
+        #expect(refused == #"{"nobody@mail.localhost": 550, "someone@example.org": 550}"#, "\(refused)")
+
+        let list = try await client.request(
+            "GET", "/api/accounts/inbox@mail.localhost/messages", headers: [("Authorization", "Bearer \(token)")]).json()
+        let messages = try #require(list["messages"] as? [[String: Any]])
+        #expect(messages.count == 1)
+        #expect(messages.first?["subject"] as? String == "Your code ✓")
+        #expect(messages.first?["sender"] as? String == "sender@example.com")
+        let messageID = try #require(messages.first?["id"] as? String)
+        let detail = try await client.request(
+            "GET", "/api/accounts/inbox@mail.localhost/messages/\(messageID)",
+            headers: [("Authorization", "Bearer \(token)")]).json()
+        #expect((detail["text_body"] as? String)?.contains(".a line that starts with a dot") == true)
+        #expect((detail["attachments"] as? [[String: Any]])?.first?["filename"] as? String == "code.txt")
+        let waited = try await client.request(
+            "GET", "/api/accounts/inbox@mail.localhost/messages/wait?timeout=0",
+            headers: [("Authorization", "Bearer \(token)")])
+        #expect(waited.status == 200)
+
+        // An agent inbox is a local address too.
+        try await server.runtime.database.write { connection in
+            _ = try connection.run(
+                "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES ('a1', 'smtp-agent', zeroblob(32), 1)")
+        }
+        #expect(try Self.send(port: smtpPort, from: "", to: ["smtp-agent@agents.localhost"], message: "Subject: hi\r\n\r\nhello\r\n") == "{}")
+        let stored = try await server.runtime.database.read { connection in
+            try connection.query("SELECT COUNT(*) AS n FROM mail_messages WHERE address = 'smtp-agent@agents.localhost'").first?.int("n")
+        }
+        #expect(stored == 1)
+    }
+}
