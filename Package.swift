@@ -79,6 +79,8 @@ let package = Package(
         // Delivery into the mail store: parses a message once and stores a copy per local recipient (SMTP's sink).
         .target(name: "MailDelivery", dependencies: ["MIME", "MailStore", "SMTPServer"]),
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
+        // JMAP (RFC 8620, 8621, 9404) over the mail store, opened by the agent surface's capability JWT.
+        .target(name: "JMAP", dependencies: ["HTTP1", "ServerKit", "JWT", "MIME", "MailStore", "MailDelivery"]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
             "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool",
@@ -103,7 +105,7 @@ let package = Package(
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "SigningKeys", "Storage", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
-            "SMTPServer",
+            "SMTPServer", "JMAP",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),

@@ -12,6 +12,7 @@ public struct MailAddressRecord: Sendable, Equatable, Codable {
 /// Where a copy of a message sits in its address's mailbox.
 public enum MailFolder: String, Sendable, CaseIterable {
     case inbox
+    case drafts
     case sent
 }
 
@@ -93,6 +94,10 @@ public struct MailSummary: Sendable, Equatable {
     public var size: Int64
     public var isRead: Bool
     public var receivedAt: Int64
+    /// The first message of its conversation at this address (its own id when it starts one).
+    public var threadID: String
+    /// Keywords other than `$seen` (which `isRead` is), sorted.
+    public var keywords: [String]
 }
 
 /// An attachment's description, without its bytes.

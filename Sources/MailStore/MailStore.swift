@@ -25,9 +25,10 @@ public struct MailStore: Sendable {
     /// Stores one copy of `message` per recipient in one transaction: all or none. Returns the new ids in the
     /// order of `recipients`.
     /// - Throws: ``MailStoreError/quotaExceeded(address:)`` when a copy would pass a recipient's quota.
-    public func deliver(_ message: NewMailMessage, to recipients: [Recipient], folder: MailFolder, now: Int64)
-        async throws -> [String]
-    {
+    public func deliver(
+        _ message: NewMailMessage, to recipients: [Recipient], folder: MailFolder, keywords: Set<String> = [],
+        isRead: Bool = false, now: Int64
+    ) async throws -> [String] {
         try await database.write { connection in
             try connection.transaction {
                 try recipients.map { recipient in
@@ -36,7 +37,9 @@ public struct MailStore: Sendable {
                         throw MailStoreError.quotaExceeded(address: recipient.address)
                     }
                     let id = UUID().uuidString.lowercased()
-                    try Self.insert(message, id: id, address: recipient.address, folder: folder, now: now, connection)
+                    try Self.insert(
+                        message, id: id, address: recipient.address, folder: folder, keywords: keywords,
+                        isRead: isRead, now: now, connection)
                     return id
                 }
             }
@@ -158,27 +161,29 @@ public struct MailStore: Sendable {
 
     // MARK: rows
 
-    private static let summaryColumns =
-        "id, address, folder, envelope_from, from_json, subject, preview, size, is_read, received_at"
+    static let summaryColumns =
+        "id, address, folder, envelope_from, from_json, subject, preview, size, is_read, received_at, thread_id, keywords"
     private static let detailColumns =
         summaryColumns
         + ", to_json, cc_json, reply_to_json, message_id, in_reply_to, refs, sent_at, text_body, html_body"
 
-    private static func used(_ address: String, _ connection: SQLiteConnection) throws -> Int64 {
+    static func used(_ address: String, _ connection: SQLiteConnection) throws -> Int64 {
         try connection.query(
             "SELECT COALESCE(SUM(size), 0) AS used FROM mail_messages WHERE address = ?", [.text(address)]
         ).first?.int("used") ?? 0
     }
 
-    private static func insert(
-        _ message: NewMailMessage, id: String, address: String, folder: MailFolder, now: Int64,
-        _ connection: SQLiteConnection
+    static func insert(
+        _ message: NewMailMessage, id: String, address: String, folder: MailFolder, keywords: Set<String>,
+        isRead: Bool, now: Int64, _ connection: SQLiteConnection
     ) throws {
+        let thread = try threadID(of: message, address: address, connection) ?? id
         _ = try connection.run(
             """
             INSERT INTO mail_messages (id, address, folder, envelope_from, from_json, to_json, cc_json, reply_to_json,
-                subject, message_id, in_reply_to, refs, sent_at, text_body, html_body, preview, size, received_at, raw)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                subject, message_id, in_reply_to, refs, sent_at, text_body, html_body, preview, size, received_at, raw,
+                thread_id, keywords, is_read)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(id), .text(address), .text(folder.rawValue), .text(message.envelopeFrom),
@@ -187,7 +192,8 @@ public struct MailStore: Sendable {
                 .text(json(message.inReplyTo)), .text(json(message.references)),
                 message.sentAt.map(SQLValue.integer) ?? .null, optional(message.textBody),
                 optional(message.htmlBody), .text(message.preview), .integer(Int64(message.raw.count)),
-                .integer(now), .blob(message.raw),
+                .integer(now), .blob(message.raw), .text(thread), .text(keywordsJSON(keywords)),
+                .integer(isRead ? 1 : 0),
             ])
         for (position, attachment) in message.attachments.enumerated() {
             _ = try connection.run(
@@ -203,9 +209,34 @@ public struct MailStore: Sendable {
         }
     }
 
-    private static func optional(_ text: String?) -> SQLValue { text.map(SQLValue.text) ?? .null }
+    /// The thread of the newest message at `address` that `message` answers or refers to, nil when none is here.
+    private static func threadID(of message: NewMailMessage, address: String, _ connection: SQLiteConnection) throws
+        -> String?
+    {
+        let parents = Array(Set(message.inReplyTo + message.references))
+        guard !parents.isEmpty else { return nil }
+        let marks = Array(repeating: "?", count: parents.count).joined(separator: ", ")
+        return try connection.query(
+            """
+            SELECT thread_id FROM mail_messages WHERE address = ? AND message_id IN (\(marks))
+                ORDER BY received_at DESC LIMIT 1
+            """, [.text(address)] + parents.map(SQLValue.text)
+        ).first?.text("thread_id")
+    }
 
-    private static func json<T: Encodable>(_ value: T) -> String {
+    /// Keywords as stored: a JSON object of `true`s, `$seen` left out (`is_read` holds it).
+    static func keywordsJSON(_ keywords: Set<String>) -> String {
+        json(Dictionary(uniqueKeysWithValues: keywords.subtracting(["$seen"]).map { ($0, true) }))
+    }
+
+    static func keywords(_ text: String?) -> [String] {
+        let object = text.flatMap { try? JSONDecoder().decode([String: Bool].self, from: Data($0.utf8)) } ?? [:]
+        return object.filter(\.value).keys.sorted()
+    }
+
+    static func optional(_ text: String?) -> SQLValue { text.map(SQLValue.text) ?? .null }
+
+    static func json<T: Encodable>(_ value: T) -> String {
         (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
     }
 
@@ -217,7 +248,7 @@ public struct MailStore: Sendable {
         text.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
     }
 
-    private static func summary(_ row: SQLRow) -> MailSummary? {
+    static func summary(_ row: SQLRow) -> MailSummary? {
         guard let id = row.text("id"), let address = row.text("address"),
             let folder = row.text("folder").flatMap(MailFolder.init(rawValue:)), let size = row.int("size"),
             let received = row.int("received_at")
@@ -225,10 +256,11 @@ public struct MailStore: Sendable {
         return MailSummary(
             id: id, address: address, folder: folder, envelopeFrom: row.text("envelope_from") ?? "",
             from: addresses(row.text("from_json")), subject: row.text("subject"), preview: row.text("preview") ?? "",
-            size: size, isRead: row.int("is_read") == 1, receivedAt: received)
+            size: size, isRead: row.int("is_read") == 1, receivedAt: received, threadID: row.text("thread_id") ?? id,
+            keywords: keywords(row.text("keywords")))
     }
 
-    private static func attachmentInfo(_ row: SQLRow) -> MailAttachmentInfo? {
+    static func attachmentInfo(_ row: SQLRow) -> MailAttachmentInfo? {
         guard let position = row.int("position"), let type = row.text("content_type"), let size = row.int("size")
         else { return nil }
         return MailAttachmentInfo(

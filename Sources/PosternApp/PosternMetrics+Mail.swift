@@ -1,4 +1,5 @@
 import CoreMetrics
+import JMAP
 import SMTPServer
 
 extension PosternMetrics {
@@ -18,6 +19,15 @@ extension PosternMetrics {
             Counter(label: "postern_smtp_refusals_total", dimensions: [("reason", reason)]).increment()
         case .sessionRefused:
             Counter(label: "postern_smtp_refusals_total", dimensions: [("reason", "too_many_connections")]).increment()
+        }
+    }
+
+    /// Counts JMAP submissions by recipient: `postern_jmap_recipients_total{result="delivered|outbox|refused"}`.
+    @Sendable
+    func jmapSubmission(_ outcome: JMAPService.SubmissionOutcome) {
+        for (result, count) in [("delivered", outcome.delivered), ("outbox", outcome.keptInOutbox), ("refused", outcome.refused)]
+        where count > 0 {
+            Counter(label: "postern_jmap_recipients_total", dimensions: [("result", result)]).increment(by: count)
         }
     }
 }

@@ -109,9 +109,10 @@ public final class PosternRuntime: Sendable {
                 mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
             clock: clock,
             openConnections: { connections.count() })
+        let mail = Surfaces.localMail(configuration, database: database, clock: clock)
         let unmatched = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
-            ledger: ledger, pool: pool, fetcher: fetcher, clock: clock, logger: logger)
+            ledger: ledger, pool: pool, fetcher: fetcher, mail: mail, clock: clock, logger: logger)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -129,7 +130,7 @@ public final class PosternRuntime: Sendable {
             pollInterval: serverConfiguration.pollInterval, lineSink: serverConfiguration.accessLog)
         let server = HTTPServer(configuration: serverConfiguration, responder: responder, group: group, logger: logger)
         connections.attach(server)
-        let smtp = try smtpServer(configuration, database: database, group: group, clock: clock, logger: logger)
+        let smtp = try smtpServer(configuration, delivery: mail.delivery, group: group, logger: logger)
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
             identity: identity, listener: listener, group: group, server: server, smtp: smtp, ledger: ledger,
@@ -139,20 +140,13 @@ public final class PosternRuntime: Sendable {
     /// The SMTP listener, bound now (so that a clash stops the start, named), on the loops HTTP uses; nil when
     /// `POSTERN_SMTP` is off.
     private static func smtpServer(
-        _ configuration: PosternConfiguration, database: Database, group: EventLoopGroup,
-        clock: @escaping @Sendable () -> Int64, logger: Logger
+        _ configuration: PosternConfiguration, delivery: LocalDelivery, group: EventLoopGroup, logger: Logger
     ) throws -> (server: SMTPServer, listener: ListeningSocket)? {
         guard configuration.smtpEnabled else { return nil }
         let host = configuration.smtpHost ?? configuration.host
         let listener = try ListenError.bind(host: host, port: configuration.smtpPort)
         var settings = SMTPServerConfiguration(host: host, port: configuration.smtpPort, hostname: configuration.smtpHostname)
         settings.maxMessageBytes = configuration.smtpMaxMessageBytes
-        let mailboxes = LocalMailboxes(
-            database: database, mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains,
-            agentDomain: configuration.agentInboxDomain, agentQuota: configuration.agentInboxQuota)
-        let delivery = LocalDelivery(
-            mailboxes: mailboxes, store: MailStore(database: database),
-            maximumMessageBytes: configuration.smtpMaxMessageBytes, clock: clock)
         let metrics = PosternMetrics.shared
         let server = SMTPServer(
             configuration: settings, sink: delivery, group: group, logger: logger, observer: metrics.smtpEvent)

@@ -4,6 +4,9 @@ import HTTP1
 import JWT
 import Logging
 import Fetch
+import JMAP
+import MailDelivery
+import MailStore
 import MailboxAccounts
 import RemoteHashAuth
 import ServerKit
@@ -19,7 +22,7 @@ enum Surfaces {
     static func register(
         into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
         keys: JWTKeySet, database: Database, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
-        clock: @escaping @Sendable () -> Int64, logger: Logger
+        mail: LocalMail, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> [PosternResponder.UnmatchedRenderer] {
         let agentSettings = agentConfiguration(configuration, identity: identity)
         let remoteSettings = remoteConfiguration(configuration, identity: identity)
@@ -38,6 +41,13 @@ enum Surfaces {
             onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router)
 
+        JMAPService(
+            configuration: JMAPConfiguration(
+                baseURL: identity.baseURL, issuer: identity.issuer, audience: agentSettings.audience),
+            keys: keys, store: mail.store, mailboxes: mail.mailboxes, delivery: mail.delivery, clock: clock,
+            onSubmission: PosternMetrics.shared.jmapSubmission, onUnexpectedError: reporter("jmap", logger)
+        ).register(into: &router)
+
         let guide = Array(
             LLMsDocument.render(
                 baseURL: identity.baseURL, agent: agentSettings, mailbox: mailbox.configuration, remote: remoteSettings
@@ -51,6 +61,25 @@ enum Surfaces {
         return [
             PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) }
         ]
+    }
+
+    /// The mail store and who may receive: shared by SMTP, JMAP and `postern mail deliver`.
+    struct LocalMail {
+        let store: MailStore
+        let mailboxes: LocalMailboxes
+        let delivery: LocalDelivery
+    }
+
+    static func localMail(_ c: PosternConfiguration, database: Database, clock: @escaping @Sendable () -> Int64)
+        -> LocalMail
+    {
+        let store = MailStore(database: database)
+        let mailboxes = LocalMailboxes(
+            database: database, mailboxDomains: c.mailboxDomains + c.mailboxProDomains, agentDomain: c.agentInboxDomain,
+            agentQuota: c.agentInboxQuota)
+        let delivery = LocalDelivery(
+            mailboxes: mailboxes, store: store, maximumMessageBytes: c.smtpMaxMessageBytes, clock: clock)
+        return LocalMail(store: store, mailboxes: mailboxes, delivery: delivery)
     }
 
     static func remoteConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> RemoteHashConfiguration {

@@ -1,3 +1,4 @@
+import ServerKit
 import AuthCrypto
 import JWT
 import Testing

@@ -1,3 +1,4 @@
+import ServerKit
 import HTTP1
 import JWT
 import Testing

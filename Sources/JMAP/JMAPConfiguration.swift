@@ -1,0 +1,29 @@
+/// Where JMAP is served and its limits (RFC 8620 section 2, `urn:ietf:params:jmap:core`), in one place.
+public struct JMAPConfiguration: Sendable {
+    /// Base URL the session's `apiUrl`, `uploadUrl` and `downloadUrl` start with (no trailing slash).
+    public var baseURL: String
+    /// `iss` of the capability tokens it accepts.
+    public var issuer: String
+    /// `aud` of the capability tokens it accepts.
+    public var audience: String
+    /// Largest upload (the upload URL and each `Blob/upload` blob), and the largest message `Email/set` writes.
+    public var maxSizeUpload = 20 * 1024 * 1024
+    /// Largest request body of the API URL.
+    public var maxSizeRequest = 10 * 1024 * 1024
+    public var maxCallsInRequest = 32
+    public var maxObjectsInGet = 500
+    public var maxObjectsInSet = 500
+    /// Data sources of one `Blob/upload` blob (RFC 9404).
+    public var maxDataSources = 64
+    /// Default and largest `limit` of `Email/query` and `Mailbox/query`.
+    public var maxQueryLimit = 256
+    /// Concurrency the session advertises (not enforced beyond the server's connection cap).
+    public var maxConcurrentRequests = 8
+    public var maxConcurrentUpload = 4
+
+    public init(baseURL: String, issuer: String, audience: String) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.issuer = issuer
+        self.audience = audience
+    }
+}

@@ -1,0 +1,95 @@
+import HTTP1
+import JWT
+
+/// A method-level error (RFC 8620 section 3.6.2), answered as `["error", {"type", "description"}, callId]`.
+struct MethodError: Error, Sendable, Equatable {
+    let type: String
+    let description: String?
+    var extra: [(String, JSONValue)] = []
+
+    init(_ type: String, _ description: String? = nil) {
+        self.type = type
+        self.description = description
+    }
+
+    static func invalidArguments(_ description: String) -> MethodError { MethodError("invalidArguments", description) }
+    static let accountNotFound = MethodError("accountNotFound", "The accountId is not an account of this token.")
+    static let serverFail = MethodError("serverFail", "The server could not complete the method; try again.")
+    static func unknownMethod(_ name: String) -> MethodError {
+        MethodError("unknownMethod", "\(name) is not a method this server has, or its capability is not in `using`.")
+    }
+
+    var json: JSONValue {
+        var pairs: [(String, JSONValue)] = [("type", .string(type))]
+        if let description { pairs.append(("description", .string(description))) }
+        return .object(pairs + extra)
+    }
+
+    static func == (lhs: MethodError, rhs: MethodError) -> Bool {
+        lhs.type == rhs.type && lhs.description == rhs.description
+    }
+}
+
+/// A per-object error of a `/set` method (RFC 8620 section 5.3).
+struct SetError: Error, Sendable {
+    let type: String
+    let description: String
+    var properties: [String]? = nil
+    /// `blobNotFound`: the blob ids it could not find.
+    var notFound: [JSONValue]? = nil
+    /// `invalidRecipients`: the addresses refused.
+    var invalidRecipients: [String]? = nil
+
+    static func invalidProperties(_ description: String, _ properties: [String]) -> SetError {
+        SetError(type: "invalidProperties", description: description, properties: properties)
+    }
+
+    static let notFound = SetError(type: "notFound", description: "No such object in this account.")
+
+    var json: JSONValue {
+        var pairs: [(String, JSONValue)] = [("type", .string(type)), ("description", .string(description))]
+        if let properties { pairs.append(("properties", .array(properties.map(JSONValue.string)))) }
+        if let notFound { pairs.append(("notFound", .array(notFound))) }
+        if let invalidRecipients { pairs.append(("invalidRecipients", .array(invalidRecipients.map(JSONValue.string)))) }
+        return .object(pairs)
+    }
+}
+
+/// A request-level error (RFC 8620 section 3.6.1): an RFC 7807 problem document with status 400, or 401 for
+/// authentication.
+struct RequestError: Error, Sendable {
+    let status: HTTPStatus
+    let type: String
+    let detail: String
+    var limit: String? = nil
+
+    static let notJSON = RequestError(
+        status: .badRequest, type: "urn:ietf:params:jmap:error:notJSON",
+        detail: "The request body is not JSON (Content-Type: application/json, UTF-8, I-JSON).")
+    static func notRequest(_ detail: String) -> RequestError {
+        RequestError(status: .badRequest, type: "urn:ietf:params:jmap:error:notRequest", detail: detail)
+    }
+    static func unknownCapability(_ name: String) -> RequestError {
+        RequestError(
+            status: .badRequest, type: "urn:ietf:params:jmap:error:unknownCapability",
+            detail: "`using` names \(name), which this server does not support; see the session's capabilities.")
+    }
+    static func limit(_ name: String, _ detail: String) -> RequestError {
+        RequestError(status: .badRequest, type: "urn:ietf:params:jmap:error:limit", detail: detail, limit: name)
+    }
+    static let unauthorized = RequestError(
+        status: .unauthorized, type: "about:blank",
+        detail: "Send `Authorization: Bearer <capability JWT>` from POST /api/v1/capability; it lasts a few minutes.")
+
+    var response: HTTPResponse {
+        var pairs: [(String, JSONValue)] = [
+            ("type", .string(type)), ("status", .int(Int64(status.code))), ("detail", .string(detail)),
+        ]
+        if let limit { pairs.append(("limit", .string(limit))) }
+        var response = HTTPResponse(
+            status: status, headers: ["Content-Type": "application/problem+json", "Cache-Control": "no-store"],
+            body: JSONValue.object(pairs).serialize())
+        if status == .unauthorized { response.headers.add("WWW-Authenticate", "Bearer realm=\"jmap\"") }
+        return response
+    }
+}

@@ -1,0 +1,134 @@
+import HTTP1
+import JWT
+import ServerKit
+
+extension JMAPService {
+    /// `POST /jmap/api`: the request object (RFC 8620 section 3.3), its method calls in order, each with the
+    /// result references and creation ids of those before it.
+    func api(_ request: HTTPRequest, _ account: JMAPAccount) async throws -> HTTPResponse {
+        let envelope: JSONValue
+        do {
+            envelope = try JSONValue.parse(
+                request.body, limits: .init(maximumBytes: configuration.maxSizeRequest, maximumDepth: 64))
+        } catch {
+            throw RequestError.notJSON
+        }
+        guard envelope.objectValue != nil, let usingList = envelope["using"]?.arrayValue,
+            let calls = envelope["methodCalls"]?.arrayValue
+        else { throw RequestError.notRequest("The body must be an object with `using` and `methodCalls` arrays.") }
+        var using: Set<String> = []
+        for item in usingList {
+            guard let name = item.stringValue else { throw RequestError.notRequest("`using` must list strings.") }
+            guard Capability.all.contains(name) else { throw RequestError.unknownCapability(name) }
+            using.insert(name)
+        }
+        guard calls.count <= configuration.maxCallsInRequest else {
+            throw RequestError.limit(
+                "maxCallsInRequest", "At most \(configuration.maxCallsInRequest) method calls in one request.")
+        }
+        var created: [String: String] = [:]
+        if let given = envelope["createdIds"], given != .null {
+            guard let pairs = given.objectValue, pairs.allSatisfy({ $0.1.stringValue != nil }) else {
+                throw RequestError.notRequest("`createdIds` must map creation ids to ids.")
+            }
+            for (key, value) in pairs { created[key] = value.stringValue }
+        }
+        var invocations: [(String, [(String, JSONValue)], String)] = []
+        for call in calls {
+            guard let parts = call.arrayValue, parts.count == 3, let name = parts[0].stringValue,
+                let arguments = parts[1].objectValue, let callID = parts[2].stringValue
+            else { throw RequestError.notRequest("Each method call is [name, arguments object, call id].") }
+            invocations.append((name, arguments, callID))
+        }
+
+        let call = JMAPCall(account: account, using: using, createdIDs: created)
+        for (name, arguments, callID) in invocations {
+            do {
+                let resolved = try ResultReferences.resolve(arguments, responses: call.responses)
+                for (responseName, response) in try await perform(name, JMAPArguments(pairs: resolved), call) {
+                    call.responses.append((responseName, response, callID))
+                }
+            } catch let error as MethodError {
+                call.responses.append(("error", error.json, callID))
+            } catch let error as RequestError {
+                throw error
+            } catch {
+                if ServiceFailure(error).shouldLog { onUnexpectedError(error, request.requestID) }
+                call.responses.append(("error", MethodError.serverFail.json, callID))
+            }
+        }
+        var body: [(String, JSONValue)] = [
+            ("methodResponses", .array(call.responses.map { .array([.string($0.name), $0.arguments, .string($0.callID)]) })),
+            ("sessionState", .string(String(try await store.state(address: account.address)))),
+        ]
+        if envelope["createdIds"] != nil {
+            body.append(("createdIds", .object(call.createdIDs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        }
+        return Self.json(.ok, .object(body))
+    }
+
+    /// Runs one method; returns its response(s): `EmailSubmission/set` may add an implicit `Email/set`.
+    private func perform(_ name: String, _ arguments: JMAPArguments, _ call: JMAPCall) async throws
+        -> [(String, JSONValue)]
+    {
+        guard let capability = Self.methods[name], call.using.contains(capability) else {
+            throw MethodError.unknownMethod(name)
+        }
+        if name == "Core/echo" { return [(name, .object(arguments.pairs))] }
+        try arguments.requireAccount(call.account)
+        switch name {
+        case "Mailbox/get": return [(name, try await mailboxGet(arguments, call))]
+        case "Mailbox/query": return [(name, try await mailboxQuery(arguments, call))]
+        case "Email/get": return [(name, try await emailGet(arguments, call))]
+        case "Email/query": return [(name, try await emailQuery(arguments, call))]
+        case "Email/set": return [(name, try await emailSet(arguments, call))]
+        case "Thread/get": return [(name, try await threadGet(arguments, call))]
+        case "Identity/get": return [(name, try await identityGet(arguments, call))]
+        case "EmailSubmission/set": return try await submissionSet(arguments, call)
+        case "Blob/upload": return [(name, try await blobUpload(arguments, call))]
+        case "Blob/get": return [(name, try await blobGet(arguments, call))]
+        case "Mailbox/changes", "Email/changes", "Thread/changes", "Identity/changes", "Email/queryChanges",
+            "Mailbox/queryChanges":
+            throw MethodError(
+                "cannotCalculateChanges", "This server keeps no change log: fetch again with /get or /query.")
+        default: throw MethodError.unknownMethod(name)
+        }
+    }
+
+    /// Every method this server has, with the capability `using` must name for it.
+    static let methods: [String: String] = [
+        "Core/echo": Capability.core,
+        "Mailbox/get": Capability.mail, "Mailbox/query": Capability.mail, "Mailbox/changes": Capability.mail,
+        "Mailbox/queryChanges": Capability.mail,
+        "Email/get": Capability.mail, "Email/query": Capability.mail, "Email/set": Capability.mail,
+        "Email/changes": Capability.mail, "Email/queryChanges": Capability.mail,
+        "Thread/get": Capability.mail, "Thread/changes": Capability.mail,
+        "Identity/get": Capability.submission, "Identity/changes": Capability.submission,
+        "EmailSubmission/set": Capability.submission,
+        "Blob/upload": Capability.blob, "Blob/get": Capability.blob,
+    ]
+
+    /// The account's state as JMAP's `state` strings carry it.
+    func state(_ call: JMAPCall) async throws -> JSONValue {
+        .string(String(try await store.state(address: call.account.address)))
+    }
+
+    /// The `ids` argument of a `/get`: nil for all, each creation-id reference resolved, at most
+    /// `maxObjectsInGet`.
+    func getIDs(_ arguments: JMAPArguments, _ call: JMAPCall) throws(MethodError) -> [String]? {
+        guard let ids = try arguments.strings("ids") else { return nil }
+        guard ids.count <= configuration.maxObjectsInGet else {
+            throw MethodError("requestTooLarge", "At most \(configuration.maxObjectsInGet) ids in one /get.")
+        }
+        return ids.map { call.id($0) ?? $0 }
+    }
+
+    /// The `properties` argument checked against `known`; `fallback` when absent.
+    func properties(_ arguments: JMAPArguments, known: Set<String>, fallback: [String]) throws(MethodError) -> [String] {
+        guard let wanted = try arguments.strings("properties") else { return fallback }
+        if let unknown = wanted.first(where: { !known.contains($0) }) {
+            throw .invalidArguments("Unknown or unsupported property `\(unknown)`.")
+        }
+        return wanted.contains("id") ? wanted : ["id"] + wanted
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import HTTP1
+import JWT
+import MailStore
+
+extension JMAPService {
+    /// `POST /jmap/upload/{accountId}` (RFC 8620 section 6.1): the body becomes a blob of the account.
+    func upload(_ request: HTTPRequest, account: JMAPAccount, accountID: String) async throws -> HTTPResponse {
+        guard accountID == account.id else {
+            throw RequestError(status: .notFound, type: "about:blank", detail: "No such account for this token.")
+        }
+        let type = Self.mediaType(request.headers["Content-Type"]) ?? "application/octet-stream"
+        let id = try await store.putBlob(address: account.address, type: type, data: request.body, now: clock())
+        return Self.json(.created, .object([
+            ("accountId", .string(account.id)), ("blobId", .string(id)), ("type", .string(type)),
+            ("size", .int(Int64(request.body.count))),
+        ]))
+    }
+
+    /// `GET /jmap/download/{accountId}/{blobId}/{name}?type=` (RFC 8620 section 6.2).
+    func download(_ request: HTTPRequest, account: JMAPAccount, parameters: RouteParameters) async throws
+        -> HTTPResponse
+    {
+        guard parameters["accountId"] == account.id, let blobID = parameters["blobId"],
+            let blob = try await store.blob(address: account.address, id: blobID)
+        else { throw RequestError(status: .notFound, type: "about:blank", detail: "No such blob in this account.") }
+        let type = Self.mediaType(request.queryItem("type")) ?? blob.type
+        let name = (parameters["name"] ?? "blob").filter { $0 != "\"" && $0 != "\\" && !$0.isNewline }
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "blob"
+        return HTTPResponse(
+            status: .ok,
+            headers: [
+                "Content-Type": type, "Cache-Control": "private, immutable, max-age=31536000",
+                "Content-Disposition": "attachment; filename*=UTF-8''\(encoded)",
+            ], body: blob.data)
+    }
+
+    /// `type/subtype` with its parameters, or nil when `text` is no media type (or could carry a line break).
+    static func mediaType(_ text: String?) -> String? {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty,
+            text.split(separator: ";").first?.split(separator: "/").count == 2,
+            !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f })
+        else { return nil }
+        return text
+    }
+
+    /// `Blob/upload` (RFC 9404 section 4.1): each blob from `data:asText`, `data:asBase64` and slices of other
+    /// blobs (`blobId`, `offset`, `length`), concatenated.
+    func blobUpload(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
+        let create = try arguments.object("create") ?? []
+        guard create.count <= configuration.maxObjectsInSet else {
+            throw MethodError("requestTooLarge", "At most \(configuration.maxObjectsInSet) objects in one /set.")
+        }
+        var created: [(String, JSONValue)] = [], notCreated: [(String, JSONValue)] = []
+        for (creationID, value) in create {
+            do {
+                guard let sources = value["data"]?.arrayValue else {
+                    throw SetError.invalidProperties("A blob needs `data`: an array of data sources.", ["data"])
+                }
+                guard sources.count <= configuration.maxDataSources else {
+                    throw SetError(type: "tooManyDataSources", description: "At most \(configuration.maxDataSources).")
+                }
+                var data: [UInt8] = []
+                for source in sources {
+                    data += try await dataSource(source, call)
+                    guard data.count <= configuration.maxSizeUpload else {
+                        throw SetError(type: "tooLarge", description: "A blob holds at most \(configuration.maxSizeUpload) bytes.")
+                    }
+                }
+                let type = Self.mediaType(value["type"]?.stringValue) ?? "application/octet-stream"
+                let id = try await store.putBlob(address: call.account.address, type: type, data: data, now: clock())
+                call.createdIDs[creationID] = id
+                created.append((creationID, .object([
+                    ("id", .string(id)), ("type", .string(type)), ("size", .int(Int64(data.count))),
+                ])))
+            } catch let error as SetError {
+                notCreated.append((creationID, error.json))
+            }
+        }
+        return .object([
+            ("accountId", .string(call.account.id)), ("created", created.isEmpty ? .null : .object(created)),
+            ("notCreated", notCreated.isEmpty ? .null : .object(notCreated)),
+        ])
+    }
+
+    private func dataSource(_ source: JSONValue, _ call: JMAPCall) async throws -> [UInt8] {
+        guard let pairs = source.objectValue else {
+            throw SetError.invalidProperties("A data source is an object.", ["data"])
+        }
+        if let text = source["data:asText"]?.stringValue, pairs.count == 1 { return Array(text.utf8) }
+        if let base64 = source["data:asBase64"]?.stringValue, pairs.count == 1 {
+            guard let data = Data(base64Encoded: base64) else {
+                throw SetError.invalidProperties("`data:asBase64` is not base64.", ["data"])
+            }
+            return Array(data)
+        }
+        if let given = source["blobId"]?.stringValue {
+            guard let id = call.id(given), let blob = try await store.blob(address: call.account.address, id: id) else {
+                var error = SetError(type: "blobNotFound", description: "No blob \(given) in this account.")
+                error.notFound = [.string(given)]
+                throw error
+            }
+            let offset = Int(source["offset"]?.intValue ?? 0)
+            let length = source["length"]?.intValue.map(Int.init) ?? (blob.data.count - offset)
+            guard offset >= 0, length >= 0, offset + length <= blob.data.count else {
+                throw SetError(type: "invalidProperties", description: "The slice passes the end of blob \(given).")
+            }
+            return Array(blob.data[offset..<(offset + length)])
+        }
+        throw SetError.invalidProperties(
+            "A data source has exactly one of data:asText, data:asBase64, or blobId (with offset, length).", ["data"])
+    }
+
+    /// `Blob/get` (RFC 9404 section 4.2): `data:asText`, `data:asBase64`, `data` and `size`, with `offset` and
+    /// `length`.
+    func blobGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
+        let wanted = try properties(
+            arguments, known: ["id", "data", "data:asText", "data:asBase64", "size"], fallback: ["id", "data", "size"])
+        guard let ids = try getIDs(arguments, call) else {
+            throw MethodError.invalidArguments("Blob/get needs `ids`.")
+        }
+        let offset = try arguments.int("offset") ?? 0
+        let length = try arguments.int("length")
+        guard offset >= 0, length ?? 0 >= 0 else {
+            throw MethodError.invalidArguments("`offset` and `length` must not be negative.")
+        }
+        var list: [JSONValue] = []
+        var notFound: [JSONValue] = []
+        for id in ids {
+            guard let blob = try await store.blob(address: call.account.address, id: id) else {
+                notFound.append(.string(id))
+                continue
+            }
+            let start = min(offset, blob.data.count)
+            let end = length.map { min(start + $0, blob.data.count) } ?? blob.data.count
+            let slice = Array(blob.data[start..<end])
+            let truncated = length.map { start + $0 > blob.data.count } ?? (offset > blob.data.count)
+            let text = String(validating: slice, as: UTF8.self)
+            var pairs: [(String, JSONValue)] = [("id", .string(id))]
+            for property in wanted where property != "id" {
+                switch property {
+                case "size": pairs.append(("size", .int(Int64(blob.data.count))))
+                case "data:asText": pairs.append(("data:asText", text.map(JSONValue.string) ?? .null))
+                case "data:asBase64": pairs.append(("data:asBase64", .string(Data(slice).base64EncodedString())))
+                default:
+                    pairs.append(
+                        text.map { ("data:asText", .string($0)) }
+                            ?? ("data:asBase64", .string(Data(slice).base64EncodedString())))
+                }
+            }
+            if wanted.contains(where: { $0.hasPrefix("data") }) {
+                pairs.append(("isEncodingProblem", .bool(text == nil && wanted.contains("data:asText"))))
+                pairs.append(("isTruncated", .bool(truncated)))
+            }
+            list.append(.object(pairs))
+        }
+        return .object([("accountId", .string(call.account.id)), ("list", .array(list)), ("notFound", .array(notFound))])
+    }
+}

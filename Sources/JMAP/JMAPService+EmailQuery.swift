@@ -1,0 +1,114 @@
+import JWT
+import MailStore
+import ServerKit
+
+extension JMAPService {
+    /// `Email/query` (RFC 8621 section 4.4): filters, sorts, `position` (negative counts from the end), `anchor`
+    /// with `anchorOffset`, `limit` (at most `maxQueryLimit`), `calculateTotal`.
+    func emailQuery(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
+        let filter = try arguments.present("filter").map(Self.filter) ?? .all([])
+        var sort: [MailSort] = []
+        if let given = arguments.present("sort") {
+            guard let comparators = given.arrayValue else { throw MethodError.invalidArguments("`sort` must be an array.") }
+            for comparator in comparators {
+                guard let name = comparator["property"]?.stringValue, let property = MailSort.Property(rawValue: name)
+                else {
+                    throw MethodError(
+                        "unsupportedSort",
+                        "Sort by one of \(MailSort.Property.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                sort.append(MailSort(property: property, ascending: comparator["isAscending"]?.boolValue ?? true))
+            }
+        }
+        if try arguments.bool("collapseThreads", default: false) {
+            throw MethodError.invalidArguments("collapseThreads is not supported here; query without it.")
+        }
+        let limit = try arguments.int("limit") ?? configuration.maxQueryLimit
+        guard limit >= 0 else { throw MethodError.invalidArguments("`limit` must not be negative.") }
+        let capped = min(limit, configuration.maxQueryLimit)
+        let address = call.account.address
+        var position = try arguments.int("position") ?? 0
+        if let anchor = try arguments.string("anchor") {
+            let all = try await store.query(address: address, filter: filter, sort: sort, position: 0, limit: Int.max)
+            guard let index = all.ids.firstIndex(of: anchor) else {
+                throw MethodError("anchorNotFound", "The anchor is not among the results.")
+            }
+            position = max(0, index + (try arguments.int("anchorOffset") ?? 0))
+        } else if position < 0 {
+            let total = try await store.query(address: address, filter: filter, sort: sort, position: 0, limit: 0).total
+            position = max(0, total + position)
+        }
+        let result = try await store.query(address: address, filter: filter, sort: sort, position: position, limit: capped)
+        var pairs: [(String, JSONValue)] = [
+            ("accountId", .string(call.account.id)), ("queryState", try await state(call)),
+            ("canCalculateChanges", false), ("position", .int(Int64(position))),
+            ("ids", .array(result.ids.map(JSONValue.string))),
+        ]
+        if try arguments.bool("calculateTotal", default: false) { pairs.append(("total", .int(Int64(result.total)))) }
+        if capped < limit { pairs.append(("limit", .int(Int64(capped)))) }
+        return .object(pairs)
+    }
+
+    /// A FilterOperator or FilterCondition as the store's filter.
+    static func filter(_ value: JSONValue) throws(MethodError) -> MailFilter {
+        guard let pairs = value.objectValue else { throw .invalidArguments("`filter` must be an object.") }
+        if let op = value["operator"]?.stringValue {
+            guard let conditions = value["conditions"]?.arrayValue else {
+                throw .invalidArguments("A FilterOperator needs `conditions`.")
+            }
+            var inner: [MailFilter] = []
+            for condition in conditions { inner.append(try filter(condition)) }
+            switch op {
+            case "AND": return .all(inner)
+            case "OR": return .any(inner)
+            case "NOT": return .none(inner)
+            default: throw .invalidArguments("`operator` is AND, OR or NOT.")
+            }
+        }
+        var parts: [MailFilter] = []
+        for (key, value) in pairs {
+            func text() throws(MethodError) -> String {
+                guard let text = value.stringValue else { throw .invalidArguments("`\(key)` must be a string.") }
+                return text
+            }
+            func time() throws(MethodError) -> Int64 {
+                guard let text = value.stringValue, let seconds = RFC3339.parse(text) else {
+                    throw .invalidArguments("`\(key)` must be a UTCDate such as 2026-01-31T12:00:00Z.")
+                }
+                return seconds
+            }
+            func size() throws(MethodError) -> Int64 {
+                guard let size = value.intValue, size >= 0 else { throw .invalidArguments("`\(key)` must be a size.") }
+                return size
+            }
+            switch key {
+            case "inMailbox":
+                let id = try text()
+                parts.append(MailFolder(rawValue: id).map(MailFilter.inFolder) ?? .any([]))
+            case "inMailboxOtherThan":
+                guard let ids = value.arrayValue?.compactMap(\.stringValue) else {
+                    throw .invalidArguments("`inMailboxOtherThan` must be an array of ids.")
+                }
+                parts.append(.notInFolders(ids.compactMap(MailFolder.init(rawValue:))))
+            case "before": parts.append(.before(try time()))
+            case "after": parts.append(.after(try time()))
+            case "minSize": parts.append(.minSize(try size()))
+            case "maxSize": parts.append(.maxSize(try size()))
+            case "hasKeyword": parts.append(.hasKeyword(try text()))
+            case "notKeyword": parts.append(.notKeyword(try text()))
+            case "hasAttachment":
+                guard let flag = value.boolValue else { throw .invalidArguments("`hasAttachment` must be a boolean.") }
+                parts.append(.hasAttachment(flag))
+            case "text": parts.append(.text(try text()))
+            case "from": parts.append(.from(try text()))
+            case "to": parts.append(.to(try text()))
+            case "cc": parts.append(.cc(try text()))
+            case "subject": parts.append(.subject(try text()))
+            case "body": parts.append(.body(try text()))
+            default:
+                throw MethodError("unsupportedFilter", "Email/query cannot filter on `\(key)` here.")
+            }
+        }
+        return .all(parts)
+    }
+}

@@ -1,0 +1,292 @@
+import Foundation
+import JWT
+import MIME
+import MailDelivery
+import MailStore
+import ServerKit
+
+extension JMAPService {
+    /// `Email/set` (RFC 8621 section 4.6): create messages (drafts or any other) from JMAP properties, update
+    /// keywords and mailboxes, destroy.
+    func emailSet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
+        let oldState = try await state(call)
+        if let expected = try arguments.string("ifInState"), .string(expected) != oldState {
+            throw MethodError("stateMismatch", "The account's state is no longer \(expected).")
+        }
+        let create = try arguments.object("create") ?? []
+        let update = try arguments.object("update") ?? []
+        let destroy = try arguments.strings("destroy") ?? []
+        guard create.count + update.count + destroy.count <= configuration.maxObjectsInSet else {
+            throw MethodError("requestTooLarge", "At most \(configuration.maxObjectsInSet) objects in one /set.")
+        }
+        var created: [(String, JSONValue)] = [], notCreated: [(String, JSONValue)] = []
+        for (creationID, value) in create {
+            guard let object = value.objectValue else {
+                notCreated.append((creationID, SetError.invalidProperties("An Email must be an object.", []).json))
+                continue
+            }
+            do {
+                let email = try await createEmail(object, call)
+                call.createdIDs[creationID] = email["id"]?.stringValue
+                created.append((creationID, email))
+            } catch let error as SetError {
+                notCreated.append((creationID, error.json))
+            }
+        }
+        var updated: [(String, JSONValue)] = [], notUpdated: [(String, JSONValue)] = []
+        for (key, value) in update {
+            let id = call.id(key) ?? key
+            guard let patch = value.objectValue else {
+                notUpdated.append((key, SetError.invalidProperties("A patch must be an object.", []).json))
+                continue
+            }
+            if let error = try await updateEmail(id, patch, call) {
+                notUpdated.append((key, error.json))
+            } else {
+                updated.append((id, .null))
+            }
+        }
+        var destroyed: [JSONValue] = [], notDestroyed: [(String, JSONValue)] = []
+        for key in destroy {
+            let id = call.id(key) ?? key
+            if try await store.delete(address: call.account.address, id: id) {
+                destroyed.append(.string(id))
+            } else {
+                notDestroyed.append((key, SetError.notFound.json))
+            }
+        }
+        return .object([
+            ("accountId", .string(call.account.id)), ("oldState", oldState), ("newState", try await state(call)),
+            ("created", created.isEmpty ? .null : .object(created)),
+            ("updated", updated.isEmpty ? .null : .object(updated)),
+            ("destroyed", destroyed.isEmpty ? .null : .array(destroyed)),
+            ("notCreated", notCreated.isEmpty ? .null : .object(notCreated)),
+            ("notUpdated", notUpdated.isEmpty ? .null : .object(notUpdated)),
+            ("notDestroyed", notDestroyed.isEmpty ? .null : .object(notDestroyed)),
+        ])
+    }
+
+    /// Applies an Email patch (`keywords`, `keywords/…`, `mailboxIds`, `mailboxIds/…`); nil when it was applied.
+    func updateEmail(_ id: String, _ patch: [(String, JSONValue)], _ call: JMAPCall) async throws -> SetError? {
+        guard let message = try await store.message(address: call.account.address, id: id) else { return .notFound }
+        var keywords = Set(message.summary.keywords)
+        if message.summary.isRead { keywords.insert("$seen") }
+        var mailboxes: Set<String> = [message.summary.folder.rawValue]
+        for (path, value) in patch {
+            if path == "keywords" {
+                guard let object = value.objectValue, object.allSatisfy({ $0.1 == .bool(true) }) else {
+                    return .invalidProperties("`keywords` maps keywords to true.", ["keywords"])
+                }
+                keywords = Set(object.map(\.0))
+            } else if path.hasPrefix("keywords/") {
+                let keyword = String(path.dropFirst("keywords/".count))
+                switch value {
+                case .bool(true): keywords.insert(keyword)
+                case .null, .bool(false): keywords.remove(keyword)
+                default: return .invalidProperties("A keyword is set with true and removed with null.", [path])
+                }
+            } else if path == "mailboxIds" {
+                guard let object = value.objectValue, object.allSatisfy({ $0.1 == .bool(true) }) else {
+                    return .invalidProperties("`mailboxIds` maps mailbox ids to true.", ["mailboxIds"])
+                }
+                mailboxes = Set(object.map { call.id($0.0) ?? $0.0 })
+            } else if path.hasPrefix("mailboxIds/") {
+                let mailbox = String(path.dropFirst("mailboxIds/".count))
+                switch value {
+                case .bool(true): mailboxes.insert(call.id(mailbox) ?? mailbox)
+                case .null, .bool(false): mailboxes.remove(call.id(mailbox) ?? mailbox)
+                default: return .invalidProperties("A mailbox is added with true and removed with null.", [path])
+                }
+            } else {
+                return .invalidProperties("Only keywords and mailboxIds of an Email can change.", [path])
+            }
+        }
+        guard let folder = Self.folder(mailboxes) else {
+            return .invalidProperties("A message is in exactly one of inbox, drafts and sent here.", ["mailboxIds"])
+        }
+        guard try await store.update(address: call.account.address, id: id, keywords: keywords, folder: folder) else {
+            return .notFound
+        }
+        return nil
+    }
+
+    private static func folder(_ mailboxes: Set<String>) -> MailFolder? {
+        guard mailboxes.count == 1, let only = mailboxes.first else { return nil }
+        return MailFolder(rawValue: only)
+    }
+
+    /// Writes one new message from its JMAP properties and stores it; returns `id`, `blobId`, `threadId`, `size`.
+    private func createEmail(_ object: [(String, JSONValue)], _ call: JMAPCall) async throws -> JSONValue {
+        let properties = JMAPArguments(pairs: object)
+        let serverSet: Set<String> = [
+            "id", "blobId", "threadId", "size", "receivedAt", "hasAttachment", "preview",
+        ]
+        let allowed: Set<String> = [
+            "mailboxIds", "keywords", "from", "sender", "to", "cc", "bcc", "replyTo", "subject", "sentAt", "messageId",
+            "inReplyTo", "references", "textBody", "htmlBody", "attachments", "bodyValues",
+        ]
+        for (key, _) in object where !allowed.contains(key) {
+            let why = serverSet.contains(key)
+                ? "`\(key)` is set by the server."
+                : key == "bodyStructure" || key == "headers" || key.hasPrefix("header:")
+                    ? "`\(key)` is not supported here: use textBody, htmlBody and attachments."
+                    : "`\(key)` is not an Email property."
+            throw SetError.invalidProperties(why, [key])
+        }
+        guard let mailboxObject = object.first(where: { $0.0 == "mailboxIds" })?.1.objectValue,
+            mailboxObject.allSatisfy({ $0.1 == .bool(true) }),
+            let folder = Self.folder(Set(mailboxObject.map { call.id($0.0) ?? $0.0 }))
+        else {
+            throw SetError.invalidProperties(
+                "`mailboxIds` must name exactly one of inbox, drafts and sent.", ["mailboxIds"])
+        }
+        var keywords: Set<String> = []
+        if let value = properties.present("keywords") {
+            guard let pairs = value.objectValue, pairs.allSatisfy({ $0.1 == .bool(true) }) else {
+                throw SetError.invalidProperties("`keywords` maps keywords to true.", ["keywords"])
+            }
+            keywords = Set(pairs.map(\.0))
+        }
+        let now = clock()
+        let domain = call.account.address.split(separator: "@").last.map(String.init) ?? "localhost"
+        var message = OutgoingMessage(
+            messageID: UUID().uuidString.lowercased() + "@" + domain, date: now)
+        message.from = try Self.addresses(properties, "from")
+        message.sender = try Self.addresses(properties, "sender").first
+        message.to = try Self.addresses(properties, "to")
+        message.cc = try Self.addresses(properties, "cc")
+        message.bcc = try Self.addresses(properties, "bcc")
+        message.replyTo = try Self.addresses(properties, "replyTo")
+        if let value = properties.present("subject") {
+            guard let subject = value.stringValue else { throw SetError.invalidProperties("`subject` is a string.", ["subject"]) }
+            message.subject = subject
+        }
+        if let value = properties.present("sentAt") {
+            guard let text = value.stringValue, let seconds = RFC3339.parse(text) else {
+                throw SetError.invalidProperties("`sentAt` is a date such as 2026-01-31T12:00:00Z.", ["sentAt"])
+            }
+            message.date = seconds
+        }
+        if let ids = try Self.messageIDs(properties, "messageId") {
+            guard ids.count == 1 else { throw SetError.invalidProperties("`messageId` holds one id.", ["messageId"]) }
+            message.messageID = ids[0]
+        }
+        message.inReplyTo = try Self.messageIDs(properties, "inReplyTo") ?? []
+        message.references = try Self.messageIDs(properties, "references") ?? []
+        let bodyValues = properties.present("bodyValues")
+        message.textBody = try await bodyText(properties, "textBody", bodyValues, call)
+        message.htmlBody = try await bodyText(properties, "htmlBody", bodyValues, call)
+        message.attachments = try await attachments(properties, call)
+
+        let raw = MIMEComposer.compose(message)
+        guard raw.count <= configuration.maxSizeUpload else {
+            throw SetError(type: "tooLarge", description: "The message would pass \(configuration.maxSizeUpload) bytes.")
+        }
+        let parsed: ParsedMessage
+        do {
+            parsed = try MIMEParser.parse(raw, limits: MIMELimits(maximumMessageBytes: configuration.maxSizeUpload))
+        } catch {
+            throw SetError.invalidProperties("The message could not be written: \(error).", [])
+        }
+        let record = LocalDelivery.message(parsed, envelopeFrom: call.account.address, raw: raw)
+        let id: String
+        do {
+            id = try await store.save(
+                record, address: call.account.address, quota: call.account.quota, folder: folder, keywords: keywords,
+                now: now)
+        } catch MailStoreError.quotaExceeded {
+            throw SetError(type: "overQuota", description: "The account's mail would pass its quota.")
+        }
+        let thread = try await store.message(address: call.account.address, id: id)?.summary.threadID ?? id
+        return .object([
+            ("id", .string(id)), ("blobId", .string("M" + id)), ("threadId", .string(thread)),
+            ("size", .int(Int64(raw.count))),
+        ])
+    }
+
+    private static func addresses(_ properties: JMAPArguments, _ name: String) throws(SetError) -> [MailAddress] {
+        guard let value = properties.present(name) else { return [] }
+        guard let list = value.arrayValue else { throw .invalidProperties("`\(name)` is an array of addresses.", [name]) }
+        var out: [MailAddress] = []
+        for item in list {
+            guard let email = item["email"]?.stringValue, Self.isAddress(email) else {
+                throw .invalidProperties("Each address of `\(name)` needs an `email` such as a@example.com.", [name])
+            }
+            out.append(MailAddress(name: item["name"]?.stringValue, email: email))
+        }
+        return out
+    }
+
+    /// `local@domain`, with no space, angle bracket or line break to smuggle into a header or an envelope.
+    static func isAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && text.utf8.count <= 254
+            && !text.unicodeScalars.contains { $0.value <= 0x20 || "<>()[],;:\\\"".unicodeScalars.contains($0) }
+    }
+
+    private static func messageIDs(_ properties: JMAPArguments, _ name: String) throws(SetError) -> [String]? {
+        guard let value = properties.present(name) else { return nil }
+        guard let list = value.arrayValue?.compactMap(\.stringValue), list.count == value.arrayValue?.count,
+            list.allSatisfy({ !$0.isEmpty && !$0.unicodeScalars.contains { $0.value <= 0x20 || $0 == "<" || $0 == ">" } })
+        else { throw .invalidProperties("`\(name)` is an array of message ids without angle brackets.", [name]) }
+        return list
+    }
+
+    /// The text of `textBody` or `htmlBody`: one part, from `bodyValues` by `partId` or from a blob.
+    private func bodyText(_ properties: JMAPArguments, _ name: String, _ bodyValues: JSONValue?, _ call: JMAPCall)
+        async throws -> String?
+    {
+        guard let value = properties.present(name) else { return nil }
+        guard let parts = value.arrayValue, parts.count == 1, let part = parts.first?.objectValue else {
+            throw SetError.invalidProperties("`\(name)` holds exactly one body part.", [name])
+        }
+        let body = JMAPArguments(pairs: part)
+        if let partID = body["partId"]?.stringValue {
+            guard let text = bodyValues?[partID]?["value"]?.stringValue else {
+                throw SetError.invalidProperties("`bodyValues` has no value for part \(partID).", ["bodyValues"])
+            }
+            return text
+        }
+        if let blobID = body["blobId"]?.stringValue {
+            guard let blob = try await store.blob(address: call.account.address, id: call.id(blobID) ?? blobID) else {
+                throw SetError(type: "blobNotFound", description: "No blob \(blobID) in this account.")
+            }
+            return String(decoding: blob.data, as: UTF8.self)
+        }
+        throw SetError.invalidProperties("A body part needs `partId` (with bodyValues) or `blobId`.", [name])
+    }
+
+    private func attachments(_ properties: JMAPArguments, _ call: JMAPCall) async throws -> [MailAttachment] {
+        guard let value = properties.present("attachments") else { return [] }
+        guard let list = value.arrayValue else {
+            throw SetError.invalidProperties("`attachments` is an array of body parts.", ["attachments"])
+        }
+        var out: [MailAttachment] = []
+        var missing: [JSONValue] = []
+        for item in list {
+            guard let given = item["blobId"]?.stringValue else {
+                throw SetError.invalidProperties("Each attachment needs a `blobId`.", ["attachments"])
+            }
+            guard let id = call.id(given), let blob = try await store.blob(address: call.account.address, id: id) else {
+                missing.append(.string(given))
+                continue
+            }
+            let type = item["type"]?.stringValue?.lowercased() ?? blob.type
+            guard type.split(separator: "/").count == 2, !type.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ";" })
+            else { throw SetError.invalidProperties("An attachment's `type` is type/subtype.", ["attachments"]) }
+            let cid = item["cid"]?.stringValue
+            if let cid, cid.isEmpty || cid.unicodeScalars.contains(where: { $0.value <= 0x20 || $0 == "<" || $0 == ">" }) {
+                throw SetError.invalidProperties("An attachment's `cid` is an id without angle brackets.", ["attachments"])
+            }
+            out.append(MailAttachment(
+                filename: item["name"]?.stringValue, contentType: type, contentID: cid,
+                disposition: item["disposition"]?.stringValue == "inline" ? "inline" : "attachment", data: blob.data))
+        }
+        if !missing.isEmpty {
+            var error = SetError(type: "blobNotFound", description: "No such blob in this account.")
+            error.notFound = missing
+            throw error
+        }
+        return out
+    }
+}

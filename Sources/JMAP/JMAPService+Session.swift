@@ -1,0 +1,53 @@
+import HTTP1
+import JWT
+import MailStore
+
+extension JMAPService {
+    /// `GET /.well-known/jmap`: the session resource (RFC 8620 section 2) of the token's account. There is no
+    /// push channel, so `eventSourceUrl` is left out.
+    func session(_ account: JMAPAccount) async throws -> HTTPResponse {
+        let state = try await store.state(address: account.address)
+        let c = configuration
+        let core: JSONValue = .object([
+            ("maxSizeUpload", .int(Int64(c.maxSizeUpload))), ("maxConcurrentUpload", .int(Int64(c.maxConcurrentUpload))),
+            ("maxSizeRequest", .int(Int64(c.maxSizeRequest))),
+            ("maxConcurrentRequests", .int(Int64(c.maxConcurrentRequests))),
+            ("maxCallsInRequest", .int(Int64(c.maxCallsInRequest))), ("maxObjectsInGet", .int(Int64(c.maxObjectsInGet))),
+            ("maxObjectsInSet", .int(Int64(c.maxObjectsInSet))), ("collationAlgorithms", .array(["i;ascii-casemap"])),
+        ])
+        let mail: JSONValue = .object([
+            ("maxMailboxesPerEmail", 1), ("maxMailboxDepth", 1), ("maxSizeMailboxName", 255),
+            ("maxSizeAttachmentsPerEmail", .int(Int64(c.maxSizeUpload))),
+            ("emailQuerySortOptions", .array(MailSort.Property.allCases.map { .string($0.rawValue) })), ("mayCreateTopLevelMailbox", false),
+        ])
+        let submission: JSONValue = .object([("maxDelayedSend", 0), ("submissionExtensions", .object([]))])
+        let blob: JSONValue = .object([
+            ("maxSizeBlobSet", .int(Int64(c.maxSizeUpload))), ("maxDataSources", .int(Int64(c.maxDataSources))),
+            ("supportedTypeNames", .array(["Email", "Thread"])), ("supportedDigestAlgorithms", .array([])),
+        ])
+        let body: JSONValue = .object([
+            ("capabilities", .object([
+                (Capability.core, core), (Capability.mail, .object([])), (Capability.submission, .object([])),
+                (Capability.blob, .object([])),
+            ])),
+            ("accounts", .object([
+                (account.id, .object([
+                    ("name", .string(account.address)), ("isPersonal", true), ("isReadOnly", false),
+                    ("accountCapabilities", .object([
+                        (Capability.mail, mail), (Capability.submission, submission), (Capability.blob, blob),
+                    ])),
+                ]))
+            ])),
+            ("primaryAccounts", .object([
+                (Capability.mail, .string(account.id)), (Capability.submission, .string(account.id)),
+                (Capability.blob, .string(account.id)),
+            ])),
+            ("username", .string(account.address)),
+            ("apiUrl", .string(c.baseURL + "/jmap/api")),
+            ("downloadUrl", .string(c.baseURL + "/jmap/download/{accountId}/{blobId}/{name}?type={type}")),
+            ("uploadUrl", .string(c.baseURL + "/jmap/upload/{accountId}")),
+            ("state", .string(String(state))),
+        ])
+        return Self.json(.ok, body)
+    }
+}

@@ -1,0 +1,104 @@
+import HTTP1
+import JWT
+import MailDelivery
+import MailStore
+import ServerKit
+
+/// JMAP (RFC 8620 core, RFC 8621 mail and submission, RFC 9404 blobs) over the local mail store, opened by the
+/// agent surface's capability JWT: `GET /.well-known/jmap`, `POST /jmap/api`, `POST /jmap/upload/{accountId}`,
+/// `GET /jmap/download/{accountId}/{blobId}/{name}`.
+public struct JMAPService: Sendable {
+    let configuration: JMAPConfiguration
+    let keys: JWTKeySet
+    let store: MailStore
+    let mailboxes: LocalMailboxes
+    let delivery: LocalDelivery
+    let clock: @Sendable () -> Int64
+    let onSubmission: @Sendable (SubmissionOutcome) -> Void
+    let onUnexpectedError: UnexpectedErrorReporter
+
+    /// How one submitted message went, for metrics.
+    public struct SubmissionOutcome: Sendable, Equatable {
+        public var delivered: Int
+        public var keptInOutbox: Int
+        public var refused: Int
+    }
+
+    public init(
+        configuration: JMAPConfiguration, keys: JWTKeySet, store: MailStore, mailboxes: LocalMailboxes,
+        delivery: LocalDelivery, clock: @escaping @Sendable () -> Int64,
+        onSubmission: @escaping @Sendable (SubmissionOutcome) -> Void = { _ in },
+        onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }
+    ) {
+        self.configuration = configuration
+        self.keys = keys
+        self.store = store
+        self.mailboxes = mailboxes
+        self.delivery = delivery
+        self.clock = clock
+        self.onSubmission = onSubmission
+        self.onUnexpectedError = onUnexpectedError
+    }
+
+    public func register(into router: inout ContextRouter) {
+        router.add(.GET, "/.well-known/jmap", .deferred { request, context, _ in
+            await authenticated(request, context) { account in try await session(account) }
+        })
+        router.add(.POST, "/jmap/api", bodyLimit: configuration.maxSizeRequest, .deferred { request, context, _ in
+            await authenticated(request, context) { account in try await api(request, account) }
+        })
+        router.add(
+            .POST, "/jmap/upload/{accountId}", bodyLimit: configuration.maxSizeUpload,
+            .deferred { request, context, parameters in
+                await authenticated(request, context) { account in
+                    try await upload(request, account: account, accountID: parameters["accountId"] ?? "")
+                }
+            })
+        router.add(.GET, "/jmap/download/{accountId}/{blobId}/{name}", .deferred { request, context, parameters in
+            await authenticated(request, context) { account in
+                try await download(request, account: account, parameters: parameters)
+            }
+        })
+    }
+
+    /// The account of the request's capability JWT, or 401: a bad signature, another issuer or audience, another
+    /// purpose than `capability`, an expired token, or an agent revoked since it was minted.
+    func authenticate(_ request: HTTPRequest) async throws -> JMAPAccount? {
+        guard let token = request.bearerToken,
+            let claims = try? keys.verify(token, purpose: "capability", issuer: configuration.issuer, now: clock()),
+            Self.audiences(claims["aud"]).contains(configuration.audience), claims["scope"]?.stringValue == "jmap",
+            let id = claims.sub, let inbox = claims["inboxId"]?.stringValue
+        else { return nil }
+        guard case .local(let recipient) = try await mailboxes.resolve(inbox) else { return nil }
+        return JMAPAccount(id: id, address: recipient.address, quota: recipient.quota)
+    }
+
+    private static func audiences(_ value: JSONValue?) -> [String] {
+        if let single = value?.stringValue { return [single] }
+        return value?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+
+    private func authenticated(
+        _ request: HTTPRequest, _ context: RequestContext,
+        _ body: (JMAPAccount) async throws -> HTTPResponse
+    ) async -> HTTPResponse {
+        do {
+            guard let account = try await authenticate(request) else { return RequestError.unauthorized.response }
+            return try await body(account)
+        } catch let error as RequestError {
+            return error.response
+        } catch {
+            let failure = ServiceFailure(error)
+            if failure.shouldLog { onUnexpectedError(error, context.requestID) }
+            return RequestError(
+                status: failure.status, type: "about:blank",
+                detail: "The server could not complete the request; try again.").response
+        }
+    }
+
+    static func json(_ status: HTTPStatus, _ value: JSONValue) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
+            body: value.serialize())
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Storage
+
+/// A condition on one address's messages, as JMAP's `Email/query` filters them (RFC 8621 section 4.4.1), turned
+/// into SQL with bound values only.
+public indirect enum MailFilter: Sendable, Equatable {
+    case all([MailFilter])
+    case any([MailFilter])
+    case none([MailFilter])
+    case inFolder(MailFolder)
+    case notInFolders([MailFolder])
+    /// `receivedAt` before / at or after, Unix seconds.
+    case before(Int64)
+    case after(Int64)
+    case minSize(Int64)
+    case maxSize(Int64)
+    case hasKeyword(String)
+    case notKeyword(String)
+    case hasAttachment(Bool)
+    /// Substring (case-insensitive for ASCII) of the named field.
+    case from(String)
+    case to(String)
+    case cc(String)
+    case subject(String)
+    case body(String)
+    /// From, to, cc, subject or body.
+    case text(String)
+    case thread(String)
+
+    /// The SQL condition and its bindings.
+    func sql() -> (String, [SQLValue]) {
+        func like(_ column: String, _ text: String) -> (String, [SQLValue]) {
+            ("\(column) LIKE ? ESCAPE '\\'", [.text("%" + Self.escapeLike(text) + "%")])
+        }
+        func combine(_ filters: [MailFilter], _ joiner: String, empty: String) -> (String, [SQLValue]) {
+            guard !filters.isEmpty else { return (empty, []) }
+            let parts = filters.map { $0.sql() }
+            return ("(" + parts.map(\.0).joined(separator: " \(joiner) ") + ")", parts.flatMap(\.1))
+        }
+        switch self {
+        case .all(let filters): return combine(filters, "AND", empty: "1")
+        case .any(let filters): return combine(filters, "OR", empty: "0")
+        case .none(let filters):
+            let (inner, values) = combine(filters, "OR", empty: "0")
+            return ("NOT \(inner)", values)
+        case .inFolder(let folder): return ("folder = ?", [.text(folder.rawValue)])
+        case .notInFolders(let folders):
+            guard !folders.isEmpty else { return ("1", []) }
+            let marks = Array(repeating: "?", count: folders.count).joined(separator: ", ")
+            return ("folder NOT IN (\(marks))", folders.map { .text($0.rawValue) })
+        case .before(let time): return ("received_at < ?", [.integer(time)])
+        case .after(let time): return ("received_at >= ?", [.integer(time)])
+        case .minSize(let size): return ("size >= ?", [.integer(size)])
+        case .maxSize(let size): return ("size < ?", [.integer(size)])
+        case .hasKeyword(let keyword):
+            if keyword == "$seen" { return ("is_read = 1", []) }
+            return ("json_extract(keywords, ?) = 1", [.text(Self.keywordPath(keyword))])
+        case .notKeyword(let keyword):
+            if keyword == "$seen" { return ("is_read = 0", []) }
+            return ("json_extract(keywords, ?) IS NOT 1", [.text(Self.keywordPath(keyword))])
+        case .hasAttachment(let wanted):
+            return ("EXISTS (SELECT 1 FROM mail_attachments a WHERE a.message_id = mail_messages.id) = ?",
+                [.integer(wanted ? 1 : 0)])
+        case .from(let text): return like("from_json", text)
+        case .to(let text): return like("to_json", text)
+        case .cc(let text): return like("cc_json", text)
+        case .subject(let text): return like("subject", text)
+        case .body(let text):
+            let (a, x) = like("text_body", text), (b, y) = like("html_body", text)
+            return ("(\(a) OR \(b))", x + y)
+        case .text(let text):
+            let parts = ["from_json", "to_json", "cc_json", "subject", "text_body", "html_body"].map { like($0, text) }
+            return ("(" + parts.map(\.0).joined(separator: " OR ") + ")", parts.flatMap(\.1))
+        case .thread(let id): return ("thread_id = ?", [.text(id)])
+        }
+    }
+
+    private static func escapeLike(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+
+    /// A JSON path naming one key, quoted so that any keyword text is taken literally.
+    private static func keywordPath(_ keyword: String) -> String {
+        "$.\"" + keyword.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            + "\""
+    }
+}
+
+/// The order of an `Email/query` result: one of JMAP's sort properties and a direction.
+public struct MailSort: Sendable, Equatable {
+    public enum Property: String, Sendable, CaseIterable {
+        case receivedAt, sentAt, size, subject, from, to
+    }
+
+    public var property: Property
+    public var ascending: Bool
+
+    public init(property: Property, ascending: Bool) {
+        self.property = property
+        self.ascending = ascending
+    }
+
+    var sql: String {
+        let column: String
+        switch property {
+        case .receivedAt: column = "received_at"
+        case .sentAt: column = "COALESCE(sent_at, received_at)"
+        case .size: column = "size"
+        case .subject: column = "subject COLLATE NOCASE"
+        case .from: column = "from_json COLLATE NOCASE"
+        case .to: column = "to_json COLLATE NOCASE"
+        }
+        return column + (ascending ? " ASC" : " DESC")
+    }
+}

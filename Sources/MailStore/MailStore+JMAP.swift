@@ -1,0 +1,187 @@
+import Foundation
+import Storage
+
+/// What JMAP reads and changes beyond Mail.td's view: queries with filters and sorts, states, per-folder counts,
+/// threads, keyword and folder updates, and uploaded blobs. Every call is scoped to one address.
+extension MailStore {
+    /// The address's state: a counter every insert, update and delete of its mail moves (0 before any mail).
+    public func state(address: String) async throws -> Int64 {
+        try await database.read { connection in
+            try connection.query("SELECT state FROM mail_state WHERE address = ?", [.text(address)]).first?
+                .int("state") ?? 0
+        }
+    }
+
+    /// The ids of `address`'s messages that pass `filter`, in `sort` order (then newest first, then by id), from
+    /// `position` on, at most `limit`; and how many pass in all.
+    public func query(
+        address: String, filter: MailFilter, sort: [MailSort], position: Int, limit: Int
+    ) async throws -> (ids: [String], total: Int) {
+        let (condition, values) = filter.sql()
+        let order = (sort.map(\.sql) + ["received_at DESC", "id DESC"]).joined(separator: ", ")
+        return try await database.read { connection in
+            try connection.readTransaction {
+                let total = try connection.query(
+                    "SELECT COUNT(*) AS n FROM mail_messages WHERE address = ? AND \(condition)",
+                    [.text(address)] + values
+                ).first?.int("n") ?? 0
+                let ids = try connection.query(
+                    "SELECT id FROM mail_messages WHERE address = ? AND \(condition) ORDER BY \(order) LIMIT ? OFFSET ?",
+                    [.text(address)] + values + [.integer(Int64(limit)), .integer(Int64(position))]
+                ).compactMap { $0.text("id") }
+                return (ids, Int(total))
+            }
+        }
+    }
+
+    /// Messages and unread messages per folder, and the same counted by thread.
+    public func folderCounts(address: String) async throws -> [MailFolder: FolderCounts] {
+        try await database.read { connection in
+            var counts: [MailFolder: FolderCounts] = [:]
+            for row in try connection.query(
+                """
+                SELECT folder, COUNT(*) AS total, SUM(is_read = 0) AS unread, COUNT(DISTINCT thread_id) AS threads,
+                    COUNT(DISTINCT CASE WHEN is_read = 0 THEN thread_id END) AS unread_threads
+                    FROM mail_messages WHERE address = ? GROUP BY folder
+                """, [.text(address)])
+            {
+                guard let folder = row.text("folder").flatMap(MailFolder.init(rawValue:)) else { continue }
+                counts[folder] = FolderCounts(
+                    total: Int(row.int("total") ?? 0), unread: Int(row.int("unread") ?? 0),
+                    threads: Int(row.int("threads") ?? 0), unreadThreads: Int(row.int("unread_threads") ?? 0))
+            }
+            return counts
+        }
+    }
+
+    /// Counts of one folder.
+    public struct FolderCounts: Sendable, Equatable {
+        public var total = 0
+        public var unread = 0
+        public var threads = 0
+        public var unreadThreads = 0
+
+        public init(total: Int = 0, unread: Int = 0, threads: Int = 0, unreadThreads: Int = 0) {
+            self.total = total
+            self.unread = unread
+            self.threads = threads
+            self.unreadThreads = unreadThreads
+        }
+    }
+
+    /// The messages of thread `id` at `address`, oldest first; empty when there is no such thread.
+    public func thread(address: String, id: String) async throws -> [String] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT id FROM mail_messages WHERE address = ? AND thread_id = ? ORDER BY received_at, id",
+                [.text(address), .text(id)]
+            ).compactMap { $0.text("id") }
+        }
+    }
+
+    /// Sets a message's keywords (all of them, `$seen` included) and folder; false when `address` has no such
+    /// message.
+    public func update(address: String, id: String, keywords: Set<String>, folder: MailFolder) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE mail_messages SET keywords = ?, is_read = ?, folder = ? WHERE address = ? AND id = ?",
+                [
+                    .text(Self.keywordsJSON(keywords)), .integer(keywords.contains("$seen") ? 1 : 0),
+                    .text(folder.rawValue), .text(address), .text(id),
+                ]) > 0
+        }
+    }
+
+    /// Stores a copy of `message` at `address` in `folder`, with the quota checked in the same transaction.
+    /// - Throws: ``MailStoreError/quotaExceeded(address:)``.
+    public func save(
+        _ message: NewMailMessage, address: String, quota: Int64, folder: MailFolder, keywords: Set<String>, now: Int64
+    ) async throws -> String {
+        try await deliver(
+            message, to: [Recipient(address: address, quota: quota)], folder: folder, keywords: keywords,
+            isRead: keywords.contains("$seen"), now: now)[0]
+    }
+
+    // MARK: blobs
+
+    /// Keeps `data` as a blob of `address`; returns its id (`B` and 32 hex digits).
+    public func putBlob(address: String, type: String, data: [UInt8], now: Int64) async throws -> String {
+        let id = "B" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        _ = try await database.write { connection in
+            try connection.run(
+                "INSERT INTO mail_blobs (id, address, type, size, data, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(id), .text(address), .text(type), .integer(Int64(data.count)), .blob(data), .integer(now)])
+        }
+        return id
+    }
+
+    /// Blob `id` of `address`: one it uploaded (`B…`), a message's raw bytes (`M<message id>`), a body part's
+    /// text (`T<message id>`, `H<message id>` for HTML, as UTF-8) or an attachment (`A<message id>_<index>`).
+    /// Nil when `address` has no such blob.
+    public func blob(address: String, id: String) async throws -> (type: String, data: [UInt8])? {
+        guard let kind = id.first else { return nil }
+        let rest = String(id.dropFirst())
+        switch kind {
+        case "B":
+            return try await database.read { connection in
+                guard let row = try connection.query(
+                    "SELECT type, data FROM mail_blobs WHERE address = ? AND id = ?", [.text(address), .text(id)]
+                ).first, let type = row.text("type"), let data = row.blob("data") else { return nil }
+                return (type, data)
+            }
+        case "M":
+            return try await raw(address: address, id: rest).map { ("message/rfc822", $0) }
+        case "T", "H":
+            guard let message = try await message(address: address, id: rest),
+                let text = kind == "T" ? message.textBody : message.htmlBody
+            else { return nil }
+            return (kind == "T" ? "text/plain" : "text/html", Array(text.utf8))
+        case "A":
+            guard let split = rest.lastIndex(of: "_"), let index = Int(rest[rest.index(after: split)...]),
+                let (info, data) = try await attachment(address: address, id: String(rest[..<split]), position: index)
+            else { return nil }
+            return (info.contentType, data)
+        default:
+            return nil
+        }
+    }
+
+    // MARK: outbox
+
+    /// Keeps a message submitted for foreign recipients; returns its outbox id.
+    public func keepInOutbox(sender: String, recipients: [String], raw: [UInt8], now: Int64) async throws -> String {
+        let id = UUID().uuidString.lowercased()
+        _ = try await database.write { connection in
+            try connection.run(
+                "INSERT INTO mail_outbox (id, sender, recipients, raw, created_at) VALUES (?, ?, ?, ?, ?)",
+                [.text(id), .text(sender), .text(Self.json(recipients)), .blob(raw), .integer(now)])
+        }
+        return id
+    }
+
+    /// One message the outbox keeps.
+    public struct OutboxEntry: Sendable, Equatable {
+        public var id: String
+        public var sender: String
+        public var recipients: [String]
+        public var size: Int
+        public var createdAt: Int64
+    }
+
+    /// Every message the outbox keeps, oldest first.
+    public func outbox() async throws -> [OutboxEntry] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT id, sender, recipients, length(raw) AS size, created_at FROM mail_outbox ORDER BY created_at, id"
+            ).compactMap { row in
+                guard let id = row.text("id"), let sender = row.text("sender") else { return nil }
+                let recipients = row.text("recipients").flatMap {
+                    try? JSONDecoder().decode([String].self, from: Data($0.utf8))
+                } ?? []
+                return OutboxEntry(
+                    id: id, sender: sender, recipients: recipients, size: Int(row.int("size") ?? 0),
+                    createdAt: row.int("created_at") ?? 0)
+            }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+-- What JMAP (RFC 8620, 8621, 9404) needs beyond Mail.td's view of the store: keywords and threads on messages, a
+-- state per address that every change moves, uploaded blobs, and the outbox that keeps mail for foreign domains.
+
+-- JSON object of the message's keywords other than $seen (which is_read holds), e.g. {"$draft":true}.
+ALTER TABLE mail_messages ADD COLUMN keywords TEXT NOT NULL DEFAULT '{}';
+-- The id of the first message of its conversation at this address (its own id when it starts one).
+ALTER TABLE mail_messages ADD COLUMN thread_id TEXT;
+UPDATE mail_messages SET thread_id = id WHERE thread_id IS NULL;
+
+CREATE INDEX mail_messages_by_thread ON mail_messages (address, thread_id);
+CREATE INDEX mail_messages_by_message_id ON mail_messages (address, message_id);
+
+-- JMAP state strings: a counter per address that moves with every insert, update and delete of its mail.
+CREATE TABLE mail_state (
+    address TEXT PRIMARY KEY,
+    state   INTEGER NOT NULL
+) STRICT;
+
+CREATE TRIGGER mail_state_insert AFTER INSERT ON mail_messages
+BEGIN
+    INSERT INTO mail_state (address, state) VALUES (NEW.address, 1)
+        ON CONFLICT (address) DO UPDATE SET state = state + 1;
+END;
+
+CREATE TRIGGER mail_state_update AFTER UPDATE ON mail_messages
+BEGIN
+    INSERT INTO mail_state (address, state) VALUES (NEW.address, 1)
+        ON CONFLICT (address) DO UPDATE SET state = state + 1;
+END;
+
+CREATE TRIGGER mail_state_delete AFTER DELETE ON mail_messages
+BEGIN
+    INSERT INTO mail_state (address, state) VALUES (OLD.address, 1)
+        ON CONFLICT (address) DO UPDATE SET state = state + 1;
+END;
+
+-- Blobs uploaded through JMAP (the upload URL or Blob/upload), owned by one address.
+CREATE TABLE mail_blobs (
+    id         TEXT PRIMARY KEY,
+    address    TEXT NOT NULL,
+    type       TEXT NOT NULL,
+    size       INTEGER NOT NULL,
+    data       BLOB NOT NULL,
+    created_at INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX mail_blobs_by_address ON mail_blobs (address, created_at);
+
+-- Mail submitted for a domain this server does not serve: kept here for the operator (`postern mail outbox`),
+-- never sent to the internet.
+CREATE TABLE mail_outbox (
+    id            TEXT PRIMARY KEY,
+    sender        TEXT NOT NULL,                 -- the submitting address (envelope MAIL FROM)
+    recipients    TEXT NOT NULL,                 -- JSON array of the foreign envelope recipients
+    raw           BLOB NOT NULL,
+    created_at    INTEGER NOT NULL
+) STRICT;
