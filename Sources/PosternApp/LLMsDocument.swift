@@ -1,4 +1,5 @@
 import AgentAuth
+import JMAP
 import MailboxAccounts
 import RemoteHashAuth
 
@@ -7,7 +8,8 @@ import RemoteHashAuth
 enum LLMsDocument {
     /// The document for the surfaces as configured, whose public base URL is `baseURL`.
     static func render(
-        baseURL: String, agent: AgentAuthConfiguration, mailbox: MailboxConfiguration, remote: RemoteHashConfiguration
+        baseURL: String, agent: AgentAuthConfiguration, mailbox: MailboxConfiguration, remote: RemoteHashConfiguration,
+        smtpAddress: String?
     ) -> String {
         """
         # Postern
@@ -20,6 +22,8 @@ enum LLMsDocument {
         accounts, tokens, messages.
         - [Remote Argon2 registration](#remote-argon2-registration): register an email with a URL serving an Argon2 \
         hash, log in against it.
+        - [Mail: receive, read and send](#mail-receive-read-and-send): SMTP into local mailboxes, Mail.td's message \
+        endpoints, JMAP for agents.
 
         The OpenAPI 3.1 description of every endpoint: \(baseURL)/openapi.json. Signing keys: \
         \(baseURL)/.well-known/jwks.json.
@@ -27,6 +31,9 @@ enum LLMsDocument {
         \(AgentLLMsText.render(agent))
         \(MailboxLLMsText.render(mailbox, baseURL: baseURL))
         \(RemoteHashLLMsText.render(remote))
+        \(MailLLMsText.render(
+            baseURL: baseURL, smtpAddress: smtpAddress, agentDomain: agent.inboxDomain,
+            mailboxDomains: mailbox.domains + mailbox.proDomains))
         """
     }
 }

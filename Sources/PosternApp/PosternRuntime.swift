@@ -88,6 +88,9 @@ public final class PosternRuntime: Sendable {
         try configuration.validate()
         let listener = try ListenError.bind(host: configuration.host, port: configuration.port)
         let identity = configuration.publicIdentity(listeningOn: listener.host, port: listener.port)
+        // SMTP is bound as early, so that a clash stops the start, named, and the guide can print its real port.
+        let smtpListener = try configuration.smtpEnabled
+            ? ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: configuration.smtpPort) : nil
         try DataDirectory.prepare(configuration.dataDirectory)
         let database = try Database.open(
             path: DataDirectory.databasePath(configuration.dataDirectory), readerCount: 2, logger: logger)
@@ -112,7 +115,9 @@ public final class PosternRuntime: Sendable {
         let mail = Surfaces.localMail(configuration, database: database, clock: clock)
         let unmatched = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
-            ledger: ledger, pool: pool, fetcher: fetcher, mail: mail, clock: clock, logger: logger)
+            ledger: ledger, pool: pool, fetcher: fetcher, mail: mail,
+            smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }, clock: clock,
+            logger: logger)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -130,27 +135,25 @@ public final class PosternRuntime: Sendable {
             pollInterval: serverConfiguration.pollInterval, lineSink: serverConfiguration.accessLog)
         let server = HTTPServer(configuration: serverConfiguration, responder: responder, group: group, logger: logger)
         connections.attach(server)
-        let smtp = try smtpServer(configuration, delivery: mail.delivery, group: group, logger: logger)
+        let smtp = smtpListener.map {
+            (smtpServer(configuration, delivery: mail.delivery, group: group, logger: logger), $0)
+        }
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
             identity: identity, listener: listener, group: group, server: server, smtp: smtp, ledger: ledger,
             keyStore: keyStore, clock: clock, logger: logger)
     }
 
-    /// The SMTP listener, bound now (so that a clash stops the start, named), on the loops HTTP uses; nil when
-    /// `POSTERN_SMTP` is off.
+    /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
         _ configuration: PosternConfiguration, delivery: LocalDelivery, group: EventLoopGroup, logger: Logger
-    ) throws -> (server: SMTPServer, listener: ListeningSocket)? {
-        guard configuration.smtpEnabled else { return nil }
+    ) -> SMTPServer {
         let host = configuration.smtpHost ?? configuration.host
-        let listener = try ListenError.bind(host: host, port: configuration.smtpPort)
         var settings = SMTPServerConfiguration(host: host, port: configuration.smtpPort, hostname: configuration.smtpHostname)
         settings.maxMessageBytes = configuration.smtpMaxMessageBytes
         let metrics = PosternMetrics.shared
-        let server = SMTPServer(
+        return SMTPServer(
             configuration: settings, sink: delivery, group: group, logger: logger, observer: metrics.smtpEvent)
-        return (server, listener)
     }
 
     /// The bound address as `host:port` (`127.0.0.1:8080`, `[::1]:41234`), the real port included.

@@ -22,7 +22,7 @@ enum Surfaces {
     static func register(
         into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
         keys: JWTKeySet, database: Database, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
-        mail: LocalMail, clock: @escaping @Sendable () -> Int64, logger: Logger
+        mail: LocalMail, smtpAddress: String?, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> [PosternResponder.UnmatchedRenderer] {
         let agentSettings = agentConfiguration(configuration, identity: identity)
         let remoteSettings = remoteConfiguration(configuration, identity: identity)
@@ -50,7 +50,8 @@ enum Surfaces {
 
         let guide = Array(
             LLMsDocument.render(
-                baseURL: identity.baseURL, agent: agentSettings, mailbox: mailbox.configuration, remote: remoteSettings
+                baseURL: identity.baseURL, agent: agentSettings, mailbox: mailbox.configuration, remote: remoteSettings,
+                smtpAddress: smtpAddress
             ).utf8)
         router.add(.GET, "/llms.txt", .immediate { _, _, _ in
             HTTPResponse(

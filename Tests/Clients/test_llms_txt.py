@@ -100,6 +100,25 @@ def agent(section):
     check(status == 200 and session, f"agent: login with the API key ({status})")
     status, head, body = run(lines[3], {"session JWT": session or ""})
     check(status == 200 and bearer(head), f"agent: capability ({status})")
+    return bearer(head) or ""
+
+
+def mail(section, capability):
+    """The agent's JMAP lines: the session gives the account id, the capability's inboxId the address; it mails
+    itself and reads the message back."""
+    lines = curl_lines(section)
+    check(len(lines) == 3, "mail: three curl lines (session, send, read)")
+    status, _, session = run(lines[0], {"capability JWT": capability})
+    account = (session or {}).get("primaryAccounts", {}).get("urn:ietf:params:jmap:mail", "")
+    check(status == 200 and account, f"mail: the JMAP session ({status})")
+    address = json.loads(base64.urlsafe_b64decode(capability.split(".")[1] + "=="))["inboxId"]
+    values = {"capability JWT": capability, "account id": account, "your address": address, "recipient": address}
+    status, _, sent = run(lines[1], values)
+    answers = [name for name, _, _ in (sent or {}).get("methodResponses", [])]
+    check(status == 200 and answers == ["Email/set", "EmailSubmission/set"], f"mail: send to itself ({answers})")
+    status, _, read = run(lines[2], values)
+    found = (read or {}).get("methodResponses", [[None, {}]])[-1][1].get("list", [])
+    check(status == 200 and any(m.get("subject") == "Hello" for m in found), "mail: the inbox has it")
 
 
 def mailbox(section):
@@ -149,11 +168,12 @@ def main():
         check(status == 200 and text.startswith("# Postern"), "GET /llms.txt")
         parts = sections(text)
         names = list(parts)
-        check(len(names) == 3, f"three API sections: {names}")
+        check(len(names) == 4, f"three API sections and the mail section: {names}")
         check(f"{base}/openapi.json" in text, "links to /openapi.json")
-        agent(parts[names[0]])
+        capability = agent(parts[names[0]])
         mailbox(parts[names[1]])
         remote(parts[names[2]], base)
+        mail(parts[names[3]], capability)
     check.finish("llms.txt")
 
 

@@ -1,4 +1,5 @@
 import AgentAuth
+import JMAP
 import MailboxAccounts
 import RemoteHashAuth
 import Testing
@@ -7,14 +8,14 @@ import Testing
 
 @Suite("llms.txt: one guide for every API")
 struct LLMsDocumentTests {
-    static func render(powRequired: Bool = true, allowPrivate: Bool = false) -> String {
+    static func render(powRequired: Bool = true, allowPrivate: Bool = false, smtpAddress: String? = "127.0.0.1:2525") -> String {
         var remote = RemoteHashConfiguration(issuer: "http://guide.test", publicURL: "http://guide.test")
         remote.allowPrivate = allowPrivate
         return LLMsDocument.render(
             baseURL: "http://guide.test",
             agent: AgentAuthConfiguration(publicURL: "http://guide.test"),
             mailbox: MailboxConfiguration(powDifficulty: 12, domains: ["box.test"], powRequired: powRequired),
-            remote: remote)
+            remote: remote, smtpAddress: smtpAddress)
     }
 
     /// GitHub-style slugs of the headings, in order (duplicates kept, so that a clash shows).
@@ -33,7 +34,7 @@ struct LLMsDocumentTests {
         #expect(Set(slugs).count == slugs.count, "duplicate headings: \(slugs)")
         let wanted =
             AgentLLMsText.anchors + AgentAuthError.catalogue.map(\.anchor) + MailboxLLMsText.anchors
-            + RemoteHashLLMsText.anchors
+            + RemoteHashLLMsText.anchors + MailLLMsText.anchors
         for anchor in wanted {
             #expect(slugs.contains(anchor), "missing #\(anchor)")
         }
@@ -57,6 +58,10 @@ struct LLMsDocumentTests {
         #expect(text.contains("http://guide.test/openapi.json"))
         #expect(text.contains("auth_key"))
         #expect(text.contains("POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true"))
+        #expect(text.contains("SMTP listens on `127.0.0.1:2525`"))
+        #expect(text.contains("curl -s http://guide.test/.well-known/jmap"))
+        #expect(text.contains("postern mail deliver --to"))
+        #expect(Self.render(smtpAddress: nil).contains("SMTP is off on this instance"))
         let relaxed = Self.render(powRequired: false, allowPrivate: true)
         #expect(relaxed.contains("Proof of work is optional on this instance"))
         #expect(relaxed.contains("lets hash URLs reach private and loopback addresses"))

@@ -1,0 +1,56 @@
+/// The mail section of `/llms.txt`: which addresses receive, SMTP, reading as a mailbox account, and JMAP for
+/// agents, with curl lines that work against this instance.
+public enum MailLLMsText {
+    /// The section anchors (GitHub-style slugs of its headings).
+    public static let anchors = ["mail-receive-read-and-send", "mail-over-jmap-agents", "mail-for-test-suites"]
+
+    /// - Parameters:
+    ///   - baseURL: the public base URL, no trailing slash.
+    ///   - smtpAddress: `host:port` of the SMTP listener, nil when it is off.
+    ///   - agentDomain: the agent inbox domain.
+    ///   - mailboxDomains: the mailbox accounts' domains.
+    public static func render(baseURL base: String, smtpAddress: String?, agentDomain: String, mailboxDomains: [String])
+        -> String
+    {
+        let smtp = smtpAddress.map { address in
+            let port = address.split(separator: ":").last.map(String.init) ?? "25"
+            let host = String(address.dropLast(port.count + 1))
+            return """
+                SMTP listens on `\(address)` (no authentication, no relay: 550 for any other domain or an unknown \
+                address; the 250 after DATA comes once the message is stored). For example \
+                `swaks --server \(host) --port \(port) --to demo@\(mailboxDomains.first ?? "mail.localhost")`.
+                """
+        } ?? "SMTP is off on this instance (`POSTERN_SMTP=off`); `postern mail deliver` still stores mail."
+        return """
+            ## Mail: receive, read and send
+
+            Local addresses are agent inboxes (`<username>@\(agentDomain)`) and mailbox accounts (\
+            \(mailboxDomains.map { "`x@\($0)`" }.joined(separator: ", "))). \(smtp) Mailbox accounts read their mail \
+            with Mail.td's message endpoints (`GET \(base)/api/accounts/{id}/messages`, `/messages/{messageID}`, \
+            `/source`, `/attachments/{index}`, `PUT …/read`, `DELETE`). Agents read and send over JMAP.
+
+            ### Mail over JMAP (agents)
+
+            The capability JWT (`POST \(base)/api/v1/capability`) opens JMAP (RFC 8620, 8621, 9404). `GET \
+            \(base)/.well-known/jmap` gives the session: `apiUrl`, `uploadUrl`, `downloadUrl` and your account id in \
+            `primaryAccounts["urn:ietf:params:jmap:mail"]`; your address is the token's `inboxId`. Mailboxes: `inbox`, \
+            `drafts`, `sent`. Methods: `Mailbox/get`, `Mailbox/query`, `Email/query`, `Email/get`, `Email/set`, \
+            `EmailSubmission/set`, `Thread/get`, `Identity/get`, `Blob/upload`, `Blob/get`, `Core/echo`, with result \
+            references (`#ids`) and creation ids (`#d1`). Mail to local addresses is delivered at once and a copy \
+            stays in your `sent`; mail to any other domain is **not sent to the internet**: it is kept in this \
+            server's outbox (`postern mail outbox`), and its `deliveryStatus` says so.
+
+            ```bash
+            curl -s \(base)/.well-known/jmap -H "Authorization: Bearer <capability JWT>"
+            curl -s -X POST \(base)/jmap/api -H "Authorization: Bearer <capability JWT>" -H "Content-Type: application/json" -d '{"using":["urn:ietf:params:jmap:core","urn:ietf:params:jmap:mail","urn:ietf:params:jmap:submission"],"methodCalls":[["Email/set",{"accountId":"<account id>","create":{"d1":{"mailboxIds":{"sent":true},"from":[{"email":"<your address>"}],"to":[{"email":"<recipient>"}],"subject":"Hello","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"Hi there"}}}}},"c0"],["EmailSubmission/set",{"accountId":"<account id>","create":{"s1":{"emailId":"#d1"}}},"c1"]]}'
+            curl -s -X POST \(base)/jmap/api -H "Authorization: Bearer <capability JWT>" -H "Content-Type: application/json" -d '{"using":["urn:ietf:params:jmap:core","urn:ietf:params:jmap:mail"],"methodCalls":[["Email/query",{"accountId":"<account id>","filter":{"inMailbox":"inbox"},"sort":[{"property":"receivedAt","isAscending":false}],"limit":20},"q"],["Email/get",{"accountId":"<account id>","#ids":{"resultOf":"q","name":"Email/query","path":"/ids"},"properties":["id","from","subject","receivedAt","preview","bodyValues"],"fetchTextBodyValues":true},"g"]]}'
+            ```
+
+            ### Mail for test suites
+
+            `GET \(base)/api/accounts/{id}/messages/wait?timeout=30` (mailbox token) answers with the oldest unread \
+            message as soon as there is one, or 204 after the timeout (0 to 30 s). The operator command \
+            `postern mail deliver --to ADDRESS FILE` stores a message file as SMTP would.
+            """
+    }
+}
