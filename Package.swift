@@ -172,7 +172,7 @@ let package = Package(
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "HTTP1", "HTTPServer", "SocketServer", "JWT",
-            "AuthCrypto", "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
+            "JMAP", "AuthCrypto", "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
         ]),
     ]
 )
