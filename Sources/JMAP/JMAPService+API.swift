@@ -27,7 +27,7 @@ extension JMAPService {
                 "maxCallsInRequest", "At most \(configuration.maxCallsInRequest) method calls in one request.")
         }
         var created: [String: String] = [:]
-        if let given = envelope["createdIds"], given != .null {
+        if let given = envelope["createdIds"] {
             guard let pairs = given.objectValue, pairs.allSatisfy({ $0.1.stringValue != nil }) else {
                 throw RequestError.notRequest("`createdIds` must map creation ids to ids.")
             }
