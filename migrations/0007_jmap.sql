@@ -9,6 +9,8 @@ UPDATE mail_messages SET thread_id = id WHERE thread_id IS NULL;
 
 CREATE INDEX mail_messages_by_thread ON mail_messages (address, thread_id);
 CREATE INDEX mail_messages_by_message_id ON mail_messages (address, message_id);
+-- The quota check sums an address's sizes at every delivery: from this index alone, not the rows with their bodies.
+CREATE INDEX mail_messages_size ON mail_messages (address, size);
 
 -- JMAP state strings: a counter per address that moves with every insert, update and delete of its mail.
 CREATE TABLE mail_state (

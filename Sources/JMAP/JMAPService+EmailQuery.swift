@@ -29,22 +29,25 @@ extension JMAPService {
         let address = call.account.address
         var position = try arguments.int("position") ?? 0
         if let anchor = try arguments.string("anchor") {
-            let all = try await store.query(address: address, filter: filter, sort: sort, position: 0, limit: Int.max)
+            let all = try await store.query(
+                address: address, filter: filter, sort: sort, position: 0, limit: Int.max, countTotal: false)
             guard let index = all.ids.firstIndex(of: anchor) else {
                 throw MethodError("anchorNotFound", "The anchor is not among the results.")
             }
             position = max(0, index + (try arguments.int("anchorOffset") ?? 0))
         } else if position < 0 {
             let total = try await store.query(address: address, filter: filter, sort: sort, position: 0, limit: 0).total
-            position = max(0, total + position)
+            position = max(0, (total ?? 0) + position)
         }
-        let result = try await store.query(address: address, filter: filter, sort: sort, position: position, limit: capped)
+        let calculateTotal = try arguments.bool("calculateTotal", default: false)
+        let result = try await store.query(
+            address: address, filter: filter, sort: sort, position: position, limit: capped, countTotal: calculateTotal)
         var pairs: [(String, JSONValue)] = [
             ("accountId", .string(call.account.id)), ("queryState", try await state(call)),
             ("canCalculateChanges", false), ("position", .int(Int64(position))),
             ("ids", .array(result.ids.map(JSONValue.string))),
         ]
-        if try arguments.bool("calculateTotal", default: false) { pairs.append(("total", .int(Int64(result.total)))) }
+        if let total = result.total { pairs.append(("total", .int(Int64(total)))) }
         if capped < limit { pairs.append(("limit", .int(Int64(capped)))) }
         return .object(pairs)
     }

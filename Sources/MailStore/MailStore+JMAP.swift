@@ -13,23 +13,23 @@ extension MailStore {
     }
 
     /// The ids of `address`'s messages that pass `filter`, in `sort` order (then newest first, then by id), from
-    /// `position` on, at most `limit`; and how many pass in all.
+    /// `position` on, at most `limit`; and how many pass in all when `countTotal` (else nil).
     public func query(
-        address: String, filter: MailFilter, sort: [MailSort], position: Int, limit: Int
-    ) async throws -> (ids: [String], total: Int) {
+        address: String, filter: MailFilter, sort: [MailSort], position: Int, limit: Int, countTotal: Bool = true
+    ) async throws -> (ids: [String], total: Int?) {
         let (condition, values) = filter.sql()
         let order = (sort.map(\.sql) + ["received_at DESC", "id DESC"]).joined(separator: ", ")
         return try await database.read { connection in
             try connection.readTransaction {
-                let total = try connection.query(
+                let total = try countTotal ? connection.query(
                     "SELECT COUNT(*) AS n FROM mail_messages WHERE address = ? AND \(condition)",
                     [.text(address)] + values
-                ).first?.int("n") ?? 0
+                ).first?.int("n") ?? 0 : nil
                 let ids = try connection.query(
                     "SELECT id FROM mail_messages WHERE address = ? AND \(condition) ORDER BY \(order) LIMIT ? OFFSET ?",
                     [.text(address)] + values + [.integer(Int64(limit)), .integer(Int64(position))]
                 ).compactMap { $0.text("id") }
-                return (ids, Int(total))
+                return (ids, total.map(Int.init))
             }
         }
     }
