@@ -3,6 +3,8 @@
 
 -- JSON object of the message's keywords other than $seen (which is_read holds), e.g. {"$draft":true}.
 ALTER TABLE mail_messages ADD COLUMN keywords TEXT NOT NULL DEFAULT '{}';
+-- JSON [{"name","email"}] of the Bcc a sender gave when it wrote the message here (JMAP); never in the raw bytes.
+ALTER TABLE mail_messages ADD COLUMN bcc_json TEXT NOT NULL DEFAULT '[]';
 -- The id of the first message of its conversation at this address (its own id when it starts one).
 ALTER TABLE mail_messages ADD COLUMN thread_id TEXT;
 UPDATE mail_messages SET thread_id = id WHERE thread_id IS NULL;

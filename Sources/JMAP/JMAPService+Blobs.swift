@@ -100,12 +100,13 @@ extension JMAPService {
                 error.notFound = [.string(given)]
                 throw error
             }
-            let offset = Int(source["offset"]?.intValue ?? 0)
-            let length = source["length"]?.intValue.map(Int.init) ?? (blob.data.count - offset)
-            guard offset >= 0, length >= 0, offset + length <= blob.data.count else {
+            let count = Int64(blob.data.count)
+            let offset = source["offset"]?.intValue ?? 0
+            let length = source["length"]?.intValue ?? (count - offset)
+            guard offset >= 0, length >= 0, offset <= count, length <= count - offset else {
                 throw SetError(type: "invalidProperties", description: "The slice passes the end of blob \(given).")
             }
-            return Array(blob.data[offset..<(offset + length)])
+            return Array(blob.data[Int(offset)..<Int(offset + length)])
         }
         throw SetError.invalidProperties(
             "A data source has exactly one of data:asText, data:asBase64, or blobId (with offset, length).", ["data"])
@@ -132,9 +133,10 @@ extension JMAPService {
                 continue
             }
             let start = min(offset, blob.data.count)
-            let end = length.map { min(start + $0, blob.data.count) } ?? blob.data.count
+            let rest = blob.data.count - start
+            let end = length.map { $0 > rest ? blob.data.count : start + $0 } ?? blob.data.count
             let slice = Array(blob.data[start..<end])
-            let truncated = length.map { start + $0 > blob.data.count } ?? (offset > blob.data.count)
+            let truncated = offset > blob.data.count || (length.map { $0 > rest } ?? false)
             let text = String(validating: slice, as: UTF8.self)
             var pairs: [(String, JSONValue)] = [("id", .string(id))]
             for property in wanted where property != "id" {

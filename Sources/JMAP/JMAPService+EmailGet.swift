@@ -3,7 +3,8 @@ import MailStore
 import ServerKit
 
 extension JMAPService {
-    /// Properties `Email/get` knows (RFC 8621 section 4.1); `sender` and `bcc` are not kept and read as null.
+    /// Properties `Email/get` knows (RFC 8621 section 4.1); `sender` is not kept and reads as null; `bcc` is kept
+    /// for the sender's copy of a message written over JMAP.
     static let emailProperties: Set<String> = [
         "id", "blobId", "threadId", "mailboxIds", "keywords", "size", "receivedAt", "messageId", "inReplyTo",
         "references", "sender", "from", "to", "cc", "bcc", "replyTo", "subject", "sentAt", "hasAttachment", "preview",
@@ -102,7 +103,7 @@ extension JMAPService {
             "size": .int(summary.size), "receivedAt": .string(RFC3339.format(summary.receivedAt)),
             "messageId": message.messageID.map { .array([.string($0)]) } ?? .null,
             "inReplyTo": ids(message.inReplyTo), "references": ids(message.references), "sender": .null,
-            "from": addresses(summary.from), "to": addresses(message.to), "cc": addresses(message.cc), "bcc": .null,
+            "from": addresses(summary.from), "to": addresses(message.to), "cc": addresses(message.cc), "bcc": addresses(message.bcc),
             "replyTo": addresses(message.replyTo), "subject": summary.subject.map(JSONValue.string) ?? .null,
             "sentAt": message.sentAt.map { .string(RFC3339.format($0)) } ?? .null,
             "hasAttachment": .bool(!message.attachments.isEmpty), "preview": .string(summary.preview),

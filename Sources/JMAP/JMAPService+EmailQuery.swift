@@ -34,7 +34,9 @@ extension JMAPService {
             guard let index = all.ids.firstIndex(of: anchor) else {
                 throw MethodError("anchorNotFound", "The anchor is not among the results.")
             }
-            position = max(0, index + (try arguments.int("anchorOffset") ?? 0))
+            let anchorOffset = try arguments.int("anchorOffset") ?? 0
+            let (sum, overflow) = index.addingReportingOverflow(anchorOffset)
+            position = overflow ? (anchorOffset > 0 ? Int.max : 0) : max(0, sum)
         } else if position < 0 {
             let total = try await store.query(address: address, filter: filter, sort: sort, position: 0, limit: 0).total
             position = max(0, (total ?? 0) + position)

@@ -188,7 +188,8 @@ extension JMAPService {
         } catch {
             throw SetError.invalidProperties("The message could not be written: \(error).", [])
         }
-        let record = LocalDelivery.message(parsed, envelopeFrom: call.account.address, raw: raw)
+        var record = LocalDelivery.message(parsed, envelopeFrom: call.account.address, raw: raw)
+        record.bcc = message.bcc.map { MailAddressRecord(name: $0.name, email: $0.email) }
         let id: String
         do {
             id = try await store.save(

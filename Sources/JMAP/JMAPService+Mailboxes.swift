@@ -64,7 +64,9 @@ extension JMAPService {
             }
         }
         let position = max(0, try arguments.int("position") ?? 0)
-        let ids = matches.dropFirst(position).prefix(try arguments.int("limit") ?? configuration.maxQueryLimit)
+        let limit = try arguments.int("limit") ?? configuration.maxQueryLimit
+        guard limit >= 0 else { throw MethodError.invalidArguments("`limit` must not be negative.") }
+        let ids = matches.dropFirst(position).prefix(limit)
         return .object([
             ("accountId", .string(call.account.id)), ("queryState", try await state(call)),
             ("canCalculateChanges", false), ("position", .int(Int64(position))),

@@ -110,7 +110,8 @@ extension JMAPService {
         else {
             throw SetError(type: "forbiddenFrom", description: "The From of the email must be \(account.address).")
         }
-        var recipients = (message.to + message.cc).map { $0.email }
+        // RFC 8621 section 7.5: without an envelope, the recipients are the To, Cc and Bcc of the email.
+        var recipients = (message.to + message.cc + message.bcc).map { $0.email }
         if let envelope = properties.present("envelope") {
             guard let from = envelope["mailFrom"]?["email"]?.stringValue,
                 let rcptTo = envelope["rcptTo"]?.arrayValue?.compactMap({ $0["email"]?.stringValue })

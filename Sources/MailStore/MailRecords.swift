@@ -42,6 +42,8 @@ public struct NewMailMessage: Sendable, Equatable {
     public var from: [MailAddressRecord]
     public var to: [MailAddressRecord]
     public var cc: [MailAddressRecord]
+    /// Kept for the sender's own copy only: a Bcc is never written into the raw message.
+    public var bcc: [MailAddressRecord]
     public var replyTo: [MailAddressRecord]
     public var subject: String?
     /// Without angle brackets, as are `inReplyTo` and `references`.
@@ -59,7 +61,8 @@ public struct NewMailMessage: Sendable, Equatable {
 
     public init(
         envelopeFrom: String, from: [MailAddressRecord] = [], to: [MailAddressRecord] = [],
-        cc: [MailAddressRecord] = [], replyTo: [MailAddressRecord] = [], subject: String? = nil,
+        cc: [MailAddressRecord] = [], bcc: [MailAddressRecord] = [], replyTo: [MailAddressRecord] = [],
+        subject: String? = nil,
         messageID: String? = nil, inReplyTo: [String] = [], references: [String] = [], sentAt: Int64? = nil,
         textBody: String? = nil, htmlBody: String? = nil, preview: String = "", attachments: [NewMailAttachment] = [],
         raw: [UInt8]
@@ -68,6 +71,7 @@ public struct NewMailMessage: Sendable, Equatable {
         self.from = from
         self.to = to
         self.cc = cc
+        self.bcc = bcc
         self.replyTo = replyTo
         self.subject = subject
         self.messageID = messageID
@@ -116,6 +120,7 @@ public struct MailMessageRecord: Sendable, Equatable {
     public var summary: MailSummary
     public var to: [MailAddressRecord]
     public var cc: [MailAddressRecord]
+    public var bcc: [MailAddressRecord]
     public var replyTo: [MailAddressRecord]
     public var messageID: String?
     public var inReplyTo: [String]

@@ -94,6 +94,7 @@ public struct MailStore: Sendable {
             ).compactMap(Self.attachmentInfo)
             return MailMessageRecord(
                 summary: summary, to: Self.addresses(row.text("to_json")), cc: Self.addresses(row.text("cc_json")),
+                bcc: Self.addresses(row.text("bcc_json")),
                 replyTo: Self.addresses(row.text("reply_to_json")), messageID: row.text("message_id"),
                 inReplyTo: Self.strings(row.text("in_reply_to")), references: Self.strings(row.text("refs")),
                 sentAt: row.int("sent_at"), textBody: row.text("text_body"), htmlBody: row.text("html_body"),
@@ -165,7 +166,7 @@ public struct MailStore: Sendable {
         "id, address, folder, envelope_from, from_json, subject, preview, size, is_read, received_at, thread_id, keywords"
     private static let detailColumns =
         summaryColumns
-        + ", to_json, cc_json, reply_to_json, message_id, in_reply_to, refs, sent_at, text_body, html_body"
+        + ", to_json, cc_json, bcc_json, reply_to_json, message_id, in_reply_to, refs, sent_at, text_body, html_body"
 
     static func used(_ address: String, _ connection: SQLiteConnection) throws -> Int64 {
         try connection.query(
@@ -182,8 +183,8 @@ public struct MailStore: Sendable {
             """
             INSERT INTO mail_messages (id, address, folder, envelope_from, from_json, to_json, cc_json, reply_to_json,
                 subject, message_id, in_reply_to, refs, sent_at, text_body, html_body, preview, size, received_at, raw,
-                thread_id, keywords, is_read)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                thread_id, keywords, is_read, bcc_json)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(id), .text(address), .text(folder.rawValue), .text(message.envelopeFrom),
@@ -193,7 +194,7 @@ public struct MailStore: Sendable {
                 message.sentAt.map(SQLValue.integer) ?? .null, optional(message.textBody),
                 optional(message.htmlBody), .text(message.preview), .integer(Int64(message.raw.count)),
                 .integer(now), .blob(message.raw), .text(thread), .text(keywordsJSON(keywords)),
-                .integer(isRead ? 1 : 0),
+                .integer(isRead ? 1 : 0), .text(json(message.bcc)),
             ])
         for (position, attachment) in message.attachments.enumerated() {
             _ = try connection.run(

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import PosternApp
+
+/// `Email/set` update and destroy, seen through `Mailbox/get` counts and `Email/get`.
+@Suite("JMAP Email/set update and destroy")
+struct JMAPEmailSetTests {
+    /// `unreadEmails` and `totalEmails` of `agent`'s inbox.
+    private func inboxCounts(_ harness: JMAPHarness, _ agent: JMAPAgent) async throws -> (unread: Int, total: Int) {
+        let get = try await harness.single(agent, "Mailbox/get", ["accountId": agent.accountID, "ids": ["inbox"]])
+        let inbox = try #require((get.arguments["list"] as? [[String: Any]])?.first, "\(get.arguments)")
+        #expect(inbox["role"] as? String == "inbox")
+        return (try #require(inbox["unreadEmails"] as? Int), try #require(inbox["totalEmails"] as? Int))
+    }
+
+    @Test("keywords/$seen moves Mailbox/get's unreadEmails; destroy removes the email (Email/get notFound)")
+    func seenThenDestroy() async throws {
+        let harness = try await JMAPHarness.start()
+        defer { Task { await harness.stop() } }
+        let a = try await harness.signUp("alice")
+        let b = try await harness.signUp("bobby")
+        _ = try await harness.send(from: a, to: [b.address], subject: "Read me", text: "Then delete me.")
+
+        let inbox = try await harness.ids(b, in: "inbox")
+        try #require(inbox.count == 1)
+        let id = inbox[0]
+        let before = try await inboxCounts(harness, b)
+        #expect(before.unread == 1)
+        #expect(before.total == 1)
+
+        let seen = try await harness.single(
+            b, "Email/set", ["accountId": b.accountID, "update": [id: ["keywords/$seen": true]]])
+        #expect(seen.name == "Email/set", "\(seen.arguments)")
+        #expect(seen.object("updated")?.keys.contains(id) == true, "\(seen.arguments)")
+        #expect(seen.arguments["oldState"] as? String != seen.arguments["newState"] as? String)
+        let afterSeen = try await inboxCounts(harness, b)
+        #expect(afterSeen.unread == 0)
+        #expect(afterSeen.total == 1)
+        let keywords = try await harness.emails(b, [id], properties: ["keywords"]).first?["keywords"] as? [String: Any]
+        #expect(keywords?["$seen"] != nil, "\(String(describing: keywords))")
+
+        let unseen = try await harness.single(
+            b, "Email/set", ["accountId": b.accountID, "update": [id: ["keywords/$seen": NSNull()]]])
+        #expect(unseen.object("updated")?.keys.contains(id) == true, "\(unseen.arguments)")
+        #expect(try await inboxCounts(harness, b).unread == 1)
+
+        let destroy = try await harness.single(b, "Email/set", ["accountId": b.accountID, "destroy": [id]])
+        #expect(destroy.arguments["destroyed"] as? [String] == [id], "\(destroy.arguments)")
+        let get = try await harness.single(b, "Email/get", ["accountId": b.accountID, "ids": [id]])
+        #expect((get.arguments["list"] as? [Any])?.isEmpty == true)
+        #expect(get.arguments["notFound"] as? [String] == [id])
+        #expect(try await inboxCounts(harness, b).total == 0)
+
+        // A second destroy finds nothing.
+        let again = try await harness.single(b, "Email/set", ["accountId": b.accountID, "destroy": [id]])
+        #expect((again.object("notDestroyed")?[id] as? [String: Any])?["type"] as? String == "notFound")
+        // The sender's copy is untouched.
+        #expect(try await harness.ids(a, in: "sent").count == 1)
+    }
+}

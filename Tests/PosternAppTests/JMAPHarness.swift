@@ -1,0 +1,261 @@
+import AgentAuth
+import AgentClient
+import AuthCrypto
+import Foundation
+import Testing
+
+@testable import PosternApp
+
+/// An agent signed up over the real HTTP API, holding the capability JWT that opens JMAP.
+struct JMAPAgent: Sendable {
+    let username: String
+    /// The agent's inbox address (the capability token's `inboxId`).
+    let address: String
+    /// The session JWT (purpose `session`), which JMAP must refuse.
+    let sessionToken: String
+    /// The capability JWT (purpose `capability`, scope `jmap`).
+    let capability: String
+    /// The JMAP account id (the capability token's `sub`).
+    let accountID: String
+}
+
+/// One entry of `methodResponses`.
+struct JMAPInvocation: @unchecked Sendable {
+    let name: String
+    let arguments: [String: Any]
+    let callID: String
+}
+
+/// A real Postern (agent proof of work at difficulty 0) and one client for it: agents sign up through
+/// `/api/v1/challenge`, `/api/v1/session` and `/api/v1/capability`, then speak JMAP with their capability token.
+/// One test uses one harness at a time, hence `@unchecked Sendable` (as ``TestHTTPClient``).
+struct JMAPHarness: @unchecked Sendable {
+    static let core = "urn:ietf:params:jmap:core"
+    static let mail = "urn:ietf:params:jmap:mail"
+    static let submission = "urn:ietf:params:jmap:submission"
+    static let blob = "urn:ietf:params:jmap:blob"
+    static let allCapabilities = [core, mail, submission, blob]
+
+    let client: TestHTTPClient
+    /// The server's public base URL (no trailing slash).
+    let baseURL: String
+    /// The agent inbox domain of the server's configuration.
+    let agentDomain: String
+    private let inProcess: TestServer?
+    private let child: ServeChild?
+    private let childData: String?
+
+    /// An in-process server (``TestServer``).
+    static func start() async throws -> JMAPHarness {
+        let server = try await TestServer.start { configuration in
+            configuration.agentPowDifficulty = 0
+            configuration.agentPowDynamic = false
+        }
+        return JMAPHarness(
+            client: try server.client(), baseURL: server.runtime.identity.baseURL,
+            agentDomain: server.runtime.configuration.agentInboxDomain, inProcess: server, child: nil, childData: nil)
+    }
+
+    /// `postern serve` as a child process (the built executable, port 0, a fresh data directory), for requests
+    /// that could bring the server process down: a crash there fails a test instead of the whole test run.
+    static func startProcess() async throws -> JMAPHarness {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("postern-jmap-\(UUID())").path
+        var environment = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("POSTERN_") && !$0.key.hasPrefix("JWT_")
+        }
+        environment["POSTERN_AGENT_POW_DIFFICULTY"] = "0"
+        environment["POSTERN_AGENT_POW_DYNAMIC"] = "off"
+        environment["POSTERN_RATE_LIMITS"] = "off"
+        environment["POSTERN_SMTP"] = "off"
+        environment["POSTERN_LOG_LEVEL"] = "warning"
+        // A crash prints its one-line reason, not a backtrace (the collected output keeps only its tail).
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let childEnvironment = environment
+        let child = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    try ServeChild(
+                        executable: ServeProcessTests.executable,
+                        arguments: ["serve", "--port", "0", "--data-dir", data], environment: childEnvironment)
+                })
+            }
+        }
+        return JMAPHarness(
+            client: try TestHTTPClient(port: child.port), baseURL: "http://127.0.0.1:\(child.port)",
+            agentDomain: PosternConfiguration().agentInboxDomain, inProcess: nil, child: child, childData: data)
+    }
+
+    /// The in-process server (only for harnesses from ``start()``).
+    var server: TestServer {
+        guard let inProcess else { preconditionFailure("a child-process harness has no in-process server") }
+        return inProcess
+    }
+
+    /// Whether the child process still runs (always true in process).
+    var isRunning: Bool { child?.isRunning ?? true }
+
+    /// The child process's last output (empty in process), once it has exited or after 3 s: what a crash printed.
+    var output: String {
+        guard let child else { return "" }
+        let deadline = Date().addingTimeInterval(3)
+        while child.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: 0.2)
+        let status = child.isRunning ? "still running" : "exited, status \(child.process.terminationStatus)"
+        return "[\(status)]\n" + child.output()
+    }
+
+    func stop() async {
+        if let inProcess { await inProcess.stop() }
+        if let child {
+            child.terminate()
+            if let childData { try? FileManager.default.removeItem(atPath: childData) }
+        }
+    }
+
+    // MARK: signing up
+
+    /// Signs `username` up (challenge, proof, session) and takes a capability token for it.
+    func signUp(_ username: String) async throws -> JMAPAgent {
+        let challenge = try await client.request("POST", "/api/v1/challenge")
+        #expect(challenge.status == 200)
+        let challengeJWT = try #require(challenge.bearer)
+        let challengeClaims = try Self.claims(challengeJWT)
+        let challengeID = try #require(challengeClaims["jti"] as? String)
+        let difficulty = try #require(challengeClaims["difficulty"] as? Int)
+        let salt = try #require(try challenge.json()["salt"] as? String)
+        // The solver blocks its threads: keep it off the cooperative pool the in-process server needs.
+        let solution = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    try AgentPoWSolver(threads: 1).solve(challenge: challengeID, salt: salt, difficulty: difficulty)
+                })
+            }
+        }
+        let signup = try await client.json(
+            "POST", "/api/v1/session",
+            ["powHex": solution.powHex, "nonce": String(solution.nonce), "username": username],
+            headers: [("Authorization", "Bearer \(challengeJWT)")])
+        try #require(signup.status == 201, "signup answered \(signup.status): \(signup.text)")
+        let sessionToken = try #require(signup.bearer)
+        let capabilityResponse = try await client.request(
+            "POST", "/api/v1/capability", headers: [("Authorization", "Bearer \(sessionToken)")])
+        try #require(capabilityResponse.status == 200, "capability answered \(capabilityResponse.status)")
+        let capability = try #require(capabilityResponse.bearer)
+        let claims = try Self.claims(capability)
+        return JMAPAgent(
+            username: username, address: try #require(claims["inboxId"] as? String), sessionToken: sessionToken,
+            capability: capability, accountID: try #require(claims["sub"] as? String))
+    }
+
+    /// A JWT's payload, unverified.
+    static func claims(_ jwt: String) throws -> [String: Any] {
+        let parts = jwt.split(separator: ".")
+        let payload = try #require(parts.count == 3 ? Base64URL.decode(String(parts[1])) : nil)
+        return try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+    }
+
+    // MARK: HTTP
+
+    /// `GET /.well-known/jmap` with `Authorization: Bearer <token>` (no header when `token` is nil).
+    func session(token: String?) async throws -> TestResponse {
+        try await client.request("GET", "/.well-known/jmap", headers: Self.authorization(token))
+    }
+
+    /// `POST /jmap/api` with a raw body.
+    func post(body: [UInt8], token: String?) async throws -> TestResponse {
+        try await client.request(
+            "POST", "/jmap/api", headers: Self.authorization(token) + [("Content-Type", "application/json")], body: body)
+    }
+
+    /// `POST /jmap/api` with a request object.
+    func post(_ object: Any, token: String?) async throws -> TestResponse {
+        try await post(body: [UInt8](try JSONSerialization.data(withJSONObject: object)), token: token)
+    }
+
+    /// Runs `calls` (each `[name, arguments, callId]`) as `agent`; expects 200 and returns `methodResponses`.
+    func call(_ agent: JMAPAgent, _ calls: [[Any]], using: [String] = JMAPHarness.allCapabilities) async throws
+        -> [JMAPInvocation]
+    {
+        let response = try await post(["using": using, "methodCalls": calls], token: agent.capability)
+        try #require(response.status == 200, "POST /jmap/api answered \(response.status): \(response.text)")
+        let body = try response.json()
+        #expect(body["sessionState"] is String)
+        let list = try #require(body["methodResponses"] as? [[Any]])
+        return try list.map { entry in
+            try #require(entry.count == 3)
+            return JMAPInvocation(
+                name: try #require(entry[0] as? String), arguments: try #require(entry[1] as? [String: Any]),
+                callID: try #require(entry[2] as? String))
+        }
+    }
+
+    /// Runs one call and returns its single response.
+    func single(_ agent: JMAPAgent, _ name: String, _ arguments: [String: Any], using: [String] = allCapabilities)
+        async throws -> JMAPInvocation
+    {
+        let responses = try await call(agent, [[name, arguments, "c0"]], using: using)
+        try #require(responses.count == 1, "\(responses.map(\.name))")
+        return responses[0]
+    }
+
+    /// The `type` of a method-level error response, nil when the response is no error.
+    static func errorType(_ invocation: JMAPInvocation) -> String? {
+        invocation.name == "error" ? invocation.arguments["type"] as? String : nil
+    }
+
+    private static func authorization(_ token: String?) -> [(String, String)] {
+        token.map { [("Authorization", "Bearer \($0)")] } ?? []
+    }
+
+    // MARK: mail
+
+    /// Writes a message from `from` to `to` in `from`'s Sent mailbox and submits it in the same request:
+    /// `[Email/set, EmailSubmission/set]` (and the implicit `Email/set` when `onSuccessUpdate` is given).
+    func send(
+        from: JMAPAgent, to recipients: [String], subject: String, text: String, fromAddress: String? = nil,
+        extraEmail: [String: Any] = [:], onSuccessUpdate: [String: Any]? = nil, before: [[Any]] = []
+    ) async throws -> [JMAPInvocation] {
+        var email: [String: Any] = [
+            "mailboxIds": ["sent": true],
+            "from": [["name": from.username, "email": fromAddress ?? from.address]],
+            "to": recipients.map { ["email": $0] },
+            "subject": subject,
+            "textBody": [["partId": "body", "type": "text/plain"]],
+            "bodyValues": ["body": ["value": text]],
+            "keywords": ["$draft": true, "$seen": true],
+        ]
+        email.merge(extraEmail) { _, new in new }
+        var submission: [String: Any] = [
+            "accountId": from.accountID, "create": ["s1": ["identityId": from.accountID, "emailId": "#d1"]],
+        ]
+        if let onSuccessUpdate { submission["onSuccessUpdateEmail"] = onSuccessUpdate }
+        return try await call(
+            from,
+            before + [
+                ["Email/set", ["accountId": from.accountID, "create": ["d1": email]], "c0"],
+                ["EmailSubmission/set", submission, "c1"],
+            ])
+    }
+
+    /// The ids of `agent`'s messages in `mailbox`, newest first.
+    func ids(_ agent: JMAPAgent, in mailbox: String) async throws -> [String] {
+        let query = try await single(
+            agent, "Email/query",
+            ["accountId": agent.accountID, "filter": ["inMailbox": mailbox],
+             "sort": [["property": "receivedAt", "isAscending": false]]])
+        return try #require(query.arguments["ids"] as? [String], "\(query.arguments)")
+    }
+
+    /// `Email/get` of `ids` with `properties`; the list, in the order of the response.
+    func emails(_ agent: JMAPAgent, _ ids: [String], properties: [String]) async throws -> [[String: Any]] {
+        let get = try await single(
+            agent, "Email/get",
+            ["accountId": agent.accountID, "ids": ids, "properties": properties, "fetchTextBodyValues": true])
+        return try #require(get.arguments["list"] as? [[String: Any]], "\(get.arguments)")
+    }
+}
+
+extension JMAPInvocation {
+    /// `arguments[key]` as an object.
+    func object(_ key: String) -> [String: Any]? { arguments[key] as? [String: Any] }
+}
