@@ -171,7 +171,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
-            "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "HTTP1", "HTTPServer", "SocketServer", "JWT",
+            "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT",
             "JMAP", "AuthCrypto", "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
         ]),
     ]
