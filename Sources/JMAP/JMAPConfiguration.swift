@@ -20,6 +20,12 @@ public struct JMAPConfiguration: Sendable {
     /// Concurrency the session advertises (not enforced beyond the server's connection cap).
     public var maxConcurrentRequests = 8
     public var maxConcurrentUpload = 4
+    /// Per client address (IPv6 per /64), when `rateLimitsEnabled`: API requests and session fetches per minute,
+    /// and uploads (the upload URL) per minute. Past them: 429 with `Retry-After`.
+    public var rateLimitsEnabled = true
+    public var requestsPerMinute = 600
+    public var uploadsPerMinute = 60
+    public var rateLimitTableCapacity = 65_536
 
     public init(baseURL: String, issuer: String, audience: String) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL

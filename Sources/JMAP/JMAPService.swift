@@ -16,6 +16,13 @@ public struct JMAPService: Sendable {
     let clock: @Sendable () -> Int64
     let onSubmission: @Sendable (SubmissionOutcome) -> Void
     let onUnexpectedError: UnexpectedErrorReporter
+    let limiter: RateLimitTable<RateClass>?
+
+    /// What a request draws on: the API (and the session, and downloads) or uploads.
+    enum RateClass: Hashable, Sendable {
+        case request
+        case upload
+    }
 
     /// How one submitted message went, for metrics.
     public struct SubmissionOutcome: Sendable, Equatable {
@@ -28,7 +35,7 @@ public struct JMAPService: Sendable {
         configuration: JMAPConfiguration, keys: JWTKeySet, store: MailStore, mailboxes: LocalMailboxes,
         delivery: LocalDelivery, clock: @escaping @Sendable () -> Int64,
         onSubmission: @escaping @Sendable (SubmissionOutcome) -> Void = { _ in },
-        onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }
+        onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }, monotonicClock: MonotonicClock = .system
     ) {
         self.configuration = configuration
         self.keys = keys
@@ -38,6 +45,14 @@ public struct JMAPService: Sendable {
         self.clock = clock
         self.onSubmission = onSubmission
         self.onUnexpectedError = onUnexpectedError
+        let rates = (
+            request: TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60),
+            upload: TokenBucketRate(requests: configuration.uploadsPerMinute, perSeconds: 60))
+        self.limiter =
+            configuration.rateLimitsEnabled
+            ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {
+                $0 == .upload ? rates.upload : rates.request
+            } : nil
     }
 
     public func register(into router: inout ContextRouter) {
@@ -50,7 +65,7 @@ public struct JMAPService: Sendable {
         router.add(
             .POST, "/jmap/upload/{accountId}", bodyLimit: configuration.maxSizeUpload,
             .deferred { request, context, parameters in
-                await authenticated(request, context) { account in
+                await authenticated(request, context, .upload) { account in
                     try await upload(request, account: account, accountID: parameters["accountId"] ?? "")
                 }
             })
@@ -79,9 +94,17 @@ public struct JMAPService: Sendable {
     }
 
     private func authenticated(
-        _ request: HTTPRequest, _ context: RequestContext,
+        _ request: HTTPRequest, _ context: RequestContext, _ rateClass: RateClass = .request,
         _ body: (JMAPAccount) async throws -> HTTPResponse
     ) async -> HTTPResponse {
+        if let decision = limiter?.take(rateClass, for: context.clientKey), !decision.allowed {
+            var response = RequestError(
+                status: .tooManyRequests, type: "about:blank",
+                detail: "Too many \(rateClass == .upload ? "uploads" : "requests") from this address; retry after "
+                    + "\(decision.retryAfterSeconds) s.").response
+            response.headers.add("Retry-After", String(decision.retryAfterSeconds))
+            return response
+        }
         do {
             guard let account = try await authenticate(request) else { return RequestError.unauthorized.response }
             return try await body(account)

@@ -41,9 +41,10 @@ enum Surfaces {
             onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router)
 
+        var jmap = JMAPConfiguration(baseURL: identity.baseURL, issuer: identity.issuer, audience: agentSettings.audience)
+        jmap.rateLimitsEnabled = configuration.rateLimits
         JMAPService(
-            configuration: JMAPConfiguration(
-                baseURL: identity.baseURL, issuer: identity.issuer, audience: agentSettings.audience),
+            configuration: jmap,
             keys: keys, store: mail.store, mailboxes: mail.mailboxes, delivery: mail.delivery, clock: clock,
             onSubmission: PosternMetrics.shared.jmapSubmission, onUnexpectedError: reporter("jmap", logger)
         ).register(into: &router)

@@ -46,10 +46,11 @@ struct JMAPHarness: @unchecked Sendable {
     private let childData: String?
 
     /// An in-process server (``TestServer``).
-    static func start() async throws -> JMAPHarness {
+    static func start(rateLimits: Bool = false) async throws -> JMAPHarness {
         let server = try await TestServer.start { configuration in
             configuration.agentPowDifficulty = 0
             configuration.agentPowDynamic = false
+            configuration.rateLimits = rateLimits
         }
         return JMAPHarness(
             client: try server.client(), baseURL: server.runtime.identity.baseURL,
