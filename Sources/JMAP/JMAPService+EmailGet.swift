@@ -32,8 +32,9 @@ extension JMAPService {
 
         var list: [JSONValue] = []
         var notFound: [JSONValue] = []
+        let found = try await store.messages(address: call.account.address, ids: ids)
         for id in ids {
-            guard let message = try await store.message(address: call.account.address, id: id) else {
+            guard let message = found[id] else {
                 notFound.append(.string(id))
                 continue
             }

@@ -81,24 +81,46 @@ public struct MailStore: Sendable {
 
     /// The message `id` of `address`, nil when it has none such.
     public func message(address: String, id: String) async throws -> MailMessageRecord? {
-        try await database.read { connection in
-            guard let row = try connection.query(
-                "SELECT \(Self.detailColumns) FROM mail_messages WHERE address = ? AND id = ?",
-                [.text(address), .text(id)]
-            ).first, let summary = Self.summary(row) else { return nil }
-            let attachments = try connection.query(
-                """
-                SELECT position, filename, content_type, content_id, disposition, size FROM mail_attachments
-                    WHERE message_id = ? ORDER BY position
-                """, [.text(id)]
-            ).compactMap(Self.attachmentInfo)
-            return MailMessageRecord(
-                summary: summary, to: Self.addresses(row.text("to_json")), cc: Self.addresses(row.text("cc_json")),
-                bcc: Self.addresses(row.text("bcc_json")),
-                replyTo: Self.addresses(row.text("reply_to_json")), messageID: row.text("message_id"),
-                inReplyTo: Self.strings(row.text("in_reply_to")), references: Self.strings(row.text("refs")),
-                sentAt: row.int("sent_at"), textBody: row.text("text_body"), htmlBody: row.text("html_body"),
-                attachments: attachments)
+        try await messages(address: address, ids: [id])[id]
+    }
+
+    /// The messages of `ids` that `address` has, by id: two queries however many ids (SQLite binds up to 32,766
+    /// values; JMAP asks for at most `maxObjectsInGet`).
+    public func messages(address: String, ids: [String]) async throws -> [String: MailMessageRecord] {
+        let ids = Array(Set(ids))
+        guard !ids.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        return try await database.read { connection in
+            try connection.readTransaction {
+                let rows = try connection.query(
+                    // By primary key: `+address` keeps the planner off the address indexes, which would scan every
+                    // message of the address.
+                    "SELECT \(Self.detailColumns) FROM mail_messages WHERE id IN (\(marks)) AND +address = ?",
+                    ids.map(SQLValue.text) + [.text(address)])
+                var attachments: [String: [MailAttachmentInfo]] = [:]
+                for row in try connection.query(
+                    """
+                    SELECT message_id, position, filename, content_type, content_id, disposition, size
+                        FROM mail_attachments WHERE message_id IN (\(marks)) ORDER BY message_id, position
+                    """, ids.map(SQLValue.text))
+                {
+                    if let id = row.text("message_id"), let info = Self.attachmentInfo(row) {
+                        attachments[id, default: []].append(info)
+                    }
+                }
+                var found: [String: MailMessageRecord] = [:]
+                for row in rows {
+                    guard let summary = Self.summary(row) else { continue }
+                    found[summary.id] = MailMessageRecord(
+                        summary: summary, to: Self.addresses(row.text("to_json")),
+                        cc: Self.addresses(row.text("cc_json")), bcc: Self.addresses(row.text("bcc_json")),
+                        replyTo: Self.addresses(row.text("reply_to_json")), messageID: row.text("message_id"),
+                        inReplyTo: Self.strings(row.text("in_reply_to")), references: Self.strings(row.text("refs")),
+                        sentAt: row.int("sent_at"), textBody: row.text("text_body"), htmlBody: row.text("html_body"),
+                        attachments: attachments[summary.id] ?? [])
+                }
+                return found
+            }
         }
     }
 
