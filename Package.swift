@@ -75,7 +75,7 @@ let package = Package(
         // Pure MIME parsing: raw RFC 5322 bytes in, the fields, bodies and attachments the mail APIs read out.
         .target(name: "MIME"),
         // The local mail store: every local address's messages (raw and parsed), which addresses are local.
-        .target(name: "MailStore", dependencies: ["Storage"]),
+        .target(name: "MailStore", dependencies: ["Storage", "MIME"]),
         // Delivery into the mail store: parses a message once and stores a copy per local recipient (SMTP's sink).
         .target(name: "MailDelivery", dependencies: ["MIME", "MailStore", "SMTPServer"]),
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
@@ -90,7 +90,7 @@ let package = Package(
         .target(name: "AgentClient", dependencies: ["AgentAuth", "AuthCrypto", "Fetch"]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
-            "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool", "MailStore",
+            "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "MailStoreTests", dependencies: [
-            "MailStore", "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
+            "MailStore", "MIME", "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "StorageTests", dependencies: [
             "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
-            "ComputePool", "MailStore",
+            "ComputePool", "MailStore", "MIME",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),

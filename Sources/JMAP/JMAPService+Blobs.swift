@@ -48,9 +48,7 @@ extension JMAPService {
     /// blobs (`blobId`, `offset`, `length`), concatenated.
     func blobUpload(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
         let create = try arguments.object("create") ?? []
-        guard create.count <= configuration.maxObjectsInSet else {
-            throw MethodError("requestTooLarge", "At most \(configuration.maxObjectsInSet) objects in one /set.")
-        }
+        try checkSetSize(create.count)
         var created: [(String, JSONValue)] = [], notCreated: [(String, JSONValue)] = []
         for (creationID, value) in create {
             do {

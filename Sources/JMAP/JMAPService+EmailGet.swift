@@ -1,4 +1,5 @@
 import JWT
+import MIME
 import MailStore
 import ServerKit
 
@@ -90,9 +91,8 @@ extension JMAPService {
             let partID = message.htmlBody != nil ? "html" : "text"
             if !bodyValues.contains(where: { $0.0 == partID }) { value(partID, html) }
         }
-        var keywords: [(String, JSONValue)] = summary.keywords.map { ($0, .bool(true)) }
-        if summary.isRead { keywords.append(("$seen", .bool(true))) }
-        func addresses(_ list: [MailAddressRecord]) -> JSONValue {
+        let keywords: [(String, JSONValue)] = summary.allKeywords.sorted().map { ($0, .bool(true)) }
+        func addresses(_ list: [MailAddress]) -> JSONValue {
             list.isEmpty
                 ? .null
                 : .array(list.map { .object([("name", $0.name.map(JSONValue.string) ?? .null), ("email", .string($0.email))]) })

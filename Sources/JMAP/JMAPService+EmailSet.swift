@@ -1,7 +1,6 @@
 import Foundation
 import JWT
 import MIME
-import MailDelivery
 import MailStore
 import ServerKit
 
@@ -9,68 +8,43 @@ extension JMAPService {
     /// `Email/set` (RFC 8621 section 4.6): create messages (drafts or any other) from JMAP properties, update
     /// keywords and mailboxes, destroy.
     func emailSet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
-        let oldState = try await state(call)
-        if let expected = try arguments.string("ifInState"), .string(expected) != oldState {
-            throw MethodError("stateMismatch", "The account's state is no longer \(expected).")
-        }
+        let oldState = try await stateBeforeSet(arguments, call)
         let create = try arguments.object("create") ?? []
         let update = try arguments.object("update") ?? []
         let destroy = try arguments.strings("destroy") ?? []
-        guard create.count + update.count + destroy.count <= configuration.maxObjectsInSet else {
-            throw MethodError("requestTooLarge", "At most \(configuration.maxObjectsInSet) objects in one /set.")
-        }
-        var created: [(String, JSONValue)] = [], notCreated: [(String, JSONValue)] = []
+        try checkSetSize(create.count + update.count + destroy.count)
+        var response = SetResponse()
         for (creationID, value) in create {
             guard let object = value.objectValue else {
-                notCreated.append((creationID, SetError.invalidProperties("An Email must be an object.", []).json))
+                response.notCreated.append((creationID, SetError.invalidProperties("An Email must be an object.", []).json))
                 continue
             }
             do {
                 let email = try await createEmail(object, call)
                 call.createdIDs[creationID] = email["id"]?.stringValue
-                created.append((creationID, email))
+                response.created.append((creationID, email))
             } catch let error as SetError {
-                notCreated.append((creationID, error.json))
+                response.notCreated.append((creationID, error.json))
             }
         }
-        var updated: [(String, JSONValue)] = [], notUpdated: [(String, JSONValue)] = []
         for (key, value) in update {
-            let id = call.id(key) ?? key
-            guard let patch = value.objectValue else {
-                notUpdated.append((key, SetError.invalidProperties("A patch must be an object.", []).json))
-                continue
-            }
-            if let error = try await updateEmail(id, patch, call) {
-                notUpdated.append((key, error.json))
-            } else {
-                updated.append((id, .null))
-            }
+            try await applyEmailUpdate(key: key, id: call.id(key) ?? key, value, into: &response, call)
         }
-        var destroyed: [JSONValue] = [], notDestroyed: [(String, JSONValue)] = []
         for key in destroy {
             let id = call.id(key) ?? key
             if try await store.delete(address: call.account.address, id: id) {
-                destroyed.append(.string(id))
+                response.destroyed.append(.string(id))
             } else {
-                notDestroyed.append((key, SetError.notFound.json))
+                response.notDestroyed.append((key, SetError.notFound.json))
             }
         }
-        return .object([
-            ("accountId", .string(call.account.id)), ("oldState", oldState), ("newState", try await state(call)),
-            ("created", created.isEmpty ? .null : .object(created)),
-            ("updated", updated.isEmpty ? .null : .object(updated)),
-            ("destroyed", destroyed.isEmpty ? .null : .array(destroyed)),
-            ("notCreated", notCreated.isEmpty ? .null : .object(notCreated)),
-            ("notUpdated", notUpdated.isEmpty ? .null : .object(notUpdated)),
-            ("notDestroyed", notDestroyed.isEmpty ? .null : .object(notDestroyed)),
-        ])
+        return response.json(accountID: call.account.id, oldState: oldState, newState: try await state(call))
     }
 
     /// Applies an Email patch (`keywords`, `keywords/…`, `mailboxIds`, `mailboxIds/…`); nil when it was applied.
     func updateEmail(_ id: String, _ patch: [(String, JSONValue)], _ call: JMAPCall) async throws -> SetError? {
         guard let message = try await store.message(address: call.account.address, id: id) else { return .notFound }
-        var keywords = Set(message.summary.keywords)
-        if message.summary.isRead { keywords.insert("$seen") }
+        var keywords = message.summary.allKeywords
         var mailboxes: Set<String> = [message.summary.folder.rawValue]
         for (path, value) in patch {
             if path == "keywords" {
@@ -188,8 +162,8 @@ extension JMAPService {
         } catch {
             throw SetError.invalidProperties("The message could not be written: \(error).", [])
         }
-        var record = LocalDelivery.message(parsed, envelopeFrom: call.account.address, raw: raw)
-        record.bcc = message.bcc.map { MailAddressRecord(name: $0.name, email: $0.email) }
+        var record = NewMailMessage(parsed, envelopeFrom: call.account.address, raw: raw)
+        record.bcc = message.bcc
         let id: String
         do {
             id = try await store.save(

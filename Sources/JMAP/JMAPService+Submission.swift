@@ -1,6 +1,5 @@
 import Foundation
 import JWT
-import MIME
 import MailDelivery
 import MailStore
 import ServerKit
@@ -12,15 +11,10 @@ extension JMAPService {
     /// The submitted message ends in the sender's Sent mailbox. `onSuccessUpdateEmail` and
     /// `onSuccessDestroyEmail` answer with an implicit `Email/set`.
     func submissionSet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> [(String, JSONValue)] {
-        let oldState = try await state(call)
-        if let expected = try arguments.string("ifInState"), .string(expected) != oldState {
-            throw MethodError("stateMismatch", "The account's state is no longer \(expected).")
-        }
+        let oldState = try await stateBeforeSet(arguments, call)
         let create = try arguments.object("create") ?? []
-        guard create.count <= configuration.maxObjectsInSet else {
-            throw MethodError("requestTooLarge", "At most \(configuration.maxObjectsInSet) objects in one /set.")
-        }
-        var created: [(String, JSONValue)] = [], notCreated: [(String, JSONValue)] = []
+        try checkSetSize(create.count)
+        var response = SetResponse()
         var submittedEmails: [String: String] = [:]  // submission id → email id
         for (creationID, value) in create {
             do {
@@ -31,26 +25,16 @@ extension JMAPService {
                 let id = submission["id"]?.stringValue ?? ""
                 call.createdIDs[creationID] = id
                 submittedEmails[id] = emailID
-                created.append((creationID, submission))
+                response.created.append((creationID, submission))
             } catch let error as SetError {
-                notCreated.append((creationID, error.json))
+                response.notCreated.append((creationID, error.json))
             }
         }
-        var notUpdated: [(String, JSONValue)] = [], notDestroyed: [(String, JSONValue)] = []
-        for (id, _) in try arguments.object("update") ?? [] {
-            notUpdated.append((id, SetError(type: "cannotUnsend", description: "Submissions are final at once.").json))
-        }
-        for id in try arguments.strings("destroy") ?? [] {
-            notDestroyed.append((id, SetError(type: "cannotUnsend", description: "Submissions are final at once.").json))
-        }
+        let final = SetError(type: "cannotUnsend", description: "Submissions are final at once.").json
+        for (id, _) in try arguments.object("update") ?? [] { response.notUpdated.append((id, final)) }
+        for id in try arguments.strings("destroy") ?? [] { response.notDestroyed.append((id, final)) }
         var responses: [(String, JSONValue)] = [
-            ("EmailSubmission/set", .object([
-                ("accountId", .string(call.account.id)), ("oldState", oldState), ("newState", try await state(call)),
-                ("created", created.isEmpty ? .null : .object(created)), ("updated", .null), ("destroyed", .null),
-                ("notCreated", notCreated.isEmpty ? .null : .object(notCreated)),
-                ("notUpdated", notUpdated.isEmpty ? .null : .object(notUpdated)),
-                ("notDestroyed", notDestroyed.isEmpty ? .null : .object(notDestroyed)),
-            ]))
+            ("EmailSubmission/set", response.json(accountID: call.account.id, oldState: oldState, newState: try await state(call)))
         ]
         if let implicit = try await onSuccess(arguments, submittedEmails, call) {
             responses.append(("Email/set", implicit))
@@ -66,30 +50,18 @@ extension JMAPService {
         let destroys = try arguments.strings("onSuccessDestroyEmail") ?? []
         guard !updates.isEmpty || !destroys.isEmpty else { return nil }
         let oldState = try await state(call)
-        var updated: [(String, JSONValue)] = [], notUpdated: [(String, JSONValue)] = []
+        var response = SetResponse()
         for (key, patch) in updates {
             guard let submission = call.id(key), let emailID = submitted[submission] else { continue }
-            guard let object = patch.objectValue else {
-                notUpdated.append((emailID, SetError.invalidProperties("A patch must be an object.", []).json))
-                continue
-            }
-            if let error = try await updateEmail(emailID, object, call) {
-                notUpdated.append((emailID, error.json))
-            } else {
-                updated.append((emailID, .null))
-            }
+            try await applyEmailUpdate(key: emailID, id: emailID, patch, into: &response, call)
         }
-        var destroyed: [JSONValue] = []
         for key in destroys {
             guard let submission = call.id(key), let emailID = submitted[submission] else { continue }
-            if try await store.delete(address: call.account.address, id: emailID) { destroyed.append(.string(emailID)) }
+            if try await store.delete(address: call.account.address, id: emailID) {
+                response.destroyed.append(.string(emailID))
+            }
         }
-        return .object([
-            ("accountId", .string(call.account.id)), ("oldState", oldState), ("newState", try await state(call)),
-            ("created", .null), ("updated", updated.isEmpty ? .null : .object(updated)),
-            ("destroyed", destroyed.isEmpty ? .null : .array(destroyed)), ("notCreated", .null),
-            ("notUpdated", notUpdated.isEmpty ? .null : .object(notUpdated)), ("notDestroyed", .null),
-        ])
+        return response.json(accountID: call.account.id, oldState: oldState, newState: try await state(call))
     }
 
     /// Sends one message: checks the identity and envelope, delivers to local recipients, keeps the rest in the
@@ -148,18 +120,14 @@ extension JMAPService {
         let now = clock()
         var status: [(String, JSONValue)] = []
         var outcome = SubmissionOutcome(delivered: 0, keptInOutbox: 0, refused: 0)
-        let parsed = try? MIMEParser.parse(raw, limits: MIMELimits(maximumMessageBytes: max(raw.count, 1)))
-        let record = LocalDelivery.message(parsed ?? ParsedMessage(), envelopeFrom: account.address, raw: raw)
-        for recipient in local {
-            do {
-                _ = try await store.deliver(record, to: [recipient], folder: .inbox, now: now)
-                status.append((recipient.address, Self.deliveryStatus("250 2.0.0 delivered to the local mailbox", "yes")))
-                outcome.delivered += 1
-            } catch MailStoreError.quotaExceeded {
-                status.append((recipient.address, Self.deliveryStatus("552 5.2.2 the mailbox is full", "no")))
-                outcome.refused += 1
-            }
+        let stored = try await delivery.deliverEach(raw, envelopeFrom: account.address, to: local)
+        for (recipient, delivered) in zip(local, stored) {
+            status.append((recipient.address, delivered
+                ? Self.deliveryStatus("250 2.0.0 delivered to the local mailbox", "yes")
+                : Self.deliveryStatus("552 5.2.2 the mailbox is full", "no")))
         }
+        outcome.delivered = stored.filter { $0 }.count
+        outcome.refused = stored.count - outcome.delivered
         if !foreign.isEmpty {
             _ = try await store.keepInOutbox(sender: account.address, recipients: foreign, raw: raw, now: now)
             for address in foreign {
@@ -170,9 +138,8 @@ extension JMAPService {
         }
         onSubmission(outcome)
         if message.summary.folder != .sent {
-            var keywords = Set(message.summary.keywords)
-            if message.summary.isRead { keywords.insert("$seen") }
-            _ = try await store.update(address: account.address, id: emailID, keywords: keywords, folder: .sent)
+            _ = try await store.update(
+                address: account.address, id: emailID, keywords: message.summary.allKeywords, folder: .sent)
         }
         let id = "S" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let submission: JSONValue = .object([

@@ -1,5 +1,5 @@
-/// A name and address from an address header (`From`, `To`, ...).
-public struct MailAddress: Sendable, Equatable {
+/// A name and address from an address header (`From`, `To`, ...); Codable as the mail store keeps address lists.
+public struct MailAddress: Sendable, Equatable, Codable {
     public var name: String?
     public var email: String
 

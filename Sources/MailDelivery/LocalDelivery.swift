@@ -55,13 +55,7 @@ public struct LocalDelivery: SMTPMailSink {
             }
         }
         guard !recipients.isEmpty else { throw LocalDeliveryError.noLocalRecipient }
-        let parsed: ParsedMessage
-        do {
-            parsed = try MIMEParser.parse(data, limits: limits)
-        } catch {
-            throw LocalDeliveryError.unreadable(error)
-        }
-        let message = Self.message(parsed, envelopeFrom: envelope.mailFrom, raw: data)
+        let message = try record(data, envelopeFrom: envelope.mailFrom)
         do {
             let ids = try await store.deliver(message, to: recipients, folder: .inbox, now: clock())
             return ids[0]
@@ -70,21 +64,34 @@ public struct LocalDelivery: SMTPMailSink {
         }
     }
 
-    /// The store's record of a parsed message.
-    public static func message(_ parsed: ParsedMessage, envelopeFrom: String, raw: [UInt8]) -> NewMailMessage {
-        func records(_ addresses: [MailAddress]) -> [MailAddressRecord] {
-            addresses.map { MailAddressRecord(name: $0.name, email: $0.email) }
+    /// Parses `data` once and stores a copy for each of `recipients` in a transaction of its own, so that a full
+    /// mailbox refuses only its own copy (local submission over JMAP). Returns, in the order of `recipients`,
+    /// whether each copy was stored (false: its quota is full).
+    /// - Throws: ``LocalDeliveryError/unreadable(_:)`` when a MIME limit is passed; storage errors as they are.
+    public func deliverEach(_ data: [UInt8], envelopeFrom: String, to recipients: [MailStore.Recipient]) async throws
+        -> [Bool]
+    {
+        let message = try record(data, envelopeFrom: envelopeFrom)
+        let now = clock()
+        var stored: [Bool] = []
+        for recipient in recipients {
+            do {
+                _ = try await store.deliver(message, to: [recipient], folder: .inbox, now: now)
+                stored.append(true)
+            } catch MailStoreError.quotaExceeded {
+                stored.append(false)
+            }
         }
-        return NewMailMessage(
-            envelopeFrom: envelopeFrom, from: records(parsed.from), to: records(parsed.to), cc: records(parsed.cc),
-            replyTo: records(parsed.replyTo), subject: parsed.subject, messageID: parsed.messageID,
-            inReplyTo: parsed.inReplyTo, references: parsed.references, sentAt: parsed.date,
-            textBody: parsed.textBody, htmlBody: parsed.htmlBody, preview: parsed.preview,
-            attachments: parsed.attachments.map {
-                NewMailAttachment(
-                    filename: $0.filename, contentType: $0.contentType, contentID: $0.contentID,
-                    disposition: $0.disposition, data: $0.data)
-            }, raw: raw)
+        return stored
+    }
+
+    /// `data` parsed once, as the store keeps it.
+    private func record(_ data: [UInt8], envelopeFrom: String) throws(LocalDeliveryError) -> NewMailMessage {
+        do {
+            return NewMailMessage(try MIMEParser.parse(data, limits: limits), envelopeFrom: envelopeFrom, raw: data)
+        } catch {
+            throw .unreadable(error)
+        }
     }
 
     private static func domain(of address: String) -> String {

@@ -1,13 +1,4 @@
-/// A name and address as a header gives them.
-public struct MailAddressRecord: Sendable, Equatable, Codable {
-    public var name: String?
-    public var email: String
-
-    public init(name: String? = nil, email: String) {
-        self.name = name
-        self.email = email
-    }
-}
+import MIME
 
 /// Where a copy of a message sits in its address's mailbox.
 public enum MailFolder: String, Sendable, CaseIterable {
@@ -16,35 +7,16 @@ public enum MailFolder: String, Sendable, CaseIterable {
     case sent
 }
 
-/// An attachment as delivery decoded it.
-public struct NewMailAttachment: Sendable, Equatable {
-    public var filename: String?
-    /// Lower-cased `type/subtype`.
-    public var contentType: String
-    public var contentID: String?
-    /// `attachment`, `inline`, or nil when the part had no disposition.
-    public var disposition: String?
-    public var data: [UInt8]
-
-    public init(filename: String?, contentType: String, contentID: String?, disposition: String?, data: [UInt8]) {
-        self.filename = filename
-        self.contentType = contentType
-        self.contentID = contentID
-        self.disposition = disposition
-        self.data = data
-    }
-}
-
 /// A message to store: its raw bytes and the fields its parser read from them.
 public struct NewMailMessage: Sendable, Equatable {
     /// SMTP `MAIL FROM` (empty for the null sender), or the sender's address for local submission.
     public var envelopeFrom: String
-    public var from: [MailAddressRecord]
-    public var to: [MailAddressRecord]
-    public var cc: [MailAddressRecord]
+    public var from: [MailAddress]
+    public var to: [MailAddress]
+    public var cc: [MailAddress]
     /// Kept for the sender's own copy only: a Bcc is never written into the raw message.
-    public var bcc: [MailAddressRecord]
-    public var replyTo: [MailAddressRecord]
+    public var bcc: [MailAddress]
+    public var replyTo: [MailAddress]
     public var subject: String?
     /// Without angle brackets, as are `inReplyTo` and `references`.
     public var messageID: String?
@@ -56,15 +28,15 @@ public struct NewMailMessage: Sendable, Equatable {
     public var htmlBody: String?
     /// At most 256 characters.
     public var preview: String
-    public var attachments: [NewMailAttachment]
+    public var attachments: [MailAttachment]
     public var raw: [UInt8]
 
     public init(
-        envelopeFrom: String, from: [MailAddressRecord] = [], to: [MailAddressRecord] = [],
-        cc: [MailAddressRecord] = [], bcc: [MailAddressRecord] = [], replyTo: [MailAddressRecord] = [],
+        envelopeFrom: String, from: [MailAddress] = [], to: [MailAddress] = [],
+        cc: [MailAddress] = [], bcc: [MailAddress] = [], replyTo: [MailAddress] = [],
         subject: String? = nil,
         messageID: String? = nil, inReplyTo: [String] = [], references: [String] = [], sentAt: Int64? = nil,
-        textBody: String? = nil, htmlBody: String? = nil, preview: String = "", attachments: [NewMailAttachment] = [],
+        textBody: String? = nil, htmlBody: String? = nil, preview: String = "", attachments: [MailAttachment] = [],
         raw: [UInt8]
     ) {
         self.envelopeFrom = envelopeFrom
@@ -84,6 +56,16 @@ public struct NewMailMessage: Sendable, Equatable {
         self.attachments = attachments
         self.raw = raw
     }
+
+    /// The record of a parsed message: its fields as the parser read them (a Bcc stays empty: it is never in
+    /// the bytes).
+    public init(_ parsed: ParsedMessage, envelopeFrom: String, raw: [UInt8]) {
+        self.init(
+            envelopeFrom: envelopeFrom, from: parsed.from, to: parsed.to, cc: parsed.cc, replyTo: parsed.replyTo,
+            subject: parsed.subject, messageID: parsed.messageID, inReplyTo: parsed.inReplyTo,
+            references: parsed.references, sentAt: parsed.date, textBody: parsed.textBody, htmlBody: parsed.htmlBody,
+            preview: parsed.preview, attachments: parsed.attachments, raw: raw)
+    }
 }
 
 /// What a listing shows of a stored message.
@@ -92,7 +74,7 @@ public struct MailSummary: Sendable, Equatable {
     public var address: String
     public var folder: MailFolder
     public var envelopeFrom: String
-    public var from: [MailAddressRecord]
+    public var from: [MailAddress]
     public var subject: String?
     public var preview: String
     public var size: Int64
@@ -102,6 +84,9 @@ public struct MailSummary: Sendable, Equatable {
     public var threadID: String
     /// Keywords other than `$seen` (which `isRead` is), sorted.
     public var keywords: [String]
+
+    /// Every keyword, `$seen` included when the message was read: what JMAP shows and patches.
+    public var allKeywords: Set<String> { isRead ? Set(keywords + ["$seen"]) : Set(keywords) }
 }
 
 /// An attachment's description, without its bytes.
@@ -118,10 +103,10 @@ public struct MailAttachmentInfo: Sendable, Equatable {
 /// A stored message with every parsed field (the raw bytes and attachment bytes are read separately).
 public struct MailMessageRecord: Sendable, Equatable {
     public var summary: MailSummary
-    public var to: [MailAddressRecord]
-    public var cc: [MailAddressRecord]
-    public var bcc: [MailAddressRecord]
-    public var replyTo: [MailAddressRecord]
+    public var to: [MailAddress]
+    public var cc: [MailAddress]
+    public var bcc: [MailAddress]
+    public var replyTo: [MailAddress]
     public var messageID: String?
     public var inReplyTo: [String]
     public var references: [String]

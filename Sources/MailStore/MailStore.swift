@@ -1,4 +1,5 @@
 import Foundation
+import MIME
 import Storage
 
 /// Every local address's mail (`migrations/0006_mail.sql`) behind small async methods. Every read is scoped to
@@ -263,8 +264,8 @@ public struct MailStore: Sendable {
         (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
     }
 
-    private static func addresses(_ text: String?) -> [MailAddressRecord] {
-        text.flatMap { try? JSONDecoder().decode([MailAddressRecord].self, from: Data($0.utf8)) } ?? []
+    private static func addresses(_ text: String?) -> [MailAddress] {
+        text.flatMap { try? JSONDecoder().decode([MailAddress].self, from: Data($0.utf8)) } ?? []
     }
 
     private static func strings(_ text: String?) -> [String] {

@@ -1,5 +1,6 @@
 import HTTP1
 import JWT
+import MIME
 import MailStore
 
 /// Mail.td's message endpoints: the mail the local store holds for an account, read with the account's mailbox
@@ -127,12 +128,12 @@ extension MailboxService {
         ]
     }
 
-    private static func addressList(_ addresses: [MailAddressRecord]) -> JSONValue {
+    private static func addressList(_ addresses: [MailAddress]) -> JSONValue {
         .array(addresses.map { .string(display($0)) })
     }
 
     /// `Name <email>`, or the bare address without a name.
-    private static func display(_ address: MailAddressRecord) -> String {
+    private static func display(_ address: MailAddress) -> String {
         guard let name = address.name, !name.isEmpty else { return address.email }
         return "\(name) <\(address.email)>"
     }

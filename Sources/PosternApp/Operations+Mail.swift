@@ -21,8 +21,7 @@ extension Operations {
             throw ConfigurationError(
                 key: "FILE", message: "\(file) is larger than POSTERN_SMTP_MAX_MESSAGE_BYTES (\(configuration.smtpMaxMessageBytes))")
         }
-        let database = try openDatabase(configuration, logger: logger)
-        _ = try Migrator.shipped.migrate(database)
+        let database = try migratedDatabase(configuration, logger: logger)
         let mail = Surfaces.localMail(configuration, database: database, clock: { unixNow() })
         for recipient in recipients {
             switch await mail.delivery.verdict(forRecipient: recipient) {
@@ -46,8 +45,7 @@ extension Operations {
 
     /// `postern mail outbox`: one line per message submitted for another domain (JMAP), kept and not sent.
     public static func outbox(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
-        let database = try openDatabase(configuration, logger: logger)
-        _ = try Migrator.shipped.migrate(database)
+        let database = try migratedDatabase(configuration, logger: logger)
         return try await MailStore(database: database).outbox().map { entry in
             let created = Date(timeIntervalSince1970: TimeInterval(entry.createdAt)).formatted(.iso8601)
             return "\(entry.id)  from \(entry.sender)  to \(entry.recipients.joined(separator: ","))  "

@@ -64,8 +64,7 @@ public enum Operations {
 
     /// Revokes an agent account: its API key and every session stop working. False when there is none.
     public static func revokeAgent(configuration: PosternConfiguration, username: String, logger: Logger) async throws -> Bool {
-        let database = try openDatabase(configuration, logger: logger)
-        _ = try Migrator.shipped.migrate(database)
+        let database = try migratedDatabase(configuration, logger: logger)
         return try await AgentAccountStore(database: database).revoke(username: username, now: unixNow())
     }
 
@@ -77,13 +76,20 @@ public enum Operations {
     /// The mailbox surface over the migrated database, for the operator commands. They mint no tokens, so
     /// the issuer is the one a server on the configured address would have (port 0 stays 0 here).
     static func mailboxService(_ configuration: PosternConfiguration, logger: Logger) throws -> MailboxService {
-        let database = try openDatabase(configuration, logger: logger)
-        _ = try Migrator.shipped.migrate(database)
+        let database = try migratedDatabase(configuration, logger: logger)
         let keys = try KeyStore.open(configuration: configuration, now: unixNow()).keySet()
         let identity = configuration.publicIdentity(listeningOn: configuration.host, port: configuration.port)
         return try Surfaces.mailboxService(
             configuration, issuer: identity.issuer, keys: keys, database: database, ledger: ChallengeLedger(database: database),
             pool: WorkerPool(threads: 1), clock: { unixNow() }, logger: logger)
+    }
+
+    /// The database with every shipped migration applied: what the commands that read or write accounts and mail
+    /// work on.
+    static func migratedDatabase(_ configuration: PosternConfiguration, logger: Logger) throws -> Database {
+        let database = try openDatabase(configuration, logger: logger)
+        _ = try Migrator.shipped.migrate(database)
+        return database
     }
 
     static func openDatabase(_ configuration: PosternConfiguration, logger: Logger) throws -> Database {

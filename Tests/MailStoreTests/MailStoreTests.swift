@@ -1,3 +1,4 @@
+import MIME
 import EmbeddedResources
 import Foundation
 import Logging
@@ -30,10 +31,10 @@ final class MailDatabase: @unchecked Sendable {
 
 @Suite("Mail store: delivery, quota, pages, reads, attachments, deletion")
 struct MailStoreTests {
-    static func message(_ subject: String, bytes: Int = 100, attachments: [NewMailAttachment] = []) -> NewMailMessage {
+    static func message(_ subject: String, bytes: Int = 100, attachments: [MailAttachment] = []) -> NewMailMessage {
         NewMailMessage(
-            envelopeFrom: "sender@example.com", from: [MailAddressRecord(name: "Sender", email: "sender@example.com")],
-            to: [MailAddressRecord(email: "a@mail.localhost")], subject: subject, messageID: "\(subject)@example.com",
+            envelopeFrom: "sender@example.com", from: [MailAddress(name: "Sender", email: "sender@example.com")],
+            to: [MailAddress(email: "a@mail.localhost")], subject: subject, messageID: "\(subject)@example.com",
             inReplyTo: ["parent@example.com"], references: ["root@example.com", "parent@example.com"],
             sentAt: 1_700_000_000, textBody: "Hello", preview: String(repeating: "p", count: 300),
             attachments: attachments, raw: Array(repeating: UInt8(ascii: "x"), count: bytes))
@@ -43,7 +44,7 @@ struct MailStoreTests {
     func deliverAndRead() async throws {
         let db = try MailDatabase()
         let store = MailStore(database: db.database)
-        let pdf = NewMailAttachment(
+        let pdf = MailAttachment(
             filename: "report.pdf", contentType: "application/pdf", contentID: nil, disposition: "attachment",
             data: [1, 2, 3])
         let ids = try await store.deliver(
@@ -54,7 +55,7 @@ struct MailStoreTests {
         let read = try #require(try await store.message(address: "a@mail.localhost", id: ids[0]))
         #expect(read.summary.subject == "first" && read.summary.size == 100 && !read.summary.isRead)
         #expect(read.summary.receivedAt == 42 && read.summary.preview.count == 256)
-        #expect(read.summary.from == [MailAddressRecord(name: "Sender", email: "sender@example.com")])
+        #expect(read.summary.from == [MailAddress(name: "Sender", email: "sender@example.com")])
         #expect(read.references == ["root@example.com", "parent@example.com"] && read.sentAt == 1_700_000_000)
         #expect(read.attachments == [
             MailAttachmentInfo(

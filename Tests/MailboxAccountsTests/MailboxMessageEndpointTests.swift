@@ -1,3 +1,4 @@
+import MIME
 import JWT
 import MailStore
 import Testing
@@ -10,11 +11,11 @@ struct MailboxMessageEndpointTests {
         async throws -> String
     {
         let message = NewMailMessage(
-            envelopeFrom: "bounce@example.com", from: [MailAddressRecord(name: "Ann Example", email: "ann@example.com")],
-            to: [MailAddressRecord(email: address)], subject: subject, messageID: "\(subject)@example.com",
+            envelopeFrom: "bounce@example.com", from: [MailAddress(name: "Ann Example", email: "ann@example.com")],
+            to: [MailAddress(email: address)], subject: subject, messageID: "\(subject)@example.com",
             textBody: "Your code is 123456", htmlBody: "<p>Your code is <b>123456</b></p>", preview: "Your code is 123456",
             attachments: [
-                NewMailAttachment(
+                MailAttachment(
                     filename: "code.txt", contentType: "text/plain", contentID: nil, disposition: "attachment",
                     data: Array("123456".utf8))
             ], raw: Array("Subject: \(subject)\r\n\r\nYour code is 123456\r\n".utf8))
