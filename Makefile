@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= config/postern.env
 
-.PHONY: bootstrap build release run test client-tests schemathesis sanitize bench fuzz soak clean
+.PHONY: bootstrap build release run test client-tests schemathesis sanitize bench instructions fuzz soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -51,6 +51,11 @@ sanitize:
 ## Throughput and latency with wrk, beside the Hummingbird peer and nginx when available.
 bench: release
 	scripts/bench
+
+## User-space instructions per request on /healthz, /api/v1/challenge and /api/accounts/{id} (callgrind;
+## repeatable on a busy machine), beside nginx's fixed body.
+instructions: release
+	scripts/instructions
 
 ## libFuzzer runs (scripts/fuzz) of the HTTP parser, the JWT verifier and JSON parser, the Argon2 hash
 ## parser and the fetch URL/address policy and the MIME parser, each on its corpus in Tests/Fuzz/corpus/<target>:

@@ -3,8 +3,7 @@ import Foundation
 import Logging
 import PosternApp
 
-/// `postern`: the server and its operator commands.
-@main
+/// `postern`: the server and its operator commands (run by ``Main``).
 struct Postern: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "postern",

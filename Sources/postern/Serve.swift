@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import PosternApp
 
@@ -16,7 +15,8 @@ struct Serve: AsyncParsableCommand {
         let logger = bootstrapLogging(level: configuration.logLevel)
         // Before anything can tell the world we are up: a signal that arrives from then on is a request to
         // drain, never the default action that would kill requests in flight.
-        let termination = TerminationSignal()
+        let termination = TerminationSignals.shared
+        termination.arm()
         let runtime = try await PosternRuntime.build(configuration: configuration, logger: logger)
         _ = try runtime.start()
         // Scripts and test suites read this line to learn the port when POSTERN_PORT=0.
@@ -33,40 +33,5 @@ struct Serve: AsyncParsableCommand {
         // runs while the process exits.
         await runtime.shutdown()
         logger.notice("stopped")
-    }
-}
-
-/// SIGTERM and SIGINT turned into one awaitable event. Created early, so a signal that arrives before
-/// `wait()` is remembered rather than lost or fatal.
-/// All state is confined to the serial queue `postern.signals`, hence `@unchecked Sendable`.
-private final class TerminationSignal: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "postern.signals")
-    private var sources: [any DispatchSourceSignal] = []
-    private var arrived = false
-    private var waiter: CheckedContinuation<Void, Never>?
-
-    init() {
-        for number in [SIGTERM, SIGINT] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [self] in fire() }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    /// Returns once SIGTERM or SIGINT has arrived (at once if one already has).
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async { [self] in
-                if arrived { continuation.resume() } else { waiter = continuation }
-            }
-        }
-    }
-
-    private func fire() {
-        arrived = true
-        waiter?.resume()
-        waiter = nil
     }
 }
