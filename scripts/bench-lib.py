@@ -25,6 +25,16 @@
     bench-lib.py origin FILE
         serve FILE's bytes as text/plain on every GET from a loopback port (threads, HTTP/1.0);
         print "listening PORT", then serve until killed
+    bench-lib.py startup ROUNDS DATA_DIR POSTERN [ARGS...]
+        ROUNDS times: start `POSTERN serve --port 0 --data-dir DATA_DIR ARGS...`, read the port from its
+        "listening" line, connect and time the first answered GET /healthz, SIGTERM it and wait; print
+        "first_ms=F median_ms=M min_ms=N max_ms=X" (first: the first round, which creates the keys
+        when DATA_DIR is new; the others: existing keys). Times from fork to the answer's first byte,
+        without the polling and process launches a shell loop would add.
+    bench-lib.py requests BASE_URL METHOD PATH BEARER BODY COUNT CONNECTIONS
+        send COUNT requests over CONNECTIONS keep-alive connections (one request in flight on each;
+        BEARER and BODY may be empty); exit 1 unless every answer is 2xx. For counts per request
+        (scripts/instructions), where wrk's fixed duration gives no fixed count.
 """
 import hashlib
 import http.client
@@ -333,6 +343,79 @@ def cmd_origin(path):
     server.serve_forever()
 
 
+def cmd_requests(base, method, path, bearer, body, count, connections):
+    host, port = split_url(base)
+    head = f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+    if bearer:
+        head += f"Authorization: Bearer {bearer}\r\n"
+    payload = body.encode()
+    if payload or method == "POST":
+        head += "Content-Type: application/json\r\nAccept: application/json\r\n"
+        head += f"Content-Length: {len(payload)}\r\n"
+    request = (head + "\r\n").encode() + payload
+    failures = []
+
+    def client(n):
+        s = socket.create_connection((host, port), timeout=60)
+        reader = s.makefile("rb")
+        for _ in range(n):
+            s.sendall(request)
+            status = reader.readline()
+            length = 0
+            while True:
+                line = reader.readline()
+                if line in (b"\r\n", b""):
+                    break
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            reader.read(length)
+            if not status.startswith(b"HTTP/1.1 2"):
+                failures.append(status)
+        s.close()
+
+    threads = [threading.Thread(target=client, args=(count // connections + (i < count % connections),))
+               for i in range(connections)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        die(f"requests: {len(failures)} of {count} not 2xx, first: {failures[0]!r}")
+
+
+def cmd_startup(rounds, datadir, argv):
+    import re
+    import signal
+    import subprocess
+    env = dict(os.environ, POSTERN_SMTP_PORT="0")
+    times = []
+    for _ in range(rounds):
+        t0 = time.monotonic()
+        proc = subprocess.Popen([argv[0], "serve", "--port", "0", "--data-dir", datadir] + argv[1:],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        try:
+            match = None
+            while match is None:
+                line = proc.stdout.readline().decode(errors="replace")
+                if not line:
+                    die("startup: postern exited before its listening line")
+                match = re.search(r"listening on http://[^ ]*:(\d+)", line)
+            port = int(match.group(1))
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                answer = s.recv(64)
+            elapsed = (time.monotonic() - t0) * 1000
+            if not answer.startswith(b"HTTP/1.1 200"):
+                die(f"startup: /healthz answered {answer[:40]!r}")
+            times.append(elapsed)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
+    rest = sorted(times[1:]) or times
+    print(f"first_ms={times[0]:.0f} median_ms={rest[len(rest) // 2]:.0f} min_ms={rest[0]:.0f} max_ms={rest[-1]:.0f}")
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -361,6 +444,10 @@ def main(argv):
         cmd_argon2speed(float(args[0]))
     elif cmd == "argon2speed" and len(args) == 4:
         cmd_argon2speed(float(args[0]), int(args[1]), int(args[2]), int(args[3]))
+    elif cmd == "startup" and len(args) >= 3:
+        cmd_startup(int(args[0]), args[1], args[2:])
+    elif cmd == "requests" and len(args) == 7:
+        cmd_requests(args[0], args[1], args[2], args[3], args[4], int(args[5]), int(args[6]))
     elif cmd == "origin" and len(args) == 1:
         cmd_origin(args[0])
     else:
