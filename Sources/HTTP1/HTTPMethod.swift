@@ -52,13 +52,41 @@ public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
     /// The wire spelling of the method.
     public var description: String { rawValue }
 
-    /// Equality by wire spelling, so that `.other("GET")` equals `.GET`.
+    /// Equality by wire spelling, so that `.other("GET")` equals `.GET`; the seven standard methods
+    /// compare by case, without comparing strings (the hot path compares methods per request).
     public static func == (lhs: HTTPMethod, rhs: HTTPMethod) -> Bool {
-        lhs.rawValue == rhs.rawValue
+        switch (lhs.standardIndex, rhs.standardIndex) {
+        case (let left?, let right?): return left == right
+        case (nil, nil): return lhs.rawValue == rhs.rawValue
+        default: return false
+        }
     }
 
-    /// Hashes the wire spelling, consistent with `==`.
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(rawValue)
+        if let index = standardIndex {
+            hasher.combine(index)
+        } else {
+            hasher.combine(rawValue)
+        }
+    }
+
+    /// 0 to 6 for the seven standard methods however constructed (`.other("GET")` too); nil for any
+    /// other token.
+    public var standardIndex: Int? {
+        switch self {
+        case .GET: return 0
+        case .HEAD: return 1
+        case .POST: return 2
+        case .PUT: return 3
+        case .DELETE: return 4
+        case .PATCH: return 5
+        case .OPTIONS: return 6
+        case .other(let name):
+            switch HTTPMethod(rawValue: name) {
+            case .other: return nil
+            case let standard: return standard.standardIndex
+            }
+        }
     }
 }

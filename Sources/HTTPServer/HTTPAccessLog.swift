@@ -38,6 +38,7 @@ public enum HTTPAccessLog {
     ///   - timestamp: `YYYY-MM-DDTHH:MM:SSZ` of now (see `timestamp(unixSeconds:)`).
     ///   - label: the logger label (`postern`).
     public static func append(_ entry: Entry, timestamp: [UInt8], label: String, into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + 160 + entry.route.utf8.count + entry.requestID.utf8.count)
         out.append(contentsOf: timestamp)
         out.append(contentsOf: " info ".utf8)
         out.append(contentsOf: label.utf8)
@@ -63,12 +64,15 @@ public enum HTTPAccessLog {
     /// A value as `LineLogHandler` renders text: quoted when it holds a space. Request ids and route
     /// templates never hold line breaks (the parser and the sanitizer refuse them).
     static func appendValue(_ value: String, into out: inout [UInt8]) {
-        if value.utf8.contains(UInt8(ascii: " ")) {
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: value.utf8)
-            out.append(UInt8(ascii: "\""))
-        } else {
-            out.append(contentsOf: value.utf8)
+        var value = value
+        value.withUTF8 { bytes in
+            if bytes.contains(UInt8(ascii: " ")) {
+                out.append(UInt8(ascii: "\""))
+                out.append(contentsOf: bytes)
+                out.append(UInt8(ascii: "\""))
+            } else {
+                out.append(contentsOf: bytes)
+            }
         }
     }
 

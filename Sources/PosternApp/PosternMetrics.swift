@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import HTTP1
 import Prometheus
 import Synchronization
 
@@ -22,9 +23,6 @@ public final class PosternMetrics: Sendable {
         let method: String
         let status: Int
     }
-
-    /// The method labels recorded as spelled; every other token is `other`.
-    private static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 
     private static let latencyBuckets: [Duration] = [
         .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
@@ -61,8 +59,8 @@ public final class PosternMetrics: Sendable {
     /// A method outside the seven standard ones is recorded as `other`: the parser accepts any token as
     /// a method, and a series per spelling would let any client grow the registry (and `/metrics`)
     /// without bound, about 1.5 KiB per distinct token.
-    public func recordRequest(route: String, method: String, status: Int, duration: Duration) {
-        let method = Self.standardMethods.contains(method) ? method : "other"
+    public func recordRequest(route: String, method: HTTPMethod, status: Int, duration: Duration) {
+        let method = method.standardIndex == nil ? "other" : method.rawValue
         let key = SeriesKey(route: route, method: method, status: status)
         let series = requestSeries.withLock { cache in
             if let found = cache[key] { return found }

@@ -77,7 +77,7 @@ final class PosternResponder: HTTPResponder {
         -> HTTPResponse
     {
         let elapsed = Duration.nanoseconds(clock.now - start)
-        metrics.recordRequest(route: route, method: request.method.rawValue, status: response.status.code,
+        metrics.recordRequest(route: route, method: request.method, status: response.status.code,
                               duration: elapsed)
         // The access-log line is written by the HTTP server (HTTPAccessLog), gathered per event loop.
         return response

@@ -102,5 +102,12 @@ struct HTTPRequestHelpersTests {
         #expect(HTTPMethod(rawValue: "GET") == .GET)
         #expect(HTTPMethod.other("GET") == .GET)
         #expect(HTTPMethod(rawValue: "get") != .GET)
+        #expect(HTTPMethod.other("PROPFIND") == .other("PROPFIND"))
+        #expect(HTTPMethod.other("PROPFIND") != .other("MKCOL"))
+        #expect(HTTPMethod.other("POST") != .GET)
+        // Equal methods hash alike however they were made, and a set keeps one of each spelling.
+        #expect(Set<HTTPMethod>([.GET, .other("GET"), .other("PROPFIND"), .other("PROPFIND"), .POST]).count == 3)
+        #expect(HTTPMethod.other("OPTIONS").standardIndex == HTTPMethod.OPTIONS.standardIndex)
+        #expect(HTTPMethod.other("PROPFIND").standardIndex == nil)
     }
 }
