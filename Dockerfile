@@ -4,7 +4,7 @@
 FROM swift:6.3-bookworm AS build
 WORKDIR /src
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libssl-dev libargon2-dev libscrypt-dev libsqlite3-dev pkg-config \
+ && apt-get install -y --no-install-recommends libssl-dev libargon2-dev libscrypt-dev libsqlite3-dev libpq-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 COPY Package.swift ./
 COPY Plugins ./Plugins

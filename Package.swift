@@ -25,6 +25,7 @@ let package = Package(
         // Debian's libscrypt ships no pkg-config file: the module map links `scrypt` by name.
         .systemLibrary(name: "CScrypt", providers: [.apt(["libscrypt-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // libcrypto initialised before main without its atexit cleanup, which races threads still hashing at exit.
         .target(name: "COpenSSLInit", dependencies: ["COpenSSL"], linkerSettings: [.linkedLibrary("crypto")]),
         // <sys/epoll.h>, eventfd and accept4, which Glibc's Swift module does not export (headers only).
@@ -62,10 +63,13 @@ let package = Package(
             "CSQLite",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // The files a running server needs (migrations/*.sql, openapi.json), compiled in by the EmbedResources
+        // PostgreSQL through libpq behind Storage's SQLConnection: placeholders, values, errors, reconnection.
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "Storage"]),
+        // The files a running server needs (migrations/{sqlite,postgres}/*.sql, openapi.json), compiled in by the EmbedResources
         // plugin so that the binary runs from any directory; a new migration needs no change here.
         .target(
-            name: "EmbeddedResources", dependencies: ["Storage"], exclude: ["migrations"], plugins: ["EmbedResources"]),
+            name: "EmbeddedResources", dependencies: ["Storage"], exclude: ["migrations-sqlite", "migrations-postgres"],
+            plugins: ["EmbedResources"]),
         .plugin(name: "EmbedResources", capability: .buildTool(), dependencies: ["EmbedResourcesTool"]),
         .executableTarget(name: "EmbedResourcesTool", path: "Plugins/EmbedResourcesTool"),
         // Client addresses: parsing, trusted proxies / X-Forwarded-For, the rate-limit key (IPv6 per /64).
@@ -119,7 +123,7 @@ let package = Package(
         ]),
 
         // What tests share (not shipped): a loopback HTTP origin, the settable clock.
-        .target(name: "PosternTestSupport", dependencies: ["ServerKit"], path: "Tests/Support"),
+        .target(name: "PosternTestSupport", dependencies: ["ServerKit", "PostgresClient"], path: "Tests/Support"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "SocketServerTests", dependencies: [
             "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
@@ -143,6 +147,9 @@ let package = Package(
             "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EmbeddedResourcesTests", dependencies: ["EmbeddedResources", "Storage"]),
+        .testTarget(name: "PostgresClientTests", dependencies: [
+            "PostgresClient", "Storage", "EmbeddedResources", "PosternTestSupport",
+        ]),
         .testTarget(name: "ClientAddressTests", dependencies: ["ClientAddress"]),
         .testTarget(name: "ServerKitTests", dependencies: [
             "ServerKit", "HTTP1", "ClientAddress", "PosternTestSupport",

@@ -4,31 +4,38 @@ import PackagePlugin
 /// Compiles the files a running Postern needs into the target it is applied to, so that the `postern`
 /// binary runs from any directory with nothing beside it.
 ///
-/// Embeds every `migrations/*.sql` at the package root (the migrations stay the source of truth there)
-/// and every file of the target's own directory that is not Swift source (the OpenAPI document), through
-/// the `EmbedResourcesTool` executable, into a generated `EmbeddedFiles.swift`.
+/// Embeds every `migrations/sqlite/*.sql` and `migrations/postgres/*.sql` at the package root (the
+/// migrations stay the source of truth there) and every file of the target's own directory that is not
+/// Swift source or a link to the migrations (the OpenAPI document), through the `EmbedResourcesTool`
+/// executable, into a generated `EmbeddedFiles.swift`.
 ///
 /// SwiftPM runs a build-tool plugin when it plans a build, and it plans again only when Package.swift or
-/// the files of a target directory change. The target therefore holds `migrations`, a link to the
-/// package's `migrations/` (excluded from its sources): adding, removing or renaming a migration re-plans,
+/// the files of a target directory change. The target therefore holds `migrations-sqlite` and
+/// `migrations-postgres`, links to the package's two migration directories (excluded from its sources):
+/// adding, removing or renaming a migration re-plans,
 /// so a new migration is embedded by the next build without touching Package.swift; editing one reruns
 /// the command, whose inputs are the files themselves.
 @main
 struct EmbedResources: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
-        let migrations = try files(in: context.package.directoryURL.appending(path: "migrations")) {
-            $0.pathExtension == "sql"
-        }
+        let root = context.package.directoryURL.appending(path: "migrations")
+        let sqlite = try files(in: root.appending(path: "sqlite")) { $0.pathExtension == "sql" }
+        let postgres = try files(in: root.appending(path: "postgres")) { $0.pathExtension == "sql" }
         let resources = try files(in: target.directoryURL) { $0.pathExtension != "swift" }
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedFiles.swift")
+        var arguments: [String] = [output.path, "--migrations"]
+        arguments += sqlite.map(\.path)
+        arguments.append("--postgres-migrations")
+        arguments += postgres.map(\.path)
+        arguments.append("--resources")
+        arguments += resources.map(\.path)
         return [
             .buildCommand(
-                displayName: "Embedding \(migrations.count) migrations and \(resources.count) resources",
+                displayName: "Embedding \(sqlite.count) + \(postgres.count) migrations and \(resources.count) resources",
                 executable: try context.tool(named: "EmbedResourcesTool").url,
-                arguments: [output.path, "--migrations"] + migrations.map(\.path) + ["--resources"]
-                    + resources.map(\.path),
-                inputFiles: migrations + resources,
+                arguments: arguments,
+                inputFiles: sqlite + postgres + resources,
                 outputFiles: [output])
         ]
     }

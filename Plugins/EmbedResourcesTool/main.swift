@@ -2,9 +2,10 @@ import Foundation
 
 // Writes a Swift source holding files as string literals; run by the EmbedResources build-tool plugin.
 //
-//     EmbedResourcesTool OUTPUT.swift --migrations FILE... --resources FILE...
+//     EmbedResourcesTool OUTPUT.swift --migrations FILE... --postgres-migrations FILE... --resources FILE...
 //
-// Migrations become `EmbeddedFiles.migrations` (in the order given, by file name); each resource becomes
+// Migrations become `EmbeddedFiles.migrations` (SQLite's) and `EmbeddedFiles.postgresMigrations` (in the
+// order given, by file name); each resource becomes
 // a constant named after its file (`openapi.json` → `EmbeddedFiles.openapiJSON`). Every file must be
 // UTF-8: a literal reproduces its bytes exactly, which `Array(text.utf8)` gives back.
 
@@ -51,22 +52,27 @@ func embedded(_ path: String) -> (name: String, source: String) {
 
 var arguments = CommandLine.arguments.dropFirst()
 guard let output = arguments.popFirst(), arguments.popFirst() == "--migrations",
-    let split = arguments.firstIndex(of: "--resources")
+    let postgresStart = arguments.firstIndex(of: "--postgres-migrations"),
+    let split = arguments.firstIndex(of: "--resources"), postgresStart < split
 else {
-    fail("usage: EmbedResourcesTool OUTPUT.swift --migrations FILE... --resources FILE...")
+    fail("usage: EmbedResourcesTool OUTPUT.swift --migrations FILE... --postgres-migrations FILE... --resources FILE...")
 }
-let migrations = arguments[..<split].map(embedded)
+let migrations = arguments[..<postgresStart].map(embedded)
+let postgresMigrations = arguments[arguments.index(after: postgresStart)..<split].map(embedded)
 let resources = arguments[arguments.index(after: split)...].map(embedded)
 
 var source = """
     // Generated at build time by the EmbedResources plugin (Plugins/EmbedResources). Do not edit.
 
     enum EmbeddedFiles {
-        /// `migrations/*.sql` at the package root, by file name.
+        /// `migrations/sqlite/*.sql` at the package root, by file name.
         static let migrations: [EmbeddedFile] = [
 
     """
 for migration in migrations { source += "        \(migration.source),\n" }
+source += "    ]\n\n    /// `migrations/postgres/*.sql` at the package root, by file name.\n"
+source += "    static let postgresMigrations: [EmbeddedFile] = [\n"
+for migration in postgresMigrations { source += "        \(migration.source),\n" }
 source += "    ]\n"
 for resource in resources {
     source += "\n    /// `\(resource.name)`.\n    static let \(identifier(resource.name)) = \(resource.source)\n"

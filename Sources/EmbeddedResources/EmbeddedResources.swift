@@ -3,15 +3,31 @@ import Storage
 /// The files a running Postern needs, compiled into the binary at build time by the `EmbedResources`
 /// plugin, so that `postern` runs from any directory with nothing beside it.
 ///
-/// The files in the repository stay the source: `migrations/*.sql` at the package root and
-/// `Sources/EmbeddedResources/openapi.json`. A test compares every embedded file with its source byte for byte.
+/// The files in the repository stay the source: `migrations/sqlite/*.sql` and `migrations/postgres/*.sql` at
+/// the package root and `Sources/EmbeddedResources/openapi.json`. A test compares every embedded file with its
+/// source byte for byte, and the two migration sets with each other (the same numbers and names).
 public enum EmbeddedResources {
-    /// Every `migrations/*.sql` file as built, by file name, whatever its name.
+    /// Every `migrations/sqlite/*.sql` file as built, by file name, whatever its name.
     public static let migrationFiles: [EmbeddedFile] = EmbeddedFiles.migrations
 
-    /// The schema migrations this build applies: the files among ``migrationFiles`` named
+    /// Every `migrations/postgres/*.sql` file as built, by file name.
+    public static let postgresMigrationFiles: [EmbeddedFile] = EmbeddedFiles.postgresMigrations
+
+    /// The SQLite schema migrations this build applies: the files among ``migrationFiles`` named
     /// `<digits>_<name>.sql` (others are skipped, as they always were).
     public static let migrations: [Migration] = migrationFiles.compactMap {
+        Migration(fileNamed: $0.name, sql: $0.text)
+    }
+
+    /// The migrations of `dialect`: SQLite's ``migrations`` or PostgreSQL's, with the same numbers and names.
+    public static func migrations(for dialect: SQLDialect) -> [Migration] {
+        switch dialect {
+        case .sqlite: return migrations
+        case .postgres: return postgresMigrations
+        }
+    }
+
+    private static let postgresMigrations: [Migration] = postgresMigrationFiles.compactMap {
         Migration(fileNamed: $0.name, sql: $0.text)
     }
 

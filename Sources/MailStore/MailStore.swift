@@ -2,7 +2,7 @@ import Foundation
 import MIME
 import Storage
 
-/// Every local address's mail (`migrations/0006_mail.sql`) behind small async methods. Every read is scoped to
+/// Every local address's mail (`migrations/sqlite/0006_mail.sql`) behind small async methods. Every read is scoped to
 /// one address, so a caller that authorised an address can never reach another's messages.
 public struct MailStore: Sendable {
     let database: Database

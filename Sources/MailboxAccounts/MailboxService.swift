@@ -40,7 +40,7 @@ public final class MailboxService: Sendable {
     /// - Parameters:
     ///   - configuration: the surface's settings.
     ///   - keys: the key set whose active HS256 key signs mailbox and Pro JWTs.
-    ///   - database: a migrated database (`migrations/0003_mailbox.sql` applied).
+    ///   - database: a migrated database (`migrations/sqlite/0003_mailbox.sql` applied).
     ///   - ledger: the shared single-use ledger.
     ///   - pool: the worker pool for Argon2.
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.

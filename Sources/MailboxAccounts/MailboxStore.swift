@@ -1,6 +1,6 @@
 import Storage
 
-/// The surface's tables (`migrations/0003_mailbox.sql`) behind small async methods.
+/// The surface's tables (`migrations/sqlite/0003_mailbox.sql`) behind small async methods.
 struct MailboxStore: Sendable {
     let database: Database
 

@@ -17,7 +17,7 @@ enum DataDirectory {
 }
 
 extension Migrator {
-    /// The migrator over the migrations compiled into this binary (`migrations/*.sql` when it was built):
+    /// The migrator over the migrations compiled into this binary (`migrations/sqlite/*.sql` when it was built):
     /// `serve` and the operator commands read no migrations directory.
     static var shipped: Migrator { Migrator(migrations: EmbeddedResources.migrations) }
 }

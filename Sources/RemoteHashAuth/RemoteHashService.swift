@@ -36,7 +36,7 @@ public final class RemoteHashService: Sendable {
     /// - Parameters:
     ///   - configuration: issuer, public URL, limits and switches.
     ///   - keys: the key set; its active RS256 key signs, and its public half is shown on the page.
-    ///   - database: a database migrated with `migrations/0004_remote.sql`.
+    ///   - database: a database migrated with `migrations/sqlite/0004_remote.sql`.
     ///   - pool: the worker pool for Argon2 and RSA.
     ///   - fetcher: fetches remote hashes; normally a `Fetcher` built from
     ///     ``RemoteHashConfiguration/fetchConfiguration``.

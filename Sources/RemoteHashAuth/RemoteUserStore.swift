@@ -1,6 +1,6 @@
 import Storage
 
-/// One row of `remote_users` (migrations/0004_remote.sql).
+/// One row of `remote_users` (migrations/sqlite/0004_remote.sql).
 struct RemoteUser: Sendable, Equatable {
     var email: String
     var passwordHashURL: String

@@ -1,7 +1,7 @@
 /// One numbered schema migration: its version, its file name and its SQL.
 ///
 /// The checksum recorded for an applied migration is the SHA-256 of the SQL's UTF-8 bytes, which are the
-/// bytes of its file in `migrations/`, so databases migrated from files keep matching.
+/// bytes of its file in `migrations/sqlite/`, so databases migrated from files keep matching.
 ///
 /// - Warning: the SQL must not contain its own `BEGIN`/`COMMIT`; the migrator wraps it in a transaction.
 public struct Migration: Sendable, Equatable {

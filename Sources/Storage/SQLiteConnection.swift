@@ -6,7 +6,9 @@ import CSQLite
 /// hands it to closures that run on that queue; never keep a connection beyond such a closure.
 ///
 /// Values are always bound as parameters (`?`), never interpolated into SQL text.
-public final class SQLiteConnection {
+public final class SQLiteConnection: SQLConnection {
+    /// SQLite's.
+    public var dialect: SQLDialect { .sqlite }
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
     private static let statementCacheLimit = 128
@@ -115,18 +117,8 @@ public final class SQLiteConnection {
         try inTransaction(begin: "BEGIN DEFERRED", body)
     }
 
-    /// `begin`, then `body`, then COMMIT; rolls back when `body` or the commit throws.
     private func inTransaction<T>(begin: String, _ body: () throws -> T) throws -> T {
-        guard isAutocommit else { throw StorageError(.misuse, "a transaction is already open on this connection") }
-        try execute(begin)
-        do {
-            let value = try body()
-            try execute("COMMIT")
-            return value
-        } catch {
-            rollbackIfOpen()
-            throw error
-        }
+        try runTransaction(begin: begin, alreadyOpen: !isAutocommit, body)
     }
 
     /// The rowid of the most recent successful INSERT on this connection.
@@ -139,7 +131,7 @@ public final class SQLiteConnection {
     var cachedStatementCount: Int { statements.count }
 
     /// Rolls back an open transaction; SQLite may already have rolled back after SQLITE_FULL or IOERR.
-    func rollbackIfOpen() {
+    public func rollbackIfOpen() {
         if !isAutocommit { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
     }
 

@@ -1,6 +1,6 @@
 import CSQLite
 
-/// An error from the storage layer: a SQLite failure, a misuse, or a migration refusal.
+/// An error from the storage layer: a SQLite or PostgreSQL failure, a misuse, or a migration refusal.
 ///
 /// The message never carries bound values; it is SQLite's own text or ours.
 public struct StorageError: Error, Sendable, CustomStringConvertible {
@@ -35,6 +35,11 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         public static let migrationInvalid = Code("migrationInvalid")
         /// Any other SQLite failure (syntax error, no such table, out of memory, ...).
         public static let sqlite = Code("sqlite")
+        /// The database server cannot be reached, or the connection to it was lost (PostgreSQL down or
+        /// restarting). A write that failed this way may or may not have been committed.
+        public static let unavailable = Code("unavailable")
+        /// Any other failure reported by a database server (PostgreSQL's SQLSTATE is in the message).
+        public static let server = Code("server")
 
         /// The code's name, e.g. `full`.
         public var description: String { name }
@@ -47,7 +52,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// Human-readable detail (SQLite's message or ours); never contains bound values.
     public let message: String
 
-    /// Makes an error of our own (not reported by SQLite).
+    /// Makes an error of our own, or one classified by another backend (not reported by SQLite).
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.sqliteResultCode = nil
@@ -68,7 +73,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The same error with `context` (say, a migration file name) in front of the message.
-    func withContext(_ context: String) -> StorageError {
+    public func withContext(_ context: String) -> StorageError {
         StorageError(code: code, sqliteResultCode: sqliteResultCode, message: "\(context): \(message)")
     }
 
@@ -76,7 +81,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// busy past the timeout, unopenable or read-only database. The app answers 503 for these.
     public var isUnavailable: Bool {
         switch code {
-        case .full, .io, .busy, .cantOpen, .readOnly: return true
+        case .full, .io, .busy, .cantOpen, .readOnly, .unavailable: return true
         default: return false
         }
     }

@@ -10,23 +10,36 @@ struct EmbeddedResourcesTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The `.sql` files of `migrations/`, by name, with their bytes.
-    private func repositoryMigrationFiles() throws -> [(name: String, bytes: [UInt8])] {
-        let directory = Self.repository.appendingPathComponent("migrations")
+    /// The `.sql` files of `migrations/<dialect>/`, by name, with their bytes.
+    private func repositoryMigrationFiles(_ dialect: SQLDialect = .sqlite) throws -> [(name: String, bytes: [UInt8])] {
+        let directory = Self.repository.appendingPathComponent("migrations").appendingPathComponent(dialect.rawValue)
         return try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".sql") }
             .sorted()
             .map { name in (name, [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))) }
     }
 
-    @Test("the embedded migrations are the files in migrations/, names and bytes")
+    @Test("the embedded migrations are the files in migrations/sqlite and migrations/postgres, names and bytes")
     func migrationsMatchFiles() throws {
-        let files = try repositoryMigrationFiles()
-        #expect(!files.isEmpty)
-        #expect(EmbeddedResources.migrationFiles.map(\.name) == files.map(\.name))
-        for (embedded, file) in zip(EmbeddedResources.migrationFiles, files) {
-            #expect(embedded.bytes == file.bytes, "\(file.name) differs from its embedded copy")
+        for (dialect, embeddedFiles) in [
+            (SQLDialect.sqlite, EmbeddedResources.migrationFiles), (.postgres, EmbeddedResources.postgresMigrationFiles),
+        ] {
+            let files = try repositoryMigrationFiles(dialect)
+            #expect(!files.isEmpty)
+            #expect(embeddedFiles.map(\.name) == files.map(\.name))
+            for (embedded, file) in zip(embeddedFiles, files) {
+                #expect(embedded.bytes == file.bytes, "\(dialect) \(file.name) differs from its embedded copy")
+            }
         }
+    }
+
+    @Test("SQLite and PostgreSQL have the same migrations: the same numbers under the same names")
+    func dialectsMatch() {
+        let sqlite = EmbeddedResources.migrations(for: .sqlite)
+        let postgres = EmbeddedResources.migrations(for: .postgres)
+        #expect(!sqlite.isEmpty)
+        #expect(sqlite.map(\.version) == postgres.map(\.version))
+        #expect(sqlite.map(\.name) == postgres.map(\.name))
     }
 
     @Test("every migration file is a migration, and its checksum is the SHA-256 of the file")

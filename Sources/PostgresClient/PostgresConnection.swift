@@ -1,0 +1,223 @@
+import CLibPQ
+import Glibc
+import Storage
+
+/// One PostgreSQL connection through libpq, speaking the same `SQLConnection` as SQLite's.
+///
+/// Statements take `?` placeholders (numbered here, see `PostgresPlaceholders`) and are prepared once
+/// per connection, keyed by their text and the kinds of the values bound. Values travel as text, bytes
+/// as binary; results come back as text and are read by column type (integers, booleans as 0/1,
+/// floating point, numeric as an integer when it has no fraction, bytea as bytes, the rest as text).
+///
+/// A lost connection (the server restarted, the network broke) fails the call in progress with
+/// `.unavailable` and is re-established by the next call; a transaction in progress is lost with it and
+/// never half-applied. Not thread-safe: confine it to one serial queue.
+public final class PostgresConnection: SQLConnection {
+    /// PostgreSQL's.
+    public var dialect: SQLDialect { .postgres }
+    private let handle: OpaquePointer
+    private var statements: [String: Prepared] = [:]
+    private var preparedCount = 0
+    private static let statementCacheLimit = 256
+
+    private struct Prepared {
+        let name: String
+        let parameterCount: Int
+    }
+
+    /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=...`, or any libpq
+    /// connection string). Unless the URL says otherwise, a connection attempt gives up after 5 s.
+    /// - Throws: `StorageError` `.unavailable` naming libpq's reason (never the password).
+    public init(url: String, applicationName: String = "postern") throws {
+        let keywords = ["connect_timeout", "application_name", "client_encoding", "dbname"]
+        let values = ["5", applicationName, "UTF8", url]
+        let connection = Self.withCStrings(keywords) { keywordPointers in
+            Self.withCStrings(values) { valuePointers in
+                // Later keywords override earlier ones; the URL, expanded from dbname, comes last.
+                PQconnectdbParams(keywordPointers, valuePointers, 1)
+            }
+        }
+        guard let connection else { throw StorageError(.unavailable, "libpq could not allocate a connection") }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let reason = Self.message(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw StorageError(.unavailable, "cannot connect to PostgreSQL: \(reason)")
+        }
+        handle = connection
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)  // NOTICEs ("already exists, skipping") are not errors
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    // MARK: - SQLConnection
+
+    public func execute(_ sql: String) throws {
+        try reconnectIfLost()
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result)
+    }
+
+    @discardableResult
+    public func run(_ sql: String, _ bindings: [SQLValue]) throws -> Int {
+        try withResult(sql, bindings) { result in
+            Int(String(cString: PQcmdTuples(result))) ?? 0
+        }
+    }
+
+    public func query(_ sql: String, _ bindings: [SQLValue]) throws -> [SQLRow] {
+        try withResult(sql, bindings) { result in PostgresResult.rows(result) }
+    }
+
+    /// Runs `body` in a SERIALIZABLE transaction, so it behaves as it does on SQLite's single writer.
+    /// After a serialization failure or deadlock (SQLSTATE 40001, 40P01) `body` runs again after a random
+    /// pause that doubles each time (up to 1, 2, 4 ... 64 ms), at most ``transactionAttempts`` times in
+    /// all; then `.busy` is thrown.
+    @discardableResult
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try inTransaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+            } catch let conflict as PostgresRetry {
+                guard attempt < Self.transactionAttempts else {
+                    throw StorageError(.busy, "transaction kept conflicting with others: \(conflict.message)")
+                }
+                usleep(UInt32.random(in: 0...(1000 << UInt32(min(attempt, 6)))))
+                attempt += 1
+            }
+        }
+    }
+
+    /// How many times a conflicting transaction is tried before `.busy`.
+    public static let transactionAttempts = 12
+
+    @discardableResult
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try inTransaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        } catch let error as PostgresRetry {
+            throw StorageError(.busy, error.message)
+        }
+    }
+
+    public func rollbackIfOpen() {
+        guard PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
+        PQclear(PQexec(handle, "ROLLBACK"))
+    }
+
+    /// Whether the connection is up right now (no round trip).
+    public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// How many statements are prepared on this connection (for tests of the cache).
+    var preparedStatementCount: Int { statements.count }
+
+    // MARK: - Statements
+
+    private func inTransaction<T>(begin: String, _ body: () throws -> T) throws -> T {
+        try runTransaction(begin: begin, alreadyOpen: isInTransaction, body)
+    }
+
+    private var isInTransaction: Bool {
+        PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) != PQTRANS_IDLE
+    }
+
+    /// Runs a prepared statement and hands its result to `body`.
+    private func withResult<T>(_ sql: String, _ bindings: [SQLValue], _ body: (OpaquePointer) throws -> T) throws
+        -> T
+    {
+        try reconnectIfLost()
+        let statement = try prepared(sql, bindings)
+        guard statement.parameterCount == bindings.count else {
+            throw StorageError(
+                .misuse, "statement has \(statement.parameterCount) placeholders but \(bindings.count) values were bound")
+        }
+        let result = PostgresParameters.withEncoded(bindings) { values, lengths, formats in
+            PQexecPrepared(handle, statement.name, Int32(bindings.count), values, lengths, formats, 0)
+        }
+        defer { PQclear(result) }
+        try check(result)
+        guard let result else { throw StorageError(.unavailable, "no result from PostgreSQL") }
+        return try body(result)
+    }
+
+    private func prepared(_ sql: String, _ bindings: [SQLValue]) throws -> Prepared {
+        let types = bindings.map(PostgresParameters.typeOID)
+        let key = sql + "\u{0}" + types.map(String.init).joined(separator: ",")
+        if let cached = statements[key] { return cached }
+        let (numbered, count) = PostgresPlaceholders.numbered(sql)
+        if statements.count >= Self.statementCacheLimit {
+            PQclear(PQexec(handle, "DEALLOCATE ALL"))
+            statements.removeAll()
+        }
+        preparedCount += 1
+        let name = "p\(preparedCount)"
+        let result = types.withUnsafeBufferPointer { typePointer in
+            PQprepare(handle, name, numbered, Int32(count), count == types.count ? typePointer.baseAddress : nil)
+        }
+        defer { PQclear(result) }
+        try check(result)
+        let statement = Prepared(name: name, parameterCount: count)
+        statements[key] = statement
+        return statement
+    }
+
+    /// Re-establishes a lost connection before a call; its prepared statements went with it.
+    private func reconnectIfLost() throws {
+        guard PQstatus(handle) != CONNECTION_OK else { return }
+        statements.removeAll()
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw StorageError(.unavailable, "PostgreSQL is unreachable: \(Self.message(PQerrorMessage(handle)))")
+        }
+    }
+
+    /// Throws for a failed result: the error classified by its SQLSTATE, `.unavailable` when the
+    /// connection itself failed, `PostgresRetry` for a conflict the transaction may be retried after.
+    private func check(_ result: OpaquePointer?) throws {
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        switch status {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return
+        default:
+            break
+        }
+        if PQstatus(handle) != CONNECTION_OK {
+            statements.removeAll()
+            throw StorageError(.unavailable, "connection to PostgreSQL lost: \(Self.message(PQerrorMessage(handle)))")
+        }
+        let sqlState = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
+        let message =
+            result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) }
+            ?? Self.message(PQerrorMessage(handle))
+        if sqlState == "40001" || sqlState == "40P01" { throw PostgresRetry(message: message) }
+        throw PostgresErrors.storageError(sqlState: sqlState, message: message)
+    }
+
+    static func message(_ pointer: UnsafePointer<CChar>?) -> String {
+        guard let pointer else { return "no reason given" }
+        return String(cString: pointer).trimmingTrailingNewlines()
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}
+
+/// A serialization failure or deadlock: the transaction may succeed if run again.
+struct PostgresRetry: Error {
+    let message: String
+}
+
+extension String {
+    fileprivate func trimmingTrailingNewlines() -> String {
+        var text = self
+        while text.last == "\n" { text.removeLast() }
+        return text
+    }
+}

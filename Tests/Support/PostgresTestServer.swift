@@ -1,0 +1,100 @@
+import Foundation
+import PostgresClient
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A throwaway PostgreSQL server for the tests (`scripts/pg-temp`): started on first use, once per test
+/// process, on a free loopback port in a temporary directory that is removed when the process exits. Each
+/// test takes a database of its own with ``freshDatabase()``.
+public final class PostgresTestServer: Sendable {
+    /// The `postern` database's URL.
+    public let url: String
+    /// The server's directory.
+    public let directory: String
+    private let counter = Atomic<Int>(0)
+
+    private static let started = Mutex<Result<PostgresTestServer, any Error>?>(nil)
+    private static let directoryAtExit = Mutex<String?>(nil)
+
+    private init(url: String, directory: String) {
+        self.url = url
+        self.directory = directory
+    }
+
+    /// The process's server, started the first time.
+    public static func shared() throws -> PostgresTestServer {
+        try started.withLock { result in
+            if let result { return try result.get() }
+            let made = Result { try start() }
+            result = made
+            return try made.get()
+        }.self
+    }
+
+    private static func start() throws -> PostgresTestServer {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("postern-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        directoryAtExit.withLock { $0 = directory }
+        atexit { PostgresTestServer.destroyAtExit() }
+        let url = try script("start", directory).trimmingCharacters(in: .whitespacesAndNewlines)
+        return PostgresTestServer(url: url, directory: directory)
+    }
+
+    /// A new, empty database on the server; its URL.
+    public func freshDatabase() throws -> String {
+        let name = "t\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
+        let admin = try PostgresConnection(url: url)
+        try admin.execute("CREATE DATABASE \(name)")
+        return url.replacingOccurrences(of: "/postern", with: "/\(name)")
+    }
+
+    /// Stops the server and starts it again on the same port (every connection is cut).
+    public func restart() throws {
+        _ = try Self.script("restart", directory)
+    }
+
+    /// Stops the server (connections fail until ``startAgain()``).
+    public func stop() throws {
+        _ = try Self.script("stop", directory)
+    }
+
+    /// Starts a stopped server again.
+    public func startAgain() throws {
+        _ = try Self.script("start", directory)
+    }
+
+    private static func destroyAtExit() {
+        guard let directory = directoryAtExit.withLock({ $0 }) else { return }
+        _ = try? script("destroy", directory)
+    }
+
+    private static let pgTemp = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/pg-temp").path
+
+    private struct ScriptFailed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    @discardableResult
+    private static func script(_ command: String, _ directory: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: pgTemp)
+        process.arguments = [command, directory]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let failure = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ScriptFailed(description: "scripts/pg-temp \(command) failed: \(failure)")
+        }
+        return text
+    }
+}
