@@ -164,6 +164,11 @@ public final class PosternRuntime: Sendable {
         smtp.map { PublicIdentity.authority(host: $0.listener.host, port: $0.listener.port) }
     }
 
+    /// Writes the access-log lines every loop has gathered, now (SIGUSR1: before a log rotation, say).
+    public func flushAccessLog() {
+        for loop in group.loops { loop.flushGatheredLines() }
+    }
+
     /// Starts serving on the sockets bound by `build`; returns the HTTP port (the real one with port 0).
     public func start() throws -> Int {
         group.startOnce()

@@ -33,8 +33,10 @@ public final class EventLoop: @unchecked Sendable {
     private let pollInterval: Int32
     /// Where `appendLine` output goes; nil when nothing is gathered.
     private let lineSink: (any LineSink)?
-    /// Lines gathered since the last flush; written when the turn ends (or when full).
+    /// Lines gathered since the last flush; written when full or ``lineFlushInterval`` after the first.
     private var lines: [UInt8] = []
+    /// When the oldest line in `lines` was gathered (loop clock).
+    private var linesSince: UInt64 = 0
     private var registrants: [Int32: any LoopRegistrant] = [:]
     private var timers = TimerHeap()
     private let started = Atomic<Bool>(false)
@@ -69,7 +71,7 @@ public final class EventLoop: @unchecked Sendable {
     public func execute(_ body: @escaping @Sendable () -> Void) {
         queue.async {
             body()
-            self.flushLines()
+            self.flushLinesIfDue(now: self.clock())
         }
     }
 
@@ -78,16 +80,37 @@ public final class EventLoop: @unchecked Sendable {
     /// Whether `appendLine` keeps what it is given (a sink is configured).
     public var gathersLines: Bool { lineSink != nil }
 
-    /// Most bytes gathered before a flush even within a turn.
+    /// Most bytes gathered before they are written at once.
     static var lineBufferLimit: Int { 64 * 1024 }
+    /// Longest a gathered line waits to be written (nanoseconds).
+    public static var lineFlushInterval: UInt64 { 250_000_000 }
 
     /// Lets `body` append complete lines to the loop's buffer, which is written with one call to the
-    /// sink when the current turn ends, so a busy loop writes many lines per system call and no line
-    /// waits longer than one turn. Call on the loop; nothing is kept without a sink.
+    /// sink when it holds ``lineBufferLimit`` bytes or its oldest line is ``lineFlushInterval`` old, as
+    /// nginx's `access_log ... buffer= flush=` does: a busy loop writes hundreds of lines per system
+    /// call. Nothing is lost: shutdown and ``flushGatheredLines()`` (SIGUSR1) write what is left. Call on
+    /// the loop; nothing is kept without a sink.
     public func appendLine(_ body: (inout [UInt8]) -> Void) {
         guard lineSink != nil else { return }
+        if lines.isEmpty { linesSince = clock() }
         body(&lines)
         if lines.count >= Self.lineBufferLimit { flushLines() }
+    }
+
+    /// Writes the gathered lines now, from any thread (after what is already queued on the loop).
+    public func flushGatheredLines() {
+        queue.async { self.flushLines() }
+    }
+
+    /// Writes the gathered lines once the oldest has waited ``lineFlushInterval``. On the loop.
+    private func flushLinesIfDue(now: UInt64) {
+        guard !lines.isEmpty, now &- linesSince >= Self.lineFlushInterval else { return }
+        flushLines()
+    }
+
+    /// When the gathered lines must be written; nil when there are none. On the loop.
+    private var lineDeadline: UInt64? {
+        lines.isEmpty ? nil : linesSince &+ Self.lineFlushInterval
     }
 
     /// Writes the gathered lines. On the loop.
@@ -123,7 +146,8 @@ public final class EventLoop: @unchecked Sendable {
             let count = epoll.wait(milliseconds: waitMilliseconds(until: earliest))
             earliest = queue.sync {
                 turn(readyCount: count)
-                return timers.earliest
+                guard let lineDeadline else { return timers.earliest }
+                return min(timers.earliest ?? lineDeadline, lineDeadline)
             }
         }
         finished.signal()
@@ -147,7 +171,7 @@ public final class EventLoop: @unchecked Sendable {
             }
         }
         runDueTimers()
-        flushLines()
+        flushLinesIfDue(now: clock())
     }
 
     // MARK: - Registration and timers (on the loop)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PosternApp
+import Synchronization
 
 /// `postern serve`: applies pending migrations, serves until SIGTERM or SIGINT, then drains and exits 0.
 struct Serve: AsyncParsableCommand {
@@ -15,9 +16,12 @@ struct Serve: AsyncParsableCommand {
         let logger = bootstrapLogging(level: configuration.logLevel)
         // Before anything can tell the world we are up: a signal that arrives from then on is a request to
         // drain, never the default action that would kill requests in flight.
+        // SIGUSR1 writes the access-log lines gathered so far (they wait at most a quarter second anyway).
+        let built = Mutex<PosternRuntime?>(nil)
         let termination = TerminationSignals.shared
-        termination.arm()
+        termination.arm(onUserSignal: { built.withLock { $0 }?.flushAccessLog() })
         let runtime = try await PosternRuntime.build(configuration: configuration, logger: logger)
+        built.withLock { $0 = runtime }
         _ = try runtime.start()
         // Scripts and test suites read this line to learn the port when POSTERN_PORT=0.
         // Written unbuffered so that a pipe sees it at once.

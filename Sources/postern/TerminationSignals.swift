@@ -1,16 +1,18 @@
 import Glibc
 import Synchronization
 
-/// SIGTERM and SIGINT, blocked in every thread and taken by the main thread with `sigwait`.
+/// SIGTERM, SIGINT and SIGUSR1, blocked in every thread and taken by the main thread with `sigwait`.
 ///
-/// Once `serve` has called ``arm()``, a signal is a request to drain that ``wait()`` returns for (a
-/// signal that came before `wait()` is remembered, later ones change nothing). Before that, and in the
-/// operator commands, a signal ends the process as its default action would.
+/// Once `serve` has called ``arm(onUserSignal:)``, SIGTERM or SIGINT is a request to drain that ``wait()``
+/// returns for (a signal that came before `wait()` is remembered, later ones change nothing), and SIGUSR1
+/// runs the given action (writing the gathered access log). Before that, and in the operator commands, a
+/// signal ends the process as its default action would.
 final class TerminationSignals: Sendable {
     static let shared = TerminationSignals()
 
     private struct State {
         var armed = false
+        var onUserSignal: (@Sendable () -> Void)?
         var arrived = false
         var waiter: CheckedContinuation<Void, Never>?
     }
@@ -21,18 +23,23 @@ final class TerminationSignals: Sendable {
         sigemptyset(&set)
         sigaddset(&set, SIGTERM)
         sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGUSR1)
         return set
     }
 
-    /// Blocks SIGTERM and SIGINT in the calling thread and in every thread it creates from now on.
+    /// Blocks the three signals in the calling thread and in every thread it creates from now on.
     static func blockInEveryThread() {
         var set = Self.set
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
-    /// From now on a signal is a request to drain instead of the end of the process.
-    func arm() {
-        state.withLock { $0.armed = true }
+    /// From now on SIGTERM and SIGINT are a request to drain instead of the end of the process, and
+    /// SIGUSR1 runs `onUserSignal` (on the main thread).
+    func arm(onUserSignal: @escaping @Sendable () -> Void) {
+        state.withLock {
+            $0.armed = true
+            $0.onUserSignal = onUserSignal
+        }
     }
 
     /// Returns once SIGTERM or SIGINT has arrived after ``arm()`` (at once if one already has).
@@ -58,8 +65,12 @@ final class TerminationSignals: Sendable {
     }
 
     private func deliver(_ number: Int32) {
+        if number == SIGUSR1, let action = state.withLock({ $0.onUserSignal }) {
+            action()
+            return
+        }
         let (armed, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
-            guard state.armed else { return (false, nil) }
+            guard state.armed, number != SIGUSR1 else { return (false, nil) }
             state.arrived = true
             defer { state.waiter = nil }
             return (true, state.waiter)

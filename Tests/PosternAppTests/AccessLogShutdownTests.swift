@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// The access log is gathered per event loop and written once per loop turn: a burst of requests
+/// The access log is gathered per event loop and written in batches: a burst of requests
 /// followed at once by SIGTERM must still leave one line per answered request, and none with a secret.
 @Suite("access log of postern serve")
 struct AccessLogShutdownTests {

@@ -60,7 +60,7 @@ struct RequestLogTests {
             headers: [("Authorization", "Bearer \(jwt)")])
         _ = try await client.json("POST", "/api/token", ["address": "a@mail.localhost", "password": "hunter2-secret"])
         _ = try await client.request("GET", "/api/accounts/abc", headers: [("Authorization", "Bearer tm_pro_abcdef")])
-        // Lines are written when the loop's turn ends, just after the responses: wait for the fourth.
+        // Lines are written at most a quarter second after the responses (EventLoop.lineFlushInterval): wait for the fourth.
         for _ in 0..<200 where capture.text.split(separator: "\n").filter({ $0.contains(" request ") }).count < 4 {
             try await Task.sleep(for: .milliseconds(10))
         }

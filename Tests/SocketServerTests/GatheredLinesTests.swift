@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import SocketServer
+
+/// The access log's buffering: lines gathered on a loop are written when the buffer fills, when the oldest
+/// has waited the flush interval, on request (SIGUSR1) and at shutdown; never lost, never before.
+@Suite("gathered lines")
+struct GatheredLinesTests {
+    final class Capture: LineSink {
+        let writes = Mutex<[String]>([])
+        func write(_ bytes: UnsafeRawBufferPointer) {
+            writes.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
+        }
+        var all: [String] { writes.withLock { $0 } }
+    }
+
+    /// A clock that moves only when told to.
+    final class ManualClock: Sendable {
+        let now = Atomic<UInt64>(1_000_000_000)
+        func advance(_ nanoseconds: UInt64) { now.add(nanoseconds, ordering: .relaxed) }
+    }
+
+    private func eventually(_ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<300 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        return condition()
+    }
+
+    private func append(_ text: String, on loop: EventLoop) {
+        loop.execute { loop.appendLine { $0.append(contentsOf: Array(text.utf8)) } }
+    }
+
+    @Test("lines wait for the flush interval, then go out in one write; SIGUSR1's flush and shutdown write the rest")
+    func flushes() async throws {
+        let clock = ManualClock()
+        let capture = Capture()
+        let group = try EventLoopGroup(
+            count: 1, clock: { clock.now.load(ordering: .relaxed) }, pollInterval: .milliseconds(5), lineSink: capture)
+        group.startOnce()
+        let loop = group.loops[0]
+        append("one\n", on: loop)
+        append("two\n", on: loop)
+        try await Task.sleep(for: .milliseconds(100))  // twenty loop turns, the clock standing still
+        #expect(capture.all.isEmpty)
+
+        clock.advance(EventLoop.lineFlushInterval)
+        #expect(try await eventually { capture.all == ["one\ntwo\n"] })
+
+        append("three\n", on: loop)
+        loop.flushGatheredLines()
+        #expect(try await eventually { capture.all == ["one\ntwo\n", "three\n"] })
+
+        append("four\n", on: loop)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(capture.all.count == 2)
+        await group.shutdownJoining()
+        #expect(capture.all == ["one\ntwo\n", "three\n", "four\n"])
+    }
+
+    @Test("a full buffer is written at once, whatever the clock")
+    func fullBuffer() async throws {
+        let capture = Capture()
+        let group = try EventLoopGroup(count: 1, clock: { 1 }, pollInterval: .milliseconds(5), lineSink: capture)
+        group.startOnce()
+        let loop = group.loops[0]
+        let line = String(repeating: "x", count: 1023) + "\n"
+        for _ in 0..<(EventLoop.lineBufferLimit / 1024) { append(line, on: loop) }
+        #expect(try await eventually { capture.all.count == 1 })
+        #expect(capture.all.first?.utf8.count == EventLoop.lineBufferLimit)
+        await group.shutdownJoining()
+    }
+}
