@@ -64,7 +64,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // PostgreSQL through libpq behind Storage's SQLConnection: placeholders, values, errors, reconnection.
-        .target(name: "PostgresClient", dependencies: ["CLibPQ", "Storage"]),
+        .target(name: "PostgresClient", dependencies: [
+            "CLibPQ", "Storage", .product(name: "Logging", package: "swift-log"),
+        ]),
         // The files a running server needs (migrations/{sqlite,postgres}/*.sql, openapi.json), compiled in by the EmbedResources
         // plugin so that the binary runs from any directory; a new migration needs no change here.
         .target(
@@ -144,7 +146,8 @@ let package = Package(
             "MailStore", "MIME", "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "StorageTests", dependencies: [
-            "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
+            "Storage", "EmbeddedResources", "PostgresClient", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EmbeddedResourcesTests", dependencies: ["EmbeddedResources", "Storage"]),
         .testTarget(name: "PostgresClientTests", dependencies: [

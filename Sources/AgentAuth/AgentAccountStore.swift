@@ -14,10 +14,10 @@ public struct AgentAccount: Sendable, Equatable {
 /// digest, never stored in clear.
 public struct AgentAccountStore: Sendable {
     /// The database holding `agent_accounts`.
-    public let database: Database
+    public let database: any SQLDatabase
 
     /// Makes a store over `database`; `0002_agent.sql` must have been applied.
-    public init(database: Database) {
+    public init(database: any SQLDatabase) {
         self.database = database
     }
 
@@ -62,7 +62,7 @@ public struct AgentAccountStore: Sendable {
         try database.readSync { connection in try Self.liveAccount(id: id, connection) }
     }
 
-    private static func liveAccount(id: String, _ connection: SQLiteConnection) throws -> AgentAccount? {
+    private static func liveAccount(id: String, _ connection: any SQLConnection) throws -> AgentAccount? {
         try connection.query(
             "SELECT id, username FROM agent_accounts WHERE id = ? AND revoked_at IS NULL", [.text(id)]
         ).first.flatMap(account)

@@ -61,7 +61,7 @@ public final class AgentAuthService: Sendable {
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only the generic message).
     public init(
-        configuration: AgentAuthConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
+        configuration: AgentAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
         metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil
     ) {

@@ -14,7 +14,7 @@ public struct LocalMailboxes: Sendable {
         case foreign
     }
 
-    let database: Database
+    let database: any SQLDatabase
     let mailboxDomains: Set<String>
     let agentDomain: String
     let agentQuota: Int64
@@ -23,7 +23,7 @@ public struct LocalMailboxes: Sendable {
     ///   - mailboxDomains: public and Pro-only mailbox domains.
     ///   - agentDomain: the domain of agent inboxes (`<username>@<agentDomain>`).
     ///   - agentQuota: bytes an agent inbox may hold (mailbox accounts carry their own quota).
-    public init(database: Database, mailboxDomains: [String], agentDomain: String, agentQuota: Int64) {
+    public init(database: any SQLDatabase, mailboxDomains: [String], agentDomain: String, agentQuota: Int64) {
         self.database = database
         self.mailboxDomains = Set(mailboxDomains.map { $0.lowercased() })
         self.agentDomain = agentDomain.lowercased()

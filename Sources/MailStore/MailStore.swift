@@ -5,10 +5,10 @@ import Storage
 /// Every local address's mail (`migrations/sqlite/0006_mail.sql`) behind small async methods. Every read is scoped to
 /// one address, so a caller that authorised an address can never reach another's messages.
 public struct MailStore: Sendable {
-    let database: Database
+    let database: any SQLDatabase
 
     /// A store over `database`, migrated with `0006_mail.sql`.
-    public init(database: Database) {
+    public init(database: any SQLDatabase) {
         self.database = database
     }
 
@@ -191,7 +191,7 @@ public struct MailStore: Sendable {
         summaryColumns
         + ", to_json, cc_json, bcc_json, reply_to_json, message_id, in_reply_to, refs, sent_at, text_body, html_body"
 
-    static func used(_ address: String, _ connection: SQLiteConnection) throws -> Int64 {
+    static func used(_ address: String, _ connection: any SQLConnection) throws -> Int64 {
         try connection.query(
             "SELECT COALESCE(SUM(size), 0) AS used FROM mail_messages WHERE address = ?", [.text(address)]
         ).first?.int("used") ?? 0
@@ -199,7 +199,7 @@ public struct MailStore: Sendable {
 
     static func insert(
         _ message: NewMailMessage, id: String, address: String, folder: MailFolder, keywords: Set<String>,
-        isRead: Bool, now: Int64, _ connection: SQLiteConnection
+        isRead: Bool, now: Int64, _ connection: any SQLConnection
     ) throws {
         let thread = try threadID(of: message, address: address, connection) ?? id
         _ = try connection.run(
@@ -234,7 +234,7 @@ public struct MailStore: Sendable {
     }
 
     /// The thread of the newest message at `address` that `message` answers or refers to, nil when none is here.
-    private static func threadID(of message: NewMailMessage, address: String, _ connection: SQLiteConnection) throws
+    private static func threadID(of message: NewMailMessage, address: String, _ connection: any SQLConnection) throws
         -> String?
     {
         let parents = Array(Set(message.inReplyTo + message.references))

@@ -51,7 +51,7 @@ public final class MailboxService: Sendable {
     ///     storage modules never carry secrets.
     /// - Throws: `StorageError` from the secret's table.
     public init(
-        configuration: MailboxConfiguration, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
+        configuration: MailboxConfiguration, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil

@@ -2,7 +2,7 @@ import Storage
 
 /// The surface's tables (`migrations/sqlite/0003_mailbox.sql`) behind small async methods.
 struct MailboxStore: Sendable {
-    let database: Database
+    let database: any SQLDatabase
 
     // MARK: accounts
 

@@ -13,7 +13,7 @@ enum CommonRoutes {
     ///   - openAPI: the OpenAPI 3.1 document served as is (``OpenAPIDocument/serving(baseURL:)``).
     ///   - openConnections: reads the server's open-connection count at scrape time.
     static func register(
-        into router: inout ContextRouter, database: Database, metrics: PosternMetrics, keys: JWTKeySet,
+        into router: inout ContextRouter, database: any SQLDatabase, metrics: PosternMetrics, keys: JWTKeySet,
         openAPI: [UInt8], clock: @escaping @Sendable () -> Int64, openConnections: @escaping @Sendable () -> Int
     ) {
         let healthy = HTTPResponse.json(.ok, #"{"status":"ok"}"#)  // built once: answering it is a copy

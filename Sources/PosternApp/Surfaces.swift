@@ -21,7 +21,7 @@ enum Surfaces {
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
     static func register(
         into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
-        keys: JWTKeySet, database: Database, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
+        keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
         mail: LocalMail, smtpAddress: String?, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> [PosternResponder.UnmatchedRenderer] {
         let agentSettings = agentConfiguration(configuration, identity: identity)
@@ -72,7 +72,7 @@ enum Surfaces {
         let delivery: LocalDelivery
     }
 
-    static func localMail(_ c: PosternConfiguration, database: Database, clock: @escaping @Sendable () -> Int64)
+    static func localMail(_ c: PosternConfiguration, database: any SQLDatabase, clock: @escaping @Sendable () -> Int64)
         -> LocalMail
     {
         let store = MailStore(database: database)
@@ -108,7 +108,7 @@ enum Surfaces {
 
     /// The mailbox surface; also used by `postern pro create|list`.
     static func mailboxService(
-        _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: Database, ledger: ChallengeLedger,
+        _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> MailboxService {
         try MailboxService(

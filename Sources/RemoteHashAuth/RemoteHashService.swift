@@ -47,7 +47,7 @@ public final class RemoteHashService: Sendable {
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only the generic message).
     public init(
-        configuration: RemoteHashConfiguration, keys: JWTKeySet, database: Database, pool: WorkerPool,
+        configuration: RemoteHashConfiguration, keys: JWTKeySet, database: any SQLDatabase, pool: WorkerPool,
         fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil

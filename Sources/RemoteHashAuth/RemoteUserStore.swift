@@ -9,7 +9,7 @@ struct RemoteUser: Sendable, Equatable {
 
 /// The users of this surface, in SQLite.
 struct RemoteUserStore: Sendable {
-    let database: Database
+    let database: any SQLDatabase
 
     /// The user registered with `email` (case-insensitive), if any.
     func find(email: String) async throws -> RemoteUser? {

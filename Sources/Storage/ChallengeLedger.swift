@@ -7,10 +7,10 @@ import Logging
 /// the same file, and across restarts (a consumed id stays recorded until it is purged after expiry).
 public struct ChallengeLedger: Sendable {
     /// The database holding the `challenges` table (migration `0001_core.sql`).
-    public let database: Database
+    public let database: any SQLDatabase
 
     /// Makes a ledger over `database`; the `0001_core.sql` migration must have been applied.
-    public init(database: Database) {
+    public init(database: any SQLDatabase) {
         self.database = database
     }
 
@@ -43,8 +43,8 @@ public struct ChallengeLedger: Sendable {
     /// rows an hour longer makes that impossible for steps back of up to an hour; the rows are small.
     public static let clockStepMargin: Int64 = 3600
 
-    /// Purges challenges that expired more than `margin` seconds ago, every `interval` on the writer
-    /// queue, until the schedule is cancelled.
+    /// Purges challenges that expired more than `margin` seconds ago, every `interval` (a timer on a queue
+    /// of its own that waits for a writing connection), until the schedule is cancelled.
     /// - Parameters:
     ///   - interval: time between purges (positive).
     ///   - margin: seconds a row outlives its expiry (see ``clockStepMargin``).
@@ -57,15 +57,15 @@ public struct ChallengeLedger: Sendable {
         let components = interval.components
         let nanoseconds = max(1, components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
         let dispatchInterval = DispatchTimeInterval.nanoseconds(Int(clamping: nanoseconds))
-        let writer = database.writer
+        let database = database
         let logger = database.logger
-        let timer = DispatchSource.makeTimerSource(queue: writer.queue)
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "postern.storage.purge"))
         timer.schedule(
             deadline: .now() + dispatchInterval, repeating: dispatchInterval,
             leeway: .nanoseconds(Int(clamping: nanoseconds / 10)))
         timer.setEventHandler {
             do {
-                let removed = try writer.onQueue { try ChallengeLedger.purge($0, now: now() - margin) }
+                let removed = try database.writeSync { try ChallengeLedger.purge($0, now: now() - margin) }
                 logger.trace("expired challenges purged", metadata: ["removed": "\(removed)"])
             } catch {
                 logger.warning("purging expired challenges failed", metadata: ["error": "\(error)"])
@@ -75,7 +75,7 @@ public struct ChallengeLedger: Sendable {
         return PurgeSchedule(timer: timer)
     }
 
-    static func consume(_ connection: SQLiteConnection, id: String, surface: String, expiresAt: Int64) throws -> Bool {
+    static func consume(_ connection: any SQLConnection, id: String, surface: String, expiresAt: Int64) throws -> Bool {
         do {
             try connection.run(
                 "INSERT INTO challenges(id, surface, expires_at) VALUES (?, ?, ?)",
@@ -86,7 +86,7 @@ public struct ChallengeLedger: Sendable {
         }
     }
 
-    static func purge(_ connection: SQLiteConnection, now: Int64) throws -> Int {
+    static func purge(_ connection: any SQLConnection, now: Int64) throws -> Int {
         try connection.run("DELETE FROM challenges WHERE expires_at < ?", [.integer(now)])
     }
 }

@@ -23,7 +23,7 @@ extension Database {
         }
         _ = fchmod(created, 0o600)
         Glibc.close(created)
-        try readSync { source in
+        try readSQLite { source in
             try Database.copy(from: source.handle, toFileAt: temporary)
         }
         guard rename(temporary, destination) == 0 else {

@@ -10,19 +10,25 @@ import Synchronization
 /// The file is in WAL mode with `synchronous=FULL` (a write acknowledged by `write`/`writeSync`
 /// survives `kill -9` and power loss), a 5 s busy timeout (for other processes, such as
 /// `postern migrate`), and foreign keys on.
-public final class Database: Sendable {
+public final class Database: SQLDatabase {
+    /// SQLite's.
+    public var dialect: SQLDialect { .sqlite }
     /// The path the database was opened at.
     public let path: String
-    let writer: ConfinedConnection
-    private let readers: [ConfinedConnection]
-    private let balancer: ReaderBalancer
-    let logger: Logger
+    let writer: ConfinedConnection<SQLiteConnection>
+    private let readers: [ConfinedConnection<SQLiteConnection>]
+    private let balancer: LeastBusy
+    /// Receives debug-level lines about the store.
+    public let logger: Logger
 
-    private init(path: String, writer: ConfinedConnection, readers: [ConfinedConnection], logger: Logger) {
+    private init(
+        path: String, writer: ConfinedConnection<SQLiteConnection>, readers: [ConfinedConnection<SQLiteConnection>],
+        logger: Logger
+    ) {
         self.path = path
         self.writer = writer
         self.readers = readers
-        self.balancer = ReaderBalancer(count: readers.count)
+        self.balancer = LeastBusy(count: readers.count)
         self.logger = logger
     }
 
@@ -39,7 +45,7 @@ public final class Database: Sendable {
         }
         let writerConnection = try SQLiteConnection(path: path, mode: .writer)
         let writer = ConfinedConnection(connection: writerConnection, label: "postern.storage.writer")
-        var readers: [ConfinedConnection] = []
+        var readers: [ConfinedConnection<SQLiteConnection>] = []
         for index in 0..<readerCount {
             let connection = try SQLiteConnection(path: path, mode: .reader)
             readers.append(ConfinedConnection(connection: connection, label: "postern.storage.reader.\(index)"))
@@ -62,13 +68,13 @@ public final class Database: Sendable {
     /// `body` is rolled back when it returns.
     /// - Throws: what `body` throws (typically `StorageError`).
     @discardableResult
-    public func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         try await writer.async(body)
     }
 
     /// Runs `body` on one reader's queue with a read-only connection.
     /// - Throws: what `body` throws; writing through a reader throws `.readOnly`.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         let index = balancer.acquire()
         let balancer = balancer
         return try await readers[index].async { connection in
@@ -81,13 +87,18 @@ public final class Database: Sendable {
     /// - Warning: never call it from inside a `write` body or from a Swift concurrency task that
     ///   must not block; calling it on the writer queue traps instead of deadlocking.
     @discardableResult
-    public func writeSync<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    public func writeSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try writer.sync(body)
     }
 
     /// Blocking form of `read` for the command line and tests.
     /// - Warning: never call it from inside a `read` body on the same reader.
-    public func readSync<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    public func readSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try readSQLite(body)
+    }
+
+    /// `readSync` with SQLite's own connection (the backup copies through its handle).
+    func readSQLite<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         let index = balancer.acquire()
         defer { balancer.release(index) }
         return try readers[index].sync(body)
@@ -97,39 +108,6 @@ public final class Database: Sendable {
     /// `readiness_probe` row with `now`.
     /// - Throws: `StorageError`; `isUnavailable` is true for a full disk, I/O error or busy timeout.
     public func probeWrite(now: Int64) async throws {
-        _ = try await write { connection in
-            try connection.run(
-                """
-                INSERT INTO readiness_probe(id, checked_at) VALUES (1, ?)
-                ON CONFLICT(id) DO UPDATE SET checked_at = excluded.checked_at
-                """,
-                [.integer(now)])
-        }
-    }
-}
-
-/// Picks the reader with the fewest blocks queued or running, so one slow read (a backup, say)
-/// does not hold up the reads that round robin would have queued behind it.
-private final class ReaderBalancer: Sendable {
-    private let state: Mutex<(inFlight: [Int], rotation: Int)>
-
-    init(count: Int) { state = Mutex((Array(repeating: 0, count: count), 0)) }
-
-    /// The least busy reader (ties go round robin); pair every call with `release`.
-    func acquire() -> Int {
-        state.withLock { state in
-            var best = state.rotation
-            for offset in 0..<state.inFlight.count {
-                let candidate = (state.rotation + offset) % state.inFlight.count
-                if state.inFlight[candidate] < state.inFlight[best] { best = candidate }
-            }
-            state.inFlight[best] += 1
-            state.rotation = (best + 1) % state.inFlight.count
-            return best
-        }
-    }
-
-    func release(_ index: Int) {
-        state.withLock { $0.inFlight[index] -= 1 }
+        try await write { connection in try Self.probe(connection, now: now) }
     }
 }

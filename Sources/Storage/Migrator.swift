@@ -31,7 +31,7 @@ public struct Migrator: Sendable {
     ///   one; the SQL error (prefixed with the migration's name) when a migration fails, in which case that
     ///   migration is rolled back and later ones are not run.
     @discardableResult
-    public func migrate(_ database: Database) throws -> [String] {
+    public func migrate(_ database: any SQLDatabase) throws -> [String] {
         let applied = try database.writeSync { connection in try migrate(on: connection) }
         for name in applied { database.logger.debug("migration applied", metadata: ["migration": "\(name)"]) }
         return applied

@@ -144,7 +144,8 @@ struct PostgresConnectionTests {
 
     @Test("a server restart fails at most the call in flight with .unavailable; the next call reconnects")
     func restart() throws {
-        let server = try PostgresTestServer.shared()
+        let server = try PostgresTestServer.dedicated()
+        let url = try server.freshDatabase()
         let connection = try PostgresConnection(url: url)
         try connection.execute("CREATE TABLE r (id BIGINT)")
         try server.restart()
@@ -164,7 +165,8 @@ struct PostgresConnectionTests {
 
     @Test("while the server is down every call fails with .unavailable; once it is back the same connection works")
     func downAndBack() throws {
-        let server = try PostgresTestServer.shared()
+        let server = try PostgresTestServer.dedicated()
+        let url = try server.freshDatabase()
         let connection = try PostgresConnection(url: url)
         try server.stop()
         defer { try? server.startAgain() }

@@ -4,12 +4,12 @@ import Testing
 
 @testable import Storage
 
-@Suite("ChallengeLedger")
+@Suite("ChallengeLedger", .serialized)
 struct ChallengeLedgerTests {
-    @Test("an id is consumed once; other ids are independent")
-    func singleUse() async throws {
-        try await withAsyncTemporaryDirectory { directory in
-            let ledger = ChallengeLedger(database: try openMigratedDatabase(directory))
+    @Test("an id is consumed once; other ids are independent", arguments: Backend.allCases)
+    func singleUse(_ backend: Backend) async throws {
+        try await withMigratedDatabase(backend) { open in
+            let ledger = ChallengeLedger(database: try open())
             #expect(try await ledger.consume(id: "a1", surface: "agent", expiresAt: 2_000))
             #expect(try await ledger.consume(id: "a1", surface: "agent", expiresAt: 2_000) == false)
             #expect(try await ledger.consume(id: "a1", surface: "mailbox", expiresAt: 9_000) == false)
@@ -17,13 +17,13 @@ struct ChallengeLedgerTests {
         }
     }
 
-    @Test("24 concurrent consumers of one id, over two processes' worth of connections: exactly one wins")
-    func concurrentConsumers() async throws {
-        try await withAsyncTemporaryDirectory { directory in
-            // Two Database values on one file behave like two server processes: separate writers whose
-            // INSERTs race in SQLite itself, not only on one queue.
-            let first = ChallengeLedger(database: try openMigratedDatabase(directory))
-            let second = ChallengeLedger(database: try openDatabase(directory))
+    @Test("24 concurrent consumers of one id, over two processes' worth of connections: exactly one wins", arguments: Backend.allCases)
+    func concurrentConsumers(_ backend: Backend) async throws {
+        try await withMigratedDatabase(backend) { open in
+            // Two database handles behave like two server processes (SQLite: separate writers whose INSERTs
+            // race in SQLite itself, not only on one queue) or two instances on one PostgreSQL database.
+            let first = ChallengeLedger(database: try open())
+            let second = ChallengeLedger(database: try open())
             for round in 0..<5 {
                 let id = "race-\(round)"
                 let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -40,23 +40,23 @@ struct ChallengeLedgerTests {
         }
     }
 
-    @Test("a consumed id stays consumed after the database is closed and reopened")
-    func survivesRestart() async throws {
-        try await withAsyncTemporaryDirectory { directory in
+    @Test("a consumed id stays consumed after the database is closed and reopened", arguments: Backend.allCases)
+    func survivesRestart(_ backend: Backend) async throws {
+        try await withMigratedDatabase(backend) { open in
             do {
-                let ledger = ChallengeLedger(database: try openMigratedDatabase(directory))
+                let ledger = ChallengeLedger(database: try open())
                 #expect(try await ledger.consume(id: "persist", surface: "agent", expiresAt: 5_000))
             }
-            let reopened = ChallengeLedger(database: try openMigratedDatabase(directory))
+            let reopened = ChallengeLedger(database: try open())
             #expect(try await reopened.consume(id: "persist", surface: "agent", expiresAt: 5_000) == false)
             #expect(try await reopened.consume(id: "fresh", surface: "agent", expiresAt: 5_000))
         }
     }
 
-    @Test("purgeExpired removes rows whose expiry is before now and keeps the rest")
-    func purge() async throws {
-        try await withAsyncTemporaryDirectory { directory in
-            let database = try openMigratedDatabase(directory)
+    @Test("purgeExpired removes rows whose expiry is before now and keeps the rest", arguments: Backend.allCases)
+    func purge(_ backend: Backend) async throws {
+        try await withMigratedDatabase(backend) { open in
+            let database = try open()
             let ledger = ChallengeLedger(database: database)
             for (id, expiry) in [("old", 100), ("edge", 200), ("new", 300)] {
                 #expect(try await ledger.consume(id: id, surface: "agent", expiresAt: Int64(expiry)))
@@ -71,10 +71,10 @@ struct ChallengeLedgerTests {
         }
     }
 
-    @Test("startPurging purges on a timer and stops when cancelled")
-    func periodicPurge() async throws {
-        try await withAsyncTemporaryDirectory { directory in
-            let database = try openMigratedDatabase(directory)
+    @Test("startPurging purges on a timer and stops when cancelled", arguments: Backend.allCases)
+    func periodicPurge(_ backend: Backend) async throws {
+        try await withMigratedDatabase(backend) { open in
+            let database = try open()
             let ledger = ChallengeLedger(database: database)
             #expect(try await ledger.consume(id: "expired-1", surface: "agent", expiresAt: 10))
             #expect(try await ledger.consume(id: "alive", surface: "agent", expiresAt: 10_000))
@@ -97,10 +97,10 @@ struct ChallengeLedgerTests {
         }
     }
 
-    @Test("the periodic purge keeps a consumed challenge an hour past expiry: a clock set back cannot revive it")
-    func purgeSurvivesClockStepBack() async throws {
-        try await withAsyncTemporaryDirectory { directory in
-            let database = try openMigratedDatabase(directory)
+    @Test("the periodic purge keeps a consumed challenge an hour past expiry: a clock set back cannot revive it", arguments: Backend.allCases)
+    func purgeSurvivesClockStepBack(_ backend: Backend) async throws {
+        try await withMigratedDatabase(backend) { open in
+            let database = try open()
             let ledger = ChallengeLedger(database: database)
             let clock = Mutex<Int64>(1_000)
             #expect(try await ledger.consume(id: "used", surface: "agent", expiresAt: 1_210))

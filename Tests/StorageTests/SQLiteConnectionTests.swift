@@ -54,7 +54,7 @@ struct SQLiteConnectionTests {
                         throw Abort()
                     }
                 }
-                #expect(connection.isAutocommit)
+                #expect((connection as! SQLiteConnection).isAutocommit)
                 let names = try connection.query("SELECT name FROM item").compactMap { $0.text("name") }
                 #expect(names == ["kept"])
             }
@@ -181,12 +181,12 @@ struct SQLiteConnectionTests {
             let database = try openDatabase(directory)
             try database.writeSync { connection in
                 try connection.execute("CREATE TABLE t(x INTEGER) STRICT")
-                let before = connection.cachedStatementCount
+                let before = (connection as! SQLiteConnection).cachedStatementCount
                 for value in 0..<10 { try connection.run("INSERT INTO t VALUES (?)", [.integer(Int64(value))]) }
-                #expect(connection.cachedStatementCount == before + 1)
+                #expect((connection as! SQLiteConnection).cachedStatementCount == before + 1)
                 _ = try connection.query("SELECT x FROM t WHERE x > ?", [5])
                 _ = try connection.query("SELECT x FROM t WHERE x > ?", [6])
-                #expect(connection.cachedStatementCount == before + 2)
+                #expect((connection as! SQLiteConnection).cachedStatementCount == before + 2)
                 // A reused statement starts from fresh bindings and a reset cursor.
                 #expect(try connection.query("SELECT x FROM t WHERE x > ?", [7]).compactMap { $0.int("x") } == [8, 9])
             }
@@ -203,7 +203,7 @@ struct SQLiteConnectionTests {
                 try connection.run("INSERT INTO t VALUES (?)", [1])
             }
             let state = try await database.write { connection in
-                (connection.isAutocommit, try connection.query("SELECT count(*) AS n FROM t").first?.int("n"))
+                ((connection as! SQLiteConnection).isAutocommit, try connection.query("SELECT count(*) AS n FROM t").first?.int("n"))
             }
             #expect(state.0)
             #expect(state.1 == 0)

@@ -1,6 +1,9 @@
 import EmbeddedResources
 import Foundation
 import Logging
+import PostgresClient
+import PosternTestSupport
+import Testing
 
 @testable import Storage
 
@@ -37,7 +40,35 @@ func writeFile(_ path: String, _ text: String) throws {
     try text.write(toFile: path, atomically: true, encoding: .utf8)
 }
 
-func count(_ database: Database, _ table: String) throws -> Int64? {
+func count(_ database: any SQLDatabase, _ table: String) throws -> Int64? {
     // Table names come from test code only, never from input.
     try database.readSync { try $0.query("SELECT count(*) AS n FROM \(table)").first?.int("n") }
+}
+
+/// The two storage backends; storage tests that take `Backend.allCases` run on both.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// Runs `body` with a way to open a migrated database of `backend`: every call to `open` gives a new
+/// handle on the same database, as a second process (SQLite) or a second instance (PostgreSQL) would have.
+/// SQLite's lives in a temporary directory, PostgreSQL's is a new database on the test server.
+func withMigratedDatabase<T>(
+    _ backend: Backend, _ body: (_ open: () throws -> any SQLDatabase) async throws -> T
+) async throws -> T {
+    switch backend {
+    case .sqlite:
+        return try await withAsyncTemporaryDirectory { directory in
+            try await body { try openMigratedDatabase(directory) }
+        }
+    case .postgres:
+        let url = try PostgresTestServer.shared().freshDatabase()
+        return try await body {
+            let database = try PostgresDatabase(url: url, count: 2, logger: testLogger)
+            try Migrator(migrations: EmbeddedResources.migrations(for: .postgres)).migrate(database)
+            return database
+        }
+    }
 }

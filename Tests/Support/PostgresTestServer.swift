@@ -6,9 +6,10 @@ import Synchronization
     import Glibc
 #endif
 
-/// A throwaway PostgreSQL server for the tests (`scripts/pg-temp`): started on first use, once per test
-/// process, on a free loopback port in a temporary directory that is removed when the process exits. Each
-/// test takes a database of its own with ``freshDatabase()``.
+/// A throwaway PostgreSQL server for the tests (`scripts/pg-temp`): ``shared()`` is started on first use,
+/// once per test process, on a free loopback port in a temporary directory that is removed when the process
+/// exits; each test takes a database of its own with ``freshDatabase()``. A test that stops or restarts the
+/// server takes a ``dedicated()`` one, so that tests running beside it keep theirs.
 public final class PostgresTestServer: Sendable {
     /// The `postern` database's URL.
     public let url: String
@@ -17,7 +18,7 @@ public final class PostgresTestServer: Sendable {
     private let counter = Atomic<Int>(0)
 
     private static let started = Mutex<Result<PostgresTestServer, any Error>?>(nil)
-    private static let directoryAtExit = Mutex<String?>(nil)
+    private static let directoriesAtExit = Mutex<[String]>([])
 
     private init(url: String, directory: String) {
         self.url = url
@@ -34,11 +35,19 @@ public final class PostgresTestServer: Sendable {
         }.self
     }
 
+    /// A server of the caller's own (stopped and removed when the process exits).
+    public static func dedicated() throws -> PostgresTestServer {
+        try start()
+    }
+
     private static func start() throws -> PostgresTestServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("postern-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
-        directoryAtExit.withLock { $0 = directory }
-        atexit { PostgresTestServer.destroyAtExit() }
+        let first = directoriesAtExit.withLock { directories in
+            directories.append(directory)
+            return directories.count == 1
+        }
+        if first { atexit { PostgresTestServer.destroyAtExit() } }
         let url = try script("start", directory).trimmingCharacters(in: .whitespacesAndNewlines)
         return PostgresTestServer(url: url, directory: directory)
     }
@@ -67,8 +76,7 @@ public final class PostgresTestServer: Sendable {
     }
 
     private static func destroyAtExit() {
-        guard let directory = directoryAtExit.withLock({ $0 }) else { return }
-        _ = try? script("destroy", directory)
+        for directory in directoriesAtExit.withLock({ $0 }) { _ = try? script("destroy", directory) }
     }
 
     private static let pgTemp = URL(fileURLWithPath: #filePath)

@@ -1,0 +1,58 @@
+import Logging
+import Storage
+
+/// A PostgreSQL database as the stores see it: a few libpq connections, each confined to a serial queue of
+/// its own, every read and write going to the least busy one. Any number of Postern instances can share
+/// the database; what must agree across them is decided by the database (unique keys, SERIALIZABLE
+/// transactions), never by this process.
+public final class PostgresDatabase: SQLDatabase {
+    /// PostgreSQL's.
+    public var dialect: SQLDialect { .postgres }
+    /// Receives debug-level lines about the store.
+    public let logger: Logger
+    private let connections: [ConfinedConnection<PostgresConnection>]
+    private let balancer: LeastBusy
+
+    /// Connects `count` times to `url`.
+    /// - Throws: `StorageError` `.unavailable` when the server cannot be reached, `.misuse` for a count below 1.
+    public init(url: String, count: Int = 4, logger: Logger) throws {
+        guard count >= 1 else { throw StorageError(.misuse, "a PostgreSQL database needs at least one connection") }
+        connections = try (0..<count).map {
+            ConfinedConnection(connection: try PostgresConnection(url: url), label: "postern.postgres.\($0)")
+        }
+        balancer = LeastBusy(count: count)
+        self.logger = logger
+        logger.debug("storage opened", metadata: ["backend": "postgres", "connections": "\(count)"])
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        let index = balancer.acquire()
+        let balancer = balancer
+        return try await connections[index].async { connection in
+            defer { balancer.release(index) }
+            return try body(connection)
+        }
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        try await write(body)
+    }
+
+    public func writeSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        let index = balancer.acquire()
+        defer { balancer.release(index) }
+        return try connections[index].sync(body)
+    }
+
+    public func readSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try writeSync(body)
+    }
+
+    public func probeWrite(now: Int64) async throws {
+        try await write { connection in try Self.probe(connection, now: now) }
+    }
+
+    public func close() {
+        for connection in connections { connection.close() }
+    }
+}

@@ -1,0 +1,63 @@
+import Logging
+import Synchronization
+
+/// A database the stores read and write through, on SQLite (`Database`, the embedded default) or on
+/// PostgreSQL (`PostgresDatabase`): closures run on a connection confined to its own queue.
+public protocol SQLDatabase: AnyObject, Sendable {
+    /// Which SQL its connections speak.
+    var dialect: SQLDialect { get }
+    /// Receives debug-level lines about the store.
+    var logger: Logger { get }
+    /// Runs `body` with a connection that may write; use `connection.transaction` for more than one statement.
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T
+    /// Runs `body` with a connection for reading.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T
+    /// Blocking `write`, for the command line, start-up and timers (never from a database queue).
+    func writeSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T
+    /// Blocking `read`.
+    func readSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T
+    /// Proves the database accepts a durable write (for `/readyz`).
+    func probeWrite(now: Int64) async throws
+    /// Closes every connection once the work already queued on it has run.
+    func close()
+}
+
+extension SQLDatabase {
+    /// The readiness probe's upsert, the same on both dialects.
+    public static func probe(_ connection: any SQLConnection, now: Int64) throws {
+        try connection.run(
+            """
+            INSERT INTO readiness_probe(id, checked_at) VALUES (1, ?)
+            ON CONFLICT(id) DO UPDATE SET checked_at = excluded.checked_at
+            """,
+            [.integer(now)])
+    }
+}
+
+/// Picks the connection with the fewest blocks queued or running, so one slow read (a backup, say)
+/// does not hold up the work that round robin would have queued behind it.
+public final class LeastBusy: Sendable {
+    private let state: Mutex<(inFlight: [Int], rotation: Int)>
+
+    /// Balances over `count` connections.
+    public init(count: Int) { state = Mutex((Array(repeating: 0, count: count), 0)) }
+
+    /// The least busy connection's index (ties go round robin); pair every call with `release`.
+    public func acquire() -> Int {
+        state.withLock { state in
+            var best = state.rotation
+            for offset in 0..<state.inFlight.count {
+                let candidate = (state.rotation + offset) % state.inFlight.count
+                if state.inFlight[candidate] < state.inFlight[best] { best = candidate }
+            }
+            state.inFlight[best] += 1
+            state.rotation = (best + 1) % state.inFlight.count
+            return best
+        }
+    }
+
+    /// Ends the use `acquire` began.
+    public func release(_ index: Int) {
+        state.withLock { $0.inFlight[index] -= 1 }
+    }
+}
