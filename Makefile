@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= config/postern.env
 
-.PHONY: bootstrap build release run test client-tests schemathesis sanitize bench instructions fuzz soak clean
+.PHONY: bootstrap build release run test test-postgres client-tests schemathesis sanitize bench instructions fuzz soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -23,12 +23,21 @@ run: release
 ## and turn socket reads into timeouts that say nothing about the server.
 ## Then the client tests (scripts/client-tests): Mail.td's Python SDKs, unmodified, and a reader that follows
 ## /llms.txt alone, each against a real server (the SDKs install themselves into .build/).
+## Then the storage and surface suites again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: the harnesses take a
+## new database on a server the tests start on loopback with scripts/pg-temp, and remove).
 ## Last, schemathesis on every documented operation (scripts/schemathesis, about a minute).
+STORAGE_SUITES = StorageTests|PostgresClientTests|MailStoreTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests
 test:
 	@scripts/bootstrap --test
 	$(SWIFT) test --no-parallel
+	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --skip-build --no-parallel --filter '$(STORAGE_SUITES)'
 	scripts/client-tests
 	scripts/schemathesis
+
+## Only the storage and surface suites on PostgreSQL.
+test-postgres: build
+	@scripts/bootstrap --test
+	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --no-parallel --filter '$(STORAGE_SUITES)'
 
 ## schemathesis --checks all on every operation of /openapi.json against a real server, bounded in time
 ## (scripts/schemathesis: SCHEMATHESIS_EXAMPLES, SCHEMATHESIS_SECONDS).

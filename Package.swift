@@ -125,7 +125,13 @@ let package = Package(
         ]),
 
         // What tests share (not shipped): a loopback HTTP origin, the settable clock.
-        .target(name: "PosternTestSupport", dependencies: ["ServerKit", "PostgresClient"], path: "Tests/Support"),
+        .target(
+            name: "PosternTestSupport",
+            dependencies: [
+                "ServerKit", "Storage", "PostgresClient", "EmbeddedResources",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/Support"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "SocketServerTests", dependencies: [
             "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
@@ -143,7 +149,8 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "MailStoreTests", dependencies: [
-            "MailStore", "MIME", "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
+            "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "StorageTests", dependencies: [
             "Storage", "EmbeddedResources", "PostgresClient", "PosternTestSupport",

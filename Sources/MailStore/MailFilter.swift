@@ -27,40 +27,51 @@ public indirect enum MailFilter: Sendable, Equatable {
     case text(String)
     case thread(String)
 
-    /// The SQL condition and its bindings.
-    func sql() -> (String, [SQLValue]) {
+    /// The SQL condition and its bindings, in `dialect`: SQLite's LIKE ignores ASCII case where PostgreSQL's
+    /// ILIKE does; keywords are read from the JSON text with `json_extract` or `jsonb ->>`.
+    func sql(_ dialect: SQLDialect = .sqlite) -> (String, [SQLValue]) {
+        let (yes, no) = dialect == .sqlite ? ("1", "0") : ("TRUE", "FALSE")
         func like(_ column: String, _ text: String) -> (String, [SQLValue]) {
-            ("\(column) LIKE ? ESCAPE '\\'", [.text("%" + Self.escapeLike(text) + "%")])
+            let operation = dialect == .sqlite ? "LIKE" : "ILIKE"
+            return ("\(column) \(operation) ? ESCAPE '\\'", [.text("%" + Self.escapeLike(text) + "%")])
         }
         func combine(_ filters: [MailFilter], _ joiner: String, empty: String) -> (String, [SQLValue]) {
             guard !filters.isEmpty else { return (empty, []) }
-            let parts = filters.map { $0.sql() }
+            let parts = filters.map { $0.sql(dialect) }
             return ("(" + parts.map(\.0).joined(separator: " \(joiner) ") + ")", parts.flatMap(\.1))
         }
+        func keyword(_ keyword: String, present: Bool) -> (String, [SQLValue]) {
+            switch (dialect, present) {
+            case (.sqlite, true): return ("json_extract(keywords, ?) = 1", [.text(Self.keywordPath(keyword))])
+            case (.sqlite, false): return ("json_extract(keywords, ?) IS NOT 1", [.text(Self.keywordPath(keyword))])
+            case (.postgres, true): return ("(keywords::jsonb ->> ?) = 'true'", [.text(keyword)])
+            case (.postgres, false): return ("(keywords::jsonb ->> ?) IS DISTINCT FROM 'true'", [.text(keyword)])
+            }
+        }
         switch self {
-        case .all(let filters): return combine(filters, "AND", empty: "1")
-        case .any(let filters): return combine(filters, "OR", empty: "0")
+        case .all(let filters): return combine(filters, "AND", empty: yes)
+        case .any(let filters): return combine(filters, "OR", empty: no)
         case .none(let filters):
-            let (inner, values) = combine(filters, "OR", empty: "0")
+            let (inner, values) = combine(filters, "OR", empty: no)
             return ("NOT \(inner)", values)
         case .inFolder(let folder): return ("folder = ?", [.text(folder.rawValue)])
         case .notInFolders(let folders):
-            guard !folders.isEmpty else { return ("1", []) }
+            guard !folders.isEmpty else { return (yes, []) }
             let marks = Array(repeating: "?", count: folders.count).joined(separator: ", ")
             return ("folder NOT IN (\(marks))", folders.map { .text($0.rawValue) })
         case .before(let time): return ("received_at < ?", [.integer(time)])
         case .after(let time): return ("received_at >= ?", [.integer(time)])
         case .minSize(let size): return ("size >= ?", [.integer(size)])
         case .maxSize(let size): return ("size < ?", [.integer(size)])
-        case .hasKeyword(let keyword):
-            if keyword == "$seen" { return ("is_read = 1", []) }
-            return ("json_extract(keywords, ?) = 1", [.text(Self.keywordPath(keyword))])
-        case .notKeyword(let keyword):
-            if keyword == "$seen" { return ("is_read = 0", []) }
-            return ("json_extract(keywords, ?) IS NOT 1", [.text(Self.keywordPath(keyword))])
+        case .hasKeyword(let name):
+            if name == "$seen" { return ("is_read = 1", []) }
+            return keyword(name, present: true)
+        case .notKeyword(let name):
+            if name == "$seen" { return ("is_read = 0", []) }
+            return keyword(name, present: false)
         case .hasAttachment(let wanted):
-            return ("EXISTS (SELECT 1 FROM mail_attachments a WHERE a.message_id = mail_messages.id) = ?",
-                [.integer(wanted ? 1 : 0)])
+            let exists = "EXISTS (SELECT 1 FROM mail_attachments a WHERE a.message_id = mail_messages.id)"
+            return (wanted ? exists : "NOT " + exists, [])
         case .from(let text): return like("from_json", text)
         case .to(let text): return like("to_json", text)
         case .cc(let text): return like("cc_json", text)
@@ -105,16 +116,22 @@ public struct MailSort: Sendable, Equatable {
         self.ascending = ascending
     }
 
-    var sql: String {
+    /// The ORDER BY term in `dialect`: text sorts ignore ASCII case (SQLite's NOCASE, PostgreSQL's lower()),
+    /// and a missing subject sorts first ascending on both, as SQLite puts NULL first.
+    func sql(_ dialect: SQLDialect = .sqlite) -> String {
         let column: String
+        func folded(_ name: String) -> String {
+            dialect == .sqlite ? "\(name) COLLATE NOCASE" : "lower(\(name))"
+        }
         switch property {
         case .receivedAt: column = "received_at"
         case .sentAt: column = "COALESCE(sent_at, received_at)"
         case .size: column = "size"
-        case .subject: column = "subject COLLATE NOCASE"
-        case .from: column = "from_json COLLATE NOCASE"
-        case .to: column = "to_json COLLATE NOCASE"
+        case .subject: column = folded("subject")
+        case .from: column = folded("from_json")
+        case .to: column = folded("to_json")
         }
-        return column + (ascending ? " ASC" : " DESC")
+        let nulls = dialect == .sqlite ? "" : (ascending ? " NULLS FIRST" : " NULLS LAST")
+        return column + (ascending ? " ASC" : " DESC") + nulls
     }
 }

@@ -17,8 +17,9 @@ extension MailStore {
     public func query(
         address: String, filter: MailFilter, sort: [MailSort], position: Int, limit: Int, countTotal: Bool = true
     ) async throws -> (ids: [String], total: Int?) {
-        let (condition, values) = filter.sql()
-        let order = (sort.map(\.sql) + ["received_at DESC", "id DESC"]).joined(separator: ", ")
+        let dialect = database.dialect
+        let (condition, values) = filter.sql(dialect)
+        let order = (sort.map { $0.sql(dialect) } + ["received_at DESC", "id DESC"]).joined(separator: ", ")
         return try await database.read { connection in
             try connection.readTransaction {
                 let total = try countTotal ? connection.query(

@@ -91,12 +91,13 @@ public struct MailStore: Sendable {
         let ids = Array(Set(ids))
         guard !ids.isEmpty else { return [:] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        // By primary key: on SQLite `+address` keeps the planner off the address indexes, which would scan every
+        // message of the address (PostgreSQL's planner, which has no unary + on text, picks the key itself).
+        let addressColumn = database.dialect == .sqlite ? "+address" : "address"
         return try await database.read { connection in
             try connection.readTransaction {
                 let rows = try connection.query(
-                    // By primary key: `+address` keeps the planner off the address indexes, which would scan every
-                    // message of the address.
-                    "SELECT \(Self.detailColumns) FROM mail_messages WHERE id IN (\(marks)) AND +address = ?",
+                    "SELECT \(Self.detailColumns) FROM mail_messages WHERE id IN (\(marks)) AND \(addressColumn) = ?",
                     ids.map(SQLValue.text) + [.text(address)])
                 var attachments: [String: [MailAttachmentInfo]] = [:]
                 for row in try connection.query(

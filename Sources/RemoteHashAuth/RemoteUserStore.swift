@@ -7,15 +7,20 @@ struct RemoteUser: Sendable, Equatable {
     var tokenVersion: Int64
 }
 
-/// The users of this surface, in SQLite.
+/// The users of this surface. An email matches whatever its case: SQLite's column compares with
+/// COLLATE NOCASE, PostgreSQL's is matched by `lower(email)` (a unique index keeps one row per email).
 struct RemoteUserStore: Sendable {
     let database: any SQLDatabase
 
+    /// `email = ?` as this database matches emails.
+    private var emailIs: String { database.dialect == .sqlite ? "email = ?" : "lower(email) = lower(?)" }
+
     /// The user registered with `email` (case-insensitive), if any.
     func find(email: String) async throws -> RemoteUser? {
-        try await database.read { connection in
+        let emailIs = emailIs
+        return try await database.read { connection in
             try connection.query(
-                "SELECT email, password_hash_url, token_version FROM remote_users WHERE email = ?", [.text(email)]
+                "SELECT email, password_hash_url, token_version FROM remote_users WHERE \(emailIs)", [.text(email)]
             ).first.flatMap(RemoteUserStore.user)
         }
     }
@@ -32,18 +37,19 @@ struct RemoteUserStore: Sendable {
     /// Increments the token version when it still is `expected` (nil: whatever it is); returns the
     /// user after the change, or nil when no row matched (unknown user or an already superseded token).
     func bumpTokenVersion(email: String, expected: Int64?) async throws -> RemoteUser? {
-        try await database.write { connection in
+        let emailIs = emailIs
+        return try await database.write { connection in
             let sql: String
             var bindings: [SQLValue] = [.text(email)]
             if let expected {
-                sql = "UPDATE remote_users SET token_version = token_version + 1 WHERE email = ? AND token_version = ?"
+                sql = "UPDATE remote_users SET token_version = token_version + 1 WHERE \(emailIs) AND token_version = ?"
                 bindings.append(.integer(expected))
             } else {
-                sql = "UPDATE remote_users SET token_version = token_version + 1 WHERE email = ?"
+                sql = "UPDATE remote_users SET token_version = token_version + 1 WHERE \(emailIs)"
             }
             guard try connection.run(sql, bindings) == 1 else { return nil }
             return try connection.query(
-                "SELECT email, password_hash_url, token_version FROM remote_users WHERE email = ?", [.text(email)]
+                "SELECT email, password_hash_url, token_version FROM remote_users WHERE \(emailIs)", [.text(email)]
             ).first.flatMap(RemoteUserStore.user)
         }
     }

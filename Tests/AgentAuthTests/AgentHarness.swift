@@ -14,20 +14,6 @@ import Testing
 
 @testable import AgentAuth
 
-/// A directory under the temporary directory, removed when the last reference goes.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
-
 /// Keys shared by every harness: generating RSA keys is slow.
 enum TestKeys {
     static let hmacSecret = SecureRandom.bytes(32)
@@ -37,14 +23,13 @@ enum TestKeys {
         activeHMAC: "hs-test", activeRSA: "rs-test")
 }
 
-/// An AgentAuthService over a fresh database in a temporary directory, driven through its router.
+/// An AgentAuthService over a fresh database (`StorageBackend.current`), driven through its router.
 struct AgentHarness {
     static let publicURL = "http://agents.test:8080"
 
-    let directory: String
-    /// Set when the harness made the directory; it is removed with the harness.
-    let ownedDirectory: TemporaryDirectory?
-    let database: Database
+    /// The test's database, shared with a harness made with `sharing:` (a restart).
+    let test: TestDatabase
+    let database: any SQLDatabase
     let clock: TestClock
     let service: AgentAuthService
     let router: ContextRouter
@@ -53,23 +38,20 @@ struct AgentHarness {
     /// Request ids of the requests answered with a bare 500, as the service reported them.
     let unexpected = RequestIDLog()
 
-    /// Creates a harness; `directory` reuses an existing data directory (a restart). `monotonic` drives
+    /// Creates a harness; `sharing` reopens another harness's database (a restart). `monotonic` drives
     /// the dynamic-difficulty window; nil: `clock` drives both.
     init(
         difficulty: Int = 0, maxDifficulty: Int = 18, dynamic: Bool = false, pool: WorkerPool? = nil,
-        directory: String? = nil, clock: TestClock = TestClock(), monotonic: TestClock? = nil,
+        sharing: TestDatabase? = nil, clock: TestClock = TestClock(), monotonic: TestClock? = nil,
         metrics: TestMetrics = TestMetrics()
     ) throws {
-        if let directory {
-            ownedDirectory = nil
-            self.directory = directory
+        if let sharing {
+            test = sharing
+            database = try sharing.another()
         } else {
-            let owned = try TemporaryDirectory()
-            ownedDirectory = owned
-            self.directory = owned.path
+            test = try StorageBackend.current.makeDatabase(logger: Logger(label: "test"))
+            database = test.database
         }
-        database = try Database.open(path: self.directory + "/postern.sqlite3", logger: Logger(label: "test"))
-        _ = try Migrator(migrations: EmbeddedResources.migrations).migrate(database)
         self.clock = clock
         self.pool = pool ?? WorkerPool(threads: 2)
         let configuration = AgentAuthConfiguration(

@@ -115,7 +115,7 @@ struct AgentSessionEndpointTests {
         let solution = try harness.solve(challenge.id, difficulty: 0)
         let body = AgentHarness.sessionBody(solution, "username", "restart1")
         #expect(await harness.send(.POST, "/api/v1/session", bearer: challenge.token, body: body).status.code == 201)
-        let restarted = try AgentHarness(difficulty: 0, directory: harness.directory, clock: clock)
+        let restarted = try AgentHarness(difficulty: 0, sharing: harness.test, clock: clock)
         let again = AgentHarness.sessionBody(solution, "username", "restart2")
         expectError(
             await restarted.send(.POST, "/api/v1/session", bearer: challenge.token, body: again), .invalidChallenge)

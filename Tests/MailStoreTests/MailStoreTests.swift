@@ -2,26 +2,19 @@ import MIME
 import EmbeddedResources
 import Foundation
 import Logging
+import PosternTestSupport
 import Storage
 import Testing
 
 @testable import MailStore
 
-/// A migrated database in a temporary directory, removed with the harness.
+/// A migrated database of one backend, removed with the harness.
 final class MailDatabase: @unchecked Sendable {
-    let directory: String
-    let database: Database
+    let test: TestDatabase
+    var database: any SQLDatabase { test.database }
 
-    init() throws {
-        directory = NSTemporaryDirectory() + "mail-store-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        database = try Database.open(path: directory + "/postern.sqlite3", logger: Logger(label: "mail-store-tests"))
-        _ = try Migrator(migrations: EmbeddedResources.migrations).migrate(database)
-    }
-
-    deinit {
-        database.close()
-        try? FileManager.default.removeItem(atPath: directory)
+    init(_ backend: StorageBackend) throws {
+        test = try backend.makeDatabase(logger: Logger(label: "mail-store-tests"))
     }
 
     func run(_ sql: String, _ bindings: [SQLValue] = []) async throws {
@@ -29,7 +22,7 @@ final class MailDatabase: @unchecked Sendable {
     }
 }
 
-@Suite("Mail store: delivery, quota, pages, reads, attachments, deletion")
+@Suite("Mail store: delivery, quota, pages, reads, attachments, deletion", .serialized)
 struct MailStoreTests {
     static func message(_ subject: String, bytes: Int = 100, attachments: [MailAttachment] = []) -> NewMailMessage {
         NewMailMessage(
@@ -40,9 +33,9 @@ struct MailStoreTests {
             attachments: attachments, raw: Array(repeating: UInt8(ascii: "x"), count: bytes))
     }
 
-    @Test("one copy per recipient in one transaction; every field reads back; the preview is cut at 256")
-    func deliverAndRead() async throws {
-        let db = try MailDatabase()
+    @Test("one copy per recipient in one transaction; every field reads back; the preview is cut at 256", arguments: StorageBackend.allCases)
+    func deliverAndRead(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
         let store = MailStore(database: db.database)
         let pdf = MailAttachment(
             filename: "report.pdf", contentType: "application/pdf", contentID: nil, disposition: "attachment",
@@ -70,9 +63,9 @@ struct MailStoreTests {
         #expect(try await store.attachment(address: "b@agents.localhost", id: ids[0], position: 0) == nil)
     }
 
-    @Test("a copy past any recipient's quota stores nothing for anyone")
-    func quota() async throws {
-        let db = try MailDatabase()
+    @Test("a copy past any recipient's quota stores nothing for anyone", arguments: StorageBackend.allCases)
+    func quota(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
         let store = MailStore(database: db.database)
         _ = try await store.deliver(Self.message("one", bytes: 600), to: [.init(address: "a@x", quota: 1000)], folder: .inbox, now: 1)
         await #expect(throws: MailStoreError.quotaExceeded(address: "a@x")) {
@@ -84,9 +77,9 @@ struct MailStoreTests {
         #expect(try await store.used(address: "b@x") == 0)
     }
 
-    @Test("pages of 30, newest first; read marks count changes; delete takes the attachments")
-    func pagesReadsDelete() async throws {
-        let db = try MailDatabase()
+    @Test("pages of 30, newest first; read marks count changes; delete takes the attachments", arguments: StorageBackend.allCases)
+    func pagesReadsDelete(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
         let store = MailStore(database: db.database)
         var ids: [String] = []
         for n in 0..<31 {
@@ -107,9 +100,9 @@ struct MailStoreTests {
         #expect(left == 30)
     }
 
-    @Test("deleting a mailbox account deletes its mail")
-    func accountDeletion() async throws {
-        let db = try MailDatabase()
+    @Test("deleting a mailbox account deletes its mail", arguments: StorageBackend.allCases)
+    func accountDeletion(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
         let store = MailStore(database: db.database)
         try await db.run(
             "INSERT INTO mailbox_accounts (id, address, password_hash, quota, created_at) VALUES ('a1', 'a@mail.localhost', '', 1000, 1)")
@@ -119,15 +112,17 @@ struct MailStoreTests {
         #expect(try await store.page(address: "z@mail.localhost", page: 1).count == 1)
     }
 
-    @Test("local addresses: mailbox accounts on mailbox domains, live agents on the agent domain; others are not ours")
-    func resolution() async throws {
-        let db = try MailDatabase()
+    @Test("local addresses: mailbox accounts on mailbox domains, live agents on the agent domain; others are not ours", arguments: StorageBackend.allCases)
+    func resolution(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
         try await db.run(
             "INSERT INTO mailbox_accounts (id, address, password_hash, quota, created_at) VALUES ('a1', 'box@mail.localhost', '', 777, 1)")
         try await db.run(
-            "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES ('g1', 'agent-one', zeroblob(32), 1)")
+            "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES ('g1', 'agent-one', ?, 1)",
+            [.blob(Array(repeating: 0, count: 32))])
         try await db.run(
-            "INSERT INTO agent_accounts (id, username, api_key_digest, created_at, revoked_at) VALUES ('g2', 'gone-agent', randomblob(32), 1, 2)")
+            "INSERT INTO agent_accounts (id, username, api_key_digest, created_at, revoked_at) VALUES ('g2', 'gone-agent', ?, 1, 2)",
+            [.blob(Array(repeating: 1, count: 32))])
         let local = LocalMailboxes(
             database: db.database, mailboxDomains: ["mail.localhost", "Pro.Localhost"], agentDomain: "agents.localhost",
             agentQuota: 5000)

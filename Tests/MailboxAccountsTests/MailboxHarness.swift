@@ -28,13 +28,13 @@ struct TestResponse {
     func string(_ key: String) -> String { self[key]?.stringValue ?? "" }
 }
 
-/// A MailboxService over a fresh, migrated database in a temporary directory, with cheap Argon2, a low
+/// A MailboxService over a fresh, migrated database (`StorageBackend.current`), with cheap Argon2, a low
 /// PoW difficulty and rate limits off unless a test turns them on. Requests go through the router.
 final class MailboxHarness: Sendable {
     static let difficulty = 6
 
-    let directory: String
-    let database: Database
+    let test: TestDatabase
+    var database: any SQLDatabase { test.database }
     let service: MailboxService
     let router: ContextRouter
     let clock: TestClock
@@ -52,10 +52,8 @@ final class MailboxHarness: Sendable {
         configure: (inout MailboxConfiguration) -> Void = { _ in }
     ) throws {
         self.trustedProxies = ClientAddressResolver(trustedProxies: trustedProxies)
-        directory = NSTemporaryDirectory() + "mailbox-tests-" + SecureRandom.hex(byteCount: 8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        database = try Database.open(path: directory + "/postern.sqlite3", logger: Logger(label: "mailbox-tests"))
-        try Migrator(migrations: EmbeddedResources.migrations).migrate(database)
+        test = try StorageBackend.current.makeDatabase(logger: Logger(label: "mailbox-tests"))
+        let database = test.database
         let clock = TestClock(1_750_000_000)
         self.clock = clock
         self.pool = pool
@@ -74,10 +72,6 @@ final class MailboxHarness: Sendable {
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     static func keySet() throws -> JWTKeySet {

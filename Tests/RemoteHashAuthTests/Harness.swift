@@ -61,8 +61,8 @@ func cheapHash(_ password: String) throws -> String {
 /// A real service over a migrated temporary database, a real fetcher and a local origin.
 final class Harness {
     let origin: TestOrigin
-    let directory: String
-    let database: Database
+    let test: TestDatabase
+    var database: any SQLDatabase { test.database }
     let service: RemoteHashService
     let router: ContextRouter
     let clock = TestClock()
@@ -76,11 +76,8 @@ final class Harness {
         metricsFactory: (any MetricsFactory)? = nil, configure: (inout RemoteHashConfiguration) -> Void = { _ in }
     ) throws {
         origin = try TestOrigin()
-        directory = NSTemporaryDirectory() + "postern-remote-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        database = try Database.open(
-            path: directory + "/postern.sqlite", readerCount: 2, logger: Logger(label: "remote.tests"))
-        _ = try Migrator(migrations: EmbeddedResources.migrations).migrate(database)
+        test = try StorageBackend.current.makeDatabase(logger: Logger(label: "remote.tests"))
+        let database = test.database
         var configuration = RemoteHashConfiguration(issuer: "https://postern.test", publicURL: "http://localhost:8080")
         configuration.allowPrivate = true
         configuration.rateLimitsEnabled = false
@@ -100,7 +97,6 @@ final class Harness {
 
     deinit {
         origin.stop()
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Serves a cheap hash of `password` at `path` and returns the URL.

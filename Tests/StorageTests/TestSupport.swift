@@ -1,9 +1,7 @@
 import EmbeddedResources
 import Foundation
 import Logging
-import PostgresClient
 import PosternTestSupport
-import Testing
 
 @testable import Storage
 
@@ -45,30 +43,20 @@ func count(_ database: any SQLDatabase, _ table: String) throws -> Int64? {
     try database.readSync { try $0.query("SELECT count(*) AS n FROM \(table)").first?.int("n") }
 }
 
-/// The two storage backends; storage tests that take `Backend.allCases` run on both.
-enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case sqlite, postgres
-
-    var testDescription: String { rawValue }
-}
+typealias Backend = StorageBackend
 
 /// Runs `body` with a way to open a migrated database of `backend`: every call to `open` gives a new
 /// handle on the same database, as a second process (SQLite) or a second instance (PostgreSQL) would have.
-/// SQLite's lives in a temporary directory, PostgreSQL's is a new database on the test server.
 func withMigratedDatabase<T>(
     _ backend: Backend, _ body: (_ open: () throws -> any SQLDatabase) async throws -> T
 ) async throws -> T {
-    switch backend {
-    case .sqlite:
-        return try await withAsyncTemporaryDirectory { directory in
-            try await body { try openMigratedDatabase(directory) }
-        }
-    case .postgres:
-        let url = try PostgresTestServer.shared().freshDatabase()
-        return try await body {
-            let database = try PostgresDatabase(url: url, count: 2, logger: testLogger)
-            try Migrator(migrations: EmbeddedResources.migrations(for: .postgres)).migrate(database)
+    let test = try backend.makeDatabase(logger: testLogger)
+    var first: (any SQLDatabase)? = test.database
+    return try await body {
+        if let database = first {
+            first = nil
             return database
         }
+        return try test.another()
     }
 }

@@ -1,0 +1,63 @@
+import EmbeddedResources
+import Foundation
+import Logging
+import PostgresClient
+import Storage
+
+/// The two storage backends. A storage test that takes `StorageBackend.allCases` as its arguments runs on
+/// SQLite (a file in a temporary directory) and on PostgreSQL (a new database on ``PostgresTestServer``).
+public enum StorageBackend: String, CaseIterable, Sendable {
+    case sqlite, postgres
+
+    /// The backend the service harnesses use: `POSTERN_TEST_STORAGE` (`sqlite`, the default, or `postgres`),
+    /// so that `make test` runs the surfaces' suites a second time on PostgreSQL.
+    public static var current: StorageBackend {
+        ProcessInfo.processInfo.environment["POSTERN_TEST_STORAGE"].flatMap(StorageBackend.init(rawValue:)) ?? .sqlite
+    }
+
+    /// A new, migrated, empty database of this backend.
+    public func makeDatabase(logger: Logger = Logger(label: "postern.storage.tests")) throws -> TestDatabase {
+        switch self {
+        case .sqlite:
+            let directory = NSTemporaryDirectory() + "postern-storage-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            return try TestDatabase(directory: directory) {
+                let database = try Database.open(path: directory + "/postern.sqlite", readerCount: 2, logger: logger)
+                try Migrator(migrations: EmbeddedResources.migrations(for: .sqlite)).migrate(database)
+                return database
+            }
+        case .postgres:
+            let url = try PostgresTestServer.shared().freshDatabase()
+            return try TestDatabase(directory: nil) {
+                let database = try PostgresDatabase(url: url, count: 2, logger: logger)
+                try Migrator(migrations: EmbeddedResources.migrations(for: .postgres)).migrate(database)
+                return database
+            }
+        }
+    }
+}
+
+/// A test's database: ``database``, and ``another()`` for more handles on the same data (a second process
+/// on SQLite's file, a second instance on PostgreSQL's database). SQLite's directory goes with it.
+public final class TestDatabase: @unchecked Sendable {
+    /// The first handle.
+    public let database: any SQLDatabase
+    private let open: () throws -> any SQLDatabase
+    private let directory: String?
+
+    init(directory: String?, open: @escaping () throws -> any SQLDatabase) throws {
+        self.directory = directory
+        self.open = open
+        database = try open()
+    }
+
+    /// Another handle on the same database (migrations already applied: this applies none).
+    public func another() throws -> any SQLDatabase {
+        try open()
+    }
+
+    deinit {
+        database.close()
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+}
