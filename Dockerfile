@@ -17,7 +17,7 @@ RUN swift build -c release --product postern --static-swift-stdlib \
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libargon2-1 libscrypt0 libsqlite3-0 libssl3 ca-certificates curl \
+ && apt-get install -y --no-install-recommends libargon2-1 libscrypt0 libsqlite3-0 libpq5 libssl3 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin postern \
  && mkdir -p /data && chown postern:postern /data

@@ -23,10 +23,11 @@ run: release
 ## and turn socket reads into timeouts that say nothing about the server.
 ## Then the client tests (scripts/client-tests): Mail.td's Python SDKs, unmodified, and a reader that follows
 ## /llms.txt alone, each against a real server (the SDKs install themselves into .build/).
-## Then the storage and surface suites again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: the harnesses take a
-## new database on a server the tests start on loopback with scripts/pg-temp, and remove).
+## Then the storage, surface and end-to-end suites again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: harnesses and
+## test servers, through POSTERN_DATABASE_URL, take a new database on a server the tests start on loopback with
+## scripts/pg-temp, and remove).
 ## Last, schemathesis on every documented operation (scripts/schemathesis, about a minute).
-STORAGE_SUITES = StorageTests|PostgresClientTests|MailStoreTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests
+STORAGE_SUITES = StorageTests|PostgresClientTests|MailStoreTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|PosternAppTests
 test:
 	@scripts/bootstrap --test
 	$(SWIFT) test --no-parallel
@@ -34,7 +35,7 @@ test:
 	scripts/client-tests
 	scripts/schemathesis
 
-## Only the storage and surface suites on PostgreSQL.
+## Only the storage, surface and end-to-end suites on PostgreSQL.
 test-postgres: build
 	@scripts/bootstrap --test
 	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --no-parallel --filter '$(STORAGE_SUITES)'

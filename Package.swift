@@ -108,7 +108,7 @@ let package = Package(
         ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
-            "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "SigningKeys", "Storage", "EmbeddedResources",
+            "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "JMAP",
@@ -189,7 +189,8 @@ let package = Package(
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT",
-            "JMAP", "AuthCrypto", "Storage", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
+            "JMAP", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
         ]),
     ]
 )

@@ -41,7 +41,7 @@ extension MailStore {
             var counts: [MailFolder: FolderCounts] = [:]
             for row in try connection.query(
                 """
-                SELECT folder, COUNT(*) AS total, SUM(is_read = 0) AS unread, COUNT(DISTINCT thread_id) AS threads,
+                SELECT folder, COUNT(*) AS total, SUM(CASE WHEN is_read = 0 THEN 1 ELSE 0 END) AS unread, COUNT(DISTINCT thread_id) AS threads,
                     COUNT(DISTINCT CASE WHEN is_read = 0 THEN thread_id END) AS unread_threads
                     FROM mail_messages WHERE address = ? GROUP BY folder
                 """, [.text(address)])

@@ -79,6 +79,7 @@ public enum ConfigurationLoader {
         text("POSTERN_HOST") { c.host = $0 }
         try integer("POSTERN_PORT") { c.port = $0 }
         text("POSTERN_DATA_DIR") { c.dataDirectory = $0 }
+        text("POSTERN_DATABASE_URL") { c.databaseURL = $0 }
         text("POSTERN_PUBLIC_URL") { c.publicURL = $0 }
         text("JWT_ISSUER") { c.issuer = $0 }
         c.jwtPrivateKeyPEM = pem("JWT_PRIVATE_KEY")

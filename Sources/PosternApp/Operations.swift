@@ -11,8 +11,9 @@ import Storage
 public enum Operations {
     /// Applies pending migrations; returns the names applied.
     public static func migrate(configuration: PosternConfiguration, logger: Logger) throws -> [String] {
-        let database = try openDatabase(configuration, logger: logger)
-        return try Migrator.shipped.migrate(database)
+        let (database, applied) = try DatabaseOpener.migrated(configuration, readers: 1, logger: logger)
+        database.close()
+        return applied
     }
 
     /// One line per signing key: kid, algorithm, state.
@@ -45,7 +46,15 @@ public enum Operations {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw ConfigurationError(key: "--to", message: "\(path) exists; choose a new file")
         }
-        try openDatabase(configuration, logger: logger).backup(to: path)
+        guard case .sqlite(let source) = try configuration.database() else {
+            throw ConfigurationError(
+                key: "POSTERN_DATABASE_URL",
+                message: "postern backup copies SQLite files; back up PostgreSQL with pg_dump or its own tools")
+        }
+        try DataDirectory.prepare(configuration.dataDirectory)
+        let database = try Database.open(path: source, readerCount: 1, logger: logger)
+        defer { database.close() }
+        try database.backup(to: path)
     }
 
     /// Creates a Pro user (as the hosted service does from its dashboard); returns a one-line summary.
@@ -86,16 +95,8 @@ public enum Operations {
 
     /// The database with every shipped migration applied: what the commands that read or write accounts and mail
     /// work on.
-    static func migratedDatabase(_ configuration: PosternConfiguration, logger: Logger) throws -> Database {
-        let database = try openDatabase(configuration, logger: logger)
-        _ = try Migrator.shipped.migrate(database)
-        return database
-    }
-
-    static func openDatabase(_ configuration: PosternConfiguration, logger: Logger) throws -> Database {
-        try DataDirectory.prepare(configuration.dataDirectory)
-        return try Database.open(
-            path: DataDirectory.databasePath(configuration.dataDirectory), readerCount: 1, logger: logger)
+    static func migratedDatabase(_ configuration: PosternConfiguration, logger: Logger) throws -> any SQLDatabase {
+        try DatabaseOpener.migrated(configuration, readers: 1, logger: logger).database
     }
 
     /// Unix seconds now.

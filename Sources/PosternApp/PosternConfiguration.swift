@@ -12,6 +12,11 @@ public struct PosternConfiguration: Sendable {
     public var port = 8080
     /// SQLite database and generated keys (`POSTERN_DATA_DIR`, default `./data`).
     public var dataDirectory = "./data"
+    /// Where accounts, tokens' epochs and mail live (`POSTERN_DATABASE_URL`): nil or empty for the data
+    /// directory's SQLite file, `sqlite:///absolute/path` for another SQLite file, or
+    /// `postgres://user:password@host:port/database` (also `postgresql://`, libpq's query options such as
+    /// `sslmode=require` included) for PostgreSQL. See ``database``.
+    public var databaseURL: String?
     /// Base URL used in `docs_url`, `llms.txt`, the OpenAPI `servers` entry and the HTML pages, and the
     /// issuer default (`POSTERN_PUBLIC_URL`). Default nil: the listener's own URL, real port included
     /// (see ``publicIdentity(listeningOn:port:)``).
@@ -70,7 +75,37 @@ public struct PosternConfiguration: Sendable {
 
     /// Refuses a configuration the server cannot run with, naming the key at fault.
     /// - Throws: ``ConfigurationError``.
+    /// The database ``databaseURL`` names.
+    public enum DatabaseLocation: Sendable, Equatable {
+        /// A SQLite file.
+        case sqlite(path: String)
+        /// A PostgreSQL server (the URL as libpq takes it).
+        case postgres(url: String)
+    }
+
+    /// Where the database is, from ``databaseURL`` and ``dataDirectory``.
+    /// - Throws: `ConfigurationError` naming `POSTERN_DATABASE_URL` for any other scheme (the URL itself is
+    ///   never echoed: it may hold a password).
+    public func database() throws -> DatabaseLocation {
+        guard let url = databaseURL?.trimmingCharacters(in: .whitespaces), !url.isEmpty else {
+            return .sqlite(path: DataDirectory.databasePath(dataDirectory))
+        }
+        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") { return .postgres(url: url) }
+        if url.hasPrefix("sqlite://") {
+            let path = String(url.dropFirst("sqlite://".count))
+            guard path.hasPrefix("/"), path.count > 1 else {
+                throw ConfigurationError(
+                    key: "POSTERN_DATABASE_URL", message: "sqlite:// needs an absolute path: sqlite:///var/lib/postern/db")
+            }
+            return .sqlite(path: path)
+        }
+        throw ConfigurationError(
+            key: "POSTERN_DATABASE_URL",
+            message: "must be sqlite:///absolute/path or postgres://user:password@host:port/database, or unset")
+    }
+
     public func validate() throws {
+        _ = try database()
         if let issuer, issuer.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ConfigurationError(
                 key: "JWT_ISSUER", message: "must not be empty: set it, or leave it unset to use the public URL")

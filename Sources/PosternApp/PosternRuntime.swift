@@ -22,7 +22,7 @@ public final class PosternRuntime: Sendable {
     /// The configuration it was built from.
     public let configuration: PosternConfiguration
     /// The SQLite database (migrated).
-    public let database: Database
+    public let database: any SQLDatabase
     /// Every signing and verification key.
     public let keys: JWTKeySet
     /// The bounded pool for scrypt, Argon2 and RSA.
@@ -46,7 +46,7 @@ public final class PosternRuntime: Sendable {
     private let logger: Logger
 
     private init(
-        configuration: PosternConfiguration, database: Database, keys: JWTKeySet, pool: WorkerPool, fetcher: Fetcher,
+        configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool, fetcher: Fetcher,
         identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
         smtp: (server: SMTPServer, listener: ListeningSocket)?, ledger: ChallengeLedger, keyStore: KeyStore,
         clock: @escaping @Sendable () -> Int64, logger: Logger
@@ -92,9 +92,7 @@ public final class PosternRuntime: Sendable {
         let smtpListener = try configuration.smtpEnabled
             ? ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: configuration.smtpPort) : nil
         try DataDirectory.prepare(configuration.dataDirectory)
-        let database = try Database.open(
-            path: DataDirectory.databasePath(configuration.dataDirectory), readerCount: 2, logger: logger)
-        let applied = try Migrator.shipped.migrate(database)
+        let (database, applied) = try DatabaseOpener.migrated(configuration, readers: 2, logger: logger)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
         let keyStore = try KeyStore.open(configuration: configuration, now: clock())
         let keys = keyStore.keySet()

@@ -1,6 +1,8 @@
 import EmbeddedResources
 import Foundation
 import HTTPServer
+import Logging
+import PostgresClient
 import Storage
 import Synchronization
 
@@ -17,9 +19,40 @@ enum DataDirectory {
 }
 
 extension Migrator {
-    /// The migrator over the migrations compiled into this binary (`migrations/sqlite/*.sql` when it was built):
-    /// `serve` and the operator commands read no migrations directory.
-    static var shipped: Migrator { Migrator(migrations: EmbeddedResources.migrations) }
+    /// The migrator over the migrations compiled into this binary for `dialect` (`migrations/<dialect>/*.sql`
+    /// when it was built): `serve` and the operator commands read no migrations directory.
+    static func shipped(for dialect: SQLDialect) -> Migrator {
+        Migrator(migrations: EmbeddedResources.migrations(for: dialect))
+    }
+}
+
+/// The database of a configuration, for `serve` and the operator commands alike.
+enum DatabaseOpener {
+    /// Opens the configured database: the SQLite file (its directory made when missing) with `readers`
+    /// reading connections, or PostgreSQL with `readers + 1` connections.
+    static func open(_ configuration: PosternConfiguration, readers: Int, logger: Logger) throws -> any SQLDatabase {
+        switch try configuration.database() {
+        case .sqlite(let path):
+            try DataDirectory.prepare(configuration.dataDirectory)
+            try DataDirectory.prepare((path as NSString).deletingLastPathComponent)
+            return try Database.open(path: path, readerCount: readers, logger: logger)
+        case .postgres(let url):
+            return try PostgresDatabase(url: url, count: readers + 1, logger: logger)
+        }
+    }
+
+    /// `open`, then every shipped migration of its dialect; returns the database and the names applied.
+    static func migrated(_ configuration: PosternConfiguration, readers: Int, logger: Logger) throws
+        -> (database: any SQLDatabase, applied: [String])
+    {
+        let database = try open(configuration, readers: readers, logger: logger)
+        do {
+            return (database, try Migrator.shipped(for: database.dialect).migrate(database))
+        } catch {
+            database.close()
+            throw error
+        }
+    }
 }
 
 /// Lets a route read the server's open-connection count although the server is built after the routes.

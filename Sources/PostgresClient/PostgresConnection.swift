@@ -164,14 +164,32 @@ public final class PostgresConnection: SQLConnection {
         return statement
     }
 
-    /// Re-establishes a lost connection before a call; its prepared statements went with it.
+    /// Re-establishes a lost connection before a call; its prepared statements went with it. A connection
+    /// the server closed while it was idle (a restart) is noticed here, by reading what is pending on it
+    /// (`PQconsumeInput`: one non-blocking read), so the call goes out on a new one instead of failing.
     private func reconnectIfLost() throws {
-        guard PQstatus(handle) != CONNECTION_OK else { return }
+        guard PQstatus(handle) != CONNECTION_OK || receivedWhileIdle() else { return }
         statements.removeAll()
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             throw StorageError(.unavailable, "PostgreSQL is unreachable: \(Self.message(PQerrorMessage(handle)))")
         }
+    }
+
+    /// Whether the server closed the connection (or said anything) since the last call: an idle connection
+    /// hears nothing unless the server is terminating it, which sends its FATAL message and then ends the
+    /// stream. libpq reads the message on one `PQconsumeInput` and notices the end on the next, so it is
+    /// asked twice (two non-blocking reads, which on a live idle connection find nothing).
+    private func receivedWhileIdle() -> Bool {
+        guard PQconsumeInput(handle) != 0, PQconsumeInput(handle) != 0, PQstatus(handle) == CONNECTION_OK else {
+            return true
+        }
+        var heard = false
+        while PQisBusy(handle) == 0, let pending = PQgetResult(handle) {
+            heard = true
+            PQclear(pending)
+        }
+        return heard
     }
 
     /// Throws for a failed result: the error classified by its SQLSTATE, `.unavailable` when the

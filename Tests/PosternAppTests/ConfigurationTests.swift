@@ -57,6 +57,31 @@ struct ConfigurationTests {
         #expect(c.publicIdentity(listeningOn: c.host, port: c.port).issuer == "http://127.0.0.1:9090")
     }
 
+    @Test("POSTERN_DATABASE_URL: unset is the data directory's SQLite file; sqlite:/// and postgres:// are read as given")
+    func databaseURL() async throws {
+        func location(_ url: String?) async throws -> PosternConfiguration.DatabaseLocation {
+            try await ConfigurationLoader.load(
+                environment: url.map { ["POSTERN_DATABASE_URL": $0, "POSTERN_DATA_DIR": "/srv/p"] } ?? ["POSTERN_DATA_DIR": "/srv/p"],
+                defaultPath: "/nonexistent/config/postern.env"
+            ).database()
+        }
+        #expect(try await location(nil) == .sqlite(path: "/srv/p/postern.sqlite3"))
+        #expect(try await location("") == .sqlite(path: "/srv/p/postern.sqlite3"))
+        #expect(try await location("sqlite:///var/lib/postern/db.sqlite3") == .sqlite(path: "/var/lib/postern/db.sqlite3"))
+        let url = "postgres://postern:s3cret@db.internal:5432/postern?sslmode=require"
+        #expect(try await location(url) == .postgres(url: url))
+        #expect(try await location("postgresql://h/db") == .postgres(url: "postgresql://h/db"))
+        for bad in ["mysql://root:s3cret@h/db", "sqlite://relative/path", "s3cret"] {
+            do {
+                _ = try await location(bad)
+                Issue.record("\(bad) was accepted")
+            } catch let error as ConfigurationError {
+                #expect(error.key == "POSTERN_DATABASE_URL")
+                #expect(!"\(error)".contains("s3cret"), "the refusal echoes the URL")
+            }
+        }
+    }
+
     @Test("an empty JWT_ISSUER refuses to start, naming the key")
     func emptyIssuer() async throws {
         let file = try writeConfigFile("JWT_ISSUER=\n")

@@ -1,6 +1,7 @@
 import AuthCrypto
 import Foundation
 import Logging
+import PosternTestSupport
 import Storage
 import Testing
 @testable import PosternApp
@@ -36,7 +37,23 @@ struct OperationsTests {
         #expect(later.count == 2)
     }
 
-    @Test("backup writes a consistent copy while the server serves, and refuses to overwrite")
+    @Test("backup of a PostgreSQL database is refused before connecting, pointing to pg_dump")
+    func backupPostgres() throws {
+        var configuration = TestServer.configuration()
+        configuration.databaseURL = "postgres://postern:s3cret@db.invalid/postern"
+        do {
+            try Operations.backup(configuration: configuration, to: "/nonexistent/copy", logger: logger)
+            Issue.record("a PostgreSQL backup was attempted")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "POSTERN_DATABASE_URL")
+            #expect("\(error)".contains("pg_dump") && !"\(error)".contains("s3cret"))
+        }
+    }
+
+    // `postern backup` copies SQLite's file: on PostgreSQL it refuses (the test above).
+    @Test(
+        "backup writes a consistent copy while the server serves, and refuses to overwrite",
+        .enabled(if: StorageBackend.current == .sqlite))
     func backup() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }

@@ -97,7 +97,8 @@ struct SMTPDeliveryTests {
         // An agent inbox is a local address too.
         try await server.runtime.database.write { connection in
             _ = try connection.run(
-                "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES ('a1', 'smtp-agent', zeroblob(32), 1)")
+                "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES ('a1', 'smtp-agent', ?, 1)",
+                [.blob(Array(repeating: 0, count: 32))])
         }
         #expect(try Self.send(port: smtpPort, from: "", to: ["smtp-agent@agents.localhost"], message: "Subject: hi\r\n\r\nhello\r\n") == "{}")
         let stored = try await server.runtime.database.read { connection in

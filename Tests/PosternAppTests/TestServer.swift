@@ -1,6 +1,8 @@
 import Foundation
 import SocketServer
 import Logging
+import PosternTestSupport
+import Synchronization
 @testable import PosternApp
 
 /// A real Postern on port 0 over a temporary data directory, for end-to-end tests.
@@ -23,8 +25,20 @@ struct TestServer {
         c.mailboxPowDifficulty = 4
         c.rateLimits = false
         c.remoteHashAllowPrivate = true
+        if StorageBackend.current == .postgres {
+            // One PostgreSQL database per data directory, so a test that restarts on a directory finds its data.
+            let directory = c.dataDirectory
+            c.databaseURL = databases.withLock { urls in
+                if let url = urls[directory] { return url }
+                let url = (try? PostgresTestServer.shared().freshDatabase()) ?? "postgres://unavailable.invalid/none"
+                urls[directory] = url
+                return url
+            }
+        }
         return c
     }
+
+    private static let databases = Mutex<[String: String]>([:])
 
     /// Builds and starts a server; `adjust` edits the test configuration first.
     static func start(
