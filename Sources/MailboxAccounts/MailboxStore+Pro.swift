@@ -132,18 +132,18 @@ extension MailboxStore {
 
     // MARK: secrets
 
-    /// The named secret, created from `make()` on first use and kept (synchronous: used at start).
+    /// The named secret, created from `make()` on first use and kept (synchronous: used at start). Race-free
+    /// across processes and instances starting at once: the first insert wins, every caller reads the winner's.
     func secret(named name: String, make: () -> [UInt8]) throws -> [UInt8] {
-        try database.writeSync { connection in
-            if let existing = try connection.query("SELECT value FROM mailbox_secrets WHERE name = ?", [.text(name)])
+        let candidate = make()
+        return try database.writeSync { connection in
+            try connection.run(
+                "INSERT INTO mailbox_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                [.text(name), .blob(candidate)])
+            guard let kept = try connection.query("SELECT value FROM mailbox_secrets WHERE name = ?", [.text(name)])
                 .first?.blob("value")
-            {
-                return existing
-            }
-            let value = make()
-            _ = try connection.run(
-                "INSERT INTO mailbox_secrets (name, value) VALUES (?, ?)", [.text(name), .blob(value)])
-            return value
+            else { throw StorageError(.notFound, "secret \(name) vanished after its insert") }
+            return kept
         }
     }
 }

@@ -1,9 +1,29 @@
+import AuthCrypto
+import Dispatch
+import PosternTestSupport
+import Synchronization
 import Testing
 
 @testable import MailboxAccounts
 
 @Suite("Mailbox races: single-use challenges and unique addresses under concurrency")
 struct MailboxRaceTests {
+    @Test("eight instances creating the challenge secret at once on one database all get the same one", arguments: StorageBackend.allCases)
+    func secretRace(_ backend: StorageBackend) throws {
+        let test = try backend.makeDatabase()
+        let stores = try (0..<8).map { _ in MailboxStore(database: try test.another()) }
+        let secrets = Mutex<[[UInt8]]>([])
+        DispatchQueue.concurrentPerform(iterations: stores.count) { index in
+            if let secret = try? stores[index].secret(named: "challenge", make: { SecureRandom.bytes(32) }) {
+                secrets.withLock { $0.append(secret) }
+            }
+        }
+        let all = secrets.withLock { $0 }
+        #expect(all.count == stores.count)
+        #expect(Set(all).count == 1)
+        #expect(try stores[0].secret(named: "challenge", make: { [0] }) == all.first)
+    }
+
     @Test("one challenge presented 24 times at once gives exactly one 201")
     func challengeRace() async throws {
         let harness = try MailboxHarness()
