@@ -135,15 +135,6 @@ extension MailboxStore {
     /// The named secret, created from `make()` on first use and kept (synchronous: used at start). Race-free
     /// across processes and instances starting at once: the first insert wins, every caller reads the winner's.
     func secret(named name: String, make: () -> [UInt8]) throws -> [UInt8] {
-        let candidate = make()
-        return try database.writeSync { connection in
-            try connection.run(
-                "INSERT INTO mailbox_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                [.text(name), .blob(candidate)])
-            guard let kept = try connection.query("SELECT value FROM mailbox_secrets WHERE name = ?", [.text(name)])
-                .first?.blob("value")
-            else { throw StorageError(.notFound, "secret \(name) vanished after its insert") }
-            return kept
-        }
+        try SharedSecrets(database: database, table: "mailbox_secrets").secret(named: name, make: make)
     }
 }

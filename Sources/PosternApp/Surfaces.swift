@@ -36,7 +36,7 @@ enum Surfaces {
             clock: clock, logger: logger)
         mailbox.register(into: &router)
 
-        RemoteHashService(
+        try RemoteHashService(
             configuration: remoteSettings, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
             onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router)

@@ -5,7 +5,7 @@ import AuthCrypto
 /// The CSRF cookie `csrf` holds 32 random bytes (base64url), `HttpOnly; SameSite=Strict`; forms
 /// carry the same value in a hidden field and the two are compared in constant time. The signed cookies
 /// (`flash`, `login_email`) hold a value, its expiry and an HMAC-SHA256 of both and the cookie's name under a
-/// per-process random key.
+/// random key kept in the database (`SharedSecrets`), so a cookie one instance set verifies on every other.
 struct CookieSigner: Sendable {
     static let csrfCookie = "csrf"
     static let csrfField = "csrf_token"
@@ -16,8 +16,9 @@ struct CookieSigner: Sendable {
     private let key: [UInt8]
     let secure: Bool
 
-    init(secure: Bool) {
-        key = SecureRandom.bytes(32)
+    /// Signs with `key` (32 random bytes, shared by every instance).
+    init(key: [UInt8], secure: Bool) {
+        self.key = key
         self.secure = secure
     }
 

@@ -36,7 +36,8 @@ public final class RemoteHashService: Sendable {
     /// - Parameters:
     ///   - configuration: issuer, public URL, limits and switches.
     ///   - keys: the key set; its active RS256 key signs, and its public half is shown on the page.
-    ///   - database: a database migrated with `migrations/sqlite/0004_remote.sql`.
+    ///   - database: a migrated database (`0004_remote.sql` and `0008_server_secrets.sql`, whose
+    ///     `remote-hash.cookies` secret signs the pages' cookies on every instance alike).
     ///   - pool: the worker pool for Argon2 and RSA.
     ///   - fetcher: fetches remote hashes; normally a `Fetcher` built from
     ///     ``RemoteHashConfiguration/fetchConfiguration``.
@@ -46,12 +47,13 @@ public final class RemoteHashService: Sendable {
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only the generic message).
+    /// - Throws: `StorageError` when the cookie key cannot be read or created.
     public init(
         configuration: RemoteHashConfiguration, keys: JWTKeySet, database: any SQLDatabase, pool: WorkerPool,
         fetcher: any URLFetching, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil
-    ) {
+    ) throws {
         self.configuration = configuration
         self.keys = keys
         self.users = RemoteUserStore(database: database)
@@ -64,7 +66,9 @@ public final class RemoteHashService: Sendable {
             maxMemoryKiB: configuration.maxArgon2MemoryKiB, maxIterations: configuration.maxArgon2Iterations,
             maxParallelism: configuration.maxArgon2Parallelism)
         self.clock = clock
-        self.cookies = CookieSigner(secure: configuration.publicURL.lowercased().hasPrefix("https://"))
+        self.cookies = CookieSigner(
+            key: try SharedSecrets(database: database).secret(named: "remote-hash.cookies") { SecureRandom.bytes(32) },
+            secure: configuration.publicURL.lowercased().hasPrefix("https://"))
         let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
         self.limiter =
             configuration.rateLimitsEnabled

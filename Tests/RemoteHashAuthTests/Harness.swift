@@ -86,7 +86,7 @@ final class Harness {
         let fetcher = try Fetcher(configuration: configuration.fetchConfiguration)
         let clock = self.clock
         let limiterClock = self.limiterClock
-        service = RemoteHashService(
+        service = try RemoteHashService(
             configuration: configuration, keys: sharedKeys, database: database, pool: WorkerPool(threads: 2),
             fetcher: fetcher, clock: { clock.now }, monotonicClock: limiterClock.monotonic,
             metricsFactory: metricsFactory, onUnexpectedError: unexpected.reporter)
