@@ -18,6 +18,8 @@ public final class PostgresConnection: SQLConnection {
     private let handle: OpaquePointer
     private var statements: [String: Prepared] = [:]
     private var preparedCount = 0
+    /// Between a transaction's BEGIN and its end.
+    private var transactionOpen = false
     private static let statementCacheLimit = 256
 
     private struct Prepared {
@@ -108,16 +110,29 @@ public final class PostgresConnection: SQLConnection {
         PQclear(PQexec(handle, "ROLLBACK"))
     }
 
-    /// Whether the connection is up right now (no round trip).
-    public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
-
     /// How many statements are prepared on this connection (for tests of the cache).
     var preparedStatementCount: Int { statements.count }
 
     // MARK: - Statements
 
+    /// BEGIN, `body`, COMMIT; rolled back when anything throws. While it is open a lost connection is never
+    /// replaced (`reconnectIfLost` throws instead): the rest of the body would run outside the transaction on a
+    /// new connection, and the COMMIT would succeed with nothing to commit.
     private func inTransaction<T>(begin: String, _ body: () throws -> T) throws -> T {
-        try runTransaction(begin: begin, alreadyOpen: isInTransaction, body)
+        guard !transactionOpen, !isInTransaction else {
+            throw StorageError(.misuse, "a transaction is already open on this connection")
+        }
+        try execute(begin)
+        transactionOpen = true
+        defer { transactionOpen = false }
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            rollbackIfOpen()
+            throw error
+        }
     }
 
     private var isInTransaction: Bool {
@@ -169,6 +184,9 @@ public final class PostgresConnection: SQLConnection {
     /// (`PQconsumeInput`: one non-blocking read), so the call goes out on a new one instead of failing.
     private func reconnectIfLost() throws {
         guard PQstatus(handle) != CONNECTION_OK || receivedWhileIdle() else { return }
+        guard !transactionOpen else {
+            throw StorageError(.unavailable, "connection to PostgreSQL lost in a transaction; none of it was committed")
+        }
         statements.removeAll()
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {

@@ -38,8 +38,8 @@ extension SQLConnection {
 }
 
 extension SQLConnection {
-    /// `begin`, then `body`, then COMMIT; rolls back when `body` or the commit throws. The one shape of a
-    /// transaction for both backends' `transaction` and `readTransaction`.
+    /// `begin`, then `body`, then COMMIT; rolls back when `body` or the commit throws (SQLite's transactions;
+    /// PostgreSQL's also guard against a connection lost in between).
     /// - Throws: `.misuse` when `alreadyOpen` (transactions do not nest), else what `body`, BEGIN or COMMIT throws.
     public func runTransaction<T>(begin: String, alreadyOpen: Bool, _ body: () throws -> T) throws -> T {
         guard !alreadyOpen else { throw StorageError(.misuse, "a transaction is already open on this connection") }

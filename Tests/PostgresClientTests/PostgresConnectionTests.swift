@@ -163,6 +163,25 @@ struct PostgresConnectionTests {
         #expect(try connection.query("SELECT id FROM r").count == 3)
     }
 
+    @Test("a restart inside a transaction fails it whole: the rest never runs on a new connection outside it")
+    func restartInTransaction() throws {
+        let server = try PostgresTestServer.dedicated()
+        let url = try server.freshDatabase()
+        let connection = try PostgresConnection(url: url)
+        try connection.execute("CREATE TABLE half (id BIGINT)")
+        do {
+            try connection.transaction {
+                try connection.run("INSERT INTO half (id) VALUES (?)", [.integer(1)])
+                try server.restart()
+                try connection.run("INSERT INTO half (id) VALUES (?)", [.integer(2)])
+            }
+            Issue.record("a transaction cut by a restart reported success")
+        } catch let error as StorageError {
+            #expect(error.code == .unavailable, "\(error)")
+        }
+        #expect(try connection.query("SELECT id FROM half").isEmpty)
+    }
+
     @Test("while the server is down every call fails with .unavailable; once it is back the same connection works")
     func downAndBack() throws {
         let server = try PostgresTestServer.dedicated()
