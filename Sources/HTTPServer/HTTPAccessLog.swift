@@ -1,4 +1,3 @@
-import Glibc
 import HTTP1
 
 /// One access-log line per answered request, formatted straight into a byte buffer: no `Logger` call,
@@ -83,31 +82,6 @@ public enum HTTPAccessLog {
 
     /// `YYYY-MM-DDTHH:MM:SSZ` (UTC) of `unixSeconds`.
     public static func timestamp(unixSeconds: Int) -> [UInt8] {
-        var time = time_t(unixSeconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        var out: [UInt8] = []
-        out.reserveCapacity(20)
-        func digits(_ value: Int32, _ count: Int) {
-            var divisor: Int32 = 1
-            for _ in 1..<count { divisor *= 10 }
-            while divisor > 0 {
-                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
-            }
-        }
-        digits(parts.tm_year + 1900, 4)
-        out.append(UInt8(ascii: "-"))
-        digits(parts.tm_mon + 1, 2)
-        out.append(UInt8(ascii: "-"))
-        digits(parts.tm_mday, 2)
-        out.append(UInt8(ascii: "T"))
-        digits(parts.tm_hour, 2)
-        out.append(UInt8(ascii: ":"))
-        digits(parts.tm_min, 2)
-        out.append(UInt8(ascii: ":"))
-        digits(parts.tm_sec, 2)
-        out.append(UInt8(ascii: "Z"))
-        return out
+        CivilDate.utcTimestamp(Int64(unixSeconds))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServerKit
 import Synchronization
 
 /// A swift-log handler that writes one line per event to standard error with a single `write(2)`.
@@ -67,13 +68,9 @@ public struct LineLogHandler: LogHandler {
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, formatted at most once per second.
     static func timestamp() -> String {
-        var now = time(nil)
+        let now = time(nil)
         if let cached = cache.withLock({ $0.second == now ? $0.text : nil }) { return cached }
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let text = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        let text = RFC3339.format(Int64(now))
         cache.withLock { $0 = (now, text) }
         return text
     }

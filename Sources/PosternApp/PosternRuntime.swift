@@ -91,7 +91,6 @@ public final class PosternRuntime: Sendable {
         // SMTP is bound as early, so that a clash stops the start, named, and the guide can print its real port.
         let smtpListener = try configuration.smtpEnabled
             ? ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: configuration.smtpPort) : nil
-        try DataDirectory.prepare(configuration.dataDirectory)
         let (database, applied) = try DatabaseOpener.migrated(configuration, readers: 2, logger: logger)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
         let keyStore = try KeyStore.open(configuration: configuration, now: clock())

@@ -28,12 +28,12 @@ extension Migrator {
 
 /// The database of a configuration, for `serve` and the operator commands alike.
 enum DatabaseOpener {
-    /// Opens the configured database: the SQLite file (its directory made when missing) with `readers`
-    /// reading connections, or PostgreSQL with `readers + 1` connections.
+    /// Opens the configured database: the SQLite file (its directory made when missing: the data directory
+    /// unless `sqlite:///` names another) with `readers` reading connections, or PostgreSQL with `readers + 1`
+    /// connections.
     static func open(_ configuration: PosternConfiguration, readers: Int, logger: Logger) throws -> any SQLDatabase {
         switch try configuration.database() {
         case .sqlite(let path):
-            try DataDirectory.prepare(configuration.dataDirectory)
             try DataDirectory.prepare((path as NSString).deletingLastPathComponent)
             return try Database.open(path: path, readerCount: readers, logger: logger)
         case .postgres(let url):

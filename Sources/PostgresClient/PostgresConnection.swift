@@ -115,24 +115,15 @@ public final class PostgresConnection: SQLConnection {
 
     // MARK: - Statements
 
-    /// BEGIN, `body`, COMMIT; rolled back when anything throws. While it is open a lost connection is never
-    /// replaced (`reconnectIfLost` throws instead): the rest of the body would run outside the transaction on a
-    /// new connection, and the COMMIT would succeed with nothing to commit.
+    /// `runTransaction`, with the connection checked just before BEGIN and never replaced from BEGIN to the
+    /// end (`reconnectIfLost` throws instead): the rest of the body would run outside the transaction on a new
+    /// connection, and the COMMIT would succeed with nothing to commit.
     private func inTransaction<T>(begin: String, _ body: () throws -> T) throws -> T {
-        guard !transactionOpen, !isInTransaction else {
-            throw StorageError(.misuse, "a transaction is already open on this connection")
-        }
-        try execute(begin)
+        guard !transactionOpen else { throw StorageError(.misuse, "a transaction is already open on this connection") }
+        try reconnectIfLost()
         transactionOpen = true
         defer { transactionOpen = false }
-        do {
-            let value = try body()
-            try execute("COMMIT")
-            return value
-        } catch {
-            rollbackIfOpen()
-            throw error
-        }
+        return try runTransaction(begin: begin, alreadyOpen: isInTransaction, body)
     }
 
     private var isInTransaction: Bool {
