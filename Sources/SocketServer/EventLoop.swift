@@ -71,7 +71,7 @@ public final class EventLoop: @unchecked Sendable {
     public func execute(_ body: @escaping @Sendable () -> Void) {
         queue.async {
             body()
-            self.flushLinesIfDue(now: self.clock())
+            self.flushLinesIfDue()
         }
     }
 
@@ -102,9 +102,10 @@ public final class EventLoop: @unchecked Sendable {
         queue.async { self.flushLines() }
     }
 
-    /// Writes the gathered lines once the oldest has waited ``lineFlushInterval``. On the loop.
-    private func flushLinesIfDue(now: UInt64) {
-        guard !lines.isEmpty, now &- linesSince >= Self.lineFlushInterval else { return }
+    /// Writes the gathered lines once the oldest has waited ``lineFlushInterval``; reads the clock only when
+    /// lines wait (most turns of a server without an access log have none). On the loop.
+    private func flushLinesIfDue() {
+        guard !lines.isEmpty, clock() &- linesSince >= Self.lineFlushInterval else { return }
         flushLines()
     }
 
@@ -171,7 +172,7 @@ public final class EventLoop: @unchecked Sendable {
             }
         }
         runDueTimers()
-        flushLinesIfDue(now: clock())
+        flushLinesIfDue()
     }
 
     // MARK: - Registration and timers (on the loop)
