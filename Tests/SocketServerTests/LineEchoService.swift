@@ -67,6 +67,9 @@ struct LineEchoMachine: ConnectionStateMachine {
 
 struct LineEchoService: StreamService {
     let idle: UInt64
+    /// Serial, so jobs complete in the order they were asked for (on a concurrent queue two 1 ms
+    /// jobs could finish in either order, and the test that expects them in order failed once in CI).
+    let jobs = DispatchQueue(label: "test.line-echo.jobs")
 
     func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
         LineEchoMachine(idle: idle)
@@ -83,8 +86,9 @@ struct LineEchoService: StreamService {
         completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
     ) {
         let job = (value as? Line)?.text ?? "?"
-        // Off the loop, like a deferred HTTP handler or an SMTP message being stored.
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(job == "slow" ? 300 : 1)) {
+        // Off the loop, one at a time, like a deferred HTTP handler or an SMTP message being stored.
+        jobs.async {
+            usleep(job == "slow" ? 300_000 : 1_000)
             completion(Line(job))
         }
     }
