@@ -25,6 +25,8 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case argon2Failed
         /// A digest or MAC computation failed inside OpenSSL.
         case digestFailed
+        /// Sealed data did not open: another key, or bytes changed since they were sealed.
+        case authenticationFailed
     }
 
     /// The kind of failure.
