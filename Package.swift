@@ -56,8 +56,8 @@ let package = Package(
         .target(name: "AuthCrypto", dependencies: ["COpenSSL", "COpenSSLInit", "CScrypt", "CArgon2"]),
         // Compact JWS (HS256/RS256), key sets by kid, JWKS.
         .target(name: "JWT", dependencies: ["AuthCrypto"]),
-        // The key directory: generated, loaded, rotated and retired signing keys (not JWS itself).
-        .target(name: "SigningKeys", dependencies: ["JWT", "AuthCrypto"]),
+        // Signing keys: in the data directory, or sealed in the shared database; generated, rotated, retired.
+        .target(name: "SigningKeys", dependencies: ["JWT", "AuthCrypto", "Storage"]),
         // SQLite wrapper, migrator, challenge ledger.
         .target(name: "Storage", dependencies: [
             "CSQLite",
@@ -145,7 +145,7 @@ let package = Package(
         ]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
-        .testTarget(name: "SigningKeysTests", dependencies: ["SigningKeys", "JWT", "AuthCrypto"]),
+        .testTarget(name: "SigningKeysTests", dependencies: ["SigningKeys", "JWT", "AuthCrypto", "Storage", "PosternTestSupport"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "MailStoreTests", dependencies: [
@@ -158,7 +158,7 @@ let package = Package(
         ]),
         .testTarget(name: "EmbeddedResourcesTests", dependencies: ["EmbeddedResources", "Storage"]),
         .testTarget(name: "PostgresClientTests", dependencies: [
-            "PostgresClient", "Storage", "EmbeddedResources", "PosternTestSupport",
+            "PostgresClient", "Storage", "EmbeddedResources", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ClientAddressTests", dependencies: ["ClientAddress"]),
         .testTarget(name: "ServerKitTests", dependencies: [

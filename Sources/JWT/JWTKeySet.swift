@@ -30,6 +30,8 @@ public final class JWTKeySet: Sendable {
     }
 
     private let contents: Mutex<Contents>
+    /// Told the kid of every token whose kid is well formed but not in the set (see ``observeUnknownKIDs(_:)``).
+    private let unknownKIDObserver = Mutex<(@Sendable (String) -> Void)?>(nil)
     /// The keys as they are now. A lookup that reads more than one field takes one snapshot and reads
     /// them all from it: reading each under its own lock could mix the fields of the sets before and
     /// after a concurrent ``replace(with:)`` (a JWKS in the old order missing the new active key).
@@ -89,6 +91,13 @@ public final class JWTKeySet: Sendable {
     public func replace(with other: JWTKeySet) {
         let new = other.contents.withLock { $0 }
         contents.withLock { $0 = new }
+    }
+
+    /// Calls `observer` with the kid of each token that names a well-formed kid this set does not hold, before
+    /// its verification fails: a key store uses it to reload keys another instance has just published. The
+    /// observer runs on the verifying thread, so it must be quick; it survives ``replace(with:)``.
+    public func observeUnknownKIDs(_ observer: @escaping @Sendable (String) -> Void) {
+        unknownKIDObserver.withLock { $0 = observer }
     }
 
     /// Every key, in the order given to `init`.
@@ -254,7 +263,9 @@ public final class JWTKeySet: Sendable {
         }
         // Only a kid that could name a key (ASCII) is looked up: String keys compare by canonical
         // equivalence, so "\u{212A}1" (KELVIN SIGN) would otherwise find the key "K1".
-        guard let kid, JWTKey.isValidKID(kid), let entry = entries[kid] else {
+        guard let kid, JWTKey.isValidKID(kid) else { throw JWTError(.unknownKey, "kid is missing or unknown") }
+        guard let entry = entries[kid] else {
+            unknownKIDObserver.withLock { $0 }?(kid)
             throw JWTError(.unknownKey, "kid is missing or unknown")
         }
         guard entry.key.algorithm == algorithm else {

@@ -7,6 +7,9 @@ import Storage
 /// The endpoints outside the three surfaces (CONTRACT section 0): health, readiness, metrics, JWKS and
 /// the OpenAPI document.
 enum CommonRoutes {
+    /// How long clients may cache the JWKS, in seconds (its `Cache-Control: max-age`).
+    static let jwksMaxAge = 300
+
     /// Adds the shared endpoints to `router`.
     /// - Parameters:
     ///   - keys: the key set whose RSA public keys `/.well-known/jwks.json` lists (it follows key reloads).
@@ -33,7 +36,7 @@ enum CommonRoutes {
         })
         router.add(.GET, "/.well-known/jwks.json", .immediate { _, _, _ in
             var response = HTTPResponse.json(.ok, keys.jwksJSON())
-            response.headers.replaceOrAdd("Cache-Control", "public, max-age=300")
+            response.headers.replaceOrAdd("Cache-Control", "public, max-age=\(jwksMaxAge)")
             return response
         })
         router.add(.GET, "/openapi.json", .immediate { _, _, _ in .json(.ok, openAPI) })

@@ -42,7 +42,7 @@ public enum ConfigurationLoader {
         let reader = ConfigReader(providers: [flags, process, file])
         return try parse { name in
             reader.string(forKey: ConfigKey(name.lowercased().split(separator: "_").map(String.init)),
-                          isSecret: name.hasPrefix("JWT_PRIVATE"))
+                          isSecret: name.hasPrefix("JWT_PRIVATE") || name == "POSTERN_KEY_SECRET")
         }
     }
 
@@ -84,6 +84,9 @@ public enum ConfigurationLoader {
         text("JWT_ISSUER") { c.issuer = $0 }
         c.jwtPrivateKeyPEM = pem("JWT_PRIVATE_KEY")
         c.jwtPublicKeyPEM = pem("JWT_PUBLIC_KEY")
+        if let v = value("POSTERN_KEY_SECRET"), !v.isEmpty { c.keySecret = v }
+        try integer("POSTERN_KEY_RELOAD_SECONDS") { c.keyReloadSeconds = $0 }
+        try integer("POSTERN_KEY_PROMOTION_SECONDS") { c.keyPromotionSeconds = $0 }
         text("POSTERN_AGENT_POW_SALT") { c.agentPowSalt = $0 }
         try integer("POSTERN_AGENT_POW_DIFFICULTY") { c.agentPowDifficulty = $0 }
         try integer("POSTERN_AGENT_POW_MAX_DIFFICULTY") { c.agentPowMaxDifficulty = $0 }
@@ -94,6 +97,7 @@ public enum ConfigurationLoader {
         list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
         list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
         try flag("POSTERN_RATE_LIMITS") { c.rateLimits = $0 }
+        try integer("POSTERN_INSTANCES") { c.instances = $0 }
         list("POSTERN_TRUSTED_PROXIES") { c.trustedProxies = $0 }
         try flag("POSTERN_REMOTE_HASH_ALLOW_PRIVATE") { c.remoteHashAllowPrivate = $0 }
         list("POSTERN_REMOTE_HASH_ALLOWED_HOSTS") { c.remoteHashAllowedHosts = $0 }

@@ -17,16 +17,30 @@ public enum Operations {
     }
 
     /// One line per signing key: kid, algorithm, state.
-    public static func listKeys(configuration: PosternConfiguration, now: Int64 = unixNow()) throws -> [String] {
-        let store = try KeyStore.open(configuration: configuration, now: now)
-        return store.list().map(describe)
+    public static func listKeys(configuration: PosternConfiguration, logger: Logger, now: Int64 = unixNow()) throws
+        -> [String]
+    {
+        try withKeyStore(configuration, logger: logger, now: now) { $0.list().map(describe) }
     }
 
-    /// Adds new active keys; returns the listing after rotation.
-    public static func rotateKeys(configuration: PosternConfiguration, now: Int64 = unixNow()) throws -> [String] {
-        let store = try KeyStore.open(configuration: configuration, now: now)
-        try store.rotate(now: now)
-        return store.list().map(describe)
+    /// Adds new keys (on PostgreSQL published at once and signing after the promotion delay); returns the
+    /// listing after rotation.
+    public static func rotateKeys(configuration: PosternConfiguration, logger: Logger, now: Int64 = unixNow()) throws
+        -> [String]
+    {
+        try withKeyStore(configuration, logger: logger, now: now) { store in
+            try store.rotate(now: now)
+            return store.list().map(describe)
+        }
+    }
+
+    private static func withKeyStore<T>(
+        _ configuration: PosternConfiguration, logger: Logger, now: Int64, _ body: (any SigningKeyStore) throws -> T
+    ) throws -> T {
+        try configuration.validate()
+        let database = try migratedDatabase(configuration, logger: logger)
+        defer { database.close() }
+        return try body(SigningKeyStores.open(configuration: configuration, database: database, clock: { now }))
     }
 
     /// `kid  RS256  active  created 2026-11-22T08:00:00Z  data-directory` and, once retired, when it drops.
@@ -34,8 +48,10 @@ public enum Operations {
         func time(_ seconds: Int64) -> String {
             Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
         }
-        var line = "\(key.kid)  \(key.algorithm.rawValue)  \(key.isActive ? "active " : "retired")"
+        let state = key.isActive ? "active " : key.signsFrom != nil ? "pending" : "retired"
+        var line = "\(key.kid)  \(key.algorithm.rawValue)  \(state)"
         line += "  created \(time(key.createdAt))  \(key.source.rawValue)"
+        if let signsFrom = key.signsFrom { line += "  signs from \(time(signsFrom))" }
         if let retired = key.retiredAt { line += "  retired \(time(retired))" }
         if let drops = key.dropsAt { line += "  verifies until \(time(drops))" }
         return line
@@ -86,7 +102,7 @@ public enum Operations {
     /// the issuer is the one a server on the configured address would have (port 0 stays 0 here).
     static func mailboxService(_ configuration: PosternConfiguration, logger: Logger) throws -> MailboxService {
         let database = try migratedDatabase(configuration, logger: logger)
-        let keys = try KeyStore.open(configuration: configuration, now: unixNow()).keySet()
+        let keys = try SigningKeyStores.open(configuration: configuration, database: database, clock: { unixNow() }).keySet()
         let identity = configuration.publicIdentity(listeningOn: configuration.host, port: configuration.port)
         return try Surfaces.mailboxService(
             configuration, issuer: identity.issuer, keys: keys, database: database, ledger: ChallengeLedger(database: database),
@@ -103,21 +119,30 @@ public enum Operations {
     public static func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
 }
 
-extension KeyStore {
+/// Opens the signing keys where the configuration keeps them: sealed in the database when it is PostgreSQL (shared by
+/// every instance), in the data directory's `keys/` otherwise.
+enum SigningKeyStores {
     /// The longest lifetime of any token Postern mints (mailbox and Pro JWTs: 7 days); a rotated-out key
     /// keeps verifying and stays published this long.
     static let maxTokenTTL: Int64 = 7 * 24 * 3600
-    /// How often a running server re-reads the key directory, in seconds.
-    static let reloadInterval: Int64 = 30
 
-    /// Opens the key store of the configuration's data directory, honouring `JWT_PRIVATE_KEY`/`JWT_PUBLIC_KEY`.
-    static func open(configuration: PosternConfiguration, now: Int64) throws -> KeyStore {
+    /// The configuration's key store, honouring `JWT_PRIVATE_KEY`/`JWT_PUBLIC_KEY`.
+    /// - Parameter database: the migrated database; its dialect decides where the keys are.
+    static func open(
+        configuration: PosternConfiguration, database: any SQLDatabase, clock: @escaping @Sendable () -> Int64
+    ) throws -> any SigningKeyStore {
+        // A server may sign with a rotated-out key until its next reload: retention covers that too.
+        let ttl = maxTokenTTL + Int64(configuration.keyReloadSeconds)
+        if database.dialect == .postgres {
+            return try DatabaseKeyStore(
+                database: database, secret: configuration.keySecret ?? "",
+                environmentPrivatePEM: configuration.jwtPrivateKeyPEM,
+                environmentPublicPEM: configuration.jwtPublicKeyPEM, maxTokenTTL: ttl,
+                promotionDelay: Int64(configuration.effectiveKeyPromotionSeconds), clock: clock)
+        }
         try DataDirectory.prepare(configuration.dataDirectory)
         return try KeyStore(
-            directory: configuration.dataDirectory,
-            environmentPrivatePEM: configuration.jwtPrivateKeyPEM,
-            environmentPublicPEM: configuration.jwtPublicKeyPEM,
-            // A server may sign with a rotated-out key until its next reload: retention covers that too.
-            maxTokenTTL: maxTokenTTL + reloadInterval, now: now)
+            directory: configuration.dataDirectory, environmentPrivatePEM: configuration.jwtPrivateKeyPEM,
+            environmentPublicPEM: configuration.jwtPublicKeyPEM, maxTokenTTL: ttl, now: clock())
     }
 }

@@ -27,6 +27,15 @@ public struct PosternConfiguration: Sendable {
     public var jwtPrivateKeyPEM: String?
     /// PEM public key for RS256 (`JWT_PUBLIC_KEY`).
     public var jwtPublicKeyPEM: String?
+    /// The operator's secret the signing keys are sealed under when they live in a PostgreSQL database
+    /// (`POSTERN_KEY_SECRET`, at least 16 bytes; required there, unused on SQLite).
+    public var keySecret: String?
+    /// How often a running server re-reads its signing keys, in seconds (`POSTERN_KEY_RELOAD_SECONDS`, default 30).
+    public var keyReloadSeconds = 30
+    /// How long a rotated key is published before it signs, in seconds (`POSTERN_KEY_PROMOTION_SECONDS`).
+    /// Default nil: the reload interval plus the JWKS cache time, so that every instance and every client's
+    /// cached JWKS know a key before a token carries it.
+    public var keyPromotionSeconds: Int?
     /// Agent proof-of-work salt text (`POSTERN_AGENT_POW_SALT`).
     public var agentPowSalt = "0b980734412c292d6549110276b604ab1dea4883bd460d77d1b984adf8bca083"
     /// Base agent difficulty in leading zero bits (`POSTERN_AGENT_POW_DIFFICULTY`).
@@ -47,6 +56,10 @@ public struct PosternConfiguration: Sendable {
     public var mailboxProDomains: [String] = []
     /// Whether rate limits apply (`POSTERN_RATE_LIMITS`).
     public var rateLimits = true
+    /// How many instances serve the same clients behind one balancer (`POSTERN_INSTANCES`, default 1): each
+    /// enforces its share of every rate limit and counts a client's challenges as that many times its own, so
+    /// that a client spreading its requests over all of them gets the documented limits, not this many times them.
+    public var instances = 1
     /// CIDRs whose `X-Forwarded-For` is believed (`POSTERN_TRUSTED_PROXIES`).
     public var trustedProxies: [String] = []
     /// Let remote hash URLs reach private addresses (`POSTERN_REMOTE_HASH_ALLOW_PRIVATE`).
@@ -73,8 +86,6 @@ public struct PosternConfiguration: Sendable {
     /// A configuration with every default.
     public init() {}
 
-    /// Refuses a configuration the server cannot run with, naming the key at fault.
-    /// - Throws: ``ConfigurationError``.
     /// The database ``databaseURL`` names.
     public enum DatabaseLocation: Sendable, Equatable {
         /// A SQLite file.
@@ -104,8 +115,27 @@ public struct PosternConfiguration: Sendable {
             message: "must be sqlite:///absolute/path or postgres://user:password@host:port/database, or unset")
     }
 
+    /// The promotion delay in effect: ``keyPromotionSeconds`` or its default.
+    public var effectiveKeyPromotionSeconds: Int { keyPromotionSeconds ?? keyReloadSeconds + CommonRoutes.jwksMaxAge }
+
+    /// Refuses a configuration the server cannot run with, naming the key at fault.
+    /// - Throws: ``ConfigurationError``.
     public func validate() throws {
-        _ = try database()
+        if case .postgres = try database(), (keySecret ?? "").utf8.count < 16 {
+            throw ConfigurationError(
+                key: "POSTERN_KEY_SECRET",
+                message: "must be set to at least 16 bytes (e.g. openssl rand -hex 32) when POSTERN_DATABASE_URL is "
+                    + "PostgreSQL: the signing keys live in the database, sealed under it, and every instance needs the same")
+        }
+        guard (1...1024).contains(instances) else {
+            throw ConfigurationError(key: "POSTERN_INSTANCES", message: "must be from 1 to 1024")
+        }
+        guard (1...3600).contains(keyReloadSeconds) else {
+            throw ConfigurationError(key: "POSTERN_KEY_RELOAD_SECONDS", message: "must be from 1 to 3600")
+        }
+        if let keyPromotionSeconds, !(0...86400).contains(keyPromotionSeconds) {
+            throw ConfigurationError(key: "POSTERN_KEY_PROMOTION_SECONDS", message: "must be from 0 to 86400")
+        }
         if let issuer, issuer.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ConfigurationError(
                 key: "JWT_ISSUER", message: "must not be empty: set it, or leave it unset to use the public URL")

@@ -11,6 +11,7 @@ import Logging
 import MailDelivery
 import MailStore
 import MailboxAccounts
+import PostgresClient
 import SMTPServer
 import ServerKit
 import Storage
@@ -39,8 +40,10 @@ public final class PosternRuntime: Sendable {
     /// The SMTP listener and its bound socket; nil when `POSTERN_SMTP` is off.
     private let smtp: (server: SMTPServer, listener: ListeningSocket)?
     private let ledger: ChallengeLedger
-    private let keyStore: KeyStore
+    private let keyStore: any SigningKeyStore
     private let keyReload = Mutex<Task<Void, Never>?>(nil)
+    /// Hears other instances' key rotations (PostgreSQL's `LISTEN postern_keys`) while serving.
+    private let keyListener = Mutex<PostgresListener?>(nil)
     private let purge = Mutex<PurgeSchedule?>(nil)
     private let clock: @Sendable () -> Int64
     private let logger: Logger
@@ -48,7 +51,7 @@ public final class PosternRuntime: Sendable {
     private init(
         configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool, fetcher: Fetcher,
         identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
-        smtp: (server: SMTPServer, listener: ListeningSocket)?, ledger: ChallengeLedger, keyStore: KeyStore,
+        smtp: (server: SMTPServer, listener: ListeningSocket)?, ledger: ChallengeLedger, keyStore: any SigningKeyStore,
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) {
         self.group = group
@@ -93,7 +96,13 @@ public final class PosternRuntime: Sendable {
             ? ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: configuration.smtpPort) : nil
         let (database, applied) = try DatabaseOpener.migrated(configuration, readers: 2, logger: logger)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
-        let keyStore = try KeyStore.open(configuration: configuration, now: clock())
+        let keyStore: any SigningKeyStore
+        do {
+            keyStore = try SigningKeyStores.open(configuration: configuration, database: database, clock: clock)
+        } catch {
+            database.close()
+            throw error
+        }
         let keys = keyStore.keySet()
         let pool = WorkerPool()
         let fetcher = try Surfaces.fetcher(configuration, identity: identity)
@@ -173,11 +182,26 @@ public final class PosternRuntime: Sendable {
         if let smtp { try smtp.server.start(on: smtp.listener) }
         let schedule = ledger.startPurging(every: .seconds(60), now: clock)
         purge.withLock { $0 = schedule }
+        let interval = configuration.keyReloadSeconds
+        if let store = keyStore as? DatabaseKeyStore, case .postgres(let url) = try configuration.database() {
+            let listener = PostgresListener(
+                url: url, channel: DatabaseKeyStore.notificationChannel, logger: logger
+            ) { [weak store] in store?.reloadSoon() }
+            keyListener.withLock { $0 = listener }
+        }
         keyReload.withLock { task in
             task = Task { [weak self] in
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(KeyStore.reloadInterval))
-                    self?.reloadKeys()
+                    try? await Task.sleep(for: .seconds(interval))
+                    // Off Swift's cooperative pool, which the deferred handlers need: a reload reads files or waits
+                    // on the database (up to its 5 s connect timeout while PostgreSQL is down).
+                    guard let runtime = self else { return }
+                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                        DispatchQueue.global().async {
+                            runtime.reloadKeys()
+                            done.resume()
+                        }
+                    }
                 }
             }
         }
@@ -201,13 +225,15 @@ public final class PosternRuntime: Sendable {
             return task
         }
         await reload?.value
+        keyListener.withLock { $0?.stop(); $0 = nil }
         pool.shutdown()
         fetcher.shutdown()
         database.close()
     }
 
-    /// Picks up keys rotated by `postern keys rotate` and drops keys past their retention; every surface
-    /// and the JWKS see the change at once (they share the key set). Runs every `KeyStore.reloadInterval`.
+    /// Picks up keys rotated by `postern keys rotate` (or by another instance), lets published keys sign when
+    /// their time has come, and drops keys past their retention; every surface
+    /// and the JWKS see the change at once (they share the key set). Runs every `POSTERN_KEY_RELOAD_SECONDS`.
     func reloadKeys() {
         do {
             try keyStore.reload(now: clock())

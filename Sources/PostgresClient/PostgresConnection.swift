@@ -110,6 +110,28 @@ public final class PostgresConnection: SQLConnection {
         PQclear(PQexec(handle, "ROLLBACK"))
     }
 
+    /// Waits up to `milliseconds` for notifications on the channels this connection listens to
+    /// (`LISTEN channel` through ``execute(_:)``) and returns how many arrived.
+    /// - Throws: `StorageError` `.unavailable` when the connection is lost (it is not re-established here).
+    func waitForNotifications(milliseconds: Int32) throws -> Int {
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard descriptor.fd >= 0, PQstatus(handle) == CONNECTION_OK else {
+            throw StorageError(.unavailable, "the listening connection to PostgreSQL is closed")
+        }
+        if poll(&descriptor, 1, milliseconds) < 0 && errno != EINTR {
+            throw StorageError(.unavailable, "poll on the listening connection failed")
+        }
+        guard PQconsumeInput(handle) != 0, PQstatus(handle) == CONNECTION_OK else {
+            throw StorageError(.unavailable, "the listening connection to PostgreSQL was lost: \(Self.message(PQerrorMessage(handle)))")
+        }
+        var count = 0
+        while let notification = PQnotifies(handle) {
+            count += 1
+            PQfreemem(notification)
+        }
+        return count
+    }
+
     /// How many statements are prepared on this connection (for tests of the cache).
     var preparedStatementCount: Int { statements.count }
 

@@ -66,7 +66,7 @@ public final class KeyStore: Sendable {
         keyDirectory = (directory.hasSuffix("/") ? String(directory.dropLast()) : directory) + "/keys"
         retention = maxTokenTTL + JWTKeySet.maximumLeeway
         openedAt = now
-        environmentKey = try Self.environmentKey(private: environmentPrivatePEM, public: environmentPublicPEM)
+        environmentKey = try EnvironmentKey.parse(private: environmentPrivatePEM, public: environmentPublicPEM)
         try KeyFiles.makeDirectory(keyDirectory, mode: 0o700)
         state = Mutex(State(records: [], keySet: JWTKeySet()))
         try update(now: now, rotating: false)
@@ -85,9 +85,7 @@ public final class KeyStore: Sendable {
     /// - Throws: `KeyStoreError`.
     @discardableResult
     public func rotate(now: Int64) throws(KeyStoreError) -> [KeyInfo] {
-        let before = Set(list().map(\.kid))
-        try update(now: now, rotating: true)
-        return list().filter { !before.contains($0.kid) }
+        try keysAdded { () throws(KeyStoreError) in try update(now: now, rotating: true) }
     }
 
     /// Re-reads the key directory (after a `postern keys rotate` from another process) and drops keys
@@ -110,13 +108,7 @@ public final class KeyStore: Sendable {
     public func list() -> [KeyInfo] {
         state.withLock { state in
             let set = state.keySet
-            var infos: [KeyInfo] = []
-            if let environmentKey {
-                infos.append(
-                    KeyInfo(
-                        kid: environmentKey.kid, kind: .rsa, source: .environment, createdAt: openedAt,
-                        retiredAt: nil, dropsAt: nil, isActive: true))
-            }
+            var infos = environmentKey.map { [KeyInfo(environmentKey: $0, openedAt: openedAt)] } ?? []
             for record in state.records where record.kid != environmentKey?.kid {
                 let active = set.activeKID(for: record.kind == .rsa ? .rs256 : .hs256) == record.kid
                 infos.append(
@@ -127,48 +119,6 @@ public final class KeyStore: Sendable {
             }
             return infos
         }
-    }
-
-    // MARK: Environment keys
-
-    private static func environmentKey(private privateText: String?, public publicText: String?) throws(KeyStoreError)
-        -> JWTKey?
-    {
-        let privatePEM = privateText.map(Self.unescapeNewlines).flatMap { $0.isEmpty ? nil : $0 }
-        let publicPEM = publicText.map(Self.unescapeNewlines).flatMap { $0.isEmpty ? nil : $0 }
-        guard let privatePEM else {
-            if publicPEM != nil {
-                throw KeyStoreError(.configuration, "JWT_PUBLIC_KEY is set without JWT_PRIVATE_KEY")
-            }
-            return nil
-        }
-        let privateKey: RSAPrivateKey
-        do throws(CryptoError) {
-            privateKey = try RSAPrivateKey(pem: privatePEM)
-        } catch {
-            throw KeyStoreError(.configuration, "JWT_PRIVATE_KEY is not a usable RSA private key (\(error.code.rawValue))")
-        }
-        if let publicPEM {
-            let publicKey: RSAPublicKey
-            do throws(CryptoError) {
-                publicKey = try RSAPublicKey(pem: publicPEM)
-            } catch {
-                throw KeyStoreError(.configuration, "JWT_PUBLIC_KEY is not a usable RSA public key (\(error.code.rawValue))")
-            }
-            guard publicKey.modulus == privateKey.publicKey.modulus,
-                publicKey.exponent == privateKey.publicKey.exponent
-            else { throw KeyStoreError(.configuration, "JWT_PUBLIC_KEY does not match JWT_PRIVATE_KEY") }
-        }
-        do throws(JWTError) {
-            return try JWTKey.rsa(kid: JWK.thumbprint(of: privateKey.publicKey), privateKey: privateKey)
-        } catch {
-            throw KeyStoreError(.configuration, "JWT_PRIVATE_KEY: \(error.reason)")
-        }
-    }
-
-    /// Environment variables often carry PEM on one line with literal `\n`; turn those into newlines.
-    static func unescapeNewlines(_ text: String) -> String {
-        text.replacing("\\n", with: "\n").trimmingWhitespace()
     }
 
     // MARK: Synchronizing with the directory
@@ -247,25 +197,14 @@ public final class KeyStore: Sendable {
         guard let contents = try KeyFiles.readFile(file) else {
             throw KeyStoreError(.corrupt, "\(file) is listed in keys.json but missing")
         }
-        do {
-            switch record.kind {
-            case .hmac:
-                guard let secret = Hex.decode(String(decoding: contents, as: UTF8.self).trimmingWhitespace()) else {
-                    throw KeyStoreError(.corrupt, "\(file) is not a hex secret")
-                }
-                return try JWTKey.hmac(kid: record.kid, secret: secret)
-            case .rsa:
-                let key = try RSAPrivateKey(pem: String(decoding: contents, as: UTF8.self))
-                guard JWK.thumbprint(of: key.publicKey) == record.kid else {
-                    throw KeyStoreError(.corrupt, "\(file) does not hold the key its kid names")
-                }
-                return try JWTKey.rsa(kid: record.kid, privateKey: key)
+        var material = contents
+        if record.kind == .hmac {
+            guard let secret = Hex.decode(String(decoding: contents, as: UTF8.self).trimmingWhitespace()) else {
+                throw KeyStoreError(.corrupt, "\(file) is not a hex secret")
             }
-        } catch let error as KeyStoreError {
-            throw error
-        } catch {
-            throw KeyStoreError(.corrupt, "\(file) is not a usable key")
+            material = secret
         }
+        return try KeyMaterial.key(kid: record.kid, kind: record.kind, material: material, origin: file)
     }
 
     // MARK: Metadata file

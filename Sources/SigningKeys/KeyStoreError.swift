@@ -10,6 +10,8 @@ public struct KeyStoreError: Error, Sendable, Equatable, CustomStringConvertible
         case corrupt
         /// The caller's configuration is unusable (bad PEM, a public key without its private key, ...).
         case configuration
+        /// The database holding the keys failed or is unreachable.
+        case database
     }
 
     /// What went wrong.

@@ -26,19 +26,26 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            for line in try Operations.listKeys(configuration: configuration) { print(line) }
+            let logger = bootstrapLogging(level: configuration.logLevel)
+            for line in try Operations.listKeys(configuration: configuration, logger: logger) { print(line) }
         }
     }
 
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add new active signing keys; older keys keep verifying until their tokens expire.",
-            discussion: "A running server picks the new keys up within 30 seconds.")
+            abstract: "Add new signing keys; older keys keep verifying until their tokens expire.",
+            discussion: """
+                In the data directory (SQLite) the new keys sign at once and a running server picks them up within \
+                POSTERN_KEY_RELOAD_SECONDS (30). In a PostgreSQL database every instance hears of them at once; they \
+                are published at once and sign after POSTERN_KEY_PROMOTION_SECONDS (the reload interval plus the \
+                JWKS cache time, 330 s by default).
+                """)
         @OptionGroup var options: ConfigurationOptions
 
         func run() async throws {
             let configuration = try await options.load()
-            for line in try Operations.rotateKeys(configuration: configuration) { print(line) }
+            let logger = bootstrapLogging(level: configuration.logLevel)
+            for line in try Operations.rotateKeys(configuration: configuration, logger: logger) { print(line) }
         }
     }
 }

@@ -60,8 +60,9 @@ struct ConfigurationTests {
     @Test("POSTERN_DATABASE_URL: unset is the data directory's SQLite file; sqlite:/// and postgres:// are read as given")
     func databaseURL() async throws {
         func location(_ url: String?) async throws -> PosternConfiguration.DatabaseLocation {
-            try await ConfigurationLoader.load(
-                environment: url.map { ["POSTERN_DATABASE_URL": $0, "POSTERN_DATA_DIR": "/srv/p"] } ?? ["POSTERN_DATA_DIR": "/srv/p"],
+            let base = ["POSTERN_DATA_DIR": "/srv/p", "POSTERN_KEY_SECRET": "0123456789abcdef"]
+            return try await ConfigurationLoader.load(
+                environment: url.map { base.merging(["POSTERN_DATABASE_URL": $0]) { $1 } } ?? base,
                 defaultPath: "/nonexistent/config/postern.env"
             ).database()
         }
@@ -79,6 +80,30 @@ struct ConfigurationTests {
                 #expect(error.key == "POSTERN_DATABASE_URL")
                 #expect(!"\(error)".contains("s3cret"), "the refusal echoes the URL")
             }
+        }
+    }
+
+    @Test("PostgreSQL needs POSTERN_KEY_SECRET of at least 16 bytes, never echoed; the key reload settings are bounded")
+    func keySettings() async throws {
+        func load(_ environment: [String: String]) async throws -> PosternConfiguration {
+            try await ConfigurationLoader.load(environment: environment, defaultPath: "/nonexistent/config/postern.env")
+        }
+        let postgres = ["POSTERN_DATABASE_URL": "postgres://h/db"]
+        for secret in [nil, "", "fifteen bytes!!"] {
+            do {
+                _ = try await load(postgres.merging(secret.map { ["POSTERN_KEY_SECRET": $0] } ?? [:]) { $1 })
+                Issue.record("a key secret of \(secret?.utf8.count ?? 0) bytes was accepted")
+            } catch let error as ConfigurationError {
+                #expect(error.key == "POSTERN_KEY_SECRET")
+                #expect(!"\(error)".contains("fifteen"))
+            }
+        }
+        let configuration = try await load(postgres.merging(["POSTERN_KEY_SECRET": "sixteen bytes!!!"]) { $1 })
+        #expect(configuration.effectiveKeyPromotionSeconds == 330)
+        #expect(try await load(["POSTERN_KEY_RELOAD_SECONDS": "5"]).effectiveKeyPromotionSeconds == 305)
+        #expect(try await load(["POSTERN_KEY_PROMOTION_SECONDS": "0"]).effectiveKeyPromotionSeconds == 0)
+        for (key, value) in [("POSTERN_KEY_RELOAD_SECONDS", "0"), ("POSTERN_KEY_PROMOTION_SECONDS", "-1")] {
+            await #expect(throws: ConfigurationError.self) { try await load([key: value]) }
         }
     }
 

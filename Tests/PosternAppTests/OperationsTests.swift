@@ -25,15 +25,15 @@ struct OperationsTests {
         let configuration = TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let now: Int64 = 1_800_000_000
-        let before = try Operations.listKeys(configuration: configuration, now: now)
+        let before = try Operations.listKeys(configuration: configuration, logger: logger, now: now)
         #expect(before.count == 2)
         #expect(before.allSatisfy { $0.contains("active") })
-        let after = try Operations.rotateKeys(configuration: configuration, now: now + 10)
+        let after = try Operations.rotateKeys(configuration: configuration, logger: logger, now: now + 10)
         #expect(after.count == 4)
         #expect(after.filter { $0.contains("retired") }.count == 2)
         #expect(after.filter { $0.contains("RS256") }.count == 2)
         // Past the longest token lifetime the retired keys are gone.
-        let later = try Operations.listKeys(configuration: configuration, now: now + 8 * 24 * 3600)
+        let later = try Operations.listKeys(configuration: configuration, logger: logger, now: now + 8 * 24 * 3600)
         #expect(later.count == 2)
     }
 
@@ -85,7 +85,7 @@ struct LiveRotationTests {
         let oldKID = try #require(before.first?["kid"] as? String)
         let oldChallenge = try #require(try await client.request("POST", "/api/v1/challenge").bearer)
 
-        _ = try Operations.rotateKeys(configuration: server.runtime.configuration)
+        _ = try Operations.rotateKeys(configuration: server.runtime.configuration, logger: Logger(label: "operations-test"))
         server.runtime.reloadKeys()
 
         let after = try #require(try await client.request("GET", "/.well-known/jwks.json").json()["keys"] as? [[String: Any]])

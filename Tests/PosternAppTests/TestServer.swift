@@ -25,17 +25,25 @@ struct TestServer {
         c.mailboxPowDifficulty = 4
         c.rateLimits = false
         c.remoteHashAllowPrivate = true
+        c.keySecret = "the test servers' key secret"
         if StorageBackend.current == .postgres {
-            // One PostgreSQL database per data directory, so a test that restarts on a directory finds its data.
-            let directory = c.dataDirectory
-            c.databaseURL = databases.withLock { urls in
-                if let url = urls[directory] { return url }
-                let url = (try? PostgresTestServer.shared().freshDatabase()) ?? "postgres://unavailable.invalid/none"
-                urls[directory] = url
-                return url
-            }
+            // Rotated keys sign at once, as in the data directory, which the rotation tests expect; the delay
+            // itself is DatabaseKeyStoreTests' subject.
+            c.keyPromotionSeconds = 0
+            c.databaseURL = databaseURL(for: c.dataDirectory)
         }
         return c
+    }
+
+    /// On PostgreSQL, one database per data directory, so a test that restarts on a directory finds its data
+    /// (and its keys).
+    private static func databaseURL(for directory: String) -> String {
+        databases.withLock { urls in
+            if let url = urls[directory] { return url }
+            let url = (try? PostgresTestServer.shared().freshDatabase()) ?? "postgres://unavailable.invalid/none"
+            urls[directory] = url
+            return url
+        }
     }
 
     private static let databases = Mutex<[String: String]>([:])
@@ -46,8 +54,14 @@ struct TestServer {
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
         logger: Logger? = nil, accessLog: (any LineSink)? = nil
     ) async throws -> TestServer {
-        var configuration = configuration()
+        let defaults = configuration()
+        var configuration = defaults
         adjust(&configuration)
+        if configuration.dataDirectory != defaults.dataDirectory, configuration.databaseURL == defaults.databaseURL,
+            StorageBackend.current == .postgres
+        {
+            configuration.databaseURL = databaseURL(for: configuration.dataDirectory)
+        }
         let logger = logger ?? {
             var quiet = Logger(label: "postern-test")
             quiet.logLevel = .warning

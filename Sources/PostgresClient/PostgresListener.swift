@@ -1,0 +1,64 @@
+import Dispatch
+import Glibc
+import Logging
+import Storage
+import Synchronization
+
+/// Listens on a PostgreSQL notification channel (`LISTEN`) on a connection of its own and calls
+/// `onNotification` for what arrives, on its own queue: how one instance hears at once that another
+/// rotated the signing keys. A lost connection is re-established every second until the database is back,
+/// and `onNotification` is then called once, for whatever was sent while nobody listened.
+public final class PostgresListener: Sendable {
+    private let stopped = StopFlag()
+
+    private final class StopFlag: Sendable {
+        private let value = Atomic<Bool>(false)
+        var isSet: Bool { value.load(ordering: .relaxed) }
+        func set() { value.store(true, ordering: .relaxed) }
+    }
+
+    /// Starts listening.
+    /// - Parameters:
+    ///   - url: the database's URL.
+    ///   - channel: the channel name: a constant of the caller's in lower case letters and underscores, never input.
+    ///   - onNotification: called on the listener's queue for each notification, and after each reconnection.
+    public init(url: String, channel: String, logger: Logger, onNotification: @escaping @Sendable () -> Void) {
+        let stopped = stopped
+        DispatchQueue(label: "postern.postgres.listen.\(channel)").async {
+            var connection: PostgresConnection?
+            var lostLogged = false
+            while !stopped.isSet {
+                guard let listening = connection else {
+                    do {
+                        let fresh = try PostgresConnection(url: url, applicationName: "postern-listen")
+                        try fresh.execute("LISTEN \(channel)")
+                        connection = fresh
+                        lostLogged = false
+                        onNotification()
+                    } catch {
+                        if !lostLogged {
+                            logger.warning(
+                                "cannot listen for \(channel) notifications; retrying each second",
+                                metadata: ["error": "\(error)"])
+                        }
+                        lostLogged = true
+                        for _ in 0..<10 where !stopped.isSet { usleep(100_000) }
+                    }
+                    continue
+                }
+                do {
+                    if try listening.waitForNotifications(milliseconds: 250) > 0 { onNotification() }
+                } catch {
+                    connection = nil
+                }
+            }
+        }
+    }
+
+    /// Stops listening within a quarter of a second; the connection closes with it.
+    public func stop() {
+        stopped.set()
+    }
+
+    deinit { stop() }
+}

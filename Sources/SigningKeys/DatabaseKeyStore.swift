@@ -1,0 +1,261 @@
+import AuthCrypto
+import Dispatch
+import JWT
+import Storage
+import Synchronization
+
+/// The signing keys of every Postern instance on one database (`signing_keys`, migration 0009), used when
+/// the database is PostgreSQL so that a token minted by one instance verifies on every other.
+///
+/// The first instance to start generates an RSA-2048 key and a 32-byte HMAC secret, sealed with AES-256-GCM
+/// under `POSTERN_KEY_SECRET` (``KeySealer``), inside one transaction under an advisory lock, so instances
+/// starting together end with one key ring. A rotation publishes new keys at once (they verify and are in the
+/// JWKS) but lets them sign only `promotionDelay` seconds later, once every instance has reloaded and every
+/// client's cached JWKS has expired; the keys they replace keep verifying for `retention` seconds after and
+/// are then deleted. Every instance reloads on a notification (``reloadSoon()``, from PostgreSQL's
+/// `NOTIFY postern_keys` sent by the rotating transaction), on its poll (``reload(now:)``), and when a token
+/// names a kid it does not know (at most once a second).
+///
+/// `JWT_PRIVATE_KEY`, when given, signs RS256 in place of the ring's RSA key on this instance (set it on
+/// every instance or on none); the ring's HMAC keys are used either way.
+public final class DatabaseKeyStore: SigningKeyStore {
+    /// The channel rotations notify (`LISTEN postern_keys`).
+    public static let notificationChannel = "postern_keys"
+    /// How long a retired key keeps verifying: the longest token TTL plus the verification leeway.
+    public let retention: Int64
+    /// How long a new key of a rotation is published before it signs.
+    public let promotionDelay: Int64
+
+    private let database: any SQLDatabase
+    private let sealer: KeySealer
+    private let environmentKey: JWTKey?
+    private let openedAt: Int64
+    private let clock: @Sendable () -> Int64
+    private let state: Mutex<State>
+    private let published = JWTKeySet()
+    private let reloads = DispatchQueue(label: "postern.keys.reload")
+    private static let lockID: Int64 = 0x706f_7374_6572_6e01
+
+    private struct State {
+        var schedule = KeySchedule([])
+        /// Opened keys by kid, so a reload opens only keys it has not seen.
+        var keys: [String: JWTKey] = [:]
+        var reloadQueued = false
+        var lastUnknownKIDReload: Int64 = .min
+    }
+
+    /// Opens the ring of `database`, creating its keys when it has none.
+    /// - Parameters:
+    ///   - database: a migrated database (migration 0009).
+    ///   - secret: `POSTERN_KEY_SECRET`, at least 16 bytes.
+    ///   - environmentPrivatePEM: `JWT_PRIVATE_KEY`; nil or empty when unset.
+    ///   - environmentPublicPEM: `JWT_PUBLIC_KEY`; must match the private key when both are set.
+    ///   - maxTokenTTL: the longest lifetime of any token signed with these keys, in seconds.
+    ///   - promotionDelay: seconds between publishing a rotated key and signing with it.
+    ///   - clock: Unix seconds now, for reloads started by notifications and unknown kids.
+    /// - Throws: `KeyStoreError` `.configuration` (secret, environment keys, keys sealed under another secret),
+    ///   `.corrupt`, `.database`.
+    public init(
+        database: any SQLDatabase, secret: String, environmentPrivatePEM: String?, environmentPublicPEM: String?,
+        maxTokenTTL: Int64, promotionDelay: Int64, clock: @escaping @Sendable () -> Int64
+    ) throws(KeyStoreError) {
+        guard maxTokenTTL > 0 else { throw KeyStoreError(.configuration, "maxTokenTTL must be positive") }
+        guard promotionDelay >= 0 else { throw KeyStoreError(.configuration, "the promotion delay must not be negative") }
+        self.database = database
+        sealer = try KeySealer(secret: secret)
+        environmentKey = try EnvironmentKey.parse(private: environmentPrivatePEM, public: environmentPublicPEM)
+        retention = maxTokenTTL + JWTKeySet.maximumLeeway
+        self.promotionDelay = promotionDelay
+        self.clock = clock
+        openedAt = clock()
+        state = Mutex(State())
+        try update(now: openedAt, rotating: false)
+        published.observeUnknownKIDs { [weak self] _ in self?.reloadForUnknownKID() }
+    }
+
+    public func keySet() -> JWTKeySet { published }
+
+    /// Publishes a new HMAC key, and a new RSA key unless `JWT_PRIVATE_KEY` signs RS256; they sign from
+    /// `now + promotionDelay`. Other instances hear of it at once.
+    @discardableResult
+    public func rotate(now: Int64) throws(KeyStoreError) -> [KeyInfo] {
+        try keysAdded { () throws(KeyStoreError) in try update(now: now, rotating: true) }
+    }
+
+    /// Re-reads the ring: new keys, keys whose signing time has come, keys past their retention (deleted).
+    public func reload(now: Int64) throws(KeyStoreError) {
+        try update(now: now, rotating: false)
+    }
+
+    /// Reloads on the store's own queue, soon; calls made while one is queued join it.
+    public func reloadSoon() {
+        let queue = state.withLock { state in
+            defer { state.reloadQueued = true }
+            return !state.reloadQueued
+        }
+        guard queue else { return }
+        reloads.async { [weak self] in
+            guard let self else { return }
+            self.state.withLock { $0.reloadQueued = false }
+            try? self.reload(now: self.clock())
+        }
+    }
+
+    private func reloadForUnknownKID() {
+        let now = clock()
+        let due = state.withLock { state in
+            guard state.lastUnknownKIDReload < now else { return false }
+            state.lastUnknownKIDReload = now
+            return true
+        }
+        if due { reloadSoon() }
+    }
+
+    public func list() -> [KeyInfo] {
+        let now = clock()
+        return state.withLock { state in
+            var infos = environmentKey.map { [KeyInfo(environmentKey: $0, openedAt: openedAt)] } ?? []
+            let schedule = state.schedule
+            for entry in schedule.entries.sorted(by: { $0.generation < $1.generation }) {
+                let retiredAt = schedule.retiredAt(entry, at: now)
+                let active =
+                    (entry.kind == .hmac || environmentKey == nil) && schedule.active(entry.kind, at: now) == entry
+                infos.append(
+                    KeyInfo(
+                        kid: entry.kid, kind: entry.kind, source: .database, createdAt: entry.createdAt,
+                        retiredAt: retiredAt, dropsAt: retiredAt.map { $0 + retention }, isActive: active,
+                        signsFrom: entry.signsFrom > now ? entry.signsFrom : nil))
+            }
+            return infos
+        }
+    }
+
+    // MARK: Synchronizing with the database
+
+    private func update(now: Int64, rotating: Bool) throws(KeyStoreError) {
+        let (schedule, sealed) = try synchronize(now: now, rotating: rotating)
+        try state.withLock { (state) throws(KeyStoreError) in
+            var keys: [String: JWTKey] = [:]
+            for entry in schedule.entries {
+                if let known = state.keys[entry.kid] {
+                    keys[entry.kid] = known
+                } else if let material = sealed[entry.kid] {
+                    keys[entry.kid] = try open(entry, material)
+                }
+            }
+            let set = try buildKeySet(schedule, keys, now: now)
+            state.schedule = schedule
+            state.keys = keys
+            published.replace(with: set)
+        }
+    }
+
+    /// In one transaction: reads the ring, deletes expired keys, generates what is missing or rotated,
+    /// notifies other instances of a change. Returns the ring and the sealed material of every key.
+    private func synchronize(now: Int64, rotating: Bool) throws(KeyStoreError) -> (KeySchedule, [String: [UInt8]]) {
+        let kinds: [KeyInfo.Kind] = environmentKey == nil ? [.hmac, .rsa] : [.hmac]
+        let database = database
+        let retention = retention
+        do {
+            return try database.writeSync { connection in
+                try connection.transaction { () throws -> (KeySchedule, [String: [UInt8]]) in
+                    if database.dialect == .postgres {
+                        _ = try connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.lockID)])
+                    }
+                    var (entries, sealed) = try Self.read(connection)
+                    let expired = KeySchedule(entries).expired(at: now, retention: retention)
+                    for entry in expired {
+                        try connection.run("DELETE FROM signing_keys WHERE kid = ?", [.text(entry.kid)])
+                    }
+                    entries.removeAll { expired.contains($0) }
+                    var changed = !expired.isEmpty
+                    for kind in kinds {
+                        let hasKey = entries.contains { $0.kind == kind }
+                        guard rotating || !hasKey else { continue }
+                        let (entry, material) = try self.generate(
+                            kind, now: now, signsFrom: hasKey ? now + self.promotionDelay : now,
+                            generation: (entries.map(\.generation).max() ?? 0) + 1)
+                        try connection.run(
+                            "INSERT INTO signing_keys (kid, kind, created_at, signs_from, generation, sealed) "
+                                + "VALUES (?, ?, ?, ?, ?, ?)",
+                            [
+                                .text(entry.kid), .text(kind.rawValue), .integer(now), .integer(entry.signsFrom),
+                                .integer(entry.generation), .blob(material),
+                            ])
+                        entries.append(entry)
+                        sealed[entry.kid] = material
+                        changed = true
+                    }
+                    if changed, database.dialect == .postgres {
+                        _ = try connection.query("SELECT pg_notify(?, '')", [.text(Self.notificationChannel)])
+                    }
+                    return (KeySchedule(entries), sealed)
+                }
+            }
+        } catch let error as KeyStoreError {
+            throw error
+        } catch {
+            throw KeyStoreError(.database, "the signing keys could not be read or written: \(error)")
+        }
+    }
+
+    private static func read(_ connection: any SQLConnection) throws -> ([KeySchedule.Entry], [String: [UInt8]]) {
+        var entries: [KeySchedule.Entry] = []
+        var sealed: [String: [UInt8]] = [:]
+        let sql = "SELECT kid, kind, created_at, signs_from, generation, sealed FROM signing_keys"
+        for row in try connection.query(sql, []) {
+            guard let kid = row.text("kid"), JWTKey.isValidKID(kid),
+                let kind = row.text("kind").flatMap(KeyInfo.Kind.init(rawValue:)),
+                let createdAt = row.int("created_at"), let signsFrom = row.int("signs_from"),
+                let generation = row.int("generation"), let material = row.blob("sealed")
+            else { throw KeyStoreError(.corrupt, "signing_keys holds a row that is not a key") }
+            entries.append(
+                KeySchedule.Entry(kid: kid, kind: kind, createdAt: createdAt, signsFrom: signsFrom, generation: generation))
+            sealed[kid] = material
+        }
+        return (entries, sealed)
+    }
+
+    private func generate(_ kind: KeyInfo.Kind, now: Int64, signsFrom: Int64, generation: Int64) throws(KeyStoreError)
+        -> (KeySchedule.Entry, [UInt8])
+    {
+        let kid: String
+        let material: [UInt8]
+        switch kind {
+        case .hmac:
+            kid = SecureRandom.hex(byteCount: 8)
+            material = SecureRandom.bytes(32)
+        case .rsa:
+            do throws(CryptoError) {
+                let key = try RSAPrivateKey.generate(bits: 2048)
+                kid = JWK.thumbprint(of: key.publicKey)
+                material = Array(try key.pkcs8PEM.utf8)
+            } catch {
+                throw KeyStoreError(.io, "generating an RSA key failed: \(error.reason)")
+            }
+        }
+        let entry = KeySchedule.Entry(kid: kid, kind: kind, createdAt: now, signsFrom: signsFrom, generation: generation)
+        return (entry, try sealer.seal(material, kid: kid, kind: kind))
+    }
+
+    private func open(_ entry: KeySchedule.Entry, _ sealed: [UInt8]) throws(KeyStoreError) -> JWTKey {
+        let material = try sealer.open(sealed, kid: entry.kid, kind: entry.kind)
+        return try KeyMaterial.key(kid: entry.kid, kind: entry.kind, material: material, origin: "signing key \(entry.kid)")
+    }
+
+    private func buildKeySet(_ schedule: KeySchedule, _ keys: [String: JWTKey], now: Int64) throws(KeyStoreError)
+        -> JWTKeySet
+    {
+        var ordered: [JWTKey] = environmentKey.map { [$0] } ?? []
+        ordered += schedule.entries.sorted { $0.generation < $1.generation }.compactMap { entry in
+            entry.kid == environmentKey?.kid ? nil : keys[entry.kid]
+        }
+        do throws(JWTError) {
+            return try JWTKeySet(
+                keys: ordered, activeHMAC: schedule.active(.hmac, at: now)?.kid,
+                activeRSA: environmentKey?.kid ?? schedule.active(.rsa, at: now)?.kid)
+        } catch {
+            throw KeyStoreError(.corrupt, "signing_keys: \(error.reason)")
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import AuthCrypto
+import JWT
+
+/// `JWT_PRIVATE_KEY` and `JWT_PUBLIC_KEY`: the RSA key an operator passes in, which signs RS256 in place
+/// of a generated one (kid = its RFC 7638 thumbprint) and is never stored.
+enum EnvironmentKey {
+    /// The key the two variables give, or nil when neither is set.
+    /// - Throws: `KeyStoreError` `.configuration` for unusable PEM, a public key alone, or a pair that does not match.
+    static func parse(private privateText: String?, public publicText: String?) throws(KeyStoreError)
+        -> JWTKey?
+    {
+        let privatePEM = privateText.map(unescapeNewlines).flatMap { $0.isEmpty ? nil : $0 }
+        let publicPEM = publicText.map(unescapeNewlines).flatMap { $0.isEmpty ? nil : $0 }
+        guard let privatePEM else {
+            if publicPEM != nil {
+                throw KeyStoreError(.configuration, "JWT_PUBLIC_KEY is set without JWT_PRIVATE_KEY")
+            }
+            return nil
+        }
+        let privateKey: RSAPrivateKey
+        do throws(CryptoError) {
+            privateKey = try RSAPrivateKey(pem: privatePEM)
+        } catch {
+            throw KeyStoreError(.configuration, "JWT_PRIVATE_KEY is not a usable RSA private key (\(error.code.rawValue))")
+        }
+        if let publicPEM {
+            let publicKey: RSAPublicKey
+            do throws(CryptoError) {
+                publicKey = try RSAPublicKey(pem: publicPEM)
+            } catch {
+                throw KeyStoreError(.configuration, "JWT_PUBLIC_KEY is not a usable RSA public key (\(error.code.rawValue))")
+            }
+            guard publicKey.modulus == privateKey.publicKey.modulus,
+                publicKey.exponent == privateKey.publicKey.exponent
+            else { throw KeyStoreError(.configuration, "JWT_PUBLIC_KEY does not match JWT_PRIVATE_KEY") }
+        }
+        do throws(JWTError) {
+            return try JWTKey.rsa(kid: JWK.thumbprint(of: privateKey.publicKey), privateKey: privateKey)
+        } catch {
+            throw KeyStoreError(.configuration, "JWT_PRIVATE_KEY: \(error.reason)")
+        }
+    }
+
+    /// Environment variables often carry PEM on one line with literal `\n`; turn those into newlines.
+    static func unescapeNewlines(_ text: String) -> String {
+        text.replacing("\\n", with: "\n").trimmingWhitespace()
+    }
+}

@@ -1,0 +1,53 @@
+import AuthCrypto
+
+/// Seals key material for the database with AES-256-GCM under a key derived from the operator's secret
+/// (`POSTERN_KEY_SECRET`), bound to the key's kid and kind so that a sealed value moved to another row
+/// does not open. Layout: version byte 1, 12-byte random nonce, ciphertext, 16-byte tag.
+struct KeySealer: Sendable {
+    /// The shortest operator secret accepted, in bytes.
+    static let minimumSecretLength = 16
+    private static let version: UInt8 = 1
+    private let key: [UInt8]
+
+    /// - Throws: `KeyStoreError` `.configuration` for a missing or short secret.
+    init(secret: String) throws(KeyStoreError) {
+        guard secret.utf8.count >= Self.minimumSecretLength else {
+            throw KeyStoreError(
+                .configuration,
+                "POSTERN_KEY_SECRET must be set to at least \(Self.minimumSecretLength) bytes (e.g. openssl rand -hex 32) "
+                    + "when the signing keys live in the database")
+        }
+        key = HMACSHA256.authenticationCode(key: Array(secret.utf8), message: Array("postern signing-key seal v1".utf8))
+    }
+
+    func seal(_ material: [UInt8], kid: String, kind: KeyInfo.Kind) throws(KeyStoreError) -> [UInt8] {
+        let nonce = SecureRandom.bytes(AESGCM.nonceByteCount)
+        do throws(CryptoError) {
+            return [Self.version] + nonce
+                + (try AESGCM.seal(material, key: key, nonce: nonce, associatedData: Self.binding(kid, kind)))
+        } catch {
+            throw KeyStoreError(.configuration, "sealing key \(kid) failed: \(error.reason)")
+        }
+    }
+
+    func open(_ sealed: [UInt8], kid: String, kind: KeyInfo.Kind) throws(KeyStoreError) -> [UInt8] {
+        let header = 1 + AESGCM.nonceByteCount
+        guard sealed.count > header, sealed[0] == Self.version else {
+            throw KeyStoreError(.corrupt, "signing key \(kid) in the database is not sealed in a known format")
+        }
+        do throws(CryptoError) {
+            return try AESGCM.open(
+                Array(sealed[header...]), key: key, nonce: Array(sealed[1..<header]),
+                associatedData: Self.binding(kid, kind))
+        } catch {
+            throw KeyStoreError(
+                .configuration,
+                "signing key \(kid) in the database does not open with POSTERN_KEY_SECRET: the secret differs from "
+                    + "the one it was sealed with, or the row was changed")
+        }
+    }
+
+    private static func binding(_ kid: String, _ kind: KeyInfo.Kind) -> [UInt8] {
+        Array("postern signing key \(kind.rawValue) \(kid)".utf8)
+    }
+}

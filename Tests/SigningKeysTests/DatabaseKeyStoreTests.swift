@@ -1,0 +1,141 @@
+import AuthCrypto
+import Dispatch
+import Foundation
+import JWT
+import PosternTestSupport
+import Storage
+import Synchronization
+import Testing
+
+@testable import SigningKeys
+
+/// The key ring several instances share through their database, on SQLite and on PostgreSQL.
+@Suite("DatabaseKeyStore: one key ring for every instance on a database", .serialized)
+struct DatabaseKeyStoreTests {
+    static let secret = "an operator secret of some length"
+    static let ttl: Int64 = 3600
+
+    func open(
+        _ database: any SQLDatabase, clock: TestClock, secret: String = Self.secret, delay: Int64 = 100
+    ) throws -> DatabaseKeyStore {
+        try DatabaseKeyStore(
+            database: database, secret: secret, environmentPrivatePEM: nil, environmentPublicPEM: nil, maxTokenTTL: Self.ttl,
+            promotionDelay: delay, clock: { clock.now })
+    }
+
+    func sign(_ store: DatabaseKeyStore, _ algorithm: JWTAlgorithm, at now: Int64) throws -> String {
+        try store.keySet().sign(claims(issuedAt: now), algorithm: algorithm)
+    }
+
+    func kid(of token: String) throws -> String {
+        let header = try #require(Base64URL.decode(String(token.split(separator: ".")[0])))
+        return try #require(JSONValue.parse(header)["kid"]?.stringValue)
+    }
+
+    @Test("the first store makes one RSA and one HMAC key, sealed; another instance gets the same keys", arguments: StorageBackend.allCases)
+    func sharedRing(backend: StorageBackend) throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock(now)
+        let first = try open(test.database, clock: clock)
+        let second = try open(try test.another(), clock: clock)
+        #expect(first.list().map(\.kid) == second.list().map(\.kid))
+        #expect(first.list().map(\.kind) == [.hmac, .rsa])
+        #expect(first.list().allSatisfy { $0.isActive && $0.source == .database && $0.signsFrom == nil })
+        for algorithm in [JWTAlgorithm.hs256, .rs256] {
+            let token = try sign(first, algorithm, at: now)
+            #expect(throws: Never.self) { try second.keySet().verify(token, purpose: "challenge", issuer: issuer, now: now) }
+        }
+        // The material is sealed: no PEM, no secret in the clear.
+        let rows = try test.database.readSync { try $0.query("SELECT sealed FROM signing_keys", []) }
+        #expect(rows.count == 2)
+        for row in rows {
+            let sealed = try #require(row.blob("sealed"))
+            #expect(!String(decoding: sealed, as: UTF8.self).contains("PRIVATE KEY"))
+        }
+    }
+
+    @Test("a rotated key is published at once, signs only after the promotion delay, and the old one leaves after the retention",
+          arguments: StorageBackend.allCases)
+    func publishBeforeSign(backend: StorageBackend) throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock(now)
+        let rotating = try open(test.database, clock: clock)
+        let other = try open(try test.another(), clock: clock)
+        let old = try kid(of: try sign(rotating, .rs256, at: now))
+        clock.advance(10)
+        let added = try rotating.rotate(now: clock.now)
+        #expect(added.count == 2)
+        #expect(added.allSatisfy { !$0.isActive && $0.signsFrom == now + 110 })
+        let new = try #require(added.first { $0.kind == .rsa }?.kid)
+        // Published: in the JWKS of both instances (the other after its reload), verifying, not signing.
+        try other.reload(now: clock.now)
+        for store in [rotating, other] {
+            #expect(store.keySet().keys.map(\.kid).contains(new))
+            #expect(try kid(of: try sign(store, .rs256, at: clock.now)) == old)
+        }
+        clock.advance(100)
+        for store in [rotating, other] {
+            try store.reload(now: clock.now)
+            #expect(try kid(of: try sign(store, .rs256, at: clock.now)) == new)
+            let retired = try #require(store.list().first { $0.kid == old })
+            #expect(retired.retiredAt == now + 110 && retired.dropsAt == now + 110 + store.retention)
+        }
+        clock.advance(rotating.retention + 1)
+        try other.reload(now: clock.now)
+        #expect(!other.keySet().keys.map(\.kid).contains(old))
+        let left = try test.database.readSync { try $0.query("SELECT kid FROM signing_keys", []) }.compactMap { $0.text("kid") }
+        #expect(Set(left) == Set(added.map(\.kid)))
+    }
+
+    @Test("instances starting at once on an empty database end with one key ring", arguments: StorageBackend.allCases)
+    func simultaneousStart(backend: StorageBackend) throws {
+        let test = try backend.makeDatabase()
+        let handles = try (0..<3).map { _ in try test.another() }
+        let clock = TestClock(now)
+        let kids = Mutex<[[String]]>([])
+        DispatchQueue.concurrentPerform(iterations: handles.count) { index in
+            if let store = try? open(handles[index], clock: clock) {
+                kids.withLock { $0.append(store.list().map(\.kid)) }
+            }
+        }
+        let seen = kids.withLock { $0 }
+        #expect(seen.count == handles.count)
+        #expect(Set(seen.map { $0.joined(separator: ",") }).count == 1)
+        let rows = try test.database.readSync { try $0.query("SELECT count(*) AS n FROM signing_keys", []) }
+        #expect(rows.first?.int("n") == 2)
+        for handle in handles { handle.close() }
+    }
+
+    @Test("a token naming a kid the instance does not know yet makes it reload", arguments: StorageBackend.allCases)
+    func unknownKIDReloads(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock(now)
+        let rotating = try open(test.database, clock: clock, delay: 0)
+        let other = try open(try test.another(), clock: clock, delay: 0)
+        clock.advance(5)
+        try rotating.rotate(now: clock.now)
+        let token = try sign(rotating, .hs256, at: clock.now)
+        #expect(throws: JWTError.self) { try other.keySet().verify(token, purpose: "challenge", issuer: issuer, now: clock.now) }
+        var verified = false
+        for _ in 0..<100 where !verified {
+            try await Task.sleep(for: .milliseconds(20))
+            verified = (try? other.keySet().verify(token, purpose: "challenge", issuer: issuer, now: clock.now)) != nil
+        }
+        #expect(verified)
+    }
+
+    @Test("keys sealed under one secret do not open under another; a short secret is refused")
+    func wrongSecret() throws {
+        let test = try StorageBackend.sqlite.makeDatabase()
+        let clock = TestClock(now)
+        _ = try open(test.database, clock: clock)
+        #expect(throws: KeyStoreError.self) { try open(test.database, clock: clock, secret: "another secret, as long") }
+        do {
+            _ = try open(test.database, clock: clock, secret: "short")
+            Issue.record("a short secret was accepted")
+        } catch let error as KeyStoreError {
+            #expect(error.code == .configuration)
+            #expect(error.reason.contains("POSTERN_KEY_SECRET"))
+        }
+    }
+}
