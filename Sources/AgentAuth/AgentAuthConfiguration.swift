@@ -34,6 +34,10 @@ public struct AgentAuthConfiguration: Sendable {
     /// with the fewest recent challenges is forgotten first. Default 65 536 (4 MiB at most, allocated as
     /// it is used).
     public var counterCapacity: Int
+    /// How many instances share the clients (`POSTERN_INSTANCES`): each counts only the challenges it issued,
+    /// so a client's count is taken as that many times its own share, as an even balancer spreads them.
+    /// Default 1.
+    public var instances = 1
 
     /// Creates a configuration; every argument has the documented default.
     /// - Parameters:

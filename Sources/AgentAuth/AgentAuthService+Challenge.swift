@@ -8,7 +8,7 @@ extension AgentAuthService {
     /// window of the service's monotonic clock.
     public func nextDifficulty(for client: ClientAddressKey) -> Int {
         guard let counter else { return policy.base }
-        return policy.difficulty(recentChallenges: counter.record(client))
+        return policy.difficulty(recentChallenges: counter.record(client) * max(1, configuration.instances))
     }
 
     /// `POST /api/v1/challenge` (CONTRACT.md 1.1): a counter update and one HS256 signature, no I/O.

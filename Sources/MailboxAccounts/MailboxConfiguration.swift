@@ -141,4 +141,12 @@ public struct MailboxRateLimits: Sendable, Equatable {
         self.freeAccountCreation = freeAccountCreation
         self.proAccountCreation = proAccountCreation
     }
+
+    /// Every class's share when `instances` instances enforce these limits together (`TokenBucketRate.share`).
+    public func share(among instances: Int) -> MailboxRateLimits {
+        MailboxRateLimits(
+            publicRate: publicRate.share(among: instances), freeAuthenticated: freeAuthenticated.share(among: instances),
+            pro: pro.share(among: instances), freeAccountCreation: freeAccountCreation.share(among: instances),
+            proAccountCreation: proAccountCreation.share(among: instances))
+    }
 }

@@ -43,6 +43,8 @@ enum Surfaces {
 
         var jmap = JMAPConfiguration(baseURL: identity.baseURL, issuer: identity.issuer, audience: agentSettings.audience)
         jmap.rateLimitsEnabled = configuration.rateLimits
+        jmap.requestsPerMinute = max(1, jmap.requestsPerMinute / configuration.instances)
+        jmap.uploadsPerMinute = max(1, jmap.uploadsPerMinute / configuration.instances)
         JMAPService(
             configuration: jmap,
             keys: keys, store: mail.store, mailboxes: mail.mailboxes, delivery: mail.delivery, clock: clock,
@@ -89,6 +91,7 @@ enum Surfaces {
         remote.allowPrivate = c.remoteHashAllowPrivate
         remote.allowedHosts = c.remoteHashAllowedHosts
         remote.rateLimitsEnabled = c.rateLimits
+        remote.requestsPerMinute = max(1, remote.requestsPerMinute / c.instances)
         return remote
     }
 
@@ -99,11 +102,13 @@ enum Surfaces {
     }
 
     static func agentConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> AgentAuthConfiguration {
-        AgentAuthConfiguration(
+        var agent = AgentAuthConfiguration(
             publicURL: identity.baseURL, issuer: identity.issuer, powSalt: c.agentPowSalt,
             baseDifficulty: c.agentPowDifficulty,
             maxDifficulty: c.agentPowMaxDifficulty, dynamicDifficulty: c.agentPowDynamic,
             inboxDomain: c.agentInboxDomain)
+        agent.instances = c.instances
+        return agent
     }
 
     /// The mailbox surface; also used by `postern pro create|list`.
@@ -114,7 +119,8 @@ enum Surfaces {
         try MailboxService(
             configuration: MailboxConfiguration(
                 issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
-                proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired),
+                proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired,
+                rateLimits: MailboxRateLimits().share(among: c.instances)),
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
             onUnexpectedError: reporter("mailbox", logger))
     }

@@ -12,6 +12,19 @@ public struct TokenBucketRate: Sendable, Equatable {
         self.perSeconds = max(1, perSeconds)
     }
 
+    /// This instance's share of a limit that `instances` instances enforce together, each with its own buckets
+    /// (no shared counter, so nothing on the request path): the capacity divided among them (at least 1) and the
+    /// refill rate divided, rounded down. However a client spreads its requests over the instances, it gets at
+    /// most the documented rate, plus at most `instances - 1` extra requests at first when the capacity does not
+    /// divide; a client that reaches only one instance gets its share.
+    public func share(among instances: Int) -> TokenBucketRate {
+        guard instances > 1 else { return self }
+        let capacity = max(1, requests / instances)
+        // capacity / period <= requests / (perSeconds * instances), so the period rounds up.
+        let period = (perSeconds * instances * capacity + requests - 1) / requests
+        return TokenBucketRate(requests: capacity, perSeconds: period)
+    }
+
     /// Nanoseconds one token takes to refill (at least 1).
     var interval: Int64 {
         let period = min(Int64(perSeconds), Int64.max / MonotonicClock.nanosecondsPerSecond)

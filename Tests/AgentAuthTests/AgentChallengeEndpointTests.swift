@@ -69,6 +69,18 @@ struct AgentChallengeEndpointTests {
         #expect(try await harness.challenge(remoteAddress: "198.51.100.1").difficulty == 2)
     }
 
+    @Test("One of two instances counts each challenge it issues twice: the raise comes at the client's tenth in all")
+    func dynamicDifficultyShared() async throws {
+        let harness = try AgentHarness(difficulty: 2, maxDifficulty: 5, dynamic: true, instances: 2)
+        var seen: [Int] = []
+        for _ in 1...20 {
+            seen.append(try await harness.challenge(remoteAddress: "198.51.100.1").difficulty)
+        }
+        #expect(seen[0..<5].allSatisfy { $0 == 2 })
+        #expect(seen[5..<10].allSatisfy { $0 == 3 })
+        #expect(seen[10..<20].allSatisfy { $0 == 4 })
+    }
+
     @Test("The dynamic-difficulty window runs on the monotonic clock: wall-clock steps neither reset nor stretch it")
     func difficultyWindowIgnoresWallClockSteps() async throws {
         let wall = TestClock()

@@ -43,7 +43,7 @@ struct AgentHarness {
     init(
         difficulty: Int = 0, maxDifficulty: Int = 18, dynamic: Bool = false, pool: WorkerPool? = nil,
         sharing: TestDatabase? = nil, clock: TestClock = TestClock(), monotonic: TestClock? = nil,
-        metrics: TestMetrics = TestMetrics()
+        metrics: TestMetrics = TestMetrics(), instances: Int = 1
     ) throws {
         if let sharing {
             test = sharing
@@ -54,9 +54,10 @@ struct AgentHarness {
         }
         self.clock = clock
         self.pool = pool ?? WorkerPool(threads: 2)
-        let configuration = AgentAuthConfiguration(
+        var configuration = AgentAuthConfiguration(
             publicURL: Self.publicURL, issuer: "https://issuer.test", baseDifficulty: difficulty,
             maxDifficulty: maxDifficulty, dynamicDifficulty: dynamic)
+        configuration.instances = instances
         service = AgentAuthService(
             configuration: configuration, keys: TestKeys.keySet, database: database,
             ledger: ChallengeLedger(database: database), pool: self.pool, clock: { clock.now },

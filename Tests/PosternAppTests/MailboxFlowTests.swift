@@ -127,6 +127,21 @@ struct MailboxFlowTests {
         #expect(dead.status == 401)
     }
 
+    @Test("one of two instances (POSTERN_INSTANCES=2) enforces half of each limit, and says so in its headers")
+    func rateLimitShare() async throws {
+        let server = try await TestServer.start {
+            $0.rateLimits = true
+            $0.instances = 2
+        }
+        defer { Task { await server.stop() } }
+        let client = try server.client()
+        var responses: [TestResponse] = []
+        for _ in 0..<20 { responses.append(try await client.request("GET", "/api/domains")) }
+        #expect(responses.prefix(4).allSatisfy { $0.status == 200 })
+        #expect(responses.contains { $0.status == 429 })
+        #expect(responses.allSatisfy { $0.header("RateLimit-Limit") == "4" })
+    }
+
     @Test("with rate limits on, a burst past 8 req/s gets 429 with Retry-After and RateLimit headers")
     func rateLimited() async throws {
         let server = try await TestServer.start { $0.rateLimits = true }
