@@ -15,13 +15,16 @@ enum CommonRoutes {
     ///   - keys: the key set whose RSA public keys `/.well-known/jwks.json` lists (it follows key reloads).
     ///   - openAPI: the OpenAPI 3.1 document served as is (``OpenAPIDocument/serving(baseURL:)``).
     ///   - openConnections: reads the server's open-connection count at scrape time.
+    ///   - draining: true once the server is about to stop: `/readyz` then fails, so a balancer moves away first.
     static func register(
         into router: inout ContextRouter, database: any SQLDatabase, metrics: PosternMetrics, keys: JWTKeySet,
-        openAPI: [UInt8], clock: @escaping @Sendable () -> Int64, openConnections: @escaping @Sendable () -> Int
+        openAPI: [UInt8], clock: @escaping @Sendable () -> Int64, openConnections: @escaping @Sendable () -> Int,
+        draining: @escaping @Sendable () -> Bool
     ) {
         let healthy = HTTPResponse.json(.ok, #"{"status":"ok"}"#)  // built once: answering it is a copy
         router.add(.GET, "/healthz", .immediate { _, _, _ in healthy })
         router.add(.GET, "/readyz", .deferred { _, _, _ in
+            if draining() { return .json(.serviceUnavailable, #"{"status":"draining"}"#) }
             do {
                 try await database.probeWrite(now: clock())
                 return .json(.ok, #"{"status":"ready"}"#)

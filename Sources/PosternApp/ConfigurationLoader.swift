@@ -98,6 +98,7 @@ public enum ConfigurationLoader {
         list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
         try flag("POSTERN_RATE_LIMITS") { c.rateLimits = $0 }
         try integer("POSTERN_INSTANCES") { c.instances = $0 }
+        try integer("POSTERN_DRAIN_SECONDS") { c.drainSeconds = $0 }
         list("POSTERN_TRUSTED_PROXIES") { c.trustedProxies = $0 }
         try flag("POSTERN_REMOTE_HASH_ALLOW_PRIVATE") { c.remoteHashAllowPrivate = $0 }
         list("POSTERN_REMOTE_HASH_ALLOWED_HOSTS") { c.remoteHashAllowedHosts = $0 }

@@ -60,6 +60,10 @@ public struct PosternConfiguration: Sendable {
     /// enforces its share of every rate limit and counts a client's challenges as that many times its own, so
     /// that a client spreading its requests over all of them gets the documented limits, not this many times them.
     public var instances = 1
+    /// Seconds between SIGTERM and the shutdown during which `/readyz` fails and everything else is served
+    /// (`POSTERN_DRAIN_SECONDS`, default 0): long enough for a balancer's health check to take the instance
+    /// out, so that no request is sent on a connection the shutdown closes.
+    public var drainSeconds = 0
     /// CIDRs whose `X-Forwarded-For` is believed (`POSTERN_TRUSTED_PROXIES`).
     public var trustedProxies: [String] = []
     /// Let remote hash URLs reach private addresses (`POSTERN_REMOTE_HASH_ALLOW_PRIVATE`).
@@ -126,6 +130,9 @@ public struct PosternConfiguration: Sendable {
                 key: "POSTERN_KEY_SECRET",
                 message: "must be set to at least 16 bytes (e.g. openssl rand -hex 32) when POSTERN_DATABASE_URL is "
                     + "PostgreSQL: the signing keys live in the database, sealed under it, and every instance needs the same")
+        }
+        guard (0...300).contains(drainSeconds) else {
+            throw ConfigurationError(key: "POSTERN_DRAIN_SECONDS", message: "must be from 0 to 300")
         }
         guard (1...1024).contains(instances) else {
             throw ConfigurationError(key: "POSTERN_INSTANCES", message: "must be from 1 to 1024")

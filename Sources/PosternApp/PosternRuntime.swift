@@ -41,6 +41,8 @@ public final class PosternRuntime: Sendable {
     private let smtp: (server: SMTPServer, listener: ListeningSocket)?
     private let ledger: ChallengeLedger
     private let keyStore: any SigningKeyStore
+    /// Set by ``beginDraining()``: `/readyz` fails from then on.
+    private let drainFlag: DrainFlag
     private let keyReload = Mutex<Task<Void, Never>?>(nil)
     /// Hears other instances' key rotations (PostgreSQL's `LISTEN postern_keys`) while serving.
     private let keyListener = Mutex<PostgresListener?>(nil)
@@ -52,8 +54,9 @@ public final class PosternRuntime: Sendable {
         configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool, fetcher: Fetcher,
         identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
         smtp: (server: SMTPServer, listener: ListeningSocket)?, ledger: ChallengeLedger, keyStore: any SigningKeyStore,
-        clock: @escaping @Sendable () -> Int64, logger: Logger
+        drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) {
+        self.drainFlag = drainFlag
         self.group = group
         self.smtp = smtp
         self.keyStore = keyStore
@@ -110,6 +113,7 @@ public final class PosternRuntime: Sendable {
         let metrics = PosternMetrics.shared
 
         let connections = ConnectionCountBox()
+        let drainFlag = DrainFlag()
         var router = ContextRouter()
         CommonRoutes.register(
             into: &router, database: database, metrics: metrics, keys: keys,
@@ -117,7 +121,7 @@ public final class PosternRuntime: Sendable {
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
             clock: clock,
-            openConnections: { connections.count() })
+            openConnections: { connections.count() }, draining: { drainFlag.isSet })
         let mail = Surfaces.localMail(configuration, database: database, clock: clock)
         let unmatched = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
@@ -147,7 +151,7 @@ public final class PosternRuntime: Sendable {
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
             identity: identity, listener: listener, group: group, server: server, smtp: smtp, ledger: ledger,
-            keyStore: keyStore, clock: clock, logger: logger)
+            keyStore: keyStore, drainFlag: drainFlag, clock: clock, logger: logger)
     }
 
     /// The SMTP server, on the loops HTTP uses.
@@ -168,6 +172,13 @@ public final class PosternRuntime: Sendable {
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.
     public var smtpListenAddress: String? {
         smtp.map { PublicIdentity.authority(host: $0.listener.host, port: $0.listener.port) }
+    }
+
+    /// Makes `/readyz` answer 503 `{"status":"draining"}` from now on while everything else keeps serving, so
+    /// that a balancer health-checking it stops sending requests before ``shutdown()`` closes connections
+    /// (`postern serve` does this for `POSTERN_DRAIN_SECONDS` after SIGTERM).
+    public func beginDraining() {
+        drainFlag.set()
     }
 
     /// Writes the access-log lines every loop has gathered, now (SIGUSR1: before a log rotation, say).

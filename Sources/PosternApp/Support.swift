@@ -68,3 +68,10 @@ final class ConnectionCountBox: Sendable {
 
     func count() -> Int { server.withLock { $0.server?.openConnectionCount ?? 0 } }
 }
+
+/// Whether the runtime is draining (``PosternRuntime/beginDraining()``), read by `/readyz` on every check.
+final class DrainFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}

@@ -32,6 +32,12 @@ struct Serve: AsyncParsableCommand {
         logger.notice(
             "serving", metadata: ["public_url": "\(runtime.identity.baseURL)", "issuer": "\(runtime.identity.issuer)"])
         await termination.wait()
+        if configuration.drainSeconds > 0 {
+            // A balancer checking /readyz takes the instance out before any connection is closed under it.
+            runtime.beginDraining()
+            logger.notice("draining: /readyz fails for \(configuration.drainSeconds) s, then shutting down")
+            try? await Task.sleep(for: .seconds(configuration.drainSeconds))
+        }
         logger.notice("shutting down: finishing requests in flight")
         // Joins the event-loop, pool and fetch threads and closes the database, so that nothing of ours
         // runs while the process exits.

@@ -69,4 +69,41 @@ struct ServeProcessTests {
             #expect(result.output.contains("stopped"))
         }
     }
+
+    @Test("with POSTERN_DRAIN_SECONDS, SIGTERM makes /readyz fail while the rest still answers, then it exits 0")
+    func drainAfterSIGTERM() async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("drain-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["POSTERN_LOG_LEVEL"] = "notice"
+        environment["POSTERN_SMTP"] = "off"
+        environment["POSTERN_DRAIN_SECONDS"] = "2"
+        let child = try ServeChild(
+            executable: Self.executable,
+            arguments: ["serve", "--config", Self.repository.appendingPathComponent("config/postern.env").path,
+                        "--port", "0", "--data-dir", dataDirectory],
+            environment: environment)
+        defer { child.terminate() }
+        let client = try TestHTTPClient(port: child.port)
+        #expect(try await client.request("GET", "/readyz").status == 200)
+        let sent = Date()
+        kill(child.process.processIdentifier, SIGTERM)
+        try await Task.sleep(for: .milliseconds(300))
+        let draining = try await client.request("GET", "/readyz")
+        #expect(draining.status == 503)
+        #expect(draining.text == #"{"status":"draining"}"#)
+        #expect(try await client.request("GET", "/healthz").status == 200)
+        #expect(try await client.request("POST", "/api/v1/challenge").status == 200)
+        // Blocking wait: off the cooperative pool.
+        let process = child.process
+        let status = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+        #expect(status == 0, "\(child.output())")
+        #expect(Date().timeIntervalSince(sent) >= 2)
+        #expect(child.output().contains("draining"))
+    }
 }
