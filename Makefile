@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= config/postern.env
 
-.PHONY: bootstrap build release run test test-postgres client-tests schemathesis sanitize bench instructions fuzz soak clean
+.PHONY: bootstrap build release run cluster cluster-stop test test-postgres client-tests cluster-tests bench-cluster schemathesis sanitize bench instructions fuzz soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -17,6 +17,19 @@ release: bootstrap
 run: release
 	.build/release/postern serve --config $(CONFIG)
 
+## Several instances on one PostgreSQL database behind HAProxy, on loopback (scripts/cluster; installs postgresql and
+## haproxy when missing): CLUSTER_INSTANCES (2) `postern serve` in $(CLUSTER_DIR), one address printed; settings
+## from the environment are passed to every instance (e.g. POSTERN_RATE_LIMITS=off make cluster).
+CLUSTER_DIR ?= .build/cluster
+CLUSTER_INSTANCES ?= 2
+cluster: release
+	@scripts/cluster start $(CLUSTER_DIR) $(CLUSTER_INSTANCES)
+	@echo "stop it with: make cluster-stop"
+
+## Stop the cluster of `make cluster` and remove $(CLUSTER_DIR).
+cluster-stop:
+	scripts/cluster stop $(CLUSTER_DIR)
+
 ## Every test: unit, known-answer and end-to-end against a real server on port 0.
 ## Serial: many suites start in-process servers whose deferred handlers run on Swift's cooperative pool
 ## (two threads here); CPU-bound known-answer tests running beside them would starve those handlers
@@ -26,6 +39,9 @@ run: release
 ## Then the storage, surface and end-to-end suites again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: harnesses and
 ## test servers, through POSTERN_DATABASE_URL, take a new database on a server the tests start on loopback with
 ## scripts/pg-temp, and remove).
+## Then the cluster tests (scripts/cluster-tests, about 40 s): two instances of the debug build on one PostgreSQL behind
+## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
+## restarts, kill -9 and a PostgreSQL restart mid-load.
 ## Last, schemathesis on every documented operation (scripts/schemathesis, about a minute).
 STORAGE_SUITES = StorageTests|PostgresClientTests|MailStoreTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|PosternAppTests
 test:
@@ -33,6 +49,7 @@ test:
 	$(SWIFT) test --no-parallel
 	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --skip-build --no-parallel --filter '$(STORAGE_SUITES)'
 	scripts/client-tests
+	POSTERN_BIN=.build/debug/postern scripts/cluster-tests
 	scripts/schemathesis
 
 ## Only the storage, surface and end-to-end suites on PostgreSQL.
@@ -44,6 +61,11 @@ test-postgres: build
 ## (scripts/schemathesis: SCHEMATHESIS_EXAMPLES, SCHEMATHESIS_SECONDS).
 schemathesis: build
 	scripts/schemathesis
+
+## Only the cluster tests, against the current debug build (CLUSTER_TESTS_ONLY=name,... for some).
+cluster-tests: build
+	@scripts/bootstrap haproxy postgresql
+	POSTERN_BIN=.build/debug/postern scripts/cluster-tests
 
 ## Only the client tests, against the current debug build.
 client-tests:
@@ -61,6 +83,13 @@ sanitize:
 ## Throughput and latency with wrk, beside the Hummingbird peer and nginx when available.
 bench: release
 	scripts/bench
+
+## The cluster through HAProxy (scripts/bench-cluster): challenge, capability, GET /api/accounts/{id}, its messages,
+## Argon2 login and a replay flood of a used challenge, with one and two instances on PostgreSQL beside one on SQLite,
+## in one run; ratios and CPU per request of the instances, PostgreSQL and HAProxy.
+bench-cluster: release
+	@scripts/bootstrap haproxy postgresql
+	scripts/bench-cluster
 
 ## User-space instructions per request on /healthz, /api/v1/challenge and /api/accounts/{id} (callgrind;
 ## repeatable on a busy machine), beside nginx's fixed body.
