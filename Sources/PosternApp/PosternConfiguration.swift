@@ -1,7 +1,9 @@
 import ClientAddress
 import Foundation
+import JWT
 import Logging
 import MailboxAccounts
+import SigningKeys
 
 /// Everything Postern reads at start, validated. Built by ``ConfigurationLoader`` from the config file,
 /// the process environment and command-line flags (later sources win), or directly in tests.
@@ -33,8 +35,8 @@ public struct PosternConfiguration: Sendable {
     /// How often a running server re-reads its signing keys, in seconds (`POSTERN_KEY_RELOAD_SECONDS`, default 30).
     public var keyReloadSeconds = 30
     /// How long a rotated key is published before it signs, in seconds (`POSTERN_KEY_PROMOTION_SECONDS`).
-    /// Default nil: the reload interval plus the JWKS cache time, so that every instance and every client's
-    /// cached JWKS know a key before a token carries it.
+    /// Default nil: the reload interval plus the JWKS cache time plus the 30 s verification leeway (for clock
+    /// skew), so that every instance and every client's cached JWKS know a key before a token carries it.
     public var keyPromotionSeconds: Int?
     /// Agent proof-of-work salt text (`POSTERN_AGENT_POW_SALT`).
     public var agentPowSalt = "0b980734412c292d6549110276b604ab1dea4883bd460d77d1b984adf8bca083"
@@ -120,12 +122,14 @@ public struct PosternConfiguration: Sendable {
     }
 
     /// The promotion delay in effect: ``keyPromotionSeconds`` or its default.
-    public var effectiveKeyPromotionSeconds: Int { keyPromotionSeconds ?? keyReloadSeconds + CommonRoutes.jwksMaxAge }
+    public var effectiveKeyPromotionSeconds: Int {
+        keyPromotionSeconds ?? keyReloadSeconds + CommonRoutes.jwksMaxAge + Int(JWTKeySet.maximumLeeway)
+    }
 
     /// Refuses a configuration the server cannot run with, naming the key at fault.
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
-        if case .postgres = try database(), (keySecret ?? "").utf8.count < 16 {
+        if case .postgres = try database(), (keySecret ?? "").utf8.count < DatabaseKeyStore.minimumSecretLength {
             throw ConfigurationError(
                 key: "POSTERN_KEY_SECRET",
                 message: "must be set to at least 16 bytes (e.g. openssl rand -hex 32) when POSTERN_DATABASE_URL is "

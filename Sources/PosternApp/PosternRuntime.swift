@@ -206,7 +206,7 @@ public final class PosternRuntime: Sendable {
                     try? await Task.sleep(for: .seconds(interval))
                     // Off Swift's cooperative pool, which the deferred handlers need: a reload reads files or waits
                     // on the database (up to its 5 s connect timeout while PostgreSQL is down).
-                    guard let runtime = self else { return }
+                    guard !Task.isCancelled, let runtime = self else { return }
                     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                         DispatchQueue.global().async {
                             runtime.reloadKeys()
@@ -237,6 +237,7 @@ public final class PosternRuntime: Sendable {
         }
         await reload?.value
         keyListener.withLock { $0?.stop(); $0 = nil }
+        (keyStore as? DatabaseKeyStore)?.finishReloads()
         pool.shutdown()
         fetcher.shutdown()
         database.close()

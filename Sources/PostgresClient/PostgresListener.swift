@@ -11,8 +11,10 @@ import Synchronization
 public final class PostgresListener: Sendable {
     private let stopped = StopFlag()
 
+    /// Asked to stop, and signalled once the loop has closed its connection.
     private final class StopFlag: Sendable {
         private let value = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
         var isSet: Bool { value.load(ordering: .relaxed) }
         func set() { value.store(true, ordering: .relaxed) }
     }
@@ -27,6 +29,10 @@ public final class PostgresListener: Sendable {
         DispatchQueue(label: "postern.postgres.listen.\(channel)").async {
             var connection: PostgresConnection?
             var lostLogged = false
+            defer {
+                connection = nil  // closed before stop() returns
+                stopped.done.signal()
+            }
             while !stopped.isSet {
                 guard let listening = connection else {
                     do {
@@ -55,9 +61,12 @@ public final class PostgresListener: Sendable {
         }
     }
 
-    /// Stops listening within a quarter of a second; the connection closes with it.
+    /// Stops listening and waits for the listener's queue to finish (within about a quarter of a second,
+    /// or a connection attempt's timeout); the connection is closed when it returns. Calling it again does nothing.
     public func stop() {
+        guard !stopped.isSet else { return }
         stopped.set()
+        stopped.done.wait()
     }
 
     deinit { stop() }

@@ -8,7 +8,7 @@ import Synchronization
 /// the database is PostgreSQL so that a token minted by one instance verifies on every other.
 ///
 /// The first instance to start generates an RSA-2048 key and a 32-byte HMAC secret, sealed with AES-256-GCM
-/// under `POSTERN_KEY_SECRET` (``KeySealer``), inside one transaction under an advisory lock, so instances
+/// under a key derived from `POSTERN_KEY_SECRET` (``KeySealer``), inside one transaction under an advisory lock, so instances
 /// starting together end with one key ring. A rotation publishes new keys at once (they verify and are in the
 /// JWKS) but lets them sign only `promotionDelay` seconds later, once every instance has reloaded and every
 /// client's cached JWKS has expired; the keys they replace keep verifying for `retention` seconds after and
@@ -19,6 +19,8 @@ import Synchronization
 /// `JWT_PRIVATE_KEY`, when given, signs RS256 in place of the ring's RSA key on this instance (set it on
 /// every instance or on none); the ring's HMAC keys are used either way.
 public final class DatabaseKeyStore: SigningKeyStore {
+    /// The shortest `POSTERN_KEY_SECRET` accepted, in bytes.
+    public static let minimumSecretLength = KeySealer.minimumSecretLength
     /// The channel rotations notify (`LISTEN postern_keys`).
     public static let notificationChannel = "postern_keys"
     /// How long a retired key keeps verifying: the longest token TTL plus the verification leeway.
@@ -34,6 +36,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
     private let state: Mutex<State>
     private let published = JWTKeySet()
     private let reloads = DispatchQueue(label: "postern.keys.reload")
+    private let updating = Mutex(())
     private static let lockID: Int64 = 0x706f_7374_6572_6e01
 
     private struct State {
@@ -62,7 +65,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
         guard maxTokenTTL > 0 else { throw KeyStoreError(.configuration, "maxTokenTTL must be positive") }
         guard promotionDelay >= 0 else { throw KeyStoreError(.configuration, "the promotion delay must not be negative") }
         self.database = database
-        sealer = try KeySealer(secret: secret)
+        sealer = try KeySealer(secret: secret, database: database)
         environmentKey = try EnvironmentKey.parse(private: environmentPrivatePEM, public: environmentPublicPEM)
         retention = maxTokenTTL + JWTKeySet.maximumLeeway
         self.promotionDelay = promotionDelay
@@ -132,22 +135,33 @@ public final class DatabaseKeyStore: SigningKeyStore {
 
     // MARK: Synchronizing with the database
 
+    /// One at a time (``updating``), so that a reload that read the ring before a rotation never publishes
+    /// after one that read it since; keys are opened outside the state lock that request threads take.
     private func update(now: Int64, rotating: Bool) throws(KeyStoreError) {
-        let (schedule, sealed) = try synchronize(now: now, rotating: rotating)
-        try state.withLock { (state) throws(KeyStoreError) in
+        try updating.withLock { _ throws(KeyStoreError) in
+            let (schedule, sealed) = try synchronize(now: now, rotating: rotating)
+            let known = state.withLock { $0.keys }
             var keys: [String: JWTKey] = [:]
             for entry in schedule.entries {
-                if let known = state.keys[entry.kid] {
-                    keys[entry.kid] = known
+                if let key = known[entry.kid] {
+                    keys[entry.kid] = key
                 } else if let material = sealed[entry.kid] {
                     keys[entry.kid] = try open(entry, material)
                 }
             }
             let set = try buildKeySet(schedule, keys, now: now)
-            state.schedule = schedule
-            state.keys = keys
+            state.withLock { state in
+                state.schedule = schedule
+                state.keys = keys
+            }
             published.replace(with: set)
         }
+    }
+
+    /// Waits for a reload already queued (by a notification or an unknown kid) to finish: before the database
+    /// closes at shutdown.
+    public func finishReloads() {
+        reloads.sync {}
     }
 
     /// In one transaction: reads the ring, deletes expired keys, generates what is missing or rotated,
@@ -158,10 +172,16 @@ public final class DatabaseKeyStore: SigningKeyStore {
         let retention = retention
         do {
             return try database.writeSync { connection in
-                try connection.transaction { () throws -> (KeySchedule, [String: [UInt8]]) in
+                // The lock is taken before BEGIN: a SERIALIZABLE transaction sees the data as of its first
+                // statement, so one that waited for the lock inside would read the ring from before the rotation it
+                // waited for.
+                if database.dialect == .postgres { try connection.execute("SELECT pg_advisory_lock(\(Self.lockID))") }
+                defer {
                     if database.dialect == .postgres {
-                        _ = try connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.lockID)])
+                        try? connection.execute("SELECT pg_advisory_unlock(\(Self.lockID))")
                     }
+                }
+                return try connection.transaction { () throws -> (KeySchedule, [String: [UInt8]]) in
                     var (entries, sealed) = try Self.read(connection)
                     let expired = KeySchedule(entries).expired(at: now, retention: retention)
                     for entry in expired {

@@ -1,23 +1,39 @@
 import AuthCrypto
+import Storage
 
 /// Seals key material for the database with AES-256-GCM under a key derived from the operator's secret
 /// (`POSTERN_KEY_SECRET`), bound to the key's kid and kind so that a sealed value moved to another row
 /// does not open. Layout: version byte 1, 12-byte random nonce, ciphertext, 16-byte tag.
+///
+/// The key is scrypt (N = 2^15, r = 8, p = 1: about 32 MiB and a tenth of a second, once at start) of the secret
+/// with a random salt that the database keeps for every instance (`server_secrets`): a copy of the database
+/// (a `pg_dump`) does not let secrets be guessed at the speed of a hash.
 struct KeySealer: Sendable {
     /// The shortest operator secret accepted, in bytes.
     static let minimumSecretLength = 16
     private static let version: UInt8 = 1
     private let key: [UInt8]
 
-    /// - Throws: `KeyStoreError` `.configuration` for a missing or short secret.
-    init(secret: String) throws(KeyStoreError) {
+    /// - Throws: `KeyStoreError` `.configuration` for a missing or short secret, `.database` when the salt cannot
+    ///   be read or made.
+    init(secret: String, database: any SQLDatabase) throws(KeyStoreError) {
         guard secret.utf8.count >= Self.minimumSecretLength else {
             throw KeyStoreError(
                 .configuration,
                 "POSTERN_KEY_SECRET must be set to at least \(Self.minimumSecretLength) bytes (e.g. openssl rand -hex 32) "
                     + "when the signing keys live in the database")
         }
-        key = HMACSHA256.authenticationCode(key: Array(secret.utf8), message: Array("postern signing-key seal v1".utf8))
+        let salt: [UInt8]
+        do {
+            salt = try SharedSecrets(database: database).secret(named: "signing-key-seal-salt") { SecureRandom.bytes(16) }
+        } catch {
+            throw KeyStoreError(.database, "the signing keys' salt could not be read or made: \(error)")
+        }
+        do throws(CryptoError) {
+            key = try Scrypt.derive(password: Array(secret.utf8), salt: salt, n: 1 << 15, r: 8, p: 1, length: 32)
+        } catch {
+            throw KeyStoreError(.configuration, "deriving the sealing key failed: \(error.reason)")
+        }
     }
 
     func seal(_ material: [UInt8], kid: String, kind: KeyInfo.Kind) throws(KeyStoreError) -> [UInt8] {

@@ -38,7 +38,7 @@ struct Keys: AsyncParsableCommand {
                 In the data directory (SQLite) the new keys sign at once and a running server picks them up within \
                 POSTERN_KEY_RELOAD_SECONDS (30). In a PostgreSQL database every instance hears of them at once; they \
                 are published at once and sign after POSTERN_KEY_PROMOTION_SECONDS (the reload interval plus the \
-                JWKS cache time, 330 s by default).
+                JWKS cache time and the 30 s leeway, 360 s by default).
                 """)
         @OptionGroup var options: ConfigurationOptions
 

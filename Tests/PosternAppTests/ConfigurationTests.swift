@@ -99,8 +99,8 @@ struct ConfigurationTests {
             }
         }
         let configuration = try await load(postgres.merging(["POSTERN_KEY_SECRET": "sixteen bytes!!!"]) { $1 })
-        #expect(configuration.effectiveKeyPromotionSeconds == 330)
-        #expect(try await load(["POSTERN_KEY_RELOAD_SECONDS": "5"]).effectiveKeyPromotionSeconds == 305)
+        #expect(configuration.effectiveKeyPromotionSeconds == 360)
+        #expect(try await load(["POSTERN_KEY_RELOAD_SECONDS": "5"]).effectiveKeyPromotionSeconds == 335)
         #expect(try await load(["POSTERN_KEY_PROMOTION_SECONDS": "0"]).effectiveKeyPromotionSeconds == 0)
         for (key, value) in [("POSTERN_KEY_RELOAD_SECONDS", "0"), ("POSTERN_KEY_PROMOTION_SECONDS", "-1")] {
             await #expect(throws: ConfigurationError.self) { try await load([key: value]) }
