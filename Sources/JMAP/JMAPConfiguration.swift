@@ -25,6 +25,9 @@ public struct JMAPConfiguration: Sendable {
     public var rateLimitsEnabled = true
     public var requestsPerMinute = 600
     public var uploadsPerMinute = 60
+    /// How many instances enforce these limits together (`POSTERN_INSTANCES`): this one takes its share
+    /// (`TokenBucketRate.share(among:)`). Default 1.
+    public var instances = 1
     public var rateLimitTableCapacity = 65_536
 
     public init(baseURL: String, issuer: String, audience: String) {

@@ -46,8 +46,10 @@ public struct JMAPService: Sendable {
         self.onSubmission = onSubmission
         self.onUnexpectedError = onUnexpectedError
         let rates = (
-            request: TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60),
-            upload: TokenBucketRate(requests: configuration.uploadsPerMinute, perSeconds: 60))
+            request: TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
+                .share(among: configuration.instances),
+            upload: TokenBucketRate(requests: configuration.uploadsPerMinute, perSeconds: 60)
+                .share(among: configuration.instances))
         self.limiter =
             configuration.rateLimitsEnabled
             ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {

@@ -43,8 +43,7 @@ enum Surfaces {
 
         var jmap = JMAPConfiguration(baseURL: identity.baseURL, issuer: identity.issuer, audience: agentSettings.audience)
         jmap.rateLimitsEnabled = configuration.rateLimits
-        jmap.requestsPerMinute = max(1, jmap.requestsPerMinute / configuration.instances)
-        jmap.uploadsPerMinute = max(1, jmap.uploadsPerMinute / configuration.instances)
+        jmap.instances = configuration.instances
         JMAPService(
             configuration: jmap,
             keys: keys, store: mail.store, mailboxes: mail.mailboxes, delivery: mail.delivery, clock: clock,
@@ -91,7 +90,7 @@ enum Surfaces {
         remote.allowPrivate = c.remoteHashAllowPrivate
         remote.allowedHosts = c.remoteHashAllowedHosts
         remote.rateLimitsEnabled = c.rateLimits
-        remote.requestsPerMinute = max(1, remote.requestsPerMinute / c.instances)
+        remote.instances = c.instances
         return remote
     }
 

@@ -26,6 +26,9 @@ public struct RemoteHashConfiguration: Sendable {
     public var rateLimitsEnabled: Bool = true
     /// Requests per minute per client address when rate limits are on. Default 60.
     public var requestsPerMinute: Int = 60
+    /// How many instances enforce the limit together (`POSTERN_INSTANCES`): this one takes its share
+    /// (`TokenBucketRate.share(among:)`). Default 1.
+    public var instances = 1
     /// Slots of the rate-limit table; memory stays bounded by it whatever the number of distinct client
     /// addresses. Default 65,536 (1.5 MiB, allocated as it is used).
     public var rateLimitTableCapacity: Int = 65_536

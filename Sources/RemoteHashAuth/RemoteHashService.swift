@@ -70,6 +70,7 @@ public final class RemoteHashService: Sendable {
             key: try SharedSecrets(database: database).secret(named: "remote-hash.cookies") { SecureRandom.bytes(32) },
             secure: configuration.publicURL.lowercased().hasPrefix("https://"))
         let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
+            .share(among: configuration.instances)
         self.limiter =
             configuration.rateLimitsEnabled
             ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate }

@@ -15,8 +15,8 @@ public struct TokenBucketRate: Sendable, Equatable {
     /// This instance's share of a limit that `instances` instances enforce together, each with its own buckets
     /// (no shared counter, so nothing on the request path): the capacity divided among them (at least 1) and the
     /// refill rate divided, rounded down. However a client spreads its requests over the instances, it gets at
-    /// most the documented rate, plus at most `instances - 1` extra requests at first when the capacity does not
-    /// divide; a client that reaches only one instance gets its share.
+    /// most the documented rate, plus, when the capacity is below `instances` (each still holds one token), at most
+    /// `instances - requests` extra requests at first; a client that reaches only one instance gets its share.
     public func share(among instances: Int) -> TokenBucketRate {
         guard instances > 1 else { return self }
         let capacity = max(1, requests / instances)
