@@ -128,6 +128,6 @@ public final class AgentAuthService: Sendable {
 
     /// A random token id: 32 lowercase hex characters from 128 random bits.
     static func newTokenID() -> String {
-        SecureRandom.hex(byteCount: 16)
+        SecureRandom.identifier(byteCount: 16)
     }
 }

@@ -5,6 +5,11 @@ import HTTP1
 enum AgentResponse {
     /// A JSON success, with the token in `Authorization: Bearer <token>` when there is one.
     static func json(_ status: HTTPStatus, _ body: String, bearer: String? = nil) -> HTTPResponse {
+        json(status, Array(body.utf8), bearer: bearer)
+    }
+
+    /// A JSON success from UTF-8 bytes, with the token in `Authorization: Bearer <token>` when there is one.
+    static func json(_ status: HTTPStatus, _ body: [UInt8], bearer: String? = nil) -> HTTPResponse {
         var response = HTTPResponse.json(status, body)
         response.headers.add("Cache-Control", "no-store")
         if let bearer {

@@ -2,19 +2,43 @@
 /// `{"challenge","difficulty","algorithm":"scrypt","scrypt":{"N":16384,"r":8,"p":1,"dkLen":64},"salt",
 /// "expires_at","_next"}`.
 struct ChallengeBodyTemplate: Sendable {
-    private let middle: String
-    private let tail: String
+    private static let head: [UInt8] = Array("{\"challenge\":\"".utf8)
+    private static let afterID: [UInt8] = Array("\",\"difficulty\":".utf8)
+    private let middle: [UInt8]
+    private let tail: [UInt8]
 
     init(salt: String, next: [String]) {
-        middle =
-            ",\"algorithm\":\"scrypt\",\"scrypt\":{\"N\":\(AgentProofOfWork.n),\"r\":\(AgentProofOfWork.r),"
-            + "\"p\":\(AgentProofOfWork.p),\"dkLen\":\(AgentProofOfWork.derivedKeyLength)},\"salt\":"
-            + AgentJSON.string(salt) + ",\"expires_at\":"
-        tail = ",\"_next\":" + AgentJSON.array(next) + "}"
+        middle = Array(
+            (",\"algorithm\":\"scrypt\",\"scrypt\":{\"N\":\(AgentProofOfWork.n),\"r\":\(AgentProofOfWork.r),"
+                + "\"p\":\(AgentProofOfWork.p),\"dkLen\":\(AgentProofOfWork.derivedKeyLength)},\"salt\":"
+                + AgentJSON.string(salt) + ",\"expires_at\":").utf8)
+        tail = Array((",\"_next\":" + AgentJSON.array(next) + "}").utf8)
     }
 
-    /// The body for one challenge. `id` must be hex (it is not escaped).
-    func render(id: String, difficulty: Int, expiresAt: Int64) -> String {
-        "{\"challenge\":\"" + id + "\",\"difficulty\":" + String(difficulty) + middle + String(expiresAt) + tail
+    /// The body for one challenge, as UTF-8 bytes. `id` must be hex (it is not escaped).
+    func render(id: String, difficulty: Int, expiresAt: Int64) -> [UInt8] {
+        var body = [UInt8]()
+        body.reserveCapacity(Self.head.count + id.utf8.count + Self.afterID.count + middle.count + tail.count + 40)
+        body.append(contentsOf: Self.head)
+        body.append(contentsOf: id.utf8)
+        body.append(contentsOf: Self.afterID)
+        Self.appendDecimal(Int64(difficulty), to: &body)
+        body.append(contentsOf: middle)
+        Self.appendDecimal(expiresAt, to: &body)
+        body.append(contentsOf: tail)
+        return body
+    }
+
+    /// Appends `value` in decimal, as `String(value)` writes it.
+    private static func appendDecimal(_ value: Int64, to body: inout [UInt8]) {
+        if value < 0 { body.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var divisor: UInt64 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            body.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+            magnitude %= divisor
+            divisor /= 10
+        }
     }
 }

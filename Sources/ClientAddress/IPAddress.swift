@@ -57,9 +57,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// Dotted quad for IPv4, hex groups for IPv6 (not compressed; for logs and tests).
     public var description: String {
-        if isIPv4 { return bytes.map(String.init).joined(separator: ".") }
-        return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-            .joined(separator: ":")
+        Self.text(bytes, groups: 8, suffix: "")
     }
 
     /// The rate-limit identity of this client: the whole IPv4 address, or the /64 of an IPv6 one
@@ -67,7 +65,43 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// `192.0.2.1`, `2001:db8:1:2:0:0:0:0/64`.
     public var rateLimitKey: String {
         if isIPv4 { return description }
-        return IPAddress(unchecked: Array(bytes.prefix(8)) + [UInt8](repeating: 0, count: 8)).description + "/64"
+        return Self.text(bytes, groups: 4, suffix: ":0:0:0:0/64")
+    }
+
+    /// Writes `bytes` as a dotted quad (4 bytes), or the first `groups` of its 16-bit groups in lowercase hex
+    /// without leading zeros, `:`-separated and followed by `suffix` (16 bytes). Digits are written straight
+    /// into the string: this runs for every rate-limited or counted request (the client's key).
+    private static func text(_ bytes: [UInt8], groups: Int, suffix: StaticString) -> String {
+        String(unsafeUninitializedCapacity: 64) { output in
+            var count = 0
+            func put(_ byte: UInt8) {
+                output[count] = byte
+                count += 1
+            }
+            if bytes.count == 4 {
+                for (index, byte) in bytes.enumerated() {
+                    if index > 0 { put(UInt8(ascii: ".")) }
+                    if byte >= 100 { put(UInt8(ascii: "0") + byte / 100) }
+                    if byte >= 10 { put(UInt8(ascii: "0") + byte / 10 % 10) }
+                    put(UInt8(ascii: "0") + byte % 10)
+                }
+                return count
+            }
+            for group in 0..<groups {
+                if group > 0 { put(UInt8(ascii: ":")) }
+                let value = UInt16(bytes[2 * group]) << 8 | UInt16(bytes[2 * group + 1])
+                var shift: UInt16 = 12
+                while shift > 0, value >> shift == 0 { shift -= 4 }
+                while true {
+                    let nibble = UInt8(truncatingIfNeeded: value >> shift) & 0x0f
+                    put(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble)
+                    if shift == 0 { break }
+                    shift -= 4
+                }
+            }
+            suffix.withUTF8Buffer { for byte in $0 { put(byte) } }
+            return count
+        }
     }
 
     private init(unchecked bytes: [UInt8]) {

@@ -71,12 +71,17 @@ extension JSONValue {
 
     static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        // Fast path: most strings (claims, kids, base64) need no escaping and are copied at once.
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            output.append(contentsOf: value.utf8)
+        // Fast path: most strings (claims, kids, base64) need no escaping and are copied at once, scanned over
+        // their contiguous UTF-8 (native strings) rather than through the UTF-8 view's iterator.
+        let copied = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            output.append(contentsOf: bytes)
             output.append(UInt8(ascii: "\""))
-            return
+            return true
         }
+        if copied == true { return }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(UInt8(ascii: "\\")); output.append(byte)

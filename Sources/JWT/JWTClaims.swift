@@ -23,7 +23,7 @@ public struct JWTClaims: Sendable, Equatable {
     ///   - jti: the token id; by default 32 lowercase hex characters (128 random bits).
     public init(
         issuer: String, subject: String? = nil, purpose: String, issuedAt: Int64, ttl: Int64,
-        jti: String = SecureRandom.hex(byteCount: 16)
+        jti: String = SecureRandom.identifier(byteCount: 16)
     ) {
         var members: [(String, JSONValue)] = [("iss", .string(issuer))]
         members.reserveCapacity(8)

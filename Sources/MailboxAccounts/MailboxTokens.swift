@@ -46,7 +46,7 @@ struct MailboxTokens: Sendable {
             ("sub", .string(subject)),
             ("iat", .int(now)),
             ("exp", .int(now + ttl)),
-            ("jti", .string(SecureRandom.hex(byteCount: 16))),
+            ("jti", .string(SecureRandom.identifier(byteCount: 16))),
             ("pur", .string(purpose)),
             ("ver", .int(version)),
         ])

@@ -76,7 +76,7 @@ extension RemoteHashService {
         let claims = JWTClaims([
             ("sub", .string(user.email)), ("email", .string(user.email)), ("iss", .string(configuration.issuer)),
             ("iat", .int(now)), ("exp", .int(now + configuration.tokenTTL)),
-            ("jti", .string(SecureRandom.hex(byteCount: 16))),
+            ("jti", .string(SecureRandom.identifier(byteCount: 16))),
             ("pur", .string(RemoteHashService.tokenPurpose)), ("ver", .int(user.tokenVersion)),
         ])
         let keys = self.keys

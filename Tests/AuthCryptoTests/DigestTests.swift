@@ -80,4 +80,11 @@ struct DigestTests {
         #expect(constantTimeEquals([], []))
         #expect(!constantTimeEquals([], [0]))
     }
+
+    @Test("a prepared HMAC key with an empty secret gives the known value")
+    func preparedEmptyKey() throws {
+        #expect(
+            Hex.encode(try HMACSHA256.Key([]).authenticationCode([]))
+                == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+    }
 }
