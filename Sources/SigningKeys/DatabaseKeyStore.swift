@@ -8,13 +8,13 @@ import Synchronization
 /// the database is PostgreSQL so that a token minted by one instance verifies on every other.
 ///
 /// The first instance to start generates an RSA-2048 key and a 32-byte HMAC secret, sealed with AES-256-GCM
-/// under a key derived from `POSTERN_KEY_SECRET` (``KeySealer``), inside one transaction under an advisory lock, so instances
-/// starting together end with one key ring. A rotation publishes new keys at once (they verify and are in the
-/// JWKS) but lets them sign only `promotionDelay` seconds later, once every instance has reloaded and every
-/// client's cached JWKS has expired; the keys they replace keep verifying for `retention` seconds after and
-/// are then deleted. Every instance reloads on a notification (``reloadSoon()``, from PostgreSQL's
-/// `NOTIFY postern_keys` sent by the rotating transaction), on its poll (``reload(now:)``), and when a token
-/// names a kid it does not know (at most once a second).
+/// under a key derived from `POSTERN_KEY_SECRET` (``KeySealer``), inside one transaction under an advisory
+/// lock, so instances starting together end with one key ring. A rotation publishes new keys at once (they
+/// verify and are in the JWKS) but lets them sign only `promotionDelay` seconds later, once every instance has
+/// reloaded and every client's cached JWKS has expired; the keys they replace keep verifying for `retention`
+/// seconds after and are then deleted. Every instance reloads on a notification (``reloadSoon()``, from
+/// PostgreSQL's `NOTIFY postern_keys` sent by the rotating transaction), on its poll (``reload(now:)``), and
+/// when a token names a kid it does not know (at most once a second).
 ///
 /// `JWT_PRIVATE_KEY`, when given, signs RS256 in place of the ring's RSA key on this instance (set it on
 /// every instance or on none); the ring's HMAC keys are used either way.
@@ -63,7 +63,9 @@ public final class DatabaseKeyStore: SigningKeyStore {
         maxTokenTTL: Int64, promotionDelay: Int64, clock: @escaping @Sendable () -> Int64
     ) throws(KeyStoreError) {
         guard maxTokenTTL > 0 else { throw KeyStoreError(.configuration, "maxTokenTTL must be positive") }
-        guard promotionDelay >= 0 else { throw KeyStoreError(.configuration, "the promotion delay must not be negative") }
+        guard promotionDelay >= 0 else {
+            throw KeyStoreError(.configuration, "the promotion delay must not be negative")
+        }
         self.database = database
         sealer = try KeySealer(secret: secret, database: database)
         environmentKey = try EnvironmentKey.parse(private: environmentPrivatePEM, public: environmentPublicPEM)
@@ -230,7 +232,8 @@ public final class DatabaseKeyStore: SigningKeyStore {
                 let generation = row.int("generation"), let material = row.blob("sealed")
             else { throw KeyStoreError(.corrupt, "signing_keys holds a row that is not a key") }
             entries.append(
-                KeySchedule.Entry(kid: kid, kind: kind, createdAt: createdAt, signsFrom: signsFrom, generation: generation))
+                KeySchedule.Entry(
+                    kid: kid, kind: kind, createdAt: createdAt, signsFrom: signsFrom, generation: generation))
             sealed[kid] = material
         }
         return (entries, sealed)
@@ -254,13 +257,15 @@ public final class DatabaseKeyStore: SigningKeyStore {
                 throw KeyStoreError(.io, "generating an RSA key failed: \(error.reason)")
             }
         }
-        let entry = KeySchedule.Entry(kid: kid, kind: kind, createdAt: now, signsFrom: signsFrom, generation: generation)
+        let entry = KeySchedule.Entry(
+            kid: kid, kind: kind, createdAt: now, signsFrom: signsFrom, generation: generation)
         return (entry, try sealer.seal(material, kid: kid, kind: kind))
     }
 
     private func open(_ entry: KeySchedule.Entry, _ sealed: [UInt8]) throws(KeyStoreError) -> JWTKey {
         let material = try sealer.open(sealed, kid: entry.kid, kind: entry.kind)
-        return try KeyMaterial.key(kid: entry.kid, kind: entry.kind, material: material, origin: "signing key \(entry.kid)")
+        return try KeyMaterial.key(
+            kid: entry.kid, kind: entry.kind, material: material, origin: "signing key \(entry.kid)")
     }
 
     private func buildKeySet(_ schedule: KeySchedule, _ keys: [String: JWTKey], now: Int64) throws(KeyStoreError)

@@ -21,14 +21,16 @@ enum EnvironmentKey {
         do throws(CryptoError) {
             privateKey = try RSAPrivateKey(pem: privatePEM)
         } catch {
-            throw KeyStoreError(.configuration, "JWT_PRIVATE_KEY is not a usable RSA private key (\(error.code.rawValue))")
+            throw KeyStoreError(
+                .configuration, "JWT_PRIVATE_KEY is not a usable RSA private key (\(error.code.rawValue))")
         }
         if let publicPEM {
             let publicKey: RSAPublicKey
             do throws(CryptoError) {
                 publicKey = try RSAPublicKey(pem: publicPEM)
             } catch {
-                throw KeyStoreError(.configuration, "JWT_PUBLIC_KEY is not a usable RSA public key (\(error.code.rawValue))")
+                throw KeyStoreError(
+                    .configuration, "JWT_PUBLIC_KEY is not a usable RSA public key (\(error.code.rawValue))")
             }
             guard publicKey.modulus == privateKey.publicKey.modulus,
                 publicKey.exponent == privateKey.publicKey.exponent

@@ -7,7 +7,8 @@ enum KeyMaterial {
     /// - Parameter origin: names where the material came from in errors (a file, a row).
     /// - Throws: `KeyStoreError` `.corrupt` for material that is not a usable key of its kind, or an RSA key
     ///   whose thumbprint is not its kid.
-    static func key(kid: String, kind: KeyInfo.Kind, material: [UInt8], origin: String) throws(KeyStoreError) -> JWTKey {
+    static func key(kid: String, kind: KeyInfo.Kind, material: [UInt8], origin: String) throws(KeyStoreError) -> JWTKey
+    {
         do {
             switch kind {
             case .hmac:

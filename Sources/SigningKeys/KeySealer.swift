@@ -25,7 +25,9 @@ struct KeySealer: Sendable {
         }
         let salt: [UInt8]
         do {
-            salt = try SharedSecrets(database: database).secret(named: "signing-key-seal-salt") { SecureRandom.bytes(16) }
+            salt = try SharedSecrets(database: database).secret(named: "signing-key-seal-salt") {
+                SecureRandom.bytes(16)
+            }
         } catch {
             throw KeyStoreError(.database, "the signing keys' salt could not be read or made: \(error)")
         }

@@ -6,7 +6,8 @@ struct AESGCMTests {
     @Test("known answers: McGrew–Viega GCM test cases 14 (zeros) and 16 (with associated data)")
     func knownAnswers() throws {
         let zeros = try AESGCM.seal(
-            [UInt8](repeating: 0, count: 16), key: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 12))
+            [UInt8](repeating: 0, count: 16), key: [UInt8](repeating: 0, count: 32),
+            nonce: [UInt8](repeating: 0, count: 12))
         #expect(Hex.encode(zeros) == "cea7403d4d606b6e074ec5d3baf39d18" + "d0d1c8a799996bf0265b98b5d48ab919")
 
         let key = bytes("feffe9928665731c6d6a8f9467308308 feffe9928665731c6d6a8f9467308308")
@@ -38,7 +39,9 @@ struct AESGCMTests {
             (sealed, key, SecureRandom.bytes(12), utf8("kid-1")), (sealed, key, nonce, utf8("kid-2")),
             (Array(sealed.prefix(10)), key, nonce, utf8("kid-1")),
         ] {
-            #expect(throws: CryptoError.self) { try AESGCM.open(sealed, key: key, nonce: nonce, associatedData: associated) }
+            #expect(throws: CryptoError.self) {
+                try AESGCM.open(sealed, key: key, nonce: nonce, associatedData: associated)
+            }
         }
         #expect(throws: CryptoError(.invalidParameters, "AES-256-GCM needs a 32-byte key")) {
             try AESGCM.seal([1], key: [1, 2], nonce: nonce)

@@ -19,7 +19,8 @@ struct DatabaseKeyStoreTests {
         _ database: any SQLDatabase, clock: TestClock, secret: String = Self.secret, delay: Int64 = 100
     ) throws -> DatabaseKeyStore {
         try DatabaseKeyStore(
-            database: database, secret: secret, environmentPrivatePEM: nil, environmentPublicPEM: nil, maxTokenTTL: Self.ttl,
+            database: database, secret: secret, environmentPrivatePEM: nil, environmentPublicPEM: nil,
+            maxTokenTTL: Self.ttl,
             promotionDelay: delay, clock: { clock.now })
     }
 
@@ -32,7 +33,9 @@ struct DatabaseKeyStoreTests {
         return try #require(JSONValue.parse(header)["kid"]?.stringValue)
     }
 
-    @Test("the first store makes one RSA and one HMAC key, sealed; another instance gets the same keys", arguments: StorageBackend.allCases)
+    @Test(
+        "the first store makes one RSA and one HMAC key, sealed; another instance gets the same keys",
+        arguments: StorageBackend.allCases)
     func sharedRing(backend: StorageBackend) throws {
         let test = try backend.makeDatabase()
         let clock = TestClock(now)
@@ -43,7 +46,9 @@ struct DatabaseKeyStoreTests {
         #expect(first.list().allSatisfy { $0.isActive && $0.source == .database && $0.signsFrom == nil })
         for algorithm in [JWTAlgorithm.hs256, .rs256] {
             let token = try sign(first, algorithm, at: now)
-            #expect(throws: Never.self) { try second.keySet().verify(token, purpose: "challenge", issuer: issuer, now: now) }
+            #expect(throws: Never.self) {
+                try second.keySet().verify(token, purpose: "challenge", issuer: issuer, now: now)
+            }
         }
         // The material is sealed: no PEM, no secret in the clear.
         let rows = try test.database.readSync { try $0.query("SELECT sealed FROM signing_keys", []) }
@@ -54,8 +59,9 @@ struct DatabaseKeyStoreTests {
         }
     }
 
-    @Test("a rotated key is published at once, signs only after the promotion delay, and the old one leaves after the retention",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "a rotated key is published at once, signs only after the promotion delay, and the old one leaves after the retention",
+        arguments: StorageBackend.allCases)
     func publishBeforeSign(backend: StorageBackend) throws {
         let test = try backend.makeDatabase()
         let clock = TestClock(now)
@@ -83,7 +89,9 @@ struct DatabaseKeyStoreTests {
         clock.advance(rotating.retention + 1)
         try other.reload(now: clock.now)
         #expect(!other.keySet().keys.map(\.kid).contains(old))
-        let left = try test.database.readSync { try $0.query("SELECT kid FROM signing_keys", []) }.compactMap { $0.text("kid") }
+        let left = try test.database.readSync { try $0.query("SELECT kid FROM signing_keys", []) }.compactMap {
+            $0.text("kid")
+        }
         #expect(Set(left) == Set(added.map(\.kid)))
     }
 
@@ -115,7 +123,9 @@ struct DatabaseKeyStoreTests {
         clock.advance(5)
         try rotating.rotate(now: clock.now)
         let token = try sign(rotating, .hs256, at: clock.now)
-        #expect(throws: JWTError.self) { try other.keySet().verify(token, purpose: "challenge", issuer: issuer, now: clock.now) }
+        #expect(throws: JWTError.self) {
+            try other.keySet().verify(token, purpose: "challenge", issuer: issuer, now: clock.now)
+        }
         var verified = false
         for _ in 0..<100 where !verified {
             try await Task.sleep(for: .milliseconds(20))
