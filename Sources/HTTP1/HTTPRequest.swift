@@ -47,6 +47,13 @@ public struct HTTPRequest: Sendable {
     /// Splits a request-target into path and query.
     static func split(target: String) -> (path: String, query: String?) {
         let utf8 = target.utf8
+        // Origin-form without a query, nearly every request: the path is the target itself, shared
+        // rather than copied into a new string.
+        if utf8.first == UInt8(ascii: "/"),
+            utf8.withContiguousStorageIfAvailable({ !$0.contains(UInt8(ascii: "?")) }) == true
+        {
+            return (target, nil)
+        }
         var pathStart = utf8.startIndex
         // absolute-form: scheme "://" authority [path] ["?" query]
         if let first = utf8.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*"),

@@ -295,8 +295,9 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private mutating func completeRequest() -> HTTPParserEvent {
-        let request = HTTPRequest(method: method, target: target, version: version, headers: headers, body: body)
-        let event = HTTPParserEvent.request(request, keepAlive: keepAlive)
+        let event = HTTPParserEvent.request(
+            HTTPRequest(method: method, target: target, version: version, headers: headers, body: body),
+            keepAlive: keepAlive)
         // Reset the message state; the buffer keeps any pipelined bytes.
         state = .requestLine
         headers = HTTPHeaders()

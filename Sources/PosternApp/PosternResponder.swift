@@ -48,15 +48,18 @@ final class PosternResponder: HTTPResponder {
         switch route.routerMatch(ContextRouteHandler.self) {
         case .found(let route, let parameters):
             let context = RequestContext(request, trustedProxies: trustedProxies)
+            // The completion keeps only what `finish` reads, not a copy of the whole request.
+            let method = request.method
+            let template = route.template
             route.handler.run(request, context, parameters) { [self] response in
-                completion(finish(response, request, route.template, start))
+                completion(finish(response, method, template, start))
             }
         case .methodNotAllowed(let allowed):
             var response = unmatchedResponse(.methodNotAllowed, path: request.path)
             response.headers.replaceOrAdd("Allow", allowed.map(\.rawValue).joined(separator: ", "))
-            completion(finish(response, request, "unmatched", start))
+            completion(finish(response, request.method, "unmatched", start))
         case .notFound:
-            completion(finish(unmatchedResponse(.notFound, path: request.path), request, "unmatched", start))
+            completion(finish(unmatchedResponse(.notFound, path: request.path), request.method, "unmatched", start))
         }
     }
 
@@ -73,11 +76,11 @@ final class PosternResponder: HTTPResponder {
         return .json(status, #"{"error":"\#(HTTPResponse.errorCode(status))"}"#)
     }
 
-    private func finish(_ response: HTTPResponse, _ request: HTTPRequest, _ route: String, _ start: Int64)
+    private func finish(_ response: HTTPResponse, _ method: HTTPMethod, _ route: String, _ start: Int64)
         -> HTTPResponse
     {
         let elapsed = Duration.nanoseconds(clock.now - start)
-        metrics.recordRequest(route: route, method: request.method, status: response.status.code,
+        metrics.recordRequest(route: route, method: method, status: response.status.code,
                               duration: elapsed)
         // The access-log line is written by the HTTP server (HTTPAccessLog), gathered per event loop.
         return response

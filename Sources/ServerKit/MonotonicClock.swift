@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A clock that never goes back, read in nanoseconds from an arbitrary origin: what every rate limit and
 /// counting window runs on, so that a wall-clock step neither refills a bucket early, nor locks a client
 /// out, nor stretches or resets a window.
@@ -22,9 +26,26 @@ public struct MonotonicClock: Sendable {
 
     /// The system's monotonic clock (`ContinuousClock`), from the first time any code reads it.
     public static let system: MonotonicClock = {
+        #if canImport(Glibc)
+        // What `ContinuousClock` reads on Linux (CLOCK_BOOTTIME), without its `Duration`: splitting a
+        // `Duration` into components divides 128-bit integers, and cost every request about 800
+        // instructions (the responder reads the clock twice).
+        let origin = bootTimeNanoseconds()
+        return MonotonicClock { bootTimeNanoseconds() &- origin }
+        #else
         let origin = ContinuousClock.now
         return MonotonicClock { (ContinuousClock.now - origin).nanoseconds }
+        #endif
     }()
+
+    #if canImport(Glibc)
+    /// CLOCK_BOOTTIME in nanoseconds.
+    private static func bootTimeNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return Int64(time.tv_sec) &* nanosecondsPerSecond &+ Int64(time.tv_nsec)
+    }
+    #endif
 }
 
 extension Duration {

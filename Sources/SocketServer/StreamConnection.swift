@@ -180,23 +180,43 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
 
     /// Writes the machine's output until it is gone or the socket blocks.
     private func writeOutput(now: UInt64) {
-        while !closed && machine.hasUnsentOutput {
-            let sent: Int?
-            do {
-                sent = try machine.withUnsentOutput { bytes in
-                    try SystemCall.nonBlocking("send") {
-                        send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-                    }
-                }
-            } catch {
+        while !closed {
+            switch Self.sendUnsent(&machine, fd: fd) {
+            case .nothing:
+                return
+            case .sent(let count):
+                apply(.wrote(count), now: now)
+            case .blocked:
+                apply(.writeBlocked, now: now)
+                return
+            case .failed:
                 apply(.reset, now: now)
                 return
             }
-            guard let sent else {
-                apply(.writeBlocked, now: now)
-                return
+        }
+    }
+
+    private enum SendResult {
+        case nothing, sent(Int), blocked, failed
+    }
+
+    /// One `send` of the machine's unsent output. The machine is opened in place (`inout`): reading
+    /// `hasUnsentOutput` and `withUnsentOutput` through the stored existential copied its box, and
+    /// the `wrote` that followed then copied the whole machine again to mutate it (about 1,000
+    /// instructions per response).
+    private static func sendUnsent<Machine: ConnectionStateMachine>(_ machine: inout Machine, fd: Int32)
+        -> SendResult
+    {
+        guard machine.hasUnsentOutput else { return .nothing }
+        do {
+            let sent = try machine.withUnsentOutput { bytes in
+                try SystemCall.nonBlocking("send") {
+                    send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+                }
             }
-            apply(.wrote(sent), now: now)
+            return sent.map(SendResult.sent) ?? .blocked
+        } catch {
+            return .failed
         }
     }
 
