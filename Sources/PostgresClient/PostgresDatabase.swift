@@ -10,28 +10,22 @@ public final class PostgresDatabase: SQLDatabase {
     public var dialect: SQLDialect { .postgres }
     /// Receives debug-level lines about the store.
     public let logger: Logger
-    private let connections: [ConfinedConnection<PostgresConnection>]
-    private let balancer: LeastBusy
+    private let connections: LeastBusy<PostgresConnection>
 
     /// Connects `count` times to `url`.
     /// - Throws: `StorageError` `.unavailable` when the server cannot be reached, `.misuse` for a count below 1.
     public init(url: String, count: Int = 4, logger: Logger) throws {
         guard count >= 1 else { throw StorageError(.misuse, "a PostgreSQL database needs at least one connection") }
-        connections = try (0..<count).map {
-            ConfinedConnection(connection: try PostgresConnection(url: url), label: "postern.postgres.\($0)")
-        }
-        balancer = LeastBusy(count: count)
+        connections = LeastBusy(
+            try (0..<count).map {
+                ConfinedConnection(connection: try PostgresConnection(url: url), label: "postern.postgres.\($0)")
+            })
         self.logger = logger
         logger.debug("storage opened", metadata: ["backend": "postgres", "connections": "\(count)"])
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        let index = balancer.acquire()
-        let balancer = balancer
-        return try await connections[index].async { connection in
-            defer { balancer.release(index) }
-            return try body(connection)
-        }
+        try await connections.async { try body($0) }
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
@@ -39,9 +33,7 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     public func writeSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        let index = balancer.acquire()
-        defer { balancer.release(index) }
-        return try connections[index].sync(body)
+        try connections.sync(body)
     }
 
     public func readSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
@@ -53,6 +45,6 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     public func close() {
-        for connection in connections { connection.close() }
+        connections.close()
     }
 }

@@ -16,8 +16,7 @@ public final class Database: SQLDatabase {
     /// The path the database was opened at.
     public let path: String
     let writer: ConfinedConnection<SQLiteConnection>
-    private let readers: [ConfinedConnection<SQLiteConnection>]
-    private let balancer: LeastBusy
+    private let readers: LeastBusy<SQLiteConnection>
     /// Receives debug-level lines about the store.
     public let logger: Logger
 
@@ -27,8 +26,7 @@ public final class Database: SQLDatabase {
     ) {
         self.path = path
         self.writer = writer
-        self.readers = readers
-        self.balancer = LeastBusy(count: readers.count)
+        self.readers = LeastBusy(readers)
         self.logger = logger
     }
 
@@ -58,7 +56,7 @@ public final class Database: SQLDatabase {
     /// checkpoints the WAL into the database file). Later reads and writes throw `StorageError` `.misuse`.
     /// - Warning: blocks the caller; never call it from a block running on the database.
     public func close() {
-        for reader in readers { reader.close() }
+        readers.close()
         writer.close()
     }
 
@@ -75,12 +73,7 @@ public final class Database: SQLDatabase {
     /// Runs `body` on one reader's queue with a read-only connection.
     /// - Throws: what `body` throws; writing through a reader throws `.readOnly`.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        let index = balancer.acquire()
-        let balancer = balancer
-        return try await readers[index].async { connection in
-            defer { balancer.release(index) }
-            return try body(connection)
-        }
+        try await readers.async { try body($0) }
     }
 
     /// Blocking form of `write` for the command line and tests.
@@ -99,9 +92,7 @@ public final class Database: SQLDatabase {
 
     /// `readSync` with SQLite's own connection (the backup copies through its handle).
     func readSQLite<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        let index = balancer.acquire()
-        defer { balancer.release(index) }
-        return try readers[index].sync(body)
+        try readers.sync(body)
     }
 
     /// Proves the database accepts a durable write (for `/readyz`): upserts the single

@@ -34,16 +34,41 @@ extension SQLDatabase {
     }
 }
 
-/// Picks the connection with the fewest blocks queued or running, so one slow read (a backup, say)
-/// does not hold up the work that round robin would have queued behind it.
-public final class LeastBusy: Sendable {
+/// A few connections, each on its own queue, every use going to the one with the fewest blocks queued or
+/// running, so one slow read (a backup, say) does not hold up the work that round robin would have queued
+/// behind it: SQLite's readers, PostgreSQL's connections.
+public final class LeastBusy<Connection: SQLConnection>: Sendable {
+    private let connections: [ConfinedConnection<Connection>]
     private let state: Mutex<(inFlight: [Int], rotation: Int)>
 
-    /// Balances over `count` connections.
-    public init(count: Int) { state = Mutex((Array(repeating: 0, count: count), 0)) }
+    /// Balances over `connections` (at least one).
+    public init(_ connections: [ConfinedConnection<Connection>]) {
+        precondition(!connections.isEmpty, "LeastBusy needs a connection")
+        self.connections = connections
+        state = Mutex((Array(repeating: 0, count: connections.count), 0))
+    }
 
-    /// The least busy connection's index (ties go round robin); pair every call with `release`.
-    public func acquire() -> Int {
+    /// Runs `body` on the least busy connection's queue (`ConfinedConnection.async`).
+    public func async<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        let index = acquire()
+        defer { release(index) }
+        return try await connections[index].async(body)
+    }
+
+    /// Runs `body` on the least busy connection's queue, blocking the caller (`ConfinedConnection.sync`).
+    public func sync<T>(_ body: (Connection) throws -> T) throws -> T {
+        let index = acquire()
+        defer { release(index) }
+        return try connections[index].sync(body)
+    }
+
+    /// Closes every connection once the blocks already queued on it have run.
+    public func close() {
+        for connection in connections { connection.close() }
+    }
+
+    /// The least busy connection's index (ties go round robin); paired with `release`.
+    private func acquire() -> Int {
         state.withLock { state in
             var best = state.rotation
             for offset in 0..<state.inFlight.count {
@@ -56,8 +81,7 @@ public final class LeastBusy: Sendable {
         }
     }
 
-    /// Ends the use `acquire` began.
-    public func release(_ index: Int) {
+    private func release(_ index: Int) {
         state.withLock { $0.inFlight[index] -= 1 }
     }
 }
