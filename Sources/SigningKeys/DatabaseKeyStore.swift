@@ -177,41 +177,35 @@ public final class DatabaseKeyStore: SigningKeyStore {
                 // The lock is taken before BEGIN: a SERIALIZABLE transaction sees the data as of its first
                 // statement, so one that waited for the lock inside would read the ring from before the rotation it
                 // waited for.
-                if database.dialect == .postgres { try connection.execute("SELECT pg_advisory_lock(\(Self.lockID))") }
-                defer {
-                    if database.dialect == .postgres {
-                        try? connection.execute("SELECT pg_advisory_unlock(\(Self.lockID))")
+                try connection.withDatabaseLock(Self.lockID) {
+                    try connection.transaction { () throws -> (KeySchedule, [String: [UInt8]]) in
+                        var (entries, sealed) = try Self.read(connection)
+                        let expired = KeySchedule(entries).expired(at: now, retention: retention)
+                        for entry in expired {
+                            try connection.run("DELETE FROM signing_keys WHERE kid = ?", [.text(entry.kid)])
+                        }
+                        entries.removeAll { expired.contains($0) }
+                        var changed = !expired.isEmpty
+                        for kind in kinds {
+                            let hasKey = entries.contains { $0.kind == kind }
+                            guard rotating || !hasKey else { continue }
+                            let (entry, material) = try self.generate(
+                                kind, now: now, signsFrom: hasKey ? now + self.promotionDelay : now,
+                                generation: (entries.map(\.generation).max() ?? 0) + 1)
+                            try connection.run(
+                                "INSERT INTO signing_keys (kid, kind, created_at, signs_from, generation, sealed) "
+                                    + "VALUES (?, ?, ?, ?, ?, ?)",
+                                [
+                                    .text(entry.kid), .text(kind.rawValue), .integer(now), .integer(entry.signsFrom),
+                                    .integer(entry.generation), .blob(material),
+                                ])
+                            entries.append(entry)
+                            sealed[entry.kid] = material
+                            changed = true
+                        }
+                        if changed { try connection.notify(Self.notificationChannel) }
+                        return (KeySchedule(entries), sealed)
                     }
-                }
-                return try connection.transaction { () throws -> (KeySchedule, [String: [UInt8]]) in
-                    var (entries, sealed) = try Self.read(connection)
-                    let expired = KeySchedule(entries).expired(at: now, retention: retention)
-                    for entry in expired {
-                        try connection.run("DELETE FROM signing_keys WHERE kid = ?", [.text(entry.kid)])
-                    }
-                    entries.removeAll { expired.contains($0) }
-                    var changed = !expired.isEmpty
-                    for kind in kinds {
-                        let hasKey = entries.contains { $0.kind == kind }
-                        guard rotating || !hasKey else { continue }
-                        let (entry, material) = try self.generate(
-                            kind, now: now, signsFrom: hasKey ? now + self.promotionDelay : now,
-                            generation: (entries.map(\.generation).max() ?? 0) + 1)
-                        try connection.run(
-                            "INSERT INTO signing_keys (kid, kind, created_at, signs_from, generation, sealed) "
-                                + "VALUES (?, ?, ?, ?, ?, ?)",
-                            [
-                                .text(entry.kid), .text(kind.rawValue), .integer(now), .integer(entry.signsFrom),
-                                .integer(entry.generation), .blob(material),
-                            ])
-                        entries.append(entry)
-                        sealed[entry.kid] = material
-                        changed = true
-                    }
-                    if changed, database.dialect == .postgres {
-                        _ = try connection.query("SELECT pg_notify(?, '')", [.text(Self.notificationChannel)])
-                    }
-                    return (KeySchedule(entries), sealed)
                 }
             }
         } catch let error as KeyStoreError {

@@ -49,14 +49,12 @@ public struct Migrator: Sendable {
         for (earlier, later) in zip(migrations, migrations.dropFirst()) where earlier.version == later.version {
             throw StorageError(.migrationInvalid, "\(earlier.name) and \(later.name) share version \(later.version)")
         }
-        if connection.dialect == .postgres {
-            try connection.execute("SELECT pg_advisory_lock(\(Self.postgresAdvisoryLock))")
-        }
-        defer {
-            if connection.dialect == .postgres {
-                try? connection.execute("SELECT pg_advisory_unlock(\(Self.postgresAdvisoryLock))")
-            }
-        }
+        return try connection.withDatabaseLock(Self.postgresAdvisoryLock) { try migrateLocked(on: connection) }
+    }
+
+    /// `migrate(on:)` once the lock is held.
+    private func migrateLocked(on connection: any SQLConnection) throws -> [String] {
+        let migrations = migrations
         try connection.execute(Self.createTable(connection.dialect))
         let recorded = try connection.query("SELECT version, name, checksum FROM schema_migrations ORDER BY version")
         let byVersion = Dictionary(uniqueKeysWithValues: migrations.map { ($0.version, $0) })

@@ -31,6 +31,24 @@ public protocol SQLConnection: AnyObject {
 }
 
 extension SQLConnection {
+    /// Runs `body` holding the database-wide lock `id`, so that processes sharing the database take turns:
+    /// PostgreSQL's session advisory lock, taken before any transaction `body` begins (whose snapshot then
+    /// follows the previous holder's commit) and released after. On SQLite, one process's single writer, it
+    /// just runs `body`.
+    public func withDatabaseLock<T>(_ id: Int64, _ body: () throws -> T) throws -> T {
+        guard dialect == .postgres else { return try body() }
+        try execute("SELECT pg_advisory_lock(\(id))")
+        defer { try? execute("SELECT pg_advisory_unlock(\(id))") }
+        return try body()
+    }
+
+    /// Tells every process listening on `channel` that something changed, when the transaction in progress
+    /// commits (PostgreSQL's NOTIFY). Nothing on SQLite, which no other instance shares.
+    public func notify(_ channel: String) throws {
+        guard dialect == .postgres else { return }
+        _ = try query("SELECT pg_notify(?, '')", [.text(channel)])
+    }
+
     /// `run` without bindings.
     @discardableResult public func run(_ sql: String) throws -> Int { try run(sql, []) }
     /// `query` without bindings.
