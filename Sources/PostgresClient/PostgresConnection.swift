@@ -16,11 +16,17 @@ public final class PostgresConnection: SQLConnection {
     /// PostgreSQL's.
     public var dialect: SQLDialect { .postgres }
     private let handle: OpaquePointer
-    private var statements: [String: Prepared] = [:]
+    private var statements: [StatementKey: Prepared] = [:]
     private var preparedCount = 0
     /// Between a transaction's BEGIN and its end.
     private var transactionOpen = false
     private static let statementCacheLimit = 256
+
+    /// A statement is prepared once per text and kinds of the values bound.
+    private struct StatementKey: Hashable {
+        let sql: String
+        let types: [Oid]
+    }
 
     private struct Prepared {
         let name: String
@@ -106,7 +112,7 @@ public final class PostgresConnection: SQLConnection {
     }
 
     public func rollbackIfOpen() {
-        guard PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
+        guard isInTransaction else { return }
         PQclear(PQexec(handle, "ROLLBACK"))
     }
 
@@ -173,7 +179,7 @@ public final class PostgresConnection: SQLConnection {
 
     private func prepared(_ sql: String, _ bindings: [SQLValue]) throws -> Prepared {
         let types = bindings.map(PostgresParameters.typeOID)
-        let key = sql + "\u{0}" + types.map(String.init).joined(separator: ",")
+        let key = StatementKey(sql: sql, types: types)
         if let cached = statements[key] { return cached }
         let (numbered, count) = PostgresPlaceholders.numbered(sql)
         if statements.count >= Self.statementCacheLimit {
@@ -195,11 +201,18 @@ public final class PostgresConnection: SQLConnection {
     /// Re-establishes a lost connection before a call; its prepared statements went with it. A connection
     /// the server closed while it was idle (a restart) is noticed here, by reading what is pending on it
     /// (`PQconsumeInput`: one non-blocking read), so the call goes out on a new one instead of failing.
+    ///
+    /// Inside a transaction nothing is read: the connection was probed just before BEGIN, and a loss from there on
+    /// fails the statement itself (`check`), never a reconnection that would run the rest outside the transaction.
     private func reconnectIfLost() throws {
-        guard PQstatus(handle) != CONNECTION_OK || receivedWhileIdle() else { return }
-        guard !transactionOpen else {
-            throw StorageError(.unavailable, "connection to PostgreSQL lost in a transaction; none of it was committed")
+        if transactionOpen {
+            guard PQstatus(handle) == CONNECTION_OK else {
+                throw StorageError(
+                    .unavailable, "connection to PostgreSQL lost in a transaction; none of it was committed")
+            }
+            return
         }
+        guard PQstatus(handle) != CONNECTION_OK || receivedWhileIdle() else { return }
         statements.removeAll()
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {

@@ -31,31 +31,27 @@ enum PostgresParameters {
         var formats: [Int32] = []
         buffers.reserveCapacity(values.count)
         defer { buffers.forEach { $0?.deallocate() } }
-        for value in values {
-            let bytes: [UInt8]?
-            var binary = false
-            switch value {
-            case .null: bytes = nil
-            case .integer(let number): bytes = Array(String(number).utf8)
-            case .real(let number): bytes = Array(floatText(number).utf8)
-            case .text(let string): bytes = Array(string.utf8)
-            case .blob(let data):
-                bytes = data
-                binary = true
-            }
-            guard let bytes else {
-                buffers.append(nil)
-                lengths.append(0)
-                formats.append(0)
-                continue
-            }
-            // Text values need a terminating NUL; a zero-length blob still needs a non-null pointer.
+        /// Copies `bytes` once, straight from where they are, into a buffer libpq reads. Text values need a
+        /// terminating NUL; a zero-length blob still needs a non-null pointer.
+        func add<Bytes: Collection<UInt8>>(_ bytes: Bytes, binary: Bool) {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count + 1, alignment: 1)
             buffer.copyBytes(from: bytes)
             buffer[bytes.count] = 0
             buffers.append(buffer)
             lengths.append(Int32(bytes.count))
             formats.append(binary ? 1 : 0)
+        }
+        for value in values {
+            switch value {
+            case .null:
+                buffers.append(nil)
+                lengths.append(0)
+                formats.append(0)
+            case .integer(let number): add(String(number).utf8, binary: false)
+            case .real(let number): add(floatText(number).utf8, binary: false)
+            case .text(let string): add(string.utf8, binary: false)
+            case .blob(let data): add(data, binary: true)
+            }
         }
         let pointers: [UnsafePointer<CChar>?] = buffers.map {
             $0.map { UnsafePointer($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }

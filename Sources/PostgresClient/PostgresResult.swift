@@ -31,19 +31,23 @@ enum PostgresResult {
 
     /// One text-format value by its column type.
     static func value(_ bytes: UnsafeRawBufferPointer, type: Oid) -> SQLValue {
+        switch type {
+        case 17:  // bytea, as \x followed by hex digits: no text made on the way
+            return .blob(hexBytes(bytes))
+        case 16:  // bool
+            return .integer(bytes.count == 1 && bytes[0] == UInt8(ascii: "t") ? 1 : 0)
+        default:
+            break
+        }
         let text = String(decoding: bytes, as: UTF8.self)
         switch type {
         case 20, 21, 23, 26:  // int8, int2, int4, oid
             return Int64(text).map(SQLValue.integer) ?? .text(text)
-        case 16:  // bool
-            return .integer(text == "t" ? 1 : 0)
         case 700, 701:  // float4, float8
             return Double(text).map(SQLValue.real) ?? .text(text)
         case 1700:  // numeric: SUM and AVG of integers; an integer when it has no fraction, as SQLite's are
             if let integer = Int64(text) { return .integer(integer) }
             return Double(text).map(SQLValue.real) ?? .text(text)
-        case 17:  // bytea, as \x followed by hex digits
-            return .blob(hexBytes(bytes))
         default:
             return .text(text)
         }
