@@ -1,3 +1,5 @@
+import HTTP1
+
 /// The body of `POST /api/v1/challenge`, with everything but the id, difficulty and expiry written once:
 /// `{"challenge","difficulty","algorithm":"scrypt","scrypt":{"N":16384,"r":8,"p":1,"dkLen":64},"salt",
 /// "expires_at","_next"}`.
@@ -22,23 +24,10 @@ struct ChallengeBodyTemplate: Sendable {
         body.append(contentsOf: Self.head)
         body.append(contentsOf: id.utf8)
         body.append(contentsOf: Self.afterID)
-        Self.appendDecimal(Int64(difficulty), to: &body)
+        body.appendDecimal(Int64(difficulty))
         body.append(contentsOf: middle)
-        Self.appendDecimal(expiresAt, to: &body)
+        body.appendDecimal(expiresAt)
         body.append(contentsOf: tail)
         return body
-    }
-
-    /// Appends `value` in decimal, as `String(value)` writes it.
-    private static func appendDecimal(_ value: Int64, to body: inout [UInt8]) {
-        if value < 0 { body.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var divisor: UInt64 = 1
-        while magnitude / divisor >= 10 { divisor *= 10 }
-        while divisor > 0 {
-            body.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
-            magnitude %= divisor
-            divisor /= 10
-        }
     }
 }

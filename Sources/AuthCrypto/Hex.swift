@@ -4,6 +4,11 @@ public enum Hex {
 
     /// Encodes `bytes` as lowercase hex.
     public static func encode(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBufferPointer(encode)
+    }
+
+    /// Encodes `bytes` as lowercase hex, from wherever they are (a stack buffer, say).
+    public static func encode(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { output in
             var index = 0
             for byte in bytes {

@@ -25,25 +25,12 @@ public enum SecureRandom {
     public static func identifier(byteCount: Int) -> String {
         precondition(byteCount >= 0 && byteCount <= 128, "SecureRandom.identifier: invalid count")
         if byteCount == 0 { return "" }
-        return String(unsafeUninitializedCapacity: byteCount * 2) { output in
-            // The random bytes go in the second half and are spread out from the front: byte i (at byteCount + i)
-            // is read before characters 2i and 2i+1 are written, and 2i+1 <= byteCount + i for every i < byteCount,
-            // so no unread byte is overwritten; every byte of the result is a written digit.
-            let base = output.baseAddress!
-            guard postern_random_bytes(base + byteCount, byteCount) == 1 else {
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { buffer in
+            guard postern_random_bytes(buffer.baseAddress!, byteCount) == 1 else {
                 fatalError("RAND_bytes failed: \(drainOpenSSLErrors(fallback: "no reason"))")
             }
-            for index in 0..<byteCount {
-                let byte = base[byteCount + index]
-                base[2 * index] = hexDigit(byte >> 4)
-                base[2 * index + 1] = hexDigit(byte & 0x0f)
-            }
-            return byteCount * 2
+            return Hex.encode(UnsafeBufferPointer(buffer))
         }
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
     }
 
     /// Returns `byteCount` random bytes as lowercase hex (twice as many characters).

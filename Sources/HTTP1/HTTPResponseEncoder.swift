@@ -57,7 +57,7 @@ public struct HTTPResponseEncoder: Sendable {
         }
         if bodyAllowed {
             HTTPResponseEncoder.appendLiteral("Content-Length: ", to: &out)
-            HTTPResponseEncoder.appendDecimal(response.body.count, to: &out)
+            out.appendDecimal(Int64(response.body.count))
             HTTPResponseEncoder.appendLiteral("\r\nDate: ", to: &out)
         } else {
             HTTPResponseEncoder.appendLiteral("Date: ", to: &out)
@@ -103,8 +103,7 @@ public struct HTTPResponseEncoder: Sendable {
     }
 
     static func isServerOwned(_ name: String) -> Bool {
-        var name = name
-        return name.withUTF8 { bytes in
+        name.withUTF8Bytes { bytes in
             switch bytes.count {
             case 4: return matches(bytes, "date")
             case 6: return matches(bytes, "server")
@@ -126,13 +125,12 @@ public struct HTTPResponseEncoder: Sendable {
     }
 
     private static func appendField(_ name: String, _ value: String, to out: inout [UInt8]) {
-        let nameIsToken =
-            name.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-                guard !bytes.isEmpty else { return false }
-                for byte in bytes where !byte.isTokenCharacter { return false }
-                out.append(contentsOf: bytes)
-                return true
-            } ?? appendTokenSlowly(name, to: &out)
+        let nameIsToken = name.withUTF8Bytes { bytes -> Bool in
+            guard !bytes.isEmpty else { return false }
+            for byte in bytes where !byte.isTokenCharacter { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
         guard nameIsToken else { return }
         out.append(.colon)
         out.append(.space)
@@ -141,21 +139,9 @@ public struct HTTPResponseEncoder: Sendable {
         out.append(.lf)
     }
 
-    /// `appendField`'s name for a string without contiguous UTF-8 (bridged): appends it when it is a
-    /// token, else appends nothing.
-    private static func appendTokenSlowly(_ name: String, to out: inout [UInt8]) -> Bool {
-        var name = name
-        return name.withUTF8 { bytes -> Bool in
-            guard !bytes.isEmpty else { return false }
-            for byte in bytes where !byte.isTokenCharacter { return false }
-            out.append(contentsOf: bytes)
-            return true
-        }
-    }
-
     /// Appends `value` without the bytes a field value may not hold (CR, LF, NUL and other controls).
     private static func appendFieldValue(_ value: String, to out: inout [UInt8]) {
-        func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        value.withUTF8Bytes { bytes in
             var clean = true
             for byte in bytes where !byte.isFieldValueByte {
                 clean = false
@@ -165,36 +151,6 @@ public struct HTTPResponseEncoder: Sendable {
                 out.append(contentsOf: bytes)
             } else {
                 for byte in bytes where byte.isFieldValueByte { out.append(byte) }
-            }
-        }
-        if value.utf8.withContiguousStorageIfAvailable(append) == nil {
-            var value = value
-            value.withUTF8(append)
-        }
-    }
-
-    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        guard value > 0 else {
-            out.append(0x30)
-            return
-        }
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[count] = UInt8(0x30 + rest % 10)
-                rest /= 10
-                count += 1
-            }
-            while count > 0 {
-                count -= 1
-                out.append(buffer[count])
             }
         }
     }

@@ -43,7 +43,7 @@ public enum HTTPAccessLog {
         out.append(contentsOf: label.utf8)
         out.append(contentsOf: ": request duration_ms=".utf8)
         let micros = entry.durationNanoseconds / 1000
-        appendDecimal(micros / 1000, into: &out)
+        out.appendDecimal(Int64(clamping: micros / 1000))
         out.append(UInt8(ascii: "."))
         let fraction = micros % 1000
         out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
@@ -56,15 +56,14 @@ public enum HTTPAccessLog {
         out.append(contentsOf: " route=".utf8)
         appendValue(entry.route, into: &out)
         out.append(contentsOf: " status=".utf8)
-        appendDecimal(UInt64(max(0, entry.status)), into: &out)
+        out.appendDecimal(Int64(max(0, entry.status)))
         out.append(UInt8(ascii: "\n"))
     }
 
     /// A value as `LineLogHandler` renders text: quoted when it holds a space. Request ids and route
     /// templates never hold line breaks (the parser and the sanitizer refuse them).
     static func appendValue(_ value: String, into out: inout [UInt8]) {
-        var value = value
-        value.withUTF8 { bytes in
+        value.withUTF8Bytes { bytes in
             if bytes.contains(UInt8(ascii: " ")) {
                 out.append(UInt8(ascii: "\""))
                 out.append(contentsOf: bytes)
@@ -73,11 +72,6 @@ public enum HTTPAccessLog {
                 out.append(contentsOf: bytes)
             }
         }
-    }
-
-    static func appendDecimal(_ value: UInt64, into out: inout [UInt8]) {
-        if value >= 10 { appendDecimal(value / 10, into: &out) }
-        out.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ` (UTC) of `unixSeconds`.
