@@ -33,6 +33,9 @@ public struct MailboxConfiguration: Sendable {
     public var tokenTTL: Int64
     /// Token-bucket rates per client address and class.
     public var rateLimits: MailboxRateLimits
+    /// How many instances enforce these limits together (`POSTERN_INSTANCES`): this one takes its share of
+    /// each (`TokenBucketRate.share(among:)`). Default 1.
+    public var instances = 1
     /// Slots of the rate-limit table (all classes together); memory stays bounded by it whatever the
     /// number of distinct client addresses. Default 65,536 (1.5 MiB, allocated as it is used).
     public var rateLimitTableCapacity: Int

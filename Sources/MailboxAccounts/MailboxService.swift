@@ -72,7 +72,7 @@ public final class MailboxService: Sendable {
         let secret = try configuration.challengeSecret ?? store.secret(named: "challenge") { SecureRandom.bytes(32) }
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
-        let rates = configuration.rateLimits
+        let rates = configuration.rateLimits.share(among: configuration.instances)
         let slots = configuration.rateLimitTableCapacity
         self.limiter =
             configuration.rateLimitsEnabled

@@ -194,7 +194,8 @@ public final class PosternRuntime: Sendable {
         let schedule = ledger.startPurging(every: .seconds(60), now: clock)
         purge.withLock { $0 = schedule }
         let interval = configuration.keyReloadSeconds
-        if let store = keyStore as? DatabaseKeyStore, case .postgres(let url) = try configuration.database() {
+        if case .postgres(let url) = try configuration.database() {
+            let store = keyStore
             let listener = PostgresListener(
                 url: url, channel: DatabaseKeyStore.notificationChannel, logger: logger
             ) { [weak store] in store?.reloadSoon() }
@@ -237,7 +238,7 @@ public final class PosternRuntime: Sendable {
         }
         await reload?.value
         keyListener.withLock { $0?.stop(); $0 = nil }
-        (keyStore as? DatabaseKeyStore)?.finishReloads()
+        keyStore.finishReloads()
         pool.shutdown()
         fetcher.shutdown()
         database.close()

@@ -115,11 +115,12 @@ enum Surfaces {
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> MailboxService {
-        try MailboxService(
-            configuration: MailboxConfiguration(
-                issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
-                proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired,
-                rateLimits: MailboxRateLimits().share(among: c.instances)),
+        var mailbox = MailboxConfiguration(
+            issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
+            proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired)
+        mailbox.instances = c.instances
+        return try MailboxService(
+            configuration: mailbox,
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
             onUnexpectedError: reporter("mailbox", logger))
     }

@@ -12,9 +12,18 @@ public protocol SigningKeyStore: AnyObject, Sendable {
     func reload(now: Int64) throws(KeyStoreError)
     /// Every key, never the key material.
     func list() -> [KeyInfo]
+    /// Reloads soon, off the caller's thread: another instance has changed the keys (a notification).
+    func reloadSoon()
+    /// Waits for reloads started by ``reloadSoon()`` to finish (before the database closes).
+    func finishReloads()
 }
 
-extension KeyStore: SigningKeyStore {}
+extension KeyStore: SigningKeyStore {
+    /// Nothing tells a data directory's store of changes: it rereads on its poll.
+    public func reloadSoon() {}
+    /// No reload runs off the poll.
+    public func finishReloads() {}
+}
 
 extension SigningKeyStore {
     /// The keys `change` added to the listing.
