@@ -20,6 +20,7 @@ static const uint32_t POSTERN_EPOLLOUT = EPOLLOUT;
 static const uint32_t POSTERN_EPOLLRDHUP = EPOLLRDHUP;
 static const uint32_t POSTERN_EPOLLERR = EPOLLERR;
 static const uint32_t POSTERN_EPOLLHUP = EPOLLHUP;
+static const uint32_t POSTERN_EPOLLEXCLUSIVE = EPOLLEXCLUSIVE;
 
 static inline int postern_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 

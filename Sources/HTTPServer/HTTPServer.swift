@@ -5,8 +5,8 @@ import SocketServer
 
 /// An HTTP/1.1 server: HTTP's state machine on the protocol-neutral event loops of `SocketServer`.
 ///
-/// Accepted connections are spread round-robin over the group's loops, where they are read, parsed,
-/// answered and written (see `EventLoop`). A responder that completes inline answers on the same loop
+/// Every loop of the group accepts on the listener and serves what it accepted (see `Acceptor`): a
+/// connection is read, parsed, answered and written on the loop that took it (see `EventLoop`). A responder that completes inline answers on the same loop
 /// with no thread hop; one that completes later is written in request order.
 ///
 /// ```swift

@@ -1,7 +1,11 @@
 import Glibc
+import Synchronization
 
-/// A server's listening socket in the first loop's epoll set: accepts in batches and hands each
-/// connection to the server.
+/// A server's listening socket in one loop's epoll set. Every loop of the group has one, watching the
+/// same socket with `EPOLLEXCLUSIVE`, and serves what it accepts itself, as nginx's workers do: the
+/// kernel wakes one waiting loop per arriving connection, and a loop that is busy takes what is
+/// queued when it next waits, so connections go to loops that have time for them and none is handed
+/// from loop to loop. Accepts in batches.
 ///
 /// Out of descriptors (`EMFILE` and friends) it closes its reserve descriptor to accept and close
 /// the waiting client (so the client is told at once instead of hanging), then stops watching the
@@ -13,18 +17,18 @@ final class Acceptor: LoopRegistrant, @unchecked Sendable {
     /// Accepts per readiness report, so one busy listener cannot starve the loop's connections.
     static var batch: Int { 128 }
 
-    let fd: Int32
+    let listener: SharedListener
+    var fd: Int32 { listener.fd }
     let loop: EventLoop
     unowned let server: StreamServer
     var owner: ObjectIdentifier { ObjectIdentifier(server) }
     var deadline: UInt64?
     var timerEntry: UInt64?
     private var reserveFD: Int32
-    private var nextLoop = 0
     private var closed = false
 
-    init(fd: Int32, server: StreamServer, loop: EventLoop) {
-        self.fd = fd
+    init(listener: SharedListener, server: StreamServer, loop: EventLoop) {
+        self.listener = listener
         self.server = server
         self.loop = loop
         reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
@@ -52,7 +56,7 @@ final class Acceptor: LoopRegistrant, @unchecked Sendable {
                 return
             }
             guard let (client, peer) = accepted else { return }
-            server.adopt(fd: client, peer: peer, from: loop, nextLoop: &nextLoop)
+            server.adopt(fd: client, peer: peer, on: loop)
         }
     }
 
@@ -64,11 +68,7 @@ final class Acceptor: LoopRegistrant, @unchecked Sendable {
             reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         }
         guard deadline == nil else { return }
-        do {
-            try loop.modify(fd, interest: 0)
-        } catch {
-            return
-        }
+        loop.unwatch(self)
         deadline = loop.clock() &+ ConnectionTimeouts.nanoseconds(server.configuration.acceptPauseOnExhaustion)
         loop.scheduleTimer(for: self)
     }
@@ -76,7 +76,12 @@ final class Acceptor: LoopRegistrant, @unchecked Sendable {
     func timerFired() {
         deadline = nil
         guard !closed else { return }
-        try? loop.modify(fd, interest: Epoll.readable)
+        do {
+            try loop.watch(self, interest: Epoll.acceptable)
+        } catch {
+            server.logger.debug("accept: could not watch the listener again; the other loops accept")
+            return
+        }
         acceptPending()
     }
 
@@ -89,10 +94,27 @@ final class Acceptor: LoopRegistrant, @unchecked Sendable {
         closed = true
         deadline = nil
         loop.deregister(self)
-        SystemCall.close(fd)
+        listener.release()
         if reserveFD >= 0 {
             SystemCall.close(reserveFD)
             reserveFD = -1
         }
+    }
+}
+
+/// The listening descriptor that a server's acceptors share: closed when the last of them lets go,
+/// so no loop accepts on a number the system has given to another descriptor.
+final class SharedListener: Sendable {
+    let fd: Int32
+    private let holders: Atomic<Int>
+
+    init(fd: Int32, holders: Int) {
+        self.fd = fd
+        self.holders = Atomic(holders)
+    }
+
+    /// One holder is done with the descriptor; the last one closes it.
+    func release() {
+        if holders.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { SystemCall.close(fd) }
     }
 }

@@ -10,6 +10,9 @@ import Glibc
 final class Epoll: @unchecked Sendable {
     /// Interest in reading: readable, or the peer shut its side.
     static let readable = POSTERN_EPOLLIN | POSTERN_EPOLLRDHUP
+    /// A listening socket watched by every loop: one waiting loop is woken per arrival, not all of
+    /// them (`EPOLLEXCLUSIVE` admits no `EPOLLRDHUP`, and no `modify`: remove and add instead).
+    static let acceptable = POSTERN_EPOLLIN | POSTERN_EPOLLEXCLUSIVE
     /// Interest in writing.
     static let writable = POSTERN_EPOLLOUT
     /// Reported even with an empty interest: the connection is broken both ways.

@@ -50,7 +50,8 @@ public final class EventLoop: @unchecked Sendable {
         self.clock = clock
         self.lineSink = lineSink
         epoll = try Epoll()
-        let milliseconds = pollInterval.components.seconds * 1000
+        let milliseconds =
+            pollInterval.components.seconds * 1000
             + pollInterval.components.attoseconds / 1_000_000_000_000_000
         self.pollInterval = Int32(clamping: max(1, milliseconds))
         queue = DispatchQueue(label: "postern.loop-\(index)", qos: .userInitiated)
@@ -186,6 +187,19 @@ public final class EventLoop: @unchecked Sendable {
     /// Changes what `fd` is watched for. Call on the loop.
     func modify(_ fd: Int32, interest: UInt32) throws {
         try epoll.modify(fd, interest: interest)
+    }
+
+    /// Stops watching `registrant`'s descriptor but keeps it registered, so its timer still fires;
+    /// `watch` resumes. For a descriptor added with `EPOLLEXCLUSIVE`, which `modify` refuses. On the loop.
+    func unwatch(_ registrant: any LoopRegistrant) {
+        guard registrants[registrant.fd] === registrant else { return }
+        epoll.remove(registrant.fd)
+    }
+
+    /// Watches an `unwatch`ed registrant's descriptor again with `interest`. Call on the loop.
+    func watch(_ registrant: any LoopRegistrant, interest: UInt32) throws {
+        guard registrants[registrant.fd] === registrant else { return }
+        try epoll.add(registrant.fd, interest: interest)
     }
 
     /// Removes `registrant` before its descriptor closes. Call on the loop.

@@ -2,9 +2,9 @@ import Glibc
 import Logging
 import Synchronization
 
-/// A TCP server for one protocol on a shared `EventLoopGroup`: accepts on its listening socket (from
-/// the first loop's epoll set), caps open connections, spreads connections round-robin over the
-/// loops, and shuts down gracefully. The protocol itself is the `Service` and its state machine.
+/// A TCP server for one protocol on a shared `EventLoopGroup`: every loop accepts on its listening
+/// socket and serves what it accepted (see `Acceptor`), caps open connections, and shuts down
+/// gracefully. The protocol itself is the `Service` and its state machine.
 public final class StreamServer: Sendable {
     /// The limits in force.
     public let configuration: StreamServerConfiguration
@@ -16,7 +16,7 @@ public final class StreamServer: Sendable {
     /// Connections over the cap that are being refused.
     let refusingConnections = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
-    private let acceptor = Mutex<Acceptor?>(nil)
+    private let acceptors = Mutex<[Acceptor]>([])
 
     /// Creates a server; nothing is accepted until `start(on:)`.
     /// - Parameters:
@@ -49,30 +49,32 @@ public final class StreamServer: Sendable {
         guard let fd = listener.take() else { throw SocketServerError(code: .alreadyStarted, errno: 0) }
         SystemCall.ignoreSIGPIPE()
         let fileLimit = SystemCall.raiseOpenFileLimit()
-        let loop = group.loops[0]
-        let acceptor = Acceptor(fd: fd, server: self, loop: loop)
-        let stored = self.acceptor.withLock { current -> Bool in
-            guard current == nil else { return false }
-            current = acceptor
+        let listening = SharedListener(fd: fd, holders: group.loops.count)
+        let acceptors = group.loops.map { Acceptor(listener: listening, server: self, loop: $0) }
+        let stored = self.acceptors.withLock { current -> Bool in
+            guard current.isEmpty else { return false }
+            current = acceptors
             return true
         }
         guard stored else {
             SystemCall.close(fd)
             throw SocketServerError(code: .alreadyStarted, errno: 0)
         }
-        let registered: Int32 = loop.queue.sync {
-            do {
-                try loop.register(acceptor, interest: Epoll.readable)
-                return 0
-            } catch let error as SystemCallError {
-                return error.errno
-            } catch {
-                return EBADF
+        for acceptor in acceptors {
+            let registered: Int32 = acceptor.loop.queue.sync {
+                do {
+                    try acceptor.loop.register(acceptor, interest: Epoll.acceptable)
+                    return 0
+                } catch let error as SystemCallError {
+                    return error.errno
+                } catch {
+                    return EBADF
+                }
             }
-        }
-        guard registered == 0 else {
-            SystemCall.close(fd)
-            throw SocketServerError(code: .eventLoopSetupFailed, errno: registered)
+            guard registered == 0 else {
+                for acceptor in acceptors { acceptor.loop.queue.sync { acceptor.forceClose() } }
+                throw SocketServerError(code: .eventLoopSetupFailed, errno: registered)
+            }
         }
         logger.debug(
             "listening",
@@ -83,8 +85,9 @@ public final class StreamServer: Sendable {
         return listener.port
     }
 
-    /// Takes an accepted socket: counts it against the cap and registers it on the next loop. On `from`.
-    func adopt(fd: Int32, peer: String, from loop: EventLoop, nextLoop: inout Int) {
+    /// Takes an accepted socket: counts it against the cap and registers it on `loop`, which accepted
+    /// it. On `loop`.
+    func adopt(fd: Int32, peer: String, on loop: EventLoop) {
         let refusing = servedConnections.load(ordering: .relaxed) >= configuration.maxConnections
         if refusing {
             let refused = refusingConnections.add(1, ordering: .relaxed).newValue
@@ -96,13 +99,7 @@ public final class StreamServer: Sendable {
         } else {
             servedConnections.add(1, ordering: .relaxed)
         }
-        nextLoop = (nextLoop + 1) % group.loops.count
-        let target = group.loops[nextLoop]
-        if target === loop {
-            register(fd: fd, peer: peer, refusing: refusing, on: target)
-        } else {
-            target.execute { self.register(fd: fd, peer: peer, refusing: refusing, on: target) }
-        }
+        register(fd: fd, peer: peer, refusing: refusing, on: loop)
     }
 
     private func register(fd: Int32, peer: String, refusing: Bool, on loop: EventLoop) {
@@ -128,7 +125,7 @@ public final class StreamServer: Sendable {
             await waitForConnections(deadline: group.loops[0].clock())
             return
         }
-        if let acceptor = acceptor.withLock({ $0 }) {
+        for acceptor in acceptors.withLock({ $0 }) {
             await run(on: acceptor.loop) { acceptor.forceClose() }
         }
         let owner = ObjectIdentifier(self)

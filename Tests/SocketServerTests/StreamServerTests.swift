@@ -7,7 +7,8 @@ import Testing
 @Suite("StreamServer serves any protocol's state machine on shared event loops")
 struct StreamServerTests {
     func start(
-        _ group: EventLoopGroup, idle: Duration = .seconds(30), _ configure: (inout StreamServerConfiguration) -> Void = { _ in }
+        _ group: EventLoopGroup, idle: Duration = .seconds(30),
+        _ configure: (inout StreamServerConfiguration) -> Void = { _ in }
     ) throws -> (StreamServer, Int) {
         var configuration = StreamServerConfiguration()
         configure(&configuration)
@@ -49,6 +50,27 @@ struct StreamServerTests {
         #expect(b.readLines(1) == ["echo: still here"])
         #expect(second.openConnectionCount == 1)
         await second.shutdown()
+        await group.shutdownJoining()
+    }
+
+    @Test("every loop accepts: while one loop is held busy, new clients are served by another")
+    func everyLoopAccepts() async throws {
+        let group = try EventLoopGroup(count: 2)
+        group.startOnce()
+        let (server, port) = try start(group)
+        for busy in group.loops {
+            let release = DispatchSemaphore(value: 0)
+            busy.execute { release.wait() }
+            busy.epoll.wake()  // its thread leaves epoll_wait and waits for the queue the block holds
+            try await Task.sleep(for: .milliseconds(50))
+            let client = try LineClient(port: port)  // times out after 3 s
+            let greeting = client.readLines(1)
+            release.signal()
+            #expect(greeting == ["hello"], "loop \(busy.index) busy")
+            client.send("quit\r\n")
+            #expect(client.readLines(1) == ["bye"])
+        }
+        await server.shutdown()
         await group.shutdownJoining()
     }
 
