@@ -35,12 +35,17 @@
         send COUNT requests over CONNECTIONS keep-alive connections (one request in flight on each;
         BEARER and BODY may be empty); exit 1 unless every answer is 2xx. For counts per request
         (scripts/instructions), where wrk's fixed duration gives no fixed count.
+    bench-lib.py callgrind-top DUMP TOP DIVISOR
+        the TOP functions of a callgrind dump by the instructions they executed themselves (calls to
+        others not counted), each divided by DIVISOR (the requests it measured); mangled names, for
+        swift demangle. callgrind_annotate 3.19 reads Swift's dumps as if every cost were inclusive.
 """
 import hashlib
 import http.client
 import json
 import os
 import queue
+import re
 import resource
 import secrets
 import selectors
@@ -416,6 +421,37 @@ def cmd_startup(rounds, datadir, argv):
     print(f"first_ms={times[0]:.0f} median_ms={rest[len(rest) // 2]:.0f} min_ms={rest[0]:.0f} max_ms={rest[-1]:.0f}")
 
 
+def cmd_callgrind_top(path, top, divisor):
+    names = {}
+
+    def name(token):  # "(id) name" defines a compressed name, "(id)" refers to it
+        m = re.match(r"\((\d+)\)(?: (.*))?", token)
+        if not m:
+            return token
+        if m.group(2):
+            names[m.group(1)] = m.group(2)
+        return names.get(m.group(1), token)
+
+    fn, after_calls, own = None, False, {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("fn="):
+                fn = name(line[3:])
+            elif line.startswith("cfn="):
+                name(line[4:])
+            elif line.startswith("calls="):
+                after_calls = True  # the next cost line is the call's inclusive cost
+            elif line[:1].isdigit() or line[:1] in ("+", "-", "*"):
+                fields = line.split()
+                if after_calls:
+                    after_calls = False
+                elif fn is not None and len(fields) > 1:
+                    own[fn] = own.get(fn, 0) + int(fields[1])
+    for fn, cost in sorted(own.items(), key=lambda item: -item[1])[:top]:
+        print(f"{cost // divisor:8d} {fn}")
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -448,6 +484,8 @@ def main(argv):
         cmd_startup(int(args[0]), args[1], args[2:])
     elif cmd == "requests" and len(args) == 7:
         cmd_requests(args[0], args[1], args[2], args[3], args[4], int(args[5]), int(args[6]))
+    elif cmd == "callgrind-top" and len(args) == 3:
+        cmd_callgrind_top(args[0], int(args[1]), max(1, int(args[2])))
     elif cmd == "origin" and len(args) == 1:
         cmd_origin(args[0])
     else:

@@ -43,7 +43,7 @@ public struct HTTPResponseEncoder: Sendable {
     public func encode(_ response: HTTPResponse, context: Context, date: [UInt8], into out: inout [UInt8]) {
         let status = response.status
         let bodyAllowed = !status.forbidsBody
-        out.reserveCapacity(out.count + 192 + response.body.count + response.headers.count * 32)
+        out.reserveMore(192 + response.body.count + response.headers.count * 32)
         HTTPResponseEncoder.appendLiteral("HTTP/1.1 ", to: &out)
         let code = min(max(status.code, 100), 999)
         out.append(UInt8(0x30 + code / 100))

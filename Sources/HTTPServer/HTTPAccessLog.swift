@@ -37,7 +37,7 @@ public enum HTTPAccessLog {
     ///   - timestamp: `YYYY-MM-DDTHH:MM:SSZ` of now (see `timestamp(unixSeconds:)`).
     ///   - label: the logger label (`postern`).
     public static func append(_ entry: Entry, timestamp: [UInt8], label: String, into out: inout [UInt8]) {
-        out.reserveCapacity(out.count + 160 + entry.route.utf8.count + entry.requestID.utf8.count)
+        out.reserveMore(160 + entry.route.utf8.count + entry.requestID.utf8.count)
         out.append(contentsOf: timestamp)
         out.append(contentsOf: " info ".utf8)
         out.append(contentsOf: label.utf8)

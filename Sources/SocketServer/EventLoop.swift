@@ -119,7 +119,8 @@ public final class EventLoop: @unchecked Sendable {
     func flushLines() {
         guard let lineSink, !lines.isEmpty else { return }
         lines.withUnsafeBytes { lineSink.write($0) }
-        lines.removeAll(keepingCapacity: lines.capacity <= Self.lineBufferLimit * 2)
+        // Kept for the next lines unless one huge line made it grow far past the limit.
+        lines.removeAll(keepingCapacity: lines.capacity <= Self.lineBufferLimit * 4)
     }
 
     /// Descriptors registered right now (connections and listeners).

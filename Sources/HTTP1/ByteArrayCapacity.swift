@@ -1,0 +1,9 @@
+extension Array where Element == UInt8 {
+    /// Makes room for `additional` more bytes, growing geometrically as `append` does. For buffers that
+    /// gather many appends (output, access-log lines): `reserveCapacity(count + n)` there reallocates to
+    /// the exact size each time the buffer is full, copying everything gathered so far again.
+    package mutating func reserveMore(_ additional: Int) {
+        let needed = count + additional
+        if needed > capacity { reserveCapacity(Swift.max(needed, capacity * 2)) }
+    }
+}
