@@ -5,10 +5,10 @@ import ServerKit
 
 extension AgentAuthService {
     /// The difficulty of the next challenge for `client`, counting this request (CONTRACT.md 1.2), in the
-    /// window of the service's monotonic clock.
-    public func nextDifficulty(for client: ClientAddressKey) -> Int {
+    /// window of the service's monotonic clock. The client is resolved only when the difficulty is dynamic.
+    public func nextDifficulty(for client: @autoclosure () -> ClientAddressKey) -> Int {
         guard let counter else { return policy.base }
-        return policy.difficulty(recentChallenges: counter.record(client) * max(1, configuration.instances))
+        return policy.difficulty(recentChallenges: counter.record(client()) * max(1, configuration.instances))
     }
 
     /// `POST /api/v1/challenge` (CONTRACT.md 1.1): a counter update and one HS256 signature, no I/O.

@@ -45,6 +45,50 @@ enum ASCII {
         return true
     }
 
+    /// Whether `bytes[start..<end]` are all field-value bytes (`UInt8.isFieldValueByte`). Eight bytes at
+    /// a time: a word with no byte below 0x20 and none equal to 0x7F passes in a few instructions; a
+    /// word with one (a control, DEL or a lawful HTAB) is decided byte by byte.
+    static func areFieldValueBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        guard let base = bytes.baseAddress, start < end else { return true }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var i = start
+        while end - i >= 8 {
+            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            let below0x20 = (word &- ones &* 0x20) & ~word & highs
+            let xorDEL = word ^ (ones &* 0x7F)
+            let hasDEL = (xorDEL &- ones) & ~xorDEL & highs
+            if below0x20 | hasDEL != 0 {
+                for j in i..<(i + 8) where !base[j].isFieldValueByte { return false }
+            }
+            i += 8
+        }
+        while i < end {
+            if !base[i].isFieldValueByte { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// The index of the first LF in `bytes` at or after `start`, nil when there is none. Eight bytes at a
+    /// time: the lowest byte that the zero-byte test flags in a word is always a true match.
+    static func firstLF(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var i = start
+        while bytes.count - i >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) ^ (ones &* 0x0A)
+            let zeros = (word &- ones) & ~word & (ones &* 0x80)
+            if zeros != 0 { return i + zeros.trailingZeroBitCount / 8 }
+            i += 8
+        }
+        while i < bytes.count {
+            if base[i] == .lf { return i }
+            i += 1
+        }
+        return nil
+    }
+
     /// The string with ASCII spaces and tabs removed from both ends.
     static func trimmed<S: StringProtocol>(_ text: S) -> Substring {
         let text = Substring(text)

@@ -137,11 +137,7 @@ extension HTTPRequestParser {
         var valueEnd = end
         while valueStart < valueEnd && (bytes[valueStart] == .space || bytes[valueStart] == .tab) { valueStart += 1 }
         while valueEnd > valueStart && (bytes[valueEnd - 1] == .space || bytes[valueEnd - 1] == .tab) { valueEnd -= 1 }
-        var i = valueStart
-        while i < valueEnd {
-            guard bytes[i].isFieldValueByte else { throw HTTPParseError(.invalidHeaderValue) }
-            i += 1
-        }
+        guard ASCII.areFieldValueBytes(bytes, valueStart, valueEnd) else { throw HTTPParseError(.invalidHeaderValue) }
         return (start, colon, valueStart, valueEnd)
     }
 

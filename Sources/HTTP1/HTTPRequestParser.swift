@@ -233,14 +233,7 @@ public struct HTTPRequestParser: Sendable {
     ///   without CR before it.
     private mutating func nextLine(limit: Int, tooLong: HTTPParseError.Code) throws -> Int? {
         let start = max(scanFrom, position)
-        let lf = buffer.withUnsafeBufferPointer { bytes -> Int? in
-            var i = start
-            while i < bytes.count {
-                if bytes[i] == .lf { return i }
-                i += 1
-            }
-            return nil
-        }
+        let lf = buffer.withUnsafeBufferPointer { ASCII.firstLF($0, from: start) }
         guard let lf else {
             scanFrom = buffer.count
             // A line of exactly `limit` bytes may still be waiting for its CR LF.

@@ -142,12 +142,7 @@ public struct HTTPResponseEncoder: Sendable {
     /// Appends `value` without the bytes a field value may not hold (CR, LF, NUL and other controls).
     private static func appendFieldValue(_ value: String, to out: inout [UInt8]) {
         value.withUTF8Bytes { bytes in
-            var clean = true
-            for byte in bytes where !byte.isFieldValueByte {
-                clean = false
-                break
-            }
-            if clean {
+            if ASCII.areFieldValueBytes(bytes, 0, bytes.count) {
                 out.append(contentsOf: bytes)
             } else {
                 for byte in bytes where byte.isFieldValueByte { out.append(byte) }
