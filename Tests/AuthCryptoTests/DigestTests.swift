@@ -5,7 +5,8 @@ import Testing
 struct DigestTests {
     @Test("SHA-256 known answers (FIPS 180-2 \"abc\", empty string)")
     func sha256() {
-        #expect(Hex.encode(SHA256.hash(utf8("abc"))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            Hex.encode(SHA256.hash(utf8("abc"))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(Hex.encode(SHA256.hash("")) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hash("abc") == SHA256.hash(utf8("abc")[...]))
     }
@@ -26,7 +27,8 @@ struct DigestTests {
             name: "RFC 4231 case 2", key: utf8("Jefe"), data: utf8("what do ya want for nothing?"),
             mac: "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
         HMACVector(
-            name: "RFC 4231 case 3", key: [UInt8](repeating: 0xaa, count: 20), data: [UInt8](repeating: 0xdd, count: 50),
+            name: "RFC 4231 case 3", key: [UInt8](repeating: 0xaa, count: 20),
+            data: [UInt8](repeating: 0xdd, count: 50),
             mac: "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"),
         HMACVector(
             name: "RFC 4231 case 4", key: Array(1...25), data: [UInt8](repeating: 0xcd, count: 50),
@@ -53,13 +55,31 @@ struct DigestTests {
         #expect(mac.count == 64)
     }
 
-    @Test("a prepared HMAC key gives the RFC 4231 values, repeatedly and from many tasks", arguments: rfc4231)
+    @Test(
+        "a prepared HMAC key gives the RFC 4231 values, repeatedly and from many tasks, on reused contexts",
+        arguments: rfc4231)
     func preparedHMAC(_ vector: HMACVector) async throws {
         let key = try HMACSHA256.Key(vector.key)
         #expect(Hex.encode(key.authenticationCode(vector.data)).hasPrefix(vector.mac))
-        let results = await withTaskGroup(of: String.self) { group in
-            for _ in 0..<8 { group.addTask { Hex.encode(key.authenticationCode(vector.data)) } }
-            return await group.reduce(into: Set<String>()) { $0.insert($1) }
+        // Messages of other lengths between the vector's, so that a context that kept any state from its
+        // last MAC would give a wrong value.
+        let other = vector.data + [UInt8](repeating: 0x5c, count: 70)
+        let otherMAC = Hex.encode(HMACSHA256.authenticationCode(key: vector.key, message: other))
+        let results = await withTaskGroup(of: Set<String>.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var seen = Set<String>()
+                    for round in 0..<50 {
+                        if round % 3 == 1 {
+                            if Hex.encode(key.authenticationCode(other)) != otherMAC { seen.insert("other") }
+                        } else {
+                            seen.insert(Hex.encode(key.authenticationCode(vector.data)))
+                        }
+                    }
+                    return seen
+                }
+            }
+            return await group.reduce(into: Set<String>()) { $0.formUnion($1) }
         }
         #expect(results.count == 1)
         #expect(results.first?.hasPrefix(vector.mac) == true)
