@@ -131,7 +131,7 @@ extension UInt8 {
 extension String {
     /// Runs `body` with the string's UTF-8 bytes: in place for a native string (no copy, no exclusive access
     /// to a `var`), through a copy for a bridged one. For per-request paths (header fields, log values).
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
         var copy = self
