@@ -26,9 +26,12 @@ enum MailboxJSON {
         return response
     }
 
-    /// `{"error":"<code>"}` with the error's status.
+    /// `{"error":"<code>"}` with the error's status; a 503 also says when to come back (`Retry-After: 1`, as the
+    /// remote-hash surface says it): a full worker pool or a database failover passes within seconds.
     static func response(_ error: MailboxError) -> HTTPResponse {
-        response(HTTPStatus(code: error.status), [("error", .string(error.code))])
+        var answer = response(HTTPStatus(code: error.status), [("error", .string(error.code))])
+        if error.status == 503 { answer.headers.replaceOrAdd("Retry-After", "1") }
+        return answer
     }
 
     /// 204 with `Cache-Control: no-store` and no body.

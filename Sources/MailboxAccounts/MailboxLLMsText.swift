@@ -62,7 +62,8 @@ public enum MailboxLLMsText {
             400 `invalid_request`, `invalid_address`, `invalid_domain`, `password_too_short`, `invalid_auth_key`, \
             `proof of work required`; 401 `invalid_credentials`, `invalid_or_expired_token`; 403 `challenge not found \
             or expired`, `invalid proof of work`, `forbidden`, `account_limit_reached`; 404 `not_found`; 409 \
-            `address_taken`; 429 `rate_limit_exceeded` (with `Retry-After`).\
+            `address_taken`; 429 `rate_limit_exceeded` (with `Retry-After`); 503 `service_unavailable` (with \
+            `Retry-After`: busy or its database is unreachable; try again).\
             \(c.rateLimitsEnabled ? " Rate limits: 8 requests/s per address, one free account per 8 s." : " Rate limits are off on this instance.")
 
             """

@@ -361,6 +361,7 @@ struct MailboxAccountEndpointTests {
         pool.release()
         #expect(response.status == 503)
         #expect(response.error == "service_unavailable")
+        #expect(response.headers["Retry-After"] == "1")
     }
 }
 

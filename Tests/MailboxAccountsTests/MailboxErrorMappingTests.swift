@@ -28,6 +28,8 @@ struct MailboxErrorMappingTests {
         #expect(body.status.code == 503)
         #expect(body.body == Array(#"{"error":"service_unavailable"}"#.utf8))
         #expect(body.headers["Cache-Control"] == "no-store")
+        #expect(body.headers["Retry-After"] == "1")
+        #expect(MailboxJSON.response(.addressTaken).headers["Retry-After"] == nil)
     }
 }
 
