@@ -57,7 +57,8 @@ public final class StreamServer: Sendable {
             return true
         }
         guard stored else {
-            SystemCall.close(fd)
+            // Closes each acceptor's reserve descriptor, and the listener with the last of them.
+            for acceptor in acceptors { acceptor.loop.queue.sync { acceptor.forceClose() } }
             throw SocketServerError(code: .alreadyStarted, errno: 0)
         }
         for acceptor in acceptors {

@@ -117,6 +117,29 @@ struct StreamServerTests {
         await group.shutdownJoining()
     }
 
+    @Test("a second listener on a started server is refused, closed, and leaves no descriptor open")
+    func secondListener() async throws {
+        let group = try EventLoopGroup(count: 2)
+        group.startOnce()
+        let (server, _) = try start(group)
+        let second = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
+        let reserves = Self.descriptors(openOn: "/dev/null")  // each acceptor keeps one for EMFILE
+        #expect(throws: SocketServerError.self) { try server.start(on: second) }
+        #expect(Self.descriptors(openOn: "/dev/null") == reserves)
+        #expect(throws: (any Error).self) { _ = try LineClient(port: second.port) }  // connection refused
+        await server.shutdown()
+        await group.shutdownJoining()
+    }
+
+    /// How many of this process's descriptors are open on `path`.
+    static func descriptors(openOn path: String) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path
+        }
+        .count
+    }
+
     @Test("binding a port in use names the address and port")
     func bindClash() throws {
         let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
