@@ -12,10 +12,11 @@ import Synchronization
 /// (`execute`) are serialized with it by the queue. Work that arms a timer from another thread is
 /// noticed within one `pollInterval`.
 ///
-/// Measured CPU per `GET /healthz` (wrk -t1 -c64, same machine, server process time / requests): a
-/// `DispatchSourceRead` per connection about 26 µs (libdispatch re-arms the socket with two
-/// `epoll_ctl`, an `ioctl(FIONREAD)` and a thread wake-up around every handler run); this loop's
-/// design 14-15 µs; nginx 10-11 µs.
+/// Why not a `DispatchSourceRead` per connection: measured when this loop replaced them, CPU per
+/// `GET /healthz` (wrk -t1 -c64, server process time / requests) was about 26 µs with them (libdispatch
+/// re-arms the socket with two `epoll_ctl`, an `ioctl(FIONREAD)` and a thread wake-up around every
+/// handler run) and 14-15 µs with this loop, nginx 10-11 µs on that machine. Today's figures are in the
+/// README's benchmark section.
 ///
 /// `@unchecked Sendable`: every mutable field is touched only on `queue` (directly by the loop
 /// thread inside `queue.sync`, or by blocks sent with `execute`); `stopped` is atomic.
