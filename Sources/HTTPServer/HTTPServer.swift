@@ -5,9 +5,10 @@ import SocketServer
 
 /// An HTTP/1.1 server: HTTP's state machine on the protocol-neutral event loops of `SocketServer`.
 ///
-/// Every loop of the group accepts on the listener and serves what it accepted (see `Acceptor`): a
-/// connection is read, parsed, answered and written on the loop that took it (see `EventLoop`). A responder that completes inline answers on the same loop
-/// with no thread hop; one that completes later is written in request order.
+/// Every loop of the group accepts on the listener and serves what it accepted: a connection is read,
+/// parsed, answered and written on the loop that took it (see `EventLoop`). A responder that completes
+/// inline answers on the same loop with no thread hop; one that completes later is written in request
+/// order.
 ///
 /// ```swift
 /// var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)

@@ -13,6 +13,8 @@ final class Epoll: @unchecked Sendable {
     /// A listening socket watched by every loop: one waiting loop is woken per arrival, not all of
     /// them (`EPOLLEXCLUSIVE` admits no `EPOLLRDHUP`, and no `modify`: remove and add instead).
     static let acceptable = POSTERN_EPOLLIN | POSTERN_EPOLLEXCLUSIVE
+    /// A listening socket on a kernel without `EPOLLEXCLUSIVE` (before 4.5).
+    static let readableListener = POSTERN_EPOLLIN
     /// Interest in writing.
     static let writable = POSTERN_EPOLLOUT
     /// Reported even with an empty interest: the connection is broken both ways.

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The event loops a process serves on: one per core by default, shared by every protocol's server
-/// (HTTP and SMTP listeners hand their connections to the same loops).
+/// (each loop accepts on the HTTP and SMTP listeners and serves what it accepted).
 ///
 /// `Sendable`: the loops are fixed at creation; each confines its own state.
 public final class EventLoopGroup: Sendable {

@@ -62,9 +62,10 @@ public final class StreamServer: Sendable {
             throw SocketServerError(code: .alreadyStarted, errno: 0)
         }
         for acceptor in acceptors {
+            precondition(!acceptor.loop.inLoop, "start(on:) called on a loop would wait for that loop")
             let registered: Int32 = acceptor.loop.queue.sync {
                 do {
-                    try acceptor.loop.register(acceptor, interest: Epoll.acceptable)
+                    try acceptor.startWatching()
                     return 0
                 } catch let error as SystemCallError {
                     return error.errno
@@ -74,6 +75,7 @@ public final class StreamServer: Sendable {
             }
             guard registered == 0 else {
                 for acceptor in acceptors { acceptor.loop.queue.sync { acceptor.forceClose() } }
+                self.acceptors.withLock { $0 = [] }
                 throw SocketServerError(code: .eventLoopSetupFailed, errno: registered)
             }
         }
@@ -89,16 +91,17 @@ public final class StreamServer: Sendable {
     /// Takes an accepted socket: counts it against the cap and registers it on `loop`, which accepted
     /// it. On `loop`.
     func adopt(fd: Int32, peer: String, on loop: EventLoop) {
-        let refusing = servedConnections.load(ordering: .relaxed) >= configuration.maxConnections
+        // Counted first and checked after, in one atomic step: every loop adopts at once, so a separate
+        // read and add would let two loops both take the last place.
+        let refusing = servedConnections.add(1, ordering: .relaxed).newValue > configuration.maxConnections
         if refusing {
+            servedConnections.subtract(1, ordering: .relaxed)
             let refused = refusingConnections.add(1, ordering: .relaxed).newValue
             if refused > configuration.maxRefusingConnections || isShuttingDown {
                 refusingConnections.subtract(1, ordering: .relaxed)
                 SystemCall.close(fd)
                 return
             }
-        } else {
-            servedConnections.add(1, ordering: .relaxed)
         }
         register(fd: fd, peer: peer, refusing: refusing, on: loop)
     }
