@@ -432,11 +432,13 @@ def cmd_callgrind_top(path, top, divisor):
             names[m.group(1)] = m.group(2)
         return names.get(m.group(1), token)
 
-    fn, after_calls, own = None, False, {}
+    fn, after_calls, own, first_event = None, False, {}, 1
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
-            if line.startswith("fn="):
+            if line.startswith("positions:"):  # "line", or "instr line": the first event follows them
+                first_event = len(line.split()) - 1
+            elif line.startswith("fn="):
                 fn = name(line[3:])
             elif line.startswith("cfn="):
                 name(line[4:])
@@ -446,8 +448,8 @@ def cmd_callgrind_top(path, top, divisor):
                 fields = line.split()
                 if after_calls:
                     after_calls = False
-                elif fn is not None and len(fields) > 1:
-                    own[fn] = own.get(fn, 0) + int(fields[1])
+                elif fn is not None and len(fields) > first_event:
+                    own[fn] = own.get(fn, 0) + int(fields[first_event])
     for fn, cost in sorted(own.items(), key=lambda item: -item[1])[:top]:
         print(f"{cost // divisor:8d} {fn}")
 
