@@ -44,50 +44,43 @@ public struct HTTPResponseEncoder: Sendable {
         let status = response.status
         let bodyAllowed = !status.forbidsBody
         out.reserveMore(192 + response.body.count + response.headers.count * 32)
-        HTTPResponseEncoder.appendLiteral("HTTP/1.1 ", to: &out)
+        out.appendLiteral("HTTP/1.1 ")
         let code = min(max(status.code, 100), 999)
         out.append(UInt8(0x30 + code / 100))
         out.append(UInt8(0x30 + code / 10 % 10))
         out.append(UInt8(0x30 + code % 10))
         out.append(.space)
         HTTPResponseEncoder.appendFieldValue(status.reason, to: &out)
-        HTTPResponseEncoder.appendLiteral("\r\n", to: &out)
+        out.appendLiteral("\r\n")
         for field in response.headers.fields where !HTTPResponseEncoder.isServerOwned(field.name) {
             HTTPResponseEncoder.appendField(field.name, field.value, to: &out)
         }
         if bodyAllowed {
-            HTTPResponseEncoder.appendLiteral("Content-Length: ", to: &out)
+            out.appendLiteral("Content-Length: ")
             out.appendDecimal(Int64(response.body.count))
-            HTTPResponseEncoder.appendLiteral("\r\nDate: ", to: &out)
+            out.appendLiteral("\r\nDate: ")
         } else {
-            HTTPResponseEncoder.appendLiteral("Date: ", to: &out)
+            out.appendLiteral("Date: ")
         }
         out.append(contentsOf: date)
         if !serverName.isEmpty {
-            HTTPResponseEncoder.appendLiteral("\r\nServer: ", to: &out)
+            out.appendLiteral("\r\nServer: ")
             out.append(contentsOf: serverName)
         }
-        HTTPResponseEncoder.appendLiteral("\r\nX-Content-Type-Options: nosniff\r\n", to: &out)
+        out.appendLiteral("\r\nX-Content-Type-Options: nosniff\r\n")
         if !context.requestID.isEmpty {
             HTTPResponseEncoder.appendField("X-Request-Id", context.requestID, to: &out)
         }
         if !context.keepAlive {
-            HTTPResponseEncoder.appendLiteral("Connection: close\r\n\r\n", to: &out)
+            out.appendLiteral("Connection: close\r\n\r\n")
         } else if context.version == .http1_0 {
-            HTTPResponseEncoder.appendLiteral("Connection: keep-alive\r\n\r\n", to: &out)
+            out.appendLiteral("Connection: keep-alive\r\n\r\n")
         } else {
-            HTTPResponseEncoder.appendLiteral("\r\n", to: &out)
+            out.appendLiteral("\r\n")
         }
         if bodyAllowed && context.method != .HEAD && !response.body.isEmpty {
             out.append(contentsOf: response.body)
         }
-    }
-
-    /// Appends a literal's bytes: one copy, where appending `"...".utf8` went through the generic
-    /// sequence path (about 190 instructions a literal).
-    @inline(__always)
-    static func appendLiteral(_ literal: StaticString, to out: inout [UInt8]) {
-        literal.withUTF8Buffer { out.append(contentsOf: $0) }
     }
 
     /// The interim `100 Continue` response sent before reading a body the client holds back.

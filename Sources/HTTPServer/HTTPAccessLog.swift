@@ -39,9 +39,9 @@ public enum HTTPAccessLog {
     public static func append(_ entry: Entry, timestamp: [UInt8], label: String, into out: inout [UInt8]) {
         out.reserveMore(160 + entry.route.utf8.count + entry.requestID.utf8.count)
         out.append(contentsOf: timestamp)
-        out.append(contentsOf: " info ".utf8)
-        out.append(contentsOf: label.utf8)
-        out.append(contentsOf: ": request duration_ms=".utf8)
+        out.appendLiteral(" info ")
+        label.withUTF8Bytes { out.append(contentsOf: $0) }
+        out.appendLiteral(": request duration_ms=")
         let micros = entry.durationNanoseconds / 1000
         out.appendDecimal(Int64(clamping: micros / 1000))
         out.append(UInt8(ascii: "."))
@@ -49,13 +49,13 @@ public enum HTTPAccessLog {
         out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
         out.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
         out.append(UInt8(ascii: "0") + UInt8(fraction % 10))
-        out.append(contentsOf: " method=".utf8)
+        out.appendLiteral(" method=")
         appendValue(entry.method.rawValue, into: &out)
-        out.append(contentsOf: " request_id=".utf8)
+        out.appendLiteral(" request_id=")
         appendValue(entry.requestID, into: &out)
-        out.append(contentsOf: " route=".utf8)
+        out.appendLiteral(" route=")
         appendValue(entry.route, into: &out)
-        out.append(contentsOf: " status=".utf8)
+        out.appendLiteral(" status=")
         out.appendDecimal(Int64(max(0, entry.status)))
         out.append(UInt8(ascii: "\n"))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTP1
 import HTTPServer
 import Logging
 import SocketServer
@@ -26,23 +27,32 @@ struct RequestLogTests {
                            options: .regularExpression) != nil, "\(line)")
     }
 
-    @Test("the access log writes the line LineLogHandler would write for the same request")
-    func accessLogMatchesLineLog() {
+    @Test(
+        "the access log writes the line LineLogHandler would write for the same request",
+        arguments: [
+            (HTTPMethod.POST, "/api/v1/challenge", 201, UInt64(12_034_999), "abc-1", "12.034"),
+            (HTTPMethod.GET, "/api/accounts/{id}", 404, UInt64(999), "x", "0.000"),
+            (HTTPMethod(rawValue: "PURGE"), "unmatched", 501, UInt64(1_000_000_000_123), "an id with spaces", "1000000.000"),
+        ])
+    func accessLogMatchesLineLog(
+        method: HTTPMethod, route: String, status: Int, nanoseconds: UInt64, requestID: String, milliseconds: String
+    ) {
         let capture = Capture()
         let logger = Logger(label: "postern") { LineLogHandler(label: $0, level: .info, write: capture.append) }
         logger.info(
             "request",
             metadata: [
-                "method": "POST", "route": "/api/v1/challenge", "status": "201", "duration_ms": "12.034",
-                "request_id": "abc-1",
+                "method": "\(method.rawValue)", "route": "\(route)", "status": "\(status)", "duration_ms": "\(milliseconds)",
+                "request_id": "\(requestID)",
             ])
-        var line: [UInt8] = []
+        var line: [UInt8] = [0x2A]  // appended after what the buffer holds
         let entry = HTTPAccessLog.Entry(
-            method: .POST, route: "/api/v1/challenge", status: 201, durationNanoseconds: 12_034_999, requestID: "abc-1")
+            method: method, route: route, status: status, durationNanoseconds: nanoseconds, requestID: requestID)
         HTTPAccessLog.append(
             entry, timestamp: HTTPAccessLog.timestamp(unixSeconds: Int(time(nil))), label: "postern", into: &line)
+        #expect(line.first == 0x2A)
         // Same second unless the clock ticked between the two: compare without the timestamp.
-        #expect(String(decoding: line, as: UTF8.self).dropFirst(20) == capture.text.dropFirst(20))
+        #expect(String(decoding: line.dropFirst(), as: UTF8.self).dropFirst(20) == capture.text.dropFirst(20))
         #expect(HTTPAccessLog.timestamp(unixSeconds: 1_763_800_000) == Array("2025-11-22T08:26:40Z".utf8))
     }
 

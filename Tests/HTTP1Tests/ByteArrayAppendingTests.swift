@@ -2,8 +2,8 @@ import Testing
 
 @testable import HTTP1
 
-@Suite("[UInt8].reserveMore")
-struct ByteArrayCapacityTests {
+@Suite("[UInt8] appending: reserveMore, appendLiteral")
+struct ByteArrayAppendingTests {
     @Test("makes room for what is asked without moving a buffer that has it")
     func room() {
         var bytes: [UInt8] = []
@@ -34,5 +34,14 @@ struct ByteArrayCapacityTests {
         // 10 MB in doublings from 130 bytes: about 17. Exact reservations would reallocate ~77,000 times.
         #expect(reallocations < 40)
         #expect(bytes.count == 10_000_000)
+    }
+
+    @Test("appendLiteral appends a literal's UTF-8 bytes after what is there")
+    func literal() {
+        var bytes: [UInt8] = [0x41]
+        bytes.appendLiteral(" info ")
+        bytes.appendLiteral("")
+        bytes.appendLiteral("é")
+        #expect(bytes == [0x41] + Array(" info é".utf8))
     }
 }
