@@ -3,24 +3,34 @@ extension Array where Element == UInt8 {
     /// access-log fields and JSON numbers on per-request paths.
     public mutating func appendDecimal(_ value: Int64) {
         if value < 0 { append(UInt8(ascii: "-")) }
-        var rest = value.magnitude
-        guard rest > 0 else {
-            append(UInt8(ascii: "0"))
-            return
-        }
-        // The digits come out last first; 20 hold any UInt64.
+        // 20 digits hold any UInt64.
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         Swift.withUnsafeMutableBytes(of: &digits) { buffer in
-            var count = 0
-            while rest > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            }
-            while count > 0 {
-                count -= 1
-                append(buffer[count])
-            }
+            let start = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let count = DecimalText.write(value.magnitude, to: start)
+            append(contentsOf: UnsafeBufferPointer(start: start, count: count))
         }
+    }
+}
+
+/// Decimal digits written straight to memory, for writers that fill a buffer themselves.
+package enum DecimalText {
+    /// Writes `value`'s decimal digits (no sign) at `out` and returns how many: at most 20.
+    @inline(__always)
+    package static func write(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var count = 1
+        var rest = value / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        rest = value
+        var index = count
+        repeat {
+            index -= 1
+            out[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        } while index > 0
+        return count
     }
 }

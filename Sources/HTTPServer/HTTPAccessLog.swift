@@ -37,39 +37,89 @@ public enum HTTPAccessLog {
     ///   - timestamp: `YYYY-MM-DDTHH:MM:SSZ` of now (see `timestamp(unixSeconds:)`).
     ///   - label: the logger label (`postern`).
     public static func append(_ entry: Entry, timestamp: [UInt8], label: String, into out: inout [UInt8]) {
-        out.reserveMore(160 + entry.route.utf8.count + entry.requestID.utf8.count)
-        out.append(contentsOf: timestamp)
-        out.appendLiteral(" info ")
-        label.withUTF8Bytes { out.append(contentsOf: $0) }
-        out.appendLiteral(": request duration_ms=")
         let micros = entry.durationNanoseconds / 1000
-        out.appendDecimal(Int64(clamping: micros / 1000))
-        out.append(UInt8(ascii: "."))
-        let fraction = micros % 1000
-        out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
-        out.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-        out.append(UInt8(ascii: "0") + UInt8(fraction % 10))
-        out.appendLiteral(" method=")
-        appendValue(entry.method.rawValue, into: &out)
-        out.appendLiteral(" request_id=")
-        appendValue(entry.requestID, into: &out)
-        out.appendLiteral(" route=")
-        appendValue(entry.route, into: &out)
-        out.appendLiteral(" status=")
-        out.appendDecimal(Int64(max(0, entry.status)))
-        out.append(UInt8(ascii: "\n"))
+        timestamp.withUnsafeBufferPointer { timestamp in
+            label.withUTF8Bytes { label in
+                entry.method.rawValue.withUTF8Bytes { method in
+                    entry.requestID.withUTF8Bytes { requestID in
+                        entry.route.withUTF8Bytes { route in
+                            // The fields, their literals (63 bytes), three pairs of quotes, two decimals of at most
+                            // 20 digits, the fraction and the line feed: the line is never longer.
+                            let most =
+                                timestamp.count + label.count + method.count + requestID.count + route.count + 120
+                            let start = out.count
+                            out.append(contentsOf: repeatElement(0, count: most))
+                            let written = out.withUnsafeMutableBufferPointer { buffer in
+                                var line = LineWriter(at: buffer.baseAddress! + start)
+                                line.bytes(timestamp)
+                                line.literal(" info ")
+                                line.bytes(label)
+                                line.literal(": request duration_ms=")
+                                line.decimal(micros / 1000)
+                                line.byte(UInt8(ascii: "."))
+                                let fraction = micros % 1000
+                                line.byte(UInt8(ascii: "0") + UInt8(fraction / 100))
+                                line.byte(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+                                line.byte(UInt8(ascii: "0") + UInt8(fraction % 10))
+                                line.literal(" method=")
+                                line.value(method)
+                                line.literal(" request_id=")
+                                line.value(requestID)
+                                line.literal(" route=")
+                                line.value(route)
+                                line.literal(" status=")
+                                line.decimal(UInt64(max(0, entry.status)))
+                                line.byte(UInt8(ascii: "\n"))
+                                return line.count
+                            }
+                            out.removeLast(most - written)
+                        }
+                    }
+                }
+            }
+        }
     }
 
-    /// A value as `LineLogHandler` renders text: quoted when it holds a space. Request ids and route
-    /// templates never hold line breaks (the parser and the sanitizer refuse them).
-    static func appendValue(_ value: String, into out: inout [UInt8]) {
-        value.withUTF8Bytes { bytes in
-            if bytes.contains(UInt8(ascii: " ")) {
-                out.append(UInt8(ascii: "\""))
-                out.append(contentsOf: bytes)
-                out.append(UInt8(ascii: "\""))
+    /// Writes a line into memory its caller has made room for: no capacity or uniqueness checks per piece.
+    private struct LineWriter {
+        private let start: UnsafeMutablePointer<UInt8>
+        private var end: UnsafeMutablePointer<UInt8>
+
+        init(at start: UnsafeMutablePointer<UInt8>) {
+            self.start = start
+            end = start
+        }
+
+        var count: Int { end - start }
+
+        mutating func byte(_ byte: UInt8) {
+            end.pointee = byte
+            end += 1
+        }
+
+        mutating func bytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let base = bytes.baseAddress else { return }
+            end.update(from: base, count: bytes.count)
+            end += bytes.count
+        }
+
+        mutating func literal(_ literal: StaticString) {
+            literal.withUTF8Buffer { bytes($0) }
+        }
+
+        mutating func decimal(_ value: UInt64) {
+            end += DecimalText.write(value, to: end)
+        }
+
+        /// A value as `LineLogHandler` renders text: quoted when it holds a space. Request ids and route
+        /// templates never hold line breaks (the parser and the sanitizer refuse them).
+        mutating func value(_ text: UnsafeBufferPointer<UInt8>) {
+            if text.contains(UInt8(ascii: " ")) {
+                byte(UInt8(ascii: "\""))
+                bytes(text)
+                byte(UInt8(ascii: "\""))
             } else {
-                out.append(contentsOf: bytes)
+                bytes(text)
             }
         }
     }
