@@ -1,7 +1,8 @@
 extension Array where Element == UInt8 {
     /// Makes room for `additional` more bytes, growing geometrically as `append` does. For buffers that
-    /// gather many appends (output, access-log lines): `reserveCapacity(count + n)` there reallocates to
-    /// the exact size each time the buffer is full, copying everything gathered so far again.
+    /// gather many appends (a connection's output): `reserveCapacity(count + n)` there reallocates to the
+    /// exact size each time the buffer is full, copying everything gathered so far again (as the access
+    /// log's line buffer once did).
     package mutating func reserveMore(_ additional: Int) {
         let needed = count + additional
         if needed > capacity { reserveCapacity(Swift.max(needed, capacity * 2)) }
