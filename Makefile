@@ -64,7 +64,6 @@ schemathesis: build
 
 ## Only the cluster tests, against the current debug build (CLUSTER_TESTS_ONLY=name,... for some).
 cluster-tests: build
-	@scripts/bootstrap haproxy postgresql
 	POSTERN_BIN=.build/debug/postern scripts/cluster-tests
 
 ## Only the client tests, against the current debug build.
@@ -88,7 +87,6 @@ bench: release
 ## Argon2 login and a replay flood of a used challenge, with one and two instances on PostgreSQL beside one on SQLite,
 ## in one run; ratios and CPU per request of the instances, PostgreSQL and HAProxy.
 bench-cluster: release
-	@scripts/bootstrap haproxy postgresql
 	scripts/bench-cluster
 
 ## User-space instructions per request on /healthz, /api/v1/challenge and /api/accounts/{id} (callgrind;

@@ -94,6 +94,16 @@ def solve(item):
         nonce += 1
 
 
+def mailbox_nonce(challenge):
+    """The nonce that solves a Mail.td challenge ({"salt", "difficulty"}): SHA-256 of salt + nonce with that many
+    leading zero bits."""
+    salt, difficulty = challenge["salt"], int(challenge.get("difficulty", 0))
+    nonce = 0
+    while leading_zero_bits(hashlib.sha256(f"{salt}{nonce}".encode()).digest()) < difficulty:
+        nonce += 1
+    return str(nonce)
+
+
 def fetch_challenge(conn):
     conn.request("POST", "/api/v1/challenge", body=b"", headers={"Content-Length": "0"})
     resp = conn.getresponse()
@@ -265,12 +275,8 @@ def cmd_mailbox(base, address, password):
         if resp.status != 200:
             die(f"mailbox: GET /api/challenge: HTTP {resp.status}: {raw[:200]!r}")
         challenge = json.loads(raw)
-        salt, difficulty = challenge["salt"], int(challenge.get("difficulty", 0))
-        nonce = 0
-        while leading_zero_bits(hashlib.sha256(f"{salt}{nonce}".encode()).digest()) < difficulty:
-            nonce += 1
         payload = json.dumps({"address": address, "password": password,
-                              "pow": {"id": challenge["id"], "nonce": str(nonce)}}).encode()
+                              "pow": {"id": challenge["id"], "nonce": mailbox_nonce(challenge)}}).encode()
         conn.request("POST", "/api/accounts", body=payload, headers={"Content-Type": "application/json"})
         resp = conn.getresponse()
         raw = resp.read()
@@ -326,10 +332,9 @@ def cmd_argon2speed(seconds, m=ARGON2_M, t=ARGON2_T, p=ARGON2_P):
           f"verify_per_wall_s={n / elapsed:.1f} verifications={n}")
 
 
-def cmd_origin(path):
+def origin_server(body):
+    """A loopback HTTP server (not yet serving) answering every GET with `body` as text/plain."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-    with open(path, "rb") as f:
-        body = f.read()
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
@@ -344,6 +349,12 @@ def cmd_origin(path):
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    return server
+
+
+def cmd_origin(path):
+    with open(path, "rb") as f:
+        server = origin_server(f.read())
     print(f"listening {server.server_address[1]}", flush=True)
     server.serve_forever()
 
