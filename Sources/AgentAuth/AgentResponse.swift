@@ -1,4 +1,5 @@
 import HTTP1
+import ServerKit
 
 /// Builds the agent surface's responses: every one is JSON (or Markdown for `/llms.txt`) and carries
 /// `Cache-Control: no-store`.
@@ -36,7 +37,7 @@ enum AgentResponse {
         if error.status == 401 {
             response.headers.add("WWW-Authenticate", "Bearer")
         } else if error.status == 503 {
-            response.headers.add("Retry-After", "2")
+            response.headers.setRetryAfter(seconds: 2)
         }
         return response
     }

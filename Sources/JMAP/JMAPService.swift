@@ -104,7 +104,7 @@ public struct JMAPService: Sendable {
                 status: .tooManyRequests, type: "about:blank",
                 detail: "Too many \(rateClass == .upload ? "uploads" : "requests") from this address; retry after "
                     + "\(decision.retryAfterSeconds) s.").response
-            response.headers.add("Retry-After", String(decision.retryAfterSeconds))
+            response.headers.setRetryAfter(decision)
             return response
         }
         do {

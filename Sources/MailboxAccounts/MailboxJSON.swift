@@ -30,7 +30,7 @@ enum MailboxJSON {
     /// remote-hash surface says it): a full worker pool or a database failover passes within seconds.
     static func response(_ error: MailboxError) -> HTTPResponse {
         var answer = response(HTTPStatus(code: error.status), [("error", .string(error.code))])
-        if error.status == 503 { answer.headers.replaceOrAdd("Retry-After", "1") }
+        if error.status == 503 { answer.headers.setRetryAfter(seconds: 1) }
         return answer
     }
 

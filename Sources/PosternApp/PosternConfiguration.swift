@@ -132,8 +132,9 @@ public struct PosternConfiguration: Sendable {
         if case .postgres = try database(), (keySecret ?? "").utf8.count < DatabaseKeyStore.minimumSecretLength {
             throw ConfigurationError(
                 key: "POSTERN_KEY_SECRET",
-                message: "must be set to at least 16 bytes (e.g. openssl rand -hex 32) when POSTERN_DATABASE_URL is "
-                    + "PostgreSQL: the signing keys live in the database, sealed under it, and every instance needs the same")
+                message: "must be set to at least \(DatabaseKeyStore.minimumSecretLength) bytes (e.g. openssl rand -hex "
+                    + "32) when POSTERN_DATABASE_URL is PostgreSQL: the signing keys live in the database, sealed under "
+                    + "it, and every instance needs the same")
         }
         guard (0...300).contains(drainSeconds) else {
             throw ConfigurationError(key: "POSTERN_DRAIN_SECONDS", message: "must be from 0 to 300")

@@ -130,7 +130,7 @@ public final class RemoteHashService: Sendable {
     /// `{"error": message}` with `status`.
     func jsonError(_ failure: RemoteHashFailure) -> HTTPResponse {
         var response = json(failure.status, ["error": .string(failure.message)])
-        if failure.status == .serviceUnavailable { response.headers.replaceOrAdd("Retry-After", "1") }
+        if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
         return response
     }
 

@@ -33,6 +33,11 @@ extension HTTPHeaders {
 
     /// Sets `Retry-After` to the whole seconds until a refused request could pass.
     public mutating func setRetryAfter(_ decision: RateLimitDecision) {
-        replaceOrAdd("Retry-After", String(decision.retryAfterSeconds))
+        setRetryAfter(seconds: decision.retryAfterSeconds)
+    }
+
+    /// Sets `Retry-After` to `seconds`: a 429's wait, or how soon a 503 (a full pool, a database outage) may pass.
+    public mutating func setRetryAfter(seconds: Int) {
+        replaceOrAdd("Retry-After", String(seconds))
     }
 }

@@ -236,21 +236,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
     private func generate(_ kind: KeyInfo.Kind, now: Int64, signsFrom: Int64, generation: Int64) throws(KeyStoreError)
         -> (KeySchedule.Entry, [UInt8])
     {
-        let kid: String
-        let material: [UInt8]
-        switch kind {
-        case .hmac:
-            kid = SecureRandom.hex(byteCount: 8)
-            material = SecureRandom.bytes(32)
-        case .rsa:
-            do throws(CryptoError) {
-                let key = try RSAPrivateKey.generate(bits: 2048)
-                kid = JWK.thumbprint(of: key.publicKey)
-                material = Array(try key.pkcs8PEM.utf8)
-            } catch {
-                throw KeyStoreError(.io, "generating an RSA key failed: \(error.reason)")
-            }
-        }
+        let (kid, material) = try KeyMaterial.generate(kind)
         let entry = KeySchedule.Entry(
             kid: kid, kind: kind, createdAt: now, signsFrom: signsFrom, generation: generation)
         return (entry, try sealer.seal(material, kid: kid, kind: kind))

@@ -26,4 +26,21 @@ enum KeyMaterial {
             throw KeyStoreError(.corrupt, "\(origin) is not a usable key")
         }
     }
+
+    /// A new key of `kind`: an HMAC kid (16 hex characters) with a 32-byte random secret, or an RSA-2048 key
+    /// whose kid is its RFC 7638 thumbprint, with its private key as PKCS#8 PEM.
+    /// - Throws: `KeyStoreError` `.io` when OpenSSL cannot make the RSA key.
+    static func generate(_ kind: KeyInfo.Kind) throws(KeyStoreError) -> (kid: String, material: [UInt8]) {
+        switch kind {
+        case .hmac:
+            return (SecureRandom.hex(byteCount: 8), SecureRandom.bytes(32))
+        case .rsa:
+            do throws(CryptoError) {
+                let key = try RSAPrivateKey.generate(bits: 2048)
+                return (JWK.thumbprint(of: key.publicKey), Array(try key.pkcs8PEM.utf8))
+            } catch {
+                throw KeyStoreError(.io, "generating an RSA key failed: \(error.reason)")
+            }
+        }
+    }
 }

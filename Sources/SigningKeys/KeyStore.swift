@@ -1,5 +1,5 @@
-import JWT
 import AuthCrypto
+import JWT
 import Synchronization
 
 #if canImport(Glibc)
@@ -144,21 +144,16 @@ public final class KeyStore: Sendable {
             records.removeAll { expired.contains($0) }
 
             if !records.contains(where: { $0.kind == .hmac && $0.retiredAt == nil }) {
-                let record = Record(kid: SecureRandom.hex(byteCount: 8), kind: .hmac, createdAt: now)
-                try KeyFiles.createPrivate(path(record), Array((SecureRandom.hex(byteCount: 32) + "\n").utf8))
+                let (kid, secret) = try KeyMaterial.generate(.hmac)
+                let record = Record(kid: kid, kind: .hmac, createdAt: now)
+                // Kept in its file as hex text (decoded when the key is read).
+                try KeyFiles.createPrivate(path(record), Array((Hex.encode(secret) + "\n").utf8))
                 records.append(record)
             }
             if environmentKey == nil, !records.contains(where: { $0.kind == .rsa && $0.retiredAt == nil }) {
-                let key: RSAPrivateKey
-                let pem: String
-                do throws(CryptoError) {
-                    key = try RSAPrivateKey.generate(bits: 2048)
-                    pem = try key.pkcs8PEM
-                } catch {
-                    throw KeyStoreError(.io, "generating an RSA key failed: \(error.reason)")
-                }
-                let record = Record(kid: JWK.thumbprint(of: key.publicKey), kind: .rsa, createdAt: now)
-                try KeyFiles.createPrivate(path(record), Array(pem.utf8))
+                let (kid, pem) = try KeyMaterial.generate(.rsa)
+                let record = Record(kid: kid, kind: .rsa, createdAt: now)
+                try KeyFiles.createPrivate(path(record), pem)
                 records.append(record)
             }
             if records != original {
@@ -182,7 +177,11 @@ public final class KeyStore: Sendable {
         for record in records.sorted(by: { $0.createdAt < $1.createdAt }) where record.kid != environmentKey?.kid {
             keys.append(try loadKey(record))
             if record.retiredAt == nil {
-                if record.kind == .hmac { activeHMAC = record.kid } else if environmentKey == nil { activeRSA = record.kid }
+                if record.kind == .hmac {
+                    activeHMAC = record.kid
+                } else if environmentKey == nil {
+                    activeRSA = record.kid
+                }
             }
         }
         do throws(JWTError) {
