@@ -23,7 +23,7 @@ final class PosternResponder: HTTPResponder {
     /// `X-Forwarded-For` hop, for every surface (difficulty, rate limits).
     let trustedProxies: ClientAddressResolver
     let metrics: PosternMetrics
-    /// Times each request for its log line and latency histogram.
+    /// Times each request for its latency histogram (the access-log line is timed by the HTTP server).
     let clock: MonotonicClock
     let logger: Logger
 
