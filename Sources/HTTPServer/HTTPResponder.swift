@@ -38,6 +38,10 @@ public protocol HTTPResponder: AnyObject, Sendable {
     /// without a thread hop. Later calls are written in request order.
     func respond(to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void)
 
+    /// The response when it can be produced at once on the event loop (no storage, no CPU pool, no
+    /// task), else nil and the server calls `respond`. The server asks this first.
+    func respondNow(to request: HTTPRequest, route: HTTPRoute) -> HTTPResponse?
+
     /// The body of a refusal the server answers by itself (400 malformed, 408, 413, 414, 431, 501, 505,
     /// 503 over the connection cap), so that each surface keeps its error shape. `path` is the request's
     /// path when its head was parsed, nil otherwise. The server adds `Connection: close`.
@@ -45,6 +49,9 @@ public protocol HTTPResponder: AnyObject, Sendable {
 }
 
 extension HTTPResponder {
+    /// Nothing is answered at once: every request goes through `respond`.
+    public func respondNow(to request: HTTPRequest, route: HTTPRoute) -> HTTPResponse? { nil }
+
     /// `{"error":"<code>"}`, the code being the reason phrase in snake case (`content_too_large`).
     public func refusal(_ status: HTTPStatus, path: String?) -> HTTPResponse {
         HTTPResponse.json(status, #"{"error":"\#(HTTPResponse.errorCode(status))"}"#)

@@ -48,4 +48,12 @@ public struct HTTPService: StreamService {
             completion(HTTPConnectionStateMachine.Completion(sequence: sequence, response: response))
         }
     }
+
+    /// The completion of a job whose route answers at once (see `HTTPResponder.respondNow`).
+    public func performNow(_ job: any AnyObject & Sendable) -> (any AnyObject & Sendable)? {
+        guard let job = job as? HTTPConnectionStateMachine.Job,
+            let response = shared.responder.respondNow(to: job.request, route: job.route)
+        else { return nil }
+        return HTTPConnectionStateMachine.Completion(sequence: job.sequence, response: response)
+    }
 }

@@ -1,7 +1,7 @@
 import HTTP1
 
-/// An `HTTPResponder` that answers from a `Router`: immediate handlers inline on the event loop,
-/// deferred ones in a Task; 404 and 405 (with `Allow`) as `{"error":"<code>"}` JSON.
+/// An `HTTPResponder` that answers from a `Router`: immediate handlers at once on the event loop
+/// (`respondNow`), deferred ones in a Task; 404 and 405 (with `Allow`) as `{"error":"<code>"}` JSON.
 public final class RouterResponder: HTTPResponder {
     /// The routes answered.
     public let router: Router
@@ -16,19 +16,28 @@ public final class RouterResponder: HTTPResponder {
         HTTPRoute(routerMatch: router.match(method: method, path: path))
     }
 
-    /// Runs the matched handler, or answers 404/405.
-    public func respond(
-        to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void
-    ) {
+    /// Immediate handlers, 404 and 405 (with `Allow`) at once; nil for a deferred handler.
+    public func respondNow(to request: HTTPRequest, route: HTTPRoute) -> HTTPResponse? {
         switch route.routerMatch(RouteHandler.self) {
         case .found(let route, let parameters):
-            route.handler.run(request, parameters, completion: completion)
+            guard case .immediate(let handler) = route.handler else { return nil }
+            return handler(request, parameters)
         case .methodNotAllowed(let allowed):
             var response = refusal(.methodNotAllowed, path: request.path)
             response.headers.add("Allow", allowed.map(\.rawValue).joined(separator: ", "))
-            completion(response)
+            return response
         case .notFound:
-            completion(refusal(.notFound, path: request.path))
+            return refusal(.notFound, path: request.path)
+        }
+    }
+
+    /// Runs the matched handler (a deferred one in a Task), or answers 404/405.
+    public func respond(
+        to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        if let response = respondNow(to: request, route: route) { return completion(response) }
+        if case .found(let route, let parameters) = route.routerMatch(RouteHandler.self) {
+            route.handler.run(request, parameters, completion: completion)
         }
     }
 }

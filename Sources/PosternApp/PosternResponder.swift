@@ -43,28 +43,54 @@ final class PosternResponder: HTTPResponder {
         HTTPRoute(routerMatch: router.match(method: method, path: path))
     }
 
-    func respond(to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void) {
-        let start = clock.now
+    /// What a request gets: a response now (immediate handlers, 404, 405) or a deferred handler to run.
+    private enum Answer {
+        case now(HTTPResponse)
+        case later(
+            @Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse, template: String,
+            parameters: RouteParameters)
+    }
+
+    private func answer(_ request: HTTPRequest, _ route: HTTPRoute, start: Int64) -> Answer {
         switch route.routerMatch(ContextRouteHandler.self) {
         case .found(let route, let parameters):
-            let context = RequestContext(request, trustedProxies: trustedProxies)
-            // The completion keeps only what `finish` reads, not a copy of the whole request.
-            let method = request.method
-            let template = route.template
-            route.handler.run(request, context, parameters) { [self] response in
-                completion(finish(response, method, template, start))
+            switch route.handler {
+            case .immediate(let handler):
+                let context = RequestContext(request, trustedProxies: trustedProxies)
+                return .now(finish(handler(request, context, parameters), request.method, route.template, start))
+            case .deferred(let handler):
+                return .later(handler, template: route.template, parameters: parameters)
             }
         case .methodNotAllowed(let allowed):
             var response = unmatchedResponse(.methodNotAllowed, path: request.path)
             response.headers.replaceOrAdd("Allow", allowed.map(\.rawValue).joined(separator: ", "))
-            completion(finish(response, request.method, "unmatched", start))
+            return .now(finish(response, request.method, "unmatched", start))
         case .notFound:
-            completion(finish(unmatchedResponse(.notFound, path: request.path), request.method, "unmatched", start))
+            return .now(finish(unmatchedResponse(.notFound, path: request.path), request.method, "unmatched", start))
         }
     }
 
-    /// A refusal of the HTTP layer (413, 431, malformed request...) in the shape of the surface that owns
-    /// the path, when the path is known.
+    /// Immediate handlers, 404 and 405 at once, on the event loop; nil for a deferred handler.
+    func respondNow(to request: HTTPRequest, route: HTTPRoute) -> HTTPResponse? {
+        guard case .now(let response) = answer(request, route, start: clock.now) else { return nil }
+        return response
+    }
+
+    func respond(to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void) {
+        let start = clock.now
+        switch answer(request, route, start: start) {
+        case .now(let response):
+            completion(response)
+        case .later(let handler, let template, let parameters):
+            let context = RequestContext(request, trustedProxies: trustedProxies)
+            // The task keeps only what `finish` reads, not a copy of the whole request.
+            let method = request.method
+            Task { [self] in
+                completion(finish(await handler(request, context, parameters), method, template, start))
+            }
+        }
+    }
+
     func refusal(_ status: HTTPStatus, path: String?) -> HTTPResponse {
         unmatchedResponse(status, path: path ?? "")
     }
@@ -80,8 +106,9 @@ final class PosternResponder: HTTPResponder {
         -> HTTPResponse
     {
         let elapsed = Duration.nanoseconds(clock.now - start)
-        metrics.recordRequest(route: route, method: method, status: response.status.code,
-                              duration: elapsed)
+        metrics.recordRequest(
+            route: route, method: method, status: response.status.code,
+            duration: elapsed)
         // The access-log line is written by the HTTP server (HTTPAccessLog), gathered per event loop.
         return response
     }

@@ -7,20 +7,6 @@ public enum ContextRouteHandler: Sendable {
     /// Runs in a Swift concurrency Task; may await the worker pool or storage.
     case deferred(@Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse)
 
-    /// Runs the handler the way its kind says: inline for `.immediate` (so `completion` is called before
-    /// this returns), in a new Task for `.deferred`.
-    public func run(
-        _ request: HTTPRequest, _ context: RequestContext, _ parameters: RouteParameters,
-        completion: @escaping @Sendable (HTTPResponse) -> Void
-    ) {
-        switch self {
-        case .immediate(let handler):
-            completion(handler(request, context, parameters))
-        case .deferred(let handler):
-            Task { completion(await handler(request, context, parameters)) }
-        }
-    }
-
     /// The handler's response, awaited in the caller's task whatever its kind (tests, async callers).
     public func response(
         to request: HTTPRequest, _ context: RequestContext, _ parameters: RouteParameters

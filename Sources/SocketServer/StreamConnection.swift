@@ -163,6 +163,10 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
         case .cancelTimer:
             deadline = nil
         case .perform(let job):
+            if let completion = service.performNow(job) {
+                queued.append(.completed(completion))  // `execute` runs inside a turn, which handles it next
+                return
+            }
             let loop = self.loop
             service.perform(job, on: loop) { [self] completion in
                 if loop.inLoop {
@@ -197,7 +201,9 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
     }
 
     private enum SendResult {
-        case nothing, sent(Int), blocked, failed
+        case nothing
+        case sent(Int)
+        case blocked, failed
     }
 
     /// One `send` of the machine's unsent output. The machine is opened in place (`inout`): reading

@@ -11,4 +11,15 @@ public protocol StreamService: Sendable {
     func perform(
         _ job: any AnyObject & Sendable, on loop: EventLoop,
         completion: @escaping @Sendable (any AnyObject & Sendable) -> Void)
+
+    /// What `job` completes with when that is known at once on the loop (nothing to wait for), else
+    /// nil and the loop calls `perform`. The common case then costs no completion closures: three
+    /// closure contexts per HTTP request, each allocated, retained and released, were a tenth of the
+    /// CPU of a `/healthz` request.
+    func performNow(_ job: any AnyObject & Sendable) -> (any AnyObject & Sendable)?
+}
+
+extension StreamService {
+    /// Nothing is known at once: every job goes through `perform`.
+    public func performNow(_ job: any AnyObject & Sendable) -> (any AnyObject & Sendable)? { nil }
 }
