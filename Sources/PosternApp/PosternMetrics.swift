@@ -16,12 +16,18 @@ public final class PosternMetrics: Sendable {
     /// Where every series lives; `GET /metrics` emits it.
     public let registry: PrometheusCollectorRegistry
     private let openConnections: Prometheus.Gauge
-    private let requestSeries = Mutex<[SeriesKey: (Prometheus.Counter, Prometheus.DurationHistogram)]>([:])
+    private let requestSeries = Mutex<[SeriesKey: (Prometheus.Counter, Prometheus.ValueHistogram)]>([:])
 
     private struct SeriesKey: Hashable {
         let route: String
         let method: String
         let status: Int
+
+        /// Only the status and the two lengths: hashing both strings was a third of recording a request. The
+        /// keys are few (route templates, eight method names, statuses), and equal hashes still compare strings.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(status &<< 16 | route.utf8.count &<< 4 | method.utf8.count)
+        }
     }
 
     private static let latencyBuckets: [Duration] = [
@@ -29,6 +35,15 @@ public final class PosternMetrics: Sendable {
         .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
         .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5),
     ]
+
+    /// The request histogram's buckets in seconds: it records `Double`s, whose comparisons are one instruction
+    /// where `Duration`'s 128-bit ones were a call each (15 per request), and the time is taken in nanoseconds
+    /// (`Duration.components` divides 128-bit numbers); the exposition is the same text.
+    private static let latencyBucketSeconds = latencyBuckets.map(seconds)
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
 
     private static var requestsDescriptor: MetricNameDescriptor {
         MetricNameDescriptor(
@@ -59,7 +74,7 @@ public final class PosternMetrics: Sendable {
     /// A method outside the seven standard ones is recorded as `other`: the parser accepts any token as
     /// a method, and a series per spelling would let any client grow the registry (and `/metrics`)
     /// without bound, about 1.5 KiB per distinct token.
-    public func recordRequest(route: String, method: HTTPMethod, status: Int, duration: Duration) {
+    public func recordRequest(route: String, method: HTTPMethod, status: Int, nanoseconds: Int64) {
         let method = method.standardIndex == nil ? "other" : method.rawValue
         let key = SeriesKey(route: route, method: method, status: status)
         let series = requestSeries.withLock { cache in
@@ -67,14 +82,14 @@ public final class PosternMetrics: Sendable {
             let labels = [("route", route), ("method", method), ("status", String(status))]
             let made = (
                 registry.makeCounter(descriptor: Self.requestsDescriptor, labels: labels),
-                registry.makeDurationHistogram(
-                    descriptor: Self.durationDescriptor, labels: labels, buckets: Self.latencyBuckets)
+                registry.makeValueHistogram(
+                    descriptor: Self.durationDescriptor, labels: labels, buckets: Self.latencyBucketSeconds)
             )
             cache[key] = made
             return made
         }
         series.0.increment()
-        series.1.record(duration)
+        series.1.record(Double(nanoseconds) / 1e9)
     }
 
     /// The Prometheus text exposition, with the open-connection gauge refreshed first.

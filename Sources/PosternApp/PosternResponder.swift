@@ -105,10 +105,8 @@ final class PosternResponder: HTTPResponder {
     private func finish(_ response: HTTPResponse, _ method: HTTPMethod, _ route: String, _ start: Int64)
         -> HTTPResponse
     {
-        let elapsed = Duration.nanoseconds(clock.now - start)
         metrics.recordRequest(
-            route: route, method: method, status: response.status.code,
-            duration: elapsed)
+            route: route, method: method, status: response.status.code, nanoseconds: clock.now - start)
         // The access-log line is written by the HTTP server (HTTPAccessLog), gathered per event loop.
         return response
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PosternApp
 
 @Suite("Common endpoints, end to end")
@@ -59,7 +60,11 @@ struct CommonEndpointTests {
         #expect(response.status == 200)
         #expect(response.header("Content-Type")?.hasPrefix("text/plain") == true)
         #expect(response.text.contains(#"postern_http_requests_total{route="/healthz",method="GET",status="200"}"#))
-        #expect(response.text.contains("postern_http_request_duration_seconds_bucket"))
+        // The latency buckets in seconds, as Prometheus's default spelling of each bound.
+        let series = #"postern_http_request_duration_seconds_bucket{route="/healthz",method="GET",status="200""#
+        for bound in ["0.0001", "0.00025", "0.001", "0.5", "1.0", "5.0", "+Inf"] {
+            #expect(response.text.contains(series + #",le="\#(bound)"} "#))
+        }
         #expect(response.text.contains("postern_open_connections"))
     }
 
@@ -115,7 +120,9 @@ struct CommonEndpointTests {
         for accepted in ["a@box.test", "Demo.User_1-x@mail.localhost", "z9@pro.test"] {
             #expect(matches(accepted), "\(accepted)")
         }
-        for refused in ["@box.test", "a@boxXtest", "a@other.test", "-a@box.test", "a..b@box.test", "a@box.test.evil", ""] {
+        for refused in [
+            "@box.test", "a@boxXtest", "a@other.test", "-a@box.test", "a..b@box.test", "a@box.test.evil", "",
+        ] {
             #expect(!matches(refused), "\(refused)")
         }
     }
