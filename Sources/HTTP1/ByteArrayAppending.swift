@@ -3,6 +3,7 @@ extension Array where Element == UInt8 {
     /// gather many appends (a connection's output): `reserveCapacity(count + n)` there reallocates to the
     /// exact size each time the buffer is full, copying everything gathered so far again (as the access
     /// log's line buffer once did).
+    @inlinable
     package mutating func reserveMore(_ additional: Int) {
         let needed = count + additional
         if needed > capacity { reserveCapacity(Swift.max(needed, capacity * 2)) }

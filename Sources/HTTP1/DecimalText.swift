@@ -14,9 +14,10 @@ extension Array where Element == UInt8 {
 }
 
 /// Decimal digits written straight to memory, for writers that fill a buffer themselves.
+@usableFromInline
 package enum DecimalText {
     /// Writes `value`'s decimal digits (no sign) at `out` and returns how many: at most 20.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func write(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
         var count = 1
         var rest = value / 10

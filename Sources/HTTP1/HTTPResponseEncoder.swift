@@ -43,44 +43,48 @@ public struct HTTPResponseEncoder: Sendable {
     public func encode(_ response: HTTPResponse, context: Context, date: [UInt8], into out: inout [UInt8]) {
         let status = response.status
         let bodyAllowed = !status.forbidsBody
-        out.reserveMore(192 + response.body.count + response.headers.count * 32)
-        out.appendLiteral("HTTP/1.1 ")
-        let code = min(max(status.code, 100), 999)
-        out.append(UInt8(0x30 + code / 100))
-        out.append(UInt8(0x30 + code / 10 % 10))
-        out.append(UInt8(0x30 + code % 10))
-        out.append(.space)
-        HTTPResponseEncoder.appendFieldValue(status.reason, to: &out)
-        out.appendLiteral("\r\n")
-        for field in response.headers.fields where !HTTPResponseEncoder.isServerOwned(field.name) {
-            HTTPResponseEncoder.appendField(field.name, field.value, to: &out)
+        let sendsBody = bodyAllowed && context.method != .HEAD && !response.body.isEmpty
+        // The literals and numbers below (160 bytes at most), then each variable part with its separators.
+        var most = 160 + status.reason.utf8.count + date.count + serverName.count + context.requestID.utf8.count
+        for field in response.headers.fields { most += field.name.utf8.count + field.value.utf8.count + 4 }
+        out.reserveMore(most + (sendsBody ? response.body.count : 0))
+        out.appendWriting(atMost: most) { head in
+            head.literal("HTTP/1.1 ")
+            let code = min(max(status.code, 100), 999)
+            head.byte(UInt8(0x30 + code / 100))
+            head.byte(UInt8(0x30 + code / 10 % 10))
+            head.byte(UInt8(0x30 + code % 10))
+            head.byte(.space)
+            HTTPResponseEncoder.writeFieldValue(status.reason, to: &head)
+            head.literal("\r\n")
+            for field in response.headers.fields where !HTTPResponseEncoder.isServerOwned(field.name) {
+                HTTPResponseEncoder.writeField(field.name, field.value, to: &head)
+            }
+            if bodyAllowed {
+                head.literal("Content-Length: ")
+                head.decimal(UInt64(response.body.count))
+                head.literal("\r\nDate: ")
+            } else {
+                head.literal("Date: ")
+            }
+            date.withUnsafeBufferPointer { head.bytes($0) }
+            if !serverName.isEmpty {
+                head.literal("\r\nServer: ")
+                serverName.withUnsafeBufferPointer { head.bytes($0) }
+            }
+            head.literal("\r\nX-Content-Type-Options: nosniff\r\n")
+            if !context.requestID.isEmpty {
+                HTTPResponseEncoder.writeField("X-Request-Id", context.requestID, to: &head)
+            }
+            if !context.keepAlive {
+                head.literal("Connection: close\r\n\r\n")
+            } else if context.version == .http1_0 {
+                head.literal("Connection: keep-alive\r\n\r\n")
+            } else {
+                head.literal("\r\n")
+            }
         }
-        if bodyAllowed {
-            out.appendLiteral("Content-Length: ")
-            out.appendDecimal(Int64(response.body.count))
-            out.appendLiteral("\r\nDate: ")
-        } else {
-            out.appendLiteral("Date: ")
-        }
-        out.append(contentsOf: date)
-        if !serverName.isEmpty {
-            out.appendLiteral("\r\nServer: ")
-            out.append(contentsOf: serverName)
-        }
-        out.appendLiteral("\r\nX-Content-Type-Options: nosniff\r\n")
-        if !context.requestID.isEmpty {
-            HTTPResponseEncoder.appendField("X-Request-Id", context.requestID, to: &out)
-        }
-        if !context.keepAlive {
-            out.appendLiteral("Connection: close\r\n\r\n")
-        } else if context.version == .http1_0 {
-            out.appendLiteral("Connection: keep-alive\r\n\r\n")
-        } else {
-            out.appendLiteral("\r\n")
-        }
-        if bodyAllowed && context.method != .HEAD && !response.body.isEmpty {
-            out.append(contentsOf: response.body)
-        }
+        if sendsBody { out.append(contentsOf: response.body) }
     }
 
     /// The interim `100 Continue` response sent before reading a body the client holds back.
@@ -117,28 +121,28 @@ public struct HTTPResponseEncoder: Sendable {
         }
     }
 
-    private static func appendField(_ name: String, _ value: String, to out: inout [UInt8]) {
+    private static func writeField(_ name: String, _ value: String, to head: inout ByteWriter) {
         let nameIsToken = name.withUTF8Bytes { bytes -> Bool in
             guard !bytes.isEmpty else { return false }
             for byte in bytes where !byte.isTokenCharacter { return false }
-            out.append(contentsOf: bytes)
+            head.bytes(bytes)
             return true
         }
         guard nameIsToken else { return }
-        out.append(.colon)
-        out.append(.space)
-        appendFieldValue(value, to: &out)
-        out.append(.cr)
-        out.append(.lf)
+        head.byte(.colon)
+        head.byte(.space)
+        writeFieldValue(value, to: &head)
+        head.byte(.cr)
+        head.byte(.lf)
     }
 
-    /// Appends `value` without the bytes a field value may not hold (CR, LF, NUL and other controls).
-    private static func appendFieldValue(_ value: String, to out: inout [UInt8]) {
+    /// Writes `value` without the bytes a field value may not hold (CR, LF, NUL and other controls).
+    private static func writeFieldValue(_ value: String, to head: inout ByteWriter) {
         value.withUTF8Bytes { bytes in
             if ASCII.areFieldValueBytes(bytes, 0, bytes.count) {
-                out.append(contentsOf: bytes)
+                head.bytes(bytes)
             } else {
-                for byte in bytes where byte.isFieldValueByte { out.append(byte) }
+                for byte in bytes where byte.isFieldValueByte { head.byte(byte) }
             }
         }
     }

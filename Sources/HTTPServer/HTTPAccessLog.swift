@@ -47,10 +47,7 @@ public enum HTTPAccessLog {
                             // 20 digits, the fraction and the line feed: the line is never longer.
                             let most =
                                 timestamp.count + label.count + method.count + requestID.count + route.count + 120
-                            let start = out.count
-                            out.append(contentsOf: repeatElement(0, count: most))
-                            let written = out.withUnsafeMutableBufferPointer { buffer in
-                                var line = LineWriter(at: buffer.baseAddress! + start)
+                            out.appendWriting(atMost: most) { line in
                                 line.bytes(timestamp)
                                 line.literal(" info ")
                                 line.bytes(label)
@@ -70,9 +67,7 @@ public enum HTTPAccessLog {
                                 line.literal(" status=")
                                 line.decimal(UInt64(max(0, entry.status)))
                                 line.byte(UInt8(ascii: "\n"))
-                                return line.count
                             }
-                            out.removeLast(most - written)
                         }
                     }
                 }
@@ -80,52 +75,22 @@ public enum HTTPAccessLog {
         }
     }
 
-    /// Writes a line into memory its caller has made room for: no capacity or uniqueness checks per piece.
-    private struct LineWriter {
-        private let start: UnsafeMutablePointer<UInt8>
-        private var end: UnsafeMutablePointer<UInt8>
-
-        init(at start: UnsafeMutablePointer<UInt8>) {
-            self.start = start
-            end = start
-        }
-
-        var count: Int { end - start }
-
-        mutating func byte(_ byte: UInt8) {
-            end.pointee = byte
-            end += 1
-        }
-
-        mutating func bytes(_ bytes: UnsafeBufferPointer<UInt8>) {
-            guard let base = bytes.baseAddress else { return }
-            end.update(from: base, count: bytes.count)
-            end += bytes.count
-        }
-
-        mutating func literal(_ literal: StaticString) {
-            literal.withUTF8Buffer { bytes($0) }
-        }
-
-        mutating func decimal(_ value: UInt64) {
-            end += DecimalText.write(value, to: end)
-        }
-
-        /// A value as `LineLogHandler` renders text: quoted when it holds a space. Request ids and route
-        /// templates never hold line breaks (the parser and the sanitizer refuse them).
-        mutating func value(_ text: UnsafeBufferPointer<UInt8>) {
-            if text.contains(UInt8(ascii: " ")) {
-                byte(UInt8(ascii: "\""))
-                bytes(text)
-                byte(UInt8(ascii: "\""))
-            } else {
-                bytes(text)
-            }
-        }
-    }
-
     /// `YYYY-MM-DDTHH:MM:SSZ` (UTC) of `unixSeconds`.
     public static func timestamp(unixSeconds: Int) -> [UInt8] {
         CivilDate.utcTimestamp(Int64(unixSeconds))
+    }
+}
+
+extension ByteWriter {
+    /// A value as `LineLogHandler` renders text: quoted when it holds a space. Request ids and route
+    /// templates never hold line breaks (the parser and the sanitizer refuse them).
+    fileprivate mutating func value(_ text: UnsafeBufferPointer<UInt8>) {
+        if text.contains(UInt8(ascii: " ")) {
+            byte(UInt8(ascii: "\""))
+            bytes(text)
+            byte(UInt8(ascii: "\""))
+        } else {
+            bytes(text)
+        }
     }
 }

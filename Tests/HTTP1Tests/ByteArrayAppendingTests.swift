@@ -2,7 +2,7 @@ import Testing
 
 @testable import HTTP1
 
-@Suite("[UInt8] appending: reserveMore, appendLiteral")
+@Suite("[UInt8] appending: reserveMore, appendLiteral, appendWriting")
 struct ByteArrayAppendingTests {
     @Test("makes room for what is asked without moving a buffer that has it")
     func room() {
@@ -43,5 +43,33 @@ struct ByteArrayAppendingTests {
         bytes.appendLiteral("")
         bytes.appendLiteral("é")
         #expect(bytes == [0x41] + Array(" info é".utf8))
+    }
+
+    @Test("appendWriting appends exactly what was written, in room on the stack or on the heap")
+    func appendWriting() {
+        for size in [0, 1, 100, 1000, 1024, 1025, 5000] {
+            var out = Array("head:".utf8)
+            let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            out.appendWriting(atMost: size + 30) { writer in
+                writer.literal("<")
+                payload.withUnsafeBufferPointer { writer.bytes($0) }
+                writer.decimal(UInt64(size))
+                writer.byte(UInt8(ascii: ">"))
+                #expect(writer.count == size + 2 + String(size).utf8.count)
+            }
+            #expect(out == Array("head:<".utf8) + payload + Array("\(size)>".utf8))
+        }
+    }
+
+    @Test("writing past the room made traps rather than writing over memory")
+    func overrun() async {
+        await #expect(processExitsWith: .failure) {
+            var out: [UInt8] = []
+            out.appendWriting(atMost: 3) { $0.literal("four") }
+        }
+        await #expect(processExitsWith: .failure) {
+            var out: [UInt8] = []
+            out.appendWriting(atMost: 19) { $0.decimal(1) }  // a decimal needs room for 20 digits
+        }
     }
 }

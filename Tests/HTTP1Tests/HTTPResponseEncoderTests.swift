@@ -59,6 +59,29 @@ struct HTTPResponseEncoderTests {
         #expect(encode(.text(.ok, ""), version: .http1_0).contains("Connection: keep-alive\r\n"))
     }
 
+    @Test("the largest heads fit the room the encoder makes for them, after what the output held")
+    func largestHeads() {
+        var response = HTTPResponse(status: .ok, body: Array(repeating: UInt8(ascii: "b"), count: 3000))
+        for index in 0..<60 {
+            response.headers.add("X-Field-\(index)", String(repeating: "v", count: index * 7))
+        }
+        response.headers.add("Server", String(repeating: "s", count: 500))  // server-owned: dropped, yet counted
+        let requestID = String(repeating: "r", count: 128)
+        for version in [HTTPVersion.http1_0, .http1_1] {
+            var out = Array("earlier".utf8)
+            HTTPResponseEncoder(serverName: String(repeating: "P", count: 300)).encode(
+                response, context: .init(method: .GET, version: version, keepAlive: true, requestID: requestID),
+                date: date, into: &out)
+            let text = String(decoding: out, as: UTF8.self)
+            #expect(text.hasPrefix("earlierHTTP/1.1 200 OK\r\n"))
+            #expect(text.contains("X-Field-59: " + String(repeating: "v", count: 413) + "\r\n"))
+            #expect(text.contains("Server: " + String(repeating: "P", count: 300) + "\r\n"))
+            #expect(text.contains("X-Request-Id: \(requestID)\r\n"))
+            #expect(text.contains("Content-Length: 3000\r\n"))
+            #expect(text.hasSuffix("\r\n\r\n" + String(repeating: "b", count: 3000)))
+        }
+    }
+
     @Test("handler headers cannot override server-owned ones or split the response")
     func sanitized() {
         var response = HTTPResponse.text(.ok, "x")
