@@ -34,12 +34,16 @@ public final class EventLoop: @unchecked Sendable {
     private let pollInterval: Int32
     /// Where `appendLine` output goes; nil when nothing is gathered.
     private let lineSink: (any LineSink)?
+    // The loop's mutable state is used on its thread only, and no access to it overlaps another (nothing a
+    // registrant or a line writer is given can reach it), so the runtime's exclusivity checks are off for
+    // it: they cost a thread-local lookup and a set insertion per access, four per request here.
+
     /// Lines gathered since the last flush; written when full or ``lineFlushInterval`` after the first.
-    private var lines: [UInt8] = []
+    @exclusivity(unchecked) private var lines: [UInt8] = []
     /// When the oldest line in `lines` was gathered (loop clock).
     private var linesSince: UInt64 = 0
-    private var registrants: [Int32: any LoopRegistrant] = [:]
-    private var timers = TimerHeap()
+    @exclusivity(unchecked) private var registrants: [Int32: any LoopRegistrant] = [:]
+    @exclusivity(unchecked) private var timers = TimerHeap()
     private let started = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)

@@ -17,7 +17,11 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
     let owner: ObjectIdentifier
     let loop: EventLoop
     private let service: any StreamService
-    private var machine: any ConnectionStateMachine
+    // The machine and the event and action lists are used on the loop only, and no access to them overlaps
+    // another: the machine is a value that calls nothing back, events that arrive during a turn are queued
+    // for after the action being carried out. So the runtime's exclusivity checks are off for them: about
+    // ten per request, each a thread-local lookup and a set insertion.
+    @exclusivity(unchecked) private var machine: any ConnectionStateMachine
     private let onClose: () -> Void
 
     var deadline: UInt64?
@@ -25,8 +29,8 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
     private var interest: UInt32 = Epoll.readable
     private var closed = false
     /// Events that arrived while a turn runs (inline completions), handled before the turn ends.
-    private var queued: [Event] = []
-    private var actions: [Action] = []
+    @exclusivity(unchecked) private var queued: [Event] = []
+    @exclusivity(unchecked) private var actions: [Action] = []
     private var inTurn = false
     private var needsWrite = false
 
