@@ -15,7 +15,11 @@ public struct RouteParameters: Sendable {
 }
 
 /// One entry of a routes table: a method, a path template and its handler.
-public struct Route<Handler: Sendable>: Sendable {
+///
+/// A class: routes never change once made, and each request carries its match inside `HTTPRoute`'s
+/// existential, where a reference and the parameters fit inline but this as a struct (template, limit,
+/// handler) took a new allocation per request.
+public final class Route<Handler: Sendable>: Sendable {
     /// The method the route answers (`GET` routes also answer `HEAD`).
     public let method: HTTPMethod
     /// The path template, such as `/api/accounts/{id}`.
