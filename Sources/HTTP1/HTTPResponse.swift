@@ -17,12 +17,21 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
+    /// A response with `Content-Type` and room for three more fields: handlers often add some
+    /// (`Cache-Control`, `Authorization`, `Location`), and each add to a list made for one field
+    /// reallocated it.
+    init(status: HTTPStatus, contentType: String, body: [UInt8]) {
+        var headers = HTTPHeaders(reservingCapacity: 4)
+        headers.add("Content-Type", contentType)
+        self.init(status: status, headers: headers, body: body)
+    }
+
     /// A JSON response with `Content-Type: application/json; charset=utf-8`.
     /// - Parameters:
     ///   - status: the status.
     ///   - body: serialized JSON bytes (not checked).
     public static func json(_ status: HTTPStatus, _ body: [UInt8]) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body)
+        HTTPResponse(status: status, contentType: "application/json; charset=utf-8", body: body)
     }
 
     /// A JSON response with `Content-Type: application/json; charset=utf-8`.
@@ -35,11 +44,11 @@ public struct HTTPResponse: Sendable {
 
     /// A plain-text response with `Content-Type: text/plain; charset=utf-8`.
     public static func text(_ status: HTTPStatus, _ text: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
+        HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8))
     }
 
     /// An HTML response with `Content-Type: text/html; charset=utf-8`.
     public static func html(_ status: HTTPStatus, _ text: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(text.utf8))
+        HTTPResponse(status: status, contentType: "text/html; charset=utf-8", body: Array(text.utf8))
     }
 }
