@@ -197,16 +197,18 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
             phase: phase, writeBlocked: writeBlocked, inFlight: slots.count, maxInFlight: maxInFlight,
             unsent: output.unsentCount)
         {
-            let event: HTTPParserEvent?
+            let next: HTTPParserEvent?
             do {
-                event = try parser.next()
+                next = try parser.next()
             } catch {
                 refuse(error.status)
                 return
             }
-            guard let event else { return }
-            switch event {
-            case .head(let head):
+            // Consumed: the request taken out of it is then its only holder and is changed in place.
+            switch consume next {
+            case nil:
+                return
+            case .head(let head)?:
                 let path = head.path
                 let route = shared.responder.route(method: head.method, path: path)
                 routeInProgress = (path, route)
@@ -215,7 +217,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                 if head.expectsContinue && parser.bufferedByteCount == 0 && (head.contentLength ?? 0) <= limit {
                     queue(HTTPResponseEncoder.continueResponse, closeAfter: false)
                 }
-            case .request(var request, let keepAlive):
+            case .request(var request, let keepAlive)?:
                 let route = routeInProgress?.route ?? shared.responder.route(method: request.method, path: request.path)
                 routeInProgress = nil
                 request.remoteAddress = peer
@@ -355,7 +357,8 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
             read = false
             deadline = nil
         default:
-            read = !peerClosed && phase == .serving && !writeBlocked
+            read =
+                !peerClosed && phase == .serving && !writeBlocked
                 && slots.count < shared.configuration.maxPipelinedRequests
             updateWait(now: now)
             deadline = timeouts.deadline
