@@ -28,7 +28,7 @@ public final class HTTPLoopState {
     private let index: Int
     private let prefix: [UInt8]
     private let wallClock: () -> Int
-    private let accessLog: (any LineGatherer)?
+    private let accessLog: EventLoop?
     private let accessLogLabel: String
     private var dateSecond: Int = -1
     private var dateBytes: [UInt8] = []
@@ -44,7 +44,7 @@ public final class HTTPLoopState {
     ///   - accessLog: where access-log lines go (the loop itself); nil or not gathering: none are made.
     ///   - accessLogLabel: the logger label the lines carry.
     public init(
-        index: Int, prefix: [UInt8], wallClock: @escaping () -> Int, accessLog: (any LineGatherer)? = nil,
+        index: Int, prefix: [UInt8], wallClock: @escaping () -> Int, accessLog: EventLoop? = nil,
         accessLogLabel: String = "postern"
     ) {
         self.index = index
@@ -65,9 +65,9 @@ public final class HTTPLoopState {
             timestampSecond = second
             timestampBytes = HTTPAccessLog.timestamp(unixSeconds: second)
         }
-        let timestamp = timestampBytes
-        let label = accessLogLabel
-        accessLog.appendLine { HTTPAccessLog.append(entry, timestamp: timestamp, label: label, into: &$0) }
+        accessLog.appendLine {
+            HTTPAccessLog.append(entry, timestamp: timestampBytes, label: accessLogLabel, into: &$0)
+        }
     }
 
     /// The `Date` header bytes, formatted at most once per second.
