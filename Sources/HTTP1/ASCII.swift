@@ -26,10 +26,10 @@ enum ASCII {
     /// Whether two strings are equal ignoring ASCII case, without allocating.
     @inline(__always)
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        var a = a
-        var b = b
-        return a.withUTF8 { pa in
-            b.withUTF8 { pb in equalsIgnoringCase(pa, pb) }
+        // Lengths first: most names compared differ in length, and then nothing is copied or opened.
+        guard a.utf8.count == b.utf8.count else { return false }
+        return a.withUTF8Bytes { pa in
+            b.withUTF8Bytes { pb in equalsIgnoringCase(pa, pb) }
         }
     }
 

@@ -33,10 +33,14 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// The value of the first field named `name` (any case), or nil.
     public subscript(name: String) -> String? {
-        for field in fields where ASCII.equalsIgnoringCase(field.name, name) {
-            return field.value
+        // Over the buffer, so that the fields passed over are compared in place rather than copied (two
+        // retains and releases each).
+        fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices where ASCII.equalsIgnoringCase(fields[index].name, name) {
+                return fields[index].value
+            }
+            return nil
         }
-        return nil
     }
 
     /// Every value of fields named `name` (any case), in order.

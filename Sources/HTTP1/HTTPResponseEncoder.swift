@@ -46,7 +46,9 @@ public struct HTTPResponseEncoder: Sendable {
         let sendsBody = bodyAllowed && context.method != .HEAD && !response.body.isEmpty
         // The literals and numbers below (160 bytes at most), then each variable part with its separators.
         var most = 160 + status.reason.utf8.count + date.count + serverName.count + context.requestID.utf8.count
-        for field in response.headers.fields { most += field.name.utf8.count + field.value.utf8.count + 4 }
+        response.headers.fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices { most += fields[index].name.utf8.count + fields[index].value.utf8.count + 4 }
+        }
         out.reserveMore(most + (sendsBody ? response.body.count : 0))
         out.appendWriting(atMost: most) { head in
             head.literal("HTTP/1.1 ")
@@ -57,8 +59,10 @@ public struct HTTPResponseEncoder: Sendable {
             head.byte(.space)
             HTTPResponseEncoder.writeFieldValue(status.reason, to: &head)
             head.literal("\r\n")
-            for field in response.headers.fields where !HTTPResponseEncoder.isServerOwned(field.name) {
-                HTTPResponseEncoder.writeField(field.name, field.value, to: &head)
+            response.headers.fields.withUnsafeBufferPointer { fields in  // borrowed, not copied field by field
+                for index in fields.indices where !HTTPResponseEncoder.isServerOwned(fields[index].name) {
+                    HTTPResponseEncoder.writeField(fields[index].name, fields[index].value, to: &head)
+                }
             }
             if bodyAllowed {
                 head.literal("Content-Length: ")
