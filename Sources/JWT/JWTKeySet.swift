@@ -13,12 +13,20 @@ public final class JWTKeySet: Sendable {
     /// The largest clock leeway `verify` applies, in seconds.
     public static let maximumLeeway: Int64 = 30
 
-    private struct Entry: Sendable {
+    /// A class: every signature and verification takes the entry out of the lock, and a struct's copy
+    /// retained (and then released) each of its references, on objects the event loops all share.
+    private final class Entry: Sendable {
         let key: JWTKey
         /// base64url(`{"alg":"...","typ":"JWT","kid":"..."}`) followed by ".", ready to sign.
         let headerPrefix: [UInt8]
         /// The HMAC secret prepared once, for HS256 keys.
         let mac: HMACSHA256.Key?
+
+        init(key: JWTKey, headerPrefix: [UInt8], mac: HMACSHA256.Key?) {
+            self.key = key
+            self.headerPrefix = headerPrefix
+            self.mac = mac
+        }
     }
 
     private struct Contents: Sendable {
@@ -221,7 +229,9 @@ public final class JWTKeySet: Sendable {
         }
         guard valid else { throw JWTError(.badSignature, "signature does not verify") }
 
-        guard let payload = Base64URL.decode(payloadText) else { throw JWTError(.malformed, "payload is not base64url") }
+        guard let payload = Base64URL.decode(payloadText) else {
+            throw JWTError(.malformed, "payload is not base64url")
+        }
         guard case .object(let members)? = try? JSONValue.parse(payload, limits: .init(maximumDepth: 8)) else {
             throw JWTError(.malformed, "payload is not a JSON object")
         }
