@@ -1,8 +1,9 @@
 /// Bytes written straight into room already made at the end of an array (`appendWriting`): one capacity
 /// and uniqueness check for a whole response head or log line, where each small `append` checked both
-/// (about 70 checks per response). Every write is bounds-checked against the room made.
+/// (about 70 checks per response). Every write is bounds-checked against the room made, and the writer
+/// cannot be copied, so it cannot outlive the room its closure was given.
 @usableFromInline
-package struct ByteWriter {
+package struct ByteWriter: ~Copyable {
     @usableFromInline let start: UnsafeMutablePointer<UInt8>
     @usableFromInline var end: UnsafeMutablePointer<UInt8>
     @usableFromInline let limit: UnsafeMutablePointer<UInt8>
@@ -55,8 +56,8 @@ extension Array where Element == UInt8 {
     /// copy: keep `maximum` to a head or a line, and append bodies themselves.
     @inlinable
     package mutating func appendWriting(atMost maximum: Int, _ body: (inout ByteWriter) -> Void) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximum) { room in
-            var writer = ByteWriter(room)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Swift.max(maximum, 1)) { room in
+            var writer = ByteWriter(UnsafeMutableBufferPointer(rebasing: room[0..<maximum]))
             body(&writer)
             append(contentsOf: UnsafeBufferPointer(start: room.baseAddress, count: writer.count))
         }

@@ -127,6 +127,7 @@ public struct HTTPRequest: Sendable {
             remoteAddress: remoteAddress, requestID: requestID)
     }
 
+    /// Splits a request-target into path and query.
     static func split(target: String) -> (path: String, query: String?) {
         let utf8 = target.utf8
         // Origin-form without a query, nearly every request: the path is the target itself, shared

@@ -32,10 +32,8 @@ public protocol HTTPResponder: AnyObject, Sendable {
     /// Routes a request by method and path. Called once per request.
     func route(method: HTTPMethod, path: String) -> HTTPRoute
 
-    /// Produces the response; calls `completion` exactly once, from any thread.
-    ///
-    /// Calling it before returning (on the event loop) is the fast path: the response is written
-    /// without a thread hop. Later calls are written in request order.
+    /// Produces the response; calls `completion` exactly once, from any thread. The server calls it when
+    /// `respondNow` gave nil; responses are written in request order whenever they complete.
     func respond(to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void)
 
     /// The response when it can be produced at once on the event loop (no storage, no CPU pool, no

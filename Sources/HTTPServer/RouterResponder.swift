@@ -18,26 +18,40 @@ public final class RouterResponder: HTTPResponder {
 
     /// Immediate handlers, 404 and 405 (with `Allow`) at once; nil for a deferred handler.
     public func respondNow(to request: HTTPRequest, route: HTTPRoute) -> HTTPResponse? {
-        switch route.routerMatch(RouteHandler.self) {
-        case .found(let route, let parameters):
-            guard case .immediate(let handler) = route.handler else { return nil }
-            return handler(request, parameters)
-        case .methodNotAllowed(let allowed):
-            var response = refusal(.methodNotAllowed, path: request.path)
-            response.headers.add("Allow", allowed.map(\.rawValue).joined(separator: ", "))
-            return response
-        case .notFound:
-            return refusal(.notFound, path: request.path)
-        }
+        guard case .now(let response) = answer(request, route) else { return nil }
+        return response
     }
 
     /// Runs the matched handler (a deferred one in a Task), or answers 404/405.
     public func respond(
         to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void
     ) {
-        if let response = respondNow(to: request, route: route) { return completion(response) }
-        if case .found(let route, let parameters) = route.routerMatch(RouteHandler.self) {
-            route.handler.run(request, parameters, completion: completion)
+        switch answer(request, route) {
+        case .now(let response):
+            completion(response)
+        case .later(let handler, let parameters):
+            Task { completion(await handler(request, parameters)) }
+        }
+    }
+
+    private enum Answer {
+        case now(HTTPResponse)
+        case later(@Sendable (HTTPRequest, RouteParameters) async -> HTTPResponse, RouteParameters)
+    }
+
+    private func answer(_ request: HTTPRequest, _ route: HTTPRoute) -> Answer {
+        switch route.routerMatch(RouteHandler.self) {
+        case .found(let route, let parameters):
+            switch route.handler {
+            case .immediate(let handler): return .now(handler(request, parameters))
+            case .deferred(let handler): return .later(handler, parameters)
+            }
+        case .methodNotAllowed(let allowed):
+            var response = refusal(.methodNotAllowed, path: request.path)
+            response.headers.add("Allow", allowed.map(\.rawValue).joined(separator: ", "))
+            return .now(response)
+        case .notFound:
+            return .now(refusal(.notFound, path: request.path))
         }
     }
 }

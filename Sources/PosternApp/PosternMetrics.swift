@@ -38,7 +38,8 @@ public final class PosternMetrics: Sendable {
 
     /// The request histogram's buckets in seconds: it records `Double`s, whose comparisons are one instruction
     /// where `Duration`'s 128-bit ones were a call each (15 per request), and the time is taken in nanoseconds
-    /// (`Duration.components` divides 128-bit numbers); the exposition is the same text.
+    /// (`Duration.components` divides 128-bit numbers). The bounds and counts read as before; the sum is now
+    /// written as Swift writes a `Double` (`5.2e-05` where it was `0.000052`), which Prometheus reads alike.
     private static let latencyBucketSeconds = latencyBuckets.map(seconds)
 
     private static func seconds(_ duration: Duration) -> Double {

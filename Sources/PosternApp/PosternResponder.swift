@@ -48,10 +48,11 @@ final class PosternResponder: HTTPResponder {
         case now(HTTPResponse)
         case later(
             @Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse, template: String,
-            parameters: RouteParameters)
+            parameters: RouteParameters, start: Int64)
     }
 
-    private func answer(_ request: HTTPRequest, _ route: HTTPRoute, start: Int64) -> Answer {
+    private func answer(_ request: HTTPRequest, _ route: HTTPRoute) -> Answer {
+        let start = clock.now
         switch route.routerMatch(ContextRouteHandler.self) {
         case .found(let route, let parameters):
             switch route.handler {
@@ -59,7 +60,7 @@ final class PosternResponder: HTTPResponder {
                 let context = RequestContext(request, trustedProxies: trustedProxies)
                 return .now(finish(handler(request, context, parameters), request.method, route.template, start))
             case .deferred(let handler):
-                return .later(handler, template: route.template, parameters: parameters)
+                return .later(handler, template: route.template, parameters: parameters, start: start)
             }
         case .methodNotAllowed(let allowed):
             var response = unmatchedResponse(.methodNotAllowed, path: request.path)
@@ -72,25 +73,24 @@ final class PosternResponder: HTTPResponder {
 
     /// Immediate handlers, 404 and 405 at once, on the event loop; nil for a deferred handler.
     func respondNow(to request: HTTPRequest, route: HTTPRoute) -> HTTPResponse? {
-        guard case .now(let response) = answer(request, route, start: clock.now) else { return nil }
+        guard case .now(let response) = answer(request, route) else { return nil }
         return response
     }
 
     func respond(to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void) {
-        let start = clock.now
-        switch answer(request, route, start: start) {
+        switch answer(request, route) {
         case .now(let response):
             completion(response)
-        case .later(let handler, let template, let parameters):
+        case .later(let handler, let template, let parameters, let start):
             let context = RequestContext(request, trustedProxies: trustedProxies)
-            // The task keeps only what `finish` reads, not a copy of the whole request.
-            let method = request.method
             Task { [self] in
-                completion(finish(await handler(request, context, parameters), method, template, start))
+                completion(finish(await handler(request, context, parameters), request.method, template, start))
             }
         }
     }
 
+    /// A refusal of the HTTP layer (413, 431, malformed request...) in the shape of the surface that owns
+    /// the path, when the path is known.
     func refusal(_ status: HTTPStatus, path: String?) -> HTTPResponse {
         unmatchedResponse(status, path: path ?? "")
     }

@@ -34,14 +34,16 @@ public final class EventLoop: @unchecked Sendable {
     private let pollInterval: Int32
     /// Where `appendLine` output goes; nil when nothing is gathered.
     private let lineSink: (any LineSink)?
-    // The loop's mutable state is used on its thread only, and no access to it overlaps another (nothing a
-    // registrant or a line writer is given can reach it), so the runtime's exclusivity checks are off for
-    // it: they cost a thread-local lookup and a set insertion per access, four per request here.
-
     /// Lines gathered since the last flush; written when full or ``lineFlushInterval`` after the first.
-    @exclusivity(unchecked) private var lines: [UInt8] = []
+    /// (Checked for exclusive access, unlike the registrants and timers below: a line writer or a sink
+    /// that called back into `appendLine` would overlap an access to it, and must trap.)
+    private var lines: [UInt8] = []
     /// When the oldest line in `lines` was gathered (loop clock).
     private var linesSince: UInt64 = 0
+    // Used on the loop's thread only, and every access ends before a callback runs (a registrant is copied
+    // out of the dictionary before `ready`, due timers are popped before `timerFired`), so the callbacks'
+    // own registrations and timers never overlap one: the runtime's exclusivity checks are off for them,
+    // each a thread-local lookup and a set insertion.
     @exclusivity(unchecked) private var registrants: [Int32: any LoopRegistrant] = [:]
     @exclusivity(unchecked) private var timers = TimerHeap()
     private let started = Atomic<Bool>(false)

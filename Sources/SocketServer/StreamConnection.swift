@@ -18,9 +18,10 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
     let loop: EventLoop
     private let service: any StreamService
     // The machine and the event and action lists are used on the loop only, and no access to them overlaps
-    // another: the machine is a value that calls nothing back, events that arrive during a turn are queued
-    // for after the action being carried out. So the runtime's exclusivity checks are off for them: about
-    // ten per request, each a thread-local lookup and a set insertion.
+    // another: the machine is a value that calls nothing back, `execute` never re-enters `apply`, and events
+    // that arrive during a turn (inline completions) are queued and handled after the current event's
+    // actions. So the runtime's exclusivity checks are off for them: about ten per request, each a
+    // thread-local lookup and a set insertion.
     @exclusivity(unchecked) private var machine: any ConnectionStateMachine
     private let onClose: () -> Void
 
@@ -168,7 +169,7 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
             deadline = nil
         case .perform(let job):
             if let completion = service.performNow(job) {
-                queued.append(.completed(completion))  // `execute` runs inside a turn, which handles it next
+                queued.append(.completed(completion))  // `execute` runs inside a turn, which handles it later
                 return
             }
             let loop = self.loop
