@@ -86,36 +86,31 @@ extension JSONValue {
         }
         if copied == true { return }
         for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""):
+            if let escaped = shortEscape(byte) {
                 output.append(UInt8(ascii: "\\"))
-                output.append(byte)
-            case UInt8(ascii: "\\"):
-                output.append(UInt8(ascii: "\\"))
-                output.append(byte)
-            case 0x0a:
-                output.append(UInt8(ascii: "\\"))
-                output.append(UInt8(ascii: "n"))
-            case 0x0d:
-                output.append(UInt8(ascii: "\\"))
-                output.append(UInt8(ascii: "r"))
-            case 0x09:
-                output.append(UInt8(ascii: "\\"))
-                output.append(UInt8(ascii: "t"))
-            case 0x08:
-                output.append(UInt8(ascii: "\\"))
-                output.append(UInt8(ascii: "b"))
-            case 0x0c:
-                output.append(UInt8(ascii: "\\"))
-                output.append(UInt8(ascii: "f"))
-            case 0x00..<0x20:
+                output.append(escaped)
+            } else if byte < 0x20 {
                 output.append(contentsOf: "\\u00".utf8)
                 output.append(hexDigits[Int(byte >> 4)])
                 output.append(hexDigits[Int(byte & 0x0f)])
-            default: output.append(byte)
+            } else {
+                output.append(byte)
             }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// The letter that follows the backslash in the two-character escape of `byte`, or nil when it has none.
+    private static func shortEscape(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte
+        case 0x0a: UInt8(ascii: "n")
+        case 0x0d: UInt8(ascii: "r")
+        case 0x09: UInt8(ascii: "t")
+        case 0x08: UInt8(ascii: "b")
+        case 0x0c: UInt8(ascii: "f")
+        default: nil
+        }
     }
 
     /// Whether `bytes` hold a control character, a quote or a backslash: eight bytes at a time, as most

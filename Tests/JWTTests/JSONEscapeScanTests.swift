@@ -27,6 +27,7 @@ struct JSONEscapeScanTests {
     func serialized() {
         let plain = String(repeating: "kid-é-0123456789", count: 3)
         #expect(JSONValue.string(plain).serialize() == Array("\"\(plain)\"".utf8))
+        #expect(JSONValue.string("\u{8}\u{c}\n\r\t\"\\\u{1f}").description == #""\b\f\n\r\t\"\\\u001f""#)
         let mixed = "a\"b\\c\nd\u{01}" + String(repeating: "x", count: 9)
         #expect(
             String(decoding: JSONValue.string(mixed).serialize(), as: UTF8.self)
