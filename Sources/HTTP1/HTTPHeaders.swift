@@ -33,24 +33,32 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// The value of the first field named `name` (any case), or nil.
     public subscript(name: String) -> String? {
-        // Over the buffer, so that the fields passed over are compared in place rather than copied (two
-        // retains and releases each).
-        fields.withUnsafeBufferPointer { fields in
-            for index in fields.indices where ASCII.equalsIgnoringCase(fields[index].name, name) {
-                return fields[index].value
-            }
-            return nil
-        }
+        firstIndex(named: name, from: 0).map { fields[$0].value }
     }
 
     /// Every value of fields named `name` (any case), in order.
     public func values(_ name: String) -> [String] {
-        fields.compactMap { ASCII.equalsIgnoringCase($0.name, name) ? $0.value : nil }
+        var found: [String] = []
+        var next = firstIndex(named: name, from: 0)
+        while let index = next {
+            found.append(fields[index].value)
+            next = firstIndex(named: name, from: index + 1)
+        }
+        return found
     }
 
     /// Whether a field named `name` (any case) is present.
     public func contains(_ name: String) -> Bool {
-        fields.contains { ASCII.equalsIgnoringCase($0.name, name) }
+        firstIndex(named: name, from: 0) != nil
+    }
+
+    /// The index of the first field at or after `start` named `name` (any case). Over the buffer, so that
+    /// the fields passed over are compared in place rather than copied (two retains and releases each).
+    private func firstIndex(named name: String, from start: Int) -> Int? {
+        fields.withUnsafeBufferPointer { fields in
+            guard start < fields.count else { return nil }
+            return (start..<fields.count).first { ASCII.equalsIgnoringCase(fields[$0].name, name) }
+        }
     }
 
     /// Appends a field, keeping any earlier field of the same name.
@@ -60,16 +68,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// Replaces the first field named `name` and removes the others, or appends when absent.
     public mutating func replaceOrAdd(_ name: String, _ value: String) {
-        if let first = fields.firstIndex(where: { ASCII.equalsIgnoringCase($0.name, name) }) {
+        if let first = firstIndex(named: name, from: 0) {
             fields[first] = (name: name, value: value)
-            var index = fields.index(after: first)
-            while index < fields.endIndex {
-                if ASCII.equalsIgnoringCase(fields[index].name, name) {
-                    fields.remove(at: index)
-                } else {
-                    index += 1
-                }
-            }
+            while let repeated = firstIndex(named: name, from: first + 1) { fields.remove(at: repeated) }
         } else {
             fields.append((name: name, value: value))
         }
