@@ -39,7 +39,12 @@ final class Acceptor: LoopRegistrant, @unchecked Sendable {
         self.listener = listener
         self.server = server
         self.loop = loop
-        reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        reserveFD = Self.openReserve()
+    }
+
+    /// The descriptor kept in reserve, closed to accept and drop one client when descriptors run out.
+    private static func openReserve() -> Int32 {
+        open("/dev/null", O_RDONLY | O_CLOEXEC)
     }
 
     /// Adds the listener to the loop's epoll set. On the loop.
@@ -83,10 +88,15 @@ final class Acceptor: LoopRegistrant, @unchecked Sendable {
         if reserveFD >= 0 {
             SystemCall.close(reserveFD)
             if let (client, _) = try? Socket.accept(fd) { SystemCall.close(client) }
-            reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            reserveFD = Self.openReserve()
         }
         guard deadline == nil else { return }
         loop.unwatch(self)
+        resumeAfterPause()
+    }
+
+    /// Arms the timer that watches the listener again after `acceptPauseOnExhaustion`.
+    private func resumeAfterPause() {
         deadline = loop.clock() &+ ConnectionTimeouts.nanoseconds(server.configuration.acceptPauseOnExhaustion)
         loop.scheduleTimer(for: self)
     }
@@ -95,15 +105,14 @@ final class Acceptor: LoopRegistrant, @unchecked Sendable {
         deadline = nil
         guard !closed else { return }
         // Another loop may have taken the number this one freed while descriptors were short.
-        if reserveFD < 0 { reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        if reserveFD < 0 { reserveFD = Self.openReserve() }
         do {
             try loop.watch(self, interest: interest)
         } catch {
             // ENOSPC (the epoll watch limit) or ENOMEM, likely in the same flood: try again after a pause
             // rather than stop accepting on this loop for good.
             server.logger.warning("accept: could not watch the listener again; retrying after a pause")
-            deadline = loop.clock() &+ ConnectionTimeouts.nanoseconds(server.configuration.acceptPauseOnExhaustion)
-            loop.scheduleTimer(for: self)
+            resumeAfterPause()
             return
         }
         acceptPending()
