@@ -47,27 +47,28 @@ final class PosternResponder: HTTPResponder {
     private enum Answer {
         case now(HTTPResponse)
         case later(
-            @Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse, template: String,
+            @Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse,
             parameters: RouteParameters, start: Int64)
     }
 
+    /// Metrics take the route's `logName` (its template, or `unmatched`), the name its access-log line has.
     private func answer(_ request: HTTPRequest, _ route: HTTPRoute) -> Answer {
         let start = clock.now
         switch route.routerMatch(ContextRouteHandler.self) {
-        case .found(let route, let parameters):
-            switch route.handler {
+        case .found(let matched, let parameters):
+            switch matched.handler {
             case .immediate(let handler):
                 let context = RequestContext(request, trustedProxies: trustedProxies)
-                return .now(finish(handler(request, context, parameters), request.method, route.template, start))
+                return .now(finish(handler(request, context, parameters), request.method, route.logName, start))
             case .deferred(let handler):
-                return .later(handler, template: route.template, parameters: parameters, start: start)
+                return .later(handler, parameters: parameters, start: start)
             }
         case .methodNotAllowed(let allowed):
             var response = unmatchedResponse(.methodNotAllowed, path: request.path)
             response.headers.replaceOrAdd("Allow", allowed.map(\.rawValue).joined(separator: ", "))
-            return .now(finish(response, request.method, "unmatched", start))
+            return .now(finish(response, request.method, route.logName, start))
         case .notFound:
-            return .now(finish(unmatchedResponse(.notFound, path: request.path), request.method, "unmatched", start))
+            return .now(finish(unmatchedResponse(.notFound, path: request.path), request.method, route.logName, start))
         }
     }
 
@@ -81,10 +82,10 @@ final class PosternResponder: HTTPResponder {
         switch answer(request, route) {
         case .now(let response):
             completion(response)
-        case .later(let handler, let template, let parameters, let start):
+        case .later(let handler, let parameters, let start):
             let context = RequestContext(request, trustedProxies: trustedProxies)
             Task { [self] in
-                completion(finish(await handler(request, context, parameters), request.method, template, start))
+                completion(finish(await handler(request, context, parameters), request.method, route.logName, start))
             }
         }
     }
