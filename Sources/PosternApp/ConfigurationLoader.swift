@@ -41,8 +41,9 @@ public enum ConfigurationLoader {
         let process = EnvironmentVariablesProvider(environmentVariables: environment)
         let reader = ConfigReader(providers: [flags, process, file])
         return try parse { name in
-            reader.string(forKey: ConfigKey(name.lowercased().split(separator: "_").map(String.init)),
-                          isSecret: name.hasPrefix("JWT_PRIVATE") || name == "POSTERN_KEY_SECRET")
+            reader.string(
+                forKey: ConfigKey(name.lowercased().split(separator: "_").map(String.init)),
+                isSecret: name.hasPrefix("JWT_PRIVATE") || name == "POSTERN_KEY_SECRET")
         }
     }
 
@@ -55,7 +56,9 @@ public enum ConfigurationLoader {
         }
         func integer(_ key: String, _ apply: (Int) -> Void) throws {
             guard let v = value(key)?.trimmingCharacters(in: .whitespaces), !v.isEmpty else { return }
-            guard let n = Int(v) else { throw ConfigurationError(key: key, message: "must be an integer (got \"\(v)\")") }
+            guard let n = Int(v) else {
+                throw ConfigurationError(key: key, message: "must be an integer (got \"\(v)\")")
+            }
             apply(n)
         }
         func flag(_ key: String, _ apply: (Bool) -> Void) throws {
@@ -104,6 +107,7 @@ public enum ConfigurationLoader {
         list("POSTERN_REMOTE_HASH_ALLOWED_HOSTS") { c.remoteHashAllowedHosts = $0 }
         text("POSTERN_LOG_LEVEL") { c.logLevel = $0.lowercased() }
         try integer("POSTERN_MAX_CONNECTIONS") { c.maxConnections = $0 }
+        try integer("POSTERN_EVENT_LOOPS") { c.eventLoops = $0 }
         try flag("POSTERN_SMTP") { c.smtpEnabled = $0 }
         text("POSTERN_SMTP_HOST") { c.smtpHost = $0 }
         try integer("POSTERN_SMTP_PORT") { c.smtpPort = $0 }

@@ -76,6 +76,9 @@ public struct PosternConfiguration: Sendable {
     public var logLevel = "info"
     /// Maximum simultaneous client connections (`POSTERN_MAX_CONNECTIONS`).
     public var maxConnections = 4096
+    /// Event loops serving HTTP and SMTP (`POSTERN_EVENT_LOOPS`, as nginx's `worker_processes`). Default nil:
+    /// one per processor the process may run on.
+    public var eventLoops: Int?
     /// Whether the SMTP listener runs (`POSTERN_SMTP`, default on: a local stand-in receives mail).
     public var smtpEnabled = true
     /// SMTP listen address (`POSTERN_SMTP_HOST`). Default nil: the HTTP listen address.
@@ -91,6 +94,9 @@ public struct PosternConfiguration: Sendable {
 
     /// A configuration with every default.
     public init() {}
+
+    /// The most event loops a process runs (each is a thread with an epoll set).
+    public static let maxEventLoops = 256
 
     /// The database ``databaseURL`` names.
     public enum DatabaseLocation: Sendable, Equatable {
@@ -112,7 +118,8 @@ public struct PosternConfiguration: Sendable {
             let path = String(url.dropFirst("sqlite://".count))
             guard path.hasPrefix("/"), path.count > 1 else {
                 throw ConfigurationError(
-                    key: "POSTERN_DATABASE_URL", message: "sqlite:// needs an absolute path: sqlite:///var/lib/postern/db")
+                    key: "POSTERN_DATABASE_URL",
+                    message: "sqlite:// needs an absolute path: sqlite:///var/lib/postern/db")
             }
             return .sqlite(path: path)
         }
@@ -132,7 +139,8 @@ public struct PosternConfiguration: Sendable {
         if case .postgres = try database(), (keySecret ?? "").utf8.count < DatabaseKeyStore.minimumSecretLength {
             throw ConfigurationError(
                 key: "POSTERN_KEY_SECRET",
-                message: "must be set to at least \(DatabaseKeyStore.minimumSecretLength) bytes (e.g. openssl rand -hex "
+                message:
+                    "must be set to at least \(DatabaseKeyStore.minimumSecretLength) bytes (e.g. openssl rand -hex "
                     + "32) when POSTERN_DATABASE_URL is PostgreSQL: the signing keys live in the database, sealed under "
                     + "it, and every instance needs the same")
         }
@@ -168,8 +176,9 @@ public struct PosternConfiguration: Sendable {
             throw ConfigurationError(key: "POSTERN_AGENT_POW_DIFFICULTY", message: "must be from 0 to 64")
         }
         guard agentPowMaxDifficulty >= agentPowDifficulty, agentPowMaxDifficulty <= 64 else {
-            throw ConfigurationError(key: "POSTERN_AGENT_POW_MAX_DIFFICULTY",
-                                     message: "must be at least POSTERN_AGENT_POW_DIFFICULTY and at most 64")
+            throw ConfigurationError(
+                key: "POSTERN_AGENT_POW_MAX_DIFFICULTY",
+                message: "must be at least POSTERN_AGENT_POW_DIFFICULTY and at most 64")
         }
         guard (0...64).contains(mailboxPowDifficulty) else {
             throw ConfigurationError(key: "POSTERN_MAILBOX_POW_DIFFICULTY", message: "must be from 0 to 64")
@@ -182,7 +191,7 @@ public struct PosternConfiguration: Sendable {
         }
         if let publicURL {
             guard let url = URL(string: publicURL), let scheme = url.scheme, ["http", "https"].contains(scheme),
-                  url.host != nil
+                url.host != nil
             else {
                 throw ConfigurationError(
                     key: "POSTERN_PUBLIC_URL",
@@ -196,8 +205,14 @@ public struct PosternConfiguration: Sendable {
         guard maxConnections > 0 else {
             throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")
         }
+        if let eventLoops, !(1...Self.maxEventLoops).contains(eventLoops) {
+            throw ConfigurationError(
+                key: "POSTERN_EVENT_LOOPS",
+                message: "must be 1 to \(Self.maxEventLoops), or unset for one per processor")
+        }
         for cidr in trustedProxies where IPNetwork(cidr) == nil {
-            throw ConfigurationError(key: "POSTERN_TRUSTED_PROXIES", message: "\"\(cidr)\" is not a CIDR such as 10.0.0.0/8")
+            throw ConfigurationError(
+                key: "POSTERN_TRUSTED_PROXIES", message: "\"\(cidr)\" is not a CIDR such as 10.0.0.0/8")
         }
     }
 }

@@ -1,4 +1,3 @@
-import SocketServer
 import ClientAddress
 import ComputePool
 import Fetch
@@ -6,7 +5,6 @@ import Foundation
 import HTTP1
 import HTTPServer
 import JWT
-import SigningKeys
 import Logging
 import MailDelivery
 import MailStore
@@ -14,6 +12,8 @@ import MailboxAccounts
 import PostgresClient
 import SMTPServer
 import ServerKit
+import SigningKeys
+import SocketServer
 import Storage
 import Synchronization
 
@@ -51,7 +51,8 @@ public final class PosternRuntime: Sendable {
     private let logger: Logger
 
     private init(
-        configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool, fetcher: Fetcher,
+        configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool,
+        fetcher: Fetcher,
         identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
         smtp: (server: SMTPServer, listener: ListeningSocket)?, ledger: ChallengeLedger, keyStore: any SigningKeyStore,
         drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
@@ -95,7 +96,8 @@ public final class PosternRuntime: Sendable {
         let listener = try ListenError.bind(host: configuration.host, port: configuration.port)
         let identity = configuration.publicIdentity(listeningOn: listener.host, port: listener.port)
         // SMTP is bound as early, so that a clash stops the start, named, and the guide can print its real port.
-        let smtpListener = try configuration.smtpEnabled
+        let smtpListener =
+            try configuration.smtpEnabled
             ? ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: configuration.smtpPort) : nil
         let (database, applied) = try DatabaseOpener.migrated(configuration, readers: 2, logger: logger)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
@@ -137,6 +139,7 @@ public final class PosternRuntime: Sendable {
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port
         serverConfiguration.maxConnections = configuration.maxConnections
+        if let loops = configuration.eventLoops { serverConfiguration.eventQueueCount = loops }
         // One line per request at `info`, as the log level promises; none at `notice` and above.
         serverConfiguration.accessLog = logger.logLevel <= .info ? accessLog : nil
         serverConfiguration.accessLogLabel = logger.label
@@ -159,7 +162,8 @@ public final class PosternRuntime: Sendable {
         _ configuration: PosternConfiguration, delivery: LocalDelivery, group: EventLoopGroup, logger: Logger
     ) -> SMTPServer {
         let host = configuration.smtpHost ?? configuration.host
-        var settings = SMTPServerConfiguration(host: host, port: configuration.smtpPort, hostname: configuration.smtpHostname)
+        var settings = SMTPServerConfiguration(
+            host: host, port: configuration.smtpPort, hostname: configuration.smtpHostname)
         settings.maxMessageBytes = configuration.smtpMaxMessageBytes
         let metrics = PosternMetrics.shared
         return SMTPServer(
@@ -168,6 +172,8 @@ public final class PosternRuntime: Sendable {
 
     /// The bound address as `host:port` (`127.0.0.1:8080`, `[::1]:41234`), the real port included.
     public var listenAddress: String { PublicIdentity.authority(host: listener.host, port: listener.port) }
+    /// How many event loops serve HTTP and SMTP.
+    public var eventLoopCount: Int { group.loops.count }
 
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.
     public var smtpListenAddress: String? {
@@ -229,7 +235,10 @@ public final class PosternRuntime: Sendable {
         await server.shutdown()
         await smtp?.server.shutdown()
         await group.shutdownJoining()
-        purge.withLock { $0?.cancel(); $0 = nil }
+        purge.withLock {
+            $0?.cancel()
+            $0 = nil
+        }
         // A purge already running finishes first: `close` waits on the writer queue it runs on.
         let reload = keyReload.withLock { task in
             defer { task = nil }
@@ -237,7 +246,10 @@ public final class PosternRuntime: Sendable {
             return task
         }
         await reload?.value
-        keyListener.withLock { $0?.stop(); $0 = nil }
+        keyListener.withLock {
+            $0?.stop()
+            $0 = nil
+        }
         keyStore.finishReloads()
         pool.shutdown()
         fetcher.shutdown()

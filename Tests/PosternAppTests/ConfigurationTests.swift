@@ -1,18 +1,21 @@
 import Foundation
 import Testing
+
 @testable import PosternApp
 
 @Suite("Configuration")
 struct ConfigurationTests {
     private func writeConfigFile(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("postern-\(UUID().uuidString).env").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("postern-\(UUID().uuidString).env")
+            .path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
     @Test("flags override the environment, which overrides the file")
     func precedence() async throws {
-        let file = try writeConfigFile("""
+        let file = try writeConfigFile(
+            """
             # comment
             JWT_ISSUER=from-file
             POSTERN_PORT=1111
@@ -57,7 +60,8 @@ struct ConfigurationTests {
         #expect(c.publicIdentity(listeningOn: c.host, port: c.port).issuer == "http://127.0.0.1:9090")
     }
 
-    @Test("POSTERN_DATABASE_URL: unset is the data directory's SQLite file; sqlite:/// and postgres:// are read as given")
+    @Test(
+        "POSTERN_DATABASE_URL: unset is the data directory's SQLite file; sqlite:/// and postgres:// are read as given")
     func databaseURL() async throws {
         func location(_ url: String?) async throws -> PosternConfiguration.DatabaseLocation {
             let base = ["POSTERN_DATA_DIR": "/srv/p", "POSTERN_KEY_SECRET": "0123456789abcdef"]
@@ -68,7 +72,8 @@ struct ConfigurationTests {
         }
         #expect(try await location(nil) == .sqlite(path: "/srv/p/postern.sqlite3"))
         #expect(try await location("") == .sqlite(path: "/srv/p/postern.sqlite3"))
-        #expect(try await location("sqlite:///var/lib/postern/db.sqlite3") == .sqlite(path: "/var/lib/postern/db.sqlite3"))
+        #expect(
+            try await location("sqlite:///var/lib/postern/db.sqlite3") == .sqlite(path: "/var/lib/postern/db.sqlite3"))
         let url = "postgres://postern:s3cret@db.internal:5432/postern?sslmode=require"
         #expect(try await location(url) == .postgres(url: url))
         #expect(try await location("postgresql://h/db") == .postgres(url: "postgresql://h/db"))
@@ -117,16 +122,27 @@ struct ConfigurationTests {
         #expect(error?.key == "JWT_ISSUER")
     }
 
-    @Test("bad values are refused with the key named", arguments: [
-        ("POSTERN_PORT", "eighty"), ("POSTERN_PORT", "70000"), ("POSTERN_RATE_LIMITS", "maybe"),
-        ("POSTERN_AGENT_POW_DIFFICULTY", "-1"), ("POSTERN_TRUSTED_PROXIES", "10.0.0.0/33"),
-        ("POSTERN_PUBLIC_URL", "ftp://x"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "3"),
-    ])
+    @Test(
+        "bad values are refused with the key named",
+        arguments: [
+            ("POSTERN_PORT", "eighty"), ("POSTERN_PORT", "70000"), ("POSTERN_RATE_LIMITS", "maybe"),
+            ("POSTERN_AGENT_POW_DIFFICULTY", "-1"), ("POSTERN_TRUSTED_PROXIES", "10.0.0.0/33"),
+            ("POSTERN_PUBLIC_URL", "ftp://x"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "3"),
+            ("POSTERN_EVENT_LOOPS", "0"), ("POSTERN_EVENT_LOOPS", "257"), ("POSTERN_EVENT_LOOPS", "two"),
+        ])
     func badValues(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader.parse { ["JWT_ISSUER": "x", key: value][$0] }
         }
         #expect(error?.key == key)
+    }
+
+    @Test("POSTERN_EVENT_LOOPS: unset is one loop per processor; 1 to 256 is taken as given")
+    func eventLoops() throws {
+        #expect(try ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }.eventLoops == nil)
+        #expect(try ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_EVENT_LOOPS": "1"][$0] }.eventLoops == 1)
+        #expect(
+            try ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_EVENT_LOOPS": " 256 "][$0] }.eventLoops == 256)
     }
 
     @Test("an explicit config file that does not exist is an error, from --config or POSTERN_CONFIG")

@@ -57,9 +57,12 @@ struct ServeProcessTests {
         // Blocking waits: off the cooperative pool.
         let results = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    try (0..<12).map { round in try self.runOnce(signal: round % 2 == 0 ? SIGTERM : SIGINT, dataDirectory: dataDirectory) }
-                })
+                continuation.resume(
+                    with: Result {
+                        try (0..<12).map { round in
+                            try self.runOnce(signal: round % 2 == 0 ? SIGTERM : SIGINT, dataDirectory: dataDirectory)
+                        }
+                    })
             }
         }
         for result in results {
@@ -70,19 +73,38 @@ struct ServeProcessTests {
         }
     }
 
+    /// `postern serve` with the shipped config, port 0, SMTP off, `POSTERN_LOG_LEVEL=notice` and `settings`
+    /// over the environment, on the data directory `dataDirectory`.
+    private func serveChild(dataDirectory: String, _ settings: [String: String]) throws -> ServeChild {
+        var environment = ProcessInfo.processInfo.environment
+        environment["POSTERN_LOG_LEVEL"] = "notice"
+        environment["POSTERN_SMTP"] = "off"
+        environment.merge(settings) { $1 }
+        return try ServeChild(
+            executable: Self.executable,
+            arguments: [
+                "serve", "--config", Self.repository.appendingPathComponent("config/postern.env").path,
+                "--port", "0", "--data-dir", dataDirectory,
+            ],
+            environment: environment)
+    }
+
+    @Test("POSTERN_EVENT_LOOPS sets how many loops serve, and says so in the listening line")
+    func eventLoops() async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("loops-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        let child = try serveChild(dataDirectory: dataDirectory, ["POSTERN_EVENT_LOOPS": "3"])
+        defer { child.terminate() }
+        #expect(child.output().contains("(3 event loops)"), "\(child.output())")
+        let client = try TestHTTPClient(port: child.port)
+        for _ in 0..<6 { #expect(try await client.request("GET", "/healthz").status == 200) }
+    }
+
     @Test("with POSTERN_DRAIN_SECONDS, SIGTERM makes /readyz fail while the rest still answers, then it exits 0")
     func drainAfterSIGTERM() async throws {
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("drain-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["POSTERN_LOG_LEVEL"] = "notice"
-        environment["POSTERN_SMTP"] = "off"
-        environment["POSTERN_DRAIN_SECONDS"] = "2"
-        let child = try ServeChild(
-            executable: Self.executable,
-            arguments: ["serve", "--config", Self.repository.appendingPathComponent("config/postern.env").path,
-                        "--port", "0", "--data-dir", dataDirectory],
-            environment: environment)
+        let child = try serveChild(dataDirectory: dataDirectory, ["POSTERN_DRAIN_SECONDS": "2"])
         defer { child.terminate() }
         let client = try TestHTTPClient(port: child.port)
         #expect(try await client.request("GET", "/readyz").status == 200)
