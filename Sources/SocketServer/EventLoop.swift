@@ -154,10 +154,10 @@ public final class EventLoop: @unchecked Sendable {
         var earliest: UInt64? = nil
         while !stopped.load(ordering: .relaxed) {
             let count = epoll.wait(milliseconds: waitMilliseconds(until: earliest))
-            earliest = queue.sync {
+            // The non-generic `sync`: the overlay's generic one wraps the body in two more closures.
+            queue.sync {
                 turn(readyCount: count)
-                guard let lineDeadline else { return timers.earliest }
-                return min(timers.earliest ?? lineDeadline, lineDeadline)
+                earliest = lineDeadline.map { min(timers.earliest ?? $0, $0) } ?? timers.earliest
             }
         }
         finished.signal()

@@ -135,13 +135,13 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
                 break
             }
         }
-        queued.removeAll(keepingCapacity: true)
+        queued.empty()
         inTurn = false
     }
 
     private func apply(_ event: Event, now: UInt64) {
         guard !closed else { return }
-        actions.removeAll(keepingCapacity: true)
+        actions.empty()
         machine.handle(event, now: now, into: &actions)
         for action in actions {
             guard !closed else { return }
@@ -238,5 +238,15 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
         loop.deregister(self)
         onClose()  // before the descriptor closes, so a peer that sees the close also sees the count drop
         SystemCall.close(fd)
+    }
+}
+
+extension Array {
+    /// Removes every element and keeps the storage, element by element: `removeAll(keepingCapacity: true)`
+    /// replaces the whole range in general, which for the few events and actions of a turn cost about 0.4k
+    /// instructions per request more (measured with `make instructions`; what remains is mostly the
+    /// elements' own release: the job, and the request it holds, are freed here).
+    fileprivate mutating func empty() {
+        while popLast() != nil {}
     }
 }
