@@ -137,8 +137,12 @@ public final class EventLoop: @unchecked Sendable {
 
     func start() {
         guard !started.exchange(true, ordering: .relaxed) else { return }
-        let thread = Thread { [self] in run() }
-        thread.name = "postern-loop-\(index)"
+        let thread = Thread { [self] in
+            // Named from the thread itself: on Linux a name set before `start` never reaches the system
+            // thread, and `top -H`, `perf` and `/proc` showed Dispatch's "com.apple.root.default-qos".
+            Thread.current.name = "postern-loop-\(index)"
+            run()
+        }
         thread.start()
     }
 
