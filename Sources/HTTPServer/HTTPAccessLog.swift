@@ -17,7 +17,7 @@ public enum HTTPAccessLog {
         public var route: String
         /// The response status code.
         public var status: Int
-        /// Time from the request's last byte to its response being queued, in nanoseconds.
+        /// Time from the loop turn that read the request's last bytes to the responder's answer, in nanoseconds.
         public var durationNanoseconds: UInt64
         /// The request id.
         public var requestID: String

@@ -11,12 +11,15 @@ public final class HTTPConnectionShared: Sendable {
     public let responder: any HTTPResponder
     /// Encodes responses.
     public let encoder: HTTPResponseEncoder
+    /// The configuration's clock when there is an access log (it says how long each request took); nil without.
+    public let accessLogClock: (@Sendable () -> UInt64)?
 
     /// Creates the shared part of a server's connections.
     public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
         encoder = HTTPResponseEncoder(serverName: configuration.serverName)
+        accessLogClock = configuration.accessLog == nil ? nil : configuration.clock
     }
 }
 

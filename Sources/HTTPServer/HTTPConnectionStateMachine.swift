@@ -34,11 +34,15 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         public let sequence: UInt64
         /// The response.
         public let response: HTTPResponse
+        /// When the responder finished (the configuration's clock), for the access log's duration; nil: when
+        /// the machine takes the completion.
+        public let finishedAt: UInt64?
 
         /// Pairs a response with its request's sequence number.
-        public init(sequence: UInt64, response: HTTPResponse) {
+        public init(sequence: UInt64, response: HTTPResponse, finishedAt: UInt64? = nil) {
             self.sequence = sequence
             self.response = response
+            self.finishedAt = finishedAt
         }
     }
 
@@ -265,10 +269,12 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         else { return }
         let slot = slots[index]
         if let routeName = slot.routeName, loopState.logsAccess {
+            let finished = completion.finishedAt ?? now
             loopState.logAccess(
                 HTTPAccessLog.Entry(
                     method: slot.method, route: routeName, status: completion.response.status.code,
-                    durationNanoseconds: now >= slot.startedAt ? now - slot.startedAt : 0, requestID: slot.requestID))
+                    durationNanoseconds: finished >= slot.startedAt ? finished - slot.startedAt : 0,
+                    requestID: slot.requestID))
         }
         var keepAlive = slot.keepAlive
         if shuttingDown && index == slots.count - 1 && !parser.hasPartialMessage { keepAlive = false }

@@ -44,8 +44,10 @@ public struct HTTPService: StreamService {
             preconditionFailure("HTTPService was given a job its machines did not make")
         }
         let sequence = job.sequence
+        let clock = shared.accessLogClock
         shared.responder.respond(to: job.request, route: job.route) { response in
-            completion(HTTPConnectionStateMachine.Completion(sequence: sequence, response: response))
+            completion(
+                HTTPConnectionStateMachine.Completion(sequence: sequence, response: response, finishedAt: clock?()))
         }
     }
 
@@ -54,6 +56,9 @@ public struct HTTPService: StreamService {
         guard let job = job as? HTTPConnectionStateMachine.Job,
             let response = shared.responder.respondNow(to: job.request, route: job.route)
         else { return nil }
-        return HTTPConnectionStateMachine.Completion(sequence: job.sequence, response: response)
+        // Read when the access log will say how long the request took, so that an answer given within the loop
+        // turn that read the request logs its real time, not 0.
+        return HTTPConnectionStateMachine.Completion(
+            sequence: job.sequence, response: response, finishedAt: shared.accessLogClock?())
     }
 }
