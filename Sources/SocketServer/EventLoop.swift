@@ -161,7 +161,8 @@ public final class EventLoop: @unchecked Sendable {
             // The non-generic `sync`: the overlay's generic one wraps the body in two more closures.
             queue.sync {
                 turn(readyCount: count)
-                earliest = lineDeadline.map { min(timers.earliest ?? $0, $0) } ?? timers.earliest
+                earliest = timers.earliest
+                if let lineDeadline { earliest = min(earliest ?? lineDeadline, lineDeadline) }
             }
         }
         finished.signal()

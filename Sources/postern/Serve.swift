@@ -25,10 +25,8 @@ struct Serve: AsyncParsableCommand {
         _ = try runtime.start()
         // Scripts and test suites read this line to learn the port when POSTERN_PORT=0.
         // Written unbuffered so that a pipe sees it at once.
-        FileHandle.standardOutput.write(
-            Data(
-                "postern listening on http://\(runtime.listenAddress) (\(runtime.eventLoopCount) event loop\(runtime.eventLoopCount == 1 ? "" : "s"))\n"
-                    .utf8))
+        let loops = runtime.eventLoopCount == 1 ? "1 event loop" : "\(runtime.eventLoopCount) event loops"
+        FileHandle.standardOutput.write(Data("postern listening on http://\(runtime.listenAddress) (\(loops))\n".utf8))
         if let smtp = runtime.smtpListenAddress {
             FileHandle.standardOutput.write(Data("postern SMTP listening on smtp://\(smtp)\n".utf8))
         }
