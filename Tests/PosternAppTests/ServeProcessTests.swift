@@ -73,59 +73,62 @@ struct ServeProcessTests {
         }
     }
 
-    /// `postern serve` with the shipped config, port 0, SMTP off, `POSTERN_LOG_LEVEL=notice` and `settings`
-    /// over the environment, on the data directory `dataDirectory`.
-    private func serveChild(dataDirectory: String, _ settings: [String: String]) throws -> ServeChild {
+    /// Runs `body` with `postern serve` started on the shipped config, port 0, SMTP off,
+    /// `POSTERN_LOG_LEVEL=notice` and `settings` over the environment, on a fresh data directory; the
+    /// process is killed if still running, and the directory removed, when `body` returns.
+    private func withServeChild(
+        _ settings: [String: String], _ body: (ServeChild) async throws -> Void
+    ) async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
         var environment = ProcessInfo.processInfo.environment
         environment["POSTERN_LOG_LEVEL"] = "notice"
         environment["POSTERN_SMTP"] = "off"
         environment.merge(settings) { $1 }
-        return try ServeChild(
+        let child = try ServeChild(
             executable: Self.executable,
             arguments: [
                 "serve", "--config", Self.repository.appendingPathComponent("config/postern.env").path,
                 "--port", "0", "--data-dir", dataDirectory,
             ],
             environment: environment)
+        defer { child.terminate() }
+        try await body(child)
     }
 
     @Test("POSTERN_EVENT_LOOPS sets how many loops serve, and says so in the listening line")
     func eventLoops() async throws {
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("loops-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
-        let child = try serveChild(dataDirectory: dataDirectory, ["POSTERN_EVENT_LOOPS": "3"])
-        defer { child.terminate() }
-        #expect(child.output().contains("(3 event loops)"), "\(child.output())")
-        let client = try TestHTTPClient(port: child.port)
-        for _ in 0..<6 { #expect(try await client.request("GET", "/healthz").status == 200) }
+        try await withServeChild(["POSTERN_EVENT_LOOPS": "3"]) { child in
+            #expect(child.output().contains("(3 event loops)"), "\(child.output())")
+            let client = try TestHTTPClient(port: child.port)
+            for _ in 0..<6 { #expect(try await client.request("GET", "/healthz").status == 200) }
+        }
     }
 
     @Test("with POSTERN_DRAIN_SECONDS, SIGTERM makes /readyz fail while the rest still answers, then it exits 0")
     func drainAfterSIGTERM() async throws {
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("drain-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
-        let child = try serveChild(dataDirectory: dataDirectory, ["POSTERN_DRAIN_SECONDS": "2"])
-        defer { child.terminate() }
-        let client = try TestHTTPClient(port: child.port)
-        #expect(try await client.request("GET", "/readyz").status == 200)
-        let sent = Date()
-        kill(child.process.processIdentifier, SIGTERM)
-        try await Task.sleep(for: .milliseconds(300))
-        let draining = try await client.request("GET", "/readyz")
-        #expect(draining.status == 503)
-        #expect(draining.text == #"{"status":"draining"}"#)
-        #expect(try await client.request("GET", "/healthz").status == 200)
-        #expect(try await client.request("POST", "/api/v1/challenge").status == 200)
-        // Blocking wait: off the cooperative pool.
-        let process = child.process
-        let status = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
+        try await withServeChild(["POSTERN_DRAIN_SECONDS": "2"]) { child in
+            let client = try TestHTTPClient(port: child.port)
+            #expect(try await client.request("GET", "/readyz").status == 200)
+            let sent = Date()
+            kill(child.process.processIdentifier, SIGTERM)
+            try await Task.sleep(for: .milliseconds(300))
+            let draining = try await client.request("GET", "/readyz")
+            #expect(draining.status == 503)
+            #expect(draining.text == #"{"status":"draining"}"#)
+            #expect(try await client.request("GET", "/healthz").status == 200)
+            #expect(try await client.request("POST", "/api/v1/challenge").status == 200)
+            // Blocking wait: off the cooperative pool.
+            let process = child.process
+            let status = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    process.waitUntilExit()
+                    continuation.resume(returning: process.terminationStatus)
+                }
             }
+            #expect(status == 0, "\(child.output())")
+            #expect(Date().timeIntervalSince(sent) >= 2)
+            #expect(child.output().contains("draining"))
         }
-        #expect(status == 0, "\(child.output())")
-        #expect(Date().timeIntervalSince(sent) >= 2)
-        #expect(child.output().contains("draining"))
     }
 }
