@@ -38,13 +38,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// Every value of fields named `name` (any case), in order.
     public func values(_ name: String) -> [String] {
-        var found: [String] = []
-        var next = firstIndex(named: name, from: 0)
-        while let index = next {
-            found.append(fields[index].value)
-            next = firstIndex(named: name, from: index + 1)
+        fields.withUnsafeBufferPointer { fields in  // one pass, names compared in place
+            fields.indices.compactMap { ASCII.equalsIgnoringCase(fields[$0].name, name) ? fields[$0].value : nil }
         }
-        return found
     }
 
     /// Whether a field named `name` (any case) is present.
@@ -70,7 +66,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     public mutating func replaceOrAdd(_ name: String, _ value: String) {
         if let first = firstIndex(named: name, from: 0) {
             fields[first] = (name: name, value: value)
-            while let repeated = firstIndex(named: name, from: first + 1) { fields.remove(at: repeated) }
+            var next = first + 1  // each search goes on where the last removal left off
+            while let repeated = firstIndex(named: name, from: next) {
+                fields.remove(at: repeated)
+                next = repeated
+            }
         } else {
             fields.append((name: name, value: value))
         }
