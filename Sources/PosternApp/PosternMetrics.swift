@@ -40,11 +40,7 @@ public final class PosternMetrics: Sendable {
     /// where `Duration`'s 128-bit ones were a call each (15 per request), and the time is taken in nanoseconds
     /// (`Duration.components` divides 128-bit numbers). The bounds and counts read as before; the sum is now
     /// written as Swift writes a `Double` (`5.2e-05` where it was `0.000052`), which Prometheus reads alike.
-    private static let latencyBucketSeconds = latencyBuckets.map(seconds)
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
+    private static let latencyBucketSeconds = latencyBuckets.map { $0 / .seconds(1) }
 
     private static var requestsDescriptor: MetricNameDescriptor {
         MetricNameDescriptor(
