@@ -48,26 +48,30 @@ final class PosternResponder: HTTPResponder {
         case now(HTTPResponse)
         case later(
             @Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse,
-            parameters: RouteParameters, start: Int64)
+            parameters: RouteParameters)
     }
 
     /// Metrics take the route's `logName` (its template, or `unmatched`), the name its access-log line has.
+    /// The clock is read only where an answer is given here: `respondNow` asks first and drops a `.later`,
+    /// which `respond` then times itself.
     private func answer(_ request: HTTPRequest, _ route: HTTPRoute) -> Answer {
-        let start = clock.now
         switch route.routerMatch(ContextRouteHandler.self) {
         case .found(let matched, let parameters):
             switch matched.handler {
             case .immediate(let handler):
+                let start = clock.now
                 let context = RequestContext(request, trustedProxies: trustedProxies)
                 return .now(finish(handler(request, context, parameters), request.method, route.logName, start))
             case .deferred(let handler):
-                return .later(handler, parameters: parameters, start: start)
+                return .later(handler, parameters: parameters)
             }
         case .methodNotAllowed(let allowed):
+            let start = clock.now
             var response = unmatchedResponse(.methodNotAllowed, path: request.path)
             response.headers.replaceOrAdd("Allow", allowed.map(\.rawValue).joined(separator: ", "))
             return .now(finish(response, request.method, route.logName, start))
         case .notFound:
+            let start = clock.now
             return .now(finish(unmatchedResponse(.notFound, path: request.path), request.method, route.logName, start))
         }
     }
@@ -82,7 +86,8 @@ final class PosternResponder: HTTPResponder {
         switch answer(request, route) {
         case .now(let response):
             completion(response)
-        case .later(let handler, let parameters, let start):
+        case .later(let handler, let parameters):
+            let start = clock.now
             let context = RequestContext(request, trustedProxies: trustedProxies)
             Task { [self] in
                 completion(finish(await handler(request, context, parameters), request.method, route.logName, start))
