@@ -1,12 +1,13 @@
 #ifndef POSTERN_CEPOLL_SHIM_H
 #define POSTERN_CEPOLL_SHIM_H
 // Linux readiness and descriptor calls that Glibc's Swift module does not export: epoll, eventfd and
-// accept4. Swift never sees `struct epoll_event` (packed on x86_64, naturally aligned elsewhere): the
+// accept4 (and prctl, variadic, for a thread's name). Swift never sees `struct epoll_event` (packed on x86_64, naturally aligned elsewhere): the
 // wrappers below take and return plain fields, so no layout is written by hand.
 #include <errno.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 
 /// One ready descriptor as reported by `postern_epoll_wait`.
@@ -51,4 +52,7 @@ static inline int postern_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NO
 static inline int postern_accept(int fd, struct sockaddr *address, socklen_t *length) {
     return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
+
+/// Names the calling thread as `top -H`, `perf` and `/proc/.../comm` show it (the kernel keeps 15 bytes).
+static inline int postern_name_this_thread(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 #endif

@@ -1,3 +1,4 @@
+import CEpoll
 import Dispatch
 import Foundation
 import Glibc
@@ -138,9 +139,10 @@ public final class EventLoop: @unchecked Sendable {
     func start() {
         guard !started.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread { [self] in
-            // Named from the thread itself: on Linux a name set before `start` never reaches the system
-            // thread, and `top -H`, `perf` and `/proc` showed Dispatch's "com.apple.root.default-qos".
-            Thread.current.name = "postern-loop-\(index)"
+            // Named by the thread itself with prctl, not Foundation's `Thread.name`: set from inside the thread
+            // that did not always reach the system thread (in the test suite under load, one loop of two kept
+            // Dispatch's "com.apple.root.default-qos", the name `top -H`, `perf` and `/proc` then show).
+            _ = postern_name_this_thread("postern-loop-\(index)")
             run()
         }
         thread.start()
