@@ -12,19 +12,22 @@ import SocketServer
 /// (lingering close), so that unread input does not reset the connection before the peer has read
 /// the answer.
 public struct HTTPConnectionStateMachine: ConnectionStateMachine {
-    /// A request for the responder, with its place in the pipeline.
+    /// A request the responder answers later (`HTTPAnswer.later`), with its place in the pipeline.
     public final class Job: Sendable {
         /// The request's position in the connection's pipeline.
         public let sequence: UInt64
-        /// The request, with `remoteAddress` and `requestID` filled in.
+        /// The request being answered, with `remoteAddress` and `requestID` filled in.
         public let request: HTTPRequest
-        /// What routing found when the head was complete.
-        public let route: HTTPRoute
+        /// The responder's work: called once with the completion that brings the response back.
+        public let work: @Sendable (_ completion: @escaping @Sendable (HTTPResponse) -> Void) -> Void
 
-        init(sequence: UInt64, request: HTTPRequest, route: HTTPRoute) {
+        init(
+            sequence: UInt64, request: HTTPRequest,
+            work: @escaping @Sendable (_ completion: @escaping @Sendable (HTTPResponse) -> Void) -> Void
+        ) {
             self.sequence = sequence
             self.request = request
-            self.route = route
+            self.work = work
         }
     }
 
@@ -165,7 +168,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
             timerFired(now: now, into: &actions)
         case .completed(let value):
             guard let completion = value as? Completion else { return close(into: &actions) }
-            deliver(completion, now: now, into: &actions)
+            complete(completion, now: now, into: &actions)
         case .shutdown:
             shuttingDown = true
             if slots.isEmpty && output.isEmpty && !parser.hasPartialMessage && phase != .flushingLast {
@@ -235,8 +238,14 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                         sequence: sequence, method: request.method, version: request.version, keepAlive: keepAlive,
                         requestID: request.requestID, routeName: route.logName, startedAt: now, bytes: nil,
                         closeAfter: !keepAlive))
-                timeouts.enter(.handling, now: now)
-                actions.append(.perform(Job(sequence: sequence, request: request, route: route)))
+                switch shared.responder.respond(to: request, route: route) {
+                case .now(let response):
+                    // Answered within this turn: the access log's end is read after the handler, not the turn's start.
+                    deliver(response, finishedAt: shared.accessLogClock?() ?? now, at: slots.count - 1)
+                case .later(let work):
+                    timeouts.enter(.handling, now: now)
+                    actions.append(.perform(Job(sequence: sequence, request: request, work: work)))
+                }
             }
         }
     }
@@ -264,15 +273,22 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
 
     // MARK: - Responses
 
-    private mutating func deliver(_ completion: Completion, now: UInt64, into actions: inout [ConnectionAction]) {
+    /// A completion of a job: its response takes its slot, and requests held back by the pipeline are taken.
+    private mutating func complete(_ completion: Completion, now: UInt64, into actions: inout [ConnectionAction]) {
         guard let index = slots.firstIndex(where: { $0.sequence == completion.sequence }), slots[index].bytes == nil
         else { return }
+        deliver(completion.response, finishedAt: completion.finishedAt ?? now, at: index)
+        takeRequests(now: now, into: &actions)
+    }
+
+    /// Encodes the response of the request in `slots[index]`: into the output when every earlier response is
+    /// there, else into the slot until they are.
+    private mutating func deliver(_ response: HTTPResponse, finishedAt finished: UInt64, at index: Int) {
         let slot = slots[index]
         if let routeName = slot.routeName, loopState.logsAccess {
-            let finished = completion.finishedAt ?? now
             loopState.logAccess(
                 HTTPAccessLog.Entry(
-                    method: slot.method, route: routeName, status: completion.response.status.code,
+                    method: slot.method, route: routeName, status: response.status.code,
                     durationNanoseconds: finished >= slot.startedAt ? finished - slot.startedAt : 0,
                     requestID: slot.requestID))
         }
@@ -288,16 +304,15 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
             // The oldest response goes straight into the output buffer.
             let encoder = shared.encoder
             let date = loopState.date()
-            output.withAppendableBytes { encoder.encode(completion.response, context: context, date: date, into: &$0) }
+            output.withAppendableBytes { encoder.encode(response, context: context, date: date, into: &$0) }
             slots.removeFirst()
             if !keepAlive { phase = .flushingLast }
             moveReadyResponses()
         } else {
             var bytes: [UInt8] = []
-            shared.encoder.encode(completion.response, context: context, date: loopState.date(), into: &bytes)
+            shared.encoder.encode(response, context: context, date: loopState.date(), into: &bytes)
             slots[index].bytes = bytes
         }
-        takeRequests(now: now, into: &actions)
     }
 
     /// Moves responses that are ready, in request order, into the output.

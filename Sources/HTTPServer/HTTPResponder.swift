@@ -17,6 +17,14 @@ public struct HTTPRoute: Sendable {
     }
 }
 
+/// A responder's answer to one request.
+public enum HTTPAnswer: Sendable {
+    /// The response, known at once: the server encodes it in the same loop turn, with no job or completion.
+    case now(HTTPResponse)
+    /// The server calls this once, on the event loop, with a completion to call exactly once from any thread.
+    case later(@Sendable (_ completion: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
+}
+
 /// What the server calls for each request. Called on an event loop; must not block.
 ///
 /// A request is routed once, when its head is complete (`route(method:path:)`); the route decides
@@ -32,13 +40,11 @@ public protocol HTTPResponder: AnyObject, Sendable {
     /// Routes a request by method and path. Called once per request.
     func route(method: HTTPMethod, path: String) -> HTTPRoute
 
-    /// Produces the response; calls `completion` exactly once, from any thread. The server calls it when
-    /// `respondNow` gave nil; responses are written in request order whenever they complete.
-    func respond(to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void)
-
-    /// The response when it can be produced at once on the event loop (no storage, no CPU pool, no
-    /// task), else nil and the server calls `respond`. The server asks this first.
-    func respondNow(to request: HTTPRequest, route: HTTPRoute) -> HTTPResponse?
+    /// The answer to a request, given the route `route(method:path:)` found for it: `.now` when it is known at
+    /// once on the event loop (no storage, no CPU pool, no task), else `.later` with the work that produces it.
+    /// Called once per request, on the loop; must not block. Responses are written in request order whenever
+    /// they complete.
+    func respond(to request: HTTPRequest, route: HTTPRoute) -> HTTPAnswer
 
     /// The body of a refusal the server answers by itself (400 malformed, 408, 413, 414, 431, 501, 505,
     /// 503 over the connection cap), so that each surface keeps its error shape. `path` is the request's
@@ -47,9 +53,6 @@ public protocol HTTPResponder: AnyObject, Sendable {
 }
 
 extension HTTPResponder {
-    /// Nothing is answered at once: every request goes through `respond`.
-    public func respondNow(to request: HTTPRequest, route: HTTPRoute) -> HTTPResponse? { nil }
-
     /// `{"error":"<code>"}`, the code being the reason phrase in snake case (`content_too_large`).
     public func refusal(_ status: HTTPStatus, path: String?) -> HTTPResponse {
         HTTPResponse.json(status, #"{"error":"\#(HTTPResponse.errorCode(status))"}"#)

@@ -3,7 +3,7 @@ import HTTP1
 import SocketServer
 
 /// HTTP/1.1 as a `StreamService`: one `HTTPConnectionStateMachine` per connection, requests answered
-/// by the responder.
+/// by the responder (at once within the machine, or later through `perform`).
 public struct HTTPService: StreamService {
     /// The server's limits, responder and encoder.
     public let shared: HTTPConnectionShared
@@ -36,6 +36,7 @@ public struct HTTPService: StreamService {
             shared: shared, loopState: loopStates.states[loop.index], peer: peer, refusing: refusing)
     }
 
+    /// Runs a job's deferred work; its response comes back to the machine as a `Completion`.
     public func perform(
         _ job: any AnyObject & Sendable, on loop: EventLoop,
         completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
@@ -45,20 +46,9 @@ public struct HTTPService: StreamService {
         }
         let sequence = job.sequence
         let clock = shared.accessLogClock
-        shared.responder.respond(to: job.request, route: job.route) { response in
+        job.work { response in
             completion(
                 HTTPConnectionStateMachine.Completion(sequence: sequence, response: response, finishedAt: clock?()))
         }
-    }
-
-    /// The completion of a job whose route answers at once (see `HTTPResponder.respondNow`).
-    public func performNow(_ job: any AnyObject & Sendable) -> (any AnyObject & Sendable)? {
-        guard let job = job as? HTTPConnectionStateMachine.Job,
-            let response = shared.responder.respondNow(to: job.request, route: job.route)
-        else { return nil }
-        // Read when the access log will say how long the request took, so that an answer given within the loop
-        // turn that read the request logs its real time, not 0.
-        return HTTPConnectionStateMachine.Completion(
-            sequence: job.sequence, response: response, finishedAt: shared.accessLogClock?())
     }
 }

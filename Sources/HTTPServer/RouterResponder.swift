@@ -1,7 +1,7 @@
 import HTTP1
 
-/// An `HTTPResponder` that answers from a `Router`: immediate handlers at once on the event loop
-/// (`respondNow`), deferred ones in a Task; 404 and 405 (with `Allow`) as `{"error":"<code>"}` JSON.
+/// An `HTTPResponder` that answers from a `Router`: immediate handlers at once on the event loop,
+/// deferred ones in a Task; 404 and 405 (with `Allow`) as `{"error":"<code>"}` JSON.
 public final class RouterResponder: HTTPResponder {
     /// The routes answered.
     public let router: Router
@@ -16,35 +16,15 @@ public final class RouterResponder: HTTPResponder {
         HTTPRoute(routerMatch: router.match(method: method, path: path))
     }
 
-    /// Immediate handlers, 404 and 405 (with `Allow`) at once; nil for a deferred handler.
-    public func respondNow(to request: HTTPRequest, route: HTTPRoute) -> HTTPResponse? {
-        guard case .now(let response) = answer(request, route) else { return nil }
-        return response
-    }
-
-    /// Runs the matched handler (a deferred one in a Task), or answers 404/405.
-    public func respond(
-        to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void
-    ) {
-        switch answer(request, route) {
-        case .now(let response):
-            completion(response)
-        case .later(let handler, let parameters):
-            Task { completion(await handler(request, parameters)) }
-        }
-    }
-
-    private enum Answer {
-        case now(HTTPResponse)
-        case later(@Sendable (HTTPRequest, RouteParameters) async -> HTTPResponse, RouteParameters)
-    }
-
-    private func answer(_ request: HTTPRequest, _ route: HTTPRoute) -> Answer {
+    /// Immediate handlers, 404 and 405 (with `Allow`) at once; a deferred handler later, in a Task.
+    public func respond(to request: HTTPRequest, route: HTTPRoute) -> HTTPAnswer {
         switch route.routerMatch(RouteHandler.self) {
         case .found(let route, let parameters):
             switch route.handler {
-            case .immediate(let handler): return .now(handler(request, parameters))
-            case .deferred(let handler): return .later(handler, parameters)
+            case .immediate(let handler):
+                return .now(handler(request, parameters))
+            case .deferred(let handler):
+                return .later { completion in Task { completion(await handler(request, parameters)) } }
             }
         case .methodNotAllowed(let allowed):
             var response = refusal(.methodNotAllowed, path: request.path)

@@ -43,18 +43,9 @@ final class PosternResponder: HTTPResponder {
         HTTPRoute(routerMatch: router.match(method: method, path: path))
     }
 
-    /// What a request gets: a response now (immediate handlers, 404, 405) or a deferred handler to run.
-    private enum Answer {
-        case now(HTTPResponse)
-        case later(
-            @Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse,
-            parameters: RouteParameters)
-    }
-
+    /// Immediate handlers, 404 and 405 at once, on the event loop; a deferred handler later, in a Task.
     /// Metrics take the route's `logName` (its template, or `unmatched`), the name its access-log line has.
-    /// The clock is read only where an answer is given here: `respondNow` asks first and drops a `.later`,
-    /// which `respond` then times itself.
-    private func answer(_ request: HTTPRequest, _ route: HTTPRoute) -> Answer {
+    func respond(to request: HTTPRequest, route: HTTPRoute) -> HTTPAnswer {
         switch route.routerMatch(ContextRouteHandler.self) {
         case .found(let matched, let parameters):
             switch matched.handler {
@@ -63,7 +54,14 @@ final class PosternResponder: HTTPResponder {
                 let context = RequestContext(request, trustedProxies: trustedProxies)
                 return .now(finish(handler(request, context, parameters), request.method, route.logName, start))
             case .deferred(let handler):
-                return .later(handler, parameters: parameters)
+                return .later { [self] completion in
+                    let start = clock.now
+                    let context = RequestContext(request, trustedProxies: trustedProxies)
+                    Task {
+                        completion(
+                            finish(await handler(request, context, parameters), request.method, route.logName, start))
+                    }
+                }
             }
         case .methodNotAllowed(let allowed):
             let start = clock.now
@@ -73,25 +71,6 @@ final class PosternResponder: HTTPResponder {
         case .notFound:
             let start = clock.now
             return .now(finish(unmatchedResponse(.notFound, path: request.path), request.method, route.logName, start))
-        }
-    }
-
-    /// Immediate handlers, 404 and 405 at once, on the event loop; nil for a deferred handler.
-    func respondNow(to request: HTTPRequest, route: HTTPRoute) -> HTTPResponse? {
-        guard case .now(let response) = answer(request, route) else { return nil }
-        return response
-    }
-
-    func respond(to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void) {
-        switch answer(request, route) {
-        case .now(let response):
-            completion(response)
-        case .later(let handler, let parameters):
-            let start = clock.now
-            let context = RequestContext(request, trustedProxies: trustedProxies)
-            Task { [self] in
-                completion(finish(await handler(request, context, parameters), request.method, route.logName, start))
-            }
         }
     }
 

@@ -168,10 +168,6 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
         case .cancelTimer:
             deadline = nil
         case .perform(let job):
-            if let completion = service.performNow(job) {
-                queued.append(.completed(completion))  // `execute` runs inside a turn, which handles it later
-                return
-            }
             let loop = self.loop
             service.perform(job, on: loop) { [self] completion in
                 if loop.inLoop {

@@ -1,5 +1,6 @@
 /// One protocol served on the event loops (HTTP/1.1 today, SMTP next): it makes a state machine for
-/// each accepted connection and performs the jobs those machines ask for.
+/// each accepted connection and performs the jobs those machines ask for. What a machine can answer at
+/// once (an HTTP health check, an SMTP `NOOP`) it answers itself within `handle`, with no job.
 public protocol StreamService: Sendable {
     /// The state machine of a new connection from `peer` (IP address text). `refusing` is true when
     /// the server is over its connection cap: the machine answers that at once and closes.
@@ -11,15 +12,4 @@ public protocol StreamService: Sendable {
     func perform(
         _ job: any AnyObject & Sendable, on loop: EventLoop,
         completion: @escaping @Sendable (any AnyObject & Sendable) -> Void)
-
-    /// What `job` completes with when that is known at once on the loop (nothing to wait for), else
-    /// nil and the loop calls `perform`. The common case then costs no completion closures: three
-    /// closure contexts per HTTP request, each allocated, retained and released, were a tenth of the
-    /// CPU of a `/healthz` request.
-    func performNow(_ job: any AnyObject & Sendable) -> (any AnyObject & Sendable)?
-}
-
-extension StreamService {
-    /// Nothing is known at once: every job goes through `perform`.
-    public func performNow(_ job: any AnyObject & Sendable) -> (any AnyObject & Sendable)? { nil }
 }

@@ -25,7 +25,8 @@ struct HTTPConnectionStateMachineTests {
         #expect(h.routeCount == 1)
     }
 
-    @Test("fed one byte at a time, a request is performed only after its last byte; the header timer starts at the first")
+    @Test(
+        "fed one byte at a time, a request is performed only after its last byte; the header timer starts at the first")
     func byteByByte() {
         var h = MachineHarness()
         h.send(.opened)
@@ -52,7 +53,9 @@ struct HTTPConnectionStateMachineTests {
         #expect(h.jobs.first?.request.body == Array("hello".utf8))
     }
 
-    @Test("a body over the route's limit is refused with 413 in the route's shape, and the connection lingers then closes")
+    @Test(
+        "a body over the route's limit is refused with 413 in the route's shape, and the connection lingers then closes"
+    )
     func bodyTooLarge() {
         var h = MachineHarness()
         h.send(.opened)
@@ -74,7 +77,8 @@ struct HTTPConnectionStateMachineTests {
         var h = MachineHarness()
         h.send(.opened)
         let actions = h.receive(getPath("/a") + getPath("/b") + getPath("/c"))
-        #expect(actions.filter { $0.hasPrefix("perform") } == ["perform(GET /a)", "perform(GET /b)", "perform(GET /c)"])
+        #expect(
+            actions.filter { $0.hasPrefix("perform") } == ["perform(GET /a)", "perform(GET /b)", "perform(GET /c)"])
         #expect(h.complete("/c", body: "C").isEmpty)
         #expect(h.complete("/b", body: "B").isEmpty)
         #expect(h.complete("/a", body: "A") == ["write"])
@@ -82,6 +86,23 @@ struct HTTPConnectionStateMachineTests {
         #expect(MachineHarness.statusLines(written).count == 3)
         let bodies = written.components(separatedBy: "\r\n\r\n").dropFirst().map { $0.prefix(1) }
         #expect(bodies == ["A", "B", "C"])
+    }
+
+    @Test("an answer given at once is written in the same turn with no job; behind a deferred one it waits its turn")
+    func answeredAtOnce() {
+        var h = MachineHarness(answersAtOnce: true)
+        h.send(.opened)
+        #expect(h.receive(get) == ["write"])
+        #expect(MachineHarness.statusLines(h.writeAll().written) == ["HTTP/1.1 200"])
+        #expect(h.jobs.isEmpty)
+        let actions = h.receive(getPath("/slow") + get + getPath("/nowhere"))
+        #expect(actions.filter { $0.hasPrefix("perform") } == ["perform(GET /slow)"])
+        #expect(!actions.contains("write"))
+        #expect(h.complete("/slow", body: "S") == ["write"])
+        let written = h.writeAll().written
+        #expect(MachineHarness.statusLines(written) == ["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 404"])
+        #expect(written.components(separatedBy: "\r\n\r\n")[1].hasPrefix("S"))
+        #expect(h.routeCount == 4)
     }
 
     @Test("at the pipeline limit reading pauses, and resumes once an answer is written")
@@ -267,8 +288,9 @@ struct HTTPConnectionStateMachineTests {
     func expectContinue() {
         var h = MachineHarness()
         h.send(.opened)
-        #expect(h.receive("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
-            .contains("write"))
+        #expect(
+            h.receive("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+                .contains("write"))
         #expect(h.writeAll().written == "HTTP/1.1 100 Continue\r\n\r\n")
         #expect(h.receive("hi").contains("perform(POST /echo)"))
     }

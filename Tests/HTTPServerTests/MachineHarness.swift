@@ -4,7 +4,8 @@ import Synchronization
 
 @testable import HTTPServer
 
-/// A responder that counts how often it routes, so tests can see a request routed once.
+/// A responder that counts how often it routes, so tests can see a request routed once. Unless it
+/// `answersAtOnce`, every answer is `.later`, so that the test completes the jobs in the order it chooses.
 final class CountingResponder: HTTPResponder {
     final class Counter: Sendable {
         let routes = Atomic<Int>(0)
@@ -12,14 +13,26 @@ final class CountingResponder: HTTPResponder {
 
     let inner = RouterResponder(router: testRouter())
     let counter = Counter()
+    let answersAtOnce: Bool
+
+    init(answersAtOnce: Bool) {
+        self.answersAtOnce = answersAtOnce
+    }
 
     func route(method: HTTPMethod, path: String) -> HTTPRoute {
         counter.routes.add(1, ordering: .relaxed)
         return inner.route(method: method, path: path)
     }
 
-    func respond(to request: HTTPRequest, route: HTTPRoute, completion: @escaping @Sendable (HTTPResponse) -> Void) {
-        inner.respond(to: request, route: route, completion: completion)
+    func respond(to request: HTTPRequest, route: HTTPRoute) -> HTTPAnswer {
+        let answer = inner.respond(to: request, route: route)
+        if answersAtOnce { return answer }
+        return .later { completion in
+            switch answer {
+            case .now(let response): completion(response)
+            case .later(let work): work(completion)
+            }
+        }
     }
 }
 
@@ -36,10 +49,13 @@ struct MachineHarness {
     /// Jobs handed out and not yet completed, oldest first.
     var jobs: [Machine.Job] = []
 
-    init(refusing: Bool = false, _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) {
+    init(
+        refusing: Bool = false, answersAtOnce: Bool = false,
+        _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }
+    ) {
         var configuration = HTTPServerConfiguration()
         configure(&configuration)
-        responder = CountingResponder()
+        responder = CountingResponder(answersAtOnce: answersAtOnce)
         machine = Machine(
             shared: HTTPConnectionShared(configuration: configuration, responder: responder),
             loopState: HTTPLoopState(index: 0, prefix: Array("abcdef".utf8), wallClock: { 1_700_000_000 }),
