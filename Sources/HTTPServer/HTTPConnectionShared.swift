@@ -11,15 +11,12 @@ public final class HTTPConnectionShared: Sendable {
     public let responder: any HTTPResponder
     /// Encodes responses.
     public let encoder: HTTPResponseEncoder
-    /// The configuration's clock when there is an access log (it says how long each request took); nil without.
-    public let accessLogClock: (@Sendable () -> UInt64)?
 
     /// Creates the shared part of a server's connections.
     public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
         encoder = HTTPResponseEncoder(serverName: configuration.serverName)
-        accessLogClock = configuration.accessLog == nil ? nil : configuration.clock
     }
 }
 
@@ -59,6 +56,10 @@ public final class HTTPLoopState {
 
     /// Whether answered requests are logged.
     public var logsAccess: Bool { accessLog != nil }
+
+    /// The loop's clock when answered requests are logged (a line's duration ends when the responder answers),
+    /// nil when they are not: the clock is then not read.
+    public var accessLogClock: (@Sendable () -> UInt64)? { accessLog?.clock }
 
     /// Gathers the access-log line of an answered request.
     public func logAccess(_ entry: HTTPAccessLog.Entry) {

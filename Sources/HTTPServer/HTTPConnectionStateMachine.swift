@@ -241,7 +241,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                 switch shared.responder.respond(to: request, route: route) {
                 case .now(let response):
                     // Answered within this turn: the access log's end is read after the handler, not the turn's start.
-                    deliver(response, finishedAt: shared.accessLogClock?() ?? now, at: slots.count - 1)
+                    deliver(response, finishedAt: loopState.accessLogClock?() ?? now, at: slots.count - 1)
                 case .later(let work):
                     timeouts.enter(.handling, now: now)
                     actions.append(.perform(Job(sequence: sequence, request: request, work: work)))

@@ -45,7 +45,7 @@ public struct HTTPService: StreamService {
             preconditionFailure("HTTPService was given a job its machines did not make")
         }
         let sequence = job.sequence
-        let clock = shared.accessLogClock
+        let clock = loopStates.states[loop.index].accessLogClock
         job.work { response in
             completion(
                 HTTPConnectionStateMachine.Completion(sequence: sequence, response: response, finishedAt: clock?()))
