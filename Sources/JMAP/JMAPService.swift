@@ -49,7 +49,8 @@ public struct JMAPService: Sendable {
             request: TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
                 .share(among: configuration.instances),
             upload: TokenBucketRate(requests: configuration.uploadsPerMinute, perSeconds: 60)
-                .share(among: configuration.instances))
+                .share(among: configuration.instances)
+        )
         self.limiter =
             configuration.rateLimitsEnabled
             ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {
@@ -58,12 +59,16 @@ public struct JMAPService: Sendable {
     }
 
     public func register(into router: inout ContextRouter) {
-        router.add(.GET, "/.well-known/jmap", .deferred { request, context, _ in
-            await authenticated(request, context) { account in try await session(account) }
-        })
-        router.add(.POST, "/jmap/api", bodyLimit: configuration.maxSizeRequest, .deferred { request, context, _ in
-            await authenticated(request, context) { account in try await api(request, account) }
-        })
+        router.add(
+            .GET, "/.well-known/jmap",
+            .deferred { request, context, _ in
+                await authenticated(request, context) { account in try await session(account) }
+            })
+        router.add(
+            .POST, "/jmap/api", bodyLimit: configuration.maxSizeRequest,
+            .deferred { request, context, _ in
+                await authenticated(request, context) { account in try await api(request, account) }
+            })
         router.add(
             .POST, "/jmap/upload/{accountId}", bodyLimit: configuration.maxSizeUpload,
             .deferred { request, context, parameters in
@@ -71,11 +76,13 @@ public struct JMAPService: Sendable {
                     try await upload(request, account: account, accountID: parameters["accountId"] ?? "")
                 }
             })
-        router.add(.GET, "/jmap/download/{accountId}/{blobId}/{name}", .deferred { request, context, parameters in
-            await authenticated(request, context) { account in
-                try await download(request, account: account, parameters: parameters)
-            }
-        })
+        router.add(
+            .GET, "/jmap/download/{accountId}/{blobId}/{name}",
+            .deferred { request, context, parameters in
+                await authenticated(request, context) { account in
+                    try await download(request, account: account, parameters: parameters)
+                }
+            })
     }
 
     /// The account of the request's capability JWT, or 401: a bad signature, another issuer or audience, another
@@ -103,7 +110,8 @@ public struct JMAPService: Sendable {
             var response = RequestError(
                 status: .tooManyRequests, type: "about:blank",
                 detail: "Too many \(rateClass == .upload ? "uploads" : "requests") from this address; retry after "
-                    + "\(decision.retryAfterSeconds) s.").response
+                    + "\(decision.retryAfterSeconds) s."
+            ).response
             response.headers.setRetryAfter(decision)
             return response
         }
@@ -115,9 +123,13 @@ public struct JMAPService: Sendable {
         } catch {
             let failure = ServiceFailure(error)
             if failure.shouldLog { onUnexpectedError(error, context.requestID) }
-            return RequestError(
+            var response = RequestError(
                 status: failure.status, type: "about:blank",
-                detail: "The server could not complete the request; try again.").response
+                detail: "The server could not complete the request; try again."
+            ).response
+            // A 503 (the database unreachable or read-only, the pool full) says when to come back, as every surface's.
+            if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
+            return response
         }
     }
 

@@ -245,7 +245,9 @@ public final class RemoteHashService: Sendable {
             response.headers.replaceOrAdd("Cache-Control", "no-store")
             return response
         } catch is WorkerPoolError {
-            return HTTPResponse.text(.serviceUnavailable, RemoteHashMessage.busy)
+            var response = HTTPResponse.text(.serviceUnavailable, RemoteHashMessage.busy)
+            response.headers.setRetryAfter(seconds: 1)
+            return response
         } catch {
             return HTTPResponse.text(.internalServerError, RemoteHashMessage.internalError)
         }

@@ -105,7 +105,9 @@ struct RemoteHashAPITests {
         #expect(await h.register("C@Example.com", good, "pw") == (422, "Email has already been taken"))
     }
 
-    @Test("the address policy refuses private URLs with a message that names the rule and the setting, without connecting")
+    @Test(
+        "the address policy refuses private URLs with a message that names the rule and the setting, without connecting"
+    )
     func notAllowed() async throws {
         let h = try Harness { $0.allowPrivate = false }
         let url = try h.serveHash(of: "pw")
@@ -121,12 +123,18 @@ struct RemoteHashAPITests {
         }
         #expect(
             await h.register("d@example.com", "http://169.254.169.254/latest/meta-data/", "pw")
-                == (422, "Password hash URL is not allowed. It points at a link-local address; only listing the host "
-                    + "in the operator's POSTERN_REMOTE_HASH_ALLOWED_HOSTS allows it."))
+                == (
+                    422,
+                    "Password hash URL is not allowed. It points at a link-local address; only listing the host "
+                        + "in the operator's POSTERN_REMOTE_HASH_ALLOWED_HOSTS allows it."
+                ))
         #expect(
             await h.register("d@example.com", "http://224.0.0.1/h", "pw")
-                == (422, "Password hash URL is not allowed. It points at a multicast address; no web server answers "
-                    + "there, and no setting allows it."))
+                == (
+                    422,
+                    "Password hash URL is not allowed. It points at a multicast address; no web server answers "
+                        + "there, and no setting allows it."
+                ))
         #expect(h.origin.acceptedConnections == 0)
         let listed = try Harness {
             $0.allowPrivate = false
@@ -308,5 +316,15 @@ struct RemoteHashAPITests {
         #expect(a != b)
         #expect(try Argon2.verify(encoded: a, password: Array("test123".utf8)))
         #expect(await h.send(.GET, "/up").status == .ok)
+    }
+
+    @Test("example.txt when the pool takes no more work: 503 with Retry-After, as every 503 of the service")
+    func exampleBusy() async throws {
+        let h = try Harness()
+        h.service.pool.shutdown()
+        let response = await h.send(.GET, "/example.txt")
+        #expect(response.status == .serviceUnavailable)
+        #expect(response.text == RemoteHashMessage.busy)
+        #expect(response.headers["Retry-After"] == "1")
     }
 }
