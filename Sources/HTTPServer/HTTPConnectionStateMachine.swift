@@ -233,16 +233,23 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                 if !keepAlive { phase = .finishing }
                 let sequence = nextSequence
                 nextSequence += 1
-                slots.append(
-                    Slot(
-                        sequence: sequence, method: request.method, version: request.version, keepAlive: keepAlive,
-                        requestID: request.requestID, routeName: route.logName, startedAt: now, bytes: nil,
-                        closeAfter: !keepAlive))
+                let slot = Slot(
+                    sequence: sequence, method: request.method, version: request.version, keepAlive: keepAlive,
+                    requestID: request.requestID, routeName: route.logName, startedAt: now, bytes: nil,
+                    closeAfter: !keepAlive)
                 switch shared.responder.respond(to: request, route: route) {
                 case .now(let response):
                     // Answered within this turn: the access log's end is read after the handler, not the turn's start.
-                    deliver(response, finishedAt: loopState.accessLogClock?() ?? now, at: slots.count - 1)
+                    let finished = loopState.accessLogClock?() ?? now
+                    if slots.isEmpty {
+                        // Nothing is waiting before it: straight into the output, with no slot to fill and empty.
+                        writeOut(response, prepare(response, for: slot, finishedAt: finished, newest: true))
+                    } else {
+                        slots.append(slot)
+                        deliver(response, finishedAt: finished, at: slots.count - 1)
+                    }
                 case .later(let work):
+                    slots.append(slot)
                     timeouts.enter(.handling, now: now)
                     actions.append(.perform(Job(sequence: sequence, request: request, work: work)))
                 }
@@ -285,6 +292,24 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
     /// there, else into the slot until they are.
     private mutating func deliver(_ response: HTTPResponse, finishedAt finished: UInt64, at index: Int) {
         let slot = slots[index]
+        let context = prepare(response, for: slot, finishedAt: finished, newest: index == slots.count - 1)
+        if index == 0 && phase != .flushingLast {
+            slots.removeFirst()
+            writeOut(response, context)
+            moveReadyResponses()
+        } else {
+            var bytes: [UInt8] = []
+            shared.encoder.encode(response, context: context, date: loopState.date(), into: &bytes)
+            slots[index].bytes = bytes
+            if !context.keepAlive { slots[index].closeAfter = true }
+        }
+    }
+
+    /// Logs the answer to `slot`'s request and decides whether the connection stays open after it (not when the
+    /// request said so, nor for the `newest` request while the server shuts down); the encoder's context.
+    private mutating func prepare(_ response: HTTPResponse, for slot: Slot, finishedAt finished: UInt64, newest: Bool)
+        -> HTTPResponseEncoder.Context
+    {
         if let routeName = slot.routeName, loopState.logsAccess {
             loopState.logAccess(
                 HTTPAccessLog.Entry(
@@ -293,26 +318,18 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                     requestID: slot.requestID))
         }
         var keepAlive = slot.keepAlive
-        if shuttingDown && index == slots.count - 1 && !parser.hasPartialMessage { keepAlive = false }
-        if !keepAlive {
-            slots[index].closeAfter = true
-            if phase == .serving { phase = .finishing }
-        }
-        let context = HTTPResponseEncoder.Context(
+        if shuttingDown && newest && !parser.hasPartialMessage { keepAlive = false }
+        if !keepAlive && phase == .serving { phase = .finishing }
+        return HTTPResponseEncoder.Context(
             method: slot.method, version: slot.version, keepAlive: keepAlive, requestID: slot.requestID)
-        if index == 0 && phase != .flushingLast {
-            // The oldest response goes straight into the output buffer.
-            let encoder = shared.encoder
-            let date = loopState.date()
-            output.withAppendableBytes { encoder.encode(response, context: context, date: date, into: &$0) }
-            slots.removeFirst()
-            if !keepAlive { phase = .flushingLast }
-            moveReadyResponses()
-        } else {
-            var bytes: [UInt8] = []
-            shared.encoder.encode(response, context: context, date: loopState.date(), into: &bytes)
-            slots[index].bytes = bytes
-        }
+    }
+
+    /// Encodes the response whose turn it is into the output; after a closing one, nothing more goes out.
+    private mutating func writeOut(_ response: HTTPResponse, _ context: HTTPResponseEncoder.Context) {
+        let encoder = shared.encoder
+        let date = loopState.date()
+        output.withAppendableBytes { encoder.encode(response, context: context, date: date, into: &$0) }
+        if !context.keepAlive { phase = .flushingLast }
     }
 
     /// Moves responses that are ready, in request order, into the output.
