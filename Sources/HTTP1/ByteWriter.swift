@@ -8,8 +8,9 @@ package struct ByteWriter: ~Copyable {
     @usableFromInline var end: UnsafeMutablePointer<UInt8>
     @usableFromInline let limit: UnsafeMutablePointer<UInt8>
 
+    /// A writer into `room` (at least one byte), from its start.
     @inlinable
-    init(_ room: UnsafeMutableBufferPointer<UInt8>) {
+    package init(_ room: UnsafeMutableBufferPointer<UInt8>) {
         start = room.baseAddress!
         end = start
         limit = start + room.count

@@ -37,6 +37,13 @@ public enum HTTPAccessLog {
     ///   - timestamp: `YYYY-MM-DDTHH:MM:SSZ` of now (see `timestamp(unixSeconds:)`).
     ///   - label: the logger label (`postern`).
     public static func append(_ entry: Entry, timestamp: [UInt8], label: String, into out: inout [UInt8]) {
+        withLine(entry, timestamp: timestamp, label: label) { out.append(contentsOf: $0) }
+    }
+
+    /// Formats `entry` as one line in temporary room (on the stack) and gives `body` its bytes.
+    public static func withLine(
+        _ entry: Entry, timestamp: [UInt8], label: String, _ body: (UnsafeRawBufferPointer) -> Void
+    ) {
         let micros = entry.durationNanoseconds / 1000
         timestamp.withUnsafeBufferPointer { timestamp in
             label.withUTF8Bytes { label in
@@ -47,7 +54,8 @@ public enum HTTPAccessLog {
                             // 20 digits, the fraction and the line feed: the line is never longer.
                             let most =
                                 timestamp.count + label.count + method.count + requestID.count + route.count + 120
-                            out.appendWriting(atMost: most) { line in
+                            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: most) { room in
+                                var line = ByteWriter(room)
                                 line.bytes(timestamp)
                                 line.literal(" info ")
                                 line.bytes(label)
@@ -67,6 +75,7 @@ public enum HTTPAccessLog {
                                 line.literal(" status=")
                                 line.decimal(UInt64(max(0, entry.status)))
                                 line.byte(UInt8(ascii: "\n"))
+                                body(UnsafeRawBufferPointer(start: room.baseAddress, count: line.count))
                             }
                         }
                     }
@@ -84,6 +93,7 @@ public enum HTTPAccessLog {
 extension ByteWriter {
     /// A value as `LineLogHandler` renders text: quoted when it holds a space. Request ids and route
     /// templates never hold line breaks (the parser and the sanitizer refuse them).
+    @inline(__always)
     fileprivate mutating func value(_ text: UnsafeBufferPointer<UInt8>) {
         if text.contains(UInt8(ascii: " ")) {
             byte(UInt8(ascii: "\""))

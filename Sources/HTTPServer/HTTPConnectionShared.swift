@@ -69,9 +69,7 @@ public final class HTTPLoopState {
             timestampSecond = second
             timestampBytes = HTTPAccessLog.timestamp(unixSeconds: second)
         }
-        accessLog.appendLine {
-            HTTPAccessLog.append(entry, timestamp: timestampBytes, label: accessLogLabel, into: &$0)
-        }
+        HTTPAccessLog.withLine(entry, timestamp: timestampBytes, label: accessLogLabel) { accessLog.appendLine($0) }
     }
 
     /// The `Date` header bytes, formatted at most once per second.

@@ -36,9 +36,9 @@ public final class EventLoop: @unchecked Sendable {
     /// Where `appendLine` output goes; nil when nothing is gathered.
     private let lineSink: (any LineSink)?
     /// Lines gathered since the last flush; written when full or ``lineFlushInterval`` after the first.
-    /// (Checked for exclusive access, unlike the registrants and timers below: a line writer or a sink
-    /// that called back into `appendLine` would overlap an access to it, and must trap.)
-    private var lines: [UInt8] = []
+    /// Used on the loop only, and no caller's code runs while it is accessed (`appendLine` takes finished
+    /// bytes, not a writer), so no access can overlap another: unchecked, like the registrants and timers.
+    @exclusivity(unchecked) private var lines: [UInt8] = []
     /// When the oldest line in `lines` was gathered (loop clock).
     private var linesSince: UInt64 = 0
     // Used on the loop's thread only, and every access ends before a callback runs (a registrant is copied
@@ -57,6 +57,7 @@ public final class EventLoop: @unchecked Sendable {
         self.index = index
         self.clock = clock
         self.lineSink = lineSink
+        gathersLines = lineSink != nil
         epoll = try Epoll()
         let milliseconds =
             pollInterval.components.seconds * 1000
@@ -86,23 +87,24 @@ public final class EventLoop: @unchecked Sendable {
 
     // MARK: - Gathered lines (on the loop)
 
-    /// Whether `appendLine` keeps what it is given (a sink is configured).
-    public var gathersLines: Bool { lineSink != nil }
+    /// Whether `appendLine` keeps what it is given (a sink is configured). Stored: testing the optional
+    /// existential for nil copied it, for every line.
+    public let gathersLines: Bool
 
     /// Most bytes gathered before they are written at once.
     static var lineBufferLimit: Int { 64 * 1024 }
     /// Longest a gathered line waits to be written (nanoseconds).
     public static var lineFlushInterval: UInt64 { 250_000_000 }
 
-    /// Lets `body` append complete lines to the loop's buffer, which is written with one call to the
-    /// sink when it holds ``lineBufferLimit`` bytes or its oldest line is ``lineFlushInterval`` old, as
-    /// nginx's `access_log ... buffer= flush=` does: a busy loop writes hundreds of lines per system
-    /// call. Nothing is lost: shutdown and ``flushGatheredLines()`` (SIGUSR1) write what is left. Call on
-    /// the loop; nothing is kept without a sink.
-    public func appendLine(_ body: (inout [UInt8]) -> Void) {
-        guard lineSink != nil else { return }
+    /// Appends complete lines to the loop's buffer, which is written with one call to the sink when it
+    /// holds ``lineBufferLimit`` bytes or its oldest line is ``lineFlushInterval`` old, as nginx's
+    /// `access_log ... buffer= flush=` does: a busy loop writes hundreds of lines per system call. Nothing
+    /// is lost: shutdown and ``flushGatheredLines()`` (SIGUSR1) write what is left. Call on the loop;
+    /// nothing is kept without a sink.
+    public func appendLine(_ line: UnsafeRawBufferPointer) {
+        guard gathersLines else { return }
         if lines.isEmpty { linesSince = clock() }
-        body(&lines)
+        lines.append(contentsOf: line)
         if lines.count >= Self.lineBufferLimit { flushLines() }
     }
 

@@ -28,7 +28,7 @@ struct GatheredLinesTests {
     }
 
     private func append(_ text: String, on loop: EventLoop) {
-        loop.execute { loop.appendLine { $0.append(contentsOf: Array(text.utf8)) } }
+        loop.execute { Array(text.utf8).withUnsafeBytes { loop.appendLine($0) } }
     }
 
     @Test("lines wait for the flush interval, then go out in one write; SIGUSR1's flush and shutdown write the rest")
