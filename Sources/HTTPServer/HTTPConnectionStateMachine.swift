@@ -19,12 +19,9 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         /// The request being answered, with `remoteAddress` and `requestID` filled in.
         public let request: HTTPRequest
         /// The responder's work: called once with the completion that brings the response back.
-        public let work: @Sendable (_ completion: @escaping @Sendable (HTTPResponse) -> Void) -> Void
+        public let work: HTTPAnswer.Work
 
-        init(
-            sequence: UInt64, request: HTTPRequest,
-            work: @escaping @Sendable (_ completion: @escaping @Sendable (HTTPResponse) -> Void) -> Void
-        ) {
+        init(sequence: UInt64, request: HTTPRequest, work: @escaping HTTPAnswer.Work) {
             self.sequence = sequence
             self.request = request
             self.work = work

@@ -19,10 +19,14 @@ public struct HTTPRoute: Sendable {
 
 /// A responder's answer to one request.
 public enum HTTPAnswer: Sendable {
+    /// Work that produces a response: called once, on the event loop, with a completion to call exactly once
+    /// from any thread.
+    public typealias Work = @Sendable (_ completion: @escaping @Sendable (HTTPResponse) -> Void) -> Void
+
     /// The response, known at once: the server encodes it in the same loop turn, with no job or completion.
     case now(HTTPResponse)
-    /// The server calls this once, on the event loop, with a completion to call exactly once from any thread.
-    case later(@Sendable (_ completion: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
+    /// The response comes later, from `Work` the server starts.
+    case later(Work)
 }
 
 /// What the server calls for each request. Called on an event loop; must not block.
