@@ -209,14 +209,16 @@ struct HTTPConnectionStateMachineTests {
         #expect(h.send(.readEOF) == ["close"])
     }
 
-    @Test("shutdown with a half-read request: the request is finished, answered with Connection: close, then closed")
-    func shutdownHalfRead() {
-        var h = MachineHarness()
+    @Test(
+        "shutdown with a half-read request: the request is finished, answered with Connection: close (later or at once), then closed",
+        arguments: [false, true])
+    func shutdownHalfRead(answersAtOnce: Bool) {
+        var h = MachineHarness(answersAtOnce: answersAtOnce)
         h.send(.opened)
         h.receive("GET /hello HTTP/1.1\r\nHo")
         #expect(h.send(.shutdown).isEmpty)
-        #expect(h.receive("st: t\r\n\r\n").contains("perform(GET /hello)"))
-        h.complete("/hello")
+        #expect(h.receive("st: t\r\n\r\n").contains(answersAtOnce ? "write" : "perform(GET /hello)"))
+        if !answersAtOnce { h.complete("/hello") }
         let (written, after) = h.writeAll()
         #expect(written.contains("Connection: close"))
         #expect(after.first == "shutdownWrite")
@@ -271,15 +273,18 @@ struct HTTPConnectionStateMachineTests {
         #expect(busy.complete("/hello").isEmpty)  // a completion after close is ignored
     }
 
-    @Test("Connection: close ends the connection after its response; bytes after it are not parsed")
-    func connectionClose() {
-        var h = MachineHarness()
+    @Test(
+        "Connection: close ends the connection after its response (later or at once); bytes after it are not parsed",
+        arguments: [false, true])
+    func connectionClose(answersAtOnce: Bool) {
+        var h = MachineHarness(answersAtOnce: answersAtOnce)
         h.send(.opened)
-        let actions = h.receive("GET /a HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" + getPath("/b"))
-        #expect(actions.filter { $0.hasPrefix("perform") } == ["perform(GET /a)"])
+        let actions = h.receive("GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" + getPath("/b"))
+        #expect(actions.filter { $0.hasPrefix("perform") } == (answersAtOnce ? [] : ["perform(GET /hello)"]))
         #expect(actions.contains("interest(read: false, write: false)"))
-        h.complete("/a")
+        if !answersAtOnce { h.complete("/hello") }
         let (written, after) = h.writeAll()
+        #expect(MachineHarness.statusLines(written) == ["HTTP/1.1 200"])
         #expect(written.contains("Connection: close"))
         #expect(after.first == "shutdownWrite")
     }
