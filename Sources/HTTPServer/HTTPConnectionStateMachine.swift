@@ -239,7 +239,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                     // Answered within this turn: the access log's end is read after the handler, not the turn's start.
                     let finished = loopState.accessLogClock?() ?? now
                     if slots.isEmpty {
-                        // Nothing is waiting before it: straight into the output, with no slot to fill and empty.
+                        // Nothing waits before it: straight into the output, with no pipeline slot filled and emptied.
                         writeOut(response, prepare(response, for: slot, finishedAt: finished, newest: true))
                     } else {
                         slots.append(slot)
