@@ -16,17 +16,33 @@ public final class PosternMetrics: Sendable {
     /// Where every series lives; `GET /metrics` emits it.
     public let registry: PrometheusCollectorRegistry
     private let openConnections: Prometheus.Gauge
-    private let requestSeries = Mutex<[SeriesKey: (Prometheus.Counter, Prometheus.ValueHistogram)]>([:])
+    private let requestSeries = Mutex(RequestSeries())
 
-    private struct SeriesKey: Hashable {
-        let route: String
-        let method: String
-        let status: Int
+    /// The request series made so far, found without hashing: a `Dictionary` lookup (the key hashed with
+    /// SipHash, then compared) was a third of recording a request. Series are grouped by the route name's
+    /// length, and a group is searched by status and method before its names are compared; the names are few
+    /// (route templates and `unmatched`) and a route's name is the same string every time, which `==` sees first.
+    private struct RequestSeries {
+        struct Entry {
+            let status: Int
+            let method: String
+            let route: String
+            let counter: Prometheus.Counter
+            let histogram: Prometheus.ValueHistogram
+        }
 
-        /// Only the status and the two lengths: hashing both strings was a third of recording a request. The
-        /// keys are few (route templates, eight method names, statuses), and equal hashes still compare strings.
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(status &<< 16 | route.utf8.count &<< 4 | method.utf8.count)
+        private var groups = [[Entry]](repeating: [], count: 64)
+
+        func find(route: String, method: String, status: Int) -> Entry? {
+            for entry in groups[route.utf8.count & 63]
+            where entry.status == status && entry.method == method && entry.route == route {
+                return entry
+            }
+            return nil
+        }
+
+        mutating func add(_ entry: Entry) {
+            groups[entry.route.utf8.count & 63].append(entry)
         }
     }
 
@@ -73,20 +89,19 @@ public final class PosternMetrics: Sendable {
     /// without bound, about 1.5 KiB per distinct token.
     public func recordRequest(route: String, method: HTTPMethod, status: Int, nanoseconds: Int64) {
         let method = method.standardIndex == nil ? "other" : method.rawValue
-        let key = SeriesKey(route: route, method: method, status: status)
-        let series = requestSeries.withLock { cache in
-            if let found = cache[key] { return found }
+        let series = requestSeries.withLock { series in
+            if let found = series.find(route: route, method: method, status: status) { return found }
             let labels = [("route", route), ("method", method), ("status", String(status))]
-            let made = (
-                registry.makeCounter(descriptor: Self.requestsDescriptor, labels: labels),
-                registry.makeValueHistogram(
-                    descriptor: Self.durationDescriptor, labels: labels, buckets: Self.latencyBucketSeconds)
-            )
-            cache[key] = made
+            let made = RequestSeries.Entry(
+                status: status, method: method, route: route,
+                counter: registry.makeCounter(descriptor: Self.requestsDescriptor, labels: labels),
+                histogram: registry.makeValueHistogram(
+                    descriptor: Self.durationDescriptor, labels: labels, buckets: Self.latencyBucketSeconds))
+            series.add(made)
             return made
         }
-        series.0.increment()
-        series.1.record(Double(nanoseconds) / 1e9)
+        series.counter.increment()
+        series.histogram.record(Double(nanoseconds) / 1e9)
     }
 
     /// The Prometheus text exposition, with the open-connection gauge refreshed first.
