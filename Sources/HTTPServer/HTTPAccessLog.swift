@@ -33,51 +33,47 @@ public enum HTTPAccessLog {
     }
 
     /// Appends `entry` as one line.
-    /// - Parameters:
-    ///   - timestamp: `YYYY-MM-DDTHH:MM:SSZ` of now (see `timestamp(unixSeconds:)`).
-    ///   - label: the logger label (`postern`).
-    public static func append(_ entry: Entry, timestamp: [UInt8], label: String, into out: inout [UInt8]) {
-        withLine(entry, timestamp: timestamp, label: label) { out.append(contentsOf: $0) }
+    /// - Parameter prefix: the line's start, `prefix(unixSeconds:label:)` of now.
+    public static func append(_ entry: Entry, prefix: [UInt8], into out: inout [UInt8]) {
+        withLine(entry, prefix: prefix) { out.append(contentsOf: $0) }
+    }
+
+    /// What every line of one second starts with: `YYYY-MM-DDTHH:MM:SSZ info <label>: request duration_ms=`.
+    /// Made once per second, so that a line copies it rather than writing the timestamp and label again.
+    public static func prefix(unixSeconds: Int, label: String) -> [UInt8] {
+        timestamp(unixSeconds: unixSeconds) + Array(" info \(label): request duration_ms=".utf8)
     }
 
     /// Formats `entry` as one line in temporary room (on the stack) and gives `body` its bytes.
-    public static func withLine(
-        _ entry: Entry, timestamp: [UInt8], label: String, _ body: (UnsafeRawBufferPointer) -> Void
-    ) {
+    /// - Parameter prefix: the line's start, `prefix(unixSeconds:label:)` of now.
+    public static func withLine(_ entry: Entry, prefix: [UInt8], _ body: (UnsafeRawBufferPointer) -> Void) {
         let micros = entry.durationNanoseconds / 1000
-        timestamp.withUnsafeBufferPointer { timestamp in
-            label.withUTF8Bytes { label in
-                entry.method.rawValue.withUTF8Bytes { method in
-                    entry.requestID.withUTF8Bytes { requestID in
-                        entry.route.withUTF8Bytes { route in
-                            // The fields, their literals (63 bytes), three pairs of quotes, two decimals of at most
-                            // 20 digits, the fraction and the line feed: the line is never longer.
-                            let most =
-                                timestamp.count + label.count + method.count + requestID.count + route.count + 120
-                            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: most) { room in
-                                var line = ByteWriter(room)
-                                line.bytes(timestamp)
-                                line.literal(" info ")
-                                line.bytes(label)
-                                line.literal(": request duration_ms=")
-                                line.decimal(micros / 1000)
-                                line.byte(UInt8(ascii: "."))
-                                let fraction = micros % 1000
-                                line.byte(UInt8(ascii: "0") + UInt8(fraction / 100))
-                                line.byte(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-                                line.byte(UInt8(ascii: "0") + UInt8(fraction % 10))
-                                line.literal(" method=")
-                                line.value(method)
-                                line.literal(" request_id=")
-                                line.value(requestID)
-                                line.literal(" route=")
-                                line.value(route)
-                                line.literal(" status=")
-                                line.decimal(UInt64(max(0, entry.status)))
-                                line.byte(UInt8(ascii: "\n"))
-                                body(UnsafeRawBufferPointer(start: room.baseAddress, count: line.count))
-                            }
-                        }
+        prefix.withUnsafeBufferPointer { prefix in
+            entry.requestID.withUTF8Bytes { requestID in
+                entry.route.withUTF8Bytes { route in
+                    // The prefix, the method, the two values with their quotes, the literals with the fraction's
+                    // point and digits and the line feed (40 bytes) and two decimals of at most 20 digits: the
+                    // line is never longer.
+                    let most = prefix.count + entry.method.byteCount + requestID.count + route.count + 90
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: most) { room in
+                        var line = ByteWriter(room)
+                        line.bytes(prefix)
+                        line.decimal(micros / 1000)
+                        line.byte(UInt8(ascii: "."))
+                        let fraction = micros % 1000
+                        line.byte(UInt8(ascii: "0") + UInt8(fraction / 100))
+                        line.byte(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+                        line.byte(UInt8(ascii: "0") + UInt8(fraction % 10))
+                        line.literal(" method=")
+                        line.method(entry.method)
+                        line.literal(" request_id=")
+                        line.value(requestID)
+                        line.literal(" route=")
+                        line.value(route)
+                        line.literal(" status=")
+                        line.decimal(UInt64(max(0, entry.status)))
+                        line.byte(UInt8(ascii: "\n"))
+                        body(UnsafeRawBufferPointer(start: room.baseAddress, count: line.count))
                     }
                 }
             }
@@ -90,7 +86,31 @@ public enum HTTPAccessLog {
     }
 }
 
+extension HTTPMethod {
+    /// The length of the method's spelling in bytes.
+    fileprivate var byteCount: Int {
+        if case .other(let name) = self { return name.utf8.count }
+        return 7
+    }
+}
+
 extension ByteWriter {
+    /// The method's spelling: the standard ones from literals, without opening a string. A method is a token,
+    /// so it never holds a space.
+    @inline(__always)
+    fileprivate mutating func method(_ method: HTTPMethod) {
+        switch method {
+        case .GET: literal("GET")
+        case .HEAD: literal("HEAD")
+        case .POST: literal("POST")
+        case .PUT: literal("PUT")
+        case .DELETE: literal("DELETE")
+        case .PATCH: literal("PATCH")
+        case .OPTIONS: literal("OPTIONS")
+        case .other(let name): name.withUTF8Bytes { bytes($0) }
+        }
+    }
+
     /// A value as `LineLogHandler` renders text: quoted when it holds a space. Request ids and route
     /// templates never hold line breaks (the parser and the sanitizer refuse them).
     @inline(__always)

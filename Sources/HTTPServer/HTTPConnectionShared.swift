@@ -20,7 +20,7 @@ public final class HTTPConnectionShared: Sendable {
     }
 }
 
-/// What the connections of one event loop share: the cached `Date` header and log timestamp, the
+/// What the connections of one event loop share: the cached `Date` header and access-log line start, the
 /// request-id counter, and where access-log lines are gathered.
 ///
 /// Not `Sendable`: one instance per loop, used only on that loop.
@@ -32,8 +32,8 @@ public final class HTTPLoopState {
     private let accessLogLabel: String
     private var dateSecond: Int = -1
     private var dateBytes: [UInt8] = []
-    private var timestampSecond: Int = -1
-    private var timestampBytes: [UInt8] = []
+    private var linePrefixSecond: Int = -1
+    private var linePrefix: [UInt8] = []
     private var requestCounter: UInt64 = 0
 
     /// Creates the state of loop `index`.
@@ -65,11 +65,11 @@ public final class HTTPLoopState {
     public func logAccess(_ entry: HTTPAccessLog.Entry) {
         guard let accessLog else { return }
         let second = wallClock()
-        if second != timestampSecond {
-            timestampSecond = second
-            timestampBytes = HTTPAccessLog.timestamp(unixSeconds: second)
+        if second != linePrefixSecond {
+            linePrefixSecond = second
+            linePrefix = HTTPAccessLog.prefix(unixSeconds: second, label: accessLogLabel)
         }
-        HTTPAccessLog.withLine(entry, timestamp: timestampBytes, label: accessLogLabel) { accessLog.appendLine($0) }
+        HTTPAccessLog.withLine(entry, prefix: linePrefix) { accessLog.appendLine($0) }
     }
 
     /// The `Date` header bytes, formatted at most once per second.

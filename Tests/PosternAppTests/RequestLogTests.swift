@@ -57,7 +57,7 @@ struct RequestLogTests {
         let entry = HTTPAccessLog.Entry(
             method: method, route: route, status: status, durationNanoseconds: nanoseconds, requestID: requestID)
         HTTPAccessLog.append(
-            entry, timestamp: HTTPAccessLog.timestamp(unixSeconds: Int(time(nil))), label: "postern", into: &line)
+            entry, prefix: HTTPAccessLog.prefix(unixSeconds: Int(time(nil)), label: "postern"), into: &line)
         #expect(line.first == 0x2A)
         // Same second unless the clock ticked between the two: compare without the timestamp.
         #expect(String(decoding: line.dropFirst(), as: UTF8.self).dropFirst(20) == capture.text.dropFirst(20))
