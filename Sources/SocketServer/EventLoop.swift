@@ -45,7 +45,7 @@ public final class EventLoop: @unchecked Sendable {
     // out of the dictionary before `ready`, due timers are popped before `timerFired`), so the callbacks'
     // own registrations and timers never overlap one: the runtime's exclusivity checks are off for them,
     // each a thread-local lookup and a set insertion.
-    @exclusivity(unchecked) private var registrants: [Int32: any LoopRegistrant] = [:]
+    @exclusivity(unchecked) private var registrants = Registrants()
     @exclusivity(unchecked) private var timers = TimerHeap()
     private let started = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
@@ -198,7 +198,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Adds `registrant` to the epoll set with `interest`. Call on the loop.
     func register(_ registrant: any LoopRegistrant, interest: UInt32) throws {
         try epoll.add(registrant.fd, interest: interest)
-        registrants[registrant.fd] = registrant
+        registrants.insert(registrant)
     }
 
     /// Changes what `fd` is watched for. Call on the loop.
@@ -223,7 +223,7 @@ public final class EventLoop: @unchecked Sendable {
     func deregister(_ registrant: any LoopRegistrant) {
         guard registrants[registrant.fd] === registrant else { return }
         epoll.remove(registrant.fd)
-        registrants[registrant.fd] = nil
+        registrants.remove(registrant.fd)
     }
 
     /// Makes sure `registrant` is asked about its `deadline` when it comes. Call on the loop after
@@ -253,11 +253,11 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Asks the registrants of `owner` to finish and close.
     func beginShutdown(owner: ObjectIdentifier) {
-        for registrant in Array(registrants.values) where registrant.owner == owner { registrant.beginShutdown() }
+        for registrant in registrants.all where registrant.owner == owner { registrant.beginShutdown() }
     }
 
     /// Closes the registrants of `owner` at once.
     func closeAll(owner: ObjectIdentifier) {
-        for registrant in Array(registrants.values) where registrant.owner == owner { registrant.forceClose() }
+        for registrant in registrants.all where registrant.owner == owner { registrant.forceClose() }
     }
 }
