@@ -127,6 +127,25 @@ public struct HTTPRequest: Sendable {
             remoteAddress: remoteAddress, requestID: requestID)
     }
 
+    /// A request in `storage`, which nothing else holds (the parser's spare, see `HTTPRequestParser.reclaim`),
+    /// filled anew: no allocation.
+    init(
+        reusing storage: Storage, method: HTTPMethod, target: String, version: HTTPVersion, headers: HTTPHeaders,
+        body: [UInt8]
+    ) {
+        let (path, query) = HTTPRequest.split(target: target)
+        storage.method = method
+        storage.target = target
+        storage.path = path
+        storage.query = query
+        storage.version = version
+        storage.headers = headers
+        storage.body = body
+        storage.remoteAddress = ""
+        storage.requestID = ""
+        self.storage = storage
+    }
+
     /// Splits a request-target into path and query.
     static func split(target: String) -> (path: String, query: String?) {
         let utf8 = target.utf8

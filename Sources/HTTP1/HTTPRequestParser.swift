@@ -48,6 +48,9 @@ public struct HTTPRequestParser: Sendable {
     var body: [UInt8] = []
     var bodyLimit: Int
     var trailerBytes = 0
+    /// An answered request's storage and emptied header list, taken back by `reclaim` for the next request.
+    var spareStorage: HTTPRequest.Storage?
+    var spareHeaders: HTTPHeaders?
 
     /// Creates a parser.
     /// - Parameter limits: the limits to enforce.
@@ -126,7 +129,12 @@ public struct HTTPRequestParser: Sendable {
                     try HTTPRequestParser.parseRequestLine(bytes, start, lineEnd)
                 }
                 position = lineEnd + 2
-                headers = HTTPHeaders(reservingCapacity: 8)
+                if let spare = spareHeaders {
+                    headers = spare
+                    spareHeaders = nil
+                } else {
+                    headers = HTTPHeaders(reservingCapacity: 8)
+                }
                 state = .headers
 
             case .headers:
@@ -288,9 +296,15 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private mutating func completeRequest() -> HTTPParserEvent {
-        let event = HTTPParserEvent.request(
-            HTTPRequest(method: method, target: target, version: version, headers: headers, body: body),
-            keepAlive: keepAlive)
+        let request: HTTPRequest
+        if let storage = spareStorage {
+            spareStorage = nil
+            request = HTTPRequest(
+                reusing: storage, method: method, target: target, version: version, headers: headers, body: body)
+        } else {
+            request = HTTPRequest(method: method, target: target, version: version, headers: headers, body: body)
+        }
+        let event = HTTPParserEvent.request(request, keepAlive: keepAlive)
         // Reset the message state; the buffer keeps any pipelined bytes.
         state = .requestLine
         headers = HTTPHeaders()
@@ -309,6 +323,23 @@ public struct HTTPRequestParser: Sendable {
         trailerBytes = 0
         scanFrom = position
         return event
+    }
+
+    /// Takes back a request once it has been answered, when nothing else holds it (a handler that keeps the
+    /// request, or a copy of it, keeps it whole): the next request is made in its storage and its header list's
+    /// room, where each request allocated and freed both.
+    ///
+    /// The header fields and the body are released now, the rest when the next request replaces it.
+    public mutating func reclaim(_ request: consuming HTTPRequest) {
+        guard isKnownUniquelyReferenced(&request.storage) else { return }
+        let storage = request.storage
+        var headers = HTTPHeaders()
+        swap(&headers, &storage.headers)
+        // Element by element: `removeAll(keepingCapacity:)` replaces the range in general, at twice the cost.
+        while headers.fields.popLast() != nil {}
+        spareHeaders = headers
+        storage.body = []
+        spareStorage = storage
     }
 
     /// Drops consumed bytes so the buffer does not grow across requests.

@@ -245,6 +245,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                         slots.append(slot)
                         deliver(response, finishedAt: finished, at: slots.count - 1)
                     }
+                    parser.reclaim(consume request)
                 case .later(let work):
                     slots.append(slot)
                     timeouts.enter(.handling, now: now)
