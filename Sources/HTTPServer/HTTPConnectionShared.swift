@@ -28,6 +28,8 @@ public final class HTTPLoopState {
     private let index: Int
     private let prefix: [UInt8]
     private let wallClock: () -> Int
+    /// The loop's monotonic clock in nanoseconds: when a responder answered, for the access log and `answered`.
+    public let clock: @Sendable () -> UInt64
     private let accessLog: EventLoop?
     private let accessLogLabel: String
     private var dateSecond: Int = -1
@@ -41,25 +43,24 @@ public final class HTTPLoopState {
     ///   - index: the loop's index, part of every request id it makes.
     ///   - prefix: per-process random hex digits that start every generated request id.
     ///   - wallClock: Unix seconds now, for the `Date` header and log timestamps.
+    ///   - clock: the loop's monotonic clock in nanoseconds.
     ///   - accessLog: where access-log lines go (the loop itself); nil or not gathering: none are made.
     ///   - accessLogLabel: the logger label the lines carry.
     public init(
-        index: Int, prefix: [UInt8], wallClock: @escaping () -> Int, accessLog: EventLoop? = nil,
+        index: Int, prefix: [UInt8], wallClock: @escaping () -> Int, clock: @escaping @Sendable () -> UInt64,
+        accessLog: EventLoop? = nil,
         accessLogLabel: String = "postern"
     ) {
         self.index = index
         self.prefix = prefix
         self.wallClock = wallClock
+        self.clock = clock
         self.accessLog = accessLog?.gathersLines == true ? accessLog : nil
         self.accessLogLabel = accessLogLabel
     }
 
     /// Whether answered requests are logged.
     public var logsAccess: Bool { accessLog != nil }
-
-    /// The loop's clock when answered requests are logged (a line's duration ends when the responder answers),
-    /// nil when they are not: the clock is then not read.
-    public var accessLogClock: (@Sendable () -> UInt64)? { accessLog?.clock }
 
     /// Gathers the access-log line of an answered request.
     public func logAccess(_ entry: HTTPAccessLog.Entry) {

@@ -34,8 +34,8 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         public let sequence: UInt64
         /// The response.
         public let response: HTTPResponse
-        /// When the responder finished (the configuration's clock), for the access log's duration; nil: when
-        /// the machine takes the completion.
+        /// When the responder finished (the loop's clock), for the request's duration; nil: when the machine takes
+        /// the completion.
         public let finishedAt: UInt64?
 
         /// Pairs a response with its request's sequence number.
@@ -236,8 +236,8 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                     closeAfter: !keepAlive)
                 switch shared.responder.respond(to: request, route: route) {
                 case .now(let response):
-                    // Answered within this turn: the access log's end is read after the handler, not the turn's start.
-                    let finished = loopState.accessLogClock?() ?? now
+                    // Answered within this turn: the duration ends after the handler, not at the turn's start.
+                    let finished = loopState.clock()
                     if slots.isEmpty {
                         // Nothing waits before it: straight into the output, with no pipeline slot filled and emptied.
                         writeOut(response, prepare(response, for: slot, finishedAt: finished, newest: true))
@@ -303,17 +303,19 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         }
     }
 
-    /// Logs the answer to `slot`'s request and decides whether the connection stays open after it (not when the
-    /// request said so, nor for the `newest` request while the server shuts down); the encoder's context.
+    /// Logs the answer to `slot`'s request, tells the responder, and decides whether the connection stays open
+    /// after it (not when the request said so, nor for the `newest` request while the server shuts down); the
+    /// encoder's context.
     private mutating func prepare(_ response: HTTPResponse, for slot: Slot, finishedAt finished: UInt64, newest: Bool)
         -> HTTPResponseEncoder.Context
     {
-        if let routeName = slot.routeName, loopState.logsAccess {
-            loopState.logAccess(
-                HTTPAccessLog.Entry(
-                    method: slot.method, route: routeName, status: response.status.code,
-                    durationNanoseconds: finished >= slot.startedAt ? finished - slot.startedAt : 0,
-                    requestID: slot.requestID))
+        if let routeName = slot.routeName {
+            let entry = HTTPAccessLog.Entry(
+                method: slot.method, route: routeName, status: response.status.code,
+                durationNanoseconds: finished >= slot.startedAt ? finished - slot.startedAt : 0,
+                requestID: slot.requestID)
+            if loopState.logsAccess { loopState.logAccess(entry) }
+            shared.responder.answered(entry)
         }
         var keepAlive = slot.keepAlive
         if shuttingDown && newest && !parser.hasPartialMessage { keepAlive = false }

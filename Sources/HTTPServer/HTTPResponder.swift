@@ -54,6 +54,11 @@ public protocol HTTPResponder: AnyObject, Sendable {
     /// 503 over the connection cap), so that each surface keeps its error shape. `path` is the request's
     /// path when its head was parsed, nil otherwise. The server adds `Connection: close`.
     func refusal(_ status: HTTPStatus, path: String?) -> HTTPResponse
+
+    /// Told once per answered request, on its loop, what its access-log line says (whether or not access is
+    /// logged), when its response is encoded: for metrics. The duration runs from the loop turn that read the
+    /// request's last bytes to the responder's answer, read once for the log and this. Must not block.
+    func answered(_ entry: HTTPAccessLog.Entry)
 }
 
 extension HTTPResponder {
@@ -61,6 +66,9 @@ extension HTTPResponder {
     public func refusal(_ status: HTTPStatus, path: String?) -> HTTPResponse {
         HTTPResponse.json(status, #"{"error":"\#(HTTPResponse.errorCode(status))"}"#)
     }
+
+    /// Nothing: a responder without metrics needs no report.
+    public func answered(_ entry: HTTPAccessLog.Entry) {}
 }
 
 extension HTTPResponse {

@@ -19,7 +19,7 @@ public struct HTTPService: StreamService {
             let prefix = HTTPLoopState.randomPrefix()
             states = loops.map {
                 HTTPLoopState(
-                    index: $0.index, prefix: prefix, wallClock: { Int(time(nil)) }, accessLog: $0,
+                    index: $0.index, prefix: prefix, wallClock: { Int(time(nil)) }, clock: $0.clock, accessLog: $0,
                     accessLogLabel: label)
             }
         }
@@ -45,10 +45,10 @@ public struct HTTPService: StreamService {
             preconditionFailure("HTTPService was given a job its machines did not make")
         }
         let sequence = job.sequence
-        let clock = loopStates.states[loop.index].accessLogClock
+        let clock = loopStates.states[loop.index].clock
         job.work { response in
             completion(
-                HTTPConnectionStateMachine.Completion(sequence: sequence, response: response, finishedAt: clock?()))
+                HTTPConnectionStateMachine.Completion(sequence: sequence, response: response, finishedAt: clock()))
         }
     }
 }

@@ -6,7 +6,8 @@ import ServerKit
 
 /// The server's one responder: resolves the request's context (client address, rate-limit key, request
 /// id) once, routes the request, runs its handler inline or in a task with that context, and records the
-/// request's log line and metrics under its route template.
+/// request's metrics under its route template when the server reports it answered (the access-log line is the
+/// server's, with the same route, status and duration).
 ///
 /// Unknown paths answer 404 and known paths with another method 405 with `Allow`, in the error shape
 /// of the surface that owns the path prefix (``UnmatchedRenderer``), `{"error":"<code>"}` elsewhere.
@@ -23,19 +24,16 @@ final class PosternResponder: HTTPResponder {
     /// `X-Forwarded-For` hop, for every surface (difficulty, rate limits).
     let trustedProxies: ClientAddressResolver
     let metrics: PosternMetrics
-    /// Times each request for its latency histogram (the access-log line is timed by the HTTP server).
-    let clock: MonotonicClock
     let logger: Logger
 
     init(
         router: ContextRouter, unmatched: [UnmatchedRenderer], trustedProxies: ClientAddressResolver,
-        metrics: PosternMetrics, clock: MonotonicClock, logger: Logger
+        metrics: PosternMetrics, logger: Logger
     ) {
         self.router = router
         self.unmatched = unmatched
         self.trustedProxies = trustedProxies
         self.metrics = metrics
-        self.clock = clock
         self.logger = logger
     }
 
@@ -44,34 +42,34 @@ final class PosternResponder: HTTPResponder {
     }
 
     /// Immediate handlers, 404 and 405 at once, on the event loop; a deferred handler later, in a Task.
-    /// Metrics take the route's `logName` (its template, or `unmatched`), the name its access-log line has.
     func respond(to request: HTTPRequest, route: HTTPRoute) -> HTTPAnswer {
         switch route.routerMatch(ContextRouteHandler.self) {
         case .found(let matched, let parameters):
             switch matched.handler {
             case .immediate(let handler):
-                let start = clock.now
                 let context = RequestContext(request, trustedProxies: trustedProxies)
-                return .now(finish(handler(request, context, parameters), request.method, route.logName, start))
+                return .now(handler(request, context, parameters))
             case .deferred(let handler):
                 return .later { [self] completion in
-                    let start = clock.now
                     let context = RequestContext(request, trustedProxies: trustedProxies)
-                    Task {
-                        completion(
-                            finish(await handler(request, context, parameters), request.method, route.logName, start))
-                    }
+                    Task { completion(await handler(request, context, parameters)) }
                 }
             }
         case .methodNotAllowed(let allowed):
-            let start = clock.now
             var response = unmatchedResponse(.methodNotAllowed, path: request.path)
             response.headers.replaceOrAdd("Allow", allowed.map(\.rawValue).joined(separator: ", "))
-            return .now(finish(response, request.method, route.logName, start))
+            return .now(response)
         case .notFound:
-            let start = clock.now
-            return .now(finish(unmatchedResponse(.notFound, path: request.path), request.method, route.logName, start))
+            return .now(unmatchedResponse(.notFound, path: request.path))
         }
+    }
+
+    /// Metrics under the route's `logName` (its template, or `unmatched`), the name its access-log line has,
+    /// with the line's duration.
+    func answered(_ entry: HTTPAccessLog.Entry) {
+        metrics.recordRequest(
+            route: entry.route, method: entry.method, status: entry.status,
+            nanoseconds: Int64(clamping: entry.durationNanoseconds))
     }
 
     /// A refusal of the HTTP layer (413, 431, malformed request...) in the shape of the surface that owns
@@ -85,14 +83,5 @@ final class PosternResponder: HTTPResponder {
             return renderer.render(status)
         }
         return .json(status, #"{"error":"\#(HTTPResponse.errorCode(status))"}"#)
-    }
-
-    private func finish(_ response: HTTPResponse, _ method: HTTPMethod, _ route: String, _ start: Int64)
-        -> HTTPResponse
-    {
-        metrics.recordRequest(
-            route: route, method: method, status: response.status.code, nanoseconds: clock.now - start)
-        // The access-log line is written by the HTTP server (HTTPAccessLog), gathered per event loop.
-        return response
     }
 }

@@ -134,7 +134,7 @@ public final class PosternRuntime: Sendable {
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
             trustedProxies: ClientAddressResolver(trustedProxies: configuration.trustedProxies), metrics: metrics,
-            clock: .system, logger: logger)
+            logger: logger)
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port

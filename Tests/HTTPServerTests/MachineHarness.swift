@@ -58,7 +58,9 @@ struct MachineHarness {
         responder = CountingResponder(answersAtOnce: answersAtOnce)
         machine = Machine(
             shared: HTTPConnectionShared(configuration: configuration, responder: responder),
-            loopState: HTTPLoopState(index: 0, prefix: Array("abcdef".utf8), wallClock: { 1_700_000_000 }),
+            // A stopped clock: the harness's `now` moves with its events; durations are not what it tests.
+            loopState: HTTPLoopState(
+                index: 0, prefix: Array("abcdef".utf8), wallClock: { 1_700_000_000 }, clock: { 0 }),
             peer: "192.0.2.7", refusing: refusing)
     }
 

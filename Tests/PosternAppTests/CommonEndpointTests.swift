@@ -50,16 +50,18 @@ struct CommonEndpointTests {
         }
     }
 
-    @Test("metrics expose request series by route and open connections")
+    @Test("metrics expose request series by route, answered at once or later, and open connections")
     func metrics() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let client = try server.client()
         _ = try await client.request("GET", "/healthz")
+        _ = try await client.request("GET", "/readyz")  // answered by a task, not on the loop
         let response = try await client.request("GET", "/metrics")
         #expect(response.status == 200)
         #expect(response.header("Content-Type")?.hasPrefix("text/plain") == true)
         #expect(response.text.contains(#"postern_http_requests_total{route="/healthz",method="GET",status="200"}"#))
+        #expect(response.text.contains(#"postern_http_requests_total{route="/readyz",method="GET",status="200"}"#))
         // The latency buckets in seconds, as Prometheus's default spelling of each bound.
         let series = #"postern_http_request_duration_seconds_bucket{route="/healthz",method="GET",status="200""#
         for bound in ["0.0001", "0.00025", "0.001", "0.5", "1.0", "5.0", "+Inf"] {
