@@ -106,8 +106,8 @@ extension HTTPRequestParser {
             let nameBytes = UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd])
             let valueBytes = UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd])
             return (
-                String(decoding: nameBytes, as: UTF8.self), String(decoding: valueBytes, as: UTF8.self),
-                SpecialHeader(nameBytes)
+                CommonHeaderName.literal(for: nameBytes) ?? String(decoding: nameBytes, as: UTF8.self),
+                String(decoding: valueBytes, as: UTF8.self), SpecialHeader(nameBytes)
             )
         }
         switch kind {

@@ -116,6 +116,22 @@ struct HTTPRequestParserTests {
         }
     }
 
+    @Test("common names keep the spelling received, in their usual spelling, lowercase or any other")
+    func commonHeaderNames() throws {
+        let names = [
+            "Host", "accept", "Cookie", "origin", "User-Agent", "connection", "Content-Type", "x-request-id",
+            "Authorization", "content-length", "Accept-Encoding", "accept-language", "X-Forwarded-For", "CONNECTION",
+            "aCCEPT", "User-agent", "X-Request-ID", "Hosts", "Accepts",
+        ]
+        let lines = names.enumerated().map { index, name in
+            name.lowercased() == "content-length" ? "\(name): 0" : "\(name): \(index)"
+        }
+        let outcome = parse("GET / HTTP/1.1\r\n" + lines.joined(separator: "\r\n") + "\r\n\r\n", feeding: .whole)
+        let request = try #require(outcome.requests.first?.request)
+        #expect(Array(request.headers).map(\.name) == names)
+        #expect(request.headers["ACCEPT-LANGUAGE"] == "11" && request.headers["hosts"] == "17")
+    }
+
     @Test("a head is announced before its body with the framing facts")
     func headAnnouncement() throws {
         for feeding in Feeding.allCases {
