@@ -71,6 +71,15 @@ public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether this is `HEAD` (however constructed), without comparing strings for the standard cases.
+    var isHEAD: Bool {
+        switch self {
+        case .HEAD: return true
+        case .other(let name): return name == "HEAD"
+        default: return false
+        }
+    }
+
     /// 0 to 6 for the seven standard methods however constructed (`.other("GET")` too); nil for any
     /// other token.
     public var standardIndex: Int? {

@@ -43,9 +43,14 @@ public struct HTTPResponseEncoder: Sendable {
     public func encode(_ response: HTTPResponse, context: Context, date: [UInt8], into out: inout [UInt8]) {
         let status = response.status
         let bodyAllowed = !status.forbidsBody
-        let sendsBody = bodyAllowed && context.method != .HEAD && !response.body.isEmpty
+        let sendsBody = bodyAllowed && !context.method.isHEAD && !response.body.isEmpty
+        // Decided before the head is written, so that the writing closure captures no copy of the context.
+        let ending: StaticString =
+            !context.keepAlive
+            ? "Connection: close\r\n\r\n" : context.version == .http1_0 ? "Connection: keep-alive\r\n\r\n" : "\r\n"
+        let requestID = context.requestID
         // The literals and numbers below (160 bytes at most), then each variable part with its separators.
-        var most = 160 + status.reason.utf8.count + date.count + serverName.count + context.requestID.utf8.count
+        var most = 160 + status.reason.utf8.count + date.count + serverName.count + requestID.utf8.count
         response.headers.fields.withUnsafeBufferPointer { fields in
             for index in fields.indices { most += fields[index].name.utf8.count + fields[index].value.utf8.count + 4 }
         }
@@ -60,7 +65,7 @@ public struct HTTPResponseEncoder: Sendable {
             HTTPResponseEncoder.writeFieldValue(status.reason, to: &head)
             head.literal("\r\n")
             response.headers.fields.withUnsafeBufferPointer { fields in  // borrowed, not copied field by field
-                for index in fields.indices where !HTTPResponseEncoder.isServerOwned(fields[index].name) {
+                for index in fields.indices {
                     HTTPResponseEncoder.writeField(fields[index].name, fields[index].value, to: &head)
                 }
             }
@@ -77,16 +82,12 @@ public struct HTTPResponseEncoder: Sendable {
                 serverName.withUnsafeBufferPointer { head.bytes($0) }
             }
             head.literal("\r\nX-Content-Type-Options: nosniff\r\n")
-            if !context.requestID.isEmpty {
-                HTTPResponseEncoder.writeField("X-Request-Id", context.requestID, to: &head)
-            }
-            if !context.keepAlive {
-                head.literal("Connection: close\r\n\r\n")
-            } else if context.version == .http1_0 {
-                head.literal("Connection: keep-alive\r\n\r\n")
-            } else {
+            if !requestID.isEmpty {
+                head.literal("X-Request-Id: ")
+                HTTPResponseEncoder.writeFieldValue(requestID, to: &head)
                 head.literal("\r\n")
             }
+            head.literal(ending)
         }
         if sendsBody { out.append(contentsOf: response.body) }
     }
@@ -103,18 +104,16 @@ public struct HTTPResponseEncoder: Sendable {
             date: date, into: &out)
     }
 
-    static func isServerOwned(_ name: String) -> Bool {
-        name.withUTF8Bytes { bytes in
-            switch bytes.count {
-            case 4: return matches(bytes, "date")
-            case 6: return matches(bytes, "server")
-            case 10: return matches(bytes, "connection")
-            case 12: return matches(bytes, "x-request-id")
-            case 14: return matches(bytes, "content-length")
-            case 17: return matches(bytes, "transfer-encoding")
-            case 22: return matches(bytes, "x-content-type-options")
-            default: return false
-            }
+    private static func isServerOwned(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch name.count {
+        case 4: return matches(name, "date")
+        case 6: return matches(name, "server")
+        case 10: return matches(name, "connection")
+        case 12: return matches(name, "x-request-id")
+        case 14: return matches(name, "content-length")
+        case 17: return matches(name, "transfer-encoding")
+        case 22: return matches(name, "x-content-type-options")
+        default: return false
         }
     }
 
@@ -125,14 +124,15 @@ public struct HTTPResponseEncoder: Sendable {
         }
     }
 
+    /// Writes a handler's field, unless its name is one the encoder owns or not a token.
     private static func writeField(_ name: String, _ value: String, to head: inout ByteWriter) {
-        let nameIsToken = name.withUTF8Bytes { bytes -> Bool in
-            guard !bytes.isEmpty else { return false }
+        let written = name.withUTF8Bytes { bytes -> Bool in  // the name opened once, for both checks and the copy
+            guard !bytes.isEmpty, !isServerOwned(bytes) else { return false }
             for byte in bytes where !byte.isTokenCharacter { return false }
             head.bytes(bytes)
             return true
         }
-        guard nameIsToken else { return }
+        guard written else { return }
         head.byte(.colon)
         head.byte(.space)
         writeFieldValue(value, to: &head)

@@ -38,9 +38,9 @@ struct HTTPResponseEncoderTests {
                 + "X-Request-Id: rid\r\n\r\n{\"status\":\"ok\"}")
     }
 
-    @Test("HEAD keeps Content-Length and drops the body")
-    func head() {
-        let text = encode(.text(.ok, "hello"), method: .HEAD)
+    @Test("HEAD keeps Content-Length and drops the body", arguments: [HTTPMethod.HEAD, .other("HEAD")])
+    func head(method: HTTPMethod) {
+        let text = encode(.text(.ok, "hello"), method: method)
         #expect(text.contains("Content-Length: 5\r\n"))
         #expect(text.hasSuffix("\r\n\r\n"))
     }
