@@ -127,13 +127,17 @@ public struct HTTPRequest: Sendable {
             remoteAddress: remoteAddress, requestID: requestID)
     }
 
+    /// A request over `storage` (the parser's, whose path and query are split as the target is parsed).
+    init(storage: Storage) {
+        self.storage = storage
+    }
+
     /// A request in `storage`, which nothing else holds (the parser's spare, see `HTTPRequestParser.reclaim`),
     /// filled anew: no allocation.
     init(
-        reusing storage: Storage, method: HTTPMethod, target: String, version: HTTPVersion, headers: HTTPHeaders,
-        body: [UInt8]
+        reusing storage: Storage, method: HTTPMethod, target: String, path: String, query: String?,
+        version: HTTPVersion, headers: HTTPHeaders, body: [UInt8]
     ) {
-        let (path, query) = HTTPRequest.split(target: target)
         storage.method = method
         storage.target = target
         storage.path = path

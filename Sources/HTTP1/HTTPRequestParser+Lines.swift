@@ -1,10 +1,11 @@
 // Line-level parsing for HTTPRequestParser: request line, header fields, chunk sizes.
 
 extension HTTPRequestParser {
-    /// Parses `method SP request-target SP HTTP-version` from `bytes[start..<end]`.
+    /// Parses `method SP request-target SP HTTP-version` from `bytes[start..<end]`; `targetIsPath` when the
+    /// target is origin-form without a query, so that it is its own path.
     static func parseRequestLine(
         _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int
-    ) throws -> (HTTPMethod, String, HTTPVersion) {
+    ) throws -> (method: HTTPMethod, target: String, targetIsPath: Bool, version: HTTPVersion) {
         var firstSpace = start
         while firstSpace < end && bytes[firstSpace] != .space {
             guard bytes[firstSpace].isTokenCharacter else { throw HTTPParseError(.invalidMethod) }
@@ -13,11 +14,13 @@ extension HTTPRequestParser {
         guard firstSpace > start, firstSpace < end else { throw HTTPParseError(.invalidRequestLine) }
         let targetStart = firstSpace + 1
         var secondSpace = targetStart
+        var hasQuery = false
         while secondSpace < end && bytes[secondSpace] != .space {
             // Visible ASCII only: no controls (NUL, CR), no DEL, no raw non-ASCII bytes.
             guard bytes[secondSpace] > 0x20 && bytes[secondSpace] < 0x7F else {
                 throw HTTPParseError(.invalidTarget)
             }
+            if bytes[secondSpace] == UInt8(ascii: "?") { hasQuery = true }
             secondSpace += 1
         }
         guard secondSpace > targetStart, secondSpace < end else { throw HTTPParseError(.invalidRequestLine) }
@@ -25,7 +28,8 @@ extension HTTPRequestParser {
         let method = methodFrom(bytes, start, firstSpace)
         let targetBytes = UnsafeBufferPointer(rebasing: bytes[targetStart..<secondSpace])
         try validateTargetForm(targetBytes, method: method)
-        return (method, String(decoding: targetBytes, as: UTF8.self), version)
+        let targetIsPath = targetBytes[0] == UInt8(ascii: "/") && !hasQuery
+        return (method, String(decoding: targetBytes, as: UTF8.self), targetIsPath, version)
     }
 
     /// `HTTP/1.1` and `HTTP/1.0`; other `HTTP/d.d` are unsupported (505), anything else malformed (400).

@@ -34,6 +34,7 @@ public struct HTTPRequestParser: Sendable {
     // The message being parsed.
     var method: HTTPMethod = .GET
     var target = ""
+    var targetIsPath = false
     var version: HTTPVersion = .http1_1
     var headers = HTTPHeaders()
     var headerBytes = 0
@@ -125,7 +126,7 @@ public struct HTTPRequestParser: Sendable {
                     continue
                 }
                 let start = position
-                (method, target, version) = try buffer.withUnsafeBufferPointer { bytes in
+                (method, target, targetIsPath, version) = try buffer.withUnsafeBufferPointer { bytes in
                     try HTTPRequestParser.parseRequestLine(bytes, start, lineEnd)
                 }
                 position = lineEnd + 2
@@ -296,20 +297,29 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private mutating func completeRequest() -> HTTPParserEvent {
+        // Moved out, not copied: the parser's fields are left empty for the next message with nothing to release.
+        var target = ""
+        var headers = HTTPHeaders()
+        var body: [UInt8] = []
+        swap(&target, &self.target)
+        swap(&headers, &self.headers)
+        swap(&body, &self.body)
+        let (path, query) = targetIsPath ? (target, nil) : HTTPRequest.split(target: target)
         let request: HTTPRequest
         if let storage = spareStorage {
             spareStorage = nil
             request = HTTPRequest(
-                reusing: storage, method: method, target: target, version: version, headers: headers, body: body)
+                reusing: storage, method: method, target: target, path: path, query: query, version: version,
+                headers: headers, body: body)
         } else {
-            request = HTTPRequest(method: method, target: target, version: version, headers: headers, body: body)
+            request = HTTPRequest(
+                storage: HTTPRequest.Storage(
+                    method: method, target: target, path: path, query: query, version: version, headers: headers,
+                    body: body, remoteAddress: "", requestID: ""))
         }
         let event = HTTPParserEvent.request(request, keepAlive: keepAlive)
         // Reset the message state; the buffer keeps any pipelined bytes.
         state = .requestLine
-        headers = HTTPHeaders()
-        target = ""
-        body = []
         headerBytes = 0
         emptyLines = 0
         contentLength = nil

@@ -116,6 +116,21 @@ struct HTTPRequestParserTests {
         }
     }
 
+    @Test(
+        "path and query split from each target form",
+        arguments: [
+            ("GET /a/b HTTP/1.1", "/a/b", nil), ("GET /a/b?x=1&y HTTP/1.1", "/a/b", "x=1&y"),
+            ("GET /a? HTTP/1.1", "/a", ""),
+            ("GET http://h.example/p?q=1 HTTP/1.1", "/p", "q=1"), ("GET http://h.example HTTP/1.1", "/", nil),
+            ("OPTIONS * HTTP/1.1", "*", nil),
+        ] as [(String, String, String?)])
+    func pathAndQuery(line: String, path: String, query: String?) throws {
+        let outcome = parse(line + "\r\nHost: a\r\n\r\n", feeding: .whole)
+        let request = try #require(outcome.requests.first?.request)
+        #expect(request.path == path)
+        #expect(request.query == query)
+    }
+
     @Test("common names keep the spelling received, in their usual spelling, lowercase or any other")
     func commonHeaderNames() throws {
         let names = [
