@@ -95,6 +95,8 @@ public struct HTTPRequestParser: Sendable {
     /// - Returns: the next event, or nil when more bytes are needed.
     /// - Throws: `HTTPParseError` when the request must be refused; every later call throws it again.
     public mutating func next() throws(HTTPParseError) -> HTTPParserEvent? {
+        // Between requests with nothing buffered, as after every request of a keep-alive client: nothing to do.
+        if case .requestLine = state, position == buffer.count { return nil }
         if case .failed(let error) = state { throw error }
         let event: HTTPParserEvent?
         do {
