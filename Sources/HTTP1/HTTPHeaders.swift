@@ -52,8 +52,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// the fields passed over are compared in place rather than copied (two retains and releases each).
     private func firstIndex(named name: String, from start: Int) -> Int? {
         fields.withUnsafeBufferPointer { fields in
-            guard start < fields.count else { return nil }
-            return (start..<fields.count).first { ASCII.equalsIgnoringCase(fields[$0].name, name) }
+            var index = start
+            while index < fields.count {
+                if ASCII.equalsIgnoringCase(fields[index].name, name) { return index }
+                index += 1
+            }
+            return nil
         }
     }
 

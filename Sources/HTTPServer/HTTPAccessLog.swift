@@ -35,7 +35,11 @@ public enum HTTPAccessLog {
     /// Appends `entry` as one line.
     /// - Parameter prefix: the line's start, `prefix(unixSeconds:label:)` of now.
     public static func append(_ entry: Entry, prefix: [UInt8], into out: inout [UInt8]) {
-        withLine(entry, prefix: prefix) { out.append(contentsOf: $0) }
+        let most = maximumLength(entry, prefixCount: prefix.count)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: most) { room in
+            let count = write(entry, prefix: prefix, into: room)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: room[0..<count]))
+        }
     }
 
     /// What every line of one second starts with: `YYYY-MM-DDTHH:MM:SSZ info <label>: request duration_ms=`.
@@ -44,37 +48,39 @@ public enum HTTPAccessLog {
         timestamp(unixSeconds: unixSeconds) + Array(" info \(label): request duration_ms=".utf8)
     }
 
-    /// Formats `entry` as one line in temporary room (on the stack) and gives `body` its bytes.
+    /// The most bytes `write` writes for `entry` after a prefix of `prefixCount` bytes: the prefix, the method,
+    /// the two values with their quotes, the literals with the fraction's point and digits and the line feed (40
+    /// bytes) and two decimals of at most 20 digits.
+    public static func maximumLength(_ entry: Entry, prefixCount: Int) -> Int {
+        prefixCount + entry.method.byteCount + entry.requestID.utf8.count + entry.route.utf8.count + 90
+    }
+
+    /// Writes `entry` as one line into `room` (at least `maximumLength(entry, prefixCount: prefix.count)` bytes).
     /// - Parameter prefix: the line's start, `prefix(unixSeconds:label:)` of now.
-    public static func withLine(_ entry: Entry, prefix: [UInt8], _ body: (UnsafeRawBufferPointer) -> Void) {
+    /// - Returns: the bytes written.
+    public static func write(_ entry: Entry, prefix: [UInt8], into room: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let micros = entry.durationNanoseconds / 1000
-        prefix.withUnsafeBufferPointer { prefix in
+        return prefix.withUnsafeBufferPointer { prefix in
             entry.requestID.withUTF8Bytes { requestID in
                 entry.route.withUTF8Bytes { route in
-                    // The prefix, the method, the two values with their quotes, the literals with the fraction's
-                    // point and digits and the line feed (40 bytes) and two decimals of at most 20 digits: the
-                    // line is never longer.
-                    let most = prefix.count + entry.method.byteCount + requestID.count + route.count + 90
-                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: most) { room in
-                        var line = ByteWriter(room)
-                        line.bytes(prefix)
-                        line.decimal(micros / 1000)
-                        line.byte(UInt8(ascii: "."))
-                        let fraction = micros % 1000
-                        line.byte(UInt8(ascii: "0") + UInt8(fraction / 100))
-                        line.byte(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-                        line.byte(UInt8(ascii: "0") + UInt8(fraction % 10))
-                        line.literal(" method=")
-                        line.method(entry.method)
-                        line.literal(" request_id=")
-                        line.value(requestID)
-                        line.literal(" route=")
-                        line.value(route)
-                        line.literal(" status=")
-                        line.decimal(UInt64(max(0, entry.status)))
-                        line.byte(UInt8(ascii: "\n"))
-                        body(UnsafeRawBufferPointer(start: room.baseAddress, count: line.count))
-                    }
+                    var line = ByteWriter(room)
+                    line.bytes(prefix)
+                    line.decimal(micros / 1000)
+                    line.byte(UInt8(ascii: "."))
+                    let fraction = micros % 1000
+                    line.byte(UInt8(ascii: "0") + UInt8(fraction / 100))
+                    line.byte(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+                    line.byte(UInt8(ascii: "0") + UInt8(fraction % 10))
+                    line.literal(" method=")
+                    line.method(entry.method)
+                    line.literal(" request_id=")
+                    line.value(requestID)
+                    line.literal(" route=")
+                    line.value(route)
+                    line.literal(" status=")
+                    line.decimal(UInt64(max(0, entry.status)))
+                    line.byte(UInt8(ascii: "\n"))
+                    return line.count
                 }
             }
         }

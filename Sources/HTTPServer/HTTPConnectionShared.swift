@@ -70,7 +70,10 @@ public final class HTTPLoopState {
             linePrefixSecond = second
             linePrefix = HTTPAccessLog.prefix(unixSeconds: second, label: accessLogLabel)
         }
-        HTTPAccessLog.withLine(entry, prefix: linePrefix) { accessLog.appendLine($0) }
+        let prefix = linePrefix
+        accessLog.appendLine(atMost: HTTPAccessLog.maximumLength(entry, prefixCount: prefix.count)) { room in
+            HTTPAccessLog.write(entry, prefix: prefix, into: room)
+        }
     }
 
     /// The `Date` header bytes, formatted at most once per second.
@@ -87,20 +90,17 @@ public final class HTTPLoopState {
     /// for the first 2^32 requests of a loop, so Swift stores it inline (no allocation).
     public func nextRequestID() -> String {
         requestCounter &+= 1
-        var counter = requestCounter
-        var digits = 0
-        while counter > 0 {
-            digits += 1
-            counter >>= 4
-        }
+        let counter = requestCounter
+        let digits = (67 - counter.leadingZeroBitCount) / 4  // hex digits of a counter of at least 1
         let length = prefix.count + 1 + digits
         return String(unsafeUninitializedCapacity: length) { out in
-            for i in 0..<prefix.count { out[i] = prefix[i] }
-            out[prefix.count] = HTTPLoopState.hexDigits[index & 0xF]
-            var value = requestCounter
+            let start = out.baseAddress!
+            prefix.withUnsafeBufferPointer { start.update(from: $0.baseAddress!, count: $0.count) }
+            start[prefix.count] = Self.hexDigit(UInt64(index))
+            var value = counter
             var position = length - 1
-            while value > 0 {
-                out[position] = HTTPLoopState.hexDigits[Int(value & 0xF)]
+            while position > prefix.count {
+                start[position] = Self.hexDigit(value)
                 value >>= 4
                 position -= 1
             }
@@ -108,12 +108,17 @@ public final class HTTPLoopState {
         }
     }
 
-    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// The lowercase hex digit of `value`'s low four bits.
+    @inline(__always)
+    private static func hexDigit(_ value: UInt64) -> UInt8 {
+        let digit = UInt8(truncatingIfNeeded: value & 0xF)
+        return digit < 10 ? 0x30 + digit : 0x57 + digit
+    }
 
     /// Six random hex digits, drawn once per server.
     static func randomPrefix() -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let random = generator.next() as UInt64
-        return (0..<6).map { hexDigits[Int((random >> ($0 * 4)) & 0xF)] }
+        return (0..<6).map { hexDigit(random >> ($0 * 4)) }
     }
 }

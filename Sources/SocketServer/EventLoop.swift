@@ -36,9 +36,10 @@ public final class EventLoop: @unchecked Sendable {
     /// Where `appendLine` output goes; nil when nothing is gathered.
     private let lineSink: (any LineSink)?
     /// Lines gathered since the last flush; written when full or ``lineFlushInterval`` after the first.
-    /// Used on the loop only, and no caller's code runs while it is accessed (`appendLine` takes finished
-    /// bytes, not a writer), so no access can overlap another: unchecked, like the registrants and timers.
-    @exclusivity(unchecked) private var lines: [UInt8] = []
+    /// Used on the loop only, and the only caller's code that runs while it is accessed is `appendLine`'s writer,
+    /// which is given room, not the loop: no access can overlap another, so unchecked, like the registrants and
+    /// timers.
+    @exclusivity(unchecked) private var lines: LineBuffer
     /// When the oldest line in `lines` was gathered (loop clock).
     private var linesSince: UInt64 = 0
     // Used on the loop's thread only, and every access ends before a callback runs (a registrant is copied
@@ -58,6 +59,8 @@ public final class EventLoop: @unchecked Sendable {
         self.clock = clock
         self.lineSink = lineSink
         gathersLines = lineSink != nil
+        // Room for a full buffer and one more line before the flush that follows it.
+        lines = LineBuffer(capacity: lineSink == nil ? 0 : Self.lineBufferLimit + 4096)
         epoll = try Epoll()
         let milliseconds =
             pollInterval.components.seconds * 1000
@@ -101,10 +104,13 @@ public final class EventLoop: @unchecked Sendable {
     /// `access_log ... buffer= flush=` does: a busy loop writes hundreds of lines per system call. Nothing
     /// is lost: shutdown and ``flushGatheredLines()`` (SIGUSR1) write what is left. Call on the loop;
     /// nothing is kept without a sink.
-    public func appendLine(_ line: UnsafeRawBufferPointer) {
+    ///
+    /// `write` is given room for `maximum` bytes in the buffer itself and returns how many it wrote (more traps);
+    /// it must not call back into the loop.
+    public func appendLine(atMost maximum: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
         guard gathersLines else { return }
         if lines.isEmpty { linesSince = clock() }
-        lines.append(contentsOf: line)
+        lines.append(atMost: maximum, write)
         if lines.count >= Self.lineBufferLimit { flushLines() }
     }
 
@@ -128,9 +134,8 @@ public final class EventLoop: @unchecked Sendable {
     /// Writes the gathered lines. On the loop.
     func flushLines() {
         guard let lineSink, !lines.isEmpty else { return }
-        lines.withUnsafeBytes { lineSink.write($0) }
-        // Kept for the next lines unless one huge line made it grow far past the limit.
-        lines.removeAll(keepingCapacity: lines.capacity <= Self.lineBufferLimit * 4)
+        lines.withBytes { lineSink.write($0) }
+        lines.removeAll()
     }
 
     /// Descriptors registered right now (connections and listeners).

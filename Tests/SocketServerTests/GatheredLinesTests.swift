@@ -27,8 +27,15 @@ struct GatheredLinesTests {
         return condition()
     }
 
-    private func append(_ text: String, on loop: EventLoop) {
-        loop.execute { Array(text.utf8).withUnsafeBytes { loop.appendLine($0) } }
+    /// Appends `text` on `loop`, its writer given `extraRoom` bytes more room than it uses.
+    private func append(_ text: String, on loop: EventLoop, extraRoom: Int = 0) {
+        loop.execute {
+            let bytes = Array(text.utf8)
+            loop.appendLine(atMost: bytes.count + extraRoom) { room in
+                _ = room.initialize(from: bytes)
+                return bytes.count
+            }
+        }
     }
 
     @Test("lines wait for the flush interval, then go out in one write; SIGUSR1's flush and shutdown write the rest")
@@ -69,5 +76,21 @@ struct GatheredLinesTests {
         #expect(try await eventually { capture.all.count == 1 })
         #expect(capture.all.first?.utf8.count == EventLoop.lineBufferLimit)
         await group.shutdownJoining()
+    }
+
+    @Test("a line longer than the buffer goes out whole; a writer given more room than it uses adds only its bytes")
+    func longLineAndSpareRoom() async throws {
+        let capture = Capture()
+        let group = try EventLoopGroup(count: 1, clock: { 1 }, pollInterval: .milliseconds(5), lineSink: capture)
+        group.startOnce()
+        let loop = group.loops[0]
+        append("first\n", on: loop, extraRoom: 500)
+        let long = String(repeating: "y", count: 5 * EventLoop.lineBufferLimit) + "\n"
+        append(long, on: loop)
+        #expect(try await eventually { capture.all.count == 1 })
+        #expect(capture.all.first == "first\n" + long)
+        append("after\n", on: loop, extraRoom: 3)
+        await group.shutdownJoining()
+        #expect(capture.all.count == 2 && capture.all.last == "after\n")
     }
 }
