@@ -41,55 +41,85 @@ public struct HTTPResponseEncoder: Sendable {
     ///   - date: the IMF-fixdate bytes for `Date` (see `HTTPDate`), cached by the caller per second.
     ///   - out: the output buffer.
     public func encode(_ response: HTTPResponse, context: Context, date: [UInt8], into out: inout [UInt8]) {
-        let status = response.status
-        let bodyAllowed = !status.forbidsBody
-        let sendsBody = bodyAllowed && !context.method.isHEAD && !response.body.isEmpty
-        // Decided before the head is written, so that the writing closure captures no copy of the context.
-        let ending: StaticString =
-            !context.keepAlive
-            ? "Connection: close\r\n\r\n" : context.version == .http1_0 ? "Connection: keep-alive\r\n\r\n" : "\r\n"
-        let requestID = context.requestID
-        // The literals and numbers below (160 bytes at most), then each variable part with its separators.
-        var most = 160 + status.reason.utf8.count + date.count + serverName.count + requestID.utf8.count
+        let most = headLength(response, requestID: context.requestID, date: date)
+        let sendsBody = Self.sendsBody(response, context)
+        out.reserveMore(most + (sendsBody ? response.body.count : 0))
+        out.appendWriting(atMost: most) { writeHead(response, context, date: date, into: &$0) }
+        if sendsBody { out.append(contentsOf: response.body) }
+    }
+
+    /// The most bytes `write` writes for `response`, its body included.
+    public func maximumLength(_ response: HTTPResponse, context: Context, date: [UInt8]) -> Int {
+        headLength(response, requestID: context.requestID, date: date)
+            + (Self.sendsBody(response, context) ? response.body.count : 0)
+    }
+
+    /// Writes the encoded response into `room`, which has at least `maximumLength` bytes (an output buffer's
+    /// spare room: no copy of the head on the way); returns the bytes written.
+    public func write(
+        _ response: HTTPResponse, context: Context, date: [UInt8], into room: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
+        var writer = ByteWriter(room)
+        writeHead(response, context, date: date, into: &writer)
+        if Self.sendsBody(response, context) { response.body.withUnsafeBufferPointer { writer.bytes($0) } }
+        return writer.count
+    }
+
+    /// Whether the body goes out: not for `HEAD`, nor for a status that forbids one.
+    private static func sendsBody(_ response: HTTPResponse, _ context: Context) -> Bool {
+        !response.status.forbidsBody && !context.method.isHEAD && !response.body.isEmpty
+    }
+
+    /// The most bytes the head takes: the literals and numbers (160 bytes at most), then each variable part with
+    /// its separators.
+    private func headLength(_ response: HTTPResponse, requestID: String, date: [UInt8]) -> Int {
+        var most = 160 + response.status.reason.utf8.count + date.count + serverName.count + requestID.utf8.count
         response.headers.fields.withUnsafeBufferPointer { fields in
             for index in fields.indices { most += fields[index].name.utf8.count + fields[index].value.utf8.count + 4 }
         }
-        out.reserveMore(most + (sendsBody ? response.body.count : 0))
-        out.appendWriting(atMost: most) { head in
-            head.literal("HTTP/1.1 ")
-            let code = min(max(status.code, 100), 999)
-            head.byte(UInt8(0x30 + code / 100))
-            head.byte(UInt8(0x30 + code / 10 % 10))
-            head.byte(UInt8(0x30 + code % 10))
-            head.byte(.space)
-            HTTPResponseEncoder.writeFieldValue(status.reason, to: &head)
-            head.literal("\r\n")
-            response.headers.fields.withUnsafeBufferPointer { fields in  // borrowed, not copied field by field
-                for index in fields.indices {
-                    HTTPResponseEncoder.writeField(fields[index].name, fields[index].value, to: &head)
-                }
+        return most
+    }
+
+    private func writeHead(_ response: HTTPResponse, _ context: Context, date: [UInt8], into head: inout ByteWriter) {
+        let status = response.status
+        head.literal("HTTP/1.1 ")
+        let code = min(max(status.code, 100), 999)
+        head.byte(UInt8(0x30 + code / 100))
+        head.byte(UInt8(0x30 + code / 10 % 10))
+        head.byte(UInt8(0x30 + code % 10))
+        head.byte(.space)
+        HTTPResponseEncoder.writeFieldValue(status.reason, to: &head)
+        head.literal("\r\n")
+        response.headers.fields.withUnsafeBufferPointer { fields in  // borrowed, not copied field by field
+            for index in fields.indices {
+                HTTPResponseEncoder.writeField(fields[index].name, fields[index].value, to: &head)
             }
-            if bodyAllowed {
-                head.literal("Content-Length: ")
-                head.decimal(UInt64(response.body.count))
-                head.literal("\r\nDate: ")
-            } else {
-                head.literal("Date: ")
-            }
-            date.withUnsafeBufferPointer { head.bytes($0) }
-            if !serverName.isEmpty {
-                head.literal("\r\nServer: ")
-                serverName.withUnsafeBufferPointer { head.bytes($0) }
-            }
-            head.literal("\r\nX-Content-Type-Options: nosniff\r\n")
-            if !requestID.isEmpty {
-                head.literal("X-Request-Id: ")
-                HTTPResponseEncoder.writeFieldValue(requestID, to: &head)
-                head.literal("\r\n")
-            }
-            head.literal(ending)
         }
-        if sendsBody { out.append(contentsOf: response.body) }
+        if status.forbidsBody {
+            head.literal("Date: ")
+        } else {
+            head.literal("Content-Length: ")
+            head.decimal(UInt64(response.body.count))
+            head.literal("\r\nDate: ")
+        }
+        date.withUnsafeBufferPointer { head.bytes($0) }
+        if !serverName.isEmpty {
+            head.literal("\r\nServer: ")
+            serverName.withUnsafeBufferPointer { head.bytes($0) }
+        }
+        head.literal("\r\nX-Content-Type-Options: nosniff\r\n")
+        if !context.requestID.isEmpty {
+            head.literal("X-Request-Id: ")
+            HTTPResponseEncoder.writeFieldValue(context.requestID, to: &head)
+            head.literal("\r\n")
+        }
+        if !context.keepAlive {
+            head.literal("Connection: close\r\n\r\n")
+        } else if context.version == .http1_0 {
+            head.literal("Connection: keep-alive\r\n\r\n")
+        } else {
+            head.literal("\r\n")
+        }
     }
 
     /// The interim `100 Continue` response sent before reading a body the client holds back.

@@ -328,7 +328,9 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
     private mutating func writeOut(_ response: HTTPResponse, _ context: HTTPResponseEncoder.Context) {
         let encoder = shared.encoder
         let date = loopState.date()
-        output.withAppendableBytes { encoder.encode(response, context: context, date: date, into: &$0) }
+        output.withAppendableRoom(atMost: encoder.maximumLength(response, context: context, date: date)) {
+            encoder.write(response, context: context, date: date, into: $0)
+        }
         if !context.keepAlive { phase = .flushingLast }
     }
 

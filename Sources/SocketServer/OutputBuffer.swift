@@ -4,37 +4,55 @@
 /// and a call that cannot be inlined made the compiler copy the whole machine around it.
 @frozen
 public struct OutputBuffer: Sendable {
-    /// Above this many retained bytes an emptied buffer gives its storage back.
+    /// Above this much room an emptied buffer gives its storage back.
     @usableFromInline static var retainedCapacity: Int { 64 * 1024 }
 
+    /// Room already initialized: `bytes[offset..<end]` are queued, what follows `end` is spare room that
+    /// `withAppendableRoom` writes into directly, and an emptied buffer only moves `end` back.
     @usableFromInline var bytes: [UInt8] = []
     @usableFromInline var offset = 0
+    @usableFromInline var end = 0
 
     /// An empty buffer.
     @inlinable public init() {}
 
     /// Bytes not yet written.
-    @inlinable public var unsentCount: Int { bytes.count - offset }
+    @inlinable public var unsentCount: Int { end - offset }
 
     /// Whether every queued byte has been written.
-    @inlinable public var isEmpty: Bool { offset == bytes.count }
+    @inlinable public var isEmpty: Bool { offset == end }
 
     /// Queues `more` after what is already there.
     @inlinable public mutating func append(_ more: [UInt8]) {
-        bytes.append(contentsOf: more)
+        withAppendableRoom(atMost: more.count) { room in
+            _ = room.initialize(from: more)
+            return more.count
+        }
     }
 
-    /// Lets `body` append to the storage directly (an encoder writing in place).
-    @inlinable public mutating func withAppendableBytes<R>(_ body: (inout [UInt8]) throws -> R) rethrows -> R {
-        try body(&bytes)
+    /// Lets `write` fill at most `maximum` bytes after what is queued (an encoder writing in place); `write`
+    /// returns how many it wrote (more traps).
+    @inlinable public mutating func withAppendableRoom(
+        atMost maximum: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Int
+    ) {
+        if bytes.count - end < maximum {
+            bytes.append(contentsOf: repeatElement(0, count: Swift.max(end + maximum, bytes.count * 2) - bytes.count))
+        }
+        let start = end
+        let written = bytes.withUnsafeMutableBufferPointer { all in
+            write(UnsafeMutableBufferPointer(rebasing: all[start..<(start + maximum)]))
+        }
+        precondition(written >= 0 && written <= maximum, "OutputBuffer: more written than the room made")
+        end += written
     }
 
     /// Marks `count` bytes written; an emptied buffer starts again at its beginning.
     @inlinable public mutating func consume(_ count: Int) {
-        offset = min(bytes.count, offset + count)
-        if offset == bytes.count {
-            bytes.removeAll(keepingCapacity: bytes.capacity <= OutputBuffer.retainedCapacity)
+        offset = min(end, offset + count)
+        if offset == end {
             offset = 0
+            end = 0
+            if bytes.count > OutputBuffer.retainedCapacity { bytes = [] }
         }
     }
 
@@ -42,10 +60,11 @@ public struct OutputBuffer: Sendable {
     @inlinable public mutating func clear() {
         bytes = []
         offset = 0
+        end = 0
     }
 
     /// Calls `body` with the unsent bytes.
     @inlinable public func withUnsentBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+        try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }
     }
 }

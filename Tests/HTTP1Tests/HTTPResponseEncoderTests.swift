@@ -10,10 +10,18 @@ struct HTTPResponseEncoderTests {
         _ response: HTTPResponse, method: HTTPMethod = .GET, version: HTTPVersion = .http1_1, keepAlive: Bool = true,
         requestID: String = "rid"
     ) -> String {
+        let encoder = HTTPResponseEncoder(serverName: "Postern")
+        let context = HTTPResponseEncoder.Context(
+            method: method, version: version, keepAlive: keepAlive, requestID: requestID)
         var out: [UInt8] = []
-        HTTPResponseEncoder(serverName: "Postern").encode(
-            response, context: .init(method: method, version: version, keepAlive: keepAlive, requestID: requestID),
-            date: date, into: &out)
+        encoder.encode(response, context: context, date: date, into: &out)
+        // Written into exactly the room it asks for, the same bytes.
+        let written = [UInt8](
+            unsafeUninitializedCapacity: encoder.maximumLength(response, context: context, date: date)
+        ) {
+            room, count in count = encoder.write(response, context: context, date: date, into: room)
+        }
+        #expect(written == out)
         return String(decoding: out, as: UTF8.self)
     }
 
