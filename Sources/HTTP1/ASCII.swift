@@ -46,23 +46,34 @@ enum ASCII {
     }
 
     /// Whether `bytes[start..<end]` are all field-value bytes (`UInt8.isFieldValueByte`). Eight bytes at
-    /// a time: a word with no byte below 0x20 and none equal to 0x7F passes in a few instructions; a
-    /// word with one (a control, DEL or a lawful HTAB) is decided byte by byte.
+    /// a time, the last eight overlapping those before them rather than checked one by one: a word with no byte
+    /// below 0x20 and none equal to 0x7F passes in a few instructions; a word with one (a control, DEL or a
+    /// lawful HTAB) is decided byte by byte. Runs shorter than eight bytes are checked byte by byte.
     static func areFieldValueBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
         guard let base = bytes.baseAddress, start < end else { return true }
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
+        guard end - start >= 8 else { return areFieldValueBytesOneByOne(base, start, end) }
         var i = start
-        while end - i >= 8 {
-            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-            let below0x20 = (word &- ones &* 0x20) & ~word & highs
-            let xorDEL = word ^ (ones &* 0x7F)
-            let hasDEL = (xorDEL &- ones) & ~xorDEL & highs
-            if below0x20 | hasDEL != 0 {
-                for j in i..<(i + 8) where !base[j].isFieldValueByte { return false }
-            }
+        while end - i > 8 {
+            guard isFieldValueWord(base, i) else { return false }
             i += 8
         }
+        return isFieldValueWord(base, end - 8)
+    }
+
+    /// Whether the eight bytes at `base + i` are field-value bytes.
+    @inline(__always)
+    private static func isFieldValueWord(_ base: UnsafePointer<UInt8>, _ i: Int) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+        let below0x20 = (word &- ones &* 0x20) & ~word & highs
+        let xorDEL = word ^ (ones &* 0x7F)
+        let hasDEL = (xorDEL &- ones) & ~xorDEL & highs
+        return below0x20 | hasDEL == 0 || areFieldValueBytesOneByOne(base, i, i + 8)
+    }
+
+    private static func areFieldValueBytesOneByOne(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        var i = start
         while i < end {
             if !base[i].isFieldValueByte { return false }
             i += 1
