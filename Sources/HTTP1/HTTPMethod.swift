@@ -54,6 +54,7 @@ public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
 
     /// Equality by wire spelling, so that `.other("GET")` equals `.GET`; the seven standard methods
     /// compare by case, without comparing strings (the hot path compares methods per request).
+    @inlinable
     public static func == (lhs: HTTPMethod, rhs: HTTPMethod) -> Bool {
         switch (lhs.standardIndex, rhs.standardIndex) {
         case (let left?, let right?): return left == right
@@ -82,6 +83,7 @@ public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
 
     /// 0 to 6 for the seven standard methods however constructed (`.other("GET")` too); nil for any
     /// other token.
+    @inlinable
     public var standardIndex: Int? {
         switch self {
         case .GET: return 0
@@ -91,11 +93,16 @@ public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
         case .DELETE: return 4
         case .PATCH: return 5
         case .OPTIONS: return 6
-        case .other(let name):
-            switch HTTPMethod(rawValue: name) {
-            case .other: return nil
-            case let standard: return standard.standardIndex
-            }
+        case .other(let name): return HTTPMethod.standardIndex(spelled: name)
+        }
+    }
+
+    /// `standardIndex` of a method spelled `name` (the rare `.other` that spells a standard method).
+    @usableFromInline
+    static func standardIndex(spelled name: String) -> Int? {
+        switch HTTPMethod(rawValue: name) {
+        case .other: return nil
+        case let standard: return standard.standardIndex
         }
     }
 }

@@ -2,8 +2,14 @@
 public struct RouteParameters: Sendable {
     @usableFromInline var pairs: [(name: String, value: String)]
 
+    /// No parameters (every static route's match).
+    @inlinable
+    public init() {
+        pairs = []
+    }
+
     /// Creates parameters from `(name, value)` pairs.
-    public init(_ pairs: [(String, String)] = []) {
+    public init(_ pairs: [(String, String)]) {
         self.pairs = pairs.map { (name: $0.0, value: $0.1) }
     }
 
