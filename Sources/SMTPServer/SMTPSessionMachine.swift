@@ -87,7 +87,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
 
     public var hasUnsentOutput: Bool { !output.isEmpty }
 
-    public func withUnsentOutput<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    public func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
         try output.withUnsentBytes(body)
     }
 

@@ -60,6 +60,8 @@ public protocol ConnectionStateMachine {
     /// Whether output waits to be written.
     var hasUnsentOutput: Bool { get }
 
-    /// Calls `body` with the output not yet written (never empty when `hasUnsentOutput`).
-    func withUnsentOutput<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+    /// Calls `body` with the output not yet written (never empty when `hasUnsentOutput`) and returns what it
+    /// returns: the bytes a `send` took, nil when the socket would block. Not generic: called through the
+    /// protocol for every response, a generic requirement ran unspecialized (about 150 instructions).
+    func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int?
 }

@@ -109,14 +109,14 @@ struct MachineHarness {
                 written += String(decoding: bytes, as: UTF8.self)
                 return bytes.count
             }
-            actions += send(.wrote(count))
+            actions += send(.wrote(count ?? 0))
         }
         return (written, actions)
     }
 
     /// The socket takes `count` bytes, then blocks.
     mutating func writePartly(_ count: Int) -> (written: String, actions: [String]) {
-        let written = machine.withUnsentOutput { String(decoding: $0.prefix(count), as: UTF8.self) }
+        let written = machine.output.withUnsentBytes { String(decoding: $0.prefix(count), as: UTF8.self) }
         var actions = send(.wrote(min(count, written.utf8.count)))
         actions += send(.writeBlocked)
         return (written, actions)

@@ -88,7 +88,7 @@ struct SessionHarness {
                 written += String(decoding: bytes, as: UTF8.self)
                 return bytes.count
             }
-            actions += send(.wrote(count))
+            actions += send(.wrote(count ?? 0))
         }
         return (written, actions)
     }

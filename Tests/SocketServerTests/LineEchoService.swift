@@ -16,7 +16,7 @@ struct LineEchoMachine: ConnectionStateMachine {
 
     var hasUnsentOutput: Bool { !output.isEmpty }
 
-    func withUnsentOutput<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
         try output.withUnsentBytes(body)
     }
 
@@ -29,7 +29,8 @@ struct LineEchoMachine: ConnectionStateMachine {
         case .bytesRead(let bytes):
             input.append(contentsOf: bytes)
             while let end = input.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: input[..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                let line = String(decoding: input[..<end], as: UTF8.self).trimmingCharacters(
+                    in: .whitespacesAndNewlines)
                 input.removeSubrange(...end)
                 if line == "quit" {
                     closing = true
