@@ -35,11 +35,11 @@ public final class EventLoop: @unchecked Sendable {
     private let pollInterval: Int32
     /// Where `appendLine` output goes; nil when nothing is gathered.
     private let lineSink: (any LineSink)?
-    /// Lines gathered since the last flush; written when full or ``lineFlushInterval`` after the first.
-    /// Used on the loop only, and the only caller's code that runs while it is accessed is `appendLine`'s writer,
-    /// which is given room, not the loop: no access can overlap another, so unchecked, like the registrants and
-    /// timers.
-    @exclusivity(unchecked) private var lines: LineBuffer
+    /// Lines gathered since the last flush; written when full or ``lineFlushInterval`` after the first, its room
+    /// kept unless one huge line made it grow far past the limit. Used on the loop only, and the only caller's code
+    /// that runs while it is accessed is `appendLine`'s writer, which is given room, not the loop: no access can
+    /// overlap another, so unchecked, like the registrants and timers.
+    @exclusivity(unchecked) private var lines = OutputBuffer(retainedCapacity: EventLoop.lineBufferLimit * 4)
     /// When the oldest line in `lines` was gathered (loop clock).
     private var linesSince: UInt64 = 0
     // Used on the loop's thread only, and every access ends before a callback runs (a registrant is copied
@@ -59,8 +59,6 @@ public final class EventLoop: @unchecked Sendable {
         self.clock = clock
         self.lineSink = lineSink
         gathersLines = lineSink != nil
-        // Room for a full buffer and one more line before the flush that follows it.
-        lines = LineBuffer(capacity: lineSink == nil ? 0 : Self.lineBufferLimit + 4096)
         epoll = try Epoll()
         let milliseconds =
             pollInterval.components.seconds * 1000
@@ -110,8 +108,8 @@ public final class EventLoop: @unchecked Sendable {
     public func appendLine(atMost maximum: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
         guard gathersLines else { return }
         if lines.isEmpty { linesSince = clock() }
-        lines.append(atMost: maximum, write)
-        if lines.count >= Self.lineBufferLimit { flushLines() }
+        lines.withAppendableRoom(atMost: maximum, write)
+        if lines.unsentCount >= Self.lineBufferLimit { flushLines() }
     }
 
     /// Writes the gathered lines now, from any thread (after what is already queued on the loop).
@@ -134,8 +132,8 @@ public final class EventLoop: @unchecked Sendable {
     /// Writes the gathered lines. On the loop.
     func flushLines() {
         guard let lineSink, !lines.isEmpty else { return }
-        lines.withBytes { lineSink.write($0) }
-        lines.removeAll()
+        lines.withUnsentBytes { lineSink.write($0) }
+        lines.consume(lines.unsentCount)
     }
 
     /// Descriptors registered right now (connections and listeners).

@@ -5,7 +5,7 @@
 @frozen
 public struct OutputBuffer: Sendable {
     /// Above this much room an emptied buffer gives its storage back.
-    @usableFromInline static var retainedCapacity: Int { 64 * 1024 }
+    @usableFromInline let retainedCapacity: Int
 
     /// Room already initialized: `bytes[offset..<end]` are queued, what follows `end` is spare room that
     /// `withAppendableRoom` writes into directly, and an emptied buffer only moves `end` back.
@@ -13,8 +13,10 @@ public struct OutputBuffer: Sendable {
     @usableFromInline var offset = 0
     @usableFromInline var end = 0
 
-    /// An empty buffer.
-    @inlinable public init() {}
+    /// An empty buffer that keeps up to `retainedCapacity` bytes of room once emptied.
+    @inlinable public init(retainedCapacity: Int = 64 * 1024) {
+        self.retainedCapacity = retainedCapacity
+    }
 
     /// Bytes not yet written.
     @inlinable public var unsentCount: Int { end - offset }
@@ -38,9 +40,11 @@ public struct OutputBuffer: Sendable {
         if bytes.count - end < maximum {
             bytes.append(contentsOf: repeatElement(0, count: Swift.max(end + maximum, bytes.count * 2) - bytes.count))
         }
+        guard maximum > 0 else { return }
         let start = end
+        // The room is in bounds (made just above): a pointer to it, not a bounds-checked slice.
         let written = bytes.withUnsafeMutableBufferPointer { all in
-            write(UnsafeMutableBufferPointer(rebasing: all[start..<(start + maximum)]))
+            write(UnsafeMutableBufferPointer(start: all.baseAddress! + start, count: maximum))
         }
         precondition(written >= 0 && written <= maximum, "OutputBuffer: more written than the room made")
         end += written
@@ -52,7 +56,7 @@ public struct OutputBuffer: Sendable {
         if offset == end {
             offset = 0
             end = 0
-            if bytes.count > OutputBuffer.retainedCapacity { bytes = [] }
+            if bytes.count > retainedCapacity { bytes = [] }
         }
     }
 

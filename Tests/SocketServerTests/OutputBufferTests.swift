@@ -38,8 +38,8 @@ struct OutputBufferTests {
         buffer.append([UInt8](repeating: 0x62, count: 900))
         #expect(buffer.bytes.count == room && unsent(buffer) == String(repeating: "b", count: 900))
         buffer.consume(900)
-        buffer.append([UInt8](repeating: 0x63, count: OutputBuffer.retainedCapacity + 1))
-        #expect(buffer.unsentCount == OutputBuffer.retainedCapacity + 1)
+        buffer.append([UInt8](repeating: 0x63, count: buffer.retainedCapacity + 1))
+        #expect(buffer.unsentCount == buffer.retainedCapacity + 1)
         buffer.consume(buffer.unsentCount)
         #expect(buffer.isEmpty && buffer.bytes.isEmpty)
     }
