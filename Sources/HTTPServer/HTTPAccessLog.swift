@@ -35,10 +35,8 @@ public enum HTTPAccessLog {
     /// Appends `entry` as one line.
     /// - Parameter prefix: the line's start, `prefix(unixSeconds:label:)` of now.
     public static func append(_ entry: Entry, prefix: [UInt8], into out: inout [UInt8]) {
-        let most = maximumLength(entry, prefixCount: prefix.count)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: most) { room in
-            let count = write(entry, prefix: prefix, into: room)
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: room[0..<count]))
+        out.appendWriting(atMost: maximumLength(entry, prefixCount: prefix.count)) {
+            write(entry, prefix: prefix, into: &$0)
         }
     }
 
@@ -55,15 +53,14 @@ public enum HTTPAccessLog {
         prefixCount + entry.method.byteCount + entry.requestID.utf8.count + entry.route.utf8.count + 90
     }
 
-    /// Writes `entry` as one line into `room` (at least `maximumLength(entry, prefixCount: prefix.count)` bytes).
+    /// Writes `entry` as one line through `line`, which has room for `maximumLength(entry, prefixCount:
+    /// prefix.count)` bytes.
     /// - Parameter prefix: the line's start, `prefix(unixSeconds:label:)` of now.
-    /// - Returns: the bytes written.
-    public static func write(_ entry: Entry, prefix: [UInt8], into room: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    package static func write(_ entry: Entry, prefix: [UInt8], into line: inout ByteWriter) {
         let micros = entry.durationNanoseconds / 1000
-        return prefix.withUnsafeBufferPointer { prefix in
+        prefix.withUnsafeBufferPointer { prefix in
             entry.requestID.withUTF8Bytes { requestID in
                 entry.route.withUTF8Bytes { route in
-                    var line = ByteWriter(room)
                     line.bytes(prefix)
                     line.decimal(micros / 1000)
                     line.byte(UInt8(ascii: "."))
@@ -80,7 +77,6 @@ public enum HTTPAccessLog {
                     line.literal(" status=")
                     line.decimal(UInt64(max(0, entry.status)))
                     line.byte(UInt8(ascii: "\n"))
-                    return line.count
                 }
             }
         }

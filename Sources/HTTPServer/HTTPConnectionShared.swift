@@ -72,7 +72,9 @@ public final class HTTPLoopState {
         }
         let prefix = linePrefix
         accessLog.appendLine(atMost: HTTPAccessLog.maximumLength(entry, prefixCount: prefix.count)) { room in
-            HTTPAccessLog.write(entry, prefix: prefix, into: room)
+            var line = ByteWriter(room)
+            HTTPAccessLog.write(entry, prefix: prefix, into: &line)
+            return line.count
         }
     }
 
