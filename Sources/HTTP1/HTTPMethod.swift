@@ -54,7 +54,7 @@ public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
 
     /// Equality by wire spelling, so that `.other("GET")` equals `.GET`; the seven standard methods
     /// compare by case, without comparing strings (the hot path compares methods per request).
-    @inlinable
+    @inlinable @inline(__always)
     public static func == (lhs: HTTPMethod, rhs: HTTPMethod) -> Bool {
         switch (lhs.standardIndex, rhs.standardIndex) {
         case (let left?, let right?): return left == right
@@ -69,15 +69,6 @@ public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
             hasher.combine(index)
         } else {
             hasher.combine(rawValue)
-        }
-    }
-
-    /// Whether this is `HEAD` (however constructed), without comparing strings for the standard cases.
-    var isHEAD: Bool {
-        switch self {
-        case .HEAD: return true
-        case .other(let name): return name == "HEAD"
-        default: return false
         }
     }
 

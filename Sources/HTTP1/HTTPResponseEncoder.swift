@@ -67,7 +67,7 @@ public struct HTTPResponseEncoder: Sendable {
 
     /// Whether the body goes out: not for `HEAD`, nor for a status that forbids one.
     private static func sendsBody(_ response: HTTPResponse, _ context: Context) -> Bool {
-        !response.status.forbidsBody && !context.method.isHEAD && !response.body.isEmpty
+        !response.status.forbidsBody && context.method != .HEAD && !response.body.isEmpty
     }
 
     /// The most bytes the head takes: the literals and numbers (160 bytes at most), then each variable part with
