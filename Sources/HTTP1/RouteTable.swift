@@ -57,8 +57,8 @@ public enum RouteMatch<Handler: Sendable>: Sendable {
 /// Maps method + path to a route. Templates are `/`-separated; a `{name}` segment matches any one
 /// non-empty segment. `HEAD` is answered by the `GET` route unless a `HEAD` route exists.
 ///
-/// Static templates are found among those of the path's length, compared whole (no hashing); templated
-/// ones are tried in the order added, and the first template that matches a path decides it: its method, or 405 with its methods.
+/// Static templates are found among those of the path's length, compared whole (no hashing: see
+/// ``LengthGroupedTable``); templated ones are tried in the order added, and the first template that matches a path decides it: its method, or 405 with its methods.
 /// Add a template with a literal segment (`/messages/read`) before one with a parameter in that place
 /// (`/messages/{id}`), so that the literal path is never taken for a parameter value.
 ///
@@ -75,15 +75,8 @@ public struct RouteTable<Handler: Sendable>: Sendable {
         @usableFromInline var routes: [Route<Handler>]
     }
 
-    @usableFromInline struct StaticEntry: Sendable {
-        @usableFromInline var path: String
-        @usableFromInline var routes: [Route<Handler>]
-    }
-
-    /// Static templates with their routes in order added, grouped by the template's length in bytes (modulo
-    /// 64): a few paths share a length, so a lookup compares one or two strings, where a `Dictionary` lookup
-    /// hashed the whole path (about 300 instructions per request).
-    @usableFromInline var staticRoutes = [[StaticEntry]](repeating: [], count: 64)
+    /// Static templates: path → routes in order added.
+    @usableFromInline var staticRoutes = LengthGroupedTable<[Route<Handler>]>()
     /// Templates with parameters, in order added.
     @usableFromInline var templated: [TemplateEntry] = []
 
@@ -104,12 +97,7 @@ public struct RouteTable<Handler: Sendable>: Sendable {
             if case .parameter = $0 { return true } else { return false }
         }
         if !hasParameter {
-            let group = template.utf8.count & 63
-            if let index = staticRoutes[group].firstIndex(where: { $0.path == template }) {
-                staticRoutes[group][index].routes.append(route)
-            } else {
-                staticRoutes[group].append(StaticEntry(path: template, routes: [route]))
-            }
+            staticRoutes.modify(template, initial: []) { $0.append(route) }
             return
         }
         if let index = templated.firstIndex(where: { Self.sameShape($0.segments, segments) }) {
@@ -126,7 +114,7 @@ public struct RouteTable<Handler: Sendable>: Sendable {
     @inlinable
     public func match(method: HTTPMethod, path: String) -> RouteMatch<Handler> {
         var allowed: [HTTPMethod] = []
-        if let routes = Self.staticRoutes(for: path, in: staticRoutes) {
+        if let routes = staticRoutes[path] {
             if let route = Self.pick(method: method, from: routes) {
                 return .found(route, RouteParameters())
             }
@@ -154,13 +142,7 @@ public struct RouteTable<Handler: Sendable>: Sendable {
 
     /// Every route, static ones first, for documentation and tests.
     public var routes: [Route<Handler>] {
-        staticRoutes.flatMap { $0.flatMap(\.routes) } + templated.flatMap { $0.routes }
-    }
-
-    @inlinable
-    static func staticRoutes(for path: String, in groups: [[StaticEntry]]) -> [Route<Handler>]? {
-        for entry in groups[path.utf8.count & 63] where entry.path == path { return entry.routes }
-        return nil
+        staticRoutes.values.flatMap { $0 } + templated.flatMap { $0.routes }
     }
 
     @inlinable

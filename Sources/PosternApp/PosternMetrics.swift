@@ -16,34 +16,15 @@ public final class PosternMetrics: Sendable {
     /// Where every series lives; `GET /metrics` emits it.
     public let registry: PrometheusCollectorRegistry
     private let openConnections: Prometheus.Gauge
-    private let requestSeries = Mutex(RequestSeries())
+    /// The request series made so far, by route and then by status and method, found without hashing: a
+    /// `Dictionary` lookup (the key hashed with SipHash, then compared) was a third of recording a request.
+    private let requestSeries = Mutex(LengthGroupedTable<[Series]>())
 
-    /// The request series made so far, found without hashing: a `Dictionary` lookup (the key hashed with
-    /// SipHash, then compared) was a third of recording a request. Series are grouped by the route name's
-    /// length, and a group is searched by status and method before its names are compared; the names are few
-    /// (route templates and `unmatched`) and a route's name is the same string every time, which `==` sees first.
-    private struct RequestSeries {
-        struct Entry {
-            let status: Int
-            let method: String
-            let route: String
-            let counter: Prometheus.Counter
-            let histogram: Prometheus.ValueHistogram
-        }
-
-        private var groups = [[Entry]](repeating: [], count: 64)
-
-        func find(route: String, method: String, status: Int) -> Entry? {
-            for entry in groups[route.utf8.count & 63]
-            where entry.status == status && entry.method == method && entry.route == route {
-                return entry
-            }
-            return nil
-        }
-
-        mutating func add(_ entry: Entry) {
-            groups[entry.route.utf8.count & 63].append(entry)
-        }
+    private struct Series {
+        let status: Int
+        let method: String
+        let counter: Prometheus.Counter
+        let histogram: Prometheus.ValueHistogram
     }
 
     private static let latencyBuckets: [Duration] = [
@@ -89,15 +70,15 @@ public final class PosternMetrics: Sendable {
     /// without bound, about 1.5 KiB per distinct token.
     public func recordRequest(route: String, method: HTTPMethod, status: Int, nanoseconds: Int64) {
         let method = method.standardIndex == nil ? "other" : method.rawValue
-        let series = requestSeries.withLock { series in
-            if let found = series.find(route: route, method: method, status: status) { return found }
+        let series = requestSeries.withLock { table in
+            if let found = table[route]?.first(where: { $0.status == status && $0.method == method }) { return found }
             let labels = [("route", route), ("method", method), ("status", String(status))]
-            let made = RequestSeries.Entry(
-                status: status, method: method, route: route,
+            let made = Series(
+                status: status, method: method,
                 counter: registry.makeCounter(descriptor: Self.requestsDescriptor, labels: labels),
                 histogram: registry.makeValueHistogram(
                     descriptor: Self.durationDescriptor, labels: labels, buckets: Self.latencyBucketSeconds))
-            series.add(made)
+            table.modify(route, initial: []) { $0.append(made) }
             return made
         }
         series.counter.increment()
