@@ -65,11 +65,17 @@ struct GatheredLinesTests {
         #expect(capture.all == ["one\ntwo\n", "three\n", "four\n"])
     }
 
-    @Test("a full buffer is written at once, whatever the clock")
-    func fullBuffer() async throws {
+    /// One started loop whose clock stands still, gathering into a new capture.
+    private func startedLoop() throws -> (Capture, EventLoopGroup) {
         let capture = Capture()
         let group = try EventLoopGroup(count: 1, clock: { 1 }, pollInterval: .milliseconds(5), lineSink: capture)
         group.startOnce()
+        return (capture, group)
+    }
+
+    @Test("a full buffer is written at once, whatever the clock")
+    func fullBuffer() async throws {
+        let (capture, group) = try startedLoop()
         let loop = group.loops[0]
         let line = String(repeating: "x", count: 1023) + "\n"
         for _ in 0..<(EventLoop.lineBufferLimit / 1024) { append(line, on: loop) }
@@ -80,9 +86,7 @@ struct GatheredLinesTests {
 
     @Test("a line longer than the buffer goes out whole; a writer given more room than it uses adds only its bytes")
     func longLineAndSpareRoom() async throws {
-        let capture = Capture()
-        let group = try EventLoopGroup(count: 1, clock: { 1 }, pollInterval: .milliseconds(5), lineSink: capture)
-        group.startOnce()
+        let (capture, group) = try startedLoop()
         let loop = group.loops[0]
         append("first\n", on: loop, extraRoom: 500)
         let long = String(repeating: "y", count: 5 * EventLoop.lineBufferLimit) + "\n"
