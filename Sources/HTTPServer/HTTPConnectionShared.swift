@@ -25,7 +25,8 @@ public final class HTTPConnectionShared: Sendable {
 ///
 /// Not `Sendable`: one instance per loop, used only on that loop.
 public final class HTTPLoopState {
-    private let index: Int
+    /// The loop's index in its group.
+    public let index: Int
     private let prefix: [UInt8]
     private let wallClock: () -> Int
     /// The loop's monotonic clock in nanoseconds: when a responder answered, for the access log and `answered`.

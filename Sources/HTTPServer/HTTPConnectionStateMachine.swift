@@ -315,7 +315,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                 durationNanoseconds: finished >= slot.startedAt ? finished - slot.startedAt : 0,
                 requestID: slot.requestID)
             if loopState.logsAccess { loopState.logAccess(entry) }
-            shared.responder.answered(entry)
+            shared.responder.answered(entry, loop: loopState.index)
         }
         var keepAlive = slot.keepAlive
         if shuttingDown && newest && !parser.hasPartialMessage { keepAlive = false }

@@ -57,8 +57,9 @@ public protocol HTTPResponder: AnyObject, Sendable {
 
     /// Told once per answered request, on its loop, what its access-log line says (whether or not access is
     /// logged), when its response is encoded: for metrics. The duration runs from the loop turn that read the
-    /// request's last bytes to the responder's answer, read once for the log and this. Must not block.
-    func answered(_ entry: HTTPAccessLog.Entry)
+    /// request's last bytes to the responder's answer, read once for the log and this. `loop` is the index of the
+    /// event loop that answered (each loop calls from its own thread). Must not block.
+    func answered(_ entry: HTTPAccessLog.Entry, loop: Int)
 }
 
 extension HTTPResponder {
@@ -68,7 +69,7 @@ extension HTTPResponder {
     }
 
     /// Nothing: a responder without metrics needs no report.
-    public func answered(_ entry: HTTPAccessLog.Entry) {}
+    public func answered(_ entry: HTTPAccessLog.Entry, loop: Int) {}
 }
 
 extension HTTPResponse {

@@ -66,10 +66,10 @@ final class PosternResponder: HTTPResponder {
 
     /// Metrics under the route's `logName` (its template, or `unmatched`), the name its access-log line has,
     /// with the line's duration.
-    func answered(_ entry: HTTPAccessLog.Entry) {
+    func answered(_ entry: HTTPAccessLog.Entry, loop: Int) {
         metrics.recordRequest(
-            route: entry.route, method: entry.method, status: entry.status,
-            nanoseconds: Int64(clamping: entry.durationNanoseconds))
+            route: entry.route, method: entry.method, status: entry.status, nanoseconds: entry.durationNanoseconds,
+            loop: loop)
     }
 
     /// A refusal of the HTTP layer (413, 431, malformed request...) in the shape of the surface that owns
