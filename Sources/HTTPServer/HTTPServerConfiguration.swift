@@ -40,7 +40,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// The listen backlog; the kernel caps it at `net.core.somaxconn`. Default 4096.
     public var listenBacklog: Int32 = 4096
     /// The monotonic clock in nanoseconds used for every timeout; injected so tests can drive it.
-    public var clock: @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
+    public var clock: @Sendable () -> UInt64 = EventLoopGroup.monotonicNanoseconds
 
     /// The defaults listed on each property.
     public init() {}
