@@ -48,6 +48,10 @@ public final class EventLoop: @unchecked Sendable {
     // each a thread-local lookup and a set insertion.
     @exclusivity(unchecked) private var registrants = Registrants()
     @exclusivity(unchecked) private var timers = TimerHeap()
+    /// The clock as read when the loop last woke from `epoll_wait`: the time of every readiness and timer event of
+    /// that wake-up (its work takes microseconds), so that its connections do not each read the clock again. On the
+    /// loop.
+    private(set) var wokeAt: UInt64 = 0
     private let started = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -82,7 +86,7 @@ public final class EventLoop: @unchecked Sendable {
     public func execute(_ body: @escaping @Sendable () -> Void) {
         queue.async {
             body()
-            self.flushLinesIfDue()
+            self.flushLinesIfDue(now: self.clock())
         }
     }
 
@@ -119,8 +123,8 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Writes the gathered lines once the oldest has waited ``lineFlushInterval``; reads the clock only when
     /// lines wait (most turns of a server without an access log have none). On the loop.
-    private func flushLinesIfDue() {
-        guard !lines.isEmpty, clock() &- linesSince >= Self.lineFlushInterval else { return }
+    private func flushLinesIfDue(now: @autoclosure () -> UInt64) {
+        guard !lines.isEmpty, now() &- linesSince >= Self.lineFlushInterval else { return }
         flushLines()
     }
 
@@ -185,6 +189,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func turn(readyCount: Int) {
+        wokeAt = clock()
         epoll.forEachReady(readyCount) { fd, events in
             if fd == epoll.wakeFD {
                 epoll.drainWake()
@@ -193,7 +198,7 @@ public final class EventLoop: @unchecked Sendable {
             }
         }
         runDueTimers()
-        flushLinesIfDue()
+        flushLinesIfDue(now: wokeAt)
     }
 
     // MARK: - Registration and timers (on the loop)
@@ -239,7 +244,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runDueTimers() {
-        let now = clock()
+        let now = wokeAt
         while let entry = timers.popDue(now: now) {
             guard let registrant = registrants[entry.fd], registrant.timerEntry == entry.deadline else { continue }
             registrant.timerEntry = nil

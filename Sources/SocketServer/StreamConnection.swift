@@ -64,20 +64,20 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
     func ready(_ events: UInt32) {
         guard !closed else { return }
         if events & Epoll.writable != 0 {
-            turn(.writable)
+            turn(.writable, at: loop.wokeAt)
         }
         if events & Epoll.readable != 0 && interest & Epoll.readable != 0 {
             readAvailable()
         } else if events & Epoll.hangUp != 0 && !closed {
             // Reported even while reading is paused, and level-triggered it would be reported forever.
-            turn(.reset)
+            turn(.reset, at: loop.wokeAt)
         }
     }
 
     func timerFired() {
         guard !closed else { return }
         deadline = nil
-        turn(.timerFired)
+        turn(.timerFired, at: loop.wokeAt)
     }
 
     func beginShutdown() {
@@ -90,21 +90,22 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
 
     private func readAvailable() {
         let buffer = loop.readBuffer
+        let now = loop.wokeAt  // called for readiness only
         for _ in 0..<Self.readsPerTurn {
             guard !closed, interest & Epoll.readable != 0 else { return }
             let count: Int?
             do {
                 count = try SystemCall.nonBlocking("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
             } catch {
-                turn(.reset)
+                turn(.reset, at: now)
                 return
             }
             guard let count else { return }
             if count == 0 {
-                turn(.readEOF)
+                turn(.readEOF, at: now)
                 return
             }
-            turn(.bytesRead(UnsafeRawBufferPointer(rebasing: buffer[0..<count])))
+            turn(.bytesRead(UnsafeRawBufferPointer(rebasing: buffer[0..<count])), at: now)
             if count < buffer.count { return }
         }
     }
@@ -112,15 +113,16 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
     // MARK: - Turns
 
     /// Hands `event` to the machine and carries out the actions, then any events those caused, then
-    /// one write of everything that became ready.
-    private func turn(_ event: Event) {
+    /// one write of everything that became ready. `now`: the loop's wake-up time for readiness and timer events
+    /// (``EventLoop/wokeAt``); read from the clock when nil (completions, start, shutdown).
+    private func turn(_ event: Event, at now: UInt64? = nil) {
         guard !closed else { return }
         if inTurn {
             queued.append(event)
             return
         }
         inTurn = true
-        run(event, now: loop.clock(), machine: &machine)  // one clock reading per turn: a turn takes microseconds
+        run(event, now: now ?? loop.clock(), machine: &machine)
         queued.empty()
         inTurn = false
     }
