@@ -52,6 +52,10 @@ public struct HTTPRequestParser: Sendable {
     /// An answered request's storage and emptied header list, taken back by `reclaim` for the next request.
     var spareStorage: HTTPRequest.Storage?
     var spareHeaders: HTTPHeaders?
+    /// The last header block parsed line by line, for the next request that repeats it.
+    var lastHeaderBlock = RepeatedHeaderBlock()
+    /// Where the header block being parsed line by line started in `buffer`; nil once the bytes moved.
+    var headerBlockStart: Int?
 
     /// Creates a parser.
     /// - Parameter limits: the limits to enforce.
@@ -132,13 +136,20 @@ public struct HTTPRequestParser: Sendable {
                     try HTTPRequestParser.parseRequestLine(bytes, start, lineEnd)
                 }
                 position = lineEnd + 2
+                state = .headers
+                if takeRepeatedHeaderBlock() {
+                    if let event = try finishHead() { return event }
+                    continue
+                }
+                headerBlockStart = position
                 if let spare = spareHeaders {
                     headers = spare
                     spareHeaders = nil
+                } else if !lastHeaderBlock.bytes.isEmpty {
+                    headers = lastHeaderBlock.takeHeaders()
                 } else {
                     headers = HTTPHeaders(reservingCapacity: 8)
                 }
-                state = .headers
 
             case .headers:
                 let remaining = limits.maxHeaderBlockLength - headerBytes - 2
@@ -274,6 +285,7 @@ public struct HTTPRequestParser: Sendable {
 
     /// Applies the message-level rules once the empty line ending the head is read.
     private mutating func finishHead() throws -> HTTPParserEvent? {
+        keepHeaderBlock()
         if contentLength != nil && transferEncodingSeen {
             throw HTTPParseError(.contentLengthWithTransferEncoding)
         }
@@ -347,9 +359,11 @@ public struct HTTPRequestParser: Sendable {
         let storage = request.storage
         var headers = HTTPHeaders()
         swap(&headers, &storage.headers)
-        // Element by element: `removeAll(keepingCapacity:)` replaces the range in general, at twice the cost.
-        while headers.fields.popLast() != nil {}
-        spareHeaders = headers
+        if !lastHeaderBlock.holds(headers) {  // the kept block's list stays whole for the next request that repeats it
+            // Element by element: `removeAll(keepingCapacity:)` replaces the range in general, at twice the cost.
+            while headers.fields.popLast() != nil {}
+            spareHeaders = headers
+        }
         storage.body = []
         spareStorage = storage
     }
@@ -357,6 +371,7 @@ public struct HTTPRequestParser: Sendable {
     /// Drops consumed bytes so the buffer does not grow across requests.
     private mutating func compact() {
         guard position > 0 else { return }
+        headerBlockStart = nil  // a block split over reads is not kept
         if position == buffer.count {
             buffer.removeAll(keepingCapacity: buffer.capacity <= 64 * 1024)
             scanFrom = 0

@@ -1,0 +1,95 @@
+import Testing
+
+@testable import HTTP1
+
+@Suite("A header block repeated by the next request gives what parsing it gives")
+struct RepeatedHeaderBlockTests {
+    private func request(_ parser: inout HTTPRequestParser, _ raw: String) throws -> (HTTPRequest, Bool)? {
+        parser.append(contentsOf: raw.utf8)
+        var event = try parser.next()
+        if case .head? = event { event = try parser.next() }
+        guard case .request(let request, let keepAlive)? = event else {
+            Issue.record("expected a request from \(raw.debugDescription)")
+            return nil
+        }
+        return (request, keepAlive)
+    }
+
+    @Test("the same block on every request: the same fields and framing, reclaimed or held")
+    func repeated() throws {
+        let block = "Host: a\r\nX-Token: t1\r\nConnection: close\r\nContent-Length: 2\r\n\r\nhi"
+        for reclaiming in [true, false] {
+            var parser = HTTPRequestParser()
+            var held: [HTTPRequest] = []
+            for target in ["/1", "/2", "/3"] {
+                guard let (request, keepAlive) = try request(&parser, "POST \(target) HTTP/1.1\r\n" + block) else {
+                    return
+                }
+                #expect(request.target == target && request.body == Array("hi".utf8) && !keepAlive)
+                #expect(request.headers.map(\.name) == ["Host", "X-Token", "Connection", "Content-Length"])
+                #expect(request.headers["X-Token"] == "t1")
+                if reclaiming { parser.reclaim(request) } else { held.append(request) }
+            }
+            #expect(held.allSatisfy { $0.headers["Host"] == "a" })
+        }
+    }
+
+    @Test("one byte changed: the block is parsed again, and a held request keeps its own fields")
+    func changed() throws {
+        var parser = HTTPRequestParser()
+        guard let (first, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\nX-Token: t1\r\n\r\n") else { return }
+        var kept = first
+        kept.headers.add("X-Added", "1")  // a handler changing its copy changes no other request
+        parser.reclaim(first)
+        guard let (second, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\nX-Token: t2\r\n\r\n") else {
+            return
+        }
+        #expect(second.headers["X-Token"] == "t2" && second.headers["X-Added"] == nil)
+        parser.reclaim(second)
+        guard let (third, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\nX-Token: t2\r\n\r\n") else {
+            return
+        }
+        #expect(third.headers.map(\.value) == ["a", "t2"])
+        guard let (fourth, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\n\r\n") else { return }
+        #expect(fourth.headers.map(\.value) == ["a"])
+        #expect(first.headers.map(\.value) == ["a", "t1"] && kept.headers.count == 3)
+    }
+
+    @Test("the request line's checks still apply to a repeated block")
+    func versionChecks() throws {
+        let block = "Host: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nhi"
+        var parser = HTTPRequestParser()
+        for (version, expects) in [("1.0", false), ("1.1", true), ("1.0", false)] {
+            parser.append(contentsOf: "POST / HTTP/\(version)\r\n\(block)".utf8)
+            guard case .head(let head)? = try parser.next(), case .request? = try parser.next() else {
+                Issue.record("expected a head and a request")
+                return
+            }
+            #expect(head.expectsContinue == expects, "HTTP/\(version)")
+        }
+        // A block without Host, accepted after a 1.0 request line, is refused after a 1.1 one.
+        var missingHost = HTTPRequestParser()
+        _ = try request(&missingHost, "GET / HTTP/1.0\r\nAccept: */*\r\n\r\n")
+        missingHost.append(contentsOf: "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n".utf8)
+        #expect(throws: HTTPParseError.self) { try missingHost.next() }
+    }
+
+    @Test("pipelined requests with the same block, and a block split over reads")
+    func pipelinedAndSplit() throws {
+        let one = "GET /p HTTP/1.1\r\nHost: a\r\nAccept: x\r\n\r\n"
+        var parser = HTTPRequestParser()
+        parser.append(contentsOf: (one + one + one).utf8)
+        var count = 0
+        while case .request(let request, _)? = try parser.next() {
+            #expect(request.headers.map(\.value) == ["a", "x"])
+            count += 1
+        }
+        #expect(count == 3)
+        for byte in one.utf8 { parser.append(contentsOf: [byte]) }
+        guard case .request(let split, _)? = try parser.next() else {
+            Issue.record("expected the split request")
+            return
+        }
+        #expect(split.headers.map(\.value) == ["a", "x"])
+    }
+}
