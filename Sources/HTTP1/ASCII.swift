@@ -81,6 +81,35 @@ enum ASCII {
         return true
     }
 
+    /// Whether `buffer` holds `bytes` at `start`: compared eight bytes at a time.
+    static func holds(_ buffer: [UInt8], _ bytes: [UInt8], at start: Int) -> Bool {
+        guard start >= 0, buffer.count - start >= bytes.count else { return false }
+        return buffer.withUnsafeBufferPointer { buffer in
+            bytes.withUnsafeBufferPointer { own in
+                guard let theirs = buffer.baseAddress, let ours = own.baseAddress else { return own.isEmpty }
+                let count = own.count
+                let a = UnsafeRawPointer(theirs + start)
+                let b = UnsafeRawPointer(ours)
+                var i = 0
+                while count - i >= 8 {
+                    if a.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                        != b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    {
+                        return false
+                    }
+                    i += 8
+                }
+                while i < count {
+                    if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) {
+                        return false
+                    }
+                    i += 1
+                }
+                return true
+            }
+        }
+    }
+
     /// The index of the first LF in `bytes` at or after `start`, nil when there is none. Eight bytes at a
     /// time: the lowest byte that the zero-byte test flags in a word is always a true match.
     static func firstLF(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {

@@ -52,6 +52,8 @@ public struct HTTPRequestParser: Sendable {
     /// An answered request's storage and emptied header list, taken back by `reclaim` for the next request.
     var spareStorage: HTTPRequest.Storage?
     var spareHeaders: HTTPHeaders?
+    /// The last request line, for the next request that repeats it.
+    var lastRequestLine = RepeatedRequestLine()
     /// The last header block parsed line by line, for the next request that repeats it.
     var lastHeaderBlock = RepeatedHeaderBlock()
     /// Where the header block being parsed line by line started in `buffer`; nil once the bytes moved.
@@ -132,8 +134,17 @@ public struct HTTPRequestParser: Sendable {
                     continue
                 }
                 let start = position
-                (method, target, targetIsPath, version) = try buffer.withUnsafeBufferPointer { bytes in
-                    try HTTPRequestParser.parseRequestLine(bytes, start, lineEnd)
+                if lastRequestLine.matches(buffer, from: start, to: lineEnd) {
+                    let line = lastRequestLine
+                    (method, target, targetIsPath, version) = (
+                        line.method, line.target, line.targetIsPath, line.version
+                    )
+                } else {
+                    let parsed = try buffer.withUnsafeBufferPointer { bytes in
+                        try HTTPRequestParser.parseRequestLine(bytes, start, lineEnd)
+                    }
+                    (method, target, targetIsPath, version) = parsed
+                    lastRequestLine.keep(buffer, from: start, to: lineEnd, parsed)
                 }
                 position = lineEnd + 2
                 state = .headers

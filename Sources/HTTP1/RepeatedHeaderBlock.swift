@@ -21,32 +21,9 @@ struct RepeatedHeaderBlock {
     var connectionKeepAlive = false
     var expectsContinue = false
 
-    /// Whether `buffer` holds this block's bytes at `start`: compared eight bytes at a time.
+    /// Whether `buffer` holds this block's bytes at `start`.
     func matches(_ buffer: [UInt8], at start: Int) -> Bool {
-        guard !bytes.isEmpty, buffer.count - start >= bytes.count else { return false }
-        return buffer.withUnsafeBufferPointer { buffer in
-            bytes.withUnsafeBufferPointer { own in
-                let count = own.count
-                let theirs = UnsafeRawPointer(buffer.baseAddress! + start)
-                let ours = UnsafeRawPointer(own.baseAddress!)
-                var i = 0
-                while count - i >= 8 {
-                    if theirs.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                        != ours.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                    {
-                        return false
-                    }
-                    i += 8
-                }
-                while i < count {
-                    if theirs.load(fromByteOffset: i, as: UInt8.self) != ours.load(fromByteOffset: i, as: UInt8.self) {
-                        return false
-                    }
-                    i += 1
-                }
-                return true
-            }
-        }
+        !bytes.isEmpty && ASCII.holds(buffer, bytes, at: start)
     }
 
     /// The block's header list, emptied, for the next block's lines; the block is left empty. The list's room is

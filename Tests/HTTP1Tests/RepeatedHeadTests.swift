@@ -93,3 +93,39 @@ struct RepeatedHeaderBlockTests {
         #expect(split.headers.map(\.value) == ["a", "x"])
     }
 }
+
+@Suite("A request line repeated by the next request gives what parsing it gives")
+struct RepeatedRequestLineTests {
+    private func requests(_ raw: String) throws -> [HTTPRequest] {
+        var parser = HTTPRequestParser()
+        parser.append(contentsOf: raw.utf8)
+        var requests: [HTTPRequest] = []
+        while let event = try parser.next() {
+            if case .request(let request, _) = event {
+                requests.append(request)
+                parser.reclaim(request)
+            }
+        }
+        return requests
+    }
+
+    @Test("repeated, changed in one byte, in version, and too long to keep")
+    func lines() throws {
+        let long = "/" + String(repeating: "l", count: 1100) + "?q=1"
+        let lines = [
+            "GET /a?x=1 HTTP/1.1", "GET /a?x=1 HTTP/1.1", "GET /a?x=2 HTTP/1.1", "GET /a?x=2 HTTP/1.0",
+            "PURGE /a?x=2 HTTP/1.1", "PURGE /a?x=2 HTTP/1.1", "GET \(long) HTTP/1.1", "GET \(long) HTTP/1.1",
+            "GET http://h/abs HTTP/1.1", "GET http://h/abs HTTP/1.1",
+        ]
+        let parsed = try requests(lines.map { "\($0)\r\nHost: h\r\nConnection: keep-alive\r\n\r\n" }.joined())
+        #expect(parsed.count == lines.count)
+        for (line, request) in zip(lines, parsed) {
+            let parts = line.split(separator: " ").map(String.init)
+            #expect(request.method.rawValue == parts[0] && request.target == parts[1], "\(line)")
+            #expect(request.version == (parts[2] == "HTTP/1.0" ? .http1_0 : .http1_1), "\(line)")
+        }
+        #expect(parsed[1].path == "/a" && parsed[1].query == "x=1" && parsed[2].query == "x=2")
+        #expect(parsed[7].path == String(long.prefix(1101)) && parsed[7].query == "q=1")
+        #expect(parsed[9].path == "/abs")
+    }
+}
