@@ -100,6 +100,10 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
     private(set) var shuttingDown = false
     /// The route and path of a request whose head was parsed and whose body was not.
     private var routeInProgress: (path: String, route: HTTPRoute)?
+    /// The last request routed and its route: a keep-alive client often asks for the same method and path again,
+    /// and the responder's routing depends on nothing else (``HTTPResponder/route(method:path:)``).
+    private var lastRouted: (method: HTTPMethod, path: String)?
+    private var lastRoute: HTTPRoute?
     /// What the loop was last told, so that only changes become actions.
     private var announcedRead = true
     private var announcedWrite = false
@@ -214,7 +218,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                 return
             case .head(let head)?:
                 let path = head.path
-                let route = shared.responder.route(method: head.method, path: path)
+                let route = route(method: head.method, path: path)
                 routeInProgress = (path, route)
                 let limit = route.bodyLimit ?? shared.configuration.limits.maxBodyLength
                 parser.setBodyLimit(limit)
@@ -222,7 +226,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                     queue(HTTPResponseEncoder.continueResponse, closeAfter: false)
                 }
             case .request(var request, let keepAlive)?:
-                let route = routeInProgress?.route ?? shared.responder.route(method: request.method, path: request.path)
+                let route = routeInProgress?.route ?? route(method: request.method, path: request.path)
                 routeInProgress = nil
                 request.remoteAddress = peer
                 request.requestID =
@@ -253,6 +257,15 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                 }
             }
         }
+    }
+
+    /// The responder's route for `method` and `path`; the last one again when they are the last request's.
+    private mutating func route(method: HTTPMethod, path: String) -> HTTPRoute {
+        if let lastRoute, let lastRouted, lastRouted.method == method, lastRouted.path == path { return lastRoute }
+        let route = shared.responder.route(method: method, path: path)
+        lastRouted = (method, path)
+        lastRoute = route
+        return route
     }
 
     /// Queues a bodiless refusal and takes no more requests; the connection closes after it.

@@ -41,7 +41,8 @@ public enum HTTPAnswer: Sendable {
 /// A class: the server calls it through an existential several times per request, and a class
 /// existential is copied with one retain where a struct's would retain every field.
 public protocol HTTPResponder: AnyObject, Sendable {
-    /// Routes a request by method and path. Called once per request.
+    /// Routes a request by method and path. Must give the same route for the same method and path: a connection
+    /// takes its last request's route again when the next request asks for the same method and path.
     func route(method: HTTPMethod, path: String) -> HTTPRoute
 
     /// The answer to a request, given the route `route(method:path:)` found for it: `.now` when it is known at

@@ -105,6 +105,17 @@ struct HTTPConnectionStateMachineTests {
         #expect(h.routeCount == 4)
     }
 
+    @Test("a request for the last request's method and path takes its route again; any other is routed")
+    func lastRouteReused() {
+        var h = MachineHarness(answersAtOnce: true)
+        h.send(.opened)
+        _ = h.receive(get + get + "HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\n" + getPath("/nowhere") + get + get)
+        #expect(
+            MachineHarness.statusLines(h.writeAll().written) == Array(repeating: "HTTP/1.1 200", count: 3)
+                + ["HTTP/1.1 404", "HTTP/1.1 200", "HTTP/1.1 200"])
+        #expect(h.routeCount == 4)  // GET /hello, HEAD /hello, GET /nowhere, GET /hello
+    }
+
     @Test("at the pipeline limit reading pauses, and resumes once an answer is written")
     func pipelineLimit() {
         var h = MachineHarness { $0.maxPipelinedRequests = 2 }
