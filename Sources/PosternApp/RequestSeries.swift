@@ -32,6 +32,8 @@ final class RequestSeries: Sendable {
         /// Per series, `stride` numbers: the requests of each bucket alone (the first bound not below the duration;
         /// the last, above every bound), then the sum of the durations in nanoseconds.
         var counts: [UInt64] = []
+        /// The series last written: a loop often answers the same route, status and method in a row.
+        var last: Int?
     }
 
     /// The buckets' upper bounds in nanoseconds, ascending.
@@ -55,7 +57,9 @@ final class RequestSeries: Sendable {
         let stride = self.stride
         shards[loop % shards.count].mutex.withLock { shard in
             var found: Int?
-            if let indices = shard.byRoute[route] {
+            if let last = shard.last, shard.keys[last] == Key(route: route, method: method, status: status) {
+                found = last
+            } else if let indices = shard.byRoute[route] {
                 for index in indices where shard.keys[index].status == status && shard.keys[index].method == method {
                     found = index
                     break
@@ -70,6 +74,7 @@ final class RequestSeries: Sendable {
                     shard.byRoute.modify(route, initial: []) { $0.append(index) }
                     return index
                 }()
+            shard.last = index
             shard.counts[index * stride + bucket] &+= 1
             shard.counts[index * stride + stride - 1] &+= nanoseconds
         }
