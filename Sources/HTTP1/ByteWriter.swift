@@ -20,6 +20,12 @@ package struct ByteWriter: ~Copyable {
     @inlinable
     package var count: Int { end - start }
 
+    /// The bytes written from `offset` (a `count` read earlier) on.
+    @inlinable
+    package func written(from offset: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: start + offset, count: count - offset)
+    }
+
     @inlinable @inline(__always)
     mutating func advance(_ n: Int) -> UnsafeMutablePointer<UInt8> {
         precondition(limit - end >= n, "ByteWriter: more written than the room made")

@@ -48,19 +48,23 @@ public struct HTTPResponseEncoder: Sendable {
         if sendsBody { out.append(contentsOf: response.body) }
     }
 
-    /// The most bytes `write` writes for `response`, its body included.
-    public func maximumLength(_ response: HTTPResponse, context: Context, date: [UInt8]) -> Int {
-        headLength(response, requestID: context.requestID, date: date)
+    /// The most bytes `write` writes for `response`, its body included, given the same `memo`.
+    public func maximumLength(
+        _ response: HTTPResponse, context: Context, date: [UInt8], memo: HTTPHeaderEncodingMemo? = nil
+    ) -> Int {
+        headLength(response, requestID: context.requestID, date: date, memo: memo)
             + (Self.sendsBody(response, context) ? response.body.count : 0)
     }
 
     /// Writes the encoded response into `room`, which has at least `maximumLength` bytes (an output buffer's
-    /// spare room: no copy of the head on the way); returns the bytes written.
+    /// spare room: no copy of the head on the way); returns the bytes written. The handler's header fields are
+    /// copied from `memo` when it holds their encoding, and their encoding is kept there otherwise.
     public func write(
-        _ response: HTTPResponse, context: Context, date: [UInt8], into room: UnsafeMutableBufferPointer<UInt8>
+        _ response: HTTPResponse, context: Context, date: [UInt8], memo: HTTPHeaderEncodingMemo? = nil,
+        into room: UnsafeMutableBufferPointer<UInt8>
     ) -> Int {
         var writer = ByteWriter(room)
-        writeHead(response, context, date: date, into: &writer)
+        writeHead(response, context, date: date, memo: memo, into: &writer)
         if Self.sendsBody(response, context) { response.body.withUnsafeBufferPointer { writer.bytes($0) } }
         return writer.count
     }
@@ -72,15 +76,21 @@ public struct HTTPResponseEncoder: Sendable {
 
     /// The most bytes the head takes: the literals and numbers (160 bytes at most), then each variable part with
     /// its separators.
-    private func headLength(_ response: HTTPResponse, requestID: String, date: [UInt8]) -> Int {
+    private func headLength(
+        _ response: HTTPResponse, requestID: String, date: [UInt8], memo: HTTPHeaderEncodingMemo? = nil
+    ) -> Int {
         var most = 160 + response.status.reason.utf8.count + date.count + serverName.count + requestID.utf8.count
+        if let encoded = memo?.encoding(of: response.headers) { return most + encoded.count }
         response.headers.fields.withUnsafeBufferPointer { fields in
             for index in fields.indices { most += fields[index].name.utf8.count + fields[index].value.utf8.count + 4 }
         }
         return most
     }
 
-    private func writeHead(_ response: HTTPResponse, _ context: Context, date: [UInt8], into head: inout ByteWriter) {
+    private func writeHead(
+        _ response: HTTPResponse, _ context: Context, date: [UInt8], memo: HTTPHeaderEncodingMemo? = nil,
+        into head: inout ByteWriter
+    ) {
         let status = response.status
         head.literal("HTTP/1.1 ")
         let code = min(max(status.code, 100), 999)
@@ -90,10 +100,16 @@ public struct HTTPResponseEncoder: Sendable {
         head.byte(.space)
         HTTPResponseEncoder.writeFieldValue(status.reason, to: &head)
         head.literal("\r\n")
-        response.headers.fields.withUnsafeBufferPointer { fields in  // borrowed, not copied field by field
-            for index in fields.indices {
-                HTTPResponseEncoder.writeField(fields[index].name, fields[index].value, to: &head)
+        if let encoded = memo?.encoding(of: response.headers) {
+            encoded.withUnsafeBufferPointer { head.bytes($0) }
+        } else {
+            let start = head.count
+            response.headers.fields.withUnsafeBufferPointer { fields in  // borrowed, not copied field by field
+                for index in fields.indices {
+                    HTTPResponseEncoder.writeField(fields[index].name, fields[index].value, to: &head)
+                }
             }
+            memo?.remember(response.headers, head.written(from: start))
         }
         if status.forbidsBody {
             head.literal("Date: ")

@@ -38,9 +38,7 @@ struct RepeatedHeaderBlock {
 
     /// Whether `headers` is this block's header list itself (not a copy of it).
     func holds(_ headers: HTTPHeaders) -> Bool {
-        guard !self.headers.fields.isEmpty else { return false }
-        return self.headers.fields.withUnsafeBufferPointer { $0.baseAddress }
-            == headers.fields.withUnsafeBufferPointer { $0.baseAddress }
+        self.headers.sharesStorage(with: headers)
     }
 }
 

@@ -38,6 +38,8 @@ public final class HTTPLoopState {
     private var linePrefixSecond: Int = -1
     private var linePrefix: [UInt8] = []
     private var requestCounter: UInt64 = 0
+    /// The encoding of the handler header list this loop wrote last (`HTTPResponseEncoder.write`).
+    public let headerMemo = HTTPHeaderEncodingMemo()
 
     /// Creates the state of loop `index`.
     /// - Parameters:

@@ -341,8 +341,9 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
     private mutating func writeOut(_ response: HTTPResponse, _ context: HTTPResponseEncoder.Context) {
         let encoder = shared.encoder
         let date = loopState.date()
-        output.withAppendableRoom(atMost: encoder.maximumLength(response, context: context, date: date)) {
-            encoder.write(response, context: context, date: date, into: $0)
+        let memo = loopState.headerMemo
+        output.withAppendableRoom(atMost: encoder.maximumLength(response, context: context, date: date, memo: memo)) {
+            encoder.write(response, context: context, date: date, memo: memo, into: $0)
         }
         if !context.keepAlive { phase = .flushingLast }
     }
