@@ -118,8 +118,8 @@ extension HTTPRequestParser {
         case .none:
             break
         case .host:
-            hostCount += 1
-            if hostCount > 1 { throw HTTPParseError(.duplicateHost) }
+            facts.hostCount += 1
+            if facts.hostCount > 1 { throw HTTPParseError(.duplicateHost) }
         case .contentLength:
             try recordContentLength(valueStart, valueEnd)
         case .transferEncoding:
@@ -127,14 +127,14 @@ extension HTTPRequestParser {
         case .connection:
             for token in value.utf8.split(separator: UInt8(ascii: ",")) {
                 let trimmed = ASCII.trimmed(Substring(token))
-                if ASCII.equalsIgnoringCase(String(trimmed), "close") { connectionClose = true }
-                if ASCII.equalsIgnoringCase(String(trimmed), "keep-alive") { connectionKeepAlive = true }
+                if ASCII.equalsIgnoringCase(String(trimmed), "close") { facts.connectionClose = true }
+                if ASCII.equalsIgnoringCase(String(trimmed), "keep-alive") { facts.connectionKeepAlive = true }
             }
         case .expect:
             guard ASCII.equalsIgnoringCase(value, "100-continue") else {
                 throw HTTPParseError(.unsupportedExpectation)
             }
-            expectsContinue = true
+            facts.expectsContinue = true
         }
         headers.add(name, value)
     }
@@ -161,7 +161,7 @@ extension HTTPRequestParser {
 
     /// `Content-Length`: one field, plain digits, no list.
     private mutating func recordContentLength(_ start: Int, _ end: Int) throws {
-        if contentLength != nil { throw HTTPParseError(.duplicateContentLength) }
+        if facts.contentLength != nil { throw HTTPParseError(.duplicateContentLength) }
         var value = 0
         var digits = 0
         for i in start..<end {
@@ -174,12 +174,12 @@ extension HTTPRequestParser {
             value = value * 10 + Int(byte - 0x30)
         }
         guard digits > 0 else { throw HTTPParseError(.invalidContentLength) }
-        contentLength = value
+        facts.contentLength = value
     }
 
     /// `Transfer-Encoding`: only `chunked`, once, across every field.
     private mutating func recordTransferEncoding(_ value: String) throws {
-        transferEncodingSeen = true
+        facts.transferEncodingSeen = true
         var sawToken = false
         for token in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
             let trimmed = ASCII.trimmed(Substring(token))
@@ -188,8 +188,8 @@ extension HTTPRequestParser {
             guard ASCII.equalsIgnoringCase(String(trimmed), "chunked") else {
                 throw HTTPParseError(.unsupportedTransferCoding)
             }
-            if chunked { throw HTTPParseError(.invalidTransferEncoding) }
-            chunked = true
+            if facts.chunked { throw HTTPParseError(.invalidTransferEncoding) }
+            facts.chunked = true
         }
         if !sawToken { throw HTTPParseError(.invalidTransferEncoding) }
     }

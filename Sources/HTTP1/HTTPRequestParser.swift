@@ -39,22 +39,17 @@ public struct HTTPRequestParser: Sendable {
     var headers = HTTPHeaders()
     var headerBytes = 0
     var emptyLines = 0
-    var contentLength: Int?
-    var chunked = false
-    var transferEncodingSeen = false
-    var hostCount = 0
-    var connectionClose = false
-    var connectionKeepAlive = false
-    var expectsContinue = false
+    /// What the message's header lines say about its framing.
+    var facts = HeadFacts()
     var body: [UInt8] = []
     var bodyLimit: Int
     var trailerBytes = 0
-    /// An answered request's storage and emptied header list, taken back by `reclaim` for the next request.
+    /// An answered request's storage, taken back by `reclaim` for the next request.
     var spareStorage: HTTPRequest.Storage?
-    var spareHeaders: HTTPHeaders?
     /// The last request line, for the next request that repeats it.
     var lastRequestLine = RepeatedRequestLine()
-    /// The last header block parsed line by line, for the next request that repeats it.
+    /// The last header block parsed line by line, for the next request that repeats it; it also keeps the block's
+    /// header list, whose room the next block's lines reuse.
     var lastHeaderBlock = RepeatedHeaderBlock()
     /// Where the header block being parsed line by line started in `buffer`; nil once the bytes moved.
     var headerBlockStart: Int?
@@ -153,14 +148,7 @@ public struct HTTPRequestParser: Sendable {
                     continue
                 }
                 headerBlockStart = position
-                if let spare = spareHeaders {
-                    headers = spare
-                    spareHeaders = nil
-                } else if !lastHeaderBlock.bytes.isEmpty {
-                    headers = lastHeaderBlock.takeHeaders()
-                } else {
-                    headers = HTTPHeaders(reservingCapacity: 8)
-                }
+                headers = lastHeaderBlock.takeHeaders()
 
             case .headers:
                 let remaining = limits.maxHeaderBlockLength - headerBytes - 2
@@ -169,6 +157,7 @@ public struct HTTPRequestParser: Sendable {
                 headerBytes += lineEnd - position + 2
                 if lineEnd == position {
                     position = lineEnd + 2
+                    keepHeaderBlock()
                     if let event = try finishHead() { return event }
                     continue
                 }
@@ -177,7 +166,7 @@ public struct HTTPRequestParser: Sendable {
                 position = lineEnd + 2
 
             case .bodyLimitPending:
-                if let length = contentLength {
+                if let length = facts.contentLength {
                     if length > bodyLimit { throw HTTPParseError(.bodyTooLarge) }
                     body.reserveCapacity(length)
                     state = .contentBody(remaining: length)
@@ -296,29 +285,28 @@ public struct HTTPRequestParser: Sendable {
 
     /// Applies the message-level rules once the empty line ending the head is read.
     private mutating func finishHead() throws -> HTTPParserEvent? {
-        keepHeaderBlock()
-        if contentLength != nil && transferEncodingSeen {
+        if facts.contentLength != nil && facts.transferEncodingSeen {
             throw HTTPParseError(.contentLengthWithTransferEncoding)
         }
-        if transferEncodingSeen && version == .http1_0 {
+        if facts.transferEncodingSeen && version == .http1_0 {
             // RFC 9112 §6.1: framing of a 1.0 message with Transfer-Encoding is faulty.
             throw HTTPParseError(.invalidTransferEncoding)
         }
-        if hostCount == 0 && version == .http1_1 { throw HTTPParseError(.missingHost) }
-        if version != .http1_1 { expectsContinue = false }
-        if chunked || (contentLength ?? 0) > 0 {
+        if facts.hostCount == 0 && version == .http1_1 { throw HTTPParseError(.missingHost) }
+        if version != .http1_1 { facts.expectsContinue = false }
+        if facts.chunked || (facts.contentLength ?? 0) > 0 {
             state = .bodyLimitPending
             return .head(
                 HTTPRequestHead(
                     method: method, target: target, version: version, headers: headers,
-                    contentLength: chunked ? nil : contentLength, isChunked: chunked,
-                    expectsContinue: expectsContinue, keepAlive: keepAlive))
+                    contentLength: facts.chunked ? nil : facts.contentLength, isChunked: facts.chunked,
+                    expectsContinue: facts.expectsContinue, keepAlive: keepAlive))
         }
         return completeRequest()
     }
 
     var keepAlive: Bool {
-        version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
+        version == .http1_1 ? !facts.connectionClose : (facts.connectionKeepAlive && !facts.connectionClose)
     }
 
     private mutating func completeRequest() -> HTTPParserEvent {
@@ -347,13 +335,7 @@ public struct HTTPRequestParser: Sendable {
         state = .requestLine
         headerBytes = 0
         emptyLines = 0
-        contentLength = nil
-        chunked = false
-        transferEncodingSeen = false
-        hostCount = 0
-        connectionClose = false
-        connectionKeepAlive = false
-        expectsContinue = false
+        facts = HeadFacts()
         bodyLimit = limits.maxBodyLength
         trailerBytes = 0
         scanFrom = position
@@ -361,20 +343,14 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// Takes back a request once it has been answered, when nothing else holds it (a handler that keeps the
-    /// request, or a copy of it, keeps it whole): the next request is made in its storage and its header list's
-    /// room, where each request allocated and freed both.
+    /// request, or a copy of it, keeps it whole): the next request is made in its storage, where each request
+    /// allocated and freed one. Its header list lives on in the last header block, whose room the next block reuses.
     ///
-    /// The header fields and the body are released now, the rest when the next request replaces it.
+    /// The body is released now, the rest when the next request replaces it.
     public mutating func reclaim(_ request: consuming HTTPRequest) {
         guard isKnownUniquelyReferenced(&request.storage) else { return }
         let storage = request.storage
-        var headers = HTTPHeaders()
-        swap(&headers, &storage.headers)
-        if !lastHeaderBlock.holds(headers) {  // the kept block's list stays whole for the next request that repeats it
-            // Element by element: `removeAll(keepingCapacity:)` replaces the range in general, at twice the cost.
-            while headers.fields.popLast() != nil {}
-            spareHeaders = headers
-        }
+        storage.headers = HTTPHeaders()  // the block's list is then held by the block alone, and emptied in place
         storage.body = []
         spareStorage = storage
     }

@@ -1,3 +1,14 @@
+/// What a message's header lines say about its framing, gathered line by line and reset for each message.
+struct HeadFacts {
+    var contentLength: Int?
+    var chunked = false
+    var transferEncodingSeen = false
+    var hostCount = 0
+    var connectionClose = false
+    var connectionKeepAlive = false
+    var expectsContinue = false
+}
+
 /// The header block of a connection's last request whose block was parsed line by line: its bytes, and what parsing
 /// them gave (the header list and the framing facts). A keep-alive client sends the same header lines with every
 /// request (`Host`, `User-Agent`, `Accept`, its `Authorization`...); when the next block is the same bytes, the
@@ -13,13 +24,7 @@ struct RepeatedHeaderBlock {
     /// The block's bytes, its final empty line included.
     var bytes: [UInt8] = []
     var headers = HTTPHeaders()
-    var hostCount = 0
-    var contentLength: Int?
-    var chunked = false
-    var transferEncodingSeen = false
-    var connectionClose = false
-    var connectionKeepAlive = false
-    var expectsContinue = false
+    var facts = HeadFacts()
 
     /// Whether `buffer` holds this block's bytes at `start`.
     func matches(_ buffer: [UInt8], at start: Int) -> Bool {
@@ -32,13 +37,9 @@ struct RepeatedHeaderBlock {
         var list = headers
         headers = HTTPHeaders()
         bytes.removeAll(keepingCapacity: true)
+        if list.fields.capacity == 0 { return HTTPHeaders(reservingCapacity: 8) }
         list.fields.removeAll(keepingCapacity: true)
         return list
-    }
-
-    /// Whether `headers` is this block's header list itself (not a copy of it).
-    func holds(_ headers: HTTPHeaders) -> Bool {
-        self.headers.sharesStorage(with: headers)
     }
 }
 
@@ -46,36 +47,22 @@ extension HTTPRequestParser {
     /// Takes the last block's result when the bytes at `position` repeat it; true when it did.
     mutating func takeRepeatedHeaderBlock() -> Bool {
         guard lastHeaderBlock.matches(buffer, at: position) else { return false }
-        let block = lastHeaderBlock
-        headers = block.headers
-        headerBytes = block.bytes.count
-        hostCount = block.hostCount
-        contentLength = block.contentLength
-        chunked = block.chunked
-        transferEncodingSeen = block.transferEncodingSeen
-        connectionClose = block.connectionClose
-        connectionKeepAlive = block.connectionKeepAlive
-        expectsContinue = block.expectsContinue
-        position += block.bytes.count
+        headers = lastHeaderBlock.headers
+        facts = lastHeaderBlock.facts
+        headerBytes = lastHeaderBlock.bytes.count
+        position += lastHeaderBlock.bytes.count
         scanFrom = position
-        headerBlockStart = nil
         return true
     }
 
-    /// Keeps the block that ends at `position`, parsed line by line from `headerBlockStart`, for the next request.
+    /// Keeps the block just parsed line by line, from `headerBlockStart` to `position`, for the next request; a block
+    /// that is too long or came over several reads is not kept (nor its header list).
     mutating func keepHeaderBlock() {
-        guard let start = headerBlockStart else { return }
-        headerBlockStart = nil
-        guard position - start <= RepeatedHeaderBlock.maximumLength else { return }
+        defer { headerBlockStart = nil }
+        guard let start = headerBlockStart, position - start <= RepeatedHeaderBlock.maximumLength else { return }
         lastHeaderBlock.bytes.removeAll(keepingCapacity: true)
         lastHeaderBlock.bytes.append(contentsOf: buffer[start..<position])
         lastHeaderBlock.headers = headers
-        lastHeaderBlock.hostCount = hostCount
-        lastHeaderBlock.contentLength = contentLength
-        lastHeaderBlock.chunked = chunked
-        lastHeaderBlock.transferEncodingSeen = transferEncodingSeen
-        lastHeaderBlock.connectionClose = connectionClose
-        lastHeaderBlock.connectionKeepAlive = connectionKeepAlive
-        lastHeaderBlock.expectsContinue = expectsContinue
+        lastHeaderBlock.facts = facts
     }
 }
