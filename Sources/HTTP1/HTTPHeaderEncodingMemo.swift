@@ -32,7 +32,7 @@ public final class HTTPHeaderEncodingMemo {
 
 extension HTTPHeaders {
     /// Whether this list and `other` are one list (copies sharing their fields' storage), not merely equal ones.
-    func sharesStorage(with other: HTTPHeaders) -> Bool {
+    fileprivate func sharesStorage(with other: HTTPHeaders) -> Bool {
         guard !fields.isEmpty, fields.count == other.fields.count else { return false }
         return fields.withUnsafeBufferPointer { $0.baseAddress }
             == other.fields.withUnsafeBufferPointer { $0.baseAddress }

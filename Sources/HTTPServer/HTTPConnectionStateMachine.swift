@@ -101,7 +101,9 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
     /// The route and path of a request whose head was parsed and whose body was not.
     private var routeInProgress: (path: String, route: HTTPRoute)?
     /// The last request routed and its route: a keep-alive client often asks for the same method and path again,
-    /// and the responder's routing depends on nothing else (``HTTPResponder/route(method:path:)``).
+    /// and the responder's routing depends on nothing else (``HTTPResponder/route(method:path:)``). Two optionals,
+    /// not one optional tuple with the route: such a tuple is copied through generic value witnesses (measured: 760
+    /// instructions more per request).
     private var lastRouted: (method: HTTPMethod, path: String)?
     private var lastRoute: HTTPRoute?
     /// What the loop was last told, so that only changes become actions.
