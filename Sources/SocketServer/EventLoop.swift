@@ -123,8 +123,11 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Writes the gathered lines once the oldest has waited ``lineFlushInterval``; reads the clock only when
     /// lines wait (most turns of a server without an access log have none). On the loop.
+    ///
+    /// `now` may be earlier than `linesSince`: a turn's wake-up time is read before its requests add their
+    /// lines. Compared against the deadline, not by subtracting, so that does not wrap into "overdue".
     private func flushLinesIfDue(now: @autoclosure () -> UInt64) {
-        guard !lines.isEmpty, now() &- linesSince >= Self.lineFlushInterval else { return }
+        guard let lineDeadline, now() >= lineDeadline else { return }
         flushLines()
     }
 

@@ -65,6 +65,65 @@ struct GatheredLinesTests {
         #expect(capture.all == ["one\ntwo\n", "three\n", "four\n"])
     }
 
+    /// A pipe on the loop whose readiness adds one line per byte read, as a connection's requests add theirs
+    /// during the turn that read them.
+    final class LineOnReadable: LoopRegistrant, @unchecked Sendable {  // touched only on its loop
+        let fd: Int32
+        let owner = ObjectIdentifier(LineOnReadable.self)
+        let deadline: UInt64? = nil
+        var timerEntry: UInt64? = nil
+        unowned let loop: EventLoop
+
+        init(readEnd: Int32, loop: EventLoop) {
+            fd = readEnd
+            self.loop = loop
+        }
+        func ready(_ events: UInt32) {
+            var byte: UInt8 = 0
+            while read(fd, &byte, 1) == 1 {
+                loop.appendLine(atMost: 2) { room in
+                    room[0] = byte
+                    room[1] = UInt8(ascii: "\n")
+                    return 2
+                }
+            }
+        }
+        func timerFired() {}
+        func beginShutdown() { loop.deregister(self) }
+        func forceClose() { loop.deregister(self) }
+    }
+
+    @Test("lines added by a turn's events wait too, though the clock read after the wake-up is later")
+    func linesNewerThanWakeUp() async throws {
+        // Every reading is one nanosecond later than the last, as a real clock moves between a turn's
+        // wake-up and the lines its requests add.
+        let ticks = Atomic<UInt64>(1_000_000_000)
+        let capture = Capture()
+        let group = try EventLoopGroup(
+            count: 1, clock: { ticks.add(1, ordering: .relaxed).newValue }, pollInterval: .milliseconds(5),
+            lineSink: capture)
+        group.startOnce()
+        let loop = group.loops[0]
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0 && fcntl(ends[0], F_SETFL, O_NONBLOCK) == 0)
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        let registrant = LineOnReadable(readEnd: ends[0], loop: loop)
+        loop.execute { try! loop.register(registrant, interest: Epoll.readable) }
+        for letter in "abc".utf8 {
+            var byte = letter
+            #expect(write(ends[1], &byte, 1) == 1)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(capture.all.isEmpty)
+        loop.flushGatheredLines()
+        #expect(try await eventually { capture.all == ["a\nb\nc\n"] })
+        await group.shutdownJoining()
+    }
+
     /// One started loop whose clock stands still, gathering into a new capture.
     private func startedLoop() throws -> (Capture, EventLoopGroup) {
         let capture = Capture()
