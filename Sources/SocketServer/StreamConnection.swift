@@ -95,7 +95,7 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
             guard !closed, interest & Epoll.readable != 0 else { return }
             let count: Int?
             do {
-                count = try SystemCall.nonBlocking("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+                count = try SystemCall.nonBlocking("recv") { Glibc.recv(fd, buffer.baseAddress, buffer.count, 0) }
             } catch {
                 turn(.reset, at: now)
                 return
