@@ -19,7 +19,8 @@ public enum HTTPAccessLog {
         public var status: Int
         /// Time from the loop turn that read the request's last bytes to the responder's answer, in nanoseconds.
         public var durationNanoseconds: UInt64
-        /// The request id.
+        /// The request id: letters, digits and `-_.:` only, as the server's own ids and the client ids its
+        /// sanitizer lets through are, so it is written unquoted.
         public var requestID: String
 
         /// An entry.
@@ -68,10 +69,10 @@ public enum HTTPAccessLog {
                     line.byte(UInt8(ascii: "0") + UInt8(fraction / 100))
                     line.byte(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
                     line.byte(UInt8(ascii: "0") + UInt8(fraction % 10))
-                    line.literal(" method=")
-                    line.method(entry.method)
-                    line.literal(" request_id=")
-                    line.value(requestID)
+                    line.methodAndRequestIDKey(entry.method)
+                    // Never quoted: a request id is the server's hex or a client's id that passed the
+                    // sanitizer, which keeps only letters, digits and `-_.:`.
+                    line.bytes(requestID)
                     line.literal(" route=")
                     line.value(route)
                     line.literal(" status=")
@@ -97,19 +98,22 @@ extension HTTPMethod {
 }
 
 extension ByteWriter {
-    /// The method's spelling: the standard ones from literals, without opening a string. A method is a token,
-    /// so it never holds a space.
+    /// ` method=<method> request_id=`: for the standard methods one literal, without opening a string. A method is
+    /// a token, so it never holds a space.
     @inline(__always)
-    fileprivate mutating func method(_ method: HTTPMethod) {
+    fileprivate mutating func methodAndRequestIDKey(_ method: HTTPMethod) {
         switch method {
-        case .GET: literal("GET")
-        case .HEAD: literal("HEAD")
-        case .POST: literal("POST")
-        case .PUT: literal("PUT")
-        case .DELETE: literal("DELETE")
-        case .PATCH: literal("PATCH")
-        case .OPTIONS: literal("OPTIONS")
-        case .other(let name): name.withUTF8Bytes { bytes($0) }
+        case .GET: literal(" method=GET request_id=")
+        case .HEAD: literal(" method=HEAD request_id=")
+        case .POST: literal(" method=POST request_id=")
+        case .PUT: literal(" method=PUT request_id=")
+        case .DELETE: literal(" method=DELETE request_id=")
+        case .PATCH: literal(" method=PATCH request_id=")
+        case .OPTIONS: literal(" method=OPTIONS request_id=")
+        case .other(let name):
+            literal(" method=")
+            name.withUTF8Bytes { bytes($0) }
+            literal(" request_id=")
         }
     }
 

@@ -37,7 +37,7 @@ struct RequestLogTests {
             (HTTPMethod.POST, "/api/v1/challenge", 201, UInt64(12_034_999), "abc-1", "12.034"),
             (HTTPMethod.GET, "/api/accounts/{id}", 404, UInt64(999), "x", "0.000"),
             (
-                HTTPMethod(rawValue: "PURGE"), "unmatched", 501, UInt64(1_000_000_000_123), "an id with spaces",
+                HTTPMethod(rawValue: "PURGE"), "a name with spaces", 501, UInt64(1_000_000_000_123), "id.2:x_y",
                 "1000000.000"
             ),
         ])
