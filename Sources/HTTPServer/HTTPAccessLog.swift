@@ -70,9 +70,7 @@ public enum HTTPAccessLog {
                     line.byte(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
                     line.byte(UInt8(ascii: "0") + UInt8(fraction % 10))
                     line.methodAndRequestIDKey(entry.method)
-                    // Never quoted: a request id is the server's hex or a client's id that passed the
-                    // sanitizer, which keeps only letters, digits and `-_.:`.
-                    line.bytes(requestID)
+                    line.bytes(requestID)  // never quoted: see `Entry.requestID`
                     line.literal(" route=")
                     line.value(route)
                     line.literal(" status=")
