@@ -98,8 +98,8 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
     private(set) var writeBlocked = false
     /// The server is shutting down: the last response closes the connection.
     private(set) var shuttingDown = false
-    /// The route and path of a request whose head was parsed and whose body was not.
-    private var routeInProgress: (path: String, route: HTTPRoute)?
+    /// The path of a request whose head was parsed and whose body was not (its route is the last route).
+    private var pathInProgress: String?
     /// The last request routed and its route: a keep-alive client often asks for the same method and path again,
     /// and the responder's routing depends on nothing else (``HTTPResponder/route(method:path:)``). Two optionals,
     /// not one optional tuple with the route: such a tuple is copied through generic value witnesses (measured: 760
@@ -221,15 +221,15 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
             case .head(let head)?:
                 let path = head.path
                 let route = route(method: head.method, path: path)
-                routeInProgress = (path, route)
+                pathInProgress = path
                 let limit = route.bodyLimit ?? shared.configuration.limits.maxBodyLength
                 parser.setBodyLimit(limit)
                 if head.expectsContinue && parser.bufferedByteCount == 0 && (head.contentLength ?? 0) <= limit {
                     queue(HTTPResponseEncoder.continueResponse, closeAfter: false)
                 }
             case .request(var request, let keepAlive)?:
-                let route = routeInProgress?.route ?? route(method: request.method, path: request.path)
-                routeInProgress = nil
+                let route = route(method: request.method, path: request.path)  // the head's again, if it had one
+                pathInProgress = nil
                 request.remoteAddress = peer
                 request.requestID =
                     Self.sanitizedRequestID(request.headers["X-Request-Id"]) ?? loopState.nextRequestID()
@@ -275,8 +275,8 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         if phase == .serving { phase = .finishing }
         var bytes: [UInt8] = []
         shared.encoder.encodeRefusal(
-            shared.responder.refusal(status, path: routeInProgress?.path), date: loopState.date(), into: &bytes)
-        routeInProgress = nil
+            shared.responder.refusal(status, path: pathInProgress), date: loopState.date(), into: &bytes)
+        pathInProgress = nil
         queue(bytes, closeAfter: true)
     }
 
