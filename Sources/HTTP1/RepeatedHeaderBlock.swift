@@ -1,14 +1,3 @@
-/// What a message's header lines say about its framing, gathered line by line and reset for each message.
-struct HeadFacts {
-    var contentLength: Int?
-    var chunked = false
-    var transferEncodingSeen = false
-    var hostCount = 0
-    var connectionClose = false
-    var connectionKeepAlive = false
-    var expectsContinue = false
-}
-
 /// The header block of a connection's last request whose block was parsed line by line: its bytes, and what parsing
 /// them gave (the header list and the framing facts). A keep-alive client sends the same header lines with every
 /// request (`Host`, `User-Agent`, `Accept`, its `Authorization`...); when the next block is the same bytes, the
