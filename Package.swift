@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "MailDelivery", dependencies: ["MIME", "MailStore", "SMTPServer"]),
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, opened by the agent surface's capability JWT.
-        .target(name: "JMAP", dependencies: ["HTTP1", "ServerKit", "JWT", "MIME", "MailStore", "MailDelivery"]),
+        .target(name: "JMAP", dependencies: ["HTTP1", "ServerKit", "ClientAddress", "JWT", "MIME", "MailStore", "MailDelivery"]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
             "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool",

@@ -10,6 +10,9 @@ public struct JMAPConfiguration: Sendable {
     public var maxSizeUpload = 20 * 1024 * 1024
     /// Largest request body of the API URL.
     public var maxSizeRequest = 10 * 1024 * 1024
+    /// Largest response of the API URL: a method whose answer (or whose resolved result references) would pass
+    /// what is left of it answers the method error `requestTooLarge` instead, and nothing past it is allocated.
+    public var maxSizeResponse = 32 * 1024 * 1024
     public var maxCallsInRequest = 32
     public var maxObjectsInGet = 500
     public var maxObjectsInSet = 500
@@ -25,6 +28,9 @@ public struct JMAPConfiguration: Sendable {
     public var rateLimitsEnabled = true
     public var requestsPerMinute = 600
     public var uploadsPerMinute = 60
+    /// Bytes of blobs one client address may create per minute, through the upload URL and `Blob/upload` together
+    /// (at least `maxSizeUpload`). Past it: 429 with `Retry-After` at the upload URL, `rateLimit` in `notCreated`.
+    public var uploadBytesPerMinute = 64 * 1024 * 1024
     /// How many instances enforce these limits together (`POSTERN_INSTANCES`): this one takes its share
     /// (`TokenBucketRate.share(among:)`). Default 1.
     public var instances = 1

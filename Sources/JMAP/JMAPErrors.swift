@@ -1,5 +1,6 @@
 import HTTP1
 import JWT
+import ServerKit
 
 /// A method-level error (RFC 8620 section 3.6.2), answered as `["error", {"type", "description"}, callId]`.
 struct MethodError: Error, Sendable, Equatable {
@@ -14,6 +15,9 @@ struct MethodError: Error, Sendable, Equatable {
 
     static func invalidArguments(_ description: String) -> MethodError { MethodError("invalidArguments", description) }
     static let accountNotFound = MethodError("accountNotFound", "The accountId is not an account of this token.")
+    static let responseTooLarge = MethodError(
+        "requestTooLarge",
+        "The answer would pass the server's response size limit (maxSizeResponse); ask for fewer objects or less data.")
     static let serverFail = MethodError("serverFail", "The server could not complete the method; try again.")
     static func unknownMethod(_ name: String) -> MethodError {
         MethodError("unknownMethod", "\(name) is not a method this server has, or its capability is not in `using`.")
@@ -76,6 +80,14 @@ struct RequestError: Error, Sendable {
     }
     static func limit(_ name: String, _ detail: String) -> RequestError {
         RequestError(status: .badRequest, type: "urn:ietf:params:jmap:error:limit", detail: detail, limit: name)
+    }
+    static let overQuota = RequestError(
+        status: .payloadTooLarge, type: "urn:ietf:params:jmap:error:overQuota",
+        detail: "The blob would pass the account's quota; uploads count against it for an hour.")
+    static func uploadVolume(_ refusal: RateLimitDecision) -> RequestError {
+        RequestError(
+            status: .tooManyRequests, type: "about:blank",
+            detail: "Too many bytes uploaded from this address; retry after \(refusal.retryAfterSeconds) s.")
     }
     static let unauthorized = RequestError(
         status: .unauthorized, type: "about:blank",

@@ -1,3 +1,4 @@
+import ClientAddress
 import HTTP1
 import JWT
 import ServerKit
@@ -5,7 +6,7 @@ import ServerKit
 extension JMAPService {
     /// `POST /jmap/api`: the request object (RFC 8620 section 3.3), its method calls in order, each with the
     /// result references and creation ids of those before it.
-    func api(_ request: HTTPRequest, _ account: JMAPAccount) async throws -> HTTPResponse {
+    func api(_ request: HTTPRequest, _ account: JMAPAccount, client: ClientAddressKey) async throws -> HTTPResponse {
         let envelope: JSONValue
         do {
             envelope = try JSONValue.parse(
@@ -41,13 +42,16 @@ extension JMAPService {
             invocations.append((name, arguments, callID))
         }
 
-        let call = JMAPCall(account: account, using: using, createdIDs: created)
+        let call = JMAPCall(account: account, client: client, using: using, createdIDs: created, limits: configuration)
         for (name, arguments, callID) in invocations {
             do {
-                let resolved = try ResultReferences.resolve(arguments, responses: call.responses)
-                for (responseName, response) in try await perform(name, JMAPArguments(pairs: resolved), call) {
-                    call.responses.append((responseName, response, callID))
+                let resolved = JSONValue.object(try ResultReferences.resolve(arguments, responses: call.responses))
+                // References can repeat an earlier answer many times over: measured before a method reads them.
+                _ = try call.measure(resolved)
+                let answers = try await call.answering {
+                    try await perform(name, JMAPArguments(pairs: resolved.objectValue ?? []), call)
                 }
+                for (responseName, response) in answers { call.responses.append((responseName, response, callID)) }
             } catch let error as MethodError {
                 call.responses.append(("error", error.json, callID))
             } catch let error as RequestError {

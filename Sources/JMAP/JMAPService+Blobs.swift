@@ -1,16 +1,31 @@
 import Foundation
 import HTTP1
 import JWT
+import ClientAddress
 import MailStore
 
 extension JMAPService {
-    /// `POST /jmap/upload/{accountId}` (RFC 8620 section 6.1): the body becomes a blob of the account.
-    func upload(_ request: HTTPRequest, account: JMAPAccount, accountID: String) async throws -> HTTPResponse {
+    /// `POST /jmap/upload/{accountId}` (RFC 8620 section 6.1): the body becomes a blob of the account, counted
+    /// against its quota for the hour it is kept.
+    func upload(_ request: HTTPRequest, account: JMAPAccount, accountID: String, client: ClientAddressKey)
+        async throws -> HTTPResponse
+    {
         guard accountID == account.id else {
             throw RequestError(status: .notFound, type: "about:blank", detail: "No such account for this token.")
         }
+        if let refusal = takeUploadVolume(request.body.count, for: client) {
+            var response = RequestError.uploadVolume(refusal).response
+            response.headers.setRetryAfter(refusal)
+            return response
+        }
         let type = Self.mediaType(request.headers["Content-Type"]) ?? "application/octet-stream"
-        let id = try await store.putBlob(address: account.address, type: type, data: request.body, now: clock())
+        let id: String
+        do {
+            id = try await store.putBlob(
+                address: account.address, type: type, data: request.body, quota: account.quota, now: clock())
+        } catch MailStoreError.quotaExceeded {
+            throw RequestError.overQuota
+        }
         return Self.json(.created, .object([
             ("accountId", .string(account.id)), ("blobId", .string(id)), ("type", .string(type)),
             ("size", .int(Int64(request.body.count))),
@@ -45,7 +60,8 @@ extension JMAPService {
     }
 
     /// `Blob/upload` (RFC 9404 section 4.1): each blob from `data:asText`, `data:asBase64` and slices of other
-    /// blobs (`blobId`, `offset`, `length`), concatenated.
+    /// blobs (`blobId`, `offset`, `length`), concatenated. The blobs of one request hold at most `maxSizeUpload`
+    /// bytes together, count against the account's quota and the client's upload volume, and expire in an hour.
     func blobUpload(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
         let create = try arguments.object("create") ?? []
         try checkSetSize(create.count)
@@ -60,13 +76,22 @@ extension JMAPService {
                 }
                 var data: [UInt8] = []
                 for source in sources {
-                    data += try await dataSource(source, call)
-                    guard data.count <= configuration.maxSizeUpload else {
-                        throw SetError(type: "tooLarge", description: "A blob holds at most \(configuration.maxSizeUpload) bytes.")
-                    }
+                    data += try await dataSource(source, call, room: call.uploadBytesLeft - data.count)
+                }
+                if let refusal = takeUploadVolume(data.count, for: call.client) {
+                    throw SetError(
+                        type: "rateLimit",
+                        description: "Too many bytes uploaded from this address; retry after \(refusal.retryAfterSeconds) s.")
                 }
                 let type = Self.mediaType(value["type"]?.stringValue) ?? "application/octet-stream"
-                let id = try await store.putBlob(address: call.account.address, type: type, data: data, now: clock())
+                let id: String
+                do {
+                    id = try await store.putBlob(
+                        address: call.account.address, type: type, data: data, quota: call.account.quota, now: clock())
+                } catch MailStoreError.quotaExceeded {
+                    throw SetError(type: "overQuota", description: "The blob would pass the account's quota.")
+                }
+                call.uploadBytesLeft -= data.count
                 call.createdIDs[creationID] = id
                 created.append((creationID, .object([
                     ("id", .string(id)), ("type", .string(type)), ("size", .int(Int64(data.count))),
@@ -81,15 +106,28 @@ extension JMAPService {
         ])
     }
 
-    private func dataSource(_ source: JSONValue, _ call: JMAPCall) async throws -> [UInt8] {
+    /// The bytes of one data source, or `tooLarge` when they would not fit in `room`, found before a slice of
+    /// another blob is copied (one big blob named 64 times stops at the first copy that does not fit).
+    private func dataSource(_ source: JSONValue, _ call: JMAPCall, room: Int) async throws -> [UInt8] {
+        func fitting(_ length: Int) throws(SetError) {
+            guard length <= room else {
+                throw SetError(
+                    type: "tooLarge",
+                    description: "The blobs of one request hold at most \(configuration.maxSizeUpload) bytes.")
+            }
+        }
         guard let pairs = source.objectValue else {
             throw SetError.invalidProperties("A data source is an object.", ["data"])
         }
-        if let text = source["data:asText"]?.stringValue, pairs.count == 1 { return Array(text.utf8) }
+        if let text = source["data:asText"]?.stringValue, pairs.count == 1 {
+            try fitting(text.utf8.count)
+            return Array(text.utf8)
+        }
         if let base64 = source["data:asBase64"]?.stringValue, pairs.count == 1 {
             guard let data = Data(base64Encoded: base64) else {
                 throw SetError.invalidProperties("`data:asBase64` is not base64.", ["data"])
             }
+            try fitting(data.count)
             return Array(data)
         }
         if let given = source["blobId"]?.stringValue {
@@ -104,6 +142,7 @@ extension JMAPService {
             guard offset >= 0, length >= 0, offset <= count, length <= count - offset else {
                 throw SetError(type: "invalidProperties", description: "The slice passes the end of blob \(given).")
             }
+            try fitting(Int(length))
             return Array(blob.data[Int(offset)..<Int(offset + length)])
         }
         throw SetError.invalidProperties(
@@ -152,7 +191,9 @@ extension JMAPService {
                 pairs.append(("isEncodingProblem", .bool(text == nil && wanted.contains("data:asText"))))
                 pairs.append(("isTruncated", .bool(truncated)))
             }
-            list.append(.object(pairs))
+            let item = JSONValue.object(pairs)
+            try call.charge(item)
+            list.append(item)
         }
         return .object([("accountId", .string(call.account.id)), ("list", .array(list)), ("notFound", .array(notFound))])
     }

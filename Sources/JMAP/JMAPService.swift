@@ -1,3 +1,4 @@
+import ClientAddress
 import HTTP1
 import JWT
 import MailDelivery
@@ -18,10 +19,12 @@ public struct JMAPService: Sendable {
     let onUnexpectedError: UnexpectedErrorReporter
     let limiter: RateLimitTable<RateClass>?
 
-    /// What a request draws on: the API (and the session, and downloads) or uploads.
+    /// What a request draws on: the API (and the session, and downloads), uploads, or the volume of blobs
+    /// created (the upload URL and `Blob/upload`, in KiB).
     enum RateClass: Hashable, Sendable {
         case request
         case upload
+        case uploadVolume
     }
 
     /// How one submitted message went, for metrics.
@@ -49,12 +52,18 @@ public struct JMAPService: Sendable {
             request: TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
                 .share(among: configuration.instances),
             upload: TokenBucketRate(requests: configuration.uploadsPerMinute, perSeconds: 60)
+                .share(among: configuration.instances),
+            volume: TokenBucketRate(requests: configuration.uploadBytesPerMinute / 1024, perSeconds: 60)
                 .share(among: configuration.instances)
         )
         self.limiter =
             configuration.rateLimitsEnabled
             ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {
-                $0 == .upload ? rates.upload : rates.request
+                switch $0 {
+                case .request: rates.request
+                case .upload: rates.upload
+                case .uploadVolume: rates.volume
+                }
             } : nil
     }
 
@@ -67,13 +76,16 @@ public struct JMAPService: Sendable {
         router.add(
             .POST, "/jmap/api", bodyLimit: configuration.maxSizeRequest,
             .deferred { request, context, _ in
-                await authenticated(request, context) { account in try await api(request, account) }
+                await authenticated(request, context) { account in
+                    try await api(request, account, client: context.clientKey)
+                }
             })
         router.add(
             .POST, "/jmap/upload/{accountId}", bodyLimit: configuration.maxSizeUpload,
             .deferred { request, context, parameters in
                 await authenticated(request, context, .upload) { account in
-                    try await upload(request, account: account, accountID: parameters["accountId"] ?? "")
+                    try await upload(
+                        request, account: account, accountID: parameters["accountId"] ?? "", client: context.clientKey)
                 }
             })
         router.add(
@@ -131,6 +143,15 @@ public struct JMAPService: Sendable {
             if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
             return response
         }
+    }
+
+    /// Takes `bytes` about to be kept as a blob from `client`'s upload volume; nil when allowed (or the limits
+    /// are off), otherwise the refusal with its retry time.
+    func takeUploadVolume(_ bytes: Int, for client: ClientAddressKey) -> RateLimitDecision? {
+        guard let decision = limiter?.take(.uploadVolume, for: client, cost: (bytes + 1023) / 1024),
+            !decision.allowed
+        else { return nil }
+        return decision
     }
 
     static func json(_ status: HTTPStatus, _ value: JSONValue) -> HTTPResponse {

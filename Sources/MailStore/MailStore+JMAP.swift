@@ -105,15 +105,43 @@ extension MailStore {
 
     // MARK: blobs
 
-    /// Keeps `data` as a blob of `address`; returns its id (`B` and 32 hex digits).
-    public func putBlob(address: String, type: String, data: [UInt8], now: Int64) async throws -> String {
+    /// How long an uploaded blob is kept: RFC 8620 section 6.1 keeps an unreferenced upload at least an hour, and
+    /// nothing references one here (a message made from a blob holds its own copy of the bytes).
+    public static let blobLifetime: Int64 = 3600
+
+    /// Keeps `data` as a blob of `address`, which counts against `quota` with its mail until it expires
+    /// (``blobLifetime``); returns its id (`B` and 32 hex digits). The address's expired blobs go first.
+    /// - Throws: ``MailStoreError/quotaExceeded(address:)`` when the blob would pass `quota`.
+    public func putBlob(address: String, type: String, data: [UInt8], quota: Int64, now: Int64) async throws
+        -> String
+    {
         let id = "B" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        _ = try await database.write { connection in
-            try connection.run(
-                "INSERT INTO mail_blobs (id, address, type, size, data, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [.text(id), .text(address), .text(type), .integer(Int64(data.count)), .blob(data), .integer(now)])
+        try await database.write { connection in
+            try connection.transaction {
+                try connection.run(
+                    "DELETE FROM mail_blobs WHERE address = ? AND created_at <= ?",
+                    [.text(address), .integer(now - Self.blobLifetime)])
+                guard try Self.used(address, connection) + Int64(data.count) <= quota else {
+                    throw MailStoreError.quotaExceeded(address: address)
+                }
+                try connection.run(
+                    "INSERT INTO mail_blobs (id, address, type, size, data, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    [.text(id), .text(address), .text(type), .integer(Int64(data.count)), .blob(data), .integer(now)])
+            }
         }
         return id
+    }
+
+    /// Deletes every blob uploaded before `now - blobLifetime`; returns how many (the periodic purge).
+    public static func purgeExpiredBlobs(_ connection: any SQLConnection, now: Int64) throws -> Int {
+        try connection.run("DELETE FROM mail_blobs WHERE created_at <= ?", [.integer(now - blobLifetime)])
+    }
+
+    /// Purges expired blobs every `interval` until the schedule is cancelled; keep the schedule.
+    public func startExpiringBlobs(every interval: Duration, now: @escaping @Sendable () -> Int64) -> PurgeSchedule {
+        PurgeSchedule.start(every: interval, on: database, purging: "expired blobs") {
+            try Self.purgeExpiredBlobs($0, now: now())
+        }
     }
 
     /// Blob `id` of `address`: one it uploaded (`B…`), a message's raw bytes (`M<message id>`), a body part's

@@ -47,7 +47,7 @@ public struct MailStore: Sendable {
         }
     }
 
-    /// Bytes of mail `address` holds, every folder.
+    /// Bytes `address` holds: mail in every folder and its unexpired uploads.
     public func used(address: String) async throws -> Int64 {
         try await database.read { try Self.used(address, $0) }
     }
@@ -192,9 +192,13 @@ public struct MailStore: Sendable {
         summaryColumns
         + ", to_json, cc_json, bcc_json, reply_to_json, message_id, in_reply_to, refs, sent_at, text_body, html_body"
 
+    /// Bytes `address` holds: its mail and the blobs it uploaded (which expire, see ``blobLifetime``).
     static func used(_ address: String, _ connection: any SQLConnection) throws -> Int64 {
         try connection.query(
-            "SELECT COALESCE(SUM(size), 0) AS used FROM mail_messages WHERE address = ?", [.text(address)]
+            """
+            SELECT (SELECT COALESCE(SUM(size), 0) FROM mail_messages WHERE address = ?)
+                + (SELECT COALESCE(SUM(size), 0) FROM mail_blobs WHERE address = ?) AS used
+            """, [.text(address), .text(address)]
         ).first?.int("used") ?? 0
     }
 

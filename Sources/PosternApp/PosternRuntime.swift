@@ -40,13 +40,16 @@ public final class PosternRuntime: Sendable {
     /// The SMTP listener and its bound socket; nil when `POSTERN_SMTP` is off.
     private let smtp: (server: SMTPServer, listener: ListeningSocket)?
     private let ledger: ChallengeLedger
+    /// Whose uploaded blobs expire on a schedule of their own.
+    private let mailStore: MailStore
     private let keyStore: any SigningKeyStore
     /// Set by ``beginDraining()``: `/readyz` fails from then on.
     private let drainFlag: DrainFlag
     private let keyReload = Mutex<Task<Void, Never>?>(nil)
     /// Hears other instances' key rotations (PostgreSQL's `LISTEN postern_keys`) while serving.
     private let keyListener = Mutex<PostgresListener?>(nil)
-    private let purge = Mutex<PurgeSchedule?>(nil)
+    /// The periodic purges: consumed challenges and expired blobs.
+    private let purges = Mutex<[PurgeSchedule]>([])
     private let clock: @Sendable () -> Int64
     private let logger: Logger
 
@@ -54,8 +57,8 @@ public final class PosternRuntime: Sendable {
         configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool,
         fetcher: Fetcher,
         identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
-        smtp: (server: SMTPServer, listener: ListeningSocket)?, ledger: ChallengeLedger, keyStore: any SigningKeyStore,
-        drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
+        smtp: (server: SMTPServer, listener: ListeningSocket)?, ledger: ChallengeLedger, mailStore: MailStore,
+        keyStore: any SigningKeyStore, drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) {
         self.drainFlag = drainFlag
         self.group = group
@@ -70,6 +73,7 @@ public final class PosternRuntime: Sendable {
         self.listener = listener
         self.server = server
         self.ledger = ledger
+        self.mailStore = mailStore
         self.clock = clock
         self.logger = logger
     }
@@ -154,7 +158,7 @@ public final class PosternRuntime: Sendable {
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
             identity: identity, listener: listener, group: group, server: server, smtp: smtp, ledger: ledger,
-            keyStore: keyStore, drainFlag: drainFlag, clock: clock, logger: logger)
+            mailStore: mail.store, keyStore: keyStore, drainFlag: drainFlag, clock: clock, logger: logger)
     }
 
     /// The SMTP server, on the loops HTTP uses.
@@ -197,8 +201,11 @@ public final class PosternRuntime: Sendable {
         group.startOnce()
         let port = try server.start(on: listener)
         if let smtp { try smtp.server.start(on: smtp.listener) }
-        let schedule = ledger.startPurging(every: .seconds(60), now: clock)
-        purge.withLock { $0 = schedule }
+        let schedules = [
+            ledger.startPurging(every: .seconds(60), now: clock),
+            mailStore.startExpiringBlobs(every: .seconds(60), now: clock),
+        ]
+        purges.withLock { $0 = schedules }
         let interval = configuration.keyReloadSeconds
         if case .postgres(let url) = try configuration.database() {
             let store = keyStore
@@ -235,9 +242,9 @@ public final class PosternRuntime: Sendable {
         await server.shutdown()
         await smtp?.server.shutdown()
         await group.shutdownJoining()
-        purge.withLock {
-            $0?.cancel()
-            $0 = nil
+        purges.withLock {
+            for schedule in $0 { schedule.cancel() }
+            $0 = []
         }
         // A purge already running finishes first: `close` waits on the writer queue it runs on.
         let reload = keyReload.withLock { task in

@@ -48,11 +48,12 @@ public final class RateLimitTable<RateClass: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// Takes a token from the bucket of `client` in `rateClass`, now.
-    public func take(_ rateClass: RateClass, for client: ClientAddressKey) -> RateLimitDecision {
+    /// Takes `cost` tokens (one by default; bytes or kibibytes for a class that meters volume) from the bucket of
+    /// `client` in `rateClass`, now; all of them or none.
+    public func take(_ rateClass: RateClass, for client: ClientAddressKey, cost: Int = 1) -> RateLimitDecision {
         let rate = rates(rateClass)
         return table.update(table.fingerprint(client, rateClass), now: clock.now) { bucket, now in
-            bucket.take(rate, at: now)
+            bucket.take(rate, at: now, cost: cost)
         }
     }
 }

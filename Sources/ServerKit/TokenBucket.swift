@@ -18,20 +18,21 @@ struct TokenBucket: ClientTableEntry {
         fullAt = max(now, fullAt - rate.interval)
     }
 
-    /// Takes one token at `rate` when there is one, and says what the headers report.
-    mutating func take(_ rate: TokenBucketRate, at now: Int64) -> RateLimitDecision {
+    /// Takes `cost` tokens (at least 1) at `rate` when there are that many, and says what the headers report.
+    mutating func take(_ rate: TokenBucketRate, at now: Int64, cost: Int = 1) -> RateLimitDecision {
         let interval = rate.interval
         let requests = Int64(rate.requests)
+        let cost = Int64(max(1, cost))
         var missing = max(0, fullAt - now)
-        // A token is there while at most `requests - 1` are missing.
-        let allowed = missing <= (requests - 1) * interval
+        // `cost` tokens are there while at most `requests - cost` are missing.
+        let allowed = cost <= requests && missing <= (requests - cost) * interval
         if allowed {
-            fullAt = max(fullAt, now) + interval
-            missing += interval
+            fullAt = max(fullAt, now) + cost * interval
+            missing += cost * interval
         }
         let second = MonotonicClock.nanosecondsPerSecond
         let missingTokens = (missing + interval - 1) / interval
-        let untilToken = missing - (requests - 1) * interval
+        let untilToken = missing - (requests - min(cost, requests)) * interval
         return RateLimitDecision(
             allowed: allowed, limit: rate.requests, remaining: Int(max(0, requests - missingTokens)),
             resetSeconds: Int((missing + second - 1) / second),

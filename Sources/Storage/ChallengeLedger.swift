@@ -54,25 +54,9 @@ public struct ChallengeLedger: Sendable {
         every interval: Duration, margin: Int64 = ChallengeLedger.clockStepMargin,
         now: @escaping @Sendable () -> Int64
     ) -> PurgeSchedule {
-        let components = interval.components
-        let nanoseconds = max(1, components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
-        let dispatchInterval = DispatchTimeInterval.nanoseconds(Int(clamping: nanoseconds))
-        let database = database
-        let logger = database.logger
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "postern.storage.purge"))
-        timer.schedule(
-            deadline: .now() + dispatchInterval, repeating: dispatchInterval,
-            leeway: .nanoseconds(Int(clamping: nanoseconds / 10)))
-        timer.setEventHandler {
-            do {
-                let removed = try database.writeSync { try ChallengeLedger.purge($0, now: now() - margin) }
-                logger.trace("expired challenges purged", metadata: ["removed": "\(removed)"])
-            } catch {
-                logger.warning("purging expired challenges failed", metadata: ["error": "\(error)"])
-            }
+        PurgeSchedule.start(every: interval, on: database, purging: "expired challenges") {
+            try ChallengeLedger.purge($0, now: now() - margin)
         }
-        timer.resume()
-        return PurgeSchedule(timer: timer)
     }
 
     static func consume(_ connection: any SQLConnection, id: String, surface: String, expiresAt: Int64) throws -> Bool {
@@ -100,6 +84,35 @@ public final class PurgeSchedule: @unchecked Sendable {
 
     init(timer: any DispatchSourceTimer) {
         self.timer = timer
+    }
+
+    /// Runs `purge` on a writing connection of `database` every `interval` (a timer on a queue of its own), until
+    /// the schedule is cancelled; `purge` returns the rows it removed, which are logged at trace level.
+    /// - Parameters:
+    ///   - interval: time between purges (positive).
+    ///   - what: what is purged, for the log ("expired challenges").
+    public static func start(
+        every interval: Duration, on database: any SQLDatabase, purging what: String,
+        _ purge: @escaping @Sendable (any SQLConnection) throws -> Int
+    ) -> PurgeSchedule {
+        let components = interval.components
+        let nanoseconds = max(1, components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+        let dispatchInterval = DispatchTimeInterval.nanoseconds(Int(clamping: nanoseconds))
+        let logger = database.logger
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "postern.storage.purge"))
+        timer.schedule(
+            deadline: .now() + dispatchInterval, repeating: dispatchInterval,
+            leeway: .nanoseconds(Int(clamping: nanoseconds / 10)))
+        timer.setEventHandler {
+            do {
+                let removed = try database.writeSync(purge)
+                logger.trace("\(what) purged", metadata: ["removed": "\(removed)"])
+            } catch {
+                logger.warning("purging \(what) failed", metadata: ["error": "\(error)"])
+            }
+        }
+        timer.resume()
+        return PurgeSchedule(timer: timer)
     }
 
     deinit {

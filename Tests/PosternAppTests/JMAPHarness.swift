@@ -46,11 +46,12 @@ struct JMAPHarness: @unchecked Sendable {
     private let childData: String?
 
     /// An in-process server (``TestServer``).
-    static func start(rateLimits: Bool = false) async throws -> JMAPHarness {
+    static func start(rateLimits: Bool = false, inboxQuota: Int64? = nil) async throws -> JMAPHarness {
         let server = try await TestServer.start { configuration in
             configuration.agentPowDifficulty = 0
             configuration.agentPowDynamic = false
             configuration.rateLimits = rateLimits
+            if let inboxQuota { configuration.agentInboxQuota = inboxQuota }
         }
         return JMAPHarness(
             client: try server.client(), baseURL: server.runtime.identity.baseURL,
@@ -59,7 +60,9 @@ struct JMAPHarness: @unchecked Sendable {
 
     /// `postern serve` as a child process (the built executable, port 0, a fresh data directory), for requests
     /// that could bring the server process down: a crash there fails a test instead of the whole test run.
-    static func startProcess() async throws -> JMAPHarness {
+    /// With `addressSpace`, under `prlimit --as` (bytes of virtual memory): an allocation past it kills the
+    /// process, as a container's memory limit would.
+    static func startProcess(addressSpace: Int? = nil) async throws -> JMAPHarness {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("postern-jmap-\(UUID())").path
         var environment = ProcessInfo.processInfo.environment.filter {
             !$0.key.hasPrefix("POSTERN_") && !$0.key.hasPrefix("JWT_")
@@ -75,9 +78,15 @@ struct JMAPHarness: @unchecked Sendable {
         let child = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
-                    try ServeChild(
-                        executable: ServeProcessTests.executable,
-                        arguments: ["serve", "--port", "0", "--data-dir", data], environment: childEnvironment)
+                    let serve = ["serve", "--port", "0", "--data-dir", data]
+                    guard let addressSpace else {
+                        return try ServeChild(
+                            executable: ServeProcessTests.executable, arguments: serve, environment: childEnvironment)
+                    }
+                    return try ServeChild(
+                        executable: URL(fileURLWithPath: "/usr/bin/prlimit"),
+                        arguments: ["--as=\(addressSpace)", "--", ServeProcessTests.executable.path] + serve,
+                        environment: childEnvironment)
                 })
             }
         }

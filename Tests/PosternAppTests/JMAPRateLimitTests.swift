@@ -26,4 +26,31 @@ struct JMAPRateLimitTests {
         let echo = try await harness.single(agent, "Core/echo", ["hello": true])
         #expect(echo.name == "Core/echo")
     }
+
+    @Test("blobs of 64 MiB a minute from one address: the upload URL answers 429, Blob/upload rateLimit, past it")
+    func uploadVolume() async throws {
+        let harness = try await JMAPHarness.start(rateLimits: true, inboxQuota: 1 << 30)
+        defer { Task { await harness.stop() } }
+        let agent = try await harness.signUp("volumeuploader")
+        let headers = [("Authorization", "Bearer \(agent.capability)"), ("Content-Type", "application/octet-stream")]
+        let twentyMiB = [UInt8](repeating: 0x5a, count: 20 * 1024 * 1024)
+        for index in 0..<3 {
+            let response = try await harness.client.request(
+                "POST", "/jmap/upload/\(agent.accountID)", headers: headers, body: twentyMiB)
+            try #require(response.status == 201, "upload \(index): \(response.status) \(response.text)")
+        }
+        let refused = try await harness.client.request(
+            "POST", "/jmap/upload/\(agent.accountID)", headers: headers, body: twentyMiB)
+        #expect(refused.status == 429, "\(refused.status) \(refused.text)")
+        #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1)
+        // 60 MiB taken of 64: a 4 MiB Blob/upload fits, the next 4 MiB do not (about 1 MiB refills a second).
+        let fits = try await harness.single(
+            agent, "Blob/upload",
+            ["accountId": agent.accountID, "create": ["a": ["data": [["data:asText": String(repeating: "y", count: 4 << 20)]]]]])
+        #expect(fits.object("created")?["a"] != nil, "\(fits.arguments)")
+        let limited = try await harness.single(
+            agent, "Blob/upload", ["accountId": agent.accountID, "create": ["b": ["data": [["data:asText": String(repeating: "z", count: 4 << 20)]]]]])
+        let error = limited.object("notCreated")?["b"] as? [String: Any]
+        #expect(error?["type"] as? String == "rateLimit", "\(limited.arguments)")
+    }
 }

@@ -23,6 +23,23 @@ struct RateLimitTableTests {
         RateLimitTable(capacity: capacity, clock: clock.monotonic, rates: rates)
     }
 
+    @Test("a take of several tokens (a volume) takes all or none, never more than the bucket holds")
+    func weightedTake() {
+        let clock = TestClock(0)
+        let table = Self.table(clock)
+        let client = Self.key("192.0.2.9")
+        #expect(!table.take(.fast, for: client, cost: 9).allowed, "more than the bucket holds is never allowed")
+        #expect(table.take(.fast, for: client, cost: 5).remaining == 3)
+        let refused = table.take(.fast, for: client, cost: 4)
+        #expect(!refused.allowed)
+        // One token refills every 125 ms: the fourth is there 125 ms later, and the refusal said so.
+        #expect(refused.retryAfterSeconds == 1)
+        #expect(table.take(.fast, for: client, cost: 3).allowed, "the refusal took nothing")
+        clock.advance(milliseconds: 500)
+        #expect(table.take(.fast, for: client, cost: 4).allowed)
+        #expect(!table.take(.fast, for: client).allowed)
+    }
+
     @Test("a bucket allows its burst, refuses with Retry-After and RateLimit-* values, and refills by the clock")
     func burstAndRefill() {
         let clock = TestClock(0)
