@@ -18,7 +18,7 @@ extension AgentAuthService {
         // of an async read (to the reader queue and back) on every request.
         let capability: String?
         do {
-            capability = try await pool.run { [self] () throws -> String? in
+            capability = try await pool.run(.signing) { [self] () throws -> String? in
                 guard let account = try accounts.liveAccountBlocking(id: accountID) else { return nil }
                 var claims = JWTClaims(
                     issuer: configuration.issuer, subject: account.id, purpose: Purpose.capability, issuedAt: now,

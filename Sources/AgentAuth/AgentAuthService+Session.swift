@@ -50,7 +50,7 @@ extension AgentAuthService {
         let salt = configuration.powSalt
         let digest: [UInt8]
         do {
-            digest = try await pool.run {
+            digest = try await pool.run(.proofOfWork) {
                 try AgentProofOfWork.digest(challenge: challenge.id, nonce: body.nonce, salt: salt)
             }
         } catch WorkerPoolError.overloaded {

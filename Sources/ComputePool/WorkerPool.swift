@@ -7,9 +7,23 @@ import Foundation
 /// Threads start on demand, one per job that finds no idle thread, up to `threadCount`; a pool that
 /// never runs a job starts none. Jobs beyond the free threads wait in a bounded FIFO queue; when it is
 /// full `run` throws `WorkerPoolError.overloaded` at once, so that load turns into fast 503s instead
-/// of a growing backlog of requests that time out anyway. ``shutdown()`` finishes the queued jobs and
-/// joins the threads.
+/// of a growing backlog of requests that time out anyway. Each kind of work waits in a lane of its own
+/// (``Lane``), with a queue of its own, and free threads take the lanes in turn: a flood of proofs of work
+/// neither fills the queue that signing needs nor makes a signature wait behind all of it.
+/// ``shutdown()`` finishes the queued jobs and joins the threads.
 public final class WorkerPool: Sendable {
+    /// The kinds of work that queue apart and share the threads fairly.
+    public enum Lane: Int, CaseIterable, Sendable {
+        /// scrypt proofs of work: anyone may ask for one with a cheap challenge.
+        case proofOfWork
+        /// Argon2 password hashing and verification.
+        case passwordHash
+        /// RSA signatures.
+        case signing
+        /// Anything else (blocking I/O of a fetcher's own pool, tests).
+        case other
+    }
+
     private let state: WorkerPoolState
 
     /// The most threads the pool runs.
@@ -20,7 +34,7 @@ public final class WorkerPool: Sendable {
     /// Makes a pool; its threads start when jobs need them.
     /// - Parameters:
     ///   - threads: most worker threads, at least 1; defaults to the active processor count.
-    ///   - queueLimit: jobs allowed to wait while every thread is busy before `run` throws
+    ///   - queueLimit: jobs of one lane allowed to wait while every thread is busy before `run` throws
     ///     `.overloaded`; at least 0 (0: a job runs only when a thread is free).
     ///   - name: the threads' name prefix (`<name>-<index>`), as `top -H` and debuggers show it.
     public init(
@@ -37,14 +51,14 @@ public final class WorkerPool: Sendable {
         state.stop(join: false)
     }
 
-    /// Runs `work` on one of the pool's threads and returns its result.
+    /// Runs `work` on one of the pool's threads, queued in `lane`, and returns its result.
     ///
-    /// - Throws: `WorkerPoolError.overloaded` at once when every thread is busy and the waiting queue is
+    /// - Throws: `WorkerPoolError.overloaded` at once when every thread is busy and the lane's queue is
     ///   full, or after ``shutdown()``; otherwise whatever `work` throws. Cancelling the calling task
     ///   does not stop `work` once queued.
-    public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    public func run<T: Sendable>(_ lane: Lane = .other, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-            let accepted = state.enqueue {
+            let accepted = state.enqueue(lane: lane) {
                 let result = Result { try work() }
                 return { continuation.resume(with: result) }
             }

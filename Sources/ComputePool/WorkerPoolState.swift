@@ -13,9 +13,32 @@ final class WorkerPoolState: @unchecked Sendable {
     /// A job computes its result on a worker thread and returns what hands that result to the caller.
     typealias Job = @Sendable () -> (@Sendable () -> Void)
 
+    /// One lane's jobs, first in first out.
+    private struct Queue {
+        var jobs: [Job?] = []
+        var head = 0
+
+        var count: Int { jobs.count - head }
+
+        mutating func pop() -> Job? {
+            let job = jobs[head]
+            jobs[head] = nil
+            head += 1
+            if head > 64 && head * 2 > jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            return job
+        }
+    }
+
     private let condition = NSCondition()
-    private var jobs: [Job?] = []
-    private var head = 0
+    /// The waiting jobs of each lane (``WorkerPool/Lane``), taken in turn.
+    private var queues: [Queue] = Array(repeating: Queue(), count: WorkerPool.Lane.allCases.count)
+    /// Jobs waiting in every lane.
+    private var waiting = 0
+    /// The lane a free thread looks at first: the one after the lane it served last.
+    private var nextLane = 0
     private var stopped = false
     private let threadCount: Int
     private let queueLimit: Int
@@ -38,7 +61,7 @@ final class WorkerPoolState: @unchecked Sendable {
     var queuedCount: Int {
         condition.lock()
         defer { condition.unlock() }
-        return jobs.count - head
+        return waiting
     }
 
     var startedThreads: Int {
@@ -47,18 +70,34 @@ final class WorkerPoolState: @unchecked Sendable {
         return started
     }
 
-    /// Queues a job, starting a thread when no idle one will take it; false when the pool is stopped or
-    /// the queue is full. A job that a free (or not yet started) thread will take at once does not
-    /// count against the limit.
-    func enqueue(_ job: @escaping Job) -> Bool {
+    /// Queues a job in `lane`, starting a thread when no idle one will take it; false when the pool is
+    /// stopped or the lane's queue is full. A job that a free (or not yet started) thread will take at
+    /// once does not count against the limit.
+    func enqueue(lane: WorkerPool.Lane, _ job: @escaping Job) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        let waiting = jobs.count - head
-        if stopped || waiting - (threadCount - busyThreads) >= queueLimit { return false }
-        jobs.append(job)
-        if waiting + 1 > idle && started < threadCount { spawn() }
+        let index = lane.rawValue
+        if stopped || queues[index].count - (threadCount - busyThreads) >= queueLimit { return false }
+        queues[index].jobs.append(job)
+        waiting += 1
+        if waiting > idle && started < threadCount { spawn() }
         condition.signal()
         return true
+    }
+
+    /// The next job, from the first lane at or after `nextLane` that has one; the caller holds `condition`
+    /// and has seen `waiting > 0`. Taking lanes in turn keeps a flood of one kind of work (proofs of work,
+    /// say) from making another kind (signing) wait behind all of it: a job waits for at most one job of
+    /// each other lane that has work.
+    private func takeNext() -> Job? {
+        for offset in queues.indices {
+            let index = (nextLane + offset) % queues.count
+            guard queues[index].count > 0 else { continue }
+            nextLane = (index + 1) % queues.count
+            waiting -= 1
+            return queues[index].pop()
+        }
+        return nil
     }
 
     /// Refuses new jobs and lets the threads finish the queued ones and exit; with `join`, waits until
@@ -101,22 +140,16 @@ final class WorkerPoolState: @unchecked Sendable {
     private func workLoop() {
         while true {
             condition.lock()
-            while head == jobs.count && !stopped {
+            while waiting == 0 && !stopped {
                 idle += 1
                 condition.wait()
                 idle -= 1
             }
-            if head == jobs.count && stopped {
+            if waiting == 0 && stopped {
                 condition.unlock()
                 return
             }
-            let job = jobs[head]
-            jobs[head] = nil
-            head += 1
-            if head > 64 && head * 2 > jobs.count {
-                jobs.removeFirst(head)
-                head = 0
-            }
+            let job = takeNext()
             busyThreads += 1
             condition.unlock()
             let handOver = job?()

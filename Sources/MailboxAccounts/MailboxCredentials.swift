@@ -23,7 +23,7 @@ struct MailboxCredentials: Sendable {
             return MailboxAuthKey.verifier(key)
         case .password(let password):
             let parameters = parameters
-            return try await legacy.pool.run {
+            return try await legacy.pool.run(.passwordHash) {
                 MailboxAuthKey.verifier(try MailboxAuthKey.derive(address: address, password: password, parameters: parameters))
             }
         }

@@ -30,14 +30,14 @@ struct PasswordHasher: Sendable {
     /// Hashes a new password (16 random salt bytes, 32-byte hash) on the pool.
     func hash(_ password: String) async throws -> String {
         let parameters = parameters
-        return try await pool.run { try Self.hashNow(Array(password.utf8), parameters) }
+        return try await pool.run(.passwordHash) { try Self.hashNow(Array(password.utf8), parameters) }
     }
 
     /// Verifies `password` against `encoded`; with `encoded == nil` verifies against the decoy and
     /// returns false, costing the same.
     func verify(_ password: String, against encoded: String?) async throws -> Bool {
         let target = encoded ?? decoy
-        let matched = try await pool.run { try Argon2.verify(encoded: target, password: Array(password.utf8)) }
+        let matched = try await pool.run(.passwordHash) { try Argon2.verify(encoded: target, password: Array(password.utf8)) }
         return encoded != nil && matched
     }
 

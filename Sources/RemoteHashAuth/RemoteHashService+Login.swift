@@ -81,7 +81,7 @@ extension RemoteHashService {
         ])
         let keys = self.keys
         do {
-            return try await pool.run { try keys.sign(claims, algorithm: .rs256) }
+            return try await pool.run(.signing) { try keys.sign(claims, algorithm: .rs256) }
         } catch is WorkerPoolError {
             throw .busy
         } catch {

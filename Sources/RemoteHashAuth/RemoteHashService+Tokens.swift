@@ -68,7 +68,7 @@ extension RemoteHashService {
         let now = clock()
         let claims: JWTClaims
         do {
-            claims = try await pool.run {
+            claims = try await pool.run(.signing) {
                 try keys.verify(token, purpose: RemoteHashService.tokenPurpose, issuer: issuer, now: now)
             }
         } catch is WorkerPoolError {

@@ -236,7 +236,7 @@ public final class RemoteHashService: Sendable {
     /// `GET /example.txt`: a fresh Argon2id hash of `test123` (m=19456 KiB, t=2, p=1).
     func example() async -> HTTPResponse {
         do {
-            let encoded = try await pool.run {
+            let encoded = try await pool.run(.passwordHash) {
                 try Argon2.hash(
                     password: Array("test123".utf8), salt: SecureRandom.bytes(16), memoryKiB: 19456, iterations: 2,
                     parallelism: 1)

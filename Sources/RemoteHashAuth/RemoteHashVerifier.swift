@@ -56,7 +56,7 @@ struct RemoteHashVerifier: Sendable {
         }
         defer { gate.leave(memoryKiB: hash.memoryKiB) }
         do {
-            let matched = try await pool.run { try Argon2.verify(hash, password: bytes) }
+            let matched = try await pool.run(.passwordHash) { try Argon2.verify(hash, password: bytes) }
             RemoteHashVerifier.count("postern_remote_hash_verifications_total", matched ? "match" : "mismatch")
             return matched
         } catch is WorkerPoolError {

@@ -49,6 +49,34 @@ struct WorkerPoolTests {
         }
     }
 
+    @Test("a flood of one lane neither fills another lane's queue nor runs ahead of its jobs")
+    func lanesTakeTurns() async throws {
+        // One thread, blocked by the first proof of work; ten more proofs wait, then one signature.
+        let pool = WorkerPool(threads: 1, queueLimit: 10)
+        let gate = DispatchSemaphore(value: 0)
+        let order = Log()
+        let proofs = (0..<11).map { index in
+            Task {
+                try await pool.run(.proofOfWork) {
+                    if index == 0 { gate.wait() }
+                    order.append("proof")
+                }
+            }
+        }
+        while pool.queuedCount < 10 { try await Task.sleep(for: .milliseconds(5)) }
+        await #expect(throws: WorkerPoolError.self, "the proof-of-work lane is full") {
+            try await pool.run(.proofOfWork) {}
+        }
+        let signature = Task { try await pool.run(.signing) { order.append("signature") } }
+        while pool.queuedCount < 11 { try await Task.sleep(for: .milliseconds(5)) }
+        gate.signal()
+        try await signature.value
+        for proof in proofs { try await proof.value }
+        // The signature runs after the proof that held the thread and at most one more, not after all ten.
+        let position = try #require(order.entries.firstIndex(of: "signature"))
+        #expect(position <= 2, "\(order.entries)")
+    }
+
     @Test("threads start on demand, never more than the limit, and all queued jobs run")
     func threadsStartOnDemand() async throws {
         let pool = WorkerPool(threads: 3, queueLimit: 64, name: "test-pool")
@@ -129,4 +157,12 @@ final class Gauge: Sendable {
     }
 
     var peak: Int { state.withLock { $0.peak } }
+}
+
+/// What jobs wrote, in the order they ran.
+private final class Log: Sendable {
+    private let list = Mutex<[String]>([])
+
+    func append(_ entry: String) { list.withLock { $0.append(entry) } }
+    var entries: [String] { list.withLock { $0 } }
 }
