@@ -38,6 +38,16 @@ public struct AgentAuthConfiguration: Sendable {
     /// so a client's count is taken as that many times its own share, as an even balancer spreads them.
     /// Default 1.
     public var instances = 1
+    /// Whether the per-client rate limits below apply (`POSTERN_RATE_LIMITS`). Default true.
+    public var rateLimitsEnabled = true
+    /// Per client address (IPv6 per /64), a token bucket per endpoint: challenges, session requests (each may cost
+    /// a scrypt on the worker pool) and capability requests (each an RSA signature) per minute. Past them: 429 with
+    /// `Retry-After`. Defaults 120, 60 and 300; each instance enforces its share of them (``instances``).
+    public var challengesPerMinute = 120
+    public var sessionsPerMinute = 60
+    public var capabilitiesPerMinute = 300
+    /// Buckets the rate-limit table holds at most. Default 65 536.
+    public var rateLimitTableCapacity = 65_536
 
     /// Creates a configuration; every argument has the documented default.
     /// - Parameters:

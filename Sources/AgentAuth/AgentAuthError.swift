@@ -92,6 +92,12 @@ public struct AgentAuthError: Error, Sendable, Equatable {
         status: 503, message: "Server is busy",
         hint: "Wait a few seconds, request a fresh challenge, solve it, and retry.",
         anchor: "errors")
+    /// 429: this client address asked too often; the response carries `Retry-After`.
+    public static let tooManyRequests = AgentAuthError(
+        status: 429, message: "Too many requests",
+        hint: "This address sent too many requests to this endpoint in the last minute; wait the seconds in "
+            + "Retry-After, then retry.",
+        anchor: "errors")
     /// 503: the database cannot answer right now.
     public static let unavailable = AgentAuthError(
         status: 503, message: "Service temporarily unavailable",
@@ -107,7 +113,7 @@ public struct AgentAuthError: Error, Sendable, Equatable {
     public static let catalogue: [AgentAuthError] = [
         .invalidChallenge, .malformedBody, .usernameXorAPIKey, .invalidNonce, .invalidPowHex, .insufficientWork,
         .powMismatch, .invalidUsername, .reservedUsername, .usernameTaken, .invalidAPIKey, .invalidSession,
-        .overloaded, .unavailable, .internalError,
+        .tooManyRequests, .overloaded, .unavailable, .internalError,
     ]
 }
 

@@ -35,6 +35,8 @@ struct AgentAuthMetrics: Sendable {
     let logins: Counter
     /// `postern_agent_capabilities_total`: capability tokens issued.
     let capabilities: Counter
+    /// `postern_rate_limit_rejections_total{surface="agent",class=challenge|session|capability}`.
+    private let rejections: [AgentAuthService.RateClass: Counter]
 
     init(baseDifficulty base: Int, factory: any MetricsFactory) {
         challenges = Counter(label: "postern_agent_challenges_total", factory: factory)
@@ -52,6 +54,16 @@ struct AgentAuthMetrics: Sendable {
                 factory: factory)
         }
         self.verifications = verifications
+        let classes: [(AgentAuthService.RateClass, String)] = [
+            (.challenge, "challenge"), (.session, "session"), (.capability, "capability"),
+        ]
+        var rejections: [AgentAuthService.RateClass: Counter] = [:]
+        for (rateClass, name) in classes {
+            rejections[rateClass] = Counter(
+                label: "postern_rate_limit_rejections_total", dimensions: [("surface", "agent"), ("class", name)],
+                factory: factory)
+        }
+        self.rejections = rejections
         baseDifficulty.record(base)
         currentDifficulty.record(base)
     }
@@ -59,5 +71,10 @@ struct AgentAuthMetrics: Sendable {
     /// Counts one proof-of-work verification outcome.
     func verified(_ result: VerificationResult) {
         verifications[result]?.increment()
+    }
+
+    /// Counts one request refused by the rate limit of `rateClass`.
+    func rateLimited(_ rateClass: AgentAuthService.RateClass) {
+        rejections[rateClass]?.increment()
     }
 }

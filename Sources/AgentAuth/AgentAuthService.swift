@@ -45,6 +45,15 @@ public final class AgentAuthService: Sendable {
     let challengeBody: ChallengeBodyTemplate
     /// The body of every capability answer: it depends only on the configuration, so it is built once.
     let capabilityBody: String
+    /// Per-client buckets of the three endpoints; nil when rate limits are off.
+    let limiter: RateLimitTable<RateClass>?
+
+    /// What a request draws on: each endpoint has its own bucket per client.
+    enum RateClass: Hashable, Sendable {
+        case challenge
+        case session
+        case capability
+    }
 
     /// Creates the service.
     /// - Parameters:
@@ -85,6 +94,23 @@ public final class AgentAuthService: Sendable {
             ("expires_in", String(configuration.capabilityTTL)),
             ("_next", AgentJSON.array(nextSteps.capability)),
         ])
+        let rates = (
+            challenge: TokenBucketRate(requests: configuration.challengesPerMinute, perSeconds: 60)
+                .share(among: configuration.instances),
+            session: TokenBucketRate(requests: configuration.sessionsPerMinute, perSeconds: 60)
+                .share(among: configuration.instances),
+            capability: TokenBucketRate(requests: configuration.capabilitiesPerMinute, perSeconds: 60)
+                .share(among: configuration.instances)
+        )
+        self.limiter =
+            configuration.rateLimitsEnabled
+            ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {
+                switch $0 {
+                case .challenge: rates.challenge
+                case .session: rates.session
+                case .capability: rates.capability
+                }
+            } : nil
     }
 
     /// The difficulty every challenge starts from (the value `/metrics` and `/llms.txt` show).
@@ -99,18 +125,29 @@ public final class AgentAuthService: Sendable {
         router.add(
             .POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit,
             .immediate { [self] _, context, _ in
-                challenge(context)
+                refusal(.challenge, context) ?? challenge(context)
             })
         router.add(
             .POST, "/api/v1/session", bodyLimit: Self.sessionBodyLimit,
             .deferred { [self] request, context, _ in
-                await session(request, context)
+                if let refused = refusal(.session, context) { return refused }
+                return await session(request, context)
             })
         router.add(
             .POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit,
             .deferred { [self] request, context, _ in
-                await capability(request, context)
+                if let refused = refusal(.capability, context) { return refused }
+                return await capability(request, context)
             })
+    }
+
+    /// The 429 for a client past its rate in `rateClass`, counted; nil when it may go on (or limits are off).
+    func refusal(_ rateClass: RateClass, _ context: RequestContext) -> HTTPResponse? {
+        guard let decision = limiter?.take(rateClass, for: context.clientKey), !decision.allowed else { return nil }
+        metrics.rateLimited(rateClass)
+        var response = failure(.tooManyRequests)
+        response.headers.setRetryAfter(decision)
+        return response
     }
 
     /// The error response for `error`.

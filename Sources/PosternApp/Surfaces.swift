@@ -107,6 +107,7 @@ enum Surfaces {
             maxDifficulty: c.agentPowMaxDifficulty, dynamicDifficulty: c.agentPowDynamic,
             inboxDomain: c.agentInboxDomain)
         agent.instances = c.instances
+        agent.rateLimitsEnabled = c.rateLimits
         return agent
     }
 
