@@ -95,8 +95,8 @@ instructions: release
 	scripts/instructions
 
 ## libFuzzer runs (scripts/fuzz) of the HTTP parser, the JWT verifier and JSON parser, the Argon2 hash
-## parser and the fetch URL/address policy and the MIME parser, each on its corpus in Tests/Fuzz/corpus/<target>:
-## FUZZ_SECONDS each (default 60); FUZZ_TARGETS="jwt url" runs a subset (http1 jwt argon2 url mime).
+## parser, the fetch URL/address policy, the MIME parser and JMAP's method calls, each on its corpus in Tests/Fuzz/corpus/<target>:
+## FUZZ_SECONDS each (default 60); FUZZ_TARGETS="jwt url" runs a subset (http1 jwt argon2 url mime jmap).
 fuzz: bootstrap
 	scripts/fuzz
 

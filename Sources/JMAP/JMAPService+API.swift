@@ -45,24 +45,21 @@ extension JMAPService {
         let call = JMAPCall(account: account, client: client, using: using, createdIDs: created, limits: configuration)
         for (name, arguments, callID) in invocations {
             do {
-                let resolved = JSONValue.object(try ResultReferences.resolve(arguments, responses: call.responses))
-                // References can repeat an earlier answer many times over: measured before a method reads them.
-                _ = try call.measure(resolved)
-                let answers = try await call.answering {
-                    try await perform(name, JMAPArguments(pairs: resolved.objectValue ?? []), call)
-                }
-                for (responseName, response) in answers { call.responses.append((responseName, response, callID)) }
+                let resolved = try call.responses.resolve(arguments)
+                call.startMethod()
+                let answers = try await perform(name, JMAPArguments(pairs: resolved), call)
+                try call.responses.keep(answers, callID: callID)
             } catch let error as MethodError {
-                call.responses.append(("error", error.json, callID))
+                call.responses.keep(error, callID: callID)
             } catch let error as RequestError {
                 throw error
             } catch {
                 if ServiceFailure(error).shouldLog { onUnexpectedError(error, request.requestID) }
-                call.responses.append(("error", MethodError.serverFail.json, callID))
+                call.responses.keep(.serverFail, callID: callID)
             }
         }
         var body: [(String, JSONValue)] = [
-            ("methodResponses", .array(call.responses.map { .array([.string($0.name), $0.arguments, .string($0.callID)]) })),
+            ("methodResponses", call.responses.json),
             ("sessionState", .string(String(try await store.state(address: account.address)))),
         ]
         if envelope["createdIds"] != nil {

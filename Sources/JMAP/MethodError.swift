@@ -1,0 +1,33 @@
+import JWT
+
+/// A method-level error (RFC 8620 section 3.6.2), answered as `["error", {"type", "description"}, callId]`.
+struct MethodError: Error, Sendable, Equatable {
+    let type: String
+    let description: String?
+    var extra: [(String, JSONValue)] = []
+
+    init(_ type: String, _ description: String? = nil) {
+        self.type = type
+        self.description = description
+    }
+
+    static func invalidArguments(_ description: String) -> MethodError { MethodError("invalidArguments", description) }
+    static let accountNotFound = MethodError("accountNotFound", "The accountId is not an account of this token.")
+    static let responseTooLarge = MethodError(
+        "requestTooLarge",
+        "The answer would pass the server's response size limit (maxSizeResponse); ask for fewer objects or less data.")
+    static let serverFail = MethodError("serverFail", "The server could not complete the method; try again.")
+    static func unknownMethod(_ name: String) -> MethodError {
+        MethodError("unknownMethod", "\(name) is not a method this server has, or its capability is not in `using`.")
+    }
+
+    var json: JSONValue {
+        var pairs: [(String, JSONValue)] = [("type", .string(type))]
+        if let description { pairs.append(("description", .string(description))) }
+        return .object(pairs + extra)
+    }
+
+    static func == (lhs: MethodError, rhs: MethodError) -> Bool {
+        lhs.type == rhs.type && lhs.description == rhs.description
+    }
+}
