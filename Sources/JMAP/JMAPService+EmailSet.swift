@@ -152,7 +152,12 @@ extension JMAPService {
         message.htmlBody = try await bodyText(properties, "htmlBody", bodyValues, call)
         message.attachments = try await attachments(properties, call)
 
-        let raw = MIMEComposer.compose(message)
+        let raw: [UInt8]
+        do {
+            raw = try MIMEComposer.compose(message)
+        } catch {
+            throw SetError.invalidProperties("The message could not be written: \(error).", [])
+        }
         guard raw.count <= configuration.maxSizeUpload else {
             throw SetError(type: "tooLarge", description: "The message would pass \(configuration.maxSizeUpload) bytes.")
         }

@@ -26,32 +26,59 @@ public struct OutgoingMessage: Sendable, Equatable {
     }
 }
 
+/// Why ``MIMEComposer`` refused a message: a value that cannot be written into its header field without
+/// changing the header's structure (an address, a message id, a content type with a line break, say).
+public struct MIMEComposerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The header field the value was for, such as `To` or `Content-Type`.
+    public let field: String
+    /// What is wrong with it, without echoing the value.
+    public let reason: String
+
+    public var description: String { "\(field): \(reason)" }
+}
+
 /// Writes an ``OutgoingMessage`` as MIME: 7bit text where it is plain ASCII with short lines, base64 otherwise;
-/// `multipart/alternative` for a text and an HTML body, `multipart/mixed` around them when there are attachments;
-/// RFC 2047 encoded words for non-ASCII header text and RFC 2231 for non-ASCII file names.
+/// `multipart/alternative` for a text and an HTML body, `multipart/mixed` around them when there are attachments.
+///
+/// No value can add a header line or change a field's structure: display names are RFC 5322 quoted strings or
+/// RFC 2047 encoded words, never bare; control characters (CR and LF among them) in free text become spaces;
+/// subjects are folded or encoded, non-ASCII file names written with RFC 2231; addresses, message ids and content
+/// types that would need quoting are refused. Every line stays under 998 octets.
 public enum MIMEComposer {
-    public static func compose(_ message: OutgoingMessage) -> [UInt8] {
+    /// The message as RFC 5322 bytes with CRLF line ends.
+    /// - Throws: ``MIMEComposerError`` for an address, message id, content id, content type or disposition that
+    ///   holds a character its field cannot carry (a space, a control character, an angle bracket, ...).
+    public static func compose(_ message: OutgoingMessage) throws(MIMEComposerError) -> [UInt8] {
         var head: [String] = []
-        func addresses(_ name: String, _ list: [MailAddress]) {
-            if !list.isEmpty { head.append("\(name): " + list.map(address).joined(separator: ", ")) }
+        func addresses(_ name: String, _ list: [MailAddress]) throws(MIMEComposerError) {
+            guard !list.isEmpty else { return }
+            var written: [String] = []
+            for item in list { written.append(try address(item, field: name)) }
+            head.append(HeaderText.fold(name, written, separator: ","))
         }
-        addresses("From", message.from)
-        if let sender = message.sender { head.append("Sender: " + address(sender)) }
-        addresses("To", message.to)
-        addresses("Cc", message.cc)
-        addresses("Reply-To", message.replyTo)
-        if let subject = message.subject { head.append("Subject: " + headerText(subject)) }
+        try addresses("From", message.from)
+        if let sender = message.sender { try addresses("Sender", [sender]) }
+        try addresses("To", message.to)
+        try addresses("Cc", message.cc)
+        try addresses("Reply-To", message.replyTo)
+        if let subject = message.subject { head.append(HeaderText.unstructured("Subject", subject)) }
         head.append("Date: " + date(message.date))
-        head.append("Message-ID: <\(message.messageID)>")
-        if !message.inReplyTo.isEmpty { head.append("In-Reply-To: " + message.inReplyTo.map { "<\($0)>" }.joined(separator: " ")) }
-        if !message.references.isEmpty { head.append("References: " + message.references.map { "<\($0)>" }.joined(separator: " ")) }
+        head.append("Message-ID: " + (try messageID(message.messageID, field: "Message-ID")))
+        func ids(_ name: String, _ list: [String]) throws(MIMEComposerError) {
+            guard !list.isEmpty else { return }
+            var written: [String] = []
+            for id in list { written.append(try messageID(id, field: name)) }
+            head.append(HeaderText.fold(name, written, separator: ""))
+        }
+        try ids("In-Reply-To", message.inReplyTo)
+        try ids("References", message.references)
         head.append("MIME-Version: 1.0")
 
-        let boundary = "=_postern_" + message.messageID.filter { $0.isLetter || $0.isNumber }
+        let boundary = Self.boundary(message)
         var body = bodyPart(message, boundary: boundary + "_alt")
         if !message.attachments.isEmpty {
             var parts = [body]
-            for attachment in message.attachments { parts.append(attachmentPart(attachment)) }
+            for attachment in message.attachments { parts.append(try attachmentPart(attachment)) }
             body = multipart("mixed", boundary: boundary + "_mix", parts)
         }
         return Array((head + body.headers).joined(separator: "\r\n").utf8) + Array("\r\n\r\n".utf8) + body.content
@@ -61,6 +88,23 @@ public enum MIMEComposer {
     private struct Part {
         var headers: [String]
         var content: [UInt8]
+    }
+
+    /// `=_postern_` and ASCII letters and digits of the message id (at most 40, so a boundary stays under RFC
+    /// 2046's 70 characters), lengthened until no 7bit body holds it. Base64 content never holds `_`.
+    private static func boundary(_ message: OutgoingMessage) -> String {
+        let letters = message.messageID.unicodeScalars.filter {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+        }
+        let base = "=_postern_" + String(String.UnicodeScalarView(letters.prefix(40)))
+        let bodies = [message.textBody, message.htmlBody].compactMap { $0 }
+        var candidate = base
+        var counter = 0
+        while bodies.contains(where: { $0.contains(candidate) }) {
+            counter += 1
+            candidate = base + "_\(counter)"
+        }
+        return candidate
     }
 
     private static func bodyPart(_ message: OutgoingMessage, boundary: String) -> Part {
@@ -76,7 +120,10 @@ public enum MIMEComposer {
     private static func textPart(_ text: String, _ subtype: String) -> Part {
         let normalized = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: "\r\n")
         let bytes = Array(normalized.utf8)
-        let plain = bytes.allSatisfy { $0 < 0x80 } && !normalized.components(separatedBy: "\r\n").contains { $0.utf8.count > 998 }
+        // RFC 2045 2.7: 7bit is ASCII without NUL, CR and LF only as CRLF, lines of at most 998 octets.
+        let lines = normalized.components(separatedBy: "\r\n")
+        let plain = bytes.allSatisfy { $0 < 0x80 && $0 != 0 }
+            && !lines.contains { line in line.utf8.count > 998 || line.utf8.contains { $0 == 0x0d || $0 == 0x0a } }
         return Part(
             headers: [
                 "Content-Type: text/\(subtype); charset=utf-8",
@@ -84,21 +131,23 @@ public enum MIMEComposer {
             ], content: plain ? bytes : base64(bytes))
     }
 
-    private static func attachmentPart(_ attachment: MailAttachment) -> Part {
-        var type = "Content-Type: " + attachment.contentType
-        var disposition = "Content-Disposition: " + (attachment.disposition ?? "attachment")
-        if let name = attachment.filename {
-            if name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-                type += "; name=\"\(name)\""
-                disposition += "; filename=\"\(name)\""
-            } else {
-                let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-                type += "; name=\"\(headerText(name))\""
-                disposition += "; filename*=UTF-8''" + encoded
-            }
+    private static func attachmentPart(_ attachment: MailAttachment) throws(MIMEComposerError) -> Part {
+        guard HeaderText.isMediaType(attachment.contentType) else {
+            throw MIMEComposerError(field: "Content-Type", reason: "not type/subtype of RFC 2045 tokens")
         }
-        var headers = [type, disposition, "Content-Transfer-Encoding: base64"]
-        if let id = attachment.contentID { headers.append("Content-ID: <\(id)>") }
+        let kind = attachment.disposition ?? "attachment"
+        guard HeaderText.isToken(kind) else {
+            throw MIMEComposerError(field: "Content-Disposition", reason: "not an RFC 2045 token")
+        }
+        var type = ["Content-Type: " + attachment.contentType]
+        var disposition = ["Content-Disposition: " + kind]
+        if let name = attachment.filename {
+            type.append(contentsOf: HeaderText.parameter("name", name, extended: false))
+            disposition.append(contentsOf: HeaderText.parameter("filename", name, extended: true))
+        }
+        var headers = [type.joined(separator: ";\r\n "), disposition.joined(separator: ";\r\n ")]
+        headers.append("Content-Transfer-Encoding: base64")
+        if let id = attachment.contentID { headers.append("Content-ID: " + (try messageID(id, field: "Content-ID"))) }
         return Part(headers: headers, content: base64(attachment.data))
     }
 
@@ -113,35 +162,35 @@ public enum MIMEComposer {
     }
 
     private static func base64(_ bytes: [UInt8]) -> [UInt8] {
-        Array(Data(bytes).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed]).utf8)
+        let options: Data.Base64EncodingOptions = [
+            .lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed,
+        ]
+        return Array(Data(bytes).base64EncodedString(options: options).utf8)
     }
 
-    /// `Name <local@domain>`, the name quoted or encoded as needed.
-    static func address(_ address: MailAddress) -> String {
+    /// `"Name" <local@domain>`, or encoded words for a name that is not short printable ASCII; `<local@domain>`
+    /// without a name.
+    /// - Throws: when the address itself holds a character an addr-spec cannot carry bare.
+    static func address(_ address: MailAddress, field: String) throws(MIMEComposerError) -> String {
+        guard HeaderText.isAddress(address.email) else {
+            throw MIMEComposerError(
+                field: field, reason: "an address is local@domain without spaces, controls or specials")
+        }
         guard let name = address.name, !name.isEmpty else { return "<\(address.email)>" }
-        if name.unicodeScalars.allSatisfy({ $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f }) {
-            let escaped = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            return "\"\(escaped)\" <\(address.email)>"
-        }
-        return headerText(name) + " <\(address.email)>"
+        return HeaderText.phrase(name) + " <\(address.email)>"
     }
 
-    /// `text` as is when it is printable ASCII, else as UTF-8 `B` encoded words of at most 45 bytes each.
-    static func headerText(_ text: String) -> String {
-        let flat = text.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
-        if flat.unicodeScalars.allSatisfy({ $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f }) { return flat }
-        var words: [[UInt8]] = []
-        var chunk: [UInt8] = []
-        for character in flat {
-            let bytes = Array(String(character).utf8)
-            if chunk.count + bytes.count > 45 {
-                words.append(chunk)
-                chunk = []
-            }
-            chunk += bytes
+    /// `<id>`.
+    /// - Throws: for an id that is empty, longer than 900 bytes, or holds a space, a control character or an
+    ///   angle bracket.
+    static func messageID(_ id: String, field: String) throws(MIMEComposerError) -> String {
+        guard !id.isEmpty, id.utf8.count <= 900,
+            !id.unicodeScalars.contains(where: { HeaderText.isUnsafe($0) || $0 == "<" || $0 == ">" })
+        else {
+            throw MIMEComposerError(
+                field: field, reason: "a message id is at most 900 bytes without spaces, controls or angle brackets")
         }
-        if !chunk.isEmpty { words.append(chunk) }
-        return words.map { "=?UTF-8?B?" + Data($0).base64EncodedString() + "?=" }.joined(separator: "\r\n ")
+        return "<\(id)>"
     }
 
     private static func date(_ seconds: Int64) -> String {

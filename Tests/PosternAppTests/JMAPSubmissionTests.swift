@@ -169,4 +169,25 @@ struct JMAPSubmissionTests {
         #expect(refusal["type"] as? String == "forbiddenFrom")
         #expect(try await harness.ids(b, in: "inbox").isEmpty)
     }
+
+    @Test("a recipient's display name with a line break cannot add a recipient (header injection through Email/set)")
+    func displayNameCannotAddARecipient() async throws {
+        let harness = try await JMAPHarness.start()
+        defer { Task { await harness.stop() } }
+        let a = try await harness.signUp("alice")
+        let b = try await harness.signUp("bobby")
+
+        let responses = try await harness.send(
+            from: a, to: [], subject: "Hello", text: "Hi.",
+            extraEmail: ["to": [["name": "Friend\r\n, \(b.address), x", "email": "friend@example.com"]]])
+        try #require(responses.count == 2)
+        let submission = try #require(
+            responses[1].object("created")?["s1"] as? [String: Any], "\(responses[1].arguments)")
+        let status = try #require(submission["deliveryStatus"] as? [String: Any])
+        #expect(Array(status.keys) == ["friend@example.com"], "\(status)")
+        #expect(try await harness.ids(b, in: "inbox").isEmpty, "B was never a recipient")
+        let sent = try await harness.emails(a, try await harness.ids(a, in: "sent"), properties: ["to"])
+        let to = try #require(sent.first?["to"] as? [[String: Any]])
+        #expect(to.count == 1 && to.first?["email"] as? String == "friend@example.com", "\(to)")
+    }
 }
