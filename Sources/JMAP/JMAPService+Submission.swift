@@ -1,5 +1,6 @@
 import Foundation
 import JWT
+import MIME
 import MailDelivery
 import MailStore
 import ServerKit
@@ -77,11 +78,7 @@ extension JMAPService {
         if let identity = properties["identityId"]?.stringValue, call.id(identity) != account.id {
             throw SetError.invalidProperties("The only identity of this account is \(account.id).", ["identityId"])
         }
-        guard message.summary.from.allSatisfy({ $0.email.lowercased() == account.address }),
-            !message.summary.from.isEmpty
-        else {
-            throw SetError(type: "forbiddenFrom", description: "The From of the email must be \(account.address).")
-        }
+        try checkOriginators(raw, account: account)
         // RFC 8621 section 7.5: without an envelope, the recipients are the To, Cc and Bcc of the email.
         var recipients = (message.to + message.cc + message.bcc).map { $0.email }
         if let envelope = properties.present("envelope") {
@@ -149,6 +146,41 @@ extension JMAPService {
             ("mdnBlobIds", .array([])),
         ])
         return (submission, emailID)
+    }
+
+    /// The rule on who a message says it is from, over every `From`, `Sender` and `Reply-To` field of the raw
+    /// message (not only the first of each): `From` names this account's address only, and `Sender`, when
+    /// present, too. `Reply-To` may name addresses elsewhere (a list, a helpdesk), but no address of a domain
+    /// served here other than the account's own: replies to another local mailbox, or to a name on a local
+    /// domain that someone may register later, would let one account speak for another.
+    /// - Throws: `SetError` `forbiddenFrom` (RFC 8621 7.5) naming the field; `invalidEmail` when the header
+    ///   cannot be read.
+    private func checkOriginators(_ raw: [UInt8], account: JMAPAccount) throws(SetError) {
+        let fields: [String: [MailAddress]]
+        do {
+            fields = try MIMEParser.addresses(raw, fields: ["From", "Sender", "Reply-To"])
+        } catch {
+            throw SetError(type: "invalidEmail", description: "The header of the email cannot be read.")
+        }
+        let own = { (address: MailAddress) in address.email.lowercased() == account.address }
+        let from = fields["from"] ?? []
+        guard !from.isEmpty, from.allSatisfy(own) else {
+            throw SetError(type: "forbiddenFrom", description: "The From of the email must be \(account.address).")
+        }
+        guard (fields["sender"] ?? []).allSatisfy(own) else {
+            throw SetError(type: "forbiddenFrom", description: "The Sender of the email must be \(account.address).")
+        }
+        let mailboxes = self.mailboxes
+        let elsewhere = { (address: MailAddress) in
+            guard let at = address.email.lastIndex(of: "@") else { return true }
+            return !mailboxes.isLocal(domain: String(address.email[address.email.index(after: at)...]))
+        }
+        guard (fields["reply-to"] ?? []).allSatisfy({ own($0) || elsewhere($0) }) else {
+            throw SetError(
+                type: "forbiddenFrom",
+                description: "The Reply-To of the email may name \(account.address) or addresses elsewhere, "
+                    + "not another mailbox here.")
+        }
     }
 
     private static func deliveryStatus(_ reply: String, _ delivered: String) -> JSONValue {

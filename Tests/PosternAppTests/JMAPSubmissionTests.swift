@@ -190,4 +190,55 @@ struct JMAPSubmissionTests {
         let to = try #require(sent.first?["to"] as? [[String: Any]])
         #expect(to.count == 1 && to.first?["email"] as? String == "friend@example.com", "\(to)")
     }
+
+    @Test("a Sender that is not the account's address is forbiddenFrom; the account's own is fine")
+    func forbiddenSender() async throws {
+        let harness = try await JMAPHarness.start()
+        defer { Task { await harness.stop() } }
+        let a = try await harness.signUp("alice")
+        let b = try await harness.signUp("bobby")
+
+        let spoofed = try await harness.send(
+            from: a, to: [b.address], subject: "On behalf", text: "Sent by Bob.",
+            extraEmail: ["sender": [["name": "Bob", "email": b.address]]])
+        try #require(spoofed.count == 2)
+        #expect(spoofed[0].object("created")?["d1"] != nil, "writing the message itself is allowed")
+        let refusal = try #require(
+            spoofed[1].object("notCreated")?["s1"] as? [String: Any], "\(spoofed[1].arguments)")
+        #expect(refusal["type"] as? String == "forbiddenFrom")
+        #expect((refusal["description"] as? String)?.contains("Sender") == true, "\(refusal)")
+        #expect(try await harness.ids(b, in: "inbox").isEmpty)
+
+        let own = try await harness.send(
+            from: a, to: [b.address], subject: "Mine", text: "Sent by me.",
+            extraEmail: ["sender": [["email": a.address.uppercased()]]])
+        #expect(own[1].object("created")?["s1"] != nil, "\(own[1].arguments)")
+    }
+
+    @Test(
+        "a Reply-To naming another mailbox here is forbiddenFrom; the account's own or one elsewhere is fine",
+        arguments: [("bobby", false), ("nobody-yet", false), ("alice", true), ("helpdesk@example.com", true)])
+    func replyTo(_ target: String, allowed: Bool) async throws {
+        let harness = try await JMAPHarness.start()
+        defer { Task { await harness.stop() } }
+        let a = try await harness.signUp("alice")
+        let b = try await harness.signUp("bobby")
+        let domain = String(a.address.split(separator: "@").last ?? "")
+        let replyTo = target.contains("@") ? target : "\(target)@\(domain)"
+
+        let responses = try await harness.send(
+            from: a, to: [b.address], subject: "Reply elsewhere", text: "Hi.",
+            extraEmail: ["replyTo": [["name": "Replies", "email": replyTo]]])
+        try #require(responses.count == 2)
+        if allowed {
+            #expect(responses[1].object("created")?["s1"] != nil, "\(responses[1].arguments)")
+            #expect(try await harness.ids(b, in: "inbox").count == 1)
+        } else {
+            let refusal = try #require(
+                responses[1].object("notCreated")?["s1"] as? [String: Any], "\(responses[1].arguments)")
+            #expect(refusal["type"] as? String == "forbiddenFrom")
+            #expect((refusal["description"] as? String)?.contains("Reply-To") == true, "\(refusal)")
+            #expect(try await harness.ids(b, in: "inbox").isEmpty)
+        }
+    }
 }
