@@ -31,6 +31,10 @@ public final class Database: SQLDatabase {
     }
 
     /// Opens (creating when missing) the database at `path`.
+    ///
+    /// The file is created with mode 0600 whatever the umask (its `-wal` and `-shm` files take the same mode), and
+    /// group and other access is taken off an existing one and its companions: it holds mail, password hashes
+    /// and stored secrets.
     /// - Parameters:
     ///   - path: a file path; the directory must exist. In-memory databases are refused.
     ///   - readerCount: number of read-only connections, at least 1.
@@ -40,6 +44,10 @@ public final class Database: SQLDatabase {
         guard readerCount >= 1 else { throw StorageError(.misuse, "readerCount must be at least 1") }
         guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else {
             throw StorageError(.misuse, "Database needs a file path")
+        }
+        let tightened = PrivateFiles.prepareDatabase(at: path)
+        if !tightened.isEmpty {
+            logger.debug("storage took group and other access off", metadata: ["files": "\(tightened)"])
         }
         let writerConnection = try SQLiteConnection(path: path, mode: .writer)
         let writer = ConfinedConnection(connection: writerConnection, label: "postern.storage.writer")
