@@ -67,7 +67,7 @@ public enum Operations {
                 key: "POSTERN_DATABASE_URL",
                 message: "postern backup copies SQLite files; back up PostgreSQL with pg_dump or its own tools")
         }
-        try DataDirectory.prepare(configuration.dataDirectory)
+        try DataDirectory.prepare((source as NSString).deletingLastPathComponent, logger: logger)
         let database = try Database.open(path: source, readerCount: 1, logger: logger)
         defer { database.close() }
         try database.backup(to: path)

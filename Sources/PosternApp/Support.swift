@@ -8,10 +8,27 @@ import Synchronization
 
 /// Layout of the data directory: `postern.sqlite3` (and `keys/`, which `KeyStore` owns).
 enum DataDirectory {
-    /// Creates the directory (mode 0700) when missing.
-    static func prepare(_ path: String) throws {
+    /// Creates the directory, and missing parents, with mode 0700 whatever the umask. An existing directory is
+    /// left as it is (its mode is the operator's), but one that group or others may read, enter or write is named
+    /// in a warning: the files Postern writes there are 0600, yet their names and sizes show, and a group that
+    /// may write there may replace them.
+    /// - Parameter logger: receives the warning; nil for none (when another call warned already).
+    static func prepare(_ path: String, logger: Logger? = nil) throws {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            let mode = info.st_mode & 0o777
+            if mode & 0o077 != 0 {
+                logger?.warning(
+                    "data directory is open to group or others; make it 0700",
+                    metadata: ["directory": "\(path)", "mode": "0\(String(mode, radix: 8))"])
+            }
+            return
+        }
         try FileManager.default.createDirectory(
             atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        guard chmod(path, 0o700) == 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+        }
     }
 
     /// The SQLite database file.
@@ -34,7 +51,7 @@ enum DatabaseOpener {
     static func open(_ configuration: PosternConfiguration, readers: Int, logger: Logger) throws -> any SQLDatabase {
         switch try configuration.database() {
         case .sqlite(let path):
-            try DataDirectory.prepare((path as NSString).deletingLastPathComponent)
+            try DataDirectory.prepare((path as NSString).deletingLastPathComponent, logger: logger)
             return try Database.open(path: path, readerCount: readers, logger: logger)
         case .postgres(let url):
             return try PostgresDatabase(url: url, count: readers + 1, logger: logger)

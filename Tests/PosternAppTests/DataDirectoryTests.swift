@@ -1,0 +1,80 @@
+import Foundation
+import Logging
+import SocketServer
+import Storage
+import Synchronization
+import Testing
+
+@testable import PosternApp
+
+/// The data directory: made owner-only when Postern creates it; named in a warning when an existing one lets
+/// group or others in; the database in it owner-only either way.
+@Suite("Data directory")
+struct DataDirectoryTests {
+    final class Capture: Sendable {
+        let lines = Mutex<[String]>([])
+        var text: String { lines.withLock { $0.joined() } }
+        func append(_ bytes: [UInt8]) { lines.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } }
+    }
+
+    static func mode(_ path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o777
+    }
+
+    static func logger(_ capture: Capture) -> Logger {
+        Logger(label: "postern") { LineLogHandler(label: $0, level: .info, write: capture.append) }
+    }
+
+    static func scratch() -> String { NSTemporaryDirectory() + "postern-datadir-" + UUID().uuidString }
+
+    @Test("a missing data directory is created 0700 under umask 022, without a warning")
+    func createdPrivate() throws {
+        let root = Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let capture = Capture()
+        let old = umask(0o022)
+        defer { umask(old) }
+        try DataDirectory.prepare(root + "/data", logger: Self.logger(capture))
+        #expect(Self.mode(root + "/data") == 0o700)
+        #expect(capture.text.isEmpty, "\(capture.text)")
+    }
+
+    @Test("an existing data directory open to group or others is named in a warning and left as it is")
+    func existingOpenIsWarned() throws {
+        let directory = Self.scratch()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(chmod(directory, 0o755) == 0)
+        let capture = Capture()
+        try DataDirectory.prepare(directory, logger: Self.logger(capture))
+        #expect(capture.text.contains("warning"), "\(capture.text)")
+        #expect(capture.text.contains(directory), "\(capture.text)")
+        #expect(capture.text.contains("0755"), "\(capture.text)")
+        #expect(Self.mode(directory) == 0o755, "an operator's directory is theirs to change")
+
+        #expect(chmod(directory, 0o700) == 0)
+        let quiet = Capture()
+        try DataDirectory.prepare(directory, logger: Self.logger(quiet))
+        #expect(quiet.text.isEmpty, "\(quiet.text)")
+    }
+
+    @Test("the server's database in an existing 0755 data directory is 0600, with a warning about the directory")
+    func databaseInOpenDirectory() throws {
+        let configuration = TestServer.configuration(dataDirectory: Self.scratch())
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        #expect(chmod(configuration.dataDirectory, 0o755) == 0)
+        let capture = Capture()
+        let old = umask(0o022)
+        let database = try DatabaseOpener.migrated(configuration, readers: 1, logger: Self.logger(capture)).database
+        umask(old)
+        defer { database.close() }
+        let path = DataDirectory.databasePath(configuration.dataDirectory)
+        for file in [path, path + "-wal", path + "-shm"] {
+            #expect(Self.mode(file) == 0o600, "\(file): \(String(Self.mode(file) ?? 0, radix: 8))")
+        }
+        #expect(capture.text.contains(configuration.dataDirectory), "\(capture.text)")
+    }
+}
