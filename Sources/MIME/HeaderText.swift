@@ -68,7 +68,8 @@ enum HeaderText {
         for character in flat {
             var piece = ""
             for byte in String(character).utf8 {
-                let plain = (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte)
+                let plain =
+                    (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte)
                     || (0x61...0x7a).contains(byte) || allowed.contains(byte)
                 piece += plain ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
             }
@@ -104,7 +105,8 @@ enum HeaderText {
     static func singleLine(_ text: String) -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            let breaks = scalar != "\t" && scalar.properties.generalCategory == .control
+            let breaks =
+                scalar != "\t" && scalar.properties.generalCategory == .control
                 || scalar == "\u{2028}" || scalar == "\u{2029}"
             scalars.append(breaks ? " " : scalar)
         }
@@ -131,9 +133,10 @@ enum HeaderText {
 
     /// An RFC 2045 token: printable ASCII without space or tspecials.
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.unicodeScalars.allSatisfy {
-            $0.value > 0x20 && $0.value < 0x7f && !"()<>@,;:\\\"/[]?=".unicodeScalars.contains($0)
-        }
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                $0.value > 0x20 && $0.value < 0x7f && !"()<>@,;:\\\"/[]?=".unicodeScalars.contains($0)
+            }
     }
 
     /// `type/subtype`, both RFC 2045 tokens.

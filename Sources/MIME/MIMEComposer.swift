@@ -122,8 +122,10 @@ public enum MIMEComposer {
         let bytes = Array(normalized.utf8)
         // RFC 2045 2.7: 7bit is ASCII without NUL, CR and LF only as CRLF, lines of at most 998 octets.
         let lines = normalized.components(separatedBy: "\r\n")
-        let plain = bytes.allSatisfy { $0 < 0x80 && $0 != 0 }
-            && !lines.contains { line in line.utf8.count > 998 || line.utf8.contains { $0 == 0x0d || $0 == 0x0a } }
+        let eightBit = bytes.contains { $0 >= 0x80 || $0 == 0 }
+        let badLine = lines.contains { line in line.utf8.count > 998 || line.utf8.contains { $0 == 0x0d || $0 == 0x0a }
+        }
+        let plain = !eightBit && !badLine
         return Part(
             headers: [
                 "Content-Type: text/\(subtype); charset=utf-8",

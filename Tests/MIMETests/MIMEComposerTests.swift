@@ -82,8 +82,9 @@ struct MIMEComposerTests {
     @Test(
         "a display name with a line break cannot add an address: it is quoted or encoded, never bare",
         arguments: [
-            "Friend\r\n, victim@agents.localhost, x", "Friend\r, victim@agents.localhost", "a\nBcc: victim@agents.localhost",
-            "Tab\tand, comma <victim@agents.localhost>", "Nul\u{0}, victim@agents.localhost", "Zoë, victim@agents.localhost",
+            "Friend\r\n, victim@agents.localhost, x", "Friend\r, victim@agents.localhost",
+            "a\nBcc: victim@agents.localhost", "Tab\tand, comma <victim@agents.localhost>",
+            "Nul\u{0}, victim@agents.localhost", "Zoë, victim@agents.localhost",
         ])
     func displayNameCannotAddAnAddress(name: String) throws {
         var message = OutgoingMessage(messageID: "x@y", date: 0)
@@ -102,7 +103,9 @@ struct MIMEComposerTests {
         #expect(parsed.sender?.email == "eve@agents.localhost")
         #expect(!parsed.headers.contains { $0.name.lowercased() == "bcc" })
         // Line breaks and other controls become spaces; the rest of the name reads back.
-        let flat = String(String.UnicodeScalarView(name.unicodeScalars.map { $0.properties.generalCategory == .control && $0 != "\t" ? " " : $0 }))
+        let flat = String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { $0.properties.generalCategory == .control && $0 != "\t" ? " " : $0 }))
         #expect(parsed.to.first?.name == flat.trimmingCharacters(in: .whitespaces))
         for line in Self.headerLines(raw) where line.hasPrefix("To: ") || line.hasPrefix("From: ") {
             let value = line.dropFirst(line.hasPrefix("To: ") ? 4 : 6)
@@ -145,7 +148,8 @@ struct MIMEComposerTests {
         #expect(lines.allSatisfy { $0.utf8.count <= 998 }, "\(lines.map(\.utf8.count).max() ?? 0)")
         let parsed = try MIMEParser.parse(raw)
         #expect(parsed.subject == subject)
-        #expect(parsed.to.count == 60 && parsed.to.last == MailAddress(name: "Recipient Number 59", email: "r59@example.com"))
+        #expect(parsed.to.count == 60)
+        #expect(parsed.to.last == MailAddress(name: "Recipient Number 59", email: "r59@example.com"))
         #expect(parsed.cc.first?.name == String(repeating: "n", count: 1200))
         #expect(parsed.attachments.first?.filename == String(repeating: "é", count: 600) + ".txt")
     }
@@ -161,7 +165,8 @@ struct MIMEComposerTests {
     @Test("a body that holds the multipart boundary cannot end its part early")
     func bodyCannotCloseItsPart() throws {
         var message = OutgoingMessage(messageID: "abc@y", date: 0)
-        message.textBody = "before\n--=_postern_abcy_alt\nContent-Type: text/html\n\n<b>forged</b>\n--=_postern_abcy_alt--\nafter"
+        message.textBody =
+            "before\n--=_postern_abcy_alt\nContent-Type: text/html\n\n<b>forged</b>\n--=_postern_abcy_alt--\nafter"
         message.htmlBody = "<p>real</p>"
         let parsed = try MIMEParser.parse(try MIMEComposer.compose(message))
         #expect(parsed.textBody?.replacingOccurrences(of: "\r\n", with: "\n") == message.textBody)
