@@ -9,8 +9,7 @@ extension AgentAuthService {
     func capability(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         let now = clock()
         guard let token = request.bearerToken,
-            let claims = try? keys.verify(
-                token, purpose: Purpose.session, issuer: configuration.issuer, now: now, leeway: Self.leeway),
+            let claims = try? keys.verify(token, policy: sessionPolicy, now: now, leeway: Self.leeway),
             let accountID = claims.sub
         else { return failure(.invalidSession) }
         // The liveness read and the signature run in one worker job: the read goes through a
@@ -21,12 +20,12 @@ extension AgentAuthService {
             capability = try await pool.run(.signing) { [self] () throws -> String? in
                 guard let account = try accounts.liveAccountBlocking(id: accountID) else { return nil }
                 var claims = JWTClaims(
-                    issuer: configuration.issuer, subject: account.id, purpose: Purpose.capability, issuedAt: now,
+                    issuer: configuration.issuer, subject: account.id, purpose: .capability, issuedAt: now,
                     ttl: configuration.capabilityTTL, jti: Self.newTokenID())
                 claims["aud"] = .string(configuration.audience)
                 claims["inboxId"] = .string(inbox(of: account))
                 claims["scope"] = .string("jmap")
-                return try keys.sign(claims, algorithm: .rs256)
+                return try keys.sign(claims, for: .capability)
             }
         } catch WorkerPoolError.overloaded {
             return failure(.overloaded)

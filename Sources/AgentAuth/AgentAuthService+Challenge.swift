@@ -18,12 +18,12 @@ extension AgentAuthService {
         let id = Self.newTokenID()
         let expiresAt = now + configuration.challengeTTL
         var claims = JWTClaims(
-            issuer: configuration.issuer, purpose: Purpose.challenge, issuedAt: now, ttl: configuration.challengeTTL,
+            issuer: configuration.issuer, purpose: .challenge, issuedAt: now, ttl: configuration.challengeTTL,
             jti: id)
         claims["difficulty"] = .int(Int64(difficulty))
         let token: String
         do {
-            token = try keys.sign(claims, algorithm: .hs256)
+            token = try keys.sign(claims, for: .challenge)
         } catch {
             return failure(.internalError)
         }

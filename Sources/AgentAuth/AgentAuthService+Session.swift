@@ -74,8 +74,7 @@ extension AgentAuthService {
     /// Step 1: a valid, unexpired challenge JWT of this issuer, or nil.
     func verifyChallenge(_ token: String?, now: Int64) -> VerifiedChallenge? {
         guard let token,
-            let claims = try? keys.verify(
-                token, purpose: Purpose.challenge, issuer: configuration.issuer, now: now, leeway: Self.leeway),
+            let claims = try? keys.verify(token, policy: challengePolicy, now: now, leeway: Self.leeway),
             let id = claims.jti, Self.isTokenID(id),
             let difficulty = claims["difficulty"]?.intValue,
             difficulty >= 0, difficulty <= Int64(AgentProofOfWork.maximumDifficulty),
@@ -132,10 +131,10 @@ extension AgentAuthService {
     /// A session JWT (HS256, `pur:"session"`) for `account`, or nil when signing fails.
     func sessionToken(for account: AgentAccount, now: Int64) -> String? {
         var claims = JWTClaims(
-            issuer: configuration.issuer, subject: account.id, purpose: Purpose.session, issuedAt: now,
+            issuer: configuration.issuer, subject: account.id, purpose: .session, issuedAt: now,
             ttl: configuration.sessionTTL, jti: Self.newTokenID())
         claims["inboxId"] = .string(inbox(of: account))
-        return try? keys.sign(claims, algorithm: .hs256)
+        return try? keys.sign(claims, for: .session)
     }
 
     /// `<username>@<inbox domain>`.

@@ -13,13 +13,6 @@ import Storage
 /// Create it once at start, after the metrics system is bootstrapped, and add its routes with
 /// ``register(into:)``. Handlers never throw: every failure becomes the surface's error shape.
 public final class AgentAuthService: Sendable {
-    /// Purpose claims of the tokens this surface mints.
-    enum Purpose {
-        static let challenge = "challenge"
-        static let session = "session"
-        static let capability = "capability"
-    }
-
     /// Ledger surface name of consumed challenges.
     static let ledgerSurface = "agent"
     /// Clock skew accepted when verifying tokens, in seconds.
@@ -32,6 +25,10 @@ public final class AgentAuthService: Sendable {
     /// The configuration the service was created with.
     public let configuration: AgentAuthConfiguration
     let keys: JWTKeySet
+    /// What a challenge bearer must be: HS256, `pur:"challenge"`, this issuer, at most `challengeTTL` long.
+    let challengePolicy: JWTPolicy
+    /// What a session bearer must be: HS256, `pur:"session"`, this issuer, at most `sessionTTL` long.
+    let sessionPolicy: JWTPolicy
     let ledger: ChallengeLedger
     let accounts: AgentAccountStore
     let pool: WorkerPool
@@ -76,6 +73,10 @@ public final class AgentAuthService: Sendable {
     ) {
         self.configuration = configuration
         self.keys = keys
+        self.challengePolicy = JWTPolicy(
+            purpose: .challenge, issuer: configuration.issuer, maximumLifetime: configuration.challengeTTL)
+        self.sessionPolicy = JWTPolicy(
+            purpose: .session, issuer: configuration.issuer, maximumLifetime: configuration.sessionTTL)
         self.ledger = ledger
         self.accounts = AgentAccountStore(database: database)
         self.pool = pool

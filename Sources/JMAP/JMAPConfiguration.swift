@@ -4,8 +4,11 @@ public struct JMAPConfiguration: Sendable {
     public var baseURL: String
     /// `iss` of the capability tokens it accepts.
     public var issuer: String
-    /// `aud` of the capability tokens it accepts.
+    /// `aud` of the capability tokens it accepts: a single string, as the agent surface mints it.
     public var audience: String
+    /// Longest lifetime (`exp - iat`) of the capability tokens it accepts, in seconds: the agent surface's
+    /// capability TTL. Default 120 (CONTRACT 1.4).
+    public var capabilityLifetime: Int64 = 120
     /// Largest upload (the upload URL and each `Blob/upload` blob), and the largest message `Email/set` writes.
     public var maxSizeUpload = 20 * 1024 * 1024
     /// Largest request body of the API URL.

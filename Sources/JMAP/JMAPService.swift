@@ -97,21 +97,18 @@ public struct JMAPService: Sendable {
             })
     }
 
-    /// The account of the request's capability JWT, or 401: a bad signature, another issuer or audience, another
-    /// purpose than `capability`, an expired token, or an agent revoked since it was minted.
+    /// The account of the request's capability JWT, or 401: a key other than an RS256 one, a bad signature, another
+    /// issuer, an `aud` that is not the one audience string the agent surface mints, another purpose than
+    /// `capability`, a lifetime past the capability TTL, an expired token, or an agent revoked since it was minted.
     func authenticate(_ request: HTTPRequest) async throws -> JMAPAccount? {
-        guard let token = request.bearerToken,
-            let claims = try? keys.verify(token, purpose: "capability", issuer: configuration.issuer, now: clock()),
-            Self.audiences(claims["aud"]).contains(configuration.audience), claims["scope"]?.stringValue == "jmap",
-            let id = claims.sub, let inbox = claims["inboxId"]?.stringValue
+        let policy = JWTPolicy(
+            purpose: .capability, issuer: configuration.issuer, maximumLifetime: configuration.capabilityLifetime,
+            audience: configuration.audience)
+        guard let token = request.bearerToken, let claims = try? keys.verify(token, policy: policy, now: clock()),
+            claims["scope"]?.stringValue == "jmap", let id = claims.sub, let inbox = claims["inboxId"]?.stringValue
         else { return nil }
         guard case .local(let recipient) = try await mailboxes.resolve(inbox) else { return nil }
         return JMAPAccount(id: id, address: recipient.address, quota: recipient.quota)
-    }
-
-    private static func audiences(_ value: JSONValue?) -> [String] {
-        if let single = value?.stringValue { return [single] }
-        return value?.arrayValue?.compactMap(\.stringValue) ?? []
     }
 
     private func authenticated(

@@ -17,12 +17,12 @@ public struct JWTClaims: Sendable, Equatable {
     /// - Parameters:
     ///   - issuer: `iss`.
     ///   - subject: `sub`, or nil to leave it out.
-    ///   - purpose: `pur` (`challenge`, `session`, `capability`, `mailbox`, `pro`, `remote-login`).
+    ///   - purpose: `pur`.
     ///   - issuedAt: `iat`, Unix seconds.
     ///   - ttl: seconds until `exp`.
     ///   - jti: the token id; by default 32 lowercase hex characters (128 random bits).
     public init(
-        issuer: String, subject: String? = nil, purpose: String, issuedAt: Int64, ttl: Int64,
+        issuer: String, subject: String? = nil, purpose: JWTPurpose, issuedAt: Int64, ttl: Int64,
         jti: String = SecureRandom.identifier(byteCount: 16)
     ) {
         var members: [(String, JSONValue)] = [("iss", .string(issuer))]
@@ -31,7 +31,7 @@ public struct JWTClaims: Sendable, Equatable {
         members.append(("iat", .int(issuedAt)))
         members.append(("exp", .int(issuedAt + ttl)))
         members.append(("jti", .string(jti)))
-        members.append(("pur", .string(purpose)))
+        members.append(("pur", .string(purpose.rawValue)))
         self.members = members
     }
 

@@ -13,6 +13,8 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedAlgorithm
         /// The header's `alg` is not the algorithm of the key named by `kid`.
         case algorithmMismatch
+        /// The key named by `kid` is not of the algorithm the expected purpose is signed with.
+        case wrongAlgorithm
         /// The signature is missing, of the wrong size or does not verify.
         case badSignature
         /// `exp` is in the past, beyond the leeway.
@@ -23,6 +25,10 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         case wrongIssuer
         /// `pur` is not exactly the expected purpose.
         case wrongPurpose
+        /// `aud` is not the expected single string, or is present where none is expected.
+        case wrongAudience
+        /// `exp - iat` is longer than the purpose's lifetime.
+        case lifetimeTooLong
         /// A required claim (`exp`, `iat`, `jti`, `iss`, `pur`) is missing or of the wrong type.
         case missingClaim
         /// The header has a `crit` member; no extensions are understood.

@@ -162,34 +162,49 @@ public final class JWTKeySet: Sendable {
         return String(decoding: token, as: UTF8.self)
     }
 
+    /// Signs `claims`, whose `pur` must be `purpose`, with the active key of the purpose's algorithm: the one table
+    /// (``JWTPurpose/algorithm``) decides how a token is minted and how it is verified.
+    /// - Throws: `JWTError` `.wrongPurpose` when `pur` is not `purpose`, `.noSigningKey`, `.signingFailed`.
+    public func sign(_ claims: JWTClaims, for purpose: JWTPurpose) throws(JWTError) -> String {
+        guard claims.pur == purpose.rawValue else { throw JWTError(.wrongPurpose, "pur is not the purpose signed for") }
+        return try sign(claims, algorithm: purpose.algorithm)
+    }
+
     // MARK: Verification
 
-    /// Verifies `token` and returns its claims.
+    /// Verifies `token` against `policy` and returns its claims.
     ///
     /// Checks, in order: length (at most 8 KiB) and exactly three non-empty segments; a header that
     /// is a JSON object with string `alg` and `kid`, `typ` absent or `JWT`, and no `crit`; a known
-    /// `kid`; `alg` equal to that key's algorithm; the signature; then the claims: `exp` (required)
-    /// later than `now - leeway`, `nbf` and `iat` (required) not later than `now + leeway`, `jti`
-    /// present, `iss` exactly `issuer`, `pur` exactly `purpose`.
+    /// `kid`; `alg` equal to that key's algorithm; that algorithm equal to the policy purpose's (before any
+    /// signature work, so a token signed by the key of another purpose costs no RSA verification); the
+    /// signature; then the claims: `exp` (required) later than `now - leeway`, `nbf` and `iat` (required) not
+    /// later than `now + leeway`, `exp - iat` at most the policy's lifetime, `jti` present, `iss` exactly the
+    /// policy's issuer, `pur` exactly its purpose, `aud` a single string equal to its audience (absent when it
+    /// has none).
     /// - Parameters:
-    ///   - purpose: the required `pur` claim.
-    ///   - issuer: the required `iss` claim, compared exactly.
+    ///   - policy: what the token must be.
     ///   - now: the current time in Unix seconds.
     ///   - leeway: allowed clock skew in seconds, clamped to 0...30.
     /// - Throws: `JWTError` naming the first failed check.
-    public func verify(
-        _ token: String, purpose: String, issuer: String, now: Int64, leeway: Int64 = 30
-    ) throws(JWTError) -> JWTClaims {
+    public func verify(_ token: String, policy: JWTPolicy, now: Int64, leeway: Int64 = 30) throws(JWTError)
+        -> JWTClaims
+    {
         guard token.utf8.count <= Self.maximumTokenLength else { throw JWTError(.malformed, "token too long") }
         let leeway = min(max(leeway, 0), Self.maximumLeeway)
+        let algorithm = policy.purpose.algorithm
         var token = token
         // String.withUTF8 rethrows untyped errors; carry the typed one out in a Result.
-        let claims = try token.withUTF8 { bytes in Result { () throws(JWTError) in try verifySignature(bytes) } }.get()
-        try checkClaims(claims, purpose: purpose, issuer: issuer, now: now, leeway: leeway)
+        let claims = try token.withUTF8 { bytes in
+            Result { () throws(JWTError) in try verifySignature(bytes, algorithm: algorithm) }
+        }.get()
+        try checkClaims(claims, policy: policy, now: now, leeway: leeway)
         return claims
     }
 
-    private func verifySignature(_ bytes: UnsafeBufferPointer<UInt8>) throws(JWTError) -> JWTClaims {
+    private func verifySignature(_ bytes: UnsafeBufferPointer<UInt8>, algorithm: JWTAlgorithm) throws(JWTError)
+        -> JWTClaims
+    {
         var firstDot = -1
         var secondDot = -1
         for index in bytes.indices where bytes[index] == UInt8(ascii: ".") {
@@ -209,6 +224,9 @@ public final class JWTKeySet: Sendable {
         guard !signatureText.isEmpty else { throw JWTError(.badSignature, "empty signature") }
 
         let entry = try headerEntry(headerText)
+        guard entry.key.algorithm == algorithm else {
+            throw JWTError(.wrongAlgorithm, "the key is not of this purpose's algorithm")
+        }
         guard let signature = Base64URL.decode(signatureText) else {
             throw JWTError(.badSignature, "signature is not base64url")
         }
@@ -284,9 +302,7 @@ public final class JWTKeySet: Sendable {
         return entry
     }
 
-    private func checkClaims(
-        _ claims: JWTClaims, purpose: String, issuer: String, now: Int64, leeway: Int64
-    ) throws(JWTError) {
+    private func checkClaims(_ claims: JWTClaims, policy: JWTPolicy, now: Int64, leeway: Int64) throws(JWTError) {
         guard let exp = claims.exp else { throw JWTError(.missingClaim, "exp is missing or not an integer") }
         guard let iat = claims.iat else { throw JWTError(.missingClaim, "iat is missing or not an integer") }
         // Saturating, so that hostile values or an odd injected clock cannot overflow.
@@ -301,10 +317,22 @@ public final class JWTKeySet: Sendable {
             guard let nbf = nbf.intValue else { throw JWTError(.malformed, "nbf is not an integer") }
             guard nbf <= latest else { throw JWTError(.notYetValid, "token is not valid yet") }
         }
+        // With iat at most now + leeway, this also bounds exp to now + leeway + the lifetime.
+        let (lifetime, lifetimeOverflow) = exp.subtractingReportingOverflow(iat)
+        guard !lifetimeOverflow, lifetime <= policy.maximumLifetime else {
+            throw JWTError(.lifetimeTooLong, "exp is further from iat than this purpose's lifetime")
+        }
         guard claims.jti != nil else { throw JWTError(.missingClaim, "jti is missing") }
-        guard let iss = claims.iss, iss == issuer else { throw JWTError(.wrongIssuer, "iss is not this issuer") }
-        guard let pur = claims.pur, pur == purpose else {
+        guard let iss = claims.iss, iss == policy.issuer else {
+            throw JWTError(.wrongIssuer, "iss is not this issuer")
+        }
+        guard let pur = claims.pur, pur == policy.purpose.rawValue else {
             throw JWTError(.wrongPurpose, "token is not for this purpose")
+        }
+        switch (claims["aud"], policy.audience) {
+        case (nil, nil): break
+        case (.string(let aud)?, let expected?) where aud == expected: break
+        default: throw JWTError(.wrongAudience, "aud is not this audience")
         }
     }
 

@@ -52,11 +52,11 @@ struct MailboxAuthorizer: Sendable {
         if bearer.hasPrefix(MailboxTokens.apiTokenPrefix) { return .apiToken(bearer) }
         guard Self.isCompactJWS(bearer) else { return .anonymous }
         let now = clock()
-        for purpose in [MailboxTokens.mailboxPurpose, MailboxTokens.proPurpose] {
+        for purpose in [JWTPurpose.mailbox, .pro] {
             guard let claims = tokens.verify(bearer, purpose: purpose, now: now), let subject = claims.sub,
                 case .int(let version)? = claims["ver"]
             else { continue }
-            return purpose == MailboxTokens.mailboxPurpose
+            return purpose == .mailbox
                 ? .mailbox(subject: subject, version: version) : .pro(subject: subject, version: version)
         }
         return .invalid

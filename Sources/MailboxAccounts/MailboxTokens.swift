@@ -3,10 +3,6 @@ import JWT
 
 /// Mints the surface's bearer tokens: mailbox and Pro JWTs (HS256) and `tm_pro_` API tokens.
 struct MailboxTokens: Sendable {
-    /// `pur` of a mailbox JWT.
-    static let mailboxPurpose = "mailbox"
-    /// `pur` of a Pro JWT.
-    static let proPurpose = "pro"
     /// Prefix of a Pro API token.
     static let apiTokenPrefix = "tm_pro_"
 
@@ -14,19 +10,25 @@ struct MailboxTokens: Sendable {
     let issuer: String
     let ttl: Int64
 
+    /// What a bearer of `purpose` (`.mailbox` or `.pro`) must be: HS256, this issuer, at most `ttl` long, no `aud`.
+    func policy(_ purpose: JWTPurpose) -> JWTPolicy {
+        JWTPolicy(purpose: purpose, issuer: issuer, maximumLifetime: ttl)
+    }
+
     /// A mailbox JWT for `account`: `sub` = account id, `ver` = its token epoch.
     func mailboxToken(for account: MailboxAccountRecord, now: Int64) throws -> String {
-        try sign(subject: account.id, purpose: Self.mailboxPurpose, version: account.tokenEpoch, now: now)
+        try sign(subject: account.id, purpose: .mailbox, version: account.tokenEpoch, now: now)
     }
 
     /// A Pro JWT for `user`: `sub` = user id, `ver` = its token epoch.
     func proToken(for user: ProUserRecord, now: Int64) throws -> String {
-        try sign(subject: user.id, purpose: Self.proPurpose, version: user.tokenEpoch, now: now)
+        try sign(subject: user.id, purpose: .pro, version: user.tokenEpoch, now: now)
     }
 
-    /// Verifies a JWT of `purpose` (signature, issuer, expiry with 30 s leeway); nil when it fails.
-    func verify(_ token: String, purpose: String, now: Int64) -> JWTClaims? {
-        try? keys.verify(token, purpose: purpose, issuer: issuer, now: now, leeway: 30)
+    /// Verifies a JWT of `purpose` against ``policy(_:)`` (algorithm, signature, issuer, lifetime, expiry with 30 s
+    /// leeway); nil when it fails.
+    func verify(_ token: String, purpose: JWTPurpose, now: Int64) -> JWTClaims? {
+        try? keys.verify(token, policy: policy(purpose), now: now, leeway: 30)
     }
 
     /// A new Pro API token (`tm_pro_` + base64url of 32 random bytes) and the digest to store.
@@ -40,16 +42,16 @@ struct MailboxTokens: Sendable {
         SHA256.hash(Array(apiToken.utf8))
     }
 
-    private func sign(subject: String, purpose: String, version: Int64, now: Int64) throws -> String {
+    private func sign(subject: String, purpose: JWTPurpose, version: Int64, now: Int64) throws -> String {
         let claims = JWTClaims([
             ("iss", .string(issuer)),
             ("sub", .string(subject)),
             ("iat", .int(now)),
             ("exp", .int(now + ttl)),
             ("jti", .string(SecureRandom.identifier(byteCount: 16))),
-            ("pur", .string(purpose)),
+            ("pur", .string(purpose.rawValue)),
             ("ver", .int(version)),
         ])
-        return try keys.sign(claims, algorithm: .hs256)
+        return try keys.sign(claims, for: purpose)
     }
 }

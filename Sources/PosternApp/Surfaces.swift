@@ -42,6 +42,7 @@ enum Surfaces {
         ).register(into: &router)
 
         var jmap = JMAPConfiguration(baseURL: identity.baseURL, issuer: identity.issuer, audience: agentSettings.audience)
+        jmap.capabilityLifetime = agentSettings.capabilityTTL
         jmap.rateLimitsEnabled = configuration.rateLimits
         jmap.instances = configuration.instances
         JMAPService(

@@ -77,11 +77,11 @@ extension RemoteHashService {
             ("sub", .string(user.email)), ("email", .string(user.email)), ("iss", .string(configuration.issuer)),
             ("iat", .int(now)), ("exp", .int(now + configuration.tokenTTL)),
             ("jti", .string(SecureRandom.identifier(byteCount: 16))),
-            ("pur", .string(RemoteHashService.tokenPurpose)), ("ver", .int(user.tokenVersion)),
+            ("pur", .string(JWTPurpose.remoteLogin.rawValue)), ("ver", .int(user.tokenVersion)),
         ])
         let keys = self.keys
         do {
-            return try await pool.run(.signing) { try keys.sign(claims, algorithm: .rs256) }
+            return try await pool.run(.signing) { try keys.sign(claims, for: .remoteLogin) }
         } catch is WorkerPoolError {
             throw .busy
         } catch {

@@ -64,12 +64,12 @@ extension RemoteHashService {
     /// user's current token version, with that user; nil when any check fails.
     func currentClaims(_ token: String) async throws(RemoteHashFailure) -> (JWTClaims, RemoteUser)? {
         let keys = self.keys
-        let issuer = configuration.issuer
+        let policy = tokenPolicy
         let now = clock()
         let claims: JWTClaims
         do {
             claims = try await pool.run(.signing) {
-                try keys.verify(token, purpose: RemoteHashService.tokenPurpose, issuer: issuer, now: now)
+                try keys.verify(token, policy: policy, now: now)
             }
         } catch is WorkerPoolError {
             throw .busy

@@ -14,11 +14,13 @@ import Storage
 /// Register the routes with ``register(into:)``; every handler returns its own response shape and
 /// never throws to the server.
 public final class RemoteHashService: Sendable {
-    /// The `pur` claim of the tokens this surface mints and accepts.
-    public static let tokenPurpose = "remote-login"
-
     let configuration: RemoteHashConfiguration
     let keys: JWTKeySet
+    /// What a login token must be wherever it is presented: RS256, `pur:"remote-login"`, this issuer, at most
+    /// `tokenTTL` long, no `aud`.
+    var tokenPolicy: JWTPolicy {
+        JWTPolicy(purpose: .remoteLogin, issuer: configuration.issuer, maximumLifetime: configuration.tokenTTL)
+    }
     let users: RemoteUserStore
     let pool: WorkerPool
     let verifier: RemoteHashVerifier

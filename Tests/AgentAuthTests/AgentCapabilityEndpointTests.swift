@@ -7,6 +7,10 @@ import Testing
 
 @Suite("POST /api/v1/capability")
 struct AgentCapabilityEndpointTests {
+    /// What a resource server (JMAP) requires of the capability: RS256, 120 s at most, the one audience string.
+    static let capabilityPolicy = JWTPolicy(
+        purpose: .capability, issuer: "https://issuer.test", maximumLifetime: 120, audience: "api-service")
+
     @Test("A live session buys an RS256 capability JWT that verifies with the public key alone")
     func capability() async throws {
         let harness = try AgentHarness(difficulty: 0)
@@ -26,9 +30,9 @@ struct AgentCapabilityEndpointTests {
         let publicOnly = try JWTKeySet(
             keys: [JWTKey.rsa(kid: "rs-test", publicKey: TestKeys.rsa.publicKey)], activeHMAC: nil, activeRSA: nil)
         let claims = try publicOnly.verify(
-            token, purpose: "capability", issuer: "https://issuer.test", now: harness.clock.now)
+            token, policy: Self.capabilityPolicy, now: harness.clock.now)
         let sessionClaims = try TestKeys.keySet.verify(
-            session, purpose: "session", issuer: "https://issuer.test", now: harness.clock.now)
+            session, policy: harness.service.sessionPolicy, now: harness.clock.now)
         #expect(claims.sub == sessionClaims.sub)
         #expect(claims["inboxId"]?.stringValue == "capagent@agents.localhost")
         #expect(claims["aud"]?.stringValue == "api-service")
@@ -49,7 +53,7 @@ struct AgentCapabilityEndpointTests {
         expectError(await harness.send(.POST, "/api/v1/capability", bearer: capability), .invalidSession)
 
         let claims = try TestKeys.keySet.verify(
-            session, purpose: "session", issuer: "https://issuer.test", now: harness.clock.now)
+            session, policy: harness.service.sessionPolicy, now: harness.clock.now)
         var foreign = claims.members.filter { $0.0 != "iss" }
         foreign.append(("iss", .string("https://elsewhere.test")))
         let foreignSession = try TestKeys.keySet.sign(JWTClaims(foreign), algorithm: .hs256)

@@ -17,7 +17,7 @@ struct AgentChallengeEndpointTests {
         #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
         let token = try #require(response.bearer)
         let claims = try TestKeys.keySet.verify(
-            token, purpose: "challenge", issuer: "https://issuer.test", now: harness.clock.now)
+            token, policy: harness.service.challengePolicy, now: harness.clock.now)
         let jti = try #require(claims.jti)
         #expect(jti.count == 32 && AgentAuthService.isTokenID(jti))
         #expect(claims["difficulty"]?.intValue == 3)

@@ -27,7 +27,7 @@ struct AgentSessionEndpointTests {
 
         let session = try #require(response.bearer)
         let claims = try TestKeys.keySet.verify(
-            session, purpose: "session", issuer: "https://issuer.test", now: harness.clock.now)
+            session, policy: harness.service.sessionPolicy, now: harness.clock.now)
         #expect(claims["inboxId"]?.stringValue == "myagent@agents.localhost")
         #expect(claims.exp == harness.clock.now + 3600)
         let rows = try harness.database.readSync { try $0.query("SELECT * FROM agent_accounts") }
@@ -47,11 +47,10 @@ struct AgentSessionEndpointTests {
         let body = try response.json()
         #expect(body.objectValue?.map(\.0) == ["inbox", "_next"])
         #expect(body["inbox"]?.stringValue == "loginagent@agents.localhost")
-        let issuer = "https://issuer.test"
         let now = harness.clock.now
-        let first = try TestKeys.keySet.verify(signupSession, purpose: "session", issuer: issuer, now: now)
+        let first = try TestKeys.keySet.verify(signupSession, policy: harness.service.sessionPolicy, now: now)
         let second = try TestKeys.keySet.verify(
-            try #require(response.bearer), purpose: "session", issuer: issuer, now: now)
+            try #require(response.bearer), policy: harness.service.sessionPolicy, now: now)
         #expect(first.sub == second.sub)
         #expect(first.jti != second.jti)
     }

@@ -66,7 +66,7 @@ struct AgentTokenForgeryTests {
         let (_, alice) = try await harness.signup("alicebot")
         let (_, bob) = try await harness.signup("bobbybot")
         let bobID = try TestKeys.keySet.verify(
-            bob, purpose: "session", issuer: "https://issuer.test", now: harness.clock.now
+            bob, policy: harness.service.sessionPolicy, now: harness.clock.now
         ).sub
         let stolen = try Self.tamper(alice) { members in
             members.map { $0.0 == "sub" ? ("sub", .string(bobID ?? "")) : $0 }
@@ -74,7 +74,7 @@ struct AgentTokenForgeryTests {
         expectError(await harness.send(.POST, "/api/v1/capability", bearer: stolen), .invalidSession)
 
         let claims = try TestKeys.keySet.verify(
-            alice, purpose: "session", issuer: "https://issuer.test", now: harness.clock.now)
+            alice, policy: harness.service.sessionPolicy, now: harness.clock.now)
         let attacker = try JWTKeySet(
             keys: [JWTKey.hmac(kid: "hs-test", secret: SecureRandom.bytes(32))], activeHMAC: "hs-test", activeRSA: nil)
         expectError(

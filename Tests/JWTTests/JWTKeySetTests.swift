@@ -7,30 +7,31 @@ struct JWTKeySetTests {
     @Test("HS256 and RS256 round trips keep claims and their order", arguments: JWTAlgorithm.allCases)
     func roundTrip(algorithm: JWTAlgorithm) throws {
         let set = try makeKeySet()
-        var original = claims(purpose: "session")
+        let purpose = purpose(signedWith: algorithm)
+        var original = claims(purpose: purpose)
         original["inboxId"] = "alice@agents.localhost"
         original["difficulty"] = 6
         let token = try set.sign(original, algorithm: algorithm)
         #expect(token.split(separator: ".").count == 3)
-        let verified = try set.verify(token, purpose: "session", issuer: issuer, now: now)
+        let verified = try set.verify(token, policy: policy(purpose), now: now)
         #expect(verified == original)
-        #expect(verified.pur == "session")
+        #expect(verified.pur == purpose.rawValue)
         #expect(verified.exp == now + 180)
     }
 
     @Test("standard claims carry iss, sub, iat, exp, jti (128-bit hex), pur in that order and verify")
     func standardClaims() throws {
-        var standard = JWTClaims(issuer: issuer, subject: "acct_1", purpose: "session", issuedAt: now, ttl: 3600)
+        var standard = JWTClaims(issuer: issuer, subject: "acct_1", purpose: .capability, issuedAt: now, ttl: 3600)
         standard["inboxId"] = "bob@agents.localhost"
         #expect(standard.members.map(\.0) == ["iss", "sub", "iat", "exp", "jti", "pur", "inboxId"])
         #expect(standard.jti?.count == 32)
         #expect(standard.jti.flatMap(Hex.decode)?.count == 16)
         #expect(standard.exp == now + 3600)
-        let other = JWTClaims(issuer: issuer, purpose: "session", issuedAt: now, ttl: 60)
+        let other = JWTClaims(issuer: issuer, purpose: .session, issuedAt: now, ttl: 60)
         #expect(other.jti != standard.jti)
         #expect(other.sub == nil)
         let set = try makeKeySet()
-        let verified = try set.verify(set.sign(standard, algorithm: .rs256), purpose: "session", issuer: issuer, now: now)
+        let verified = try set.verify(set.sign(standard, for: .capability), policy: policy(.capability), now: now)
         #expect(verified == standard)
     }
 
@@ -51,14 +52,14 @@ struct JWTKeySetTests {
             keys: [JWTKey.hmac(kid: "h1", secret: [UInt8](repeating: 7, count: 32))], activeHMAC: "h1", activeRSA: nil)
         let token = try other.sign(claims(), algorithm: .hs256)
         let error = #expect(throws: JWTError.self) {
-            try makeKeySet().verify(token, purpose: "challenge", issuer: issuer, now: now)
+            try makeKeySet().verify(token, policy: policy(), now: now)
         }
         #expect(error?.code == .badSignature)
     }
 
-    func expectRefusal(_ token: String, _ code: JWTError.Code, purpose: String = "challenge") throws {
+    func expectRefusal(_ token: String, _ code: JWTError.Code, purpose: JWTPurpose = .challenge) throws {
         let set = try makeKeySet()
-        let error = #expect(throws: JWTError.self) { try set.verify(token, purpose: purpose, issuer: issuer, now: now) }
+        let error = #expect(throws: JWTError.self) { try set.verify(token, policy: policy(purpose), now: now) }
         #expect(error?.code == code)
     }
 
@@ -74,9 +75,10 @@ struct JWTKeySetTests {
 
     @Test("an empty signature is refused for both algorithms", arguments: JWTAlgorithm.allCases)
     func emptySignature(algorithm: JWTAlgorithm) throws {
-        let token = try makeKeySet().sign(claims(), algorithm: algorithm)
+        let purpose = purpose(signedWith: algorithm)
+        let token = try makeKeySet().sign(claims(purpose: purpose), algorithm: algorithm)
         let stripped = String(token[...token.lastIndex(of: ".")!])
-        try expectRefusal(stripped, .badSignature)
+        try expectRefusal(stripped, .badSignature, purpose: purpose)
     }
 
     @Test("HS256 signed with the RSA public key PEM as the secret is refused (key confusion)")
@@ -117,10 +119,10 @@ struct JWTKeySetTests {
     func canonicallyEquivalentKid() throws {
         let set = try JWTKeySet(keys: [JWTKey.hmac(kid: "K1", secret: hmacSecret)], activeHMAC: "K1", activeRSA: nil)
         let lookalike = forgeHMAC(header: #"{"alg":"HS256","typ":"JWT","kid":"K1"}"#, payload: claims(), secret: hmacSecret)
-        let error = #expect(throws: JWTError.self) { try set.verify(lookalike, purpose: "challenge", issuer: issuer, now: now) }
+        let error = #expect(throws: JWTError.self) { try set.verify(lookalike, policy: policy(), now: now) }
         #expect(error?.code == .unknownKey)
         let exact = forgeHMAC(header: #"{"alg":"HS256","typ":"JWT","kid":"K1"}"#, payload: claims(), secret: hmacSecret)
-        #expect(try set.verify(exact, purpose: "challenge", issuer: issuer, now: now).iss == issuer)
+        #expect(try set.verify(exact, policy: policy(), now: now).iss == issuer)
     }
 
     @Test("a kid that is not a string is malformed")
@@ -141,32 +143,37 @@ struct JWTKeySetTests {
         try expectRefusal(forgeHMAC(header: typ, payload: claims(), secret: hmacSecret), .malformed)
         let jku = #"{"alg":"HS256","typ":"JWT","kid":"h1","jku":"http://evil/jwks.json"}"#
         let token = forgeHMAC(header: jku, payload: claims(), secret: hmacSecret)
-        #expect(try makeKeySet().verify(token, purpose: "challenge", issuer: issuer, now: now).pur == "challenge")
+        #expect(try makeKeySet().verify(token, policy: policy(), now: now).pur == "challenge")
     }
 
     @Test("a token of another purpose is refused")
     func wrongPurpose() throws {
-        let token = try makeKeySet().sign(claims(purpose: "session"), algorithm: .hs256)
-        try expectRefusal(token, .wrongPurpose, purpose: "challenge")
-        try expectRefusal(token, .wrongPurpose, purpose: "Session")
+        let token = try makeKeySet().sign(claims(purpose: .session), algorithm: .hs256)
+        try expectRefusal(token, .wrongPurpose, purpose: .challenge)
+        try expectRefusal(token, .wrongPurpose, purpose: .mailbox)
+        for near in ["Session", "session ", "sessio"] {
+            var claims = claims(purpose: .session)
+            claims["pur"] = .string(near)
+            try expectRefusal(try makeKeySet().sign(claims, algorithm: .hs256), .wrongPurpose, purpose: .session)
+        }
     }
 
     @Test("exp: within 30 s leeway accepted, beyond refused; the leeway is capped at 30 s")
     func expiry() throws {
         let set = try makeKeySet()
         let token = try set.sign(claims(ttl: 100), algorithm: .hs256)
-        #expect(try set.verify(token, purpose: "challenge", issuer: issuer, now: now + 100).exp == now + 100)
-        #expect(try set.verify(token, purpose: "challenge", issuer: issuer, now: now + 129).exp == now + 100)
+        #expect(try set.verify(token, policy: policy(), now: now + 100).exp == now + 100)
+        #expect(try set.verify(token, policy: policy(), now: now + 129).exp == now + 100)
         for late in [now + 130, now + 10_000] {
-            let error = #expect(throws: JWTError.self) { try set.verify(token, purpose: "challenge", issuer: issuer, now: late) }
+            let error = #expect(throws: JWTError.self) { try set.verify(token, policy: policy(), now: late) }
             #expect(error?.code == .expired)
         }
         let capped = #expect(throws: JWTError.self) {
-            try set.verify(token, purpose: "challenge", issuer: issuer, now: now + 200, leeway: 3600)
+            try set.verify(token, policy: policy(), now: now + 200, leeway: 3600)
         }
         #expect(capped?.code == .expired)
         let strict = #expect(throws: JWTError.self) {
-            try set.verify(token, purpose: "challenge", issuer: issuer, now: now + 100, leeway: 0)
+            try set.verify(token, policy: policy(), now: now + 100, leeway: 0)
         }
         #expect(strict?.code == .expired)
     }
@@ -175,12 +182,12 @@ struct JWTKeySetTests {
     func future() throws {
         let set = try makeKeySet()
         let token = try set.sign(claims(issuedAt: now + 60), algorithm: .hs256)
-        #expect(throws: JWTError.self) { try set.verify(token, purpose: "challenge", issuer: issuer, now: now) }
-        #expect(try set.verify(token, purpose: "challenge", issuer: issuer, now: now + 31).iat == now + 60)
+        #expect(throws: JWTError.self) { try set.verify(token, policy: policy(), now: now) }
+        #expect(try set.verify(token, policy: policy(), now: now + 31).iat == now + 60)
         var notBefore = claims()
         notBefore["nbf"] = .int(now + 100)
         let nbfToken = try set.sign(notBefore, algorithm: .hs256)
-        let error = #expect(throws: JWTError.self) { try set.verify(nbfToken, purpose: "challenge", issuer: issuer, now: now) }
+        let error = #expect(throws: JWTError.self) { try set.verify(nbfToken, policy: policy(), now: now) }
         #expect(error?.code == .notYetValid)
     }
 
@@ -191,12 +198,14 @@ struct JWTKeySetTests {
             var forged = claims()
             forged["iss"] = .string(wrong)
             let token = try set.sign(forged, algorithm: .hs256)
-            let error = #expect(throws: JWTError.self) { try set.verify(token, purpose: "challenge", issuer: issuer, now: now) }
+            let error = #expect(throws: JWTError.self) { try set.verify(token, policy: policy(), now: now) }
             #expect(error?.code == .wrongIssuer)
         }
         let good = try set.sign(claims(), algorithm: .hs256)
         let error = #expect(throws: JWTError.self) {
-            try set.verify(good, purpose: "challenge", issuer: "http://localhost:8080x", now: now)
+            try set.verify(
+                good, policy: JWTPolicy(purpose: .challenge, issuer: "http://localhost:8080x", maximumLifetime: 3600),
+                now: now)
         }
         #expect(error?.code == .wrongIssuer)
     }
@@ -207,12 +216,12 @@ struct JWTKeySetTests {
         var partial = claims()
         partial[name] = nil
         let token = try set.sign(partial, algorithm: .hs256)
-        let error = #expect(throws: JWTError.self) { try set.verify(token, purpose: "challenge", issuer: issuer, now: now) }
+        let error = #expect(throws: JWTError.self) { try set.verify(token, policy: policy(), now: now) }
         #expect(error?.code == .missingClaim)
         var wrongType = claims()
         wrongType[name] = name == "jti" ? .int(1) : .string("\(now + 100)")
         let wrongToken = try set.sign(wrongType, algorithm: .hs256)
-        #expect(throws: JWTError.self) { try set.verify(wrongToken, purpose: "challenge", issuer: issuer, now: now) }
+        #expect(throws: JWTError.self) { try set.verify(wrongToken, policy: policy(), now: now) }
     }
 
     @Test(
@@ -223,7 +232,7 @@ struct JWTKeySetTests {
         ])
     func malformedShapes(token: String) throws {
         let error = #expect(throws: JWTError.self) {
-            try makeKeySet().verify(token, purpose: "challenge", issuer: issuer, now: now)
+            try makeKeySet().verify(token, policy: policy(), now: now)
         }
         #expect(error != nil)
     }
@@ -246,32 +255,33 @@ struct JWTKeySetTests {
         let clock = ContinuousClock()
         let elapsed = clock.measure {
             for _ in 0..<1000 {
-                #expect(throws: JWTError.self) { try set.verify(dots, purpose: "challenge", issuer: issuer, now: now) }
+                #expect(throws: JWTError.self) { try set.verify(dots, policy: policy(), now: now) }
             }
         }
         #expect(elapsed < .seconds(2))
-        let error = #expect(throws: JWTError.self) { try set.verify(big, purpose: "challenge", issuer: issuer, now: now) }
+        let error = #expect(throws: JWTError.self) { try set.verify(big, policy: policy(), now: now) }
         #expect(error?.code == .malformed)
     }
 
     @Test("a tampered payload fails the signature check", arguments: JWTAlgorithm.allCases)
     func tampered(algorithm: JWTAlgorithm) throws {
         let set = try makeKeySet()
-        let token = try set.sign(claims(purpose: "session"), algorithm: algorithm)
+        let purpose = purpose(signedWith: algorithm)
+        let token = try set.sign(claims(purpose: purpose), algorithm: algorithm)
         var parts = token.split(separator: ".").map(String.init)
-        var elevated = claims(purpose: "session")
+        var elevated = claims(purpose: purpose)
         elevated["sub"] = "admin"
         parts[1] = Base64URL.encode(elevated.json.serialize())
-        try expectRefusal(parts.joined(separator: "."), .badSignature, purpose: "session")
+        try expectRefusal(parts.joined(separator: "."), .badSignature, purpose: purpose)
     }
 
     @Test("a verify-only RSA key verifies but does not sign; sign without an active key fails")
     func verifyOnly() throws {
         let signer = try makeKeySet()
-        let token = try signer.sign(claims(), algorithm: .rs256)
+        let token = try signer.sign(claims(purpose: .capability), algorithm: .rs256)
         let verifier = try JWTKeySet(
             keys: [JWTKey.rsa(kid: "r1", publicKey: sharedRSAKey.publicKey)], activeHMAC: nil, activeRSA: nil)
-        #expect(try verifier.verify(token, purpose: "challenge", issuer: issuer, now: now).pur == "challenge")
+        #expect(try verifier.verify(token, policy: policy(.capability), now: now).pur == "capability")
         let error = #expect(throws: JWTError.self) { try verifier.sign(claims(), algorithm: .rs256) }
         #expect(error?.code == .noSigningKey)
         #expect(throws: JWTError.self) {
@@ -296,7 +306,7 @@ struct JWTKeySetTests {
         let secretKid = "attacker-controlled-kid"
         let token = forgeHMAC(header: #"{"alg":"HS256","typ":"JWT","kid":"\#(secretKid)"}"#, payload: claims(), secret: hmacSecret)
         let error = #expect(throws: JWTError.self) {
-            try makeKeySet().verify(token, purpose: "challenge", issuer: issuer, now: now)
+            try makeKeySet().verify(token, policy: policy(), now: now)
         }
         #expect(error.map { !$0.description.contains(secretKid) && !$0.description.contains(token) } == true)
     }

@@ -20,11 +20,21 @@ func makeKeySet() throws -> JWTKeySet {
 }
 
 /// Valid claims for `purpose`, expiring `ttl` seconds after `now`.
-func claims(purpose: String = "challenge", ttl: Int64 = 180, issuedAt: Int64 = now) -> JWTClaims {
+func claims(purpose: JWTPurpose = .challenge, ttl: Int64 = 180, issuedAt: Int64 = now) -> JWTClaims {
     JWTClaims([
         ("iss", .string(issuer)), ("iat", .int(issuedAt)), ("exp", .int(issuedAt + ttl)),
-        ("jti", .string(SecureRandom.hex(byteCount: 16))), ("pur", .string(purpose)),
+        ("jti", .string(SecureRandom.hex(byteCount: 16))), ("pur", .string(purpose.rawValue)),
     ])
+}
+
+/// The policy these tests verify `purpose` with: this issuer, a lifetime of `lifetime` seconds, no audience.
+func policy(_ purpose: JWTPurpose = .challenge, lifetime: Int64 = 3600, audience: String? = nil) -> JWTPolicy {
+    JWTPolicy(purpose: purpose, issuer: issuer, maximumLifetime: lifetime, audience: audience)
+}
+
+/// A purpose whose tokens are signed with `algorithm`, for tests that run over both algorithms.
+func purpose(signedWith algorithm: JWTAlgorithm) -> JWTPurpose {
+    algorithm == .hs256 ? .session : .capability
 }
 
 /// base64url of UTF-8 text.

@@ -59,7 +59,7 @@ struct MailboxAccountEndpointTests {
         #expect(created.string("address") == "demo@mail.localhost")
         let token = created.string("token")
         let claims = try harness.keys.verify(
-            token, purpose: "mailbox", issuer: "http://postern.test", now: harness.clock.seconds)
+            token, policy: harness.service.tokens.policy(.mailbox), now: harness.clock.seconds)
         #expect(claims.sub == id)
         #expect(claims["ver"] == .int(0))
         #expect(claims.exp == harness.clock.seconds + 7 * 24 * 3600)
@@ -324,7 +324,7 @@ struct MailboxAccountEndpointTests {
             .POST, "/api/token", json: #"{"address":"reset@mail.localhost","password":"newpass1"}"#)
         #expect(fresh.status == 200)
         let claims = try harness.keys.verify(
-            fresh.string("token"), purpose: "mailbox", issuer: "http://postern.test", now: harness.clock.seconds)
+            fresh.string("token"), policy: harness.service.tokens.policy(.mailbox), now: harness.clock.seconds)
         #expect(claims["ver"] == .int(1))
         #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: fresh.string("token")).status == 200)
     }

@@ -22,7 +22,7 @@ struct MailboxProTests {
         #expect(ok.string("plan") == "pro")
         #expect(ok.string("status") == "active")
         let claims = try harness.keys.verify(
-            ok.string("token"), purpose: "pro", issuer: "http://postern.test", now: harness.clock.seconds)
+            ok.string("token"), policy: harness.service.tokens.policy(.pro), now: harness.clock.seconds)
         #expect(claims.sub == summary.id)
         #expect(claims.exp == harness.clock.seconds + 7 * 24 * 3600)
         let wrong = await harness.send(

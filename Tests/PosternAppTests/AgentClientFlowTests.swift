@@ -1,6 +1,7 @@
 import AgentAuth
 import AgentClient
 import Foundation
+import JWT
 import Testing
 
 @testable import PosternApp
@@ -23,14 +24,17 @@ struct AgentClientFlowTests {
         let issuer = server.runtime.identity.issuer
         let now = Int64(Date().timeIntervalSince1970)
         let keys = server.runtime.keys
-        let session = try keys.verify(signup.sessionToken, purpose: "session", issuer: issuer, now: now)
-        let capability = try keys.verify(signup.capabilityToken, purpose: "capability", issuer: issuer, now: now)
+        let sessionPolicy = JWTPolicy(purpose: .session, issuer: issuer, maximumLifetime: 3600)
+        let capabilityPolicy = JWTPolicy(
+            purpose: .capability, issuer: issuer, maximumLifetime: 120, audience: "api-service")
+        let session = try keys.verify(signup.sessionToken, policy: sessionPolicy, now: now)
+        let capability = try keys.verify(signup.capabilityToken, policy: capabilityPolicy, now: now)
         #expect(capability.sub == session.sub)
 
         let login = try await client.login(url: url, apiKey: apiKey)
         #expect(login.inbox == signup.inbox)
         #expect(login.apiKey == nil)
-        let loginSession = try keys.verify(login.sessionToken, purpose: "session", issuer: issuer, now: now)
+        let loginSession = try keys.verify(login.sessionToken, policy: sessionPolicy, now: now)
         #expect(loginSession.sub == session.sub)
 
         await #expect(throws: AgentClientError.self) {

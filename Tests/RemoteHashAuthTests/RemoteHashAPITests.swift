@@ -38,7 +38,7 @@ struct RemoteHashAPITests {
         #expect(claims["ver"] == 0)
         #expect(claims["jti"]?.stringValue?.count == 32)
         let verified = try sharedKeys.verify(
-            token, purpose: "remote-login", issuer: "https://postern.test", now: h.clock.now)
+            token, policy: h.service.tokenPolicy, now: h.clock.now)
         #expect(verified.sub == "alice@example.com")
     }
 

@@ -236,7 +236,7 @@ struct RemoteHashPageTests {
         let textarea = try #require(html.range(of: "<textarea id=\"token\" readonly rows=\"5\">"))
         let jwt = String(html[textarea.upperBound...].prefix { $0 != "<" })
         #expect(
-            try sharedKeys.verify(jwt, purpose: "remote-login", issuer: "https://postern.test", now: h.clock.now).sub
+            try sharedKeys.verify(jwt, policy: h.service.tokenPolicy, now: h.clock.now).sub
                 == "page@example.com")
         #expect(html.contains("&quot;alg&quot;: &quot;RS256&quot;"))
         #expect(html.contains("&quot;kid&quot;: &quot;remote-test&quot;"))

@@ -25,7 +25,7 @@ struct DatabaseKeyStoreTests {
     }
 
     func sign(_ store: DatabaseKeyStore, _ algorithm: JWTAlgorithm, at now: Int64) throws -> String {
-        try store.keySet().sign(claims(issuedAt: now), algorithm: algorithm)
+        try store.keySet().sign(claims(algorithm, issuedAt: now), algorithm: algorithm)
     }
 
     func kid(of token: String) throws -> String {
@@ -47,7 +47,7 @@ struct DatabaseKeyStoreTests {
         for algorithm in [JWTAlgorithm.hs256, .rs256] {
             let token = try sign(first, algorithm, at: now)
             #expect(throws: Never.self) {
-                try second.keySet().verify(token, purpose: "challenge", issuer: issuer, now: now)
+                try second.keySet().verify(token, policy: policy(algorithm), now: now)
             }
         }
         // The material is sealed: no PEM, no secret in the clear.
@@ -124,12 +124,12 @@ struct DatabaseKeyStoreTests {
         try rotating.rotate(now: clock.now)
         let token = try sign(rotating, .hs256, at: clock.now)
         #expect(throws: JWTError.self) {
-            try other.keySet().verify(token, purpose: "challenge", issuer: issuer, now: clock.now)
+            try other.keySet().verify(token, policy: policy(.hs256), now: clock.now)
         }
         var verified = false
         for _ in 0..<100 where !verified {
             try await Task.sleep(for: .milliseconds(20))
-            verified = (try? other.keySet().verify(token, purpose: "challenge", issuer: issuer, now: clock.now)) != nil
+            verified = (try? other.keySet().verify(token, policy: policy(.hs256), now: clock.now)) != nil
         }
         #expect(verified)
     }

@@ -68,14 +68,14 @@ struct KeyStoreTests {
         let directory = try TemporaryDataDirectory()
         let first = try open(directory)
         let hsToken = try first.keySet().sign(claims(), algorithm: .hs256)
-        let rsToken = try first.keySet().sign(claims(), algorithm: .rs256)
+        let rsToken = try first.keySet().sign(claims(.rs256), algorithm: .rs256)
         let metadata = try String(contentsOfFile: directory.keys + "/keys.json", encoding: .utf8)
 
         let second = try open(directory, at: now + 60)
         #expect(second.list() == first.list())
         #expect(try String(contentsOfFile: directory.keys + "/keys.json", encoding: .utf8) == metadata)
-        #expect(try second.keySet().verify(hsToken, purpose: "challenge", issuer: issuer, now: now).pur == "challenge")
-        #expect(try second.keySet().verify(rsToken, purpose: "challenge", issuer: issuer, now: now).pur == "challenge")
+        #expect(try second.keySet().verify(hsToken, policy: policy(.hs256), now: now).pur == "session")
+        #expect(try second.keySet().verify(rsToken, policy: policy(.rs256), now: now).pur == "capability")
         #expect(second.keySet().jwksJSON() == first.keySet().jwksJSON())
     }
 
@@ -85,7 +85,7 @@ struct KeyStoreTests {
         let store = try open(directory)
         let oldRSA = try #require(store.keySet().activeKID(for: .rs256))
         let oldHMAC = try #require(store.keySet().activeKID(for: .hs256))
-        let oldRS = try store.keySet().sign(claims(ttl: ttl), algorithm: .rs256)
+        let oldRS = try store.keySet().sign(claims(.rs256, ttl: ttl), algorithm: .rs256)
         let oldHS = try store.keySet().sign(claims(ttl: ttl), algorithm: .hs256)
 
         let rotatedAt = now + 10
@@ -94,9 +94,9 @@ struct KeyStoreTests {
         let set = store.keySet()
         #expect(set.activeKID(for: .rs256) != oldRSA)
         #expect(set.activeKID(for: .hs256) != oldHMAC)
-        #expect(try set.verify(oldRS, purpose: "challenge", issuer: issuer, now: now + 20).jti != nil)
-        #expect(try set.verify(oldHS, purpose: "challenge", issuer: issuer, now: now + 20).jti != nil)
-        let fresh = try set.sign(claims(), algorithm: .rs256)
+        #expect(try set.verify(oldRS, policy: policy(.rs256), now: now + 20).jti != nil)
+        #expect(try set.verify(oldHS, policy: policy(.hs256), now: now + 20).jti != nil)
+        let fresh = try set.sign(claims(.rs256), algorithm: .rs256)
         #expect(fresh.hasPrefix(b64(#"{"alg":"RS256","typ":"JWT","kid":"\#(set.activeKID(for: .rs256)!)"}"#)))
         let published = try #require(try JSONValue.parse(set.jwksJSON())["keys"]?.arrayValue).compactMap { $0["kid"]?.stringValue }
         #expect(published == [set.activeKID(for: .rs256)!, oldRSA])
@@ -120,7 +120,7 @@ struct KeyStoreTests {
         #expect(store.list().count == 2)
         #expect(try directory.files().count == 3)
         let error = #expect(throws: JWTError.self) {
-            try store.keySet().verify(oldRS, purpose: "challenge", issuer: issuer, now: now)
+            try store.keySet().verify(oldRS, policy: policy(.rs256), now: now)
         }
         #expect(error?.code == .unknownKey)
     }
@@ -136,9 +136,9 @@ struct KeyStoreTests {
         #expect(store.keySet().activeKID(for: .rs256) == kid)
         #expect(store.list().first { $0.kind == .rsa }?.source == .environment)
         #expect(try directory.files().filter { $0.hasSuffix(".pem") }.isEmpty)
-        let token = try store.keySet().sign(claims(), algorithm: .rs256)
+        let token = try store.keySet().sign(claims(.rs256), algorithm: .rs256)
         let verifier = try JWTKeySet(keys: [JWTKey.rsa(kid: kid, publicKey: sharedRSAKey.publicKey)], activeHMAC: nil, activeRSA: nil)
-        #expect(try verifier.verify(token, purpose: "challenge", issuer: issuer, now: now).pur == "challenge")
+        #expect(try verifier.verify(token, policy: policy(.rs256), now: now).pur == "capability")
         // Rotation with an environment RSA key rotates the HMAC secret only.
         let added = try store.rotate(now: now + 1)
         #expect(added.map(\.kind) == [.hmac])

@@ -5,12 +5,23 @@ import JWT
 let now: Int64 = 1_700_000_000
 let issuer = "http://localhost:8080"
 
-/// Valid claims for `purpose` that expire `ttl` seconds after `issuedAt`.
-func claims(purpose: String = "challenge", ttl: Int64 = 180, issuedAt: Int64 = now) -> JWTClaims {
+/// The purpose these tests sign with `algorithm`: a session (HS256) or a capability (RS256).
+func purpose(_ algorithm: JWTAlgorithm) -> JWTPurpose {
+    algorithm == .hs256 ? .session : .capability
+}
+
+/// Valid claims of the purpose signed with `algorithm`, expiring `ttl` seconds after `issuedAt`.
+func claims(_ algorithm: JWTAlgorithm = .hs256, ttl: Int64 = 180, issuedAt: Int64 = now) -> JWTClaims {
     let times: [(String, JSONValue)] = [("iat", .int(issuedAt)), ("exp", .int(issuedAt + ttl))]
     return JWTClaims([("iss", .string(issuer))] + times + [
-        ("jti", .string(SecureRandom.hex(byteCount: 16))), ("pur", .string(purpose)),
+        ("jti", .string(SecureRandom.hex(byteCount: 16))), ("pur", .string(purpose(algorithm).rawValue)),
     ])
+}
+
+/// The policy a token of ``claims(_:ttl:issuedAt:)`` signed with `algorithm` verifies under: this issuer, a
+/// lifetime up to a week (the longest Postern mints).
+func policy(_ algorithm: JWTAlgorithm) -> JWTPolicy {
+    JWTPolicy(purpose: purpose(algorithm), issuer: issuer, maximumLifetime: 7 * 24 * 3600)
 }
 
 /// One RSA key for the whole test process (generation takes tens of milliseconds).
