@@ -17,7 +17,10 @@ import Storage
 /// no test blocks the cooperative threads for seconds generating one.
 let sharedKeys: JWTKeySet = {
     let key = try! JWTKey.rsa(kid: "remote-test", privateKey: RSAPrivateKey(pem: testPrivateKeyPEM))
-    return try! JWTKeySet(keys: [key], activeHMAC: nil, activeRSA: "remote-test")
+    // An HMAC key as well, as in the app's set (challenges, sessions, mailbox tokens): the surface must not take a
+    // token it signs.
+    let secret = try! JWTKey.hmac(kid: "remote-hs-test", secret: SecureRandom.bytes(32))
+    return try! JWTKeySet(keys: [key, secret], activeHMAC: "remote-hs-test", activeRSA: "remote-test")
 }()
 
 /// A 2048-bit RSA key used only by these tests.
