@@ -18,8 +18,11 @@
 //    equal to the algorithm of the key whose kid equals the header's kid byte for byte, typ absent
 //    or JWT, a signature equal to the one the key set's key makes over the first two segments
 //    (HMAC recomputed with the one-shot HMAC, RS256 re-signed: PKCS#1 v1.5 is deterministic), and
-//    valid claims (exp, iat, nbf against now and the leeway; jti; iss; pur). So no token verifies
-//    unless one of the set's keys signed it, and alg none / wrong alg / wrong kid never verify.
+//    valid claims (exp, iat, nbf against now and the leeway; jti; iss; pur), under one of two policies
+//    the input picks: a session (HS256 keys only, exp - iat at most 3600 s, no aud) or a capability
+//    (RS256 keys only, exp - iat at most 120 s, aud exactly the string "api-service"). So no token
+//    verifies unless one of the set's keys of the purpose's algorithm signed it, and alg none / wrong
+//    alg / wrong kid / the other algorithm's key never verify.
 // 3. On success the returned claims are the payload object.
 // 4. JSON: parse -> serialize -> parse gives the same value and the same text again; whatever this
 //    parser accepts, Foundation's JSONSerialization accepts too; serialized text is valid UTF-8.
@@ -37,7 +40,24 @@ private func require(_ condition: Bool, _ message: @autoclosure () -> String) {
 
 private let now: Int64 = 1_800_000_000
 private let issuer = "https://postern.test"
-private let purpose = "session"
+
+/// The model's own table of the two policies (independent of JWTPurpose.algorithm): purpose, the only algorithm
+/// accepted, the longest exp - iat, and the audience (nil: no aud allowed).
+private struct ModelPolicy {
+    let purpose: String
+    let algorithm: JWTAlgorithm
+    let lifetime: Int64
+    let audience: String?
+
+    var policy: JWTPolicy {
+        JWTPolicy(
+            purpose: JWTPurpose(rawValue: purpose)!, issuer: issuer, maximumLifetime: lifetime, audience: audience)
+    }
+}
+
+private let sessionPolicy = ModelPolicy(purpose: "session", algorithm: .hs256, lifetime: 3600, audience: nil)
+private let capabilityPolicy = ModelPolicy(
+    purpose: "capability", algorithm: .rs256, lifetime: 120, audience: "api-service")
 
 private let secretA = [UInt8](repeating: 0x41, count: 32)
 private let secretB = Array(UInt8(0)..<UInt8(48))
@@ -117,8 +137,8 @@ private func decodeBase64URL(_ text: ArraySlice<UInt8>) -> [UInt8]? {
     return bytes
 }
 
-/// Whether `verify(token, purpose:, issuer:, now:, leeway:)` must succeed.
-private func modelAccepts(_ token: [UInt8], leeway requested: Int64) -> Bool {
+/// Whether `verify(token, policy:, now:, leeway:)` must succeed.
+private func modelAccepts(_ token: [UInt8], _ policy: ModelPolicy, leeway requested: Int64) -> Bool {
     guard token.count <= JWTKeySet.maximumTokenLength else { return false }
     let segments = token.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
     guard segments.count == 3, !segments[0].isEmpty, !segments[1].isEmpty, !segments[2].isEmpty else { return false }
@@ -143,7 +163,7 @@ private func modelAccepts(_ token: [UInt8], leeway requested: Int64) -> Bool {
         }
     }
     guard let alg, let kid, let (algorithm, reference) = references[kid].map({ ($0.0, $0.1) }),
-        Array(algorithm.rawValue.utf8) == alg
+        Array(algorithm.rawValue.utf8) == alg, algorithm == policy.algorithm
     else { return false }
     let signingInput = Array(token[0..<(segments[0].count + 1 + segments[1].count)])
     // A signature of the wrong length cannot be the right one; skip re-signing for it.
@@ -158,10 +178,10 @@ private func modelAccepts(_ token: [UInt8], leeway requested: Int64) -> Bool {
     guard let payloadBytes = decodeBase64URL(segments[1]),
         case .object(let claims)? = try? JSONValue.parse(payloadBytes, limits: .init(maximumDepth: 8))
     else { return false }
-    return claimsAreValid(claims, leeway: requested)
+    return claimsAreValid(claims, policy, leeway: requested)
 }
 
-private func claimsAreValid(_ claims: [(String, JSONValue)], leeway requested: Int64) -> Bool {
+private func claimsAreValid(_ claims: [(String, JSONValue)], _ policy: ModelPolicy, leeway requested: Int64) -> Bool {
     func claim(_ name: String) -> JSONValue? { claims.first { $0.0.utf8.elementsEqual(name.utf8) }?.1 }
     let leeway = Int(min(max(requested, 0), 30))
     // Compare in Int128-free arithmetic: Double is exact enough only near now, so widen by hand.
@@ -177,19 +197,26 @@ private func claimsAreValid(_ claims: [(String, JSONValue)], leeway requested: I
     if let nbf = claim("nbf") {
         guard case .int(let value) = nbf, atMost(value, now, plus: leeway) else { return false }
     }
+    // exp - iat <= lifetime, without overflow: an overflowing span is refused.
+    let (span, spanOverflow) = exp.subtractingReportingOverflow(iat)
+    guard !spanOverflow, span <= policy.lifetime else { return false }
     guard case .string? = claim("jti") else { return false }
     guard case .string(let iss)? = claim("iss"), iss.utf8.elementsEqual(issuer.utf8) else { return false }
-    guard case .string(let pur)? = claim("pur"), pur.utf8.elementsEqual(purpose.utf8) else { return false }
-    return true
+    guard case .string(let pur)? = claim("pur"), pur.utf8.elementsEqual(policy.purpose.utf8) else { return false }
+    switch (claim("aud"), policy.audience) {
+    case (nil, nil): return true
+    case (.string(let aud)?, let expected?): return aud.utf8.elementsEqual(expected.utf8)
+    default: return false
+    }
 }
 
 /// Runs verify and checks it against the model.
-private func checkVerify(_ token: [UInt8], leeway: Int64) {
+private func checkVerify(_ token: [UInt8], _ policy: ModelPolicy, leeway: Int64) {
     let text = String(decoding: token, as: UTF8.self)
     let bytes = Array(text.utf8)  // invalid UTF-8 was replaced: the model sees what verify sees
-    let expected = modelAccepts(bytes, leeway: leeway)
+    let expected = modelAccepts(bytes, policy, leeway: leeway)
     do {
-        let claims = try keySet.verify(text, purpose: purpose, issuer: issuer, now: now, leeway: leeway)
+        let claims = try keySet.verify(text, policy: policy.policy, now: now, leeway: leeway)
         require(expected, "verify accepted a token the model refuses: \(text)")
         let segments = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         let payload = decodeBase64URL(segments[1]).flatMap { try? JSONValue.parse($0) }
@@ -274,20 +301,26 @@ private func timeValue(_ choices: inout Choices) -> JSONValue {
     }
 }
 
-private func generateClaims(_ choices: inout Choices) -> [(String, JSONValue)] {
+private func generateClaims(_ choices: inout Choices, _ policy: ModelPolicy) -> [(String, JSONValue)] {
     var members: [(String, JSONValue)] = []
     if choices.byte() % 4 != 0 {
-        members = [("iss", .string(issuer)), ("iat", .int(now - 10)), ("exp", .int(now + 300)), ("jti", "j"),
-                   ("pur", .string(purpose))]
+        members = [("iss", .string(issuer)), ("iat", .int(now - 10)), ("exp", .int(now + 100)), ("jti", "j"),
+                   ("pur", .string(policy.purpose))]
+        if let audience = policy.audience { members.append(("aud", .string(audience))) }
     }
+    let purpose = policy.purpose
     for _ in 0..<(Int(choices.byte()) % 5) {
-        let name = choices.pick(["iss", "iat", "exp", "nbf", "jti", "pur", "sub", "ISS", choices.string()])
+        let name = choices.pick(["iss", "iat", "exp", "nbf", "jti", "pur", "sub", "ISS", "aud", choices.string()])
         let value: JSONValue
         switch name {
         case "iat", "exp", "nbf": value = timeValue(&choices)
         case "iss": value = choices.pick([.string(issuer), .string(issuer + "/"), .string("HTTPS://postern.test"), .int(1), .null])
         case "pur": value = choices.pick([.string(purpose), "capability", "Session", "session ", .array([.string(purpose)])])
         case "jti": value = choices.pick(["x", .int(7), .null, .string(choices.string())])
+        case "aud":
+            value = choices.pick([
+                "api-service", ["api-service"], ["api-service", "other"], "other", "api-service ", .array([]), .int(1),
+            ])
         default: value = .string(choices.string())
         }
         switch choices.byte() % 3 {
@@ -304,9 +337,9 @@ private func generateClaims(_ choices: inout Choices) -> [(String, JSONValue)] {
 
 private func encode(_ bytes: [UInt8]) -> [UInt8] { Array(Base64URL.encode(bytes).utf8) }
 
-private func forge(_ choices: inout Choices) -> [UInt8] {
+private func forge(_ choices: inout Choices, _ policy: ModelPolicy) -> [UInt8] {
     let header = JSONValue.object(generateHeader(&choices)).serialize()
-    var payload = JSONValue.object(generateClaims(&choices)).serialize()
+    var payload = JSONValue.object(generateClaims(&choices, policy)).serialize()
     if choices.byte() % 8 == 0 { payload = Array(choices.string().utf8) }  // not an object, or not JSON
     var headerText = encode(header)
     if choices.byte() % 16 == 0 { headerText += Array("=".utf8) }
@@ -344,14 +377,18 @@ private func forge(_ choices: inout Choices) -> [UInt8] {
 }
 
 /// Signs generated claims with the key set itself; verify must agree with the model on the result.
-private func signAndVerify(_ choices: inout Choices, leeway: Int64) {
-    let claims = JWTClaims(generateClaims(&choices))
-    let algorithm: JWTAlgorithm = choices.byte() % 4 == 0 ? .rs256 : .hs256
+private func signAndVerify(_ choices: inout Choices, _ policy: ModelPolicy, leeway: Int64) {
+    let claims = JWTClaims(generateClaims(&choices, policy))
+    // Mostly the policy's own algorithm; sometimes the other one, which must always be refused.
+    let other: JWTAlgorithm = policy.algorithm == .hs256 ? .rs256 : .hs256
+    let algorithm = choices.byte() % 4 == 0 ? other : policy.algorithm
     do {
         let token = try keySet.sign(claims, algorithm: algorithm)
-        checkVerify(Array(token.utf8), leeway: leeway)
-        let accepted = (try? keySet.verify(token, purpose: purpose, issuer: issuer, now: now, leeway: leeway)) != nil
-        require(accepted == claimsAreValid(claims.members, leeway: leeway), "signed token refused although its claims are valid")
+        checkVerify(Array(token.utf8), policy, leeway: leeway)
+        let accepted = (try? keySet.verify(token, policy: policy.policy, now: now, leeway: leeway)) != nil
+        require(
+            accepted == (algorithm == policy.algorithm && claimsAreValid(claims.members, policy, leeway: leeway)),
+            "a signed token's verdict differs from its claims' and algorithm's")
     } catch {
         require(false, "sign failed: \(error)")
     }
@@ -389,7 +426,7 @@ public func fuzzJWT(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     switch mode {
     case 0:
         let leeway = Int64(input[0] / 3 % 40) - 4
-        checkVerify(rest, leeway: leeway)
+        checkVerify(rest, input[0] / 3 % 2 == 0 ? sessionPolicy : capabilityPolicy, leeway: leeway)
         // The decoded segments feed the JSON checks too.
         for segment in rest.split(separator: UInt8(ascii: "."), maxSplits: 3) {
             if let decoded = Base64URL.decode(String(decoding: segment, as: UTF8.self)) { checkJSON(decoded) }
@@ -397,10 +434,11 @@ public func fuzzJWT(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     case 1:
         var choices = Choices(bytes: rest[...])
         let leeway = Int64(choices.byte() % 40) - 4
+        let policy = choices.flag() ? capabilityPolicy : sessionPolicy
         if choices.byte() % 8 == 0 {
-            signAndVerify(&choices, leeway: leeway)
+            signAndVerify(&choices, policy, leeway: leeway)
         } else {
-            checkVerify(forge(&choices), leeway: leeway)
+            checkVerify(forge(&choices, policy), policy, leeway: leeway)
         }
     default:
         checkJSON(rest)
