@@ -36,7 +36,7 @@ let package = Package(
         // Protocol-neutral serving: epoll event loops on Dispatch queues, listener, timers, connection
         // driver for pure per-protocol state machines, graceful shutdown.
         .target(name: "SocketServer", dependencies: [
-            "CEpoll",
+            "CEpoll", "ClientAddress",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // HTTP/1.1 on SocketServer: the connection state machine, responder protocol, server facade.

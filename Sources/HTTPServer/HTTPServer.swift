@@ -57,6 +57,7 @@ public final class HTTPServer: Sendable {
         if let group {
             var streamConfiguration = StreamServerConfiguration()
             streamConfiguration.maxConnections = configuration.maxConnections
+            streamConfiguration.maxConnectionsPerClient = configuration.maxConnectionsPerClient
             streamConfiguration.shutdownGracePeriod = configuration.shutdownGracePeriod
             let service = HTTPService(
                 shared: HTTPConnectionShared(configuration: configuration, responder: responder),

@@ -18,6 +18,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var eventQueueCount: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Most open client connections; one more is answered `503` with `Connection: close`. Default 4096.
     public var maxConnections: Int = 4096
+    /// Most open connections from one client address (IPv6 per /64, the socket peer: behind a proxy, the
+    /// proxy); one more is answered `503` with `Connection: close`, as over the global cap. 0 for no such cap.
+    /// Default 512, an eighth of the global cap: half-sent headers on every slot no longer lock others out.
+    public var maxConnectionsPerClient: Int = 512
     /// Longest time from the first byte of a request to its last (slow clients). Default 10 s.
     public var headerReadTimeout: Duration = .seconds(10)
     /// Longest time a keep-alive connection may sit without a request. Default 30 s.

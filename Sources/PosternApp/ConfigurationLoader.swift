@@ -107,6 +107,8 @@ public enum ConfigurationLoader {
         list("POSTERN_REMOTE_HASH_ALLOWED_HOSTS") { c.remoteHashAllowedHosts = $0 }
         text("POSTERN_LOG_LEVEL") { c.logLevel = $0.lowercased() }
         try integer("POSTERN_MAX_CONNECTIONS") { c.maxConnections = $0 }
+        try integer("POSTERN_MAX_CONNECTIONS_PER_CLIENT") { c.maxConnectionsPerClient = $0 }
+        try integer("POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT") { c.smtpMaxConnectionsPerClient = $0 }
         try integer("POSTERN_EVENT_LOOPS") { c.eventLoops = $0 }
         try flag("POSTERN_SMTP") { c.smtpEnabled = $0 }
         text("POSTERN_SMTP_HOST") { c.smtpHost = $0 }

@@ -76,6 +76,13 @@ public struct PosternConfiguration: Sendable {
     public var logLevel = "info"
     /// Maximum simultaneous client connections (`POSTERN_MAX_CONNECTIONS`).
     public var maxConnections = 4096
+    /// Most simultaneous HTTP connections from one client address, the socket peer, IPv6 per /64
+    /// (`POSTERN_MAX_CONNECTIONS_PER_CLIENT`, default 512; 0 for none, as behind a proxy whose address every
+    /// connection has).
+    public var maxConnectionsPerClient = 512
+    /// Most simultaneous SMTP sessions from one client address (`POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT`,
+    /// default 16; 0 for none).
+    public var smtpMaxConnectionsPerClient = 16
     /// Event loops serving HTTP and SMTP (`POSTERN_EVENT_LOOPS`, as nginx's `worker_processes`). Default nil:
     /// one per processor the process may run on.
     public var eventLoops: Int?
@@ -201,6 +208,10 @@ public struct PosternConfiguration: Sendable {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(
                 key: "POSTERN_LOG_LEVEL", message: "must be trace, debug, info, notice, warning, error or critical")
+        }
+        guard maxConnectionsPerClient >= 0, smtpMaxConnectionsPerClient >= 0 else {
+            throw ConfigurationError(
+                key: "POSTERN_MAX_CONNECTIONS_PER_CLIENT", message: "must be 0 (no cap) or positive")
         }
         guard maxConnections > 0 else {
             throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")

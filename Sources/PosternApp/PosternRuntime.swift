@@ -143,6 +143,7 @@ public final class PosternRuntime: Sendable {
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port
         serverConfiguration.maxConnections = configuration.maxConnections
+        serverConfiguration.maxConnectionsPerClient = configuration.maxConnectionsPerClient
         if let loops = configuration.eventLoops { serverConfiguration.eventQueueCount = loops }
         // One line per request at `info`, as the log level promises; none at `notice` and above.
         serverConfiguration.accessLog = logger.logLevel <= .info ? accessLog : nil
@@ -169,6 +170,7 @@ public final class PosternRuntime: Sendable {
         var settings = SMTPServerConfiguration(
             host: host, port: configuration.smtpPort, hostname: configuration.smtpHostname)
         settings.maxMessageBytes = configuration.smtpMaxMessageBytes
+        settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
         let metrics = PosternMetrics.shared
         return SMTPServer(
             configuration: settings, sink: delivery, group: group, logger: logger, observer: metrics.smtpEvent)

@@ -31,6 +31,7 @@ public final class SMTPServer: Sendable {
         self.configuration = configuration
         var streamConfiguration = StreamServerConfiguration()
         streamConfiguration.maxConnections = configuration.maxConnections
+        streamConfiguration.maxConnectionsPerClient = configuration.maxConnectionsPerClient
         streamConfiguration.shutdownGracePeriod = configuration.shutdownGracePeriod
         server = StreamServer(
             configuration: streamConfiguration,

@@ -34,6 +34,10 @@ public struct SMTPServerConfiguration: Sendable {
     /// may hold up to `maxMessageBytes` while its message is read and stored, so the cap bounds memory
     /// (128 × 25 MiB = 3.2 GiB at worst).
     public var maxConnections: Int = 128
+    /// Most open sessions from one client address (IPv6 per /64, the socket peer); one more is answered
+    /// `421 4.3.2` and closed, as over the global cap. 0 for no such cap. Default 16: one address holding
+    /// every session kept every other sender out for minutes.
+    public var maxConnectionsPerClient: Int = 16
     /// Longest time `shutdown()` waits for a message being received or stored before closing what is
     /// left. Default 30 s.
     public var shutdownGracePeriod: Duration = .seconds(30)

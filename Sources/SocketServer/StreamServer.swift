@@ -1,3 +1,4 @@
+import ClientAddress
 import Glibc
 import Logging
 import Synchronization
@@ -16,6 +17,9 @@ public final class StreamServer: Sendable {
     /// Connections over the cap that are being refused.
     let refusingConnections = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
+    /// Connections served per client, when `maxConnectionsPerClient` is set; a client leaves the table with
+    /// its last connection, so it holds at most `maxConnections` entries.
+    private let perClient = Mutex<[ClientAddressKey: Int]>([:])
     private let acceptors = Mutex<[Acceptor]>([])
 
     /// Creates a server; nothing is accepted until `start(on:)`.
@@ -93,7 +97,13 @@ public final class StreamServer: Sendable {
     func adopt(fd: Int32, peer: String, on loop: EventLoop) {
         // Counted first and checked after, in one atomic step: every loop adopts at once, so a separate
         // read and add would let two loops both take the last place.
-        let refusing = servedConnections.add(1, ordering: .relaxed).newValue > configuration.maxConnections
+        var refusing = servedConnections.add(1, ordering: .relaxed).newValue > configuration.maxConnections
+        var client: ClientAddressKey? = nil
+        if !refusing, configuration.maxConnectionsPerClient > 0 {
+            let key = ClientAddressKey(peer: peer)
+            refusing = !admit(key)
+            if !refusing { client = key }
+        }
         if refusing {
             servedConnections.subtract(1, ordering: .relaxed)
             let refused = refusingConnections.add(1, ordering: .relaxed).newValue
@@ -103,10 +113,28 @@ public final class StreamServer: Sendable {
                 return
             }
         }
-        register(fd: fd, peer: peer, refusing: refusing, on: loop)
+        register(fd: fd, peer: peer, client: client, refusing: refusing, on: loop)
     }
 
-    private func register(fd: Int32, peer: String, refusing: Bool, on loop: EventLoop) {
+    /// Counts one more connection of `client`; false (and nothing counted) when it already has
+    /// `maxConnectionsPerClient`.
+    private func admit(_ client: ClientAddressKey) -> Bool {
+        perClient.withLock { counts in
+            let count = counts[client, default: 0]
+            guard count < configuration.maxConnectionsPerClient else { return false }
+            counts[client] = count + 1
+            return true
+        }
+    }
+
+    private func release(_ client: ClientAddressKey) {
+        perClient.withLock { counts in
+            let count = counts[client, default: 1] - 1
+            counts[client] = count > 0 ? count : nil
+        }
+    }
+
+    private func register(fd: Int32, peer: String, client: ClientAddressKey?, refusing: Bool, on loop: EventLoop) {
         let machine = service.makeMachine(peer: peer, refusing: refusing, loop: loop)
         let connection = StreamConnection(
             fd: fd, owner: ObjectIdentifier(self), loop: loop, service: service, machine: machine
@@ -116,6 +144,7 @@ public final class StreamServer: Sendable {
             } else {
                 servedConnections.subtract(1, ordering: .relaxed)
             }
+            if let client { release(client) }
         }
         connection.start()
         if isShuttingDown { connection.beginShutdown() }

@@ -2,6 +2,9 @@
 public struct StreamServerConfiguration: Sendable {
     /// Most open client connections; one more gets the protocol's refusal (`refusing` machine). Default 4096.
     public var maxConnections: Int = 4096
+    /// Most open connections from one client (the socket peer's address, IPv6 per /64); one more gets
+    /// the protocol's refusal like a connection over `maxConnections`. 0 for no such cap. Default 0.
+    public var maxConnectionsPerClient: Int = 0
     /// Most over-cap connections kept open at once to deliver their refusal; beyond, they are closed
     /// at once. Default 64.
     public var maxRefusingConnections: Int = 64

@@ -179,7 +179,8 @@ struct HTTPServerLoopbackTests {
 
     @Test("1000 concurrent keep-alive connections are all answered, twice")
     func thousandConnections() async throws {
-        let (server, port) = try startServer()
+        // One address for all of them: past the per-client cap, which this test is not about.
+        let (server, port) = try startServer { $0.maxConnectionsPerClient = 0 }
         try await blocking {
             var clients: [TestClient] = []
             for _ in 0..<1000 { clients.append(try TestClient(port: port, timeout: 20)) }
@@ -263,6 +264,45 @@ struct HTTPServerLoopbackTests {
             #expect(refused.header("Connection") == "close")
             #expect(third.isClosedByPeer())
             #expect(try first.get("/hello").status == 200)
+        }
+        await server.shutdown()
+    }
+
+    @Test("half-sent headers from one address fill its own cap, not the server's: others are still served")
+    func perClientCap() async throws {
+        let (server, port) = try startServer {
+            $0.maxConnections = 8
+            $0.maxConnectionsPerClient = 3
+        }
+        try await blocking {
+            // Slowloris: three connections that never finish their headers.
+            // Each is adopted before the next connects, so that the fourth, not one of them, meets the cap.
+            var slow: [TestClient] = []
+            for index in 0..<3 {
+                slow.append(try TestClient(port: port))
+                try slow[index].send("GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: ")
+                while server.openConnectionCount < index + 1 { Thread.sleep(forTimeInterval: 0.005) }
+            }
+            let fourth = try TestClient(port: port)
+            try fourth.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            let refused = try fourth.readResponse()
+            #expect(refused.status == 503)
+            #expect(fourth.isClosedByPeer())
+            // Another address is another client.
+            let other = try TestClient(port: port, from: "127.0.0.2")
+            #expect(try other.get("/hello").status == 200)
+            withExtendedLifetime(slow) {}
+        }
+        // The slow clients are closed now: their places come back once the server has seen them go.
+        try await blocking {
+            var placed = false
+            for _ in 0..<200 where !placed {
+                let client = try TestClient(port: port)
+                try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+                placed = try client.readResponse().status == 200
+                if !placed { Thread.sleep(forTimeInterval: 0.01) }
+            }
+            #expect(placed, "the slow connections were closed with their clients, and their places freed")
         }
         await server.shutdown()
     }

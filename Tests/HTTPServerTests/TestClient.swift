@@ -23,8 +23,8 @@ final class TestClient: @unchecked Sendable {
     }
 
     /// Connects to 127.0.0.1:`port` with send and receive timeouts.
-    init(port: Int, timeout: Double = 5) throws {
-        fd = try LoopbackSocket.connect(port: port, timeout: timeout)
+    init(port: Int, timeout: Double = 5, from source: String? = nil) throws {
+        fd = try LoopbackSocket.connect(port: port, timeout: timeout, from: source)
     }
 
     deinit {

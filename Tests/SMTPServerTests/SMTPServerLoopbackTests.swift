@@ -7,7 +7,7 @@ import SocketServer
 import Testing
 
 /// A started group and an SMTP server on port 0 with a memory sink.
-private func startServer(
+func startServer(
     sink: MemorySink = MemorySink(), loops: Int = 2, _ configure: (inout SMTPServerConfiguration) -> Void = { _ in }
 ) throws -> (EventLoopGroup, SMTPServer, Int) {
     let group = try EventLoopGroup(count: loops, pollInterval: .milliseconds(20))
@@ -19,7 +19,7 @@ private func startServer(
     return (group, server, port)
 }
 
-private func stop(_ group: EventLoopGroup, _ server: SMTPServer) async {
+func stop(_ group: EventLoopGroup, _ server: SMTPServer) async {
     await server.shutdown()
     await group.shutdownJoining()
 }
@@ -208,8 +208,8 @@ final class LineSocket: @unchecked Sendable {
     let fd: Int32
     private var buffered: [UInt8] = []
 
-    init(port: Int) throws {
-        fd = try LoopbackSocket.connect(port: port, timeout: 5)
+    init(port: Int, from source: String? = nil) throws {
+        fd = try LoopbackSocket.connect(port: port, timeout: 5, from: source)
     }
 
     deinit { close(fd) }

@@ -8,11 +8,27 @@ public enum LoopbackSocket {
         public let description: String
     }
 
-    /// Connects to 127.0.0.1:`port` with send and receive timeouts of `timeout` seconds.
+    /// Connects to 127.0.0.1:`port` with send and receive timeouts of `timeout` seconds, from `source`
+    /// (another loopback address such as 127.0.0.2, to be another client) when given.
     /// - Returns: the connected descriptor; the caller closes it.
-    public static func connect(port: Int, timeout: Double = 5) throws -> Int32 {
+    public static func connect(port: Int, timeout: Double = 5, from source: String? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let code = errno
+                Glibc.close(fd)
+                throw Failure(description: "bind \(source): \(code)")
+            }
+        }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
