@@ -45,6 +45,9 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         case missingHost
         /// More than one `Host` (400).
         case duplicateHost
+        /// A `Host` that is not `uri-host [":" port]` (RFC 9110 section 7.2), such as one with userinfo
+        /// (`u@h`) or a path (400).
+        case invalidHost
         /// Chunk size empty, not hex, or too many digits (400).
         case invalidChunkSize
         /// Chunk extension longer than `maxChunkExtensionLength` or with control bytes (400).

@@ -120,6 +120,10 @@ extension HTTPRequestParser {
         case .host:
             facts.hostCount += 1
             if facts.hostCount > 1 { throw HTTPParseError(.duplicateHost) }
+            let valid = buffer.withUnsafeBufferPointer { bytes in
+                bytes[valueStart..<valueEnd].allSatisfy(HTTPRequestParser.isHostByte)
+            }
+            if !valid { throw HTTPParseError(.invalidHost) }
         case .contentLength:
             try recordContentLength(valueStart, valueEnd)
         case .transferEncoding:
@@ -244,6 +248,21 @@ enum SpecialHeader {
                 i += 1
             }
             return true
+        }
+    }
+}
+
+extension HTTPRequestParser {
+    /// Whether `byte` may appear in a `Host` value: `uri-host [":" port]` (RFC 9110 section 7.2), where a host is
+    /// an IP literal in brackets, an IPv4 address or a reg-name of unreserved characters, percent-encodings and
+    /// sub-delims. Userinfo's `@`, a path's `/`, `?` and `#` never appear.
+    static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "-._~%!$&'()*+,;=:[]".utf8.contains(byte)
         }
     }
 }

@@ -121,7 +121,10 @@ public struct HTTPRequestParser: Sendable {
             switch state {
             case .requestLine:
                 guard let lineEnd = try nextLine(limit: limits.maxRequestLineLength, tooLong: .requestLineTooLong)
-                else { return nil }
+                else {
+                    try refuseNonMethodStart()
+                    return nil
+                }
                 if lineEnd == position {
                     emptyLines += 1
                     if emptyLines > limits.maxLeadingEmptyLines { throw HTTPParseError(.tooManyEmptyLines) }
@@ -270,6 +273,14 @@ public struct HTTPRequestParser: Sendable {
         if lineEnd - position > limit { throw HTTPParseError(tooLong) }
         scanFrom = lf + 1
         return lineEnd
+    }
+
+    /// Refuses an incomplete request line whose first byte can start neither a method nor an empty line, such as
+    /// a TLS ClientHello (0x16) on the plain port, at once rather than when the line would overflow or time out.
+    private func refuseNonMethodStart() throws {
+        guard position < buffer.count else { return }
+        let first = buffer[position]
+        if !first.isTokenCharacter && first != .cr { throw HTTPParseError(.invalidMethod) }
     }
 
     /// `nextLine` for chunk-size lines, whose overflow is blamed on the digits or the extension.

@@ -102,6 +102,10 @@ let refusals: [Refusal] = [
     Refusal("missing Host on 1.1", "GET / HTTP/1.1\r\nX-A: b\r\n\r\n", .missingHost),
     Refusal("repeated Host on 1.1", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", .duplicateHost),
     Refusal("repeated Host on 1.0", "GET / HTTP/1.0\r\nHost: a\r\nhost: a\r\n\r\n", .duplicateHost),
+    Refusal("Host with userinfo", "GET / HTTP/1.1\r\nHost: u@h\r\n\r\n", .invalidHost),
+    Refusal("Host with userinfo and port", "GET / HTTP/1.1\r\nHost: user:pw@example.com:80\r\n\r\n", .invalidHost),
+    Refusal("Host with a path", "GET / HTTP/1.1\r\nHost: example.com/x\r\n\r\n", .invalidHost),
+    Refusal("Host with a space inside", "GET / HTTP/1.1\r\nHost: a b\r\n\r\n", .invalidHost),
     Refusal(
         "chunk size not hex",
         "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nab\r\n0\r\n\r\n", .invalidChunkSize),
@@ -198,6 +202,24 @@ struct HTTPRequestParserRefusalTests {
         #expect(throws: HTTPParseError(.invalidHeaderName)) { try parser.next() }
         #expect(parser.hasFailed)
         #expect(throws: HTTPParseError(.invalidHeaderName)) { try parser.next() }
+    }
+
+    @Test("a TLS ClientHello on the plain port is refused at its first byte, before any line ends")
+    func tlsHandshakeRefusedAtOnce() {
+        // The record header of a TLS 1.2/1.3 ClientHello: handshake (0x16), version 3.1, a length, client_hello.
+        let clientHello: [UInt8] = [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03]
+        for prefix in [Array(clientHello.prefix(1)), clientHello] {
+            var parser = HTTPRequestParser()
+            parser.append(contentsOf: prefix)
+            #expect(throws: HTTPParseError(.invalidMethod)) { try parser.next() }
+        }
+        var waiting = HTTPRequestParser()
+        waiting.append(contentsOf: "\r\nG".utf8)
+        #expect((try? waiting.next()) == .some(nil), "an empty line and a method's first byte wait for more")
+        var pipelined = HTTPRequestParser()
+        pipelined.append(contentsOf: Array("GET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8) + [0x16])
+        #expect((try? pipelined.next()) != nil, "the complete request before it is served")
+        #expect(throws: HTTPParseError(.invalidMethod)) { try pipelined.next() }
     }
 
     @Test("an oversized Content-Length is refused before any body byte arrives")
