@@ -42,10 +42,24 @@ public struct LocalDelivery: SMTPMailSink {
         }
     }
 
+    /// ``store(_:data:)`` for SMTP: what can never be stored is an ``SMTPDeliveryRefusal`` (a permanent reply);
+    /// storage errors stay as they are (a temporary one).
+    public func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
+        do {
+            return try await store(envelope, data: data)
+        } catch let error as LocalDeliveryError {
+            switch error {
+            case .noLocalRecipient: throw SMTPDeliveryRefusal.noSuchRecipient
+            case .unreadable: throw SMTPDeliveryRefusal.unreadableContent
+            case .stored(.quotaExceeded): throw SMTPDeliveryRefusal.mailboxFull
+            }
+        }
+    }
+
     /// Parses `data` and stores a copy for every local recipient of `envelope`.
     /// - Throws: ``LocalDeliveryError`` when no recipient is local any more, a MIME limit is passed or a quota
     ///   is full; storage errors as they are. Nothing is stored when it throws.
-    public func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
+    public func store(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
         var recipients: [MailStore.Recipient] = []
         for address in envelope.recipients {
             if case .local(let recipient) = try await mailboxes.resolve(address),

@@ -34,7 +34,7 @@ extension Operations {
             }
         }
         do {
-            return try await mail.delivery.deliver(
+            return try await mail.delivery.store(
                 SMTPEnvelope(mailFrom: "", recipients: recipients.map { $0.lowercased() }, remoteAddress: "postern mail deliver"), data: Array(data))
         } catch LocalDeliveryError.stored(.quotaExceeded(let address)) {
             throw ConfigurationError(key: "--to", message: "\(address): the mailbox is full")

@@ -83,6 +83,9 @@ public struct PosternConfiguration: Sendable {
     /// Most simultaneous SMTP sessions from one client address (`POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT`,
     /// default 16; 0 for none).
     public var smtpMaxConnectionsPerClient = 16
+    /// Longest an SMTP session may last, however busy (`POSTERN_SMTP_MAX_SESSION_SECONDS`, default 1800); then
+    /// `421 4.4.2` and close.
+    public var smtpMaxSessionSeconds = 1800
     /// Event loops serving HTTP and SMTP (`POSTERN_EVENT_LOOPS`, as nginx's `worker_processes`). Default nil:
     /// one per processor the process may run on.
     public var eventLoops: Int?
@@ -212,6 +215,9 @@ public struct PosternConfiguration: Sendable {
         guard maxConnectionsPerClient >= 0, smtpMaxConnectionsPerClient >= 0 else {
             throw ConfigurationError(
                 key: "POSTERN_MAX_CONNECTIONS_PER_CLIENT", message: "must be 0 (no cap) or positive")
+        }
+        guard smtpMaxSessionSeconds > 0 else {
+            throw ConfigurationError(key: "POSTERN_SMTP_MAX_SESSION_SECONDS", message: "must be positive")
         }
         guard maxConnections > 0 else {
             throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")

@@ -3,7 +3,8 @@ import JMAP
 import SMTPServer
 
 extension PosternMetrics {
-    /// Counts SMTP's outcomes: `postern_smtp_messages_total{result="stored|too_large|not_stored"}` and
+    /// Counts SMTP's outcomes:
+    /// `postern_smtp_messages_total{result="stored|too_large|not_stored|mailbox_full|unreadable|no_recipient"}` and
     /// `postern_smtp_refusals_total{reason="unknown_recipient|relay_denied|too_many_connections"}`.
     @Sendable
     func smtpEvent(_ event: SMTPSessionEvent) {
@@ -14,6 +15,13 @@ extension PosternMetrics {
             Counter(label: "postern_smtp_messages_total", dimensions: [("result", "too_large")]).increment()
         case .messageRefused(.notStored):
             Counter(label: "postern_smtp_messages_total", dimensions: [("result", "not_stored")]).increment()
+        case .messageRefused(.refused(let refusal)):
+            let result = switch refusal {
+            case .mailboxFull: "mailbox_full"
+            case .unreadableContent: "unreadable"
+            case .noSuchRecipient: "no_recipient"
+            }
+            Counter(label: "postern_smtp_messages_total", dimensions: [("result", result)]).increment()
         case .recipientRefused(let verdict):
             let reason = verdict == .relayDenied ? "relay_denied" : "unknown_recipient"
             Counter(label: "postern_smtp_refusals_total", dimensions: [("reason", reason)]).increment()

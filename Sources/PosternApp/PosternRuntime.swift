@@ -171,6 +171,7 @@ public final class PosternRuntime: Sendable {
             host: host, port: configuration.smtpPort, hostname: configuration.smtpHostname)
         settings.maxMessageBytes = configuration.smtpMaxMessageBytes
         settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
+        settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
         let metrics = PosternMetrics.shared
         return SMTPServer(
             configuration: settings, sink: delivery, group: group, logger: logger, observer: metrics.smtpEvent)

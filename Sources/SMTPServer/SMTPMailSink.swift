@@ -30,9 +30,21 @@ public struct SMTPEnvelope: Sendable, Equatable {
 public protocol SMTPMailSink: Sendable {
     /// Whether `address` (a `RCPT TO` path without angle brackets) may receive mail here.
     func verdict(forRecipient address: String) async -> SMTPRecipientVerdict
-    /// Returns a queue id when every recipient's copy is durably stored; throws to make the server answer 451.
+    /// Returns a queue id when every recipient's copy is durably stored. Throws ``SMTPDeliveryRefusal`` when the
+    /// message can never be stored (a permanent `5xx`, so that the sender bounces it rather than retrying for days);
+    /// any other error makes the server answer `451` (try again later).
     ///
     /// The id is shown to the client in `250 2.0.0 OK queued as <id>`; characters outside printable
     /// ASCII are dropped from it there.
     func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String
+}
+
+/// Why the sink refuses a message for good; each is a permanent reply, never the temporary `451`.
+public enum SMTPDeliveryRefusal: Error, Sendable, Equatable {
+    /// A recipient's mailbox is full: `552 5.2.2` (RFC 3463: mailbox full).
+    case mailboxFull
+    /// The message passes one of the content parser's limits: `554 5.6.0` (RFC 3463: other media error).
+    case unreadableContent
+    /// Every recipient stopped existing between `RCPT TO` and the end of the message: `550 5.1.1`.
+    case noSuchRecipient
 }

@@ -28,6 +28,9 @@ public struct SMTPServerConfiguration: Sendable {
     /// Longest wait for the client's next bytes (a command, or more message text) while it is the
     /// client's turn; then `421 4.4.2` and close. Default 300 s (RFC 5321 §4.5.3.2.7).
     public var commandTimeout: Duration = .seconds(300)
+    /// Longest a session may last, whatever it sends (a `NOOP` every minute included); then `421 4.4.2` and
+    /// close, once a message being stored is stored. Default 1800 s: a 25 MiB message needs about 15 KiB/s.
+    public var maxSessionDuration: Duration = .seconds(1800)
     /// Longest wait for write progress on a socket the client does not read. Default 300 s.
     public var writeTimeout: Duration = .seconds(300)
     /// Most open sessions; one more is answered `421 4.3.2` and closed. Default 128: each session

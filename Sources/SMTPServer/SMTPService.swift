@@ -46,6 +46,8 @@ public struct SMTPService: StreamService {
             case .deliver(let envelope, let data):
                 do {
                     outcome = .delivered(queueID: try await sink.deliver(envelope, data: data))
+                } catch let refusal as SMTPDeliveryRefusal {
+                    outcome = .refused(refusal)
                 } catch {
                     logger.debug(
                         "smtp delivery failed",

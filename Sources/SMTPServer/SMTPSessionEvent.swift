@@ -15,6 +15,8 @@ public enum SMTPSessionEvent: Sendable, Equatable {
 public enum SMTPMessageRefusal: Sendable, Equatable {
     /// Larger than `maxMessageBytes` (`552`).
     case tooLarge
-    /// The sink could not store it (`451`).
+    /// The sink could not store it for now (`451`).
     case notStored
+    /// The sink refused it for good (`552 5.2.2`, `554 5.6.0` or `550 5.1.1`).
+    case refused(SMTPDeliveryRefusal)
 }

@@ -27,8 +27,10 @@ extension SMTPSessionMachine {
             case verdict(SMTPRecipientVerdict)
             /// The message is durably stored under `queueID`.
             case delivered(queueID: String)
-            /// The message could not be stored: `451`, and the transaction is reset.
+            /// The message could not be stored for now: `451`, and the transaction is reset.
             case deliveryFailed
+            /// The message can never be stored: a permanent `5xx`, and the transaction is reset.
+            case refused(SMTPDeliveryRefusal)
         }
 
         /// What the sink answered.

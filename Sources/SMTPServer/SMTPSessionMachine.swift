@@ -69,6 +69,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     private(set) var writeBlocked = false
     /// The last read, write progress or completion, from which the timeouts run.
     private(set) var lastActivity: UInt64 = 0
+    /// When the session opened, from which `maxSessionDuration` runs.
+    private(set) var openedAt: UInt64 = 0
     /// What the loop was last told, so that only changes become actions.
     private var announcedRead = true
     private var announcedWrite = false
@@ -96,6 +98,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         switch event {
         case .opened:
             lastActivity = now
+            openedAt = now
             if refusing {
                 shared.observer?(.sessionRefused)
                 finish(with: .tooManyConnections)
@@ -184,8 +187,12 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
                 reply(.lineTooLong)
                 continue
             }
-            let textEnd = lineEnd > lineStart && input[lineEnd - 1] == UInt8(ascii: "\r") ? lineEnd - 1 : lineEnd
-            execute(SMTPCommand.parse(input[lineStart..<textEnd]), into: &actions)
+            // Only CRLF ends a command (RFC 5321 section 2.3.8), as only CRLF ends a line of message text.
+            guard lineEnd > lineStart && input[lineEnd - 1] == UInt8(ascii: "\r") else {
+                reply(.bareLineFeed)
+                continue
+            }
+            execute(SMTPCommand.parse(input[lineStart..<(lineEnd - 1)]), into: &actions)
         }
         if phase == .open {
             input.removeFirst(start)
@@ -279,6 +286,15 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             transaction = nil
             shared.observer?(.messageRefused(.notStored))
             reply(.notStored)
+        case (.delivery?, .refused(let refusal)):
+            pending = nil
+            transaction = nil
+            shared.observer?(.messageRefused(.refused(refusal)))
+            switch refusal {
+            case .mailboxFull: reply(.mailboxFull)
+            case .unreadableContent: reply(.unreadableContent)
+            case .noSuchRecipient: reply(.unknownLocal)
+            }
         default:
             return close(into: &actions)  // an answer to nothing asked: the service is broken
         }
@@ -325,7 +341,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         case .closingAfterOutput: return lastActivity &+ shared.writeTimeout
         case .open:
             if writeBlocked { return lastActivity &+ shared.writeTimeout }
-            return pending == nil ? lastActivity &+ shared.commandTimeout : nil
+            return pending == nil ? min(lastActivity &+ shared.commandTimeout, sessionDeadline) : nil
         case .closed: return nil
         }
     }
@@ -334,8 +350,11 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         guard let deadline, now >= deadline else { return }
         if phase != .open || writeBlocked { return close(into: &actions) }
         lastActivity = now  // the write timeout of the last reply runs from here
-        finish(with: .timeout)
+        finish(with: now >= sessionDeadline ? .sessionTooLong : .timeout)
     }
+
+    /// When the session must end, however busy it keeps.
+    private var sessionDeadline: UInt64 { openedAt &+ shared.sessionLimit }
 
     private mutating func close(into actions: inout [ConnectionAction]) {
         phase = .closed

@@ -15,6 +15,7 @@ public final class SMTPSessionShared: Sendable {
     let ehloReply: [UInt8]
     let commandTimeout: UInt64
     let writeTimeout: UInt64
+    let sessionLimit: UInt64
     /// Told of stored and refused messages and recipients, on the loop; nil for nobody.
     let observer: (@Sendable (SMTPSessionEvent) -> Void)?
 
@@ -34,5 +35,6 @@ public final class SMTPSessionShared: Sendable {
                 + "250 ENHANCEDSTATUSCODES\r\n").utf8)
         commandTimeout = ConnectionTimeouts.nanoseconds(configuration.commandTimeout)
         writeTimeout = ConnectionTimeouts.nanoseconds(configuration.writeTimeout)
+        sessionLimit = ConnectionTimeouts.nanoseconds(configuration.maxSessionDuration)
     }
 }

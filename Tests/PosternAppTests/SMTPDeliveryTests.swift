@@ -106,4 +106,34 @@ struct SMTPDeliveryTests {
         }
         #expect(stored == 1)
     }
+
+    @Test("a full inbox is answered 552 5.2.2 and a message past a MIME limit 554 5.6.0, never 451")
+    func permanentRefusals() async throws {
+        let server = try await TestServer.start { $0.agentInboxQuota = 600 }
+        defer { Task { await server.stop() } }
+        let smtpPort = try #require(server.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
+        try await server.runtime.database.write { connection in
+            _ = try connection.run(
+                "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES ('a1', 'full-agent', ?, 1)",
+                [.blob(Array(repeating: 0, count: 32))])
+        }
+        let to = ["full-agent@agents.localhost"]
+        #expect(try Self.send(port: smtpPort, from: "", to: to, message: "Subject: small\r\n\r\nhello\r\n") == "{}")
+        let large = "Subject: large\r\n\r\n" + String(repeating: "x", count: 1000) + "\r\n"
+        let full = try Self.send(port: smtpPort, from: "", to: to, message: large)
+        #expect(full.hasPrefix("error (552, b'5.2.2 Mailbox full')"), "\(full)")
+
+        // Seventeen nested multiparts: one past the MIME parser's depth limit.
+        var nested = "text\r\n"
+        for level in 0..<17 {
+            nested = "Content-Type: multipart/mixed; boundary=b\(level)\r\n\r\n--b\(level)\r\n\(nested)\r\n--b\(level)--\r\n"
+        }
+        let unreadable = try Self.send(port: smtpPort, from: "", to: to, message: "Subject: deep\r\n" + nested)
+        #expect(unreadable.hasPrefix("error (554, b'5.6.0 Message content not accepted')"), "\(unreadable)")
+        let stored = try await server.runtime.database.read { connection in
+            try connection.query("SELECT COUNT(*) AS n FROM mail_messages WHERE address = 'full-agent@agents.localhost'")
+                .first?.int("n")
+        }
+        #expect(stored == 1)
+    }
 }

@@ -95,7 +95,7 @@ struct SMTPSessionMachineTests {
 
     @Test("the message is answered 250 only when the sink reports it stored; nothing is written before")
     func answeredAfterStored() {
-        var h = SessionHarness()
+        var h = SessionHarness { $0.maxSessionDuration = .seconds(7200) }  // the hour waited is the sink's
         h.send(.opened)
         h.receive("EHLO c\r\nMAIL FROM:<a@remote.test>\r\nRCPT TO:<alice@local.test>\r\n")
         h.complete(.verdict(.accept))
@@ -126,6 +126,20 @@ struct SMTPSessionMachineTests {
                 "503 5.5.1 Error: need MAIL command", "503 5.5.1 Error: need MAIL command",
             ])
         #expect(c.deliveries.count == 1)
+    }
+
+    @Test(
+        "what the sink refuses for good is answered 5xx, never 451, and resets the transaction",
+        arguments: [
+            ("full", "552 5.2.2 Mailbox full", SMTPDeliveryRefusal.mailboxFull),
+            ("bad", "554 5.6.0 Message content not accepted", .unreadableContent),
+            ("gone", "550 5.1.1 Mailbox unavailable: no such user here", .noSuchRecipient),
+        ])
+    func permanentRefusal(sender: String, reply: String, refusal: SMTPDeliveryRefusal) {
+        let c = Conversation.both(
+            "EHLO c\r\nMAIL FROM:<\(sender)@remote.test>\r\nRCPT TO:<alice@local.test>\r\nDATA\r\nx\r\n.\r\nDATA\r\n")
+        #expect(c.lines.suffix(3) == ["354 End data with <CR><LF>.<CR><LF>", reply, "503 5.5.1 Error: need MAIL command"])
+        #expect(c.events.contains(.messageRefused(.refused(refusal))))
     }
 
     @Test("SIZE over the limit at MAIL is refused 552; BODY=7BIT and a SIZE within it are taken")
@@ -261,6 +275,38 @@ struct SMTPSessionMachineTests {
         #expect(actions == ["shutdownWrite", "interest(read: true, write: false)", "timer(+2s)"])
         #expect(h.receive("OP\r\n").isEmpty)  // drained, never parsed
         #expect(h.send(.readEOF) == ["close"])
+    }
+
+    @Test("NOOPs do not extend the session past maxSessionDuration: 421 4.4.2, then closing as after a timeout")
+    func sessionTimeLimit() {
+        var h = SessionHarness {
+            $0.commandTimeout = .seconds(300)
+            $0.maxSessionDuration = .seconds(600)
+        }
+        #expect(h.send(.opened) == ["write", "timer(+300s)"])
+        _ = h.writeAll()
+        for _ in 0..<2 {
+            h.advance(seconds: 200)
+            h.receive("NOOP\r\n")
+            #expect(h.writeAll().written == "250 2.0.0 Ok\r\n")
+        }
+        #expect(h.machine.hasUnsentOutput == false)
+        h.advance(seconds: 199)
+        #expect(h.send(.timerFired).isEmpty)
+        h.advance(seconds: 1)
+        #expect(h.send(.timerFired) == ["write", "interest(read: false, write: false)", "timer(+300s)"])
+        let (written, actions) = h.writeAll()
+        #expect(written == "421 4.4.2 Error: session time limit exceeded\r\n")
+        #expect(actions == ["shutdownWrite", "interest(read: true, write: false)", "timer(+2s)"])
+    }
+
+    @Test("a command ended by a bare LF is refused 500 5.5.2 and not executed; CRLF commands go on")
+    func bareLineFeed() {
+        let c = Conversation.both("EHLO c\nMAIL FROM:<a@b.test>\r\nEHLO c\r\nQUIT\n")
+        #expect(c.lines[1] == "500 5.5.2 Error: bare <LF> received")
+        #expect(c.lines[2] == "503 5.5.1 Error: send HELO/EHLO first", "the bare-LF EHLO did not greet")
+        #expect(c.lines.last == "500 5.5.2 Error: bare <LF> received")
+        #expect(!c.ended, "the bare-LF QUIT did not end the session")
     }
 
     @Test("QUIT: 221, then the sending side is shut; the client's close closes")

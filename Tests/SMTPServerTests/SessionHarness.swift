@@ -125,8 +125,8 @@ struct Conversation: Equatable {
     }
 
     /// Runs `input` through a fresh machine in chunks of `chunk` bytes (0: all at once), completing
-    /// each job at once: verdicts by `verdict(_:)`, deliveries as `Q<n>`, or failed when the sender
-    /// is `fail@remote.test`.
+    /// each job at once: verdicts by `verdict(_:)`, deliveries as `Q<n>`, failed for now when the sender
+    /// is `fail@remote.test`, refused for good when it is `full@`, `bad@` or `gone@remote.test`.
     static func run(
         _ input: [UInt8], chunk: Int, _ configure: (inout SMTPServerConfiguration) -> Void = { _ in }
     ) -> Conversation {
@@ -146,8 +146,13 @@ struct Conversation: Equatable {
                     result.deliveries.append(envelope)
                     result.messages.append(data)
                     outcome =
-                        envelope.mailFrom == "fail@remote.test"
-                        ? .deliveryFailed : .delivered(queueID: "Q\(result.deliveries.count)")
+                        switch envelope.mailFrom {
+                        case "fail@remote.test": .deliveryFailed
+                        case "full@remote.test": .refused(.mailboxFull)
+                        case "bad@remote.test": .refused(.unreadableContent)
+                        case "gone@remote.test": .refused(.noSuchRecipient)
+                        default: .delivered(queueID: "Q\(result.deliveries.count)")
+                        }
                 }
                 let after = h.complete(outcome)
                 if after.contains("close") { result.ended = true }
