@@ -39,7 +39,7 @@ cluster-stop:
 ## Then the storage, surface and end-to-end suites again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: harnesses and
 ## test servers, through POSTERN_DATABASE_URL, take a new database on a server the tests start on loopback with
 ## scripts/pg-temp, and remove).
-## Then the cluster tests (scripts/cluster-tests, about 40 s): two instances of the debug build on one PostgreSQL behind
+## Then the cluster tests (Tests/Cluster/cluster_tests.py, about 40 s): two instances of the debug build on one PostgreSQL behind
 ## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
 ## restarts, kill -9 and a PostgreSQL restart mid-load.
 ## Last, schemathesis on every documented operation (scripts/schemathesis, about a minute).
@@ -49,7 +49,7 @@ test:
 	$(SWIFT) test --no-parallel
 	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --skip-build --no-parallel --filter '$(STORAGE_SUITES)'
 	scripts/client-tests
-	POSTERN_BIN=.build/debug/postern scripts/cluster-tests
+	POSTERN_BIN=.build/debug/postern Tests/Cluster/cluster_tests.py
 	scripts/schemathesis
 
 ## Only the storage, surface and end-to-end suites on PostgreSQL.
@@ -64,7 +64,7 @@ schemathesis: build
 
 ## Only the cluster tests, against the current debug build (CLUSTER_TESTS_ONLY=name,... for some).
 cluster-tests: build
-	POSTERN_BIN=.build/debug/postern scripts/cluster-tests
+	POSTERN_BIN=.build/debug/postern Tests/Cluster/cluster_tests.py
 
 ## Only the client tests, against the current debug build.
 client-tests:

@@ -3,8 +3,8 @@
 (PostgreSQL, two `postern serve` on one database, HAProxy in front), the tests below, and `scripts/cluster stop`
 whatever happens. One line per test (PASS or FAIL, seconds, what it measured); exits 1 when any test fails.
 
-    scripts/cluster-tests                       # POSTERN_BIN (default .build/release/postern) must exist
-    CLUSTER_TESTS_ONLY=rotation,race scripts/cluster-tests   # only the tests whose names contain one of these
+    Tests/Cluster/cluster_tests.py              # POSTERN_BIN (default .build/release/postern) must exist
+    CLUSTER_TESTS_ONLY=rotation,race Tests/Cluster/cluster_tests.py   # only the tests whose names contain one of these
 
 The cluster under test runs with difficulty 0 on both proofs of work (the tests still solve every challenge, each in
 one hash), dynamic agent difficulty off, rate limits off (the rate-limit test starts a pair of instances of its own
@@ -30,14 +30,14 @@ import threading
 import time
 import traceback
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-CLUSTER = os.path.join(HERE, "cluster")
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPTS = os.path.join(REPO, "scripts")
+CLUSTER = os.path.join(SCRIPTS, "cluster")
 ARTIFACTS = os.path.join(REPO, "artifacts", "cluster-tests")
 
 
 def load(name, path):
-    """A script of this directory as a module: its helpers are used here rather than written again."""
+    """A script of scripts/ as a module: its helpers are used here rather than written again."""
     loader = importlib.machinery.SourceFileLoader(name, path)
     module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
     loader.exec_module(module)
@@ -45,7 +45,7 @@ def load(name, path):
 
 
 cluster_script = load("cluster_script", CLUSTER)  # its Cluster reads cluster.env, instances.env, HAProxy's stats
-bench_lib = load("bench_lib", os.path.join(HERE, "bench-lib.py"))  # proofs of work, the hash origin
+bench_lib = load("bench_lib", os.path.join(SCRIPTS, "bench-lib.py"))  # proofs of work, the hash origin
 MAILBOX_DOMAIN = "mail.localhost"
 CLUSTER_SETTINGS = {
     "POSTERN_AGENT_POW_DIFFICULTY": "0",
@@ -865,7 +865,7 @@ def test_postgres_restart(cluster, workdir):
                     return None
             return f"{path}: {r}"
         def pg_temp(command):
-            subprocess.run([os.path.join(HERE, "pg-temp"), command, cluster.env["PG_DIR"]], check=True,
+            subprocess.run([os.path.join(SCRIPTS, "pg-temp"), command, cluster.env["PG_DIR"]], check=True,
                            capture_output=True, timeout=120)
         with Load(lb, requests, judge) as load:
             time.sleep(0.7)
