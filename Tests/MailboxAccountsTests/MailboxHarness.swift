@@ -49,7 +49,8 @@ final class MailboxHarness: Sendable {
     /// Creates a harness; `trustedProxies` are the CIDRs whose `X-Forwarded-For` the contexts believe.
     init(
         pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [],
-        configure: (inout MailboxConfiguration) -> Void = { _ in }
+        configure: (inout MailboxConfiguration) -> Void = { _ in },
+        pauseBetweenLooks: @escaping @Sendable () async -> Void = { try? await Task.sleep(for: .milliseconds(100)) }
     ) throws {
         self.trustedProxies = ClientAddressResolver(trustedProxies: trustedProxies)
         test = try StorageBackend.current.makeDatabase(logger: Logger(label: "mailbox-tests"))
@@ -68,7 +69,7 @@ final class MailboxHarness: Sendable {
         service = try MailboxService(
             configuration: configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
             pool: pool, clock: { clock.seconds }, monotonicClock: clock.monotonic, metricsFactory: metrics,
-            onUnexpectedError: unexpected.reporter)
+            pauseBetweenLooks: pauseBetweenLooks, onUnexpectedError: unexpected.reporter)
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router

@@ -1,6 +1,7 @@
 import MIME
 import JWT
 import MailStore
+import Synchronization
 import Testing
 
 @testable import MailboxAccounts
@@ -95,17 +96,30 @@ struct MailboxMessageEndpointTests {
 struct MailboxWaitTests {
     @Test("a waiting request answers with mail delivered while it waits, at once with mail already there, 204 without")
     func wait() async throws {
-        let harness = try MailboxHarness()
+        let pauses = Mutex(0)
+        let harness = try MailboxHarness(pauseBetweenLooks: {
+            pauses.withLock { $0 += 1 }
+            try? await Task.sleep(for: .milliseconds(100))
+        })
         let account = try await harness.createAccount("waiter@mail.localhost")
         let started = ContinuousClock.now
         let nothing = await harness.send(.GET, "/api/accounts/\(account.id)/messages/wait?timeout=1", bearer: account.token)
         #expect(nothing.status == 204)
         #expect(ContinuousClock.now - started >= .seconds(1))
 
-        async let waited = harness.send(.GET, "/api/accounts/\(account.id)/messages/wait?timeout=10", bearer: account.token)
-        try await Task.sleep(for: .milliseconds(300))
+        // Delivered only once the waiter has looked, found nothing and paused: the answer must come from a later
+        // look, so an endpoint that did not wait (or looked only once) fails here.
+        let pausesBefore = pauses.withLock { $0 }
+        let waited = Task {
+            await harness.send(.GET, "/api/accounts/\(account.id)/messages/wait?timeout=10", bearer: account.token)
+        }
+        let waiting = ContinuousClock.now + .seconds(10)
+        while pauses.withLock({ $0 }) == pausesBefore && ContinuousClock.now < waiting {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(pauses.withLock { $0 } > pausesBefore, "the waiter never paused: it was not waiting")
         let id = try await MailboxMessageEndpointTests.deliver(harness, to: "waiter@mail.localhost", subject: "code")
-        let arrived = await waited
+        let arrived = await waited.value
         #expect(arrived.status == 200 && arrived["id"]?.stringValue == id)
         let again = await harness.send(.GET, "/api/accounts/\(account.id)/messages/wait?timeout=0", bearer: account.token)
         #expect(again.status == 200 && again["subject"]?.stringValue == "code")
