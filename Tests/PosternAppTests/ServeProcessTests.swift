@@ -112,8 +112,11 @@ struct ServeProcessTests {
             #expect(try await client.request("GET", "/readyz").status == 200)
             let sent = Date()
             kill(child.process.processIdentifier, SIGTERM)
-            try await Task.sleep(for: .milliseconds(300))
-            let draining = try await client.request("GET", "/readyz")
+            var draining = try await client.request("GET", "/readyz")
+            while draining.status == 200 && Date().timeIntervalSince(sent) < 1.5 {
+                try await Task.sleep(for: .milliseconds(20))
+                draining = try await client.request("GET", "/readyz")
+            }
             #expect(draining.status == 503)
             #expect(draining.text == #"{"status":"draining"}"#)
             #expect(try await client.request("GET", "/healthz").status == 200)

@@ -15,6 +15,10 @@ final class MemorySink: SMTPMailSink {
 
     let slowDelay: Duration
     private let stored = Mutex<[Stored]>([])
+    private let begun = Mutex(0)
+
+    /// Deliveries begun, stored or not.
+    var deliveriesBegun: Int { begun.withLock { $0 } }
 
     init(slowDelay: Duration = .milliseconds(500)) {
         self.slowDelay = slowDelay
@@ -30,6 +34,7 @@ final class MemorySink: SMTPMailSink {
     }
 
     func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
+        begun.withLock { $0 += 1 }
         if envelope.mailFrom == "fail@remote.test" { throw StoreFailure() }
         if envelope.mailFrom == "slow@remote.test" { try await Task.sleep(for: slowDelay) }
         return stored.withLock {

@@ -172,7 +172,10 @@ struct SMTPServerLoopbackTests {
         #expect(
             busy.readLines(4) == ["250 mx.test", "250 2.1.0 Ok", "250 2.1.5 Ok", "354 End data with <CR><LF>.<CR><LF>"])
         busy.send("Subject: slow\r\n\r\nx\r\n.\r\n")
-        try await Task.sleep(for: .milliseconds(100))
+        // Shut down while the sink stores the message (it takes 400 ms).
+        let storing = ContinuousClock.now + .seconds(10)
+        while sink.deliveriesBegun == 0 && ContinuousClock.now < storing { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(sink.deliveriesBegun == 1)
         await server.shutdown()
         #expect(idle.readLine() == "421 4.3.2 Service shutting down")
         #expect(busy.readLines(2) == ["250 2.0.0 OK queued as M1", "421 4.3.2 Service shutting down"])

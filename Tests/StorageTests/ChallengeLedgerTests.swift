@@ -106,8 +106,15 @@ struct ChallengeLedgerTests {
             #expect(try await ledger.consume(id: "used", surface: "agent", expiresAt: 1_210))
             // The wall clock runs ten minutes ahead for a while: purges run past the challenge's expiry.
             clock.withLock { $0 = 1_000 + 600 }
-            let schedule = ledger.startPurging(every: .milliseconds(10), now: { clock.withLock { $0 } })
-            try await Task.sleep(for: .milliseconds(200))
+            let purges = Mutex(0)
+            let schedule = ledger.startPurging(every: .milliseconds(10)) {
+                purges.withLock { $0 += 1 }
+                return clock.withLock { $0 }
+            }
+            // Two purges began with the clock ahead, so at least one has finished.
+            let ahead = Date().addingTimeInterval(5)
+            while purges.withLock({ $0 }) < 2 && Date() < ahead { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(purges.withLock { $0 } >= 2)
             // Set back to the true time: the challenge verifies again by its exp, and its use is still on record.
             clock.withLock { $0 = 1_010 }
             #expect(try await ledger.consume(id: "used", surface: "agent", expiresAt: 1_210) == false)
