@@ -78,8 +78,8 @@ struct MIMEHeaderParser {
 }
 
 extension String {
-    /// Without leading and trailing spaces and tabs.
-    func trimmingSpaces() -> String {
+    /// Without leading and trailing spaces and tabs (RFC 5322's WSP), as header values and form fields are read.
+    public func trimmingSpaces() -> String {
         var scalars = Substring(self)
         while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
         while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }

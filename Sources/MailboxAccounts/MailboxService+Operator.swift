@@ -1,3 +1,4 @@
+import MIME
 import Storage
 
 /// Why `createProUser` refused.
