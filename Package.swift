@@ -54,10 +54,12 @@ let package = Package(
         .target(name: "ComputePool"),
         // Crypto primitives over OpenSSL, libscrypt and libargon2.
         .target(name: "AuthCrypto", dependencies: ["COpenSSL", "COpenSSLInit", "CScrypt", "CArgon2"]),
+        // JSONValue: an order-keeping JSON value with a strict, bounded parser and a serializer (JOSE, JMAP).
+        .target(name: "JSON"),
         // Compact JWS (HS256/RS256), key sets by kid, JWKS.
-        .target(name: "JWT", dependencies: ["AuthCrypto"]),
+        .target(name: "JWT", dependencies: ["JSON", "AuthCrypto"]),
         // Signing keys: in the data directory, or sealed in the shared database; generated, rotated, retired.
-        .target(name: "SigningKeys", dependencies: ["JWT", "AuthCrypto", "Storage"]),
+        .target(name: "SigningKeys", dependencies: ["JWT", "JSON", "AuthCrypto", "Storage"]),
         // SQLite wrapper, migrator, challenge ledger.
         .target(name: "Storage", dependencies: [
             "CSQLite",
@@ -86,7 +88,7 @@ let package = Package(
         .target(name: "MailDelivery", dependencies: ["MIME", "MailStore", "SMTPServer"]),
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, opened by the agent surface's capability JWT.
-        .target(name: "JMAP", dependencies: ["HTTP1", "ServerKit", "ClientAddress", "JWT", "MIME", "MailStore", "MailDelivery"]),
+        .target(name: "JMAP", dependencies: ["HTTP1", "ServerKit", "ClientAddress", "JWT", "JSON", "MIME", "MailStore", "MailDelivery"]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
             "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool",
@@ -96,19 +98,19 @@ let package = Package(
         .target(name: "AgentClient", dependencies: ["AgentAuth", "AuthCrypto", "Fetch"]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
-            "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME",
+            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
         .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool"]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
-            "HTTP1", "ServerKit", "JWT", "AuthCrypto", "Storage", "ComputePool", "Fetch",
+            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
-            "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
+            "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "JMAP",
@@ -145,8 +147,9 @@ let package = Package(
         ]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
-        .testTarget(name: "SigningKeysTests", dependencies: ["SigningKeys", "JWT", "AuthCrypto", "Storage", "PosternTestSupport"]),
-        .testTarget(name: "JWTTests", dependencies: ["JWT", "AuthCrypto"]),
+        .testTarget(name: "SigningKeysTests", dependencies: ["SigningKeys", "JWT", "JSON", "AuthCrypto", "Storage", "PosternTestSupport"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "MailStoreTests", dependencies: [
             "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport",
@@ -165,7 +168,7 @@ let package = Package(
             "ServerKit", "HTTP1", "ClientAddress", "PosternTestSupport",
         ]),
         .testTarget(name: "AgentAuthTests", dependencies: [
-            "AgentAuth", "AgentClient", "ServerKit", "HTTP1", "JWT", "AuthCrypto", "Storage",
+            "AgentAuth", "AgentClient", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
             "EmbeddedResources", "ComputePool",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
@@ -173,7 +176,7 @@ let package = Package(
         ]),
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
-            "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
+            "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool", "MailStore", "MIME",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
@@ -181,14 +184,14 @@ let package = Package(
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
-            "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "AuthCrypto", "Storage", "EmbeddedResources",
+            "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
-            "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT",
+            "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),

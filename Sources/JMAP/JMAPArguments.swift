@@ -1,5 +1,5 @@
 import Foundation
-import JWT
+import JSON
 
 /// A method's arguments with typed accessors that answer `invalidArguments` on a wrong type.
 struct JMAPArguments: Sendable {

@@ -1,5 +1,5 @@
 import ClientAddress
-import JWT
+import JSON
 
 /// What one API request carries from call to call: the account, the creation ids (RFC 8620 section 5.3) and the
 /// responses so far (for result references).

@@ -1,5 +1,5 @@
 import HTTP1
-import JWT
+import JSON
 import ServerKit
 
 /// A per-object error of a `/set` method (RFC 8620 section 5.3).

@@ -1,4 +1,4 @@
-import JWT
+import JSON
 
 /// The method responses of one API request so far (RFC 8620 section 3.4), held to a byte budget: what result
 /// references resolve to is measured before a method reads it, and an answer is kept only when it fits in what is

@@ -1,6 +1,6 @@
 import ClientAddress
 import HTTP1
-import JWT
+import JSON
 import ServerKit
 
 extension JMAPService {

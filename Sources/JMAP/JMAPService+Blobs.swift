@@ -1,6 +1,6 @@
 import Foundation
 import HTTP1
-import JWT
+import JSON
 import ClientAddress
 import MailStore
 

@@ -1,4 +1,4 @@
-import JWT
+import JSON
 import MIME
 import MailStore
 import ServerKit

@@ -1,4 +1,4 @@
-import JWT
+import JSON
 import MailStore
 
 extension JMAPService {

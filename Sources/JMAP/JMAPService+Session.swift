@@ -1,5 +1,5 @@
 import HTTP1
-import JWT
+import JSON
 import MailStore
 
 extension JMAPService {

@@ -1,5 +1,6 @@
 import ClientAddress
 import HTTP1
+import JSON
 import JWT
 import MailDelivery
 import MailStore

@@ -1,4 +1,4 @@
-import JWT
+import JSON
 
 /// The answer of a `/set` method (RFC 8620 section 5.3) as it is gathered, object by object.
 struct SetResponse {

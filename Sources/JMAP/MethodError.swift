@@ -1,4 +1,4 @@
-import JWT
+import JSON
 
 /// A method-level error (RFC 8620 section 3.6.2), answered as `["error", {"type", "description"}, callId]`.
 struct MethodError: Error, Sendable, Equatable {

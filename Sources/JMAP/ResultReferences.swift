@@ -1,5 +1,5 @@
 import Foundation
-import JWT
+import JSON
 
 /// Result references (RFC 8620 section 3.7): `"#name": {"resultOf", "name", "path"}` becomes `"name"` with the
 /// value the JSON pointer selects from an earlier response. Resolved at the top level of the arguments, as the

@@ -1,4 +1,5 @@
 import AuthCrypto
+import JSON
 
 /// JSON Web Key helpers (RFC 7517, RFC 7638).
 public enum JWK {

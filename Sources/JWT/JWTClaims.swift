@@ -1,4 +1,5 @@
 import AuthCrypto
+import JSON
 
 /// The claims of a token: an ordered JSON object, serialized in the order the members were added.
 public struct JWTClaims: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import AuthCrypto
+import JSON
 import Synchronization
 
 /// Keys by `kid`: signs with the active key of an algorithm, verifies with the key a token names,

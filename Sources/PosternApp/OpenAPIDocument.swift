@@ -1,5 +1,6 @@
 import EmbeddedResources
 import Foundation
+import JSON
 import JWT
 
 /// The OpenAPI 3.1 document served at `/openapi.json`: the embedded `openapi.json` with its `servers`

@@ -1,3 +1,4 @@
+import JSON
 import JWT
 
 /// Escaping and formatting for server-rendered HTML.

@@ -2,6 +2,7 @@ import AuthCrypto
 import ComputePool
 import Foundation
 import HTTP1
+import JSON
 import JWT
 import ServerKit
 

@@ -3,6 +3,7 @@ import ComputePool
 import Fetch
 import Foundation
 import HTTP1
+import JSON
 import JWT
 import Metrics
 import ServerKit

@@ -1,5 +1,6 @@
 import AuthCrypto
 import HTTP1
+import JSON
 import JWT
 import Testing
 

@@ -1,7 +1,7 @@
 // libFuzzer entry for JMAP's method-call processing: the request object's calls answered in order, their result
 // references (RFC 8620 section 3.7) resolved against the answers so far, and the response budget
 // (JMAPResponses). Built by scripts/fuzz with JMAPResponses.swift, ResultReferences.swift and MethodError.swift as
-// one module over JWT's JSONValue; not part of the SwiftPM package.
+// one module over JSON's JSONValue; not part of the SwiftPM package.
 //
 // The methods are stand-ins that answer with what they are given, so that references can grow answers as fast as
 // a request can make them: `Core/echo` (its arguments), `Test/twice` (its arguments twice) and `Test/fill` (a string
@@ -10,7 +10,7 @@
 // 2. The answers kept are never more than the budget, serialized; the budget left is exactly the budget less them.
 // 3. Resolved arguments that a method is given fit in what is left of the budget.
 
-import JWT
+import JSON
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import AuthCrypto
+import JSON
 import JWT
 import Testing
 

@@ -4,6 +4,7 @@ import ComputePool
 import EmbeddedResources
 import Foundation
 import HTTP1
+import JSON
 import JWT
 import Logging
 import MetricsTestKit

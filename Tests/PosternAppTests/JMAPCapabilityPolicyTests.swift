@@ -1,6 +1,7 @@
 import AgentAuth
 import AuthCrypto
 import Foundation
+import JSON
 import JWT
 import Testing
 

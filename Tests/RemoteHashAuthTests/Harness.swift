@@ -4,6 +4,7 @@ import EmbeddedResources
 import Fetch
 import Foundation
 import HTTP1
+import JSON
 import JWT
 import Logging
 import Metrics

@@ -1,6 +1,7 @@
 import AuthCrypto
 import Foundation
 import HTTP1
+import JSON
 import JWT
 import PosternTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import JSON
 import JWT
 import Testing
 

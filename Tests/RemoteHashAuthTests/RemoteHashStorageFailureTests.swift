@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 import PosternTestSupport
 import JWT
 import Testing

@@ -1,6 +1,7 @@
 import AuthCrypto
 import Dispatch
 import Foundation
+import JSON
 import JWT
 import PosternTestSupport
 import Storage

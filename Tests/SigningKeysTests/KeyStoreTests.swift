@@ -1,5 +1,6 @@
 import AuthCrypto
 import Foundation
+import JSON
 import JWT
 import SigningKeys
 import Testing

@@ -1,4 +1,5 @@
 import AuthCrypto
+import JSON
 import JWT
 
 /// The fixed clock and issuer of the key-store tests.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import JWT
+@testable import JSON
 
 @Suite("JSON strings: the eight-bytes-at-a-time escape scan")
 struct JSONEscapeScanTests {
