@@ -89,13 +89,16 @@ let package = Package(
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, opened by the agent surface's capability JWT.
         .target(name: "JMAP", dependencies: ["HTTP1", "ServerKit", "ClientAddress", "JWT", "JSON", "MIME", "MailStore", "MailDelivery"]),
+        // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
+        // that checks them and the agent client that solves them.
+        .target(name: "AgentPoW", dependencies: ["AuthCrypto"]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
-            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool",
+            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "AgentPoW",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The agent side of surface 1 (`postern agent signup|login|revoke`): proof-of-work solver and HTTP client.
-        .target(name: "AgentClient", dependencies: ["AgentAuth", "AuthCrypto", "Fetch"]),
+        .target(name: "AgentClient", dependencies: ["AgentPoW", "AuthCrypto", "Fetch"]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME",
@@ -174,7 +177,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentAuth", "AuthCrypto"]),
+        .testTarget(name: "AgentPoWTests", dependencies: ["AgentPoW"]),
+        .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentPoW", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool", "MailStore", "MIME",

@@ -1,10 +1,13 @@
+import AgentPoW
+
 /// Settings of the agent signup surface (CONTRACT.md section 1), read once at start.
 ///
 /// Every property states its default; the defaults match the hosted Atomic Mail service where the
 /// contract says so.
+
 public struct AgentAuthConfiguration: Sendable {
-    /// The hosted service's salt text, used when the operator sets none.
-    public static let defaultPoWSalt = "0b980734412c292d6549110276b604ab1dea4883bd460d77d1b984adf8bca083"
+    /// The hosted service's salt text, used when the operator sets none (``AgentProofOfWork/defaultSalt``).
+    public static let defaultPoWSalt = AgentProofOfWork.defaultSalt
 
     /// Base URL of this instance, without a trailing slash, used in `docs_url` and `/llms.txt`.
     /// Default `http://localhost:8080`.

@@ -1,3 +1,4 @@
+import AgentPoW
 import AuthCrypto
 import ComputePool
 import Foundation

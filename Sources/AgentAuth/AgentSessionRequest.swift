@@ -1,3 +1,4 @@
+import AgentPoW
 import ServerKit
 
 /// The body of `POST /api/v1/session`, checked for shape (CONTRACT.md 1.3 step 2).

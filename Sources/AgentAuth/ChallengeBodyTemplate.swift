@@ -1,3 +1,4 @@
+import AgentPoW
 import HTTP1
 
 /// The body of `POST /api/v1/challenge`, with everything but the id, difficulty and expiry written once:

@@ -1,9 +1,12 @@
+import AgentPoW
+
 /// How hard a challenge is, given how many challenges its client address asked for recently
 /// (CONTRACT.md 1.2).
 ///
 /// Up to ``freeChallenges`` challenges in the window get the base difficulty; beyond that, one bit
 /// is added for each doubling: 11–20 challenges +1, 21–40 +2, 41–80 +3, and so on, capped at the
 /// maximum. The window is ``windowSeconds`` long.
+
 public struct DifficultyPolicy: Sendable, Equatable {
     /// Challenges per address and window that cost nothing extra.
     public static let freeChallenges = 10

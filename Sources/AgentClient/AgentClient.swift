@@ -1,4 +1,4 @@
-import AgentAuth
+import AgentPoW
 import AuthCrypto
 import Fetch
 import Foundation
@@ -82,7 +82,7 @@ public struct AgentClient: Sendable {
     /// - Throws: `FetchError` when the client cannot be set up.
     public init(
         solver: AgentPoWSolver = AgentPoWSolver(), timeout: Duration = .seconds(30),
-        salt: String = AgentAuthConfiguration.defaultPoWSalt
+        salt: String = AgentProofOfWork.defaultSalt
     ) throws {
         self.solver = solver
         self.salt = salt

@@ -1,4 +1,4 @@
-import AgentAuth
+import AgentPoW
 import Dispatch
 import Foundation
 import Synchronization

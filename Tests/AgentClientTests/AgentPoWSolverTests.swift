@@ -1,4 +1,5 @@
 import AgentAuth
+import AgentPoW
 import Testing
 
 @testable import AgentClient

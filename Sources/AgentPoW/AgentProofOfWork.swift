@@ -4,6 +4,9 @@
 /// N: 16384, r: 8, p: 1, dkLen: 64)`; it is valid when its first `difficulty` bits, most significant
 /// first, are zero.
 public enum AgentProofOfWork {
+    /// The hosted service's salt text, used when the operator sets none.
+    public static let defaultSalt = "0b980734412c292d6549110276b604ab1dea4883bd460d77d1b984adf8bca083"
+
     /// scrypt cost parameter N.
     public static let n: UInt64 = 16_384
     /// scrypt block size r.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import AgentAuth
+import AgentPoW
 
 @Suite("Proof-of-work rules")
 struct AgentProofOfWorkRulesTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import AgentAuth
+import AgentPoW
 
 @Suite("Agent proof-of-work vectors (CONTRACT.md 1.2)")
 struct AgentPoWVectorTests {
@@ -14,7 +14,7 @@ struct AgentPoWVectorTests {
     func digests() throws {
         for vector in Self.vectors {
             let digest = try AgentProofOfWork.digest(
-                challenge: vector.challenge, nonce: String(vector.nonce), salt: AgentAuthConfiguration.defaultPoWSalt)
+                challenge: vector.challenge, nonce: String(vector.nonce), salt: AgentProofOfWork.defaultSalt)
             #expect(digest.count == 64)
             #expect(AgentProofOfWork.hex(digest).hasPrefix(vector.prefix), "\(vector.challenge)")
             #expect(AgentProofOfWork.meets(difficulty: vector.difficulty, digest))
