@@ -27,9 +27,12 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         case wrongPurpose
         /// `aud` is not the expected single string, or is present where none is expected.
         case wrongAudience
+        /// `scope` is not the expected single string, or is present where none is expected.
+        case wrongScope
         /// `exp - iat` is longer than the purpose's lifetime.
         case lifetimeTooLong
-        /// A required claim (`exp`, `iat`, `jti`, `iss`, `pur`) is missing or of the wrong type.
+        /// A required claim (`exp`, `iat`, `jti`, `iss`, `pur`, or one a typed claims type requires) is missing or
+        /// of the wrong type.
         case missingClaim
         /// The header has a `crit` member; no extensions are understood.
         case criticalHeader

@@ -182,7 +182,7 @@ public final class JWTKeySet: Sendable {
     /// signature; then the claims: `exp` (required) later than `now - leeway`, `nbf` and `iat` (required) not
     /// later than `now + leeway`, `exp - iat` at most the policy's lifetime, `jti` present, `iss` exactly the
     /// policy's issuer, `pur` exactly its purpose, `aud` a single string equal to its audience (absent when it
-    /// has none).
+    /// has none), `scope` likewise to its scope.
     /// - Parameters:
     ///   - policy: what the token must be.
     ///   - now: the current time in Unix seconds.
@@ -334,6 +334,11 @@ public final class JWTKeySet: Sendable {
         case (nil, nil): break
         case (.string(let aud)?, let expected?) where aud == expected: break
         default: throw JWTError(.wrongAudience, "aud is not this audience")
+        }
+        switch (claims["scope"], policy.scope) {
+        case (nil, nil): break
+        case (.string(let scope)?, let expected?) where scope == expected: break
+        default: throw JWTError(.wrongScope, "scope is not this scope")
         }
     }
 

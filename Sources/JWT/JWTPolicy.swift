@@ -1,5 +1,5 @@
 /// What a token must be to be accepted where it is verified: its purpose (and so its algorithm), issuer, longest
-/// lifetime and audience. ``JWTKeySet/verify(_:policy:now:leeway:)`` checks all of it; a call site states the
+/// lifetime, audience and scope. ``JWTKeySet/verify(_:policy:now:leeway:)`` checks all of it; a call site states the
 /// policy once, never as checks written after verification.
 public struct JWTPolicy: Sendable, Hashable {
     /// The required `pur`; its ``JWTPurpose/algorithm`` is the only algorithm (and key kind) accepted.
@@ -13,6 +13,8 @@ public struct JWTPolicy: Sendable, Hashable {
     /// The required `aud`: a single string equal to it (an array, even one holding it, is refused). Nil: the
     /// token must carry no `aud` (RFC 7519 4.1.3: a recipient that is not named in `aud` refuses the token).
     public var audience: String?
+    /// The required `scope`: a single string equal to it. Nil: the token must carry no `scope`.
+    public var scope: String?
 
     /// Creates a policy.
     /// - Parameters:
@@ -20,10 +22,14 @@ public struct JWTPolicy: Sendable, Hashable {
     ///   - issuer: the required `iss`.
     ///   - maximumLifetime: the longest `exp - iat`, in seconds (the purpose's TTL).
     ///   - audience: the required single-string `aud`, or nil for tokens minted without one.
-    public init(purpose: JWTPurpose, issuer: String, maximumLifetime: Int64, audience: String? = nil) {
+    ///   - scope: the required single-string `scope`, or nil for tokens minted without one.
+    public init(
+        purpose: JWTPurpose, issuer: String, maximumLifetime: Int64, audience: String? = nil, scope: String? = nil
+    ) {
         self.purpose = purpose
         self.issuer = issuer
         self.maximumLifetime = maximumLifetime
         self.audience = audience
+        self.scope = scope
     }
 }

@@ -19,8 +19,8 @@
 //    or JWT, a signature equal to the one the key set's key makes over the first two segments
 //    (HMAC recomputed with the one-shot HMAC, RS256 re-signed: PKCS#1 v1.5 is deterministic), and
 //    valid claims (exp, iat, nbf against now and the leeway; jti; iss; pur), under one of two policies
-//    the input picks: a session (HS256 keys only, exp - iat at most 3600 s, no aud) or a capability
-//    (RS256 keys only, exp - iat at most 120 s, aud exactly the string "api-service"). So no token
+//    the input picks: a session (HS256 keys only, exp - iat at most 3600 s, no aud, no scope) or a capability
+//    (RS256 keys only, exp - iat at most 120 s, aud exactly the string "api-service", scope exactly "jmap"). So no token
 //    verifies unless one of the set's keys of the purpose's algorithm signed it, and alg none / wrong
 //    alg / wrong kid / the other algorithm's key never verify.
 // 3. On success the returned claims are the payload object.
@@ -29,6 +29,7 @@
 
 import AuthCrypto
 import Foundation
+import JSON
 
 /// Like `precondition`, but prints the message in optimized builds too, then traps for libFuzzer.
 private func require(_ condition: Bool, _ message: @autoclosure () -> String) {
@@ -42,22 +43,25 @@ private let now: Int64 = 1_800_000_000
 private let issuer = "https://postern.test"
 
 /// The model's own table of the two policies (independent of JWTPurpose.algorithm): purpose, the only algorithm
-/// accepted, the longest exp - iat, and the audience (nil: no aud allowed).
+/// accepted, the longest exp - iat, the audience (nil: no aud allowed) and the scope (nil: no scope allowed).
 private struct ModelPolicy {
     let purpose: String
     let algorithm: JWTAlgorithm
     let lifetime: Int64
     let audience: String?
+    let scope: String?
 
     var policy: JWTPolicy {
         JWTPolicy(
-            purpose: JWTPurpose(rawValue: purpose)!, issuer: issuer, maximumLifetime: lifetime, audience: audience)
+            purpose: JWTPurpose(rawValue: purpose)!, issuer: issuer, maximumLifetime: lifetime, audience: audience,
+            scope: scope)
     }
 }
 
-private let sessionPolicy = ModelPolicy(purpose: "session", algorithm: .hs256, lifetime: 3600, audience: nil)
+private let sessionPolicy = ModelPolicy(
+    purpose: "session", algorithm: .hs256, lifetime: 3600, audience: nil, scope: nil)
 private let capabilityPolicy = ModelPolicy(
-    purpose: "capability", algorithm: .rs256, lifetime: 120, audience: "api-service")
+    purpose: "capability", algorithm: .rs256, lifetime: 120, audience: "api-service", scope: "jmap")
 
 private let secretA = [UInt8](repeating: 0x41, count: 32)
 private let secretB = Array(UInt8(0)..<UInt8(48))
@@ -204,8 +208,13 @@ private func claimsAreValid(_ claims: [(String, JSONValue)], _ policy: ModelPoli
     guard case .string(let iss)? = claim("iss"), iss.utf8.elementsEqual(issuer.utf8) else { return false }
     guard case .string(let pur)? = claim("pur"), pur.utf8.elementsEqual(policy.purpose.utf8) else { return false }
     switch (claim("aud"), policy.audience) {
+    case (nil, nil): break
+    case (.string(let aud)?, let expected?) where aud.utf8.elementsEqual(expected.utf8): break
+    default: return false
+    }
+    switch (claim("scope"), policy.scope) {
     case (nil, nil): return true
-    case (.string(let aud)?, let expected?): return aud.utf8.elementsEqual(expected.utf8)
+    case (.string(let scope)?, let expected?): return scope.utf8.elementsEqual(expected.utf8)
     default: return false
     }
 }
@@ -307,10 +316,11 @@ private func generateClaims(_ choices: inout Choices, _ policy: ModelPolicy) -> 
         members = [("iss", .string(issuer)), ("iat", .int(now - 10)), ("exp", .int(now + 100)), ("jti", "j"),
                    ("pur", .string(policy.purpose))]
         if let audience = policy.audience { members.append(("aud", .string(audience))) }
+        if let scope = policy.scope { members.append(("scope", .string(scope))) }
     }
     let purpose = policy.purpose
     for _ in 0..<(Int(choices.byte()) % 5) {
-        let name = choices.pick(["iss", "iat", "exp", "nbf", "jti", "pur", "sub", "ISS", "aud", choices.string()])
+        let name = choices.pick(["iss", "iat", "exp", "nbf", "jti", "pur", "sub", "ISS", "aud", "scope", choices.string()])
         let value: JSONValue
         switch name {
         case "iat", "exp", "nbf": value = timeValue(&choices)
@@ -321,6 +331,7 @@ private func generateClaims(_ choices: inout Choices, _ policy: ModelPolicy) -> 
             value = choices.pick([
                 "api-service", ["api-service"], ["api-service", "other"], "other", "api-service ", .array([]), .int(1),
             ])
+        case "scope": value = choices.pick(["jmap", "JMAP", "jmap ", ["jmap"], .int(1), .null])
         default: value = .string(choices.string())
         }
         switch choices.byte() % 3 {

@@ -108,4 +108,51 @@ struct JWTPolicyTests {
         }
         #expect(error?.code == .wrongAudience)
     }
+
+    @Test("a policy scope takes one equal string only; a token carrying scope is refused where the policy names none")
+    func scope() throws {
+        let set = try makeKeySet()
+        var expected = policy(.capability)
+        expected.scope = "jmap"
+        func token(_ scope: JSONValue?) throws -> String {
+            var claims = claims(purpose: .capability)
+            claims["scope"] = scope
+            return try set.sign(claims, for: .capability)
+        }
+        #expect(try set.verify(try token("jmap"), policy: expected, now: now)["scope"] == "jmap")
+        for scope: JSONValue? in [["jmap"], "JMAP", "jmap ", "mcp", 1, .null, nil] {
+            let error = #expect(throws: JWTError.self, "scope \(String(describing: scope))") {
+                try set.verify(try token(scope), policy: expected, now: now)
+            }
+            #expect(error?.code == .wrongScope, "scope \(String(describing: scope))")
+        }
+        let unscoped = #expect(throws: JWTError.self) {
+            try set.verify(try token("jmap"), policy: policy(.capability), now: now)
+        }
+        #expect(unscoped?.code == .wrongScope)
+    }
+
+    @Test("typed claims: read after the policy passed; a missing claim the type requires is refused")
+    func typedClaims() throws {
+        struct Named: JWTTypedClaims {
+            static let purpose = JWTPurpose.session
+            let name: String
+            init(verified claims: JWTClaims) throws(JWTError) {
+                guard let name = claims["name"]?.stringValue else { throw JWTError(.missingClaim, "name") }
+                self.name = name
+            }
+        }
+        let set = try makeKeySet()
+        var named = claims(purpose: .session)
+        named["name"] = "ada"
+        #expect(try set.verify(try set.sign(named, for: .session), as: Named.self, policy: policy(.session), now: now).name == "ada")
+        let missing = #expect(throws: JWTError.self) {
+            try set.verify(try set.sign(claims(purpose: .session), for: .session), as: Named.self, policy: policy(.session), now: now)
+        }
+        #expect(missing?.code == .missingClaim)
+        let expired = #expect(throws: JWTError.self) {
+            try set.verify(try set.sign(named, for: .session), as: Named.self, policy: policy(.session), now: now + 7200)
+        }
+        #expect(expired?.code == .expired)
+    }
 }
