@@ -82,26 +82,32 @@ let package = Package(
         // routes that receive it, rate-limit tables on one monotonic clock, the storage-failure table.
         // Pure MIME parsing: raw RFC 5322 bytes in, the fields, bodies and attachments the mail APIs read out.
         .target(name: "MIME"),
-        // The local mail store: every local address's messages (raw and parsed), which addresses are local.
+        // Who is local and who a request acts as: the directory port each surface implements for its own accounts,
+        // the agent inbox rule, the capability token's typed claims, the principal a mail API serves.
+        .target(name: "Directory", dependencies: ["JWT"]),
+        // The local mail store: every local address's messages (raw and parsed).
         .target(name: "MailStore", dependencies: ["Storage", "MIME"]),
-        // Delivery into the mail store: parses a message once and stores a copy per local recipient (SMTP's sink).
-        .target(name: "MailDelivery", dependencies: ["MIME", "MailStore", "SMTPServer"]),
+        // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
+        // a copy per local recipient.
+        .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore"]),
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
-        // JMAP (RFC 8620, 8621, 9404) over the mail store, opened by the agent surface's capability JWT.
-        .target(name: "JMAP", dependencies: ["HTTP1", "ServerKit", "ClientAddress", "JWT", "JSON", "MIME", "MailStore", "MailDelivery"]),
+        // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
+        .target(name: "JMAP", dependencies: [
+            "Directory", "MailStore", "MailDelivery", "JSON", "MIME", "HTTP1", "ServerKit", "ClientAddress",
+        ]),
         // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
         // that checks them and the agent client that solves them.
         .target(name: "AgentPoW", dependencies: ["AuthCrypto"]),
         // Surface 1: Atomic Mail compatible agent signup.
         .target(name: "AgentAuth", dependencies: [
-            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "AgentPoW",
+            "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "AgentPoW", "Directory",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The agent side of surface 1 (`postern agent signup|login|revoke`): proof-of-work solver and HTTP client.
         .target(name: "AgentClient", dependencies: ["AgentPoW", "AuthCrypto", "Fetch"]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
-            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME",
+            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
@@ -116,7 +122,7 @@ let package = Package(
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
-            "SMTPServer", "JMAP",
+            "SMTPServer", "JMAP", "Directory",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -154,6 +160,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
+        .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),
         .testTarget(name: "MailStoreTests", dependencies: [
             "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
@@ -171,7 +178,7 @@ let package = Package(
             "ServerKit", "HTTP1", "ClientAddress", "PosternTestSupport",
         ]),
         .testTarget(name: "AgentAuthTests", dependencies: [
-            "AgentAuth", "AgentClient", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
+            "AgentAuth", "AgentClient", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "Directory",
             "EmbeddedResources", "ComputePool",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
@@ -196,7 +203,7 @@ let package = Package(
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
-            "JMAP", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
+            "JMAP", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

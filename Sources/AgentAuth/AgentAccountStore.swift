@@ -47,6 +47,15 @@ public struct AgentAccountStore: Sendable {
         }
     }
 
+    /// Whether a live account is named `username`.
+    public func isLive(username: String) async throws -> Bool {
+        try await database.read { connection in
+            try !connection.query(
+                "SELECT 1 FROM agent_accounts WHERE username = ? AND revoked_at IS NULL", [.text(username)]
+            ).isEmpty
+        }
+    }
+
     /// The live account with id `id`, if any.
     public func liveAccount(id: String) async throws -> AgentAccount? {
         try await database.read { connection in try Self.liveAccount(id: id, connection) }

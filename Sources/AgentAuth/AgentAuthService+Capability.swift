@@ -1,4 +1,5 @@
 import ComputePool
+import Directory
 import HTTP1
 import JWT
 import ServerKit
@@ -19,13 +20,10 @@ extension AgentAuthService {
         do {
             capability = try await pool.run(.signing) { [self] () throws -> String? in
                 guard let account = try accounts.liveAccountBlocking(id: accountID) else { return nil }
-                var claims = JWTClaims(
-                    issuer: configuration.issuer, subject: account.id, purpose: .capability, issuedAt: now,
+                let claims = CapabilityClaims(accountID: account.id, inbox: inbox(of: account)).claims(
+                    issuer: configuration.issuer, audience: configuration.audience, issuedAt: now,
                     ttl: configuration.capabilityTTL, jti: Self.newTokenID())
-                claims["aud"] = .string(configuration.audience)
-                claims["inboxId"] = .string(inbox(of: account))
-                claims["scope"] = .string("jmap")
-                return try keys.sign(claims, for: .capability)
+                return try keys.sign(claims, for: CapabilityClaims.purpose)
             }
         } catch WorkerPoolError.overloaded {
             return failure(.overloaded)

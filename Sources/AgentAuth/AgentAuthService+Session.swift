@@ -1,6 +1,7 @@
 import AgentPoW
 import AuthCrypto
 import ComputePool
+import Directory
 import Foundation
 import HTTP1
 import JWT
@@ -138,9 +139,9 @@ extension AgentAuthService {
         return try? keys.sign(claims, for: .session)
     }
 
-    /// `<username>@<inbox domain>`.
+    /// `<username>@<inbox domain>` (``AgentInbox``).
     func inbox(of account: AgentAccount) -> String {
-        account.username + "@" + configuration.inboxDomain
+        AgentInbox.address(username: account.username, domain: configuration.inboxDomain)
     }
 
     /// Whether `id` has the shape of the ids this service mints: 32 lowercase hex characters.

@@ -1,4 +1,6 @@
-/// The account a capability token opens: the agent's id (the JMAP accountId) and its inbox address.
+import Directory
+
+/// The account a request's principal opens: its id (the JMAP accountId) and its mailbox's address.
 public struct JMAPAccount: Sendable, Equatable {
     public let id: String
     public let address: String
@@ -11,6 +13,11 @@ public struct JMAPAccount: Sendable, Equatable {
         self.address = address
         self.quota = quota
         self.name = String(address.split(separator: "@").first ?? "")
+    }
+
+    /// The account `principal` opens.
+    init(_ principal: Principal) {
+        self.init(id: principal.accountID, address: principal.mailbox.address, quota: principal.mailbox.quota)
     }
 }
 

@@ -2,13 +2,6 @@
 public struct JMAPConfiguration: Sendable {
     /// Base URL the session's `apiUrl`, `uploadUrl` and `downloadUrl` start with (no trailing slash).
     public var baseURL: String
-    /// `iss` of the capability tokens it accepts.
-    public var issuer: String
-    /// `aud` of the capability tokens it accepts: a single string, as the agent surface mints it.
-    public var audience: String
-    /// Longest lifetime (`exp - iat`) of the capability tokens it accepts, in seconds: the agent surface's
-    /// capability TTL. Default 120 (CONTRACT 1.4).
-    public var capabilityLifetime: Int64 = 120
     /// Largest upload (the upload URL and each `Blob/upload` blob), and the largest message `Email/set` writes.
     public var maxSizeUpload = 20 * 1024 * 1024
     /// Largest request body of the API URL.
@@ -39,9 +32,8 @@ public struct JMAPConfiguration: Sendable {
     public var instances = 1
     public var rateLimitTableCapacity = 65_536
 
-    public init(baseURL: String, issuer: String, audience: String) {
+    /// - Parameter baseURL: the base URL the session's URLs start with; a trailing slash is dropped.
+    public init(baseURL: String) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        self.issuer = issuer
-        self.audience = audience
     }
 }

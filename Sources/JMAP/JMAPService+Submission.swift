@@ -1,3 +1,4 @@
+import Directory
 import Foundation
 import JSON
 import MIME
@@ -96,11 +97,11 @@ extension JMAPService {
             throw SetError(type: "noRecipients", description: "The email and envelope name no recipient.")
         }
         let invalid = recipients.filter { !Self.isAddress($0) }
-        var local: [MailStore.Recipient] = []
+        var local: [Recipient] = []
         var foreign: [String] = []
         var unknown: [String] = invalid
         for address in recipients where Self.isAddress(address) {
-            switch try await mailboxes.resolve(address) {
+            switch try await directory.resolve(address) {
             case .local(let recipient): local.append(recipient)
             case .foreign: foreign.append(address)
             case .unknown: unknown.append(address)
@@ -170,10 +171,10 @@ extension JMAPService {
         guard (fields["sender"] ?? []).allSatisfy(own) else {
             throw SetError(type: "forbiddenFrom", description: "The Sender of the email must be \(account.address).")
         }
-        let mailboxes = self.mailboxes
+        let directory = self.directory
         let elsewhere = { (address: MailAddress) in
             guard let at = address.email.lastIndex(of: "@") else { return true }
-            return !mailboxes.isLocal(domain: String(address.email[address.email.index(after: at)...]))
+            return !directory.serves(domain: String(address.email[address.email.index(after: at)...]))
         }
         guard (fields["reply-to"] ?? []).allSatisfy({ own($0) || elsewhere($0) }) else {
             throw SetError(

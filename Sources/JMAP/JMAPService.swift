@@ -1,19 +1,19 @@
 import ClientAddress
+import Directory
 import HTTP1
 import JSON
-import JWT
 import MailDelivery
 import MailStore
 import ServerKit
 
-/// JMAP (RFC 8620 core, RFC 8621 mail and submission, RFC 9404 blobs) over the local mail store, opened by the
-/// agent surface's capability JWT: `GET /.well-known/jmap`, `POST /jmap/api`, `POST /jmap/upload/{accountId}`,
-/// `GET /jmap/download/{accountId}/{blobId}/{name}`.
+/// JMAP (RFC 8620 core, RFC 8621 mail and submission, RFC 9404 blobs) over the local mail store, serving the
+/// principal its authenticator finds in a request's bearer: `GET /.well-known/jmap`, `POST /jmap/api`,
+/// `POST /jmap/upload/{accountId}`, `GET /jmap/download/{accountId}/{blobId}/{name}`.
 public struct JMAPService: Sendable {
     let configuration: JMAPConfiguration
-    let keys: JWTKeySet
+    let authenticator: any PrincipalAuthenticator
     let store: MailStore
-    let mailboxes: LocalMailboxes
+    let directory: any AccountDirectory
     let delivery: LocalDelivery
     let clock: @Sendable () -> Int64
     let onSubmission: @Sendable (SubmissionOutcome) -> Void
@@ -35,16 +35,26 @@ public struct JMAPService: Sendable {
         public var refused: Int
     }
 
+    /// - Parameters:
+    ///   - configuration: where JMAP is served and its limits.
+    ///   - authenticator: who a request's bearer acts as (the agent capability token, in this release).
+    ///   - store: the mail store.
+    ///   - directory: which addresses are local (submission's recipients, the Reply-To rule).
+    ///   - delivery: local delivery of submitted messages.
+    ///   - clock: Unix seconds.
+    ///   - onSubmission: called with each submission's outcome (metrics).
+    ///   - onUnexpectedError: called with each error answered with a bare 500.
+    ///   - monotonicClock: the rate limits' clock.
     public init(
-        configuration: JMAPConfiguration, keys: JWTKeySet, store: MailStore, mailboxes: LocalMailboxes,
-        delivery: LocalDelivery, clock: @escaping @Sendable () -> Int64,
+        configuration: JMAPConfiguration, authenticator: any PrincipalAuthenticator, store: MailStore,
+        directory: any AccountDirectory, delivery: LocalDelivery, clock: @escaping @Sendable () -> Int64,
         onSubmission: @escaping @Sendable (SubmissionOutcome) -> Void = { _ in },
         onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }, monotonicClock: MonotonicClock = .system
     ) {
         self.configuration = configuration
-        self.keys = keys
+        self.authenticator = authenticator
         self.store = store
-        self.mailboxes = mailboxes
+        self.directory = directory
         self.delivery = delivery
         self.clock = clock
         self.onSubmission = onSubmission
@@ -98,18 +108,13 @@ public struct JMAPService: Sendable {
             })
     }
 
-    /// The account of the request's capability JWT, or 401: a key other than an RS256 one, a bad signature, another
-    /// issuer, an `aud` that is not the one audience string the agent surface mints, another purpose than
-    /// `capability`, a lifetime past the capability TTL, an expired token, or an agent revoked since it was minted.
+    /// The account of the principal the request's bearer proves, or nil (401): no bearer, or one the
+    /// authenticator refuses.
+    /// - Throws: storage errors of the authenticator.
     func authenticate(_ request: HTTPRequest) async throws -> JMAPAccount? {
-        let policy = JWTPolicy(
-            purpose: .capability, issuer: configuration.issuer, maximumLifetime: configuration.capabilityLifetime,
-            audience: configuration.audience)
-        guard let token = request.bearerToken, let claims = try? keys.verify(token, policy: policy, now: clock()),
-            claims["scope"]?.stringValue == "jmap", let id = claims.sub, let inbox = claims["inboxId"]?.stringValue
-        else { return nil }
-        guard case .local(let recipient) = try await mailboxes.resolve(inbox) else { return nil }
-        return JMAPAccount(id: id, address: recipient.address, quota: recipient.quota)
+        guard let token = request.bearerToken else { return nil }
+        let credentials = Credentials(bearerToken: token, headers: Array(request.headers))
+        return try await authenticator.principal(for: credentials).map(JMAPAccount.init)
     }
 
     private func authenticated(

@@ -1,71 +1,57 @@
+import Directory
 import MIME
 import MailStore
-import SMTPServer
 
-/// Delivers mail addressed to local mailboxes into the mail store: the SMTP listener's sink and the path of
-/// `postern mail deliver`. Each message is parsed once (``MIMEParser``) and stored once per local recipient, in
-/// one transaction; the queue id it answers with is the first copy's id.
-public struct LocalDelivery: SMTPMailSink {
-    let mailboxes: LocalMailboxes
+/// Delivers mail addressed to local mailboxes into the mail store, whatever brought it: SMTP (through its sink
+/// adapter), JMAP submission and `postern mail deliver`. Each message is parsed once (``MIMEParser``) and stored
+/// once per local recipient, in one transaction; the queue id it answers with is the first copy's id.
+public struct LocalDelivery: Sendable {
+    let directory: any AccountDirectory
     let store: MailStore
     let limits: MIMELimits
     let clock: @Sendable () -> Int64
 
     /// - Parameters:
-    ///   - mailboxes: which addresses are local, and their quotas.
+    ///   - directory: which addresses are local, and their quotas.
     ///   - store: where copies go.
     ///   - maximumMessageBytes: the largest message the MIME parser takes (SMTP's own limit); its other limits
     ///     are ``MIMELimits``' defaults.
     ///   - clock: Unix seconds, the copies' `received_at`.
     public init(
-        mailboxes: LocalMailboxes, store: MailStore, maximumMessageBytes: Int = MIMELimits.default.maximumMessageBytes,
+        directory: any AccountDirectory, store: MailStore, maximumMessageBytes: Int = MIMELimits.default.maximumMessageBytes,
         clock: @escaping @Sendable () -> Int64
     ) {
-        self.mailboxes = mailboxes
+        self.directory = directory
         self.store = store
         self.limits = MIMELimits(maximumMessageBytes: maximumMessageBytes)
         self.clock = clock
     }
 
-    /// Local and existing: accept; local domain without such a mailbox: 550 5.1.1; any other domain: 550 5.7.1
-    /// (no relay). When the store cannot be read, the recipient is accepted and the delivery fails with a
+    /// Local and existing: accept; local domain without such a mailbox: unknown; any other domain: relay denied.
+    /// When the accounts cannot be read, a recipient on a local domain is accepted and the delivery fails with a
     /// temporary error instead of a permanent refusal.
-    public func verdict(forRecipient address: String) async -> SMTPRecipientVerdict {
+    public func verdict(forRecipient address: String) async -> RecipientVerdict {
         do {
-            switch try await mailboxes.resolve(address) {
+            switch try await directory.resolve(address) {
             case .local: return .accept
             case .unknown: return .unknownLocal
             case .foreign: return .relayDenied
             }
         } catch {
-            return mailboxes.isLocal(domain: Self.domain(of: address)) ? .accept : .relayDenied
-        }
-    }
-
-    /// ``store(_:data:)`` for SMTP: what can never be stored is an ``SMTPDeliveryRefusal`` (a permanent reply);
-    /// storage errors stay as they are (a temporary one).
-    public func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
-        do {
-            return try await store(envelope, data: data)
-        } catch let error as LocalDeliveryError {
-            switch error {
-            case .noLocalRecipient: throw SMTPDeliveryRefusal.noSuchRecipient
-            case .unreadable: throw SMTPDeliveryRefusal.unreadableContent
-            case .stored(.quotaExceeded): throw SMTPDeliveryRefusal.mailboxFull
-            }
+            return directory.serves(domain: Self.domain(of: address)) ? .accept : .relayDenied
         }
     }
 
     /// Parses `data` and stores a copy for every local recipient of `envelope`.
     /// - Throws: ``LocalDeliveryError`` when no recipient is local any more, a MIME limit is passed or a quota
     ///   is full; storage errors as they are. Nothing is stored when it throws.
-    public func store(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
+    public func store(_ envelope: MailEnvelope, data: [UInt8]) async throws -> String {
         var recipients: [MailStore.Recipient] = []
         for address in envelope.recipients {
-            if case .local(let recipient) = try await mailboxes.resolve(address),
+            if case .local(let recipient) = try await directory.resolve(address),
                 !recipients.contains(where: { $0.address == recipient.address })
             {
-                recipients.append(recipient)
+                recipients.append(MailStore.Recipient(recipient))
             }
         }
         guard !recipients.isEmpty else { throw LocalDeliveryError.noLocalRecipient }
@@ -82,15 +68,13 @@ public struct LocalDelivery: SMTPMailSink {
     /// mailbox refuses only its own copy (local submission over JMAP). Returns, in the order of `recipients`,
     /// whether each copy was stored (false: its quota is full).
     /// - Throws: ``LocalDeliveryError/unreadable(_:)`` when a MIME limit is passed; storage errors as they are.
-    public func deliverEach(_ data: [UInt8], envelopeFrom: String, to recipients: [MailStore.Recipient]) async throws
-        -> [Bool]
-    {
+    public func deliverEach(_ data: [UInt8], envelopeFrom: String, to recipients: [Recipient]) async throws -> [Bool] {
         let message = try record(data, envelopeFrom: envelopeFrom)
         let now = clock()
         var stored: [Bool] = []
         for recipient in recipients {
             do {
-                _ = try await store.deliver(message, to: [recipient], folder: .inbox, now: now)
+                _ = try await store.deliver(message, to: [MailStore.Recipient(recipient)], folder: .inbox, now: now)
                 stored.append(true)
             } catch MailStoreError.quotaExceeded {
                 stored.append(false)
@@ -113,12 +97,9 @@ public struct LocalDelivery: SMTPMailSink {
     }
 }
 
-/// Why a delivery stored nothing.
-public enum LocalDeliveryError: Error, Sendable {
-    /// Every recipient stopped being local between RCPT and the end of DATA (an account was deleted).
-    case noLocalRecipient
-    /// The message passed one of the MIME parser's limits.
-    case unreadable(MIMEError)
-    /// The store refused it (a full quota).
-    case stored(MailStoreError)
+extension MailStore.Recipient {
+    /// The store's view of a directory recipient.
+    init(_ recipient: Directory.Recipient) {
+        self.init(address: recipient.address, quota: recipient.quota)
+    }
 }

@@ -28,6 +28,14 @@ struct MailboxStore: Sendable {
         }
     }
 
+    /// The quota of the account with `address` (lower-cased), nil when none has it.
+    func quota(address: String) async throws -> Int64? {
+        try await database.read { connection in
+            try connection.query("SELECT quota FROM mailbox_accounts WHERE address = ?", [.text(address)]).first?
+                .int("quota")
+        }
+    }
+
     func addressExists(_ address: String) async throws -> Bool {
         try await database.read { connection in
             try !connection.query("SELECT 1 FROM mailbox_accounts WHERE address = ?", [.text(address)]).isEmpty

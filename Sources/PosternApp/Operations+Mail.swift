@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import MailDelivery
 import MailStore
-import SMTPServer
 import Storage
 
 extension Operations {
@@ -35,7 +34,7 @@ extension Operations {
         }
         do {
             return try await mail.delivery.store(
-                SMTPEnvelope(mailFrom: "", recipients: recipients.map { $0.lowercased() }, remoteAddress: "postern mail deliver"), data: Array(data))
+                MailEnvelope(mailFrom: "", recipients: recipients.map { $0.lowercased() }), data: Array(data))
         } catch LocalDeliveryError.stored(.quotaExceeded(let address)) {
             throw ConfigurationError(key: "--to", message: "\(address): the mailbox is full")
         } catch LocalDeliveryError.unreadable(let error) {

@@ -1,5 +1,6 @@
 import AgentAuth
 import ComputePool
+import Directory
 import HTTP1
 import JWT
 import Logging
@@ -41,14 +42,16 @@ enum Surfaces {
             onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router)
 
-        var jmap = JMAPConfiguration(baseURL: identity.baseURL, issuer: identity.issuer, audience: agentSettings.audience)
-        jmap.capabilityLifetime = agentSettings.capabilityTTL
+        var jmap = JMAPConfiguration(baseURL: identity.baseURL)
         jmap.rateLimitsEnabled = configuration.rateLimits
         jmap.instances = configuration.instances
+        let capability = CapabilityAuthenticator(
+            keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
+            lifetime: agentSettings.capabilityTTL, directory: mail.directory, clock: clock)
         JMAPService(
-            configuration: jmap,
-            keys: keys, store: mail.store, mailboxes: mail.mailboxes, delivery: mail.delivery, clock: clock,
-            onSubmission: PosternMetrics.shared.jmapSubmission, onUnexpectedError: reporter("jmap", logger)
+            configuration: jmap, authenticator: capability, store: mail.store, directory: mail.directory,
+            delivery: mail.delivery, clock: clock, onSubmission: PosternMetrics.shared.jmapSubmission,
+            onUnexpectedError: reporter("jmap", logger)
         ).register(into: &router)
 
         let guide = Array(
@@ -70,7 +73,7 @@ enum Surfaces {
     /// The mail store and who may receive: shared by SMTP, JMAP and `postern mail deliver`.
     struct LocalMail {
         let store: MailStore
-        let mailboxes: LocalMailboxes
+        let directory: LocalDirectory
         let delivery: LocalDelivery
     }
 
@@ -78,12 +81,19 @@ enum Surfaces {
         -> LocalMail
     {
         let store = MailStore(database: database)
-        let mailboxes = LocalMailboxes(
-            database: database, mailboxDomains: c.mailboxDomains + c.mailboxProDomains, agentDomain: c.agentInboxDomain,
-            agentQuota: c.agentInboxQuota)
+        let directory = localDirectory(c, database: database)
         let delivery = LocalDelivery(
-            mailboxes: mailboxes, store: store, maximumMessageBytes: c.smtpMaxMessageBytes, clock: clock)
-        return LocalMail(store: store, mailboxes: mailboxes, delivery: delivery)
+            directory: directory, store: store, maximumMessageBytes: c.smtpMaxMessageBytes, clock: clock)
+        return LocalMail(store: store, directory: directory, delivery: delivery)
+    }
+
+    /// Who is local: each surface's accounts, through its own directory; mailbox accounts are asked first.
+    static func localDirectory(_ c: PosternConfiguration, database: any SQLDatabase) -> LocalDirectory {
+        LocalDirectory([
+            MailboxDirectory(database: database, domains: c.mailboxDomains + c.mailboxProDomains),
+            AgentInboxDirectory(
+                accounts: AgentAccountStore(database: database), domain: c.agentInboxDomain, quota: c.agentInboxQuota),
+        ])
     }
 
     static func remoteConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> RemoteHashConfiguration {

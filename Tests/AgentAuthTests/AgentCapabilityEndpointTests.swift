@@ -1,4 +1,5 @@
 import AuthCrypto
+import Directory
 import HTTP1
 import JSON
 import JWT
@@ -8,9 +9,10 @@ import Testing
 
 @Suite("POST /api/v1/capability")
 struct AgentCapabilityEndpointTests {
-    /// What a resource server (JMAP) requires of the capability: RS256, 120 s at most, the one audience string.
-    static let capabilityPolicy = JWTPolicy(
-        purpose: .capability, issuer: "https://issuer.test", maximumLifetime: 120, audience: "api-service")
+    /// What a resource server (JMAP) requires of the capability: RS256, 120 s at most, the one audience string, the
+    /// JMAP scope.
+    static let capabilityPolicy = CapabilityClaims.policy(
+        issuer: "https://issuer.test", audience: "api-service", lifetime: 120)
 
     @Test("A live session buys an RS256 capability JWT that verifies with the public key alone")
     func capability() async throws {
@@ -41,6 +43,9 @@ struct AgentCapabilityEndpointTests {
         #expect(claims.exp == harness.clock.now + 120)
         #expect(claims.iat == harness.clock.now)
         #expect(claims.jti?.count == 32)
+        let typed = try publicOnly.verify(
+            token, as: CapabilityClaims.self, policy: Self.capabilityPolicy, now: harness.clock.now)
+        #expect(typed == CapabilityClaims(accountID: try #require(sessionClaims.sub), inbox: "capagent@agents.localhost"))
     }
 
     @Test("No bearer, a challenge, a capability, an expired or foreign-issuer session: 401 Invalid or expired session")

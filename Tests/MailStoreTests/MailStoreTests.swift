@@ -111,27 +111,4 @@ struct MailStoreTests {
         #expect(try await store.page(address: "a@mail.localhost", page: 1).isEmpty)
         #expect(try await store.page(address: "z@mail.localhost", page: 1).count == 1)
     }
-
-    @Test("local addresses: mailbox accounts on mailbox domains, live agents on the agent domain; others are not ours", arguments: StorageBackend.allCases)
-    func resolution(_ backend: StorageBackend) async throws {
-        let db = try MailDatabase(backend)
-        try await db.run(
-            "INSERT INTO mailbox_accounts (id, address, password_hash, quota, created_at) VALUES ('a1', 'box@mail.localhost', '', 777, 1)")
-        try await db.run(
-            "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES ('g1', 'agent-one', ?, 1)",
-            [.blob(Array(repeating: 0, count: 32))])
-        try await db.run(
-            "INSERT INTO agent_accounts (id, username, api_key_digest, created_at, revoked_at) VALUES ('g2', 'gone-agent', ?, 1, 2)",
-            [.blob(Array(repeating: 1, count: 32))])
-        let local = LocalMailboxes(
-            database: db.database, mailboxDomains: ["mail.localhost", "Pro.Localhost"], agentDomain: "agents.localhost",
-            agentQuota: 5000)
-        #expect(try await local.resolve("Box@Mail.Localhost") == .local(.init(address: "box@mail.localhost", quota: 777)))
-        #expect(try await local.resolve("agent-one@agents.localhost") == .local(.init(address: "agent-one@agents.localhost", quota: 5000)))
-        #expect(try await local.resolve("gone-agent@agents.localhost") == .unknown)
-        #expect(try await local.resolve("nobody@pro.localhost") == .unknown)
-        #expect(try await local.resolve("box@agents.localhost") == .unknown)
-        #expect(try await local.resolve("box@example.com") == .foreign)
-        #expect(try await local.resolve("not-an-address") == .foreign)
-    }
 }

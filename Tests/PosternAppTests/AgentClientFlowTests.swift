@@ -1,5 +1,6 @@
 import AgentAuth
 import AgentClient
+import Directory
 import Foundation
 import JWT
 import Testing
@@ -25,8 +26,7 @@ struct AgentClientFlowTests {
         let now = Int64(Date().timeIntervalSince1970)
         let keys = server.runtime.keys
         let sessionPolicy = JWTPolicy(purpose: .session, issuer: issuer, maximumLifetime: 3600)
-        let capabilityPolicy = JWTPolicy(
-            purpose: .capability, issuer: issuer, maximumLifetime: 120, audience: "api-service")
+        let capabilityPolicy = CapabilityClaims.policy(issuer: issuer, audience: "api-service", lifetime: 120)
         let session = try keys.verify(signup.sessionToken, policy: sessionPolicy, now: now)
         let capability = try keys.verify(signup.capabilityToken, policy: capabilityPolicy, now: now)
         #expect(capability.sub == session.sub)

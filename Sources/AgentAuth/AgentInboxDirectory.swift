@@ -1,0 +1,34 @@
+import Directory
+
+/// The agent surface's side of the directory: `<username>@<inbox domain>` is local while the agent named
+/// `username` is live (not revoked), with the one quota every agent inbox has.
+public struct AgentInboxDirectory: AccountDirectory {
+    let accounts: AgentAccountStore
+    let domain: String
+    let quota: Int64
+
+    /// - Parameters:
+    ///   - accounts: the `agent_accounts` table.
+    ///   - domain: the agent inbox domain.
+    ///   - quota: bytes an agent inbox may hold.
+    public init(accounts: AgentAccountStore, domain: String, quota: Int64) {
+        self.accounts = accounts
+        self.domain = domain.lowercased()
+        self.quota = quota
+    }
+
+    /// Whether `domain` is the agent inbox domain.
+    public func serves(domain: String) -> Bool {
+        domain.lowercased() == self.domain
+    }
+
+    /// Local when the username is a live agent's; unknown on the agent domain otherwise; foreign elsewhere.
+    /// - Throws: storage errors.
+    public func resolve(_ address: String) async throws -> AddressResolution {
+        guard let parts = AddressParts(address), let username = AgentInbox.username(of: parts, domain: domain) else {
+            return .foreign
+        }
+        guard try await accounts.isLive(username: username) else { return .unknown }
+        return .local(Recipient(address: parts.text, quota: quota))
+    }
+}

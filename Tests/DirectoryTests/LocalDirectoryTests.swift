@@ -1,0 +1,82 @@
+import Directory
+import Testing
+
+/// A directory of fixed accounts on fixed domains, counting its lookups.
+final class FixedDirectory: AccountDirectory, @unchecked Sendable {
+    // @unchecked: `asked` is only read after the awaited calls that append to it have returned.
+    let domains: Set<String>
+    let accounts: [String: Int64]
+    var asked: [String] = []
+
+    init(domains: Set<String>, accounts: [String: Int64]) {
+        self.domains = domains
+        self.accounts = accounts
+    }
+
+    func serves(domain: String) -> Bool { domains.contains(domain.lowercased()) }
+
+    func resolve(_ address: String) async throws -> AddressResolution {
+        asked.append(address)
+        guard let parts = AddressParts(address), serves(domain: parts.domain) else { return .foreign }
+        return accounts[parts.text].map { .local(Recipient(address: parts.text, quota: $0)) } ?? .unknown
+    }
+}
+
+struct Unreadable: Error {}
+
+/// A directory whose accounts cannot be read.
+struct FailingDirectory: AccountDirectory {
+    func serves(domain: String) -> Bool { domain == "down.test" }
+    func resolve(_ address: String) async throws -> AddressResolution { throw Unreadable() }
+}
+
+@Suite("Local directory composition")
+struct LocalDirectoryTests {
+    @Test("the first member that has the address wins; unknown when a member serves the domain; foreign otherwise")
+    func composition() async throws {
+        let mail = FixedDirectory(domains: ["shared.test", "mail.test"], accounts: ["box@mail.test": 10])
+        let agents = FixedDirectory(domains: ["shared.test"], accounts: ["agent@shared.test": 20])
+        let directory = LocalDirectory([mail, agents])
+        #expect(try await directory.resolve("BOX@Mail.Test") == .local(Recipient(address: "box@mail.test", quota: 10)))
+        #expect(try await directory.resolve("agent@shared.test") == .local(Recipient(address: "agent@shared.test", quota: 20)))
+        #expect(try await directory.resolve("nobody@shared.test") == .unknown)
+        #expect(try await directory.resolve("nobody@mail.test") == .unknown)
+        #expect(try await directory.resolve("box@elsewhere.test") == .foreign)
+        #expect(directory.serves(domain: "MAIL.test"))
+        #expect(!directory.serves(domain: "elsewhere.test"))
+        #expect(mail.asked.count == 5)
+        #expect(agents.asked == ["agent@shared.test", "nobody@shared.test", "nobody@mail.test", "box@elsewhere.test"])
+    }
+
+    @Test("a member's storage error is thrown, not taken for an unknown address")
+    func failure() async {
+        let directory = LocalDirectory([FailingDirectory()])
+        await #expect(throws: Unreadable.self) { try await directory.resolve("a@down.test") }
+    }
+
+    @Test("addresses split at their one @ into a non-empty local part and a domain, lower-cased")
+    func addressParts() {
+        #expect(AddressParts("Ada@Example.Test")?.text == "ada@example.test")
+        #expect(AddressParts("ada@")?.domain == "")
+        #expect(AddressParts("@example.test") == nil)
+        #expect(AddressParts("a@b@c") == nil)
+        #expect(AddressParts("plain") == nil)
+    }
+
+    @Test("an agent inbox is <username>@<domain>, and names its username only on that domain")
+    func agentInbox() throws {
+        #expect(AgentInbox.address(username: "bot-1", domain: "agents.test") == "bot-1@agents.test")
+        let parts = try #require(AddressParts("Bot-1@Agents.Test"))
+        #expect(AgentInbox.username(of: parts, domain: "agents.test") == "bot-1")
+        #expect(AgentInbox.username(of: parts, domain: "AGENTS.test") == "bot-1")
+        #expect(AgentInbox.username(of: parts, domain: "mail.test") == nil)
+    }
+
+    @Test("credentials: the first value of a header, whatever its case")
+    func credentials() {
+        let credentials = Credentials(
+            bearerToken: "t", headers: [("X-Atomic-Account-Id", "a1"), ("x-atomic-account-id", "a2")])
+        #expect(credentials.header("x-atomic-account-id") == "a1")
+        #expect(credentials.header("Authorization") == nil)
+    }
+}
