@@ -20,28 +20,3 @@ public struct JMAPAccount: Sendable, Equatable {
         self.init(id: principal.accountID, address: principal.mailbox.address, quota: principal.mailbox.quota)
     }
 }
-
-/// The capabilities this server has (RFC 8620, 8621, 9404).
-enum Capability {
-    static let core = "urn:ietf:params:jmap:core"
-    static let mail = "urn:ietf:params:jmap:mail"
-    static let submission = "urn:ietf:params:jmap:submission"
-    static let blob = "urn:ietf:params:jmap:blob"
-    static let all: Set<String> = [core, mail, submission, blob]
-}
-
-/// The three mailboxes every account has; a message is in exactly one of them.
-enum Mailboxes {
-    struct Entry {
-        let id: String
-        let name: String
-        let role: String
-        let sortOrder: Int
-    }
-
-    static let all = [
-        Entry(id: "inbox", name: "Inbox", role: "inbox", sortOrder: 1),
-        Entry(id: "drafts", name: "Drafts", role: "drafts", sortOrder: 2),
-        Entry(id: "sent", name: "Sent", role: "sent", sortOrder: 3),
-    ]
-}

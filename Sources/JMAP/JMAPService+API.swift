@@ -68,47 +68,6 @@ extension JMAPService {
         return Self.json(.ok, .object(body))
     }
 
-    /// Runs one method; returns its response(s): `EmailSubmission/set` may add an implicit `Email/set`.
-    private func perform(_ name: String, _ arguments: JMAPArguments, _ call: JMAPCall) async throws
-        -> [(String, JSONValue)]
-    {
-        guard let capability = Self.methods[name], call.using.contains(capability) else {
-            throw MethodError.unknownMethod(name)
-        }
-        if name == "Core/echo" { return [(name, .object(arguments.pairs))] }
-        try arguments.requireAccount(call.account)
-        switch name {
-        case "Mailbox/get": return [(name, try await mailboxGet(arguments, call))]
-        case "Mailbox/query": return [(name, try await mailboxQuery(arguments, call))]
-        case "Email/get": return [(name, try await emailGet(arguments, call))]
-        case "Email/query": return [(name, try await emailQuery(arguments, call))]
-        case "Email/set": return [(name, try await emailSet(arguments, call))]
-        case "Thread/get": return [(name, try await threadGet(arguments, call))]
-        case "Identity/get": return [(name, try await identityGet(arguments, call))]
-        case "EmailSubmission/set": return try await submissionSet(arguments, call)
-        case "Blob/upload": return [(name, try await blobUpload(arguments, call))]
-        case "Blob/get": return [(name, try await blobGet(arguments, call))]
-        case "Mailbox/changes", "Email/changes", "Thread/changes", "Identity/changes", "Email/queryChanges",
-            "Mailbox/queryChanges":
-            throw MethodError(
-                "cannotCalculateChanges", "This server keeps no change log: fetch again with /get or /query.")
-        default: throw MethodError.unknownMethod(name)
-        }
-    }
-
-    /// Every method this server has, with the capability `using` must name for it.
-    static let methods: [String: String] = [
-        "Core/echo": Capability.core,
-        "Mailbox/get": Capability.mail, "Mailbox/query": Capability.mail, "Mailbox/changes": Capability.mail,
-        "Mailbox/queryChanges": Capability.mail,
-        "Email/get": Capability.mail, "Email/query": Capability.mail, "Email/set": Capability.mail,
-        "Email/changes": Capability.mail, "Email/queryChanges": Capability.mail,
-        "Thread/get": Capability.mail, "Thread/changes": Capability.mail,
-        "Identity/get": Capability.submission, "Identity/changes": Capability.submission,
-        "EmailSubmission/set": Capability.submission,
-        "Blob/upload": Capability.blob, "Blob/get": Capability.blob,
-    ]
-
     /// The account's state as JMAP's `state` strings carry it.
     func state(_ call: JMAPCall) async throws -> JSONValue {
         .string(String(try await store.state(address: call.account.address)))

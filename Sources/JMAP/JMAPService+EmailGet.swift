@@ -4,19 +4,15 @@ import MailStore
 import ServerKit
 
 extension JMAPService {
-    /// Properties `Email/get` knows (RFC 8621 section 4.1); `sender` is not kept and reads as null; `bcc` is kept
-    /// for the sender's copy of a message written over JMAP.
-    static let emailProperties: Set<String> = [
-        "id", "blobId", "threadId", "mailboxIds", "keywords", "size", "receivedAt", "messageId", "inReplyTo",
-        "references", "sender", "from", "to", "cc", "bcc", "replyTo", "subject", "sentAt", "hasAttachment", "preview",
-        "bodyValues", "textBody", "htmlBody", "attachments",
-    ]
-    /// RFC 8621's default property list.
+    /// RFC 8621's default property list, which is every property `Email/get` knows (section 4.1): `sender` is not
+    /// kept and reads as null; `bcc` is kept for the sender's copy of a message written over JMAP.
     static let defaultEmailProperties = [
         "id", "blobId", "threadId", "mailboxIds", "keywords", "size", "receivedAt", "messageId", "inReplyTo",
         "references", "sender", "from", "to", "cc", "bcc", "replyTo", "subject", "sentAt", "hasAttachment", "preview",
         "bodyValues", "textBody", "htmlBody", "attachments",
     ]
+    /// The properties `Email/get` knows: the default list.
+    static let emailProperties = Set(defaultEmailProperties)
 
     /// `Email/get` (RFC 8621 section 4.2) with `fetchTextBodyValues`, `fetchHTMLBodyValues`,
     /// `fetchAllBodyValues` and `maxBodyValueBytes`. `ids` is required: all of an inbox is a query's job.

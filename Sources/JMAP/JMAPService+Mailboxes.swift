@@ -73,40 +73,4 @@ extension JMAPService {
             ("ids", .array(ids.map { .string($0.id) })), ("total", .int(Int64(matches.count))),
         ])
     }
-
-    /// `Thread/get`: each thread's messages, oldest first.
-    func threadGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
-        guard let ids = try getIDs(arguments, call) else {
-            throw MethodError("requestTooLarge", "Thread/get needs `ids`: this server does not list every thread.")
-        }
-        var list: [JSONValue] = []
-        var notFound: [JSONValue] = []
-        for id in ids {
-            let emails = try await store.thread(address: call.account.address, id: id)
-            if emails.isEmpty {
-                notFound.append(.string(id))
-            } else {
-                list.append(.object([("id", .string(id)), ("emailIds", .array(emails.map(JSONValue.string)))]))
-            }
-        }
-        return .object([
-            ("accountId", .string(call.account.id)), ("state", try await state(call)), ("list", .array(list)),
-            ("notFound", .array(notFound)),
-        ])
-    }
-
-    /// `Identity/get`: one identity, the account's own address; its id is the account id.
-    func identityGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
-        let ids = try getIDs(arguments, call)
-        let identity: JSONValue = .object([
-            ("id", .string(call.account.id)), ("name", .string(call.account.name)),
-            ("email", .string(call.account.address)), ("replyTo", .null), ("bcc", .null), ("textSignature", ""),
-            ("htmlSignature", ""), ("mayDelete", false),
-        ])
-        let found = ids?.contains(call.account.id) ?? true
-        return .object([
-            ("accountId", .string(call.account.id)), ("state", "0"), ("list", .array(found ? [identity] : [])),
-            ("notFound", .array((ids ?? []).filter { $0 != call.account.id }.map(JSONValue.string))),
-        ])
-    }
 }

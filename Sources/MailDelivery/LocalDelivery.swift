@@ -18,7 +18,8 @@ public struct LocalDelivery: Sendable {
     ///     are ``MIMELimits``' defaults.
     ///   - clock: Unix seconds, the copies' `received_at`.
     public init(
-        directory: any AccountDirectory, store: MailStore, maximumMessageBytes: Int = MIMELimits.default.maximumMessageBytes,
+        directory: any AccountDirectory, store: MailStore,
+        maximumMessageBytes: Int = MIMELimits.default.maximumMessageBytes,
         clock: @escaping @Sendable () -> Int64
     ) {
         self.directory = directory

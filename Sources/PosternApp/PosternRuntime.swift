@@ -174,7 +174,8 @@ public final class PosternRuntime: Sendable {
         settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
         let metrics = PosternMetrics.shared
         return SMTPServer(
-            configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger, observer: metrics.smtpEvent)
+            configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
+            observer: metrics.smtpEvent)
     }
 
     /// The bound address as `host:port` (`127.0.0.1:8080`, `[::1]:41234`), the real port included.

@@ -1,0 +1,8 @@
+/// The capabilities this server has (RFC 8620, 8621, 9404).
+enum Capability {
+    static let core = "urn:ietf:params:jmap:core"
+    static let mail = "urn:ietf:params:jmap:mail"
+    static let submission = "urn:ietf:params:jmap:submission"
+    static let blob = "urn:ietf:params:jmap:blob"
+    static let all: Set<String> = [core, mail, submission, blob]
+}

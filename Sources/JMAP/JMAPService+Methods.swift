@@ -1,0 +1,41 @@
+import JSON
+
+extension JMAPService {
+    /// Every method this server has, each once: its name, the capability `using` must name for it, what it does.
+    static let methods: [String: JMAPMethod] = {
+        let mail = Capability.mail, submission = Capability.submission, blob = Capability.blob
+        let list: [(String, JMAPMethod)] = [
+            ("Core/echo", JMAPMethod(Capability.core, onAccount: false) { _, arguments, _ in
+                [("Core/echo", .object(arguments.pairs))]
+            }),
+            ("Mailbox/get", .single("Mailbox/get", mail) { try await $0.mailboxGet($1, $2) }),
+            ("Mailbox/query", .single("Mailbox/query", mail) { try await $0.mailboxQuery($1, $2) }),
+            ("Mailbox/changes", .noChangeLog(mail)),
+            ("Mailbox/queryChanges", .noChangeLog(mail)),
+            ("Email/get", .single("Email/get", mail) { try await $0.emailGet($1, $2) }),
+            ("Email/query", .single("Email/query", mail) { try await $0.emailQuery($1, $2) }),
+            ("Email/set", .single("Email/set", mail) { try await $0.emailSet($1, $2) }),
+            ("Email/changes", .noChangeLog(mail)),
+            ("Email/queryChanges", .noChangeLog(mail)),
+            ("Thread/get", .single("Thread/get", mail) { try await $0.threadGet($1, $2) }),
+            ("Thread/changes", .noChangeLog(mail)),
+            ("Identity/get", .single("Identity/get", submission) { try await $0.identityGet($1, $2) }),
+            ("Identity/changes", .noChangeLog(submission)),
+            ("EmailSubmission/set", JMAPMethod(submission) { try await $0.submissionSet($1, $2) }),
+            ("Blob/upload", .single("Blob/upload", blob) { try await $0.blobUpload($1, $2) }),
+            ("Blob/get", .single("Blob/get", blob) { try await $0.blobGet($1, $2) }),
+        ]
+        return Dictionary(uniqueKeysWithValues: list)
+    }()
+
+    /// Runs one method; returns its response(s).
+    /// - Throws: `MethodError` `unknownMethod` for a method this server lacks or whose capability `using` does not
+    ///   name; the method's own errors.
+    func perform(_ name: String, _ arguments: JMAPArguments, _ call: JMAPCall) async throws -> [(String, JSONValue)] {
+        guard let method = Self.methods[name], call.using.contains(method.capability) else {
+            throw MethodError.unknownMethod(name)
+        }
+        if method.onAccount { try arguments.requireAccount(call.account) }
+        return try await method.body(self, arguments, call)
+    }
+}
