@@ -161,6 +161,10 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),
+        .testTarget(name: "JMAPTests", dependencies: [
+            "JMAP", "Directory", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "MailStoreTests", dependencies: [
             "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),

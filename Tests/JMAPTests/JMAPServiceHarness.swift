@@ -1,0 +1,102 @@
+import Directory
+import HTTP1
+import JMAP
+import JSON
+import Logging
+import MailDelivery
+import MailStore
+import PosternTestSupport
+import ServerKit
+import Storage
+import Synchronization
+import Testing
+
+/// Accounts on fixed domains, as a surface's directory would answer for them.
+struct FakeDirectory: AccountDirectory {
+    let domains: Set<String>
+    let accounts: [String: Int64]
+
+    func serves(domain: String) -> Bool { domains.contains(domain.lowercased()) }
+
+    func resolve(_ address: String) async throws -> AddressResolution {
+        guard let parts = AddressParts(address), serves(domain: parts.domain) else { return .foreign }
+        return accounts[parts.text].map { .local(Recipient(address: parts.text, quota: $0)) } ?? .unknown
+    }
+}
+
+struct DirectoryDown: Error {}
+
+/// Bearers that name principals directly: what any kind of bearer comes to once its authenticator checked it.
+struct FakeAuthenticator: PrincipalAuthenticator {
+    let principals: [String: Principal]
+    /// The bearer whose check fails as storage would.
+    var failing: String? = nil
+
+    func principal(for credentials: Credentials) async throws -> Principal? {
+        if credentials.bearerToken == failing { throw DirectoryDown() }
+        return principals[credentials.bearerToken]
+    }
+}
+
+/// A JMAPService over a fresh database (`StorageBackend.current`), a fake directory and a fake authenticator,
+/// driven through its routes without a server.
+struct JMAPServiceHarness {
+    static let ada = Principal(accountID: "acct-ada", mailbox: Recipient(address: "ada@agents.test", quota: 1_000_000))
+    static let bob = Principal(accountID: "acct-bob", mailbox: Recipient(address: "bob@mail.test", quota: 1_000_000))
+    static let directory = FakeDirectory(
+        domains: ["agents.test", "mail.test"],
+        accounts: [ada.mailbox.address: ada.mailbox.quota, bob.mailbox.address: bob.mailbox.quota])
+
+    let test: TestDatabase
+    let store: MailStore
+    let router: ContextRouter
+    let unexpected = RequestIDLog()
+    let submissions = SubmissionLog()
+
+    init() throws {
+        test = try StorageBackend.current.makeDatabase(logger: Logger(label: "jmap-tests"))
+        store = MailStore(database: test.database)
+        let delivery = LocalDelivery(directory: Self.directory, store: store, clock: { 1_700_000_000 })
+        var configuration = JMAPConfiguration(baseURL: "http://jmap.test/")
+        configuration.rateLimitsEnabled = false
+        let submissions = submissions
+        let service = JMAPService(
+            configuration: configuration,
+            authenticator: FakeAuthenticator(principals: ["ada": Self.ada, "bob": Self.bob], failing: "broken"),
+            store: store, directory: Self.directory, delivery: delivery, clock: { 1_700_000_000 },
+            onSubmission: { submissions.record($0) }, onUnexpectedError: unexpected.reporter)
+        var router = ContextRouter()
+        service.register(into: &router)
+        self.router = router
+    }
+
+    /// Sends a request through the routes, as the server would.
+    func send(_ method: HTTPMethod, _ path: String, bearer: String?, body: String = "") async -> HTTPResponse {
+        var headers = HTTPHeaders()
+        if let bearer { headers.add("Authorization", "Bearer " + bearer) }
+        let request = HTTPRequest(
+            method: method, target: path, version: .http1_1, headers: headers, body: Array(body.utf8),
+            remoteAddress: "192.0.2.7", requestID: "jmap-test")
+        guard case .found(let route, let parameters) = router.match(method: method, path: path) else {
+            Issue.record("no route for \(method) \(path)")
+            return HTTPResponse(status: .notFound)
+        }
+        return await route.handler.response(to: request, RequestContext(request), parameters)
+    }
+
+    /// `POST /jmap/api` with `calls` under every capability; the `methodResponses`.
+    func api(_ bearer: String, _ calls: String) async throws -> [JSONValue] {
+        let using = #"["urn:ietf:params:jmap:core","urn:ietf:params:jmap:mail","urn:ietf:params:jmap:submission","urn:ietf:params:jmap:blob"]"#
+        let response = await send(.POST, "/jmap/api", bearer: bearer, body: #"{"using":\#(using),"methodCalls":\#(calls)}"#)
+        #expect(response.status.code == 200)
+        return try #require(try JSONValue.parse(response.body)["methodResponses"]?.arrayValue)
+    }
+}
+
+/// The submission outcomes the service reported.
+final class SubmissionLog: Sendable {
+    private let outcomes = Mutex<[JMAPService.SubmissionOutcome]>([])
+
+    func record(_ outcome: JMAPService.SubmissionOutcome) { outcomes.withLock { $0.append(outcome) } }
+    var all: [JMAPService.SubmissionOutcome] { outcomes.withLock { $0 } }
+}
