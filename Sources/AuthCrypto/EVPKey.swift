@@ -16,8 +16,64 @@ final class EVPKey: @unchecked Sendable {
     }
 
     var isRSA: Bool { EVP_PKEY_is_a(pointer, "RSA") == 1 }
+    var isEd25519: Bool { EVP_PKEY_is_a(pointer, "ED25519") == 1 }
     var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
     var maximumSignatureSize: Int { Int(EVP_PKEY_get_size(pointer)) }
+
+    /// Loads an unencrypted private key of any type from PEM (PKCS#8, or the traditional per-type forms).
+    ///
+    /// The passphrase callback refuses every passphrase, so an encrypted key fails instead of prompting on a tty.
+    /// - Throws: `CryptoError` `.invalidKey`.
+    static func readPrivateKey(pem: String) throws(CryptoError) -> EVPKey {
+        let loaded = try MemoryBIO.reading(pem) { bio throws(CryptoError) -> OpaquePointer in
+            let refusePassphrase:
+                @convention(c) (
+                    UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?
+                ) -> Int32 = { _, _, _, _ in -1 }
+            guard let key = PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil) else {
+                throw openSSLError(.invalidKey, "reading private key PEM")
+            }
+            return key
+        }
+        return EVPKey(taking: loaded)
+    }
+
+    /// The key's public half as SubjectPublicKeyInfo PEM (`BEGIN PUBLIC KEY`).
+    func publicKeyPEM() throws(CryptoError) -> String {
+        let bio = try MemoryBIO()
+        guard PEM_write_bio_PUBKEY(bio.pointer, pointer) == 1 else {
+            throw openSSLError(.encodingFailed, "writing public key PEM")
+        }
+        return bio.text()
+    }
+
+    /// The key as unencrypted PKCS#8 PEM (`BEGIN PRIVATE KEY`).
+    func privateKeyPKCS8PEM() throws(CryptoError) -> String {
+        let bio = try MemoryBIO()
+        guard PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil) == 1 else {
+            throw openSSLError(.encodingFailed, "writing PKCS#8 PEM")
+        }
+        return bio.text()
+    }
+
+    /// The raw public key of an Ed25519 or X25519 key (RFC 8032 encoding for Ed25519: 32 bytes).
+    func rawPublicKey() throws(CryptoError) -> [UInt8] {
+        var length = 0
+        guard EVP_PKEY_get_raw_public_key(pointer, nil, &length) == 1, length > 0, length <= 64 else {
+            throw openSSLError(.invalidKey, "key has no raw public key")
+        }
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            if EVP_PKEY_get_raw_public_key(pointer, buffer.baseAddress, &length) == 1 {
+                initialized = length
+            } else {
+                failed = true
+                initialized = 0
+            }
+        }
+        guard !failed else { throw openSSLError(.invalidKey, "reading the raw public key") }
+        return bytes
+    }
 
     /// The big-endian bytes of an integer parameter ("n", "e"), without leading zeros.
     func bigEndianParameter(_ name: String) throws(CryptoError) -> [UInt8] {

@@ -45,30 +45,14 @@ public final class RSAPrivateKey: Sendable {
     /// - Throws: `CryptoError` `.invalidKey` for unreadable or encrypted PEM, `.unsupportedKey` for a
     ///   key that is not RSA or is smaller than 2048 bits.
     public convenience init(pem: String) throws(CryptoError) {
-        let loaded = try MemoryBIO.reading(pem) { bio throws(CryptoError) -> OpaquePointer in
-            // The callback refuses every passphrase, so an encrypted key fails instead of prompting on a tty.
-            let refusePassphrase: @convention(c) (
-                UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?
-            ) -> Int32 = { _, _, _, _ in -1 }
-            guard let key = PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil) else {
-                throw openSSLError(.invalidKey, "reading private key PEM")
-            }
-            return key
-        }
-        try self.init(key: EVPKey(taking: loaded))
+        try self.init(key: EVPKey.readPrivateKey(pem: pem))
     }
 
     /// The key as unencrypted PKCS#8 PEM (`BEGIN PRIVATE KEY`).
     ///
     /// - Warning: this is the secret key. Write it only to a file with mode 0600; never log it.
     public var pkcs8PEM: String {
-        get throws(CryptoError) {
-            let bio = try MemoryBIO()
-            guard PEM_write_bio_PKCS8PrivateKey(bio.pointer, key.pointer, nil, nil, 0, nil, nil) == 1 else {
-                throw openSSLError(.encodingFailed, "writing PKCS#8 PEM")
-            }
-            return bio.text()
-        }
+        get throws(CryptoError) { try key.privateKeyPKCS8PEM() }
     }
 
     /// The length of every signature this key makes, in bytes.

@@ -1,7 +1,7 @@
 import AuthCrypto
 import JSON
 
-/// JSON Web Key helpers (RFC 7517, RFC 7638).
+/// JSON Web Key helpers (RFC 7517, RFC 7638, RFC 8037).
 public enum JWK {
     /// The RFC 7638 thumbprint of an RSA public key: base64url(SHA-256(`{"e":..,"kty":"RSA","n":..}`)).
     /// - Parameters:
@@ -17,6 +17,27 @@ public enum JWK {
     /// The RFC 7638 thumbprint of `key`.
     public static func thumbprint(of key: RSAPublicKey) -> String {
         rsaThumbprint(modulus: key.modulus, exponent: key.exponent)
+    }
+
+    /// The RFC 7638 thumbprint of an Ed25519 public key (RFC 8037 section 2):
+    /// base64url(SHA-256(`{"crv":"Ed25519","kty":"OKP","x":..}`)).
+    /// - Parameter x: the 32-byte public key (RFC 8032 encoding).
+    public static func okpThumbprint(x: [UInt8]) -> String {
+        let canonical: JSONValue = ["crv": "Ed25519", "kty": "OKP", "x": .string(Base64URL.encode(x))]
+        return Base64URL.encode(SHA256.hash(canonical.serialize()))
+    }
+
+    /// The RFC 7638 thumbprint of `key`.
+    public static func thumbprint(of key: Ed25519PublicKey) -> String {
+        okpThumbprint(x: key.rawRepresentation)
+    }
+
+    /// The public JWK of `key` (RFC 8037): `kty:"OKP"`, `kid`, `alg:"EdDSA"`, `use:"sig"`, `crv:"Ed25519"`, `x`.
+    public static func okpPublicJWK(_ key: Ed25519PublicKey, kid: String) -> JSONValue {
+        [
+            "kty": "OKP", "kid": .string(kid), "alg": .string(JWTAlgorithm.edDSA.rawValue), "use": "sig",
+            "crv": "Ed25519", "x": .string(Base64URL.encode(key.rawRepresentation)),
+        ]
     }
 
     /// The public JWK of `key`: `kty`, `kid`, `alg`, `use:"sig"`, `n`, `e`.

@@ -4,4 +4,6 @@ public enum JWTAlgorithm: String, Sendable, Hashable, CaseIterable {
     case hs256 = "HS256"
     /// RSASSA-PKCS1-v1_5 with SHA-256 and an RSA key of at least 2048 bits.
     case rs256 = "RS256"
+    /// Pure Ed25519 (RFC 8037): the OAuth access tokens' algorithm, published as an OKP key in the JWKS.
+    case edDSA = "EdDSA"
 }

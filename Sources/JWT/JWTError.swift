@@ -9,7 +9,7 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         case malformed
         /// The `kid` names no key in the set (or is missing).
         case unknownKey
-        /// The header's `alg` is not HS256 or RS256 (for example `none`).
+        /// The header's `alg` is not HS256, RS256 or EdDSA (for example `none`).
         case unsupportedAlgorithm
         /// The header's `alg` is not the algorithm of the key named by `kid`.
         case algorithmMismatch

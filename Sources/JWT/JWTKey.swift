@@ -13,6 +13,10 @@ public struct JWTKey: Sendable, CustomStringConvertible {
         case rsaPrivate(RSAPrivateKey)
         /// An RSA public key: verifies RS256 only.
         case rsaPublic(RSAPublicKey)
+        /// An Ed25519 private key: signs and verifies EdDSA.
+        case ed25519Private(Ed25519PrivateKey)
+        /// An Ed25519 public key: verifies EdDSA only.
+        case ed25519Public(Ed25519PublicKey)
 
         /// The kind of material, never the secret.
         public var description: String {
@@ -20,6 +24,8 @@ public struct JWTKey: Sendable, CustomStringConvertible {
             case .hmac: return "hmac(redacted)"
             case .rsaPrivate: return "rsaPrivate(redacted)"
             case .rsaPublic: return "rsaPublic"
+            case .ed25519Private: return "ed25519Private(redacted)"
+            case .ed25519Public: return "ed25519Public"
             }
         }
     }
@@ -36,22 +42,36 @@ public struct JWTKey: Sendable, CustomStringConvertible {
 
     /// The one algorithm this key signs or verifies.
     public var algorithm: JWTAlgorithm {
-        if case .hmac = material { return .hs256 }
-        return .rs256
+        switch material {
+        case .hmac: return .hs256
+        case .rsaPrivate, .rsaPublic: return .rs256
+        case .ed25519Private, .ed25519Public: return .edDSA
+        }
     }
 
-    /// True when the key can sign (HMAC secret or RSA private key).
+    /// True when the key can sign (HMAC secret, RSA or Ed25519 private key).
     public var canSign: Bool {
-        if case .rsaPublic = material { return false }
-        return true
+        switch material {
+        case .rsaPublic, .ed25519Public: return false
+        case .hmac, .rsaPrivate, .ed25519Private: return true
+        }
     }
 
     /// The RSA public key, for RSA keys.
     public var rsaPublicKey: RSAPublicKey? {
         switch material {
-        case .hmac: return nil
         case .rsaPrivate(let key): return key.publicKey
         case .rsaPublic(let key): return key
+        case .hmac, .ed25519Private, .ed25519Public: return nil
+        }
+    }
+
+    /// The Ed25519 public key, for Ed25519 keys.
+    public var ed25519PublicKey: Ed25519PublicKey? {
+        switch material {
+        case .ed25519Private(let key): return key.publicKey
+        case .ed25519Public(let key): return key
+        case .hmac, .rsaPrivate, .rsaPublic: return nil
         }
     }
 
@@ -85,6 +105,18 @@ public struct JWTKey: Sendable, CustomStringConvertible {
     /// - Throws: `JWTError` `.invalidKey` for an invalid kid.
     public static func rsa(kid: String, publicKey: RSAPublicKey) throws(JWTError) -> JWTKey {
         try JWTKey(kid: kid, material: .rsaPublic(publicKey))
+    }
+
+    /// An EdDSA (Ed25519) signing key.
+    /// - Throws: `JWTError` `.invalidKey` for an invalid kid.
+    public static func ed25519(kid: String, privateKey: Ed25519PrivateKey) throws(JWTError) -> JWTKey {
+        try JWTKey(kid: kid, material: .ed25519Private(privateKey))
+    }
+
+    /// An EdDSA (Ed25519) verification-only key.
+    /// - Throws: `JWTError` `.invalidKey` for an invalid kid.
+    public static func ed25519(kid: String, publicKey: Ed25519PublicKey) throws(JWTError) -> JWTKey {
+        try JWTKey(kid: kid, material: .ed25519Public(publicKey))
     }
 
     /// True for 1 to 64 characters of `A-Z a-z 0-9 - _`.

@@ -3,7 +3,7 @@ import JSON
 import Synchronization
 
 /// Keys by `kid`: signs with the active key of an algorithm, verifies with the key a token names,
-/// and exports the RSA public keys as a JWKS.
+/// and exports the RSA and Ed25519 public keys as a JWKS.
 ///
 /// Safe to share between threads. Its keys change only as a whole, through ``replace(with:)``, which
 /// `KeyStore.reload(now:)` uses so that a running server picks up rotated keys without a restart; each
@@ -20,13 +20,33 @@ public final class JWTKeySet: Sendable {
         let key: JWTKey
         /// base64url(`{"alg":"...","typ":"JWT","kid":"..."}`) followed by ".", ready to sign.
         let headerPrefix: [UInt8]
+        /// The same with `"typ":"at+jwt"`, for OAuth access tokens (EdDSA keys only).
+        let accessTokenHeaderPrefix: [UInt8]?
         /// The HMAC secret prepared once, for HS256 keys.
         let mac: HMACSHA256.Key?
 
-        init(key: JWTKey, headerPrefix: [UInt8], mac: HMACSHA256.Key?) {
+        init(key: JWTKey, mac: HMACSHA256.Key?) {
             self.key = key
-            self.headerPrefix = headerPrefix
+            headerPrefix = Self.headerPrefix(key, type: "JWT")
+            accessTokenHeaderPrefix =
+                key.algorithm == JWTPurpose.oauthAccess.algorithm
+                ? Self.headerPrefix(key, type: JWTPurpose.oauthAccess.tokenType) : nil
             self.mac = mac
+        }
+
+        /// The header prefix of a token of `type` signed by `key`.
+        func headerPrefix(type: String) -> [UInt8]? {
+            type == "JWT" ? headerPrefix : type == JWTPurpose.oauthAccess.tokenType ? accessTokenHeaderPrefix : nil
+        }
+
+        private static func headerPrefix(_ key: JWTKey, type: String) -> [UInt8] {
+            let header: JSONValue = [
+                "alg": .string(key.algorithm.rawValue), "typ": .string(type), "kid": .string(key.kid),
+            ]
+            var prefix = [UInt8]()
+            header.serialize().withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &prefix) }
+            prefix.append(UInt8(ascii: "."))
+            return prefix
         }
     }
 
@@ -36,6 +56,15 @@ public final class JWTKeySet: Sendable {
         var order: [String]
         var activeHMAC: Entry?
         var activeRSA: Entry?
+        var activeEdDSA: Entry?
+
+        func active(_ algorithm: JWTAlgorithm) -> Entry? {
+            switch algorithm {
+            case .hs256: return activeHMAC
+            case .rs256: return activeRSA
+            case .edDSA: return activeEdDSA
+            }
+        }
     }
 
     private let contents: Mutex<Contents>
@@ -46,24 +75,21 @@ public final class JWTKeySet: Sendable {
     /// after a concurrent ``replace(with:)`` (a JWKS in the old order missing the new active key).
     private var snapshot: Contents { contents.withLock { $0 } }
     private var entries: [String: Entry] { contents.withLock { $0.entries } }
-    private var activeHMAC: Entry? { contents.withLock { $0.activeHMAC } }
     private var activeRSA: Entry? { contents.withLock { $0.activeRSA } }
+    private func active(_ algorithm: JWTAlgorithm) -> Entry? { contents.withLock { $0.active(algorithm) } }
 
     /// Creates a set.
     /// - Parameters:
     ///   - keys: every key that verifies; kids must be unique. RSA public keys verify only.
     ///   - activeHMAC: the kid that signs HS256, or nil for none.
     ///   - activeRSA: the kid that signs RS256, or nil for none.
+    ///   - activeEdDSA: the kid that signs EdDSA, or nil for none.
     /// - Throws: `JWTError` `.invalidKey` for duplicate kids, or an active kid that is missing, of the
     ///   wrong algorithm, or cannot sign.
-    public init(keys: [JWTKey], activeHMAC: String?, activeRSA: String?) throws(JWTError) {
+    public init(keys: [JWTKey], activeHMAC: String?, activeRSA: String?, activeEdDSA: String? = nil) throws(JWTError) {
         var entries: [String: Entry] = [:]
         var order: [String] = []
         for key in keys {
-            let header: JSONValue = ["alg": .string(key.algorithm.rawValue), "typ": "JWT", "kid": .string(key.kid)]
-            var prefix = [UInt8]()
-            header.serialize().withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &prefix) }
-            prefix.append(UInt8(ascii: "."))
             var mac: HMACSHA256.Key?
             if case .hmac(let secret) = key.material {
                 do throws(CryptoError) {
@@ -72,7 +98,7 @@ public final class JWTKeySet: Sendable {
                     throw JWTError(.invalidKey, "HMAC key setup failed")
                 }
             }
-            guard entries.updateValue(Entry(key: key, headerPrefix: prefix, mac: mac), forKey: key.kid) == nil else {
+            guard entries.updateValue(Entry(key: key, mac: mac), forKey: key.kid) == nil else {
                 throw JWTError(.invalidKey, "duplicate kid in key set")
             }
             order.append(key.kid)
@@ -87,7 +113,7 @@ public final class JWTKeySet: Sendable {
         contents = Mutex(
             Contents(
                 entries: entries, order: order, activeHMAC: try active(activeHMAC, .hs256),
-                activeRSA: try active(activeRSA, .rs256)))
+                activeRSA: try active(activeRSA, .rs256), activeEdDSA: try active(activeEdDSA, .edDSA)))
     }
 
     /// An empty set: signs nothing, verifies nothing.
@@ -117,7 +143,7 @@ public final class JWTKeySet: Sendable {
 
     /// The kid that signs `algorithm`, if any.
     public func activeKID(for algorithm: JWTAlgorithm) -> String? {
-        (algorithm == .hs256 ? activeHMAC : activeRSA)?.key.kid
+        active(algorithm)?.key.kid
     }
 
     /// The key named `kid`, if any.
@@ -134,12 +160,19 @@ public final class JWTKeySet: Sendable {
     /// Does not add or check claims: the caller sets `iss`, `iat`, `exp`, `jti` and `pur`.
     /// - Throws: `JWTError` `.noSigningKey` when no key of that algorithm is active, `.signingFailed`.
     public func sign(_ claims: JWTClaims, algorithm: JWTAlgorithm) throws(JWTError) -> String {
-        guard let entry = algorithm == .hs256 ? activeHMAC : activeRSA else {
+        try sign(claims, algorithm: algorithm, type: "JWT")
+    }
+
+    private func sign(_ claims: JWTClaims, algorithm: JWTAlgorithm, type: String) throws(JWTError) -> String {
+        guard let entry = active(algorithm) else {
             throw JWTError(.noSigningKey, "no active \(algorithm.rawValue) key")
         }
+        guard let headerPrefix = entry.headerPrefix(type: type) else {
+            throw JWTError(.signingFailed, "this key does not sign tokens of that type")
+        }
         var token = [UInt8]()
-        token.reserveCapacity(entry.headerPrefix.count + 512)
-        token.append(contentsOf: entry.headerPrefix)
+        token.reserveCapacity(headerPrefix.count + 512)
+        token.append(contentsOf: headerPrefix)
         let payload = JSONValue.object(claims.members).serialize()
         payload.withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &token) }
         let signature: [UInt8]
@@ -155,7 +188,14 @@ public final class JWTKeySet: Sendable {
             } catch {
                 throw JWTError(.signingFailed, "RS256 signing failed")
             }
-        case .rsaPublic:
+        case .ed25519Private(let privateKey):
+            do {
+                signature = try token.withUnsafeBufferPointer { input throws(CryptoError) in try privateKey.sign(input)
+                }
+            } catch {
+                throw JWTError(.signingFailed, "EdDSA signing failed")
+            }
+        case .rsaPublic, .ed25519Public:
             throw JWTError(.noSigningKey, "active key cannot sign")
         }
         token.append(UInt8(ascii: "."))
@@ -163,12 +203,19 @@ public final class JWTKeySet: Sendable {
         return String(decoding: token, as: UTF8.self)
     }
 
-    /// Signs `claims`, whose `pur` must be `purpose`, with the active key of the purpose's algorithm: the one table
-    /// (``JWTPurpose/algorithm``) decides how a token is minted and how it is verified.
-    /// - Throws: `JWTError` `.wrongPurpose` when `pur` is not `purpose`, `.noSigningKey`, `.signingFailed`.
+    /// Signs `claims`, whose `pur` must be `purpose`, with the active key of the purpose's algorithm and the
+    /// purpose's header `typ`: the one table (``JWTPurpose/algorithm``, ``JWTPurpose/tokenType``) decides how a
+    /// token is minted and how it is verified.
+    /// - Throws: `JWTError` `.wrongPurpose` when `pur` is not `purpose`, `.lifetimeTooLong` when the purpose has a
+    ///   ``JWTPurpose/maximumLifetime`` and `exp - iat` is missing or longer, `.noSigningKey`, `.signingFailed`.
     public func sign(_ claims: JWTClaims, for purpose: JWTPurpose) throws(JWTError) -> String {
         guard claims.pur == purpose.rawValue else { throw JWTError(.wrongPurpose, "pur is not the purpose signed for") }
-        return try sign(claims, algorithm: purpose.algorithm)
+        if let cap = purpose.maximumLifetime {
+            guard let iat = claims.iat, let exp = claims.exp, exp >= iat, exp - iat <= cap else {
+                throw JWTError(.lifetimeTooLong, "exp is further from iat than this purpose's lifetime")
+            }
+        }
+        return try sign(claims, algorithm: purpose.algorithm, type: purpose.tokenType)
     }
 
     // MARK: Verification
@@ -176,11 +223,12 @@ public final class JWTKeySet: Sendable {
     /// Verifies `token` against `policy` and returns its claims.
     ///
     /// Checks, in order: length (at most 8 KiB) and exactly three non-empty segments; a header that
-    /// is a JSON object with string `alg` and `kid`, `typ` absent or `JWT`, and no `crit`; a known
+    /// is a JSON object with string `alg` and `kid`, the purpose's `typ` (``JWTPurpose/tokenType``; `JWT` may also
+    /// be absent), and no `crit`; a known
     /// `kid`; `alg` equal to that key's algorithm; that algorithm equal to the policy purpose's (before any
     /// signature work, so a token signed by the key of another purpose costs no RSA verification); the
     /// signature; then the claims: `exp` (required) later than `now - leeway`, `nbf` and `iat` (required) not
-    /// later than `now + leeway`, `exp - iat` at most the policy's lifetime, `jti` present, `iss` exactly the
+    /// later than `now + leeway`, `exp - iat` at most the policy's lifetime (and the purpose's), `jti` present, `iss` exactly the
     /// policy's issuer, `pur` exactly its purpose, `aud` a single string equal to its audience (absent when it
     /// has none), `scope` likewise to its scope.
     /// - Parameters:
@@ -193,19 +241,20 @@ public final class JWTKeySet: Sendable {
     {
         guard token.utf8.count <= Self.maximumTokenLength else { throw JWTError(.malformed, "token too long") }
         let leeway = min(max(leeway, 0), Self.maximumLeeway)
-        let algorithm = policy.purpose.algorithm
+        let purpose = policy.purpose
         var token = token
         // String.withUTF8 rethrows untyped errors; carry the typed one out in a Result.
         let claims = try token.withUTF8 { bytes in
-            Result { () throws(JWTError) in try verifySignature(bytes, algorithm: algorithm) }
+            Result { () throws(JWTError) in try verifySignature(bytes, purpose: purpose) }
         }.get()
         try checkClaims(claims, policy: policy, now: now, leeway: leeway)
         return claims
     }
 
-    private func verifySignature(_ bytes: UnsafeBufferPointer<UInt8>, algorithm: JWTAlgorithm) throws(JWTError)
+    private func verifySignature(_ bytes: UnsafeBufferPointer<UInt8>, purpose: JWTPurpose) throws(JWTError)
         -> JWTClaims
     {
+        let algorithm = purpose.algorithm
         var firstDot = -1
         var secondDot = -1
         for index in bytes.indices where bytes[index] == UInt8(ascii: ".") {
@@ -224,7 +273,7 @@ public final class JWTKeySet: Sendable {
         guard !headerText.isEmpty, !payloadText.isEmpty else { throw JWTError(.malformed, "empty segment") }
         guard !signatureText.isEmpty else { throw JWTError(.badSignature, "empty signature") }
 
-        let entry = try headerEntry(headerText)
+        let entry = try headerEntry(headerText, type: purpose.tokenType)
         guard entry.key.algorithm == algorithm else {
             throw JWTError(.wrongAlgorithm, "the key is not of this purpose's algorithm")
         }
@@ -245,6 +294,12 @@ public final class JWTKeySet: Sendable {
             valid = signature.withUnsafeBufferPointer {
                 publicKey.verifySHA256(signature: $0, message: signingInput)
             }
+        case .ed25519Private(let privateKey):
+            valid = signature.withUnsafeBufferPointer {
+                privateKey.publicKey.verify(signature: $0, message: signingInput)
+            }
+        case .ed25519Public(let publicKey):
+            valid = signature.withUnsafeBufferPointer { publicKey.verify(signature: $0, message: signingInput) }
         }
         guard valid else { throw JWTError(.badSignature, "signature does not verify") }
 
@@ -257,8 +312,9 @@ public final class JWTKeySet: Sendable {
         return JWTClaims(validated: members)
     }
 
-    /// Decodes the header and returns the key it names, with `alg` checked against that key.
-    private func headerEntry(_ text: UnsafeBufferPointer<UInt8>) throws(JWTError) -> Entry {
+    /// Decodes the header and returns the key it names, with `alg` checked against that key and `typ` against `type`
+    /// (a purpose's ``JWTPurpose/tokenType``).
+    private func headerEntry(_ text: UnsafeBufferPointer<UInt8>, type: String) throws(JWTError) -> Entry {
         guard text.count <= 1024, let decoded = Base64URL.decode(text) else {
             throw JWTError(.malformed, "header is not base64url")
         }
@@ -267,6 +323,7 @@ public final class JWTKeySet: Sendable {
         }
         var alg: String?
         var kid: String?
+        var typ: String?
         for (name, value) in header {
             switch name {
             case "crit":
@@ -278,17 +335,20 @@ public final class JWTKeySet: Sendable {
                 guard case .string(let text) = value else { throw JWTError(.malformed, "kid is not a string") }
                 kid = text
             case "typ":
-                guard case .string(let text) = value, text == "JWT" || text == "jwt" else {
-                    throw JWTError(.malformed, "typ is not JWT")
+                guard case .string(let text) = value, Self.isType(text, type) else {
+                    throw JWTError(.malformed, "typ is not this purpose's token type")
                 }
+                typ = text
             default:
                 // Other members (jku, x5u, jwk, ...) are never used to find or build a key.
                 continue
             }
         }
+        // RFC 9068 section 4: an access token's typ is required; a plain JWT's may be left out (RFC 7519 5.1).
+        guard typ != nil || type == "JWT" else { throw JWTError(.malformed, "typ is missing") }
         guard let alg else { throw JWTError(.malformed, "alg is missing") }
         guard let algorithm = JWTAlgorithm(rawValue: alg) else {
-            throw JWTError(.unsupportedAlgorithm, "alg is not HS256 or RS256")
+            throw JWTError(.unsupportedAlgorithm, "alg is not HS256, RS256 or EdDSA")
         }
         // Only a kid that could name a key (ASCII) is looked up: String keys compare by canonical
         // equivalence, so "\u{212A}1" (KELVIN SIGN) would otherwise find the key "K1".
@@ -301,6 +361,15 @@ public final class JWTKeySet: Sendable {
             throw JWTError(.algorithmMismatch, "alg does not match the key's algorithm")
         }
         return entry
+    }
+
+    /// Whether the header `typ` `text` names `type`: `JWT` exactly as `JWT` or `jwt` (as always); `at+jwt` as
+    /// `at+jwt` or `application/at+jwt` in any case (RFC 9068 section 4, RFC 7515 section 4.1.9).
+    private static func isType(_ text: String, _ type: String) -> Bool {
+        if type == "JWT" { return text == "JWT" || text == "jwt" }
+        // ASCII case only: Unicode lowercasing maps some other characters onto ASCII letters.
+        let lowered = String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        return lowered == type || lowered == "application/" + type
     }
 
     private func checkClaims(_ claims: JWTClaims, policy: JWTPolicy, now: Int64, leeway: Int64) throws(JWTError) {
@@ -320,7 +389,8 @@ public final class JWTKeySet: Sendable {
         }
         // With iat at most now + leeway, this also bounds exp to now + leeway + the lifetime.
         let (lifetime, lifetimeOverflow) = exp.subtractingReportingOverflow(iat)
-        guard !lifetimeOverflow, lifetime <= policy.maximumLifetime else {
+        let maximumLifetime = min(policy.maximumLifetime, policy.purpose.maximumLifetime ?? .max)
+        guard !lifetimeOverflow, lifetime <= maximumLifetime else {
             throw JWTError(.lifetimeTooLong, "exp is further from iat than this purpose's lifetime")
         }
         guard claims.jti != nil else { throw JWTError(.missingClaim, "jti is missing") }
@@ -344,19 +414,27 @@ public final class JWTKeySet: Sendable {
 
     // MARK: JWKS
 
-    /// The JWKS document (RFC 7517) of every RSA key in the set:
-    /// `{"keys":[{"kty":"RSA","kid":...,"alg":"RS256","use":"sig","n":...,"e":...}]}`, the active key first.
+    /// The JWKS document (RFC 7517) of every RSA and Ed25519 key in the set: first the RSA keys
+    /// (`{"kty":"RSA","kid":...,"alg":"RS256","use":"sig","n":...,"e":...}`), then the Ed25519 keys
+    /// (`{"kty":"OKP","kid":...,"alg":"EdDSA","use":"sig","crv":"Ed25519","x":...}`, RFC 8037), each kind with its
+    /// active key first. RSA keys lead so that a client which takes the first key keeps finding the RS256 one.
     public func jwksJSON() -> [UInt8] {
         let snapshot = snapshot
         let entries = snapshot.entries
-        var kids = snapshot.order.filter { entries[$0]?.key.algorithm == .rs256 }
-        if let active = snapshot.activeRSA?.key.kid, let index = kids.firstIndex(of: active) {
-            kids.remove(at: index)
-            kids.insert(active, at: 0)
+        func kids(_ algorithm: JWTAlgorithm) -> [String] {
+            var kids = snapshot.order.filter { entries[$0]?.key.algorithm == algorithm }
+            if let active = snapshot.active(algorithm)?.key.kid, let index = kids.firstIndex(of: active) {
+                kids.remove(at: index)
+                kids.insert(active, at: 0)
+            }
+            return kids
         }
-        let keys: [JSONValue] = kids.compactMap { kid in
+        let rsa: [JSONValue] = kids(.rs256).compactMap { kid in
             entries[kid]?.key.rsaPublicKey.map { JWK.rsaPublicJWK($0, kid: kid) }
         }
-        return JSONValue.object([("keys", .array(keys))]).serialize()
+        let okp: [JSONValue] = kids(.edDSA).compactMap { kid in
+            entries[kid]?.key.ed25519PublicKey.map { JWK.okpPublicJWK($0, kid: kid) }
+        }
+        return JSONValue.object([("keys", .array(rsa + okp))]).serialize()
     }
 }

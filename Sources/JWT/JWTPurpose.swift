@@ -18,12 +18,29 @@ public enum JWTPurpose: String, Sendable, Hashable, CaseIterable {
     case pro
     /// The remote-hash login token (CONTRACT 3): RS256, published in the JWKS.
     case remoteLogin = "remote-login"
+    /// The OAuth 2.1 access token (RFC 9068, `api-docs/oauth-mcp-contract.md` 1.8): EdDSA, header `typ:"at+jwt"`,
+    /// at most 15 minutes from `iat` to `exp`.
+    case oauthAccess = "oauth-access"
 
     /// The algorithm, and so the kind of key, every token of this purpose is signed with.
     public var algorithm: JWTAlgorithm {
         switch self {
         case .challenge, .session, .mailbox, .pro: return .hs256
         case .capability, .remoteLogin: return .rs256
+        case .oauthAccess: return .edDSA
         }
+    }
+
+    /// The header `typ` every token of this purpose is signed with and must carry to verify: `JWT` (which
+    /// verification also takes as `jwt` or absent), or `at+jwt` for OAuth access tokens, which RFC 9068 section 4
+    /// makes required (verification also takes `application/at+jwt`, in any case).
+    public var tokenType: String {
+        self == .oauthAccess ? "at+jwt" : "JWT"
+    }
+
+    /// The longest `exp - iat` a token of this purpose may have, whatever a policy allows, in seconds; nil for
+    /// purposes whose lifetime only their policy bounds. Signing refuses longer tokens too.
+    public var maximumLifetime: Int64? {
+        self == .oauthAccess ? 900 : nil
     }
 }

@@ -12,7 +12,8 @@ enum CommonRoutes {
 
     /// Adds the shared endpoints to `router`.
     /// - Parameters:
-    ///   - keys: the key set whose RSA public keys `/.well-known/jwks.json` lists (it follows key reloads).
+    ///   - keys: the key set whose RSA and Ed25519 public keys `/.well-known/jwks.json` lists (it follows key
+    ///     reloads).
     ///   - openAPI: the OpenAPI 3.1 document served as is (``OpenAPIDocument/serving(baseURL:)``).
     ///   - openConnections: reads the server's open-connection count at scrape time.
     ///   - draining: true once the server is about to stop: `/readyz` then fails, so a balancer moves away first.

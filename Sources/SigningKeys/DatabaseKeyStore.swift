@@ -7,7 +7,8 @@ import Synchronization
 /// The signing keys of every Postern instance on one database (`signing_keys`, migration 0009), used when
 /// the database is PostgreSQL so that a token minted by one instance verifies on every other.
 ///
-/// The first instance to start generates an RSA-2048 key and a 32-byte HMAC secret, sealed with AES-256-GCM
+/// The first instance to start generates an RSA-2048 key, an Ed25519 key and a 32-byte HMAC secret (a ring made before
+/// Ed25519 keys existed gets its Ed25519 key from the first instance that knows them), sealed with AES-256-GCM
 /// under a key derived from `POSTERN_KEY_SECRET` (``KeySealer``), inside one transaction under an advisory
 /// lock, so instances starting together end with one key ring. A rotation publishes new keys at once (they
 /// verify and are in the JWKS) but lets them sign only `promotionDelay` seconds later, once every instance has
@@ -17,7 +18,7 @@ import Synchronization
 /// when a token names a kid it does not know (at most once a second).
 ///
 /// `JWT_PRIVATE_KEY`, when given, signs RS256 in place of the ring's RSA key on this instance (set it on
-/// every instance or on none); the ring's HMAC keys are used either way.
+/// every instance or on none); the ring's HMAC and Ed25519 keys are used either way.
 public final class DatabaseKeyStore: SigningKeyStore {
     /// The shortest `POSTERN_KEY_SECRET` accepted, in bytes.
     public static let minimumSecretLength = KeySealer.minimumSecretLength
@@ -49,7 +50,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
 
     /// Opens the ring of `database`, creating its keys when it has none.
     /// - Parameters:
-    ///   - database: a migrated database (migration 0009).
+    ///   - database: a migrated database (migrations 0009 and 0011).
     ///   - secret: `POSTERN_KEY_SECRET`, at least 16 bytes.
     ///   - environmentPrivatePEM: `JWT_PRIVATE_KEY`; nil or empty when unset.
     ///   - environmentPublicPEM: `JWT_PUBLIC_KEY`; must match the private key when both are set.
@@ -80,7 +81,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
 
     public func keySet() -> JWTKeySet { published }
 
-    /// Publishes a new HMAC key, and a new RSA key unless `JWT_PRIVATE_KEY` signs RS256; they sign from
+    /// Publishes a new HMAC key, a new Ed25519 key, and a new RSA key unless `JWT_PRIVATE_KEY` signs RS256; they sign from
     /// `now + promotionDelay`. Other instances hear of it at once.
     @discardableResult
     public func rotate(now: Int64) throws(KeyStoreError) -> [KeyInfo] {
@@ -124,7 +125,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
             for entry in schedule.entries.sorted(by: { $0.generation < $1.generation }) {
                 let retiredAt = schedule.retiredAt(entry, at: now)
                 let active =
-                    (entry.kind == .hmac || environmentKey == nil) && schedule.active(entry.kind, at: now) == entry
+                    (entry.kind != .rsa || environmentKey == nil) && schedule.active(entry.kind, at: now) == entry
                 infos.append(
                     KeyInfo(
                         kid: entry.kid, kind: entry.kind, source: .database, createdAt: entry.createdAt,
@@ -169,7 +170,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
     /// In one transaction: reads the ring, deletes expired keys, generates what is missing or rotated,
     /// notifies other instances of a change. Returns the ring and the sealed material of every key.
     private func synchronize(now: Int64, rotating: Bool) throws(KeyStoreError) -> (KeySchedule, [String: [UInt8]]) {
-        let kinds: [KeyInfo.Kind] = environmentKey == nil ? [.hmac, .rsa] : [.hmac]
+        let kinds: [KeyInfo.Kind] = environmentKey == nil ? [.hmac, .rsa, .ed25519] : [.hmac, .ed25519]
         let database = database
         let retention = retention
         do {
@@ -258,7 +259,8 @@ public final class DatabaseKeyStore: SigningKeyStore {
         do throws(JWTError) {
             return try JWTKeySet(
                 keys: ordered, activeHMAC: schedule.active(.hmac, at: now)?.kid,
-                activeRSA: environmentKey?.kid ?? schedule.active(.rsa, at: now)?.kid)
+                activeRSA: environmentKey?.kid ?? schedule.active(.rsa, at: now)?.kid,
+                activeEdDSA: schedule.active(.ed25519, at: now)?.kid)
         } catch {
             throw KeyStoreError(.corrupt, "signing_keys: \(error.reason)")
         }

@@ -8,6 +8,8 @@ public struct KeyInfo: Sendable, Equatable, Hashable {
         case rsa
         /// An HMAC-SHA256 secret (HS256).
         case hmac
+        /// An Ed25519 private key (EdDSA): signs the OAuth access tokens.
+        case ed25519
     }
 
     /// Where the key comes from.
@@ -20,9 +22,9 @@ public struct KeyInfo: Sendable, Equatable, Hashable {
         case database
     }
 
-    /// The key id (`kid`): the RFC 7638 thumbprint for RSA keys, 16 random hex characters for HMAC.
+    /// The key id (`kid`): the RFC 7638 thumbprint for RSA and Ed25519 keys, 16 random hex characters for HMAC.
     public let kid: String
-    /// RSA or HMAC.
+    /// RSA, HMAC or Ed25519.
     public let kind: Kind
     /// Where the key comes from.
     public let source: Source
@@ -53,12 +55,23 @@ public struct KeyInfo: Sendable, Equatable, Hashable {
     }
 
     /// The algorithm the key is bound to.
-    public var algorithm: JWTAlgorithm { kind == .rsa ? .rs256 : .hs256 }
+    public var algorithm: JWTAlgorithm { kind.algorithm }
 
     /// The `JWT_PRIVATE_KEY` key of a store opened at `openedAt`: always the active RS256 key.
     init(environmentKey key: JWTKey, openedAt: Int64) {
         self.init(
             kid: key.kid, kind: .rsa, source: .environment, createdAt: openedAt, retiredAt: nil, dropsAt: nil,
             isActive: true)
+    }
+}
+
+extension KeyInfo.Kind {
+    /// The algorithm keys of this kind sign and verify.
+    public var algorithm: JWTAlgorithm {
+        switch self {
+        case .rsa: return .rs256
+        case .hmac: return .hs256
+        case .ed25519: return .edDSA
+        }
     }
 }

@@ -13,15 +13,16 @@ import Synchronization
 
 /// The signing keys of one Postern instance, kept in `<data dir>/keys/`.
 ///
-/// On first start it generates an RSA-2048 key (`<kid>.pem`, PKCS#8) and a 32-byte HMAC secret
-/// (`<kid>.hmac`, hex) with mode 0600 in a 0700 directory, recorded in `keys.json`
+/// On first start it generates an RSA-2048 key and an Ed25519 key (each `<kid>.pem`, PKCS#8) and a 32-byte HMAC
+/// secret (`<kid>.hmac`, hex) with mode 0600 in a 0700 directory, recorded in `keys.json`
 /// (`kid`, `kind`, `created_at`, `retired_at`); later starts load the same keys. `rotate(now:)` retires
 /// the active keys and adds new ones; a retired key keeps verifying and stays in the JWKS until
-/// `retired_at + maxTokenTTL + 30 s`, then is dropped (from the set, the metadata and the disk).
+/// `retired_at + maxTokenTTL + 30 s`, then is dropped (from the set, the metadata and the disk). A directory made
+/// before Ed25519 keys existed gets one at its next start.
 ///
 /// When `JWT_PRIVATE_KEY` is given it is the active RSA key (kid = its RFC 7638 thumbprint) and is
-/// never written to disk; a previously generated RSA key is then retired. HMAC keys always come
-/// from the data directory.
+/// never written to disk; a previously generated RSA key is then retired. HMAC and Ed25519 keys always
+/// come from the data directory.
 ///
 /// The in-process state is guarded by a `Mutex`; the key directory by an `flock`.
 public final class KeyStore: Sendable {
@@ -79,8 +80,8 @@ public final class KeyStore: Sendable {
         published
     }
 
-    /// Retires the active keys and makes new ones active: a new HMAC secret, and a new RSA key unless
-    /// the RSA key comes from `JWT_PRIVATE_KEY` (rotate that one by changing the variable).
+    /// Retires the active keys and makes new ones active: a new HMAC secret, a new Ed25519 key, and a new RSA key
+    /// unless the RSA key comes from `JWT_PRIVATE_KEY` (rotate that one by changing the variable).
     /// Retired keys past their retention are dropped.
     /// - Returns: the new keys.
     /// - Throws: `KeyStoreError`.
@@ -111,7 +112,7 @@ public final class KeyStore: Sendable {
             let set = state.keySet
             var infos = environmentKey.map { [KeyInfo(environmentKey: $0, openedAt: openedAt)] } ?? []
             for record in state.records where record.kid != environmentKey?.kid {
-                let active = set.activeKID(for: record.kind == .rsa ? .rs256 : .hs256) == record.kid
+                let active = set.activeKID(for: record.kind.algorithm) == record.kid
                 infos.append(
                     KeyInfo(
                         kid: record.kid, kind: record.kind, source: .dataDirectory, createdAt: record.createdAt,
@@ -126,7 +127,7 @@ public final class KeyStore: Sendable {
 
     private var metadataPath: String { keyDirectory + "/keys.json" }
     private func path(_ record: Record) -> String {
-        keyDirectory + "/" + record.kid + (record.kind == .rsa ? ".pem" : ".hmac")
+        keyDirectory + "/" + record.kid + (record.kind == .hmac ? ".hmac" : ".pem")
     }
 
     /// Reads the directory, applies rotation, retirement and pruning, generates missing keys,
@@ -157,6 +158,12 @@ public final class KeyStore: Sendable {
                 try KeyFiles.createPrivate(path(record), pem)
                 records.append(record)
             }
+            if !records.contains(where: { $0.kind == .ed25519 && $0.retiredAt == nil }) {
+                let (kid, pem) = try KeyMaterial.generate(.ed25519)
+                let record = Record(kid: kid, kind: .ed25519, createdAt: now)
+                try KeyFiles.createPrivate(path(record), pem)
+                records.append(record)
+            }
             if records != original {
                 try KeyFiles.replacePrivate(metadataPath, Self.encode(records), directory: keyDirectory)
             }
@@ -170,6 +177,7 @@ public final class KeyStore: Sendable {
         var keys: [JWTKey] = []
         var activeHMAC: String?
         var activeRSA: String?
+        var activeEdDSA: String?
         if let environmentKey {
             keys.append(environmentKey)
             activeRSA = environmentKey.kid
@@ -178,15 +186,15 @@ public final class KeyStore: Sendable {
         for record in records.sorted(by: { $0.createdAt < $1.createdAt }) where record.kid != environmentKey?.kid {
             keys.append(try loadKey(record))
             if record.retiredAt == nil {
-                if record.kind == .hmac {
-                    activeHMAC = record.kid
-                } else if environmentKey == nil {
-                    activeRSA = record.kid
+                switch record.kind {
+                case .hmac: activeHMAC = record.kid
+                case .ed25519: activeEdDSA = record.kid
+                case .rsa: if environmentKey == nil { activeRSA = record.kid }
                 }
             }
         }
         do throws(JWTError) {
-            return try JWTKeySet(keys: keys, activeHMAC: activeHMAC, activeRSA: activeRSA)
+            return try JWTKeySet(keys: keys, activeHMAC: activeHMAC, activeRSA: activeRSA, activeEdDSA: activeEdDSA)
         } catch {
             throw KeyStoreError(.corrupt, "\(keyDirectory): \(error.reason)")
         }

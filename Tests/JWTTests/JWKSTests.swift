@@ -40,6 +40,48 @@ struct JWKSTests {
         #expect(!text.contains("\"d\""))
     }
 
+    @Test("RFC 8037 A.3 thumbprint of the Ed25519 key of RFC 8032 TEST 1")
+    func okpThumbprint() throws {
+        let x = try #require(Base64URL.decode("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"))
+        #expect(JWK.okpThumbprint(x: x) == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k")
+        let seed = try #require(Hex.decode("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"))
+        let key = try Ed25519PrivateKey(seed: seed)
+        #expect(key.publicKey.rawRepresentation == x)
+        #expect(JWK.thumbprint(of: key.publicKey) == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k")
+    }
+
+    @Test("JWKS lists RSA keys, then Ed25519 keys as OKP (kty, kid, alg, use, crv, x), each kind's active key first")
+    func okpShape() throws {
+        let retiredEd = try Ed25519PrivateKey.generate()
+        let set = try JWTKeySet(
+            keys: [
+                JWTKey.ed25519(kid: "e-old", privateKey: retiredEd), JWTKey.hmac(kid: "h1", secret: hmacSecret),
+                JWTKey.ed25519(kid: "e1", privateKey: sharedEd25519Key),
+                JWTKey.rsa(kid: "r1", privateKey: sharedRSAKey),
+            ], activeHMAC: "h1", activeRSA: "r1", activeEdDSA: "e1")
+        let keys = try #require(try JSONValue.parse(set.jwksJSON())["keys"]?.arrayValue)
+        #expect(keys.map { $0["kid"]?.stringValue } == ["r1", "e1", "e-old"])
+        let okp = keys[1]
+        #expect(okp.objectValue?.map(\.0) == ["kty", "kid", "alg", "use", "crv", "x"])
+        #expect(okp["kty"] == "OKP")
+        #expect(okp["crv"] == "Ed25519")
+        #expect(okp["alg"] == "EdDSA")
+        #expect(okp["use"] == "sig")
+        #expect(okp["x"]?.stringValue.flatMap(Base64URL.decode) == sharedEd25519Key.publicKey.rawRepresentation)
+        #expect(keys[2]["x"]?.stringValue.flatMap(Base64URL.decode) == retiredEd.publicKey.rawRepresentation)
+        let text = String(decoding: set.jwksJSON(), as: UTF8.self)
+        #expect(!text.contains(#""kid":"h1""#))
+        #expect(!text.contains("\"d\""))
+
+        // A verifier that knows only the published x checks an access token.
+        let token = try set.sign(claims(purpose: .oauthAccess), for: .oauthAccess)
+        let x = try #require(okp["x"]?.stringValue.flatMap(Base64URL.decode))
+        let verifier = try JWTKeySet(
+            keys: [JWTKey.ed25519(kid: "e1", publicKey: Ed25519PublicKey(rawRepresentation: x))], activeHMAC: nil,
+            activeRSA: nil)
+        #expect(try verifier.verify(token, policy: policy(.oauthAccess), now: now).pur == "oauth-access")
+    }
+
     @Test("an RS256 token verifies with a key rebuilt from the JWKS n and e via openssl-free path")
     func verifyFromPublished() throws {
         let set = try makeKeySet()
@@ -50,6 +92,7 @@ struct JWKSTests {
         #expect(JWK.rsaThumbprint(modulus: n, exponent: e) == JWK.thumbprint(of: sharedRSAKey.publicKey))
         let parts = token.split(separator: ".").map(String.init)
         let signature = try #require(Base64URL.decode(parts[2]))
-        #expect(sharedRSAKey.publicKey.verifySHA256(signature: signature, message: Array((parts[0] + "." + parts[1]).utf8)))
+        #expect(
+            sharedRSAKey.publicKey.verifySHA256(signature: signature, message: Array((parts[0] + "." + parts[1]).utf8)))
     }
 }

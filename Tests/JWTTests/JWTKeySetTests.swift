@@ -4,14 +4,14 @@ import Testing
 
 @Suite("JWTKeySet signing and verification")
 struct JWTKeySetTests {
-    @Test("HS256 and RS256 round trips keep claims and their order", arguments: JWTAlgorithm.allCases)
+    @Test("HS256, RS256 and EdDSA round trips keep claims and their order", arguments: JWTAlgorithm.allCases)
     func roundTrip(algorithm: JWTAlgorithm) throws {
         let set = try makeKeySet()
         let purpose = purpose(signedWith: algorithm)
         var original = claims(purpose: purpose)
         original["inboxId"] = "alice@agents.localhost"
         original["difficulty"] = 6
-        let token = try set.sign(original, algorithm: algorithm)
+        let token = try set.sign(original, for: purpose)
         #expect(token.split(separator: ".").count == 3)
         let verified = try set.verify(token, policy: policy(purpose), now: now)
         #expect(verified == original)
@@ -73,10 +73,10 @@ struct JWTKeySetTests {
         }
     }
 
-    @Test("an empty signature is refused for both algorithms", arguments: JWTAlgorithm.allCases)
+    @Test("an empty signature is refused for every algorithm", arguments: JWTAlgorithm.allCases)
     func emptySignature(algorithm: JWTAlgorithm) throws {
         let purpose = purpose(signedWith: algorithm)
-        let token = try makeKeySet().sign(claims(purpose: purpose), algorithm: algorithm)
+        let token = try makeKeySet().sign(claims(purpose: purpose), for: purpose)
         let stripped = String(token[...token.lastIndex(of: ".")!])
         try expectRefusal(stripped, .badSignature, purpose: purpose)
     }
@@ -267,7 +267,7 @@ struct JWTKeySetTests {
     func tampered(algorithm: JWTAlgorithm) throws {
         let set = try makeKeySet()
         let purpose = purpose(signedWith: algorithm)
-        let token = try set.sign(claims(purpose: purpose), algorithm: algorithm)
+        let token = try set.sign(claims(purpose: purpose), for: purpose)
         var parts = token.split(separator: ".").map(String.init)
         var elevated = claims(purpose: purpose)
         elevated["sub"] = "admin"

@@ -13,21 +13,30 @@ struct JWTPolicyTests {
         #expect(
             table == [
                 "challenge": .hs256, "session": .hs256, "mailbox": .hs256, "pro": .hs256, "capability": .rs256,
-                "remote-login": .rs256,
+                "remote-login": .rs256, "oauth-access": .edDSA,
             ])
     }
 
     @Test(
-        "a token signed by the server's key of the other algorithm is refused for every purpose",
+        "a token signed by the server's key of another algorithm is refused for every purpose",
         arguments: JWTPurpose.allCases)
     func otherAlgorithm(purpose: JWTPurpose) throws {
         let set = try makeKeySet()
         let own = try set.sign(claims(purpose: purpose), for: purpose)
         #expect(try set.verify(own, policy: policy(purpose), now: now).pur == purpose.rawValue)
-        let other: JWTAlgorithm = purpose.algorithm == .hs256 ? .rs256 : .hs256
-        let crossed = try set.sign(claims(purpose: purpose), algorithm: other)
-        let error = #expect(throws: JWTError.self) { try set.verify(crossed, policy: policy(purpose), now: now) }
-        #expect(error?.code == .wrongAlgorithm)
+        for other in JWTAlgorithm.allCases where other != purpose.algorithm {
+            // Correctly signed by the other key, with the typ this purpose expects: only the algorithm is wrong.
+            let kid = ["HS256": "h1", "RS256": "r1", "EdDSA": "e1"][other.rawValue]!
+            let header = #"{"alg":"\#(other.rawValue)","typ":"\#(purpose.tokenType)","kid":"\#(kid)"}"#
+            let crossed: String
+            switch other {
+            case .hs256: crossed = forgeHMAC(header: header, payload: claims(purpose: purpose), secret: hmacSecret)
+            case .rs256: crossed = try forgeRS256(header: header, payload: claims(purpose: purpose))
+            case .edDSA: crossed = try forgeEdDSA(header: header, payload: claims(purpose: purpose))
+            }
+            let error = #expect(throws: JWTError.self) { try set.verify(crossed, policy: policy(purpose), now: now) }
+            #expect(error?.code == .wrongAlgorithm, "\(purpose) signed with \(other)")
+        }
     }
 
     @Test("the algorithm is refused before the signature is looked at: no RSA work for an HS256 purpose")

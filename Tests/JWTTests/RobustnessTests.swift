@@ -21,9 +21,10 @@ struct RobustnessTests {
     func mutations(algorithm: JWTAlgorithm) throws {
         let set = try makeKeySet()
         let purpose = purpose(signedWith: algorithm)
-        let token = Array(try set.sign(claims(purpose: purpose), algorithm: algorithm).utf8)
+        let token = Array(try set.sign(claims(purpose: purpose), for: purpose).utf8)
+        #expect(try set.verify(String(decoding: token, as: UTF8.self), policy: policy(purpose), now: now).pur != nil)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ ".utf8)
-        var random = SplitMix64(state: algorithm == .hs256 ? 1 : 2)
+        var random = SplitMix64(state: UInt64(JWTAlgorithm.allCases.firstIndex(of: algorithm)! + 1))
         var accepted = 0
         for _ in 0..<600 {
             var mutated = token

@@ -12,11 +12,19 @@ let sharedRSAKey: RSAPrivateKey = {
 
 let hmacSecret: [UInt8] = Array(0..<32)
 
-/// A key set with one HMAC key ("h1") and one RSA key ("r1"), both active.
+/// One Ed25519 key for the whole test process.
+let sharedEd25519Key: Ed25519PrivateKey = {
+    do { return try Ed25519PrivateKey.generate() } catch { fatalError("Ed25519 key generation failed: \(error)") }
+}()
+
+/// A key set with one HMAC key ("h1"), one RSA key ("r1") and one Ed25519 key ("e1"), all active.
 func makeKeySet() throws -> JWTKeySet {
     try JWTKeySet(
-        keys: [JWTKey.hmac(kid: "h1", secret: hmacSecret), JWTKey.rsa(kid: "r1", privateKey: sharedRSAKey)],
-        activeHMAC: "h1", activeRSA: "r1")
+        keys: [
+            JWTKey.hmac(kid: "h1", secret: hmacSecret), JWTKey.rsa(kid: "r1", privateKey: sharedRSAKey),
+            JWTKey.ed25519(kid: "e1", privateKey: sharedEd25519Key),
+        ],
+        activeHMAC: "h1", activeRSA: "r1", activeEdDSA: "e1")
 }
 
 /// Valid claims for `purpose`, expiring `ttl` seconds after `now`.
@@ -32,9 +40,13 @@ func policy(_ purpose: JWTPurpose = .challenge, lifetime: Int64 = 3600, audience
     JWTPolicy(purpose: purpose, issuer: issuer, maximumLifetime: lifetime, audience: audience)
 }
 
-/// A purpose whose tokens are signed with `algorithm`, for tests that run over both algorithms.
+/// A purpose whose tokens are signed with `algorithm`, for tests that run over every algorithm.
 func purpose(signedWith algorithm: JWTAlgorithm) -> JWTPurpose {
-    algorithm == .hs256 ? .session : .capability
+    switch algorithm {
+    case .hs256: return .session
+    case .rs256: return .capability
+    case .edDSA: return .oauthAccess
+    }
 }
 
 /// base64url of UTF-8 text.
@@ -44,6 +56,18 @@ func b64(_ text: String) -> String { Base64URL.encode(Array(text.utf8)) }
 func forgeHMAC(header: String, payload: JWTClaims, secret: [UInt8]) -> String {
     let input = b64(header) + "." + Base64URL.encode(payload.json.serialize())
     return input + "." + Base64URL.encode(HMACSHA256.authenticationCode(key: secret, message: Array(input.utf8)))
+}
+
+/// A token with an arbitrary header, signed by `key` with Ed25519 (for headers the key set would not write).
+func forgeEdDSA(header: String, payload: JWTClaims, key: Ed25519PrivateKey = sharedEd25519Key) throws -> String {
+    let input = b64(header) + "." + Base64URL.encode(payload.json.serialize())
+    return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
+}
+
+/// A token with an arbitrary header, signed by `key` with RS256.
+func forgeRS256(header: String, payload: JWTClaims, key: RSAPrivateKey = sharedRSAKey) throws -> String {
+    let input = b64(header) + "." + Base64URL.encode(payload.json.serialize())
+    return input + "." + Base64URL.encode(try key.signSHA256(Array(input.utf8)))
 }
 
 /// A token with an arbitrary header and signature text.

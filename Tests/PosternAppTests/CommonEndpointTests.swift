@@ -1,4 +1,6 @@
+import AuthCrypto
 import Foundation
+import JWT
 import Testing
 
 @testable import PosternApp
@@ -32,22 +34,32 @@ struct CommonEndpointTests {
         #expect(wrongMethod.header("Allow")?.contains("GET") == true)
     }
 
-    @Test("JWKS lists RSA keys with kty, kid, alg, use, n, e")
+    @Test("JWKS lists the RSA key (kty, kid, alg, use, n, e), then the Ed25519 key (OKP, crv, x)")
     func jwks() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let response = try await server.client().request("GET", "/.well-known/jwks.json")
         #expect(response.status == 200)
         let keys = try #require(try response.json()["keys"] as? [[String: Any]])
-        #expect(!keys.isEmpty)
+        #expect(keys.map { $0["kty"] as? String } == ["RSA", "OKP"])
         for key in keys {
-            #expect(key["kty"] as? String == "RSA")
-            #expect(key["alg"] as? String == "RS256")
             #expect(key["use"] as? String == "sig")
             #expect((key["kid"] as? String)?.isEmpty == false)
-            #expect(((key["n"] as? String)?.count ?? 0) >= 342)  // 2048-bit modulus in base64url
-            #expect(key["e"] as? String == "AQAB")
+            #expect(key["d"] == nil)
         }
+        let rsa = keys[0]
+        #expect(Set(rsa.keys) == ["kty", "kid", "alg", "use", "n", "e"])
+        #expect(rsa["alg"] as? String == "RS256")
+        #expect(((rsa["n"] as? String)?.count ?? 0) >= 342)  // 2048-bit modulus in base64url
+        #expect(rsa["e"] as? String == "AQAB")
+        let okp = keys[1]
+        #expect(Set(okp.keys) == ["kty", "kid", "alg", "use", "crv", "x"])
+        #expect(okp["alg"] as? String == "EdDSA")
+        #expect(okp["crv"] as? String == "Ed25519")
+        let x = try #require((okp["x"] as? String).flatMap(Base64URL.decode))
+        #expect(x.count == 32)
+        #expect(okp["kid"] as? String == JWK.okpThumbprint(x: x))
+        #expect(server.runtime.keys.activeKID(for: .edDSA) == okp["kid"] as? String)
     }
 
     @Test("metrics expose request series by route, answered at once or later, and open connections")

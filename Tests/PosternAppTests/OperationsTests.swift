@@ -1,5 +1,6 @@
 import AuthCrypto
 import Foundation
+import JWT
 import Logging
 import PosternTestSupport
 import Storage
@@ -26,15 +27,17 @@ struct OperationsTests {
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let now: Int64 = 1_800_000_000
         let before = try Operations.listKeys(configuration: configuration, logger: logger, now: now)
-        #expect(before.count == 2)
+        #expect(before.count == 3)
         #expect(before.allSatisfy { $0.contains("active") })
+        #expect(before.filter { $0.contains("  EdDSA  ") }.count == 1)
         let after = try Operations.rotateKeys(configuration: configuration, logger: logger, now: now + 10)
-        #expect(after.count == 4)
-        #expect(after.filter { $0.contains("retired") }.count == 2)
+        #expect(after.count == 6)
+        #expect(after.filter { $0.contains("retired") }.count == 3)
         #expect(after.filter { $0.contains("RS256") }.count == 2)
+        #expect(after.filter { $0.contains("  EdDSA  ") }.count == 2)
         // Past the longest token lifetime the retired keys are gone.
         let later = try Operations.listKeys(configuration: configuration, logger: logger, now: now + 8 * 24 * 3600)
-        #expect(later.count == 2)
+        #expect(later.count == 3)
     }
 
     @Test("backup of a PostgreSQL database is refused before connecting, pointing to pg_dump")
@@ -81,18 +84,26 @@ struct LiveRotationTests {
         defer { Task { await server.stop() } }
         let client = try server.client()
         let before = try #require(try await client.request("GET", "/.well-known/jwks.json").json()["keys"] as? [[String: Any]])
-        #expect(before.count == 1)
+        #expect(before.map { $0["kty"] as? String } == ["RSA", "OKP"])
         let oldKID = try #require(before.first?["kid"] as? String)
+        let oldEdKID = try #require(before.last?["kid"] as? String)
+        let oldAccess = try server.runtime.keys.sign(
+            JWTClaims(issuer: "test", purpose: .oauthAccess, issuedAt: Operations.unixNow(), ttl: 900), for: .oauthAccess)
         let oldChallenge = try #require(try await client.request("POST", "/api/v1/challenge").bearer)
 
         _ = try Operations.rotateKeys(configuration: server.runtime.configuration, logger: Logger(label: "operations-test"))
         server.runtime.reloadKeys()
 
         let after = try #require(try await client.request("GET", "/.well-known/jwks.json").json()["keys"] as? [[String: Any]])
-        #expect(after.count == 2)
-        #expect(after.last?["kid"] as? String == oldKID)
+        #expect(after.map { $0["kty"] as? String } == ["RSA", "RSA", "OKP", "OKP"])
+        #expect(after[1]["kid"] as? String == oldKID)
         let newKID = try #require(after.first?["kid"] as? String)
         #expect(newKID != oldKID)
+        #expect(after[3]["kid"] as? String == oldEdKID)
+        let newEdKID = try #require(after[2]["kid"] as? String)
+        #expect(newEdKID != oldEdKID && server.runtime.keys.activeKID(for: .edDSA) == newEdKID)
+        let policy = JWTPolicy(purpose: .oauthAccess, issuer: "test", maximumLifetime: 900)
+        #expect(try server.runtime.keys.verify(oldAccess, policy: policy, now: Operations.unixNow()).pur == "oauth-access")
         // The old challenge (signed by the retired HMAC key) still passes the token check: a bad proof is
         // the refusal, not an invalid challenge.
         let reply = try await client.json(

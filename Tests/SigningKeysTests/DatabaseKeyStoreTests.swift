@@ -26,7 +26,7 @@ struct DatabaseKeyStoreTests {
     }
 
     func sign(_ store: DatabaseKeyStore, _ algorithm: JWTAlgorithm, at now: Int64) throws -> String {
-        try store.keySet().sign(claims(algorithm, issuedAt: now), algorithm: algorithm)
+        try SigningKeysTests.sign(store.keySet(), algorithm, issuedAt: now)
     }
 
     func kid(of token: String) throws -> String {
@@ -35,7 +35,7 @@ struct DatabaseKeyStoreTests {
     }
 
     @Test(
-        "the first store makes one RSA and one HMAC key, sealed; another instance gets the same keys",
+        "the first store makes one RSA, one Ed25519 and one HMAC key, sealed; another instance gets the same keys",
         arguments: StorageBackend.allCases)
     func sharedRing(backend: StorageBackend) throws {
         let test = try backend.makeDatabase()
@@ -43,9 +43,10 @@ struct DatabaseKeyStoreTests {
         let first = try open(test.database, clock: clock)
         let second = try open(try test.another(), clock: clock)
         #expect(first.list().map(\.kid) == second.list().map(\.kid))
-        #expect(first.list().map(\.kind) == [.hmac, .rsa])
+        #expect(first.list().map(\.kind) == [.hmac, .rsa, .ed25519])
         #expect(first.list().allSatisfy { $0.isActive && $0.source == .database && $0.signsFrom == nil })
-        for algorithm in [JWTAlgorithm.hs256, .rs256] {
+        #expect(first.keySet().jwksJSON() == second.keySet().jwksJSON())
+        for algorithm in JWTAlgorithm.allCases {
             let token = try sign(first, algorithm, at: now)
             #expect(throws: Never.self) {
                 try second.keySet().verify(token, policy: policy(algorithm), now: now)
@@ -53,7 +54,7 @@ struct DatabaseKeyStoreTests {
         }
         // The material is sealed: no PEM, no secret in the clear.
         let rows = try test.database.readSync { try $0.query("SELECT sealed FROM signing_keys", []) }
-        #expect(rows.count == 2)
+        #expect(rows.count == 3)
         for row in rows {
             let sealed = try #require(row.blob("sealed"))
             #expect(!String(decoding: sealed, as: UTF8.self).contains("PRIVATE KEY"))
@@ -69,27 +70,35 @@ struct DatabaseKeyStoreTests {
         let rotating = try open(test.database, clock: clock)
         let other = try open(try test.another(), clock: clock)
         let old = try kid(of: try sign(rotating, .rs256, at: now))
+        let oldEd = try kid(of: try sign(rotating, .edDSA, at: now))
         clock.advance(10)
         let added = try rotating.rotate(now: clock.now)
-        #expect(added.count == 2)
+        #expect(added.count == 3)
         #expect(added.allSatisfy { !$0.isActive && $0.signsFrom == now + 110 })
         let new = try #require(added.first { $0.kind == .rsa }?.kid)
+        let newEd = try #require(added.first { $0.kind == .ed25519 }?.kid)
         // Published: in the JWKS of both instances (the other after its reload), verifying, not signing.
         try other.reload(now: clock.now)
         for store in [rotating, other] {
             #expect(store.keySet().keys.map(\.kid).contains(new))
+            #expect(String(decoding: store.keySet().jwksJSON(), as: UTF8.self).contains(newEd))
             #expect(try kid(of: try sign(store, .rs256, at: clock.now)) == old)
+            #expect(try kid(of: try sign(store, .edDSA, at: clock.now)) == oldEd)
         }
         clock.advance(100)
         for store in [rotating, other] {
             try store.reload(now: clock.now)
             #expect(try kid(of: try sign(store, .rs256, at: clock.now)) == new)
+            #expect(try kid(of: try sign(store, .edDSA, at: clock.now)) == newEd)
             let retired = try #require(store.list().first { $0.kid == old })
             #expect(retired.retiredAt == now + 110 && retired.dropsAt == now + 110 + store.retention)
+            let retiredEd = try #require(store.list().first { $0.kid == oldEd })
+            #expect(retiredEd.retiredAt == now + 110 && !retiredEd.isActive)
         }
         clock.advance(rotating.retention + 1)
         try other.reload(now: clock.now)
         #expect(!other.keySet().keys.map(\.kid).contains(old))
+        #expect(!other.keySet().keys.map(\.kid).contains(oldEd))
         let left = try test.database.readSync { try $0.query("SELECT kid FROM signing_keys", []) }.compactMap {
             $0.text("kid")
         }
@@ -111,8 +120,30 @@ struct DatabaseKeyStoreTests {
         #expect(seen.count == handles.count)
         #expect(Set(seen.map { $0.joined(separator: ",") }).count == 1)
         let rows = try test.database.readSync { try $0.query("SELECT count(*) AS n FROM signing_keys", []) }
-        #expect(rows.first?.int("n") == 2)
+        #expect(rows.first?.int("n") == 3)
         for handle in handles { handle.close() }
+    }
+
+    @Test(
+        "a ring made before Ed25519 keys gets one from the next instance to start, signing at once; the rest stays",
+        arguments: StorageBackend.allCases)
+    func upgradeAddsEd25519(backend: StorageBackend) throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock(now)
+        let before = try open(test.database, clock: clock).list()
+        // What an older Postern left: no Ed25519 row.
+        _ = try test.database.writeSync { try $0.run("DELETE FROM signing_keys WHERE kind = 'ed25519'", []) }
+        clock.advance(60)
+        let upgraded = try open(try test.another(), clock: clock)
+        let added = try #require(upgraded.list().first { $0.kind == .ed25519 })
+        #expect(added.isActive && added.signsFrom == nil && added.createdAt == now + 60)
+        #expect(!before.map(\.kid).contains(added.kid))
+        #expect(upgraded.list().filter { $0.kind != .ed25519 } == before.filter { $0.kind != .ed25519 })
+        #expect(try kid(of: try sign(upgraded, .edDSA, at: clock.now)) == added.kid)
+        let kinds = try test.database.readSync { try $0.query("SELECT kind FROM signing_keys", []) }.compactMap {
+            $0.text("kind")
+        }
+        #expect(kinds.sorted() == ["ed25519", "hmac", "rsa"])
     }
 
     @Test("a token naming a kid the instance does not know yet makes it reload", arguments: StorageBackend.allCases)

@@ -33,7 +33,9 @@ final class TemporaryDataDirectory {
 struct KeyStoreTests {
     let ttl: Int64 = 3600
 
-    func open(_ directory: TemporaryDataDirectory, at time: Int64 = now, privatePEM: String? = nil, publicPEM: String? = nil)
+    func open(
+        _ directory: TemporaryDataDirectory, at time: Int64 = now, privatePEM: String? = nil, publicPEM: String? = nil
+    )
         throws -> KeyStore
     {
         try KeyStore(
@@ -41,25 +43,34 @@ struct KeyStoreTests {
             maxTokenTTL: ttl, now: time)
     }
 
-    @Test("first start generates an RSA key and an HMAC secret with mode 0600 in a 0700 directory")
+    @Test("first start generates an RSA key, an Ed25519 key and an HMAC secret with mode 0600 in a 0700 directory")
     func firstStart() throws {
         let directory = try TemporaryDataDirectory()
         let store = try open(directory)
         let infos = store.list()
-        #expect(infos.count == 2)
-        #expect(Set(infos.map(\.kind)) == [.rsa, .hmac])
+        #expect(infos.count == 3)
+        #expect(Set(infos.map(\.kind)) == [.rsa, .hmac, .ed25519])
         #expect(infos.allSatisfy { $0.isActive && $0.source == .dataDirectory && $0.createdAt == now })
         let rsa = try #require(infos.first { $0.kind == .rsa })
         let hmac = try #require(infos.first { $0.kind == .hmac })
-        #expect(try directory.files() == ["\(hmac.kid).hmac", "\(rsa.kid).pem", "keys.json"].sorted())
+        let ed25519 = try #require(infos.first { $0.kind == .ed25519 })
+        #expect(ed25519.algorithm == .edDSA)
+        #expect(
+            try directory.files() == ["\(hmac.kid).hmac", "\(rsa.kid).pem", "\(ed25519.kid).pem", "keys.json"].sorted())
         for file in try directory.files() { #expect(try directory.mode(file) == 0o600) }
-        let directoryMode = try FileManager.default.attributesOfItem(atPath: directory.keys)[.posixPermissions] as? NSNumber
+        let directoryMode =
+            try FileManager.default.attributesOfItem(atPath: directory.keys)[.posixPermissions] as? NSNumber
         #expect(directoryMode?.intValue == 0o700)
         #expect(hmac.kid.count == 16)
         let set = store.keySet()
         #expect(set.activeKID(for: .rs256) == rsa.kid)
         #expect(set.activeKID(for: .hs256) == hmac.kid)
         #expect(JWK.thumbprint(of: try #require(set.activeRSAPublicKey)) == rsa.kid)
+        #expect(set.activeKID(for: .edDSA) == ed25519.kid)
+        let edKey = try #require(set.key(kid: ed25519.kid)?.ed25519PublicKey)
+        #expect(JWK.thumbprint(of: edKey) == ed25519.kid)
+        let pem = try String(contentsOfFile: directory.keys + "/\(ed25519.kid).pem", encoding: .utf8)
+        #expect(try Ed25519PrivateKey(pem: pem).publicKey.rawRepresentation == edKey.rawRepresentation)
         let secretFile = try String(contentsOfFile: directory.keys + "/\(hmac.kid).hmac", encoding: .utf8)
         #expect(Hex.decode(secretFile.trimmingCharacters(in: .whitespacesAndNewlines))?.count == 32)
     }
@@ -70,6 +81,7 @@ struct KeyStoreTests {
         let first = try open(directory)
         let hsToken = try first.keySet().sign(claims(), algorithm: .hs256)
         let rsToken = try first.keySet().sign(claims(.rs256), algorithm: .rs256)
+        let edToken = try sign(first.keySet(), .edDSA)
         let metadata = try String(contentsOfFile: directory.keys + "/keys.json", encoding: .utf8)
 
         let second = try open(directory, at: now + 60)
@@ -77,6 +89,7 @@ struct KeyStoreTests {
         #expect(try String(contentsOfFile: directory.keys + "/keys.json", encoding: .utf8) == metadata)
         #expect(try second.keySet().verify(hsToken, policy: policy(.hs256), now: now).pur == "session")
         #expect(try second.keySet().verify(rsToken, policy: policy(.rs256), now: now).pur == "capability")
+        #expect(try second.keySet().verify(edToken, policy: policy(.edDSA), now: now).pur == "oauth-access")
         #expect(second.keySet().jwksJSON() == first.keySet().jwksJSON())
     }
 
@@ -88,19 +101,27 @@ struct KeyStoreTests {
         let oldHMAC = try #require(store.keySet().activeKID(for: .hs256))
         let oldRS = try store.keySet().sign(claims(.rs256, ttl: ttl), algorithm: .rs256)
         let oldHS = try store.keySet().sign(claims(ttl: ttl), algorithm: .hs256)
+        let oldEdDSA = try #require(store.keySet().activeKID(for: .edDSA))
+        let oldED = try sign(store.keySet(), .edDSA, ttl: 900)
 
         let rotatedAt = now + 10
         let added = try store.rotate(now: rotatedAt)
-        #expect(Set(added.map(\.kind)) == [.rsa, .hmac])
+        #expect(Set(added.map(\.kind)) == [.rsa, .hmac, .ed25519])
         let set = store.keySet()
         #expect(set.activeKID(for: .rs256) != oldRSA)
         #expect(set.activeKID(for: .hs256) != oldHMAC)
+        #expect(set.activeKID(for: .edDSA) != oldEdDSA)
         #expect(try set.verify(oldRS, policy: policy(.rs256), now: now + 20).jti != nil)
         #expect(try set.verify(oldHS, policy: policy(.hs256), now: now + 20).jti != nil)
+        #expect(try set.verify(oldED, policy: policy(.edDSA), now: now + 20).jti != nil)
         let fresh = try set.sign(claims(.rs256), algorithm: .rs256)
         #expect(fresh.hasPrefix(b64(#"{"alg":"RS256","typ":"JWT","kid":"\#(set.activeKID(for: .rs256)!)"}"#)))
-        let published = try #require(try JSONValue.parse(set.jwksJSON())["keys"]?.arrayValue).compactMap { $0["kid"]?.stringValue }
-        #expect(published == [set.activeKID(for: .rs256)!, oldRSA])
+        let freshED = try sign(set, .edDSA)
+        #expect(freshED.hasPrefix(b64(#"{"alg":"EdDSA","typ":"at+jwt","kid":"\#(set.activeKID(for: .edDSA)!)"}"#)))
+        let published = try #require(try JSONValue.parse(set.jwksJSON())["keys"]?.arrayValue).compactMap {
+            $0["kid"]?.stringValue
+        }
+        #expect(published == [set.activeKID(for: .rs256)!, oldRSA, set.activeKID(for: .edDSA)!, oldEdDSA])
         let retired = try #require(store.list().first { $0.kid == oldRSA })
         #expect(retired.retiredAt == rotatedAt)
         #expect(retired.dropsAt == rotatedAt + ttl + 30)
@@ -117,9 +138,11 @@ struct KeyStoreTests {
         try store.reload(now: rotatedAt + ttl + 31)
         #expect(store.keySet().key(kid: oldRSA) == nil)
         #expect(store.keySet().key(kid: oldHMAC) == nil)
+        #expect(store.keySet().key(kid: oldEdDSA) == nil)
         #expect(!String(decoding: store.keySet().jwksJSON(), as: UTF8.self).contains(oldRSA))
-        #expect(store.list().count == 2)
-        #expect(try directory.files().count == 3)
+        #expect(!String(decoding: store.keySet().jwksJSON(), as: UTF8.self).contains(oldEdDSA))
+        #expect(store.list().count == 3)
+        #expect(try directory.files().count == 4)
         let error = #expect(throws: JWTError.self) {
             try store.keySet().verify(oldRS, policy: policy(.rs256), now: now)
         }
@@ -136,13 +159,17 @@ struct KeyStoreTests {
         let kid = JWK.thumbprint(of: sharedRSAKey.publicKey)
         #expect(store.keySet().activeKID(for: .rs256) == kid)
         #expect(store.list().first { $0.kind == .rsa }?.source == .environment)
-        #expect(try directory.files().filter { $0.hasSuffix(".pem") }.isEmpty)
+        // The one PEM file is the Ed25519 key's, which the environment does not replace.
+        let ed25519 = try #require(store.list().first { $0.kind == .ed25519 })
+        #expect(try directory.files().filter { $0.hasSuffix(".pem") } == ["\(ed25519.kid).pem"])
+        #expect(ed25519.source == .dataDirectory && ed25519.isActive)
         let token = try store.keySet().sign(claims(.rs256), algorithm: .rs256)
-        let verifier = try JWTKeySet(keys: [JWTKey.rsa(kid: kid, publicKey: sharedRSAKey.publicKey)], activeHMAC: nil, activeRSA: nil)
+        let verifier = try JWTKeySet(
+            keys: [JWTKey.rsa(kid: kid, publicKey: sharedRSAKey.publicKey)], activeHMAC: nil, activeRSA: nil)
         #expect(try verifier.verify(token, policy: policy(.rs256), now: now).pur == "capability")
-        // Rotation with an environment RSA key rotates the HMAC secret only.
+        // Rotation with an environment RSA key rotates the HMAC secret and the Ed25519 key only.
         let added = try store.rotate(now: now + 1)
-        #expect(added.map(\.kind) == [.hmac])
+        #expect(Set(added.map(\.kind)) == [.hmac, .ed25519])
         #expect(store.keySet().activeKID(for: .rs256) == kid)
     }
 
@@ -172,7 +199,7 @@ struct KeyStoreTests {
         #expect(bad?.reason.contains("JWT_PRIVATE_KEY") == true)
         #expect(bad?.description.contains("c2VjcmV0") == false)
         // Empty values mean unset.
-        #expect(try open(directory, privatePEM: "", publicPEM: "").list().count == 2)
+        #expect(try open(directory, privatePEM: "", publicPEM: "").list().count == 3)
     }
 
     @Test("key files and the directory found with wider modes are tightened to 0600 and 0700")
@@ -186,7 +213,8 @@ struct KeyStoreTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.keys)
         #expect(try open(directory).list().map(\.kid) == kids)
         for file in files { #expect(try directory.mode(file) == 0o600) }
-        let directoryMode = try FileManager.default.attributesOfItem(atPath: directory.keys)[.posixPermissions] as? NSNumber
+        let directoryMode =
+            try FileManager.default.attributesOfItem(atPath: directory.keys)[.posixPermissions] as? NSNumber
         #expect(directoryMode?.intValue == 0o700)
     }
 
@@ -205,6 +233,39 @@ struct KeyStoreTests {
             .write(to: URL(fileURLWithPath: second.keys + "/keys.json"))
         let hostile = #expect(throws: KeyStoreError.self) { try open(second) }
         #expect(hostile?.code == .corrupt)
+
+        // An Ed25519 file that holds another key than its kid names.
+        let third = try TemporaryDataDirectory()
+        let ed25519 = try #require(try open(third).list().first { $0.kind == .ed25519 })
+        let path = third.keys + "/\(ed25519.kid).pem"
+        try FileManager.default.removeItem(atPath: path)
+        try Data(try Ed25519PrivateKey.generate().pkcs8PEM.utf8).write(to: URL(fileURLWithPath: path))
+        let swapped = #expect(throws: KeyStoreError.self) { try open(third) }
+        #expect(swapped?.code == .corrupt)
+    }
+
+    @Test("a key directory from before Ed25519 keys gets one at its next start; its other keys stay as they were")
+    func upgradeAddsEd25519() throws {
+        let directory = try TemporaryDataDirectory()
+        let store = try open(directory)
+        let ed25519 = try #require(store.list().first { $0.kind == .ed25519 })
+        let rsToken = try store.keySet().sign(claims(.rs256), algorithm: .rs256)
+        // Make the directory what an older Postern left: no Ed25519 record, no Ed25519 file.
+        let metadataPath = directory.keys + "/keys.json"
+        let metadata = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: metadataPath))))
+        let older = try #require(metadata["keys"]?.arrayValue).filter { $0["kind"] != "ed25519" }
+        try Data(JSONValue.object([("version", 1), ("keys", .array(older))]).serialize())
+            .write(to: URL(fileURLWithPath: metadataPath))
+        try FileManager.default.removeItem(atPath: directory.keys + "/\(ed25519.kid).pem")
+
+        let upgraded = try open(directory, at: now + 60)
+        let added = try #require(upgraded.list().first { $0.kind == .ed25519 })
+        #expect(added.kid != ed25519.kid && added.isActive && added.createdAt == now + 60)
+        #expect(upgraded.list().filter { $0.kind != .ed25519 } == store.list().filter { $0.kind != .ed25519 })
+        #expect(try upgraded.keySet().verify(rsToken, policy: policy(.rs256), now: now).pur == "capability")
+        #expect(
+            try upgraded.keySet().verify(sign(upgraded.keySet(), .edDSA), policy: policy(.edDSA), now: now).jti != nil)
+        #expect(try directory.files().count == 4)
     }
 }
 
@@ -218,7 +279,8 @@ struct KeyStoreConcurrencyTests {
             for _ in 0..<4 {
                 group.addTask {
                     let store = try KeyStore(
-                        directory: path, environmentPrivatePEM: nil, environmentPublicPEM: nil, maxTokenTTL: 3600, now: now)
+                        directory: path, environmentPrivatePEM: nil, environmentPublicPEM: nil, maxTokenTTL: 3600,
+                        now: now)
                     return store.list().map(\.kid).sorted()
                 }
             }
@@ -226,7 +288,7 @@ struct KeyStoreConcurrencyTests {
         }
         #expect(lists.count == 4)
         #expect(Set(lists).count == 1)
-        #expect(lists.first?.count == 2)
-        #expect(try directory.files().count == 3)
+        #expect(lists.first?.count == 3)
+        #expect(try directory.files().count == 4)
     }
 }
