@@ -98,14 +98,10 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
     private(set) var writeBlocked = false
     /// The server is shutting down: the last response closes the connection.
     private(set) var shuttingDown = false
-    /// The path of a request whose head was parsed and whose body was not (its route is the last route).
+    /// The path of a request whose head was parsed and whose body was not, for the shape of a refusal.
     private var pathInProgress: String?
-    /// The last request routed and its route: a keep-alive client often asks for the same method and path again,
-    /// and the responder's routing depends on nothing else (``HTTPResponder/route(method:path:)``). Two optionals,
-    /// not one optional tuple with the route: such a tuple is copied through generic value witnesses (measured: 760
-    /// instructions more per request).
-    private var lastRouted: (method: HTTPMethod, path: String)?
-    private var lastRoute: HTTPRoute?
+    /// The route found at that request's head, which decided its body limit and answers it once the body is in.
+    private var routeInProgress: HTTPRoute?
     /// What the loop was last told, so that only changes become actions.
     private var announcedRead = true
     private var announcedWrite = false
@@ -220,16 +216,18 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
                 return
             case .head(let head)?:
                 let path = head.path
-                let route = route(method: head.method, path: path)
+                let route = shared.responder.route(method: head.method, path: path)
                 pathInProgress = path
+                routeInProgress = route
                 let limit = route.bodyLimit ?? shared.configuration.limits.maxBodyLength
                 parser.setBodyLimit(limit)
                 if head.expectsContinue && parser.bufferedByteCount == 0 && (head.contentLength ?? 0) <= limit {
                     queue(HTTPResponseEncoder.continueResponse, closeAfter: false)
                 }
             case .request(var request, let keepAlive)?:
-                let route = route(method: request.method, path: request.path)  // the head's again, if it had one
+                let route = routeInProgress ?? shared.responder.route(method: request.method, path: request.path)
                 pathInProgress = nil
+                routeInProgress = nil
                 request.remoteAddress = peer
                 request.requestID =
                     Self.sanitizedRequestID(request.headers["X-Request-Id"]) ?? loopState.nextRequestID()
@@ -261,15 +259,6 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         }
     }
 
-    /// The responder's route for `method` and `path`; the last one again when they are the last request's.
-    private mutating func route(method: HTTPMethod, path: String) -> HTTPRoute {
-        if let lastRoute, let lastRouted, lastRouted.method == method, lastRouted.path == path { return lastRoute }
-        let route = shared.responder.route(method: method, path: path)
-        lastRouted = (method, path)
-        lastRoute = route
-        return route
-    }
-
     /// Queues a bodiless refusal and takes no more requests; the connection closes after it.
     private mutating func refuse(_ status: HTTPStatus) {
         if phase == .serving { phase = .finishing }
@@ -277,6 +266,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         shared.encoder.encodeRefusal(
             shared.responder.refusal(status, path: pathInProgress), date: loopState.date(), into: &bytes)
         pathInProgress = nil
+        routeInProgress = nil
         queue(bytes, closeAfter: true)
     }
 

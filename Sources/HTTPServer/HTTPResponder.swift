@@ -32,7 +32,7 @@ public enum HTTPAnswer: Sendable {
 /// What the server calls for each request. Called on an event loop; must not block.
 ///
 /// A request is routed once, when its head is complete (`route(method:path:)`); the route decides
-/// the body limit before the body is read and goes with the request to `respond`.
+/// the body limit before the body is read and goes with that request, and no other, to `respond`.
 ///
 /// The protocol has no associated types on purpose: the server's connection code stays concrete,
 /// so it is compiled specialized in its own module rather than run as unspecialized generic code
@@ -41,8 +41,7 @@ public enum HTTPAnswer: Sendable {
 /// A class: the server calls it through an existential several times per request, and a class
 /// existential is copied with one retain where a struct's would retain every field.
 public protocol HTTPResponder: AnyObject, Sendable {
-    /// Routes a request by method and path. Must give the same route for the same method and path: a connection
-    /// takes its last request's route again when the next request asks for the same method and path.
+    /// Routes a request by method and path; called once per request, on its loop, when its head is complete.
     func route(method: HTTPMethod, path: String) -> HTTPRoute
 
     /// The answer to a request, given the route `route(method:path:)` found for it: `.now` when it is known at
