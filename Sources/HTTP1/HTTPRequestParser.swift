@@ -46,18 +46,24 @@ public struct HTTPRequestParser: Sendable {
     var trailerBytes = 0
     /// An answered request's storage, taken back by `reclaim` for the next request.
     var spareStorage: HTTPRequest.Storage?
-    /// The last request line, for the next request that repeats it.
-    var lastRequestLine = RepeatedRequestLine()
-    /// The last header block parsed line by line, for the next request that repeats it; it also keeps the block's
-    /// header list, whose room the next block's lines reuse.
-    var lastHeaderBlock = RepeatedHeaderBlock()
-    /// Where the header block being parsed line by line started in `buffer`; nil once the bytes moved.
-    var headerBlockStart: Int?
+    /// Whether the last head is kept for a request that repeats it (off only to compare with a fresh parse).
+    let cachesRepeatedHead: Bool
+    /// The last head parsed from one read, for the next request that repeats it; it also keeps the head's header
+    /// list, whose room the next head's lines reuse.
+    var lastHead = RepeatedHead()
+    /// Where the head being parsed line by line started in `buffer`; nil once the bytes moved.
+    var headStart: Int?
 
     /// Creates a parser.
     /// - Parameter limits: the limits to enforce.
     public init(limits: HTTPParserLimits = HTTPParserLimits()) {
+        self.init(limits: limits, cachesRepeatedHead: true)
+    }
+
+    /// Creates a parser that keeps the last head (`RepeatedHead`) or parses every head afresh.
+    init(limits: HTTPParserLimits, cachesRepeatedHead: Bool) {
         self.limits = limits
+        self.cachesRepeatedHead = cachesRepeatedHead
         bodyLimit = limits.maxBodyLength
     }
 
@@ -120,6 +126,10 @@ public struct HTTPRequestParser: Sendable {
         while true {
             switch state {
             case .requestLine:
+                if takeRepeatedHead() {
+                    if let event = try finishHead() { return event }
+                    continue
+                }
                 guard let lineEnd = try nextLine(limit: limits.maxRequestLineLength, tooLong: .requestLineTooLong)
                 else {
                     try refuseNonMethodStart()
@@ -132,26 +142,13 @@ public struct HTTPRequestParser: Sendable {
                     continue
                 }
                 let start = position
-                if lastRequestLine.matches(buffer, from: start, to: lineEnd) {
-                    let line = lastRequestLine
-                    (method, target, targetIsPath, version) = (
-                        line.method, line.target, line.targetIsPath, line.version
-                    )
-                } else {
-                    let parsed = try buffer.withUnsafeBufferPointer { bytes in
-                        try HTTPRequestParser.parseRequestLine(bytes, start, lineEnd)
-                    }
-                    (method, target, targetIsPath, version) = parsed
-                    lastRequestLine.keep(buffer, from: start, to: lineEnd, parsed)
+                (method, target, targetIsPath, version) = try buffer.withUnsafeBufferPointer { bytes in
+                    try HTTPRequestParser.parseRequestLine(bytes, start, lineEnd)
                 }
+                headStart = start
                 position = lineEnd + 2
                 state = .headers
-                if takeRepeatedHeaderBlock() {
-                    if let event = try finishHead() { return event }
-                    continue
-                }
-                headerBlockStart = position
-                headers = lastHeaderBlock.takeHeaders()
+                headers = lastHead.takeHeaders()
 
             case .headers:
                 let remaining = limits.maxHeaderBlockLength - headerBytes - 2
@@ -160,7 +157,7 @@ public struct HTTPRequestParser: Sendable {
                 headerBytes += lineEnd - position + 2
                 if lineEnd == position {
                     position = lineEnd + 2
-                    keepHeaderBlock()
+                    keepHead()
                     if let event = try finishHead() { return event }
                     continue
                 }
@@ -369,7 +366,7 @@ public struct HTTPRequestParser: Sendable {
     /// Drops consumed bytes so the buffer does not grow across requests.
     private mutating func compact() {
         guard position > 0 else { return }
-        headerBlockStart = nil  // a block split over reads is not kept
+        headStart = nil  // a head split over reads is not kept
         if position == buffer.count {
             buffer.removeAll(keepingCapacity: buffer.capacity <= 64 * 1024)
             scanFrom = 0

@@ -129,3 +129,59 @@ struct RepeatedRequestLineTests {
         #expect(parsed[9].path == "/abs")
     }
 }
+
+@Suite("The parser keeps the last head read whole, and gives what a parser without the cache gives")
+struct RepeatedHeadCacheTests {
+    private func events(_ reads: [String], cached: Bool) throws -> [String] {
+        var parser = HTTPRequestParser(limits: HTTPParserLimits(), cachesRepeatedHead: cached)
+        var seen: [String] = []
+        for read in reads {
+            parser.append(contentsOf: read.utf8)
+            while let event = try parser.next() {
+                switch event {
+                case .head(let head):
+                    seen.append("head \(head.method.rawValue) \(head.target) continue=\(head.expectsContinue)")
+                case .request(let request, let keepAlive):
+                    let fields = request.headers.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
+                    seen.append(
+                        "\(request.method.rawValue) \(request.target) \(request.version) \(fields) ka=\(keepAlive)")
+                    parser.reclaim(request)
+                }
+            }
+        }
+        return seen
+    }
+
+    @Test("a head read whole is kept; one split over reads, or longer than the most kept, is not")
+    func kept() throws {
+        let head = "GET /k HTTP/1.1\r\nHost: a\r\n\r\n"
+        var parser = HTTPRequestParser()
+        parser.append(contentsOf: head.utf8)
+        _ = try parser.next()
+        #expect(parser.lastHead.bytes == Array(head.utf8))
+        var split = HTTPRequestParser()
+        split.append(contentsOf: head.utf8.prefix(20))  // the request line, then the rest: the bytes move between
+        _ = try split.next()
+        split.append(contentsOf: head.utf8.dropFirst(20))
+        _ = try split.next()
+        #expect(split.lastHead.bytes.isEmpty)
+        var long = HTTPRequestParser()
+        long.append(contentsOf: "GET /k HTTP/1.1\r\nHost: a\r\nX: \(String(repeating: "v", count: 4096))\r\n\r\n".utf8)
+        _ = try long.next()
+        #expect(long.lastHead.bytes.isEmpty)
+    }
+
+    @Test("the same events with and without the cache: repeats, versions, bodies, Expect, split reads")
+    func sameAsFresh() throws {
+        let get = "GET /a?x=1 HTTP/1.1\r\nHost: a\r\nAccept: */*\r\n\r\n"
+        let post = "POST /p HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n"
+        let old = "POST /p HTTP/1.0\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n"
+        let reads = [
+            get + get, get, String(get.prefix(7)), String(get.dropFirst(7)) + get, post + "hi" + post, "ho",
+            old + "hi" + post + "hu", "\r\n" + get + get,
+        ]
+        let cached = try events(reads, cached: true)
+        #expect(cached.count == 15)
+        #expect(cached == (try events(reads, cached: false)))
+    }
+}
