@@ -9,8 +9,8 @@ extension Array where Element == UInt8 {
         if needed > capacity { reserveCapacity(Swift.max(needed, capacity * 2)) }
     }
 
-    /// Appends a literal's bytes: one copy, where appending `"...".utf8` goes through the generic
-    /// sequence path (about 190 instructions a literal).
+    /// Appends a literal's bytes in one copy, where appending `"...".utf8` goes through the generic
+    /// sequence path.
     @inline(__always)
     package mutating func appendLiteral(_ literal: StaticString) {
         literal.withUTF8Buffer { append(contentsOf: $0) }

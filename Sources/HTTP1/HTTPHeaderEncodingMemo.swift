@@ -6,8 +6,8 @@
 /// is still referenced is never reused for another list, and a list that is changed gets storage of its own first.
 /// Not `Sendable`: one per event loop.
 public final class HTTPHeaderEncodingMemo {
-    // Touched only on its loop: without the runtime's exclusivity checks, which cost about 150 instructions per
-    // response here (two `swift_beginAccess` calls, each reading thread-local storage).
+    // Touched only on its loop, and no access overlaps another: without the runtime's exclusivity checks (two per
+    // response; see docs/performance.md, "Hot path").
     @exclusivity(unchecked) private var headers = HTTPHeaders()
     @exclusivity(unchecked) private var bytes: [UInt8] = []
 
@@ -20,7 +20,7 @@ public final class HTTPHeaderEncodingMemo {
     }
 
     /// Encodings longer than this are not kept: long lists carry per-request values (a new token in each answer),
-    /// and copying them into the memo for nothing cost more than a hit saves (`make instructions`, the challenge).
+    /// and copying them into the memo for nothing costs more than a hit saves.
     static var maximumLength: Int { 256 }
 
     /// Keeps `encoded` as the encoding of `headers`, when it is short enough.

@@ -4,14 +4,15 @@ public struct HTTPRequest: Sendable {
     /// from the parser through the connection's machine and its job to the responder and the handler:
     /// as nine stored fields, each of those copies retained and released seven of them.
     ///
-    /// `@unchecked Sendable` and no exclusivity checks: a `Storage` is changed only through a request
-    /// that holds the one reference to it, so no two accesses to one ever overlap.
+    /// `@unchecked Sendable`, and no exclusivity checks on the fields the server itself reads or writes more than
+    /// once per request: a `Storage` is changed only through a request that holds the one reference to it, so no
+    /// two accesses to one ever overlap (what the checks cost is in docs/performance.md, "Hot path").
     @usableFromInline
     final class Storage: @unchecked Sendable {
         @exclusivity(unchecked) @usableFromInline var method: HTTPMethod
-        @exclusivity(unchecked) @usableFromInline var target: String
+        @usableFromInline var target: String
         @exclusivity(unchecked) @usableFromInline var path: String
-        @exclusivity(unchecked) @usableFromInline var query: String?
+        @usableFromInline var query: String?
         @exclusivity(unchecked) @usableFromInline var version: HTTPVersion
         @exclusivity(unchecked) @usableFromInline var headers: HTTPHeaders
         @exclusivity(unchecked) @usableFromInline var body: [UInt8]

@@ -111,31 +111,31 @@ public struct HTTPResponseEncoder: Sendable {
             }
             memo?.remember(response.headers, head.written(from: start))
         }
-        if status.forbidsBody {
-            head.literal("Date: ")
-        } else {
+        if !status.forbidsBody {
             head.literal("Content-Length: ")
             head.decimal(UInt64(response.body.count))
-            head.literal("\r\nDate: ")
+            head.literal("\r\n")
         }
+        head.literal("Date: ")
         date.withUnsafeBufferPointer { head.bytes($0) }
+        head.literal("\r\n")
         if !serverName.isEmpty {
-            head.literal("\r\nServer: ")
+            head.literal("Server: ")
             serverName.withUnsafeBufferPointer { head.bytes($0) }
+            head.literal("\r\n")
         }
-        head.literal("\r\nX-Content-Type-Options: nosniff\r\n")
+        head.literal("X-Content-Type-Options: nosniff\r\n")
         if !context.requestID.isEmpty {
             head.literal("X-Request-Id: ")
             HTTPResponseEncoder.writeFieldValue(context.requestID, to: &head)
             head.literal("\r\n")
         }
         if !context.keepAlive {
-            head.literal("Connection: close\r\n\r\n")
+            head.literal("Connection: close\r\n")
         } else if context.version == .http1_0 {
-            head.literal("Connection: keep-alive\r\n\r\n")
-        } else {
-            head.literal("\r\n")
+            head.literal("Connection: keep-alive\r\n")
         }
+        head.literal("\r\n")
     }
 
     /// The interim `100 Continue` response sent before reading a body the client holds back.

@@ -1,6 +1,6 @@
 /// Values under a few short string keys (route templates), found without hashing: keys are grouped by their length
 /// in bytes (modulo 64), and a lookup compares the one or two keys of its group whole, where a `Dictionary` hashed
-/// the whole key (about 300 instructions). For lookups made on every request: the router's static paths, the
+/// the whole key. For lookups made on every request: the router's static paths, the
 /// metrics' series by route.
 public struct LengthGroupedTable<Value> {
     @usableFromInline var groups = [[(key: String, value: Value)]](repeating: [], count: 64)

@@ -69,7 +69,9 @@ public enum HTTPAccessLog {
                     line.byte(UInt8(ascii: "0") + UInt8(fraction / 100))
                     line.byte(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
                     line.byte(UInt8(ascii: "0") + UInt8(fraction % 10))
-                    line.methodAndRequestIDKey(entry.method)
+                    line.literal(" method=")
+                    line.method(entry.method)
+                    line.literal(" request_id=")
                     line.bytes(requestID)  // never quoted: see `Entry.requestID`
                     line.literal(" route=")
                     line.value(route)
@@ -96,23 +98,9 @@ extension HTTPMethod {
 }
 
 extension ByteWriter {
-    /// ` method=<method> request_id=`: for the standard methods one literal, without opening a string. A method is
-    /// a token, so it never holds a space.
-    @inline(__always)
-    fileprivate mutating func methodAndRequestIDKey(_ method: HTTPMethod) {
-        switch method {
-        case .GET: literal(" method=GET request_id=")
-        case .HEAD: literal(" method=HEAD request_id=")
-        case .POST: literal(" method=POST request_id=")
-        case .PUT: literal(" method=PUT request_id=")
-        case .DELETE: literal(" method=DELETE request_id=")
-        case .PATCH: literal(" method=PATCH request_id=")
-        case .OPTIONS: literal(" method=OPTIONS request_id=")
-        case .other(let name):
-            literal(" method=")
-            name.withUTF8Bytes { bytes($0) }
-            literal(" request_id=")
-        }
+    /// The method's spelling. A method is a token, so it never holds a space.
+    fileprivate mutating func method(_ method: HTTPMethod) {
+        method.rawValue.withUTF8Bytes { bytes($0) }
     }
 
     /// A value as `LineLogHandler` renders text: quoted when it holds a space. Request ids and route

@@ -36,7 +36,7 @@ public enum HTTPAnswer: Sendable {
 ///
 /// The protocol has no associated types on purpose: the server's connection code stays concrete,
 /// so it is compiled specialized in its own module rather than run as unspecialized generic code
-/// from the module that supplies the responder (measured: twice the CPU per request).
+/// from the module that supplies the responder (see docs/performance.md, "Hot path").
 ///
 /// A class: the server calls it through an existential several times per request, and a class
 /// existential is copied with one retain where a struct's would retain every field.

@@ -6,9 +6,8 @@ import Synchronization
 /// for a counter and a histogram.
 ///
 /// Kept here rather than in swift-prometheus's `Counter` and `ValueHistogram`, because they are written on every
-/// request: recording there took the series table's lock, the histogram's own lock and a pass over all 15 buckets
-/// (about 830 of the 10,600 user-space instructions of a `GET /healthz`, measured with `make instructions`), and
-/// every event loop wrote the same locks and counts. Here a request takes one uncontended lock on its own loop's
+/// request: recording there took the series table's lock, the histogram's own lock and a pass over all 15 buckets,
+/// and every event loop wrote the same locks and counts (see docs/performance.md, "Hot path"). Here a request takes one uncontended lock on its own loop's
 /// shard, finds its series without hashing and adds to one bucket and the sum; the shards are summed, and the
 /// buckets made cumulative, when `/metrics` is read.
 final class RequestSeries: Sendable {
@@ -32,8 +31,6 @@ final class RequestSeries: Sendable {
         /// Per series, `stride` numbers: the requests of each bucket alone (the first bound not below the duration;
         /// the last, above every bound), then the sum of the durations in nanoseconds.
         var counts: [UInt64] = []
-        /// The series last written: a loop often answers the same route, status and method in a row.
-        var last: Int?
     }
 
     /// The buckets' upper bounds in nanoseconds, ascending.
@@ -57,9 +54,7 @@ final class RequestSeries: Sendable {
         let stride = self.stride
         shards[loop % shards.count].mutex.withLock { shard in
             var found: Int?
-            if let last = shard.last, shard.keys[last] == Key(route: route, method: method, status: status) {
-                found = last
-            } else if let indices = shard.byRoute[route] {
+            if let indices = shard.byRoute[route] {
                 for index in indices where shard.keys[index].status == status && shard.keys[index].method == method {
                     found = index
                     break
@@ -74,7 +69,6 @@ final class RequestSeries: Sendable {
                     shard.byRoute.modify(route, initial: []) { $0.append(index) }
                     return index
                 }()
-            shard.last = index
             shard.counts[index * stride + bucket] &+= 1
             shard.counts[index * stride + stride - 1] &+= nanoseconds
         }

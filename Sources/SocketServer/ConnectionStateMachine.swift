@@ -62,6 +62,6 @@ public protocol ConnectionStateMachine {
 
     /// Calls `body` with the output not yet written (never empty when `hasUnsentOutput`) and returns what it
     /// returns: the bytes a `send` took, nil when the socket would block. Not generic: called through the
-    /// protocol for every response, a generic requirement ran unspecialized (about 150 instructions).
+    /// protocol for every response, a generic requirement would run unspecialized.
     func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int?
 }

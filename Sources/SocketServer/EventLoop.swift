@@ -38,16 +38,15 @@ public final class EventLoop: @unchecked Sendable {
     /// Lines gathered since the last flush; written when full or ``lineFlushInterval`` after the first, its room
     /// kept unless one huge line made it grow far past the limit. Used on the loop only, and the only caller's code
     /// that runs while it is accessed is `appendLine`'s writer, which is given room, not the loop: no access can
-    /// overlap another, so unchecked, like the registrants and timers.
+    /// overlap another, so unchecked (two checks per logged request; see docs/performance.md, "Hot path").
     @exclusivity(unchecked) private var lines = OutputBuffer(retainedCapacity: EventLoop.lineBufferLimit * 4)
     /// When the oldest line in `lines` was gathered (loop clock).
     private var linesSince: UInt64 = 0
     // Used on the loop's thread only, and every access ends before a callback runs (a registrant is copied
-    // out of the dictionary before `ready`, due timers are popped before `timerFired`), so the callbacks'
-    // own registrations and timers never overlap one: the runtime's exclusivity checks are off for them,
-    // each a thread-local lookup and a set insertion.
-    @exclusivity(unchecked) private var registrants = Registrants()
-    @exclusivity(unchecked) private var timers = TimerHeap()
+    // out before `ready`, due timers are popped before `timerFired`), so the callbacks' own registrations and
+    // timers never overlap one.
+    private var registrants = Registrants()
+    private var timers = TimerHeap()
     /// The clock as read when the loop last woke from `epoll_wait`: the time of every readiness and timer event of
     /// that wake-up (its work takes microseconds), so that its connections do not each read the clock again. On the
     /// loop.

@@ -17,18 +17,18 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
     let owner: ObjectIdentifier
     let loop: EventLoop
     private let service: any StreamService
-    // The machine and the event and action lists are used on the loop only, and no access to them overlaps
-    // another: the machine is a value that calls nothing back, `execute` never re-enters `apply`, and events
-    // that arrive during a turn (inline completions) are queued and handled after the current event's
-    // actions. So the runtime's exclusivity checks are off for them: about ten per request, each a
-    // thread-local lookup and a set insertion.
-    @exclusivity(unchecked) private var machine: any ConnectionStateMachine
+    /// The protocol's rules for this connection; used on the loop only.
+    private var machine: any ConnectionStateMachine
     private let onClose: () -> Void
 
     var deadline: UInt64?
     var timerEntry: UInt64?
     private var interest: UInt32 = Epoll.readable
     private var closed = false
+    // The event and action lists are used on the loop only, and no access to them overlaps another: the machine
+    // calls nothing back, `execute` never re-enters `apply`, and events that arrive during a turn (inline
+    // completions) are queued and handled after the current event's actions. So the runtime's exclusivity checks
+    // are off for them (two each per request; see docs/performance.md, "Hot path").
     /// Events that arrived while a turn runs (inline completions), handled before the turn ends.
     @exclusivity(unchecked) private var queued: [Event] = []
     @exclusivity(unchecked) private var actions: [Action] = []
@@ -127,8 +127,8 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
         inTurn = false
     }
 
-    /// The turn itself, with the stored machine opened once: every mutating access through the existential
-    /// projected its box and checked that the box was unique (about 90 instructions each, four per request).
+    /// The turn itself, with the stored machine opened once, rather than its existential box projected and checked
+    /// for uniqueness at every mutating access.
     private func run<Machine: ConnectionStateMachine>(_ event: Event, now: UInt64, machine: inout Machine) {
         apply(event, now: now, machine: &machine)
         var next = 0
@@ -243,9 +243,7 @@ final class StreamConnection: LoopRegistrant, @unchecked Sendable {
 
 extension Array {
     /// Removes every element and keeps the storage, element by element: `removeAll(keepingCapacity: true)`
-    /// replaces the whole range in general, which for the few events and actions of a turn cost about 0.4k
-    /// instructions per request more (measured with `make instructions`; what remains is mostly the
-    /// elements' own release: the job, and the request it holds, are freed here).
+    /// replaces the whole range in general, which costs more for the few events and actions of a turn.
     fileprivate mutating func empty() {
         while popLast() != nil {}
     }
