@@ -10,7 +10,7 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
         /// A DNS name, lowercased, without a trailing dot.
         case name(String)
         /// An IPv4 literal (any spelling) or a bracketed IPv6 literal.
-        case address(IPAddress)
+        case address(FetchTargetAddress)
     }
 
     /// `http` or `https`.
@@ -63,7 +63,9 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
         guard rest.utf8.starts(with: "//".utf8) else { throw .invalidURL }
         let afterSlashes = rest[rest.utf8.index(rest.startIndex, offsetBy: 2)...]
         let authorityEnd =
-            afterSlashes.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            afterSlashes.utf8.firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            }
             ?? afterSlashes.endIndex
         var authority = afterSlashes[..<authorityEnd]
         var target = afterSlashes[authorityEnd...]
@@ -148,7 +150,9 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
         guard !raw.isEmpty else { throw .invalidURL }
         if raw.utf8.first == UInt8(ascii: "[") {
             let inside = raw.utf8.dropFirst().dropLast()
-            guard raw.utf8.last == UInt8(ascii: "]"), let bytes = IPAddress.parseIPv6(String(decoding: inside, as: UTF8.self)) else {
+            guard raw.utf8.last == UInt8(ascii: "]"),
+                let bytes = FetchTargetAddress.parseIPv6(String(decoding: inside, as: UTF8.self))
+            else {
                 throw .invalidURL
             }
             return .address(.v6(bytes))
@@ -161,7 +165,7 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
                     || scalar == "-" || scalar == "." || scalar == "_")
             guard ok else { throw .invalidURL }
         }
-        switch IPAddress.parseIPv4(lower) {
+        switch FetchTargetAddress.parseIPv4(lower) {
         case .address(let value): return .address(.v4(value))
         case .invalid: throw .invalidURL
         case .notIPv4: break

@@ -115,9 +115,9 @@ public final class Fetcher: URLFetching {
 
     /// The addresses `url` may be reached at, all vetted; nothing is connected.
     /// - Throws: ``FetchError/notAllowed`` when any address is refused, or a resolution error.
-    func vettedAddresses(for url: FetchURL, deadline: Deadline) throws(FetchError) -> [IPAddress] {
+    func vettedAddresses(for url: FetchURL, deadline: Deadline) throws(FetchError) -> [FetchTargetAddress] {
         let policy = configuration.policy
-        let addresses: [IPAddress]
+        let addresses: [FetchTargetAddress]
         switch url.host {
         case .address(let address):
             addresses = [address]

@@ -23,7 +23,7 @@ final class Resolver: Sendable {
 
     /// Every distinct address `name` resolves to, in resolver order.
     /// - Throws: ``FetchError/resolutionFailed``, ``FetchError/timedOut`` or ``FetchError/overloaded``.
-    func resolve(_ name: String, deadline: Deadline) throws(FetchError) -> [IPAddress] {
+    func resolve(_ name: String, deadline: Deadline) throws(FetchError) -> [FetchTargetAddress] {
         guard outstanding.incrementIfBelow(maxOutstanding) else { throw .overloaded }
         let box = ResultBox()
         let semaphore = DispatchSemaphore(value: 0)
@@ -35,12 +35,14 @@ final class Resolver: Sendable {
             semaphore.signal()
         }
         let timeout = DispatchTime.now() + .milliseconds(Int(deadline.remainingMilliseconds))
-        guard semaphore.wait(timeout: timeout) == .success, let addresses = box.value.withLock({ $0 }) else { throw .timedOut }
+        guard semaphore.wait(timeout: timeout) == .success, let addresses = box.value.withLock({ $0 }) else {
+            throw .timedOut
+        }
         guard !addresses.isEmpty else { throw .resolutionFailed }
         return addresses
     }
 
-    private static func lookup(_ name: String) -> [IPAddress] {
+    private static func lookup(_ name: String) -> [FetchTargetAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
@@ -51,10 +53,12 @@ final class Resolver: Sendable {
         var list: UnsafeMutablePointer<addrinfo>? = nil
         guard getaddrinfo(name, nil, &hints, &list) == 0, let first = list else { return [] }
         defer { freeaddrinfo(first) }
-        var result: [IPAddress] = []
+        var result: [FetchTargetAddress] = []
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let entry = cursor {
-            if let sa = entry.pointee.ai_addr, let address = IPAddress(socketAddress: sa), !result.contains(address) {
+            if let sa = entry.pointee.ai_addr, let address = FetchTargetAddress(socketAddress: sa),
+                !result.contains(address)
+            {
                 result.append(address)
             }
             cursor = entry.pointee.ai_next
@@ -66,7 +70,7 @@ final class Resolver: Sendable {
 /// A lookup result handed from the helper thread to the waiting caller (a class: the thread's
 /// closure cannot capture a `Mutex` itself).
 private final class ResultBox: Sendable {
-    let value = Mutex<[IPAddress]?>(nil)
+    let value = Mutex<[FetchTargetAddress]?>(nil)
 }
 
 /// A counter shared between threads.

@@ -27,7 +27,7 @@ final class TCPConnection: ByteStream {
     /// Connects to one vetted address without any name lookup.
     /// - Throws: ``FetchError/connectFailed`` (refused, unreachable, connect timeout) or
     ///   ``FetchError/timedOut`` when the overall deadline passed.
-    static func connect(to address: IPAddress, port: Int, timeout: Duration, deadline: Deadline)
+    static func connect(to address: FetchTargetAddress, port: Int, timeout: Duration, deadline: Deadline)
         throws(FetchError) -> TCPConnection
     {
         let family = address.isV4 ? AF_INET : AF_INET6
@@ -124,7 +124,7 @@ func retryingOnEINTR(_ body: () -> Int32) -> Int32 {
     }
 }
 
-extension IPAddress {
+extension FetchTargetAddress {
     var isV4: Bool {
         if case .v4 = self { return true }
         return false

@@ -12,7 +12,9 @@ func expectNotAllowed<T>(
         Issue.record("no error: \(comment)", sourceLocation: sourceLocation)
     } catch let error as FetchError {
         guard case .notAllowed(let found) = error, category == nil || category == found else {
-            Issue.record("\(error) instead of notAllowed(\(category.map { "\($0)" } ?? "")): \(comment)", sourceLocation: sourceLocation)
+            Issue.record(
+                "\(error) instead of notAllowed(\(category.map { "\($0)" } ?? "")): \(comment)",
+                sourceLocation: sourceLocation)
             return
         }
     } catch {

@@ -45,7 +45,9 @@ struct FetchURLTests {
 
     // Found by the url fuzzer: "a.." lost one dot and kept the other, so the host was "a." (not the
     // documented dotless name; "localhost.." then slipped past the fetcher's pre-lookup localhost check).
-    @Test("a host with more than one trailing dot is invalid", arguments: ["http://a../", "http://localhost../", "http://1.2.3.4../"])
+    @Test(
+        "a host with more than one trailing dot is invalid",
+        arguments: ["http://a../", "http://localhost../", "http://1.2.3.4../"])
     func doubleTrailingDot(text: String) {
         #expect(throws: FetchError.invalidURL) { try FetchURL(parsing: text) }
     }

@@ -1,5 +1,5 @@
 // libFuzzer entry for the outbound URL parser and address policy. Built by scripts/fuzz together with
-// Sources/Fetch/{FetchURL,IPAddress,AddressPolicy,FetchError}.swift into one module; not part of the
+// Sources/Fetch/{FetchURL,FetchTargetAddress,AddressPolicy,FetchError}.swift into one module; not part of the
 // SwiftPM package.
 //
 // Properties checked on every input (a violation traps, which libFuzzer reports as a crash):
@@ -74,11 +74,13 @@ private let alwaysRefused: [Prefix] = [
 private let globalUnicast = Prefix(v6: [0x2000], 3)
 
 /// The 16-byte form the tables use: IPv4 as mapped, IPv6 with an embedded IPv4 address replaced by it.
-private func normalized(_ address: IPAddress) -> [UInt8] {
+private func normalized(_ address: FetchTargetAddress) -> [UInt8] {
     func mapped(_ b: ArraySlice<UInt8>) -> [UInt8] { [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff] + b }
     switch address {
     case .v4(let value):
-        return mapped([UInt8(value >> 24), UInt8((value >> 16) & 0xff), UInt8((value >> 8) & 0xff), UInt8(value & 0xff)])
+        return mapped([
+            UInt8(value >> 24), UInt8((value >> 16) & 0xff), UInt8((value >> 8) & 0xff), UInt8(value & 0xff),
+        ])
     case .v6(let b):
         if Prefix(v6: [0, 0, 0, 0, 0, 0xffff], 96).contains(b) { return b }
         if Prefix(v6: [], 96).contains(b), !Prefix(v6: [], 127).contains(b) { return mapped(b[12...]) }
@@ -88,14 +90,14 @@ private func normalized(_ address: IPAddress) -> [UInt8] {
     }
 }
 
-private func isGlobal(_ address: IPAddress) -> Bool {
+private func isGlobal(_ address: FetchTargetAddress) -> Bool {
     let b = normalized(address)
     if nonGlobal.contains(where: { $0.contains(b) }) { return false }
     if Prefix(v4: 0, 0, 0, 0, 0).contains(b) { return true }
     return globalUnicast.contains(b)
 }
 
-private func isAlwaysRefused(_ address: IPAddress) -> Bool {
+private func isAlwaysRefused(_ address: FetchTargetAddress) -> Bool {
     let b = normalized(address)
     return alwaysRefused.contains { $0.contains(b) }
 }
@@ -113,7 +115,7 @@ private func fail(_ message: String) -> Never {
 private let strictPolicy = AddressPolicy()
 private let privatePolicy = AddressPolicy(allowPrivate: true)
 
-private func checkPolicy(_ address: IPAddress, host: String) {
+private func checkPolicy(_ address: FetchTargetAddress, host: String) {
     if strictPolicy.allows(address, host: host) {
         require(isGlobal(address), "policy admits a non-global address with private off: \(address)")
     }
@@ -149,11 +151,13 @@ private func checkURL(_ url: FetchURL) {
         require(!name.isEmpty && name.utf8.count <= 253, "name length")
         require(!name.hasPrefix(".") && !name.hasSuffix(".") && !name.contains(".."), "empty label")
         require(
-            name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x2e || $0 == 0x5f },
+            name.utf8.allSatisfy {
+                ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x2e || $0 == 0x5f
+            },
             "name has a character outside a-z 0-9 - _ .")
         var address = in_addr()
         require(inet_aton(name, &address) == 0, "host kept as a name that inet_aton reads as an address: \(name)")
-        require(IPAddress(literal: name) == nil, "host kept as a name that is an address literal: \(name)")
+        require(FetchTargetAddress(literal: name) == nil, "host kept as a name that is an address literal: \(name)")
     case .address(let address):
         checkPolicy(address, host: url.hostText)
     }
@@ -176,19 +180,19 @@ private func libcIPv6(_ text: String) -> [UInt8]? {
 }
 
 private func checkLiteral(_ text: String) {
-    let parsed = IPAddress(literal: text)
+    let parsed = FetchTargetAddress(literal: text)
     if let parsed {
-        require(IPAddress(literal: parsed.description) == parsed, "literal does not round-trip: \(text)")
+        require(FetchTargetAddress(literal: parsed.description) == parsed, "literal does not round-trip: \(text)")
         checkPolicy(parsed, host: text)
         checkPolicy(parsed, host: parsed.description)
     }
     // The C library reads ASCII without whitespace or NUL the same way; compare only those.
     guard isVisibleASCII(text) else { return }
     if text.contains(":") {
-        let expected = libcIPv6(text).map(IPAddress.v6)
+        let expected = libcIPv6(text).map(FetchTargetAddress.v6)
         require(parsed == expected, "IPv6 literal disagrees with inet_pton: \(text)")
     } else {
-        let expected = libcIPv4(text).map(IPAddress.v4)
+        let expected = libcIPv4(text).map(FetchTargetAddress.v4)
         require(parsed == expected, "IPv4 literal disagrees with inet_aton: \(text)")
     }
 }

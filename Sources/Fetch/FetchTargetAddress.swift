@@ -7,10 +7,10 @@ import Foundation
 /// last part filling the remaining bytes. So `2130706433`, `0x7f000001`, `0177.0.0.1` and `127.1`
 /// all mean `127.0.0.1`, and the address policy sees the same address the socket would reach.
 ///
-/// Not the same type as `ClientAddress.IPAddress`, on purpose: that one parses the peer addresses a
+/// Not `ClientAddress.IPAddress`, on purpose: that one parses the peer addresses a
 /// socket or proxy reports (`inet_pton` spellings) to count clients for rate limits; this one parses
 /// what a URL host may spell, for the outbound address policy. Keep them apart.
-public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
+public enum FetchTargetAddress: Hashable, Sendable, CustomStringConvertible {
     /// An IPv4 address in host byte order (`127.0.0.1` is `0x7f00_0001`).
     case v4(UInt32)
     /// An IPv6 address as its 16 network-order bytes.
@@ -20,10 +20,10 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// (without brackets, optionally with an embedded dotted IPv4 tail); nil when `text` is neither.
     public init?(literal text: String) {
         if text.contains(":") {
-            guard let bytes = IPAddress.parseIPv6(text) else { return nil }
+            guard let bytes = FetchTargetAddress.parseIPv6(text) else { return nil }
             self = .v6(bytes)
         } else {
-            guard case .address(let value) = IPAddress.parseIPv4(text) else { return nil }
+            guard case .address(let value) = FetchTargetAddress.parseIPv4(text) else { return nil }
             self = .v4(value)
         }
     }
@@ -32,9 +32,9 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .v4(let value):
-            return IPAddress.dotted(value)
+            return FetchTargetAddress.dotted(value)
         case .v6(let bytes):
-            return IPAddress.formatIPv6(bytes)
+            return FetchTargetAddress.formatIPv6(bytes)
         }
     }
 
