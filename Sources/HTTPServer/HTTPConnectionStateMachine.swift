@@ -1,49 +1,31 @@
 import HTTP1
 import SocketServer
 
-/// The HTTP/1.1 rules of one connection as a pure state machine: bytes, write progress, timers and
-/// responses in; writes, interest changes, timers, requests to answer and closes out.
+/// The HTTP/1.1 rules of one connection as a pure value: bytes, write progress, timers and answers in; writes,
+/// interest changes, timers, closes and work for the request pipeline out. It routes nothing, answers nothing and
+/// reads no clock: `HTTPRequestPipeline` takes its `Work` and gives the answers back.
 ///
-/// Requests are parsed as they arrive (pipelining), answered in any order by the responder and
-/// written in request order. Parsing pauses while `maxPipelinedRequests` are unanswered, while the
-/// socket does not take output, or while unsent output is above `outputHighWater`; reading pauses
-/// with it (back-pressure). After the last response of a connection (`Connection: close`, HTTP/1.0,
-/// a refusal, shutdown) the sending side is shut and the input drained for `lingerNanoseconds`
-/// (lingering close), so that unread input does not reset the connection before the peer has read
-/// the answer.
-public struct HTTPConnectionStateMachine: ConnectionStateMachine {
-    /// A request the responder answers later (`HTTPAnswer.later`), with its place in the pipeline.
-    public final class Job: Sendable {
-        /// The request's position in the connection's pipeline.
-        public let sequence: UInt64
-        /// The request being answered, with `remoteAddress` and `requestID` filled in.
-        public let request: HTTPRequest
-        /// The responder's work: called once with the completion that brings the response back.
-        public let work: HTTPAnswer.Work
-
-        init(sequence: UInt64, request: HTTPRequest, work: @escaping HTTPAnswer.Work) {
-            self.sequence = sequence
-            self.request = request
-            self.work = work
-        }
-    }
-
-    /// The responder's answer to a `Job`.
-    public final class Completion: Sendable {
-        /// The job's `sequence`.
-        public let sequence: UInt64
-        /// The response.
-        public let response: HTTPResponse
-        /// When the responder finished (the loop's clock), for the request's duration; nil: when the machine takes
-        /// the completion.
-        public let finishedAt: UInt64?
-
-        /// Pairs a response with its request's sequence number.
-        public init(sequence: UInt64, response: HTTPResponse, finishedAt: UInt64? = nil) {
-            self.sequence = sequence
-            self.response = response
-            self.finishedAt = finishedAt
-        }
+/// Requests are parsed as they arrive (pipelining), answered in any order and written in request order. Parsing
+/// pauses while `maxPipelinedRequests` are unanswered, while the socket does not take output, or while unsent output
+/// is above `outputHighWater`; reading pauses with it (back-pressure). After the last response of a connection
+/// (`Connection: close`, HTTP/1.0, a refusal, shutdown) the sending side is shut and the input drained for
+/// `lingerNanoseconds` (lingering close), so that unread input does not reset the connection before the peer has
+/// read the answer.
+///
+/// A turn: `handle(_:now:into:)` with the loop's event, then `nextWork()` until nil, each work answered before the
+/// next is asked for (`routed(bodyLimit:)`, `answer(_:sequence:requestID:date:)` now or later,
+/// `refuse(with:date:)`), then `finishTurn(after:now:into:)`.
+public struct HTTPConnectionStateMachine {
+    /// What the machine needs from the request pipeline.
+    public enum Work {
+        /// A head whose body is still to come: route it and give the body limit with `routed(bodyLimit:)`.
+        case head(HTTPRequestHead)
+        /// A complete request, with its place in the pipeline: answer it with `answer(_:sequence:requestID:date:)`,
+        /// now or in a later turn.
+        case request(HTTPRequest, sequence: UInt64)
+        /// A refusal the connection ends with (a malformed request, 408, 503 over the connection cap): give its
+        /// response with `refuse(with:date:)`. `path` is the path of a head parsed before the refusal, if any.
+        case refusal(HTTPStatus, path: String?)
     }
 
     /// Where the connection is in its life.
@@ -68,13 +50,16 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         let method: HTTPMethod
         let version: HTTPVersion
         let keepAlive: Bool
-        let requestID: String
-        /// The route's name in the access log; nil for bytes the server queues itself.
-        let routeName: String?
-        /// When the request was handed to the responder.
-        let startedAt: UInt64
         var bytes: [UInt8]?
         var closeAfter: Bool
+    }
+
+    /// A refusal asked for and not yet given.
+    enum PendingRefusal {
+        /// Queued after the responses before it; the connection closes after it.
+        case queued(HTTPStatus)
+        /// Written at once to a silent client (408), closing after the first write attempt.
+        case abandoning
     }
 
     /// Unsent output above which parsing pauses until the socket takes it.
@@ -82,10 +67,9 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
     /// How long a closing connection drains the peer's bytes before the socket is closed.
     public static var lingerNanoseconds: UInt64 { 2_000_000_000 }
 
-    let shared: HTTPConnectionShared
-    let loopState: HTTPLoopState
-    let peer: String
-    let refusing: Bool
+    let configuration: HTTPServerConfiguration
+    let encoder: HTTPResponseEncoder
+    let headerMemo: HTTPHeaderEncodingMemo?
     var parser: HTTPRequestParser
     var timeouts: ConnectionTimeouts
     var output = OutputBuffer()
@@ -98,52 +82,67 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
     private(set) var writeBlocked = false
     /// The server is shutting down: the last response closes the connection.
     private(set) var shuttingDown = false
-    /// The path of a request whose head was parsed and whose body was not, for the shape of a refusal.
-    private var pathInProgress: String?
-    /// The route found at that request's head, which decided its body limit and answers it once the body is in.
-    private var routeInProgress: HTTPRoute?
+    /// Whether buffered requests may be taken in this turn: after bytes arrived, an answer came or the output
+    /// drained.
+    private var takesRequests = false
+    /// A refusal to ask the pipeline for.
+    private var pendingRefusal: PendingRefusal?
+    /// The work handed out and not yet answered (only `.head` and `.refusal` must be answered before the next).
+    private var awaitsAnswer = false
+    /// The head handed out whose body is not yet parsed: its path (for a refusal's shape) and what `Expect:
+    /// 100-continue` needs.
+    private var headInProgress: (path: String, expectsContinue: Bool, contentLength: Int?)?
     /// What the loop was last told, so that only changes become actions.
     private var announcedRead = true
     private var announcedWrite = false
     private var announcedDeadline: UInt64?
 
-    /// Creates the machine of a new connection from `peer`.
+    /// Creates the machine of a new connection.
     /// - Parameters:
-    ///   - shared: the server's limits, responder and encoder.
-    ///   - loopState: the loop's `Date` cache and request ids.
-    ///   - peer: the socket peer's IP address as text.
-    ///   - refusing: over the connection cap: answer 503 at once and close.
-    public init(shared: HTTPConnectionShared, loopState: HTTPLoopState, peer: String, refusing: Bool) {
-        self.shared = shared
-        self.loopState = loopState
-        self.peer = peer
-        self.refusing = refusing
-        let configuration = shared.configuration
+    ///   - configuration: limits, timeouts and pipelining.
+    ///   - encoder: encodes the responses.
+    ///   - headerMemo: the loop's memo of the header list it encoded last, or nil for none.
+    ///   - refusing: over the connection cap: ask for a 503 at once and close.
+    public init(
+        configuration: HTTPServerConfiguration, encoder: HTTPResponseEncoder, headerMemo: HTTPHeaderEncodingMemo?,
+        refusing: Bool
+    ) {
+        self.configuration = configuration
+        self.encoder = encoder
+        self.headerMemo = headerMemo
         parser = HTTPRequestParser(limits: configuration.limits)
         timeouts = ConnectionTimeouts(
             headerRead: configuration.headerReadTimeout, idle: configuration.idleTimeout,
             write: configuration.writeTimeout, now: 0)
+        if refusing { pendingRefusal = .queued(.serviceUnavailable) }
     }
 
+    /// Whether the connection is closed: it takes no more events.
+    public var isClosed: Bool { phase == .closed }
+
+    /// Whether output waits to be written.
     public var hasUnsentOutput: Bool { !output.isEmpty }
 
+    /// Calls `body` with the output not yet written and returns what it returns.
     public func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
         try output.withUnsentBytes(body)
     }
 
+    // MARK: - Events
+
+    /// Takes one event of the loop (not `.completed`: answers come through `answer`).
     public mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
         guard phase != .closed else { return }
         switch event {
         case .opened:
             timeouts = ConnectionTimeouts(
-                headerRead: shared.configuration.headerReadTimeout, idle: shared.configuration.idleTimeout,
-                write: shared.configuration.writeTimeout, now: now)
-            if refusing { refuse(.serviceUnavailable) }
+                headerRead: configuration.headerReadTimeout, idle: configuration.idleTimeout,
+                write: configuration.writeTimeout, now: now)
         case .bytesRead(let bytes):
             if case .lingering = phase { break }  // draining before close: discard
             guard phase != .abandoning else { break }
             parser.append(bytes)
-            takeRequests(now: now, into: &actions)
+            takesRequests = true
         case .readEOF:
             peerClosed = true
             if case .lingering = phase { return close(into: &actions) }
@@ -165,9 +164,8 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
             writeBlocked = false
         case .timerFired:
             timerFired(now: now, into: &actions)
-        case .completed(let value):
-            guard let completion = value as? Completion else { return close(into: &actions) }
-            complete(completion, now: now, into: &actions)
+        case .completed:
+            return close(into: &actions)  // the pipeline's, never the machine's
         case .shutdown:
             shuttingDown = true
             if slots.isEmpty && output.isEmpty && !parser.hasPartialMessage && phase != .flushingLast {
@@ -177,18 +175,77 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         case .reset:
             return close(into: &actions)
         }
+    }
+
+    /// Ends a turn: asks for a write of what became ready (except after `.wrote`, when the loop goes on writing by
+    /// itself) and tells the loop about changes of interest and deadline.
+    public mutating func finishTurn(after event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
         guard phase != .closed else { return }
-        // After `wrote`, the loop goes on writing by itself.
         if case .wrote = event {} else if !output.isEmpty && !writeBlocked { actions.append(.write) }
         announce(now: now, into: &actions)
     }
 
-    // MARK: - Requests
+    // MARK: - Work
 
-    /// Whether another buffered request may be parsed and dispatched now.
+    /// The next thing the pipeline must do, or nil when there is nothing until the next event.
+    public mutating func nextWork() -> Work? {
+        precondition(!awaitsAnswer, "HTTPConnectionStateMachine: the last work was not answered")
+        guard phase != .closed else { return nil }
+        if let pending = pendingRefusal {
+            switch pending {
+            case .queued(let status):
+                awaitsAnswer = true
+                return .refusal(status, path: nil)
+            case .abandoning:
+                awaitsAnswer = true
+                return .refusal(.requestTimeout, path: nil)
+            }
+        }
+        guard takesRequests else { return nil }
+        guard
+            Self.canTakeRequest(
+                phase: phase, writeBlocked: writeBlocked, inFlight: slots.count,
+                maxInFlight: configuration.maxPipelinedRequests, unsent: output.unsentCount)
+        else {
+            takesRequests = false
+            return nil
+        }
+        let next: HTTPParserEvent?
+        do {
+            next = try parser.next()
+        } catch {
+            takesRequests = false
+            if phase == .serving { phase = .finishing }
+            pendingRefusal = .queued(error.status)
+            awaitsAnswer = true
+            return .refusal(error.status, path: headInProgress?.path)
+        }
+        // Consumed: the request taken out of it is then its only holder and is changed in place.
+        switch consume next {
+        case nil:
+            takesRequests = false
+            return nil
+        case .head(let head)?:
+            headInProgress = (head.path, head.expectsContinue, head.contentLength)
+            awaitsAnswer = true
+            return .head(head)
+        case .request(let request, let keepAlive)?:
+            headInProgress = nil
+            if !keepAlive { phase = .finishing }
+            let sequence = nextSequence
+            nextSequence += 1
+            slots.append(
+                Slot(
+                    sequence: sequence, method: request.method, version: request.version, keepAlive: keepAlive,
+                    bytes: nil, closeAfter: !keepAlive))
+            return .request(request, sequence: sequence)
+        }
+    }
+
+    /// Whether another buffered request may be parsed and handed out now.
     ///
-    /// Reads only the fields it needs: as a computed property over `self`, evaluating it inside the
-    /// parse loop made the compiler copy the whole machine on every request.
+    /// Reads only the fields it needs: as a computed property over `self`, evaluating it inside the parse loop made
+    /// the compiler copy the whole machine on every request.
     private static func canTakeRequest(
         phase: Phase, writeBlocked: Bool, inFlight: Int, maxInFlight: Int, unsent: Int
     ) -> Bool {
@@ -196,78 +253,79 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         return !writeBlocked && inFlight < maxInFlight && unsent < outputHighWater
     }
 
-    /// Parses and dispatches as many buffered requests as the pipeline allows.
-    private mutating func takeRequests(now: UInt64, into actions: inout [ConnectionAction]) {
-        let maxInFlight = shared.configuration.maxPipelinedRequests
-        while Self.canTakeRequest(
-            phase: phase, writeBlocked: writeBlocked, inFlight: slots.count, maxInFlight: maxInFlight,
-            unsent: output.unsentCount)
+    /// The route of the head just handed out allows a body of `bodyLimit` bytes (nil: the parser limits' default);
+    /// a client waiting for `100 Continue` is told to send it when the body fits.
+    public mutating func routed(bodyLimit: Int?) {
+        precondition(awaitsAnswer && headInProgress != nil, "HTTPConnectionStateMachine: no head to route")
+        awaitsAnswer = false
+        let limit = bodyLimit ?? configuration.limits.maxBodyLength
+        parser.setBodyLimit(limit)
+        if let head = headInProgress,
+            head.expectsContinue && parser.bufferedByteCount == 0
+                && (head.contentLength ?? 0) <= limit
         {
-            let next: HTTPParserEvent?
-            do {
-                next = try parser.next()
-            } catch {
-                refuse(error.status)
-                return
-            }
-            // Consumed: the request taken out of it is then its only holder and is changed in place.
-            switch consume next {
-            case nil:
-                return
-            case .head(let head)?:
-                let path = head.path
-                let route = shared.responder.route(method: head.method, path: path)
-                pathInProgress = path
-                routeInProgress = route
-                let limit = route.bodyLimit ?? shared.configuration.limits.maxBodyLength
-                parser.setBodyLimit(limit)
-                if head.expectsContinue && parser.bufferedByteCount == 0 && (head.contentLength ?? 0) <= limit {
-                    queue(HTTPResponseEncoder.continueResponse, closeAfter: false)
-                }
-            case .request(var request, let keepAlive)?:
-                let route = routeInProgress ?? shared.responder.route(method: request.method, path: request.path)
-                pathInProgress = nil
-                routeInProgress = nil
-                request.remoteAddress = peer
-                request.requestID =
-                    Self.sanitizedRequestID(request.headers["X-Request-Id"]) ?? loopState.nextRequestID()
-                if !keepAlive { phase = .finishing }
-                let sequence = nextSequence
-                nextSequence += 1
-                let slot = Slot(
-                    sequence: sequence, method: request.method, version: request.version, keepAlive: keepAlive,
-                    requestID: request.requestID, routeName: route.logName, startedAt: now, bytes: nil,
-                    closeAfter: !keepAlive)
-                switch shared.responder.respond(to: request, route: route) {
-                case .now(let response):
-                    // Answered within this turn: the duration ends after the handler, not at the turn's start.
-                    let finished = loopState.clock()
-                    if slots.isEmpty {
-                        // Nothing waits before it: straight into the output, with no pipeline slot filled and emptied.
-                        writeOut(response, prepare(response, for: slot, finishedAt: finished, newest: true))
-                    } else {
-                        slots.append(slot)
-                        deliver(response, finishedAt: finished, at: slots.count - 1)
-                    }
-                    parser.reclaim(consume request)
-                case .later(let work):
-                    slots.append(slot)
-                    timeouts.enter(.handling, now: now)
-                    actions.append(.perform(Job(sequence: sequence, request: request, work: work)))
-                }
-            }
+            queue(HTTPResponseEncoder.continueResponse, closeAfter: false)
         }
     }
 
-    /// Queues a bodiless refusal and takes no more requests; the connection closes after it.
-    private mutating func refuse(_ status: HTTPStatus) {
-        if phase == .serving { phase = .finishing }
+    /// The refusal asked for, as the pipeline renders it; the server adds `Connection: close`.
+    public mutating func refuse(with response: HTTPResponse, date: [UInt8]) {
+        precondition(awaitsAnswer, "HTTPConnectionStateMachine: no refusal asked for")
+        awaitsAnswer = false
+        headInProgress = nil
         var bytes: [UInt8] = []
-        shared.encoder.encodeRefusal(
-            shared.responder.refusal(status, path: pathInProgress), date: loopState.date(), into: &bytes)
-        pathInProgress = nil
-        routeInProgress = nil
-        queue(bytes, closeAfter: true)
+        encoder.encodeRefusal(response, date: date, into: &bytes)
+        switch pendingRefusal {
+        case .abandoning?:
+            output.append(bytes)
+            phase = .abandoning
+        default:
+            if phase == .serving { phase = .finishing }
+            queue(bytes, closeAfter: true)
+        }
+        pendingRefusal = nil
+    }
+
+    /// The request just handed out is answered in a later turn: no timeout runs while it is handled.
+    public mutating func awaitAnswer(now: UInt64) {
+        timeouts.enter(.handling, now: now)
+    }
+
+    /// Gives back a request once it has been answered, so that its parser reuses its storage when nothing else
+    /// holds it.
+    public mutating func reclaim(_ request: consuming HTTPRequest) {
+        parser.reclaim(request)
+    }
+
+    // MARK: - Responses
+
+    /// The response to the request handed out as `sequence`, whenever it is ready: into the output when every earlier
+    /// response is there, else kept until they are. Requests held back by the pipeline may be taken again.
+    /// - Parameters:
+    ///   - requestID: the request's id, sent back as `X-Request-Id` when not empty.
+    ///   - date: the `Date` header's bytes.
+    public mutating func answer(_ response: HTTPResponse, sequence: UInt64, requestID: String, date: [UInt8]) {
+        guard phase != .closed,
+            let index = slots.firstIndex(where: { $0.sequence == sequence }), slots[index].bytes == nil
+        else { return }
+        takesRequests = true
+        let slot = slots[index]
+        var keepAlive = slot.keepAlive
+        // The server shuts down: the newest request's answer is the last.
+        if shuttingDown && index == slots.count - 1 && !parser.hasPartialMessage { keepAlive = false }
+        if !keepAlive && phase == .serving { phase = .finishing }
+        let context = HTTPResponseEncoder.Context(
+            method: slot.method, version: slot.version, keepAlive: keepAlive, requestID: requestID)
+        if index == 0 && phase != .flushingLast {
+            slots.removeFirst()
+            writeOut(response, context, date: date)
+            moveReadyResponses()
+        } else {
+            var bytes: [UInt8] = []
+            encoder.encode(response, context: context, date: date, into: &bytes)
+            slots[index].bytes = bytes
+            if !keepAlive { slots[index].closeAfter = true }
+        }
     }
 
     /// Queues bytes that go out once every earlier response has (a refusal, `100 Continue`).
@@ -276,64 +334,15 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         nextSequence += 1
         slots.append(
             Slot(
-                sequence: sequence, method: .GET, version: .http1_1, keepAlive: !closeAfter, requestID: "",
-                routeName: nil, startedAt: 0, bytes: bytes, closeAfter: closeAfter))
+                sequence: sequence, method: .GET, version: .http1_1, keepAlive: !closeAfter, bytes: bytes,
+                closeAfter: closeAfter))
         moveReadyResponses()
     }
 
-    // MARK: - Responses
-
-    /// A completion of a job: its response takes its slot, and requests held back by the pipeline are taken.
-    private mutating func complete(_ completion: Completion, now: UInt64, into actions: inout [ConnectionAction]) {
-        guard let index = slots.firstIndex(where: { $0.sequence == completion.sequence }), slots[index].bytes == nil
-        else { return }
-        deliver(completion.response, finishedAt: completion.finishedAt ?? now, at: index)
-        takeRequests(now: now, into: &actions)
-    }
-
-    /// Encodes the response of the request in `slots[index]`: into the output when every earlier response is
-    /// there, else into the slot until they are.
-    private mutating func deliver(_ response: HTTPResponse, finishedAt finished: UInt64, at index: Int) {
-        let slot = slots[index]
-        let context = prepare(response, for: slot, finishedAt: finished, newest: index == slots.count - 1)
-        if index == 0 && phase != .flushingLast {
-            slots.removeFirst()
-            writeOut(response, context)
-            moveReadyResponses()
-        } else {
-            var bytes: [UInt8] = []
-            shared.encoder.encode(response, context: context, date: loopState.date(), into: &bytes)
-            slots[index].bytes = bytes
-            if !context.keepAlive { slots[index].closeAfter = true }
-        }
-    }
-
-    /// Logs the answer to `slot`'s request, tells the responder, and decides whether the connection stays open
-    /// after it (not when the request said so, nor for the `newest` request while the server shuts down); the
-    /// encoder's context.
-    private mutating func prepare(_ response: HTTPResponse, for slot: Slot, finishedAt finished: UInt64, newest: Bool)
-        -> HTTPResponseEncoder.Context
-    {
-        if let routeName = slot.routeName {
-            let entry = HTTPAccessLog.Entry(
-                method: slot.method, route: routeName, status: response.status.code,
-                durationNanoseconds: finished >= slot.startedAt ? finished - slot.startedAt : 0,
-                requestID: slot.requestID)
-            if loopState.logsAccess { loopState.logAccess(entry) }
-            shared.responder.answered(entry, loop: loopState.index)
-        }
-        var keepAlive = slot.keepAlive
-        if shuttingDown && newest && !parser.hasPartialMessage { keepAlive = false }
-        if !keepAlive && phase == .serving { phase = .finishing }
-        return HTTPResponseEncoder.Context(
-            method: slot.method, version: slot.version, keepAlive: keepAlive, requestID: slot.requestID)
-    }
-
     /// Encodes the response whose turn it is into the output; after a closing one, nothing more goes out.
-    private mutating func writeOut(_ response: HTTPResponse, _ context: HTTPResponseEncoder.Context) {
-        let encoder = shared.encoder
-        let date = loopState.date()
-        let memo = loopState.headerMemo
+    private mutating func writeOut(_ response: HTTPResponse, _ context: HTTPResponseEncoder.Context, date: [UInt8]) {
+        let encoder = self.encoder
+        let memo = headerMemo
         output.withAppendableRoom(atMost: encoder.maximumLength(response, context: context, date: date, memo: memo)) {
             encoder.write(response, context: context, date: date, memo: memo, into: $0)
         }
@@ -361,7 +370,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         if slots.isEmpty && (peerClosed || (shuttingDown && !parser.hasPartialMessage)) {
             return close(into: &actions)
         }
-        takeRequests(now: now, into: &actions)
+        takesRequests = true
     }
 
     // MARK: - Timers and closing
@@ -374,11 +383,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         guard timeouts.isExpired(now: now) else { return }
         if timeouts.wait == .readingRequest && slots.isEmpty && output.isEmpty {
             // Tell a slow client why, without waiting for it to read.
-            var bytes: [UInt8] = []
-            shared.encoder.encodeRefusal(
-                shared.responder.refusal(.requestTimeout, path: nil), date: loopState.date(), into: &bytes)
-            output.append(bytes)
-            phase = .abandoning
+            pendingRefusal = .abandoning
             return
         }
         close(into: &actions)
@@ -388,6 +393,8 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         phase = .closed
         slots.removeAll()
         output.clear()
+        pendingRefusal = nil
+        awaitsAnswer = false
         actions.append(.close)
     }
 
@@ -404,8 +411,7 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
             deadline = nil
         default:
             read =
-                !peerClosed && phase == .serving && !writeBlocked
-                && slots.count < shared.configuration.maxPipelinedRequests
+                !peerClosed && phase == .serving && !writeBlocked && slots.count < configuration.maxPipelinedRequests
             updateWait(now: now)
             deadline = timeouts.deadline
         }
@@ -431,21 +437,5 @@ public struct HTTPConnectionStateMachine: ConnectionStateMachine {
         } else {
             timeouts.enter(.idle, now: now)
         }
-    }
-
-    /// The client's `X-Request-Id` when it is 1 to 128 safe characters, else nil.
-    static func sanitizedRequestID(_ value: String?) -> String? {
-        guard let value, !value.isEmpty, value.utf8.count <= 128 else { return nil }
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                UInt8(ascii: ":"):
-                continue
-            default:
-                return nil
-            }
-        }
-        return value
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import HTTP1
 import SocketServer
 
-/// HTTP/1.1 as a `StreamService`: one `HTTPConnectionStateMachine` per connection, requests answered
-/// by the responder (at once within the machine, or later through `perform`).
+/// HTTP/1.1 as a `StreamService`: one `HTTPRequestPipeline` (around an `HTTPConnectionStateMachine`) per
+/// connection, requests answered by the responder (at once within the turn, or later through `perform`).
 public struct HTTPService: StreamService {
     /// The server's limits, responder and encoder.
     public let shared: HTTPConnectionShared
@@ -32,7 +32,7 @@ public struct HTTPService: StreamService {
     }
 
     public func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
-        HTTPConnectionStateMachine(
+        HTTPRequestPipeline(
             shared: shared, loopState: loopStates.states[loop.index], peer: peer, refusing: refusing)
     }
 
@@ -41,14 +41,14 @@ public struct HTTPService: StreamService {
         _ job: any AnyObject & Sendable, on loop: EventLoop,
         completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
     ) {
-        guard let job = job as? HTTPConnectionStateMachine.Job else {
+        guard let job = job as? HTTPRequestPipeline.Job else {
             preconditionFailure("HTTPService was given a job its machines did not make")
         }
         let sequence = job.sequence
         let clock = loopStates.states[loop.index].clock
         job.work { response in
             completion(
-                HTTPConnectionStateMachine.Completion(sequence: sequence, response: response, finishedAt: clock()))
+                HTTPRequestPipeline.Completion(sequence: sequence, response: response, finishedAt: clock()))
         }
     }
 }

@@ -195,7 +195,7 @@ struct HTTPConnectionStateMachineTests {
         #expect(h.receive(" t\r\n").isEmpty)  // more bytes of the same request: the clock keeps running
         h.advance(seconds: 5)
         #expect(h.send(.timerFired) == ["write", "interest(read: false, write: false)", "cancelTimer"])
-        let written = h.machine.output.withUnsentBytes { String(decoding: $0, as: UTF8.self) }
+        let written = h.machine.machine.output.withUnsentBytes { String(decoding: $0, as: UTF8.self) }
         #expect(written.hasPrefix("HTTP/1.1 408 "))
         #expect(h.send(.writeBlocked) == ["close"])
     }

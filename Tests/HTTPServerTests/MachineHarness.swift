@@ -36,10 +36,10 @@ final class CountingResponder: HTTPResponder {
     }
 }
 
-/// Drives one `HTTPConnectionStateMachine` with no socket: the test plays the event loop, a mock
-/// clock and the responder, and reads the actions back as short strings.
+/// Drives one connection's `HTTPRequestPipeline` and its `HTTPConnectionStateMachine` with no socket: the test plays
+/// the event loop, a mock clock and the responder, and reads the actions back as short strings.
 struct MachineHarness {
-    typealias Machine = HTTPConnectionStateMachine
+    typealias Machine = HTTPRequestPipeline
 
     static let second: UInt64 = 1_000_000_000
 
@@ -116,7 +116,7 @@ struct MachineHarness {
 
     /// The socket takes `count` bytes, then blocks.
     mutating func writePartly(_ count: Int) -> (written: String, actions: [String]) {
-        let written = machine.output.withUnsentBytes { String(decoding: $0.prefix(count), as: UTF8.self) }
+        let written = machine.machine.output.withUnsentBytes { String(decoding: $0.prefix(count), as: UTF8.self) }
         var actions = send(.wrote(min(count, written.utf8.count)))
         actions += send(.writeBlocked)
         return (written, actions)

@@ -1,0 +1,170 @@
+import HTTP1
+import SocketServer
+
+/// What a server does with the requests of one connection, around its pure `HTTPConnectionStateMachine`: routes each
+/// request, gives it its peer address and request id, calls the responder (answering at once in the same turn, or
+/// later through a `Job`), writes the access log and tells the responder for its metrics. The machine keeps the
+/// protocol (framing, pipelining, back-pressure, timeouts, lingering close); this keeps the server's side, as
+/// swift-nio's pipeline handlers and Hummingbird's responder chain sit above their connection state machines.
+public struct HTTPRequestPipeline: ConnectionStateMachine {
+    /// A request the responder answers later (`HTTPAnswer.later`), with its place in the pipeline.
+    public final class Job: Sendable {
+        /// The request's position in the connection's pipeline.
+        public let sequence: UInt64
+        /// The request being answered, with `remoteAddress` and `requestID` filled in.
+        public let request: HTTPRequest
+        /// The responder's work: called once with the completion that brings the response back.
+        public let work: HTTPAnswer.Work
+
+        init(sequence: UInt64, request: HTTPRequest, work: @escaping HTTPAnswer.Work) {
+            self.sequence = sequence
+            self.request = request
+            self.work = work
+        }
+    }
+
+    /// The responder's answer to a `Job`.
+    public final class Completion: Sendable {
+        /// The job's `sequence`.
+        public let sequence: UInt64
+        /// The response.
+        public let response: HTTPResponse
+        /// When the responder finished (the loop's clock), for the request's duration; nil: when the pipeline takes
+        /// the completion.
+        public let finishedAt: UInt64?
+
+        /// Pairs a response with its request's sequence number.
+        public init(sequence: UInt64, response: HTTPResponse, finishedAt: UInt64? = nil) {
+            self.sequence = sequence
+            self.response = response
+            self.finishedAt = finishedAt
+        }
+    }
+
+    /// What the access log and the metrics need of a request answered later.
+    struct Waiting {
+        let sequence: UInt64
+        let method: HTTPMethod
+        let routeName: String
+        let requestID: String
+        let startedAt: UInt64
+    }
+
+    let shared: HTTPConnectionShared
+    let loopState: HTTPLoopState
+    let peer: String
+    /// The connection's protocol rules.
+    var machine: HTTPConnectionStateMachine
+    /// The route found at the head of the request whose body is being read.
+    private var routeInProgress: HTTPRoute?
+    /// Requests handed to the responder's later work, oldest first.
+    private var waiting: [Waiting] = []
+
+    /// Creates the pipeline of a new connection from `peer`.
+    /// - Parameters:
+    ///   - shared: the server's limits, responder and encoder.
+    ///   - loopState: the loop's clock, `Date` cache, request ids and access log.
+    ///   - peer: the socket peer's IP address as text.
+    ///   - refusing: over the connection cap: answer 503 at once and close.
+    public init(shared: HTTPConnectionShared, loopState: HTTPLoopState, peer: String, refusing: Bool) {
+        self.shared = shared
+        self.loopState = loopState
+        self.peer = peer
+        machine = HTTPConnectionStateMachine(
+            configuration: shared.configuration, encoder: shared.encoder, headerMemo: loopState.headerMemo,
+            refusing: refusing)
+    }
+
+    public var hasUnsentOutput: Bool { machine.hasUnsentOutput }
+
+    public func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
+        try machine.withUnsentOutput(body)
+    }
+
+    public mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
+        if case .completed(let value) = event {
+            guard let completion = value as? Completion else { return machine.handle(.reset, now: now, into: &actions) }
+            complete(completion, now: now)
+        } else {
+            machine.handle(event, now: now, into: &actions)
+        }
+        while let work = machine.nextWork() {
+            perform(work, now: now, into: &actions)
+        }
+        machine.finishTurn(after: event, now: now, into: &actions)
+    }
+
+    /// Does what the machine asks for.
+    private mutating func perform(
+        _ work: consuming HTTPConnectionStateMachine.Work, now: UInt64, into actions: inout [ConnectionAction]
+    ) {
+        switch consume work {
+        case .head(let head):
+            let route = shared.responder.route(method: head.method, path: head.path)
+            routeInProgress = route
+            machine.routed(bodyLimit: route.bodyLimit)
+        case .refusal(let status, let path):
+            routeInProgress = nil
+            machine.refuse(with: shared.responder.refusal(status, path: path), date: loopState.date())
+        case .request(var request, let sequence):
+            let route = routeInProgress ?? shared.responder.route(method: request.method, path: request.path)
+            routeInProgress = nil
+            request.remoteAddress = peer
+            request.requestID = Self.sanitizedRequestID(request.headers["X-Request-Id"]) ?? loopState.nextRequestID()
+            switch shared.responder.respond(to: request, route: route) {
+            case .now(let response):
+                // Answered within this turn: the duration ends after the handler, not at the turn's start.
+                report(
+                    method: request.method, routeName: route.logName, status: response.status.code,
+                    requestID: request.requestID, startedAt: now, finishedAt: loopState.clock())
+                machine.answer(response, sequence: sequence, requestID: request.requestID, date: loopState.date())
+                machine.reclaim(consume request)
+            case .later(let work):
+                waiting.append(
+                    Waiting(
+                        sequence: sequence, method: request.method, routeName: route.logName,
+                        requestID: request.requestID, startedAt: now))
+                machine.awaitAnswer(now: now)
+                actions.append(.perform(Job(sequence: sequence, request: request, work: work)))
+            }
+        }
+    }
+
+    /// A job's response: logged, reported and handed to the machine.
+    private mutating func complete(_ completion: Completion, now: UInt64) {
+        guard let index = waiting.firstIndex(where: { $0.sequence == completion.sequence }) else { return }
+        let request = waiting.remove(at: index)
+        report(
+            method: request.method, routeName: request.routeName, status: completion.response.status.code,
+            requestID: request.requestID, startedAt: request.startedAt, finishedAt: completion.finishedAt ?? now)
+        machine.answer(
+            completion.response, sequence: completion.sequence, requestID: request.requestID, date: loopState.date())
+    }
+
+    /// Writes the access-log line of an answered request and tells the responder, for its metrics.
+    private func report(
+        method: HTTPMethod, routeName: String, status: Int, requestID: String, startedAt: UInt64, finishedAt: UInt64
+    ) {
+        let entry = HTTPAccessLog.Entry(
+            method: method, route: routeName, status: status,
+            durationNanoseconds: finishedAt >= startedAt ? finishedAt - startedAt : 0, requestID: requestID)
+        if loopState.logsAccess { loopState.logAccess(entry) }
+        shared.responder.answered(entry, loop: loopState.index)
+    }
+
+    /// The client's `X-Request-Id` when it is 1 to 128 safe characters, else nil.
+    static func sanitizedRequestID(_ value: String?) -> String? {
+        guard let value, !value.isEmpty, value.utf8.count <= 128 else { return nil }
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                UInt8(ascii: ":"):
+                continue
+            default:
+                return nil
+            }
+        }
+        return value
+    }
+}
