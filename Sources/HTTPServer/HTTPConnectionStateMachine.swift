@@ -13,15 +13,15 @@ import SocketServer
 /// read the answer.
 ///
 /// A turn: `handle(_:now:into:)` with the loop's event, then `nextWork()` until nil, each work answered before the
-/// next is asked for (`routed(bodyLimit:)`, `answer(_:sequence:requestID:date:)` now or later,
-/// `refuse(with:date:)`), then `finishTurn(after:now:into:)`.
+/// next is asked for (`routed(bodyLimit:)`; `answer(_:sequence:requestID:date:)` at once or `awaitAnswer(now:)` and
+/// the answer in a later turn; `refuse(with:date:)`), then `finishTurn(after:now:into:)`.
 public struct HTTPConnectionStateMachine {
     /// What the machine needs from the request pipeline.
     public enum Work {
         /// A head whose body is still to come: route it and give the body limit with `routed(bodyLimit:)`.
         case head(HTTPRequestHead)
-        /// A complete request, with its place in the pipeline: answer it with `answer(_:sequence:requestID:date:)`,
-        /// now or in a later turn.
+        /// A complete request, with its place in the pipeline: answer it with `answer(_:sequence:requestID:date:)`
+        /// now, or say `awaitAnswer(now:)` and answer it in a later turn.
         case request(HTTPRequest, sequence: UInt64)
         /// A refusal the connection ends with (a malformed request, 408, 503 over the connection cap): give its
         /// response with `refuse(with:date:)`. `path` is the path of a head parsed before the refusal, if any.
@@ -87,8 +87,10 @@ public struct HTTPConnectionStateMachine {
     private var takesRequests = false
     /// A refusal to ask the pipeline for.
     private var pendingRefusal: PendingRefusal?
-    /// The work handed out and not yet answered (only `.head` and `.refusal` must be answered before the next).
+    /// Whether the work handed out last is not yet answered.
     private var awaitsAnswer = false
+    /// The sequence of the request handed out last, until it is answered at once or said to be answered later.
+    private var handedOutSequence: UInt64?
     /// The head handed out whose body is not yet parsed: its path (for a refusal's shape) and what `Expect:
     /// 100-continue` needs.
     private var headInProgress: (path: String, expectsContinue: Bool, contentLength: Int?)?
@@ -238,6 +240,8 @@ public struct HTTPConnectionStateMachine {
                 Slot(
                     sequence: sequence, method: request.method, version: request.version, keepAlive: keepAlive,
                     bytes: nil, closeAfter: !keepAlive))
+            handedOutSequence = sequence
+            awaitsAnswer = true
             return .request(request, sequence: sequence)
         }
     }
@@ -286,8 +290,12 @@ public struct HTTPConnectionStateMachine {
         pendingRefusal = nil
     }
 
-    /// The request just handed out is answered in a later turn: no timeout runs while it is handled.
+    /// The request just handed out is answered in a later turn: it waits in the pipeline, and no timeout runs while
+    /// it is handled.
     public mutating func awaitAnswer(now: UInt64) {
+        precondition(handedOutSequence != nil, "HTTPConnectionStateMachine: no request handed out")
+        handedOutSequence = nil
+        awaitsAnswer = false
         timeouts.enter(.handling, now: now)
     }
 
@@ -305,9 +313,14 @@ public struct HTTPConnectionStateMachine {
     ///   - requestID: the request's id, sent back as `X-Request-Id` when not empty.
     ///   - date: the `Date` header's bytes.
     public mutating func answer(_ response: HTTPResponse, sequence: UInt64, requestID: String, date: [UInt8]) {
-        guard phase != .closed,
-            let index = slots.firstIndex(where: { $0.sequence == sequence }), slots[index].bytes == nil
-        else { return }
+        guard phase != .closed else { return }
+        if handedOutSequence == sequence {
+            handedOutSequence = nil
+            awaitsAnswer = false
+        }
+        guard let index = slots.firstIndex(where: { $0.sequence == sequence }), slots[index].bytes == nil else {
+            return
+        }
         takesRequests = true
         let slot = slots[index]
         var keepAlive = slot.keepAlive
@@ -395,6 +408,7 @@ public struct HTTPConnectionStateMachine {
         output.clear()
         pendingRefusal = nil
         awaitsAnswer = false
+        handedOutSequence = nil
         actions.append(.close)
     }
 

@@ -60,6 +60,7 @@ struct HTTPConnectionStateMachineWorkTests {
                 return
             }
             sequences.append(sequence)
+            bare.machine.awaitAnswer(now: 0)  // answered below, in a later turn
         }
         #expect(sequences.count == 2)
         bare.machine.answer(.text(.ok, "B"), sequence: sequences[1], requestID: "id-b", date: bare.date)
