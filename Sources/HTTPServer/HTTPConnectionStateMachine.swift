@@ -6,11 +6,11 @@ import SocketServer
 /// reads no clock: `HTTPRequestPipeline` takes its `Work` and gives the answers back.
 ///
 /// Requests are parsed as they arrive (pipelining), answered in any order and written in request order. Parsing
-/// pauses while `maxPipelinedRequests` are unanswered, while the socket does not take output, or while unsent output
-/// is above `outputHighWater`; reading pauses with it (back-pressure). After the last response of a connection
-/// (`Connection: close`, HTTP/1.0, a refusal, shutdown) the sending side is shut and the input drained for
-/// `lingerNanoseconds` (lingering close), so that unread input does not reset the connection before the peer has
-/// read the answer.
+/// pauses while `maxPipelinedRequests` are unanswered, and while the connection's `ConnectionLifecycle` takes no
+/// input (the socket does not take output, or unsent output is above its high-water mark); reading pauses with it
+/// (back-pressure). After the last response of a connection (`Connection: close`, HTTP/1.0, a refusal, shutdown)
+/// the lifecycle closes it lingering, so that unread input does not reset the connection before the peer has read
+/// the answer.
 ///
 /// A turn: `handle(_:now:into:)` with the loop's event, then `nextWork()` until nil, each work answered before the
 /// next is asked for (`routed(bodyLimit:)`; `answer(_:sequence:requestID:date:)` at once or `awaitAnswer(now:)` and
@@ -26,22 +26,6 @@ public struct HTTPConnectionStateMachine {
         /// A refusal the connection ends with (a malformed request, 408, 503 over the connection cap): give its
         /// response with `refuse(with:date:)`. `path` is the path of a head parsed before the refusal, if any.
         case refusal(HTTPStatus, path: String?)
-    }
-
-    /// Where the connection is in its life.
-    enum Phase: Equatable {
-        /// Taking requests.
-        case serving
-        /// Taking no new requests (close requested, refusal, input ended); answering the ones taken.
-        case finishing
-        /// The last response is in the output; once written, linger.
-        case flushingLast
-        /// Our side is shut; input is drained until the peer closes or the linger deadline.
-        case lingering(until: UInt64)
-        /// A best-effort refusal (408) is being written; close after the first write attempt.
-        case abandoning
-        /// Closed; no more events.
-        case closed
     }
 
     /// A response position in the pipeline, filled when its response is encoded.
@@ -62,24 +46,18 @@ public struct HTTPConnectionStateMachine {
         case abandoning
     }
 
-    /// Unsent output above which parsing pauses until the socket takes it.
-    public static var outputHighWater: Int { 64 * 1024 }
-    /// How long a closing connection drains the peer's bytes before the socket is closed.
-    public static var lingerNanoseconds: UInt64 { 2_000_000_000 }
-
     let configuration: HTTPServerConfiguration
     let encoder: HTTPResponseEncoder
     let headerMemo: HTTPHeaderEncodingMemo?
     var parser: HTTPRequestParser
     var timeouts: ConnectionTimeouts
-    var output = OutputBuffer()
+    /// Output, back-pressure, the peer's end of input and the lingering close.
+    var lifecycle = ConnectionLifecycle()
     var slots: [Slot] = []
     var nextSequence: UInt64 = 0
-    private(set) var phase = Phase.serving
-    /// The peer shut its sending side: answer what was asked, then close.
-    private(set) var peerClosed = false
-    /// The socket took no more output; waiting for `writable`.
-    private(set) var writeBlocked = false
+    /// Whether new requests are taken: not after a close was asked for, a refusal, or the end of the input (the ones
+    /// taken are still answered).
+    private(set) var takesNewRequests = true
     /// The server is shutting down: the last response closes the connection.
     private(set) var shuttingDown = false
     /// Whether buffered requests may be taken in this turn: after bytes arrived, an answer came or the output
@@ -94,11 +72,6 @@ public struct HTTPConnectionStateMachine {
     /// The head handed out whose body is not yet parsed: its path (for a refusal's shape) and what `Expect:
     /// 100-continue` needs.
     private var headInProgress: (path: String, expectsContinue: Bool, contentLength: Int?)?
-    /// What the loop was last told, so that only changes become actions.
-    private var announcedRead = true
-    private var announcedWrite = false
-    private var announcedDeadline: UInt64?
-
     /// Creates the machine of a new connection.
     /// - Parameters:
     ///   - configuration: limits, timeouts and pipelining.
@@ -120,58 +93,60 @@ public struct HTTPConnectionStateMachine {
     }
 
     /// Whether the connection is closed: it takes no more events.
-    public var isClosed: Bool { phase == .closed }
+    public var isClosed: Bool { lifecycle.isClosed }
+
+    /// The output queued for the socket.
+    var output: OutputBuffer { lifecycle.output }
 
     /// Whether output waits to be written.
-    public var hasUnsentOutput: Bool { !output.isEmpty }
+    public var hasUnsentOutput: Bool { !lifecycle.output.isEmpty }
+
+    /// Whether the connection takes requests now (open, and none of them asked to close it).
+    private var isServing: Bool { takesNewRequests && lifecycle.stage == .open }
 
     /// Calls `body` with the output not yet written and returns what it returns.
     public func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
-        try output.withUnsentBytes(body)
+        try lifecycle.output.withUnsentBytes(body)
     }
 
     // MARK: - Events
 
     /// Takes one event of the loop (not `.completed`: answers come through `answer`).
     public mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
-        guard phase != .closed else { return }
+        guard !lifecycle.isClosed else { return }
         switch event {
         case .opened:
             timeouts = ConnectionTimeouts(
                 headerRead: configuration.headerReadTimeout, idle: configuration.idleTimeout,
                 write: configuration.writeTimeout, now: now)
         case .bytesRead(let bytes):
-            if case .lingering = phase { break }  // draining before close: discard
-            guard phase != .abandoning else { break }
+            // Draining before close, or abandoning: discarded.
+            guard lifecycle.stage != .abandoning && !lifecycle.isLingering else { break }
             parser.append(bytes)
             takesRequests = true
         case .readEOF:
-            peerClosed = true
-            if case .lingering = phase { return close(into: &actions) }
-            if phase == .serving { phase = .finishing }  // a partial request can never finish now
-            if slots.isEmpty && output.isEmpty { return close(into: &actions) }
+            if lifecycle.peerDidClose(into: &actions) { return close(into: &actions) }
+            takesNewRequests = false  // a partial request can never finish now
+            if slots.isEmpty && lifecycle.output.isEmpty { return close(into: &actions) }
         case .wrote(let count):
-            output.consume(count)
-            writeBlocked = false
-            if phase == .abandoning { return close(into: &actions) }
+            let drained = lifecycle.didWrite(count)
+            if lifecycle.stage == .abandoning { return close(into: &actions) }
             if timeouts.wait == .writing { timeouts.enter(.writing, now: now) }  // progress restarts it
-            if output.isEmpty { outputDrained(now: now, into: &actions) }
+            if drained { outputDrained(now: now, into: &actions) }
         case .writeBlocked:
-            if phase == .abandoning { return close(into: &actions) }
-            if !writeBlocked {
-                writeBlocked = true
-                timeouts.enter(.writing, now: now)
-            }
+            if lifecycle.stage == .abandoning { return close(into: &actions) }
+            if lifecycle.didBlock() { timeouts.enter(.writing, now: now) }
         case .writable:
-            writeBlocked = false
+            lifecycle.becameWritable()
         case .timerFired:
             timerFired(now: now, into: &actions)
         case .completed:
             return close(into: &actions)  // the pipeline's, never the machine's
         case .shutdown:
             shuttingDown = true
-            if slots.isEmpty && output.isEmpty && !parser.hasPartialMessage && phase != .flushingLast {
-                if case .lingering = phase { break }
+            if slots.isEmpty && lifecycle.output.isEmpty && !parser.hasPartialMessage
+                && lifecycle.stage != .closingAfterOutput && !lifecycle.isLingering
+            {
                 return close(into: &actions)
             }
         case .reset:
@@ -182,9 +157,15 @@ public struct HTTPConnectionStateMachine {
     /// Ends a turn: asks for a write of what became ready (except after `.wrote`, when the loop goes on writing by
     /// itself) and tells the loop about changes of interest and deadline.
     public mutating func finishTurn(after event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
-        guard phase != .closed else { return }
-        if case .wrote = event {} else if !output.isEmpty && !writeBlocked { actions.append(.write) }
-        announce(now: now, into: &actions)
+        guard !lifecycle.isClosed else { return }
+        let read =
+            !lifecycle.peerClosed && isServing && !lifecycle.writeBlocked
+            && slots.count < configuration.maxPipelinedRequests
+        switch lifecycle.stage {
+        case .open, .closingAfterOutput: updateWait(now: now)
+        case .abandoning, .lingering, .closed: break
+        }
+        lifecycle.finishTurn(after: event, read: read, deadline: timeouts.deadline, into: &actions)
     }
 
     // MARK: - Work
@@ -192,7 +173,7 @@ public struct HTTPConnectionStateMachine {
     /// The next thing the pipeline must do, or nil when there is nothing until the next event.
     public mutating func nextWork() -> Work? {
         precondition(!awaitsAnswer, "HTTPConnectionStateMachine: the last work was not answered")
-        guard phase != .closed else { return nil }
+        guard !lifecycle.isClosed else { return nil }
         if let pending = pendingRefusal {
             switch pending {
             case .queued(let status):
@@ -204,11 +185,7 @@ public struct HTTPConnectionStateMachine {
             }
         }
         guard takesRequests else { return nil }
-        guard
-            Self.canTakeRequest(
-                phase: phase, writeBlocked: writeBlocked, inFlight: slots.count,
-                maxInFlight: configuration.maxPipelinedRequests, unsent: output.unsentCount)
-        else {
+        guard isServing && lifecycle.takesInput && slots.count < configuration.maxPipelinedRequests else {
             takesRequests = false
             return nil
         }
@@ -217,7 +194,7 @@ public struct HTTPConnectionStateMachine {
             next = try parser.next()
         } catch {
             takesRequests = false
-            if phase == .serving { phase = .finishing }
+            takesNewRequests = false
             pendingRefusal = .queued(error.status)
             awaitsAnswer = true
             return .refusal(error.status, path: headInProgress?.path)
@@ -233,7 +210,7 @@ public struct HTTPConnectionStateMachine {
             return .head(head)
         case .request(let request, let keepAlive)?:
             headInProgress = nil
-            if !keepAlive { phase = .finishing }
+            if !keepAlive { takesNewRequests = false }
             let sequence = nextSequence
             nextSequence += 1
             slots.append(
@@ -244,17 +221,6 @@ public struct HTTPConnectionStateMachine {
             awaitsAnswer = true
             return .request(request, sequence: sequence)
         }
-    }
-
-    /// Whether another buffered request may be parsed and handed out now.
-    ///
-    /// Reads only the fields it needs: as a computed property over `self`, evaluating it inside the parse loop made
-    /// the compiler copy the whole machine on every request.
-    private static func canTakeRequest(
-        phase: Phase, writeBlocked: Bool, inFlight: Int, maxInFlight: Int, unsent: Int
-    ) -> Bool {
-        guard case .serving = phase else { return false }
-        return !writeBlocked && inFlight < maxInFlight && unsent < outputHighWater
     }
 
     /// The route of the head just handed out allows a body of `bodyLimit` bytes (nil: the parser limits' default);
@@ -281,10 +247,9 @@ public struct HTTPConnectionStateMachine {
         encoder.encodeRefusal(response, date: date, into: &bytes)
         switch pendingRefusal {
         case .abandoning?:
-            output.append(bytes)
-            phase = .abandoning
+            lifecycle.abandon(after: bytes)
         default:
-            if phase == .serving { phase = .finishing }
+            takesNewRequests = false
             queue(bytes, closeAfter: true)
         }
         pendingRefusal = nil
@@ -313,7 +278,7 @@ public struct HTTPConnectionStateMachine {
     ///   - requestID: the request's id, sent back as `X-Request-Id` when not empty.
     ///   - date: the `Date` header's bytes.
     public mutating func answer(_ response: HTTPResponse, sequence: UInt64, requestID: String, date: [UInt8]) {
-        guard phase != .closed else { return }
+        guard !lifecycle.isClosed else { return }
         if handedOutSequence == sequence {
             handedOutSequence = nil
             awaitsAnswer = false
@@ -322,14 +287,8 @@ public struct HTTPConnectionStateMachine {
             return
         }
         takesRequests = true
-        let slot = slots[index]
-        var keepAlive = slot.keepAlive
-        // The server shuts down: the newest request's answer is the last.
-        if shuttingDown && index == slots.count - 1 && !parser.hasPartialMessage { keepAlive = false }
-        if !keepAlive && phase == .serving { phase = .finishing }
-        let context = HTTPResponseEncoder.Context(
-            method: slot.method, version: slot.version, keepAlive: keepAlive, requestID: requestID)
-        if index == 0 && phase != .flushingLast {
+        let context = context(slots[index], newest: index == slots.count - 1, requestID: requestID)
+        if index == 0 && lifecycle.stage != .closingAfterOutput {
             slots.removeFirst()
             writeOut(response, context, date: date)
             moveReadyResponses()
@@ -337,8 +296,18 @@ public struct HTTPConnectionStateMachine {
             var bytes: [UInt8] = []
             encoder.encode(response, context: context, date: date, into: &bytes)
             slots[index].bytes = bytes
-            if !keepAlive { slots[index].closeAfter = true }
+            if !context.keepAlive { slots[index].closeAfter = true }
         }
+    }
+
+    /// The encoder's context for `slot`'s response, deciding whether the connection stays open after it: not when
+    /// the request said so, nor for the `newest` request while the server shuts down.
+    private mutating func context(_ slot: Slot, newest: Bool, requestID: String) -> HTTPResponseEncoder.Context {
+        var keepAlive = slot.keepAlive
+        if shuttingDown && newest && !parser.hasPartialMessage { keepAlive = false }
+        if !keepAlive { takesNewRequests = false }
+        return HTTPResponseEncoder.Context(
+            method: slot.method, version: slot.version, keepAlive: keepAlive, requestID: requestID)
     }
 
     /// Queues bytes that go out once every earlier response has (a refusal, `100 Continue`).
@@ -356,31 +325,30 @@ public struct HTTPConnectionStateMachine {
     private mutating func writeOut(_ response: HTTPResponse, _ context: HTTPResponseEncoder.Context, date: [UInt8]) {
         let encoder = self.encoder
         let memo = headerMemo
-        output.withAppendableRoom(atMost: encoder.maximumLength(response, context: context, date: date, memo: memo)) {
+        let most = encoder.maximumLength(response, context: context, date: date, memo: memo)
+        lifecycle.output.withAppendableRoom(atMost: most) {
             encoder.write(response, context: context, date: date, memo: memo, into: $0)
         }
-        if !context.keepAlive { phase = .flushingLast }
+        if !context.keepAlive { lifecycle.closeAfterOutput() }
     }
 
     /// Moves responses that are ready, in request order, into the output.
     private mutating func moveReadyResponses() {
-        while phase != .flushingLast, let first = slots.first, let bytes = first.bytes {
-            output.append(bytes)
+        while lifecycle.stage != .closingAfterOutput, let first = slots.first, let bytes = first.bytes {
+            lifecycle.output.append(bytes)
             slots.removeFirst()
-            if first.closeAfter { phase = .flushingLast }
+            if first.closeAfter { lifecycle.closeAfterOutput() }
         }
     }
 
     /// Everything queued was written.
     private mutating func outputDrained(now: UInt64, into actions: inout [ConnectionAction]) {
-        if phase == .flushingLast {
+        if lifecycle.stage == .closingAfterOutput {
             // The last response is out: shut our side and drain until the peer closes.
-            if peerClosed { return close(into: &actions) }
-            phase = .lingering(until: now &+ Self.lingerNanoseconds)
-            actions.append(.shutdownWrite)
-            return
+            if lifecycle.peerClosed { return close(into: &actions) }
+            return lifecycle.linger(now: now, into: &actions)
         }
-        if slots.isEmpty && (peerClosed || (shuttingDown && !parser.hasPartialMessage)) {
+        if slots.isEmpty && (lifecycle.peerClosed || (shuttingDown && !parser.hasPartialMessage)) {
             return close(into: &actions)
         }
         takesRequests = true
@@ -389,12 +357,12 @@ public struct HTTPConnectionStateMachine {
     // MARK: - Timers and closing
 
     private mutating func timerFired(now: UInt64, into actions: inout [ConnectionAction]) {
-        if case .lingering(let until) = phase {
-            if now >= until { close(into: &actions) }
+        if lifecycle.lingerTimerFired(now: now, into: &actions) {
+            if lifecycle.isClosed { close(into: &actions) }
             return
         }
         guard timeouts.isExpired(now: now) else { return }
-        if timeouts.wait == .readingRequest && slots.isEmpty && output.isEmpty {
+        if timeouts.wait == .readingRequest && slots.isEmpty && lifecycle.output.isEmpty {
             // Tell a slow client why, without waiting for it to read.
             pendingRefusal = .abandoning
             return
@@ -402,47 +370,18 @@ public struct HTTPConnectionStateMachine {
         close(into: &actions)
     }
 
+    /// Closes the connection (or forgets what it held, when the lifecycle closed it already).
     private mutating func close(into actions: inout [ConnectionAction]) {
-        phase = .closed
+        if !lifecycle.isClosed { lifecycle.close(into: &actions) }
         slots.removeAll()
-        output.clear()
         pendingRefusal = nil
         awaitsAnswer = false
         handedOutSequence = nil
-        actions.append(.close)
-    }
-
-    /// Tells the loop about changes of interest and deadline.
-    private mutating func announce(now: UInt64, into actions: inout [ConnectionAction]) {
-        let read: Bool
-        let deadline: UInt64?
-        switch phase {
-        case .lingering(let until):
-            read = true
-            deadline = until
-        case .abandoning:
-            read = false
-            deadline = nil
-        default:
-            read =
-                !peerClosed && phase == .serving && !writeBlocked && slots.count < configuration.maxPipelinedRequests
-            updateWait(now: now)
-            deadline = timeouts.deadline
-        }
-        if read != announcedRead || writeBlocked != announcedWrite {
-            announcedRead = read
-            announcedWrite = writeBlocked
-            actions.append(.setInterest(read: read, write: writeBlocked))
-        }
-        if deadline != announcedDeadline {
-            announcedDeadline = deadline
-            actions.append(deadline.map { .armTimer(deadline: $0) } ?? .cancelTimer)
-        }
     }
 
     /// Tells the timeouts what the connection now waits for.
     private mutating func updateWait(now: UInt64) {
-        if !output.isEmpty {
+        if !lifecycle.output.isEmpty {
             return  // `.writing` is entered when the socket blocks, and restarted on progress
         } else if !slots.isEmpty {
             timeouts.enter(.handling, now: now)
