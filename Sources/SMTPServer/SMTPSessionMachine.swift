@@ -8,23 +8,11 @@ import SocketServer
 /// (RFC 2920) are answered in order. A command that needs the sink (`RCPT TO` asks for a verdict, the
 /// end of the message text asks for delivery) pauses reading and parsing until its job completes; the
 /// answer to a message is `250` only once the sink reports it durably stored. Parsing also pauses while
-/// the socket does not take output or unsent output is above `outputHighWater` (back-pressure). After
-/// the last reply (`QUIT`, a timeout, shutdown, a refusal) the sending side is shut and the input
-/// drained for `lingerNanoseconds`, so that unread input does not reset the connection before the
+/// the session's `ConnectionLifecycle` takes no input (the socket does not take output, or unsent output is
+/// above its high-water mark: back-pressure). After the last reply (`QUIT`, a timeout, shutdown, a refusal)
+/// the lifecycle closes the session lingering, so that unread input does not reset the connection before the
 /// client has read the reply.
 public struct SMTPSessionMachine: ConnectionStateMachine {
-    /// Where the session is in its life.
-    enum Phase: Equatable {
-        /// Taking commands and message text.
-        case open
-        /// The last reply is in the output; once written, linger.
-        case closingAfterOutput
-        /// Our side is shut; input is drained until the peer closes or the deadline.
-        case lingering(until: UInt64)
-        /// Closed; no more events.
-        case closed
-    }
-
     /// What the session waits for from the sink.
     enum Pending: Equatable {
         case verdict(recipient: String)
@@ -38,20 +26,15 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         var recipients: [String] = []
     }
 
-    /// Unsent output above which parsing pauses until the socket takes it.
-    public static var outputHighWater: Int { 64 * 1024 }
-    /// How long a closing session drains the client's bytes before the socket is closed.
-    public static var lingerNanoseconds: UInt64 { 2_000_000_000 }
-
     let shared: SMTPSessionShared
     let peer: String
     let refusing: Bool
-    var output = OutputBuffer()
+    /// Output, back-pressure, the client's end of input and the lingering close.
+    var lifecycle = ConnectionLifecycle()
     /// Bytes read and not yet parsed.
     var input: [UInt8] = []
     /// How much of `input` is known to hold no line end.
     var scanned = 0
-    private(set) var phase = Phase.open
     /// `HELO` or `EHLO` was accepted.
     private(set) var greeted = false
     private(set) var transaction: Transaction?
@@ -63,18 +46,10 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     private(set) var protocolErrors = 0
     /// The server is shutting down: the next idle moment says 421 and closes.
     private(set) var stopping = false
-    /// The client shut its sending side: answer what was asked, then close.
-    private(set) var peerClosed = false
-    /// The socket took no more output; waiting for `writable`.
-    private(set) var writeBlocked = false
     /// The last read, write progress or completion, from which the timeouts run.
     private(set) var lastActivity: UInt64 = 0
     /// When the session opened, from which `maxSessionDuration` runs.
     private(set) var openedAt: UInt64 = 0
-    /// What the loop was last told, so that only changes become actions.
-    private var announcedRead = true
-    private var announcedWrite = false
-    private var announcedDeadline: UInt64?
 
     /// Creates the machine of a new session from `peer`.
     /// - Parameters:
@@ -87,14 +62,17 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         self.refusing = refusing
     }
 
-    public var hasUnsentOutput: Bool { !output.isEmpty }
+    public var hasUnsentOutput: Bool { !lifecycle.output.isEmpty }
 
     public func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
-        try output.withUnsentBytes(body)
+        try lifecycle.output.withUnsentBytes(body)
     }
 
+    /// Whether commands are taken: neither the last reply queued nor the session closing.
+    private var isOpen: Bool { lifecycle.stage == .open }
+
     public mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
-        guard phase != .closed else { return }
+        guard !lifecycle.isClosed else { return }
         switch event {
         case .opened:
             lastActivity = now
@@ -103,29 +81,24 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
                 shared.observer?(.sessionRefused)
                 finish(with: .tooManyConnections)
             } else {
-                output.append(shared.greeting)
+                lifecycle.output.append(shared.greeting)
             }
         case .bytesRead(let bytes):
             lastActivity = now
-            guard phase == .open else { break }  // lingering or closing: drained, never parsed
+            guard isOpen else { break }  // lingering or closing: drained, never parsed
             input.append(contentsOf: bytes)
             process(into: &actions)
         case .readEOF:
-            peerClosed = true
-            if case .lingering = phase { return close(into: &actions) }
-            if phase == .open && pending == nil && output.isEmpty { return close(into: &actions) }
+            if lifecycle.peerDidClose(into: &actions) { return close(into: &actions) }
+            if isOpen && pending == nil && lifecycle.output.isEmpty { return close(into: &actions) }
         case .wrote(let count):
-            output.consume(count)
-            writeBlocked = false
+            let drained = lifecycle.didWrite(count)
             lastActivity = now
-            if output.isEmpty { outputDrained(now: now, into: &actions) }
+            if drained { outputDrained(now: now, into: &actions) }
         case .writeBlocked:
-            if !writeBlocked {
-                writeBlocked = true
-                lastActivity = now
-            }
+            if lifecycle.didBlock() { lastActivity = now }
         case .writable:
-            writeBlocked = false
+            lifecycle.becameWritable()
             process(into: &actions)
         case .timerFired:
             timerFired(now: now, into: &actions)
@@ -138,14 +111,13 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         case .reset:
             return close(into: &actions)
         }
-        guard phase != .closed else { return }
-        if stopping && phase == .open && pending == nil && reader == nil {
+        guard !lifecycle.isClosed else { return }
+        if stopping && isOpen && pending == nil && reader == nil {
             // Idle between commands: say so and close. A message being read or stored finishes first.
             finish(with: .shuttingDown)
         }
-        // After `wrote`, the loop goes on writing by itself.
-        if case .wrote = event {} else if !output.isEmpty && !writeBlocked { actions.append(.write) }
-        announce(into: &actions)
+        let read = isOpen && !lifecycle.peerClosed && pending == nil && lifecycle.takesInput
+        lifecycle.finishTurn(after: event, read: read, deadline: deadline, into: &actions)
     }
 
     // MARK: - Input
@@ -154,9 +126,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     private mutating func process(into actions: inout [ConnectionAction]) {
         let limit = shared.configuration.maxCommandLineLength
         var start = 0
-        while phase == .open && pending == nil && !writeBlocked && output.unsentCount < Self.outputHighWater
-            && start < input.count
-        {
+        while isOpen && pending == nil && lifecycle.takesInput && start < input.count {
             if var reader {
                 self.reader = nil  // so that the local copy owns the text and appends without copying it
                 let from = start
@@ -194,7 +164,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             }
             execute(SMTPCommand.parse(input[lineStart..<(lineEnd - 1)]), into: &actions)
         }
-        if phase == .open {
+        if isOpen {
             input.removeFirst(start)
             scanned = max(0, scanned - start)
         } else {
@@ -211,7 +181,11 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         case .helo, .ehlo:
             greeted = true
             transaction = nil
-            if case .ehlo = command { output.append(shared.ehloReply) } else { output.append(shared.heloReply) }
+            if case .ehlo = command {
+                lifecycle.output.append(shared.ehloReply)
+            } else {
+                lifecycle.output.append(shared.heloReply)
+            }
         case .mail(let path, let declaredSize):
             if !greeted { return reply(.needHello) }
             if transaction != nil { return reply(.nestedMail) }
@@ -303,7 +277,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
 
     /// Queues `answer`; too many protocol errors end the session.
     private mutating func reply(_ answer: SMTPReply) {
-        output.append(answer.bytes)
+        lifecycle.output.append(answer.bytes)
         guard answer.isProtocolError else { return }
         protocolErrors += 1
         if protocolErrors >= shared.configuration.maxProtocolErrors { finish(with: .tooManyErrors) }
@@ -311,8 +285,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
 
     /// Queues the last reply; once written the session lingers and closes.
     private mutating func finish(with answer: SMTPReply) {
-        output.append(answer.bytes)
-        phase = .closingAfterOutput
+        lifecycle.output.append(answer.bytes)
+        lifecycle.closeAfterOutput()
         reader = nil
         transaction = nil
     }
@@ -321,34 +295,38 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
 
     /// Everything queued was written.
     private mutating func outputDrained(now: UInt64, into actions: inout [ConnectionAction]) {
-        switch phase {
+        switch lifecycle.stage {
         case .closingAfterOutput:
-            if peerClosed { return close(into: &actions) }
-            phase = .lingering(until: now &+ Self.lingerNanoseconds)
-            actions.append(.shutdownWrite)
+            lifecycle.linger(now: now, into: &actions)  // closes at once when the client has closed
+            if lifecycle.isClosed { close(into: &actions) }
         case .open:
             process(into: &actions)
-            if peerClosed && pending == nil && output.isEmpty && phase == .open { close(into: &actions) }
-        case .lingering, .closed:
+            if lifecycle.peerClosed && pending == nil && lifecycle.output.isEmpty && isOpen {
+                close(into: &actions)
+            }
+        case .abandoning, .lingering, .closed:
             break
         }
     }
 
-    /// When the current wait times out, or nil while the sink works.
+    /// When the current wait times out, or nil while the sink works (the lifecycle's linger deadline aside).
     private var deadline: UInt64? {
-        switch phase {
-        case .lingering(let until): return until
+        switch lifecycle.stage {
         case .closingAfterOutput: return lastActivity &+ shared.writeTimeout
         case .open:
-            if writeBlocked { return lastActivity &+ shared.writeTimeout }
+            if lifecycle.writeBlocked { return lastActivity &+ shared.writeTimeout }
             return pending == nil ? min(lastActivity &+ shared.commandTimeout, sessionDeadline) : nil
-        case .closed: return nil
+        case .abandoning, .lingering, .closed: return nil
         }
     }
 
     private mutating func timerFired(now: UInt64, into actions: inout [ConnectionAction]) {
+        if lifecycle.lingerTimerFired(now: now, into: &actions) {
+            if lifecycle.isClosed { close(into: &actions) }
+            return
+        }
         guard let deadline, now >= deadline else { return }
-        if phase != .open || writeBlocked { return close(into: &actions) }
+        if !isOpen || lifecycle.writeBlocked { return close(into: &actions) }
         lastActivity = now  // the write timeout of the last reply runs from here
         finish(with: now >= sessionDeadline ? .sessionTooLong : .timeout)
     }
@@ -356,32 +334,10 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     /// When the session must end, however busy it keeps.
     private var sessionDeadline: UInt64 { openedAt &+ shared.sessionLimit }
 
+    /// Closes the session (or forgets what it held, when the lifecycle closed it already).
     private mutating func close(into actions: inout [ConnectionAction]) {
-        phase = .closed
-        output.clear()
+        if !lifecycle.isClosed { lifecycle.close(into: &actions) }
         input = []
         reader = nil
-        actions.append(.close)
-    }
-
-    /// Tells the loop about changes of interest and deadline.
-    private mutating func announce(into actions: inout [ConnectionAction]) {
-        let read: Bool
-        switch phase {
-        case .lingering: read = true
-        case .open:
-            read = !peerClosed && !writeBlocked && pending == nil && output.unsentCount < Self.outputHighWater
-        case .closingAfterOutput, .closed: read = false
-        }
-        if read != announcedRead || writeBlocked != announcedWrite {
-            announcedRead = read
-            announcedWrite = writeBlocked
-            actions.append(.setInterest(read: read, write: writeBlocked))
-        }
-        let deadline = self.deadline
-        if deadline != announcedDeadline {
-            announcedDeadline = deadline
-            actions.append(deadline.map { .armTimer(deadline: $0) } ?? .cancelTimer)
-        }
     }
 }
