@@ -66,7 +66,9 @@ public enum RouteMatch<Handler: Sendable>: Sendable {
 /// ``RouteHandler`` (see ``Router``), or an application's own handler that takes more than the request.
 public struct RouteTable<Handler: Sendable>: Sendable {
     @usableFromInline enum Segment: Sendable {
-        case literal(String)
+        /// A segment matched byte for byte.
+        case literal([UInt8])
+        /// A `{name}` segment: any one non-empty segment, captured under `name`.
         case parameter(String)
     }
 
@@ -121,15 +123,19 @@ public struct RouteTable<Handler: Sendable>: Sendable {
             Self.collectAllowed(routes, into: &allowed)
         }
         if !templated.isEmpty {
-            let pathSegments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-            for entry in templated {
-                guard let parameters = Self.capture(entry.segments, pathSegments) else { continue }
-                if let route = Self.pick(method: method, from: entry.routes) {
-                    return .found(route, parameters)
+            var path = path
+            let found = path.withUTF8 { bytes -> RouteMatch<Handler>? in
+                for entry in templated {
+                    guard let parameters = Self.capture(entry.segments, bytes) else { continue }
+                    if let route = Self.pick(method: method, from: entry.routes) {
+                        return .found(route, parameters)
+                    }
+                    Self.collectAllowed(entry.routes, into: &allowed)
+                    return nil
                 }
-                Self.collectAllowed(entry.routes, into: &allowed)
-                break
+                return nil
             }
+            if let found { return found }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }
@@ -167,7 +173,7 @@ public struct RouteTable<Handler: Sendable>: Sendable {
             if part.count >= 3, part.first == "{", part.last == "}" {
                 return .parameter(String(part.dropFirst().dropLast()))
             }
-            return .literal(String(part))
+            return .literal(Array(part.utf8))
         }
     }
 
@@ -183,19 +189,29 @@ public struct RouteTable<Handler: Sendable>: Sendable {
         return true
     }
 
+    /// The parameters `segments` capture from `path` (its bytes, `/`-separated, empty segments included), or nil
+    /// when the path does not have their shape. One pass over the bytes, comparing literal segments as bytes.
     @inlinable
-    static func capture(_ segments: [Segment], _ path: [Substring.UTF8View.SubSequence]) -> RouteParameters? {
-        guard segments.count == path.count else { return nil }
+    static func capture(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> RouteParameters? {
         var captured: [(name: String, value: String)] = []
-        for (segment, part) in zip(segments, path) {
-            switch segment {
+        var start = 0
+        for index in segments.indices {
+            var end = start
+            while end < path.count && path[end] != UInt8(ascii: "/") { end += 1 }
+            // As many segments as the template: the last one ends the path, every other one a `/`.
+            guard (index == segments.count - 1) == (end == path.count) else { return nil }
+            let part = UnsafeBufferPointer(rebasing: path[start..<end])
+            switch segments[index] {
             case .literal(let literal):
-                guard part.elementsEqual(literal.utf8) else { return nil }
+                guard literal.count == part.count else { return nil }
+                for offset in 0..<part.count where part[offset] != literal[offset] { return nil }
             case .parameter(let name):
                 guard !part.isEmpty else { return nil }
-                captured.append(
-                    (name: name, value: PercentDecoding.decode(Substring(part), plusAsSpace: false)))
+                let text = String(decoding: part, as: UTF8.self)
+                let value = part.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(text, plusAsSpace: false) : text
+                captured.append((name: name, value: value))
             }
+            start = end + 1
         }
         var parameters = RouteParameters()
         parameters.pairs = captured
