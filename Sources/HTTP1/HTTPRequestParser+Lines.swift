@@ -11,7 +11,10 @@ extension HTTPRequestParser {
             guard bytes[firstSpace].isTokenCharacter else { throw HTTPParseError(.invalidMethod) }
             firstSpace += 1
         }
-        guard firstSpace > start, firstSpace < end else { throw HTTPParseError(.invalidRequestLine) }
+        // An empty method (a line that starts with a space) is refused as a method, as an incomplete line starting
+        // with a byte that cannot start one is, so that the verdict does not depend on how the line arrived.
+        guard firstSpace > start else { throw HTTPParseError(.invalidMethod) }
+        guard firstSpace < end else { throw HTTPParseError(.invalidRequestLine) }
         let targetStart = firstSpace + 1
         var secondSpace = targetStart
         var hasQuery = false

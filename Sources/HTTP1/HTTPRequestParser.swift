@@ -120,11 +120,10 @@ public struct HTTPRequestParser: Sendable {
         while true {
             switch state {
             case .requestLine:
+                // Before the line's end is looked for, so that the verdict is the same however the line arrives.
+                try refuseNonMethodStart()
                 guard let lineEnd = try nextLine(limit: limits.maxRequestLineLength, tooLong: .requestLineTooLong)
-                else {
-                    try refuseNonMethodStart()
-                    return nil
-                }
+                else { return nil }
                 if lineEnd == position {
                     emptyLines += 1
                     if emptyLines > limits.maxLeadingEmptyLines { throw HTTPParseError(.tooManyEmptyLines) }
@@ -275,8 +274,8 @@ public struct HTTPRequestParser: Sendable {
         return lineEnd
     }
 
-    /// Refuses an incomplete request line whose first byte can start neither a method nor an empty line, such as
-    /// a TLS ClientHello (0x16) on the plain port, at once rather than when the line would overflow or time out.
+    /// Refuses a request line whose first byte can start neither a method nor an empty line, such as a TLS
+    /// ClientHello (0x16) on the plain port, at once rather than when the line would overflow or time out.
     private func refuseNonMethodStart() throws {
         guard position < buffer.count else { return }
         let first = buffer[position]

@@ -222,6 +222,25 @@ struct HTTPRequestParserRefusalTests {
         #expect(throws: HTTPParseError(.invalidMethod)) { try pipelined.next() }
     }
 
+    @Test("a line that cannot start with a method is refused as a method whether it arrives whole or in pieces")
+    func leadingSpaceSameVerdict() {
+        let line = Array(" 8\r?\r\n".utf8)
+        var whole = HTTPRequestParser()
+        whole.append(contentsOf: line)
+        #expect(throws: HTTPParseError(.invalidMethod)) { try whole.next() }
+        var piece = HTTPRequestParser()
+        piece.append(contentsOf: line.prefix(2))
+        #expect(throws: HTTPParseError(.invalidMethod)) { try piece.next() }
+        // A byte that cannot start a method, then a bare LF: the method is what is refused, whole or in pieces.
+        let bareLF: [UInt8] = [0x0D, 0x0A, 0xFF, 0xFF, 0x74, 0x0A]
+        var wholeLF = HTTPRequestParser()
+        wholeLF.append(contentsOf: bareLF)
+        #expect(throws: HTTPParseError(.invalidMethod)) { try wholeLF.next() }
+        var pieceLF = HTTPRequestParser()
+        pieceLF.append(contentsOf: bareLF.prefix(3))
+        #expect(throws: HTTPParseError(.invalidMethod)) { try pieceLF.next() }
+    }
+
     @Test("an oversized Content-Length is refused before any body byte arrives")
     func bodyRefusedFromHead() throws {
         var parser = HTTPRequestParser()
