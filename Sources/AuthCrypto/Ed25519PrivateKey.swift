@@ -69,26 +69,10 @@ public final class Ed25519PrivateKey: Sendable {
     /// Signs `message` with pure Ed25519 without copying it.
     /// - Throws: `CryptoError` `.signingFailed`.
     public func sign(_ message: UnsafeBufferPointer<UInt8>) throws(CryptoError) -> [UInt8] {
-        let context = try DigestContext()
-        // Ed25519 hashes inside the signature scheme: no digest is given, and only the one-shot call works.
-        guard EVP_DigestSignInit(context.pointer, nil, nil, nil, key.pointer) == 1 else {
-            throw openSSLError(.signingFailed, "EVP_DigestSignInit")
+        let signature = try key.sign(message, digest: nil)
+        guard signature.count == Ed25519PublicKey.signatureByteCount else {
+            throw openSSLError(.signingFailed, "EVP_DigestSign gave \(signature.count) bytes")
         }
-        var length = Ed25519PublicKey.signatureByteCount
-        var failed = false
-        let signature = message.withNonNullBase { pointer, count in
-            [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
-                if EVP_DigestSign(context.pointer, buffer.baseAddress, &length, pointer, count) == 1,
-                    length == Ed25519PublicKey.signatureByteCount
-                {
-                    initialized = length
-                } else {
-                    failed = true
-                    initialized = 0
-                }
-            }
-        }
-        guard !failed else { throw openSSLError(.signingFailed, "EVP_DigestSign") }
         return signature
     }
 }

@@ -55,13 +55,6 @@ public final class Ed25519PublicKey: Sendable {
 
     /// Checks an Ed25519 signature without copying the message.
     public func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard signature.count == Self.signatureByteCount, let context = try? DigestContext() else { return false }
-        // Ed25519 hashes inside the signature scheme: no digest is given, and only the one-shot call works.
-        let valid = message.withNonNullBase { pointer, count in
-            EVP_DigestVerifyInit(context.pointer, nil, nil, nil, key.pointer) == 1
-                && EVP_DigestVerify(context.pointer, signature.baseAddress, signature.count, pointer, count) == 1
-        }
-        if !valid { ERR_clear_error() }
-        return valid
+        signature.count == Self.signatureByteCount && key.verify(signature: signature, message: message, digest: nil)
     }
 }

@@ -69,21 +69,6 @@ public final class RSAPrivateKey: Sendable {
     /// Signs `message` with RSASSA-PKCS1-v1_5 and SHA-256 without copying it.
     /// - Throws: `CryptoError` `.signingFailed`.
     public func signSHA256(_ message: UnsafeBufferPointer<UInt8>) throws(CryptoError) -> [UInt8] {
-        let context = try DigestContext()
-        guard EVP_DigestSignInit(context.pointer, nil, EVP_sha256(), nil, key.pointer) == 1 else {
-            throw openSSLError(.signingFailed, "EVP_DigestSignInit")
-        }
-        var length = key.maximumSignatureSize
-        var failed = false
-        let signature = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
-            if EVP_DigestSign(context.pointer, buffer.baseAddress, &length, message.baseAddress, message.count) == 1 {
-                initialized = length
-            } else {
-                failed = true
-                initialized = 0
-            }
-        }
-        guard !failed else { throw openSSLError(.signingFailed, "EVP_DigestSign") }
-        return signature
+        try key.sign(message, digest: EVP_sha256())
     }
 }

@@ -75,12 +75,7 @@ public final class RSAPublicKey: Sendable {
 
     /// Checks an RS256 signature without copying the message.
     public func verifySHA256(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard signature.count == signatureByteCount, let context = try? DigestContext() else { return false }
-        let valid =
-            EVP_DigestVerifyInit(context.pointer, nil, EVP_sha256(), nil, key.pointer) == 1
-            && EVP_DigestVerify(context.pointer, signature.baseAddress, signature.count, message.baseAddress, message.count)
-                == 1
-        if !valid { ERR_clear_error() }
-        return valid
+        signature.count == signatureByteCount
+            && key.verify(signature: signature, message: message, digest: EVP_sha256())
     }
 }

@@ -79,9 +79,7 @@ extension JMAPService {
                     data += try await dataSource(source, call, room: call.uploadBytesLeft - data.count)
                 }
                 if let refusal = takeUploadVolume(data.count, for: call.client) {
-                    throw SetError(
-                        type: "rateLimit",
-                        description: "Too many bytes uploaded from this address; retry after \(refusal.retryAfterSeconds) s.")
+                    throw SetError(type: "rateLimit", description: RequestError.uploadVolume(refusal).detail)
                 }
                 let type = Self.mediaType(value["type"]?.stringValue) ?? "application/octet-stream"
                 let id: String

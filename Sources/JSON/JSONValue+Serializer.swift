@@ -101,7 +101,7 @@ extension JSONValue {
     }
 
     /// The letter that follows the backslash in the two-character escape of `byte`, or nil when it has none.
-    private static func shortEscape(_ byte: UInt8) -> UInt8? {
+    static func shortEscape(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte
         case 0x0a: UInt8(ascii: "n")

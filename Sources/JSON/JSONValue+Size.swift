@@ -43,11 +43,7 @@ extension JSONValue {
         if let plain, let plain { return plain }
         var count = 2
         for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0a, 0x0d, 0x09, 0x08, 0x0c: count += 2
-            case ..<0x20: count += 6
-            default: count += 1
-            }
+            count += shortEscape(byte) != nil ? 2 : byte < 0x20 ? 6 : 1  // \n, \u0001, or the byte
         }
         return count
     }

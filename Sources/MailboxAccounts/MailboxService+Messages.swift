@@ -22,8 +22,8 @@ extension MailboxService {
 
     /// `GET /api/accounts/{id}/messages/wait[?timeout=S]`, for test suites: the oldest unread message as soon as
     /// there is one (at once when one is waiting), or 204 after `timeout` seconds (default 30, at most 30) without
-    /// one. Postern's own (not Mail.td's). The store is checked every 100 ms (``pauseBetweenLooks``), so mail delivered by another process
-    /// (`postern mail deliver`) is seen too; marking the message read is the caller's.
+    /// one. Postern's own (not Mail.td's). The store is checked every 100 ms (``pauseBetweenLooks``), so mail
+    /// delivered by another process (`postern mail deliver`) is seen too; marking the message read is the caller's.
     func waitForMessage(_ call: MailboxCall) async throws -> HTTPResponse {
         let account = try await reachableAccount(call)
         let seconds = try call.integerQuery("timeout", in: 0...30, fallback: 30)

@@ -34,6 +34,10 @@ public final class MailboxService: Sendable {
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
+    /// What `/messages/wait` does between two looks at the store unless told otherwise.
+    public static let pauseOf100Milliseconds: @Sendable () async -> Void = {
+        try? await Task.sleep(for: .milliseconds(100))
+    }
     /// Largest request body the surface's routes accept (a 4 KiB password plus room for the rest).
     public static let bodyLimit = 16 * 1024
 
@@ -58,7 +62,7 @@ public final class MailboxService: Sendable {
         configuration: MailboxConfiguration, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
-        pauseBetweenLooks: @escaping @Sendable () async -> Void = { try? await Task.sleep(for: .milliseconds(100)) },
+        pauseBetweenLooks: @escaping @Sendable () async -> Void = MailboxService.pauseOf100Milliseconds,
         onUnexpectedError: UnexpectedErrorReporter? = nil
     ) throws {
         var configuration = configuration

@@ -51,7 +51,7 @@ final class MailboxHarness: Sendable {
     init(
         pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [],
         configure: (inout MailboxConfiguration) -> Void = { _ in },
-        pauseBetweenLooks: @escaping @Sendable () async -> Void = { try? await Task.sleep(for: .milliseconds(100)) }
+        pauseBetweenLooks: @escaping @Sendable () async -> Void = MailboxService.pauseOf100Milliseconds
     ) throws {
         self.trustedProxies = ClientAddressResolver(trustedProxies: trustedProxies)
         test = try StorageBackend.current.makeDatabase(logger: Logger(label: "mailbox-tests"))

@@ -99,7 +99,7 @@ struct MailboxWaitTests {
         let pauses = Mutex(0)
         let harness = try MailboxHarness(pauseBetweenLooks: {
             pauses.withLock { $0 += 1 }
-            try? await Task.sleep(for: .milliseconds(100))
+            await MailboxService.pauseOf100Milliseconds()
         })
         let account = try await harness.createAccount("waiter@mail.localhost")
         let started = ContinuousClock.now

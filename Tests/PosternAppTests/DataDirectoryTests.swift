@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SocketServer
 import Storage
+import PosternTestSupport
 import Synchronization
 import Testing
 
@@ -17,12 +18,6 @@ struct DataDirectoryTests {
         func append(_ bytes: [UInt8]) { lines.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } }
     }
 
-    static func mode(_ path: String) -> mode_t? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return info.st_mode & 0o777
-    }
-
     static func logger(_ capture: Capture) -> Logger {
         Logger(label: "postern") { LineLogHandler(label: $0, level: .info, write: capture.append) }
     }
@@ -34,10 +29,8 @@ struct DataDirectoryTests {
         let root = Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let capture = Capture()
-        let old = umask(0o022)
-        defer { umask(old) }
-        try DataDirectory.prepare(root + "/data", logger: Self.logger(capture))
-        #expect(Self.mode(root + "/data") == 0o700)
+        try withUmask022 { try DataDirectory.prepare(root + "/data", logger: Self.logger(capture)) }
+        #expect(fileMode(root + "/data") == 0o700)
         #expect(capture.text.isEmpty, "\(capture.text)")
     }
 
@@ -52,7 +45,7 @@ struct DataDirectoryTests {
         #expect(capture.text.contains("warning"), "\(capture.text)")
         #expect(capture.text.contains(directory), "\(capture.text)")
         #expect(capture.text.contains("0755"), "\(capture.text)")
-        #expect(Self.mode(directory) == 0o755, "an operator's directory is theirs to change")
+        #expect(fileMode(directory) == 0o755, "an operator's directory is theirs to change")
 
         #expect(chmod(directory, 0o700) == 0)
         let quiet = Capture()
@@ -68,13 +61,13 @@ struct DataDirectoryTests {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         #expect(chmod(configuration.dataDirectory, 0o755) == 0)
         let capture = Capture()
-        let old = umask(0o022)
-        let database = try DatabaseOpener.migrated(configuration, readers: 1, logger: Self.logger(capture)).database
-        umask(old)
+        let database = try withUmask022 {
+            try DatabaseOpener.migrated(configuration, readers: 1, logger: Self.logger(capture)).database
+        }
         defer { database.close() }
         let path = DataDirectory.databasePath(configuration.dataDirectory)
         for file in [path, path + "-wal", path + "-shm"] {
-            #expect(Self.mode(file) == 0o600, "\(file): \(String(Self.mode(file) ?? 0, radix: 8))")
+            #expect(fileMode(file) == 0o600, "\(file): \(String(fileMode(file) ?? 0, radix: 8))")
         }
         #expect(capture.text.contains(configuration.dataDirectory), "\(capture.text)")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 @testable import Storage
@@ -7,33 +8,19 @@ import Testing
 /// directory's mode and the process umask.
 @Suite("Database file modes")
 struct FileModeTests {
-    static func mode(_ path: String) -> mode_t? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return info.st_mode & 0o777
-    }
-
-    /// Runs `body` with the umask at 0o022 (what a shell usually gives), so the test does not depend on the
-    /// runner's; restores the old one after.
-    static func withUmask022<T>(_ body: () throws -> T) rethrows -> T {
-        let old = umask(0o022)
-        defer { umask(old) }
-        return try body()
-    }
-
     @Test("in a 0755 directory under umask 022, the database and its -wal and -shm files are created 0600")
     func createdOwnerOnly() throws {
         try withTemporaryDirectory { directory in
             #expect(chmod(directory, 0o755) == 0)
             let path = directory + "/postern.sqlite3"
-            let database = try Self.withUmask022 {
+            let database = try withUmask022 {
                 try Database.open(path: path, readerCount: 1, logger: testLogger)
             }
             defer { database.close() }
             try database.writeSync { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)") }
             #expect(try database.readSync { try $0.query("SELECT x FROM t").count } == 1)
             for file in [path, path + "-wal", path + "-shm"] {
-                #expect(Self.mode(file) == 0o600, "\(file): \(String(Self.mode(file) ?? 0, radix: 8))")
+                #expect(fileMode(file) == 0o600, "\(file): \(String(fileMode(file) ?? 0, radix: 8))")
             }
         }
     }
@@ -51,7 +38,7 @@ struct FileModeTests {
             defer { second.close() }
             #expect(try second.readSync { try $0.query("SELECT x FROM t").count } == 1)
             for file in [path, path + "-wal", path + "-shm"] {
-                #expect(Self.mode(file) == 0o600, "\(file): \(String(Self.mode(file) ?? 0, radix: 8))")
+                #expect(fileMode(file) == 0o600, "\(file): \(String(fileMode(file) ?? 0, radix: 8))")
             }
         }
     }
@@ -64,8 +51,8 @@ struct FileModeTests {
             defer { database.close() }
             try database.writeSync { try $0.execute("CREATE TABLE t(x)") }
             let copy = directory + "/copy.sqlite3"
-            try Self.withUmask022 { try database.backup(to: copy) }
-            #expect(Self.mode(copy) == 0o600)
+            try withUmask022 { try database.backup(to: copy) }
+            #expect(fileMode(copy) == 0o600)
         }
     }
 }
