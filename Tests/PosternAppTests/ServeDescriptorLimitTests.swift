@@ -43,6 +43,7 @@ struct ServeDescriptorLimitTests {
         defer { server.terminate() }
         #expect(server.openFileLimit() == openFileLimit, "the limit did not reach the server")
         var report = Report()
+        let idleDescriptors = server.openDescriptorCount()
 
         // 300 connections, each sending one request and staying open (keep-alive).
         let clients = RawClients(port: server.port, count: clientCount)
@@ -79,6 +80,10 @@ struct ServeDescriptorLimitTests {
             if !healthy { Thread.sleep(forTimeInterval: 0.1) }
         }
         #expect(healthy, "no answer within 10 s after the connections closed: \(server.output())")
+        // The 200 below fit only once the server has closed its side of the 300: wait for that, not for time.
+        while server.openDescriptorCount() > idleDescriptors + 8, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         let again = RawClients(port: server.port, count: 200)
         defer { again.closeAll() }
         again.sendAll(request)
@@ -124,6 +129,11 @@ private final class LimitedServer {
             let line = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") })
         else { return nil }
         return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
+    }
+
+    /// How many descriptors the process holds open, from /proc/PID/fd.
+    func openDescriptorCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.process.processIdentifier)/fd").count) ?? 0
     }
 
     /// utime + stime in clock ticks, fields 14 and 15 of /proc/PID/stat.
