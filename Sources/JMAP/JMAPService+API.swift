@@ -1,4 +1,5 @@
 import ClientAddress
+import Directory
 import HTTP1
 import JSON
 import ServerKit
@@ -14,6 +15,40 @@ extension JMAPService {
         } catch {
             throw RequestError.notJSON
         }
+        return Self.json(.ok, try await run(envelope, account, client: client, requestID: request.requestID))
+    }
+
+    /// A request object already parsed, run for `principal` as `POST /jmap/api` runs it: for surfaces composed over
+    /// JMAP (the MCP tools) that must read and send exactly as JMAP does.
+    /// - Parameters:
+    ///   - envelope: the request object (`using`, `methodCalls`, optional `createdIds`).
+    ///   - principal: who the calls act as (its authenticator already checked it).
+    ///   - client: the client's rate-limit key.
+    ///   - requestID: the request id unexpected errors are logged with.
+    /// - Returns: the response object (`methodResponses`, `sessionState`, `createdIds` when given).
+    /// - Throws: ``JMAPService/Refusal`` for a request-level error (not a request, unknown capability, a limit);
+    ///   storage errors.
+    public func run(_ envelope: JSONValue, as principal: Principal, client: ClientAddressKey, requestID: String)
+        async throws -> JSONValue
+    {
+        do {
+            return try await run(envelope, JMAPAccount(principal), client: client, requestID: requestID)
+        } catch let error as RequestError {
+            throw Refusal(type: error.type, detail: error.detail)
+        }
+    }
+
+    /// A request-level error of ``run(_:as:client:requestID:)``: its RFC 8620 type and a sentence for the caller.
+    public struct Refusal: Error, Sendable {
+        /// The `urn:ietf:params:jmap:error:` type.
+        public let type: String
+        /// What was wrong, for the caller.
+        public let detail: String
+    }
+
+    private func run(_ envelope: JSONValue, _ account: JMAPAccount, client: ClientAddressKey, requestID: String)
+        async throws -> JSONValue
+    {
         guard envelope.objectValue != nil, let usingList = envelope["using"]?.arrayValue,
             let calls = envelope["methodCalls"]?.arrayValue
         else { throw RequestError.notRequest("The body must be an object with `using` and `methodCalls` arrays.") }
@@ -54,7 +89,7 @@ extension JMAPService {
             } catch let error as RequestError {
                 throw error
             } catch {
-                if ServiceFailure(error).shouldLog { onUnexpectedError(error, request.requestID) }
+                if ServiceFailure(error).shouldLog { onUnexpectedError(error, requestID) }
                 call.responses.keep(.serverFail, callID: callID)
             }
         }
@@ -65,7 +100,7 @@ extension JMAPService {
         if envelope["createdIds"] != nil {
             body.append(("createdIds", .object(call.createdIDs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         }
-        return Self.json(.ok, .object(body))
+        return .object(body)
     }
 
     /// The account's state as JMAP's `state` strings carry it.

@@ -22,19 +22,15 @@ extension MailboxService {
 
     /// `GET /api/accounts/{id}/messages/wait[?timeout=S]`, for test suites: the oldest unread message as soon as
     /// there is one (at once when one is waiting), or 204 after `timeout` seconds (default 30, at most 30) without
-    /// one. Postern's own (not Mail.td's). The store is checked every 100 ms (``pauseBetweenLooks``), so mail
+    /// one. Postern's own (not Mail.td's). The store is looked at through ``MailWait`` (every 100 ms, ``pauseBetweenLooks``), so mail
     /// delivered by another process (`postern mail deliver`) is seen too; marking the message read is the caller's.
     func waitForMessage(_ call: MailboxCall) async throws -> HTTPResponse {
         let account = try await reachableAccount(call)
         let seconds = try call.integerQuery("timeout", in: 0...30, fallback: 30)
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while true {
-            if let message = try await mail.oldestUnread(address: account.address) {
-                return MailboxJSON.response(.ok, Self.summaryPairs(message))
-            }
-            guard ContinuousClock.now < deadline, !Task.isCancelled else { return MailboxJSON.noContent() }
-            await pauseBetweenLooks()
+        let message = try await MailWait(pause: pauseBetweenLooks).first(within: seconds) {
+            try await mail.oldestUnread(address: account.address)
         }
+        return message.map { MailboxJSON.response(.ok, Self.summaryPairs($0)) } ?? MailboxJSON.noContent()
     }
 
     /// `GET /api/accounts/{id}/messages/{messageID}`: the message with its bodies and attachment descriptions.

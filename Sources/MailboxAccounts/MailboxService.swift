@@ -35,9 +35,7 @@ public final class MailboxService: Sendable {
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
     /// What `/messages/wait` does between two looks at the store unless told otherwise.
-    public static let pauseOf100Milliseconds: @Sendable () async -> Void = {
-        try? await Task.sleep(for: .milliseconds(100))
-    }
+    public static let pauseOf100Milliseconds: @Sendable () async -> Void = MailWait.pauseOf100Milliseconds
     /// Largest request body the surface's routes accept (a 4 KiB password plus room for the rest).
     public static let bodyLimit = 16 * 1024
 
