@@ -95,6 +95,10 @@ let package = Package(
         .target(name: "JMAP", dependencies: [
             "Directory", "MailStore", "MailDelivery", "JSON", "MIME", "HTTP1", "ServerKit", "ClientAddress",
         ]),
+        // MCP over Streamable HTTP at /mcp: JSON-RPC framing, sessions, and mail tools composed over JMAP.
+        .target(name: "MCPServer", dependencies: [
+            "JMAP", "Directory", "MailStore", "JSON", "HTTP1", "ServerKit", "AuthCrypto", "ClientAddress",
+        ]),
         // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
         // that checks them and the agent client that solves them.
         .target(name: "AgentPoW", dependencies: ["AuthCrypto"]),
@@ -122,7 +126,7 @@ let package = Package(
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
-            "SMTPServer", "JMAP", "Directory",
+            "SMTPServer", "JMAP", "Directory", "MCPServer",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -164,6 +168,10 @@ let package = Package(
         .testTarget(name: "JMAPTests", dependencies: [
             "JMAP", "Directory", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "MCPServerTests", dependencies: [
+            "MCPServer", "JMAP", "Directory", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage",
+            "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailStoreTests", dependencies: [
             "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport",

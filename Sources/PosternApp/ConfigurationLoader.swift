@@ -97,6 +97,7 @@ public enum ConfigurationLoader {
         text("POSTERN_AGENT_INBOX_DOMAIN") { c.agentInboxDomain = $0 }
         try integer("POSTERN_MAILBOX_POW_DIFFICULTY") { c.mailboxPowDifficulty = $0 }
         try flag("POSTERN_MAILBOX_POW_REQUIRED") { c.mailboxPowRequired = $0 }
+        try flag("POSTERN_MCP_JMAP_REQUEST") { c.mcpJMAPRequest = $0 }
         list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
         list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
         try flag("POSTERN_RATE_LIMITS") { c.rateLimits = $0 }

@@ -52,6 +52,8 @@ public struct PosternConfiguration: Sendable {
     public var mailboxPowDifficulty = 20
     /// Whether a free mailbox account needs a proof of work (`POSTERN_MAILBOX_POW_REQUIRED`; off is Mail.td v2).
     public var mailboxPowRequired = true
+    /// Whether MCP's `jmap_request` tool (raw JMAP) is offered (`POSTERN_MCP_JMAP_REQUEST`).
+    public var mcpJMAPRequest = true
     /// Public mailbox domains (`POSTERN_MAILBOX_DOMAINS`).
     public var mailboxDomains = ["mail.localhost"]
     /// Pro-only mailbox domains (`POSTERN_MAILBOX_PRO_DOMAINS`).

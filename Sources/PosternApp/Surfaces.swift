@@ -9,6 +9,7 @@ import JMAP
 import MailDelivery
 import MailStore
 import MailboxAccounts
+import MCPServer
 import RemoteHashAuth
 import ServerKit
 import Storage
@@ -48,10 +49,20 @@ enum Surfaces {
         let capability = CapabilityAuthenticator(
             keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
             lifetime: agentSettings.capabilityTTL, directory: mail.directory, clock: clock)
-        JMAPService(
+        let jmapService = JMAPService(
             configuration: jmap, authenticator: capability, store: mail.store, directory: mail.directory,
             delivery: mail.delivery, clock: clock, onSubmission: PosternMetrics.shared.jmapSubmission,
-            onUnexpectedError: reporter("jmap", logger)
+            onUnexpectedError: reporter("jmap", logger))
+        jmapService.register(into: &router)
+
+        var mcp = MCPConfiguration(baseURL: identity.baseURL)
+        mcp.jmapRequestEnabled = configuration.mcpJMAPRequest
+        let apiKeys = AgentAPIKeyAuthenticator(
+            accounts: AgentAccountStore(database: database), inboxDomain: configuration.agentInboxDomain,
+            directory: mail.directory)
+        MCPService(
+            configuration: mcp, authenticator: apiKeys, jmap: jmapService, wait: MailWait(), clock: clock,
+            onUnexpectedError: reporter("mcp", logger)
         ).register(into: &router)
 
         let guide = Array(

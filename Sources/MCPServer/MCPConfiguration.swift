@@ -1,0 +1,31 @@
+/// Where MCP is served and its limits, in one place.
+public struct MCPConfiguration: Sendable {
+    /// The public base URL, with a trailing slash (`http://localhost:8080/`).
+    public var baseURL: String
+    /// The largest POST body (default 8 MiB: base64 attachments are a third larger than the files).
+    public var maxRequestBytes = 8 * 1024 * 1024
+    /// The longest string argument in UTF-8 bytes, a message body included (default 1 MiB).
+    public var maxStringBytes = 1024 * 1024
+    /// The most bytes all of one call's attachments may hold once decoded (default 5 MiB).
+    public var maxAttachmentBytes = 5 * 1024 * 1024
+    /// The most attachments, and the most addresses in each of `to`, `cc` and `bcc` (default 50).
+    public var maxListCount = 50
+    /// The most sessions held at once per instance; the least recently used makes way (default 10 000).
+    public var maxSessions = 10_000
+    /// Seconds an unused session lives (default 3 600).
+    public var sessionIdleSeconds: Int64 = 3_600
+    /// The longest `wait_for_message` wait in seconds (default 30, as Mail.td's `/messages/wait`).
+    public var maxWaitSeconds = 30
+    /// Whether the `jmap_request` tool is offered (default true; `POSTERN_MCP_JMAP_REQUEST=off` hides it).
+    public var jmapRequestEnabled = true
+
+    /// - Parameter baseURL: the public base URL; a trailing slash is added when missing.
+    public init(baseURL: String) {
+        self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+    }
+
+    /// The protected resource MCP clients name: `<base>/mcp`.
+    public var resource: String { baseURL + "mcp" }
+    /// Where its RFC 9728 metadata is served.
+    public var resourceMetadataURL: String { baseURL + ".well-known/oauth-protected-resource/mcp" }
+}

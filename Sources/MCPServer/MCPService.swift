@@ -1,0 +1,241 @@
+import AuthCrypto
+import ClientAddress
+import Directory
+import HTTP1
+import JMAP
+import JSON
+import MailStore
+import ServerKit
+
+/// MCP (Model Context Protocol) over Streamable HTTP at `/mcp`: JSON-RPC 2.0, one message per POST, answered as
+/// `application/json` (the transport's JSON response mode; no server-initiated stream, so `GET /mcp` is 405);
+/// `Mcp-Session-Id` sessions bound to the credential that opened them; the mail tools of ``MCPTools``, which read and
+/// send through ``JMAPService`` as the principal the authenticator finds.
+public struct MCPService: Sendable {
+    let configuration: MCPConfiguration
+    let authenticator: any PrincipalAuthenticator
+    let sessions: MCPSessions
+    let tools: MCPTools
+    let onUnexpectedError: UnexpectedErrorReporter
+
+    /// Protocol versions this server speaks, newest first: what the current `mcp` SDKs negotiate and the older
+    /// ones hosts still open with.
+    public static let protocolVersions = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
+
+    /// - Parameters:
+    ///   - configuration: where MCP is served and its limits.
+    ///   - authenticator: who a request's credential acts as (the inbox API key in this release; an OAuth bearer
+    ///     is another authenticator, with no tool changed).
+    ///   - jmap: the JMAP service the tools read and send through.
+    ///   - wait: how `wait_for_message` waits (Mail.td's `/messages/wait` waits the same way).
+    ///   - clock: Unix seconds, for sessions.
+    ///   - onUnexpectedError: called with each error answered as a JSON-RPC internal error.
+    public init(
+        configuration: MCPConfiguration, authenticator: any PrincipalAuthenticator, jmap: JMAPService,
+        wait: MailWait = MailWait(), clock: @escaping @Sendable () -> Int64,
+        onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }
+    ) {
+        self.configuration = configuration
+        self.authenticator = authenticator
+        self.sessions = MCPSessions(
+            capacity: configuration.maxSessions, idleSeconds: configuration.sessionIdleSeconds, clock: clock)
+        self.tools = MCPTools(configuration: configuration, jmap: jmap, wait: wait)
+        self.onUnexpectedError = onUnexpectedError
+    }
+
+    /// Adds `POST`, `GET`, `DELETE /mcp` and the RFC 9728 metadata.
+    public func register(into router: inout ContextRouter) {
+        router.add(
+            .POST, "/mcp", bodyLimit: configuration.maxRequestBytes,
+            .deferred { request, context, _ in await post(request, context) })
+        router.add(
+            .GET, "/mcp",
+            .deferred { request, _, _ in
+                await authenticated(request) { _, _ in
+                    var response = Self.json(
+                        .methodNotAllowed,
+                        JSONRPCError(.invalidRequest, "This server offers no server-initiated stream; POST to /mcp.")
+                            .response)
+                    response.headers.add("Allow", "POST, DELETE")
+                    return response
+                }
+            })
+        router.add(
+            .DELETE, "/mcp",
+            .deferred { request, _, _ in
+                await authenticated(request) { _, credential in
+                    guard let id = request.headers["Mcp-Session-Id"] else {
+                        return Self.json(.badRequest, JSONRPCError(.invalidRequest, "Send the Mcp-Session-Id to close.").response)
+                    }
+                    guard sessions.close(id, credential: credential) else { return Self.sessionNotFound(.null) }
+                    return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
+                }
+            })
+        let metadata = Self.json(.ok, resourceMetadata)
+        router.add(.GET, "/.well-known/oauth-protected-resource/mcp", .immediate { _, _, _ in metadata })
+    }
+
+    /// RFC 9728 protected-resource metadata. No `authorization_servers` yet: OAuth for MCP is not in this release, so
+    /// the only bearer is an inbox API key.
+    var resourceMetadata: JSONValue {
+        .object([
+            ("resource", .string(configuration.resource)),
+            ("bearer_methods_supported", ["header"]),
+            ("scopes_supported", ["mail.read", "mail.send"]),
+            ("resource_name", "Postern mail (MCP)"),
+        ])
+    }
+
+    private func post(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
+        await authenticated(request) { principal, credential in
+            let message: JSONRPCMessage
+            do throws(JSONRPCError) {
+                message = try JSONRPCMessage.parse(request.body, maximumBytes: configuration.maxRequestBytes)
+            } catch {
+                return Self.json(.badRequest, error.response)
+            }
+            // Notifications (`notifications/initialized`, cancellations) and responses carry nothing a later call
+            // depends on: 202, as the transport says.
+            guard case .request(let id, let method, let params) = message else {
+                return HTTPResponse(status: .accepted, headers: ["Cache-Control": "no-store"])
+            }
+            // The stateless era's probe (2026-07-28, `server/discover`) and any version this server lacks: -32022
+            // with the versions it has, on which the SDKs fall back to the initialize handshake.
+            let header = request.headers["MCP-Protocol-Version"]
+            if method == "server/discover" || header.map({ !Self.protocolVersions.contains($0) }) == true {
+                return Self.json(.badRequest, Self.unsupportedVersion(id: id, requested: header))
+            }
+            if method == "initialize" {
+                return initialize(id: id, params: params, credential: credential)
+            }
+            guard let sessionID = request.headers["Mcp-Session-Id"] else {
+                return Self.json(
+                    .badRequest,
+                    JSONRPCError(.invalidRequest, "Send the Mcp-Session-Id that initialize answered with.", id: id)
+                        .response)
+            }
+            guard sessions.use(sessionID, credential: credential) != nil else { return Self.sessionNotFound(id) }
+            let call = MCPTools.Call(principal: principal, client: context.clientKey, requestID: context.requestID)
+            do {
+                return Self.json(.ok, JSONRPCMessage.result(id: id, try await answer(method, params, call)))
+            } catch var error as JSONRPCError {
+                error.id = id
+                return Self.json(.ok, error.response)
+            } catch {
+                if ServiceFailure(error).shouldLog { onUnexpectedError(error, context.requestID) }
+                return Self.json(
+                    .ok, JSONRPCError(.internalError, "The server could not complete the call; try again.", id: id).response)
+            }
+        }
+    }
+
+    private func answer(_ method: String, _ params: [(String, JSONValue)], _ call: MCPTools.Call) async throws
+        -> JSONValue
+    {
+        switch method {
+        case "ping": return .object([])
+        case "tools/list": return .object([("tools", .array(tools.list.map(\.json)))])
+        case "tools/call":
+            let given = JSONValue.object(params)
+            guard let name = given["name"]?.stringValue else {
+                throw JSONRPCError(.invalidParams, "tools/call needs the tool's `name`.")
+            }
+            return try await tools.call(name, arguments: given["arguments"], call)
+        default:
+            throw JSONRPCError(.methodNotFound, "Method \(method) is not offered here; this server has tools only.")
+        }
+    }
+
+    private func initialize(id: JSONValue, params: [(String, JSONValue)], credential: [UInt8]) -> HTTPResponse {
+        let asked = JSONValue.object(params)["protocolVersion"]?.stringValue
+        guard let asked else {
+            return Self.json(
+                .ok, JSONRPCError(.invalidParams, "initialize needs `protocolVersion`.", id: id).response)
+        }
+        let version = Self.protocolVersions.contains(asked) ? asked : Self.protocolVersions[0]
+        let session = sessions.open(credential: credential, protocolVersion: version)
+        let result: JSONValue = .object([
+            ("protocolVersion", .string(version)),
+            ("capabilities", .object([("tools", .object([("listChanged", false)]))])),
+            ("serverInfo", .object([("name", "postern"), ("title", "Postern mail"), ("version", "1")])),
+            ("instructions", .string(MCPHelp.instructions)),
+        ])
+        var response = Self.json(.ok, JSONRPCMessage.result(id: id, result))
+        response.headers.add("Mcp-Session-Id", session)
+        return response
+    }
+
+    /// Runs `body` with the principal and credential digest of the request, or answers 401 with the
+    /// `WWW-Authenticate` challenge that points at the resource metadata.
+    private func authenticated(
+        _ request: HTTPRequest, _ body: (Principal, [UInt8]) async -> HTTPResponse
+    ) async -> HTTPResponse {
+        guard let token = MCPCredential.token(in: request.headers) else {
+            return unauthorized(error: nil, "Send the inbox API key as Authorization: Bearer <key> (or X-API-Key).")
+        }
+        do {
+            let credentials = Credentials(bearerToken: token, headers: Array(request.headers))
+            guard let principal = try await authenticator.principal(for: credentials) else {
+                return unauthorized(error: "invalid_token", "The API key is unknown or revoked.")
+            }
+            return await body(principal, SHA256.hash(token))
+        } catch {
+            let failure = ServiceFailure(error)
+            if failure.shouldLog { onUnexpectedError(error, request.requestID) }
+            var response = Self.json(
+                failure.status,
+                JSONRPCError(.internalError, "The server could not check the credential; try again.").response)
+            if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
+            return response
+        }
+    }
+
+    private func unauthorized(error: String?, _ message: String) -> HTTPResponse {
+        var response = Self.json(.unauthorized, JSONRPCError(.invalidRequest, message).response)
+        var challenge = "Bearer resource_metadata=\"\(configuration.resourceMetadataURL)\""
+        if let error { challenge += ", error=\"\(error)\"" }
+        response.headers.add("WWW-Authenticate", challenge)
+        return response
+    }
+
+    /// The -32022 error naming the versions this server speaks.
+    static func unsupportedVersion(id: JSONValue, requested: String?) -> JSONValue {
+        .object([
+            ("jsonrpc", "2.0"), ("id", id),
+            (
+                "error",
+                .object([
+                    ("code", -32022),
+                    (
+                        "message",
+                        .string(
+                            "Unsupported protocol version; initialize with one of "
+                                + protocolVersions.joined(separator: ", ") + ".")
+                    ),
+                    (
+                        "data",
+                        .object([
+                            ("supported", .array(protocolVersions.map(JSONValue.string))),
+                            ("requested", requested.map(JSONValue.string) ?? .null),
+                        ])
+                    ),
+                ])
+            ),
+        ])
+    }
+
+    private static func sessionNotFound(_ id: JSONValue) -> HTTPResponse {
+        json(
+            .notFound,
+            JSONRPCError(
+                .sessionNotFound, "Session not found: it expired, was closed, or belongs to another credential; "
+                    + "initialize again.", id: id
+            ).response)
+    }
+
+    static func json(_ status: HTTPStatus, _ value: JSONValue) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+            body: value.serialize())
+    }
+}

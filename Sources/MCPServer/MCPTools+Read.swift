@@ -1,0 +1,189 @@
+import JSON
+
+/// The reading tools: read_inbox, read_message, search_messages, search, fetch, wait_for_message, list_agents.
+extension MCPTools {
+    static let summaryProperties: JSONValue = [
+        "id", "threadId", "from", "to", "subject", "receivedAt", "preview", "hasAttachment", "keywords",
+    ]
+
+    /// The JMAP calls that list `filter`'s messages, newest (or oldest) first: an Email/query and the Email/get of its
+    /// ids.
+    func listCalls(_ filter: JSONValue, limit: Int64, ascending: Bool = false, _ call: Call) -> [JSONValue] {
+        let account = JSONValue.string(call.principal.accountID)
+        return [
+            [
+                "Email/query",
+                .object([
+                    ("accountId", account), ("filter", filter),
+                    ("sort", [.object([("property", "receivedAt"), ("isAscending", .bool(ascending))])]),
+                    ("limit", .int(limit)),
+                ]), "q",
+            ],
+            [
+                "Email/get",
+                .object([
+                    ("accountId", account), ("#ids", ["resultOf": "q", "name": "Email/query", "path": "/ids"]),
+                    ("properties", Self.summaryProperties),
+                ]), "g",
+            ],
+        ]
+    }
+
+    /// The summaries of `filter`'s messages.
+    func list(_ filter: JSONValue, limit: Int64, ascending: Bool = false, _ call: Call) async throws -> [JSONValue] {
+        let responses = try await jmapCalls(listCalls(filter, limit: limit, ascending: ascending, call), call)
+        return (responses["g"]?["list"]?.arrayValue ?? []).map(Self.summary)
+    }
+
+    func readInbox(limit: Int64, _ call: Call) async throws -> JSONValue {
+        let messages = try await list(["inMailbox": "inbox"], limit: limit, call)
+        return .object([("inbox", .string(call.principal.mailbox.address)), ("messages", .array(messages))])
+    }
+
+    func searchMessages(_ arguments: MCPToolArguments, _ call: Call) async throws -> JSONValue {
+        let filter = ["text", "subject", "body", "from"].compactMap { key in
+            arguments.string(key).map { (key, JSONValue.string($0)) }
+        }
+        guard !filter.isEmpty else {
+            throw JSONRPCError(.invalidParams, "search_messages needs at least one of text, subject, body, from.")
+        }
+        let messages = try await list(.object(filter), limit: arguments.int("limit") ?? 25, call)
+        return .object([("messages", .array(messages))])
+    }
+
+    func search(_ query: String, _ call: Call) async throws -> JSONValue {
+        let messages = try await list(["text": .string(query)], limit: 20, call)
+        let results = messages.map { message -> JSONValue in
+            let id = message["id"]?.stringValue ?? ""
+            let subject = message["subject"]?.stringValue ?? ""
+            return .object([
+                ("id", .string(id)), ("title", .string(subject.isEmpty ? "(no subject)" : subject)),
+                ("url", .string(messageURL(id))),
+            ])
+        }
+        return .object([("results", .array(results))])
+    }
+
+    func fetch(_ id: String, _ call: Call) async throws -> JSONValue {
+        let message = try await message(id, call)
+        let subject = message["subject"]?.stringValue ?? ""
+        return .object([
+            ("id", .string(id)), ("title", .string(subject.isEmpty ? "(no subject)" : subject)),
+            ("text", message["body"] ?? ""), ("url", .string(messageURL(id))),
+            (
+                "metadata",
+                .object([
+                    ("from", message["from"] ?? .null), ("to", message["to"] ?? .null),
+                    ("received_at", message["received_at"] ?? .null),
+                ])
+            ),
+        ])
+    }
+
+    func readMessage(_ id: String, _ call: Call) async throws -> JSONValue {
+        try await message(id, call)
+    }
+
+    /// Message `id` in full: its headers, its plain-text body wrapped as untrusted content, its attachments.
+    /// - Throws: ``MCPTools/Failure`` when the inbox holds no such message.
+    func message(_ id: String, _ call: Call) async throws -> JSONValue {
+        let properties: JSONValue = [
+            "id", "threadId", "messageId", "inReplyTo", "references", "from", "to", "cc", "replyTo", "subject",
+            "receivedAt", "sentAt", "textBody", "bodyValues", "attachments", "keywords",
+        ]
+        let responses = try await jmapCalls(
+            [
+                [
+                    "Email/get",
+                    .object([
+                        ("accountId", .string(call.principal.accountID)), ("ids", [.string(id)]),
+                        ("properties", properties), ("fetchTextBodyValues", true),
+                    ]), "m",
+                ]
+            ], call)
+        guard let email = responses["m"]?["list"]?.arrayValue?.first else {
+            throw Failure("not_found: no message \(id) in this inbox; read_inbox or search_messages lists the ids.")
+        }
+        let values = email["bodyValues"]
+        let text = (email["textBody"]?.arrayValue ?? []).compactMap { part in
+            part["partId"]?.stringValue.flatMap { values?[$0]?["value"]?.stringValue }
+        }.joined(separator: "\n")
+        let attachments = (email["attachments"]?.arrayValue ?? []).map { part -> JSONValue in
+            .object([
+                ("filename", part["name"] ?? .null), ("content_type", part["type"] ?? .null),
+                ("size", part["size"] ?? .null), ("blob_id", part["blobId"] ?? .null),
+            ])
+        }
+        return .object([
+            ("id", email["id"] ?? .null), ("thread_id", email["threadId"] ?? .null),
+            ("message_id", email["messageId"] ?? .null), ("in_reply_to", email["inReplyTo"] ?? .null),
+            ("from", Self.addresses(email["from"])), ("to", Self.addresses(email["to"])),
+            ("cc", Self.addresses(email["cc"])), ("reply_to", Self.addresses(email["replyTo"])),
+            ("subject", email["subject"] ?? .null), ("received_at", email["receivedAt"] ?? .null),
+            ("sent_at", email["sentAt"] ?? .null), ("unread", .bool(email["keywords"]?["$seen"] == nil)),
+            ("body", .string(MCPUntrusted.wrap(text))), ("attachments", .array(attachments)),
+        ])
+    }
+
+    func waitForMessage(_ arguments: MCPToolArguments, _ call: Call) async throws -> JSONValue {
+        var filter: [(String, JSONValue)] = [("inMailbox", "inbox"), ("notKeyword", "$seen")]
+        for key in ["from", "subject"] {
+            if let value = arguments.string(key) { filter.append((key, .string(value))) }
+        }
+        let seconds = Int(arguments.int("timeout_seconds") ?? Int64(configuration.maxWaitSeconds))
+        let found = try await wait.first(within: seconds) {
+            try await list(.object(filter), limit: 1, ascending: true, call).first
+        }
+        guard let found, let id = found["id"]?.stringValue else {
+            return .object([("message", .null), ("timed_out", true)])
+        }
+        _ = try await jmapCalls(
+            [
+                [
+                    "Email/set",
+                    .object([
+                        ("accountId", .string(call.principal.accountID)),
+                        ("update", .object([(id, .object([("keywords/$seen", true)]))])),
+                    ]), "r",
+                ]
+            ], call)
+        return .object([("message", found), ("timed_out", false)])
+    }
+
+    func listAgents(_ call: Call) -> JSONValue {
+        .object([
+            (
+                "agents",
+                [
+                    .object([
+                        ("accountId", .string(call.principal.accountID)),
+                        ("email", .string(call.principal.mailbox.address)), ("default", true),
+                    ])
+                ]
+            )
+        ])
+    }
+
+    /// Where a message is cited from (the ChatGPT convention wants a URL): the MCP resource with its id.
+    func messageURL(_ id: String) -> String { configuration.resource + "#message=" + id }
+
+    /// A message summary as the tools print it.
+    static func summary(_ email: JSONValue) -> JSONValue {
+        .object([
+            ("id", email["id"] ?? .null), ("thread_id", email["threadId"] ?? .null),
+            ("from", addresses(email["from"])), ("to", addresses(email["to"])), ("subject", email["subject"] ?? .null),
+            ("received_at", email["receivedAt"] ?? .null), ("preview", email["preview"] ?? .null),
+            ("has_attachment", email["hasAttachment"] ?? false), ("unread", .bool(email["keywords"]?["$seen"] == nil)),
+        ])
+    }
+
+    /// JMAP EmailAddress objects as `Name <email>` strings.
+    static func addresses(_ value: JSONValue?) -> JSONValue {
+        .array(
+            (value?.arrayValue ?? []).compactMap { address in
+                guard let email = address["email"]?.stringValue else { return nil }
+                guard let name = address["name"]?.stringValue, !name.isEmpty else { return .string(email) }
+                return .string("\(name) <\(email)>")
+            })
+    }
+}

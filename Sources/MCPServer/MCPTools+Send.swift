@@ -1,0 +1,189 @@
+import JSON
+
+/// The sending tools: send_email, reply_to_message, run_preset, jmap_request. A message is an Email/set draft and an
+/// EmailSubmission/set, as a JMAP client sends one; attachments are Blob/upload blobs.
+extension MCPTools {
+    /// A message to send.
+    struct Draft: Sendable {
+        var to: [String]
+        var cc: [String] = []
+        var bcc: [String] = []
+        var subject: String
+        var body: String
+        var attachments: [MCPToolArguments.Attachment] = []
+        var inReplyTo: [String] = []
+        var references: [String] = []
+
+        init(to: [String], subject: String, body: String) {
+            self.to = to
+            self.subject = subject
+            self.body = body
+        }
+
+        /// The draft of send_email's (or a send preset's) arguments.
+        init(_ arguments: MCPToolArguments) {
+            self.init(
+                to: arguments.addresses("to"), subject: arguments.string("subject") ?? "",
+                body: arguments.string("body") ?? "")
+            cc = arguments.addresses("cc")
+            bcc = arguments.addresses("bcc")
+            attachments = arguments.attachments()
+        }
+    }
+
+    /// The JMAP calls that send `draft`: Blob/upload of its attachments, the Email/set draft, its submission.
+    func sendCalls(_ draft: Draft, _ call: Call) -> [JSONValue] {
+        let account = JSONValue.string(call.principal.accountID)
+        var calls: [JSONValue] = []
+        if !draft.attachments.isEmpty {
+            let blobs = draft.attachments.enumerated().map { index, attachment -> (String, JSONValue) in
+                (
+                    "a\(index)",
+                    .object([
+                        ("data", [.object([("data:asBase64", .string(attachment.base64))])]),
+                        ("type", .string(attachment.contentType)),
+                    ])
+                )
+            }
+            calls.append(["Blob/upload", .object([("accountId", account), ("create", .object(blobs))]), "u"])
+        }
+        func addresses(_ list: [String]) -> JSONValue { .array(list.map { .object([("email", .string($0))]) }) }
+        var email: [(String, JSONValue)] = [
+            ("mailboxIds", ["drafts": true]), ("from", addresses([call.principal.mailbox.address])),
+            ("to", addresses(draft.to)), ("subject", .string(draft.subject)),
+            ("textBody", [["partId": "body", "type": "text/plain"]]),
+            ("bodyValues", .object([("body", .object([("value", .string(draft.body))]))])),
+        ]
+        if !draft.cc.isEmpty { email.append(("cc", addresses(draft.cc))) }
+        if !draft.bcc.isEmpty { email.append(("bcc", addresses(draft.bcc))) }
+        if !draft.inReplyTo.isEmpty { email.append(("inReplyTo", .array(draft.inReplyTo.map(JSONValue.string)))) }
+        if !draft.references.isEmpty { email.append(("references", .array(draft.references.map(JSONValue.string)))) }
+        if !draft.attachments.isEmpty {
+            email.append((
+                "attachments",
+                .array(
+                    draft.attachments.enumerated().map { index, attachment in
+                        .object([
+                            ("blobId", .string("#a\(index)")), ("type", .string(attachment.contentType)),
+                            ("name", .string(attachment.filename)), ("disposition", "attachment"),
+                        ])
+                    })
+            ))
+        }
+        calls.append(["Email/set", .object([("accountId", account), ("create", .object([("draft", .object(email))]))]), "c"])
+        calls.append([
+            "EmailSubmission/set",
+            .object([("accountId", account), ("create", .object([("send", .object([("emailId", "#draft")]))]))]), "s",
+        ])
+        return calls
+    }
+
+    /// Sends `draft`; what was sent and to whom it was delivered.
+    /// - Throws: ``MCPTools/Failure`` naming what JMAP refused (an attachment, the draft, a recipient).
+    func send(_ draft: Draft, _ call: Call) async throws -> JSONValue {
+        let responses = try await jmapCalls(sendCalls(draft, call), call)
+        for (callID, key) in [("u", ""), ("c", "draft"), ("s", "send")] {
+            guard let refused = responses[callID]?["notCreated"]?.objectValue, let first = refused.first else { continue }
+            if !key.isEmpty, refused.allSatisfy({ $0.0 != key }) { continue }
+            let type = first.1["type"]?.stringValue ?? "refused"
+            let description = first.1["description"]?.stringValue ?? ""
+            throw Failure("\(type): \(description) Nothing was sent.")
+        }
+        let created = responses["c"]?["created"]?["draft"]
+        return .object([
+            ("sent", true), ("email_id", created?["id"] ?? .null), ("thread_id", created?["threadId"] ?? .null),
+            ("delivery", responses["s"]?["created"]?["send"]?["deliveryStatus"] ?? .null),
+        ])
+    }
+
+    func reply(_ arguments: MCPToolArguments, _ call: Call) async throws -> JSONValue {
+        try await send(
+            replyDraft(
+                to: arguments.string("message_id") ?? "", body: arguments.string("body") ?? "",
+                all: arguments.bool("reply_all") ?? false, attachments: arguments.attachments(), call),
+            call)
+    }
+
+    /// The reply to message `id`, in its thread (In-Reply-To and References), to its Reply-To or sender.
+    /// - Throws: ``MCPTools/Failure`` when there is no such message.
+    func replyDraft(
+        to id: String, body: String, all: Bool, attachments: [MCPToolArguments.Attachment], _ call: Call
+    ) async throws -> Draft {
+        let properties: JSONValue = ["id", "messageId", "references", "from", "replyTo", "to", "cc", "subject"]
+        let responses = try await jmapCalls(
+            [
+                [
+                    "Email/get",
+                    .object([
+                        ("accountId", .string(call.principal.accountID)), ("ids", [.string(id)]),
+                        ("properties", properties),
+                    ]), "m",
+                ]
+            ], call)
+        guard let original = responses["m"]?["list"]?.arrayValue?.first else {
+            throw Failure("not_found: no message \(id) in this inbox; read_inbox lists the ids.")
+        }
+        func emails(_ key: String) -> [String] {
+            (original[key]?.arrayValue ?? []).compactMap { $0["email"]?.stringValue }
+        }
+        let own = call.principal.mailbox.address.lowercased()
+        var to = emails("replyTo").isEmpty ? emails("from") : emails("replyTo")
+        var cc: [String] = []
+        if all {
+            to += emails("to").filter { $0.lowercased() != own && !to.contains($0) }
+            cc = emails("cc").filter { $0.lowercased() != own && !to.contains($0) }
+        }
+        guard !to.isEmpty else { throw Failure("no_recipient: message \(id) names no sender to reply to.") }
+        let subject = original["subject"]?.stringValue ?? ""
+        var draft = Draft(
+            to: to, subject: subject.lowercased().hasPrefix("re:") ? subject : "Re: " + subject, body: body)
+        draft.cc = cc
+        draft.attachments = attachments
+        let messageIDs = original["messageId"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        draft.inReplyTo = messageIDs
+        draft.references = (original["references"]?.arrayValue?.compactMap(\.stringValue) ?? []) + messageIDs
+        return draft
+    }
+
+    func runPreset(_ arguments: MCPToolArguments, _ call: Call) async throws -> JSONValue {
+        let name = arguments.string("name") ?? ""
+        guard let preset = MCPPresets.tool(name) else { throw JSONRPCError(.invalidParams, "No preset \(name).") }
+        let variables = try MCPToolArguments(arguments.values["variables"], for: preset, limits: configuration)
+        let dryRun = arguments.bool("dry_run") ?? false
+        let calls: [JSONValue]
+        switch name {
+        case "list_inbox":
+            calls = listCalls(["inMailbox": "inbox"], limit: variables.int("limit") ?? 25, call)
+            if !dryRun {
+                let responses = try await jmapCalls(calls, call)
+                let messages = (responses["g"]?["list"]?.arrayValue ?? []).map(Self.summary)
+                return .object([("preset", .string(name)), ("result", .object([("messages", .array(messages))]))])
+            }
+        case "reply":
+            let draft = try await replyDraft(
+                to: variables.string("message_id") ?? "", body: variables.string("body") ?? "", all: false,
+                attachments: [], call)
+            calls = sendCalls(draft, call)
+            if !dryRun { return .object([("preset", .string(name)), ("result", try await send(draft, call))]) }
+        default:
+            let draft = Draft(variables)
+            calls = sendCalls(draft, call)
+            if !dryRun { return .object([("preset", .string(name)), ("result", try await send(draft, call))]) }
+        }
+        return .object([("preset", .string(name)), ("dry_run", true), ("jmap_request", Self.envelope(calls))])
+    }
+
+    func jmapRequest(_ arguments: MCPToolArguments, _ call: Call) async throws -> JSONValue {
+        let account = JSONValue.string(call.principal.accountID)
+        let calls = (arguments.values["method_calls"]?.arrayValue ?? []).map { item -> JSONValue in
+            guard var parts = item.arrayValue, parts.count == 3, let pairs = parts[1].objectValue,
+                !pairs.contains(where: { $0.0 == "accountId" }), parts[0].stringValue != "Core/echo"
+            else { return item }
+            parts[1] = .object([("accountId", account)] + pairs)
+            return .array(parts)
+        }
+        return try await jmap.run(
+            Self.envelope(calls, using: arguments.values["using"]?.arrayValue), as: call.principal,
+            client: call.client, requestID: call.requestID)
+    }
+}

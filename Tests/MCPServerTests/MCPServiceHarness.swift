@@ -1,0 +1,109 @@
+import Directory
+import HTTP1
+import JMAP
+import JSON
+import Logging
+import MCPServer
+import MailDelivery
+import MailStore
+import PosternTestSupport
+import ServerKit
+import Storage
+import Synchronization
+import Testing
+
+/// Accounts on one domain, as a surface's directory would answer for them.
+struct FakeDirectory: AccountDirectory {
+    let accounts: Set<String>
+
+    func serves(domain: String) -> Bool { domain.lowercased() == "agents.test" }
+
+    func resolve(_ address: String) async throws -> AddressResolution {
+        guard let parts = AddressParts(address), serves(domain: parts.domain) else { return .foreign }
+        return accounts.contains(parts.text) ? .local(Recipient(address: parts.text, quota: 1_000_000)) : .unknown
+    }
+}
+
+/// Keys that name principals directly: what an API key comes to once its authenticator checked it.
+struct FakeKeys: PrincipalAuthenticator {
+    let principals: [String: Principal]
+
+    func principal(for credentials: Credentials) async throws -> Principal? { principals[credentials.bearerToken] }
+}
+
+/// An MCPService over a JMAPService over a fresh database (`StorageBackend.current`), driven through its routes.
+struct MCPServiceHarness {
+    static let ada = Principal(accountID: "acct-ada", mailbox: Recipient(address: "ada@agents.test", quota: 1_000_000))
+    static let bob = Principal(accountID: "acct-bob", mailbox: Recipient(address: "bob@agents.test", quota: 1_000_000))
+
+    let test: TestDatabase
+    let store: MailStore
+    let router: ContextRouter
+
+    init(configure: (inout MCPConfiguration) -> Void = { _ in }) throws {
+        test = try StorageBackend.current.makeDatabase(logger: Logger(label: "mcp-tests"))
+        store = MailStore(database: test.database)
+        let directory = FakeDirectory(accounts: [Self.ada.mailbox.address, Self.bob.mailbox.address])
+        let delivery = LocalDelivery(directory: directory, store: store, clock: { 1_700_000_000 })
+        var jmapConfiguration = JMAPConfiguration(baseURL: "http://mcp.test/")
+        jmapConfiguration.rateLimitsEnabled = false
+        let keys = FakeKeys(principals: ["ada-key": Self.ada, "bob-key": Self.bob])
+        let jmap = JMAPService(
+            configuration: jmapConfiguration, authenticator: keys, store: store, directory: directory,
+            delivery: delivery, clock: { 1_700_000_000 })
+        var configuration = MCPConfiguration(baseURL: "http://mcp.test")
+        configure(&configuration)
+        let service = MCPService(
+            configuration: configuration, authenticator: keys, jmap: jmap, wait: MailWait(pause: { await Task.yield() }),
+            clock: { 1_700_000_000 })
+        var router = ContextRouter()
+        service.register(into: &router)
+        self.router = router
+    }
+
+    /// Sends a request through the routes, as the server would.
+    func send(_ method: HTTPMethod, _ path: String = "/mcp", headers: [(String, String)], body: String = "") async
+        -> HTTPResponse
+    {
+        var fields = HTTPHeaders()
+        for (name, value) in headers { fields.add(name, value) }
+        let request = HTTPRequest(
+            method: method, target: path, version: .http1_1, headers: fields, body: Array(body.utf8),
+            remoteAddress: "192.0.2.7", requestID: "mcp-test")
+        guard case .found(let route, let parameters) = router.match(method: method, path: path) else {
+            Issue.record("no route for \(method) \(path)")
+            return HTTPResponse(status: .notFound)
+        }
+        return await route.handler.response(to: request, RequestContext(request), parameters)
+    }
+
+    /// Initializes with `key`; the session id.
+    func initialize(_ key: String = "ada-key", version: String = "2025-06-18") async throws -> String {
+        let response = await send(
+            .POST, headers: [("Authorization", "Bearer " + key)],
+            body: #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"\#(version)","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+        #expect(response.status.code == 200)
+        return try #require(response.headers["Mcp-Session-Id"])
+    }
+
+    /// A JSON-RPC request in session `session`; the response object.
+    func rpc(_ method: String, _ params: String, key: String = "ada-key", session: String) async throws -> JSONValue {
+        let response = await send(
+            .POST, headers: [("Authorization", "Bearer " + key), ("Mcp-Session-Id", session)],
+            body: #"{"jsonrpc":"2.0","id":7,"method":"\#(method)","params":\#(params)}"#)
+        return try JSONValue.parse(response.body)
+    }
+
+    /// `tools/call` of `name`; the result object.
+    func tool(_ name: String, _ arguments: String, key: String = "ada-key", session: String) async throws -> JSONValue {
+        let answer = try await rpc(
+            "tools/call", #"{"name":"\#(name)","arguments":\#(arguments)}"#, key: key, session: session)
+        return try #require(answer["result"], "\(answer)")
+    }
+
+    /// The text of a tool result, parsed as JSON.
+    static func json(_ result: JSONValue) throws -> JSONValue {
+        let text = try #require(result["content"]?.arrayValue?.first?["text"]?.stringValue)
+        return try JSONValue.parse(Array(text.utf8), limits: .init(maximumBytes: 1 << 22, maximumDepth: 32))
+    }
+}
