@@ -1,0 +1,181 @@
+"""The `mcp` SDK (PyPI), unmodified, against a real Postern's /mcp with an agent's inbox API key: each key spelling
+(Authorization: Bearer, X-API-Key, Authorization: ApiKey) connects and lists the tools, whose input schemas are valid
+JSON Schema (the `jsonschema` package checks them); every tool is called; bad input (an unknown tool, wrong argument
+types, oversized arguments, another key's session id) gets a JSON-RPC error and sends nothing.
+
+Self-contained: installs mcp and jsonschema into .build/client-sdks/ (pip --target), signs two agents up through the
+agent surface (proof of work at difficulty 2), runs against .build/debug/postern (or $POSTERN_BIN).
+"""
+
+import asyncio
+import base64
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+from postern_server import ROOT, Checks, http, postern
+
+VERSION = "2.3.0"
+check = Checks()
+
+
+def install():
+    target = os.path.join(ROOT, ".build", "client-sdks", "mcp-" + VERSION)
+    if not os.path.exists(os.path.join(target, "mcp")) or not os.path.exists(os.path.join(target, "jsonschema")):
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", target,
+             "mcp==" + VERSION, "jsonschema"], check=True)
+    sys.path.insert(0, target)
+
+
+def signup(base, username):
+    """The API key of a new agent `username` (challenge, proof of work, signup)."""
+    status, head, body = http(base, "POST", "/api/v1/challenge")
+    token = head.get("Authorization", "").split(" ", 1)[1]
+    claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+    nonce = 0
+    while True:
+        digest = hashlib.scrypt(f"{claims['jti']}:{nonce}".encode(), salt=body["salt"].encode(), n=16384, r=8, p=1,
+                                dklen=64)
+        if int.from_bytes(digest, "big") >> (512 - claims["difficulty"]) == 0:
+            break
+        nonce += 1
+    status, _, body = http(base, "POST", "/api/v1/session", {"powHex": digest.hex(), "nonce": str(nonce),
+                                                             "username": username}, bearer=token)
+    check(status == 201 and body.get("apiKey"), f"signup {username} ({status})")
+    return body["apiKey"]
+
+
+async def main_async(base, alice_key, bob_key):
+    import httpx2
+    import jsonschema
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.exceptions import MCPError
+
+    url = base + "/mcp"
+
+    def session(headers):
+        return streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers, timeout=60))
+
+    spellings = {"Authorization: Bearer": {"Authorization": "Bearer " + alice_key},
+                 "X-API-Key": {"X-API-Key": alice_key},
+                 "Authorization: ApiKey": {"Authorization": "ApiKey " + alice_key}}
+    for name, headers in spellings.items():
+        async with session(headers) as (read, write, *_):
+            async with ClientSession(read, write) as client:
+                init = await client.initialize()
+                tools = (await client.list_tools()).tools
+                check(init.protocol_version in ("2025-11-25", "2025-06-18"),
+                      f"{name}: initialize negotiates {init.protocol_version}")
+                names = [tool.name for tool in tools]
+                check(len(names) == 12 and "read_inbox" in names and "wait_for_message" in names,
+                      f"{name}: tools/list names the tools ({len(names)})")
+    valid = True
+    for tool in tools:
+        try:
+            jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+        except jsonschema.SchemaError as error:
+            valid = False
+            print(tool.name, error)
+    check(valid, "every inputSchema is valid JSON Schema (2020-12)")
+
+    def payload(result):
+        text = result.content[0].text if result.content else ""
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    alice_inbox = "alice-mcp@agents.localhost"
+    bob_inbox = "bob-mcp@agents.localhost"
+    async with session({"Authorization": "Bearer " + alice_key}) as (read, write, *_), \
+            session({"X-API-Key": bob_key}) as (bob_read, bob_write, *_):
+        async with ClientSession(read, write) as alice, ClientSession(bob_read, bob_write) as bob:
+            await alice.initialize()
+            await bob.initialize()
+            listed = payload(await alice.call_tool("list_agents", {}))
+            check(listed["agents"][0]["email"] == alice_inbox, "list_agents: the key's inbox")
+            attachment = base64.b64encode(b"hello attachment").decode()
+            sent = await alice.call_tool("send_email", {
+                "to": bob_inbox, "subject": "Sign-up code 4242", "body": "Your code is 4242.",
+                "cc": [alice_inbox], "bcc": ["carol@elsewhere.example"],
+                "attachments": [{"filename": "note.txt", "content_type": "text/plain", "content_base64": attachment}]})
+            delivery = payload(sent).get("delivery", {}) if not sent.is_error else {}
+            check(not sent.is_error and delivery.get(bob_inbox, {}).get("delivered") == "yes",
+                  f"send_email: delivered to bob, cc and bcc too ({sorted(delivery)})")
+            waited = payload(await bob.call_tool("wait_for_message", {"subject": "4242", "timeout_seconds": 10}))
+            check((waited.get("message") or {}).get("subject") == "Sign-up code 4242", "wait_for_message finds it")
+            inbox = payload(await bob.call_tool("read_inbox", {"limit": 5}))
+            message_id = inbox["messages"][0]["id"]
+            check(inbox["messages"][0]["subject"] == "Sign-up code 4242", "read_inbox lists it")
+            message = payload(await bob.call_tool("read_message", {"message_id": message_id}))
+            check("UNTRUSTED EMAIL CONTENT" in message["body"] and "Your code is 4242." in message["body"]
+                  and message["attachments"][0]["filename"] == "note.txt",
+                  "read_message: the body inside the untrusted-content delimiter, the attachment listed")
+            found = payload(await bob.call_tool("search_messages", {"body": "4242"}))
+            check([m["id"] for m in found["messages"]] == [message_id], "search_messages: full text")
+            results = payload(await bob.call_tool("search", {"query": "4242"}))["results"]
+            check(results and results[0]["id"] == message_id and results[0]["url"], "search: {id, title, url}")
+            fetched = payload(await bob.call_tool("fetch", {"id": message_id}))
+            check("4242" in fetched["text"] and fetched["title"] == "Sign-up code 4242", "fetch: the document")
+            replied = await bob.call_tool("reply_to_message", {"message_id": message_id, "body": "Thanks!"})
+            check(not replied.is_error, "reply_to_message sends")
+            back = payload(await alice.call_tool("wait_for_message", {"subject": "Re: Sign-up", "timeout_seconds": 10}))
+            thread = payload(await alice.call_tool("read_message", {"message_id": back["message"]["id"]}))
+            check(thread["subject"] == "Re: Sign-up code 4242" and thread["in_reply_to"],
+                  "the reply arrives in thread (In-Reply-To)")
+            dry = payload(await alice.call_tool("run_preset", {"name": "send_mail", "dry_run": True, "variables": {
+                "to": bob_inbox, "subject": "dry", "body": "not sent"}}))
+            check(dry.get("dry_run") is True and dry["jmap_request"]["methodCalls"], "run_preset dry_run: the JMAP batch")
+            ran = payload(await alice.call_tool("run_preset", {"name": "list_inbox", "variables": {"limit": 3}}))
+            check(isinstance(ran["result"]["messages"], list), "run_preset list_inbox runs")
+            raw = payload(await alice.call_tool("jmap_request", {"method_calls": [["Mailbox/get", {}, "m"]]}))
+            check(len(raw["methodResponses"][0][1]["list"]) == 3, "jmap_request: Mailbox/get")
+            helped = payload(await alice.call_tool("help", {"topic": "auth"}))
+            check("X-API-Key" in helped, "help auth")
+            none = payload(await bob.call_tool("search_messages", {"subject": "dry"}))
+            check(none["messages"] == [], "the dry run sent nothing")
+
+            bad = [("nope", {}), ("read_inbox", {"limit": "ten"}), ("read_inbox", {"limit": 500}),
+                   ("send_email", {"to": bob_inbox, "subject": 1, "body": "x"}),
+                   ("send_email", {"to": bob_inbox, "subject": "big", "body": "x" * (1024 * 1024 + 1)}),
+                   ("send_email", {"to": bob_inbox, "subject": "x", "body": "x", "surprise": True})]
+            for tool, arguments in bad:
+                try:
+                    result = await alice.call_tool(tool, arguments)
+                    check(False, f"{tool} {list(arguments)}: refused (got {result.content[0].text[:80]})")
+                except MCPError as error:
+                    check(error.error.code == -32602, f"{tool} {list(arguments)}: JSON-RPC {error.error.code} "
+                          f"{error.error.message[:70]}")
+            before = payload(await bob.call_tool("search_messages", {"subject": "big"}))
+            check(before["messages"] == [], "nothing was sent by the refused calls")
+
+    # Another key's session id: the raw transport, as a host replaying a stolen id would.
+    status, head, body = http(base, "POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}},
+        headers={"Accept": "application/json, text/event-stream"}, bearer=alice_key)
+    alice_session = head.get("Mcp-Session-Id")
+    status, head, body = http(base, "POST", "/mcp", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                              headers={"Mcp-Session-Id": alice_session, "X-API-Key": bob_key,
+                                       "Accept": "application/json, text/event-stream"})
+    check(status == 404 and body["error"]["code"] == -32001, f"another key's session id: 404 -32001 ({status})")
+    status, head, body = http(base, "POST", "/mcp", {"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+    check(status == 401 and 'resource_metadata="' in head.get("WWW-Authenticate", ""),
+          "no credential: 401 with resource_metadata")
+    status, _, body = http(base, "GET", "/.well-known/oauth-protected-resource/mcp")
+    check(status == 200 and body["resource"].endswith("/mcp"), "RFC 9728 metadata names the resource")
+
+
+def main():
+    install()
+    with postern(env={"POSTERN_AGENT_POW_DIFFICULTY": "2", "POSTERN_AGENT_POW_DYNAMIC": "off"}) as base:
+        alice_key, bob_key = signup(base, "alice-mcp"), signup(base, "bob-mcp")
+        asyncio.run(main_async(base, alice_key, bob_key))
+    check.finish("test_mcp_sdk")
+
+
+if __name__ == "__main__":
+    main()
