@@ -215,7 +215,7 @@ let package = Package(
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
-            "JMAP", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
+            "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

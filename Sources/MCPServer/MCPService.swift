@@ -94,16 +94,20 @@ public struct MCPService: Sendable {
             } catch {
                 return Self.json(.badRequest, error.response)
             }
+            // The stateless era's probe (2026-07-28, `server/discover`) and any version this server lacks: -32022
+            // with the versions it has, on which the SDKs fall back to the initialize handshake.
+            let header = request.headers["MCP-Protocol-Version"]
+            let requestID: JSONValue = if case .request(let id, _, _) = message { id } else { .null }
+            if case .request(_, "server/discover", _) = message {
+                return Self.json(.badRequest, Self.unsupportedVersion(id: requestID, requested: header))
+            }
+            if let header, !Self.protocolVersions.contains(header) {
+                return Self.json(.badRequest, Self.unsupportedVersion(id: requestID, requested: header))
+            }
             // Notifications (`notifications/initialized`, cancellations) and responses carry nothing a later call
             // depends on: 202, as the transport says.
             guard case .request(let id, let method, let params) = message else {
                 return HTTPResponse(status: .accepted, headers: ["Cache-Control": "no-store"])
-            }
-            // The stateless era's probe (2026-07-28, `server/discover`) and any version this server lacks: -32022
-            // with the versions it has, on which the SDKs fall back to the initialize handshake.
-            let header = request.headers["MCP-Protocol-Version"]
-            if method == "server/discover" || header.map({ !Self.protocolVersions.contains($0) }) == true {
-                return Self.json(.badRequest, Self.unsupportedVersion(id: id, requested: header))
             }
             if method == "initialize" {
                 return initialize(id: id, params: params, credential: credential)

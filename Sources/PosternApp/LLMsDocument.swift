@@ -1,5 +1,6 @@
 import AgentAuth
 import JMAP
+import MCPServer
 import MailboxAccounts
 import RemoteHashAuth
 
@@ -9,7 +10,7 @@ enum LLMsDocument {
     /// The document for the surfaces as configured, whose public base URL is `baseURL`.
     static func render(
         baseURL: String, agent: AgentAuthConfiguration, mailbox: MailboxConfiguration, remote: RemoteHashConfiguration,
-        smtpAddress: String?
+        smtpAddress: String?, mcp: MCPConfiguration
     ) -> String {
         """
         # Postern
@@ -24,6 +25,8 @@ enum LLMsDocument {
         hash, log in against it.
         - [Mail: receive, read and send](#mail-receive-read-and-send): SMTP into local mailboxes, Mail.td's message \
         endpoints, JMAP for agents.
+        - [MCP server (Atomic Mail compatible)](#\(MCPLLMsText.anchor)): an agent inbox's tools for any MCP host, \
+        with its API key.
 
         The OpenAPI 3.1 description of every endpoint: \(baseURL)/openapi.json. Signing keys: \
         \(baseURL)/.well-known/jwks.json.
@@ -34,6 +37,7 @@ enum LLMsDocument {
         \(MailLLMsText.render(
             baseURL: baseURL, smtpAddress: smtpAddress, agentDomain: agent.inboxDomain,
             mailboxDomains: mailbox.domains + mailbox.proDomains))
+        \(MCPLLMsText.render(baseURL: baseURL, mcp))
         """
     }
 }

@@ -68,7 +68,7 @@ enum Surfaces {
         let guide = Array(
             LLMsDocument.render(
                 baseURL: identity.baseURL, agent: agentSettings, mailbox: mailbox.configuration, remote: remoteSettings,
-                smtpAddress: smtpAddress
+                smtpAddress: smtpAddress, mcp: mcp
             ).utf8)
         router.add(.GET, "/llms.txt", .immediate { _, _, _ in
             HTTPResponse(

@@ -100,7 +100,7 @@ def agent(section):
     check(status == 200 and session, f"agent: login with the API key ({status})")
     status, head, body = run(lines[3], {"session JWT": session or ""})
     check(status == 200 and bearer(head), f"agent: capability ({status})")
-    return bearer(head) or ""
+    return bearer(head) or "", values["api key"]
 
 
 def mail(section, capability):
@@ -160,6 +160,18 @@ def remote(section, base):
     check(status == 401, f"remote hash: the token is refused after logout ({status})")
 
 
+def mcp(section, base, api_key):
+    config = json.loads(re.search(r"```json\n(.*?)```", section, re.S).group(1))
+    server = next(iter(config["mcpServers"].values()))
+    check(server["url"] == base + "/mcp" and server["headers"]["Authorization"] == "Bearer <api key>",
+          "mcp: the host JSON names this server's /mcp and the key header")
+    lines = curl_lines(section)
+    check(len(lines) == 1, "mcp: one curl line (initialize)")
+    status, head, body = run(lines[0], {"api key": api_key})
+    check(status == 200 and head.get("Mcp-Session-Id") and body["result"]["serverInfo"]["name"] == "postern",
+          f"mcp: initialize with the section's curl line opens a session ({status})")
+
+
 def main():
     env = {"POSTERN_AGENT_POW_DIFFICULTY": "3", "POSTERN_AGENT_POW_DYNAMIC": "off",
            "POSTERN_MAILBOX_POW_DIFFICULTY": "8", "POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true"}
@@ -168,12 +180,13 @@ def main():
         check(status == 200 and text.startswith("# Postern"), "GET /llms.txt")
         parts = sections(text)
         names = list(parts)
-        check(len(names) == 4, f"three API sections and the mail section: {names}")
+        check(len(names) == 5, f"three API sections, the mail section and the MCP section: {names}")
         check(f"{base}/openapi.json" in text, "links to /openapi.json")
-        capability = agent(parts[names[0]])
+        capability, api_key = agent(parts[names[0]])
         mailbox(parts[names[1]])
         remote(parts[names[2]], base)
         mail(parts[names[3]], capability)
+        mcp(parts[names[4]], base, api_key)
     check.finish("llms.txt")
 
 

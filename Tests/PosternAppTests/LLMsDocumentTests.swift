@@ -1,5 +1,6 @@
 import AgentAuth
 import JMAP
+import MCPServer
 import MailboxAccounts
 import RemoteHashAuth
 import Testing
@@ -15,7 +16,7 @@ struct LLMsDocumentTests {
             baseURL: "http://guide.test",
             agent: AgentAuthConfiguration(publicURL: "http://guide.test"),
             mailbox: MailboxConfiguration(powDifficulty: 12, domains: ["box.test"], powRequired: powRequired),
-            remote: remote, smtpAddress: smtpAddress)
+            remote: remote, smtpAddress: smtpAddress, mcp: MCPConfiguration(baseURL: "http://guide.test"))
     }
 
     /// GitHub-style slugs of the headings, in order (duplicates kept, so that a clash shows).
@@ -34,7 +35,7 @@ struct LLMsDocumentTests {
         #expect(Set(slugs).count == slugs.count, "duplicate headings: \(slugs)")
         let wanted =
             AgentLLMsText.anchors + AgentAuthError.catalogue.map(\.anchor) + MailboxLLMsText.anchors
-            + RemoteHashLLMsText.anchors + MailLLMsText.anchors
+            + RemoteHashLLMsText.anchors + MailLLMsText.anchors + [MCPLLMsText.anchor]
         for anchor in wanted {
             #expect(slugs.contains(anchor), "missing #\(anchor)")
         }
