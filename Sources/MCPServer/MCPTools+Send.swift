@@ -79,17 +79,26 @@ extension MCPTools {
     }
 
     /// Sends `draft`; what was sent and to whom it was delivered.
-    /// - Throws: ``MCPTools/Failure`` naming what JMAP refused (an attachment, the draft, a recipient).
+    /// - Throws: ``MCPTools/Failure`` naming what JMAP refused (an attachment, the draft, a recipient); a draft
+    ///   whose submission was refused is destroyed again, so a refused send leaves nothing behind.
     func send(_ draft: Draft, _ call: Call) async throws -> JSONValue {
         let responses = try await jmapCalls(sendCalls(draft, call), call)
-        for (callID, key) in [("u", ""), ("c", "draft"), ("s", "send")] {
+        let created = responses["c"]?["created"]?["draft"]
+        for callID in ["u", "c", "s"] {
             guard let refused = responses[callID]?["notCreated"]?.objectValue, let first = refused.first else { continue }
-            if !key.isEmpty, refused.allSatisfy({ $0.0 != key }) { continue }
+            if let id = created?["id"] {
+                _ = try await jmapCalls(
+                    [
+                        [
+                            "Email/set",
+                            .object([("accountId", .string(call.principal.accountID)), ("destroy", [id])]), "x",
+                        ]
+                    ], call)
+            }
             let type = first.1["type"]?.stringValue ?? "refused"
             let description = first.1["description"]?.stringValue ?? ""
             throw Failure("\(type): \(description) Nothing was sent.")
         }
-        let created = responses["c"]?["created"]?["draft"]
         return .object([
             ("sent", true), ("email_id", created?["id"] ?? .null), ("thread_id", created?["threadId"] ?? .null),
             ("delivery", responses["s"]?["created"]?["send"]?["deliveryStatus"] ?? .null),

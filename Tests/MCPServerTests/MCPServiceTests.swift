@@ -148,6 +148,11 @@ struct MCPServiceTests {
         let unknown = try await harness.tool(
             "send_email", #"{"to":"nobody@agents.test","subject":"x","body":"y"}"#, session: ada)
         #expect(unknown["isError"] == true)
+        let drafts = try MCPServiceHarness.json(
+            try await harness.tool(
+                "jmap_request", #"{"method_calls":[["Email/query",{"filter":{"inMailbox":"drafts"}},"q"]]}"#,
+                session: ada))
+        #expect(drafts["methodResponses"]?.arrayValue?.first?.arrayValue?[1]["ids"] == [], "the refused draft is gone")
         #expect(try await harness.store.page(address: "bob@agents.test", page: 1).isEmpty)
         #expect(try await harness.store.outbox().isEmpty)
     }
