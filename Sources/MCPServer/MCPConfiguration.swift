@@ -16,6 +16,13 @@ public struct MCPConfiguration: Sendable {
     public var sessionIdleSeconds: Int64 = 3_600
     /// The longest `wait_for_message` wait in seconds (default 30, as Mail.td's `/messages/wait`).
     public var maxWaitSeconds = 30
+    /// Per client address (IPv6 per /64), when `rateLimitsEnabled`: requests to `/mcp` per minute (default 600, as
+    /// JMAP's). Past it: 429 with `Retry-After` and a JSON-RPC error.
+    public var rateLimitsEnabled = true
+    public var requestsPerMinute = 600
+    /// How many instances enforce the limit together (`POSTERN_INSTANCES`): this one takes its share. Default 1.
+    public var instances = 1
+    public var rateLimitTableCapacity = 65_536
     /// Whether the `jmap_request` tool is offered (default true; `POSTERN_MCP_JMAP_REQUEST=off` hides it).
     public var jmapRequestEnabled = true
 

@@ -17,6 +17,13 @@ public struct MCPService: Sendable {
     let sessions: MCPSessions
     let tools: MCPTools
     let onUnexpectedError: UnexpectedErrorReporter
+    /// Nil when rate limits are off.
+    let limiter: RateLimitTable<RateClass>?
+
+    /// What a request draws on: every request to `/mcp` alike.
+    enum RateClass: Hashable, Sendable {
+        case request
+    }
 
     /// Protocol versions this server speaks, newest first: what the current `mcp` SDKs negotiate and the older
     /// ones hosts still open with.
@@ -30,11 +37,17 @@ public struct MCPService: Sendable {
     ///   - wait: how `wait_for_message` waits (Mail.td's `/messages/wait` waits the same way).
     ///   - clock: Unix seconds, for sessions.
     ///   - onUnexpectedError: called with each error answered as a JSON-RPC internal error.
+    ///   - monotonicClock: the rate limit's clock.
     public init(
         configuration: MCPConfiguration, authenticator: any PrincipalAuthenticator, jmap: JMAPService,
         wait: MailWait = MailWait(), clock: @escaping @Sendable () -> Int64,
-        onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }
+        onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }, monotonicClock: MonotonicClock = .system
     ) {
+        let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
+            .share(among: configuration.instances)
+        self.limiter =
+            configuration.rateLimitsEnabled
+            ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate } : nil
         self.configuration = configuration
         self.authenticator = authenticator
         self.sessions = MCPSessions(
@@ -50,8 +63,8 @@ public struct MCPService: Sendable {
             .deferred { request, context, _ in await post(request, context) })
         router.add(
             .GET, "/mcp",
-            .deferred { request, _, _ in
-                await authenticated(request) { _, _ in
+            .deferred { request, context, _ in
+                await authenticated(request, context) { _, _ in
                     var response = Self.json(
                         .methodNotAllowed,
                         JSONRPCError(.invalidRequest, "This server offers no server-initiated stream; POST to /mcp.")
@@ -62,8 +75,8 @@ public struct MCPService: Sendable {
             })
         router.add(
             .DELETE, "/mcp",
-            .deferred { request, _, _ in
-                await authenticated(request) { _, credential in
+            .deferred { request, context, _ in
+                await authenticated(request, context) { _, credential in
                     guard let id = request.headers["Mcp-Session-Id"] else {
                         return Self.json(.badRequest, JSONRPCError(.invalidRequest, "Send the Mcp-Session-Id to close.").response)
                     }
@@ -87,7 +100,7 @@ public struct MCPService: Sendable {
     }
 
     private func post(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
-        await authenticated(request) { principal, credential in
+        await authenticated(request, context) { principal, credential in
             let message: JSONRPCMessage
             do throws(JSONRPCError) {
                 message = try JSONRPCMessage.parse(request.body, maximumBytes: configuration.maxRequestBytes)
@@ -169,11 +182,20 @@ public struct MCPService: Sendable {
         return response
     }
 
-    /// Runs `body` with the principal and credential digest of the request, or answers 401 with the
-    /// `WWW-Authenticate` challenge that points at the resource metadata.
+    /// Runs `body` with the principal and credential digest of the request, or answers 429 past the client's rate,
+    /// or 401 with the `WWW-Authenticate` challenge that points at the resource metadata.
     private func authenticated(
-        _ request: HTTPRequest, _ body: (Principal, [UInt8]) async -> HTTPResponse
+        _ request: HTTPRequest, _ context: RequestContext, _ body: (Principal, [UInt8]) async -> HTTPResponse
     ) async -> HTTPResponse {
+        if let decision = limiter?.take(.request, for: context.clientKey), !decision.allowed {
+            var response = Self.json(
+                .tooManyRequests,
+                JSONRPCError(
+                    .invalidRequest, "Too many requests from this address; retry after \(decision.retryAfterSeconds) s."
+                ).response)
+            response.headers.setRetryAfter(decision)
+            return response
+        }
         guard let token = MCPCredential.token(in: request.headers) else {
             return unauthorized(error: nil, "Send the inbox API key as Authorization: Bearer <key> (or X-API-Key).")
         }

@@ -57,6 +57,8 @@ enum Surfaces {
 
         var mcp = MCPConfiguration(baseURL: identity.baseURL)
         mcp.jmapRequestEnabled = configuration.mcpJMAPRequest
+        mcp.rateLimitsEnabled = configuration.rateLimits
+        mcp.instances = configuration.instances
         let apiKeys = AgentAPIKeyAuthenticator(
             accounts: AgentAccountStore(database: database), inboxDomain: configuration.agentInboxDomain,
             directory: mail.directory)

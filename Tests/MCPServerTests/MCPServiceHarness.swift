@@ -52,10 +52,11 @@ struct MCPServiceHarness {
             configuration: jmapConfiguration, authenticator: keys, store: store, directory: directory,
             delivery: delivery, clock: { 1_700_000_000 })
         var configuration = MCPConfiguration(baseURL: "http://mcp.test")
+        configuration.rateLimitsEnabled = false
         configure(&configuration)
         let service = MCPService(
             configuration: configuration, authenticator: keys, jmap: jmap, wait: MailWait(pause: { await Task.yield() }),
-            clock: { 1_700_000_000 })
+            clock: { 1_700_000_000 }, monotonicClock: TestClock().monotonic)
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router

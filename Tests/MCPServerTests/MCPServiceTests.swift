@@ -157,6 +157,19 @@ struct MCPServiceTests {
         #expect(try await harness.store.outbox().isEmpty)
     }
 
+    @Test("past the client's rate: 429 with Retry-After and a JSON-RPC error, before the key is looked at")
+    func rateLimit() async throws {
+        let harness = try MCPServiceHarness {
+            $0.rateLimitsEnabled = true
+            $0.requestsPerMinute = 2
+        }
+        let session = try await harness.initialize()
+        #expect(try await harness.rpc("ping", "{}", session: session)["result"] != nil)
+        let refused = await harness.send(.POST, headers: [("X-API-Key", "nope")], body: "{}")
+        #expect(refused.status.code == 429 && refused.headers["Retry-After"] != nil)
+        #expect(try JSONValue.parse(refused.body)["error"]?["code"] == -32600)
+    }
+
     @Test("run_preset dry_run shows the JMAP request and sends nothing; run, it sends; jmap_request fills accountId")
     func presets() async throws {
         let harness = try MCPServiceHarness()
