@@ -10,10 +10,10 @@ public struct MCPConfiguration: Sendable {
     public var maxAttachmentBytes = 5 * 1024 * 1024
     /// The most attachments, and the most addresses in each of `to`, `cc` and `bcc` (default 50).
     public var maxListCount = 50
-    /// The most sessions held at once per instance; the least recently used makes way (default 10 000).
-    public var maxSessions = 10_000
-    /// Seconds an unused session lives (default 3 600).
-    public var sessionIdleSeconds: Int64 = 3_600
+    /// The most closed session ids an instance remembers until they would have expired (default 10 000).
+    public var maxClosedSessions = 10_000
+    /// Seconds a session lives from its `initialize` (default 86 400); past it the client initializes again.
+    public var sessionLifetimeSeconds: Int64 = 86_400
     /// The longest `wait_for_message` wait in seconds (default 30, as Mail.td's `/messages/wait`).
     public var maxWaitSeconds = 30
     /// Per client address (IPv6 per /64), when `rateLimitsEnabled`: requests to `/mcp` per minute (default 600, as

@@ -9,7 +9,7 @@ import ServerKit
 
 /// MCP (Model Context Protocol) over Streamable HTTP at `/mcp`: JSON-RPC 2.0, one message per POST, answered as
 /// `application/json` (the transport's JSON response mode; no server-initiated stream, so `GET /mcp` is 405);
-/// `Mcp-Session-Id` sessions bound to the credential that opened them; the mail tools of ``MCPTools``, which read and
+/// `Mcp-Session-Id` sessions bound to the credential that opened them (``MCPSessions``, valid on every instance); the mail tools of ``MCPTools``, which read and
 /// send through ``JMAPService`` as the principal the authenticator finds.
 public struct MCPService: Sendable {
     let configuration: MCPConfiguration
@@ -51,7 +51,8 @@ public struct MCPService: Sendable {
         self.configuration = configuration
         self.authenticator = authenticator
         self.sessions = MCPSessions(
-            capacity: configuration.maxSessions, idleSeconds: configuration.sessionIdleSeconds, clock: clock)
+            versions: Self.protocolVersions, capacity: configuration.maxClosedSessions,
+            lifetimeSeconds: configuration.sessionLifetimeSeconds, clock: clock)
         self.tools = MCPTools(configuration: configuration, jmap: jmap, wait: wait)
         self.onUnexpectedError = onUnexpectedError
     }

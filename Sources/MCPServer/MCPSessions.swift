@@ -1,68 +1,74 @@
 import AuthCrypto
 import Synchronization
 
-/// The open `Mcp-Session-Id` sessions: at most `capacity` (the least recently used one makes way), each forgotten
-/// after `idleSeconds` unused, each bound to the digest of the credential that opened it, so that another client's
-/// session id is as unknown as a made-up one. Per instance: a session lives on the instance that opened it.
+/// `Mcp-Session-Id` sessions that hold no state to share: an id carries when it was opened, its protocol version, a
+/// random part, and an HMAC-SHA256 of those keyed by the digest of the credential that opened it. So any instance
+/// knows a session of the request's own credential (several instances need no sticky routing), another credential's
+/// id fails the MAC exactly as a made-up one, and an id lives `lifetimeSeconds` from its opening.
+///
+/// A closed id (DELETE) is remembered on the instance that closed it until it would have expired, at most `capacity`
+/// of them (the soonest to expire makes way); another instance still takes it until then.
 public final class MCPSessions: Sendable {
-    struct Entry {
-        let credential: [UInt8]
-        let protocolVersion: String
-        var lastUsed: Int64
-    }
-
-    private let entries = Mutex<[String: Entry]>([:])
+    private let closed = Mutex<[String: Int64]>([:])
+    let versions: [String]
     let capacity: Int
-    let idleSeconds: Int64
+    let lifetimeSeconds: Int64
     let clock: @Sendable () -> Int64
+    static let macBytes = 16
+    static let bodyBytes = 8 + 1 + 16
 
     /// - Parameters:
-    ///   - capacity: the most sessions held at once.
-    ///   - idleSeconds: how long an unused session lives.
-    ///   - clock: seconds (any epoch that only moves forward).
-    public init(capacity: Int, idleSeconds: Int64, clock: @escaping @Sendable () -> Int64) {
+    ///   - versions: the protocol versions an id may name (at most 256).
+    ///   - capacity: the most closed ids remembered.
+    ///   - lifetimeSeconds: how long an id lives from its opening.
+    ///   - clock: Unix seconds.
+    public init(versions: [String], capacity: Int, lifetimeSeconds: Int64, clock: @escaping @Sendable () -> Int64) {
+        self.versions = Array(versions.prefix(256))
         self.capacity = max(1, capacity)
-        self.idleSeconds = idleSeconds
+        self.lifetimeSeconds = lifetimeSeconds
         self.clock = clock
     }
 
-    /// Opens a session for the credential with digest `credential`; returns its id (22 base64url characters).
+    /// Opens a session at protocol version `protocolVersion` (one of `versions`) for the credential with digest
+    /// `credential`; returns its id (55 base64url characters).
     public func open(credential: [UInt8], protocolVersion: String) -> String {
-        let id = Base64URL.encode(SecureRandom.bytes(16))
-        let now = clock()
-        entries.withLock { entries in
-            entries = entries.filter { now - $0.value.lastUsed < idleSeconds }
-            if entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
-                entries[oldest.key] = nil
-            }
-            entries[id] = Entry(credential: credential, protocolVersion: protocolVersion, lastUsed: now)
-        }
-        return id
+        let opened = UInt64(bitPattern: clock())
+        var body = (0..<8).map { UInt8(truncatingIfNeeded: opened >> (56 - 8 * $0)) }
+        body.append(UInt8(versions.firstIndex(of: protocolVersion) ?? 0))
+        body += SecureRandom.bytes(16)
+        return Base64URL.encode(body + Self.mac(body, credential))
     }
 
-    /// The protocol version of session `id` when it is open and was opened with the credential of digest
-    /// `credential` (compared in constant time); nil otherwise. Marks the session used.
+    /// The protocol version of session `id` when the credential of digest `credential` opened it, it has not
+    /// expired, and it was not closed here; nil otherwise.
     public func use(_ id: String, credential: [UInt8]) -> String? {
+        guard id.utf8.count <= 64, let bytes = Base64URL.decode(id), bytes.count == Self.bodyBytes + Self.macBytes
+        else { return nil }
+        let body = Array(bytes[..<Self.bodyBytes])
+        guard constantTimeEquals(Array(bytes[Self.bodyBytes...]), Self.mac(body, credential)) else { return nil }
+        let opened = Int64(bitPattern: body[..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         let now = clock()
-        return entries.withLock { entries in
-            guard var entry = entries[id] else { return nil }
-            guard now - entry.lastUsed < idleSeconds else {
-                entries[id] = nil
-                return nil
-            }
-            guard constantTimeEquals(entry.credential, credential) else { return nil }
-            entry.lastUsed = now
-            entries[id] = entry
-            return entry.protocolVersion
-        }
+        guard opened <= now + 30, now - opened < lifetimeSeconds, Int(body[8]) < versions.count else { return nil }
+        guard closed.withLock({ $0[id] == nil }) else { return nil }
+        return versions[Int(body[8])]
     }
 
-    /// Closes session `id` if the credential of digest `credential` opened it; whether it did.
+    /// Closes session `id` if the credential of digest `credential` opened it and it is open; whether it was.
     public func close(_ id: String, credential: [UInt8]) -> Bool {
-        guard use(id, credential: credential) != nil else { return false }
-        return entries.withLock { $0.removeValue(forKey: id) != nil }
+        guard use(id, credential: credential) != nil, let bytes = Base64URL.decode(id) else { return false }
+        let opened = Int64(bitPattern: bytes[..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        let now = clock()
+        closed.withLock { closed in
+            if closed.count >= capacity { closed = closed.filter { $0.value > now } }
+            if closed.count >= capacity, let soonest = closed.min(by: { $0.value < $1.value }) {
+                closed[soonest.key] = nil
+            }
+            closed[id] = opened + lifetimeSeconds
+        }
+        return true
     }
 
-    /// How many sessions are held (expired ones until the next open sweeps them).
-    public var count: Int { entries.withLock { $0.count } }
+    private static func mac(_ body: [UInt8], _ credential: [UInt8]) -> [UInt8] {
+        Array(HMACSHA256.authenticationCode(key: credential, message: body).prefix(macBytes))
+    }
 }
