@@ -1,5 +1,6 @@
 """The `mcp` SDK (PyPI), unmodified, against a real Postern's /mcp with an agent's inbox API key: each key spelling
-(Authorization: Bearer, X-API-Key, Authorization: ApiKey) connects and lists the tools, whose input schemas are valid
+(Authorization: Bearer, X-API-Key, Authorization: ApiKey) connects and lists the tools (ClientSession's initialize,
+and Client's auto mode, which probes server/discover first), whose input schemas are valid
 JSON Schema (the `jsonschema` package checks them); every tool is called; bad input (an unknown tool, wrong argument
 types, oversized arguments, another key's session id) gets a JSON-RPC error and sends nothing.
 
@@ -73,6 +74,13 @@ async def main_async(base, alice_key, bob_key):
                 names = [tool.name for tool in tools]
                 check(len(names) == 12 and "read_inbox" in names and "wait_for_message" in names,
                       f"{name}: tools/list names the tools ({len(names)})")
+    # The SDK's high-level Client (mode "auto") probes the 2026-07-28 server/discover first; the -32022 naming the
+    # handshake versions sends it back to initialize.
+    from mcp import Client
+    async with Client(session({"X-API-Key": alice_key})) as client:
+        listed = await client.list_tools()
+        check(client.protocol_version == "2025-11-25" and len(listed.tools) == 12,
+              f"Client(mode='auto'): probe, fall back to initialize ({client.protocol_version})")
     valid = True
     for tool in tools:
         try:
