@@ -24,8 +24,9 @@ public final class MailboxService: Sendable {
     let tokens: MailboxTokens
     let authorizer: MailboxAuthorizer
     let challenges: MailboxChallenges
-    /// Nil when rate limits are off.
-    let limiter: RateLimitTable<MailboxRateClass>?
+    /// The per-client buckets of every class (nil when rate limits are off), the Mail.td error shape, and
+    /// `Cache-Control: no-store` with the `RateLimit-*` headers on every answer.
+    let middleware: SurfaceMiddleware<MailboxRateClass>
     let clock: @Sendable () -> Int64
     /// The pause of `/messages/wait` between two looks at the store.
     let pauseBetweenLooks: @Sendable () async -> Void
@@ -83,12 +84,26 @@ public final class MailboxService: Sendable {
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
         let rates = configuration.rateLimits.share(among: configuration.instances)
         let slots = configuration.rateLimitTableCapacity
-        self.limiter =
-            configuration.rateLimitsEnabled
-            ? RateLimitTable(capacity: slots, clock: monotonicClock) { rates.rate(of: $0) } : nil
+        let metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        self.middleware = SurfaceMiddleware(
+            limiter: configuration.rateLimitsEnabled
+                ? RateLimitTable(capacity: slots, clock: monotonicClock) { rates.rate(of: $0) } : nil,
+            rejected: { metrics.rejected($0) },
+            tooManyRequests: { _, _ in MailboxJSON.response(.rateLimitExceeded) },
+            failure: { error in
+                let (answer, report) = Self.mailboxError(error)
+                return (MailboxJSON.response(answer), report)
+            },
+            finish: { response, decision in
+                var response = response
+                response.headers.replaceOrAdd("Cache-Control", "no-store")
+                if let decision { response.headers.setRateLimit(decision) }
+                return response
+            },
+            onUnexpectedError: onUnexpectedError)
         self.clock = clock
         self.pauseBetweenLooks = pauseBetweenLooks
-        self.metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        self.metrics = metrics
         self.onUnexpectedError = onUnexpectedError
     }
 
