@@ -53,6 +53,8 @@ public final class EventLoop: @unchecked Sendable {
     private(set) var wokeAt: UInt64 = 0
     private let started = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
+    /// Turns completed (one per wake-up, not per request).
+    private let completedTurns = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
 
     init(
@@ -177,8 +179,21 @@ public final class EventLoop: @unchecked Sendable {
                 earliest = timers.earliest
                 if let lineDeadline { earliest = min(earliest ?? lineDeadline, lineDeadline) }
             }
+            completedTurns.add(1, ordering: .relaxed)
         }
         finished.signal()
+    }
+
+    /// Returns once the loop has completed a whole turn that began after the call: one that read the clock, the
+    /// ready sockets and the due timers after whatever the caller did before it (moved an injected clock, wrote
+    /// to a socket). What tests wait for instead of sleeping. The loop must be running.
+    public func completedTurnAfterNow() async {
+        // The turn under way may have read the clock before the call; the one after it cannot have.
+        let wanted = completedTurns.load(ordering: .relaxed) + 2
+        while completedTurns.load(ordering: .relaxed) < wanted {
+            epoll.wake()
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     /// How long to wait for the earliest timer, at most `pollInterval`.
