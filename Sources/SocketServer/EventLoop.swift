@@ -13,11 +13,9 @@ import Synchronization
 /// (`execute`) are serialized with it by the queue. Work that arms a timer from another thread is
 /// noticed within one `pollInterval`.
 ///
-/// Why not a `DispatchSourceRead` per connection: measured when this loop replaced them, CPU per
-/// `GET /healthz` (wrk -t1 -c64, server process time / requests) was about 26 µs with them (libdispatch
-/// re-arms the socket with two `epoll_ctl`, an `ioctl(FIONREAD)` and a thread wake-up around every
-/// handler run) and 14-15 µs with this loop, nginx 10-11 µs on that machine. Today's figures are in the
-/// README's benchmark section.
+/// Why not a `DispatchSourceRead` per connection: libdispatch re-arms the socket with two `epoll_ctl`, an
+/// `ioctl(FIONREAD)` and a thread wake-up around every handler run, which made a `GET /healthz` cost close to
+/// twice its CPU with this loop when it replaced them. The figures are in docs/performance.md.
 ///
 /// `@unchecked Sendable`: every mutable field is touched only on `queue` (directly by the loop
 /// thread inside `queue.sync`, or by blocks sent with `execute`); `stopped` is atomic.
