@@ -7,7 +7,7 @@ import HTTP1
 ///
 /// The surfaces differ only in the closures, each rendering its own documented error shape; a surface whose charge
 /// depends on the request (Mail.td's bearer classes) calls the steps one by one.
-public struct SurfaceMiddleware<RateClass: Hashable & Sendable>: Sendable {
+public final class SurfaceMiddleware<RateClass: Hashable & Sendable>: Sendable {
     /// The surface's buckets; nil when rate limits are off.
     public let limiter: RateLimitTable<RateClass>?
     private let rejected: @Sendable (RateClass) -> Void
