@@ -102,7 +102,7 @@ def sign_in(sdk, address, password):
     return body if status == 200 else api_error(status, body)
 
 
-def pro_domains_and_billing(sdk, token, zone):
+def pro_domains_and_billing(sdk, token, zone, smtp_port):
     """Custom domains against the dnslib zone, and the self-hosted billing answers, through one SDK."""
     name = f"{sdk.name}-custom.test"
     created = sdk("domain_create", token=token, domain=name)
@@ -124,6 +124,22 @@ def pro_domains_and_billing(sdk, token, zone):
     check(verified.get("verify_status") == "verified" and verified.get("txt_record") is True
           and verified.get("mx_record") is True, f"{sdk.name}: verify once TXT and MX are published")
     check(sdk("domain_list", token=token)[0]["mx_configured"] is True, f"{sdk.name}: mx_configured in the list")
+    # Verified: the owner's catch-all. A Pro account on it reads what SMTP delivered there, like any other.
+    box = f"box@{name}"
+    account = sdk("create", token=token, address=box, password="custom-box-secret")
+    check(account.get("address") == box, f"{sdk.name}: a Pro account on the verified domain")
+    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=20) as smtp:
+        smtp.ehlo()
+        smtp.mail("sender@example.com")
+        code, _ = smtp.rcpt(f"someone@other-{name}")
+        check(code == 550, f"{sdk.name}: SMTP refuses a domain nobody verified ({code})")
+        smtp.rset()
+        smtp.sendmail("sender@example.com", [box, f"anyone@{name}"], f"Subject: custom {sdk.name}\r\n\r\nhello\r\n")
+    box_token = sign_in(sdk, box, "custom-box-secret")["token"]
+    listed = sdk("messages", token=box_token, id=account["id"])
+    check([m["subject"] for m in listed.get("messages", [])] == [f"custom {sdk.name}"],
+          f"{sdk.name}: SMTP to the custom domain reaches its account")
+    sdk("delete", token=box_token, id=account["id"])
     taken = sdk("domain_create", token=token, domain=name)
     check(taken.get("api_error") == {"status": 409, "code": "domain_already_exists"}, f"{sdk.name}: duplicate 409")
     bad = sdk("domain_create", token=token, domain="not a domain")
@@ -196,7 +212,7 @@ def main():
             refused = sdk("me", token=api_token)
             check(refused.get("api_error", {}).get("status") == 401, f"{sdk.name}: a revoked token is refused")
         for sdk in (v1, v2):
-            pro_domains_and_billing(sdk, login["token"], zone)
+            pro_domains_and_billing(sdk, login["token"], zone, base.smtp_port)
     dns_server.stop()
     check.finish("mailtd SDKs")
 
