@@ -42,8 +42,8 @@ public final class AgentAuthService: Sendable {
     let challengeBody: ChallengeBodyTemplate
     /// The body of every capability answer: it depends only on the configuration, so it is built once.
     let capabilityBody: String
-    /// Per-client buckets of the three endpoints; nil when rate limits are off.
-    let limiter: RateLimitTable<RateClass>?
+    /// Per-client buckets of the three endpoints (nil when rate limits are off) and the agent error shape.
+    let middleware: SurfaceMiddleware<RateClass>
 
     /// What a request draws on: each endpoint has its own bucket per client.
     enum RateClass: Hashable, Sendable {
@@ -103,15 +103,26 @@ public final class AgentAuthService: Sendable {
             capability: TokenBucketRate(requests: configuration.capabilitiesPerMinute, perSeconds: 60)
                 .share(among: configuration.instances)
         )
-        self.limiter =
+        let limiter =
             configuration.rateLimitsEnabled
-            ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {
+            ? RateLimitTable<RateClass>(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {
                 switch $0 {
                 case .challenge: rates.challenge
                 case .session: rates.session
                 case .capability: rates.capability
                 }
             } : nil
+        let (metrics, publicURL) = (self.metrics, configuration.publicURL)
+        self.middleware = SurfaceMiddleware(
+            limiter: limiter, rejected: { metrics.rateLimited($0) },
+            tooManyRequests: { _, _ in AgentResponse.error(.tooManyRequests, publicURL: publicURL) },
+            failure: { error in
+                // Handlers answer the surface's own errors themselves; what reaches here is unforeseen (storage,
+                // signing) and goes through the shared ``ServiceFailure`` table.
+                let failure = ServiceFailure(error)
+                return (AgentResponse.error(AgentAuthError(failure), publicURL: publicURL), failure.shouldLog)
+            },
+            onUnexpectedError: onUnexpectedError)
     }
 
     /// The difficulty every challenge starts from (the value `/metrics` and `/llms.txt` show).
@@ -126,29 +137,18 @@ public final class AgentAuthService: Sendable {
         router.add(
             .POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit,
             .immediate { [self] _, context, _ in
-                refusal(.challenge, context) ?? challenge(context)
+                middleware.runNow(.challenge, context) { challenge(context) }
             })
         router.add(
             .POST, "/api/v1/session", bodyLimit: Self.sessionBodyLimit,
             .deferred { [self] request, context, _ in
-                if let refused = refusal(.session, context) { return refused }
-                return await session(request, context)
+                await middleware.run(.session, context) { await session(request, context) }
             })
         router.add(
             .POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit,
             .deferred { [self] request, context, _ in
-                if let refused = refusal(.capability, context) { return refused }
-                return await capability(request, context)
+                await middleware.run(.capability, context) { await capability(request, context) }
             })
-    }
-
-    /// The 429 for a client past its rate in `rateClass`, counted; nil when it may go on (or limits are off).
-    func refusal(_ rateClass: RateClass, _ context: RequestContext) -> HTTPResponse? {
-        guard let decision = limiter?.take(rateClass, for: context.clientKey), !decision.allowed else { return nil }
-        metrics.rateLimited(rateClass)
-        var response = failure(.tooManyRequests)
-        response.headers.setRetryAfter(decision)
-        return response
     }
 
     /// The error response for `error`.
@@ -159,9 +159,7 @@ public final class AgentAuthService: Sendable {
     /// The error response for an error the surface's rules did not foresee (storage, signing), through
     /// the shared ``ServiceFailure`` table; one it says to log is reported with the request id.
     func failure(unforeseen error: any Error, _ context: RequestContext) -> HTTPResponse {
-        let failure = ServiceFailure(error)
-        if failure.shouldLog { onUnexpectedError?(error, context.requestID) }
-        return self.failure(AgentAuthError(failure))
+        middleware.answer(error, context)
     }
 
     /// A random token id: 32 lowercase hex characters from 128 random bits.

@@ -1,5 +1,5 @@
-// Random identifiers for the hot path (issue 15): RAND_bytes costs several thousand instructions per call (the
-// DRBG's locking, parameter handling and AES-CTR set-up) whatever the length, a tenth of a challenge, so each thread
+// Random identifiers for the hot path (issue 15): every RAND_bytes call pays the DRBG's locking, parameter handling
+// and AES-CTR set-up whatever the length, a noticeable share of a challenge's CPU, so each thread
 // draws 4 KiB at a time from RAND_bytes into a thread-local pool and hands out slices, wiping every slice it hands
 // out. The bytes are RAND_bytes output as before, only drawn earlier; no two callers get the same bytes (the pool
 // is per thread, and a forked child discards the pool it inherited). Only public values come from here (challenge

@@ -71,6 +71,12 @@ public final class HTTPServer: Sendable {
     /// Connections open right now, including over-cap ones being refused.
     public var openConnectionCount: Int { server?.openConnectionCount ?? 0 }
 
+    /// Returns once every loop has completed a turn that began after the call: it has read the clock, its sockets
+    /// and its timers since (for tests that move an injected clock or write to a socket, instead of sleeping).
+    public func completedTurnAfterNow() async {
+        await group?.completedTurnAfterNow()
+    }
+
     /// Binds the configured address, listens and starts serving.
     /// - Returns: the bound port (the chosen one when the configuration asked for port 0).
     /// - Throws: `SocketServerError` when the address cannot be bound or the server already started.

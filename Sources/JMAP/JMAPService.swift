@@ -18,7 +18,8 @@ public struct JMAPService: Sendable {
     let clock: @Sendable () -> Int64
     let onSubmission: @Sendable (SubmissionOutcome) -> Void
     let onUnexpectedError: UnexpectedErrorReporter
-    let limiter: RateLimitTable<RateClass>?
+    /// The per-client buckets (nil when rate limits are off) and the problem-details error shape.
+    let middleware: SurfaceMiddleware<RateClass>
 
     /// What a request draws on: the API (and the session, and downloads), uploads, or the volume of blobs
     /// created (the upload URL and `Blob/upload`, in KiB).
@@ -67,15 +68,35 @@ public struct JMAPService: Sendable {
             volume: TokenBucketRate(requests: configuration.uploadBytesPerMinute / 1024, perSeconds: 60)
                 .share(among: configuration.instances)
         )
-        self.limiter =
-            configuration.rateLimitsEnabled
-            ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {
-                switch $0 {
-                case .request: rates.request
-                case .upload: rates.upload
-                case .uploadVolume: rates.volume
-                }
-            } : nil
+        self.middleware = SurfaceMiddleware(
+            limiter: configuration.rateLimitsEnabled
+                ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {
+                    switch $0 {
+                    case .request: rates.request
+                    case .upload: rates.upload
+                    case .uploadVolume: rates.volume
+                    }
+                } : nil,
+            tooManyRequests: { rateClass, decision in
+                RequestError(
+                    status: .tooManyRequests, type: "about:blank",
+                    detail: "Too many \(rateClass == .upload ? "uploads" : "requests") from this address; retry after "
+                        + "\(decision.retryAfterSeconds) s."
+                ).response
+            },
+            failure: { error in
+                if let error = error as? RequestError { return (error.response, false) }
+                let failure = ServiceFailure(error)
+                var response = RequestError(
+                    status: failure.status, type: "about:blank",
+                    detail: "The server could not complete the request; try again."
+                ).response
+                // A 503 (the database unreachable or read-only, the pool full) says when to come back, as every
+                // surface's.
+                if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
+                return (response, failure.shouldLog)
+            },
+            onUnexpectedError: onUnexpectedError)
     }
 
     public func register(into router: inout ContextRouter) {
@@ -121,37 +142,16 @@ public struct JMAPService: Sendable {
         _ request: HTTPRequest, _ context: RequestContext, _ rateClass: RateClass = .request,
         _ body: (JMAPAccount) async throws -> HTTPResponse
     ) async -> HTTPResponse {
-        if let decision = limiter?.take(rateClass, for: context.clientKey), !decision.allowed {
-            var response = RequestError(
-                status: .tooManyRequests, type: "about:blank",
-                detail: "Too many \(rateClass == .upload ? "uploads" : "requests") from this address; retry after "
-                    + "\(decision.retryAfterSeconds) s."
-            ).response
-            response.headers.setRetryAfter(decision)
-            return response
-        }
-        do {
+        await middleware.run(rateClass, context) {
             guard let account = try await authenticate(request) else { return RequestError.unauthorized.response }
             return try await body(account)
-        } catch let error as RequestError {
-            return error.response
-        } catch {
-            let failure = ServiceFailure(error)
-            if failure.shouldLog { onUnexpectedError(error, context.requestID) }
-            var response = RequestError(
-                status: failure.status, type: "about:blank",
-                detail: "The server could not complete the request; try again."
-            ).response
-            // A 503 (the database unreachable or read-only, the pool full) says when to come back, as every surface's.
-            if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
-            return response
         }
     }
 
     /// Takes `bytes` about to be kept as a blob from `client`'s upload volume; nil when allowed (or the limits
     /// are off), otherwise the refusal with its retry time.
     func takeUploadVolume(_ bytes: Int, for client: ClientAddressKey) -> RateLimitDecision? {
-        guard let decision = limiter?.take(.uploadVolume, for: client, cost: (bytes + 1023) / 1024),
+        guard let decision = middleware.limiter?.take(.uploadVolume, for: client, cost: (bytes + 1023) / 1024),
             !decision.allowed
         else { return nil }
         return decision

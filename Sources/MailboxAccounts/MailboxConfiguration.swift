@@ -41,6 +41,19 @@ public struct MailboxConfiguration: Sendable {
     public var rateLimitTableCapacity: Int
     /// `max_accounts` given to a Pro user when the operator names none. Default 100.
     public var defaultProMaxAccounts: Int
+    /// `max_domains` given to a Pro user when the operator names none: the contract's 5.
+    public var defaultProMaxDomains = 5
+    /// The host a custom domain's MX must name (`POSTERN_MX_HOST`); shown in the domain's DNS records.
+    public var mxHost = "localhost"
+    /// The resolver custom domains are checked with (`POSTERN_DNS_RESOLVER=host:port`); nil: /etc/resolv.conf's.
+    public var dnsResolver: String?
+    /// The longest one custom-domain lookup (TXT or MX, asked together) may take. Default 3 s.
+    public var dnsTimeout: Duration = .seconds(3)
+    /// Seconds a custom domain may stay pending before verification answers 410 `domain_expired`. Default 7 days.
+    public var domainVerificationWindow: Int64 = 7 * 24 * 3600
+    /// What `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`, an operator's page); nil: 501
+    /// `billing_not_available`, as cancel and resume always are.
+    public var billingPortalURL: String?
     /// Secret that authenticates stateless challenges (at least 32 bytes). `nil` (default): a secret
     /// generated once and kept in the database, so challenges survive a restart.
     public var challengeSecret: [UInt8]?

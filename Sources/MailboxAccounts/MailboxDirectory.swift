@@ -2,17 +2,21 @@ import Directory
 import Storage
 
 /// The mailbox surface's side of the directory: an address on a mailbox domain (public or Pro-only) is local when
-/// a mailbox account has it, with that account's quota.
+/// a mailbox account has it, with that account's quota; every address on a Pro user's verified custom domain is local
+/// (Mail.td's catch-all), with its account's quota when one exists and `catchAllQuota` otherwise.
 public struct MailboxDirectory: AccountDirectory {
     let store: MailboxStore
     let domains: Set<String>
+    let catchAllQuota: Int64
 
     /// - Parameters:
-    ///   - database: the database holding `mailbox_accounts`.
+    ///   - database: the database holding `mailbox_accounts` and `mailbox_pro_domains`.
     ///   - domains: the public and Pro-only mailbox domains.
-    public init(database: any SQLDatabase, domains: [String]) {
+    ///   - catchAllQuota: the quota of an address on a verified custom domain that no account has (Pro's).
+    public init(database: any SQLDatabase, domains: [String], catchAllQuota: Int64 = MailboxQuotas().pro) {
         self.store = MailboxStore(database: database)
         self.domains = Set(domains.map { $0.lowercased() })
+        self.catchAllQuota = catchAllQuota
     }
 
     /// Whether `domain` is a mailbox domain.
@@ -20,11 +24,16 @@ public struct MailboxDirectory: AccountDirectory {
         domains.contains(domain.lowercased())
     }
 
-    /// Local when a mailbox account has the address; unknown on a mailbox domain otherwise; foreign elsewhere.
+    /// Local when a mailbox account has the address or its domain is a verified custom domain; unknown on a mailbox
+    /// domain otherwise; foreign elsewhere.
     /// - Throws: storage errors.
     public func resolve(_ address: String) async throws -> AddressResolution {
-        guard let parts = AddressParts(address), serves(domain: parts.domain) else { return .foreign }
-        guard let quota = try await store.quota(address: parts.text) else { return .unknown }
-        return .local(Recipient(address: parts.text, quota: quota))
+        guard let parts = AddressParts(address) else { return .foreign }
+        if serves(domain: parts.domain) {
+            guard let quota = try await store.quota(address: parts.text) else { return .unknown }
+            return .local(Recipient(address: parts.text, quota: quota))
+        }
+        guard try await store.verifiedDomain(parts.domain) != nil else { return .foreign }
+        return .local(Recipient(address: parts.text, quota: try await store.quota(address: parts.text) ?? catchAllQuota))
     }
 }

@@ -46,6 +46,14 @@ public struct MailboxError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let forbidden = MailboxError(status: 403, code: "forbidden")
     /// 404: no such account (or not one the Pro user owns), no such token.
     public static let notFound = MailboxError(status: 404, code: "not_found")
+    /// 403: the Pro user already has `max_domains` custom domains.
+    public static let domainLimitReached = MailboxError(status: 403, code: "domain_limit_reached")
+    /// 409: the custom domain belongs to someone (another Pro user, or the service itself).
+    public static let domainAlreadyExists = MailboxError(status: 409, code: "domain_already_exists")
+    /// 410: a custom domain stayed pending past its verification window.
+    public static let domainExpired = MailboxError(status: 410, code: "domain_expired")
+    /// 501: subscriptions are not managed here (a self-hosted server has no payment provider).
+    public static let billingNotAvailable = MailboxError(status: 501, code: "billing_not_available")
     /// 409: the address is already in use.
     public static let addressTaken = MailboxError(status: 409, code: "address_taken")
     /// 429: a rate limit refused the request.

@@ -42,8 +42,10 @@ extension MailboxService {
             throw MailboxError.invalidAddress
         }
         let proDomain = configuration.proDomains.contains(address.domain)
-        guard configuration.domains.contains(address.domain) || (proDomain && owner != nil) else {
-            throw MailboxError.invalidDomain
+        if !configuration.domains.contains(address.domain), !(proDomain && owner != nil) {
+            // A Pro user's own verified custom domain (Mail.td: mailboxes on it are created like any other).
+            guard let owner, let custom = try await store.verifiedDomain(address.domain), custom.ownerID == owner.id
+            else { throw MailboxError.invalidDomain }
         }
         let credential = try MailboxCredential.readNew(body)
         let proof = try body["pow"].map(Self.proof)

@@ -4,7 +4,7 @@ import ServerKit
 
 extension MailboxService {
     /// What every route shares, before and after its handler: bearer classification, rate limit, error
-    /// mapping and `Cache-Control: no-store`.
+    /// mapping and `Cache-Control: no-store` (the surface's ``SurfaceMiddleware``).
     ///
     /// An immediate route cannot look a Pro API token up, so such a bearer is charged as public there
     /// (`/api/domains`, `/api/challenge`: neither needs a token).
@@ -15,15 +15,7 @@ extension MailboxService {
             let bearer = authorizer.classify(request.bearerToken)
             let call = MailboxCall(
                 request: request, context: context, parameters: parameters, bearer: bearer, now: clock())
-            let decision = charge(rateClass(policy, call.bearer), context)
-            if let decision, !decision.allowed { return refusal(decision) }
-            let response: HTTPResponse
-            do {
-                response = try handler(call)
-            } catch {
-                response = answer(error, context)
-            }
-            return finish(response, decision)
+            return middleware.runNow(rateClass(policy, call.bearer), context) { try handler(call) }
         }
     }
 
@@ -37,19 +29,18 @@ extension MailboxService {
             var bearer = MailboxBearer.anonymous
             let response: HTTPResponse
             do {
-                let call: MailboxCall
-                (call, decision) = try await admit(request, context, parameters, policy)
-                bearer = call.bearer
-                if let decision, !decision.allowed { return refusal(decision) }
+                let (call, rateClass, charged) = try await admit(request, context, parameters, policy)
+                (bearer, decision) = (call.bearer, charged)
+                if let decision, !decision.allowed { return middleware.refusal(rateClass, decision) }
                 response = try await handler(call)
             } catch {
-                response = answer(error, context)
+                response = middleware.answer(error, context)
             }
             // A free creation refused as malformed (400) gives its one-per-8-seconds token back.
             if policy == .accountCreation, response.status.code == 400, !bearer.earnsPro, decision?.allowed == true {
-                limiter?.giveBack(.freeAccountCreation, for: context.clientKey)
+                middleware.limiter?.giveBack(.freeAccountCreation, for: context.clientKey)
             }
-            return finish(response, decision)
+            return middleware.finish(response, decision)
         }
     }
 
@@ -60,22 +51,24 @@ extension MailboxService {
     /// in front of garbage buys nothing.
     private func admit(
         _ request: HTTPRequest, _ context: RequestContext, _ parameters: RouteParameters, _ policy: MailboxRatePolicy
-    ) async throws -> (MailboxCall, RateLimitDecision?) {
+    ) async throws -> (MailboxCall, MailboxRateClass, RateLimitDecision?) {
         var bearer = authorizer.classify(request.bearerToken)
         let now = clock()
         func call() -> MailboxCall {
             MailboxCall(request: request, context: context, parameters: parameters, bearer: bearer, now: now)
         }
         if case .apiToken(let token) = bearer {
-            let claimed = charge(policy == .accountCreation ? .proAccountCreation : .pro, context)
-            if let claimed, !claimed.allowed { return (call(), claimed) }
+            let proClass: MailboxRateClass = policy == .accountCreation ? .proAccountCreation : .pro
+            let claimed = middleware.charge(proClass, context)
+            if let claimed, !claimed.allowed { return (call(), proClass, claimed) }
             if let (record, user) = try await authorizer.verify(apiToken: token) {
                 bearer = .verifiedAPIToken(record, user)
-                return (call(), claimed)
+                return (call(), proClass, claimed)
             }
             bearer = .invalid
         }
-        return (call(), charge(rateClass(policy, bearer), context))
+        let rateClass = rateClass(policy, bearer)
+        return (call(), rateClass, middleware.charge(rateClass, context))
     }
 
     /// The class a bearer is charged to: Pro only for a signed Pro JWT or a verified API token.
@@ -85,20 +78,6 @@ extension MailboxService {
         case (.general, .mailbox): .freeAuthenticated
         case (.general, _): bearer.earnsPro ? .pro : .publicRequests
         }
-    }
-
-    /// Takes a token of `rateClass` for the request's client; nil when rate limits are off.
-    private func charge(_ rateClass: MailboxRateClass, _ context: RequestContext) -> RateLimitDecision? {
-        guard let decision = limiter?.take(rateClass, for: context.clientKey) else { return nil }
-        if !decision.allowed { metrics.rejected(rateClass) }
-        return decision
-    }
-
-    /// The answer for a thrown error; one the shared table says to log is reported to `onUnexpectedError`.
-    private func answer(_ error: any Error, _ context: RequestContext) -> HTTPResponse {
-        let (answer, report) = Self.mailboxError(error)
-        if report { onUnexpectedError?(error, context.requestID) }
-        return MailboxJSON.response(answer)
     }
 
     /// The answer the client gets for any thrown error, and whether to report it: the surface's own
@@ -111,18 +90,5 @@ extension MailboxService {
             let failure = ServiceFailure(error)
             return (MailboxError(failure), failure.shouldLog)
         }
-    }
-
-    private func refusal(_ decision: RateLimitDecision) -> HTTPResponse {
-        var response = MailboxJSON.response(.rateLimitExceeded)
-        response.headers.setRetryAfter(decision)
-        return finish(response, decision)
-    }
-
-    private func finish(_ response: HTTPResponse, _ decision: RateLimitDecision?) -> HTTPResponse {
-        var response = response
-        response.headers.replaceOrAdd("Cache-Control", "no-store")
-        if let decision { response.headers.setRateLimit(decision) }
-        return response
     }
 }

@@ -12,6 +12,8 @@ public struct ProUserCreationError: Error, Sendable, Equatable, CustomStringConv
     public static let emailTaken = ProUserCreationError(description: "a Pro user with this email already exists")
     /// `maxAccounts` is negative.
     public static let invalidMaxAccounts = ProUserCreationError(description: "max accounts must be 0 or more")
+    /// `maxDomains` is negative.
+    public static let invalidMaxDomains = ProUserCreationError(description: "max domains must be 0 or more")
 }
 
 extension MailboxService {
@@ -20,11 +22,14 @@ extension MailboxService {
     ///   - email: the login; stored lower-cased.
     ///   - password: at least 6 characters, at most 4 KiB; stored as Argon2id.
     ///   - maxAccounts: how many accounts the user may own; nil uses `defaultProMaxAccounts`.
+    ///   - maxDomains: how many custom domains the user may add; nil uses `defaultProMaxDomains`.
     /// - Returns: the new user's summary.
     /// - Throws: `ProUserCreationError`, `MailboxError` (`.passwordTooShort`, `.passwordTooLong`),
     ///   `StorageError`, `WorkerPoolError`.
     @discardableResult
-    public func createProUser(email: String, password: String, maxAccounts: Int? = nil) async throws -> ProUserSummary {
+    public func createProUser(
+        email: String, password: String, maxAccounts: Int? = nil, maxDomains: Int? = nil
+    ) async throws -> ProUserSummary {
         let email = email.trimmingSpaces().lowercased()
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, email.utf8.count <= 254,
@@ -32,10 +37,12 @@ extension MailboxService {
         else { throw ProUserCreationError.invalidEmail }
         let maxAccounts = maxAccounts ?? configuration.defaultProMaxAccounts
         guard maxAccounts >= 0 else { throw ProUserCreationError.invalidMaxAccounts }
+        let maxDomains = maxDomains ?? configuration.defaultProMaxDomains
+        guard maxDomains >= 0 else { throw ProUserCreationError.invalidMaxDomains }
         try PasswordPolicy.validateNew(password)
         let user = ProUserRecord(
             id: MailboxIdentifiers.uuid(), email: email, passwordHash: try await hasher.hash(password),
-            maxAccounts: Int64(maxAccounts), maxDomains: 0, status: "active", tokenEpoch: 0, createdAt: clock())
+            maxAccounts: Int64(maxAccounts), maxDomains: Int64(maxDomains), status: "active", tokenEpoch: 0, createdAt: clock())
         do {
             try await store.insert(user)
         } catch let error as StorageError where error.code == .constraintUnique {

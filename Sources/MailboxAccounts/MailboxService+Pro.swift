@@ -28,12 +28,13 @@ extension MailboxService {
     func proProfile(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
         let count = try await store.accountCount(ownerID: user.id)
+        let domainCount = try await store.domainCount(ownerID: user.id)
         return MailboxJSON.response(
             .ok,
             [
                 ("id", .string(user.id)), ("email", .string(user.email)), ("plan", .string("pro")),
                 ("role", .string("user")), ("status", .string(user.status)), ("max_accounts", .int(user.maxAccounts)),
-                ("max_domains", .int(user.maxDomains)), ("account_count", .int(count)), ("domain_count", .int(0)),
+                ("max_domains", .int(user.maxDomains)), ("account_count", .int(count)), ("domain_count", .int(domainCount)),
                 ("ops_used", .int(0)), ("ops_limit", .int(0)), ("created_at", MailboxJSON.time(user.createdAt)), ("downgraded", .bool(false)),
             ])
     }

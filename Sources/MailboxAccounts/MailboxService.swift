@@ -1,5 +1,6 @@
 import AuthCrypto
 import ComputePool
+import DNS
 import HTTP1
 import JWT
 import MailStore
@@ -24,8 +25,11 @@ public final class MailboxService: Sendable {
     let tokens: MailboxTokens
     let authorizer: MailboxAuthorizer
     let challenges: MailboxChallenges
-    /// Nil when rate limits are off.
-    let limiter: RateLimitTable<MailboxRateClass>?
+    /// Looks custom domains' TXT and MX records up.
+    let resolver: DNSResolver
+    /// The per-client buckets of every class (nil when rate limits are off), the Mail.td error shape, and
+    /// `Cache-Control: no-store` with the `RateLimit-*` headers on every answer.
+    let middleware: SurfaceMiddleware<MailboxRateClass>
     let clock: @Sendable () -> Int64
     /// The pause of `/messages/wait` between two looks at the store.
     let pauseBetweenLooks: @Sendable () async -> Void
@@ -77,16 +81,32 @@ public final class MailboxService: Sendable {
         self.tokens = tokens
         self.authorizer = MailboxAuthorizer(tokens: tokens, store: store, clock: clock)
         let secret = try configuration.challengeSecret ?? store.secret(named: "challenge") { SecureRandom.bytes(32) }
+        self.resolver = DNSResolver(
+            server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system, timeout: configuration.dnsTimeout)
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
         let rates = configuration.rateLimits.share(among: configuration.instances)
         let slots = configuration.rateLimitTableCapacity
-        self.limiter =
-            configuration.rateLimitsEnabled
-            ? RateLimitTable(capacity: slots, clock: monotonicClock) { rates.rate(of: $0) } : nil
+        let metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        self.middleware = SurfaceMiddleware(
+            limiter: configuration.rateLimitsEnabled
+                ? RateLimitTable(capacity: slots, clock: monotonicClock) { rates.rate(of: $0) } : nil,
+            rejected: { metrics.rejected($0) },
+            tooManyRequests: { _, _ in MailboxJSON.response(.rateLimitExceeded) },
+            failure: { error in
+                let (answer, report) = Self.mailboxError(error)
+                return (MailboxJSON.response(answer), report)
+            },
+            finish: { response, decision in
+                var response = response
+                response.headers.replaceOrAdd("Cache-Control", "no-store")
+                if let decision { response.headers.setRateLimit(decision) }
+                return response
+            },
+            onUnexpectedError: onUnexpectedError)
         self.clock = clock
         self.pauseBetweenLooks = pauseBetweenLooks
-        self.metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        self.metrics = metrics
         self.onUnexpectedError = onUnexpectedError
     }
 
@@ -109,6 +129,14 @@ public final class MailboxService: Sendable {
         router.add(.POST, "/api/user/tokens", bodyLimit: limit, deferred(.general, createAPIToken))
         router.add(.GET, "/api/user/tokens", deferred(.general, listAPITokens))
         router.add(.DELETE, "/api/user/tokens/{id}", deferred(.general, revokeAPIToken))
+        router.add(.GET, "/api/user/domains", deferred(.general, listDomains))
+        router.add(.POST, "/api/user/domains", bodyLimit: limit, deferred(.general, createDomain))
+        router.add(.POST, "/api/user/domains/{id}/verify", bodyLimit: limit, deferred(.general, verifyDomain))
+        router.add(.DELETE, "/api/user/domains/{id}", deferred(.general, deleteDomain))
+        router.add(.GET, "/api/user/subscription/status", deferred(.general, subscriptionStatus))
+        router.add(.POST, "/api/user/subscription/cancel", bodyLimit: limit, deferred(.general, subscriptionChange))
+        router.add(.POST, "/api/user/subscription/resume", bodyLimit: limit, deferred(.general, subscriptionChange))
+        router.add(.POST, "/api/user/billing/portal", bodyLimit: limit, deferred(.general, billingPortal))
         for prefix in ["/api/accounts/{id}", "/api/user/accounts/{id}"] {
             router.add(.GET, prefix + "/messages", deferred(.general, listMessages))
         }

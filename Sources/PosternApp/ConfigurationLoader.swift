@@ -100,6 +100,9 @@ public enum ConfigurationLoader {
         try flag("POSTERN_MCP_JMAP_REQUEST") { c.mcpJMAPRequest = $0 }
         list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
         list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
+        text("POSTERN_MX_HOST") { c.mxHost = $0 }
+        text("POSTERN_DNS_RESOLVER") { c.dnsResolver = $0 }
+        text("POSTERN_BILLING_PORTAL_URL") { c.billingPortalURL = $0 }
         try flag("POSTERN_RATE_LIMITS") { c.rateLimits = $0 }
         try integer("POSTERN_INSTANCES") { c.instances = $0 }
         try integer("POSTERN_DRAIN_SECONDS") { c.drainSeconds = $0 }

@@ -75,10 +75,11 @@ public enum Operations {
 
     /// Creates a Pro user (as the hosted service does from its dashboard); returns a one-line summary.
     public static func createProUser(
-        configuration: PosternConfiguration, email: String, password: String, maxAccounts: Int?, logger: Logger
+        configuration: PosternConfiguration, email: String, password: String, maxAccounts: Int?, maxDomains: Int? = nil,
+        logger: Logger
     ) async throws -> String {
         let summary = try await mailboxService(configuration, logger: logger)
-            .createProUser(email: email, password: password, maxAccounts: maxAccounts)
+            .createProUser(email: email, password: password, maxAccounts: maxAccounts, maxDomains: maxDomains)
         return describe(summary)
     }
 

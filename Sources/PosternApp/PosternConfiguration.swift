@@ -1,4 +1,5 @@
 import ClientAddress
+import DNS
 import Foundation
 import JWT
 import Logging
@@ -58,6 +59,13 @@ public struct PosternConfiguration: Sendable {
     public var mailboxDomains = ["mail.localhost"]
     /// Pro-only mailbox domains (`POSTERN_MAILBOX_PRO_DOMAINS`).
     public var mailboxProDomains: [String] = []
+    /// The host a custom domain's MX must name to route mail here (`POSTERN_MX_HOST`); nil: the host of
+    /// `POSTERN_PUBLIC_URL`, else `localhost`.
+    public var mxHost: String?
+    /// The DNS resolver custom domains are checked with (`POSTERN_DNS_RESOLVER=host:port`); nil: /etc/resolv.conf's.
+    public var dnsResolver: String?
+    /// The page `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`); nil: 501.
+    public var billingPortalURL: String?
     /// Whether rate limits apply (`POSTERN_RATE_LIMITS`).
     public var rateLimits = true
     /// How many instances serve the same clients behind one balancer (`POSTERN_INSTANCES`, default 1): each
@@ -209,6 +217,10 @@ public struct PosternConfiguration: Sendable {
                     key: "POSTERN_PUBLIC_URL",
                     message: "must be an absolute http or https URL, or unset to follow the listen address")
             }
+        }
+        if let dnsResolver, DNSServerAddress(dnsResolver) == nil {
+            throw ConfigurationError(
+                key: "POSTERN_DNS_RESOLVER", message: "must be an IP address with an optional port (host:port, [v6]:port)")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ConfigurationError(

@@ -5,6 +5,7 @@ import HTTP1
 import JWT
 import Logging
 import Fetch
+import Foundation
 import JMAP
 import MailDelivery
 import MailStore
@@ -144,6 +145,9 @@ enum Surfaces {
             issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
             proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired)
         mailbox.instances = c.instances
+        mailbox.mxHost = c.mxHost ?? c.publicURL.flatMap { URL(string: $0)?.host } ?? "localhost"
+        mailbox.dnsResolver = c.dnsResolver
+        mailbox.billingPortalURL = c.billingPortalURL
         return try MailboxService(
             configuration: mailbox,
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,

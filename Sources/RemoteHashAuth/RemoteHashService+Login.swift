@@ -17,7 +17,7 @@ extension RemoteHashService {
         let wantsJSON = request.acceptsJSON
         guard let fields = fields(request) else {
             let failure = RemoteHashFailure(.badRequest, RemoteHashMessage.badBody)
-            return wantsJSON ? jsonError(failure) : loginPage(request, [:], failure)
+            return wantsJSON ? Self.jsonError(failure) : loginPage(request, [:], failure)
         }
         if needsCSRF(request) && !csrfValid(request, fields) { return csrfRefused(request, form: "login", fields) }
         let email = normalizedEmail(fields["email"])
@@ -27,10 +27,10 @@ extension RemoteHashService {
             token = try await mintToken(for: user)
         } catch {
             report(error, context)
-            return wantsJSON ? jsonError(error) : loginPage(request, fields, error)
+            return wantsJSON ? Self.jsonError(error) : loginPage(request, fields, error)
         }
         if wantsJSON {
-            return json(.ok, ["token": .string(token), "token_type": "Bearer", "email": .string(email)])
+            return Self.json(.ok, ["token": .string(token), "token_type": "Bearer", "email": .string(email)])
         }
         var (page, setCookie) = basePage(request)
         page.loginEmail = email

@@ -14,7 +14,7 @@ extension RemoteHashService {
         let wantsJSON = request.acceptsJSON
         guard let fields = fields(request) else {
             return wantsJSON
-                ? jsonError(RemoteHashFailure(.badRequest, RemoteHashMessage.badBody))
+                ? Self.jsonError(RemoteHashFailure(.badRequest, RemoteHashMessage.badBody))
                 : registerPage(request, [:], RemoteHashFailure(.badRequest, RemoteHashMessage.badBody))
         }
         if needsCSRF(request) && !csrfValid(request, fields) { return csrfRefused(request, form: "register", fields) }
@@ -24,10 +24,10 @@ extension RemoteHashService {
             try await registerUser(email: email, url: url, password: fields["password"] ?? "")
         } catch {
             report(error, context)
-            return wantsJSON ? jsonError(error) : registerPage(request, fields, error)
+            return wantsJSON ? Self.jsonError(error) : registerPage(request, fields, error)
         }
         if wantsJSON {
-            return json(.created, ["email": .string(email), "password_hash_url": .string(url)])
+            return Self.json(.created, ["email": .string(email), "password_hash_url": .string(url)])
         }
         var response = HTTPResponse(status: .seeOther)
         response.headers.replaceOrAdd("Location", "/")

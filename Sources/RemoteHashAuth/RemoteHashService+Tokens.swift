@@ -12,10 +12,10 @@ extension RemoteHashService {
         guard let token = bodyToken ?? request.bearerToken else { return invalidToken() }
         do throws(RemoteHashFailure) {
             guard let (claims, _) = try await currentClaims(token) else { return invalidToken() }
-            return json(.ok, ["valid": true, "payload": claims.json])
+            return Self.json(.ok, ["valid": true, "payload": claims.json])
         } catch {
             report(error, context)
-            return jsonError(error)
+            return Self.jsonError(error)
         }
     }
 
@@ -23,7 +23,7 @@ extension RemoteHashService {
     /// the user's token version so every token issued before stops validating.
     /// 200 `{"success":true,"email"}`; otherwise 401 `{"error":"Invalid token or credentials."}`.
     func logout(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
-        let refused = json(.unauthorized, ["error": .string(RemoteHashMessage.invalidTokenOrCredentials)])
+        let refused = Self.json(.unauthorized, ["error": .string(RemoteHashMessage.invalidTokenOrCredentials)])
         do throws(RemoteHashFailure) {
             if let token = request.bearerToken {
                 guard let (_, user) = try await currentClaims(token) else { return refused }
@@ -41,7 +41,7 @@ extension RemoteHashService {
             return try await bump(user.email, expected: nil) ?? refused
         } catch {
             report(error, context)
-            return jsonError(error)
+            return Self.jsonError(error)
         }
     }
 
@@ -53,11 +53,11 @@ extension RemoteHashService {
             throw .unforeseen(error)
         }
         guard let updated else { return nil }
-        return json(.ok, ["success": true, "email": .string(updated.email)])
+        return Self.json(.ok, ["success": true, "email": .string(updated.email)])
     }
 
     private func invalidToken() -> HTTPResponse {
-        json(.unauthorized, ["valid": false, "error": .string(RemoteHashMessage.invalidToken)])
+        Self.json(.unauthorized, ["valid": false, "error": .string(RemoteHashMessage.invalidToken)])
     }
 
     /// The claims of a valid, unexpired `remote-login` token of this issuer whose `ver` is the

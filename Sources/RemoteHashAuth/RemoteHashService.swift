@@ -29,10 +29,9 @@ public final class RemoteHashService: Sendable {
     let decoy = LoginDecoy()
     let clock: @Sendable () -> Int64
     let cookies: CookieSigner
-    /// Nil when rate limits are off.
-    let limiter: RateLimitTable<RateClass>?
-    /// `postern_rate_limit_rejections_total{surface="remote-hash",class="public"}`.
-    let rateLimitRejections: Counter
+    /// The one bucket per client (nil when rate limits are off), refusals counted in
+    /// `postern_rate_limit_rejections_total{surface="remote-hash",class="public"}`, and the JSON error shape.
+    let middleware: SurfaceMiddleware<RateClass>
     let onUnexpectedError: UnexpectedErrorReporter?
 
     /// Creates the service.
@@ -74,14 +73,24 @@ public final class RemoteHashService: Sendable {
             secure: configuration.publicURL.lowercased().hasPrefix("https://"))
         let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
             .share(among: configuration.instances)
-        self.limiter =
-            configuration.rateLimitsEnabled
-            ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate }
-            : nil
-        self.rateLimitRejections = Counter(
+        let rejections = Counter(
             label: "postern_rate_limit_rejections_total",
             dimensions: [("surface", "remote-hash"), ("class", "public")],
             factory: metricsFactory ?? MetricsSystem.factory)
+        self.middleware = SurfaceMiddleware(
+            limiter: configuration.rateLimitsEnabled
+                ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate }
+                : nil,
+            rejected: { _ in rejections.increment() },
+            tooManyRequests: { _, _ in
+                Self.json(.tooManyRequests, ["error": .string(RemoteHashMessage.tooManyRequests)])
+            },
+            failure: { error in
+                // Handlers answer the surface's own failures themselves; what reaches here is unforeseen.
+                let failure = RemoteHashFailure.unforeseen(error)
+                return (Self.jsonError(failure), failure.unforeseen != nil)
+            },
+            onUnexpectedError: onUnexpectedError)
         self.onUnexpectedError = onUnexpectedError
     }
 
@@ -92,7 +101,9 @@ public final class RemoteHashService: Sendable {
         let limit = configuration.bodyLimit
         typealias Handler = @Sendable (HTTPRequest, RequestContext) async -> HTTPResponse
         func limitedRoute(_ handler: @escaping Handler) -> ContextRouteHandler {
-            .deferred { [self] request, context, _ in await limited(context) { await handler(request, context) } }
+            .deferred { [self] request, context, _ in
+                await middleware.run(.request, context) { await handler(request, context) }
+            }
         }
         router.add(.GET, "/", limitedRoute { [self] request, _ in await page(request) })
         router.add(.GET, "/login_test", limitedRoute { [self] request, _ in await page(request) })
@@ -111,28 +122,16 @@ public final class RemoteHashService: Sendable {
         case request
     }
 
-    /// Applies the rate limit of the context's client (IPv6 per /64), then runs `handler`; refusals are
-    /// counted.
-    func limited(_ context: RequestContext, _ handler: () async -> HTTPResponse) async -> HTTPResponse {
-        if let decision = limiter?.take(.request, for: context.clientKey), !decision.allowed {
-            rateLimitRejections.increment()
-            var response = json(.tooManyRequests, ["error": .string(RemoteHashMessage.tooManyRequests)])
-            response.headers.setRetryAfter(decision)
-            return response
-        }
-        return await handler()
-    }
-
     /// A JSON response with `Cache-Control: no-store`.
-    func json(_ status: HTTPStatus, _ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
+    static func json(_ status: HTTPStatus, _ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
         var response = HTTPResponse.json(status, JSONValue.object(members.map { ($0.key, $0.value) }).serialize())
         response.headers.replaceOrAdd("Cache-Control", "no-store")
         return response
     }
 
     /// `{"error": message}` with `status`.
-    func jsonError(_ failure: RemoteHashFailure) -> HTTPResponse {
-        var response = json(failure.status, ["error": .string(failure.message)])
+    static func jsonError(_ failure: RemoteHashFailure) -> HTTPResponse {
+        var response = Self.json(failure.status, ["error": .string(failure.message)])
         if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
         return response
     }
@@ -203,7 +202,7 @@ public final class RemoteHashService: Sendable {
     /// The form `form` ("register" or "login") again with a fresh CSRF token, keeping what the user typed but the
     /// password.
     func csrfRefused(_ request: HTTPRequest, form: String, _ fields: [String: String]) -> HTTPResponse {
-        if request.acceptsJSON { return jsonError(RemoteHashFailure(.forbidden, RemoteHashMessage.csrf)) }
+        if request.acceptsJSON { return Self.jsonError(RemoteHashFailure(.forbidden, RemoteHashMessage.csrf)) }
         var (page, _) = basePage(request)
         let token = CookieSigner.newCSRFToken()
         page.csrfToken = token

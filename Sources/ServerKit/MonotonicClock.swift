@@ -28,8 +28,8 @@ public struct MonotonicClock: Sendable {
     public static let system: MonotonicClock = {
         #if canImport(Glibc)
         // What `ContinuousClock` reads on Linux (CLOCK_BOOTTIME), without its `Duration`: splitting a
-        // `Duration` into components divides 128-bit integers, and cost every request about 800
-        // instructions (the responder reads the clock twice).
+        // `Duration` into components divides 128-bit integers, which showed in every request (the responder
+        // reads the clock twice; figures in docs/performance.md).
         let origin = bootTimeNanoseconds()
         return MonotonicClock { bootTimeNanoseconds() &- origin }
         #else

@@ -13,11 +13,9 @@ import Synchronization
 /// (`execute`) are serialized with it by the queue. Work that arms a timer from another thread is
 /// noticed within one `pollInterval`.
 ///
-/// Why not a `DispatchSourceRead` per connection: measured when this loop replaced them, CPU per
-/// `GET /healthz` (wrk -t1 -c64, server process time / requests) was about 26 µs with them (libdispatch
-/// re-arms the socket with two `epoll_ctl`, an `ioctl(FIONREAD)` and a thread wake-up around every
-/// handler run) and 14-15 µs with this loop, nginx 10-11 µs on that machine. Today's figures are in the
-/// README's benchmark section.
+/// Why not a `DispatchSourceRead` per connection: libdispatch re-arms the socket with two `epoll_ctl`, an
+/// `ioctl(FIONREAD)` and a thread wake-up around every handler run, which made a `GET /healthz` cost close to
+/// twice its CPU with this loop when it replaced them. The figures are in docs/performance.md.
 ///
 /// `@unchecked Sendable`: every mutable field is touched only on `queue` (directly by the loop
 /// thread inside `queue.sync`, or by blocks sent with `execute`); `stopped` is atomic.
@@ -53,6 +51,8 @@ public final class EventLoop: @unchecked Sendable {
     private(set) var wokeAt: UInt64 = 0
     private let started = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
+    /// Turns completed (one per wake-up, not per request).
+    private let completedTurns = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
 
     init(
@@ -177,8 +177,21 @@ public final class EventLoop: @unchecked Sendable {
                 earliest = timers.earliest
                 if let lineDeadline { earliest = min(earliest ?? lineDeadline, lineDeadline) }
             }
+            completedTurns.add(1, ordering: .relaxed)
         }
         finished.signal()
+    }
+
+    /// Returns once the loop has completed a whole turn that began after the call: one that read the clock, the
+    /// ready sockets and the due timers after whatever the caller did before it (moved an injected clock, wrote
+    /// to a socket). What tests wait for instead of sleeping. The loop must be running.
+    public func completedTurnAfterNow() async {
+        // The turn under way may have read the clock before the call; the one after it cannot have.
+        let wanted = completedTurns.load(ordering: .relaxed) + 2
+        while completedTurns.load(ordering: .relaxed) < wanted {
+            epoll.wake()
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     /// How long to wait for the earliest timer, at most `pollInterval`.

@@ -58,4 +58,10 @@ public final class EventLoopGroup: Sendable {
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
+
+    /// Returns once every loop has completed a turn that began after the call (see
+    /// ``EventLoop/completedTurnAfterNow()``).
+    public func completedTurnAfterNow() async {
+        for loop in loops { await loop.completedTurnAfterNow() }
+    }
 }

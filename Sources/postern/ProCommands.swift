@@ -13,13 +13,15 @@ struct Pro: AsyncParsableCommand {
         @Option(help: "The Pro user's password (at least 6 characters).") var password: String
         @Option(name: .customLong("max-accounts"), help: "Most mailbox accounts the user may own (default 100).")
         var maxAccounts: Int?
+        @Option(name: .customLong("max-domains"), help: "Most custom domains the user may add (default 5).")
+        var maxDomains: Int?
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.logLevel)
             print(try await Operations.createProUser(
                 configuration: configuration, email: email, password: password, maxAccounts: maxAccounts,
-                logger: logger))
+                maxDomains: maxDomains, logger: logger))
         }
     }
 

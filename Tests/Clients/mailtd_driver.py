@@ -82,6 +82,23 @@ def run(base, step, a):
     if step == "token_revoke":
         client.tokens.revoke(a["id"])
         return "revoked"
+    if step == "domain_create":
+        return plain(client.domains.create(a["domain"]))
+    if step == "domain_list":
+        return plain(client.domains.list())
+    if step == "domain_verify":
+        return plain(client.domains.verify(a["id"]))
+    if step == "domain_delete":
+        client.domains.delete(a["id"])
+        return "deleted"
+    if step == "billing_status":
+        return plain(client.billing.get_status())
+    if step == "billing_cancel":
+        return plain(client.billing.cancel())
+    if step == "billing_resume":
+        return plain(client.billing.resume())
+    if step == "billing_portal":
+        return client.billing.get_portal_url()
     raise SystemExit(f"unknown step {step}")
 
 

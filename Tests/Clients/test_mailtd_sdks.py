@@ -15,6 +15,7 @@ import subprocess
 import sys
 from email.message import EmailMessage
 
+import dns_zone
 from postern_server import ROOT, Checks, http, postern
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mailtd_driver.py")
@@ -101,8 +102,63 @@ def sign_in(sdk, address, password):
     return body if status == 200 else api_error(status, body)
 
 
+def pro_domains_and_billing(sdk, token, zone, smtp_port):
+    """Custom domains against the dnslib zone, and the self-hosted billing answers, through one SDK."""
+    name = f"{sdk.name}-custom.test"
+    created = sdk("domain_create", token=token, domain=name)
+    check(created.get("domain") == name and created.get("verify_token", "").startswith("postern-verify-"),
+          f"{sdk.name}: domains.create")
+    records = {r["type"]: r for r in created.get("dns_records", [])}
+    check(records.get("MX", {}).get("value") == "mx.postern.test" and records.get("MX", {}).get("priority") == 10,
+          f"{sdk.name}: the MX record to publish names POSTERN_MX_HOST")
+    listed = sdk("domain_list", token=token)
+    mine = [d for d in listed if d["id"] == created["id"]]
+    check(mine and mine[0]["verify_status"] == "pending" and mine[0]["verified_at"] is None,
+          f"{sdk.name}: domains.list parses a pending ProDomain")
+    pending = sdk("domain_verify", token=token, id=created["id"])
+    check(pending.get("verify_status") == "pending" and pending.get("txt_record") is False,
+          f"{sdk.name}: verify before the TXT is published stays pending")
+    zone[(name, "TXT")] = [created["verify_token"]]
+    zone[(name, "MX")] = [(10, "mx.postern.test")]
+    verified = sdk("domain_verify", token=token, id=created["id"])
+    check(verified.get("verify_status") == "verified" and verified.get("txt_record") is True
+          and verified.get("mx_record") is True, f"{sdk.name}: verify once TXT and MX are published")
+    check(sdk("domain_list", token=token)[0]["mx_configured"] is True, f"{sdk.name}: mx_configured in the list")
+    # Verified: the owner's catch-all. A Pro account on it reads what SMTP delivered there, like any other.
+    box = f"box@{name}"
+    account = sdk("create", token=token, address=box, password="custom-box-secret")
+    check(account.get("address") == box, f"{sdk.name}: a Pro account on the verified domain")
+    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=20) as smtp:
+        smtp.ehlo()
+        smtp.mail("sender@example.com")
+        code, _ = smtp.rcpt(f"someone@other-{name}")
+        check(code == 550, f"{sdk.name}: SMTP refuses a domain nobody verified ({code})")
+        smtp.rset()
+        smtp.sendmail("sender@example.com", [box, f"anyone@{name}"], f"Subject: custom {sdk.name}\r\n\r\nhello\r\n")
+    box_token = sign_in(sdk, box, "custom-box-secret")["token"]
+    listed = sdk("messages", token=box_token, id=account["id"])
+    check([m["subject"] for m in listed.get("messages", [])] == [f"custom {sdk.name}"],
+          f"{sdk.name}: SMTP to the custom domain reaches its account")
+    sdk("delete", token=box_token, id=account["id"])
+    taken = sdk("domain_create", token=token, domain=name)
+    check(taken.get("api_error") == {"status": 409, "code": "domain_already_exists"}, f"{sdk.name}: duplicate 409")
+    bad = sdk("domain_create", token=token, domain="not a domain")
+    check(bad.get("api_error", {}).get("code") == "invalid_domain", f"{sdk.name}: invalid_domain")
+    check(sdk("domain_delete", token=token, id=created["id"]) == "deleted", f"{sdk.name}: domains.delete")
+    gone = sdk("domain_verify", token=token, id=created["id"])
+    check(gone.get("api_error", {}).get("status") == 404, f"{sdk.name}: a deleted domain is 404")
+    status = sdk("billing_status", token=token)
+    check(status.get("status") == "active" and status.get("cancel_mode") == "none"
+          and status.get("scheduled_cancel_at") is None, f"{sdk.name}: billing.get_status parses")
+    for step in ("billing_cancel", "billing_resume", "billing_portal"):
+        refused = sdk(step, token=token)
+        check(refused.get("api_error") == {"status": 501, "code": "billing_not_available"},
+              f"{sdk.name}: {step} is 501 billing_not_available")
+
+
 def main():
-    env = {"POSTERN_MAILBOX_POW_REQUIRED": "off"}
+    zone, dns_server, resolver = dns_zone.start()
+    env = {"POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_DNS_RESOLVER": resolver, "POSTERN_MX_HOST": "mx.postern.test"}
     with postern(env, pro_users=[("owner@example.com", "pro-password")]) as base:
         sdks = {name: SDK(name, install(version), base) for name, version in SDKS.items()}
         v1, v2 = sdks["v1"], sdks["v2"]
@@ -155,6 +211,9 @@ def main():
             check(sdk("token_revoke", token=login["token"], id=made["id"]) == "revoked", f"{sdk.name}: revoke")
             refused = sdk("me", token=api_token)
             check(refused.get("api_error", {}).get("status") == 401, f"{sdk.name}: a revoked token is refused")
+        for sdk in (v1, v2):
+            pro_domains_and_billing(sdk, login["token"], zone, base.smtp_port)
+    dns_server.stop()
     check.finish("mailtd SDKs")
 
 

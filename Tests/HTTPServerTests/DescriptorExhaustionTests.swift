@@ -1,12 +1,15 @@
 import Foundation
 import Glibc
+import PosternTestSupport
 import Testing
 
 @testable import HTTPServer
 
 @Suite("HTTPServer out of file descriptors")
 struct DescriptorExhaustionTests {
-    @Test("EMFILE: waiting clients are closed, accept pauses instead of spinning, and service resumes")
+    @Test(
+        "EMFILE: waiting clients are closed, accept pauses instead of spinning, and service resumes",
+        .enabled(if: Soak.isEnabled, "timed (CPU in 0.5 s): make soak"))
     func descriptorExhaustion() async {
         // In a child process: the test lowers the open-files limit, which would disturb other tests.
         // A failed check exits 0 after writing "FAIL: ..." so that its message reaches the parent: an exit

@@ -316,7 +316,7 @@ struct HTTPServerLoopbackTests {
             #expect(try idle.get("/hello").status == 200)
             try busy.send("GET /slow?ms=1500 HTTP/1.1\r\nHost: t\r\n\r\n")
         }
-        try await Task.sleep(for: .milliseconds(50))
+        await server.completedTurnAfterNow()  // the slow request is read and its handler under way
         let shutdown = Task { await server.shutdown() }
         try await blocking {
             let response = try busy.readResponse()
@@ -368,14 +368,16 @@ struct VanishingClientTests {
     @Test("a client that resets while its pipeline is full is closed at once; others are still served")
     func resetWhileBackPressured() async throws {
         let (server, port) = try startServer()
-        try await blocking {
+        do {
             let client = try TestClient(port: port)
-            // More slow requests than the pipeline takes: reading pauses with no output pending.
-            for _ in 0..<20 {
-                try client.send("GET /slow?ms=3000 HTTP/1.1\r\nHost: t\r\n\r\n")
+            try await blocking {
+                // More slow requests than the pipeline takes: reading pauses with no output pending.
+                for _ in 0..<20 {
+                    try client.send("GET /slow?ms=3000 HTTP/1.1\r\nHost: t\r\n\r\n")
+                }
             }
-            Thread.sleep(forTimeInterval: 0.2)
-            // Abort with RST (linger 0) without reading anything.
+            await server.completedTurnAfterNow()  // the requests are read and reading has paused
+            // Abort with RST (linger 0, then the close when `client` goes) without reading anything.
             var abort = linger(l_onoff: 1, l_linger: 0)
             setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
             _ = Glibc.shutdown(client.fd, Int32(SHUT_RDWR))

@@ -22,12 +22,12 @@ struct InjectedClockTests {
         try await blocking {
             try slow.send("GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: ")
             #expect(try idle.get("/hello").status == 200)
-            // Let the server read the partial request before the clock moves.
-            Thread.sleep(forTimeInterval: 0.2)
         }
-        // 9 s of fake time: nothing may close yet (the sweep runs every 0.5 s of real time).
+        // The server has read the partial request before the clock moves.
+        await server.completedTurnAfterNow()
+        // 9 s of fake time: nothing may close yet, once the loops have looked at the clock again.
         clock.advance(seconds: 9)
-        try await Task.sleep(for: .milliseconds(1200))
+        await server.completedTurnAfterNow()
         #expect(server.openConnectionCount == 2)
         // Past the header timeout: the slow request's connection goes, the idle one stays.
         clock.advance(seconds: 2)

@@ -136,8 +136,11 @@ final class MailboxHarness: Sendable {
     }
 
     /// Creates a Pro user and logs in; returns the Pro JWT.
-    func proToken(email: String, password: String = "propassword", maxAccounts: Int = 10) async throws -> String {
-        try await service.createProUser(email: email, password: password, maxAccounts: maxAccounts)
+    func proToken(
+        email: String, password: String = "propassword", maxAccounts: Int = 10, maxDomains: Int? = nil
+    ) async throws -> String {
+        try await service.createProUser(
+            email: email, password: password, maxAccounts: maxAccounts, maxDomains: maxDomains)
         let login = await send(.POST, "/api/user/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
         try #require(login.status == 200)
         return login.string("token")

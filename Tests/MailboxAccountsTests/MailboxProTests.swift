@@ -52,7 +52,7 @@ struct MailboxProTests {
         #expect(me.string("role") == "user")
         #expect(me.string("status") == "active")
         #expect(me["max_accounts"] == .int(5))
-        #expect(me["max_domains"] == .int(0))
+        #expect(me["max_domains"] == .int(5), "the contract's 5 custom domains unless the operator says otherwise")
         #expect(me["account_count"] == .int(1))
         #expect(me["domain_count"] == .int(0))
         #expect(me["downgraded"] == .bool(false))

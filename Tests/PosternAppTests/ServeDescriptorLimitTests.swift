@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PosternTestSupport
 import Testing
 
 /// `postern serve` started under `ulimit -n 256` and offered 300 connections at once: while it has no
@@ -10,7 +11,9 @@ struct ServeDescriptorLimitTests {
     static let openFileLimit = 256
     static let clientCount = 300
 
-    @Test("ulimit -n 256, 300 connections: no busy loop while saturated, full service once they close")
+    @Test(
+        "ulimit -n 256, 300 connections: no busy loop while saturated, full service once they close",
+        .enabled(if: Soak.isEnabled, "timed (CPU in 3 s): make soak"))
     func saturatedByConnections() async throws {
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fdlimit-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: dataDirectory) }

@@ -48,7 +48,7 @@ struct GatheredLinesTests {
         let loop = group.loops[0]
         append("one\n", on: loop)
         append("two\n", on: loop)
-        try await Task.sleep(for: .milliseconds(100))  // twenty loop turns, the clock standing still
+        for _ in 0..<3 { await loop.completedTurnAfterNow() }  // turns with the clock standing still
         #expect(capture.all.isEmpty)
 
         clock.advance(EventLoop.lineFlushInterval)
@@ -59,7 +59,7 @@ struct GatheredLinesTests {
         #expect(try await eventually { capture.all == ["one\ntwo\n", "three\n"] })
 
         append("four\n", on: loop)
-        try await Task.sleep(for: .milliseconds(50))
+        await loop.completedTurnAfterNow()
         #expect(capture.all.count == 2)
         await group.shutdownJoining()
         #expect(capture.all == ["one\ntwo\n", "three\n", "four\n"])
@@ -115,9 +115,9 @@ struct GatheredLinesTests {
         for letter in "abc".utf8 {
             var byte = letter
             #expect(write(ends[1], &byte, 1) == 1)
-            try await Task.sleep(for: .milliseconds(20))
+            await loop.completedTurnAfterNow()  // each byte read in a turn of its own
         }
-        try await Task.sleep(for: .milliseconds(50))
+        await loop.completedTurnAfterNow()
         #expect(capture.all.isEmpty)
         loop.flushGatheredLines()
         #expect(try await eventually { capture.all == ["a\nb\nc\n"] })

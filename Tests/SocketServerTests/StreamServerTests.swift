@@ -82,7 +82,7 @@ struct StreamServerTests {
         let client = try LineClient(port: port)
         #expect(client.readLines(1) == ["hello"])
         client.send("slow\r\n")
-        try await Task.sleep(for: .milliseconds(50))
+        await group.completedTurnAfterNow()  // the line is read and its job under way
         await server.shutdown()
         #expect(client.readLines(1) == ["echo: slow"])
         #expect(client.isClosedByPeer())

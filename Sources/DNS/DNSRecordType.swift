@@ -1,0 +1,5 @@
+/// The record types Postern asks for (RFC 1035 section 3.2.2).
+public enum DNSRecordType: UInt16, Sendable {
+    case mx = 15
+    case txt = 16
+}

@@ -1,0 +1,57 @@
+import PosternTestSupport
+import Testing
+
+@testable import DNS
+
+/// The resolver against a loopback server that answers as the test says: over UDP, truncated then over TCP,
+/// with a stray datagram first, or not at all.
+@Suite("DNS resolver over loopback")
+struct DNSResolverTests {
+    /// The reply to `query` with `flags` and one TXT record "v=1".
+    static func reply(to query: [UInt8], flags: UInt16) -> [UInt8] {
+        var reply = query
+        reply[2] = UInt8(flags >> 8)
+        reply[3] = UInt8(flags & 0xFF)
+        reply[7] = 1
+        let data: [UInt8] = [3] + Array("v=1".utf8)
+        return reply + [0xC0, 12, 0, 16, 0, 1, 0, 0, 0, 60, 0, UInt8(data.count)] + data
+    }
+
+    @Test("an answer over UDP; a stray datagram with another id before it is ignored")
+    func udpAnswer() async throws {
+        let server = LoopbackDNSServer(
+            udpReplies: { query in
+                var stray = Self.reply(to: query, flags: 0x8180)
+                stray[1] ^= 0xFF
+                return [stray, Self.reply(to: query, flags: 0x8180)]
+            }, tcpReply: { _ in [] })
+        defer { server.stop() }
+        let answer = try await DNSResolver(server: DNSServerAddress(server.address)!).query("Example.com", .txt)
+        #expect(answer == .records([.txt("v=1")]))
+        #expect(server.tcpQueries.count == 0)
+    }
+
+    @Test("a truncated UDP answer is asked again over TCP")
+    func tcpFallback() async throws {
+        let server = LoopbackDNSServer(
+            udpReplies: { query in
+                var cut = query
+                cut[2] = 0x83  // QR, TC, RD
+                cut[3] = 0x80
+                return [cut]
+            }, tcpReply: { Self.reply(to: $0, flags: 0x8180) })
+        defer { server.stop() }
+        let answer = try await DNSResolver(server: DNSServerAddress(server.address)!).query("example.com", .txt)
+        #expect(answer == .records([.txt("v=1")]))
+        #expect(server.tcpQueries.count == 1)
+    }
+
+    @Test("a server that never answers is a timeout, not an answer")
+    func silentServer() async throws {
+        let server = LoopbackDNSServer(udpReplies: { _ in [] }, tcpReply: { _ in [] })
+        defer { server.stop() }
+        await #expect(throws: DNSError.timeout) {
+            try await DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(200)).query("example.com", .mx)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A DNS server for tests: a UDP socket and a TCP listener on one loopback port; `udpReplies` gives the datagrams
+/// to send back for a query's bytes (none: silence), `tcpReply` the answer over TCP.
+public final class LoopbackDNSServer: @unchecked Sendable {
+    let udp: Int32
+    let tcp: Int32
+    public let port: UInt16
+    /// Queries answered over TCP.
+    public let tcpQueries = Count()
+
+    let stopped = Flag()
+
+    final class Flag: Sendable {
+        let value = Atomic<Bool>(false)
+        func set() { value.store(true, ordering: .relaxed) }
+        var isSet: Bool { value.load(ordering: .relaxed) }
+    }
+
+    public final class Count: Sendable {
+        let value = Atomic<Int>(0)
+        func add() { value.add(1, ordering: .relaxed) }
+        public var count: Int { value.load(ordering: .relaxed) }
+    }
+
+    public init(udpReplies: @escaping @Sendable ([UInt8]) -> [[UInt8]], tcpReply: @escaping @Sendable ([UInt8]) -> [UInt8]) {
+        let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                _ = bind(udp, $0, length)
+                _ = getsockname(udp, $0, &length)
+            }
+        }
+        let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                precondition(bind(tcp, $0, length) == 0, "TCP bind to the UDP port: errno \(errno)")
+            }
+        }
+        listen(tcp, 4)
+        (self.udp, self.tcp, port) = (udp, tcp, UInt16(bigEndian: address.sin_port))
+        let (queries, stopped) = (tcpQueries, stopped)
+        // Each thread closes its own socket once stopped: closing it under a blocked call could hand the number to
+        // another socket of the test process (a database connection) before the call returns.
+        Thread.detachNewThread {
+            defer { close(udp) }
+            var buffer = [UInt8](repeating: 0, count: 512)
+            var peer = sockaddr_storage()
+            var peerLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            while Self.readable(udp, unless: stopped) {
+                let count = withUnsafeMutablePointer(to: &peer) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        recvfrom(udp, &buffer, buffer.count, 0, $0, &peerLength)
+                    }
+                }
+                guard count > 0 else { return }
+                for reply in udpReplies(Array(buffer[..<count])) {
+                    _ = withUnsafePointer(to: &peer) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            sendto(udp, reply, reply.count, 0, $0, peerLength)
+                        }
+                    }
+                }
+            }
+        }
+        Thread.detachNewThread {
+            defer { close(tcp) }
+            while Self.readable(tcp, unless: stopped) {
+                let client = accept(tcp, nil, nil)
+                guard client >= 0 else { return }
+                var length = [UInt8](repeating: 0, count: 2)
+                guard recv(client, &length, 2, Int32(MSG_WAITALL)) == 2 else { close(client); continue }
+                var query = [UInt8](repeating: 0, count: Int(length[0]) << 8 | Int(length[1]))
+                _ = recv(client, &query, query.count, Int32(MSG_WAITALL))
+                queries.add()
+                let reply = tcpReply(query)
+                _ = send(client, [UInt8(reply.count >> 8), UInt8(reply.count & 0xFF)] + reply, reply.count + 2, 0)
+                close(client)
+            }
+        }
+    }
+
+    /// `127.0.0.1:port`.
+    public var address: String { "127.0.0.1:\(port)" }
+
+    /// Stops answering; the sockets close within a tenth of a second.
+    public func stop() { stopped.set() }
+
+    /// Whether `fd` became readable before `stopped` was set (checked every 100 ms).
+    static func readable(_ fd: Int32, unless stopped: Flag) -> Bool {
+        while !stopped.isSet {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, 100) > 0 { return true }
+        }
+        return false
+    }
+}
+
+extension LoopbackDNSServer {
+    /// What a test zone says about one name and type.
+    public enum ZoneAnswer: Sendable {
+        case txt([String])
+        case mx([MXRecord])
+        case noSuchName
+        case serverFailure
+        /// No answer at all (the resolver times out).
+        case silence
+    }
+
+    public struct MXRecord: Sendable {
+        public let preference: UInt16
+        public let exchange: String
+        public init(_ preference: UInt16, _ exchange: String) {
+            self.preference = preference
+            self.exchange = exchange
+        }
+    }
+
+    /// A server answering over UDP from `zone(name, type)` (type 16 TXT, 15 MX), lower-cased names without the dot.
+    public convenience init(zone: @escaping @Sendable (_ name: String, _ type: UInt16) -> ZoneAnswer) {
+        self.init(udpReplies: { query in Self.reply(to: query, zone: zone).map { [$0] } ?? [] }, tcpReply: { _ in [] })
+    }
+
+    static func reply(to query: [UInt8], zone: (String, UInt16) -> ZoneAnswer) -> [UInt8]? {
+        var position = 12
+        var labels: [String] = []
+        while position < query.count, query[position] != 0 {
+            let count = Int(query[position])
+            guard position + 1 + count <= query.count else { return nil }
+            labels.append(String(decoding: query[position + 1..<position + 1 + count], as: UTF8.self).lowercased())
+            position += 1 + count
+        }
+        let questionEnd = position + 5
+        guard questionEnd <= query.count else { return nil }
+        let type = UInt16(query[position + 1]) << 8 | UInt16(query[position + 2])
+        var reply = Array(query[..<questionEnd])
+        reply[2] = 0x81
+        var answers: [[UInt8]] = []
+        switch zone(labels.joined(separator: "."), type) {
+        case .silence: return nil
+        case .noSuchName: reply[3] = 0x83
+        case .serverFailure: reply[3] = 0x82
+        case .txt(let texts):
+            reply[3] = 0x80
+            answers = texts.map { text in
+                let bytes = Array(text.utf8.prefix(255))
+                return [UInt8(bytes.count)] + bytes
+            }
+        case .mx(let records):
+            reply[3] = 0x80
+            answers = records.map { record in
+                var data = [UInt8(record.preference >> 8), UInt8(record.preference & 0xFF)]
+                for label in record.exchange.split(separator: ".") { data += [UInt8(label.utf8.count)] + label.utf8 }
+                return data + [0]
+            }
+        }
+        reply[6] = 0
+        reply[7] = UInt8(answers.count)
+        reply[8...11] = [0, 0, 0, 0]
+        for data in answers {
+            reply += [0xC0, 12, UInt8(type >> 8), UInt8(type & 0xFF), 0, 1, 0, 0, 0, 60, UInt8(data.count >> 8)]
+            reply += [UInt8(data.count & 0xFF)] + data
+        }
+        return reply
+    }
+}
