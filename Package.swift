@@ -166,7 +166,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailStoreTests", dependencies: [
-            "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport",
+            "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "StorageTests", dependencies: [

@@ -27,17 +27,11 @@ public final class MailboxService: Sendable {
     /// Nil when rate limits are off.
     let limiter: RateLimitTable<MailboxRateClass>?
     let clock: @Sendable () -> Int64
-    /// The pause of `/messages/wait` between two looks at the store.
-    let pauseBetweenLooks: @Sendable () async -> Void
     let metrics: MailboxMetrics
     let onUnexpectedError: UnexpectedErrorReporter?
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
-    /// What `/messages/wait` does between two looks at the store unless told otherwise.
-    public static let pauseOf100Milliseconds: @Sendable () async -> Void = {
-        try? await Task.sleep(for: .milliseconds(100))
-    }
     /// Largest request body the surface's routes accept (a 4 KiB password plus room for the rest).
     public static let bodyLimit = 16 * 1024
 
@@ -52,8 +46,6 @@ public final class MailboxService: Sendable {
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
     ///   - monotonicClock: the clock the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
-    ///   - pauseBetweenLooks: how `/messages/wait` waits between two looks at the store (default 100 ms; tests
-    ///     pass one that reports each wait).
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
     ///     storage modules never carry secrets.
@@ -62,7 +54,6 @@ public final class MailboxService: Sendable {
         configuration: MailboxConfiguration, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
-        pauseBetweenLooks: @escaping @Sendable () async -> Void = MailboxService.pauseOf100Milliseconds,
         onUnexpectedError: UnexpectedErrorReporter? = nil
     ) throws {
         var configuration = configuration
@@ -87,7 +78,6 @@ public final class MailboxService: Sendable {
             configuration.rateLimitsEnabled
             ? RateLimitTable(capacity: slots, clock: monotonicClock) { rates.rate(of: $0) } : nil
         self.clock = clock
-        self.pauseBetweenLooks = pauseBetweenLooks
         self.metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         self.onUnexpectedError = onUnexpectedError
     }

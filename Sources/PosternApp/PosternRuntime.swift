@@ -46,8 +46,9 @@ public final class PosternRuntime: Sendable {
     /// Set by ``beginDraining()``: `/readyz` fails from then on.
     private let drainFlag: DrainFlag
     private let keyReload = Mutex<Task<Void, Never>?>(nil)
-    /// Hears other instances' key rotations (PostgreSQL's `LISTEN postern_keys`) while serving.
-    private let keyListener = Mutex<PostgresListener?>(nil)
+    /// Hear other instances' key rotations and mail changes (PostgreSQL's `LISTEN postern_keys` and
+    /// `LISTEN postern_mail`) while serving.
+    private let keyListener = Mutex<[PostgresListener]>([])
     /// The periodic purges: consumed challenges and expired blobs.
     private let purges = Mutex<[PurgeSchedule]>([])
     private let clock: @Sendable () -> Int64
@@ -208,6 +209,7 @@ public final class PosternRuntime: Sendable {
         let schedules = [
             ledger.startPurging(every: .seconds(60), now: clock),
             mailStore.startExpiringBlobs(every: .seconds(60), now: clock),
+            mailStore.startTrimmingChanges(every: .seconds(60), keep: configuration.mailChangesKept),
         ]
         purges.withLock { $0 = schedules }
         let interval = configuration.keyReloadSeconds
@@ -216,7 +218,13 @@ public final class PosternRuntime: Sendable {
             let listener = PostgresListener(
                 url: url, channel: DatabaseKeyStore.notificationChannel, logger: logger
             ) { [weak store] in store?.reloadSoon() }
-            keyListener.withLock { $0 = listener }
+            let changes = mailStore.changes
+            let mailListener = PostgresListener(
+                url: url, channel: MailStore.notificationChannel, logger: logger
+            ) { addresses in
+                if let addresses { changes.announce(addresses) } else { changes.announceEverywhere() }
+            }
+            keyListener.withLock { $0 = [listener, mailListener] }
         }
         keyReload.withLock { task in
             task = Task { [weak self] in
@@ -258,8 +266,8 @@ public final class PosternRuntime: Sendable {
         }
         await reload?.value
         keyListener.withLock {
-            $0?.stop()
-            $0 = nil
+            for listener in $0 { listener.stop() }
+            $0 = []
         }
         keyStore.finishReloads()
         pool.shutdown()
