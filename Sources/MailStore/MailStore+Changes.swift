@@ -43,19 +43,25 @@ extension MailStore {
     }
 
     /// Trims every address's change log to its newest `keep` rows and raises its floor to match; returns how many
-    /// rows went. Clients at a state below the floor get `cannotCalculateChanges` and start over.
+    /// rows went. Clients at a state below the floor get `cannotCalculateChanges` and start over. Each address is
+    /// trimmed through the log's primary key, in a transaction of its own.
     @discardableResult
     public static func trimChanges(_ connection: any SQLConnection, keep: Int) throws -> Int {
-        try connection.transaction {
-            try connection.run(
-                "UPDATE mail_state SET floor = state - ? WHERE floor < state - ?",
-                [.integer(Int64(keep)), .integer(Int64(keep))])
-            return try connection.run(
-                """
-                DELETE FROM mail_changes WHERE EXISTS (SELECT 1 FROM mail_state s
-                    WHERE s.address = mail_changes.address AND mail_changes.seq <= s.floor)
-                """)
+        let over = try connection.query(
+            "SELECT address, state FROM mail_state WHERE floor < state - ?", [.integer(Int64(keep))])
+        var removed = 0
+        for row in over {
+            guard let address = row.text("address"), let state = row.int("state") else { continue }
+            let floor = state - Int64(keep)
+            removed += try connection.transaction {
+                try connection.run(
+                    "UPDATE mail_state SET floor = ? WHERE address = ? AND floor < ?",
+                    [.integer(floor), .text(address), .integer(floor)])
+                return try connection.run(
+                    "DELETE FROM mail_changes WHERE address = ? AND seq <= ?", [.text(address), .integer(floor)])
+            }
         }
+        return removed
     }
 
     /// Trims the change log to `keep` rows per address every `interval` until the schedule is cancelled.
