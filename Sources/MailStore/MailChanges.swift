@@ -60,6 +60,11 @@ public final class MailChanges: Sendable {
         state.withLock { state in state.waiters.values.count { $0.address == address && $0.continuation != nil } }
     }
 
+    /// How many waiters are parked right now, for every address (the `postern_mail_waiting_requests` gauge).
+    public var waitingTotal: Int {
+        state.withLock { state in state.waiters.values.count { $0.continuation != nil } }
+    }
+
     /// Wakes the waiters of `addresses` (lower-cased, as the store keeps them).
     public func announce(_ addresses: some Sequence<String>) {
         let wanted = Set(addresses)

@@ -48,7 +48,7 @@ public final class PosternRuntime: Sendable {
     private let keyReload = Mutex<Task<Void, Never>?>(nil)
     /// Hear other instances' key rotations and mail changes (PostgreSQL's `LISTEN postern_keys` and
     /// `LISTEN postern_mail`) while serving.
-    private let keyListener = Mutex<[PostgresListener]>([])
+    private let listeners = Mutex<[PostgresListener]>([])
     /// The periodic purges: consumed challenges and expired blobs.
     private let purges = Mutex<[PurgeSchedule]>([])
     private let clock: @Sendable () -> Int64
@@ -122,14 +122,16 @@ public final class PosternRuntime: Sendable {
         let connections = ConnectionCountBox()
         let drainFlag = DrainFlag()
         var router = ContextRouter()
+        let mail = Surfaces.localMail(configuration, database: database, clock: clock)
+        let changes = mail.store.changes
         CommonRoutes.register(
             into: &router, database: database, metrics: metrics, keys: keys,
             openAPI: try OpenAPIDocument.serving(
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
             clock: clock,
-            openConnections: { connections.count() }, draining: { drainFlag.isSet })
-        let mail = Surfaces.localMail(configuration, database: database, clock: clock)
+            openConnections: { connections.count() }, mailWaiters: { changes.waitingTotal },
+            draining: { drainFlag.isSet })
         let unmatched = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
             ledger: ledger, pool: pool, fetcher: fetcher, mail: mail,
@@ -224,7 +226,7 @@ public final class PosternRuntime: Sendable {
             ) { addresses in
                 if let addresses { changes.announce(addresses) } else { changes.announceEverywhere() }
             }
-            keyListener.withLock { $0 = [listener, mailListener] }
+            listeners.withLock { $0 = [listener, mailListener] }
         }
         keyReload.withLock { task in
             task = Task { [weak self] in
@@ -265,7 +267,7 @@ public final class PosternRuntime: Sendable {
             return task
         }
         await reload?.value
-        keyListener.withLock {
+        listeners.withLock {
             for listener in $0 { listener.stop() }
             $0 = []
         }
