@@ -6,6 +6,8 @@ extension JMAPService {
     /// `Email/query` (RFC 8621 section 4.4): filters, sorts, `position` (negative counts from the end), `anchor`
     /// with `anchorOffset`, `limit` (at most `maxQueryLimit`), `calculateTotal`.
     func emailQuery(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
+        // Read before the data: a change in between is then reported again by /changes, never lost.
+        let stateBefore = try await state(call)
         let (filter, sort) = try emailQueryShape(arguments)
         let limit = try arguments.int("limit") ?? configuration.maxQueryLimit
         guard limit >= 0 else { throw MethodError.invalidArguments("`limit` must not be negative.") }
@@ -29,7 +31,7 @@ extension JMAPService {
         let result = try await store.query(
             address: address, filter: filter, sort: sort, position: position, limit: capped, countTotal: calculateTotal)
         var pairs: [(String, JSONValue)] = [
-            ("accountId", .string(call.account.id)), ("queryState", try await state(call)),
+            ("accountId", .string(call.account.id)), ("queryState", stateBefore),
             ("canCalculateChanges", true), ("position", .int(Int64(position))),
             ("ids", .array(result.ids.map(JSONValue.string))),
         ]
