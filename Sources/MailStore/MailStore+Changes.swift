@@ -1,6 +1,6 @@
 import Storage
 
-/// The change stream: the log the triggers of `migrations/*/0012_mail_changes.sql` write in the same transaction as
+/// The change stream: the log the triggers of `migrations/*/0015_mail_changes.sql` write in the same transaction as
 /// every change of a message, its trimming, and waiting for an address's mail to change.
 extension MailStore {
     /// The PostgreSQL channel every change notifies (with the changed address as payload) when it commits.

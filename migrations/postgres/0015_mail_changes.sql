@@ -1,4 +1,4 @@
--- The change stream (as migrations/sqlite/0012_mail_changes.sql): every insert, update and delete of a message
+-- The change stream (as migrations/sqlite/0015_mail_changes.sql): every insert, update and delete of a message
 -- advances its address's state by one and writes one row of the change log with that state, in the same transaction
 -- (this trigger), and notifies `postern_mail` with the address when it commits, so that other instances' waiters
 -- wake. The log is trimmed periodically (MailStore.trimChanges); `floor` is the oldest state changes can still be
