@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),
         .testTarget(name: "JMAPTests", dependencies: [
-            "JMAP", "Directory", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
+            "JMAP", "Directory", "MIME", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [
@@ -176,7 +176,7 @@ let package = Package(
             "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailStoreTests", dependencies: [
-            "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport",
+            "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "StorageTests", dependencies: [

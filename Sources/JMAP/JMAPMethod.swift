@@ -24,11 +24,11 @@ struct JMAPMethod: Sendable {
         JMAPMethod(capability) { service, arguments, call in [(name, try await body(service, arguments, call))] }
     }
 
-    /// A `/changes` or `/queryChanges` method: this server keeps no change log.
+    /// `Mailbox/queryChanges`: not calculated here (the three mailboxes are always there; query them again).
     static func noChangeLog(_ capability: String) -> JMAPMethod {
         JMAPMethod(capability) { _, _, _ in
             throw MethodError(
-                "cannotCalculateChanges", "This server keeps no change log: fetch again with /get or /query.")
+                "cannotCalculateChanges", "Mailbox query changes are not calculated here: query again with Mailbox/query.")
         }
     }
 }

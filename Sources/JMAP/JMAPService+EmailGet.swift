@@ -17,6 +17,8 @@ extension JMAPService {
     /// `Email/get` (RFC 8621 section 4.2) with `fetchTextBodyValues`, `fetchHTMLBodyValues`,
     /// `fetchAllBodyValues` and `maxBodyValueBytes`. `ids` is required: all of an inbox is a query's job.
     func emailGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
+        // Read before the data: a change in between is then reported again by /changes, never lost.
+        let stateBefore = try await state(call)
         let wanted = try properties(arguments, known: Self.emailProperties, fallback: Self.defaultEmailProperties)
         guard let ids = try getIDs(arguments, call) else {
             throw MethodError("requestTooLarge", "Email/get needs `ids` (from Email/query).")
@@ -41,7 +43,7 @@ extension JMAPService {
             list.append(item)
         }
         return .object([
-            ("accountId", .string(call.account.id)), ("state", try await state(call)), ("list", .array(list)),
+            ("accountId", .string(call.account.id)), ("state", stateBefore), ("list", .array(list)),
             ("notFound", .array(notFound)),
         ])
     }

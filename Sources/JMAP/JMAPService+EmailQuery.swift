@@ -6,23 +6,9 @@ extension JMAPService {
     /// `Email/query` (RFC 8621 section 4.4): filters, sorts, `position` (negative counts from the end), `anchor`
     /// with `anchorOffset`, `limit` (at most `maxQueryLimit`), `calculateTotal`.
     func emailQuery(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
-        let filter = try arguments.present("filter").map(Self.filter) ?? .all([])
-        var sort: [MailSort] = []
-        if let given = arguments.present("sort") {
-            guard let comparators = given.arrayValue else { throw MethodError.invalidArguments("`sort` must be an array.") }
-            for comparator in comparators {
-                guard let name = comparator["property"]?.stringValue, let property = MailSort.Property(rawValue: name)
-                else {
-                    throw MethodError(
-                        "unsupportedSort",
-                        "Sort by one of \(MailSort.Property.allCases.map(\.rawValue).joined(separator: ", ")).")
-                }
-                sort.append(MailSort(property: property, ascending: comparator["isAscending"]?.boolValue ?? true))
-            }
-        }
-        if try arguments.bool("collapseThreads", default: false) {
-            throw MethodError.invalidArguments("collapseThreads is not supported here; query without it.")
-        }
+        // Read before the data: a change in between is then reported again by /changes, never lost.
+        let stateBefore = try await state(call)
+        let (filter, sort) = try emailQueryShape(arguments)
         let limit = try arguments.int("limit") ?? configuration.maxQueryLimit
         guard limit >= 0 else { throw MethodError.invalidArguments("`limit` must not be negative.") }
         let capped = min(limit, configuration.maxQueryLimit)
@@ -45,13 +31,35 @@ extension JMAPService {
         let result = try await store.query(
             address: address, filter: filter, sort: sort, position: position, limit: capped, countTotal: calculateTotal)
         var pairs: [(String, JSONValue)] = [
-            ("accountId", .string(call.account.id)), ("queryState", try await state(call)),
-            ("canCalculateChanges", false), ("position", .int(Int64(position))),
+            ("accountId", .string(call.account.id)), ("queryState", stateBefore),
+            ("canCalculateChanges", true), ("position", .int(Int64(position))),
             ("ids", .array(result.ids.map(JSONValue.string))),
         ]
         if let total = result.total { pairs.append(("total", .int(Int64(total)))) }
         if capped < limit { pairs.append(("limit", .int(Int64(capped)))) }
         return .object(pairs)
+    }
+
+    /// The `filter` and `sort` of an `Email/query` or `Email/queryChanges` as the store's.
+    func emailQueryShape(_ arguments: JMAPArguments) throws -> (filter: MailFilter, sort: [MailSort]) {
+        let filter = try arguments.present("filter").map(Self.filter) ?? .all([])
+        var sort: [MailSort] = []
+        if let given = arguments.present("sort") {
+            guard let comparators = given.arrayValue else { throw MethodError.invalidArguments("`sort` must be an array.") }
+            for comparator in comparators {
+                guard let name = comparator["property"]?.stringValue, let property = MailSort.Property(rawValue: name)
+                else {
+                    throw MethodError(
+                        "unsupportedSort",
+                        "Sort by one of \(MailSort.Property.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                sort.append(MailSort(property: property, ascending: comparator["isAscending"]?.boolValue ?? true))
+            }
+        }
+        if try arguments.bool("collapseThreads", default: false) {
+            throw MethodError.invalidArguments("collapseThreads is not supported here; query without it.")
+        }
+        return (filter, sort)
     }
 
     /// A FilterOperator or FilterCondition as the store's filter.

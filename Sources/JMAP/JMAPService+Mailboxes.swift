@@ -4,6 +4,8 @@ import MailStore
 extension JMAPService {
     /// `Mailbox/get`: Inbox, Drafts and Sent with their counts.
     func mailboxGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
+        // Read before the data: a change in between is then reported again by /changes, never lost.
+        let stateBefore = try await state(call)
         let known: Set<String> = [
             "id", "name", "parentId", "role", "sortOrder", "totalEmails", "unreadEmails", "totalThreads",
             "unreadThreads", "myRights", "isSubscribed",
@@ -28,7 +30,7 @@ extension JMAPService {
         }
         let notFound = (ids ?? []).filter { id in !Mailboxes.all.contains { $0.id == id } }
         return .object([
-            ("accountId", .string(call.account.id)), ("state", try await state(call)), ("list", .array(list)),
+            ("accountId", .string(call.account.id)), ("state", stateBefore), ("list", .array(list)),
             ("notFound", .array(notFound.map(JSONValue.string))),
         ])
     }
@@ -36,6 +38,8 @@ extension JMAPService {
     /// `Mailbox/query`: filter by `role`, `name` (substring), `parentId` (null), `hasAnyRole`, `isSubscribed`;
     /// sort by `sortOrder` or `name`.
     func mailboxQuery(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
+        // Read before the data: a change in between is then reported again by /changes, never lost.
+        let stateBefore = try await state(call)
         var matches = Mailboxes.all
         if let filter = try arguments.object("filter") {
             for (key, value) in filter {
@@ -68,7 +72,7 @@ extension JMAPService {
         guard limit >= 0 else { throw MethodError.invalidArguments("`limit` must not be negative.") }
         let ids = matches.dropFirst(position).prefix(limit)
         return .object([
-            ("accountId", .string(call.account.id)), ("queryState", try await state(call)),
+            ("accountId", .string(call.account.id)), ("queryState", stateBefore),
             ("canCalculateChanges", false), ("position", .int(Int64(position))),
             ("ids", .array(ids.map { .string($0.id) })), ("total", .int(Int64(matches.count))),
         ])

@@ -3,6 +3,8 @@ import JSON
 extension JMAPService {
     /// `Thread/get`: each thread's messages, oldest first.
     func threadGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
+        // Read before the data: a change in between is then reported again by /changes, never lost.
+        let stateBefore = try await state(call)
         guard let ids = try getIDs(arguments, call) else {
             throw MethodError("requestTooLarge", "Thread/get needs `ids`: this server does not list every thread.")
         }
@@ -17,7 +19,7 @@ extension JMAPService {
             }
         }
         return .object([
-            ("accountId", .string(call.account.id)), ("state", try await state(call)), ("list", .array(list)),
+            ("accountId", .string(call.account.id)), ("state", stateBefore), ("list", .array(list)),
             ("notFound", .array(notFound)),
         ])
     }

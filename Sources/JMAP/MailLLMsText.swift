@@ -36,7 +36,10 @@ public enum MailLLMsText {
             `primaryAccounts["urn:ietf:params:jmap:mail"]`; your address is the token's `inboxId`. Mailboxes: `inbox`, \
             `drafts`, `sent`. Methods: `Mailbox/get`, `Mailbox/query`, `Email/query`, `Email/get`, `Email/set`, \
             `EmailSubmission/set`, `Thread/get`, `Identity/get`, `Blob/upload`, `Blob/get`, `Core/echo`, with result \
-            references (`#ids`) and creation ids (`#d1`). Mail to local addresses is delivered at once and a copy \
+            references (`#ids`) and creation ids (`#d1`). To sync, keep the `state` a `/get` gave you and ask \
+            `Email/changes`, `Mailbox/changes` or `Thread/changes` with `sinceState` (and `Email/queryChanges` with \
+            `sinceQueryState`); a state too old for the change log answers `cannotCalculateChanges`: fetch again. \
+            Mail to local addresses is delivered at once and a copy \
             stays in your `sent`; mail to any other domain is **not sent to the internet**: it is kept in this \
             server's outbox (`postern mail outbox`), and its `deliveryStatus` says so.
 

@@ -40,7 +40,7 @@ public struct MCPService: Sendable {
     ///   - monotonicClock: the rate limit's clock.
     public init(
         configuration: MCPConfiguration, authenticator: any PrincipalAuthenticator, jmap: JMAPService,
-        wait: MailWait = MailWait(), clock: @escaping @Sendable () -> Int64,
+        wait: MailWait, clock: @escaping @Sendable () -> Int64,
         onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }, monotonicClock: MonotonicClock = .system
     ) {
         let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)

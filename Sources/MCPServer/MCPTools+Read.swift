@@ -131,8 +131,9 @@ extension MCPTools {
             if let value = arguments.string(key) { filter.append((key, .string(value))) }
         }
         let seconds = Int(arguments.int("timeout_seconds") ?? Int64(configuration.maxWaitSeconds))
-        let found = try await wait.first(within: seconds) {
-            try await list(.object(filter), limit: 1, ascending: true, call).first
+        let filterObject = JSONValue.object(filter)
+        let found = try await wait.first(at: call.principal.mailbox.address, within: seconds) {
+            try await list(filterObject, limit: 1, ascending: true, call).first
         }
         guard let found, let id = found["id"]?.stringValue else {
             return .object([("message", .null), ("timed_out", true)])

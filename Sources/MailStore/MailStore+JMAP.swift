@@ -83,7 +83,8 @@ extension MailStore {
     /// Sets a message's keywords (all of them, `$seen` included) and folder; false when `address` has no such
     /// message.
     public func update(address: String, id: String, keywords: Set<String>, folder: MailFolder) async throws -> Bool {
-        try await database.write { connection in
+        defer { changes.announce([address]) }
+        return try await database.write { connection in
             try connection.run(
                 "UPDATE mail_messages SET keywords = ?, is_read = ?, folder = ? WHERE address = ? AND id = ?",
                 [

@@ -6,10 +6,13 @@ import Storage
 /// one address, so a caller that authorised an address can never reach another's messages.
 public struct MailStore: Sendable {
     let database: any SQLDatabase
+    /// Who waits for this database's mail to change; shared by every store over the same database object.
+    public let changes: MailChanges
 
-    /// A store over `database`, migrated with `0006_mail.sql`.
+    /// A store over `database`, migrated with `0006_mail.sql` and on.
     public init(database: any SQLDatabase) {
         self.database = database
+        self.changes = MailChanges.of(database)
     }
 
     /// One recipient of a delivery: its lower-cased address and the bytes it may hold.
@@ -30,7 +33,8 @@ public struct MailStore: Sendable {
         _ message: NewMailMessage, to recipients: [Recipient], folder: MailFolder, keywords: Set<String> = [],
         isRead: Bool = false, now: Int64
     ) async throws -> [String] {
-        try await database.write { connection in
+        defer { changes.announce(recipients.map(\.address)) }
+        return try await database.write { connection in
             try connection.transaction {
                 try recipients.map { recipient in
                     let used = try Self.used(recipient.address, connection)
@@ -152,7 +156,8 @@ public struct MailStore: Sendable {
     /// Marks messages of `address` read: those of `ids`, or every one when `ids` is nil. Returns how many
     /// changed from unread.
     public func markRead(address: String, ids: [String]?) async throws -> Int {
-        try await database.write { connection in
+        defer { changes.announce([address]) }
+        return try await database.write { connection in
             guard let ids else {
                 return try connection.run(
                     "UPDATE mail_messages SET is_read = 1 WHERE address = ? AND is_read = 0", [.text(address)])
@@ -178,7 +183,8 @@ public struct MailStore: Sendable {
 
     /// Deletes message `id` of `address` and its attachments; false when there was none.
     public func delete(address: String, id: String) async throws -> Bool {
-        try await database.write { connection in
+        defer { changes.announce([address]) }
+        return try await database.write { connection in
             try connection.run("DELETE FROM mail_messages WHERE address = ? AND id = ?", [.text(address), .text(id)])
                 > 0
         }

@@ -1,29 +1,21 @@
-/// How a caller waits for mail to arrive: looks at the store until a look finds something or the time is up. Shared by
-/// Mail.td's `/messages/wait` and MCP's `wait_for_message`, so that how the wait wakes (a pause between looks now)
-/// changes in one place.
+/// How a caller waits for mail at one address: looks, then parks on the store's change stream and looks again when
+/// that address's mail changes, until a look finds something or the time is up (``MailStore/waitFor(address:timeout:_:)``).
+/// Shared by Mail.td's `/messages/wait` (through ``MailStore/nextUnread(address:timeout:)``) and MCP's
+/// `wait_for_message`, so that how a wait wakes is written once.
 public struct MailWait: Sendable {
-    let pause: @Sendable () async -> Void
+    let store: MailStore
 
-    /// What happens between two looks unless told otherwise: 100 ms, so that mail delivered by another process
-    /// (`postern mail deliver`) is seen too.
-    public static let pauseOf100Milliseconds: @Sendable () async -> Void = {
-        try? await Task.sleep(for: .milliseconds(100))
+    /// - Parameter store: the store whose change stream wakes the wait.
+    public init(store: MailStore) {
+        self.store = store
     }
 
-    /// - Parameter pause: what happens between two looks (tests pass one that reports each wait).
-    public init(pause: @escaping @Sendable () async -> Void = MailWait.pauseOf100Milliseconds) {
-        self.pause = pause
-    }
-
-    /// The first thing `look` finds: at once when it finds one now, otherwise after a later look, or nil once
-    /// `seconds` have passed (or the task is cancelled) without one.
+    /// The first thing `look` finds for `address`: at once when it finds one now, otherwise after a change there, or
+    /// nil once `seconds` have passed (or the task is cancelled) without one.
     /// - Throws: what `look` throws.
-    public func first<Found>(within seconds: Int, _ look: () async throws -> Found?) async throws -> Found? {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while true {
-            if let found = try await look() { return found }
-            guard ContinuousClock.now < deadline, !Task.isCancelled else { return nil }
-            await pause()
-        }
+    public func first<Found: Sendable>(
+        at address: String, within seconds: Int, _ look: @Sendable () async throws -> Found?
+    ) async throws -> Found? {
+        try await store.waitFor(address: address, timeout: .seconds(seconds), look)
     }
 }

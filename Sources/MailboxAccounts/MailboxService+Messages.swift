@@ -22,15 +22,16 @@ extension MailboxService {
 
     /// `GET /api/accounts/{id}/messages/wait[?timeout=S]`, for test suites: the oldest unread message as soon as
     /// there is one (at once when one is waiting), or 204 after `timeout` seconds (default 30, at most 30) without
-    /// one. Postern's own (not Mail.td's). The store is looked at through ``MailWait`` (every 100 ms, ``pauseBetweenLooks``), so mail
-    /// delivered by another process (`postern mail deliver`) is seen too; marking the message read is the caller's.
+    /// one. Postern's own (not Mail.td's). The request parks on the store's change stream (``MailStore/nextUnread(address:timeout:)``)
+    /// and looks again when the account's mail changes, in this instance or (PostgreSQL) another; marking the message
+    /// read is the caller's.
     func waitForMessage(_ call: MailboxCall) async throws -> HTTPResponse {
         let account = try await reachableAccount(call)
         let seconds = try call.integerQuery("timeout", in: 0...30, fallback: 30)
-        let message = try await MailWait(pause: pauseBetweenLooks).first(within: seconds) {
-            try await mail.oldestUnread(address: account.address)
+        guard let message = try await mail.nextUnread(address: account.address, timeout: .seconds(seconds)) else {
+            return MailboxJSON.noContent()
         }
-        return message.map { MailboxJSON.response(.ok, Self.summaryPairs($0)) } ?? MailboxJSON.noContent()
+        return MailboxJSON.response(.ok, Self.summaryPairs(message))
     }
 
     /// `GET /api/accounts/{id}/messages/{messageID}`: the message with its bodies and attachment descriptions.

@@ -31,15 +31,11 @@ public final class MailboxService: Sendable {
     /// `Cache-Control: no-store` with the `RateLimit-*` headers on every answer.
     let middleware: SurfaceMiddleware<MailboxRateClass>
     let clock: @Sendable () -> Int64
-    /// The pause of `/messages/wait` between two looks at the store.
-    let pauseBetweenLooks: @Sendable () async -> Void
     let metrics: MailboxMetrics
     let onUnexpectedError: UnexpectedErrorReporter?
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
-    /// What `/messages/wait` does between two looks at the store unless told otherwise.
-    public static let pauseOf100Milliseconds: @Sendable () async -> Void = MailWait.pauseOf100Milliseconds
     /// Largest request body the surface's routes accept (a 4 KiB password plus room for the rest).
     public static let bodyLimit = 16 * 1024
 
@@ -54,8 +50,6 @@ public final class MailboxService: Sendable {
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
     ///   - monotonicClock: the clock the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
-    ///   - pauseBetweenLooks: how `/messages/wait` waits between two looks at the store (default 100 ms; tests
-    ///     pass one that reports each wait).
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
     ///     storage modules never carry secrets.
@@ -64,7 +58,6 @@ public final class MailboxService: Sendable {
         configuration: MailboxConfiguration, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
-        pauseBetweenLooks: @escaping @Sendable () async -> Void = MailboxService.pauseOf100Milliseconds,
         onUnexpectedError: UnexpectedErrorReporter? = nil
     ) throws {
         var configuration = configuration
@@ -105,7 +98,6 @@ public final class MailboxService: Sendable {
             },
             onUnexpectedError: onUnexpectedError)
         self.clock = clock
-        self.pauseBetweenLooks = pauseBetweenLooks
         self.metrics = metrics
         self.onUnexpectedError = onUnexpectedError
     }

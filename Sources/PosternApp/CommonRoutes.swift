@@ -16,11 +16,12 @@ enum CommonRoutes {
     ///     reloads).
     ///   - openAPI: the OpenAPI 3.1 document served as is (``OpenAPIDocument/serving(baseURL:)``).
     ///   - openConnections: reads the server's open-connection count at scrape time.
+    ///   - mailWaiters: reads how many requests wait for mail (`/messages/wait`) at scrape time.
     ///   - draining: true once the server is about to stop: `/readyz` then fails, so a balancer moves away first.
     static func register(
         into router: inout ContextRouter, database: any SQLDatabase, metrics: PosternMetrics, keys: JWTKeySet,
         openAPI: [UInt8], clock: @escaping @Sendable () -> Int64, openConnections: @escaping @Sendable () -> Int,
-        draining: @escaping @Sendable () -> Bool
+        mailWaiters: @escaping @Sendable () -> Int, draining: @escaping @Sendable () -> Bool
     ) {
         let healthy = HTTPResponse.json(.ok, #"{"status":"ok"}"#)  // built once: answering it is a copy
         router.add(.GET, "/healthz", .immediate { _, _, _ in healthy })
@@ -34,7 +35,7 @@ enum CommonRoutes {
             }
         })
         router.add(.GET, "/metrics", .immediate { _, _, _ in
-            var response = HTTPResponse(status: .ok, body: metrics.exposition(openConnectionCount: openConnections()))
+            var response = HTTPResponse(status: .ok, body: metrics.exposition(openConnectionCount: openConnections(), mailWaiterCount: mailWaiters()))
             response.headers.replaceOrAdd("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             return response
         })

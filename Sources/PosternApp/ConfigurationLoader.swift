@@ -90,6 +90,7 @@ public enum ConfigurationLoader {
         if let v = value("POSTERN_KEY_SECRET"), !v.isEmpty { c.keySecret = v }
         try integer("POSTERN_KEY_RELOAD_SECONDS") { c.keyReloadSeconds = $0 }
         try integer("POSTERN_KEY_PROMOTION_SECONDS") { c.keyPromotionSeconds = $0 }
+        try integer("POSTERN_MAIL_CHANGES_KEPT") { c.mailChangesKept = $0 }
         text("POSTERN_AGENT_POW_SALT") { c.agentPowSalt = $0 }
         try integer("POSTERN_AGENT_POW_DIFFICULTY") { c.agentPowDifficulty = $0 }
         try integer("POSTERN_AGENT_POW_MAX_DIFFICULTY") { c.agentPowMaxDifficulty = $0 }

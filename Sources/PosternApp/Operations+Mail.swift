@@ -6,8 +6,8 @@ import Storage
 
 extension Operations {
     /// `postern mail deliver`: stores the message in `file` (RFC 5322 bytes) for each local address of
-    /// `recipients`, as SMTP would; returns the first copy's id. A running server sees it at once (the wait
-    /// endpoint polls the store).
+    /// `recipients`, as SMTP would; returns the first copy's id. A running server sees it at once on PostgreSQL
+    /// (the change's notification wakes its waiters); on SQLite a waiting request looks again within a second.
     /// - Throws: ``ConfigurationError`` naming the recipient that is not a local mailbox, the file that cannot be
     ///   read, or a message the store refuses (too large, unreadable, a full quota).
     public static func deliverMail(

@@ -35,6 +35,9 @@ public struct PosternConfiguration: Sendable {
     public var keySecret: String?
     /// How often a running server re-reads its signing keys, in seconds (`POSTERN_KEY_RELOAD_SECONDS`, default 30).
     public var keyReloadSeconds = 30
+    /// How many change-log rows each mail address keeps for JMAP's `*/changes` (`POSTERN_MAIL_CHANGES_KEPT`, default
+    /// 10000, trimmed every minute); a client at an older state gets `cannotCalculateChanges` and starts over.
+    public var mailChangesKept = 10000
     /// How long a rotated key is published before it signs, in seconds (`POSTERN_KEY_PROMOTION_SECONDS`).
     /// Default nil: the reload interval plus the JWKS cache time plus the 30 s verification leeway (for clock
     /// skew), so that every instance and every client's cached JWKS know a key before a token carries it.
@@ -172,6 +175,9 @@ public struct PosternConfiguration: Sendable {
         }
         guard (1...3600).contains(keyReloadSeconds) else {
             throw ConfigurationError(key: "POSTERN_KEY_RELOAD_SECONDS", message: "must be from 1 to 3600")
+        }
+        guard (100...10_000_000).contains(mailChangesKept) else {
+            throw ConfigurationError(key: "POSTERN_MAIL_CHANGES_KEPT", message: "must be from 100 to 10000000")
         }
         if let keyPromotionSeconds, !(0...86400).contains(keyPromotionSeconds) {
             throw ConfigurationError(key: "POSTERN_KEY_PROMOTION_SECONDS", message: "must be from 0 to 86400")

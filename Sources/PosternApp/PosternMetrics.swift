@@ -15,6 +15,7 @@ public final class PosternMetrics: Sendable {
     /// Where every series lives; `GET /metrics` emits it.
     public let registry: PrometheusCollectorRegistry
     private let openConnections: Prometheus.Gauge
+    private let mailWaiters: Prometheus.Gauge
     /// The request series, written on every request (``RequestSeries`` says why they are not the registry's).
     private let requests = RequestSeries(buckets: PosternMetrics.latencyBuckets, shardCount: 16)
 
@@ -31,6 +32,10 @@ public final class PosternMetrics: Sendable {
             descriptor: MetricNameDescriptor(
                 namespace: "postern", metricName: "open", unitName: "connections",
                 helpText: "Client connections currently open."))
+        mailWaiters = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "postern", metricName: "mail_waiting", unitName: "requests",
+                helpText: "Requests parked until their address's mail changes (/messages/wait)."))
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = Self.latencyBuckets
         MetricsSystem.bootstrap(factory)
@@ -47,9 +52,10 @@ public final class PosternMetrics: Sendable {
         requests.record(route: route, method: method, status: status, nanoseconds: nanoseconds, loop: loop)
     }
 
-    /// The Prometheus text exposition, with the open-connection gauge refreshed first.
-    public func exposition(openConnectionCount: Int) -> [UInt8] {
+    /// The Prometheus text exposition, with the open-connection and mail-waiter gauges refreshed first.
+    public func exposition(openConnectionCount: Int, mailWaiterCount: Int) -> [UInt8] {
         openConnections.set(Double(openConnectionCount))
+        mailWaiters.set(Double(mailWaiterCount))
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)

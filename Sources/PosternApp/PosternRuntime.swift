@@ -46,8 +46,9 @@ public final class PosternRuntime: Sendable {
     /// Set by ``beginDraining()``: `/readyz` fails from then on.
     private let drainFlag: DrainFlag
     private let keyReload = Mutex<Task<Void, Never>?>(nil)
-    /// Hears other instances' key rotations (PostgreSQL's `LISTEN postern_keys`) while serving.
-    private let keyListener = Mutex<PostgresListener?>(nil)
+    /// Hear other instances' key rotations and mail changes (PostgreSQL's `LISTEN postern_keys` and
+    /// `LISTEN postern_mail`) while serving.
+    private let listeners = Mutex<[PostgresListener]>([])
     /// The periodic purges: consumed challenges and expired blobs.
     private let purges = Mutex<[PurgeSchedule]>([])
     private let clock: @Sendable () -> Int64
@@ -121,14 +122,16 @@ public final class PosternRuntime: Sendable {
         let connections = ConnectionCountBox()
         let drainFlag = DrainFlag()
         var router = ContextRouter()
+        let mail = Surfaces.localMail(configuration, database: database, clock: clock)
+        let changes = mail.store.changes
         CommonRoutes.register(
             into: &router, database: database, metrics: metrics, keys: keys,
             openAPI: try OpenAPIDocument.serving(
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
             clock: clock,
-            openConnections: { connections.count() }, draining: { drainFlag.isSet })
-        let mail = Surfaces.localMail(configuration, database: database, clock: clock)
+            openConnections: { connections.count() }, mailWaiters: { changes.waitingTotal },
+            draining: { drainFlag.isSet })
         let unmatched = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
             ledger: ledger, pool: pool, fetcher: fetcher, mail: mail,
@@ -208,6 +211,7 @@ public final class PosternRuntime: Sendable {
         let schedules = [
             ledger.startPurging(every: .seconds(60), now: clock),
             mailStore.startExpiringBlobs(every: .seconds(60), now: clock),
+            mailStore.startTrimmingChanges(every: .seconds(60), keep: configuration.mailChangesKept),
         ]
         purges.withLock { $0 = schedules }
         let interval = configuration.keyReloadSeconds
@@ -216,7 +220,13 @@ public final class PosternRuntime: Sendable {
             let listener = PostgresListener(
                 url: url, channel: DatabaseKeyStore.notificationChannel, logger: logger
             ) { [weak store] in store?.reloadSoon() }
-            keyListener.withLock { $0 = listener }
+            let changes = mailStore.changes
+            let mailListener = PostgresListener(
+                url: url, channel: MailStore.notificationChannel, logger: logger
+            ) { addresses in
+                if let addresses { changes.announce(addresses) } else { changes.announceEverywhere() }
+            }
+            listeners.withLock { $0 = [listener, mailListener] }
         }
         keyReload.withLock { task in
             task = Task { [weak self] in
@@ -257,9 +267,9 @@ public final class PosternRuntime: Sendable {
             return task
         }
         await reload?.value
-        keyListener.withLock {
-            $0?.stop()
-            $0 = nil
+        listeners.withLock {
+            for listener in $0 { listener.stop() }
+            $0 = []
         }
         keyStore.finishReloads()
         pool.shutdown()

@@ -117,9 +117,9 @@ public final class PostgresConnection: SQLConnection {
     }
 
     /// Waits up to `milliseconds` for notifications on the channels this connection listens to
-    /// (`LISTEN channel` through ``execute(_:)``) and returns how many arrived.
+    /// (`LISTEN channel` through ``execute(_:)``) and returns the payloads of those that arrived.
     /// - Throws: `StorageError` `.unavailable` when the connection is lost (it is not re-established here).
-    func waitForNotifications(milliseconds: Int32) throws -> Int {
+    func waitForNotifications(milliseconds: Int32) throws -> [String] {
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         guard descriptor.fd >= 0, PQstatus(handle) == CONNECTION_OK else {
             throw StorageError(.unavailable, "the listening connection to PostgreSQL is closed")
@@ -130,12 +130,12 @@ public final class PostgresConnection: SQLConnection {
         guard PQconsumeInput(handle) != 0, PQstatus(handle) == CONNECTION_OK else {
             throw StorageError(.unavailable, "the listening connection to PostgreSQL was lost: \(Self.message(PQerrorMessage(handle)))")
         }
-        var count = 0
+        var payloads: [String] = []
         while let notification = PQnotifies(handle) {
-            count += 1
+            payloads.append(notification.pointee.extra.map { String(cString: $0) } ?? "")
             PQfreemem(notification)
         }
-        return count
+        return payloads
     }
 
     /// How many statements are prepared on this connection (for tests of the cache).

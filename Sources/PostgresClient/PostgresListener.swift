@@ -23,8 +23,20 @@ public final class PostgresListener: Sendable {
     /// - Parameters:
     ///   - url: the database's URL.
     ///   - channel: the channel name: a constant of the caller's in lower case letters and underscores, never input.
-    ///   - onNotification: called on the listener's queue for each notification, and after each reconnection.
-    public init(url: String, channel: String, logger: Logger, onNotification: @escaping @Sendable () -> Void) {
+    ///   - onNotification: called on the listener's queue for each batch of notifications, and after each reconnection.
+    public convenience init(
+        url: String, channel: String, logger: Logger, onNotification: @escaping @Sendable () -> Void
+    ) {
+        self.init(url: url, channel: channel, logger: logger) { (_: [String]?) in onNotification() }
+    }
+
+    /// Starts listening, handing over the notifications' payloads.
+    /// - Parameters:
+    ///   - url: the database's URL.
+    ///   - channel: the channel name: a constant of the caller's in lower case letters and underscores, never input.
+    ///   - onPayloads: called on the listener's queue with the payloads of each batch of notifications, and with nil
+    ///     after each (re)connection: whatever was sent while nobody listened is unknown.
+    public init(url: String, channel: String, logger: Logger, onPayloads onNotification: @escaping @Sendable ([String]?) -> Void) {
         let stopped = stopped
         DispatchQueue(label: "postern.postgres.listen.\(channel)").async {
             var connection: PostgresConnection?
@@ -40,7 +52,7 @@ public final class PostgresListener: Sendable {
                         try fresh.execute("LISTEN \(channel)")
                         connection = fresh
                         lostLogged = false
-                        onNotification()
+                        onNotification(nil)
                     } catch {
                         if !lostLogged {
                             logger.warning(
@@ -53,7 +65,8 @@ public final class PostgresListener: Sendable {
                     continue
                 }
                 do {
-                    if try listening.waitForNotifications(milliseconds: 250) > 0 { onNotification() }
+                    let payloads = try listening.waitForNotifications(milliseconds: 250)
+                    if !payloads.isEmpty { onNotification(payloads) }
                 } catch {
                     connection = nil
                 }

@@ -546,6 +546,29 @@ def test_revocation(cluster, workdir):
     return "mailbox reset-password, remote-hash logout and agent revoke: the other instance refuses at once"
 
 
+@test("a request waiting for mail on one instance wakes when another process stores it (NOTIFY postern_mail)")
+def test_wait_wakes_across_instances(cluster, workdir):
+    two = cluster.base(2)
+    account_id, address, _, token = mailbox_account(cluster.base(1))
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(
+            call, two, "GET", f"/api/accounts/{account_id}/messages/wait?timeout=30", bearer=token, timeout=45)
+        # Delivered only once instance 2 says the request is parked: it must be woken, since on PostgreSQL a parked
+        # waiter never looks again on its own before its timeout (which answers 204).
+        deadline = time.monotonic() + 20
+        while not re.search(r"^postern_mail_waiting_requests [1-9]", call(two, "GET", "/metrics").body.decode(), re.M):
+            expect(time.monotonic() < deadline and not waiting.done(), "instance 2 never parked the waiting request")
+            time.sleep(0.02)
+        message = os.path.join(workdir, "wake.eml")
+        with open(message, "w") as f:
+            f.write(f"From: someone@example.com\r\nTo: {address}\r\nSubject: wake up\r\n\r\nHello\r\n")
+        stored = cluster.postern("mail", "deliver", "--to", address, message).strip()
+        answer = waiting.result()
+    expect(answer.status == 200 and (answer.json() or {}).get("id") == stored,
+           f"the waiting request after `postern mail deliver` stored {stored}: {answer}")
+    return "parked on instance 2, woken by a delivery from another process through PostgreSQL's notification"
+
+
 @test("one name raced on both instances at once: one account")
 def test_name_race(cluster, workdir):
     one, two = cluster.base(1), cluster.base(2)

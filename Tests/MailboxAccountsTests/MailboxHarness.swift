@@ -50,9 +50,7 @@ final class MailboxHarness: Sendable {
     /// Creates a harness; `trustedProxies` are the CIDRs whose `X-Forwarded-For` the contexts believe.
     init(
         pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [],
-        configure: (inout MailboxConfiguration) -> Void = { _ in },
-        pauseBetweenLooks: @escaping @Sendable () async -> Void = MailboxService.pauseOf100Milliseconds
-    ) throws {
+        configure: (inout MailboxConfiguration) -> Void = { _ in }) throws {
         self.trustedProxies = ClientAddressResolver(trustedProxies: trustedProxies)
         test = try StorageBackend.current.makeDatabase(logger: Logger(label: "mailbox-tests"))
         let database = test.database
@@ -70,7 +68,7 @@ final class MailboxHarness: Sendable {
         service = try MailboxService(
             configuration: configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
             pool: pool, clock: { clock.seconds }, monotonicClock: clock.monotonic, metricsFactory: metrics,
-            pauseBetweenLooks: pauseBetweenLooks, onUnexpectedError: unexpected.reporter)
+            onUnexpectedError: unexpected.reporter)
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router

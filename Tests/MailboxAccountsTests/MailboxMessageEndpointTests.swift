@@ -96,28 +96,26 @@ struct MailboxMessageEndpointTests {
 struct MailboxWaitTests {
     @Test("a waiting request answers with mail delivered while it waits, at once with mail already there, 204 without")
     func wait() async throws {
-        let pauses = Mutex(0)
-        let harness = try MailboxHarness(pauseBetweenLooks: {
-            pauses.withLock { $0 += 1 }
-            await MailboxService.pauseOf100Milliseconds()
-        })
+        let harness = try MailboxHarness()
+        let changes = MailStore(database: harness.test.database).changes
         let account = try await harness.createAccount("waiter@mail.localhost")
         let started = ContinuousClock.now
         let nothing = await harness.send(.GET, "/api/accounts/\(account.id)/messages/wait?timeout=1", bearer: account.token)
         #expect(nothing.status == 204)
         #expect(ContinuousClock.now - started >= .seconds(1))
 
-        // Delivered only once the waiter has looked, found nothing and paused: the answer must come from a later
-        // look, so an endpoint that did not wait (or looked only once) fails here.
-        let pausesBefore = pauses.withLock { $0 }
+        // Delivered only once the waiter has looked, found nothing and parked on the change stream: the answer must
+        // come from a later look, so an endpoint that did not wait (or did not look again when woken) fails here.
         let waited = Task {
             await harness.send(.GET, "/api/accounts/\(account.id)/messages/wait?timeout=10", bearer: account.token)
         }
         let waiting = ContinuousClock.now + .seconds(10)
-        while pauses.withLock({ $0 }) == pausesBefore && ContinuousClock.now < waiting {
-            try await Task.sleep(for: .milliseconds(5))
+        var parked = 0
+        while parked == 0 && ContinuousClock.now < waiting {
+            parked = changes.waiting(for: "waiter@mail.localhost")
+            if parked == 0 { try await Task.sleep(for: .milliseconds(5)) }
         }
-        #expect(pauses.withLock { $0 } > pausesBefore, "the waiter never paused: it was not waiting")
+        #expect(parked == 1, "the waiter never parked: it was not waiting")
         let id = try await MailboxMessageEndpointTests.deliver(harness, to: "waiter@mail.localhost", subject: "code")
         let arrived = await waited.value
         #expect(arrived.status == 200 && arrived["id"]?.stringValue == id)

@@ -80,6 +80,7 @@ struct CommonEndpointTests {
             #expect(response.text.contains(series + #",le="\#(bound)"} "#))
         }
         #expect(response.text.contains("postern_open_connections"))
+        #expect(response.text.contains("postern_mail_waiting_requests 0"))
     }
 
     @Test("metrics record unknown method tokens as one 'other' series, so clients cannot grow the registry")

@@ -147,14 +147,16 @@ struct JMAPMethodErrorTests {
         #expect(try await harness.ids(agent, in: "drafts").isEmpty)
     }
 
-    @Test("Email/changes is cannotCalculateChanges")
+    @Test("Email/changes from a state never issued, or not a state, is cannotCalculateChanges")
     func cannotCalculateChanges() async throws {
         let harness = try await JMAPHarness.start()
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("methodagent")
-        expectError(
-            try await harness.single(agent, "Email/changes", ["accountId": agent.accountID, "sinceState": "0"]),
-            "cannotCalculateChanges")
+        for state in ["999", "abc"] {
+            expectError(
+                try await harness.single(agent, "Email/changes", ["accountId": agent.accountID, "sinceState": state]),
+                "cannotCalculateChanges")
+        }
     }
 
     @Test("Email/get without ids is requestTooLarge")

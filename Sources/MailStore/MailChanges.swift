@@ -1,0 +1,130 @@
+import Synchronization
+
+/// Wakes whoever waits for an address's mail to change: the in-process half of the change stream. Every
+/// ``MailStore`` over the same database object shares one (``of(_:)``); the store announces its own writes after
+/// they commit, and on PostgreSQL the composition root feeds it the `postern_mail` notifications of other instances
+/// (``announce(_:)`` with their addresses, ``announceEverywhere()`` after the listener reconnects).
+///
+/// Waiting is race-free through tickets: take a ``ticket()``, look at the store, then ``wait(for:after:timeout:)``
+/// with that ticket, which returns at once when anything was announced since the ticket was taken.
+public final class MailChanges: Sendable {
+    /// A point in the announcement sequence, taken before looking at the store.
+    public struct Ticket: Sendable, Equatable {
+        let generation: UInt64
+    }
+
+    private struct Waiter {
+        var address: String
+        var continuation: CheckedContinuation<Void, Never>?
+    }
+
+    private struct State {
+        var generation: UInt64 = 0
+        var waiters: [UInt64: Waiter] = [:]
+        var nextID: UInt64 = 0
+        /// Waiters woken (by an announcement, their timeout or cancellation) before they had parked.
+        var wokenEarly: Set<UInt64> = []
+    }
+
+    private let state = Mutex(State())
+
+    /// A notifier of its own (tests; stores get theirs from ``of(_:)``).
+    public init() {}
+
+    /// The notifier of `database`, made on first use and shared by every store over that object.
+    public static func of(_ database: AnyObject) -> MailChanges {
+        registry.withLock { entries in
+            entries = entries.filter { $0.value.database != nil }
+            let key = ObjectIdentifier(database)
+            if let entry = entries[key], entry.database === database { return entry.changes }
+            let changes = MailChanges()
+            entries[key] = Entry(database: database, changes: changes)
+            return changes
+        }
+    }
+
+    private struct Entry: @unchecked Sendable {  // only read and written under the registry's lock
+        weak var database: AnyObject?
+        let changes: MailChanges
+    }
+
+    private static let registry = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    /// Now, in the announcement sequence.
+    public func ticket() -> Ticket {
+        state.withLock { Ticket(generation: $0.generation) }
+    }
+
+    /// How many waiters are parked for `address` right now (for tests that must know a waiter is waiting).
+    public func waiting(for address: String) -> Int {
+        state.withLock { state in state.waiters.values.count { $0.address == address && $0.continuation != nil } }
+    }
+
+    /// How many waiters are parked right now, for every address (the `postern_mail_waiting_requests` gauge).
+    public var waitingTotal: Int {
+        state.withLock { state in state.waiters.values.count { $0.continuation != nil } }
+    }
+
+    /// Wakes the waiters of `addresses` (lower-cased, as the store keeps them).
+    public func announce(_ addresses: some Sequence<String>) {
+        let wanted = Set(addresses)
+        guard !wanted.isEmpty else { return }
+        wake { wanted.contains($0) }
+    }
+
+    /// Wakes every waiter: something may have changed anywhere (a notification listener reconnected).
+    public func announceEverywhere() {
+        wake { _ in true }
+    }
+
+    /// Returns when `address` is announced after `ticket`, at once when anything was announced since, or after
+    /// `timeout`, or when the task is cancelled. The caller looks at the store again in every case.
+    public func wait(for address: String, after ticket: Ticket, timeout: Duration) async {
+        let id: UInt64? = state.withLock { state in
+            guard state.generation == ticket.generation else { return nil }
+            state.nextID += 1
+            state.waiters[state.nextID] = Waiter(address: address)
+            return state.nextID
+        }
+        guard let id else { return }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            self.wake(id)
+        }
+        defer { timer.cancel() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state in
+                    if state.wokenEarly.remove(id) != nil { return true }
+                    state.waiters[id]?.continuation = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            self.wake(id)
+        }
+    }
+
+    private func wake(where matches: (String) -> Bool) {
+        let woken: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            state.generation &+= 1
+            var woken: [CheckedContinuation<Void, Never>] = []
+            for (id, waiter) in state.waiters where matches(waiter.address) {
+                state.waiters[id] = nil
+                if let continuation = waiter.continuation { woken.append(continuation) } else { state.wokenEarly.insert(id) }
+            }
+            return woken
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    private func wake(_ id: UInt64) {
+        let continuation: CheckedContinuation<Void, Never>? = state.withLock { state in
+            guard let waiter = state.waiters.removeValue(forKey: id) else { return nil }
+            if waiter.continuation == nil { state.wokenEarly.insert(id) }
+            return waiter.continuation
+        }
+        continuation?.resume()
+    }
+}

@@ -1,0 +1,111 @@
+import JSON
+import MIME
+import MailStore
+import Storage
+import Testing
+
+@Suite("JMAP changes: Email, Mailbox, Thread and query changes from the change log")
+struct JMAPChangesTests {
+    static func message(_ subject: String, inReplyTo: [String] = []) -> NewMailMessage {
+        NewMailMessage(
+            envelopeFrom: "x@example.com", from: [MailAddress(email: "x@example.com")],
+            to: [MailAddress(email: "ada@agents.test")], subject: subject, messageID: "\(subject)@example.com",
+            inReplyTo: inReplyTo, references: inReplyTo, sentAt: 1_700_000_000, textBody: "Hi", preview: "Hi",
+            attachments: [], raw: Array("Subject: \(subject)\r\n\r\nHi".utf8))
+    }
+
+    func deliver(_ harness: JMAPServiceHarness, _ subject: String, inReplyTo: [String] = []) async throws -> String {
+        try await harness.store.deliver(
+            Self.message(subject, inReplyTo: inReplyTo), to: [.init(address: "ada@agents.test", quota: 1_000_000)],
+            folder: .inbox, now: 1_700_000_000)[0]
+    }
+
+    func call(_ harness: JMAPServiceHarness, _ name: String, _ arguments: String) async throws -> JSONValue {
+        let responses = try await harness.api("ada", ##"[["\##(name)",{"accountId":"acct-ada",\##(arguments)},"c"]]"##)
+        return try #require(responses.first?.arrayValue?[1])
+    }
+
+    func strings(_ value: JSONValue?) -> [String] { value?.arrayValue?.compactMap(\.stringValue) ?? [] }
+
+    @Test("a client follows Email/changes from the state Email/get gave it: created, updated, destroyed, then nothing")
+    func emailChanges() async throws {
+        let harness = try JMAPServiceHarness()
+        let first = try await deliver(harness, "one")
+        let state = try #require(try await call(harness, "Email/get", #""ids":[]"#)["state"]?.stringValue)
+        let second = try await deliver(harness, "two")
+        let third = try await deliver(harness, "three")
+        _ = try await call(harness, "Email/set", ##""update":{"\##(first)":{"keywords/$seen":true}}"##)
+        _ = try await call(harness, "Email/set", ##""destroy":["\##(third)"]"##)
+        let changes = try await call(harness, "Email/changes", #""sinceState":"\#(state)""#)
+        #expect(strings(changes["created"]) == [second])
+        #expect(strings(changes["updated"]) == [first])
+        #expect(strings(changes["destroyed"]) == [])
+        #expect(changes["oldState"]?.stringValue == state && changes["hasMoreChanges"] == false)
+        let newState = try #require(changes["newState"]?.stringValue)
+        #expect(newState == (try await call(harness, "Email/get", #""ids":[]"#)["state"]?.stringValue))
+        let none = try await call(harness, "Email/changes", #""sinceState":"\#(newState)""#)
+        #expect(strings(none["created"]) + strings(none["updated"]) + strings(none["destroyed"]) == [])
+        #expect(none["newState"]?.stringValue == newState)
+
+        let paged = try await call(harness, "Email/changes", #""sinceState":"\#(state)","maxChanges":1"#)
+        #expect(strings(paged["created"]) == [second] && paged["hasMoreChanges"] == true)
+        let rest = try await call(
+            harness, "Email/changes", #""sinceState":"\#(paged["newState"]?.stringValue ?? "")","maxChanges":1"#)
+        // The next page stops at an intermediate state: the third message's creation, before it was destroyed.
+        #expect(strings(rest["created"]) == [third] && rest["hasMoreChanges"] == true)
+        #expect(try await call(harness, "Email/changes", #""sinceState":"\#(state)","maxChanges":0"#)["type"]
+            == "invalidArguments")
+    }
+
+    @Test("too old a state (trimmed from the log) and a state never issued are cannotCalculateChanges")
+    func tooOld() async throws {
+        let harness = try JMAPServiceHarness()
+        for subject in ["a", "b", "c"] { _ = try await deliver(harness, subject) }
+        _ = try await harness.test.database.write { try MailStore.trimChanges($0, keep: 1) }
+        for since in ["0", "1", "99", "x"] {
+            #expect(try await call(harness, "Email/changes", #""sinceState":"\#(since)""#)["type"]
+                == "cannotCalculateChanges", "\(since)")
+        }
+        #expect(try await call(harness, "Email/changes", #""sinceState":"2""#)["created"]?.arrayValue?.count == 1)
+    }
+
+    @Test("Mailbox/changes names the folders whose counts moved; Thread/changes the threads")
+    func mailboxesAndThreads() async throws {
+        let harness = try JMAPServiceHarness()
+        let root = try await deliver(harness, "root")
+        let state = try #require(try await call(harness, "Mailbox/get", #""ids":[]"#)["state"]?.stringValue)
+        _ = try await deliver(harness, "reply", inReplyTo: ["root@example.com"])
+        let lonely = try await deliver(harness, "lonely")
+        _ = try await call(harness, "Email/set", ##""update":{"\##(lonely)":{"mailboxIds":{"drafts":true}}}"##)
+        let mailboxes = try await call(harness, "Mailbox/changes", #""sinceState":"\#(state)""#)
+        #expect(Set(strings(mailboxes["updated"])) == ["inbox", "drafts"])
+        #expect(strings(mailboxes["updatedProperties"]).contains("totalEmails"))
+        let threads = try await call(harness, "Thread/changes", #""sinceState":"\#(state)""#)
+        #expect(strings(threads["created"]) == [lonely] && strings(threads["updated"]) == [root])
+        _ = try await call(harness, "Email/set", ##""destroy":["\##(lonely)"]"##)
+        let after = try await call(harness, "Thread/changes", #""sinceState":"\#(state)""#)
+        #expect(strings(after["created"]) == [] && strings(after["updated"]) == [root])
+        #expect(try await call(harness, "Identity/changes", #""sinceState":"0""#)["newState"]?.stringValue == "0")
+    }
+
+    @Test("Email/queryChanges for the inbox and unread filters: removed what changed, added what now matches, with its index")
+    func queryChanges() async throws {
+        let harness = try JMAPServiceHarness()
+        let old = try await deliver(harness, "old")
+        let unread = #""filter":{"inMailbox":"inbox","notKeyword":"$seen"}"#
+        let query = try await call(harness, "Email/query", unread)
+        #expect(query["canCalculateChanges"] == true)
+        let state = try #require(query["queryState"]?.stringValue)
+        let new = try await deliver(harness, "new")
+        _ = try await call(harness, "Email/set", ##""update":{"\##(old)":{"keywords/$seen":true}}"##)
+        let changes = try await call(
+            harness, "Email/queryChanges", #"\#(unread),"sinceQueryState":"\#(state)","calculateTotal":true"#)
+        #expect(strings(changes["removed"]) == [old])
+        #expect(changes["added"] == .array([.object([("id", .string(new)), ("index", 0)])]))
+        #expect(changes["total"] == 1 && changes["oldQueryState"]?.stringValue == state)
+        #expect(try await call(harness, "Email/queryChanges", #"\#(unread),"sinceQueryState":"\#(state)","maxChanges":1"#)["type"]
+            == "tooManyChanges")
+        #expect(try await call(harness, "Email/queryChanges", #"\#(unread),"sinceQueryState":"77""#)["type"]
+            == "cannotCalculateChanges")
+    }
+}

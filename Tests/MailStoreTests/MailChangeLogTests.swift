@@ -1,0 +1,126 @@
+import EmbeddedResources
+import Foundation
+import Logging
+import PostgresClient
+import PosternTestSupport
+import Storage
+import Synchronization
+import Testing
+
+@testable import MailStore
+
+@Suite("Mail change log: written with every change, trimmed, waking waiters", .serialized)
+struct MailChangeLogTests {
+    @Test("delivery, flag and folder change, deletion each write one row with the state they made", arguments: StorageBackend.allCases)
+    func log(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        let address = "a@mail.localhost"
+        let recipient = MailStore.Recipient(address: address, quota: 100_000)
+        let start = try await store.state(address: address)
+        let ids = try await store.deliver(MailStoreTests.message("one"), to: [recipient], folder: .inbox, now: 1)
+        #expect(try await store.update(address: address, id: ids[0], keywords: ["$seen"], folder: .drafts))
+        #expect(try await store.markRead(address: address, ids: nil) == 0)
+        #expect(try await store.delete(address: address, id: ids[0]))
+        let (log, state) = try #require(try await store.changes(address: address, since: start))
+        #expect(state == start + 3)
+        #expect(log.map(\.seq) == [start + 1, start + 2, start + 3])
+        #expect(log.map(\.kind) == [.created, .updated, .destroyed])
+        #expect(log.allSatisfy { $0.messageID == ids[0] && $0.threadID == ids[0] })
+        #expect(log.map(\.folderBefore) == [nil, .inbox, .drafts])
+        #expect(log.map(\.folderAfter) == [.inbox, .drafts, nil])
+        #expect(try await store.changes(address: address, since: state)?.log == [])
+        #expect(try await store.changes(address: address, since: state + 1) == nil, "a state never issued")
+        #expect(try await store.changes(address: "other@mail.localhost", since: 0)?.log == [])
+        #expect(try await store.existingThreads(address: address, among: [ids[0]]) == [])
+    }
+
+    @Test("a failed delivery writes no change; trimming keeps the newest rows and refuses older states", arguments: StorageBackend.allCases)
+    func trim(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        let address = "t@mail.localhost"
+        for subject in ["1", "2", "3", "4"] {
+            _ = try await store.deliver(
+                MailStoreTests.message(subject), to: [.init(address: address, quota: 100_000)], folder: .inbox, now: 1)
+        }
+        await #expect(throws: MailStoreError.self) {
+            try await store.deliver(
+                MailStoreTests.message("big", bytes: 200_000), to: [.init(address: address, quota: 100_000)],
+                folder: .inbox, now: 1)
+        }
+        #expect(try await store.state(address: address) == 4)
+        let removed = try await db.database.write { try MailStore.trimChanges($0, keep: 3) }
+        #expect(removed == 1)
+        #expect(try await store.changes(address: address, since: 0) == nil, "older than the log")
+        #expect(try await store.changes(address: address, since: 1)?.log.map(\.seq) == [2, 3, 4])
+        #expect(try await db.database.write { try MailStore.trimChanges($0, keep: 3) } == 0)
+    }
+
+    @Test("a waiter parks until its address changes; another address's change does not answer it", arguments: StorageBackend.allCases)
+    func wait(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        #expect(try await store.nextUnread(address: "w@mail.localhost", timeout: .zero) == nil)
+        let waiter = Task { try await store.nextUnread(address: "w@mail.localhost", timeout: .seconds(30)) }
+        try await Self.untilParked(store.changes, "w@mail.localhost")
+        _ = try await store.deliver(
+            MailStoreTests.message("elsewhere"), to: [.init(address: "x@mail.localhost", quota: 100_000)],
+            folder: .inbox, now: 1)
+        try await Self.untilParked(store.changes, "w@mail.localhost")
+        let ids = try await store.deliver(
+            MailStoreTests.message("here"), to: [.init(address: "w@mail.localhost", quota: 100_000)], folder: .inbox,
+            now: 1)
+        #expect(try await waiter.value?.id == ids[0])
+        let cancelled = Task { try await store.nextUnread(address: "nobody@mail.localhost", timeout: .seconds(30)) }
+        try await Self.untilParked(store.changes, "nobody@mail.localhost")
+        cancelled.cancel()
+        #expect(try await cancelled.value == nil)
+    }
+
+    @Test("PostgreSQL: a change committed by one instance wakes a waiter of another through NOTIFY")
+    func crossInstance() async throws {
+        let url = try PostgresTestServer.shared().freshDatabase()
+        let logger = Logger(label: "mail-change-tests")
+        let first = try PostgresDatabase(url: url, count: 1, logger: logger)
+        try Migrator(migrations: EmbeddedResources.migrations(for: .postgres)).migrate(first)
+        let second = try PostgresDatabase(url: url, count: 1, logger: logger)
+        defer {
+            first.close()
+            second.close()
+        }
+        let writer = MailStore(database: first)
+        let reader = MailStore(database: second)
+        #expect(writer.changes !== reader.changes, "two instances share no process state")
+        let heard = Mutex<(connected: Bool, payloads: [String])>((false, []))
+        let changes = reader.changes
+        let listener = PostgresListener(url: url, channel: MailStore.notificationChannel, logger: logger) { payload in
+            heard.withLock { if let payload { $0.payloads += payload } else { $0.connected = true } }
+            if let payload { changes.announce(payload) } else { changes.announceEverywhere() }
+        }
+        defer { listener.stop() }
+        let listening = ContinuousClock.now + .seconds(10)
+        while !heard.withLock({ $0.connected }) && ContinuousClock.now < listening {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let waiter = Task { try await reader.nextUnread(address: "far@mail.localhost", timeout: .seconds(30)) }
+        try await Self.untilParked(reader.changes, "far@mail.localhost")
+        let ids = try await writer.deliver(
+            MailStoreTests.message("across"), to: [.init(address: "far@mail.localhost", quota: 100_000)],
+            folder: .inbox, now: 1)
+        #expect(try await waiter.value?.id == ids[0])
+        #expect(heard.withLock { $0.payloads } == ["far@mail.localhost"])
+    }
+
+    /// Returns once a waiter for `address` is parked (or fails after 10 s).
+    static func untilParked(_ changes: MailChanges, _ address: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while changes.waiting(for: address) == 0 {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("nobody waits for \(address)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+}
