@@ -17,8 +17,8 @@ public struct MCPService: Sendable {
     let sessions: MCPSessions
     let tools: MCPTools
     let onUnexpectedError: UnexpectedErrorReporter
-    /// Nil when rate limits are off.
-    let limiter: RateLimitTable<RateClass>?
+    /// The per-client bucket (nil when rate limits are off) and the JSON-RPC error shape.
+    let middleware: SurfaceMiddleware<RateClass>
 
     /// What a request draws on: every request to `/mcp` alike.
     enum RateClass: Hashable, Sendable {
@@ -45,9 +45,27 @@ public struct MCPService: Sendable {
     ) {
         let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
             .share(among: configuration.instances)
-        self.limiter =
-            configuration.rateLimitsEnabled
-            ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate } : nil
+        self.middleware = SurfaceMiddleware(
+            limiter: configuration.rateLimitsEnabled
+                ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate }
+                : nil,
+            tooManyRequests: { _, decision in
+                Self.json(
+                    .tooManyRequests,
+                    JSONRPCError(
+                        .invalidRequest,
+                        "Too many requests from this address; retry after \(decision.retryAfterSeconds) s."
+                    ).response)
+            },
+            failure: { error in
+                let failure = ServiceFailure(error)
+                var response = Self.json(
+                    failure.status,
+                    JSONRPCError(.internalError, "The server could not check the credential; try again.").response)
+                if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
+                return (response, failure.shouldLog)
+            },
+            onUnexpectedError: onUnexpectedError)
         self.configuration = configuration
         self.authenticator = authenticator
         self.sessions = MCPSessions(
@@ -188,32 +206,15 @@ public struct MCPService: Sendable {
     private func authenticated(
         _ request: HTTPRequest, _ context: RequestContext, _ body: (Principal, [UInt8]) async -> HTTPResponse
     ) async -> HTTPResponse {
-        if let decision = limiter?.take(.request, for: context.clientKey), !decision.allowed {
-            var response = Self.json(
-                .tooManyRequests,
-                JSONRPCError(
-                    .invalidRequest, "Too many requests from this address; retry after \(decision.retryAfterSeconds) s."
-                ).response)
-            response.headers.setRetryAfter(decision)
-            return response
-        }
-        guard let token = MCPCredential.token(in: request.headers) else {
-            return unauthorized(error: nil, "Send the inbox API key as Authorization: Bearer <key> (or X-API-Key).")
-        }
-        do {
+        await middleware.run(.request, context) {
+            guard let token = MCPCredential.token(in: request.headers) else {
+                return unauthorized(error: nil, "Send the inbox API key as Authorization: Bearer <key> (or X-API-Key).")
+            }
             let credentials = Credentials(bearerToken: token, headers: Array(request.headers))
             guard let principal = try await authenticator.principal(for: credentials) else {
                 return unauthorized(error: "invalid_token", "The API key is unknown or revoked.")
             }
             return await body(principal, SHA256.hash(token))
-        } catch {
-            let failure = ServiceFailure(error)
-            if failure.shouldLog { onUnexpectedError(error, request.requestID) }
-            var response = Self.json(
-                failure.status,
-                JSONRPCError(.internalError, "The server could not check the credential; try again.").response)
-            if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
-            return response
         }
     }
 
