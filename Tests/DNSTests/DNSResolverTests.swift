@@ -48,7 +48,7 @@ struct DNSResolverTests {
 
     @Test("a server that never answers is a timeout, not an answer")
     func silentServer() async throws {
-        let server = LoopbackDNSServer(udpReplies: { _ in [] }, tcpReply: { _ in [] })
+        let server = LoopbackDNSServer(udpReplies: { _ in [] })
         defer { server.stop() }
         await #expect(throws: DNSError.timeout) {
             try await DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(200)).query("example.com", .mx)

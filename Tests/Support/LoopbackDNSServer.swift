@@ -2,8 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A DNS server for tests: a UDP socket and a TCP listener on one loopback port; `udpReplies` gives the datagrams
-/// to send back for a query's bytes (none: silence), `tcpReply` the answer over TCP.
+/// A DNS server for tests: a UDP socket, and a TCP listener on the same loopback port when TCP answers are wanted.
 public final class LoopbackDNSServer: @unchecked Sendable {
     let udp: Int32
     let tcp: Int32
@@ -25,28 +24,38 @@ public final class LoopbackDNSServer: @unchecked Sendable {
         public var count: Int { value.load(ordering: .relaxed) }
     }
 
-    public init(udpReplies: @escaping @Sendable ([UInt8]) -> [[UInt8]], tcpReply: @escaping @Sendable ([UInt8]) -> [UInt8]) {
-        let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                _ = bind(udp, $0, length)
-                _ = getsockname(udp, $0, &length)
+    /// - Parameters:
+    ///   - udpReplies: the datagrams to send back for a query's bytes (none: silence).
+    ///   - tcpReply: the answer over TCP; nil: no TCP listener (a server that only answers over UDP).
+    public init(
+        udpReplies: @escaping @Sendable ([UInt8]) -> [[UInt8]], tcpReply: (@Sendable ([UInt8]) -> [UInt8])? = nil
+    ) {
+        // The kernel picks a free UDP port; the TCP listener needs the same number, which a TCP connection of the
+        // test process (a database client's) may hold: then both are given up and another port is tried.
+        var sockets: (udp: Int32, tcp: Int32, port: UInt16)?
+        for _ in 0..<100 where sockets == nil {
+            let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+            guard let port = Self.bind(udp, port: 0) else {
+                close(udp)
+                continue
+            }
+            guard tcpReply != nil else {
+                sockets = (udp, -1, port)
+                break
+            }
+            let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+            var one: Int32 = 1
+            setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            if Self.bind(tcp, port: port) != nil, listen(tcp, 4) == 0 {
+                sockets = (udp, tcp, port)
+            } else {
+                close(udp)
+                close(tcp)
             }
         }
-        let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                precondition(bind(tcp, $0, length) == 0, "TCP bind to the UDP port: errno \(errno)")
-            }
-        }
-        listen(tcp, 4)
-        (self.udp, self.tcp, port) = (udp, tcp, UInt16(bigEndian: address.sin_port))
+        guard let sockets else { preconditionFailure("no loopback port could take both UDP and TCP") }
+        (udp, tcp, port) = sockets
+        let (udp, tcp) = (sockets.udp, sockets.tcp)
         let (queries, stopped) = (tcpQueries, stopped)
         // Each thread closes its own socket once stopped: closing it under a blocked call could hand the number to
         // another socket of the test process (a database connection) before the call returns.
@@ -71,6 +80,7 @@ public final class LoopbackDNSServer: @unchecked Sendable {
                 }
             }
         }
+        guard let tcpReply else { return }
         Thread.detachNewThread {
             defer { close(tcp) }
             while Self.readable(tcp, unless: stopped) {
@@ -86,6 +96,21 @@ public final class LoopbackDNSServer: @unchecked Sendable {
                 close(client)
             }
         }
+    }
+
+    /// Binds `fd` to 127.0.0.1:`port` (0: any); the port bound, or nil.
+    static func bind(_ fd: Int32, port: UInt16) -> UInt16? {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        return bound ? UInt16(bigEndian: address.sin_port) : nil
     }
 
     /// `127.0.0.1:port`.
@@ -126,7 +151,7 @@ extension LoopbackDNSServer {
 
     /// A server answering over UDP from `zone(name, type)` (type 16 TXT, 15 MX), lower-cased names without the dot.
     public convenience init(zone: @escaping @Sendable (_ name: String, _ type: UInt16) -> ZoneAnswer) {
-        self.init(udpReplies: { query in Self.reply(to: query, zone: zone).map { [$0] } ?? [] }, tcpReply: { _ in [] })
+        self.init(udpReplies: { query in Self.reply(to: query, zone: zone).map { [$0] } ?? [] })
     }
 
     static func reply(to query: [UInt8], zone: (String, UInt16) -> ZoneAnswer) -> [UInt8]? {
