@@ -15,19 +15,6 @@ private struct Outcome: Equatable {
     var error: HTTPParseError.Code?
 }
 
-private let fuzzLimits: HTTPParserLimits = {
-    var limits = HTTPParserLimits()
-    // Small limits so that the fuzzer reaches every limit check with short inputs.
-    limits.maxRequestLineLength = 256
-    limits.maxHeaderBlockLength = 512
-    limits.maxHeaderCount = 16
-    limits.maxBodyLength = 1024
-    limits.maxChunkSizeDigits = 4
-    limits.maxChunkExtensionLength = 32
-    limits.maxTrailerLength = 128
-    return limits
-}()
-
 private func summary(_ request: HTTPRequest, keepAlive: Bool) -> String {
     var text = "\(request.method.rawValue) \(request.target) \(request.version) ka=\(keepAlive)"
     for field in request.headers { text += "|\(field.name):\(field.value)" }

@@ -6,19 +6,6 @@
 // things (body limits, reclaimed requests), give the same events and the same error, byte for byte. The input is
 // fed twice over, so that every head it holds comes again; how it is split into reads is taken from its first byte.
 
-private let fuzzLimits: HTTPParserLimits = {
-    var limits = HTTPParserLimits()
-    // Small limits so that the fuzzer reaches every limit check with short inputs.
-    limits.maxRequestLineLength = 256
-    limits.maxHeaderBlockLength = 512
-    limits.maxHeaderCount = 16
-    limits.maxBodyLength = 1024
-    limits.maxChunkSizeDigits = 4
-    limits.maxChunkExtensionLength = 32
-    limits.maxTrailerLength = 128
-    return limits
-}()
-
 /// Events as bytes: each field with its length before it, so that no two different event lists serialize alike.
 private struct Transcript {
     var bytes: [UInt8] = []
