@@ -34,13 +34,13 @@ public struct MCPService: Sendable {
     ///   - authenticator: who a request's credential acts as (the inbox API key in this release; an OAuth bearer
     ///     is another authenticator, with no tool changed).
     ///   - jmap: the JMAP service the tools read and send through.
-    ///   - wait: how `wait_for_message` waits (Mail.td's `/messages/wait` waits the same way).
+    ///   - mail: the mail store whose change stream `wait_for_message` parks on, as Mail.td's `/messages/wait` does.
     ///   - clock: Unix seconds, for sessions.
     ///   - onUnexpectedError: called with each error answered as a JSON-RPC internal error.
     ///   - monotonicClock: the rate limit's clock.
     public init(
         configuration: MCPConfiguration, authenticator: any PrincipalAuthenticator, jmap: JMAPService,
-        wait: MailWait, clock: @escaping @Sendable () -> Int64,
+        mail: MailStore, clock: @escaping @Sendable () -> Int64,
         onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }, monotonicClock: MonotonicClock = .system
     ) {
         let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
@@ -71,7 +71,7 @@ public struct MCPService: Sendable {
         self.sessions = MCPSessions(
             versions: Self.protocolVersions, capacity: configuration.maxClosedSessions,
             lifetimeSeconds: configuration.sessionLifetimeSeconds, clock: clock)
-        self.tools = MCPTools(configuration: configuration, jmap: jmap, wait: wait)
+        self.tools = MCPTools(configuration: configuration, jmap: jmap, mail: mail)
         self.onUnexpectedError = onUnexpectedError
     }
 

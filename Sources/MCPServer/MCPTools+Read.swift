@@ -132,7 +132,7 @@ extension MCPTools {
         }
         let seconds = Int(arguments.int("timeout_seconds") ?? Int64(configuration.maxWaitSeconds))
         let filterObject = JSONValue.object(filter)
-        let found = try await wait.first(at: call.principal.mailbox.address, within: seconds) {
+        let found = try await mail.waitFor(address: call.principal.mailbox.address, timeout: .seconds(seconds)) {
             try await list(filterObject, limit: 1, ascending: true, call).first
         }
         guard let found, let id = found["id"]?.stringValue else {

@@ -9,7 +9,8 @@ import MailStore
 struct MCPTools: Sendable {
     let configuration: MCPConfiguration
     let jmap: JMAPService
-    let wait: MailWait
+    /// Whose change stream `wait_for_message` parks on.
+    let mail: MailStore
 
     /// Who a call acts as and for which client.
     struct Call: Sendable {

@@ -64,7 +64,7 @@ enum Surfaces {
             accounts: AgentAccountStore(database: database), inboxDomain: configuration.agentInboxDomain,
             directory: mail.directory)
         MCPService(
-            configuration: mcp, authenticator: apiKeys, jmap: jmapService, wait: MailWait(store: mail.store), clock: clock,
+            configuration: mcp, authenticator: apiKeys, jmap: jmapService, mail: mail.store, clock: clock,
             onUnexpectedError: reporter("mcp", logger)
         ).register(into: &router)
 

@@ -55,7 +55,7 @@ struct MCPServiceHarness {
         configuration.rateLimitsEnabled = false
         configure(&configuration)
         let service = MCPService(
-            configuration: configuration, authenticator: keys, jmap: jmap, wait: MailWait(store: store),
+            configuration: configuration, authenticator: keys, jmap: jmap, mail: store,
             clock: { 1_700_000_000 }, monotonicClock: TestClock().monotonic)
         var router = ContextRouter()
         service.register(into: &router)
