@@ -19,8 +19,7 @@ CREATE TABLE owners (
 CREATE TABLE owner_inboxes (
     agent_id     TEXT    PRIMARY KEY NOT NULL REFERENCES agent_accounts(id) ON DELETE CASCADE,
     owner_id     TEXT    NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
-    linked_at    BIGINT NOT NULL,                                        -- Unix seconds
-    activated_at BIGINT                                                  -- Unix seconds, NULL until activated
+    linked_at    BIGINT NOT NULL                                         -- Unix seconds
 );
 CREATE INDEX owner_inboxes_by_owner ON owner_inboxes (owner_id, linked_at);
 

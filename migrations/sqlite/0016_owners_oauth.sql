@@ -16,8 +16,7 @@ CREATE TABLE owners (
 CREATE TABLE owner_inboxes (
     agent_id     TEXT    PRIMARY KEY NOT NULL REFERENCES agent_accounts(id) ON DELETE CASCADE,
     owner_id     TEXT    NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
-    linked_at    INTEGER NOT NULL,                                        -- Unix seconds
-    activated_at INTEGER                                                  -- Unix seconds, NULL until activated
+    linked_at    INTEGER NOT NULL                                         -- Unix seconds
 ) STRICT;
 CREATE INDEX owner_inboxes_by_owner ON owner_inboxes (owner_id, linked_at);
 

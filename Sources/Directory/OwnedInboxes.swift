@@ -1,0 +1,65 @@
+/// The port through which owners (people who sign in, issue 28) hold agent inboxes: implemented by the agent surface
+/// over its accounts and the `owner_inboxes` table, used by the owner pages, the authorization server's inbox picker
+/// and the resource servers' ownership checks. Ownership is read fresh on every call: an unlinked or revoked inbox
+/// stops being the owner's at once.
+public protocol OwnedInboxes: Sendable {
+    /// The live inboxes `ownerID` holds, oldest link first.
+    /// - Throws: storage errors.
+    func inboxes(ownerID: String) async throws -> [OwnedInbox]
+
+    /// The live inbox `accountID` when `ownerID` holds it; nil when it is not live or held by someone else (or
+    /// nobody).
+    /// - Throws: storage errors.
+    func inbox(accountID: String, ownerID: String) async throws -> OwnedInbox?
+
+    /// Creates an agent inbox named `username` on the agent domain, held by `ownerID`; its API key is in the answer,
+    /// shown once.
+    /// - Throws: ``OwnedInboxError`` for a bad or taken name; storage errors.
+    func createInbox(username: String, ownerID: String) async throws -> (inbox: OwnedInbox, apiKey: String)
+
+    /// Links the live inbox whose API key is `apiKey` to `ownerID` (proof of possession).
+    /// - Throws: ``OwnedInboxError/unknownKey`` when no live inbox has that key, ``OwnedInboxError/heldByAnother``
+    ///   when another owner holds it; storage errors.
+    func link(apiKey: String, ownerID: String) async throws -> OwnedInbox
+
+    /// A new API key for inbox `accountID` held by `ownerID`; the old key stops working at once. Nil when the owner
+    /// does not hold that live inbox.
+    /// - Throws: storage errors.
+    func rotateKey(accountID: String, ownerID: String) async throws -> String?
+}
+
+/// An inbox as its owner sees it (the `/api/v1/agents` entry).
+public struct OwnedInbox: Sendable, Equatable {
+    /// The agent account's id (lowercase UUID), the OAuth path's `X-Atomic-Account-Id`.
+    public let accountID: String
+    /// The username, the local part of ``address``.
+    public let username: String
+    /// The inbox address.
+    public let address: String
+    /// When the owner linked or created it, Unix seconds.
+    public let linkedAt: Int64
+    /// When the inbox became usable (its agent account's creation), Unix seconds.
+    public let activatedAt: Int64
+
+    public init(accountID: String, username: String, address: String, linkedAt: Int64, activatedAt: Int64) {
+        self.accountID = accountID
+        self.username = username
+        self.address = address
+        self.linkedAt = linkedAt
+        self.activatedAt = activatedAt
+    }
+}
+
+/// Why an owner could not create or link an inbox.
+public enum OwnedInboxError: Error, Equatable, Sendable {
+    /// The username breaks the agent username rules (5 to 21 of a-z 0-9 . _ -).
+    case invalidUsername
+    /// The username is reserved.
+    case reservedUsername
+    /// Another agent already has that username.
+    case usernameTaken
+    /// No live inbox has that API key.
+    case unknownKey
+    /// Another owner holds that inbox.
+    case heldByAnother
+}
