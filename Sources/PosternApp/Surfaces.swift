@@ -11,6 +11,7 @@ import MailDelivery
 import MailStore
 import MailboxAccounts
 import MCPServer
+import Owners
 import RemoteHashAuth
 import ServerKit
 import Storage
@@ -43,6 +44,11 @@ enum Surfaces {
             configuration: remoteSettings, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
             onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router)
+
+        let owners = try OwnerService(
+            configuration: ownersConfiguration(configuration, identity: identity), database: database, pool: pool,
+            clock: clock, onUnexpectedError: reporter("owners", logger))
+        owners.register(into: &router)
 
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
         jmap.rateLimitsEnabled = configuration.rateLimits
@@ -123,6 +129,14 @@ enum Surfaces {
     /// - Throws: `FetchError` when the trusted-roots file cannot be read.
     static func fetcher(_ c: PosternConfiguration, identity: PublicIdentity) throws -> Fetcher {
         try Fetcher(configuration: remoteConfiguration(c, identity: identity).fetchConfiguration)
+    }
+
+    static func ownersConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OwnersConfiguration {
+        var owners = OwnersConfiguration(publicURL: identity.baseURL)
+        owners.signUpOpen = c.ownerSignUpOpen
+        owners.rateLimitsEnabled = c.rateLimits
+        owners.instances = c.instances
+        return owners
     }
 
     static func agentConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> AgentAuthConfiguration {

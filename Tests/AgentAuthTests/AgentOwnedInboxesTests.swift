@@ -1,0 +1,75 @@
+import AgentAuth
+import Directory
+import PosternTestSupport
+import Storage
+import Testing
+
+@Suite("Owned inboxes: owners create, link and rotate agent inboxes")
+struct AgentOwnedInboxesTests {
+    let test: TestDatabase
+    let inboxes: AgentOwnedInboxes
+    let accounts: AgentAccountStore
+
+    init() throws {
+        test = try StorageBackend.current.makeDatabase()
+        accounts = AgentAccountStore(database: test.database)
+        inboxes = AgentOwnedInboxes(accounts: accounts, domain: "Agents.Localhost", clock: { 1_800_000_000 })
+        for owner in ["owner-a", "owner-b"] {
+            try test.database.writeSync { connection in
+                try connection.run(
+                    "INSERT INTO owners (id, email, password_hash, created_at) VALUES (?, ?, 'x', 0)",
+                    [.text(owner), .text(owner + "@example.com")])
+            }
+        }
+    }
+
+    @Test("an inbox created by an owner is theirs, with its API key working as an agent's")
+    func create() async throws {
+        let (inbox, key) = try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
+        #expect(inbox.address == "ada-bot@agents.localhost" && inbox.linkedAt == 1_800_000_000)
+        #expect(try await inboxes.inboxes(ownerID: "owner-a") == [inbox])
+        #expect(try await inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-a") == inbox)
+        #expect(try await inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-b") == nil)
+        #expect(try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(key))?.id == inbox.accountID)
+        await #expect(throws: OwnedInboxError.usernameTaken) {
+            try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-b")
+        }
+        await #expect(throws: OwnedInboxError.invalidUsername) { try await inboxes.createInbox(username: "A", ownerID: "owner-a") }
+        await #expect(throws: OwnedInboxError.reservedUsername) {
+            try await inboxes.createInbox(username: "postmaster", ownerID: "owner-a")
+        }
+    }
+
+    @Test("linking by API key: idempotent for the holder, refused for another owner and for unknown keys")
+    func link() async throws {
+        let key = AgentAPIKey.generate()
+        #expect(try await accounts.create(id: "agent-1", username: "lone-bot", apiKeyDigest: AgentAPIKey.digest(key), now: 5))
+        let linked = try await inboxes.link(apiKey: key, ownerID: "owner-a")
+        #expect(linked.accountID == "agent-1" && linked.activatedAt == 5)
+        #expect(try await inboxes.link(apiKey: key, ownerID: "owner-a") == linked)
+        await #expect(throws: OwnedInboxError.heldByAnother) { try await inboxes.link(apiKey: key, ownerID: "owner-b") }
+        await #expect(throws: OwnedInboxError.unknownKey) {
+            try await inboxes.link(apiKey: AgentAPIKey.generate(), ownerID: "owner-b")
+        }
+        await #expect(throws: OwnedInboxError.unknownKey) { try await inboxes.link(apiKey: "nonsense", ownerID: "owner-b") }
+    }
+
+    @Test("rotating a key kills the old one at once; only the holder may rotate")
+    func rotate() async throws {
+        let (inbox, old) = try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
+        #expect(try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-b") == nil)
+        let new = try #require(try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-a"))
+        #expect(new != old)
+        #expect(try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(old)) == nil)
+        #expect(try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(new))?.id == inbox.accountID)
+    }
+
+    @Test("a revoked agent's inbox is no longer anyone's")
+    func revoked() async throws {
+        let (inbox, _) = try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
+        #expect(try await accounts.revoke(username: "ada-bot", now: 9))
+        #expect(try await inboxes.inboxes(ownerID: "owner-a").isEmpty)
+        #expect(try await inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-a") == nil)
+        #expect(try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-a") == nil)
+    }
+}
