@@ -114,7 +114,7 @@ let package = Package(
         // Owners: people who sign in with email and password and hold agent inboxes (issue 28): accounts with
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
-            "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory",
+            "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
@@ -218,7 +218,7 @@ let package = Package(
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing", "AuthCrypto", "ComputePool"]),
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
-            "EmbeddedResources", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+            "DNS", "EmbeddedResources", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "PosternTestSupport"]),

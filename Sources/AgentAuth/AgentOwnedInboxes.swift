@@ -41,12 +41,16 @@ public struct AgentOwnedInboxes: OwnedInboxes {
         }
     }
 
-    public func createInbox(username: String, ownerID: String) async throws -> (inbox: OwnedInbox, apiKey: String) {
-        switch AgentUsername.check(username) {
+    public func createInbox(username localPart: String, domain custom: String?, ownerID: String) async throws
+        -> (inbox: OwnedInbox, apiKey: String)
+    {
+        // The reserved names are role addresses of the agent domain; on their own domain an owner may want them.
+        switch AgentUsername.check(localPart) {
         case .invalid?: throw OwnedInboxError.invalidUsername
-        case .reserved?: throw OwnedInboxError.reservedUsername
-        case nil: break
+        case .reserved? where custom == nil: throw OwnedInboxError.reservedUsername
+        case .reserved?, nil: break
         }
+        let username = custom.map { localPart + "@" + $0.lowercased() } ?? localPart
         let id = UUID().uuidString.lowercased()
         let key = AgentAPIKey.generate()
         let now = clock()

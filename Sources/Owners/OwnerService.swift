@@ -1,5 +1,6 @@
 import AuthCrypto
 import ComputePool
+import DNS
 import HTTP1
 import Metrics
 import PasswordHashing
@@ -14,6 +15,8 @@ public final class OwnerService: Sendable {
     public let owners: OwnerStore
     /// Cookies, sessions and CSRF, shared with every owner-facing page.
     public let browser: OwnerBrowser
+    /// Owners' custom domains (Atomic custom domains).
+    public let domains: OwnerDomains
     let middleware: SurfaceMiddleware<RateClass>
     let signIns: @Sendable (String) -> Void
 
@@ -41,6 +44,13 @@ public final class OwnerService: Sendable {
             sessions: OwnerSessions(database: database, lifetime: configuration.sessionLifetime, clock: clock),
             key: try SharedSecrets(database: database).secret(named: "owners.csrf") { SecureRandom.bytes(32) },
             secure: configuration.secureCookies)
+        domains = OwnerDomains(
+            database: database,
+            resolver: DNSResolver(
+                server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
+                timeout: configuration.dnsTimeout),
+            mxHost: configuration.mxHost, served: configuration.servedDomains, limit: configuration.maxDomains,
+            clock: clock)
         let factory = metricsFactory ?? MetricsSystem.factory
         signIns = { result in
             Counter(label: "postern_owner_signins_total", dimensions: [("result", result)], factory: factory).increment()

@@ -13,6 +13,16 @@ public struct OwnersConfiguration: Sendable {
     public var argon2 = Argon2Parameters()
     /// How failed sign-ins slow one email.
     public var backoff = OwnerBackoff()
+    /// Most custom domains one owner may add. Default 5 (Mail.td's Pro limit, the one documented number).
+    public var maxDomains = 5
+    /// The host a custom domain's MX must name (`POSTERN_MX_HOST`).
+    public var mxHost = "localhost"
+    /// The resolver custom domains are checked with (`POSTERN_DNS_RESOLVER=host:port`); nil: /etc/resolv.conf's.
+    public var dnsResolver: String?
+    /// The longest one custom-domain check may take. Default 3 s.
+    public var dnsTimeout: Duration = .seconds(3)
+    /// Domains this server serves itself (agent and mailbox domains): no owner may add them.
+    public var servedDomains: [String] = []
     /// Per-address rate limit on the owner pages (`POSTERN_RATE_LIMITS`). Default on.
     public var rateLimitsEnabled = true
     /// Requests per minute per client address when rate limits are on. Default 60.

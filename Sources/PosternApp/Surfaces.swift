@@ -134,6 +134,9 @@ enum Surfaces {
     static func ownersConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OwnersConfiguration {
         var owners = OwnersConfiguration(publicURL: identity.baseURL)
         owners.signUpOpen = c.ownerSignUpOpen
+        owners.mxHost = mxHost(c)
+        owners.dnsResolver = c.dnsResolver
+        owners.servedDomains = [c.agentInboxDomain] + c.mailboxDomains + c.mailboxProDomains
         owners.rateLimitsEnabled = c.rateLimits
         owners.instances = c.instances
         return owners
@@ -150,6 +153,11 @@ enum Surfaces {
         return agent
     }
 
+    /// The host custom domains' MX records must name: `POSTERN_MX_HOST`, else the public URL's host.
+    static func mxHost(_ c: PosternConfiguration) -> String {
+        c.mxHost ?? c.publicURL.flatMap { URL(string: $0)?.host } ?? "localhost"
+    }
+
     /// The mailbox surface; also used by `postern pro create|list`.
     static func mailboxService(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
@@ -159,7 +167,7 @@ enum Surfaces {
             issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
             proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired)
         mailbox.instances = c.instances
-        mailbox.mxHost = c.mxHost ?? c.publicURL.flatMap { URL(string: $0)?.host } ?? "localhost"
+        mailbox.mxHost = mxHost(c)
         mailbox.dnsResolver = c.dnsResolver
         mailbox.billingPortalURL = c.billingPortalURL
         return try MailboxService(

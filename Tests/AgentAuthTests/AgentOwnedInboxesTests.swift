@@ -73,3 +73,33 @@ struct AgentOwnedInboxesTests {
         #expect(try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-a") == nil)
     }
 }
+
+@Suite("Owned inboxes on a custom domain")
+struct AgentCustomDomainInboxTests {
+    @Test("an inbox on an owner's domain has that address, takes mail there, and its key logs in as any agent's")
+    func customDomain() async throws {
+        let test = try StorageBackend.current.makeDatabase()
+        let accounts = AgentAccountStore(database: test.database)
+        let inboxes = AgentOwnedInboxes(accounts: accounts, domain: "agents.localhost", clock: { 7 })
+        try test.database.writeSync { connection in
+            try connection.run("INSERT INTO owners (id, email, password_hash, created_at) VALUES ('o', 'o@x.example', 'x', 0)")
+        }
+        let (inbox, key) = try await inboxes.createInbox(username: "support", domain: "Example.COM", ownerID: "o")
+        #expect(inbox.address == "support@example.com" && inbox.username == "support@example.com")
+        // A role name reserved on the agent domain is the owner's to take on their own; the agent domain still refuses it.
+        await #expect(throws: OwnedInboxError.reservedUsername) { try await inboxes.createInbox(username: "support", ownerID: "o") }
+        let (plain, _) = try await inboxes.createInbox(username: "helper", ownerID: "o")
+        #expect(plain.address == "helper@agents.localhost")
+        await #expect(throws: OwnedInboxError.usernameTaken) {
+            try await inboxes.createInbox(username: "support", domain: "example.com", ownerID: "o")
+        }
+
+        let directory = AgentInboxDirectory(accounts: accounts, domain: "agents.localhost", quota: 1_000)
+        #expect(try await directory.resolve("Support@Example.com") == .local(Recipient(address: "support@example.com", quota: 1_000)))
+        #expect(try await directory.resolve("other@example.com") == .foreign)
+        let principal = try await AgentAPIKeyAuthenticator(
+            accounts: accounts, inboxDomain: "agents.localhost", directory: directory
+        ).principal(for: Credentials(bearerToken: key))
+        #expect(principal?.mailbox.address == "support@example.com" && principal?.accountID == inbox.accountID)
+    }
+}
