@@ -2,7 +2,6 @@ import Directory
 import JSON
 import PosternTestSupport
 import ServerKit
-import Synchronization
 import Testing
 
 @testable import MailboxAccounts
@@ -10,16 +9,7 @@ import Testing
 /// Mail.td Pro custom domains against a loopback DNS server whose zone each test writes.
 @Suite("Mail.td Pro custom domains")
 struct MailboxDomainTests {
-    /// A zone the test edits while the server answers from it.
-    final class Zone: Sendable {
-        let answers = Mutex<[String: LoopbackDNSServer.ZoneAnswer]>([:])
-        func set(_ name: String, _ type: UInt16, _ answer: LoopbackDNSServer.ZoneAnswer) {
-            answers.withLock { $0["\(name)/\(type)"] = answer }
-        }
-        func answer(_ name: String, _ type: UInt16) -> LoopbackDNSServer.ZoneAnswer {
-            answers.withLock { $0["\(name)/\(type)"] } ?? .noSuchName
-        }
-    }
+    typealias Zone = LoopbackDNSServer.Zone
 
     static let txt: UInt16 = 16
     static let mx: UInt16 = 15

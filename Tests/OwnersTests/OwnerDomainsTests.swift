@@ -1,21 +1,12 @@
 import DNS
 import Owners
 import PosternTestSupport
-import Synchronization
 import Testing
 
 /// Atomic custom domains: an owner adds a domain, publishes the TXT token (or an MX naming this server), verifies.
 @Suite("Owners: custom domains checked by DNS")
 struct OwnerDomainsTests {
-    final class Zone: Sendable {
-        let answers = Mutex<[String: LoopbackDNSServer.ZoneAnswer]>([:])
-        func set(_ name: String, _ type: UInt16, _ answer: LoopbackDNSServer.ZoneAnswer) {
-            answers.withLock { $0["\(name)/\(type)"] = answer }
-        }
-        func answer(_ name: String, _ type: UInt16) -> LoopbackDNSServer.ZoneAnswer {
-            answers.withLock { $0["\(name)/\(type)"] } ?? .noSuchName
-        }
-    }
+    typealias Zone = LoopbackDNSServer.Zone
 
     static func domains(_ harness: OwnersHarness, _ server: LoopbackDNSServer, limit: Int = 5) -> OwnerDomains {
         let clock = harness.clock
