@@ -218,7 +218,7 @@ let package = Package(
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing", "AuthCrypto", "ComputePool"]),
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
-            "DNS", "EmbeddedResources", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+            "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "PosternTestSupport"]),

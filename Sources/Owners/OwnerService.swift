@@ -10,7 +10,7 @@ import Storage
 /// The owners' browser side: sign-in, sign-up (when open) and sign-out at `/owner/...`, the sessions the other
 /// owner-facing pages (the owner pages, the authorization server's consent) read through ``browser``.
 public final class OwnerService: Sendable {
-    let configuration: OwnersConfiguration
+    public let configuration: OwnersConfiguration
     /// The owners table.
     public let owners: OwnerStore
     /// Cookies, sessions and CSRF, shared with every owner-facing page.

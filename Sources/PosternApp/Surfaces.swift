@@ -49,6 +49,11 @@ enum Surfaces {
             configuration: ownersConfiguration(configuration, identity: identity), database: database, pool: pool,
             clock: clock, onUnexpectedError: reporter("owners", logger))
         owners.register(into: &router)
+        OwnerDomainPages(
+            service: owners,
+            inboxes: AgentOwnedInboxes(
+                accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+        ).register(into: &router)
 
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
         jmap.rateLimitsEnabled = configuration.rateLimits

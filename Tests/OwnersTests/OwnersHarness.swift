@@ -15,7 +15,7 @@ final class OwnersHarness: @unchecked Sendable {
     let test: TestDatabase
     let clock = TestClock()
     let service: OwnerService
-    let router: ContextRouter
+    var router: ContextRouter
     /// Cookies the "browser" holds, as the last responses set them.
     var cookies: [String: String] = [:]
 
