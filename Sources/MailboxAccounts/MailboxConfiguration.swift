@@ -1,3 +1,4 @@
+import Directory
 import PasswordHashing
 import ServerKit
 
@@ -52,6 +53,8 @@ public struct MailboxConfiguration: Sendable {
     public var dnsTimeout: Duration = .seconds(3)
     /// Seconds a custom domain may stay pending before verification answers 410 `domain_expired`. Default 7 days.
     public var domainVerificationWindow: Int64 = 7 * 24 * 3600
+    /// Domains other surfaces' users hold (owners' domains): a Pro user cannot add one. Default none.
+    public var otherDomainClaims: (any CustomDomainClaims)?
     /// What `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`, an operator's page); nil: 501
     /// `billing_not_available`, as cancel and resume always are.
     public var billingPortalURL: String?

@@ -1,5 +1,6 @@
 import AuthCrypto
 import DNS
+import Directory
 import Foundation
 import Storage
 
@@ -14,13 +15,16 @@ public struct OwnerDomains: Sendable {
     let served: Set<String>
     /// Most domains one owner may add.
     public let limit: Int
+    /// Domains other surfaces' users hold (Mail.td Pro domains): nobody here may add them.
+    let otherClaims: (any CustomDomainClaims)?
     let clock: @Sendable () -> Int64
 
     public init(
         database: any SQLDatabase, resolver: DNSResolver, mxHost: String, served: [String], limit: Int,
-        clock: @escaping @Sendable () -> Int64
+        otherClaims: (any CustomDomainClaims)? = nil, clock: @escaping @Sendable () -> Int64
     ) {
         self.database = database
+        self.otherClaims = otherClaims
         self.resolver = resolver
         self.mxHost = mxHost
         self.served = Set(served.map { $0.lowercased() })
@@ -47,10 +51,11 @@ public struct OwnerDomains: Sendable {
     }
 
     /// Adds `name` for `ownerID`, pending.
-    /// - Throws: ``OwnerDomainError``; storage errors.
+    /// - Throws: ``OwnerDomainError`` (``OwnerDomainError/taken`` also when a Mail.td Pro user holds it); storage errors.
     public func add(_ name: String, ownerID: String) async throws -> OwnerDomain {
         guard let name = DomainName.normalized(name), name.contains(".") else { throw OwnerDomainError.invalidDomain }
         guard !served.contains(name) else { throw OwnerDomainError.taken }
+        if try await otherClaims?.holds(domain: name) == true { throw OwnerDomainError.taken }
         let record = OwnerDomain(
             id: UUID().uuidString.lowercased(), ownerID: ownerID, domain: name,
             verifyToken: "postern-verify-" + SecureRandom.hex(byteCount: 12), verifiedAt: nil, mxConfigured: false,

@@ -1,3 +1,4 @@
+import Directory
 import PasswordHashing
 
 /// Everything the owners' side (people who sign in and hold agent inboxes) can be told; every default is stated here.
@@ -23,6 +24,8 @@ public struct OwnersConfiguration: Sendable {
     public var dnsTimeout: Duration = .seconds(3)
     /// Domains this server serves itself (agent and mailbox domains): no owner may add them.
     public var servedDomains: [String] = []
+    /// Domains other surfaces' users hold (Mail.td Pro domains): no owner may add them. Default none.
+    public var otherDomainClaims: (any CustomDomainClaims)?
     /// Per-address rate limit on the owner pages (`POSTERN_RATE_LIMITS`). Default on.
     public var rateLimitsEnabled = true
     /// Requests per minute per client address when rate limits are on. Default 60.

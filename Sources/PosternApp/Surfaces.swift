@@ -45,8 +45,10 @@ enum Surfaces {
             onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router)
 
+        var ownerSettings = ownersConfiguration(configuration, identity: identity)
+        ownerSettings.otherDomainClaims = MailboxDomainClaims(database: database)
         let owners = try OwnerService(
-            configuration: ownersConfiguration(configuration, identity: identity), database: database, pool: pool,
+            configuration: ownerSettings, database: database, pool: pool,
             clock: clock, onUnexpectedError: reporter("owners", logger))
         owners.register(into: &router)
         OwnerDomainPages(
@@ -173,6 +175,7 @@ enum Surfaces {
             proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired)
         mailbox.instances = c.instances
         mailbox.mxHost = mxHost(c)
+        mailbox.otherDomainClaims = OwnerDomainClaims(database: database)
         mailbox.dnsResolver = c.dnsResolver
         mailbox.billingPortalURL = c.billingPortalURL
         return try MailboxService(

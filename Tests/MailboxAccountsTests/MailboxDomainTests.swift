@@ -23,6 +23,27 @@ struct MailboxDomainTests {
         }
     }
 
+    struct Held: CustomDomainClaims {
+        func holds(domain: String) async throws -> Bool { domain == "owner.example" }
+    }
+
+    @Test("a domain an owner holds for agent inboxes is 409; a Pro user's domain is reported held")
+    func claims() async throws {
+        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        defer { server.stop() }
+        let harness = try MailboxHarness {
+            $0.dnsResolver = server.address
+            $0.otherDomainClaims = Held()
+        }
+        let token = try await harness.proToken(email: "a@example.com")
+        let held = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"Owner.Example"}"#, bearer: token)
+        #expect(held.status == 409 && held.error == "domain_already_exists")
+        #expect(await harness.send(.POST, "/api/user/domains", json: #"{"domain":"pro.example"}"#, bearer: token).status == 201)
+        let claims = MailboxDomainClaims(database: harness.database)
+        #expect(try await claims.holds(domain: "pro.example"))
+        #expect(try await !claims.holds(domain: "owner.example"))
+    }
+
     @Test("create: 201 with the TXT token and the records to publish; listed pending; counted in /api/user/me")
     func create() async throws {
         let zone = Zone()

@@ -1,4 +1,5 @@
 import DNS
+import Directory
 import Owners
 import PosternTestSupport
 import Testing
@@ -77,5 +78,32 @@ struct OwnerDomainsTests {
         #expect(try await !domains.delete(id: first.id, ownerID: bob.id))
         #expect(try await domains.delete(id: first.id, ownerID: ada.id))
         #expect(try await domains.domains(ownerID: ada.id).map(\.domain) == ["b.example"])
+    }
+}
+
+@Suite("Owners: one domain, one holder across surfaces")
+struct OwnerDomainClaimsTests {
+    struct Held: CustomDomainClaims {
+        let domains: Set<String>
+        func holds(domain: String) async throws -> Bool { domains.contains(domain) }
+    }
+
+    @Test("a domain a Mail.td Pro user holds is refused; an owner's domain is reported held")
+    func claims() async throws {
+        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        defer { server.stop() }
+        let harness = try OwnersHarness()
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let clock = harness.clock
+        let domains = OwnerDomains(
+            database: harness.test.database,
+            resolver: DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(300)),
+            mxHost: "mx.postern.test", served: [], limit: 5, otherClaims: Held(domains: ["pro.example"]),
+            clock: { clock.now })
+        await #expect(throws: OwnerDomainError.taken) { try await domains.add("PRO.example", ownerID: ada.id) }
+        _ = try await domains.add("mine.example", ownerID: ada.id)
+        let claims = OwnerDomainClaims(database: harness.test.database)
+        #expect(try await claims.holds(domain: "mine.example"))
+        #expect(try await !claims.holds(domain: "pro.example"))
     }
 }
