@@ -84,7 +84,7 @@ let package = Package(
         .target(name: "MIME"),
         // Who is local and who a request acts as: the directory port each surface implements for its own accounts,
         // the agent inbox rule, the capability token's typed claims, the principal a mail API serves.
-        .target(name: "Directory", dependencies: ["JWT"]),
+        .target(name: "Directory", dependencies: ["JWT", "JSON"]),
         // The local mail store: every local address's messages (raw and parsed).
         .target(name: "MailStore", dependencies: ["Storage", "MIME"]),
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
@@ -117,6 +117,12 @@ let package = Package(
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // The resource side of OAuth (issue 28): the owners' RFC 9068 access tokens verified for JMAP, MCP and
+        // /api/v1/agents, their grants' liveness cached per instance and invalidated by revocations, the agents list.
+        .target(name: "OAuthResource", dependencies: [
+            "JWT", "JSON", "AuthCrypto", "Directory", "Storage", "HTTP1", "ServerKit",
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
@@ -136,7 +142,7 @@ let package = Package(
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
-            "SMTPServer", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
+            "SMTPServer", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing", "OAuthResource",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -219,6 +225,12 @@ let package = Package(
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "OAuthResourceTests", dependencies: [
+            "OAuthResource", "Directory", "JWT", "JSON", "AuthCrypto", "Storage", "PostgresClient", "HTTP1", "ServerKit",
+            "AgentAuth", "EmbeddedResources", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "PosternTestSupport"]),

@@ -229,8 +229,8 @@ public final class JWTKeySet: Sendable {
     /// signature work, so a token signed by the key of another purpose costs no RSA verification); the
     /// signature; then the claims: `exp` (required) later than `now - leeway`, `nbf` and `iat` (required) not
     /// later than `now + leeway`, `exp - iat` at most the policy's lifetime (and the purpose's), `jti` present, `iss` exactly the
-    /// policy's issuer, `pur` exactly its purpose, `aud` a single string equal to its audience (absent when it
-    /// has none), `scope` likewise to its scope.
+    /// policy's issuer, `pur` exactly its purpose, `aud` a single string equal to its audience or one of its other audiences or prefixes
+    /// (absent when it has none), `scope` likewise to its scope (any string with ``JWTPolicy/anyScope``).
     /// - Parameters:
     ///   - policy: what the token must be.
     ///   - now: the current time in Unix seconds.
@@ -400,14 +400,19 @@ public final class JWTKeySet: Sendable {
         guard let pur = claims.pur, pur == policy.purpose.rawValue else {
             throw JWTError(.wrongPurpose, "token is not for this purpose")
         }
+        let openAudience = !policy.otherAudiences.isEmpty || !policy.audiencePrefixes.isEmpty
         switch (claims["aud"], policy.audience) {
-        case (nil, nil): break
+        case (nil, nil) where !openAudience: break
         case (.string(let aud)?, let expected?) where aud == expected: break
+        case (.string(let aud)?, _)
+        where policy.otherAudiences.contains(aud) || policy.audiencePrefixes.contains(where: { aud.hasPrefix($0) }):
+            break
         default: throw JWTError(.wrongAudience, "aud is not this audience")
         }
         switch (claims["scope"], policy.scope) {
-        case (nil, nil): break
+        case (nil, nil) where !policy.anyScope: break
         case (.string(let scope)?, let expected?) where scope == expected: break
+        case (.string?, nil) where policy.anyScope: break
         default: throw JWTError(.wrongScope, "scope is not this scope")
         }
     }

@@ -1,3 +1,4 @@
+import Storage
 import Synchronization
 
 /// Wakes whoever waits for an address's mail to change: the in-process half of the change stream. Every
@@ -33,22 +34,10 @@ public final class MailChanges: Sendable {
 
     /// The notifier of `database`, made on first use and shared by every store over that object.
     public static func of(_ database: AnyObject) -> MailChanges {
-        registry.withLock { entries in
-            entries = entries.filter { $0.value.database != nil }
-            let key = ObjectIdentifier(database)
-            if let entry = entries[key], entry.database === database { return entry.changes }
-            let changes = MailChanges()
-            entries[key] = Entry(database: database, changes: changes)
-            return changes
-        }
+        registry.of(database)
     }
 
-    private struct Entry: @unchecked Sendable {  // only read and written under the registry's lock
-        weak var database: AnyObject?
-        let changes: MailChanges
-    }
-
-    private static let registry = Mutex<[ObjectIdentifier: Entry]>([:])
+    private static let registry = PerDatabase { MailChanges() }
 
     /// Now, in the announcement sequence.
     public func ticket() -> Ticket {

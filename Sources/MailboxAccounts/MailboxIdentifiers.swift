@@ -1,4 +1,5 @@
 import AuthCrypto
+import Directory
 
 /// Identifiers minted by the surface.
 enum MailboxIdentifiers {
@@ -15,18 +16,7 @@ enum MailboxIdentifiers {
 
     /// Whether `text` looks like a UUID (36 characters, hex and dashes); cheap guard before lookups.
     static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            {
-                return false
-            }
-        }
-        return true
+        AccountID.isUUID(text)
     }
 
     private static func format(uuidBytes: [UInt8], version: UInt8) -> String {

@@ -1,0 +1,53 @@
+/// What a verified OAuth access token opens (issue 28): the owner who approved it, the live grant behind it, the
+/// resource it was minted for and what it may do. Inboxes are the owner's (``OwnedInboxes``), chosen per request.
+public struct OwnerGrant: Sendable, Equatable {
+    /// The resource (the token's `aud`) a grant was approved for.
+    public enum Resource: Sendable, Equatable, Hashable {
+        /// `<public URL>/jmap`.
+        case jmap
+        /// `<public URL>/mcp`.
+        case mcp
+        /// `urn:atomicmail:agent:{accountId}`: that one inbox, over JMAP.
+        case agent(accountID: String)
+    }
+
+    /// The owner (`sub`).
+    public let ownerID: String
+    /// The grant (found from the token's `jti`).
+    public let grantID: String
+    /// The client the owner approved (`client_id`).
+    public let clientID: String
+    /// The token's audience.
+    public let resource: Resource
+    /// The token's scopes.
+    public let permissions: MailPermissions
+    /// The inbox picked at consent (the grant's default), when it still exists.
+    public let defaultInboxID: String?
+
+    public init(
+        ownerID: String, grantID: String, clientID: String, resource: Resource, permissions: MailPermissions,
+        defaultInboxID: String?
+    ) {
+        self.ownerID = ownerID
+        self.grantID = grantID
+        self.clientID = clientID
+        self.resource = resource
+        self.permissions = permissions
+        self.defaultInboxID = defaultInboxID
+    }
+}
+
+/// Verifies an owner's OAuth access token for the resources a surface serves: implemented by the resource side
+/// (`OAuthResource`), used by JMAP, MCP and `/api/v1/agents`.
+public protocol OwnerGrantAuthenticator: Sendable {
+    /// The live grant `token` opens, when its audience is one of `resources` (``OwnerGrant/Resource/agent(accountID:)``
+    /// with any id stands for every inbox-bound audience).
+    /// - Throws: ``AuthenticationRefusal`` `.invalidToken` for a token that does not verify, is expired, of another
+    ///   issuer or audience, or whose grant is revoked, expired or unknown; storage errors.
+    func grant(for token: String, resources: Set<OwnerGrant.Resource>) async throws -> OwnerGrant
+}
+
+extension OwnerGrant.Resource {
+    /// Stands for every `urn:atomicmail:agent:{id}` audience in an accepted set.
+    public static let anyAgent = OwnerGrant.Resource.agent(accountID: "")
+}

@@ -1,0 +1,76 @@
+/// The inboxes an owner's grant reaches, as principals: ownership read fresh (``OwnedInboxes``) on every call, the
+/// mailbox resolved in the directory, the grant's scopes as the principal's permissions. Shared by JMAP's
+/// `X-Atomic-Account-Id` path and MCP's `agent_id` selection.
+public struct OwnerPrincipals: Sendable {
+    let inboxes: any OwnedInboxes
+    let directory: any AccountDirectory
+
+    /// - Parameters:
+    ///   - inboxes: who holds which agent inbox.
+    ///   - directory: where an inbox must be a local mailbox.
+    public init(inboxes: any OwnedInboxes, directory: any AccountDirectory) {
+        self.inboxes = inboxes
+        self.directory = directory
+    }
+
+    /// The live inboxes `grant`'s owner holds (only the bound one for an inbox-bound token), oldest link first.
+    /// - Throws: storage errors.
+    public func inboxes(of grant: OwnerGrant) async throws -> [OwnedInbox] {
+        let held = try await inboxes.inboxes(ownerID: grant.ownerID)
+        guard case .agent(let bound) = grant.resource else { return held }
+        return held.filter { $0.accountID == bound.lowercased() }
+    }
+
+    /// What choosing an inbox for a grant came to.
+    public enum Choice: Sendable, Equatable {
+        /// The inbox to act on.
+        case inbox(Principal)
+        /// None was named and there is no default: the owner's inboxes to choose from (maybe none).
+        case choose([OwnedInbox])
+    }
+
+    /// The principal of inbox `accountID` (its id, any case) for `grant`.
+    /// - Throws: ``AuthenticationRefusal`` `.accessDenied` when the owner does not hold that live inbox, or the
+    ///   token is bound to another inbox; storage errors.
+    public func principal(_ grant: OwnerGrant, accountID: String) async throws -> Principal {
+        let accountID = accountID.lowercased()
+        if case .agent(let bound) = grant.resource, bound.lowercased() != accountID {
+            throw AuthenticationRefusal(.accessDenied, "This access token is bound to another inbox.")
+        }
+        guard let inbox = try await inboxes.inbox(accountID: accountID, ownerID: grant.ownerID) else {
+            throw AuthenticationRefusal(.accessDenied, "The inbox \(accountID) is not one the grant's owner holds.")
+        }
+        return try await principal(grant, inbox)
+    }
+
+    /// The inbox `agent` names (an accountId or an address, any case), else the grant's default inbox while the
+    /// owner still holds it, else the owner's only inbox; otherwise the inboxes to choose from.
+    /// - Throws: ``AuthenticationRefusal`` `.accessDenied` when `agent` names no inbox the owner holds; storage errors.
+    public func choose(_ grant: OwnerGrant, agent: String?) async throws -> Choice {
+        if case .agent(let bound) = grant.resource, agent == nil {
+            return .inbox(try await principal(grant, accountID: bound))
+        }
+        let held = try await inboxes(of: grant)
+        if let agent {
+            let wanted = agent.lowercased()
+            guard let inbox = held.first(where: { $0.accountID == wanted || $0.address.lowercased() == wanted }) else {
+                throw AuthenticationRefusal(
+                    .accessDenied, "agent_id \(agent) is not an inbox the signed-in owner holds; call list_agents.")
+            }
+            return .inbox(try await principal(grant, accountID: inbox.accountID))
+        }
+        if let preferred = grant.defaultInboxID, let inbox = held.first(where: { $0.accountID == preferred }) {
+            return .inbox(try await principal(grant, inbox))
+        }
+        if held.count == 1 { return .inbox(try await principal(grant, held[0])) }
+        return .choose(held)
+    }
+
+    private func principal(_ grant: OwnerGrant, _ inbox: OwnedInbox) async throws -> Principal {
+        guard case .local(let mailbox) = try await directory.resolve(inbox.address) else {
+            throw AuthenticationRefusal(.accessDenied, "The inbox \(inbox.accountID) is no longer served here.")
+        }
+        return Principal(
+            accountID: inbox.accountID, mailbox: mailbox, permissions: grant.permissions, impliesAccountID: true)
+    }
+}

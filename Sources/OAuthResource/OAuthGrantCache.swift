@@ -1,0 +1,96 @@
+import Storage
+import Synchronization
+
+/// The grants this instance found live, by access-token `jti`, until the token expires or a revocation drops them:
+/// ``invalidate(grantID:)`` for one grant (the `postern_grants` notification of any instance, or the local revocation
+/// path), ``invalidateAll()`` when revocations may have been missed (the listener reconnected). A read that started
+/// before an invalidation never stores what it read, so a revoked grant is not brought back by a slow query.
+public final class OAuthGrantCache: Sendable {
+    private struct State {
+        var byJTI: [String: OAuthGrantRecord] = [:]
+        var jtisByGrant: [String: Set<String>] = [:]
+        /// Bumped by every invalidation.
+        var generation: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let capacity: Int
+
+    /// - Parameter capacity: the most tokens kept (at least 1).
+    public init(capacity: Int = 100_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// The PostgreSQL channel on which the `oauth_grant_revoked` trigger (migration 0016) sends a grant's id when it
+    /// is revoked or deleted.
+    public static let notificationChannel = "postern_grants"
+
+    /// The cache of `database`, made on first use and shared by everything over that object (the verifiers, and the
+    /// composition root's `postern_grants` listener that invalidates it), as ``MailChanges`` is.
+    public static func of(_ database: AnyObject) -> OAuthGrantCache {
+        registry.of(database)
+    }
+
+    private static let registry = PerDatabase { OAuthGrantCache() }
+
+    /// Where invalidations stand now: take it before reading the database, hand it to ``store(_:jti:since:now:)``.
+    func generation() -> UInt64 {
+        state.withLock { $0.generation }
+    }
+
+    /// The live grant of `jti` kept here, if any and not expired at `now`.
+    func record(jti: String, now: Int64) -> OAuthGrantRecord? {
+        state.withLock { state in
+            guard let record = state.byJTI[jti] else { return nil }
+            guard record.isLive(at: now) else {
+                Self.remove(jti: jti, grantID: record.grantID, from: &state)
+                return nil
+            }
+            return record
+        }
+    }
+
+    /// Keeps `record` for `jti`, unless anything was invalidated since `generation` was taken.
+    func store(_ record: OAuthGrantRecord, jti: String, since generation: UInt64, now: Int64) {
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if state.byJTI.count >= capacity {
+                for (key, kept) in state.byJTI where !kept.isLive(at: now) {
+                    Self.remove(jti: key, grantID: kept.grantID, from: &state)
+                }
+                if state.byJTI.count >= capacity {
+                    state.byJTI = [:]
+                    state.jtisByGrant = [:]
+                }
+            }
+            state.byJTI[jti] = record
+            state.jtisByGrant[record.grantID, default: []].insert(jti)
+        }
+    }
+
+    /// Drops grant `grantID`: its tokens are looked up again (and refused, once revoked) from now on.
+    public func invalidate(grantID: String) {
+        state.withLock { state in
+            state.generation &+= 1
+            for jti in state.jtisByGrant.removeValue(forKey: grantID) ?? [] { state.byJTI[jti] = nil }
+        }
+    }
+
+    /// Drops every grant: revocations may have been missed (a notification listener reconnected).
+    public func invalidateAll() {
+        state.withLock { state in
+            state.generation &+= 1
+            state.byJTI = [:]
+            state.jtisByGrant = [:]
+        }
+    }
+
+    /// How many tokens are kept (tests).
+    public var count: Int { state.withLock { $0.byJTI.count } }
+
+    private static func remove(jti: String, grantID: String, from state: inout State) {
+        state.byJTI[jti] = nil
+        state.jtisByGrant[grantID]?.remove(jti)
+        if state.jtisByGrant[grantID]?.isEmpty == true { state.jtisByGrant[grantID] = nil }
+    }
+}

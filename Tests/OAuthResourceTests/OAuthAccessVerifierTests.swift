@@ -1,0 +1,184 @@
+import AuthCrypto
+import Directory
+import JSON
+import JWT
+@testable import OAuthResource
+import PosternTestSupport
+import Testing
+
+@Suite("OAuth access tokens at the resource side: verified, tied to a live grant, refused at once when revoked")
+struct OAuthAccessVerifierTests {
+    let fixture: OAuthVerifierFixture
+    init() throws { fixture = try OAuthVerifierFixture() }
+
+    func refused(
+        _ token: String, _ resources: Set<OwnerGrant.Resource> = [.jmap], sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let error = await #expect(throws: AuthenticationRefusal.self, sourceLocation: sourceLocation) {
+            _ = try await fixture.verifier.grant(for: token, resources: resources)
+        }
+        #expect(error?.kind == .invalidToken && error?.status == 401, sourceLocation: sourceLocation)
+    }
+
+    @Test("a token of a live grant opens it: owner, client, resource, scopes and default inbox")
+    func valid() async throws {
+        let issued = try fixture.issue(audience: OAuthVerifierFixture.mcp, scope: "mail.read")
+        let grant = try await fixture.verifier.grant(for: issued.token, resources: [.mcp])
+        #expect(
+            grant
+                == OwnerGrant(
+                    ownerID: issued.owner, grantID: issued.grant, clientID: issued.client, resource: .mcp,
+                    permissions: .read, defaultInboxID: nil))
+        #expect(try fixture.counted("valid") == 1)
+    }
+
+    @Test("revoking the grant refuses its tokens at once, cached or not")
+    func revocation() async throws {
+        let issued = try fixture.issue()
+        _ = try await fixture.verifier.grant(for: issued.token, resources: [.jmap])
+        #expect(fixture.cache.count == 1)
+        try await fixture.rows.revoke(issued.grant, at: fixture.clock.now)
+        // The revocation path invalidates this instance's cache (on PostgreSQL, through `postern_grants`).
+        fixture.cache.invalidate(grantID: issued.grant)
+        await refused(issued.token)
+        #expect(try fixture.counted("revoked") == 1)
+
+        let uncached = try OAuthVerifierFixture(cacheGrants: false)
+        let other = try uncached.issue()
+        _ = try await uncached.verifier.grant(for: other.token, resources: [.jmap])
+        try await uncached.rows.revoke(other.grant, at: uncached.clock.now)
+        await #expect(throws: AuthenticationRefusal.self) {
+            _ = try await uncached.verifier.grant(for: other.token, resources: [.jmap])
+        }
+        #expect(uncached.cache.count == 0)
+    }
+
+    @Test("a read that began before an invalidation does not bring the revoked grant back into the cache")
+    func invalidationRace() async throws {
+        let cache = OAuthGrantCache()
+        let record = OAuthGrantRecord(
+            grantID: "g-1", ownerID: "o", clientID: "c", agentID: nil, scope: "mail.read", resource: "r",
+            grantExpiresAt: 2_000_000_000, tokenExpiresAt: 2_000_000_000, revoked: false)
+        let before = cache.generation()
+        cache.invalidate(grantID: "g-1")  // the revocation lands while the read is in flight
+        cache.store(record, jti: "j-1", since: before, now: 1_800_000_000)
+        #expect(cache.record(jti: "j-1", now: 1_800_000_000) == nil)
+        cache.store(record, jti: "j-1", since: cache.generation(), now: 1_800_000_000)
+        #expect(cache.record(jti: "j-1", now: 1_800_000_000) == record)
+        cache.invalidate(grantID: "another")
+        #expect(cache.record(jti: "j-1", now: 1_800_000_000) == record)
+        cache.invalidate(grantID: "g-1")
+        #expect(cache.record(jti: "j-1", now: 1_800_000_000) == nil && cache.count == 0)
+    }
+
+    @Test("an expired token is refused past the 30 s leeway, and a grant past its chain's end at once")
+    func expired() async throws {
+        let issued = try fixture.issue()
+        fixture.clock.advance(900 + 31)
+        await refused(issued.token)
+        #expect(try fixture.counted("expired") == 1)
+
+        let owner = try fixture.rows.owner(), client = try fixture.rows.client()
+        let ended = try fixture.rows.grant(
+            owner: owner, client: client, scope: "mail.read", resource: OAuthVerifierFixture.jmap,
+            expiresAt: fixture.clock.now)
+        try fixture.rows.token(jti: "jti-ended", grant: ended, expiresAt: fixture.clock.now + 900)
+        let token = try fixture.keys.sign(
+            fixture.claims(owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-ended"),
+            for: .oauthAccess)
+        await refused(token)
+        #expect(try fixture.counted("revoked") == 1)
+    }
+
+    @Test("a token for another audience is refused: /mcp at JMAP, /jmap at MCP, an unknown resource anywhere")
+    func wrongAudience() async throws {
+        await refused(try fixture.issue(audience: OAuthVerifierFixture.mcp).token, [.jmap, .anyAgent])
+        await refused(try fixture.issue(audience: OAuthVerifierFixture.jmap).token, [.mcp])
+        await refused(try fixture.issue(audience: "https://elsewhere.example/jmap").token, [.jmap, .mcp, .anyAgent])
+        await refused(try fixture.issue(audience: OAuthVerifierFixture.jmap + "/").token, [.jmap])
+        #expect(try fixture.counted("wrong_audience") == 4)
+        let bound = try fixture.issue(audience: "urn:atomicmail:agent:0b9d0f6e-8a4c-4a53-9d55-3c1f0d1e2f3a")
+        #expect(
+            try await fixture.verifier.grant(for: bound.token, resources: [.anyAgent]).resource
+                == .agent(accountID: "0b9d0f6e-8a4c-4a53-9d55-3c1f0d1e2f3a"))
+        await refused(bound.token, [.jmap, .mcp])
+    }
+
+    @Test("a token of another issuer is refused")
+    func wrongIssuer() async throws {
+        let owner = try fixture.rows.owner(), client = try fixture.rows.client()
+        let grant = try fixture.rows.grant(owner: owner, client: client, scope: "mail.read", resource: OAuthVerifierFixture.jmap)
+        try fixture.rows.token(jti: "jti-iss", grant: grant, expiresAt: fixture.clock.now + 900)
+        let token = try fixture.keys.sign(
+            fixture.claims(
+                owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-iss",
+                issuer: "https://evil.example"),
+            for: .oauthAccess)
+        await refused(token)
+        #expect(try fixture.counted("wrong_issuer") == 1)
+    }
+
+    @Test("algorithm confusion: RS256, HS256, alg none and an EdDSA token typed JWT are all refused")
+    func algorithmConfusion() async throws {
+        let owner = try fixture.rows.owner(), client = try fixture.rows.client()
+        let grant = try fixture.rows.grant(owner: owner, client: client, scope: "mail.read", resource: OAuthVerifierFixture.jmap)
+        try fixture.rows.token(jti: "jti-alg", grant: grant, expiresAt: fixture.clock.now + 900)
+        let claims = fixture.claims(
+            owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-alg")
+        let good = try fixture.keys.sign(claims, for: .oauthAccess)
+        _ = try await fixture.verifier.grant(for: good, resources: [.jmap])
+
+        await refused(try fixture.keys.sign(claims, algorithm: .rs256))
+        await refused(try fixture.keys.sign(claims, algorithm: .hs256))
+        await refused(try fixture.keys.sign(claims, algorithm: .edDSA))  // typ JWT, not at+jwt
+        let payload = good.split(separator: ".")[1]
+        let none = Base64URL.encode(Array(#"{"alg":"none","typ":"at+jwt","kid":"ed-1"}"#.utf8)) + "." + payload + "."
+        await refused(none)
+        // The EdDSA key's kid with a header claiming HS256: the algorithm comes from the key, never the header.
+        let forgedHeader = Base64URL.encode(Array(#"{"alg":"HS256","typ":"at+jwt","kid":"ed-1"}"#.utf8))
+        await refused(forgedHeader + "." + payload + "." + good.split(separator: ".")[2])
+        // A signature over other claims (a widened scope) does not verify.
+        var widened = claims
+        widened["scope"] = "mail.read mail.send"
+        await refused(String(good.split(separator: ".")[0]) + "." + Base64URL.encode(widened.json.serialize()) + "."
+            + good.split(separator: ".")[2])
+        #expect(try fixture.counted("invalid") == 6)
+    }
+
+    @Test("an unknown jti, and a token whose claims disagree with its grant row, are refused")
+    func unknownGrant() async throws {
+        let owner = try fixture.rows.owner(), client = try fixture.rows.client()
+        let grant = try fixture.rows.grant(owner: owner, client: client, scope: "mail.read", resource: OAuthVerifierFixture.jmap)
+        let unrecorded = try fixture.keys.sign(
+            fixture.claims(owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "nobody"),
+            for: .oauthAccess)
+        await refused(unrecorded)
+        try fixture.rows.token(jti: "jti-x", grant: grant, expiresAt: fixture.clock.now + 900)
+        let otherOwner = try fixture.rows.owner()
+        for claims in [
+            fixture.claims(owner: otherOwner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-x"),
+            fixture.claims(owner: owner, client: "another", audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-x"),
+            fixture.claims(owner: owner, client: client, audience: OAuthVerifierFixture.mcp, scope: "mail.read", jti: "jti-x"),
+            fixture.claims(owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read mail.send", jti: "jti-x"),
+        ] {
+            await refused(try fixture.keys.sign(claims, for: .oauthAccess), [.jmap, .mcp])
+        }
+        #expect(try fixture.counted("unknown_grant") == 5)
+    }
+
+    @Test("a scope outside mail.read and mail.send, or an empty one, is refused")
+    func unknownScope() async throws {
+        await refused(try fixture.issue(scope: "mail.read admin").token)
+        await refused(try fixture.issue(scope: "").token)
+    }
+
+    @Test("only a header typed at+jwt is taken for an access token")
+    func routingHint() throws {
+        let issued = try fixture.issue()
+        #expect(OAuthAccessVerifier.looksLikeAccessToken(issued.token))
+        let capability = try fixture.keys.sign(JWTClaims(issuer: "x", purpose: .capability, issuedAt: 0, ttl: 60), for: .capability)
+        #expect(!OAuthAccessVerifier.looksLikeAccessToken(capability))
+        #expect(!OAuthAccessVerifier.looksLikeAccessToken("ak_live_key"))
+        #expect(!OAuthAccessVerifier.looksLikeAccessToken("!!.!!.!!"))
+    }
+}
