@@ -244,6 +244,7 @@ let package = Package(
         .testTarget(name: "PosternAppTests", dependencies: [
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
+            "OAuthResource",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

@@ -7,16 +7,26 @@ public struct JMAPAccount: Sendable, Equatable {
     /// Bytes its mail may take.
     public let quota: Int64
     public let name: String
+    /// What the request may do there (an OAuth grant's scopes; both otherwise).
+    public let permissions: MailPermissions
+    /// Whether a method's `accountId` may be left out (the OAuth path).
+    public let impliesAccountID: Bool
 
-    public init(id: String, address: String, quota: Int64) {
+    public init(
+        id: String, address: String, quota: Int64, permissions: MailPermissions = .all, impliesAccountID: Bool = false
+    ) {
         self.id = id
         self.address = address
         self.quota = quota
         self.name = String(address.split(separator: "@").first ?? "")
+        self.permissions = permissions
+        self.impliesAccountID = impliesAccountID
     }
 
     /// The account `principal` opens.
     init(_ principal: Principal) {
-        self.init(id: principal.accountID, address: principal.mailbox.address, quota: principal.mailbox.quota)
+        self.init(
+            id: principal.accountID, address: principal.mailbox.address, quota: principal.mailbox.quota,
+            permissions: principal.permissions, impliesAccountID: principal.impliesAccountID)
     }
 }

@@ -50,9 +50,12 @@ struct JMAPArguments: Sendable {
         return object
     }
 
-    /// `accountId`, which must name the token's account.
+    /// `accountId`, which must name the token's account; on the OAuth path it may be left out and then means it.
     func requireAccount(_ account: JMAPAccount) throws(MethodError) {
-        guard let id = try string("accountId") else { throw .invalidArguments("`accountId` is required.") }
+        guard let id = try string("accountId") else {
+            if account.impliesAccountID { return }
+            throw .invalidArguments("`accountId` is required.")
+        }
         guard id == account.id else { throw .accountNotFound }
     }
 }

@@ -77,6 +77,7 @@ extension JMAPService {
             invocations.append((name, arguments, callID))
         }
 
+        try Self.checkScopes(invocations, account)
         let call = JMAPCall(account: account, client: client, using: using, createdIDs: created, limits: configuration)
         for (name, arguments, callID) in invocations {
             do {

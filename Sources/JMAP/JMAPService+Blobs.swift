@@ -1,3 +1,4 @@
+import Directory
 import Foundation
 import HTTP1
 import JSON
@@ -36,6 +37,10 @@ extension JMAPService {
     func download(_ request: HTTPRequest, account: JMAPAccount, parameters: RouteParameters) async throws
         -> HTTPResponse
     {
+        guard account.permissions.contains(.read) else {
+            throw AuthenticationRefusal(
+                .insufficientScope(required: .read), "Downloading a blob needs the mail.read scope, which this grant lacks.")
+        }
         guard parameters["accountId"] == account.id, let blobID = parameters["blobId"],
             let blob = try await store.blob(address: account.address, id: blobID)
         else { throw RequestError(status: .notFound, type: "about:blank", detail: "No such blob in this account.") }

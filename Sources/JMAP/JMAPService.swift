@@ -84,8 +84,9 @@ public struct JMAPService: Sendable {
                         + "\(decision.retryAfterSeconds) s."
                 ).response
             },
-            failure: { error in
+            failure: { [baseURL = configuration.baseURL] error in
                 if let error = error as? RequestError { return (error.response, false) }
+                if let refusal = error as? AuthenticationRefusal { return (Self.response(refusal, baseURL), false) }
                 let failure = ServiceFailure(error)
                 var response = RequestError(
                     status: failure.status, type: "about:blank",
@@ -105,13 +106,16 @@ public struct JMAPService: Sendable {
             .deferred { request, context, _ in
                 await authenticated(request, context) { account in try await session(account) }
             })
-        router.add(
-            .POST, "/jmap/api", bodyLimit: configuration.maxSizeRequest,
-            .deferred { request, context, _ in
-                await authenticated(request, context) { account in
-                    try await api(request, account, client: context.clientKey)
-                }
-            })
+        // `/jmap` is the resource OAuth clients name (and send to); `/jmap/api` is the session's apiUrl.
+        for path in ["/jmap", "/jmap/api"] {
+            router.add(
+                .POST, path, bodyLimit: configuration.maxSizeRequest,
+                .deferred { request, context, _ in
+                    await authenticated(request, context) { account in
+                        try await api(request, account, client: context.clientKey)
+                    }
+                })
+        }
         router.add(
             .POST, "/jmap/upload/{accountId}", bodyLimit: configuration.maxSizeUpload,
             .deferred { request, context, parameters in
@@ -155,6 +159,14 @@ public struct JMAPService: Sendable {
             !decision.allowed
         else { return nil }
         return decision
+    }
+
+    /// An authenticator's refusal in the contract's shape (`api-docs/oauth-mcp-contract.md` 1.13), with the
+    /// RFC 6750 `WWW-Authenticate` challenge of a 401 or an `insufficient_scope` 403.
+    static func response(_ refusal: AuthenticationRefusal, _ baseURL: String) -> HTTPResponse {
+        var response = json(HTTPStatus(code: refusal.status), refusal.body(publicURL: baseURL))
+        if let challenge = refusal.challenge() { response.headers.add("WWW-Authenticate", challenge) }
+        return response
     }
 
     static func json(_ status: HTTPStatus, _ value: JSONValue) -> HTTPResponse {

@@ -14,6 +14,8 @@ import ServerKit
 public struct MCPService: Sendable {
     let configuration: MCPConfiguration
     let authenticator: any PrincipalAuthenticator
+    /// The OAuth half: owners' access tokens for `<public URL>/mcp`; nil when only API keys are served.
+    let owners: MCPOwnerAccess?
     let sessions: MCPSessions
     let tools: MCPTools
     let onUnexpectedError: UnexpectedErrorReporter
@@ -31,16 +33,17 @@ public struct MCPService: Sendable {
 
     /// - Parameters:
     ///   - configuration: where MCP is served and its limits.
-    ///   - authenticator: who a request's credential acts as (the inbox API key in this release; an OAuth bearer
-    ///     is another authenticator, with no tool changed).
+    ///   - authenticator: who an inbox API key acts as.
+    ///   - owners: the OAuth half (an access token is a value with exactly two dots, docs/oauth-decisions.md 8);
+    ///     nil to serve API keys only.
     ///   - jmap: the JMAP service the tools read and send through.
     ///   - mail: the mail store whose change stream `wait_for_message` parks on, as Mail.td's `/messages/wait` does.
     ///   - clock: Unix seconds, for sessions.
     ///   - onUnexpectedError: called with each error answered as a JSON-RPC internal error.
     ///   - monotonicClock: the rate limit's clock.
     public init(
-        configuration: MCPConfiguration, authenticator: any PrincipalAuthenticator, jmap: JMAPService,
-        mail: MailStore, clock: @escaping @Sendable () -> Int64,
+        configuration: MCPConfiguration, authenticator: any PrincipalAuthenticator, owners: MCPOwnerAccess? = nil,
+        jmap: JMAPService, mail: MailStore, clock: @escaping @Sendable () -> Int64,
         onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }, monotonicClock: MonotonicClock = .system
     ) {
         let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
@@ -68,10 +71,11 @@ public struct MCPService: Sendable {
             onUnexpectedError: onUnexpectedError)
         self.configuration = configuration
         self.authenticator = authenticator
+        self.owners = owners
         self.sessions = MCPSessions(
             versions: Self.protocolVersions, capacity: configuration.maxClosedSessions,
             lifetimeSeconds: configuration.sessionLifetimeSeconds, clock: clock)
-        self.tools = MCPTools(configuration: configuration, jmap: jmap, mail: mail)
+        self.tools = MCPTools(configuration: configuration, jmap: jmap, mail: mail, owners: owners?.principals)
         self.onUnexpectedError = onUnexpectedError
     }
 
@@ -107,19 +111,20 @@ public struct MCPService: Sendable {
         router.add(.GET, "/.well-known/oauth-protected-resource/mcp", .immediate { _, _, _ in metadata })
     }
 
-    /// RFC 9728 protected-resource metadata. No `authorization_servers` yet: OAuth for MCP is not in this release, so
-    /// the only bearer is an inbox API key.
+    /// RFC 9728 protected-resource metadata (`api-docs/oauth-mcp-contract.md` 1.12), naming the authorization server
+    /// when OAuth is served; without it the only bearer is an inbox API key.
     var resourceMetadata: JSONValue {
-        .object([
-            ("resource", .string(configuration.resource)),
-            ("bearer_methods_supported", ["header"]),
-            ("scopes_supported", ["mail.read", "mail.send"]),
+        var members: [(String, JSONValue)] = [("resource", .string(configuration.resource))]
+        if let owners { members.append(("authorization_servers", [.string(owners.issuer)])) }
+        members += [
+            ("scopes_supported", ["mail.read", "mail.send"]), ("bearer_methods_supported", ["header"]),
             ("resource_name", "Postern mail (MCP)"),
-        ])
+        ]
+        return .object(members)
     }
 
     private func post(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
-        await authenticated(request, context) { principal, credential in
+        await authenticated(request, context) { connection, credential in
             let message: JSONRPCMessage
             do throws(JSONRPCError) {
                 message = try JSONRPCMessage.parse(request.body, maximumBytes: configuration.maxRequestBytes)
@@ -151,9 +156,11 @@ public struct MCPService: Sendable {
                         .response)
             }
             guard sessions.use(sessionID, credential: credential) != nil else { return Self.sessionNotFound(id) }
-            let call = MCPTools.Call(principal: principal, client: context.clientKey, requestID: context.requestID)
+            let call = MCPTools.Request(connection: connection, client: context.clientKey, requestID: context.requestID)
             do {
                 return Self.json(.ok, JSONRPCMessage.result(id: id, try await answer(method, params, call)))
+            } catch let refusal as AuthenticationRefusal {
+                return refused(refusal, id: id)
             } catch var error as JSONRPCError {
                 error.id = id
                 return Self.json(.ok, error.response)
@@ -165,7 +172,7 @@ public struct MCPService: Sendable {
         }
     }
 
-    private func answer(_ method: String, _ params: [(String, JSONValue)], _ call: MCPTools.Call) async throws
+    private func answer(_ method: String, _ params: [(String, JSONValue)], _ call: MCPTools.Request) async throws
         -> JSONValue
     {
         switch method {
@@ -201,20 +208,32 @@ public struct MCPService: Sendable {
         return response
     }
 
-    /// Runs `body` with the principal and credential digest of the request, or answers 429 past the client's rate,
-    /// or 401 with the `WWW-Authenticate` challenge that points at the resource metadata.
+    /// Runs `body` with the connection and credential digest of the request, or answers 429 past the client's rate,
+    /// or 401 with the `WWW-Authenticate` challenge that points at the resource metadata. A credential with exactly
+    /// two dots is an OAuth access token (when OAuth is served), anything else an inbox API key; never both. An
+    /// OAuth connection's sessions are bound to its grant, so that they outlive the access token's refreshes.
     private func authenticated(
-        _ request: HTTPRequest, _ context: RequestContext, _ body: (Principal, [UInt8]) async -> HTTPResponse
+        _ request: HTTPRequest, _ context: RequestContext, _ body: (MCPConnection, [UInt8]) async -> HTTPResponse
     ) async -> HTTPResponse {
         await middleware.run(.request, context) {
             guard let token = MCPCredential.token(in: request.headers) else {
-                return unauthorized(error: nil, "Send the inbox API key as Authorization: Bearer <key> (or X-API-Key).")
+                let how = owners == nil ? "" : " or sign in with OAuth (see the resource metadata)"
+                return unauthorized(
+                    error: nil, "Send the inbox API key as Authorization: Bearer <key> (or X-API-Key)\(how).")
+            }
+            if let owners, token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2 {
+                do {
+                    let grant = try await owners.verifier.grant(for: token, resources: [.mcp])
+                    return await body(.owner(grant), SHA256.hash("oauth-grant:" + grant.grantID))
+                } catch let refusal as AuthenticationRefusal {
+                    return unauthorized(error: "invalid_token", refusal.description)
+                }
             }
             let credentials = Credentials(bearerToken: token, headers: Array(request.headers))
             guard let principal = try await authenticator.principal(for: credentials) else {
                 return unauthorized(error: "invalid_token", "The API key is unknown or revoked.")
             }
-            return await body(principal, SHA256.hash(token))
+            return await body(.inbox(principal), SHA256.hash(token))
         }
     }
 
@@ -223,6 +242,18 @@ public struct MCPService: Sendable {
         var challenge = "Bearer resource_metadata=\"\(configuration.resourceMetadataURL)\""
         if let error { challenge += ", error=\"\(error)\"" }
         response.headers.add("WWW-Authenticate", challenge)
+        return response
+    }
+
+    /// A call the grant's scopes do not cover: HTTP 403 with `WWW-Authenticate: Bearer error="insufficient_scope",
+    /// scope=…, resource_metadata=…` (docs/oauth-decisions.md 9), on which MCP hosts authorize again for more, and
+    /// a JSON-RPC error that says the same.
+    private func refused(_ refusal: AuthenticationRefusal, id: JSONValue) -> HTTPResponse {
+        var response = Self.json(
+            HTTPStatus(code: refusal.status), JSONRPCError(.invalidRequest, refusal.description, id: id).response)
+        if let challenge = refusal.challenge(extra: "resource_metadata=\"\(configuration.resourceMetadataURL)\"") {
+            response.headers.add("WWW-Authenticate", challenge)
+        }
         return response
     }
 

@@ -1,3 +1,4 @@
+import Directory
 import JSON
 
 /// The reading tools: read_inbox, read_message, search_messages, search, fetch, wait_for_message, list_agents.
@@ -151,18 +152,40 @@ extension MCPTools {
         return .object([("message", found), ("timed_out", false)])
     }
 
-    func listAgents(_ call: Call) -> JSONValue {
-        .object([
-            (
-                "agents",
-                [
-                    .object([
-                        ("accountId", .string(call.principal.accountID)),
-                        ("email", .string(call.principal.mailbox.address)), ("default", true),
-                    ])
-                ]
-            )
-        ])
+    /// The inboxes the connection may use: the API key's one; on the OAuth path the owner's, the grant's default
+    /// (or the only one) marked.
+    func listAgents(_ connection: MCPConnection) async throws -> JSONValue {
+        switch connection {
+        case .inbox(let principal):
+            return .object([
+                (
+                    "agents",
+                    [
+                        .object([
+                            ("accountId", .string(principal.accountID)), ("email", .string(principal.mailbox.address)),
+                            ("default", true),
+                        ])
+                    ]
+                )
+            ])
+        case .owner(let grant):
+            let held = try await owners?.inboxes(of: grant) ?? []
+            let preferred = held.first { $0.accountID == grant.defaultInboxID }?.accountID
+                ?? (held.count == 1 ? held[0].accountID : nil)
+            return .object([
+                (
+                    "agents",
+                    .array(
+                        held.map { inbox in
+                            .object([
+                                ("accountId", .string(inbox.accountID)), ("email", .string(inbox.address)),
+                                ("default", .bool(inbox.accountID == preferred)),
+                            ])
+                        })
+                ),
+                ("scopes", .array(MailPermissions.scopeNames.filter { grant.permissions.contains($0.0) }.map { .string($0.1) })),
+            ])
+        }
     }
 
     /// Where a message is cited from (the ChatGPT convention wants a URL): the MCP resource with its id.

@@ -1,3 +1,4 @@
+import Directory
 import JSON
 
 /// The sending tools: send_email, reply_to_message, run_preset, jmap_request. A message is an Email/set draft and an
@@ -87,13 +88,20 @@ extension MCPTools {
         for callID in ["u", "c", "s"] {
             guard let refused = responses[callID]?["notCreated"]?.objectValue, let first = refused.first else { continue }
             if let id = created?["id"] {
+                // The server's own cleanup of the draft it just made, not the client's: a mail.send-only grant, which
+                // may not destroy mail, still leaves nothing behind.
+                let cleanup = Call(
+                    principal: Principal(
+                        accountID: call.principal.accountID, mailbox: call.principal.mailbox,
+                        impliesAccountID: call.principal.impliesAccountID),
+                    client: call.client, requestID: call.requestID)
                 _ = try await jmapCalls(
                     [
                         [
                             "Email/set",
                             .object([("accountId", .string(call.principal.accountID)), ("destroy", [id])]), "x",
                         ]
-                    ], call)
+                    ], cleanup)
             }
             let type = first.1["type"]?.stringValue ?? "refused"
             let description = first.1["description"]?.stringValue ?? ""

@@ -12,6 +12,16 @@ struct MCPTools: Sendable {
     /// Whose change stream `wait_for_message` parks on.
     let mail: MailStore
 
+    /// The owners' inboxes as principals (the OAuth path); nil when OAuth is not served.
+    let owners: OwnerPrincipals?
+
+    /// Who a request comes from: its connection and client.
+    struct Request: Sendable {
+        let connection: MCPConnection
+        let client: ClientAddressKey
+        let requestID: String
+    }
+
     /// Who a call acts as and for which client.
     struct Call: Sendable {
         let principal: Principal
@@ -27,7 +37,8 @@ struct MCPTools: Sendable {
     }
 
     static let agentID = MCPParameter(
-        "agent_id", .string, "The inbox to act on (its accountId or address, from list_agents); default: the key's inbox.")
+        "agent_id", .string,
+        "The inbox to act on (its accountId or address, from list_agents); default: the connection's inbox.")
     static let attachments = MCPParameter(
         "attachments", .attachments, "Files to attach: [{filename, content_type?, content_base64}].")
 
@@ -132,14 +143,27 @@ struct MCPTools: Sendable {
     /// Runs tool `name`.
     /// - Returns: the `tools/call` result: its text content, `isError` when the tool failed in a way to read.
     /// - Throws: ``JSONRPCError`` for an unknown tool or bad arguments; storage errors.
-    func call(_ name: String, arguments: JSONValue?, _ call: Call) async throws -> JSONValue {
+    /// - Throws: ``JSONRPCError`` for an unknown tool or bad arguments; ``AuthenticationRefusal``
+    ///   `.insufficientScope` when the grant lacks a scope the call needs (an HTTP 403, so that hosts step up);
+    ///   storage errors.
+    func call(_ name: String, arguments: JSONValue?, _ request: Request) async throws -> JSONValue {
         guard let tool = list.first(where: { $0.name == name }) else {
             throw JSONRPCError(
                 .invalidParams, "Unknown tool \(name); tools/list names them: " + list.map(\.name).joined(separator: ", "))
         }
         let arguments = try MCPToolArguments(arguments, for: tool, limits: configuration)
         do {
-            try checkAgent(arguments, call)
+            if name == "help" { return Self.result(.string(MCPHelp.text(arguments.string("topic") ?? "overview", tools: list))) }
+            if name == "list_agents" { return Self.result(try await listAgents(request.connection)) }
+            let principal = try await principal(arguments.string("agent_id"), request.connection)
+            let missing = Self.needs(name, arguments).subtracting(principal.permissions)
+            guard missing.isEmpty else {
+                throw AuthenticationRefusal(
+                    .insufficientScope(required: missing),
+                    "\(name) needs the \(missing.scope) scope, which this connection's grant lacks; authorize again "
+                        + "asking for it.")
+            }
+            let call = Call(principal: principal, client: request.client, requestID: request.requestID)
             return Self.result(try await run(name, arguments, call))
         } catch let failure as Failure {
             return .object([
@@ -160,24 +184,63 @@ struct MCPTools: Sendable {
         case "search_messages": return try await searchMessages(arguments, call)
         case "send_email": return try await send(Draft(arguments), call)
         case "reply_to_message": return try await reply(arguments, call)
-        case "list_agents": return listAgents(call)
         case "search": return try await search(arguments.string("query") ?? "", call)
         case "fetch": return try await fetch(arguments.string("id") ?? "", call)
         case "run_preset": return try await runPreset(arguments, call)
-        case "help": return .string(MCPHelp.text(arguments.string("topic") ?? "overview", tools: list))
         case "wait_for_message": return try await waitForMessage(arguments, call)
         default: return try await jmapRequest(arguments, call)
         }
     }
 
-    /// `agent_id`, when given, must name the connection's inbox: an API key opens exactly one.
-    private func checkAgent(_ arguments: MCPToolArguments, _ call: Call) throws {
-        guard let agent = arguments.string("agent_id") else { return }
-        let principal = call.principal
-        guard agent == principal.accountID || agent.lowercased() == principal.mailbox.address.lowercased() else {
-            throw Failure(
-                "access_denied: agent_id \(agent) is not an inbox of this connection; call list_agents and pass its "
-                    + "accountId.")
+    /// The inbox a call acts on. An API key opens exactly its own: `agent_id`, when given, must name it. An owner's
+    /// grant opens `agent_id` when the owner holds it, else the grant's default inbox, else the owner's only one.
+    /// - Throws: ``Failure`` (a result the model reads) when `agent_id` names another inbox or there is no inbox to
+    ///   default to; storage errors.
+    private func principal(_ agent: String?, _ connection: MCPConnection) async throws -> Principal {
+        switch connection {
+        case .inbox(let principal):
+            guard let agent else { return principal }
+            guard agent == principal.accountID || agent.lowercased() == principal.mailbox.address.lowercased() else {
+                throw Failure(
+                    "access_denied: agent_id \(agent) is not an inbox of this connection; call list_agents and pass "
+                        + "its accountId.")
+            }
+            return principal
+        case .owner(let grant):
+            guard let owners else { throw Failure("access_denied: OAuth is not served here.") }
+            do {
+                switch try await owners.choose(grant, agent: agent) {
+                case .inbox(let principal): return principal
+                case .choose(let inboxes) where inboxes.isEmpty:
+                    throw Failure(
+                        "no_inbox: the signed-in owner holds no inbox yet; create or link one on the owner pages, then "
+                            + "retry.")
+                case .choose:
+                    throw Failure(
+                        "choose_inbox: this connection has no default inbox and the owner holds several; call "
+                            + "list_agents and pass one accountId as agent_id.")
+                }
+            } catch let refusal as AuthenticationRefusal {
+                throw Failure("access_denied: \(refusal.description)")
+            }
+        }
+    }
+
+    /// What tool `name` needs of the grant, besides what JMAP checks of each method it runs: `mail.read` to read,
+    /// `mail.send` to send (both to reply, which reads the original); nothing for a dry run that reads nothing.
+    static func needs(_ name: String, _ arguments: MCPToolArguments) -> MailPermissions {
+        switch name {
+        case "send_email": return .send
+        case "reply_to_message": return [.read, .send]
+        case "jmap_request": return []
+        case "run_preset":
+            let dryRun = arguments.bool("dry_run") == true
+            switch arguments.string("name") ?? "" {
+            case "list_inbox": return dryRun ? [] : .read
+            case "reply": return dryRun ? .read : [.read, .send]
+            default: return dryRun ? [] : .send
+            }
+        default: return .read
         }
     }
 

@@ -8,6 +8,7 @@ import JWT
 import Logging
 import MailDelivery
 import MailStore
+import OAuthResource
 import MailboxAccounts
 import Owners
 import PostgresClient
@@ -230,7 +231,13 @@ public final class PosternRuntime: Sendable {
             ) { addresses in
                 if let addresses { changes.announce(addresses) } else { changes.announceEverywhere() }
             }
-            listeners.withLock { $0 = [listener, mailListener] }
+            let grants = OAuthGrantCache.of(database)
+            let grantListener = PostgresListener(
+                url: url, channel: OAuthGrantCache.notificationChannel, logger: logger
+            ) { grantIDs in
+                if let grantIDs { for id in grantIDs { grants.invalidate(grantID: id) } } else { grants.invalidateAll() }
+            }
+            listeners.withLock { $0 = [listener, mailListener, grantListener] }
         }
         keyReload.withLock { task in
             task = Task { [weak self] in

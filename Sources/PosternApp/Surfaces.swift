@@ -11,6 +11,7 @@ import MailDelivery
 import MailStore
 import MailboxAccounts
 import MCPServer
+import OAuthResource
 import Owners
 import RemoteHashAuth
 import ServerKit
@@ -63,8 +64,22 @@ enum Surfaces {
         let capability = CapabilityAuthenticator(
             keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
             lifetime: agentSettings.capabilityTTL, directory: mail.directory, clock: clock)
+        // The resource side of OAuth: owners' access tokens at JMAP, MCP and /api/v1/agents. Live grants are cached
+        // only on PostgreSQL, where every revocation reaches the cache through `postern_grants` (PosternRuntime).
+        var resource = OAuthResourceConfiguration(issuer: identity.issuer, baseURL: identity.baseURL)
+        resource.cacheGrants = database.dialect == .postgres
+        let verifier = OAuthAccessVerifier(
+            configuration: resource, keys: keys, database: database, cache: OAuthGrantCache.of(database), clock: clock)
+        let ownedInboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+        let ownerPrincipals = OwnerPrincipals(inboxes: ownedInboxes, directory: mail.directory)
+        OAuthAgentsService(
+            verifier: verifier, inboxes: ownedInboxes, publicURL: identity.baseURL,
+            onUnexpectedError: reporter("agents", logger)
+        ).register(into: &router)
         let jmapService = JMAPService(
-            configuration: jmap, authenticator: capability, store: mail.store, directory: mail.directory,
+            configuration: jmap,
+            authenticator: OAuthJMAPAuthenticator(verifier: verifier, principals: ownerPrincipals, fallback: capability), store: mail.store, directory: mail.directory,
             delivery: mail.delivery, clock: clock, onSubmission: PosternMetrics.shared.jmapSubmission,
             onUnexpectedError: reporter("jmap", logger))
         jmapService.register(into: &router)
@@ -77,7 +92,9 @@ enum Surfaces {
             accounts: AgentAccountStore(database: database), inboxDomain: configuration.agentInboxDomain,
             directory: mail.directory)
         MCPService(
-            configuration: mcp, authenticator: apiKeys, jmap: jmapService, mail: mail.store, clock: clock,
+            configuration: mcp, authenticator: apiKeys,
+            owners: MCPOwnerAccess(verifier: verifier, principals: ownerPrincipals, issuer: identity.issuer),
+            jmap: jmapService, mail: mail.store, clock: clock,
             onUnexpectedError: reporter("mcp", logger)
         ).register(into: &router)
 

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+@testable import PosternApp
+
+/// JMAP with an owner's access token (`api-docs/oauth-mcp-contract.md` 1.10, 1.13): the resource side's rows of the
+/// error table, and the capability path unchanged.
+@Suite("JMAP with OAuth access tokens and X-Atomic-Account-Id")
+struct OAuthJMAPTests {
+    func responses(_ response: TestResponse) throws -> [[Any]] {
+        try #require(try response.json()["methodResponses"] as? [[Any]], "\(response.text)")
+    }
+
+    @Test("the token opens the inbox the header names, at /jmap, /jmap/api and the session; accountId defaults to it")
+    func opens() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let (token, _) = try h.token(resource: h.jmap)
+        for path in ["/jmap", "/jmap/api"] {
+            let response = try await h.jmap([["Mailbox/get", [:], "m"]], token: token, account: h.bob.accountID, path: path)
+            #expect(response.status == 200, "\(response.text)")
+            let first = try responses(response)[0]
+            #expect(first[0] as? String == "Mailbox/get")
+            #expect((first[1] as? [String: Any])?["accountId"] as? String == h.bob.accountID)
+        }
+        // A body accountId of another inbox, even one the owner holds, cannot redirect the request.
+        let redirected = try await h.jmap(
+            [["Mailbox/get", ["accountId": h.ada.accountID], "m"]], token: token, account: h.bob.accountID)
+        let error = try responses(redirected)[0]
+        #expect(error[0] as? String == "error" && (error[1] as? [String: Any])?["type"] as? String == "accountNotFound")
+        let session = try await h.client.request(
+            "GET", "/.well-known/jmap",
+            headers: [("Authorization", "Bearer " + token), ("X-Atomic-Account-Id", h.ada.accountID.uppercased())])
+        #expect(session.status == 200, "\(session.text)")
+        let accounts = try #require(try session.json()["accounts"] as? [String: Any])
+        #expect(Array(accounts.keys) == [h.ada.accountID])
+    }
+
+    @Test("400 in the agent error shape when X-Atomic-Account-Id is missing or not a UUID")
+    func accountHeader() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let (token, _) = try h.token(resource: h.jmap)
+        for account in [nil, "ada", h.ada.address, h.ada.accountID + "0"] {
+            let response = try await h.jmap([["Mailbox/get", [:], "m"]], token: token, account: account)
+            #expect(response.status == 400, "\(response.text)")
+            let error = try #require(try response.json()["error"] as? [String: Any])
+            #expect(error["message"] as? String == "X-Atomic-Account-Id is missing or not a UUID")
+            #expect((error["hint"] as? String)?.contains("/api/v1/agents") == true)
+            #expect(error["docs_url"] as? String == h.base + "/llms.txt#oauth-for-apps")
+        }
+    }
+
+    @Test("403 access_denied for another owner's inbox, and for a token bound to another inbox")
+    func accessDenied() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let (token, _) = try h.token(resource: h.jmap)
+        let other = try await h.jmap([["Mailbox/get", [:], "m"]], token: token, account: h.eve.accountID)
+        #expect(other.status == 403)
+        #expect(try other.json()["error"] as? String == "access_denied")
+        let (bound, _) = try h.token(resource: "urn:atomicmail:agent:" + h.ada.accountID)
+        #expect(try await h.jmap([["Mailbox/get", [:], "m"]], token: bound, account: h.ada.accountID).status == 200)
+        let elsewhere = try await h.jmap([["Mailbox/get", [:], "m"]], token: bound, account: h.bob.accountID)
+        #expect(elsewhere.status == 403)
+        #expect(try elsewhere.json()["error"] as? String == "access_denied")
+    }
+
+    @Test("401 invalid_token with WWW-Authenticate: an /mcp token, a revoked grant; the capability path unchanged")
+    func invalidToken() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let (mcpToken, _) = try h.token(resource: h.mcp)
+        let (token, grant) = try h.token(resource: h.jmap)
+        #expect(try await h.jmap([["Mailbox/get", [:], "m"]], token: token, account: h.ada.accountID).status == 200)
+        try await h.revoke(grant)
+        for refused in [mcpToken, token] {
+            let response = try await h.jmap([["Mailbox/get", [:], "m"]], token: refused, account: h.ada.accountID)
+            #expect(response.status == 401)
+            #expect(try response.json()["error"] as? String == "invalid_token")
+            #expect(response.header("WWW-Authenticate") == #"Bearer error="invalid_token""#)
+        }
+        let capability = try await h.jmap([["Mailbox/get", [:], "m"]], token: "not.a.token", account: nil)
+        #expect(capability.status == 401 && capability.header("Content-Type") == "application/problem+json")
+    }
+
+    @Test("403 insufficient_scope: mail.read cannot submit, mail.send cannot read; nothing of a refused batch runs")
+    func scopes() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let (reader, _) = try h.token(resource: h.jmap, scope: "mail.read")
+        let send = OAuthOwnerHarness.sendCalls(from: h.ada.address, to: h.bob.address)
+        let refused = try await h.jmap(send, token: reader, account: h.ada.accountID)
+        #expect(refused.status == 403)
+        #expect(try refused.json()["error"] as? String == "insufficient_scope")
+        #expect(refused.header("WWW-Authenticate") == #"Bearer error="insufficient_scope", scope="mail.send""#)
+        let drafts = try await h.jmap(
+            [["Email/query", ["filter": ["inMailbox": "drafts"]], "q"]], token: reader, account: h.ada.accountID)
+        #expect(((try responses(drafts)[0][1] as? [String: Any])?["ids"] as? [Any])?.isEmpty == true)
+
+        let (sender, _) = try h.token(resource: h.jmap, scope: "mail.send")
+        let reading = try await h.jmap([["Email/query", [:], "q"]], token: sender, account: h.ada.accountID)
+        #expect(reading.status == 403)
+        #expect(reading.header("WWW-Authenticate") == #"Bearer error="insufficient_scope", scope="mail.read""#)
+        let destroying = try await h.jmap([["Email/set", ["destroy": ["x"]], "d"]], token: sender, account: h.ada.accountID)
+        #expect(destroying.status == 403)
+        let sent = try await h.jmap(
+            [["Identity/get", [:], "i"]] + send, token: sender, account: h.ada.accountID)
+        #expect(sent.status == 200, "\(sent.text)")
+        let submission = try responses(sent).first { $0[2] as? String == "s" }
+        #expect((submission?[1] as? [String: Any])?["created"] != nil, "\(sent.text)")
+    }
+}

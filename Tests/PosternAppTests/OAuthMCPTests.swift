@@ -1,0 +1,132 @@
+import Foundation
+import PosternTestSupport
+import Testing
+
+@testable import PosternApp
+
+/// MCP's OAuth half (issue 29; `api-docs/oauth-mcp-contract.md` 1.12, section 4): metadata, the 401 challenge,
+/// inbox selection, scopes on every sending tool.
+@Suite("MCP with OAuth access tokens")
+struct OAuthMCPTests {
+    func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer " + token)] }
+
+    @Test("the protected-resource metadata names the authorization server; no credential gets the challenge")
+    func discovery() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let metadata = try await h.client.request("GET", "/.well-known/oauth-protected-resource/mcp")
+        let body = try metadata.json()
+        #expect(body["resource"] as? String == h.mcp)
+        #expect(body["authorization_servers"] as? [String] == [h.server.runtime.identity.issuer])
+        #expect(body["scopes_supported"] as? [String] == ["mail.read", "mail.send"])
+        let anonymous = try await h.client.json("POST", "/mcp", ["jsonrpc": "2.0", "id": 1, "method": "ping"])
+        #expect(anonymous.status == 401)
+        #expect(
+            anonymous.header("WWW-Authenticate")
+                == "Bearer resource_metadata=\"\(h.base)/.well-known/oauth-protected-resource/mcp\"")
+    }
+
+    @Test("list_agents lists the owner's inboxes; tools default to the grant's inbox, agent_id picks another")
+    func selection() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let (token, _) = try h.token(resource: h.mcp, defaultInbox: h.bob.accountID)
+        let session = try await h.mcpSession(bearer(token))
+        let agents = try OAuthOwnerHarness.toolText(
+            try await h.callTool("list_agents", [:], session: session, bearer(token)))
+        #expect(agents.text.contains(h.ada.accountID) && agents.text.contains(h.bob.accountID))
+        #expect(!agents.text.contains(h.eve.accountID))
+        let inbox = try OAuthOwnerHarness.toolText(try await h.callTool("read_inbox", [:], session: session, bearer(token)))
+        #expect(!inbox.isError && inbox.text.contains(h.bob.address), "\(inbox.text)")
+        let picked = try OAuthOwnerHarness.toolText(
+            try await h.callTool("read_inbox", ["agent_id": h.ada.accountID], session: session, bearer(token)))
+        #expect(!picked.isError && picked.text.contains(h.ada.address))
+        let foreign = try OAuthOwnerHarness.toolText(
+            try await h.callTool("read_inbox", ["agent_id": h.eve.accountID], session: session, bearer(token)))
+        #expect(foreign.isError && foreign.text.hasPrefix("access_denied"))
+
+        let (undecided, _) = try h.token(resource: h.mcp)
+        let other = try await h.mcpSession(bearer(undecided))
+        let ask = try OAuthOwnerHarness.toolText(try await h.callTool("read_inbox", [:], session: other, bearer(undecided)))
+        #expect(ask.isError && ask.text.contains("list_agents"))
+    }
+
+    @Test("a session outlives the access token's refresh: it is bound to the grant, not the token")
+    func sessionFollowsGrant() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let client = try h.rows.client()
+        let grant = try h.rows.grant(
+            owner: h.owner, client: client, scope: "mail.read", resource: h.mcp, agentID: h.ada.accountID)
+        func mint() throws -> String {
+            try h.accessToken(grant: grant, client: client, resource: h.mcp, scope: "mail.read")
+        }
+        let first = try mint(), second = try mint()
+        let session = try await h.mcpSession(bearer(first))
+        let result = try OAuthOwnerHarness.toolText(try await h.callTool("read_inbox", [:], session: session, bearer(second)))
+        #expect(!result.isError, "\(result.text)")
+    }
+
+    @Test("mail.send is checked on every sending tool: HTTP 403 with the insufficient_scope challenge, nothing sent")
+    func insufficientScope() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let (token, _) = try h.token(resource: h.mcp, scope: "mail.read", defaultInbox: h.ada.accountID)
+        let session = try await h.mcpSession(bearer(token))
+        let calls: [(String, [String: Any])] = [
+            ("send_email", ["to": h.bob.address, "subject": "s", "body": "b"]),
+            ("reply_to_message", ["message_id": "m", "body": "b"]),
+            ("run_preset", ["name": "send_mail", "variables": ["to": h.bob.address, "subject": "s", "body": "b"]]),
+            (
+                "jmap_request",
+                ["method_calls": OAuthOwnerHarness.sendCalls(from: h.ada.address, to: h.bob.address)]
+            ),
+        ]
+        for (name, arguments) in calls {
+            let response = try await h.callTool(name, arguments, session: session, bearer(token))
+            #expect(response.status == 403, "\(name): \(response.text)")
+            #expect(
+                response.header("WWW-Authenticate")
+                    == "Bearer error=\"insufficient_scope\", scope=\"mail.send\", resource_metadata=\"\(h.base)/.well-known/oauth-protected-resource/mcp\"",
+                "\(name)")
+        }
+        let bobInbox = try await h.jmap(
+            [["Email/query", [:], "q"]], token: try h.token(resource: h.jmap).token, account: h.bob.accountID)
+        let ids = ((try bobInbox.json()["methodResponses"] as? [[Any]])?[0][1] as? [String: Any])?["ids"] as? [Any]
+        #expect(ids?.isEmpty == true)
+        let dryRun = try await h.callTool(
+            "run_preset", ["name": "send_mail", "dry_run": true, "variables": ["to": h.bob.address, "subject": "s", "body": "b"]],
+            session: session, bearer(token))
+        let dryText = try OAuthOwnerHarness.toolText(dryRun)
+        #expect(dryRun.status == 200 && !dryText.isError)
+
+        let (sender, _) = try h.token(resource: h.mcp, scope: "mail.read mail.send", defaultInbox: h.ada.accountID)
+        let senderSession = try await h.mcpSession(bearer(sender))
+        let sent = try OAuthOwnerHarness.toolText(
+            try await h.callTool(
+                "send_email", ["to": h.bob.address, "subject": "s", "body": "b"], session: senderSession, bearer(sender)))
+        #expect(!sent.isError, "\(sent.text)")
+    }
+
+    @Test("401 invalid_token with the resource metadata: a /jmap token, a revoked grant; API keys still work")
+    func invalidToken() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let (jmapToken, _) = try h.token(resource: h.jmap)
+        let (token, grant) = try h.token(resource: h.mcp)
+        let session = try await h.mcpSession(bearer(token))
+        try await h.revoke(grant)
+        for refused in [jmapToken, token] {
+            let response = try await h.callTool("list_agents", [:], session: session, bearer(refused))
+            #expect(response.status == 401)
+            #expect(
+                response.header("WWW-Authenticate")
+                    == "Bearer resource_metadata=\"\(h.base)/.well-known/oauth-protected-resource/mcp\", error=\"invalid_token\"")
+        }
+        for headers in [bearer(h.adaKey), [("X-API-Key", h.adaKey)], [("Authorization", "ApiKey " + h.adaKey)]] {
+            let keySession = try await h.mcpSession(headers)
+            let agents = try OAuthOwnerHarness.toolText(try await h.callTool("list_agents", [:], session: keySession, headers))
+            #expect(agents.text.contains(h.ada.accountID) && !agents.text.contains(h.bob.accountID))
+        }
+    }
+}
