@@ -62,7 +62,7 @@ public struct AuthenticationRefusal: Error, Sendable, Equatable {
 
 extension AuthenticationRefusal {
     /// The `/llms.txt` section that explains the OAuth path (`docs_url` of the agent-shaped 400).
-    public static let docsAnchor = "oauth-for-apps"
+    public static let docsAnchor = "using-an-oauth-access-token"
 
     /// The response body in the contract's shape: `{"error":{"message","hint","docs_url"}}` (the agent shape) for a
     /// bad `X-Atomic-Account-Id`, `{"error","error_description"}` (RFC 6750) for the others.

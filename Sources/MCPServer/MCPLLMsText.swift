@@ -15,8 +15,10 @@ public enum MCPLLMsText {
             Any MCP host reaches an agent inbox at `\(base)/mcp` (Streamable HTTP, JSON-RPC 2.0; protocol versions \
             \(MCPService.protocolVersions.joined(separator: ", "))). Authenticate with the inbox's API key (the \
             `apiKey` of the agent signup above) as `Authorization: Bearer <api key>`, `X-API-Key: <api key>` or \
-            `Authorization: ApiKey <api key>`; the connection reaches exactly that inbox. OAuth for MCP is not offered \
-            yet. The JSON a host pastes:
+            `Authorization: ApiKey <api key>`; the connection reaches exactly that inbox. Or, with no headers at all, \
+            let the host sign in with OAuth: it discovers the authorization server from the 401's `resource_metadata`, \
+            and the owner picks the inboxes and scopes (see "Using an OAuth access token" below). The JSON a host \
+            pastes:
 
             ```json
             {

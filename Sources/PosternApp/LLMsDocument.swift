@@ -2,6 +2,7 @@ import AgentAuth
 import JMAP
 import MCPServer
 import MailboxAccounts
+import OAuthResource
 import RemoteHashAuth
 
 /// `/llms.txt`: one guide for the whole server, a section per API, generated from the live configuration so that
@@ -26,7 +27,9 @@ enum LLMsDocument {
         - [Mail: receive, read and send](#mail-receive-read-and-send): SMTP into local mailboxes, Mail.td's message \
         endpoints, JMAP for agents.
         - [MCP server (Atomic Mail compatible)](#\(MCPLLMsText.anchor)): an agent inbox's tools for any MCP host, \
-        with its API key.
+        with its API key or an owner's OAuth access token.
+        - [Using an OAuth access token](#\(OAuthResourceLLMsText.anchor)): an app acting on an owner's inboxes \
+        through JMAP, MCP and `/api/v1/agents`.
 
         The OpenAPI 3.1 description of every endpoint: \(baseURL)/openapi.json. Signing keys: \
         \(baseURL)/.well-known/jwks.json.
@@ -38,6 +41,7 @@ enum LLMsDocument {
             baseURL: baseURL, smtpAddress: smtpAddress, agentDomain: agent.inboxDomain,
             mailboxDomains: mailbox.domains + mailbox.proDomains))
         \(MCPLLMsText.render(baseURL: baseURL, mcp))
+        \(OAuthResourceLLMsText.render(baseURL: baseURL))
         """
     }
 }

@@ -1,7 +1,9 @@
 import AgentAuth
+import Directory
 import JMAP
 import MCPServer
 import MailboxAccounts
+import OAuthResource
 import RemoteHashAuth
 import Testing
 
@@ -36,6 +38,7 @@ struct LLMsDocumentTests {
         let wanted =
             AgentLLMsText.anchors + AgentAuthError.catalogue.map(\.anchor) + MailboxLLMsText.anchors
             + RemoteHashLLMsText.anchors + MailLLMsText.anchors + [MCPLLMsText.anchor]
+            + [OAuthResourceLLMsText.anchor, AuthenticationRefusal.docsAnchor]
         for anchor in wanted {
             #expect(slugs.contains(anchor), "missing #\(anchor)")
         }

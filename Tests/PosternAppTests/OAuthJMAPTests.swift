@@ -47,7 +47,7 @@ struct OAuthJMAPTests {
             let error = try #require(try response.json()["error"] as? [String: Any])
             #expect(error["message"] as? String == "X-Atomic-Account-Id is missing or not a UUID")
             #expect((error["hint"] as? String)?.contains("/api/v1/agents") == true)
-            #expect(error["docs_url"] as? String == h.base + "/llms.txt#oauth-for-apps")
+            #expect(error["docs_url"] as? String == h.base + "/llms.txt#using-an-oauth-access-token")
         }
     }
 
