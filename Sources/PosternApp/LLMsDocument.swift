@@ -26,10 +26,10 @@ enum LLMsDocument {
         hash, log in against it.
         - [Mail: receive, read and send](#mail-receive-read-and-send): SMTP into local mailboxes, Mail.td's message \
         endpoints, JMAP for agents.
-        - [MCP server (Atomic Mail compatible)](#\(MCPLLMsText.anchor)): an agent inbox's tools for any MCP host, \
-        with its API key or an owner's OAuth access token.
         - [Using an OAuth access token](#\(OAuthResourceLLMsText.anchor)): an app acting on an owner's inboxes \
         through JMAP, MCP and `/api/v1/agents`.
+        - [MCP server (Atomic Mail compatible)](#\(MCPLLMsText.anchor)): an agent inbox's tools for any MCP host, \
+        with its API key.
 
         The OpenAPI 3.1 description of every endpoint: \(baseURL)/openapi.json. Signing keys: \
         \(baseURL)/.well-known/jwks.json.
@@ -40,8 +40,8 @@ enum LLMsDocument {
         \(MailLLMsText.render(
             baseURL: baseURL, smtpAddress: smtpAddress, agentDomain: agent.inboxDomain,
             mailboxDomains: mailbox.domains + mailbox.proDomains))
-        \(MCPLLMsText.render(baseURL: baseURL, mcp))
         \(OAuthResourceLLMsText.render(baseURL: baseURL))
+        \(MCPLLMsText.render(baseURL: baseURL, mcp))
         """
     }
 }

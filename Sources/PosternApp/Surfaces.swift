@@ -52,11 +52,9 @@ enum Surfaces {
             configuration: ownerSettings, database: database, pool: pool,
             clock: clock, onUnexpectedError: reporter("owners", logger))
         owners.register(into: &router)
-        OwnerDomainPages(
-            service: owners,
-            inboxes: AgentOwnedInboxes(
-                accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
-        ).register(into: &router)
+        let ownedInboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+        OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
         jmap.rateLimitsEnabled = configuration.rateLimits
@@ -64,14 +62,13 @@ enum Surfaces {
         let capability = CapabilityAuthenticator(
             keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
             lifetime: agentSettings.capabilityTTL, directory: mail.directory, clock: clock)
-        // The resource side of OAuth: owners' access tokens at JMAP, MCP and /api/v1/agents. Live grants are cached
-        // only on PostgreSQL, where every revocation reaches the cache through `postern_grants` (PosternRuntime).
-        var resource = OAuthResourceConfiguration(issuer: identity.issuer, baseURL: identity.baseURL)
+        // The resource side of OAuth: owners' access tokens at JMAP, MCP and /api/v1/agents, minted by the
+        // authorization server whose issuer is the public URL (contract 1.1). Live grants are cached only on
+        // PostgreSQL, where every revocation reaches the cache through `postern_grants` (PosternRuntime).
+        var resource = OAuthResourceConfiguration(issuer: identity.baseURL, baseURL: identity.baseURL)
         resource.cacheGrants = database.dialect == .postgres
         let verifier = OAuthAccessVerifier(
             configuration: resource, keys: keys, database: database, cache: OAuthGrantCache.of(database), clock: clock)
-        let ownedInboxes = AgentOwnedInboxes(
-            accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
         let ownerPrincipals = OwnerPrincipals(inboxes: ownedInboxes, directory: mail.directory)
         OAuthAgentsService(
             verifier: verifier, inboxes: ownedInboxes, publicURL: identity.baseURL,
@@ -93,7 +90,7 @@ enum Surfaces {
             directory: mail.directory)
         MCPService(
             configuration: mcp, authenticator: apiKeys,
-            owners: MCPOwnerAccess(verifier: verifier, principals: ownerPrincipals, issuer: identity.issuer),
+            owners: MCPOwnerAccess(verifier: verifier, principals: ownerPrincipals, issuer: identity.baseURL),
             jmap: jmapService, mail: mail.store, clock: clock,
             onUnexpectedError: reporter("mcp", logger)
         ).register(into: &router)

@@ -17,7 +17,7 @@ struct OAuthMCPTests {
         let metadata = try await h.client.request("GET", "/.well-known/oauth-protected-resource/mcp")
         let body = try metadata.json()
         #expect(body["resource"] as? String == h.mcp)
-        #expect(body["authorization_servers"] as? [String] == [h.server.runtime.identity.issuer])
+        #expect(body["authorization_servers"] as? [String] == [h.server.runtime.identity.baseURL])
         #expect(body["scopes_supported"] as? [String] == ["mail.read", "mail.send"])
         let anonymous = try await h.client.json("POST", "/mcp", ["jsonrpc": "2.0", "id": 1, "method": "ping"])
         #expect(anonymous.status == 401)

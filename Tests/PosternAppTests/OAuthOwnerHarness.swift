@@ -62,7 +62,7 @@ struct OAuthOwnerHarness: @unchecked Sendable {
         let jti = SecureRandom.identifier(byteCount: 16)
         try rows.token(jti: jti, grant: grant, expiresAt: now + 900)
         var claims = JWTClaims(
-            issuer: server.runtime.identity.issuer, subject: owner, purpose: .oauthAccess, issuedAt: now, ttl: 900,
+            issuer: server.runtime.identity.baseURL, subject: owner, purpose: .oauthAccess, issuedAt: now, ttl: 900,
             jti: jti)
         claims["aud"] = .string(resource)
         claims["client_id"] = .string(client)
