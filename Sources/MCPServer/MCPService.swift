@@ -211,7 +211,8 @@ public struct MCPService: Sendable {
     /// Runs `body` with the connection and credential digest of the request, or answers 429 past the client's rate,
     /// or 401 with the `WWW-Authenticate` challenge that points at the resource metadata. A credential with exactly
     /// two dots is an OAuth access token (when OAuth is served), anything else an inbox API key; never both. An
-    /// OAuth connection's sessions are bound to its grant, so that they outlive the access token's refreshes.
+    /// OAuth connection's sessions are bound to its owner and client, so that they outlive the access token's
+    /// refreshes and a scope step-up (which is a new grant).
     private func authenticated(
         _ request: HTTPRequest, _ context: RequestContext, _ body: (MCPConnection, [UInt8]) async -> HTTPResponse
     ) async -> HTTPResponse {
@@ -224,7 +225,7 @@ public struct MCPService: Sendable {
             if let owners, token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2 {
                 do {
                     let grant = try await owners.verifier.grant(for: token, resources: [.mcp])
-                    return await body(.owner(grant), SHA256.hash("oauth-grant:" + grant.grantID))
+                    return await body(.owner(grant), SHA256.hash("oauth:" + grant.ownerID + " " + grant.clientID))
                 } catch let refusal as AuthenticationRefusal {
                     return unauthorized(error: "invalid_token", refusal.description)
                 }

@@ -51,7 +51,7 @@ struct OAuthMCPTests {
         #expect(ask.isError && ask.text.contains("list_agents"))
     }
 
-    @Test("a session outlives the access token's refresh: it is bound to the grant, not the token")
+    @Test("a session outlives a refresh and a step-up: it is bound to the owner and client, not the token or grant")
     func sessionFollowsGrant() async throws {
         let h = try await OAuthOwnerHarness.start()
         defer { Task { await h.stop() } }
@@ -65,6 +65,14 @@ struct OAuthMCPTests {
         let session = try await h.mcpSession(bearer(first))
         let result = try OAuthOwnerHarness.toolText(try await h.callTool("read_inbox", [:], session: session, bearer(second)))
         #expect(!result.isError, "\(result.text)")
+        // A step-up is a new grant of the same owner for the same client.
+        let wider = try h.rows.grant(
+            owner: h.owner, client: client, scope: "mail.read mail.send", resource: h.mcp, agentID: h.ada.accountID)
+        let stepped = try h.accessToken(grant: wider, client: client, resource: h.mcp, scope: "mail.read mail.send")
+        #expect(try await h.callTool("list_agents", [:], session: session, bearer(stepped)).status == 200)
+        // Another client of the same owner has sessions of its own.
+        let (otherClient, _) = try h.token(resource: h.mcp)
+        #expect(try await h.callTool("list_agents", [:], session: session, bearer(otherClient)).status == 404)
     }
 
     @Test("mail.send is checked on every sending tool: HTTP 403 with the insufficient_scope challenge, nothing sent")
