@@ -15,7 +15,7 @@ public struct OwnerPrincipals: Sendable {
 
     /// The live inboxes `grant`'s owner holds (only the bound one for an inbox-bound token), oldest link first.
     /// - Throws: storage errors.
-    public func inboxes(of grant: OwnerGrant) async throws -> [OwnedInbox] {
+    public func inboxes(of grant: AccessGrant) async throws -> [OwnedInbox] {
         let held = try await inboxes.inboxes(ownerID: grant.ownerID)
         guard case .agent(let bound) = grant.resource else { return held }
         return held.filter { $0.accountID == bound.lowercased() }
@@ -32,7 +32,7 @@ public struct OwnerPrincipals: Sendable {
     /// The principal of inbox `accountID` (its id, any case) for `grant`.
     /// - Throws: ``AuthenticationRefusal`` `.accessDenied` when the owner does not hold that live inbox, or the
     ///   token is bound to another inbox; storage errors.
-    public func principal(_ grant: OwnerGrant, accountID: String) async throws -> Principal {
+    public func principal(_ grant: AccessGrant, accountID: String) async throws -> Principal {
         let accountID = accountID.lowercased()
         if case .agent(let bound) = grant.resource, bound.lowercased() != accountID {
             throw AuthenticationRefusal(.accessDenied, "This access token is bound to another inbox.")
@@ -46,7 +46,7 @@ public struct OwnerPrincipals: Sendable {
     /// The inbox `agent` names (an accountId or an address, any case), else the grant's default inbox while the
     /// owner still holds it, else the owner's only inbox; otherwise the inboxes to choose from.
     /// - Throws: ``AuthenticationRefusal`` `.accessDenied` when `agent` names no inbox the owner holds; storage errors.
-    public func choose(_ grant: OwnerGrant, agent: String?) async throws -> Choice {
+    public func choose(_ grant: AccessGrant, agent: String?) async throws -> Choice {
         if case .agent(let bound) = grant.resource, agent == nil {
             return .inbox(try await principal(grant, accountID: bound))
         }
@@ -66,7 +66,7 @@ public struct OwnerPrincipals: Sendable {
         return .choose(held)
     }
 
-    private func principal(_ grant: OwnerGrant, _ inbox: OwnedInbox) async throws -> Principal {
+    private func principal(_ grant: AccessGrant, _ inbox: OwnedInbox) async throws -> Principal {
         guard case .local(let mailbox) = try await directory.resolve(inbox.address) else {
             throw AuthenticationRefusal(.accessDenied, "The inbox \(inbox.accountID) is no longer served here.")
         }

@@ -12,7 +12,8 @@ extension JMAPService {
     static func required(_ name: String, _ arguments: [(String, JSONValue)]) -> MailPermissions {
         if name == "EmailSubmission/set" { return .send }
         guard composingMethods.contains(name) else { return .read }
-        if name == "Email/set", arguments.contains(where: { ($0.0 == "update" || $0.0 == "destroy") && $0.1 != .null }) {
+        if name == "Email/set", arguments.contains(where: { ($0.0 == "update" || $0.0 == "destroy") && $0.1 != .null })
+        {
             return .read
         }
         return []

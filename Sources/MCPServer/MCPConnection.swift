@@ -6,12 +6,12 @@ enum MCPConnection: Sendable {
     /// The inbox an API key opens.
     case inbox(Principal)
     /// An owner's live grant.
-    case owner(OwnerGrant)
+    case owner(AccessGrant)
 }
 
 /// What the OAuth half of MCP needs (issue 29): the access-token verifier and the owners' inboxes as principals.
 public struct MCPOwnerAccess: Sendable {
-    let verifier: any OwnerGrantAuthenticator
+    let verifier: any AccessGrantAuthenticator
     let principals: OwnerPrincipals
     /// The authorization server's issuer, listed in the protected-resource metadata.
     let issuer: String
@@ -20,7 +20,7 @@ public struct MCPOwnerAccess: Sendable {
     ///   - verifier: verifies access tokens (audience `<public URL>/mcp`) and finds their live grants.
     ///   - principals: the owners' inboxes as principals, ownership read on every call.
     ///   - issuer: the authorization server's issuer (`authorization_servers` of the RFC 9728 metadata).
-    public init(verifier: any OwnerGrantAuthenticator, principals: OwnerPrincipals, issuer: String) {
+    public init(verifier: any AccessGrantAuthenticator, principals: OwnerPrincipals, issuer: String) {
         self.verifier = verifier
         self.principals = principals
         self.issuer = issuer

@@ -10,7 +10,7 @@ import Storage
 /// 900 s), an audience among those asked for, a scope among `mail.read mail.send`; then its grant, found by `jti`,
 /// must be live (not revoked, not past its chain's end) and agree with the claims. Live grants are kept in an
 /// ``OAuthGrantCache`` that revocations invalidate.
-public struct OAuthAccessVerifier: OwnerGrantAuthenticator {
+public struct OAuthAccessVerifier: AccessGrantAuthenticator {
     let configuration: OAuthResourceConfiguration
     let keys: JWTKeySet
     let database: any SQLDatabase
@@ -37,7 +37,7 @@ public struct OAuthAccessVerifier: OwnerGrantAuthenticator {
         self.metrics = OAuthResourceMetrics(factory: metricsFactory)
     }
 
-    public func grant(for token: String, resources: Set<OwnerGrant.Resource>) async throws -> OwnerGrant {
+    public func grant(for token: String, resources: Set<AccessGrant.Resource>) async throws -> AccessGrant {
         let now = clock()
         var policy = JWTPolicy(
             purpose: .oauthAccess, issuer: configuration.issuer,
@@ -78,13 +78,13 @@ public struct OAuthAccessVerifier: OwnerGrantAuthenticator {
             let granted = MailPermissions(scope: record.scope), granted.isSuperset(of: permissions)
         else { throw refuse(.unknownGrant, "The access token does not match its grant; authorize again.") }
         metrics.count(.valid)
-        return OwnerGrant(
+        return AccessGrant(
             ownerID: owner, grantID: record.grantID, clientID: client, resource: resource, permissions: permissions,
             defaultInboxID: record.agentID)
     }
 
     /// The resource `audience` names; nil for none of this server's.
-    private func resource(of audience: String) -> OwnerGrant.Resource? {
+    private func resource(of audience: String) -> AccessGrant.Resource? {
         if audience == configuration.jmapResource { return .jmap }
         if audience == configuration.mcpResource { return .mcp }
         let prefix = OAuthResourceConfiguration.agentResourcePrefix

@@ -7,7 +7,7 @@ import ServerKit
 /// the `/jmap` or `/mcp` resource, is the bearer; nothing else opens it (docs/oauth-decisions.md 6). Refusals are
 /// RFC 6750's: 401 `invalid_token` with `WWW-Authenticate`.
 public struct OAuthAgentsService: Sendable {
-    let verifier: any OwnerGrantAuthenticator
+    let verifier: any AccessGrantAuthenticator
     let inboxes: any OwnedInboxes
     let publicURL: String
     let onUnexpectedError: UnexpectedErrorReporter
@@ -18,7 +18,7 @@ public struct OAuthAgentsService: Sendable {
     ///   - publicURL: the public base URL (no trailing slash), for the `_next` steps.
     ///   - onUnexpectedError: called with each error answered with a bare 500.
     public init(
-        verifier: any OwnerGrantAuthenticator, inboxes: any OwnedInboxes, publicURL: String,
+        verifier: any AccessGrantAuthenticator, inboxes: any OwnedInboxes, publicURL: String,
         onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }
     ) {
         self.verifier = verifier

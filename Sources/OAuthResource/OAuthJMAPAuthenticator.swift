@@ -5,7 +5,7 @@ import Directory
 /// audience and opens the inbox `X-Atomic-Account-Id` names, when the owner holds it, with the grant's scopes;
 /// any other bearer goes to `fallback` (the capability token) unchanged.
 public struct OAuthJMAPAuthenticator: PrincipalAuthenticator {
-    let verifier: any OwnerGrantAuthenticator
+    let verifier: any AccessGrantAuthenticator
     let principals: OwnerPrincipals
     let fallback: any PrincipalAuthenticator
 
@@ -17,7 +17,7 @@ public struct OAuthJMAPAuthenticator: PrincipalAuthenticator {
     ///   - principals: the owners' inboxes as principals.
     ///   - fallback: who every other bearer is (the capability token's authenticator).
     public init(
-        verifier: any OwnerGrantAuthenticator, principals: OwnerPrincipals, fallback: any PrincipalAuthenticator
+        verifier: any AccessGrantAuthenticator, principals: OwnerPrincipals, fallback: any PrincipalAuthenticator
     ) {
         self.verifier = verifier
         self.principals = principals

@@ -2,9 +2,10 @@ import AuthCrypto
 import Directory
 import JSON
 import JWT
-@testable import OAuthResource
 import PosternTestSupport
 import Testing
+
+@testable import OAuthResource
 
 @Suite("OAuth access tokens at the resource side: verified, tied to a live grant, refused at once when revoked")
 struct OAuthAccessVerifierTests {
@@ -12,7 +13,8 @@ struct OAuthAccessVerifierTests {
     init() throws { fixture = try OAuthVerifierFixture() }
 
     func refused(
-        _ token: String, _ resources: Set<OwnerGrant.Resource> = [.jmap], sourceLocation: SourceLocation = #_sourceLocation
+        _ token: String, _ resources: Set<AccessGrant.Resource> = [.jmap],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async {
         let error = await #expect(throws: AuthenticationRefusal.self, sourceLocation: sourceLocation) {
             _ = try await fixture.verifier.grant(for: token, resources: resources)
@@ -26,7 +28,7 @@ struct OAuthAccessVerifierTests {
         let grant = try await fixture.verifier.grant(for: issued.token, resources: [.mcp])
         #expect(
             grant
-                == OwnerGrant(
+                == AccessGrant(
                     ownerID: issued.owner, grantID: issued.grant, clientID: issued.client, resource: .mcp,
                     permissions: .read, defaultInboxID: nil))
         #expect(try fixture.counted("valid") == 1)
@@ -78,13 +80,15 @@ struct OAuthAccessVerifierTests {
         await refused(issued.token)
         #expect(try fixture.counted("expired") == 1)
 
-        let owner = try fixture.rows.owner(), client = try fixture.rows.client()
+        let owner = try fixture.rows.owner()
+        let client = try fixture.rows.client()
         let ended = try fixture.rows.grant(
             owner: owner, client: client, scope: "mail.read", resource: OAuthVerifierFixture.jmap,
             expiresAt: fixture.clock.now)
         try fixture.rows.token(jti: "jti-ended", grant: ended, expiresAt: fixture.clock.now + 900)
         let token = try fixture.keys.sign(
-            fixture.claims(owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-ended"),
+            fixture.claims(
+                owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-ended"),
             for: .oauthAccess)
         await refused(token)
         #expect(try fixture.counted("revoked") == 1)
@@ -106,8 +110,10 @@ struct OAuthAccessVerifierTests {
 
     @Test("a token of another issuer is refused")
     func wrongIssuer() async throws {
-        let owner = try fixture.rows.owner(), client = try fixture.rows.client()
-        let grant = try fixture.rows.grant(owner: owner, client: client, scope: "mail.read", resource: OAuthVerifierFixture.jmap)
+        let owner = try fixture.rows.owner()
+        let client = try fixture.rows.client()
+        let grant = try fixture.rows.grant(
+            owner: owner, client: client, scope: "mail.read", resource: OAuthVerifierFixture.jmap)
         try fixture.rows.token(jti: "jti-iss", grant: grant, expiresAt: fixture.clock.now + 900)
         let token = try fixture.keys.sign(
             fixture.claims(
@@ -120,8 +126,10 @@ struct OAuthAccessVerifierTests {
 
     @Test("algorithm confusion: RS256, HS256, alg none and an EdDSA token typed JWT are all refused")
     func algorithmConfusion() async throws {
-        let owner = try fixture.rows.owner(), client = try fixture.rows.client()
-        let grant = try fixture.rows.grant(owner: owner, client: client, scope: "mail.read", resource: OAuthVerifierFixture.jmap)
+        let owner = try fixture.rows.owner()
+        let client = try fixture.rows.client()
+        let grant = try fixture.rows.grant(
+            owner: owner, client: client, scope: "mail.read", resource: OAuthVerifierFixture.jmap)
         try fixture.rows.token(jti: "jti-alg", grant: grant, expiresAt: fixture.clock.now + 900)
         let claims = fixture.claims(
             owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-alg")
@@ -140,26 +148,36 @@ struct OAuthAccessVerifierTests {
         // A signature over other claims (a widened scope) does not verify.
         var widened = claims
         widened["scope"] = "mail.read mail.send"
-        await refused(String(good.split(separator: ".")[0]) + "." + Base64URL.encode(widened.json.serialize()) + "."
-            + good.split(separator: ".")[2])
+        await refused(
+            String(good.split(separator: ".")[0]) + "." + Base64URL.encode(widened.json.serialize()) + "."
+                + good.split(separator: ".")[2])
         #expect(try fixture.counted("invalid") == 6)
     }
 
     @Test("an unknown jti, and a token whose claims disagree with its grant row, are refused")
     func unknownGrant() async throws {
-        let owner = try fixture.rows.owner(), client = try fixture.rows.client()
-        let grant = try fixture.rows.grant(owner: owner, client: client, scope: "mail.read", resource: OAuthVerifierFixture.jmap)
+        let owner = try fixture.rows.owner()
+        let client = try fixture.rows.client()
+        let grant = try fixture.rows.grant(
+            owner: owner, client: client, scope: "mail.read", resource: OAuthVerifierFixture.jmap)
         let unrecorded = try fixture.keys.sign(
-            fixture.claims(owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "nobody"),
+            fixture.claims(
+                owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "nobody"),
             for: .oauthAccess)
         await refused(unrecorded)
         try fixture.rows.token(jti: "jti-x", grant: grant, expiresAt: fixture.clock.now + 900)
         let otherOwner = try fixture.rows.owner()
         for claims in [
-            fixture.claims(owner: otherOwner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-x"),
-            fixture.claims(owner: owner, client: "another", audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-x"),
-            fixture.claims(owner: owner, client: client, audience: OAuthVerifierFixture.mcp, scope: "mail.read", jti: "jti-x"),
-            fixture.claims(owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read mail.send", jti: "jti-x"),
+            fixture.claims(
+                owner: otherOwner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-x"
+            ),
+            fixture.claims(
+                owner: owner, client: "another", audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-x"),
+            fixture.claims(
+                owner: owner, client: client, audience: OAuthVerifierFixture.mcp, scope: "mail.read", jti: "jti-x"),
+            fixture.claims(
+                owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read mail.send",
+                jti: "jti-x"),
         ] {
             await refused(try fixture.keys.sign(claims, for: .oauthAccess), [.jmap, .mcp])
         }
@@ -176,7 +194,8 @@ struct OAuthAccessVerifierTests {
     func routingHint() throws {
         let issued = try fixture.issue()
         #expect(OAuthAccessVerifier.looksLikeAccessToken(issued.token))
-        let capability = try fixture.keys.sign(JWTClaims(issuer: "x", purpose: .capability, issuedAt: 0, ttl: 60), for: .capability)
+        let capability = try fixture.keys.sign(
+            JWTClaims(issuer: "x", purpose: .capability, issuedAt: 0, ttl: 60), for: .capability)
         #expect(!OAuthAccessVerifier.looksLikeAccessToken(capability))
         #expect(!OAuthAccessVerifier.looksLikeAccessToken("ak_live_key"))
         #expect(!OAuthAccessVerifier.looksLikeAccessToken("!!.!!.!!"))

@@ -70,7 +70,8 @@ struct OAuthVerifierFixture {
             owner: owner, client: client, scope: grantScope ?? scope, resource: audience, agentID: agentID)
         let jti = SecureRandom.identifier(byteCount: 16)
         try rows.token(jti: jti, grant: grant, expiresAt: clock.now + 900)
-        let token = try keys.sign(claims(owner: owner, client: client, audience: audience, scope: scope, jti: jti), for: .oauthAccess)
+        let token = try keys.sign(
+            claims(owner: owner, client: client, audience: audience, scope: scope, jti: jti), for: .oauthAccess)
         return (token, grant, owner, client)
     }
 

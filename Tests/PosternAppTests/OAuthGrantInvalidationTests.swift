@@ -14,10 +14,17 @@ struct OAuthGrantInvalidationTests {
         let first = try await TestServer.start()
         let second = try await TestServer.start { $0.dataDirectory = first.dataDirectory }
         let h = try await OAuthOwnerHarness.start(server: first)
-        defer { Task { await second.stop(); await h.stop() } }
+        defer {
+            Task {
+                await second.stop()
+                await h.stop()
+            }
+        }
         let other = try second.client()
         let cache = OAuthGrantCache.of(second.runtime.database)
-        let body = Array(#"{"using":["urn:ietf:params:jmap:core","urn:ietf:params:jmap:mail"],"methodCalls":[["Mailbox/get",{},"m"]]}"#.utf8)
+        let body = Array(
+            #"{"using":["urn:ietf:params:jmap:core","urn:ietf:params:jmap:mail"],"methodCalls":[["Mailbox/get",{},"m"]]}"#
+                .utf8)
         func headers(_ token: String) -> [(String, String)] {
             [("Authorization", "Bearer " + token), ("X-Atomic-Account-Id", h.ada.accountID)]
         }

@@ -17,7 +17,8 @@ struct OAuthJMAPTests {
         defer { Task { await h.stop() } }
         let (token, _) = try h.token(resource: h.jmap)
         for path in ["/jmap", "/jmap/api"] {
-            let response = try await h.jmap([["Mailbox/get", [:], "m"]], token: token, account: h.bob.accountID, path: path)
+            let response = try await h.jmap(
+                [["Mailbox/get", [:], "m"]], token: token, account: h.bob.accountID, path: path)
             #expect(response.status == 200, "\(response.text)")
             let first = try responses(response)[0]
             #expect(first[0] as? String == "Mailbox/get")
@@ -102,7 +103,8 @@ struct OAuthJMAPTests {
         let reading = try await h.jmap([["Email/query", [:], "q"]], token: sender, account: h.ada.accountID)
         #expect(reading.status == 403)
         #expect(reading.header("WWW-Authenticate") == #"Bearer error="insufficient_scope", scope="mail.read""#)
-        let destroying = try await h.jmap([["Email/set", ["destroy": ["x"]], "d"]], token: sender, account: h.ada.accountID)
+        let destroying = try await h.jmap(
+            [["Email/set", ["destroy": ["x"]], "d"]], token: sender, account: h.ada.accountID)
         #expect(destroying.status == 403)
         let sent = try await h.jmap(
             [["Identity/get", [:], "i"]] + send, token: sender, account: h.ada.accountID)

@@ -36,7 +36,8 @@ struct OAuthMCPTests {
             try await h.callTool("list_agents", [:], session: session, bearer(token)))
         #expect(agents.text.contains(h.ada.accountID) && agents.text.contains(h.bob.accountID))
         #expect(!agents.text.contains(h.eve.accountID))
-        let inbox = try OAuthOwnerHarness.toolText(try await h.callTool("read_inbox", [:], session: session, bearer(token)))
+        let inbox = try OAuthOwnerHarness.toolText(
+            try await h.callTool("read_inbox", [:], session: session, bearer(token)))
         #expect(!inbox.isError && inbox.text.contains(h.bob.address), "\(inbox.text)")
         let picked = try OAuthOwnerHarness.toolText(
             try await h.callTool("read_inbox", ["agent_id": h.ada.accountID], session: session, bearer(token)))
@@ -47,7 +48,8 @@ struct OAuthMCPTests {
 
         let (undecided, _) = try h.token(resource: h.mcp)
         let other = try await h.mcpSession(bearer(undecided))
-        let ask = try OAuthOwnerHarness.toolText(try await h.callTool("read_inbox", [:], session: other, bearer(undecided)))
+        let ask = try OAuthOwnerHarness.toolText(
+            try await h.callTool("read_inbox", [:], session: other, bearer(undecided)))
         #expect(ask.isError && ask.text.contains("list_agents"))
     }
 
@@ -61,9 +63,11 @@ struct OAuthMCPTests {
         func mint() throws -> String {
             try h.accessToken(grant: grant, client: client, resource: h.mcp, scope: "mail.read")
         }
-        let first = try mint(), second = try mint()
+        let first = try mint()
+        let second = try mint()
         let session = try await h.mcpSession(bearer(first))
-        let result = try OAuthOwnerHarness.toolText(try await h.callTool("read_inbox", [:], session: session, bearer(second)))
+        let result = try OAuthOwnerHarness.toolText(
+            try await h.callTool("read_inbox", [:], session: session, bearer(second)))
         #expect(!result.isError, "\(result.text)")
         // A step-up is a new grant of the same owner for the same client.
         let wider = try h.rows.grant(
@@ -103,7 +107,8 @@ struct OAuthMCPTests {
         let ids = ((try bobInbox.json()["methodResponses"] as? [[Any]])?[0][1] as? [String: Any])?["ids"] as? [Any]
         #expect(ids?.isEmpty == true)
         let dryRun = try await h.callTool(
-            "run_preset", ["name": "send_mail", "dry_run": true, "variables": ["to": h.bob.address, "subject": "s", "body": "b"]],
+            "run_preset",
+            ["name": "send_mail", "dry_run": true, "variables": ["to": h.bob.address, "subject": "s", "body": "b"]],
             session: session, bearer(token))
         let dryText = try OAuthOwnerHarness.toolText(dryRun)
         #expect(dryRun.status == 200 && !dryText.isError)
@@ -112,7 +117,8 @@ struct OAuthMCPTests {
         let senderSession = try await h.mcpSession(bearer(sender))
         let sent = try OAuthOwnerHarness.toolText(
             try await h.callTool(
-                "send_email", ["to": h.bob.address, "subject": "s", "body": "b"], session: senderSession, bearer(sender)))
+                "send_email", ["to": h.bob.address, "subject": "s", "body": "b"], session: senderSession, bearer(sender)
+            ))
         #expect(!sent.isError, "\(sent.text)")
     }
 
@@ -129,11 +135,13 @@ struct OAuthMCPTests {
             #expect(response.status == 401)
             #expect(
                 response.header("WWW-Authenticate")
-                    == "Bearer resource_metadata=\"\(h.base)/.well-known/oauth-protected-resource/mcp\", error=\"invalid_token\"")
+                    == "Bearer resource_metadata=\"\(h.base)/.well-known/oauth-protected-resource/mcp\", error=\"invalid_token\""
+            )
         }
         for headers in [bearer(h.adaKey), [("X-API-Key", h.adaKey)], [("Authorization", "ApiKey " + h.adaKey)]] {
             let keySession = try await h.mcpSession(headers)
-            let agents = try OAuthOwnerHarness.toolText(try await h.callTool("list_agents", [:], session: keySession, headers))
+            let agents = try OAuthOwnerHarness.toolText(
+                try await h.callTool("list_agents", [:], session: keySession, headers))
             #expect(agents.text.contains(h.ada.accountID) && !agents.text.contains(h.bob.accountID))
         }
     }

@@ -33,7 +33,8 @@ struct OAuthOwnerHarness: @unchecked Sendable {
         let inboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: database), domain: server.runtime.configuration.agentInboxDomain,
             clock: { 1_800_000_000 })
-        let owner = try rows.owner(), other = try rows.owner()
+        let owner = try rows.owner()
+        let other = try rows.owner()
         let (ada, adaKey) = try await inboxes.createInbox(username: "ada-" + Self.suffix(), ownerID: owner)
         let (bob, _) = try await inboxes.createInbox(username: "bob-" + Self.suffix(), ownerID: owner)
         let (eve, _) = try await inboxes.createInbox(username: "eve-" + Self.suffix(), ownerID: other)
@@ -52,7 +53,8 @@ struct OAuthOwnerHarness: @unchecked Sendable {
         -> (token: String, grant: String)
     {
         let client = try rows.client()
-        let grant = try rows.grant(owner: owner, client: client, scope: scope, resource: resource, agentID: defaultInbox)
+        let grant = try rows.grant(
+            owner: owner, client: client, scope: scope, resource: resource, agentID: defaultInbox)
         return (try accessToken(grant: grant, client: client, resource: resource, scope: scope), grant)
     }
 
@@ -115,7 +117,9 @@ struct OAuthOwnerHarness: @unchecked Sendable {
             "POST", "/mcp",
             [
                 "jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": ["protocolVersion": "2025-06-18", "capabilities": [:], "clientInfo": ["name": "t", "version": "1"]],
+                "params": [
+                    "protocolVersion": "2025-06-18", "capabilities": [:], "clientInfo": ["name": "t", "version": "1"],
+                ],
             ], headers: headers)
         #expect(response.status == 200, "\(response.text)")
         return try #require(response.header("Mcp-Session-Id"))

@@ -48,8 +48,11 @@ public struct OAuthGrantRows: Sendable {
                 INSERT INTO oauth_grants (id, owner_id, client_id, agent_id, scope, resource, created_at, expires_at)
                 VALUES (?, ?, ?, ?, ?, ?, 0, ?)
                 """,
-                [.text(id), .text(owner), .text(client), agentID.map { .text($0) } ?? .null, .text(scope), .text(resource),
-                 .integer(expiresAt)])
+                [
+                    .text(id), .text(owner), .text(client), agentID.map { .text($0) } ?? .null, .text(scope),
+                    .text(resource),
+                    .integer(expiresAt),
+                ])
         }
         return id
     }

@@ -1,6 +1,6 @@
 /// What a verified OAuth access token opens (issue 28): the owner who approved it, the live grant behind it, the
 /// resource it was minted for and what it may do. Inboxes are the owner's (``OwnedInboxes``), chosen per request.
-public struct OwnerGrant: Sendable, Equatable {
+public struct AccessGrant: Sendable, Equatable {
     /// The resource (the token's `aud`) a grant was approved for.
     public enum Resource: Sendable, Equatable, Hashable {
         /// `<public URL>/jmap`.
@@ -39,15 +39,15 @@ public struct OwnerGrant: Sendable, Equatable {
 
 /// Verifies an owner's OAuth access token for the resources a surface serves: implemented by the resource side
 /// (`OAuthResource`), used by JMAP, MCP and `/api/v1/agents`.
-public protocol OwnerGrantAuthenticator: Sendable {
-    /// The live grant `token` opens, when its audience is one of `resources` (``OwnerGrant/Resource/agent(accountID:)``
-    /// with any id stands for every inbox-bound audience).
+public protocol AccessGrantAuthenticator: Sendable {
+    /// The live grant `token` opens, when its audience is one of `resources`
+    /// (``AccessGrant/Resource/agent(accountID:)`` with any id stands for every inbox-bound audience).
     /// - Throws: ``AuthenticationRefusal`` `.invalidToken` for a token that does not verify, is expired, of another
     ///   issuer or audience, or whose grant is revoked, expired or unknown; storage errors.
-    func grant(for token: String, resources: Set<OwnerGrant.Resource>) async throws -> OwnerGrant
+    func grant(for token: String, resources: Set<AccessGrant.Resource>) async throws -> AccessGrant
 }
 
-extension OwnerGrant.Resource {
+extension AccessGrant.Resource {
     /// Stands for every `urn:atomicmail:agent:{id}` audience in an accepted set.
-    public static let anyAgent = OwnerGrant.Resource.agent(accountID: "")
+    public static let anyAgent = AccessGrant.Resource.agent(accountID: "")
 }
