@@ -24,6 +24,13 @@ extension OwnersHarness {
         return OwnerGrants(database: test.database, clock: { clock.now }, revoked: revoked)
     }
 
+    /// Adds the `/owner` routes.
+    func routeInboxPages(revoked: @escaping @Sendable (String) -> Void = { _ in }) {
+        OwnerInboxPages(
+            service: service, inboxes: ownedInboxes, grants: grants(revoked: revoked), agentDomain: Self.agentDomain
+        ).register(into: &router)
+    }
+
     /// Writes an OAuth client and a grant of it to `ownerID` as the authorization server would; returns the grant id.
     @discardableResult
     func insertGrant(
