@@ -42,6 +42,12 @@ struct OwnerInboxesPage {
         return OwnerPageShell.document(title: "Your inboxes", main: main, owner: owner, csrfToken: csrfToken)
     }
 
+    /// `seconds` as `2026-07-01 09:14 UTC`, the exact instant in the `datetime` attribute.
+    static func time(_ seconds: Int64) -> String {
+        let full = RFC3339.format(seconds)
+        return "<time datetime=\"\(full)\">\(full.prefix(10)) \(full.dropFirst(11).prefix(5)) UTC</time>"
+    }
+
     private func hidden() -> String {
         "<input type=\"hidden\" name=\"\(OwnerBrowser.csrfField)\" value=\"\(HTMLText.escape(csrfToken))\">"
     }
@@ -60,8 +66,8 @@ struct OwnerInboxesPage {
             rows += """
                 <tr class="inbox" data-account-id="\(e(inbox.accountID))">
                 <td class="address">\(e(inbox.address))</td><td><code class="account-id">\(e(inbox.accountID))</code></td>
-                <td class="status">active</td><td>\(e(RFC3339.format(inbox.linkedAt)))</td>
-                <td>\(e(RFC3339.format(inbox.activatedAt)))</td>
+                <td class="status">active</td><td>\(Self.time(inbox.linkedAt))</td>
+                <td>\(Self.time(inbox.activatedAt))</td>
                 <td><form method="post" action="/owner/inboxes/\(e(inbox.accountID))/rotate-key" class="inline rotate-key">
                 \(hidden())<button type="submit">Rotate key</button></form></td>
                 </tr>
@@ -133,7 +139,7 @@ struct OwnerInboxesPage {
                 <td class="client-name">\(e(grant.clientName ?? "(unnamed app)"))</td>
                 <td><code class="client-id">\(e(grant.clientID))</code></td>
                 <td class="scopes">\(e(grant.scopes.joined(separator: " ")))</td><td><code>\(e(grant.resource))</code></td>
-                <td class="default-inbox">\(e(inbox))</td><td>\(e(RFC3339.format(grant.grantedAt)))</td>
+                <td class="default-inbox">\(e(inbox))</td><td>\(Self.time(grant.grantedAt))</td>
                 <td><form method="post" action="/owner/apps/\(e(grant.id))/revoke" class="inline revoke-app">
                 \(hidden())<button type="submit">Revoke</button></form></td>
                 </tr>
