@@ -1,4 +1,3 @@
-import Foundation
 import PosternTestSupport
 import Testing
 
@@ -14,27 +13,8 @@ struct OwnerBrowserPageTests {
         "sign in, create, link, rotate, revoke, sign out through the pages",
         .enabled(if: StorageBackend.current == .sqlite, "the script's server is SQLite; OwnersTests cover PostgreSQL"))
     func browser() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", ServeProcessTests.repository.appendingPathComponent("Tests/Browser/test_owner_pages.py").path,
-        ]
-        var environment = ProcessInfo.processInfo.environment
-        environment["POSTERN_BIN"] = ServeProcessTests.executable.path
-        environment["POSTERN_ARTIFACTS"] = ServeProcessTests.repository.appendingPathComponent("artifacts").path
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        // Waiting blocks: keep it off the cooperative pool.
-        let (status, log) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let log = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: log, as: UTF8.self)))
-            }
-        }
+        let (status, log) = try await PythonScript.run(
+            "Browser/test_owner_pages.py", environment: ["POSTERN_BIN": ServeProcessTests.executable.path])
         #expect(status == 0, "owner pages browser test failed:\n\(log)")
         #expect(log.contains("Ran 1 test") && log.contains("owner-08-signed-out.png"))
     }
