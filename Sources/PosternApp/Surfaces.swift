@@ -51,11 +51,13 @@ enum Surfaces {
             configuration: ownerSettings, database: database, pool: pool,
             clock: clock, onUnexpectedError: reporter("owners", logger))
         owners.register(into: &router)
-        OwnerDomainPages(
-            service: owners,
-            inboxes: AgentOwnedInboxes(
-                accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+        let ownedInboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+        OwnerInboxPages(
+            service: owners, inboxes: ownedInboxes, grants: OwnerGrants(database: database, clock: clock),
+            agentDomain: configuration.agentInboxDomain
         ).register(into: &router)
+        OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
         jmap.rateLimitsEnabled = configuration.rateLimits
