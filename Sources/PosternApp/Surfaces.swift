@@ -54,6 +54,12 @@ enum Surfaces {
         owners.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+        OwnerInboxPages(
+            service: owners, inboxes: ownedInboxes, grants: OwnerGrants(
+                database: database, clock: clock,
+                revoked: { OAuthGrantCache.of(database).invalidate(grantID: $0) }),
+            agentDomain: configuration.agentInboxDomain
+        ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
