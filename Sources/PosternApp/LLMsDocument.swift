@@ -46,8 +46,8 @@ enum LLMsDocument {
         \(MailLLMsText.render(
             baseURL: baseURL, smtpAddress: smtpAddress, agentDomain: agent.inboxDomain,
             mailboxDomains: mailbox.domains + mailbox.proDomains))
-        \(OAuthResourceLLMsText.render(baseURL: baseURL))
         \(MCPLLMsText.render(baseURL: baseURL, mcp))
+        \(OAuthResourceLLMsText.render(baseURL: baseURL))
         """
     }
 }

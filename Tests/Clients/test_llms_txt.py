@@ -172,6 +172,19 @@ def mcp(section, base, api_key):
           f"mcp: initialize with the section's curl line opens a session ({status})")
 
 
+def oauth_resource(section, base):
+    lines = curl_lines(section)
+    check(len(lines) == 2, "oauth resource: two curl lines (the owner's agents, JMAP with X-Atomic-Account-Id)")
+    # Shaped as an access token (typ at+jwt), signed by nobody: both lines must refuse it as the section says.
+    header = base64.urlsafe_b64encode(b'{"alg":"EdDSA","typ":"at+jwt","kid":"none"}').rstrip(b"=").decode()
+    forged = {"access token": header + ".e30.c2ln", "accountId": "00000000-0000-4000-8000-000000000000"}
+    for line, what in zip(lines, ("/api/v1/agents", "JMAP")):
+        status, head, body = run(line, forged)
+        check(status == 401 and isinstance(body, dict) and body.get("error") == "invalid_token"
+              and head.get("WWW-Authenticate") == 'Bearer error="invalid_token"',
+              f"oauth resource: {what} refuses a forged access token with invalid_token ({status})")
+
+
 def main():
     env = {"POSTERN_AGENT_POW_DIFFICULTY": "3", "POSTERN_AGENT_POW_DYNAMIC": "off",
            "POSTERN_MAILBOX_POW_DIFFICULTY": "8", "POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true"}
@@ -180,13 +193,14 @@ def main():
         check(status == 200 and text.startswith("# Postern"), "GET /llms.txt")
         parts = sections(text)
         names = list(parts)
-        check(len(names) == 5, f"three API sections, the mail section and the MCP section: {names}")
+        check(len(names) == 6, f"three API sections, the mail, MCP and OAuth-token sections: {names}")
         check(f"{base}/openapi.json" in text, "links to /openapi.json")
         capability, api_key = agent(parts[names[0]])
         mailbox(parts[names[1]])
         remote(parts[names[2]], base)
         mail(parts[names[3]], capability)
-        mcp(parts[names[4]], base, api_key)
+        mcp(parts["MCP server (Atomic Mail compatible)"], base, api_key)
+        oauth_resource(parts["Using an OAuth access token"], base)
     check.finish("llms.txt")
 
 
