@@ -44,9 +44,12 @@ let package = Package(
             "HTTP1", "SocketServer",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset), the mail-sink protocol, server facade.
+        // Server-side TLS over memory BIOs (libssl), driven by an event loop's bytes; self-signed pairs (libcrypto).
+        .target(name: "ServerTLS", dependencies: ["COpenSSL", "AuthCrypto"]),
+        // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset, STARTTLS, AUTH), the TLS transport
+        // under it, the mail-sink protocol, server facade.
         .target(name: "SMTPServer", dependencies: [
-            "SocketServer",
+            "SocketServer", "ServerTLS",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Bounded thread pool for blocking work away from the socket queues: CPU-heavy hashing (scrypt, Argon2,
@@ -136,7 +139,7 @@ let package = Package(
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
-            "SMTPServer", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
+            "SMTPServer", "ServerTLS", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -165,7 +168,7 @@ let package = Package(
             "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SMTPServerTests", dependencies: [
-            "SMTPServer", "SocketServer", "HTTPServer", "HTTP1", "PosternTestSupport",
+            "SMTPServer", "ServerTLS", "COpenSSL", "SocketServer", "HTTPServer", "HTTP1", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),

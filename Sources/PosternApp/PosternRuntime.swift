@@ -12,6 +12,7 @@ import MailboxAccounts
 import Owners
 import PostgresClient
 import SMTPServer
+import ServerTLS
 import ServerKit
 import SigningKeys
 import SocketServer
@@ -99,6 +100,7 @@ public final class PosternRuntime: Sendable {
         accessLog: any LineSink = FileDescriptorSink()
     ) async throws -> PosternRuntime {
         try configuration.validate()
+        let smtpTLS = try SMTPCertificate.configured(configuration)
         let listener = try ListenError.bind(host: configuration.host, port: configuration.port)
         let identity = configuration.publicIdentity(listeningOn: listener.host, port: listener.port)
         // SMTP is bound as early, so that a clash stops the start, named, and the guide can print its real port.
@@ -158,7 +160,7 @@ public final class PosternRuntime: Sendable {
         let server = HTTPServer(configuration: serverConfiguration, responder: responder, group: group, logger: logger)
         connections.attach(server)
         let smtp = smtpListener.map {
-            (smtpServer(configuration, delivery: mail.delivery, group: group, logger: logger), $0)
+            (smtpServer(configuration, delivery: mail.delivery, tls: smtpTLS, group: group, logger: logger), $0)
         }
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
@@ -168,7 +170,8 @@ public final class PosternRuntime: Sendable {
 
     /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
-        _ configuration: PosternConfiguration, delivery: LocalDelivery, group: EventLoopGroup, logger: Logger
+        _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, group: EventLoopGroup,
+        logger: Logger
     ) -> SMTPServer {
         let host = configuration.smtpHost ?? configuration.host
         var settings = SMTPServerConfiguration(
@@ -176,6 +179,7 @@ public final class PosternRuntime: Sendable {
         settings.maxMessageBytes = configuration.smtpMaxMessageBytes
         settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
         settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
+        settings.tls = tls
         let metrics = PosternMetrics.shared
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
