@@ -121,8 +121,8 @@ public struct PosternConfiguration: Sendable {
     public var smtpTLSCertificate: String?
     /// The PEM private key of ``smtpTLSCertificate`` (`POSTERN_SMTP_TLS_KEY`).
     public var smtpTLSKey: String?
-    /// The SMTP sandbox's submission listener (`POSTERN_SANDBOX_SMTP_PORT`, default 2587; `0` there turns it off).
-    /// Here nil is off and 0 picks a free port (tests).
+    /// The SMTP sandbox's submission listener (`POSTERN_SANDBOX_SMTP_PORT`, default 2587; `0` there turns it off;
+    /// `POSTERN_SMTP=off` turns it off too). Here nil is off and 0 picks a free port (tests).
     public var sandboxSMTPPort: Int? = 2587
     /// Whether the sandbox takes AUTH before STARTTLS from a loopback client (`POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH`:
     /// `loopback`, the default, or `never`). Nobody else may, ever.

@@ -41,6 +41,8 @@ public final class PosternRuntime: Sendable {
     private let server: HTTPServer
     /// The SMTP listener and its bound socket; nil when `POSTERN_SMTP` is off.
     private let smtp: (server: SMTPServer, listener: ListeningSocket)?
+    /// The SMTP sandbox's submission listener; nil when `POSTERN_SANDBOX_SMTP_PORT` is 0.
+    private let sandbox: (server: SMTPServer, listener: ListeningSocket)?
     private let ledger: ChallengeLedger
     /// Whose uploaded blobs expire on a schedule of their own.
     private let mailStore: MailStore
@@ -60,12 +62,13 @@ public final class PosternRuntime: Sendable {
         configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool,
         fetcher: Fetcher,
         identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
-        smtp: (server: SMTPServer, listener: ListeningSocket)?, ledger: ChallengeLedger, mailStore: MailStore,
-        keyStore: any SigningKeyStore, drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
+        smtp: (server: SMTPServer, listener: ListeningSocket)?, sandbox: (server: SMTPServer, listener: ListeningSocket)?,
+        ledger: ChallengeLedger, mailStore: MailStore, keyStore: any SigningKeyStore, drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) {
         self.drainFlag = drainFlag
         self.group = group
         self.smtp = smtp
+        self.sandbox = sandbox
         self.keyStore = keyStore
         self.configuration = configuration
         self.database = database
@@ -107,6 +110,10 @@ public final class PosternRuntime: Sendable {
         let smtpListener =
             try configuration.smtpEnabled
             ? ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: configuration.smtpPort) : nil
+        // POSTERN_SMTP=off turns every SMTP listener off, the sandbox's too (as cluster instances run).
+        let sandboxListener = try (configuration.smtpEnabled ? configuration.sandboxSMTPPort : nil).map {
+            try ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: $0)
+        }
         let (database, applied) = try DatabaseOpener.migrated(configuration, readers: 2, logger: logger)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
         let keyStore: any SigningKeyStore
@@ -135,11 +142,11 @@ public final class PosternRuntime: Sendable {
             clock: clock,
             openConnections: { connections.count() }, mailWaiters: { changes.waitingTotal },
             draining: { drainFlag.isSet })
-        let unmatched = try Surfaces.register(
+        let (unmatched, mailbox) = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
             ledger: ledger, pool: pool, fetcher: fetcher, mail: mail,
-            smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }, clock: clock,
-            logger: logger)
+            smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
+            sandboxPort: sandboxListener?.port, clock: clock, logger: logger)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -162,9 +169,15 @@ public final class PosternRuntime: Sendable {
         let smtp = smtpListener.map {
             (smtpServer(configuration, delivery: mail.delivery, tls: smtpTLS, group: group, logger: logger), $0)
         }
+        let sandbox = try sandboxListener.map {
+            (
+                try sandboxServer(configuration, mailbox: mailbox, group: group, logger: logger), $0
+            )
+        }
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
-            identity: identity, listener: listener, group: group, server: server, smtp: smtp, ledger: ledger,
+            identity: identity, listener: listener, group: group, server: server, smtp: smtp, sandbox: sandbox,
+            ledger: ledger,
             mailStore: mail.store, keyStore: keyStore, drainFlag: drainFlag, clock: clock, logger: logger)
     }
 
@@ -184,6 +197,30 @@ public final class PosternRuntime: Sendable {
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
             observer: metrics.smtpEvent)
+    }
+
+    /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that
+    /// takes a Pro API token as the AUTH password and captures every message into that user's sandbox.
+    private static func sandboxServer(
+        _ configuration: PosternConfiguration, mailbox: MailboxService, group: EventLoopGroup, logger: Logger
+    ) throws -> SMTPServer {
+        var settings = SMTPServerConfiguration(
+            host: configuration.smtpHost ?? configuration.host, port: configuration.sandboxSMTPPort ?? 0,
+            hostname: configuration.smtpHostname)
+        settings.maxMessageBytes = configuration.smtpMaxMessageBytes
+        settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
+        settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
+        settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
+        settings.requiresAuthentication = true
+        settings.plaintextAuthentication = configuration.sandboxPlaintextAuthOnLoopback ? .loopbackOnly : .never
+        return SMTPServer(
+            configuration: settings, sink: SandboxDeliverySink(mailbox: mailbox, logger: logger), group: group,
+            logger: logger)
+    }
+
+    /// The SMTP sandbox listener's address as `host:port`; nil when it is off.
+    public var sandboxListenAddress: String? {
+        sandbox.map { PublicIdentity.authority(host: $0.listener.host, port: $0.listener.port) }
     }
 
     /// The bound address as `host:port` (`127.0.0.1:8080`, `[::1]:41234`), the real port included.
@@ -213,6 +250,7 @@ public final class PosternRuntime: Sendable {
         group.startOnce()
         let port = try server.start(on: listener)
         if let smtp { try smtp.server.start(on: smtp.listener) }
+        if let sandbox { try sandbox.server.start(on: sandbox.listener) }
         let schedules = [
             ledger.startPurging(every: .seconds(60), now: clock),
             mailStore.startExpiringBlobs(every: .seconds(60), now: clock),
@@ -263,6 +301,7 @@ public final class PosternRuntime: Sendable {
     public func shutdown() async {
         await server.shutdown()
         await smtp?.server.shutdown()
+        await sandbox?.server.shutdown()
         await group.shutdownJoining()
         purges.withLock {
             for schedule in $0 { schedule.cancel() }

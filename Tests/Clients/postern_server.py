@@ -53,7 +53,8 @@ def postern(env=None, pro_users=()):
     creating each (email, password) of `pro_users`; stops it and removes its data directory afterwards."""
     binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
     data = tempfile.mkdtemp(prefix="postern-client-test-")
-    settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0")
+    settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0",
+                    POSTERN_SANDBOX_SMTP_PORT="0")
     settings.update(env or {})
     for email, password in pro_users:
         subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],

@@ -21,19 +21,8 @@ struct SMTPDeliveryTests {
             except smtplib.SMTPException as e:
                 print("error", e)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let recipientsJSON = String(decoding: try JSONSerialization.data(withJSONObject: recipients), as: UTF8.self)
-        process.arguments = ["python3", "-c", script, from, recipientsJSON]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(message.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return try PythonScript.run(script, arguments: [from, recipientsJSON], input: message)
     }
 
     @Test("smtplib delivers to a mailbox account and an agent inbox; foreign and unknown recipients are refused")
