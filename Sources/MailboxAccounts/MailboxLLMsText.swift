@@ -84,7 +84,9 @@ public enum MailboxLLMsText {
             or `LOGIN` with any user name and a Pro API token (`tm_pro_...`) as the password. Every recipient is accepted \
             and nothing is ever relayed: each message is captured (quota \(c.sandboxQuota / 1_048_576) MiB, `552 5.2.2` past \
             it) and read with the Pro bearer at `GET \(base)/api/user/sandbox`, `GET|DELETE \(base)/api/user/sandbox/messages`, \
-            `GET|DELETE .../messages/{id}`, `GET .../messages/{id}/source` and `GET .../messages/{id}/attachments/{index}`.
+            `GET|DELETE .../messages/{id}`, `GET .../messages/{id}/source` and `GET .../messages/{id}/attachments/{index}`. \
+            A message's detail has `auth_results`: `spf`, `dkim` and `dmarc` (`pass`, `fail`, `softfail`, `neutral`, \
+            `none`, `temperror`, `permerror`) as a receiver would find them, to check a sender's DNS before production.
 
             ```python
             import smtplib, ssl

@@ -11,6 +11,8 @@ import MailStore
 import MailboxAccounts
 import Owners
 import PostgresClient
+import DNS
+import MailAuth
 import SMTPServer
 import ServerTLS
 import ServerKit
@@ -213,8 +215,13 @@ public final class PosternRuntime: Sendable {
         settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
         settings.requiresAuthentication = true
         settings.plaintextAuthentication = configuration.sandboxPlaintextAuthOnLoopback ? .loopbackOnly : .never
+        let resolver = DNSResolver(server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system)
+        let authenticator = MailAuthenticator(dns: ResolverMailAuthDNS(resolver: resolver)) {
+            Int64(Date().timeIntervalSince1970)
+        }
         return SMTPServer(
-            configuration: settings, sink: SandboxDeliverySink(mailbox: mailbox, logger: logger), group: group,
+            configuration: settings,
+            sink: SandboxDeliverySink(mailbox: mailbox, authenticator: authenticator, logger: logger), group: group,
             logger: logger)
     }
 

@@ -6,12 +6,23 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def pip_target(directory, requirement, module):
+    """Installs `requirement` from PyPI into .build/client-sdks/`directory` unless `module` is there already; returns
+    the directory (for sys.path or PYTHONPATH)."""
+    target = os.path.join(ROOT, ".build", "client-sdks", directory)
+    if not os.path.exists(os.path.join(target, module)):
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
+                        target, requirement], check=True)
+    return target
 
 
 def free_port():

@@ -17,7 +17,7 @@ import sys
 from email.message import EmailMessage
 
 import dns_zone
-from postern_server import ROOT, Checks, free_port, http, postern
+from postern_server import Checks, free_port, http, pip_target, postern
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mailtd_driver.py")
 SDKS = {"v1": "1.3.2", "v2": "2.0.0"}
@@ -30,12 +30,7 @@ NOT_EXERCISED_V1 = ["user.list_account_messages", "user.list_accounts_page", "we
 
 
 def install(version):
-    target = os.path.join(ROOT, ".build", "client-sdks", "mailtd-" + version)
-    if not os.path.exists(os.path.join(target, "mailtd")):
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", target,
-             "mailtd==" + version], check=True)
-    return target
+    return pip_target("mailtd-" + version, "mailtd==" + version, "mailtd")
 
 
 def api_error(status, body):
@@ -227,6 +222,55 @@ def sandbox_flow(sdk, base, api_token, local_account):
     check(sdk("sandbox_purge", token=api_token) == 2, f"{sdk.name}: sandbox.purge_messages deletes both")
 
 
+def dkimpy():
+    """dkimpy (PyPI), installed into .build/client-sdks/dkimpy; returns the `dkim` module."""
+    target = pip_target("dkimpy", "dkimpy==1.1.8", "dkim")
+    if target not in sys.path:
+        sys.path.insert(0, target)
+    import dkim
+    return dkim
+
+
+def sandbox_authentication(sdk, base, api_token, zone):
+    """A message dkimpy signs for a domain whose SPF, DKIM key and DMARC policy the loopback DNS zone serves: SPF,
+    DKIM and DMARC pass; the same message with its body changed after signing, from an envelope sender whose domain
+    publishes no SPF: DKIM fails, SPF is none, and so DMARC (nothing aligned passed) fails."""
+    dkim = dkimpy()
+    key = subprocess.run(["openssl", "genrsa", "2048"], capture_output=True, check=True).stdout
+    public = subprocess.run(["openssl", "rsa", "-pubout", "-outform", "DER"], input=key, capture_output=True,
+                            check=True).stdout
+    import base64
+    p = base64.b64encode(public).decode()
+    record = f"v=DKIM1; k=rsa; p={p}"
+    zone[("sel1._domainkey.signed.test", "TXT")] = [[record[i:i + 250] for i in range(0, len(record), 250)]]
+    zone[("signed.test", "TXT")] = ["v=spf1 ip4:127.0.0.1 -all"]
+    zone[("_dmarc.signed.test", "TXT")] = ["v=DMARC1; p=reject"]
+    message = (b"From: Signer <news@signed.test>\r\nTo: someone@example.org\r\nSubject: signed\r\n"
+               b"Message-ID: <dkim-1@signed.test>\r\n\r\nThis body is signed.\r\n")
+    signature = dkim.sign(message, b"sel1", b"signed.test", key, canonicalize=(b"relaxed", b"relaxed"),
+                          include_headers=[b"from", b"to", b"subject", b"message-id"])
+    tampered = signature + message.replace(b"is signed", b"was changed")
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    with smtplib.SMTP("127.0.0.1", base.sandbox_port, timeout=30) as smtp:
+        smtp.starttls(context=context)
+        smtp.login("anyone", api_token)
+        smtp.sendmail("bounce@signed.test", ["someone@example.org"], signature + message)
+        smtp.sendmail("bounce@elsewhere.test", ["someone@example.org"], tampered)
+    listed = sdk("sandbox_messages", token=api_token).get("messages", [])
+    check(len(listed) == 2, f"{sdk.name}: both signed messages captured")
+    results = {}
+    for summary in listed:
+        status, _, detail = http(base, "GET", f"/api/user/sandbox/messages/{summary['id']}", bearer=api_token)
+        results["changed" if "was changed" in (detail.get("text_body") or "") else "intact"] = detail.get("auth_results")
+    intact, changed = results.get("intact") or {}, results.get("changed") or {}
+    check(intact.get("spf") == "pass" and intact.get("dkim") == "pass" and intact.get("dmarc") == "pass",
+          f"{sdk.name}: dkimpy-signed message: SPF, DKIM and DMARC pass ({intact})")
+    check(changed.get("dkim") == "fail" and changed.get("dmarc") == "fail" and changed.get("spf") == "none"
+          and changed.get("dmarc_policy") == "reject", f"{sdk.name}: the tampered message: DKIM and DMARC fail ({changed})")
+    check(sdk("sandbox_purge", token=api_token) == 2, f"{sdk.name}: purge after the DKIM check")
+
+
 def plaintext_auth_refused():
     """AUTH before STARTTLS on a listener that takes it from nobody (loopback included): not offered, 538 if sent."""
     env = {"POSTERN_SANDBOX_SMTP_PORT": str(free_port()), "POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "never"}
@@ -305,6 +349,7 @@ def main():
         sandbox_token = v1("token_create", token=login["token"], name="sandbox")["token"]
         local = v1("create", address=f"local-box@{domain}", password="local-secret")
         sandbox_flow(v1, base, sandbox_token, local)
+        sandbox_authentication(v1, base, sandbox_token, zone)
         methods = v1("methods")
         ran = {step for step in CALLED.get("v1", set())}
         import mailtd_driver
