@@ -1,3 +1,5 @@
+import Foundation
+
 /// A DKIM tag list (RFC 6376 section 3.2): `tag=value; tag=value`, as in DKIM-Signature and key records. Pure.
 struct DKIMTagList: Sendable, Equatable {
     /// Tag names and values, whitespace around them removed, in order.
@@ -36,5 +38,3 @@ enum CharacterSetWhitespace {
         scalar == " " || scalar == "\t" || scalar == "\r" || scalar == "\n"
     }
 }
-
-import Foundation

@@ -37,7 +37,8 @@ public struct DKIMVerifier: Sendable {
     }
 
     private func verify(_ field: MessageHeaders.Field, in headers: MessageHeaders) async -> Outcome {
-        func outcome(_ result: AuthResult, _ domain: String = "", _ selector: String = "", _ reason: String) -> Outcome {
+        func outcome(_ result: AuthResult, _ domain: String = "", _ selector: String = "", _ reason: String) -> Outcome
+        {
             Outcome(result: result, domain: domain, selector: selector, reason: reason)
         }
         guard let tags = DKIMTagList(MessageHeaders.value(of: field)) else {
@@ -46,7 +47,9 @@ public struct DKIMVerifier: Sendable {
         guard tags["v"] == "1", let domain = tags["d"]?.lowercased(), let selector = tags["s"],
             let signedNames = tags.compact("h"), let bodyHash = tags.compact("bh").flatMap({ Data(base64Encoded: $0) }),
             let signature = tags.compact("b").flatMap({ Data(base64Encoded: $0) }), !signature.isEmpty
-        else { return outcome(.permerror, tags["d"]?.lowercased() ?? "", tags["s"] ?? "", "missing or bad required tag") }
+        else {
+            return outcome(.permerror, tags["d"]?.lowercased() ?? "", tags["s"] ?? "", "missing or bad required tag")
+        }
         let names = signedNames.split(separator: ":").map { $0.lowercased() }
         guard names.contains("from") else { return outcome(.permerror, domain, selector, "h= does not sign From") }
         let algorithm = tags["a"] ?? ""
@@ -102,7 +105,8 @@ public struct DKIMVerifier: Sendable {
         let verified: Bool
         switch (algorithm, keyType) {
         case ("rsa-sha256", "rsa"):
-            let pem = "-----BEGIN PUBLIC KEY-----\n" + keyBytes.base64EncodedString(options: .lineLength64Characters)
+            let pem =
+                "-----BEGIN PUBLIC KEY-----\n" + keyBytes.base64EncodedString(options: .lineLength64Characters)
                 + "\n-----END PUBLIC KEY-----\n"
             guard let rsa = try? RSAPublicKey(pem: pem) else {
                 return outcome(.permerror, domain, selector, "RSA key unreadable or under 2048 bits")
@@ -129,7 +133,9 @@ public struct DKIMVerifier: Sendable {
         while index < raw.count {
             let end = raw[index...].firstIndex(of: UInt8(ascii: ";")) ?? raw.count
             let tag = raw[index..<end]
-            let name = tag.prefix { $0 != UInt8(ascii: "=") }.filter { !CharacterSetWhitespace.contains(Unicode.Scalar($0)) }
+            let name = tag.prefix { $0 != UInt8(ascii: "=") }.filter {
+                !CharacterSetWhitespace.contains(Unicode.Scalar($0))
+            }
             if name == Array("b".utf8), let equals = tag.firstIndex(of: UInt8(ascii: "=")) {
                 out += raw[index...equals]
             } else {

@@ -9,7 +9,9 @@ enum IPAddressBytes {
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
         let bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return Array(bytes[12...]) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+            return Array(bytes[12...])
+        }
         return bytes
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// SPF, DKIM and DMARC of one received message, as the SMTP sandbox shows them.
 public struct MailAuthenticator: Sendable {
     /// The three verdicts and what they are about.
@@ -31,7 +33,8 @@ public struct MailAuthenticator: Sendable {
         let signatures = await dkim.verify(message)
         let from = Self.fromDomain(MessageHeaders(message))
         let dmarcOutcome = await dmarc.check(
-            fromDomain: from, spf: spfOutcome, dkimPassedDomains: signatures.filter { $0.result == .pass }.map(\.domain))
+            fromDomain: from, spf: spfOutcome, dkimPassedDomains: signatures.filter { $0.result == .pass }.map(\.domain)
+        )
         return Verdict(spf: spfOutcome, dkimSignatures: signatures, dmarc: dmarcOutcome)
     }
 
@@ -46,5 +49,3 @@ public struct MailAuthenticator: Sendable {
         return SPFEvaluator.domain(of: value.trimmingCharacters(in: .whitespaces))
     }
 }
-
-import Foundation

@@ -58,9 +58,15 @@ public struct SPFEvaluator: Sendable {
             var qualifier = AuthResult.pass
             switch mechanism.first {
             case "+": mechanism = mechanism.dropFirst()
-            case "-": qualifier = .fail; mechanism = mechanism.dropFirst()
-            case "~": qualifier = .softfail; mechanism = mechanism.dropFirst()
-            case "?": qualifier = .neutral; mechanism = mechanism.dropFirst()
+            case "-":
+                qualifier = .fail
+                mechanism = mechanism.dropFirst()
+            case "~":
+                qualifier = .softfail
+                mechanism = mechanism.dropFirst()
+            case "?":
+                qualifier = .neutral
+                mechanism = mechanism.dropFirst()
             default: break
             }
             switch await matches(String(mechanism), ip, domain, &budget, depth: depth) {
@@ -78,7 +84,10 @@ public struct SPFEvaluator: Sendable {
         return .neutral
     }
 
-    private enum Match { case match, noMatch, error(AuthResult) }
+    private enum Match {
+        case match, noMatch
+        case error(AuthResult)
+    }
 
     private func matches(_ mechanism: String, _ ip: [UInt8], _ domain: String, _ budget: inout Int, depth: Int) async
         -> Match

@@ -53,7 +53,8 @@ extension MailboxService {
         }
         do {
             try await store.insertSandboxMessage(
-                SandboxMessageRecord(messageID: id, recipients: recipients, clientIP: clientIP, authResults: authResults),
+                SandboxMessageRecord(
+                    messageID: id, recipients: recipients, clientIP: clientIP, authResults: authResults),
                 ownerID: owner, now: now)
         } catch {
             _ = try? await mail.delete(address: sandbox.address, id: id)  // all or nothing
@@ -160,9 +161,12 @@ extension MailboxService {
         guard let index = call.parameters["index"].flatMap({ Int($0) }), index >= 0 else {
             throw MailboxError.invalidIndex
         }
-        guard let (info, data) = try await mail.attachment(address: sandbox.address, id: call.messageID, position: index)
+        guard
+            let (info, data) = try await mail.attachment(address: sandbox.address, id: call.messageID, position: index)
         else {
-            guard try await mail.exists(address: sandbox.address, id: call.messageID) else { throw MailboxError.notFound }
+            guard try await mail.exists(address: sandbox.address, id: call.messageID) else {
+                throw MailboxError.notFound
+            }
             throw MailboxError.invalidIndex
         }
         return Self.download(data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")

@@ -40,8 +40,10 @@ extension MailboxStore {
                 INSERT INTO mailbox_sandboxes (owner_id, account_id, address, created_at) VALUES (?, ?, ?, ?)
                     ON CONFLICT (owner_id) DO NOTHING
                 """,
-                [.text(candidate.ownerID), .text(candidate.accountID), .text(candidate.address),
-                 .integer(candidate.createdAt)])
+                [
+                    .text(candidate.ownerID), .text(candidate.accountID), .text(candidate.address),
+                    .integer(candidate.createdAt),
+                ])
             guard
                 let stored = try connection.query(
                     "SELECT owner_id, account_id, address, created_at FROM mailbox_sandboxes WHERE owner_id = ?",
@@ -54,7 +56,8 @@ extension MailboxStore {
 
     /// Records what the sandbox shows beside a captured copy.
     func insertSandboxMessage(_ record: SandboxMessageRecord, ownerID: String, now: Int64) async throws {
-        let recipients = String(decoding: JSONValue.array(record.recipients.map(JSONValue.string)).serialize(), as: UTF8.self)
+        let recipients = String(
+            decoding: JSONValue.array(record.recipients.map(JSONValue.string)).serialize(), as: UTF8.self)
         let results = record.authResults.map { SQLValue.text(String(decoding: $0.serialize(), as: UTF8.self)) } ?? .null
         _ = try await database.write { connection in
             try connection.run(
@@ -62,8 +65,10 @@ extension MailboxStore {
                 INSERT INTO mailbox_sandbox_messages (message_id, owner_id, recipients, client_ip, auth_results,
                     created_at) VALUES (?, ?, ?, ?, ?, ?)
                 """,
-                [.text(record.messageID), .text(ownerID), .text(recipients), .text(record.clientIP), results,
-                 .integer(now)])
+                [
+                    .text(record.messageID), .text(ownerID), .text(recipients), .text(record.clientIP), results,
+                    .integer(now),
+                ])
         }
     }
 

@@ -38,8 +38,9 @@ enum SMTPCertificate {
     /// Writes `text` to `path` with mode 0600, replacing it atomically.
     private static func write(_ text: String, to path: String) throws {
         let temporary = path + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(
-            atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
         else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary]) }
         guard rename(temporary, path) == 0 else {
             unlink(temporary)

@@ -26,8 +26,8 @@ struct SandboxDeliverySink: SMTPMailSink {
     /// Every address is accepted: the sandbox keeps what a real server would have sent there.
     func verdict(forRecipient address: String) async -> SMTPRecipientVerdict { .accept }
 
-    /// Captures the message for the authenticated user, with its SPF, DKIM and DMARC verdicts; a full sandbox is `552 5.2.2`, a message past a MIME limit
-    /// `554 5.6.0`, anything else the temporary `451`.
+    /// Captures the message for the authenticated user, with its SPF, DKIM and DMARC verdicts; a full sandbox is
+    /// `552 5.2.2`, a message past a MIME limit `554 5.6.0`, anything else the temporary `451`.
     func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
         guard let owner = envelope.authenticatedAs else { throw SMTPDeliveryRefusal.noSuchRecipient }
         let verdict = await authenticator.evaluate(

@@ -45,7 +45,9 @@ struct DKIMVerifierTests {
         failing.failing = ["rsa1._domainkey.example.com"]
         #expect(await Self.verifier(failing).verify(DKIMFixture.message).first?.result == .temperror)
         let text = String(decoding: DKIMFixture.message, as: UTF8.self)
-        let expiring = Array(text.replacingOccurrences(of: "t=1795602199; h=from : to : subject;", with: "x=1; h=from : to : subject;").utf8)
+        let expiring = Array(
+            text.replacingOccurrences(of: "t=1795602199; h=from : to : subject;", with: "x=1; h=from : to : subject;")
+                .utf8)
         #expect(await Self.verifier().verify(expiring).last?.result == .fail)
         #expect(await Self.verifier().verify(Array("From: a@b.c\r\n\r\nhi\r\n".utf8)).isEmpty)
     }
@@ -53,10 +55,12 @@ struct DKIMVerifierTests {
     @Test("RFC 6376 section 3.4.5: relaxed and simple canonicalization of its example")
     func canonicalizationExample() {
         let headers = ["A: X", "B : Y\t\r\n\tZ  "].map { Array($0.utf8) }
-        #expect(headers.map { String(decoding: DKIMCanonicalization.relaxed.header($0), as: UTF8.self) } == [
-            "a:X\r\n", "b:Y Z\r\n",
-        ])
-        #expect(String(decoding: DKIMCanonicalization.simple.header(headers[1]), as: UTF8.self) == "B : Y\t\r\n\tZ  \r\n")
+        #expect(
+            headers.map { String(decoding: DKIMCanonicalization.relaxed.header($0), as: UTF8.self) } == [
+                "a:X\r\n", "b:Y Z\r\n",
+            ])
+        #expect(
+            String(decoding: DKIMCanonicalization.simple.header(headers[1]), as: UTF8.self) == "B : Y\t\r\n\tZ  \r\n")
         let body = Array(" C \r\nD \t E\r\n\r\n\r\n".utf8)
         #expect(String(decoding: DKIMCanonicalization.relaxed.body(body), as: UTF8.self) == " C\r\nD E\r\n")
         #expect(String(decoding: DKIMCanonicalization.simple.body(body), as: UTF8.self) == " C \r\nD \t E\r\n")

@@ -61,7 +61,8 @@ struct SPFAndDMARCTests {
         let viaDKIM = await evaluator.check(fromDomain: "example.com", spf: spfFail, dkimPassedDomains: ["example.com"])
         #expect(viaDKIM.result == .pass)
         // adkim=s: a signature of a subdomain does not align.
-        let strict = await evaluator.check(fromDomain: "example.com", spf: spfFail, dkimPassedDomains: ["mail.example.com"])
+        let strict = await evaluator.check(
+            fromDomain: "example.com", spf: spfFail, dkimPassedDomains: ["mail.example.com"])
         #expect(strict.result == .fail && strict.policy == "reject")
         // The organizational domain's record, relaxed alignment.
         let sub = await evaluator.check(
@@ -69,7 +70,8 @@ struct SPFAndDMARCTests {
             dkimPassedDomains: [])
         #expect(sub == .init(result: .pass, policy: "quarantine", fromDomain: "news.relaxed.test"))
         #expect(await evaluator.check(fromDomain: "nodmarc.test", spf: spfPass, dkimPassedDomains: []).result == .none)
-        #expect(await evaluator.check(fromDomain: "down.test", spf: spfPass, dkimPassedDomains: []).result == .temperror)
+        #expect(
+            await evaluator.check(fromDomain: "down.test", spf: spfPass, dkimPassedDomains: []).result == .temperror)
     }
 
     @Test("the whole verdict for the dkimpy fixture sent from an address SPF allows")

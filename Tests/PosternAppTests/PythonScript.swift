@@ -7,7 +7,8 @@ enum PythonScript {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script] + arguments
-        let stdin = Pipe(), output = Pipe()
+        let stdin = Pipe()
+        let output = Pipe()
         process.standardInput = stdin
         process.standardOutput = output
         try process.run()

@@ -41,7 +41,8 @@ struct SMTPSandboxTests {
             configuration: server.runtime.configuration, email: "box@example.com", password: "pro-password",
             maxAccounts: 1, logger: Logger(label: "test"))
         let client = try server.client()
-        let login = try await client.json("POST", "/api/user/login", ["email": "box@example.com", "password": "pro-password"])
+        let login = try await client.json(
+            "POST", "/api/user/login", ["email": "box@example.com", "password": "pro-password"])
         let jwt = try #require(try login.json()["token"] as? String)
         let auth = [("Authorization", "Bearer \(jwt)")]
         let made = try await client.json("POST", "/api/user/tokens", ["name": "smtp"], headers: auth)
@@ -51,7 +52,9 @@ struct SMTPSandboxTests {
         #expect(before["enabled"] as? Bool == false && before["account_id"] is NSNull && before["used"] is NSNull)
         #expect(before["smtp_port"] as? Int == port && before["auth_method"] as? String == "PLAIN")
 
-        #expect(try Self.submit(port: port, password: "tm_pro_wrong", recipients: ["a@example.org"], message: "x") == "error 535")
+        #expect(
+            try Self.submit(port: port, password: "tm_pro_wrong", recipients: ["a@example.org"], message: "x")
+                == "error 535")
         let message = """
             From: Sender <sender@example.net>\r
             To: someone@example.org\r
@@ -106,8 +109,12 @@ struct SMTPSandboxTests {
 
         let deleted = try await client.request("DELETE", "/api/user/sandbox/messages/\(id)", headers: auth)
         #expect(deleted.status == 204)
-        #expect(try Self.submit(port: port, password: token, recipients: ["x@example.org"], message: "Subject: 2\r\n\r\n2\r\n") == "{}")
-        #expect(try Self.submit(port: port, password: token, recipients: ["y@example.org"], message: "Subject: 3\r\n\r\n3\r\n") == "{}")
+        #expect(
+            try Self.submit(
+                port: port, password: token, recipients: ["x@example.org"], message: "Subject: 2\r\n\r\n2\r\n") == "{}")
+        #expect(
+            try Self.submit(
+                port: port, password: token, recipients: ["y@example.org"], message: "Subject: 3\r\n\r\n3\r\n") == "{}")
         let purged = try await client.request("DELETE", "/api/user/sandbox/messages", headers: auth).json()
         #expect(purged["deleted"] as? Int == 2)
         let empty = try await client.request("GET", "/api/user/sandbox/messages", headers: auth).json()

@@ -63,10 +63,13 @@ struct SMTPStartTLSTests {
         }
         await #expect(throws: ConfigurationError.self) { try await load(["POSTERN_SMTP_TLS_CERT": "/tmp/c.pem"]) }
         await #expect(throws: ConfigurationError.self) { try await load(["POSTERN_SANDBOX_SMTP_PORT": "70000"]) }
-        await #expect(throws: ConfigurationError.self) { try await load(["POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "yes"]) }
+        await #expect(throws: ConfigurationError.self) {
+            try await load(["POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "yes"])
+        }
         #expect(try await load(["POSTERN_SANDBOX_SMTP_PORT": "0"]).sandboxSMTPPort == nil)
         #expect(try await load([:]).sandboxSMTPPort == 2587)
-        #expect(try await load(["POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "never"]).sandboxPlaintextAuthOnLoopback == false)
+        #expect(
+            try await load(["POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "never"]).sandboxPlaintextAuthOnLoopback == false)
         var configuration = TestServer.configuration()
         configuration.smtpTLSCertificate = "/nonexistent/cert.pem"
         configuration.smtpTLSKey = "/nonexistent/key.pem"

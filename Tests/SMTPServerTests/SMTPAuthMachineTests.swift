@@ -73,7 +73,8 @@ struct SMTPAuthMachineTests {
     func malformed() {
         let c = Conversation.both(
             "AUTH PLAIN \(Self.goodPlain)\r\nEHLO c\r\nAUTH CRAM-MD5\r\nAUTH LOGIN\r\n*\r\nAUTH PLAIN !!!\r\n"
-                + "AUTH PLAIN \(Self.goodPlain)\r\nAUTH PLAIN \(Self.goodPlain)\r\n", peer: "127.0.0.1", Self.submission)
+                + "AUTH PLAIN \(Self.goodPlain)\r\nAUTH PLAIN \(Self.goodPlain)\r\n", peer: "127.0.0.1", Self.submission
+        )
         #expect(c.lines.first(where: { $0.hasPrefix("503") }) == "503 5.5.1 Error: send HELO/EHLO first")
         #expect(
             Array(c.lines.suffix(6)) == [
