@@ -53,7 +53,7 @@ enum Surfaces {
         let jmapService = JMAPService(
             configuration: jmap, authenticator: capability, store: mail.store, directory: mail.directory,
             delivery: mail.delivery, clock: clock, onSubmission: PosternMetrics.shared.jmapSubmission,
-            onUnexpectedError: reporter("jmap", logger))
+            onUnexpectedError: reporter("jmap", logger), onEventStream: PosternMetrics.shared.jmapEventStream)
         jmapService.register(into: &router)
 
         var mcp = MCPConfiguration(baseURL: identity.baseURL)
