@@ -373,7 +373,8 @@ public struct HTTPConnectionStateMachine {
 
     /// Opens an open-ended response to the request handed out as `sequence` (answered later): its head goes out
     /// without `Content-Length` and with `Connection: close` once every earlier response has; requests after it
-    /// are dropped unanswered and no new ones are taken. During shutdown it ends at once after its head.
+    /// are dropped unanswered and no new ones are taken. For `HEAD`, and during shutdown, it ends at once after its
+    /// head.
     public mutating func openStream(
         _ head: HTTPResponse, sequence: UInt64, requestID: String, date: [UInt8], now: UInt64,
         into actions: inout [ConnectionAction]
@@ -394,7 +395,7 @@ public struct HTTPConnectionStateMachine {
         slots[index].closeAfter = false
         streamSequence = sequence
         moveReadyResponses()
-        if shuttingDown { endStream(sequence, now: now, into: &actions) }
+        if shuttingDown || slot.method == .HEAD { endStream(sequence, now: now, into: &actions) }
     }
 
     /// Appends `bytes` to the stream opened for `sequence`; ends it instead when its unsent bytes would pass

@@ -47,6 +47,8 @@ enum Surfaces {
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
         jmap.rateLimitsEnabled = configuration.rateLimits
         jmap.instances = configuration.instances
+        jmap.maxEventStreams = configuration.jmapEventStreams
+        jmap.maxEventStreamsPerClient = configuration.jmapEventStreamsPerClient
         let capability = CapabilityAuthenticator(
             keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
             lifetime: agentSettings.capabilityTTL, directory: mail.directory, clock: clock)

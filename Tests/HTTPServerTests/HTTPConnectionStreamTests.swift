@@ -154,4 +154,19 @@ struct HTTPConnectionStreamTests {
         h.complete("/hello")  // the request after the stream
         #expect(!h.machine.hasUnsentOutput)
     }
+
+    @Test("HEAD: the stream's head goes out alone and the connection ends after it")
+    func headRequest() {
+        var h = MachineHarness()
+        h.send(.opened)
+        h.receive("HEAD /events HTTP/1.1\r\nHost: t\r\n\r\n")
+        let ends = StreamEndCount()
+        ends.watch(h.streamJobs[0].stream)
+        h.stream(.open(head))
+        #expect(ends.value == 1)
+        h.stream(.bytes(Array("data: 1\n\n".utf8)))
+        let (written, after) = h.writeAll()
+        #expect(written.hasSuffix("Connection: close\r\n\r\n"))
+        #expect(after.first == "shutdownWrite")
+    }
 }
