@@ -99,6 +99,8 @@ public enum ConfigurationLoader {
         try integer("POSTERN_KEY_RELOAD_SECONDS") { c.keyReloadSeconds = $0 }
         try integer("POSTERN_KEY_PROMOTION_SECONDS") { c.keyPromotionSeconds = $0 }
         try integer("POSTERN_MAIL_CHANGES_KEPT") { c.mailChangesKept = $0 }
+        try integer("POSTERN_JMAP_EVENT_STREAMS") { c.jmapEventStreams = $0 }
+        try integer("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT") { c.jmapEventStreamsPerClient = $0 }
         text("POSTERN_AGENT_POW_SALT") { c.agentPowSalt = $0 }
         try integer("POSTERN_AGENT_POW_DIFFICULTY") { c.agentPowDifficulty = $0 }
         try integer("POSTERN_AGENT_POW_MAX_DIFFICULTY") { c.agentPowMaxDifficulty = $0 }
@@ -130,6 +132,12 @@ public enum ConfigurationLoader {
         try integer("POSTERN_SMTP_PORT") { c.smtpPort = $0 }
         text("POSTERN_SMTP_HOSTNAME") { c.smtpHostname = $0 }
         try integer("POSTERN_SMTP_MAX_MESSAGE_BYTES") { c.smtpMaxMessageBytes = $0 }
+        text("POSTERN_SMTP_TLS_CERT") { c.smtpTLSCertificate = $0.isEmpty ? nil : $0 }
+        text("POSTERN_SMTP_TLS_KEY") { c.smtpTLSKey = $0.isEmpty ? nil : $0 }
+        try integer("POSTERN_SANDBOX_SMTP_PORT") { c.sandboxSMTPPort = $0 == 0 ? nil : $0 }
+        try choice("POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH", ["loopback", "never"]) {
+            c.sandboxPlaintextAuthOnLoopback = $0 == "loopback"
+        }
         try integer("POSTERN_AGENT_INBOX_QUOTA") { c.agentInboxQuota = Int64($0) }
         try c.validate()
         return c

@@ -38,6 +38,11 @@ public struct PosternConfiguration: Sendable {
     /// How many change-log rows each mail address keeps for JMAP's `*/changes` (`POSTERN_MAIL_CHANGES_KEPT`, default
     /// 10000, trimmed every minute); a client at an older state gets `cannotCalculateChanges` and starts over.
     public var mailChangesKept = 10000
+    /// `POSTERN_JMAP_EVENT_STREAMS`: JMAP event-source streams open at once on this instance (one more: 503).
+    public var jmapEventStreams = 1024
+    /// `POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT`: JMAP event-source streams open at once from one client address (one
+    /// more: 429).
+    public var jmapEventStreamsPerClient = 8
     /// How long a rotated key is published before it signs, in seconds (`POSTERN_KEY_PROMOTION_SECONDS`).
     /// Default nil: the reload interval plus the JWKS cache time plus the 30 s verification leeway (for clock
     /// skew), so that every instance and every client's cached JWKS know a key before a token carries it.
@@ -115,6 +120,18 @@ public struct PosternConfiguration: Sendable {
     public var smtpHostname = "localhost"
     /// Largest message SMTP takes, in bytes (`POSTERN_SMTP_MAX_MESSAGE_BYTES`, default 25 MiB).
     public var smtpMaxMessageBytes = 25 * 1024 * 1024
+    /// The PEM certificate chain SMTP's STARTTLS presents (`POSTERN_SMTP_TLS_CERT`, with `POSTERN_SMTP_TLS_KEY`).
+    /// Set, the main SMTP listener offers STARTTLS too; unset, only the sandbox listener does, with a self-signed
+    /// pair generated into the data directory (`smtp-tls-cert.pem`, `smtp-tls-key.pem`) on first start.
+    public var smtpTLSCertificate: String?
+    /// The PEM private key of ``smtpTLSCertificate`` (`POSTERN_SMTP_TLS_KEY`).
+    public var smtpTLSKey: String?
+    /// The SMTP sandbox's submission listener (`POSTERN_SANDBOX_SMTP_PORT`, default 2587; `0` there turns it off;
+    /// `POSTERN_SMTP=off` turns it off too). Here nil is off and 0 picks a free port (tests).
+    public var sandboxSMTPPort: Int? = 2587
+    /// Whether the sandbox takes AUTH before STARTTLS from a loopback client (`POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH`:
+    /// `loopback`, the default, or `never`). Nobody else may, ever.
+    public var sandboxPlaintextAuthOnLoopback = true
     /// Bytes of mail an agent inbox may hold (`POSTERN_AGENT_INBOX_QUOTA`, default 40 MiB, a free mailbox's).
     public var agentInboxQuota: Int64 = 41_943_040
 
@@ -195,6 +212,14 @@ public struct PosternConfiguration: Sendable {
         guard (0...65535).contains(smtpPort) else {
             throw ConfigurationError(key: "POSTERN_SMTP_PORT", message: "must be from 0 to 65535")
         }
+        if let sandboxSMTPPort, !(0...65535).contains(sandboxSMTPPort) {
+            throw ConfigurationError(key: "POSTERN_SANDBOX_SMTP_PORT", message: "must be from 0 (off) to 65535")
+        }
+        if (smtpTLSCertificate == nil) != (smtpTLSKey == nil) {
+            throw ConfigurationError(
+                key: smtpTLSCertificate == nil ? "POSTERN_SMTP_TLS_CERT" : "POSTERN_SMTP_TLS_KEY",
+                message: "POSTERN_SMTP_TLS_CERT and POSTERN_SMTP_TLS_KEY are set together or not at all")
+        }
         guard (1024...(1 << 30)).contains(smtpMaxMessageBytes) else {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_MESSAGE_BYTES", message: "must be from 1024 to 1073741824")
         }
@@ -241,6 +266,11 @@ public struct PosternConfiguration: Sendable {
         }
         guard smtpMaxSessionSeconds > 0 else {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_SESSION_SECONDS", message: "must be positive")
+        }
+        guard jmapEventStreams > 0, jmapEventStreamsPerClient > 0 else {
+            throw ConfigurationError(
+                key: jmapEventStreams > 0 ? "POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT" : "POSTERN_JMAP_EVENT_STREAMS",
+                message: "must be positive")
         }
         guard maxConnections > 0 else {
             throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")

@@ -27,8 +27,9 @@ enum Surfaces {
     static func register(
         into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
         keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
-        mail: LocalMail, smtpAddress: String?, clock: @escaping @Sendable () -> Int64, logger: Logger
-    ) throws -> [PosternResponder.UnmatchedRenderer] {
+        mail: LocalMail, smtpAddress: String?, sandboxPort: Int?, clock: @escaping @Sendable () -> Int64,
+        logger: Logger
+    ) throws -> (unmatched: [PosternResponder.UnmatchedRenderer], mailbox: MailboxService) {
         let agentSettings = agentConfiguration(configuration, identity: identity)
         let remoteSettings = remoteConfiguration(configuration, identity: identity)
         let agent = AgentAuthService(
@@ -38,7 +39,7 @@ enum Surfaces {
 
         let mailbox = try mailboxService(
             configuration, issuer: identity.issuer, keys: keys, database: database, ledger: ledger, pool: pool,
-            clock: clock, logger: logger)
+            clock: clock, logger: logger, sandboxPort: sandboxPort)
         mailbox.register(into: &router)
 
         try RemoteHashService(
@@ -65,6 +66,8 @@ enum Surfaces {
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
         jmap.rateLimitsEnabled = configuration.rateLimits
         jmap.instances = configuration.instances
+        jmap.maxEventStreams = configuration.jmapEventStreams
+        jmap.maxEventStreamsPerClient = configuration.jmapEventStreamsPerClient
         let capability = CapabilityAuthenticator(
             keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
             lifetime: agentSettings.capabilityTTL, directory: mail.directory, clock: clock)
@@ -84,7 +87,7 @@ enum Surfaces {
             configuration: jmap,
             authenticator: OAuthJMAPAuthenticator(verifier: verifier, principals: ownerPrincipals, fallback: capability), store: mail.store, directory: mail.directory,
             delivery: mail.delivery, clock: clock, onSubmission: PosternMetrics.shared.jmapSubmission,
-            onUnexpectedError: reporter("jmap", logger))
+            onUnexpectedError: reporter("jmap", logger), onEventStream: PosternMetrics.shared.jmapEventStream)
         jmapService.register(into: &router)
 
         var mcp = MCPConfiguration(baseURL: identity.baseURL)
@@ -112,9 +115,7 @@ enum Surfaces {
                 body: guide)
         })
 
-        return [
-            PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) }
-        ]
+        return ([PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) }], mailbox)
     }
 
     /// The mail store and who may receive: shared by SMTP, JMAP and `postern mail deliver`.
@@ -188,7 +189,7 @@ enum Surfaces {
     /// The mailbox surface; also used by `postern pro create|list`.
     static func mailboxService(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger
+        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil
     ) throws -> MailboxService {
         var mailbox = MailboxConfiguration(
             issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
@@ -198,6 +199,8 @@ enum Surfaces {
         mailbox.otherDomainClaims = OwnerDomainClaims(database: database)
         mailbox.dnsResolver = c.dnsResolver
         mailbox.billingPortalURL = c.billingPortalURL
+        mailbox.sandboxSMTPHost = c.smtpHostname
+        mailbox.sandboxSMTPPort = sandboxPort
         return try MailboxService(
             configuration: mailbox,
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,

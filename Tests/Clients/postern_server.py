@@ -1,17 +1,30 @@
 """A real `postern serve` for the client tests: built binary, free loopback ports, a temporary data directory."""
 
+import base64
 import contextlib
+import hashlib
 import json
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def pip_target(directory, requirement, module):
+    """Installs `requirement` from PyPI into .build/client-sdks/`directory` unless `module` is there already; returns
+    the directory (for sys.path or PYTHONPATH)."""
+    target = os.path.join(ROOT, ".build", "client-sdks", directory)
+    if not os.path.exists(os.path.join(target, module)):
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
+                        target, requirement], check=True)
+    return target
 
 
 def free_port():
@@ -41,6 +54,23 @@ def http(base, method, path, body=None, headers=None, bearer=None):
         return status, head, raw.decode("utf-8", "replace")
 
 
+def agent_signup(base, username):
+    """(status, body, session JWT) of an agent signup: challenge, scrypt proof of work, POST /api/v1/session."""
+    status, head, body = http(base, "POST", "/api/v1/challenge")
+    token = head.get("Authorization", "").split(" ", 1)[1]
+    claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+    nonce = 0
+    while True:
+        digest = hashlib.scrypt(f"{claims['jti']}:{nonce}".encode(), salt=body["salt"].encode(), n=16384, r=8, p=1,
+                                dklen=64)
+        if int.from_bytes(digest, "big") >> (512 - claims["difficulty"]) == 0:
+            break
+        nonce += 1
+    status, head, body = http(base, "POST", "/api/v1/session", {"powHex": digest.hex(), "nonce": str(nonce),
+                                                                "username": username}, bearer=token)
+    return status, body, head.get("Authorization", " ").split(" ", 1)[1]
+
+
 class Server(str):
     """The base URL of a running server (a str), with its SMTP port and data directory."""
     smtp_port = None
@@ -53,7 +83,8 @@ def postern(env=None, pro_users=()):
     creating each (email, password) of `pro_users`; stops it and removes its data directory afterwards."""
     binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
     data = tempfile.mkdtemp(prefix="postern-client-test-")
-    settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0")
+    settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0",
+                    POSTERN_SANDBOX_SMTP_PORT="0")
     settings.update(env or {})
     for email, password in pro_users:
         subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],
