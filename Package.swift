@@ -117,6 +117,12 @@ let package = Package(
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // The OAuth 2.1 authorization server for apps (issue 28): metadata, registration, authorize and consent,
+        // token (codes with PKCE, rotating refresh tokens), revocation; EdDSA access tokens on the worker pool.
+        .target(name: "OAuthServer", dependencies: [
+            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Directory", "Owners",
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
@@ -136,7 +142,7 @@ let package = Package(
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
-            "SMTPServer", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
+            "SMTPServer", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing", "OAuthServer",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -219,6 +225,12 @@ let package = Package(
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "OAuthServerTests", dependencies: [
+            "OAuthServer", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
+            "ComputePool", "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "PosternTestSupport"]),

@@ -11,6 +11,7 @@ import MailDelivery
 import MailStore
 import MailboxAccounts
 import MCPServer
+import OAuthServer
 import Owners
 import RemoteHashAuth
 import ServerKit
@@ -51,11 +52,15 @@ enum Surfaces {
             configuration: ownerSettings, database: database, pool: pool,
             clock: clock, onUnexpectedError: reporter("owners", logger))
         owners.register(into: &router)
-        OwnerDomainPages(
-            service: owners,
-            inboxes: AgentOwnedInboxes(
-                accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
-        ).register(into: &router)
+        let ownedInboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+        OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
+
+        let oauth = try OAuthService(
+            configuration: oauthConfiguration(configuration, identity: identity), keys: keys, database: database,
+            pool: pool, browser: owners.browser, inboxes: ownedInboxes, clock: clock,
+            onUnexpectedError: reporter("oauth", logger))
+        oauth.register(into: &router)
 
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
         jmap.rateLimitsEnabled = configuration.rateLimits
@@ -93,7 +98,8 @@ enum Surfaces {
         })
 
         return [
-            PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) }
+            PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) },
+            PosternResponder.UnmatchedRenderer(prefix: "/oauth/") { oauth.unmatchedResponse($0) },
         ]
     }
 
@@ -147,6 +153,14 @@ enum Surfaces {
         owners.rateLimitsEnabled = c.rateLimits
         owners.instances = c.instances
         return owners
+    }
+
+    /// The authorization server's settings: its issuer is the public URL (contract 1.1).
+    static func oauthConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OAuthConfiguration {
+        var oauth = OAuthConfiguration(issuer: identity.baseURL)
+        oauth.rateLimitsEnabled = c.rateLimits
+        oauth.instances = c.instances
+        return oauth
     }
 
     static func agentConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> AgentAuthConfiguration {
