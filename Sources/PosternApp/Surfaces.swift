@@ -89,7 +89,7 @@ enum Surfaces {
         let guide = Array(
             LLMsDocument.render(
                 baseURL: identity.baseURL, agent: agentSettings, mailbox: mailbox.configuration, remote: remoteSettings,
-                smtpAddress: smtpAddress, mcp: mcp
+                smtpAddress: smtpAddress, mcp: mcp, oauth: oauth.configuration
             ).utf8)
         router.add(.GET, "/llms.txt", .immediate { _, _, _ in
             HTTPResponse(
