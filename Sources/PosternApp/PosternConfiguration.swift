@@ -59,6 +59,9 @@ public struct PosternConfiguration: Sendable {
     /// Whether anyone may create an owner account at `/owner/sign-up` (`POSTERN_OWNER_SIGNUP=open`; `closed`, the
     /// default, leaves it to `postern owner create`).
     public var ownerSignUpOpen = false
+    /// Seconds after a refresh token is superseded during which presenting it again counts as a lost race (refused,
+    /// nothing revoked) rather than a reuse that revokes the grant (`POSTERN_OAUTH_REFRESH_RACE_SECONDS`, 0 to 60).
+    public var oauthRefreshRaceSeconds = 2
     /// Whether MCP's `jmap_request` tool (raw JMAP) is offered (`POSTERN_MCP_JMAP_REQUEST`).
     public var mcpJMAPRequest = true
     /// Public mailbox domains (`POSTERN_MAILBOX_DOMAINS`).
@@ -178,6 +181,9 @@ public struct PosternConfiguration: Sendable {
         }
         guard (1...3600).contains(keyReloadSeconds) else {
             throw ConfigurationError(key: "POSTERN_KEY_RELOAD_SECONDS", message: "must be from 1 to 3600")
+        }
+        guard (0...60).contains(oauthRefreshRaceSeconds) else {
+            throw ConfigurationError(key: "POSTERN_OAUTH_REFRESH_RACE_SECONDS", message: "must be from 0 to 60")
         }
         guard (100...10_000_000).contains(mailChangesKept) else {
             throw ConfigurationError(key: "POSTERN_MAIL_CHANGES_KEPT", message: "must be from 100 to 10000000")

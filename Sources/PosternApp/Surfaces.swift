@@ -158,6 +158,7 @@ enum Surfaces {
     /// The authorization server's settings: its issuer is the public URL (contract 1.1).
     static func oauthConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OAuthConfiguration {
         var oauth = OAuthConfiguration(issuer: identity.baseURL)
+        oauth.refreshRaceWindow = Int64(c.oauthRefreshRaceSeconds)
         oauth.rateLimitsEnabled = c.rateLimits
         oauth.instances = c.instances
         return oauth
