@@ -120,7 +120,7 @@ let package = Package(
         // The OAuth 2.1 authorization server for apps (issue 28): metadata, registration, authorize and consent,
         // token (codes with PKCE, rotating refresh tokens), revocation; EdDSA access tokens on the worker pool.
         .target(name: "OAuthServer", dependencies: [
-            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Directory", "Owners",
+            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Directory", "Owners", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.

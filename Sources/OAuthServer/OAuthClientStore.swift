@@ -41,9 +41,46 @@ public struct OAuthClientStore: Sendable {
         return Registered(clientID: clientID, secret: secret, issuedAt: now)
     }
 
+    /// The metadata-document client `clientID` while its cached copy is fresh.
+    func cachedDocument(id clientID: String, now: Int64) async throws -> OAuthClient? {
+        try await database.read { connection in
+            guard
+                try !connection.query(
+                    "SELECT 1 FROM oauth_clients WHERE client_id = ? AND kind = 'metadata_document' AND cached_until > ?",
+                    [.text(clientID), .integer(now)]
+                ).isEmpty
+            else { return nil }
+            return try Self.client(id: clientID, connection)
+        }
+    }
+
+    /// Stores (or refreshes) the metadata-document client `clientID` as `registration`, fresh until `until`.
+    func cacheDocument(id clientID: String, _ registration: OAuthClientRegistration, now: Int64, until: Int64)
+        async throws
+    {
+        let metadata = String(decoding: JSONValue.object(registration.echoed).serialize(), as: UTF8.self)
+        let uris = String(
+            decoding: JSONValue.array(registration.redirectURIs.map(JSONValue.string)).serialize(), as: UTF8.self)
+        _ = try await database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO oauth_clients (client_id, kind, auth_method, client_name, redirect_uris, metadata, created_at,
+                    cached_until)
+                VALUES (?, 'metadata_document', 'none', ?, ?, ?, ?, ?)
+                ON CONFLICT (client_id) DO UPDATE SET client_name = excluded.client_name,
+                    redirect_uris = excluded.redirect_uris, metadata = excluded.metadata,
+                    cached_until = excluded.cached_until
+                """,
+                [
+                    .text(clientID), registration.clientName.map { .text($0) } ?? .null, .text(uris), .text(metadata),
+                    .integer(now), .integer(until),
+                ])
+        }
+    }
+
     /// The client `clientID`, if known.
     public func client(id clientID: String) async throws -> OAuthClient? {
-        guard !clientID.isEmpty, clientID.utf8.count <= 256 else { return nil }
+        guard !clientID.isEmpty, clientID.utf8.count <= 2_048 else { return nil }
         return try await database.read { try Self.client(id: clientID, $0) }
     }
 
@@ -64,9 +101,16 @@ public struct OAuthClientStore: Sendable {
             name: row.text("client_name"), redirectURIs: uris, scopes: scopes)
     }
 
-    /// Deletes registrations that never got a grant and are older than `unusedLifetime`; returns how many.
+    /// Deletes registrations that never got a grant and are older than `unusedLifetime`, and stale metadata-document
+    /// copies without grants; returns how many.
     public static func trimUnused(_ connection: any SQLConnection, now: Int64, unusedLifetime: Int64) throws -> Int {
         try connection.run(
+            """
+            DELETE FROM oauth_clients WHERE kind = 'metadata_document' AND cached_until < ?
+            AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)
+            """,
+            [.integer(now)])
+        + connection.run(
             """
             DELETE FROM oauth_clients WHERE kind = 'registered' AND first_granted_at IS NULL AND created_at < ?
             AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)

@@ -20,8 +20,10 @@ public enum OAuthLLMsText {
             '{"client_name":"My app","redirect_uris":["http://127.0.0.1:8765/callback"]}'`. Redirect URIs are https, \
             or http on localhost, 127.0.0.1 or [::1], compared by exact string equality. An omitted \
             `token_endpoint_auth_method` means `none` (a public client, PKCE only); `client_secret_post` gets a \
-            `client_secret`, shown once. A registration with no grant after 24 h is deleted. Client ID metadata \
-            documents (an https `client_id`) are not supported yet: the metadata says `false`.
+            `client_secret`, shown once. A registration with no grant after 24 h is deleted. Instead of registering, \
+            a client may use the https URL of its client ID metadata document as `client_id` (when the metadata's \
+            `client_id_metadata_document_supported` is true): a JSON object with that `client_id`, \
+            `redirect_uris`, `client_name`, no secret, fetched without redirects and cached.
             2. Send the person's browser to `GET \(base)/oauth/authorize` with `response_type=code`, `client_id`, \
             `redirect_uri`, `scope` (`mail.read`, `mail.send` or both), `resource` (exactly `\(base)/jmap`, \
             `\(base)/mcp` or `urn:atomicmail:agent:{accountId}`), `state`, `code_challenge` and \

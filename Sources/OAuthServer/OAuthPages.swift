@@ -16,6 +16,8 @@ enum OAuthPages {
     struct Consent {
         var clientName: String?
         var clientID: String
+        /// The host of a metadata-document client's URL (whose owner vouches for the name); nil for registered ones.
+        var clientHost: String?
         var redirectURI: String
         var scopes: [String]
         var resource: String
@@ -58,6 +60,7 @@ enum OAuthPages {
                 \(OwnerPageShell.flash(error, kind: "error"))
                 <div class="card">
                 <p id="client"><strong id="client-name">\(e(clientName ?? "An unnamed app"))</strong> \
+                \(clientHost.map { "from <strong id=\"client-host\">\(e($0))</strong> " } ?? "")\
                 (client <code>\(e(clientID))</code>) asks to use your mail.</p>
                 <p id="redirect-host">After you answer, you go back to <strong>\(e(host))</strong>.\
                 \(loopback ? " This app runs on your own computer." : "")</p>

@@ -95,9 +95,10 @@ extension OAuthService {
     func check(_ items: [(name: String, value: String)]) async throws
         -> Result<OAuthAuthorizationRequest, OAuthAuthorizationRequest.Failure>
     {
-        let client = try await OAuthAuthorizationRequest.clientID(in: items).asyncMap { try await clients.client(id: $0) }
+        var client: OAuthClient?
+        if let clientID = OAuthAuthorizationRequest.clientID(in: items) { client = try await self.client(id: clientID) }
         do {
-            return .success(try OAuthAuthorizationRequest(items: items, client: client ?? nil, configuration: configuration))
+            return .success(try OAuthAuthorizationRequest(items: items, client: client, configuration: configuration))
         } catch {
             return .failure(error)
         }
@@ -125,7 +126,7 @@ extension OAuthService {
         _ authorization: OAuthAuthorizationRequest, owner: Owner, query: String, request: HTTPRequest,
         status: HTTPStatus, error: String? = nil
     ) async throws -> HTTPResponse {
-        guard let client = try await clients.client(id: authorization.clientID) else {
+        guard let client = try await client(id: authorization.clientID) else {
             return respond(.page("The app that sent you here is no longer registered."))
         }
         var inboxes = try await inboxes.inboxes(ownerID: owner.id)
@@ -138,7 +139,10 @@ extension OAuthService {
         }
         let (csrf, setCookie) = browser.csrf(for: request)
         let page = OAuthPages.Consent(
-            clientName: client.name, clientID: client.clientID, redirectURI: authorization.redirectURI,
+            clientName: client.name, clientID: client.clientID,
+            clientHost: OAuthClientMetadataDocument.isDocumentURL(client.clientID)
+                ? OAuthURL.host(client.clientID) : nil,
+            redirectURI: authorization.redirectURI,
             scopes: authorization.scopes, resource: authorization.resource, inboxes: inboxes,
             mayCreate: authorization.target == .service(authorization.resource),
             ticket: OAuthConsentTicket.seal(
@@ -166,12 +170,5 @@ extension OAuthService {
         case .usernameTaken: return "That username is taken; choose another."
         case .unknownKey, .heldByAnother: return "That inbox cannot be used."
         }
-    }
-}
-
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }

@@ -27,7 +27,7 @@ extension OAuthService {
         guard let clientID = fields["client_id"], !clientID.isEmpty else {
             throw OAuthError.invalidClient("client_id is required.")
         }
-        guard let client = try await clients.client(id: clientID) else {
+        guard let client = try await client(id: clientID) else {
             throw OAuthError.invalidClient("The client is unknown.")
         }
         if client.authMethod == .clientSecretPost, !client.secretMatches(fields["client_secret"]) {

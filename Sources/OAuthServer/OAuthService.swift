@@ -19,6 +19,8 @@ public final class OAuthService: Sendable {
     public let configuration: OAuthConfiguration
     let keys: JWTKeySet
     let clients: OAuthClientStore
+    /// Registered clients and, when on, metadata-document clients.
+    let directory: OAuthClientDirectory
     /// Grants, codes and tokens.
     public let grants: OAuthGrantStore
     let pool: WorkerPool
@@ -45,6 +47,8 @@ public final class OAuthService: Sendable {
     ///   - pool: the worker pool whose signing lane signs access tokens.
     ///   - browser: the owners' cookies, sessions and CSRF (`OwnerService.browser`).
     ///   - inboxes: the owners' inboxes, for the consent page's inbox picker.
+    ///   - metadataDocuments: the fetcher of client ID metadata documents (https `client_id`s), with its address
+    ///     policy, no redirects and a size cap; nil turns them off (the metadata then says so).
     ///   - clock: Unix seconds.
     ///   - monotonicClock: what the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory`.
@@ -52,13 +56,15 @@ public final class OAuthService: Sendable {
     /// - Throws: storage errors reading or creating the consent key.
     public init(
         configuration: OAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, pool: WorkerPool,
-        browser: OwnerBrowser, inboxes: any OwnedInboxes, clock: @escaping @Sendable () -> Int64,
+        browser: OwnerBrowser, inboxes: any OwnedInboxes, metadataDocuments: (any OAuthDocumentFetching)? = nil,
+        clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil
     ) throws {
         self.configuration = configuration
         self.keys = keys
         clients = OAuthClientStore(database: database)
+        directory = OAuthClientDirectory(store: clients, fetcher: metadataDocuments, configuration: configuration)
         grants = OAuthGrantStore(database: database)
         self.pool = pool
         self.browser = browser
@@ -90,7 +96,7 @@ public final class OAuthService: Sendable {
                 )
             },
             onUnexpectedError: onUnexpectedError)
-        metadata = Self.metadata(configuration.issuer)
+        metadata = Self.metadata(configuration.issuer, documents: metadataDocuments != nil)
     }
 
     /// Adds the routes: `GET /.well-known/oauth-authorization-server`, `POST /oauth/register`, `POST /oauth/token`,
@@ -136,6 +142,11 @@ public final class OAuthService: Sendable {
         }
     }
 
+    /// The client `clientID` names (registered, or a metadata document), if any.
+    func client(id clientID: String) async throws -> OAuthClient? {
+        try await directory.client(id: clientID, now: clock())
+    }
+
     /// The browser pages' middleware: the endpoint rate class; an unforeseen failure is an HTML page.
     func pageMiddleware(_ context: RequestContext, _ handler: () async throws -> HTTPResponse) async -> HTTPResponse {
         let decision = middleware.charge(.endpoint, context)
@@ -154,7 +165,7 @@ public final class OAuthService: Sendable {
     }
 
     /// RFC 8414 metadata with exactly the contract's fields (1.2).
-    static func metadata(_ issuer: String) -> JSONValue {
+    static func metadata(_ issuer: String, documents: Bool) -> JSONValue {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         return .object([
             ("issuer", .string(issuer)),
@@ -169,7 +180,7 @@ public final class OAuthService: Sendable {
             ("code_challenge_methods_supported", strings(["S256"])),
             ("token_endpoint_auth_methods_supported", strings(["client_secret_post", "none"])),
             ("authorization_response_iss_parameter_supported", .bool(true)),
-            ("client_id_metadata_document_supported", .bool(false)),
+            ("client_id_metadata_document_supported", .bool(documents)),
             ("token_profiles_supported", strings(["at+jwt"])),
         ])
     }

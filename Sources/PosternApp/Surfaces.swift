@@ -58,7 +58,8 @@ enum Surfaces {
 
         let oauth = try OAuthService(
             configuration: oauthConfiguration(configuration, identity: identity), keys: keys, database: database,
-            pool: pool, browser: owners.browser, inboxes: ownedInboxes, clock: clock,
+            pool: pool, browser: owners.browser, inboxes: ownedInboxes,
+            metadataDocuments: try clientMetadataFetcher(configuration), clock: clock,
             onUnexpectedError: reporter("oauth", logger))
         oauth.register(into: &router)
 
@@ -162,6 +163,20 @@ enum Surfaces {
         oauth.rateLimitsEnabled = c.rateLimits
         oauth.instances = c.instances
         return oauth
+    }
+
+    /// The fetcher of OAuth client ID metadata documents, nil when they are off: Fetch's address policy (no
+    /// non-global address but for `POSTERN_OAUTH_CIMD_ALLOW_HOSTS`), no redirects, 16 KiB at most, JSON asked for.
+    /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
+    static func clientMetadataFetcher(_ c: PosternConfiguration) throws -> Fetcher? {
+        guard c.oauthClientMetadataDocuments else { return nil }
+        var fetch = FetchConfiguration(policy: AddressPolicy(allowPrivate: false, allowedHosts: c.oauthCIMDAllowedHosts))
+        fetch.maxRedirects = 0
+        fetch.maxBodyBytes = 16 * 1024
+        fetch.concurrentFetches = 4
+        fetch.accept = "application/json"
+        fetch.trustedRootsPEMFile = c.oauthCIMDTrustCAFile
+        return try Fetcher(configuration: fetch)
     }
 
     static func agentConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> AgentAuthConfiguration {

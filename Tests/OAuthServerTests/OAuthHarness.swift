@@ -32,7 +32,7 @@ final class OAuthHarness: @unchecked Sendable {
     /// Cookies the "browser" holds, as the last responses set them.
     var cookies: [String: String] = [:]
 
-    init(configure: (inout OAuthConfiguration) -> Void = { _ in }) throws {
+    init(documents: (any OAuthDocumentFetching)? = nil, configure: (inout OAuthConfiguration) -> Void = { _ in }) throws {
         test = try StorageBackend.current.makeDatabase()
         let clock = clock
         var ownerSettings = OwnersConfiguration(publicURL: issuer)
@@ -46,7 +46,8 @@ final class OAuthHarness: @unchecked Sendable {
         keys = try JWTKeySet(
             keys: [try .ed25519(kid: "ed-test", privateKey: Ed25519PrivateKey.generate())], activeHMAC: nil,
             activeRSA: nil, activeEdDSA: "ed-test")
-        service = try Self.service(test.database, keys: keys, owners: owners, inboxes: inboxes, pool: pool, clock: clock,
+        service = try Self.service(
+            test.database, keys: keys, owners: owners, inboxes: inboxes, pool: pool, clock: clock, documents: documents,
             configure: configure)
         var router = ContextRouter()
         owners.register(into: &router)
@@ -56,14 +57,15 @@ final class OAuthHarness: @unchecked Sendable {
 
     static func service(
         _ database: any SQLDatabase, keys: JWTKeySet, owners: OwnerService, inboxes: AgentOwnedInboxes,
-        pool: WorkerPool, clock: TestClock, configure: (inout OAuthConfiguration) -> Void = { _ in }
+        pool: WorkerPool, clock: TestClock, documents: (any OAuthDocumentFetching)? = nil,
+        configure: (inout OAuthConfiguration) -> Void = { _ in }
     ) throws -> OAuthService {
         var configuration = OAuthConfiguration(issuer: issuer)
         configuration.rateLimitsEnabled = false
         configure(&configuration)
         return try OAuthService(
             configuration: configuration, keys: keys, database: database, pool: pool, browser: owners.browser,
-            inboxes: inboxes, clock: { clock.now }, monotonicClock: clock.monotonic)
+            inboxes: inboxes, metadataDocuments: documents, clock: { clock.now }, monotonicClock: clock.monotonic)
     }
 
     // MARK: - Requests
