@@ -12,6 +12,7 @@ public struct OAuthClient: Sendable, Equatable {
 
     /// The client identifier.
     public let clientID: String
+    /// How it authenticates at the token and revocation endpoints.
     public let authMethod: AuthMethod
     /// SHA-256 of the client secret; nil for public clients.
     let secretDigest: [UInt8]?

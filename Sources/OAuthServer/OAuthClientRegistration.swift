@@ -5,10 +5,15 @@ import ServerKit
 /// docs/oauth-decisions.md: an omitted `token_endpoint_auth_method` is `none`; redirect URIs are https, or http on
 /// a loopback host; unknown members are ignored. Pure: the endpoint stores what this accepts.
 public struct OAuthClientRegistration: Sendable, Equatable {
+    /// The redirect URIs, deduplicated, in order; compared by exact string equality at authorize.
     public let redirectURIs: [String]
+    /// How the client authenticates; `none` when the request named no method.
     public let authMethod: OAuthClient.AuthMethod
+    /// Of `authorization_code` and `refresh_token`; both when the request named none.
     public let grantTypes: [String]
+    /// `["code"]`.
     public let responseTypes: [String]
+    /// The name the consent page shows, if any.
     public let clientName: String?
     /// The registered scopes; nil when the request named none.
     public let scopes: [String]?

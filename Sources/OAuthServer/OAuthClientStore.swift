@@ -13,8 +13,11 @@ public struct OAuthClientStore: Sendable {
 
     /// A registered client: its id, and its secret when it authenticates with one (shown once).
     public struct Registered: Sendable {
+        /// The new client's id.
         public let clientID: String
+        /// The secret of a `client_secret_post` client (only its digest is stored); nil for public clients.
         public let secret: String?
+        /// Unix seconds.
         public let issuedAt: Int64
     }
 

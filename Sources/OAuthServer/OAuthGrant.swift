@@ -5,6 +5,7 @@ public struct OAuthGrant: Sendable, Equatable {
     public let id: String
     /// The owner's id: the access tokens' `sub`.
     public let ownerID: String
+    /// The client it was granted to.
     public let clientID: String
     /// The default inbox chosen at consent (the agent account id), if any.
     public let agentID: String?
@@ -12,6 +13,7 @@ public struct OAuthGrant: Sendable, Equatable {
     public let scopes: [String]
     /// The resource, exactly as requested: the access tokens' `aud`.
     public let resource: String
+    /// When the owner approved, Unix seconds.
     public let createdAt: Int64
     /// No token of the grant lives past this, Unix seconds.
     public let expiresAt: Int64

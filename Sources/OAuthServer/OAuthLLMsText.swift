@@ -4,6 +4,7 @@ public enum OAuthLLMsText {
     /// The section's anchor (the GitHub-style slug of its heading).
     public static let anchor = "oauth-for-apps"
 
+    /// The section for the authorization server configured as `c`.
     public static func render(_ c: OAuthConfiguration) -> String {
         let base = c.issuer
         return """

@@ -16,6 +16,7 @@ import Storage
 ///
 /// Create it once at start, after the metrics system is bootstrapped; add its routes with ``register(into:)``.
 public final class OAuthService: Sendable {
+    /// The configuration it was created with.
     public let configuration: OAuthConfiguration
     let keys: JWTKeySet
     let clients: OAuthClientStore
