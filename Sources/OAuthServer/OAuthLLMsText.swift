@@ -16,9 +16,16 @@ public enum OAuthLLMsText {
             (header `typ: at+jwt`, EdDSA with the Ed25519 key of `\(base)/.well-known/jwks.json`; claims `iss sub aud \
             client_id iat exp jti scope`, plus Postern's `pur: "oauth-access"`; `sub` is the owner's UUID).
 
-            1. Register (RFC 7591, open, \(c.registrationsPerHour) an hour per address): \
-            `curl -s -X POST \(base)/oauth/register -H 'Content-Type: application/json' -d \
-            '{"client_name":"My app","redirect_uris":["http://127.0.0.1:8765/callback"]}'`. Redirect URIs are https, \
+            ```bash
+            curl -s \(base)/.well-known/oauth-authorization-server
+            curl -s -X POST \(base)/oauth/register -H 'Content-Type: application/json' \\
+              -d '{"client_name":"My app","redirect_uris":["http://127.0.0.1:8765/callback"]}'
+            curl -s -X POST \(base)/oauth/revoke -H 'Content-Type: application/x-www-form-urlencoded' \\
+              -d 'client_id=<client id>&token=<token>'
+            ```
+
+            1. Register (RFC 7591, open, \(c.registrationsPerHour) an hour per address) as the second line does. \
+            Redirect URIs are https, \
             or http on localhost, 127.0.0.1 or [::1], compared by exact string equality. An omitted \
             `token_endpoint_auth_method` means `none` (a public client, PKCE only); `client_secret_post` gets a \
             `client_secret`, shown once. A registration with no grant after 24 h is deleted. Instead of registering, \

@@ -172,6 +172,19 @@ def mcp(section, base, api_key):
           f"mcp: initialize with the section's curl line opens a session ({status})")
 
 
+def oauth(section, base):
+    lines = curl_lines(section)
+    check(len(lines) == 3, "oauth: three curl lines (metadata, register, revoke)")
+    status, _, metadata = run(lines[0], {})
+    check(status == 200 and metadata["issuer"] == base and metadata["registration_endpoint"] == base + "/oauth/register",
+          f"oauth: the metadata names this server ({status})")
+    status, _, client = run(lines[1], {})
+    check(status == 201 and client.get("client_id") and client.get("token_endpoint_auth_method") == "none",
+          f"oauth: register with the section's curl line ({status})")
+    status, _, _ = run(lines[2], {"client id": client["client_id"], "token": "not-a-token"})
+    check(status == 200, f"oauth: revoke answers 200 for an unknown token ({status})")
+
+
 def main():
     env = {"POSTERN_AGENT_POW_DIFFICULTY": "3", "POSTERN_AGENT_POW_DYNAMIC": "off",
            "POSTERN_MAILBOX_POW_DIFFICULTY": "8", "POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true"}
@@ -180,13 +193,14 @@ def main():
         check(status == 200 and text.startswith("# Postern"), "GET /llms.txt")
         parts = sections(text)
         names = list(parts)
-        check(len(names) == 5, f"three API sections, the mail section and the MCP section: {names}")
+        check(len(names) == 6, f"three API sections, the mail, MCP and OAuth sections: {names}")
         check(f"{base}/openapi.json" in text, "links to /openapi.json")
         capability, api_key = agent(parts[names[0]])
         mailbox(parts[names[1]])
         remote(parts[names[2]], base)
         mail(parts[names[3]], capability)
         mcp(parts[names[4]], base, api_key)
+        oauth(parts[names[5]], base)
     check.finish("llms.txt")
 
 
