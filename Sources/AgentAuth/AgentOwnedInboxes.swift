@@ -91,15 +91,17 @@ public struct AgentOwnedInboxes: OwnedInboxes {
         return linked
     }
 
+    /// The old key stops at once, and so do the sessions it opened (``AgentAccount/acceptsSession(issuedAt:)``).
     public func rotateKey(accountID: String, ownerID: String) async throws -> String? {
         let key = AgentAPIKey.generate()
+        let now = clock()
         let changed = try await database.write { connection in
             try connection.run(
                 """
-                UPDATE agent_accounts SET api_key_digest = ? WHERE id = ? AND revoked_at IS NULL
+                UPDATE agent_accounts SET api_key_digest = ?, key_rotated_at = ? WHERE id = ? AND revoked_at IS NULL
                 AND id IN (SELECT agent_id FROM owner_inboxes WHERE owner_id = ?)
                 """,
-                [.blob(AgentAPIKey.digest(key)), .text(accountID), .text(ownerID)])
+                [.blob(AgentAPIKey.digest(key)), .integer(now), .text(accountID), .text(ownerID)])
         }
         return changed > 0 ? key : nil
     }

@@ -14,6 +14,8 @@ public struct OwnerBrowser: Sendable {
     public static let csrfCookie = "postern_csrf"
     /// The hidden form field every form carries.
     public static let csrfField = "csrf_token"
+    /// The one-time notice a page shows after a post redirected to it: a code naming a fixed text, never a secret.
+    public static let flashCookie = "postern_flash"
 
     /// The sessions the cookie opens.
     public let sessions: OwnerSessions
@@ -57,6 +59,11 @@ public struct OwnerBrowser: Sendable {
     /// The `Set-Cookie` value that carries session `token` for `lifetime` seconds.
     public func sessionCookie(_ token: String, lifetime: Int64) -> String {
         cookie(Self.sessionCookie, token, maxAge: lifetime)
+    }
+
+    /// The `Set-Cookie` value that carries the one-time notice `code` to the page a post redirects to (a minute).
+    public func flashCookie(_ code: String) -> String {
+        cookie(Self.flashCookie, code, maxAge: 60)
     }
 
     /// The `Set-Cookie` value that removes cookie `name`.

@@ -26,21 +26,11 @@ public struct OwnerDomainPages: Sendable {
         router.add(.POST, "/owner/domains/{id}/inboxes", bodyLimit: limit, route(createInbox))
     }
 
-    typealias Handler = @Sendable (HTTPRequest, RouteParameters, Owner) async throws -> HTTPResponse
+    typealias Handler = OwnerService.OwnerPageHandler
 
     /// Rate limit and error page (the service's middleware), sign-in required, CSRF checked on posts.
     private func route(_ handler: @escaping Handler) -> ContextRouteHandler {
-        .deferred { [service] request, context, parameters in
-            await service.middleware.run(.page, context) {
-                guard let (owner, _) = try await service.browser.owner(of: request) else {
-                    return HTMLPage.redirect(to: "/owner/sign-in?next=%2Fowner%2Fdomains")
-                }
-                if request.method == .POST, !service.browser.csrfValid(request.formFields(), request) {
-                    return OwnerService.messagePage(.forbidden, "Your domains", OwnerMessage.csrf)
-                }
-                return try await handler(request, parameters, owner)
-            }
-        }
+        service.ownerRoute(page: "/owner/domains", title: "Your domains", handler)
     }
 
     private func page(

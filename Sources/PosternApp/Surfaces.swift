@@ -54,6 +54,10 @@ enum Surfaces {
         owners.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+        OwnerInboxPages(
+            service: owners, inboxes: ownedInboxes, grants: OwnerGrants(database: database, clock: clock),
+            agentDomain: configuration.agentInboxDomain
+        ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 
         let oauth = try OAuthService(

@@ -103,3 +103,28 @@ struct AgentCustomDomainInboxTests {
         #expect(principal?.mailbox.address == "support@example.com" && principal?.accountID == inbox.accountID)
     }
 }
+
+@Suite("Owned inboxes: a key rotation ends the old key's sessions")
+struct AgentKeyRotationSessionTests {
+    @Test("a session opened before the owner rotated the key buys no capability; one opened after does")
+    func rotationEndsSessions() async throws {
+        let harness = try AgentHarness(difficulty: 0)
+        let (oldKey, oldSession) = try await harness.signup("rotating-bot")
+        #expect(await harness.send(.POST, "/api/v1/capability", bearer: oldSession).status.code == 200)
+        try harness.database.writeSync { connection in
+            try connection.run("INSERT INTO owners (id, email, password_hash, created_at) VALUES ('o', 'o@x.example', 'x', 0)")
+        }
+        let clock = harness.clock
+        let inboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: harness.database), domain: "agents.localhost", clock: { clock.now })
+        _ = try await inboxes.link(apiKey: oldKey, ownerID: "o")
+        harness.clock.advance(5)
+        let account = try #require(try await inboxes.inboxes(ownerID: "o").first)
+        let newKey = try #require(try await inboxes.rotateKey(accountID: account.accountID, ownerID: "o"))
+        #expect(await harness.send(.POST, "/api/v1/capability", bearer: oldSession).status.code == 401)
+        let login = try await harness.session("apiKey", newKey)
+        #expect(login.status.code == 200)
+        let newSession = try #require(login.bearer)
+        #expect(await harness.send(.POST, "/api/v1/capability", bearer: newSession).status.code == 200)
+    }
+}
