@@ -126,6 +126,13 @@ let package = Package(
             "JWT", "JSON", "AuthCrypto", "Directory", "Storage", "HTTP1", "ServerKit",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // The OAuth 2.1 authorization server for apps (issue 28): metadata, registration, authorize and consent,
+        // token (codes with PKCE, rotating refresh tokens), revocation; EdDSA access tokens on the worker pool.
+        .target(name: "OAuthServer", dependencies: [
+            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Directory", "Owners", "Fetch",
+            "OAuthResource",
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
@@ -148,7 +155,8 @@ let package = Package(
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
-            "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing", "OAuthResource",
+            "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
+            "OAuthServer", "OAuthResource",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -235,6 +243,12 @@ let package = Package(
         .testTarget(name: "OAuthResourceTests", dependencies: [
             "OAuthResource", "Directory", "JWT", "JSON", "AuthCrypto", "Storage", "PostgresClient", "HTTP1", "ServerKit",
             "AgentAuth", "EmbeddedResources", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+        ]),
+        .testTarget(name: "OAuthServerTests", dependencies: [
+            "OAuthServer", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
+            "ComputePool", "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

@@ -35,6 +35,10 @@
         send COUNT requests over CONNECTIONS keep-alive connections (one request in flight on each;
         BEARER and BODY may be empty); exit 1 unless every answer is 2xx. For counts per request
         (scripts/instructions), where wrk's fixed duration gives no fixed count.
+    bench-lib.py oauth-tokens BASE_URL EMAIL PASSWORD COUNT
+        register an OAuth client, sign in as the owner EMAIL and consent COUNT times through the forms
+        (Tests/Clients/oauth_form_driver.py), redeem each code; print the client id, then COUNT refresh
+        tokens, one a line: each the head of its own grant's rotation chain
     bench-lib.py callgrind-top DUMP TOP DIVISOR
         the TOP functions of a callgrind dump by the instructions they executed themselves (calls to
         others not counted), each divided by DIVISOR (the requests it measured); mangled names, for
@@ -465,6 +469,39 @@ def cmd_callgrind_top(path, top, divisor):
         print(f"{cost // divisor:8d} {fn}")
 
 
+def cmd_oauth_tokens(base, email, password, count):
+    import base64
+    import urllib.parse
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Clients"))
+    from oauth_form_driver import FormDriver
+    callback = "http://127.0.0.1:9/cb"
+    driver = FormDriver(base)
+    conn = http.client.HTTPConnection(*split_url(base), timeout=30)
+    conn.request("GET", "/.well-known/oauth-authorization-server")
+    issuer = json.loads(conn.getresponse().read())["issuer"]
+    conn.request("POST", "/oauth/register", json.dumps({"redirect_uris": [callback]}),
+                 {"Content-Type": "application/json"})
+    client = json.loads(conn.getresponse().read())["client_id"]
+    print(client)
+    for k in range(count):
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+        query = urllib.parse.urlencode({
+            "response_type": "code", "client_id": client, "redirect_uri": callback, "scope": "mail.read mail.send",
+            "resource": issuer + "/jmap", "state": "bench", "code_challenge": challenge,
+            "code_challenge_method": "S256"})
+        # The first consent of a run makes an inbox (a new owner has none); the others pick it.
+        location = driver.authorize("/oauth/authorize?" + query, email, password,
+                                    new_inbox=None if k else "bench" + secrets.token_hex(4))
+        code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query).get("code", [""])[0] or die(
+            f"consent gave no code: {location}")
+        conn.request("POST", "/oauth/token", urllib.parse.urlencode({
+            "grant_type": "authorization_code", "code": code, "redirect_uri": callback, "client_id": client,
+            "code_verifier": verifier}), {"Content-Type": "application/x-www-form-urlencoded"})
+        answer = json.loads(conn.getresponse().read())
+        print(answer.get("refresh_token") or die(f"code exchange refused: {answer}"))
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -499,6 +536,8 @@ def main(argv):
         cmd_requests(args[0], args[1], args[2], args[3], args[4], int(args[5]), int(args[6]))
     elif cmd == "callgrind-top" and len(args) == 3:
         cmd_callgrind_top(args[0], int(args[1]), max(1, int(args[2])))
+    elif cmd == "oauth-tokens" and len(args) == 4:
+        cmd_oauth_tokens(args[0], args[1], args[2], int(args[3]))
     elif cmd == "origin" and len(args) == 1:
         cmd_origin(args[0])
     else:

@@ -20,6 +20,9 @@ public struct FetchConfiguration: Sendable {
     /// A PEM file of trusted roots used instead of the system CA store; nil (default) uses the system
     /// store (`SSL_CTX_set_default_verify_paths`). Meant for tests and private PKI.
     public var trustedRootsPEMFile: String? = nil
+    /// `Accept` sent with each request. Default `text/plain, */*;q=0.5` (remote hashes); JSON documents ask for
+    /// `application/json`.
+    public var accept: String = "text/plain, */*;q=0.5"
     /// `User-Agent` sent with each request.
     public var userAgent: String = "Postern-Fetch/1.0"
 

@@ -100,7 +100,7 @@ public final class Fetcher: URLFetching {
         var current = try FetchURL(parsing: url)
         var redirects = 0
         while true {
-            let (head, stream) = try request(current, headers: Self.getHeaders, deadline: deadline)
+            let (head, stream) = try request(current, headers: [("Accept", configuration.accept)], deadline: deadline)
             if [301, 302, 303, 307, 308].contains(head.status), let location = head["Location"] {
                 guard redirects < configuration.maxRedirects else { throw .tooManyRedirects }
                 redirects += 1
@@ -162,7 +162,6 @@ public final class Fetcher: URLFetching {
     }
 
     /// The extra headers of a remote-hash GET.
-    private static let getHeaders = [("Accept", "text/plain, */*;q=0.5")]
 
     /// Connects, sends the request and reads the head; the stream is positioned at the body.
     private func request(

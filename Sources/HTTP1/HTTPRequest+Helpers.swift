@@ -74,6 +74,17 @@ extension HTTPRequest {
         return result
     }
 
+    /// The decoded items of a query string `query` (`a=1&b=2`, `+` as a space), in order.
+    public static func items(ofQuery query: String) -> [(name: String, value: String)] {
+        urlEncodedFields(Substring(query))
+    }
+
+    /// Every decoded value of the form field `name`, in order: a group of checkboxes sends one per ticked box.
+    public func formValues(_ name: String) -> [String] {
+        HTTPRequest.urlEncodedFields(Substring(String(decoding: body, as: UTF8.self))).filter { $0.name == name }
+            .map(\.value)
+    }
+
     /// Whether the `Accept` header lists `application/json` (with a non-zero quality).
     public var acceptsJSON: Bool {
         for header in headers.values("Accept") {

@@ -42,6 +42,8 @@ enum CommonRoutes {
         router.add(.GET, "/.well-known/jwks.json", .immediate { _, _, _ in
             var response = HTTPResponse.json(.ok, keys.jwksJSON())
             response.headers.replaceOrAdd("Cache-Control", "public, max-age=\(jwksMaxAge)")
+            // Browser apps verify OAuth access tokens from it (docs/oauth-decisions.md 11): CORS, no credentials.
+            response.headers.replaceOrAdd("Access-Control-Allow-Origin", "*")
             return response
         })
         router.add(.GET, "/openapi.json", .immediate { _, _, _ in .json(.ok, openAPI) })

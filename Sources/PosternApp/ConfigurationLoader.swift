@@ -109,6 +109,10 @@ public enum ConfigurationLoader {
         try integer("POSTERN_MAILBOX_POW_DIFFICULTY") { c.mailboxPowDifficulty = $0 }
         try flag("POSTERN_MAILBOX_POW_REQUIRED") { c.mailboxPowRequired = $0 }
         try flag("POSTERN_MCP_JMAP_REQUEST") { c.mcpJMAPRequest = $0 }
+        try integer("POSTERN_OAUTH_REFRESH_RACE_SECONDS") { c.oauthRefreshRaceSeconds = $0 }
+        try flag("POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS") { c.oauthClientMetadataDocuments = $0 }
+        list("POSTERN_OAUTH_CIMD_ALLOW_HOSTS") { c.oauthCIMDAllowedHosts = $0 }
+        text("POSTERN_OAUTH_CIMD_TRUST_CA_FILE") { c.oauthCIMDTrustCAFile = $0.isEmpty ? nil : $0 }
         try choice("POSTERN_OWNER_SIGNUP", ["open", "closed"]) { c.ownerSignUpOpen = $0 == "open" }
         list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
         list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }

@@ -2,6 +2,7 @@ import AgentAuth
 import JMAP
 import MCPServer
 import MailboxAccounts
+import OAuthServer
 import OAuthResource
 import RemoteHashAuth
 
@@ -11,7 +12,7 @@ enum LLMsDocument {
     /// The document for the surfaces as configured, whose public base URL is `baseURL`.
     static func render(
         baseURL: String, agent: AgentAuthConfiguration, mailbox: MailboxConfiguration, remote: RemoteHashConfiguration,
-        smtpAddress: String?, mcp: MCPConfiguration
+        smtpAddress: String?, mcp: MCPConfiguration, oauth: OAuthConfiguration? = nil
     ) -> String {
         """
         # Postern
@@ -30,6 +31,8 @@ enum LLMsDocument {
         through JMAP, MCP and `/api/v1/agents`.
         - [MCP server (Atomic Mail compatible)](#\(MCPLLMsText.anchor)): an agent inbox's tools for any MCP host, \
         with its API key.
+        - [OAuth for apps](#\(OAuthLLMsText.anchor)): owners approve third-party apps (OAuth 2.1, PKCE, rotating \
+        refresh tokens, EdDSA access tokens).
 
         The OpenAPI 3.1 description of every endpoint: \(baseURL)/openapi.json. Signing keys: \
         \(baseURL)/.well-known/jwks.json.
@@ -47,6 +50,7 @@ enum LLMsDocument {
             baseURL: baseURL, smtpAddress: smtpAddress, agentDomain: agent.inboxDomain,
             mailboxDomains: mailbox.domains + mailbox.proDomains))
         \(MCPLLMsText.render(baseURL: baseURL, mcp))
+        \(OAuthLLMsText.render(oauth ?? OAuthConfiguration(issuer: baseURL)))
         \(OAuthResourceLLMsText.render(baseURL: baseURL))
         """
     }

@@ -64,6 +64,18 @@ public struct PosternConfiguration: Sendable {
     /// Whether anyone may create an owner account at `/owner/sign-up` (`POSTERN_OWNER_SIGNUP=open`; `closed`, the
     /// default, leaves it to `postern owner create`).
     public var ownerSignUpOpen = false
+    /// Seconds after a refresh token is superseded during which presenting it again counts as a lost race (refused,
+    /// nothing revoked) rather than a reuse that revokes the grant (`POSTERN_OAUTH_REFRESH_RACE_SECONDS`, 0 to 60).
+    public var oauthRefreshRaceSeconds = 2
+    /// Whether an https `client_id` is fetched as a client ID metadata document
+    /// (`POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS`, default on).
+    public var oauthClientMetadataDocuments = true
+    /// Hosts whose metadata documents may be fetched from non-global addresses (`POSTERN_OAUTH_CIMD_ALLOW_HOSTS`,
+    /// comma-separated; for tests on loopback). Default none.
+    public var oauthCIMDAllowedHosts: [String] = []
+    /// A PEM file of the roots metadata-document fetches trust instead of the system's
+    /// (`POSTERN_OAUTH_CIMD_TRUST_CA_FILE`; for tests with their own CA). Default nil: the system roots.
+    public var oauthCIMDTrustCAFile: String?
     /// Whether MCP's `jmap_request` tool (raw JMAP) is offered (`POSTERN_MCP_JMAP_REQUEST`).
     public var mcpJMAPRequest = true
     /// Public mailbox domains (`POSTERN_MAILBOX_DOMAINS`).
@@ -195,6 +207,9 @@ public struct PosternConfiguration: Sendable {
         }
         guard (1...3600).contains(keyReloadSeconds) else {
             throw ConfigurationError(key: "POSTERN_KEY_RELOAD_SECONDS", message: "must be from 1 to 3600")
+        }
+        guard (0...60).contains(oauthRefreshRaceSeconds) else {
+            throw ConfigurationError(key: "POSTERN_OAUTH_REFRESH_RACE_SECONDS", message: "must be from 0 to 60")
         }
         guard (100...10_000_000).contains(mailChangesKept) else {
             throw ConfigurationError(key: "POSTERN_MAIL_CHANGES_KEPT", message: "must be from 100 to 10000000")

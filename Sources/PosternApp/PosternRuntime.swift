@@ -10,6 +10,7 @@ import MailDelivery
 import MailStore
 import OAuthResource
 import MailboxAccounts
+import OAuthServer
 import Owners
 import PostgresClient
 import DNS
@@ -265,6 +266,9 @@ public final class PosternRuntime: Sendable {
             mailStore.startTrimmingChanges(every: .seconds(60), keep: configuration.mailChangesKept),
             PurgeSchedule.start(every: .seconds(60), on: database, purging: "owner sessions and sign-in failures") {
                 [clock] in try OwnerPurge.run($0, now: clock())
+            },
+            PurgeSchedule.start(every: .seconds(60), on: database, purging: "OAuth codes, tokens and unused clients") {
+                [clock] in try OAuthPurge.run($0, now: clock())
             },
         ]
         purges.withLock { $0 = schedules }

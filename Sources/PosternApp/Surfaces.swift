@@ -12,6 +12,7 @@ import MailStore
 import MailboxAccounts
 import MCPServer
 import OAuthResource
+import OAuthServer
 import Owners
 import RemoteHashAuth
 import ServerKit
@@ -63,6 +64,13 @@ enum Surfaces {
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 
+        let oauth = try OAuthService(
+            configuration: oauthConfiguration(configuration, identity: identity), keys: keys, database: database,
+            pool: pool, browser: owners.browser, inboxes: ownedInboxes,
+            metadataDocuments: try clientMetadataFetcher(configuration), clock: clock,
+            onUnexpectedError: reporter("oauth", logger))
+        oauth.register(into: &router)
+
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
         jmap.rateLimitsEnabled = configuration.rateLimits
         jmap.instances = configuration.instances
@@ -107,7 +115,7 @@ enum Surfaces {
         let guide = Array(
             LLMsDocument.render(
                 baseURL: identity.baseURL, agent: agentSettings, mailbox: mailbox.configuration, remote: remoteSettings,
-                smtpAddress: smtpAddress, mcp: mcp
+                smtpAddress: smtpAddress, mcp: mcp, oauth: oauth.configuration
             ).utf8)
         router.add(.GET, "/llms.txt", .immediate { _, _, _ in
             HTTPResponse(
@@ -115,7 +123,12 @@ enum Surfaces {
                 body: guide)
         })
 
-        return ([PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) }], mailbox)
+        return (
+            [
+                PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) },
+                PosternResponder.UnmatchedRenderer(prefix: "/oauth/") { oauth.unmatchedResponse($0) },
+            ], mailbox
+        )
     }
 
     /// The mail store and who may receive: shared by SMTP, JMAP and `postern mail deliver`.
@@ -168,6 +181,29 @@ enum Surfaces {
         owners.rateLimitsEnabled = c.rateLimits
         owners.instances = c.instances
         return owners
+    }
+
+    /// The authorization server's settings: its issuer is the public URL (contract 1.1).
+    static func oauthConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OAuthConfiguration {
+        var oauth = OAuthConfiguration(issuer: identity.baseURL)
+        oauth.refreshRaceWindow = Int64(c.oauthRefreshRaceSeconds)
+        oauth.rateLimitsEnabled = c.rateLimits
+        oauth.instances = c.instances
+        return oauth
+    }
+
+    /// The fetcher of OAuth client ID metadata documents, nil when they are off: Fetch's address policy (no
+    /// non-global address but for `POSTERN_OAUTH_CIMD_ALLOW_HOSTS`), no redirects, 16 KiB at most, JSON asked for.
+    /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
+    static func clientMetadataFetcher(_ c: PosternConfiguration) throws -> Fetcher? {
+        guard c.oauthClientMetadataDocuments else { return nil }
+        var fetch = FetchConfiguration(policy: AddressPolicy(allowPrivate: false, allowedHosts: c.oauthCIMDAllowedHosts))
+        fetch.maxRedirects = 0
+        fetch.maxBodyBytes = 16 * 1024
+        fetch.concurrentFetches = 4
+        fetch.accept = "application/json"
+        fetch.trustedRootsPEMFile = c.oauthCIMDTrustCAFile
+        return try Fetcher(configuration: fetch)
     }
 
     static func agentConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> AgentAuthConfiguration {

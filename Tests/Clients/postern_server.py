@@ -54,6 +54,16 @@ def http(base, method, path, body=None, headers=None, bearer=None):
         return status, head, raw.decode("utf-8", "replace")
 
 
+def install_packages(directory, requirements, modules):
+    """Installs `requirements` (pip specifiers) into .build/client-sdks/`directory` unless every module of `modules`
+    is already there, and puts that directory first on sys.path."""
+    target = os.path.join(ROOT, ".build", "client-sdks", directory)
+    if not all(os.path.exists(os.path.join(target, module)) for module in modules):
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
+                        target, *requirements], check=True)
+    sys.path.insert(0, target)
+
+
 def agent_signup(base, username):
     """(status, body, session JWT) of an agent signup: challenge, scrypt proof of work, POST /api/v1/session."""
     status, head, body = http(base, "POST", "/api/v1/challenge")
@@ -78,9 +88,10 @@ class Server(str):
 
 
 @contextlib.contextmanager
-def postern(env=None, pro_users=()):
+def postern(env=None, pro_users=(), owners=()):
     """Yields the base URL (a ``Server``) of a server started with `env` (rate limits off unless given), after
-    creating each (email, password) of `pro_users`; stops it and removes its data directory afterwards."""
+    creating each (email, password) of `pro_users` and of `owners`; stops it and removes its data directory
+    afterwards."""
     binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
     data = tempfile.mkdtemp(prefix="postern-client-test-")
     settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0",
@@ -88,6 +99,9 @@ def postern(env=None, pro_users=()):
     settings.update(env or {})
     for email, password in pro_users:
         subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],
+                       env=settings, check=True, capture_output=True)
+    for email, password in owners:
+        subprocess.run([binary, "owner", "create", "--data-dir", data, "--email", email, "--password", password],
                        env=settings, check=True, capture_output=True)
     port = free_port()
     server = subprocess.Popen([binary, "serve", "--data-dir", data, "--host", "127.0.0.1", "--port", str(port)],

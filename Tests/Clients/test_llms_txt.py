@@ -172,6 +172,19 @@ def mcp(section, base, api_key):
           f"mcp: initialize with the section's curl line opens a session ({status})")
 
 
+def oauth(section, base):
+    lines = curl_lines(section)
+    check(len(lines) == 3, "oauth: three curl lines (metadata, register, revoke)")
+    status, _, metadata = run(lines[0], {})
+    check(status == 200 and metadata["issuer"] == base and metadata["registration_endpoint"] == base + "/oauth/register",
+          f"oauth: the metadata names this server ({status})")
+    status, _, client = run(lines[1], {})
+    check(status == 201 and client.get("client_id") and client.get("token_endpoint_auth_method") == "none",
+          f"oauth: register with the section's curl line ({status})")
+    status, _, _ = run(lines[2], {"client id": client["client_id"], "token": "not-a-token"})
+    check(status == 200, f"oauth: revoke answers 200 for an unknown token ({status})")
+
+
 def oauth_resource(section, base):
     lines = curl_lines(section)
     check(len(lines) == 2, "oauth resource: two curl lines (the owner's agents, JMAP with X-Atomic-Account-Id)")
@@ -193,7 +206,7 @@ def main():
         check(status == 200 and text.startswith("# Postern"), "GET /llms.txt")
         parts = sections(text)
         names = list(parts)
-        check(len(names) == 6, f"three API sections, the mail, MCP and OAuth-token sections: {names}")
+        check(len(names) == 7, f"three API sections, the mail, MCP, OAuth and OAuth-token sections: {names}")
         check(f"{base}/openapi.json" in text, "links to /openapi.json")
         capability, api_key = agent(parts[names[0]])
         mailbox(parts[names[1]])
@@ -201,6 +214,7 @@ def main():
         mail(parts[names[3]], capability)
         mcp(parts["MCP server (Atomic Mail compatible)"], base, api_key)
         oauth_resource(parts["Using an OAuth access token"], base)
+        oauth(parts["OAuth for apps"], base)
     check.finish("llms.txt")
 
 

@@ -11,23 +11,15 @@ agent surface (proof of work at difficulty 2), runs against .build/debug/postern
 import asyncio
 import base64
 import json
-import os
-import subprocess
-import sys
 
-from postern_server import ROOT, Checks, agent_signup, http, postern
+from postern_server import Checks, agent_signup, http, install_packages, postern
 
 VERSION = "2.3.0"
 check = Checks()
 
 
 def install():
-    target = os.path.join(ROOT, ".build", "client-sdks", "mcp-" + VERSION)
-    if not os.path.exists(os.path.join(target, "mcp")) or not os.path.exists(os.path.join(target, "jsonschema")):
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", target,
-             "mcp==" + VERSION, "jsonschema"], check=True)
-    sys.path.insert(0, target)
+    install_packages("mcp-" + VERSION, ["mcp==" + VERSION, "jsonschema"], ["mcp", "jsonschema"])
 
 
 def signup(base, username):

@@ -13,6 +13,7 @@ On a failure the instances' and HAProxy's logs are copied to artifacts/cluster-t
 """
 import base64
 import concurrent.futures
+import hashlib
 import http.client
 import importlib.machinery
 import importlib.util
@@ -29,6 +30,7 @@ import tempfile
 import threading
 import time
 import traceback
+import urllib.parse
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = os.path.join(REPO, "scripts")
@@ -645,6 +647,51 @@ def test_name_race(cluster, workdir):
     finally:
         origin.close()
     return f"{rounds} rounds on each surface: one 201, one 409/409/422, one row"
+
+
+@test("OAuth: consent through the balancer, then two refreshes racing with one token on two instances: one wins")
+def test_oauth_refresh_race(cluster, workdir):
+    """An owner consents through the balancer (sign-in page, CSRF and the signed consent request cross instances),
+    the code is redeemed on instance 2, then each round refreshes one token on both instances at once: exactly one
+    200 and one invalid_grant, the grant not revoked (the loser lost a race within 2 s), the winner's token next."""
+    sys.path.insert(0, os.path.join(REPO, "Tests", "Clients"))
+    from oauth_form_driver import FormDriver
+    one, two = cluster.base(1), cluster.base(2)
+    email, password = f"owner-{secrets.token_hex(4)}@example.com", "cluster-owner-pw"
+    cluster.postern("owner", "create", "--email", email, "--password", password)
+    issuer = call(one, "GET", "/.well-known/oauth-authorization-server").json()["issuer"]
+    client = call(one, "POST", "/oauth/register", {"redirect_uris": ["http://127.0.0.1:9/cb"]}).json()["client_id"]
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    query = urllib.parse.urlencode({
+        "response_type": "code", "client_id": client, "redirect_uri": "http://127.0.0.1:9/cb", "scope": "mail.read",
+        "resource": issuer + "/jmap", "state": "cluster", "code_challenge": challenge, "code_challenge_method": "S256"})
+    callback = FormDriver(cluster.url).authorize("/oauth/authorize?" + query, email, password,
+                                                new_inbox="oauth" + secrets.token_hex(4))
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(callback).query).get("code", [""])[0]
+    expect(code, f"consent through the balancer gave no code: {callback}")
+
+    def token(base, **fields):
+        body = urllib.parse.urlencode(dict(fields, client_id=client)).encode()
+        return call(base, "POST", "/oauth/token", body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    first = token(two, grant_type="authorization_code", code=code, redirect_uri="http://127.0.0.1:9/cb",
+                  code_verifier=verifier)
+    expect(first.status == 200, f"code exchange on instance 2: {first}")
+    refresh = first.json()["refresh_token"]
+    rounds = 4
+    for k in range(rounds):
+        outcomes = barrier_run([lambda b=b: token(b, grant_type="refresh_token", refresh_token=refresh)
+                                for b in (one, two)])
+        expect(all(isinstance(o, Response) for o in outcomes), f"round {k}: {outcomes}")
+        expect(sorted(o.status for o in outcomes) == [200, 400], f"round {k}: statuses {outcomes}")
+        loser = next(o for o in outcomes if o.status == 400)
+        expect(loser.json().get("error") == "invalid_grant", f"round {k}: the loser got {loser}")
+        refresh = next(o for o in outcomes if o.status == 200).json()["refresh_token"]
+    revoked = cluster.psql(f"SELECT count(*) FROM oauth_grants WHERE client_id = '{client}' AND revoked_at IS NOT NULL")
+    expect(revoked == [["0"]], f"a lost race revoked the grant: {revoked}")
+    last = token(one, grant_type="refresh_token", refresh_token=refresh)
+    expect(last.status == 200, f"the last winner's refresh token: {last}")
+    return f"{rounds} rounds: one 200 and one invalid_grant each, the grant alive, the winner's token refreshing"
 
 
 @test("rate limits across two instances stay within the documented limit")

@@ -1,0 +1,152 @@
+import JSON
+import ServerKit
+
+/// A dynamic client registration request (RFC 7591) checked against the rules of contract 1.6 and
+/// docs/oauth-decisions.md: an omitted `token_endpoint_auth_method` is `none`; redirect URIs are https, or http on
+/// a loopback host; unknown members are ignored. Pure: the endpoint stores what this accepts.
+public struct OAuthClientRegistration: Sendable, Equatable {
+    /// The redirect URIs, deduplicated, in order; compared by exact string equality at authorize.
+    public let redirectURIs: [String]
+    /// How the client authenticates; `none` when the request named no method.
+    public let authMethod: OAuthClient.AuthMethod
+    /// Of `authorization_code` and `refresh_token`; both when the request named none.
+    public let grantTypes: [String]
+    /// `["code"]`.
+    public let responseTypes: [String]
+    /// The name the consent page shows, if any.
+    public let clientName: String?
+    /// The registered scopes; nil when the request named none.
+    public let scopes: [String]?
+
+    static let grantTypesSupported = ["authorization_code", "refresh_token"]
+
+    /// Checks `body` (the raw request body).
+    /// - Throws: ``OAuthError`` `invalid_redirect_uri` for a missing, empty or refused redirect URI list,
+    ///   `invalid_client_metadata` for anything else.
+    public init(body: [UInt8], configuration: OAuthConfiguration) throws(OAuthError) {
+        guard let body = RequestBody(json: body) else {
+            throw .invalidClientMetadata("The body must be a JSON object.")
+        }
+        guard case .array(let uris)? = body["redirect_uris"], !uris.isEmpty else {
+            throw .invalidRedirectURI("redirect_uris must be a non-empty array of strings.")
+        }
+        guard uris.count <= configuration.maxRedirectURIs else {
+            throw .invalidRedirectURI("At most \(configuration.maxRedirectURIs) redirect URIs.")
+        }
+        var redirectURIs: [String] = []
+        for case let value in uris {
+            guard case .string(let uri) = value else {
+                throw .invalidRedirectURI("redirect_uris must be a non-empty array of strings.")
+            }
+            guard uri.utf8.count <= configuration.maxRedirectURILength, Self.redirectURIAllowed(uri) else {
+                throw .invalidRedirectURI(
+                    "Each redirect URI must be an absolute https URI, or http on localhost, 127.0.0.1 or [::1], without a fragment.")
+            }
+            if !redirectURIs.contains(uri) { redirectURIs.append(uri) }
+        }
+        do {
+            switch try body.string("token_endpoint_auth_method") {
+            case nil, "none"?: authMethod = .none
+            case "client_secret_post"?: authMethod = .clientSecretPost
+            default:
+                throw OAuthError.invalidClientMetadata(
+                    "token_endpoint_auth_method must be none or client_secret_post.")
+            }
+            clientName = try body.string("client_name")
+            if let name = clientName, name.count > configuration.maxClientNameLength || name.contains(where: \.isNewline) {
+                throw OAuthError.invalidClientMetadata(
+                    "client_name must be one line of at most \(configuration.maxClientNameLength) characters.")
+            }
+            if let scope = try body.string("scope") {
+                guard let scopes = OAuthScope.parse(scope) else {
+                    throw OAuthError.invalidClientMetadata("scope may name only mail.read and mail.send.")
+                }
+                self.scopes = scopes
+            } else {
+                scopes = nil
+            }
+        } catch let error as OAuthError {
+            throw error
+        } catch {
+            throw .invalidClientMetadata("Member \((error as? RequestBody.TypeMismatch)?.name ?? "") has the wrong type.")
+        }
+        grantTypes = try Self.strings(body, "grant_types", allowed: Self.grantTypesSupported) ?? Self.grantTypesSupported
+        guard grantTypes.contains("authorization_code") else {
+            throw .invalidClientMetadata("grant_types must include authorization_code.")
+        }
+        responseTypes = try Self.strings(body, "response_types", allowed: ["code"]) ?? ["code"]
+        self.redirectURIs = redirectURIs
+    }
+
+    /// The registration as the 201 answer and `oauth_clients.metadata` echo it (without the client's id or secret).
+    var echoed: [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = [
+            ("redirect_uris", .array(redirectURIs.map(JSONValue.string))),
+            ("token_endpoint_auth_method", .string(authMethod.rawValue)),
+            ("grant_types", .array(grantTypes.map(JSONValue.string))),
+            ("response_types", .array(responseTypes.map(JSONValue.string))),
+        ]
+        if let clientName { members.append(("client_name", .string(clientName))) }
+        if let scopes { members.append(("scope", .string(OAuthScope.text(scopes)))) }
+        return members
+    }
+
+    /// The array of strings `name`, each in `allowed`; nil when absent.
+    private static func strings(_ body: RequestBody, _ name: String, allowed: [String]) throws(OAuthError) -> [String]? {
+        switch body[name] {
+        case nil, .null?: return nil
+        case .array(let values)?:
+            var result: [String] = []
+            for value in values {
+                guard case .string(let text) = value, allowed.contains(text) else {
+                    throw .invalidClientMetadata("\(name) may hold only \(allowed.joined(separator: ", ")).")
+                }
+                if !result.contains(text) { result.append(text) }
+            }
+            guard !result.isEmpty else { throw .invalidClientMetadata("\(name) must not be empty.") }
+            return result
+        default:
+            throw .invalidClientMetadata("\(name) must be an array of strings.")
+        }
+    }
+
+    /// Whether `uri` may be a redirect URI: `https://host[:port][/path][?query]`, or the same with `http` on
+    /// `localhost`, `127.0.0.1` or `[::1]`; no fragment, no user info, no whitespace or control characters.
+    public static func redirectURIAllowed(_ uri: String) -> Bool {
+        guard uri.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), !uri.contains("#") else { return false }
+        let lower = uri.lowercased()
+        let rest: Substring
+        let https: Bool
+        if lower.hasPrefix("https://") {
+            rest = uri.dropFirst(8)
+            https = true
+        } else if lower.hasPrefix("http://") {
+            rest = uri.dropFirst(7)
+            https = false
+        } else {
+            return false
+        }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        guard !authority.isEmpty, !authority.contains("@") else { return false }
+        let host: Substring
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return false }
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            guard after.isEmpty || Self.isPort(after) else { return false }
+        } else {
+            let parts = authority.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count <= 2, !parts[0].isEmpty else { return false }
+            host = parts[0]
+            if parts.count == 2 { guard Self.isPort(":" + parts[1]) else { return false } }
+        }
+        if https { return true }
+        return ["localhost", "127.0.0.1", "[::1]"].contains(host.lowercased())
+    }
+
+    private static func isPort(_ text: some StringProtocol) -> Bool {
+        let digits = text.dropFirst()
+        return text.first == ":" && !digits.isEmpty && digits.count <= 5 && digits.allSatisfy(\.isASCII)
+            && digits.allSatisfy(\.isNumber) && (Int(digits) ?? 70_000) <= 65_535
+    }
+}

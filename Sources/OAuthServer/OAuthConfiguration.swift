@@ -1,0 +1,48 @@
+/// Everything the authorization server can be told; every default is stated here (docs/oauth-decisions.md 4).
+public struct OAuthConfiguration: Sendable {
+    /// The issuer and public base URL (`POSTERN_PUBLIC_URL`, no trailing slash): the metadata's `issuer`, every
+    /// endpoint's base, the `iss` of access tokens and of every authorization response.
+    public var issuer: String
+    /// Lifetime of an access token, seconds. Default 900 (the longest `JWTPurpose.oauthAccess` allows).
+    public var accessTokenLifetime: Int64 = 900
+    /// Sliding lifetime of a refresh token from its issue, seconds. Default 90 days.
+    public var refreshTokenLifetime: Int64 = 90 * 86_400
+    /// Absolute cap of a grant's rotation chain from consent, seconds. Default 365 days.
+    public var grantLifetime: Int64 = 365 * 86_400
+    /// Lifetime of an authorization code, seconds. Default 60.
+    public var codeLifetime: Int64 = 60
+    /// A superseded refresh token presented less than this many seconds after it was superseded lost a race and
+    /// revokes nothing; later it is a reuse that revokes the grant. Default 2.
+    public var refreshRaceWindow: Int64 = 2
+    /// A registered client with no grant after this many seconds is deleted. Default 24 hours.
+    public var unusedClientLifetime: Int64 = 86_400
+    /// How long the consent form's signed copy of the authorization request stays good, seconds. Default 10 minutes.
+    public var consentLifetime: Int64 = 600
+    /// Registrations per hour per client address (IPv6 per /64) when rate limits are on. Default 10.
+    public var registrationsPerHour = 10
+    /// Token, revoke and authorize requests per minute per client address when rate limits are on. Default 120.
+    public var requestsPerMinute = 120
+    /// Per-address rate limits (`POSTERN_RATE_LIMITS`). Default on.
+    public var rateLimitsEnabled = true
+    /// How many instances enforce the limits together (`POSTERN_INSTANCES`). Default 1.
+    public var instances = 1
+    /// Slots of the rate-limit table. Default 65,536.
+    public var rateLimitTableCapacity = 65_536
+    /// Largest request body of the JSON and form endpoints, bytes. Default 16 KiB.
+    public var bodyLimit = 16 * 1024
+    /// Most redirect URIs one client may register. Default 10.
+    public var maxRedirectURIs = 10
+    /// Longest redirect URI, bytes. Default 2,048.
+    public var maxRedirectURILength = 2_048
+    /// Longest `client_name`, characters. Default 200.
+    public var maxClientNameLength = 200
+
+    /// - Parameter issuer: the public base URL without a trailing slash, for example `https://auth.example.com`.
+    public init(issuer: String) {
+        self.issuer = issuer
+    }
+
+    /// The `resource` values an authorization may name, byte for byte: `<issuer>/jmap`, `<issuer>/mcp`
+    /// (`urn:atomicmail:agent:{accountId}` is checked by ``OAuthResource``).
+    public var serviceResources: [String] { [issuer + "/jmap", issuer + "/mcp"] }
+}

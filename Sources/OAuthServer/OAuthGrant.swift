@@ -1,0 +1,20 @@
+/// What an owner approved for a client (`oauth_grants`): scopes, the resource (the tokens' audience), the default
+/// inbox, and the absolute end of its refresh chain.
+public struct OAuthGrant: Sendable, Equatable {
+    /// Lowercase UUID.
+    public let id: String
+    /// The owner's id: the access tokens' `sub`.
+    public let ownerID: String
+    /// The client it was granted to.
+    public let clientID: String
+    /// The default inbox chosen at consent (the agent account id), if any.
+    public let agentID: String?
+    /// The approved scopes, in ``OAuthScope/supported`` order.
+    public let scopes: [String]
+    /// The resource, exactly as requested: the access tokens' `aud`.
+    public let resource: String
+    /// When the owner approved, Unix seconds.
+    public let createdAt: Int64
+    /// No token of the grant lives past this, Unix seconds.
+    public let expiresAt: Int64
+}

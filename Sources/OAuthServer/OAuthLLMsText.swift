@@ -1,0 +1,67 @@
+/// The "OAuth for apps" section of `/llms.txt`: how a third-party app gets tokens for an owner's inboxes, with the
+/// endpoints, the form contract a browser-less driver fills, the errors and the lifetimes of this instance.
+public enum OAuthLLMsText {
+    /// The section's anchor (the GitHub-style slug of its heading).
+    public static let anchor = "oauth-for-apps"
+
+    /// The section for the authorization server configured as `c`.
+    public static func render(_ c: OAuthConfiguration) -> String {
+        let base = c.issuer
+        return """
+            ## OAuth for apps
+
+            An OAuth 2.1 authorization server (Atomic Mail compatible) lets a person who owns inboxes (an *owner*, who \
+            signs in at `\(base)/owner/sign-in`) approve a third-party app. Metadata (RFC 8414): \
+            `\(base)/.well-known/oauth-authorization-server`; issuer `\(base)`. Access tokens are RFC 9068 JWTs \
+            (header `typ: at+jwt`, EdDSA with the Ed25519 key of `\(base)/.well-known/jwks.json`; claims `iss sub aud \
+            client_id iat exp jti scope`, plus Postern's `pur: "oauth-access"`; `sub` is the owner's UUID).
+
+            ```bash
+            curl -s \(base)/.well-known/oauth-authorization-server
+            curl -s -X POST \(base)/oauth/register -H 'Content-Type: application/json' \\
+              -d '{"client_name":"My app","redirect_uris":["http://127.0.0.1:8765/callback"]}'
+            curl -s -X POST \(base)/oauth/revoke -H 'Content-Type: application/x-www-form-urlencoded' \\
+              -d 'client_id=<client id>&token=<token>'
+            ```
+
+            1. Register (RFC 7591, open, \(c.registrationsPerHour) an hour per address) as the second line does. \
+            Redirect URIs are https, \
+            or http on localhost, 127.0.0.1 or [::1], compared by exact string equality. An omitted \
+            `token_endpoint_auth_method` means `none` (a public client, PKCE only); `client_secret_post` gets a \
+            `client_secret`, shown once. A registration with no grant after 24 h is deleted. Instead of registering, \
+            a client may use the https URL of its client ID metadata document as `client_id` (when the metadata's \
+            `client_id_metadata_document_supported` is true): a JSON object with that `client_id`, \
+            `redirect_uris`, `client_name`, no secret, fetched without redirects and cached.
+            2. Send the person's browser to `GET \(base)/oauth/authorize` with `response_type=code`, `client_id`, \
+            `redirect_uri`, `scope` (`mail.read`, `mail.send` or both), `resource` (exactly `\(base)/jmap`, \
+            `\(base)/mcp` or `urn:atomicmail:agent:{accountId}`), `state`, `code_challenge` and \
+            `code_challenge_method=S256`, all required. An unknown client or redirect URI is a 400 page; any other \
+            error comes back to the redirect URI as `error`, `error_description`, `state`, `iss`.
+            3. A person who is not signed in goes to the sign-in form (fields `email`, `password`, `csrf_token`, \
+            `next`) and back. The consent form posts to `\(base)/oauth/consent` with `scope` checkboxes \
+            (`mail.read`, `mail.send`: the person may narrow), `account_id` (one of the owner's inboxes) or \
+            `new_inbox` (the username of an inbox to create), `decision` (`approve` or `deny`), the hidden \
+            `csrf_token` and the hidden signed `request` (good for \(c.consentLifetime / 60) minutes). Approval \
+            redirects to `redirect_uri?code=…&state=…&iss=\(base)`; denial with `error=access_denied`.
+            4. `POST \(base)/oauth/token` (form-encoded): `grant_type=authorization_code`, `code`, `redirect_uri`, \
+            `client_id`, `code_verifier` (and `client_secret` for `client_secret_post`), optionally `resource`. The \
+            code lives \(c.codeLifetime) s and works once: a second use revokes everything it issued. The answer: \
+            `access_token` (\(c.accessTokenLifetime) s), `token_type: Bearer`, `expires_in`, `refresh_token`, \
+            `scope`, with `Cache-Control: no-store`.
+            5. Refresh with `grant_type=refresh_token`, `refresh_token`, `client_id`, optionally `resource` (must be \
+            the grant's, else `invalid_target`) and a narrower `scope`. Every refresh returns a new refresh token \
+            (\(c.refreshTokenLifetime / 86_400) days from each rotation, at most \(c.grantLifetime / 86_400) days \
+            after consent). Of two refreshes racing with one token exactly one wins; the loser gets `invalid_grant` \
+            and, within \(c.refreshRaceWindow) s, revokes nothing. A superseded token presented later revokes the \
+            whole grant.
+            6. `POST \(base)/oauth/revoke` with `client_id` and `token` (refresh or access): revokes the grant; 200 \
+            even for an unknown token.
+
+            Errors are `{"error","error_description"}` with status 400 (`invalid_request`, `invalid_client`, \
+            `invalid_grant`, `invalid_scope`, `invalid_target`, `unsupported_grant_type`, `invalid_redirect_uri`, \
+            `invalid_client_metadata`), 429 with `Retry-After`, 503 when busy. The metadata, token, register, revoke \
+            and JWKS endpoints send `Access-Control-Allow-Origin: *`.
+
+            """
+    }
+}

@@ -1,0 +1,47 @@
+import Metrics
+
+/// The counters of the authorization server (swift-metrics; Prometheus names).
+struct OAuthMetrics: Sendable {
+    /// `postern_oauth_grants_total`: consents approved.
+    let grants: Counter
+    /// `postern_oauth_refreshes_total`: refresh tokens rotated.
+    let refreshes: Counter
+    /// `postern_oauth_codes_redeemed_total`: authorization codes exchanged for tokens.
+    let codesRedeemed: Counter
+    /// `postern_oauth_reuse_detections_total{kind="code"}`: a used code presented again (grant revoked).
+    let codeReuses: Counter
+    /// `postern_oauth_reuse_detections_total{kind="refresh_token"}`: a superseded refresh token presented after
+    /// the race window (grant revoked).
+    let refreshReuses: Counter
+    /// `postern_oauth_refresh_races_total`: a superseded refresh token within the race window (nothing revoked).
+    let refreshRaces: Counter
+    /// `postern_oauth_registrations_total`: clients registered.
+    let registrations: Counter
+    /// `postern_oauth_revocations_total`: grants revoked through `/oauth/revoke`.
+    let revocations: Counter
+    /// `postern_rate_limit_rejections_total{surface="oauth",class=...}`.
+    private let rejections: [OAuthService.RateClass: Counter]
+
+    init(factory: any MetricsFactory) {
+        grants = Counter(label: "postern_oauth_grants_total", factory: factory)
+        refreshes = Counter(label: "postern_oauth_refreshes_total", factory: factory)
+        codesRedeemed = Counter(label: "postern_oauth_codes_redeemed_total", factory: factory)
+        codeReuses = Counter(
+            label: "postern_oauth_reuse_detections_total", dimensions: [("kind", "code")], factory: factory)
+        refreshReuses = Counter(
+            label: "postern_oauth_reuse_detections_total", dimensions: [("kind", "refresh_token")], factory: factory)
+        refreshRaces = Counter(label: "postern_oauth_refresh_races_total", factory: factory)
+        registrations = Counter(label: "postern_oauth_registrations_total", factory: factory)
+        revocations = Counter(label: "postern_oauth_revocations_total", factory: factory)
+        var rejections: [OAuthService.RateClass: Counter] = [:]
+        for rateClass in [OAuthService.RateClass.register, .endpoint] {
+            rejections[rateClass] = Counter(
+                label: "postern_rate_limit_rejections_total",
+                dimensions: [("surface", "oauth"), ("class", rateClass == .register ? "register" : "endpoint")],
+                factory: factory)
+        }
+        self.rejections = rejections
+    }
+
+    func rateLimited(_ rateClass: OAuthService.RateClass) { rejections[rateClass]?.increment() }
+}

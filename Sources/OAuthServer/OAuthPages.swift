@@ -1,0 +1,84 @@
+import Directory
+import HTTP1
+import Owners
+import ServerKit
+
+/// The authorization server's HTML: the error page (bad client or redirect URI) and the consent page, in the
+/// owner pages' frame.
+enum OAuthPages {
+    /// A page with one message.
+    static func message(_ status: HTTPStatus, _ title: String, _ text: String) -> HTTPResponse {
+        HTMLPage.response(status, OwnerPageShell.document(title: title, main: OwnerPageShell.flash(text, kind: "error")))
+    }
+
+    /// The consent form (the form contract of issue 28): `scope` checkboxes, `account_id` radios or `new_inbox`,
+    /// `decision` approve|deny, the CSRF token and the signed `request`; posts to `/oauth/consent`.
+    struct Consent {
+        var clientName: String?
+        var clientID: String
+        /// The host of a metadata-document client's URL (whose owner vouches for the name); nil for registered ones.
+        var clientHost: String?
+        var redirectURI: String
+        var scopes: [String]
+        var resource: String
+        /// The inboxes the owner may pick; one only for an inbox resource.
+        var inboxes: [OwnedInbox]
+        /// Whether the owner may create an inbox here (not for an inbox resource).
+        var mayCreate: Bool
+        var ticket: String
+        var csrfToken: String
+        var owner: Owner
+        var error: String?
+
+        func render() -> String {
+            let e = HTMLText.escape
+            let host = OAuthURL.host(redirectURI)
+            let loopback = ["localhost", "127.0.0.1", "[::1]"].contains(host.lowercased())
+            let words = [
+                "mail.read": "Read mail in the inbox (messages, mailboxes, search)",
+                "mail.send": "Send mail from the inbox",
+            ]
+            let scopeBoxes = scopes.map { scope in
+                """
+                <label><input type="checkbox" name="scope" value="\(e(scope))" checked> <code>\(e(scope))</code> \
+                \(e(words[scope] ?? scope))</label><br>
+                """
+            }.joined(separator: "\n")
+            let radios = inboxes.enumerated().map { index, inbox in
+                """
+                <label><input type="radio" name="account_id" value="\(e(inbox.accountID))"\(index == 0 ? " checked" : "")> \
+                \(e(inbox.address))</label><br>
+                """
+            }.joined(separator: "\n")
+            let create =
+                mayCreate
+                ? """
+                <p><label for="new_inbox">Or create a new inbox (username):</label>
+                <input type="text" id="new_inbox" name="new_inbox" autocomplete="off" pattern="[a-z0-9._-]{5,21}"></p>
+                """ : ""
+            let main = """
+                \(OwnerPageShell.flash(error, kind: "error"))
+                <div class="card">
+                <p id="client"><strong id="client-name">\(e(clientName ?? "An unnamed app"))</strong> \
+                \(clientHost.map { "from <strong id=\"client-host\">\(e($0))</strong> " } ?? "")\
+                (client <code>\(e(clientID))</code>) asks to use your mail.</p>
+                <p id="redirect-host">After you answer, you go back to <strong>\(e(host))</strong>.\
+                \(loopback ? " This app runs on your own computer." : "")</p>
+                <p id="resource">Access to: <code>\(e(resource))</code></p>
+                <form method="post" action="/oauth/consent" id="consent-form">
+                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
+                <input type="hidden" name="request" value="\(e(ticket))">
+                <h2>Permissions</h2>
+                \(scopeBoxes)
+                <h2>Inbox</h2>
+                \(radios.isEmpty ? "<p>You have no inbox yet.</p>" : radios)
+                \(create)
+                <p><button type="submit" name="decision" value="approve" id="approve">Allow</button>
+                <button type="submit" name="decision" value="deny" id="deny">Deny</button></p>
+                </form>
+                </div>
+                """
+            return OwnerPageShell.document(title: "Allow access?", main: main, owner: owner, csrfToken: csrfToken)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Directory
+import HTTP1
+import Owners
+import ServerKit
+
+extension OAuthService {
+    /// `GET /oauth/authorize` (contract 1.3): a bad client or redirect URI is a 400 page; any other error goes back
+    /// to the redirect URI; a browser without an owner session goes to the sign-in page and comes back; then the
+    /// consent page.
+    func authorize(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let query = request.query ?? ""
+        let authorization: OAuthAuthorizationRequest
+        switch try await check(request.queryItems) {
+        case .failure(let failure): return respond(failure)
+        case .success(let checked): authorization = checked
+        }
+        guard let (owner, _) = try await browser.owner(of: request) else {
+            return HTMLPage.redirect(to: Self.signIn(query: query))
+        }
+        return try await consentPage(authorization, owner: owner, query: query, request: request, status: .ok)
+    }
+
+    /// `POST /oauth/consent`: checks the CSRF token, the session, the signed request and the whole authorization
+    /// request again; deny redirects `access_denied`; approve creates the grant and the code and redirects with
+    /// `code`, `state` and `iss`.
+    func consent(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let fields = request.formFields()
+        let ticket = fields["request"] ?? ""
+        guard browser.csrfValid(fields, request) else {
+            return OAuthPages.message(
+                .forbidden, "Allow access?", "The form was too old or came from elsewhere; start again from the app.")
+        }
+        guard let (owner, _) = try await browser.owner(of: request) else {
+            return HTMLPage.redirect(to: Self.signIn(query: OAuthConsentTicket.unverifiedQuery(ticket) ?? ""))
+        }
+        let now = clock()
+        guard let query = OAuthConsentTicket.open(ticket, ownerID: owner.id, now: now, key: consentKey) else {
+            return OAuthPages.message(
+                .badRequest, "Allow access?", "This consent form has expired; start again from the app.")
+        }
+        let authorization: OAuthAuthorizationRequest
+        switch try await check(HTTPRequest.items(ofQuery: query)) {
+        case .failure(let failure): return respond(failure)
+        case .success(let checked): authorization = checked
+        }
+        switch fields["decision"] {
+        case "deny"?:
+            return redirect(authorization.redirectURI, state: authorization.state, error: OAuthError(
+                "access_denied", "The owner denied the request."))
+        case "approve"?: break
+        default:
+            return OAuthPages.message(.badRequest, "Allow access?", "Choose Allow or Deny.")
+        }
+        func again(_ message: String, _ status: HTTPStatus = .badRequest) async throws -> HTTPResponse {
+            try await consentPage(
+                authorization, owner: owner, query: query, request: request, status: status, error: message)
+        }
+        let scopes = authorization.scopes.filter(request.formValues("scope").contains)
+        guard !scopes.isEmpty else { return try await again("Tick at least one permission, or choose Deny.") }
+        let agentID: String
+        if case .inbox(let accountID) = authorization.target {
+            guard try await inboxes.inbox(accountID: accountID, ownerID: owner.id) != nil else {
+                return redirect(authorization.redirectURI, state: authorization.state, error: OAuthError(
+                    "access_denied", "The inbox of resource is not one of this owner's."))
+            }
+            agentID = accountID
+        } else if let username = fields["new_inbox"], !username.isEmpty {
+            do {
+                agentID = try await inboxes.createInbox(username: username, ownerID: owner.id).inbox.accountID
+            } catch let error as OwnedInboxError {
+                return try await again(Self.words(error), .unprocessableEntity)
+            }
+        } else if let accountID = fields["account_id"], !accountID.isEmpty,
+            try await inboxes.inbox(accountID: accountID, ownerID: owner.id) != nil
+        {
+            agentID = accountID
+        } else {
+            return try await again("Pick one of your inboxes or name a new one.")
+        }
+        let (_, code) = try await grants.approve(
+            ownerID: owner.id, clientID: authorization.clientID, agentID: agentID, scopes: scopes,
+            resource: authorization.resource, redirectURI: authorization.redirectURI,
+            codeChallenge: authorization.codeChallenge, now: now, codeLifetime: configuration.codeLifetime,
+            grantLifetime: configuration.grantLifetime)
+        metrics.grants.increment()
+        return HTMLPage.redirect(
+            to: OAuthURL.appending(
+                [("code", code), ("state", authorization.state), ("iss", configuration.issuer)],
+                to: authorization.redirectURI))
+    }
+
+    // MARK: - Steps
+
+    /// The authorization request in `items`, its client looked up.
+    func check(_ items: [(name: String, value: String)]) async throws
+        -> Result<OAuthAuthorizationRequest, OAuthAuthorizationRequest.Failure>
+    {
+        var client: OAuthClient?
+        if let clientID = OAuthAuthorizationRequest.clientID(in: items) { client = try await self.client(id: clientID) }
+        do {
+            return .success(try OAuthAuthorizationRequest(items: items, client: client, configuration: configuration))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func respond(_ failure: OAuthAuthorizationRequest.Failure) -> HTTPResponse {
+        switch failure {
+        case .page(let text): return OAuthPages.message(.badRequest, "This app's request is not valid", text)
+        case .redirect(let error, let redirectURI, let state): return redirect(redirectURI, state: state, error: error)
+        }
+    }
+
+    /// A 302 to `redirectURI` with `error`, `error_description`, `state` (when known) and `iss` (RFC 9207).
+    func redirect(_ redirectURI: String, state: String?, error: OAuthError) -> HTTPResponse {
+        var parameters = [("error", error.code), ("error_description", error.description)]
+        if let state { parameters.append(("state", state)) }
+        parameters.append(("iss", configuration.issuer))
+        var response = HTTPResponse(status: .found)
+        response.headers.replaceOrAdd("Location", OAuthURL.appending(parameters, to: redirectURI))
+        response.headers.replaceOrAdd("Cache-Control", "no-store")
+        return response
+    }
+
+    func consentPage(
+        _ authorization: OAuthAuthorizationRequest, owner: Owner, query: String, request: HTTPRequest,
+        status: HTTPStatus, error: String? = nil
+    ) async throws -> HTTPResponse {
+        guard let client = try await client(id: authorization.clientID) else {
+            return respond(.page("The app that sent you here is no longer registered."))
+        }
+        var inboxes = try await inboxes.inboxes(ownerID: owner.id)
+        if case .inbox(let accountID) = authorization.target {
+            inboxes = inboxes.filter { $0.accountID == accountID }
+            guard !inboxes.isEmpty else {
+                return redirect(authorization.redirectURI, state: authorization.state, error: OAuthError(
+                    "access_denied", "The inbox of resource is not one of this owner's."))
+            }
+        }
+        let (csrf, setCookie) = browser.csrf(for: request)
+        let page = OAuthPages.Consent(
+            clientName: client.name, clientID: client.clientID,
+            clientHost: OAuthClientMetadataDocument.isDocumentURL(client.clientID)
+                ? OAuthURL.host(client.clientID) : nil,
+            redirectURI: authorization.redirectURI,
+            scopes: authorization.scopes, resource: authorization.resource, inboxes: inboxes,
+            mayCreate: authorization.target == .service(authorization.resource),
+            ticket: OAuthConsentTicket.seal(
+                query: query, ownerID: owner.id, expires: clock() + configuration.consentLifetime, key: consentKey),
+            csrfToken: csrf, owner: owner, error: error)
+        var response = HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
+        // The consent POST answers with a redirect to the app: browsers hold form-action to redirects too.
+        if let origin = OAuthURL.origin(authorization.redirectURI) {
+            response.headers.replaceOrAdd(
+                "Content-Security-Policy",
+                "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' \(origin); frame-ancestors 'none'; base-uri 'none'")
+        }
+        return response
+    }
+
+    /// The sign-in page that comes back to `/oauth/authorize?<query>`.
+    static func signIn(query: String) -> String {
+        "/owner/sign-in?next=" + OAuthURL.encode("/oauth/authorize" + (query.isEmpty ? "" : "?" + query))
+    }
+
+    static func words(_ error: OwnedInboxError) -> String {
+        switch error {
+        case .invalidUsername: return "An inbox username is 5 to 21 of a-z, 0-9, dot, underscore and hyphen."
+        case .reservedUsername: return "That username is reserved; choose another."
+        case .usernameTaken: return "That username is taken; choose another."
+        case .unknownKey, .heldByAnother: return "That inbox cannot be used."
+        }
+    }
+}

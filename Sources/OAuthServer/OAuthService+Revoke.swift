@@ -1,0 +1,43 @@
+import AuthCrypto
+import HTTP1
+import JSON
+import JWT
+
+extension OAuthService {
+    /// `POST /oauth/revoke` (RFC 7009; contract 1.5): a refresh token or an access token of the calling client
+    /// revokes its whole grant; an unknown token, or another client's, is 200 and changes nothing.
+    func revoke(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard request.contentTypeIsForm else {
+            throw OAuthError.invalidRequest("The body must be application/x-www-form-urlencoded.")
+        }
+        let fields = request.formFields()
+        let client = try await authenticate(fields)
+        guard let token = fields["token"], !token.isEmpty else { throw OAuthError.invalidRequest("token is required.") }
+        let now = clock()
+        let owner: (grantID: String, clientID: String)?
+        if let jti = accessTokenID(token, now: now) {
+            owner = try await grants.grantOf(jti: jti)
+        } else {
+            owner = try await grants.grantOf(refreshToken: token)
+        }
+        if let owner, owner.clientID == client.clientID, try await grants.revoke(grantID: owner.grantID, now: now) {
+            metrics.revocations.increment()
+        }
+        return OAuthJSON.response(.ok, .object([]))
+    }
+
+    /// The `jti` of `token` when it is an access token this server signed and that has not expired; nil otherwise.
+    /// The policy's audience and scope are the token's own (any of this server's audiences and scopes will do);
+    /// the signature, issuer, purpose and lifetime are checked as everywhere.
+    func accessTokenID(_ token: String, now: Int64) -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(String(parts[1])),
+            let claims = try? JSONValue.parse(payload), let audience = claims["aud"]?.stringValue,
+            let scope = claims["scope"]?.stringValue
+        else { return nil }
+        let policy = JWTPolicy(
+            purpose: .oauthAccess, issuer: configuration.issuer, maximumLifetime: configuration.accessTokenLifetime,
+            audience: audience, scope: scope)
+        return (try? keys.verify(token, policy: policy, now: now))?.jti
+    }
+}

@@ -1,0 +1,187 @@
+import AuthCrypto
+import ComputePool
+import HTTP1
+import JSON
+import JWT
+
+extension OAuthService {
+    /// `POST /oauth/token` (contract 1.4): `authorization_code` with PKCE, `refresh_token` with rotation. Every
+    /// answer is `Cache-Control: no-store`; errors are `{"error","error_description"}` with 400.
+    func token(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard request.contentTypeIsForm else {
+            throw OAuthError.invalidRequest("The body must be application/x-www-form-urlencoded.")
+        }
+        let fields = request.formFields()
+        let client = try await authenticate(fields)
+        switch fields["grant_type"] {
+        case "authorization_code"?: return try await exchangeCode(fields, client)
+        case "refresh_token"?: return try await refresh(fields, client)
+        case nil, ""?: throw OAuthError.invalidRequest("grant_type is required.")
+        default: throw OAuthError.unsupportedGrantType("grant_type must be authorization_code or refresh_token.")
+        }
+    }
+
+    /// The client `client_id` names, authenticated as it registered (`client_secret` for `client_secret_post`).
+    /// - Throws: `invalid_client` when it is missing, unknown, or its secret does not match.
+    func authenticate(_ fields: [String: String]) async throws -> OAuthClient {
+        guard let clientID = fields["client_id"], !clientID.isEmpty else {
+            throw OAuthError.invalidClient("client_id is required.")
+        }
+        guard let client = try await client(id: clientID) else {
+            throw OAuthError.invalidClient("The client is unknown.")
+        }
+        if client.authMethod == .clientSecretPost, !client.secretMatches(fields["client_secret"]) {
+            throw OAuthError.invalidClient("The client secret is missing or wrong.")
+        }
+        return client
+    }
+
+    // MARK: - authorization_code
+
+    func exchangeCode(_ fields: [String: String], _ client: OAuthClient) async throws -> HTTPResponse {
+        guard let code = fields["code"], !code.isEmpty else { throw OAuthError.invalidRequest("code is required.") }
+        guard let verifier = fields["code_verifier"], !verifier.isEmpty else {
+            throw OAuthError.invalidRequest("code_verifier is required (PKCE S256).")
+        }
+        let now = clock()
+        let (redirectURI, resource) = (fields["redirect_uri"], fields["resource"])
+        let step = try await pool.run(.signing) { [self] () throws -> CodeStep in
+            switch try grants.checkCode(code, clientID: client.clientID, redirectURI: redirectURI, now: now) {
+            case .refused(let error): return .refused(error)
+            case .replayed(let grantID): return .replayed(grantID)
+            case .ready(let grant, let challenge):
+                guard OAuthPKCE.verifies(verifier, challenge: challenge) else {
+                    return .refused(.invalidGrant("code_verifier does not match the code_challenge."))
+                }
+                if let resource, resource != grant.resource {
+                    return .refused(.invalidTarget("resource differs from the one authorized."))
+                }
+                return .ready(grant, try mint(grant, scopes: grant.scopes, now: now))
+            }
+        }
+        switch step {
+        case .replayed(let grantID):
+            try await grants.revoke(grantID: grantID, now: now)
+            metrics.codeReuses.increment()
+            throw OAuthError.invalidGrant("The authorization code was already used; its tokens are revoked.")
+        case .refused(let error):
+            throw error
+        case .ready(let grant, let minted):
+            guard try await grants.redeem(code, grant: grant, issue: minted.issue, now: now) else {
+                metrics.codeReuses.increment()
+                throw OAuthError.invalidGrant("The authorization code was already used; its tokens are revoked.")
+            }
+            metrics.codesRedeemed.increment()
+            return tokenResponse(minted, scopes: grant.scopes)
+        }
+    }
+
+    // MARK: - refresh_token
+
+    func refresh(_ fields: [String: String], _ client: OAuthClient) async throws -> HTTPResponse {
+        guard let token = fields["refresh_token"], !token.isEmpty else {
+            throw OAuthError.invalidRequest("refresh_token is required.")
+        }
+        let requested = try Self.requestedScopes(fields["scope"])
+        let now = clock()
+        let resource = fields["resource"]
+        let check = try await pool.run(.signing) { [self] () throws -> RefreshStep in
+            switch try grants.checkRefresh(token, clientID: client.clientID, now: now) {
+            case .refused(let error): return .refused(error)
+            case .superseded(let grant): return .superseded(grant)
+            case .ready(let grant):
+                if let resource, resource != grant.resource {
+                    return .refused(.invalidTarget("resource differs from the one authorized."))
+                }
+                let scopes = requested ?? grant.scopes
+                guard scopes.allSatisfy(grant.scopes.contains) else {
+                    return .refused(.invalidScope("scope is wider than the grant's (\(OAuthScope.text(grant.scopes)))."))
+                }
+                return .ready(grant, scopes, try mint(grant, scopes: scopes, now: now))
+            }
+        }
+        let rotation: OAuthGrantStore.Rotation
+        switch check {
+        case .refused(let error): throw error
+        case .superseded(let grant):
+            rotation = try await grants.rotate(
+                token, grant: grant, issue: nil, now: now, raceWindow: configuration.refreshRaceWindow)
+        case .ready(let grant, let scopes, let minted):
+            rotation = try await grants.rotate(
+                token, grant: grant, issue: minted.issue, now: now, raceWindow: configuration.refreshRaceWindow)
+            if rotation == .rotated {
+                metrics.refreshes.increment()
+                return tokenResponse(minted, scopes: scopes)
+            }
+        }
+        switch rotation {
+        case .lostRace:
+            metrics.refreshRaces.increment()
+            throw OAuthError.invalidGrant("The refresh token was just used by another request.")
+        case .reused:
+            metrics.refreshReuses.increment()
+            throw OAuthError.invalidGrant("The refresh token was already used; the grant is revoked.")
+        case .gone, .rotated:
+            throw OAuthError.invalidGrant("The refresh token has expired or its grant was revoked.")
+        }
+    }
+
+    /// The scopes a refresh asks for; nil when it names none (then the grant's).
+    static func requestedScopes(_ scope: String?) throws(OAuthError) -> [String]? {
+        guard let scope, !scope.isEmpty else { return nil }
+        guard let scopes = OAuthScope.parse(scope) else {
+            throw .invalidScope("scope may name only mail.read and mail.send.")
+        }
+        return scopes
+    }
+
+    enum CodeStep: Sendable {
+        case ready(OAuthGrant, Minted)
+        case replayed(String)
+        case refused(OAuthError)
+    }
+
+    enum RefreshStep: Sendable {
+        case ready(OAuthGrant, [String], Minted)
+        case superseded(OAuthGrant)
+        case refused(OAuthError)
+    }
+
+    // MARK: - Minting
+
+    /// A signed access token and what its response hands out.
+    struct Minted: Sendable {
+        let accessToken: String
+        let expiresIn: Int64
+        let issue: OAuthIssue
+    }
+
+    /// Signs an access token of `grant` narrowed to `scopes` (RFC 9068 claims, `typ: at+jwt`, EdDSA) and draws the
+    /// next refresh token. Call it on the worker pool's signing lane.
+    func mint(_ grant: OAuthGrant, scopes: [String], now: Int64) throws -> Minted {
+        let ttl = min(configuration.accessTokenLifetime, grant.expiresAt - now)
+        let jti = SecureRandom.identifier(byteCount: 16)
+        var claims = JWTClaims(
+            issuer: configuration.issuer, subject: grant.ownerID, purpose: .oauthAccess, issuedAt: now, ttl: ttl,
+            jti: jti)
+        claims["aud"] = .string(grant.resource)
+        claims["client_id"] = .string(grant.clientID)
+        claims["scope"] = .string(OAuthScope.text(scopes))
+        let token = try keys.sign(claims, for: .oauthAccess)
+        let issue = OAuthIssue(
+            refreshToken: OAuthDigest.newToken(),
+            refreshExpiresAt: min(now + configuration.refreshTokenLifetime, grant.expiresAt), jti: jti,
+            accessExpiresAt: now + ttl)
+        return Minted(accessToken: token, expiresIn: ttl, issue: issue)
+    }
+
+    func tokenResponse(_ minted: Minted, scopes: [String]) -> HTTPResponse {
+        OAuthJSON.response(
+            .ok,
+            .object([
+                ("access_token", .string(minted.accessToken)), ("token_type", .string("Bearer")),
+                ("expires_in", .int(minted.expiresIn)), ("refresh_token", .string(minted.issue.refreshToken)),
+                ("scope", .string(OAuthScope.text(scopes))),
+            ]))
+    }
+}

@@ -1,0 +1,188 @@
+import AuthCrypto
+import ComputePool
+import Directory
+import HTTP1
+import JSON
+import JWT
+import Metrics
+import Owners
+import ServerKit
+import Storage
+
+/// The OAuth 2.1 authorization server for apps (issue 28; `api-docs/oauth-mcp-contract.md` section 1;
+/// docs/oauth-decisions.md): RFC 8414 metadata, RFC 7591 registration, the authorization endpoint and its consent
+/// page, the token endpoint (authorization codes with PKCE S256, rotating refresh tokens) and RFC 7009 revocation.
+/// Access tokens are RFC 9068 `at+jwt`, EdDSA, signed on the worker pool's signing lane.
+///
+/// Create it once at start, after the metrics system is bootstrapped; add its routes with ``register(into:)``.
+public final class OAuthService: Sendable {
+    /// The configuration it was created with.
+    public let configuration: OAuthConfiguration
+    let keys: JWTKeySet
+    let clients: OAuthClientStore
+    /// Registered clients and, when on, metadata-document clients.
+    let directory: OAuthClientDirectory
+    /// Grants, codes and tokens.
+    public let grants: OAuthGrantStore
+    let pool: WorkerPool
+    let browser: OwnerBrowser
+    let inboxes: any OwnedInboxes
+    let clock: @Sendable () -> Int64
+    let metrics: OAuthMetrics
+    /// The key the consent form's copy of the authorization request is signed with (shared by every instance).
+    let consentKey: [UInt8]
+    let middleware: SurfaceMiddleware<RateClass>
+    /// The metadata document, built once.
+    let metadata: JSONValue
+
+    /// What a request draws on: registrations have their own hourly bucket per address.
+    enum RateClass: Hashable, Sendable {
+        case register
+        case endpoint
+    }
+
+    /// - Parameters:
+    ///   - configuration: issuer, lifetimes, limits.
+    ///   - keys: the key set whose active Ed25519 key signs access tokens.
+    ///   - database: a database with migrations 0008 (shared secrets) and 0016 applied.
+    ///   - pool: the worker pool whose signing lane signs access tokens.
+    ///   - browser: the owners' cookies, sessions and CSRF (`OwnerService.browser`).
+    ///   - inboxes: the owners' inboxes, for the consent page's inbox picker.
+    ///   - metadataDocuments: the fetcher of client ID metadata documents (https `client_id`s), with its address
+    ///     policy, no redirects and a size cap; nil turns them off (the metadata then says so).
+    ///   - clock: Unix seconds.
+    ///   - monotonicClock: what the rate-limit buckets refill by.
+    ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory`.
+    ///   - onUnexpectedError: told about any error answered as a bare 500, with the request id.
+    /// - Throws: storage errors reading or creating the consent key.
+    public init(
+        configuration: OAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, pool: WorkerPool,
+        browser: OwnerBrowser, inboxes: any OwnedInboxes, metadataDocuments: (any OAuthDocumentFetching)? = nil,
+        clock: @escaping @Sendable () -> Int64,
+        monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
+        onUnexpectedError: UnexpectedErrorReporter? = nil
+    ) throws {
+        self.configuration = configuration
+        self.keys = keys
+        clients = OAuthClientStore(database: database)
+        directory = OAuthClientDirectory(store: clients, fetcher: metadataDocuments, configuration: configuration)
+        grants = OAuthGrantStore(database: database)
+        self.pool = pool
+        self.browser = browser
+        self.inboxes = inboxes
+        self.clock = clock
+        let metrics = OAuthMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        self.metrics = metrics
+        consentKey = try SharedSecrets(database: database).secret(named: "oauth.consent") { SecureRandom.bytes(32) }
+        let rates = (
+            register: TokenBucketRate(requests: configuration.registrationsPerHour, perSeconds: 3600)
+                .share(among: configuration.instances),
+            endpoint: TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
+                .share(among: configuration.instances)
+        )
+        middleware = SurfaceMiddleware(
+            limiter: configuration.rateLimitsEnabled
+                ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {
+                    $0 == .register ? rates.register : rates.endpoint
+                } : nil,
+            rejected: { metrics.rateLimited($0) },
+            tooManyRequests: { _, _ in OAuthError.tooManyRequests.response },
+            failure: { error in
+                if let error = error as? OAuthError { return (error.response, false) }
+                let failure = ServiceFailure(error)
+                if case WorkerPoolError.overloaded = error { return (OAuthError.overloaded.response, false) }
+                return (
+                    failure.status == .serviceUnavailable ? OAuthError.unavailable.response : OAuthError.serverError.response,
+                    failure.shouldLog
+                )
+            },
+            onUnexpectedError: onUnexpectedError)
+        metadata = Self.metadata(configuration.issuer, documents: metadataDocuments != nil)
+    }
+
+    /// Adds the routes: `GET /.well-known/oauth-authorization-server`, `POST /oauth/register`, `POST /oauth/token`,
+    /// `POST /oauth/revoke` (each with a CORS preflight), `GET /oauth/authorize` (`POST` is 404) and
+    /// `POST /oauth/consent`.
+    public func register(into router: inout ContextRouter) {
+        let limit = configuration.bodyLimit
+        let preflight = ContextRouteHandler.immediate { _, _, _ in OAuthJSON.preflight() }
+        router.add(.GET, "/.well-known/oauth-authorization-server", .immediate { [metadata] _, _, _ in
+            OAuthJSON.response(.ok, metadata, cache: "public, max-age=300")
+        })
+        router.add(.OPTIONS, "/.well-known/oauth-authorization-server", preflight)
+        router.add(.POST, "/oauth/register", bodyLimit: limit, .deferred { [self] request, context, _ in
+            await middleware.run(.register, context) { try await register(request) }
+        })
+        router.add(.POST, "/oauth/token", bodyLimit: limit, .deferred { [self] request, context, _ in
+            await middleware.run(.endpoint, context) { try await token(request) }
+        })
+        router.add(.POST, "/oauth/revoke", bodyLimit: limit, .deferred { [self] request, context, _ in
+            await middleware.run(.endpoint, context) { try await revoke(request) }
+        })
+        for path in ["/oauth/register", "/oauth/token", "/oauth/revoke"] { router.add(.OPTIONS, path, preflight) }
+        router.add(.GET, "/oauth/authorize", .deferred { [self] request, context, _ in
+            await pageMiddleware(context) { try await authorize(request) }
+        })
+        // Contract 1.3: the authorization endpoint is GET only, and POST is 404 (not 405).
+        router.add(.POST, "/oauth/authorize", bodyLimit: limit, .immediate { _, _, _ in
+            .json(.notFound, #"{"error":"not_found"}"#)
+        })
+        router.add(.POST, "/oauth/consent", bodyLimit: limit, .deferred { [self] request, context, _ in
+            await pageMiddleware(context) { try await consent(request) }
+        })
+    }
+
+    /// What an unmatched `/oauth/` request or an HTTP-layer refusal there (413, 431, a malformed request) gets: the
+    /// OAuth error shape.
+    public func unmatchedResponse(_ status: HTTPStatus) -> HTTPResponse {
+        switch status {
+        case .notFound: return OAuthError("not_found", "No such OAuth endpoint.", status: status).response
+        case .methodNotAllowed:
+            return OAuthError("invalid_request", "This endpoint does not take that method.", status: status).response
+        default: return OAuthError("invalid_request", "The request could not be read.", status: status).response
+        }
+    }
+
+    /// The client `clientID` names (registered, or a metadata document), if any.
+    func client(id clientID: String) async throws -> OAuthClient? {
+        try await directory.client(id: clientID, now: clock())
+    }
+
+    /// The browser pages' middleware: the endpoint rate class; an unforeseen failure is an HTML page.
+    func pageMiddleware(_ context: RequestContext, _ handler: () async throws -> HTTPResponse) async -> HTTPResponse {
+        let decision = middleware.charge(.endpoint, context)
+        if let decision, !decision.allowed {
+            var response = OAuthPages.message(.tooManyRequests, "Too many requests", "Too many requests from this address; try again shortly.")
+            response.headers.setRetryAfter(decision)
+            return response
+        }
+        do {
+            return try await handler()
+        } catch {
+            _ = middleware.answer(error, context)
+            return OAuthPages.message(
+                ServiceFailure(error).status, "Something went wrong", "The server could not complete the request.")
+        }
+    }
+
+    /// RFC 8414 metadata with exactly the contract's fields (1.2).
+    static func metadata(_ issuer: String, documents: Bool) -> JSONValue {
+        func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
+        return .object([
+            ("issuer", .string(issuer)),
+            ("authorization_endpoint", .string(issuer + "/oauth/authorize")),
+            ("token_endpoint", .string(issuer + "/oauth/token")),
+            ("revocation_endpoint", .string(issuer + "/oauth/revoke")),
+            ("registration_endpoint", .string(issuer + "/oauth/register")),
+            ("jwks_uri", .string(issuer + "/.well-known/jwks.json")),
+            ("scopes_supported", strings(OAuthScope.supported)),
+            ("response_types_supported", strings(["code"])),
+            ("grant_types_supported", strings(["authorization_code", "refresh_token"])),
+            ("code_challenge_methods_supported", strings(["S256"])),
+            ("token_endpoint_auth_methods_supported", strings(["client_secret_post", "none"])),
+            ("authorization_response_iss_parameter_supported", .bool(true)),
+            ("client_id_metadata_document_supported", .bool(documents)),
+            ("token_profiles_supported", strings(["at+jwt"])),
+        ])
+    }
+}

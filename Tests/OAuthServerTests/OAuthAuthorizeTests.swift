@@ -1,0 +1,178 @@
+import AuthCrypto
+import HTTP1
+import OAuthServer
+import Testing
+
+@Suite("OAuth authorization endpoint and consent")
+struct OAuthAuthorizeTests {
+    static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+
+    static func query(_ client: String, dropping: String? = nil, replacing: [String: String] = [:]) -> String {
+        var items: [(String, String)] = [
+            ("response_type", "code"), ("client_id", client), ("redirect_uri", callback),
+            ("scope", "mail.read mail.send"), ("resource", jmapResource), ("state", "st-123"),
+            ("code_challenge", OAuthHarness.challenge(verifier)), ("code_challenge_method", "S256"),
+        ]
+        items = items.filter { $0.0 != dropping }.map { ($0.0, replacing[$0.0] ?? $0.1) }
+        return items.map { "\($0.0)=\(OAuthHarness.encode($0.1))" }.joined(separator: "&")
+    }
+
+    @Test("an unknown client or an unregistered redirect URI is a 400 page, never a redirect")
+    func pageErrors() async throws {
+        let harness = try OAuthHarness()
+        let client = try await harness.registerClient()
+        for target in [
+            "/oauth/authorize?" + Self.query("nobody"),
+            "/oauth/authorize?" + Self.query(client.id, dropping: "client_id"),
+            "/oauth/authorize?" + Self.query(client.id, dropping: "redirect_uri"),
+            "/oauth/authorize?" + Self.query(client.id, replacing: ["redirect_uri": callback + "/more"]),
+            "/oauth/authorize?" + Self.query(client.id, replacing: ["redirect_uri": "http://127.0.0.1:9999/"]),
+        ] {
+            let response = await harness.send(.GET, target)
+            #expect(response.status == .badRequest, "\(target)")
+            #expect(response.headers["Location"] == nil)
+            #expect(response.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        }
+    }
+
+    @Test("other errors redirect with error, error_description, state and iss")
+    func redirectErrors() async throws {
+        let harness = try OAuthHarness()
+        let client = try await harness.registerClient()
+        let cases: [(String, String, Bool)] = [
+            (Self.query(client.id, dropping: "state"), "invalid_request", false),
+            (Self.query(client.id, dropping: "resource"), "invalid_request", true),
+            (Self.query(client.id, replacing: ["resource": jmapResource + "/"]), "invalid_request", true),
+            (Self.query(client.id, replacing: ["resource": "https://127.0.0.1:8080/jmap"]), "invalid_request", true),
+            (Self.query(client.id, dropping: "code_challenge"), "invalid_request", true),
+            (Self.query(client.id, replacing: ["code_challenge_method": "plain"]), "invalid_request", true),
+            (Self.query(client.id, dropping: "code_challenge_method"), "invalid_request", true),
+            (Self.query(client.id, replacing: ["scope": "mail.read admin"]), "invalid_scope", true),
+            (Self.query(client.id, dropping: "scope"), "invalid_scope", true),
+            (Self.query(client.id, replacing: ["response_type": "token"]), "unsupported_response_type", true),
+            (Self.query(client.id) + "&state=again", "invalid_request", false),
+        ]
+        for (query, error, hasState) in cases {
+            let response = await harness.send(.GET, "/oauth/authorize?" + query)
+            #expect(response.status == .found, "\(query)")
+            let location = try #require(response.headers["Location"])
+            #expect(location.hasPrefix(callback + "?"))
+            let items = OAuthHarness.location(response)
+            #expect(items["error"] == error, "\(query)")
+            #expect(items["error_description"] != nil)
+            #expect(items["iss"] == issuer)
+            #expect(items["state"] == (hasState ? "st-123" : nil), "\(query)")
+        }
+        #expect(await harness.send(.POST, "/oauth/authorize?" + Self.query(client.id)).status == .notFound)
+    }
+
+    @Test("no session: 303 to the sign-in page, which comes back to the same authorization request")
+    func signInFirst() async throws {
+        let harness = try OAuthHarness()
+        let client = try await harness.registerClient()
+        let query = Self.query(client.id)
+        let response = await harness.send(.GET, "/oauth/authorize?" + query)
+        #expect(response.status == .seeOther)
+        let location = try #require(response.headers["Location"])
+        #expect(location.hasPrefix("/owner/sign-in?next="))
+        let next = OAuthHarness.location(response)["next"]
+        #expect(next == "/oauth/authorize?" + query)
+    }
+
+    /// Signs in, opens the consent page; returns the page.
+    static func consentPage(_ harness: OAuthHarness, _ query: String) async throws -> HTTPResponse {
+        try await harness.signIn()
+        let page = await harness.send(.GET, "/oauth/authorize?" + query)
+        #expect(page.status == .ok)
+        return page
+    }
+
+    @Test("approve: the consent page's form posts to /oauth/consent, which redirects code, state and iss")
+    func approve() async throws {
+        let harness = try OAuthHarness()
+        let client = try await harness.registerClient()
+        let owner = try await harness.owner()
+        let page = try await Self.consentPage(harness, Self.query(client.id))
+        let html = String(decoding: page.body, as: UTF8.self)
+        #expect(html.contains("Test app"))
+        #expect(html.contains("127.0.0.1"))
+        #expect(html.contains("name=\"scope\" value=\"mail.read\""))
+        #expect(html.contains("name=\"account_id\" value=\"\(owner.inbox)\""))
+        #expect(html.contains("name=\"new_inbox\""))
+        #expect(page.headers["Content-Security-Policy"]?.contains("form-action 'self' http://127.0.0.1:9999") == true)
+        let csrf = try #require(OAuthHarness.hidden("csrf_token", in: page))
+        let ticket = try #require(OAuthHarness.hidden("request", in: page))
+        let response = await harness.send(
+            .POST, "/oauth/consent",
+            form: [
+                ("csrf_token", csrf), ("request", ticket), ("scope", "mail.read"), ("account_id", owner.inbox),
+                ("decision", "approve"),
+            ])
+        #expect(response.status == .seeOther)
+        let items = OAuthHarness.location(response)
+        #expect(items["state"] == "st-123")
+        #expect(items["iss"] == issuer)
+        let code = try #require(items["code"])
+        let token = await harness.exchange(code, clientID: client.id, verifier: Self.verifier)
+        #expect(token.status == .ok)
+        #expect(OAuthHarness.json(token)?["scope"]?.stringValue == "mail.read")
+    }
+
+    @Test("deny redirects access_denied; a bad CSRF token is 403; a tampered request is 400")
+    func denyAndForgery() async throws {
+        let harness = try OAuthHarness()
+        let client = try await harness.registerClient()
+        let owner = try await harness.owner()
+        let page = try await Self.consentPage(harness, Self.query(client.id))
+        let csrf = try #require(OAuthHarness.hidden("csrf_token", in: page))
+        let ticket = try #require(OAuthHarness.hidden("request", in: page))
+        let base: [(String, String)] = [("scope", "mail.read"), ("account_id", owner.inbox), ("decision", "approve")]
+        let forged = await harness.send(.POST, "/oauth/consent", form: [("csrf_token", "x"), ("request", ticket)] + base)
+        #expect(forged.status == .forbidden)
+        let tampered = await harness.send(
+            .POST, "/oauth/consent", form: [("csrf_token", csrf), ("request", "A" + ticket)] + base)
+        #expect(tampered.status == .badRequest)
+        let noScope = await harness.send(
+            .POST, "/oauth/consent",
+            form: [("csrf_token", csrf), ("request", ticket), ("account_id", owner.inbox), ("decision", "approve")])
+        #expect(noScope.status == .badRequest)
+        let deny = await harness.send(
+            .POST, "/oauth/consent", form: [("csrf_token", csrf), ("request", ticket), ("decision", "deny")])
+        #expect(deny.status == .found)
+        #expect(OAuthHarness.location(deny)["error"] == "access_denied")
+        #expect(OAuthHarness.location(deny)["state"] == "st-123")
+        harness.clock.advance(601)
+        let expired = await harness.send(.POST, "/oauth/consent", form: [("csrf_token", csrf), ("request", ticket)] + base)
+        #expect(expired.status == .badRequest)
+    }
+
+    @Test("new_inbox creates the default inbox; an inbox resource must be the owner's")
+    func inboxes() async throws {
+        let harness = try OAuthHarness()
+        let client = try await harness.registerClient()
+        let owner = try await harness.owner()
+        let page = try await Self.consentPage(harness, Self.query(client.id))
+        let csrf = try #require(OAuthHarness.hidden("csrf_token", in: page))
+        let ticket = try #require(OAuthHarness.hidden("request", in: page))
+        let created = await harness.send(
+            .POST, "/oauth/consent",
+            form: [
+                ("csrf_token", csrf), ("request", ticket), ("scope", "mail.send"), ("new_inbox", "fresh-inbox"),
+                ("decision", "approve"),
+            ])
+        #expect(created.status == .seeOther)
+        #expect(try await harness.inboxes.inboxes(ownerID: owner.id).map(\.username).contains("fresh-inbox"))
+
+        let stranger = try await harness.owner("stranger@example.com", inbox: "strangers")
+        let foreign = await harness.send(
+            .GET,
+            "/oauth/authorize?"
+                + Self.query(client.id, replacing: ["resource": "urn:atomicmail:agent:" + stranger.inbox]))
+        #expect(OAuthHarness.location(foreign)["error"] == "access_denied")
+        let own = await harness.send(
+            .GET,
+            "/oauth/authorize?" + Self.query(client.id, replacing: ["resource": "urn:atomicmail:agent:" + owner.inbox]))
+        #expect(own.status == .ok)
+        #expect(!String(decoding: own.body, as: UTF8.self).contains("new_inbox"))
+    }
+}

@@ -1,0 +1,195 @@
+import AgentAuth
+import AuthCrypto
+import ComputePool
+import Directory
+import Foundation
+import HTTP1
+import JSON
+import JWT
+import OAuthServer
+import Owners
+import PasswordHashing
+import PosternTestSupport
+import ServerKit
+import Storage
+import Testing
+
+let issuer = "http://127.0.0.1:8080"
+let jmapResource = issuer + "/jmap"
+let callback = "http://127.0.0.1:9999/callback"
+
+/// The authorization server over a new database of the backend under test, with the owners' service (sessions,
+/// CSRF) and agent inboxes beside it, a test clock, an Ed25519 key and a cookie jar.
+final class OAuthHarness: @unchecked Sendable {
+    let test: TestDatabase
+    let clock = TestClock()
+    let owners: OwnerService
+    let inboxes: AgentOwnedInboxes
+    let keys: JWTKeySet
+    let service: OAuthService
+    let pool = WorkerPool(threads: 2)
+    var router: ContextRouter
+    /// Cookies the "browser" holds, as the last responses set them.
+    var cookies: [String: String] = [:]
+
+    init(documents: (any OAuthDocumentFetching)? = nil, configure: (inout OAuthConfiguration) -> Void = { _ in }) throws {
+        test = try StorageBackend.current.makeDatabase()
+        let clock = clock
+        var ownerSettings = OwnersConfiguration(publicURL: issuer)
+        ownerSettings.argon2 = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
+        ownerSettings.rateLimitsEnabled = false
+        owners = try OwnerService(
+            configuration: ownerSettings, database: test.database, pool: pool, clock: { clock.now },
+            monotonicClock: clock.monotonic)
+        inboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: test.database), domain: "agents.localhost", clock: { clock.now })
+        keys = try JWTKeySet(
+            keys: [try .ed25519(kid: "ed-test", privateKey: Ed25519PrivateKey.generate())], activeHMAC: nil,
+            activeRSA: nil, activeEdDSA: "ed-test")
+        service = try Self.service(
+            test.database, keys: keys, owners: owners, inboxes: inboxes, pool: pool, clock: clock, documents: documents,
+            configure: configure)
+        var router = ContextRouter()
+        owners.register(into: &router)
+        service.register(into: &router)
+        self.router = router
+    }
+
+    static func service(
+        _ database: any SQLDatabase, keys: JWTKeySet, owners: OwnerService, inboxes: AgentOwnedInboxes,
+        pool: WorkerPool, clock: TestClock, documents: (any OAuthDocumentFetching)? = nil,
+        configure: (inout OAuthConfiguration) -> Void = { _ in }
+    ) throws -> OAuthService {
+        var configuration = OAuthConfiguration(issuer: issuer)
+        configuration.rateLimitsEnabled = false
+        configure(&configuration)
+        return try OAuthService(
+            configuration: configuration, keys: keys, database: database, pool: pool, browser: owners.browser,
+            inboxes: inboxes, metadataDocuments: documents, clock: { clock.now }, monotonicClock: clock.monotonic)
+    }
+
+    // MARK: - Requests
+
+    /// Sends a request with the jar's cookies and keeps what it sets.
+    func send(
+        _ method: HTTPMethod, _ target: String, form: [(String, String)]? = nil, json: String? = nil,
+        headers extra: [(String, String)] = [], through router: ContextRouter? = nil
+    ) async -> HTTPResponse {
+        var headers = HTTPHeaders(extra)
+        if !cookies.isEmpty {
+            headers.add("Cookie", cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+        }
+        var body: [UInt8] = []
+        if let form {
+            headers.add("Content-Type", "application/x-www-form-urlencoded")
+            body = Array(form.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&").utf8)
+        } else if let json {
+            headers.add("Content-Type", "application/json")
+            body = Array(json.utf8)
+        }
+        let request = HTTPRequest(
+            method: method, target: target, version: .http1_1, headers: headers, body: body,
+            remoteAddress: "192.0.2.9", requestID: "oauth-test")
+        let path = String(target.split(separator: "?", maxSplits: 1)[0])
+        guard case .found(let route, let parameters) = (router ?? self.router).match(method: method, path: path) else {
+            return HTTPResponse(status: .notFound)
+        }
+        let response = await route.handler.response(to: request, RequestContext(request), parameters)
+        for line in response.headers.values("Set-Cookie") {
+            let pair = line.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let value = pair.count > 1 ? String(pair[1]) : ""
+            if value.isEmpty || line.contains("Max-Age=0") { cookies[String(pair[0])] = nil } else {
+                cookies[String(pair[0])] = value
+            }
+        }
+        return response
+    }
+
+    /// The JSON body of `response`.
+    static func json(_ response: HTTPResponse) -> JSONValue? { try? JSONValue.parse(response.body) }
+
+    /// Registers a public client with `redirect`; returns its id.
+    func registerClient(redirect: String = callback, method: String? = nil) async throws -> (id: String, secret: String?) {
+        let methodMember = method.map { #","token_endpoint_auth_method":"\#($0)""# } ?? ""
+        let response = await send(
+            .POST, "/oauth/register",
+            json: #"{"client_name":"Test app","redirect_uris":["\#(redirect)"]\#(methodMember)}"#)
+        #expect(response.status == .created)
+        let body = try #require(Self.json(response))
+        return (try #require(body["client_id"]?.stringValue), body["client_secret"]?.stringValue)
+    }
+
+    /// A new owner with one inbox; returns the owner's id and the inbox's account id.
+    func owner(_ email: String = "owner@example.com", inbox: String = "owned-inbox") async throws -> (id: String, inbox: String) {
+        let owner = try await owners.owners.create(email: email, password: "correct horse battery")
+        let created = try await inboxes.createInbox(username: inbox, ownerID: owner.id)
+        return (owner.id, created.inbox.accountID)
+    }
+
+    /// Signs the browser in as `email`.
+    func signIn(_ email: String = "owner@example.com") async throws {
+        let page = await send(.GET, "/owner/sign-in?next=%2Fowner")
+        let token = try #require(Self.hidden("csrf_token", in: page))
+        let response = await send(
+            .POST, "/owner/sign-in",
+            form: [("email", email), ("password", "correct horse battery"), ("csrf_token", token), ("next", "/owner")])
+        #expect(response.status == .seeOther)
+    }
+
+    /// A grant and its code made through the store, as a consent would (PKCE verifier returned).
+    func code(clientID: String, ownerID: String, agentID: String?, scopes: [String] = ["mail.read", "mail.send"])
+        async throws -> (grant: OAuthGrant, code: String, verifier: String)
+    {
+        let verifier = Base64URL.encode(SecureRandom.bytes(32))
+        let (grant, code) = try await service.grants.approve(
+            ownerID: ownerID, clientID: clientID, agentID: agentID, scopes: scopes, resource: jmapResource,
+            redirectURI: callback, codeChallenge: Self.challenge(verifier), now: clock.now,
+            codeLifetime: service.configuration.codeLifetime, grantLifetime: service.configuration.grantLifetime)
+        return (grant, code, verifier)
+    }
+
+    /// Exchanges `code` at the token endpoint.
+    func exchange(_ code: String, clientID: String, verifier: String, extra: [(String, String)] = []) async -> HTTPResponse {
+        await send(
+            .POST, "/oauth/token",
+            form: [
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", callback),
+                ("client_id", clientID), ("code_verifier", verifier),
+            ] + extra)
+    }
+
+    /// Refreshes with `token`.
+    func refresh(_ token: String, clientID: String, extra: [(String, String)] = [], through router: ContextRouter? = nil)
+        async -> HTTPResponse
+    {
+        await send(
+            .POST, "/oauth/token",
+            form: [("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", clientID)] + extra,
+            through: router)
+    }
+
+    static func challenge(_ verifier: String) -> String { Base64URL.encode(SHA256.hash(Array(verifier.utf8))) }
+
+    /// The `error` of an OAuth JSON error response.
+    static func error(_ response: HTTPResponse) -> String? { json(response)?["error"]?.stringValue }
+
+    /// The value of the hidden field (or first input) named `name` in the page `response`.
+    static func hidden(_ name: String, in response: HTTPResponse) -> String? {
+        let html = String(decoding: response.body, as: UTF8.self)
+        guard let range = html.range(of: "name=\"\(name)\" value=\"") else { return nil }
+        return String(html[range.upperBound...].prefix { $0 != "\"" }).replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    /// The query items of a `Location` header.
+    static func location(_ response: HTTPResponse) -> [String: String] {
+        guard let location = response.headers["Location"], let query = location.split(separator: "?", maxSplits: 1).last
+        else { return [:] }
+        var items: [String: String] = [:]
+        for (name, value) in HTTPRequest.items(ofQuery: String(query)) { items[name] = value }
+        return items
+    }
+
+    static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+}
