@@ -1,4 +1,5 @@
 import Foundation
+import OAuthResource
 import Storage
 
 /// Grants, codes, refresh tokens and access-token rows (`oauth_grants`, `oauth_codes`, `oauth_refresh_tokens`,
@@ -97,7 +98,7 @@ public struct OAuthGrantStore: Sendable {
     /// Marks `code` used, if nobody did first, and writes what `issue` hands out; false when another request used
     /// the code first (then the grant is revoked, as for any replay).
     func redeem(_ code: String, grant: OAuthGrant, issue: OAuthIssue, now: Int64) async throws -> Bool {
-        try await database.write { connection in
+        let won = try await database.write { connection in
             try connection.transaction {
                 let won = try connection.run(
                     """
@@ -113,6 +114,8 @@ public struct OAuthGrantStore: Sendable {
                 return true
             }
         }
+        if !won { revoked(grant.id) }
+        return won
     }
 
     // MARK: - Refresh tokens
@@ -169,7 +172,7 @@ public struct OAuthGrantStore: Sendable {
         -> Rotation
     {
         let digest = OAuthDigest.of(token)
-        return try await database.write { connection in
+        let rotation: Rotation = try await database.write { connection in
             try connection.transaction {
                 let won = issue == nil ? 0 : try connection.run(
                     """
@@ -192,6 +195,8 @@ public struct OAuthGrantStore: Sendable {
                 return try Self.revoke(grantID: grant.id, now: now, connection) ? .reused : .gone
             }
         }
+        if rotation == .reused { revoked(grant.id) }
+        return rotation
     }
 
     // MARK: - Revocation
@@ -199,7 +204,15 @@ public struct OAuthGrantStore: Sendable {
     /// Revokes grant `grantID` (its codes, refresh and access tokens die with it); false when it already was.
     @discardableResult
     public func revoke(grantID: String, now: Int64) async throws -> Bool {
-        try await database.write { try Self.revoke(grantID: grantID, now: now, $0) }
+        let done = try await database.write { try Self.revoke(grantID: grantID, now: now, $0) }
+        if done { revoked(grantID) }
+        return done
+    }
+
+    /// Drops a grant revoked (and committed) here from this instance's cache of live grants at once; the others hear
+    /// `postern_grants` on PostgreSQL.
+    private func revoked(_ grantID: String) {
+        OAuthGrantCache.of(database).invalidate(grantID: grantID)
     }
 
     /// The grant the refresh token `token` belongs to, and its client, if any.
