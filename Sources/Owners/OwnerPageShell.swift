@@ -55,6 +55,7 @@ public enum OwnerPageShell {
         .account{float:right;display:flex;gap:.75rem;align-items:center;color:var(--muted)}.account button{margin:0}
         form.inline{display:inline-block;margin-right:.5rem}.ok{color:var(--ok);font-weight:600}
         .bad{color:var(--bad);font-weight:600}.status{color:var(--muted);font-weight:400;font-size:.9rem}
+        input[type=checkbox],input[type=radio]{width:auto;margin:0 .5rem 0 0;vertical-align:middle}
         pre.key{user-select:all;font-size:1rem}time{white-space:nowrap}td form.inline button{margin:0;white-space:nowrap}
         """
 }

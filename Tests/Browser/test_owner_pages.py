@@ -13,6 +13,8 @@ A screenshot of every step goes to $POSTERN_ARTIFACTS (default ./artifacts)/brow
 Exit status 0 when every check passed.
 """
 
+import base64
+import hashlib
 import json
 import os
 import re
@@ -25,6 +27,7 @@ import tempfile
 import time
 import unittest
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 
@@ -220,6 +223,37 @@ class OwnerPages(unittest.TestCase):
         self.assertIsNotNone(revoked_at)
         self.screenshot("app-revoked")
 
+        # An app asks through OAuth (issue 28): the signed-in owner sees the consent page, narrows it to reading the
+        # linked inbox and allows; the browser goes back to the app with a code that buys a read-only token.
+        callback = "http://127.0.0.1:9/callback"  # nothing listens: the browser's URL is all the test reads
+        client = call_json(base + "/oauth/register", {
+            "client_name": "Browser test app", "redirect_uris": [callback],
+            "grant_types": ["authorization_code", "refresh_token"]})
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        state = secrets.token_urlsafe(12)
+        driver.get(base + "/oauth/authorize?" + urllib.parse.urlencode({
+            "response_type": "code", "client_id": client["client_id"], "redirect_uri": callback,
+            "scope": "mail.read mail.send", "state": state, "resource": base + "/jmap",
+            "code_challenge": challenge, "code_challenge_method": "S256"}))
+        form = self.wait.until(EC.presence_of_element_located((By.ID, "consent-form")))
+        self.assertEqual(driver.find_element(By.ID, "client-name").text, "Browser test app")
+        self.screenshot("consent")
+        form.find_element(By.CSS_SELECTOR, "input[name=scope][value='mail.send']").click()
+        form.find_element(By.CSS_SELECTOR, "input[name=account_id][value='%s']" % account_id).click()
+        form.find_element(By.ID, "approve").click()
+        self.wait.until(lambda d: d.current_url.startswith(callback))
+        answer = urllib.parse.parse_qs(urllib.parse.urlsplit(driver.current_url).query)
+        self.assertEqual((answer["state"], answer["iss"]), ([state], [base]))
+        token = call_form(base + "/oauth/token", {
+            "grant_type": "authorization_code", "code": answer["code"][0], "redirect_uri": callback,
+            "client_id": client["client_id"], "code_verifier": verifier})
+        self.assertEqual(token["scope"], "mail.read")
+        driver.get(base + "/owner")
+        app = driver.find_element(By.XPATH, "//tr[contains(@class, 'app')][td[@class='client-name' and text()='Browser test app']]")
+        self.assertEqual(app.find_element(By.CLASS_NAME, "scopes").text, "mail.read")
+        self.screenshot("app-authorized")
+
         # A post without the CSRF token (from outside the browser, with its session) changes nothing.
         session = next(c["value"] for c in driver.get_cookies() if c["name"] == "postern_owner")
         request = urllib.request.Request(
@@ -242,6 +276,21 @@ class OwnerPages(unittest.TestCase):
         with self.assertRaises(urllib.error.HTTPError) as gone:
             opener.open(request, timeout=10)
         self.assertEqual(gone.exception.code, 303, "the old session cookie no longer opens the page")
+
+
+def call_json(url, body):
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def call_form(url, fields):
+    request = urllib.request.Request(
+        url, data=urllib.parse.urlencode(fields).encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded"}, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
