@@ -1,3 +1,4 @@
+import Fetch
 import ServerKit
 
 /// Everything the Mail.td compatible surface can be configured with.
@@ -54,6 +55,9 @@ public struct MailboxConfiguration: Sendable {
     /// What `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`, an operator's page); nil: 501
     /// `billing_not_available`, as cancel and resume always are.
     public var billingPortalURL: String?
+    /// The outbound policy webhook URLs are vetted against when they are created (`POSTERN_OUTBOUND_ALLOW_PRIVATE`,
+    /// `POSTERN_OUTBOUND_ALLOWED_HOSTS`). Default: `https` to global addresses only.
+    public var outboundPolicy = OutboundPolicy()
     /// Secret that authenticates stateless challenges (at least 32 bytes). `nil` (default): a secret
     /// generated once and kept in the database, so challenges survive a restart.
     public var challengeSecret: [UInt8]?

@@ -28,8 +28,10 @@ public final class PosternRuntime: Sendable {
     public let keys: JWTKeySet
     /// The bounded pool for scrypt, Argon2 and RSA.
     public let pool: WorkerPool
-    /// The remote-hash fetcher, with its own I/O threads.
+    /// The outbound fetcher (remote hashes, webhooks), with its own I/O threads.
     private let fetcher: Fetcher
+    /// Delivers the webhook queue from ``start()`` to ``shutdown()``.
+    private let webhooks: WebhookDispatcher
     /// The base URL and issuer every surface prints and mints with, fixed when the socket was bound.
     public let identity: PublicIdentity
     /// The listening socket, bound by `build` and served from `start()`.
@@ -56,7 +58,7 @@ public final class PosternRuntime: Sendable {
 
     private init(
         configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool,
-        fetcher: Fetcher,
+        fetcher: Fetcher, webhooks: WebhookDispatcher,
         identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
         smtp: (server: SMTPServer, listener: ListeningSocket)?, ledger: ChallengeLedger, mailStore: MailStore,
         keyStore: any SigningKeyStore, drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
@@ -70,6 +72,7 @@ public final class PosternRuntime: Sendable {
         self.keys = keys
         self.pool = pool
         self.fetcher = fetcher
+        self.webhooks = webhooks
         self.identity = identity
         self.listener = listener
         self.server = server
@@ -159,8 +162,11 @@ public final class PosternRuntime: Sendable {
         let smtp = smtpListener.map {
             (smtpServer(configuration, delivery: mail.delivery, group: group, logger: logger), $0)
         }
+        let webhooks = Surfaces.webhookDispatcher(
+            configuration, database: database, fetcher: fetcher, changes: changes, logger: logger)
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
+            webhooks: webhooks,
             identity: identity, listener: listener, group: group, server: server, smtp: smtp, ledger: ledger,
             mailStore: mail.store, keyStore: keyStore, drainFlag: drainFlag, clock: clock, logger: logger)
     }
@@ -214,6 +220,7 @@ public final class PosternRuntime: Sendable {
             mailStore.startTrimmingChanges(every: .seconds(60), keep: configuration.mailChangesKept),
         ]
         purges.withLock { $0 = schedules }
+        webhooks.start()
         let interval = configuration.keyReloadSeconds
         if case .postgres(let url) = try configuration.database() {
             let store = keyStore
@@ -256,6 +263,7 @@ public final class PosternRuntime: Sendable {
         await server.shutdown()
         await smtp?.server.shutdown()
         await group.shutdownJoining()
+        await webhooks.stop()
         purges.withLock {
             for schedule in $0 { schedule.cancel() }
             $0 = []
