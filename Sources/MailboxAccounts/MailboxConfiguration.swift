@@ -58,6 +58,8 @@ public struct MailboxConfiguration: Sendable {
     /// The outbound policy webhook URLs are vetted against when they are created (`POSTERN_OUTBOUND_ALLOW_PRIVATE`,
     /// `POSTERN_OUTBOUND_ALLOWED_HOSTS`). Default: `https` to global addresses only.
     public var outboundPolicy = OutboundPolicy()
+    /// Delays in seconds before each webhook retry (`POSTERN_WEBHOOK_RETRY_SECONDS`), as `/llms.txt` states them.
+    public var webhookRetrySeconds = [30, 120, 600, 3600, 21600]
     /// Secret that authenticates stateless challenges (at least 32 bytes). `nil` (default): a secret
     /// generated once and kept in the database, so challenges survive a restart.
     public var challengeSecret: [UInt8]?

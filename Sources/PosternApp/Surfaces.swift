@@ -164,6 +164,7 @@ enum Surfaces {
         mailbox.dnsResolver = c.dnsResolver
         mailbox.billingPortalURL = c.billingPortalURL
         mailbox.outboundPolicy = outboundPolicy(c)
+        mailbox.webhookRetrySeconds = c.webhookRetrySeconds
         return try MailboxService(
             configuration: mailbox,
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,

@@ -29,6 +29,16 @@ def reset_arguments(method, a):
     return arguments
 
 
+def sdk_methods(client):
+    """Every public method of the client's resources, as `resource.method`."""
+    found = []
+    for name, resource in sorted(vars(client).items()):
+        if name.startswith("_") or not type(resource).__module__.startswith("mailtd."):
+            continue
+        found += [f"{name}.{m}" for m, _ in inspect.getmembers(type(resource), inspect.isfunction) if not m.startswith("_")]
+    return found
+
+
 def run(base, step, a):
     client = mailtd.MailTD(a.get("token", ""), base_url=base)
     if step == "version":
@@ -69,6 +79,13 @@ def run(base, step, a):
         return plain(client.user.get_me())
     if step == "pro_accounts":
         return plain(client.user.list_accounts())
+    if step == "pro_messages":
+        messages, page = client.user.list_account_messages(a["id"])
+        return {"messages": plain(messages), "page": page}
+    if step == "pro_accounts_page":
+        return plain(client.user.list_accounts_page(cursor=a.get("cursor", "")))
+    if step == "methods":
+        return sdk_methods(client)
     if step == "pro_reset":
         client.user.reset_account_password(a["id"], **reset_arguments(client.user.reset_account_password, a))
         return "reset"
@@ -91,6 +108,17 @@ def run(base, step, a):
     if step == "domain_delete":
         client.domains.delete(a["id"])
         return "deleted"
+    if step == "webhook_create":
+        return plain(client.webhooks.create(a["url"], events=a.get("events")))
+    if step == "webhook_list":
+        return plain(client.webhooks.list())
+    if step == "webhook_delete":
+        client.webhooks.delete(a["id"])
+        return "deleted"
+    if step == "webhook_rotate":
+        return plain(client.webhooks.rotate_secret(a["id"]))
+    if step == "webhook_deliveries":
+        return plain(client.webhooks.list_deliveries(a["id"]))
     if step == "billing_status":
         return plain(client.billing.get_status())
     if step == "billing_cancel":

@@ -42,17 +42,20 @@ def http(base, method, path, body=None, headers=None, bearer=None):
 
 
 class Server(str):
-    """The base URL of a running server (a str), with its SMTP port and data directory."""
+    """The base URL of a running server (a str), with its SMTP port, data directory and process."""
     smtp_port = None
     data = None
+    process = None
 
 
 @contextlib.contextmanager
-def postern(env=None, pro_users=()):
+def postern(env=None, pro_users=(), data=None):
     """Yields the base URL (a ``Server``) of a server started with `env` (rate limits off unless given), after
-    creating each (email, password) of `pro_users`; stops it and removes its data directory afterwards."""
+    creating each (email, password) of `pro_users`; stops it and removes its data directory afterwards, unless the
+    caller gave `data` (a directory to reuse: a restart keeps everything)."""
     binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
-    data = tempfile.mkdtemp(prefix="postern-client-test-")
+    owned = data is None
+    data = data or tempfile.mkdtemp(prefix="postern-client-test-")
     settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0")
     settings.update(env or {})
     for email, password in pro_users:
@@ -63,6 +66,7 @@ def postern(env=None, pro_users=()):
                               env=settings, stdout=subprocess.PIPE, text=True)
     base = Server(f"http://127.0.0.1:{port}")
     base.data = data
+    base.process = server
     for line in server.stdout if settings.get("POSTERN_SMTP", "on") != "off" else []:
         # "postern listening on http://..." then the SMTP listener's address
         if "SMTP listening on" in line:
@@ -84,7 +88,8 @@ def postern(env=None, pro_users=()):
     finally:
         server.terminate()
         server.wait(timeout=30)
-        shutil.rmtree(data, ignore_errors=True)
+        if owned:
+            shutil.rmtree(data, ignore_errors=True)
 
 
 class Checks:
