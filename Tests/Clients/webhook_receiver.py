@@ -29,7 +29,7 @@ class Receiver:
                     script = receiver.scripts.get(self.path, [])
                     status = script.pop(0) if script else 200
                     receiver.received.append({"path": self.path, "headers": dict(self.headers), "body": body,
-                                              "status": status})
+                                              "status": status, "at": time.monotonic()})
                     receiver.condition.notify_all()
                 if status is None:
                     receiver.held.wait()

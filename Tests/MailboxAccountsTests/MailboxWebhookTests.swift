@@ -279,9 +279,12 @@ struct MailboxWebhookTests {
             clock: { clock.nanoseconds / 1_000_000 }, logger: .init(label: "webhook-tests"),
             metricsFactory: setup.harness.metrics)
         #expect(try await dispatcher.runOnce() == 1)
+        let depth = try setup.harness.metrics.expectGauge("postern_webhook_queue_depth")
+        #expect(depth.lastValue == 1)
         #expect(try await dispatcher.runOnce() == 0)
         clock.advance(seconds: 30)
         #expect(try await dispatcher.runOnce() == 1)
+        #expect(depth.lastValue == 0)
         let sent = transport.sent.withLock { $0 }
         try #require(sent.count == 2)
         let secret = setup.webhook.string("secret")
