@@ -75,10 +75,6 @@ public enum MailboxLLMsText {
             \(c.outboundPolicy.allowPlainHTTP ? "This instance also accepts `http` and private addresses (`POSTERN_OUTBOUND_ALLOW_PRIVATE`)." : "URLs must be `https` to public addresses.") \
             Errors: 400 `invalid_url`, `invalid_events`; 403 `webhook_limit_reached`; 404 `not_found`.
 
-            ```bash
-            curl -s -X POST \(base)/api/user/webhooks -H "Authorization: Bearer <pro token>" -H "Content-Type: application/json" -d '{"url":"https://example.com/hook"}'
-            ```
-
             ### Mailbox errors
 
             400 `invalid_request`, `invalid_address`, `invalid_domain`, `password_too_short`, `invalid_auth_key`, \
