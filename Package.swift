@@ -109,9 +109,17 @@ let package = Package(
         ]),
         // The agent side of surface 1 (`postern agent signup|login|revoke`): proof-of-work solver and HTTP client.
         .target(name: "AgentClient", dependencies: ["AgentPoW", "AuthCrypto", "Fetch"]),
+        // Stored passwords: Argon2id hashing and verification on the worker pool, with an unknown-user decoy.
+        .target(name: "PasswordHashing", dependencies: ["AuthCrypto", "ComputePool"]),
+        // Owners: people who sign in with email and password and hold agent inboxes (issue 28): accounts with
+        // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
+        .target(name: "Owners", dependencies: [
+            "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
-            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS",
+            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
             "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
@@ -130,7 +138,7 @@ let package = Package(
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
-            "SMTPServer", "JMAP", "Directory", "DNS", "MCPServer",
+            "SMTPServer", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -138,7 +146,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .executableTarget(name: "postern", dependencies: [
-            "PosternApp", "AgentAuth", "AgentClient",
+            "PosternApp", "AgentAuth", "AgentClient", "Owners",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -204,10 +212,15 @@ let package = Package(
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentPoW", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
-            "ComputePool", "MailStore", "MIME", "Directory", "Fetch",
+            "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing", "Fetch",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
+        ]),
+        .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing", "AuthCrypto", "ComputePool"]),
+        .testTarget(name: "OwnersTests", dependencies: [
+            "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
+            "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "PosternTestSupport"]),

@@ -6,6 +6,13 @@ public struct AgentAccount: Sendable, Equatable {
     public let id: String
     /// The username, the local part of the inbox address.
     public let username: String
+    /// When an owner last rotated the API key (Unix seconds): sessions issued before it are over. Nil: never.
+    public var keyRotatedAt: Int64? = nil
+
+    /// Whether a session issued at `issuedAt` (its `iat`) still stands: not from before a key rotation.
+    public func acceptsSession(issuedAt: Int64) -> Bool {
+        keyRotatedAt.map { issuedAt >= $0 } ?? true
+    }
 }
 
 /// The `agent_accounts` table (migration `0002_agent.sql`).
@@ -73,7 +80,7 @@ public struct AgentAccountStore: Sendable {
 
     private static func liveAccount(id: String, _ connection: any SQLConnection) throws -> AgentAccount? {
         try connection.query(
-            "SELECT id, username FROM agent_accounts WHERE id = ? AND revoked_at IS NULL", [.text(id)]
+            "SELECT id, username, key_rotated_at FROM agent_accounts WHERE id = ? AND revoked_at IS NULL", [.text(id)]
         ).first.flatMap(account)
     }
 
@@ -99,6 +106,6 @@ public struct AgentAccountStore: Sendable {
 
     private static func account(_ row: SQLRow) -> AgentAccount? {
         guard let id = row.text("id"), let username = row.text("username") else { return nil }
-        return AgentAccount(id: id, username: username)
+        return AgentAccount(id: id, username: username, keyRotatedAt: row.int("key_rotated_at"))
     }
 }

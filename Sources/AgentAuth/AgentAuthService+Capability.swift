@@ -11,7 +11,7 @@ extension AgentAuthService {
         let now = clock()
         guard let token = request.bearerToken,
             let claims = try? keys.verify(token, policy: sessionPolicy, now: now, leeway: Self.leeway),
-            let accountID = claims.sub
+            let accountID = claims.sub, let issuedAt = claims.iat
         else { return failure(.invalidSession) }
         // The liveness read and the signature run in one worker job: the read goes through a
         // reader's serial queue from the worker thread (`readSync`), which saves the two thread hops
@@ -19,7 +19,9 @@ extension AgentAuthService {
         let capability: String?
         do {
             capability = try await pool.run(.signing) { [self] () throws -> String? in
-                guard let account = try accounts.liveAccountBlocking(id: accountID) else { return nil }
+                guard let account = try accounts.liveAccountBlocking(id: accountID),
+                    account.acceptsSession(issuedAt: issuedAt)
+                else { return nil }
                 let claims = CapabilityClaims(accountID: account.id, inbox: inbox(of: account)).claims(
                     issuer: configuration.issuer, audience: configuration.audience, issuedAt: now,
                     ttl: configuration.capabilityTTL, jti: Self.newTokenID())

@@ -1,8 +1,9 @@
-/// The rule that names an agent's inbox: `<username>@<agent inbox domain>`.
+/// The rule that names an agent's inbox: `<username>@<agent inbox domain>`, or, for an inbox an owner made on their
+/// own domain, the username itself, which is then the whole address (signup names never hold an `@`).
 public enum AgentInbox {
     /// The inbox address of the agent named `username` (lower-case by the username rules) on `domain`.
     public static func address(username: String, domain: String) -> String {
-        username + "@" + domain
+        username.contains("@") ? username : username + "@" + domain
     }
 
     /// The username an inbox address names, or nil when `address` is not on `domain` (compared in lower case).

@@ -12,10 +12,11 @@ public protocol OwnedInboxes: Sendable {
     /// - Throws: storage errors.
     func inbox(accountID: String, ownerID: String) async throws -> OwnedInbox?
 
-    /// Creates an agent inbox named `username` on the agent domain, held by `ownerID`; its API key is in the answer,
+    /// Creates an agent inbox `username@domain` held by `ownerID`, on the agent domain when `domain` is nil, else on
+    /// that custom domain (which the caller has checked is the owner's and verified); its API key is in the answer,
     /// shown once.
     /// - Throws: ``OwnedInboxError`` for a bad or taken name; storage errors.
-    func createInbox(username: String, ownerID: String) async throws -> (inbox: OwnedInbox, apiKey: String)
+    func createInbox(username: String, domain: String?, ownerID: String) async throws -> (inbox: OwnedInbox, apiKey: String)
 
     /// Links the live inbox whose API key is `apiKey` to `ownerID` (proof of possession).
     /// - Throws: ``OwnedInboxError/unknownKey`` when no live inbox has that key, ``OwnedInboxError/heldByAnother``
@@ -28,11 +29,18 @@ public protocol OwnedInboxes: Sendable {
     func rotateKey(accountID: String, ownerID: String) async throws -> String?
 }
 
+extension OwnedInboxes {
+    /// Creates an agent inbox named `username` on the agent domain (``createInbox(username:domain:ownerID:)``).
+    public func createInbox(username: String, ownerID: String) async throws -> (inbox: OwnedInbox, apiKey: String) {
+        try await createInbox(username: username, domain: nil, ownerID: ownerID)
+    }
+}
+
 /// An inbox as its owner sees it (the `/api/v1/agents` entry).
 public struct OwnedInbox: Sendable, Equatable {
     /// The agent account's id (lowercase UUID), the OAuth path's `X-Atomic-Account-Id`.
     public let accountID: String
-    /// The username, the local part of ``address``.
+    /// The username: the local part of ``address`` on the agent domain, the whole address on a custom domain.
     public let username: String
     /// The inbox address.
     public let address: String

@@ -1,4 +1,5 @@
 import AuthCrypto
+import PasswordHashing
 
 /// Mail.td's `auth_key` and the verifier Postern stores of it.
 ///
@@ -11,7 +12,7 @@ enum MailboxAuthKey {
     /// Bytes of a key (64 hex characters on the wire).
     static let length = 32
     /// The key a v1 password stands for. `address` is the normalised (lower-case) address.
-    static func derive(address: String, password: String, parameters: MailboxArgon2Parameters) throws -> [UInt8] {
+    static func derive(address: String, password: String, parameters: Argon2Parameters) throws -> [UInt8] {
         try Argon2.rawHash(
             password: Array(password.utf8), salt: SHA256.hash(address), variant: .id,
             memoryKiB: parameters.memoryKiB, iterations: parameters.iterations, parallelism: parameters.parallelism,

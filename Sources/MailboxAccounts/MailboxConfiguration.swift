@@ -1,4 +1,6 @@
+import Directory
 import Fetch
+import PasswordHashing
 import ServerKit
 
 /// Everything the Mail.td compatible surface can be configured with.
@@ -26,10 +28,10 @@ public struct MailboxConfiguration: Sendable {
     public var powRequired: Bool
     /// Argon2id cost for Pro user passwords and for account passwords stored before `auth_key`. Default
     /// m=19456 KiB, t=2, p=1.
-    public var argon2: MailboxArgon2Parameters
+    public var argon2: Argon2Parameters
     /// Argon2id cost of deriving `auth_key` from a v1 password. Default: Mail.td's (m=16384 KiB, t=3, p=1), which
     /// its v2 clients compute too; any other value breaks sign-in between the two protocols (test suites only).
-    public var authKeyArgon2: MailboxArgon2Parameters
+    public var authKeyArgon2: Argon2Parameters
     /// Lifetime of mailbox and Pro JWTs in seconds. Default 7 days.
     public var tokenTTL: Int64
     /// Token-bucket rates per client address and class.
@@ -52,6 +54,8 @@ public struct MailboxConfiguration: Sendable {
     public var dnsTimeout: Duration = .seconds(3)
     /// Seconds a custom domain may stay pending before verification answers 410 `domain_expired`. Default 7 days.
     public var domainVerificationWindow: Int64 = 7 * 24 * 3600
+    /// Domains other surfaces' users hold (owners' domains): a Pro user cannot add one. Default none.
+    public var otherDomainClaims: (any CustomDomainClaims)?
     /// What `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`, an operator's page); nil: 501
     /// `billing_not_available`, as cancel and resume always are.
     public var billingPortalURL: String?
@@ -74,8 +78,8 @@ public struct MailboxConfiguration: Sendable {
         rateLimitsEnabled: Bool = true,
         quotas: MailboxQuotas = MailboxQuotas(),
         powRequired: Bool = true,
-        argon2: MailboxArgon2Parameters = MailboxArgon2Parameters(),
-        authKeyArgon2: MailboxArgon2Parameters = .mailTDAuthKey,
+        argon2: Argon2Parameters = Argon2Parameters(),
+        authKeyArgon2: Argon2Parameters = .mailTDAuthKey,
         tokenTTL: Int64 = 7 * 24 * 3600,
         rateLimits: MailboxRateLimits = MailboxRateLimits(),
         rateLimitTableCapacity: Int = 65_536,
@@ -114,28 +118,6 @@ public struct MailboxQuotas: Sendable, Equatable {
     }
 }
 
-/// Argon2id cost parameters for stored passwords.
-public struct MailboxArgon2Parameters: Sendable, Equatable {
-    /// Memory in KiB. Default 19,456.
-    public var memoryKiB: UInt32
-    /// Passes. Default 2.
-    public var iterations: UInt32
-    /// Lanes. Default 1.
-    public var parallelism: UInt32
-
-    /// Creates parameters; defaults are the contract's (m=19456, t=2, p=1).
-    public init(memoryKiB: UInt32 = 19_456, iterations: UInt32 = 2, parallelism: UInt32 = 1) {
-        self.memoryKiB = memoryKiB
-        self.iterations = iterations
-        self.parallelism = parallelism
-    }
-}
-
-extension MailboxArgon2Parameters {
-    /// The cost Mail.td's protocol fixes for `auth_key`: m=16384 KiB, t=3, p=1.
-    public static let mailTDAuthKey = MailboxArgon2Parameters(memoryKiB: 16_384, iterations: 3, parallelism: 1)
-}
-
 /// Token-bucket rates per client address, one bucket per class.
 public struct MailboxRateLimits: Sendable, Equatable {
     /// Unauthenticated requests (domains, challenge, sign-in, Pro login). Default 8 per second.
@@ -171,4 +153,9 @@ public struct MailboxRateLimits: Sendable, Equatable {
             pro: pro.share(among: instances), freeAccountCreation: freeAccountCreation.share(among: instances),
             proAccountCreation: proAccountCreation.share(among: instances))
     }
+}
+
+extension Argon2Parameters {
+    /// The cost Mail.td's protocol fixes for `auth_key`: m=16384 KiB, t=3, p=1.
+    public static let mailTDAuthKey = Argon2Parameters(memoryKiB: 16_384, iterations: 3, parallelism: 1)
 }

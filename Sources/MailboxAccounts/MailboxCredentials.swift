@@ -1,11 +1,12 @@
 import AuthCrypto
+import PasswordHashing
 
 /// Turns a credential into the verifier an account stores and checks a presented one, on the worker pool.
 struct MailboxCredentials: Sendable {
     /// Checks the Argon2id password hashes stored before `auth_key` (and runs on the same pool).
     let legacy: PasswordHasher
     /// Cost of deriving `auth_key` from a password (Mail.td's unless a test lowers it).
-    let parameters: MailboxArgon2Parameters
+    let parameters: Argon2Parameters
 
     /// What a sign-in check found.
     enum Outcome: Equatable {

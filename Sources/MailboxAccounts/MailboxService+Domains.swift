@@ -12,8 +12,8 @@ extension MailboxService {
     }
 
     /// `POST /api/user/domains {"domain"}`: 201 with the TXT token and the two records to publish. 400
-    /// `invalid_domain` for a name that is not a domain, 409 `domain_already_exists` when another user or the service
-    /// itself has it, 403 `domain_limit_reached` past `max_domains`.
+    /// `invalid_domain` for a name that is not a domain, 409 `domain_already_exists` when another user, an owner (for
+    /// agent inboxes) or the service itself has it, 403 `domain_limit_reached` past `max_domains`.
     func createDomain(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
         let body = try MailboxJSON.object(call.request.body)
@@ -21,6 +21,9 @@ extension MailboxService {
             throw MailboxError.invalidDomain
         }
         if (configuration.domains + configuration.proDomains).contains(domain) {
+            throw MailboxError.domainAlreadyExists
+        }
+        if try await configuration.otherDomainClaims?.holds(domain: domain) == true {
             throw MailboxError.domainAlreadyExists
         }
         let record = ProDomainRecord(

@@ -5,6 +5,7 @@ import HTTP1
 import JWT
 import MailStore
 import Metrics
+import PasswordHashing
 import ServerKit
 import Storage
 

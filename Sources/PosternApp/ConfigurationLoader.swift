@@ -69,6 +69,14 @@ public enum ConfigurationLoader {
             default: throw ConfigurationError(key: key, message: "must be on or off (got \"\(v)\")")
             }
         }
+        func choice(_ key: String, _ allowed: [String], _ apply: (String) -> Void) throws {
+            guard let v = value(key)?.trimmingCharacters(in: .whitespaces).lowercased(), !v.isEmpty else { return }
+            guard allowed.contains(v) else {
+                throw ConfigurationError(
+                    key: key, message: "must be \(allowed.joined(separator: " or ")) (got \"\(v)\")")
+            }
+            apply(v)
+        }
         func list(_ key: String, _ apply: ([String]) -> Void) {
             text(key) { v in
                 apply(v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
@@ -99,6 +107,7 @@ public enum ConfigurationLoader {
         try integer("POSTERN_MAILBOX_POW_DIFFICULTY") { c.mailboxPowDifficulty = $0 }
         try flag("POSTERN_MAILBOX_POW_REQUIRED") { c.mailboxPowRequired = $0 }
         try flag("POSTERN_MCP_JMAP_REQUEST") { c.mcpJMAPRequest = $0 }
+        try choice("POSTERN_OWNER_SIGNUP", ["open", "closed"]) { c.ownerSignUpOpen = $0 == "open" }
         list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
         list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
         text("POSTERN_MX_HOST") { c.mxHost = $0 }

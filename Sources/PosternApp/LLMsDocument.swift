@@ -31,6 +31,12 @@ enum LLMsDocument {
         The OpenAPI 3.1 description of every endpoint: \(baseURL)/openapi.json. Signing keys: \
         \(baseURL)/.well-known/jwks.json.
 
+        Agent inboxes may have an owner: a person who signs in at \(baseURL)/owner (an account the operator made, or \
+        one from /owner/sign-up when the operator opened it), holds inboxes they created there or linked by \
+        presenting an inbox's API key, can rotate an inbox's API key (the old key stops working at once: an agent \
+        whose key is refused should ask its owner for the new one), and approves or revokes the apps that act on \
+        their inboxes. An agent that signs up by itself has no owner until one links it.
+
         \(AgentLLMsText.render(agent))
         \(MailboxLLMsText.render(mailbox, baseURL: baseURL))
         \(RemoteHashLLMsText.render(remote))

@@ -56,6 +56,9 @@ public struct PosternConfiguration: Sendable {
     public var mailboxPowDifficulty = 20
     /// Whether a free mailbox account needs a proof of work (`POSTERN_MAILBOX_POW_REQUIRED`; off is Mail.td v2).
     public var mailboxPowRequired = true
+    /// Whether anyone may create an owner account at `/owner/sign-up` (`POSTERN_OWNER_SIGNUP=open`; `closed`, the
+    /// default, leaves it to `postern owner create`).
+    public var ownerSignUpOpen = false
     /// Whether MCP's `jmap_request` tool (raw JMAP) is offered (`POSTERN_MCP_JMAP_REQUEST`).
     public var mcpJMAPRequest = true
     /// Public mailbox domains (`POSTERN_MAILBOX_DOMAINS`).

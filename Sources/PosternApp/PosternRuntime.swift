@@ -9,6 +9,7 @@ import Logging
 import MailDelivery
 import MailStore
 import MailboxAccounts
+import Owners
 import PostgresClient
 import SMTPServer
 import ServerKit
@@ -218,6 +219,9 @@ public final class PosternRuntime: Sendable {
             ledger.startPurging(every: .seconds(60), now: clock),
             mailStore.startExpiringBlobs(every: .seconds(60), now: clock),
             mailStore.startTrimmingChanges(every: .seconds(60), keep: configuration.mailChangesKept),
+            PurgeSchedule.start(every: .seconds(60), on: database, purging: "owner sessions and sign-in failures") {
+                [clock] in try OwnerPurge.run($0, now: clock())
+            },
         ]
         purges.withLock { $0 = schedules }
         webhooks.start()

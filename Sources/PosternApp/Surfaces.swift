@@ -11,6 +11,7 @@ import MailDelivery
 import MailStore
 import MailboxAccounts
 import MCPServer
+import Owners
 import RemoteHashAuth
 import ServerKit
 import Storage
@@ -43,6 +44,20 @@ enum Surfaces {
             configuration: remoteSettings, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
             onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router)
+
+        var ownerSettings = ownersConfiguration(configuration, identity: identity)
+        ownerSettings.otherDomainClaims = MailboxDomainClaims(database: database)
+        let owners = try OwnerService(
+            configuration: ownerSettings, database: database, pool: pool,
+            clock: clock, onUnexpectedError: reporter("owners", logger))
+        owners.register(into: &router)
+        let ownedInboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+        OwnerInboxPages(
+            service: owners, inboxes: ownedInboxes, grants: OwnerGrants(database: database, clock: clock),
+            agentDomain: configuration.agentInboxDomain
+        ).register(into: &router)
+        OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
         jmap.rateLimitsEnabled = configuration.rateLimits
@@ -140,6 +155,17 @@ enum Surfaces {
             clock: { Int64(Date().timeIntervalSince1970 * 1000) }, logger: logger)
     }
 
+    static func ownersConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OwnersConfiguration {
+        var owners = OwnersConfiguration(publicURL: identity.baseURL)
+        owners.signUpOpen = c.ownerSignUpOpen
+        owners.mxHost = mxHost(c)
+        owners.dnsResolver = c.dnsResolver
+        owners.servedDomains = [c.agentInboxDomain] + c.mailboxDomains + c.mailboxProDomains
+        owners.rateLimitsEnabled = c.rateLimits
+        owners.instances = c.instances
+        return owners
+    }
+
     static func agentConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> AgentAuthConfiguration {
         var agent = AgentAuthConfiguration(
             publicURL: identity.baseURL, issuer: identity.issuer, powSalt: c.agentPowSalt,
@@ -151,6 +177,11 @@ enum Surfaces {
         return agent
     }
 
+    /// The host custom domains' MX records must name: `POSTERN_MX_HOST`, else the public URL's host.
+    static func mxHost(_ c: PosternConfiguration) -> String {
+        c.mxHost ?? c.publicURL.flatMap { URL(string: $0)?.host } ?? "localhost"
+    }
+
     /// The mailbox surface; also used by `postern pro create|list`.
     static func mailboxService(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
@@ -160,7 +191,8 @@ enum Surfaces {
             issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
             proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired)
         mailbox.instances = c.instances
-        mailbox.mxHost = c.mxHost ?? c.publicURL.flatMap { URL(string: $0)?.host } ?? "localhost"
+        mailbox.mxHost = mxHost(c)
+        mailbox.otherDomainClaims = OwnerDomainClaims(database: database)
         mailbox.dnsResolver = c.dnsResolver
         mailbox.billingPortalURL = c.billingPortalURL
         mailbox.outboundPolicy = outboundPolicy(c)

@@ -1,26 +1,7 @@
 import JSON
-import JWT
+import ServerKit
 
-/// Escaping and formatting for server-rendered HTML.
-enum HTMLText {
-    /// Escapes `&`, `<`, `>`, `"` and `'` so that `text` is inert in element content and in quoted
-    /// attribute values.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-
+extension HTMLText {
     /// Indented JSON text for display (not for signing: members keep their order).
     static func pretty(_ value: JSONValue, indent: String = "") -> String {
         let inner = indent + "  "

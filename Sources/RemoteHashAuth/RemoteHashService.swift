@@ -173,15 +173,7 @@ public final class RemoteHashService: Sendable {
 
     /// Renders `page` with `status`, setting the CSRF cookie when it is new.
     func html(_ status: HTTPStatus, _ page: RemotePage, setCookies: [String?]) -> HTTPResponse {
-        var response = HTTPResponse.html(status, page.render())
-        response.headers.replaceOrAdd("Cache-Control", "no-store")
-        response.headers.replaceOrAdd(
-            "Content-Security-Policy",
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-        )
-        response.headers.replaceOrAdd("X-Frame-Options", "DENY")
-        for cookie in setCookies.compactMap({ $0 }) { response.headers.add("Set-Cookie", cookie) }
-        return response
+        HTMLPage.response(status, page.render(), setCookies: setCookies.compactMap { $0 })
     }
 
     /// Whether a post must carry a CSRF token: every body a cross-site page can send without a CORS

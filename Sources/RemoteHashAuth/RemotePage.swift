@@ -1,3 +1,5 @@
+import ServerKit
+
 /// The one server-rendered page of the surface: public key, register and login forms, the token
 /// after a login, and short API docs. Every interpolated value goes through ``HTMLText/escape(_:)``.
 struct RemotePage {
@@ -31,7 +33,7 @@ struct RemotePage {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="referrer" content="no-referrer">
             <title>Remote Argon2 login · Postern</title>
-            <style>\(RemotePage.css)</style>
+            <style>\(HTMLPage.css)</style>
             </head>
             <body>
             <header>
@@ -136,29 +138,4 @@ struct RemotePage {
         guard let error, errorForm == form else { return "" }
         return "<p class=\"flash error\" role=\"alert\" id=\"\(form)-error\">\(HTMLText.escape(error))</p>"
     }
-
-    static let css = """
-        :root{--bg:#f6f5f2;--card:#fff;--ink:#1d232b;--muted:#5b6570;--accent:#2f5d8a;--ok:#1f7a4d;--bad:#b3261e;
-        --line:#e2e0da;font-family:system-ui,-apple-system,"Segoe UI",sans-serif}
-        *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--ink);line-height:1.5}
-        header,main,footer{max-width:64rem;margin:0 auto;padding:0 1.25rem}header{padding-top:2.5rem}
-        h1{margin:0 0 .25rem;font-size:1.9rem;letter-spacing:-.01em}h2{margin-top:0;font-size:1.2rem}
-        h3{font-size:.95rem;margin:.75rem 0 .25rem;color:var(--muted)}.lead{color:var(--muted);max-width:44rem}
-        .card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:1.25rem 1.5rem;
-        margin:1rem 0;box-shadow:0 1px 2px rgba(0,0,0,.04)}
-        .split{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}.split>.card{margin:0}
-        label{display:block;font-weight:600;font-size:.9rem;margin:.75rem 0 .25rem}
-        input,textarea{width:100%;padding:.55rem .7rem;border:1px solid #c9c6bd;border-radius:8px;font:inherit;background:#fff}
-        input:focus,textarea:focus{outline:2px solid var(--accent);outline-offset:1px}
-        button{margin-top:1rem;background:var(--accent);color:#fff;border:0;border-radius:8px;padding:.6rem 1.2rem;
-        font:inherit;font-weight:600;cursor:pointer}button:hover{filter:brightness(1.1)}
-        pre,textarea,code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
-        pre{background:#f3f2ee;border:1px solid var(--line);border-radius:8px;padding:.75rem;overflow-x:auto;white-space:pre-wrap;
-        word-break:break-all}textarea{word-break:break-all}
-        .flash{padding:.7rem 1rem;border-radius:8px;font-weight:600}.notice{background:#e3f4ea;color:var(--ok)}
-        .error{background:#fbe9e7;color:var(--bad)}.result{border-color:#b9dcc8}.hint{color:var(--muted);font-size:.9rem}
-        table{width:100%;border-collapse:collapse;font-size:.9rem}th,td{text-align:left;padding:.45rem .5rem;
-        border-bottom:1px solid var(--line);vertical-align:top}footer{color:var(--muted);font-size:.85rem;padding:2rem 1.25rem}
-        a{color:var(--accent)}
-        """
 }

@@ -28,7 +28,9 @@ struct AgentStorageFailureTests {
     func internalError() async throws {
         let harness = try AgentHarness(difficulty: 0)
         let (_, session) = try await harness.signup("brokenbot")
-        try harness.database.writeSync { try $0.execute("DROP TABLE agent_accounts") }
+        // PostgreSQL drops the tables that reference it (owners' links, grants) only when told to.
+        let cascade = harness.database.dialect == .postgres ? " CASCADE" : ""
+        try harness.database.writeSync { try $0.execute("DROP TABLE agent_accounts" + cascade) }
         let response = await harness.send(.POST, "/api/v1/capability", bearer: session)
         expectError(response, .internalError)
         #expect(!String(decoding: response.body, as: UTF8.self).contains("agent_accounts"))

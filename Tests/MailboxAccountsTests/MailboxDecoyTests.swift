@@ -2,6 +2,7 @@ import AuthCrypto
 import Testing
 
 @testable import MailboxAccounts
+@testable import PasswordHashing
 
 /// An unknown address must cost what a wrong password costs. Whether it does is measured, not asserted
 /// here: `make soak` (Tests/Soak/login-timing.py) compares the medians of 200 sign-ins of each kind
@@ -12,7 +13,7 @@ struct MailboxDecoyTests {
     @Test("the decoy has the variant, costs, salt and tag lengths of the hashes the service stores")
     func decoyShape() async throws {
         let harness = try MailboxHarness(configure: {
-            $0.argon2 = MailboxArgon2Parameters(memoryKiB: 4096, iterations: 3, parallelism: 1)
+            $0.argon2 = Argon2Parameters(memoryKiB: 4096, iterations: 3, parallelism: 1)
         })
         let stored = try Argon2Hash.parse(try await harness.service.hasher.hash("right-password"))
         let decoy = try Argon2Hash.parse(harness.service.hasher.decoy)
@@ -25,7 +26,7 @@ struct MailboxDecoyTests {
     @Test("verifying against no stored hash is false even for the decoy's own password")
     func decoyNeverMatches() async throws {
         let harness = try MailboxHarness(configure: {
-            $0.argon2 = MailboxArgon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
+            $0.argon2 = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
         })
         let hasher = harness.service.hasher
         #expect(try await hasher.verify("anything", against: nil) == false)

@@ -2,7 +2,6 @@ import Directory
 import JSON
 import PosternTestSupport
 import ServerKit
-import Synchronization
 import Testing
 
 @testable import MailboxAccounts
@@ -10,16 +9,7 @@ import Testing
 /// Mail.td Pro custom domains against a loopback DNS server whose zone each test writes.
 @Suite("Mail.td Pro custom domains")
 struct MailboxDomainTests {
-    /// A zone the test edits while the server answers from it.
-    final class Zone: Sendable {
-        let answers = Mutex<[String: LoopbackDNSServer.ZoneAnswer]>([:])
-        func set(_ name: String, _ type: UInt16, _ answer: LoopbackDNSServer.ZoneAnswer) {
-            answers.withLock { $0["\(name)/\(type)"] = answer }
-        }
-        func answer(_ name: String, _ type: UInt16) -> LoopbackDNSServer.ZoneAnswer {
-            answers.withLock { $0["\(name)/\(type)"] } ?? .noSuchName
-        }
-    }
+    typealias Zone = LoopbackDNSServer.Zone
 
     static let txt: UInt16 = 16
     static let mx: UInt16 = 15
@@ -31,6 +21,27 @@ struct MailboxDomainTests {
             $0.mxHost = "mx.postern.test"
             $0.dnsTimeout = .milliseconds(300)
         }
+    }
+
+    struct Held: CustomDomainClaims {
+        func holds(domain: String) async throws -> Bool { domain == "owner.example" }
+    }
+
+    @Test("a domain an owner holds for agent inboxes is 409; a Pro user's domain is reported held")
+    func claims() async throws {
+        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        defer { server.stop() }
+        let harness = try MailboxHarness {
+            $0.dnsResolver = server.address
+            $0.otherDomainClaims = Held()
+        }
+        let token = try await harness.proToken(email: "a@example.com")
+        let held = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"Owner.Example"}"#, bearer: token)
+        #expect(held.status == 409 && held.error == "domain_already_exists")
+        #expect(await harness.send(.POST, "/api/user/domains", json: #"{"domain":"pro.example"}"#, bearer: token).status == 201)
+        let claims = MailboxDomainClaims(database: harness.database)
+        #expect(try await claims.holds(domain: "pro.example"))
+        #expect(try await !claims.holds(domain: "owner.example"))
     }
 
     @Test("create: 201 with the TXT token and the records to publish; listed pending; counted in /api/user/me")

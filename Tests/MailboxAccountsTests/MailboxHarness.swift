@@ -8,6 +8,7 @@ import JSON
 import JWT
 import Logging
 import MetricsTestKit
+import PasswordHashing
 import PosternTestSupport
 import ServerKit
 import Storage
@@ -61,8 +62,8 @@ final class MailboxHarness: Sendable {
             issuer: "http://postern.test", powDifficulty: Self.difficulty,
             domains: ["mail.localhost", "Alt.Localhost"],
             proDomains: ["pro.localhost"], rateLimitsEnabled: false,
-            argon2: MailboxArgon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1),
-            authKeyArgon2: MailboxArgon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
+            argon2: Argon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1),
+            authKeyArgon2: Argon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
         configure(&configuration)
         keys = try Self.keySet()
         service = try MailboxService(

@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 @testable import PosternApp
 
@@ -9,34 +8,11 @@ import Testing
 /// and Selenium; a machine without them fails this test rather than skipping it.
 @Suite("Remote-hash pages in headless Chromium")
 struct BrowserPageTests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     @Test("register and log in through the forms; CSRF-less posts refused")
     func browser() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", Self.repository.appendingPathComponent("Tests/Browser/test_pages.py").path,
-            "http://127.0.0.1:\(server.port)",
-        ]
-        var environment = ProcessInfo.processInfo.environment
-        environment["POSTERN_ARTIFACTS"] = Self.repository.appendingPathComponent("artifacts").path
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        // Waiting blocks: keep it off the cooperative pool that the in-process server's handlers need.
-        let (status, log) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let log = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: log, as: UTF8.self)))
-            }
-        }
+        let (status, log) = try await PythonScript.run("Browser/test_pages.py", arguments: ["http://127.0.0.1:\(server.port)"])
         #expect(status == 0, "browser test failed:\n\(log)")
         #expect(log.contains("Ran 4 tests"))
     }

@@ -129,12 +129,20 @@ struct ConfigurationTests {
             ("POSTERN_AGENT_POW_DIFFICULTY", "-1"), ("POSTERN_TRUSTED_PROXIES", "10.0.0.0/33"),
             ("POSTERN_PUBLIC_URL", "ftp://x"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "3"),
             ("POSTERN_EVENT_LOOPS", "0"), ("POSTERN_EVENT_LOOPS", "257"), ("POSTERN_EVENT_LOOPS", "two"),
+            ("POSTERN_OWNER_SIGNUP", "yes"),
         ])
     func badValues(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader.parse { ["JWT_ISSUER": "x", key: value][$0] }
         }
         #expect(error?.key == key)
+    }
+
+    @Test("POSTERN_OWNER_SIGNUP: closed unless it says open, in any case")
+    func ownerSignUp() throws {
+        #expect(try !ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }.ownerSignUpOpen)
+        #expect(try ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_OWNER_SIGNUP": " Open "][$0] }.ownerSignUpOpen)
+        #expect(try !ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_OWNER_SIGNUP": "closed"][$0] }.ownerSignUpOpen)
     }
 
     @Test("POSTERN_EVENT_LOOPS: unset is one loop per processor; 1 to 256 is taken as given")

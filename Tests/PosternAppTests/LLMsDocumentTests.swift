@@ -62,6 +62,7 @@ struct LLMsDocumentTests {
         #expect(text.contains("SMTP listens on `127.0.0.1:2525`"))
         #expect(text.contains("curl -s http://guide.test/.well-known/jmap"))
         #expect(text.contains("postern mail deliver --to"))
+        #expect(text.contains("signs in at http://guide.test/owner") && text.contains("rotate an inbox's API key"))
         #expect(Self.render(smtpAddress: nil).contains("SMTP is off on this instance"))
         let relaxed = Self.render(powRequired: false, allowPrivate: true)
         #expect(relaxed.contains("Proof of work is optional on this instance"))

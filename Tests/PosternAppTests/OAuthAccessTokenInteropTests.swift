@@ -11,29 +11,12 @@ import Testing
 /// this test rather than skipping it.
 @Suite("OAuth access tokens verify from the JWKS in Python")
 struct OAuthAccessTokenInteropTests {
-    static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Clients/verify_eddsa.py")
-
     /// Runs the script on `jwks` and `token`; returns its exit status and output.
     func verify(jwks: Data, token: String) async throws -> (Int32, String) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json")
         try jwks.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script.path, file.path, token]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        // Waiting blocks: keep it off the cooperative pool that the in-process server's handlers need.
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let log = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: log, as: UTF8.self)))
-            }
-        }
+        return try await PythonScript.run("Clients/verify_eddsa.py", arguments: [file.path, token])
     }
 
     @Test("a token the server signs verifies from its JWKS; a tampered one and one of another key do not")

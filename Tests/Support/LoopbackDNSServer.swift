@@ -130,6 +130,23 @@ public final class LoopbackDNSServer: @unchecked Sendable {
 }
 
 extension LoopbackDNSServer {
+    /// A zone a test edits while the server answers from it (``noSuchName`` for what was never set).
+    public final class Zone: Sendable {
+        let answers = Mutex<[String: ZoneAnswer]>([:])
+
+        public init() {}
+
+        /// From now on, `type` queries for `name` get `answer`.
+        public func set(_ name: String, _ type: UInt16, _ answer: ZoneAnswer) {
+            answers.withLock { $0["\(name)/\(type)"] = answer }
+        }
+
+        /// What the zone says about `name` and `type`: pass it as the server's `zone`.
+        public func answer(_ name: String, _ type: UInt16) -> ZoneAnswer {
+            answers.withLock { $0["\(name)/\(type)"] } ?? .noSuchName
+        }
+    }
+
     /// What a test zone says about one name and type.
     public enum ZoneAnswer: Sendable {
         case txt([String])

@@ -2,14 +2,21 @@
 -- (../shared/api-docs/oauth-mcp-contract.md §1; decisions in docs/oauth-decisions.md). Secrets are stored only as
 -- SHA-256 digests (session cookies, client secrets, codes, refresh tokens) or as Argon2id hashes (passwords).
 
--- A person who signs in with email and password. Failed sign-ins slow this account only (backoff per account).
+-- A person who signs in with email and password.
 CREATE TABLE owners (
-    id                   TEXT    PRIMARY KEY NOT NULL,                    -- lowercase UUID, the tokens' `sub`
-    email                TEXT    NOT NULL UNIQUE,                         -- lower-cased
-    password_hash        TEXT    NOT NULL,                                -- Argon2id, PHC string
-    created_at           INTEGER NOT NULL,                                -- Unix seconds
-    failed_signins       INTEGER NOT NULL DEFAULT 0,                      -- since the last success
-    signin_blocked_until INTEGER NOT NULL DEFAULT 0                       -- Unix seconds
+    id            TEXT    PRIMARY KEY NOT NULL,                           -- lowercase UUID, the tokens' `sub`
+    email         TEXT    NOT NULL UNIQUE,                                -- lower-cased
+    password_hash TEXT    NOT NULL,                                       -- Argon2id, PHC string
+    created_at    INTEGER NOT NULL                                        -- Unix seconds
+) STRICT;
+
+-- Failed sign-ins per email (known or not, so that backoff tells nothing about who exists): failures slow that
+-- email only, never the client address. A success deletes the row; old rows are trimmed.
+CREATE TABLE owner_signin_failures (
+    email_digest  BLOB    PRIMARY KEY NOT NULL CHECK (length(email_digest) = 32), -- SHA-256 of the lower-cased email
+    failures      INTEGER NOT NULL,
+    blocked_until INTEGER NOT NULL,                                       -- Unix seconds
+    updated_at    INTEGER NOT NULL
 ) STRICT;
 
 -- Which owner an agent inbox belongs to: at most one owner per inbox (the primary key decides a race).

@@ -2,11 +2,11 @@ import AuthCrypto
 import ComputePool
 import Testing
 
-@testable import MailboxAccounts
+@testable import PasswordHashing
 
 @Suite("Password hasher: the unknown-user decoy")
 struct PasswordHasherTests {
-    static let parameters = MailboxArgon2Parameters(memoryKiB: 1024, iterations: 2, parallelism: 1)
+    static let parameters = Argon2Parameters(memoryKiB: 1024, iterations: 2, parallelism: 1)
 
     /// The decoy must cost what a stored hash costs: same variant, version, costs and tag length.
     @Test("the decoy has the variant, version, costs and tag length of a stored hash")

@@ -1,10 +1,11 @@
 import AuthCrypto
 import ComputePool
 
-/// Argon2id hashing and verification on the worker pool, with a decoy for unknown users.
-struct PasswordHasher: Sendable {
-    let parameters: MailboxArgon2Parameters
-    let pool: WorkerPool
+/// Argon2id hashing and verification on the worker pool, with a decoy for unknown users: stored passwords of
+/// mailbox accounts and owners.
+public struct PasswordHasher: Sendable {
+    public let parameters: Argon2Parameters
+    public let pool: WorkerPool
     /// Verified when the user does not exist, so that an unknown address takes as long as a wrong
     /// password: the same variant, costs and tag length as a stored hash, a random salt and a random tag.
     ///
@@ -14,7 +15,7 @@ struct PasswordHasher: Sendable {
     /// The answer for the decoy is always false whatever the comparison says (see `verify`).
     let decoy: String
 
-    init(parameters: MailboxArgon2Parameters, pool: WorkerPool) {
+    public init(parameters: Argon2Parameters, pool: WorkerPool) {
         self.parameters = parameters
         self.pool = pool
         self.decoy = Argon2Hash(
@@ -25,23 +26,23 @@ struct PasswordHasher: Sendable {
     }
 
     /// Tag length of every hash this surface makes, in bytes.
-    static let tagLength = 32
+    public static let tagLength = 32
 
     /// Hashes a new password (16 random salt bytes, 32-byte hash) on the pool.
-    func hash(_ password: String) async throws -> String {
+    public func hash(_ password: String) async throws -> String {
         let parameters = parameters
         return try await pool.run(.passwordHash) { try Self.hashNow(Array(password.utf8), parameters) }
     }
 
     /// Verifies `password` against `encoded`; with `encoded == nil` verifies against the decoy and
     /// returns false, costing the same.
-    func verify(_ password: String, against encoded: String?) async throws -> Bool {
+    public func verify(_ password: String, against encoded: String?) async throws -> Bool {
         let target = encoded ?? decoy
         let matched = try await pool.run(.passwordHash) { try Argon2.verify(encoded: target, password: Array(password.utf8)) }
         return encoded != nil && matched
     }
 
-    private static func hashNow(_ password: [UInt8], _ parameters: MailboxArgon2Parameters) throws -> String {
+    private static func hashNow(_ password: [UInt8], _ parameters: Argon2Parameters) throws -> String {
         try Argon2.hash(
             password: password, salt: SecureRandom.bytes(16), variant: .id, memoryKiB: parameters.memoryKiB,
             iterations: parameters.iterations, parallelism: parameters.parallelism, length: tagLength)

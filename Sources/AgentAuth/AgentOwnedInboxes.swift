@@ -1,0 +1,124 @@
+import Directory
+import Foundation
+import Storage
+
+/// The agent surface's side of ``OwnedInboxes``: owners hold agent accounts through `owner_inboxes` (migration 0016);
+/// an inbox is the owner's while its agent is live (not revoked) and the link stands.
+public struct AgentOwnedInboxes: OwnedInboxes {
+    let accounts: AgentAccountStore
+    let domain: String
+    let clock: @Sendable () -> Int64
+
+    /// - Parameters:
+    ///   - accounts: the `agent_accounts` table.
+    ///   - domain: the agent inbox domain (``AgentInbox``).
+    ///   - clock: Unix seconds.
+    public init(accounts: AgentAccountStore, domain: String, clock: @escaping @Sendable () -> Int64) {
+        self.accounts = accounts
+        self.domain = domain.lowercased()
+        self.clock = clock
+    }
+
+    private var database: any SQLDatabase { accounts.database }
+
+    private static let select = """
+        SELECT a.id, a.username, a.created_at, o.linked_at FROM owner_inboxes o
+        JOIN agent_accounts a ON a.id = o.agent_id AND a.revoked_at IS NULL
+        """
+
+    public func inboxes(ownerID: String) async throws -> [OwnedInbox] {
+        let domain = domain
+        return try await database.read { connection in
+            try connection.query(Self.select + " WHERE o.owner_id = ? ORDER BY o.linked_at, a.id", [.text(ownerID)])
+                .compactMap { Self.inbox($0, domain) }
+        }
+    }
+
+    public func inbox(accountID: String, ownerID: String) async throws -> OwnedInbox? {
+        let domain = domain
+        return try await database.read { connection in
+            try Self.inbox(accountID: accountID, ownerID: ownerID, connection, domain)
+        }
+    }
+
+    public func createInbox(username localPart: String, domain custom: String?, ownerID: String) async throws
+        -> (inbox: OwnedInbox, apiKey: String)
+    {
+        // The reserved names are role addresses of the agent domain; on their own domain an owner may want them.
+        switch AgentUsername.check(localPart) {
+        case .invalid?: throw OwnedInboxError.invalidUsername
+        case .reserved? where custom == nil: throw OwnedInboxError.reservedUsername
+        case .reserved?, nil: break
+        }
+        let username = custom.map { localPart + "@" + $0.lowercased() } ?? localPart
+        let id = UUID().uuidString.lowercased()
+        let key = AgentAPIKey.generate()
+        let now = clock()
+        do {
+            _ = try await database.write { connection in
+                try connection.transaction {
+                    try connection.run(
+                        "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES (?, ?, ?, ?)",
+                        [.text(id), .text(username), .blob(AgentAPIKey.digest(key)), .integer(now)])
+                    try connection.run(
+                        "INSERT INTO owner_inboxes (agent_id, owner_id, linked_at) VALUES (?, ?, ?)",
+                        [.text(id), .text(ownerID), .integer(now)])
+                }
+            }
+        } catch let error as StorageError where error.code == .constraintUnique {
+            throw OwnedInboxError.usernameTaken
+        }
+        let inbox = OwnedInbox(
+            accountID: id, username: username, address: AgentInbox.address(username: username, domain: domain),
+            linkedAt: now, activatedAt: now)
+        return (inbox, key)
+    }
+
+    public func link(apiKey: String, ownerID: String) async throws -> OwnedInbox {
+        guard apiKey.hasPrefix(AgentAPIKey.prefix), apiKey.utf8.count <= 256,
+            let account = try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(apiKey))
+        else { throw OwnedInboxError.unknownKey }
+        let now = clock()
+        let domain = domain
+        // The primary key on agent_id decides a race between two owners: the second insert does nothing.
+        let linked = try await database.write { connection in
+            try connection.run(
+                "INSERT INTO owner_inboxes (agent_id, owner_id, linked_at) VALUES (?, ?, ?) ON CONFLICT (agent_id) DO NOTHING",
+                [.text(account.id), .text(ownerID), .integer(now)])
+            return try Self.inbox(accountID: account.id, ownerID: ownerID, connection, domain)
+        }
+        guard let linked else { throw OwnedInboxError.heldByAnother }
+        return linked
+    }
+
+    /// The old key stops at once, and so do the sessions it opened (``AgentAccount/acceptsSession(issuedAt:)``).
+    public func rotateKey(accountID: String, ownerID: String) async throws -> String? {
+        let key = AgentAPIKey.generate()
+        let now = clock()
+        let changed = try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE agent_accounts SET api_key_digest = ?, key_rotated_at = ? WHERE id = ? AND revoked_at IS NULL
+                AND id IN (SELECT agent_id FROM owner_inboxes WHERE owner_id = ?)
+                """,
+                [.blob(AgentAPIKey.digest(key)), .integer(now), .text(accountID), .text(ownerID)])
+        }
+        return changed > 0 ? key : nil
+    }
+
+    private static func inbox(accountID: String, ownerID: String, _ connection: any SQLConnection, _ domain: String)
+        throws -> OwnedInbox?
+    {
+        try connection.query(Self.select + " WHERE o.owner_id = ? AND a.id = ?", [.text(ownerID), .text(accountID)])
+            .first.flatMap { inbox($0, domain) }
+    }
+
+    private static func inbox(_ row: SQLRow, _ domain: String) -> OwnedInbox? {
+        guard let id = row.text("id"), let username = row.text("username"), let created = row.int("created_at"),
+            let linked = row.int("linked_at")
+        else { return nil }
+        return OwnedInbox(
+            accountID: id, username: username, address: AgentInbox.address(username: username, domain: domain),
+            linkedAt: linked, activatedAt: created)
+    }
+}

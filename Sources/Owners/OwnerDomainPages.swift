@@ -1,0 +1,106 @@
+import Directory
+import HTTP1
+import ServerKit
+
+/// The routes of `/owner/domains` (``OwnerDomainsPage``): list, add, verify, delete, and create an inbox on a verified
+/// domain through ``OwnedInboxes``. Every post is CSRF-checked; a domain that is not the owner's is a 404 page.
+public struct OwnerDomainPages: Sendable {
+    let service: OwnerService
+    let inboxes: any OwnedInboxes
+
+    /// - Parameters:
+    ///   - service: sign-in, sessions, CSRF and the domains table.
+    ///   - inboxes: where inboxes are made (the agent surface).
+    public init(service: OwnerService, inboxes: any OwnedInboxes) {
+        self.service = service
+        self.inboxes = inboxes
+    }
+
+    /// Adds `GET|POST /owner/domains` and `POST /owner/domains/{id}/verify|delete|inboxes`.
+    public func register(into router: inout ContextRouter) {
+        let limit = service.configuration.bodyLimit
+        router.add(.GET, "/owner/domains", route { request, _, owner in try await page(request, owner) })
+        router.add(.POST, "/owner/domains", bodyLimit: limit, route(add))
+        router.add(.POST, "/owner/domains/{id}/verify", bodyLimit: limit, route(verify))
+        router.add(.POST, "/owner/domains/{id}/delete", bodyLimit: limit, route(delete))
+        router.add(.POST, "/owner/domains/{id}/inboxes", bodyLimit: limit, route(createInbox))
+    }
+
+    typealias Handler = OwnerService.OwnerPageHandler
+
+    /// Rate limit and error page (the service's middleware), sign-in required, CSRF checked on posts.
+    private func route(_ handler: @escaping Handler) -> ContextRouteHandler {
+        service.ownerRoute(page: "/owner/domains", title: "Your domains", handler)
+    }
+
+    private func page(
+        _ request: HTTPRequest, _ owner: Owner, status: HTTPStatus = .ok, configure: (inout OwnerDomainsPage) -> Void = { _ in }
+    ) async throws -> HTTPResponse {
+        let (token, setCookie) = service.browser.csrf(for: request)
+        var page = OwnerDomainsPage(
+            owner: owner, csrfToken: token, domains: try await service.domains.domains(ownerID: owner.id),
+            mxHost: service.domains.mxHost)
+        configure(&page)
+        return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
+    }
+
+    private func add(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
+        let typed = request.formFields()["domain"] ?? ""
+        do {
+            let domain = try await service.domains.add(typed, ownerID: owner.id)
+            return try await page(request, owner, status: .created) {
+                $0.notice = "Added \(domain.domain). Publish the TXT record below, then verify."
+            }
+        } catch let error as OwnerDomainError {
+            let (status, words): (HTTPStatus, String) =
+                switch error {
+                case .invalidDomain: (.unprocessableEntity, "That is not a domain name.")
+                case .taken: (.conflict, "That domain is already in use.")
+                case .limitReached: (.forbidden, "You have \(service.domains.limit) domains already: delete one first.")
+                }
+            return try await page(request, owner, status: status) {
+                $0.error = words
+                $0.typedDomain = typed
+            }
+        }
+    }
+
+    private func verify(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
+        guard let id = parameters["id"], let (domain, check) = try await service.domains.verify(id: id, ownerID: owner.id)
+        else { return OwnerService.messagePage(.notFound, "Your domains", "No such domain.") }
+        return try await page(request, owner) {
+            $0.check = (domain.id, check)
+            if domain.verifiedAt != nil { $0.notice = "\(domain.domain) is verified." }
+        }
+    }
+
+    private func delete(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
+        guard let id = parameters["id"], try await service.domains.delete(id: id, ownerID: owner.id) else {
+            return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
+        }
+        return try await page(request, owner) {
+            $0.notice = "Domain deleted. Inboxes already made on it stay until you delete them."
+        }
+    }
+
+    private func createInbox(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws
+        -> HTTPResponse
+    {
+        guard let id = parameters["id"],
+            let domain = try await service.domains.domains(ownerID: owner.id).first(where: { $0.id == id }),
+            domain.verifiedAt != nil
+        else { return OwnerService.messagePage(.notFound, "Your domains", "No such verified domain.") }
+        do {
+            let (inbox, key) = try await inboxes.createInbox(
+                username: request.formFields()["local_part"] ?? "", domain: domain.domain, ownerID: owner.id)
+            return try await page(request, owner, status: .created) { $0.created = (inbox.address, key) }
+        } catch let error as OwnedInboxError {
+            let words =
+                error == .usernameTaken
+                ? "That address is taken." : "Use 5 to 21 of a-z 0-9 . _ -, starting and ending with a letter or digit."
+            return try await page(request, owner, status: error == .usernameTaken ? .conflict : .unprocessableEntity) {
+                $0.error = words
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import DNS
+import ServerKit
+
+/// `/owner/domains`: an owner's custom domains, the records to publish, verification, and inboxes on a verified domain
+/// (Atomic custom domains). Every interpolated value is escaped.
+struct OwnerDomainsPage {
+    var owner: Owner
+    var csrfToken: String
+    var domains: [OwnerDomain]
+    var mxHost: String
+    var notice: String?
+    var error: String?
+    /// The last check of one domain, shown beside its records.
+    var check: (id: String, result: DomainOwnershipCheck)?
+    /// An inbox just created: its address and API key, shown this once.
+    var created: (address: String, apiKey: String)?
+    /// What was typed in the add form, kept after an error.
+    var typedDomain = ""
+
+    func render() -> String {
+        let e = HTMLText.escape
+        var main = OwnerPageShell.flash(notice, kind: "notice") + OwnerPageShell.flash(error, kind: "error")
+        main += "<p><a href=\"/owner\">← Your inboxes</a></p>\n"
+        if let created {
+            main += """
+                <section class="card result" id="created-inbox">
+                <h2>Inbox created</h2>
+                <p>Address <code id="created-address">\(e(created.address))</code>. Its API key is shown this once: copy it now.</p>
+                <pre id="created-api-key">\(e(created.apiKey))</pre>
+                </section>
+
+                """
+        }
+        main += """
+            <section class="card" id="add-domain">
+            <h2>Add a domain</h2>
+            <p class="hint">Publish a TXT record with the token we give you at the domain's apex (or an MX record naming
+            <code>\(e(mxHost))</code>), then verify. Verification can be run again at any time.</p>
+            <form method="post" action="/owner/domains" id="add-domain-form">
+            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
+            <label for="domain">Domain</label>
+            <input id="domain" name="domain" required placeholder="example.com" value="\(e(typedDomain))">
+            <button type="submit">Add domain</button>
+            </form>
+            </section>
+
+            """
+        for domain in domains { main += section(domain) }
+        return OwnerPageShell.document(title: "Your domains", main: main, owner: owner, csrfToken: csrfToken)
+    }
+
+    private func section(_ domain: OwnerDomain) -> String {
+        let e = HTMLText.escape
+        let checked = check?.id == domain.id ? check?.result : nil
+        func mark(_ found: Bool?) -> String {
+            guard let found else { return "" }
+            return found ? " <span class=\"ok\">found</span>" : " <span class=\"bad\">not found</span>"
+        }
+        let status = domain.verifiedAt == nil ? "pending" : "verified"
+        var html = """
+            <section class="card domain" id="domain-\(e(domain.id))" data-domain="\(e(domain.domain))">
+            <h2>\(e(domain.domain)) <small class="status">\(status)</small></h2>
+            <table>
+            <thead><tr><th>Type</th><th>Host</th><th>Value</th></tr></thead>
+            <tbody>
+            <tr><td>TXT</td><td>\(e(domain.domain))</td><td><code class="txt-value">\(e(domain.verifyToken))</code>\(mark(checked?.txtFound))</td></tr>
+            <tr><td>MX</td><td>\(e(domain.domain))</td><td><code>10 \(e(mxHost))</code>\(mark(checked?.mxFound ?? (domain.verifiedAt == nil ? nil : domain.mxConfigured)))</td></tr>
+            </tbody>
+            </table>
+
+            """
+        if let message = checked?.message { html += "<p class=\"hint check-message\">\(e(message))</p>\n" }
+        html += """
+            <form method="post" action="/owner/domains/\(e(domain.id))/verify" class="inline">
+            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
+            <button type="submit" class="verify">Verify</button>
+            </form>
+            <form method="post" action="/owner/domains/\(e(domain.id))/delete" class="inline">
+            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
+            <button type="submit" class="delete">Delete</button>
+            </form>
+
+            """
+        if domain.verifiedAt != nil {
+            html += """
+                <form method="post" action="/owner/domains/\(e(domain.id))/inboxes" class="create-inbox">
+                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
+                <label>New inbox <input name="local_part" required placeholder="support"> @\(e(domain.domain))</label>
+                <button type="submit">Create inbox</button>
+                </form>
+
+                """
+        }
+        return html + "</section>\n"
+    }
+}

@@ -1,0 +1,161 @@
+import Directory
+import ServerKit
+
+/// `/owner`: the signed-in owner's inboxes (with a rotate-key button each), the forms to create an inbox on the agent
+/// domain and to link one by its API key, and the connected apps (grants) with a revoke button each. A key just made
+/// is shown once, in the response to the post that made it. Every interpolated value is escaped.
+///
+/// Form fields (documented in the README): create `username`; link `api_key`; every form the hidden `csrf_token`.
+struct OwnerInboxesPage {
+    var owner: Owner
+    var csrfToken: String
+    var agentDomain: String
+    var inboxes: [OwnedInbox]
+    var grants: [OwnerGrant]
+    var notice: String?
+    var error: String?
+    /// A key just made (an inbox created, a key rotated): whose, and the key, shown this once.
+    var shownKey: (address: String, apiKey: String, created: Bool)?
+    /// What was typed in the create form, kept after an error (the link form's key is never echoed back).
+    var typedUsername = ""
+    /// Which form `error` belongs to ("create" or "link"), so it is shown beside it.
+    var errorForm: String?
+
+    func render() -> String {
+        let e = HTMLText.escape
+        var main = OwnerPageShell.flash(notice, kind: "notice")
+        if errorForm == nil { main += OwnerPageShell.flash(error, kind: "error") }
+        main += "<p><a href=\"/owner/domains\">Your custom domains →</a></p>\n"
+        if let shownKey {
+            main += """
+                <section class="card result" id="api-key-shown">
+                <h2>\(shownKey.created ? "Inbox created" : "New API key")</h2>
+                <p>The API key of <code id="key-address">\(e(shownKey.address))</code>\(shownKey.created ? "" : " (the old key no longer works)").
+                It is shown this once and cannot be shown again: copy it now and keep it where your agent reads it.</p>
+                <pre id="api-key" class="key">\(e(shownKey.apiKey))</pre>
+                <p class="hint">Click the key to select all of it, then copy (Ctrl+C or ⌘C).</p>
+                </section>
+
+                """
+        }
+        main += inboxSection() + formsSection() + appsSection()
+        return OwnerPageShell.document(title: "Your inboxes", main: main, owner: owner, csrfToken: csrfToken)
+    }
+
+    /// `seconds` as `2026-07-01 09:14 UTC`, the exact instant in the `datetime` attribute.
+    static func time(_ seconds: Int64) -> String {
+        let full = RFC3339.format(seconds)
+        return "<time datetime=\"\(full)\">\(full.prefix(10)) \(full.dropFirst(11).prefix(5)) UTC</time>"
+    }
+
+    private func hidden() -> String {
+        "<input type=\"hidden\" name=\"\(OwnerBrowser.csrfField)\" value=\"\(HTMLText.escape(csrfToken))\">"
+    }
+
+    private func inboxSection() -> String {
+        let e = HTMLText.escape
+        guard !inboxes.isEmpty else {
+            return """
+                <section class="card" id="inboxes"><h2>Inboxes</h2>
+                <p class="hint" id="no-inboxes">You hold no inboxes yet: create one or link one below.</p></section>
+
+                """
+        }
+        var rows = ""
+        for inbox in inboxes {
+            rows += """
+                <tr class="inbox" data-account-id="\(e(inbox.accountID))">
+                <td class="address">\(e(inbox.address))</td><td><code class="account-id">\(e(inbox.accountID))</code></td>
+                <td class="status">active</td><td>\(Self.time(inbox.linkedAt))</td>
+                <td>\(Self.time(inbox.activatedAt))</td>
+                <td><form method="post" action="/owner/inboxes/\(e(inbox.accountID))/rotate-key" class="inline rotate-key">
+                \(hidden())<button type="submit">Rotate key</button></form></td>
+                </tr>
+
+                """
+        }
+        return """
+            <section class="card" id="inboxes"><h2>Inboxes</h2>
+            <table>
+            <thead><tr><th>Address</th><th>Account id</th><th>Status</th><th>Linked</th><th>Activated</th><th></th></tr></thead>
+            <tbody>
+            \(rows)</tbody>
+            </table>
+            <p class="hint">Rotating a key makes a new one and stops the old one at once.</p>
+            </section>
+
+            """
+    }
+
+    private func formsSection() -> String {
+        let e = HTMLText.escape
+        let createError = errorForm == "create" ? OwnerPageShell.flash(error, kind: "error") : ""
+        let linkError = errorForm == "link" ? OwnerPageShell.flash(error, kind: "error") : ""
+        return """
+            <div class="split">
+            <section class="card" id="create-inbox">
+            <h2>Create an inbox</h2>
+            \(createError)
+            <form method="post" action="/owner/inboxes" id="create-inbox-form">
+            \(hidden())
+            <label for="username">Username</label>
+            <input id="username" name="username" required autocomplete="off" placeholder="myagent" value="\(e(typedUsername))">
+            <p class="hint">The address is <em>username</em>@\(e(agentDomain)): 5 to 21 of a-z 0-9 . _ -, starting and
+            ending with a letter or digit. Its API key is shown once.</p>
+            <button type="submit">Create inbox</button>
+            </form>
+            </section>
+            <section class="card" id="link-inbox">
+            <h2>Link an existing inbox</h2>
+            \(linkError)
+            <form method="post" action="/owner/inboxes/link" id="link-inbox-form">
+            \(hidden())
+            <label for="api_key">The inbox's API key</label>
+            <input id="api_key" name="api_key" required autocomplete="off" spellcheck="false" placeholder="postern_ak_…">
+            <p class="hint">An inbox an agent signed up for itself: presenting its key proves it is yours to hold.</p>
+            <button type="submit">Link inbox</button>
+            </form>
+            </section>
+            </div>
+
+            """
+    }
+
+    private func appsSection() -> String {
+        let e = HTMLText.escape
+        guard !grants.isEmpty else {
+            return """
+                <section class="card" id="apps"><h2>Connected apps</h2>
+                <p class="hint" id="no-apps">No app is connected. Apps ask for access through OAuth; what you approve
+                appears here, and you can revoke it at any time.</p></section>
+
+                """
+        }
+        var rows = ""
+        for grant in grants {
+            let inbox = grant.defaultAccountID.map { id in inboxes.first { $0.accountID == id }?.address ?? id } ?? "none"
+            rows += """
+                <tr class="app" data-grant-id="\(e(grant.id))">
+                <td class="client-name">\(e(grant.clientName ?? "(unnamed app)"))</td>
+                <td><code class="client-id">\(e(grant.clientID))</code></td>
+                <td class="scopes">\(e(grant.scopes.joined(separator: " ")))</td><td><code>\(e(grant.resource))</code></td>
+                <td class="default-inbox">\(e(inbox))</td><td>\(Self.time(grant.grantedAt))</td>
+                <td><form method="post" action="/owner/apps/\(e(grant.id))/revoke" class="inline revoke-app">
+                \(hidden())<button type="submit">Revoke</button></form></td>
+                </tr>
+
+                """
+        }
+        return """
+            <section class="card" id="apps"><h2>Connected apps</h2>
+            <table>
+            <thead><tr><th>App</th><th>Client id</th><th>Scopes</th><th>Resource</th><th>Default inbox</th><th>Granted</th><th></th></tr></thead>
+            <tbody>
+            \(rows)</tbody>
+            </table>
+            <p class="hint">Revoking an app ends its access at once: its tokens stop working.</p>
+            </section>
+
+            """
+    }
+}

@@ -1,0 +1,20 @@
+/// What the owner pages say. One table, so that no page can leak more than these (never which emails exist).
+enum OwnerMessage {
+    static let wrongCredentials = "Wrong email or password."
+    static let csrf = "This form expired. Please try again."
+    static let tooManyRequests = "Too many requests from your address. Please wait a moment."
+    static let internalError = "Something went wrong on our side. Please try again."
+
+    static func slowDown(_ seconds: Int64) -> String {
+        "Too many failed sign-ins for this email. Try again in \(seconds) second\(seconds == 1 ? "" : "s")."
+    }
+
+    static func words(for error: OwnerError) -> String {
+        switch error {
+        case .invalidEmail: return "That is not an email address."
+        case .weakPassword:
+            return "Choose a password of at least \(OwnerCredentials.minimumPasswordLength) characters."
+        case .emailTaken: return "That email already has an account. Sign in instead."
+        }
+    }
+}

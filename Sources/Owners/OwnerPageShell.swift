@@ -1,0 +1,60 @@
+import ServerKit
+
+/// The frame of every owner-facing page (owner pages, sign-in, the authorization server's consent): title, the
+/// signed-in owner with a sign-out button, the main content. Every interpolated value goes through
+/// ``HTMLText/escape(_:)``; callers pass `main` already escaped.
+public enum OwnerPageShell {
+    /// A whole document.
+    /// - Parameters:
+    ///   - title: the page title (plain text).
+    ///   - main: the content, HTML.
+    ///   - owner: the signed-in owner, shown with a sign-out form; nil before sign-in.
+    ///   - csrfToken: the CSRF token for the sign-out form (needed when `owner` is set).
+    public static func document(title: String, main: String, owner: Owner? = nil, csrfToken: String? = nil) -> String {
+        let e = HTMLText.escape
+        var account = ""
+        if let owner, let csrfToken {
+            account = """
+                <form method="post" action="/owner/sign-out" id="sign-out-form" class="account">
+                <span id="signed-in-as">\(e(owner.email))</span>
+                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
+                <button type="submit" id="sign-out">Sign out</button>
+                </form>
+                """
+        }
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="referrer" content="no-referrer">
+            <title>\(e(title)) · Postern</title>
+            <style>\(HTMLPage.css)\(css)</style>
+            </head>
+            <body>
+            <header>\(account)<h1>\(e(title))</h1></header>
+            <main>
+            \(main)
+            </main>
+            <footer>Postern</footer>
+            </body>
+            </html>
+
+            """
+    }
+
+    /// A flash message paragraph (`kind` "notice" or "error"), escaped.
+    public static func flash(_ text: String?, kind: String) -> String {
+        guard let text else { return "" }
+        let role = kind == "error" ? "alert" : "status"
+        return "<p class=\"flash \(kind)\" role=\"\(role)\" id=\"\(kind)\">\(HTMLText.escape(text))</p>"
+    }
+
+    static let css = """
+        .account{float:right;display:flex;gap:.75rem;align-items:center;color:var(--muted)}.account button{margin:0}
+        form.inline{display:inline-block;margin-right:.5rem}.ok{color:var(--ok);font-weight:600}
+        .bad{color:var(--bad);font-weight:600}.status{color:var(--muted);font-weight:400;font-size:.9rem}
+        pre.key{user-select:all;font-size:1rem}time{white-space:nowrap}td form.inline button{margin:0;white-space:nowrap}
+        """
+}

@@ -1,0 +1,197 @@
+import AuthCrypto
+import ComputePool
+import DNS
+import HTTP1
+import Metrics
+import PasswordHashing
+import ServerKit
+import Storage
+
+/// The owners' browser side: sign-in, sign-up (when open) and sign-out at `/owner/...`, the sessions the other
+/// owner-facing pages (the owner pages, the authorization server's consent) read through ``browser``.
+public final class OwnerService: Sendable {
+    public let configuration: OwnersConfiguration
+    /// The owners table.
+    public let owners: OwnerStore
+    /// Cookies, sessions and CSRF, shared with every owner-facing page.
+    public let browser: OwnerBrowser
+    /// Owners' custom domains (Atomic custom domains).
+    public let domains: OwnerDomains
+    let middleware: SurfaceMiddleware<RateClass>
+    let signIns: @Sendable (String) -> Void
+
+    enum RateClass: Hashable, Sendable { case page }
+
+    /// - Parameters:
+    ///   - configuration: sign-up switch, session lifetime, costs, limits.
+    ///   - database: a database with migrations 0008 (the shared CSRF key) and 0016 applied.
+    ///   - pool: the worker pool Argon2id runs on.
+    ///   - clock: Unix seconds.
+    ///   - monotonicClock: what the rate-limit buckets refill by.
+    ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory`.
+    ///   - onUnexpectedError: told about any error answered as a bare 500, with the request id.
+    /// - Throws: storage errors reading or creating the CSRF key.
+    public init(
+        configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool,
+        clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
+        metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil
+    ) throws {
+        self.configuration = configuration
+        owners = OwnerStore(
+            database: database, hasher: PasswordHasher(parameters: configuration.argon2, pool: pool),
+            backoff: configuration.backoff, clock: clock)
+        browser = OwnerBrowser(
+            sessions: OwnerSessions(database: database, lifetime: configuration.sessionLifetime, clock: clock),
+            key: try SharedSecrets(database: database).secret(named: "owners.csrf") { SecureRandom.bytes(32) },
+            secure: configuration.secureCookies)
+        domains = OwnerDomains(
+            database: database,
+            resolver: DNSResolver(
+                server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
+                timeout: configuration.dnsTimeout),
+            mxHost: configuration.mxHost, served: configuration.servedDomains, limit: configuration.maxDomains,
+            otherClaims: configuration.otherDomainClaims, clock: clock)
+        let factory = metricsFactory ?? MetricsSystem.factory
+        signIns = { result in
+            Counter(label: "postern_owner_signins_total", dimensions: [("result", result)], factory: factory).increment()
+        }
+        let rejections = Counter(
+            label: "postern_rate_limit_rejections_total", dimensions: [("surface", "owners"), ("class", "page")],
+            factory: factory)
+        let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
+            .share(among: configuration.instances)
+        middleware = SurfaceMiddleware(
+            limiter: configuration.rateLimitsEnabled
+                ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate }
+                : nil,
+            rejected: { _ in rejections.increment() },
+            tooManyRequests: { _, _ in Self.messagePage(.tooManyRequests, "Too many requests", OwnerMessage.tooManyRequests) },
+            failure: { _ in (Self.messagePage(.internalServerError, "Something went wrong", OwnerMessage.internalError), true) },
+            onUnexpectedError: onUnexpectedError)
+    }
+
+    /// Adds `GET|POST /owner/sign-in`, `POST /owner/sign-out` and, when sign-up is open, `GET|POST /owner/sign-up`.
+    public func register(into router: inout ContextRouter) {
+        let limit = configuration.bodyLimit
+        router.add(.GET, "/owner/sign-in", limited { [self] request, _ in try await signInPage(request) })
+        router.add(.POST, "/owner/sign-in", bodyLimit: limit, limited { [self] request, _ in try await signIn(request) })
+        router.add(.POST, "/owner/sign-out", bodyLimit: limit, limited { [self] request, _ in try await signOut(request) })
+        if configuration.signUpOpen {
+            router.add(.GET, "/owner/sign-up", limited { [self] request, _ in try await signUpPage(request) })
+            router.add(.POST, "/owner/sign-up", bodyLimit: limit, limited { [self] request, _ in try await signUp(request) })
+        }
+    }
+
+    /// A route through the surface's middleware (rate limit, error page).
+    public func limited(
+        _ handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
+    ) -> ContextRouteHandler {
+        .deferred { [middleware] request, context, _ in
+            await middleware.run(.page, context) { try await handler(request, context) }
+        }
+    }
+
+    // MARK: - Sign-in
+
+    func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let next = Self.localPath(request.queryItem("next"))
+        if try await browser.owner(of: request) != nil { return HTMLPage.redirect(to: next) }
+        return form(.ok, request, OwnerSignInForm(action: "/owner/sign-in", next: next, signUpOpen: configuration.signUpOpen))
+    }
+
+    func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let fields = request.formFields()
+        var page = OwnerSignInForm(
+            action: "/owner/sign-in", next: Self.localPath(fields["next"]), signUpOpen: configuration.signUpOpen)
+        page.email = fields["email"] ?? ""
+        guard browser.csrfValid(fields, request) else {
+            page.error = OwnerMessage.csrf
+            return form(.forbidden, request, page)
+        }
+        switch try await owners.signIn(email: fields["email"] ?? "", password: fields["password"] ?? "") {
+        case .signedIn(let owner):
+            signIns("success")
+            return try await startSession(owner, request, next: page.next)
+        case .refused:
+            signIns("refused")
+            page.error = OwnerMessage.wrongCredentials
+            return form(.unauthorized, request, page)
+        case .slowDown(let retryAfter):
+            signIns("slowed")
+            page.error = OwnerMessage.slowDown(retryAfter)
+            var response = form(.tooManyRequests, request, page)
+            response.headers.setRetryAfter(seconds: Int(retryAfter))
+            return response
+        }
+    }
+
+    func signOut(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard browser.csrfValid(request.formFields(), request) else {
+            return Self.messagePage(.forbidden, "Sign out", OwnerMessage.csrf)
+        }
+        if let token = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: token) }
+        return HTMLPage.redirect(
+            to: "/owner/sign-in", setCookies: [browser.clearCookie(OwnerBrowser.sessionCookie)])
+    }
+
+    // MARK: - Sign-up
+
+    func signUpPage(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var page = OwnerSignInForm(action: "/owner/sign-up", next: Self.localPath(request.queryItem("next")), signUpOpen: true)
+        page.signingUp = true
+        return form(.ok, request, page)
+    }
+
+    func signUp(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let fields = request.formFields()
+        var page = OwnerSignInForm(action: "/owner/sign-up", next: Self.localPath(fields["next"]), signUpOpen: true)
+        page.signingUp = true
+        page.email = fields["email"] ?? ""
+        guard browser.csrfValid(fields, request) else {
+            page.error = OwnerMessage.csrf
+            return form(.forbidden, request, page)
+        }
+        do {
+            let owner = try await owners.create(email: fields["email"] ?? "", password: fields["password"] ?? "")
+            return try await startSession(owner, request, next: page.next)
+        } catch let error as OwnerError {
+            page.error = OwnerMessage.words(for: error)
+            return form(error == .emailTaken ? .conflict : .unprocessableEntity, request, page)
+        }
+    }
+
+    // MARK: - Shared steps
+
+    /// A new session (never the one the browser brought: no fixation), its cookie, and the pre-session CSRF cookie
+    /// dropped; then `next`.
+    func startSession(_ owner: Owner, _ request: HTTPRequest, next: String) async throws -> HTTPResponse {
+        if let old = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: old) }
+        let token = try await browser.sessions.open(ownerID: owner.id)
+        return HTMLPage.redirect(
+            to: next,
+            setCookies: [
+                browser.sessionCookie(token, lifetime: configuration.sessionLifetime),
+                browser.clearCookie(OwnerBrowser.csrfCookie),
+            ])
+    }
+
+    func form(_ status: HTTPStatus, _ request: HTTPRequest, _ page: OwnerSignInForm) -> HTTPResponse {
+        let (token, setCookie) = browser.csrf(for: request)
+        var page = page
+        page.csrfToken = token
+        return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
+    }
+
+    static func messagePage(_ status: HTTPStatus, _ title: String, _ message: String) -> HTTPResponse {
+        HTMLPage.response(status, OwnerPageShell.document(title: title, main: OwnerPageShell.flash(message, kind: "error")))
+    }
+
+    /// `next` when it is a path on this server (one leading `/`, no `//` or `\`, printable ASCII), else `/owner`: a
+    /// sign-in never redirects off-site.
+    public static func localPath(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.hasPrefix("/\\"), next.utf8.count <= 4096,
+            next.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") })
+        else { return "/owner" }
+        return next
+    }
+}

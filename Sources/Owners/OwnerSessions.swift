@@ -1,0 +1,59 @@
+import AuthCrypto
+import Storage
+
+/// Signed-in browser sessions (`owner_sessions`): the cookie carries 32 random bytes, the table only their SHA-256,
+/// so a database read never yields a usable cookie.
+public struct OwnerSessions: Sendable {
+    let database: any SQLDatabase
+    /// Seconds a session lasts from sign-in.
+    public let lifetime: Int64
+    let clock: @Sendable () -> Int64
+
+    /// - Parameters:
+    ///   - database: a database with migration 0016 applied.
+    ///   - lifetime: seconds a session lasts from sign-in.
+    ///   - clock: Unix seconds.
+    public init(database: any SQLDatabase, lifetime: Int64, clock: @escaping @Sendable () -> Int64) {
+        self.database = database
+        self.lifetime = lifetime
+        self.clock = clock
+    }
+
+    /// Opens a session for `ownerID`; returns the cookie value.
+    public func open(ownerID: String) async throws -> String {
+        let token = Base64URL.encode(SecureRandom.bytes(32))
+        let now = clock()
+        _ = try await database.write { [lifetime] connection in
+            try connection.run(
+                "INSERT INTO owner_sessions (token_digest, owner_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                [.blob(Self.digest(token)), .text(ownerID), .integer(now), .integer(now + lifetime)])
+        }
+        return token
+    }
+
+    /// The owner whose unexpired session `token` is, if any.
+    public func owner(token: String) async throws -> Owner? {
+        guard token.utf8.count == 43 else { return nil }
+        let now = clock()
+        return try await database.read { connection in
+            guard let row = try connection.query(
+                """
+                SELECT o.id, o.email, o.created_at FROM owner_sessions s JOIN owners o ON o.id = s.owner_id
+                WHERE s.token_digest = ? AND s.expires_at > ?
+                """,
+                [.blob(Self.digest(token)), .integer(now)]
+            ).first, let id = row.text("id"), let email = row.text("email"), let created = row.int("created_at")
+            else { return nil }
+            return Owner(id: id, email: email, createdAt: created)
+        }
+    }
+
+    /// Ends session `token` (signing out); nothing when there is none.
+    public func close(token: String) async throws {
+        _ = try await database.write { connection in
+            try connection.run("DELETE FROM owner_sessions WHERE token_digest = ?", [.blob(Self.digest(token))])
+        }
+    }
+
+    static func digest(_ token: String) -> [UInt8] { SHA256.hash(Array(token.utf8)) }
+}

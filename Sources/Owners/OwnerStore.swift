@@ -1,0 +1,135 @@
+import AuthCrypto
+import Foundation
+import PasswordHashing
+import Storage
+
+/// The `owners` and `owner_signin_failures` tables (migration 0016): create, list and remove owners, and sign in
+/// with per-email backoff.
+public struct OwnerStore: Sendable {
+    let database: any SQLDatabase
+    let hasher: PasswordHasher
+    let backoff: OwnerBackoff
+    let clock: @Sendable () -> Int64
+
+    /// - Parameters:
+    ///   - database: a database with migration 0016 applied.
+    ///   - hasher: Argon2id on the worker pool.
+    ///   - backoff: how failures slow an email.
+    ///   - clock: Unix seconds.
+    public init(
+        database: any SQLDatabase, hasher: PasswordHasher, backoff: OwnerBackoff = OwnerBackoff(),
+        clock: @escaping @Sendable () -> Int64
+    ) {
+        self.database = database
+        self.hasher = hasher
+        self.backoff = backoff
+        self.clock = clock
+    }
+
+    /// Creates an owner.
+    /// - Throws: ``OwnerError`` for a bad email or password or a taken email; storage and pool errors.
+    public func create(email: String, password: String) async throws -> Owner {
+        guard let email = OwnerCredentials.normalizedEmail(email) else { throw OwnerError.invalidEmail }
+        guard OwnerCredentials.acceptable(password) else { throw OwnerError.weakPassword }
+        let hash = try await hasher.hash(password)
+        let owner = Owner(id: UUID().uuidString.lowercased(), email: email, createdAt: clock())
+        do {
+            _ = try await database.write { connection in
+                try connection.run(
+                    "INSERT INTO owners (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)",
+                    [.text(owner.id), .text(owner.email), .text(hash), .integer(owner.createdAt)])
+            }
+        } catch let error as StorageError where error.code == .constraintUnique {
+            throw OwnerError.emailTaken
+        }
+        return owner
+    }
+
+    /// Signs in: ``OwnerSignIn/slowDown(retryAfter:)`` while the email is blocked (the password is not checked);
+    /// otherwise Argon2id verification against the stored hash, or against a decoy for an unknown email so that it
+    /// costs the same; a failure counts against the email, known or not.
+    /// - Throws: storage and pool errors.
+    public func signIn(email: String, password: String) async throws -> OwnerSignIn {
+        let now = clock()
+        guard let email = OwnerCredentials.normalizedEmail(email),
+            password.utf8.count <= OwnerCredentials.maximumPasswordBytes
+        else { return .refused }
+        let digest = SHA256.hash(Array(email.utf8))
+        let found = try await database.read { connection -> (blockedUntil: Int64, owner: (Owner, String)?) in
+            let blocked = try connection.query(
+                "SELECT blocked_until FROM owner_signin_failures WHERE email_digest = ?", [.blob(digest)]
+            ).first?.int("blocked_until") ?? 0
+            let row = try connection.query(
+                "SELECT id, email, password_hash, created_at FROM owners WHERE email = ?", [.text(email)]
+            ).first
+            return (blocked, row.flatMap(Self.ownerWithHash))
+        }
+        if found.blockedUntil > now { return .slowDown(retryAfter: found.blockedUntil - now) }
+        if try await hasher.verify(password, against: found.owner?.1), let owner = found.owner?.0 {
+            _ = try await database.write { connection in
+                try connection.run("DELETE FROM owner_signin_failures WHERE email_digest = ?", [.blob(digest)])
+            }
+            return .signedIn(owner)
+        }
+        try await recordFailure(digest, now: now)
+        return .refused
+    }
+
+    /// The owner with id `id`, if any.
+    public func owner(id: String) async throws -> Owner? {
+        try await database.read { connection in
+            try connection.query("SELECT id, email, created_at FROM owners WHERE id = ?", [.text(id)])
+                .first.flatMap(Self.owner)
+        }
+    }
+
+    /// Every owner, oldest first.
+    public func list() async throws -> [Owner] {
+        try await database.read { connection in
+            try connection.query("SELECT id, email, created_at FROM owners ORDER BY created_at, email").compactMap(Self.owner)
+        }
+    }
+
+    /// Removes the owner with `email`: their sessions, inbox links and grants go with them (the inboxes stay).
+    /// - Returns: false when no owner has that email.
+    public func remove(email: String) async throws -> Bool {
+        guard let email = OwnerCredentials.normalizedEmail(email) else { return false }
+        return try await database.write { connection in
+            try connection.run("DELETE FROM owners WHERE email = ?", [.text(email)]) > 0
+        }
+    }
+
+    private func recordFailure(_ digest: [UInt8], now: Int64) async throws {
+        let backoff = backoff
+        _ = try await database.write { connection in
+            try connection.transaction {
+                try connection.run(
+                    """
+                    INSERT INTO owner_signin_failures (email_digest, failures, blocked_until, updated_at)
+                    VALUES (?, 1, 0, ?)
+                    ON CONFLICT (email_digest) DO UPDATE
+                    SET failures = owner_signin_failures.failures + 1, updated_at = excluded.updated_at
+                    """,
+                    [.blob(digest), .integer(now)])
+                let failures = try connection.query(
+                    "SELECT failures FROM owner_signin_failures WHERE email_digest = ?", [.blob(digest)]
+                ).first?.int("failures") ?? 1
+                try connection.run(
+                    "UPDATE owner_signin_failures SET blocked_until = ? WHERE email_digest = ?",
+                    [.integer(now + backoff.delay(afterFailures: failures)), .blob(digest)])
+            }
+        }
+    }
+
+    private static func owner(_ row: SQLRow) -> Owner? {
+        guard let id = row.text("id"), let email = row.text("email"), let created = row.int("created_at") else {
+            return nil
+        }
+        return Owner(id: id, email: email, createdAt: created)
+    }
+
+    private static func ownerWithHash(_ row: SQLRow) -> (Owner, String)? {
+        guard let owner = owner(row), let hash = row.text("password_hash") else { return nil }
+        return (owner, hash)
+    }
+}

@@ -1,0 +1,47 @@
+import Directory
+import PasswordHashing
+
+/// Everything the owners' side (people who sign in and hold agent inboxes) can be told; every default is stated here.
+public struct OwnersConfiguration: Sendable {
+    /// The public base URL (`POSTERN_PUBLIC_URL`); an https URL marks the cookies `Secure`.
+    public var publicURL: String
+    /// Whether anyone may create an owner at `/owner/sign-up` (`POSTERN_OWNER_SIGNUP=open`). Default false: the
+    /// operator creates owners with `postern owner create`.
+    public var signUpOpen = false
+    /// Seconds a sign-in lasts. Default 12 hours.
+    public var sessionLifetime: Int64 = 12 * 3600
+    /// Argon2id costs of owners' passwords. Default m=19,456 KiB, t=2, p=1.
+    public var argon2 = Argon2Parameters()
+    /// How failed sign-ins slow one email.
+    public var backoff = OwnerBackoff()
+    /// Most custom domains one owner may add. Default 5 (Mail.td's Pro limit, the one documented number).
+    public var maxDomains = 5
+    /// The host a custom domain's MX must name (`POSTERN_MX_HOST`).
+    public var mxHost = "localhost"
+    /// The resolver custom domains are checked with (`POSTERN_DNS_RESOLVER=host:port`); nil: /etc/resolv.conf's.
+    public var dnsResolver: String?
+    /// The longest one custom-domain check may take. Default 3 s.
+    public var dnsTimeout: Duration = .seconds(3)
+    /// Domains this server serves itself (agent and mailbox domains): no owner may add them.
+    public var servedDomains: [String] = []
+    /// Domains other surfaces' users hold (Mail.td Pro domains): no owner may add them. Default none.
+    public var otherDomainClaims: (any CustomDomainClaims)?
+    /// Per-address rate limit on the owner pages (`POSTERN_RATE_LIMITS`). Default on.
+    public var rateLimitsEnabled = true
+    /// Requests per minute per client address when rate limits are on. Default 60.
+    public var requestsPerMinute = 60
+    /// How many instances enforce the limit together (`POSTERN_INSTANCES`). Default 1.
+    public var instances = 1
+    /// Slots of the rate-limit table. Default 65,536.
+    public var rateLimitTableCapacity = 65_536
+    /// Largest form body. Default 16 KiB.
+    public var bodyLimit = 16 * 1024
+
+    /// - Parameter publicURL: the public base URL, for example `http://localhost:8080`.
+    public init(publicURL: String) {
+        self.publicURL = publicURL
+    }
+
+    /// Whether the public URL is https (cookies get `Secure`).
+    public var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
+}

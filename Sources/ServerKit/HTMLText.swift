@@ -1,0 +1,20 @@
+/// Escaping for server-rendered HTML.
+public enum HTMLText {
+    /// Escapes `&`, `<`, `>`, `"` and `'` so that `text` is inert in element content and in quoted
+    /// attribute values.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Owners
+import PosternApp
+
+/// `postern owner create|list|remove`: the people who sign in to the owner pages and authorize apps (OAuth).
+struct OwnerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "owner", abstract: "Create, list and remove owners (people who hold inboxes and authorize apps).",
+        subcommands: [Create.self, List.self, Remove.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an owner who signs in with email and password.")
+        @OptionGroup var options: ConfigurationOptions
+        @Option(help: "The owner's email (their sign-in).") var email: String
+        @Option(help: "The owner's password (at least \(OwnerCredentials.minimumPasswordLength) characters).")
+        var password: String
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.logLevel)
+            do {
+                print(try await Operations.createOwner(
+                    configuration: configuration, email: email, password: password, logger: logger))
+            } catch let error as OwnerError {
+                switch error {
+                case .invalidEmail: throw ValidationError("'\(email)' is not an email address (--email)")
+                case .weakPassword:
+                    throw ValidationError(
+                        "the password must have \(OwnerCredentials.minimumPasswordLength) to 1024 characters (--password)")
+                case .emailTaken: throw ValidationError("an owner with email '\(email)' exists already")
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List owners, oldest first.")
+        @OptionGroup var options: ConfigurationOptions
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.logLevel)
+            for line in try await Operations.listOwners(configuration: configuration, logger: logger) { print(line) }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an owner: their sign-ins, inbox links and app grants end; the inboxes stay.")
+        @OptionGroup var options: ConfigurationOptions
+        @Option(help: "The owner's email.") var email: String
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.logLevel)
+            guard try await Operations.removeOwner(configuration: configuration, email: email, logger: logger) else {
+                throw ValidationError("no owner has email '\(email)'")
+            }
+            print("removed \(email)")
+        }
+    }
+}

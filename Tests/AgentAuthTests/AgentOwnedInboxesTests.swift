@@ -1,0 +1,130 @@
+import AgentAuth
+import Directory
+import PosternTestSupport
+import Storage
+import Testing
+
+@Suite("Owned inboxes: owners create, link and rotate agent inboxes")
+struct AgentOwnedInboxesTests {
+    let test: TestDatabase
+    let inboxes: AgentOwnedInboxes
+    let accounts: AgentAccountStore
+
+    init() throws {
+        test = try StorageBackend.current.makeDatabase()
+        accounts = AgentAccountStore(database: test.database)
+        inboxes = AgentOwnedInboxes(accounts: accounts, domain: "Agents.Localhost", clock: { 1_800_000_000 })
+        for owner in ["owner-a", "owner-b"] {
+            try test.database.writeSync { connection in
+                try connection.run(
+                    "INSERT INTO owners (id, email, password_hash, created_at) VALUES (?, ?, 'x', 0)",
+                    [.text(owner), .text(owner + "@example.com")])
+            }
+        }
+    }
+
+    @Test("an inbox created by an owner is theirs, with its API key working as an agent's")
+    func create() async throws {
+        let (inbox, key) = try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
+        #expect(inbox.address == "ada-bot@agents.localhost" && inbox.linkedAt == 1_800_000_000)
+        #expect(try await inboxes.inboxes(ownerID: "owner-a") == [inbox])
+        #expect(try await inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-a") == inbox)
+        #expect(try await inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-b") == nil)
+        #expect(try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(key))?.id == inbox.accountID)
+        await #expect(throws: OwnedInboxError.usernameTaken) {
+            try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-b")
+        }
+        await #expect(throws: OwnedInboxError.invalidUsername) { try await inboxes.createInbox(username: "A", ownerID: "owner-a") }
+        await #expect(throws: OwnedInboxError.reservedUsername) {
+            try await inboxes.createInbox(username: "postmaster", ownerID: "owner-a")
+        }
+    }
+
+    @Test("linking by API key: idempotent for the holder, refused for another owner and for unknown keys")
+    func link() async throws {
+        let key = AgentAPIKey.generate()
+        #expect(try await accounts.create(id: "agent-1", username: "lone-bot", apiKeyDigest: AgentAPIKey.digest(key), now: 5))
+        let linked = try await inboxes.link(apiKey: key, ownerID: "owner-a")
+        #expect(linked.accountID == "agent-1" && linked.activatedAt == 5)
+        #expect(try await inboxes.link(apiKey: key, ownerID: "owner-a") == linked)
+        await #expect(throws: OwnedInboxError.heldByAnother) { try await inboxes.link(apiKey: key, ownerID: "owner-b") }
+        await #expect(throws: OwnedInboxError.unknownKey) {
+            try await inboxes.link(apiKey: AgentAPIKey.generate(), ownerID: "owner-b")
+        }
+        await #expect(throws: OwnedInboxError.unknownKey) { try await inboxes.link(apiKey: "nonsense", ownerID: "owner-b") }
+    }
+
+    @Test("rotating a key kills the old one at once; only the holder may rotate")
+    func rotate() async throws {
+        let (inbox, old) = try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
+        #expect(try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-b") == nil)
+        let new = try #require(try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-a"))
+        #expect(new != old)
+        #expect(try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(old)) == nil)
+        #expect(try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(new))?.id == inbox.accountID)
+    }
+
+    @Test("a revoked agent's inbox is no longer anyone's")
+    func revoked() async throws {
+        let (inbox, _) = try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
+        #expect(try await accounts.revoke(username: "ada-bot", now: 9))
+        #expect(try await inboxes.inboxes(ownerID: "owner-a").isEmpty)
+        #expect(try await inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-a") == nil)
+        #expect(try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-a") == nil)
+    }
+}
+
+@Suite("Owned inboxes on a custom domain")
+struct AgentCustomDomainInboxTests {
+    @Test("an inbox on an owner's domain has that address, takes mail there, and its key logs in as any agent's")
+    func customDomain() async throws {
+        let test = try StorageBackend.current.makeDatabase()
+        let accounts = AgentAccountStore(database: test.database)
+        let inboxes = AgentOwnedInboxes(accounts: accounts, domain: "agents.localhost", clock: { 7 })
+        try test.database.writeSync { connection in
+            try connection.run("INSERT INTO owners (id, email, password_hash, created_at) VALUES ('o', 'o@x.example', 'x', 0)")
+        }
+        let (inbox, key) = try await inboxes.createInbox(username: "support", domain: "Example.COM", ownerID: "o")
+        #expect(inbox.address == "support@example.com" && inbox.username == "support@example.com")
+        // A role name reserved on the agent domain is the owner's to take on their own; the agent domain still refuses it.
+        await #expect(throws: OwnedInboxError.reservedUsername) { try await inboxes.createInbox(username: "support", ownerID: "o") }
+        let (plain, _) = try await inboxes.createInbox(username: "helper", ownerID: "o")
+        #expect(plain.address == "helper@agents.localhost")
+        await #expect(throws: OwnedInboxError.usernameTaken) {
+            try await inboxes.createInbox(username: "support", domain: "example.com", ownerID: "o")
+        }
+
+        let directory = AgentInboxDirectory(accounts: accounts, domain: "agents.localhost", quota: 1_000)
+        #expect(try await directory.resolve("Support@Example.com") == .local(Recipient(address: "support@example.com", quota: 1_000)))
+        #expect(try await directory.resolve("other@example.com") == .foreign)
+        let principal = try await AgentAPIKeyAuthenticator(
+            accounts: accounts, inboxDomain: "agents.localhost", directory: directory
+        ).principal(for: Credentials(bearerToken: key))
+        #expect(principal?.mailbox.address == "support@example.com" && principal?.accountID == inbox.accountID)
+    }
+}
+
+@Suite("Owned inboxes: a key rotation ends the old key's sessions")
+struct AgentKeyRotationSessionTests {
+    @Test("a session opened before the owner rotated the key buys no capability; one opened after does")
+    func rotationEndsSessions() async throws {
+        let harness = try AgentHarness(difficulty: 0)
+        let (oldKey, oldSession) = try await harness.signup("rotating-bot")
+        #expect(await harness.send(.POST, "/api/v1/capability", bearer: oldSession).status.code == 200)
+        try harness.database.writeSync { connection in
+            try connection.run("INSERT INTO owners (id, email, password_hash, created_at) VALUES ('o', 'o@x.example', 'x', 0)")
+        }
+        let clock = harness.clock
+        let inboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: harness.database), domain: "agents.localhost", clock: { clock.now })
+        _ = try await inboxes.link(apiKey: oldKey, ownerID: "o")
+        harness.clock.advance(5)
+        let account = try #require(try await inboxes.inboxes(ownerID: "o").first)
+        let newKey = try #require(try await inboxes.rotateKey(accountID: account.accountID, ownerID: "o"))
+        #expect(await harness.send(.POST, "/api/v1/capability", bearer: oldSession).status.code == 401)
+        let login = try await harness.session("apiKey", newKey)
+        #expect(login.status.code == 200)
+        let newSession = try #require(login.bearer)
+        #expect(await harness.send(.POST, "/api/v1/capability", bearer: newSession).status.code == 200)
+    }
+}

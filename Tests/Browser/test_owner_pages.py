@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Real-browser test of the owner pages (issue 28): headless Chromium through Selenium, as an owner uses them.
+
+Starts its own `postern serve` (SQLite in a temporary data directory, rate limits off, a small agent proof of work)
+so that it can do what the operator does beside the browser: `postern owner create` makes the owner,
+`postern agent signup` makes an inbox the way an agent would (to be linked by its key), `postern agent login`
+checks which keys work, and Python's sqlite3 writes an OAuth grant as the authorization server would.
+
+    POSTERN_BIN=.build/debug/postern python3 Tests/Browser/test_owner_pages.py
+
+Debian packages `chromium` and `chromium-driver`, and `selenium` from PyPI (scripts/bootstrap --test installs them).
+A screenshot of every step goes to $POSTERN_ARTIFACTS (default ./artifacts)/browser/owner-NN-<step>.png.
+Exit status 0 when every check passed.
+"""
+
+import json
+import os
+import re
+import secrets
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.request
+import uuid
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_pages import make_driver  # noqa: E402  (the same headless Chromium)
+
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+POSTERN = os.environ.get("POSTERN_BIN", os.path.join(REPOSITORY, ".build", "debug", "postern"))
+ARTIFACTS = os.path.join(os.environ.get("POSTERN_ARTIFACTS", "artifacts"), "browser")
+CONFIG = os.path.join(REPOSITORY, "config", "postern.env")
+
+
+class Server:
+    """`postern serve --port 0` on a fresh data directory; the port from its `listening on` line."""
+
+    def __init__(self):
+        self.data = tempfile.mkdtemp(prefix="postern-owner-pages-")
+        self.environment = {
+            key: value for key, value in os.environ.items()
+            if not key.startswith("POSTERN_") or key in ("POSTERN_BIN", "POSTERN_ARTIFACTS")
+        }
+        self.environment.update({
+            "POSTERN_RATE_LIMITS": "off", "POSTERN_AGENT_POW_DIFFICULTY": "2", "POSTERN_AGENT_POW_DYNAMIC": "off",
+            "POSTERN_SMTP": "off", "POSTERN_LOG_LEVEL": "notice",
+        })
+        self.log = open(os.path.join(self.data, "serve.log"), "w+")
+        self.process = subprocess.Popen(
+            [POSTERN, "serve", "--config", CONFIG, "--data-dir", self.data, "--port", "0"],
+            env=self.environment, stdout=self.log, stderr=subprocess.STDOUT)
+        self.url = None
+        while self.url is None and self.process.poll() is None:
+            self.log.seek(0)
+            found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", self.log.read())
+            if found:
+                self.url = found.group(1)
+            else:
+                time.sleep(0.05)
+        if self.url is None:
+            self.log.seek(0)
+            raise RuntimeError("postern serve did not start:\n" + self.log.read())
+
+    def command(self, *arguments):
+        """An operator command on the same configuration and data directory; its standard output."""
+        result = subprocess.run(
+            [POSTERN, *arguments], env=self.environment, capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            raise AssertionError("postern %s failed: %s%s" % (" ".join(arguments), result.stdout, result.stderr))
+        return result.stdout
+
+    def operator(self, *arguments):
+        return self.command(*arguments, "--config", CONFIG, "--data-dir", self.data)
+
+    def agent_login_works(self, api_key):
+        """Whether `postern agent login` gets in with `api_key`."""
+        result = subprocess.run(
+            [POSTERN, "agent", "login", "--url", self.url, "--api-key", api_key, "--json"],
+            env=self.environment, capture_output=True, text=True, timeout=120)
+        return result.returncode == 0 and "capability_token" in json.loads(result.stdout or "{}")
+
+    def database(self):
+        return sqlite3.connect(os.path.join(self.data, "postern.sqlite3"), timeout=10)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        self.log.close()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+class OwnerPages(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server()
+        cls.base = cls.server.url
+        cls.email = "owner-%s@example.com" % secrets.token_hex(4)
+        cls.password = "correct horse battery"
+        cls.server.operator("owner", "create", "--email", cls.email, "--password", cls.password)
+        cls.driver = make_driver()
+        cls.wait = WebDriverWait(cls.driver, 20)
+        cls.step = 0
+        os.makedirs(ARTIFACTS, exist_ok=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+
+    def screenshot(self, name):
+        type(self).step += 1
+        path = os.path.join(ARTIFACTS, "owner-%02d-%s.png" % (self.step, name))
+        self.assertTrue(self.driver.save_screenshot(path))
+        print("screenshot:", os.path.abspath(path), file=sys.stderr)
+
+    def submit(self, form_id, values=None):
+        form = self.driver.find_element(By.ID, form_id)
+        for name, value in (values or {}).items():
+            field = form.find_element(By.NAME, name)
+            field.clear()
+            field.send_keys(value)
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+    def row(self, address):
+        return self.driver.find_element(By.XPATH, "//tr[td[@class='address' and text()='%s']]" % address)
+
+    def shown_key(self):
+        return self.wait.until(EC.presence_of_element_located((By.ID, "api-key"))).text.strip()
+
+    def test_owner_pages(self):
+        driver, base = self.driver, self.base
+
+        # Signed out, /owner sends the browser to sign in, and back after.
+        driver.get(base + "/owner")
+        self.wait.until(EC.presence_of_element_located((By.ID, "sign-in-form")))
+        self.assertIn("/owner/sign-in?next=%2Fowner", driver.current_url)
+        self.screenshot("sign-in")
+        self.submit("sign-in-form", {"email": self.email, "password": self.password})
+        self.wait.until(EC.presence_of_element_located((By.ID, "inboxes")))
+        self.assertEqual(driver.current_url, base + "/owner")
+        self.assertEqual(driver.find_element(By.ID, "signed-in-as").text, self.email)
+        self.assertTrue(driver.find_elements(By.ID, "no-inboxes") and driver.find_elements(By.ID, "no-apps"))
+        self.screenshot("signed-in")
+
+        # Create an inbox on the agent domain: its key is shown once, and works.
+        self.submit("create-inbox-form", {"username": "web-made"})
+        created_key = self.shown_key()
+        self.assertTrue(created_key.startswith("postern_ak_"))
+        self.assertIn("web-made@agents.localhost", driver.find_element(By.ID, "api-key-shown").text)
+        self.assertNotIn(created_key, driver.current_url)
+        self.assertTrue(all(created_key not in c["value"] for c in driver.get_cookies()))
+        self.screenshot("inbox-created")
+        self.assertTrue(self.server.agent_login_works(created_key))
+        driver.get(base + "/owner")
+        self.assertEqual(driver.find_elements(By.ID, "api-key"), [], "the key is shown once")
+        self.assertEqual(self.row("web-made@agents.localhost").find_element(By.CLASS_NAME, "status").text, "active")
+
+        # A taken name is said plainly, with what was typed kept.
+        self.submit("create-inbox-form", {"username": "web-made"})
+        error = self.wait.until(EC.presence_of_element_located((By.ID, "error")))
+        self.assertIn("taken", error.text)
+        self.assertEqual(driver.find_element(By.ID, "username").get_attribute("value"), "web-made")
+
+        # Link an inbox an agent signed up for itself, by presenting its key.
+        signup = json.loads(self.server.command(
+            "agent", "signup", "--url", base, "--username", "self-made", "--json"))
+        self.submit("link-inbox-form", {"api_key": signup["api_key"]})
+        notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
+        self.assertIn("Linked self-made@agents.localhost", notice.text)
+        self.assertEqual(driver.current_url, base + "/owner")
+        account_id = self.row("self-made@agents.localhost").get_attribute("data-account-id")
+        self.screenshot("inbox-linked")
+        driver.refresh()
+        self.assertEqual(driver.find_elements(By.ID, "notice"), [], "the notice is shown once")
+
+        # Rotate the linked inbox's key: the new one is shown once and works, the old one stops at once.
+        self.row("self-made@agents.localhost").find_element(By.CSS_SELECTOR, "form.rotate-key button").click()
+        new_key = self.shown_key()
+        self.assertNotEqual(new_key, signup["api_key"])
+        self.assertIn("self-made@agents.localhost", driver.find_element(By.ID, "key-address").text)
+        self.screenshot("key-rotated")
+        self.assertFalse(self.server.agent_login_works(signup["api_key"]))
+        self.assertTrue(self.server.agent_login_works(new_key))
+
+        # A connected app, written as the authorization server writes one, listed and revoked.
+        owner_id = next(line.split()[0] for line in self.server.operator("owner", "list").splitlines()
+                        if self.email in line)
+        grant_id = str(uuid.uuid4())
+        now = int(time.time())
+        with self.server.database() as db:
+            db.execute(
+                "INSERT INTO oauth_clients (client_id, kind, auth_method, client_name, redirect_uris, metadata,"
+                " created_at) VALUES ('make-connector', 'registered', 'none', 'Make', '[\"https://make.example/cb\"]',"
+                " '{}', ?)", (now,))
+            db.execute(
+                "INSERT INTO oauth_grants (id, owner_id, client_id, agent_id, scope, resource, created_at, expires_at)"
+                " VALUES (?, ?, 'make-connector', ?, 'mail.read', ?, ?, ?)",
+                (grant_id, owner_id, account_id, base + "/jmap", now, now + 90 * 86400))
+        driver.get(base + "/owner")
+        app = driver.find_element(By.CSS_SELECTOR, "tr.app[data-grant-id='%s']" % grant_id)
+        self.assertEqual(app.find_element(By.CLASS_NAME, "client-name").text, "Make")
+        self.assertEqual(app.find_element(By.CLASS_NAME, "scopes").text, "mail.read")
+        self.assertEqual(app.find_element(By.CLASS_NAME, "default-inbox").text, "self-made@agents.localhost")
+        self.screenshot("app-connected")
+        app.find_element(By.CSS_SELECTOR, "form.revoke-app button").click()
+        notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
+        self.assertIn("App disconnected", notice.text)
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "tr.app"), [])
+        with self.server.database() as db:
+            (revoked_at,) = db.execute("SELECT revoked_at FROM oauth_grants WHERE id = ?", (grant_id,)).fetchone()
+        self.assertIsNotNone(revoked_at)
+        self.screenshot("app-revoked")
+
+        # A post without the CSRF token (from outside the browser, with its session) changes nothing.
+        session = next(c["value"] for c in driver.get_cookies() if c["name"] == "postern_owner")
+        request = urllib.request.Request(
+            base + "/owner/inboxes", data=b"username=forged-one",
+            headers={"Content-Type": "application/x-www-form-urlencoded", "Cookie": "postern_owner=" + session},
+            method="POST")
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        self.assertEqual(refused.exception.code, 403)
+
+        # Sign out: the session ends, and /owner asks to sign in again.
+        driver.find_element(By.ID, "sign-out").click()
+        self.wait.until(EC.presence_of_element_located((By.ID, "sign-in-form")))
+        self.screenshot("signed-out")
+        driver.get(base + "/owner")
+        self.wait.until(EC.presence_of_element_located((By.ID, "sign-in-form")))
+        self.assertIn("/owner/sign-in", driver.current_url)
+        request = urllib.request.Request(base + "/owner", headers={"Cookie": "postern_owner=" + session})
+        opener = urllib.request.build_opener(NoRedirect)
+        with self.assertRaises(urllib.error.HTTPError) as gone:
+            opener.open(request, timeout=10)
+        self.assertEqual(gone.exception.code, 303, "the old session cookie no longer opens the page")
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *arguments, **keywords):
+        return None
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

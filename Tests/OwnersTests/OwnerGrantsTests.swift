@@ -1,0 +1,50 @@
+import Owners
+import Synchronization
+import Testing
+
+/// The owner's view of the authorization server's grants, over rows written as the authorization server writes them.
+@Suite("Owners: connected apps (grants)")
+struct OwnerGrantsTests {
+    @Test("an owner's live grants, newest first, with the client's name; revoked, expired and others' are not listed")
+    func listing() async throws {
+        let harness = try OwnersHarness()
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let bob = try await harness.service.owners.create(email: "bob@example.com", password: "correct horse")
+        let now = harness.clock.now
+        let older = try harness.insertGrant(
+            ownerID: ada.id, clientID: "n8n", clientName: nil, scope: "mail.read", createdAt: now - 50)
+        let newer = try harness.insertGrant(ownerID: ada.id, clientID: "make", clientName: "Make", createdAt: now - 10)
+        try harness.insertGrant(ownerID: ada.id, revokedAt: now - 5)
+        try harness.insertGrant(ownerID: ada.id, createdAt: now - 100, expiresAt: now)
+        try harness.insertGrant(ownerID: bob.id)
+
+        let grants = try await harness.grants().grants(ownerID: ada.id)
+        #expect(grants.map(\.id) == [newer, older])
+        #expect(grants[0].clientName == "Make" && grants[0].clientID == "make")
+        #expect(grants[0].scopes == ["mail.read", "mail.send"] && grants[0].resource == "http://127.0.0.1:8080/jmap")
+        #expect(grants[1].clientName == nil && grants[1].scopes == ["mail.read"] && grants[1].grantedAt == now - 50)
+        #expect(try await harness.grants().grants(ownerID: "no-such-owner").isEmpty)
+    }
+
+    @Test("revoking takes the owner's own live grant once, and tells the cache; another's or unknown changes nothing")
+    func revoke() async throws {
+        let harness = try OwnersHarness()
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let bob = try await harness.service.owners.create(email: "bob@example.com", password: "correct horse")
+        let told = Mutex<[String]>([])
+        let grants = harness.grants { id in told.withLock { $0.append(id) } }
+        let mine = try harness.insertGrant(ownerID: ada.id)
+        let theirs = try harness.insertGrant(ownerID: bob.id)
+
+        #expect(try await !grants.revoke(id: theirs, ownerID: ada.id))
+        #expect(try await !grants.revoke(id: "00000000-0000-4000-8000-000000000000", ownerID: ada.id))
+        #expect(try harness.revokedAt(grant: theirs) == nil)
+        harness.clock.advance(seconds: 30)
+        #expect(try await grants.revoke(id: mine, ownerID: ada.id))
+        #expect(try harness.revokedAt(grant: mine) == harness.clock.now)
+        #expect(try await !grants.revoke(id: mine, ownerID: ada.id))
+        #expect(told.withLock { $0 } == [mine])
+        #expect(try await grants.grants(ownerID: ada.id).isEmpty)
+        #expect(try await grants.grants(ownerID: bob.id).map(\.id) == [theirs])
+    }
+}

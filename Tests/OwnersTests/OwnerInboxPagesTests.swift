@@ -1,0 +1,170 @@
+import AgentAuth
+import Directory
+import HTTP1
+import Owners
+import Synchronization
+import Testing
+
+/// `/owner` through its routes: inboxes (create, link, rotate) and connected apps (revoke).
+@Suite("Owners: the inboxes and apps page")
+struct OwnerInboxPagesTests {
+    /// A harness with the page routed and Ada signed in; her id and the page's CSRF token.
+    static func signedIn(revoked: @escaping @Sendable (String) -> Void = { _ in }) async throws
+        -> (OwnersHarness, ownerID: String, csrf: String)
+    {
+        let harness = try OwnersHarness()
+        harness.routeInboxPages(revoked: revoked)
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let signIn = try await harness.signIn("ada@example.com", "correct horse")
+        #expect(signIn.headers["Location"] == "/owner")
+        let page = await harness.send(.GET, "/owner")
+        #expect(page.status.code == 200 && page.text.contains("id=\"no-inboxes\"") && page.text.contains("id=\"no-apps\""))
+        return (harness, ada.id, try #require(OwnersHarness.csrf(in: page)))
+    }
+
+    /// A second owner, Bob; his id.
+    static func bob(_ harness: OwnersHarness) async throws -> String {
+        try await harness.service.owners.create(email: "bob@example.com", password: "correct horse").id
+    }
+
+    @Test("signed out, the page and every post go to the sign-in page, which comes back to /owner", arguments: [
+        (HTTPMethod.GET, "/owner"), (.POST, "/owner/inboxes"), (.POST, "/owner/inboxes/link"),
+        (.POST, "/owner/inboxes/00000000-0000-4000-8000-000000000000/rotate-key"),
+        (.POST, "/owner/apps/00000000-0000-4000-8000-000000000000/revoke"),
+    ])
+    func signedOut(method: HTTPMethod, path: String) async throws {
+        let harness = try OwnersHarness()
+        harness.routeInboxPages()
+        let response = await harness.send(method, path, form: method == .POST ? ["username": "ada-bot"] : nil)
+        #expect(response.status.code == 303 && response.headers["Location"] == "/owner/sign-in?next=%2Fowner")
+    }
+
+    @Test("creating an inbox shows its key once, in the post's no-store response only")
+    func create() async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn()
+        let created = await harness.send(.POST, "/owner/inboxes", form: ["username": "ada-bot", "csrf_token": csrf])
+        #expect(created.status.code == 201 && created.headers["Cache-Control"] == "no-store")
+        #expect(created.headers["Location"] == nil && created.headers.values("Set-Cookie").isEmpty)
+        let inbox = try #require(try await harness.ownedInboxes.inboxes(ownerID: ownerID).first)
+        let key = try #require(created.text.firstMatch(of: /id="api-key" class="key">(postern_ak_[^<]+)</)?.1)
+        #expect(try await harness.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(String(key)))?.id == inbox.accountID)
+        #expect(created.text.contains("ada-bot@agents.localhost") && created.text.contains("shown this once"))
+
+        let later = await harness.send(.GET, "/owner")
+        #expect(!later.text.contains(String(key)) && !later.text.contains("id=\"api-key\""))
+        #expect(later.text.contains("data-account-id=\"\(inbox.accountID)\""))
+        #expect(later.text.contains("<td class=\"address\">ada-bot@agents.localhost</td>"))
+        #expect(later.text.contains("<td class=\"status\">active</td>"))
+    }
+
+    @Test("a bad, reserved or taken username is shown plainly beside the form, with what was typed", arguments: [
+        ("a", 422, "Use 5 to 21"), ("bad name!", 422, "Use 5 to 21"), ("admin", 422, "reserved"),
+        ("taken-one", 409, "That address is taken"), (String(repeating: "x", count: 300), 422, "Use 5 to 21"),
+    ])
+    func createRefused(username: String, status: Int, words: String) async throws {
+        let (harness, _, csrf) = try await Self.signedIn()
+        _ = try await harness.ownedInboxes.createInbox(username: "taken-one", ownerID: try await Self.bob(harness))
+        let response = await harness.send(.POST, "/owner/inboxes", form: ["username": username, "csrf_token": csrf])
+        #expect(response.status.code == status)
+        #expect(response.text.contains(words) && response.text.contains("value=\"\(username)\""))
+    }
+
+    @Test("a post without the browser's CSRF token changes nothing", arguments: [nil, "forged"])
+    func csrf(token: String?) async throws {
+        let (harness, ownerID, _) = try await Self.signedIn()
+        let grant = try harness.insertGrant(ownerID: ownerID)
+        var form = ["username": "ada-bot"]
+        form["csrf_token"] = token
+        #expect(await harness.send(.POST, "/owner/inboxes", form: form).status.code == 403)
+        #expect(await harness.send(.POST, "/owner/apps/\(grant)/revoke", form: form).status.code == 403)
+        #expect(try await harness.ownedInboxes.inboxes(ownerID: ownerID).isEmpty)
+        #expect(try harness.revokedAt(grant: grant) == nil)
+    }
+
+    @Test("linking an agent's own inbox by its key: 303 back with a one-time notice; unknown and others' keys refused")
+    func link() async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn()
+        let key = AgentAPIKey.generate()
+        #expect(try await harness.accounts.create(
+            id: "6f1c1d34-55a4-4d7e-9d3c-6a0c3b8f0a11", username: "self-made", apiKeyDigest: AgentAPIKey.digest(key),
+            now: harness.clock.now))
+        let (_, bobKey) = try await harness.ownedInboxes.createInbox(username: "bobs-bot", ownerID: try await Self.bob(harness))
+
+        let unknown = await harness.send(
+            .POST, "/owner/inboxes/link", form: ["api_key": "postern_ak_nope", "csrf_token": csrf])
+        #expect(unknown.status.code == 422 && unknown.text.contains("No inbox has that API key"))
+        #expect(!unknown.text.contains("postern_ak_nope"))
+        let held = await harness.send(.POST, "/owner/inboxes/link", form: ["api_key": bobKey, "csrf_token": csrf])
+        #expect(held.status.code == 409 && held.text.contains("Another owner holds that inbox."))
+        #expect(!held.text.contains(bobKey))
+
+        let linked = await harness.send(.POST, "/owner/inboxes/link", form: ["api_key": " \(key)\n", "csrf_token": csrf])
+        #expect(linked.status.code == 303 && linked.headers["Location"] == "/owner")
+        #expect(linked.headers.values("Set-Cookie").allSatisfy { !$0.contains(key) })
+        let page = await harness.send(.GET, "/owner")
+        #expect(page.text.contains("Linked self-made@agents.localhost"))
+        #expect(page.text.contains("data-account-id=\"6f1c1d34-55a4-4d7e-9d3c-6a0c3b8f0a11\""))
+        #expect(!(await harness.send(.GET, "/owner")).text.contains("Linked self-made"))
+        #expect(try await harness.ownedInboxes.inboxes(ownerID: ownerID).map(\.username) == ["self-made"])
+    }
+
+    @Test("a forged notice cookie shows nothing")
+    func forgedNotice() async throws {
+        let (harness, _, _) = try await Self.signedIn()
+        harness.cookies["postern_flash"] = "<script>alert(1)</script>"
+        let page = await harness.send(.GET, "/owner")
+        #expect(page.status.code == 200 && !page.text.contains("<script>") && !page.text.contains("id=\"notice\""))
+        #expect(harness.cookies["postern_flash"] == nil)
+    }
+
+    @Test("rotating a key shows the new one once and stops the old; another owner's or an unknown inbox is a 404")
+    func rotate() async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn()
+        let (inbox, old) = try await harness.ownedInboxes.createInbox(username: "ada-bot", ownerID: ownerID)
+        let (bobs, bobKey) = try await harness.ownedInboxes.createInbox(username: "bobs-bot", ownerID: try await Self.bob(harness))
+
+        for id in [bobs.accountID, "00000000-0000-4000-8000-000000000000", "not-a-uuid"] {
+            let refused = await harness.send(.POST, "/owner/inboxes/\(id)/rotate-key", form: ["csrf_token": csrf])
+            #expect(refused.status.code == 404 && refused.text.contains("No such inbox."))
+        }
+        #expect(try await harness.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(bobKey))?.id == bobs.accountID)
+
+        let rotated = await harness.send(.POST, "/owner/inboxes/\(inbox.accountID)/rotate-key", form: ["csrf_token": csrf])
+        #expect(rotated.status.code == 200 && rotated.headers["Cache-Control"] == "no-store")
+        let new = String(try #require(rotated.text.firstMatch(of: /id="api-key" class="key">(postern_ak_[^<]+)</)?.1))
+        #expect(new != old && rotated.text.contains("the old key no longer works"))
+        #expect(try await harness.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(old)) == nil)
+        #expect(try await harness.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(new))?.id == inbox.accountID)
+    }
+
+    @Test("connected apps are listed escaped with their default inbox; revoking one is at once and a stranger's is a 404")
+    func apps() async throws {
+        let told = Mutex<[String]>([])
+        let (harness, ownerID, csrf) = try await Self.signedIn { id in told.withLock { $0.append(id) } }
+        let (inbox, _) = try await harness.ownedInboxes.createInbox(username: "ada-bot", ownerID: ownerID)
+        let grant = try harness.insertGrant(
+            ownerID: ownerID, clientID: "https://app.example/client.json", clientName: "<b>Evil</b> & Co",
+            scope: "mail.read", agentID: inbox.accountID)
+        let bobs = try harness.insertGrant(ownerID: try await Self.bob(harness))
+
+        let page = await harness.send(.GET, "/owner")
+        #expect(page.text.contains("&lt;b&gt;Evil&lt;/b&gt; &amp; Co") && !page.text.contains("<b>Evil"))
+        #expect(page.text.contains("https://app.example/client.json") && page.text.contains("<td class=\"scopes\">mail.read</td>"))
+        #expect(page.text.contains("<td class=\"default-inbox\">ada-bot@agents.localhost</td>"))
+        #expect(page.text.contains("http://127.0.0.1:8080/jmap") && !page.text.contains(bobs))
+
+        for id in [bobs, "00000000-0000-4000-8000-000000000000"] {
+            let refused = await harness.send(.POST, "/owner/apps/\(id)/revoke", form: ["csrf_token": csrf])
+            #expect(refused.status.code == 404 && refused.text.contains("No such app."))
+        }
+        #expect(try harness.revokedAt(grant: bobs) == nil)
+
+        let revoked = await harness.send(.POST, "/owner/apps/\(grant)/revoke", form: ["csrf_token": csrf])
+        #expect(revoked.status.code == 303 && revoked.headers["Location"] == "/owner")
+        #expect(try harness.revokedAt(grant: grant) == harness.clock.now && told.withLock { $0 } == [grant])
+        let after = await harness.send(.GET, "/owner")
+        #expect(after.text.contains("App disconnected") && !after.text.contains("data-grant-id"))
+        let again = await harness.send(.POST, "/owner/apps/\(grant)/revoke", form: ["csrf_token": csrf])
+        #expect(again.status.code == 404)
+    }
+}

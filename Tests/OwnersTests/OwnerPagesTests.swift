@@ -1,0 +1,121 @@
+import HTTP1
+import Owners
+import Testing
+
+@Suite("Owners: sign-in, sign-up and sign-out pages")
+struct OwnerPagesTests {
+    @Test("signing in sets a new HttpOnly, SameSite=Lax session cookie and follows a local next")
+    func signIn() async throws {
+        let harness = try OwnersHarness()
+        _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let page = await harness.send(.GET, "/owner/sign-in")
+        #expect(page.status.code == 200)
+        #expect(page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true)
+        let html = String(decoding: page.body, as: UTF8.self)
+        #expect(html.contains("name=\"email\"") && html.contains("name=\"password\""))
+        harness.cookies["postern_owner"] = "planted-by-an-attacker-0000000000000000000"
+        let response = try await harness.signIn("ada@example.com", "correct horse", next: "/oauth/authorize?client_id=x")
+        #expect(response.status.code == 303)
+        #expect(response.headers["Location"] == "/oauth/authorize?client_id=x")
+        let cookie = try #require(response.headers.values("Set-Cookie").first { $0.hasPrefix("postern_owner=") })
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && !cookie.contains("Secure"))
+        #expect(harness.cookies["postern_owner"] != "planted-by-an-attacker-0000000000000000000")
+        let signedIn = await harness.send(.GET, "/owner/sign-in?next=/owner/x")
+        #expect(signedIn.status.code == 303 && signedIn.headers["Location"] == "/owner/x")
+    }
+
+    @Test("a next that leaves the site goes to /owner instead", arguments: [
+        "https://evil.example/", "//evil.example/", "/\\evil.example", "javascript:alert(1)", "",
+    ])
+    func offSiteNext(next: String) async throws {
+        let harness = try OwnersHarness()
+        _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let response = try await harness.signIn("ada@example.com", "correct horse", next: next)
+        #expect(response.headers["Location"] == "/owner")
+    }
+
+    @Test("a wrong password and an unknown email get the same 401 page")
+    func wrongCredentials() async throws {
+        let harness = try OwnersHarness()
+        _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let wrong = try await harness.signIn("ada@example.com", "wrong horse")
+        let unknown = try await harness.signIn("nobody@example.com", "wrong horse")
+        #expect(wrong.status.code == 401 && unknown.status.code == 401)
+        let text = { (r: HTTPResponse) in String(decoding: r.body, as: UTF8.self) }
+        #expect(text(wrong).contains("Wrong email or password."))
+        #expect(text(wrong).replacingOccurrences(of: "ada@example.com", with: "")
+            .replacingOccurrences(of: Self.csrf(wrong), with: "")
+            == text(unknown).replacingOccurrences(of: "nobody@example.com", with: "")
+            .replacingOccurrences(of: Self.csrf(unknown), with: ""))
+        #expect(harness.cookies["postern_owner"] == nil)
+    }
+
+    @Test("a blocked email gets 429 with Retry-After")
+    func slowDown() async throws {
+        let harness = try OwnersHarness()
+        for _ in 0..<6 { _ = try await harness.signIn("ada@example.com", "wrong horse") }
+        let response = try await harness.signIn("ada@example.com", "wrong horse")
+        #expect(response.status.code == 429 && response.headers["Retry-After"] == "2")
+    }
+
+    @Test("a form without the browser's CSRF token is refused", arguments: [nil, "forged"])
+    func csrf(token: String?) async throws {
+        let harness = try OwnersHarness()
+        _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        _ = await harness.send(.GET, "/owner/sign-in")
+        var form = ["email": "ada@example.com", "password": "correct horse"]
+        form["csrf_token"] = token
+        let response = await harness.send(.POST, "/owner/sign-in", form: form)
+        #expect(response.status.code == 403 && harness.cookies["postern_owner"] == nil)
+    }
+
+    @Test("signing out ends the session on the server, not only in the browser")
+    func signOut() async throws {
+        let harness = try OwnersHarness()
+        let owner = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        _ = try await harness.signIn("ada@example.com", "correct horse")
+        let session = try #require(harness.cookies["postern_owner"])
+        #expect(try await harness.service.browser.sessions.owner(token: session) == owner)
+        let refused = await harness.send(.POST, "/owner/sign-out", form: ["csrf_token": "forged"])
+        #expect(refused.status.code == 403)
+        let token = try #require(harness.service.browser.csrf(for: try Self.request(cookie: session)).token as String?)
+        let response = await harness.send(.POST, "/owner/sign-out", form: ["csrf_token": token])
+        #expect(response.status.code == 303 && response.headers["Location"] == "/owner/sign-in")
+        #expect(try await harness.service.browser.sessions.owner(token: session) == nil)
+        #expect(harness.cookies["postern_owner"] == nil)
+    }
+
+    @Test("sign-up is absent unless open, and when open creates and signs in")
+    func signUp() async throws {
+        let closed = try OwnersHarness()
+        #expect(await closed.send(.GET, "/owner/sign-up").status.code == 404)
+        let open = try OwnersHarness { $0.signUpOpen = true }
+        let page = await open.send(.GET, "/owner/sign-up?next=/owner")
+        let token = try #require(OwnersHarness.csrf(in: page))
+        let short = await open.send(
+            .POST, "/owner/sign-up", form: ["email": "ada@example.com", "password": "short", "csrf_token": token])
+        #expect(short.status.code == 422)
+        let created = await open.send(
+            .POST, "/owner/sign-up",
+            form: ["email": "ada@example.com", "password": "correct horse", "csrf_token": token, "next": "/owner"])
+        #expect(created.status.code == 303 && open.cookies["postern_owner"] != nil)
+        #expect(try await open.service.owners.list().map(\.email) == ["ada@example.com"])
+    }
+
+    @Test("cookies are Secure behind an https public URL")
+    func secureCookies() async throws {
+        let harness = try OwnersHarness { $0.publicURL = "https://auth.example" }
+        let page = await harness.send(.GET, "/owner/sign-in")
+        #expect(page.headers.values("Set-Cookie").allSatisfy { $0.contains("; Secure") })
+    }
+
+    static func csrf(_ response: HTTPResponse) -> String { OwnersHarness.csrf(in: response) ?? "" }
+
+    static func request(cookie: String) throws -> HTTPRequest {
+        var headers = HTTPHeaders()
+        headers.add("Cookie", "postern_owner=\(cookie)")
+        return HTTPRequest(
+            method: .POST, target: "/", version: .http1_1, headers: headers, body: [], remoteAddress: "192.0.2.9",
+            requestID: "t")
+    }
+}

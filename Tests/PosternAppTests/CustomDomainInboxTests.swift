@@ -1,0 +1,45 @@
+import AgentAuth
+import Directory
+import Foundation
+import Testing
+
+@testable import PosternApp
+
+/// Atomic custom domains end to end: an inbox an owner made on their verified domain is an ordinary agent inbox at its
+/// real address, for API-key login, SMTP and JMAP (session, reading, and the `From` rule).
+@Suite("Custom-domain inboxes through the real server")
+struct CustomDomainInboxTests {
+    @Test("login by API key, mail over SMTP to the real address, JMAP reads it and refuses another From")
+    func customDomainInbox() async throws {
+        let harness = try await JMAPHarness.start()
+        defer { Task { await harness.stop() } }
+        let runtime = harness.server.runtime
+        try await runtime.database.write { connection in
+            try connection.run("INSERT INTO owners (id, email, password_hash, created_at) VALUES ('o1', 'o@x.example', 'x', 0)")
+        }
+        let inboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: runtime.database), domain: harness.agentDomain, clock: { 1 })
+        let (inbox, key) = try await inboxes.createInbox(username: "support", domain: "example.com", ownerID: "o1")
+
+        let agent = try await harness.logIn(apiKey: key, name: "support")
+        #expect(agent.address == "support@example.com" && agent.accountID == inbox.accountID)
+        let session = try await harness.session(token: agent.capability).json()
+        let accounts = try #require(session["accounts"] as? [String: Any])
+        let account = try #require(accounts.values.first as? [String: Any])
+        #expect(account["name"] as? String == "support@example.com")
+
+        let smtpPort = try #require(runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
+        let refusals = try SMTPDeliveryTests.send(
+            port: smtpPort, from: "someone@elsewhere.example", to: ["support@example.com"],
+            message: "Subject: to the custom domain\r\n\r\nhello\r\n")
+        #expect(refusals == "{}")
+        #expect(try await harness.ids(agent, in: "inbox").count == 1)
+
+        let forged = try await harness.send(
+            from: agent, to: ["someone@elsewhere.example"], subject: "s", text: "t",
+            fromAddress: "support@" + harness.agentDomain)
+        #expect(forged.last?.object("notCreated")?["s1"] != nil)
+        let honest = try await harness.send(from: agent, to: ["someone@elsewhere.example"], subject: "s", text: "t")
+        #expect(honest.last?.object("created")?["s1"] != nil)
+    }
+}
