@@ -44,9 +44,12 @@ let package = Package(
             "HTTP1", "SocketServer",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset), the mail-sink protocol, server facade.
+        // Server-side TLS over memory BIOs (libssl), driven by an event loop's bytes; self-signed pairs (libcrypto).
+        .target(name: "ServerTLS", dependencies: ["COpenSSL", "AuthCrypto"]),
+        // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset, STARTTLS, AUTH), the TLS transport
+        // under it, the mail-sink protocol, server facade.
         .target(name: "SMTPServer", dependencies: [
-            "SocketServer",
+            "SocketServer", "ServerTLS",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Bounded thread pool for blocking work away from the socket queues: CPU-heavy hashing (scrypt, Argon2,
@@ -128,6 +131,9 @@ let package = Package(
         .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
         .target(name: "DNS"),
+        // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
+        // (RFC 7489), over a DNS port. The SMTP sandbox shows the verdicts.
+        .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto"]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
@@ -138,7 +144,7 @@ let package = Package(
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
-            "SMTPServer", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
+            "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -167,7 +173,7 @@ let package = Package(
             "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SMTPServerTests", dependencies: [
-            "SMTPServer", "SocketServer", "HTTPServer", "HTTP1", "PosternTestSupport",
+            "SMTPServer", "ServerTLS", "COpenSSL", "SocketServer", "HTTPServer", "HTTP1", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
@@ -224,6 +230,7 @@ let package = Package(
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "PosternTestSupport"]),
+        .testTarget(name: "MailAuthTests", dependencies: ["MailAuth", "DNS"]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
             "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool",

@@ -1,10 +1,10 @@
 import COpenSSL
 
-/// Reads and clears OpenSSL's thread-local error queue.
+/// Reads and clears OpenSSL's thread-local error queue (also for the targets that call libssl themselves).
 ///
 /// Returns the text of the most recent error ("error:1E08010C:DECODER routines::unsupported"), or a
 /// fallback when the queue is empty. OpenSSL's reason strings describe the failure, never the data.
-func drainOpenSSLErrors(fallback: String) -> String {
+public func drainOpenSSLErrors(fallback: String) -> String {
     var last: UInt = 0
     while true {
         let code = ERR_get_error()

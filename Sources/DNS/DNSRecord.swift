@@ -4,4 +4,8 @@ public enum DNSRecord: Sendable, Equatable {
     case txt(String)
     /// An MX record: preference and exchange host (lower-cased, without the trailing dot).
     case mx(preference: UInt16, exchange: String)
+    /// An A record's 4 address bytes.
+    case a([UInt8])
+    /// An AAAA record's 16 address bytes.
+    case aaaa([UInt8])
 }

@@ -54,6 +54,12 @@ public struct DNSResponse: Sendable, Equatable {
                 let exchange = try reader.name()
                 guard reader.position == end else { throw DNSError.malformedResponse }
                 records.append(.mx(preference: preference, exchange: exchange))
+            case DNSRecordType.a.rawValue where query.type == .a:
+                guard length == 4 else { throw DNSError.malformedResponse }
+                records.append(.a(Array(try reader.bytes(4))))
+            case DNSRecordType.aaaa.rawValue where query.type == .aaaa:
+                guard length == 16 else { throw DNSError.malformedResponse }
+                records.append(.aaaa(Array(try reader.bytes(16))))
             default:
                 break
             }

@@ -181,6 +181,14 @@ public struct MailStore: Sendable {
         }
     }
 
+    /// Deletes every message of `address` and their attachments; returns how many there were.
+    public func deleteAll(address: String) async throws -> Int {
+        defer { changes.announce([address]) }
+        return try await database.write { connection in
+            try connection.run("DELETE FROM mail_messages WHERE address = ?", [.text(address)])
+        }
+    }
+
     /// Deletes message `id` of `address` and its attachments; false when there was none.
     public func delete(address: String, id: String) async throws -> Bool {
         defer { changes.announce([address]) }

@@ -64,6 +64,13 @@ public struct MailboxConfiguration: Sendable {
     public var outboundPolicy = OutboundPolicy()
     /// Delays in seconds before each webhook retry (`POSTERN_WEBHOOK_RETRY_SECONDS`), as `/llms.txt` states them.
     public var webhookRetrySeconds = [30, 120, 600, 3600, 21600]
+    /// The SMTP sandbox's submission host shown in `GET /api/user/sandbox` (`POSTERN_SMTP_HOSTNAME`). Default
+    /// `localhost`.
+    public var sandboxSMTPHost = "localhost"
+    /// The sandbox listener's bound port; nil when it is off (`POSTERN_SANDBOX_SMTP_PORT=0`).
+    public var sandboxSMTPPort: Int?
+    /// Bytes one sandbox may hold (the contract's 100 MB); a capture past it is refused `552 5.2.2`.
+    public var sandboxQuota: Int64 = 104_857_600
     /// Secret that authenticates stateless challenges (at least 32 bytes). `nil` (default): a secret
     /// generated once and kept in the database, so challenges survive a restart.
     public var challengeSecret: [UInt8]?

@@ -46,6 +46,8 @@ public struct MailboxError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let forbidden = MailboxError(status: 403, code: "forbidden")
     /// 404: no such account (or not one the Pro user owns), no such token.
     public static let notFound = MailboxError(status: 404, code: "not_found")
+    /// A sandbox attachment index that is not a number, or names no attachment of the message.
+    public static let invalidIndex = MailboxError(status: 400, code: "invalid_index")
     /// 403: the Pro user already has `max_domains` custom domains.
     public static let domainLimitReached = MailboxError(status: 403, code: "domain_limit_reached")
     /// 409: the custom domain belongs to someone (another Pro user, or the service itself).

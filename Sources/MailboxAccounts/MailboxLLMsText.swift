@@ -3,7 +3,8 @@
 public enum MailboxLLMsText {
     /// The section anchors (GitHub-style slugs of its headings).
     public static let anchors = [
-        "mailbox-accounts-mailtd-compatible", "mailbox-flow", "mailbox-proof-of-work", "mailbox-webhooks", "mailbox-errors",
+        "mailbox-accounts-mailtd-compatible", "mailbox-flow", "smtp-sandbox", "mailbox-proof-of-work", "mailbox-webhooks",
+        "mailbox-errors",
     ]
 
     /// Renders the section for `configuration`, whose base URL is `baseURL` (no trailing slash).
@@ -42,6 +43,10 @@ public enum MailboxLLMsText {
             lower-cased address, t=3, m=16384 KiB, p=1, 32 bytes) instead of `password`; either works for any account. \
             Passwords are at least 6 characters. A token lasts \(c.tokenTTL / 86400) days; a password reset \
             (`PUT /api/accounts/{id}/reset-password`) ends every earlier one. `{id}` may be the account's address.
+
+            ### SMTP sandbox
+
+            \(sandbox(c, base: base))
 
             ### Mailbox proof of work
 
@@ -84,6 +89,31 @@ public enum MailboxLLMsText {
             `Retry-After`: busy or its database is unreachable; try again).\
             \(c.rateLimitsEnabled ? " Rate limits: 8 requests/s per address, one free account per 8 s." : " Rate limits are off on this instance.")
 
+            """
+    }
+
+    /// The SMTP sandbox paragraph: where to submit on this instance, or that the listener is off.
+    private static func sandbox(_ c: MailboxConfiguration, base: String) -> String {
+        guard let port = c.sandboxSMTPPort else {
+            return "The SMTP sandbox listener is off on this instance (`POSTERN_SANDBOX_SMTP_PORT=0`); the "
+                + "`/api/user/sandbox` endpoints answer with what was captured before."
+        }
+        return """
+            A Pro user's test mail goes to `\(c.sandboxSMTPHost):\(port)` (SMTP submission): `STARTTLS`, then `AUTH PLAIN` \
+            or `LOGIN` with any user name and a Pro API token (`tm_pro_...`) as the password. Every recipient is accepted \
+            and nothing is ever relayed: each message is captured (quota \(c.sandboxQuota / 1_048_576) MiB, `552 5.2.2` past \
+            it) and read with the Pro bearer at `GET \(base)/api/user/sandbox`, `GET|DELETE \(base)/api/user/sandbox/messages`, \
+            `GET|DELETE .../messages/{id}`, `GET .../messages/{id}/source` and `GET .../messages/{id}/attachments/{index}`. \
+            A message's detail has `auth_results`: `spf`, `dkim` and `dmarc` (`pass`, `fail`, `softfail`, `neutral`, \
+            `none`, `temperror`, `permerror`) as a receiver would find them, to check a sender's DNS before production.
+
+            ```python
+            import smtplib, ssl
+            with smtplib.SMTP("\(c.sandboxSMTPHost)", \(port)) as s:
+                s.starttls(context=ssl._create_unverified_context())  # self-signed unless the operator set a certificate
+                s.login("any", "<tm_pro_ token>")
+                s.sendmail("you@example.com", ["anyone@example.org"], b"Subject: test\\r\\n\\r\\nhello\\r\\n")
+            ```
             """
     }
 }

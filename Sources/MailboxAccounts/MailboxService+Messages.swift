@@ -40,12 +40,6 @@ extension MailboxService {
         guard let message = try await mail.message(address: account.address, id: call.messageID) else {
             throw MailboxError.notFound
         }
-        let attachments: [JSONValue] = message.attachments.map { attachment in
-            .object([
-                ("index", .int(Int64(attachment.position))), ("filename", attachment.filename.map(JSONValue.string) ?? .null),
-                ("content_type", .string(attachment.contentType)), ("size", .int(attachment.size)),
-            ])
-        }
         var pairs = Self.summaryPairs(message.summary)
         pairs.removeAll { $0.0 == "preview_text" || $0.0 == "is_read" }
         pairs += [
@@ -53,7 +47,8 @@ extension MailboxService {
             ("cc", Self.addressList(message.cc)), ("message_id", message.messageID.map(JSONValue.string) ?? .null),
             ("is_read", .bool(message.summary.isRead)),
             ("text_body", message.textBody.map(JSONValue.string) ?? .null),
-            ("html_body", message.htmlBody.map(JSONValue.string) ?? .null), ("attachments", .array(attachments)),
+            ("html_body", message.htmlBody.map(JSONValue.string) ?? .null),
+            ("attachments", Self.attachmentList(message.attachments)),
         ]
         return MailboxJSON.response(.ok, pairs)
     }
@@ -115,7 +110,7 @@ extension MailboxService {
         return try await authorizer.account(call.id, for: principal)
     }
 
-    private static func summaryPairs(_ summary: MailSummary) -> [(String, JSONValue)] {
+    static func summaryPairs(_ summary: MailSummary) -> [(String, JSONValue)] {
         let sender = summary.from.first?.email ?? summary.envelopeFrom
         return [
             ("id", .string(summary.id)), ("sender", .string(sender)),
@@ -126,17 +121,29 @@ extension MailboxService {
         ]
     }
 
-    private static func addressList(_ addresses: [MailAddress]) -> JSONValue {
+    /// `[{"index","filename","content_type","size"}]` of a message's attachments.
+    static func attachmentList(_ attachments: [MailAttachmentInfo]) -> JSONValue {
+        .array(
+            attachments.map { attachment in
+                .object([
+                    ("index", .int(Int64(attachment.position))),
+                    ("filename", attachment.filename.map(JSONValue.string) ?? .null),
+                    ("content_type", .string(attachment.contentType)), ("size", .int(attachment.size)),
+                ])
+            })
+    }
+
+    static func addressList(_ addresses: [MailAddress]) -> JSONValue {
         .array(addresses.map { .string(display($0)) })
     }
 
     /// `Name <email>`, or the bare address without a name.
-    private static func display(_ address: MailAddress) -> String {
+    static func display(_ address: MailAddress) -> String {
         guard let name = address.name, !name.isEmpty else { return address.email }
         return "\(name) <\(address.email)>"
     }
 
-    private static func download(_ bytes: [UInt8], contentType: String, filename: String) -> HTTPResponse {
+    static func download(_ bytes: [UInt8], contentType: String, filename: String) -> HTTPResponse {
         var response = HTTPResponse(status: .ok, body: bytes)
         response.headers.replaceOrAdd("Content-Type", contentType)
         let safe = String(filename.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" })

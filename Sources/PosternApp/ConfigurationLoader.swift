@@ -143,6 +143,12 @@ public enum ConfigurationLoader {
         try integer("POSTERN_SMTP_PORT") { c.smtpPort = $0 }
         text("POSTERN_SMTP_HOSTNAME") { c.smtpHostname = $0 }
         try integer("POSTERN_SMTP_MAX_MESSAGE_BYTES") { c.smtpMaxMessageBytes = $0 }
+        text("POSTERN_SMTP_TLS_CERT") { c.smtpTLSCertificate = $0.isEmpty ? nil : $0 }
+        text("POSTERN_SMTP_TLS_KEY") { c.smtpTLSKey = $0.isEmpty ? nil : $0 }
+        try integer("POSTERN_SANDBOX_SMTP_PORT") { c.sandboxSMTPPort = $0 == 0 ? nil : $0 }
+        try choice("POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH", ["loopback", "never"]) {
+            c.sandboxPlaintextAuthOnLoopback = $0 == "loopback"
+        }
         try integer("POSTERN_AGENT_INBOX_QUOTA") { c.agentInboxQuota = Int64($0) }
         try c.validate()
         return c

@@ -122,6 +122,18 @@ public struct PosternConfiguration: Sendable {
     public var smtpHostname = "localhost"
     /// Largest message SMTP takes, in bytes (`POSTERN_SMTP_MAX_MESSAGE_BYTES`, default 25 MiB).
     public var smtpMaxMessageBytes = 25 * 1024 * 1024
+    /// The PEM certificate chain SMTP's STARTTLS presents (`POSTERN_SMTP_TLS_CERT`, with `POSTERN_SMTP_TLS_KEY`).
+    /// Set, the main SMTP listener offers STARTTLS too; unset, only the sandbox listener does, with a self-signed
+    /// pair generated into the data directory (`smtp-tls-cert.pem`, `smtp-tls-key.pem`) on first start.
+    public var smtpTLSCertificate: String?
+    /// The PEM private key of ``smtpTLSCertificate`` (`POSTERN_SMTP_TLS_KEY`).
+    public var smtpTLSKey: String?
+    /// The SMTP sandbox's submission listener (`POSTERN_SANDBOX_SMTP_PORT`, default 2587; `0` there turns it off;
+    /// `POSTERN_SMTP=off` turns it off too). Here nil is off and 0 picks a free port (tests).
+    public var sandboxSMTPPort: Int? = 2587
+    /// Whether the sandbox takes AUTH before STARTTLS from a loopback client (`POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH`:
+    /// `loopback`, the default, or `never`). Nobody else may, ever.
+    public var sandboxPlaintextAuthOnLoopback = true
     /// Bytes of mail an agent inbox may hold (`POSTERN_AGENT_INBOX_QUOTA`, default 40 MiB, a free mailbox's).
     public var agentInboxQuota: Int64 = 41_943_040
 
@@ -206,6 +218,14 @@ public struct PosternConfiguration: Sendable {
         }
         guard (0...65535).contains(smtpPort) else {
             throw ConfigurationError(key: "POSTERN_SMTP_PORT", message: "must be from 0 to 65535")
+        }
+        if let sandboxSMTPPort, !(0...65535).contains(sandboxSMTPPort) {
+            throw ConfigurationError(key: "POSTERN_SANDBOX_SMTP_PORT", message: "must be from 0 (off) to 65535")
+        }
+        if (smtpTLSCertificate == nil) != (smtpTLSKey == nil) {
+            throw ConfigurationError(
+                key: smtpTLSCertificate == nil ? "POSTERN_SMTP_TLS_CERT" : "POSTERN_SMTP_TLS_KEY",
+                message: "POSTERN_SMTP_TLS_CERT and POSTERN_SMTP_TLS_KEY are set together or not at all")
         }
         guard (1024...(1 << 30)).contains(smtpMaxMessageBytes) else {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_MESSAGE_BYTES", message: "must be from 1024 to 1073741824")

@@ -11,7 +11,10 @@ import MailStore
 import MailboxAccounts
 import Owners
 import PostgresClient
+import DNS
+import MailAuth
 import SMTPServer
+import ServerTLS
 import ServerKit
 import SigningKeys
 import SocketServer
@@ -42,6 +45,8 @@ public final class PosternRuntime: Sendable {
     private let server: HTTPServer
     /// The SMTP listener and its bound socket; nil when `POSTERN_SMTP` is off.
     private let smtp: (server: SMTPServer, listener: ListeningSocket)?
+    /// The SMTP sandbox's submission listener; nil when `POSTERN_SANDBOX_SMTP_PORT` is 0.
+    private let sandbox: (server: SMTPServer, listener: ListeningSocket)?
     private let ledger: ChallengeLedger
     /// Whose uploaded blobs expire on a schedule of their own.
     private let mailStore: MailStore
@@ -61,12 +66,13 @@ public final class PosternRuntime: Sendable {
         configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool,
         fetcher: Fetcher, webhooks: WebhookDispatcher,
         identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
-        smtp: (server: SMTPServer, listener: ListeningSocket)?, ledger: ChallengeLedger, mailStore: MailStore,
-        keyStore: any SigningKeyStore, drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
+        smtp: (server: SMTPServer, listener: ListeningSocket)?, sandbox: (server: SMTPServer, listener: ListeningSocket)?,
+        ledger: ChallengeLedger, mailStore: MailStore, keyStore: any SigningKeyStore, drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) {
         self.drainFlag = drainFlag
         self.group = group
         self.smtp = smtp
+        self.sandbox = sandbox
         self.keyStore = keyStore
         self.configuration = configuration
         self.database = database
@@ -102,12 +108,17 @@ public final class PosternRuntime: Sendable {
         accessLog: any LineSink = FileDescriptorSink()
     ) async throws -> PosternRuntime {
         try configuration.validate()
+        let smtpTLS = try SMTPCertificate.configured(configuration)
         let listener = try ListenError.bind(host: configuration.host, port: configuration.port)
         let identity = configuration.publicIdentity(listeningOn: listener.host, port: listener.port)
         // SMTP is bound as early, so that a clash stops the start, named, and the guide can print its real port.
         let smtpListener =
             try configuration.smtpEnabled
             ? ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: configuration.smtpPort) : nil
+        // POSTERN_SMTP=off turns every SMTP listener off, the sandbox's too (as cluster instances run).
+        let sandboxListener = try (configuration.smtpEnabled ? configuration.sandboxSMTPPort : nil).map {
+            try ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: $0)
+        }
         let (database, applied) = try DatabaseOpener.migrated(configuration, readers: 2, logger: logger)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
         let keyStore: any SigningKeyStore
@@ -136,11 +147,11 @@ public final class PosternRuntime: Sendable {
             clock: clock,
             openConnections: { connections.count() }, mailWaiters: { changes.waitingTotal },
             draining: { drainFlag.isSet })
-        let unmatched = try Surfaces.register(
+        let (unmatched, mailbox) = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
             ledger: ledger, pool: pool, fetcher: fetcher, mail: mail,
-            smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }, clock: clock,
-            logger: logger)
+            smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
+            sandboxPort: sandboxListener?.port, clock: clock, logger: logger)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -161,20 +172,27 @@ public final class PosternRuntime: Sendable {
         let server = HTTPServer(configuration: serverConfiguration, responder: responder, group: group, logger: logger)
         connections.attach(server)
         let smtp = smtpListener.map {
-            (smtpServer(configuration, delivery: mail.delivery, group: group, logger: logger), $0)
+            (smtpServer(configuration, delivery: mail.delivery, tls: smtpTLS, group: group, logger: logger), $0)
+        }
+        let sandbox = try sandboxListener.map {
+            (
+                try sandboxServer(configuration, mailbox: mailbox, group: group, logger: logger), $0
+            )
         }
         let webhooks = Surfaces.webhookDispatcher(
             configuration, database: database, fetcher: fetcher, changes: changes, logger: logger)
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
             webhooks: webhooks,
-            identity: identity, listener: listener, group: group, server: server, smtp: smtp, ledger: ledger,
+            identity: identity, listener: listener, group: group, server: server, smtp: smtp, sandbox: sandbox,
+            ledger: ledger,
             mailStore: mail.store, keyStore: keyStore, drainFlag: drainFlag, clock: clock, logger: logger)
     }
 
     /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
-        _ configuration: PosternConfiguration, delivery: LocalDelivery, group: EventLoopGroup, logger: Logger
+        _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, group: EventLoopGroup,
+        logger: Logger
     ) -> SMTPServer {
         let host = configuration.smtpHost ?? configuration.host
         var settings = SMTPServerConfiguration(
@@ -182,10 +200,40 @@ public final class PosternRuntime: Sendable {
         settings.maxMessageBytes = configuration.smtpMaxMessageBytes
         settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
         settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
+        settings.tls = tls
         let metrics = PosternMetrics.shared
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
             observer: metrics.smtpEvent)
+    }
+
+    /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that
+    /// takes a Pro API token as the AUTH password and captures every message into that user's sandbox.
+    private static func sandboxServer(
+        _ configuration: PosternConfiguration, mailbox: MailboxService, group: EventLoopGroup, logger: Logger
+    ) throws -> SMTPServer {
+        var settings = SMTPServerConfiguration(
+            host: configuration.smtpHost ?? configuration.host, port: configuration.sandboxSMTPPort ?? 0,
+            hostname: configuration.smtpHostname)
+        settings.maxMessageBytes = configuration.smtpMaxMessageBytes
+        settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
+        settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
+        settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
+        settings.requiresAuthentication = true
+        settings.plaintextAuthentication = configuration.sandboxPlaintextAuthOnLoopback ? .loopbackOnly : .never
+        let resolver = DNSResolver(server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system)
+        let authenticator = MailAuthenticator(dns: ResolverMailAuthDNS(resolver: resolver)) {
+            Int64(Date().timeIntervalSince1970)
+        }
+        return SMTPServer(
+            configuration: settings,
+            sink: SandboxDeliverySink(mailbox: mailbox, authenticator: authenticator, logger: logger), group: group,
+            logger: logger)
+    }
+
+    /// The SMTP sandbox listener's address as `host:port`; nil when it is off.
+    public var sandboxListenAddress: String? {
+        sandbox.map { PublicIdentity.authority(host: $0.listener.host, port: $0.listener.port) }
     }
 
     /// The bound address as `host:port` (`127.0.0.1:8080`, `[::1]:41234`), the real port included.
@@ -215,6 +263,7 @@ public final class PosternRuntime: Sendable {
         group.startOnce()
         let port = try server.start(on: listener)
         if let smtp { try smtp.server.start(on: smtp.listener) }
+        if let sandbox { try sandbox.server.start(on: sandbox.listener) }
         let schedules = [
             ledger.startPurging(every: .seconds(60), now: clock),
             mailStore.startExpiringBlobs(every: .seconds(60), now: clock),
@@ -266,6 +315,7 @@ public final class PosternRuntime: Sendable {
     public func shutdown() async {
         await server.shutdown()
         await smtp?.server.shutdown()
+        await sandbox?.server.shutdown()
         await group.shutdownJoining()
         await webhooks.stop()
         purges.withLock {

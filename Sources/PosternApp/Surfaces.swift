@@ -26,8 +26,9 @@ enum Surfaces {
     static func register(
         into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
         keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
-        mail: LocalMail, smtpAddress: String?, clock: @escaping @Sendable () -> Int64, logger: Logger
-    ) throws -> [PosternResponder.UnmatchedRenderer] {
+        mail: LocalMail, smtpAddress: String?, sandboxPort: Int?, clock: @escaping @Sendable () -> Int64,
+        logger: Logger
+    ) throws -> (unmatched: [PosternResponder.UnmatchedRenderer], mailbox: MailboxService) {
         let agentSettings = agentConfiguration(configuration, identity: identity)
         let remoteSettings = remoteConfiguration(configuration, identity: identity)
         let agent = AgentAuthService(
@@ -37,7 +38,7 @@ enum Surfaces {
 
         let mailbox = try mailboxService(
             configuration, issuer: identity.issuer, keys: keys, database: database, ledger: ledger, pool: pool,
-            clock: clock, logger: logger)
+            clock: clock, logger: logger, sandboxPort: sandboxPort)
         mailbox.register(into: &router)
 
         try RemoteHashService(
@@ -94,9 +95,7 @@ enum Surfaces {
                 body: guide)
         })
 
-        return [
-            PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) }
-        ]
+        return ([PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) }], mailbox)
     }
 
     /// The mail store and who may receive: shared by SMTP, JMAP and `postern mail deliver`.
@@ -185,7 +184,7 @@ enum Surfaces {
     /// The mailbox surface; also used by `postern pro create|list`.
     static func mailboxService(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger
+        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil
     ) throws -> MailboxService {
         var mailbox = MailboxConfiguration(
             issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
@@ -197,6 +196,8 @@ enum Surfaces {
         mailbox.billingPortalURL = c.billingPortalURL
         mailbox.outboundPolicy = outboundPolicy(c)
         mailbox.webhookRetrySeconds = c.webhookRetrySeconds
+        mailbox.sandboxSMTPHost = c.smtpHostname
+        mailbox.sandboxSMTPPort = sandboxPort
         return try MailboxService(
             configuration: mailbox,
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,

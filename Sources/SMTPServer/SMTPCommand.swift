@@ -11,7 +11,12 @@ enum SMTPCommand: Equatable {
     case noop
     case quit
     case vrfy
-    /// Commands this server knows and does not offer (STARTTLS, AUTH, EXPN, ...): 502.
+    /// `STARTTLS` (RFC 3207), without arguments.
+    case starttls
+    /// `AUTH <mechanism> [initial-response]` (RFC 4954); the mechanism upper-cased, the response as sent.
+    case auth(mechanism: String, initialResponse: String?)
+    /// Commands this server knows and does not offer (EXPN, HELP, ...; STARTTLS and AUTH where they are not
+    /// offered): 502.
     case notImplemented
     /// A command that is not SMTP: 500.
     case unknown
@@ -44,7 +49,16 @@ enum SMTPCommand: Equatable {
             return .noop  // RFC 5321 §4.1.1.9: a parameter is allowed and ignored
         case "VRFY":
             return rest.isEmpty ? .invalid(.syntax("VRFY address")) : .vrfy
-        case "STARTTLS", "AUTH", "EXPN", "HELP", "TURN", "ETRN", "BDAT", "ATRN", "SEND", "SOML", "SAML":
+        case "STARTTLS":
+            return rest.isEmpty ? .starttls : .invalid(.syntax("STARTTLS"))
+        case "AUTH":
+            let words = rest.split(separator: UInt8(ascii: " "))
+            guard (1...2).contains(words.count), words.allSatisfy({ $0.allSatisfy { $0 > 0x20 && $0 < 0x7F } })
+            else { return .invalid(.syntax("AUTH mechanism [initial-response]")) }
+            return .auth(
+                mechanism: String(decoding: words[0], as: UTF8.self).uppercased(),
+                initialResponse: words.count == 2 ? String(decoding: words[1], as: UTF8.self) : nil)
+        case "EXPN", "HELP", "TURN", "ETRN", "BDAT", "ATRN", "SEND", "SOML", "SAML":
             return .notImplemented
         default:
             return .unknown

@@ -16,12 +16,21 @@ public struct SMTPEnvelope: Sendable, Equatable {
     public var recipients: [String]
     /// The client's IP address as text.
     public var remoteAddress: String
+    /// Who the session authenticated as (the sink's own identity), nil without `AUTH`.
+    public var authenticatedAs: String?
+    /// The `HELO`/`EHLO` name the client gave.
+    public var heloName: String
 
     /// Creates an envelope.
-    public init(mailFrom: String, recipients: [String], remoteAddress: String) {
+    public init(
+        mailFrom: String, recipients: [String], remoteAddress: String, authenticatedAs: String? = nil,
+        heloName: String = ""
+    ) {
         self.mailFrom = mailFrom
         self.recipients = recipients
         self.remoteAddress = remoteAddress
+        self.authenticatedAs = authenticatedAs
+        self.heloName = heloName
     }
 }
 
@@ -37,6 +46,15 @@ public protocol SMTPMailSink: Sendable {
     /// The id is shown to the client in `250 2.0.0 OK queued as <id>`; characters outside printable
     /// ASCII are dropped from it there.
     func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String
+    /// Checks `AUTH` credentials (only asked when the server ``SMTPServerConfiguration/requiresAuthentication``):
+    /// the identity the session then acts as (it comes back in ``SMTPEnvelope/authenticatedAs``), or nil for
+    /// `535 5.7.8`. Must take about as long for a wrong password as for a right one.
+    func authenticate(username: String, password: String) async -> String?
+}
+
+extension SMTPMailSink {
+    /// A receiving MX authenticates nobody.
+    public func authenticate(username: String, password: String) async -> String? { nil }
 }
 
 /// Why the sink refuses a message for good; each is a permanent reply, never the temporary `451`.

@@ -44,6 +44,19 @@ struct SMTPReply: Equatable {
     static let shuttingDown = SMTPReply(421, "4.3.2 Service shutting down")
     static let tooManyConnections = SMTPReply(421, "4.3.2 Too many connections, try again later")
     static let tooManyErrors = SMTPReply(421, "4.7.0 Error: too many errors")
+    static let readyForTLS = SMTPReply(220, "2.0.0 Ready to start TLS")
+    static let tlsActive = SMTPReply(503, "5.5.1 Error: TLS already active")
+    static let authenticated = SMTPReply(235, "2.7.0 Authentication successful")
+    static let alreadyAuthenticated = SMTPReply(503, "5.5.1 Error: already authenticated")
+    static let authInTransaction = SMTPReply(503, "5.5.1 Error: AUTH not allowed during a mail transaction")
+    static let encryptionRequired = SMTPReply(538, "5.7.11 Encryption required for requested authentication mechanism")
+    static let unknownMechanism = SMTPReply(504, "5.5.4 Unrecognized authentication type")
+    static let authCancelled = SMTPReply(501, "5.7.0 Authentication cancelled")
+    static let badBase64 = SMTPReply(501, "5.5.2 Cannot decode response")
+    static let badCredentials = SMTPReply(535, "5.7.8 Authentication credentials invalid")
+    static let authRequired = SMTPReply(530, "5.7.0 Authentication required")
+    /// `334` with a base64 challenge (empty for PLAIN; `Username:`/`Password:` for LOGIN).
+    static func challenge(_ base64: String) -> SMTPReply { SMTPReply(334, base64) }
 
     /// `501` naming the form the command takes.
     static func syntax(_ form: String) -> SMTPReply { SMTPReply(501, "5.5.4 Syntax: \(form)") }

@@ -1,3 +1,5 @@
+import ServerTLS
+
 /// How an `SMTPServer` listens, what it accepts and how long it waits for clients.
 public struct SMTPServerConfiguration: Sendable {
     /// The address to bind (`127.0.0.1`, `0.0.0.0`, `::1`). Default `127.0.0.1`.
@@ -47,6 +49,15 @@ public struct SMTPServerConfiguration: Sendable {
     /// The listen backlog; the kernel caps it at `net.core.somaxconn`. Default 128.
     public var listenBacklog: Int32 = 128
 
+    /// The certificate STARTTLS (RFC 3207) presents; nil (the default) offers no STARTTLS.
+    public var tls: TLSServerContext?
+    /// Whether `MAIL` needs a successful `AUTH` first (a submission listener: the SMTP sandbox) and `AUTH PLAIN` and
+    /// `LOGIN` are offered, checked by the sink's ``SMTPMailSink/authenticate(username:password:)``. Default false:
+    /// no AUTH (a receiving MX).
+    public var requiresAuthentication = false
+    /// Where `AUTH` is taken before TLS. Default ``SMTPPlaintextAuthentication/loopbackOnly``.
+    public var plaintextAuthentication = SMTPPlaintextAuthentication.loopbackOnly
+
     /// The defaults listed on each property.
     public init() {}
 
@@ -56,4 +67,12 @@ public struct SMTPServerConfiguration: Sendable {
         self.port = port
         self.hostname = hostname
     }
+}
+
+/// Whether a session may authenticate before STARTTLS, when credentials would cross the network in the clear.
+public enum SMTPPlaintextAuthentication: Sendable, Equatable {
+    /// Only a client on a loopback address (`127.0.0.0/8`, `::1`) may; anyone else gets `538 5.7.11` until TLS.
+    case loopbackOnly
+    /// Nobody may: AUTH only after STARTTLS, loopback included (a deployment behind a local proxy, and tests).
+    case never
 }

@@ -26,7 +26,9 @@ public struct SMTPService: StreamService {
     }
 
     public func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
-        SMTPSessionMachine(shared: shared, peer: peer, refusing: refusing)
+        let session = SMTPSessionMachine(shared: shared, peer: peer, refusing: refusing)
+        guard let tls = shared.configuration.tls else { return session }
+        return SMTPTransportMachine(session: session, context: tls)
     }
 
     public func perform(
@@ -43,6 +45,8 @@ public struct SMTPService: StreamService {
             switch job.request {
             case .verdict(let recipient):
                 outcome = .verdict(await sink.verdict(forRecipient: recipient))
+            case .authenticate(let username, let password):
+                outcome = .authenticated(await sink.authenticate(username: username, password: password))
             case .deliver(let envelope, let data):
                 do {
                     outcome = .delivered(queueID: try await sink.deliver(envelope, data: data))

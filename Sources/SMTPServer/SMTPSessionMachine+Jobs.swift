@@ -9,6 +9,8 @@ extension SMTPSessionMachine {
             case verdict(recipient: String)
             /// Store this message for every recipient of the envelope.
             case deliver(SMTPEnvelope, data: [UInt8])
+            /// Who do these `AUTH` credentials name?
+            case authenticate(username: String, password: String)
         }
 
         /// What the session asks.
@@ -31,6 +33,8 @@ extension SMTPSessionMachine {
             case deliveryFailed
             /// The message can never be stored: a permanent `5xx`, and the transaction is reset.
             case refused(SMTPDeliveryRefusal)
+            /// The credentials name this identity, or (nil) nobody.
+            case authenticated(String?)
         }
 
         /// What the sink answered.

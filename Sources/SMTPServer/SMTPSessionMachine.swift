@@ -16,6 +16,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     /// What the session waits for from the sink.
     enum Pending: Equatable {
         case verdict(recipient: String)
+        /// `AUTH` credentials are being checked.
+        case authentication
         /// A message of `bytes` bytes for `recipients` recipients is being stored.
         case delivery(bytes: Int, recipients: Int)
     }
@@ -37,12 +39,23 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     var scanned = 0
     /// `HELO` or `EHLO` was accepted.
     private(set) var greeted = false
+    /// The name the client gave in `HELO`/`EHLO`.
+    private(set) var heloName = ""
+    /// TLS is on (RFC 3207): STARTTLS is no longer offered.
+    private(set) var secured = false
+    /// `STARTTLS` was answered `220`: the transport under the session must start TLS now; nothing more is parsed
+    /// in plaintext (``tlsEstablished()`` resumes).
+    private(set) var wantsTLS = false
+    /// The identity `AUTH` proved (the sink's), nil before.
+    var authenticatedAs: String?
+    /// An `AUTH` exchange waiting for the client's next base64 line.
+    var authExchange: SMTPAuthExchange?
     private(set) var transaction: Transaction?
     /// Set between `354` and the end mark.
     var reader: SMTPDataReader?
     /// A command line over the limit is being skipped to its end.
     var discardingLongLine = false
-    private(set) var pending: Pending?
+    var pending: Pending?
     private(set) var protocolErrors = 0
     /// The server is shutting down: the next idle moment says 421 and closes.
     private(set) var stopping = false
@@ -126,7 +139,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     private mutating func process(into actions: inout [ConnectionAction]) {
         let limit = shared.configuration.maxCommandLineLength
         var start = 0
-        while isOpen && pending == nil && lifecycle.takesInput && start < input.count {
+        while isOpen && pending == nil && !wantsTLS && lifecycle.takesInput && start < input.count {
             if var reader {
                 self.reader = nil  // so that the local copy owns the text and appends without copying it
                 let from = start
@@ -162,9 +175,16 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
                 reply(.bareLineFeed)
                 continue
             }
+            if authExchange != nil {
+                continueAuthentication(input[lineStart..<(lineEnd - 1)], into: &actions)
+                continue
+            }
             execute(SMTPCommand.parse(input[lineStart..<(lineEnd - 1)]), into: &actions)
         }
-        if isOpen {
+        if wantsTLS {
+            input = []  // pipelined after STARTTLS: never carried into the TLS session (RFC 3207 section 4.2)
+            scanned = 0
+        } else if isOpen {
             input.removeFirst(start)
             scanned = max(0, scanned - start)
         } else {
@@ -178,16 +198,28 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     private mutating func execute(_ command: SMTPCommand, into actions: inout [ConnectionAction]) {
         let configuration = shared.configuration
         switch command {
-        case .helo, .ehlo:
+        case .helo(let domain), .ehlo(let domain):
             greeted = true
+            heloName = domain
             transaction = nil
             if case .ehlo = command {
-                lifecycle.output.append(shared.ehloReply)
+                lifecycle.output.append(
+                    shared.ehloReply(startTLS: configuration.tls != nil && !secured, auth: offersAuthentication))
             } else {
                 lifecycle.output.append(shared.heloReply)
             }
+        case .starttls:
+            if configuration.tls == nil { return reply(.notImplemented) }
+            if secured { return reply(.tlsActive) }
+            reply(.readyForTLS)
+            wantsTLS = true
+            greeted = false
+            transaction = nil
+        case .auth(let mechanism, let initialResponse):
+            startAuthentication(mechanism, initialResponse, into: &actions)
         case .mail(let path, let declaredSize):
             if !greeted { return reply(.needHello) }
+            if configuration.requiresAuthentication && authenticatedAs == nil { return reply(.authRequired) }
             if transaction != nil { return reply(.nestedMail) }
             if let declaredSize, declaredSize > configuration.maxMessageBytes { return reply(.tooLarge) }
             transaction = Transaction(mailFrom: path)
@@ -230,7 +262,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         }
         pending = .delivery(bytes: reader.text.count, recipients: transaction.recipients.count)
         let envelope = SMTPEnvelope(
-            mailFrom: transaction.mailFrom, recipients: transaction.recipients, remoteAddress: peer)
+            mailFrom: transaction.mailFrom, recipients: transaction.recipients, remoteAddress: peer,
+            authenticatedAs: authenticatedAs, heloName: heloName)
         actions.append(.perform(Job(.deliver(envelope, data: reader.text))))
     }
 
@@ -260,6 +293,10 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             transaction = nil
             shared.observer?(.messageRefused(.notStored))
             reply(.notStored)
+        case (.authentication?, .authenticated(let identity)):
+            pending = nil
+            authenticatedAs = identity
+            reply(identity == nil ? .badCredentials : .authenticated)
         case (.delivery?, .refused(let refusal)):
             pending = nil
             transaction = nil
@@ -275,8 +312,22 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         process(into: &actions)
     }
 
+    /// The transport under the session finished the TLS handshake: the session starts over (RFC 3207 section 4.2:
+    /// the client greets again, and nothing learnt in plaintext, AUTH included, carries over).
+    public mutating func tlsEstablished() {
+        wantsTLS = false
+        secured = true
+        greeted = false
+        heloName = ""
+        transaction = nil
+        authenticatedAs = nil
+        authExchange = nil
+        input = []
+        scanned = 0
+    }
+
     /// Queues `answer`; too many protocol errors end the session.
-    private mutating func reply(_ answer: SMTPReply) {
+    mutating func reply(_ answer: SMTPReply) {
         lifecycle.output.append(answer.bytes)
         guard answer.isProtocolError else { return }
         protocolErrors += 1

@@ -30,6 +30,9 @@ struct Serve: AsyncParsableCommand {
         if let smtp = runtime.smtpListenAddress {
             FileHandle.standardOutput.write(Data("postern SMTP listening on smtp://\(smtp)\n".utf8))
         }
+        if let sandbox = runtime.sandboxListenAddress {
+            FileHandle.standardOutput.write(Data("postern SMTP sandbox listening on smtp://\(sandbox)\n".utf8))
+        }
         logger.notice(
             "serving", metadata: ["public_url": "\(runtime.identity.baseURL)", "issuer": "\(runtime.identity.issuer)"])
         await termination.wait()

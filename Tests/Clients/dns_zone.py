@@ -1,20 +1,16 @@
 """A DNS server on loopback for the client tests, built on `dnslib` (PyPI, installed into .build/client-sdks/dnslib by
 `start`): it answers TXT and MX questions from a dict the test edits while it runs, NXDOMAIN for anything else."""
 
-import os
-import subprocess
 import sys
 
-from postern_server import ROOT
+from postern_server import pip_target
 
 
 def start():
     """Installs dnslib if needed; returns (zone, server, "127.0.0.1:port"). zone[(name, "TXT" | "MX")] = [values];
-    an MX value is (preference, host)."""
-    target = os.path.join(ROOT, ".build", "client-sdks", "dnslib")
-    if not os.path.exists(os.path.join(target, "dnslib")):
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
-                        target, "dnslib==0.9.25"], check=True)
+    an MX value is (preference, host); a TXT value may be a list of strings (one record of several
+    character-strings, as a DKIM key longer than 255 bytes needs)."""
+    target = pip_target("dnslib", "dnslib==0.9.25", "dnslib")
     if target not in sys.path:
         sys.path.insert(0, target)
     from dnslib import MX, QTYPE, RCODE, RR, TXT

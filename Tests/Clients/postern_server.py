@@ -6,12 +6,23 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def pip_target(directory, requirement, module):
+    """Installs `requirement` from PyPI into .build/client-sdks/`directory` unless `module` is there already; returns
+    the directory (for sys.path or PYTHONPATH)."""
+    target = os.path.join(ROOT, ".build", "client-sdks", directory)
+    if not os.path.exists(os.path.join(target, module)):
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
+                        target, requirement], check=True)
+    return target
 
 
 def free_port():
@@ -56,7 +67,8 @@ def postern(env=None, pro_users=(), data=None):
     binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
     owned = data is None
     data = data or tempfile.mkdtemp(prefix="postern-client-test-")
-    settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0")
+    settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0",
+                    POSTERN_SANDBOX_SMTP_PORT="0")
     settings.update(env or {})
     for email, password in pro_users:
         subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],

@@ -71,9 +71,10 @@ def flow(base, v1, v2, receiver):
     check(event["id"] == event_id and event["type"] == "email.received" and event["data"]["address"] == address
           and event["data"]["subject"] == "first" and event["data"]["sender"] == "sender@example.net",
           "the payload names the event, the address and the message")
-    listed = v2("pro_messages", token=token, id=address)
-    check(event["data"]["email_id"] in [m["id"] for m in listed.get("messages", [])],
-          "v2: user.list_account_messages lists the message the event names")
+    for sdk in (v1, v2):
+        listed = sdk("pro_messages", token=token, id=address)
+        check(event["data"]["email_id"] in [m["id"] for m in listed.get("messages", [])],
+              f"{sdk.name}: user.list_account_messages lists the message the event names")
     page = v1("pro_accounts_page", token=token)
     check([a["address"] for a in page.get("accounts", [])] == [address] and not page.get("next_cursor"),
           "v1: user.list_accounts_page")

@@ -61,6 +61,22 @@ struct DNSMessageTests {
         #expect(response.answer == .records([.mx(preference: 10, exchange: "mx.example.com")]))
     }
 
+    @Test("A and AAAA: the address bytes; a record of the wrong length is malformed")
+    func addresses() throws {
+        let a = try DNSQuery(id: 11, name: "example.com", type: .a)
+        let four = try DNSResponse(Self.response(a, answers: [Self.record(type: .a, [192, 0, 2, 1])]), answering: a)
+        #expect(four.answer == .records([.a([192, 0, 2, 1])]))
+        let aaaa = try DNSQuery(id: 12, name: "example.com", type: .aaaa)
+        let v6: [UInt8] = [0x20, 0x01, 0x0D, 0xB8] + Array(repeating: 0, count: 11) + [1]
+        let sixteen = try DNSResponse(
+            Self.response(aaaa, answers: [Self.record(type: .aaaa, v6), Self.record(type: .a, [1, 2, 3, 4])]),
+            answering: aaaa)
+        #expect(sixteen.answer == .records([.aaaa(v6)]))
+        #expect(throws: DNSError.malformedResponse) {
+            try DNSResponse(Self.response(a, answers: [Self.record(type: .a, [1, 2, 3])]), answering: a)
+        }
+    }
+
     @Test("NXDOMAIN is a negative answer; SERVFAIL and REFUSED are unknown")
     func responseCodes() throws {
         let query = try DNSQuery(id: 3, name: "example.com", type: .txt)

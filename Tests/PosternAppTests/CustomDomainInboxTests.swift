@@ -29,7 +29,7 @@ struct CustomDomainInboxTests {
         #expect(account["name"] as? String == "support@example.com")
 
         let smtpPort = try #require(runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
-        let refusals = try SMTPDeliveryTests.send(
+        let refusals = try await SMTPDeliveryTests.send(
             port: smtpPort, from: "someone@elsewhere.example", to: ["support@example.com"],
             message: "Subject: to the custom domain\r\n\r\nhello\r\n")
         #expect(refusals == "{}")

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A Python test script under `Tests/` (a browser test, a client), run to its end: its exit status and everything it
-/// printed.
+/// Python run from the tests: a script under `Tests/` (a browser test, a client) to its end, with its exit status and
+/// everything it printed; or a snippet (smtplib and friends) fed on standard input.
 enum PythonScript {
     /// Runs `Tests/<path>` with `arguments`, `POSTERN_ARTIFACTS` set to the repository's `artifacts/` and
     /// `environment` on top of this process's.
@@ -26,6 +26,32 @@ enum PythonScript {
                 let log = output.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
                 continuation.resume(returning: (process.terminationStatus, String(decoding: log, as: UTF8.self)))
+            }
+        }
+    }
+
+    /// Runs the Python 3 snippet `script` (the tests' client: smtplib and friends) with `arguments`, feeding it
+    /// `input` on standard input; returns its standard output, trimmed.
+    static func snippet(_ script: String, arguments: [String], input: String) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script] + arguments
+        let stdin = Pipe()
+        let output = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = output
+        try process.run()
+        // The client blocks on the server: keep the wait off the cooperative pool an in-process server's handlers need
+        // (on two cores, two blocked test threads starved the server and every client timed out).
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    stdin.fileHandleForWriting.write(Data(input.utf8))
+                    try stdin.fileHandleForWriting.close()
+                    let data = output.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                })
             }
         }
     }

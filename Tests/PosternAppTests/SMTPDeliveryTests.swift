@@ -9,7 +9,7 @@ import Testing
 @Suite("SMTP delivery into the mail store")
 struct SMTPDeliveryTests {
     /// Sends `message` with Python's smtplib (unmodified) to `recipients`; returns smtplib's refusals or error.
-    static func send(port: Int, from: String, to recipients: [String], message: String) throws -> String {
+    static func send(port: Int, from: String, to recipients: [String], message: String) async throws -> String {
         let script = """
             import smtplib, sys, json
             try:
@@ -21,19 +21,8 @@ struct SMTPDeliveryTests {
             except smtplib.SMTPException as e:
                 print("error", e)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let recipientsJSON = String(decoding: try JSONSerialization.data(withJSONObject: recipients), as: UTF8.self)
-        process.arguments = ["python3", "-c", script, from, recipientsJSON]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(message.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return try await PythonScript.snippet(script, arguments: [from, recipientsJSON], input: message)
     }
 
     @Test("smtplib delivers to a mailbox account and an agent inbox; foreign and unknown recipients are refused")
@@ -72,7 +61,7 @@ struct SMTPDeliveryTests {
             --b--\r
 
             """
-        let refused = try Self.send(
+        let refused = try await Self.send(
             port: smtpPort, from: "sender@example.com",
             to: ["inbox@mail.localhost", "nobody@mail.localhost", "someone@example.org"], message: message)
         #expect(refused == #"{"nobody@mail.localhost": 550, "someone@example.org": 550}"#, "\(refused)")
@@ -100,7 +89,7 @@ struct SMTPDeliveryTests {
                 "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES ('a1', 'smtp-agent', ?, 1)",
                 [.blob(Array(repeating: 0, count: 32))])
         }
-        #expect(try Self.send(port: smtpPort, from: "", to: ["smtp-agent@agents.localhost"], message: "Subject: hi\r\n\r\nhello\r\n") == "{}")
+        #expect(try await Self.send(port: smtpPort, from: "", to: ["smtp-agent@agents.localhost"], message: "Subject: hi\r\n\r\nhello\r\n") == "{}")
         let stored = try await server.runtime.database.read { connection in
             try connection.query("SELECT COUNT(*) AS n FROM mail_messages WHERE address = 'smtp-agent@agents.localhost'").first?.int("n")
         }
@@ -118,9 +107,9 @@ struct SMTPDeliveryTests {
                 [.blob(Array(repeating: 0, count: 32))])
         }
         let to = ["full-agent@agents.localhost"]
-        #expect(try Self.send(port: smtpPort, from: "", to: to, message: "Subject: small\r\n\r\nhello\r\n") == "{}")
+        #expect(try await Self.send(port: smtpPort, from: "", to: to, message: "Subject: small\r\n\r\nhello\r\n") == "{}")
         let large = "Subject: large\r\n\r\n" + String(repeating: "x", count: 1000) + "\r\n"
-        let full = try Self.send(port: smtpPort, from: "", to: to, message: large)
+        let full = try await Self.send(port: smtpPort, from: "", to: to, message: large)
         #expect(full.hasPrefix("error (552, b'5.2.2 Mailbox full')"), "\(full)")
 
         // Seventeen nested multiparts: one past the MIME parser's depth limit.
@@ -128,7 +117,7 @@ struct SMTPDeliveryTests {
         for level in 0..<17 {
             nested = "Content-Type: multipart/mixed; boundary=b\(level)\r\n\r\n--b\(level)\r\n\(nested)\r\n--b\(level)--\r\n"
         }
-        let unreadable = try Self.send(port: smtpPort, from: "", to: to, message: "Subject: deep\r\n" + nested)
+        let unreadable = try await Self.send(port: smtpPort, from: "", to: to, message: "Subject: deep\r\n" + nested)
         #expect(unreadable.hasPrefix("error (554, b'5.6.0 Message content not accepted')"), "\(unreadable)")
         let stored = try await server.runtime.database.read { connection in
             try connection.query("SELECT COUNT(*) AS n FROM mail_messages WHERE address = 'full-agent@agents.localhost'")

@@ -25,6 +25,7 @@ struct ServeProcessTests {
         var environment = ProcessInfo.processInfo.environment
         environment["POSTERN_LOG_LEVEL"] = "notice"
         environment["POSTERN_SMTP_PORT"] = "0"
+        environment["POSTERN_SANDBOX_SMTP_PORT"] = "0"
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output

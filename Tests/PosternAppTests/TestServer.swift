@@ -16,6 +16,7 @@ struct TestServer {
         var c = PosternConfiguration()
         c.port = 0
         c.smtpPort = 0
+        c.sandboxSMTPPort = nil
         c.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("postern-test-\(UUID().uuidString)").path
         c.issuer = "http://postern.test"

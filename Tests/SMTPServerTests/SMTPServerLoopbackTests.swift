@@ -78,7 +78,7 @@ struct SMTPServerLoopbackTests {
             stored.first?.envelope
                 == SMTPEnvelope(
                     mailFrom: "sender@remote.test", recipients: ["alice@local.test", "bob@local.test"],
-                    remoteAddress: "127.0.0.1"))
+                    remoteAddress: "127.0.0.1", heloName: "client.test"))
         var expected = Array("From: a@remote.test\r\nSubject: hi\r\n\r\n.leading dot\r\n.\r\nna\u{EF}ve ".utf8)
         expected += [0xE9, 0xFF, 0x0D, 0x0A]
         #expect(stored.first?.data == expected)

@@ -39,7 +39,7 @@ struct SMTPSessionMachineTests {
             c.deliveries == [
                 SMTPEnvelope(
                     mailFrom: "sender@remote.test", recipients: ["alice@local.test", "Bob@local.test"],
-                    remoteAddress: "192.0.2.7")
+                    remoteAddress: "192.0.2.7", heloName: "client.test")
             ])
         var expected = Array("Subject: t\r\n\r\n.leading dot\r\n.\r\nna\u{EF}ve ".utf8)
         expected += [0xE9, 0xFF, 0x0D, 0x0A]

@@ -24,14 +24,16 @@ struct SessionHarness {
         var all: [SMTPSessionEvent] { list.withLock { $0 } }
     }
 
-    init(refusing: Bool = false, _ configure: (inout SMTPServerConfiguration) -> Void = { _ in }) {
+    init(
+        refusing: Bool = false, peer: String = "192.0.2.7", _ configure: (inout SMTPServerConfiguration) -> Void = { _ in }
+    ) {
         var configuration = SMTPServerConfiguration(hostname: "mx.test")
         configure(&configuration)
         let events = events
         machine = Machine(
             shared: SMTPSessionShared(configuration: configuration) { event in events.list.withLock { $0.append(event) }
             },
-            peer: "192.0.2.7", refusing: refusing)
+            peer: peer, refusing: refusing)
     }
 
     /// Sends one event; returns the actions, described.
@@ -52,6 +54,7 @@ struct SessionHarness {
                 case .verdict(let recipient): return "perform(verdict \(recipient))"
                 case .deliver(let envelope, _):
                     return "perform(deliver to \(envelope.recipients.joined(separator: ",")))"
+                case .authenticate(let username, let password): return "perform(authenticate \(username):\(password))"
                 }
             case .shutdownWrite: return "shutdownWrite"
             case .close: return "close"
@@ -128,9 +131,10 @@ struct Conversation: Equatable {
     /// each job at once: verdicts by `verdict(_:)`, deliveries as `Q<n>`, failed for now when the sender
     /// is `fail@remote.test`, refused for good when it is `full@`, `bad@` or `gone@remote.test`.
     static func run(
-        _ input: [UInt8], chunk: Int, _ configure: (inout SMTPServerConfiguration) -> Void = { _ in }
+        _ input: [UInt8], chunk: Int, peer: String = "192.0.2.7",
+        _ configure: (inout SMTPServerConfiguration) -> Void = { _ in }
     ) -> Conversation {
-        var h = SessionHarness(configure)
+        var h = SessionHarness(peer: peer, configure)
         var result = Conversation()
         func settle() {
             while true {
@@ -142,6 +146,8 @@ struct Conversation: Equatable {
                 switch job.request {
                 case .verdict(let recipient):
                     outcome = .verdict(verdict(recipient))
+                case .authenticate(_, let password):
+                    outcome = .authenticated(password == "tm_pro_good" ? "user-1" : nil)
                 case .deliver(let envelope, let data):
                     result.deliveries.append(envelope)
                     result.messages.append(data)
@@ -174,19 +180,20 @@ struct Conversation: Equatable {
 
     /// Runs `input` whole and one byte at a time, expects the same outcome, and returns it.
     static func both(
-        _ input: String, _ configure: (inout SMTPServerConfiguration) -> Void = { _ in },
+        _ input: String, peer: String = "192.0.2.7", _ configure: (inout SMTPServerConfiguration) -> Void = { _ in },
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> Conversation {
-        both(bytes: Array(input.utf8), configure, sourceLocation: sourceLocation)
+        both(bytes: Array(input.utf8), peer: peer, configure, sourceLocation: sourceLocation)
     }
 
     /// Runs `input` whole and one byte at a time, expects the same outcome, and returns it.
     static func both(
-        bytes input: [UInt8], _ configure: (inout SMTPServerConfiguration) -> Void = { _ in },
+        bytes input: [UInt8], peer: String = "192.0.2.7",
+        _ configure: (inout SMTPServerConfiguration) -> Void = { _ in },
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> Conversation {
-        let whole = run(input, chunk: 0, configure)
-        let byteByByte = run(input, chunk: 1, configure)
+        let whole = run(input, chunk: 0, peer: peer, configure)
+        let byteByByte = run(input, chunk: 1, peer: peer, configure)
         #expect(whole == byteByByte, "whole and byte-by-byte input differ", sourceLocation: sourceLocation)
         return whole
     }

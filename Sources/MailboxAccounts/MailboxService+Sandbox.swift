@@ -1,0 +1,195 @@
+import HTTP1
+import JSON
+import MIME
+import MailStore
+
+/// Why a sandbox capture was refused for good (the SMTP side answers each with a permanent reply).
+public enum SandboxCaptureError: Error, Sendable, Equatable {
+    /// The sandbox holds its quota (`552 5.2.2`).
+    case full
+    /// The message passes one of the MIME parser's limits (`554 5.6.0`).
+    case unreadable
+}
+
+/// Mail.td's SMTP sandbox (SDK 1.x `sandbox`): what the submission listener captures for a Pro user, and the seven
+/// endpoints that read it. Captured copies live in the mail store under the sandbox's own address, which is no
+/// account (so never in `/api/user/accounts`) and takes no SMTP mail from outside.
+extension MailboxService {
+    // MARK: - Capture (the SMTP sandbox listener's sink calls these)
+
+    /// The Pro user a sandbox SMTP password names: a live `tm_pro_` API token of an active user (the user name is
+    /// not checked: the contract takes any). Makes the user's sandbox on first use. Nil for anything else.
+    public func sandboxOwner(apiToken: String) async throws -> String? {
+        guard apiToken.hasPrefix(MailboxTokens.apiTokenPrefix),
+            let (_, user) = try await authorizer.verify(apiToken: apiToken)
+        else { return nil }
+        _ = try await sandbox(for: user.id, create: true)
+        return user.id
+    }
+
+    /// Stores one submitted message in `owner`'s sandbox, whatever its recipients: nothing is relayed.
+    /// - Parameter authResults: the SPF, DKIM and DMARC verdicts to show; nil when none were evaluated.
+    /// - Returns: the captured message's id.
+    /// - Throws: ``SandboxCaptureError`` for a full sandbox or an unreadable message; storage errors.
+    public func captureInSandbox(
+        owner: String, mailFrom: String, recipients: [String], clientIP: String, raw: [UInt8], authResults: JSONValue?
+    ) async throws -> String {
+        guard let sandbox = try await sandbox(for: owner, create: true) else { throw MailboxError.notFound }
+        let parsed: ParsedMessage
+        do {
+            parsed = try MIMEParser.parse(raw, limits: MIMELimits(maximumMessageBytes: max(raw.count, 1)))
+        } catch {
+            throw SandboxCaptureError.unreadable
+        }
+        let now = clock()
+        let id: String
+        do {
+            id = try await mail.deliver(
+                NewMailMessage(parsed, envelopeFrom: mailFrom, raw: raw),
+                to: [MailStore.Recipient(address: sandbox.address, quota: configuration.sandboxQuota)],
+                folder: .inbox, now: now)[0]
+        } catch MailStoreError.quotaExceeded {
+            throw SandboxCaptureError.full
+        }
+        do {
+            try await store.insertSandboxMessage(
+                SandboxMessageRecord(
+                    messageID: id, recipients: recipients, clientIP: clientIP, authResults: authResults),
+                ownerID: owner, now: now)
+        } catch {
+            _ = try? await mail.delete(address: sandbox.address, id: id)  // all or nothing
+            throw error
+        }
+        return id
+    }
+
+    // MARK: - Endpoints
+
+    /// `GET /api/user/sandbox`: SandboxInfo. Before the first SMTP connection `enabled` is false and the account
+    /// fields are null; with the listener off, `smtp_port` is 0 and the note says so.
+    func sandboxInfo(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        let sandbox = try await sandbox(for: user.id, create: false)
+        var used: JSONValue = .null
+        if let sandbox { used = .int(try await mail.used(address: sandbox.address)) }
+        let listening = configuration.sandboxSMTPPort != nil
+        let note =
+            listening
+            ? "Use any API token as the SMTP password; STARTTLS first (AUTH PLAIN or LOGIN)"
+            : "The SMTP sandbox listener is off on this server (POSTERN_SANDBOX_SMTP_PORT=0)"
+        let pairs: [(String, JSONValue)] = [
+            ("enabled", .bool(sandbox != nil && listening)),
+            ("account_id", sandbox.map { JSONValue.string($0.accountID) } ?? .null),
+            ("address", sandbox.map { JSONValue.string($0.address) } ?? .null),
+            ("smtp_host", .string(configuration.sandboxSMTPHost)),
+            ("smtp_port", .int(Int64(configuration.sandboxSMTPPort ?? 0))),
+            ("auth_method", .string("PLAIN")), ("username", .string("any")), ("note", .string(note)),
+            ("quota", sandbox == nil ? .null : .int(configuration.sandboxQuota)), ("used", used),
+        ]
+        return MailboxJSON.response(.ok, pairs)
+    }
+
+    /// `GET /api/user/sandbox/messages[?page=N]`: `{"messages":[...],"page":N}`, newest first, 30 a page.
+    func sandboxMessages(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        let page = try call.integerQuery("page", in: 1...1_000_000, fallback: 1)
+        var messages: [MailSummary] = []
+        if let sandbox = try await sandbox(for: user.id, create: false) {
+            messages = try await mail.page(address: sandbox.address, page: page, perPage: Self.messagesPerPage)
+        }
+        return MailboxJSON.response(
+            .ok, [("messages", .array(messages.map { .object(Self.summaryPairs($0)) })), ("page", .int(Int64(page)))])
+    }
+
+    /// `DELETE /api/user/sandbox/messages`: `{"deleted": n}`.
+    func purgeSandbox(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        guard let sandbox = try await sandbox(for: user.id, create: false) else {
+            return MailboxJSON.response(.ok, [("deleted", .int(0))])
+        }
+        let deleted = try await mail.deleteAll(address: sandbox.address)
+        try await store.deleteSandboxMessages(ownerID: user.id, messageIDs: nil)
+        return MailboxJSON.response(.ok, [("deleted", .int(Int64(deleted)))])
+    }
+
+    /// `GET /api/user/sandbox/messages/{messageID}`: the message's detail, `address` the first envelope recipient,
+    /// plus `recipients`, `client_ip` and `auth_results`.
+    func sandboxMessage(_ call: MailboxCall) async throws -> HTTPResponse {
+        let (sandbox, user) = try await sandboxOfCaller(call)
+        guard let message = try await mail.message(address: sandbox.address, id: call.messageID) else {
+            throw MailboxError.notFound
+        }
+        let extra = try await store.sandboxMessage(call.messageID, ownerID: user)
+        var pairs = Self.summaryPairs(message.summary)
+        pairs.removeAll { $0.0 == "preview_text" }
+        let recipients = extra?.recipients ?? []
+        pairs += [
+            ("address", .string(recipients.first ?? sandbox.address)),
+            ("recipients", .array(recipients.map(JSONValue.string))),
+            ("to", Self.addressList(message.to)), ("cc", Self.addressList(message.cc)),
+            ("message_id", message.messageID.map(JSONValue.string) ?? .null),
+            ("text_body", message.textBody.map(JSONValue.string) ?? .null),
+            ("html_body", message.htmlBody.map(JSONValue.string) ?? .null),
+            ("attachments", Self.attachmentList(message.attachments)),
+            ("client_ip", extra.map { .string($0.clientIP) } ?? .null),
+        ]
+        if let results = extra?.authResults { pairs.append(("auth_results", results)) }
+        return MailboxJSON.response(.ok, pairs)
+    }
+
+    /// `DELETE /api/user/sandbox/messages/{messageID}`: 204, or 404.
+    func deleteSandboxMessage(_ call: MailboxCall) async throws -> HTTPResponse {
+        let (sandbox, user) = try await sandboxOfCaller(call)
+        guard try await mail.delete(address: sandbox.address, id: call.messageID) else { throw MailboxError.notFound }
+        try await store.deleteSandboxMessages(ownerID: user, messageIDs: [call.messageID])
+        return MailboxJSON.noContent()
+    }
+
+    /// `GET .../{messageID}/source`: the raw message as `message/rfc822`, `message.eml`.
+    func sandboxSource(_ call: MailboxCall) async throws -> HTTPResponse {
+        let (sandbox, _) = try await sandboxOfCaller(call)
+        guard let raw = try await mail.raw(address: sandbox.address, id: call.messageID) else {
+            throw MailboxError.notFound
+        }
+        return Self.download(raw, contentType: "message/rfc822", filename: "message.eml")
+    }
+
+    /// `GET .../{messageID}/attachments/{index}`: one attachment's decoded bytes; 400 `invalid_index` for an index
+    /// that is not a number or names no attachment of an existing message, 404 for an unknown message.
+    func sandboxAttachment(_ call: MailboxCall) async throws -> HTTPResponse {
+        let (sandbox, _) = try await sandboxOfCaller(call)
+        guard let index = call.parameters["index"].flatMap({ Int($0) }), index >= 0 else {
+            throw MailboxError.invalidIndex
+        }
+        guard
+            let (info, data) = try await mail.attachment(address: sandbox.address, id: call.messageID, position: index)
+        else {
+            guard try await mail.exists(address: sandbox.address, id: call.messageID) else {
+                throw MailboxError.notFound
+            }
+            throw MailboxError.invalidIndex
+        }
+        return Self.download(data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
+    }
+
+    // MARK: - Helpers
+
+    /// The caller's sandbox and user id; 404 when the user has none yet (so no message can be found).
+    private func sandboxOfCaller(_ call: MailboxCall) async throws -> (SandboxRecord, String) {
+        let user = try await authorizer.requireProUser(call.bearer)
+        guard let sandbox = try await sandbox(for: user.id, create: false) else { throw MailboxError.notFound }
+        return (sandbox, user.id)
+    }
+
+    /// The user's sandbox; made now when `create`.
+    private func sandbox(for owner: String, create: Bool) async throws -> SandboxRecord? {
+        if let existing = try await store.sandbox(ownerID: owner) { return existing }
+        guard create else { return nil }
+        let accountID = MailboxIdentifiers.uuid()
+        let hex = accountID.filter { $0 != "-" }.prefix(8)
+        let domain = configuration.domains.first ?? "localhost"
+        return try await store.ensureSandbox(
+            SandboxRecord(
+                ownerID: owner, accountID: accountID, address: "sandbox-\(hex)@sandbox.\(domain)", createdAt: clock()))
+    }
+}

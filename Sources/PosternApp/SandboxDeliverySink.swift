@@ -1,0 +1,66 @@
+import JSON
+import Logging
+import MailAuth
+import MailboxAccounts
+import SMTPServer
+
+/// The SMTP sandbox listener's sink: AUTH names a Pro user by one of its API tokens, every recipient is accepted,
+/// and every message is captured into that user's sandbox, never relayed.
+struct SandboxDeliverySink: SMTPMailSink {
+    let mailbox: MailboxService
+    /// SPF, DKIM and DMARC through the configured resolver (`POSTERN_DNS_RESOLVER`).
+    let authenticator: MailAuthenticator
+    let logger: Logger
+
+    /// Any user name; the password is a live `tm_pro_` token (MailboxAccounts checks it, by digest, in constant
+    /// time). A storage failure answers as a wrong password would, and is logged.
+    func authenticate(username: String, password: String) async -> String? {
+        do {
+            return try await mailbox.sandboxOwner(apiToken: password)
+        } catch {
+            logger.error("sandbox authentication failed", metadata: ["error": "\(type(of: error))"])
+            return nil
+        }
+    }
+
+    /// Every address is accepted: the sandbox keeps what a real server would have sent there.
+    func verdict(forRecipient address: String) async -> SMTPRecipientVerdict { .accept }
+
+    /// Captures the message for the authenticated user, with its SPF, DKIM and DMARC verdicts; a full sandbox is
+    /// `552 5.2.2`, a message past a MIME limit `554 5.6.0`, anything else the temporary `451`.
+    func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
+        guard let owner = envelope.authenticatedAs else { throw SMTPDeliveryRefusal.noSuchRecipient }
+        let verdict = await authenticator.evaluate(
+            data, clientIP: envelope.remoteAddress, mailFrom: envelope.mailFrom, helo: envelope.heloName)
+        do {
+            return try await mailbox.captureInSandbox(
+                owner: owner, mailFrom: envelope.mailFrom, recipients: envelope.recipients,
+                clientIP: envelope.remoteAddress, raw: data, authResults: Self.json(verdict))
+        } catch SandboxCaptureError.full {
+            throw SMTPDeliveryRefusal.mailboxFull
+        } catch SandboxCaptureError.unreadable {
+            throw SMTPDeliveryRefusal.unreadableContent
+        }
+    }
+
+    /// `{"spf","dkim","dmarc"}` as RFC 8601 result tokens (the contract's names), with what each was about.
+    static func json(_ verdict: MailAuthenticator.Verdict) -> JSONValue {
+        .object([
+            ("spf", .string(verdict.spf.result.rawValue)), ("dkim", .string(verdict.dkim.rawValue)),
+            ("dmarc", .string(verdict.dmarc.result.rawValue)), ("spf_domain", .string(verdict.spf.domain)),
+            (
+                "dkim_signatures",
+                .array(
+                    verdict.dkimSignatures.map { signature in
+                        .object([
+                            ("domain", .string(signature.domain)), ("selector", .string(signature.selector)),
+                            ("result", .string(signature.result.rawValue)),
+                            ("reason", signature.reason.map(JSONValue.string) ?? .null),
+                        ])
+                    })
+            ),
+            ("dmarc_policy", verdict.dmarc.policy.map(JSONValue.string) ?? .null),
+            ("from_domain", .string(verdict.dmarc.fromDomain)),
+        ])
+    }
+}
