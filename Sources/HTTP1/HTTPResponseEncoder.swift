@@ -48,6 +48,17 @@ public struct HTTPResponseEncoder: Sendable {
         if sendsBody { out.append(contentsOf: response.body) }
     }
 
+    /// Appends the head of an open-ended response (no `Content-Length`: its body ends when the connection closes, so
+    /// `context.keepAlive` should be false), then `response`'s body as its first bytes.
+    public func encodeOpenEnded(
+        _ response: HTTPResponse, context: Context, date: [UInt8], into out: inout [UInt8]
+    ) {
+        let most = headLength(response, requestID: context.requestID, date: date)
+        out.reserveMore(most + response.body.count)
+        out.appendWriting(atMost: most) { writeHead(response, context, date: date, lengthDelimited: false, into: &$0) }
+        if context.method != .HEAD { out.append(contentsOf: response.body) }
+    }
+
     /// The most bytes `write` writes for `response`, its body included, given the same `memo`.
     public func maximumLength(
         _ response: HTTPResponse, context: Context, date: [UInt8], memo: HTTPHeaderEncodingMemo? = nil
@@ -89,7 +100,7 @@ public struct HTTPResponseEncoder: Sendable {
 
     private func writeHead(
         _ response: HTTPResponse, _ context: Context, date: [UInt8], memo: HTTPHeaderEncodingMemo? = nil,
-        into head: inout ByteWriter
+        lengthDelimited: Bool = true, into head: inout ByteWriter
     ) {
         let status = response.status
         head.literal("HTTP/1.1 ")
@@ -111,7 +122,7 @@ public struct HTTPResponseEncoder: Sendable {
             }
             memo?.remember(response.headers, head.written(from: start))
         }
-        if !status.forbidsBody {
+        if lengthDelimited && !status.forbidsBody {
             head.literal("Content-Length: ")
             head.decimal(UInt64(response.body.count))
             head.literal("\r\n")

@@ -15,6 +15,12 @@ import SocketServer
 /// A turn: `handle(_:now:into:)` with the loop's event, then `nextWork()` until nil, each work answered before the
 /// next is asked for (`routed(bodyLimit:)`; `answer(_:sequence:requestID:date:)` at once or `awaitAnswer(now:)` and
 /// the answer in a later turn; `refuse(with:date:)`), then `finishTurn(after:now:into:)`.
+///
+/// An open-ended response (`openStream(_:sequence:requestID:date:)`) is the connection's last: its head has no
+/// `Content-Length`, requests after it are not answered, what the client sends meanwhile is discarded (its end
+/// closes the connection), no idle timeout runs while it lasts, and it ends with the connection (close-delimited):
+/// on `endStream`, the client's end, shutdown, a write stalled past the write timeout, or unsent stream bytes above
+/// `maxStreamBufferedBytes` (the reader fell behind: the stream ends rather than grow the output).
 public struct HTTPConnectionStateMachine {
     /// What the machine needs from the request pipeline.
     public enum Work {
@@ -72,6 +78,8 @@ public struct HTTPConnectionStateMachine {
     /// The head handed out whose body is not yet parsed: its path (for a refusal's shape) and what `Expect:
     /// 100-continue` needs.
     private var headInProgress: (path: String, expectsContinue: Bool, contentLength: Int?)?
+    /// The sequence of the open-ended response being written, until it ends.
+    private(set) var streamSequence: UInt64?
     /// Creates the machine of a new connection.
     /// - Parameters:
     ///   - configuration: limits, timeouts and pipelining.
@@ -121,7 +129,8 @@ public struct HTTPConnectionStateMachine {
                 write: configuration.writeTimeout, now: now)
         case .bytesRead(let bytes):
             // Draining before close, or abandoning: discarded.
-            guard lifecycle.stage != .abandoning && !lifecycle.isLingering else { break }
+            // While a stream is written, the client's bytes are never parsed.
+            guard lifecycle.stage != .abandoning && !lifecycle.isLingering && streamSequence == nil else { break }
             parser.append(bytes)
             takesRequests = true
         case .readEOF:
@@ -144,6 +153,7 @@ public struct HTTPConnectionStateMachine {
             return close(into: &actions)  // the pipeline's, never the machine's
         case .shutdown:
             shuttingDown = true
+            if let sequence = streamSequence { endStream(sequence, now: now, into: &actions) }
             if slots.isEmpty && lifecycle.output.isEmpty && !parser.hasPartialMessage
                 && lifecycle.stage != .closingAfterOutput && !lifecycle.isLingering
             {
@@ -159,7 +169,7 @@ public struct HTTPConnectionStateMachine {
     public mutating func finishTurn(after event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
         guard !lifecycle.isClosed else { return }
         let read =
-            !lifecycle.peerClosed && isServing && !lifecycle.writeBlocked
+            !lifecycle.peerClosed && (isServing || streamSequence != nil) && !lifecycle.writeBlocked
             && slots.count < configuration.maxPipelinedRequests
         switch lifecycle.stage {
         case .open, .closingAfterOutput: updateWait(now: now)
@@ -354,6 +364,73 @@ public struct HTTPConnectionStateMachine {
         takesRequests = true
     }
 
+    // MARK: - Open-ended responses
+
+    /// Whether the stream opened for `sequence` still takes bytes.
+    public func isStreaming(_ sequence: UInt64) -> Bool {
+        streamSequence == sequence && !lifecycle.isClosed
+    }
+
+    /// Opens an open-ended response to the request handed out as `sequence` (answered later): its head goes out
+    /// without `Content-Length` and with `Connection: close` once every earlier response has; requests after it
+    /// are dropped unanswered and no new ones are taken. For `HEAD`, and during shutdown, it ends at once after its
+    /// head.
+    public mutating func openStream(
+        _ head: HTTPResponse, sequence: UInt64, requestID: String, date: [UInt8], now: UInt64,
+        into actions: inout [ConnectionAction]
+    ) {
+        guard !lifecycle.isClosed, streamSequence == nil,
+            let index = slots.firstIndex(where: { $0.sequence == sequence }), slots[index].bytes == nil
+        else { return }
+        takesNewRequests = false
+        slots.removeSubrange((index + 1)...)
+        let slot = slots[index]
+        var bytes: [UInt8] = []
+        encoder.encodeOpenEnded(
+            head,
+            context: HTTPResponseEncoder.Context(
+                method: slot.method, version: slot.version, keepAlive: false, requestID: requestID),
+            date: date, into: &bytes)
+        slots[index].bytes = bytes
+        slots[index].closeAfter = false
+        streamSequence = sequence
+        moveReadyResponses()
+        if shuttingDown || slot.method == .HEAD { endStream(sequence, now: now, into: &actions) }
+    }
+
+    /// Appends `bytes` to the stream opened for `sequence`; ends it instead when its unsent bytes would pass
+    /// `maxStreamBufferedBytes`.
+    public mutating func writeStream(
+        _ bytes: [UInt8], sequence: UInt64, now: UInt64, into actions: inout [ConnectionAction]
+    ) {
+        guard isStreaming(sequence) else { return }
+        let limit = configuration.maxStreamBufferedBytes
+        if let index = slots.firstIndex(where: { $0.sequence == sequence }) {
+            // Its head still waits for the responses before it.
+            guard (slots[index].bytes?.count ?? 0) + bytes.count <= limit else {
+                return endStream(sequence, now: now, into: &actions)
+            }
+            slots[index].bytes?.append(contentsOf: bytes)
+        } else {
+            guard lifecycle.output.unsentCount + bytes.count <= limit else {
+                return endStream(sequence, now: now, into: &actions)
+            }
+            lifecycle.output.append(bytes)
+        }
+    }
+
+    /// Ends the stream opened for `sequence`: the connection closes once its bytes are written.
+    public mutating func endStream(_ sequence: UInt64, now: UInt64, into actions: inout [ConnectionAction]) {
+        guard isStreaming(sequence) else { return }
+        streamSequence = nil
+        if let index = slots.firstIndex(where: { $0.sequence == sequence }) {
+            slots[index].closeAfter = true
+        } else {
+            lifecycle.closeAfterOutput()
+            if lifecycle.output.isEmpty { lifecycle.linger(now: now, into: &actions) }
+        }
+    }
+
     // MARK: - Timers and closing
 
     private mutating func timerFired(now: UInt64, into actions: inout [ConnectionAction]) {
@@ -377,13 +454,14 @@ public struct HTTPConnectionStateMachine {
         pendingRefusal = nil
         awaitsAnswer = false
         handedOutSequence = nil
+        streamSequence = nil
     }
 
     /// Tells the timeouts what the connection now waits for.
     private mutating func updateWait(now: UInt64) {
         if !lifecycle.output.isEmpty {
             return  // `.writing` is entered when the socket blocks, and restarted on progress
-        } else if !slots.isEmpty {
+        } else if !slots.isEmpty || streamSequence != nil {
             timeouts.enter(.handling, now: now)
         } else if parser.hasPartialMessage {
             timeouts.enter(.readingRequest, now: now)

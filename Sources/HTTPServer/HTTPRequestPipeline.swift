@@ -23,6 +23,22 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
         }
     }
 
+    /// A request the responder answers through a writer (`HTTPAnswer.stream`), with its place in the pipeline.
+    public final class StreamJob: Sendable {
+        /// The writer the work answers through.
+        public let stream: HTTPResponseStream
+        /// The request being answered, with `remoteAddress` and `requestID` filled in.
+        public let request: HTTPRequest
+        /// The responder's work: called once with the writer.
+        public let work: HTTPAnswer.StreamWork
+
+        init(stream: HTTPResponseStream, request: HTTPRequest, work: @escaping HTTPAnswer.StreamWork) {
+            self.stream = stream
+            self.request = request
+            self.work = work
+        }
+    }
+
     /// The responder's answer to a `Job`.
     public final class Completion: Sendable {
         /// The job's `sequence`.
@@ -59,6 +75,8 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
     private var routeInProgress: HTTPRoute?
     /// Requests handed to the responder's later work, oldest first.
     private var waiting: [Waiting] = []
+    /// Writers handed out and not yet ended, with whether their stream has opened.
+    private var streams: [(stream: HTTPResponseStream, opened: Bool)] = []
 
     /// Creates the pipeline of a new connection from `peer`.
     /// - Parameters:
@@ -83,8 +101,13 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
 
     public mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
         if case .completed(let value) = event {
-            guard let completion = value as? Completion else { return machine.handle(.reset, now: now, into: &actions) }
-            complete(completion, now: now)
+            if let completion = value as? Completion {
+                complete(completion, now: now)
+            } else if let delivery = value as? HTTPResponseStream.Delivery {
+                deliver(delivery, now: now, into: &actions)
+            } else {
+                machine.handle(.reset, now: now, into: &actions)
+            }
         } else {
             machine.handle(event, now: now, into: &actions)
         }
@@ -92,6 +115,43 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
             perform(work, now: now, into: &actions)
         }
         machine.finishTurn(after: event, now: now, into: &actions)
+        if !streams.isEmpty { endStreams() }
+    }
+
+    /// A stream writer's message, in the order written.
+    private mutating func deliver(
+        _ delivery: HTTPResponseStream.Delivery, now: UInt64, into actions: inout [ConnectionAction]
+    ) {
+        let sequence = delivery.stream.sequence
+        switch delivery.message {
+        case .response(let response):
+            complete(Completion(sequence: sequence, response: response), now: now)
+        case .open(let head):
+            guard let index = waiting.firstIndex(where: { $0.sequence == sequence }) else { return }
+            let request = waiting.remove(at: index)
+            report(
+                method: request.method, routeName: request.routeName, status: head.status.code,
+                requestID: request.requestID, startedAt: request.startedAt, finishedAt: now)
+            if let index = streams.firstIndex(where: { $0.stream === delivery.stream }) { streams[index].opened = true }
+            machine.openStream(
+                head, sequence: sequence, requestID: request.requestID, date: loopState.date(), now: now,
+                into: &actions)
+        case .bytes(let bytes):
+            machine.writeStream(bytes, sequence: sequence, now: now, into: &actions)
+        case .finish:
+            machine.endStream(sequence, now: now, into: &actions)
+        }
+    }
+
+    /// Tells the writers whose stream the connection no longer takes (closed, ended, answered) that it ended.
+    private mutating func endStreams() {
+        let closed = machine.isClosed
+        let machine = self.machine
+        streams.removeAll { entry in
+            let over = closed || entry.stream.hasEnded || (entry.opened && !machine.isStreaming(entry.stream.sequence))
+            if over { entry.stream.ended() }
+            return over
+        }
     }
 
     /// Does what the machine asks for.
@@ -126,6 +186,15 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
                         requestID: request.requestID, startedAt: now))
                 machine.awaitAnswer(now: now)
                 actions.append(.perform(Job(sequence: sequence, request: request, work: work)))
+            case .stream(let work):
+                waiting.append(
+                    Waiting(
+                        sequence: sequence, method: request.method, routeName: route.logName,
+                        requestID: request.requestID, startedAt: now))
+                machine.awaitAnswer(now: now)
+                let stream = HTTPResponseStream(sequence: sequence)
+                streams.append((stream, false))
+                actions.append(.perform(StreamJob(stream: stream, request: request, work: work)))
             }
         }
     }

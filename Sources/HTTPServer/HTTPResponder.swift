@@ -27,6 +27,12 @@ public enum HTTPAnswer: Sendable {
     case now(HTTPResponse)
     /// The response comes later, from `Work` the server starts.
     case later(Work)
+    /// An open-ended response (`text/event-stream`): `StreamWork` is called once, on the event loop, with the
+    /// writer it answers or streams through from any thread. The stream is the connection's last response.
+    case stream(StreamWork)
+
+    /// Work that answers through a response writer.
+    public typealias StreamWork = @Sendable (_ writer: any HTTPResponseWriter) -> Void
 }
 
 /// What the server calls for each request. Called on an event loop; must not block.

@@ -32,6 +32,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// Most requests of one connection in flight at once (pipelining); reading pauses beyond. Default 16.
     public var maxPipelinedRequests: Int = 16
+    /// Most bytes of an open-ended response (`HTTPAnswer.stream`) left unsent for a slow reader; a write past it
+    /// ends the stream instead of growing the output. Default 256 KiB.
+    public var maxStreamBufferedBytes: Int = 256 * 1024
     /// The parser limits.
     public var limits: HTTPParserLimits = HTTPParserLimits()
     /// Where the access log goes (one line per answered request, gathered per loop and written once

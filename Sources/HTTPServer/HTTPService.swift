@@ -42,7 +42,11 @@ public struct HTTPService: StreamService {
         completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
     ) {
         guard let job = job as? HTTPRequestPipeline.Job else {
-            preconditionFailure("HTTPService was given a job its machines did not make")
+            guard let job = job as? HTTPRequestPipeline.StreamJob else {
+                preconditionFailure("HTTPService was given a job its machines did not make")
+            }
+            job.stream.attach(completion)
+            return job.work(job.stream)
         }
         let sequence = job.sequence
         let clock = loopStates.states[loop.index].clock

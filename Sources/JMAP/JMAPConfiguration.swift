@@ -31,6 +31,16 @@ public struct JMAPConfiguration: Sendable {
     /// (`TokenBucketRate.share(among:)`). Default 1.
     public var instances = 1
     public var rateLimitTableCapacity = 65_536
+    /// Bounds of a non-zero `ping` asked of the event source, in seconds: a smaller one is raised, a larger one
+    /// lowered (RFC 8620 section 7.3 allows a minimum up to 30 and a maximum from 300). Default 5...300.
+    public var eventSourcePingRange = 5...300
+    /// Most event-source streams open at once on this instance; one more is 503. Default 1024.
+    public var maxEventStreams = 1024
+    /// Most event-source streams open at once from one client address (IPv6 per /64); one more is 429. Default 8.
+    public var maxEventStreamsPerClient = 8
+    /// How long a stream without pings waits before it checks its credentials again (an expired or revoked
+    /// bearer ends it then, or at the next event). Default 300 s.
+    public var eventSourceRecheck: Duration = .seconds(300)
 
     /// - Parameter baseURL: the base URL the session's URLs start with; a trailing slash is dropped.
     public init(baseURL: String) {

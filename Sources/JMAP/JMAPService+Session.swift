@@ -3,8 +3,8 @@ import JSON
 import MailStore
 
 extension JMAPService {
-    /// `GET /.well-known/jmap`: the session resource (RFC 8620 section 2) of the token's account. There is no
-    /// push channel, so `eventSourceUrl` is left out.
+    /// `GET /.well-known/jmap`: the session resource (RFC 8620 section 2) of the token's account, with the event
+    /// source's URL template (section 7.3).
     func session(_ account: JMAPAccount) async throws -> HTTPResponse {
         let state = try await store.state(address: account.address)
         let c = configuration
@@ -46,6 +46,7 @@ extension JMAPService {
             ("apiUrl", .string(c.baseURL + "/jmap/api")),
             ("downloadUrl", .string(c.baseURL + "/jmap/download/{accountId}/{blobId}/{name}?type={type}")),
             ("uploadUrl", .string(c.baseURL + "/jmap/upload/{accountId}")),
+            ("eventSourceUrl", .string(c.baseURL + "/jmap/eventsource?types={types}&closeafter={closeafter}&ping={ping}")),
             ("state", .string(String(state))),
         ])
         return Self.json(.ok, body)

@@ -18,6 +18,10 @@ public struct JMAPService: Sendable {
     let clock: @Sendable () -> Int64
     let onSubmission: @Sendable (SubmissionOutcome) -> Void
     let onUnexpectedError: UnexpectedErrorReporter
+    /// Told when an event stream opens or closes and of each event pushed (metrics).
+    let onEventStream: @Sendable (EventStreamActivity) -> Void
+    /// The open event streams, against their caps.
+    let eventStreams: EventStreamLimiter
     /// The per-client buckets (nil when rate limits are off) and the problem-details error shape.
     let middleware: SurfaceMiddleware<RateClass>
 
@@ -27,6 +31,14 @@ public struct JMAPService: Sendable {
         case request
         case upload
         case uploadVolume
+    }
+
+    /// What an event stream did, for metrics.
+    public enum EventStreamActivity: Sendable, Equatable {
+        case opened
+        case closed
+        /// An event went out: a `state` event, or a `ping`.
+        case pushed(isState: Bool)
     }
 
     /// How one submitted message went, for metrics.
@@ -45,13 +57,19 @@ public struct JMAPService: Sendable {
     ///   - clock: Unix seconds.
     ///   - onSubmission: called with each submission's outcome (metrics).
     ///   - onUnexpectedError: called with each error answered with a bare 500.
+    ///   - onEventStream: told when an event stream opens or closes and of each event pushed.
     ///   - monotonicClock: the rate limits' clock.
     public init(
         configuration: JMAPConfiguration, authenticator: any PrincipalAuthenticator, store: MailStore,
         directory: any AccountDirectory, delivery: LocalDelivery, clock: @escaping @Sendable () -> Int64,
         onSubmission: @escaping @Sendable (SubmissionOutcome) -> Void = { _ in },
-        onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }, monotonicClock: MonotonicClock = .system
+        onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in },
+        onEventStream: @escaping @Sendable (EventStreamActivity) -> Void = { _ in },
+        monotonicClock: MonotonicClock = .system
     ) {
+        self.onEventStream = onEventStream
+        eventStreams = EventStreamLimiter(
+            maxTotal: configuration.maxEventStreams, maxPerClient: configuration.maxEventStreamsPerClient)
         self.configuration = configuration
         self.authenticator = authenticator
         self.store = store
@@ -106,6 +124,12 @@ public struct JMAPService: Sendable {
                 await authenticated(request, context) { account in try await session(account) }
             })
         router.add(
+            .GET, "/jmap/eventsource",
+            .stream { request, context, _, writer in
+                let task = Task { await eventSource(request, context, writer) }
+                writer.onEnd { task.cancel() }
+            })
+        router.add(
             .POST, "/jmap/api", bodyLimit: configuration.maxSizeRequest,
             .deferred { request, context, _ in
                 await authenticated(request, context) { account in
@@ -137,6 +161,9 @@ public struct JMAPService: Sendable {
         let credentials = Credentials(bearerToken: token, headers: Array(request.headers))
         return try await authenticator.principal(for: credentials).map(JMAPAccount.init)
     }
+
+    /// Event streams open on this instance now (the `postern_jmap_event_streams` gauge).
+    public var openEventStreams: Int { eventStreams.openCount }
 
     private func authenticated(
         _ request: HTTPRequest, _ context: RequestContext, _ rateClass: RateClass = .request,

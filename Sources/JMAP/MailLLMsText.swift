@@ -39,6 +39,12 @@ public enum MailLLMsText {
             references (`#ids`) and creation ids (`#d1`). To sync, keep the `state` a `/get` gave you and ask \
             `Email/changes`, `Mailbox/changes` or `Thread/changes` with `sinceState` (and `Email/queryChanges` with \
             `sinceQueryState`); a state too old for the change log answers `cannotCalculateChanges`: fetch again. \
+            To be told of changes instead of asking, open the session's `eventSourceUrl` (RFC 8620 section 7.3) with \
+            the same bearer: `GET \(base)/jmap/eventsource?types=*&closeafter=no&ping=60` is a `text/event-stream` \
+            of `state` events (data `{"@type":"StateChange","changed":{"<account id>":{"Email":"<state>",...}}}`, \
+            id = the state; `EmailDelivery` when new mail arrived) and `ping` events; send `Last-Event-ID: <state>` \
+            to hear only of what changed after that state, and `closeafter=state` to end after the first event (long \
+            polling). The stream ends when your capability JWT expires: reconnect with a fresh one and the last id. \
             Mail to local addresses is delivered at once and a copy \
             stays in your `sent`; mail to any other domain is **not sent to the internet**: it is kept in this \
             server's outbox (`postern mail outbox`), and its `deliveryStatus` says so.

@@ -99,6 +99,8 @@ public enum ConfigurationLoader {
         try integer("POSTERN_KEY_RELOAD_SECONDS") { c.keyReloadSeconds = $0 }
         try integer("POSTERN_KEY_PROMOTION_SECONDS") { c.keyPromotionSeconds = $0 }
         try integer("POSTERN_MAIL_CHANGES_KEPT") { c.mailChangesKept = $0 }
+        try integer("POSTERN_JMAP_EVENT_STREAMS") { c.jmapEventStreams = $0 }
+        try integer("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT") { c.jmapEventStreamsPerClient = $0 }
         text("POSTERN_AGENT_POW_SALT") { c.agentPowSalt = $0 }
         try integer("POSTERN_AGENT_POW_DIFFICULTY") { c.agentPowDifficulty = $0 }
         try integer("POSTERN_AGENT_POW_MAX_DIFFICULTY") { c.agentPowMaxDifficulty = $0 }

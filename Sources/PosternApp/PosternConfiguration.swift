@@ -38,6 +38,11 @@ public struct PosternConfiguration: Sendable {
     /// How many change-log rows each mail address keeps for JMAP's `*/changes` (`POSTERN_MAIL_CHANGES_KEPT`, default
     /// 10000, trimmed every minute); a client at an older state gets `cannotCalculateChanges` and starts over.
     public var mailChangesKept = 10000
+    /// `POSTERN_JMAP_EVENT_STREAMS`: JMAP event-source streams open at once on this instance (one more: 503).
+    public var jmapEventStreams = 1024
+    /// `POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT`: JMAP event-source streams open at once from one client address (one
+    /// more: 429).
+    public var jmapEventStreamsPerClient = 8
     /// How long a rotated key is published before it signs, in seconds (`POSTERN_KEY_PROMOTION_SECONDS`).
     /// Default nil: the reload interval plus the JWKS cache time plus the 30 s verification leeway (for clock
     /// skew), so that every instance and every client's cached JWKS know a key before a token carries it.
@@ -273,6 +278,11 @@ public struct PosternConfiguration: Sendable {
         }
         guard smtpMaxSessionSeconds > 0 else {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_SESSION_SECONDS", message: "must be positive")
+        }
+        guard jmapEventStreams > 0, jmapEventStreamsPerClient > 0 else {
+            throw ConfigurationError(
+                key: jmapEventStreams > 0 ? "POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT" : "POSTERN_JMAP_EVENT_STREAMS",
+                message: "must be positive")
         }
         guard maxConnections > 0 else {
             throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")

@@ -38,4 +38,17 @@ extension PosternMetrics {
             Counter(label: "postern_jmap_recipients_total", dimensions: [("result", result)]).increment(by: count)
         }
     }
+
+    /// The JMAP event source: `postern_jmap_event_streams` (streams open now) and
+    /// `postern_jmap_events_pushed_total{event="state|ping"}`.
+    @Sendable
+    func jmapEventStream(_ activity: JMAPService.EventStreamActivity) {
+        switch activity {
+        case .opened: Meter(label: "postern_jmap_event_streams").increment()
+        case .closed: Meter(label: "postern_jmap_event_streams").decrement()
+        case .pushed(let isState):
+            Counter(label: "postern_jmap_events_pushed_total", dimensions: [("event", isState ? "state" : "ping")])
+                .increment()
+        }
+    }
 }

@@ -54,6 +54,10 @@ final class PosternResponder: HTTPResponder {
                     let context = RequestContext(request, trustedProxies: trustedProxies)
                     Task { completion(await handler(request, context, parameters)) }
                 }
+            case .stream(let handler):
+                return .stream { [self] writer in
+                    handler(request, RequestContext(request, trustedProxies: trustedProxies), parameters, writer)
+                }
             }
         case .methodNotAllowed(let allowed):
             var response = unmatchedResponse(.methodNotAllowed, path: request.path)

@@ -63,13 +63,15 @@ enum Surfaces {
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
         jmap.rateLimitsEnabled = configuration.rateLimits
         jmap.instances = configuration.instances
+        jmap.maxEventStreams = configuration.jmapEventStreams
+        jmap.maxEventStreamsPerClient = configuration.jmapEventStreamsPerClient
         let capability = CapabilityAuthenticator(
             keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
             lifetime: agentSettings.capabilityTTL, directory: mail.directory, clock: clock)
         let jmapService = JMAPService(
             configuration: jmap, authenticator: capability, store: mail.store, directory: mail.directory,
             delivery: mail.delivery, clock: clock, onSubmission: PosternMetrics.shared.jmapSubmission,
-            onUnexpectedError: reporter("jmap", logger))
+            onUnexpectedError: reporter("jmap", logger), onEventStream: PosternMetrics.shared.jmapEventStream)
         jmapService.register(into: &router)
 
         var mcp = MCPConfiguration(baseURL: identity.baseURL)

@@ -114,6 +114,7 @@ struct AgentChallengeEndpointTests {
             switch route.handler {
             case .immediate: return "immediate"
             case .deferred: return "deferred"
+            case .stream: return "stream"
             }
         }
         #expect(kind(.POST, "/api/v1/challenge") == "immediate")

@@ -1,6 +1,8 @@
 """A real `postern serve` for the client tests: built binary, free loopback ports, a temporary data directory."""
 
+import base64
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -50,6 +52,23 @@ def http(base, method, path, body=None, headers=None, bearer=None):
         return status, head, json.loads(raw) if raw else None
     except ValueError:
         return status, head, raw.decode("utf-8", "replace")
+
+
+def agent_signup(base, username):
+    """(status, body, session JWT) of an agent signup: challenge, scrypt proof of work, POST /api/v1/session."""
+    status, head, body = http(base, "POST", "/api/v1/challenge")
+    token = head.get("Authorization", "").split(" ", 1)[1]
+    claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+    nonce = 0
+    while True:
+        digest = hashlib.scrypt(f"{claims['jti']}:{nonce}".encode(), salt=body["salt"].encode(), n=16384, r=8, p=1,
+                                dklen=64)
+        if int.from_bytes(digest, "big") >> (512 - claims["difficulty"]) == 0:
+            break
+        nonce += 1
+    status, head, body = http(base, "POST", "/api/v1/session", {"powHex": digest.hex(), "nonce": str(nonce),
+                                                                "username": username}, bearer=token)
+    return status, body, head.get("Authorization", " ").split(" ", 1)[1]
 
 
 class Server(str):

@@ -10,13 +10,12 @@ agent surface (proof of work at difficulty 2), runs against .build/debug/postern
 
 import asyncio
 import base64
-import hashlib
 import json
 import os
 import subprocess
 import sys
 
-from postern_server import ROOT, Checks, http, postern
+from postern_server import ROOT, Checks, agent_signup, http, postern
 
 VERSION = "2.3.0"
 check = Checks()
@@ -33,18 +32,7 @@ def install():
 
 def signup(base, username):
     """The API key of a new agent `username` (challenge, proof of work, signup)."""
-    status, head, body = http(base, "POST", "/api/v1/challenge")
-    token = head.get("Authorization", "").split(" ", 1)[1]
-    claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
-    nonce = 0
-    while True:
-        digest = hashlib.scrypt(f"{claims['jti']}:{nonce}".encode(), salt=body["salt"].encode(), n=16384, r=8, p=1,
-                                dklen=64)
-        if int.from_bytes(digest, "big") >> (512 - claims["difficulty"]) == 0:
-            break
-        nonce += 1
-    status, _, body = http(base, "POST", "/api/v1/session", {"powHex": digest.hex(), "nonce": str(nonce),
-                                                             "username": username}, bearer=token)
+    status, body, _ = agent_signup(base, username)
     check(status == 201 and body.get("apiKey"), f"signup {username} ({status})")
     return body["apiKey"]
 

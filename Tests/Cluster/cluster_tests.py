@@ -623,6 +623,38 @@ def webhook_attempts(base):
     return int(found.group(1)) if found else 0
 
 
+@test("a JMAP event source on one instance pushes a change another process stored (NOTIFY postern_mail)")
+def test_push_across_instances(cluster, workdir):
+    one, two = cluster.base(1), cluster.base(2)
+    _, _, session = agent_signup(one)
+    token = capability(one, session).bearer()
+    address = jwt_parts(token)[1]["inboxId"]
+    state = call(two, "GET", "/.well-known/jmap", bearer=token).json()["state"]
+    stream = http.client.HTTPConnection(*host_port(two), timeout=45)
+    try:
+        stream.request("GET", "/jmap/eventsource?types=*&closeafter=state&ping=0", headers={
+            "Authorization": "Bearer " + token, "Last-Event-ID": state, "Accept": "text/event-stream"})
+        response = stream.getresponse()
+        expect(response.status == 200 and response.getheader("Content-Type") == "text/event-stream",
+               f"the event source on instance 2: {response.status}")
+        # Stored only once instance 2 holds the stream: with ping=0 nothing but the notification can wake it.
+        deadline = time.monotonic() + 20
+        while not re.search(r"^postern_jmap_event_streams [1-9]", call(two, "GET", "/metrics").body.decode(), re.M):
+            expect(time.monotonic() < deadline, "instance 2 never opened the stream")
+            time.sleep(0.02)
+        message = os.path.join(workdir, "push.eml")
+        with open(message, "w") as f:
+            f.write(f"From: someone@example.com\r\nTo: {address}\r\nSubject: pushed\r\n\r\nHello\r\n")
+        cluster.postern("mail", "deliver", "--to", address, message)
+        body = response.read().decode()  # closeafter=state: the response ends after the event
+    finally:
+        stream.close()
+    now = call(one, "GET", "/.well-known/jmap", bearer=token).json()["state"]
+    expect(body.startswith("event: state\nid: " + now + "\n") and '"EmailDelivery":"' + now + '"' in body,
+           f"one state event at the new state {now} after `postern mail deliver`: {body!r}")
+    return "stream on instance 2, woken by a delivery from another process through PostgreSQL's notification"
+
+
 @test("one name raced on both instances at once: one account")
 def test_name_race(cluster, workdir):
     one, two = cluster.base(1), cluster.base(2)

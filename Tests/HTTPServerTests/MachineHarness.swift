@@ -25,12 +25,14 @@ final class CountingResponder: HTTPResponder {
     }
 
     func respond(to request: HTTPRequest, route: HTTPRoute) -> HTTPAnswer {
+        if request.path == "/events" { return .stream { _ in } }  // the stream tests write through the job's stream
         let answer = inner.respond(to: request, route: route)
         if answersAtOnce { return answer }
         return .later { completion in
             switch answer {
             case .now(let response): completion(response)
             case .later(let work): work(completion)
+            case .stream: completion(.text(.internalServerError, "streams are driven by the stream tests"))
             }
         }
     }
@@ -48,6 +50,8 @@ struct MachineHarness {
     var now: UInt64 = 1_000 * MachineHarness.second
     /// Jobs handed out and not yet completed, oldest first.
     var jobs: [Machine.Job] = []
+    /// Stream jobs handed out (`GET /events`), oldest first.
+    var streamJobs: [Machine.StreamJob] = []
 
     init(
         refusing: Bool = false, answersAtOnce: Bool = false,
@@ -76,6 +80,10 @@ struct MachineHarness {
             case .armTimer(let deadline): return "timer(+\(Int64(deadline) - Int64(now)))"
             case .cancelTimer: return "cancelTimer"
             case .perform(let value):
+                if let job = value as? Machine.StreamJob {
+                    streamJobs.append(job)
+                    return "stream(\(job.request.method.rawValue) \(job.request.target))"
+                }
                 guard let job = value as? Machine.Job else { return "perform(?)" }
                 jobs.append(job)
                 return "perform(\(job.request.method.rawValue) \(job.request.target))"
@@ -98,6 +106,12 @@ struct MachineHarness {
         guard let index = jobs.firstIndex(where: { $0.request.target == target }) else { return ["no such job"] }
         let job = jobs.remove(at: index)
         return send(.completed(Machine.Completion(sequence: job.sequence, response: .text(.ok, body))))
+    }
+
+    /// Delivers what the producer of stream job `index` wrote; returns the actions.
+    @discardableResult
+    mutating func stream(_ message: HTTPResponseStream.Message, job index: Int = 0) -> [String] {
+        send(.completed(HTTPResponseStream.Delivery(stream: streamJobs[index].stream, message: message)))
     }
 
     /// The socket takes everything: returns the bytes written and the actions after.

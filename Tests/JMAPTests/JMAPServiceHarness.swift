@@ -52,19 +52,25 @@ struct JMAPServiceHarness {
     let router: ContextRouter
     let unexpected = RequestIDLog()
     let submissions = SubmissionLog()
+    let streamActivity = StreamActivityLog()
+    let service: JMAPService
 
-    init() throws {
+    init(_ configure: (inout JMAPConfiguration) -> Void = { _ in }) throws {
         test = try StorageBackend.current.makeDatabase(logger: Logger(label: "jmap-tests"))
         store = MailStore(database: test.database)
         let delivery = LocalDelivery(directory: Self.directory, store: store, clock: { 1_700_000_000 })
         var configuration = JMAPConfiguration(baseURL: "http://jmap.test/")
         configuration.rateLimitsEnabled = false
+        configure(&configuration)
         let submissions = submissions
+        let streamActivity = streamActivity
         let service = JMAPService(
             configuration: configuration,
             authenticator: FakeAuthenticator(principals: ["ada": Self.ada, "bob": Self.bob], failing: "broken"),
             store: store, directory: Self.directory, delivery: delivery, clock: { 1_700_000_000 },
-            onSubmission: { submissions.record($0) }, onUnexpectedError: unexpected.reporter)
+            onSubmission: { submissions.record($0) }, onUnexpectedError: unexpected.reporter,
+            onEventStream: { streamActivity.record($0) })
+        self.service = service
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router
@@ -84,6 +90,27 @@ struct JMAPServiceHarness {
         return await route.handler.response(to: request, RequestContext(request), parameters)
     }
 
+    /// Opens `GET path` as a stream route, with a writer that keeps what is written (`end()` plays the client
+    /// leaving).
+    func openStream(_ path: String, bearer: String?, lastEventID: String? = nil) -> CollectingResponseWriter {
+        var headers = HTTPHeaders()
+        if let bearer { headers.add("Authorization", "Bearer " + bearer) }
+        if let lastEventID { headers.add("Last-Event-ID", lastEventID) }
+        let request = HTTPRequest(
+            method: .GET, target: path, version: .http1_1, headers: headers, body: [], remoteAddress: "192.0.2.7",
+            requestID: "jmap-test")
+        let writer = CollectingResponseWriter()
+        guard case .found(let route, let parameters) = router.match(method: .GET, path: request.path),
+            case .stream(let handler) = route.handler
+        else {
+            Issue.record("no stream route for \(path)")
+            writer.respond(HTTPResponse(status: .notFound))
+            return writer
+        }
+        handler(request, RequestContext(request), parameters, writer)
+        return writer
+    }
+
     /// `POST /jmap/api` with `calls` under every capability; the `methodResponses`.
     func api(_ bearer: String, _ calls: String) async throws -> [JSONValue] {
         let using = #"["urn:ietf:params:jmap:core","urn:ietf:params:jmap:mail","urn:ietf:params:jmap:submission","urn:ietf:params:jmap:blob"]"#
@@ -99,4 +126,12 @@ final class SubmissionLog: Sendable {
 
     func record(_ outcome: JMAPService.SubmissionOutcome) { outcomes.withLock { $0.append(outcome) } }
     var all: [JMAPService.SubmissionOutcome] { outcomes.withLock { $0 } }
+}
+
+/// What the event source told its metrics.
+final class StreamActivityLog: Sendable {
+    private let activity = Mutex<[JMAPService.EventStreamActivity]>([])
+
+    func record(_ entry: JMAPService.EventStreamActivity) { activity.withLock { $0.append(entry) } }
+    var all: [JMAPService.EventStreamActivity] { activity.withLock { $0 } }
 }

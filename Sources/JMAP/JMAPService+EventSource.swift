@@ -1,0 +1,122 @@
+import HTTP1
+import MailStore
+import ServerKit
+
+/// `GET /jmap/eventsource` (RFC 8620 section 7.3): `state` events woken by the mail change stream, `ping`s, and
+/// `Last-Event-ID` resumption.
+///
+/// Every type shares the account's one state (as `*/get` reports it), so an event names each subscribed type that
+/// changed with that state: `Email`, `Mailbox` and `Thread` on any change, `EmailDelivery` only when a message
+/// arrived in the inbox. The event id is the state. A client without `Last-Event-ID` (or with one that is not a state
+/// of ours) gets the current state at once; with one, it gets an event as soon as the state differs from it. The
+/// stream checks the bearer again before every event and ping, and ends when it no longer authenticates.
+extension JMAPService {
+    func eventSource(_ request: HTTPRequest, _ context: RequestContext, _ writer: any HTTPResponseWriter) async {
+        let decision = middleware.charge(.request, context)
+        if let decision, !decision.allowed { return writer.respond(middleware.refusal(.request, decision)) }
+        var opened = false
+        do {
+            guard let account = try await authenticate(request) else { throw RequestError.unauthorized }
+            let options = try EventSourceRequest(
+                types: request.queryItem("types"), closeAfter: request.queryItem("closeafter"),
+                ping: request.queryItem("ping"), lastEventID: request.headers["Last-Event-ID"],
+                pingRange: configuration.eventSourcePingRange)
+            let lease = try openLease(context)
+            onEventStream(.opened)
+            defer {
+                lease.release()
+                onEventStream(.closed)
+            }
+            let head = HTTPResponse(
+                status: .ok,
+                headers: [
+                    "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-store",
+                    "X-Accel-Buffering": "no",
+                ])
+            writer.open(middleware.finish(head, decision))
+            opened = true
+            try await pushEvents(account, request, options, writer)
+            writer.finish()
+        } catch {
+            if opened {
+                if !(error is CancellationError) { _ = middleware.answer(error, context) }  // reported when unforeseen
+                writer.finish()
+            } else {
+                writer.respond(middleware.finish(middleware.answer(error, context), decision))
+            }
+        }
+    }
+
+    /// A place among the open streams for the context's client.
+    /// - Throws: `RequestError` 429 over the per-client cap, 503 over the total.
+    private func openLease(_ context: RequestContext) throws -> EventStreamLimiter.Lease {
+        do {
+            return try eventStreams.open(for: context.clientKey)
+        } catch EventStreamLimiter.Refusal.tooManyForClient {
+            throw RequestError(
+                status: .tooManyRequests, type: "about:blank",
+                detail: "Too many event streams open from this address (at most \(configuration.maxEventStreamsPerClient)); "
+                    + "close one and retry.")
+        } catch {
+            throw RequestError(
+                status: .serviceUnavailable, type: "about:blank",
+                detail: "Too many event streams open on this server; retry later.")
+        }
+    }
+
+    /// Writes state events and pings until the stream ends, the task is cancelled, the bearer stops authenticating
+    /// or (with `closeafter=state`) the first state event is out.
+    private func pushEvents(
+        _ account: JMAPAccount, _ request: HTTPRequest, _ options: EventSourceRequest, _ writer: any HTTPResponseWriter
+    ) async throws {
+        let changes = store.changes
+        let clock = ContinuousClock()
+        var sent = options.lastEventState
+        var lastEventAt = clock.now
+        let quiet: Duration = options.ping > 0 ? .seconds(options.ping) : configuration.eventSourceRecheck
+        while !writer.hasEnded {
+            try Task.checkCancellation()
+            let ticket = changes.ticket()
+            let state = try await store.state(address: account.address)
+            if state != sent {
+                let types = try await changedTypes(account.address, since: sent, now: state, among: options.types)
+                if !types.isEmpty {
+                    guard try await authenticate(request) == account else { return }
+                    writer.write(EventSourceEvent.state(accountID: account.id, types: types, state: state))
+                    onEventStream(.pushed(isState: true))
+                    lastEventAt = clock.now
+                    sent = state
+                    if options.closeAfterState { return }
+                }
+            }
+            // Parked on the change stream until this address changes, or until a ping (or a credential check) is due.
+            while !writer.hasEnded {
+                let left = quiet - (clock.now - lastEventAt)
+                if left <= .zero {
+                    guard try await authenticate(request) == account else { return }
+                    if options.ping > 0 {
+                        writer.write(EventSourceEvent.ping(interval: options.ping))
+                        onEventStream(.pushed(isState: false))
+                    }
+                    lastEventAt = clock.now
+                    continue
+                }
+                await changes.wait(for: account.address, after: ticket, timeout: left)
+                try Task.checkCancellation()
+                if changes.ticket() != ticket { break }
+            }
+        }
+    }
+
+    /// The subscribed types that changed at `address` between state `since` and `now`: all of them when `since` is
+    /// unknown or no longer in the log; `EmailDelivery` only when a message arrived in the inbox.
+    private func changedTypes(
+        _ address: String, since: Int64?, now: Int64, among subscribed: [String]
+    ) async throws -> [String] {
+        guard let since, since < now, let changes = try await store.changes(address: address, since: since) else {
+            return subscribed
+        }
+        let delivered = changes.log.contains { $0.kind == .created && $0.folderAfter == .inbox }
+        return subscribed.filter { $0 != "EmailDelivery" || delivered }
+    }
+}
