@@ -136,7 +136,9 @@ let package = Package(
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
+            "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
         .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool"]),
@@ -230,7 +232,7 @@ let package = Package(
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentPoW", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
-            "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing",
+            "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing", "Fetch",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),

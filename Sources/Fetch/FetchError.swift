@@ -2,6 +2,8 @@
 public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not an absolute, well-formed `http`/`https` URL (also a redirect `Location` that is not).
     case invalidURL
+    /// A plain `http` URL where the ``OutboundPolicy`` asks for `https`.
+    case insecureScheme
     /// The address policy refused the host or one of its addresses (of this category); no connection was
     /// attempted.
     case notAllowed(AddressCategory)
@@ -28,6 +30,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidURL: return "invalid URL"
+        case .insecureScheme: return "https required"
         case .notAllowed(let category): return "address not allowed (\(category.rawValue))"
         case .resolutionFailed: return "host did not resolve"
         case .connectFailed: return "connection failed"

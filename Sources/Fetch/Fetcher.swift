@@ -144,10 +144,12 @@ public final class Fetcher: URLFetching {
     /// - Parameters:
     ///   - headers: extra request headers; names and values must not contain CR or LF.
     ///   - body: the request body, sent with `Content-Length`.
+    ///   - readingBody: false to return after the response head, with an empty body (webhook deliveries, where
+    ///     only the status counts and a receiver's large answer must not turn a 2xx into a failure).
     /// - Throws: ``FetchError``; ``FetchError/invalidURL`` for a header with CR or LF.
-    public func post(_ url: String, headers: [(String, String)] = [], body: [UInt8] = []) async throws(FetchError)
-        -> FetchResponse
-    {
+    public func post(
+        _ url: String, headers: [(String, String)] = [], body: [UInt8] = [], readingBody: Bool = true
+    ) async throws(FetchError) -> FetchResponse {
         for (name, value) in headers where (name + value).utf8.contains(where: { $0 == 13 || $0 == 10 }) {
             throw .invalidURL
         }
@@ -156,7 +158,7 @@ public final class Fetcher: URLFetching {
             if deadline.hasPassed { throw .timedOut }
             let target = try FetchURL(parsing: url)
             let (head, reader) = try request(target, method: "POST", headers: headers, body: body, deadline: deadline)
-            let responseBody = try readBody(reader, deadline: deadline)
+            let responseBody = readingBody ? try readBody(reader, deadline: deadline) : []
             return FetchResponse(status: head.status, head: head, body: responseBody, url: target, redirects: 0)
         }
     }

@@ -15,7 +15,8 @@ public final class MailChanges: Sendable {
     }
 
     private struct Waiter {
-        var address: String
+        /// nil: woken by any address (``waitForAny(after:timeout:)``).
+        var address: String?
         var continuation: CheckedContinuation<Void, Never>?
     }
 
@@ -51,7 +52,7 @@ public final class MailChanges: Sendable {
 
     /// How many waiters are parked right now, for every address (the `postern_mail_waiting_requests` gauge).
     public var waitingTotal: Int {
-        state.withLock { state in state.waiters.values.count { $0.continuation != nil } }
+        state.withLock { state in state.waiters.values.count { $0.continuation != nil && $0.address != nil } }
     }
 
     /// Wakes the waiters of `addresses` (lower-cased, as the store keeps them).
@@ -69,6 +70,16 @@ public final class MailChanges: Sendable {
     /// Returns when `address` is announced after `ticket`, at once when anything was announced since, or after
     /// `timeout`, or when the task is cancelled. The caller looks at the store again in every case.
     public func wait(for address: String, after ticket: Ticket, timeout: Duration) async {
+        await park(address, after: ticket, timeout: timeout)
+    }
+
+    /// As ``wait(for:after:timeout:)``, woken by a change at any address (the webhook dispatcher, which delivers
+    /// every Pro user's mail).
+    public func waitForAny(after ticket: Ticket, timeout: Duration) async {
+        await park(nil, after: ticket, timeout: timeout)
+    }
+
+    private func park(_ address: String?, after ticket: Ticket, timeout: Duration) async {
         let id: UInt64? = state.withLock { state in
             guard state.generation == ticket.generation else { return nil }
             state.nextID += 1
@@ -99,7 +110,7 @@ public final class MailChanges: Sendable {
         let woken: [CheckedContinuation<Void, Never>] = state.withLock { state in
             state.generation &+= 1
             var woken: [CheckedContinuation<Void, Never>] = []
-            for (id, waiter) in state.waiters where matches(waiter.address) {
+            for (id, waiter) in state.waiters where waiter.address.map(matches) ?? true {
                 state.waiters[id] = nil
                 if let continuation = waiter.continuation { woken.append(continuation) } else { state.wokenEarly.insert(id) }
             }

@@ -1,4 +1,5 @@
 import Directory
+import Fetch
 import PasswordHashing
 import ServerKit
 
@@ -58,6 +59,11 @@ public struct MailboxConfiguration: Sendable {
     /// What `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`, an operator's page); nil: 501
     /// `billing_not_available`, as cancel and resume always are.
     public var billingPortalURL: String?
+    /// The outbound policy webhook URLs are vetted against when they are created (`POSTERN_OUTBOUND_ALLOW_PRIVATE`,
+    /// `POSTERN_OUTBOUND_ALLOWED_HOSTS`). Default: `https` to global addresses only.
+    public var outboundPolicy = OutboundPolicy()
+    /// Delays in seconds before each webhook retry (`POSTERN_WEBHOOK_RETRY_SECONDS`), as `/llms.txt` states them.
+    public var webhookRetrySeconds = [30, 120, 600, 3600, 21600]
     /// The SMTP sandbox's submission host shown in `GET /api/user/sandbox` (`POSTERN_SMTP_HOSTNAME`). Default
     /// `localhost`.
     public var sandboxSMTPHost = "localhost"

@@ -54,6 +54,12 @@ public struct MailboxError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let domainAlreadyExists = MailboxError(status: 409, code: "domain_already_exists")
     /// 410: a custom domain stayed pending past its verification window.
     public static let domainExpired = MailboxError(status: 410, code: "domain_expired")
+    /// 400: a webhook URL that is not an absolute `https` URL, or names a target the outbound policy refuses.
+    public static let invalidURL = MailboxError(status: 400, code: "invalid_url")
+    /// 400: `events` is not a list of known event types (only `email.received` exists).
+    public static let invalidEvents = MailboxError(status: 400, code: "invalid_events")
+    /// 403: the Pro user already has their one webhook.
+    public static let webhookLimitReached = MailboxError(status: 403, code: "webhook_limit_reached")
     /// 501: subscriptions are not managed here (a self-hosted server has no payment provider).
     public static let billingNotAvailable = MailboxError(status: 501, code: "billing_not_available")
     /// 409: the address is already in use.

@@ -2,7 +2,10 @@
 /// with curl lines that work against it. The app composes it with the other surfaces' sections.
 public enum MailboxLLMsText {
     /// The section anchors (GitHub-style slugs of its headings).
-    public static let anchors = ["mailbox-accounts-mailtd-compatible", "mailbox-flow", "smtp-sandbox", "mailbox-proof-of-work", "mailbox-errors"]
+    public static let anchors = [
+        "mailbox-accounts-mailtd-compatible", "mailbox-flow", "smtp-sandbox", "mailbox-proof-of-work", "mailbox-webhooks",
+        "mailbox-errors",
+    ]
 
     /// Renders the section for `configuration`, whose base URL is `baseURL` (no trailing slash).
     public static func render(_ configuration: MailboxConfiguration, baseURL base: String) -> String {
@@ -60,6 +63,22 @@ public enum MailboxLLMsText {
                     nonce += 1
                 return str(nonce)
             ```
+
+            ### Mailbox webhooks
+
+            A Pro user (bearer: Pro JWT or API token) has one webhook: `POST \(base)/api/user/webhooks` with \
+            `{"url":"https://...","events":["email.received"]}` → 201 with `secret` (`whsec_...`, shown only here and by \
+            rotate); `GET \(base)/api/user/webhooks`; `DELETE \(base)/api/user/webhooks/{id}` → 204; \
+            `POST \(base)/api/user/webhooks/{id}/rotate` → the webhook with a new `secret`, `status` `active`, \
+            `failure_count` 0; `GET \(base)/api/user/webhooks/{id}/deliveries` → the last 20 attempts. Each message stored \
+            in an inbox the user owns is POSTed as `{"id":"evt_...","type":"email.received","created_at",\
+            "data":{"email_id","account_id","address","from","sender","subject","preview_text","size","created_at"}}` \
+            with `X-Webhook-ID` (the event id: deduplicate on it, delivery is at least once), `X-Webhook-Timestamp` (Unix \
+            seconds) and `X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>`. \
+            A 2xx acknowledges; anything else is retried after \(c.webhookRetrySeconds.map { "\($0)" }.joined(separator: ", ")) \
+            seconds, then the webhook is `failed` until rotated. \
+            \(c.outboundPolicy.allowPlainHTTP ? "This instance also accepts `http` and private addresses (`POSTERN_OUTBOUND_ALLOW_PRIVATE`)." : "URLs must be `https` to public addresses.") \
+            Errors: 400 `invalid_url`, `invalid_events`; 403 `webhook_limit_reached`; 404 `not_found`.
 
             ### Mailbox errors
 

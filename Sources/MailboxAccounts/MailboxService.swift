@@ -126,6 +126,11 @@ public final class MailboxService: Sendable {
         router.add(.POST, "/api/user/domains", bodyLimit: limit, deferred(.general, createDomain))
         router.add(.POST, "/api/user/domains/{id}/verify", bodyLimit: limit, deferred(.general, verifyDomain))
         router.add(.DELETE, "/api/user/domains/{id}", deferred(.general, deleteDomain))
+        router.add(.GET, "/api/user/webhooks", deferred(.general, listWebhooks))
+        router.add(.POST, "/api/user/webhooks", bodyLimit: limit, deferred(.general, createWebhook))
+        router.add(.DELETE, "/api/user/webhooks/{id}", deferred(.general, deleteWebhook))
+        router.add(.POST, "/api/user/webhooks/{id}/rotate", bodyLimit: limit, deferred(.general, rotateWebhook))
+        router.add(.GET, "/api/user/webhooks/{id}/deliveries", deferred(.general, webhookDeliveries))
         let sandbox = "/api/user/sandbox"
         router.add(.GET, sandbox, deferred(.general, sandboxInfo))
         router.add(.GET, sandbox + "/messages", deferred(.general, sandboxMessages))

@@ -123,8 +123,21 @@ public enum ConfigurationLoader {
         try integer("POSTERN_INSTANCES") { c.instances = $0 }
         try integer("POSTERN_DRAIN_SECONDS") { c.drainSeconds = $0 }
         list("POSTERN_TRUSTED_PROXIES") { c.trustedProxies = $0 }
-        try flag("POSTERN_REMOTE_HASH_ALLOW_PRIVATE") { c.remoteHashAllowPrivate = $0 }
-        list("POSTERN_REMOTE_HASH_ALLOWED_HOSTS") { c.remoteHashAllowedHosts = $0 }
+        // The older remote-hash names are aliases; the outbound names win when both are set.
+        try flag("POSTERN_REMOTE_HASH_ALLOW_PRIVATE") { c.outboundAllowPrivate = $0 }
+        try flag("POSTERN_OUTBOUND_ALLOW_PRIVATE") { c.outboundAllowPrivate = $0 }
+        list("POSTERN_REMOTE_HASH_ALLOWED_HOSTS") { c.outboundAllowedHosts = $0 }
+        list("POSTERN_OUTBOUND_ALLOWED_HOSTS") { c.outboundAllowedHosts = $0 }
+        if let v = value("POSTERN_WEBHOOK_RETRY_SECONDS")?.trimmingCharacters(in: .whitespaces), !v.isEmpty {
+            let delays = v.split(separator: ",", omittingEmptySubsequences: false).map {
+                Int($0.trimmingCharacters(in: .whitespaces))
+            }
+            guard delays.allSatisfy({ $0 != nil }) else {
+                throw ConfigurationError(
+                    key: "POSTERN_WEBHOOK_RETRY_SECONDS", message: "must be comma-separated seconds (got \"\(v)\")")
+            }
+            c.webhookRetrySeconds = delays.compactMap { $0 }
+        }
         text("POSTERN_LOG_LEVEL") { c.logLevel = $0.lowercased() }
         try integer("POSTERN_MAX_CONNECTIONS") { c.maxConnections = $0 }
         try integer("POSTERN_MAX_CONNECTIONS_PER_CLIENT") { c.maxConnectionsPerClient = $0 }

@@ -101,10 +101,17 @@ public struct PosternConfiguration: Sendable {
     public var drainSeconds = 0
     /// CIDRs whose `X-Forwarded-For` is believed (`POSTERN_TRUSTED_PROXIES`).
     public var trustedProxies: [String] = []
-    /// Let remote hash URLs reach private addresses (`POSTERN_REMOTE_HASH_ALLOW_PRIVATE`).
-    public var remoteHashAllowPrivate = false
-    /// Hosts remote hash URLs may reach even when private (`POSTERN_REMOTE_HASH_ALLOWED_HOSTS`).
-    public var remoteHashAllowedHosts: [String] = []
+    /// Let outbound requests (remote-hash fetches, webhook deliveries) reach loopback, private, CGNAT and reserved
+    /// addresses, and webhooks use plain `http` (`POSTERN_OUTBOUND_ALLOW_PRIVATE`; `POSTERN_REMOTE_HASH_ALLOW_PRIVATE`
+    /// is its older alias). Default false. Link-local and cloud-metadata addresses open only through the host list.
+    public var outboundAllowPrivate = false
+    /// Hosts outbound requests may reach whatever they resolve to (`POSTERN_OUTBOUND_ALLOWED_HOSTS`;
+    /// `POSTERN_REMOTE_HASH_ALLOWED_HOSTS` is its older alias).
+    public var outboundAllowedHosts: [String] = []
+    /// The delays in seconds before each retry of a failed webhook delivery (`POSTERN_WEBHOOK_RETRY_SECONDS`,
+    /// comma-separated; default `30,120,600,3600,21600`: 6 attempts in all, the last about 7 h 12 min after the
+    /// first). After the last retry fails the webhook's status becomes `failed`.
+    public var webhookRetrySeconds: [Int] = [30, 120, 600, 3600, 21600]
     /// Log level (`POSTERN_LOG_LEVEL`: trace, debug, info, notice, warning, error, critical).
     public var logLevel = "info"
     /// Maximum simultaneous client connections (`POSTERN_MAX_CONNECTIONS`).
@@ -210,6 +217,11 @@ public struct PosternConfiguration: Sendable {
         }
         guard (0...60).contains(oauthRefreshRaceSeconds) else {
             throw ConfigurationError(key: "POSTERN_OAUTH_REFRESH_RACE_SECONDS", message: "must be from 0 to 60")
+        }
+        guard (1...20).contains(webhookRetrySeconds.count), webhookRetrySeconds.allSatisfy({ (1...86_400).contains($0) })
+        else {
+            throw ConfigurationError(
+                key: "POSTERN_WEBHOOK_RETRY_SECONDS", message: "must be 1 to 20 delays of 1 to 86400 seconds")
         }
         guard (100...10_000_000).contains(mailChangesKept) else {
             throw ConfigurationError(key: "POSTERN_MAIL_CHANGES_KEPT", message: "must be from 100 to 10000000")

@@ -34,8 +34,10 @@ public final class PosternRuntime: Sendable {
     public let keys: JWTKeySet
     /// The bounded pool for scrypt, Argon2 and RSA.
     public let pool: WorkerPool
-    /// The remote-hash fetcher, with its own I/O threads.
+    /// The outbound fetcher (remote hashes, webhooks), with its own I/O threads.
     private let fetcher: Fetcher
+    /// Delivers the webhook queue from ``start()`` to ``shutdown()``.
+    private let webhooks: WebhookDispatcher
     /// The base URL and issuer every surface prints and mints with, fixed when the socket was bound.
     public let identity: PublicIdentity
     /// The listening socket, bound by `build` and served from `start()`.
@@ -64,7 +66,7 @@ public final class PosternRuntime: Sendable {
 
     private init(
         configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool,
-        fetcher: Fetcher,
+        fetcher: Fetcher, webhooks: WebhookDispatcher,
         identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
         smtp: (server: SMTPServer, listener: ListeningSocket)?, sandbox: (server: SMTPServer, listener: ListeningSocket)?,
         ledger: ChallengeLedger, mailStore: MailStore, keyStore: any SigningKeyStore, drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
@@ -79,6 +81,7 @@ public final class PosternRuntime: Sendable {
         self.keys = keys
         self.pool = pool
         self.fetcher = fetcher
+        self.webhooks = webhooks
         self.identity = identity
         self.listener = listener
         self.server = server
@@ -178,8 +181,11 @@ public final class PosternRuntime: Sendable {
                 try sandboxServer(configuration, mailbox: mailbox, group: group, logger: logger), $0
             )
         }
+        let webhooks = Surfaces.webhookDispatcher(
+            configuration, database: database, fetcher: fetcher, changes: changes, logger: logger)
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
+            webhooks: webhooks,
             identity: identity, listener: listener, group: group, server: server, smtp: smtp, sandbox: sandbox,
             ledger: ledger,
             mailStore: mail.store, keyStore: keyStore, drainFlag: drainFlag, clock: clock, logger: logger)
@@ -272,6 +278,7 @@ public final class PosternRuntime: Sendable {
             },
         ]
         purges.withLock { $0 = schedules }
+        webhooks.start()
         let interval = configuration.keyReloadSeconds
         if case .postgres(let url) = try configuration.database() {
             let store = keyStore
@@ -321,6 +328,7 @@ public final class PosternRuntime: Sendable {
         await smtp?.server.shutdown()
         await sandbox?.server.shutdown()
         await group.shutdownJoining()
+        await webhooks.stop()
         purges.withLock {
             for schedule in $0 { schedule.cancel() }
             $0 = []

@@ -159,17 +159,32 @@ enum Surfaces {
 
     static func remoteConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> RemoteHashConfiguration {
         var remote = RemoteHashConfiguration(issuer: identity.issuer, publicURL: identity.baseURL)
-        remote.allowPrivate = c.remoteHashAllowPrivate
-        remote.allowedHosts = c.remoteHashAllowedHosts
+        remote.allowPrivate = c.outboundAllowPrivate
+        remote.allowedHosts = c.outboundAllowedHosts
         remote.rateLimitsEnabled = c.rateLimits
         remote.instances = c.instances
         return remote
     }
 
-    /// The remote-hash surface's fetcher, with its own I/O threads.
+    /// The one outbound policy: remote-hash fetches and webhook deliveries.
+    static func outboundPolicy(_ c: PosternConfiguration) -> OutboundPolicy {
+        OutboundPolicy(allowPrivate: c.outboundAllowPrivate, allowedHosts: c.outboundAllowedHosts)
+    }
+
+    /// The server's one outbound fetcher (remote hashes and webhooks), with its own I/O threads.
     /// - Throws: `FetchError` when the trusted-roots file cannot be read.
     static func fetcher(_ c: PosternConfiguration, identity: PublicIdentity) throws -> Fetcher {
-        try Fetcher(configuration: remoteConfiguration(c, identity: identity).fetchConfiguration)
+        try Fetcher(configuration: outboundPolicy(c).fetchConfiguration)
+    }
+
+    /// The webhook dispatcher over the shared fetcher; started with the server.
+    static func webhookDispatcher(
+        _ c: PosternConfiguration, database: any SQLDatabase, fetcher: Fetcher, changes: MailChanges, logger: Logger
+    ) -> WebhookDispatcher {
+        WebhookDispatcher(
+            queue: WebhookQueue(database: database, retryDelaySeconds: c.webhookRetrySeconds),
+            transport: FetcherWebhookTransport(fetcher: fetcher, policy: outboundPolicy(c)), changes: changes,
+            clock: { Int64(Date().timeIntervalSince1970 * 1000) }, logger: logger)
     }
 
     static func ownersConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OwnersConfiguration {
@@ -235,6 +250,8 @@ enum Surfaces {
         mailbox.otherDomainClaims = OwnerDomainClaims(database: database)
         mailbox.dnsResolver = c.dnsResolver
         mailbox.billingPortalURL = c.billingPortalURL
+        mailbox.outboundPolicy = outboundPolicy(c)
+        mailbox.webhookRetrySeconds = c.webhookRetrySeconds
         mailbox.sandboxSMTPHost = c.smtpHostname
         mailbox.sandboxSMTPPort = sandboxPort
         return try MailboxService(

@@ -35,7 +35,7 @@ struct RemoteHashFailure: Error, Sendable {
     /// The contract message for a fetch error.
     static func fetch(_ error: FetchError) -> RemoteHashFailure {
         switch error {
-        case .invalidURL: return .unprocessable(RemoteHashMessage.urlInvalid)
+        case .invalidURL, .insecureScheme: return .unprocessable(RemoteHashMessage.urlInvalid)
         case .notAllowed(let category): return .unprocessable(RemoteHashMessage.urlNotAllowed(category))
         case .bodyTooLarge: return .unprocessable(RemoteHashMessage.notArgon2)
         case .overloaded: return .busy

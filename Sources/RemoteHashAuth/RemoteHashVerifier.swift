@@ -75,7 +75,7 @@ struct RemoteHashVerifier: Sendable {
 
     private static func metricLabel(_ error: FetchError) -> String {
         switch error {
-        case .invalidURL: return "invalid_url"
+        case .invalidURL, .insecureScheme: return "invalid_url"
         case .notAllowed: return "not_allowed"
         case .bodyTooLarge: return "too_large"
         case .overloaded: return "overloaded"

@@ -42,7 +42,10 @@ STEP_METHODS = {
     "sandbox_info": "sandbox.get_info", "sandbox_messages": "sandbox.list_messages",
     "sandbox_message": "sandbox.get_message", "sandbox_source": "sandbox.get_message_source",
     "sandbox_attachment": "sandbox.get_attachment", "sandbox_delete": "sandbox.delete_message",
-    "sandbox_purge": "sandbox.purge_messages",
+    "sandbox_purge": "sandbox.purge_messages", "webhook_create": "webhooks.create", "webhook_list": "webhooks.list",
+    "webhook_delete": "webhooks.delete", "webhook_rotate": "webhooks.rotate_secret",
+    "webhook_deliveries": "webhooks.list_deliveries", "pro_messages": "user.list_account_messages",
+    "pro_accounts_page": "user.list_accounts_page",
 }
 
 
@@ -88,6 +91,11 @@ def run(base, step, a):
         return plain(client.user.get_me())
     if step == "pro_accounts":
         return plain(client.user.list_accounts())
+    if step == "pro_messages":
+        messages, page = client.user.list_account_messages(a["id"])
+        return {"messages": plain(messages), "page": page}
+    if step == "pro_accounts_page":
+        return plain(client.user.list_accounts_page(cursor=a.get("cursor", "")))
     if step == "pro_reset":
         client.user.reset_account_password(a["id"], **reset_arguments(client.user.reset_account_password, a))
         return "reset"
@@ -110,6 +118,17 @@ def run(base, step, a):
     if step == "domain_delete":
         client.domains.delete(a["id"])
         return "deleted"
+    if step == "webhook_create":
+        return plain(client.webhooks.create(a["url"], events=a.get("events")))
+    if step == "webhook_list":
+        return plain(client.webhooks.list())
+    if step == "webhook_delete":
+        client.webhooks.delete(a["id"])
+        return "deleted"
+    if step == "webhook_rotate":
+        return plain(client.webhooks.rotate_secret(a["id"]))
+    if step == "webhook_deliveries":
+        return plain(client.webhooks.list_deliveries(a["id"]))
     if step == "billing_status":
         return plain(client.billing.get_status())
     if step == "billing_cancel":

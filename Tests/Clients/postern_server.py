@@ -82,18 +82,20 @@ def agent_signup(base, username):
 
 
 class Server(str):
-    """The base URL of a running server (a str), with its SMTP port and data directory."""
+    """The base URL of a running server (a str), with its SMTP port, data directory and process."""
     smtp_port = None
     data = None
+    process = None
 
 
 @contextlib.contextmanager
-def postern(env=None, pro_users=(), owners=()):
+def postern(env=None, pro_users=(), owners=(), data=None):
     """Yields the base URL (a ``Server``) of a server started with `env` (rate limits off unless given), after
     creating each (email, password) of `pro_users` and of `owners`; stops it and removes its data directory
-    afterwards."""
+    afterwards, unless the caller gave `data` (a directory to reuse: a restart keeps everything)."""
     binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
-    data = tempfile.mkdtemp(prefix="postern-client-test-")
+    owned = data is None
+    data = data or tempfile.mkdtemp(prefix="postern-client-test-")
     settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0",
                     POSTERN_SANDBOX_SMTP_PORT="0")
     settings.update(env or {})
@@ -108,6 +110,7 @@ def postern(env=None, pro_users=(), owners=()):
                               env=settings, stdout=subprocess.PIPE, text=True)
     base = Server(f"http://127.0.0.1:{port}")
     base.data = data
+    base.process = server
     for line in server.stdout if settings.get("POSTERN_SMTP", "on") != "off" else []:
         # "postern listening on http://..." then the SMTP listener's address
         if "SMTP listening on" in line:
@@ -129,7 +132,8 @@ def postern(env=None, pro_users=(), owners=()):
     finally:
         server.terminate()
         server.wait(timeout=30)
-        shutil.rmtree(data, ignore_errors=True)
+        if owned:
+            shutil.rmtree(data, ignore_errors=True)
 
 
 class Checks:

@@ -48,13 +48,14 @@ def load(name, path):
 
 cluster_script = load("cluster_script", CLUSTER)  # its Cluster reads cluster.env, instances.env, HAProxy's stats
 bench_lib = load("bench_lib", os.path.join(SCRIPTS, "bench-lib.py"))  # proofs of work, the hash origin
+webhook_receiver = load("webhook_receiver", os.path.join(REPO, "Tests", "Clients", "webhook_receiver.py"))
 MAILBOX_DOMAIN = "mail.localhost"
 CLUSTER_SETTINGS = {
     "POSTERN_AGENT_POW_DIFFICULTY": "0",
     "POSTERN_AGENT_POW_DYNAMIC": "off",
     "POSTERN_MAILBOX_POW_DIFFICULTY": "0",
     "POSTERN_RATE_LIMITS": "off",
-    "POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "on",
+    "POSTERN_OUTBOUND_ALLOW_PRIVATE": "on",
     "POSTERN_KEY_RELOAD_SECONDS": "1",
     "POSTERN_KEY_PROMOTION_SECONDS": "2",
     "POSTERN_LOG_LEVEL": "info",
@@ -569,6 +570,59 @@ def test_wait_wakes_across_instances(cluster, workdir):
     expect(answer.status == 200 and (answer.json() or {}).get("id") == stored,
            f"the waiting request after `postern mail deliver` stored {stored}: {answer}")
     return "parked on instance 2, woken by a delivery from another process through PostgreSQL's notification"
+
+
+@test("webhooks: both instances deliver from one queue, each event once")
+def test_webhooks_once(cluster, workdir):
+    email, password, count = f"hooks-{secrets.token_hex(3)}@example.com", "cluster-pro-pw", 30
+    cluster.postern("pro", "create", "--email", email, "--password", password)
+    login = call(cluster.base(1), "POST", "/api/user/login", {"email": email, "password": password})
+    expect(login.status == 200, f"Pro login: {login}")
+    token = login.json()["token"]
+    address = mailbox_address()
+    created = call(cluster.base(2), "POST", "/api/accounts", {"address": address, "password": "cluster-pw-1"},
+                   bearer=token)
+    expect(created.status == 201, f"Pro account: {created}")
+    receiver = webhook_receiver.Receiver()
+    try:
+        hook = call(cluster.base(1), "POST", "/api/user/webhooks", {"url": receiver.url("/cluster")}, bearer=token)
+        expect(hook.status == 201, f"POST /api/user/webhooks: {hook}")
+        secret = hook.json()["secret"]
+        before = [webhook_attempts(cluster.base(i)) for i in (1, 2)]
+        message = os.path.join(workdir, "hook.eml")
+        with open(message, "w") as f:
+            f.write(f"From: someone@example.com\r\nTo: {address}\r\nSubject: hook\r\n\r\nHello\r\n")
+        # Another process stores each message; PostgreSQL's notification wakes both instances' dispatchers at once.
+        for _ in range(count):
+            cluster.postern("mail", "deliver", "--to", address, message)
+        received = receiver.wait_for(lambda r: len({x["headers"].get("X-Webhook-ID") for x in r}) >= count,
+                                     timeout=60, what=f"{count} distinct events")
+        queued = int(cluster.psql("SELECT count(*) FROM mailbox_webhook_events")[0][0])
+        for _ in range(200):  # the last completion commits just after its answer: a bounded look, not a pause
+            if queued == 0:
+                break
+            time.sleep(0.05)
+            queued = int(cluster.psql("SELECT count(*) FROM mailbox_webhook_events")[0][0])
+        received = list(receiver.received)
+    finally:
+        receiver.stop()
+    ids = [x["headers"].get("X-Webhook-ID") for x in received]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    expect(len(ids) == count and not repeated, f"{len(ids)} POSTs for {count} events; repeated: {repeated}")
+    expect(all(webhook_receiver.Receiver.verify(x, secret) for x in received), "a signature did not verify")
+    expect(queued == 0, f"{queued} events still queued after every one was delivered")
+    logged = cluster.psql("SELECT count(*), count(DISTINCT event_id) FROM mailbox_webhook_deliveries")[0]
+    expect(logged == ["20", "20"], f"the delivery log holds {logged} (want the last 20, one per event)")
+    split = [webhook_attempts(cluster.base(i)) - before[k] for k, i in enumerate((1, 2))]
+    expect(sum(split) == count, f"the instances count {split} delivered attempts (want {count} in all)")
+    return f"{count} events, {len(ids)} POSTs, none repeated; delivered by instance 1 / 2: {split[0]} / {split[1]}"
+
+
+def webhook_attempts(base):
+    """The instance's postern_webhook_attempts_total{result="delivered"}."""
+    found = re.search(r'^postern_webhook_attempts_total\{result="delivered"\} (\d+)', call(base, "GET", "/metrics")
+                      .body.decode(), re.M)
+    return int(found.group(1)) if found else 0
 
 
 @test("a JMAP event source on one instance pushes a change another process stored (NOTIFY postern_mail)")

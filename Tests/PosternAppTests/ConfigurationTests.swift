@@ -180,4 +180,33 @@ struct ConfigurationTests {
         #expect(c.trustedProxies == ["10.0.0.0/8", "fd00::/8"])
         #expect(c.jwtPublicKeyPEM == "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----")
     }
+
+    @Test("outbound policy: POSTERN_OUTBOUND_* with the remote-hash names as aliases the new names override")
+    func outboundAliases() throws {
+        let old = try ConfigurationLoader.parse {
+            ["POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true", "POSTERN_REMOTE_HASH_ALLOWED_HOSTS": "a.test"][$0]
+        }
+        #expect(old.outboundAllowPrivate && old.outboundAllowedHosts == ["a.test"])
+        let both = try ConfigurationLoader.parse {
+            [
+                "POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true", "POSTERN_OUTBOUND_ALLOW_PRIVATE": "false",
+                "POSTERN_REMOTE_HASH_ALLOWED_HOSTS": "a.test", "POSTERN_OUTBOUND_ALLOWED_HOSTS": "b.test, c.test",
+            ][$0]
+        }
+        #expect(!both.outboundAllowPrivate && both.outboundAllowedHosts == ["b.test", "c.test"])
+        #expect(!(try ConfigurationLoader.parse { _ in nil }).outboundAllowPrivate)
+    }
+
+    @Test("POSTERN_WEBHOOK_RETRY_SECONDS: the documented default, a list, and refusals naming the key")
+    func webhookRetries() throws {
+        #expect(try ConfigurationLoader.parse { _ in nil }.webhookRetrySeconds == [30, 120, 600, 3600, 21600])
+        #expect(
+            try ConfigurationLoader.parse { ["POSTERN_WEBHOOK_RETRY_SECONDS": " 1, 2 ,3"][$0] }.webhookRetrySeconds
+                == [1, 2, 3])
+        for bad in ["1,x", "0", "1,,2", "90000", Array(repeating: "1", count: 21).joined(separator: ",")] {
+            #expect(throws: ConfigurationError.self, "\(bad)") {
+                try ConfigurationLoader.parse { ["POSTERN_WEBHOOK_RETRY_SECONDS": bad][$0] }
+            }
+        }
+    }
 }

@@ -25,7 +25,7 @@ struct TestServer {
         c.agentPowDynamic = false
         c.mailboxPowDifficulty = 4
         c.rateLimits = false
-        c.remoteHashAllowPrivate = true
+        c.outboundAllowPrivate = true
         c.keySecret = "the test servers' key secret"
         if StorageBackend.current == .postgres {
             // Rotated keys sign at once, as in the data directory, which the rotation tests expect; the delay

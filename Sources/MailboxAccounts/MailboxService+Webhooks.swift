@@ -1,0 +1,97 @@
+import Fetch
+import HTTP1
+import JSON
+import ServerKit
+
+extension MailboxService {
+    /// The event types a webhook can subscribe to.
+    static let webhookEventTypes: Set<String> = ["email.received"]
+
+    /// `GET /api/user/webhooks`: `{"webhooks":[Webhook...]}`, without secrets.
+    func listWebhooks(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        let list = try await store.webhooks(ownerID: user.id).map { JSONValue.object(webhookMembers($0)) }
+        return MailboxJSON.response(.ok, [("webhooks", .array(list))])
+    }
+
+    /// `POST /api/user/webhooks {"url","events"}`: 201 with the secret, shown this once. `events` missing, null or
+    /// `[]` means `["email.received"]`. 400 `invalid_url` for anything but an absolute `https` URL the outbound
+    /// policy allows (names are vetted again after resolution at every delivery), 400 `invalid_events`, 403
+    /// `webhook_limit_reached` for a second webhook.
+    func createWebhook(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        let body = try MailboxJSON.object(call.request.body)
+        guard case .string(let url)? = body["url"], url.utf8.count <= 2048,
+            (try? configuration.outboundPolicy.vet(url)) != nil
+        else { throw MailboxError.invalidURL }
+        var events: [String] = []
+        switch body["events"] {
+        case nil, .null?: break
+        case .array(let items)?:
+            for item in items {
+                guard case .string(let name) = item, Self.webhookEventTypes.contains(name) else {
+                    throw MailboxError.invalidEvents
+                }
+                if !events.contains(name) { events.append(name) }
+            }
+        default: throw MailboxError.invalidEvents
+        }
+        if events.isEmpty { events = ["email.received"] }
+        let record = WebhookRecord(
+            id: MailboxIdentifiers.uuid(), ownerID: user.id, url: url, events: events,
+            secret: WebhookSignature.newSecret(), status: "active", failureCount: 0, lastTriggeredAt: nil,
+            createdAt: call.now)
+        try await store.insert(record)
+        return MailboxJSON.response(.created, webhookMembers(record) + [("secret", .string(record.secret))])
+    }
+
+    /// `DELETE /api/user/webhooks/{id}`: 204; its queued events go with it and no delivery starts afterwards.
+    func deleteWebhook(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        guard MailboxIdentifiers.isUUID(call.id), try await store.deleteWebhook(id: call.id, ownerID: user.id) else {
+            throw MailboxError.notFound
+        }
+        return MailboxJSON.noContent()
+    }
+
+    /// `POST /api/user/webhooks/{id}/rotate`: a new secret (the old one stops signing at once), status `active`,
+    /// failure count 0. Answers the webhook with its new `secret` (a superset of the `{"id","secret"}` the SDKs read).
+    func rotateWebhook(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        let secret = WebhookSignature.newSecret()
+        guard MailboxIdentifiers.isUUID(call.id),
+            try await store.rotateWebhook(id: call.id, ownerID: user.id, secret: secret),
+            let record = try await store.webhook(id: call.id, ownerID: user.id)
+        else { throw MailboxError.notFound }
+        return MailboxJSON.response(.ok, webhookMembers(record) + [("secret", .string(secret))])
+    }
+
+    /// `GET /api/user/webhooks/{id}/deliveries`: the last 20 attempts, newest first.
+    func webhookDeliveries(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        guard MailboxIdentifiers.isUUID(call.id), try await store.webhook(id: call.id, ownerID: user.id) != nil else {
+            throw MailboxError.notFound
+        }
+        let list: [JSONValue] = try await store.deliveries(webhookID: call.id, limit: WebhookQueue.loggedAttempts).map {
+            .object([
+                ("id", .string($0.id)), ("event_type", .string($0.eventType)), ("event_id", .string($0.eventID)),
+                ("attempt", .int($0.attempt)), ("status_code", $0.statusCode.map(JSONValue.int) ?? .null),
+                ("error", $0.error.map(JSONValue.string) ?? .null),
+                ("duration_ms", $0.durationMS.map(JSONValue.int) ?? .null),
+                ("created_at", .string(RFC3339.format($0.createdMS / 1000))),
+            ])
+        }
+        return MailboxJSON.response(.ok, [("deliveries", .array(list))])
+    }
+
+    /// A Webhook object without its secret.
+    func webhookMembers(_ record: WebhookRecord) -> [(String, JSONValue)] {
+        [
+            ("id", .string(record.id)), ("url", .string(record.url)),
+            ("events", .array(record.events.map(JSONValue.string))), ("status", .string(record.status)),
+            ("failure_count", .int(record.failureCount)),
+            ("last_triggered_at", MailboxJSON.time(record.lastTriggeredAt)),
+            ("created_at", MailboxJSON.time(record.createdAt)),
+        ]
+    }
+}
