@@ -10,12 +10,12 @@ import Testing
 @Suite("Owner pages in headless Chromium")
 struct OwnerBrowserPageTests {
     @Test(
-        "sign in, create, link, rotate, revoke, sign out through the pages",
+        "sign in, create, link, rotate, revoke, consent to an app, sign out through the pages",
         .enabled(if: StorageBackend.current == .sqlite, "the script's server is SQLite; OwnersTests cover PostgreSQL"))
     func browser() async throws {
         let (status, log) = try await PythonScript.run(
             "Browser/test_owner_pages.py", environment: ["POSTERN_BIN": ServeProcessTests.executable.path])
         #expect(status == 0, "owner pages browser test failed:\n\(log)")
-        #expect(log.contains("Ran 1 test") && log.contains("owner-08-signed-out.png"))
+        #expect(log.contains("Ran 1 test") && log.contains("owner-09-app-authorized.png") && log.contains("owner-10-signed-out.png"))
     }
 }
