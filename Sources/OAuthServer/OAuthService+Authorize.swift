@@ -160,7 +160,7 @@ extension OAuthService {
 
     /// The sign-in page that comes back to `/oauth/authorize?<query>`.
     static func signIn(query: String) -> String {
-        "/owner/sign-in?next=" + OAuthURL.encode("/oauth/authorize" + (query.isEmpty ? "" : "?" + query))
+        OwnerService.signInPath(next: "/oauth/authorize" + (query.isEmpty ? "" : "?" + query))
     }
 
     static func words(_ error: OwnedInboxError) -> String {

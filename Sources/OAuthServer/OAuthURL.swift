@@ -1,23 +1,11 @@
+import HTTP1
+
 /// Building the URLs the authorization endpoint redirects to.
 enum OAuthURL {
     /// `base` with `parameters` appended to its query (`?` or `&`), each name and value percent-encoded.
     static func appending(_ parameters: [(String, String)], to base: String) -> String {
-        let query = parameters.map { encode($0.0) + "=" + encode($0.1) }.joined(separator: "&")
+        let query = parameters.map { PercentEncoding.encode($0.0) + "=" + PercentEncoding.encode($0.1) }.joined(separator: "&")
         return base + (base.contains("?") ? "&" : "?") + query
-    }
-
-    /// `text` with every byte outside RFC 3986's unreserved set percent-encoded.
-    static func encode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D, 0x2E, 0x5F, 0x7E: out.append(Character(Unicode.Scalar(byte)))
-            default:
-                let hex = Array("0123456789ABCDEF")
-                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0x0F)])
-            }
-        }
-        return out
     }
 
     /// `scheme://authority` of an absolute URL (for the consent page's `form-action`), lowercased scheme; nil when

@@ -12,7 +12,7 @@ extension OwnerService {
         .deferred { [self] request, context, parameters in
             await middleware.run(.page, context) {
                 guard let (owner, _) = try await browser.owner(of: request) else {
-                    return HTMLPage.redirect(to: "/owner/sign-in?next=" + Self.percentEncoded(page))
+                    return HTMLPage.redirect(to: Self.signInPath(next: page))
                 }
                 if request.method == .POST, !browser.csrfValid(request.formFields(), request) {
                     return Self.messagePage(.forbidden, title, OwnerMessage.csrf)
@@ -20,22 +20,5 @@ extension OwnerService {
                 return try await handler(request, parameters, owner)
             }
         }
-    }
-
-    /// `path` with every byte but unreserved ones percent-encoded (a query value).
-    static func percentEncoded(_ path: String) -> String {
-        var out = ""
-        for byte in path.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                out += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
-            }
-        }
-        return out
     }
 }

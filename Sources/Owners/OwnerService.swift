@@ -186,6 +186,12 @@ public final class OwnerService: Sendable {
         HTMLPage.response(status, OwnerPageShell.document(title: title, main: OwnerPageShell.flash(message, kind: "error")))
     }
 
+    /// The sign-in page that comes back to `next` (a local path, see ``localPath(_:)``) once the owner has signed
+    /// in: every page that needs an owner, the authorization server's included, sends the browser here.
+    public static func signInPath(next: String) -> String {
+        "/owner/sign-in?next=" + PercentEncoding.encode(next)
+    }
+
     /// `next` when it is a path on this server (one leading `/`, no `//` or `\`, printable ASCII), else `/owner`: a
     /// sign-in never redirects off-site.
     public static func localPath(_ next: String?) -> String {

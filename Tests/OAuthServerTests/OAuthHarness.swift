@@ -189,7 +189,5 @@ final class OAuthHarness: @unchecked Sendable {
         return items
     }
 
-    static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
-    }
+    static func encode(_ text: String) -> String { PercentEncoding.encode(text) }
 }

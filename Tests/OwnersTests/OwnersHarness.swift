@@ -77,21 +77,5 @@ final class OwnersHarness: @unchecked Sendable {
             .POST, "/owner/sign-in", form: ["email": email, "password": password, "csrf_token": token, "next": next])
     }
 
-    static func encode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded
-            }
-        }
-        return out
-    }
-}
-
-extension String {
-    fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
+    static func encode(_ text: String) -> String { PercentEncoding.encode(text) }
 }
