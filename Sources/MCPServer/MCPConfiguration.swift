@@ -1,3 +1,5 @@
+import HTTP1
+
 /// Where MCP is served and its limits, in one place.
 public struct MCPConfiguration: Sendable {
     /// The public base URL, with a trailing slash (`http://localhost:8080/`).
@@ -25,6 +27,10 @@ public struct MCPConfiguration: Sendable {
     public var rateLimitTableCapacity = 65_536
     /// Whether the `jmap_request` tool is offered (default true; `POSTERN_MCP_JMAP_REQUEST=off` hides it).
     public var jmapRequestEnabled = true
+    /// Origins besides the public URL's whose browser pages may call `/mcp` (`POSTERN_MCP_ALLOWED_ORIGINS`). A
+    /// request whose `Origin` is neither is refused with 403, as the Streamable HTTP transport requires against DNS
+    /// rebinding; a request without `Origin` (every non-browser host) is not affected.
+    public var allowedOrigins: [WebOrigin] = []
 
     /// - Parameter baseURL: the public base URL; a trailing slash is added when missing.
     public init(baseURL: String) {
@@ -33,6 +39,13 @@ public struct MCPConfiguration: Sendable {
 
     /// The protected resource MCP clients name: `<base>/mcp`.
     public var resource: String { baseURL + "mcp" }
+    /// Whether a request with this `Origin` header (nil: none) may use `/mcp`.
+    public func allows(origin: String?) -> Bool {
+        guard let origin else { return true }
+        guard let parsed = WebOrigin(origin) else { return false }
+        return parsed == WebOrigin(baseURL) || allowedOrigins.contains(parsed)
+    }
+
     /// Where its RFC 9728 metadata is served.
     public var resourceMetadataURL: String { baseURL + ".well-known/oauth-protected-resource/mcp" }
 }

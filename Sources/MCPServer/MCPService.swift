@@ -209,7 +209,7 @@ public struct MCPService: Sendable {
     }
 
     /// Runs `body` with the connection and credential digest of the request, or answers 429 past the client's rate,
-    /// or 401 with the `WWW-Authenticate` challenge that points at the resource metadata. A credential with exactly
+    /// 403 for a browser page of a foreign origin (DNS rebinding), or 401 with the `WWW-Authenticate` challenge that points at the resource metadata. A credential with exactly
     /// two dots is an OAuth access token (when OAuth is served), anything else an inbox API key; never both. An
     /// OAuth connection's sessions are bound to its owner and client, so that they outlive the access token's
     /// refreshes and a scope step-up (which is a new grant).
@@ -217,6 +217,15 @@ public struct MCPService: Sendable {
         _ request: HTTPRequest, _ context: RequestContext, _ body: (MCPConnection, [UInt8]) async -> HTTPResponse
     ) async -> HTTPResponse {
         await middleware.run(.request, context) {
+            guard configuration.allows(origin: request.headers["Origin"]) else {
+                return Self.json(
+                    .forbidden,
+                    JSONRPCError(
+                        .invalidRequest,
+                        "Origin \(request.headers["Origin"] ?? "") may not use this server; an operator can allow it "
+                            + "with POSTERN_MCP_ALLOWED_ORIGINS."
+                    ).response)
+            }
             guard let token = MCPCredential.token(in: request.headers) else {
                 let how = owners == nil ? "" : " or sign in with OAuth (see the resource metadata)"
                 return unauthorized(

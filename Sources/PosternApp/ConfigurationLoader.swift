@@ -109,6 +109,7 @@ public enum ConfigurationLoader {
         try integer("POSTERN_MAILBOX_POW_DIFFICULTY") { c.mailboxPowDifficulty = $0 }
         try flag("POSTERN_MAILBOX_POW_REQUIRED") { c.mailboxPowRequired = $0 }
         try flag("POSTERN_MCP_JMAP_REQUEST") { c.mcpJMAPRequest = $0 }
+        list("POSTERN_MCP_ALLOWED_ORIGINS") { c.mcpAllowedOrigins = $0 }
         try integer("POSTERN_OAUTH_REFRESH_RACE_SECONDS") { c.oauthRefreshRaceSeconds = $0 }
         try flag("POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS") { c.oauthClientMetadataDocuments = $0 }
         list("POSTERN_OAUTH_CIMD_ALLOW_HOSTS") { c.oauthCIMDAllowedHosts = $0 }

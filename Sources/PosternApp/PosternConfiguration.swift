@@ -1,6 +1,7 @@
 import ClientAddress
 import DNS
 import Foundation
+import HTTP1
 import JWT
 import Logging
 import MailboxAccounts
@@ -78,6 +79,9 @@ public struct PosternConfiguration: Sendable {
     public var oauthCIMDTrustCAFile: String?
     /// Whether MCP's `jmap_request` tool (raw JMAP) is offered (`POSTERN_MCP_JMAP_REQUEST`).
     public var mcpJMAPRequest = true
+    /// Origins besides the public URL's whose browser pages may call `/mcp` (`POSTERN_MCP_ALLOWED_ORIGINS`,
+    /// comma-separated `scheme://host[:port]`). Default none.
+    public var mcpAllowedOrigins: [String] = []
     /// Public mailbox domains (`POSTERN_MAILBOX_DOMAINS`).
     public var mailboxDomains = ["mail.localhost"]
     /// Pro-only mailbox domains (`POSTERN_MAILBOX_PRO_DOMAINS`).
@@ -225,6 +229,10 @@ public struct PosternConfiguration: Sendable {
         }
         guard (100...10_000_000).contains(mailChangesKept) else {
             throw ConfigurationError(key: "POSTERN_MAIL_CHANGES_KEPT", message: "must be from 100 to 10000000")
+        }
+        if let origin = mcpAllowedOrigins.first(where: { WebOrigin($0) == nil }) {
+            throw ConfigurationError(
+                key: "POSTERN_MCP_ALLOWED_ORIGINS", message: "must be origins like https://app.example (got \"\(origin)\")")
         }
         if let keyPromotionSeconds, !(0...86400).contains(keyPromotionSeconds) {
             throw ConfigurationError(key: "POSTERN_KEY_PROMOTION_SECONDS", message: "must be from 0 to 86400")

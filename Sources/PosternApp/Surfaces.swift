@@ -100,6 +100,7 @@ enum Surfaces {
 
         var mcp = MCPConfiguration(baseURL: identity.baseURL)
         mcp.jmapRequestEnabled = configuration.mcpJMAPRequest
+        mcp.allowedOrigins = configuration.mcpAllowedOrigins.compactMap(WebOrigin.init)
         mcp.rateLimitsEnabled = configuration.rateLimits
         mcp.instances = configuration.instances
         let apiKeys = AgentAPIKeyAuthenticator(

@@ -1,3 +1,4 @@
+import HTTP1
 import JSON
 import MCPServer
 import MailStore
@@ -18,6 +19,24 @@ struct MCPServiceTests {
         #expect(wrong.headers["WWW-Authenticate"]?.contains(#"error="invalid_token""#) == true)
         let metadata = await harness.send(.GET, "/.well-known/oauth-protected-resource/mcp", headers: [])
         #expect(try JSONValue.parse(metadata.body)["resource"] == "http://mcp.test/mcp")
+    }
+
+    @Test("a browser page of another origin is 403 before its key is looked at; the public and allowed origins pass")
+    func origins() async throws {
+        let harness = try MCPServiceHarness { $0.allowedOrigins = [WebOrigin("http://localhost:6274")!] }
+        let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#
+        for origin in ["http://evil.example", "http://mcp.test.evil.example", "https://mcp.test", "null", "x"] {
+            let refused = await harness.send(.POST, headers: [("X-API-Key", "ada-key"), ("Origin", origin)], body: initialize)
+            #expect(refused.status.code == 403, "\(origin)")
+            #expect(refused.headers["Mcp-Session-Id"] == nil)
+            #expect(try JSONValue.parse(refused.body)["error"]?["code"] == -32600)
+        }
+        let keyless = await harness.send(.DELETE, headers: [("Origin", "http://evil.example")])
+        #expect(keyless.status.code == 403)
+        for origin in ["http://mcp.test", "HTTP://MCP.TEST:80", "http://localhost:6274"] {
+            let allowed = await harness.send(.POST, headers: [("X-API-Key", "ada-key"), ("Origin", origin)], body: initialize)
+            #expect(allowed.status.code == 200, "\(origin)")
+        }
     }
 
     @Test("each key spelling opens a session; the version asked for is kept when known, else the newest")
