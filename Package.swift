@@ -198,7 +198,7 @@ let package = Package(
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),
         .testTarget(name: "JMAPTests", dependencies: [
-            "JMAP", "Directory", "MIME", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
+            "JMAP", "ClientAddress", "Directory", "MIME", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [

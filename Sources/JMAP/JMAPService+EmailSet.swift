@@ -38,7 +38,8 @@ extension JMAPService {
                 response.notDestroyed.append((key, SetError.notFound.json))
             }
         }
-        return response.json(accountID: call.account.id, oldState: oldState, newState: try await state(call))
+        let states = try await statesAfterSet(before: oldState, touched: response.touchedIDs, call)
+        return response.json(accountID: call.account.id, states: states)
     }
 
     /// Applies an Email patch (`keywords`, `keywords/…`, `mailboxIds`, `mailboxIds/…`); nil when it was applied.

@@ -35,8 +35,10 @@ extension JMAPService {
         let final = SetError(type: "cannotUnsend", description: "Submissions are final at once.").json
         for (id, _) in try arguments.object("update") ?? [] { response.notUpdated.append((id, final)) }
         for id in try arguments.strings("destroy") ?? [] { response.notDestroyed.append((id, final)) }
+        // The submissions' own changes are to the submitted emails (moved to Sent).
+        let states = try await statesAfterSet(before: oldState, touched: Set(submittedEmails.values), call)
         var responses: [(String, JSONValue)] = [
-            ("EmailSubmission/set", response.json(accountID: call.account.id, oldState: oldState, newState: try await state(call)))
+            ("EmailSubmission/set", response.json(accountID: call.account.id, states: states))
         ]
         if let implicit = try await onSuccess(arguments, submittedEmails, call) {
             responses.append(("Email/set", implicit))
@@ -63,7 +65,8 @@ extension JMAPService {
                 response.destroyed.append(.string(emailID))
             }
         }
-        return response.json(accountID: call.account.id, oldState: oldState, newState: try await state(call))
+        let states = try await statesAfterSet(before: oldState, touched: response.touchedIDs, call)
+        return response.json(accountID: call.account.id, states: states)
     }
 
     /// Sends one message: checks the identity and envelope, delivers to local recipients, keeps the rest in the

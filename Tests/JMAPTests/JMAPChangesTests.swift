@@ -1,8 +1,11 @@
+import ClientAddress
 import JSON
 import MIME
 import MailStore
 import Storage
 import Testing
+
+@testable import JMAP
 
 @Suite("JMAP changes: Email, Mailbox, Thread and query changes from the change log")
 struct JMAPChangesTests {
@@ -55,6 +58,42 @@ struct JMAPChangesTests {
         #expect(strings(rest["created"]) == [third] && rest["hasMoreChanges"] == true)
         #expect(try await call(harness, "Email/changes", #""sinceState":"\#(state)","maxChanges":0"#)["type"]
             == "invalidArguments")
+    }
+
+    @Test("a /set's oldState is the state before it while every change since is its own; else null, and /changes has all")
+    func setStates() async throws {
+        let harness = try JMAPServiceHarness()
+        let first = try await deliver(harness, "one")
+        let before = try #require(try await call(harness, "Email/get", #""ids":[]"#)["state"]?.stringValue)
+        let own = try await call(harness, "Email/set", ##""update":{"\##(first)":{"keywords/$seen":true}}"##)
+        #expect(own["oldState"]?.stringValue == before)
+        let after = try #require(own["newState"]?.stringValue)
+        #expect(after != before)
+
+        // A change that is not the call's own (a delivery between its first read and its answer) makes oldState
+        // null: a client that moved its cache from oldState to newState would never see that message.
+        let account = JMAPAccount(id: "acct-ada", address: "ada@agents.test", quota: 1_000_000)
+        let call = JMAPCall(
+            account: account, client: ClientAddressKey(peer: "192.0.2.1"), using: [], createdIDs: [:],
+            limits: JMAPConfiguration(baseURL: "http://jmap.test/"))
+        _ = try await harness.store.update(address: account.address, id: first, keywords: ["$seen", "$flagged"], folder: .inbox)
+        let foreign = try await deliver(harness, "two")
+        let mixed = try await harness.service.statesAfterSet(before: .string(after), touched: [first], call)
+        #expect(mixed.old == .null)
+        let now = try #require(mixed.new.stringValue)
+        let whole = try await harness.service.statesAfterSet(before: .string(after), touched: [first, foreign], call)
+        #expect(whole.old == .string(after) && whole.new == .string(now))
+        let changes = try await self.call(harness, "Email/changes", #""sinceState":"\#(after)""#)
+        #expect(strings(changes["created"]) == [foreign] && strings(changes["updated"]) == [first])
+
+        // Sending to oneself delivers a message the submission did not name: oldState null here too.
+        let draft = ##"["Email/set",{"accountId":"acct-ada","create":{"d":{"mailboxIds":{"drafts":true},"from":[{"email":"ada@agents.test"}],"to":[{"email":"ada@agents.test"}],"subject":"Me","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"."}}}}},"c0"]"##
+        let responses = try await harness.api(
+            "ada", ##"[\##(draft),["EmailSubmission/set",{"accountId":"acct-ada","create":{"s":{"emailId":"#d"}}},"c1"]]"##)
+        #expect(responses[0].arrayValue?[1]["oldState"]?.stringValue == now)
+        let submission = try #require(responses[1].arrayValue?[1])
+        #expect(submission["created"]?["s"] != nil)
+        #expect(submission["oldState"] == .null)
     }
 
     @Test("too old a state (trimmed from the log) and a state never issued are cannotCalculateChanges")
