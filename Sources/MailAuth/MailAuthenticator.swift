@@ -16,23 +16,32 @@ public struct MailAuthenticator: Sendable {
         }
     }
 
-    let spf: SPFEvaluator
-    let dkim: DKIMVerifier
-    let dmarc: DMARCEvaluator
+    let dns: any MailAuthDNS
+    let budget: Duration
+    let instant: @Sendable () -> ContinuousClock.Instant
+    let now: @Sendable () -> Int64
 
-    /// Checks through `dns`; `now` in Unix seconds for DKIM's `x=`.
-    public init(dns: any MailAuthDNS, now: @escaping @Sendable () -> Int64) {
-        spf = SPFEvaluator(dns: dns)
-        dkim = DKIMVerifier(dns: dns, now: now)
-        dmarc = DMARCEvaluator(dns: dns)
+    /// Checks through `dns`; `now` in Unix seconds for DKIM's `x=`. All of one message's lookups share `budget`
+    /// (default 10 s, with each lookup's own timeout on top for the last): past it every lookup is a temporary
+    /// error, so a slow or silent DNS makes `temperror` verdicts, not a session that waits a lookup timeout for each of
+    /// SPF's up to 10 mechanisms. `instant` reads the monotonic clock (injected in tests).
+    public init(
+        dns: any MailAuthDNS, budget: Duration = .seconds(10),
+        instant: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, now: @escaping @Sendable () -> Int64
+    ) {
+        self.dns = dns
+        self.budget = budget
+        self.instant = instant
+        self.now = now
     }
 
     /// Evaluates `message` as received from `clientIP` with envelope sender `mailFrom` after `HELO helo`.
     public func evaluate(_ message: [UInt8], clientIP: String, mailFrom: String, helo: String) async -> Verdict {
-        let spfOutcome = await spf.check(clientIP: clientIP, mailFrom: mailFrom, helo: helo)
-        let signatures = await dkim.verify(message)
+        let dns = BudgetedMailAuthDNS(dns: dns, deadline: instant() + budget, instant: instant)
+        let spfOutcome = await SPFEvaluator(dns: dns).check(clientIP: clientIP, mailFrom: mailFrom, helo: helo)
+        let signatures = await DKIMVerifier(dns: dns, now: now).verify(message)
         let from = Self.fromDomain(MessageHeaders(message))
-        let dmarcOutcome = await dmarc.check(
+        let dmarcOutcome = await DMARCEvaluator(dns: dns).check(
             fromDomain: from, spf: spfOutcome, dkimPassedDomains: signatures.filter { $0.result == .pass }.map(\.domain)
         )
         return Verdict(spf: spfOutcome, dkimSignatures: signatures, dmarc: dmarcOutcome)
