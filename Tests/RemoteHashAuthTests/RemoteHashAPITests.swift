@@ -144,20 +144,17 @@ struct RemoteHashAPITests {
         #expect(await listed.register("d@example.com", try listed.serveHash(of: "pw"), "pw") == (201, nil))
     }
 
-    @Test("expensive parameters are refused well under a second, before any hashing")
-    func expensiveRefusedQuickly() async throws {
+    @Test("expensive parameters are refused before any hashing: the Argon2 gate admits nothing")
+    func expensiveRefusedBeforeHashing() async throws {
         let h = try Harness()
         h.origin.set("/huge", body: "$argon2id$v=19$m=4194304,t=10,p=8$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA")
         h.origin.set(
             "/slowpasses", body: "$argon2id$v=19$m=262144,t=4294967295,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA")
-        _ = await h.register("warm@example.com", h.origin.url("/missing"), "pw")  // threads and connections warm
         for path in ["/huge", "/slowpasses"] {
-            let start = Date()
+            // Hashing 2^32 passes would never finish: these must be refused from the parameters alone.
             let (status, error) = await h.register("e@example.com", h.origin.url(path), "pw")
             #expect(status == 422)
             #expect(error == "Password hash URL returned an Argon2 hash with parameters above this server's limits.")
-            // Hashing 2^32 passes would never finish; the bound is loose only because the suites share 2 cores.
-            #expect(Date().timeIntervalSince(start) < 1.0)
         }
         #expect(h.service.verifier.gate.admittedCount == 0)
         #expect(await h.register("e@example.com", try h.serveHash(of: "pw"), "pw") == (201, nil))
