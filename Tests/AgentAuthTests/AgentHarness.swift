@@ -81,11 +81,7 @@ struct AgentHarness {
         let request = HTTPRequest(
             method: method, target: path, version: .http1_1, headers: headers, body: Array((body ?? "").utf8),
             remoteAddress: remoteAddress, requestID: "test")
-        guard case .found(let route, let parameters) = router.match(method: method, path: path) else {
-            Issue.record("no route for \(method) \(path)")
-            return HTTPResponse(status: .notFound)
-        }
-        return await route.handler.response(to: request, RequestContext(request), parameters)
+        return await router.respond(to: request)
     }
 
     /// A fresh challenge: its JWT and what the body says.

@@ -83,11 +83,7 @@ struct JMAPServiceHarness {
         let request = HTTPRequest(
             method: method, target: path, version: .http1_1, headers: headers, body: Array(body.utf8),
             remoteAddress: "192.0.2.7", requestID: "jmap-test")
-        guard case .found(let route, let parameters) = router.match(method: method, path: path) else {
-            Issue.record("no route for \(method) \(path)")
-            return HTTPResponse(status: .notFound)
-        }
-        return await route.handler.response(to: request, RequestContext(request), parameters)
+        return await router.respond(to: request)
     }
 
     /// Opens `GET path` as a stream route, with a writer that keeps what is written (`end()` plays the client

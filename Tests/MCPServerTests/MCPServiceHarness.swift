@@ -71,11 +71,7 @@ struct MCPServiceHarness {
         let request = HTTPRequest(
             method: method, target: path, version: .http1_1, headers: fields, body: Array(body.utf8),
             remoteAddress: "192.0.2.7", requestID: "mcp-test")
-        guard case .found(let route, let parameters) = router.match(method: method, path: path) else {
-            Issue.record("no route for \(method) \(path)")
-            return HTTPResponse(status: .notFound)
-        }
-        return await route.handler.response(to: request, RequestContext(request), parameters)
+        return await router.respond(to: request)
     }
 
     /// Initializes with `key`; the session id.

@@ -97,14 +97,7 @@ final class MailboxHarness: Sendable {
         let request = HTTPRequest(
             method: method, target: target, headers: fields, body: Array((json ?? "").utf8), remoteAddress: remote,
             requestID: "test")
-        let response: HTTPResponse
-        switch router.match(method: method, path: request.path) {
-        case .found(let route, let parameters):
-            let context = RequestContext(request, trustedProxies: trustedProxies)
-            response = await route.handler.response(to: request, context, parameters)
-        case .methodNotAllowed: response = HTTPResponse(status: .methodNotAllowed)
-        case .notFound: response = HTTPResponse(status: .notFound)
-        }
+        let response = await router.respond(to: request, trustedProxies: trustedProxies)
         return TestResponse(status: response.status.code, headers: response.headers, body: response.body)
     }
 

@@ -14,7 +14,7 @@ struct OAuthAuthorizeTests {
             ("code_challenge", OAuthHarness.challenge(verifier)), ("code_challenge_method", "S256"),
         ]
         items = items.filter { $0.0 != dropping }.map { ($0.0, replacing[$0.0] ?? $0.1) }
-        return items.map { "\($0.0)=\(OAuthHarness.encode($0.1))" }.joined(separator: "&")
+        return items.map { "\($0.0)=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
     }
 
     @Test("an unknown client or an unregistered redirect URI is a 400 page, never a redirect")

@@ -29,8 +29,12 @@ final class OAuthHarness: @unchecked Sendable {
     let service: OAuthService
     let pool = WorkerPool(threads: 2)
     var router: ContextRouter
+    var browser = RouteBrowser(requestID: "oauth-test")
     /// Cookies the "browser" holds, as the last responses set them.
-    var cookies: [String: String] = [:]
+    var cookies: [String: String] {
+        get { browser.cookies }
+        set { browser.cookies = newValue }
+    }
 
     init(documents: (any OAuthDocumentFetching)? = nil, configure: (inout OAuthConfiguration) -> Void = { _ in }) throws {
         test = try StorageBackend.current.makeDatabase()
@@ -75,34 +79,7 @@ final class OAuthHarness: @unchecked Sendable {
         _ method: HTTPMethod, _ target: String, form: [(String, String)]? = nil, json: String? = nil,
         headers extra: [(String, String)] = [], through router: ContextRouter? = nil
     ) async -> HTTPResponse {
-        var headers = HTTPHeaders(extra)
-        if !cookies.isEmpty {
-            headers.add("Cookie", cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
-        }
-        var body: [UInt8] = []
-        if let form {
-            headers.add("Content-Type", "application/x-www-form-urlencoded")
-            body = Array(form.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&").utf8)
-        } else if let json {
-            headers.add("Content-Type", "application/json")
-            body = Array(json.utf8)
-        }
-        let request = HTTPRequest(
-            method: method, target: target, version: .http1_1, headers: headers, body: body,
-            remoteAddress: "192.0.2.9", requestID: "oauth-test")
-        let path = String(target.split(separator: "?", maxSplits: 1)[0])
-        guard case .found(let route, let parameters) = (router ?? self.router).match(method: method, path: path) else {
-            return HTTPResponse(status: .notFound)
-        }
-        let response = await route.handler.response(to: request, RequestContext(request), parameters)
-        for line in response.headers.values("Set-Cookie") {
-            let pair = line.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let value = pair.count > 1 ? String(pair[1]) : ""
-            if value.isEmpty || line.contains("Max-Age=0") { cookies[String(pair[0])] = nil } else {
-                cookies[String(pair[0])] = value
-            }
-        }
-        return response
+        await browser.send(method, target, form: form, json: json, headers: extra, through: router ?? self.router)
     }
 
     /// The JSON body of `response`.
@@ -188,6 +165,4 @@ final class OAuthHarness: @unchecked Sendable {
         for (name, value) in HTTPRequest.items(ofQuery: String(query)) { items[name] = value }
         return items
     }
-
-    static func encode(_ text: String) -> String { PercentEncoding.encode(text) }
 }

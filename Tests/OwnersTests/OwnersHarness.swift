@@ -16,8 +16,12 @@ final class OwnersHarness: @unchecked Sendable {
     let clock = TestClock()
     let service: OwnerService
     var router: ContextRouter
+    var browser = RouteBrowser(requestID: "owners-test")
     /// Cookies the "browser" holds, as the last responses set them.
-    var cookies: [String: String] = [:]
+    var cookies: [String: String] {
+        get { browser.cookies }
+        set { browser.cookies = newValue }
+    }
 
     init(configure: (inout OwnersConfiguration) -> Void = { _ in }) throws {
         test = try StorageBackend.current.makeDatabase()
@@ -36,30 +40,7 @@ final class OwnersHarness: @unchecked Sendable {
 
     /// Sends a request with the jar's cookies and keeps what it sets.
     func send(_ method: HTTPMethod, _ target: String, form: [String: String]? = nil) async -> HTTPResponse {
-        var headers = HTTPHeaders()
-        if !cookies.isEmpty {
-            headers.add("Cookie", cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
-        }
-        var body: [UInt8] = []
-        if let form {
-            headers.add("Content-Type", "application/x-www-form-urlencoded")
-            body = Array(form.map { "\(Self.encode($0.key))=\(Self.encode($0.value))" }.joined(separator: "&").utf8)
-        }
-        let request = HTTPRequest(
-            method: method, target: target, version: .http1_1, headers: headers, body: body,
-            remoteAddress: "192.0.2.9", requestID: "owners-test")
-        let path = String(target.split(separator: "?", maxSplits: 1)[0])
-        guard case .found(let route, let parameters) = router.match(method: method, path: path) else {
-            return HTTPResponse(status: .notFound)
-        }
-        let response = await route.handler.response(to: request, RequestContext(request), parameters)
-        for line in response.headers.values("Set-Cookie") {
-            let pair = line.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(pair[0])
-            let value = pair.count > 1 ? String(pair[1]) : ""
-            if value.isEmpty || line.contains("Max-Age=0") { cookies[name] = nil } else { cookies[name] = value }
-        }
-        return response
+        await browser.send(method, target, form: form?.map { ($0.key, $0.value) }, through: router)
     }
 
     /// The CSRF token in the page `response` (its hidden field).
@@ -71,11 +52,9 @@ final class OwnersHarness: @unchecked Sendable {
 
     /// Opens the sign-in page and posts `email` and `password` with its CSRF token.
     func signIn(_ email: String, _ password: String, next: String = "/owner") async throws -> HTTPResponse {
-        let page = await send(.GET, "/owner/sign-in?next=" + Self.encode(next))
+        let page = await send(.GET, "/owner/sign-in?next=" + PercentEncoding.encode(next))
         let token = try #require(Self.csrf(in: page))
         return await send(
             .POST, "/owner/sign-in", form: ["email": email, "password": password, "csrf_token": token, "next": next])
     }
-
-    static func encode(_ text: String) -> String { PercentEncoding.encode(text) }
 }

@@ -118,10 +118,7 @@ final class Harness {
         let request = HTTPRequest(
             method: method, target: target, headers: HTTPHeaders(headers), body: body, remoteAddress: address,
             requestID: "test")
-        guard case .found(let route, let parameters) = router.match(method: method, path: request.path) else {
-            return HTTPResponse(status: .notFound)
-        }
-        return await route.handler.response(to: request, RequestContext(request), parameters)
+        return await router.respond(to: request)
     }
 
     /// A JSON API call: `Accept` and `Content-Type` JSON, body from `fields`.
