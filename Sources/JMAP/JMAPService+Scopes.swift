@@ -3,17 +3,21 @@ import JSON
 
 extension JMAPService {
     /// Methods a `mail.send`-only grant may call besides `EmailSubmission/set`: what composing and sending needs and
-    /// nothing that reads mail (docs/oauth-decisions.md 7, like Gmail's `gmail.send`).
+    /// nothing that reads mail (README "OAuth for apps", decision 7, like Gmail's `gmail.send`).
     static let composingMethods: Set<String> = ["Core/echo", "Identity/get", "Mailbox/get", "Blob/upload", "Email/set"]
 
     /// What method `name` with `arguments` needs of the principal (`api-docs/oauth-mcp-contract.md` 1.9): `send` for
     /// `EmailSubmission/set`; nothing more than either scope for the composing methods (an `Email/set` that only
-    /// creates); `read` for every other method.
+    /// creates drafts); `read` for every other method, and for an `Email/set` that updates, destroys, or creates a
+    /// message anywhere but in Drafts (a `mail.send` grant must not plant mail in the inbox).
     static func required(_ name: String, _ arguments: [(String, JSONValue)]) -> MailPermissions {
         if name == "EmailSubmission/set" { return .send }
         guard composingMethods.contains(name) else { return .read }
-        if name == "Email/set", arguments.contains(where: { ($0.0 == "update" || $0.0 == "destroy") && $0.1 != .null })
-        {
+        guard name == "Email/set" else { return [] }
+        let set = JSONValue.object(arguments)
+        if set["update"].map({ $0 != .null }) == true || set["destroy"].map({ $0 != .null }) == true { return .read }
+        let drafts: JSONValue = .object([("drafts", .bool(true))])
+        if let creations = set["create"]?.objectValue, creations.contains(where: { $0.1["mailboxIds"] != drafts }) {
             return .read
         }
         return []

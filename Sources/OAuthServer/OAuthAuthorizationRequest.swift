@@ -1,4 +1,4 @@
-/// A `GET /oauth/authorize` request checked against contract 1.3 and docs/oauth-decisions.md 1. Pure: the client is
+/// A `GET /oauth/authorize` request checked against contract 1.3 and README "OAuth for apps", decision 1. Pure: the client is
 /// looked up by the caller.
 ///
 /// The client and the redirect URI are checked first: while either is unknown an error cannot be sent anywhere

@@ -85,7 +85,7 @@ struct OAuthJMAPTests {
         #expect(capability.status == 401 && capability.header("Content-Type") == "application/problem+json")
     }
 
-    @Test("403 insufficient_scope: mail.read cannot submit, mail.send cannot read; nothing of a refused batch runs")
+    @Test("403 insufficient_scope: mail.read cannot submit, mail.send cannot read or create outside Drafts; nothing of a refused batch runs")
     func scopes() async throws {
         let h = try await OAuthOwnerHarness.start()
         defer { Task { await h.stop() } }
@@ -106,6 +106,18 @@ struct OAuthJMAPTests {
         let destroying = try await h.jmap(
             [["Email/set", ["destroy": ["x"]], "d"]], token: sender, account: h.ada.accountID)
         #expect(destroying.status == 403)
+        // A mail.send grant composes in Drafts only: a message created in the inbox would look received.
+        let planted = try await h.jmap(
+            [[
+                "Email/set",
+                ["create": ["p": ["mailboxIds": ["inbox": true], "from": [["email": "bank@example.com"]], "subject": "Urgent"]]],
+                "p",
+            ]], token: sender, account: h.ada.accountID)
+        #expect(planted.status == 403)
+        #expect(planted.header("WWW-Authenticate") == #"Bearer error="insufficient_scope", scope="mail.read""#)
+        let (both, _) = try h.token(resource: h.jmap)
+        let inbox = try await h.jmap([["Email/query", [:], "q"]], token: both, account: h.ada.accountID)
+        #expect(((try responses(inbox)[0][1] as? [String: Any])?["ids"] as? [Any])?.isEmpty == true)
         let sent = try await h.jmap(
             [["Identity/get", [:], "i"]] + send, token: sender, account: h.ada.accountID)
         #expect(sent.status == 200, "\(sent.text)")
