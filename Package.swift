@@ -175,7 +175,7 @@ let package = Package(
         .target(
             name: "PosternTestSupport",
             dependencies: [
-                "ServerKit", "HTTP1", "ClientAddress", "Storage", "PostgresClient", "EmbeddedResources",
+                "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support"),

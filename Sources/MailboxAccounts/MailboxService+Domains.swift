@@ -31,6 +31,12 @@ extension MailboxService {
             verifyToken: "postern-verify-" + SecureRandom.hex(byteCount: 12), verifiedAt: nil, mxConfigured: false,
             createdAt: call.now)
         try await store.insert(record, limit: user.maxDomains)
+        // Asked again once the row is in: of two adds racing on two surfaces, each of which saw the domain free, the
+        // later one to ask sees the other's row, so at most one keeps it.
+        if try await configuration.otherDomainClaims?.holds(domain: domain) == true {
+            _ = try await store.deleteDomain(id: record.id, ownerID: user.id)
+            throw MailboxError.domainAlreadyExists
+        }
         var members = domainMembers(record)
         members.append(("dns_records", .array(dnsRecords(record, check: nil))))
         return MailboxJSON.response(.created, members)

@@ -82,6 +82,12 @@ public struct OwnerDomains: Sendable {
             throw OwnerDomainError.taken
         }
         guard inserted else { throw OwnerDomainError.limitReached }
+        // Asked again once the row is in: of two adds racing on two surfaces, each of which saw the domain free, the
+        // later one to ask sees the other's row, so at most one keeps it.
+        if try await otherClaims?.holds(domain: name) == true {
+            _ = try await delete(id: record.id, ownerID: ownerID)
+            throw OwnerDomainError.taken
+        }
         return record
     }
 

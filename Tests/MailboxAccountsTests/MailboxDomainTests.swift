@@ -44,6 +44,23 @@ struct MailboxDomainTests {
         #expect(try await !claims.holds(domain: "owner.example"))
     }
 
+    @Test("a domain an owner took between the first look and the insert is given up: 409, nothing listed")
+    func racingClaim() async throws {
+        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        defer { server.stop() }
+        let other = TakenMeanwhile()
+        let harness = try MailboxHarness {
+            $0.dnsResolver = server.address
+            $0.otherDomainClaims = other
+        }
+        let token = try await harness.proToken(email: "r@example.com")
+        let raced = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"race.example"}"#, bearer: token)
+        #expect(raced.status == 409 && raced.error == "domain_already_exists")
+        #expect(other.asked.withLock { $0 } == 2)
+        #expect(await harness.send(.GET, "/api/user/domains", bearer: token)["domains"] == .array([]))
+        #expect(try await !MailboxDomainClaims(database: harness.database).holds(domain: "race.example"))
+    }
+
     @Test("create: 201 with the TXT token and the records to publish; listed pending; counted in /api/user/me")
     func create() async throws {
         let zone = Zone()

@@ -9,13 +9,15 @@ import Testing
 struct OwnerDomainsTests {
     typealias Zone = LoopbackDNSServer.Zone
 
-    static func domains(_ harness: OwnersHarness, _ server: LoopbackDNSServer, limit: Int = 5) -> OwnerDomains {
+    static func domains(
+        _ harness: OwnersHarness, _ server: LoopbackDNSServer, limit: Int = 5,
+        served: [String] = ["agents.localhost", "mail.localhost"], otherClaims: (any CustomDomainClaims)? = nil
+    ) -> OwnerDomains {
         let clock = harness.clock
         return OwnerDomains(
             database: harness.test.database,
             resolver: DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(300)),
-            mxHost: "mx.postern.test", served: ["agents.localhost", "mail.localhost"], limit: limit,
-            clock: { clock.now })
+            mxHost: "mx.postern.test", served: served, limit: limit, otherClaims: otherClaims, clock: { clock.now })
     }
 
     @Test("pending until the TXT token is published; verified for good once it was; MX followed on every check")
@@ -65,7 +67,7 @@ struct OwnerDomainsTests {
         let harness = try OwnersHarness()
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
-        let domains = Self.domains(harness, server, limit: 2)
+        let domains = OwnerDomainsTests.domains(harness, server, limit: 2)
         for bad in ["localhost", "exa mple.com", "-x.com", ""] {
             await #expect(throws: OwnerDomainError.invalidDomain) { try await domains.add(bad, ownerID: ada.id) }
         }
@@ -94,16 +96,25 @@ struct OwnerDomainClaimsTests {
         defer { server.stop() }
         let harness = try OwnersHarness()
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
-        let clock = harness.clock
-        let domains = OwnerDomains(
-            database: harness.test.database,
-            resolver: DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(300)),
-            mxHost: "mx.postern.test", served: [], limit: 5, otherClaims: Held(domains: ["pro.example"]),
-            clock: { clock.now })
+        let domains = OwnerDomainsTests.domains(harness, server, served: [], otherClaims: Held(domains: ["pro.example"]))
         await #expect(throws: OwnerDomainError.taken) { try await domains.add("PRO.example", ownerID: ada.id) }
         _ = try await domains.add("mine.example", ownerID: ada.id)
         let claims = OwnerDomainClaims(database: harness.test.database)
         #expect(try await claims.holds(domain: "mine.example"))
         #expect(try await !claims.holds(domain: "pro.example"))
+    }
+
+    @Test("a domain another surface took between the first look and the insert is given up: taken, no row left")
+    func racingClaim() async throws {
+        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        defer { server.stop() }
+        let harness = try OwnersHarness()
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let other = TakenMeanwhile()
+        let domains = OwnerDomainsTests.domains(harness, server, otherClaims: other)
+        await #expect(throws: OwnerDomainError.taken) { try await domains.add("race.example", ownerID: ada.id) }
+        #expect(other.asked.withLock { $0 } == 2)
+        #expect(try await domains.domains(ownerID: ada.id).isEmpty)
+        #expect(try await !OwnerDomainClaims(database: harness.test.database).holds(domain: "race.example"))
     }
 }
