@@ -35,8 +35,8 @@ public struct WebOrigin: Hashable, Sendable, CustomStringConvertible {
         guard !host.isEmpty, host.hasPrefix("[") || !host.contains(":") else { return nil }
         var port: Int?
         if let portText, !portText.isEmpty {
-            guard portText.utf8.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(portText),
-                (1...65535).contains(number)
+            guard portText.utf8.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let number = Int(portText), (1...65535).contains(number)
             else { return nil }
             port = number
         }

@@ -28,6 +28,6 @@ struct SetResponse {
 
 /// The `oldState` and `newState` of a /set's answer.
 struct SetStates {
-    var old: JSONValue
-    var new: JSONValue
+    let old: JSONValue
+    let new: JSONValue
 }

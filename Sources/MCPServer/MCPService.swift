@@ -34,8 +34,8 @@ public struct MCPService: Sendable {
     /// - Parameters:
     ///   - configuration: where MCP is served and its limits.
     ///   - authenticator: who an inbox API key acts as.
-    ///   - owners: the OAuth half (an access token is a value with exactly two dots, README "OAuth for apps", decision 8);
-    ///     nil to serve API keys only.
+    ///   - owners: the OAuth half (an access token is a value with exactly two dots, README "OAuth for apps",
+    ///     decision 8); nil to serve API keys only.
     ///   - jmap: the JMAP service the tools read and send through.
     ///   - mail: the mail store whose change stream `wait_for_message` parks on, as Mail.td's `/messages/wait` does.
     ///   - clock: Unix seconds, for sessions.
@@ -209,8 +209,9 @@ public struct MCPService: Sendable {
     }
 
     /// Runs `body` with the connection and credential digest of the request, or answers 429 past the client's rate,
-    /// 403 for a browser page of a foreign origin (DNS rebinding), or 401 with the `WWW-Authenticate` challenge that points at the resource metadata. A credential with exactly
-    /// two dots is an OAuth access token (when OAuth is served), anything else an inbox API key; never both. An
+    /// 403 for a browser page of a foreign origin (DNS rebinding), or 401 with the `WWW-Authenticate` challenge that
+    /// points at the resource metadata. A credential with exactly two dots is an OAuth access token (when OAuth is
+    /// served), anything else an inbox API key; never both. An
     /// OAuth connection's sessions are bound to its owner and client, so that they outlive the access token's
     /// refreshes and a scope step-up (which is a new grant).
     private func authenticated(
@@ -256,8 +257,8 @@ public struct MCPService: Sendable {
     }
 
     /// A call the grant's scopes do not cover: HTTP 403 with `WWW-Authenticate: Bearer error="insufficient_scope",
-    /// scope=…, resource_metadata=…` (README "OAuth for apps", decision 9), on which MCP hosts authorize again for more, and
-    /// a JSON-RPC error that says the same.
+    /// scope=…, resource_metadata=…` (README "OAuth for apps", decision 9), on which MCP hosts authorize again for
+    /// more, and a JSON-RPC error that says the same.
     private func refused(_ refusal: AuthenticationRefusal, id: JSONValue) -> HTTPResponse {
         var response = Self.json(
             HTTPStatus(code: refusal.status), JSONRPCError(.invalidRequest, refusal.description, id: id).response)

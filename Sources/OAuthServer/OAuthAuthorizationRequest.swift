@@ -1,5 +1,5 @@
-/// A `GET /oauth/authorize` request checked against contract 1.3 and README "OAuth for apps", decision 1. Pure: the client is
-/// looked up by the caller.
+/// A `GET /oauth/authorize` request checked against contract 1.3 and README "OAuth for apps", decision 1. Pure: the
+/// client is looked up by the caller.
 ///
 /// The client and the redirect URI are checked first: while either is unknown an error cannot be sent anywhere
 /// safe, so it is a 400 page. Every later error is redirected to the (now trusted) redirect URI.

@@ -42,7 +42,8 @@ enum CommonRoutes {
         router.add(.GET, "/.well-known/jwks.json", .immediate { _, _, _ in
             var response = HTTPResponse.json(.ok, keys.jwksJSON())
             response.headers.replaceOrAdd("Cache-Control", "public, max-age=\(jwksMaxAge)")
-            // Browser apps verify OAuth access tokens from it (README "OAuth for apps", decision 11): CORS, no credentials.
+            // Browser apps verify OAuth access tokens from it (README "OAuth for apps", decision 11): CORS, no
+            // credentials.
             response.headers.replaceOrAdd("Access-Control-Allow-Origin", "*")
             return response
         })

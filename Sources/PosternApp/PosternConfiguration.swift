@@ -232,7 +232,8 @@ public struct PosternConfiguration: Sendable {
         }
         if let origin = mcpAllowedOrigins.first(where: { WebOrigin($0) == nil }) {
             throw ConfigurationError(
-                key: "POSTERN_MCP_ALLOWED_ORIGINS", message: "must be origins like https://app.example (got \"\(origin)\")")
+                key: "POSTERN_MCP_ALLOWED_ORIGINS",
+                message: "must be origins like https://app.example (got \"\(origin)\")")
         }
         if let keyPromotionSeconds, !(0...86400).contains(keyPromotionSeconds) {
             throw ConfigurationError(key: "POSTERN_KEY_PROMOTION_SECONDS", message: "must be from 0 to 86400")

@@ -20,7 +20,10 @@ struct WebOriginTests {
     @Test("a different scheme, host or port is a different origin")
     func differentOrigins() {
         let origin = WebOrigin("https://app.example")
-        for other in ["http://app.example", "https://app.example:8443", "https://evil.example", "https://app.example.evil"] {
+        let others = [
+            "http://app.example", "https://app.example:8443", "https://evil.example", "https://app.example.evil",
+        ]
+        for other in others {
             #expect(WebOrigin(other) != origin, "\(other)")
         }
     }

@@ -60,7 +60,7 @@ struct JMAPChangesTests {
             == "invalidArguments")
     }
 
-    @Test("a /set's oldState is the state before it while every change since is its own; else null, and /changes has all")
+    @Test("a /set's oldState is the state before it while every change since is its own, else null; /changes has all")
     func setStates() async throws {
         let harness = try JMAPServiceHarness()
         let first = try await deliver(harness, "one")
@@ -76,7 +76,8 @@ struct JMAPChangesTests {
         let call = JMAPCall(
             account: account, client: ClientAddressKey(peer: "192.0.2.1"), using: [], createdIDs: [:],
             limits: JMAPConfiguration(baseURL: "http://jmap.test/"))
-        _ = try await harness.store.update(address: account.address, id: first, keywords: ["$seen", "$flagged"], folder: .inbox)
+        _ = try await harness.store.update(
+            address: account.address, id: first, keywords: ["$seen", "$flagged"], folder: .inbox)
         let foreign = try await deliver(harness, "two")
         let mixed = try await harness.service.statesAfterSet(before: .string(after), touched: [first], call)
         #expect(mixed.old == .null)

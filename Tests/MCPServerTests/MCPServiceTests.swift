@@ -26,7 +26,8 @@ struct MCPServiceTests {
         let harness = try MCPServiceHarness { $0.allowedOrigins = [WebOrigin("http://localhost:6274")!] }
         let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#
         for origin in ["http://evil.example", "http://mcp.test.evil.example", "https://mcp.test", "null", "x"] {
-            let refused = await harness.send(.POST, headers: [("X-API-Key", "ada-key"), ("Origin", origin)], body: initialize)
+            let refused = await harness.send(
+                .POST, headers: [("X-API-Key", "ada-key"), ("Origin", origin)], body: initialize)
             #expect(refused.status.code == 403, "\(origin)")
             #expect(refused.headers["Mcp-Session-Id"] == nil)
             #expect(try JSONValue.parse(refused.body)["error"]?["code"] == -32600)
@@ -34,7 +35,8 @@ struct MCPServiceTests {
         let keyless = await harness.send(.DELETE, headers: [("Origin", "http://evil.example")])
         #expect(keyless.status.code == 403)
         for origin in ["http://mcp.test", "HTTP://MCP.TEST:80", "http://localhost:6274"] {
-            let allowed = await harness.send(.POST, headers: [("X-API-Key", "ada-key"), ("Origin", origin)], body: initialize)
+            let allowed = await harness.send(
+                .POST, headers: [("X-API-Key", "ada-key"), ("Origin", origin)], body: initialize)
             #expect(allowed.status.code == 200, "\(origin)")
         }
     }

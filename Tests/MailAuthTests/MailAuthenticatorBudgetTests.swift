@@ -48,7 +48,8 @@ struct MailAuthenticatorBudgetTests {
         table.txtRecords["rsa1._domainkey.example.com"] = [DKIMFixture.rsaKeyRecord]
         table.txtRecords["ed1._domainkey.example.com"] = [DKIMFixture.ed25519KeyRecord]
         let dns = SlowDNS(table, step: .seconds(3))
-        let authenticator = MailAuthenticator(dns: dns, budget: budget, instant: { dns.instant }, now: { 1_795_602_199 })
+        let authenticator = MailAuthenticator(
+            dns: dns, budget: budget, instant: { dns.instant }, now: { 1_795_602_199 })
         // 198.51.100.77 is in none of example.com's mechanisms: SPF walks all of them (five lookups) to `-all`.
         let verdict = await authenticator.evaluate(
             DKIMFixture.message, clientIP: "198.51.100.77", mailFrom: "bounce@example.com", helo: "mx.example.com")

@@ -96,7 +96,8 @@ struct OwnerDomainClaimsTests {
         defer { server.stop() }
         let harness = try OwnersHarness()
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
-        let domains = OwnerDomainsTests.domains(harness, server, served: [], otherClaims: Held(domains: ["pro.example"]))
+        let domains = OwnerDomainsTests.domains(
+            harness, server, served: [], otherClaims: Held(domains: ["pro.example"]))
         await #expect(throws: OwnerDomainError.taken) { try await domains.add("PRO.example", ownerID: ada.id) }
         _ = try await domains.add("mine.example", ownerID: ada.id)
         let claims = OwnerDomainClaims(database: harness.test.database)

@@ -85,7 +85,7 @@ struct OAuthJMAPTests {
         #expect(capability.status == 401 && capability.header("Content-Type") == "application/problem+json")
     }
 
-    @Test("403 insufficient_scope: mail.read cannot submit, mail.send cannot read or create outside Drafts; nothing of a refused batch runs")
+    @Test("403 insufficient_scope: mail.read cannot submit; mail.send cannot read, nor create outside Drafts")
     func scopes() async throws {
         let h = try await OAuthOwnerHarness.start()
         defer { Task { await h.stop() } }
@@ -110,7 +110,11 @@ struct OAuthJMAPTests {
         let planted = try await h.jmap(
             [[
                 "Email/set",
-                ["create": ["p": ["mailboxIds": ["inbox": true], "from": [["email": "bank@example.com"]], "subject": "Urgent"]]],
+                [
+                    "create": [
+                        "p": ["mailboxIds": ["inbox": true], "from": [["email": "bank@example.com"]], "subject": "Urgent"]
+                    ]
+                ],
                 "p",
             ]], token: sender, account: h.ada.accountID)
         #expect(planted.status == 403)

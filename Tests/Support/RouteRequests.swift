@@ -4,10 +4,12 @@ import ServerKit
 
 extension RouteTable where Handler == ContextRouteHandler {
     /// What the route `request` matches answers, called as the server calls it; a bare 405 or 404 when none does.
-    public func respond(to request: HTTPRequest, trustedProxies: ClientAddressResolver = .direct) async -> HTTPResponse {
+    public func respond(to request: HTTPRequest, trustedProxies: ClientAddressResolver = .direct) async -> HTTPResponse
+    {
         switch match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
-            return await route.handler.response(to: request, RequestContext(request, trustedProxies: trustedProxies), parameters)
+            return await route.handler.response(
+                to: request, RequestContext(request, trustedProxies: trustedProxies), parameters)
         case .methodNotAllowed: return HTTPResponse(status: .methodNotAllowed)
         case .notFound: return HTTPResponse(status: .notFound)
         }
@@ -34,7 +36,8 @@ public struct RouteBrowser: Sendable {
     ) async -> HTTPResponse {
         var headers = HTTPHeaders(extra)
         if !cookies.isEmpty {
-            headers.add("Cookie", cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+            headers.add(
+                "Cookie", cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
         }
         var body: [UInt8] = []
         if let form {
@@ -49,7 +52,8 @@ public struct RouteBrowser: Sendable {
             remoteAddress: remoteAddress, requestID: requestID)
         let response = await router.respond(to: request)
         for line in response.headers.values("Set-Cookie") {
-            let pair = line.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let pair = line.split(separator: ";")[0].split(
+                separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(pair[0])
             let value = pair.count > 1 ? String(pair[1]) : ""
             cookies[name] = value.isEmpty || line.contains("Max-Age=0") ? nil : value
