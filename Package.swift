@@ -143,7 +143,7 @@ let package = Package(
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
         .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
-        .target(name: "DNS"),
+        .target(name: "DNS", dependencies: ["ComputePool"]),
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
         // (RFC 7489), over a DNS port. The SMTP sandbox shows the verdicts.
         .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto"]),
@@ -255,7 +255,7 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
-        .testTarget(name: "DNSTests", dependencies: ["DNS", "PosternTestSupport"]),
+        .testTarget(name: "DNSTests", dependencies: ["DNS", "ComputePool", "PosternTestSupport"]),
         .testTarget(name: "MailAuthTests", dependencies: ["MailAuth", "DNS"]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
             "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",

@@ -9,4 +9,6 @@ public enum DNSError: Error, Sendable, Equatable {
     case unreachable(Int32)
     /// The response does not parse, or answers another question.
     case malformedResponse
+    /// Every lookup thread is busy and enough lookups wait already: none was sent.
+    case overloaded
 }

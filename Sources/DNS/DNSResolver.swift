@@ -1,33 +1,44 @@
-import Dispatch
+import ComputePool
 import Foundation
 import Glibc
 
 /// A stub resolver: asks one recursive resolver one question over UDP, and again over TCP when the answer was
-/// truncated (RFC 7766), within a timeout. The blocking socket calls run on a global queue, never on an event loop.
+/// truncated (RFC 7766), within a timeout. The blocking socket calls run on ``threads``, never on an event loop or the
+/// cooperative pool.
 public struct DNSResolver: Sendable {
-    public let server: DNSServerAddress
-    /// The longest the whole lookup (UDP, then TCP if needed) may take.
-    public let timeout: Duration
+    /// The threads resolvers' lookups block on unless given others: 16, with 256 lookups allowed to wait; past that a
+    /// lookup fails at once (``DNSError/overloaded``) instead of taking one more thread, as a global queue would.
+    public static let sharedThreads = WorkerPool(threads: 16, queueLimit: 256, name: "postern-dns")
 
-    public init(server: DNSServerAddress = .system, timeout: Duration = .seconds(3)) {
+    public let server: DNSServerAddress
+    /// The longest the whole lookup (UDP, then TCP if needed) may take, waiting for a thread included.
+    public let timeout: Duration
+    let threads: WorkerPool
+
+    public init(server: DNSServerAddress = .system, timeout: Duration = .seconds(3), threads: WorkerPool = sharedThreads)
+    {
         self.server = server
         self.timeout = timeout
+        self.threads = threads
     }
 
     /// The answer to `type` records at `name`.
-    /// - Throws: `DNSError`: the name cannot be asked, no answer in time, the server unreachable, or nonsense back.
+    /// - Throws: `DNSError`: the name cannot be asked, no answer in time, the server unreachable, nonsense back, or
+    ///   too many lookups at once.
     public func query(_ name: String, _ type: DNSRecordType) async throws -> DNSAnswer {
         let query = try DNSQuery(id: UInt16.random(in: 0...UInt16.max), name: name, type: type)
-        let (server, timeout) = (self.server, self.timeout)
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try Self.exchange(query, with: server, timeout: timeout) })
-            }
+        let server = server
+        let deadline = ContinuousClock.now + timeout
+        do {
+            return try await threads.run { try Self.exchange(query, with: server, deadline: deadline) }
+        } catch is WorkerPoolError {
+            throw DNSError.overloaded
         }
     }
 
-    static func exchange(_ query: DNSQuery, with server: DNSServerAddress, timeout: Duration) throws -> DNSAnswer {
-        let deadline = ContinuousClock.now + timeout
+    static func exchange(_ query: DNSQuery, with server: DNSServerAddress, deadline: ContinuousClock.Instant) throws
+        -> DNSAnswer
+    {
         let datagram = try DNSSocket(server: server, type: Int32(SOCK_DGRAM.rawValue), deadline: deadline)
         try datagram.send(query.bytes)
         var response: DNSResponse

@@ -60,6 +60,8 @@ public struct DomainOwnershipCheck: Sendable, Equatable {
             return Lookup(failure: "no answer in time")
         } catch DNSError.invalidName {
             return Lookup(failure: "the name cannot be looked up")
+        } catch DNSError.overloaded {
+            return Lookup(failure: "too many lookups at once; try again")
         } catch {
             return Lookup(failure: "resolver unreachable")
         }

@@ -1,3 +1,4 @@
+import ComputePool
 import PosternTestSupport
 import Testing
 
@@ -53,5 +54,20 @@ struct DNSResolverTests {
         await #expect(throws: DNSError.timeout) {
             try await DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(200)).query("example.com", .mx)
         }
+    }
+
+    @Test("past its threads and their queue a lookup fails at once as overloaded, and asks nothing")
+    func overloaded() async throws {
+        let server = LoopbackDNSServer(udpReplies: { _ in [] })
+        defer { server.stop() }
+        let resolver = DNSResolver(
+            server: DNSServerAddress(server.address)!, timeout: .seconds(2),
+            threads: WorkerPool(threads: 1, queueLimit: 0))
+        let first = Task { try await resolver.query("example.com", .mx) }
+        // The one thread is busy once the server has the first question.
+        while server.udpQueries.count == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        await #expect(throws: DNSError.overloaded) { try await resolver.query("example.org", .mx) }
+        await #expect(throws: DNSError.timeout) { try await first.value }
+        #expect(server.udpQueries.count == 1)
     }
 }

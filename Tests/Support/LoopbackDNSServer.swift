@@ -7,6 +7,8 @@ public final class LoopbackDNSServer: @unchecked Sendable {
     let udp: Int32
     let tcp: Int32
     public let port: UInt16
+    /// Queries received over UDP.
+    public let udpQueries = Count()
     /// Queries answered over TCP.
     public let tcpQueries = Count()
 
@@ -56,7 +58,7 @@ public final class LoopbackDNSServer: @unchecked Sendable {
         guard let sockets else { preconditionFailure("no loopback port could take both UDP and TCP") }
         (udp, tcp, port) = sockets
         let (udp, tcp) = (sockets.udp, sockets.tcp)
-        let (queries, stopped) = (tcpQueries, stopped)
+        let (queries, udpQueries, stopped) = (tcpQueries, udpQueries, stopped)
         // Each thread closes its own socket once stopped: closing it under a blocked call could hand the number to
         // another socket of the test process (a database connection) before the call returns.
         Thread.detachNewThread {
@@ -71,6 +73,7 @@ public final class LoopbackDNSServer: @unchecked Sendable {
                     }
                 }
                 guard count > 0 else { return }
+                udpQueries.add()
                 for reply in udpReplies(Array(buffer[..<count])) {
                     _ = withUnsafePointer(to: &peer) {
                         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
