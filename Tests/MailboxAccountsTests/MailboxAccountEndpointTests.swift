@@ -289,6 +289,30 @@ struct MailboxAccountEndpointTests {
         #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: again.token).status == 403)
     }
 
+    @Test("deleting an account deletes its mail, its change log and its state, in one transaction; others' stay")
+    func deleteTakesChangeLog() async throws {
+        let harness = try MailboxHarness()
+        let gone = try await harness.createAccount("churn@mail.localhost")
+        _ = try await harness.createAccount("kept@mail.localhost")
+        for address in ["churn@mail.localhost", "kept@mail.localhost"] {
+            _ = try await MailboxMessageEndpointTests.deliver(harness, to: address, subject: "one")
+            _ = try await MailboxMessageEndpointTests.deliver(harness, to: address, subject: "two")
+        }
+        func rows(_ table: String, _ address: String) throws -> Int64 {
+            try harness.database.readSync {
+                try $0.query("SELECT COUNT(*) AS n FROM \(table) WHERE address = ?", [.text(address)]).first?.int("n")
+            } ?? -1
+        }
+        #expect(try rows("mail_changes", "churn@mail.localhost") == 2)
+        #expect(await harness.send(.DELETE, "/api/accounts/\(gone.id)", bearer: gone.token).status == 204)
+        for table in ["mail_messages", "mail_changes", "mail_state"] {
+            #expect(try rows(table, "churn@mail.localhost") == 0, "\(table)")
+        }
+        #expect(try rows("mail_messages", "kept@mail.localhost") == 2)
+        #expect(try rows("mail_changes", "kept@mail.localhost") == 2)
+        #expect(try rows("mail_state", "kept@mail.localhost") == 1)
+    }
+
     @Test("reset-password: every token issued before fails at once; the new password works")
     func reset() async throws {
         let harness = try MailboxHarness()
