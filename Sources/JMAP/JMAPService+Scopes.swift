@@ -14,6 +14,9 @@ extension JMAPService {
         if name == "EmailSubmission/set" { return .send }
         guard composingMethods.contains(name) else { return .read }
         guard name == "Email/set" else { return [] }
+        // Scopes are checked before result references are resolved: a `#create`, `#update` or `#destroy` fed by an
+        // earlier call (`Core/echo` echoes anything) could name any of them, so each needs mail.read.
+        if arguments.contains(where: { ["#create", "#update", "#destroy"].contains($0.0) }) { return .read }
         let set = JSONValue.object(arguments)
         if set["update"].map({ $0 != .null }) == true || set["destroy"].map({ $0 != .null }) == true { return .read }
         let drafts: JSONValue = .object([("drafts", .bool(true))])

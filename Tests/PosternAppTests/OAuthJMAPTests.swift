@@ -119,6 +119,13 @@ struct OAuthJMAPTests {
             ]], token: sender, account: h.ada.accountID)
         #expect(planted.status == 403)
         #expect(planted.header("WWW-Authenticate") == #"Bearer error="insufficient_scope", scope="mail.read""#)
+        // Nor through a result reference the scope check cannot see into: Core/echo hands Email/set its `#create`.
+        let echoed = try await h.jmap(
+            [
+                ["Core/echo", ["x": ["p": ["mailboxIds": ["inbox": true], "subject": "Urgent"]]], "e"],
+                ["Email/set", ["#create": ["resultOf": "e", "name": "Core/echo", "path": "/x"]], "p"],
+            ], token: sender, account: h.ada.accountID)
+        #expect(echoed.status == 403)
         let (both, _) = try h.token(resource: h.jmap)
         let inbox = try await h.jmap([["Email/query", [:], "q"]], token: both, account: h.ada.accountID)
         #expect(((try responses(inbox)[0][1] as? [String: Any])?["ids"] as? [Any])?.isEmpty == true)
