@@ -32,6 +32,11 @@ extension JMAPService {
             let existing = try await store.existingThreads(address: address, among: log.compactMap(\.threadID))
             set = MailChangeSet.threads(log, since: old, state: state, maxChanges: maxChanges, existing: existing)
         }
+        // One change can name more ids than the client allows (a move names two mailboxes); the RFC forbids
+        // answering more than `maxChanges`, and one change cannot be split, so the client starts over.
+        guard set.created.count + set.updated.count + set.destroyed.count <= maxChanges else {
+            throw Self.cannotCalculate
+        }
         var pairs: [(String, JSONValue)] = [
             ("accountId", .string(call.account.id)), ("oldState", .string(since)),
             ("newState", .string(String(set.newState))), ("hasMoreChanges", .bool(set.hasMoreChanges)),

@@ -120,6 +120,12 @@ struct JMAPChangesTests {
         let mailboxes = try await call(harness, "Mailbox/changes", #""sinceState":"\#(state)""#)
         #expect(Set(strings(mailboxes["updated"])) == ["inbox", "drafts"])
         #expect(strings(mailboxes["updatedProperties"]).contains("totalEmails"))
+        // From just before the move, one change names two mailboxes: past maxChanges 1, which the RFC forbids.
+        let beforeMove = String((Int64(state) ?? 0) + 2)
+        let one = try await call(harness, "Mailbox/changes", #""sinceState":"\#(beforeMove)","maxChanges":1"#)
+        #expect(one["type"] == "cannotCalculateChanges", "\(one)")
+        let two = try await call(harness, "Mailbox/changes", #""sinceState":"\#(beforeMove)","maxChanges":2"#)
+        #expect(Set(strings(two["updated"])) == ["inbox", "drafts"])
         let threads = try await call(harness, "Thread/changes", #""sinceState":"\#(state)""#)
         #expect(strings(threads["created"]) == [lonely] && strings(threads["updated"]) == [root])
         _ = try await call(harness, "Email/set", ##""destroy":["\##(lonely)"]"##)
