@@ -178,6 +178,22 @@ struct MailboxWebhookTests {
         #expect(job.messageID == messageID && job.accountID == nil && job.address == "anyone@custom.example")
     }
 
+    @Test("a sandbox capture queues an event naming the sandbox's account and address")
+    func sandboxCapture() async throws {
+        let setup = try await Self.setup()
+        let harness = setup.harness
+        let owner = try #require(try await harness.service.store.proUser(email: "hooks@example.com"))
+        let raw = Array("From: app@example.net\r\nTo: someone@example.org\r\nSubject: Welcome\r\n\r\nHi.\r\n".utf8)
+        let messageID = try await harness.service.captureInSandbox(
+            owner: owner.id, mailFrom: "app@example.net", recipients: ["someone@example.org"], clientIP: "127.0.0.1",
+            raw: raw, authResults: nil)
+        let info = await harness.send(.GET, "/api/user/sandbox", bearer: setup.token)
+        let job = try #require(try await setup.queue().claim(now: setup.nowMS, limit: 10).first)
+        #expect(job.messageID == messageID && job.address == info.string("address"))
+        #expect(job.accountID == info.string("account_id") && job.accountID != nil)
+        #expect(job.url == "https://hooks.example.com/in")
+    }
+
     @Test("a claim leases: nobody else gets the row until the lease runs out; the late completion records nothing")
     func lease() async throws {
         let setup = try await Self.setup()
