@@ -166,7 +166,8 @@ public struct OAuthGrantStore: Sendable {
     }
 
     /// Supersedes `token` if it is still current (one conditional `UPDATE`) and writes `issue`; otherwise tells a
-    /// lost race (superseded less than `raceWindow` seconds ago: nothing revoked) from a reuse (the grant revoked).
+    /// lost race (this request saw the token current, or it was superseded less than `raceWindow` seconds ago:
+    /// nothing revoked) from a reuse (the grant revoked).
     /// - Parameter issue: what to write when this request wins; nil for a token already seen superseded.
     func rotate(_ token: String, grant: OAuthGrant, issue: OAuthIssue?, now: Int64, raceWindow: Int64) async throws
         -> Rotation
@@ -191,7 +192,10 @@ public struct OAuthGrantStore: Sendable {
                         "SELECT superseded_at FROM oauth_refresh_tokens WHERE token_digest = ?", [.blob(digest)]
                     ).first?.int("superseded_at")
                 else { return .gone }
-                if now - superseded < raceWindow { return .lostRace }
+                // A request that read the token as current and then lost the update was overtaken by another one
+                // in flight with it: a race however long the winner took to commit (its stamp is its start time,
+                // and instances' clocks differ), never a reuse.
+                if issue != nil || now - superseded < raceWindow { return .lostRace }
                 return try Self.revoke(grantID: grant.id, now: now, connection) ? .reused : .gone
             }
         }

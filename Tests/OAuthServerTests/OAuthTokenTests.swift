@@ -2,9 +2,10 @@ import AuthCrypto
 import HTTP1
 import JSON
 import JWT
-import OAuthServer
 import ServerKit
 import Testing
+
+@testable import OAuthServer
 
 @Suite("OAuth token endpoint: codes with PKCE, rotating refresh tokens")
 struct OAuthTokenTests {
@@ -157,6 +158,30 @@ struct OAuthTokenTests {
         harness.clock.advance(1)
         #expect(OAuthHarness.error(await harness.refresh(r1, clientID: client)) == "invalid_grant")
         #expect(try await harness.service.grants.grant(id: issued.grant.id)?.revoked == false)
+        #expect(await harness.refresh(r2, clientID: client).status == .ok)
+    }
+
+    @Test("a request that saw the token current and lost the update lost a race, however late the winner committed")
+    func lateWinner() async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp()
+        let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
+        let r1 = try #require(
+            OAuthHarness.json(await harness.exchange(issued.code, clientID: client, verifier: issued.verifier))?[
+                "refresh_token"]?.stringValue)
+        let grants = harness.service.grants
+        guard case .ready(let grant) = try grants.checkRefresh(r1, clientID: client, now: harness.clock.now) else {
+            Issue.record("r1 is not current")
+            return
+        }
+        // This request read r1 as current at t; the winner, which started at t too, commits 5 s later.
+        let r2 = try #require(
+            OAuthHarness.json(await harness.refresh(r1, clientID: client))?["refresh_token"]?.stringValue)
+        let late = harness.clock.now + 5
+        let mine = OAuthIssue(
+            refreshToken: "late", refreshExpiresAt: late + 60, jti: "late-jti", accessExpiresAt: late + 60)
+        let rotation = try await grants.rotate(r1, grant: grant, issue: mine, now: late, raceWindow: 2)
+        #expect(rotation == .lostRace)
+        #expect(try await grants.grant(id: issued.grant.id)?.revoked == false)
         #expect(await harness.refresh(r2, clientID: client).status == .ok)
     }
 
