@@ -136,7 +136,8 @@ public final class Fetcher: URLFetching {
         return addresses
     }
 
-    /// Sends one POST to `url` on the fetcher's I/O threads and returns the response whatever its status.
+    /// Sends one POST to `url` on the fetcher's I/O threads and returns the response whatever its status. Its
+    /// ``FetchConfiguration/totalTimeout`` runs from when a thread takes it, not from the call.
     ///
     /// Same address policy, timeouts, TLS checks and size limits as ``fetch(_:)``; redirects are not
     /// followed (the response is returned as is). For clients of JSON APIs (`postern agent`), where an
@@ -153,9 +154,10 @@ public final class Fetcher: URLFetching {
         for (name, value) in headers where (name + value).utf8.contains(where: { $0 == 13 || $0 == 10 }) {
             throw .invalidURL
         }
-        let deadline = Deadline.after(configuration.totalTimeout)
         return try await onIOThread { [self] () throws(FetchError) in
-            if deadline.hasPassed { throw .timedOut }
+            // Unlike a GET's, a POST's deadline starts when a thread takes it: webhook deliveries queue behind each
+            // other, and one that waited for a slow receiver's deliveries must not fail unsent.
+            let deadline = Deadline.after(configuration.totalTimeout)
             let target = try FetchURL(parsing: url)
             let (head, reader) = try request(target, method: "POST", headers: headers, body: body, deadline: deadline)
             let responseBody = readingBody ? try readBody(reader, deadline: deadline) : []

@@ -55,4 +55,23 @@ struct FetcherPostTests {
         await expectNotAllowed { try await fetcher(allowPrivate: false).post(origin.url("/api")) }
         #expect(origin.acceptedConnections == 0)
     }
+
+    @Test("a POST's deadline runs from when a thread takes it: one queued behind a slow one still gets its own 1 s")
+    func deadlineFromThread() async throws {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        origin.set("/slow", body: "ok", delay: 0.7)
+        origin.set("/quick", body: "ok", delay: 0.5)
+        var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: true))
+        configuration.concurrentFetches = 1
+        configuration.totalTimeout = .seconds(1)
+        let fetcher = try Fetcher(configuration: configuration)
+        let slow = Task { try await fetcher.post(origin.url("/slow"), readingBody: false) }
+        // The one thread is busy once the origin has the slow request.
+        while origin.acceptedConnections == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let quick = try await fetcher.post(origin.url("/quick"), readingBody: false)
+        #expect(quick.status == 200)
+        #expect(try await slow.value.status == 200)
+        #expect(origin.receivedRequests.count == 2)
+    }
 }
