@@ -40,7 +40,8 @@ public struct OAuthClientRegistration: Sendable, Equatable {
             }
             guard uri.utf8.count <= configuration.maxRedirectURILength, Self.redirectURIAllowed(uri) else {
                 throw .invalidRedirectURI(
-                    "Each redirect URI must be an absolute https URI, or http on localhost, 127.0.0.1 or [::1], without a fragment.")
+                    "Each redirect URI must be an absolute https URI, or http on localhost or 127.0.0.1, without a "
+                        + "fragment; an IPv6 literal cannot be named in the consent page's CSP: use localhost.")
             }
             if !redirectURIs.contains(uri) { redirectURIs.append(uri) }
         }
@@ -111,7 +112,7 @@ public struct OAuthClientRegistration: Sendable, Equatable {
     }
 
     /// Whether `uri` may be a redirect URI: `https://host[:port][/path][?query]`, or the same with `http` on
-    /// `localhost`, `127.0.0.1` or `[::1]`; no fragment, no user info, no whitespace or control characters.
+    /// `localhost` or `127.0.0.1`; no IPv6 literal, no fragment, no user info, no whitespace or control characters.
     public static func redirectURIAllowed(_ uri: String) -> Bool {
         guard uri.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), !uri.contains("#") else { return false }
         let lower = uri.lowercased()
@@ -127,21 +128,14 @@ public struct OAuthClientRegistration: Sendable, Equatable {
             return false
         }
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
-        guard !authority.isEmpty, !authority.contains("@") else { return false }
-        let host: Substring
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return false }
-            host = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            guard after.isEmpty || Self.isPort(after) else { return false }
-        } else {
-            let parts = authority.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count <= 2, !parts[0].isEmpty else { return false }
-            host = parts[0]
-            if parts.count == 2 { guard Self.isPort(":" + parts[1]) else { return false } }
-        }
+        // No IPv6 literal: the consent page's CSP must name the redirect's origin in `form-action`, which browsers
+        // apply to the redirect after the form's POST, and CSP's host grammar has no IPv6 address.
+        guard !authority.isEmpty, !authority.contains("@"), !authority.hasPrefix("[") else { return false }
+        let parts = authority.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count <= 2, !parts[0].isEmpty else { return false }
+        if parts.count == 2 { guard Self.isPort(":" + parts[1]) else { return false } }
         if https { return true }
-        return ["localhost", "127.0.0.1", "[::1]"].contains(host.lowercased())
+        return ["localhost", "127.0.0.1"].contains(parts[0].lowercased())
     }
 
     private static func isPort(_ text: some StringProtocol) -> Bool {

@@ -26,7 +26,7 @@ public enum OAuthLLMsText {
 
             1. Register (RFC 7591, open, \(c.registrationsPerHour) an hour per address) as the second line does. \
             Redirect URIs are https, \
-            or http on localhost, 127.0.0.1 or [::1], compared by exact string equality. An omitted \
+            or http on localhost or 127.0.0.1 (no IPv6 literal), compared by exact string equality. An omitted \
             `token_endpoint_auth_method` means `none` (a public client, PKCE only); `client_secret_post` gets a \
             `client_secret`, shown once. A registration with no grant after 24 h is deleted. Instead of registering, \
             a client may use the https URL of its client ID metadata document as `client_id` (when the metadata's \
