@@ -137,7 +137,8 @@ public final class Fetcher: URLFetching {
     }
 
     /// Sends one POST to `url` on the fetcher's I/O threads and returns the response whatever its status. Its
-    /// ``FetchConfiguration/totalTimeout`` runs from when a thread takes it, not from the call.
+    /// ``FetchConfiguration/totalTimeout`` runs from when a thread takes it, which must be within `startWithin` of
+    /// the call (default 20 s), else it is not sent (``FetchError/timedOut``).
     ///
     /// Same address policy, timeouts, TLS checks and size limits as ``fetch(_:)``; redirects are not
     /// followed (the response is returned as is). For clients of JSON APIs (`postern agent`), where an
@@ -147,16 +148,21 @@ public final class Fetcher: URLFetching {
     ///   - body: the request body, sent with `Content-Length`.
     ///   - readingBody: false to return after the response head, with an empty body (webhook deliveries, where
     ///     only the status counts and a receiver's large answer must not turn a 2xx into a failure).
+    ///   - startWithin: how long it may wait for a thread before it is given up unsent.
     /// - Throws: ``FetchError``; ``FetchError/invalidURL`` for a header with CR or LF.
     public func post(
-        _ url: String, headers: [(String, String)] = [], body: [UInt8] = [], readingBody: Bool = true
+        _ url: String, headers: [(String, String)] = [], body: [UInt8] = [], readingBody: Bool = true,
+        startWithin: Duration = .seconds(20)
     ) async throws(FetchError) -> FetchResponse {
         for (name, value) in headers where (name + value).utf8.contains(where: { $0 == 13 || $0 == 10 }) {
             throw .invalidURL
         }
+        let latestStart = Deadline.after(startWithin)
         return try await onIOThread { [self] () throws(FetchError) in
             // Unlike a GET's, a POST's deadline starts when a thread takes it: webhook deliveries queue behind each
-            // other, and one that waited for a slow receiver's deliveries must not fail unsent.
+            // other, and one that waited for a slow receiver's deliveries must not fail unsent. It is not sent at
+            // all past `startWithin`, so that a webhook's lease (30 s) outlives any delivery.
+            if latestStart.hasPassed { throw .timedOut }
             let deadline = Deadline.after(configuration.totalTimeout)
             let target = try FetchURL(parsing: url)
             let (head, reader) = try request(target, method: "POST", headers: headers, body: body, deadline: deadline)

@@ -15,7 +15,8 @@ public struct WebhookQueue: Sendable {
     let database: any SQLDatabase
     /// The delay before each retry, in milliseconds: attempt `n + 1` waits `retryDelays[n - 1]` after attempt `n`.
     public let retryDelays: [Int64]
-    /// How long a claim holds its rows. Longer than one delivery can take (the fetcher's whole-request deadline).
+    /// How long a claim holds its rows. Longer than one delivery can take: a POST waits at most 20 s for a fetch
+    /// thread (`Fetcher.post`'s `startWithin`), then has the fetcher's whole-request deadline (5 s).
     public let lease: Int64
     /// Delivery attempts the log keeps per webhook (`GET .../deliveries` shows them).
     public static let loggedAttempts = 20

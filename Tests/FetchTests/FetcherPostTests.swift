@@ -56,7 +56,7 @@ struct FetcherPostTests {
         #expect(origin.acceptedConnections == 0)
     }
 
-    @Test("a POST's deadline runs from when a thread takes it: one queued behind a slow one still gets its own 1 s")
+    @Test("a POST's deadline runs from when a thread takes it, within startWithin of the call, else it is not sent")
     func deadlineFromThread() async throws {
         let origin = try TestOrigin()
         defer { origin.stop() }
@@ -73,5 +73,13 @@ struct FetcherPostTests {
         #expect(quick.status == 200)
         #expect(try await slow.value.status == 200)
         #expect(origin.receivedRequests.count == 2)
+        // One that could not start within `startWithin` is given up unsent.
+        let again = Task { try await fetcher.post(origin.url("/slow"), readingBody: false) }
+        while origin.acceptedConnections < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        await #expect(throws: FetchError.timedOut) {
+            try await fetcher.post(origin.url("/quick"), readingBody: false, startWithin: .milliseconds(100))
+        }
+        #expect(try await again.value.status == 200)
+        #expect(origin.receivedRequests.count == 3)
     }
 }
