@@ -105,6 +105,19 @@ public struct WebhookQueue: Sendable {
                         SELECT id FROM mailbox_webhook_deliveries WHERE webhook_id = ?
                         ORDER BY created_ms DESC, attempt DESC, id DESC LIMIT ?)
                     """, [.text(job.webhookID), .text(job.webhookID), .integer(Int64(Self.loggedAttempts))])
+                // A failure signed with a secret rotated away meanwhile says nothing about the new one: sent again at
+                // once under the new secret, neither counted nor held against the webhook.
+                let rotated = try connection.query(
+                    "SELECT secret FROM mailbox_webhooks WHERE id = ?", [.text(job.webhookID)]
+                ).first?.text("secret") != job.secret
+                if rotated && !result.delivered {
+                    try connection.run(
+                        """
+                        UPDATE mailbox_webhook_events SET next_attempt_ms = ?, lease_until_ms = 0, lease_token = NULL
+                        WHERE id = ?
+                        """, [.integer(now), .text(job.eventID)])
+                    return .retryAt(now)
+                }
                 let outcome: Outcome
                 if result.delivered {
                     outcome = .delivered

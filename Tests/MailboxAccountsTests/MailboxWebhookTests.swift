@@ -256,6 +256,28 @@ struct MailboxWebhookTests {
         #expect(attempts.allSatisfy { $0["event_type"] == "email.received" && $0["duration_ms"] == .int(2) })
     }
 
+    @Test("a failure signed with a secret rotated meanwhile is sent again at once, not counted against the webhook")
+    func rotatedInFlight() async throws {
+        let setup = try await Self.setup()
+        try await Self.deliver(setup.harness, to: "owned@pro.localhost")
+        let queue = setup.queue([30])
+        let now = setup.nowMS
+        // The last attempt is in flight, signed with the old secret, when the owner rotates.
+        let first = try #require(try await queue.claim(now: now, limit: 10).first)
+        let failure = WebhookAttemptResult(statusCode: 500, error: "HTTP 500", durationMS: 2)
+        #expect(try await queue.complete(first, result: failure, now: now) == .retryAt(now + 30_000))
+        let last = try #require(try await queue.claim(now: now + 30_000, limit: 10).first)
+        let rotated = await setup.harness.send(
+            .POST, "/api/user/webhooks/\(setup.webhookID)/rotate", bearer: setup.token)
+        let refused = WebhookAttemptResult(statusCode: 401, error: "HTTP 401", durationMS: 2)
+        #expect(try await queue.complete(last, result: refused, now: now + 30_001) == .retryAt(now + 30_001))
+        let webhook = await setup.harness.send(.GET, "/api/user/webhooks", bearer: setup.token)["webhooks"]?
+            .arrayValue?.first
+        #expect(webhook?["status"] == "active" && webhook?["failure_count"] == .int(0))
+        let again = try #require(try await queue.claim(now: now + 30_001, limit: 10).first)
+        #expect(again.eventID == last.eventID && again.attempts == 1 && again.secret == rotated.string("secret"))
+    }
+
     @Test("the delivery log keeps the newest 20 attempts")
     func logBound() async throws {
         let setup = try await Self.setup()
