@@ -22,6 +22,9 @@ public struct OAuthClient: Sendable, Equatable {
     public let redirectURIs: [String]
     /// The scopes the client registered for; nil when it named none (then any supported scope).
     public let scopes: [String]?
+    /// Whether it registered the `refresh_token` grant type (the default): one that did not gets no refresh token
+    /// and is `unauthorized_client` at a refresh (RFC 6749 section 5.2).
+    public var refreshes = true
 
     /// Whether `secret` is this client's secret (constant-time; false for public clients).
     func secretMatches(_ secret: String?) -> Bool {

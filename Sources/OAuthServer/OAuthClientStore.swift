@@ -99,9 +99,13 @@ public struct OAuthClientStore: Sendable {
         else { return nil }
         let metadata = row.text("metadata").flatMap { try? JSONValue.parse(Array($0.utf8)) }
         let scopes = metadata?["scope"]?.stringValue.flatMap(OAuthScope.parse)
-        return OAuthClient(
+        var client = OAuthClient(
             clientID: clientID, authMethod: method, secretDigest: row.blob("secret_digest"),
             name: row.text("client_name"), redirectURIs: uris, scopes: scopes)
+        if let grantTypes = metadata?["grant_types"]?.arrayValue {
+            client.refreshes = grantTypes.contains(.string("refresh_token"))
+        }
+        return client
     }
 
     /// Deletes registrations that never got a grant and are older than `unusedLifetime`, and stale metadata-document

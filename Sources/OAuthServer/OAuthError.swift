@@ -24,6 +24,7 @@ public struct OAuthError: Error, Sendable, Equatable {
     static func invalidScope(_ text: String) -> OAuthError { OAuthError("invalid_scope", text) }
     static func invalidTarget(_ text: String) -> OAuthError { OAuthError("invalid_target", text) }
     static func unsupportedGrantType(_ text: String) -> OAuthError { OAuthError("unsupported_grant_type", text) }
+    static func unauthorizedClient(_ text: String) -> OAuthError { OAuthError("unauthorized_client", text) }
     static func invalidRedirectURI(_ text: String) -> OAuthError { OAuthError("invalid_redirect_uri", text) }
     static func invalidClientMetadata(_ text: String) -> OAuthError { OAuthError("invalid_client_metadata", text) }
     static let overloaded = OAuthError(

@@ -58,9 +58,9 @@ public enum OAuthLLMsText {
             even for an unknown token.
 
             Errors are `{"error","error_description"}` with status 400 (`invalid_request`, `invalid_client`, \
-            `invalid_grant`, `invalid_scope`, `invalid_target`, `unsupported_grant_type`, `invalid_redirect_uri`, \
-            `invalid_client_metadata`), 429 with `Retry-After`, 503 when busy. The metadata, token, register, revoke \
-            and JWKS endpoints send `Access-Control-Allow-Origin: *`.
+            `invalid_grant`, `invalid_scope`, `invalid_target`, `unsupported_grant_type`, `unauthorized_client`, \
+            `invalid_redirect_uri`, `invalid_client_metadata`), 429 with `Retry-After`, 503 when busy. The metadata, \
+            token, register, revoke and JWKS endpoints send `Access-Control-Allow-Origin: *`.
 
             """
     }

@@ -72,13 +72,16 @@ extension OAuthService {
                 throw OAuthError.invalidGrant("The authorization code was already used; its tokens are revoked.")
             }
             metrics.codesRedeemed.increment()
-            return tokenResponse(minted, scopes: grant.scopes)
+            return tokenResponse(minted, scopes: grant.scopes, withRefreshToken: client.refreshes)
         }
     }
 
     // MARK: - refresh_token
 
     func refresh(_ fields: [String: String], _ client: OAuthClient) async throws -> HTTPResponse {
+        guard client.refreshes else {
+            throw OAuthError.unauthorizedClient("This client did not register the refresh_token grant type.")
+        }
         guard let token = fields["refresh_token"], !token.isEmpty else {
             throw OAuthError.invalidRequest("refresh_token is required.")
         }
@@ -175,13 +178,15 @@ extension OAuthService {
         return Minted(accessToken: token, expiresIn: ttl, issue: issue)
     }
 
-    func tokenResponse(_ minted: Minted, scopes: [String]) -> HTTPResponse {
-        OAuthJSON.response(
-            .ok,
-            .object([
-                ("access_token", .string(minted.accessToken)), ("token_type", .string("Bearer")),
-                ("expires_in", .int(minted.expiresIn)), ("refresh_token", .string(minted.issue.refreshToken)),
-                ("scope", .string(OAuthScope.text(scopes))),
-            ]))
+    /// The token response; without `refresh_token` for a client that did not register that grant type (the one
+    /// stored for it is never shown, so never usable).
+    func tokenResponse(_ minted: Minted, scopes: [String], withRefreshToken: Bool = true) -> HTTPResponse {
+        var members: [(String, JSONValue)] = [
+            ("access_token", .string(minted.accessToken)), ("token_type", .string("Bearer")),
+            ("expires_in", .int(minted.expiresIn)),
+        ]
+        if withRefreshToken { members.append(("refresh_token", .string(minted.issue.refreshToken))) }
+        members.append(("scope", .string(OAuthScope.text(scopes))))
+        return OAuthJSON.response(.ok, .object(members))
     }
 }

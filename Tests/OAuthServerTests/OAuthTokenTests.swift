@@ -185,6 +185,21 @@ struct OAuthTokenTests {
         #expect(await harness.refresh(r2, clientID: client).status == .ok)
     }
 
+    @Test("a client registered without the refresh_token grant gets no refresh token; a refresh is unauthorized_client")
+    func noRefreshGrant() async throws {
+        let (harness, _, owner, inbox) = try await Self.setUp()
+        let registered = await harness.send(
+            .POST, "/oauth/register",
+            json: #"{"redirect_uris":["\#(callback)"],"grant_types":["authorization_code"]}"#)
+        let client = try #require(OAuthHarness.json(registered)?["client_id"]?.stringValue)
+        #expect(OAuthHarness.json(registered)?["grant_types"] == .array(["authorization_code"]))
+        let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
+        let tokens = try #require(
+            OAuthHarness.json(await harness.exchange(issued.code, clientID: client, verifier: issued.verifier)))
+        #expect(tokens["access_token"]?.stringValue != nil && tokens["refresh_token"] == nil)
+        #expect(OAuthHarness.error(await harness.refresh("anything", clientID: client)) == "unauthorized_client")
+    }
+
     @Test("two concurrent refreshes with one token, on two database handles: exactly one wins, nothing revoked")
     func concurrentRefresh() async throws {
         let (harness, client, owner, inbox) = try await Self.setUp()
