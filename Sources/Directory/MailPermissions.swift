@@ -29,8 +29,9 @@ public struct MailPermissions: OptionSet, Sendable, Hashable {
         self = permissions
     }
 
+    /// The OAuth scope names of these permissions, in the order scopes are written.
+    public var names: [String] { Self.scopeNames.filter { contains($0.0) }.map(\.1) }
+
     /// The space-separated OAuth scope of these permissions (`mail.read mail.send`).
-    public var scope: String {
-        Self.scopeNames.filter { contains($0.0) }.map(\.1).joined(separator: " ")
-    }
+    public var scope: String { names.joined(separator: " ") }
 }

@@ -59,11 +59,17 @@ public struct OwnerPrincipals: Sendable {
             }
             return .inbox(try await principal(grant, accountID: inbox.accountID))
         }
-        if let preferred = grant.defaultInboxID, let inbox = held.first(where: { $0.accountID == preferred }) {
-            return .inbox(try await principal(grant, inbox))
-        }
-        if held.count == 1 { return .inbox(try await principal(grant, held[0])) }
+        if let inbox = Self.defaultInbox(of: grant, among: held) { return .inbox(try await principal(grant, inbox)) }
         return .choose(held)
+    }
+
+    /// The inbox a call without `agent_id` acts on: the grant's default inbox when the owner still holds it, else
+    /// the only inbox held; nil when there are several and none is the default.
+    public static func defaultInbox(of grant: AccessGrant, among held: [OwnedInbox]) -> OwnedInbox? {
+        if let preferred = grant.defaultInboxID, let inbox = held.first(where: { $0.accountID == preferred }) {
+            return inbox
+        }
+        return held.count == 1 ? held[0] : nil
     }
 
     private func principal(_ grant: AccessGrant, _ inbox: OwnedInbox) async throws -> Principal {

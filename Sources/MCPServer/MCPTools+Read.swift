@@ -170,8 +170,7 @@ extension MCPTools {
             ])
         case .owner(let grant):
             let held = try await owners?.inboxes(of: grant) ?? []
-            let preferred = held.first { $0.accountID == grant.defaultInboxID }?.accountID
-                ?? (held.count == 1 ? held[0].accountID : nil)
+            let preferred = OwnerPrincipals.defaultInbox(of: grant, among: held)?.accountID
             return .object([
                 (
                     "agents",
@@ -183,7 +182,7 @@ extension MCPTools {
                             ])
                         })
                 ),
-                ("scopes", .array(MailPermissions.scopeNames.filter { grant.permissions.contains($0.0) }.map { .string($0.1) })),
+                ("scopes", .array(grant.permissions.names.map(JSONValue.string))),
             ])
         }
     }
