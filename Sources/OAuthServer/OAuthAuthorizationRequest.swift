@@ -4,7 +4,9 @@
 /// The client and the redirect URI are checked first: while either is unknown an error cannot be sent anywhere
 /// safe, so it is a 400 page. Every later error is redirected to the (now trusted) redirect URI.
 struct OAuthAuthorizationRequest: Sendable, Equatable {
-    let clientID: String
+    /// The client, as the caller looked it up.
+    let client: OAuthClient
+    var clientID: String { client.clientID }
     let redirectURI: String
     let state: String
     let scopes: [String]
@@ -72,7 +74,7 @@ struct OAuthAuthorizationRequest: Sendable, Equatable {
         if let allowed = client.scopes, !scopes.allSatisfy(allowed.contains) {
             throw fail(.invalidScope("scope is wider than the client registered for."))
         }
-        clientID = client.clientID
+        self.client = client
         self.redirectURI = redirectURI
         self.state = state
         self.scopes = scopes

@@ -34,7 +34,7 @@ public enum OAuthClientMetadataDocument {
         }
         let registration: OAuthClientRegistration
         do {
-            registration = try OAuthClientRegistration(body: body, configuration: configuration)
+            registration = try OAuthClientRegistration(members: members, configuration: configuration)
         } catch {
             throw .invalidClient("The client's metadata document is refused: \(error.description)")
         }

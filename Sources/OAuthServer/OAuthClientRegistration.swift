@@ -24,9 +24,14 @@ public struct OAuthClientRegistration: Sendable, Equatable {
     /// - Throws: ``OAuthError`` `invalid_redirect_uri` for a missing, empty or refused redirect URI list,
     ///   `invalid_client_metadata` for anything else.
     public init(body: [UInt8], configuration: OAuthConfiguration) throws(OAuthError) {
-        guard let body = RequestBody(json: body) else {
+        guard let members = RequestBody(json: body) else {
             throw .invalidClientMetadata("The body must be a JSON object.")
         }
+        try self.init(members: members, configuration: configuration)
+    }
+
+    /// Checks the members of a JSON object already parsed (a client metadata document).
+    init(members body: RequestBody, configuration: OAuthConfiguration) throws(OAuthError) {
         guard case .array(let uris)? = body["redirect_uris"], !uris.isEmpty else {
             throw .invalidRedirectURI("redirect_uris must be a non-empty array of strings.")
         }

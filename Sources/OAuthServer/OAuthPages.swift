@@ -3,14 +3,9 @@ import HTTP1
 import Owners
 import ServerKit
 
-/// The authorization server's HTML: the error page (bad client or redirect URI) and the consent page, in the
-/// owner pages' frame.
+/// The authorization server's consent page, in the owner pages' frame (its error pages are
+/// `OwnerService.messagePage`).
 enum OAuthPages {
-    /// A page with one message.
-    static func message(_ status: HTTPStatus, _ title: String, _ text: String) -> HTTPResponse {
-        HTMLPage.response(status, OwnerPageShell.document(title: title, main: OwnerPageShell.flash(text, kind: "error")))
-    }
-
     /// The consent form (the form contract of issue 28): `scope` checkboxes, `account_id` radios or `new_inbox`,
     /// `decision` approve|deny, the CSRF token and the signed `request`; posts to `/oauth/consent`.
     struct Consent {

@@ -27,7 +27,7 @@ extension OAuthService {
         let fields = request.formFields()
         let ticket = fields["request"] ?? ""
         guard browser.csrfValid(fields, request) else {
-            return OAuthPages.message(
+            return OwnerService.messagePage(
                 .forbidden, "Allow access?", "The form was too old or came from elsewhere; start again from the app.")
         }
         guard let (owner, _) = try await browser.owner(of: request) else {
@@ -35,7 +35,7 @@ extension OAuthService {
         }
         let now = clock()
         guard let query = OAuthConsentTicket.open(ticket, ownerID: owner.id, now: now, key: consentKey) else {
-            return OAuthPages.message(
+            return OwnerService.messagePage(
                 .badRequest, "Allow access?", "This consent form has expired; start again from the app.")
         }
         let authorization: OAuthAuthorizationRequest
@@ -49,7 +49,7 @@ extension OAuthService {
                 "access_denied", "The owner denied the request."))
         case "approve"?: break
         default:
-            return OAuthPages.message(.badRequest, "Allow access?", "Choose Allow or Deny.")
+            return OwnerService.messagePage(.badRequest, "Allow access?", "Choose Allow or Deny.")
         }
         func again(_ message: String, _ status: HTTPStatus = .badRequest) async throws -> HTTPResponse {
             try await consentPage(
@@ -106,7 +106,7 @@ extension OAuthService {
 
     func respond(_ failure: OAuthAuthorizationRequest.Failure) -> HTTPResponse {
         switch failure {
-        case .page(let text): return OAuthPages.message(.badRequest, "This app's request is not valid", text)
+        case .page(let text): return OwnerService.messagePage(.badRequest, "This app's request is not valid", text)
         case .redirect(let error, let redirectURI, let state): return redirect(redirectURI, state: state, error: error)
         }
     }
@@ -126,9 +126,7 @@ extension OAuthService {
         _ authorization: OAuthAuthorizationRequest, owner: Owner, query: String, request: HTTPRequest,
         status: HTTPStatus, error: String? = nil
     ) async throws -> HTTPResponse {
-        guard let client = try await client(id: authorization.clientID) else {
-            return respond(.page("The app that sent you here is no longer registered."))
-        }
+        let client = authorization.client
         var inboxes = try await inboxes.inboxes(ownerID: owner.id)
         if case .inbox(let accountID) = authorization.target {
             inboxes = inboxes.filter { $0.accountID == accountID }

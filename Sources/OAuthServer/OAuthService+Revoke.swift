@@ -7,11 +7,7 @@ extension OAuthService {
     /// `POST /oauth/revoke` (RFC 7009; contract 1.5): a refresh token or an access token of the calling client
     /// revokes its whole grant; an unknown token, or another client's, is 200 and changes nothing.
     func revoke(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard request.contentTypeIsForm else {
-            throw OAuthError.invalidRequest("The body must be application/x-www-form-urlencoded.")
-        }
-        let fields = request.formFields()
-        let client = try await authenticate(fields)
+        let (fields, client) = try await authenticatedForm(request)
         guard let token = fields["token"], !token.isEmpty else { throw OAuthError.invalidRequest("token is required.") }
         let now = clock()
         let owner: (grantID: String, clientID: String)?
@@ -27,17 +23,14 @@ extension OAuthService {
     }
 
     /// The `jti` of `token` when it is an access token this server signed and that has not expired; nil otherwise.
-    /// The policy's audience and scope are the token's own (any of this server's audiences and scopes will do);
-    /// the signature, issuer, purpose and lifetime are checked as everywhere.
+    /// Any of this server's audiences and scopes will do; the signature, issuer, purpose and lifetime are checked as
+    /// everywhere.
     func accessTokenID(_ token: String, now: Int64) -> String? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Base64URL.decode(String(parts[1])),
-            let claims = try? JSONValue.parse(payload), let audience = claims["aud"]?.stringValue,
-            let scope = claims["scope"]?.stringValue
-        else { return nil }
-        let policy = JWTPolicy(
-            purpose: .oauthAccess, issuer: configuration.issuer, maximumLifetime: configuration.accessTokenLifetime,
-            audience: audience, scope: scope)
+        var policy = JWTPolicy(
+            purpose: .oauthAccess, issuer: configuration.issuer, maximumLifetime: configuration.accessTokenLifetime)
+        policy.otherAudiences = Set(configuration.serviceResources)
+        policy.audiencePrefixes = [OAuthResource.inboxPrefix]
+        policy.anyScope = true
         return (try? keys.verify(token, policy: policy, now: now))?.jti
     }
 }

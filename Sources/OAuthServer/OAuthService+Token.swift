@@ -8,11 +8,7 @@ extension OAuthService {
     /// `POST /oauth/token` (contract 1.4): `authorization_code` with PKCE, `refresh_token` with rotation. Every
     /// answer is `Cache-Control: no-store`; errors are `{"error","error_description"}` with 400.
     func token(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard request.contentTypeIsForm else {
-            throw OAuthError.invalidRequest("The body must be application/x-www-form-urlencoded.")
-        }
-        let fields = request.formFields()
-        let client = try await authenticate(fields)
+        let (fields, client) = try await authenticatedForm(request)
         switch fields["grant_type"] {
         case "authorization_code"?: return try await exchangeCode(fields, client)
         case "refresh_token"?: return try await refresh(fields, client)
@@ -21,9 +17,19 @@ extension OAuthService {
         }
     }
 
+    /// The form fields of a token or revocation request and the client they authenticate.
+    /// - Throws: `invalid_request` for a body that is not a form; what ``authenticate(_:)`` throws.
+    func authenticatedForm(_ request: HTTPRequest) async throws -> ([String: String], OAuthClient) {
+        guard request.contentTypeIsForm else {
+            throw OAuthError.invalidRequest("The body must be application/x-www-form-urlencoded.")
+        }
+        let fields = request.formFields()
+        return (fields, try await authenticate(fields))
+    }
+
     /// The client `client_id` names, authenticated as it registered (`client_secret` for `client_secret_post`).
     /// - Throws: `invalid_client` when it is missing, unknown, or its secret does not match.
-    func authenticate(_ fields: [String: String]) async throws -> OAuthClient {
+    private func authenticate(_ fields: [String: String]) async throws -> OAuthClient {
         guard let clientID = fields["client_id"], !clientID.isEmpty else {
             throw OAuthError.invalidClient("client_id is required.")
         }

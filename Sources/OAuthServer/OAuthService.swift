@@ -152,7 +152,8 @@ public final class OAuthService: Sendable {
     func pageMiddleware(_ context: RequestContext, _ handler: () async throws -> HTTPResponse) async -> HTTPResponse {
         let decision = middleware.charge(.endpoint, context)
         if let decision, !decision.allowed {
-            var response = OAuthPages.message(.tooManyRequests, "Too many requests", "Too many requests from this address; try again shortly.")
+            var response = OwnerService.messagePage(
+                .tooManyRequests, "Too many requests", "Too many requests from this address; try again shortly.")
             response.headers.setRetryAfter(decision)
             return response
         }
@@ -160,7 +161,7 @@ public final class OAuthService: Sendable {
             return try await handler()
         } catch {
             _ = middleware.answer(error, context)
-            return OAuthPages.message(
+            return OwnerService.messagePage(
                 ServiceFailure(error).status, "Something went wrong", "The server could not complete the request.")
         }
     }

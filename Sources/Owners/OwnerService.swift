@@ -182,7 +182,8 @@ public final class OwnerService: Sendable {
         return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
     }
 
-    static func messagePage(_ status: HTTPStatus, _ title: String, _ message: String) -> HTTPResponse {
+    /// A page in the owner pages' frame with one error message (also the authorization server's error pages).
+    public static func messagePage(_ status: HTTPStatus, _ title: String, _ message: String) -> HTTPResponse {
         HTMLPage.response(status, OwnerPageShell.document(title: title, main: OwnerPageShell.flash(message, kind: "error")))
     }
 
