@@ -171,8 +171,6 @@ public final class Fetcher: URLFetching {
         }
     }
 
-    /// The extra headers of a remote-hash GET.
-
     /// Connects, sends the request and reads the head; the stream is positioned at the body.
     private func request(
         _ url: FetchURL, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil,

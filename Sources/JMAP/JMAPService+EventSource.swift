@@ -118,7 +118,10 @@ extension JMAPService {
     private func changedTypes(
         _ address: String, since: Int64?, now: Int64, among subscribed: [String]
     ) async throws -> [String] {
-        guard let since, since < now, let changes = try await store.changes(address: address, since: since) else {
+        // Only `EmailDelivery` depends on what changed: without it the log is not read.
+        guard subscribed.contains("EmailDelivery"), let since, since < now,
+            let changes = try await store.changes(address: address, since: since)
+        else {
             return subscribed
         }
         let delivered = changes.log.contains { $0.kind == .created && $0.folderAfter == .inbox }

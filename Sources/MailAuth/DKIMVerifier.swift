@@ -28,7 +28,11 @@ public struct DKIMVerifier: Sendable {
 
     /// Every signature of `message`, top to bottom; empty when it has none.
     public func verify(_ message: [UInt8]) async -> [Outcome] {
-        let headers = MessageHeaders(message)
+        await verify(MessageHeaders(message))
+    }
+
+    /// Every signature of the message `headers` were read from, top to bottom.
+    func verify(_ headers: MessageHeaders) async -> [Outcome] {
         var outcomes: [Outcome] = []
         for signature in headers.fields(named: "DKIM-Signature").prefix(5) {
             outcomes.append(await verify(signature, in: headers))

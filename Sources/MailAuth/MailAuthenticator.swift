@@ -39,8 +39,9 @@ public struct MailAuthenticator: Sendable {
     public func evaluate(_ message: [UInt8], clientIP: String, mailFrom: String, helo: String) async -> Verdict {
         let dns = BudgetedMailAuthDNS(dns: dns, deadline: instant() + budget, instant: instant)
         let spfOutcome = await SPFEvaluator(dns: dns).check(clientIP: clientIP, mailFrom: mailFrom, helo: helo)
-        let signatures = await DKIMVerifier(dns: dns, now: now).verify(message)
-        let from = Self.fromDomain(MessageHeaders(message))
+        let headers = MessageHeaders(message)
+        let signatures = await DKIMVerifier(dns: dns, now: now).verify(headers)
+        let from = Self.fromDomain(headers)
         let dmarcOutcome = await DMARCEvaluator(dns: dns).check(
             fromDomain: from, spf: spfOutcome, dkimPassedDomains: signatures.filter { $0.result == .pass }.map(\.domain)
         )

@@ -283,7 +283,8 @@ public struct MailStore: Sendable {
         (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
     }
 
-    private static func addresses(_ text: String?) -> [MailAddress] {
+    /// The addresses of a stored `*_json` column (`from_json`, `to_json`, ...); empty when there is none.
+    public static func addresses(_ text: String?) -> [MailAddress] {
         text.flatMap { try? JSONDecoder().decode([MailAddress].self, from: Data($0.utf8)) } ?? []
     }
 

@@ -23,12 +23,14 @@ struct SandboxMessageRecord: Sendable, Equatable {
 extension MailboxStore {
     /// The user's sandbox, or nil before its first SMTP connection.
     func sandbox(ownerID: String) async throws -> SandboxRecord? {
-        try await database.read { connection in
-            try connection.query(
-                "SELECT owner_id, account_id, address, created_at FROM mailbox_sandboxes WHERE owner_id = ?",
-                [.text(ownerID)]
-            ).first.flatMap(Self.sandbox)
-        }
+        try await database.read { try Self.sandbox(ownerID: ownerID, $0) }
+    }
+
+    private static func sandbox(ownerID: String, _ connection: any SQLConnection) throws -> SandboxRecord? {
+        try connection.query(
+            "SELECT owner_id, account_id, address, created_at FROM mailbox_sandboxes WHERE owner_id = ?",
+            [.text(ownerID)]
+        ).first.flatMap(Self.sandbox)
     }
 
     /// The user's sandbox, made now with `candidate`'s id and address when there is none. Two first connections at
@@ -44,12 +46,9 @@ extension MailboxStore {
                     .text(candidate.ownerID), .text(candidate.accountID), .text(candidate.address),
                     .integer(candidate.createdAt),
                 ])
-            guard
-                let stored = try connection.query(
-                    "SELECT owner_id, account_id, address, created_at FROM mailbox_sandboxes WHERE owner_id = ?",
-                    [.text(candidate.ownerID)]
-                ).first.flatMap(Self.sandbox)
-            else { throw MailboxError.internalError }
+            guard let stored = try Self.sandbox(ownerID: candidate.ownerID, connection) else {
+                throw MailboxError.internalError
+            }
             return stored
         }
     }

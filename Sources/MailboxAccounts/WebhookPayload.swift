@@ -1,4 +1,5 @@
 import JSON
+import MailStore
 import ServerKit
 
 /// The body of an `email.received` delivery (Mail.td's, after mail.cx's documentation):
@@ -24,10 +25,7 @@ enum WebhookPayload {
     /// `Name <email>` (or the bare email) of the first `From` address, and that email; the envelope sender when the
     /// message has no readable `From`.
     static func fromHeader(_ json: String, envelopeFrom: String) -> (from: String, sender: String) {
-        guard let list = try? JSONValue.parse(Array(json.utf8)).arrayValue, let first = list.first?.objectValue,
-            let email = first.first(where: { $0.0 == "email" })?.1.stringValue
-        else { return (envelopeFrom, envelopeFrom) }
-        let name = first.first(where: { $0.0 == "name" })?.1.stringValue ?? ""
-        return (name.isEmpty ? email : "\(name) <\(email)>", email)
+        guard let first = MailStore.addresses(json).first else { return (envelopeFrom, envelopeFrom) }
+        return (MailboxService.display(first), first.email)
     }
 }

@@ -191,17 +191,22 @@ public final class PosternRuntime: Sendable {
             mailStore: mail.store, keyStore: keyStore, drainFlag: drainFlag, clock: clock, logger: logger)
     }
 
+    /// What both SMTP listeners share: the address, the greeting's hostname and the limits.
+    private static func smtpSettings(_ configuration: PosternConfiguration, port: Int) -> SMTPServerConfiguration {
+        var settings = SMTPServerConfiguration(
+            host: configuration.smtpHost ?? configuration.host, port: port, hostname: configuration.smtpHostname)
+        settings.maxMessageBytes = configuration.smtpMaxMessageBytes
+        settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
+        settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
+        return settings
+    }
+
     /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
         _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, group: EventLoopGroup,
         logger: Logger
     ) -> SMTPServer {
-        let host = configuration.smtpHost ?? configuration.host
-        var settings = SMTPServerConfiguration(
-            host: host, port: configuration.smtpPort, hostname: configuration.smtpHostname)
-        settings.maxMessageBytes = configuration.smtpMaxMessageBytes
-        settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
-        settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
+        var settings = smtpSettings(configuration, port: configuration.smtpPort)
         settings.tls = tls
         let metrics = PosternMetrics.shared
         return SMTPServer(
@@ -214,12 +219,7 @@ public final class PosternRuntime: Sendable {
     private static func sandboxServer(
         _ configuration: PosternConfiguration, mailbox: MailboxService, group: EventLoopGroup, logger: Logger
     ) throws -> SMTPServer {
-        var settings = SMTPServerConfiguration(
-            host: configuration.smtpHost ?? configuration.host, port: configuration.sandboxSMTPPort ?? 0,
-            hostname: configuration.smtpHostname)
-        settings.maxMessageBytes = configuration.smtpMaxMessageBytes
-        settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
-        settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
+        var settings = smtpSettings(configuration, port: configuration.sandboxSMTPPort ?? 0)
         settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
         settings.requiresAuthentication = true
         settings.plaintextAuthentication = configuration.sandboxPlaintextAuthOnLoopback ? .loopbackOnly : .never

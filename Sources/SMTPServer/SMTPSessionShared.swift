@@ -11,9 +11,8 @@ public final class SMTPSessionShared: Sendable {
     let greeting: [UInt8]
     /// The answer to `HELO`.
     let heloReply: [UInt8]
-    /// The answer to `EHLO` without STARTTLS or AUTH (a receiving MX without a certificate).
-    let ehloReply: [UInt8]
-    private let hostname: String
+    /// The answers to `EHLO`, by whether they offer STARTTLS (+2) and AUTH (+1); see ``ehloReply(startTLS:auth:)``.
+    private let ehloReplies: [[UInt8]]
     let commandTimeout: UInt64
     let writeTimeout: UInt64
     let sessionLimit: UInt64
@@ -31,25 +30,23 @@ public final class SMTPSessionShared: Sendable {
         let hostname = String(decoding: configuration.hostname.utf8.filter { $0 > 0x20 && $0 < 0x7F }, as: UTF8.self)
         greeting = Array("220 \(hostname) ESMTP Postern\r\n".utf8)
         heloReply = Array("250 \(hostname)\r\n".utf8)
-        self.hostname = hostname
-        ehloReply = Array(
-            ("250-\(hostname)\r\n250-SIZE \(configuration.maxMessageBytes)\r\n250-8BITMIME\r\n250-PIPELINING\r\n"
-                + "250 ENHANCEDSTATUSCODES\r\n").utf8)
+        ehloReplies = [(false, false), (false, true), (true, false), (true, true)].map { startTLS, auth in
+            var lines = [hostname, "SIZE \(configuration.maxMessageBytes)", "8BITMIME", "PIPELINING"]
+            if startTLS { lines.append("STARTTLS") }
+            if auth { lines.append("AUTH PLAIN LOGIN") }
+            lines.append("ENHANCEDSTATUSCODES")
+            let text = lines.enumerated().map { index, line in
+                "250\(index == lines.count - 1 ? " " : "-")\(line)\r\n"
+            }.joined()
+            return Array(text.utf8)
+        }
         commandTimeout = ConnectionTimeouts.nanoseconds(configuration.commandTimeout)
         writeTimeout = ConnectionTimeouts.nanoseconds(configuration.writeTimeout)
         sessionLimit = ConnectionTimeouts.nanoseconds(configuration.maxSessionDuration)
     }
 
-    /// The answer to `EHLO` offering STARTTLS when `startTLS` and AUTH when `auth`.
+    /// The answer to `EHLO` offering STARTTLS when `startTLS` and AUTH when `auth`, built once.
     func ehloReply(startTLS: Bool, auth: Bool) -> [UInt8] {
-        guard startTLS || auth else { return ehloReply }
-        var lines = [hostname, "SIZE \(configuration.maxMessageBytes)", "8BITMIME", "PIPELINING"]
-        if startTLS { lines.append("STARTTLS") }
-        if auth { lines.append("AUTH PLAIN LOGIN") }
-        lines.append("ENHANCEDSTATUSCODES")
-        let text = lines.enumerated().map { index, line in
-            "250\(index == lines.count - 1 ? " " : "-")\(line)\r\n"
-        }.joined()
-        return Array(text.utf8)
+        ehloReplies[(startTLS ? 2 : 0) + (auth ? 1 : 0)]
     }
 }
