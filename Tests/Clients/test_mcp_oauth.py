@@ -12,13 +12,12 @@ create`, runs against .build/debug/postern (or $POSTERN_BIN).
 """
 
 import asyncio
-import json
 import time
 import urllib.parse
 
 from oauth_form_driver import FormDriver
 from postern_server import Checks, http, postern
-from test_mcp_sdk import install
+from test_mcp_sdk import install, payload
 
 EMAIL, PASSWORD = "owner@example.com", "owner-password-1"
 CALLBACK = "http://127.0.0.1:53682/callback"  # nothing listens: the driver reads the redirect's Location
@@ -58,14 +57,6 @@ class Browser:
 
     async def callback_handler(self):
         return self.result
-
-
-def payload(result):
-    text = result.content[0].text if result.content else ""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 async def main_async(base):

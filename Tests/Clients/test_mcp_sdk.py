@@ -18,6 +18,15 @@ VERSION = "2.3.0"
 check = Checks()
 
 
+def payload(result):
+    """A tool result's text, parsed as JSON when it is JSON."""
+    text = result.content[0].text if result.content else ""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 def install():
     install_packages("mcp-" + VERSION, ["mcp==" + VERSION, "jsonschema"], ["mcp", "jsonschema"])
 
@@ -69,13 +78,6 @@ async def main_async(base, alice_key, bob_key):
             valid = False
             print(tool.name, error)
     check(valid, "every inputSchema is valid JSON Schema (2020-12)")
-
-    def payload(result):
-        text = result.content[0].text if result.content else ""
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
 
     alice_inbox = "alice-mcp@agents.localhost"
     bob_inbox = "bob-mcp@agents.localhost"

@@ -80,11 +80,17 @@ struct OAuthAuthorizeTests {
     }
 
     /// Signs in, opens the consent page; returns the page.
-    static func consentPage(_ harness: OAuthHarness, _ query: String) async throws -> HTTPResponse {
+    /// Signs in and opens the consent page for `query`: the page and its hidden `csrf_token` and `request` fields.
+    static func consentPage(_ harness: OAuthHarness, _ query: String) async throws
+        -> (page: HTTPResponse, csrf: String, ticket: String)
+    {
         try await harness.signIn()
         let page = await harness.send(.GET, "/oauth/authorize?" + query)
         #expect(page.status == .ok)
-        return page
+        return (
+            page, try #require(OAuthHarness.hidden("csrf_token", in: page)),
+            try #require(OAuthHarness.hidden("request", in: page))
+        )
     }
 
     @Test("approve: the consent page's form posts to /oauth/consent, which redirects code, state and iss")
@@ -92,7 +98,7 @@ struct OAuthAuthorizeTests {
         let harness = try OAuthHarness()
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
-        let page = try await Self.consentPage(harness, Self.query(client.id))
+        let (page, csrf, ticket) = try await Self.consentPage(harness, Self.query(client.id))
         let html = String(decoding: page.body, as: UTF8.self)
         #expect(html.contains("Test app"))
         #expect(html.contains("127.0.0.1"))
@@ -100,8 +106,6 @@ struct OAuthAuthorizeTests {
         #expect(html.contains("name=\"account_id\" value=\"\(owner.inbox)\""))
         #expect(html.contains("name=\"new_inbox\""))
         #expect(page.headers["Content-Security-Policy"]?.contains("form-action 'self' http://127.0.0.1:9999") == true)
-        let csrf = try #require(OAuthHarness.hidden("csrf_token", in: page))
-        let ticket = try #require(OAuthHarness.hidden("request", in: page))
         let response = await harness.send(
             .POST, "/oauth/consent",
             form: [
@@ -123,9 +127,7 @@ struct OAuthAuthorizeTests {
         let harness = try OAuthHarness()
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
-        let page = try await Self.consentPage(harness, Self.query(client.id))
-        let csrf = try #require(OAuthHarness.hidden("csrf_token", in: page))
-        let ticket = try #require(OAuthHarness.hidden("request", in: page))
+        let (_, csrf, ticket) = try await Self.consentPage(harness, Self.query(client.id))
         let base: [(String, String)] = [("scope", "mail.read"), ("account_id", owner.inbox), ("decision", "approve")]
         let forged = await harness.send(.POST, "/oauth/consent", form: [("csrf_token", "x"), ("request", ticket)] + base)
         #expect(forged.status == .forbidden)
@@ -151,9 +153,7 @@ struct OAuthAuthorizeTests {
         let harness = try OAuthHarness()
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
-        let page = try await Self.consentPage(harness, Self.query(client.id))
-        let csrf = try #require(OAuthHarness.hidden("csrf_token", in: page))
-        let ticket = try #require(OAuthHarness.hidden("request", in: page))
+        let (_, csrf, ticket) = try await Self.consentPage(harness, Self.query(client.id))
         let created = await harness.send(
             .POST, "/oauth/consent",
             form: [

@@ -77,14 +77,11 @@ struct OAuthClientMetadataDocumentTests {
         let metadata = try #require(OAuthHarness.json(await harness.send(.GET, "/.well-known/oauth-authorization-server")))
         #expect(metadata["client_id_metadata_document_supported"] == .bool(true))
         let owner = try await harness.owner()
-        try await harness.signIn()
-        let page = await harness.send(.GET, "/oauth/authorize?" + OAuthAuthorizeTests.query(Self.url))
-        #expect(page.status == .ok)
+        let (page, csrf, ticket) = try await OAuthAuthorizeTests.consentPage(
+            harness, OAuthAuthorizeTests.query(Self.url))
         let html = String(decoding: page.body, as: UTF8.self)
         #expect(html.contains("Doc App"))
         #expect(html.contains("id=\"client-host\">app.example<"))
-        let csrf = try #require(OAuthHarness.hidden("csrf_token", in: page))
-        let ticket = try #require(OAuthHarness.hidden("request", in: page))
         let approved = await harness.send(
             .POST, "/oauth/consent",
             form: [

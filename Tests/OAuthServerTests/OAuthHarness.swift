@@ -82,6 +82,19 @@ final class OAuthHarness: @unchecked Sendable {
         await browser.send(method, target, form: form, json: json, headers: extra, through: router ?? self.router)
     }
 
+    /// Exchanges `issued`'s code as `clientID` (with its verifier); the refresh token.
+    func redeem(_ issued: (grant: OAuthGrant, code: String, verifier: String), clientID: String) async throws
+        -> String
+    {
+        try Self.refreshToken(await exchange(issued.code, clientID: clientID, verifier: issued.verifier))
+    }
+
+    /// The refresh token a token response carries.
+    static func refreshToken(_ response: HTTPResponse) throws -> String {
+        try #require(
+            json(response)?["refresh_token"]?.stringValue, "\(String(decoding: response.body, as: UTF8.self))")
+    }
+
     /// The JSON body of `response`.
     static func json(_ response: HTTPResponse) -> JSONValue? { try? JSONValue.parse(response.body) }
 

@@ -151,10 +151,8 @@ struct OAuthTokenTests {
     func raceWindow() async throws {
         let (harness, client, owner, inbox) = try await Self.setUp()
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
-        let r1 = try #require(
-            OAuthHarness.json(await harness.exchange(issued.code, clientID: client, verifier: issued.verifier))?[
-                "refresh_token"]?.stringValue)
-        let r2 = try #require(OAuthHarness.json(await harness.refresh(r1, clientID: client))?["refresh_token"]?.stringValue)
+        let r1 = try await harness.redeem(issued, clientID: client)
+        let r2 = try OAuthHarness.refreshToken(await harness.refresh(r1, clientID: client))
         harness.clock.advance(1)
         #expect(OAuthHarness.error(await harness.refresh(r1, clientID: client)) == "invalid_grant")
         #expect(try await harness.service.grants.grant(id: issued.grant.id)?.revoked == false)
@@ -165,17 +163,14 @@ struct OAuthTokenTests {
     func lateWinner() async throws {
         let (harness, client, owner, inbox) = try await Self.setUp()
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
-        let r1 = try #require(
-            OAuthHarness.json(await harness.exchange(issued.code, clientID: client, verifier: issued.verifier))?[
-                "refresh_token"]?.stringValue)
+        let r1 = try await harness.redeem(issued, clientID: client)
         let grants = harness.service.grants
         guard case .ready(let grant) = try grants.checkRefresh(r1, clientID: client, now: harness.clock.now) else {
             Issue.record("r1 is not current")
             return
         }
         // This request read r1 as current at t; the winner, which started at t too, commits 5 s later.
-        let r2 = try #require(
-            OAuthHarness.json(await harness.refresh(r1, clientID: client))?["refresh_token"]?.stringValue)
+        let r2 = try OAuthHarness.refreshToken(await harness.refresh(r1, clientID: client))
         let late = harness.clock.now + 5
         let mine = OAuthIssue(
             refreshToken: "late", refreshExpiresAt: late + 60, jti: "late-jti", accessExpiresAt: late + 60)
@@ -211,9 +206,7 @@ struct OAuthTokenTests {
         second.register(into: &secondRouter)
         for _ in 0..<5 {
             let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
-            let r1 = try #require(
-                OAuthHarness.json(await harness.exchange(issued.code, clientID: client, verifier: issued.verifier))?[
-                    "refresh_token"]?.stringValue)
+            let r1 = try await harness.redeem(issued, clientID: client)
             async let a = harness.refresh(r1, clientID: client)
             async let b = harness.refresh(r1, clientID: client, through: secondRouter)
             let results = await [a, b]
@@ -230,9 +223,7 @@ struct OAuthTokenTests {
     func refreshScopeAndResource() async throws {
         let (harness, client, owner, inbox) = try await Self.setUp()
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox, scopes: ["mail.read"])
-        var refresh = try #require(
-            OAuthHarness.json(await harness.exchange(issued.code, clientID: client, verifier: issued.verifier))?[
-                "refresh_token"]?.stringValue)
+        var refresh = try await harness.redeem(issued, clientID: client)
         let wider = await harness.refresh(refresh, clientID: client, extra: [("scope", "mail.read mail.send")])
         #expect(OAuthHarness.error(wider) == "invalid_scope")
         let unknown = await harness.refresh(refresh, clientID: client, extra: [("scope", "openid")])
@@ -253,9 +244,7 @@ struct OAuthTokenTests {
     func lifetimes() async throws {
         let (harness, client, owner, inbox) = try await Self.setUp()
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
-        var refresh = try #require(
-            OAuthHarness.json(await harness.exchange(issued.code, clientID: client, verifier: issued.verifier))?[
-                "refresh_token"]?.stringValue)
+        var refresh = try await harness.redeem(issued, clientID: client)
         // Every 89 days a rotation: alive past 90 days from consent, until the 365-day cap.
         for _ in 0..<4 {
             harness.clock.advance(89 * 86_400)
@@ -270,9 +259,7 @@ struct OAuthTokenTests {
         #expect(OAuthHarness.error(await harness.refresh(refresh, clientID: client)) == "invalid_grant")
         // A token unused for 90 days has expired.
         let idle = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
-        let idleRefresh = try #require(
-            OAuthHarness.json(await harness.exchange(idle.code, clientID: client, verifier: idle.verifier))?[
-                "refresh_token"]?.stringValue)
+        let idleRefresh = try await harness.redeem(idle, clientID: client)
         harness.clock.advance(90 * 86_400)
         #expect(OAuthHarness.error(await harness.refresh(idleRefresh, clientID: client)) == "invalid_grant")
     }
