@@ -119,12 +119,15 @@ public struct MailSort: Sendable, Equatable {
     /// The ORDER BY term in `dialect`: text sorts ignore ASCII case (SQLite's NOCASE, PostgreSQL's lower()),
     /// and a missing subject sorts first ascending on both, as SQLite puts NULL first.
     func sql(_ dialect: SQLDialect = .sqlite) -> String {
+        let direction = ascending ? " ASC" : " DESC"
+        // Arrival order breaks a tie within one second of `received_at`, in the sort's own direction.
+        if property == .receivedAt { return "received_at" + direction + ", received_seq" + direction }
         let column: String
         func folded(_ name: String) -> String {
             dialect == .sqlite ? "\(name) COLLATE NOCASE" : "lower(\(name))"
         }
         switch property {
-        case .receivedAt: column = "received_at"
+        case .receivedAt: column = "received_at"  // returned above
         case .sentAt: column = "COALESCE(sent_at, received_at)"
         case .size: column = "size"
         case .subject: column = folded("subject")
@@ -132,6 +135,6 @@ public struct MailSort: Sendable, Equatable {
         case .to: column = folded("to_json")
         }
         let nulls = dialect == .sqlite ? "" : (ascending ? " NULLS FIRST" : " NULLS LAST")
-        return column + (ascending ? " ASC" : " DESC") + nulls
+        return column + direction + nulls
     }
 }

@@ -12,14 +12,14 @@ extension MailStore {
         }
     }
 
-    /// The ids of `address`'s messages that pass `filter`, in `sort` order (then newest first, then by id), from
+    /// The ids of `address`'s messages that pass `filter`, in `sort` order (then newest first, arrival order breaking ties), from
     /// `position` on, at most `limit`; and how many pass in all when `countTotal` (else nil).
     public func query(
         address: String, filter: MailFilter, sort: [MailSort], position: Int, limit: Int, countTotal: Bool = true
     ) async throws -> (ids: [String], total: Int?) {
         let dialect = database.dialect
         let (condition, values) = filter.sql(dialect)
-        let order = (sort.map { $0.sql(dialect) } + ["received_at DESC", "id DESC"]).joined(separator: ", ")
+        let order = (sort.map { $0.sql(dialect) } + ["received_at DESC", "received_seq DESC"]).joined(separator: ", ")
         return try await database.read { connection in
             try connection.readTransaction {
                 let total = try countTotal ? connection.query(
@@ -74,7 +74,7 @@ extension MailStore {
     public func thread(address: String, id: String) async throws -> [String] {
         try await database.read { connection in
             try connection.query(
-                "SELECT id FROM mail_messages WHERE address = ? AND thread_id = ? ORDER BY received_at, id",
+                "SELECT id FROM mail_messages WHERE address = ? AND thread_id = ? ORDER BY received_at, received_seq",
                 [.text(address), .text(id)]
             ).compactMap { $0.text("id") }
         }

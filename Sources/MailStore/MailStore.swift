@@ -65,7 +65,7 @@ public struct MailStore: Sendable {
             try connection.query(
                 """
                 SELECT \(Self.summaryColumns) FROM mail_messages WHERE address = ? AND folder = ?
-                    ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?
+                    ORDER BY received_at DESC, received_seq DESC LIMIT ? OFFSET ?
                 """,
                 [.text(address), .text(folder.rawValue), .integer(Int64(perPage)), .integer(offset)]
             ).compactMap(Self.summary)
@@ -78,7 +78,7 @@ public struct MailStore: Sendable {
             try connection.query(
                 """
                 SELECT \(Self.summaryColumns) FROM mail_messages WHERE address = ? AND folder = 'inbox' AND is_read = 0
-                    ORDER BY received_at, id LIMIT 1
+                    ORDER BY received_at, received_seq LIMIT 1
                 """, [.text(address)]
             ).first.flatMap(Self.summary)
         }
@@ -225,8 +225,8 @@ public struct MailStore: Sendable {
             """
             INSERT INTO mail_messages (id, address, folder, envelope_from, from_json, to_json, cc_json, reply_to_json,
                 subject, message_id, in_reply_to, refs, sent_at, text_body, html_body, preview, size, received_at, raw,
-                thread_id, keywords, is_read, bcc_json)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                thread_id, keywords, is_read, bcc_json, received_seq)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(nextArrival(connection.dialect)))
             """,
             [
                 .text(id), .text(address), .text(folder.rawValue), .text(message.envelopeFrom),
@@ -252,6 +252,16 @@ public struct MailStore: Sendable {
         }
     }
 
+    /// The next value of the store-wide arrival counter (`received_seq`, migration 0028), which breaks ties between
+    /// messages received in the same second: SQLite has one writer at a time, so the largest value plus one is
+    /// unique (and found on an index); PostgreSQL's inserts share a sequence instead.
+    private static func nextArrival(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite: return "(SELECT COALESCE(MAX(received_seq), 0) + 1 FROM mail_messages)"
+        case .postgres: return "nextval('mail_messages_received_seq')"
+        }
+    }
+
     /// The thread of the newest message at `address` that `message` answers or refers to, nil when none is here.
     private static func threadID(of message: NewMailMessage, address: String, _ connection: any SQLConnection) throws
         -> String?
@@ -262,7 +272,7 @@ public struct MailStore: Sendable {
         return try connection.query(
             """
             SELECT thread_id FROM mail_messages WHERE address = ? AND message_id IN (\(marks))
-                ORDER BY received_at DESC LIMIT 1
+                ORDER BY received_at DESC, received_seq DESC LIMIT 1
             """, [.text(address)] + parents.map(SQLValue.text)
         ).first?.text("thread_id")
     }
