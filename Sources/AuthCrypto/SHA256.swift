@@ -30,3 +30,41 @@ public enum SHA256 {
         }
     }
 }
+
+/// A SHA-256 digest computed over bytes given in pieces (a file read in chunks), through OpenSSL's EVP interface.
+/// Not thread-safe: one hasher belongs to one task.
+public final class SHA256Hasher {
+    private let context: OpaquePointer
+
+    /// A hasher over no bytes yet.
+    public init() {
+        // EVP_MD_CTX_new and EVP_DigestInit_ex with SHA-256 only fail on allocation failure inside OpenSSL.
+        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+            fatalError("EVP_DigestInit_ex(SHA-256) failed: \(drainOpenSSLErrors(fallback: "no reason"))")
+        }
+        self.context = context
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// Adds `bytes` to the digest.
+    public func update<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+        let add = { (buffer: UnsafeBufferPointer<UInt8>) in
+            guard EVP_DigestUpdate(self.context, buffer.baseAddress, buffer.count) == 1 else {
+                fatalError("EVP_DigestUpdate(SHA-256) failed: \(drainOpenSSLErrors(fallback: "no reason"))")
+            }
+        }
+        if bytes.withContiguousStorageIfAvailable(add) == nil { Array(bytes).withUnsafeBufferPointer(add) }
+    }
+
+    /// The 32-byte digest of every byte given; the hasher is spent afterwards.
+    public func finish() -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: SHA256.byteCount) { output, initialized in
+            var length: UInt32 = 0
+            guard EVP_DigestFinal_ex(context, output.baseAddress, &length) == 1, length == SHA256.byteCount else {
+                fatalError("EVP_DigestFinal_ex(SHA-256) failed: \(drainOpenSSLErrors(fallback: "no reason"))")
+            }
+            initialized = SHA256.byteCount
+        }
+    }
+}

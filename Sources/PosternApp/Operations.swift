@@ -7,7 +7,7 @@ import AgentAuth
 import ComputePool
 import Storage
 
-/// The operator commands behind `postern migrate`, `keys` and `backup`, kept here so they are testable.
+/// The operator commands behind `postern migrate`, `keys`, `backup` and `restore`, kept here so they are testable.
 public enum Operations {
     /// Applies pending migrations; returns the names applied.
     public static func migrate(configuration: PosternConfiguration, logger: Logger) throws -> [String] {
@@ -55,22 +55,6 @@ public enum Operations {
         if let retired = key.retiredAt { line += "  retired \(time(retired))" }
         if let drops = key.dropsAt { line += "  verifies until \(time(drops))" }
         return line
-    }
-
-    /// Writes a consistent copy of the database to `path` while the server may be serving.
-    public static func backup(configuration: PosternConfiguration, to path: String, logger: Logger) throws {
-        guard !FileManager.default.fileExists(atPath: path) else {
-            throw ConfigurationError(key: "--to", message: "\(path) exists; choose a new file")
-        }
-        guard case .sqlite(let source) = try configuration.database() else {
-            throw ConfigurationError(
-                key: "POSTERN_DATABASE_URL",
-                message: "postern backup copies SQLite files; back up PostgreSQL with pg_dump or its own tools")
-        }
-        try DataDirectory.prepare((source as NSString).deletingLastPathComponent, logger: logger)
-        let database = try Database.open(path: source, readerCount: 1, logger: logger)
-        defer { database.close() }
-        try database.backup(to: path)
     }
 
     /// Creates a Pro user (as the hosted service does from its dashboard); returns a one-line summary.

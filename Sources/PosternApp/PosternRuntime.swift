@@ -130,6 +130,7 @@ public final class PosternRuntime: Sendable {
             database.close()
             throw error
         }
+        try KeyRingCheck.warnIfNew(keyStore, database: database, logger: logger)
         let keys = keyStore.keySet()
         let pool = WorkerPool()
         let fetcher = try Surfaces.fetcher(configuration, identity: identity)

@@ -118,6 +118,22 @@ enum KeyFiles {
 
     /// Runs `body` holding an exclusive `flock` on `path`, so that a `postern keys rotate` and a
     /// starting server never write the key directory at the same time.
+    /// The names of the files in `directory` but hidden ones (the lock), nil when it cannot be opened.
+    static func names(in directory: String) -> [String]? {
+        guard let stream = opendir(directory) else { return nil }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if !name.hasPrefix("."), entry.pointee.d_type == DT_REG || entry.pointee.d_type == DT_UNKNOWN {
+                names.append(name)
+            }
+        }
+        return names
+    }
+
     static func withExclusiveLock<Result>(
         _ path: String, _ body: () throws(KeyStoreError) -> Result
     ) throws(KeyStoreError) -> Result {

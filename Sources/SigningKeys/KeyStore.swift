@@ -30,6 +30,9 @@ public final class KeyStore: Sendable {
     public let keyDirectory: String
     /// How long a retired key stays: the longest token TTL plus the verification leeway.
     public let retention: Int64
+    /// Whether this open found no key ring and generated one: on a data directory whose database already holds
+    /// accounts, every token they were given is refused from now on (a restore that left the keys behind).
+    public let generatedKeyRing: Bool
 
     private let environmentKey: JWTKey?
     private let openedAt: Int64
@@ -70,6 +73,7 @@ public final class KeyStore: Sendable {
         openedAt = now
         environmentKey = try EnvironmentKey.parse(private: environmentPrivatePEM, public: environmentPublicPEM)
         try KeyFiles.makeDirectory(keyDirectory, mode: 0o700)
+        generatedKeyRing = try KeyFiles.readFile(keyDirectory + "/keys.json", limit: 1024 * 1024) == nil
         state = Mutex(State(records: [], keySet: JWTKeySet()))
         try update(now: now, rotating: false)
     }
@@ -120,6 +124,23 @@ public final class KeyStore: Sendable {
                         isActive: active))
             }
             return infos
+        }
+    }
+
+    /// The files of `<directory>/keys` (the metadata and every key file, by name), read under the directory lock, so
+    /// that a rotation running meanwhile is copied whole or not at all. Empty when there is no key directory.
+    /// - Throws: `KeyStoreError` `.io` for file system failures.
+    public static func files(ofDataDirectory directory: String) throws(KeyStoreError) -> [(name: String, bytes: [UInt8])] {
+        let keyDirectory = (directory.hasSuffix("/") ? String(directory.dropLast()) : directory) + "/keys"
+        guard let names = KeyFiles.names(in: keyDirectory) else { return [] }
+        return try KeyFiles.withExclusiveLock(keyDirectory + "/.lock") { () throws(KeyStoreError) in
+            var files: [(name: String, bytes: [UInt8])] = []
+            for name in names.sorted() {
+                if let bytes = try KeyFiles.readFile(keyDirectory + "/" + name, limit: 1024 * 1024) {
+                    files.append((name, bytes))
+                }
+            }
+            return files
         }
     }
 

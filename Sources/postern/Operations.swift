@@ -53,7 +53,12 @@ struct Keys: AsyncParsableCommand {
 /// `postern backup --to FILE`.
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Copy the database with SQLite's online backup (consistent while serving).")
+        abstract: "Write the database, signing keys and SMTP TLS pair to one archive (consistent while serving).",
+        discussion: """
+            The archive is a tar file (mode 0600) with a manifest.json: restore it with `postern restore`. It holds \
+            the signing keys, so treat it as a secret. On PostgreSQL use pg_dump instead and keep POSTERN_KEY_SECRET \
+            with the dump (docs/postgres.md).
+            """)
     @OptionGroup var options: ConfigurationOptions
     @Option(help: "Destination file; must not exist.") var to: String
 
@@ -62,5 +67,26 @@ struct Backup: AsyncParsableCommand {
         let logger = bootstrapLogging(level: configuration.logLevel)
         try Operations.backup(configuration: configuration, to: to, logger: logger)
         print("backup written to \(to)")
+    }
+}
+
+/// `postern restore --from FILE --data-dir D`.
+struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Restore a `postern backup` archive into a new data directory.",
+        discussion: """
+            Every file is checked against the archive's manifest and the database's integrity is checked before \
+            anything appears in the data directory, which must not exist or be empty. An archive written by a newer \
+            schema than this build knows is refused. Start the server on the directory afterwards: tokens and API keys \
+            given out before the backup keep working.
+            """)
+    @Option(help: "The archive written by `postern backup`.") var from: String
+    @Option(name: .customLong("data-dir"), help: "The data directory to create; must not exist or be empty.")
+    var dataDirectory: String
+
+    func run() async throws {
+        let logger = bootstrapLogging(level: "info")
+        let schema = try Operations.restore(from: from, dataDirectory: dataDirectory, logger: logger)
+        print("restored schema \(schema) into \(dataDirectory)")
     }
 }

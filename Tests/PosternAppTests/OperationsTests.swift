@@ -62,10 +62,13 @@ struct OperationsTests {
         defer { Task { await server.stop() } }
         let client = try server.client()
         _ = try await client.request("GET", "/readyz")
-        let target = FileManager.default.temporaryDirectory.appendingPathComponent("backup-\(UUID()).sqlite3").path
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("backup-\(UUID()).tar").path
         defer { try? FileManager.default.removeItem(atPath: target) }
         try Operations.backup(configuration: server.runtime.configuration, to: target, logger: logger)
-        let copy = try Database.open(path: target, readerCount: 1, logger: logger)
+        let restored = FileManager.default.temporaryDirectory.appendingPathComponent("restored-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: restored) }
+        try Operations.restore(from: target, dataDirectory: restored, logger: logger)
+        let copy = try Database.open(path: restored + "/postern.sqlite3", readerCount: 1, logger: logger)
         let rows = try copy.readSync { try $0.query("PRAGMA integrity_check") }
         #expect(rows.first?.text("integrity_check") == "ok")
         let migrations = try copy.readSync { try $0.query("SELECT COUNT(*) AS n FROM schema_migrations") }
