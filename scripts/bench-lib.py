@@ -408,7 +408,7 @@ def cmd_startup(rounds, datadir, argv):
     import re
     import signal
     import subprocess
-    env = dict(os.environ, POSTERN_SMTP_PORT="0", POSTERN_SANDBOX_SMTP_PORT="0")
+    env = dict(os.environ, POSTERN_SMTP_PORT="0", POSTERN_SANDBOX_SMTP_PORT="off")
     times = []
     for _ in range(rounds):
         t0 = time.monotonic()

@@ -5,8 +5,8 @@ import PackagePlugin
 /// binary runs from any directory with nothing beside it.
 ///
 /// Embeds every `migrations/sqlite/*.sql` and `migrations/postgres/*.sql` at the package root (the
-/// migrations stay the source of truth there) and every file of the target's own directory that is not
-/// Swift source or a link to the migrations (the OpenAPI document), through the `EmbedResourcesTool`
+/// migrations stay the source of truth there), `config/postern.env`, and every file of the target's own directory that
+/// is not Swift source or a link to the migrations (the OpenAPI document), through the `EmbedResourcesTool`
 /// executable, into a generated `EmbeddedFiles.swift`.
 ///
 /// SwiftPM runs a build-tool plugin when it plans a build, and it plans again only when Package.swift or
@@ -22,7 +22,9 @@ struct EmbedResources: BuildToolPlugin {
         let root = context.package.directoryURL.appending(path: "migrations")
         let sqlite = try files(in: root.appending(path: "sqlite")) { $0.pathExtension == "sql" }
         let postgres = try files(in: root.appending(path: "postgres")) { $0.pathExtension == "sql" }
-        let resources = try files(in: target.directoryURL) { $0.pathExtension != "swift" }
+        // The documented configuration file too: `postern serve --help` lists its keys from it.
+        let configuration = context.package.directoryURL.appending(path: "config/postern.env")
+        let resources = try files(in: target.directoryURL) { $0.pathExtension != "swift" } + [configuration]
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedFiles.swift")
         var arguments: [String] = [output.path, "--migrations"]
         arguments += sqlite.map(\.path)

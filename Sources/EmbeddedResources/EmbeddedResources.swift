@@ -4,7 +4,7 @@ import Storage
 /// plugin, so that `postern` runs from any directory with nothing beside it.
 ///
 /// The files in the repository stay the source: `migrations/sqlite/*.sql` and `migrations/postgres/*.sql` at
-/// the package root and `Sources/EmbeddedResources/openapi.json`. A test compares every embedded file with its
+/// the package root, `config/postern.env` and `Sources/EmbeddedResources/openapi.json`. A test compares every embedded file with its
 /// source byte for byte, and the two migration sets with each other (the same numbers and names).
 public enum EmbeddedResources {
     /// Every `migrations/sqlite/*.sql` file as built, by file name, whatever its name.
@@ -33,6 +33,9 @@ public enum EmbeddedResources {
 
     /// The OpenAPI 3.1 document (`openapi.json`) as written in the repository.
     public static let openAPIDocument: EmbeddedFile = EmbeddedFiles.openapiJSON
+
+    /// `config/postern.env` as written in the repository: every configuration key with its default and comment.
+    public static let configurationFile: EmbeddedFile = EmbeddedFiles.posternENV
 }
 
 /// One file compiled into the binary.

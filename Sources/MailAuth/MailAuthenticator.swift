@@ -14,6 +14,11 @@ public struct MailAuthenticator: Sendable {
             if dkimSignatures.contains(where: { $0.result == .pass }) { return .pass }
             return dkimSignatures.first?.result ?? .none
         }
+
+        /// The verdict of a message nothing was checked for: `none` throughout.
+        public static let unchecked = Verdict(
+            spf: .init(result: .none, domain: ""), dkimSignatures: [],
+            dmarc: .init(result: .none, policy: nil, fromDomain: ""))
     }
 
     let dns: any MailAuthDNS

@@ -67,7 +67,7 @@ public struct MailboxConfiguration: Sendable {
     /// The SMTP sandbox's submission host shown in `GET /api/user/sandbox` (`POSTERN_SMTP_HOSTNAME`). Default
     /// `localhost`.
     public var sandboxSMTPHost = "localhost"
-    /// The sandbox listener's bound port; nil when it is off (`POSTERN_SANDBOX_SMTP_PORT=0`).
+    /// The sandbox listener's bound port; nil when it is off (`POSTERN_SANDBOX_SMTP_PORT=off`).
     public var sandboxSMTPPort: Int?
     /// Bytes one sandbox may hold (the contract's 100 MB); a capture past it is refused `552 5.2.2`.
     public var sandboxQuota: Int64 = 104_857_600

@@ -95,7 +95,7 @@ public enum MailboxLLMsText {
     /// The SMTP sandbox paragraph: where to submit on this instance, or that the listener is off.
     private static func sandbox(_ c: MailboxConfiguration, base: String) -> String {
         guard let port = c.sandboxSMTPPort else {
-            return "The SMTP sandbox listener is off on this instance (`POSTERN_SANDBOX_SMTP_PORT=0`); the "
+            return "The SMTP sandbox listener is off on this instance (`POSTERN_SANDBOX_SMTP_PORT=off`); the "
                 + "`/api/user/sandbox` endpoints answer with what was captured before."
         }
         return """

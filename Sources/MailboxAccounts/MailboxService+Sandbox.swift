@@ -76,7 +76,7 @@ extension MailboxService {
         let note =
             listening
             ? "Use any API token as the SMTP password; STARTTLS first (AUTH PLAIN or LOGIN)"
-            : "The SMTP sandbox listener is off on this server (POSTERN_SANDBOX_SMTP_PORT=0)"
+            : "The SMTP sandbox listener is off on this server (POSTERN_SANDBOX_SMTP_PORT=off)"
         let pairs: [(String, JSONValue)] = [
             ("enabled", .bool(sandbox != nil && listening)),
             ("account_id", sandbox.map { JSONValue.string($0.accountID) } ?? .null),

@@ -39,12 +39,27 @@ public enum ConfigurationLoader {
         }
         let flags = EnvironmentVariablesProvider(environmentVariables: overrides)
         let process = EnvironmentVariablesProvider(environmentVariables: environment)
-        let reader = ConfigReader(providers: [flags, process, file])
-        return try parse { name in
-            reader.string(
-                forKey: ConfigKey(name.lowercased().split(separator: "_").map(String.init)),
-                isSecret: name.hasPrefix("JWT_PRIVATE") || name == "POSTERN_KEY_SECRET")
+        func lookup(_ reader: ConfigReader) -> (String) -> String? {
+            { name in
+                reader.string(
+                    forKey: ConfigKey(name.lowercased().split(separator: "_").map(String.init)),
+                    isSecret: name.hasPrefix("JWT_PRIVATE") || name == "POSTERN_KEY_SECRET")
+            }
         }
+        // A profile's defaults rank below every flag, environment variable and named file, and above the default
+        // file, whose values are the same defaults the profile replaces.
+        let explicit: [any ConfigProvider] = explicitPath == nil ? [flags, process] : [flags, process, file]
+        let profile = try ConfigurationProfile.named(lookup(ConfigReader(providers: [flags, process, file]))("POSTERN_PROFILE"))
+        var providers = explicit
+        if !profile.defaults.isEmpty { providers.append(EnvironmentVariablesProvider(environmentVariables: profile.defaults)) }
+        if explicitPath == nil { providers.append(file) }
+        var configuration = try parse(lookup(ConfigReader(providers: providers)))
+        configuration.profile = profile
+        if profile.usesTemporaryDataDirectory, lookup(ConfigReader(providers: explicit))("POSTERN_DATA_DIR") == nil {
+            configuration.dataDirectory = NSTemporaryDirectory() + "postern-test-" + UUID().uuidString
+            configuration.removeDataDirectoryAtExit = true
+        }
+        return configuration
     }
 
     /// Builds a configuration from a lookup of environment-named keys; used by ``load`` and by tests.
@@ -152,7 +167,14 @@ public enum ConfigurationLoader {
         try integer("POSTERN_SMTP_MAX_MESSAGE_BYTES") { c.smtpMaxMessageBytes = $0 }
         text("POSTERN_SMTP_TLS_CERT") { c.smtpTLSCertificate = $0.isEmpty ? nil : $0 }
         text("POSTERN_SMTP_TLS_KEY") { c.smtpTLSKey = $0.isEmpty ? nil : $0 }
-        try integer("POSTERN_SANDBOX_SMTP_PORT") { c.sandboxSMTPPort = $0 == 0 ? nil : $0 }
+        if let v = value("POSTERN_SANDBOX_SMTP_PORT")?.trimmingCharacters(in: .whitespaces).lowercased(), !v.isEmpty {
+            guard v == "off" || Int(v) != nil else {
+                throw ConfigurationError(
+                    key: "POSTERN_SANDBOX_SMTP_PORT", message: "must be off or a port from 0 to 65535 (got \"\(v)\")")
+            }
+            c.sandboxSMTPPort = Int(v)
+        }
+        try flag("POSTERN_SANDBOX_MAIL_AUTH") { c.sandboxMailAuth = $0 }
         try choice("POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH", ["loopback", "never"]) {
             c.sandboxPlaintextAuthOnLoopback = $0 == "loopback"
         }

@@ -149,9 +149,17 @@ public struct PosternConfiguration: Sendable {
     public var smtpTLSCertificate: String?
     /// The PEM private key of ``smtpTLSCertificate`` (`POSTERN_SMTP_TLS_KEY`).
     public var smtpTLSKey: String?
-    /// The SMTP sandbox's submission listener (`POSTERN_SANDBOX_SMTP_PORT`, default 2587; `0` there turns it off;
-    /// `POSTERN_SMTP=off` turns it off too). Here nil is off and 0 picks a free port (tests).
+    /// The SMTP sandbox's submission listener (`POSTERN_SANDBOX_SMTP_PORT`, default 2587; `0` picks a free port as
+    /// `POSTERN_SMTP_PORT=0` does, `off` turns it off, and so does `POSTERN_SMTP=off`). Here nil is off.
     public var sandboxSMTPPort: Int? = 2587
+    /// Whether the sandbox checks SPF, DKIM and DMARC of what it captures (`POSTERN_SANDBOX_MAIL_AUTH`, default on);
+    /// off, nothing is looked up in DNS and every verdict is `none`.
+    public var sandboxMailAuth = true
+    /// The profile whose defaults fill in what no flag, environment variable or named configuration file sets
+    /// (`POSTERN_PROFILE` or `--profile`: `default` or `test`; see ``ConfigurationProfile``).
+    public var profile = ConfigurationProfile.standard
+    /// Whether ``dataDirectory`` is a temporary directory of the test profile, removed when `serve` exits.
+    public var removeDataDirectoryAtExit = false
     /// Whether the sandbox takes AUTH before STARTTLS from a loopback client (`POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH`:
     /// `loopback`, the default, or `never`). Nobody else may, ever.
     public var sandboxPlaintextAuthOnLoopback = true
@@ -249,7 +257,8 @@ public struct PosternConfiguration: Sendable {
             throw ConfigurationError(key: "POSTERN_SMTP_PORT", message: "must be from 0 to 65535")
         }
         if let sandboxSMTPPort, !(0...65535).contains(sandboxSMTPPort) {
-            throw ConfigurationError(key: "POSTERN_SANDBOX_SMTP_PORT", message: "must be from 0 (off) to 65535")
+            throw ConfigurationError(
+                key: "POSTERN_SANDBOX_SMTP_PORT", message: "must be off, or from 0 (a free port) to 65535")
         }
         if (smtpTLSCertificate == nil) != (smtpTLSKey == nil) {
             throw ConfigurationError(

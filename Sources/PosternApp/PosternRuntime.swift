@@ -4,6 +4,7 @@ import Fetch
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 import JWT
 import Logging
 import MailDelivery
@@ -224,14 +225,26 @@ public final class PosternRuntime: Sendable {
         settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
         settings.requiresAuthentication = true
         settings.plaintextAuthentication = configuration.sandboxPlaintextAuthOnLoopback ? .loopbackOnly : .never
-        let resolver = DNSResolver(server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system)
-        let authenticator = MailAuthenticator(dns: ResolverMailAuthDNS(resolver: resolver)) {
-            Int64(Date().timeIntervalSince1970)
-        }
+        // POSTERN_SANDBOX_MAIL_AUTH=off (the test profile): no DNS lookups at all.
+        let authenticator = configuration.sandboxMailAuth ? MailAuthenticator(
+            dns: ResolverMailAuthDNS(
+                resolver: DNSResolver(server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system))
+        ) { Int64(Date().timeIntervalSince1970) } : nil
         return SMTPServer(
             configuration: settings,
             sink: SandboxDeliverySink(mailbox: mailbox, authenticator: authenticator, logger: logger), group: group,
             logger: logger)
+    }
+
+    /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
+    /// "sandbox":"HOST:PORT","data_dir":"/absolute/path"}`, `null` for a listener that is off.
+    public var boundAddressesLine: [UInt8] {
+        var directory = configuration.dataDirectory
+        if !directory.hasPrefix("/") { directory = FileManager.default.currentDirectoryPath + "/" + directory }
+        return JSONValue.object([
+            ("http", .string("http://\(listenAddress)")), ("smtp", smtpListenAddress.map(JSONValue.string) ?? .null),
+            ("sandbox", sandboxListenAddress.map(JSONValue.string) ?? .null), ("data_dir", .string(directory)),
+        ]).serialize() + [0x0a]
     }
 
     /// The SMTP sandbox listener's address as `host:port`; nil when it is off.

@@ -8,8 +8,9 @@ import SMTPServer
 /// and every message is captured into that user's sandbox, never relayed.
 struct SandboxDeliverySink: SMTPMailSink {
     let mailbox: MailboxService
-    /// SPF, DKIM and DMARC through the configured resolver (`POSTERN_DNS_RESOLVER`).
-    let authenticator: MailAuthenticator
+    /// SPF, DKIM and DMARC through the configured resolver (`POSTERN_DNS_RESOLVER`); nil when they are off
+    /// (`POSTERN_SANDBOX_MAIL_AUTH=off`): every verdict is then `none` and nothing is looked up.
+    let authenticator: MailAuthenticator?
     let logger: Logger
 
     /// Any user name; the password is a live `tm_pro_` token (MailboxAccounts checks it, by digest, in constant
@@ -30,8 +31,9 @@ struct SandboxDeliverySink: SMTPMailSink {
     /// `552 5.2.2`, a message past a MIME limit `554 5.6.0`, anything else the temporary `451`.
     func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
         guard let owner = envelope.authenticatedAs else { throw SMTPDeliveryRefusal.noSuchRecipient }
-        let verdict = await authenticator.evaluate(
+        let verdict = await authenticator?.evaluate(
             data, clientIP: envelope.remoteAddress, mailFrom: envelope.mailFrom, helo: envelope.heloName)
+            ?? .unchecked
         do {
             return try await mailbox.captureInSandbox(
                 owner: owner, mailFrom: envelope.mailFrom, recipients: envelope.recipients,

@@ -6,14 +6,33 @@ import Synchronization
 /// `postern serve`: applies pending migrations, serves until SIGTERM or SIGINT, then drains and exits 0.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the three auth APIs (applies pending migrations first).")
+        abstract: "Serve every surface on one port, and SMTP (applies pending migrations first).",
+        discussion: ConfigurationKey.helpText())
 
     @OptionGroup var options: ConfigurationOptions
     @OptionGroup var listen: ListenOptions
+    @Option(
+        help: """
+            Defaults for one kind of use (POSTERN_PROFILE): default, or test (free ports, no rate limits or proofs \
+            of work, no sandbox DNS lookups, quiet logs, a temporary data directory removed at exit). Explicit \
+            settings still win.
+            """)
+    var profile: String?
+    @Option(
+        name: .customLong("ports-file"),
+        help: "Also write the JSON line of what was bound (http, smtp, sandbox, data_dir) to this file.")
+    var portsFile: String?
 
     func run() async throws {
-        let configuration = try await options.load(listen.overrides)
+        var overrides = listen.overrides
+        if let profile { overrides["POSTERN_PROFILE"] = profile }
+        let configuration = try await options.load(overrides)
         let logger = bootstrapLogging(level: configuration.logLevel)
+        defer {
+            if configuration.removeDataDirectoryAtExit {
+                try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
+            }
+        }
         // Before anything can tell the world we are up: a signal that arrives from then on is a request to
         // drain, never the default action that would kill requests in flight.
         // SIGUSR1 writes the access-log lines gathered so far (they wait at most a quarter second anyway).
@@ -33,6 +52,10 @@ struct Serve: AsyncParsableCommand {
         if let sandbox = runtime.sandboxListenAddress {
             FileHandle.standardOutput.write(Data("postern SMTP sandbox listening on smtp://\(sandbox)\n".utf8))
         }
+        // One JSON line with everything bound, for fixtures that start `serve` with free ports.
+        let bound = runtime.boundAddressesLine
+        FileHandle.standardOutput.write(Data(bound))
+        if let portsFile { try PortsFile.write(bound, to: portsFile) }
         logger.notice(
             "serving", metadata: ["public_url": "\(runtime.identity.baseURL)", "issuer": "\(runtime.identity.issuer)"])
         await termination.wait()
@@ -47,5 +70,18 @@ struct Serve: AsyncParsableCommand {
         // runs while the process exits.
         await runtime.shutdown()
         logger.notice("stopped")
+    }
+}
+
+/// `serve --ports-file`: the JSON line of what was bound, written whole (a reader never sees half of it).
+enum PortsFile {
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)),
+            rename(temporary, path) == 0
+        else {
+            unlink(temporary)
+            throw ValidationError("cannot write the ports file \(path): \(String(cString: strerror(errno)))")
+        }
     }
 }

@@ -97,7 +97,7 @@ def postern(env=None, pro_users=(), owners=(), data=None):
     owned = data is None
     data = data or tempfile.mkdtemp(prefix="postern-client-test-")
     settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0",
-                    POSTERN_SANDBOX_SMTP_PORT="0")
+                    POSTERN_SANDBOX_SMTP_PORT="off")
     settings.update(env or {})
     for email, password in pro_users:
         subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],

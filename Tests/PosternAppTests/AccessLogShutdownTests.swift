@@ -19,7 +19,7 @@ struct AccessLogShutdownTests {
         var environment = ProcessInfo.processInfo.environment
         environment["POSTERN_LOG_LEVEL"] = "info"
         environment["POSTERN_SMTP_PORT"] = "0"
-        environment["POSTERN_SANDBOX_SMTP_PORT"] = "0"
+        environment["POSTERN_SANDBOX_SMTP_PORT"] = "off"
         environment["POSTERN_RATE_LIMITS"] = "off"
         environment["POSTERN_CONFIG"] = nil
         process.environment = environment

@@ -66,7 +66,9 @@ struct SMTPStartTLSTests {
         await #expect(throws: ConfigurationError.self) {
             try await load(["POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "yes"])
         }
-        #expect(try await load(["POSTERN_SANDBOX_SMTP_PORT": "0"]).sandboxSMTPPort == nil)
+        #expect(try await load(["POSTERN_SANDBOX_SMTP_PORT": "off"]).sandboxSMTPPort == nil)
+        #expect(try await load(["POSTERN_SANDBOX_SMTP_PORT": "0"]).sandboxSMTPPort == 0)
+        await #expect(throws: ConfigurationError.self) { try await load(["POSTERN_SANDBOX_SMTP_PORT": "none"]) }
         #expect(try await load([:]).sandboxSMTPPort == 2587)
         #expect(
             try await load(["POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "never"]).sandboxPlaintextAuthOnLoopback == false)

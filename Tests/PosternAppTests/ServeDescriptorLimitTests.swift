@@ -108,7 +108,7 @@ private final class LimitedServer {
         var environment = ProcessInfo.processInfo.environment
         environment["POSTERN_LOG_LEVEL"] = "notice"
         environment["POSTERN_SMTP_PORT"] = "0"
-        environment["POSTERN_SANDBOX_SMTP_PORT"] = "0"
+        environment["POSTERN_SANDBOX_SMTP_PORT"] = "off"
         child = try ServeChild(
             executable: URL(fileURLWithPath: "/bin/sh"),
             arguments: [

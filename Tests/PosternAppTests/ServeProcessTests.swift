@@ -25,7 +25,7 @@ struct ServeProcessTests {
         var environment = ProcessInfo.processInfo.environment
         environment["POSTERN_LOG_LEVEL"] = "notice"
         environment["POSTERN_SMTP_PORT"] = "0"
-        environment["POSTERN_SANDBOX_SMTP_PORT"] = "0"
+        environment["POSTERN_SANDBOX_SMTP_PORT"] = "off"
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// `postern serve --profile test` as a test suite's fixture starts it: no other setting, one JSON line naming what
+/// was bound (also in `--ports-file`), a temporary data directory that is gone after SIGTERM.
+@Suite("postern serve --profile test")
+struct ServeProfileTests {
+    @Test("the JSON line names every bound listener and the data directory, which SIGTERM removes")
+    func jsonLineAndTemporaryDirectory() async throws {
+        let portsFile = NSTemporaryDirectory() + "postern-ports-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: portsFile) }
+        let (line, fileText, dataDirectory, status) = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try Self.run(portsFile: portsFile) })
+            }
+        }
+        let bound = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(fileText == line + "\n")
+        let http = try #require(bound["http"] as? String)
+        #expect(http.hasPrefix("http://127.0.0.1:") && !http.hasSuffix(":8080"))
+        #expect((bound["smtp"] as? String)?.hasPrefix("127.0.0.1:") == true)
+        #expect((bound["sandbox"] as? String)?.hasPrefix("127.0.0.1:") == true)
+        #expect(dataDirectory.hasPrefix(NSTemporaryDirectory()) && dataDirectory.contains("postern-test-"))
+        #expect(status == 0)
+        #expect(!FileManager.default.fileExists(atPath: dataDirectory), "the temporary data directory stayed")
+    }
+
+    /// Starts the binary from an empty directory (no config file) with only the profile, reads the JSON line,
+    /// checks the server answers there, stops it with SIGTERM.
+    private static func run(portsFile: String) throws -> (String, String, String, Int32) {
+        let empty = NSTemporaryDirectory() + "postern-cwd-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let process = Process()
+        process.executableURL = ServeProcessTests.executable
+        process.arguments = ["serve", "--profile", "test", "--ports-file", portsFile]
+        process.currentDirectoryURL = URL(fileURLWithPath: empty)
+        var environment = ProcessInfo.processInfo.environment
+        for key in environment.keys where key.hasPrefix("POSTERN_") { environment[key] = nil }
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !text.contains("}\n"), Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init), "\(text)")
+        let bound = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let http = try #require(bound["http"] as? String)
+        let port = try #require(Int(http.split(separator: ":").last ?? ""))
+        let health = try TestHTTPClient(port: port).requestBlocking("GET", "/healthz", headers: [], body: [])
+        #expect(health.status == 200)
+        let fileText = try String(contentsOfFile: portsFile, encoding: .utf8)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        return (line, fileText, bound["data_dir"] as? String ?? "", process.terminationStatus)
+    }
+}
