@@ -145,4 +145,38 @@ struct OAuthMCPTests {
             #expect(agents.text.contains(h.ada.accountID) && !agents.text.contains(h.bob.accountID))
         }
     }
+
+    @Test("jmap_request with mail.send alone: the submission's implicit Email/set only finishes the send")
+    func submissionImplicitSet() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let (sender, _) = try h.token(resource: h.mcp, scope: "mail.send", defaultInbox: h.ada.accountID)
+        let session = try await h.mcpSession(bearer(sender))
+        let overMCP = SubmissionOutcomes(h: h) { calls, token in
+            let result = try OAuthOwnerHarness.toolText(
+                try await h.callTool("jmap_request", ["method_calls": calls], session: session, bearer(token)))
+            #expect(!result.isError, "\(result.text)")
+            let body = try JSONSerialization.jsonObject(with: Data(result.text.utf8)) as? [String: Any]
+            return try #require(body?["methodResponses"] as? [[Any]], "\(result.text)")
+        }
+        let (reader, _) = try h.token(resource: h.jmap)
+        let overJMAP = SubmissionOutcomes(h: h) { calls, token in
+            let response = try await h.jmap(calls, token: token, account: h.ada.accountID)
+            return try #require(try response.json()["methodResponses"] as? [[Any]], "\(response.text)")
+        }
+        let planted = try await overMCP.send(
+            ["onSuccessUpdateEmail": ["#s": ["mailboxIds": ["inbox": true], "keywords/$draft": NSNull()]]],
+            token: sender)
+        #expect(planted.error(in: "notUpdated") == "forbidden", "\(planted.implicit)")
+        let email = try await overJMAP.email(planted.id, token: reader)
+        #expect(email.mailboxes == ["sent"] && email.keywords == ["$draft"])
+        let erased = try await overMCP.send(["onSuccessDestroyEmail": ["#s"]], token: sender)
+        #expect(erased.error(in: "notDestroyed") == "forbidden", "\(erased.implicit)")
+        #expect(try await overJMAP.email(erased.id, token: reader).mailboxes == ["sent"])
+        let finished = try await overMCP.send(
+            ["onSuccessUpdateEmail": ["#s": ["keywords/$draft": NSNull(), "mailboxIds": ["sent": true]]]],
+            token: sender)
+        #expect(finished.updated == [finished.id], "\(finished.implicit)")
+        #expect(try await overJMAP.email(finished.id, token: reader).keywords.isEmpty)
+    }
 }
