@@ -56,7 +56,7 @@ struct MCPServiceHarness {
         configure(&configuration)
         let service = MCPService(
             configuration: configuration, authenticator: keys, jmap: jmap, mail: store,
-            clock: { 1_700_000_000 }, monotonicClock: TestClock().monotonic)
+            clock: { 1_700_000_000 }, sessionSecret: Array(repeating: 7, count: 32), monotonicClock: TestClock().monotonic)
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router

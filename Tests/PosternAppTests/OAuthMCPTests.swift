@@ -1,3 +1,4 @@
+import AuthCrypto
 import Foundation
 import PosternTestSupport
 import Testing
@@ -178,5 +179,32 @@ struct OAuthMCPTests {
             token: sender)
         #expect(finished.updated == [finished.id], "\(finished.implicit)")
         #expect(try await overJMAP.email(finished.id, token: reader).keywords.isEmpty)
+    }
+
+    @Test("OAuth sessions: a closed id stays closed; an id MACed with the owner and client but no server secret fails")
+    func sessionIDs() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let client = try h.rows.client()
+        let grant = try h.rows.grant(
+            owner: h.owner, client: client, scope: "mail.read", resource: h.mcp, agentID: h.ada.accountID)
+        let token = try h.accessToken(grant: grant, client: client, resource: h.mcp, scope: "mail.read")
+        let session = try await h.mcpSession(bearer(token))
+        #expect(try await h.callTool("list_agents", [:], session: session, bearer(token)).status == 200)
+        let closed = try await h.client.request("DELETE", "/mcp", headers: bearer(token) + [("Mcp-Session-Id", session)])
+        #expect(closed.status == 204)
+        #expect(try await h.callTool("list_agents", [:], session: session, bearer(token)).status == 404)
+        let again = try await h.client.request("DELETE", "/mcp", headers: bearer(token) + [("Mcp-Session-Id", session)])
+        #expect(again.status == 404)
+
+        // Everything else in an OAuth session's MAC key is in the access token (`sub`, `client_id`): an id minted
+        // with that key alone, as anyone holding a token could, is a made-up id.
+        let now = UInt64(Operations.unixNow())
+        var body = (0..<8).map { UInt8(truncatingIfNeeded: now >> (56 - 8 * $0)) }
+        body.append(1)  // 2025-06-18
+        body += SecureRandom.bytes(16)
+        let key = SHA256.hash("oauth:" + h.owner + " " + client)
+        let forged = Base64URL.encode(body + HMACSHA256.authenticationCode(key: key, message: body).prefix(16))
+        #expect(try await h.callTool("list_agents", [:], session: forged, bearer(token)).status == 404)
     }
 }
