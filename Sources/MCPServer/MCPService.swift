@@ -39,8 +39,8 @@ public struct MCPService: Sendable {
     ///   - jmap: the JMAP service the tools read and send through.
     ///   - mail: the mail store whose change stream `wait_for_message` parks on, as Mail.td's `/messages/wait` does.
     ///   - clock: Unix seconds, for sessions.
-    ///   - sessionSecret: random bytes every instance shares (``MCPSessions/secretName`` in `server_secrets`), the key that session
-    ///     ids are MACed with besides the credential's digest.
+    ///   - sessionSecret: random bytes every instance shares (``MCPSessions/secretName`` in `server_secrets`), the
+    ///     key that session ids are MACed with besides the credential's digest.
     ///   - onUnexpectedError: called with each error answered as a JSON-RPC internal error.
     ///   - monotonicClock: the rate limit's clock.
     public init(

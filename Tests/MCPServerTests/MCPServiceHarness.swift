@@ -56,7 +56,8 @@ struct MCPServiceHarness {
         configure(&configuration)
         let service = MCPService(
             configuration: configuration, authenticator: keys, jmap: jmap, mail: store,
-            clock: { 1_700_000_000 }, sessionSecret: Array(repeating: 7, count: 32), monotonicClock: TestClock().monotonic)
+            clock: { 1_700_000_000 }, sessionSecret: Array(repeating: 7, count: 32),
+            monotonicClock: TestClock().monotonic)
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router
@@ -132,7 +133,8 @@ struct MCPServiceHarness {
     ) {
         switch value {
         case .string:
-            #expect(untrusted(value) != nil, "\(path) lies outside the delimiter: \(value)", sourceLocation: sourceLocation)
+            #expect(
+                untrusted(value) != nil, "\(path) lies outside the delimiter: \(value)", sourceLocation: sourceLocation)
         case .array(let items):
             for (index, item) in items.enumerated() {
                 expectDelimited(item, bare: bare, path + "[\(index)]", sourceLocation: sourceLocation)

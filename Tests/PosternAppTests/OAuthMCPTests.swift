@@ -191,10 +191,10 @@ struct OAuthMCPTests {
         let token = try h.accessToken(grant: grant, client: client, resource: h.mcp, scope: "mail.read")
         let session = try await h.mcpSession(bearer(token))
         #expect(try await h.callTool("list_agents", [:], session: session, bearer(token)).status == 200)
-        let closed = try await h.client.request("DELETE", "/mcp", headers: bearer(token) + [("Mcp-Session-Id", session)])
-        #expect(closed.status == 204)
+        let closing = bearer(token) + [("Mcp-Session-Id", session)]
+        #expect(try await h.client.request("DELETE", "/mcp", headers: closing).status == 204)
         #expect(try await h.callTool("list_agents", [:], session: session, bearer(token)).status == 404)
-        let again = try await h.client.request("DELETE", "/mcp", headers: bearer(token) + [("Mcp-Session-Id", session)])
+        let again = try await h.client.request("DELETE", "/mcp", headers: closing)
         #expect(again.status == 404)
 
         // Everything else in an OAuth session's MAC key is in the access token (`sub`, `client_id`): an id minted
