@@ -1,10 +1,16 @@
 import Directory
 import JSON
+import MailStore
 
 extension JMAPService {
     /// Methods a `mail.send`-only grant may call besides `EmailSubmission/set`: what composing and sending needs and
     /// nothing that reads mail (README "OAuth for apps", decision 7, like Gmail's `gmail.send`).
     static let composingMethods: Set<String> = ["Core/echo", "Identity/get", "Mailbox/get", "Blob/upload", "Email/set"]
+
+    /// What an `Email/set` that updates or destroys mail needs; also what `EmailSubmission/set`'s implicit
+    /// `Email/set` (`onSuccessUpdateEmail`, `onSuccessDestroyEmail`) needs beyond finishing the send
+    /// (``finishesSending(_:keywords:_:)``).
+    static let changingMailNeeds: MailPermissions = .read
 
     /// What method `name` with `arguments` needs of the principal (`api-docs/oauth-mcp-contract.md` 1.9): `send` for
     /// `EmailSubmission/set`; nothing more than either scope for the composing methods (an `Email/set` that only
@@ -18,12 +24,54 @@ extension JMAPService {
         // earlier call (`Core/echo` echoes anything) could name any of them, so each needs mail.read.
         if arguments.contains(where: { ["#create", "#update", "#destroy"].contains($0.0) }) { return .read }
         let set = JSONValue.object(arguments)
-        if set["update"].map({ $0 != .null }) == true || set["destroy"].map({ $0 != .null }) == true { return .read }
+        if set["update"].map({ $0 != .null }) == true || set["destroy"].map({ $0 != .null }) == true {
+            return changingMailNeeds
+        }
         let drafts: JSONValue = .object([("drafts", .bool(true))])
         if let creations = set["create"]?.objectValue, creations.contains(where: { $0.1["mailboxIds"] != drafts }) {
             return .read
         }
         return []
+    }
+
+    /// Whether `patch`, an `onSuccessUpdateEmail` patch of an email just submitted whose keywords are `keywords`,
+    /// does no more than finish the send: drop `$draft` (`keywords/$draft` null, or `keywords` equal to `keywords`
+    /// without it) and keep the email in Sent only (`mailboxIds` of Sent alone, `mailboxIds/<Sent>` true, any other
+    /// `mailboxIds/…` null). The rest of what a patch can do (mark it unread or read, move it to the inbox where it
+    /// would look received) is an `Email/set` update, which a principal without ``changingMailNeeds`` may not do.
+    static func finishesSending(_ patch: [(String, JSONValue)], keywords: Set<String>, _ call: JMAPCall) -> Bool {
+        let sent = MailFolder.sent.rawValue
+        let removed: (JSONValue) -> Bool = { $0 == .null || $0 == .bool(false) }
+        return patch.allSatisfy { path, value in
+            if path.lowercased() == "keywords/$draft" { return removed(value) }
+            if path == "keywords" {
+                guard let object = value.objectValue, object.allSatisfy({ $0.1 == .bool(true) }) else { return false }
+                return Set(object.map(\.0)) == keywords.subtracting(["$draft"])
+            }
+            if path == "mailboxIds" {
+                guard let object = value.objectValue, object.count == 1, let (mailbox, flag) = object.first else {
+                    return false
+                }
+                return flag == .bool(true) && (call.id(mailbox) ?? mailbox) == sent
+            }
+            guard path.hasPrefix("mailboxIds/") else { return false }
+            let mailbox = String(path.dropFirst("mailboxIds/".count))
+            return (call.id(mailbox) ?? mailbox) == sent ? value == .bool(true) : removed(value)
+        }
+    }
+
+    /// What the implicit `Email/set` answers a principal that may send but not change mail.
+    static let onlySending = SetError(
+        type: "forbidden",
+        description: "This grant may send but not change mail: after a submission it may only drop $draft and keep "
+            + "the email in Sent. Changing or destroying mail needs the \(changingMailNeeds.scope) scope.")
+
+    /// Whether `patch` of the just-submitted email `emailID` only finishes its send.
+    func finishesSending(_ emailID: String, _ patch: JSONValue, _ call: JMAPCall) async throws -> Bool {
+        guard let pairs = patch.objectValue,
+            let message = try await store.message(address: call.account.address, id: emailID)
+        else { return false }
+        return Self.finishesSending(pairs, keywords: message.summary.allKeywords, call)
     }
 
     /// Refuses the whole request before any method runs when one of `invocations` needs what `account` lacks, so that

@@ -47,6 +47,9 @@ extension JMAPService {
     }
 
     /// The implicit `Email/set` of `onSuccessUpdateEmail` / `onSuccessDestroyEmail`, nil when neither applies.
+    /// A principal that may send but not change mail (an OAuth `mail.send` grant) may only finish the send
+    /// (``finishesSending(_:keywords:_:)``: drop `$draft`, keep the email in Sent); any other update and every
+    /// destroy is `forbidden`, since the scope check before the request sees `EmailSubmission/set` only.
     private func onSuccess(_ arguments: JMAPArguments, _ submitted: [String: String], _ call: JMAPCall) async throws
         -> JSONValue?
     {
@@ -54,13 +57,22 @@ extension JMAPService {
         let destroys = try arguments.strings("onSuccessDestroyEmail") ?? []
         guard !updates.isEmpty || !destroys.isEmpty else { return nil }
         let oldState = try await state(call)
+        let mayChange = call.account.permissions.isSuperset(of: Self.changingMailNeeds)
         var response = SetResponse()
         for (key, patch) in updates {
             guard let submission = call.id(key), let emailID = submitted[submission] else { continue }
+            if !mayChange, try await !finishesSending(emailID, patch, call) {
+                response.notUpdated.append((emailID, Self.onlySending.json))
+                continue
+            }
             try await applyEmailUpdate(key: emailID, id: emailID, patch, into: &response, call)
         }
         for key in destroys {
             guard let submission = call.id(key), let emailID = submitted[submission] else { continue }
+            guard mayChange else {
+                response.notDestroyed.append((emailID, Self.onlySending.json))
+                continue
+            }
             if try await store.delete(address: call.account.address, id: emailID) {
                 response.destroyed.append(.string(emailID))
             }

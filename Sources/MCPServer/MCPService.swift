@@ -39,11 +39,13 @@ public struct MCPService: Sendable {
     ///   - jmap: the JMAP service the tools read and send through.
     ///   - mail: the mail store whose change stream `wait_for_message` parks on, as Mail.td's `/messages/wait` does.
     ///   - clock: Unix seconds, for sessions.
+    ///   - sessionSecret: random bytes every instance shares (``MCPSessions/secretName`` in `server_secrets`), the
+    ///     key that session ids are MACed with besides the credential's digest.
     ///   - onUnexpectedError: called with each error answered as a JSON-RPC internal error.
     ///   - monotonicClock: the rate limit's clock.
     public init(
         configuration: MCPConfiguration, authenticator: any PrincipalAuthenticator, owners: MCPOwnerAccess? = nil,
-        jmap: JMAPService, mail: MailStore, clock: @escaping @Sendable () -> Int64,
+        jmap: JMAPService, mail: MailStore, clock: @escaping @Sendable () -> Int64, sessionSecret: [UInt8],
         onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }, monotonicClock: MonotonicClock = .system
     ) {
         let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
@@ -74,7 +76,7 @@ public struct MCPService: Sendable {
         self.owners = owners
         self.sessions = MCPSessions(
             versions: Self.protocolVersions, capacity: configuration.maxClosedSessions,
-            lifetimeSeconds: configuration.sessionLifetimeSeconds, clock: clock)
+            lifetimeSeconds: configuration.sessionLifetimeSeconds, secret: sessionSecret, clock: clock)
         self.tools = MCPTools(configuration: configuration, jmap: jmap, mail: mail, owners: owners?.principals)
         self.onUnexpectedError = onUnexpectedError
     }

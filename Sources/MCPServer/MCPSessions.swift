@@ -2,9 +2,12 @@ import AuthCrypto
 import Synchronization
 
 /// `Mcp-Session-Id` sessions that hold no state to share: an id carries when it was opened, its protocol version, a
-/// random part, and an HMAC-SHA256 of those keyed by the digest of the credential that opened it. So any instance
-/// knows a session of the request's own credential (several instances need no sticky routing), another credential's
-/// id fails the MAC exactly as a made-up one, and an id lives `lifetimeSeconds` from its opening.
+/// random part, and an HMAC-SHA256 of those keyed by the server's secret (shared by every instance) and the digest of
+/// the credential that opened it. So any instance knows a session of the request's own credential (several instances
+/// need no sticky routing), another credential's id fails the MAC exactly as a made-up one, and an id lives
+/// `lifetimeSeconds` from its opening. The secret matters where the credential's digest is no secret (an OAuth
+/// connection is bound to its owner and client, both named in its access token): without it anyone could mint ids,
+/// and mint again one that was closed once the instance that closed it forgets it.
 ///
 /// A closed id (DELETE) is remembered on the instance that closed it until it would have expired, at most `capacity`
 /// of them (the soonest to expire makes way); another instance still takes it until then.
@@ -14,7 +17,15 @@ public final class MCPSessions: Sendable {
     let capacity: Int
     let lifetimeSeconds: Int64
     let clock: @Sendable () -> Int64
+    /// The server's secret, the outer key of every id's MAC.
+    private let secret: [UInt8]
     static let macBytes = 16
+
+    /// The name of the sessions' secret among the server's shared secrets (`server_secrets`).
+    public static let secretName = "mcp.sessions"
+
+    /// A new secret for ``secretName``: 32 random bytes.
+    public static func newSecret() -> [UInt8] { SecureRandom.bytes(32) }
     static let bodyBytes = 8 + 1 + 16
 
     /// - Parameters:
@@ -22,7 +33,12 @@ public final class MCPSessions: Sendable {
     ///   - capacity: the most closed ids remembered.
     ///   - lifetimeSeconds: how long an id lives from its opening.
     ///   - clock: Unix seconds.
-    public init(versions: [String], capacity: Int, lifetimeSeconds: Int64, clock: @escaping @Sendable () -> Int64) {
+    ///   - secret: random bytes every instance shares (`server_secrets`), never sent anywhere.
+    public init(
+        versions: [String], capacity: Int, lifetimeSeconds: Int64, secret: [UInt8],
+        clock: @escaping @Sendable () -> Int64
+    ) {
+        self.secret = secret
         self.versions = Array(versions.prefix(256))
         self.capacity = max(1, capacity)
         self.lifetimeSeconds = lifetimeSeconds
@@ -36,7 +52,7 @@ public final class MCPSessions: Sendable {
         var body = (0..<8).map { UInt8(truncatingIfNeeded: opened >> (56 - 8 * $0)) }
         body.append(UInt8(versions.firstIndex(of: protocolVersion) ?? 0))
         body += SecureRandom.bytes(16)
-        return Base64URL.encode(body + Self.mac(body, credential))
+        return Base64URL.encode(body + mac(body, credential))
     }
 
     /// The protocol version of session `id` when the credential of digest `credential` opened it, it has not
@@ -45,7 +61,7 @@ public final class MCPSessions: Sendable {
         guard id.utf8.count <= 64, let bytes = Base64URL.decode(id), bytes.count == Self.bodyBytes + Self.macBytes
         else { return nil }
         let body = Array(bytes[..<Self.bodyBytes])
-        guard constantTimeEquals(Array(bytes[Self.bodyBytes...]), Self.mac(body, credential)) else { return nil }
+        guard constantTimeEquals(Array(bytes[Self.bodyBytes...]), mac(body, credential)) else { return nil }
         let opened = Int64(bitPattern: body[..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         let now = clock()
         guard opened <= now + 30, now - opened < lifetimeSeconds, Int(body[8]) < versions.count else { return nil }
@@ -68,7 +84,9 @@ public final class MCPSessions: Sendable {
         return true
     }
 
-    private static func mac(_ body: [UInt8], _ credential: [UInt8]) -> [UInt8] {
-        Array(HMACSHA256.authenticationCode(key: credential, message: body).prefix(macBytes))
+    /// HMAC(HMAC(secret, credential), body), truncated: bound to this server and to the credential.
+    private func mac(_ body: [UInt8], _ credential: [UInt8]) -> [UInt8] {
+        let key = HMACSHA256.authenticationCode(key: secret, message: credential)
+        return Array(HMACSHA256.authenticationCode(key: key, message: body).prefix(Self.macBytes))
     }
 }

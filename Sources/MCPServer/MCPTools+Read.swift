@@ -32,8 +32,13 @@ extension MCPTools {
 
     /// The summaries of `filter`'s messages.
     func list(_ filter: JSONValue, limit: Int64, ascending: Bool = false, _ call: Call) async throws -> [JSONValue] {
+        try await emails(filter, limit: limit, ascending: ascending, call).map(Self.summary)
+    }
+
+    /// `filter`'s messages as JMAP Email objects of ``summaryProperties``, as the message wrote them.
+    func emails(_ filter: JSONValue, limit: Int64, ascending: Bool = false, _ call: Call) async throws -> [JSONValue] {
         let responses = try await jmapCalls(listCalls(filter, limit: limit, ascending: ascending, call), call)
-        return (responses["g"]?["list"]?.arrayValue ?? []).map(Self.summary)
+        return responses["g"]?["list"]?.arrayValue ?? []
     }
 
     func readInbox(limit: Int64, _ call: Call) async throws -> JSONValue {
@@ -53,23 +58,21 @@ extension MCPTools {
     }
 
     func search(_ query: String, _ call: Call) async throws -> JSONValue {
-        let messages = try await list(["text": .string(query)], limit: 20, call)
+        let messages = try await emails(["text": .string(query)], limit: 20, call)
         let results = messages.map { message -> JSONValue in
             let id = message["id"]?.stringValue ?? ""
-            let subject = message["subject"]?.stringValue ?? ""
             return .object([
-                ("id", .string(id)), ("title", .string(subject.isEmpty ? "(no subject)" : subject)),
-                ("url", .string(messageURL(id))),
+                ("id", .string(id)), ("title", Self.title(message["subject"])), ("url", .string(messageURL(id))),
             ])
         }
         return .object([("results", .array(results))])
     }
 
     func fetch(_ id: String, _ call: Call) async throws -> JSONValue {
-        let message = try await message(id, call)
-        let subject = message["subject"]?.stringValue ?? ""
+        let email = try await self.email(id, call)
+        let message = Self.message(email)
         return .object([
-            ("id", .string(id)), ("title", .string(subject.isEmpty ? "(no subject)" : subject)),
+            ("id", .string(id)), ("title", Self.title(email["subject"])),
             ("text", message["body"] ?? ""), ("url", .string(messageURL(id))),
             (
                 "metadata",
@@ -82,12 +85,18 @@ extension MCPTools {
     }
 
     func readMessage(_ id: String, _ call: Call) async throws -> JSONValue {
-        try await message(id, call)
+        Self.message(try await email(id, call))
     }
 
-    /// Message `id` in full: its headers, its plain-text body wrapped as untrusted content, its attachments.
+    /// A search result's title: the subject wrapped as untrusted content, or our own "(no subject)".
+    static func title(_ subject: JSONValue?) -> JSONValue {
+        guard let text = subject?.stringValue, !text.isEmpty else { return "(no subject)" }
+        return MCPUntrusted.field(subject)
+    }
+
+    /// Message `id` in full as a JMAP Email object, as the message wrote it.
     /// - Throws: ``MCPTools/Failure`` when the inbox holds no such message.
-    func message(_ id: String, _ call: Call) async throws -> JSONValue {
+    func email(_ id: String, _ call: Call) async throws -> JSONValue {
         let properties: JSONValue = [
             "id", "threadId", "messageId", "inReplyTo", "references", "from", "to", "cc", "replyTo", "subject",
             "receivedAt", "sentAt", "textBody", "bodyValues", "attachments", "keywords",
@@ -105,22 +114,29 @@ extension MCPTools {
         guard let email = responses["m"]?["list"]?.arrayValue?.first else {
             throw Failure("not_found: no message \(id) in this inbox; read_inbox or search_messages lists the ids.")
         }
+        return email
+    }
+
+    /// An Email in full as the tools print it: its headers, its plain-text body, its attachments, each string that
+    /// came from the message wrapped as untrusted content.
+    static func message(_ email: JSONValue) -> JSONValue {
         let values = email["bodyValues"]
         let text = (email["textBody"]?.arrayValue ?? []).compactMap { part in
             part["partId"]?.stringValue.flatMap { values?[$0]?["value"]?.stringValue }
         }.joined(separator: "\n")
         let attachments = (email["attachments"]?.arrayValue ?? []).map { part -> JSONValue in
             .object([
-                ("filename", part["name"] ?? .null), ("content_type", part["type"] ?? .null),
+                ("filename", MCPUntrusted.field(part["name"])), ("content_type", MCPUntrusted.field(part["type"])),
                 ("size", part["size"] ?? .null), ("blob_id", part["blobId"] ?? .null),
             ])
         }
         return .object([
             ("id", email["id"] ?? .null), ("thread_id", email["threadId"] ?? .null),
-            ("message_id", email["messageId"] ?? .null), ("in_reply_to", email["inReplyTo"] ?? .null),
+            ("message_id", MCPUntrusted.field(email["messageId"])),
+            ("in_reply_to", MCPUntrusted.field(email["inReplyTo"])),
             ("from", Self.addresses(email["from"])), ("to", Self.addresses(email["to"])),
             ("cc", Self.addresses(email["cc"])), ("reply_to", Self.addresses(email["replyTo"])),
-            ("subject", email["subject"] ?? .null), ("received_at", email["receivedAt"] ?? .null),
+            ("subject", MCPUntrusted.field(email["subject"])), ("received_at", email["receivedAt"] ?? .null),
             ("sent_at", email["sentAt"] ?? .null), ("unread", .bool(email["keywords"]?["$seen"] == nil)),
             ("body", .string(MCPUntrusted.wrap(text))), ("attachments", .array(attachments)),
         ])
@@ -190,23 +206,26 @@ extension MCPTools {
     /// Where a message is cited from (the ChatGPT convention wants a URL): the MCP resource with its id.
     func messageURL(_ id: String) -> String { configuration.resource + "#message=" + id }
 
-    /// A message summary as the tools print it.
+    /// A message summary as the tools print it, each string that came from the message wrapped as untrusted content.
     static func summary(_ email: JSONValue) -> JSONValue {
         .object([
             ("id", email["id"] ?? .null), ("thread_id", email["threadId"] ?? .null),
-            ("from", addresses(email["from"])), ("to", addresses(email["to"])), ("subject", email["subject"] ?? .null),
-            ("received_at", email["receivedAt"] ?? .null), ("preview", email["preview"] ?? .null),
+            ("from", addresses(email["from"])), ("to", addresses(email["to"])),
+            ("subject", MCPUntrusted.field(email["subject"])), ("received_at", email["receivedAt"] ?? .null),
+            ("preview", MCPUntrusted.field(email["preview"])),
             ("has_attachment", email["hasAttachment"] ?? false), ("unread", .bool(email["keywords"]?["$seen"] == nil)),
         ])
     }
 
-    /// JMAP EmailAddress objects as `Name <email>` strings.
+    /// JMAP EmailAddress objects as `Name <email>` strings, each wrapped as untrusted content.
     static func addresses(_ value: JSONValue?) -> JSONValue {
         .array(
             (value?.arrayValue ?? []).compactMap { address in
                 guard let email = address["email"]?.stringValue else { return nil }
-                guard let name = address["name"]?.stringValue, !name.isEmpty else { return .string(email) }
-                return .string("\(name) <\(email)>")
+                guard let name = address["name"]?.stringValue, !name.isEmpty else {
+                    return .string(MCPUntrusted.field(email))
+                }
+                return .string(MCPUntrusted.field("\(name) <\(email)>"))
             })
     }
 }

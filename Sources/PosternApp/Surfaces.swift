@@ -110,6 +110,8 @@ enum Surfaces {
             configuration: mcp, authenticator: apiKeys,
             owners: MCPOwnerAccess(verifier: verifier, principals: ownerPrincipals, issuer: identity.baseURL),
             jmap: jmapService, mail: mail.store, clock: clock,
+            sessionSecret: try SharedSecrets(database: database).secret(
+                named: MCPSessions.secretName, make: MCPSessions.newSecret),
             onUnexpectedError: reporter("mcp", logger)
         ).register(into: &router)
 

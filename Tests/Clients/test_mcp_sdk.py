@@ -11,6 +11,7 @@ agent surface (proof of work at difficulty 2), runs against .build/debug/postern
 import asyncio
 import base64
 import json
+import re
 
 from postern_server import Checks, agent_signup, http, install_packages, postern
 
@@ -25,6 +26,19 @@ def payload(result):
         return json.loads(text)
     except ValueError:
         return text
+
+
+UNTRUSTED = re.compile(r"<<<UNTRUSTED EMAIL CONTENT ([0-9a-f]{16})(?:: [^>]*>>>\n(.*)\n|>>>(.*))"
+                       r"<<<END UNTRUSTED EMAIL CONTENT \1>>>", re.S)
+
+
+def untrusted(value):
+    """The text inside the untrusted-content delimiter when `value` is wholly one delimited text whose tag occurs
+    only at its opening and closing; None otherwise."""
+    found = UNTRUSTED.fullmatch(value) if isinstance(value, str) else None
+    if not found or value.count(found.group(1)) != 2:
+        return None
+    return found.group(2) if found.group(2) is not None else found.group(3)
 
 
 def install():
@@ -97,25 +111,29 @@ async def main_async(base, alice_key, bob_key):
             check(not sent.is_error and delivery.get(bob_inbox, {}).get("delivered") == "yes",
                   f"send_email: delivered to bob, cc and bcc too ({sorted(delivery)})")
             waited = payload(await bob.call_tool("wait_for_message", {"subject": "4242", "timeout_seconds": 10}))
-            check((waited.get("message") or {}).get("subject") == "Sign-up code 4242", "wait_for_message finds it")
+            check(untrusted((waited.get("message") or {}).get("subject")) == "Sign-up code 4242",
+                  "wait_for_message finds it, its subject inside the untrusted-content delimiter")
             inbox = payload(await bob.call_tool("read_inbox", {"limit": 5}))
             message_id = inbox["messages"][0]["id"]
-            check(inbox["messages"][0]["subject"] == "Sign-up code 4242", "read_inbox lists it")
+            check(untrusted(inbox["messages"][0]["subject"]) == "Sign-up code 4242"
+                  and untrusted(inbox["messages"][0]["from"][0]) == alice_inbox,
+                  "read_inbox lists it, subject and sender inside the untrusted-content delimiter")
             message = payload(await bob.call_tool("read_message", {"message_id": message_id}))
-            check("UNTRUSTED EMAIL CONTENT" in message["body"] and "Your code is 4242." in message["body"]
-                  and message["attachments"][0]["filename"] == "note.txt",
+            check("Your code is 4242." in (untrusted(message["body"]) or "")
+                  and untrusted(message["attachments"][0]["filename"]) == "note.txt",
                   "read_message: the body inside the untrusted-content delimiter, the attachment listed")
             found = payload(await bob.call_tool("search_messages", {"body": "4242"}))
             check([m["id"] for m in found["messages"]] == [message_id], "search_messages: full text")
             results = payload(await bob.call_tool("search", {"query": "4242"}))["results"]
             check(results and results[0]["id"] == message_id and results[0]["url"], "search: {id, title, url}")
             fetched = payload(await bob.call_tool("fetch", {"id": message_id}))
-            check("4242" in fetched["text"] and fetched["title"] == "Sign-up code 4242", "fetch: the document")
+            check("4242" in (untrusted(fetched["text"]) or "") and untrusted(fetched["title"]) == "Sign-up code 4242",
+                  "fetch: the document, its text and title inside the untrusted-content delimiter")
             replied = await bob.call_tool("reply_to_message", {"message_id": message_id, "body": "Thanks!"})
             check(not replied.is_error, "reply_to_message sends")
             back = payload(await alice.call_tool("wait_for_message", {"subject": "Re: Sign-up", "timeout_seconds": 10}))
             thread = payload(await alice.call_tool("read_message", {"message_id": back["message"]["id"]}))
-            check(thread["subject"] == "Re: Sign-up code 4242" and thread["in_reply_to"],
+            check(untrusted(thread["subject"]) == "Re: Sign-up code 4242" and thread["in_reply_to"],
                   "the reply arrives in thread (In-Reply-To)")
             dry = payload(await alice.call_tool("run_preset", {"name": "send_mail", "dry_run": True, "variables": {
                 "to": bob_inbox, "subject": "dry", "body": "not sent"}}))

@@ -56,7 +56,8 @@ struct MCPServiceHarness {
         configure(&configuration)
         let service = MCPService(
             configuration: configuration, authenticator: keys, jmap: jmap, mail: store,
-            clock: { 1_700_000_000 }, monotonicClock: TestClock().monotonic)
+            clock: { 1_700_000_000 }, sessionSecret: Array(repeating: 7, count: 32),
+            monotonicClock: TestClock().monotonic)
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router
@@ -102,5 +103,47 @@ struct MCPServiceHarness {
     static func json(_ result: JSONValue) throws -> JSONValue {
         let text = try #require(result["content"]?.arrayValue?.first?["text"]?.stringValue)
         return try JSONValue.parse(Array(text.utf8), limits: .init(maximumBytes: 1 << 22, maximumDepth: 32))
+    }
+
+    /// The text inside an untrusted-content delimiter when `value` is a string that is wholly one delimited text
+    /// (the one-line field form or the body form) whose tag occurs exactly twice, at its opening and its closing, so
+    /// that nothing inside could have closed it; nil otherwise.
+    static func untrusted(_ value: JSONValue?) -> String? {
+        guard let text = value?.stringValue else { return nil }
+        let opening = "<<<UNTRUSTED EMAIL CONTENT "
+        guard text.hasPrefix(opening) else { return nil }
+        let tag = String(text.dropFirst(opening.count).prefix(16))
+        guard tag.count == 16, tag.allSatisfy(\.isHexDigit), text.components(separatedBy: tag).count == 3 else {
+            return nil
+        }
+        let closing = "<<<END UNTRUSTED EMAIL CONTENT \(tag)>>>"
+        guard text.hasSuffix(closing), let start = text.range(of: ">>>") else { return nil }
+        var inner = text[start.upperBound..<text.index(text.endIndex, offsetBy: -closing.count)]
+        if text.dropFirst(opening.count + 16).hasPrefix(":") {
+            guard inner.hasPrefix("\n"), inner.hasSuffix("\n") else { return nil }
+            inner = inner.dropFirst().dropLast()
+        }
+        return String(inner)
+    }
+
+    /// Expects every string in `value` to be delimited untrusted text (``untrusted(_:)``), but for the members
+    /// named in `bare` (what the server computes: ids, dates, URLs).
+    static func expectDelimited(
+        _ value: JSONValue, bare: Set<String>, _ path: String = "", sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        switch value {
+        case .string:
+            #expect(
+                untrusted(value) != nil, "\(path) lies outside the delimiter: \(value)", sourceLocation: sourceLocation)
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                expectDelimited(item, bare: bare, path + "[\(index)]", sourceLocation: sourceLocation)
+            }
+        case .object(let members):
+            for (name, member) in members where !bare.contains(name) {
+                expectDelimited(member, bare: bare, path + "." + name, sourceLocation: sourceLocation)
+            }
+        default: break
+        }
     }
 }

@@ -135,4 +135,103 @@ struct OAuthJMAPTests {
         let submission = try responses(sent).first { $0[2] as? String == "s" }
         #expect((submission?[1] as? [String: Any])?["created"] != nil, "\(sent.text)")
     }
+
+    @Test("mail.send alone: a submission's implicit Email/set only drops $draft and keeps the copy in Sent")
+    func submissionImplicitSet() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let (sender, _) = try h.token(resource: h.jmap, scope: "mail.send")
+        let (both, _) = try h.token(resource: h.jmap)
+        let outcomes = SubmissionOutcomes(h: h) { calls, token in
+            try responses(try await h.jmap(calls, token: token, account: h.ada.accountID))
+        }
+        let refusals: [[String: Any]] = [
+            ["onSuccessUpdateEmail": ["#s": ["keywords/$seen": true]]],
+            ["onSuccessUpdateEmail": ["#s": ["keywords": ["$seen": true]]]],
+            ["onSuccessUpdateEmail": ["#s": ["mailboxIds": ["inbox": true], "keywords/$draft": NSNull()]]],
+            ["onSuccessUpdateEmail": ["#s": ["mailboxIds/inbox": true, "mailboxIds/sent": NSNull()]]],
+            ["onSuccessUpdateEmail": ["#s": ["mailboxIds": ["sent": true, "inbox": true]]]],
+            // Through a result reference the scope check cannot see into.
+            ["#onSuccessUpdateEmail": ["resultOf": "e", "name": "Core/echo", "path": "/x"]],
+        ]
+        for submission in refusals {
+            let outcome = try await outcomes.send(submission, token: sender)
+            #expect(outcome.error(in: "notUpdated") == "forbidden", "\(submission): \(outcome.implicit)")
+            #expect(outcome.updated.isEmpty)
+            let email = try await outcomes.email(outcome.id, token: both)
+            #expect(email.mailboxes == ["sent"] && email.keywords == ["$draft"], "\(submission): \(email)")
+        }
+        let destroyed = try await outcomes.send(["onSuccessDestroyEmail": ["#s"]], token: sender)
+        #expect(destroyed.error(in: "notDestroyed") == "forbidden", "\(destroyed.implicit)")
+        #expect(try await outcomes.email(destroyed.id, token: both).mailboxes == ["sent"])
+
+        let finishing: [[String: Any]] = [
+            ["onSuccessUpdateEmail": ["#s": ["keywords/$draft": NSNull(), "mailboxIds": ["sent": true]]]],
+            [
+                "onSuccessUpdateEmail": [
+                    "#s": ["mailboxIds/drafts": NSNull(), "mailboxIds/sent": true, "keywords/$draft": NSNull()]
+                ]
+            ],
+            ["onSuccessUpdateEmail": ["#s": ["keywords": [:] as [String: Bool]]]],
+        ]
+        for submission in finishing {
+            let outcome = try await outcomes.send(submission, token: sender)
+            #expect(outcome.updated == [outcome.id], "\(submission): \(outcome.implicit)")
+            let email = try await outcomes.email(outcome.id, token: both)
+            #expect(email.mailboxes == ["sent"] && email.keywords.isEmpty, "\(submission): \(email)")
+        }
+
+        // With mail.read as well, the implicit Email/set is an Email/set like any other.
+        let moved = try await outcomes.send(
+            ["onSuccessUpdateEmail": ["#s": ["keywords/$seen": true, "mailboxIds": ["inbox": true]]]], token: both)
+        #expect(moved.updated == [moved.id], "\(moved.implicit)")
+        let email = try await outcomes.email(moved.id, token: both)
+        #expect(email.mailboxes == ["inbox"] && email.keywords == ["$draft", "$seen"])
+        let erased = try await outcomes.send(["onSuccessDestroyEmail": ["#s"]], token: both)
+        #expect(erased.implicit["destroyed"] as? [String] == [erased.id], "\(erased.implicit)")
+    }
+}
+
+/// Sends from ada to bob with a draft marked `$draft` and the given submission members, then reads the email back.
+struct SubmissionOutcomes: Sendable {
+    let h: OAuthOwnerHarness
+    /// Runs method calls with a token; the method responses.
+    let run: @Sendable ([[Any]], String) async throws -> [[Any]]
+
+    struct Outcome {
+        let id: String
+        /// The implicit Email/set's response.
+        let implicit: [String: Any]
+
+        var updated: [String] { ((implicit["updated"] as? [String: Any]) ?? [:]).keys.sorted() }
+
+        func error(in member: String) -> String? {
+            ((implicit[member] as? [String: Any])?[id] as? [String: Any])?["type"] as? String
+        }
+    }
+
+    func send(_ submission: [String: Any], token: String) async throws -> Outcome {
+        let echo: [Any] = ["Core/echo", ["x": ["#s": ["mailboxIds": ["inbox": true]]]], "e"]
+        let calls = [echo] + OAuthOwnerHarness.sendCalls(
+            from: h.ada.address, to: h.bob.address, keywords: ["$draft": true], submission: submission)
+        let answers = try await run(calls, token)
+        let created = answers.first { $0[0] as? String == "Email/set" && $0[2] as? String == "c" }
+        let id = try #require(
+            ((created?[1] as? [String: Any])?["created"] as? [String: Any])?["d"] as? [String: Any])["id"] as? String
+        let submitted = answers.first { $0[0] as? String == "EmailSubmission/set" }?[1] as? [String: Any]
+        #expect((submitted?["created"] as? [String: Any])?["s"] != nil, "\(answers)")
+        let implicit = answers.first { $0[0] as? String == "Email/set" && $0[2] as? String == "s" }
+        return Outcome(id: try #require(id), implicit: try #require(implicit?[1] as? [String: Any], "\(answers)"))
+    }
+
+    /// The mailboxes and keywords of email `id`, read with `token`.
+    func email(_ id: String, token: String) async throws -> (mailboxes: [String], keywords: [String]) {
+        let answers = try await run(
+            [["Email/get", ["ids": [id], "properties": ["mailboxIds", "keywords"]], "g"]], token)
+        let email = try #require(((answers.first?[1] as? [String: Any])?["list"] as? [[String: Any]])?.first)
+        return (
+            ((email["mailboxIds"] as? [String: Any]) ?? [:]).keys.sorted(),
+            ((email["keywords"] as? [String: Any]) ?? [:]).keys.sorted()
+        )
+    }
 }

@@ -1,3 +1,4 @@
+import AuthCrypto
 import Foundation
 import PosternTestSupport
 import Testing
@@ -144,5 +145,66 @@ struct OAuthMCPTests {
                 try await h.callTool("list_agents", [:], session: keySession, headers))
             #expect(agents.text.contains(h.ada.accountID) && !agents.text.contains(h.bob.accountID))
         }
+    }
+
+    @Test("jmap_request with mail.send alone: the submission's implicit Email/set only finishes the send")
+    func submissionImplicitSet() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let (sender, _) = try h.token(resource: h.mcp, scope: "mail.send", defaultInbox: h.ada.accountID)
+        let session = try await h.mcpSession(bearer(sender))
+        let overMCP = SubmissionOutcomes(h: h) { calls, token in
+            let result = try OAuthOwnerHarness.toolText(
+                try await h.callTool("jmap_request", ["method_calls": calls], session: session, bearer(token)))
+            #expect(!result.isError, "\(result.text)")
+            let body = try JSONSerialization.jsonObject(with: Data(result.text.utf8)) as? [String: Any]
+            return try #require(body?["methodResponses"] as? [[Any]], "\(result.text)")
+        }
+        let (reader, _) = try h.token(resource: h.jmap)
+        let overJMAP = SubmissionOutcomes(h: h) { calls, token in
+            let response = try await h.jmap(calls, token: token, account: h.ada.accountID)
+            return try #require(try response.json()["methodResponses"] as? [[Any]], "\(response.text)")
+        }
+        let planted = try await overMCP.send(
+            ["onSuccessUpdateEmail": ["#s": ["mailboxIds": ["inbox": true], "keywords/$draft": NSNull()]]],
+            token: sender)
+        #expect(planted.error(in: "notUpdated") == "forbidden", "\(planted.implicit)")
+        let email = try await overJMAP.email(planted.id, token: reader)
+        #expect(email.mailboxes == ["sent"] && email.keywords == ["$draft"])
+        let erased = try await overMCP.send(["onSuccessDestroyEmail": ["#s"]], token: sender)
+        #expect(erased.error(in: "notDestroyed") == "forbidden", "\(erased.implicit)")
+        #expect(try await overJMAP.email(erased.id, token: reader).mailboxes == ["sent"])
+        let finished = try await overMCP.send(
+            ["onSuccessUpdateEmail": ["#s": ["keywords/$draft": NSNull(), "mailboxIds": ["sent": true]]]],
+            token: sender)
+        #expect(finished.updated == [finished.id], "\(finished.implicit)")
+        #expect(try await overJMAP.email(finished.id, token: reader).keywords.isEmpty)
+    }
+
+    @Test("OAuth sessions: a closed id stays closed; an id MACed with the owner and client but no server secret fails")
+    func sessionIDs() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let client = try h.rows.client()
+        let grant = try h.rows.grant(
+            owner: h.owner, client: client, scope: "mail.read", resource: h.mcp, agentID: h.ada.accountID)
+        let token = try h.accessToken(grant: grant, client: client, resource: h.mcp, scope: "mail.read")
+        let session = try await h.mcpSession(bearer(token))
+        #expect(try await h.callTool("list_agents", [:], session: session, bearer(token)).status == 200)
+        let closing = bearer(token) + [("Mcp-Session-Id", session)]
+        #expect(try await h.client.request("DELETE", "/mcp", headers: closing).status == 204)
+        #expect(try await h.callTool("list_agents", [:], session: session, bearer(token)).status == 404)
+        let again = try await h.client.request("DELETE", "/mcp", headers: closing)
+        #expect(again.status == 404)
+
+        // Everything else in an OAuth session's MAC key is in the access token (`sub`, `client_id`): an id minted
+        // with that key alone, as anyone holding a token could, is a made-up id.
+        let now = UInt64(Operations.unixNow())
+        var body = (0..<8).map { UInt8(truncatingIfNeeded: now >> (56 - 8 * $0)) }
+        body.append(1)  // 2025-06-18
+        body += SecureRandom.bytes(16)
+        let key = SHA256.hash("oauth:" + h.owner + " " + client)
+        let forged = Base64URL.encode(body + HMACSHA256.authenticationCode(key: key, message: body).prefix(16))
+        #expect(try await h.callTool("list_agents", [:], session: forged, bearer(token)).status == 404)
     }
 }

@@ -92,22 +92,20 @@ struct OAuthOwnerHarness: @unchecked Sendable {
         return try await client.json("POST", path, ["using": Self.using, "methodCalls": calls], headers: headers)
     }
 
-    /// The calls that send one message from `from` to `to`.
-    static func sendCalls(from: String, to: String) -> [[Any]] {
-        [
-            [
-                "Email/set",
-                [
-                    "create": [
-                        "d": [
-                            "mailboxIds": ["drafts": true], "from": [["email": from]], "to": [["email": to]],
-                            "subject": "hello", "textBody": [["partId": "b", "type": "text/plain"]],
-                            "bodyValues": ["b": ["value": "hi"]],
-                        ]
-                    ]
-                ], "c",
-            ],
-            ["EmailSubmission/set", ["create": ["s": ["emailId": "#d"]]], "s"],
+    /// The calls that send one message from `from` to `to`: the draft `d` (call `c`, with `keywords` when given),
+    /// its submission `s` (call `s`, with the members of `submission` besides `create`).
+    static func sendCalls(
+        from: String, to: String, keywords: [String: Bool]? = nil, submission: [String: Any] = [:]
+    ) -> [[Any]] {
+        var draft: [String: Any] = [
+            "mailboxIds": ["drafts": true], "from": [["email": from]], "to": [["email": to]],
+            "subject": "hello", "textBody": [["partId": "b", "type": "text/plain"]],
+            "bodyValues": ["b": ["value": "hi"]],
+        ]
+        if let keywords { draft["keywords"] = keywords }
+        return [
+            ["Email/set", ["create": ["d": draft]], "c"],
+            ["EmailSubmission/set", submission.merging(["create": ["s": ["emailId": "#d"]]]) { $1 }, "s"],
         ]
     }
 
