@@ -28,7 +28,7 @@ enum OAuthPages {
         func render() -> String {
             let e = HTMLText.escape
             let host = OAuthURL.host(redirectURI)
-            let loopback = ["localhost", "127.0.0.1"].contains(host.lowercased())
+            let loopback = OAuthRedirectURI.loopbackHosts.contains(host.lowercased())
             let words = [
                 "mail.read": "Read mail in the inbox (messages, mailboxes, search)",
                 "mail.send": "Send mail from the inbox",

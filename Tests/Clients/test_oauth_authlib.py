@@ -203,11 +203,12 @@ def main(base):
                           ("code_challenge", {"code_challenge": None}),
                           ("method plain", {"code_challenge_method": "plain"}),
                           ("resource with a trailing slash", {"resource": jmap + "/"})):
-        status, items, _ = authorize_error(**changes)
-        check(status == 302 and items.get("error") == "invalid_request" and items.get("iss") == base,
-              f"error table, invalid_request: missing or bad {name} (302 to the app with iss)")
-    status, items, _ = authorize_error(scope="mail.read mail.delete")
-    check(status == 302 and items.get("error") == "invalid_scope", "error table, invalid_scope: unknown scope")
+        status, location, html = authorize_error(**changes)
+        check(status == 400 and not location and "(invalid_request)" in html,
+              f"error table, invalid_request: missing or bad {name} (a 400 page: no open redirect, RFC 9700 4.11.2)")
+    status, location, html = authorize_error(scope="mail.read mail.delete")
+    check(status == 400 and not location and "(invalid_scope)" in html,
+          "error table, invalid_scope: unknown scope (a 400 page)")
     for name, changes in (("unknown client_id", {"client_id": "nobody"}),
                           ("redirect_uri prefix match", {"redirect_uri": CALLBACK + "/x"})):
         status, location, html = authorize_error(**changes)
