@@ -45,8 +45,9 @@ public struct OAuthClientRegistration: Sendable, Equatable {
             }
             guard uri.utf8.count <= configuration.maxRedirectURILength, Self.redirectURIAllowed(uri) else {
                 throw .invalidRedirectURI(
-                    "Each redirect URI must be an absolute https URI whose host is a DNS name (LDH labels, an IDN in "
-                        + "its xn-- form), or http on localhost, 127.0.0.1 or [::1]; a port of 1 to 65535; no fragment.")
+                    "Each redirect URI must be an absolute https URI whose host is a DNS name (LDH labels, an IDN "
+                        + "in its xn-- form), or http on localhost, 127.0.0.1 or [::1]; a port of 1 to 65535; "
+                        + "no fragment.")
             }
             if !redirectURIs.contains(uri) { redirectURIs.append(uri) }
         }

@@ -59,6 +59,7 @@ enum OAuthPages {
                 (client <code>\(e(clientID))</code>) asks to use your mail.</p>
                 <p id="redirect-host">After you answer, you go back to <strong>\(e(host))</strong>.\
                 \(loopback ? " This app runs on your own computer." : "")</p>
+                \(hostNotice(redirectHost: host))
                 <p id="resource">Access to: <code>\(e(resource))</code></p>
                 <form method="post" action="/oauth/consent" id="consent-form">
                 <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
@@ -74,6 +75,17 @@ enum OAuthPages {
                 </div>
                 """
             return OwnerPageShell.document(title: "Allow access?", main: main, owner: owner, csrfToken: csrfToken)
+        }
+
+        /// For a metadata-document client whose redirect URI is on another host than its `client_id` URL: a notice
+        /// that the answer goes to a host the document's publisher only names (the MCP spec's consent rule).
+        private func hostNotice(redirectHost: String) -> String {
+            guard let clientHost, clientHost.lowercased() != redirectHost.lowercased() else { return "" }
+            return """
+                <p id="redirect-host-differs" class="warning"><strong>Note:</strong> this app is published at \
+                <strong>\(HTMLText.escape(clientHost))</strong> but sends your answer to another host, \
+                <strong>\(HTMLText.escape(redirectHost))</strong>. Allow only if you expect that.</p>
+                """
         }
     }
 }

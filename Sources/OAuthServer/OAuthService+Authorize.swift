@@ -5,8 +5,8 @@ import ServerKit
 
 extension OAuthService {
     /// `GET /oauth/authorize` (contract 1.3): any error is a 400 page (no redirect before the owner has seen the
-    /// consent page: RFC 9700 section 4.11.2); a browser without an owner session goes to the sign-in page and comes back; then the
-    /// consent page.
+    /// consent page: RFC 9700 section 4.11.2); a browser without an owner session goes to the sign-in page and
+    /// comes back; then the consent page.
     func authorize(_ request: HTTPRequest) async throws -> HTTPResponse {
         let query = request.query ?? ""
         let authorization: OAuthAuthorizationRequest
