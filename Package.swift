@@ -251,6 +251,7 @@ let package = Package(
         .testTarget(name: "OAuthServerTests", dependencies: [
             "OAuthServer", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
             "ComputePool", "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "Fetch",
+            "OAuthResource",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

@@ -7,7 +7,9 @@ import ServerKit
 /// `OwnerService.messagePage`).
 enum OAuthPages {
     /// The consent form (the form contract of issue 28): `scope` checkboxes, `account_id` radios or `new_inbox`,
-    /// `decision` approve|deny, the CSRF token and the signed `request`; posts to `/oauth/consent`.
+    /// `reach` all|inbox (every inbox the owner holds with this one as default, or only this one; absent for an
+    /// inbox resource, which is bound already), `decision` approve|deny, the CSRF token and the signed `request`;
+    /// posts to `/oauth/consent`.
     struct Consent {
         var clientName: String?
         var clientID: String
@@ -45,6 +47,24 @@ enum OAuthPages {
                 \(e(inbox.address))</label><br>
                 """
             }.joined(separator: "\n")
+            let verbs =
+                scopes.contains("mail.read")
+                ? (scopes.contains("mail.send") ? "read and send from" : "read") : "send from"
+            let name = "<strong>\(e(clientName ?? "This app"))</strong>"
+            // What the grant reaches, in words: Atomic's grants are the owner's, not one inbox's.
+            let reach =
+                mayCreate
+                ? """
+                <h2>Which inboxes</h2>
+                <p id="reach-words">If you allow, \(name) can \(verbs) every inbox you hold, including ones you add \
+                later; this one is its default.</p>
+                <label><input type="radio" name="reach" value="all" id="reach-all" checked> Every inbox you hold \
+                (this one as default)</label><br>
+                <label><input type="radio" name="reach" value="inbox" id="reach-inbox"> Only this inbox</label>
+                """
+                : """
+                <p id="reach-words">If you allow, \(name) can \(verbs) this inbox only.</p>
+                """
             let create =
                 mayCreate
                 ? """
@@ -69,6 +89,7 @@ enum OAuthPages {
                 <h2>Inbox</h2>
                 \(radios.isEmpty ? "<p>You have no inbox yet.</p>" : radios)
                 \(create)
+                \(reach)
                 <p><button type="submit" name="decision" value="approve" id="approve">Allow</button>
                 <button type="submit" name="decision" value="deny" id="deny">Deny</button></p>
                 </form>

@@ -57,6 +57,15 @@ extension OAuthService {
         }
         let scopes = authorization.scopes.filter(request.formValues("scope").contains)
         guard !scopes.isEmpty else { return try await again("Tick at least one permission, or choose Deny.") }
+        // Every inbox the owner holds (Atomic's user-scoped grant) or only the one picked; an inbox resource is
+        // bound to its inbox already.
+        let inboxOnly: Bool
+        switch (authorization.target, fields["reach"]) {
+        case (.inbox, _): inboxOnly = true
+        case (.service, "all"?): inboxOnly = false
+        case (.service, "inbox"?): inboxOnly = true
+        case (.service, _): return try await again("Choose every inbox you hold, or only this one.")
+        }
         let agentID: String
         if case .inbox(let accountID) = authorization.target {
             guard try await inboxes.inbox(accountID: accountID, ownerID: owner.id) != nil else {
@@ -71,14 +80,16 @@ extension OAuthService {
                 return try await again(Self.words(error), .unprocessableEntity)
             }
         } else if let accountID = fields["account_id"], !accountID.isEmpty,
-            try await inboxes.inbox(accountID: accountID, ownerID: owner.id) != nil
+            let held = try await inboxes.inbox(accountID: accountID, ownerID: owner.id)
         {
-            agentID = accountID
+            // Only an inbox the owner holds, as the directory spells its id: the grant may be bound to it.
+            agentID = held.accountID
         } else {
             return try await again("Pick one of your inboxes or name a new one.")
         }
         let (_, code) = try await grants.approve(
-            ownerID: owner.id, clientID: authorization.clientID, agentID: agentID, scopes: scopes,
+            ownerID: owner.id, clientID: authorization.clientID, agentID: agentID,
+            boundAccountID: inboxOnly ? agentID : nil, scopes: scopes,
             resource: authorization.resource, redirectURI: authorization.redirectURI,
             codeChallenge: authorization.codeChallenge, now: now, codeLifetime: configuration.codeLifetime,
             grantLifetime: configuration.grantLifetime)

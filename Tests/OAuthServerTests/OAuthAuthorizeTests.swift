@@ -140,7 +140,7 @@ struct OAuthAuthorizeTests {
             .POST, "/oauth/consent",
             form: [
                 ("csrf_token", csrf), ("request", ticket), ("scope", "mail.read"), ("account_id", owner.inbox),
-                ("decision", "approve"),
+                ("reach", "all"), ("decision", "approve"),
             ])
         #expect(response.status == .seeOther)
         let items = OAuthHarness.location(response)
@@ -158,7 +158,9 @@ struct OAuthAuthorizeTests {
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
         let (_, csrf, ticket) = try await Self.consentPage(harness, Self.query(client.id))
-        let base: [(String, String)] = [("scope", "mail.read"), ("account_id", owner.inbox), ("decision", "approve")]
+        let base: [(String, String)] = [
+            ("scope", "mail.read"), ("account_id", owner.inbox), ("reach", "all"), ("decision", "approve"),
+        ]
         let forged = await harness.send(.POST, "/oauth/consent", form: [("csrf_token", "x"), ("request", ticket)] + base)
         #expect(forged.status == .forbidden)
         let tampered = await harness.send(
@@ -166,7 +168,10 @@ struct OAuthAuthorizeTests {
         #expect(tampered.status == .badRequest)
         let noScope = await harness.send(
             .POST, "/oauth/consent",
-            form: [("csrf_token", csrf), ("request", ticket), ("account_id", owner.inbox), ("decision", "approve")])
+            form: [
+                ("csrf_token", csrf), ("request", ticket), ("account_id", owner.inbox), ("reach", "all"),
+                ("decision", "approve"),
+            ])
         #expect(noScope.status == .badRequest)
         let deny = await harness.send(
             .POST, "/oauth/consent", form: [("csrf_token", csrf), ("request", ticket), ("decision", "deny")])
@@ -188,7 +193,7 @@ struct OAuthAuthorizeTests {
             .POST, "/oauth/consent",
             form: [
                 ("csrf_token", csrf), ("request", ticket), ("scope", "mail.send"), ("new_inbox", "fresh-inbox"),
-                ("decision", "approve"),
+                ("reach", "all"), ("decision", "approve"),
             ])
         #expect(created.status == .seeOther)
         #expect(try await harness.inboxes.inboxes(ownerID: owner.id).map(\.username).contains("fresh-inbox"))

@@ -109,7 +109,7 @@ struct OAuthClientMetadataDocumentTests {
             .POST, "/oauth/consent",
             form: [
                 ("csrf_token", csrf), ("request", ticket), ("scope", "mail.read"), ("account_id", owner.inbox),
-                ("decision", "approve"),
+                ("reach", "all"), ("decision", "approve"),
             ])
         let code = try #require(OAuthHarness.location(approved)["code"])
         let token = await harness.exchange(code, clientID: Self.url, verifier: OAuthAuthorizeTests.verifier)
