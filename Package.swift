@@ -250,7 +250,8 @@ let package = Package(
         ]),
         .testTarget(name: "OAuthServerTests", dependencies: [
             "OAuthServer", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
-            "ComputePool", "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport",
+            "ComputePool", "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "Fetch",
+            "OAuthResource",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

@@ -23,10 +23,15 @@ public struct AccessGrant: Sendable, Equatable {
     public let permissions: MailPermissions
     /// The inbox picked at consent (the grant's default), when it still exists.
     public let defaultInboxID: String?
+    /// The inbox the owner bound the grant to at consent ("only this inbox"); nil for a grant that reaches every
+    /// inbox the owner holds.
+    public let inboxOnly: String?
 
+    /// - Parameters:
+    ///   - inboxOnly: the inbox the grant is bound to, whatever the token's audience; nil for every inbox held.
     public init(
         ownerID: String, grantID: String, clientID: String, resource: Resource, permissions: MailPermissions,
-        defaultInboxID: String?
+        defaultInboxID: String?, inboxOnly: String? = nil
     ) {
         self.ownerID = ownerID
         self.grantID = grantID
@@ -34,6 +39,14 @@ public struct AccessGrant: Sendable, Equatable {
         self.resource = resource
         self.permissions = permissions
         self.defaultInboxID = defaultInboxID
+        self.inboxOnly = inboxOnly
+    }
+
+    /// The one inbox this token reaches, lowercase: the one an inbox audience (`urn:atomicmail:agent:{id}`) names,
+    /// else the one the grant was bound to at consent; nil when it reaches every inbox the owner holds.
+    public var boundInboxID: String? {
+        if case .agent(let accountID) = resource { return accountID.lowercased() }
+        return inboxOnly?.lowercased()
     }
 }
 

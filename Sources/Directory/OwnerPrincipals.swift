@@ -13,12 +13,13 @@ public struct OwnerPrincipals: Sendable {
         self.directory = directory
     }
 
-    /// The live inboxes `grant`'s owner holds (only the bound one for an inbox-bound token), oldest link first.
+    /// The live inboxes `grant`'s owner holds (only the bound one for an inbox-bound token or grant), oldest link
+    /// first.
     /// - Throws: storage errors.
     public func inboxes(of grant: AccessGrant) async throws -> [OwnedInbox] {
         let held = try await inboxes.inboxes(ownerID: grant.ownerID)
-        guard case .agent(let bound) = grant.resource else { return held }
-        return held.filter { $0.accountID == bound.lowercased() }
+        guard let bound = grant.boundInboxID else { return held }
+        return held.filter { $0.accountID == bound }
     }
 
     /// What choosing an inbox for a grant came to.
@@ -31,10 +32,10 @@ public struct OwnerPrincipals: Sendable {
 
     /// The principal of inbox `accountID` (its id, any case) for `grant`.
     /// - Throws: ``AuthenticationRefusal`` `.accessDenied` when the owner does not hold that live inbox, or the
-    ///   token is bound to another inbox; storage errors.
+    ///   token or its grant is bound to another inbox; storage errors.
     public func principal(_ grant: AccessGrant, accountID: String) async throws -> Principal {
         let accountID = accountID.lowercased()
-        if case .agent(let bound) = grant.resource, bound.lowercased() != accountID {
+        if let bound = grant.boundInboxID, bound != accountID {
             throw AuthenticationRefusal(.accessDenied, "This access token is bound to another inbox.")
         }
         guard let inbox = try await inboxes.inbox(accountID: accountID, ownerID: grant.ownerID) else {
@@ -47,7 +48,7 @@ public struct OwnerPrincipals: Sendable {
     /// owner still holds it, else the owner's only inbox; otherwise the inboxes to choose from.
     /// - Throws: ``AuthenticationRefusal`` `.accessDenied` when `agent` names no inbox the owner holds; storage errors.
     public func choose(_ grant: AccessGrant, agent: String?) async throws -> Choice {
-        if case .agent(let bound) = grant.resource, agent == nil {
+        if let bound = grant.boundInboxID, agent == nil {
             return .inbox(try await principal(grant, accountID: bound))
         }
         let held = try await inboxes(of: grant)

@@ -80,7 +80,7 @@ public struct OAuthAccessVerifier: AccessGrantAuthenticator {
         metrics.count(.valid)
         return AccessGrant(
             ownerID: owner, grantID: record.grantID, clientID: client, resource: resource, permissions: permissions,
-            defaultInboxID: record.agentID)
+            defaultInboxID: record.agentID, inboxOnly: record.boundAccountID)
     }
 
     /// The resource `audience` names; nil for none of this server's.

@@ -44,7 +44,10 @@ public struct OAuthAgentsService: Sendable {
         }
         do {
             let grant = try await verifier.grant(for: token, resources: [.jmap, .mcp])
-            let held = try await inboxes.inboxes(ownerID: grant.ownerID)
+            // A grant bound to one inbox at consent lists that inbox only: it is all the token reaches.
+            let held = try await inboxes.inboxes(ownerID: grant.ownerID).filter {
+                grant.boundInboxID == nil || $0.accountID == grant.boundInboxID
+            }
             let agents = held.map { inbox -> JSONValue in
                 .object([
                     ("accountId", .string(inbox.accountID)), ("inboxId", .string(inbox.username)),

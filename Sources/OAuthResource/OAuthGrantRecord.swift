@@ -9,6 +9,8 @@ struct OAuthGrantRecord: Sendable, Equatable {
     let clientID: String
     /// The grant's default inbox, when it still exists.
     let agentID: String?
+    /// The one inbox the grant reaches (migration 0026); nil for every inbox the owner holds.
+    let boundAccountID: String?
     let scope: String
     let resource: String
     /// End of the grant's rotation chain, Unix seconds.
@@ -24,7 +26,8 @@ struct OAuthGrantRecord: Sendable, Equatable {
 
     private static let select = """
         SELECT g.id, g.owner_id, g.client_id, g.agent_id, g.scope, g.resource, g.expires_at, g.revoked_at,
-        t.expires_at AS token_expires_at FROM oauth_access_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+        g.bound_account_id, t.expires_at AS token_expires_at
+        FROM oauth_access_tokens t JOIN oauth_grants g ON g.id = t.grant_id
         WHERE t.jti = ?
         """
 
@@ -48,6 +51,7 @@ extension OAuthGrantRecord {
         ownerID = owner
         clientID = client
         agentID = row.text("agent_id")
+        boundAccountID = row.text("bound_account_id")
         self.scope = scope
         self.resource = resource
         grantExpiresAt = expires

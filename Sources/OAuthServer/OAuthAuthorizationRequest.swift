@@ -1,8 +1,10 @@
 /// A `GET /oauth/authorize` request checked against contract 1.3 and README "OAuth for apps", decision 1. Pure: the
 /// client is looked up by the caller.
 ///
-/// The client and the redirect URI are checked first: while either is unknown an error cannot be sent anywhere
-/// safe, so it is a 400 page. Every later error is redirected to the (now trusted) redirect URI.
+/// Every error is a 400 page, never a redirect (RFC 9700 section 4.11.2): anyone may register a client (or publish
+/// a metadata document) with any redirect URI, so a redirect before the owner has seen the consent page would make
+/// the issuer an open redirector. There are no pre-registered clients whose redirect URIs an operator vouches for;
+/// only the owner's answer on the consent page (deny) is redirected.
 struct OAuthAuthorizationRequest: Sendable, Equatable {
     /// The client, as the caller looked it up.
     let client: OAuthClient
@@ -15,12 +17,13 @@ struct OAuthAuthorizationRequest: Sendable, Equatable {
     let target: OAuthResource
     let codeChallenge: String
 
-    /// Why a request was refused.
-    enum Failure: Error, Equatable {
-        /// Client or redirect URI unknown: a 400 page, never a redirect.
-        case page(String)
-        /// Anything else: the error redirected to `redirectURI` with `state` (when given) and `iss`.
-        case redirect(OAuthError, redirectURI: String, state: String?)
+    /// Why a request was refused: the text of the 400 page (with the OAuth error code for the app's developer).
+    struct Failure: Error, Equatable {
+        let text: String
+
+        init(_ text: String) { self.text = text }
+
+        init(_ error: OAuthError) { text = "\(error.description) (\(error.code))" }
     }
 
     static let parameterNames = [
@@ -42,15 +45,15 @@ struct OAuthAuthorizationRequest: Sendable, Equatable {
             if fields.updateValue(value, forKey: name) != nil { repeated.insert(name) }
         }
         guard let client, !repeated.contains("client_id") else {
-            throw .page("The app that sent you here is not registered with this server (unknown client_id).")
+            throw Failure("The app that sent you here is not registered with this server (unknown client_id).")
         }
         guard let redirectURI = fields["redirect_uri"], !repeated.contains("redirect_uri"),
-            client.redirectURIs.contains(redirectURI)
+            OAuthRedirectURI.matches(redirectURI, registered: client.redirectURIs)
         else {
-            throw .page("The app asked to send you back to an address it did not register (redirect_uri).")
+            throw Failure("The app asked to send you back to an address it did not register (redirect_uri).")
         }
         let state = fields["state"].flatMap { $0.isEmpty || repeated.contains("state") ? nil : $0 }
-        func fail(_ error: OAuthError) -> Failure { .redirect(error, redirectURI: redirectURI, state: state) }
+        func fail(_ error: OAuthError) -> Failure { Failure(error) }
         if let name = repeated.sorted().first { throw fail(.invalidRequest("\(name) is repeated.")) }
         guard fields["response_type"] == "code" else {
             throw fail(OAuthError("unsupported_response_type", "response_type must be code."))

@@ -45,8 +45,9 @@ public struct OAuthClientRegistration: Sendable, Equatable {
             }
             guard uri.utf8.count <= configuration.maxRedirectURILength, Self.redirectURIAllowed(uri) else {
                 throw .invalidRedirectURI(
-                    "Each redirect URI must be an absolute https URI, or http on localhost or 127.0.0.1, without a "
-                        + "fragment; an IPv6 literal cannot be named in the consent page's CSP: use localhost.")
+                    "Each redirect URI must be an absolute https URI whose host is a DNS name (LDH labels, an IDN "
+                        + "in its xn-- form), or http on localhost, 127.0.0.1 or [::1]; a port of 1 to 65535; "
+                        + "no fragment.")
             }
             if !redirectURIs.contains(uri) { redirectURIs.append(uri) }
         }
@@ -116,36 +117,8 @@ public struct OAuthClientRegistration: Sendable, Equatable {
         }
     }
 
-    /// Whether `uri` may be a redirect URI: `https://host[:port][/path][?query]`, or the same with `http` on
-    /// `localhost` or `127.0.0.1`; no IPv6 literal, no fragment, no user info, no whitespace or control characters.
-    public static func redirectURIAllowed(_ uri: String) -> Bool {
-        guard uri.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), !uri.contains("#") else { return false }
-        let lower = uri.lowercased()
-        let rest: Substring
-        let https: Bool
-        if lower.hasPrefix("https://") {
-            rest = uri.dropFirst(8)
-            https = true
-        } else if lower.hasPrefix("http://") {
-            rest = uri.dropFirst(7)
-            https = false
-        } else {
-            return false
-        }
-        let authority = rest.prefix { $0 != "/" && $0 != "?" }
-        // No IPv6 literal: the consent page's CSP must name the redirect's origin in `form-action`, which browsers
-        // apply to the redirect after the form's POST, and CSP's host grammar has no IPv6 address.
-        guard !authority.isEmpty, !authority.contains("@"), !authority.hasPrefix("[") else { return false }
-        let parts = authority.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count <= 2, !parts[0].isEmpty else { return false }
-        if parts.count == 2 { guard Self.isPort(":" + parts[1]) else { return false } }
-        if https { return true }
-        return ["localhost", "127.0.0.1"].contains(parts[0].lowercased())
-    }
-
-    private static func isPort(_ text: some StringProtocol) -> Bool {
-        let digits = text.dropFirst()
-        return text.first == ":" && !digits.isEmpty && digits.count <= 5 && digits.allSatisfy(\.isASCII)
-            && digits.allSatisfy(\.isNumber) && (Int(digits) ?? 70_000) <= 65_535
-    }
+    /// Whether `uri` may be a redirect URI (``OAuthRedirectURI``): https with an LDH or IDNA host, or http on
+    /// `localhost`, `127.0.0.1` or `[::1]`; a port of 1 to 65535; no fragment, user info, whitespace or control
+    /// characters.
+    public static func redirectURIAllowed(_ uri: String) -> Bool { OAuthRedirectURI.allowed(uri) }
 }

@@ -17,4 +17,7 @@ public struct OAuthGrant: Sendable, Equatable {
     public let createdAt: Int64
     /// No token of the grant lives past this, Unix seconds.
     public let expiresAt: Int64
+    /// The one inbox the grant reaches when the owner chose "only this inbox" (or the resource names an inbox); nil
+    /// when it reaches every inbox the owner holds, including ones added later.
+    public let boundAccountID: String?
 }

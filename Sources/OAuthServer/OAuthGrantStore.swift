@@ -19,25 +19,31 @@ public struct OAuthGrantStore: Sendable {
     // MARK: - Consent
 
     /// Creates the grant an owner approved and its authorization code, in one transaction; marks the client used.
+    /// - Parameters:
+    ///   - agentID: the default inbox.
+    ///   - boundAccountID: the one inbox the grant reaches; nil for every inbox the owner holds.
     /// - Returns: the grant and the code (the table holds only its digest).
     public func approve(
-        ownerID: String, clientID: String, agentID: String?, scopes: [String], resource: String, redirectURI: String,
-        codeChallenge: String, now: Int64, codeLifetime: Int64, grantLifetime: Int64
+        ownerID: String, clientID: String, agentID: String?, boundAccountID: String?, scopes: [String],
+        resource: String, redirectURI: String, codeChallenge: String, now: Int64, codeLifetime: Int64,
+        grantLifetime: Int64
     ) async throws -> (grant: OAuthGrant, code: String) {
         let grant = OAuthGrant(
             id: UUID().uuidString.lowercased(), ownerID: ownerID, clientID: clientID, agentID: agentID, scopes: scopes,
-            resource: resource, createdAt: now, expiresAt: now + grantLifetime)
+            resource: resource, createdAt: now, expiresAt: now + grantLifetime, boundAccountID: boundAccountID)
         let code = OAuthDigest.newToken()
         try await database.write { connection in
             try connection.transaction {
                 try connection.run(
                     """
-                    INSERT INTO oauth_grants (id, owner_id, client_id, agent_id, scope, resource, created_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO oauth_grants (id, owner_id, client_id, agent_id, scope, resource, created_at,
+                        expires_at, bound_account_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(grant.id), .text(ownerID), .text(clientID), agentID.map { .text($0) } ?? .null,
                         .text(OAuthScope.text(scopes)), .text(resource), .integer(now), .integer(grant.expiresAt),
+                        boundAccountID.map { .text($0) } ?? .null,
                     ])
                 try connection.run(
                     """
@@ -268,7 +274,8 @@ public struct OAuthGrantStore: Sendable {
     // MARK: - Shared statements
 
     static let grantColumns =
-        "g.id, g.owner_id, g.client_id, g.agent_id, g.scope, g.resource, g.created_at, g.expires_at, g.revoked_at"
+        "g.id, g.owner_id, g.client_id, g.agent_id, g.scope, g.resource, g.created_at, g.expires_at, g.revoked_at, "
+        + "g.bound_account_id"
 
     static func grant(_ row: SQLRow) -> OAuthGrant? {
         guard let id = row.text("id"), let owner = row.text("owner_id"), let client = row.text("client_id"),
@@ -277,7 +284,7 @@ public struct OAuthGrantStore: Sendable {
         else { return nil }
         return OAuthGrant(
             id: id, ownerID: owner, clientID: client, agentID: row.text("agent_id"), scopes: scopes,
-            resource: resource, createdAt: created, expiresAt: expires)
+            resource: resource, createdAt: created, expiresAt: expires, boundAccountID: row.text("bound_account_id"))
     }
 
     static func insert(_ issue: OAuthIssue, grantID: String, now: Int64, _ connection: any SQLConnection) throws {

@@ -35,12 +35,15 @@ public enum OAuthLLMsText {
             2. Send the person's browser to `GET \(base)/oauth/authorize` with `response_type=code`, `client_id`, \
             `redirect_uri`, `scope` (`mail.read`, `mail.send` or both), `resource` (exactly `\(base)/jmap`, \
             `\(base)/mcp` or `urn:atomicmail:agent:{accountId}`), `state`, `code_challenge` and \
-            `code_challenge_method=S256`, all required. An unknown client or redirect URI is a 400 page; any other \
-            error comes back to the redirect URI as `error`, `error_description`, `state`, `iss`.
+            `code_challenge_method=S256`, all required. Any error is a 400 page, never a redirect (only the \
+            person's denial on the consent page comes back to the redirect URI). A redirect URI on `127.0.0.1` or \
+            `[::1]` over http matches on any port.
             3. A person who is not signed in goes to the sign-in form (fields `email`, `password`, `csrf_token`, \
             `next`) and back. The consent form posts to `\(base)/oauth/consent` with `scope` checkboxes \
             (`mail.read`, `mail.send`: the person may narrow), `account_id` (one of the owner's inboxes) or \
-            `new_inbox` (the username of an inbox to create), `decision` (`approve` or `deny`), the hidden \
+            `new_inbox` (the username of an inbox to create), `reach` (`all`: every inbox the owner holds, \
+            including later ones, with this one as default; `inbox`: only this inbox; not offered for an inbox \
+            resource), `decision` (`approve` or `deny`), the hidden \
             `csrf_token` and the hidden signed `request` (good for \(c.consentLifetime / 60) minutes). Approval \
             redirects to `redirect_uri?code=…&state=…&iss=\(base)`; denial with `error=access_denied`.
             4. `POST \(base)/oauth/token` (form-encoded): `grant_type=authorization_code`, `code`, `redirect_uri`, \

@@ -7,7 +7,9 @@ import ServerKit
 /// `OwnerService.messagePage`).
 enum OAuthPages {
     /// The consent form (the form contract of issue 28): `scope` checkboxes, `account_id` radios or `new_inbox`,
-    /// `decision` approve|deny, the CSRF token and the signed `request`; posts to `/oauth/consent`.
+    /// `reach` all|inbox (every inbox the owner holds with this one as default, or only this one; absent for an
+    /// inbox resource, which is bound already), `decision` approve|deny, the CSRF token and the signed `request`;
+    /// posts to `/oauth/consent`.
     struct Consent {
         var clientName: String?
         var clientID: String
@@ -28,7 +30,7 @@ enum OAuthPages {
         func render() -> String {
             let e = HTMLText.escape
             let host = OAuthURL.host(redirectURI)
-            let loopback = ["localhost", "127.0.0.1"].contains(host.lowercased())
+            let loopback = OAuthRedirectURI.loopbackHosts.contains(host.lowercased())
             let words = [
                 "mail.read": "Read mail in the inbox (messages, mailboxes, search)",
                 "mail.send": "Send mail from the inbox",
@@ -45,6 +47,24 @@ enum OAuthPages {
                 \(e(inbox.address))</label><br>
                 """
             }.joined(separator: "\n")
+            let verbs =
+                scopes.contains("mail.read")
+                ? (scopes.contains("mail.send") ? "read and send from" : "read") : "send from"
+            let name = "<strong>\(e(clientName ?? "This app"))</strong>"
+            // What the grant reaches, in words: Atomic's grants are the owner's, not one inbox's.
+            let reach =
+                mayCreate
+                ? """
+                <h2>Which inboxes</h2>
+                <p id="reach-words">If you allow, \(name) can \(verbs) every inbox you hold, including ones you add \
+                later; this one is its default.</p>
+                <label><input type="radio" name="reach" value="all" id="reach-all" checked> Every inbox you hold \
+                (this one as default)</label><br>
+                <label><input type="radio" name="reach" value="inbox" id="reach-inbox"> Only this inbox</label>
+                """
+                : """
+                <p id="reach-words">If you allow, \(name) can \(verbs) this inbox only.</p>
+                """
             let create =
                 mayCreate
                 ? """
@@ -59,6 +79,7 @@ enum OAuthPages {
                 (client <code>\(e(clientID))</code>) asks to use your mail.</p>
                 <p id="redirect-host">After you answer, you go back to <strong>\(e(host))</strong>.\
                 \(loopback ? " This app runs on your own computer." : "")</p>
+                \(hostNotice(redirectHost: host))
                 <p id="resource">Access to: <code>\(e(resource))</code></p>
                 <form method="post" action="/oauth/consent" id="consent-form">
                 <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
@@ -68,12 +89,24 @@ enum OAuthPages {
                 <h2>Inbox</h2>
                 \(radios.isEmpty ? "<p>You have no inbox yet.</p>" : radios)
                 \(create)
+                \(reach)
                 <p><button type="submit" name="decision" value="approve" id="approve">Allow</button>
                 <button type="submit" name="decision" value="deny" id="deny">Deny</button></p>
                 </form>
                 </div>
                 """
             return OwnerPageShell.document(title: "Allow access?", main: main, owner: owner, csrfToken: csrfToken)
+        }
+
+        /// For a metadata-document client whose redirect URI is on another host than its `client_id` URL: a notice
+        /// that the answer goes to a host the document's publisher only names (the MCP spec's consent rule).
+        private func hostNotice(redirectHost: String) -> String {
+            guard let clientHost, clientHost.lowercased() != redirectHost.lowercased() else { return "" }
+            return """
+                <p id="redirect-host-differs" class="warning"><strong>Note:</strong> this app is published at \
+                <strong>\(HTMLText.escape(clientHost))</strong> but sends your answer to another host, \
+                <strong>\(HTMLText.escape(redirectHost))</strong>. Allow only if you expect that.</p>
+                """
         }
     }
 }

@@ -4,9 +4,9 @@ import Owners
 import ServerKit
 
 extension OAuthService {
-    /// `GET /oauth/authorize` (contract 1.3): a bad client or redirect URI is a 400 page; any other error goes back
-    /// to the redirect URI; a browser without an owner session goes to the sign-in page and comes back; then the
-    /// consent page.
+    /// `GET /oauth/authorize` (contract 1.3): any error is a 400 page (no redirect before the owner has seen the
+    /// consent page: RFC 9700 section 4.11.2); a browser without an owner session goes to the sign-in page and
+    /// comes back; then the consent page.
     func authorize(_ request: HTTPRequest) async throws -> HTTPResponse {
         let query = request.query ?? ""
         let authorization: OAuthAuthorizationRequest
@@ -57,6 +57,15 @@ extension OAuthService {
         }
         let scopes = authorization.scopes.filter(request.formValues("scope").contains)
         guard !scopes.isEmpty else { return try await again("Tick at least one permission, or choose Deny.") }
+        // Every inbox the owner holds (Atomic's user-scoped grant) or only the one picked; an inbox resource is
+        // bound to its inbox already.
+        let inboxOnly: Bool
+        switch (authorization.target, fields["reach"]) {
+        case (.inbox, _): inboxOnly = true
+        case (.service, "all"?): inboxOnly = false
+        case (.service, "inbox"?): inboxOnly = true
+        case (.service, _): return try await again("Choose every inbox you hold, or only this one.")
+        }
         let agentID: String
         if case .inbox(let accountID) = authorization.target {
             guard try await inboxes.inbox(accountID: accountID, ownerID: owner.id) != nil else {
@@ -71,14 +80,16 @@ extension OAuthService {
                 return try await again(Self.words(error), .unprocessableEntity)
             }
         } else if let accountID = fields["account_id"], !accountID.isEmpty,
-            try await inboxes.inbox(accountID: accountID, ownerID: owner.id) != nil
+            let held = try await inboxes.inbox(accountID: accountID, ownerID: owner.id)
         {
-            agentID = accountID
+            // Only an inbox the owner holds, as the directory spells its id: the grant may be bound to it.
+            agentID = held.accountID
         } else {
             return try await again("Pick one of your inboxes or name a new one.")
         }
         let (_, code) = try await grants.approve(
-            ownerID: owner.id, clientID: authorization.clientID, agentID: agentID, scopes: scopes,
+            ownerID: owner.id, clientID: authorization.clientID, agentID: agentID,
+            boundAccountID: inboxOnly ? agentID : nil, scopes: scopes,
             resource: authorization.resource, redirectURI: authorization.redirectURI,
             codeChallenge: authorization.codeChallenge, now: now, codeLifetime: configuration.codeLifetime,
             grantLifetime: configuration.grantLifetime)
@@ -105,10 +116,7 @@ extension OAuthService {
     }
 
     func respond(_ failure: OAuthAuthorizationRequest.Failure) -> HTTPResponse {
-        switch failure {
-        case .page(let text): return OwnerService.messagePage(.badRequest, "This app's request is not valid", text)
-        case .redirect(let error, let redirectURI, let state): return redirect(redirectURI, state: state, error: error)
-        }
+        OwnerService.messagePage(.badRequest, "This app's request is not valid", failure.text)
     }
 
     /// A 302 to `redirectURI` with `error`, `error_description`, `state` (when known) and `iss` (RFC 9207).
@@ -131,8 +139,7 @@ extension OAuthService {
         if case .inbox(let accountID) = authorization.target {
             inboxes = inboxes.filter { $0.accountID == accountID }
             guard !inboxes.isEmpty else {
-                return redirect(authorization.redirectURI, state: authorization.state, error: OAuthError(
-                    "access_denied", "The inbox of resource is not one of this owner's."))
+                return respond(.init(OAuthError("access_denied", "The inbox of resource is not one of yours.")))
             }
         }
         let (csrf, setCookie) = browser.csrf(for: request)
@@ -148,7 +155,8 @@ extension OAuthService {
             csrfToken: csrf, owner: owner, error: error)
         var response = HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
         // The consent POST answers with a redirect to the app: browsers hold form-action to redirects too.
-        if let origin = OAuthURL.origin(authorization.redirectURI) {
+        // Only a checked redirect URI's origin is named: its host is LDH, so it cannot end or widen the directive.
+        if let origin = OAuthRedirectURI(authorization.redirectURI)?.cspSource {
             response.headers.replaceOrAdd(
                 "Content-Security-Policy",
                 "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' \(origin); frame-ancestors 'none'; base-uri 'none'")

@@ -8,9 +8,6 @@ enum OAuthURL {
         return base + (base.contains("?") ? "&" : "?") + query
     }
 
-    /// The origin of an absolute URL (for the consent page's `form-action`); nil when `url` is not one.
-    static func origin(_ url: String) -> String? { WebOrigin(url)?.description }
-
     /// The host of an absolute URL, for people to read.
     static func host(_ url: String) -> String { WebOrigin(url)?.host ?? url }
 }

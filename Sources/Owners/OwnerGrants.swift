@@ -16,10 +16,13 @@ public struct OwnerGrant: Sendable, Equatable {
     public let defaultAccountID: String?
     /// When the owner approved it, Unix seconds.
     public let grantedAt: Int64
+    /// The one inbox the app can reach (bound at consent, or named by an inbox resource); nil when it can reach
+    /// every inbox the owner holds, including ones added later.
+    public let boundAccountID: String?
 
     public init(
         id: String, clientID: String, clientName: String?, scopes: [String], resource: String,
-        defaultAccountID: String?, grantedAt: Int64
+        defaultAccountID: String?, grantedAt: Int64, boundAccountID: String? = nil
     ) {
         self.id = id
         self.clientID = clientID
@@ -28,6 +31,7 @@ public struct OwnerGrant: Sendable, Equatable {
         self.resource = resource
         self.defaultAccountID = defaultAccountID
         self.grantedAt = grantedAt
+        self.boundAccountID = boundAccountID
     }
 }
 
@@ -60,7 +64,8 @@ public struct OwnerGrants: Sendable {
         return try await database.read { connection in
             try connection.query(
                 """
-                SELECT g.id, g.client_id, c.client_name, g.scope, g.resource, g.agent_id, g.created_at
+                SELECT g.id, g.client_id, c.client_name, g.scope, g.resource, g.agent_id, g.created_at,
+                g.bound_account_id
                 FROM oauth_grants g JOIN oauth_clients c ON c.client_id = g.client_id
                 WHERE g.owner_id = ? AND g.revoked_at IS NULL AND g.expires_at > ?
                 ORDER BY g.created_at DESC, g.id
@@ -88,9 +93,15 @@ public struct OwnerGrants: Sendable {
         guard let id = row.text("id"), let client = row.text("client_id"), let scope = row.text("scope"),
             let resource = row.text("resource"), let created = row.int("created_at")
         else { return nil }
+        // An inbox resource (`urn:atomicmail:agent:{id}`) binds the tokens to that inbox even on a grant approved
+        // before the grant itself could be bound (migration 0026).
+        let inboxResource = "urn:atomicmail:agent:"
+        let bound =
+            row.text("bound_account_id")
+            ?? (resource.hasPrefix(inboxResource) ? String(resource.dropFirst(inboxResource.count)) : nil)
         return OwnerGrant(
             id: id, clientID: client, clientName: row.text("client_name"),
             scopes: scope.split(separator: " ").map(String.init), resource: resource,
-            defaultAccountID: row.text("agent_id"), grantedAt: created)
+            defaultAccountID: row.text("agent_id"), grantedAt: created, boundAccountID: bound?.lowercased())
     }
 }

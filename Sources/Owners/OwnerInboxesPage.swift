@@ -134,12 +134,17 @@ struct OwnerInboxesPage {
         var rows = ""
         for grant in grants {
             let inbox = grant.defaultAccountID.map { id in inboxes.first { $0.accountID == id }?.address ?? id } ?? "none"
+            let reach =
+                grant.boundAccountID.map { id in
+                    inboxes.first { $0.accountID == id }?.address ?? "only an inbox you no longer hold"
+                } ?? "all your inboxes"
             rows += """
                 <tr class="app" data-grant-id="\(e(grant.id))">
                 <td class="client-name">\(e(grant.clientName ?? "(unnamed app)"))</td>
                 <td><code class="client-id">\(e(grant.clientID))</code></td>
                 <td class="scopes">\(e(grant.scopes.joined(separator: " ")))</td><td><code>\(e(grant.resource))</code></td>
-                <td class="default-inbox">\(e(inbox))</td><td>\(Self.time(grant.grantedAt))</td>
+                <td class="reach">\(e(reach))</td><td class="default-inbox">\(e(inbox))</td>
+                <td>\(Self.time(grant.grantedAt))</td>
                 <td><form method="post" action="/owner/apps/\(e(grant.id))/revoke" class="inline revoke-app">
                 \(hidden())<button type="submit">Revoke</button></form></td>
                 </tr>
@@ -149,7 +154,8 @@ struct OwnerInboxesPage {
         return """
             <section class="card" id="apps"><h2>Connected apps</h2>
             <table>
-            <thead><tr><th>App</th><th>Client id</th><th>Scopes</th><th>Resource</th><th>Default inbox</th><th>Granted</th><th></th></tr></thead>
+            <thead><tr><th>App</th><th>Client id</th><th>Scopes</th><th>Resource</th><th>Can reach</th>
+            <th>Default inbox</th><th>Granted</th><th></th></tr></thead>
             <tbody>
             \(rows)</tbody>
             </table>

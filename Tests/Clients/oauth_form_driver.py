@@ -2,7 +2,7 @@
 library only: `html.parser` reads the forms, `urllib` posts them with a cookie jar and follows no redirect itself.
 
     driver = FormDriver(base)
-    callback = driver.authorize(url, email, password, scopes=["mail.read"], new_inbox="my-inbox")
+    callback = driver.authorize(url, email, password, scopes=["mail.read"], new_inbox="my-inbox", reach="inbox")
 
 returns the `Location` the consent POST redirects to (the app's redirect URI with `code`, `state`, `iss`), or the
 error redirect of the authorization endpoint.
@@ -46,7 +46,7 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 
 class FormDriver:
     """A cookie jar and the two forms: sign-in (`email`, `password`) and consent (`scope`, `account_id` or
-    `new_inbox`, `decision`), each with its hidden `csrf_token`."""
+    `new_inbox`, `reach` = `all` | `inbox` when offered, `decision`), each with its hidden `csrf_token`."""
 
     def __init__(self, base):
         self.base = base
@@ -93,9 +93,11 @@ class FormDriver:
             status, location, html = self.request("GET", self.sign_in(location, email, password))
         return status, location, html
 
-    def authorize(self, url, email, password, scopes=None, account=None, new_inbox=None, decision="approve"):
+    def authorize(self, url, email, password, scopes=None, account=None, new_inbox=None, decision="approve",
+                  reach=None):
         """Runs sign-in and consent for the authorization URL `url`; returns the Location of the redirect back to
-        the app. `scopes` None keeps the boxes as ticked; `account` None picks the first inbox offered."""
+        the app. `scopes` None keeps the boxes as ticked; `account` None picks the first inbox offered; `reach`
+        None keeps the choice as checked (every inbox the owner holds), "inbox" binds the grant to the one picked."""
         status, location, html = self.consent_page(url, email, password)
         if status != 200:
             return location
@@ -108,6 +110,9 @@ class FormDriver:
             fields["new_inbox"] = new_inbox
         elif account or radios:
             fields["account_id"] = account or radios[0]
+        reaches = [i["value"] for i in form["inputs"] if i["name"] == "reach" and (i["checked"] or reach)]
+        if reaches:
+            fields["reach"] = reach if reach in reaches else reaches[0]
         fields["decision"] = decision
         status, location, _ = self.request("POST", form["action"], fields)
         assert status in (302, 303), f"consent: {status}"

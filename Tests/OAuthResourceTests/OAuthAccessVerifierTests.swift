@@ -59,7 +59,8 @@ struct OAuthAccessVerifierTests {
     func invalidationRace() async throws {
         let cache = OAuthGrantCache()
         let record = OAuthGrantRecord(
-            grantID: "g-1", ownerID: "o", clientID: "c", agentID: nil, scope: "mail.read", resource: "r",
+            grantID: "g-1", ownerID: "o", clientID: "c", agentID: nil, boundAccountID: nil, scope: "mail.read",
+            resource: "r",
             grantExpiresAt: 2_000_000_000, tokenExpiresAt: 2_000_000_000, revoked: false)
         let before = cache.generation()
         cache.invalidate(grantID: "g-1")  // the revocation lands while the read is in flight

@@ -35,35 +35,65 @@ struct OAuthAuthorizeTests {
         }
     }
 
-    @Test("other errors redirect with error, error_description, state and iss")
-    func redirectErrors() async throws {
+    @Test("before consent every error is a 400 page without Location, even with a known client and redirect URI")
+    func noOpenRedirect() async throws {
         let harness = try OAuthHarness()
         let client = try await harness.registerClient()
-        let cases: [(String, String, Bool)] = [
-            (Self.query(client.id, dropping: "state"), "invalid_request", false),
-            (Self.query(client.id, dropping: "resource"), "invalid_request", true),
-            (Self.query(client.id, replacing: ["resource": jmapResource + "/"]), "invalid_request", true),
-            (Self.query(client.id, replacing: ["resource": "https://127.0.0.1:8080/jmap"]), "invalid_request", true),
-            (Self.query(client.id, dropping: "code_challenge"), "invalid_request", true),
-            (Self.query(client.id, replacing: ["code_challenge_method": "plain"]), "invalid_request", true),
-            (Self.query(client.id, dropping: "code_challenge_method"), "invalid_request", true),
-            (Self.query(client.id, replacing: ["scope": "mail.read admin"]), "invalid_scope", true),
-            (Self.query(client.id, dropping: "scope"), "invalid_scope", true),
-            (Self.query(client.id, replacing: ["response_type": "token"]), "unsupported_response_type", true),
-            (Self.query(client.id) + "&state=again", "invalid_request", false),
+        let cases: [(String, String)] = [
+            (Self.query(client.id, dropping: "state"), "invalid_request"),
+            (Self.query(client.id, dropping: "resource"), "invalid_request"),
+            (Self.query(client.id, replacing: ["resource": jmapResource + "/"]), "invalid_request"),
+            (Self.query(client.id, replacing: ["resource": "https://127.0.0.1:8080/jmap"]), "invalid_request"),
+            (Self.query(client.id, dropping: "code_challenge"), "invalid_request"),
+            (Self.query(client.id, replacing: ["code_challenge_method": "plain"]), "invalid_request"),
+            (Self.query(client.id, dropping: "code_challenge_method"), "invalid_request"),
+            (Self.query(client.id, replacing: ["scope": "mail.read admin"]), "invalid_scope"),
+            (Self.query(client.id, dropping: "scope"), "invalid_scope"),
+            (Self.query(client.id, replacing: ["response_type": "token"]), "unsupported_response_type"),
+            (Self.query(client.id) + "&state=again", "invalid_request"),
         ]
-        for (query, error, hasState) in cases {
+        // Nobody signed in: an attacker's own client and redirect URI get no 302 from the issuer.
+        for (query, error) in cases {
             let response = await harness.send(.GET, "/oauth/authorize?" + query)
-            #expect(response.status == .found, "\(query)")
-            let location = try #require(response.headers["Location"])
-            #expect(location.hasPrefix(callback + "?"))
-            let items = OAuthHarness.location(response)
-            #expect(items["error"] == error, "\(query)")
-            #expect(items["error_description"] != nil)
-            #expect(items["iss"] == issuer)
-            #expect(items["state"] == (hasState ? "st-123" : nil), "\(query)")
+            #expect(response.status == .badRequest, "\(query)")
+            #expect(response.headers["Location"] == nil, "\(query)")
+            #expect(response.headers["Content-Type"]?.hasPrefix("text/html") == true)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("(\(error))"), "\(query)")
         }
         #expect(await harness.send(.POST, "/oauth/authorize?" + Self.query(client.id)).status == .notFound)
+    }
+
+    @Test("a loopback IP redirect URI matches on any port; localhost and other hosts match exactly")
+    func loopbackPorts() async throws {
+        let harness = try OAuthHarness()
+        let client = try await harness.registerClient(redirect: "http://127.0.0.1/cb")
+        _ = try await harness.owner()
+        try await harness.signIn()
+        for redirect in ["http://127.0.0.1:53123/cb", "http://127.0.0.1/cb", "http://127.0.0.1:80/cb"] {
+            let page = await harness.send(
+                .GET, "/oauth/authorize?" + Self.query(client.id, replacing: ["redirect_uri": redirect]))
+            #expect(page.status == .ok, "\(redirect)")
+            if redirect.contains("53123") {
+                let policy = page.headers["Content-Security-Policy"] ?? ""
+                #expect(policy.contains("form-action 'self' http://127.0.0.1:53123;"))
+            }
+        }
+        let six = try await harness.registerClient(redirect: "http://[::1]:8080/cb")
+        let page = await harness.send(
+            .GET, "/oauth/authorize?" + Self.query(six.id, replacing: ["redirect_uri": "http://[::1]:49152/cb"]))
+        #expect(page.status == .ok)
+        #expect(page.headers["Content-Security-Policy"]?.contains("form-action 'self' http:;") == true)
+        let named = try await harness.registerClient(redirect: "http://localhost:8080/cb")
+        for (id, redirect) in [
+            (client.id, "http://127.0.0.1:53123/cb/x"), (client.id, "http://127.0.0.1:53123/cb?x=1"),
+            (client.id, "http://127.0.0.1:0/cb"), (client.id, "http://[::1]:53123/cb"),
+            (client.id, "https://127.0.0.1:53123/cb"), (named.id, "http://localhost:9090/cb"),
+        ] {
+            let refused = await harness.send(
+                .GET, "/oauth/authorize?" + Self.query(id, replacing: ["redirect_uri": redirect]))
+            #expect(refused.status == .badRequest, "\(redirect)")
+            #expect(refused.headers["Location"] == nil)
+        }
     }
 
     @Test("no session: 303 to the sign-in page, which comes back to the same authorization request")
@@ -110,7 +140,7 @@ struct OAuthAuthorizeTests {
             .POST, "/oauth/consent",
             form: [
                 ("csrf_token", csrf), ("request", ticket), ("scope", "mail.read"), ("account_id", owner.inbox),
-                ("decision", "approve"),
+                ("reach", "all"), ("decision", "approve"),
             ])
         #expect(response.status == .seeOther)
         let items = OAuthHarness.location(response)
@@ -128,7 +158,9 @@ struct OAuthAuthorizeTests {
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
         let (_, csrf, ticket) = try await Self.consentPage(harness, Self.query(client.id))
-        let base: [(String, String)] = [("scope", "mail.read"), ("account_id", owner.inbox), ("decision", "approve")]
+        let base: [(String, String)] = [
+            ("scope", "mail.read"), ("account_id", owner.inbox), ("reach", "all"), ("decision", "approve"),
+        ]
         let forged = await harness.send(.POST, "/oauth/consent", form: [("csrf_token", "x"), ("request", ticket)] + base)
         #expect(forged.status == .forbidden)
         let tampered = await harness.send(
@@ -136,7 +168,10 @@ struct OAuthAuthorizeTests {
         #expect(tampered.status == .badRequest)
         let noScope = await harness.send(
             .POST, "/oauth/consent",
-            form: [("csrf_token", csrf), ("request", ticket), ("account_id", owner.inbox), ("decision", "approve")])
+            form: [
+                ("csrf_token", csrf), ("request", ticket), ("account_id", owner.inbox), ("reach", "all"),
+                ("decision", "approve"),
+            ])
         #expect(noScope.status == .badRequest)
         let deny = await harness.send(
             .POST, "/oauth/consent", form: [("csrf_token", csrf), ("request", ticket), ("decision", "deny")])
@@ -148,7 +183,7 @@ struct OAuthAuthorizeTests {
         #expect(expired.status == .badRequest)
     }
 
-    @Test("new_inbox creates the default inbox; an inbox resource must be the owner's")
+    @Test("new_inbox creates the default inbox; an inbox resource must be the owner's (else a 400 page)")
     func inboxes() async throws {
         let harness = try OAuthHarness()
         let client = try await harness.registerClient()
@@ -158,7 +193,7 @@ struct OAuthAuthorizeTests {
             .POST, "/oauth/consent",
             form: [
                 ("csrf_token", csrf), ("request", ticket), ("scope", "mail.send"), ("new_inbox", "fresh-inbox"),
-                ("decision", "approve"),
+                ("reach", "all"), ("decision", "approve"),
             ])
         #expect(created.status == .seeOther)
         #expect(try await harness.inboxes.inboxes(ownerID: owner.id).map(\.username).contains("fresh-inbox"))
@@ -168,7 +203,8 @@ struct OAuthAuthorizeTests {
             .GET,
             "/oauth/authorize?"
                 + Self.query(client.id, replacing: ["resource": "urn:atomicmail:agent:" + stranger.inbox]))
-        #expect(OAuthHarness.location(foreign)["error"] == "access_denied")
+        #expect(foreign.status == .badRequest)
+        #expect(foreign.headers["Location"] == nil)
         let own = await harness.send(
             .GET,
             "/oauth/authorize?" + Self.query(client.id, replacing: ["resource": "urn:atomicmail:agent:" + owner.inbox]))

@@ -1,6 +1,8 @@
+import Fetch
 import HTTP1
 import JSON
 import OAuthServer
+import PosternTestSupport
 import Synchronization
 import Testing
 
@@ -17,6 +19,27 @@ final class DocumentServer: OAuthDocumentFetching {
     func document(at url: String) async -> OAuthFetchedDocument? {
         fetches.withLock { $0 += 1 }
         return documents.withLock { $0[url] }
+    }
+}
+
+/// Documents fetched for real, over a socket, from a loopback HTTP origin standing in for the https URL's host
+/// (the path is kept): the real fetcher, whose connections the origin counts.
+struct LoopbackDocuments: OAuthDocumentFetching {
+    let origin: TestOrigin
+    let fetcher: Fetcher
+
+    init(_ origin: TestOrigin) throws {
+        self.origin = origin
+        var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: false, allowedHosts: ["127.0.0.1"]))
+        configuration.maxRedirects = 0
+        configuration.accept = "application/json"
+        fetcher = try Fetcher(configuration: configuration)
+    }
+
+    func document(at url: String) async -> OAuthFetchedDocument? {
+        let rest = url.dropFirst("https://".count)
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        return await fetcher.document(at: origin.url(String(rest[slash...])))
     }
 }
 
@@ -86,7 +109,7 @@ struct OAuthClientMetadataDocumentTests {
             .POST, "/oauth/consent",
             form: [
                 ("csrf_token", csrf), ("request", ticket), ("scope", "mail.read"), ("account_id", owner.inbox),
-                ("decision", "approve"),
+                ("reach", "all"), ("decision", "approve"),
             ])
         let code = try #require(OAuthHarness.location(approved)["code"])
         let token = await harness.exchange(code, clientID: Self.url, verifier: OAuthAuthorizeTests.verifier)
@@ -95,6 +118,60 @@ struct OAuthClientMetadataDocumentTests {
         harness.clock.advance(600)
         _ = await harness.send(.GET, "/oauth/authorize?" + OAuthAuthorizeTests.query(Self.url))
         #expect(server.fetches.withLock { $0 } == 2)
+    }
+
+    @Test("concurrent authorize requests for one document URL share one fetch, counted at a loopback origin")
+    func oneFetchInFlight() async throws {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        // The answer waits a little so that the requests below overlap it; the count does not depend on it.
+        origin.set(
+            "/oauth/client.json", headers: ["Content-Type: application/json", "Cache-Control: max-age=600"],
+            body: #"{"client_id":"\#(Self.url)","client_name":"Doc App","redirect_uris":["\#(callback)"]}"#,
+            delay: 0.5)
+        let harness = try OAuthHarness(documents: try LoopbackDocuments(origin))
+        let target = "/oauth/authorize?" + OAuthAuthorizeTests.query(Self.url)
+        let router = harness.router
+        let statuses = await withTaskGroup(of: HTTPStatus.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var browser = RouteBrowser(requestID: "cimd-flight")
+                    return await browser.send(.GET, target, form: nil, json: nil, headers: [], through: router).status
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        // Each found the client (an unknown one is the 400 page) and goes on to sign in.
+        #expect(statuses == Array(repeating: .seeOther, count: 8))
+        #expect(origin.acceptedConnections == 1)
+        #expect(origin.receivedRequests.count == 1)
+    }
+
+    @Test("the consent page says so when the redirect URI's host differs from the document URL's host")
+    func hostMismatch() async throws {
+        let server = DocumentServer()
+        let elsewhere = "https://other.example/cb"
+        server.set(Self.url, #"{"client_id":"\#(Self.url)","redirect_uris":["\#(callback)","\#(elsewhere)"]}"#)
+        let harness = try OAuthHarness(documents: server)
+        _ = try await harness.owner()
+        let (page, _, _) = try await OAuthAuthorizeTests.consentPage(
+            harness, OAuthAuthorizeTests.query(Self.url, replacing: ["redirect_uri": elsewhere]))
+        let html = String(decoding: page.body, as: UTF8.self)
+        #expect(html.contains("id=\"redirect-host-differs\""))
+        #expect(html.contains("published at <strong>app.example</strong> but sends your answer to another host"))
+        #expect(html.contains("<strong>other.example</strong>"))
+        let (same, sameURL) = ("https://app.example/cb", "https://app.example/same.json")
+        server.set(sameURL, #"{"client_id":"\#(sameURL)","redirect_uris":["\#(same)"]}"#)
+        let samePage = await harness.send(
+            .GET, "/oauth/authorize?" + OAuthAuthorizeTests.query(sameURL, replacing: ["redirect_uri": same]))
+        #expect(samePage.status == .ok)
+        #expect(!String(decoding: samePage.body, as: UTF8.self).contains("redirect-host-differs"))
+        let registered = try await harness.registerClient(redirect: elsewhere)
+        let plain = await harness.send(
+            .GET,
+            "/oauth/authorize?" + OAuthAuthorizeTests.query(registered.id, replacing: ["redirect_uri": elsewhere]))
+        #expect(plain.status == .ok)
+        #expect(!String(decoding: plain.body, as: UTF8.self).contains("redirect-host-differs"))
     }
 
     @Test("a document that is missing or refused makes an unknown client: 400 page, invalid_client")

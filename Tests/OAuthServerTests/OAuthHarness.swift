@@ -132,7 +132,8 @@ final class OAuthHarness: @unchecked Sendable {
     {
         let verifier = Base64URL.encode(SecureRandom.bytes(32))
         let (grant, code) = try await service.grants.approve(
-            ownerID: ownerID, clientID: clientID, agentID: agentID, scopes: scopes, resource: jmapResource,
+            ownerID: ownerID, clientID: clientID, agentID: agentID, boundAccountID: nil, scopes: scopes,
+            resource: jmapResource,
             redirectURI: callback, codeChallenge: Self.challenge(verifier), now: clock.now,
             codeLifetime: service.configuration.codeLifetime, grantLifetime: service.configuration.grantLifetime)
         return (grant, code, verifier)

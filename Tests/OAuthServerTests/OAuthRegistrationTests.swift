@@ -77,20 +77,45 @@ struct OAuthRegistrationTests {
         }
     }
 
-    @Test("redirect URIs: https anywhere, http only on loopback by name or 127.0.0.1, no IPv6 literal")
+    @Test("redirect URIs: https on a DNS name, http only on localhost, 127.0.0.1 or [::1], ports 1 to 65535")
     func redirectRules() {
         for uri in [
             "https://app.example/cb", "https://app.example:8443/cb?x=1", "http://127.0.0.1:9/cb", "http://localhost/cb",
+            "http://[::1]:8080/cb", "http://[::1]/cb", "https://xn--bcher-kva.example/cb", "https://a.example:65535/",
+            "https://a.example:1/",
         ] {
             #expect(OAuthClientRegistration.redirectURIAllowed(uri), "\(uri)")
         }
         for uri in [
             "http://app.example/cb", "http://127.0.0.1.evil.example/cb", "https:///cb", "https://a.example:99999/",
-            "ftp://a.example/", "https://a.example/ cb", "http://localhost:x/",
-            // No IPv6 literal: CSP's form-action, which guards the redirect after consent, cannot name one.
-            "http://[::1]:8080/cb", "https://[2001:db8::1]/cb",
+            "ftp://a.example/", "https://a.example/ cb", "http://localhost:x/", "https://[2001:db8::1]/cb",
+            // A host that could end or widen the consent page's CSP, or that no DNS name spells.
+            "https://a.example;script-src:/cb", "https://*.example/cb", "https://a%2eexample/cb",
+            "https://a.example%2e/cb", "https://-a.example/cb", "https://a..example/cb", "https://a_b.example/cb",
+            "https://a.example:0/cb", "https://a.example:65536/cb", "http://127.0.0.1:0/cb", "https://a.example:/cb",
+            "http://[::2]/cb", "http://[::1/cb", "http://[::1]x/cb",
         ] {
             #expect(!OAuthClientRegistration.redirectURIAllowed(uri), "\(uri)")
+        }
+    }
+
+    @Test("registration and metadata documents refuse hosts with ; * %2e and ports 0 or 65536")
+    func refusedHosts() async throws {
+        let harness = try OAuthHarness()
+        let configuration = OAuthConfiguration(issuer: issuer)
+        let document = "https://app.example/client.json"
+        for uri in [
+            "https://a.example;x/cb", "https://*.example/cb", "https://a%2eexample/cb", "https://a.example:0/cb",
+            "https://a.example:65536/cb", "http://127.0.0.1:0/cb",
+        ] {
+            let response = await harness.send(.POST, "/oauth/register", json: #"{"redirect_uris":["\#(uri)"]}"#)
+            #expect(response.status == .badRequest, "\(uri)")
+            #expect(OAuthHarness.error(response) == "invalid_redirect_uri", "\(uri)")
+            let body = #"{"client_id":"\#(document)","redirect_uris":["\#(uri)"]}"#
+            #expect(throws: OAuthError.self, "\(uri)") {
+                try OAuthClientMetadataDocument.registration(
+                    url: document, body: Array(body.utf8), configuration: configuration)
+            }
         }
     }
 

@@ -167,4 +167,33 @@ struct OwnerInboxPagesTests {
         let again = await harness.send(.POST, "/owner/apps/\(grant)/revoke", form: ["csrf_token": csrf])
         #expect(again.status.code == 404)
     }
+
+    @Test("connected apps show what each can reach: all your inboxes, or the one address it is bound to")
+    func reach() async throws {
+        let (harness, ownerID, _) = try await Self.signedIn()
+        let (first, _) = try await harness.ownedInboxes.createInbox(username: "ada-bot", ownerID: ownerID)
+        let (second, _) = try await harness.ownedInboxes.createInbox(username: "ada-two", ownerID: ownerID)
+        let everything = try harness.insertGrant(ownerID: ownerID, clientName: "Every", agentID: first.accountID)
+        let one = try harness.insertGrant(
+            ownerID: ownerID, clientName: "One", agentID: second.accountID, boundAccountID: second.accountID)
+        let resource = try harness.insertGrant(
+            ownerID: ownerID, clientName: "Urn", resource: "urn:atomicmail:agent:" + first.accountID,
+            agentID: first.accountID)
+        let gone = try harness.insertGrant(
+            ownerID: ownerID, clientName: "Gone", boundAccountID: "00000000-0000-4000-8000-000000000001")
+
+        let page = await harness.send(.GET, "/owner")
+        func row(_ id: String) -> String {
+            guard let start = page.text.range(of: "data-grant-id=\"\(id)\"") else { return "" }
+            return String(page.text[start.upperBound...]).components(separatedBy: "</tr>")[0]
+        }
+        #expect(row(everything).contains("<td class=\"reach\">all your inboxes</td>"))
+        #expect(row(one).contains("<td class=\"reach\">ada-two@agents.localhost</td>"))
+        #expect(row(resource).contains("<td class=\"reach\">ada-bot@agents.localhost</td>"))
+        #expect(row(gone).contains("<td class=\"reach\">only an inbox you no longer hold</td>"))
+        let grants = try await harness.grants().grants(ownerID: ownerID)
+        #expect(grants.first { $0.id == everything }?.boundAccountID == nil)
+        #expect(grants.first { $0.id == one }?.boundAccountID == second.accountID)
+        #expect(grants.first { $0.id == resource }?.boundAccountID == first.accountID)
+    }
 }

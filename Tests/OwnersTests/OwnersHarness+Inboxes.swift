@@ -37,7 +37,7 @@ extension OwnersHarness {
         ownerID: String, clientID: String = "client-" + String(UInt32.random(in: 0...UInt32.max)),
         clientName: String? = "Make", scope: String = "mail.read mail.send",
         resource: String = "http://127.0.0.1:8080/jmap", agentID: String? = nil, createdAt: Int64? = nil,
-        expiresAt: Int64? = nil, revokedAt: Int64? = nil
+        expiresAt: Int64? = nil, revokedAt: Int64? = nil, boundAccountID: String? = nil
     ) throws -> String {
         let id = UUID().uuidString.lowercased()
         let now = clock.now
@@ -50,13 +50,14 @@ extension OwnersHarness {
                 [.text(clientID), clientName.map(SQLValue.text) ?? .null, .integer(now)])
             try connection.run(
                 """
-                INSERT INTO oauth_grants (id, owner_id, client_id, agent_id, scope, resource, created_at, expires_at, revoked_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO oauth_grants (id, owner_id, client_id, agent_id, scope, resource, created_at, expires_at,
+                    revoked_at, bound_account_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(id), .text(ownerID), .text(clientID), agentID.map(SQLValue.text) ?? .null, .text(scope),
                     .text(resource), .integer(createdAt ?? now), .integer(expiresAt ?? now + 90 * 86_400),
-                    revokedAt.map(SQLValue.integer) ?? .null,
+                    revokedAt.map(SQLValue.integer) ?? .null, boundAccountID.map(SQLValue.text) ?? .null,
                 ])
         }
         return id

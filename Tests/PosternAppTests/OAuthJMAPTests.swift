@@ -67,6 +67,31 @@ struct OAuthJMAPTests {
         #expect(try elsewhere.json()["error"] as? String == "access_denied")
     }
 
+    @Test("a grant bound to one inbox at consent opens only it through JMAP; the owner's grant opens each inbox held")
+    func inboxOnly() async throws {
+        let h = try await OAuthOwnerHarness.start()
+        defer { Task { await h.stop() } }
+        let read: [[Any]] = [["Mailbox/get", [:], "m"]]
+        let (bound, _) = try h.token(resource: h.jmap, defaultInbox: h.bob.accountID, inboxOnly: h.bob.accountID)
+        #expect(try await h.jmap(read, token: bound, account: h.bob.accountID).status == 200)
+        let other = try await h.jmap(read, token: bound, account: h.ada.accountID)
+        #expect(other.status == 403)
+        #expect(try other.json()["error"] as? String == "access_denied")
+        let session = try await h.client.request(
+            "GET", "/.well-known/jmap",
+            headers: [("Authorization", "Bearer " + bound), ("X-Atomic-Account-Id", h.ada.accountID)])
+        #expect(session.status == 403)
+        let agents = try await h.client.request(
+            "GET", "/api/v1/agents", headers: [("Authorization", "Bearer " + bound)])
+        let listed = try #require(try agents.json()["agents"] as? [[String: Any]], "\(agents.text)")
+        #expect(listed.compactMap { $0["accountId"] as? String } == [h.bob.accountID])
+
+        let (owners, _) = try h.token(resource: h.jmap, defaultInbox: h.bob.accountID)
+        for inbox in [h.ada, h.bob] {
+            #expect(try await h.jmap(read, token: owners, account: inbox.accountID).status == 200)
+        }
+    }
+
     @Test("401 invalid_token with WWW-Authenticate: an /mcp token, a revoked grant; the capability path unchanged")
     func invalidToken() async throws {
         let h = try await OAuthOwnerHarness.start()

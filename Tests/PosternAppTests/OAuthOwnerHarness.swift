@@ -49,12 +49,14 @@ struct OAuthOwnerHarness: @unchecked Sendable {
     var mcp: String { base + "/mcp" }
 
     /// A grant of the owner for a new client, and an access token of it; the token and the grant id.
-    func token(resource: String, scope: String = "mail.read mail.send", defaultInbox: String? = nil) throws
-        -> (token: String, grant: String)
-    {
+    /// `inboxOnly`: the grant is bound to that inbox ("only this inbox" at consent).
+    func token(
+        resource: String, scope: String = "mail.read mail.send", defaultInbox: String? = nil, inboxOnly: String? = nil
+    ) throws -> (token: String, grant: String) {
         let client = try rows.client()
         let grant = try rows.grant(
-            owner: owner, client: client, scope: scope, resource: resource, agentID: defaultInbox)
+            owner: owner, client: client, scope: scope, resource: resource, agentID: defaultInbox,
+            boundAccountID: inboxOnly)
         return (try accessToken(grant: grant, client: client, resource: resource, scope: scope), grant)
     }
 

@@ -37,21 +37,22 @@ public struct OAuthGrantRows: Sendable {
     /// - Parameters:
     ///   - agentID: the default inbox (an `agent_accounts` id), or nil.
     ///   - expiresAt: the end of its rotation chain (default: far away).
+    ///   - boundAccountID: the one inbox the grant reaches ("only this inbox" at consent), or nil for all held.
     public func grant(
         owner: String, client: String, scope: String, resource: String, agentID: String? = nil,
-        expiresAt: Int64 = 4_000_000_000
+        expiresAt: Int64 = 4_000_000_000, boundAccountID: String? = nil
     ) throws -> String {
         let id = UUID().uuidString.lowercased()
         _ = try database.writeSync { connection in
             try connection.run(
                 """
-                INSERT INTO oauth_grants (id, owner_id, client_id, agent_id, scope, resource, created_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, 0, ?)
+                INSERT INTO oauth_grants (id, owner_id, client_id, agent_id, scope, resource, created_at, expires_at,
+                    bound_account_id)
+                VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)
                 """,
                 [
                     .text(id), .text(owner), .text(client), agentID.map { .text($0) } ?? .null, .text(scope),
-                    .text(resource),
-                    .integer(expiresAt),
+                    .text(resource), .integer(expiresAt), boundAccountID.map { .text($0) } ?? .null,
                 ])
         }
         return id
