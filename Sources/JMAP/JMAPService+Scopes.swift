@@ -36,7 +36,8 @@ extension JMAPService {
 
     /// Whether `patch`, an `onSuccessUpdateEmail` patch of an email just submitted whose keywords are `keywords`,
     /// does no more than finish the send: drop `$draft` (`keywords/$draft` null, or `keywords` equal to `keywords`
-    /// without it) and keep the email in Sent only (`mailboxIds` of Sent alone, `mailboxIds/<Sent>` true, any other
+    /// without it), mark it `$sent` (as Atomic's own send preset does; nothing else reads that keyword) and keep the
+    /// email in Sent only (`mailboxIds` of Sent alone, `mailboxIds/<Sent>` true, any other
     /// `mailboxIds/…` null). The rest of what a patch can do (mark it unread or read, move it to the inbox where it
     /// would look received) is an `Email/set` update, which a principal without ``changingMailNeeds`` may not do.
     static func finishesSending(_ patch: [(String, JSONValue)], keywords: Set<String>, _ call: JMAPCall) -> Bool {
@@ -44,9 +45,11 @@ extension JMAPService {
         let removed: (JSONValue) -> Bool = { $0 == .null || $0 == .bool(false) }
         return patch.allSatisfy { path, value in
             if path.lowercased() == "keywords/$draft" { return removed(value) }
+            if path.lowercased() == "keywords/$sent" { return value == .bool(true) }
             if path == "keywords" {
                 guard let object = value.objectValue, object.allSatisfy({ $0.1 == .bool(true) }) else { return false }
-                return Set(object.map(\.0)) == keywords.subtracting(["$draft"])
+                let finished = keywords.subtracting(["$draft"])
+                return [finished, finished.union(["$sent"])].contains(Set(object.map(\.0)))
             }
             if path == "mailboxIds" {
                 guard let object = value.objectValue, object.count == 1, let (mailbox, flag) = object.first else {
@@ -63,8 +66,8 @@ extension JMAPService {
     /// What the implicit `Email/set` answers a principal that may send but not change mail.
     static let onlySending = SetError(
         type: "forbidden",
-        description: "This grant may send but not change mail: after a submission it may only drop $draft and keep "
-            + "the email in Sent. Changing or destroying mail needs the \(changingMailNeeds.scope) scope.")
+        description: "This grant may send but not change mail: after a submission it may only drop $draft, mark "
+            + "it $sent and keep the email in Sent. Changing or destroying mail needs the \(changingMailNeeds.scope) scope.")
 
     /// Whether `patch` of the just-submitted email `emailID` only finishes its send.
     func finishesSending(_ emailID: String, _ patch: JSONValue, _ call: JMAPCall) async throws -> Bool {

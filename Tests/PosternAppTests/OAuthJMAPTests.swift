@@ -161,7 +161,7 @@ struct OAuthJMAPTests {
         #expect((submission?[1] as? [String: Any])?["created"] != nil, "\(sent.text)")
     }
 
-    @Test("mail.send alone: a submission's implicit Email/set only drops $draft and keeps the copy in Sent")
+    @Test("mail.send alone: a submission's implicit Email/set only drops $draft, marks $sent, keeps the copy in Sent")
     func submissionImplicitSet() async throws {
         let h = try await OAuthOwnerHarness.start()
         defer { Task { await h.stop() } }
@@ -205,6 +205,11 @@ struct OAuthJMAPTests {
             let email = try await outcomes.email(outcome.id, token: both)
             #expect(email.mailboxes == ["sent"] && email.keywords.isEmpty, "\(submission): \(email)")
         }
+        // Atomic's own send preset marks the copy $sent as it drops $draft.
+        let preset = try await outcomes.send(
+            ["onSuccessUpdateEmail": ["#s": ["keywords/$draft": NSNull(), "keywords/$sent": true]]], token: sender)
+        #expect(preset.updated == [preset.id], "\(preset.implicit)")
+        #expect(try await outcomes.email(preset.id, token: both).keywords == ["$sent"])
 
         // With mail.read as well, the implicit Email/set is an Email/set like any other.
         let moved = try await outcomes.send(
