@@ -10,8 +10,10 @@ COPY Package.swift ./
 COPY Plugins ./Plugins
 COPY Sources ./Sources
 COPY Tests ./Tests
-# Compiled into the binary by the EmbedResources plugin; nothing else is needed beside it at run time.
+# Compiled into the binary by the EmbedResources plugin (config/postern.env too, for `serve --help`); nothing else
+# is needed beside it at run time.
 COPY migrations ./migrations
+COPY config ./config
 RUN swift build -c release --product postern --static-swift-stdlib \
  && install -D .build/release/postern /out/postern
 

@@ -88,16 +88,28 @@ class Server(str):
     process = None
 
 
+def serve(binary, arguments, env):
+    """Starts `postern serve --profile test` with `arguments` and `env`, reads the JSON line of what it bound (the
+    fixture docs/testing.md shows) and returns (process, bound): no port is chosen here, no prose is parsed."""
+    process = subprocess.Popen([binary, "serve", "--profile", "test", *arguments], env=env, stdout=subprocess.PIPE,
+                               text=True)
+    for line in process.stdout:
+        if line.startswith("{"):
+            return process, json.loads(line)
+    process.wait(timeout=30)
+    raise SystemExit(f"postern exited during start ({process.returncode})")
+
+
 @contextlib.contextmanager
 def postern(env=None, pro_users=(), owners=(), data=None):
-    """Yields the base URL (a ``Server``) of a server started with `env` (rate limits off unless given), after
-    creating each (email, password) of `pro_users` and of `owners`; stops it and removes its data directory
-    afterwards, unless the caller gave `data` (a directory to reuse: a restart keeps everything)."""
+    """Yields the base URL (a ``Server``) of a server started with `--profile test` and `env`, after creating each
+    (email, password) of `pro_users` and of `owners`; stops it and removes its data directory afterwards, unless the
+    caller gave `data` (a directory to reuse: a restart keeps everything). The profile's defaults hold unless `env`
+    says otherwise, except two kept from before it: the mailbox proof of work is required and the sandbox is off."""
     binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
     owned = data is None
     data = data or tempfile.mkdtemp(prefix="postern-client-test-")
-    settings = dict(os.environ, POSTERN_RATE_LIMITS="off", POSTERN_LOG_LEVEL="warning", POSTERN_SMTP_PORT="0",
-                    POSTERN_SANDBOX_SMTP_PORT="off")
+    settings = dict(os.environ, POSTERN_MAILBOX_POW_REQUIRED="on", POSTERN_SANDBOX_SMTP_PORT="off")
     settings.update(env or {})
     for email, password in pro_users:
         subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],
@@ -105,17 +117,11 @@ def postern(env=None, pro_users=(), owners=(), data=None):
     for email, password in owners:
         subprocess.run([binary, "owner", "create", "--data-dir", data, "--email", email, "--password", password],
                        env=settings, check=True, capture_output=True)
-    port = free_port()
-    server = subprocess.Popen([binary, "serve", "--data-dir", data, "--host", "127.0.0.1", "--port", str(port)],
-                              env=settings, stdout=subprocess.PIPE, text=True)
-    base = Server(f"http://127.0.0.1:{port}")
+    server, bound = serve(binary, ["--data-dir", data], settings)
+    base = Server(bound["http"])
     base.data = data
     base.process = server
-    for line in server.stdout if settings.get("POSTERN_SMTP", "on") != "off" else []:
-        # "postern listening on http://..." then the SMTP listener's address
-        if "SMTP listening on" in line:
-            base.smtp_port = int(line.rsplit(":", 1)[1])
-            break
+    base.smtp_port = int(bound["smtp"].rsplit(":", 1)[1]) if bound["smtp"] else None
     try:
         for _ in range(400):
             try:
