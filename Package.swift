@@ -143,7 +143,7 @@ let package = Package(
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
         .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
-        .target(name: "DNS", dependencies: ["ComputePool"]),
+        .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto"]),
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
         // (RFC 7489), over a DNS port. The SMTP sandbox shows the verdicts.
         .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto"]),
