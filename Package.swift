@@ -118,7 +118,7 @@ let package = Package(
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
-            .product(name: "Metrics", package: "swift-metrics"),
+            "ClientAddress", .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The resource side of OAuth (issue 28): the owners' RFC 9068 access tokens verified for JMAP, MCP and
         // /api/v1/agents, their grants' liveness cached per instance and invalidated by revocations, the agents list.

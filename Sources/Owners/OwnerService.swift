@@ -1,4 +1,5 @@
 import AuthCrypto
+import ClientAddress
 import ComputePool
 import DNS
 import HTTP1
@@ -74,7 +75,9 @@ public final class OwnerService: Sendable {
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
         router.add(.GET, "/owner/sign-in", limited { [self] request, _ in try await signInPage(request) })
-        router.add(.POST, "/owner/sign-in", bodyLimit: limit, limited { [self] request, _ in try await signIn(request) })
+        router.add(
+            .POST, "/owner/sign-in", bodyLimit: limit,
+            limited { [self] request, context in try await signIn(request, client: context.clientKey) })
         router.add(.POST, "/owner/sign-out", bodyLimit: limit, limited { [self] request, _ in try await signOut(request) })
         if configuration.signUpOpen {
             router.add(.GET, "/owner/sign-up", limited { [self] request, _ in try await signUpPage(request) })
@@ -99,7 +102,7 @@ public final class OwnerService: Sendable {
         return form(.ok, request, OwnerSignInForm(action: "/owner/sign-in", next: next, signUpOpen: configuration.signUpOpen))
     }
 
-    func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func signIn(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
         let fields = request.formFields()
         var page = OwnerSignInForm(
             action: "/owner/sign-in", next: Self.localPath(fields["next"]), signUpOpen: configuration.signUpOpen)
@@ -108,7 +111,8 @@ public final class OwnerService: Sendable {
             page.error = OwnerMessage.csrf
             return form(.forbidden, request, page)
         }
-        switch try await owners.signIn(email: fields["email"] ?? "", password: fields["password"] ?? "") {
+        let email = fields["email"] ?? "", password = fields["password"] ?? ""
+        switch try await owners.signIn(email: email, password: password, client: client) {
         case .signedIn(let owner):
             signIns("success")
             return try await startSession(owner, request, next: page.next)

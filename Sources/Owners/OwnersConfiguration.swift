@@ -12,7 +12,8 @@ public struct OwnersConfiguration: Sendable {
     public var sessionLifetime: Int64 = 12 * 3600
     /// Argon2id costs of owners' passwords. Default m=19,456 KiB, t=2, p=1.
     public var argon2 = Argon2Parameters()
-    /// How failed sign-ins slow one email.
+    /// How failed sign-ins slow an email: per client address after 5 failures, for everyone after 100 (see
+    /// ``OwnerBackoff`` for the defaults).
     public var backoff = OwnerBackoff()
     /// Most custom domains one owner may add. Default 5 (Mail.td's Pro limit, the one documented number).
     public var maxDomains = 5
