@@ -41,7 +41,8 @@ struct SandboxDeliverySink: SMTPMailSink {
     /// `552 5.2.2`, a message past a MIME limit `554 5.6.0`, anything else the temporary `451`.
     func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
         // The token was good at MAIL FROM; revoked since, the message is not taken either.
-        guard let credential = envelope.authenticatedAs, let owner = try await mailbox.sandboxOwner(credential: credential)
+        guard let credential = envelope.authenticatedAs,
+            let owner = try await mailbox.sandboxOwner(credential: credential)
         else { throw SMTPDeliveryRefusal.noSuchRecipient }
         let verdict = await authenticator.evaluate(
             data, clientIP: envelope.remoteAddress, mailFrom: envelope.mailFrom, helo: envelope.heloName)

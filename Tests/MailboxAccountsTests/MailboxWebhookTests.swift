@@ -132,9 +132,9 @@ struct MailboxWebhookTests {
         let harness = try MailboxHarness()
         let token = try await harness.proToken(email: "userinfo@example.com")
         for url in [
-            "https://user:secret@hooks.example.com/in", "https://user@hooks.example.com/", "https://@hooks.example.com/",
-            "https://evil.example@hooks.example.com/", "https://hooks.example.com/in#frag", "https://hooks.example.com#",
-            "https://hooks.example.com/in?a=1#x",
+            "https://user:secret@hooks.example.com/in", "https://user@hooks.example.com/",
+            "https://@hooks.example.com/", "https://evil.example@hooks.example.com/",
+            "https://hooks.example.com/in#frag", "https://hooks.example.com#", "https://hooks.example.com/in?a=1#x",
         ] {
             let response = await harness.send(.POST, "/api/user/webhooks", json: #"{"url":"\#(url)"}"#, bearer: token)
             #expect(response.status == 400 && response.error == "invalid_url", "\(url)")
