@@ -133,6 +133,27 @@ struct OwnerPagesTests {
         #expect(try await open.service.owners.list().map(\.email) == ["ada@example.com"])
     }
 
+    @Test("open sign-up: 5 owners an hour from one address by default, then 429; another address still may")
+    func signUpLimit() async throws {
+        let harness = try OwnersHarness { $0.signUpOpen = true }
+        func signUp(_ email: String, _ password: String = "correct horse") async throws -> HTTPResponse {
+            harness.cookies = [:]
+            let page = await harness.send(.GET, "/owner/sign-up")
+            let token = try #require(OwnersHarness.csrf(in: page))
+            return await harness.send(
+                .POST, "/owner/sign-up", form: ["email": email, "password": password, "csrf_token": token])
+        }
+        // A refused form (a short password) costs nothing.
+        #expect(try await signUp("weak@example.com", "short").status.code == 422)
+        for index in 1...5 { #expect(try await signUp("owner\(index)@example.com").status.code == 303) }
+        let refused = try await signUp("owner6@example.com")
+        #expect(refused.status.code == 429 && Int(refused.headers["Retry-After"] ?? "") ?? 0 > 0)
+        #expect(refused.text.contains("Too many new accounts from your network"))
+        #expect(try await harness.service.owners.list().count == 5)
+        harness.browser = RouteBrowser(remoteAddress: "203.0.113.5", requestID: "elsewhere")
+        #expect(try await signUp("owner6@example.com").status.code == 303)
+    }
+
     @Test("cookies are Secure behind an https public URL")
     func secureCookies() async throws {
         let harness = try OwnersHarness { $0.publicURL = "https://auth.example" }
