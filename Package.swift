@@ -118,7 +118,7 @@ let package = Package(
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
-            .product(name: "Metrics", package: "swift-metrics"),
+            "ClientAddress", .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The resource side of OAuth (issue 28): the owners' RFC 9068 access tokens verified for JMAP, MCP and
         // /api/v1/agents, their grants' liveness cached per instance and invalidated by revocations, the agents list.
@@ -143,7 +143,7 @@ let package = Package(
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
         .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
-        .target(name: "DNS", dependencies: ["ComputePool"]),
+        .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto"]),
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
         // (RFC 7489), over a DNS port. The SMTP sandbox shows the verdicts.
         .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto"]),

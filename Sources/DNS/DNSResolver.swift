@@ -26,7 +26,7 @@ public struct DNSResolver: Sendable {
     /// - Throws: `DNSError`: the name cannot be asked, no answer in time, the server unreachable, nonsense back, or
     ///   too many lookups at once.
     public func query(_ name: String, _ type: DNSRecordType) async throws -> DNSAnswer {
-        let query = try DNSQuery(id: UInt16.random(in: 0...UInt16.max), name: name, type: type)
+        let query = try DNSQuery.random(name: name, type: type)
         let server = server
         let deadline = ContinuousClock.now + timeout
         do {
@@ -43,7 +43,8 @@ public struct DNSResolver: Sendable {
         try datagram.send(query.bytes)
         var response: DNSResponse
         while true {
-            // Datagrams that do not answer this query (a late answer to another, a forged one) are skipped.
+            // Datagrams that do not answer this query (a late answer to another, a forged one with another id or
+            // its question in another case) are skipped.
             let datagram = try datagram.receiveDatagram()
             if let parsed = try? DNSResponse(datagram, answering: query) {
                 response = parsed

@@ -17,8 +17,9 @@ public struct DNSResponse: Sendable, Equatable {
         _ = try reader.u16()  // additional
         guard id == query.id, flags & 0x8000 != 0, questions == 1 else { throw DNSError.malformedResponse }
         truncated = flags & 0x0200 != 0
-        let name = try reader.name()
-        guard name == query.name, try reader.u16() == query.type.rawValue, try reader.u16() == 1 else {
+        // The question must come back in the exact case it was asked (0x20); answers' names may differ in case.
+        let name = try reader.name(preservingCase: true)
+        guard name == query.wireName, try reader.u16() == query.type.rawValue, try reader.u16() == 1 else {
             throw DNSError.malformedResponse
         }
         switch UInt8(flags & 0x000F) {
@@ -94,9 +95,10 @@ struct DNSReader {
         return bytes[position..<position + count]
     }
 
-    /// A possibly compressed name (RFC 1035 section 4.1.4), lower-cased, without the trailing dot; the cursor ends
-    /// after the name's bytes where it started. Pointers must point backwards, so a loop cannot be built.
-    mutating func name() throws -> String {
+    /// A possibly compressed name (RFC 1035 section 4.1.4), lower-cased unless `preservingCase`, without the
+    /// trailing dot; the cursor ends after the name's bytes where it started. Pointers must point backwards, so a
+    /// loop cannot be built.
+    mutating func name(preservingCase: Bool = false) throws -> String {
         var labels: [String] = []
         var length = 0
         var cursor = position
@@ -119,7 +121,8 @@ struct DNSReader {
             guard count <= 63, cursor + 1 + count <= bytes.count else { throw DNSError.malformedResponse }
             length += count + 1
             guard length <= 255 else { throw DNSError.malformedResponse }
-            labels.append(String(decoding: bytes[cursor + 1..<cursor + 1 + count], as: UTF8.self).lowercased())
+            let label = String(decoding: bytes[cursor + 1..<cursor + 1 + count], as: UTF8.self)
+            labels.append(preservingCase ? label : label.lowercased())
             cursor += 1 + count
         }
         position = resumeAt ?? cursor

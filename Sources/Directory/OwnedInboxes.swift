@@ -70,4 +70,6 @@ public enum OwnedInboxError: Error, Equatable, Sendable {
     case unknownKey
     /// Another owner holds that inbox.
     case heldByAnother
+    /// The owner holds the most inboxes one owner may (``limit``): nothing was made or linked.
+    case limitReached(limit: Int)
 }

@@ -17,13 +17,23 @@ public enum SandboxCaptureError: Error, Sendable, Equatable {
 extension MailboxService {
     // MARK: - Capture (the SMTP sandbox listener's sink calls these)
 
-    /// The Pro user a sandbox SMTP password names: a live `tm_pro_` API token of an active user (the user name is
-    /// not checked: the contract takes any). Makes the user's sandbox on first use. Nil for anything else.
-    public func sandboxOwner(apiToken: String) async throws -> String? {
+    /// The credential a sandbox SMTP password proves: the id of a live `tm_pro_` API token of an active user (the
+    /// user name is not checked: the contract takes any). Makes the user's sandbox on first use. Nil for anything
+    /// else. The session holds the id, never the token, and asks ``sandboxOwner(credential:)`` before each message.
+    public func sandboxCredential(apiToken: String) async throws -> String? {
         guard apiToken.hasPrefix(MailboxTokens.apiTokenPrefix),
-            let (_, user) = try await authorizer.verify(apiToken: apiToken)
+            let (token, user) = try await authorizer.verify(apiToken: apiToken)
         else { return nil }
         _ = try await sandbox(for: user.id, create: true)
+        return token.id
+    }
+
+    /// The Pro user behind a sandbox credential (an API token id) while the token is unrevoked and its user active;
+    /// nil once the token was revoked or the user suspended.
+    public func sandboxOwner(credential: String) async throws -> String? {
+        guard MailboxIdentifiers.isUUID(credential), let token = try await store.liveProToken(id: credential),
+            let user = try await store.proUser(id: token.userID), user.status == "active"
+        else { return nil }
         return user.id
     }
 

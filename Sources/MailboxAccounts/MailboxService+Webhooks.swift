@@ -16,14 +16,15 @@ extension MailboxService {
 
     /// `POST /api/user/webhooks {"url","events"}`: 201 with the secret, shown this once. `events` missing, null or
     /// `[]` means `["email.received"]`. 400 `invalid_url` for anything but an absolute `https` URL the outbound
-    /// policy allows (names are vetted again after resolution at every delivery), 400 `invalid_events`, 403
+    /// policy allows (names are vetted again after resolution at every delivery) without user info or a fragment (see
+    /// ``isWebhookURL(_:policy:)``), 400 `invalid_events`, 403
     /// `webhook_limit_reached` for a second webhook.
     func createWebhook(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
         let body = try MailboxJSON.object(call.request.body)
-        guard case .string(let url)? = body["url"], url.utf8.count <= 2048,
-            (try? configuration.outboundPolicy.vet(url)) != nil
-        else { throw MailboxError.invalidURL }
+        guard case .string(let url)? = body["url"], Self.isWebhookURL(url, policy: configuration.outboundPolicy) else {
+            throw MailboxError.invalidURL
+        }
         var events: [String] = []
         switch body["events"] {
         case nil, .null?: break
@@ -43,6 +44,22 @@ extension MailboxService {
             createdAt: call.now)
         try await store.insert(record)
         return MailboxJSON.response(.created, webhookMembers(record) + [("secret", .string(record.secret))])
+    }
+
+    /// Whether `url` may be a webhook's: at most 2,048 bytes, allowed by the outbound `policy`, and with neither user
+    /// info (`https://user:secret@host/`: a secret kept in the URL and shown back in every listing, or a
+    /// `trusted.example@evil.example` that reads as another host) nor a fragment, which no request carries. Every
+    /// place that sets a webhook's URL asks this.
+    static func isWebhookURL(_ url: String, policy: OutboundPolicy) -> Bool {
+        guard url.utf8.count <= 2048, !url.utf8.contains(UInt8(ascii: "#")), (try? policy.vet(url)) != nil else {
+            return false
+        }
+        // The authority runs from after "//" to the first "/", "?" or "#"; vet() made sure the "//" is there.
+        guard let slashes = url.range(of: "//") else { return false }
+        let authority = url.utf8[slashes.upperBound...].prefix {
+            $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
+        }
+        return !authority.contains(UInt8(ascii: "@"))
     }
 
     /// `DELETE /api/user/webhooks/{id}`: 204; its queued events go with it and no delivery starts afterwards.

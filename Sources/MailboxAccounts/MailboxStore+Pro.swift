@@ -89,6 +89,15 @@ extension MailboxStore {
         }
     }
 
+    /// The live (unrevoked) token with this id.
+    func liveProToken(id: String) async throws -> ProTokenRecord? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT \(Self.tokenColumns) FROM mailbox_pro_tokens WHERE id = ? AND revoked_at IS NULL", [.text(id)]
+            ).first.flatMap(Self.proToken)
+        }
+    }
+
     func proTokens(userID: String) async throws -> [ProTokenRecord] {
         try await database.read { connection in
             try connection.query(

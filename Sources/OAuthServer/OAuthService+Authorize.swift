@@ -77,6 +77,7 @@ extension OAuthService {
             do {
                 agentID = try await inboxes.createInbox(username: username, ownerID: owner.id).inbox.accountID
             } catch let error as OwnedInboxError {
+                if case .limitReached = error { return try await again(Self.words(error), .forbidden) }
                 return try await again(Self.words(error), .unprocessableEntity)
             }
         } else if let accountID = fields["account_id"], !accountID.isEmpty,
@@ -175,6 +176,7 @@ extension OAuthService {
         case .reservedUsername: return "That username is reserved; choose another."
         case .usernameTaken: return "That username is taken; choose another."
         case .unknownKey, .heldByAnother: return "That inbox cannot be used."
+        case .limitReached(let limit): return "You hold \(limit) inboxes, the most one owner may; pick one of them."
         }
     }
 }

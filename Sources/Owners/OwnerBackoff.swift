@@ -1,19 +1,35 @@
-/// How failed sign-ins slow one email: the first ``freeFailures`` cost nothing; each later failure blocks that email
-/// for twice as long as the one before (2 s, 4 s, 8 s, ...) up to ``maximumDelay``. A success clears the count.
+/// How failed sign-ins slow an email. Failures are counted per email and client address (``freeFailures``) and per
+/// email from every address together (``emailFreeFailures``, a much higher bar): past its free failures each count
+/// blocks for twice as long as the one before (2 s, 4 s, 8 s, ...) up to ``maximumDelay``. So whoever knows an
+/// owner's email and guesses from a few addresses slows only those addresses, and the owner signs in from theirs;
+/// only a spray from many addresses blocks the email itself. A success clears the counts of the email and of that
+/// address.
 public struct OwnerBackoff: Sendable, Equatable {
-    /// Failures allowed before any delay. Default 5.
+    /// Failures one client address (IPv6 per /64) may make for one email before any delay. Default 5.
     public var freeFailures: Int64 = 5
+    /// Failures for one email from all addresses together before the email is blocked for everyone. Default 100.
+    public var emailFreeFailures: Int64 = 100
     /// The longest block, in seconds. Default 15 minutes.
     public var maximumDelay: Int64 = 900
 
-    public init(freeFailures: Int64 = 5, maximumDelay: Int64 = 900) {
+    public init(freeFailures: Int64 = 5, emailFreeFailures: Int64 = 100, maximumDelay: Int64 = 900) {
         self.freeFailures = freeFailures
+        self.emailFreeFailures = emailFreeFailures
         self.maximumDelay = maximumDelay
     }
 
-    /// Seconds the email is blocked after its `failures`-th failure in a row.
+    /// Seconds the email is blocked for one client address after that address's `failures`-th failure in a row.
     public func delay(afterFailures failures: Int64) -> Int64 {
-        let over = failures - freeFailures
+        delay(failures, free: freeFailures)
+    }
+
+    /// Seconds the email is blocked for every address after its `failures`-th failure in a row from all of them.
+    public func emailDelay(afterFailures failures: Int64) -> Int64 {
+        delay(failures, free: emailFreeFailures)
+    }
+
+    private func delay(_ failures: Int64, free: Int64) -> Int64 {
+        let over = failures - free
         guard over > 0 else { return 0 }
         guard over < 32 else { return maximumDelay }
         return min(Int64(1) << over, maximumDelay)

@@ -10,10 +10,10 @@ public struct OwnerDomainPages: Sendable {
 
     /// - Parameters:
     ///   - service: sign-in, sessions, CSRF and the domains table.
-    ///   - inboxes: where inboxes are made (the agent surface).
+    ///   - inboxes: where inboxes are made (the agent surface); at most ``OwnersConfiguration/maxInboxes`` an owner.
     public init(service: OwnerService, inboxes: any OwnedInboxes) {
         self.service = service
-        self.inboxes = inboxes
+        self.inboxes = CappedOwnedInboxes(inboxes, limit: service.configuration.maxInboxes)
     }
 
     /// Adds `GET|POST /owner/domains` and `POST /owner/domains/{id}/verify|delete|inboxes`.
@@ -95,12 +95,14 @@ public struct OwnerDomainPages: Sendable {
                 username: request.formFields()["local_part"] ?? "", domain: domain.domain, ownerID: owner.id)
             return try await page(request, owner, status: .created) { $0.created = (inbox.address, key) }
         } catch let error as OwnedInboxError {
-            let words =
-                error == .usernameTaken
-                ? "That address is taken." : "Use 5 to 21 of a-z 0-9 . _ -, starting and ending with a letter or digit."
-            return try await page(request, owner, status: error == .usernameTaken ? .conflict : .unprocessableEntity) {
-                $0.error = words
-            }
+            let (status, words): (HTTPStatus, String) =
+                switch error {
+                case .usernameTaken: (.conflict, "That address is taken.")
+                case .limitReached(let limit): (.forbidden, OwnerMessage.inboxLimit(limit))
+                default:
+                    (.unprocessableEntity, "Use 5 to 21 of a-z 0-9 . _ -, starting and ending with a letter or digit.")
+                }
+            return try await page(request, owner, status: status) { $0.error = words }
         }
     }
 }

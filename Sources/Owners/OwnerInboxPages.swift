@@ -14,12 +14,12 @@ public struct OwnerInboxPages: Sendable {
 
     /// - Parameters:
     ///   - service: sign-in, sessions and CSRF.
-    ///   - inboxes: the owner's inboxes (the agent surface).
+    ///   - inboxes: the owner's inboxes (the agent surface); at most ``OwnersConfiguration/maxInboxes`` each.
     ///   - grants: the owner's connected apps.
     ///   - agentDomain: the agent inbox domain new inboxes are made on (shown beside the username field).
     public init(service: OwnerService, inboxes: any OwnedInboxes, grants: OwnerGrants, agentDomain: String) {
         self.service = service
-        self.inboxes = inboxes
+        self.inboxes = CappedOwnedInboxes(inboxes, limit: service.configuration.maxInboxes)
         self.grants = grants
         self.agentDomain = agentDomain
     }
@@ -73,6 +73,7 @@ public struct OwnerInboxPages: Sendable {
             let (status, words): (HTTPStatus, String) =
                 switch error {
                 case .usernameTaken: (.conflict, "That address is taken: choose another username.")
+                case .limitReached(let limit): (.forbidden, OwnerMessage.inboxLimit(limit))
                 case .reservedUsername: (.unprocessableEntity, "That username is reserved: choose another.")
                 default:
                     (.unprocessableEntity, "Use 5 to 21 of a-z 0-9 . _ -, starting and ending with a letter or digit.")
@@ -95,6 +96,7 @@ public struct OwnerInboxPages: Sendable {
             let (status, words): (HTTPStatus, String) =
                 switch error {
                 case .heldByAnother: (.conflict, "Another owner holds that inbox.")
+                case .limitReached(let limit): (.forbidden, OwnerMessage.inboxLimit(limit))
                 default: (.unprocessableEntity, "No inbox has that API key. Check it, or rotate it if it was lost.")
                 }
             return try await page(request, owner, status: status) {

@@ -4,6 +4,11 @@ enum OwnerMessage {
     static let csrf = "This form expired. Please try again."
     static let tooManyRequests = "Too many requests from your address. Please wait a moment."
     static let internalError = "Something went wrong on our side. Please try again."
+    static let tooManySignUps = "Too many new accounts from your network. Please try again later."
+
+    static func inboxLimit(_ limit: Int) -> String {
+        "You hold \(limit) inboxes, the most one owner may hold. Use one of them, or ask the operator for more."
+    }
 
     static func slowDown(_ seconds: Int64) -> String {
         "Too many failed sign-ins for this email. Try again in \(seconds) second\(seconds == 1 ? "" : "s")."

@@ -1,4 +1,5 @@
 import AuthCrypto
+import ClientAddress
 import ComputePool
 import DNS
 import HTTP1
@@ -18,9 +19,11 @@ public final class OwnerService: Sendable {
     /// Owners' custom domains (Atomic custom domains).
     public let domains: OwnerDomains
     let middleware: SurfaceMiddleware<RateClass>
+    /// New owners per client address (``OwnersConfiguration/signUpsPerHour``); nil without that limit.
+    let signUps: RateLimitTable<RateClass>?
     let signIns: @Sendable (String) -> Void
 
-    enum RateClass: Hashable, Sendable { case page }
+    enum RateClass: Hashable, Sendable { case page, signUp }
 
     /// - Parameters:
     ///   - configuration: sign-up switch, session lifetime, costs, limits.
@@ -60,6 +63,12 @@ public final class OwnerService: Sendable {
             factory: factory)
         let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
             .share(among: configuration.instances)
+        let signUpRate = TokenBucketRate(requests: configuration.signUpsPerHour, perSeconds: 3600)
+            .share(among: configuration.instances)
+        signUps =
+            configuration.signUpsPerHour > 0
+            ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in signUpRate }
+            : nil
         middleware = SurfaceMiddleware(
             limiter: configuration.rateLimitsEnabled
                 ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate }
@@ -74,11 +83,15 @@ public final class OwnerService: Sendable {
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
         router.add(.GET, "/owner/sign-in", limited { [self] request, _ in try await signInPage(request) })
-        router.add(.POST, "/owner/sign-in", bodyLimit: limit, limited { [self] request, _ in try await signIn(request) })
+        router.add(
+            .POST, "/owner/sign-in", bodyLimit: limit,
+            limited { [self] request, context in try await signIn(request, client: context.clientKey) })
         router.add(.POST, "/owner/sign-out", bodyLimit: limit, limited { [self] request, _ in try await signOut(request) })
         if configuration.signUpOpen {
             router.add(.GET, "/owner/sign-up", limited { [self] request, _ in try await signUpPage(request) })
-            router.add(.POST, "/owner/sign-up", bodyLimit: limit, limited { [self] request, _ in try await signUp(request) })
+            router.add(
+                .POST, "/owner/sign-up", bodyLimit: limit,
+                limited { [self] request, context in try await signUp(request, client: context.clientKey) })
         }
     }
 
@@ -99,7 +112,7 @@ public final class OwnerService: Sendable {
         return form(.ok, request, OwnerSignInForm(action: "/owner/sign-in", next: next, signUpOpen: configuration.signUpOpen))
     }
 
-    func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func signIn(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
         let fields = request.formFields()
         var page = OwnerSignInForm(
             action: "/owner/sign-in", next: Self.localPath(fields["next"]), signUpOpen: configuration.signUpOpen)
@@ -108,7 +121,8 @@ public final class OwnerService: Sendable {
             page.error = OwnerMessage.csrf
             return form(.forbidden, request, page)
         }
-        switch try await owners.signIn(email: fields["email"] ?? "", password: fields["password"] ?? "") {
+        let email = fields["email"] ?? "", password = fields["password"] ?? ""
+        switch try await owners.signIn(email: email, password: password, client: client) {
         case .signedIn(let owner):
             signIns("success")
             return try await startSession(owner, request, next: page.next)
@@ -142,7 +156,7 @@ public final class OwnerService: Sendable {
         return form(.ok, request, page)
     }
 
-    func signUp(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func signUp(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
         let fields = request.formFields()
         var page = OwnerSignInForm(action: "/owner/sign-up", next: Self.localPath(fields["next"]), signUpOpen: true)
         page.signingUp = true
@@ -151,10 +165,17 @@ public final class OwnerService: Sendable {
             page.error = OwnerMessage.csrf
             return form(.forbidden, request, page)
         }
+        if let decision = signUps?.take(.signUp, for: client), !decision.allowed {
+            page.error = OwnerMessage.tooManySignUps
+            var response = form(.tooManyRequests, request, page)
+            response.headers.setRetryAfter(decision)
+            return response
+        }
         do {
             let owner = try await owners.create(email: fields["email"] ?? "", password: fields["password"] ?? "")
             return try await startSession(owner, request, next: page.next)
         } catch let error as OwnerError {
+            signUps?.giveBack(.signUp, for: client)  // no owner was made: the form costs nothing
             page.error = OwnerMessage.words(for: error)
             return form(error == .emailTaken ? .conflict : .unprocessableEntity, request, page)
         }

@@ -1,10 +1,14 @@
 import AuthCrypto
+import ClientAddress
 import Foundation
 import PasswordHashing
 import Storage
 
 /// The `owners` and `owner_signin_failures` tables (migration 0016): create, list and remove owners, and sign in
-/// with per-email backoff.
+/// with backoff per email and client address and, past a higher bar, per email (``OwnerBackoff``).
+///
+/// `owner_signin_failures` keys both counts by a digest: the email's (SHA-256 of the lower-cased email, the email-wide
+/// count) and the pair's (SHA-256 of `client\0<address key>\0<email>`).
 public struct OwnerStore: Sendable {
     let database: any SQLDatabase
     let hasher: PasswordHasher
@@ -45,20 +49,23 @@ public struct OwnerStore: Sendable {
         return owner
     }
 
-    /// Signs in: ``OwnerSignIn/slowDown(retryAfter:)`` while the email is blocked (the password is not checked);
-    /// otherwise Argon2id verification against the stored hash, or against a decoy for an unknown email so that it
-    /// costs the same; a failure counts against the email, known or not.
+    /// Signs in: ``OwnerSignIn/slowDown(retryAfter:)`` while the email is blocked for `client` or for everyone (the
+    /// password is not checked); otherwise Argon2id verification against the stored hash, or against a decoy for an
+    /// unknown email so that it costs the same; a failure counts against the email and the pair, known or not.
+    /// - Parameter client: the client's address key, as the request context resolves it (trusted proxies honoured).
     /// - Throws: storage and pool errors.
-    public func signIn(email: String, password: String) async throws -> OwnerSignIn {
+    public func signIn(email: String, password: String, client: ClientAddressKey) async throws -> OwnerSignIn {
         let now = clock()
         guard let email = OwnerCredentials.normalizedEmail(email),
             password.utf8.count <= OwnerCredentials.maximumPasswordBytes
         else { return .refused }
-        let digest = SHA256.hash(Array(email.utf8))
+        let emailDigest = SHA256.hash(Array(email.utf8))
+        let pairDigest = SHA256.hash(Array("client\u{0}\(client.description)\u{0}\(email)".utf8))
         let found = try await database.read { connection -> (blockedUntil: Int64, owner: (Owner, String)?) in
             let blocked = try connection.query(
-                "SELECT blocked_until FROM owner_signin_failures WHERE email_digest = ?", [.blob(digest)]
-            ).first?.int("blocked_until") ?? 0
+                "SELECT blocked_until FROM owner_signin_failures WHERE email_digest IN (?, ?)",
+                [.blob(emailDigest), .blob(pairDigest)]
+            ).compactMap { $0.int("blocked_until") }.max() ?? 0
             let row = try connection.query(
                 "SELECT id, email, password_hash, created_at FROM owners WHERE email = ?", [.text(email)]
             ).first
@@ -67,11 +74,15 @@ public struct OwnerStore: Sendable {
         if found.blockedUntil > now { return .slowDown(retryAfter: found.blockedUntil - now) }
         if try await hasher.verify(password, against: found.owner?.1), let owner = found.owner?.0 {
             _ = try await database.write { connection in
-                try connection.run("DELETE FROM owner_signin_failures WHERE email_digest = ?", [.blob(digest)])
+                try connection.run(
+                    "DELETE FROM owner_signin_failures WHERE email_digest IN (?, ?)",
+                    [.blob(emailDigest), .blob(pairDigest)])
             }
             return .signedIn(owner)
         }
-        try await recordFailure(digest, now: now)
+        let backoff = backoff
+        try await recordFailure(pairDigest, now: now, delay: backoff.delay(afterFailures:))
+        try await recordFailure(emailDigest, now: now, delay: backoff.emailDelay(afterFailures:))
         return .refused
     }
 
@@ -99,8 +110,10 @@ public struct OwnerStore: Sendable {
         }
     }
 
-    private func recordFailure(_ digest: [UInt8], now: Int64) async throws {
-        let backoff = backoff
+    /// Counts one more failure under `digest` and blocks it for `delay(failures)` seconds from now.
+    private func recordFailure(
+        _ digest: [UInt8], now: Int64, delay: @escaping @Sendable (Int64) -> Int64
+    ) async throws {
         _ = try await database.write { connection in
             try connection.transaction {
                 try connection.run(
@@ -116,7 +129,7 @@ public struct OwnerStore: Sendable {
                 ).first?.int("failures") ?? 1
                 try connection.run(
                     "UPDATE owner_signin_failures SET blocked_until = ? WHERE email_digest = ?",
-                    [.integer(now + backoff.delay(afterFailures: failures)), .blob(digest)])
+                    [.integer(now + delay(failures)), .blob(digest)])
             }
         }
     }

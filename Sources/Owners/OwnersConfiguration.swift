@@ -12,8 +12,17 @@ public struct OwnersConfiguration: Sendable {
     public var sessionLifetime: Int64 = 12 * 3600
     /// Argon2id costs of owners' passwords. Default m=19,456 KiB, t=2, p=1.
     public var argon2 = Argon2Parameters()
-    /// How failed sign-ins slow one email.
+    /// How failed sign-ins slow an email: per client address after 5 failures, for everyone after 100 (see
+    /// ``OwnerBackoff`` for the defaults).
     public var backoff = OwnerBackoff()
+    /// Most inboxes one owner may hold, made or linked on the owner pages or at an app's consent
+    /// (`POSTERN_OWNER_MAX_INBOXES`, 1 to 100). Default 50: owner pages make inboxes without the agent surface's proof
+    /// of work, and open sign-up must not mint them without end.
+    public var maxInboxes = 50
+    /// New owners one client address (IPv6 per /64) may sign up per hour when sign-up is open
+    /// (`POSTERN_OWNER_SIGNUPS_PER_HOUR`; 0 for no limit). Default 5. A token bucket held by each instance (shared out
+    /// among `instances`), so a restart forgets it; a refused form (a taken email, a weak password) costs nothing.
+    public var signUpsPerHour = 5
     /// Most custom domains one owner may add. Default 5 (Mail.td's Pro limit, the one documented number).
     public var maxDomains = 5
     /// The host a custom domain's MX must name (`POSTERN_MX_HOST`).

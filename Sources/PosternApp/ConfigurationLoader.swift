@@ -130,6 +130,8 @@ public enum ConfigurationLoader {
         list("POSTERN_OAUTH_CIMD_ALLOW_HOSTS") { c.oauthCIMDAllowedHosts = $0 }
         text("POSTERN_OAUTH_CIMD_TRUST_CA_FILE") { c.oauthCIMDTrustCAFile = $0.isEmpty ? nil : $0 }
         try choice("POSTERN_OWNER_SIGNUP", ["open", "closed"]) { c.ownerSignUpOpen = $0 == "open" }
+        try integer("POSTERN_OWNER_MAX_INBOXES") { c.ownerMaxInboxes = $0 }
+        try integer("POSTERN_OWNER_SIGNUPS_PER_HOUR") { c.ownerSignUpsPerHour = $0 }
         list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
         list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
         text("POSTERN_MX_HOST") { c.mxHost = $0 }

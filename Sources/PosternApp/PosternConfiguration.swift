@@ -65,6 +65,11 @@ public struct PosternConfiguration: Sendable {
     /// Whether anyone may create an owner account at `/owner/sign-up` (`POSTERN_OWNER_SIGNUP=open`; `closed`, the
     /// default, leaves it to `postern owner create`).
     public var ownerSignUpOpen = false
+    /// Most inboxes one owner may hold (`POSTERN_OWNER_MAX_INBOXES`, 1 to 100). Default 50.
+    public var ownerMaxInboxes = 50
+    /// New owners one client address may sign up per hour when sign-up is open (`POSTERN_OWNER_SIGNUPS_PER_HOUR`,
+    /// 0 to 1000; 0 for no limit). Default 5.
+    public var ownerSignUpsPerHour = 5
     /// Seconds after a refresh token is superseded during which presenting it again counts as a lost race (refused,
     /// nothing revoked) rather than a reuse that revokes the grant (`POSTERN_OAUTH_REFRESH_RACE_SECONDS`, 0 to 60).
     public var oauthRefreshRaceSeconds = 2
@@ -226,6 +231,12 @@ public struct PosternConfiguration: Sendable {
         }
         guard (1...3600).contains(keyReloadSeconds) else {
             throw ConfigurationError(key: "POSTERN_KEY_RELOAD_SECONDS", message: "must be from 1 to 3600")
+        }
+        guard (1...100).contains(ownerMaxInboxes) else {
+            throw ConfigurationError(key: "POSTERN_OWNER_MAX_INBOXES", message: "must be from 1 to 100")
+        }
+        guard (0...1000).contains(ownerSignUpsPerHour) else {
+            throw ConfigurationError(key: "POSTERN_OWNER_SIGNUPS_PER_HOUR", message: "must be from 0 to 1000")
         }
         guard (0...60).contains(oauthRefreshRaceSeconds) else {
             throw ConfigurationError(key: "POSTERN_OAUTH_REFRESH_RACE_SECONDS", message: "must be from 0 to 60")

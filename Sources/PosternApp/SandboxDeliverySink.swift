@@ -5,7 +5,8 @@ import MailboxAccounts
 import SMTPServer
 
 /// The SMTP sandbox listener's sink: AUTH names a Pro user by one of its API tokens, every recipient is accepted,
-/// and every message is captured into that user's sandbox, never relayed.
+/// and every message is captured into that user's sandbox, never relayed. A session's identity is the token's id,
+/// so that revoking the token stops the session's next transaction.
 struct SandboxDeliverySink: SMTPMailSink {
     let mailbox: MailboxService
     /// SPF, DKIM and DMARC through the configured resolver (`POSTERN_DNS_RESOLVER`); nil when they are off
@@ -14,13 +15,23 @@ struct SandboxDeliverySink: SMTPMailSink {
     let logger: Logger
 
     /// Any user name; the password is a live `tm_pro_` token (MailboxAccounts checks it, by digest, in constant
-    /// time). A storage failure answers as a wrong password would, and is logged.
+    /// time); the identity is the token's id. A storage failure answers as a wrong password would, and is logged.
     func authenticate(username: String, password: String) async -> String? {
         do {
-            return try await mailbox.sandboxOwner(apiToken: password)
+            return try await mailbox.sandboxCredential(apiToken: password)
         } catch {
             logger.error("sandbox authentication failed", metadata: ["error": "\(type(of: error))"])
             return nil
+        }
+    }
+
+    /// The token `identity` names is unrevoked and its user active. A storage failure says no, and is logged.
+    func isStillAuthenticated(_ identity: String) async -> Bool {
+        do {
+            return try await mailbox.sandboxOwner(credential: identity) != nil
+        } catch {
+            logger.error("sandbox credential check failed", metadata: ["error": "\(type(of: error))"])
+            return false
         }
     }
 
@@ -30,7 +41,10 @@ struct SandboxDeliverySink: SMTPMailSink {
     /// Captures the message for the authenticated user, with its SPF, DKIM and DMARC verdicts; a full sandbox is
     /// `552 5.2.2`, a message past a MIME limit `554 5.6.0`, anything else the temporary `451`.
     func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
-        guard let owner = envelope.authenticatedAs else { throw SMTPDeliveryRefusal.noSuchRecipient }
+        // The token was good at MAIL FROM; revoked since, the message is not taken either.
+        guard let credential = envelope.authenticatedAs,
+            let owner = try await mailbox.sandboxOwner(credential: credential)
+        else { throw SMTPDeliveryRefusal.noSuchRecipient }
         let verdict = await authenticator?.evaluate(
             data, clientIP: envelope.remoteAddress, mailFrom: envelope.mailFrom, helo: envelope.heloName)
             ?? .unchecked

@@ -66,7 +66,8 @@ enum Surfaces {
 
         let oauth = try OAuthService(
             configuration: oauthConfiguration(configuration, identity: identity), keys: keys, database: database,
-            pool: pool, browser: owners.browser, inboxes: ownedInboxes,
+            pool: pool, browser: owners.browser,
+            inboxes: CappedOwnedInboxes(ownedInboxes, limit: ownerSettings.maxInboxes),
             metadataDocuments: try clientMetadataFetcher(configuration), clock: clock,
             onUnexpectedError: reporter("oauth", logger))
         oauth.register(into: &router)
@@ -193,6 +194,8 @@ enum Surfaces {
     static func ownersConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OwnersConfiguration {
         var owners = OwnersConfiguration(publicURL: identity.baseURL)
         owners.signUpOpen = c.ownerSignUpOpen
+        owners.maxInboxes = c.ownerMaxInboxes
+        owners.signUpsPerHour = c.ownerSignUpsPerHour
         owners.mxHost = mxHost(c)
         owners.dnsResolver = c.dnsResolver
         owners.servedDomains = [c.agentInboxDomain] + c.mailboxDomains + c.mailboxProDomains

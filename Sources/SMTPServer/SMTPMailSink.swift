@@ -50,11 +50,19 @@ public protocol SMTPMailSink: Sendable {
     /// the identity the session then acts as (it comes back in ``SMTPEnvelope/authenticatedAs``), or nil for
     /// `535 5.7.8`. Must take about as long for a wrong password as for a right one.
     func authenticate(username: String, password: String) async -> String?
+    /// Whether the credential that ``authenticate(username:password:)`` took as `identity` is still good (not
+    /// revoked, its user not suspended), asked at every `MAIL FROM` of an authenticated session; false answers
+    /// `530 5.7.0` and the session must authenticate again.
+    /// - Warning: a sink that authenticates must answer this from its store; the default says false.
+    func isStillAuthenticated(_ identity: String) async -> Bool
 }
 
 extension SMTPMailSink {
     /// A receiving MX authenticates nobody.
     public func authenticate(username: String, password: String) async -> String? { nil }
+
+    /// A sink that authenticates nobody vouches for nobody.
+    public func isStillAuthenticated(_ identity: String) async -> Bool { false }
 }
 
 /// Why the sink refuses a message for good; each is a permanent reply, never the temporary `451`.

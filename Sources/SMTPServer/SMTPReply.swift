@@ -55,6 +55,7 @@ struct SMTPReply: Equatable {
     static let badBase64 = SMTPReply(501, "5.5.2 Cannot decode response")
     static let badCredentials = SMTPReply(535, "5.7.8 Authentication credentials invalid")
     static let authRequired = SMTPReply(530, "5.7.0 Authentication required")
+    static let tooManyAuthenticationFailures = SMTPReply(421, "4.7.0 Error: too many failed authentication attempts")
     /// `334` with a base64 challenge (empty for PLAIN; `Username:`/`Password:` for LOGIN).
     static func challenge(_ base64: String) -> SMTPReply { SMTPReply(334, base64) }
 

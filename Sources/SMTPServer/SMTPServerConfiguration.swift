@@ -55,6 +55,10 @@ public struct SMTPServerConfiguration: Sendable {
     /// `LOGIN` are offered, checked by the sink's ``SMTPMailSink/authenticate(username:password:)``. Default false:
     /// no AUTH (a receiving MX).
     public var requiresAuthentication = false
+    /// Failed `AUTH` attempts (`535` answers) one session may make; at this many it is answered `421 4.7.0` and
+    /// closed, so one connection cannot try password after password (Postfix's `smtpd_hard_error_limit` does the
+    /// same for errors). Default 3.
+    public var maxAuthenticationFailures = 3
     /// Where `AUTH` is taken before TLS. Default ``SMTPPlaintextAuthentication/loopbackOnly``.
     public var plaintextAuthentication = SMTPPlaintextAuthentication.loopbackOnly
 

@@ -47,6 +47,8 @@ public struct SMTPService: StreamService {
                 outcome = .verdict(await sink.verdict(forRecipient: recipient))
             case .authenticate(let username, let password):
                 outcome = .authenticated(await sink.authenticate(username: username, password: password))
+            case .confirm(let identity):
+                outcome = .confirmed(await sink.isStillAuthenticated(identity))
             case .deliver(let envelope, let data):
                 do {
                     outcome = .delivered(queueID: try await sink.deliver(envelope, data: data))

@@ -73,9 +73,19 @@ extension SMTPSessionMachine {
     private mutating func answerPlain(_ response: some Collection<UInt8>, into actions: inout [ConnectionAction]) {
         guard let decoded = SMTPAuthExchange.decode(response) else { return reply(.badBase64) }
         guard let (username, password) = SMTPAuthExchange.plainCredentials(decoded) else {
-            return reply(.badCredentials)
+            return authenticationFailed()
         }
         check(username: username, password: password, into: &actions)
+    }
+
+    /// Answers `535`; at the configured number of failures, `421 4.7.0` instead, and the session ends.
+    mutating func authenticationFailed() {
+        authenticationFailures += 1
+        if authenticationFailures >= shared.configuration.maxAuthenticationFailures {
+            finish(with: .tooManyAuthenticationFailures)
+        } else {
+            reply(.badCredentials)
+        }
     }
 
     /// Asks the sink; the answer comes back as `.authenticated`.

@@ -11,6 +11,8 @@ extension SMTPSessionMachine {
             case deliver(SMTPEnvelope, data: [UInt8])
             /// Who do these `AUTH` credentials name?
             case authenticate(username: String, password: String)
+            /// Is the credential that `AUTH` proved as `identity` still good (asked at each `MAIL FROM`)?
+            case confirm(identity: String)
         }
 
         /// What the session asks.
@@ -35,6 +37,9 @@ extension SMTPSessionMachine {
             case refused(SMTPDeliveryRefusal)
             /// The credentials name this identity, or (nil) nobody.
             case authenticated(String?)
+            /// Whether the identity's credential is still good: false answers `530` and the session must `AUTH`
+            /// again.
+            case confirmed(Bool)
         }
 
         /// What the sink answered.

@@ -18,6 +18,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         case verdict(recipient: String)
         /// `AUTH` credentials are being checked.
         case authentication
+        /// `MAIL FROM:<mailFrom>` waits for the sink to say the credential `AUTH` proved is still good.
+        case confirmation(mailFrom: String)
         /// A message of `bytes` bytes for `recipients` recipients is being stored.
         case delivery(bytes: Int, recipients: Int)
     }
@@ -50,6 +52,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     var authenticatedAs: String?
     /// An `AUTH` exchange waiting for the client's next base64 line.
     var authExchange: SMTPAuthExchange?
+    /// `AUTH` attempts the credentials of which were wrong (`535`), against `maxAuthenticationFailures`.
+    var authenticationFailures = 0
     private(set) var transaction: Transaction?
     /// Set between `354` and the end mark.
     var reader: SMTPDataReader?
@@ -222,6 +226,11 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             if configuration.requiresAuthentication && authenticatedAs == nil { return reply(.authRequired) }
             if transaction != nil { return reply(.nestedMail) }
             if let declaredSize, declaredSize > configuration.maxMessageBytes { return reply(.tooLarge) }
+            if let identity = authenticatedAs {
+                // The credential may have been revoked since AUTH: each transaction asks the sink again.
+                pending = .confirmation(mailFrom: path)
+                return actions.append(.perform(Job(.confirm(identity: identity))))
+            }
             transaction = Transaction(mailFrom: path)
             reply(.senderOK)
         case .rcpt(let path):
@@ -296,7 +305,20 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         case (.authentication?, .authenticated(let identity)):
             pending = nil
             authenticatedAs = identity
-            reply(identity == nil ? .badCredentials : .authenticated)
+            if identity == nil {
+                authenticationFailed()
+            } else {
+                reply(.authenticated)
+            }
+        case (.confirmation(let mailFrom)?, .confirmed(let live)):
+            pending = nil
+            if live {
+                transaction = Transaction(mailFrom: mailFrom)
+                reply(.senderOK)
+            } else {
+                authenticatedAs = nil  // the session must AUTH again, with a credential that is still good
+                reply(.authRequired)
+            }
         case (.delivery?, .refused(let refusal)):
             pending = nil
             transaction = nil
@@ -335,7 +357,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     }
 
     /// Queues the last reply; once written the session lingers and closes.
-    private mutating func finish(with answer: SMTPReply) {
+    mutating func finish(with answer: SMTPReply) {
         lifecycle.output.append(answer.bytes)
         lifecycle.closeAfterOutput()
         reader = nil

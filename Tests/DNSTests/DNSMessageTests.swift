@@ -31,6 +31,26 @@ struct DNSMessageTests {
         #expect(query.bytes == [0xBE, 0xEF, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0] + Self.exampleCom + [0, 16, 0, 1])
     }
 
+    @Test("0x20: the mask upper-cases the name's letters on the wire; only that exact case answers the query")
+    func caseMask() throws {
+        // Bits 0, 2 and 8: "E", "a" of example, and "C" of com ("example.com": byte 8 is "c").
+        let query = try DNSQuery(id: 0xBEEF, name: "example.com", type: .txt, caseMask: [0b0000_0101, 0b0000_0001])
+        #expect(query.name == "example.com" && query.wireName == "ExAmple.Com")
+        #expect(Array(query.bytes[13..<20]) == Array("ExAmple".utf8))
+        var echoed = Self.response(query)
+        echoed.replaceSubrange(12..<(12 + Self.exampleCom.count), with: DNSQuery.encode("ExAmple.Com"))
+        #expect(try DNSResponse(echoed, answering: query).answer == .records([]))
+        for other in ["example.com", "EXAMPLE.COM", "Example.Com"] {
+            var forged = echoed
+            forged.replaceSubrange(12..<(12 + Self.exampleCom.count), with: DNSQuery.encode(other))
+            #expect(throws: DNSError.malformedResponse) { try DNSResponse(forged, answering: query) }
+        }
+        // Digits, hyphens and underscores have no case; a random query keeps the name's letters.
+        let marked = try DNSQuery(id: 1, name: "_dmarc.a-1.test", type: .txt, caseMask: [0xFF, 0xFF])
+        #expect(marked.wireName == "_DMARC.A-1.TEST")
+        #expect(try DNSQuery.random(name: "Example.COM", type: .mx).wireName.lowercased() == "example.com")
+    }
+
     @Test("names that cannot be asked are refused before anything is sent", arguments: [
         "", ".", "a..b", String(repeating: "a", count: 64) + ".com", "sp ace.com", "ü.com",
         (0..<64).map { _ in "abc" }.joined(separator: "."),

@@ -1,5 +1,6 @@
 import ComputePool
 import PosternTestSupport
+import Synchronization
 import Testing
 
 @testable import DNS
@@ -69,5 +70,55 @@ struct DNSResolverTests {
         await #expect(throws: DNSError.overloaded) { try await resolver.query("example.org", .mx) }
         await #expect(throws: DNSError.timeout) { try await first.value }
         #expect(server.udpQueries.count == 1)
+    }
+
+    /// `message` with the letters of its question name (from offset 12) lower-cased, as a forger who does not know
+    /// the case asked would send it.
+    static func lowerCasingQuestion(_ message: [UInt8]) -> [UInt8] {
+        var message = message
+        var position = 12
+        while position < message.count, message[position] != 0 {
+            let count = Int(message[position])
+            for index in position + 1...position + count where (65...90).contains(message[index]) {
+                message[index] += 0x20
+            }
+            position += 1 + count
+        }
+        return message
+    }
+
+    @Test("0x20: a response whose question is not in the exact case asked is dropped as a spoof")
+    func caseMismatchDropped() async throws {
+        let name = "abcdefghijklmnopqrstuvwxyz.example.com"
+        let server = LoopbackDNSServer(udpReplies: { query in
+            [Self.lowerCasingQuestion(Self.reply(to: query, flags: 0x8180))]
+        })
+        defer { server.stop() }
+        await #expect(throws: DNSError.timeout) {
+            try await DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(300))
+                .query(name, .txt)
+        }
+    }
+
+    @Test("0x20: each query's letters get a random case; the answer echoing it is taken after a forged one")
+    func randomCase() async throws {
+        let name = "abcdefghijklmnopqrstuvwxyz.example.com"
+        let asked = Mutex<[String]>([])
+        let server = LoopbackDNSServer(udpReplies: { query in
+            let question = query[13..<(13 + 26)]
+            asked.withLock { $0.append(String(decoding: question, as: UTF8.self)) }
+            let reply = Self.reply(to: query, flags: 0x8180)
+            return [Self.lowerCasingQuestion(reply), reply]
+        })
+        defer { server.stop() }
+        let resolver = DNSResolver(server: DNSServerAddress(server.address)!)
+        for _ in 0..<3 {
+            #expect(try await resolver.query(name, .txt) == .records([.txt("v=1")]))
+        }
+        let names = asked.withLock { $0 }
+        #expect(names.count == 3)
+        // 26 letters each: the chance that a random case repeats, or is all lower-case, is 2^-26.
+        #expect(Set(names).count == 3)
+        #expect(names.allSatisfy { $0.lowercased() == "abcdefghijklmnopqrstuvwxyz" && $0 != $0.lowercased() })
     }
 }

@@ -247,6 +247,24 @@ struct MailboxProTests {
         #expect(await harness.send(.GET, "/api/user/me", bearer: jwt).status == 200)
     }
 
+    @Test("a sandbox SMTP credential names its owner until its API token is revoked; never the token itself")
+    func sandboxCredentialRevoked() async throws {
+        let harness = try MailboxHarness()
+        let jwt = try await harness.proToken(email: "smtp@example.com")
+        let created = await harness.send(.POST, "/api/user/tokens", json: #"{"name":"smtp"}"#, bearer: jwt)
+        let (apiToken, tokenID) = (created.string("token"), created.string("id"))
+        #expect(try await harness.service.sandboxCredential(apiToken: "tm_pro_wrong") == nil)
+        #expect(try await harness.service.sandboxCredential(apiToken: jwt) == nil)
+        let credential = try #require(try await harness.service.sandboxCredential(apiToken: apiToken))
+        #expect(credential == tokenID)
+        let owner = try #require(try await harness.service.sandboxOwner(credential: credential))
+        #expect(await harness.send(.GET, "/api/user/me", bearer: jwt).string("id") == owner)
+        #expect(await harness.send(.DELETE, "/api/user/tokens/\(tokenID)", bearer: jwt).status == 204)
+        #expect(try await harness.service.sandboxOwner(credential: credential) == nil)
+        #expect(try await harness.service.sandboxCredential(apiToken: apiToken) == nil)
+        #expect(try await harness.service.sandboxOwner(credential: "not-a-uuid") == nil)
+    }
+
     @Test("operator commands: create refuses bad input and duplicates; list counts accounts")
     func operatorCommands() async throws {
         let harness = try MailboxHarness()

@@ -127,6 +127,26 @@ struct MailboxWebhookTests {
         #expect(await harness.send(.GET, "/api/user/webhooks").status == 401)
     }
 
+    @Test("create refuses a URL with user info or a fragment: 400 invalid_url, nothing stored")
+    func userInfoAndFragmentRefused() async throws {
+        let harness = try MailboxHarness()
+        let token = try await harness.proToken(email: "userinfo@example.com")
+        for url in [
+            "https://user:secret@hooks.example.com/in", "https://user@hooks.example.com/",
+            "https://@hooks.example.com/", "https://evil.example@hooks.example.com/",
+            "https://hooks.example.com/in#frag", "https://hooks.example.com#", "https://hooks.example.com/in?a=1#x",
+        ] {
+            let response = await harness.send(.POST, "/api/user/webhooks", json: #"{"url":"\#(url)"}"#, bearer: token)
+            #expect(response.status == 400 && response.error == "invalid_url", "\(url)")
+        }
+        let listed = await harness.send(.GET, "/api/user/webhooks", bearer: token)
+        #expect(listed["webhooks"] == .array([]))
+        // An @ in the path or query is no user info.
+        let plain = await harness.send(
+            .POST, "/api/user/webhooks", json: #"{"url":"https://hooks.example.com/in/a@b?to=c@d"}"#, bearer: token)
+        #expect(plain.status == 201)
+    }
+
     @Test("a free account, another user's id, unknown ids: 401 and 404 on every webhook route")
     func access() async throws {
         let setup = try await Self.setup()

@@ -1,6 +1,8 @@
 import AuthCrypto
 import HTTP1
 import OAuthServer
+import Owners
+import ServerKit
 import Testing
 
 @Suite("OAuth authorization endpoint and consent")
@@ -210,5 +212,30 @@ struct OAuthAuthorizeTests {
             "/oauth/authorize?" + Self.query(client.id, replacing: ["resource": "urn:atomicmail:agent:" + owner.inbox]))
         #expect(own.status == .ok)
         #expect(!String(decoding: own.body, as: UTF8.self).contains("new_inbox"))
+    }
+
+    @Test("new_inbox past the owner's inbox cap is refused 403 on the consent page, and nothing is made")
+    func inboxCap() async throws {
+        let harness = try OAuthHarness()
+        // The composition root hands the authorization server the owners' capped inboxes; here the cap is 1.
+        let capped = try OAuthHarness.service(
+            harness.test.database, keys: harness.keys, owners: harness.owners,
+            inboxes: CappedOwnedInboxes(harness.inboxes, limit: 1), pool: harness.pool, clock: harness.clock)
+        var router = ContextRouter()
+        harness.owners.register(into: &router)
+        capped.register(into: &router)
+        harness.router = router
+        let client = try await harness.registerClient()
+        let owner = try await harness.owner()
+        let (_, csrf, ticket) = try await Self.consentPage(harness, Self.query(client.id))
+        let refused = await harness.send(
+            .POST, "/oauth/consent",
+            form: [
+                ("csrf_token", csrf), ("request", ticket), ("scope", "mail.send"), ("new_inbox", "one-too-many"),
+                ("decision", "approve"),
+            ])
+        #expect(refused.status == .forbidden)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("You hold 1 inboxes, the most one owner may"))
+        #expect(try await harness.inboxes.inboxes(ownerID: owner.id).map(\.username) == ["owned-inbox"])
     }
 }

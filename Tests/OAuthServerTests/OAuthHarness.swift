@@ -60,7 +60,7 @@ final class OAuthHarness: @unchecked Sendable {
     }
 
     static func service(
-        _ database: any SQLDatabase, keys: JWTKeySet, owners: OwnerService, inboxes: AgentOwnedInboxes,
+        _ database: any SQLDatabase, keys: JWTKeySet, owners: OwnerService, inboxes: any OwnedInboxes,
         pool: WorkerPool, clock: TestClock, documents: (any OAuthDocumentFetching)? = nil,
         configure: (inout OAuthConfiguration) -> Void = { _ in }
     ) throws -> OAuthService {

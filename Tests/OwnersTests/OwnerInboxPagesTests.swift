@@ -81,6 +81,25 @@ struct OwnerInboxPagesTests {
         #expect(try harness.revokedAt(grant: grant) == nil)
     }
 
+    @Test("an owner holds at most 50 inboxes by default: one more, made or linked, is refused 403 with a message")
+    func inboxCap() async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn()
+        for index in 0..<49 {
+            _ = try await harness.ownedInboxes.createInbox(username: "bot-\(index)0", ownerID: ownerID)
+        }
+        let fiftieth = await harness.send(.POST, "/owner/inboxes", form: ["username": "bot-last", "csrf_token": csrf])
+        #expect(fiftieth.status.code == 201)
+        let over = await harness.send(.POST, "/owner/inboxes", form: ["username": "bot-over", "csrf_token": csrf])
+        #expect(over.status.code == 403 && over.text.contains("You hold 50 inboxes, the most one owner may hold."))
+        let key = AgentAPIKey.generate()
+        #expect(try await harness.accounts.create(
+            id: "6f1c1d34-55a4-4d7e-9d3c-6a0c3b8f0a12", username: "self-made", apiKeyDigest: AgentAPIKey.digest(key),
+            now: harness.clock.now))
+        let link = await harness.send(.POST, "/owner/inboxes/link", form: ["api_key": key, "csrf_token": csrf])
+        #expect(link.status.code == 403 && link.text.contains("You hold 50 inboxes, the most one owner may hold."))
+        #expect(try await harness.ownedInboxes.inboxes(ownerID: ownerID).count == 50)
+    }
+
     @Test("linking an agent's own inbox by its key: 303 back with a one-time notice; unknown and others' keys refused")
     func link() async throws {
         let (harness, ownerID, csrf) = try await Self.signedIn()

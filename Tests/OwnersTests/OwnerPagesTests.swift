@@ -1,5 +1,6 @@
 import HTTP1
 import Owners
+import PosternTestSupport
 import Testing
 
 @Suite("Owners: sign-in, sign-up and sign-out pages")
@@ -58,6 +59,36 @@ struct OwnerPagesTests {
         #expect(response.status.code == 429 && response.headers["Retry-After"] == "2")
     }
 
+    @Test("failures from one address lock out that address for the email; the owner still signs in from another")
+    func targetedLockout() async throws {
+        let harness = try OwnersHarness()
+        _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        harness.browser = RouteBrowser(remoteAddress: "198.51.100.7", requestID: "attacker")
+        for _ in 0..<6 { _ = try await harness.signIn("ada@example.com", "wrong horse") }
+        let attacker = try await harness.signIn("ada@example.com", "correct horse")
+        #expect(attacker.status.code == 429 && harness.cookies["postern_owner"] == nil)
+        harness.browser = RouteBrowser(remoteAddress: "203.0.113.5", requestID: "owner")
+        let owner = try await harness.signIn("ada@example.com", "correct horse")
+        #expect(owner.status.code == 303 && harness.cookies["postern_owner"] != nil)
+    }
+
+    @Test("past the email-wide bar the email is blocked from every address, and lifts with time")
+    func emailWideLockout() async throws {
+        let harness = try OwnersHarness { $0.backoff.emailFreeFailures = 14 }
+        _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        // Three failures each from five addresses: no address is past its own five; the fifteenth failure of the
+        // email is past its fourteen and blocks it for 2 s.
+        for host in 1...5 {
+            harness.browser = RouteBrowser(remoteAddress: "198.51.100.\(host)", requestID: "spray")
+            for _ in 0..<3 { #expect(try await harness.signIn("ada@example.com", "wrong horse").status.code == 401) }
+        }
+        harness.browser = RouteBrowser(remoteAddress: "203.0.113.5", requestID: "owner")
+        let blocked = try await harness.signIn("ada@example.com", "correct horse")
+        #expect(blocked.status.code == 429 && blocked.headers["Retry-After"] == "2")
+        harness.clock.advance(2)
+        #expect(try await harness.signIn("ada@example.com", "correct horse").status.code == 303)
+    }
+
     @Test("a form without the browser's CSRF token is refused", arguments: [nil, "forged"])
     func csrf(token: String?) async throws {
         let harness = try OwnersHarness()
@@ -100,6 +131,27 @@ struct OwnerPagesTests {
             form: ["email": "ada@example.com", "password": "correct horse", "csrf_token": token, "next": "/owner"])
         #expect(created.status.code == 303 && open.cookies["postern_owner"] != nil)
         #expect(try await open.service.owners.list().map(\.email) == ["ada@example.com"])
+    }
+
+    @Test("open sign-up: 5 owners an hour from one address by default, then 429; another address still may")
+    func signUpLimit() async throws {
+        let harness = try OwnersHarness { $0.signUpOpen = true }
+        func signUp(_ email: String, _ password: String = "correct horse") async throws -> HTTPResponse {
+            harness.cookies = [:]
+            let page = await harness.send(.GET, "/owner/sign-up")
+            let token = try #require(OwnersHarness.csrf(in: page))
+            return await harness.send(
+                .POST, "/owner/sign-up", form: ["email": email, "password": password, "csrf_token": token])
+        }
+        // A refused form (a short password) costs nothing.
+        #expect(try await signUp("weak@example.com", "short").status.code == 422)
+        for index in 1...5 { #expect(try await signUp("owner\(index)@example.com").status.code == 303) }
+        let refused = try await signUp("owner6@example.com")
+        #expect(refused.status.code == 429 && Int(refused.headers["Retry-After"] ?? "") ?? 0 > 0)
+        #expect(refused.text.contains("Too many new accounts from your network"))
+        #expect(try await harness.service.owners.list().count == 5)
+        harness.browser = RouteBrowser(remoteAddress: "203.0.113.5", requestID: "elsewhere")
+        #expect(try await signUp("owner6@example.com").status.code == 303)
     }
 
     @Test("cookies are Secure behind an https public URL")

@@ -1,16 +1,23 @@
+import ClientAddress
 import Owners
 import PosternTestSupport
 import Testing
 
-@Suite("Owners: accounts and per-email sign-in backoff")
+@Suite("Owners: accounts and sign-in backoff")
 struct OwnerStoreTests {
+    static let ip = ClientAddressKey(peer: "192.0.2.9")
+
     @Test("an owner is created with a lower-cased email and signs in with any case of it")
     func createAndSignIn() async throws {
         let harness = try OwnersHarness()
         let owner = try await harness.service.owners.create(email: "Ada@Example.COM", password: "correct horse")
         #expect(owner.email == "ada@example.com")
-        #expect(try await harness.service.owners.signIn(email: "ADA@example.com", password: "correct horse") == .signedIn(owner))
-        #expect(try await harness.service.owners.signIn(email: "ada@example.com", password: "wrong horse!") == .refused)
+        #expect(
+            try await harness.service.owners.signIn(email: "ADA@example.com", password: "correct horse", client: Self.ip)
+                == .signedIn(owner))
+        #expect(
+            try await harness.service.owners.signIn(email: "ada@example.com", password: "wrong horse!", client: Self.ip)
+                == .refused)
         #expect(try await harness.service.owners.list() == [owner])
     }
 
@@ -32,18 +39,29 @@ struct OwnerStoreTests {
         let owners = harness.service.owners
         let owner = try await owners.create(email: "ada@example.com", password: "correct horse")
         for email in ["ada@example.com", "nobody@example.com"] {
-            for _ in 0..<5 { #expect(try await owners.signIn(email: email, password: "guess guess") == .refused) }
+            for _ in 0..<5 {
+                #expect(
+                    try await owners.signIn(email: email, password: "guess guess", client: Self.ip) == .refused)
+            }
             // The sixth failure blocks for 2 s; while blocked even the right password is not checked.
-            #expect(try await owners.signIn(email: email, password: "guess guess") == .refused)
-            #expect(try await owners.signIn(email: email, password: "correct horse") == .slowDown(retryAfter: 2))
+            #expect(try await owners.signIn(email: email, password: "guess guess", client: Self.ip) == .refused)
+            #expect(
+                try await owners.signIn(email: email, password: "correct horse", client: Self.ip)
+                    == .slowDown(retryAfter: 2))
         }
-        // Another email is not slowed by these failures (the backoff is per email, not per client).
+        // Another email is not slowed by these failures, from the same address either.
         _ = try await owners.create(email: "bob@example.com", password: "battery staple")
-        #expect(try await owners.signIn(email: "bob@example.com", password: "battery staple") != .refused)
+        #expect(
+            try await owners.signIn(email: "bob@example.com", password: "battery staple", client: Self.ip)
+                != .refused)
         harness.clock.advance(2)
-        #expect(try await owners.signIn(email: "ada@example.com", password: "correct horse") == .signedIn(owner))
-        #expect(try await owners.signIn(email: "ada@example.com", password: "guess guess") == .refused)
-        #expect(try await owners.signIn(email: "ada@example.com", password: "correct horse") == .signedIn(owner))
+        #expect(
+            try await owners.signIn(email: "ada@example.com", password: "correct horse", client: Self.ip)
+                == .signedIn(owner))
+        #expect(try await owners.signIn(email: "ada@example.com", password: "guess guess", client: Self.ip) == .refused)
+        #expect(
+            try await owners.signIn(email: "ada@example.com", password: "correct horse", client: Self.ip)
+                == .signedIn(owner))
     }
 
     @Test("the delay doubles from 2 s after the free failures and stops at the cap")
@@ -53,6 +71,7 @@ struct OwnerStoreTests {
         #expect((6...9).map { backoff.delay(afterFailures: $0) } == [2, 4, 8, 16])
         #expect(backoff.delay(afterFailures: 15) == 900)
         #expect(backoff.delay(afterFailures: 1_000) == 900)
+        #expect(backoff.emailDelay(afterFailures: 100) == 0 && backoff.emailDelay(afterFailures: 101) == 2)
     }
 
     @Test("removing an owner ends their sessions")

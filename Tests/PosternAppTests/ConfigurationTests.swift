@@ -129,13 +129,27 @@ struct ConfigurationTests {
             ("POSTERN_AGENT_POW_DIFFICULTY", "-1"), ("POSTERN_TRUSTED_PROXIES", "10.0.0.0/33"),
             ("POSTERN_PUBLIC_URL", "ftp://x"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "3"),
             ("POSTERN_EVENT_LOOPS", "0"), ("POSTERN_EVENT_LOOPS", "257"), ("POSTERN_EVENT_LOOPS", "two"),
-            ("POSTERN_OWNER_SIGNUP", "yes"),
+            ("POSTERN_OWNER_SIGNUP", "yes"), ("POSTERN_OWNER_MAX_INBOXES", "0"), ("POSTERN_OWNER_MAX_INBOXES", "101"),
+            ("POSTERN_OWNER_SIGNUPS_PER_HOUR", "-1"),
         ])
     func badValues(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader.parse { ["JWT_ISSUER": "x", key: value][$0] }
         }
         #expect(error?.key == key)
+    }
+
+    @Test("owners' inbox cap and sign-up rate: 50 and 5 an hour by default, set by their keys, given to the owners")
+    func ownerLimits() throws {
+        let identity = PublicIdentity(baseURL: "http://127.0.0.1:8080", issuer: "x")
+        let parsed = try ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }
+        let defaults = Surfaces.ownersConfiguration(parsed, identity: identity)
+        #expect(defaults.maxInboxes == 50 && defaults.signUpsPerHour == 5)
+        let set = try ConfigurationLoader.parse {
+            ["JWT_ISSUER": "x", "POSTERN_OWNER_MAX_INBOXES": "100", "POSTERN_OWNER_SIGNUPS_PER_HOUR": "0"][$0]
+        }
+        let owners = Surfaces.ownersConfiguration(set, identity: identity)
+        #expect(owners.maxInboxes == 100 && owners.signUpsPerHour == 0)
     }
 
     @Test("POSTERN_OWNER_SIGNUP: closed unless it says open, in any case")

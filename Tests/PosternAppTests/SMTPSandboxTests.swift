@@ -135,4 +135,39 @@ struct SMTPSandboxTests {
             port: port, password: "tm_pro_anything", starttls: false, recipients: ["a@example.org"], message: "x")
         #expect(answer == "error SMTPNotSupportedError")  // EHLO offers no AUTH before TLS: smtplib does not try
     }
+
+    @Test("a session whose API token is revoked after AUTH gets 530 at its next MAIL FROM; nothing is captured")
+    func revokedTokenMidSession() async throws {
+        let server = try await TestServer.start { $0.sandboxSMTPPort = 0 }
+        defer { Task { await server.stop() } }
+        let port = try #require(server.runtime.sandboxListenAddress?.split(separator: ":").last.flatMap { Int($0) })
+        _ = try await Operations.createProUser(
+            configuration: server.runtime.configuration, email: "revoke@example.com", password: "pro-password",
+            maxAccounts: 1, logger: Logger(label: "test"))
+        let client = try server.client()
+        let login = try await client.json(
+            "POST", "/api/user/login", ["email": "revoke@example.com", "password": "pro-password"])
+        let jwt = try #require(try login.json()["token"] as? String)
+        let auth = [("Authorization", "Bearer \(jwt)")]
+        let made = try await client.json("POST", "/api/user/tokens", ["name": "smtp"], headers: auth).json()
+        let token = try #require(made["token"] as? String)
+        let tokenID = try #require(made["id"] as? String)
+        // smtplib authenticates (on loopback, before TLS), the token is revoked over HTTP, then the same session sends.
+        let script = """
+            import smtplib, sys, urllib.request
+            with smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=20) as s:
+                s.login("anyone", sys.argv[2])
+                request = urllib.request.Request(
+                    "http://127.0.0.1:" + sys.argv[3] + "/api/user/tokens/" + sys.argv[4], method="DELETE",
+                    headers={"Authorization": "Bearer " + sys.argv[5]})
+                print(urllib.request.urlopen(request).status)
+                print(s.docmd("MAIL", "FROM:<sender@example.net>")[0])
+                print(s.docmd("RSET")[0])
+            """
+        let output = try await PythonScript.snippet(
+            script, arguments: [String(port), token, String(server.port), tokenID, jwt], input: "")
+        #expect(output.split(separator: "\n") == ["204", "530", "250"])
+        let messages = try await client.request("GET", "/api/user/sandbox/messages", headers: auth).json()
+        #expect((messages["messages"] as? [Any])?.isEmpty == true)
+    }
 }

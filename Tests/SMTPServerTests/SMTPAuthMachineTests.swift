@@ -10,6 +10,8 @@ struct SMTPAuthMachineTests {
     /// base64 of `\0any\0tm_pro_good` and of `\0any\0tm_pro_bad`.
     static let goodPlain = "AGFueQB0bV9wcm9fZ29vZA=="
     static let badPlain = "AGFueQB0bV9wcm9fYmFk"
+    /// base64 of `\0any\0tm_pro_once`.
+    static let oncePlain = "AGFueQB0bV9wcm9fb25jZQ=="
 
     @Test("PLAIN with an initial response on loopback, then a message that carries the identity")
     func plainInitialResponse() {
@@ -47,6 +49,49 @@ struct SMTPAuthMachineTests {
         #expect(
             c.lines.suffix(2) == ["535 5.7.8 Authentication credentials invalid", "530 5.7.0 Authentication required"])
         #expect(c.deliveries.isEmpty)
+    }
+
+    @Test("The third failed AUTH is answered 421 4.7.0 and the session closes; nothing after it is read")
+    func tooManyFailedAuthentications() {
+        let c = Conversation.both(
+            "EHLO c\r\nAUTH PLAIN \(Self.badPlain)\r\nAUTH LOGIN\r\nYW55\r\ndG1fcHJvX2JhZA==\r\n"
+                + "AUTH PLAIN \(Self.badPlain)\r\nAUTH PLAIN \(Self.goodPlain)\r\nMAIL FROM:<a@x.test>\r\n",
+            peer: "127.0.0.1", Self.submission)
+        #expect(
+            Array(c.lines.suffix(5)) == [
+                "535 5.7.8 Authentication credentials invalid", "334 VXNlcm5hbWU6", "334 UGFzc3dvcmQ6",
+                "535 5.7.8 Authentication credentials invalid",
+                "421 4.7.0 Error: too many failed authentication attempts",
+            ])
+        #expect(c.ended)
+        #expect(!c.replies.contains("235"))
+        // Two failures and then the right token: the session goes on; the limit is configurable.
+        let twice = Conversation.both(
+            "EHLO c\r\nAUTH PLAIN \(Self.badPlain)\r\nAUTH PLAIN \(Self.badPlain)\r\nAUTH PLAIN \(Self.goodPlain)\r\n"
+                + "MAIL FROM:<a@x.test>\r\n", peer: "127.0.0.1", Self.submission)
+        #expect(twice.lines.suffix(2) == ["235 2.7.0 Authentication successful", "250 2.1.0 Ok"])
+        let one = Conversation.both("EHLO c\r\nAUTH PLAIN \(Self.badPlain)\r\nNOOP\r\n", peer: "127.0.0.1") {
+            Self.submission(&$0)
+            $0.maxAuthenticationFailures = 1
+        }
+        #expect(one.lines.last == "421 4.7.0 Error: too many failed authentication attempts")
+    }
+
+    @Test("A session whose credential was revoked after AUTH starts no transaction until it authenticates again")
+    func revokedCredential() {
+        // The scripted sink takes `tm_pro_once` for user-2, whose credential is revoked as soon as it was checked.
+        let c = Conversation.both(
+            "EHLO c\r\nAUTH PLAIN \(Self.oncePlain)\r\nMAIL FROM:<a@x.test>\r\nRCPT TO:<alice@local.test>\r\n"
+                + "AUTH PLAIN \(Self.goodPlain)\r\nMAIL FROM:<b@x.test>\r\nRCPT TO:<alice@local.test>\r\n"
+                + "DATA\r\nhi\r\n.\r\n", peer: "127.0.0.1", Self.submission)
+        #expect(
+            Array(c.lines.suffix(8)) == [
+                "235 2.7.0 Authentication successful", "530 5.7.0 Authentication required",
+                "503 5.5.1 Error: need MAIL command", "235 2.7.0 Authentication successful", "250 2.1.0 Ok",
+                "250 2.1.5 Ok", "354 End data with <CR><LF>.<CR><LF>", "250 2.0.0 OK queued as Q1",
+            ])
+        #expect(c.deliveries.map(\.authenticatedAs) == ["user-1"])
+        #expect(c.deliveries.map(\.mailFrom) == ["b@x.test"])
     }
 
     @Test("Before TLS a client that is not on loopback gets 538 and no AUTH in EHLO")

@@ -55,6 +55,7 @@ struct SessionHarness {
                 case .deliver(let envelope, _):
                     return "perform(deliver to \(envelope.recipients.joined(separator: ",")))"
                 case .authenticate(let username, let password): return "perform(authenticate \(username):\(password))"
+                case .confirm(let identity): return "perform(confirm \(identity))"
                 }
             case .shutdownWrite: return "shutdownWrite"
             case .close: return "close"
@@ -147,7 +148,10 @@ struct Conversation: Equatable {
                 case .verdict(let recipient):
                     outcome = .verdict(verdict(recipient))
                 case .authenticate(_, let password):
-                    outcome = .authenticated(password == "tm_pro_good" ? "user-1" : nil)
+                    outcome = .authenticated(
+                        password == "tm_pro_good" ? "user-1" : password == "tm_pro_once" ? "user-2" : nil)
+                case .confirm(let identity):
+                    outcome = .confirmed(identity == "user-1")
                 case .deliver(let envelope, let data):
                     result.deliveries.append(envelope)
                     result.messages.append(data)
