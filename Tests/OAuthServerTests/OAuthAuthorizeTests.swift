@@ -232,7 +232,7 @@ struct OAuthAuthorizeTests {
             .POST, "/oauth/consent",
             form: [
                 ("csrf_token", csrf), ("request", ticket), ("scope", "mail.send"), ("new_inbox", "one-too-many"),
-                ("decision", "approve"),
+                ("reach", "all"), ("decision", "approve"),
             ])
         #expect(refused.status == .forbidden)
         #expect(String(decoding: refused.body, as: UTF8.self).contains("You hold 1 inboxes, the most one owner may"))
