@@ -64,5 +64,20 @@ struct CustomDomainInboxTests {
                 "methodCalls": [["Mailbox/get", ["accountId": agent.accountID], "m"]],
             ], token: agent.capability)
         #expect(after.status == 401)
+
+        // A Pro user proves the domain: the address is the Pro user's catch-all now, never the old inbox's again.
+        _ = try await runtime.database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO mailbox_pro_users (id, email, password_hash, max_accounts, created_at)
+                VALUES ('p1', 'p@x.example', 'x', 5, 0)
+                """)
+            return try connection.run(
+                """
+                INSERT INTO mailbox_pro_domains (id, owner_id, domain, verify_token, verified_at, created_at)
+                VALUES ('00000000-0000-4000-8000-000000000001', 'p1', 'example.com', 'postern-verify-2', 2, 0)
+                """)
+        }
+        #expect(try await harness.session(token: agent.capability).status == 401)
     }
 }
