@@ -41,10 +41,10 @@ extension MailboxStore {
         }
     }
 
-    /// Inserts a pending claim. In one write transaction: claims pending longer than `window` seconds on this domain or
-    /// of this user are deleted, the domain is refused when someone holds it verified here or the user claims it already
-    /// (`.domainAlreadyExists`), and the user's count is checked (`.domainLimitReached`). Other users' pending claims do
-    /// not stand in the way; the unique indexes of 0024 decide races.
+    /// Inserts a pending claim. In one write transaction: claims pending longer than `window` seconds on this domain
+    /// or of this user are deleted, the domain is refused when someone holds it verified here or the user claims it
+    /// already (`.domainAlreadyExists`), and the user's count is checked (`.domainLimitReached`). Other users'
+    /// pending claims do not stand in the way; the unique indexes of 0024 decide races.
     func insert(_ record: ProDomainRecord, limit: Int64, window: Int64) async throws {
         try await database.write { connection in
             try connection.transaction {
@@ -88,7 +88,8 @@ extension MailboxStore {
             return try await database.write { connection in
                 try connection.run(
                     """
-                    UPDATE mailbox_pro_domains SET verified_at = ?, mx_configured = ? WHERE id = ? AND verified_at IS NULL
+                    UPDATE mailbox_pro_domains SET verified_at = ?, mx_configured = ?
+                    WHERE id = ? AND verified_at IS NULL
                     """,
                     [.integer(now), .integer(mxConfigured ? 1 : 0), .text(id)]) > 0
             }
@@ -144,7 +145,8 @@ extension MailboxStore {
             try connection.transaction {
                 guard
                     let domain = try connection.query(
-                        "SELECT domain FROM mailbox_pro_domains WHERE id = ? AND owner_id = ?", [.text(id), .text(ownerID)]
+                        "SELECT domain FROM mailbox_pro_domains WHERE id = ? AND owner_id = ?",
+                        [.text(id), .text(ownerID)]
                     ).first?.text("domain")
                 else { return false }
                 // Domain names are letters, digits, dots and hyphens: nothing in one is a LIKE wildcard.

@@ -1,6 +1,6 @@
-/// A domain an owner added to put agent inboxes on (Atomic custom domains): pending until a check finds this claim's own
-/// TXT token at its apex, verified from then on. An MX naming this server is routing, never proof: it is the same for
-/// every tenant.
+/// A domain an owner added to put agent inboxes on (Atomic custom domains): pending until a check finds this claim's
+/// own TXT token at its apex, verified from then on. An MX naming this server is routing, never proof: it is the same
+/// for every tenant.
 public struct OwnerDomain: Sendable, Equatable {
     public let id: String
     public let ownerID: String

@@ -69,16 +69,20 @@ public struct OwnerDomainPages: Sendable {
     }
 
     private func verify(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
-        guard let id = parameters["id"] else { return OwnerService.messagePage(.notFound, "Your domains", "No such domain.") }
+        guard let id = parameters["id"] else {
+            return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
+        }
         let result: (domain: OwnerDomain, check: DomainOwnershipCheck)?
         do {
             result = try await service.domains.verify(id: id, ownerID: owner.id)
         } catch let error as OwnerDomainError where error == .expired || error == .taken {
+            let days = service.domains.verificationWindow / 86_400
             let words =
                 error == .expired
-                ? "That claim stayed unverified for \(service.domains.verificationWindow / 86_400) days and lapsed: add the domain again."
+                ? "That claim stayed unverified for \(days) days and lapsed: add the domain again."
                 : "Someone else verified that domain first; your claim on it is gone."
-            return try await page(request, owner, status: error == .expired ? HTTPStatus(code: 410, reason: "Gone") : .conflict) { $0.error = words }
+            let status = error == .expired ? HTTPStatus(code: 410, reason: "Gone") : .conflict
+            return try await page(request, owner, status: status) { $0.error = words }
         }
         guard let (domain, check) = result
         else { return OwnerService.messagePage(.notFound, "Your domains", "No such domain.") }
@@ -95,12 +99,14 @@ public struct OwnerDomainPages: Sendable {
             return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
         }
         let suffix = "@" + domain.domain
-        let remaining = try await inboxes.inboxes(ownerID: owner.id).filter { $0.address.lowercased().hasSuffix(suffix) }
+        let remaining = try await inboxes.inboxes(ownerID: owner.id)
+            .filter { $0.address.lowercased().hasSuffix(suffix) }
         guard remaining.isEmpty else {
             return try await page(request, owner, status: .conflict) {
+                let addresses = remaining.map(\.address).joined(separator: ", ")
                 $0.error =
                     "\(domain.domain) still has \(remaining.count) inbox\(remaining.count == 1 ? "" : "es") on it "
-                    + "(\(remaining.map(\.address).joined(separator: ", "))): a domain cannot be deleted while inboxes exist on it."
+                    + "(\(addresses)): a domain cannot be deleted while inboxes exist on it."
             }
         }
         guard try await service.domains.delete(id: id, ownerID: owner.id) else {

@@ -5,10 +5,10 @@ import Foundation
 import Storage
 
 /// Owners' custom domains (`owner_domains`, migrations 0020 and 0024): add, check by DNS, list, delete. One check
-/// mechanism with Mail.td's Pro domains (`DomainOwnershipCheck`): this claim's own TXT token at the apex proves control
-/// of the zone; an MX there naming `mxHost` is routing only. Pending claims block nobody: several owners (and Pro users)
-/// may claim one domain, the first to verify wins and the others are deleted, and a claim pending longer than
-/// ``verificationWindow`` is deleted.
+/// mechanism with Mail.td's Pro domains (`DomainOwnershipCheck`): this claim's own TXT token at the apex proves
+/// control of the zone; an MX there naming `mxHost` is routing only. Pending claims block nobody: several owners (and
+/// Pro users) may claim one domain, the first to verify wins and the others are deleted, and a claim pending longer
+/// than ``verificationWindow`` is deleted.
 public struct OwnerDomains: Sendable {
     let database: any SQLDatabase
     let resolver: DNSResolver
@@ -84,8 +84,10 @@ public struct OwnerDomains: Sendable {
                         """,
                         [.integer(lapsed), .text(ownerID), .text(name)])
                     let claims = try connection.query(
-                        "SELECT owner_id FROM owner_domains WHERE domain = ? AND (verified_at IS NOT NULL OR owner_id = ?)",
-                        [.text(name), .text(ownerID)])
+                        """
+                        SELECT owner_id FROM owner_domains
+                        WHERE domain = ? AND (verified_at IS NOT NULL OR owner_id = ?)
+                        """, [.text(name), .text(ownerID)])
                     guard claims.isEmpty else { throw OwnerDomainError.taken }
                     let count = try connection.query(
                         "SELECT COUNT(*) AS n FROM owner_domains WHERE owner_id = ?", [.text(ownerID)]
