@@ -11,4 +11,10 @@ public protocol CustomDomainClaims: Sendable {
     /// Deletes every pending claim here on `domain` (lower-cased): a claim on another surface was verified.
     /// - Throws: storage errors.
     func dropPending(domain: String) async throws
+
+    /// Whether an account or inbox here has `address` (lower-cased), live or left from an earlier holder of its
+    /// domain. Mail is kept by address: the other surface must not make a second mailbox at it, which would read this
+    /// one's mail (and this one its).
+    /// - Throws: storage errors.
+    func hasAddress(_ address: String) async throws -> Bool
 }

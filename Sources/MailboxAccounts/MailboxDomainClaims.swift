@@ -17,4 +17,8 @@ public struct MailboxDomainClaims: CustomDomainClaims {
     public func dropPending(domain: String) async throws {
         try await MailboxStore(database: database).deletePendingDomains(domain)
     }
+
+    public func hasAddress(_ address: String) async throws -> Bool {
+        try await MailboxStore(database: database).addressExists(address)
+    }
 }

@@ -23,4 +23,11 @@ public struct OwnerDomainClaims: CustomDomainClaims {
             try connection.run("DELETE FROM owner_domains WHERE domain = ? AND verified_at IS NULL", [.text(domain)])
         }
     }
+
+    /// An owner's inbox on a custom domain is the agent account named by its whole address, revoked or not.
+    public func hasAddress(_ address: String) async throws -> Bool {
+        try await database.read { connection in
+            try !connection.query("SELECT 1 FROM agent_accounts WHERE username = ?", [.text(address)]).isEmpty
+        }
+    }
 }

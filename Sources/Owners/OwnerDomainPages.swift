@@ -122,9 +122,14 @@ public struct OwnerDomainPages: Sendable {
             let domain = try await service.domains.domains(ownerID: owner.id).first(where: { $0.id == id }),
             domain.verifiedAt != nil
         else { return OwnerService.messagePage(.notFound, "Your domains", "No such verified domain.") }
+        let localPart = request.formFields()["local_part"] ?? ""
+        // A Pro user's account left at this address (the domain was theirs before) keeps its mail under it.
+        if try await service.domains.otherClaims?.hasAddress((localPart + "@" + domain.domain).lowercased()) == true {
+            return try await page(request, owner, status: .conflict) { $0.error = "That address is taken." }
+        }
         do {
             let (inbox, key) = try await inboxes.createInbox(
-                username: request.formFields()["local_part"] ?? "", domain: domain.domain, ownerID: owner.id)
+                username: localPart, domain: domain.domain, ownerID: owner.id)
             return try await page(request, owner, status: .created) { $0.created = (inbox.address, key) }
         } catch let error as OwnedInboxError {
             let words =

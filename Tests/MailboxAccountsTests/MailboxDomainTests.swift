@@ -28,6 +28,7 @@ struct MailboxDomainTests {
     struct Held: CustomDomainClaims {
         func holdsVerified(domain: String) async throws -> Bool { domain == "owner.example" }
         func dropPending(domain: String) async throws {}
+        func hasAddress(_ address: String) async throws -> Bool { false }
     }
 
     @Test("a domain an owner holds verified for agent inboxes is 409; a Pro user's domain is reported held once verified")
@@ -199,6 +200,12 @@ struct MailboxDomainTests {
         #expect(await harness.send(.POST, "/api/user/domains/\(squat.string("id"))/verify", bearer: squatter).status == 404)
         let again = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"contested.test"}"#, bearer: squatter)
         #expect(again.status == 409 && again.error == "domain_already_exists")
+        // An owner's inbox left at an address there keeps its mail under it: no second mailbox at it.
+        let left = await harness.send(
+            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "left@contested.test", pow: nil),
+            bearer: holder)
+        #expect(left.status == 409 && left.error == "address_taken")
+        _ = try await harness.createProAccount("box@contested.test", bearer: holder)
     }
 
     @Test("verify: SERVFAIL or no answer in time is pending with a message, never an error")
@@ -251,6 +258,7 @@ final class TakenMeanwhileNever: CustomDomainClaims {
     let dropped = Mutex<[String]>([])
     func holdsVerified(domain: String) async throws -> Bool { false }
     func dropPending(domain: String) async throws { dropped.withLock { $0.append(domain) } }
+    func hasAddress(_ address: String) async throws -> Bool { address == "left@contested.test" }
 }
 
 extension MailboxDomainTests {

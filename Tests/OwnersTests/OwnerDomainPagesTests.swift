@@ -115,3 +115,37 @@ extension OwnerDomainPagesTests {
         #expect(try await directory.resolve("support@held.example") == .foreign)
     }
 }
+
+extension OwnerDomainPagesTests {
+    /// A Pro side that holds nothing verified but has an account left at one address.
+    struct LeftAccount: CustomDomainClaims {
+        func holdsVerified(domain: String) async throws -> Bool { false }
+        func dropPending(domain: String) async throws {}
+        func hasAddress(_ address: String) async throws -> Bool { address == "left@held.example" }
+    }
+
+    @Test("no inbox at an address where a Pro user's account was left: its mail is kept under the address")
+    func addressLeftOnTheOtherSurface() async throws {
+        let zone = LoopbackDNSServer.Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
+        defer { server.stop() }
+        let harness = try OwnersHarness {
+            $0.dnsResolver = server.address
+            $0.dnsTimeout = .milliseconds(300)
+            $0.otherDomainClaims = LeftAccount()
+        }
+        Self.pages(harness).register(into: &harness.router)
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        _ = try await harness.signIn("ada@example.com", "correct horse")
+        let claim = try await harness.service.domains.add("held.example", ownerID: ada.id)
+        zone.set("held.example", 16, .txt([claim.verifyToken]))
+        _ = try await harness.service.domains.verify(id: claim.id, ownerID: ada.id)
+        let csrf = try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner/domains")))
+        let left = await harness.send(
+            .POST, "/owner/domains/\(claim.id)/inboxes", form: ["local_part": "Left", "csrf_token": csrf])
+        #expect(left.status.code == 409 && Self.text(left).contains("That address is taken."))
+        let fresh = await harness.send(
+            .POST, "/owner/domains/\(claim.id)/inboxes", form: ["local_part": "fresh", "csrf_token": csrf])
+        #expect(fresh.status.code == 201)
+    }
+}

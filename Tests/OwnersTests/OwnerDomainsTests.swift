@@ -159,6 +159,7 @@ final class Recorded: CustomDomainClaims {
     let dropped = Mutex<[String]>([])
     func holdsVerified(domain: String) async throws -> Bool { false }
     func dropPending(domain: String) async throws { dropped.withLock { $0.append(domain) } }
+    func hasAddress(_ address: String) async throws -> Bool { false }
 }
 
 @Suite("Owners: one domain, one holder across surfaces")
@@ -167,6 +168,7 @@ struct OwnerDomainClaimsTests {
         let domains: Set<String>
         func holdsVerified(domain: String) async throws -> Bool { domains.contains(domain) }
         func dropPending(domain: String) async throws {}
+        func hasAddress(_ address: String) async throws -> Bool { false }
     }
 
     @Test("a domain a Mail.td Pro user holds verified is refused; an owner's domain is reported held once verified")

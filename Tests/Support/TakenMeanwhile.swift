@@ -21,4 +21,6 @@ public final class TakenMeanwhile: CustomDomainClaims {
     public func dropPending(domain: String) async throws {
         dropped.withLock { $0.append(domain) }
     }
+
+    public func hasAddress(_ address: String) async throws -> Bool { false }
 }
