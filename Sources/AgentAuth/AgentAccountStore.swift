@@ -63,6 +63,21 @@ public struct AgentAccountStore: Sendable {
         }
     }
 
+    /// Whether a live agent is named by the whole address `username` (an inbox on an owner's custom domain) and its
+    /// owner (`owner_inboxes`) holds `domain` verified (`owner_domains`).
+    public func isLiveOnVerifiedDomain(username: String, domain: String) async throws -> Bool {
+        try await database.read { connection in
+            try !connection.query(
+                """
+                SELECT 1 FROM agent_accounts a
+                JOIN owner_inboxes o ON o.agent_id = a.id
+                JOIN owner_domains d ON d.owner_id = o.owner_id AND d.domain = ? AND d.verified_at IS NOT NULL
+                WHERE a.username = ? AND a.revoked_at IS NULL
+                """, [.text(domain), .text(username)]
+            ).isEmpty
+        }
+    }
+
     /// The live account with id `id`, if any.
     public func liveAccount(id: String) async throws -> AgentAccount? {
         try await database.read { connection in try Self.liveAccount(id: id, connection) }

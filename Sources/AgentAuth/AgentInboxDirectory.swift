@@ -2,7 +2,8 @@ import Directory
 
 /// The agent surface's side of the directory: `<username>@<inbox domain>` is local while the agent named
 /// `username` is live (not revoked), and so is an address on an owner's custom domain while a live agent is named by
-/// the whole address; every agent inbox has the same quota.
+/// the whole address and the owner who holds that inbox holds the domain verified (an inbox left on a domain its
+/// owner no longer holds receives nothing and cannot authenticate or send); every agent inbox has the same quota.
 public struct AgentInboxDirectory: AccountDirectory {
     let accounts: AgentAccountStore
     let domain: String
@@ -23,14 +24,15 @@ public struct AgentInboxDirectory: AccountDirectory {
         domain.lowercased() == self.domain
     }
 
-    /// Local when the username (or, off the agent domain, the whole address) is a live agent's; unknown on the agent
-    /// domain otherwise; foreign elsewhere.
+    /// Local when the username is a live agent's, or, off the agent domain, the whole address is a live agent's whose
+    /// owner holds the domain verified; unknown on the agent domain otherwise; foreign elsewhere.
     /// - Throws: storage errors.
     public func resolve(_ address: String) async throws -> AddressResolution {
         guard let parts = AddressParts(address) else { return .foreign }
         guard let username = AgentInbox.username(of: parts, domain: domain) else {
             // An inbox on an owner's custom domain (AgentOwnedInboxes): its username is the whole address.
-            return try await accounts.isLive(username: parts.text) ? .local(Recipient(address: parts.text, quota: quota)) : .foreign
+            let held = try await accounts.isLiveOnVerifiedDomain(username: parts.text, domain: parts.domain)
+            return held ? .local(Recipient(address: parts.text, quota: quota)) : .foreign
         }
         guard try await accounts.isLive(username: username) else { return .unknown }
         return .local(Recipient(address: parts.text, quota: quota))

@@ -81,10 +81,18 @@ extension JMAPService {
         return response.json(accountID: call.account.id, states: states)
     }
 
-    /// Sends one message: checks the identity and envelope, delivers to local recipients, keeps the rest in the
-    /// outbox, moves the message to Sent. Returns the EmailSubmission object and the email id.
+    /// Sends one message: checks that the account's own address is still a local mailbox, the identity and the
+    /// envelope, delivers to local recipients, keeps the rest in the outbox, moves the message to Sent. Returns the
+    /// EmailSubmission object and the email id.
     private func submit(_ properties: JMAPArguments, _ call: JMAPCall) async throws -> (JSONValue, String) {
         let account = call.account
+        // An address on a custom domain is the account's only while its holder holds the domain verified; once it
+        // is not local (the domain deleted, lapsed or verified by someone else), nothing is sent as it.
+        guard case .local = try await directory.resolve(account.address) else {
+            throw SetError(
+                type: "forbiddenFrom",
+                description: "\(account.address) is no longer a mailbox of this server: nothing can be sent as it.")
+        }
         guard let given = properties["emailId"]?.stringValue else {
             throw SetError.invalidProperties("`emailId` is required.", ["emailId"])
         }

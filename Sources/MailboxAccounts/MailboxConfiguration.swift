@@ -52,9 +52,11 @@ public struct MailboxConfiguration: Sendable {
     public var dnsResolver: String?
     /// The longest one custom-domain lookup (TXT or MX, asked together) may take. Default 3 s.
     public var dnsTimeout: Duration = .seconds(3)
-    /// Seconds a custom domain may stay pending before verification answers 410 `domain_expired`. Default 7 days.
+    /// Seconds a custom domain may stay pending: past it the claim is deleted (verification answers 410
+    /// `domain_expired` that once, listing no longer shows it) and blocks nobody. Default 7 days.
     public var domainVerificationWindow: Int64 = 7 * 24 * 3600
-    /// Domains other surfaces' users hold (owners' domains): a Pro user cannot add one. Default none.
+    /// Domains other surfaces' users hold verified (owners' domains): a Pro user cannot add one; their pending claims
+    /// are dropped when a Pro user verifies one. Default none.
     public var otherDomainClaims: (any CustomDomainClaims)?
     /// What `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`, an operator's page); nil: 501
     /// `billing_not_available`, as cancel and resume always are.

@@ -3,7 +3,9 @@ import Storage
 
 /// The mailbox surface's side of the directory: an address on a mailbox domain (public or Pro-only) is local when
 /// a mailbox account has it, with that account's quota; every address on a Pro user's verified custom domain is local
-/// (Mail.td's catch-all), with its account's quota when one exists and `catchAllQuota` otherwise.
+/// (Mail.td's catch-all), with its account's quota when one exists and `catchAllQuota` otherwise. An account on a
+/// custom domain is local only while its own Pro user holds the domain verified: an account left from an earlier
+/// holder is not (no mail reaches it, and JMAP does not let it send).
 public struct MailboxDirectory: AccountDirectory {
     let store: MailboxStore
     let domains: Set<String>
@@ -24,8 +26,8 @@ public struct MailboxDirectory: AccountDirectory {
         domains.contains(domain.lowercased())
     }
 
-    /// Local when a mailbox account has the address or its domain is a verified custom domain; unknown on a mailbox
-    /// domain otherwise; foreign elsewhere.
+    /// Local when a mailbox account has the address on a mailbox domain, or the address is on a verified custom
+    /// domain and is no account's or its holder's account; unknown on a mailbox domain otherwise; foreign elsewhere.
     /// - Throws: storage errors.
     public func resolve(_ address: String) async throws -> AddressResolution {
         guard let parts = AddressParts(address) else { return .foreign }
@@ -33,7 +35,11 @@ public struct MailboxDirectory: AccountDirectory {
             guard let quota = try await store.quota(address: parts.text) else { return .unknown }
             return .local(Recipient(address: parts.text, quota: quota))
         }
-        guard try await store.verifiedDomain(parts.domain) != nil else { return .foreign }
-        return .local(Recipient(address: parts.text, quota: try await store.quota(address: parts.text) ?? catchAllQuota))
+        guard let claim = try await store.verifiedDomain(parts.domain) else { return .foreign }
+        guard let account = try await store.quotaAndOwner(address: parts.text) else {
+            return .local(Recipient(address: parts.text, quota: catchAllQuota))
+        }
+        guard account.ownerID == claim.ownerID else { return .foreign }
+        return .local(Recipient(address: parts.text, quota: account.quota))
     }
 }

@@ -1,7 +1,8 @@
 import Directory
 import Storage
 
-/// The mailbox surface's side of ``CustomDomainClaims``: a Pro user's domain, pending or verified.
+/// The mailbox surface's side of ``CustomDomainClaims``: a Pro user's verified domain, and the pending claims given
+/// up when an owner verifies one.
 public struct MailboxDomainClaims: CustomDomainClaims {
     let database: any SQLDatabase
 
@@ -9,9 +10,15 @@ public struct MailboxDomainClaims: CustomDomainClaims {
         self.database = database
     }
 
-    public func holds(domain: String) async throws -> Bool {
-        try await database.read { connection in
-            try !connection.query("SELECT 1 FROM mailbox_pro_domains WHERE domain = ?", [.text(domain)]).isEmpty
-        }
+    public func holdsVerified(domain: String) async throws -> Bool {
+        try await MailboxStore(database: database).verifiedDomain(domain) != nil
+    }
+
+    public func dropPending(domain: String) async throws {
+        try await MailboxStore(database: database).deletePendingDomains(domain)
+    }
+
+    public func hasAddress(_ address: String) async throws -> Bool {
+        try await MailboxStore(database: database).addressExists(address)
     }
 }

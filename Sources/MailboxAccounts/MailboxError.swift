@@ -50,9 +50,12 @@ public struct MailboxError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let invalidIndex = MailboxError(status: 400, code: "invalid_index")
     /// 403: the Pro user already has `max_domains` custom domains.
     public static let domainLimitReached = MailboxError(status: 403, code: "domain_limit_reached")
-    /// 409: the custom domain belongs to someone (another Pro user, or the service itself).
+    /// 409: the custom domain belongs to someone (another Pro user or an owner holds it verified, or the service
+    /// itself serves it), or the user claims it already.
     public static let domainAlreadyExists = MailboxError(status: 409, code: "domain_already_exists")
-    /// 410: a custom domain stayed pending past its verification window.
+    /// 409: accounts of the user are still on the custom domain; it cannot be deleted until they are.
+    public static let domainInUse = MailboxError(status: 409, code: "domain_in_use")
+    /// 410: a custom domain stayed pending past its verification window (the claim is deleted).
     public static let domainExpired = MailboxError(status: 410, code: "domain_expired")
     /// 400: a webhook URL that is not an absolute `https` URL, or names a target the outbound policy refuses.
     public static let invalidURL = MailboxError(status: 400, code: "invalid_url")

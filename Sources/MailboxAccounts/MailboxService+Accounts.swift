@@ -46,6 +46,10 @@ extension MailboxService {
             // A Pro user's own verified custom domain (Mail.td: mailboxes on it are created like any other).
             guard let owner, let custom = try await store.verifiedDomain(address.domain), custom.ownerID == owner.id
             else { throw MailboxError.invalidDomain }
+            // An owner's inbox left at this address (the domain was theirs before) keeps its mail under it.
+            if try await configuration.otherDomainClaims?.hasAddress(address.description) == true {
+                throw MailboxError.addressTaken
+            }
         }
         let credential = try MailboxCredential.readNew(body)
         let proof = try body["pow"].map(Self.proof)

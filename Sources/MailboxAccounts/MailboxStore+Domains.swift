@@ -41,11 +41,23 @@ extension MailboxStore {
         }
     }
 
-    /// Inserts a domain: the user's count and the insert share one write transaction (`.domainLimitReached`), and
-    /// the UNIQUE constraint on `domain` decides races between users (`.domainAlreadyExists`).
-    func insert(_ record: ProDomainRecord, limit: Int64) async throws {
+    /// Inserts a pending claim. In one write transaction: claims pending longer than `window` seconds on this domain
+    /// or of this user are deleted, the domain is refused when someone holds it verified here or the user claims it
+    /// already (`.domainAlreadyExists`), and the user's count is checked (`.domainLimitReached`). Other users'
+    /// pending claims do not stand in the way; the unique indexes of 0024 decide races.
+    func insert(_ record: ProDomainRecord, limit: Int64, window: Int64) async throws {
         try await database.write { connection in
             try connection.transaction {
+                _ = try connection.run(
+                    """
+                    DELETE FROM mailbox_pro_domains WHERE verified_at IS NULL AND created_at < ?
+                    AND (owner_id = ? OR domain = ?)
+                    """,
+                    [.integer(record.createdAt - window), .text(record.ownerID), .text(record.domain)])
+                let claims = try connection.query(
+                    "SELECT 1 FROM mailbox_pro_domains WHERE domain = ? AND (verified_at IS NOT NULL OR owner_id = ?)",
+                    [.text(record.domain), .text(record.ownerID)])
+                if !claims.isEmpty { throw MailboxError.domainAlreadyExists }
                 let count =
                     try connection.query(
                         "SELECT COUNT(*) AS n FROM mailbox_pro_domains WHERE owner_id = ?", [.text(record.ownerID)]
@@ -68,24 +80,83 @@ extension MailboxStore {
         }
     }
 
-    /// Records a verification: `verifiedAt` is set once (a later failing check does not unverify), `mx_configured`
-    /// follows every check.
-    func recordVerification(id: String, verifiedAt: Int64?, mxConfigured: Bool) async throws {
-        try await database.write { connection in
-            _ = try connection.run(
-                """
-                UPDATE mailbox_pro_domains SET verified_at = COALESCE(verified_at, ?), mx_configured = ?
-                WHERE id = ?
-                """,
-                [verifiedAt.map(SQLValue.integer) ?? .null, .integer(mxConfigured ? 1 : 0), .text(id)])
+    /// Marks the pending claim `id` verified at `now`. False when it was verified already (or is gone).
+    /// - Throws: `.domainAlreadyExists` when another claim here holds the domain verified (the partial unique index of
+    ///   0024 decides a race); storage errors.
+    func markVerified(id: String, now: Int64, mxConfigured: Bool) async throws -> Bool {
+        do {
+            return try await database.write { connection in
+                try connection.run(
+                    """
+                    UPDATE mailbox_pro_domains SET verified_at = ?, mx_configured = ?
+                    WHERE id = ? AND verified_at IS NULL
+                    """,
+                    [.integer(now), .integer(mxConfigured ? 1 : 0), .text(id)]) > 0
+            }
+        } catch let error as StorageError where error.code == .constraintUnique {
+            throw MailboxError.domainAlreadyExists
         }
     }
 
-    /// Deletes the user's domain; false when there was none.
+    /// Puts the claim `id` back to pending: another surface verified the domain in the same instant.
+    func markPending(id: String) async throws {
+        _ = try await database.write { connection in
+            try connection.run("UPDATE mailbox_pro_domains SET verified_at = NULL WHERE id = ?", [.text(id)])
+        }
+    }
+
+    /// Records what the last check saw of the MX.
+    func recordMX(id: String, mxConfigured: Bool) async throws {
+        _ = try await database.write { connection in
+            try connection.run(
+                "UPDATE mailbox_pro_domains SET mx_configured = ? WHERE id = ?",
+                [.integer(mxConfigured ? 1 : 0), .text(id)])
+        }
+    }
+
+    /// Deletes every pending claim on `domain`, whoever made it: a claim on it was verified.
+    func deletePendingDomains(_ domain: String) async throws {
+        _ = try await database.write { connection in
+            try connection.run(
+                "DELETE FROM mailbox_pro_domains WHERE domain = ? AND verified_at IS NULL", [.text(domain)])
+        }
+    }
+
+    /// Deletes the user's claims pending longer than `window` seconds at `now`.
+    func deleteLapsedDomains(ownerID: String, now: Int64, window: Int64) async throws {
+        _ = try await database.write { connection in
+            try connection.run(
+                "DELETE FROM mailbox_pro_domains WHERE owner_id = ? AND verified_at IS NULL AND created_at < ?",
+                [.text(ownerID), .integer(now - window)])
+        }
+    }
+
+    /// Deletes the claim `id`, whoever holds it.
+    func deleteDomain(id: String) async throws {
+        _ = try await database.write { connection in
+            try connection.run("DELETE FROM mailbox_pro_domains WHERE id = ?", [.text(id)])
+        }
+    }
+
+    /// Deletes the user's domain unless the user still has accounts on it; false when there was none.
+    /// - Throws: `.domainInUse` when accounts of the user remain on it; storage errors.
     func deleteDomain(id: String, ownerID: String) async throws -> Bool {
         try await database.write { connection in
-            try connection.run(
-                "DELETE FROM mailbox_pro_domains WHERE id = ? AND owner_id = ?", [.text(id), .text(ownerID)]) > 0
+            try connection.transaction {
+                guard
+                    let domain = try connection.query(
+                        "SELECT domain FROM mailbox_pro_domains WHERE id = ? AND owner_id = ?",
+                        [.text(id), .text(ownerID)]
+                    ).first?.text("domain")
+                else { return false }
+                // Domain names are letters, digits, dots and hyphens: nothing in one is a LIKE wildcard.
+                let accounts = try connection.query(
+                    "SELECT 1 FROM mailbox_accounts WHERE owner_id = ? AND address LIKE ?",
+                    [.text(ownerID), .text("%@" + domain)])
+                if !accounts.isEmpty { throw MailboxError.domainInUse }
+                return try connection.run(
+                    "DELETE FROM mailbox_pro_domains WHERE id = ? AND owner_id = ?", [.text(id), .text(ownerID)]) > 0
+            }
         }
     }
 

@@ -36,6 +36,14 @@ struct MailboxStore: Sendable {
         }
     }
 
+    /// The quota and Pro owner (nil: a free account) of the account with `address`, or nil when there is none.
+    func quotaAndOwner(address: String) async throws -> (quota: Int64, ownerID: String?)? {
+        try await database.read { connection in
+            try connection.query("SELECT quota, owner_id FROM mailbox_accounts WHERE address = ?", [.text(address)])
+                .first.flatMap { row in row.int("quota").map { ($0, row.text("owner_id")) } }
+        }
+    }
+
     func addressExists(_ address: String) async throws -> Bool {
         try await database.read { connection in
             try !connection.query("SELECT 1 FROM mailbox_accounts WHERE address = ?", [.text(address)]).isEmpty

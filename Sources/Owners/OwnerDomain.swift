@@ -1,5 +1,6 @@
-/// A domain an owner added to put agent inboxes on (Atomic custom domains): pending until a check finds the TXT token
-/// or an MX naming this server at its apex, verified from then on.
+/// A domain an owner added to put agent inboxes on (Atomic custom domains): pending until a check finds this claim's
+/// own TXT token at its apex, verified from then on. An MX naming this server is routing, never proof: it is the same
+/// for every tenant.
 public struct OwnerDomain: Sendable, Equatable {
     public let id: String
     public let ownerID: String
@@ -27,12 +28,17 @@ public struct OwnerDomain: Sendable, Equatable {
     }
 }
 
-/// Why a domain could not be added.
+/// Why a domain could not be added, verified or deleted.
 public enum OwnerDomainError: Error, Equatable, Sendable {
     /// Not a domain name (DNS syntax, at least two labels).
     case invalidDomain
-    /// Another owner has it, or this server serves it itself (agent or mailbox domains).
+    /// Another owner or a Mail.td Pro user holds it verified, this server serves it itself (agent or mailbox
+    /// domains), or the owner has a claim on it already.
     case taken
     /// The owner has ``OwnerDomains/limit`` domains already.
     case limitReached
+    /// The claim stayed pending past ``OwnerDomains/verificationWindow``: it is deleted, and may be added again.
+    case expired
+    /// Inboxes are still on the domain: it cannot be deleted until they are gone.
+    case inUse
 }

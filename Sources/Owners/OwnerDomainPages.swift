@@ -1,3 +1,4 @@
+import DNS
 import Directory
 import HTTP1
 import ServerKit
@@ -40,6 +41,7 @@ public struct OwnerDomainPages: Sendable {
         var page = OwnerDomainsPage(
             owner: owner, csrfToken: token, domains: try await service.domains.domains(ownerID: owner.id),
             mxHost: service.domains.mxHost)
+        page.verificationDays = service.domains.verificationWindow / 86_400
         configure(&page)
         return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
     }
@@ -57,6 +59,7 @@ public struct OwnerDomainPages: Sendable {
                 case .invalidDomain: (.unprocessableEntity, "That is not a domain name.")
                 case .taken: (.conflict, "That domain is already in use.")
                 case .limitReached: (.forbidden, "You have \(service.domains.limit) domains already: delete one first.")
+                case .expired, .inUse: (.conflict, "That domain cannot be added now.")
                 }
             return try await page(request, owner, status: status) {
                 $0.error = words
@@ -66,7 +69,22 @@ public struct OwnerDomainPages: Sendable {
     }
 
     private func verify(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
-        guard let id = parameters["id"], let (domain, check) = try await service.domains.verify(id: id, ownerID: owner.id)
+        guard let id = parameters["id"] else {
+            return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
+        }
+        let result: (domain: OwnerDomain, check: DomainOwnershipCheck)?
+        do {
+            result = try await service.domains.verify(id: id, ownerID: owner.id)
+        } catch let error as OwnerDomainError where error == .expired || error == .taken {
+            let days = service.domains.verificationWindow / 86_400
+            let words =
+                error == .expired
+                ? "That claim stayed unverified for \(days) days and lapsed: add the domain again."
+                : "Someone else verified that domain first; your claim on it is gone."
+            let status = error == .expired ? HTTPStatus(code: 410, reason: "Gone") : .conflict
+            return try await page(request, owner, status: status) { $0.error = words }
+        }
+        guard let (domain, check) = result
         else { return OwnerService.messagePage(.notFound, "Your domains", "No such domain.") }
         return try await page(request, owner) {
             $0.check = (domain.id, check)
@@ -74,13 +92,27 @@ public struct OwnerDomainPages: Sendable {
         }
     }
 
+    /// Refused while the owner has inboxes on the domain: an inbox there is local only while its owner holds the
+    /// domain verified, so deleting the domain under them would silently cut them off (and free it for someone else).
     private func delete(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
-        guard let id = parameters["id"], try await service.domains.delete(id: id, ownerID: owner.id) else {
+        guard let id = parameters["id"], let domain = try await service.domains.domain(id: id, ownerID: owner.id) else {
             return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
         }
-        return try await page(request, owner) {
-            $0.notice = "Domain deleted. Inboxes already made on it stay until you delete them."
+        let suffix = "@" + domain.domain
+        let remaining = try await inboxes.inboxes(ownerID: owner.id)
+            .filter { $0.address.lowercased().hasSuffix(suffix) }
+        guard remaining.isEmpty else {
+            return try await page(request, owner, status: .conflict) {
+                let addresses = remaining.map(\.address).joined(separator: ", ")
+                $0.error =
+                    "\(domain.domain) still has \(remaining.count) inbox\(remaining.count == 1 ? "" : "es") on it "
+                    + "(\(addresses)): a domain cannot be deleted while inboxes exist on it."
+            }
         }
+        guard try await service.domains.delete(id: id, ownerID: owner.id) else {
+            return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
+        }
+        return try await page(request, owner) { $0.notice = "Domain deleted." }
     }
 
     private func createInbox(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws
@@ -90,9 +122,14 @@ public struct OwnerDomainPages: Sendable {
             let domain = try await service.domains.domains(ownerID: owner.id).first(where: { $0.id == id }),
             domain.verifiedAt != nil
         else { return OwnerService.messagePage(.notFound, "Your domains", "No such verified domain.") }
+        let localPart = request.formFields()["local_part"] ?? ""
+        // A Pro user's account left at this address (the domain was theirs before) keeps its mail under it.
+        if try await service.domains.otherClaims?.hasAddress((localPart + "@" + domain.domain).lowercased()) == true {
+            return try await page(request, owner, status: .conflict) { $0.error = "That address is taken." }
+        }
         do {
             let (inbox, key) = try await inboxes.createInbox(
-                username: request.formFields()["local_part"] ?? "", domain: domain.domain, ownerID: owner.id)
+                username: localPart, domain: domain.domain, ownerID: owner.id)
             return try await page(request, owner, status: .created) { $0.created = (inbox.address, key) }
         } catch let error as OwnedInboxError {
             let (status, words): (HTTPStatus, String) =

@@ -4,8 +4,11 @@ import Directory
 import Foundation
 import Storage
 
-/// Owners' custom domains (`owner_domains`, migration 0020): add, check by DNS, list, delete. One check mechanism with
-/// Mail.td's Pro domains (`DomainOwnershipCheck`): the TXT token at the apex, an MX there naming `mxHost`.
+/// Owners' custom domains (`owner_domains`, migrations 0020 and 0024): add, check by DNS, list, delete. One check
+/// mechanism with Mail.td's Pro domains (`DomainOwnershipCheck`): this claim's own TXT token at the apex proves
+/// control of the zone; an MX there naming `mxHost` is routing only. Pending claims block nobody: several owners (and
+/// Pro users) may claim one domain, the first to verify wins and the others are deleted, and a claim pending longer
+/// than ``verificationWindow`` is deleted.
 public struct OwnerDomains: Sendable {
     let database: any SQLDatabase
     let resolver: DNSResolver
@@ -15,12 +18,15 @@ public struct OwnerDomains: Sendable {
     let served: Set<String>
     /// Most domains one owner may add.
     public let limit: Int
-    /// Domains other surfaces' users hold (Mail.td Pro domains): nobody here may add them.
+    /// Seconds a claim may stay pending before it is deleted.
+    public let verificationWindow: Int64
+    /// Domains other surfaces' users hold (Mail.td Pro domains): nobody here may add a domain held there verified.
     let otherClaims: (any CustomDomainClaims)?
     let clock: @Sendable () -> Int64
 
     public init(
         database: any SQLDatabase, resolver: DNSResolver, mxHost: String, served: [String], limit: Int,
+        verificationWindow: Int64 = OwnersConfiguration.defaultDomainVerificationWindow,
         otherClaims: (any CustomDomainClaims)? = nil, clock: @escaping @Sendable () -> Int64
     ) {
         self.database = database
@@ -29,13 +35,18 @@ public struct OwnerDomains: Sendable {
         self.mxHost = mxHost
         self.served = Set(served.map { $0.lowercased() })
         self.limit = limit
+        self.verificationWindow = verificationWindow
         self.clock = clock
     }
 
-    /// The owner's domains, oldest first.
+    /// The owner's domains, oldest first; the owner's claims pending past the window are deleted first.
     public func domains(ownerID: String) async throws -> [OwnerDomain] {
-        try await database.read { connection in
-            try connection.query(Self.select + " WHERE owner_id = ? ORDER BY created_at, id", [.text(ownerID)])
+        let lapsed = clock() - verificationWindow
+        return try await database.write { connection in
+            try connection.run(
+                "DELETE FROM owner_domains WHERE owner_id = ? AND verified_at IS NULL AND created_at < ?",
+                [.text(ownerID), .integer(lapsed)])
+            return try connection.query(Self.select + " WHERE owner_id = ? ORDER BY created_at, id", [.text(ownerID)])
                 .compactMap(Self.domain)
         }
     }
@@ -50,79 +61,142 @@ public struct OwnerDomains: Sendable {
         }
     }
 
-    /// Adds `name` for `ownerID`, pending.
-    /// - Throws: ``OwnerDomainError`` (``OwnerDomainError/taken`` also when a Mail.td Pro user holds it); storage errors.
+    /// Adds `name` for `ownerID`, pending. Other owners' and Pro users' pending claims on it do not stand in the way.
+    /// - Throws: ``OwnerDomainError``: ``OwnerDomainError/taken`` when someone holds it verified (here or as a
+    ///   Mail.td Pro domain), this server serves it, or the owner claims it already; storage errors.
     public func add(_ name: String, ownerID: String) async throws -> OwnerDomain {
         guard let name = DomainName.normalized(name), name.contains(".") else { throw OwnerDomainError.invalidDomain }
         guard !served.contains(name) else { throw OwnerDomainError.taken }
-        if try await otherClaims?.holds(domain: name) == true { throw OwnerDomainError.taken }
+        if try await otherClaims?.holdsVerified(domain: name) == true { throw OwnerDomainError.taken }
         let record = OwnerDomain(
             id: UUID().uuidString.lowercased(), ownerID: ownerID, domain: name,
             verifyToken: "postern-verify-" + SecureRandom.hex(byteCount: 12), verifiedAt: nil, mxConfigured: false,
             createdAt: clock())
         let limit = limit
-        let inserted: Bool
+        let lapsed = record.createdAt - verificationWindow
         do {
-            inserted = try await database.write { connection -> Bool in
-            try connection.transaction {
-                let count = try connection.query(
-                    "SELECT COUNT(*) AS n FROM owner_domains WHERE owner_id = ?", [.text(ownerID)]
-                ).first?.int("n") ?? 0
-                guard count < limit else { return false }
-                try connection.run(
-                    """
-                    INSERT INTO owner_domains (id, owner_id, domain, verify_token, verified_at, mx_configured, created_at)
-                    VALUES (?, ?, ?, ?, NULL, 0, ?)
-                    """,
-                    [.text(record.id), .text(ownerID), .text(name), .text(record.verifyToken), .integer(record.createdAt)])
-                return true
-            }
+            try await database.write { connection in
+                try connection.transaction {
+                    try connection.run(
+                        """
+                        DELETE FROM owner_domains WHERE verified_at IS NULL AND created_at < ?
+                        AND (owner_id = ? OR domain = ?)
+                        """,
+                        [.integer(lapsed), .text(ownerID), .text(name)])
+                    let claims = try connection.query(
+                        """
+                        SELECT owner_id FROM owner_domains
+                        WHERE domain = ? AND (verified_at IS NOT NULL OR owner_id = ?)
+                        """, [.text(name), .text(ownerID)])
+                    guard claims.isEmpty else { throw OwnerDomainError.taken }
+                    let count = try connection.query(
+                        "SELECT COUNT(*) AS n FROM owner_domains WHERE owner_id = ?", [.text(ownerID)]
+                    ).first?.int("n") ?? 0
+                    guard count < limit else { throw OwnerDomainError.limitReached }
+                    try connection.run(
+                        """
+                        INSERT INTO owner_domains (id, owner_id, domain, verify_token, verified_at, mx_configured,
+                            created_at) VALUES (?, ?, ?, ?, NULL, 0, ?)
+                        """,
+                        [.text(record.id), .text(ownerID), .text(name), .text(record.verifyToken),
+                         .integer(record.createdAt)])
+                }
             }
         } catch let error as StorageError where error.code == .constraintUnique {
             throw OwnerDomainError.taken
         }
-        guard inserted else { throw OwnerDomainError.limitReached }
-        // Asked again once the row is in: of two adds racing on two surfaces, each of which saw the domain free, the
-        // later one to ask sees the other's row, so at most one keeps it.
-        if try await otherClaims?.holds(domain: name) == true {
-            _ = try await delete(id: record.id, ownerID: ownerID)
+        // Asked again once the row is in: a Pro user who verified the domain meanwhile keeps it.
+        if try await otherClaims?.holdsVerified(domain: name) == true {
+            try await remove(id: record.id)
             throw OwnerDomainError.taken
         }
         return record
     }
 
-    /// Looks the records of the owner's domain `id` up now and keeps the result: verified when the TXT holds the token
-    /// or the MX names this server, verified for good once it was. Nil when the owner has no such domain. A lookup
-    /// without an answer leaves the domain pending, with the reason in the check's message.
-    /// - Throws: storage errors.
+    /// Looks the records of the owner's domain `id` up now and keeps the result: verified when the TXT holds this
+    /// claim's own token (an MX naming this server proves nothing: it is every tenant's), verified for good once it
+    /// was; `mxConfigured` follows every check. The first claim to verify wins: the other pending claims on the domain,
+    /// here and on the other surface, are deleted. Nil when the owner has no such domain. A lookup without an answer
+    /// leaves the domain pending, with the reason in the check's message.
+    /// - Throws: ``OwnerDomainError/expired`` for a claim pending past the window (deleted now);
+    ///   ``OwnerDomainError/taken`` when someone else verified the domain first (this claim is deleted, unless the
+    ///   other surface verified it in the same instant: then it stays pending); storage errors.
     public func verify(id: String, ownerID: String) async throws -> (domain: OwnerDomain, check: DomainOwnershipCheck)? {
         guard var record = try await domain(id: id, ownerID: ownerID) else { return nil }
+        if record.verifiedAt == nil, clock() - record.createdAt > verificationWindow {
+            try await remove(id: record.id)
+            throw OwnerDomainError.expired
+        }
         let check = await DomainOwnershipCheck.run(
             domain: record.domain, token: record.verifyToken, mxHost: mxHost, resolver: resolver)
-        let now = clock()
-        if record.verifiedAt == nil, check.txtFound || check.mxFound { record.verifiedAt = now }
         record.mxConfigured = check.mxFound
-        let verifiedAt = record.verifiedAt
+        let mx = SQLValue.integer(check.mxFound ? 1 : 0)
+        guard record.verifiedAt == nil, check.txtFound else {
+            _ = try await database.write { connection in
+                try connection.run("UPDATE owner_domains SET mx_configured = ? WHERE id = ?", [mx, .text(id)])
+            }
+            return (record, check)
+        }
+        if try await otherClaims?.holdsVerified(domain: record.domain) == true {
+            try await remove(id: record.id)
+            throw OwnerDomainError.taken
+        }
+        let now = clock()
+        do {
+            // The partial unique index on verified domains decides a race between two owners.
+            _ = try await database.write { connection in
+                try connection.run(
+                    "UPDATE owner_domains SET verified_at = ?, mx_configured = ? WHERE id = ? AND verified_at IS NULL",
+                    [.integer(now), mx, .text(id)])
+            }
+        } catch let error as StorageError where error.code == .constraintUnique {
+            try await remove(id: record.id)
+            throw OwnerDomainError.taken
+        }
+        // Asked again once verified: of two verifies racing on two surfaces, the later one to ask sees the other.
+        if try await otherClaims?.holdsVerified(domain: record.domain) == true {
+            _ = try await database.write { connection in
+                try connection.run("UPDATE owner_domains SET verified_at = NULL WHERE id = ?", [.text(id)])
+            }
+            throw OwnerDomainError.taken
+        }
+        record.verifiedAt = now
+        let domain = record.domain
         _ = try await database.write { connection in
             try connection.run(
-                "UPDATE owner_domains SET verified_at = COALESCE(verified_at, ?), mx_configured = ? WHERE id = ?",
-                [verifiedAt.map(SQLValue.integer) ?? .null, .integer(check.mxFound ? 1 : 0), .text(id)])
+                "DELETE FROM owner_domains WHERE domain = ? AND verified_at IS NULL", [.text(domain)])
         }
+        try await otherClaims?.dropPending(domain: domain)
         return (record, check)
     }
 
-    /// Deletes the owner's domain `id`; inboxes already made on it stay. False when there is none.
+    /// Deletes the owner's domain `id`. False when there is none.
+    /// - Warning: inboxes on a domain outlive nothing: they are local only while their owner holds the domain
+    ///   verified. The caller refuses the delete while the owner has inboxes on it (``OwnerDomainPages``).
     public func delete(id: String, ownerID: String) async throws -> Bool {
         try await database.write { connection in
             try connection.run("DELETE FROM owner_domains WHERE id = ? AND owner_id = ?", [.text(id), .text(ownerID)]) > 0
         }
     }
 
-    private func domain(id: String, ownerID: String) async throws -> OwnerDomain? {
+    /// The owner's domain `id`, whatever its state.
+    public func domain(id: String, ownerID: String) async throws -> OwnerDomain? {
         try await database.read { connection in
             try connection.query(Self.select + " WHERE id = ? AND owner_id = ?", [.text(id), .text(ownerID)])
                 .first.flatMap(Self.domain)
         }
+    }
+
+    private func remove(id: String) async throws {
+        _ = try await database.write { connection in
+            try connection.run("DELETE FROM owner_domains WHERE id = ?", [.text(id)])
+        }
+    }
+
+    /// Deletes every claim pending longer than `window` seconds at `now` (``OwnerPurge``); returns how many went.
+    static func purgeLapsed(_ connection: any SQLConnection, now: Int64, window: Int64) throws -> Int {
+        try connection.run(
+            "DELETE FROM owner_domains WHERE verified_at IS NULL AND created_at < ?", [.integer(now - window)])
     }
 
     private static let select =

@@ -8,6 +8,8 @@ struct OwnerDomainsPage {
     var csrfToken: String
     var domains: [OwnerDomain]
     var mxHost: String
+    /// Days a claim may stay pending.
+    var verificationDays: Int64 = 7
     var notice: String?
     var error: String?
     /// The last check of one domain, shown beside its records.
@@ -34,8 +36,10 @@ struct OwnerDomainsPage {
         main += """
             <section class="card" id="add-domain">
             <h2>Add a domain</h2>
-            <p class="hint">Publish a TXT record with the token we give you at the domain's apex (or an MX record naming
-            <code>\(e(mxHost))</code>), then verify. Verification can be run again at any time.</p>
+            <p class="hint">Publish a TXT record with the token we give you at the domain's apex, then verify: the TXT
+            token alone proves the domain is yours. The MX record naming <code>\(e(mxHost))</code> brings its mail here.
+            Verification can be run again at any time; a domain not verified within
+            \(verificationDays) days is removed.</p>
             <form method="post" action="/owner/domains" id="add-domain-form">
             <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
             <label for="domain">Domain</label>

@@ -1,11 +1,18 @@
 import Storage
 
 /// What the owners' tables shed over time, run every minute by the server (`PurgeSchedule`): expired sessions, and
-/// sign-in failure rows that block nothing any more and are a day old.
+/// sign-in failure rows that block nothing any more and are a day old, and custom-domain claims left pending past
+/// their verification window.
 public enum OwnerPurge {
     /// Deletes them; returns how many rows went.
-    public static func run(_ connection: any SQLConnection, now: Int64) throws -> Int {
+    /// - Parameter domainVerificationWindow: seconds a domain claim may stay pending
+    ///   (``OwnersConfiguration/domainVerificationWindow``).
+    public static func run(
+        _ connection: any SQLConnection, now: Int64,
+        domainVerificationWindow: Int64 = OwnersConfiguration.defaultDomainVerificationWindow
+    ) throws -> Int {
         try connection.run("DELETE FROM owner_sessions WHERE expires_at <= ?", [.integer(now)])
+            + OwnerDomains.purgeLapsed(connection, now: now, window: domainVerificationWindow)
             + connection.run(
                 "DELETE FROM owner_signin_failures WHERE blocked_until <= ? AND updated_at < ?",
                 [.integer(now), .integer(now - 86_400)])

@@ -53,7 +53,8 @@ public final class OwnerService: Sendable {
                 server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
                 timeout: configuration.dnsTimeout),
             mxHost: configuration.mxHost, served: configuration.servedDomains, limit: configuration.maxDomains,
-            otherClaims: configuration.otherDomainClaims, clock: clock)
+            verificationWindow: configuration.domainVerificationWindow, otherClaims: configuration.otherDomainClaims,
+            clock: clock)
         let factory = metricsFactory ?? MetricsSystem.factory
         signIns = { result in
             Counter(label: "postern_owner_signins_total", dimensions: [("result", result)], factory: factory).increment()

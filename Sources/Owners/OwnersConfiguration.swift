@@ -25,6 +25,11 @@ public struct OwnersConfiguration: Sendable {
     public var signUpsPerHour = 5
     /// Most custom domains one owner may add. Default 5 (Mail.td's Pro limit, the one documented number).
     public var maxDomains = 5
+    /// Seconds a custom-domain claim may stay pending (its TXT token unproven) before it is deleted and blocks nobody.
+    /// Default 7 days (``defaultDomainVerificationWindow``), as Mail.td Pro domains.
+    public var domainVerificationWindow = Self.defaultDomainVerificationWindow
+    /// 7 days in seconds.
+    public static let defaultDomainVerificationWindow: Int64 = 7 * 24 * 3600
     /// The host a custom domain's MX must name (`POSTERN_MX_HOST`).
     public var mxHost = "localhost"
     /// The resolver custom domains are checked with (`POSTERN_DNS_RESOLVER=host:port`); nil: /etc/resolv.conf's.
@@ -33,7 +38,8 @@ public struct OwnersConfiguration: Sendable {
     public var dnsTimeout: Duration = .seconds(3)
     /// Domains this server serves itself (agent and mailbox domains): no owner may add them.
     public var servedDomains: [String] = []
-    /// Domains other surfaces' users hold (Mail.td Pro domains): no owner may add them. Default none.
+    /// Domains other surfaces' users hold verified (Mail.td Pro domains): no owner may add them; their pending claims
+    /// are dropped when an owner verifies one. Default none.
     public var otherDomainClaims: (any CustomDomainClaims)?
     /// Per-address rate limit on the owner pages (`POSTERN_RATE_LIMITS`). Default on.
     public var rateLimitsEnabled = true

@@ -77,9 +77,15 @@ enum Surfaces {
         jmap.instances = configuration.instances
         jmap.maxEventStreams = configuration.jmapEventStreams
         jmap.maxEventStreamsPerClient = configuration.jmapEventStreamsPerClient
+        // Agent bearers are checked against the agent surface's own directory, not the composed one: an inbox on a
+        // custom domain its owner no longer holds must not pass because a Pro user's catch-all now makes the same
+        // address local.
+        let agentInboxes = AgentInboxDirectory(
+            accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain,
+            quota: configuration.agentInboxQuota)
         let capability = CapabilityAuthenticator(
             keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
-            lifetime: agentSettings.capabilityTTL, directory: mail.directory, clock: clock)
+            lifetime: agentSettings.capabilityTTL, directory: agentInboxes, clock: clock)
         // The resource side of OAuth: owners' access tokens at JMAP, MCP and /api/v1/agents, minted by the
         // authorization server whose issuer is the public URL (contract 1.1). Live grants are cached only on
         // PostgreSQL, where every revocation reaches the cache through `postern_grants` (PosternRuntime).
@@ -87,7 +93,7 @@ enum Surfaces {
         resource.cacheGrants = database.dialect == .postgres
         let verifier = OAuthAccessVerifier(
             configuration: resource, keys: keys, database: database, cache: OAuthGrantCache.of(database), clock: clock)
-        let ownerPrincipals = OwnerPrincipals(inboxes: ownedInboxes, directory: mail.directory)
+        let ownerPrincipals = OwnerPrincipals(inboxes: ownedInboxes, directory: agentInboxes)
         OAuthAgentsService(
             verifier: verifier, inboxes: ownedInboxes, publicURL: identity.baseURL,
             onUnexpectedError: reporter("agents", logger)
@@ -106,7 +112,7 @@ enum Surfaces {
         mcp.instances = configuration.instances
         let apiKeys = AgentAPIKeyAuthenticator(
             accounts: AgentAccountStore(database: database), inboxDomain: configuration.agentInboxDomain,
-            directory: mail.directory)
+            directory: agentInboxes)
         MCPService(
             configuration: mcp, authenticator: apiKeys,
             owners: MCPOwnerAccess(verifier: verifier, principals: ownerPrincipals, issuer: identity.baseURL),

@@ -15,7 +15,7 @@ struct AgentOwnedInboxesTests {
         accounts = AgentAccountStore(database: test.database)
         inboxes = AgentOwnedInboxes(accounts: accounts, domain: "Agents.Localhost", clock: { 1_800_000_000 })
         for owner in ["owner-a", "owner-b"] {
-            try test.database.writeSync { connection in
+            _ = try test.database.writeSync { connection in
                 try connection.run(
                     "INSERT INTO owners (id, email, password_hash, created_at) VALUES (?, ?, 'x', 0)",
                     [.text(owner), .text(owner + "@example.com")])
@@ -81,7 +81,7 @@ struct AgentCustomDomainInboxTests {
         let test = try StorageBackend.current.makeDatabase()
         let accounts = AgentAccountStore(database: test.database)
         let inboxes = AgentOwnedInboxes(accounts: accounts, domain: "agents.localhost", clock: { 7 })
-        try test.database.writeSync { connection in
+        _ = try test.database.writeSync { connection in
             try connection.run("INSERT INTO owners (id, email, password_hash, created_at) VALUES ('o', 'o@x.example', 'x', 0)")
         }
         let (inbox, key) = try await inboxes.createInbox(username: "support", domain: "Example.COM", ownerID: "o")
@@ -95,6 +95,15 @@ struct AgentCustomDomainInboxTests {
         }
 
         let directory = AgentInboxDirectory(accounts: accounts, domain: "agents.localhost", quota: 1_000)
+        // Served only while its owner holds the domain verified (owner_domains).
+        #expect(try await directory.resolve("support@example.com") == .foreign)
+        _ = try test.database.writeSync { connection in
+            try connection.run(
+                """
+                INSERT INTO owner_domains (id, owner_id, domain, verify_token, verified_at, created_at)
+                VALUES ('d', 'o', 'example.com', 'postern-verify-1', 1, 0)
+                """)
+        }
         #expect(try await directory.resolve("Support@Example.com") == .local(Recipient(address: "support@example.com", quota: 1_000)))
         #expect(try await directory.resolve("other@example.com") == .foreign)
         let principal = try await AgentAPIKeyAuthenticator(
@@ -111,7 +120,7 @@ struct AgentKeyRotationSessionTests {
         let harness = try AgentHarness(difficulty: 0)
         let (oldKey, oldSession) = try await harness.signup("rotating-bot")
         #expect(await harness.send(.POST, "/api/v1/capability", bearer: oldSession).status.code == 200)
-        try harness.database.writeSync { connection in
+        _ = try harness.database.writeSync { connection in
             try connection.run("INSERT INTO owners (id, email, password_hash, created_at) VALUES ('o', 'o@x.example', 'x', 0)")
         }
         let clock = harness.clock

@@ -43,6 +43,10 @@ struct FakeAuthenticator: PrincipalAuthenticator {
 struct JMAPServiceHarness {
     static let ada = Principal(accountID: "acct-ada", mailbox: Recipient(address: "ada@agents.test", quota: 1_000_000))
     static let bob = Principal(accountID: "acct-bob", mailbox: Recipient(address: "bob@mail.test", quota: 1_000_000))
+    /// An account whose address the directory no longer serves (a custom domain its holder no longer holds verified),
+    /// as an authenticator that checked an older resolution, or none, would still answer.
+    static let gone = Principal(
+        accountID: "acct-gone", mailbox: Recipient(address: "support@released.test", quota: 1_000_000))
     static let directory = FakeDirectory(
         domains: ["agents.test", "mail.test"],
         accounts: [ada.mailbox.address: ada.mailbox.quota, bob.mailbox.address: bob.mailbox.quota])
@@ -66,7 +70,7 @@ struct JMAPServiceHarness {
         let streamActivity = streamActivity
         let service = JMAPService(
             configuration: configuration,
-            authenticator: FakeAuthenticator(principals: ["ada": Self.ada, "bob": Self.bob], failing: "broken"),
+            authenticator: FakeAuthenticator(principals: ["ada": Self.ada, "bob": Self.bob, "gone": Self.gone], failing: "broken"),
             store: store, directory: Self.directory, delivery: delivery, clock: { 1_700_000_000 },
             onSubmission: { submissions.record($0) }, onUnexpectedError: unexpected.reporter,
             onEventStream: { streamActivity.record($0) })

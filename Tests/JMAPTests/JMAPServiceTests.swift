@@ -101,6 +101,20 @@ struct JMAPServiceTests {
         #expect(harness.submissions.all.count == 1)
     }
 
+    @Test("an account whose own address is no longer local cannot send: forbiddenFrom, nothing delivered or kept")
+    func senderNoLongerLocal() async throws {
+        let harness = try JMAPServiceHarness()
+        let draft = ##"["Email/set",{"accountId":"acct-gone","create":{"d1":{"mailboxIds":{"drafts":true},"from":[{"email":"support@released.test"}],"to":[{"email":"bob@mail.test"},{"email":"carol@elsewhere.test"}],"subject":"Reset","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"Hello"}}}}},"c0"]"##
+        let submit = ##"["EmailSubmission/set",{"accountId":"acct-gone","create":{"s1":{"emailId":"#d1"}}},"c1"]"##
+        let responses = try await harness.api("gone", "[\(draft),\(submit)]")
+        let error = try #require(responses[1].arrayValue?[1]["notCreated"]?["s1"])
+        #expect(error["type"]?.stringValue == "forbiddenFrom")
+        #expect(error["description"]?.stringValue?.contains("support@released.test") == true)
+        #expect(try await harness.store.page(address: "bob@mail.test", page: 1).isEmpty)
+        #expect(try await harness.store.outbox().isEmpty)
+        #expect(harness.submissions.all.isEmpty)
+    }
+
     @Test("Reply-To may not name another mailbox on a domain the directory serves")
     func replyToRule() async throws {
         let harness = try JMAPServiceHarness()

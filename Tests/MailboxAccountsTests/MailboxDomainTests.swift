@@ -2,6 +2,8 @@ import Directory
 import JSON
 import PosternTestSupport
 import ServerKit
+import Storage
+import Synchronization
 import Testing
 
 @testable import MailboxAccounts
@@ -24,10 +26,12 @@ struct MailboxDomainTests {
     }
 
     struct Held: CustomDomainClaims {
-        func holds(domain: String) async throws -> Bool { domain == "owner.example" }
+        func holdsVerified(domain: String) async throws -> Bool { domain == "owner.example" }
+        func dropPending(domain: String) async throws {}
+        func hasAddress(_ address: String) async throws -> Bool { false }
     }
 
-    @Test("a domain an owner holds for agent inboxes is 409; a Pro user's domain is reported held")
+    @Test("a domain an owner holds verified for agent inboxes is 409; a Pro user's domain is reported held once verified")
     func claims() async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
         defer { server.stop() }
@@ -38,10 +42,20 @@ struct MailboxDomainTests {
         let token = try await harness.proToken(email: "a@example.com")
         let held = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"Owner.Example"}"#, bearer: token)
         #expect(held.status == 409 && held.error == "domain_already_exists")
-        #expect(await harness.send(.POST, "/api/user/domains", json: #"{"domain":"pro.example"}"#, bearer: token).status == 201)
+        let pro = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"pro.example"}"#, bearer: token)
+        #expect(pro.status == 201)
         let claims = MailboxDomainClaims(database: harness.database)
-        #expect(try await claims.holds(domain: "pro.example"))
-        #expect(try await !claims.holds(domain: "owner.example"))
+        #expect(try await !claims.holdsVerified(domain: "pro.example"), "pending holds nothing")
+        _ = try await harness.database.write {
+            try $0.run("UPDATE mailbox_pro_domains SET verified_at = 1 WHERE id = ?", [.text(pro.string("id"))])
+        }
+        #expect(try await claims.holdsVerified(domain: "pro.example"))
+        #expect(try await !claims.holdsVerified(domain: "owner.example"))
+        _ = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"pending.example"}"#, bearer: token)
+        try await claims.dropPending(domain: "pending.example")
+        try await claims.dropPending(domain: "pro.example")
+        let listed = await harness.send(.GET, "/api/user/domains", bearer: token)["domains"]?.arrayValue
+        #expect(listed?.map { $0["domain"] } == ["pro.example"])
     }
 
     @Test("a domain an owner took between the first look and the insert is given up: 409, nothing listed")
@@ -58,7 +72,7 @@ struct MailboxDomainTests {
         #expect(raced.status == 409 && raced.error == "domain_already_exists")
         #expect(other.asked.withLock { $0 } == 2)
         #expect(await harness.send(.GET, "/api/user/domains", bearer: token)["domains"] == .array([]))
-        #expect(try await !MailboxDomainClaims(database: harness.database).holds(domain: "race.example"))
+        #expect(try await harness.database.read { try $0.query("SELECT 1 FROM mailbox_pro_domains", []) }.isEmpty)
     }
 
     @Test("create: 201 with the TXT token and the records to publish; listed pending; counted in /api/user/me")
@@ -87,7 +101,7 @@ struct MailboxDomainTests {
         #expect(await harness.send(.GET, "/api/user/me", bearer: token)["domain_count"] == .int(1))
     }
 
-    @Test("refusals: not a domain 400, the service's own or another user's 409, past max_domains 403, no Pro 401")
+    @Test("refusals: not a domain 400, the service's own or one the user claims already 409, past max_domains 403, no Pro 401")
     func refusals() async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
         defer { server.stop() }
@@ -102,8 +116,10 @@ struct MailboxDomainTests {
         let system = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"pro.localhost"}"#, bearer: token)
         #expect(system.status == 409 && system.error == "domain_already_exists")
         #expect(await harness.send(.POST, "/api/user/domains", json: #"{"domain":"a.test"}"#, bearer: token).status == 201)
-        let taken = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"A.test"}"#, bearer: other)
-        #expect(taken.status == 409 && taken.error == "domain_already_exists")
+        let twice = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"A.test"}"#, bearer: token)
+        #expect(twice.status == 409 && twice.error == "domain_already_exists")
+        let pendingElsewhere = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"A.test"}"#, bearer: other)
+        #expect(pendingElsewhere.status == 201, "a pending claim blocks nobody")
         let limit = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"b.test"}"#, bearer: token)
         #expect(limit.status == 403 && limit.error == "domain_limit_reached")
         let free = try await harness.createAccount("free@mail.localhost")
@@ -140,20 +156,56 @@ struct MailboxDomainTests {
         #expect(listed?["verified_at"] == .string(RFC3339.format(harness.clock.seconds)))
     }
 
-    @Test("verify: an MX naming this server verifies too; one naming another host does not")
-    func verifyByMX() async throws {
+    @Test("verify: an MX naming this server proves nothing (it is every user's); only the claim's own TXT token does")
+    func mxIsNotProof() async throws {
         let zone = Zone()
-        zone.set("mx.test", Self.mx, .mx([.init(5, "mail.elsewhere.test")]))
+        zone.set("mx.test", Self.mx, .mx([.init(5, "mail.elsewhere.test"), .init(10, "mx.postern.test")]))
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
         let harness = try Self.harness(server)
         let token = try await harness.proToken(email: "m@example.com")
         let id = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"mx.test"}"#, bearer: token).string("id")
-        #expect(await harness.send(.POST, "/api/user/domains/\(id)/verify", bearer: token)["verify_status"] == "pending")
-        zone.set("mx.test", Self.mx, .mx([.init(5, "mail.elsewhere.test"), .init(10, "mx.postern.test")]))
-        let verified = await harness.send(.POST, "/api/user/domains/\(id)/verify", bearer: token)
-        #expect(verified["verify_status"] == "verified" && verified["mx_record"] == .bool(true))
-        #expect(verified.string("message") == "TXT record not found")
+        let checked = await harness.send(.POST, "/api/user/domains/\(id)/verify", bearer: token)
+        #expect(checked["verify_status"] == "pending" && checked["mx_record"] == .bool(true))
+        #expect(checked.string("message") == "TXT record not found")
+        let listed = await harness.send(.GET, "/api/user/domains", bearer: token)["domains"]?.arrayValue?.first
+        #expect(listed?["verify_status"] == "pending" && listed?["mx_configured"] == .bool(true))
+        let directory = MailboxDirectory(database: harness.database, domains: ["mail.localhost"])
+        #expect(try await directory.resolve("reset@mx.test") == .foreign, "no catch-all on an MX alone")
+    }
+
+    @Test("a domain another user only has pending can be claimed; the first to verify wins and the other claim is gone")
+    func firstToVerifyWins() async throws {
+        let zone = Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
+        defer { server.stop() }
+        let other = TakenMeanwhileNever()
+        let harness = try MailboxHarness {
+            $0.dnsResolver = server.address
+            $0.mxHost = "mx.postern.test"
+            $0.dnsTimeout = .milliseconds(300)
+            $0.otherDomainClaims = other
+        }
+        let squatter = try await harness.proToken(email: "s@example.com")
+        let holder = try await harness.proToken(email: "h@example.com")
+        let squat = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"contested.test"}"#, bearer: squatter)
+        let claim = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"contested.test"}"#, bearer: holder)
+        #expect(squat.status == 201 && claim.status == 201)
+        #expect(squat.string("verify_token") != claim.string("verify_token"))
+        zone.set("contested.test", Self.txt, .txt([claim.string("verify_token")]))
+        let won = await harness.send(.POST, "/api/user/domains/\(claim.string("id"))/verify", bearer: holder)
+        #expect(won["verify_status"] == "verified")
+        #expect(other.dropped.withLock { $0 } == ["contested.test"])
+        #expect(await harness.send(.GET, "/api/user/domains", bearer: squatter)["domains"] == .array([]))
+        #expect(await harness.send(.POST, "/api/user/domains/\(squat.string("id"))/verify", bearer: squatter).status == 404)
+        let again = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"contested.test"}"#, bearer: squatter)
+        #expect(again.status == 409 && again.error == "domain_already_exists")
+        // An owner's inbox left at an address there keeps its mail under it: no second mailbox at it.
+        let left = await harness.send(
+            .POST, "/api/accounts", json: MailboxHarness.createBody(address: "left@contested.test", pow: nil),
+            bearer: holder)
+        #expect(left.status == 409 && left.error == "address_taken")
+        _ = try await harness.createProAccount("box@contested.test", bearer: holder)
     }
 
     @Test("verify: SERVFAIL or no answer in time is pending with a message, never an error")
@@ -175,24 +227,38 @@ struct MailboxDomainTests {
         #expect(harness.unexpected.all.isEmpty)
     }
 
-    @Test("verify past the 7-day window is 410 domain_expired; delete is 204 then 404; another user's id is 404")
+    @Test("verify past the 7-day window is 410 domain_expired and deletes the claim; delete is 204 then 404; another user's id is 404")
     func expiryAndDelete() async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
         defer { server.stop() }
         let harness = try Self.harness(server)
-        let token = try await harness.proToken(email: "e@example.com")
+        let token = try await harness.proToken(email: "e@example.com", maxDomains: 2)
         let other = try await harness.proToken(email: "o@example.com")
         let id = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"old.test"}"#, bearer: token).string("id")
+        _ = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"listed.test"}"#, bearer: token)
         #expect(await harness.send(.POST, "/api/user/domains/\(id)/verify", bearer: other).status == 404)
         #expect(await harness.send(.DELETE, "/api/user/domains/\(id)", bearer: other).status == 404)
         harness.clock.advance(7 * 24 * 3600 + 1)
         let expired = await harness.send(.POST, "/api/user/domains/\(id)/verify", bearer: token)
         #expect(expired.status == 410 && expired.error == "domain_expired")
-        #expect(await harness.send(.DELETE, "/api/user/domains/\(id)", bearer: token).status == 204)
-        #expect(await harness.send(.DELETE, "/api/user/domains/\(id)", bearer: token).status == 404)
-        #expect(await harness.send(.POST, "/api/user/domains/not-a-uuid/verify", bearer: token).status == 404)
+        #expect(await harness.send(.POST, "/api/user/domains/\(id)/verify", bearer: token).status == 404, "deleted")
         #expect(await harness.send(.GET, "/api/user/domains", bearer: token)["domains"] == .array([]))
+        // Neither lapsed claim counts against max_domains of 2, nor stands in the way of the same domain.
+        let fresh = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"old.test"}"#, bearer: token)
+        #expect(fresh.status == 201)
+        #expect(await harness.send(.POST, "/api/user/domains", json: #"{"domain":"listed.test"}"#, bearer: token).status == 201)
+        #expect(await harness.send(.DELETE, "/api/user/domains/\(fresh.string("id"))", bearer: token).status == 204)
+        #expect(await harness.send(.DELETE, "/api/user/domains/\(fresh.string("id"))", bearer: token).status == 404)
+        #expect(await harness.send(.POST, "/api/user/domains/not-a-uuid/verify", bearer: token).status == 404)
     }
+}
+
+/// Another surface that never holds anything verified, and records the domains it was told to drop.
+final class TakenMeanwhileNever: CustomDomainClaims {
+    let dropped = Mutex<[String]>([])
+    func holdsVerified(domain: String) async throws -> Bool { false }
+    func dropPending(domain: String) async throws { dropped.withLock { $0.append(domain) } }
+    func hasAddress(_ address: String) async throws -> Bool { address == "left@contested.test" }
 }
 
 extension MailboxDomainTests {
@@ -224,7 +290,41 @@ extension MailboxDomainTests {
         #expect(
             try await directory.resolve("box@catch.test")
                 == .local(Recipient(address: "box@catch.test", quota: MailboxQuotas().pro)))
-        _ = await harness.send(.DELETE, "/api/user/domains/\(created.string("id"))", bearer: token)
+        let inUse = await harness.send(.DELETE, "/api/user/domains/\(created.string("id"))", bearer: token)
+        #expect(inUse.status == 409 && inUse.error == "domain_in_use", "accounts remain on it")
+        #expect(try await directory.resolve("anyone@catch.test") == .local(Recipient(address: "anyone@catch.test", quota: 777)))
+        let accountID = try #require(try await harness.database.read {
+            try $0.query("SELECT id FROM mailbox_accounts WHERE address = 'box@catch.test'", []).first?.text("id")
+        })
+        #expect(await harness.send(.DELETE, "/api/user/accounts/\(accountID)", bearer: token).status == 204)
+        #expect(await harness.send(.DELETE, "/api/user/domains/\(created.string("id"))", bearer: token).status == 204)
         #expect(try await directory.resolve("anyone@catch.test") == .foreign, "deleted: mail for it is refused")
+    }
+
+    @Test("an account left on a domain its user no longer holds verified is not local, even once another user verifies it")
+    func accountFollowsTheClaim() async throws {
+        let zone = Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
+        defer { server.stop() }
+        let harness = try Self.harness(server)
+        let first = try await harness.proToken(email: "first@example.com")
+        let second = try await harness.proToken(email: "second@example.com")
+        let directory = MailboxDirectory(database: harness.database, domains: ["mail.localhost"], catchAllQuota: 777)
+        let claim = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"moved.test"}"#, bearer: first)
+        zone.set("moved.test", Self.txt, .txt([claim.string("verify_token")]))
+        _ = await harness.send(.POST, "/api/user/domains/\(claim.string("id"))/verify", bearer: first)
+        _ = try await harness.createProAccount("reset@moved.test", bearer: first)
+        #expect(try await directory.resolve("reset@moved.test") == .local(Recipient(address: "reset@moved.test", quota: MailboxQuotas().pro)))
+        // The first user's claim goes (as one deleted before this release left its accounts), the second proves it.
+        _ = try await harness.database.write {
+            try $0.run("DELETE FROM mailbox_pro_domains WHERE id = ?", [.text(claim.string("id"))])
+        }
+        #expect(try await directory.resolve("reset@moved.test") == .foreign)
+        let taken = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"moved.test"}"#, bearer: second)
+        zone.set("moved.test", Self.txt, .txt([taken.string("verify_token")]))
+        let verified = await harness.send(.POST, "/api/user/domains/\(taken.string("id"))/verify", bearer: second)
+        #expect(verified["verify_status"] == "verified")
+        #expect(try await directory.resolve("reset@moved.test") == .foreign, "the first user's account gets nothing")
+        #expect(try await directory.resolve("other@moved.test") == .local(Recipient(address: "other@moved.test", quota: 777)))
     }
 }

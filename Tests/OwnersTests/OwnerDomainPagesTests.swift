@@ -1,8 +1,10 @@
 import AgentAuth
 import DNS
+import Directory
 import HTTP1
 import Owners
 import PosternTestSupport
+import Storage
 import Testing
 
 /// `/owner/domains` through its routes: add, verify against a loopback DNS zone, create an inbox on the domain.
@@ -70,7 +72,80 @@ struct OwnerDomainPagesTests {
 
         let stranger = await harness.send(.POST, "/owner/domains/00000000-0000-0000-0000-000000000000/delete", form: ["csrf_token": csrf])
         #expect(stranger.status.code == 404)
-        let deleted = await harness.send(.POST, "/owner/domains/\(domain.id)/delete", form: ["csrf_token": csrf])
-        #expect(deleted.status.code == 200 && !Self.text(deleted).contains("data-domain=\"example.com\""))
+        // The inbox on it is served only while the domain is the owner's verified claim: no delete under it.
+        let refusedDelete = await harness.send(.POST, "/owner/domains/\(domain.id)/delete", form: ["csrf_token": csrf])
+        #expect(refusedDelete.status.code == 409)
+        #expect(Self.text(refusedDelete).contains("cannot be deleted while inboxes exist on it"))
+        #expect(Self.text(refusedDelete).contains("support@example.com"))
+        #expect(try await harness.service.domains.verified("example.com", ownerID: ownerID) != nil)
+
+        _ = await harness.send(.POST, "/owner/domains", form: ["domain": "empty.example", "csrf_token": csrf])
+        let unused = try #require(try await harness.service.domains.domains(ownerID: ownerID).first { $0.domain != "example.com" })
+        #expect(unused.domain == "empty.example")
+        let deleted = await harness.send(.POST, "/owner/domains/\(unused.id)/delete", form: ["csrf_token": csrf])
+        #expect(deleted.status.code == 200 && !Self.text(deleted).contains("data-domain=\"empty.example\""))
+    }
+}
+
+extension OwnerDomainPagesTests {
+    @Test("an inbox is local only while its owner holds its domain verified; another owner's verify does not revive it")
+    func inboxFollowsTheClaim() async throws {
+        let zone = LoopbackDNSServer.Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
+        defer { server.stop() }
+        let harness = try Self.harness(server)
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
+        let domains = harness.service.domains
+        let claim = try await domains.add("held.example", ownerID: ada.id)
+        zone.set("held.example", 16, .txt([claim.verifyToken]))
+        _ = try await domains.verify(id: claim.id, ownerID: ada.id)
+        let accounts = AgentAccountStore(database: harness.test.database)
+        let inboxes = AgentOwnedInboxes(accounts: accounts, domain: "agents.localhost", clock: { 1_800_000_000 })
+        _ = try await inboxes.createInbox(username: "support", domain: "held.example", ownerID: ada.id)
+        let directory = AgentInboxDirectory(accounts: accounts, domain: "agents.localhost", quota: 100)
+        #expect(try await directory.resolve("Support@held.example") == .local(.init(address: "support@held.example", quota: 100)))
+
+        // Ada's claim goes (as an owner's deletion takes it, or a delete before inboxes held it); Bob proves the domain.
+        _ = try await harness.test.database.write { try $0.run("DELETE FROM owner_domains WHERE id = ?", [.text(claim.id)]) }
+        #expect(try await directory.resolve("support@held.example") == .foreign)
+        let bobs = try await domains.add("held.example", ownerID: bob.id)
+        zone.set("held.example", 16, .txt([bobs.verifyToken]))
+        #expect(try await domains.verify(id: bobs.id, ownerID: bob.id)?.domain.verifiedAt != nil)
+        #expect(try await directory.resolve("support@held.example") == .foreign)
+    }
+}
+
+extension OwnerDomainPagesTests {
+    /// A Pro side that holds nothing verified but has an account left at one address.
+    struct LeftAccount: CustomDomainClaims {
+        func holdsVerified(domain: String) async throws -> Bool { false }
+        func dropPending(domain: String) async throws {}
+        func hasAddress(_ address: String) async throws -> Bool { address == "left@held.example" }
+    }
+
+    @Test("no inbox at an address where a Pro user's account was left: its mail is kept under the address")
+    func addressLeftOnTheOtherSurface() async throws {
+        let zone = LoopbackDNSServer.Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
+        defer { server.stop() }
+        let harness = try OwnersHarness {
+            $0.dnsResolver = server.address
+            $0.dnsTimeout = .milliseconds(300)
+            $0.otherDomainClaims = LeftAccount()
+        }
+        Self.pages(harness).register(into: &harness.router)
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        _ = try await harness.signIn("ada@example.com", "correct horse")
+        let claim = try await harness.service.domains.add("held.example", ownerID: ada.id)
+        zone.set("held.example", 16, .txt([claim.verifyToken]))
+        _ = try await harness.service.domains.verify(id: claim.id, ownerID: ada.id)
+        let csrf = try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner/domains")))
+        let left = await harness.send(
+            .POST, "/owner/domains/\(claim.id)/inboxes", form: ["local_part": "Left", "csrf_token": csrf])
+        #expect(left.status.code == 409 && Self.text(left).contains("That address is taken."))
+        let fresh = await harness.send(
+            .POST, "/owner/domains/\(claim.id)/inboxes", form: ["local_part": "fresh", "csrf_token": csrf])
+        #expect(fresh.status.code == 201)
     }
 }

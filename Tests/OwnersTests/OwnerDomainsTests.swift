@@ -1,10 +1,12 @@
 import DNS
 import Directory
 import Owners
+import Storage
+import Synchronization
 import PosternTestSupport
 import Testing
 
-/// Atomic custom domains: an owner adds a domain, publishes the TXT token (or an MX naming this server), verifies.
+/// Atomic custom domains: an owner adds a domain, publishes the claim's own TXT token, verifies; the MX is routing only.
 @Suite("Owners: custom domains checked by DNS")
 struct OwnerDomainsTests {
     typealias Zone = LoopbackDNSServer.Zone
@@ -17,7 +19,8 @@ struct OwnerDomainsTests {
         return OwnerDomains(
             database: harness.test.database,
             resolver: DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(300)),
-            mxHost: "mx.postern.test", served: served, limit: limit, otherClaims: otherClaims, clock: { clock.now })
+            mxHost: "mx.postern.test", served: served, limit: limit, verificationWindow: 7 * 86_400,
+            otherClaims: otherClaims, clock: { clock.now })
     }
 
     @Test("pending until the TXT token is published; verified for good once it was; MX followed on every check")
@@ -60,7 +63,7 @@ struct OwnerDomainsTests {
         #expect(result.domain.verifiedAt == nil && result.check.message?.contains("no answer in time") == true)
     }
 
-    @Test("bad names, served domains, another owner's domain and the limit are refused")
+    @Test("bad names, served domains, a domain the owner claims already and the limit are refused")
     func refusals() async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
         defer { server.stop() }
@@ -73,7 +76,7 @@ struct OwnerDomainsTests {
         }
         await #expect(throws: OwnerDomainError.taken) { try await domains.add("Agents.Localhost", ownerID: ada.id) }
         let first = try await domains.add("a.example", ownerID: ada.id)
-        await #expect(throws: OwnerDomainError.taken) { try await domains.add("a.example", ownerID: bob.id) }
+        await #expect(throws: OwnerDomainError.taken) { try await domains.add("A.example", ownerID: ada.id) }
         _ = try await domains.add("b.example", ownerID: ada.id)
         await #expect(throws: OwnerDomainError.limitReached) { try await domains.add("c.example", ownerID: ada.id) }
         #expect(try await domains.verify(id: first.id, ownerID: bob.id) == nil)
@@ -81,16 +84,94 @@ struct OwnerDomainsTests {
         #expect(try await domains.delete(id: first.id, ownerID: ada.id))
         #expect(try await domains.domains(ownerID: ada.id).map(\.domain) == ["b.example"])
     }
+
+    @Test("an MX naming this server without the claim's TXT token proves nothing: the domain stays pending")
+    func mxIsNotProof() async throws {
+        let zone = Zone()
+        zone.set("shared.example", 15, .mx([.init(10, "mx.postern.test")]))
+        let server = LoopbackDNSServer(zone: zone.answer)
+        defer { server.stop() }
+        let harness = try OwnersHarness()
+        let owner = try await harness.service.owners.create(email: "eve@example.com", password: "correct horse")
+        let domains = Self.domains(harness, server)
+        let added = try await domains.add("shared.example", ownerID: owner.id)
+        let checked = try #require(try await domains.verify(id: added.id, ownerID: owner.id))
+        #expect(checked.check.mxFound && !checked.check.txtFound)
+        #expect(checked.domain.verifiedAt == nil && checked.domain.mxConfigured)
+        #expect(try await domains.verified("shared.example", ownerID: owner.id) == nil)
+        // Another claim's token proves nothing either.
+        zone.set("shared.example", 16, .txt(["postern-verify-000000000000000000000000"]))
+        #expect(try #require(try await domains.verify(id: added.id, ownerID: owner.id)).domain.verifiedAt == nil)
+    }
+
+    @Test("a domain another owner only has pending can be claimed too; the first to verify wins, the others are gone")
+    func firstToVerifyWins() async throws {
+        let zone = Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
+        defer { server.stop() }
+        let harness = try OwnersHarness()
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
+        let other = Recorded()
+        let domains = Self.domains(harness, server, otherClaims: other)
+        let squat = try await domains.add("contested.example", ownerID: ada.id)
+        let claim = try await domains.add("Contested.example", ownerID: bob.id)
+        #expect(squat.verifyToken != claim.verifyToken)
+        zone.set("contested.example", 16, .txt([claim.verifyToken]))
+        let won = try #require(try await domains.verify(id: claim.id, ownerID: bob.id))
+        #expect(won.domain.verifiedAt != nil)
+        #expect(other.dropped.withLock { $0 } == ["contested.example"])
+        #expect(try await domains.domains(ownerID: ada.id).isEmpty)
+        #expect(try await domains.verify(id: squat.id, ownerID: ada.id) == nil)
+        await #expect(throws: OwnerDomainError.taken) { try await domains.add("contested.example", ownerID: ada.id) }
+        #expect(try await OwnerDomainClaims(database: harness.test.database).holdsVerified(domain: "contested.example"))
+    }
+
+    @Test("a pending claim past the window is deleted (verify says expired; list and the purge drop it); it blocks nobody")
+    func pendingClaimsLapse() async throws {
+        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        defer { server.stop() }
+        let harness = try OwnersHarness()
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
+        let domains = Self.domains(harness, server, limit: 2)
+        let stale = try await domains.add("stale.example", ownerID: ada.id)
+        _ = try await domains.add("listed.example", ownerID: ada.id)
+        _ = try await domains.add("purged.example", ownerID: bob.id)
+        harness.clock.advance(7 * 86_400 + 1)
+        await #expect(throws: OwnerDomainError.expired) { try await domains.verify(id: stale.id, ownerID: ada.id) }
+        #expect(try await domains.verify(id: stale.id, ownerID: ada.id) == nil)
+        #expect(try await domains.domains(ownerID: ada.id).isEmpty)
+        let purged = try await harness.test.database.write { [now = harness.clock.now] connection in
+            try OwnerPurge.run(connection, now: now, domainVerificationWindow: 7 * 86_400)
+        }
+        #expect(purged == 1)
+        let left = try await harness.test.database.read { try $0.query("SELECT id FROM owner_domains", []) }
+        #expect(left.isEmpty)
+        // The limit of 2 counts none of them any more.
+        _ = try await domains.add("stale.example", ownerID: ada.id)
+        _ = try await domains.add("purged.example", ownerID: ada.id)
+    }
+}
+
+/// A surface that holds nothing verified and records what it was told to drop.
+final class Recorded: CustomDomainClaims {
+    let dropped = Mutex<[String]>([])
+    func holdsVerified(domain: String) async throws -> Bool { false }
+    func dropPending(domain: String) async throws { dropped.withLock { $0.append(domain) } }
+    func hasAddress(_ address: String) async throws -> Bool { false }
 }
 
 @Suite("Owners: one domain, one holder across surfaces")
 struct OwnerDomainClaimsTests {
     struct Held: CustomDomainClaims {
         let domains: Set<String>
-        func holds(domain: String) async throws -> Bool { domains.contains(domain) }
+        func holdsVerified(domain: String) async throws -> Bool { domains.contains(domain) }
+        func dropPending(domain: String) async throws {}
+        func hasAddress(_ address: String) async throws -> Bool { false }
     }
 
-    @Test("a domain a Mail.td Pro user holds is refused; an owner's domain is reported held")
+    @Test("a domain a Mail.td Pro user holds verified is refused; an owner's domain is reported held once verified")
     func claims() async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
         defer { server.stop() }
@@ -99,10 +180,18 @@ struct OwnerDomainClaimsTests {
         let domains = OwnerDomainsTests.domains(
             harness, server, served: [], otherClaims: Held(domains: ["pro.example"]))
         await #expect(throws: OwnerDomainError.taken) { try await domains.add("PRO.example", ownerID: ada.id) }
-        _ = try await domains.add("mine.example", ownerID: ada.id)
+        let mine = try await domains.add("mine.example", ownerID: ada.id)
         let claims = OwnerDomainClaims(database: harness.test.database)
-        #expect(try await claims.holds(domain: "mine.example"))
-        #expect(try await !claims.holds(domain: "pro.example"))
+        #expect(try await !claims.holdsVerified(domain: "mine.example"), "pending holds nothing")
+        try await harness.test.database.write { connection in
+            _ = try connection.run("UPDATE owner_domains SET verified_at = 1 WHERE id = ?", [.text(mine.id)])
+        }
+        #expect(try await claims.holdsVerified(domain: "mine.example"))
+        #expect(try await !claims.holdsVerified(domain: "pro.example"))
+        _ = try await domains.add("pending.example", ownerID: ada.id)
+        try await claims.dropPending(domain: "pending.example")
+        try await claims.dropPending(domain: "mine.example")
+        #expect(try await domains.domains(ownerID: ada.id).map(\.domain) == ["mine.example"])
     }
 
     @Test("a domain another surface took between the first look and the insert is given up: taken, no row left")
@@ -116,6 +205,5 @@ struct OwnerDomainClaimsTests {
         await #expect(throws: OwnerDomainError.taken) { try await domains.add("race.example", ownerID: ada.id) }
         #expect(other.asked.withLock { $0 } == 2)
         #expect(try await domains.domains(ownerID: ada.id).isEmpty)
-        #expect(try await !OwnerDomainClaims(database: harness.test.database).holds(domain: "race.example"))
     }
 }
