@@ -52,10 +52,11 @@ struct Serve: AsyncParsableCommand {
         if let sandbox = runtime.sandboxListenAddress {
             FileHandle.standardOutput.write(Data("postern SMTP sandbox listening on smtp://\(sandbox)\n".utf8))
         }
-        // One JSON line with everything bound, for fixtures that start `serve` with free ports.
+        // One JSON line with everything bound, for fixtures that start `serve` with free ports; the file first, so
+        // that a reader who saw the line finds the file.
         let bound = runtime.boundAddressesLine
-        FileHandle.standardOutput.write(Data(bound))
         if let portsFile { try PortsFile.write(bound, to: portsFile) }
+        FileHandle.standardOutput.write(Data(bound))
         logger.notice(
             "serving", metadata: ["public_url": "\(runtime.identity.baseURL)", "issuer": "\(runtime.identity.issuer)"])
         await termination.wait()
