@@ -12,7 +12,7 @@ import Synchronization
 public final class WebhookDispatcher: Sendable {
     /// The settings of a dispatcher; every default stated.
     public struct Settings: Sendable {
-        /// Events claimed (and delivered concurrently) per round. Default 16.
+        /// Events claimed per round (different webhooks' delivered concurrently). Default 16.
         public var batch = 16
         /// The longest sleep between looks at the queue. Default 1 s.
         public var idleInterval: Duration = .seconds(1)
@@ -67,15 +67,22 @@ public final class WebhookDispatcher: Sendable {
         ]
     }
 
-    /// One round: claims the due events, delivers them concurrently and completes each. Returns how many were
-    /// attempted.
+    /// One round: claims the due events, delivers them and completes each: one webhook's events one after another in
+    /// the order their messages arrived, different webhooks' concurrently. Returns how many were attempted.
     /// - Throws: storage errors of the claim (a completion that fails is logged; its lease runs out and it is retried).
     @discardableResult
     public func runOnce() async throws -> Int {
         let jobs = try await queue.claim(now: clock(), limit: settings.batch)
+        var byWebhook: [String: [WebhookJob]] = [:]
+        var webhooks: [String] = []
+        for job in jobs {
+            if byWebhook[job.webhookID] == nil { webhooks.append(job.webhookID) }
+            byWebhook[job.webhookID, default: []].append(job)
+        }
         await withTaskGroup(of: Void.self) { group in
-            for job in jobs {
-                group.addTask { await self.deliver(job) }
+            for webhook in webhooks {
+                let ordered = byWebhook[webhook] ?? []
+                group.addTask { for job in ordered { await self.deliver(job) } }
             }
         }
         if let depth = try? await queue.depth() { depthGauge.record(depth) }

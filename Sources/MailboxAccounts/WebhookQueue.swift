@@ -43,7 +43,11 @@ public struct WebhookQueue: Sendable {
         case leaseLost
     }
 
-    /// Leases up to `limit` due events of active webhooks, oldest due first, and returns them.
+    /// The arrival order of an event's message (a deleted message's event sorts by its id alone).
+    private static let arrival = "(SELECT m.received_seq FROM mail_messages m WHERE m.id = e.message_id)"
+
+    /// Leases up to `limit` due events of active webhooks, oldest due first (events due together in the order their
+    /// messages arrived, `received_seq`), and returns them in that order.
     public func claim(now: Int64, limit: Int) async throws -> [WebhookJob] {
         let token = SecureRandom.hex(byteCount: 16)
         let skipLocked = database.dialect == .postgres ? " FOR UPDATE OF e SKIP LOCKED" : ""
@@ -55,7 +59,7 @@ public struct WebhookQueue: Sendable {
                     WHERE id IN (
                         SELECT e.id FROM mailbox_webhook_events e JOIN mailbox_webhooks w ON w.id = e.webhook_id
                         WHERE w.status = 'active' AND e.next_attempt_ms <= ? AND e.lease_until_ms <= ?
-                        ORDER BY e.next_attempt_ms, e.id LIMIT ?\(skipLocked))
+                        ORDER BY e.next_attempt_ms, \(Self.arrival), e.id LIMIT ?\(skipLocked))
                     AND next_attempt_ms <= ? AND lease_until_ms <= ?
                     """,
                     [
@@ -67,7 +71,7 @@ public struct WebhookQueue: Sendable {
                     SELECT e.id, e.event_type, e.webhook_id, w.url, w.secret, e.message_id, e.address, e.account_id,
                         e.from_json, e.envelope_from, e.subject, e.preview, e.size, e.received_at, e.attempts
                     FROM mailbox_webhook_events e JOIN mailbox_webhooks w ON w.id = e.webhook_id
-                    WHERE e.lease_token = ? ORDER BY e.next_attempt_ms, e.id
+                    WHERE e.lease_token = ? ORDER BY e.next_attempt_ms, \(Self.arrival), e.id
                     """, [.text(token)]
                 ).compactMap { Self.job($0, token: token) }
             }

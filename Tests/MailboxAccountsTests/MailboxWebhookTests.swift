@@ -371,6 +371,23 @@ struct MailboxWebhookTests {
         #expect(try metrics.expectCounter("postern_webhook_attempts_total", [("result", "delivered")]).totalValue == 1)
     }
 
+    @Test("messages of one second reach the webhook in the order they arrived, one after another")
+    func arrivalOrder() async throws {
+        let setup = try await Self.setup()
+        // Eight in one second, their random ids in any order: a tie broken by id would scramble them.
+        var delivered: [String] = []
+        for index in 0..<8 { delivered.append(try await Self.deliver(setup.harness, to: "owned@pro.localhost", subject: "m\(index)")) }
+        let transport = RecordingTransport()
+        let clock = setup.harness.clock
+        let dispatcher = WebhookDispatcher(
+            queue: setup.queue(), transport: transport, changes: setup.harness.service.mail.changes,
+            clock: { clock.nanoseconds / 1_000_000 }, logger: .init(label: "webhook-tests"),
+            metricsFactory: setup.harness.metrics)
+        #expect(try await dispatcher.runOnce() == 8)
+        let received = transport.sent.withLock { $0 }.map { $0.header("X-Webhook-ID") ?? "" }
+        #expect(received == delivered.map { "evt_" + $0 })
+    }
+
     @Test("two instances claiming at once never share an event")
     func concurrentClaims() async throws {
         let setup = try await Self.setup()
