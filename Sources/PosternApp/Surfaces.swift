@@ -144,8 +144,12 @@ enum Surfaces {
     {
         let store = MailStore(database: database)
         let directory = localDirectory(c, database: database)
+        let policy = RecipientPolicy(
+            delimiters: c.recipientDelimiter,
+            catchAll: c.smtpAcceptAny ? RecipientPolicy.catchAll(quota: c.catchAllQuota) : nil)
         let delivery = LocalDelivery(
-            directory: directory, store: store, maximumMessageBytes: c.smtpMaxMessageBytes, clock: clock)
+            directory: directory, store: store, maximumMessageBytes: c.smtpMaxMessageBytes, policy: policy,
+            clock: clock)
         return LocalMail(store: store, directory: directory, delivery: delivery)
     }
 
