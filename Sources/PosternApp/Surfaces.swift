@@ -259,6 +259,7 @@ enum Surfaces {
         mailbox.webhookRetrySeconds = c.webhookRetrySeconds
         mailbox.sandboxSMTPHost = c.smtpHostname
         mailbox.sandboxSMTPPort = sandboxPort
+        mailbox.operatorToken = c.operatorToken
         return try MailboxService(
             configuration: mailbox,
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
