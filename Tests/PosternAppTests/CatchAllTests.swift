@@ -111,4 +111,31 @@ struct CatchAllTests {
         let full = try await SMTPDeliveryTests.send(port: port, from: "", to: ["x@example.org"], message: Self.message)
         #expect(full.hasPrefix("error (552"), "\(full)")
     }
+
+    @Test("one info line per SMTP transaction: client, MAIL FROM, each RCPT with its code, message id, size; no body")
+    func transactionLogLine() async throws {
+        let capture = DataDirectoryTests.Capture()
+        let server = try await TestServer.start(logger: DataDirectoryTests.logger(capture))
+        defer { Task { await server.stop() } }
+        try await Self.addAgent("tester", to: server)
+        let refused = try await SMTPDeliveryTests.send(
+            port: try Self.smtpPort(server), from: "app@example.com",
+            to: ["tester@agents.localhost", "nobody@mail.localhost"], message: Self.message)
+        #expect(refused == #"{"nobody@mail.localhost": 550}"#, "\(refused)")
+        let row = try #require(
+            try await server.runtime.database.read { try $0.query("SELECT id, size FROM mail_messages", []).first })
+        let id = try #require(row.text("id"))
+        let size = try #require(row.int("size"))
+        let lines = capture.text.split(separator: "\n").filter { $0.contains("smtp transaction") }
+        #expect(lines.count == 1, "\(capture.text)")
+        let line = String(lines.first ?? "")
+        #expect(line.contains(" info "), "\(line)")
+        #expect(line.contains("client=127.0.0.1"), "\(line)")
+        #expect(line.contains("mail_from=app@example.com"), "\(line)")
+        #expect(line.contains("tester@agents.localhost 250, nobody@mail.localhost 550"), "\(line)")
+        #expect(line.contains("message_id=\(id)"), "\(line)")
+        #expect(line.contains("size=\(size)"), "\(line)")
+        #expect(line.contains("result=250"), "\(line)")
+        #expect(!capture.text.contains("Your code is 42") && !capture.text.contains("Welcome"), "\(capture.text)")
+    }
 }
