@@ -63,6 +63,13 @@ extension MailStore {
         return count
     }
 
+    /// The address message `id` is stored under, nil when no address has it (the operator's `postern mail show`).
+    public func address(ofMessage id: String) async throws -> String? {
+        try await database.read { connection in
+            try connection.query("SELECT address FROM mail_messages WHERE id = ?", [.text(id)]).first?.text("address")
+        }
+    }
+
     private func matching(_ search: MailSearch, newestFirst: Bool, limit: Int) async throws -> [MailSummary] {
         var conditions: [String] = []
         var values: [SQLValue] = []
