@@ -2,8 +2,9 @@ import Foundation
 import MIME
 import Storage
 
-/// Every local address's mail (`migrations/sqlite/0006_mail.sql`) behind small async methods. Every read is scoped to
-/// one address, so a caller that authorised an address can never reach another's messages.
+/// Every local address's mail (`migrations/sqlite/0006_mail.sql`) behind small async methods. Every read here is scoped
+/// to one address, so a caller that authorised an address can never reach another's messages; the store-wide reads
+/// of `MailStore+Search.swift` are the operator's alone.
 public struct MailStore: Sendable {
     let database: any SQLDatabase
     /// Who waits for this database's mail to change; shared by every store over the same database object.

@@ -125,7 +125,7 @@ struct OperatorAPITests {
         let changes = MailStore(database: server.runtime.database).changes
         let waiting = Task {
             try await client.request(
-                "GET", "/api/operator/messages/wait?to=late%40example.org&timeout=60", headers: Self.auth)
+                "GET", "/api/operator/messages/wait?to=late%40example.org&timeout=20", headers: Self.auth)
         }
         while changes.waitingForAny == 0 { try await Task.sleep(for: .milliseconds(10)) }
         try await Self.send(server, to: ["other@example.org"], subject: "not this one")
