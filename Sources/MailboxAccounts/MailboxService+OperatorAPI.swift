@@ -11,7 +11,7 @@ import ServerKit
 ///
 /// - Warning: the token reaches every message of every user; it belongs to whoever runs the server.
 extension MailboxService {
-    /// The longest `?timeout=` of `/api/operator/messages/wait`, in seconds; also its default is ``operatorWaitDefault``.
+    /// The longest `?timeout=` of `/api/operator/messages/wait`, in seconds.
     static let operatorWaitMaximum = 120
     /// The `?timeout=` of `/api/operator/messages/wait` when none is given, in seconds.
     static let operatorWaitDefault = 30
