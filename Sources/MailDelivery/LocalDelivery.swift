@@ -10,6 +10,8 @@ public struct LocalDelivery: Sendable {
     let store: MailStore
     let limits: MIMELimits
     let clock: @Sendable () -> Int64
+    /// Subaddressing and the catch-all.
+    public let policy: RecipientPolicy
 
     /// - Parameters:
     ///   - directory: which addresses are local, and their quotas.
@@ -17,23 +19,28 @@ public struct LocalDelivery: Sendable {
     ///   - maximumMessageBytes: the largest message the MIME parser takes (SMTP's own limit); its other limits
     ///     are ``MIMELimits``' defaults.
     ///   - clock: Unix seconds, the copies' `received_at`.
+    ///   - policy: subaddressing and the catch-all; the default refuses what is not local and splits no address.
     public init(
         directory: any AccountDirectory, store: MailStore,
         maximumMessageBytes: Int = MIMELimits.default.maximumMessageBytes,
+        policy: RecipientPolicy = RecipientPolicy(),
         clock: @escaping @Sendable () -> Int64
     ) {
         self.directory = directory
         self.store = store
         self.limits = MIMELimits(maximumMessageBytes: maximumMessageBytes)
+        self.policy = policy
         self.clock = clock
     }
 
-    /// Local and existing: accept; local domain without such a mailbox: unknown; any other domain: relay denied.
-    /// When the accounts cannot be read, a recipient on a local domain is accepted and the delivery fails with a
-    /// temporary error instead of a permanent refusal.
+    /// Local and existing (or a subaddress of one): accept; local domain without such a mailbox: unknown; any other
+    /// domain: relay denied; with ``RecipientPolicy/catchAll`` every address is accepted. When the accounts cannot be
+    /// read, a recipient on a local domain is accepted and the delivery fails with a temporary error instead of a
+    /// permanent refusal.
     public func verdict(forRecipient address: String) async -> RecipientVerdict {
+        if policy.catchAll != nil { return .accept }
         do {
-            switch try await directory.resolve(address) {
+            switch try await resolve(address) {
             case .local: return .accept
             case .unknown: return .unknownLocal
             case .foreign: return .relayDenied
@@ -43,16 +50,41 @@ public struct LocalDelivery: Sendable {
         }
     }
 
-    /// Parses `data` and stores a copy for every local recipient of `envelope`.
+    /// What `address` is here: the address itself when the directory knows it (an account literally named
+    /// `alice+tag` wins), else its subaddress's base (`alice+tag@dom` as `alice@dom`, RFC 5233) when the policy has
+    /// a delimiter and the base is local.
+    /// - Throws: the directory's storage errors.
+    public func resolve(_ address: String) async throws -> AddressResolution {
+        let resolution = try await directory.resolve(address)
+        guard case .local = resolution else {
+            if let base = policy.base(of: address), case .local(let recipient) = try await directory.resolve(base) {
+                return .local(recipient)
+            }
+            return resolution
+        }
+        return resolution
+    }
+
+    /// Parses `data` and stores a copy for every local recipient of `envelope` (one per mailbox, however many of
+    /// its subaddresses were named), and with a catch-all one copy there for the others. Each copy keeps the
+    /// envelope recipients that led to it (`envelope_to`).
     /// - Throws: ``LocalDeliveryError`` when no recipient is local any more, a MIME limit is passed or a quota
     ///   is full; storage errors as they are. Nothing is stored when it throws.
     public func store(_ envelope: MailEnvelope, data: [UInt8]) async throws -> String {
         var recipients: [MailStore.Recipient] = []
+        func add(_ address: String, quota: Int64, for original: String) {
+            let original = original.lowercased()
+            if let index = recipients.firstIndex(where: { $0.address == address }) {
+                recipients[index].envelopeTo = (recipients[index].envelopeTo ?? "") + ", " + original
+            } else {
+                recipients.append(MailStore.Recipient(address: address, quota: quota, envelopeTo: original))
+            }
+        }
         for address in envelope.recipients {
-            if case .local(let recipient) = try await directory.resolve(address),
-                !recipients.contains(where: { $0.address == recipient.address })
-            {
-                recipients.append(MailStore.Recipient(recipient))
+            if case .local(let recipient) = try await resolve(address) {
+                add(recipient.address, quota: recipient.quota, for: address)
+            } else if let catchAll = policy.catchAll {
+                add(catchAll.address, quota: catchAll.quota, for: address)
             }
         }
         guard !recipients.isEmpty else { throw LocalDeliveryError.noLocalRecipient }

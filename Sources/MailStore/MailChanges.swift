@@ -50,6 +50,11 @@ public final class MailChanges: Sendable {
         state.withLock { state in state.waiters.values.count { $0.address == address && $0.continuation != nil } }
     }
 
+    /// How many waiters woken by any address (``waitForAny(after:timeout:)``) are parked right now (for tests).
+    public var waitingForAny: Int {
+        state.withLock { state in state.waiters.values.count { $0.address == nil && $0.continuation != nil } }
+    }
+
     /// How many waiters are parked right now, for every address (the `postern_mail_waiting_requests` gauge).
     public var waitingTotal: Int {
         state.withLock { state in state.waiters.values.count { $0.continuation != nil && $0.address != nil } }

@@ -2,8 +2,9 @@ import Foundation
 import MIME
 import Storage
 
-/// Every local address's mail (`migrations/sqlite/0006_mail.sql`) behind small async methods. Every read is scoped to
-/// one address, so a caller that authorised an address can never reach another's messages.
+/// Every local address's mail (`migrations/sqlite/0006_mail.sql`) behind small async methods. Every read here is scoped
+/// to one address, so a caller that authorised an address can never reach another's messages; the store-wide reads
+/// of `MailStore+Search.swift` are the operator's alone.
 public struct MailStore: Sendable {
     let database: any SQLDatabase
     /// Who waits for this database's mail to change; shared by every store over the same database object.
@@ -19,10 +20,14 @@ public struct MailStore: Sendable {
     public struct Recipient: Sendable, Equatable {
         public var address: String
         public var quota: Int64
+        /// The envelope recipients (`RCPT TO`) that led to this copy, joined by `, `, kept in `envelope_to`
+        /// (migration 0029); nil when no SMTP envelope brought the message.
+        public var envelopeTo: String?
 
-        public init(address: String, quota: Int64) {
+        public init(address: String, quota: Int64, envelopeTo: String? = nil) {
             self.address = address
             self.quota = quota
+            self.envelopeTo = envelopeTo
         }
     }
 
@@ -44,7 +49,7 @@ public struct MailStore: Sendable {
                     let id = UUID().uuidString.lowercased()
                     try Self.insert(
                         message, id: id, address: recipient.address, folder: folder, keywords: keywords,
-                        isRead: isRead, now: now, connection)
+                        isRead: isRead, now: now, envelopeTo: recipient.envelopeTo, connection)
                     return id
                 }
             }
@@ -201,7 +206,10 @@ public struct MailStore: Sendable {
     // MARK: rows
 
     static let summaryColumns =
-        "id, address, folder, envelope_from, from_json, subject, preview, size, is_read, received_at, thread_id, keywords"
+        """
+        id, address, folder, envelope_from, from_json, subject, preview, size, is_read, received_at, thread_id, \
+        keywords, envelope_to
+        """
     private static let detailColumns =
         summaryColumns
         + ", to_json, cc_json, bcc_json, reply_to_json, message_id, in_reply_to, refs, sent_at, text_body, html_body"
@@ -218,15 +226,16 @@ public struct MailStore: Sendable {
 
     static func insert(
         _ message: NewMailMessage, id: String, address: String, folder: MailFolder, keywords: Set<String>,
-        isRead: Bool, now: Int64, _ connection: any SQLConnection
+        isRead: Bool, now: Int64, envelopeTo: String? = nil, _ connection: any SQLConnection
     ) throws {
         let thread = try threadID(of: message, address: address, connection) ?? id
         _ = try connection.run(
             """
             INSERT INTO mail_messages (id, address, folder, envelope_from, from_json, to_json, cc_json, reply_to_json,
                 subject, message_id, in_reply_to, refs, sent_at, text_body, html_body, preview, size, received_at, raw,
-                thread_id, keywords, is_read, bcc_json, received_seq)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(nextArrival(connection.dialect)))
+                thread_id, keywords, is_read, bcc_json, envelope_to, received_seq)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                    \(nextArrival(connection.dialect)))
             """,
             [
                 .text(id), .text(address), .text(folder.rawValue), .text(message.envelopeFrom),
@@ -236,7 +245,7 @@ public struct MailStore: Sendable {
                 message.sentAt.map(SQLValue.integer) ?? .null, optional(message.textBody),
                 optional(message.htmlBody), .text(message.preview), .integer(Int64(message.raw.count)),
                 .integer(now), .blob(message.raw), .text(thread), .text(keywordsJSON(keywords)),
-                .integer(isRead ? 1 : 0), .text(json(message.bcc)),
+                .integer(isRead ? 1 : 0), .text(json(message.bcc)), optional(envelopeTo),
             ])
         for (position, attachment) in message.attachments.enumerated() {
             _ = try connection.run(
@@ -311,7 +320,7 @@ public struct MailStore: Sendable {
             id: id, address: address, folder: folder, envelopeFrom: row.text("envelope_from") ?? "",
             from: addresses(row.text("from_json")), subject: row.text("subject"), preview: row.text("preview") ?? "",
             size: size, isRead: row.int("is_read") == 1, receivedAt: received, threadID: row.text("thread_id") ?? id,
-            keywords: keywords(row.text("keywords")))
+            keywords: keywords(row.text("keywords")), envelopeTo: row.text("envelope_to"))
     }
 
     static func attachmentInfo(_ row: SQLRow) -> MailAttachmentInfo? {

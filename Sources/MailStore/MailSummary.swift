@@ -16,6 +16,9 @@ public struct MailSummary: Sendable, Equatable {
     public var threadID: String
     /// Keywords other than `$seen` (which `isRead` is), sorted.
     public var keywords: [String]
+    /// The envelope recipients that led to this copy, joined by `, ` (`envelope_to`); nil when no SMTP envelope
+    /// brought it.
+    public var envelopeTo: String? = nil
 
     /// Every keyword, `$seen` included when the message was read: what JMAP shows and patches.
     public var allKeywords: Set<String> { isRead ? Set(keywords + ["$seen"]) : Set(keywords) }

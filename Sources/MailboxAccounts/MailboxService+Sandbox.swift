@@ -56,7 +56,11 @@ extension MailboxService {
         do {
             id = try await mail.deliver(
                 NewMailMessage(parsed, envelopeFrom: mailFrom, raw: raw),
-                to: [MailStore.Recipient(address: sandbox.address, quota: configuration.sandboxQuota)],
+                to: [
+                    MailStore.Recipient(
+                        address: sandbox.address, quota: configuration.sandboxQuota,
+                        envelopeTo: recipients.joined(separator: ", "))
+                ],
                 folder: .inbox, now: now)[0]
         } catch MailStoreError.quotaExceeded {
             throw SandboxCaptureError.full
@@ -109,6 +113,19 @@ extension MailboxService {
         }
         return MailboxJSON.response(
             .ok, [("messages", .array(messages.map { .object(Self.summaryPairs($0)) })), ("page", .int(Int64(page)))])
+    }
+
+    /// `GET /api/user/sandbox/messages/wait[?timeout=S]`, as the accounts' wait: the oldest unread captured message
+    /// as soon as there is one, or 204 after `timeout` seconds (default 30, at most 30). Postern's own. Makes the
+    /// sandbox when the user has none yet (as the first SMTP connection would), so that a wait started before the
+    /// first message sees it arrive.
+    func waitForSandboxMessage(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        let seconds = try call.integerQuery("timeout", in: 0...30, fallback: 30)
+        guard let sandbox = try await sandbox(for: user.id, create: true),
+            let message = try await mail.nextUnread(address: sandbox.address, timeout: .seconds(seconds))
+        else { return MailboxJSON.noContent() }
+        return MailboxJSON.response(.ok, Self.summaryPairs(message))
     }
 
     /// `DELETE /api/user/sandbox/messages`: `{"deleted": n}`.

@@ -134,6 +134,7 @@ public final class MailboxService: Sendable {
         let sandbox = "/api/user/sandbox"
         router.add(.GET, sandbox, deferred(.general, sandboxInfo))
         router.add(.GET, sandbox + "/messages", deferred(.general, sandboxMessages))
+        router.add(.GET, sandbox + "/messages/wait", deferred(.general, waitForSandboxMessage))
         router.add(.DELETE, sandbox + "/messages", deferred(.general, purgeSandbox))
         router.add(.GET, sandbox + "/messages/{messageID}", deferred(.general, sandboxMessage))
         router.add(.DELETE, sandbox + "/messages/{messageID}", deferred(.general, deleteSandboxMessage))
@@ -149,6 +150,7 @@ public final class MailboxService: Sendable {
         let messages = "/api/accounts/{id}/messages"
         router.add(.PUT, messages + "/read", bodyLimit: limit, deferred(.general, markMessagesRead))
         router.add(.GET, messages + "/wait", deferred(.general, waitForMessage))
+        registerOperatorRoutes(into: &router)
         router.add(.GET, messages + "/{messageID}", deferred(.general, messageDetail))
         router.add(.DELETE, messages + "/{messageID}", deferred(.general, deleteMessage))
         router.add(.GET, messages + "/{messageID}/source", deferred(.general, messageSource))

@@ -91,6 +91,11 @@ extension MailboxStore {
     }
 
     /// Forgets the sandbox's records of `messageIDs` (their copies are deleted from the mail store by the caller).
+    /// Deletes what every sandbox adds to its captured messages (the operator's reset, after the messages).
+    func deleteEverySandboxMessage() async throws {
+        _ = try await database.write { try $0.run("DELETE FROM mailbox_sandbox_messages", []) }
+    }
+
     func deleteSandboxMessages(ownerID: String, messageIDs: [String]?) async throws {
         _ = try await database.write { connection in
             guard let messageIDs else {

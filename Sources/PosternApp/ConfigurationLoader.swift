@@ -181,6 +181,10 @@ public enum ConfigurationLoader {
             c.sandboxPlaintextAuthOnLoopback = $0 == "loopback"
         }
         try integer("POSTERN_AGENT_INBOX_QUOTA") { c.agentInboxQuota = Int64($0) }
+        try choice("POSTERN_SMTP_ACCEPT", ["local", "any"]) { c.smtpAcceptAny = $0 == "any" }
+        text("POSTERN_RECIPIENT_DELIMITER") { c.recipientDelimiter = $0 }
+        try integer("POSTERN_CATCH_ALL_QUOTA") { c.catchAllQuota = Int64($0) }
+        if let v = value("POSTERN_OPERATOR_TOKEN"), !v.isEmpty { c.operatorToken = v }
         try c.validate()
         return c
     }

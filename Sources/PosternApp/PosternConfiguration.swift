@@ -170,6 +170,17 @@ public struct PosternConfiguration: Sendable {
     public var sandboxPlaintextAuthOnLoopback = true
     /// Bytes of mail an agent inbox may hold (`POSTERN_AGENT_INBOX_QUOTA`, default 40 MiB, a free mailbox's).
     public var agentInboxQuota: Int64 = 41_943_040
+    /// Whether SMTP keeps mail for unknown local users and other domains in the catch-all (`POSTERN_SMTP_ACCEPT=any`)
+    /// instead of refusing it with `550` (`local`, the default). Nothing is ever relayed.
+    public var smtpAcceptAny = false
+    /// The subaddress delimiters (`POSTERN_RECIPIENT_DELIMITER`, default `+`; empty turns subaddressing off):
+    /// `alice+tag@dom` is delivered to `alice@dom` when `alice+tag` itself is no account.
+    public var recipientDelimiter = "+"
+    /// Bytes the catch-all may hold (`POSTERN_CATCH_ALL_QUOTA`, default 1 GiB); past it, `552 5.2.2`.
+    public var catchAllQuota: Int64 = 1 << 30
+    /// The bearer token of the operator's HTTP routes (`POSTERN_OPERATOR_TOKEN`, at least 32 characters). Unset
+    /// (the default): those routes answer 404.
+    public var operatorToken: String?
 
     /// A configuration with every default.
     public init() {}
@@ -275,6 +286,16 @@ public struct PosternConfiguration: Sendable {
             throw ConfigurationError(
                 key: smtpTLSCertificate == nil ? "POSTERN_SMTP_TLS_CERT" : "POSTERN_SMTP_TLS_KEY",
                 message: "POSTERN_SMTP_TLS_CERT and POSTERN_SMTP_TLS_KEY are set together or not at all")
+        }
+        guard catchAllQuota > 0 else {
+            throw ConfigurationError(key: "POSTERN_CATCH_ALL_QUOTA", message: "must be positive")
+        }
+        if let operatorToken, operatorToken.utf8.count < 32 {
+            throw ConfigurationError(key: "POSTERN_OPERATOR_TOKEN", message: "must be at least 32 characters")
+        }
+        guard recipientDelimiter.allSatisfy({ $0 != "@" && $0.isASCII && !$0.isWhitespace && !$0.isLetter }) else {
+            throw ConfigurationError(
+                key: "POSTERN_RECIPIENT_DELIMITER", message: "must be ASCII punctuation or digits, without @")
         }
         guard (1024...(1 << 30)).contains(smtpMaxMessageBytes) else {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_MESSAGE_BYTES", message: "must be from 1024 to 1073741824")

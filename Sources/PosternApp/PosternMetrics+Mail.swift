@@ -27,6 +27,8 @@ extension PosternMetrics {
             Counter(label: "postern_smtp_refusals_total", dimensions: [("reason", reason)]).increment()
         case .sessionRefused:
             Counter(label: "postern_smtp_refusals_total", dimensions: [("reason", "too_many_connections")]).increment()
+        case .transactionEnded:
+            break  // the log line's (SMTPTransactionLog); the counters above count its parts
         }
     }
 

@@ -210,10 +210,9 @@ public final class PosternRuntime: Sendable {
     ) -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.smtpPort)
         settings.tls = tls
-        let metrics = PosternMetrics.shared
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
-            observer: metrics.smtpEvent)
+            observer: SMTPTransactionLog.observer("smtp", metrics: PosternMetrics.shared, logger: logger))
     }
 
     /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that
@@ -233,7 +232,7 @@ public final class PosternRuntime: Sendable {
         return SMTPServer(
             configuration: settings,
             sink: SandboxDeliverySink(mailbox: mailbox, authenticator: authenticator, logger: logger), group: group,
-            logger: logger)
+            logger: logger, observer: SMTPTransactionLog.observer("sandbox", metrics: nil, logger: logger))
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",

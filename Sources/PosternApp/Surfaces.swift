@@ -153,8 +153,12 @@ enum Surfaces {
     {
         let store = MailStore(database: database)
         let directory = localDirectory(c, database: database)
+        let policy = RecipientPolicy(
+            delimiters: c.recipientDelimiter,
+            catchAll: c.smtpAcceptAny ? RecipientPolicy.catchAll(quota: c.catchAllQuota) : nil)
         let delivery = LocalDelivery(
-            directory: directory, store: store, maximumMessageBytes: c.smtpMaxMessageBytes, clock: clock)
+            directory: directory, store: store, maximumMessageBytes: c.smtpMaxMessageBytes, policy: policy,
+            clock: clock)
         return LocalMail(store: store, directory: directory, delivery: delivery)
     }
 
@@ -266,6 +270,7 @@ enum Surfaces {
         mailbox.webhookRetrySeconds = c.webhookRetrySeconds
         mailbox.sandboxSMTPHost = c.smtpHostname
         mailbox.sandboxSMTPPort = sandboxPort
+        mailbox.operatorToken = c.operatorToken
         return try MailboxService(
             configuration: mailbox,
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,

@@ -9,6 +9,8 @@ public enum SMTPSessionEvent: Sendable, Equatable {
     case recipientRefused(SMTPRecipientVerdict)
     /// A connection over the cap was told `421` and closed.
     case sessionRefused
+    /// A mail transaction ended: its message stored or refused, or abandoned before `DATA`.
+    case transactionEnded(SMTPTransactionRecord)
 }
 
 /// Why a whole message was refused.

@@ -28,6 +28,10 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     struct Transaction: Equatable {
         var mailFrom: String
         var recipients: [String] = []
+        /// Every `RCPT TO` with its reply code, refused ones too (the transaction's log record).
+        var replies: [SMTPTransactionRecord.RecipientReply] = []
+        /// Bytes of message text, once read.
+        var size: Int?
     }
 
     let shared: SMTPSessionShared
@@ -205,7 +209,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         case .helo(let domain), .ehlo(let domain):
             greeted = true
             heloName = domain
-            transaction = nil
+            endTransaction()
             if case .ehlo = command {
                 lifecycle.output.append(
                     shared.ehloReply(startTLS: configuration.tls != nil && !secured, auth: offersAuthentication))
@@ -218,7 +222,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             reply(.readyForTLS)
             wantsTLS = true
             greeted = false
-            transaction = nil
+            endTransaction()
         case .auth(let mechanism, let initialResponse):
             startAuthentication(mechanism, initialResponse, into: &actions)
         case .mail(let path, let declaredSize):
@@ -236,7 +240,10 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         case .rcpt(let path):
             guard let transaction else { return reply(.needMail) }
             if transaction.recipients.contains(path) { return reply(.recipientOK) }
-            if transaction.recipients.count >= configuration.maxRecipients { return reply(.tooManyRecipients) }
+            if transaction.recipients.count >= configuration.maxRecipients {
+                self.transaction?.replies.append(.init(address: path, code: SMTPReply.tooManyRecipients.code))
+                return reply(.tooManyRecipients)
+            }
             pending = .verdict(recipient: path)
             actions.append(.perform(Job(.verdict(recipient: path))))
         case .data:
@@ -245,11 +252,12 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             reader = SMTPDataReader(limit: configuration.maxMessageBytes)
             reply(.startData)
         case .rset:
-            transaction = nil
+            endTransaction()
             reply(.ok)
         case .noop:
             reply(.ok)
         case .quit:
+            endTransaction()
             finish(with: .bye)
         case .vrfy:
             reply(.cannotVerify)
@@ -264,8 +272,9 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
 
     /// The end mark was read: refuse an oversized message, or hand the message to the sink.
     private mutating func messageEnded(_ reader: SMTPDataReader, into actions: inout [ConnectionAction]) {
+        if !reader.overflowed { self.transaction?.size = reader.text.count }
         guard let transaction, !reader.overflowed else {
-            self.transaction = nil
+            endTransaction(result: .tooLarge)
             shared.observer?(.messageRefused(.tooLarge))
             return reply(.tooLarge)
         }
@@ -281,25 +290,29 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         switch (pending, outcome) {
         case (.verdict(let recipient)?, .verdict(let verdict)):
             pending = nil
+            let answer: SMTPReply
             switch verdict {
             case .accept:
                 transaction?.recipients.append(recipient)
-                reply(.recipientOK)
+                answer = .recipientOK
             case .unknownLocal:
                 shared.observer?(.recipientRefused(verdict))
-                reply(.unknownLocal)
+                answer = .unknownLocal
             case .relayDenied:
                 shared.observer?(.recipientRefused(verdict))
-                reply(.relayDenied)
+                answer = .relayDenied
             }
+            transaction?.replies.append(.init(address: recipient, code: answer.code))
+            reply(answer)
         case (.delivery(let bytes, let recipients)?, .delivered(let queueID)):
             pending = nil
-            transaction = nil
+            let answer = SMTPReply.queued(queueID)
+            endTransaction(result: answer, messageID: queueID)
             shared.observer?(.messageStored(bytes: bytes, recipients: recipients))
-            reply(.queued(queueID))
+            reply(answer)
         case (.delivery?, .deliveryFailed):
             pending = nil
-            transaction = nil
+            endTransaction(result: .notStored)
             shared.observer?(.messageRefused(.notStored))
             reply(.notStored)
         case (.authentication?, .authenticated(let identity)):
@@ -321,13 +334,15 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             }
         case (.delivery?, .refused(let refusal)):
             pending = nil
-            transaction = nil
             shared.observer?(.messageRefused(.refused(refusal)))
+            let answer: SMTPReply
             switch refusal {
-            case .mailboxFull: reply(.mailboxFull)
-            case .unreadableContent: reply(.unreadableContent)
-            case .noSuchRecipient: reply(.unknownLocal)
+            case .mailboxFull: answer = .mailboxFull
+            case .unreadableContent: answer = .unreadableContent
+            case .noSuchRecipient: answer = .unknownLocal
             }
+            endTransaction(result: answer)
+            reply(answer)
         default:
             return close(into: &actions)  // an answer to nothing asked: the service is broken
         }
@@ -361,7 +376,19 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         lifecycle.output.append(answer.bytes)
         lifecycle.closeAfterOutput()
         reader = nil
+        endTransaction()
+    }
+
+    /// Ends the open transaction, if any, and reports its record (the log line): `result` is the reply that ended
+    /// its message, nil when it ended before one.
+    private mutating func endTransaction(result: SMTPReply? = nil, messageID: String? = nil) {
+        guard let ended = transaction else { return }
         transaction = nil
+        shared.observer?(
+            .transactionEnded(
+                SMTPTransactionRecord(
+                    client: peer, mailFrom: ended.mailFrom, recipients: ended.replies, messageID: messageID,
+                    size: ended.size, result: result?.code)))
     }
 
     // MARK: - Output, timers and closing
@@ -412,5 +439,6 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         if !lifecycle.isClosed { lifecycle.close(into: &actions) }
         input = []
         reader = nil
+        if pending == nil { endTransaction() }
     }
 }

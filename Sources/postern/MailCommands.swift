@@ -1,10 +1,11 @@
 import ArgumentParser
 import PosternApp
 
-/// `postern mail deliver|outbox`: the mail store from the command line.
+/// `postern mail deliver|list|show|outbox`: the mail store from the command line.
 struct Mail: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Deliver a file as a message, or list the outbox.", subcommands: [Deliver.self, Outbox.self])
+        abstract: "Deliver a file as a message, list or show stored mail, or list the outbox.",
+        subcommands: [Deliver.self, List.self, Show.self, Outbox.self])
 
     struct Deliver: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -31,6 +32,45 @@ struct Mail: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.logLevel)
             for line in try await Operations.outbox(configuration: configuration, logger: logger) { print(line) }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List stored messages, newest first: every address's, one address's, or the catch-all's.")
+        @OptionGroup var options: ConfigurationOptions
+        @Option(name: .customLong("address"), help: "Only the messages stored under this address.")
+        var address: String?
+        @Flag(name: .customLong("catch-all"), help: "Only the catch-all's (POSTERN_SMTP_ACCEPT=any).")
+        var catchAll = false
+        @Option(name: .customLong("limit"), help: "At most this many (default 50).") var limit = 50
+
+        func validate() throws {
+            if catchAll && address != nil { throw ValidationError("--address and --catch-all exclude each other") }
+            if limit < 1 { throw ValidationError("--limit must be 1 or more") }
+        }
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.logLevel)
+            let lines = try await Operations.mailList(
+                configuration: configuration, address: catchAll ? Operations.catchAllAddress : address, limit: limit,
+                logger: logger)
+            for line in lines { print(line) }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show one stored message: its headers and text, or its raw bytes.")
+        @OptionGroup var options: ConfigurationOptions
+        @Flag(name: .customLong("raw"), help: "Print the message as received (RFC 5322).") var raw = false
+        @Argument(help: "The message id, as `postern mail list` prints it.") var id: String
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.logLevel)
+            print(try await Operations.mailShow(configuration: configuration, id: id, raw: raw, logger: logger))
         }
     }
 }

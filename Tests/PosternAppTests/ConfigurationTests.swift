@@ -130,7 +130,8 @@ struct ConfigurationTests {
             ("POSTERN_PUBLIC_URL", "ftp://x"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "3"),
             ("POSTERN_EVENT_LOOPS", "0"), ("POSTERN_EVENT_LOOPS", "257"), ("POSTERN_EVENT_LOOPS", "two"),
             ("POSTERN_OWNER_SIGNUP", "yes"), ("POSTERN_OWNER_MAX_INBOXES", "0"), ("POSTERN_OWNER_MAX_INBOXES", "101"),
-            ("POSTERN_OWNER_SIGNUPS_PER_HOUR", "-1"),
+            ("POSTERN_OWNER_SIGNUPS_PER_HOUR", "-1"), ("POSTERN_SMTP_ACCEPT", "all"), ("POSTERN_OPERATOR_TOKEN", "short"),
+            ("POSTERN_RECIPIENT_DELIMITER", "@"), ("POSTERN_RECIPIENT_DELIMITER", "a"), ("POSTERN_CATCH_ALL_QUOTA", "0"),
         ])
     func badValues(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {
@@ -150,6 +151,21 @@ struct ConfigurationTests {
         }
         let owners = Surfaces.ownersConfiguration(set, identity: identity)
         #expect(owners.maxInboxes == 100 && owners.signUpsPerHour == 0)
+    }
+
+    @Test("catch-all settings: accept local, delimiter +, 1 GiB, no operator token by default; each taken as given")
+    func catchAllSettings() throws {
+        let defaults = try ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }
+        #expect(!defaults.smtpAcceptAny && defaults.recipientDelimiter == "+" && defaults.catchAllQuota == 1 << 30)
+        #expect(defaults.operatorToken == nil)
+        let set = try ConfigurationLoader.parse {
+            [
+                "JWT_ISSUER": "x", "POSTERN_SMTP_ACCEPT": "ANY", "POSTERN_RECIPIENT_DELIMITER": "",
+                "POSTERN_CATCH_ALL_QUOTA": "1000", "POSTERN_OPERATOR_TOKEN": String(repeating: "t", count: 32),
+            ][$0]
+        }
+        #expect(set.smtpAcceptAny && set.recipientDelimiter.isEmpty && set.catchAllQuota == 1000)
+        #expect(set.operatorToken == String(repeating: "t", count: 32))
     }
 
     @Test("POSTERN_OWNER_SIGNUP: closed unless it says open, in any case")

@@ -56,14 +56,48 @@ struct SMTPSessionMachineTests {
                 + "RCPT TO:<bob@local.test>\r\nDATA\r\nx\r\n.\r\nMAIL FROM:<a@b.test>\r\nRCPT TO:<bob@local.test>\r\n"
                 + "DATA\r\n\(String(repeating: "z", count: 200))\r\n.\r\n"
         ) { $0.maxMessageBytes = 100 }
+        let counted = c.events.filter { if case .transactionEnded = $0 { false } else { true } }
         #expect(
-            c.events == [
+            counted == [
                 .recipientRefused(.unknownLocal), .recipientRefused(.relayDenied),
                 .messageStored(bytes: 7, recipients: 1), .messageRefused(.notStored), .messageRefused(.tooLarge),
             ])
         var refused = SessionHarness(refusing: true)
         refused.send(.opened)
         #expect(refused.events.all == [.sessionRefused])
+    }
+
+    @Test("each transaction ends with one record: every RCPT's code, the queue id and size, or how it ended")
+    func transactionRecords() {
+        let c = Conversation.both(
+            "EHLO c\r\nMAIL FROM:<a@b.test>\r\nRCPT TO:<alice@local.test>\r\nRCPT TO:<x@local.test>\r\n"
+                + "RCPT TO:<x@far.test>\r\nDATA\r\nhello\r\n.\r\nMAIL FROM:<fail@remote.test>\r\n"
+                + "RCPT TO:<bob@local.test>\r\nDATA\r\nx\r\n.\r\nMAIL FROM:<a@b.test>\r\nRCPT TO:<bob@local.test>\r\n"
+                + "DATA\r\n\(String(repeating: "z", count: 200))\r\n.\r\nMAIL FROM:<>\r\nRCPT TO:<x@far.test>\r\n"
+                + "RSET\r\nMAIL FROM:<q@b.test>\r\nQUIT\r\n"
+        ) { $0.maxMessageBytes = 100 }
+        let records: [SMTPTransactionRecord] = c.events.compactMap {
+            if case .transactionEnded(let record) = $0 { record } else { nil }
+        }
+        typealias R = SMTPTransactionRecord.RecipientReply
+        #expect(
+            records == [
+                SMTPTransactionRecord(
+                    client: "192.0.2.7", mailFrom: "a@b.test",
+                    recipients: [
+                        R(address: "alice@local.test", code: 250), R(address: "x@local.test", code: 550),
+                        R(address: "x@far.test", code: 550),
+                    ], messageID: "Q1", size: 7, result: 250),
+                SMTPTransactionRecord(
+                    client: "192.0.2.7", mailFrom: "fail@remote.test", recipients: [R(address: "bob@local.test", code: 250)],
+                    size: 3, result: 451),
+                SMTPTransactionRecord(
+                    client: "192.0.2.7", mailFrom: "a@b.test", recipients: [R(address: "bob@local.test", code: 250)],
+                    result: 552),
+                SMTPTransactionRecord(
+                    client: "192.0.2.7", mailFrom: "", recipients: [R(address: "x@far.test", code: 550)]),
+                SMTPTransactionRecord(client: "192.0.2.7", mailFrom: "q@b.test", recipients: []),
+            ])
     }
 
     @Test("HELO gets one line; commands are case-insensitive; MAIL FROM:<> (bounces) and postmaster are taken")

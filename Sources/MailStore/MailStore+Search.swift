@@ -1,0 +1,109 @@
+import Storage
+
+/// What a store-wide search asks of a message: each field set is a case-insensitive substring that must match.
+public struct MailSearch: Sendable, Equatable {
+    /// The envelope recipients (`envelope_to`) or the `To` header.
+    public var to: String?
+    /// `MAIL FROM` or the `From` header.
+    public var from: String?
+    /// The `Subject` header.
+    public var subject: String?
+    /// The text or HTML body.
+    public var text: String?
+    /// Only messages stored under this address (lower-cased exact match); nil: every address.
+    public var address: String?
+
+    /// - Parameters: see the properties; nil or empty leaves a field unfiltered.
+    public init(
+        to: String? = nil, from: String? = nil, subject: String? = nil, text: String? = nil, address: String? = nil
+    ) {
+        self.to = to
+        self.from = from
+        self.subject = subject
+        self.text = text
+        self.address = address
+    }
+}
+
+/// The operator's view of the store: searches across every address (mailboxes, agent inboxes, sandboxes and the
+/// catch-all), the wait for a match and the reset between tests. Never reached by a user's credentials: the
+/// per-address reads of ``MailStore`` stay the only ones a surface uses for its users.
+extension MailStore {
+    /// Messages that match `search` across every address, newest first, at most `limit`.
+    public func search(_ search: MailSearch, limit: Int = 100) async throws -> [MailSummary] {
+        try await matching(search, newestFirst: true, limit: limit)
+    }
+
+    /// The oldest message that matches `search` as soon as there is one (at once when one is stored), nil after
+    /// `timeout`. Parks on ``changes`` for a change at any address between looks, as ``waitFor(address:timeout:_:)``.
+    public func oldestMatch(_ search: MailSearch, timeout: Duration) async throws -> MailSummary? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let ticket = changes.ticket()
+            if let found = try await matching(search, newestFirst: false, limit: 1).first { return found }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero, !Task.isCancelled else { return nil }
+            let pause = database.dialect == .sqlite ? min(remaining, Self.unannouncedLookInterval) : remaining
+            await changes.waitForAny(after: ticket, timeout: pause)
+        }
+    }
+
+    /// Deletes every message of every address, their attachments with them; returns how many there were. The change
+    /// log's triggers record each deletion for its address (so every JMAP state moves, as ``deleteAll(address:)``
+    /// moves one), and each address's waiters are woken after the commit.
+    public func deleteEverything() async throws -> Int {
+        let (addresses, count) = try await database.write { connection in
+            try connection.transaction {
+                let addresses = try connection.query("SELECT DISTINCT address FROM mail_messages", [])
+                    .compactMap { $0.text("address") }
+                return (addresses, try connection.run("DELETE FROM mail_messages", []))
+            }
+        }
+        changes.announce(addresses)
+        return count
+    }
+
+    /// The address message `id` is stored under, nil when no address has it (the operator's `postern mail show`).
+    public func address(ofMessage id: String) async throws -> String? {
+        try await database.read { connection in
+            try connection.query("SELECT address FROM mail_messages WHERE id = ?", [.text(id)]).first?.text("address")
+        }
+    }
+
+    private func matching(_ search: MailSearch, newestFirst: Bool, limit: Int) async throws -> [MailSummary] {
+        var conditions: [String] = []
+        var values: [SQLValue] = []
+        func contains(_ needle: String?, in columns: [String]) {
+            guard let needle, !needle.isEmpty else { return }
+            let pattern = "%" + Self.likeEscaped(needle.lowercased()) + "%"
+            conditions.append("(" + columns.map { "LOWER(\($0)) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
+            values += Array(repeating: .text(pattern), count: columns.count)
+        }
+        contains(search.to, in: ["envelope_to", "to_json"])
+        contains(search.from, in: ["envelope_from", "from_json"])
+        contains(search.subject, in: ["subject"])
+        contains(search.text, in: ["text_body", "html_body"])
+        if let address = search.address, !address.isEmpty {
+            conditions.append("address = ?")
+            values.append(.text(address.lowercased()))
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let order = newestFirst ? "received_at DESC, received_seq DESC" : "received_at, received_seq"
+        let bound = values + [.integer(Int64(max(1, limit)))]
+        return try await database.read { connection in
+            try connection.query(
+                "SELECT \(Self.summaryColumns) FROM mail_messages \(filter) ORDER BY \(order) LIMIT ?", bound
+            ).compactMap(Self.summary)
+        }
+    }
+
+    /// `text` with LIKE's wildcards and the escape character escaped, so that it matches only itself.
+    static func likeEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}

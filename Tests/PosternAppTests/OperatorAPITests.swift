@@ -1,0 +1,201 @@
+import Foundation
+import Logging
+import MailDelivery
+import MailStore
+import Testing
+
+@testable import PosternApp
+
+/// `/api/operator/messages` end to end: mail sent over SMTP (smtplib) into the catch-all and an inbox, then searched,
+/// waited for and reset with the operator token (SQLite and PostgreSQL).
+@Suite("Operator message API")
+struct OperatorAPITests {
+    static let token = "operator-token-0123456789abcdef0123456789"
+    static let auth = [("Authorization", "Bearer \(token)")]
+
+    static func mail(subject: String, to: String, body: String = "hello") -> String {
+        "From: App <app@example.com>\r\nTo: \(to)\r\nSubject: \(subject)\r\n\r\n\(body)\r\n"
+    }
+
+    static func send(_ server: TestServer, to: [String], subject: String, body: String = "hello") async throws {
+        let port = try CatchAllTests.smtpPort(server)
+        let refused = try await SMTPDeliveryTests.send(
+            port: port, from: "app@example.com", to: to, message: mail(subject: subject, to: to[0], body: body))
+        #expect(refused == "{}", "\(refused)")
+    }
+
+    static func start() async throws -> TestServer {
+        try await TestServer.start {
+            $0.smtpAcceptAny = true
+            $0.operatorToken = token
+        }
+    }
+
+    static func subjects(_ response: TestResponse) throws -> [String] {
+        let messages = try #require(try response.json()["messages"] as? [[String: Any]])
+        return messages.compactMap { $0["subject"] as? String }
+    }
+
+    @Test("without POSTERN_OPERATOR_TOKEN the routes are 404")
+    func offWithoutToken() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let client = try server.client()
+        #expect(try await client.request("GET", "/api/operator/messages", headers: Self.auth).status == 404)
+        #expect(try await client.request("GET", "/api/operator/messages/wait", headers: Self.auth).status == 404)
+        #expect(try await client.request("DELETE", "/api/operator/messages", headers: Self.auth).status == 404)
+    }
+
+    @Test("a missing or wrong bearer is 401 {\"error\":\"unauthorized\"} on every route, and nothing is deleted")
+    func unauthorized() async throws {
+        let server = try await Self.start()
+        defer { Task { await server.stop() } }
+        try await Self.send(server, to: ["x@example.org"], subject: "kept")
+        let client = try server.client()
+        let wrong = [("Authorization", "Bearer " + Self.token.dropLast() + "X")]
+        for headers in [[], wrong, [("Authorization", "Bearer " + Self.token + "X")]] {
+            for (method, path) in [
+                ("GET", "/api/operator/messages"), ("GET", "/api/operator/messages/wait?timeout=0"),
+                ("DELETE", "/api/operator/messages"),
+            ] {
+                let response = try await client.request(method, path, headers: headers)
+                #expect(response.status == 401, "\(method) \(path)")
+                #expect(response.text == #"{"error":"unauthorized"}"#)
+            }
+        }
+        #expect(try Self.subjects(try await client.request("GET", "/api/operator/messages", headers: Self.auth)) == ["kept"])
+    }
+
+    @Test("search: newest first across every address; to, from, subject and text filter, case-insensitively")
+    func search() async throws {
+        let server = try await Self.start()
+        defer { Task { await server.stop() } }
+        try await CatchAllTests.addAgent("alice", to: server)
+        try await Self.send(server, to: ["alice+signup@agents.localhost"], subject: "Welcome Alice", body: "code 111")
+        try await Self.send(server, to: ["bob@example.org"], subject: "Welcome Bob", body: "code 222")
+        try await Self.send(server, to: ["carol@example.net"], subject: "Receipt 100%", body: "paid")
+        let client = try server.client()
+        func subjects(_ query: String) async throws -> [String] {
+            try Self.subjects(try await client.request("GET", "/api/operator/messages" + query, headers: Self.auth))
+        }
+        #expect(try await subjects("") == ["Receipt 100%", "Welcome Bob", "Welcome Alice"])
+        #expect(try await subjects("?to=ALICE%2Bsignup") == ["Welcome Alice"])
+        #expect(try await subjects("?to=example.org") == ["Welcome Bob"])
+        #expect(try await subjects("?subject=welcome") == ["Welcome Bob", "Welcome Alice"])
+        #expect(try await subjects("?subject=welcome&text=222") == ["Welcome Bob"])
+        #expect(try await subjects("?from=APP%40example.com&to=carol") == ["Receipt 100%"])
+        #expect(try await subjects("?subject=0%25") == ["Receipt 100%"])
+        #expect(try await subjects("?subject=_") == [])
+        let listed = try #require(
+            try await client.request("GET", "/api/operator/messages?to=bob", headers: Self.auth).json()["messages"]
+                as? [[String: Any]])
+        #expect(listed.first?["address"] as? String == RecipientPolicy.catchAllAddress)
+        #expect(listed.first?["envelope_to"] as? String == "bob@example.org")
+        #expect(listed.first?["sender"] as? String == "app@example.com")
+        let alice = try #require(
+            try await client.request("GET", "/api/operator/messages?to=alice", headers: Self.auth).json()["messages"]
+                as? [[String: Any]])
+        #expect(alice.first?["address"] as? String == "alice@agents.localhost")
+        #expect(alice.first?["envelope_to"] as? String == "alice+signup@agents.localhost")
+    }
+
+    @Test("wait: the oldest match at once, 204 after its timeout without one")
+    func waitOldestOr204() async throws {
+        let server = try await Self.start()
+        defer { Task { await server.stop() } }
+        try await Self.send(server, to: ["a@example.org"], subject: "first code")
+        try await Self.send(server, to: ["a@example.org"], subject: "second code")
+        let client = try server.client()
+        let found = try await client.request(
+            "GET", "/api/operator/messages/wait?to=a%40example.org&subject=code&timeout=5", headers: Self.auth)
+        #expect(found.status == 200)
+        #expect(try found.json()["subject"] as? String == "first code")
+        let none = try await client.request(
+            "GET", "/api/operator/messages/wait?subject=nothing&timeout=1", headers: Self.auth)
+        #expect(none.status == 204)
+        let tooLong = try await client.request("GET", "/api/operator/messages/wait?timeout=121", headers: Self.auth)
+        #expect(tooLong.status == 400)
+    }
+
+    @Test("wait: a parked request wakes when matching mail arrives")
+    func waitWakes() async throws {
+        let server = try await Self.start()
+        defer { Task { await server.stop() } }
+        let client = try server.client()
+        let changes = MailStore(database: server.runtime.database).changes
+        let waiting = Task {
+            try await client.request(
+                "GET", "/api/operator/messages/wait?to=late%40example.org&timeout=20", headers: Self.auth)
+        }
+        while changes.waitingForAny == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Self.send(server, to: ["other@example.org"], subject: "not this one")
+        try await Self.send(server, to: ["late@example.org"], subject: "arrived")
+        let response = try await waiting.value
+        #expect(response.status == 200)
+        #expect(try response.json()["subject"] as? String == "arrived")
+    }
+
+    @Test("reset deletes every message of every address, and each address's JMAP state moves")
+    func reset() async throws {
+        let server = try await Self.start()
+        defer { Task { await server.stop() } }
+        try await CatchAllTests.addAgent("alice", to: server)
+        try await Self.send(server, to: ["alice@agents.localhost", "x@example.org"], subject: "one")
+        try await Self.send(server, to: ["alice@agents.localhost"], subject: "two")
+        let store = MailStore(database: server.runtime.database)
+        let aliceBefore = try #require(try await store.changes(address: "alice@agents.localhost", since: 0)?.state)
+        let catchAllBefore = try #require(
+            try await store.changes(address: RecipientPolicy.catchAllAddress, since: 0)?.state)
+        let client = try server.client()
+        let reset = try await client.request("DELETE", "/api/operator/messages", headers: Self.auth)
+        #expect(reset.status == 200)
+        #expect(try reset.json()["deleted"] as? Int == 3)
+        #expect(try Self.subjects(try await client.request("GET", "/api/operator/messages", headers: Self.auth)).isEmpty)
+        let alice = try #require(try await store.changes(address: "alice@agents.localhost", since: aliceBefore))
+        #expect(alice.state > aliceBefore)
+        #expect(alice.log.filter { $0.kind == .destroyed }.count == 2)
+        let catchAll = try #require(try await store.changes(address: RecipientPolicy.catchAllAddress, since: catchAllBefore))
+        #expect(catchAll.state > catchAllBefore)
+    }
+
+    @Test("a Pro user's sandbox wait: 204 after its timeout, then the captured message once it arrives")
+    func sandboxWait() async throws {
+        let server = try await TestServer.start { $0.sandboxSMTPPort = 0 }
+        defer { Task { await server.stop() } }
+        let port = try #require(server.runtime.sandboxListenAddress?.split(separator: ":").last.flatMap { Int($0) })
+        _ = try await Operations.createProUser(
+            configuration: server.runtime.configuration, email: "box@example.com", password: "pro-password",
+            maxAccounts: 1, logger: Logger(label: "test"))
+        let client = try server.client()
+        let login = try await client.json(
+            "POST", "/api/user/login", ["email": "box@example.com", "password": "pro-password"])
+        let jwt = try #require(try login.json()["token"] as? String)
+        let auth = [("Authorization", "Bearer \(jwt)")]
+        let made = try await client.json("POST", "/api/user/tokens", ["name": "smtp"], headers: auth)
+        let token = try #require(try made.json()["token"] as? String)
+
+        #expect(try await client.request("GET", "/api/user/sandbox/messages/wait?timeout=1", headers: auth).status == 204)
+        #expect(try await client.request("GET", "/api/user/sandbox/messages/wait?timeout=31", headers: auth).status == 400)
+        #expect(try await client.request("GET", "/api/user/sandbox/messages/wait?timeout=0").status == 401)
+        let changes = MailStore(database: server.runtime.database).changes
+        let waiting = Task {
+            try await client.request("GET", "/api/user/sandbox/messages/wait?timeout=30", headers: auth)
+        }
+        while changes.waiting(for: try #require(try await Self.sandboxAddress(server))) == 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let submitted = try await SMTPSandboxTests.submit(
+            port: port, password: token, recipients: ["someone@example.org"],
+            message: Self.mail(subject: "captured", to: "someone@example.org"))
+        #expect(submitted == "{}")
+        let response = try await waiting.value
+        #expect(response.status == 200)
+        #expect(try response.json()["subject"] as? String == "captured")
+    }
+
+    static func sandboxAddress(_ server: TestServer) async throws -> String? {
+        try await server.runtime.database.read { connection in
+            try connection.query("SELECT address FROM mailbox_sandboxes", []).first?.text("address")
+        }
+    }
+}
