@@ -105,11 +105,13 @@ def postern(env=None, pro_users=(), owners=(), data=None):
     """Yields the base URL (a ``Server``) of a server started with `--profile test` and `env`, after creating each
     (email, password) of `pro_users` and of `owners`; stops it and removes its data directory afterwards, unless the
     caller gave `data` (a directory to reuse: a restart keeps everything). The profile's defaults hold unless `env`
-    says otherwise, except two kept from before it: the mailbox proof of work is required and the sandbox is off."""
+    says otherwise, except three kept from before it: the mailbox proof of work is required, the sandbox is off, and
+    when a test turns the sandbox on it checks SPF, DKIM and DMARC (through the test's own DNS server)."""
     binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
     owned = data is None
     data = data or tempfile.mkdtemp(prefix="postern-client-test-")
-    settings = dict(os.environ, POSTERN_MAILBOX_POW_REQUIRED="on", POSTERN_SANDBOX_SMTP_PORT="off")
+    settings = dict(os.environ, POSTERN_MAILBOX_POW_REQUIRED="on", POSTERN_SANDBOX_SMTP_PORT="off",
+                    POSTERN_SANDBOX_MAIL_AUTH="on")
     settings.update(env or {})
     for email, password in pro_users:
         subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],

@@ -160,19 +160,9 @@ struct OperatorAPITests {
 
     @Test("a Pro user's sandbox wait: 204 after its timeout, then the captured message once it arrives")
     func sandboxWait() async throws {
-        let server = try await TestServer.start { $0.sandboxSMTPPort = 0 }
+        let sandbox = try await SMTPSandboxTests.ProSandbox.start()
+        let (server, port, client, auth, token) = (sandbox.server, sandbox.port, sandbox.client, sandbox.auth, sandbox.token)
         defer { Task { await server.stop() } }
-        let port = try #require(server.runtime.sandboxListenAddress?.split(separator: ":").last.flatMap { Int($0) })
-        _ = try await Operations.createProUser(
-            configuration: server.runtime.configuration, email: "box@example.com", password: "pro-password",
-            maxAccounts: 1, logger: Logger(label: "test"))
-        let client = try server.client()
-        let login = try await client.json(
-            "POST", "/api/user/login", ["email": "box@example.com", "password": "pro-password"])
-        let jwt = try #require(try login.json()["token"] as? String)
-        let auth = [("Authorization", "Bearer \(jwt)")]
-        let made = try await client.json("POST", "/api/user/tokens", ["name": "smtp"], headers: auth)
-        let token = try #require(try made.json()["token"] as? String)
 
         #expect(try await client.request("GET", "/api/user/sandbox/messages/wait?timeout=1", headers: auth).status == 204)
         #expect(try await client.request("GET", "/api/user/sandbox/messages/wait?timeout=31", headers: auth).status == 400)

@@ -10,6 +10,36 @@ import Testing
 struct SMTPSandboxTests {
     /// Submits `message` through the sandbox on `port`; prints what smtplib said: `{}` (every recipient taken),
     /// or `error <code>` for a refused step.
+    /// A server with its sandbox on a free port and a Pro user `email` with one API token made over HTTP.
+    struct ProSandbox {
+        let server: TestServer
+        let port: Int
+        let client: TestHTTPClient
+        /// The Pro JWT, and as a header.
+        let jwt: String
+        var auth: [(String, String)] { [("Authorization", "Bearer \(jwt)")] }
+        /// The `tm_pro_` API token and its id.
+        let token: String
+        let tokenID: String
+
+        static func start(email: String = "box@example.com") async throws -> ProSandbox {
+            let server = try await TestServer.start { $0.sandboxSMTPPort = 0 }
+            let port = try #require(server.runtime.sandboxListenAddress?.split(separator: ":").last.flatMap { Int($0) })
+            _ = try await Operations.createProUser(
+                configuration: server.runtime.configuration, email: email, password: "pro-password", maxAccounts: 1,
+                logger: Logger(label: "test"))
+            let client = try server.client()
+            let login = try await client.json("POST", "/api/user/login", ["email": email, "password": "pro-password"])
+            let jwt = try #require(try login.json()["token"] as? String)
+            let made = try await client.json(
+                "POST", "/api/user/tokens", ["name": "smtp"], headers: [("Authorization", "Bearer \(jwt)")]
+            ).json()
+            return ProSandbox(
+                server: server, port: port, client: client, jwt: jwt, token: try #require(made["token"] as? String),
+                tokenID: try #require(made["id"] as? String))
+        }
+    }
+
     static func submit(
         port: Int, password: String, starttls: Bool = true, recipients: [String], message: String
     ) async throws -> String {
@@ -34,19 +64,9 @@ struct SMTPSandboxTests {
 
     @Test("smtplib over STARTTLS with an API token: captured, never relayed, read back through the seven endpoints")
     func captureAndRead() async throws {
-        let server = try await TestServer.start { $0.sandboxSMTPPort = 0 }
+        let sandbox = try await ProSandbox.start()
+        let (server, port, client, auth, token) = (sandbox.server, sandbox.port, sandbox.client, sandbox.auth, sandbox.token)
         defer { Task { await server.stop() } }
-        let port = try #require(server.runtime.sandboxListenAddress?.split(separator: ":").last.flatMap { Int($0) })
-        _ = try await Operations.createProUser(
-            configuration: server.runtime.configuration, email: "box@example.com", password: "pro-password",
-            maxAccounts: 1, logger: Logger(label: "test"))
-        let client = try server.client()
-        let login = try await client.json(
-            "POST", "/api/user/login", ["email": "box@example.com", "password": "pro-password"])
-        let jwt = try #require(try login.json()["token"] as? String)
-        let auth = [("Authorization", "Bearer \(jwt)")]
-        let made = try await client.json("POST", "/api/user/tokens", ["name": "smtp"], headers: auth)
-        let token = try #require(try made.json()["token"] as? String)
 
         let before = try await client.request("GET", "/api/user/sandbox", headers: auth).json()
         #expect(before["enabled"] as? Bool == false && before["account_id"] is NSNull && before["used"] is NSNull)
@@ -138,20 +158,10 @@ struct SMTPSandboxTests {
 
     @Test("a session whose API token is revoked after AUTH gets 530 at its next MAIL FROM; nothing is captured")
     func revokedTokenMidSession() async throws {
-        let server = try await TestServer.start { $0.sandboxSMTPPort = 0 }
+        let sandbox = try await ProSandbox.start(email: "revoke@example.com")
+        let (server, port, client, auth) = (sandbox.server, sandbox.port, sandbox.client, sandbox.auth)
+        let (token, tokenID, jwt) = (sandbox.token, sandbox.tokenID, sandbox.jwt)
         defer { Task { await server.stop() } }
-        let port = try #require(server.runtime.sandboxListenAddress?.split(separator: ":").last.flatMap { Int($0) })
-        _ = try await Operations.createProUser(
-            configuration: server.runtime.configuration, email: "revoke@example.com", password: "pro-password",
-            maxAccounts: 1, logger: Logger(label: "test"))
-        let client = try server.client()
-        let login = try await client.json(
-            "POST", "/api/user/login", ["email": "revoke@example.com", "password": "pro-password"])
-        let jwt = try #require(try login.json()["token"] as? String)
-        let auth = [("Authorization", "Bearer \(jwt)")]
-        let made = try await client.json("POST", "/api/user/tokens", ["name": "smtp"], headers: auth).json()
-        let token = try #require(made["token"] as? String)
-        let tokenID = try #require(made["id"] as? String)
         // smtplib authenticates (on loopback, before TLS), the token is revoked over HTTP, then the same session sends.
         let script = """
             import smtplib, sys, urllib.request
