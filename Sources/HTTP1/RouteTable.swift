@@ -120,7 +120,10 @@ public struct RouteTable<Handler: Sendable>: Sendable {
             if let route = Self.pick(method: method, from: routes) {
                 return .found(route, RouteParameters())
             }
+            // A literal path wins over a template that would also take it (`/messages/wait` over
+            // `/messages/{id}`): its methods alone are allowed.
             Self.collectAllowed(routes, into: &allowed)
+            return .methodNotAllowed(allowed: allowed)
         }
         if !templated.isEmpty {
             var path = path

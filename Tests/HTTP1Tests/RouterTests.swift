@@ -48,9 +48,15 @@ struct RouterTests {
         #expect(allowed == [.PUT])
     }
 
-    @Test("a static route wins over a template covering the same path")
-    func staticFirst() {
+    @Test("a static route wins over a template covering the same path, for its Allow too")
+    func staticFirst() throws {
         #expect(run(router().match(method: .GET, path: "/api/accounts/me")) == "me")
+        // Another method of the literal path is not handed to the template (`DELETE /api/accounts/{id}`).
+        guard case .methodNotAllowed(let allowed) = router().match(method: .DELETE, path: "/api/accounts/me") else {
+            Issue.record("DELETE of the literal path should be 405")
+            return
+        }
+        #expect(allowed == [.GET, .HEAD])
     }
 
     @Test("parameters are percent-decoded")
