@@ -49,6 +49,7 @@ struct PasswordCommandTests {
         process.arguments = arguments + ["--config", empty.path, "--data-dir", configuration.dataDirectory]
         var environment = ProcessInfo.processInfo.environment
         environment["POSTERN_DATABASE_URL"] = configuration.databaseURL
+        environment["POSTERN_KEY_SECRET"] = configuration.keySecret
         process.environment = environment
         let stdin = Pipe(), out = Pipe(), err = Pipe()
         process.standardInput = stdin
