@@ -123,7 +123,8 @@ public struct AgentOwnedInboxes: OwnedInboxes {
 
     /// Deletes the account row (its link goes with it; a grant naming it as default inbox keeps none) and the mail
     /// stored under its address with that address's change log and state, as a mailbox account's deletion does
-    /// (migration 0022): a later inbox of the same name starts empty, from state 0, and can read nothing of this one.
+    /// (migration 0022), and its uploaded JMAP blobs: a later inbox of the same name starts empty, from state 0, and can
+    /// read nothing of this one.
     public func delete(accountID: String, ownerID: String) async throws -> OwnedInbox? {
         let domain = domain
         return try await database.write { connection in
@@ -135,6 +136,7 @@ public struct AgentOwnedInboxes: OwnedInboxes {
                 try connection.run("DELETE FROM mail_messages WHERE address = ?", address)
                 try connection.run("DELETE FROM mail_changes WHERE address = ?", address)
                 try connection.run("DELETE FROM mail_state WHERE address = ?", address)
+                try connection.run("DELETE FROM mail_blobs WHERE address = ?", address)
                 try connection.run("DELETE FROM agent_accounts WHERE id = ?", [.text(accountID)])
                 return inbox
             }

@@ -291,6 +291,11 @@ extension OwnerInboxPagesTests {
                     .first?.int("n") ?? -1
             }
         }
+        _ = try await harness.test.database.write { connection in
+            try connection.run(
+                "INSERT INTO mail_blobs (id, address, type, size, data, created_at) VALUES ('b1', ?, 'text/plain', 1, ?, 0)",
+                [.text(inbox.address), .blob([0x41])])
+        }
         #expect(try await count("mail_messages", inbox.address) == 1)
 
         let path = "/owner/inboxes/\(inbox.accountID)/delete"
@@ -312,7 +317,7 @@ extension OwnerInboxPagesTests {
         #expect((await harness.send(.GET, "/owner")).text.contains("Inbox deleted with all its mail"))
         #expect(try await harness.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(key)) == nil)
         #expect(try await !harness.accounts.isLive(username: "ada-bot"))
-        for table in ["mail_messages", "mail_changes", "mail_state"] {
+        for table in ["mail_messages", "mail_changes", "mail_state", "mail_blobs"] {
             #expect(try await count(table, inbox.address) == 0, "\(table)")
         }
         #expect(try await count("mail_messages", kept.address) == 1)
