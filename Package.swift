@@ -240,7 +240,8 @@ let package = Package(
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing", "AuthCrypto", "ComputePool"]),
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
-            "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+            "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [
             "OAuthResource", "Directory", "JWT", "JSON", "AuthCrypto", "Storage", "PostgresClient", "HTTP1", "ServerKit",

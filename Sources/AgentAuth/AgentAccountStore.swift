@@ -8,6 +8,8 @@ public struct AgentAccount: Sendable, Equatable {
     public let username: String
     /// When an owner last rotated the API key (Unix seconds): sessions issued before it are over. Nil: never.
     public var keyRotatedAt: Int64? = nil
+    /// When the agent last logged in with its API key (Unix seconds); nil: never (migration 0030).
+    public var lastLoginAt: Int64? = nil
 
     /// Whether a session issued at `issuedAt` (its `iat`) still stands: not from before a key rotation.
     public func acceptsSession(issuedAt: Int64) -> Bool {
@@ -48,9 +50,45 @@ public struct AgentAccountStore: Sendable {
     public func liveAccount(apiKeyDigest: [UInt8]) async throws -> AgentAccount? {
         try await database.read { connection in
             try connection.query(
-                "SELECT id, username FROM agent_accounts WHERE api_key_digest = ? AND revoked_at IS NULL",
+                """
+                SELECT id, username, last_login_at FROM agent_accounts
+                WHERE api_key_digest = ? AND revoked_at IS NULL
+                """,
                 [.blob(apiKeyDigest)]
             ).first.flatMap(Self.account)
+        }
+    }
+
+    /// Records a login with the API key at `now` (`last_login_at`); a later time already recorded stays.
+    /// - Throws: storage errors.
+    public func recordLogin(id: String, now: Int64) async throws {
+        _ = try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE agent_accounts SET last_login_at = ?
+                WHERE id = ? AND (last_login_at IS NULL OR last_login_at < ?)
+                """,
+                [.integer(now), .text(id), .integer(now)])
+        }
+    }
+
+    /// Every account, live and revoked, oldest first, with its owner's email when an owner holds it
+    /// (`postern agent list`).
+    public func listing() async throws -> [AgentAccountListing] {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT a.username, a.created_at, a.last_login_at, a.revoked_at, w.email AS owner_email
+                FROM agent_accounts a
+                LEFT JOIN owner_inboxes o ON o.agent_id = a.id LEFT JOIN owners w ON w.id = o.owner_id
+                ORDER BY a.created_at, a.username
+                """
+            ).compactMap { row in
+                guard let username = row.text("username"), let created = row.int("created_at") else { return nil }
+                return AgentAccountListing(
+                    username: username, ownerEmail: row.text("owner_email"), createdAt: created,
+                    lastLoginAt: row.int("last_login_at"), revokedAt: row.int("revoked_at"))
+            }
         }
     }
 
@@ -74,6 +112,16 @@ public struct AgentAccountStore: Sendable {
                 JOIN owner_domains d ON d.owner_id = o.owner_id AND d.domain = ? AND d.verified_at IS NOT NULL
                 WHERE a.username = ? AND a.revoked_at IS NULL
                 """, [.text(domain), .text(username)]
+            ).isEmpty
+        }
+    }
+
+    /// Whether some owner holds `domain` verified (`owner_domains`): an address there that no inbox has is unknown,
+    /// not foreign.
+    public func isVerifiedOwnerDomain(_ domain: String) async throws -> Bool {
+        try await database.read { connection in
+            try !connection.query(
+                "SELECT 1 FROM owner_domains WHERE domain = ? AND verified_at IS NOT NULL", [.text(domain)]
             ).isEmpty
         }
     }
@@ -121,6 +169,21 @@ public struct AgentAccountStore: Sendable {
 
     private static func account(_ row: SQLRow) -> AgentAccount? {
         guard let id = row.text("id"), let username = row.text("username") else { return nil }
-        return AgentAccount(id: id, username: username, keyRotatedAt: row.int("key_rotated_at"))
+        return AgentAccount(
+            id: id, username: username, keyRotatedAt: row.int("key_rotated_at"), lastLoginAt: row.int("last_login_at"))
     }
+}
+
+/// One line of `postern agent list`.
+public struct AgentAccountListing: Sendable, Equatable {
+    /// The username: the inbox's local part on the agent domain, the whole address on an owner's custom domain.
+    public let username: String
+    /// The email of the owner holding the inbox; nil when nobody does.
+    public let ownerEmail: String?
+    /// Unix seconds.
+    public let createdAt: Int64
+    /// The last login with the API key, Unix seconds; nil: never.
+    public let lastLoginAt: Int64?
+    /// When the account was revoked, Unix seconds; nil while live.
+    public let revokedAt: Int64?
 }

@@ -122,6 +122,15 @@ extension AgentAuthService {
         }
         guard let account else { return failure(.invalidAPIKey) }
         guard let token = sessionToken(for: account, now: now) else { return failure(.internalError) }
+        // One indexed row, at most once per account and second, after the proof of work: a failed write costs the
+        // listing a login time, never the login itself.
+        if account.lastLoginAt.map({ $0 < now }) ?? true {
+            do {
+                try await accounts.recordLogin(id: account.id, now: now)
+            } catch {
+                onUnexpectedError?(error, context.requestID)
+            }
+        }
         metrics.logins.increment()
         let body = AgentJSON.object([
             ("inbox", AgentJSON.string(inbox(of: account))),

@@ -25,14 +25,16 @@ public struct AgentInboxDirectory: AccountDirectory {
     }
 
     /// Local when the username is a live agent's, or, off the agent domain, the whole address is a live agent's whose
-    /// owner holds the domain verified; unknown on the agent domain otherwise; foreign elsewhere.
+    /// owner holds the domain verified; unknown on the agent domain and on a domain an owner holds verified otherwise
+    /// (SMTP answers 550 5.1.1 for it); foreign elsewhere.
     /// - Throws: storage errors.
     public func resolve(_ address: String) async throws -> AddressResolution {
         guard let parts = AddressParts(address) else { return .foreign }
         guard let username = AgentInbox.username(of: parts, domain: domain) else {
             // An inbox on an owner's custom domain (AgentOwnedInboxes): its username is the whole address.
             let held = try await accounts.isLiveOnVerifiedDomain(username: parts.text, domain: parts.domain)
-            return held ? .local(Recipient(address: parts.text, quota: quota)) : .foreign
+            if held { return .local(Recipient(address: parts.text, quota: quota)) }
+            return try await accounts.isVerifiedOwnerDomain(parts.domain) ? .unknown : .foreign
         }
         guard try await accounts.isLive(username: username) else { return .unknown }
         return .local(Recipient(address: parts.text, quota: quota))

@@ -106,6 +106,43 @@ public struct AgentOwnedInboxes: OwnedInboxes {
         return changed > 0 ? key : nil
     }
 
+    /// Removes the `owner_inboxes` row only: the account, its key, sessions and mail stay.
+    public func unlink(accountID: String, ownerID: String) async throws -> OwnedInbox? {
+        let domain = domain
+        return try await database.write { connection in
+            try connection.transaction {
+                guard let inbox = try Self.inbox(accountID: accountID, ownerID: ownerID, connection, domain) else {
+                    return nil
+                }
+                try connection.run(
+                    "DELETE FROM owner_inboxes WHERE agent_id = ? AND owner_id = ?", [.text(accountID), .text(ownerID)])
+                return inbox
+            }
+        }
+    }
+
+    /// Deletes the account row (its link goes with it; a grant naming it as default inbox keeps none) and the mail
+    /// stored under its address with that address's change log and state, as a mailbox account's deletion does
+    /// (migration 0022), and its uploaded JMAP blobs: a later inbox of the same name starts empty, from state 0, and can
+    /// read nothing of this one.
+    public func delete(accountID: String, ownerID: String) async throws -> OwnedInbox? {
+        let domain = domain
+        return try await database.write { connection in
+            try connection.transaction {
+                guard let inbox = try Self.inbox(accountID: accountID, ownerID: ownerID, connection, domain) else {
+                    return nil
+                }
+                let address: [SQLValue] = [.text(inbox.address)]
+                try connection.run("DELETE FROM mail_messages WHERE address = ?", address)
+                try connection.run("DELETE FROM mail_changes WHERE address = ?", address)
+                try connection.run("DELETE FROM mail_state WHERE address = ?", address)
+                try connection.run("DELETE FROM mail_blobs WHERE address = ?", address)
+                try connection.run("DELETE FROM agent_accounts WHERE id = ?", [.text(accountID)])
+                return inbox
+            }
+        }
+    }
+
     private static func inbox(accountID: String, ownerID: String, _ connection: any SQLConnection, _ domain: String)
         throws -> OwnedInbox?
     {

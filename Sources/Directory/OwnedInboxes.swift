@@ -27,6 +27,16 @@ public protocol OwnedInboxes: Sendable {
     /// does not hold that live inbox.
     /// - Throws: storage errors.
     func rotateKey(accountID: String, ownerID: String) async throws -> String?
+
+    /// Ends `ownerID`'s hold on inbox `accountID`: the inbox stays, nobody's, its API key unchanged. Nil when the
+    /// owner does not hold that live inbox.
+    /// - Throws: storage errors.
+    func unlink(accountID: String, ownerID: String) async throws -> OwnedInbox?
+
+    /// Deletes inbox `accountID` held by `ownerID`: its account, key and sessions, and its mail with its change log,
+    /// in one transaction; its name becomes free. Nil when the owner does not hold that live inbox.
+    /// - Throws: storage errors.
+    func delete(accountID: String, ownerID: String) async throws -> OwnedInbox?
 }
 
 extension OwnedInboxes {

@@ -52,6 +52,17 @@ extension MailboxService {
             id: user.id, email: email, maxAccounts: maxAccounts, accountCount: 0, createdAt: user.createdAt)
     }
 
+    /// Sets the password of the Pro user with `email` (`postern pro set-password`) and moves its token epoch on, so
+    /// that every Pro JWT it was given stops working; its API tokens stay.
+    /// - Returns: false when no Pro user has that email.
+    /// - Throws: `MailboxError` (`.passwordTooShort`, `.passwordTooLong`), `StorageError`, `WorkerPoolError`.
+    public func setProUserPassword(email: String, password: String) async throws -> Bool {
+        try PasswordPolicy.validateNew(password)
+        let email = email.trimmingSpaces().lowercased()
+        guard try await store.proUser(email: email) != nil else { return false }
+        return try await store.setProUserPassword(email: email, hash: try await hasher.hash(password))
+    }
+
     /// Every Pro user with its account count (`postern pro list`), oldest first.
     public func listProUsers() async throws -> [ProUserSummary] {
         try await store.proUserSummaries()

@@ -36,6 +36,15 @@ extension MailboxStore {
         }
     }
 
+    /// A new password hash for the Pro user with `email`, its token epoch bumped; false when there is none.
+    func setProUserPassword(email: String, hash: String) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE mailbox_pro_users SET password_hash = ?, token_epoch = token_epoch + 1 WHERE email = ?",
+                [.text(hash), .text(email)]) > 0
+        }
+    }
+
     func proUserSummaries() async throws -> [ProUserSummary] {
         try await database.read { connection in
             try connection.query(

@@ -2,14 +2,21 @@ import Storage
 
 /// What the authorization server's tables shed over time, run every minute by the server (`PurgeSchedule`):
 /// registrations nobody used within a day, codes a day past their expiry (kept that long so that a late replay is
-/// still recognised), access-token rows past their expiry, refresh tokens past theirs, and grants a month after they
-/// ended (their codes and tokens go with them).
+/// still recognised) and the consents whose code expired unredeemed, access-token rows past their expiry, refresh
+/// tokens past theirs, and grants a month after they ended (their codes and tokens go with them).
 public enum OAuthPurge {
     /// Deletes them; returns how many rows went.
     public static func run(_ connection: any SQLConnection, now: Int64, unusedClientLifetime: Int64 = 86_400) throws
         -> Int
     {
-        try connection.run("DELETE FROM oauth_codes WHERE expires_at < ?", [.integer(now - 86_400)])
+        // A consent whose code expired unredeemed gave the app nothing: it goes before its code, which names it.
+        try connection.run(
+            """
+            DELETE FROM oauth_grants
+            WHERE id IN (SELECT grant_id FROM oauth_codes WHERE used_at IS NULL AND expires_at < ?)
+            """,
+            [.integer(now - 86_400)])
+            + connection.run("DELETE FROM oauth_codes WHERE expires_at < ?", [.integer(now - 86_400)])
             + connection.run("DELETE FROM oauth_access_tokens WHERE expires_at < ?", [.integer(now)])
             + connection.run("DELETE FROM oauth_refresh_tokens WHERE expires_at < ?", [.integer(now)])
             + connection.run(

@@ -45,7 +45,15 @@ public struct CappedOwnedInboxes: OwnedInboxes {
     }
 
     /// Throws ``OwnedInboxError/limitReached(limit:)`` when `ownerID` holds ``limit`` inboxes or more.
-    private func requireRoom(_ ownerID: String) async throws {
+    public func unlink(accountID: String, ownerID: String) async throws -> OwnedInbox? {
+        try await base.unlink(accountID: accountID, ownerID: ownerID)
+    }
+
+    public func delete(accountID: String, ownerID: String) async throws -> OwnedInbox? {
+        try await base.delete(accountID: accountID, ownerID: ownerID)
+    }
+
+        private func requireRoom(_ ownerID: String) async throws {
         if try await base.inboxes(ownerID: ownerID).count >= limit { throw OwnedInboxError.limitReached(limit: limit) }
     }
 }

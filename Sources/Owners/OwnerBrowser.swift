@@ -16,6 +16,9 @@ public struct OwnerBrowser: Sendable {
     public static let csrfField = "csrf_token"
     /// The one-time notice a page shows after a post redirected to it: a code naming a fixed text, never a secret.
     public static let flashCookie = "postern_flash"
+    /// An API key just made, sealed and bound to the session (``OwnerKeyFlash``), for the page a post redirects to;
+    /// sent to `/owner` only.
+    static let keyFlashCookie = "postern_key"
 
     /// The sessions the cookie opens.
     public let sessions: OwnerSessions
@@ -71,6 +74,16 @@ public struct OwnerBrowser: Sendable {
         cookie(name, "", maxAge: 0)
     }
 
+    /// The `Set-Cookie` value that carries a sealed ``OwnerKeyFlash`` to `/owner` (exactly that path) for its lifetime.
+    func keyFlashCookie(_ sealed: String) -> String {
+        cookie(Self.keyFlashCookie, sealed, maxAge: OwnerKeyFlash.lifetime, path: "/owner")
+    }
+
+    /// The `Set-Cookie` value that removes the key flash cookie.
+    func clearKeyFlashCookie() -> String {
+        cookie(Self.keyFlashCookie, "", maxAge: 0, path: "/owner")
+    }
+
     private func binding(of request: HTTPRequest) -> String? {
         if let session = request.cookie(Self.sessionCookie), !session.isEmpty { return "s:" + session }
         if let pre = request.cookie(Self.csrfCookie), pre.utf8.count == 43 { return "p:" + pre }
@@ -81,8 +94,8 @@ public struct OwnerBrowser: Sendable {
         Base64URL.encode(HMACSHA256.authenticationCode(key: key, message: Array(("csrf|" + binding).utf8)))
     }
 
-    private func cookie(_ name: String, _ value: String, maxAge: Int64?) -> String {
-        var text = "\(name)=\(value); Path=/; HttpOnly; SameSite=Lax"
+    private func cookie(_ name: String, _ value: String, maxAge: Int64?, path: String = "/") -> String {
+        var text = "\(name)=\(value); Path=\(path); HttpOnly; SameSite=Lax"
         if let maxAge { text += "; Max-Age=\(maxAge)" }
         return secure ? text + "; Secure" : text
     }

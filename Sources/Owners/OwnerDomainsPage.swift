@@ -27,8 +27,8 @@ struct OwnerDomainsPage {
             main += """
                 <section class="card result" id="created-inbox">
                 <h2>Inbox created</h2>
-                <p>Address <code id="created-address">\(e(created.address))</code>. Its API key is shown this once: copy it now.</p>
-                <pre id="created-api-key">\(e(created.apiKey))</pre>
+                <p>Address <code id="key-address">\(e(created.address))</code>. Its API key is shown this once: copy it now.</p>
+                <pre id="api-key" class="key">\(e(created.apiKey))</pre>
                 </section>
 
                 """
@@ -37,7 +37,7 @@ struct OwnerDomainsPage {
             <section class="card" id="add-domain">
             <h2>Add a domain</h2>
             <p class="hint">Publish a TXT record with the token we give you at the domain's apex, then verify: the TXT
-            token alone proves the domain is yours. The MX record naming <code>\(e(mxHost))</code> brings its mail here.
+            token alone proves the domain is yours. \(mxSentence())
             Verification can be run again at any time; a domain not verified within
             \(verificationDays) days is removed.</p>
             <form method="post" action="/owner/domains" id="add-domain-form">
@@ -51,6 +51,30 @@ struct OwnerDomainsPage {
             """
         for domain in domains { main += section(domain) }
         return OwnerPageShell.document(title: "Your domains", main: main, owner: owner, csrfToken: csrfToken)
+    }
+
+    /// Whether the operator named a mail host the internet can reach (`POSTERN_MX_HOST`, else the public URL's host):
+    /// an MX naming `localhost` or a `.localhost` name would bring no mail here.
+    var mxHostIsSet: Bool {
+        let host = mxHost.lowercased()
+        return !host.isEmpty && host != "localhost" && !host.hasSuffix(".localhost") && host != "127.0.0.1"
+            && host != "::1"
+    }
+
+    private func mxSentence() -> String {
+        guard mxHostIsSet else {
+            return """
+                <span id="mx-host-unset" class="bad">This server's mail host is not set yet: the operator must set \
+                POSTERN_MX_HOST before an MX record can bring a domain's mail here.</span>
+                """
+        }
+        return "The MX record naming <code id=\"mx-host\">\(HTMLText.escape(mxHost))</code> brings its mail here."
+    }
+
+    private func mxValue() -> String {
+        mxHostIsSet
+            ? "<code>10 \(HTMLText.escape(mxHost))</code>"
+            : "<span class=\"mx-unset\">the operator must set POSTERN_MX_HOST first</span>"
     }
 
     private func section(_ domain: OwnerDomain) -> String {
@@ -68,7 +92,7 @@ struct OwnerDomainsPage {
             <thead><tr><th>Type</th><th>Host</th><th>Value</th></tr></thead>
             <tbody>
             <tr><td>TXT</td><td>\(e(domain.domain))</td><td><code class="txt-value">\(e(domain.verifyToken))</code>\(mark(checked?.txtFound))</td></tr>
-            <tr><td>MX</td><td>\(e(domain.domain))</td><td><code>10 \(e(mxHost))</code>\(mark(checked?.mxFound ?? (domain.verifiedAt == nil ? nil : domain.mxConfigured)))</td></tr>
+            <tr><td>MX</td><td>\(e(domain.domain))</td><td>\(mxValue())\(mark(checked?.mxFound ?? (domain.verifiedAt == nil ? nil : domain.mxConfigured)))</td></tr>
             </tbody>
             </table>
 

@@ -57,7 +57,8 @@ public struct OwnerGrants: Sendable {
         self.revoked = revoked
     }
 
-    /// The live (unrevoked, unexpired) grants of `ownerID`, newest first.
+    /// The live (unrevoked, unexpired) grants of `ownerID`, newest first. A consent whose authorization code was
+    /// never redeemed is no connected app (the app never got a token; the purge drops it once the code expired).
     /// - Throws: storage errors.
     public func grants(ownerID: String) async throws -> [OwnerGrant] {
         let now = clock()
@@ -68,6 +69,7 @@ public struct OwnerGrants: Sendable {
                 g.bound_account_id
                 FROM oauth_grants g JOIN oauth_clients c ON c.client_id = g.client_id
                 WHERE g.owner_id = ? AND g.revoked_at IS NULL AND g.expires_at > ?
+                AND NOT EXISTS (SELECT 1 FROM oauth_codes k WHERE k.grant_id = g.id AND k.used_at IS NULL)
                 ORDER BY g.created_at DESC, g.id
                 """,
                 [.text(ownerID), .integer(now)]

@@ -3,9 +3,11 @@ import HTTP1
 import ServerKit
 
 /// The routes of `/owner` (``OwnerInboxesPage``): the owner's inboxes and connected apps; create an inbox, link one by
-/// its API key, rotate a key, revoke an app. Every post is CSRF-checked. A new key is shown in the post's own response
-/// (`no-store`), never in a URL or cookie; link and revoke answer 303 back to `/owner` with a one-time notice. An
-/// inbox or grant that is not the owner's is a 404 page, as an unknown one is, so ids cannot be probed.
+/// its API key, rotate a key, unlink or delete an inbox, revoke an app. Every post is CSRF-checked and answers 303
+/// back to `/owner` (a refresh never posts again) with a one-time notice; a key just made rides the 303 sealed to the
+/// session (``OwnerKeyFlash``), shown once in a `no-store` page, never in a URL or in clear in a cookie. Deleting an
+/// inbox asks first: a page where the owner types the address. An inbox or grant that is not the owner's is a 404
+/// page, as an unknown one is, so ids cannot be probed.
 public struct OwnerInboxPages: Sendable {
     let service: OwnerService
     let inboxes: any OwnedInboxes
@@ -25,13 +27,16 @@ public struct OwnerInboxPages: Sendable {
     }
 
     /// Adds `GET /owner`, `POST /owner/inboxes`, `POST /owner/inboxes/link`,
-    /// `POST /owner/inboxes/{accountId}/rotate-key` and `POST /owner/apps/{grantId}/revoke`.
+    /// `POST /owner/inboxes/{accountId}/rotate-key`, `.../unlink`, `.../delete` and
+    /// `POST /owner/apps/{grantId}/revoke`.
     public func register(into router: inout ContextRouter) {
         let limit = service.configuration.bodyLimit
         router.add(.GET, "/owner", route { request, _, owner in try await show(request, owner) })
         router.add(.POST, "/owner/inboxes", bodyLimit: limit, route(create))
         router.add(.POST, "/owner/inboxes/link", bodyLimit: limit, route(link))
         router.add(.POST, "/owner/inboxes/{accountId}/rotate-key", bodyLimit: limit, route(rotate))
+        router.add(.POST, "/owner/inboxes/{accountId}/unlink", bodyLimit: limit, route(unlink))
+        router.add(.POST, "/owner/inboxes/{accountId}/delete", bodyLimit: limit, route(delete))
         router.add(.POST, "/owner/apps/{grantId}/revoke", bodyLimit: limit, route(revoke))
     }
 
@@ -55,20 +60,39 @@ public struct OwnerInboxPages: Sendable {
     }
 
     private func show(_ request: HTTPRequest, _ owner: Owner) async throws -> HTTPResponse {
-        guard let code = request.cookie(OwnerBrowser.flashCookie) else { return try await page(request, owner) }
-        let cleared = [service.browser.clearCookie(OwnerBrowser.flashCookie)]
-        return try await page(request, owner, setCookies: cleared) { page in
-            page.notice = OwnerInboxFlash(code: code)?.words(inboxes: page.inboxes)
+        let code = request.cookie(OwnerBrowser.flashCookie)
+        let sealed = request.cookie(OwnerBrowser.keyFlashCookie)
+        guard code != nil || sealed != nil else { return try await page(request, owner) }
+        var cleared: [String] = []
+        if code != nil { cleared.append(service.browser.clearCookie(OwnerBrowser.flashCookie)) }
+        var shownKey: OwnerKeyFlash?
+        if let sealed {
+            cleared.append(service.browser.clearKeyFlashCookie())
+            if let session = request.cookie(OwnerBrowser.sessionCookie) {
+                shownKey = OwnerKeyFlash(
+                    cookie: sealed, browserKey: service.browser.key, session: session,
+                    now: service.browser.sessions.clock())
+            }
         }
+        return try await page(request, owner, setCookies: cleared) { page in
+            page.notice = code.flatMap(OwnerInboxFlash.init(code:))?.words(inboxes: page.inboxes)
+            page.shownKey = shownKey.map { ($0.address, $0.apiKey, $0.created) }
+        }
+    }
+
+    /// A 303 to `/owner` that carries `key` sealed to the browser's session, shown there once.
+    private func redirect(showing key: OwnerKeyFlash, _ request: HTTPRequest) throws -> HTTPResponse {
+        guard let session = request.cookie(OwnerBrowser.sessionCookie) else { return HTMLPage.redirect(to: "/owner") }
+        let sealed = try key.seal(
+            browserKey: service.browser.key, session: session, now: service.browser.sessions.clock())
+        return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.keyFlashCookie(sealed)])
     }
 
     private func create(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
         let typed = request.formFields()["username"] ?? ""
         do {
             let (inbox, key) = try await inboxes.createInbox(username: typed, ownerID: owner.id)
-            return try await page(request, owner, status: .created) {
-                $0.shownKey = (inbox.address, key, true)
-            }
+            return try redirect(showing: OwnerKeyFlash(address: inbox.address, apiKey: key, created: true), request)
         } catch let error as OwnedInboxError {
             let (status, words): (HTTPStatus, String) =
                 switch error {
@@ -112,7 +136,39 @@ public struct OwnerInboxPages: Sendable {
         guard let id = parameters["accountId"], let inbox = try await inboxes.inbox(accountID: id, ownerID: owner.id),
             let key = try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: owner.id)
         else { return OwnerService.messagePage(.notFound, Self.title, "No such inbox.") }
-        return try await page(request, owner) { $0.shownKey = (inbox.address, key, false) }
+        return try redirect(showing: OwnerKeyFlash(address: inbox.address, apiKey: key, created: false), request)
+    }
+
+    private func unlink(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws
+        -> HTTPResponse
+    {
+        guard let id = parameters["accountId"], try await inboxes.unlink(accountID: id, ownerID: owner.id) != nil else {
+            return OwnerService.messagePage(.notFound, Self.title, "No such inbox.")
+        }
+        return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.unlinked.code)])
+    }
+
+    /// Without a `confirm` field: the confirmation page, nothing deleted. With the inbox's address typed in it: the
+    /// inbox and its mail go, then a 303 back. Anything else typed: the confirmation page again, nothing deleted.
+    private func delete(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws
+        -> HTTPResponse
+    {
+        guard let id = parameters["accountId"], let inbox = try await inboxes.inbox(accountID: id, ownerID: owner.id)
+        else { return OwnerService.messagePage(.notFound, Self.title, "No such inbox.") }
+        let (token, csrfCookie) = service.browser.csrf(for: request)
+        let cookies = csrfCookie.map { [$0] } ?? []
+        var confirmation = OwnerInboxDeletePage(owner: owner, csrfToken: token, inbox: inbox)
+        guard let typed = request.formFields()["confirm"] else {
+            return HTMLPage.response(.ok, confirmation.render(), setCookies: cookies)
+        }
+        guard typed.trimmingASCIIWhitespace.lowercased() == inbox.address.lowercased() else {
+            confirmation.error = "Type the inbox's address exactly to delete it. Nothing was deleted."
+            return HTMLPage.response(.unprocessableEntity, confirmation.render(), setCookies: cookies)
+        }
+        guard try await inboxes.delete(accountID: inbox.accountID, ownerID: owner.id) != nil else {
+            return OwnerService.messagePage(.notFound, Self.title, "No such inbox.")
+        }
+        return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.deleted.code)])
     }
 
     private func revoke(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws

@@ -1,9 +1,9 @@
 import Directory
 import ServerKit
 
-/// `/owner`: the signed-in owner's inboxes (with a rotate-key button each), the forms to create an inbox on the agent
-/// domain and to link one by its API key, and the connected apps (grants) with a revoke button each. A key just made
-/// is shown once, in the response to the post that made it. Every interpolated value is escaped.
+/// `/owner`: the signed-in owner's inboxes (with rotate-key, unlink and delete buttons each), the forms to create an
+/// inbox on the agent domain and to link one by its API key, and the connected apps (grants) with a revoke button each.
+/// A key just made is shown once, in the page the post that made it redirects to. Every interpolated value is escaped.
 ///
 /// Form fields (documented in the README): create `username`; link `api_key`; every form the hidden `csrf_token`.
 struct OwnerInboxesPage {
@@ -14,7 +14,7 @@ struct OwnerInboxesPage {
     var grants: [OwnerGrant]
     var notice: String?
     var error: String?
-    /// A key just made (an inbox created, a key rotated): whose, and the key, shown this once.
+    /// A key just made (an inbox created, a key rotated), carried by the post's 303: whose, and the key, shown once.
     var shownKey: (address: String, apiKey: String, created: Bool)?
     /// What was typed in the create form, kept after an error (the link form's key is never echoed back).
     var typedUsername = ""
@@ -69,7 +69,11 @@ struct OwnerInboxesPage {
                 <td class="status">active</td><td>\(Self.time(inbox.linkedAt))</td>
                 <td>\(Self.time(inbox.activatedAt))</td>
                 <td><form method="post" action="/owner/inboxes/\(e(inbox.accountID))/rotate-key" class="inline rotate-key">
-                \(hidden())<button type="submit">Rotate key</button></form></td>
+                \(hidden())<button type="submit">Rotate key</button></form>
+                <form method="post" action="/owner/inboxes/\(e(inbox.accountID))/unlink" class="inline unlink-inbox">
+                \(hidden())<button type="submit">Unlink</button></form>
+                <form method="post" action="/owner/inboxes/\(e(inbox.accountID))/delete" class="inline delete-inbox">
+                \(hidden())<button type="submit">Delete…</button></form></td>
                 </tr>
 
                 """
@@ -81,7 +85,8 @@ struct OwnerInboxesPage {
             <tbody>
             \(rows)</tbody>
             </table>
-            <p class="hint">Rotating a key makes a new one and stops the old one at once.</p>
+            <p class="hint">Rotating a key makes a new one and stops the old one at once. Unlinking leaves the inbox and
+            its key as they are, held by nobody. Deleting removes the inbox and all its mail, after you confirm.</p>
             </section>
 
             """
@@ -153,12 +158,14 @@ struct OwnerInboxesPage {
         }
         return """
             <section class="card" id="apps"><h2>Connected apps</h2>
+            <div class="table-wrap">
             <table>
             <thead><tr><th>App</th><th>Client id</th><th>Scopes</th><th>Resource</th><th>Can reach</th>
             <th>Default inbox</th><th>Granted</th><th></th></tr></thead>
             <tbody>
             \(rows)</tbody>
             </table>
+            </div>
             <p class="hint">Revoking an app ends its access at once: its tokens stop working.</p>
             </section>
 

@@ -57,5 +57,6 @@ public enum OwnerPageShell {
         .bad{color:var(--bad);font-weight:600}.status{color:var(--muted);font-weight:400;font-size:.9rem}
         input[type=checkbox],input[type=radio]{width:auto;margin:0 .5rem 0 0;vertical-align:middle}
         pre.key{user-select:all;font-size:1rem}time{white-space:nowrap}td form.inline button{margin:0;white-space:nowrap}
+        td code{overflow-wrap:anywhere;word-break:break-all}.table-wrap{overflow-x:auto;max-width:100%}
         """
 }

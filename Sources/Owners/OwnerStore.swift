@@ -101,6 +101,26 @@ public struct OwnerStore: Sendable {
         }
     }
 
+    /// Sets the password of the owner with `email` and ends every browser session they have, as a reset would: a
+    /// browser signed in with the old password is signed out. Their app grants stay (revocable on `/owner`).
+    /// - Returns: false when no owner has that email.
+    /// - Throws: ``OwnerError/weakPassword``; storage and pool errors.
+    public func setPassword(email: String, password: String) async throws -> Bool {
+        guard OwnerCredentials.acceptable(password) else { throw OwnerError.weakPassword }
+        guard let email = OwnerCredentials.normalizedEmail(email) else { return false }
+        let hash = try await hasher.hash(password)
+        return try await database.write { connection in
+            try connection.transaction {
+                guard let id = try connection.query("SELECT id FROM owners WHERE email = ?", [.text(email)])
+                    .first?.text("id")
+                else { return false }
+                try connection.run("UPDATE owners SET password_hash = ? WHERE id = ?", [.text(hash), .text(id)])
+                try connection.run("DELETE FROM owner_sessions WHERE owner_id = ?", [.text(id)])
+                return true
+            }
+        }
+    }
+
     /// Removes the owner with `email`: their sessions, inbox links and grants go with them (the inboxes stay).
     /// - Returns: false when no owner has that email.
     public func remove(email: String) async throws -> Bool {

@@ -6,6 +6,7 @@ import MailboxAccounts
 import AgentAuth
 import ComputePool
 import Storage
+import Directory
 
 /// The operator commands behind `postern migrate`, `keys`, `backup` and `restore`, kept here so they are testable.
 public enum Operations {
@@ -76,6 +77,31 @@ public enum Operations {
     public static func revokeAgent(configuration: PosternConfiguration, username: String, logger: Logger) async throws -> Bool {
         let database = try migratedDatabase(configuration, logger: logger)
         return try await AgentAccountStore(database: database).revoke(username: username, now: unixNow())
+    }
+
+    /// One line per agent account, oldest first: address, owner (or `-`), created, last login (or `never`), and
+    /// `revoked` with its time for a revoked one.
+    public static func listAgents(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let domain = configuration.agentInboxDomain.lowercased()
+        return try await AgentAccountStore(database: database).listing().map { describe($0, domain: domain) }
+    }
+
+    static func describe(_ agent: AgentAccountListing, domain: String) -> String {
+        func time(_ seconds: Int64) -> String { Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601) }
+        var line = "\(AgentInbox.address(username: agent.username, domain: domain))  owner \(agent.ownerEmail ?? "-")"
+        line += "  created \(time(agent.createdAt))  last login \(agent.lastLoginAt.map(time) ?? "never")"
+        if let revoked = agent.revokedAt { line += "  revoked \(time(revoked))" }
+        return line
+    }
+
+    /// Sets a Pro user's password and ends every JWT it holds (the token epoch moves on, as an account's reset
+    /// does); its named API tokens stay, each revocable on its own. False when no Pro user has `email`.
+    /// - Throws: `MailboxError` (`.passwordTooShort`, `.passwordTooLong`); storage errors.
+    public static func setProUserPassword(
+        configuration: PosternConfiguration, email: String, password: String, logger: Logger
+    ) async throws -> Bool {
+        try await mailboxService(configuration, logger: logger).setProUserPassword(email: email, password: password)
     }
 
     static func describe(_ user: ProUserSummary) -> String {

@@ -4,11 +4,15 @@ import ArgumentParser
 import Foundation
 import PosternApp
 
-/// `postern agent signup|login`: an agent client that solves the proof of work on all cores.
+/// `postern agent signup|login`: an agent client that solves the proof of work on all cores; `list` and `revoke`: the
+/// agent accounts of this server.
 struct Agent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Sign up or log in to an agent auth server (Postern or Atomic Mail) as an agent would; revoke accounts.",
-        subcommands: [Signup.self, Login.self, Revoke.self])
+        abstract: """
+            Sign up or log in to an agent auth server (Postern or Atomic Mail) as an agent would; list and revoke \
+            accounts.
+            """,
+        subcommands: [Signup.self, Login.self, List.self, Revoke.self])
 
     struct Signup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -59,6 +63,21 @@ struct Agent: AsyncParsableCommand {
             } catch let error as AgentClientError {
                 fail(AgentCLIError.words(for: error, url: url, username: nil))
             }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List this server's agent accounts, oldest first: address, owner, created, last login.",
+            discussion: """
+                "owner -" is an inbox nobody holds; "last login never" an API key not used to log in since signup.
+                """)
+        @OptionGroup var options: ConfigurationOptions
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.logLevel)
+            for line in try await Operations.listAgents(configuration: configuration, logger: logger) { print(line) }
         }
     }
 

@@ -2,34 +2,54 @@ import ArgumentParser
 import Owners
 import PosternApp
 
-/// `postern owner create|list|remove`: the people who sign in to the owner pages and authorize apps (OAuth).
+/// `postern owner create|list|set-password|remove`: the people who sign in to the owner pages and authorize apps
+/// (OAuth).
 struct OwnerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "owner", abstract: "Create, list and remove owners (people who hold inboxes and authorize apps).",
-        subcommands: [Create.self, List.self, Remove.self])
+        commandName: "owner",
+        abstract: "Create, list and remove owners (people who hold inboxes and authorize apps); set their passwords.",
+        subcommands: [Create.self, List.self, SetPassword.self, Remove.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an owner who signs in with email and password.")
         @OptionGroup var options: ConfigurationOptions
         @Option(help: "The owner's email (their sign-in).") var email: String
-        @Option(help: "The owner's password (at least \(OwnerCredentials.minimumPasswordLength) characters).")
-        var password: String
+        @OptionGroup var password: PasswordOptions
 
         func run() async throws {
+            let password = try password.read()
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.logLevel)
             do {
                 print(try await Operations.createOwner(
                     configuration: configuration, email: email, password: password, logger: logger))
             } catch let error as OwnerError {
-                switch error {
-                case .invalidEmail: throw ValidationError("'\(email)' is not an email address (--email)")
-                case .weakPassword:
-                    throw ValidationError(
-                        "the password must have \(OwnerCredentials.minimumPasswordLength) to 1024 characters (--password)")
-                case .emailTaken: throw ValidationError("an owner with email '\(email)' exists already")
-                }
+                throw ownerValidationError(error, email: email)
             }
+        }
+    }
+
+    struct SetPassword: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-password",
+            abstract: "Set an owner's password; every browser signed in as them is signed out.")
+        @OptionGroup var options: ConfigurationOptions
+        @Option(help: "The owner's email.") var email: String
+        @OptionGroup var password: PasswordOptions
+
+        func run() async throws {
+            let password = try password.read()
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.logLevel)
+            let found: Bool
+            do {
+                found = try await Operations.setOwnerPassword(
+                    configuration: configuration, email: email, password: password, logger: logger)
+            } catch let error as OwnerError {
+                throw ownerValidationError(error, email: email)
+            }
+            guard found else { throw ValidationError("no owner has email '\(email)'") }
+            print("password set for \(email); their sessions ended")
         }
     }
 
@@ -58,5 +78,15 @@ struct OwnerCommand: AsyncParsableCommand {
             }
             print("removed \(email)")
         }
+    }
+}
+
+/// The command line's words for an owner refusal.
+private func ownerValidationError(_ error: OwnerError, email: String) -> ValidationError {
+    switch error {
+    case .invalidEmail: ValidationError("'\(email)' is not an email address (--email)")
+    case .weakPassword:
+        ValidationError("the password must have \(OwnerCredentials.minimumPasswordLength) to 1024 characters")
+    case .emailTaken: ValidationError("an owner with email '\(email)' exists already")
     }
 }

@@ -57,3 +57,33 @@ func bootstrapLogging(level: String) -> Logger {
     logger.logLevel = parsed
     return logger
 }
+
+/// The three ways a command takes a password; exactly one must be given. `--password` is kept for scripts, but
+/// `ps` and shell history see it: prefer standard input or a file.
+struct PasswordOptions: ParsableArguments {
+    @Option(help: "The password; `ps` and shell history see it: prefer --password-stdin or --password-file.")
+    var password: String?
+    @Flag(name: .customLong("password-stdin"), 
+        help: "Read the password from standard input (one final newline dropped).")
+    var passwordStdin = false
+    @Option(name: .customLong("password-file"), help: "Read the password from this file (one final newline dropped).")
+    var passwordFile: String?
+
+    func validate() throws {
+        do {
+            _ = try PasswordSource.choose(password: password, standardInput: passwordStdin, file: passwordFile)
+        } catch let failure as PasswordSource.Failure {
+            throw ValidationError(failure.description)
+        }
+    }
+
+    /// The password from the one source given.
+    func read() throws -> String {
+        do {
+            let source = try PasswordSource.choose(password: password, standardInput: passwordStdin, file: passwordFile)
+            return try source.read()
+        } catch let failure as PasswordSource.Failure {
+            throw ValidationError(failure.description)
+        }
+    }
+}

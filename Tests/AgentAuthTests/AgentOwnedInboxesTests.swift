@@ -105,7 +105,9 @@ struct AgentCustomDomainInboxTests {
                 """)
         }
         #expect(try await directory.resolve("Support@Example.com") == .local(Recipient(address: "support@example.com", quota: 1_000)))
-        #expect(try await directory.resolve("other@example.com") == .foreign)
+        // An address no inbox has on a domain an owner holds verified is unknown (550 5.1.1), not foreign (5.7.1).
+        #expect(try await directory.resolve("other@example.com") == .unknown)
+        #expect(try await directory.resolve("other@elsewhere.example") == .foreign)
         let principal = try await AgentAPIKeyAuthenticator(
             accounts: accounts, inboxDomain: "agents.localhost", directory: directory
         ).principal(for: Credentials(bearerToken: key))

@@ -163,8 +163,10 @@ class OwnerPages(unittest.TestCase):
         self.assertTrue(all(created_key not in c["value"] for c in driver.get_cookies()))
         self.screenshot("inbox-created")
         self.assertTrue(self.server.agent_login_works(created_key))
-        driver.get(base + "/owner")
+        self.assertEqual(driver.current_url, base + "/owner", "the post answered 303 back to /owner")
+        driver.refresh()  # a GET of /owner: the form is not posted again
         self.assertEqual(driver.find_elements(By.ID, "api-key"), [], "the key is shown once")
+        self.assertEqual(driver.find_elements(By.ID, "error"), [], "a refresh does not create the inbox again")
         self.assertEqual(self.row("web-made@agents.localhost").find_element(By.CLASS_NAME, "status").text, "active")
 
         # A taken name is said plainly, with what was typed kept.
@@ -253,6 +255,36 @@ class OwnerPages(unittest.TestCase):
         app = driver.find_element(By.XPATH, "//tr[contains(@class, 'app')][td[@class='client-name' and text()='Browser test app']]")
         self.assertEqual(app.find_element(By.CLASS_NAME, "scopes").text, "mail.read")
         self.screenshot("app-authorized")
+
+        # At 1280 px the connected apps' table stays inside its card: Revoke is visible.
+        driver.set_window_size(1280, 900)
+        driver.get(base + "/owner")
+        card = driver.find_element(By.ID, "apps").rect
+        revoke = driver.find_element(By.CSS_SELECTOR, "#apps form.revoke-app button").rect
+        self.assertLessEqual(revoke["x"] + revoke["width"], card["x"] + card["width"], "Revoke inside the card")
+        self.assertTrue(driver.find_element(By.CSS_SELECTOR, "#apps form.revoke-app button").is_displayed())
+
+        # Delete an inbox: a confirmation page first, the address typed; then it and its key are gone.
+        self.row("web-made@agents.localhost").find_element(By.CSS_SELECTOR, "form.delete-inbox button").click()
+        self.wait.until(EC.presence_of_element_located((By.ID, "confirm-delete-form")))
+        self.assertEqual(driver.find_element(By.ID, "delete-address").text, "web-made@agents.localhost")
+        self.screenshot("delete-confirm")
+        self.submit("confirm-delete-form", {"confirm": "web-made@agents.localhost"})
+        notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
+        self.assertIn("Inbox deleted", notice.text)
+        self.assertEqual(driver.current_url, base + "/owner")
+        self.assertEqual(driver.find_elements(
+            By.XPATH, "//tr[td[@class='address' and text()='web-made@agents.localhost']]"), [])
+        self.assertFalse(self.server.agent_login_works(created_key))
+
+        # Unlink the linked inbox: it leaves the page, its key still works.
+        self.row("self-made@agents.localhost").find_element(By.CSS_SELECTOR, "form.unlink-inbox button").click()
+        notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
+        self.assertIn("Inbox unlinked", notice.text)
+        self.assertEqual(driver.find_elements(
+            By.XPATH, "//tr[td[@class='address' and text()='self-made@agents.localhost']]"), [])
+        self.assertTrue(self.server.agent_login_works(new_key))
+        self.screenshot("inbox-unlinked")
 
         # A post without the CSRF token (from outside the browser, with its session) changes nothing.
         session = next(c["value"] for c in driver.get_cookies() if c["name"] == "postern_owner")

@@ -66,6 +66,9 @@ struct OwnerDomainPagesTests {
             .POST, "/owner/domains/\(domain.id)/inboxes", form: ["local_part": "support", "csrf_token": csrf])
         #expect(created.status.code == 201 && Self.text(created).contains("support@example.com"))
         #expect(created.headers["Cache-Control"] == "no-store" && Self.text(created).contains("postern_ak_"))
+        // The key has the element id /owner gives it, so a reader (or a script) finds it the same way on both pages.
+        #expect(Self.text(created).contains("<pre id=\"api-key\" class=\"key\">postern_ak_"))
+        #expect(Self.text(created).contains("<code id=\"key-address\">support@example.com</code>"))
         let again = await harness.send(
             .POST, "/owner/domains/\(domain.id)/inboxes", form: ["local_part": "support", "csrf_token": csrf])
         #expect(again.status.code == 409)
@@ -112,7 +115,8 @@ extension OwnerDomainPagesTests {
         let bobs = try await domains.add("held.example", ownerID: bob.id)
         zone.set("held.example", 16, .txt([bobs.verifyToken]))
         #expect(try await domains.verify(id: bobs.id, ownerID: bob.id)?.domain.verifiedAt != nil)
-        #expect(try await directory.resolve("support@held.example") == .foreign)
+        // Bob's domain now, where no inbox of Bob's has the address: unknown (550 5.1.1), still not Ada's.
+        #expect(try await directory.resolve("support@held.example") == .unknown)
     }
 }
 
@@ -147,5 +151,25 @@ extension OwnerDomainPagesTests {
         let fresh = await harness.send(
             .POST, "/owner/domains/\(claim.id)/inboxes", form: ["local_part": "fresh", "csrf_token": csrf])
         #expect(fresh.status.code == 201)
+    }
+}
+
+extension OwnerDomainPagesTests {
+    @Test("with no mail host set the page says the operator must set POSTERN_MX_HOST, never an MX naming localhost")
+    func mxHostUnset() async throws {
+        let server = LoopbackDNSServer(zone: LoopbackDNSServer.Zone().answer)
+        defer { server.stop() }
+        let harness = try OwnersHarness {
+            $0.dnsResolver = server.address
+            $0.dnsTimeout = .milliseconds(300)
+            $0.mxHost = "localhost"  // what POSTERN_MX_HOST unset and no public URL host leave
+        }
+        Self.pages(harness).register(into: &harness.router)
+        _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        _ = try await harness.signIn("ada@example.com", "correct horse")
+        let csrf = try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner/domains")))
+        let added = Self.text(await harness.send(.POST, "/owner/domains", form: ["domain": "example.com", "csrf_token": csrf]))
+        #expect(added.contains("id=\"mx-host-unset\"") && added.contains("the operator must set POSTERN_MX_HOST"))
+        #expect(!added.contains("10 localhost") && !added.contains("<code>localhost</code>"))
     }
 }

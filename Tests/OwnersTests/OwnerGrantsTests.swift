@@ -1,4 +1,6 @@
+import AuthCrypto
 import Owners
+import Storage
 import Synchronization
 import Testing
 
@@ -24,6 +26,30 @@ struct OwnerGrantsTests {
         #expect(grants[0].scopes == ["mail.read", "mail.send"] && grants[0].resource == "http://127.0.0.1:8080/jmap")
         #expect(grants[1].clientName == nil && grants[1].scopes == ["mail.read"] && grants[1].grantedAt == now - 50)
         #expect(try await harness.grants().grants(ownerID: "no-such-owner").isEmpty)
+    }
+
+    @Test("a consent whose code was never redeemed is no connected app; once redeemed it is listed once")
+    func unredeemed() async throws {
+        let harness = try OwnersHarness()
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let redeemed = try harness.insertGrant(ownerID: ada.id, clientID: "make", createdAt: harness.clock.now - 60)
+        // The same app approved again, its code never exchanged (the browser closed before the redirect came back).
+        let pending = try harness.insertGrant(ownerID: ada.id, clientID: "make", createdAt: harness.clock.now - 10)
+        try harness.test.database.writeSync { connection in
+            for (grant, used) in [(redeemed, SQLValue.integer(harness.clock.now - 59)), (pending, .null)] {
+                try connection.run(
+                    """
+                    INSERT INTO oauth_codes (code_digest, grant_id, redirect_uri, code_challenge, expires_at, used_at)
+                    VALUES (?, ?, 'https://app.example/cb', 'x', ?, ?)
+                    """,
+                    [.blob(SHA256.hash(Array(grant.utf8))), .text(grant), .integer(harness.clock.now + 60), used])
+            }
+        }
+        #expect(try await harness.grants().grants(ownerID: ada.id).map(\.id) == [redeemed])
+        _ = try harness.test.database.writeSync { connection in
+            try connection.run("UPDATE oauth_codes SET used_at = 1 WHERE grant_id = ?", [.text(pending)])
+        }
+        #expect(try await harness.grants().grants(ownerID: ada.id).map(\.id) == [pending, redeemed])
     }
 
     @Test("revoking takes the owner's own live grant once, and tells the cache; another's or unknown changes nothing")

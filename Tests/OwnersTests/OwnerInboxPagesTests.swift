@@ -1,7 +1,10 @@
 import AgentAuth
 import Directory
+import MIME
+import MailStore
 import HTTP1
 import Owners
+import Storage
 import Synchronization
 import Testing
 
@@ -30,6 +33,8 @@ struct OwnerInboxPagesTests {
     @Test("signed out, the page and every post go to the sign-in page, which comes back to /owner", arguments: [
         (HTTPMethod.GET, "/owner"), (.POST, "/owner/inboxes"), (.POST, "/owner/inboxes/link"),
         (.POST, "/owner/inboxes/00000000-0000-4000-8000-000000000000/rotate-key"),
+        (.POST, "/owner/inboxes/00000000-0000-4000-8000-000000000000/unlink"),
+        (.POST, "/owner/inboxes/00000000-0000-4000-8000-000000000000/delete"),
         (.POST, "/owner/apps/00000000-0000-4000-8000-000000000000/revoke"),
     ])
     func signedOut(method: HTTPMethod, path: String) async throws {
@@ -39,16 +44,31 @@ struct OwnerInboxPagesTests {
         #expect(response.status.code == 303 && response.headers["Location"] == "/owner/sign-in?next=%2Fowner")
     }
 
-    @Test("creating an inbox shows its key once, in the post's no-store response only")
+    @Test("creating an inbox answers 303 (a refresh posts nothing again); the page it leads to shows the key once")
     func create() async throws {
         let (harness, ownerID, csrf) = try await Self.signedIn()
         let created = await harness.send(.POST, "/owner/inboxes", form: ["username": "ada-bot", "csrf_token": csrf])
-        #expect(created.status.code == 201 && created.headers["Cache-Control"] == "no-store")
-        #expect(created.headers["Location"] == nil && created.headers.values("Set-Cookie").isEmpty)
+        #expect(created.status.code == 303 && created.headers["Location"] == "/owner")
+        #expect(created.headers["Cache-Control"] == "no-store" && created.body.isEmpty)
+        let sealed = try #require(harness.cookies["postern_key"])
+        #expect(created.headers.values("Set-Cookie").allSatisfy { !$0.contains("postern_ak_") })
+        #expect(created.headers.values("Set-Cookie").contains { $0.hasPrefix("postern_key=") && $0.contains("Path=/owner;") })
         let inbox = try #require(try await harness.ownedInboxes.inboxes(ownerID: ownerID).first)
-        let key = try #require(created.text.firstMatch(of: /id="api-key" class="key">(postern_ak_[^<]+)</)?.1)
+
+        let shown = await harness.send(.GET, "/owner")
+        #expect(shown.status.code == 200 && shown.headers["Cache-Control"] == "no-store")
+        let key = try #require(shown.text.firstMatch(of: /id="api-key" class="key">(postern_ak_[^<]+)</)?.1)
         #expect(try await harness.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(String(key)))?.id == inbox.accountID)
-        #expect(created.text.contains("ada-bot@agents.localhost") && created.text.contains("shown this once"))
+        #expect(shown.text.contains("ada-bot@agents.localhost") && shown.text.contains("shown this once"))
+        #expect(harness.cookies["postern_key"] == nil)
+
+        // The sealed cookie is bound to Ada's session: replayed in another session (Bob's) it reads nothing.
+        _ = try await Self.bob(harness)
+        try await harness.signInFresh("bob@example.com", "correct horse")
+        harness.cookies["postern_key"] = sealed
+        let replayed = await harness.send(.GET, "/owner")
+        #expect(replayed.status.code == 200 && !replayed.text.contains(String(key)) && !replayed.text.contains("id=\"api-key\""))
+        try await harness.signInFresh("ada@example.com", "correct horse")
 
         let later = await harness.send(.GET, "/owner")
         #expect(!later.text.contains(String(key)) && !later.text.contains("id=\"api-key\""))
@@ -78,6 +98,14 @@ struct OwnerInboxPagesTests {
         #expect(await harness.send(.POST, "/owner/inboxes", form: form).status.code == 403)
         #expect(await harness.send(.POST, "/owner/apps/\(grant)/revoke", form: form).status.code == 403)
         #expect(try await harness.ownedInboxes.inboxes(ownerID: ownerID).isEmpty)
+        let (inbox, _) = try await harness.ownedInboxes.createInbox(username: "kept-bot", ownerID: ownerID)
+        var confirmed = form
+        confirmed["confirm"] = inbox.address
+        for action in ["unlink", "delete", "rotate-key"] {
+            let refused = await harness.send(.POST, "/owner/inboxes/\(inbox.accountID)/\(action)", form: confirmed)
+            #expect(refused.status.code == 403)
+        }
+        #expect(try await harness.ownedInboxes.inboxes(ownerID: ownerID) == [inbox])
         #expect(try harness.revokedAt(grant: grant) == nil)
     }
 
@@ -88,7 +116,7 @@ struct OwnerInboxPagesTests {
             _ = try await harness.ownedInboxes.createInbox(username: "bot-\(index)0", ownerID: ownerID)
         }
         let fiftieth = await harness.send(.POST, "/owner/inboxes", form: ["username": "bot-last", "csrf_token": csrf])
-        #expect(fiftieth.status.code == 201)
+        #expect(fiftieth.status.code == 303)
         let over = await harness.send(.POST, "/owner/inboxes", form: ["username": "bot-over", "csrf_token": csrf])
         #expect(over.status.code == 403 && over.text.contains("You hold 50 inboxes, the most one owner may hold."))
         let key = AgentAPIKey.generate()
@@ -148,7 +176,9 @@ struct OwnerInboxPagesTests {
         }
         #expect(try await harness.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(bobKey))?.id == bobs.accountID)
 
-        let rotated = await harness.send(.POST, "/owner/inboxes/\(inbox.accountID)/rotate-key", form: ["csrf_token": csrf])
+        let posted = await harness.send(.POST, "/owner/inboxes/\(inbox.accountID)/rotate-key", form: ["csrf_token": csrf])
+        #expect(posted.status.code == 303 && posted.headers["Location"] == "/owner")
+        let rotated = await harness.send(.GET, "/owner")
         #expect(rotated.status.code == 200 && rotated.headers["Cache-Control"] == "no-store")
         let new = String(try #require(rotated.text.firstMatch(of: /id="api-key" class="key">(postern_ak_[^<]+)</)?.1))
         #expect(new != old && rotated.text.contains("the old key no longer works"))
@@ -214,5 +244,86 @@ struct OwnerInboxPagesTests {
         #expect(grants.first { $0.id == everything }?.boundAccountID == nil)
         #expect(grants.first { $0.id == one }?.boundAccountID == second.accountID)
         #expect(grants.first { $0.id == resource }?.boundAccountID == first.accountID)
+    }
+}
+
+extension OwnerInboxPagesTests {
+    @Test("unlinking: 303 with a notice; the inbox is nobody's, its key still logs in and can be linked again")
+    func unlink() async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn()
+        let (inbox, key) = try await harness.ownedInboxes.createInbox(username: "ada-bot", ownerID: ownerID)
+        let (bobs, _) = try await harness.ownedInboxes.createInbox(username: "bobs-bot", ownerID: try await Self.bob(harness))
+        let stranger = await harness.send(.POST, "/owner/inboxes/\(bobs.accountID)/unlink", form: ["csrf_token": csrf])
+        #expect(stranger.status.code == 404 && stranger.text.contains("No such inbox."))
+
+        let unlinked = await harness.send(.POST, "/owner/inboxes/\(inbox.accountID)/unlink", form: ["csrf_token": csrf])
+        #expect(unlinked.status.code == 303 && unlinked.headers["Location"] == "/owner")
+        let page = await harness.send(.GET, "/owner")
+        #expect(page.text.contains("Inbox unlinked") && !page.text.contains("data-account-id=\"\(inbox.accountID)\""))
+        #expect(try await harness.ownedInboxes.inboxes(ownerID: ownerID).isEmpty)
+        let owners = try await harness.test.database.read { connection in
+            try connection.query("SELECT owner_id FROM owner_inboxes WHERE agent_id = ?", [.text(inbox.accountID)])
+        }
+        #expect(owners.isEmpty)
+        #expect(try await harness.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(key))?.id == inbox.accountID)
+        #expect(try await harness.ownedInboxes.link(apiKey: key, ownerID: ownerID).accountID == inbox.accountID)
+    }
+
+    @Test("deleting asks first: without the typed address nothing goes; with it the account and its mail go")
+    func delete() async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn()
+        let (inbox, key) = try await harness.ownedInboxes.createInbox(username: "ada-bot", ownerID: ownerID)
+        let (kept, _) = try await harness.ownedInboxes.createInbox(username: "ada-kept", ownerID: ownerID)
+        let (bobs, _) = try await harness.ownedInboxes.createInbox(username: "bobs-bot", ownerID: try await Self.bob(harness))
+        let mail = MailStore(database: harness.test.database)
+        for address in [inbox.address, kept.address] {
+            _ = try await mail.deliver(
+                NewMailMessage(
+                    envelopeFrom: "a@example.com", from: [MailAddress(email: "a@example.com")],
+                    to: [MailAddress(email: address)], subject: "Hello", messageID: "\(address)-1@example.com",
+                    inReplyTo: [], references: [], sentAt: 1_700_000_000, textBody: "Hello", preview: "Hello",
+                    attachments: [], raw: Array("Subject: Hello\r\n\r\nHello\r\n".utf8)),
+                to: [.init(address: address, quota: 1_000_000)], folder: .inbox, now: harness.clock.now)
+        }
+        func count(_ table: String, _ address: String) async throws -> Int64 {
+            try await harness.test.database.read { connection in
+                try connection.query("SELECT COUNT(*) AS n FROM \(table) WHERE address = ?", [.text(address)])
+                    .first?.int("n") ?? -1
+            }
+        }
+        _ = try await harness.test.database.write { connection in
+            try connection.run(
+                "INSERT INTO mail_blobs (id, address, type, size, data, created_at) VALUES ('b1', ?, 'text/plain', 1, ?, 0)",
+                [.text(inbox.address), .blob([0x41])])
+        }
+        #expect(try await count("mail_messages", inbox.address) == 1)
+
+        let path = "/owner/inboxes/\(inbox.accountID)/delete"
+        let asked = await harness.send(.POST, path, form: ["csrf_token": csrf])
+        #expect(asked.status.code == 200 && asked.text.contains("id=\"confirm-delete-form\""))
+        #expect(asked.text.contains("ada-bot@agents.localhost") && asked.text.contains("all of its mail"))
+        let mistyped = await harness.send(.POST, path, form: ["csrf_token": csrf, "confirm": "ada-kept@agents.localhost"])
+        #expect(mistyped.status.code == 422 && mistyped.text.contains("Nothing was deleted."))
+        let stranger = await harness.send(
+            .POST, "/owner/inboxes/\(bobs.accountID)/delete", form: ["csrf_token": csrf, "confirm": bobs.address])
+        #expect(stranger.status.code == 404)
+        #expect(try await harness.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(key))?.id == inbox.accountID)
+        #expect(try await count("mail_messages", inbox.address) == 1)
+        #expect(try await harness.ownedInboxes.inbox(accountID: bobs.accountID, ownerID: try #require(
+            try await harness.service.owners.list().first { $0.email == "bob@example.com" }?.id)) != nil)
+
+        let deleted = await harness.send(.POST, path, form: ["csrf_token": csrf, "confirm": " ADA-bot@agents.localhost "])
+        #expect(deleted.status.code == 303 && deleted.headers["Location"] == "/owner")
+        #expect((await harness.send(.GET, "/owner")).text.contains("Inbox deleted with all its mail"))
+        #expect(try await harness.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(key)) == nil)
+        #expect(try await !harness.accounts.isLive(username: "ada-bot"))
+        for table in ["mail_messages", "mail_changes", "mail_state", "mail_blobs"] {
+            #expect(try await count(table, inbox.address) == 0, "\(table)")
+        }
+        #expect(try await count("mail_messages", kept.address) == 1)
+        #expect(try await harness.ownedInboxes.inboxes(ownerID: ownerID) == [kept])
+        // Its name is free again, and a new inbox there starts empty.
+        let (again, _) = try await harness.ownedInboxes.createInbox(username: "ada-bot", ownerID: ownerID)
+        #expect(try await count("mail_messages", again.address) == 0)
     }
 }

@@ -85,6 +85,23 @@ struct OwnerStoreTests {
         #expect(try await !harness.service.owners.remove(email: "ada@example.com"))
     }
 
+    @Test("setting a password: the new one signs in, the old does not, every session ends; short or unknown refused")
+    func setPassword() async throws {
+        let harness = try OwnersHarness()
+        let owners = harness.service.owners, sessions = harness.service.browser.sessions
+        let owner = try await owners.create(email: "ada@example.com", password: "correct horse")
+        let other = try await owners.create(email: "bob@example.com", password: "battery staple")
+        let tokens = [try await sessions.open(ownerID: owner.id), try await sessions.open(ownerID: owner.id)]
+        let bobs = try await sessions.open(ownerID: other.id)
+        #expect(try await owners.setPassword(email: "Ada@example.com", password: "new horse!"))
+        for token in tokens { #expect(try await sessions.owner(token: token) == nil) }
+        #expect(try await sessions.owner(token: bobs) == other)
+        #expect(try await owners.signIn(email: "ada@example.com", password: "correct horse", client: Self.ip) == .refused)
+        #expect(try await owners.signIn(email: "ada@example.com", password: "new horse!", client: Self.ip) == .signedIn(owner))
+        await #expect(throws: OwnerError.weakPassword) { try await owners.setPassword(email: "ada@example.com", password: "short") }
+        #expect(try await !owners.setPassword(email: "zed@example.com", password: "long enough"))
+    }
+
     @Test("a session ends at its lifetime and at sign-out")
     func sessions() async throws {
         let harness = try OwnersHarness { $0.sessionLifetime = 60 }

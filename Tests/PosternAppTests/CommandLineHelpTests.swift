@@ -26,7 +26,7 @@ struct CommandLineHelpTests {
 
     @Test("operator commands do not offer the listen flags; serve does", arguments: [
         ["migrate"], ["keys", "list"], ["keys", "rotate"], ["backup"], ["pro", "create"], ["pro", "list"],
-        ["agent", "revoke"],
+        ["agent", "revoke"], ["agent", "list"], ["owner", "set-password"], ["pro", "set-password"],
     ])
     func operatorHelp(_ command: [String]) throws {
         let (status, output) = try run(command + ["--help"])
@@ -34,6 +34,15 @@ struct CommandLineHelpTests {
         #expect(output.contains("--data-dir"))
         #expect(!output.contains("--host"), "\(command) offers --host")
         #expect(!output.contains("--port"), "\(command) offers --port")
+    }
+
+    @Test("every command that takes a password offers standard input and a file besides --password", arguments: [
+        ["owner", "create"], ["owner", "set-password"], ["pro", "create"], ["pro", "set-password"],
+    ])
+    func passwordSources(_ command: [String]) throws {
+        let (status, output) = try run(command + ["--help"])
+        #expect(status == 0)
+        #expect(output.contains("--password-stdin") && output.contains("--password-file") && output.contains("--password "))
     }
 
     @Test("serve offers the listen flags")
