@@ -15,7 +15,8 @@ enum MetricFamilies {
             "Time from a complete request to its response, by route template, method and status.",
         // Queues.
         "postern_webhook_queue_depth": "Webhook events waiting for delivery or a retry.",
-        "postern_webhook_attempts_total": "Webhook delivery attempts, by result (delivered, http_error, network_error).",
+        "postern_webhook_attempts_total":
+            "Webhook delivery attempts, by result (delivered, http_error, network_error).",
         "postern_outbound_queue_depth": "Messages kept in the outbox (mail_outbox) for outbound delivery.",
         // Mail.
         "postern_smtp_messages_total": "SMTP messages read to their end, by result (stored or why refused).",
@@ -47,7 +48,8 @@ enum MetricFamilies {
         "postern_oauth_refreshes_total": "OAuth refresh-token exchanges.",
         "postern_oauth_codes_redeemed_total": "OAuth authorization codes redeemed.",
         "postern_oauth_reuse_detections_total": "Reused OAuth codes and refresh tokens detected, by kind.",
-        "postern_oauth_refresh_races_total": "Concurrent refreshes of one refresh token answered within the race window.",
+        "postern_oauth_refresh_races_total":
+            "Concurrent refreshes of one refresh token answered within the race window.",
         "postern_oauth_registrations_total": "OAuth clients registered dynamically.",
         "postern_oauth_revocations_total": "OAuth tokens revoked.",
     ]

@@ -223,7 +223,8 @@ public final class PosternRuntime: Sendable {
         var router = ContextRouter()
         endpoint.register(into: &router)
         let responder = PosternResponder(
-            router: router, unmatched: [], trustedProxies: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
+            router: router, unmatched: [],
+            trustedProxies: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
             metrics: endpoint.metrics, logger: logger)
         var settings = HTTPServerConfiguration()
         settings.maxConnections = 64  // scrapers, not clients

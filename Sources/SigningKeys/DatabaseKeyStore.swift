@@ -13,9 +13,9 @@ import Synchronization
 /// lock, so instances starting together end with one key ring. A rotation publishes new keys at once (they
 /// verify and are in the JWKS) but lets them sign only `promotionDelay` seconds later, once every instance has
 /// reloaded and every client's cached JWKS has expired; the keys they replace keep verifying for `retention`
-/// seconds after and are then deleted; `retireNow(kid:now:)` deletes a leaked key at once. Every instance reloads on a notification (``reloadSoon()``, from
-/// PostgreSQL's `NOTIFY postern_keys` sent by the rotating transaction), on its poll (``reload(now:)``), and
-/// when a token names a kid it does not know (at most once a second).
+/// seconds after and are then deleted; `retireNow(kid:now:)` deletes a leaked key at once. Every instance reloads on
+/// a notification (``reloadSoon()``, from PostgreSQL's `NOTIFY postern_keys` sent by the rotating or retiring
+/// transaction), on its poll (``reload(now:)``), and when a token names a kid it does not know (at most once a second).
 ///
 /// `JWT_PRIVATE_KEY`, when given, signs RS256 in place of the ring's RSA key on this instance (set it on
 /// every instance or on none); the ring's HMAC and Ed25519 keys are used either way.
@@ -219,7 +219,9 @@ public final class DatabaseKeyStore: SigningKeyStore {
                             changed = true
                         }
                         if let kid {
-                            guard let leaked = entries.first(where: { $0.kid == kid }) else { throw Self.unknownKey(kid) }
+                            guard let leaked = entries.first(where: { $0.kid == kid }) else {
+                                throw Self.unknownKey(kid)
+                            }
                             let signing = KeySchedule(entries).active(leaked.kind, at: now) == leaked
                             try connection.run("DELETE FROM signing_keys WHERE kid = ?", [.text(kid)])
                             entries.removeAll { $0 == leaked }

@@ -35,7 +35,8 @@ extension KeyStore: SigningKeyStore {
 extension SigningKeyStore {
     /// The refusal of a kid no key has, naming it only when it is a well-formed kid.
     static func unknownKey(_ kid: String) -> KeyStoreError {
-        KeyStoreError(.unknownKey, JWTKey.isValidKID(kid) ? "no signing key has kid \(kid)" : "no signing key has that kid")
+        KeyStoreError(
+            .unknownKey, JWTKey.isValidKID(kid) ? "no signing key has kid \(kid)" : "no signing key has that kid")
     }
 
     /// The refusal to retire `JWT_PRIVATE_KEY`'s key, which lives in the configuration.

@@ -37,7 +37,8 @@ struct MetricsAccessTests {
         let server = try await TestServer.start { $0.metricsToken = Self.token }
         defer { Task { await server.stop() } }
         let client = try server.client()
-        for headers in [[], [("Authorization", "Bearer " + Self.token.dropLast() + "X")], [("Authorization", "Basic eDp5")]] {
+        let wrong = [("Authorization", "Bearer " + Self.token.dropLast() + "X")]
+        for headers in [[], wrong, [("Authorization", "Basic eDp5")]] {
             let refused = try await client.request("GET", "/metrics", headers: headers)
             #expect(refused.status == 401)
             #expect(refused.header("WWW-Authenticate") == "Bearer")
@@ -96,7 +97,10 @@ struct MetricsAccessTests {
         _ = try await server.runtime.database.write { connection in
             try connection.run(
                 "INSERT INTO mail_outbox (id, sender, recipients, raw, created_at) VALUES (?, ?, ?, ?, ?)",
-                [.text("metrics-test"), .text("a@mail.localhost"), .text("[\"b@example.com\"]"), .blob([0x61]), .integer(1)])
+                [
+                    .text("metrics-test"), .text("a@mail.localhost"), .text("[\"b@example.com\"]"), .blob([0x61]),
+                    .integer(1),
+                ])
         }
         let text = try await server.client().request("GET", "/metrics").text
         let lines = text.split(separator: "\n")

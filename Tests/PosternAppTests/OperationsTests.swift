@@ -88,8 +88,8 @@ struct LiveRotationTests {
         defer { Task { await server.stop() } }
         let leaked = try #require(server.runtime.keys.activeKID(for: .edDSA))
         let policy = JWTPolicy(purpose: .oauthAccess, issuer: "test", maximumLifetime: 900)
-        let token = try server.runtime.keys.sign(
-            JWTClaims(issuer: "test", purpose: .oauthAccess, issuedAt: Operations.unixNow(), ttl: 900), for: .oauthAccess)
+        let claims = JWTClaims(issuer: "test", purpose: .oauthAccess, issuedAt: Operations.unixNow(), ttl: 900)
+        let token = try server.runtime.keys.sign(claims, for: .oauthAccess)
         #expect(try server.runtime.keys.verify(token, policy: policy, now: Operations.unixNow()).pur == "oauth-access")
 
         let output = try Operations.retireKeyNow(
@@ -97,7 +97,8 @@ struct LiveRotationTests {
         #expect(output.first == "retired \(leaked) now: every token it signed is refused")
         #expect(output.contains { $0.hasPrefix("new EdDSA key ") })
         let when =
-            StorageBackend.current == .postgres ? "drops it at once" : "at its next key reload, within POSTERN_KEY_RELOAD_SECONDS"
+            StorageBackend.current == .postgres
+            ? "drops it at once" : "at its next key reload, within POSTERN_KEY_RELOAD_SECONDS"
         #expect(output.contains { $0.contains(when) })
         #expect(!output.contains { $0.hasPrefix(leaked) })
         server.runtime.reloadKeys()

@@ -260,7 +260,9 @@ struct KeyStoreTests {
         #expect(added.first?.isActive == true && added.first?.kid != leaked)
         try server.reload(now: now + 11)
         for set in [store.keySet(), server.keySet()] {
-            let refused = #expect(throws: JWTError.self) { try set.verify(leakedToken, policy: policy(.rs256), now: now + 11) }
+            let refused = #expect(throws: JWTError.self) {
+                try set.verify(leakedToken, policy: policy(.rs256), now: now + 11)
+            }
             #expect(refused?.code == .unknownKey)
             #expect(!String(decoding: set.jwksJSON(), as: UTF8.self).contains(leaked))
             #expect(try set.verify(sessionToken, policy: policy(.hs256), now: now + 11).jti != nil)
