@@ -15,13 +15,12 @@ enum CommonRoutes {
     ///   - keys: the key set whose RSA and Ed25519 public keys `/.well-known/jwks.json` lists (it follows key
     ///     reloads).
     ///   - openAPI: the OpenAPI 3.1 document served as is (``OpenAPIDocument/serving(baseURL:)``).
-    ///   - openConnections: reads the server's open-connection count at scrape time.
-    ///   - mailWaiters: reads how many requests wait for mail (`/messages/wait`) at scrape time.
+    ///   - metrics: `/metrics`, or nil when it is served on a listener of its own (`POSTERN_METRICS_LISTEN`): then this
+    ///     router answers 404 for it.
     ///   - draining: true once the server is about to stop: `/readyz` then fails, so a balancer moves away first.
     static func register(
-        into router: inout ContextRouter, database: any SQLDatabase, metrics: PosternMetrics, keys: JWTKeySet,
-        openAPI: [UInt8], clock: @escaping @Sendable () -> Int64, openConnections: @escaping @Sendable () -> Int,
-        mailWaiters: @escaping @Sendable () -> Int, draining: @escaping @Sendable () -> Bool
+        into router: inout ContextRouter, database: any SQLDatabase, metrics: MetricsEndpoint?, keys: JWTKeySet,
+        openAPI: [UInt8], clock: @escaping @Sendable () -> Int64, draining: @escaping @Sendable () -> Bool
     ) {
         let healthy = HTTPResponse.json(.ok, #"{"status":"ok"}"#)  // built once: answering it is a copy
         router.add(.GET, "/healthz", .immediate { _, _, _ in healthy })
@@ -34,11 +33,7 @@ enum CommonRoutes {
                 return .json(.serviceUnavailable, #"{"status":"unavailable"}"#)
             }
         })
-        router.add(.GET, "/metrics", .immediate { _, _, _ in
-            var response = HTTPResponse(status: .ok, body: metrics.exposition(openConnectionCount: openConnections(), mailWaiterCount: mailWaiters()))
-            response.headers.replaceOrAdd("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-            return response
-        })
+        metrics?.register(into: &router)
         router.add(.GET, "/.well-known/jwks.json", .immediate { _, _, _ in
             var response = HTTPResponse.json(.ok, keys.jwksJSON())
             response.headers.replaceOrAdd("Cache-Control", "public, max-age=\(jwksMaxAge)")

@@ -185,6 +185,8 @@ public enum ConfigurationLoader {
         text("POSTERN_RECIPIENT_DELIMITER") { c.recipientDelimiter = $0 }
         try integer("POSTERN_CATCH_ALL_QUOTA") { c.catchAllQuota = Int64($0) }
         if let v = value("POSTERN_OPERATOR_TOKEN"), !v.isEmpty { c.operatorToken = v }
+        text("POSTERN_METRICS_LISTEN") { c.metricsListen = $0.isEmpty ? nil : $0 }
+        if let v = value("POSTERN_METRICS_TOKEN"), !v.isEmpty { c.metricsToken = v }
         try c.validate()
         return c
     }

@@ -35,6 +35,26 @@ public enum Operations {
         }
     }
 
+    /// Retires the key `kid` now (a leaked key): it leaves the key set and the JWKS instead of verifying until its
+    /// tokens expire, and a new key of its kind signs at once when it was the active one. Returns what happened, then
+    /// the listing.
+    /// - Throws: `KeyStoreError` `.unknownKey` for a kid no key has, `.configuration` for `JWT_PRIVATE_KEY`'s key.
+    public static func retireKeyNow(
+        configuration: PosternConfiguration, kid: String, logger: Logger, now: Int64 = unixNow()
+    ) throws -> [String] {
+        try withKeyStore(configuration, logger: logger, now: now) { store in
+            let added = try store.retireNow(kid: kid, now: now)
+            var lines = ["retired \(kid) now: every token it signed is refused"]
+            lines += added.map { "new \($0.algorithm.rawValue) key \($0.kid) signs in its place" }
+            lines.append(
+                store is DatabaseKeyStore
+                    ? "every instance on the database drops it at once (PostgreSQL notification)"
+                    : "a server running on this data directory drops it at its next key reload, within "
+                        + "POSTERN_KEY_RELOAD_SECONDS (\(configuration.keyReloadSeconds) s); restart it to drop it now")
+            return lines + store.list().map(describe)
+        }
+    }
+
     private static func withKeyStore<T>(
         _ configuration: PosternConfiguration, logger: Logger, now: Int64, _ body: (any SigningKeyStore) throws -> T
     ) throws -> T {

@@ -181,6 +181,26 @@ public struct PosternConfiguration: Sendable {
     /// The bearer token of the operator's HTTP routes (`POSTERN_OPERATOR_TOKEN`, at least 32 characters). Unset
     /// (the default): those routes answer 404.
     public var operatorToken: String?
+    /// Where `/metrics` is served instead of the main port (`POSTERN_METRICS_LISTEN`, `host:port` or `[v6]:port`; port
+    /// 0 picks a free one). Unset (the default): on the main port, behind ``metricsToken`` when that is set.
+    public var metricsListen: String?
+    /// The bearer token `/metrics` requires wherever it is served (`POSTERN_METRICS_TOKEN`, at least 32 characters);
+    /// unset, it is open (to whoever reaches its listener).
+    public var metricsToken: String?
+
+    /// ``metricsListen`` as a host and a port; nil when unset or malformed (``validate()`` refuses the latter).
+    public var metricsListenAddress: (host: String, port: Int)? {
+        guard let metricsListen, let colon = metricsListen.lastIndex(of: ":"),
+            let port = Int(metricsListen[metricsListen.index(after: colon)...]), (0...65535).contains(port)
+        else { return nil }
+        var host = String(metricsListen[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        } else if host.contains(":") {
+            return nil  // an IPv6 address must be bracketed
+        }
+        return host.isEmpty ? nil : (host, port)
+    }
 
     /// A configuration with every default.
     public init() {}
@@ -292,6 +312,13 @@ public struct PosternConfiguration: Sendable {
         }
         if let operatorToken, operatorToken.utf8.count < 32 {
             throw ConfigurationError(key: "POSTERN_OPERATOR_TOKEN", message: "must be at least 32 characters")
+        }
+        if metricsListen != nil, metricsListenAddress == nil {
+            throw ConfigurationError(
+                key: "POSTERN_METRICS_LISTEN", message: "must be host:port or [v6]:port, e.g. 127.0.0.1:9090")
+        }
+        if let metricsToken, metricsToken.utf8.count < 32 {
+            throw ConfigurationError(key: "POSTERN_METRICS_TOKEN", message: "must be at least 32 characters")
         }
         guard recipientDelimiter.allSatisfy({ $0 != "@" && $0.isASCII && !$0.isWhitespace && !$0.isLetter }) else {
             throw ConfigurationError(

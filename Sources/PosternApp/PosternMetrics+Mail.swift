@@ -4,8 +4,9 @@ import SMTPServer
 
 extension PosternMetrics {
     /// Counts SMTP's outcomes:
-    /// `postern_smtp_messages_total{result="stored|too_large|not_stored|mailbox_full|unreadable|no_recipient"}` and
-    /// `postern_smtp_refusals_total{reason="unknown_recipient|relay_denied|too_many_connections"}`.
+    /// `postern_smtp_messages_total{result="stored|too_large|not_stored|mailbox_full|unreadable|no_recipient"}`,
+    /// `postern_smtp_refusals_total{reason="unknown_recipient|relay_denied|too_many_connections"}` and the replies by
+    /// class, `postern_smtp_replies_total{class,command}`.
     @Sendable
     func smtpEvent(_ event: SMTPSessionEvent) {
         switch event {
@@ -27,8 +28,28 @@ extension PosternMetrics {
             Counter(label: "postern_smtp_refusals_total", dimensions: [("reason", reason)]).increment()
         case .sessionRefused:
             Counter(label: "postern_smtp_refusals_total", dimensions: [("reason", "too_many_connections")]).increment()
-        case .transactionEnded:
-            break  // the log line's (SMTPTransactionLog); the counters above count its parts
+            Self.countReply(421, command: "connect")
+        case .transactionEnded(let record):
+            // Every reply of the transaction that the log line shows: each RCPT TO's and the message's.
+            for recipient in record.recipients { Self.countReply(recipient.code, command: "rcpt") }
+            if let result = record.result { Self.countReply(result, command: "data") }
+        }
+    }
+
+    /// `postern_smtp_replies_total{class="2xx|4xx|5xx",command="rcpt|data|connect"}`: one reply `code`.
+    static func countReply(_ code: Int, command: String) {
+        guard let replyClass = smtpReplyClass(code) else { return }
+        Counter(label: "postern_smtp_replies_total", dimensions: [("class", replyClass), ("command", command)])
+            .increment()
+    }
+
+    /// `2xx`, `4xx` or `5xx` for a reply code of those classes; nil for any other (none is counted).
+    static func smtpReplyClass(_ code: Int) -> String? {
+        switch code {
+        case 200..<300: "2xx"
+        case 400..<500: "4xx"
+        case 500..<600: "5xx"
+        default: nil
         }
     }
 

@@ -16,6 +16,8 @@ public final class PosternMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let openConnections: Prometheus.Gauge
     private let mailWaiters: Prometheus.Gauge
+    private let storageBytes: Prometheus.Gauge
+    private let outboundQueueDepth: Prometheus.Gauge
     /// The request series, written on every request (``RequestSeries`` says why they are not the registry's).
     private let requests = RequestSeries(buckets: PosternMetrics.latencyBuckets, shardCount: 16)
 
@@ -28,17 +30,15 @@ public final class PosternMetrics: Sendable {
     private init() {
         let registry = PrometheusCollectorRegistry()
         self.registry = registry
-        openConnections = registry.makeGauge(
-            descriptor: MetricNameDescriptor(
-                namespace: "postern", metricName: "open", unitName: "connections",
-                helpText: "Client connections currently open."))
-        mailWaiters = registry.makeGauge(
-            descriptor: MetricNameDescriptor(
-                namespace: "postern", metricName: "mail_waiting", unitName: "requests",
-                helpText: "Requests parked until their address's mail changes (/messages/wait)."))
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = Self.latencyBuckets
-        MetricsSystem.bootstrap(factory)
+        func gauge(_ name: String, _ labels: [(String, String)] = []) -> Prometheus.Gauge {
+            registry.makeGauge(descriptor: PosternMetricsFactory.descriptor(name), labels: labels)
+        }
+        gauge("postern_build_info", [("version", PosternVersion.text)]).set(Double(1))
+        openConnections = gauge("postern_open_connections")
+        mailWaiters = gauge("postern_mail_waiting_requests")
+        storageBytes = gauge("postern_storage_bytes")
+        outboundQueueDepth = gauge("postern_outbound_queue_depth")
+        MetricsSystem.bootstrap(PosternMetricsFactory(registry: registry, durationBuckets: Self.latencyBuckets))
     }
 
     /// Records one answered request under its route template (`/api/accounts/{id}`, or `unmatched`), on the shard
@@ -52,10 +52,24 @@ public final class PosternMetrics: Sendable {
         requests.record(route: route, method: method, status: status, nanoseconds: nanoseconds, loop: loop)
     }
 
-    /// The Prometheus text exposition, with the open-connection and mail-waiter gauges refreshed first.
-    public func exposition(openConnectionCount: Int, mailWaiterCount: Int) -> [UInt8] {
-        openConnections.set(Double(openConnectionCount))
-        mailWaiters.set(Double(mailWaiterCount))
+    /// What `/metrics` reads at scrape time besides the registry.
+    public struct Snapshot: Sendable {
+        /// The server's open connections.
+        public var openConnections: Int
+        /// Requests waiting for mail (`/messages/wait`).
+        public var mailWaiters: Int
+        /// The database's size in bytes; nil when it could not be read (the gauge keeps its last value).
+        public var storageBytes: Int64?
+        /// Messages in the outbox; nil when it could not be read.
+        public var outboundQueueDepth: Int64?
+    }
+
+    /// The Prometheus text exposition, with the gauges read at scrape time refreshed first.
+    public func exposition(_ snapshot: Snapshot) -> [UInt8] {
+        openConnections.set(Double(snapshot.openConnections))
+        mailWaiters.set(Double(snapshot.mailWaiters))
+        if let bytes = snapshot.storageBytes { storageBytes.set(Double(bytes)) }
+        if let depth = snapshot.outboundQueueDepth { outboundQueueDepth.set(Double(depth)) }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)

@@ -50,6 +50,8 @@ public final class PosternRuntime: Sendable {
     private let smtp: (server: SMTPServer, listener: ListeningSocket)?
     /// The SMTP sandbox's submission listener; nil when `POSTERN_SANDBOX_SMTP_PORT` is 0.
     private let sandbox: (server: SMTPServer, listener: ListeningSocket)?
+    /// The `/metrics` listener and its bound socket; nil unless `POSTERN_METRICS_LISTEN` is set.
+    private let metricsServer: (server: HTTPServer, listener: ListeningSocket)?
     private let ledger: ChallengeLedger
     /// Whose uploaded blobs expire on a schedule of their own.
     private let mailStore: MailStore
@@ -70,12 +72,14 @@ public final class PosternRuntime: Sendable {
         fetcher: Fetcher, webhooks: WebhookDispatcher,
         identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
         smtp: (server: SMTPServer, listener: ListeningSocket)?, sandbox: (server: SMTPServer, listener: ListeningSocket)?,
+        metricsServer: (server: HTTPServer, listener: ListeningSocket)?,
         ledger: ChallengeLedger, mailStore: MailStore, keyStore: any SigningKeyStore, drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) {
         self.drainFlag = drainFlag
         self.group = group
         self.smtp = smtp
         self.sandbox = sandbox
+        self.metricsServer = metricsServer
         self.keyStore = keyStore
         self.configuration = configuration
         self.database = database
@@ -122,6 +126,10 @@ public final class PosternRuntime: Sendable {
         let sandboxListener = try (configuration.smtpEnabled ? configuration.sandboxSMTPPort : nil).map {
             try ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: $0)
         }
+        // The metrics listener too (POSTERN_METRICS_LISTEN): /metrics then leaves the main port.
+        let metricsListener = try configuration.metricsListenAddress.map {
+            try ListenError.bind(host: $0.host, port: $0.port)
+        }
         let (database, applied) = try DatabaseOpener.migrated(configuration, readers: 2, logger: logger)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
         let keyStore: any SigningKeyStore
@@ -143,14 +151,15 @@ public final class PosternRuntime: Sendable {
         var router = ContextRouter()
         let mail = Surfaces.localMail(configuration, database: database, clock: clock)
         let changes = mail.store.changes
+        let metricsEndpoint = MetricsEndpoint(
+            metrics: metrics, database: database, token: configuration.metricsToken,
+            openConnections: { connections.count() }, mailWaiters: { changes.waitingTotal })
         CommonRoutes.register(
-            into: &router, database: database, metrics: metrics, keys: keys,
+            into: &router, database: database, metrics: metricsListener == nil ? metricsEndpoint : nil, keys: keys,
             openAPI: try OpenAPIDocument.serving(
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
-            clock: clock,
-            openConnections: { connections.count() }, mailWaiters: { changes.waitingTotal },
-            draining: { drainFlag.isSet })
+            clock: clock, draining: { drainFlag.isSet })
         let (unmatched, mailbox) = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
             ledger: ledger, pool: pool, fetcher: fetcher, mail: mail,
@@ -183,13 +192,16 @@ public final class PosternRuntime: Sendable {
                 try sandboxServer(configuration, mailbox: mailbox, group: group, logger: logger), $0
             )
         }
+        let metricsServer = metricsListener.map {
+            (makeMetricsServer(metricsEndpoint, configuration, group: group, logger: logger), $0)
+        }
         let webhooks = Surfaces.webhookDispatcher(
             configuration, database: database, fetcher: fetcher, changes: changes, logger: logger)
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
             webhooks: webhooks,
             identity: identity, listener: listener, group: group, server: server, smtp: smtp, sandbox: sandbox,
-            ledger: ledger,
+            metricsServer: metricsServer, ledger: ledger,
             mailStore: mail.store, keyStore: keyStore, drainFlag: drainFlag, clock: clock, logger: logger)
     }
 
@@ -201,6 +213,23 @@ public final class PosternRuntime: Sendable {
         settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
         settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
         return settings
+    }
+
+    /// The `/metrics` listener (`POSTERN_METRICS_LISTEN`): the HTTP server on the same loops with one route; anything
+    /// else is 404.
+    private static func makeMetricsServer(
+        _ endpoint: MetricsEndpoint, _ configuration: PosternConfiguration, group: EventLoopGroup, logger: Logger
+    ) -> HTTPServer {
+        var router = ContextRouter()
+        endpoint.register(into: &router)
+        let responder = PosternResponder(
+            router: router, unmatched: [],
+            trustedProxies: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
+            metrics: endpoint.metrics, logger: logger)
+        var settings = HTTPServerConfiguration()
+        settings.maxConnections = 64  // scrapers, not clients
+        settings.maxConnectionsPerClient = 0
+        return HTTPServer(configuration: settings, responder: responder, group: group, logger: logger)
     }
 
     /// The SMTP server, on the loops HTTP uses.
@@ -256,6 +285,12 @@ public final class PosternRuntime: Sendable {
     /// How many event loops serve HTTP and SMTP.
     public var eventLoopCount: Int { group.loops.count }
 
+    /// The `/metrics` listener's address as `host:port` (the real port with port 0); nil unless
+    /// `POSTERN_METRICS_LISTEN` is set.
+    public var metricsListenAddress: String? {
+        metricsServer.map { PublicIdentity.authority(host: $0.listener.host, port: $0.listener.port) }
+    }
+
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.
     public var smtpListenAddress: String? {
         smtp.map { PublicIdentity.authority(host: $0.listener.host, port: $0.listener.port) }
@@ -279,6 +314,7 @@ public final class PosternRuntime: Sendable {
         let port = try server.start(on: listener)
         if let smtp { try smtp.server.start(on: smtp.listener) }
         if let sandbox { try sandbox.server.start(on: sandbox.listener) }
+        if let metricsServer { _ = try metricsServer.server.start(on: metricsServer.listener) }
         let schedules = [
             ledger.startPurging(every: .seconds(60), now: clock),
             mailStore.startExpiringBlobs(every: .seconds(60), now: clock),
@@ -340,6 +376,7 @@ public final class PosternRuntime: Sendable {
         await server.shutdown()
         await smtp?.server.shutdown()
         await sandbox?.server.shutdown()
+        await metricsServer?.server.shutdown()
         await group.shutdownJoining()
         await webhooks.stop()
         purges.withLock {

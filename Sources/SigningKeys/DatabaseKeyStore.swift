@@ -13,9 +13,9 @@ import Synchronization
 /// lock, so instances starting together end with one key ring. A rotation publishes new keys at once (they
 /// verify and are in the JWKS) but lets them sign only `promotionDelay` seconds later, once every instance has
 /// reloaded and every client's cached JWKS has expired; the keys they replace keep verifying for `retention`
-/// seconds after and are then deleted. Every instance reloads on a notification (``reloadSoon()``, from
-/// PostgreSQL's `NOTIFY postern_keys` sent by the rotating transaction), on its poll (``reload(now:)``), and
-/// when a token names a kid it does not know (at most once a second).
+/// seconds after and are then deleted; `retireNow(kid:now:)` deletes a leaked key at once. Every instance reloads on
+/// a notification (``reloadSoon()``, from PostgreSQL's `NOTIFY postern_keys` sent by the rotating or retiring
+/// transaction), on its poll (``reload(now:)``), and when a token names a kid it does not know (at most once a second).
 ///
 /// `JWT_PRIVATE_KEY`, when given, signs RS256 in place of the ring's RSA key on this instance (set it on
 /// every instance or on none); the ring's HMAC and Ed25519 keys are used either way.
@@ -88,6 +88,19 @@ public final class DatabaseKeyStore: SigningKeyStore {
         try keysAdded { () throws(KeyStoreError) in try update(now: now, rotating: true) }
     }
 
+    /// Deletes the key `kid` from the ring now (a leaked key) and notifies every instance, which drops it from its
+    /// key set and JWKS at once: tokens it signed are refused everywhere. When it was the signing key of its kind a
+    /// new key of that kind is made and signs at once, without the promotion delay (the other instances load it from
+    /// the same notification, or on the first token naming it).
+    /// - Returns: the new key, if one was made.
+    /// - Throws: `KeyStoreError` `.unknownKey` when the ring has no key `kid`, `.configuration` for `JWT_PRIVATE_KEY`'s
+    ///   key, `.database`.
+    @discardableResult
+    public func retireNow(kid: String, now: Int64) throws(KeyStoreError) -> [KeyInfo] {
+        if kid == environmentKey?.kid { throw Self.environmentKeyRetirement }
+        return try keysAdded { () throws(KeyStoreError) in try update(now: now, rotating: false, dropping: kid) }
+    }
+
     /// Re-reads the ring: new keys, keys whose signing time has come, keys past their retention (deleted).
     public func reload(now: Int64) throws(KeyStoreError) {
         try update(now: now, rotating: false)
@@ -140,9 +153,9 @@ public final class DatabaseKeyStore: SigningKeyStore {
 
     /// One at a time (``updating``), so that a reload that read the ring before a rotation never publishes
     /// after one that read it since; keys are opened outside the state lock that request threads take.
-    private func update(now: Int64, rotating: Bool) throws(KeyStoreError) {
+    private func update(now: Int64, rotating: Bool, dropping kid: String? = nil) throws(KeyStoreError) {
         try updating.withLock { _ throws(KeyStoreError) in
-            let (schedule, sealed) = try synchronize(now: now, rotating: rotating)
+            let (schedule, sealed) = try synchronize(now: now, rotating: rotating, dropping: kid)
             let known = state.withLock { $0.keys }
             var keys: [String: JWTKey] = [:]
             for entry in schedule.entries {
@@ -167,9 +180,12 @@ public final class DatabaseKeyStore: SigningKeyStore {
         reloads.sync {}
     }
 
-    /// In one transaction: reads the ring, deletes expired keys, generates what is missing or rotated,
-    /// notifies other instances of a change. Returns the ring and the sealed material of every key.
-    private func synchronize(now: Int64, rotating: Bool) throws(KeyStoreError) -> (KeySchedule, [String: [UInt8]]) {
+    /// In one transaction: reads the ring, deletes expired keys (and the key `kid` retired now, when given), generates
+    /// what is missing or rotated, notifies other instances of a change. Returns the ring and the sealed material of
+    /// every key.
+    private func synchronize(now: Int64, rotating: Bool, dropping kid: String?) throws(KeyStoreError)
+        -> (KeySchedule, [String: [UInt8]])
+    {
         let kinds: [KeyInfo.Kind] = environmentKey == nil ? [.hmac, .rsa, .ed25519] : [.hmac, .ed25519]
         let database = database
         let retention = retention
@@ -187,11 +203,9 @@ public final class DatabaseKeyStore: SigningKeyStore {
                         }
                         entries.removeAll { expired.contains($0) }
                         var changed = !expired.isEmpty
-                        for kind in kinds {
-                            let hasKey = entries.contains { $0.kind == kind }
-                            guard rotating || !hasKey else { continue }
+                        func add(_ kind: KeyInfo.Kind, signsFrom: Int64) throws {
                             let (entry, material) = try self.generate(
-                                kind, now: now, signsFrom: hasKey ? now + self.promotionDelay : now,
+                                kind, now: now, signsFrom: signsFrom,
                                 generation: (entries.map(\.generation).max() ?? 0) + 1)
                             try connection.run(
                                 "INSERT INTO signing_keys (kid, kind, created_at, signs_from, generation, sealed) "
@@ -203,6 +217,22 @@ public final class DatabaseKeyStore: SigningKeyStore {
                             entries.append(entry)
                             sealed[entry.kid] = material
                             changed = true
+                        }
+                        if let kid {
+                            guard let leaked = entries.first(where: { $0.kid == kid }) else {
+                                throw Self.unknownKey(kid)
+                            }
+                            let signing = KeySchedule(entries).active(leaked.kind, at: now) == leaked
+                            try connection.run("DELETE FROM signing_keys WHERE kid = ?", [.text(kid)])
+                            entries.removeAll { $0 == leaked }
+                            changed = true
+                            // Its successor signs now: without one, the key it replaced would sign again.
+                            if signing && kinds.contains(leaked.kind) { try add(leaked.kind, signsFrom: now) }
+                        }
+                        for kind in kinds {
+                            let hasKey = entries.contains { $0.kind == kind }
+                            guard rotating || !hasKey else { continue }
+                            try add(kind, signsFrom: hasKey ? now + self.promotionDelay : now)
                         }
                         if changed { try connection.notify(Self.notificationChannel) }
                         return (KeySchedule(entries), sealed)

@@ -17,7 +17,8 @@ import Synchronization
 /// secret (`<kid>.hmac`, hex) with mode 0600 in a 0700 directory, recorded in `keys.json`
 /// (`kid`, `kind`, `created_at`, `retired_at`); later starts load the same keys. `rotate(now:)` retires
 /// the active keys and adds new ones; a retired key keeps verifying and stays in the JWKS until
-/// `retired_at + maxTokenTTL + 30 s`, then is dropped (from the set, the metadata and the disk). A directory made
+/// `retired_at + maxTokenTTL + 30 s`, then is dropped (from the set, the metadata and the disk); `retireNow(kid:now:)`
+/// drops a leaked key at once. A directory made
 /// before Ed25519 keys existed gets one at its next start.
 ///
 /// When `JWT_PRIVATE_KEY` is given it is the active RSA key (kid = its RFC 7638 thumbprint) and is
@@ -94,6 +95,17 @@ public final class KeyStore: Sendable {
         try keysAdded { () throws(KeyStoreError) in try update(now: now, rotating: true) }
     }
 
+    /// Drops the key `kid` from the set, the metadata and the disk now (a leaked key): tokens it signed are refused
+    /// at once by this store, and by a server on the same directory at its next ``reload(now:)``. A new key of its
+    /// kind is made when it was the active one.
+    /// - Returns: the new key, if one was made.
+    /// - Throws: `KeyStoreError` `.unknownKey` when no key has `kid`, `.configuration` for `JWT_PRIVATE_KEY`'s key.
+    @discardableResult
+    public func retireNow(kid: String, now: Int64) throws(KeyStoreError) -> [KeyInfo] {
+        if kid == environmentKey?.kid { throw Self.environmentKeyRetirement }
+        return try keysAdded { () throws(KeyStoreError) in try update(now: now, rotating: false, dropping: kid) }
+    }
+
     /// Re-reads the key directory (after a `postern keys rotate` from another process) and drops keys
     /// whose retention has passed.
     /// - Throws: `KeyStoreError`.
@@ -103,9 +115,9 @@ public final class KeyStore: Sendable {
 
     /// Synchronizes with the directory and publishes the new key set, so that every holder of
     /// `keySet()` sees the change.
-    private func update(now: Int64, rotating: Bool) throws(KeyStoreError) {
+    private func update(now: Int64, rotating: Bool, dropping kid: String? = nil) throws(KeyStoreError) {
         try state.withLock { (state) throws(KeyStoreError) in
-            state = try synchronize(now: now, rotating: rotating)
+            state = try synchronize(now: now, rotating: rotating, dropping: kid)
             published.replace(with: state.keySet)
         }
     }
@@ -151,19 +163,23 @@ public final class KeyStore: Sendable {
         keyDirectory + "/" + record.kid + (record.kind == .hmac ? ".hmac" : ".pem")
     }
 
-    /// Reads the directory, applies rotation, retirement and pruning, generates missing keys,
-    /// writes what changed and builds the key set; all under the directory lock.
-    private func synchronize(now: Int64, rotating: Bool) throws(KeyStoreError) -> State {
+    /// Reads the directory, applies rotation, retirement and pruning (and drops the key `kid` now, when given),
+    /// generates missing keys, writes what changed and builds the key set; all under the directory lock.
+    private func synchronize(now: Int64, rotating: Bool, dropping kid: String?) throws(KeyStoreError) -> State {
         try KeyFiles.withExclusiveLock(keyDirectory + "/.lock") { () throws(KeyStoreError) -> State in
             let original = try readMetadata()
             var records = original
+            if let kid, !records.contains(where: { $0.kid == kid }) { throw Self.unknownKey(kid) }
             for index in records.indices where records[index].retiredAt == nil {
                 // Rotation retires every active key; an environment RSA key retires generated RSA keys.
                 if rotating || (records[index].kind == .rsa && environmentKey != nil) {
                     records[index].retiredAt = now
                 }
             }
-            let expired = records.filter { record in record.retiredAt.map { $0 + retention < now } ?? false }
+            // A key retired now leaves with the expired ones; the active key of its kind is then made below.
+            let expired = records.filter { record in
+                record.kid == kid || (record.retiredAt.map { $0 + retention < now } ?? false)
+            }
             records.removeAll { expired.contains($0) }
 
             if !records.contains(where: { $0.kind == .hmac && $0.retiredAt == nil }) {

@@ -12,6 +12,8 @@ public struct KeyStoreError: Error, Sendable, Equatable, CustomStringConvertible
         case configuration
         /// The database holding the keys failed or is unreachable.
         case database
+        /// No key of the store has the kid named (`postern keys retire --kid`).
+        case unknownKey = "unknown-key"
     }
 
     /// What went wrong.

@@ -15,10 +15,10 @@ struct Migrate: AsyncParsableCommand {
     }
 }
 
-/// `postern keys list|rotate`.
+/// `postern keys list|rotate|retire`.
 struct Keys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List or rotate the token signing keys.", subcommands: [List.self, Rotate.self])
+        abstract: "List, rotate or retire the token signing keys.", subcommands: [List.self, Rotate.self, Retire.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List signing keys, active and retired.")
@@ -46,6 +46,37 @@ struct Keys: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.logLevel)
             for line in try Operations.rotateKeys(configuration: configuration, logger: logger) { print(line) }
+        }
+    }
+
+    struct Retire: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Retire a compromised signing key now: every token it signed is refused.",
+            discussion: """
+                The key leaves the key set and the JWKS at once instead of verifying until its tokens expire; when it \
+                was the active key of its kind a new one is made and signs at once. In a PostgreSQL database every \
+                instance drops it at once. In the data directory (SQLite) a running server drops it at its next key \
+                reload, within POSTERN_KEY_RELOAD_SECONDS (30); restart it to drop it now. The JWT_PRIVATE_KEY key \
+                cannot be retired here: replace or unset the variable. For a planned change use `keys rotate`.
+                """)
+        @OptionGroup var options: ConfigurationOptions
+        @Option(help: "The key id (`postern keys list`).")
+        var kid: String
+        @Flag(help: "Drop the key now (required: a planned retirement is `keys rotate`).")
+        var now = false
+
+        func validate() throws {
+            guard now else {
+                throw ValidationError("retire drops a key at once: pass --now (or use `keys rotate` to retire gently)")
+            }
+        }
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.logLevel)
+            for line in try Operations.retireKeyNow(configuration: configuration, kid: kid, logger: logger) {
+                print(line)
+            }
         }
     }
 }

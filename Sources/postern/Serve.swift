@@ -52,6 +52,9 @@ struct Serve: AsyncParsableCommand {
         if let sandbox = runtime.sandboxListenAddress {
             FileHandle.standardOutput.write(Data("postern SMTP sandbox listening on smtp://\(sandbox)\n".utf8))
         }
+        if let metrics = runtime.metricsListenAddress {
+            FileHandle.standardOutput.write(Data("postern metrics listening on http://\(metrics)/metrics\n".utf8))
+        }
         // One JSON line with everything bound, for fixtures that start `serve` with free ports; the file first, so
         // that a reader who saw the line finds the file.
         let bound = runtime.boundAddressesLine

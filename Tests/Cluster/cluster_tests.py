@@ -901,6 +901,48 @@ def test_key_rotation(cluster, workdir):
             f"tokens cross-verify, old ones still verify")
 
 
+@test("a key retired now on one instance is refused at once by another, which only the notification can tell")
+def test_key_retire_now(cluster, workdir):
+    one = cluster.base(1)
+    # An instance of the test's own that reloads keys once an hour: only PostgreSQL's notification reaches it in time.
+    other = Extra(cluster, {"POSTERN_KEY_RELOAD_SECONDS": "3600"}, workdir, "retire")
+    try:
+        other.wait_ready()
+        two = other.base
+        _, _, session = agent_signup(one)
+        leaked_token = capability(one, session).bearer()
+        leaked = jwt_parts(leaked_token)[0]["kid"]
+        expect(call(two, "GET", "/.well-known/jmap", bearer=leaked_token).status == 200,
+               "a capability token from instance 1 on the other instance before the retirement")
+
+        retired_at = time.monotonic()
+        output = cluster.postern("keys", "retire", "--kid", leaked, "--now")
+        refused_after = None
+        while time.monotonic() < retired_at + 5 and refused_after is None:
+            if call(two, "GET", "/.well-known/jmap", bearer=leaked_token).status == 401:
+                refused_after = time.monotonic() - retired_at
+            else:
+                time.sleep(0.05)
+        expect(refused_after is not None, f"a token signed with the retired key {leaked} still verifies on the other "
+               f"instance 5 s after `postern keys retire --now` (its reload interval is 3600 s): {output.strip()}")
+        expect(leaked not in {k["kid"] for k in jwks(two)}, f"the retired key {leaked} is still in the JWKS")
+        # Signing goes on with a new key, which the other instance verifies; other keys' tokens still verify.
+        expect(capability(two, session).status == 200, "a session token (HS256, not retired) on the other instance")
+        fresh = capability(one, session).bearer()
+        fresh_kid = jwt_parts(fresh)[0]["kid"]
+        expect(fresh_kid != leaked, f"instance 1 still signs with the retired key {leaked}")
+        expect(call(two, "GET", "/.well-known/jmap", bearer=fresh).status == 200,
+               "a capability token signed with the new key on the other instance")
+        unknown = subprocess.run([CLUSTER, "postern", cluster.dir, "keys", "retire", "--kid", leaked, "--now"],
+                                 capture_output=True, text=True, timeout=60)
+        expect(unknown.returncode != 0 and "no signing key has kid" in unknown.stderr,
+               f"retiring the same kid again: {unknown.returncode} {unknown.stderr.strip()}")
+    finally:
+        other.stop()
+    return (f"kid {leaked} refused by the other instance {refused_after:.2f} s after `keys retire --now`; "
+            f"new RS256 kid {fresh_kid} signs and verifies there")
+
+
 def hmac_kids(listing):
     """The HS256 kids of `postern keys list` (`kid  HS256  state  ...`)."""
     return {line.split()[0] for line in listing.splitlines() if len(line.split()) > 1 and line.split()[1] == "HS256"}

@@ -3,6 +3,7 @@ import Foundation
 import JWT
 import Logging
 import PosternTestSupport
+import SigningKeys
 import Storage
 import Testing
 @testable import PosternApp
@@ -81,6 +82,41 @@ struct OperationsTests {
 
 @Suite("Key rotation reaches a running server")
 struct LiveRotationTests {
+    @Test("keys retire --now: the serving instance refuses the key's tokens from its reload on; the output says when")
+    func retireWhileServing() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let leaked = try #require(server.runtime.keys.activeKID(for: .edDSA))
+        let policy = JWTPolicy(purpose: .oauthAccess, issuer: "test", maximumLifetime: 900)
+        let claims = JWTClaims(issuer: "test", purpose: .oauthAccess, issuedAt: Operations.unixNow(), ttl: 900)
+        let token = try server.runtime.keys.sign(claims, for: .oauthAccess)
+        #expect(try server.runtime.keys.verify(token, policy: policy, now: Operations.unixNow()).pur == "oauth-access")
+
+        let output = try Operations.retireKeyNow(
+            configuration: server.runtime.configuration, kid: leaked, logger: Logger(label: "operations-test"))
+        #expect(output.first == "retired \(leaked) now: every token it signed is refused")
+        #expect(output.contains { $0.hasPrefix("new EdDSA key ") })
+        let when =
+            StorageBackend.current == .postgres
+            ? "drops it at once" : "at its next key reload, within POSTERN_KEY_RELOAD_SECONDS"
+        #expect(output.contains { $0.contains(when) })
+        #expect(!output.contains { $0.hasPrefix(leaked) })
+        server.runtime.reloadKeys()
+        let refused = #expect(throws: JWTError.self) {
+            try server.runtime.keys.verify(token, policy: policy, now: Operations.unixNow())
+        }
+        #expect(refused?.code == .unknownKey)
+        let jwks = try await server.client().request("GET", "/.well-known/jwks.json").text
+        #expect(!jwks.contains(leaked))
+        #expect(server.runtime.keys.activeKID(for: .edDSA).map { $0 != leaked } == true)
+
+        let unknown = #expect(throws: KeyStoreError.self) {
+            try Operations.retireKeyNow(
+                configuration: server.runtime.configuration, kid: leaked, logger: Logger(label: "operations-test"))
+        }
+        #expect(unknown?.code == .unknownKey)
+    }
+
     @Test("after keys rotate and a reload, the JWKS lists both keys, new tokens use the new kid, old ones verify")
     func rotateWhileServing() async throws {
         let server = try await TestServer.start()

@@ -166,6 +166,55 @@ struct DatabaseKeyStoreTests {
         #expect(verified)
     }
 
+    @Test(
+        "retire --now deletes the key: its tokens are refused everywhere, a new key signs at once, others verify",
+        arguments: StorageBackend.allCases)
+    func retireNow(backend: StorageBackend) throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock(now)
+        let retiring = try open(test.database, clock: clock)
+        let other = try open(try test.another(), clock: clock)
+        // A rotated-out RSA key, still verifying: it must not sign again once its successor is retired.
+        let older = try kid(of: try sign(retiring, .rs256, at: now))
+        try retiring.rotate(now: now)
+        clock.advance(200)
+        try retiring.reload(now: clock.now)
+        try other.reload(now: clock.now)
+        let leakedToken = try sign(other, .rs256, at: clock.now)
+        let leaked = try kid(of: leakedToken)
+        #expect(leaked != older)
+        let sessionToken = try sign(other, .hs256, at: clock.now)
+        let accessToken = try sign(other, .edDSA, at: clock.now)
+        #expect(throws: Never.self) {
+            try retiring.keySet().verify(leakedToken, policy: policy(.rs256), now: clock.now)
+        }
+
+        let added = try retiring.retireNow(kid: leaked, now: clock.now)
+        #expect(added.map(\.kind) == [.rsa])
+        let replacement = try #require(added.first)
+        #expect(replacement.isActive && replacement.signsFrom == nil)
+        // What the notification makes the other instance do.
+        try other.reload(now: clock.now)
+        for store in [retiring, other] {
+            let refused = #expect(throws: JWTError.self) {
+                try store.keySet().verify(leakedToken, policy: policy(.rs256), now: clock.now)
+            }
+            #expect(refused?.code == .unknownKey)
+            #expect(!String(decoding: store.keySet().jwksJSON(), as: UTF8.self).contains(leaked))
+            #expect(throws: Never.self) {
+                _ = try store.keySet().verify(sessionToken, policy: policy(.hs256), now: clock.now)
+                _ = try store.keySet().verify(accessToken, policy: policy(.edDSA), now: clock.now)
+            }
+            #expect(try kid(of: try sign(store, .rs256, at: clock.now)) == replacement.kid)
+        }
+        let left = try test.database.readSync {
+            try $0.query("SELECT kid FROM signing_keys WHERE kid = ?", [.text(leaked)])
+        }
+        #expect(left.isEmpty)
+        let unknown = #expect(throws: KeyStoreError.self) { try retiring.retireNow(kid: leaked, now: clock.now) }
+        #expect(unknown?.code == .unknownKey)
+    }
+
     @Test("keys sealed under one secret do not open under another; a short secret is refused")
     func wrongSecret() throws {
         let test = try StorageBackend.sqlite.makeDatabase()

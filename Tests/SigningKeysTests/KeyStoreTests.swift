@@ -244,6 +244,67 @@ struct KeyStoreTests {
         #expect(swapped?.code == .corrupt)
     }
 
+    @Test("retire --now: tokens of the key are refused at once, a new key signs, the others still verify")
+    func retireNow() throws {
+        let directory = try TemporaryDataDirectory()
+        let store = try open(directory)
+        // A server on the same directory, which picks the retirement up at its reload.
+        let server = try open(directory)
+        let leaked = try #require(store.keySet().activeKID(for: .rs256))
+        let leakedToken = try sign(store.keySet(), .rs256)
+        let sessionToken = try sign(store.keySet(), .hs256)
+        let accessToken = try sign(store.keySet(), .edDSA)
+
+        let added = try store.retireNow(kid: leaked, now: now + 10)
+        #expect(added.map(\.kind) == [.rsa])
+        #expect(added.first?.isActive == true && added.first?.kid != leaked)
+        try server.reload(now: now + 11)
+        for set in [store.keySet(), server.keySet()] {
+            let refused = #expect(throws: JWTError.self) {
+                try set.verify(leakedToken, policy: policy(.rs256), now: now + 11)
+            }
+            #expect(refused?.code == .unknownKey)
+            #expect(!String(decoding: set.jwksJSON(), as: UTF8.self).contains(leaked))
+            #expect(try set.verify(sessionToken, policy: policy(.hs256), now: now + 11).jti != nil)
+            #expect(try set.verify(accessToken, policy: policy(.edDSA), now: now + 11).jti != nil)
+            #expect(set.activeKID(for: .rs256) == added.first?.kid)
+            #expect(try set.verify(sign(set, .rs256), policy: policy(.rs256), now: now + 11).jti != nil)
+        }
+        #expect(!store.list().map(\.kid).contains(leaked))
+        #expect(try !directory.files().contains("\(leaked).pem"))
+        #expect(try open(directory, at: now + 12).list() == store.list())
+    }
+
+    @Test("retire --now of a rotated-out key drops it before its window ends and makes no new key")
+    func retireRetiredKey() throws {
+        let directory = try TemporaryDataDirectory()
+        let store = try open(directory)
+        let old = try #require(store.keySet().activeKID(for: .hs256))
+        let oldToken = try sign(store.keySet(), .hs256)
+        try store.rotate(now: now + 1)
+        #expect(try store.keySet().verify(oldToken, policy: policy(.hs256), now: now + 2).jti != nil)
+        let active = store.list().filter(\.isActive)
+        #expect(try store.retireNow(kid: old, now: now + 2).isEmpty)
+        #expect(throws: JWTError.self) { try store.keySet().verify(oldToken, policy: policy(.hs256), now: now + 2) }
+        #expect(store.list().filter(\.isActive) == active)
+    }
+
+    @Test("retire --now refuses a kid no key has, and JWT_PRIVATE_KEY's key, with clear errors")
+    func retireRefusals() throws {
+        let directory = try TemporaryDataDirectory()
+        let store = try open(directory, privatePEM: try sharedRSAKey.pkcs8PEM)
+        let before = store.list()
+        let unknown = #expect(throws: KeyStoreError.self) { try store.retireNow(kid: "0123456789abcdef", now: now) }
+        #expect(unknown?.code == .unknownKey)
+        #expect(unknown?.reason == "no signing key has kid 0123456789abcdef")
+        let environment = #expect(throws: KeyStoreError.self) {
+            try store.retireNow(kid: JWK.thumbprint(of: sharedRSAKey.publicKey), now: now)
+        }
+        #expect(environment?.code == .configuration)
+        #expect(environment?.reason.contains("JWT_PRIVATE_KEY") == true)
+        #expect(store.list() == before)
+    }
+
     @Test("a key directory from before Ed25519 keys gets one at its next start; its other keys stay as they were")
     func upgradeAddsEd25519() throws {
         let directory = try TemporaryDataDirectory()
