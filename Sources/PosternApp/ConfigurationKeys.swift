@@ -34,7 +34,11 @@ public struct ConfigurationKey: Sendable, Equatable {
                 comment = []
                 continue
             }
-            if let equals = text.firstIndex(of: "="), isKeyName(text[..<equals]) {
+            // A commented key is a whole line `# KEY=value` with no space in it; a comment line that only starts
+            // with a key's name (`# POSTERN_SMTP_PORT=0 does); ...`, a wrapped sentence) is prose.
+            if let equals = text.firstIndex(of: "="), isKeyName(text[..<equals]),
+                !commented || !text.contains(where: \.isWhitespace)
+            {
                 let value = String(text[text.index(after: equals)...])
                 keys.append(
                     ConfigurationKey(
@@ -78,7 +82,16 @@ public struct ConfigurationKey: Sendable, Equatable {
     }
 
     private static func firstSentence(_ text: String) -> String {
-        guard let end = text.range(of: ". ") else { return text }
-        return String(text[..<end.lowerBound]) + "."
+        var start = text.startIndex
+        while let end = text.range(of: ". ", range: start..<text.endIndex) {
+            let before = text[..<end.lowerBound]
+            // Not the end of a sentence: an abbreviation.
+            if before.hasSuffix("e.g") || before.hasSuffix("i.e") || before.hasSuffix("etc") {
+                start = end.upperBound
+                continue
+            }
+            return String(before) + "."
+        }
+        return text
     }
 }

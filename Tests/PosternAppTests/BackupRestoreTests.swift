@@ -27,7 +27,7 @@ struct BackupRestoreTests {
         var remoteToken = ""
     }
 
-    private func issue(on server: TestServer) async throws -> Issued {
+    func issue(on server: TestServer) async throws -> Issued {
         let client = try server.client()
         var issued = Issued()
         let challenge = try await client.request("GET", "/api/challenge").json()
@@ -62,7 +62,7 @@ struct BackupRestoreTests {
     }
 
     /// A challenge, its proof, and `POST /api/v1/session` with `fields`.
-    private func agentSession(_ client: TestHTTPClient, _ fields: [String: String]) async throws -> TestResponse {
+    func agentSession(_ client: TestHTTPClient, _ fields: [String: String]) async throws -> TestResponse {
         let response = try await client.request("POST", "/api/v1/challenge")
         let jwt = try #require(response.bearer)
         let jti = try #require(try response.json()["challenge"] as? String)
@@ -191,5 +191,58 @@ extension Operations {
             path: DataDirectory.databasePath(server.dataDirectory), readerCount: 1, logger: logger)
         defer { database.close() }
         try database.backup(to: path)
+    }
+}
+
+/// docs/postgres.md's procedure: `pg_dump` of a serving database restored into a new one answers every token given
+/// out before, with the same `POSTERN_KEY_SECRET`; with another secret the keys cannot be opened and the server does
+/// not start.
+@Suite("PostgreSQL backup with pg_dump", .serialized, .enabled(if: StorageBackend.current == .postgres))
+struct PostgresDumpRestoreTests {
+    let helper = BackupRestoreTests()
+
+    /// Runs `tool` with `arguments` (from PostgreSQL's client programs); throws on a non-zero exit.
+    static func run(_ tool: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "\(tool): \(message)")
+    }
+
+    @Test("pg_dump, pg_restore into a new database, the same key secret: old tokens and API keys still work")
+    func dumpAndRestore() async throws {
+        let first = try await TestServer.start()
+        let issued = try await helper.issue(on: first)
+        let source = try #require(first.runtime.configuration.databaseURL)
+        let dump = BackupRestoreTests.scratch("pgdump") + ".dump"
+        defer { try? FileManager.default.removeItem(atPath: dump) }
+        try Self.run("pg_dump", ["--format=custom", "--file=\(dump)", source])
+        await first.stop()
+        let target = try PostgresTestServer.shared().freshDatabase()
+        try Self.run("pg_restore", ["--no-owner", "--dbname=\(target)", dump])
+
+        let other = await #expect(throws: (any Error).self) {
+            _ = try await TestServer.start {
+                $0.databaseURL = target
+                $0.keySecret = "another secret than the dump's"
+            }
+        }
+        #expect(other != nil, "a server with another POSTERN_KEY_SECRET started on the restored keys")
+
+        let second = try await TestServer.start { $0.databaseURL = target }
+        defer { Task { await second.stop() } }
+        let client = try second.client()
+        let account = try await client.request(
+            "GET", "/api/accounts/\(issued.mailboxID)", headers: [("Authorization", "Bearer \(issued.mailboxToken)")])
+        #expect(account.status == 200)
+        let validated = try await client.json(
+            "POST", "/validate", ["token": issued.remoteToken], headers: [("Accept", "application/json")])
+        #expect(validated.status == 200)
+        #expect(try await helper.agentSession(client, ["apiKey": issued.apiKey]).status == 200)
     }
 }

@@ -63,6 +63,11 @@ struct ConfigurationProfileTests {
         let help = ConfigurationKey.helpText()
         for key in keys { #expect(help.contains("  \(key.name)="), "\(key.name)") }
         #expect(help.contains("POSTERN_PORT=8080 - Listen port."))
+        // Each key once: a wrapped comment line that starts with a key's name is prose, not a second key.
+        #expect(keys.count == names.count, "\(keys.map(\.name).sorted())")
+        #expect(keys.first { $0.name == "POSTERN_SANDBOX_SMTP_PORT" }?.summary.hasPrefix("The Mail.td Pro SMTP sandbox") == true)
+        // An abbreviation does not end the sentence.
+        #expect(help.contains("POSTERN_KEY_SECRET=(unset) - Required when") && !help.contains("(at least 16 bytes, e.g.\n"))
         // The file the binary carries is the repository's, byte for byte.
         let source = try String(contentsOfFile: Self.shippedFile, encoding: .utf8)
         #expect(EmbeddedResources.configurationFile.text == source)
