@@ -296,6 +296,7 @@ class OwnerPages(unittest.TestCase):
         self.assertIn(("app.revoked", grant_id), actions)
         self.assertIn(("owner.signin", self.email), actions)
         self.assertEqual(events[0].find_element(By.CLASS_NAME, "action").text, "Inbox unlinked")
+        driver.execute_script("document.getElementById('activity').scrollIntoView()")
         self.screenshot("recent-activity")
 
         # A post without the CSRF token (from outside the browser, with its session) changes nothing.
