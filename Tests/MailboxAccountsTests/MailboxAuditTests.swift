@@ -19,7 +19,8 @@ struct MailboxAuditTests {
         #expect(try await harness.auditEvents().isEmpty)
 
         let created = await harness.send(.POST, "/api/user/tokens", json: #"{"name":"ci"}"#, bearer: jwt)
-        let tokenID = created.string("id"), secret = created.string("token")
+        let tokenID = created.string("id")
+        let secret = created.string("token")
         #expect(created.status == 201 && !secret.isEmpty)
         #expect(await harness.send(.DELETE, "/api/user/tokens/\(tokenID)", bearer: jwt).status == 204)
         #expect(await harness.send(.DELETE, "/api/user/tokens/\(tokenID)", bearer: jwt).status == 204)  // no change
@@ -33,9 +34,10 @@ struct MailboxAuditTests {
         #expect(await harness.send(.DELETE, "/api/user/domains/\(id)", bearer: jwt).status == 204)
 
         let events = try await harness.auditEvents()
-        #expect(events.map(\.action) == [
-            .proTokenCreated, .proTokenRevoked, .domainAdded, .domainVerified, .domainRemoved,
-        ])
+        #expect(
+            events.map(\.action) == [
+                .proTokenCreated, .proTokenRevoked, .domainAdded, .domainVerified, .domainRemoved,
+            ])
         #expect(events.map(\.target) == [tokenID, tokenID, "audit.test", "audit.test", "audit.test"])
         #expect(events.allSatisfy { $0.actorKind == .pro && $0.actorID == userID && $0.ownerID == nil })
         #expect(events.allSatisfy { $0.clientAddress == "192.0.2.10" })

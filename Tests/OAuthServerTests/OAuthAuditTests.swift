@@ -29,8 +29,9 @@ struct OAuthAuditTests {
         #expect(new.last?.details == AuditDetails.json(["client_id": client.id, "scopes": "mail.read"]))
         #expect(!new.contains { ($0.details ?? "").contains(code) })
 
-        let tokens = try #require(OAuthHarness.json(
-            await harness.exchange(code, clientID: client.id, verifier: OAuthAuthorizeTests.verifier)))
+        let tokens = try #require(
+            OAuthHarness.json(
+                await harness.exchange(code, clientID: client.id, verifier: OAuthAuthorizeTests.verifier)))
         let refresh = try #require(tokens["refresh_token"]?.stringValue)
         let count = try await harness.auditEvents().count
         let revoked = await harness.send(.POST, "/oauth/revoke", form: [("client_id", client.id), ("token", refresh)])

@@ -62,8 +62,9 @@ struct OwnerAuditTests {
             seen += new.count
         }
 
-        #expect(await harness.send(.POST, "/owner/inboxes", form: ["username": "ada-bot", "csrf_token": csrf])
-            .status.code == 303)
+        #expect(
+            await harness.send(.POST, "/owner/inboxes", form: ["username": "ada-bot", "csrf_token": csrf])
+                .status.code == 303)
         try await expectNext(.inboxCreated, target: "ada-bot@agents.localhost")
         let inbox = try #require(try await harness.ownedInboxes.inboxes(ownerID: ada.id).first)
         _ = await harness.send(.POST, "/owner/inboxes/\(inbox.accountID)/rotate-key", form: ["csrf_token": csrf])
@@ -72,9 +73,11 @@ struct OwnerAuditTests {
         try await expectNext(.inboxUnlinked, target: "ada-bot@agents.localhost")
 
         let key = AgentAPIKey.generate()
-        #expect(try await harness.accounts.create(
-            id: "6f1c1d34-55a4-4d7e-9d3c-6a0c3b8f0a12", username: "self-made", apiKeyDigest: AgentAPIKey.digest(key),
-            now: harness.clock.now))
+        #expect(
+            try await harness.accounts.create(
+                id: "6f1c1d34-55a4-4d7e-9d3c-6a0c3b8f0a12", username: "self-made",
+                apiKeyDigest: AgentAPIKey.digest(key),
+                now: harness.clock.now))
         _ = await harness.send(.POST, "/owner/inboxes/link", form: ["api_key": key, "csrf_token": csrf])
         try await expectNext(.inboxLinked, target: "self-made@agents.localhost")
         let deleted = await harness.send(

@@ -18,16 +18,18 @@ struct AuditCommandTests {
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let ada = try await Operations.createOwner(
             configuration: configuration, email: "ada@example.com", password: "owner-password-1", logger: logger)
-        #expect(try await Operations.setOwnerPassword(
-            configuration: configuration, email: "ada@example.com", password: "owner-password-2", logger: logger))
+        #expect(
+            try await Operations.setOwnerPassword(
+                configuration: configuration, email: "ada@example.com", password: "owner-password-2", logger: logger))
         _ = try await Operations.createProUser(
             configuration: configuration, email: "pro@example.com", password: "pro-password-1", maxAccounts: nil,
             logger: logger)
         let rotated = try Operations.rotateKeys(configuration: configuration, logger: logger)
         let kid = try #require(rotated.first { $0.contains("retired") }?.split(separator: " ").first)
         _ = try Operations.retireKeyNow(configuration: configuration, kid: String(kid), logger: logger)
-        #expect(try await Operations.removeOwner(
-            configuration: configuration, email: "ada@example.com", logger: logger))
+        #expect(
+            try await Operations.removeOwner(
+                configuration: configuration, email: "ada@example.com", logger: logger))
 
         let lines = try await Operations.auditLines(
             configuration: configuration, since: nil, ownerEmail: nil, limit: 100, logger: logger)
@@ -47,12 +49,14 @@ struct AuditCommandTests {
     func ownerFilter() async throws {
         let configuration = TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        let ada = String(try await Operations.createOwner(
-            configuration: configuration, email: "ada@example.com", password: "owner-password-1", logger: logger
-        ).prefix(36))
-        let bob = String(try await Operations.createOwner(
-            configuration: configuration, email: "bob@example.com", password: "owner-password-1", logger: logger
-        ).prefix(36))
+        let ada = String(
+            try await Operations.createOwner(
+                configuration: configuration, email: "ada@example.com", password: "owner-password-1", logger: logger
+            ).prefix(36))
+        let bob = String(
+            try await Operations.createOwner(
+                configuration: configuration, email: "bob@example.com", password: "owner-password-1", logger: logger
+            ).prefix(36))
         let database = try Operations.migratedDatabase(configuration, logger: logger)
         defer { database.close() }
         let log = SQLAuditLog(database: database)
