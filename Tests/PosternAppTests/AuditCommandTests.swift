@@ -86,6 +86,36 @@ struct AuditCommandTests {
         }
     }
 
+    @Test("a running server records into the trail postern audit reads: a Pro token made and revoked over HTTP")
+    func serverRecords() async throws {
+        let server = try await TestServer.start { $0.mailboxProDomains = ["pro.localhost"] }
+        defer { Task { await server.stop() } }
+        let configuration = server.runtime.configuration
+        _ = try await Operations.createProUser(
+            configuration: configuration, email: "ops@example.com", password: "pro-password", maxAccounts: 1,
+            logger: logger)
+        let client = try server.client()
+        let login = try await client.json(
+            "POST", "/api/user/login", ["email": "ops@example.com", "password": "pro-password"])
+        let jwt = try #require(try login.json()["token"] as? String)
+        let made = try await client.json(
+            "POST", "/api/user/tokens", ["name": "ci"], headers: [("Authorization", "Bearer \(jwt)")])
+        let tokenID = try #require(try made.json()["id"] as? String)
+        let secret = try #require(try made.json()["token"] as? String)
+        let revoked = try await client.request(
+            "DELETE", "/api/user/tokens/\(tokenID)", headers: [("Authorization", "Bearer \(jwt)")])
+        #expect(revoked.status == 204)
+
+        let lines = try await Operations.auditLines(
+            configuration: configuration, since: nil, ownerEmail: nil, limit: 100, logger: logger)
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.first?.contains("operator.command  operator operator  pro create") == true)
+        #expect(lines.dropFirst().first?.contains("pro_token.created  pro ") == true)
+        #expect(lines.last?.contains("pro_token.revoked  pro ") == true)
+        #expect(lines.dropFirst().allSatisfy { $0.contains(tokenID) && $0.contains("from 127.0.0.1") })
+        #expect(!lines.joined().contains(secret) && !lines.joined().contains("pro-password"))
+    }
+
     @Test("POSTERN_AUDIT_DAYS: default 90, 1 to 3650; the purge keeps exactly that many days")
     func retention() async throws {
         func load(_ environment: [String: String]) async throws -> PosternConfiguration {
