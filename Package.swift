@@ -68,6 +68,9 @@ let package = Package(
             "CSQLite",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The audit trail (issue "The operator's day two"): events of what owners, Pro accounts, apps and the operator
+        // did, the log port and its SQL table; recording never fails the action it follows.
+        .target(name: "Audit", dependencies: ["Storage", .product(name: "Logging", package: "swift-log")]),
         // PostgreSQL through libpq behind Storage's SQLConnection: placeholders, values, errors, reconnection.
         .target(name: "PostgresClient", dependencies: [
             "CLibPQ", "Storage", .product(name: "Logging", package: "swift-log"),
@@ -118,7 +121,7 @@ let package = Package(
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
-            "ClientAddress", .product(name: "Metrics", package: "swift-metrics"),
+            "ClientAddress", "Audit", .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The resource side of OAuth (issue 28): the owners' RFC 9068 access tokens verified for JMAP, MCP and
         // /api/v1/agents, their grants' liveness cached per instance and invalidated by revocations, the agents list.
@@ -130,13 +133,13 @@ let package = Package(
         // token (codes with PKCE, rotating refresh tokens), revocation; EdDSA access tokens on the worker pool.
         .target(name: "OAuthServer", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Directory", "Owners", "Fetch",
-            "OAuthResource",
+            "OAuthResource", "Audit",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
-            "Fetch",
+            "Fetch", "Audit",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -158,7 +161,7 @@ let package = Package(
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
-            "OAuthServer", "OAuthResource",
+            "OAuthServer", "OAuthResource", "Audit",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -166,7 +169,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .executableTarget(name: "postern", dependencies: [
-            "PosternApp", "AgentAuth", "AgentClient", "Owners",
+            "PosternApp", "AgentAuth", "AgentClient", "Owners", "Audit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -232,7 +235,7 @@ let package = Package(
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentPoW", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
-            "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing", "Fetch",
+            "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing", "Fetch", "Audit",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -240,7 +243,7 @@ let package = Package(
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing", "AuthCrypto", "ComputePool"]),
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
-            "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME",
+            "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [
@@ -252,7 +255,7 @@ let package = Package(
         .testTarget(name: "OAuthServerTests", dependencies: [
             "OAuthServer", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
             "ComputePool", "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "Fetch",
-            "OAuthResource",
+            "OAuthResource", "Audit",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
@@ -269,7 +272,7 @@ let package = Package(
         .testTarget(name: "PosternAppTests", dependencies: [
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
-            "OAuthResource",
+            "OAuthResource", "Audit", "Owners",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

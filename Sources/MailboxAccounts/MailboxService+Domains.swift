@@ -1,3 +1,4 @@
+import Audit
 import AuthCrypto
 import DNS
 import HTTP1
@@ -41,6 +42,7 @@ extension MailboxService {
             try await store.deleteDomain(id: record.id)
             throw MailboxError.domainAlreadyExists
         }
+        await recordPro(user.id, .domainAdded, target: domain, call)
         var members = domainMembers(record)
         members.append(("dns_records", .array(dnsRecords(record, check: nil))))
         return MailboxJSON.response(.created, members)
@@ -66,6 +68,7 @@ extension MailboxService {
         if record.verifiedAt == nil, check.txtFound {
             try await claimVerified(record, at: call.now, mxConfigured: check.mxFound)
             record.verifiedAt = call.now
+            await recordPro(user.id, .domainVerified, target: record.domain, call)
         } else {
             try await store.recordMX(id: record.id, mxConfigured: check.mxFound)
         }
@@ -106,9 +109,10 @@ extension MailboxService {
     /// domain verified, so they are deleted first.
     func deleteDomain(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        guard MailboxIdentifiers.isUUID(call.id), try await store.deleteDomain(id: call.id, ownerID: user.id) else {
-            throw MailboxError.notFound
-        }
+        guard MailboxIdentifiers.isUUID(call.id), let record = try await store.domain(id: call.id, ownerID: user.id),
+            try await store.deleteDomain(id: call.id, ownerID: user.id)
+        else { throw MailboxError.notFound }
+        await recordPro(user.id, .domainRemoved, target: record.domain, call)
         return MailboxJSON.noContent()
     }
 

@@ -1,3 +1,4 @@
+import Audit
 import HTTP1
 import JSON
 import JWT
@@ -92,6 +93,7 @@ extension MailboxService {
         let record = ProTokenRecord(
             id: MailboxIdentifiers.uuid(), userID: user.id, name: name, digest: digest, createdAt: call.now)
         try await store.insert(record)
+        await recordPro(user.id, .proTokenCreated, target: record.id, call)
         return MailboxJSON.response(
             .created, [("id", .string(record.id)), ("name", .string(record.name)), ("token", .string(token))])
     }
@@ -113,9 +115,20 @@ extension MailboxService {
     /// user has no such token; revoking twice is 204 both times.
     func revokeAPIToken(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        guard MailboxIdentifiers.isUUID(call.id),
-            try await store.revokeProToken(id: call.id, userID: user.id, now: call.now)
-        else { throw MailboxError.notFound }
+        guard MailboxIdentifiers.isUUID(call.id) else { throw MailboxError.notFound }
+        let result = try await store.revokeProToken(id: call.id, userID: user.id, now: call.now)
+        guard result.found else { throw MailboxError.notFound }
+        if result.revoked { await recordPro(user.id, .proTokenRevoked, target: call.id, call) }
         return MailboxJSON.noContent()
+    }
+
+    /// A Pro user's change on the operator's trail (no owner: Pro users have no `/owner` page). `target` is an id or a
+    /// domain, never a token.
+    func recordPro(_ userID: String, _ action: AuditAction, target: String, _ call: MailboxCall) async {
+        await audit.record {
+            AuditEvent(
+                time: $0, actorKind: .pro, actorID: userID, ownerID: nil, action: action, target: target,
+                clientAddress: call.context.clientAddress?.description)
+        }
     }
 }

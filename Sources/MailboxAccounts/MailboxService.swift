@@ -1,3 +1,4 @@
+import Audit
 import AuthCrypto
 import ComputePool
 import DNS
@@ -34,6 +35,8 @@ public final class MailboxService: Sendable {
     let clock: @Sendable () -> Int64
     let metrics: MailboxMetrics
     let onUnexpectedError: UnexpectedErrorReporter?
+    /// Where Pro tokens and Pro domains made and removed are recorded.
+    let audit: AuditTrail
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
@@ -54,13 +57,15 @@ public final class MailboxService: Sendable {
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
     ///     storage modules never carry secrets.
+    ///   - audit: where Pro tokens and domains made, verified and removed are recorded (actor `pro`, no owner).
     /// - Throws: `StorageError` from the secret's table.
     public init(
         configuration: MailboxConfiguration, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
         pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
-        onUnexpectedError: UnexpectedErrorReporter? = nil
+        onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled
     ) throws {
+        self.audit = audit
         var configuration = configuration
         configuration.domains = configuration.domains.map { $0.lowercased() }
         configuration.proDomains = configuration.proDomains.map { $0.lowercased() }

@@ -116,15 +116,17 @@ extension MailboxStore {
         }
     }
 
-    /// Revokes a user's token (idempotent); false when the user has no token with this id.
-    func revokeProToken(id: String, userID: String, now: Int64) async throws -> Bool {
+    /// Revokes a user's token (idempotent): `found` false when the user has no token with this id, `revoked` true
+    /// only for the call that revoked it.
+    func revokeProToken(id: String, userID: String, now: Int64) async throws -> (found: Bool, revoked: Bool) {
         try await database.write { connection in
-            _ = try connection.run(
+            let changed = try connection.run(
                 "UPDATE mailbox_pro_tokens SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL",
                 [.integer(now), .text(id), .text(userID)])
-            return try !connection.query(
+            let found = try !connection.query(
                 "SELECT 1 FROM mailbox_pro_tokens WHERE id = ? AND user_id = ?", [.text(id), .text(userID)]
             ).isEmpty
+            return (found, changed > 0)
         }
     }
 

@@ -1,3 +1,4 @@
+import Audit
 import Directory
 import HTTP1
 import Owners
@@ -75,7 +76,9 @@ extension OAuthService {
             agentID = accountID
         } else if let username = fields["new_inbox"], !username.isEmpty {
             do {
-                agentID = try await inboxes.createInbox(username: username, ownerID: owner.id).inbox.accountID
+                let inbox = try await inboxes.createInbox(username: username, ownerID: owner.id).inbox
+                agentID = inbox.accountID
+                await audit.owner(owner.id, .inboxCreated, target: inbox.address)
             } catch let error as OwnedInboxError {
                 if case .limitReached = error { return try await again(Self.words(error), .forbidden) }
                 return try await again(Self.words(error), .unprocessableEntity)
@@ -88,13 +91,16 @@ extension OAuthService {
         } else {
             return try await again("Pick one of your inboxes or name a new one.")
         }
-        let (_, code) = try await grants.approve(
+        let (grant, code) = try await grants.approve(
             ownerID: owner.id, clientID: authorization.clientID, agentID: agentID,
             boundAccountID: inboxOnly ? agentID : nil, scopes: scopes,
             resource: authorization.resource, redirectURI: authorization.redirectURI,
             codeChallenge: authorization.codeChallenge, now: now, codeLifetime: configuration.codeLifetime,
             grantLifetime: configuration.grantLifetime)
         metrics.grants.increment()
+        await audit.owner(
+            owner.id, .appApproved, target: grant.id,
+            details: AuditDetails.json(["client_id": grant.clientID, "scopes": scopes.joined(separator: " ")]))
         return HTMLPage.redirect(
             to: OAuthURL.appending(
                 [("code", code), ("state", authorization.state), ("iss", configuration.issuer)],

@@ -1,3 +1,4 @@
+import Audit
 import AuthCrypto
 import HTTP1
 import JSON
@@ -18,6 +19,13 @@ extension OAuthService {
         }
         if let owner, owner.clientID == client.clientID, try await grants.revoke(grantID: owner.grantID, now: now) {
             metrics.revocations.increment()
+            if let revoked = try? await grants.grant(id: owner.grantID) {
+                await audit.record {
+                    AuditEvent(
+                        time: $0, actorKind: .app, actorID: client.clientID, ownerID: revoked.grant.ownerID,
+                        action: .appRevoked, target: owner.grantID)
+                }
+            }
         }
         return OAuthJSON.response(.ok, .object([]))
     }

@@ -1,3 +1,4 @@
+import Audit
 import AuthCrypto
 import ComputePool
 import Directory
@@ -28,6 +29,8 @@ public final class OAuthService: Sendable {
     let browser: OwnerBrowser
     let inboxes: any OwnedInboxes
     let clock: @Sendable () -> Int64
+    /// Where approvals and apps' own revocations are recorded.
+    let audit: AuditTrail
     let metrics: OAuthMetrics
     /// The key the consent form's copy of the authorization request is signed with (shared by every instance).
     let consentKey: [UInt8]
@@ -54,15 +57,17 @@ public final class OAuthService: Sendable {
     ///   - monotonicClock: what the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory`.
     ///   - onUnexpectedError: told about any error answered as a bare 500, with the request id.
+    ///   - audit: where approvals (`app.approved`) and apps' own revocations (`app.revoked`) are recorded.
     /// - Throws: storage errors reading or creating the consent key.
     public init(
         configuration: OAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, pool: WorkerPool,
         browser: OwnerBrowser, inboxes: any OwnedInboxes, metadataDocuments: (any OAuthDocumentFetching)? = nil,
         clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
-        onUnexpectedError: UnexpectedErrorReporter? = nil
+        onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled
     ) throws {
         self.configuration = configuration
+        self.audit = audit
         self.keys = keys
         clients = OAuthClientStore(database: database)
         directory = OAuthClientDirectory(store: clients, fetcher: metadataDocuments, configuration: configuration)

@@ -1,3 +1,4 @@
+import Audit
 import DNS
 import Directory
 import HTTP1
@@ -50,6 +51,7 @@ public struct OwnerDomainPages: Sendable {
         let typed = request.formFields()["domain"] ?? ""
         do {
             let domain = try await service.domains.add(typed, ownerID: owner.id)
+            await service.audit.owner(owner.id, .domainAdded, target: domain.domain)
             return try await page(request, owner, status: .created) {
                 $0.notice = "Added \(domain.domain). Publish the TXT record below, then verify."
             }
@@ -72,6 +74,7 @@ public struct OwnerDomainPages: Sendable {
         guard let id = parameters["id"] else {
             return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
         }
+        let wasPending = try await service.domains.domain(id: id, ownerID: owner.id)?.verifiedAt == nil
         let result: (domain: OwnerDomain, check: DomainOwnershipCheck)?
         do {
             result = try await service.domains.verify(id: id, ownerID: owner.id)
@@ -86,6 +89,9 @@ public struct OwnerDomainPages: Sendable {
         }
         guard let (domain, check) = result
         else { return OwnerService.messagePage(.notFound, "Your domains", "No such domain.") }
+        if domain.verifiedAt != nil, wasPending {
+            await service.audit.owner(owner.id, .domainVerified, target: domain.domain)
+        }
         return try await page(request, owner) {
             $0.check = (domain.id, check)
             if domain.verifiedAt != nil { $0.notice = "\(domain.domain) is verified." }
@@ -112,6 +118,7 @@ public struct OwnerDomainPages: Sendable {
         guard try await service.domains.delete(id: id, ownerID: owner.id) else {
             return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
         }
+        await service.audit.owner(owner.id, .domainRemoved, target: domain.domain)
         return try await page(request, owner) { $0.notice = "Domain deleted." }
     }
 
@@ -130,6 +137,7 @@ public struct OwnerDomainPages: Sendable {
         do {
             let (inbox, key) = try await inboxes.createInbox(
                 username: localPart, domain: domain.domain, ownerID: owner.id)
+            await service.audit.owner(owner.id, .inboxCreated, target: inbox.address)
             return try await page(request, owner, status: .created) { $0.created = (inbox.address, key) }
         } catch let error as OwnedInboxError {
             let (status, words): (HTTPStatus, String) =

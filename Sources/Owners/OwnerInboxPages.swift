@@ -1,3 +1,4 @@
+import Audit
 import Directory
 import HTTP1
 import ServerKit
@@ -55,8 +56,20 @@ public struct OwnerInboxPages: Sendable {
         var page = OwnerInboxesPage(
             owner: owner, csrfToken: token, agentDomain: agentDomain,
             inboxes: try await inboxes.inboxes(ownerID: owner.id), grants: try await grants.grants(ownerID: owner.id))
+        page.activity = await recentActivity(ownerID: owner.id)
         configure(&page)
         return HTMLPage.response(status, page.render(), setCookies: setCookies + (csrfCookie.map { [$0] } ?? []))
+    }
+
+    /// The owner's newest events (their own only); none when the trail cannot be read, which never fails the page.
+    private func recentActivity(ownerID: String) async -> [AuditEvent] {
+        guard let log = service.audit.log else { return [] }
+        do {
+            return try await log.events(since: nil, ownerID: ownerID, limit: OwnerInboxesPage.activityLimit)
+                .filter { $0.ownerID == ownerID }
+        } catch {
+            return []
+        }
     }
 
     private func show(_ request: HTTPRequest, _ owner: Owner) async throws -> HTTPResponse {
@@ -92,6 +105,7 @@ public struct OwnerInboxPages: Sendable {
         let typed = request.formFields()["username"] ?? ""
         do {
             let (inbox, key) = try await inboxes.createInbox(username: typed, ownerID: owner.id)
+            await service.audit.owner(owner.id, .inboxCreated, target: inbox.address)
             return try redirect(showing: OwnerKeyFlash(address: inbox.address, apiKey: key, created: true), request)
         } catch let error as OwnedInboxError {
             let (status, words): (HTTPStatus, String) =
@@ -114,6 +128,7 @@ public struct OwnerInboxPages: Sendable {
         let key = (request.formFields()["api_key"] ?? "").trimmingASCIIWhitespace
         do {
             let inbox = try await inboxes.link(apiKey: key, ownerID: owner.id)
+            await service.audit.owner(owner.id, .inboxLinked, target: inbox.address)
             return HTMLPage.redirect(
                 to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.linked(inbox.accountID).code)])
         } catch let error as OwnedInboxError {
@@ -136,15 +151,16 @@ public struct OwnerInboxPages: Sendable {
         guard let id = parameters["accountId"], let inbox = try await inboxes.inbox(accountID: id, ownerID: owner.id),
             let key = try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: owner.id)
         else { return OwnerService.messagePage(.notFound, Self.title, "No such inbox.") }
+        await service.audit.owner(owner.id, .inboxKeyRotated, target: inbox.address)
         return try redirect(showing: OwnerKeyFlash(address: inbox.address, apiKey: key, created: false), request)
     }
 
     private func unlink(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws
         -> HTTPResponse
     {
-        guard let id = parameters["accountId"], try await inboxes.unlink(accountID: id, ownerID: owner.id) != nil else {
-            return OwnerService.messagePage(.notFound, Self.title, "No such inbox.")
-        }
+        guard let id = parameters["accountId"], let inbox = try await inboxes.unlink(accountID: id, ownerID: owner.id)
+        else { return OwnerService.messagePage(.notFound, Self.title, "No such inbox.") }
+        await service.audit.owner(owner.id, .inboxUnlinked, target: inbox.address)
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.unlinked.code)])
     }
 
@@ -168,6 +184,7 @@ public struct OwnerInboxPages: Sendable {
         guard try await inboxes.delete(accountID: inbox.accountID, ownerID: owner.id) != nil else {
             return OwnerService.messagePage(.notFound, Self.title, "No such inbox.")
         }
+        await service.audit.owner(owner.id, .inboxDeleted, target: inbox.address)
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.deleted.code)])
     }
 
@@ -177,6 +194,7 @@ public struct OwnerInboxPages: Sendable {
         guard let id = parameters["grantId"], try await grants.revoke(id: id, ownerID: owner.id) else {
             return OwnerService.messagePage(.notFound, Self.title, "No such app.")
         }
+        await service.audit.owner(owner.id, .appRevoked, target: id)
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.revoked.code)])
     }
 }

@@ -1,9 +1,11 @@
+import Audit
 import Directory
 import ServerKit
 
 /// `/owner`: the signed-in owner's inboxes (with rotate-key, unlink and delete buttons each), the forms to create an
 /// inbox on the agent domain and to link one by its API key, and the connected apps (grants) with a revoke button each.
-/// A key just made is shown once, in the page the post that made it redirects to. Every interpolated value is escaped.
+/// A key just made is shown once, in the page the post that made it redirects to. Below, "Recent activity": the owner's
+/// own newest audit events (``activityLimit``). Every interpolated value is escaped.
 ///
 /// Form fields (documented in the README): create `username`; link `api_key`; every form the hidden `csrf_token`.
 struct OwnerInboxesPage {
@@ -20,6 +22,10 @@ struct OwnerInboxesPage {
     var typedUsername = ""
     /// Which form `error` belongs to ("create" or "link"), so it is shown beside it.
     var errorForm: String?
+    /// The owner's newest audit events ("Recent activity"), newest first; only their own.
+    var activity: [AuditEvent] = []
+    /// How many events "Recent activity" shows.
+    static let activityLimit = 20
 
     func render() -> String {
         let e = HTMLText.escape
@@ -38,7 +44,7 @@ struct OwnerInboxesPage {
 
                 """
         }
-        main += inboxSection() + formsSection() + appsSection()
+        main += inboxSection() + formsSection() + appsSection() + activitySection()
         return OwnerPageShell.document(title: "Your inboxes", main: main, owner: owner, csrfToken: csrfToken)
     }
 
@@ -122,6 +128,40 @@ struct OwnerInboxesPage {
             </form>
             </section>
             </div>
+
+            """
+    }
+
+    private func activitySection() -> String {
+        let e = HTMLText.escape
+        guard !activity.isEmpty else {
+            return """
+                <section class="card" id="activity"><h2>Recent activity</h2>
+                <p class="hint" id="no-activity">Nothing recorded yet.</p></section>
+
+                """
+        }
+        var rows = ""
+        for event in activity.prefix(Self.activityLimit) {
+            rows += """
+                <tr class="event" data-action="\(e(event.action.rawValue))">
+                <td>\(Self.time(event.time))</td><td class="action">\(e(event.action.words))</td>
+                <td class="target">\(e(event.target))</td><td class="client">\(e(event.clientAddress ?? ""))</td>
+                </tr>
+
+                """
+        }
+        return """
+            <section class="card" id="activity"><h2>Recent activity</h2>
+            <div class="table-wrap">
+            <table>
+            <thead><tr><th>When</th><th>What</th><th>On</th><th>From</th></tr></thead>
+            <tbody>
+            \(rows)</tbody>
+            </table>
+            </div>
+            <p class="hint">Your newest \(Self.activityLimit) sign-ins and changes, newest first.</p>
+            </section>
 
             """
     }

@@ -1,3 +1,4 @@
+import Audit
 import AuthCrypto
 import ClientAddress
 import ComputePool
@@ -18,6 +19,8 @@ public final class OwnerService: Sendable {
     public let browser: OwnerBrowser
     /// Owners' custom domains (Atomic custom domains).
     public let domains: OwnerDomains
+    /// Where sign-ins and the owner pages' changes are recorded (``AuditTrail``); disabled unless given.
+    public let audit: AuditTrail
     let middleware: SurfaceMiddleware<RateClass>
     /// New owners per client address (``OwnersConfiguration/signUpsPerHour``); nil without that limit.
     let signUps: RateLimitTable<RateClass>?
@@ -33,13 +36,16 @@ public final class OwnerService: Sendable {
     ///   - monotonicClock: what the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory`.
     ///   - onUnexpectedError: told about any error answered as a bare 500, with the request id.
+    ///   - audit: where sign-ins, failed sign-ins and the owner pages' changes are recorded.
     /// - Throws: storage errors reading or creating the CSRF key.
     public init(
         configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool,
         clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
-        metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil
+        metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil,
+        audit: AuditTrail = .disabled
     ) throws {
         self.configuration = configuration
+        self.audit = audit
         owners = OwnerStore(
             database: database, hasher: PasswordHasher(parameters: configuration.argon2, pool: pool),
             backoff: configuration.backoff, clock: clock)
@@ -86,7 +92,9 @@ public final class OwnerService: Sendable {
         router.add(.GET, "/owner/sign-in", limited { [self] request, _ in try await signInPage(request) })
         router.add(
             .POST, "/owner/sign-in", bodyLimit: limit,
-            limited { [self] request, context in try await signIn(request, client: context.clientKey) })
+            limited { [self] request, context in
+                try await signIn(request, client: context.clientKey, address: context.clientAddress?.description)
+            })
         router.add(.POST, "/owner/sign-out", bodyLimit: limit, limited { [self] request, _ in try await signOut(request) })
         if configuration.signUpOpen {
             router.add(.GET, "/owner/sign-up", limited { [self] request, _ in try await signUpPage(request) })
@@ -113,7 +121,8 @@ public final class OwnerService: Sendable {
         return form(.ok, request, OwnerSignInForm(action: "/owner/sign-in", next: next, signUpOpen: configuration.signUpOpen))
     }
 
-    func signIn(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
+    /// - Parameter address: the client's address, for the audit trail.
+    func signIn(_ request: HTTPRequest, client: ClientAddressKey, address: String? = nil) async throws -> HTTPResponse {
         let fields = request.formFields()
         var page = OwnerSignInForm(
             action: "/owner/sign-in", next: Self.localPath(fields["next"]), signUpOpen: configuration.signUpOpen)
@@ -126,13 +135,17 @@ public final class OwnerService: Sendable {
         switch try await owners.signIn(email: email, password: password, client: client) {
         case .signedIn(let owner):
             signIns("success")
-            return try await startSession(owner, request, next: page.next)
+            let response = try await startSession(owner, request, next: page.next)
+            await audit.owner(owner.id, .ownerSignIn, target: owner.email, client: address)
+            return response
         case .refused:
             signIns("refused")
+            await recordFailedSignIn(email: email, client: address, reason: "refused")
             page.error = OwnerMessage.wrongCredentials
             return form(.unauthorized, request, page)
         case .slowDown(let retryAfter):
             signIns("slowed")
+            await recordFailedSignIn(email: email, client: address, reason: "slowed")
             page.error = OwnerMessage.slowDown(retryAfter)
             var response = form(.tooManyRequests, request, page)
             response.headers.setRetryAfter(seconds: Int(retryAfter))
@@ -147,6 +160,17 @@ public final class OwnerService: Sendable {
         if let token = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: token) }
         return HTMLPage.redirect(
             to: "/owner/sign-in", setCookies: [browser.clearCookie(OwnerBrowser.sessionCookie)])
+    }
+
+    /// `owner.signin_failed` on the operator's trail (no owner id: the email typed may be nobody's, and a stranger's
+    /// typing is not an owner's activity). The email typed, cut to 320 bytes, is the actor; never the password.
+    private func recordFailedSignIn(email: String, client: String?, reason: String) async {
+        let typed = String(decoding: email.utf8.prefix(320), as: UTF8.self)
+        await audit.record {
+            AuditEvent(
+                time: $0, actorKind: .owner, actorID: typed, ownerID: nil, action: .ownerSignInFailed, target: typed,
+                clientAddress: client, details: AuditDetails.json(["reason": reason]))
+        }
     }
 
     // MARK: - Sign-up

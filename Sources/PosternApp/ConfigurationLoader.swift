@@ -114,6 +114,7 @@ public enum ConfigurationLoader {
         try integer("POSTERN_KEY_RELOAD_SECONDS") { c.keyReloadSeconds = $0 }
         try integer("POSTERN_KEY_PROMOTION_SECONDS") { c.keyPromotionSeconds = $0 }
         try integer("POSTERN_MAIL_CHANGES_KEPT") { c.mailChangesKept = $0 }
+        try integer("POSTERN_AUDIT_DAYS") { c.auditDays = $0 }
         try integer("POSTERN_JMAP_EVENT_STREAMS") { c.jmapEventStreams = $0 }
         try integer("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT") { c.jmapEventStreamsPerClient = $0 }
         text("POSTERN_AGENT_POW_SALT") { c.agentPowSalt = $0 }

@@ -1,3 +1,4 @@
+import Audit
 import Foundation
 import Logging
 import MailDelivery
@@ -37,8 +38,13 @@ extension Operations {
             }
         }
         do {
-            return try await mail.delivery.store(
+            let id = try await mail.delivery.store(
                 MailEnvelope(mailFrom: "", recipients: recipients.map { $0.lowercased() }), data: Array(data))
+            recordOperator(
+                database, target: "mail deliver",
+                details: ["message_id": id, "to": recipients.map { $0.lowercased() }.joined(separator: " ")],
+                logger: logger)
+            return id
         } catch LocalDeliveryError.stored(.quotaExceeded(let address)) {
             throw ConfigurationError(key: "--to", message: "\(address): the mailbox is full")
         } catch LocalDeliveryError.unreadable(let error) {

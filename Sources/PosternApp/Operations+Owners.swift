@@ -1,8 +1,10 @@
+import Audit
 import ComputePool
 import Foundation
 import Logging
 import Owners
 import PasswordHashing
+import Storage
 
 /// The operator commands behind `postern owner create|list|set-password|remove`.
 extension Operations {
@@ -11,12 +13,16 @@ extension Operations {
     public static func createOwner(
         configuration: PosternConfiguration, email: String, password: String, logger: Logger
     ) async throws -> String {
-        describe(try await ownerStore(configuration, logger: logger).create(email: email, password: password))
+        let database = try migratedDatabase(configuration, logger: logger)
+        let owner = try await ownerStore(database).create(email: email, password: password)
+        recordOperator(
+            database, target: "owner create", details: ["owner_id": owner.id, "email": owner.email], logger: logger)
+        return describe(owner)
     }
 
     /// One line per owner, oldest first.
     public static func listOwners(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
-        try await ownerStore(configuration, logger: logger).list().map(describe)
+        try await ownerStore(migratedDatabase(configuration, logger: logger)).list().map(describe)
     }
 
     /// Sets the password of the owner with `email` and signs every browser of theirs out. False when none.
@@ -24,23 +30,29 @@ extension Operations {
     public static func setOwnerPassword(
         configuration: PosternConfiguration, email: String, password: String, logger: Logger
     ) async throws -> Bool {
-        try await ownerStore(configuration, logger: logger).setPassword(email: email, password: password)
+        let database = try migratedDatabase(configuration, logger: logger)
+        let found = try await ownerStore(database).setPassword(email: email, password: password)
+        if found { recordOperator(database, target: "owner set-password", details: ["email": email], logger: logger) }
+        return found
     }
 
     /// Removes the owner with `email` (their sessions, inbox links and grants; the inboxes stay). False when none.
     public static func removeOwner(configuration: PosternConfiguration, email: String, logger: Logger) async throws
         -> Bool
     {
-        try await ownerStore(configuration, logger: logger).remove(email: email)
+        let database = try migratedDatabase(configuration, logger: logger)
+        let removed = try await ownerStore(database).remove(email: email)
+        if removed { recordOperator(database, target: "owner remove", details: ["email": email], logger: logger) }
+        return removed
     }
 
     static func describe(_ owner: Owner) -> String {
         "\(owner.id)  \(owner.email)  created \(Date(timeIntervalSince1970: TimeInterval(owner.createdAt)).formatted(.iso8601))"
     }
 
-    private static func ownerStore(_ configuration: PosternConfiguration, logger: Logger) throws -> OwnerStore {
+    private static func ownerStore(_ database: any SQLDatabase) -> OwnerStore {
         OwnerStore(
-            database: try migratedDatabase(configuration, logger: logger),
+            database: database,
             hasher: PasswordHasher(parameters: OwnersConfiguration(publicURL: "").argon2, pool: WorkerPool(threads: 1)),
             clock: { unixNow() })
     }

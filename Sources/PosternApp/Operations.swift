@@ -1,3 +1,4 @@
+import Audit
 import Foundation
 import JWT
 import SigningKeys
@@ -21,7 +22,7 @@ public enum Operations {
     public static func listKeys(configuration: PosternConfiguration, logger: Logger, now: Int64 = unixNow()) throws
         -> [String]
     {
-        try withKeyStore(configuration, logger: logger, now: now) { $0.list().map(describe) }
+        try withKeyStore(configuration, logger: logger, now: now) { store, _ in store.list().map(describe) }
     }
 
     /// Adds new keys (on PostgreSQL published at once and signing after the promotion delay); returns the
@@ -29,9 +30,12 @@ public enum Operations {
     public static func rotateKeys(configuration: PosternConfiguration, logger: Logger, now: Int64 = unixNow()) throws
         -> [String]
     {
-        try withKeyStore(configuration, logger: logger, now: now) { store in
+        try withKeyStore(configuration, logger: logger, now: now) { store, database in
             try store.rotate(now: now)
-            return store.list().map(describe)
+            let listing = store.list()
+            let active = listing.filter(\.isActive).map(\.kid).joined(separator: " ")
+            recordOperator(database, .keysRotated, target: "signing keys", details: ["active": active], logger: logger)
+            return listing.map(describe)
         }
     }
 
@@ -42,8 +46,9 @@ public enum Operations {
     public static func retireKeyNow(
         configuration: PosternConfiguration, kid: String, logger: Logger, now: Int64 = unixNow()
     ) throws -> [String] {
-        try withKeyStore(configuration, logger: logger, now: now) { store in
+        try withKeyStore(configuration, logger: logger, now: now) { store, database in
             let added = try store.retireNow(kid: kid, now: now)
+            recordOperator(database, .keysRetired, target: kid, logger: logger)
             var lines = ["retired \(kid) now: every token it signed is refused"]
             lines += added.map { "new \($0.algorithm.rawValue) key \($0.kid) signs in its place" }
             lines.append(
@@ -56,12 +61,14 @@ public enum Operations {
     }
 
     private static func withKeyStore<T>(
-        _ configuration: PosternConfiguration, logger: Logger, now: Int64, _ body: (any SigningKeyStore) throws -> T
+        _ configuration: PosternConfiguration, logger: Logger, now: Int64,
+        _ body: (any SigningKeyStore, any SQLDatabase) throws -> T
     ) throws -> T {
         try configuration.validate()
         let database = try migratedDatabase(configuration, logger: logger)
         defer { database.close() }
-        return try body(SigningKeyStores.open(configuration: configuration, database: database, clock: { now }))
+        let store = try SigningKeyStores.open(configuration: configuration, database: database, clock: { now })
+        return try body(store, database)
     }
 
     /// `kid  RS256  active  created 2026-11-22T08:00:00Z  data-directory` and, once retired, when it drops.
@@ -83,8 +90,11 @@ public enum Operations {
         configuration: PosternConfiguration, email: String, password: String, maxAccounts: Int?, maxDomains: Int? = nil,
         logger: Logger
     ) async throws -> String {
-        let summary = try await mailboxService(configuration, logger: logger)
+        let database = try migratedDatabase(configuration, logger: logger)
+        let summary = try await mailboxService(configuration, database: database, logger: logger)
             .createProUser(email: email, password: password, maxAccounts: maxAccounts, maxDomains: maxDomains)
+        recordOperator(
+            database, target: "pro create", details: ["pro_id": summary.id, "email": summary.email], logger: logger)
         return describe(summary)
     }
 
@@ -96,7 +106,9 @@ public enum Operations {
     /// Revokes an agent account: its API key and every session stop working. False when there is none.
     public static func revokeAgent(configuration: PosternConfiguration, username: String, logger: Logger) async throws -> Bool {
         let database = try migratedDatabase(configuration, logger: logger)
-        return try await AgentAccountStore(database: database).revoke(username: username, now: unixNow())
+        let revoked = try await AgentAccountStore(database: database).revoke(username: username, now: unixNow())
+        if revoked { recordOperator(database, target: "agent revoke", details: ["username": username], logger: logger) }
+        return revoked
     }
 
     /// One line per agent account, oldest first: address, owner (or `-`), created, last login (or `never`), and
@@ -121,7 +133,11 @@ public enum Operations {
     public static func setProUserPassword(
         configuration: PosternConfiguration, email: String, password: String, logger: Logger
     ) async throws -> Bool {
-        try await mailboxService(configuration, logger: logger).setProUserPassword(email: email, password: password)
+        let database = try migratedDatabase(configuration, logger: logger)
+        let found = try await mailboxService(configuration, database: database, logger: logger)
+            .setProUserPassword(email: email, password: password)
+        if found { recordOperator(database, target: "pro set-password", details: ["email": email], logger: logger) }
+        return found
     }
 
     static func describe(_ user: ProUserSummary) -> String {
@@ -131,8 +147,10 @@ public enum Operations {
 
     /// The mailbox surface over the migrated database, for the operator commands. They mint no tokens, so
     /// the issuer is the one a server on the configured address would have (port 0 stays 0 here).
-    static func mailboxService(_ configuration: PosternConfiguration, logger: Logger) throws -> MailboxService {
-        let database = try migratedDatabase(configuration, logger: logger)
+    static func mailboxService(
+        _ configuration: PosternConfiguration, database: (any SQLDatabase)? = nil, logger: Logger
+    ) throws -> MailboxService {
+        let database = try database ?? migratedDatabase(configuration, logger: logger)
         let keys = try SigningKeyStores.open(configuration: configuration, database: database, clock: { unixNow() }).keySet()
         let identity = configuration.publicIdentity(listeningOn: configuration.host, port: configuration.port)
         return try Surfaces.mailboxService(

@@ -39,6 +39,9 @@ public struct PosternConfiguration: Sendable {
     /// How many change-log rows each mail address keeps for JMAP's `*/changes` (`POSTERN_MAIL_CHANGES_KEPT`, default
     /// 10000, trimmed every minute); a client at an older state gets `cannotCalculateChanges` and starts over.
     public var mailChangesKept = 10000
+    /// Days the audit trail keeps an event (`POSTERN_AUDIT_DAYS`, default 90, 1 to 3650); older ones are purged
+    /// every 10 minutes.
+    public var auditDays = 90
     /// `POSTERN_JMAP_EVENT_STREAMS`: JMAP event-source streams open at once on this instance (one more: 503).
     public var jmapEventStreams = 1024
     /// `POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT`: JMAP event-source streams open at once from one client address (one
@@ -279,6 +282,9 @@ public struct PosternConfiguration: Sendable {
         }
         guard (100...10_000_000).contains(mailChangesKept) else {
             throw ConfigurationError(key: "POSTERN_MAIL_CHANGES_KEPT", message: "must be from 100 to 10000000")
+        }
+        guard (1...3650).contains(auditDays) else {
+            throw ConfigurationError(key: "POSTERN_AUDIT_DAYS", message: "must be from 1 to 3650")
         }
         if let origin = mcpAllowedOrigins.first(where: { WebOrigin($0) == nil }) {
             throw ConfigurationError(

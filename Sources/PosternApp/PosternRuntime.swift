@@ -1,3 +1,4 @@
+import Audit
 import ClientAddress
 import ComputePool
 import Fetch
@@ -324,6 +325,10 @@ public final class PosternRuntime: Sendable {
             },
             PurgeSchedule.start(every: .seconds(60), on: database, purging: "OAuth codes, tokens and unused clients") {
                 [clock] in try OAuthPurge.run($0, now: clock())
+            },
+            PurgeSchedule.start(every: .seconds(600), on: database, purging: "audit events past POSTERN_AUDIT_DAYS") {
+                [clock, days = configuration.auditDays] in
+                try SQLAuditLog.purgeExpired($0, now: clock(), days: days)
             },
         ]
         purges.withLock { $0 = schedules }

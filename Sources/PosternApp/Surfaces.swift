@@ -1,4 +1,5 @@
 import AgentAuth
+import Audit
 import ComputePool
 import Directory
 import HTTP1
@@ -38,9 +39,10 @@ enum Surfaces {
             ledger: ledger, pool: pool, clock: clock, onUnexpectedError: reporter("agent", logger))
         agent.register(into: &router)
 
+        let audit = auditTrail(database: database, clock: clock, logger: logger)
         let mailbox = try mailboxService(
             configuration, issuer: identity.issuer, keys: keys, database: database, ledger: ledger, pool: pool,
-            clock: clock, logger: logger, sandboxPort: sandboxPort)
+            clock: clock, logger: logger, sandboxPort: sandboxPort, audit: audit)
         mailbox.register(into: &router)
 
         try RemoteHashService(
@@ -52,7 +54,7 @@ enum Surfaces {
         ownerSettings.otherDomainClaims = MailboxDomainClaims(database: database)
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool,
-            clock: clock, onUnexpectedError: reporter("owners", logger))
+            clock: clock, onUnexpectedError: reporter("owners", logger), audit: audit)
         owners.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
@@ -69,7 +71,7 @@ enum Surfaces {
             pool: pool, browser: owners.browser,
             inboxes: CappedOwnedInboxes(ownedInboxes, limit: ownerSettings.maxInboxes),
             metadataDocuments: try clientMetadataFetcher(configuration), clock: clock,
-            onUnexpectedError: reporter("oauth", logger))
+            onUnexpectedError: reporter("oauth", logger), audit: audit)
         oauth.register(into: &router)
 
         var jmap = JMAPConfiguration(baseURL: identity.baseURL)
@@ -256,7 +258,8 @@ enum Surfaces {
     /// The mailbox surface; also used by `postern pro create|list`.
     static func mailboxService(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil
+        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil,
+        audit: AuditTrail = .disabled
     ) throws -> MailboxService {
         var mailbox = MailboxConfiguration(
             issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
@@ -274,7 +277,14 @@ enum Surfaces {
         return try MailboxService(
             configuration: mailbox,
             keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
-            onUnexpectedError: reporter("mailbox", logger))
+            onUnexpectedError: reporter("mailbox", logger), audit: audit)
+    }
+
+    /// The audit trail every surface records to: the `audit_events` table; a failed write is logged, never fatal.
+    static func auditTrail(database: any SQLDatabase, clock: @escaping @Sendable () -> Int64, logger: Logger)
+        -> AuditTrail
+    {
+        AuditTrail(SQLAuditLog(database: database), clock: clock, logger: logger)
     }
 
     /// Logs an error a surface answered with a bare 500, with the request id (errors of the crypto and

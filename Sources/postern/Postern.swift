@@ -9,7 +9,10 @@ struct Postern: AsyncParsableCommand {
         commandName: "postern",
         abstract: "A self-hosted auth server speaking three public auth APIs on one port.",
         version: PosternVersion.text,
-        subcommands: [Serve.self, Migrate.self, Keys.self, Backup.self, Restore.self, Pro.self, OwnerCommand.self, Agent.self, Mail.self],
+        subcommands: [
+            Serve.self, Migrate.self, Keys.self, Backup.self, Restore.self, Pro.self, OwnerCommand.self, Agent.self,
+            Mail.self, AuditCommand.self,
+        ],
         defaultSubcommand: nil)
 }
 

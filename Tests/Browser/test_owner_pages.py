@@ -286,6 +286,19 @@ class OwnerPages(unittest.TestCase):
         self.assertTrue(self.server.agent_login_works(new_key))
         self.screenshot("inbox-unlinked")
 
+        # Recent activity: this owner's own events, newest first, in words with what they were done to.
+        driver.get(base + "/owner")
+        events = driver.find_elements(By.CSS_SELECTOR, "#activity tr.event")
+        actions = [(e.get_attribute("data-action"), e.find_element(By.CLASS_NAME, "target").text) for e in events]
+        self.assertEqual(actions[0], ("inbox.unlinked", "self-made@agents.localhost"))
+        self.assertIn(("inbox.created", "web-made@agents.localhost"), actions)
+        self.assertIn(("inbox.deleted", "web-made@agents.localhost"), actions)
+        self.assertIn(("app.revoked", grant_id), actions)
+        self.assertIn(("owner.signin", self.email), actions)
+        self.assertEqual(events[0].find_element(By.CLASS_NAME, "action").text, "Inbox unlinked")
+        driver.execute_script("document.getElementById('activity').scrollIntoView()")
+        self.screenshot("recent-activity")
+
         # A post without the CSRF token (from outside the browser, with its session) changes nothing.
         session = next(c["value"] for c in driver.get_cookies() if c["name"] == "postern_owner")
         request = urllib.request.Request(

@@ -1,3 +1,4 @@
+import Audit
 import AuthCrypto
 import ClientAddress
 import ComputePool
@@ -69,10 +70,16 @@ final class MailboxHarness: Sendable {
         service = try MailboxService(
             configuration: configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
             pool: pool, clock: { clock.seconds }, monotonicClock: clock.monotonic, metricsFactory: metrics,
-            onUnexpectedError: unexpected.reporter)
+            onUnexpectedError: unexpected.reporter,
+            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.seconds }))
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router
+    }
+
+    /// Every audit event recorded, oldest first.
+    func auditEvents() async throws -> [AuditEvent] {
+        try await SQLAuditLog(database: database).events(since: nil, ownerID: nil, limit: 1000).reversed()
     }
 
     /// An RSA key in every harness's set, as in the app's (which signs capabilities and remote logins with it):

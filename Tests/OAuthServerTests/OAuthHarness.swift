@@ -1,4 +1,5 @@
 import AgentAuth
+import Audit
 import AuthCrypto
 import ComputePool
 import Directory
@@ -44,7 +45,7 @@ final class OAuthHarness: @unchecked Sendable {
         ownerSettings.rateLimitsEnabled = false
         owners = try OwnerService(
             configuration: ownerSettings, database: test.database, pool: pool, clock: { clock.now },
-            monotonicClock: clock.monotonic)
+            monotonicClock: clock.monotonic, audit: AuditTrail(SQLAuditLog(database: test.database), clock: { clock.now }))
         inboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: test.database), domain: "agents.localhost", clock: { clock.now })
         keys = try JWTKeySet(
@@ -69,7 +70,8 @@ final class OAuthHarness: @unchecked Sendable {
         configure(&configuration)
         return try OAuthService(
             configuration: configuration, keys: keys, database: database, pool: pool, browser: owners.browser,
-            inboxes: inboxes, metadataDocuments: documents, clock: { clock.now }, monotonicClock: clock.monotonic)
+            inboxes: inboxes, metadataDocuments: documents, clock: { clock.now }, monotonicClock: clock.monotonic,
+            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
     }
 
     // MARK: - Requests
@@ -157,6 +159,11 @@ final class OAuthHarness: @unchecked Sendable {
             .POST, "/oauth/token",
             form: [("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", clientID)] + extra,
             through: router)
+    }
+
+    /// Every audit event recorded, oldest first.
+    func auditEvents() async throws -> [AuditEvent] {
+        try await SQLAuditLog(database: test.database).events(since: nil, ownerID: nil, limit: 1000).reversed()
     }
 
     static func challenge(_ verifier: String) -> String { Base64URL.encode(SHA256.hash(Array(verifier.utf8))) }

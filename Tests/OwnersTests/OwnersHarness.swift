@@ -1,3 +1,4 @@
+import Audit
 import ComputePool
 import HTTP1
 import Owners
@@ -23,8 +24,13 @@ final class OwnersHarness: @unchecked Sendable {
         set { browser.cookies = newValue }
     }
 
-    init(configure: (inout OwnersConfiguration) -> Void = { _ in }) throws {
+    /// The audit trail the service records to: the SQL table of `test` unless the test gives another log.
+    let auditLog: any AuditLog
+
+    init(auditLog: (any AuditLog)? = nil, configure: (inout OwnersConfiguration) -> Void = { _ in }) throws {
         test = try StorageBackend.current.makeDatabase()
+        let log = auditLog ?? SQLAuditLog(database: test.database)
+        self.auditLog = log
         var configuration = OwnersConfiguration(publicURL: "http://127.0.0.1:8080")
         configuration.argon2 = cheapArgon2
         configuration.rateLimitsEnabled = false
@@ -32,7 +38,8 @@ final class OwnersHarness: @unchecked Sendable {
         let clock = clock
         service = try OwnerService(
             configuration: configuration, database: test.database, pool: WorkerPool(threads: 1),
-            clock: { clock.now }, monotonicClock: clock.monotonic)
+            clock: { clock.now }, monotonicClock: clock.monotonic,
+            audit: AuditTrail(log, clock: { clock.now }))
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router

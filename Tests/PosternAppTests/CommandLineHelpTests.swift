@@ -26,7 +26,7 @@ struct CommandLineHelpTests {
 
     @Test("operator commands do not offer the listen flags; serve does", arguments: [
         ["migrate"], ["keys", "list"], ["keys", "rotate"], ["backup"], ["pro", "create"], ["pro", "list"],
-        ["agent", "revoke"], ["agent", "list"], ["owner", "set-password"], ["pro", "set-password"],
+        ["agent", "revoke"], ["agent", "list"], ["owner", "set-password"], ["pro", "set-password"], ["audit"],
     ])
     func operatorHelp(_ command: [String]) throws {
         let (status, output) = try run(command + ["--help"])
@@ -43,6 +43,13 @@ struct CommandLineHelpTests {
         let (status, output) = try run(command + ["--help"])
         #expect(status == 0)
         #expect(output.contains("--password-stdin") && output.contains("--password-file") && output.contains("--password "))
+    }
+
+    @Test("audit offers --since, --owner and --limit")
+    func auditHelp() throws {
+        let (status, output) = try run(["audit", "--help"])
+        #expect(status == 0)
+        #expect(output.contains("--since") && output.contains("--owner") && output.contains("--limit"), "\(output)")
     }
 
     @Test("serve offers the listen flags")

@@ -1,0 +1,61 @@
+/// What an audit event records: a closed list whose raw values (`owner.signin`, `inbox.created`, ...) are stored and
+/// shown by `postern audit`, so a name, once released, never changes.
+public enum AuditAction: String, Sendable, CaseIterable, Codable {
+    /// An owner signed in with email and password.
+    case ownerSignIn = "owner.signin"
+    /// A sign-in was refused (wrong email or password, or slowed down); the actor id is the email typed.
+    case ownerSignInFailed = "owner.signin_failed"
+    /// An owner made an agent inbox (owner pages, a custom domain, or an app's consent).
+    case inboxCreated = "inbox.created"
+    /// An owner linked an agent inbox by its API key.
+    case inboxLinked = "inbox.linked"
+    /// An owner let go of an inbox (it stays, held by nobody).
+    case inboxUnlinked = "inbox.unlinked"
+    /// An owner deleted an inbox and its mail.
+    case inboxDeleted = "inbox.deleted"
+    /// An owner rotated an inbox's API key.
+    case inboxKeyRotated = "inbox.key_rotated"
+    /// An owner approved an app at the OAuth consent.
+    case appApproved = "app.approved"
+    /// An owner revoked an app's grant.
+    case appRevoked = "app.revoked"
+    /// A custom domain was added (by an owner or a Pro account).
+    case domainAdded = "domain.added"
+    /// A custom domain was proven by DNS.
+    case domainVerified = "domain.verified"
+    /// A custom domain was removed.
+    case domainRemoved = "domain.removed"
+    /// A Mail.td Pro API token was made.
+    case proTokenCreated = "pro_token.created"
+    /// A Mail.td Pro API token was revoked.
+    case proTokenRevoked = "pro_token.revoked"
+    /// The operator rotated the signing keys.
+    case keysRotated = "keys.rotated"
+    /// The operator retired old signing keys.
+    case keysRetired = "keys.retired"
+    /// Any other operator command that changes something (its name in the target; never its secrets).
+    case operatorCommand = "operator.command"
+
+    /// The action in words, for the owner's "Recent activity".
+    public var words: String {
+        switch self {
+        case .ownerSignIn: "Signed in"
+        case .ownerSignInFailed: "Sign-in refused"
+        case .inboxCreated: "Inbox created"
+        case .inboxLinked: "Inbox linked"
+        case .inboxUnlinked: "Inbox unlinked"
+        case .inboxDeleted: "Inbox deleted"
+        case .inboxKeyRotated: "Inbox API key rotated"
+        case .appApproved: "App approved"
+        case .appRevoked: "App revoked"
+        case .domainAdded: "Domain added"
+        case .domainVerified: "Domain verified"
+        case .domainRemoved: "Domain removed"
+        case .proTokenCreated: "API token created"
+        case .proTokenRevoked: "API token revoked"
+        case .keysRotated: "Signing keys rotated"
+        case .keysRetired: "Signing keys retired"
+        case .operatorCommand: "Operator command"
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Logging
+
+/// What the surfaces record through: an ``AuditLog`` (or none) and the clock. Recording never fails the action it
+/// follows: a failed write is logged at error level and the action stands. Record after the action committed.
+public struct AuditTrail: Sendable {
+    /// The log written to; nil records nothing (tests and tools without a database).
+    public let log: (any AuditLog)?
+    /// Unix seconds.
+    public let clock: @Sendable () -> Int64
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - log: where events go.
+    ///   - clock: Unix seconds, the events' time.
+    ///   - logger: told about a failed write.
+    public init(
+        _ log: (any AuditLog)?, clock: @escaping @Sendable () -> Int64, logger: Logger = Logger(label: "postern.audit")
+    ) {
+        self.log = log
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// A trail that records nothing.
+    public static let disabled = AuditTrail(nil, clock: { 0 })
+
+    /// Stores what `make` builds with the current time; logs a failure and returns normally.
+    public func record(_ make: (Int64) -> AuditEvent) async {
+        guard let log else { return }
+        let event = make(clock())
+        do {
+            try await log.record(event)
+        } catch {
+            logger.error(
+                "audit event not recorded",
+                metadata: ["action": "\(event.action.rawValue)", "target": "\(event.target)", "error": "\(error)"])
+        }
+    }
+
+    /// An owner's own action on their trail (``AuditEvent/owner(_:_:target:client:details:time:)``).
+    public func owner(
+        _ ownerID: String, _ action: AuditAction, target: String, client: String? = nil, details: String? = nil
+    ) async {
+        await record { .owner(ownerID, action, target: target, client: client, details: details, time: $0) }
+    }
+}

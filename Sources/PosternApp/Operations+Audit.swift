@@ -1,0 +1,73 @@
+import Audit
+import Foundation
+import Logging
+import Owners
+import ServerKit
+import Storage
+
+/// `postern audit` and the operator's own entries in the audit trail.
+extension Operations {
+    /// Why `postern audit` refused its arguments.
+    public struct AuditQueryError: Error, CustomStringConvertible, Equatable {
+        /// What to tell the operator.
+        public let description: String
+    }
+
+    /// `postern audit`: one line per event, oldest first (the newest `limit` of those that match), each
+    /// `time  action  actor-kind actor-id  target  [owner id]  [from address]  [details]`.
+    /// - Parameters:
+    ///   - since: an RFC 3339 time (`2026-11-01T00:00:00Z`) or Unix seconds; nil for every event kept.
+    ///   - ownerEmail: only the events of the owner with this email (their `/owner` page's).
+    ///   - limit: most events shown, 1 to 100,000.
+    /// - Throws: ``AuditQueryError`` for an unreadable `since`, a bad limit or an email no owner has; storage errors.
+    public static func auditLines(
+        configuration: PosternConfiguration, since: String?, ownerEmail: String?, limit: Int, logger: Logger
+    ) async throws -> [String] {
+        let start = try since.map(parseSince)
+        guard (1...100_000).contains(limit) else { throw AuditQueryError(description: "--limit must be 1 to 100000") }
+        let database = try migratedDatabase(configuration, logger: logger)
+        defer { database.close() }
+        var ownerID: String?
+        if let ownerEmail {
+            let email = OwnerCredentials.normalizedEmail(ownerEmail) ?? ownerEmail
+            ownerID = try await database.read { connection in
+                try connection.query("SELECT id FROM owners WHERE email = ?", [.text(email)]).first?.text("id")
+            }
+            guard ownerID != nil else { throw AuditQueryError(description: "no owner has email '\(ownerEmail)'") }
+        }
+        let events = try await SQLAuditLog(database: database).events(since: start, ownerID: ownerID, limit: limit)
+        return events.reversed().map(describe)
+    }
+
+    /// `2026-11-01T00:00:00Z` or Unix seconds.
+    static func parseSince(_ text: String) throws -> Int64 {
+        if let seconds = Int64(text), seconds >= 0 { return seconds }
+        if let seconds = RFC3339.parse(text) { return seconds }
+        throw AuditQueryError(description: "--since must be a time like 2026-11-01T00:00:00Z or Unix seconds")
+    }
+
+    static func describe(_ event: AuditEvent) -> String {
+        var line = "\(RFC3339.format(event.time))  \(event.action.rawValue)"
+        line += "  \(event.actorKind.rawValue) \(event.actorID)  \(event.target)"
+        if let owner = event.ownerID { line += "  owner \(owner)" }
+        if let client = event.clientAddress { line += "  from \(client)" }
+        if let details = event.details { line += "  \(details)" }
+        return line
+    }
+
+    /// Records an operator command that changed something, after it did; a failed write is logged, never thrown.
+    /// `details` never holds a password or key.
+    static func recordOperator(
+        _ database: any SQLDatabase, _ action: AuditAction = .operatorCommand, target: String,
+        details: KeyValuePairs<String, String> = [:], logger: Logger
+    ) {
+        let event = AuditEvent(
+            time: unixNow(), actorKind: .operator, actorID: "operator", ownerID: nil, action: action, target: target,
+            details: details.isEmpty ? nil : AuditDetails.json(details))
+        do {
+            try database.writeSync { try SQLAuditLog.insert(event, $0) }
+        } catch {
+            logger.error("audit event not recorded", metadata: ["action": "\(action.rawValue)", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import PosternApp
+
+/// `postern audit`: the audit trail, oldest first.
+struct AuditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "Show the audit trail: sign-ins, inboxes, apps, domains, Pro tokens and operator commands.",
+        discussion: """
+            One line per event, oldest first (the newest --limit events that match): time, action, who (owner, pro, \
+            operator, app), target, the owner it belongs to, the client address and details. Events are kept \
+            POSTERN_AUDIT_DAYS (90).
+            """)
+    @OptionGroup var options: ConfigurationOptions
+    @Option(help: "Only events at or after this time: 2026-11-01T00:00:00Z or Unix seconds.") var since: String?
+    @Option(help: "Only the events of the owner with this email (what their /owner page shows).") var owner: String?
+    @Option(help: "Most events shown (default 1000).") var limit = 1000
+
+    func run() async throws {
+        let configuration = try await options.load()
+        let logger = bootstrapLogging(level: configuration.logLevel)
+        do {
+            for line in try await Operations.auditLines(
+                configuration: configuration, since: since, ownerEmail: owner, limit: limit, logger: logger)
+            {
+                print(line)
+            }
+        } catch let error as Operations.AuditQueryError {
+            throw ValidationError(error.description)
+        }
+    }
+}

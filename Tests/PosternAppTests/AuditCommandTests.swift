@@ -1,0 +1,139 @@
+import Audit
+import Foundation
+import Logging
+import PosternTestSupport
+import Storage
+import Testing
+
+@testable import PosternApp
+
+/// `postern audit` and the operator's own events, on the backend under test; `POSTERN_AUDIT_DAYS`.
+@Suite("Operator commands: the audit trail")
+struct AuditCommandTests {
+    private let logger = Logger(label: "audit-command-test")
+
+    @Test("operator commands record operator.command, keys.rotated and keys.retired, never a password")
+    func operatorEvents() async throws {
+        let configuration = TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let ada = try await Operations.createOwner(
+            configuration: configuration, email: "ada@example.com", password: "owner-password-1", logger: logger)
+        #expect(
+            try await Operations.setOwnerPassword(
+                configuration: configuration, email: "ada@example.com", password: "owner-password-2", logger: logger))
+        _ = try await Operations.createProUser(
+            configuration: configuration, email: "pro@example.com", password: "pro-password-1", maxAccounts: nil,
+            logger: logger)
+        let rotated = try Operations.rotateKeys(configuration: configuration, logger: logger)
+        let kid = try #require(rotated.first { $0.contains("retired") }?.split(separator: " ").first)
+        _ = try Operations.retireKeyNow(configuration: configuration, kid: String(kid), logger: logger)
+        #expect(
+            try await Operations.removeOwner(
+                configuration: configuration, email: "ada@example.com", logger: logger))
+
+        let lines = try await Operations.auditLines(
+            configuration: configuration, since: nil, ownerEmail: nil, limit: 100, logger: logger)
+        #expect(lines.count == 6)
+        let expected = [
+            "operator.command  operator operator  owner create",
+            "operator.command  operator operator  owner set-password",
+            "operator.command  operator operator  pro create", "keys.rotated  operator operator  signing keys",
+            "keys.retired  operator operator  \(kid)", "operator.command  operator operator  owner remove",
+        ]
+        for (line, part) in zip(lines, expected) { #expect(line.contains(part), "\(line)") }
+        #expect(lines[0].contains(#""owner_id":"\#(ada.prefix(36))""#))
+        #expect(!lines.joined().contains("password-"))
+    }
+
+    @Test("--owner shows that owner's events only, --since drops older ones, oldest first; an unknown owner is refused")
+    func ownerFilter() async throws {
+        let configuration = TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let ada = String(
+            try await Operations.createOwner(
+                configuration: configuration, email: "ada@example.com", password: "owner-password-1", logger: logger
+            ).prefix(36))
+        let bob = String(
+            try await Operations.createOwner(
+                configuration: configuration, email: "bob@example.com", password: "owner-password-1", logger: logger
+            ).prefix(36))
+        let database = try Operations.migratedDatabase(configuration, logger: logger)
+        defer { database.close() }
+        let log = SQLAuditLog(database: database)
+        try await log.record(.owner(ada, .inboxCreated, target: "ada-one@agents.localhost", time: 1_900_000_000))
+        try await log.record(.owner(bob, .inboxCreated, target: "bob-one@agents.localhost", time: 1_900_000_100))
+        try await log.record(.owner(ada, .inboxDeleted, target: "ada-two@agents.localhost", time: 1_900_000_200))
+
+        let adas = try await Operations.auditLines(
+            configuration: configuration, since: nil, ownerEmail: "Ada@Example.com", limit: 100, logger: logger)
+        #expect(adas.count == 2)
+        #expect(adas[0].hasPrefix("2030-03-17T17:46:40Z  inbox.created  owner \(ada)  ada-one@agents.localhost"))
+        #expect(adas[1].contains("inbox.deleted") && adas.allSatisfy { $0.contains("owner \(ada)") })
+        #expect(!adas.joined().contains("bob"))
+        let recent = try await Operations.auditLines(
+            configuration: configuration, since: "2030-03-17T17:48:20Z", ownerEmail: nil, limit: 100, logger: logger)
+        #expect(recent.count == 2 && recent[0].contains("bob-one") && recent[1].contains("ada-two"))
+        let bySeconds = try await Operations.auditLines(
+            configuration: configuration, since: "1900000200", ownerEmail: nil, limit: 100, logger: logger)
+        #expect(bySeconds.count == 1 && bySeconds[0].contains("ada-two"))
+        await #expect(throws: Operations.AuditQueryError.self) {
+            try await Operations.auditLines(
+                configuration: configuration, since: nil, ownerEmail: "nobody@example.com", limit: 100, logger: logger)
+        }
+        await #expect(throws: Operations.AuditQueryError.self) {
+            try await Operations.auditLines(
+                configuration: configuration, since: "yesterday", ownerEmail: nil, limit: 100, logger: logger)
+        }
+    }
+
+    @Test("a running server records into the trail postern audit reads: a Pro token made and revoked over HTTP")
+    func serverRecords() async throws {
+        let server = try await TestServer.start { $0.mailboxProDomains = ["pro.localhost"] }
+        defer { Task { await server.stop() } }
+        let configuration = server.runtime.configuration
+        _ = try await Operations.createProUser(
+            configuration: configuration, email: "ops@example.com", password: "pro-password", maxAccounts: 1,
+            logger: logger)
+        let client = try server.client()
+        let login = try await client.json(
+            "POST", "/api/user/login", ["email": "ops@example.com", "password": "pro-password"])
+        let jwt = try #require(try login.json()["token"] as? String)
+        let made = try await client.json(
+            "POST", "/api/user/tokens", ["name": "ci"], headers: [("Authorization", "Bearer \(jwt)")])
+        let tokenID = try #require(try made.json()["id"] as? String)
+        let secret = try #require(try made.json()["token"] as? String)
+        let revoked = try await client.request(
+            "DELETE", "/api/user/tokens/\(tokenID)", headers: [("Authorization", "Bearer \(jwt)")])
+        #expect(revoked.status == 204)
+
+        let lines = try await Operations.auditLines(
+            configuration: configuration, since: nil, ownerEmail: nil, limit: 100, logger: logger)
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.first?.contains("operator.command  operator operator  pro create") == true)
+        #expect(lines.dropFirst().first?.contains("pro_token.created  pro ") == true)
+        #expect(lines.last?.contains("pro_token.revoked  pro ") == true)
+        #expect(lines.dropFirst().allSatisfy { $0.contains(tokenID) && $0.contains("from 127.0.0.1") })
+        #expect(!lines.joined().contains(secret) && !lines.joined().contains("pro-password"))
+    }
+
+    @Test("POSTERN_AUDIT_DAYS: default 90, 1 to 3650; the purge keeps exactly that many days")
+    func retention() async throws {
+        func load(_ environment: [String: String]) async throws -> PosternConfiguration {
+            try await ConfigurationLoader.load(environment: environment, defaultPath: "/nonexistent/config/postern.env")
+        }
+        #expect(try await load([:]).auditDays == 90)
+        #expect(try await load(["POSTERN_AUDIT_DAYS": "7"]).auditDays == 7)
+        for bad in ["0", "3651", "-1"] {
+            await #expect(throws: ConfigurationError.self) { try await load(["POSTERN_AUDIT_DAYS": bad]) }
+        }
+
+        let test = try StorageBackend.current.makeDatabase()
+        let log = SQLAuditLog(database: test.database)
+        let now: Int64 = 1_900_000_000
+        for age: Int64 in [7 * 86_400 + 1, 7 * 86_400, 86_400] {
+            try await log.record(.owner("o", .ownerSignIn, target: "age \(age)", time: now - age))
+        }
+        #expect(try test.database.writeSync { try SQLAuditLog.purgeExpired($0, now: now, days: 7) } == 1)
+        #expect(try await log.events(since: nil, ownerID: nil, limit: 10).map(\.target) == ["age 86400", "age 604800"])
+    }
+}
