@@ -70,7 +70,7 @@ let package = Package(
         ]),
         // The audit trail (issue "The operator's day two"): events of what owners, Pro accounts, apps and the operator
         // did, the log port and its SQL table; recording never fails the action it follows.
-        .target(name: "Audit", dependencies: ["Storage", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Audit", dependencies: ["Storage", "JSON", .product(name: "Logging", package: "swift-log")]),
         // PostgreSQL through libpq behind Storage's SQLConnection: placeholders, values, errors, reconnection.
         .target(name: "PostgresClient", dependencies: [
             "CLibPQ", "Storage", .product(name: "Logging", package: "swift-log"),

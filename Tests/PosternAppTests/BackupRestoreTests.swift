@@ -129,6 +129,16 @@ struct BackupRestoreTests {
         }
     }
 
+    /// Restores `archive` into a new directory, expecting a refusal that leaves the directory absent.
+    func refusal(restoring archive: String) -> ConfigurationError? {
+        let target = Self.scratch("refused")
+        let error = #expect(throws: ConfigurationError.self) {
+            try Operations.restore(from: archive, dataDirectory: target, logger: logger)
+        }
+        #expect(!FileManager.default.fileExists(atPath: target))
+        return error
+    }
+
     @Test("an archive of a newer schema is refused, and nothing is left in the data directory")
     func newerSchemaRefused() throws {
         let archive = Self.scratch("newer") + ".tar"
@@ -138,12 +148,7 @@ struct BackupRestoreTests {
             "manifest.json",
             bytes: Array(#"{"format":"postern-backup","format_version":1,"schema_version":9999,"files":[]}"#.utf8))
         try writer.finish()
-        let target = Self.scratch("refused")
-        let error = #expect(throws: ConfigurationError.self) {
-            try Operations.restore(from: archive, dataDirectory: target, logger: logger)
-        }
-        #expect(error?.message.contains("newer") == true)
-        #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(refusal(restoring: archive)?.message.contains("newer") == true)
     }
 
     @Test("a damaged database entry is refused against the manifest")
@@ -156,12 +161,7 @@ struct BackupRestoreTests {
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: archive)))
         bytes[BackupArchive.blockSize + 200] ^= 0xff  // inside postern.sqlite3, the first entry
         try Data(bytes).write(to: URL(fileURLWithPath: archive))
-        let target = Self.scratch("damaged-target")
-        let error = #expect(throws: ConfigurationError.self) {
-            try Operations.restore(from: archive, dataDirectory: target, logger: logger)
-        }
-        #expect(error?.message.contains("postern.sqlite3") == true)
-        #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(refusal(restoring: archive)?.message.contains("postern.sqlite3") == true)
     }
 
     @Test("a database that holds accounts meeting newly generated keys is named in a warning at start")
