@@ -79,6 +79,19 @@ struct BackupRestoreTests {
         return try await client.json("POST", "/api/v1/session", body, headers: [("Authorization", "Bearer \(jwt)")])
     }
 
+    /// The old Mail.td token, remote-hash token and agent API key of `issued` all work on `server`.
+    func expectAnswered(_ issued: Issued, by server: TestServer) async throws {
+        let client = try server.client()
+        let account = try await client.request(
+            "GET", "/api/accounts/\(issued.mailboxID)", headers: [("Authorization", "Bearer \(issued.mailboxToken)")])
+        #expect(account.status == 200)
+        let validated = try await client.json(
+            "POST", "/validate", ["token": issued.remoteToken], headers: [("Accept", "application/json")])
+        #expect(validated.status == 200)
+        #expect(try validated.json()["valid"] as? Bool == true)
+        #expect(try await agentSession(client, ["apiKey": issued.apiKey]).status == 200)
+    }
+
     @Test("restored into a new data directory on a new port: an old Mail.td token, remote-hash token and API key work")
     func roundTrip() async throws {
         let first = try await TestServer.start()
@@ -93,16 +106,7 @@ struct BackupRestoreTests {
         try Operations.restore(from: archive, dataDirectory: restored, logger: logger)
         let second = try await TestServer.start { $0.dataDirectory = restored }
         defer { Task { await second.stop() } }
-        let client = try second.client()
-        let account = try await client.request(
-            "GET", "/api/accounts/\(issued.mailboxID)", headers: [("Authorization", "Bearer \(issued.mailboxToken)")])
-        #expect(account.status == 200)
-        let validated = try await client.json(
-            "POST", "/validate", ["token": issued.remoteToken], headers: [("Accept", "application/json")])
-        #expect(validated.status == 200)
-        #expect(try validated.json()["valid"] as? Bool == true)
-        let login = try await agentSession(client, ["apiKey": issued.apiKey])
-        #expect(login.status == 200)
+        try await expectAnswered(issued, by: second)
     }
 
     @Test("an archive lists with tar and holds the manifest, database and keys")
@@ -236,13 +240,6 @@ struct PostgresDumpRestoreTests {
 
         let second = try await TestServer.start { $0.databaseURL = target }
         defer { Task { await second.stop() } }
-        let client = try second.client()
-        let account = try await client.request(
-            "GET", "/api/accounts/\(issued.mailboxID)", headers: [("Authorization", "Bearer \(issued.mailboxToken)")])
-        #expect(account.status == 200)
-        let validated = try await client.json(
-            "POST", "/validate", ["token": issued.remoteToken], headers: [("Accept", "application/json")])
-        #expect(validated.status == 200)
-        #expect(try await helper.agentSession(client, ["apiKey": issued.apiKey]).status == 200)
+        try await helper.expectAnswered(issued, by: second)
     }
 }
