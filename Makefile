@@ -19,16 +19,21 @@ run: release
 
 ## Several instances on one PostgreSQL database behind HAProxy, on loopback (scripts/cluster; installs postgresql and
 ## haproxy when missing): CLUSTER_INSTANCES (2) `postern serve` in $(CLUSTER_DIR), one address printed; settings
-## from the environment are passed to every instance (e.g. POSTERN_RATE_LIMITS=off make cluster).
+## from the environment are passed to every instance (e.g. POSTERN_RATE_LIMITS=off make cluster). HTTP, SMTP and the
+## sandbox each have one port on HAProxy ($(CLUSTER_DIR)/cluster.env names them). The directory is remembered in
+## .build/cluster-dir for `make cluster-stop`.
 CLUSTER_DIR ?= .build/cluster
 CLUSTER_INSTANCES ?= 2
 cluster: release
 	@scripts/cluster start $(CLUSTER_DIR) $(CLUSTER_INSTANCES)
-	@echo "stop it with: make cluster-stop"
+	@echo "$(abspath $(CLUSTER_DIR))" > .build/cluster-dir
+	@echo "stop it with: make cluster-stop   (it stops $(CLUSTER_DIR))"
 
-## Stop the cluster of `make cluster` and remove $(CLUSTER_DIR).
+## Stop a cluster of `make cluster` and remove its directory: CLUSTER_DIR when given, else the last one started.
 cluster-stop:
-	scripts/cluster stop $(CLUSTER_DIR)
+	@dir="$(if $(filter command line environment,$(origin CLUSTER_DIR)),$(CLUSTER_DIR),$$(cat .build/cluster-dir 2>/dev/null || echo $(CLUSTER_DIR)))"; \
+	scripts/cluster stop "$$dir" && echo "stopped the cluster in $$dir" && \
+	if [ "$$(cat .build/cluster-dir 2>/dev/null)" = "$$(cd "$$(dirname "$$dir")" 2>/dev/null && pwd)/$$(basename "$$dir")" ]; then rm -f .build/cluster-dir; fi
 
 ## Every test: unit, known-answer and end-to-end against a real server on port 0.
 ## Serial: many suites start in-process servers whose deferred handlers run on Swift's cooperative pool

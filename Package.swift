@@ -49,7 +49,7 @@ let package = Package(
         // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset, STARTTLS, AUTH), the TLS transport
         // under it, the mail-sink protocol, server facade.
         .target(name: "SMTPServer", dependencies: [
-            "SocketServer", "ServerTLS",
+            "SocketServer", "ServerTLS", "ClientAddress",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Bounded thread pool for blocking work away from the socket queues: CPU-heavy hashing (scrypt, Argon2,
@@ -184,13 +184,13 @@ let package = Package(
             path: "Tests/Support"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "SocketServerTests", dependencies: [
-            "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+            "SocketServer", "PosternTestSupport", "ClientAddress", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HTTPServerTests", dependencies: [
             "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SMTPServerTests", dependencies: [
-            "SMTPServer", "ServerTLS", "COpenSSL", "SocketServer", "HTTPServer", "HTTP1", "PosternTestSupport",
+            "SMTPServer", "ServerTLS", "COpenSSL", "SocketServer", "HTTPServer", "HTTP1", "PosternTestSupport", "ClientAddress",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),

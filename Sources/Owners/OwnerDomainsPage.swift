@@ -91,8 +91,8 @@ struct OwnerDomainsPage {
             <table>
             <thead><tr><th>Type</th><th>Host</th><th>Value</th></tr></thead>
             <tbody>
-            <tr><td>TXT</td><td>\(e(domain.domain))</td><td><code class="txt-value">\(e(domain.verifyToken))</code>\(mark(checked?.txtFound))</td></tr>
-            <tr><td>MX</td><td>\(e(domain.domain))</td><td>\(mxValue())\(mark(checked?.mxFound ?? (domain.verifiedAt == nil ? nil : domain.mxConfigured)))</td></tr>
+            <tr><td data-label="Type">TXT</td><td data-label="Host">\(e(domain.domain))</td><td data-label="Value"><code class="txt-value">\(e(domain.verifyToken))</code>\(mark(checked?.txtFound))</td></tr>
+            <tr><td data-label="Type">MX</td><td data-label="Host">\(e(domain.domain))</td><td data-label="Value">\(mxValue())\(mark(checked?.mxFound ?? (domain.verifiedAt == nil ? nil : domain.mxConfigured)))</td></tr>
             </tbody>
             </table>
 

@@ -71,10 +71,10 @@ struct OwnerInboxesPage {
         for inbox in inboxes {
             rows += """
                 <tr class="inbox" data-account-id="\(e(inbox.accountID))">
-                <td class="address">\(e(inbox.address))</td><td><code class="account-id">\(e(inbox.accountID))</code></td>
-                <td class="status">active</td><td>\(Self.time(inbox.linkedAt))</td>
-                <td>\(Self.time(inbox.activatedAt))</td>
-                <td><form method="post" action="/owner/inboxes/\(e(inbox.accountID))/rotate-key" class="inline rotate-key">
+                <td class="address" data-label="Address">\(e(inbox.address))</td><td data-label="Account id"><code class="account-id">\(e(inbox.accountID))</code></td>
+                <td class="status" data-label="Status">active</td><td data-label="Linked">\(Self.time(inbox.linkedAt))</td>
+                <td data-label="Activated">\(Self.time(inbox.activatedAt))</td>
+                <td class="actions"><form method="post" action="/owner/inboxes/\(e(inbox.accountID))/rotate-key" class="inline rotate-key">
                 \(hidden())<button type="submit">Rotate key</button></form>
                 <form method="post" action="/owner/inboxes/\(e(inbox.accountID))/unlink" class="inline unlink-inbox">
                 \(hidden())<button type="submit">Unlink</button></form>
@@ -145,8 +145,8 @@ struct OwnerInboxesPage {
         for event in activity.prefix(Self.activityLimit) {
             rows += """
                 <tr class="event" data-action="\(e(event.action.rawValue))">
-                <td>\(Self.time(event.time))</td><td class="action">\(e(event.action.words))</td>
-                <td class="target">\(e(event.target))</td><td class="client">\(e(event.clientAddress ?? ""))</td>
+                <td data-label="When">\(Self.time(event.time))</td><td class="action" data-label="What">\(e(event.action.words))</td>
+                <td class="target" data-label="On">\(e(event.target))</td><td class="client" data-label="From">\(e(event.clientAddress ?? ""))</td>
                 </tr>
 
                 """
@@ -185,12 +185,12 @@ struct OwnerInboxesPage {
                 } ?? "all your inboxes"
             rows += """
                 <tr class="app" data-grant-id="\(e(grant.id))">
-                <td class="client-name">\(e(grant.clientName ?? "(unnamed app)"))</td>
-                <td><code class="client-id">\(e(grant.clientID))</code></td>
-                <td class="scopes">\(e(grant.scopes.joined(separator: " ")))</td><td><code>\(e(grant.resource))</code></td>
-                <td class="reach">\(e(reach))</td><td class="default-inbox">\(e(inbox))</td>
-                <td>\(Self.time(grant.grantedAt))</td>
-                <td><form method="post" action="/owner/apps/\(e(grant.id))/revoke" class="inline revoke-app">
+                <td class="client-name" data-label="App">\(e(grant.clientName ?? "(unnamed app)"))</td>
+                <td data-label="Client id"><code class="client-id">\(e(grant.clientID))</code></td>
+                <td class="scopes" data-label="Scopes">\(e(grant.scopes.joined(separator: " ")))</td><td data-label="Resource"><code>\(e(grant.resource))</code></td>
+                <td class="reach" data-label="Can reach">\(e(reach))</td><td class="default-inbox" data-label="Default inbox">\(e(inbox))</td>
+                <td data-label="Granted">\(Self.time(grant.grantedAt))</td>
+                <td class="actions"><form method="post" action="/owner/apps/\(e(grant.id))/revoke" class="inline revoke-app">
                 \(hidden())<button type="submit">Revoke</button></form></td>
                 </tr>
 

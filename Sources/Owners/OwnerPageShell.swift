@@ -58,5 +58,11 @@ public enum OwnerPageShell {
         input[type=checkbox],input[type=radio]{width:auto;margin:0 .5rem 0 0;vertical-align:middle}
         pre.key{user-select:all;font-size:1rem}time{white-space:nowrap}td form.inline button{margin:0;white-space:nowrap}
         td code{overflow-wrap:anywhere;word-break:break-all}.table-wrap{overflow-x:auto;max-width:100%}
+        td.address,td.target,td.default-inbox{overflow-wrap:anywhere}
+        @media (max-width:40rem){table,tbody,tr,td{display:block;width:100%}thead{display:none}
+        tr{border-bottom:1px solid var(--line);padding:.5rem 0}td{border:0;padding:.15rem 0}
+        td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:var(--muted)}
+        td.actions form.inline{margin:.25rem .5rem .25rem 0}td form.inline button{white-space:normal}
+        .table-wrap{overflow-x:visible}.account{float:none;flex-wrap:wrap;margin-bottom:.5rem}}
         """
 }

@@ -161,6 +161,7 @@ public enum ConfigurationLoader {
         try integer("POSTERN_MAX_CONNECTIONS") { c.maxConnections = $0 }
         try integer("POSTERN_MAX_CONNECTIONS_PER_CLIENT") { c.maxConnectionsPerClient = $0 }
         try integer("POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT") { c.smtpMaxConnectionsPerClient = $0 }
+        try flag("POSTERN_SMTP_PROXY_PROTOCOL") { c.smtpProxyProtocol = $0 }
         try integer("POSTERN_SMTP_MAX_SESSION_SECONDS") { c.smtpMaxSessionSeconds = $0 }
         try integer("POSTERN_EVENT_LOOPS") { c.eventLoops = $0 }
         try flag("POSTERN_SMTP") { c.smtpEnabled = $0 }

@@ -135,6 +135,9 @@ public struct PosternConfiguration: Sendable {
     /// Most simultaneous SMTP sessions from one client address (`POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT`,
     /// default 16; 0 for none).
     public var smtpMaxConnectionsPerClient = 16
+    /// Whether SMTP connections from `trustedProxies` begin with a PROXY protocol header naming the client
+    /// (`POSTERN_SMTP_PROXY_PROTOCOL`): a balancer in TCP mode such as HAProxy with `send-proxy`.
+    public var smtpProxyProtocol = false
     /// Longest an SMTP session may last, however busy (`POSTERN_SMTP_MAX_SESSION_SECONDS`, default 1800); then
     /// `421 4.4.2` and close.
     public var smtpMaxSessionSeconds = 1800
@@ -389,6 +392,11 @@ public struct PosternConfiguration: Sendable {
             throw ConfigurationError(
                 key: "POSTERN_EVENT_LOOPS",
                 message: "must be 1 to \(Self.maxEventLoops), or unset for one per processor")
+        }
+        if smtpProxyProtocol && trustedProxies.isEmpty {
+            throw ConfigurationError(
+                key: "POSTERN_SMTP_PROXY_PROTOCOL",
+                message: "needs POSTERN_TRUSTED_PROXIES: the balancers whose connections carry the header")
         }
         for cidr in trustedProxies where IPNetwork(cidr) == nil {
             throw ConfigurationError(

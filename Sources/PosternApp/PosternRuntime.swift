@@ -212,6 +212,9 @@ public final class PosternRuntime: Sendable {
             host: configuration.smtpHost ?? configuration.host, port: port, hostname: configuration.smtpHostname)
         settings.maxMessageBytes = configuration.smtpMaxMessageBytes
         settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
+        if configuration.smtpProxyProtocol {
+            settings.proxyProtocolPeers = configuration.trustedProxies.compactMap(IPNetwork.init)
+        }
         settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
         return settings
     }

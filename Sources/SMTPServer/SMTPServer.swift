@@ -32,6 +32,7 @@ public final class SMTPServer: Sendable {
         var streamConfiguration = StreamServerConfiguration()
         streamConfiguration.maxConnections = configuration.maxConnections
         streamConfiguration.maxConnectionsPerClient = configuration.maxConnectionsPerClient
+        streamConfiguration.proxyProtocolPeers = configuration.proxyProtocolPeers
         streamConfiguration.shutdownGracePeriod = configuration.shutdownGracePeriod
         server = StreamServer(
             configuration: streamConfiguration,

@@ -1,3 +1,4 @@
+import ClientAddress
 import ServerTLS
 
 /// How an `SMTPServer` listens, what it accepts and how long it waits for clients.
@@ -43,6 +44,9 @@ public struct SMTPServerConfiguration: Sendable {
     /// `421 4.3.2` and closed, as over the global cap. 0 for no such cap. Default 16: one address holding
     /// every session kept every other sender out for minutes.
     public var maxConnectionsPerClient: Int = 16
+    /// Balancers whose connections begin with a PROXY protocol header naming the client, which the session then
+    /// serves (its `Received` line, its per-client cap left to the balancer). Empty (the default): none.
+    public var proxyProtocolPeers: [IPNetwork] = []
     /// Longest time `shutdown()` waits for a message being received or stored before closing what is
     /// left. Default 30 s.
     public var shutdownGracePeriod: Duration = .seconds(30)

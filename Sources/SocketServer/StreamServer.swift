@@ -99,7 +99,8 @@ public final class StreamServer: Sendable {
         // read and add would let two loops both take the last place.
         var refusing = servedConnections.add(1, ordering: .relaxed).newValue > configuration.maxConnections
         var client: ClientAddressKey? = nil
-        if !refusing, configuration.maxConnectionsPerClient > 0 {
+        let proxied = isBalancer(peer)
+        if !refusing, !proxied, configuration.maxConnectionsPerClient > 0 {
             let key = ClientAddressKey(peer: peer)
             refusing = !admit(key)
             if !refusing { client = key }
@@ -113,7 +114,13 @@ public final class StreamServer: Sendable {
                 return
             }
         }
-        register(fd: fd, peer: peer, client: client, refusing: refusing, on: loop)
+        register(fd: fd, peer: peer, client: client, refusing: refusing, proxied: proxied, on: loop)
+    }
+
+    /// Whether `peer` is one of `proxyProtocolPeers`.
+    private func isBalancer(_ peer: String) -> Bool {
+        guard !configuration.proxyProtocolPeers.isEmpty, let address = IPAddress(peer) else { return false }
+        return configuration.proxyProtocolPeers.contains { $0.contains(address) }
     }
 
     /// Counts one more connection of `client`; false (and nothing counted) when it already has
@@ -134,8 +141,18 @@ public final class StreamServer: Sendable {
         }
     }
 
-    private func register(fd: Int32, peer: String, client: ClientAddressKey?, refusing: Bool, on loop: EventLoop) {
-        let machine = service.makeMachine(peer: peer, refusing: refusing, loop: loop)
+    private func register(
+        fd: Int32, peer: String, client: ClientAddressKey?, refusing: Bool, proxied: Bool, on loop: EventLoop
+    ) {
+        let machine: any ConnectionStateMachine
+        if proxied {
+            let service = self.service
+            machine = ProxyProtocolMachine(
+                peer: peer, timeout: ConnectionTimeouts.nanoseconds(configuration.proxyHeaderTimeout)
+            ) { client in service.makeMachine(peer: client, refusing: refusing, loop: loop) }
+        } else {
+            machine = service.makeMachine(peer: peer, refusing: refusing, loop: loop)
+        }
         let connection = StreamConnection(
             fd: fd, owner: ObjectIdentifier(self), loop: loop, service: service, machine: machine
         ) { [self] in

@@ -136,6 +136,31 @@ class OwnerPages(unittest.TestCase):
     def row(self, address):
         return self.driver.find_element(By.XPATH, "//tr[td[@class='address' and text()='%s']]" % address)
 
+    def cut_off(self):
+        """What the page shows past the viewport's width or past an ancestor that clips it (at most ten)."""
+        return self.driver.execute_script("""
+            const width = document.documentElement.clientWidth, found = [];
+            const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+                (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\\s+/).join('.') : '');
+            if (document.documentElement.scrollWidth > width + 1)
+                found.push('the page is ' + document.documentElement.scrollWidth + ' px wide in ' + width);
+            for (const e of document.body.querySelectorAll('*')) {
+                const r = e.getBoundingClientRect();
+                if (r.width === 0 || r.height === 0 || getComputedStyle(e).visibility === 'hidden') continue;
+                if (r.left < -1 || r.right > width + 1) {
+                    found.push(name(e) + ' spans ' + Math.round(r.left) + '..' + Math.round(r.right));
+                    continue;
+                }
+                for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+                    if (getComputedStyle(a).overflowX === 'visible') continue;
+                    const c = a.getBoundingClientRect();
+                    if (r.left < c.left - 1 || r.right > c.right + 1) found.push(name(e) + ' cut off by ' + name(a));
+                    break;
+                }
+            }
+            return found.slice(0, 10);
+        """)
+
     def shown_key(self):
         return self.wait.until(EC.presence_of_element_located((By.ID, "api-key"))).text.strip()
 
@@ -263,6 +288,21 @@ class OwnerPages(unittest.TestCase):
         revoke = driver.find_element(By.CSS_SELECTOR, "#apps form.revoke-app button").rect
         self.assertLessEqual(revoke["x"] + revoke["width"], card["x"] + card["width"], "Revoke inside the card")
         self.assertTrue(driver.find_element(By.CSS_SELECTOR, "#apps form.revoke-app button").is_displayed())
+
+        # At a laptop's 1280 px and a phone's 375 px, no page scrolls sideways and nothing is cut off: every element
+        # lies inside the viewport and inside the nearest ancestor that clips (a card, a table's wrapper).
+        domain = "fit-%s.example" % secrets.token_hex(3)
+        driver.get(base + "/owner/domains")
+        self.submit("add-domain-form", {"domain": domain})
+        self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
+        for width in (1280, 375):
+            driver.set_window_size(width, 900)
+            for page in ("/owner", "/owner/domains"):  # the second with the domain's TXT token, the longest word
+                driver.get(base + page)
+                self.assertEqual(self.cut_off(), [], "at %d px, %s" % (width, page))
+            self.screenshot("owner-at-%d" % width)
+        driver.set_window_size(1280, 900)
+        driver.get(base + "/owner")
 
         # Delete an inbox: a confirmation page first, the address typed; then it and its key are gone.
         self.row("web-made@agents.localhost").find_element(By.CSS_SELECTOR, "form.delete-inbox button").click()

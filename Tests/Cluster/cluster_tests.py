@@ -21,6 +21,7 @@ import json
 import os
 import re
 import secrets
+import smtplib
 import shutil
 import signal
 import socket
@@ -349,7 +350,8 @@ class Extra:
     def __init__(self, cluster, overrides, workdir, name):
         self.data = tempfile.mkdtemp(prefix=name + "-", dir=workdir)
         env = cluster.files.environment(
-            {**overrides, "POSTERN_PORT": "0", "POSTERN_DATA_DIR": os.path.join(self.data, "data")})
+            {"POSTERN_SMTP_PORT": "0", "POSTERN_SANDBOX_SMTP_PORT": "0", **overrides, "POSTERN_PORT": "0",
+             "POSTERN_DATA_DIR": os.path.join(self.data, "data")})
         self.log_path = os.path.join(self.data, "postern.log")
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen([cluster.env["POSTERN_BIN"], "serve"], stdin=subprocess.DEVNULL,
@@ -623,6 +625,54 @@ def webhook_attempts(base):
     found = re.search(r'^postern_webhook_attempts_total\{result="delivered"\} (\d+)', call(base, "GET", "/metrics")
                       .body.decode(), re.M)
     return int(found.group(1)) if found else 0
+
+
+def smtp_results(base):
+    """The instance's postern_smtp_messages_total{result="stored"}."""
+    found = re.search(r'^postern_smtp_messages_total\{result="stored"\} (\d+)', call(base, "GET", "/metrics")
+                      .body.decode(), re.M)
+    return int(found.group(1)) if found else 0
+
+
+@test("mail through HAProxy's TCP mode: SMTP stored by both instances, the sandbox sees the real client (PROXY header)")
+def test_mail_through_balancer(cluster, workdir):
+    smtp_port, sandbox_port = int(cluster.env["CLUSTER_SMTP_PORT"]), int(cluster.env["CLUSTER_SANDBOX_PORT"])
+    account, address, _, token = mailbox_account(cluster.url)
+    before = [smtp_results(cluster.base(i)) for i in (1, 2)]
+    count = 8
+    # Connections open together, so that least-connections gives each instance some of them.
+    sessions = [smtplib.SMTP("127.0.0.1", smtp_port, timeout=20, source_address=("127.0.0.2", 0))
+                for _ in range(count)]
+    for k, smtp in enumerate(sessions):
+        refused = smtp.sendmail("someone@example.org", [address],
+                                f"From: someone@example.org\r\nTo: {address}\r\nSubject: balanced {k}\r\n\r\nhi\r\n")
+        expect(refused == {}, f"SMTP through HAProxy refused {refused}")
+    for smtp in sessions:
+        smtp.quit()
+    listed = call(cluster.url, "GET", f"/api/accounts/{account}/messages", bearer=token)
+    subjects = sorted(m["subject"] for m in (listed.json() or {}).get("messages", []))
+    expect(subjects == sorted(f"balanced {k}" for k in range(count)), f"the account holds {subjects}")
+    split = [smtp_results(cluster.base(i)) - before[k] for k, i in enumerate((1, 2))]
+    expect(sum(split) == count and min(split) > 0, f"stored by instance 1 / 2: {split} (want {count}, both some)")
+
+    email, password = f"sandbox-{secrets.token_hex(3)}@example.com", "cluster-pro-pw"
+    cluster.postern("pro", "create", "--email", email, "--password", password)
+    login = call(cluster.url, "POST", "/api/user/login", {"email": email, "password": password})
+    expect(login.status == 200, f"Pro login: {login}")
+    made = call(cluster.url, "POST", "/api/user/tokens", {"name": "cluster"}, bearer=login.json()["token"])
+    expect(made.status == 201, f"POST /api/user/tokens: {made}")
+    api_token = made.json()["token"]
+    with smtplib.SMTP("127.0.0.1", sandbox_port, timeout=20, source_address=("127.0.0.3", 0)) as smtp:
+        smtp.login("anyone", api_token)  # plaintext AUTH: the client is on loopback, as the header says
+        smtp.sendmail("a@example.net", ["b@example.org"], "Subject: captured\r\n\r\nhi\r\n")
+    listed = call(cluster.url, "GET", "/api/user/sandbox/messages", bearer=api_token)
+    captured = (listed.json() or {}).get("messages", [])
+    expect([m.get("subject") for m in captured] == ["captured"], f"the sandbox holds {listed}")
+    detail = call(cluster.url, "GET", f"/api/user/sandbox/messages/{captured[0]['id']}", bearer=api_token).json()
+    expect(detail.get("client_ip") == "127.0.0.3", f"the capture's client_ip is {detail.get('client_ip')!r}, "
+                                                    f"not the client the PROXY header named (127.0.0.3)")
+    return f"{count} messages through HAProxy, stored by instance 1 / 2: {split[0]} / {split[1]}; sandbox client_ip " \
+           f"{detail['client_ip']}"
 
 
 @test("a JMAP event source on one instance pushes a change another process stored (NOTIFY postern_mail)")

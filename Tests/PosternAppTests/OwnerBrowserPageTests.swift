@@ -18,6 +18,6 @@ struct OwnerBrowserPageTests {
             "Browser/test_owner_pages.py", environment: ["POSTERN_BIN": ServeProcessTests.executable.path])
         #expect(status == 0, "owner pages browser test failed:\n\(log)")
         #expect(log.contains("Ran 1 test") && log.contains("owner-09-app-authorized.png"))
-        #expect(log.contains("owner-12-recent-activity.png") && log.contains("owner-13-signed-out.png"))
+        #expect(log.contains("owner-14-recent-activity.png") && log.contains("owner-15-signed-out.png"))
     }
 }

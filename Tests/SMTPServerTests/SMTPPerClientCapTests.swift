@@ -1,3 +1,4 @@
+import ClientAddress
 import Glibc
 import PosternTestSupport
 import Testing
@@ -23,6 +24,42 @@ struct SMTPPerClientCapTests {
         let other = try LineSocket(port: port, from: "127.0.0.2")
         #expect(other.readLine() == "220 mx.test ESMTP Postern")
         withExtendedLifetime(idle) {}
+        await stop(group, server)
+    }
+}
+
+/// Behind a balancer in TCP mode: the PROXY header names the client the session serves, and the balancer's own
+/// connections are not capped as one client.
+@Suite("SMTP behind a PROXY protocol balancer")
+struct SMTPProxyProtocolTests {
+    @Test("a balancer's connections carry their client into the envelope and are not capped per client")
+    func proxied() async throws {
+        let sink = MemorySink()
+        let (group, server, port) = try startServer(sink: sink) {
+            $0.maxConnectionsPerClient = 1
+            $0.proxyProtocolPeers = [try! #require(IPNetwork("127.0.0.1/32"))]
+        }
+        let sessions = try (0..<3).map { _ in try LineSocket(port: port) }
+        for (i, session) in sessions.enumerated() {
+            session.send("PROXY TCP4 203.0.113.\(i + 1) 127.0.0.1 4000\(i) 25\r\n")
+            #expect(session.readLine() == "220 mx.test ESMTP Postern")
+        }
+        let first = sessions[0]
+        first.send("EHLO client.test\r\n")
+        while let line = first.readLine(), line.hasPrefix("250-") {}
+        first.send("MAIL FROM:<a@remote.test>\r\nRCPT TO:<alice@local.test>\r\nDATA\r\n")
+        #expect(first.readLines(3).last?.hasPrefix("354") == true)
+        first.send("Subject: via the balancer\r\n\r\nhi\r\n.\r\n")
+        #expect(first.readLine()?.hasPrefix("250") == true)
+        #expect(sink.messages.first?.envelope.remoteAddress == "203.0.113.1")
+        // Something else on the balancer's address that does not speak the header is closed unanswered.
+        let stray = try LineSocket(port: port)
+        stray.send("EHLO stray\r\n")
+        #expect(stray.isClosedByPeer())
+        // Another address is served directly, with its own cap.
+        let direct = try LineSocket(port: port, from: "127.0.0.2")
+        #expect(direct.readLine() == "220 mx.test ESMTP Postern")
+        withExtendedLifetime(sessions) {}
         await stop(group, server)
     }
 }
