@@ -1,6 +1,8 @@
 // swift-tools-version:6.1
-// Postern: a self-hosted auth server speaking three public auth APIs on one port.
-// Layout and the reason for each target: ../shared/STYLE.md and README.md.
+// Postern. A self-hosted mail and auth server for AI agents and test suites, on one port. Agent signup (Atomic Mail's
+// REST auth), JMAP mail with push, a remote MCP server, Mail.td accounts with Pro (custom domains, webhooks, an SMTP
+// sandbox), owners who approve apps through OAuth 2.1, and remote Argon2 registration (Bad Passwords).
+// The targets, how they depend on each other and how a request and a message flow: docs/architecture.md.
 import PackageDescription
 
 let package = Package(

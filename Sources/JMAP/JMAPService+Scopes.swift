@@ -4,7 +4,7 @@ import MailStore
 
 extension JMAPService {
     /// Methods a `mail.send`-only grant may call besides `EmailSubmission/set`: what composing and sending needs and
-    /// nothing that reads mail (README "OAuth for apps", decision 7, like Gmail's `gmail.send`).
+    /// nothing that reads mail (docs/decisions/0020, like Gmail's `gmail.send`).
     static let composingMethods: Set<String> = ["Core/echo", "Identity/get", "Mailbox/get", "Blob/upload", "Email/set"]
 
     /// What an `Email/set` that updates or destroys mail needs; also what `EmailSubmission/set`'s implicit

@@ -34,8 +34,8 @@ public struct MCPService: Sendable {
     /// - Parameters:
     ///   - configuration: where MCP is served and its limits.
     ///   - authenticator: who an inbox API key acts as.
-    ///   - owners: the OAuth half (an access token is a value with exactly two dots, README "OAuth for apps",
-    ///     decision 8); nil to serve API keys only.
+    ///   - owners: the OAuth half (an access token is a value with exactly two dots,
+    ///     docs/decisions/0021); nil to serve API keys only.
     ///   - jmap: the JMAP service the tools read and send through.
     ///   - mail: the mail store whose change stream `wait_for_message` parks on, as Mail.td's `/messages/wait` does.
     ///   - clock: Unix seconds, for sessions.
@@ -259,7 +259,7 @@ public struct MCPService: Sendable {
     }
 
     /// A call the grant's scopes do not cover: HTTP 403 with `WWW-Authenticate: Bearer error="insufficient_scope",
-    /// scope=…, resource_metadata=…` (README "OAuth for apps", decision 9), on which MCP hosts authorize again for
+    /// scope=…, resource_metadata=…` (docs/decisions/0022), on which MCP hosts authorize again for
     /// more, and a JSON-RPC error that says the same.
     private func refused(_ refusal: AuthenticationRefusal, id: JSONValue) -> HTTPResponse {
         var response = Self.json(

@@ -4,7 +4,7 @@ import JSON
 import ServerKit
 
 /// `GET /api/v1/agents` (`api-docs/oauth-mcp-contract.md` 1.11): the inboxes of the owner whose access token, for
-/// the `/jmap` or `/mcp` resource, is the bearer; nothing else opens it (README "OAuth for apps", decision 6).
+/// the `/jmap` or `/mcp` resource, is the bearer; nothing else opens it (docs/decisions/0019).
 /// Refusals are RFC 6750's: 401 `invalid_token` with `WWW-Authenticate`.
 public struct OAuthAgentsService: Sendable {
     let verifier: any AccessGrantAuthenticator

@@ -1,4 +1,4 @@
-/// A `GET /oauth/authorize` request checked against contract 1.3 and README "OAuth for apps", decision 1. Pure: the
+/// A `GET /oauth/authorize` request checked against contract 1.3 and docs/decisions/0014. Pure: the
 /// client is looked up by the caller.
 ///
 /// Every error is a 400 page, never a redirect (RFC 9700 section 4.11.2): anyone may register a client (or publish

@@ -2,7 +2,7 @@ import JSON
 import ServerKit
 
 /// A dynamic client registration request (RFC 7591) checked against the rules of contract 1.6 and
-/// README "OAuth for apps": an omitted `token_endpoint_auth_method` is `none`; redirect URIs are https, or http on
+/// docs/decisions/0024: an omitted `token_endpoint_auth_method` is `none`; redirect URIs are https, or http on
 /// a loopback host; unknown members are ignored. Pure: the endpoint stores what this accepts.
 public struct OAuthClientRegistration: Sendable, Equatable {
     /// The redirect URIs, deduplicated, in order; compared by exact string equality at authorize.

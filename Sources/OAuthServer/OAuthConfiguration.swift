@@ -1,4 +1,4 @@
-/// Everything the authorization server can be told; every default is stated here (README "OAuth for apps", decision 4).
+/// Everything the authorization server can be told; every default is stated here (docs/decisions/0017).
 public struct OAuthConfiguration: Sendable {
     /// The issuer and public base URL (`POSTERN_PUBLIC_URL`, no trailing slash): the metadata's `issuer`, every
     /// endpoint's base, the `iss` of access tokens and of every authorization response.

@@ -2,7 +2,7 @@ import HTTP1
 import JSON
 
 /// An OAuth error as the token, register and revoke endpoints answer it (`{"error","error_description"}`, status
-/// 400 for every code here, `invalid_client` included: README "OAuth for apps", decision 2), and as the authorization
+/// 400 for every code here, `invalid_client` included: docs/decisions/0015), and as the authorization
 /// endpoint puts it in a redirect.
 public struct OAuthError: Error, Sendable, Equatable {
     /// The RFC 6749 / 7591 / 8707 code (`invalid_grant`, `invalid_redirect_uri`, ...).

@@ -3,7 +3,7 @@ import OAuthResource
 import Storage
 
 /// Grants, codes, refresh tokens and access-token rows (`oauth_grants`, `oauth_codes`, `oauth_refresh_tokens`,
-/// `oauth_access_tokens`): every rule of README "OAuth for apps", decisions 3 and 4 that the database decides.
+/// `oauth_access_tokens`): every rule of docs/decisions/0016 and 0017 that the database decides.
 ///
 /// Each check that must pick one winner among concurrent requests (a code's single use, a refresh token's rotation)
 /// is one conditional `UPDATE`: on SQLite writes are serialised; on PostgreSQL the second `UPDATE` waits on the

@@ -3,7 +3,7 @@ import JSON
 
 /// The JSON answers of the endpoints a browser app may call from another origin (metadata, token, register,
 /// revoke): `Cache-Control: no-store` and `Access-Control-Allow-Origin: *` without credentials
-/// (README "OAuth for apps", decision 11).
+/// (docs/decisions/0023).
 enum OAuthJSON {
     static func response(_ status: HTTPStatus, _ body: JSONValue, cache: String = "no-store") -> HTTPResponse {
         var response = HTTPResponse.json(status, body.serialize())

@@ -10,8 +10,8 @@ import Owners
 import ServerKit
 import Storage
 
-/// The OAuth 2.1 authorization server for apps (issue 28; `api-docs/oauth-mcp-contract.md` section 1;
-/// README "OAuth for apps"): RFC 8414 metadata, RFC 7591 registration, the authorization endpoint and its consent
+/// The OAuth 2.1 authorization server for apps (`api-docs/oauth-mcp-contract.md` section 1;
+/// docs/api/oauth.md): RFC 8414 metadata, RFC 7591 registration, the authorization endpoint and its consent
 /// page, the token endpoint (authorization codes with PKCE S256, rotating refresh tokens) and RFC 7009 revocation.
 /// Access tokens are RFC 9068 `at+jwt`, EdDSA, signed on the worker pool's signing lane.
 ///

@@ -7,7 +7,7 @@ import ServerKit
 /// A key just made is shown once, in the page the post that made it redirects to. Below, "Recent activity": the owner's
 /// own newest audit events (``activityLimit``). Every interpolated value is escaped.
 ///
-/// Form fields (documented in the README): create `username`; link `api_key`; every form the hidden `csrf_token`.
+/// Form fields (docs/api/oauth.md): create `username`; link `api_key`; every form the hidden `csrf_token`.
 struct OwnerInboxesPage {
     var owner: Owner
     var csrfToken: String

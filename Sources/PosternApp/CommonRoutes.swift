@@ -37,7 +37,7 @@ enum CommonRoutes {
         router.add(.GET, "/.well-known/jwks.json", .immediate { _, _, _ in
             var response = HTTPResponse.json(.ok, keys.jwksJSON())
             response.headers.replaceOrAdd("Cache-Control", "public, max-age=\(jwksMaxAge)")
-            // Browser apps verify OAuth access tokens from it (README "OAuth for apps", decision 11): CORS, no
+            // Browser apps verify OAuth access tokens from it (docs/decisions/0023): CORS, no
             // credentials.
             response.headers.replaceOrAdd("Access-Control-Allow-Origin", "*")
             return response

@@ -17,7 +17,7 @@ enum LLMsDocument {
         """
         # Postern
 
-        A self-hosted auth server speaking three public auth APIs on one port. Base URL: \(baseURL)
+        \(PosternIntro.text) Base URL: \(baseURL)
 
         - [Agent signup (Atomic Mail compatible)](#agent-signup-atomic-mail-compatible): scrypt proof of work, \
         session and capability JWTs.

@@ -7,7 +7,8 @@ import PosternApp
 struct Postern: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "postern",
-        abstract: "A self-hosted auth server speaking three public auth APIs on one port.",
+        abstract: PosternIntro.summary,
+        discussion: PosternIntro.surfaces,
         version: PosternVersion.text,
         subcommands: [
             Serve.self, Migrate.self, Keys.self, Backup.self, Restore.self, Pro.self, OwnerCommand.self, Agent.self,
