@@ -35,8 +35,8 @@ extension JWTKeySet {
         precondition(
             !Claims.readsAudienceAndScope || (policy.audience == nil && policy.scope == nil),
             "a policy naming an audience or scope for claims that read them")
-        return try Claims(
-            verified: verify(
-                token, policy: policy, now: now, leeway: leeway, checkingAudienceAndScope: !Claims.readsAudienceAndScope))
+        let claims = try verify(
+            token, policy: policy, now: now, leeway: leeway, checkingAudienceAndScope: !Claims.readsAudienceAndScope)
+        return try Claims(verified: claims)
     }
 }

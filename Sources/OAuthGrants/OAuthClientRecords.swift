@@ -52,8 +52,8 @@ public struct OAuthClientRecords: Sendable {
         _ = try await database.write { connection in
             try connection.run(
                 """
-                INSERT INTO oauth_clients (client_id, kind, auth_method, client_name, redirect_uris, metadata, created_at,
-                    cached_until)
+                INSERT INTO oauth_clients (client_id, kind, auth_method, client_name, redirect_uris, metadata,
+                    created_at, cached_until)
                 VALUES (?, 'metadata_document', 'none', ?, ?, ?, ?, ?)
                 ON CONFLICT (client_id) DO UPDATE SET client_name = excluded.client_name,
                     redirect_uris = excluded.redirect_uris, metadata = excluded.metadata,
@@ -71,7 +71,10 @@ public struct OAuthClientRecords: Sendable {
         try await database.read { connection in
             guard
                 try !connection.query(
-                    "SELECT 1 FROM oauth_clients WHERE client_id = ? AND kind = 'metadata_document' AND cached_until > ?",
+                    """
+                    SELECT 1 FROM oauth_clients WHERE client_id = ? AND kind = 'metadata_document'
+                    AND cached_until > ?
+                    """,
                     [.text(clientID), .integer(now)]
                 ).isEmpty
             else { return nil }
@@ -87,7 +90,10 @@ public struct OAuthClientRecords: Sendable {
     static func row(clientID: String, _ connection: any SQLConnection) throws -> Row? {
         guard
             let row = try connection.query(
-                "SELECT auth_method, secret_digest, client_name, redirect_uris, metadata FROM oauth_clients WHERE client_id = ?",
+                """
+                SELECT auth_method, secret_digest, client_name, redirect_uris, metadata FROM oauth_clients
+                WHERE client_id = ?
+                """,
                 [.text(clientID)]
             ).first, let method = row.text("auth_method"), let uris = row.text("redirect_uris")
         else { return nil }

@@ -21,6 +21,7 @@ public struct OAuthConnectedApp: Sendable, Equatable {
     /// can reach every inbox the owner holds, including ones added later.
     public let boundAccountID: String?
 
+    /// An app as listed.
     public init(
         id: String, clientID: String, clientName: String?, permissions: MailPermissions, resource: String,
         defaultAccountID: String?, grantedAt: Int64, boundAccountID: String? = nil

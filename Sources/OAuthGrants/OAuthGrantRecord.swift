@@ -4,8 +4,11 @@ import Storage
 /// One access token's grant as the database holds it: read by `jti` from `oauth_access_tokens` joined to
 /// `oauth_grants` (``OAuthGrantStore/record(jti:)``), what a resource server checks a token's claims against.
 public struct OAuthGrantRecord: Sendable, Equatable {
+    /// The grant's id.
     public let grantID: String
+    /// The owner who approved it.
     public let ownerID: String
+    /// The client it was approved for.
     public let clientID: String
     /// The grant's default inbox, when it still exists.
     public let agentID: String?
@@ -13,13 +16,16 @@ public struct OAuthGrantRecord: Sendable, Equatable {
     public let boundAccountID: String?
     /// The approved permissions; nil when the stored scope names anything else.
     public let permissions: MailPermissions?
+    /// The resource the grant was approved for (its tokens' `aud`).
     public let resource: String
     /// End of the grant's rotation chain, Unix seconds.
     public let grantExpiresAt: Int64
     /// When the token itself expires (its row), Unix seconds.
     public let tokenExpiresAt: Int64
+    /// Whether the grant was revoked.
     public let revoked: Bool
 
+    /// A record as read, or as a test builds one.
     public init(
         grantID: String, ownerID: String, clientID: String, agentID: String?, boundAccountID: String?,
         permissions: MailPermissions?, resource: String, grantExpiresAt: Int64, tokenExpiresAt: Int64, revoked: Bool

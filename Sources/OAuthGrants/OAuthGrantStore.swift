@@ -186,9 +186,9 @@ public struct OAuthGrantStore: Sendable {
     /// lost race (this request saw the token current, or it was superseded less than `raceWindow` seconds ago:
     /// nothing revoked) from a reuse (the grant revoked).
     /// - Parameter issue: what to write when this request wins; nil for a token already seen superseded.
-    public func rotate(_ token: String, grant: OAuthGrant, issue: OAuthIssue?, now: Int64, raceWindow: Int64) async throws
-        -> Rotation
-    {
+    public func rotate(
+        _ token: String, grant: OAuthGrant, issue: OAuthIssue?, now: Int64, raceWindow: Int64
+    ) async throws -> Rotation {
         let digest = OAuthDigest.of(token)
         let rotation: Rotation = try await database.write { connection in
             try connection.transaction {
@@ -348,7 +348,8 @@ public struct OAuthGrantStore: Sendable {
     static func grant(_ row: SQLRow) -> OAuthGrant? {
         guard let id = row.text("id"), let owner = row.text("owner_id"), let client = row.text("client_id"),
             let permissions = row.text("scope").flatMap(MailPermissions.init(scope:)),
-            let resource = row.text("resource"), let created = row.int("created_at"), let expires = row.int("expires_at")
+            let resource = row.text("resource"), let created = row.int("created_at"),
+            let expires = row.int("expires_at")
         else { return nil }
         return OAuthGrant(
             id: id, ownerID: owner, clientID: client, agentID: row.text("agent_id"), permissions: permissions,

@@ -10,6 +10,7 @@ public struct OAuthIssue: Sendable {
     /// When the access token expires, Unix seconds.
     public let accessExpiresAt: Int64
 
+    /// What one token response hands out.
     public init(refreshToken: String, refreshExpiresAt: Int64, jti: String, accessExpiresAt: Int64) {
         self.refreshToken = refreshToken
         self.refreshExpiresAt = refreshExpiresAt

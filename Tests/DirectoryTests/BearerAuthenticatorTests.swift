@@ -11,7 +11,8 @@ struct BearerAuthenticatorTests {
         let rsa = try! RSAPrivateKey.generate(bits: 2048)
         return try! JWTKeySet(
             keys: [
-                JWTKey.rsa(kid: "r", privateKey: rsa), try! JWTKey.ed25519(kid: "e", privateKey: Ed25519PrivateKey.generate()),
+                JWTKey.rsa(kid: "r", privateKey: rsa),
+                try! JWTKey.ed25519(kid: "e", privateKey: Ed25519PrivateKey.generate()),
             ], activeHMAC: nil, activeRSA: "r", activeEdDSA: "e")
     }()
 
@@ -32,7 +33,8 @@ struct BearerAuthenticatorTests {
         directory: FixedDirectory(domains: ["agents.test"], accounts: ["bot@agents.test": 500]), clock: { now })
 
     static func accessToken() throws -> String {
-        var claims = JWTClaims(issuer: "https://issuer.test", subject: "owner", purpose: .oauthAccess, issuedAt: now, ttl: 900)
+        var claims = JWTClaims(
+            issuer: "https://issuer.test", subject: "owner", purpose: .oauthAccess, issuedAt: now, ttl: 900)
         claims["aud"] = "https://issuer.test/mcp"
         return try keys.sign(claims, for: .oauthAccess)
     }
@@ -76,6 +78,7 @@ struct BearerAuthenticatorTests {
         #expect(verifier.asked.withLock { $0 } == ["postern_ak_x"])
 
         let inboxesOnly = BearerAuthenticator(accessTokens: nil, principals: Self.capability)
-        #expect(try await inboxesOnly.authenticate(Credentials(bearerToken: try Self.accessToken()), resources: [.mcp]) == nil)
+        let access = Credentials(bearerToken: try Self.accessToken())
+        #expect(try await inboxesOnly.authenticate(access, resources: [.mcp]) == nil)
     }
 }

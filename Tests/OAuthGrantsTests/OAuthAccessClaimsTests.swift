@@ -34,7 +34,9 @@ struct OAuthAccessClaimsTests {
 
     @Test("a scope outside mail.read and mail.send, an empty one or an audience that is no string is refused")
     func refusals() throws {
-        let cases: [(String, JSONValue)] = [("scope", .string("mail.read admin")), ("scope", .string("")), ("aud", .array([]))]
+        let cases: [(String, JSONValue)] = [
+            ("scope", .string("mail.read admin")), ("scope", .string("")), ("aud", .array([])),
+        ]
         for (name, value) in cases {
             var minted = claims.claims(issuer: "https://postern.test", issuedAt: 1_000, ttl: 900)
             minted[name] = value
