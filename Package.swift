@@ -123,19 +123,23 @@ let package = Package(
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
-            "ClientAddress", "Audit", .product(name: "Metrics", package: "swift-metrics"),
+            "ClientAddress", "Audit", "OAuthGrants", .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // The OAuth grant model: the only target with SQL of the grant tables (grants, codes, refresh tokens,
+        // access-token rows, clients) and the typed access-token claims; the authorization server, the resource side
+        // and the owner pages sit on top of it.
+        .target(name: "OAuthGrants", dependencies: ["JWT", "JSON", "AuthCrypto", "Directory", "Storage"]),
         // The resource side of OAuth (issue 28): the owners' RFC 9068 access tokens verified for JMAP, MCP and
         // /api/v1/agents, their grants' liveness cached per instance and invalidated by revocations, the agents list.
         .target(name: "OAuthResource", dependencies: [
-            "JWT", "JSON", "AuthCrypto", "Directory", "Storage", "HTTP1", "ServerKit",
+            "JWT", "JSON", "AuthCrypto", "Directory", "Storage", "HTTP1", "ServerKit", "OAuthGrants",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The OAuth 2.1 authorization server for apps (issue 28): metadata, registration, authorize and consent,
         // token (codes with PKCE, rotating refresh tokens), revocation; EdDSA access tokens on the worker pool.
         .target(name: "OAuthServer", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Directory", "Owners", "Fetch",
-            "OAuthResource", "Audit",
+            "OAuthGrants", "Audit",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
@@ -163,7 +167,7 @@ let package = Package(
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
-            "OAuthServer", "OAuthResource", "Audit", "AuthCrypto", "MIME",
+            "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -246,18 +250,22 @@ let package = Package(
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
+            "OAuthGrants",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [
             "OAuthResource", "Directory", "JWT", "JSON", "AuthCrypto", "Storage", "PostgresClient", "HTTP1", "ServerKit",
-            "AgentAuth", "EmbeddedResources", "PosternTestSupport",
+            "AgentAuth", "EmbeddedResources", "PosternTestSupport", "OAuthGrants",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
+        ]),
+        .testTarget(name: "OAuthGrantsTests", dependencies: [
+            "OAuthGrants", "Directory", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
         ]),
         .testTarget(name: "OAuthServerTests", dependencies: [
             "OAuthServer", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
             "ComputePool", "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "Fetch",
-            "OAuthResource", "Audit",
+            "OAuthResource", "OAuthGrants", "Audit",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

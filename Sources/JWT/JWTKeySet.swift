@@ -229,8 +229,8 @@ public final class JWTKeySet: Sendable {
     /// signature work, so a token signed by the key of another purpose costs no RSA verification); the
     /// signature; then the claims: `exp` (required) later than `now - leeway`, `nbf` and `iat` (required) not
     /// later than `now + leeway`, `exp - iat` at most the policy's lifetime (and the purpose's), `jti` present, `iss` exactly the
-    /// policy's issuer, `pur` exactly its purpose, `aud` a single string equal to its audience or one of its other audiences or prefixes
-    /// (absent when it has none), `scope` likewise to its scope (any string with ``JWTPolicy/anyScope``).
+    /// policy's issuer, `pur` exactly its purpose, `aud` a single string equal to its audience
+    /// (absent when it has none), `scope` likewise to its scope.
     /// - Parameters:
     ///   - policy: what the token must be.
     ///   - now: the current time in Unix seconds.
@@ -238,6 +238,14 @@ public final class JWTKeySet: Sendable {
     /// - Throws: `JWTError` naming the first failed check.
     public func verify(_ token: String, policy: JWTPolicy, now: Int64, leeway: Int64 = 30) throws(JWTError)
         -> JWTClaims
+    {
+        try verify(token, policy: policy, now: now, leeway: leeway, checkingAudienceAndScope: true)
+    }
+
+    /// As ``verify(_:policy:now:leeway:)``; without the `aud` and `scope` checks for a ``JWTTypedClaims`` type that
+    /// reads them itself.
+    func verify(_ token: String, policy: JWTPolicy, now: Int64, leeway: Int64, checkingAudienceAndScope: Bool)
+        throws(JWTError) -> JWTClaims
     {
         guard token.utf8.count <= Self.maximumTokenLength else { throw JWTError(.malformed, "token too long") }
         let leeway = min(max(leeway, 0), Self.maximumLeeway)
@@ -248,6 +256,7 @@ public final class JWTKeySet: Sendable {
             Result { () throws(JWTError) in try verifySignature(bytes, purpose: purpose) }
         }.get()
         try checkClaims(claims, policy: policy, now: now, leeway: leeway)
+        if checkingAudienceAndScope { try checkAudienceAndScope(claims, policy: policy) }
         return claims
     }
 
@@ -365,7 +374,7 @@ public final class JWTKeySet: Sendable {
 
     /// Whether the header `typ` `text` names `type`: `JWT` exactly as `JWT` or `jwt` (as always); `at+jwt` as
     /// `at+jwt` or `application/at+jwt` in any case (RFC 9068 section 4, RFC 7515 section 4.1.9).
-    private static func isType(_ text: String, _ type: String) -> Bool {
+    static func isType(_ text: String, _ type: String) -> Bool {
         if type == "JWT" { return text == "JWT" || text == "jwt" }
         // ASCII case only: Unicode lowercasing maps some other characters onto ASCII letters.
         let lowered = String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
@@ -400,19 +409,17 @@ public final class JWTKeySet: Sendable {
         guard let pur = claims.pur, pur == policy.purpose.rawValue else {
             throw JWTError(.wrongPurpose, "token is not for this purpose")
         }
-        let openAudience = !policy.otherAudiences.isEmpty || !policy.audiencePrefixes.isEmpty
+    }
+
+    private func checkAudienceAndScope(_ claims: JWTClaims, policy: JWTPolicy) throws(JWTError) {
         switch (claims["aud"], policy.audience) {
-        case (nil, nil) where !openAudience: break
+        case (nil, nil): break
         case (.string(let aud)?, let expected?) where aud == expected: break
-        case (.string(let aud)?, _)
-        where policy.otherAudiences.contains(aud) || policy.audiencePrefixes.contains(where: { aud.hasPrefix($0) }):
-            break
         default: throw JWTError(.wrongAudience, "aud is not this audience")
         }
         switch (claims["scope"], policy.scope) {
-        case (nil, nil) where !policy.anyScope: break
+        case (nil, nil): break
         case (.string(let scope)?, let expected?) where scope == expected: break
-        case (.string?, nil) where policy.anyScope: break
         default: throw JWTError(.wrongScope, "scope is not this scope")
         }
     }

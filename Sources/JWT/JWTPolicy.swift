@@ -11,21 +11,11 @@ public struct JWTPolicy: Sendable, Hashable {
     /// No leeway applies: `iat` and `exp` come from the same clock at minting.
     public var maximumLifetime: Int64
     /// The required `aud`: a single string equal to it (an array, even one holding it, is refused). Nil: the
-    /// token must carry no `aud` (RFC 7519 4.1.3: a recipient that is not named in `aud` refuses the token).
+    /// token must carry no `aud` (RFC 7519 4.1.3: a recipient that is not named in `aud` refuses the token), unless
+    /// it is read as a ``JWTTypedClaims`` type that reads `aud` and `scope` itself.
     public var audience: String?
-    /// The required `scope`: a single string equal to it. Nil: the token must carry no `scope` (unless
-    /// ``anyScope``).
+    /// The required `scope`: a single string equal to it. Nil: the token must carry no `scope`.
     public var scope: String?
-    /// Further `aud` values accepted besides ``audience``: a single string equal to one of them, or starting with
-    /// one of ``audiencePrefixes`` (OAuth access tokens, whose audience is the resource they were asked for: the
-    /// caller reads `aud` and decides what it opens). Empty by default.
-    public var otherAudiences: Set<String> = []
-    /// Prefixes of further accepted `aud` values (`urn:atomicmail:agent:` for tokens bound to one inbox). Empty by
-    /// default.
-    public var audiencePrefixes: [String] = []
-    /// Whether any single-string `scope` is accepted (OAuth access tokens, whose scope is a space-separated subset
-    /// the caller parses); `scope` must then be present and a string. False by default.
-    public var anyScope = false
 
     /// Creates a policy.
     /// - Parameters:

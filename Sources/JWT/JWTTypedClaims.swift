@@ -4,9 +4,18 @@ public protocol JWTTypedClaims: Sendable {
     /// The purpose every token of this kind carries; the policy it is verified with must name it.
     static var purpose: JWTPurpose { get }
 
+    /// Whether this type reads `aud` and `scope` itself (tokens whose audience is whichever resource they were asked
+    /// for, and whose scope is a set the type parses): the policy then names neither. False by default.
+    static var readsAudienceAndScope: Bool { get }
+
     /// Reads the claims of a token whose signature and policy were checked.
     /// - Throws: `JWTError` `.missingClaim` when a claim this type requires is absent or of the wrong type.
     init(verified claims: JWTClaims) throws(JWTError)
+}
+
+extension JWTTypedClaims {
+    /// By default the policy checks `aud` and `scope`.
+    public static var readsAudienceAndScope: Bool { false }
 }
 
 extension JWTKeySet {
@@ -17,11 +26,17 @@ extension JWTKeySet {
     ///   - now: the current time in Unix seconds.
     ///   - leeway: allowed clock skew in seconds, clamped to 0...30.
     /// - Throws: `JWTError` naming the first failed check.
-    /// - Warning: a policy of another purpose than the type's is a programming error and traps.
+    /// - Warning: a policy of another purpose than the type's, or one naming an audience or scope for a type that
+    ///   reads them itself, is a programming error and traps.
     public func verify<Claims: JWTTypedClaims>(
         _ token: String, as type: Claims.Type, policy: JWTPolicy, now: Int64, leeway: Int64 = 30
     ) throws(JWTError) -> Claims {
         precondition(policy.purpose == Claims.purpose, "a policy of another purpose than the claims' type")
-        return try Claims(verified: verify(token, policy: policy, now: now, leeway: leeway))
+        precondition(
+            !Claims.readsAudienceAndScope || (policy.audience == nil && policy.scope == nil),
+            "a policy naming an audience or scope for claims that read them")
+        let claims = try verify(
+            token, policy: policy, now: now, leeway: leeway, checkingAudienceAndScope: !Claims.readsAudienceAndScope)
+        return try Claims(verified: claims)
     }
 }

@@ -13,7 +13,8 @@ import ServerKit
 /// send through ``JMAPService`` as the principal the authenticator finds.
 public struct MCPService: Sendable {
     let configuration: MCPConfiguration
-    let authenticator: any PrincipalAuthenticator
+    /// An owner's access token or an inbox API key: the one bearer chain of every resource server.
+    let bearers: BearerAuthenticator
     /// The OAuth half: owners' access tokens for `<public URL>/mcp`; nil when only API keys are served.
     let owners: MCPOwnerAccess?
     let sessions: MCPSessions
@@ -34,8 +35,8 @@ public struct MCPService: Sendable {
     /// - Parameters:
     ///   - configuration: where MCP is served and its limits.
     ///   - authenticator: who an inbox API key acts as.
-    ///   - owners: the OAuth half (an access token is a value with exactly two dots,
-    ///     docs/decisions/0021); nil to serve API keys only.
+    ///   - owners: the OAuth half (an access token is a bearer whose header declares `typ: at+jwt`,
+    ///     ``BearerAuthenticator``); nil to serve API keys only.
     ///   - jmap: the JMAP service the tools read and send through.
     ///   - mail: the mail store whose change stream `wait_for_message` parks on, as Mail.td's `/messages/wait` does.
     ///   - clock: Unix seconds, for sessions.
@@ -72,7 +73,7 @@ public struct MCPService: Sendable {
             },
             onUnexpectedError: onUnexpectedError)
         self.configuration = configuration
-        self.authenticator = authenticator
+        self.bearers = BearerAuthenticator(accessTokens: owners?.verifier, principals: authenticator)
         self.owners = owners
         self.sessions = MCPSessions(
             versions: Self.protocolVersions, capacity: configuration.maxClosedSessions,
@@ -212,8 +213,8 @@ public struct MCPService: Sendable {
 
     /// Runs `body` with the connection and credential digest of the request, or answers 429 past the client's rate,
     /// 403 for a browser page of a foreign origin (DNS rebinding), or 401 with the `WWW-Authenticate` challenge that
-    /// points at the resource metadata. A credential with exactly two dots is an OAuth access token (when OAuth is
-    /// served), anything else an inbox API key; never both. An
+    /// points at the resource metadata. A credential whose header declares `typ: at+jwt` is an OAuth access token
+    /// (when OAuth is served), anything else an inbox API key; never both (``BearerAuthenticator``). An
     /// OAuth connection's sessions are bound to its owner and client, so that they outlive the access token's
     /// refreshes and a scope step-up (which is a new grant).
     private func authenticated(
@@ -234,19 +235,21 @@ public struct MCPService: Sendable {
                 return unauthorized(
                     error: nil, "Send the inbox API key as Authorization: Bearer <key> (or X-API-Key)\(how).")
             }
-            if let owners, token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2 {
-                do {
-                    let grant = try await owners.verifier.grant(for: token, resources: [.mcp])
-                    return await body(.owner(grant), SHA256.hash("oauth:" + grant.ownerID + " " + grant.clientID))
-                } catch let refusal as AuthenticationRefusal {
-                    return unauthorized(error: "invalid_token", refusal.description)
-                }
-            }
             let credentials = Credentials(bearerToken: token, headers: Array(request.headers))
-            guard let principal = try await authenticator.principal(for: credentials) else {
+            let identity: BearerAuthenticator.Identity?
+            do {
+                identity = try await bearers.authenticate(credentials, resources: [.mcp])
+            } catch let refusal as AuthenticationRefusal {
+                return unauthorized(error: "invalid_token", refusal.description)
+            }
+            switch identity {
+            case .owner(let grant)?:
+                return await body(.owner(grant), SHA256.hash("oauth:" + grant.ownerID + " " + grant.clientID))
+            case .principal(let principal)?:
+                return await body(.inbox(principal), SHA256.hash(token))
+            case nil:
                 return unauthorized(error: "invalid_token", "The API key is unknown or revoked.")
             }
-            return await body(.inbox(principal), SHA256.hash(token))
         }
     }
 

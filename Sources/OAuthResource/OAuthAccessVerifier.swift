@@ -1,19 +1,17 @@
-import AuthCrypto
 import Directory
-import JSON
 import JWT
 import Metrics
-import Storage
+import OAuthGrants
 
 /// Verifies an owner's RFC 9068 access token for the resources a route serves (`api-docs/oauth-mcp-contract.md`
-/// 1.8, 1.10-1.12): the EdDSA `at+jwt` of this issuer (the algorithm bound to the key, `pur` `oauth-access`, at most
-/// 900 s), an audience among those asked for, a scope among `mail.read mail.send`; then its grant, found by `jti`,
-/// must be live (not revoked, not past its chain's end) and agree with the claims. Live grants are kept in an
-/// ``OAuthGrantCache`` that revocations invalidate.
+/// 1.8, 1.10-1.12): ``OAuthAccessClaims`` of this issuer (the EdDSA `at+jwt`, the algorithm bound to the key, `pur`
+/// `oauth-access`, at most 900 s), an audience among those asked for, permissions among `mail.read mail.send`; then
+/// its grant, found by `jti` in the grant store, must be live (not revoked, not past its chain's end) and agree with
+/// the claims. Live grants are kept in an ``OAuthGrantCache`` that revocations invalidate.
 public struct OAuthAccessVerifier: AccessGrantAuthenticator {
     let configuration: OAuthResourceConfiguration
     let keys: JWTKeySet
-    let database: any SQLDatabase
+    let grants: OAuthGrantStore
     let cache: OAuthGrantCache?
     let clock: @Sendable () -> Int64
     let metrics: OAuthResourceMetrics
@@ -21,17 +19,18 @@ public struct OAuthAccessVerifier: AccessGrantAuthenticator {
     /// - Parameters:
     ///   - configuration: the issuer and resources.
     ///   - keys: the key set holding the EdDSA key(s) the authorization server signs with.
-    ///   - database: where `oauth_access_tokens` and `oauth_grants` are.
-    ///   - cache: the instance's cache of live grants (one per database; nil when `cacheGrants` is off).
+    ///   - grants: where a token's grant is found by its `jti`.
+    ///   - cache: the instance's cache of live grants (nil when `cacheGrants` is off), which must observe `grants`'
+    ///     revocations.
     ///   - clock: Unix seconds.
     ///   - metricsFactory: where `postern_oauth_token_verifications_total` goes (default: the bootstrapped system).
     public init(
-        configuration: OAuthResourceConfiguration, keys: JWTKeySet, database: any SQLDatabase, cache: OAuthGrantCache?,
+        configuration: OAuthResourceConfiguration, keys: JWTKeySet, grants: OAuthGrantStore, cache: OAuthGrantCache?,
         clock: @escaping @Sendable () -> Int64, metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.configuration = configuration
         self.keys = keys
-        self.database = database
+        self.grants = grants
         self.cache = configuration.cacheGrants ? cache : nil
         self.clock = clock
         self.metrics = OAuthResourceMetrics(factory: metricsFactory)
@@ -39,55 +38,53 @@ public struct OAuthAccessVerifier: AccessGrantAuthenticator {
 
     public func grant(for token: String, resources: Set<AccessGrant.Resource>) async throws -> AccessGrant {
         let now = clock()
-        var policy = JWTPolicy(
-            purpose: .oauthAccess, issuer: configuration.issuer,
-            maximumLifetime: OAuthResourceConfiguration.accessTokenLifetime)
-        if resources.contains(.jmap) { policy.otherAudiences.insert(configuration.jmapResource) }
-        if resources.contains(.mcp) { policy.otherAudiences.insert(configuration.mcpResource) }
-        if resources.contains(where: { if case .agent = $0 { true } else { false } }) {
-            policy.audiencePrefixes = [OAuthResourceConfiguration.agentResourcePrefix]
-        }
-        policy.anyScope = true
-        let claims: JWTClaims
+        let claims: OAuthAccessClaims
         do {
-            claims = try keys.verify(token, policy: policy, now: now)
+            claims = try OAuthAccessClaims.verify(
+                token, keys: keys, issuer: configuration.issuer,
+                lifetime: OAuthResourceConfiguration.accessTokenLifetime, now: now)
         } catch {
             throw refuse(Self.result(of: error), "The access token is invalid, expired, or not for this resource.")
         }
-        guard let owner = claims.sub, let jti = claims.jti, let client = claims["client_id"]?.stringValue,
-            let audience = claims["aud"]?.stringValue, let resource = resource(of: audience),
-            let permissions = claims["scope"]?.stringValue.flatMap(MailPermissions.init(scope:))
-        else { throw refuse(.invalid, "The access token lacks sub, client_id or a known scope.") }
+        guard let resource = resource(of: claims.resource), Self.accepts(resources, resource) else {
+            throw refuse(.wrongAudience, "The access token is invalid, expired, or not for this resource.")
+        }
 
         let record: OAuthGrantRecord
-        if let kept = cache?.record(jti: jti, now: now) {
+        if let kept = cache?.record(jti: claims.jti, now: now) {
             record = kept
         } else {
             let generation = cache?.generation()
-            guard let found = try await OAuthGrantRecord.find(jti: jti, in: database) else {
+            guard let found = try await grants.record(jti: claims.jti) else {
                 throw refuse(.unknownGrant, "The access token was not issued here; authorize again.")
             }
             guard found.isLive(at: now) else {
                 throw refuse(.revoked, "The grant behind the access token was revoked or has ended; authorize again.")
             }
-            if let cache, let generation { cache.store(found, jti: jti, since: generation, now: now) }
+            if let cache, let generation { cache.store(found, jti: claims.jti, since: generation, now: now) }
             record = found
         }
         // The row is the authorization server's word: a token whose claims disagree with it is not one it minted.
-        guard record.ownerID == owner, record.clientID == client, record.resource == audience,
-            let granted = MailPermissions(scope: record.scope), granted.isSuperset(of: permissions)
-        else { throw refuse(.unknownGrant, "The access token does not match its grant; authorize again.") }
+        guard record.matches(claims) else {
+            throw refuse(.unknownGrant, "The access token does not match its grant; authorize again.")
+        }
         metrics.count(.valid)
         return AccessGrant(
-            ownerID: owner, grantID: record.grantID, clientID: client, resource: resource, permissions: permissions,
-            defaultInboxID: record.agentID, inboxOnly: record.boundAccountID)
+            ownerID: claims.ownerID, grantID: record.grantID, clientID: claims.clientID, resource: resource,
+            permissions: claims.permissions, defaultInboxID: record.agentID, inboxOnly: record.boundAccountID)
+    }
+
+    /// Whether `resource` is among those a route asked for (``AccessGrant/Resource/anyAgent`` stands for every inbox).
+    private static func accepts(_ resources: Set<AccessGrant.Resource>, _ resource: AccessGrant.Resource) -> Bool {
+        if case .agent = resource { return resources.contains(where: { if case .agent = $0 { true } else { false } }) }
+        return resources.contains(resource)
     }
 
     /// The resource `audience` names; nil for none of this server's.
     private func resource(of audience: String) -> AccessGrant.Resource? {
         if audience == configuration.jmapResource { return .jmap }
         if audience == configuration.mcpResource { return .mcp }
-        let prefix = OAuthResourceConfiguration.agentResourcePrefix
+        let prefix = OAuthAccessClaims.inboxResourcePrefix
         guard audience.hasPrefix(prefix), audience.utf8.count > prefix.utf8.count else { return nil }
         return .agent(accountID: String(audience.dropFirst(prefix.count)))
     }
@@ -104,17 +101,5 @@ public struct OAuthAccessVerifier: AccessGrantAuthenticator {
         case .wrongIssuer: .wrongIssuer
         default: .invalid
         }
-    }
-
-    /// Whether `token` presents itself as an OAuth access token (its header's `typ` is `at+jwt`): how a route that
-    /// also takes capability tokens picks the verifier. Only a routing hint: the verifier checks everything again.
-    public static func looksLikeAccessToken(_ token: String) -> Bool {
-        guard token.utf8.count <= JWTKeySet.maximumTokenLength,
-            let header = token.split(separator: ".", omittingEmptySubsequences: false).first, header.utf8.count <= 1024,
-            let decoded = Base64URL.decode(String(header)),
-            let typ = (try? JSONValue.parse(decoded, limits: .init(maximumDepth: 4)))?["typ"]?.stringValue
-        else { return false }
-        let lowered = typ.lowercased()
-        return lowered == "at+jwt" || lowered == "application/at+jwt"
     }
 }

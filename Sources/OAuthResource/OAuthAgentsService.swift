@@ -5,33 +5,78 @@ import ServerKit
 
 /// `GET /api/v1/agents` (`api-docs/oauth-mcp-contract.md` 1.11): the inboxes of the owner whose access token, for
 /// the `/jmap` or `/mcp` resource, is the bearer; nothing else opens it (docs/decisions/0019).
-/// Refusals are RFC 6750's: 401 `invalid_token` with `WWW-Authenticate`.
+/// Refusals are RFC 6750's: 401 `invalid_token` with `WWW-Authenticate`. Behind ``SurfaceMiddleware`` like every
+/// route: a per-client rate limit (429 `slow_down` with `Retry-After`), the bare 500 and 503 answers.
 public struct OAuthAgentsService: Sendable {
-    let verifier: any AccessGrantAuthenticator
+    let bearers: BearerAuthenticator
     let inboxes: any OwnedInboxes
     let publicURL: String
-    let onUnexpectedError: UnexpectedErrorReporter
+    let middleware: SurfaceMiddleware<RateClass>
+
+    /// What a request draws on: every request alike.
+    enum RateClass: Hashable, Sendable {
+        case request
+    }
 
     /// - Parameters:
     ///   - verifier: the access-token verifier.
     ///   - inboxes: who holds which inbox.
     ///   - publicURL: the public base URL (no trailing slash), for the `_next` steps.
+    ///   - rateLimits: the per-client request rate, its table and the instances sharing it.
     ///   - onUnexpectedError: called with each error answered with a bare 500.
+    ///   - monotonicClock: the rate limit's clock.
     public init(
         verifier: any AccessGrantAuthenticator, inboxes: any OwnedInboxes, publicURL: String,
-        onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }
+        rateLimits: OAuthResourceConfiguration.RateLimits = .init(),
+        onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in }, monotonicClock: MonotonicClock = .system
     ) {
-        self.verifier = verifier
+        self.bearers = BearerAuthenticator(accessTokens: verifier, principals: nil)
         self.inboxes = inboxes
-        self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
-        self.onUnexpectedError = onUnexpectedError
+        let base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        self.publicURL = base
+        let rate = TokenBucketRate(requests: rateLimits.requestsPerMinute, perSeconds: 60)
+            .share(among: rateLimits.instances)
+        middleware = SurfaceMiddleware(
+            limiter: rateLimits.enabled
+                ? RateLimitTable(capacity: rateLimits.tableCapacity, clock: monotonicClock) { _ in rate } : nil,
+            tooManyRequests: { _, decision in
+                Self.json(
+                    .tooManyRequests,
+                    .object([
+                        ("error", "slow_down"),
+                        (
+                            "error_description",
+                            .string("Too many requests from this address; retry after \(decision.retryAfterSeconds) s.")
+                        ),
+                    ]))
+            },
+            failure: { error in
+                if let refusal = error as? AuthenticationRefusal {
+                    var response = Self.json(HTTPStatus(code: refusal.status), refusal.body(publicURL: base))
+                    if let challenge = refusal.challenge() { response.headers.add("WWW-Authenticate", challenge) }
+                    return (response, false)
+                }
+                let failure = ServiceFailure(error)
+                var response = Self.json(
+                    failure.status,
+                    .object([
+                        ("error", "server_error"), ("error_description", "The server could not answer; try again."),
+                    ]))
+                if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
+                return (response, failure.shouldLog)
+            },
+            onUnexpectedError: onUnexpectedError)
     }
 
     public func register(into router: inout ContextRouter) {
-        router.add(.GET, "/api/v1/agents", .deferred { request, context, _ in await agents(request, context) })
+        router.add(
+            .GET, "/api/v1/agents",
+            .deferred { request, context, _ in
+                await middleware.run(.request, context) { try await agents(request) }
+            })
     }
 
-    func agents(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
+    func agents(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let token = request.bearerToken else {
             var response = Self.json(
                 .unauthorized,
@@ -42,40 +87,30 @@ public struct OAuthAgentsService: Sendable {
             response.headers.add("WWW-Authenticate", "Bearer")
             return response
         }
-        do {
-            let grant = try await verifier.grant(for: token, resources: [.jmap, .mcp])
-            // A grant bound to one inbox at consent lists that inbox only: it is all the token reaches.
-            let held = try await inboxes.inboxes(ownerID: grant.ownerID).filter {
-                grant.boundInboxID == nil || $0.accountID == grant.boundInboxID
-            }
-            let agents = held.map { inbox -> JSONValue in
-                .object([
-                    ("accountId", .string(inbox.accountID)), ("inboxId", .string(inbox.username)),
-                    ("address", .string(inbox.address)), ("status", "active"),
-                    ("linkedAt", .string(Self.timestamp(inbox.linkedAt))),
-                    ("activatedAt", .string(Self.timestamp(inbox.activatedAt))),
-                ])
-            }
-            let next: [JSONValue] = [
-                .string(
-                    "Call JMAP at POST \(publicURL)/jmap with an access token for resource \(publicURL)/jmap and the "
-                        + "header X-Atomic-Account-Id: <accountId>"),
-                .string("Over MCP (resource \(publicURL)/mcp), pass an accountId as agent_id to pick the inbox"),
-            ]
-            return Self.json(.ok, .object([("agents", .array(agents)), ("_next", .array(next))]))
-        } catch let refusal as AuthenticationRefusal {
-            var response = Self.json(HTTPStatus(code: refusal.status), refusal.body(publicURL: publicURL))
-            if let challenge = refusal.challenge() { response.headers.add("WWW-Authenticate", challenge) }
-            return response
-        } catch {
-            let failure = ServiceFailure(error)
-            if failure.shouldLog { onUnexpectedError(error, context.requestID) }
-            var response = Self.json(
-                failure.status,
-                .object([("error", "server_error"), ("error_description", "The server could not answer; try again.")]))
-            if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
-            return response
+        guard
+            case .owner(let grant)? = try await bearers.authenticate(
+                Credentials(bearerToken: token), resources: [.jmap, .mcp])
+        // A route of access tokens only: the chain verifies every bearer as one, so it answers an owner or throws.
+        else { throw AuthenticationRefusal(.invalidToken, "Send an OAuth access token for resource /jmap or /mcp.") }
+        // A grant bound to one inbox at consent lists that inbox only: it is all the token reaches.
+        let held = try await inboxes.inboxes(ownerID: grant.ownerID).filter {
+            grant.boundInboxID == nil || $0.accountID == grant.boundInboxID
         }
+        let agents = held.map { inbox -> JSONValue in
+            .object([
+                ("accountId", .string(inbox.accountID)), ("inboxId", .string(inbox.username)),
+                ("address", .string(inbox.address)), ("status", "active"),
+                ("linkedAt", .string(Self.timestamp(inbox.linkedAt))),
+                ("activatedAt", .string(Self.timestamp(inbox.activatedAt))),
+            ])
+        }
+        let next: [JSONValue] = [
+            .string(
+                "Call JMAP at POST \(publicURL)/jmap with an access token for resource \(publicURL)/jmap and the "
+                    + "header X-Atomic-Account-Id: <accountId>"),
+            .string("Over MCP (resource \(publicURL)/mcp), pass an accountId as agent_id to pick the inbox"),
+        ]
+        return Self.json(.ok, .object([("agents", .array(agents)), ("_next", .array(next))]))
     }
 
     /// ISO 8601 in UTC with milliseconds: `2026-07-01T09:14:22.000Z`.

@@ -1,11 +1,14 @@
-import Storage
+import OAuthGrants
 import Synchronization
 
 /// The grants this instance found live, by access-token `jti`, until the token expires or a revocation drops them:
 /// ``invalidate(grantID:)`` for one grant (the `postern_grants` notification of any instance, or the local revocation
 /// path), ``invalidateAll()`` when revocations may have been missed (the listener reconnected). A read that started
 /// before an invalidation never stores what it read, so a revoked grant is not brought back by a slow query.
-public final class OAuthGrantCache: Sendable {
+///
+/// One per instance, made by the composition root, which hands it to the verifier, observes the grant store's
+/// revocations with it and, on PostgreSQL, feeds it `postern_grants`.
+public final class OAuthGrantCache: OAuthGrantRevocationObserver {
     private struct State {
         var byJTI: [String: OAuthGrantRecord] = [:]
         var jtisByGrant: [String: Set<String>] = [:]
@@ -24,14 +27,6 @@ public final class OAuthGrantCache: Sendable {
     /// The PostgreSQL channel on which the `oauth_grant_revoked` trigger (migration 0016) sends a grant's id when it
     /// is revoked or deleted.
     public static let notificationChannel = "postern_grants"
-
-    /// The cache of `database`, made on first use and shared by everything over that object (the verifiers, and the
-    /// composition root's `postern_grants` listener that invalidates it), as ``MailChanges`` is.
-    public static func of(_ database: AnyObject) -> OAuthGrantCache {
-        registry.of(database)
-    }
-
-    private static let registry = PerDatabase { OAuthGrantCache() }
 
     /// Where invalidations stand now: take it before reading the database, hand it to ``store(_:jti:since:now:)``.
     func generation() -> UInt64 {
@@ -66,6 +61,11 @@ public final class OAuthGrantCache: Sendable {
             state.byJTI[jti] = record
             state.jtisByGrant[record.grantID, default: []].insert(jti)
         }
+    }
+
+    /// A grant revoked on this instance: dropped at once (``invalidate(grantID:)``).
+    public func grantRevoked(_ grantID: String) {
+        invalidate(grantID: grantID)
     }
 
     /// Drops grant `grantID`: its tokens are looked up again (and refused, once revoked) from now on.

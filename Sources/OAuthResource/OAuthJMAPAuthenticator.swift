@@ -5,9 +5,8 @@ import Directory
 /// audience and opens the inbox `X-Atomic-Account-Id` names, when the owner holds it, with the grant's scopes;
 /// any other bearer goes to `fallback` (the capability token) unchanged.
 public struct OAuthJMAPAuthenticator: PrincipalAuthenticator {
-    let verifier: any AccessGrantAuthenticator
+    let bearers: BearerAuthenticator
     let principals: OwnerPrincipals
-    let fallback: any PrincipalAuthenticator
 
     /// The header that names the inbox on the OAuth path.
     public static let accountHeader = "X-Atomic-Account-Id"
@@ -19,9 +18,8 @@ public struct OAuthJMAPAuthenticator: PrincipalAuthenticator {
     public init(
         verifier: any AccessGrantAuthenticator, principals: OwnerPrincipals, fallback: any PrincipalAuthenticator
     ) {
-        self.verifier = verifier
+        self.bearers = BearerAuthenticator(accessTokens: verifier, principals: fallback)
         self.principals = principals
-        self.fallback = fallback
     }
 
     /// The principal of the inbox `X-Atomic-Account-Id` names for an access token; `fallback`'s answer otherwise.
@@ -29,10 +27,12 @@ public struct OAuthJMAPAuthenticator: PrincipalAuthenticator {
     ///   a UUID (400), `.accessDenied` when the owner does not hold that inbox or the token is bound to another
     ///   (403); storage errors.
     public func principal(for credentials: Credentials) async throws -> Principal? {
-        guard OAuthAccessVerifier.looksLikeAccessToken(credentials.bearerToken) else {
-            return try await fallback.principal(for: credentials)
+        let grant: AccessGrant
+        switch try await bearers.authenticate(credentials, resources: [.jmap, .anyAgent]) {
+        case nil: return nil
+        case .principal(let principal)?: return principal
+        case .owner(let owner)?: grant = owner
         }
-        let grant = try await verifier.grant(for: credentials.bearerToken, resources: [.jmap, .anyAgent])
         guard let account = credentials.header(Self.accountHeader), AccountID.isUUID(account.lowercased()) else {
             throw AuthenticationRefusal(
                 .accountHeader, "Send the inbox's accountId (a UUID, from GET /api/v1/agents) in X-Atomic-Account-Id.")

@@ -1,4 +1,5 @@
 import AuthCrypto
+import OAuthGrants
 
 /// A client the server knows: registered through `/oauth/register` (RFC 7591).
 public struct OAuthClient: Sendable, Equatable {

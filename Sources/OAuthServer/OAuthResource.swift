@@ -1,5 +1,5 @@
 import Directory
-import OAuthResource
+import OAuthGrants
 
 /// The `resource` (RFC 8707) an authorization names, matched byte for byte (contract 1.1): the JMAP or MCP URL of
 /// this server, or one inbox as `urn:atomicmail:agent:{accountId}`.
@@ -9,7 +9,7 @@ public enum OAuthResource: Sendable, Equatable {
     /// `urn:atomicmail:agent:{accountId}`, the lowercase UUID of one inbox.
     case inbox(accountID: String)
 
-    static let inboxPrefix = OAuthResourceConfiguration.agentResourcePrefix
+    static let inboxPrefix = OAuthAccessClaims.inboxResourcePrefix
 
     /// The resource `text` names, or nil when it is none of those exactly.
     public init?(_ text: String, configuration: OAuthConfiguration) {

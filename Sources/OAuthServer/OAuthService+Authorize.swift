@@ -1,6 +1,7 @@
 import Audit
 import Directory
 import HTTP1
+import OAuthGrants
 import Owners
 import ServerKit
 
@@ -57,7 +58,9 @@ extension OAuthService {
                 authorization, owner: owner, query: query, request: request, status: status, error: message)
         }
         let scopes = authorization.scopes.filter(request.formValues("scope").contains)
-        guard !scopes.isEmpty else { return try await again("Tick at least one permission, or choose Deny.") }
+        guard let permissions = MailPermissions(scope: scopes.joined(separator: " ")) else {
+            return try await again("Tick at least one permission, or choose Deny.")
+        }
         // Every inbox the owner holds (Atomic's user-scoped grant) or only the one picked; an inbox resource is
         // bound to its inbox already.
         let inboxOnly: Bool
@@ -93,7 +96,7 @@ extension OAuthService {
         }
         let (grant, code) = try await grants.approve(
             ownerID: owner.id, clientID: authorization.clientID, agentID: agentID,
-            boundAccountID: inboxOnly ? agentID : nil, scopes: scopes,
+            boundAccountID: inboxOnly ? agentID : nil, permissions: permissions,
             resource: authorization.resource, redirectURI: authorization.redirectURI,
             codeChallenge: authorization.codeChallenge, now: now, codeLifetime: configuration.codeLifetime,
             grantLifetime: configuration.grantLifetime)

@@ -3,6 +3,7 @@ import AuthCrypto
 import HTTP1
 import JSON
 import JWT
+import OAuthGrants
 
 extension OAuthService {
     /// `POST /oauth/revoke` (RFC 7009; contract 1.5): a refresh token or an access token of the calling client
@@ -31,14 +32,14 @@ extension OAuthService {
     }
 
     /// The `jti` of `token` when it is an access token this server signed and that has not expired; nil otherwise.
-    /// Any of this server's audiences and scopes will do; the signature, issuer, purpose and lifetime are checked as
-    /// everywhere.
+    /// Any of this server's audiences will do; the signature, issuer, purpose and lifetime are checked as everywhere.
     func accessTokenID(_ token: String, now: Int64) -> String? {
-        var policy = JWTPolicy(
-            purpose: .oauthAccess, issuer: configuration.issuer, maximumLifetime: configuration.accessTokenLifetime)
-        policy.otherAudiences = Set(configuration.serviceResources)
-        policy.audiencePrefixes = [OAuthResource.inboxPrefix]
-        policy.anyScope = true
-        return (try? keys.verify(token, policy: policy, now: now))?.jti
+        guard
+            let claims = try? OAuthAccessClaims.verify(
+                token, keys: keys, issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime, now: now),
+            configuration.serviceResources.contains(claims.resource)
+                || claims.resource.hasPrefix(OAuthResource.inboxPrefix)
+        else { return nil }
+        return claims.jti
     }
 }

@@ -1,8 +1,10 @@
 import AuthCrypto
 import ComputePool
+import Directory
 import HTTP1
 import JSON
 import JWT
+import OAuthGrants
 
 extension OAuthService {
     /// `POST /oauth/token` (contract 1.4): `authorization_code` with PKCE, `refresh_token` with rotation. Every
@@ -53,7 +55,7 @@ extension OAuthService {
         let (redirectURI, resource) = (fields["redirect_uri"], fields["resource"])
         let step = try await pool.run(.signing) { [self] () throws -> CodeStep in
             switch try grants.checkCode(code, clientID: client.clientID, redirectURI: redirectURI, now: now) {
-            case .refused(let error): return .refused(error)
+            case .refused(let reason): return .refused(.invalidGrant(reason))
             case .replayed(let grantID): return .replayed(grantID)
             case .ready(let grant, let challenge):
                 guard OAuthPKCE.verifies(verifier, challenge: challenge) else {
@@ -62,7 +64,7 @@ extension OAuthService {
                 if let resource, resource != grant.resource {
                     return .refused(.invalidTarget("resource differs from the one authorized."))
                 }
-                return .ready(grant, try mint(grant, scopes: grant.scopes, now: now))
+                return .ready(grant, try mint(grant, permissions: grant.permissions, now: now))
             }
         }
         switch step {
@@ -78,7 +80,7 @@ extension OAuthService {
                 throw OAuthError.invalidGrant("The authorization code was already used; its tokens are revoked.")
             }
             metrics.codesRedeemed.increment()
-            return tokenResponse(minted, scopes: grant.scopes, withRefreshToken: client.refreshes)
+            return tokenResponse(minted, permissions: grant.permissions, withRefreshToken: client.refreshes)
         }
     }
 
@@ -91,22 +93,22 @@ extension OAuthService {
         guard let token = fields["refresh_token"], !token.isEmpty else {
             throw OAuthError.invalidRequest("refresh_token is required.")
         }
-        let requested = try Self.requestedScopes(fields["scope"])
+        let requested = try Self.requestedPermissions(fields["scope"])
         let now = clock()
         let resource = fields["resource"]
         let check = try await pool.run(.signing) { [self] () throws -> RefreshStep in
             switch try grants.checkRefresh(token, clientID: client.clientID, now: now) {
-            case .refused(let error): return .refused(error)
+            case .refused(let reason): return .refused(.invalidGrant(reason))
             case .superseded(let grant): return .superseded(grant)
             case .ready(let grant):
                 if let resource, resource != grant.resource {
                     return .refused(.invalidTarget("resource differs from the one authorized."))
                 }
-                let scopes = requested ?? grant.scopes
-                guard scopes.allSatisfy(grant.scopes.contains) else {
-                    return .refused(.invalidScope("scope is wider than the grant's (\(OAuthScope.text(grant.scopes)))."))
+                let permissions = requested ?? grant.permissions
+                guard grant.permissions.isSuperset(of: permissions) else {
+                    return .refused(.invalidScope("scope is wider than the grant's (\(grant.permissions.scope))."))
                 }
-                return .ready(grant, scopes, try mint(grant, scopes: scopes, now: now))
+                return .ready(grant, permissions, try mint(grant, permissions: permissions, now: now))
             }
         }
         let rotation: OAuthGrantStore.Rotation
@@ -115,12 +117,12 @@ extension OAuthService {
         case .superseded(let grant):
             rotation = try await grants.rotate(
                 token, grant: grant, issue: nil, now: now, raceWindow: configuration.refreshRaceWindow)
-        case .ready(let grant, let scopes, let minted):
+        case .ready(let grant, let permissions, let minted):
             rotation = try await grants.rotate(
                 token, grant: grant, issue: minted.issue, now: now, raceWindow: configuration.refreshRaceWindow)
             if rotation == .rotated {
                 metrics.refreshes.increment()
-                return tokenResponse(minted, scopes: scopes)
+                return tokenResponse(minted, permissions: permissions)
             }
         }
         switch rotation {
@@ -135,13 +137,13 @@ extension OAuthService {
         }
     }
 
-    /// The scopes a refresh asks for; nil when it names none (then the grant's).
-    static func requestedScopes(_ scope: String?) throws(OAuthError) -> [String]? {
+    /// The permissions a refresh asks for; nil when it names none (then the grant's).
+    static func requestedPermissions(_ scope: String?) throws(OAuthError) -> MailPermissions? {
         guard let scope, !scope.isEmpty else { return nil }
-        guard let scopes = OAuthScope.parse(scope) else {
+        guard let permissions = MailPermissions(scope: scope) else {
             throw .invalidScope("scope may name only mail.read and mail.send.")
         }
-        return scopes
+        return permissions
     }
 
     enum CodeStep: Sendable {
@@ -151,7 +153,7 @@ extension OAuthService {
     }
 
     enum RefreshStep: Sendable {
-        case ready(OAuthGrant, [String], Minted)
+        case ready(OAuthGrant, MailPermissions, Minted)
         case superseded(OAuthGrant)
         case refused(OAuthError)
     }
@@ -165,18 +167,16 @@ extension OAuthService {
         let issue: OAuthIssue
     }
 
-    /// Signs an access token of `grant` narrowed to `scopes` (RFC 9068 claims, `typ: at+jwt`, EdDSA) and draws the
-    /// next refresh token. Call it on the worker pool's signing lane.
-    func mint(_ grant: OAuthGrant, scopes: [String], now: Int64) throws -> Minted {
+    /// Signs an access token of `grant` narrowed to `permissions` (``OAuthAccessClaims``, `typ: at+jwt`, EdDSA) and
+    /// draws the next refresh token. Call it on the worker pool's signing lane.
+    func mint(_ grant: OAuthGrant, permissions: MailPermissions, now: Int64) throws -> Minted {
         let ttl = min(configuration.accessTokenLifetime, grant.expiresAt - now)
         let jti = SecureRandom.identifier(byteCount: 16)
-        var claims = JWTClaims(
-            issuer: configuration.issuer, subject: grant.ownerID, purpose: .oauthAccess, issuedAt: now, ttl: ttl,
+        let claims = OAuthAccessClaims(
+            ownerID: grant.ownerID, clientID: grant.clientID, resource: grant.resource, permissions: permissions,
             jti: jti)
-        claims["aud"] = .string(grant.resource)
-        claims["client_id"] = .string(grant.clientID)
-        claims["scope"] = .string(OAuthScope.text(scopes))
-        let token = try keys.sign(claims, for: .oauthAccess)
+        let token = try keys.sign(
+            claims.claims(issuer: configuration.issuer, issuedAt: now, ttl: ttl), for: OAuthAccessClaims.purpose)
         let issue = OAuthIssue(
             refreshToken: OAuthDigest.newToken(),
             refreshExpiresAt: min(now + configuration.refreshTokenLifetime, grant.expiresAt), jti: jti,
@@ -186,13 +186,13 @@ extension OAuthService {
 
     /// The token response; without `refresh_token` for a client that did not register that grant type (the one
     /// stored for it is never shown, so never usable).
-    func tokenResponse(_ minted: Minted, scopes: [String], withRefreshToken: Bool = true) -> HTTPResponse {
+    func tokenResponse(_ minted: Minted, permissions: MailPermissions, withRefreshToken: Bool = true) -> HTTPResponse {
         var members: [(String, JSONValue)] = [
             ("access_token", .string(minted.accessToken)), ("token_type", .string("Bearer")),
             ("expires_in", .int(minted.expiresIn)),
         ]
         if withRefreshToken { members.append(("refresh_token", .string(minted.issue.refreshToken))) }
-        members.append(("scope", .string(OAuthScope.text(scopes))))
+        members.append(("scope", .string(permissions.scope)))
         return OAuthJSON.response(.ok, .object(members))
     }
 }

@@ -6,6 +6,7 @@ import HTTP1
 import JSON
 import JWT
 import Metrics
+import OAuthGrants
 import Owners
 import ServerKit
 import Storage
@@ -48,6 +49,7 @@ public final class OAuthService: Sendable {
     ///   - configuration: issuer, lifetimes, limits.
     ///   - keys: the key set whose active Ed25519 key signs access tokens.
     ///   - database: a database with migrations 0008 (shared secrets) and 0016 applied.
+    ///   - grants: the grant model (grants, codes, refresh and access tokens), its revocations observed.
     ///   - pool: the worker pool whose signing lane signs access tokens.
     ///   - browser: the owners' cookies, sessions and CSRF (`OwnerService.browser`).
     ///   - inboxes: the owners' inboxes, for the consent page's inbox picker.
@@ -60,7 +62,8 @@ public final class OAuthService: Sendable {
     ///   - audit: where approvals (`app.approved`) and apps' own revocations (`app.revoked`) are recorded.
     /// - Throws: storage errors reading or creating the consent key.
     public init(
-        configuration: OAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, pool: WorkerPool,
+        configuration: OAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, grants: OAuthGrantStore,
+        pool: WorkerPool,
         browser: OwnerBrowser, inboxes: any OwnedInboxes, metadataDocuments: (any OAuthDocumentFetching)? = nil,
         clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
@@ -69,9 +72,9 @@ public final class OAuthService: Sendable {
         self.configuration = configuration
         self.audit = audit
         self.keys = keys
-        clients = OAuthClientStore(database: database)
+        clients = OAuthClientStore(records: OAuthClientRecords(database: database))
         directory = OAuthClientDirectory(store: clients, fetcher: metadataDocuments, configuration: configuration)
-        grants = OAuthGrantStore(database: database)
+        self.grants = grants
         self.pool = pool
         self.browser = browser
         self.inboxes = inboxes

@@ -10,6 +10,7 @@ import JWT
 import Logging
 import MailDelivery
 import MailStore
+import OAuthGrants
 import OAuthResource
 import MailboxAccounts
 import OAuthServer
@@ -42,6 +43,9 @@ public final class PosternRuntime: Sendable {
     private let webhooks: WebhookDispatcher
     /// The base URL and issuer every surface prints and mints with, fixed when the socket was bound.
     public let identity: PublicIdentity
+    /// This instance's cache of live OAuth grants: told of every revocation made here, and of every instance's
+    /// through `postern_grants` on PostgreSQL.
+    public let grantCache: OAuthGrantCache
     /// The listening socket, bound by `build` and served from `start()`.
     private let listener: ListeningSocket
     /// The event loops HTTP and SMTP share.
@@ -74,8 +78,10 @@ public final class PosternRuntime: Sendable {
         identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
         smtp: (server: SMTPServer, listener: ListeningSocket)?, sandbox: (server: SMTPServer, listener: ListeningSocket)?,
         metricsServer: (server: HTTPServer, listener: ListeningSocket)?,
-        ledger: ChallengeLedger, mailStore: MailStore, keyStore: any SigningKeyStore, drainFlag: DrainFlag, clock: @escaping @Sendable () -> Int64, logger: Logger
+        ledger: ChallengeLedger, mailStore: MailStore, keyStore: any SigningKeyStore, drainFlag: DrainFlag,
+        grantCache: OAuthGrantCache, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) {
+        self.grantCache = grantCache
         self.drainFlag = drainFlag
         self.group = group
         self.smtp = smtp
@@ -161,11 +167,12 @@ public final class PosternRuntime: Sendable {
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
             clock: clock, draining: { drainFlag.isSet })
+        let grantCache = OAuthGrantCache()
         let (unmatched, mailbox) = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
             ledger: ledger, pool: pool, fetcher: fetcher, mail: mail,
             smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
-            sandboxPort: sandboxListener?.port, clock: clock, logger: logger)
+            sandboxPort: sandboxListener?.port, grantCache: grantCache, clock: clock, logger: logger)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -203,7 +210,8 @@ public final class PosternRuntime: Sendable {
             webhooks: webhooks,
             identity: identity, listener: listener, group: group, server: server, smtp: smtp, sandbox: sandbox,
             metricsServer: metricsServer, ledger: ledger,
-            mailStore: mail.store, keyStore: keyStore, drainFlag: drainFlag, clock: clock, logger: logger)
+            mailStore: mail.store, keyStore: keyStore, drainFlag: drainFlag, grantCache: grantCache, clock: clock,
+            logger: logger)
     }
 
     /// What both SMTP listeners share: the address, the greeting's hostname and the limits.
@@ -348,7 +356,7 @@ public final class PosternRuntime: Sendable {
             ) { addresses in
                 if let addresses { changes.announce(addresses) } else { changes.announceEverywhere() }
             }
-            let grants = OAuthGrantCache.of(database)
+            let grants = grantCache
             let grantListener = PostgresListener(
                 url: url, channel: OAuthGrantCache.notificationChannel, logger: logger
             ) { grantIDs in

@@ -12,6 +12,7 @@ import MailDelivery
 import MailStore
 import MailboxAccounts
 import MCPServer
+import OAuthGrants
 import OAuthResource
 import OAuthServer
 import Owners
@@ -25,12 +26,13 @@ enum Surfaces {
     /// - Parameters:
     ///   - identity: the base URL and issuer every surface prints and mints with.
     ///   - fetcher: the remote-hash fetcher, from ``fetcher(_:)``.
+    ///   - grantCache: the instance's cache of live OAuth grants, which observes every revocation.
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
     static func register(
         into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
         keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
-        mail: LocalMail, smtpAddress: String?, sandboxPort: Int?, clock: @escaping @Sendable () -> Int64,
-        logger: Logger
+        mail: LocalMail, smtpAddress: String?, sandboxPort: Int?, grantCache: OAuthGrantCache,
+        clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> (unmatched: [PosternResponder.UnmatchedRenderer], mailbox: MailboxService) {
         let agentSettings = agentConfiguration(configuration, identity: identity)
         let remoteSettings = remoteConfiguration(configuration, identity: identity)
@@ -58,17 +60,18 @@ enum Surfaces {
         owners.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+        // The one grant model under the authorization server, the resource side and the owner pages; every
+        // revocation it makes drops the grant from this instance's cache.
+        let grants = OAuthGrantStore(database: database, observer: grantCache)
         OwnerInboxPages(
-            service: owners, inboxes: ownedInboxes, grants: OwnerGrants(
-                database: database, clock: clock,
-                revoked: { OAuthGrantCache.of(database).invalidate(grantID: $0) }),
+            service: owners, inboxes: ownedInboxes, grants: OwnerGrants(store: grants, clock: clock),
             agentDomain: configuration.agentInboxDomain
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 
         let oauth = try OAuthService(
             configuration: oauthConfiguration(configuration, identity: identity), keys: keys, database: database,
-            pool: pool, browser: owners.browser,
+            grants: grants, pool: pool, browser: owners.browser,
             inboxes: CappedOwnedInboxes(ownedInboxes, limit: ownerSettings.maxInboxes),
             metadataDocuments: try clientMetadataFetcher(configuration), clock: clock,
             onUnexpectedError: reporter("oauth", logger), audit: audit)
@@ -93,11 +96,13 @@ enum Surfaces {
         // PostgreSQL, where every revocation reaches the cache through `postern_grants` (PosternRuntime).
         var resource = OAuthResourceConfiguration(issuer: identity.baseURL, baseURL: identity.baseURL)
         resource.cacheGrants = database.dialect == .postgres
+        resource.rateLimits.enabled = configuration.rateLimits
+        resource.rateLimits.instances = configuration.instances
         let verifier = OAuthAccessVerifier(
-            configuration: resource, keys: keys, database: database, cache: OAuthGrantCache.of(database), clock: clock)
+            configuration: resource, keys: keys, grants: grants, cache: grantCache, clock: clock)
         let ownerPrincipals = OwnerPrincipals(inboxes: ownedInboxes, directory: agentInboxes)
         OAuthAgentsService(
-            verifier: verifier, inboxes: ownedInboxes, publicURL: identity.baseURL,
+            verifier: verifier, inboxes: ownedInboxes, publicURL: identity.baseURL, rateLimits: resource.rateLimits,
             onUnexpectedError: reporter("agents", logger)
         ).register(into: &router)
         let jmapService = JMAPService(

@@ -2,6 +2,7 @@ import AuthCrypto
 import Directory
 import JSON
 import JWT
+import OAuthGrants
 import PosternTestSupport
 import Testing
 
@@ -59,7 +60,7 @@ struct OAuthAccessVerifierTests {
     func invalidationRace() async throws {
         let cache = OAuthGrantCache()
         let record = OAuthGrantRecord(
-            grantID: "g-1", ownerID: "o", clientID: "c", agentID: nil, boundAccountID: nil, scope: "mail.read",
+            grantID: "g-1", ownerID: "o", clientID: "c", agentID: nil, boundAccountID: nil, permissions: .read,
             resource: "r",
             grantExpiresAt: 2_000_000_000, tokenExpiresAt: 2_000_000_000, revoked: false)
         let before = cache.generation()
@@ -194,11 +195,11 @@ struct OAuthAccessVerifierTests {
     @Test("only a header typed at+jwt is taken for an access token")
     func routingHint() throws {
         let issued = try fixture.issue()
-        #expect(OAuthAccessVerifier.looksLikeAccessToken(issued.token))
+        #expect(BearerAuthenticator.isAccessToken(issued.token))
         let capability = try fixture.keys.sign(
             JWTClaims(issuer: "x", purpose: .capability, issuedAt: 0, ttl: 60), for: .capability)
-        #expect(!OAuthAccessVerifier.looksLikeAccessToken(capability))
-        #expect(!OAuthAccessVerifier.looksLikeAccessToken("ak_live_key"))
-        #expect(!OAuthAccessVerifier.looksLikeAccessToken("!!.!!.!!"))
+        #expect(!BearerAuthenticator.isAccessToken(capability))
+        #expect(!BearerAuthenticator.isAccessToken("ak_live_key"))
+        #expect(!BearerAuthenticator.isAccessToken("!!.!!.!!"))
     }
 }

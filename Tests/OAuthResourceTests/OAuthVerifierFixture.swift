@@ -3,6 +3,7 @@ import Directory
 import JSON
 import JWT
 import MetricsTestKit
+import OAuthGrants
 import OAuthResource
 import PosternTestSupport
 import Storage
@@ -42,7 +43,8 @@ struct OAuthVerifierFixture {
         var configuration = OAuthResourceConfiguration(issuer: issuer, baseURL: base + "/")
         configuration.cacheGrants = cacheGrants
         return OAuthAccessVerifier(
-            configuration: configuration, keys: keys, database: database, cache: cache, clock: { clock.now },
+            configuration: configuration, keys: keys, grants: OAuthGrantStore(database: database), cache: cache,
+            clock: { clock.now },
             metricsFactory: metrics)
     }
 

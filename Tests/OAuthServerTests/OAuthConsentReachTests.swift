@@ -1,5 +1,6 @@
 import Directory
 import HTTP1
+import OAuthGrants
 import OAuthResource
 import OAuthServer
 import Testing
@@ -21,7 +22,7 @@ struct OAuthConsentReachTests {
         let access = try #require(OAuthHarness.json(token)?["access_token"]?.stringValue)
         let verifier = OAuthAccessVerifier(
             configuration: OAuthResourceConfiguration(issuer: issuer, baseURL: issuer), keys: harness.keys,
-            database: harness.test.database, cache: nil, clock: { harness.clock.now })
+            grants: OAuthGrantStore(database: harness.test.database), cache: nil, clock: { harness.clock.now })
         return try await verifier.grant(for: access, resources: [.jmap, .anyAgent])
     }
 

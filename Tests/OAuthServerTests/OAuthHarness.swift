@@ -7,6 +7,7 @@ import Foundation
 import HTTP1
 import JSON
 import JWT
+import OAuthGrants
 import OAuthServer
 import Owners
 import PasswordHashing
@@ -69,7 +70,8 @@ final class OAuthHarness: @unchecked Sendable {
         configuration.rateLimitsEnabled = false
         configure(&configuration)
         return try OAuthService(
-            configuration: configuration, keys: keys, database: database, pool: pool, browser: owners.browser,
+            configuration: configuration, keys: keys, database: database, grants: OAuthGrantStore(database: database),
+            pool: pool, browser: owners.browser,
             inboxes: inboxes, metadataDocuments: documents, clock: { clock.now }, monotonicClock: clock.monotonic,
             audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
     }
@@ -134,7 +136,8 @@ final class OAuthHarness: @unchecked Sendable {
     {
         let verifier = Base64URL.encode(SecureRandom.bytes(32))
         let (grant, code) = try await service.grants.approve(
-            ownerID: ownerID, clientID: clientID, agentID: agentID, boundAccountID: nil, scopes: scopes,
+            ownerID: ownerID, clientID: clientID, agentID: agentID, boundAccountID: nil,
+            permissions: try #require(MailPermissions(scope: scopes.joined(separator: " "))),
             resource: jmapResource,
             redirectURI: callback, codeChallenge: Self.challenge(verifier), now: clock.now,
             codeLifetime: service.configuration.codeLifetime, grantLifetime: service.configuration.grantLifetime)

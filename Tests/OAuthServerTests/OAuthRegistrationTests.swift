@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import OAuthGrants
 import OAuthServer
 import Storage
 import Testing

@@ -1,4 +1,5 @@
 import HTTP1
+import OAuthGrants
 import OAuthServer
 import Testing
 

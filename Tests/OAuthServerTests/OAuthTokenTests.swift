@@ -2,6 +2,7 @@ import AuthCrypto
 import HTTP1
 import JSON
 import JWT
+import OAuthGrants
 import ServerKit
 import Testing
 

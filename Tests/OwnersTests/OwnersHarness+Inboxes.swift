@@ -2,6 +2,7 @@ import AgentAuth
 import Directory
 import Foundation
 import HTTP1
+import OAuthGrants
 import Owners
 import Storage
 
@@ -21,7 +22,15 @@ extension OwnersHarness {
     /// The grants store the page reads, telling `revoked` each grant it revokes.
     func grants(revoked: @escaping @Sendable (String) -> Void = { _ in }) -> OwnerGrants {
         let clock = clock
-        return OwnerGrants(database: test.database, clock: { clock.now }, revoked: revoked)
+        return OwnerGrants(
+            store: OAuthGrantStore(database: test.database, observer: RevocationsTold(told: revoked)),
+            clock: { clock.now })
+    }
+
+    /// Tells a closure each grant the store revoked.
+    struct RevocationsTold: OAuthGrantRevocationObserver {
+        let told: @Sendable (String) -> Void
+        func grantRevoked(_ grantID: String) { told(grantID) }
     }
 
     /// Adds the `/owner` routes.

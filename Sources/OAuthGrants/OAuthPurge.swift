@@ -22,6 +22,6 @@ public enum OAuthPurge {
             + connection.run(
                 "DELETE FROM oauth_grants WHERE expires_at < ? OR revoked_at < ?",
                 [.integer(now - 30 * 86_400), .integer(now - 30 * 86_400)])
-            + OAuthClientStore.trimUnused(connection, now: now, unusedLifetime: unusedClientLifetime)
+            + OAuthClientRecords.trimUnused(connection, now: now, unusedLifetime: unusedClientLifetime)
     }
 }

@@ -2,9 +2,10 @@ import AuthCrypto
 
 /// How codes, refresh tokens and client secrets are stored: the SHA-256 of the string the client holds, so that a
 /// database read yields nothing usable. The values are 256 random bits, which a fast digest protects.
-enum OAuthDigest {
-    static func of(_ token: String) -> [UInt8] { SHA256.hash(Array(token.utf8)) }
+public enum OAuthDigest {
+    /// The stored digest of `token`.
+    public static func of(_ token: String) -> [UInt8] { SHA256.hash(Array(token.utf8)) }
 
     /// A new secret value: 32 random bytes, base64url (43 characters).
-    static func newToken() -> String { Base64URL.encode(SecureRandom.bytes(32)) }
+    public static func newToken() -> String { Base64URL.encode(SecureRandom.bytes(32)) }
 }

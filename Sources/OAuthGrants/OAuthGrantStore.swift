@@ -1,19 +1,26 @@
+import Directory
 import Foundation
-import OAuthResource
 import Storage
 
 /// Grants, codes, refresh tokens and access-token rows (`oauth_grants`, `oauth_codes`, `oauth_refresh_tokens`,
-/// `oauth_access_tokens`): every rule of docs/decisions/0016 and 0017 that the database decides.
+/// `oauth_access_tokens`): every rule of docs/decisions/0016 and 0017 that the database decides. The
+/// one writer of these tables: the authorization server approves, redeems and rotates through it, the owner pages
+/// list and revoke through it, the resource side finds a token's grant through it. Every revocation, whoever asks,
+/// is ``revoke(grantID:now:ownerID:)`` and is told to the ``OAuthGrantRevocationObserver``.
 ///
 /// Each check that must pick one winner among concurrent requests (a code's single use, a refresh token's rotation)
 /// is one conditional `UPDATE`: on SQLite writes are serialised; on PostgreSQL the second `UPDATE` waits on the
 /// first's row lock and then finds its condition false, so exactly one wins across instances.
 public struct OAuthGrantStore: Sendable {
     let database: any SQLDatabase
+    let observer: (any OAuthGrantRevocationObserver)?
 
-    /// - Parameter database: a database with migration 0016 applied.
-    public init(database: any SQLDatabase) {
+    /// - Parameters:
+    ///   - database: a database with migrations 0016 and 0026 applied.
+    ///   - observer: told each grant revoked here, after the write (the instance's cache of live grants).
+    public init(database: any SQLDatabase, observer: (any OAuthGrantRevocationObserver)? = nil) {
         self.database = database
+        self.observer = observer
     }
 
     // MARK: - Consent
@@ -24,13 +31,14 @@ public struct OAuthGrantStore: Sendable {
     ///   - boundAccountID: the one inbox the grant reaches; nil for every inbox the owner holds.
     /// - Returns: the grant and the code (the table holds only its digest).
     public func approve(
-        ownerID: String, clientID: String, agentID: String?, boundAccountID: String?, scopes: [String],
+        ownerID: String, clientID: String, agentID: String?, boundAccountID: String?, permissions: MailPermissions,
         resource: String, redirectURI: String, codeChallenge: String, now: Int64, codeLifetime: Int64,
         grantLifetime: Int64
     ) async throws -> (grant: OAuthGrant, code: String) {
         let grant = OAuthGrant(
-            id: UUID().uuidString.lowercased(), ownerID: ownerID, clientID: clientID, agentID: agentID, scopes: scopes,
-            resource: resource, createdAt: now, expiresAt: now + grantLifetime, boundAccountID: boundAccountID)
+            id: UUID().uuidString.lowercased(), ownerID: ownerID, clientID: clientID, agentID: agentID,
+            permissions: permissions, resource: resource, createdAt: now, expiresAt: now + grantLifetime,
+            boundAccountID: boundAccountID)
         let code = OAuthDigest.newToken()
         try await database.write { connection in
             try connection.transaction {
@@ -42,7 +50,7 @@ public struct OAuthGrantStore: Sendable {
                     """,
                     [
                         .text(grant.id), .text(ownerID), .text(clientID), agentID.map { .text($0) } ?? .null,
-                        .text(OAuthScope.text(scopes)), .text(resource), .integer(now), .integer(grant.expiresAt),
+                        .text(permissions.scope), .text(resource), .integer(now), .integer(grant.expiresAt),
                         boundAccountID.map { .text($0) } ?? .null,
                     ])
                 try connection.run(
@@ -65,16 +73,18 @@ public struct OAuthGrantStore: Sendable {
     // MARK: - Codes
 
     /// What a presented code is, before anything is written.
-    enum CodeCheck: Sendable, Equatable {
+    public enum CodeCheck: Sendable, Equatable {
         /// Unused, unexpired, of a live grant of this client and for this redirect URI: redeem it.
         case ready(OAuthGrant, codeChallenge: String)
         /// Already used: a replay, which revokes the grant it issued.
         case replayed(grantID: String)
-        case refused(OAuthError)
+        /// Unknown, another client's, of a revoked grant, expired, or for another redirect URI: `invalid_grant`
+        /// with this description.
+        case refused(String)
     }
 
     /// Reads the code `code` presented by `clientID` with `redirectURI` (blocking: call it on a worker thread).
-    func checkCode(_ code: String, clientID: String, redirectURI: String?, now: Int64) throws -> CodeCheck {
+    public func checkCode(_ code: String, clientID: String, redirectURI: String?, now: Int64) throws -> CodeCheck {
         try database.readSync { connection in
             guard
                 let row = try connection.query(
@@ -85,17 +95,17 @@ public struct OAuthGrantStore: Sendable {
                     """,
                     [.blob(OAuthDigest.of(code))]
                 ).first, let grant = Self.grant(row)
-            else { return .refused(.invalidGrant("The authorization code is unknown.")) }
+            else { return .refused("The authorization code is unknown.") }
             guard grant.clientID == clientID else {
-                return .refused(.invalidGrant("The authorization code was issued to another client."))
+                return .refused("The authorization code was issued to another client.")
             }
             if row.int("used_at") != nil { return .replayed(grantID: grant.id) }
-            guard row.int("revoked_at") == nil else { return .refused(.invalidGrant("The grant has been revoked.")) }
+            guard row.int("revoked_at") == nil else { return .refused("The grant has been revoked.") }
             guard let expires = row.int("code_expires_at"), expires > now else {
-                return .refused(.invalidGrant("The authorization code has expired."))
+                return .refused("The authorization code has expired.")
             }
             guard let redirectURI, redirectURI == row.text("redirect_uri") else {
-                return .refused(.invalidGrant("redirect_uri differs from the authorization request's."))
+                return .refused("redirect_uri differs from the authorization request's.")
             }
             return .ready(grant, codeChallenge: row.text("code_challenge") ?? "")
         }
@@ -103,7 +113,7 @@ public struct OAuthGrantStore: Sendable {
 
     /// Marks `code` used, if nobody did first, and writes what `issue` hands out; false when another request used
     /// the code first (then the grant is revoked, as for any replay).
-    func redeem(_ code: String, grant: OAuthGrant, issue: OAuthIssue, now: Int64) async throws -> Bool {
+    public func redeem(_ code: String, grant: OAuthGrant, issue: OAuthIssue, now: Int64) async throws -> Bool {
         let won = try await database.write { connection in
             try connection.transaction {
                 let won = try connection.run(
@@ -127,16 +137,17 @@ public struct OAuthGrantStore: Sendable {
     // MARK: - Refresh tokens
 
     /// What a presented refresh token is, before anything is written.
-    enum RefreshCheck: Sendable, Equatable {
+    public enum RefreshCheck: Sendable, Equatable {
         /// Current, unexpired, of a live grant of this client: rotate it.
         case ready(OAuthGrant)
         /// Superseded: a lost race or a reuse, which ``rotate(_:grant:issue:now:raceWindow:)`` tells apart.
         case superseded(OAuthGrant)
-        case refused(OAuthError)
+        /// Unknown, another client's, of a revoked grant, or expired: `invalid_grant` with this description.
+        case refused(String)
     }
 
     /// Reads the refresh token `token` presented by `clientID` (blocking: call it on a worker thread).
-    func checkRefresh(_ token: String, clientID: String, now: Int64) throws -> RefreshCheck {
+    public func checkRefresh(_ token: String, clientID: String, now: Int64) throws -> RefreshCheck {
         try database.readSync { connection in
             guard
                 let row = try connection.query(
@@ -146,21 +157,21 @@ public struct OAuthGrantStore: Sendable {
                     """,
                     [.blob(OAuthDigest.of(token))]
                 ).first, let grant = Self.grant(row)
-            else { return .refused(.invalidGrant("The refresh token is unknown.")) }
+            else { return .refused("The refresh token is unknown.") }
             guard grant.clientID == clientID else {
-                return .refused(.invalidGrant("The refresh token was issued to another client."))
+                return .refused("The refresh token was issued to another client.")
             }
-            guard row.int("revoked_at") == nil else { return .refused(.invalidGrant("The grant has been revoked.")) }
+            guard row.int("revoked_at") == nil else { return .refused("The grant has been revoked.") }
             if row.int("superseded_at") != nil { return .superseded(grant) }
             guard let expires = row.int("token_expires_at"), expires > now, grant.expiresAt > now else {
-                return .refused(.invalidGrant("The refresh token has expired."))
+                return .refused("The refresh token has expired.")
             }
             return .ready(grant)
         }
     }
 
     /// How a rotation ended.
-    enum Rotation: Sendable, Equatable {
+    public enum Rotation: Sendable, Equatable {
         /// This request superseded the token; `issue` is written.
         case rotated
         /// Another request superseded it less than the race window ago: refused, nothing revoked.
@@ -175,9 +186,9 @@ public struct OAuthGrantStore: Sendable {
     /// lost race (this request saw the token current, or it was superseded less than `raceWindow` seconds ago:
     /// nothing revoked) from a reuse (the grant revoked).
     /// - Parameter issue: what to write when this request wins; nil for a token already seen superseded.
-    func rotate(_ token: String, grant: OAuthGrant, issue: OAuthIssue?, now: Int64, raceWindow: Int64) async throws
-        -> Rotation
-    {
+    public func rotate(
+        _ token: String, grant: OAuthGrant, issue: OAuthIssue?, now: Int64, raceWindow: Int64
+    ) async throws -> Rotation {
         let digest = OAuthDigest.of(token)
         let rotation: Rotation = try await database.write { connection in
             try connection.transaction {
@@ -211,22 +222,23 @@ public struct OAuthGrantStore: Sendable {
 
     // MARK: - Revocation
 
-    /// Revokes grant `grantID` (its codes, refresh and access tokens die with it); false when it already was.
+    /// Revokes grant `grantID` (its codes, refresh and access tokens die with it) and tells the observer: the one
+    /// revocation of every path (an app's `/oauth/revoke`, a replayed code or refresh token, the owner's page).
+    /// - Parameter ownerID: when given, only a grant of this owner is revoked (the owner pages).
+    /// - Returns: false when there was no such unrevoked grant (unknown, another owner's, or revoked already).
     @discardableResult
-    public func revoke(grantID: String, now: Int64) async throws -> Bool {
-        let done = try await database.write { try Self.revoke(grantID: grantID, now: now, $0) }
+    public func revoke(grantID: String, now: Int64, ownerID: String? = nil) async throws -> Bool {
+        let done = try await database.write { try Self.revoke(grantID: grantID, now: now, ownerID: ownerID, $0) }
         if done { revoked(grantID) }
         return done
     }
 
-    /// Drops a grant revoked (and committed) here from this instance's cache of live grants at once; the others hear
-    /// `postern_grants` on PostgreSQL.
     private func revoked(_ grantID: String) {
-        OAuthGrantCache.of(database).invalidate(grantID: grantID)
+        observer?.grantRevoked(grantID)
     }
 
     /// The grant the refresh token `token` belongs to, and its client, if any.
-    func grantOf(refreshToken token: String) async throws -> (grantID: String, clientID: String)? {
+    public func grantOf(refreshToken token: String) async throws -> (grantID: String, clientID: String)? {
         try await database.read { connection in
             try connection.query(
                 """
@@ -238,7 +250,7 @@ public struct OAuthGrantStore: Sendable {
     }
 
     /// The grant the access token with `jti` belongs to, and its client, if any.
-    func grantOf(jti: String) async throws -> (grantID: String, clientID: String)? {
+    public func grantOf(jti: String) async throws -> (grantID: String, clientID: String)? {
         try await database.read { connection in
             try connection.query(
                 """
@@ -271,6 +283,62 @@ public struct OAuthGrantStore: Sendable {
         }
     }
 
+    // MARK: - Resource servers
+
+    /// The grant of access token `jti` as stored, live or not; nil when no token of that id was issued.
+    /// - Throws: storage errors.
+    public func record(jti: String) async throws -> OAuthGrantRecord? {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT g.id, g.owner_id, g.client_id, g.agent_id, g.scope, g.resource, g.expires_at, g.revoked_at,
+                g.bound_account_id, t.expires_at AS token_expires_at
+                FROM oauth_access_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+                WHERE t.jti = ?
+                """, [.text(jti)]
+            ).first.flatMap(OAuthGrantRecord.init(row:))
+        }
+    }
+
+    // MARK: - Owners
+
+    /// The live (unrevoked, unexpired) grants of `ownerID` with their clients' names, newest first. A consent whose
+    /// authorization code was never redeemed is no connected app (the app never got a token; the purge drops it once
+    /// the code expired).
+    /// - Throws: storage errors.
+    public func connectedApps(ownerID: String, now: Int64) async throws -> [OAuthConnectedApp] {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT g.id, g.client_id, c.client_name, g.scope, g.resource, g.agent_id, g.created_at,
+                g.bound_account_id
+                FROM oauth_grants g JOIN oauth_clients c ON c.client_id = g.client_id
+                WHERE g.owner_id = ? AND g.revoked_at IS NULL AND g.expires_at > ?
+                AND NOT EXISTS (SELECT 1 FROM oauth_codes k WHERE k.grant_id = g.id AND k.used_at IS NULL)
+                ORDER BY g.created_at DESC, g.id
+                """,
+                [.text(ownerID), .integer(now)]
+            ).compactMap(Self.connectedApp)
+        }
+    }
+
+    private static func connectedApp(_ row: SQLRow) -> OAuthConnectedApp? {
+        guard let id = row.text("id"), let client = row.text("client_id"),
+            let permissions = row.text("scope").flatMap(MailPermissions.init(scope:)),
+            let resource = row.text("resource"), let created = row.int("created_at")
+        else { return nil }
+        // An inbox resource (`urn:atomicmail:agent:{id}`) binds the tokens to that inbox even on a grant approved
+        // before the grant itself could be bound (migration 0026).
+        let inboxResource = OAuthAccessClaims.inboxResourcePrefix
+        let bound =
+            row.text("bound_account_id")
+            ?? (resource.hasPrefix(inboxResource) ? String(resource.dropFirst(inboxResource.count)) : nil)
+        return OAuthConnectedApp(
+            id: id, clientID: client, clientName: row.text("client_name"), permissions: permissions,
+            resource: resource, defaultAccountID: row.text("agent_id"), grantedAt: created,
+            boundAccountID: bound?.lowercased())
+    }
+
     // MARK: - Shared statements
 
     static let grantColumns =
@@ -279,11 +347,12 @@ public struct OAuthGrantStore: Sendable {
 
     static func grant(_ row: SQLRow) -> OAuthGrant? {
         guard let id = row.text("id"), let owner = row.text("owner_id"), let client = row.text("client_id"),
-            let scope = row.text("scope"), let scopes = OAuthScope.parse(scope), let resource = row.text("resource"),
-            let created = row.int("created_at"), let expires = row.int("expires_at")
+            let permissions = row.text("scope").flatMap(MailPermissions.init(scope:)),
+            let resource = row.text("resource"), let created = row.int("created_at"),
+            let expires = row.int("expires_at")
         else { return nil }
         return OAuthGrant(
-            id: id, ownerID: owner, clientID: client, agentID: row.text("agent_id"), scopes: scopes,
+            id: id, ownerID: owner, clientID: client, agentID: row.text("agent_id"), permissions: permissions,
             resource: resource, createdAt: created, expiresAt: expires, boundAccountID: row.text("bound_account_id"))
     }
 
@@ -296,10 +365,17 @@ public struct OAuthGrantStore: Sendable {
             [.text(issue.jti), .text(grantID), .integer(issue.accessExpiresAt)])
     }
 
+    /// The one statement that revokes a grant.
     @discardableResult
-    static func revoke(grantID: String, now: Int64, _ connection: any SQLConnection) throws -> Bool {
-        try connection.run(
-            "UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.integer(now), .text(grantID)])
-            == 1
+    static func revoke(grantID: String, now: Int64, ownerID: String? = nil, _ connection: any SQLConnection) throws
+        -> Bool
+    {
+        var statement = "UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"
+        var values: [SQLValue] = [.integer(now), .text(grantID)]
+        if let ownerID {
+            statement += " AND owner_id = ?"
+            values.append(.text(ownerID))
+        }
+        return try connection.run(statement, values) == 1
     }
 }
