@@ -1,4 +1,5 @@
 import AgentAuth
+import CustomDomains
 import DNS
 import Directory
 import HTTP1
@@ -110,7 +111,7 @@ extension OwnerDomainPagesTests {
         #expect(try await directory.resolve("Support@held.example") == .local(.init(address: "support@held.example", quota: 100)))
 
         // Ada's claim goes (as an owner's deletion takes it, or a delete before inboxes held it); Bob proves the domain.
-        _ = try await harness.test.database.write { try $0.run("DELETE FROM owner_domains WHERE id = ?", [.text(claim.id)]) }
+        _ = try await harness.test.database.write { try $0.run("DELETE FROM custom_domain_claims WHERE id = ?", [.text(claim.id)]) }
         #expect(try await directory.resolve("support@held.example") == .foreign)
         let bobs = try await domains.add("held.example", ownerID: bob.id)
         zone.set("held.example", 16, .txt([bobs.verifyToken]))
@@ -121,11 +122,11 @@ extension OwnerDomainPagesTests {
 }
 
 extension OwnerDomainPagesTests {
-    /// A Pro side that holds nothing verified but has an account left at one address.
-    struct LeftAccount: CustomDomainClaims {
-        func holdsVerified(domain: String) async throws -> Bool { false }
-        func dropPending(domain: String) async throws {}
-        func hasAddress(_ address: String) async throws -> Bool { address == "left@held.example" }
+    /// A Pro side that has an account left at one address.
+    struct LeftAccount: CustomDomainMailboxes {
+        var holderKind: DomainHolder.Kind { .proUser }
+        func hasMailbox(at address: String) async throws -> Bool { address == "left@held.example" }
+        func hasMailboxes(holderID: String, on domain: String, connection: any SQLConnection) throws -> Bool { false }
     }
 
     @Test("no inbox at an address where a Pro user's account was left: its mail is kept under the address")
@@ -136,7 +137,7 @@ extension OwnerDomainPagesTests {
         let harness = try OwnersHarness {
             $0.dnsResolver = server.address
             $0.dnsTimeout = .milliseconds(300)
-            $0.otherDomainClaims = LeftAccount()
+            $0.domainMailboxes = [LeftAccount()]
         }
         Self.pages(harness).register(into: &harness.router)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
