@@ -174,3 +174,37 @@ extension OwnerDomainPagesTests {
         #expect(!added.contains("10 localhost") && !added.contains("<code>localhost</code>"))
     }
 }
+
+extension OwnerDomainPagesTests {
+    @Test("the agent side answers for owners' inboxes: no delete while one is on the domain, and Mail.td sees the address")
+    func agentMailboxes() async throws {
+        let zone = LoopbackDNSServer.Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
+        defer { server.stop() }
+        let harness = try Self.harness(server)
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
+        let domains = harness.service.domains
+        let claim = try await domains.add("kept.example", ownerID: ada.id)
+        zone.set("kept.example", 16, .txt([claim.verifyToken]))
+        _ = try await domains.verify(id: claim.id, ownerID: ada.id)
+        let inboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: harness.test.database), domain: "agents.localhost",
+            clock: { 1_800_000_000 })
+        let (inbox, _) = try await inboxes.createInbox(username: "support", domain: "kept.example", ownerID: ada.id)
+        // Inboxes on a domain that merely ends in the same letters, Ada's or Bob's, are not on it.
+        _ = try await inboxes.createInbox(username: "other", domain: "notkept.example", ownerID: ada.id)
+        _ = try await inboxes.createInbox(username: "bobs1", domain: "kept.example", ownerID: bob.id)
+
+        // Asked inside the delete's own transaction, not only by the page beforehand.
+        await #expect(throws: OwnerDomainError.inUse) { try await domains.delete(id: claim.id, ownerID: ada.id) }
+        let agents = AgentDomainMailboxes(database: harness.test.database)
+        #expect(try await agents.hasMailbox(at: "support@kept.example"))
+        let claims = CustomDomains(database: harness.test.database, mailboxes: [agents])
+        #expect(try await claims.isAddressHeldElsewhere("Support@kept.example", than: .proUser("u1")))
+        #expect(try await !claims.isAddressHeldElsewhere("support@kept.example", than: .owner(ada.id)))
+
+        _ = try await inboxes.delete(accountID: inbox.accountID, ownerID: ada.id)
+        #expect(try await domains.delete(id: claim.id, ownerID: ada.id))
+    }
+}
