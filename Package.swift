@@ -111,8 +111,12 @@ let package = Package(
         // that checks them and the agent client that solves them.
         .target(name: "AgentPoW", dependencies: ["AuthCrypto"]),
         // Surface 1: Atomic Mail compatible agent signup.
+        // Custom domains, one model for every surface (issue 38): owners' and Mail.td Pro users' claims in one table,
+        // the ownership rules once; surfaces answer for their own mailboxes through a port.
+        .target(name: "CustomDomains", dependencies: ["Storage", "DNS", "AuthCrypto"]),
         .target(name: "AgentAuth", dependencies: [
             "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "AgentPoW", "Directory",
+            "CustomDomains",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The agent side of surface 1 (`postern agent signup|login|revoke`): proof-of-work solver and HTTP client.
@@ -123,7 +127,8 @@ let package = Package(
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
-            "ClientAddress", "Audit", "OAuthGrants", .product(name: "Metrics", package: "swift-metrics"),
+            "ClientAddress", "Audit", "OAuthGrants", "CustomDomains",
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The OAuth grant model: the only target with SQL of the grant tables (grants, codes, refresh tokens,
         // access-token rows, clients) and the typed access-token claims; the authorization server, the resource side
@@ -145,7 +150,7 @@ let package = Package(
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
-            "Fetch", "Audit",
+            "Fetch", "Audit", "CustomDomains",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -167,7 +172,7 @@ let package = Package(
             "AgentAuth",
             "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
-            "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME",
+            "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -206,6 +211,9 @@ let package = Package(
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),
+        .testTarget(name: "CustomDomainsTests", dependencies: [
+            "CustomDomains", "DNS", "Storage", "EmbeddedResources", "PosternTestSupport",
+        ]),
         .testTarget(name: "JMAPTests", dependencies: [
             "JMAP", "ClientAddress", "Directory", "MIME", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
@@ -232,7 +240,7 @@ let package = Package(
         ]),
         .testTarget(name: "AgentAuthTests", dependencies: [
             "AgentAuth", "AgentClient", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "Directory",
-            "EmbeddedResources", "ComputePool",
+            "EmbeddedResources", "ComputePool", "CustomDomains",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -242,7 +250,7 @@ let package = Package(
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing", "Fetch", "Audit",
-            "PosternTestSupport",
+            "CustomDomains", "DNS", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
@@ -250,7 +258,7 @@ let package = Package(
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
-            "OAuthGrants",
+            "OAuthGrants", "CustomDomains",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [

@@ -101,27 +101,15 @@ public struct AgentAccountStore: Sendable {
         }
     }
 
-    /// Whether a live agent is named by the whole address `username` (an inbox on an owner's custom domain) and its
-    /// owner (`owner_inboxes`) holds `domain` verified (`owner_domains`).
-    public func isLiveOnVerifiedDomain(username: String, domain: String) async throws -> Bool {
+    /// Whether a live agent is named by the whole address `username` (an inbox on an owner's custom domain) and held
+    /// by the owner `ownerID` (`owner_inboxes`).
+    public func isLiveInbox(username: String, ownerID: String) async throws -> Bool {
         try await database.read { connection in
             try !connection.query(
                 """
-                SELECT 1 FROM agent_accounts a
-                JOIN owner_inboxes o ON o.agent_id = a.id
-                JOIN owner_domains d ON d.owner_id = o.owner_id AND d.domain = ? AND d.verified_at IS NOT NULL
+                SELECT 1 FROM agent_accounts a JOIN owner_inboxes o ON o.agent_id = a.id AND o.owner_id = ?
                 WHERE a.username = ? AND a.revoked_at IS NULL
-                """, [.text(domain), .text(username)]
-            ).isEmpty
-        }
-    }
-
-    /// Whether some owner holds `domain` verified (`owner_domains`): an address there that no inbox has is unknown,
-    /// not foreign.
-    public func isVerifiedOwnerDomain(_ domain: String) async throws -> Bool {
-        try await database.read { connection in
-            try !connection.query(
-                "SELECT 1 FROM owner_domains WHERE domain = ? AND verified_at IS NOT NULL", [.text(domain)]
+                """, [.text(ownerID), .text(username)]
             ).isEmpty
         }
     }

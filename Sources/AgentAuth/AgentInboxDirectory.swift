@@ -1,3 +1,4 @@
+import CustomDomains
 import Directory
 
 /// The agent surface's side of the directory: `<username>@<inbox domain>` is local while the agent named
@@ -6,15 +7,18 @@ import Directory
 /// owner no longer holds receives nothing and cannot authenticate or send); every agent inbox has the same quota.
 public struct AgentInboxDirectory: AccountDirectory {
     let accounts: AgentAccountStore
+    let claims: CustomDomains
     let domain: String
     let quota: Int64
 
     /// - Parameters:
     ///   - accounts: the `agent_accounts` table.
+    ///   - claims: who holds which custom domain verified; default: the claims in the accounts' database.
     ///   - domain: the agent inbox domain.
     ///   - quota: bytes an agent inbox may hold.
-    public init(accounts: AgentAccountStore, domain: String, quota: Int64) {
+    public init(accounts: AgentAccountStore, claims: CustomDomains? = nil, domain: String, quota: Int64) {
         self.accounts = accounts
+        self.claims = claims ?? CustomDomains(database: accounts.database)
         self.domain = domain.lowercased()
         self.quota = quota
     }
@@ -32,9 +36,11 @@ public struct AgentInboxDirectory: AccountDirectory {
         guard let parts = AddressParts(address) else { return .foreign }
         guard let username = AgentInbox.username(of: parts, domain: domain) else {
             // An inbox on an owner's custom domain (AgentOwnedInboxes): its username is the whole address.
-            let held = try await accounts.isLiveOnVerifiedDomain(username: parts.text, domain: parts.domain)
-            if held { return .local(Recipient(address: parts.text, quota: quota)) }
-            return try await accounts.isVerifiedOwnerDomain(parts.domain) ? .unknown : .foreign
+            guard case .owner(let owner)? = try await claims.verifiedClaim(on: parts.domain)?.holder else {
+                return .foreign
+            }
+            let held = try await accounts.isLiveInbox(username: parts.text, ownerID: owner)
+            return held ? .local(Recipient(address: parts.text, quota: quota)) : .unknown
         }
         guard try await accounts.isLive(username: username) else { return .unknown }
         return .local(Recipient(address: parts.text, quota: quota))

@@ -1,3 +1,4 @@
+import CustomDomains
 import Directory
 import Fetch
 import PasswordHashing
@@ -55,9 +56,9 @@ public struct MailboxConfiguration: Sendable {
     /// Seconds a custom domain may stay pending: past it the claim is deleted (verification answers 410
     /// `domain_expired` that once, listing no longer shows it) and blocks nobody. Default 7 days.
     public var domainVerificationWindow: Int64 = 7 * 24 * 3600
-    /// Domains other surfaces' users hold verified (owners' domains): a Pro user cannot add one; their pending claims
-    /// are dropped when a Pro user verifies one. Default none.
-    public var otherDomainClaims: (any CustomDomainClaims)?
+    /// Other surfaces' mailboxes on custom domains (owners' agent inboxes): a Pro user makes no account at an address
+    /// one of them has (``CustomDomains``; the claims themselves are one table for every surface). Default none.
+    public var otherDomainMailboxes: [any CustomDomainMailboxes] = []
     /// What `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`, an operator's page); nil: 501
     /// `billing_not_available`, as cancel and resume always are.
     public var billingPortalURL: String?

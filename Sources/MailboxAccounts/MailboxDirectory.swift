@@ -1,3 +1,4 @@
+import CustomDomains
 import Directory
 import Storage
 
@@ -8,15 +9,17 @@ import Storage
 /// holder is not (no mail reaches it, and JMAP does not let it send).
 public struct MailboxDirectory: AccountDirectory {
     let store: MailboxStore
+    let claims: CustomDomains
     let domains: Set<String>
     let catchAllQuota: Int64
 
     /// - Parameters:
-    ///   - database: the database holding `mailbox_accounts` and `mailbox_pro_domains`.
+    ///   - database: the database holding `mailbox_accounts` and the custom-domain claims (``CustomDomains``).
     ///   - domains: the public and Pro-only mailbox domains.
     ///   - catchAllQuota: the quota of an address on a verified custom domain that no account has (Pro's).
     public init(database: any SQLDatabase, domains: [String], catchAllQuota: Int64 = MailboxQuotas().pro) {
         self.store = MailboxStore(database: database)
+        self.claims = CustomDomains(database: database)
         self.domains = Set(domains.map { $0.lowercased() })
         self.catchAllQuota = catchAllQuota
     }
@@ -35,11 +38,13 @@ public struct MailboxDirectory: AccountDirectory {
             guard let quota = try await store.quota(address: parts.text) else { return .unknown }
             return .local(Recipient(address: parts.text, quota: quota))
         }
-        guard let claim = try await store.verifiedDomain(parts.domain) else { return .foreign }
+        guard case .proUser(let holder)? = try await claims.verifiedClaim(on: parts.domain)?.holder else {
+            return .foreign
+        }
         guard let account = try await store.quotaAndOwner(address: parts.text) else {
             return .local(Recipient(address: parts.text, quota: catchAllQuota))
         }
-        guard account.ownerID == claim.ownerID else { return .foreign }
+        guard account.ownerID == holder else { return .foreign }
         return .local(Recipient(address: parts.text, quota: account.quota))
     }
 }

@@ -52,16 +52,3 @@ public struct ProUserSummary: Sendable, Equatable {
     /// Creation time, Unix seconds.
     public let createdAt: Int64
 }
-
-/// One custom domain of a Pro user.
-struct ProDomainRecord: Sendable, Equatable {
-    var id: String
-    var ownerID: String
-    /// Lower-cased, without a trailing dot.
-    var domain: String
-    var verifyToken: String
-    /// Nil while pending.
-    var verifiedAt: Int64?
-    var mxConfigured: Bool
-    var createdAt: Int64
-}

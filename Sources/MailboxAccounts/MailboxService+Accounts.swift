@@ -1,3 +1,4 @@
+import CustomDomains
 import HTTP1
 import JSON
 import JWT
@@ -44,10 +45,10 @@ extension MailboxService {
         let proDomain = configuration.proDomains.contains(address.domain)
         if !configuration.domains.contains(address.domain), !(proDomain && owner != nil) {
             // A Pro user's own verified custom domain (Mail.td: mailboxes on it are created like any other).
-            guard let owner, let custom = try await store.verifiedDomain(address.domain), custom.ownerID == owner.id
+            guard let owner, try await customDomains.verifiedClaim(on: address.domain)?.holder == .proUser(owner.id)
             else { throw MailboxError.invalidDomain }
             // An owner's inbox left at this address (the domain was theirs before) keeps its mail under it.
-            if try await configuration.otherDomainClaims?.hasAddress(address.description) == true {
+            if try await customDomains.isAddressHeldElsewhere(address.description, than: .proUser(owner.id)) {
                 throw MailboxError.addressTaken
             }
         }

@@ -1,17 +1,24 @@
 import Audit
-import AuthCrypto
+import CustomDomains
 import DNS
 import HTTP1
 import JSON
 
 extension MailboxService {
+    /// The claims of Pro users (and owners: one table, ``CustomDomains``), with Mail.td's accounts as the Pro users'
+    /// mailboxes and the other surfaces' as given by ``MailboxConfiguration/otherDomainMailboxes``.
+    var customDomains: CustomDomains {
+        CustomDomains(
+            database: store.database,
+            mailboxes: [MailboxDomainMailboxes(database: store.database)] + configuration.otherDomainMailboxes,
+            verificationWindow: configuration.domainVerificationWindow)
+    }
+
     /// `GET /api/user/domains`: `{"domains":[ProDomain...]}`, oldest first; claims pending past the window are deleted
     /// first and not listed.
     func listDomains(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        try await store.deleteLapsedDomains(
-            ownerID: user.id, now: call.now, window: configuration.domainVerificationWindow)
-        let list = try await store.domains(ownerID: user.id).map(domainObject)
+        let list = try await customDomains.claims(of: .proUser(user.id), now: call.now).map(domainObject)
         return MailboxJSON.response(.ok, [("domains", .array(list))])
     }
 
@@ -23,28 +30,15 @@ extension MailboxService {
     func createDomain(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
         let body = try MailboxJSON.object(call.request.body)
-        guard let given = try MailboxJSON.string(body, "domain"), let domain = DomainName.normalized(given) else {
-            throw MailboxError.invalidDomain
+        guard let given = try MailboxJSON.string(body, "domain") else { throw MailboxError.invalidDomain }
+        let claim = try await Self.answering {
+            try await customDomains.add(
+                given, for: .proUser(user.id), limit: user.maxDomains,
+                served: Set(configuration.domains + configuration.proDomains), now: call.now)
         }
-        if (configuration.domains + configuration.proDomains).contains(domain) {
-            throw MailboxError.domainAlreadyExists
-        }
-        if try await configuration.otherDomainClaims?.holdsVerified(domain: domain) == true {
-            throw MailboxError.domainAlreadyExists
-        }
-        let record = ProDomainRecord(
-            id: MailboxIdentifiers.uuid(), ownerID: user.id, domain: domain,
-            verifyToken: "postern-verify-" + SecureRandom.hex(byteCount: 12), verifiedAt: nil, mxConfigured: false,
-            createdAt: call.now)
-        try await store.insert(record, limit: user.maxDomains, window: configuration.domainVerificationWindow)
-        // Asked again once the row is in: an owner who verified the domain meanwhile keeps it.
-        if try await configuration.otherDomainClaims?.holdsVerified(domain: domain) == true {
-            try await store.deleteDomain(id: record.id)
-            throw MailboxError.domainAlreadyExists
-        }
-        await recordPro(user.id, .domainAdded, target: domain, call)
-        var members = domainMembers(record)
-        members.append(("dns_records", .array(dnsRecords(record, check: nil))))
+        await recordPro(user.id, .domainAdded, target: claim.domain, call)
+        var members = domainMembers(claim)
+        members.append(("dns_records", .array(dnsRecords(claim, check: nil))))
         return MailboxJSON.response(.created, members)
     }
 
@@ -53,55 +47,28 @@ extension MailboxService {
     /// the same for every user. Once verified a domain stays verified, and the other pending claims on it (other users'
     /// and owners') are deleted: the first to verify wins. A lookup without an answer leaves it pending with a message,
     /// never an error. 410 `domain_expired` for a claim pending past its window, which is deleted then; 409
-    /// `domain_already_exists` when someone else verified the domain first (this claim is deleted, unless an owner
-    /// verified it in the same instant: then it stays pending).
+    /// `domain_already_exists` when someone else verified the domain first (this claim is deleted).
     func verifyDomain(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        guard MailboxIdentifiers.isUUID(call.id), var record = try await store.domain(id: call.id, ownerID: user.id)
+        let holder = DomainHolder.proUser(user.id)
+        guard MailboxIdentifiers.isUUID(call.id), let before = try await customDomains.claim(id: call.id, of: holder)
         else { throw MailboxError.notFound }
-        if record.verifiedAt == nil, call.now - record.createdAt > configuration.domainVerificationWindow {
-            try await store.deleteDomain(id: record.id)
-            throw MailboxError.domainExpired
-        }
-        let check = await DomainOwnershipCheck.run(
-            domain: record.domain, token: record.verifyToken, mxHost: configuration.mxHost, resolver: resolver)
-        if record.verifiedAt == nil, check.txtFound {
-            try await claimVerified(record, at: call.now, mxConfigured: check.mxFound)
-            record.verifiedAt = call.now
-            await recordPro(user.id, .domainVerified, target: record.domain, call)
-        } else {
-            try await store.recordMX(id: record.id, mxConfigured: check.mxFound)
+        guard
+            let (claim, check) = try await Self.answering({
+                try await customDomains.verify(
+                    id: call.id, of: holder, now: call.now, resolver: resolver, mxHost: configuration.mxHost)
+            })
+        else { throw MailboxError.notFound }
+        if !before.isVerified, claim.isVerified {
+            await recordPro(user.id, .domainVerified, target: claim.domain, call)
         }
         var members: [(String, JSONValue)] = [
-            ("verify_status", .string(record.verifiedAt == nil ? "pending" : "verified")),
+            ("verify_status", .string(claim.isVerified ? "verified" : "pending")),
             ("txt_record", .bool(check.txtFound)), ("mx_record", .bool(check.mxFound)),
-            ("dns_records", .array(dnsRecords(record, check: check))),
+            ("dns_records", .array(dnsRecords(claim, check: check))),
         ]
         if let message = check.message { members.append(("message", .string(message))) }
         return MailboxJSON.response(.ok, members)
-    }
-
-    /// Makes the pending claim `record` the domain's one verified claim, or throws `.domainAlreadyExists`: another
-    /// claim here or on the other surface holds it verified. Then deletes every other pending claim on the domain.
-    private func claimVerified(_ record: ProDomainRecord, at now: Int64, mxConfigured: Bool) async throws {
-        let other = configuration.otherDomainClaims
-        if try await other?.holdsVerified(domain: record.domain) == true {
-            try await store.deleteDomain(id: record.id)
-            throw MailboxError.domainAlreadyExists
-        }
-        do {
-            _ = try await store.markVerified(id: record.id, now: now, mxConfigured: mxConfigured)
-        } catch let error as MailboxError where error == .domainAlreadyExists {
-            try await store.deleteDomain(id: record.id)
-            throw error
-        }
-        // Asked again once verified: of two verifies racing on two surfaces, the later one to ask sees the other.
-        if try await other?.holdsVerified(domain: record.domain) == true {
-            try await store.markPending(id: record.id)
-            throw MailboxError.domainAlreadyExists
-        }
-        try await store.deletePendingDomains(record.domain)
-        try await other?.dropPending(domain: record.domain)
     }
 
     /// `DELETE /api/user/domains/{id}`: 204; mail for the domain is refused from then on. 409 `domain_in_use` while
@@ -109,27 +76,42 @@ extension MailboxService {
     /// domain verified, so they are deleted first.
     func deleteDomain(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        guard MailboxIdentifiers.isUUID(call.id), let record = try await store.domain(id: call.id, ownerID: user.id),
-            try await store.deleteDomain(id: call.id, ownerID: user.id)
+        guard MailboxIdentifiers.isUUID(call.id),
+            let claim = try await Self.answering({ try await customDomains.delete(id: call.id, of: .proUser(user.id)) })
         else { throw MailboxError.notFound }
-        await recordPro(user.id, .domainRemoved, target: record.domain, call)
+        await recordPro(user.id, .domainRemoved, target: claim.domain, call)
         return MailboxJSON.noContent()
     }
 
-    /// A ProDomain object: every key the SDKs require, `verified_at` null while pending.
-    func domainObject(_ record: ProDomainRecord) -> JSONValue { .object(domainMembers(record)) }
+    /// Runs `body`, answering a ``DomainClaimError`` with its Mail.td error code.
+    private static func answering<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as DomainClaimError {
+            switch error {
+            case .invalidDomain: throw MailboxError.invalidDomain
+            case .taken: throw MailboxError.domainAlreadyExists
+            case .limitReached: throw MailboxError.domainLimitReached
+            case .expired: throw MailboxError.domainExpired
+            case .inUse: throw MailboxError.domainInUse
+            }
+        }
+    }
 
-    func domainMembers(_ record: ProDomainRecord) -> [(String, JSONValue)] {
+    /// A ProDomain object: every key the SDKs require, `verified_at` null while pending.
+    func domainObject(_ record: DomainClaim) -> JSONValue { .object(domainMembers(record)) }
+
+    func domainMembers(_ record: DomainClaim) -> [(String, JSONValue)] {
         [
             ("id", .string(record.id)), ("domain", .string(record.domain)),
-            ("verify_status", .string(record.verifiedAt == nil ? "pending" : "verified")),
+            ("verify_status", .string(record.isVerified ? "verified" : "pending")),
             ("verify_token", .string(record.verifyToken)), ("verified_at", MailboxJSON.time(record.verifiedAt)),
             ("mx_configured", .bool(record.mxConfigured)), ("created_at", MailboxJSON.time(record.createdAt)),
         ]
     }
 
     /// The TXT and MX records to publish at the apex; with `ok` when a check was run.
-    func dnsRecords(_ record: ProDomainRecord, check: DomainOwnershipCheck?) -> [JSONValue] {
+    func dnsRecords(_ record: DomainClaim, check: DomainOwnershipCheck?) -> [JSONValue] {
         var txt: [(String, JSONValue)] = [
             ("type", "TXT"), ("host", .string(record.domain)), ("value", .string(record.verifyToken)),
         ]

@@ -1,4 +1,5 @@
 import Audit
+import CustomDomains
 import HTTP1
 import JSON
 import JWT
@@ -29,7 +30,7 @@ extension MailboxService {
     func proProfile(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
         let count = try await store.accountCount(ownerID: user.id)
-        let domainCount = try await store.domainCount(ownerID: user.id)
+        let domainCount = try await customDomains.count(of: .proUser(user.id))
         return MailboxJSON.response(
             .ok,
             [

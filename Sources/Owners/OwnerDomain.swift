@@ -1,3 +1,5 @@
+import CustomDomains
+
 /// A domain an owner added to put agent inboxes on (Atomic custom domains): pending until a check finds this claim's
 /// own TXT token at its apex, verified from then on. An MX naming this server is routing, never proof: it is the same
 /// for every tenant.
@@ -26,19 +28,18 @@ public struct OwnerDomain: Sendable, Equatable {
         self.mxConfigured = mxConfigured
         self.createdAt = createdAt
     }
+
+    /// The owner's view of `claim`, an owner's claim.
+    init(_ claim: DomainClaim) {
+        self.init(
+            id: claim.id, ownerID: claim.holder.id, domain: claim.domain, verifyToken: claim.verifyToken,
+            verifiedAt: claim.verifiedAt, mxConfigured: claim.mxConfigured, createdAt: claim.createdAt)
+    }
 }
 
-/// Why a domain could not be added, verified or deleted.
-public enum OwnerDomainError: Error, Equatable, Sendable {
-    /// Not a domain name (DNS syntax, at least two labels).
-    case invalidDomain
-    /// Another owner or a Mail.td Pro user holds it verified, this server serves it itself (agent or mailbox
-    /// domains), or the owner has a claim on it already.
-    case taken
-    /// The owner has ``OwnerDomains/limit`` domains already.
-    case limitReached
-    /// The claim stayed pending past ``OwnerDomains/verificationWindow``: it is deleted, and may be added again.
-    case expired
-    /// Inboxes are still on the domain: it cannot be deleted until they are gone.
-    case inUse
-}
+/// Why a domain could not be added, verified or deleted: the custom domains' own errors. ``DomainClaimError/taken``
+/// when another owner or a Mail.td Pro user holds it verified, this server serves it itself (agent or mailbox
+/// domains), or the owner has a claim on it already; ``DomainClaimError/limitReached`` past
+/// ``OwnerDomains/limit``; ``DomainClaimError/expired`` for a claim pending past
+/// ``OwnerDomains/verificationWindow``; ``DomainClaimError/inUse`` while inboxes are still on the domain.
+public typealias OwnerDomainError = DomainClaimError

@@ -1,4 +1,5 @@
 import Audit
+import CustomDomains
 import DNS
 import Directory
 import HTTP1
@@ -115,9 +116,16 @@ public struct OwnerDomainPages: Sendable {
                     + "(\(addresses)): a domain cannot be deleted while inboxes exist on it."
             }
         }
-        guard try await service.domains.delete(id: id, ownerID: owner.id) else {
-            return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
+        let deleted: Bool
+        do {
+            deleted = try await service.domains.delete(id: id, ownerID: owner.id)
+        } catch OwnerDomainError.inUse {
+            // An inbox made since the list above: the claims refuse the delete in the same transaction.
+            return try await page(request, owner, status: .conflict) {
+                $0.error = "\(domain.domain) still has inboxes on it: a domain cannot be deleted while inboxes exist on it."
+            }
         }
+        guard deleted else { return OwnerService.messagePage(.notFound, "Your domains", "No such domain.") }
         await service.audit.owner(owner.id, .domainRemoved, target: domain.domain)
         return try await page(request, owner) { $0.notice = "Domain deleted." }
     }
@@ -131,7 +139,8 @@ public struct OwnerDomainPages: Sendable {
         else { return OwnerService.messagePage(.notFound, "Your domains", "No such verified domain.") }
         let localPart = request.formFields()["local_part"] ?? ""
         // A Pro user's account left at this address (the domain was theirs before) keeps its mail under it.
-        if try await service.domains.otherClaims?.hasAddress((localPart + "@" + domain.domain).lowercased()) == true {
+        let address = (localPart + "@" + domain.domain).lowercased()
+        if try await service.domains.isAddressHeldElsewhere(address, ownerID: owner.id) {
             return try await page(request, owner, status: .conflict) { $0.error = "That address is taken." }
         }
         do {

@@ -2,7 +2,7 @@ import Storage
 
 /// What the owners' tables shed over time, run every minute by the server (`PurgeSchedule`): expired sessions, and
 /// sign-in failure rows that block nothing any more and are a day old, and custom-domain claims left pending past
-/// their verification window.
+/// their verification window (every holder's: owners' and Mail.td Pro users' claims are one table, ``CustomDomains``).
 public enum OwnerPurge {
     /// Deletes them; returns how many rows went.
     /// - Parameter domainVerificationWindow: seconds a domain claim may stay pending

@@ -59,7 +59,7 @@ public final class OwnerService: Sendable {
                 server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
                 timeout: configuration.dnsTimeout),
             mxHost: configuration.mxHost, served: configuration.servedDomains, limit: configuration.maxDomains,
-            verificationWindow: configuration.domainVerificationWindow, otherClaims: configuration.otherDomainClaims,
+            verificationWindow: configuration.domainVerificationWindow, mailboxes: configuration.domainMailboxes,
             clock: clock)
         let factory = metricsFactory ?? MetricsSystem.factory
         signIns = { result in

@@ -1,3 +1,4 @@
+import CustomDomains
 import Directory
 import PasswordHashing
 
@@ -38,9 +39,10 @@ public struct OwnersConfiguration: Sendable {
     public var dnsTimeout: Duration = .seconds(3)
     /// Domains this server serves itself (agent and mailbox domains): no owner may add them.
     public var servedDomains: [String] = []
-    /// Domains other surfaces' users hold verified (Mail.td Pro domains): no owner may add them; their pending claims
-    /// are dropped when an owner verifies one. Default none.
-    public var otherDomainClaims: (any CustomDomainClaims)?
+    /// Every surface's mailboxes on custom domains (the agent inboxes owners make, Mail.td's accounts): a domain is not
+    /// deleted while the owner's inboxes are on it, and no inbox is made at an address another surface has. The claims
+    /// themselves are one table for every surface (``CustomDomains``). Default none.
+    public var domainMailboxes: [any CustomDomainMailboxes] = []
     /// Per-address rate limit on the owner pages (`POSTERN_RATE_LIMITS`). Default on.
     public var rateLimitsEnabled = true
     /// Requests per minute per client address when rate limits are on. Default 60.

@@ -53,7 +53,9 @@ enum Surfaces {
         ).register(into: &router)
 
         var ownerSettings = ownersConfiguration(configuration, identity: identity)
-        ownerSettings.otherDomainClaims = MailboxDomainClaims(database: database)
+        ownerSettings.domainMailboxes = [
+            AgentDomainMailboxes(database: database), MailboxDomainMailboxes(database: database),
+        ]
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool,
             clock: clock, onUnexpectedError: reporter("owners", logger), audit: audit)
@@ -271,7 +273,7 @@ enum Surfaces {
             proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired)
         mailbox.instances = c.instances
         mailbox.mxHost = mxHost(c)
-        mailbox.otherDomainClaims = OwnerDomainClaims(database: database)
+        mailbox.otherDomainMailboxes = [AgentDomainMailboxes(database: database)]
         mailbox.dnsResolver = c.dnsResolver
         mailbox.billingPortalURL = c.billingPortalURL
         mailbox.outboundPolicy = outboundPolicy(c)

@@ -95,12 +95,12 @@ struct AgentCustomDomainInboxTests {
         }
 
         let directory = AgentInboxDirectory(accounts: accounts, domain: "agents.localhost", quota: 1_000)
-        // Served only while its owner holds the domain verified (owner_domains).
+        // Served only while its owner holds the domain verified (custom_domain_claims).
         #expect(try await directory.resolve("support@example.com") == .foreign)
         _ = try test.database.writeSync { connection in
             try connection.run(
                 """
-                INSERT INTO owner_domains (id, owner_id, domain, verify_token, verified_at, created_at)
+                INSERT INTO custom_domain_claims (id, owner_id, domain, verify_token, verified_at, created_at)
                 VALUES ('d', 'o', 'example.com', 'postern-verify-1', 1, 0)
                 """)
         }

@@ -1,9 +1,10 @@
+import CustomDomains
+import DNS
 import Directory
 import JSON
 import PosternTestSupport
 import ServerKit
 import Storage
-import Synchronization
 import Testing
 
 @testable import MailboxAccounts
@@ -25,54 +26,76 @@ struct MailboxDomainTests {
         }
     }
 
-    struct Held: CustomDomainClaims {
-        func holdsVerified(domain: String) async throws -> Bool { domain == "owner.example" }
-        func dropPending(domain: String) async throws {}
-        func hasAddress(_ address: String) async throws -> Bool { false }
+    /// An owner (of agent inboxes), holder of claims in the same table as Pro users'.
+    static func owner(_ harness: MailboxHarness, id: String = "o-owner") async throws -> DomainHolder {
+        _ = try await harness.database.write { connection in
+            try connection.run(
+                "INSERT INTO owners (id, email, password_hash, created_at) VALUES (?, ?, '', 0)",
+                [.text(id), .text(id + "@example.com")])
+        }
+        return .owner(id)
+    }
+
+    /// The owner's claim on `domain`, verified through `zone` and `server`.
+    static func ownerVerifies(
+        _ domain: String, _ owner: DomainHolder, _ harness: MailboxHarness, _ zone: Zone, _ server: LoopbackDNSServer
+    ) async throws {
+        let claims = CustomDomains(database: harness.database)
+        let claim = try await claims.add(domain, for: owner, limit: 5, served: [], now: harness.clock.seconds)
+        zone.set(domain, txt, .txt([claim.verifyToken]))
+        let resolver = DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(300))
+        let verified = try await claims.verify(
+            id: claim.id, of: owner, now: harness.clock.seconds, resolver: resolver, mxHost: "mx.postern.test")
+        #expect(verified?.claim.isVerified == true)
     }
 
     @Test("a domain an owner holds verified for agent inboxes is 409; a Pro user's domain is reported held once verified")
     func claims() async throws {
-        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        let zone = Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try MailboxHarness {
-            $0.dnsResolver = server.address
-            $0.otherDomainClaims = Held()
-        }
+        let harness = try Self.harness(server)
+        let owner = try await Self.owner(harness)
+        try await Self.ownerVerifies("owner.example", owner, harness, zone, server)
         let token = try await harness.proToken(email: "a@example.com")
         let held = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"Owner.Example"}"#, bearer: token)
         #expect(held.status == 409 && held.error == "domain_already_exists")
         let pro = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"pro.example"}"#, bearer: token)
         #expect(pro.status == 201)
-        let claims = MailboxDomainClaims(database: harness.database)
-        #expect(try await !claims.holdsVerified(domain: "pro.example"), "pending holds nothing")
-        _ = try await harness.database.write {
-            try $0.run("UPDATE mailbox_pro_domains SET verified_at = 1 WHERE id = ?", [.text(pro.string("id"))])
-        }
-        #expect(try await claims.holdsVerified(domain: "pro.example"))
-        #expect(try await !claims.holdsVerified(domain: "owner.example"))
+        let claims = CustomDomains(database: harness.database)
+        #expect(try await claims.verifiedClaim(on: "pro.example") == nil, "pending holds nothing")
+        zone.set("pro.example", Self.txt, .txt([pro.string("verify_token")]))
+        _ = await harness.send(.POST, "/api/user/domains/\(pro.string("id"))/verify", bearer: token)
+        #expect(try await claims.verifiedClaim(on: "pro.example")?.holder.kind == .proUser)
+        #expect(try await claims.verifiedClaim(on: "owner.example")?.holder == owner)
+        // An owner verifies a domain the Pro user has pending: the Pro user's claim goes; a verified one stays.
         _ = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"pending.example"}"#, bearer: token)
-        try await claims.dropPending(domain: "pending.example")
-        try await claims.dropPending(domain: "pro.example")
+        try await Self.ownerVerifies("pending.example", owner, harness, zone, server)
+        await #expect(throws: DomainClaimError.taken) {
+            try await claims.add("pro.example", for: owner, limit: 5, served: [], now: harness.clock.seconds)
+        }
         let listed = await harness.send(.GET, "/api/user/domains", bearer: token)["domains"]?.arrayValue
         #expect(listed?.map { $0["domain"] } == ["pro.example"])
     }
 
-    @Test("a domain an owner took between the first look and the insert is given up: 409, nothing listed")
+    @Test("a domain an owner verified while the Pro user's claim was pending is given up: 409, nothing listed")
     func racingClaim() async throws {
-        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        let zone = Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let other = TakenMeanwhile()
-        let harness = try MailboxHarness {
-            $0.dnsResolver = server.address
-            $0.otherDomainClaims = other
-        }
+        let harness = try Self.harness(server)
         let token = try await harness.proToken(email: "r@example.com")
+        let pending = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"race.example"}"#, bearer: token)
+        #expect(pending.status == 201)
+        try await Self.ownerVerifies("race.example", try await Self.owner(harness), harness, zone, server)
+        let verify = await harness.send(.POST, "/api/user/domains/\(pending.string("id"))/verify", bearer: token)
+        #expect(verify.status == 404, "the claim went with the owner's verify")
         let raced = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"race.example"}"#, bearer: token)
         #expect(raced.status == 409 && raced.error == "domain_already_exists")
-        #expect(other.asked.withLock { $0 } == 2)
         #expect(await harness.send(.GET, "/api/user/domains", bearer: token)["domains"] == .array([]))
-        #expect(try await harness.database.read { try $0.query("SELECT 1 FROM mailbox_pro_domains", []) }.isEmpty)
+        #expect(try await harness.database.read {
+            try $0.query("SELECT 1 FROM custom_domain_claims WHERE pro_user_id IS NOT NULL", [])
+        }.isEmpty)
     }
 
     @Test("create: 201 with the TXT token and the records to publish; listed pending; counted in /api/user/me")
@@ -179,13 +202,15 @@ struct MailboxDomainTests {
         let zone = Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let other = TakenMeanwhileNever()
         let harness = try MailboxHarness {
             $0.dnsResolver = server.address
             $0.mxHost = "mx.postern.test"
             $0.dnsTimeout = .milliseconds(300)
-            $0.otherDomainClaims = other
+            $0.otherDomainMailboxes = [LeftInbox()]
         }
+        let owner = try await Self.owner(harness)
+        let claims = CustomDomains(database: harness.database)
+        let owners = try await claims.add("contested.test", for: owner, limit: 5, served: [], now: harness.clock.seconds)
         let squatter = try await harness.proToken(email: "s@example.com")
         let holder = try await harness.proToken(email: "h@example.com")
         let squat = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"contested.test"}"#, bearer: squatter)
@@ -195,7 +220,7 @@ struct MailboxDomainTests {
         zone.set("contested.test", Self.txt, .txt([claim.string("verify_token")]))
         let won = await harness.send(.POST, "/api/user/domains/\(claim.string("id"))/verify", bearer: holder)
         #expect(won["verify_status"] == "verified")
-        #expect(other.dropped.withLock { $0 } == ["contested.test"])
+        #expect(try await claims.claim(id: owners.id, of: owner) == nil, "the owner's pending claim is gone too")
         #expect(await harness.send(.GET, "/api/user/domains", bearer: squatter)["domains"] == .array([]))
         #expect(await harness.send(.POST, "/api/user/domains/\(squat.string("id"))/verify", bearer: squatter).status == 404)
         let again = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"contested.test"}"#, bearer: squatter)
@@ -253,12 +278,11 @@ struct MailboxDomainTests {
     }
 }
 
-/// Another surface that never holds anything verified, and records the domains it was told to drop.
-final class TakenMeanwhileNever: CustomDomainClaims {
-    let dropped = Mutex<[String]>([])
-    func holdsVerified(domain: String) async throws -> Bool { false }
-    func dropPending(domain: String) async throws { dropped.withLock { $0.append(domain) } }
-    func hasAddress(_ address: String) async throws -> Bool { address == "left@contested.test" }
+/// The owners' side with an inbox left at one address (the domain was an owner's before).
+struct LeftInbox: CustomDomainMailboxes {
+    var holderKind: DomainHolder.Kind { .owner }
+    func hasMailbox(at address: String) async throws -> Bool { address == "left@contested.test" }
+    func hasMailboxes(holderID: String, on domain: String, connection: any SQLConnection) throws -> Bool { false }
 }
 
 extension MailboxDomainTests {
@@ -317,7 +341,7 @@ extension MailboxDomainTests {
         #expect(try await directory.resolve("reset@moved.test") == .local(Recipient(address: "reset@moved.test", quota: MailboxQuotas().pro)))
         // The first user's claim goes (as one deleted before this release left its accounts), the second proves it.
         _ = try await harness.database.write {
-            try $0.run("DELETE FROM mailbox_pro_domains WHERE id = ?", [.text(claim.string("id"))])
+            try $0.run("DELETE FROM custom_domain_claims WHERE id = ?", [.text(claim.string("id"))])
         }
         #expect(try await directory.resolve("reset@moved.test") == .foreign)
         let taken = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"moved.test"}"#, bearer: second)

@@ -189,7 +189,7 @@ struct MailboxWebhookTests {
         _ = try await harness.database.write { connection in
             try connection.run(
                 """
-                INSERT INTO mailbox_pro_domains (id, owner_id, domain, verify_token, verified_at, mx_configured,
+                INSERT INTO custom_domain_claims (id, pro_user_id, domain, verify_token, verified_at, mx_configured,
                     created_at) VALUES ('d1', ?, 'custom.example', 't', 1, 0, 1)
                 """, [.text(owner.id)])
         }

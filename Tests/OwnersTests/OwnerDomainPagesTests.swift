@@ -1,4 +1,5 @@
 import AgentAuth
+import CustomDomains
 import DNS
 import Directory
 import HTTP1
@@ -110,7 +111,7 @@ extension OwnerDomainPagesTests {
         #expect(try await directory.resolve("Support@held.example") == .local(.init(address: "support@held.example", quota: 100)))
 
         // Ada's claim goes (as an owner's deletion takes it, or a delete before inboxes held it); Bob proves the domain.
-        _ = try await harness.test.database.write { try $0.run("DELETE FROM owner_domains WHERE id = ?", [.text(claim.id)]) }
+        _ = try await harness.test.database.write { try $0.run("DELETE FROM custom_domain_claims WHERE id = ?", [.text(claim.id)]) }
         #expect(try await directory.resolve("support@held.example") == .foreign)
         let bobs = try await domains.add("held.example", ownerID: bob.id)
         zone.set("held.example", 16, .txt([bobs.verifyToken]))
@@ -121,11 +122,11 @@ extension OwnerDomainPagesTests {
 }
 
 extension OwnerDomainPagesTests {
-    /// A Pro side that holds nothing verified but has an account left at one address.
-    struct LeftAccount: CustomDomainClaims {
-        func holdsVerified(domain: String) async throws -> Bool { false }
-        func dropPending(domain: String) async throws {}
-        func hasAddress(_ address: String) async throws -> Bool { address == "left@held.example" }
+    /// A Pro side that has an account left at one address.
+    struct LeftAccount: CustomDomainMailboxes {
+        var holderKind: DomainHolder.Kind { .proUser }
+        func hasMailbox(at address: String) async throws -> Bool { address == "left@held.example" }
+        func hasMailboxes(holderID: String, on domain: String, connection: any SQLConnection) throws -> Bool { false }
     }
 
     @Test("no inbox at an address where a Pro user's account was left: its mail is kept under the address")
@@ -136,7 +137,7 @@ extension OwnerDomainPagesTests {
         let harness = try OwnersHarness {
             $0.dnsResolver = server.address
             $0.dnsTimeout = .milliseconds(300)
-            $0.otherDomainClaims = LeftAccount()
+            $0.domainMailboxes = [LeftAccount()]
         }
         Self.pages(harness).register(into: &harness.router)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
@@ -171,5 +172,39 @@ extension OwnerDomainPagesTests {
         let added = Self.text(await harness.send(.POST, "/owner/domains", form: ["domain": "example.com", "csrf_token": csrf]))
         #expect(added.contains("id=\"mx-host-unset\"") && added.contains("the operator must set POSTERN_MX_HOST"))
         #expect(!added.contains("10 localhost") && !added.contains("<code>localhost</code>"))
+    }
+}
+
+extension OwnerDomainPagesTests {
+    @Test("the agent side answers for owners' inboxes: no delete while one is on the domain, and Mail.td sees the address")
+    func agentMailboxes() async throws {
+        let zone = LoopbackDNSServer.Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
+        defer { server.stop() }
+        let harness = try Self.harness(server)
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
+        let domains = harness.service.domains
+        let claim = try await domains.add("kept.example", ownerID: ada.id)
+        zone.set("kept.example", 16, .txt([claim.verifyToken]))
+        _ = try await domains.verify(id: claim.id, ownerID: ada.id)
+        let inboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: harness.test.database), domain: "agents.localhost",
+            clock: { 1_800_000_000 })
+        let (inbox, _) = try await inboxes.createInbox(username: "support", domain: "kept.example", ownerID: ada.id)
+        // Inboxes on a domain that merely ends in the same letters, Ada's or Bob's, are not on it.
+        _ = try await inboxes.createInbox(username: "other", domain: "notkept.example", ownerID: ada.id)
+        _ = try await inboxes.createInbox(username: "bobs1", domain: "kept.example", ownerID: bob.id)
+
+        // Asked inside the delete's own transaction, not only by the page beforehand.
+        await #expect(throws: OwnerDomainError.inUse) { try await domains.delete(id: claim.id, ownerID: ada.id) }
+        let agents = AgentDomainMailboxes(database: harness.test.database)
+        #expect(try await agents.hasMailbox(at: "support@kept.example"))
+        let claims = CustomDomains(database: harness.test.database, mailboxes: [agents])
+        #expect(try await claims.isAddressHeldElsewhere("Support@kept.example", than: .proUser("u1")))
+        #expect(try await !claims.isAddressHeldElsewhere("support@kept.example", than: .owner(ada.id)))
+
+        _ = try await inboxes.delete(accountID: inbox.accountID, ownerID: ada.id)
+        #expect(try await domains.delete(id: claim.id, ownerID: ada.id))
     }
 }

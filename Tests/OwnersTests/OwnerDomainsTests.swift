@@ -1,8 +1,8 @@
+import CustomDomains
 import DNS
 import Directory
 import Owners
 import Storage
-import Synchronization
 import PosternTestSupport
 import Testing
 
@@ -13,19 +13,31 @@ struct OwnerDomainsTests {
 
     static func domains(
         _ harness: OwnersHarness, _ server: LoopbackDNSServer, limit: Int = 5,
-        served: [String] = ["agents.localhost", "mail.localhost"], otherClaims: (any CustomDomainClaims)? = nil
+        served: [String] = ["agents.localhost", "mail.localhost"]
     ) -> OwnerDomains {
         let clock = harness.clock
         return OwnerDomains(
             database: harness.test.database,
             resolver: DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(300)),
             mxHost: "mx.postern.test", served: served, limit: limit, verificationWindow: 7 * 86_400,
-            otherClaims: otherClaims, clock: { clock.now })
+            clock: { clock.now })
+    }
+
+    /// A Mail.td Pro user, holder of claims in the same table as owners' (`mailbox_pro_users`).
+    static func proUser(_ harness: OwnersHarness, id: String = "u-pro") async throws -> DomainHolder {
+        _ = try await harness.test.database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO mailbox_pro_users (id, email, password_hash, max_accounts, max_domains, created_at)
+                VALUES (?, ?, '', 5, 5, 0)
+                """, [.text(id), .text(id + "@example.com")])
+        }
+        return .proUser(id)
     }
 
     @Test("pending until the TXT token is published; verified for good once it was; MX followed on every check")
     func verify() async throws {
-        let zone = Zone()
+        let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
         let harness = try OwnersHarness()
@@ -87,7 +99,7 @@ struct OwnerDomainsTests {
 
     @Test("an MX naming this server without the claim's TXT token proves nothing: the domain stays pending")
     func mxIsNotProof() async throws {
-        let zone = Zone()
+        let zone = LoopbackDNSServer.Zone()
         zone.set("shared.example", 15, .mx([.init(10, "mx.postern.test")]))
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
@@ -106,25 +118,27 @@ struct OwnerDomainsTests {
 
     @Test("a domain another owner only has pending can be claimed too; the first to verify wins, the others are gone")
     func firstToVerifyWins() async throws {
-        let zone = Zone()
+        let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
         let harness = try OwnersHarness()
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
-        let other = Recorded()
-        let domains = Self.domains(harness, server, otherClaims: other)
+        let claims = CustomDomains(database: harness.test.database)
+        let pro = try await Self.proUser(harness)
+        let domains = Self.domains(harness, server)
+        let prosClaim = try await claims.add("contested.example", for: pro, limit: 5, served: [], now: harness.clock.now)
         let squat = try await domains.add("contested.example", ownerID: ada.id)
         let claim = try await domains.add("Contested.example", ownerID: bob.id)
         #expect(squat.verifyToken != claim.verifyToken)
         zone.set("contested.example", 16, .txt([claim.verifyToken]))
         let won = try #require(try await domains.verify(id: claim.id, ownerID: bob.id))
         #expect(won.domain.verifiedAt != nil)
-        #expect(other.dropped.withLock { $0 } == ["contested.example"])
+        #expect(try await claims.claim(id: prosClaim.id, of: pro) == nil, "the Pro user's pending claim is gone too")
         #expect(try await domains.domains(ownerID: ada.id).isEmpty)
         #expect(try await domains.verify(id: squat.id, ownerID: ada.id) == nil)
         await #expect(throws: OwnerDomainError.taken) { try await domains.add("contested.example", ownerID: ada.id) }
-        #expect(try await OwnerDomainClaims(database: harness.test.database).holdsVerified(domain: "contested.example"))
+        #expect(try await claims.verifiedClaim(on: "contested.example")?.holder == .owner(bob.id))
     }
 
     @Test("a pending claim past the window is deleted (verify says expired; list and the purge drop it); it blocks nobody")
@@ -146,7 +160,7 @@ struct OwnerDomainsTests {
             try OwnerPurge.run(connection, now: now, domainVerificationWindow: 7 * 86_400)
         }
         #expect(purged == 1)
-        let left = try await harness.test.database.read { try $0.query("SELECT id FROM owner_domains", []) }
+        let left = try await harness.test.database.read { try $0.query("SELECT id FROM custom_domain_claims", []) }
         #expect(left.isEmpty)
         // The limit of 2 counts none of them any more.
         _ = try await domains.add("stale.example", ownerID: ada.id)
@@ -154,56 +168,57 @@ struct OwnerDomainsTests {
     }
 }
 
-/// A surface that holds nothing verified and records what it was told to drop.
-final class Recorded: CustomDomainClaims {
-    let dropped = Mutex<[String]>([])
-    func holdsVerified(domain: String) async throws -> Bool { false }
-    func dropPending(domain: String) async throws { dropped.withLock { $0.append(domain) } }
-    func hasAddress(_ address: String) async throws -> Bool { false }
-}
-
 @Suite("Owners: one domain, one holder across surfaces")
 struct OwnerDomainClaimsTests {
-    struct Held: CustomDomainClaims {
-        let domains: Set<String>
-        func holdsVerified(domain: String) async throws -> Bool { domains.contains(domain) }
-        func dropPending(domain: String) async throws {}
-        func hasAddress(_ address: String) async throws -> Bool { false }
-    }
-
     @Test("a domain a Mail.td Pro user holds verified is refused; an owner's domain is reported held once verified")
     func claims() async throws {
-        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        let zone = LoopbackDNSServer.Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
         let harness = try OwnersHarness()
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
-        let domains = OwnerDomainsTests.domains(
-            harness, server, served: [], otherClaims: Held(domains: ["pro.example"]))
+        let domains = OwnerDomainsTests.domains(harness, server, served: [])
+        let claims = CustomDomains(database: harness.test.database)
+        let resolver = DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(300))
+        let pro = try await OwnerDomainsTests.proUser(harness)
+        let prosClaim = try await claims.add("pro.example", for: pro, limit: 5, served: [], now: harness.clock.now)
+        zone.set("pro.example", 16, .txt([prosClaim.verifyToken]))
+        _ = try await claims.verify(id: prosClaim.id, of: pro, now: harness.clock.now, resolver: resolver, mxHost: "mx")
         await #expect(throws: OwnerDomainError.taken) { try await domains.add("PRO.example", ownerID: ada.id) }
         let mine = try await domains.add("mine.example", ownerID: ada.id)
-        let claims = OwnerDomainClaims(database: harness.test.database)
-        #expect(try await !claims.holdsVerified(domain: "mine.example"), "pending holds nothing")
-        try await harness.test.database.write { connection in
-            _ = try connection.run("UPDATE owner_domains SET verified_at = 1 WHERE id = ?", [.text(mine.id)])
-        }
-        #expect(try await claims.holdsVerified(domain: "mine.example"))
-        #expect(try await !claims.holdsVerified(domain: "pro.example"))
+        #expect(try await claims.verifiedClaim(on: "mine.example") == nil, "pending holds nothing")
+        zone.set("mine.example", 16, .txt([mine.verifyToken]))
+        _ = try await domains.verify(id: mine.id, ownerID: ada.id)
+        #expect(try await claims.verifiedClaim(on: "mine.example")?.holder == .owner(ada.id))
+        #expect(try await claims.verifiedClaim(on: "pro.example")?.holder == pro)
+        // The Pro user verifies a domain the owner has pending: the owner's claim goes; a verified one stays.
         _ = try await domains.add("pending.example", ownerID: ada.id)
-        try await claims.dropPending(domain: "pending.example")
-        try await claims.dropPending(domain: "mine.example")
+        let prosPending = try await claims.add("pending.example", for: pro, limit: 5, served: [], now: harness.clock.now)
+        zone.set("pending.example", 16, .txt([prosPending.verifyToken]))
+        _ = try await claims.verify(id: prosPending.id, of: pro, now: harness.clock.now, resolver: resolver, mxHost: "mx")
+        await #expect(throws: DomainClaimError.taken) {
+            try await claims.add("mine.example", for: pro, limit: 5, served: [], now: harness.clock.now)
+        }
         #expect(try await domains.domains(ownerID: ada.id).map(\.domain) == ["mine.example"])
     }
 
-    @Test("a domain another surface took between the first look and the insert is given up: taken, no row left")
+    @Test("a domain a Pro user verified while the owner's claim was pending is given up: taken, no row left")
     func racingClaim() async throws {
-        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        let zone = LoopbackDNSServer.Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
         let harness = try OwnersHarness()
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
-        let other = TakenMeanwhile()
-        let domains = OwnerDomainsTests.domains(harness, server, otherClaims: other)
+        let domains = OwnerDomainsTests.domains(harness, server)
+        let claims = CustomDomains(database: harness.test.database)
+        let pro = try await OwnerDomainsTests.proUser(harness)
+        let owners = try await domains.add("race.example", ownerID: ada.id)
+        let pros = try await claims.add("race.example", for: pro, limit: 5, served: [], now: harness.clock.now)
+        zone.set("race.example", 16, .txt([owners.verifyToken, pros.verifyToken]))
+        let resolver = DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(300))
+        _ = try await claims.verify(id: pros.id, of: pro, now: harness.clock.now, resolver: resolver, mxHost: "mx")
+        #expect(try await domains.verify(id: owners.id, ownerID: ada.id) == nil)
         await #expect(throws: OwnerDomainError.taken) { try await domains.add("race.example", ownerID: ada.id) }
-        #expect(other.asked.withLock { $0 } == 2)
         #expect(try await domains.domains(ownerID: ada.id).isEmpty)
     }
 }

@@ -1,3 +1,4 @@
+import AgentAuth
 import Audit
 import ComputePool
 import HTTP1
@@ -34,6 +35,7 @@ final class OwnersHarness: @unchecked Sendable {
         var configuration = OwnersConfiguration(publicURL: "http://127.0.0.1:8080")
         configuration.argon2 = cheapArgon2
         configuration.rateLimitsEnabled = false
+        configuration.domainMailboxes = [AgentDomainMailboxes(database: test.database)]
         configure(&configuration)
         let clock = clock
         service = try OwnerService(

@@ -19,7 +19,7 @@ struct CustomDomainInboxTests {
             try connection.run("INSERT INTO owners (id, email, password_hash, created_at) VALUES ('o1', 'o@x.example', 'x', 0)")
             try connection.run(
                 """
-                INSERT INTO owner_domains (id, owner_id, domain, verify_token, verified_at, created_at)
+                INSERT INTO custom_domain_claims (id, owner_id, domain, verify_token, verified_at, created_at)
                 VALUES ('d1', 'o1', 'example.com', 'postern-verify-1', 1, 0)
                 """)
         }
@@ -51,7 +51,7 @@ struct CustomDomainInboxTests {
         // The owner's claim goes (an owner deleted with it, or a delete from before this release): the inbox is no
         // longer local, so SMTP refuses mail for it and its credentials open nothing to send from.
         _ = try await runtime.database.write { connection in
-            try connection.run("DELETE FROM owner_domains WHERE id = 'd1'")
+            try connection.run("DELETE FROM custom_domain_claims WHERE id = 'd1'")
         }
         let refused = try await SMTPDeliveryTests.send(
             port: smtpPort, from: "someone@elsewhere.example", to: ["support@example.com"],
@@ -74,7 +74,7 @@ struct CustomDomainInboxTests {
                 """)
             return try connection.run(
                 """
-                INSERT INTO mailbox_pro_domains (id, owner_id, domain, verify_token, verified_at, created_at)
+                INSERT INTO custom_domain_claims (id, pro_user_id, domain, verify_token, verified_at, created_at)
                 VALUES ('00000000-0000-4000-8000-000000000001', 'p1', 'example.com', 'postern-verify-2', 2, 0)
                 """)
         }

@@ -52,7 +52,8 @@ struct DomainClaimsMigrationTests {
             }
         }
 
-        #expect(try Migrator(migrations: all).migrate(database).contains("0024_domain_claims.sql"))
+        // Up to 0024 only: 0033 moves both tables into custom_domain_claims (CustomDomainClaimsMigrationTests).
+        #expect(try Migrator(migrations: all.filter { $0.version <= 24 }).migrate(database).contains("0024_domain_claims.sql"))
         for table in ["mailbox_pro_domains", "owner_domains"] {
             let (holder, other) = table == "owner_domains" ? ("o1", "o2") : ("u1", "u2")
             let rows = try database.readSync {
