@@ -32,14 +32,16 @@ public struct MailboxDirectory: AccountDirectory {
     public func resolve(_ address: String) async throws -> AddressResolution {
         guard let parts = AddressParts(address) else { return .foreign }
         if serves(domain: parts.domain) {
-            guard let quota = try await store.quota(address: parts.text) else { return .unknown }
-            return .local(Recipient(address: parts.text, quota: quota))
+            guard let account = try await store.quotaAndOwner(address: parts.text) else { return .unknown }
+            return .local(
+                Recipient(address: parts.text, quota: account.quota, accountID: account.id, holderID: account.ownerID))
         }
         guard let claim = try await store.verifiedDomain(parts.domain) else { return .foreign }
         guard let account = try await store.quotaAndOwner(address: parts.text) else {
-            return .local(Recipient(address: parts.text, quota: catchAllQuota))
+            return .local(Recipient(address: parts.text, quota: catchAllQuota, holderID: claim.ownerID))
         }
         guard account.ownerID == claim.ownerID else { return .foreign }
-        return .local(Recipient(address: parts.text, quota: account.quota))
+        return .local(
+            Recipient(address: parts.text, quota: account.quota, accountID: account.id, holderID: claim.ownerID))
     }
 }

@@ -8,7 +8,7 @@ import MailStore
 /// token or its Pro owner's token. `{id}` is the account's UUID or address; `{messageID}` a message's UUID.
 extension MailboxService {
     /// Messages per page of `GET .../messages` (Mail.td: 30).
-    static let messagesPerPage = 30
+    public static let messagesPerPage = 30
 
     /// `GET /api/accounts/{id}/messages[?page=N]` and the Pro `/api/user/accounts/{id}/messages`: newest first,
     /// `{"messages": [...], "page": N}`.
@@ -110,7 +110,7 @@ extension MailboxService {
         return try await authorizer.account(call.id, for: principal)
     }
 
-    static func summaryPairs(_ summary: MailSummary) -> [(String, JSONValue)] {
+    public static func summaryPairs(_ summary: MailSummary) -> [(String, JSONValue)] {
         let sender = summary.from.first?.email ?? summary.envelopeFrom
         return [
             ("id", .string(summary.id)), ("sender", .string(sender)),
@@ -122,7 +122,7 @@ extension MailboxService {
     }
 
     /// `[{"index","filename","content_type","size"}]` of a message's attachments.
-    static func attachmentList(_ attachments: [MailAttachmentInfo]) -> JSONValue {
+    public static func attachmentList(_ attachments: [MailAttachmentInfo]) -> JSONValue {
         .array(
             attachments.map { attachment in
                 .object([
@@ -133,17 +133,17 @@ extension MailboxService {
             })
     }
 
-    static func addressList(_ addresses: [MailAddress]) -> JSONValue {
+    public static func addressList(_ addresses: [MailAddress]) -> JSONValue {
         .array(addresses.map { .string(display($0)) })
     }
 
     /// `Name <email>`, or the bare address without a name.
-    static func display(_ address: MailAddress) -> String {
+    public static func display(_ address: MailAddress) -> String {
         guard let name = address.name, !name.isEmpty else { return address.email }
         return "\(name) <\(address.email)>"
     }
 
-    static func download(_ bytes: [UInt8], contentType: String, filename: String) -> HTTPResponse {
+    public static func download(_ bytes: [UInt8], contentType: String, filename: String) -> HTTPResponse {
         var response = HTTPResponse(status: .ok, body: bytes)
         response.headers.replaceOrAdd("Content-Type", contentType)
         let safe = String(filename.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" })

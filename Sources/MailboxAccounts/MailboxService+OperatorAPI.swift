@@ -63,7 +63,7 @@ extension MailboxService {
     /// `{"deleted": n}`. Each address's JMAP state moves, as a deletion through JMAP would move it.
     private func resetMessages(_ call: MailboxCall) async throws -> HTTPResponse {
         let deleted = try await mail.deleteEverything()
-        try await store.deleteEverySandboxMessage()
+        for records in recordsBesideMessages { try await records.deleteEveryRecord() }
         return MailboxJSON.response(.ok, [("deleted", .int(Int64(deleted)))])
     }
 

@@ -1,5 +1,6 @@
 import JSON
 import MailStore
+import MailboxAccounts
 import ServerKit
 
 /// The body of an `email.received` delivery (Mail.td's, after mail.cx's documentation):
