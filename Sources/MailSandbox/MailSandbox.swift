@@ -142,10 +142,10 @@ public final class MailSandbox: Sendable {
         let page = try call.integerQuery("page", in: 1...1_000_000, fallback: 1)
         var messages: [MailSummary] = []
         if let sandbox = try await sandbox(for: user, create: false) {
-            messages = try await mail.page(address: sandbox.address, page: page, perPage: MailboxService.messagesPerPage)
+            messages = try await mail.page(address: sandbox.address, page: page, perPage: MailboxMessageJSON.messagesPerPage)
         }
         return MailboxJSON.response(
-            .ok, [("messages", .array(messages.map { .object(MailboxService.summaryPairs($0)) })), ("page", .int(Int64(page)))])
+            .ok, [("messages", .array(messages.map { .object(MailboxMessageJSON.summaryPairs($0)) })), ("page", .int(Int64(page)))])
     }
 
     /// `GET /api/user/sandbox/messages/wait[?timeout=S]`, as the accounts' wait: the oldest unread captured message
@@ -158,7 +158,7 @@ public final class MailSandbox: Sendable {
         guard let sandbox = try await sandbox(for: user, create: true),
             let message = try await mail.nextUnread(address: sandbox.address, timeout: .seconds(seconds))
         else { return MailboxJSON.noContent() }
-        return MailboxJSON.response(.ok, MailboxService.summaryPairs(message))
+        return MailboxJSON.response(.ok, MailboxMessageJSON.summaryPairs(message))
     }
 
     /// `DELETE /api/user/sandbox/messages`: `{"deleted": n}`.
@@ -180,17 +180,17 @@ public final class MailSandbox: Sendable {
             throw MailboxError.notFound
         }
         let extra = try await store.sandboxMessage(call.messageID, ownerID: user)
-        var pairs = MailboxService.summaryPairs(message.summary)
+        var pairs = MailboxMessageJSON.summaryPairs(message.summary)
         pairs.removeAll { $0.0 == "preview_text" }
         let recipients = extra?.recipients ?? []
         pairs += [
             ("address", .string(recipients.first ?? sandbox.address)),
             ("recipients", .array(recipients.map(JSONValue.string))),
-            ("to", MailboxService.addressList(message.to)), ("cc", MailboxService.addressList(message.cc)),
+            ("to", MailboxMessageJSON.addressList(message.to)), ("cc", MailboxMessageJSON.addressList(message.cc)),
             ("message_id", message.messageID.map(JSONValue.string) ?? .null),
             ("text_body", message.textBody.map(JSONValue.string) ?? .null),
             ("html_body", message.htmlBody.map(JSONValue.string) ?? .null),
-            ("attachments", MailboxService.attachmentList(message.attachments)),
+            ("attachments", MailboxMessageJSON.attachmentList(message.attachments)),
             ("client_ip", extra.map { .string($0.clientIP) } ?? .null),
         ]
         if let results = extra?.authResults { pairs.append(("auth_results", results)) }
@@ -211,7 +211,7 @@ public final class MailSandbox: Sendable {
         guard let raw = try await mail.raw(address: sandbox.address, id: call.messageID) else {
             throw MailboxError.notFound
         }
-        return MailboxService.download(raw, contentType: "message/rfc822", filename: "message.eml")
+        return MailboxMessageJSON.download(raw, contentType: "message/rfc822", filename: "message.eml")
     }
 
     /// `GET .../{messageID}/attachments/{index}`: one attachment's decoded bytes; 400 `invalid_index` for an index
@@ -229,7 +229,7 @@ public final class MailSandbox: Sendable {
             }
             throw MailboxError.invalidIndex
         }
-        return MailboxService.download(data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
+        return MailboxMessageJSON.download(data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
     }
 
     // MARK: - Helpers

@@ -114,46 +114,26 @@ public final class MailboxService: Sendable {
         self.onUnexpectedError = onUnexpectedError
     }
 
-    /// Adds the routes of CONTRACT.md 2.2 that are the accounts' (accounts, tokens, messages, Pro users, domains,
-    /// billing, the operator's) to `router`; their rate limits charge the context's client. The webhook routes
-    /// (`Webhooks`) and the sandbox's (`MailSandbox`) are registered by their own controllers over this service.
+    /// Adds the routes of CONTRACT.md 2.2 that are the accounts' to `router`, one controller per resource (accounts,
+    /// Pro users, their API tokens, their domains, billing, messages, the operator's); their rate limits charge the
+    /// context's client. The webhook routes (`Webhooks`) and the sandbox's (`MailSandbox`) are added by their own
+    /// controllers over this service.
     public func register(into router: inout ContextRouter) {
+        AccountsController(surface: self).register(on: &router)
+        ProUsersController(surface: self).register(on: &router)
+        ProTokensController(surface: self).register(on: &router)
+        registerDomainRoutes(into: &router)
+        BillingController(surface: self).register(on: &router)
+        MessagesController(surface: self).register(on: &router)
+        OperatorController(surface: self).register(on: &router)
+    }
+
+    /// The Pro users' custom domains (`MailboxService+Domains.swift`, about to become one claims table of its own).
+    private func registerDomainRoutes(into router: inout ContextRouter) {
         let limit = Self.bodyLimit
-        router.add(.GET, "/api/domains", immediate(.general, domains))
-        router.add(.GET, "/api/challenge", immediate(.general, challenge))
-        router.add(.POST, "/api/accounts", bodyLimit: limit, deferred(.accountCreation, createAccount))
-        router.add(.POST, "/api/token", bodyLimit: limit, deferred(.general, signIn))
-        router.add(.GET, "/api/accounts/{id}", deferred(.general, accountInfo))
-        router.add(.DELETE, "/api/accounts/{id}", deferred(.general, deleteAccount))
-        router.add(.PUT, "/api/accounts/{id}/reset-password", bodyLimit: limit, deferred(.general, resetPassword))
-        router.add(.POST, "/api/user/login", bodyLimit: limit, deferred(.general, proLogin))
-        router.add(.GET, "/api/user/me", deferred(.general, proProfile))
-        router.add(.GET, "/api/user/accounts", deferred(.general, proAccounts))
-        router.add(.DELETE, "/api/user/accounts/{id}", deferred(.general, proDeleteAccount))
-        router.add(
-            .PUT, "/api/user/accounts/{id}/reset-password", bodyLimit: limit, deferred(.general, proResetPassword))
-        router.add(.POST, "/api/user/tokens", bodyLimit: limit, deferred(.general, createAPIToken))
-        router.add(.GET, "/api/user/tokens", deferred(.general, listAPITokens))
-        router.add(.DELETE, "/api/user/tokens/{id}", deferred(.general, revokeAPIToken))
         router.add(.GET, "/api/user/domains", deferred(.general, listDomains))
         router.add(.POST, "/api/user/domains", bodyLimit: limit, deferred(.general, createDomain))
         router.add(.POST, "/api/user/domains/{id}/verify", bodyLimit: limit, deferred(.general, verifyDomain))
         router.add(.DELETE, "/api/user/domains/{id}", deferred(.general, deleteDomain))
-        router.add(.GET, "/api/user/subscription/status", deferred(.general, subscriptionStatus))
-        router.add(.POST, "/api/user/subscription/cancel", bodyLimit: limit, deferred(.general, subscriptionChange))
-        router.add(.POST, "/api/user/subscription/resume", bodyLimit: limit, deferred(.general, subscriptionChange))
-        router.add(.POST, "/api/user/billing/portal", bodyLimit: limit, deferred(.general, billingPortal))
-        for prefix in ["/api/accounts/{id}", "/api/user/accounts/{id}"] {
-            router.add(.GET, prefix + "/messages", deferred(.general, listMessages))
-        }
-        let messages = "/api/accounts/{id}/messages"
-        router.add(.PUT, messages + "/read", bodyLimit: limit, deferred(.general, markMessagesRead))
-        router.add(.GET, messages + "/wait", deferred(.general, waitForMessage))
-        registerOperatorRoutes(into: &router)
-        router.add(.GET, messages + "/{messageID}", deferred(.general, messageDetail))
-        router.add(.DELETE, messages + "/{messageID}", deferred(.general, deleteMessage))
-        router.add(.GET, messages + "/{messageID}/source", deferred(.general, messageSource))
-        router.add(.PUT, messages + "/{messageID}/read", deferred(.general, markMessageRead))
-        router.add(.GET, messages + "/{messageID}/attachments/{index}", deferred(.general, messageAttachment))
     }
 }

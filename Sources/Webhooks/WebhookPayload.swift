@@ -27,6 +27,6 @@ enum WebhookPayload {
     /// message has no readable `From`.
     static func fromHeader(_ json: String, envelopeFrom: String) -> (from: String, sender: String) {
         guard let first = MailStore.addresses(json).first else { return (envelopeFrom, envelopeFrom) }
-        return (MailboxService.display(first), first.email)
+        return (MailboxMessageJSON.display(first), first.email)
     }
 }
