@@ -12,8 +12,10 @@ import Storage
 
 /// The Mail.td compatible surface: accounts, tokens, Pro users and rate limits (CONTRACT.md 2).
 ///
-/// The app creates one service at start and calls `register(into:)`; the operator commands call
-/// `createProUser` and `listProUsers`. Handlers never throw to the server: every failure becomes a
+/// What every resource's controller shares: the stores it is given, the bearer rules, the rate limits and the answers.
+/// The app creates one service at start and calls `register(into:)`, which adds each resource's controller
+/// (``MessagesController`` and the others); the webhooks (`Webhooks`) and the sandbox (`MailSandbox`) add their own
+/// routes over this service. The operator commands call `createProUser` and `listProUsers`. Handlers never throw to the server: every failure becomes a
 /// `{"error":"<code>"}` answer (500 for the unexpected, 503 when the pool or database is unavailable).
 public final class MailboxService: Sendable {
     /// The configuration the service was created with (domains lower-cased).

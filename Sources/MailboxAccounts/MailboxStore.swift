@@ -34,14 +34,6 @@ public struct MailboxStore: Sendable {
         }
     }
 
-    /// The quota of the account with `address` (lower-cased), nil when none has it.
-    func quota(address: String) async throws -> Int64? {
-        try await database.read { connection in
-            try connection.query("SELECT quota FROM mailbox_accounts WHERE address = ?", [.text(address)]).first?
-                .int("quota")
-        }
-    }
-
     /// The id, quota and Pro owner (nil: a free account) of the account with `address`, or nil when there is none.
     func quotaAndOwner(address: String) async throws -> (id: String, quota: Int64, ownerID: String?)? {
         try await database.read { connection in

@@ -421,6 +421,24 @@ struct MailboxWebhookTests {
         #expect(try metrics.expectCounter("postern_webhook_attempts_total", [("result", "delivered")]).totalValue == 1)
     }
 
+    @Test("run(), a service runner's entry, delivers the queue until its task is cancelled, then returns")
+    func runUntilCancelled() async throws {
+        let setup = try await Self.setup()
+        let messageID = try await Self.deliver(setup.harness, to: "owned@pro.localhost")
+        let transport = RecordingTransport()
+        let clock = setup.harness.clock
+        let dispatcher = WebhookDispatcher(
+            queue: setup.queue(), transport: transport, changes: setup.harness.service.mail.changes,
+            clock: { clock.nanoseconds / 1_000_000 }, logger: .init(label: "webhook-tests"),
+            metricsFactory: setup.harness.metrics)
+        let running = Task { await dispatcher.run() }
+        while try await setup.queue().depth() > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        running.cancel()
+        await running.value
+        let sent = transport.sent.withLock { $0 }
+        #expect(sent.count == 1 && sent.first?.header("X-Webhook-ID") == "evt_" + messageID)
+    }
+
     @Test("messages of one second reach the webhook in the order they arrived, one after another")
     func arrivalOrder() async throws {
         let setup = try await Self.setup()
