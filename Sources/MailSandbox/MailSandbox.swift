@@ -38,7 +38,10 @@ public final class MailSandbox: Sendable {
     /// Adds the sandbox's seven routes (eight with Postern's own wait) to `router`.
     public func register(on router: inout ContextRouter) {
         let sandbox = "/api/user/sandbox"
-        func add(_ method: HTTPMethod, _ path: String, _ handler: @escaping @Sendable (MailboxCall) async throws -> HTTPResponse) {
+        func add(
+            _ method: HTTPMethod, _ path: String,
+            _ handler: @escaping @Sendable (MailboxCall) async throws -> HTTPResponse
+        ) {
             router.add(method, path, surface.deferred(.general, handler))
         }
         add(.GET, sandbox, sandboxInfo)
@@ -142,10 +145,15 @@ public final class MailSandbox: Sendable {
         let page = try call.integerQuery("page", in: 1...1_000_000, fallback: 1)
         var messages: [MailSummary] = []
         if let sandbox = try await sandbox(for: user, create: false) {
-            messages = try await mail.page(address: sandbox.address, page: page, perPage: MailboxMessageJSON.messagesPerPage)
+            messages = try await mail.page(
+                address: sandbox.address, page: page, perPage: MailboxMessageJSON.messagesPerPage)
         }
         return MailboxJSON.response(
-            .ok, [("messages", .array(messages.map { .object(MailboxMessageJSON.summaryPairs($0)) })), ("page", .int(Int64(page)))])
+            .ok,
+            [
+                ("messages", .array(messages.map { .object(MailboxMessageJSON.summaryPairs($0)) })),
+                ("page", .int(Int64(page))),
+            ])
     }
 
     /// `GET /api/user/sandbox/messages/wait[?timeout=S]`, as the accounts' wait: the oldest unread captured message
@@ -229,7 +237,8 @@ public final class MailSandbox: Sendable {
             }
             throw MailboxError.invalidIndex
         }
-        return MailboxMessageJSON.download(data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
+        return MailboxMessageJSON.download(
+            data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
     }
 
     // MARK: - Helpers
@@ -250,6 +259,7 @@ public final class MailSandbox: Sendable {
         let domain = surface.primaryDomain
         return try await store.ensureSandbox(
             SandboxRecord(
-                ownerID: owner, accountID: accountID, address: "sandbox-\(hex)@sandbox.\(domain)", createdAt: surface.now()))
+                ownerID: owner, accountID: accountID, address: "sandbox-\(hex)@sandbox.\(domain)",
+                createdAt: surface.now()))
     }
 }

@@ -13,7 +13,8 @@ extension MailboxService {
     /// The ids of a live `tm_pro_` API token and its active user (compared by digest, in constant time); nil for
     /// anything else.
     public func verifyAPIToken(_ token: String) async throws -> (tokenID: String, userID: String)? {
-        guard token.hasPrefix(MailboxTokens.apiTokenPrefix), let (record, user) = try await authorizer.verify(apiToken: token)
+        guard token.hasPrefix(MailboxTokens.apiTokenPrefix),
+            let (record, user) = try await authorizer.verify(apiToken: token)
         else { return nil }
         return (record.id, user.id)
     }

@@ -15,8 +15,9 @@ import Storage
 /// What every resource's controller shares: the stores it is given, the bearer rules, the rate limits and the answers.
 /// The app creates one service at start and calls `register(into:)`, which adds each resource's controller
 /// (``MessagesController`` and the others); the webhooks (`Webhooks`) and the sandbox (`MailSandbox`) add their own
-/// routes over this service. The operator commands call `createProUser` and `listProUsers`. Handlers never throw to the server: every failure becomes a
-/// `{"error":"<code>"}` answer (500 for the unexpected, 503 when the pool or database is unavailable).
+/// routes over this service. The operator commands call `createProUser` and `listProUsers`. Handlers never throw to the
+/// server: every failure becomes a `{"error":"<code>"}` answer (500 for the unexpected, 503 when the pool or database
+/// is unavailable).
 public final class MailboxService: Sendable {
     /// The configuration the service was created with (domains lower-cased).
     public let configuration: MailboxConfiguration

@@ -31,9 +31,14 @@ struct MessagesController: MailboxController {
     func listMessages(_ call: MailboxCall) async throws -> HTTPResponse {
         let account = try await reachableAccount(call)
         let page = try call.integerQuery("page", in: 1...1_000_000, fallback: 1)
-        let messages = try await mail.page(address: account.address, page: page, perPage: MailboxMessageJSON.messagesPerPage)
+        let messages = try await mail.page(
+            address: account.address, page: page, perPage: MailboxMessageJSON.messagesPerPage)
         return MailboxJSON.response(
-            .ok, [("messages", .array(messages.map { .object(MailboxMessageJSON.summaryPairs($0)) })), ("page", .int(Int64(page)))])
+            .ok,
+            [
+                ("messages", .array(messages.map { .object(MailboxMessageJSON.summaryPairs($0)) })),
+                ("page", .int(Int64(page))),
+            ])
     }
 
     /// `GET /api/accounts/{id}/messages/wait[?timeout=S]`, for test suites: the oldest unread message as soon as
@@ -60,7 +65,8 @@ struct MessagesController: MailboxController {
         pairs.removeAll { $0.0 == "preview_text" || $0.0 == "is_read" }
         pairs += [
             ("address", .string(account.address)), ("to", MailboxMessageJSON.addressList(message.to)),
-            ("cc", MailboxMessageJSON.addressList(message.cc)), ("message_id", message.messageID.map(JSONValue.string) ?? .null),
+            ("cc", MailboxMessageJSON.addressList(message.cc)),
+            ("message_id", message.messageID.map(JSONValue.string) ?? .null),
             ("is_read", .bool(message.summary.isRead)),
             ("text_body", message.textBody.map(JSONValue.string) ?? .null),
             ("html_body", message.htmlBody.map(JSONValue.string) ?? .null),
@@ -84,7 +90,8 @@ struct MessagesController: MailboxController {
         guard let index = call.parameters["index"].flatMap({ Int($0) }), index >= 0,
             let (info, data) = try await mail.attachment(address: account.address, id: call.messageID, position: index)
         else { throw MailboxError.notFound }
-        return MailboxMessageJSON.download(data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
+        return MailboxMessageJSON.download(
+            data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
     }
 
     /// `PUT .../messages/{messageID}/read`: idempotent; 404 when there is no such message.

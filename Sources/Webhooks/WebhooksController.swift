@@ -46,9 +46,8 @@ public struct WebhooksController: Sendable {
     func createWebhook(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await surface.requireProUserID(call)
         let body = try MailboxJSON.object(call.request.body)
-        guard case .string(let url)? = body["url"], Self.isWebhookURL(url, policy: surface.configuration.outboundPolicy) else {
-            throw MailboxError.invalidURL
-        }
+        guard case .string(let url)? = body["url"], Self.isWebhookURL(url, policy: surface.configuration.outboundPolicy)
+        else { throw MailboxError.invalidURL }
         var events: [String] = []
         switch body["events"] {
         case nil, .null?: break
