@@ -251,6 +251,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
+        .testTarget(name: "WebhooksTests", dependencies: [
+            "Webhooks", "MailStore", "MIME", "Storage", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing", "AuthCrypto", "ComputePool"]),
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
