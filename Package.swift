@@ -152,6 +152,17 @@ let package = Package(
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
             "Fetch", "Audit", "CustomDomains",
             .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        // Mail.td Pro webhooks: the durable queue (fed by the mail store's delivery transaction), the dispatcher that
+        // delivers it through the shared fetcher, the signature and payload, and the five /api/user/webhooks routes.
+        .target(name: "Webhooks", dependencies: [
+            "MailboxAccounts", "MailStore", "Storage", "Fetch", "AuthCrypto", "JSON", "HTTP1", "ServerKit",
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // Mail.td's SMTP sandbox: the capture store, its /api/user/sandbox routes, and the SMTP sink that captures.
+        .target(name: "MailSandbox", dependencies: [
+            "MailboxAccounts", "MailStore", "MIME", "Storage", "JSON", "HTTP1", "ServerKit", "SMTPServer", "MailAuth",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
@@ -170,7 +181,7 @@ let package = Package(
         .target(name: "PosternApp", dependencies: [
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth",
-            "MailboxAccounts", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
+            "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             .product(name: "Configuration", package: "swift-configuration"),
@@ -249,10 +260,14 @@ let package = Package(
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentPoW", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
-            "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing", "Fetch", "Audit",
-            "CustomDomains", "DNS", "PosternTestSupport",
+            "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing", "Fetch", "Audit", "Webhooks",
+            "MailSandbox", "MailDelivery", "CustomDomains", "DNS", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
+        ]),
+        .testTarget(name: "WebhooksTests", dependencies: [
+            "Webhooks", "MailStore", "MIME", "Storage", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing", "AuthCrypto", "ComputePool"]),
         .testTarget(name: "OwnersTests", dependencies: [
@@ -288,7 +303,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
-            "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
+            "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys",
             .product(name: "Logging", package: "swift-log"),

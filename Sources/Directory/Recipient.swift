@@ -1,15 +1,24 @@
-/// A local mailbox as delivery sees it: its address and how much its mail may take.
+/// A local mailbox as delivery sees it: its address, how much its mail may take, and who holds it.
 public struct Recipient: Sendable, Hashable {
     /// The address, lower-cased.
     public let address: String
     /// Bytes its mail may take.
     public let quota: Int64
+    /// The account that has the address, when the directory knows one (nil: a custom domain's catch-all address).
+    public let accountID: String?
+    /// Who holds the mailbox (a Mail.td Pro user: its account's, or its verified domain's); nil for a mailbox no one
+    /// holds. Delivery passes it to the store, whose webhook queue hears of the message under it.
+    public let holderID: String?
 
     /// - Parameters:
     ///   - address: the mailbox's address; kept lower-cased.
     ///   - quota: bytes its mail may take.
-    public init(address: String, quota: Int64) {
+    ///   - accountID: the account with the address, if the directory has accounts.
+    ///   - holderID: the user who holds the mailbox, if any.
+    public init(address: String, quota: Int64, accountID: String? = nil, holderID: String? = nil) {
         self.address = address.lowercased()
         self.quota = quota
+        self.accountID = accountID
+        self.holderID = holderID
     }
 }

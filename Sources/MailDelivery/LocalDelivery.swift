@@ -67,24 +67,27 @@ public struct LocalDelivery: Sendable {
 
     /// Parses `data` and stores a copy for every local recipient of `envelope` (one per mailbox, however many of
     /// its subaddresses were named), and with a catch-all one copy there for the others. Each copy keeps the
-    /// envelope recipients that led to it (`envelope_to`).
+    /// envelope recipients that led to it (`envelope_to`) and the holder the directory named, so that the store's
+    /// transaction queues what hangs off the delivery (webhook events) with the message.
     /// - Throws: ``LocalDeliveryError`` when no recipient is local any more, a MIME limit is passed or a quota
     ///   is full; storage errors as they are. Nothing is stored when it throws.
     public func store(_ envelope: MailEnvelope, data: [UInt8]) async throws -> String {
         var recipients: [MailStore.Recipient] = []
-        func add(_ address: String, quota: Int64, for original: String) {
+        func add(_ recipient: Directory.Recipient, for original: String) {
             let original = original.lowercased()
-            if let index = recipients.firstIndex(where: { $0.address == address }) {
+            if let index = recipients.firstIndex(where: { $0.address == recipient.address }) {
                 recipients[index].envelopeTo = (recipients[index].envelopeTo ?? "") + ", " + original
             } else {
-                recipients.append(MailStore.Recipient(address: address, quota: quota, envelopeTo: original))
+                var copy = MailStore.Recipient(recipient)
+                copy.envelopeTo = original
+                recipients.append(copy)
             }
         }
         for address in envelope.recipients {
             if case .local(let recipient) = try await resolve(address) {
-                add(recipient.address, quota: recipient.quota, for: address)
+                add(recipient, for: address)
             } else if let catchAll = policy.catchAll {
-                add(catchAll.address, quota: catchAll.quota, for: address)
+                add(catchAll, for: address)
             }
         }
         guard !recipients.isEmpty else { throw LocalDeliveryError.noLocalRecipient }
@@ -131,8 +134,10 @@ public struct LocalDelivery: Sendable {
 }
 
 extension MailStore.Recipient {
-    /// The store's view of a directory recipient.
+    /// The store's view of a directory recipient, its holder included (what the store's arrivals observer hears).
     init(_ recipient: Directory.Recipient) {
-        self.init(address: recipient.address, quota: recipient.quota)
+        self.init(
+            address: recipient.address, quota: recipient.quota,
+            holder: recipient.holderID.map { MailHolder(ownerID: $0, accountID: recipient.accountID) })
     }
 }

@@ -9,11 +9,16 @@ public struct MailStore: Sendable {
     let database: any SQLDatabase
     /// Who waits for this database's mail to change; shared by every store over the same database object.
     public let changes: MailChanges
+    /// Told of every copy delivered to a held inbox, in the delivery's transaction (the webhook queue); nil: no one.
+    public let arrivals: (any MailArrivalObserver)?
 
     /// A store over `database`, migrated with `0006_mail.sql` and on.
-    public init(database: any SQLDatabase) {
+    /// - Parameter arrivals: what hears of inbox deliveries to held recipients; the composition root passes the
+    ///   webhook queue's, and a store that delivers nothing needs none.
+    public init(database: any SQLDatabase, arrivals: (any MailArrivalObserver)? = nil) {
         self.database = database
         self.changes = MailChanges.of(database)
+        self.arrivals = arrivals
     }
 
     /// One recipient of a delivery: its lower-cased address and the bytes it may hold.
@@ -23,22 +28,27 @@ public struct MailStore: Sendable {
         /// The envelope recipients (`RCPT TO`) that led to this copy, joined by `, `, kept in `envelope_to`
         /// (migration 0029); nil when no SMTP envelope brought the message.
         public var envelopeTo: String?
+        /// Who holds the inbox (the delivery's directory said so); nil for an unheld one, which no observer hears of.
+        public var holder: MailHolder?
 
-        public init(address: String, quota: Int64, envelopeTo: String? = nil) {
+        public init(address: String, quota: Int64, envelopeTo: String? = nil, holder: MailHolder? = nil) {
             self.address = address
             self.quota = quota
             self.envelopeTo = envelopeTo
+            self.holder = holder
         }
     }
 
-    /// Stores one copy of `message` per recipient in one transaction: all or none. Returns the new ids in the
-    /// order of `recipients`.
-    /// - Throws: ``MailStoreError/quotaExceeded(address:)`` when a copy would pass a recipient's quota.
+    /// Stores one copy of `message` per recipient in one transaction: all or none. A copy in the inbox of a recipient
+    /// with a holder is handed to ``arrivals`` in that transaction. Returns the new ids in the order of `recipients`.
+    /// - Throws: ``MailStoreError/quotaExceeded(address:)`` when a copy would pass a recipient's quota; what the
+    ///   arrivals observer throws.
     public func deliver(
         _ message: NewMailMessage, to recipients: [Recipient], folder: MailFolder, keywords: Set<String> = [],
         isRead: Bool = false, now: Int64
     ) async throws -> [String] {
         defer { changes.announce(recipients.map(\.address)) }
+        let arrivals = folder == .inbox ? arrivals : nil
         return try await database.write { connection in
             try connection.transaction {
                 try recipients.map { recipient in
@@ -50,6 +60,15 @@ public struct MailStore: Sendable {
                     try Self.insert(
                         message, id: id, address: recipient.address, folder: folder, keywords: keywords,
                         isRead: isRead, now: now, envelopeTo: recipient.envelopeTo, connection)
+                    if let arrivals, let holder = recipient.holder {
+                        try arrivals.arrived(
+                            MailArrival(
+                                messageID: id, address: recipient.address, holder: holder,
+                                fromJSON: Self.json(message.from),
+                                envelopeFrom: message.envelopeFrom, subject: message.subject, preview: message.preview,
+                                size: Int64(message.raw.count), receivedAt: now),
+                            in: connection)
+                    }
                     return id
                 }
             }

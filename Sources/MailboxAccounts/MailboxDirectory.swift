@@ -35,16 +35,17 @@ public struct MailboxDirectory: AccountDirectory {
     public func resolve(_ address: String) async throws -> AddressResolution {
         guard let parts = AddressParts(address) else { return .foreign }
         if serves(domain: parts.domain) {
-            guard let quota = try await store.quota(address: parts.text) else { return .unknown }
-            return .local(Recipient(address: parts.text, quota: quota))
+            guard let account = try await store.quotaAndOwner(address: parts.text) else { return .unknown }
+            return .local(
+                Recipient(address: parts.text, quota: account.quota, accountID: account.id, holderID: account.ownerID))
         }
         guard case .proUser(let holder)? = try await claims.verifiedClaim(on: parts.domain)?.holder else {
             return .foreign
         }
         guard let account = try await store.quotaAndOwner(address: parts.text) else {
-            return .local(Recipient(address: parts.text, quota: catchAllQuota))
+            return .local(Recipient(address: parts.text, quota: catchAllQuota, holderID: holder))
         }
         guard account.ownerID == holder else { return .foreign }
-        return .local(Recipient(address: parts.text, quota: account.quota))
+        return .local(Recipient(address: parts.text, quota: account.quota, accountID: account.id, holderID: holder))
     }
 }

@@ -2,9 +2,9 @@ import AuthCrypto
 import Directory
 
 /// Identifiers minted by the surface.
-enum MailboxIdentifiers {
+public enum MailboxIdentifiers {
     /// A random (version 4) UUID, lower-case, from `RAND_bytes`.
-    static func uuid() -> String {
+    public static func uuid() -> String {
         format(uuidBytes: SecureRandom.bytes(16), version: 4)
     }
 
@@ -15,7 +15,7 @@ enum MailboxIdentifiers {
     }
 
     /// Whether `text` looks like a UUID (36 characters, hex and dashes); cheap guard before lookups.
-    static func isUUID(_ text: String) -> Bool {
+    public static func isUUID(_ text: String) -> Bool {
         AccountID.isUUID(text)
     }
 

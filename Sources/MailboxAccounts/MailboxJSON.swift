@@ -4,15 +4,15 @@ import JWT
 import ServerKit
 
 /// Reading request bodies and writing answers in the surface's shapes.
-enum MailboxJSON {
+public enum MailboxJSON {
     /// The body as a JSON object, or `.invalidRequest`.
-    static func object(_ body: [UInt8]) throws(MailboxError) -> RequestBody {
+    public static func object(_ body: [UInt8]) throws(MailboxError) -> RequestBody {
         guard let object = RequestBody(json: body) else { throw .invalidRequest }
         return object
     }
 
     /// `name` as a string: `nil` when absent or null, `.invalidRequest` when another type.
-    static func string(_ object: RequestBody, _ name: String) throws(MailboxError) -> String? {
+    public static func string(_ object: RequestBody, _ name: String) throws(MailboxError) -> String? {
         do {
             return try object.string(name)
         } catch {
@@ -21,7 +21,7 @@ enum MailboxJSON {
     }
 
     /// An answer with a JSON body and `Cache-Control: no-store`.
-    static func response(_ status: HTTPStatus, _ pairs: [(String, JSONValue)]) -> HTTPResponse {
+    public static func response(_ status: HTTPStatus, _ pairs: [(String, JSONValue)]) -> HTTPResponse {
         var response = HTTPResponse.json(status, JSONValue.object(pairs).serialize())
         response.headers.replaceOrAdd("Cache-Control", "no-store")
         return response
@@ -29,19 +29,19 @@ enum MailboxJSON {
 
     /// `{"error":"<code>"}` with the error's status; a 503 also says when to come back (`Retry-After: 1`, as the
     /// remote-hash surface says it): a full worker pool or a database failover passes within seconds.
-    static func response(_ error: MailboxError) -> HTTPResponse {
+    public static func response(_ error: MailboxError) -> HTTPResponse {
         var answer = response(HTTPStatus(code: error.status), [("error", .string(error.code))])
         if error.status == 503 { answer.headers.setRetryAfter(seconds: 1) }
         return answer
     }
 
     /// 204 with `Cache-Control: no-store` and no body.
-    static func noContent() -> HTTPResponse {
+    public static func noContent() -> HTTPResponse {
         HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
     }
 
     /// A Unix time as a JSON RFC 3339 string, or null.
-    static func time(_ seconds: Int64?) -> JSONValue {
+    public static func time(_ seconds: Int64?) -> JSONValue {
         guard let seconds else { return .null }
         return .string(RFC3339.format(seconds))
     }

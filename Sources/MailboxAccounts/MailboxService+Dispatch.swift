@@ -8,7 +8,7 @@ extension MailboxService {
     ///
     /// An immediate route cannot look a Pro API token up, so such a bearer is charged as public there
     /// (`/api/domains`, `/api/challenge`: neither needs a token).
-    func immediate(
+    public func immediate(
         _ policy: MailboxRatePolicy, _ handler: @escaping @Sendable (MailboxCall) throws -> HTTPResponse
     ) -> ContextRouteHandler {
         .immediate { [self] request, context, parameters in
@@ -21,7 +21,7 @@ extension MailboxService {
 
     /// As `immediate`, for handlers that await the database or the worker pool; a Pro API token is
     /// looked up before its class is chosen (`admit`).
-    func deferred(
+    public func deferred(
         _ policy: MailboxRatePolicy, _ handler: @escaping @Sendable (MailboxCall) async throws -> HTTPResponse
     ) -> ContextRouteHandler {
         .deferred { [self] request, context, parameters in

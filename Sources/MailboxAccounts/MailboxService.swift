@@ -12,9 +12,12 @@ import Storage
 
 /// The Mail.td compatible surface: accounts, tokens, Pro users and rate limits (CONTRACT.md 2).
 ///
-/// The app creates one service at start and calls `register(into:)`; the operator commands call
-/// `createProUser` and `listProUsers`. Handlers never throw to the server: every failure becomes a
-/// `{"error":"<code>"}` answer (500 for the unexpected, 503 when the pool or database is unavailable).
+/// What every resource's controller shares: the stores it is given, the bearer rules, the rate limits and the answers.
+/// The app creates one service at start and calls `register(into:)`, which adds each resource's controller
+/// (``MessagesController`` and the others); the webhooks (`Webhooks`) and the sandbox (`MailSandbox`) add their own
+/// routes over this service. The operator commands call `createProUser` and `listProUsers`. Handlers never throw to the
+/// server: every failure becomes a `{"error":"<code>"}` answer (500 for the unexpected, 503 when the pool or database
+/// is unavailable).
 public final class MailboxService: Sendable {
     /// The configuration the service was created with (domains lower-cased).
     public let configuration: MailboxConfiguration
@@ -37,6 +40,8 @@ public final class MailboxService: Sendable {
     let onUnexpectedError: UnexpectedErrorReporter?
     /// Where Pro tokens and Pro domains made and removed are recorded.
     let audit: AuditTrail
+    /// What keeps records beside the store's messages (the sandbox's), forgotten with every message by the operator.
+    let recordsBesideMessages: [any MailboxMessageRecords]
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
@@ -48,7 +53,8 @@ public final class MailboxService: Sendable {
     /// - Parameters:
     ///   - configuration: the surface's settings.
     ///   - keys: the key set whose active HS256 key signs mailbox and Pro JWTs.
-    ///   - database: a migrated database (`migrations/sqlite/0003_mailbox.sql` applied).
+    ///   - store: the surface's tables, over a migrated database (`migrations/sqlite/0003_mailbox.sql` and on).
+    ///   - mail: the mail store the accounts' messages are in, shared with delivery (the composition root's).
     ///   - ledger: the shared single-use ledger.
     ///   - pool: the worker pool for Argon2.
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
@@ -58,21 +64,24 @@ public final class MailboxService: Sendable {
     ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
     ///     storage modules never carry secrets.
     ///   - audit: where Pro tokens and domains made, verified and removed are recorded (actor `pro`, no owner).
+    ///   - recordsBesideMessages: what keeps records of its own beside the mail store's messages (the sandbox's),
+    ///     forgotten when the operator deletes every message.
     /// - Throws: `StorageError` from the secret's table.
     public init(
-        configuration: MailboxConfiguration, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
+        configuration: MailboxConfiguration, keys: JWTKeySet, store: MailboxStore, mail: MailStore,
+        ledger: ChallengeLedger, pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
-        onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled
+        onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
+        recordsBesideMessages: [any MailboxMessageRecords] = []
     ) throws {
         self.audit = audit
+        self.recordsBesideMessages = recordsBesideMessages
         var configuration = configuration
         configuration.domains = configuration.domains.map { $0.lowercased() }
         configuration.proDomains = configuration.proDomains.map { $0.lowercased() }
         self.configuration = configuration
-        let store = MailboxStore(database: database)
         self.store = store
-        self.mail = MailStore(database: database)
+        self.mail = mail
         self.ledger = ledger
         self.hasher = PasswordHasher(parameters: configuration.argon2, pool: pool)
         self.credentials = MailboxCredentials(legacy: hasher, parameters: configuration.authKeyArgon2)
@@ -108,58 +117,26 @@ public final class MailboxService: Sendable {
         self.onUnexpectedError = onUnexpectedError
     }
 
-    /// Adds every route of CONTRACT.md 2.2 to `router`; their rate limits charge the context's client.
+    /// Adds the routes of CONTRACT.md 2.2 that are the accounts' to `router`, one controller per resource (accounts,
+    /// Pro users, their API tokens, their domains, billing, messages, the operator's); their rate limits charge the
+    /// context's client. The webhook routes (`Webhooks`) and the sandbox's (`MailSandbox`) are added by their own
+    /// controllers over this service.
     public func register(into router: inout ContextRouter) {
+        AccountsController(surface: self).register(on: &router)
+        ProUsersController(surface: self).register(on: &router)
+        ProTokensController(surface: self).register(on: &router)
+        registerDomainRoutes(into: &router)
+        BillingController(surface: self).register(on: &router)
+        MessagesController(surface: self).register(on: &router)
+        OperatorController(surface: self).register(on: &router)
+    }
+
+    /// The Pro users' custom domains (`MailboxService+Domains.swift`, about to become one claims table of its own).
+    private func registerDomainRoutes(into router: inout ContextRouter) {
         let limit = Self.bodyLimit
-        router.add(.GET, "/api/domains", immediate(.general, domains))
-        router.add(.GET, "/api/challenge", immediate(.general, challenge))
-        router.add(.POST, "/api/accounts", bodyLimit: limit, deferred(.accountCreation, createAccount))
-        router.add(.POST, "/api/token", bodyLimit: limit, deferred(.general, signIn))
-        router.add(.GET, "/api/accounts/{id}", deferred(.general, accountInfo))
-        router.add(.DELETE, "/api/accounts/{id}", deferred(.general, deleteAccount))
-        router.add(.PUT, "/api/accounts/{id}/reset-password", bodyLimit: limit, deferred(.general, resetPassword))
-        router.add(.POST, "/api/user/login", bodyLimit: limit, deferred(.general, proLogin))
-        router.add(.GET, "/api/user/me", deferred(.general, proProfile))
-        router.add(.GET, "/api/user/accounts", deferred(.general, proAccounts))
-        router.add(.DELETE, "/api/user/accounts/{id}", deferred(.general, proDeleteAccount))
-        router.add(
-            .PUT, "/api/user/accounts/{id}/reset-password", bodyLimit: limit, deferred(.general, proResetPassword))
-        router.add(.POST, "/api/user/tokens", bodyLimit: limit, deferred(.general, createAPIToken))
-        router.add(.GET, "/api/user/tokens", deferred(.general, listAPITokens))
-        router.add(.DELETE, "/api/user/tokens/{id}", deferred(.general, revokeAPIToken))
         router.add(.GET, "/api/user/domains", deferred(.general, listDomains))
         router.add(.POST, "/api/user/domains", bodyLimit: limit, deferred(.general, createDomain))
         router.add(.POST, "/api/user/domains/{id}/verify", bodyLimit: limit, deferred(.general, verifyDomain))
         router.add(.DELETE, "/api/user/domains/{id}", deferred(.general, deleteDomain))
-        router.add(.GET, "/api/user/webhooks", deferred(.general, listWebhooks))
-        router.add(.POST, "/api/user/webhooks", bodyLimit: limit, deferred(.general, createWebhook))
-        router.add(.DELETE, "/api/user/webhooks/{id}", deferred(.general, deleteWebhook))
-        router.add(.POST, "/api/user/webhooks/{id}/rotate", bodyLimit: limit, deferred(.general, rotateWebhook))
-        router.add(.GET, "/api/user/webhooks/{id}/deliveries", deferred(.general, webhookDeliveries))
-        let sandbox = "/api/user/sandbox"
-        router.add(.GET, sandbox, deferred(.general, sandboxInfo))
-        router.add(.GET, sandbox + "/messages", deferred(.general, sandboxMessages))
-        router.add(.GET, sandbox + "/messages/wait", deferred(.general, waitForSandboxMessage))
-        router.add(.DELETE, sandbox + "/messages", deferred(.general, purgeSandbox))
-        router.add(.GET, sandbox + "/messages/{messageID}", deferred(.general, sandboxMessage))
-        router.add(.DELETE, sandbox + "/messages/{messageID}", deferred(.general, deleteSandboxMessage))
-        router.add(.GET, sandbox + "/messages/{messageID}/source", deferred(.general, sandboxSource))
-        router.add(.GET, sandbox + "/messages/{messageID}/attachments/{index}", deferred(.general, sandboxAttachment))
-        router.add(.GET, "/api/user/subscription/status", deferred(.general, subscriptionStatus))
-        router.add(.POST, "/api/user/subscription/cancel", bodyLimit: limit, deferred(.general, subscriptionChange))
-        router.add(.POST, "/api/user/subscription/resume", bodyLimit: limit, deferred(.general, subscriptionChange))
-        router.add(.POST, "/api/user/billing/portal", bodyLimit: limit, deferred(.general, billingPortal))
-        for prefix in ["/api/accounts/{id}", "/api/user/accounts/{id}"] {
-            router.add(.GET, prefix + "/messages", deferred(.general, listMessages))
-        }
-        let messages = "/api/accounts/{id}/messages"
-        router.add(.PUT, messages + "/read", bodyLimit: limit, deferred(.general, markMessagesRead))
-        router.add(.GET, messages + "/wait", deferred(.general, waitForMessage))
-        registerOperatorRoutes(into: &router)
-        router.add(.GET, messages + "/{messageID}", deferred(.general, messageDetail))
-        router.add(.DELETE, messages + "/{messageID}", deferred(.general, deleteMessage))
-        router.add(.GET, messages + "/{messageID}/source", deferred(.general, messageSource))
-        router.add(.PUT, messages + "/{messageID}/read", deferred(.general, markMessageRead))
-        router.add(.GET, messages + "/{messageID}/attachments/{index}", deferred(.general, messageAttachment))
     }
 }

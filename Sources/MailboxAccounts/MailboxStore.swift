@@ -1,8 +1,14 @@
 import Storage
 
-/// The surface's tables (`migrations/sqlite/0003_mailbox.sql`) behind small async methods.
-struct MailboxStore: Sendable {
+/// The surface's tables (`migrations/sqlite/0003_mailbox.sql`) behind small async methods: accounts, Pro users, their
+/// API tokens and domains, the surface's secrets. The composition root builds it and gives it to the service.
+public struct MailboxStore: Sendable {
     let database: any SQLDatabase
+
+    /// A store over a database migrated through `0003_mailbox.sql` and on.
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
 
     // MARK: accounts
 
@@ -28,19 +34,15 @@ struct MailboxStore: Sendable {
         }
     }
 
-    /// The quota of the account with `address` (lower-cased), nil when none has it.
-    func quota(address: String) async throws -> Int64? {
+    /// The id, quota and Pro owner (nil: a free account) of the account with `address`, or nil when there is none.
+    func quotaAndOwner(address: String) async throws -> (id: String, quota: Int64, ownerID: String?)? {
         try await database.read { connection in
-            try connection.query("SELECT quota FROM mailbox_accounts WHERE address = ?", [.text(address)]).first?
-                .int("quota")
-        }
-    }
-
-    /// The quota and Pro owner (nil: a free account) of the account with `address`, or nil when there is none.
-    func quotaAndOwner(address: String) async throws -> (quota: Int64, ownerID: String?)? {
-        try await database.read { connection in
-            try connection.query("SELECT quota, owner_id FROM mailbox_accounts WHERE address = ?", [.text(address)])
-                .first.flatMap { row in row.int("quota").map { ($0, row.text("owner_id")) } }
+            try connection.query(
+                "SELECT id, quota, owner_id FROM mailbox_accounts WHERE address = ?", [.text(address)]
+            ).first.flatMap { row in
+                guard let id = row.text("id"), let quota = row.int("quota") else { return nil }
+                return (id, quota, row.text("owner_id"))
+            }
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import JWT
 import SigningKeys
 import Logging
+import MailStore
 import MailboxAccounts
 import AgentAuth
 import ComputePool
@@ -154,7 +155,8 @@ public enum Operations {
         let keys = try SigningKeyStores.open(configuration: configuration, database: database, clock: { unixNow() }).keySet()
         let identity = configuration.publicIdentity(listeningOn: configuration.host, port: configuration.port)
         return try Surfaces.mailboxService(
-            configuration, issuer: identity.issuer, keys: keys, database: database, ledger: ChallengeLedger(database: database),
+            configuration, issuer: identity.issuer, keys: keys, database: database, mail: MailStore(database: database),
+            ledger: ChallengeLedger(database: database),
             pool: WorkerPool(threads: 1), clock: { unixNow() }, logger: logger)
     }
 

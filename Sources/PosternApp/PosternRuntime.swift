@@ -9,6 +9,7 @@ import JSON
 import JWT
 import Logging
 import MailDelivery
+import MailSandbox
 import MailStore
 import OAuthGrants
 import OAuthResource
@@ -25,6 +26,7 @@ import SigningKeys
 import SocketServer
 import Storage
 import Synchronization
+import Webhooks
 
 /// One running Postern: the database, keys, worker pool, surfaces and the HTTP server, composed once.
 /// `postern serve` and the end-to-end tests both build it through ``build(configuration:logger:clock:)``.
@@ -168,7 +170,7 @@ public final class PosternRuntime: Sendable {
                 mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
             clock: clock, draining: { drainFlag.isSet })
         let grantCache = OAuthGrantCache()
-        let (unmatched, mailbox) = try Surfaces.register(
+        let (unmatched, mailSandbox) = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
             ledger: ledger, pool: pool, fetcher: fetcher, mail: mail,
             smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
@@ -197,7 +199,7 @@ public final class PosternRuntime: Sendable {
         }
         let sandbox = try sandboxListener.map {
             (
-                try sandboxServer(configuration, mailbox: mailbox, group: group, logger: logger), $0
+                try sandboxServer(configuration, sandbox: mailSandbox, group: group, logger: logger), $0
             )
         }
         let metricsServer = metricsListener.map {
@@ -259,7 +261,7 @@ public final class PosternRuntime: Sendable {
     /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that
     /// takes a Pro API token as the AUTH password and captures every message into that user's sandbox.
     private static func sandboxServer(
-        _ configuration: PosternConfiguration, mailbox: MailboxService, group: EventLoopGroup, logger: Logger
+        _ configuration: PosternConfiguration, sandbox: MailSandbox, group: EventLoopGroup, logger: Logger
     ) throws -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.sandboxSMTPPort ?? 0)
         settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
@@ -272,7 +274,7 @@ public final class PosternRuntime: Sendable {
         ) { Int64(Date().timeIntervalSince1970) } : nil
         return SMTPServer(
             configuration: settings,
-            sink: SandboxDeliverySink(mailbox: mailbox, authenticator: authenticator, logger: logger), group: group,
+            sink: SandboxDeliverySink(sandbox: sandbox, authenticator: authenticator, logger: logger), group: group,
             logger: logger, observer: SMTPTransactionLog.observer("sandbox", metrics: nil, logger: logger))
     }
 

@@ -10,6 +10,7 @@ import Foundation
 import JMAP
 import MailDelivery
 import MailStore
+import MailSandbox
 import MailboxAccounts
 import MCPServer
 import OAuthGrants
@@ -19,6 +20,7 @@ import Owners
 import RemoteHashAuth
 import ServerKit
 import Storage
+import Webhooks
 
 /// Builds the three API surfaces from the configuration and adds their routes.
 enum Surfaces {
@@ -33,7 +35,7 @@ enum Surfaces {
         keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
         mail: LocalMail, smtpAddress: String?, sandboxPort: Int?, grantCache: OAuthGrantCache,
         clock: @escaping @Sendable () -> Int64, logger: Logger
-    ) throws -> (unmatched: [PosternResponder.UnmatchedRenderer], mailbox: MailboxService) {
+    ) throws -> (unmatched: [PosternResponder.UnmatchedRenderer], sandbox: MailSandbox) {
         let agentSettings = agentConfiguration(configuration, identity: identity)
         let remoteSettings = remoteConfiguration(configuration, identity: identity)
         let agent = AgentAuthService(
@@ -43,9 +45,12 @@ enum Surfaces {
 
         let audit = auditTrail(database: database, clock: clock, logger: logger)
         let mailbox = try mailboxService(
-            configuration, issuer: identity.issuer, keys: keys, database: database, ledger: ledger, pool: pool,
-            clock: clock, logger: logger, sandboxPort: sandboxPort, audit: audit)
+            configuration, issuer: identity.issuer, keys: keys, database: database, mail: mail.store, ledger: ledger,
+            pool: pool, clock: clock, logger: logger, sandboxPort: sandboxPort, audit: audit)
         mailbox.register(into: &router)
+        WebhooksController(surface: mailbox, store: WebhookStore(database: database)).register(on: &router)
+        let sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail.store)
+        sandbox.register(on: &router)
 
         try RemoteHashService(
             configuration: remoteSettings, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
@@ -146,11 +151,12 @@ enum Surfaces {
             [
                 PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) },
                 PosternResponder.UnmatchedRenderer(prefix: "/oauth/") { oauth.unmatchedResponse($0) },
-            ], mailbox
+            ], sandbox
         )
     }
 
-    /// The mail store and who may receive: shared by SMTP, JMAP and `postern mail deliver`.
+    /// The mail store and who may receive: shared by SMTP, JMAP, the sandbox, the Mail.td surface and `postern mail
+    /// deliver`. Its deliveries queue webhook events in their own transaction (``WebhookArrivals``).
     struct LocalMail {
         let store: MailStore
         let directory: LocalDirectory
@@ -160,7 +166,7 @@ enum Surfaces {
     static func localMail(_ c: PosternConfiguration, database: any SQLDatabase, clock: @escaping @Sendable () -> Int64)
         -> LocalMail
     {
-        let store = MailStore(database: database)
+        let store = MailStore(database: database, arrivals: WebhookArrivals())
         let directory = localDirectory(c, database: database)
         let policy = RecipientPolicy(
             delimiters: c.recipientDelimiter,
@@ -262,11 +268,12 @@ enum Surfaces {
         c.mxHost ?? c.publicURL.flatMap { URL(string: $0)?.host } ?? "localhost"
     }
 
-    /// The mailbox surface; also used by `postern pro create|list`.
+    /// The mailbox surface over its store and the shared mail store (`mail`); also used by `postern pro create|list`.
+    /// The operator's reset forgets the sandbox's records with every message.
     static func mailboxService(
-        _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil,
-        audit: AuditTrail = .disabled
+        _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, mail: MailStore,
+        ledger: ChallengeLedger, pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger,
+        sandboxPort: Int? = nil, audit: AuditTrail = .disabled
     ) throws -> MailboxService {
         var mailbox = MailboxConfiguration(
             issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
@@ -282,9 +289,9 @@ enum Surfaces {
         mailbox.sandboxSMTPPort = sandboxPort
         mailbox.operatorToken = c.operatorToken
         return try MailboxService(
-            configuration: mailbox,
-            keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
-            onUnexpectedError: reporter("mailbox", logger), audit: audit)
+            configuration: mailbox, keys: keys, store: MailboxStore(database: database), mail: mail, ledger: ledger,
+            pool: pool, clock: clock, onUnexpectedError: reporter("mailbox", logger), audit: audit,
+            recordsBesideMessages: [SandboxStore(database: database)])
     }
 
     /// The audit trail every surface records to: the `audit_events` table; a failed write is logged, never fatal.

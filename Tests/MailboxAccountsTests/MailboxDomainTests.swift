@@ -294,6 +294,7 @@ extension MailboxDomainTests {
         let harness = try Self.harness(server)
         let token = try await harness.proToken(email: "c@example.com")
         let other = try await harness.proToken(email: "x@example.com")
+        let ownerID = await harness.send(.GET, "/api/user/me", bearer: token).string("id")
         let directory = MailboxDirectory(database: harness.database, domains: ["mail.localhost"], catchAllQuota: 777)
         let created = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"catch.test"}"#, bearer: token)
         #expect(try await directory.resolve("anyone@catch.test") == .foreign, "pending: not ours yet")
@@ -303,20 +304,23 @@ extension MailboxDomainTests {
         zone.set("catch.test", Self.txt, .txt([created.string("verify_token")]))
         _ = await harness.send(.POST, "/api/user/domains/\(created.string("id"))/verify", bearer: token)
         #expect(
-            try await directory.resolve("Anyone@Catch.Test") == .local(Recipient(address: "anyone@catch.test", quota: 777)))
+            try await directory.resolve("Anyone@Catch.Test")
+                == .local(Recipient(address: "anyone@catch.test", quota: 777, holderID: ownerID)))
         let stranger = await harness.send(
             .POST, "/api/accounts", json: MailboxHarness.createBody(address: "box@catch.test", pow: nil), bearer: other)
         #expect(stranger.error == "invalid_domain", "another Pro user cannot create accounts on it")
         let free = await harness.send(
             .POST, "/api/accounts", json: MailboxHarness.createBody(address: "box@catch.test", pow: nil))
         #expect(free.status == 400)
-        _ = try await harness.createProAccount("box@catch.test", bearer: token)
+        let boxID = try await harness.createProAccount("box@catch.test", bearer: token)
         #expect(
             try await directory.resolve("box@catch.test")
-                == .local(Recipient(address: "box@catch.test", quota: MailboxQuotas().pro)))
+                == .local(Recipient(address: "box@catch.test", quota: MailboxQuotas().pro, accountID: boxID, holderID: ownerID)))
         let inUse = await harness.send(.DELETE, "/api/user/domains/\(created.string("id"))", bearer: token)
         #expect(inUse.status == 409 && inUse.error == "domain_in_use", "accounts remain on it")
-        #expect(try await directory.resolve("anyone@catch.test") == .local(Recipient(address: "anyone@catch.test", quota: 777)))
+        #expect(
+            try await directory.resolve("anyone@catch.test")
+                == .local(Recipient(address: "anyone@catch.test", quota: 777, holderID: ownerID)))
         let accountID = try #require(try await harness.database.read {
             try $0.query("SELECT id FROM mailbox_accounts WHERE address = 'box@catch.test'", []).first?.text("id")
         })
@@ -337,8 +341,13 @@ extension MailboxDomainTests {
         let claim = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"moved.test"}"#, bearer: first)
         zone.set("moved.test", Self.txt, .txt([claim.string("verify_token")]))
         _ = await harness.send(.POST, "/api/user/domains/\(claim.string("id"))/verify", bearer: first)
-        _ = try await harness.createProAccount("reset@moved.test", bearer: first)
-        #expect(try await directory.resolve("reset@moved.test") == .local(Recipient(address: "reset@moved.test", quota: MailboxQuotas().pro)))
+        let firstID = await harness.send(.GET, "/api/user/me", bearer: first).string("id")
+        let secondID = await harness.send(.GET, "/api/user/me", bearer: second).string("id")
+        let resetID = try await harness.createProAccount("reset@moved.test", bearer: first)
+        #expect(
+            try await directory.resolve("reset@moved.test")
+                == .local(
+                    Recipient(address: "reset@moved.test", quota: MailboxQuotas().pro, accountID: resetID, holderID: firstID)))
         // The first user's claim goes (as one deleted before this release left its accounts), the second proves it.
         _ = try await harness.database.write {
             try $0.run("DELETE FROM custom_domain_claims WHERE id = ?", [.text(claim.string("id"))])
@@ -349,6 +358,8 @@ extension MailboxDomainTests {
         let verified = await harness.send(.POST, "/api/user/domains/\(taken.string("id"))/verify", bearer: second)
         #expect(verified["verify_status"] == "verified")
         #expect(try await directory.resolve("reset@moved.test") == .foreign, "the first user's account gets nothing")
-        #expect(try await directory.resolve("other@moved.test") == .local(Recipient(address: "other@moved.test", quota: 777)))
+        #expect(
+            try await directory.resolve("other@moved.test")
+                == .local(Recipient(address: "other@moved.test", quota: 777, holderID: secondID)))
     }
 }

@@ -8,12 +8,16 @@ import HTTP1
 import JSON
 import JWT
 import Logging
+import MailDelivery
+import MailSandbox
+import MailStore
 import MetricsTestKit
 import PasswordHashing
 import PosternTestSupport
 import ServerKit
 import Storage
 import Testing
+import Webhooks
 
 @testable import MailboxAccounts
 
@@ -39,6 +43,10 @@ final class MailboxHarness: Sendable {
     let test: TestDatabase
     var database: any SQLDatabase { test.database }
     let service: MailboxService
+    /// The SMTP sandbox over the same surface and mail store.
+    let sandbox: MailSandbox
+    /// Delivery as SMTP does it: the mailbox directory resolves each recipient and names its holder.
+    let delivery: LocalDelivery
     let router: ContextRouter
     let clock: TestClock
     let pool: WorkerPool
@@ -67,13 +75,24 @@ final class MailboxHarness: Sendable {
             authKeyArgon2: Argon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
         configure(&configuration)
         keys = try Self.keySet()
+        // As the composition root builds them: one mail store whose deliveries queue webhook events.
+        let mail = MailStore(database: database, arrivals: WebhookArrivals())
+        let sandboxStore = SandboxStore(database: database)
         service = try MailboxService(
-            configuration: configuration, keys: keys, database: database, ledger: ChallengeLedger(database: database),
+            configuration: configuration, keys: keys, store: MailboxStore(database: database), mail: mail,
+            ledger: ChallengeLedger(database: database),
             pool: pool, clock: { clock.seconds }, monotonicClock: clock.monotonic, metricsFactory: metrics,
             onUnexpectedError: unexpected.reporter,
-            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.seconds }))
+            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.seconds }),
+            recordsBesideMessages: [sandboxStore])
+        sandbox = MailSandbox(surface: service, store: sandboxStore, mail: mail)
+        delivery = LocalDelivery(
+            directory: MailboxDirectory(database: database, domains: configuration.domains + configuration.proDomains),
+            store: mail, clock: { clock.seconds })
         var router = ContextRouter()
         service.register(into: &router)
+        WebhooksController(surface: service, store: WebhookStore(database: database)).register(on: &router)
+        sandbox.register(on: &router)
         self.router = router
     }
 

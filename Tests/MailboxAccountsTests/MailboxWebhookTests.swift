@@ -3,12 +3,15 @@ import JSON
 import HTTP1
 import MIME
 import MetricsTestKit
+import MailDelivery
 import MailStore
+import MailSandbox
 import PosternTestSupport
 import ServerKit
 import Storage
 import Synchronization
 import Testing
+import Webhooks
 
 @testable import MailboxAccounts
 
@@ -61,19 +64,32 @@ struct MailboxWebhookTests {
         return Setup(harness: harness, token: token, accountID: accountID, webhook: webhook)
     }
 
-    /// Stores a message for `address` in `folder`, as SMTP and JMAP delivery do; returns its id.
+    static func raw(to address: String, subject: String) -> [UInt8] {
+        Array(
+            "From: Example Sender <sender@example.net>\r\nTo: \(address)\r\nSubject: \(subject)\r\n\r\nClick the link.\r\n"
+                .utf8)
+    }
+
+    /// Delivers a message to `address` as SMTP and `postern mail deliver` do (the directory resolves the recipient
+    /// and names its holder; the delivery's transaction queues the event); returns its id. For another folder than
+    /// the inbox, stores it there under the holder the directory names (as no delivery does, but JMAP may).
     @discardableResult
     static func deliver(
         _ harness: MailboxHarness, to address: String, folder: MailFolder = .inbox, subject: String = "Hello"
     ) async throws -> String {
-        let raw = Array(
-            "From: Example Sender <sender@example.net>\r\nTo: \(address)\r\nSubject: \(subject)\r\n\r\nClick the link.\r\n"
-                .utf8)
-        let message = NewMailMessage(try MIMEParser.parse(raw), envelopeFrom: "bounce@example.net", raw: raw)
-        let ids = try await harness.service.mail.deliver(
-            message, to: [MailStore.Recipient(address: address, quota: 1 << 30)], folder: folder,
-            now: harness.clock.seconds)
-        return ids[0]
+        let raw = raw(to: address, subject: subject)
+        guard folder == .inbox else {
+            guard case .local(let recipient) = try await harness.delivery.resolve(address) else {
+                throw MailboxError.notFound
+            }
+            let message = NewMailMessage(try MIMEParser.parse(raw), envelopeFrom: "bounce@example.net", raw: raw)
+            let holder = recipient.holderID.map { MailHolder(ownerID: $0, accountID: recipient.accountID) }
+            return try await harness.service.mail.deliver(
+                message, to: [MailStore.Recipient(address: address, quota: 1 << 30, holder: holder)], folder: folder,
+                now: harness.clock.seconds)[0]
+        }
+        return try await harness.delivery.store(
+            MailEnvelope(mailFrom: "bounce@example.net", recipients: [address]), data: raw)
     }
 
     @Test("signature: sha256= and the hex HMAC-SHA256 of timestamp.body, keyed with the whole secret")
@@ -181,6 +197,40 @@ struct MailboxWebhookTests {
         #expect(job.url == "https://hooks.example.com/in" && job.secret == setup.webhook.string("secret"))
     }
 
+    @Test("mail stored without a holder queues nothing: the event comes from the delivery, not a trigger on the table")
+    func noTrigger() async throws {
+        let setup = try await Self.setup()
+        let harness = setup.harness
+        let raw = Self.raw(to: "owned@pro.localhost", subject: "direct")
+        let message = NewMailMessage(try MIMEParser.parse(raw), envelopeFrom: "bounce@example.net", raw: raw)
+        _ = try await harness.service.mail.deliver(
+            message, to: [MailStore.Recipient(address: "owned@pro.localhost", quota: 1 << 30)], folder: .inbox,
+            now: harness.clock.seconds)
+        #expect(try await setup.queue().depth() == 0)
+        try await Self.deliver(harness, to: "owned@pro.localhost")
+        #expect(try await setup.queue().depth() == 1)
+    }
+
+    @Test("the event is written in the delivery's transaction: a delivery refused for a quota leaves none")
+    func refusedDeliveryQueuesNothing() async throws {
+        let setup = try await Self.setup()
+        let harness = setup.harness
+        let raw = Self.raw(to: "owned@pro.localhost", subject: "refused")
+        let message = NewMailMessage(try MIMEParser.parse(raw), envelopeFrom: "bounce@example.net", raw: raw)
+        let owner = await harness.send(.GET, "/api/user/me", bearer: setup.token).string("id")
+        let holder = MailHolder(ownerID: owner, accountID: setup.accountID)
+        await #expect(throws: MailStoreError.self) {
+            try await harness.service.mail.deliver(
+                message,
+                to: [
+                    MailStore.Recipient(address: "owned@pro.localhost", quota: 1 << 30, holder: holder),
+                    MailStore.Recipient(address: "full@pro.localhost", quota: 1, holder: holder),
+                ], folder: .inbox, now: harness.clock.seconds)
+        }
+        #expect(try await setup.queue().depth() == 0)
+        #expect(try await harness.service.mail.used(address: "owned@pro.localhost") == 0)
+    }
+
     @Test("catch-all mail on the user's verified domain queues an event without an account id")
     func catchAll() async throws {
         let setup = try await Self.setup()
@@ -204,7 +254,7 @@ struct MailboxWebhookTests {
         let harness = setup.harness
         let owner = try #require(try await harness.service.store.proUser(email: "hooks@example.com"))
         let raw = Array("From: app@example.net\r\nTo: someone@example.org\r\nSubject: Welcome\r\n\r\nHi.\r\n".utf8)
-        let messageID = try await harness.service.captureInSandbox(
+        let messageID = try await harness.sandbox.captureInSandbox(
             owner: owner.id, mailFrom: "app@example.net", recipients: ["someone@example.org"], clientIP: "127.0.0.1",
             raw: raw, authResults: nil)
         let info = await harness.send(.GET, "/api/user/sandbox", bearer: setup.token)
@@ -369,6 +419,24 @@ struct MailboxWebhookTests {
         let metrics = setup.harness.metrics
         #expect(try metrics.expectCounter("postern_webhook_attempts_total", [("result", "http_error")]).totalValue == 1)
         #expect(try metrics.expectCounter("postern_webhook_attempts_total", [("result", "delivered")]).totalValue == 1)
+    }
+
+    @Test("run(), a service runner's entry, delivers the queue until its task is cancelled, then returns")
+    func runUntilCancelled() async throws {
+        let setup = try await Self.setup()
+        let messageID = try await Self.deliver(setup.harness, to: "owned@pro.localhost")
+        let transport = RecordingTransport()
+        let clock = setup.harness.clock
+        let dispatcher = WebhookDispatcher(
+            queue: setup.queue(), transport: transport, changes: setup.harness.service.mail.changes,
+            clock: { clock.nanoseconds / 1_000_000 }, logger: .init(label: "webhook-tests"),
+            metricsFactory: setup.harness.metrics)
+        let running = Task { await dispatcher.run() }
+        while try await setup.queue().depth() > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        running.cancel()
+        await running.value
+        let sent = transport.sent.withLock { $0 }
+        #expect(sent.count == 1 && sent.first?.header("X-Webhook-ID") == "evt_" + messageID)
     }
 
     @Test("messages of one second reach the webhook in the order they arrived, one after another")

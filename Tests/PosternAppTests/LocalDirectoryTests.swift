@@ -29,7 +29,10 @@ struct LocalDirectoryTests {
         configuration.agentInboxDomain = "agents.localhost"
         configuration.agentInboxQuota = 5000
         let local = Surfaces.localDirectory(configuration, database: test.database)
-        #expect(try await local.resolve("Box@Mail.Localhost") == .local(.init(address: "box@mail.localhost", quota: 777)))
+        // A free account: its id, and no holder (no Pro user's webhook hears of its mail).
+        #expect(
+            try await local.resolve("Box@Mail.Localhost")
+                == .local(.init(address: "box@mail.localhost", quota: 777, accountID: "a1", holderID: nil)))
         #expect(try await local.resolve("agent-one@agents.localhost") == .local(.init(address: "agent-one@agents.localhost", quota: 5000)))
         #expect(try await local.resolve("gone-agent@agents.localhost") == .unknown)
         #expect(try await local.resolve("nobody@pro.localhost") == .unknown)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MailboxAccounts
 import PosternTestSupport
+import Webhooks
 import Testing
 
 @testable import PosternApp

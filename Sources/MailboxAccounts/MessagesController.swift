@@ -3,21 +3,42 @@ import JSON
 import JWT
 import MIME
 import MailStore
+import ServerKit
 
 /// Mail.td's message endpoints: the mail the local store holds for an account, read with the account's mailbox
 /// token or its Pro owner's token. `{id}` is the account's UUID or address; `{messageID}` a message's UUID.
-extension MailboxService {
-    /// Messages per page of `GET .../messages` (Mail.td: 30).
-    static let messagesPerPage = 30
+struct MessagesController: MailboxController {
+    let surface: MailboxService
+
+    /// Adds the resource's routes to `router`: literal segments (`/read`, `/wait`) before `{messageID}`.
+    func register(on router: inout ContextRouter) {
+        let limit = MailboxService.bodyLimit
+        for prefix in ["/api/accounts/{id}", "/api/user/accounts/{id}"] {
+            router.add(.GET, prefix + "/messages", deferred(.general, listMessages))
+        }
+        let messages = "/api/accounts/{id}/messages"
+        router.add(.PUT, messages + "/read", bodyLimit: limit, deferred(.general, markMessagesRead))
+        router.add(.GET, messages + "/wait", deferred(.general, waitForMessage))
+        router.add(.GET, messages + "/{messageID}", deferred(.general, messageDetail))
+        router.add(.DELETE, messages + "/{messageID}", deferred(.general, deleteMessage))
+        router.add(.GET, messages + "/{messageID}/source", deferred(.general, messageSource))
+        router.add(.PUT, messages + "/{messageID}/read", deferred(.general, markMessageRead))
+        router.add(.GET, messages + "/{messageID}/attachments/{index}", deferred(.general, messageAttachment))
+    }
 
     /// `GET /api/accounts/{id}/messages[?page=N]` and the Pro `/api/user/accounts/{id}/messages`: newest first,
     /// `{"messages": [...], "page": N}`.
     func listMessages(_ call: MailboxCall) async throws -> HTTPResponse {
         let account = try await reachableAccount(call)
         let page = try call.integerQuery("page", in: 1...1_000_000, fallback: 1)
-        let messages = try await mail.page(address: account.address, page: page, perPage: Self.messagesPerPage)
+        let messages = try await mail.page(
+            address: account.address, page: page, perPage: MailboxMessageJSON.messagesPerPage)
         return MailboxJSON.response(
-            .ok, [("messages", .array(messages.map { .object(Self.summaryPairs($0)) })), ("page", .int(Int64(page)))])
+            .ok,
+            [
+                ("messages", .array(messages.map { .object(MailboxMessageJSON.summaryPairs($0)) })),
+                ("page", .int(Int64(page))),
+            ])
     }
 
     /// `GET /api/accounts/{id}/messages/wait[?timeout=S]`, for test suites: the oldest unread message as soon as
@@ -31,7 +52,7 @@ extension MailboxService {
         guard let message = try await mail.nextUnread(address: account.address, timeout: .seconds(seconds)) else {
             return MailboxJSON.noContent()
         }
-        return MailboxJSON.response(.ok, Self.summaryPairs(message))
+        return MailboxJSON.response(.ok, MailboxMessageJSON.summaryPairs(message))
     }
 
     /// `GET /api/accounts/{id}/messages/{messageID}`: the message with its bodies and attachment descriptions.
@@ -40,15 +61,16 @@ extension MailboxService {
         guard let message = try await mail.message(address: account.address, id: call.messageID) else {
             throw MailboxError.notFound
         }
-        var pairs = Self.summaryPairs(message.summary)
+        var pairs = MailboxMessageJSON.summaryPairs(message.summary)
         pairs.removeAll { $0.0 == "preview_text" || $0.0 == "is_read" }
         pairs += [
-            ("address", .string(account.address)), ("to", Self.addressList(message.to)),
-            ("cc", Self.addressList(message.cc)), ("message_id", message.messageID.map(JSONValue.string) ?? .null),
+            ("address", .string(account.address)), ("to", MailboxMessageJSON.addressList(message.to)),
+            ("cc", MailboxMessageJSON.addressList(message.cc)),
+            ("message_id", message.messageID.map(JSONValue.string) ?? .null),
             ("is_read", .bool(message.summary.isRead)),
             ("text_body", message.textBody.map(JSONValue.string) ?? .null),
             ("html_body", message.htmlBody.map(JSONValue.string) ?? .null),
-            ("attachments", Self.attachmentList(message.attachments)),
+            ("attachments", MailboxMessageJSON.attachmentList(message.attachments)),
         ]
         return MailboxJSON.response(.ok, pairs)
     }
@@ -59,7 +81,7 @@ extension MailboxService {
         guard let raw = try await mail.raw(address: account.address, id: call.messageID) else {
             throw MailboxError.notFound
         }
-        return Self.download(raw, contentType: "message/rfc822", filename: "\(call.messageID).eml")
+        return MailboxMessageJSON.download(raw, contentType: "message/rfc822", filename: "\(call.messageID).eml")
     }
 
     /// `GET .../messages/{messageID}/attachments/{index}`: the decoded bytes of one attachment (zero-based).
@@ -68,7 +90,8 @@ extension MailboxService {
         guard let index = call.parameters["index"].flatMap({ Int($0) }), index >= 0,
             let (info, data) = try await mail.attachment(address: account.address, id: call.messageID, position: index)
         else { throw MailboxError.notFound }
-        return Self.download(data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
+        return MailboxMessageJSON.download(
+            data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
     }
 
     /// `PUT .../messages/{messageID}/read`: idempotent; 404 when there is no such message.
@@ -108,47 +131,5 @@ extension MailboxService {
     private func reachableAccount(_ call: MailboxCall) async throws -> MailboxAccountRecord {
         let principal = try await authorizer.requirePrincipal(call.bearer)
         return try await authorizer.account(call.id, for: principal)
-    }
-
-    static func summaryPairs(_ summary: MailSummary) -> [(String, JSONValue)] {
-        let sender = summary.from.first?.email ?? summary.envelopeFrom
-        return [
-            ("id", .string(summary.id)), ("sender", .string(sender)),
-            ("from", summary.from.first.map { .string(display($0)) } ?? .null),
-            ("subject", summary.subject.map(JSONValue.string) ?? .null), ("preview_text", .string(summary.preview)),
-            ("size", .int(summary.size)), ("is_read", .bool(summary.isRead)),
-            ("created_at", MailboxJSON.time(summary.receivedAt)),
-        ]
-    }
-
-    /// `[{"index","filename","content_type","size"}]` of a message's attachments.
-    static func attachmentList(_ attachments: [MailAttachmentInfo]) -> JSONValue {
-        .array(
-            attachments.map { attachment in
-                .object([
-                    ("index", .int(Int64(attachment.position))),
-                    ("filename", attachment.filename.map(JSONValue.string) ?? .null),
-                    ("content_type", .string(attachment.contentType)), ("size", .int(attachment.size)),
-                ])
-            })
-    }
-
-    static func addressList(_ addresses: [MailAddress]) -> JSONValue {
-        .array(addresses.map { .string(display($0)) })
-    }
-
-    /// `Name <email>`, or the bare address without a name.
-    static func display(_ address: MailAddress) -> String {
-        guard let name = address.name, !name.isEmpty else { return address.email }
-        return "\(name) <\(address.email)>"
-    }
-
-    static func download(_ bytes: [UInt8], contentType: String, filename: String) -> HTTPResponse {
-        var response = HTTPResponse(status: .ok, body: bytes)
-        response.headers.replaceOrAdd("Content-Type", contentType)
-        let safe = String(filename.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" })
-        response.headers.replaceOrAdd("Content-Disposition", "attachment; filename=\"\(safe)\"")
-        response.headers.replaceOrAdd("X-Content-Type-Options", "nosniff")
-        return response
     }
 }

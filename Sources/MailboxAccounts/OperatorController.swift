@@ -10,7 +10,9 @@ import ServerKit
 /// call needs `Authorization: Bearer <that token>`, compared in constant time, else 401 `{"error":"unauthorized"}`.
 ///
 /// - Warning: the token reaches every message of every user; it belongs to whoever runs the server.
-extension MailboxService {
+struct OperatorController: MailboxController {
+    let surface: MailboxService
+
     /// The longest `?timeout=` of `/api/operator/messages/wait`, in seconds.
     static let operatorWaitMaximum = 120
     /// The `?timeout=` of `/api/operator/messages/wait` when none is given, in seconds.
@@ -18,7 +20,8 @@ extension MailboxService {
     /// Most messages `GET /api/operator/messages` lists (the newest).
     static let operatorListLimit = 100
 
-    func registerOperatorRoutes(into router: inout ContextRouter) {
+    /// Adds the operator's routes to `router` when a token is configured.
+    func register(on router: inout ContextRouter) {
         guard let token = configuration.operatorToken, !token.isEmpty else { return }
         let expected = SHA256.hash(token)
         let path = "/api/operator/messages"
@@ -63,7 +66,7 @@ extension MailboxService {
     /// `{"deleted": n}`. Each address's JMAP state moves, as a deletion through JMAP would move it.
     private func resetMessages(_ call: MailboxCall) async throws -> HTTPResponse {
         let deleted = try await mail.deleteEverything()
-        try await store.deleteEverySandboxMessage()
+        for records in surface.recordsBesideMessages { try await records.deleteEveryRecord() }
         return MailboxJSON.response(.ok, [("deleted", .int(Int64(deleted)))])
     }
 
@@ -76,7 +79,7 @@ extension MailboxService {
 
     /// A message list object of Mail.td's shape plus the address it is stored under and its envelope recipients.
     static func operatorPairs(_ summary: MailSummary) -> [(String, JSONValue)] {
-        summaryPairs(summary) + [
+        MailboxMessageJSON.summaryPairs(summary) + [
             ("address", .string(summary.address)),
             ("envelope_to", summary.envelopeTo.map(JSONValue.string) ?? .null),
         ]

@@ -1,5 +1,6 @@
 import JSON
 import MailStore
+import MailboxAccounts
 import ServerKit
 
 /// The body of an `email.received` delivery (Mail.td's, after mail.cx's documentation):
@@ -26,6 +27,6 @@ enum WebhookPayload {
     /// message has no readable `From`.
     static func fromHeader(_ json: String, envelopeFrom: String) -> (from: String, sender: String) {
         guard let first = MailStore.addresses(json).first else { return (envelopeFrom, envelopeFrom) }
-        return (MailboxService.display(first), first.email)
+        return (MailboxMessageJSON.display(first), first.email)
     }
 }

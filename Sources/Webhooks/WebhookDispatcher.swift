@@ -106,11 +106,17 @@ public final class WebhookDispatcher: Sendable {
         }
     }
 
-    /// Starts the delivery loop (once).
+    /// Delivers the queue until the calling task is cancelled, then returns after the round in progress: the entry
+    /// a service runner (a lifecycle `Service`) calls. ``start()`` and ``stop()`` run it on a task of its own.
+    public func run() async {
+        await loop()
+    }
+
+    /// Starts the delivery loop on a task of its own (once).
     public func start() {
         task.withLock { task in
             guard task == nil else { return }
-            task = Task { [self] in await loop() }
+            task = Task { [self] in await run() }
         }
     }
 

@@ -2,6 +2,8 @@ import HTTP1
 import JSON
 import MIME
 import MailStore
+import MailboxAccounts
+import ServerKit
 
 /// Why a sandbox capture was refused for good (the SMTP side answers each with a permanent reply).
 public enum SandboxCaptureError: Error, Sendable, Equatable {
@@ -11,33 +13,66 @@ public enum SandboxCaptureError: Error, Sendable, Equatable {
     case unreadable
 }
 
-/// Mail.td's SMTP sandbox (SDK 1.x `sandbox`): what the submission listener captures for a Pro user, and the seven
-/// endpoints that read it. Captured copies live in the mail store under the sandbox's own address, which is no
-/// account (so never in `/api/user/accounts`) and takes no SMTP mail from outside.
-extension MailboxService {
+/// Mail.td's SMTP sandbox (SDK 1.x `sandbox`): what the submission listener captures for a Pro user
+/// (``SandboxDeliverySink``), and the seven endpoints that read it, on the Mail.td surface's bearer, rate limits and
+/// error shape. Captured copies live in the mail store under the sandbox's own address, which is no account (so never
+/// in `/api/user/accounts`) and takes no SMTP mail from outside.
+public final class MailSandbox: Sendable {
+    let surface: MailboxService
+    let store: SandboxStore
+    let mail: MailStore
+
+    /// - Parameters:
+    ///   - surface: the Mail.td surface: who the Pro user is, its API tokens, rate limits, answers and settings.
+    ///   - store: the sandbox's rows.
+    ///   - mail: the mail store the captured copies go to (the composition root's, whose arrivals observer queues
+    ///     their webhook events).
+    public init(surface: MailboxService, store: SandboxStore, mail: MailStore) {
+        self.surface = surface
+        self.store = store
+        self.mail = mail
+    }
+
+    var configuration: MailboxConfiguration { surface.configuration }
+
+    /// Adds the sandbox's seven routes (eight with Postern's own wait) to `router`.
+    public func register(on router: inout ContextRouter) {
+        let sandbox = "/api/user/sandbox"
+        func add(
+            _ method: HTTPMethod, _ path: String,
+            _ handler: @escaping @Sendable (MailboxCall) async throws -> HTTPResponse
+        ) {
+            router.add(method, path, surface.deferred(.general, handler))
+        }
+        add(.GET, sandbox, sandboxInfo)
+        add(.GET, sandbox + "/messages", sandboxMessages)
+        add(.GET, sandbox + "/messages/wait", waitForSandboxMessage)
+        add(.DELETE, sandbox + "/messages", purgeSandbox)
+        add(.GET, sandbox + "/messages/{messageID}", sandboxMessage)
+        add(.DELETE, sandbox + "/messages/{messageID}", deleteSandboxMessage)
+        add(.GET, sandbox + "/messages/{messageID}/source", sandboxSource)
+        add(.GET, sandbox + "/messages/{messageID}/attachments/{index}", sandboxAttachment)
+    }
+
     // MARK: - Capture (the SMTP sandbox listener's sink calls these)
 
     /// The credential a sandbox SMTP password proves: the id of a live `tm_pro_` API token of an active user (the
     /// user name is not checked: the contract takes any). Makes the user's sandbox on first use. Nil for anything
     /// else. The session holds the id, never the token, and asks ``sandboxOwner(credential:)`` before each message.
     public func sandboxCredential(apiToken: String) async throws -> String? {
-        guard apiToken.hasPrefix(MailboxTokens.apiTokenPrefix),
-            let (token, user) = try await authorizer.verify(apiToken: apiToken)
-        else { return nil }
-        _ = try await sandbox(for: user.id, create: true)
-        return token.id
+        guard let (tokenID, userID) = try await surface.verifyAPIToken(apiToken) else { return nil }
+        _ = try await sandbox(for: userID, create: true)
+        return tokenID
     }
 
     /// The Pro user behind a sandbox credential (an API token id) while the token is unrevoked and its user active;
     /// nil once the token was revoked or the user suspended.
     public func sandboxOwner(credential: String) async throws -> String? {
-        guard MailboxIdentifiers.isUUID(credential), let token = try await store.liveProToken(id: credential),
-            let user = try await store.proUser(id: token.userID), user.status == "active"
-        else { return nil }
-        return user.id
+        try await surface.proUserID(ofLiveToken: credential)
     }
 
-    /// Stores one submitted message in `owner`'s sandbox, whatever its recipients: nothing is relayed.
+    /// Stores one submitted message in `owner`'s sandbox, whatever its recipients: nothing is relayed. The copy is
+    /// held by `owner` under the sandbox's account id, so its webhook hears of it (mailtd-pro-contract.md section 2).
     /// - Parameter authResults: the SPF, DKIM and DMARC verdicts to show; nil when none were evaluated.
     /// - Returns: the captured message's id.
     /// - Throws: ``SandboxCaptureError`` for a full sandbox or an unreadable message; storage errors.
@@ -51,7 +86,7 @@ extension MailboxService {
         } catch {
             throw SandboxCaptureError.unreadable
         }
-        let now = clock()
+        let now = surface.now()
         let id: String
         do {
             id = try await mail.deliver(
@@ -59,7 +94,8 @@ extension MailboxService {
                 to: [
                     MailStore.Recipient(
                         address: sandbox.address, quota: configuration.sandboxQuota,
-                        envelopeTo: recipients.joined(separator: ", "))
+                        envelopeTo: recipients.joined(separator: ", "),
+                        holder: MailHolder(ownerID: owner, accountID: sandbox.accountID))
                 ],
                 folder: .inbox, now: now)[0]
         } catch MailStoreError.quotaExceeded {
@@ -82,8 +118,8 @@ extension MailboxService {
     /// `GET /api/user/sandbox`: SandboxInfo. Before the first SMTP connection `enabled` is false and the account
     /// fields are null; with the listener off, `smtp_port` is 0 and the note says so.
     func sandboxInfo(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
-        let sandbox = try await sandbox(for: user.id, create: false)
+        let user = try await surface.requireProUserID(call)
+        let sandbox = try await sandbox(for: user, create: false)
         var used: JSONValue = .null
         if let sandbox { used = .int(try await mail.used(address: sandbox.address)) }
         let listening = configuration.sandboxSMTPPort != nil
@@ -105,14 +141,19 @@ extension MailboxService {
 
     /// `GET /api/user/sandbox/messages[?page=N]`: `{"messages":[...],"page":N}`, newest first, 30 a page.
     func sandboxMessages(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
+        let user = try await surface.requireProUserID(call)
         let page = try call.integerQuery("page", in: 1...1_000_000, fallback: 1)
         var messages: [MailSummary] = []
-        if let sandbox = try await sandbox(for: user.id, create: false) {
-            messages = try await mail.page(address: sandbox.address, page: page, perPage: Self.messagesPerPage)
+        if let sandbox = try await sandbox(for: user, create: false) {
+            messages = try await mail.page(
+                address: sandbox.address, page: page, perPage: MailboxMessageJSON.messagesPerPage)
         }
         return MailboxJSON.response(
-            .ok, [("messages", .array(messages.map { .object(Self.summaryPairs($0)) })), ("page", .int(Int64(page)))])
+            .ok,
+            [
+                ("messages", .array(messages.map { .object(MailboxMessageJSON.summaryPairs($0)) })),
+                ("page", .int(Int64(page))),
+            ])
     }
 
     /// `GET /api/user/sandbox/messages/wait[?timeout=S]`, as the accounts' wait: the oldest unread captured message
@@ -120,22 +161,22 @@ extension MailboxService {
     /// sandbox when the user has none yet (as the first SMTP connection would), so that a wait started before the
     /// first message sees it arrive.
     func waitForSandboxMessage(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
+        let user = try await surface.requireProUserID(call)
         let seconds = try call.integerQuery("timeout", in: 0...30, fallback: 30)
-        guard let sandbox = try await sandbox(for: user.id, create: true),
+        guard let sandbox = try await sandbox(for: user, create: true),
             let message = try await mail.nextUnread(address: sandbox.address, timeout: .seconds(seconds))
         else { return MailboxJSON.noContent() }
-        return MailboxJSON.response(.ok, Self.summaryPairs(message))
+        return MailboxJSON.response(.ok, MailboxMessageJSON.summaryPairs(message))
     }
 
     /// `DELETE /api/user/sandbox/messages`: `{"deleted": n}`.
     func purgeSandbox(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
-        guard let sandbox = try await sandbox(for: user.id, create: false) else {
+        let user = try await surface.requireProUserID(call)
+        guard let sandbox = try await sandbox(for: user, create: false) else {
             return MailboxJSON.response(.ok, [("deleted", .int(0))])
         }
         let deleted = try await mail.deleteAll(address: sandbox.address)
-        try await store.deleteSandboxMessages(ownerID: user.id, messageIDs: nil)
+        try await store.deleteSandboxMessages(ownerID: user, messageIDs: nil)
         return MailboxJSON.response(.ok, [("deleted", .int(Int64(deleted)))])
     }
 
@@ -147,17 +188,17 @@ extension MailboxService {
             throw MailboxError.notFound
         }
         let extra = try await store.sandboxMessage(call.messageID, ownerID: user)
-        var pairs = Self.summaryPairs(message.summary)
+        var pairs = MailboxMessageJSON.summaryPairs(message.summary)
         pairs.removeAll { $0.0 == "preview_text" }
         let recipients = extra?.recipients ?? []
         pairs += [
             ("address", .string(recipients.first ?? sandbox.address)),
             ("recipients", .array(recipients.map(JSONValue.string))),
-            ("to", Self.addressList(message.to)), ("cc", Self.addressList(message.cc)),
+            ("to", MailboxMessageJSON.addressList(message.to)), ("cc", MailboxMessageJSON.addressList(message.cc)),
             ("message_id", message.messageID.map(JSONValue.string) ?? .null),
             ("text_body", message.textBody.map(JSONValue.string) ?? .null),
             ("html_body", message.htmlBody.map(JSONValue.string) ?? .null),
-            ("attachments", Self.attachmentList(message.attachments)),
+            ("attachments", MailboxMessageJSON.attachmentList(message.attachments)),
             ("client_ip", extra.map { .string($0.clientIP) } ?? .null),
         ]
         if let results = extra?.authResults { pairs.append(("auth_results", results)) }
@@ -178,7 +219,7 @@ extension MailboxService {
         guard let raw = try await mail.raw(address: sandbox.address, id: call.messageID) else {
             throw MailboxError.notFound
         }
-        return Self.download(raw, contentType: "message/rfc822", filename: "message.eml")
+        return MailboxMessageJSON.download(raw, contentType: "message/rfc822", filename: "message.eml")
     }
 
     /// `GET .../{messageID}/attachments/{index}`: one attachment's decoded bytes; 400 `invalid_index` for an index
@@ -196,16 +237,17 @@ extension MailboxService {
             }
             throw MailboxError.invalidIndex
         }
-        return Self.download(data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
+        return MailboxMessageJSON.download(
+            data, contentType: info.contentType, filename: info.filename ?? "attachment-\(index)")
     }
 
     // MARK: - Helpers
 
     /// The caller's sandbox and user id; 404 when the user has none yet (so no message can be found).
     private func sandboxOfCaller(_ call: MailboxCall) async throws -> (SandboxRecord, String) {
-        let user = try await authorizer.requireProUser(call.bearer)
-        guard let sandbox = try await sandbox(for: user.id, create: false) else { throw MailboxError.notFound }
-        return (sandbox, user.id)
+        let user = try await surface.requireProUserID(call)
+        guard let sandbox = try await sandbox(for: user, create: false) else { throw MailboxError.notFound }
+        return (sandbox, user)
     }
 
     /// The user's sandbox; made now when `create`.
@@ -214,9 +256,10 @@ extension MailboxService {
         guard create else { return nil }
         let accountID = MailboxIdentifiers.uuid()
         let hex = accountID.filter { $0 != "-" }.prefix(8)
-        let domain = configuration.domains.first ?? "localhost"
+        let domain = surface.primaryDomain
         return try await store.ensureSandbox(
             SandboxRecord(
-                ownerID: owner, accountID: accountID, address: "sandbox-\(hex)@sandbox.\(domain)", createdAt: clock()))
+                ownerID: owner, accountID: accountID, address: "sandbox-\(hex)@sandbox.\(domain)",
+                createdAt: surface.now()))
     }
 }

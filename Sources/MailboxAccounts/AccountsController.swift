@@ -4,7 +4,23 @@ import JSON
 import JWT
 import ServerKit
 
-extension MailboxService {
+/// Mail.td's accounts: the domain list, challenges, creation, sign-in (`POST /api/token`), and an account's info,
+/// deletion and password reset by its own token or its Pro owner's.
+struct AccountsController: MailboxController {
+    let surface: MailboxService
+
+    /// Adds the resource's routes to `router`.
+    func register(on router: inout ContextRouter) {
+        let limit = MailboxService.bodyLimit
+        router.add(.GET, "/api/domains", immediate(.general, domains))
+        router.add(.GET, "/api/challenge", immediate(.general, challenge))
+        router.add(.POST, "/api/accounts", bodyLimit: limit, deferred(.accountCreation, createAccount))
+        router.add(.POST, "/api/token", bodyLimit: limit, deferred(.general, signIn))
+        router.add(.GET, "/api/accounts/{id}", deferred(.general, accountInfo))
+        router.add(.DELETE, "/api/accounts/{id}", deferred(.general, deleteAccount))
+        router.add(.PUT, "/api/accounts/{id}/reset-password", bodyLimit: limit, deferred(.general, resetPassword))
+    }
+
     /// `GET /api/domains`: the configured domains, public ones first; Pro-only ones say so.
     func domains(_ call: MailboxCall) -> HTTPResponse {
         let all = configuration.domains.map { ($0, false) } + configuration.proDomains.map { ($0, true) }
@@ -97,7 +113,7 @@ extension MailboxService {
             metrics.verified(.insufficientBits)
             throw MailboxError.invalidProofOfWork
         }
-        guard try await ledger.consume(id: id.lowercased(), surface: Self.ledgerSurface, expiresAt: opened.expiresAt)
+        guard try await ledger.consume(id: id.lowercased(), surface: MailboxService.ledgerSurface, expiresAt: opened.expiresAt)
         else {
             metrics.verified(.replayed)
             throw MailboxError.challengeNotFound

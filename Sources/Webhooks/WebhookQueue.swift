@@ -5,7 +5,7 @@ import Storage
 /// The durable queue of webhook events (`migrations/*/0018_mailbox_webhooks.sql`), shared by every instance over the
 /// same database.
 ///
-/// Rows are written by a trigger in the same transaction as the message they announce. An instance ``claim(now:limit:)``s
+/// Rows are written by ``WebhookArrivals`` in the delivery's transaction, with the message they announce. An instance ``claim(now:limit:)``s
 /// due rows by setting a lease (a deadline and a token of its own; on PostgreSQL the rows are picked with
 /// `FOR UPDATE SKIP LOCKED`, so concurrent claims never share a row), delivers them, and ``complete(_:result:now:)``s
 /// each under the same token: a delivery that outlived its lease was retried by someone else and records nothing.

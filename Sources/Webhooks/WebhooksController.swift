@@ -1,16 +1,40 @@
 import Fetch
 import HTTP1
 import JSON
+import MailboxAccounts
 import ServerKit
 
-extension MailboxService {
+/// Mail.td Pro's webhook endpoints (`/api/user/webhooks`, mailtd-pro-contract.md section 2), on the Mail.td surface's
+/// bearer, rate limits and error shape; the rows are the ``WebhookStore``'s.
+public struct WebhooksController: Sendable {
     /// The event types a webhook can subscribe to.
     static let webhookEventTypes: Set<String> = ["email.received"]
 
+    let surface: MailboxService
+    let store: WebhookStore
+
+    /// - Parameters:
+    ///   - surface: the Mail.td surface: who the Pro user is, its rate limits and answers.
+    ///   - store: the webhooks' rows.
+    public init(surface: MailboxService, store: WebhookStore) {
+        self.surface = surface
+        self.store = store
+    }
+
+    /// Adds the five webhook routes to `router`.
+    public func register(on router: inout ContextRouter) {
+        let limit = MailboxService.bodyLimit
+        router.add(.GET, "/api/user/webhooks", surface.deferred(.general, listWebhooks))
+        router.add(.POST, "/api/user/webhooks", bodyLimit: limit, surface.deferred(.general, createWebhook))
+        router.add(.DELETE, "/api/user/webhooks/{id}", surface.deferred(.general, deleteWebhook))
+        router.add(.POST, "/api/user/webhooks/{id}/rotate", bodyLimit: limit, surface.deferred(.general, rotateWebhook))
+        router.add(.GET, "/api/user/webhooks/{id}/deliveries", surface.deferred(.general, webhookDeliveries))
+    }
+
     /// `GET /api/user/webhooks`: `{"webhooks":[Webhook...]}`, without secrets.
     func listWebhooks(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
-        let list = try await store.webhooks(ownerID: user.id).map { JSONValue.object(webhookMembers($0)) }
+        let user = try await surface.requireProUserID(call)
+        let list = try await store.webhooks(ownerID: user).map { JSONValue.object(webhookMembers($0)) }
         return MailboxJSON.response(.ok, [("webhooks", .array(list))])
     }
 
@@ -20,11 +44,10 @@ extension MailboxService {
     /// ``isWebhookURL(_:policy:)``), 400 `invalid_events`, 403
     /// `webhook_limit_reached` for a second webhook.
     func createWebhook(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
+        let user = try await surface.requireProUserID(call)
         let body = try MailboxJSON.object(call.request.body)
-        guard case .string(let url)? = body["url"], Self.isWebhookURL(url, policy: configuration.outboundPolicy) else {
-            throw MailboxError.invalidURL
-        }
+        guard case .string(let url)? = body["url"], Self.isWebhookURL(url, policy: surface.configuration.outboundPolicy)
+        else { throw MailboxError.invalidURL }
         var events: [String] = []
         switch body["events"] {
         case nil, .null?: break
@@ -39,7 +62,7 @@ extension MailboxService {
         }
         if events.isEmpty { events = ["email.received"] }
         let record = WebhookRecord(
-            id: MailboxIdentifiers.uuid(), ownerID: user.id, url: url, events: events,
+            id: MailboxIdentifiers.uuid(), ownerID: user, url: url, events: events,
             secret: WebhookSignature.newSecret(), status: "active", failureCount: 0, lastTriggeredAt: nil,
             createdAt: call.now)
         try await store.insert(record)
@@ -50,7 +73,7 @@ extension MailboxService {
     /// info (`https://user:secret@host/`: a secret kept in the URL and shown back in every listing, or a
     /// `trusted.example@evil.example` that reads as another host) nor a fragment, which no request carries. Every
     /// place that sets a webhook's URL asks this.
-    static func isWebhookURL(_ url: String, policy: OutboundPolicy) -> Bool {
+    public static func isWebhookURL(_ url: String, policy: OutboundPolicy) -> Bool {
         guard url.utf8.count <= 2048, !url.utf8.contains(UInt8(ascii: "#")), (try? policy.vet(url)) != nil else {
             return false
         }
@@ -64,8 +87,8 @@ extension MailboxService {
 
     /// `DELETE /api/user/webhooks/{id}`: 204; its queued events go with it and no delivery starts afterwards.
     func deleteWebhook(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
-        guard MailboxIdentifiers.isUUID(call.id), try await store.deleteWebhook(id: call.id, ownerID: user.id) else {
+        let user = try await surface.requireProUserID(call)
+        guard MailboxIdentifiers.isUUID(call.id), try await store.deleteWebhook(id: call.id, ownerID: user) else {
             throw MailboxError.notFound
         }
         return MailboxJSON.noContent()
@@ -74,19 +97,19 @@ extension MailboxService {
     /// `POST /api/user/webhooks/{id}/rotate`: a new secret (the old one stops signing at once), status `active`,
     /// failure count 0. Answers the webhook with its new `secret` (a superset of the `{"id","secret"}` the SDKs read).
     func rotateWebhook(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
+        let user = try await surface.requireProUserID(call)
         let secret = WebhookSignature.newSecret()
         guard MailboxIdentifiers.isUUID(call.id),
-            try await store.rotateWebhook(id: call.id, ownerID: user.id, secret: secret),
-            let record = try await store.webhook(id: call.id, ownerID: user.id)
+            try await store.rotateWebhook(id: call.id, ownerID: user, secret: secret),
+            let record = try await store.webhook(id: call.id, ownerID: user)
         else { throw MailboxError.notFound }
         return MailboxJSON.response(.ok, webhookMembers(record) + [("secret", .string(secret))])
     }
 
     /// `GET /api/user/webhooks/{id}/deliveries`: the last 20 attempts, newest first.
     func webhookDeliveries(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
-        guard MailboxIdentifiers.isUUID(call.id), try await store.webhook(id: call.id, ownerID: user.id) != nil else {
+        let user = try await surface.requireProUserID(call)
+        guard MailboxIdentifiers.isUUID(call.id), try await store.webhook(id: call.id, ownerID: user) != nil else {
             throw MailboxError.notFound
         }
         let list: [JSONValue] = try await store.deliveries(webhookID: call.id, limit: WebhookQueue.loggedAttempts).map {

@@ -1,4 +1,5 @@
 import JSON
+import MailboxAccounts
 import Storage
 
 /// A Pro user's SMTP sandbox (`migrations/sqlite/0019_mailbox_sandbox.sql`).
@@ -20,7 +21,16 @@ struct SandboxMessageRecord: Sendable, Equatable {
     var authResults: JSONValue?
 }
 
-extension MailboxStore {
+/// The sandbox's own rows (`migrations/*/0019_mailbox_sandbox.sql`): each Pro user's sandbox and what it adds to its
+/// captured messages (their copies are in the mail store). Only this target reads or writes these tables.
+public struct SandboxStore: MailboxMessageRecords {
+    let database: any SQLDatabase
+
+    /// A store over a database migrated through `0019_mailbox_sandbox.sql`.
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
+
     /// The user's sandbox, or nil before its first SMTP connection.
     func sandbox(ownerID: String) async throws -> SandboxRecord? {
         try await database.read { try Self.sandbox(ownerID: ownerID, $0) }
@@ -90,12 +100,13 @@ extension MailboxStore {
         }
     }
 
-    /// Forgets the sandbox's records of `messageIDs` (their copies are deleted from the mail store by the caller).
     /// Deletes what every sandbox adds to its captured messages (the operator's reset, after the messages).
-    func deleteEverySandboxMessage() async throws {
+    public func deleteEveryRecord() async throws {
         _ = try await database.write { try $0.run("DELETE FROM mailbox_sandbox_messages", []) }
     }
 
+    /// Forgets the sandbox's records of `messageIDs`, every one of the user's when nil (their copies are deleted
+    /// from the mail store by the caller).
     func deleteSandboxMessages(ownerID: String, messageIDs: [String]?) async throws {
         _ = try await database.write { connection in
             guard let messageIDs else {

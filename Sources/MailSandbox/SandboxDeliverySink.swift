@@ -1,24 +1,33 @@
 import JSON
 import Logging
 import MailAuth
-import MailboxAccounts
 import SMTPServer
 
 /// The SMTP sandbox listener's sink: AUTH names a Pro user by one of its API tokens, every recipient is accepted,
 /// and every message is captured into that user's sandbox, never relayed. A session's identity is the token's id,
 /// so that revoking the token stops the session's next transaction.
-struct SandboxDeliverySink: SMTPMailSink {
-    let mailbox: MailboxService
+public struct SandboxDeliverySink: SMTPMailSink {
+    let sandbox: MailSandbox
     /// SPF, DKIM and DMARC through the configured resolver (`POSTERN_DNS_RESOLVER`); nil when they are off
     /// (`POSTERN_SANDBOX_MAIL_AUTH=off`): every verdict is then `none` and nothing is looked up.
     let authenticator: MailAuthenticator?
     let logger: Logger
 
+    /// - Parameters:
+    ///   - sandbox: where messages are captured, and who a token names.
+    ///   - authenticator: SPF, DKIM and DMARC; nil when they are off.
+    ///   - logger: where storage failures are logged.
+    public init(sandbox: MailSandbox, authenticator: MailAuthenticator?, logger: Logger) {
+        self.sandbox = sandbox
+        self.authenticator = authenticator
+        self.logger = logger
+    }
+
     /// Any user name; the password is a live `tm_pro_` token (MailboxAccounts checks it, by digest, in constant
     /// time); the identity is the token's id. A storage failure answers as a wrong password would, and is logged.
-    func authenticate(username: String, password: String) async -> String? {
+    public func authenticate(username: String, password: String) async -> String? {
         do {
-            return try await mailbox.sandboxCredential(apiToken: password)
+            return try await sandbox.sandboxCredential(apiToken: password)
         } catch {
             logger.error("sandbox authentication failed", metadata: ["error": "\(type(of: error))"])
             return nil
@@ -26,9 +35,9 @@ struct SandboxDeliverySink: SMTPMailSink {
     }
 
     /// The token `identity` names is unrevoked and its user active. A storage failure says no, and is logged.
-    func isStillAuthenticated(_ identity: String) async -> Bool {
+    public func isStillAuthenticated(_ identity: String) async -> Bool {
         do {
-            return try await mailbox.sandboxOwner(credential: identity) != nil
+            return try await sandbox.sandboxOwner(credential: identity) != nil
         } catch {
             logger.error("sandbox credential check failed", metadata: ["error": "\(type(of: error))"])
             return false
@@ -36,20 +45,20 @@ struct SandboxDeliverySink: SMTPMailSink {
     }
 
     /// Every address is accepted: the sandbox keeps what a real server would have sent there.
-    func verdict(forRecipient address: String) async -> SMTPRecipientVerdict { .accept }
+    public func verdict(forRecipient address: String) async -> SMTPRecipientVerdict { .accept }
 
     /// Captures the message for the authenticated user, with its SPF, DKIM and DMARC verdicts; a full sandbox is
     /// `552 5.2.2`, a message past a MIME limit `554 5.6.0`, anything else the temporary `451`.
-    func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
+    public func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
         // The token was good at MAIL FROM; revoked since, the message is not taken either.
         guard let credential = envelope.authenticatedAs,
-            let owner = try await mailbox.sandboxOwner(credential: credential)
+            let owner = try await sandbox.sandboxOwner(credential: credential)
         else { throw SMTPDeliveryRefusal.noSuchRecipient }
         let verdict = await authenticator?.evaluate(
             data, clientIP: envelope.remoteAddress, mailFrom: envelope.mailFrom, helo: envelope.heloName)
             ?? .unchecked
         do {
-            return try await mailbox.captureInSandbox(
+            return try await sandbox.captureInSandbox(
                 owner: owner, mailFrom: envelope.mailFrom, recipients: envelope.recipients,
                 clientIP: envelope.remoteAddress, raw: data, authResults: Self.json(verdict))
         } catch SandboxCaptureError.full {

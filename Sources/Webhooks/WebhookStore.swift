@@ -1,6 +1,16 @@
+import MailboxAccounts
 import Storage
 
-extension MailboxStore {
+/// The webhooks' own rows (`migrations/*/0018_mailbox_webhooks.sql`): each Pro user's webhook and its delivery log.
+/// The queue of events is ``WebhookQueue``'s; only this target reads or writes these tables.
+public struct WebhookStore: Sendable {
+    let database: any SQLDatabase
+
+    /// A store over a database migrated through `0018_mailbox_webhooks.sql`.
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
+
     private static let webhookColumns =
         "id, owner_id, url, events, secret, status, failure_count, last_triggered_at, created_at"
 

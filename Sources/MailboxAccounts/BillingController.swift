@@ -1,9 +1,21 @@
 import HTTP1
 import JSON
+import ServerKit
 
 /// Mail.td's billing endpoints, answered honestly for a self-hosted server: Pro is granted by the operator, so there
 /// is no subscription to cancel or resume and no payment portal unless the operator names a page.
-extension MailboxService {
+struct BillingController: MailboxController {
+    let surface: MailboxService
+
+    /// Adds the resource's routes to `router`.
+    func register(on router: inout ContextRouter) {
+        let limit = MailboxService.bodyLimit
+        router.add(.GET, "/api/user/subscription/status", deferred(.general, subscriptionStatus))
+        router.add(.POST, "/api/user/subscription/cancel", bodyLimit: limit, deferred(.general, subscriptionChange))
+        router.add(.POST, "/api/user/subscription/resume", bodyLimit: limit, deferred(.general, subscriptionChange))
+        router.add(.POST, "/api/user/billing/portal", bodyLimit: limit, deferred(.general, billingPortal))
+    }
+
     /// `GET /api/user/subscription/status`: active for an active Pro user, never a scheduled cancel; `cancel_mode`
     /// `none` says a cancel cannot happen. `provider` and `plan` are extra keys every SDK ignores.
     func subscriptionStatus(_ call: MailboxCall) async throws -> HTTPResponse {

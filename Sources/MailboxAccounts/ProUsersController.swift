@@ -3,9 +3,24 @@ import CustomDomains
 import HTTP1
 import JSON
 import JWT
+import ServerKit
 import Storage
 
-extension MailboxService {
+/// Mail.td Pro users: sign-in, profile, and the accounts they own (listed, deleted, their passwords reset).
+struct ProUsersController: MailboxController {
+    let surface: MailboxService
+
+    /// Adds the resource's routes to `router`.
+    func register(on router: inout ContextRouter) {
+        let limit = MailboxService.bodyLimit
+        router.add(.POST, "/api/user/login", bodyLimit: limit, deferred(.general, proLogin))
+        router.add(.GET, "/api/user/me", deferred(.general, proProfile))
+        router.add(.GET, "/api/user/accounts", deferred(.general, proAccounts))
+        router.add(.DELETE, "/api/user/accounts/{id}", deferred(.general, proDeleteAccount))
+        router.add(
+            .PUT, "/api/user/accounts/{id}/reset-password", bodyLimit: limit, deferred(.general, proResetPassword))
+    }
+
     /// `POST /api/user/login`: a Pro JWT; one answer whether the email exists or not.
     func proLogin(_ call: MailboxCall) async throws -> HTTPResponse {
         let body = try MailboxJSON.object(call.request.body)
@@ -71,65 +86,12 @@ extension MailboxService {
     /// `DELETE /api/user/accounts/{id}`: for the Pro user's own accounts (others 404).
     func proDeleteAccount(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        return try await delete(authorizer.account(call.id, for: .proUser(user)))
+        return try await AccountsController(surface: surface).delete(authorizer.account(call.id, for: .proUser(user)))
     }
 
     /// `PUT /api/user/accounts/{id}/reset-password`: for the Pro user's own accounts (others 404).
     func proResetPassword(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        return try await reset(authorizer.account(call.id, for: .proUser(user)), call)
-    }
-
-    /// `POST /api/user/tokens {"name"}`: a new `tm_pro_` token, shown once. `name` is optional (default
-    /// `"api"`), at most 100 characters.
-    func createAPIToken(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
-        var name = "api"
-        if !call.request.body.isEmpty {
-            let body = try MailboxJSON.object(call.request.body)
-            if let given = try MailboxJSON.string(body, "name"), !given.isEmpty { name = given }
-        }
-        guard name.count <= 100 else { throw MailboxError.invalidRequest }
-        let (token, digest) = MailboxTokens.newAPIToken()
-        let record = ProTokenRecord(
-            id: MailboxIdentifiers.uuid(), userID: user.id, name: name, digest: digest, createdAt: call.now)
-        try await store.insert(record)
-        await recordPro(user.id, .proTokenCreated, target: record.id, call)
-        return MailboxJSON.response(
-            .created, [("id", .string(record.id)), ("name", .string(record.name)), ("token", .string(token))])
-    }
-
-    /// `GET /api/user/tokens`: every token of the user, revoked ones too, without the secrets.
-    func listAPITokens(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
-        let list: [JSONValue] = try await store.proTokens(userID: user.id).map { token in
-            .object([
-                ("id", .string(token.id)), ("name", .string(token.name)),
-                ("last_used_at", MailboxJSON.time(token.lastUsedAt)), ("created_at", MailboxJSON.time(token.createdAt)),
-                ("revoked_at", MailboxJSON.time(token.revokedAt)),
-            ])
-        }
-        return MailboxJSON.response(.ok, [("tokens", .array(list))])
-    }
-
-    /// `DELETE /api/user/tokens/{id}`: revoked at once (the next request with it gets 401); 404 when the
-    /// user has no such token; revoking twice is 204 both times.
-    func revokeAPIToken(_ call: MailboxCall) async throws -> HTTPResponse {
-        let user = try await authorizer.requireProUser(call.bearer)
-        guard MailboxIdentifiers.isUUID(call.id) else { throw MailboxError.notFound }
-        let result = try await store.revokeProToken(id: call.id, userID: user.id, now: call.now)
-        guard result.found else { throw MailboxError.notFound }
-        if result.revoked { await recordPro(user.id, .proTokenRevoked, target: call.id, call) }
-        return MailboxJSON.noContent()
-    }
-
-    /// A Pro user's change on the operator's trail (no owner: Pro users have no `/owner` page). `target` is an id or a
-    /// domain, never a token.
-    func recordPro(_ userID: String, _ action: AuditAction, target: String, _ call: MailboxCall) async {
-        await audit.record {
-            AuditEvent(
-                time: $0, actorKind: .pro, actorID: userID, ownerID: nil, action: action, target: target,
-                clientAddress: call.context.clientAddress?.description)
-        }
+        return try await AccountsController(surface: surface).reset(authorizer.account(call.id, for: .proUser(user)), call)
     }
 }

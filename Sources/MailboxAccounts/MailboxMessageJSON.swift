@@ -1,0 +1,55 @@
+import HTTP1
+import JSON
+import MIME
+import MailStore
+
+/// Mail.td's shapes of a stored message, shared by the accounts' messages, the operator's listing and the sandbox.
+public enum MailboxMessageJSON {
+    /// Messages per page of `GET .../messages` (Mail.td: 30), the sandbox's too.
+    public static let messagesPerPage = 30
+
+    /// A message list object: `id`, `sender`, `from`, `subject`, `preview_text`, `size`, `is_read`, `created_at`.
+    public static func summaryPairs(_ summary: MailSummary) -> [(String, JSONValue)] {
+        let sender = summary.from.first?.email ?? summary.envelopeFrom
+        return [
+            ("id", .string(summary.id)), ("sender", .string(sender)),
+            ("from", summary.from.first.map { .string(display($0)) } ?? .null),
+            ("subject", summary.subject.map(JSONValue.string) ?? .null), ("preview_text", .string(summary.preview)),
+            ("size", .int(summary.size)), ("is_read", .bool(summary.isRead)),
+            ("created_at", MailboxJSON.time(summary.receivedAt)),
+        ]
+    }
+
+    /// `[{"index","filename","content_type","size"}]` of a message's attachments.
+    public static func attachmentList(_ attachments: [MailAttachmentInfo]) -> JSONValue {
+        .array(
+            attachments.map { attachment in
+                .object([
+                    ("index", .int(Int64(attachment.position))),
+                    ("filename", attachment.filename.map(JSONValue.string) ?? .null),
+                    ("content_type", .string(attachment.contentType)), ("size", .int(attachment.size)),
+                ])
+            })
+    }
+
+    /// Each address as `Name <email>`, or the bare email.
+    public static func addressList(_ addresses: [MailAddress]) -> JSONValue {
+        .array(addresses.map { .string(display($0)) })
+    }
+
+    /// `Name <email>`, or the bare address without a name.
+    public static func display(_ address: MailAddress) -> String {
+        guard let name = address.name, !name.isEmpty else { return address.email }
+        return "\(name) <\(address.email)>"
+    }
+
+    /// A download: the bytes with their type, `Content-Disposition: attachment` and `nosniff`.
+    public static func download(_ bytes: [UInt8], contentType: String, filename: String) -> HTTPResponse {
+        var response = HTTPResponse(status: .ok, body: bytes)
+        response.headers.replaceOrAdd("Content-Type", contentType)
+        let safe = String(filename.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" })
+        response.headers.replaceOrAdd("Content-Disposition", "attachment; filename=\"\(safe)\"")
+        response.headers.replaceOrAdd("X-Content-Type-Options", "nosniff")
+        return response
+    }
+}

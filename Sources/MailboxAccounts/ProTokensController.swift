@@ -1,0 +1,60 @@
+import Audit
+import HTTP1
+import JSON
+import ServerKit
+
+/// A Pro user's named API tokens (`tm_pro_...`): made (shown once), listed without secrets, revoked.
+struct ProTokensController: MailboxController {
+    let surface: MailboxService
+
+    /// Adds the resource's routes to `router`.
+    func register(on router: inout ContextRouter) {
+        let limit = MailboxService.bodyLimit
+        router.add(.POST, "/api/user/tokens", bodyLimit: limit, deferred(.general, createAPIToken))
+        router.add(.GET, "/api/user/tokens", deferred(.general, listAPITokens))
+        router.add(.DELETE, "/api/user/tokens/{id}", deferred(.general, revokeAPIToken))
+    }
+
+    /// `POST /api/user/tokens {"name"}`: a new `tm_pro_` token, shown once. `name` is optional (default
+    /// `"api"`), at most 100 characters.
+    func createAPIToken(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        var name = "api"
+        if !call.request.body.isEmpty {
+            let body = try MailboxJSON.object(call.request.body)
+            if let given = try MailboxJSON.string(body, "name"), !given.isEmpty { name = given }
+        }
+        guard name.count <= 100 else { throw MailboxError.invalidRequest }
+        let (token, digest) = MailboxTokens.newAPIToken()
+        let record = ProTokenRecord(
+            id: MailboxIdentifiers.uuid(), userID: user.id, name: name, digest: digest, createdAt: call.now)
+        try await store.insert(record)
+        await surface.recordPro(user.id, .proTokenCreated, target: record.id, call)
+        return MailboxJSON.response(
+            .created, [("id", .string(record.id)), ("name", .string(record.name)), ("token", .string(token))])
+    }
+
+    /// `GET /api/user/tokens`: every token of the user, revoked ones too, without the secrets.
+    func listAPITokens(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        let list: [JSONValue] = try await store.proTokens(userID: user.id).map { token in
+            .object([
+                ("id", .string(token.id)), ("name", .string(token.name)),
+                ("last_used_at", MailboxJSON.time(token.lastUsedAt)), ("created_at", MailboxJSON.time(token.createdAt)),
+                ("revoked_at", MailboxJSON.time(token.revokedAt)),
+            ])
+        }
+        return MailboxJSON.response(.ok, [("tokens", .array(list))])
+    }
+
+    /// `DELETE /api/user/tokens/{id}`: revoked at once (the next request with it gets 401); 404 when the
+    /// user has no such token; revoking twice is 204 both times.
+    func revokeAPIToken(_ call: MailboxCall) async throws -> HTTPResponse {
+        let user = try await authorizer.requireProUser(call.bearer)
+        guard MailboxIdentifiers.isUUID(call.id) else { throw MailboxError.notFound }
+        let result = try await store.revokeProToken(id: call.id, userID: user.id, now: call.now)
+        guard result.found else { throw MailboxError.notFound }
+        if result.revoked { await surface.recordPro(user.id, .proTokenRevoked, target: call.id, call) }
+        return MailboxJSON.noContent()
+    }
+}
