@@ -152,7 +152,7 @@ struct OwnerAuditTests {
         try await harness.signInFresh("ada@example.com", "correct horse")
         let page = await harness.send(.GET, "/owner")
         #expect(page.status.code == 200 && page.text.contains("id=\"activity\""))
-        #expect(page.text.contains("<td class=\"action\">Signed in</td>"))
+        #expect(page.text.contains("<td class=\"action\" data-label=\"What\">Signed in</td>"))
         #expect(page.text.contains("&lt;script&gt;x&lt;/script&gt;.example") && !page.text.contains("<script>x"))
         #expect(!page.text.contains("bobs-secret") && !page.text.contains("bob-only.example"))
         #expect(!page.text.contains("bob@example.com"))

@@ -73,8 +73,8 @@ struct OwnerInboxPagesTests {
         let later = await harness.send(.GET, "/owner")
         #expect(!later.text.contains(String(key)) && !later.text.contains("id=\"api-key\""))
         #expect(later.text.contains("data-account-id=\"\(inbox.accountID)\""))
-        #expect(later.text.contains("<td class=\"address\">ada-bot@agents.localhost</td>"))
-        #expect(later.text.contains("<td class=\"status\">active</td>"))
+        #expect(later.text.contains("<td class=\"address\" data-label=\"Address\">ada-bot@agents.localhost</td>"))
+        #expect(later.text.contains("<td class=\"status\" data-label=\"Status\">active</td>"))
     }
 
     @Test("a bad, reserved or taken username is shown plainly beside the form, with what was typed", arguments: [
@@ -198,8 +198,8 @@ struct OwnerInboxPagesTests {
 
         let page = await harness.send(.GET, "/owner")
         #expect(page.text.contains("&lt;b&gt;Evil&lt;/b&gt; &amp; Co") && !page.text.contains("<b>Evil"))
-        #expect(page.text.contains("https://app.example/client.json") && page.text.contains("<td class=\"scopes\">mail.read</td>"))
-        #expect(page.text.contains("<td class=\"default-inbox\">ada-bot@agents.localhost</td>"))
+        #expect(page.text.contains("https://app.example/client.json") && page.text.contains("<td class=\"scopes\" data-label=\"Scopes\">mail.read</td>"))
+        #expect(page.text.contains("<td class=\"default-inbox\" data-label=\"Default inbox\">ada-bot@agents.localhost</td>"))
         #expect(page.text.contains("http://127.0.0.1:8080/jmap") && !page.text.contains(bobs))
 
         for id in [bobs, "00000000-0000-4000-8000-000000000000"] {
@@ -236,10 +236,10 @@ struct OwnerInboxPagesTests {
             guard let start = page.text.range(of: "data-grant-id=\"\(id)\"") else { return "" }
             return String(page.text[start.upperBound...]).components(separatedBy: "</tr>")[0]
         }
-        #expect(row(everything).contains("<td class=\"reach\">all your inboxes</td>"))
-        #expect(row(one).contains("<td class=\"reach\">ada-two@agents.localhost</td>"))
-        #expect(row(resource).contains("<td class=\"reach\">ada-bot@agents.localhost</td>"))
-        #expect(row(gone).contains("<td class=\"reach\">only an inbox you no longer hold</td>"))
+        #expect(row(everything).contains("<td class=\"reach\" data-label=\"Can reach\">all your inboxes</td>"))
+        #expect(row(one).contains("<td class=\"reach\" data-label=\"Can reach\">ada-two@agents.localhost</td>"))
+        #expect(row(resource).contains("<td class=\"reach\" data-label=\"Can reach\">ada-bot@agents.localhost</td>"))
+        #expect(row(gone).contains("<td class=\"reach\" data-label=\"Can reach\">only an inbox you no longer hold</td>"))
         let grants = try await harness.grants().grants(ownerID: ownerID)
         #expect(grants.first { $0.id == everything }?.boundAccountID == nil)
         #expect(grants.first { $0.id == one }?.boundAccountID == second.accountID)
