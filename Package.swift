@@ -96,14 +96,14 @@ let package = Package(
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
         .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore"]),
-        .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
+        .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage", "JSON"]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
             "Directory", "MailStore", "MailDelivery", "JSON", "MIME", "HTTP1", "ServerKit", "ClientAddress",
         ]),
         // MCP over Streamable HTTP at /mcp: JSON-RPC framing, sessions, and mail tools composed over JMAP.
         .target(name: "MCPServer", dependencies: [
-            "JMAP", "Directory", "MailStore", "JSON", "HTTP1", "ServerKit", "AuthCrypto", "ClientAddress",
+            "JMAP", "Directory", "MailStore", "JSON", "HTTP1", "ServerKit", "AuthCrypto", "ClientAddress", "MIME",
         ]),
         // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
         // that checks them and the agent client that solves them.

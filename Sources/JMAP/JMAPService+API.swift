@@ -10,8 +10,7 @@ extension JMAPService {
     func api(_ request: HTTPRequest, _ account: JMAPAccount, client: ClientAddressKey) async throws -> HTTPResponse {
         let envelope: JSONValue
         do {
-            envelope = try JSONValue.parse(
-                request.body, limits: .init(maximumBytes: configuration.maxSizeRequest, maximumDepth: 64))
+            envelope = try JSONValue.parse(request.body, limits: .requestBody(maximumBytes: configuration.maxSizeRequest))
         } catch {
             throw RequestError.notJSON
         }
