@@ -222,7 +222,7 @@ let package = Package(
         ]),
         .testTarget(name: "ClientAddressTests", dependencies: ["ClientAddress"]),
         .testTarget(name: "ServerKitTests", dependencies: [
-            "ServerKit", "HTTP1", "ClientAddress", "PosternTestSupport",
+            "ServerKit", "HTTP1", "ClientAddress", "JSON", "PosternTestSupport",
         ]),
         .testTarget(name: "AgentAuthTests", dependencies: [
             "AgentAuth", "AgentClient", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "Directory",
@@ -231,7 +231,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "AgentPoWTests", dependencies: ["AgentPoW"]),
+        .testTarget(name: "AgentPoWTests", dependencies: ["AgentPoW", "AuthCrypto"]),
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentPoW", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
