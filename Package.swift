@@ -149,7 +149,7 @@ let package = Package(
         .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto"]),
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
         // (RFC 7489), over a DNS port. The SMTP sandbox shows the verdicts.
-        .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto"]),
+        .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto", "ClientAddress"]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
