@@ -195,10 +195,4 @@ public struct JMAPService: Sendable {
         if let challenge = refusal.challenge() { response.headers.add("WWW-Authenticate", challenge) }
         return response
     }
-
-    static func json(_ status: HTTPStatus, _ value: JSONValue) -> HTTPResponse {
-        HTTPResponse(
-            status: status, headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
-            body: value.serialize())
-    }
 }

@@ -130,7 +130,9 @@ public struct SPFEvaluator: Sendable {
             for host in hosts {
                 switch await dns.addresses(host, ipv6: !ip.isIPv4) {
                 case .found(let addresses):
-                    let blocks = addresses.lazy.compactMap { IPAddress(bytes: $0).flatMap { IPNetwork($0, length: prefix) } }
+                    let blocks = addresses.lazy.compactMap { IPAddress(bytes: $0) }.compactMap {
+                        IPNetwork($0, length: prefix)
+                    }
                     if blocks.contains(where: { $0.contains(ip) }) { return .match }
                 case .noSuchName: continue
                 case .failed: return .error(.temperror)

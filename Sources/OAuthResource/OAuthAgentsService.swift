@@ -33,7 +33,7 @@ public struct OAuthAgentsService: Sendable {
 
     func agents(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         guard let token = request.bearerToken else {
-            var response = Self.json(
+            var response = HTTPResponse.noStoreJSON(
                 .unauthorized,
                 .object([
                     ("error", "invalid_token"),
@@ -62,15 +62,16 @@ public struct OAuthAgentsService: Sendable {
                         + "header X-Atomic-Account-Id: <accountId>"),
                 .string("Over MCP (resource \(publicURL)/mcp), pass an accountId as agent_id to pick the inbox"),
             ]
-            return Self.json(.ok, .object([("agents", .array(agents)), ("_next", .array(next))]))
+            return .noStoreJSON(.ok, .object([("agents", .array(agents)), ("_next", .array(next))]))
         } catch let refusal as AuthenticationRefusal {
-            var response = Self.json(HTTPStatus(code: refusal.status), refusal.body(publicURL: publicURL))
+            var response = HTTPResponse.noStoreJSON(
+                HTTPStatus(code: refusal.status), refusal.body(publicURL: publicURL))
             if let challenge = refusal.challenge() { response.headers.add("WWW-Authenticate", challenge) }
             return response
         } catch {
             let failure = ServiceFailure(error)
             if failure.shouldLog { onUnexpectedError(error, context.requestID) }
-            var response = Self.json(
+            var response = HTTPResponse.noStoreJSON(
                 failure.status,
                 .object([("error", "server_error"), ("error_description", "The server could not answer; try again.")]))
             if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
@@ -81,11 +82,5 @@ public struct OAuthAgentsService: Sendable {
     /// ISO 8601 in UTC with milliseconds: `2026-07-01T09:14:22.000Z`.
     static func timestamp(_ seconds: Int64) -> String {
         String(RFC3339.format(seconds).dropLast()) + ".000Z"
-    }
-
-    static func json(_ status: HTTPStatus, _ value: JSONValue) -> HTTPResponse {
-        HTTPResponse(
-            status: status, headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
-            body: value.serialize())
     }
 }
