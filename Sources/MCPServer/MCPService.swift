@@ -297,7 +297,7 @@ public struct MCPService: Sendable {
     }
 
     private static func sessionNotFound(_ id: JSONValue) -> HTTPResponse {
-        json(
+        .noStoreJSON(
             .notFound,
             JSONRPCError(
                 .sessionNotFound, "Session not found: it expired, was closed, or belongs to another credential; "
