@@ -98,14 +98,14 @@ let package = Package(
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
         .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore"]),
-        .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage"]),
+        .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage", "JSON"]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
             "Directory", "MailStore", "MailDelivery", "JSON", "MIME", "HTTP1", "ServerKit", "ClientAddress",
         ]),
         // MCP over Streamable HTTP at /mcp: JSON-RPC framing, sessions, and mail tools composed over JMAP.
         .target(name: "MCPServer", dependencies: [
-            "JMAP", "Directory", "MailStore", "JSON", "HTTP1", "ServerKit", "AuthCrypto", "ClientAddress",
+            "JMAP", "Directory", "MailStore", "JSON", "HTTP1", "ServerKit", "AuthCrypto", "ClientAddress", "MIME",
         ]),
         // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
         // that checks them and the agent client that solves them.
@@ -171,7 +171,7 @@ let package = Package(
         .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto"]),
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
         // (RFC 7489), over a DNS port. The SMTP sandbox shows the verdicts.
-        .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto"]),
+        .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto", "ClientAddress"]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
@@ -247,7 +247,7 @@ let package = Package(
         ]),
         .testTarget(name: "ClientAddressTests", dependencies: ["ClientAddress"]),
         .testTarget(name: "ServerKitTests", dependencies: [
-            "ServerKit", "HTTP1", "ClientAddress", "PosternTestSupport",
+            "ServerKit", "HTTP1", "ClientAddress", "JSON", "PosternTestSupport",
         ]),
         .testTarget(name: "AgentAuthTests", dependencies: [
             "AgentAuth", "AgentClient", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "Directory",
@@ -256,7 +256,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "AgentPoWTests", dependencies: ["AgentPoW"]),
+        .testTarget(name: "AgentPoWTests", dependencies: ["AgentPoW", "AuthCrypto"]),
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentPoW", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",

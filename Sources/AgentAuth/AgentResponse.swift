@@ -11,8 +11,7 @@ enum AgentResponse {
 
     /// A JSON success from UTF-8 bytes, with the token in `Authorization: Bearer <token>` when there is one.
     static func json(_ status: HTTPStatus, _ body: [UInt8], bearer: String? = nil) -> HTTPResponse {
-        var response = HTTPResponse.json(status, body)
-        response.headers.add("Cache-Control", "no-store")
+        var response = HTTPResponse.noStoreJSON(status, body)
         if let bearer {
             response.headers.add("Authorization", "Bearer " + bearer)
         }

@@ -1,4 +1,5 @@
 import AgentPoW
+import AuthCrypto
 import Dispatch
 import Foundation
 import Synchronization
@@ -145,7 +146,7 @@ private final class Search: Sendable {
 
     func result() throws -> AgentPoWSolution {
         let (best, error) = state.withLock { ($0.best, $0.error) }
-        if let best { return AgentPoWSolution(nonce: best.nonce, powHex: AgentProofOfWork.hex(best.digest)) }
+        if let best { return AgentPoWSolution(nonce: best.nonce, powHex: Hex.encode(best.digest)) }
         if let error { throw error }
         throw AgentPoWSolverError.exhausted(attempts: limit)
     }

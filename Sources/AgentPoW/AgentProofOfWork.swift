@@ -1,3 +1,5 @@
+import AuthCrypto
+
 /// The agent proof-of-work rules of CONTRACT.md 1.2, as pure functions.
 ///
 /// `powHex` is the lowercase hex of `scrypt(password: UTF-8("<jti>:<nonce>"), salt: UTF-8(<salt text>),
@@ -46,47 +48,13 @@ public enum AgentProofOfWork {
     /// Decodes a submitted `powHex`: exactly 128 hexadecimal characters (either case) to 64 bytes.
     /// - Returns: the bytes, or `nil` when the text has another length or a non-hex character.
     public static func decodePowHex(_ text: String) -> [UInt8]? {
-        let utf8 = text.utf8
-        guard utf8.count == derivedKeyLength * 2 else { return nil }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(derivedKeyLength)
-        var high: UInt8? = nil
-        for character in utf8 {
-            guard let nibble = hexValue(character) else { return nil }
-            if let h = high {
-                bytes.append(h << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return bytes
-    }
-
-    /// Lowercase hex text of `bytes`.
-    public static func hex<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        guard text.utf8.count == derivedKeyLength * 2 else { return nil }
+        return Hex.decode(text)
     }
 
     /// Whether `nonce` is a decimal nonce as clients send it: 1 to 20 ASCII digits.
     public static func isValidNonce(_ nonce: String) -> Bool {
         let utf8 = nonce.utf8
         return !utf8.isEmpty && utf8.count <= maximumNonceDigits && utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case 0x30...0x39: return character - 0x30
-        case 0x61...0x66: return character - 0x61 + 10
-        case 0x41...0x46: return character - 0x41 + 10
-        default: return nil
-        }
     }
 }

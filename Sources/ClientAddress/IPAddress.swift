@@ -38,6 +38,12 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             if colons == 1, let colon = firstColon { text = String(text[..<colon]) }
         }
         if let percent = text.utf8.firstIndex(of: UInt8(ascii: "%")) { text = String(text[..<percent]) }
+        self.init(literal: text)
+    }
+
+    /// Parses exactly one textual IPv4 or IPv6 address (`inet_pton` spellings: no brackets, port, zone or blanks),
+    /// as an address written in a record is (SPF's `ip4:` and `ip6:`). `nil` for anything else.
+    public init?(literal text: String) {
         guard !text.isEmpty, text.utf8.count <= 45 else { return nil }
         if let v4 = Self.parse(text, family: AF_INET, size: 4) {
             bytes = v4

@@ -24,6 +24,15 @@ public struct IPNetwork: Sendable, Hashable {
         self.length = length
     }
 
+    /// The block of `address` with its first `length` bits; `nil` when `length` is past the address's bits.
+    public init?(_ address: IPAddress, length: Int) {
+        guard (0...address.bytes.count * 8).contains(length),
+            let masked = IPAddress(bytes: Self.mask(address.bytes, length))
+        else { return nil }
+        self.prefix = masked
+        self.length = length
+    }
+
     /// Whether `address` lies in this block (an IPv4 address never lies in an IPv6 block, and back).
     public func contains(_ address: IPAddress) -> Bool {
         address.bytes.count == prefix.bytes.count && Self.mask(address.bytes, length) == prefix.bytes

@@ -10,12 +10,12 @@ extension JMAPService {
     func api(_ request: HTTPRequest, _ account: JMAPAccount, client: ClientAddressKey) async throws -> HTTPResponse {
         let envelope: JSONValue
         do {
-            envelope = try JSONValue.parse(
-                request.body, limits: .init(maximumBytes: configuration.maxSizeRequest, maximumDepth: 64))
+            let limits = JSONValue.Limits.requestBody(maximumBytes: configuration.maxSizeRequest)
+            envelope = try JSONValue.parse(request.body, limits: limits)
         } catch {
             throw RequestError.notJSON
         }
-        return Self.json(.ok, try await run(envelope, account, client: client, requestID: request.requestID))
+        return .noStoreJSON(.ok, try await run(envelope, account, client: client, requestID: request.requestID))
     }
 
     /// A request object already parsed, run for `principal` as `POST /jmap/api` runs it: for surfaces composed over

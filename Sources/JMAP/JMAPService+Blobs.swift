@@ -4,6 +4,7 @@ import HTTP1
 import JSON
 import ClientAddress
 import MailStore
+import ServerKit
 
 extension JMAPService {
     /// `POST /jmap/upload/{accountId}` (RFC 8620 section 6.1): the body becomes a blob of the account, counted
@@ -27,7 +28,7 @@ extension JMAPService {
         } catch MailStoreError.quotaExceeded {
             throw RequestError.overQuota
         }
-        return Self.json(.created, .object([
+        return .noStoreJSON(.created, .object([
             ("accountId", .string(account.id)), ("blobId", .string(id)), ("type", .string(type)),
             ("size", .int(Int64(request.body.count))),
         ]))

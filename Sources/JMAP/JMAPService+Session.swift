@@ -1,6 +1,7 @@
 import HTTP1
 import JSON
 import MailStore
+import ServerKit
 
 extension JMAPService {
     /// `GET /.well-known/jmap`: the session resource (RFC 8620 section 2) of the token's account, with the event
@@ -49,6 +50,6 @@ extension JMAPService {
             ("eventSourceUrl", .string(c.baseURL + "/jmap/eventsource?types={types}&closeafter={closeafter}&ping={ping}")),
             ("state", .string(String(state))),
         ])
-        return Self.json(.ok, body)
+        return .noStoreJSON(.ok, body)
     }
 }

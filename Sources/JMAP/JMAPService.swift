@@ -191,14 +191,9 @@ public struct JMAPService: Sendable {
     /// An authenticator's refusal in the contract's shape (`api-docs/oauth-mcp-contract.md` 1.13), with the
     /// RFC 6750 `WWW-Authenticate` challenge of a 401 or an `insufficient_scope` 403.
     static func response(_ refusal: AuthenticationRefusal, _ baseURL: String) -> HTTPResponse {
-        var response = json(HTTPStatus(code: refusal.status), refusal.body(publicURL: baseURL))
+        var response = HTTPResponse.noStoreJSON(
+            HTTPStatus(code: refusal.status), refusal.body(publicURL: baseURL))
         if let challenge = refusal.challenge() { response.headers.add("WWW-Authenticate", challenge) }
         return response
-    }
-
-    static func json(_ status: HTTPStatus, _ value: JSONValue) -> HTTPResponse {
-        HTTPResponse(
-            status: status, headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
-            body: value.serialize())
     }
 }

@@ -290,3 +290,16 @@ private struct JSONParser {
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 }
+
+extension JSONValue.Limits {
+    /// How deep a request body may nest: deeper than any body a client of Postern's APIs sends (a JMAP filter
+    /// nests a few levels), shallow enough that parsing it is cheap.
+    public static let requestBodyDepth = 32
+
+    /// The one rule for request bodies on every surface (Mail.td, agents, OAuth registration, remote hash, JMAP,
+    /// MCP): duplicate keys refused (as ``JSONValue/parse(_:limits:)`` always does), nesting at most
+    /// ``requestBodyDepth``, at most `maximumBytes` (the route's body limit).
+    public static func requestBody(maximumBytes: Int) -> Self {
+        Self(maximumBytes: maximumBytes, maximumDepth: requestBodyDepth)
+    }
+}

@@ -20,7 +20,7 @@ public enum JSONRPCMessage: Sendable {
     public static func parse(_ bytes: [UInt8], maximumBytes: Int) throws(JSONRPCError) -> JSONRPCMessage {
         let value: JSONValue
         do {
-            value = try JSONValue.parse(bytes, limits: .init(maximumBytes: maximumBytes, maximumDepth: 32))
+            value = try JSONValue.parse(bytes, limits: .requestBody(maximumBytes: maximumBytes))
         } catch {
             throw JSONRPCError(.parseError, "The body is not JSON: \(error.reason).")
         }

@@ -56,7 +56,7 @@ public struct MCPService: Sendable {
                 ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate }
                 : nil,
             tooManyRequests: { _, decision in
-                Self.json(
+                HTTPResponse.noStoreJSON(
                     .tooManyRequests,
                     JSONRPCError(
                         .invalidRequest,
@@ -65,7 +65,7 @@ public struct MCPService: Sendable {
             },
             failure: { error in
                 let failure = ServiceFailure(error)
-                var response = Self.json(
+                var response = HTTPResponse.noStoreJSON(
                     failure.status,
                     JSONRPCError(.internalError, "The server could not check the credential; try again.").response)
                 if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
@@ -91,7 +91,7 @@ public struct MCPService: Sendable {
             .GET, "/mcp",
             .deferred { request, context, _ in
                 await authenticated(request, context) { _, _ in
-                    var response = Self.json(
+                    var response = HTTPResponse.noStoreJSON(
                         .methodNotAllowed,
                         JSONRPCError(.invalidRequest, "This server offers no server-initiated stream; POST to /mcp.")
                             .response)
@@ -104,13 +104,13 @@ public struct MCPService: Sendable {
             .deferred { request, context, _ in
                 await authenticated(request, context) { _, credential in
                     guard let id = request.headers["Mcp-Session-Id"] else {
-                        return Self.json(.badRequest, JSONRPCError(.invalidRequest, "Send the Mcp-Session-Id to close.").response)
+                        return .noStoreJSON(.badRequest, JSONRPCError(.invalidRequest, "Send the Mcp-Session-Id to close.").response)
                     }
                     guard sessions.close(id, credential: credential) else { return Self.sessionNotFound(.null) }
                     return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
                 }
             })
-        let metadata = Self.json(.ok, resourceMetadata)
+        let metadata = HTTPResponse.noStoreJSON(.ok, resourceMetadata)
         router.add(.GET, "/.well-known/oauth-protected-resource/mcp", .immediate { _, _, _ in metadata })
     }
 
@@ -132,17 +132,17 @@ public struct MCPService: Sendable {
             do throws(JSONRPCError) {
                 message = try JSONRPCMessage.parse(request.body, maximumBytes: configuration.maxRequestBytes)
             } catch {
-                return Self.json(.badRequest, error.response)
+                return .noStoreJSON(.badRequest, error.response)
             }
             // The stateless era's probe (2026-07-28, `server/discover`) and any version this server lacks: -32022
             // with the versions it has, on which the SDKs fall back to the initialize handshake.
             let header = request.headers["MCP-Protocol-Version"]
             let requestID: JSONValue = if case .request(let id, _, _) = message { id } else { .null }
             if case .request(_, "server/discover", _) = message {
-                return Self.json(.badRequest, Self.unsupportedVersion(id: requestID, requested: header))
+                return .noStoreJSON(.badRequest, Self.unsupportedVersion(id: requestID, requested: header))
             }
             if let header, !Self.protocolVersions.contains(header) {
-                return Self.json(.badRequest, Self.unsupportedVersion(id: requestID, requested: header))
+                return .noStoreJSON(.badRequest, Self.unsupportedVersion(id: requestID, requested: header))
             }
             // Notifications (`notifications/initialized`, cancellations) and responses carry nothing a later call
             // depends on: 202, as the transport says.
@@ -153,7 +153,7 @@ public struct MCPService: Sendable {
                 return initialize(id: id, params: params, credential: credential)
             }
             guard let sessionID = request.headers["Mcp-Session-Id"] else {
-                return Self.json(
+                return .noStoreJSON(
                     .badRequest,
                     JSONRPCError(.invalidRequest, "Send the Mcp-Session-Id that initialize answered with.", id: id)
                         .response)
@@ -161,15 +161,15 @@ public struct MCPService: Sendable {
             guard sessions.use(sessionID, credential: credential) != nil else { return Self.sessionNotFound(id) }
             let call = MCPTools.Request(connection: connection, client: context.clientKey, requestID: context.requestID)
             do {
-                return Self.json(.ok, JSONRPCMessage.result(id: id, try await answer(method, params, call)))
+                return .noStoreJSON(.ok, JSONRPCMessage.result(id: id, try await answer(method, params, call)))
             } catch let refusal as AuthenticationRefusal {
                 return refused(refusal, id: id)
             } catch var error as JSONRPCError {
                 error.id = id
-                return Self.json(.ok, error.response)
+                return .noStoreJSON(.ok, error.response)
             } catch {
                 if ServiceFailure(error).shouldLog { onUnexpectedError(error, context.requestID) }
-                return Self.json(
+                return .noStoreJSON(
                     .ok, JSONRPCError(.internalError, "The server could not complete the call; try again.", id: id).response)
             }
         }
@@ -195,7 +195,7 @@ public struct MCPService: Sendable {
     private func initialize(id: JSONValue, params: [(String, JSONValue)], credential: [UInt8]) -> HTTPResponse {
         let asked = JSONValue.object(params)["protocolVersion"]?.stringValue
         guard let asked else {
-            return Self.json(
+            return .noStoreJSON(
                 .ok, JSONRPCError(.invalidParams, "initialize needs `protocolVersion`.", id: id).response)
         }
         let version = Self.protocolVersions.contains(asked) ? asked : Self.protocolVersions[0]
@@ -206,7 +206,7 @@ public struct MCPService: Sendable {
             ("serverInfo", .object([("name", "postern"), ("title", "Postern mail"), ("version", "1")])),
             ("instructions", .string(MCPHelp.instructions)),
         ])
-        var response = Self.json(.ok, JSONRPCMessage.result(id: id, result))
+        var response = HTTPResponse.noStoreJSON(.ok, JSONRPCMessage.result(id: id, result))
         response.headers.add("Mcp-Session-Id", session)
         return response
     }
@@ -222,7 +222,7 @@ public struct MCPService: Sendable {
     ) async -> HTTPResponse {
         await middleware.run(.request, context) {
             guard configuration.allows(origin: request.headers["Origin"]) else {
-                return Self.json(
+                return .noStoreJSON(
                     .forbidden,
                     JSONRPCError(
                         .invalidRequest,
@@ -254,7 +254,7 @@ public struct MCPService: Sendable {
     }
 
     private func unauthorized(error: String?, _ message: String) -> HTTPResponse {
-        var response = Self.json(.unauthorized, JSONRPCError(.invalidRequest, message).response)
+        var response = HTTPResponse.noStoreJSON(.unauthorized, JSONRPCError(.invalidRequest, message).response)
         var challenge = "Bearer resource_metadata=\"\(configuration.resourceMetadataURL)\""
         if let error { challenge += ", error=\"\(error)\"" }
         response.headers.add("WWW-Authenticate", challenge)
@@ -265,7 +265,7 @@ public struct MCPService: Sendable {
     /// scope=…, resource_metadata=…` (docs/decisions/0022), on which MCP hosts authorize again for
     /// more, and a JSON-RPC error that says the same.
     private func refused(_ refusal: AuthenticationRefusal, id: JSONValue) -> HTTPResponse {
-        var response = Self.json(
+        var response = HTTPResponse.noStoreJSON(
             HTTPStatus(code: refusal.status), JSONRPCError(.invalidRequest, refusal.description, id: id).response)
         if let challenge = refusal.challenge(extra: "resource_metadata=\"\(configuration.resourceMetadataURL)\"") {
             response.headers.add("WWW-Authenticate", challenge)
@@ -300,17 +300,11 @@ public struct MCPService: Sendable {
     }
 
     private static func sessionNotFound(_ id: JSONValue) -> HTTPResponse {
-        json(
+        .noStoreJSON(
             .notFound,
             JSONRPCError(
                 .sessionNotFound, "Session not found: it expired, was closed, or belongs to another credential; "
                     + "initialize again.", id: id
             ).response)
-    }
-
-    static func json(_ status: HTTPStatus, _ value: JSONValue) -> HTTPResponse {
-        HTTPResponse(
-            status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-            body: value.serialize())
     }
 }

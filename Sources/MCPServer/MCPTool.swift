@@ -1,13 +1,53 @@
+import Directory
 import JSON
 
-/// A tool as `tools/list` describes it: its name, what it does, and its parameters, from which both its JSON Schema
-/// and the checks of ``MCPToolArguments`` come, so that the schema a host sees is the one the server enforces.
+/// A tool, whole: its name, what it does and its parameters (from which both its JSON Schema and the checks of
+/// ``MCPToolArguments`` come, so that the schema a host sees is the one the server enforces), what a call needs of
+/// the grant, and what a call does. ``MCPTools`` builds the list once; its name is written only here.
 struct MCPTool: Sendable {
+    /// What a call does.
+    enum Body: Sendable {
+        /// Acts for the connection, on no inbox (help, list_agents): nothing of the grant is needed.
+        case connection(@Sendable (MCPTools, MCPToolArguments, MCPTools.Request) async throws -> JSONValue)
+        /// Acts on one inbox of the connection: `needs` is what the call needs of the grant, besides what JMAP checks
+        /// of each method it runs; `run` runs it once that is there.
+        case inbox(
+            needs: @Sendable (MCPToolArguments) -> MailPermissions,
+            run: @Sendable (MCPTools, MCPToolArguments, MCPTools.Call) async throws -> JSONValue)
+    }
+
     let name: String
     let description: String
     let parameters: [MCPParameter]
     /// Whether the tool only reads (the `readOnlyHint` annotation).
     let readOnly: Bool
+    let body: Body
+
+    /// A tool that acts on an inbox and needs what `needs` says (`mail.read` unless told).
+    init(
+        name: String, description: String, parameters: [MCPParameter], readOnly: Bool,
+        needs: @escaping @Sendable (MCPToolArguments) -> MailPermissions = { _ in .read },
+        run: @escaping @Sendable (MCPTools, MCPToolArguments, MCPTools.Call) async throws -> JSONValue
+    ) {
+        self.init(
+            name: name, description: description, parameters: parameters, readOnly: readOnly,
+            body: .inbox(needs: needs, run: run))
+    }
+
+    /// A tool with the body given.
+    init(name: String, description: String, parameters: [MCPParameter], readOnly: Bool, body: Body) {
+        self.name = name
+        self.description = description
+        self.parameters = parameters
+        self.readOnly = readOnly
+        self.body = body
+    }
+
+    /// What a call with `arguments` needs of the grant: nothing for a tool that acts on no inbox.
+    func needs(_ arguments: MCPToolArguments) -> MailPermissions {
+        guard case .inbox(let needs, _) = body else { return [] }
+        return needs(arguments)
+    }
 
     /// The `tools/list` entry.
     var json: JSONValue {

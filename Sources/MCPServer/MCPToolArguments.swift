@@ -16,6 +16,16 @@ struct MCPToolArguments: Sendable {
     /// - Throws: ``JSONRPCError`` `invalidParams` naming the first argument that is unknown, missing, of the wrong
     ///   type or over a limit.
     init(_ given: JSONValue?, for tool: MCPTool, limits: MCPConfiguration) throws(JSONRPCError) {
+        try self.init(given, for: tool.name, tool.parameters, limits: limits)
+    }
+
+    /// The arguments `given` to what `name` calls (a tool, or one of run_preset's presets), checked against
+    /// `parameters`.
+    /// - Throws: as ``init(_:for:limits:)``.
+    init(_ given: JSONValue?, for name: String, _ parameters: [MCPParameter], limits: MCPConfiguration)
+        throws(JSONRPCError)
+    {
+        let tool = (name: name, parameters: parameters)
         var values: [String: JSONValue] = [:]
         guard let pairs = (given ?? .object([])).objectValue else {
             throw Self.invalid("`arguments` of \(tool.name) must be an object.")

@@ -164,8 +164,11 @@ extension MCPTools {
 
     func runPreset(_ arguments: MCPToolArguments, _ call: Call) async throws -> JSONValue {
         let name = arguments.string("name") ?? ""
-        guard let preset = MCPPresets.tool(name) else { throw JSONRPCError(.invalidParams, "No preset \(name).") }
-        let variables = try MCPToolArguments(arguments.values["variables"], for: preset, limits: configuration)
+        guard let preset = MCPPresets.parameters(name) else {
+            throw JSONRPCError(.invalidParams, "No preset \(name).")
+        }
+        let variables = try MCPToolArguments(
+            arguments.values["variables"], for: "run_preset \(name)", preset, limits: configuration)
         let dryRun = arguments.bool("dry_run") ?? false
         let calls: [JSONValue]
         switch name {

@@ -1,3 +1,5 @@
+import ClientAddress
+
 /// SPF (RFC 7208), the subset real records use: `all`, `include`, `a`, `mx`, `ip4`, `ip6` with CIDR lengths, the
 /// `redirect` modifier, qualifiers, and the limit of 10 DNS-querying terms (past it: permerror). `ptr` never
 /// matches (RFC 7208 says not to use it); `exists` and macros (`%{...}`) are not supported and give permerror.
@@ -21,7 +23,7 @@ public struct SPFEvaluator: Sendable {
     /// `check_host` for the client `clientIP`, sender `mailFrom` (empty for `<>`) and HELO name `helo`.
     public func check(clientIP: String, mailFrom: String, helo: String) async -> Outcome {
         let domain = Self.domain(of: mailFrom) ?? helo.lowercased()
-        guard let ip = IPAddressBytes.parse(clientIP), !domain.isEmpty, domain.contains(".") else {
+        guard let ip = IPAddress(literal: clientIP), !domain.isEmpty, domain.contains(".") else {
             return Outcome(result: .none, domain: domain)
         }
         var budget = Self.lookupLimit
@@ -35,7 +37,7 @@ public struct SPFEvaluator: Sendable {
         return domain.isEmpty ? nil : domain
     }
 
-    private func checkHost(_ ip: [UInt8], _ domain: String, _ budget: inout Int, depth: Int) async -> AuthResult {
+    private func checkHost(_ ip: IPAddress, _ domain: String, _ budget: inout Int, depth: Int) async -> AuthResult {
         guard depth < 10 else { return .permerror }
         let records: [String]
         switch await dns.txt(domain) {
@@ -89,7 +91,7 @@ public struct SPFEvaluator: Sendable {
         case error(AuthResult)
     }
 
-    private func matches(_ mechanism: String, _ ip: [UInt8], _ domain: String, _ budget: inout Int, depth: Int) async
+    private func matches(_ mechanism: String, _ ip: IPAddress, _ domain: String, _ budget: inout Int, depth: Int) async
         -> Match
     {
         let (name, argument, prefix4, prefix6) = Self.split(mechanism)
@@ -97,11 +99,11 @@ public struct SPFEvaluator: Sendable {
         case "all":
             return .match
         case "ip4", "ip6":
-            guard let argument, let network = IPAddressBytes.parse(argument),
-                network.count == (name == "ip4" ? 4 : 16)
-            else { return .error(.permerror) }
-            let prefix = (name == "ip4" ? prefix4 : prefix4 ?? prefix6) ?? network.count * 8
-            return ip.count == network.count && IPAddressBytes.matches(ip, network, prefix: prefix) ? .match : .noMatch
+            guard let argument, let network = IPAddress(literal: argument), network.isIPv4 == (name == "ip4") else {
+                return .error(.permerror)
+            }
+            let prefix = (name == "ip4" ? prefix4 : prefix4 ?? prefix6) ?? network.bytes.count * 8
+            return IPNetwork(network, length: prefix)?.contains(ip) == true ? .match : .noMatch
         case "include":
             guard let argument else { return .error(.permerror) }
             budget -= 1
@@ -124,11 +126,14 @@ public struct SPFEvaluator: Sendable {
                 case .failed: return .error(.temperror)
                 }
             }
-            let prefix = ip.count == 4 ? (prefix4 ?? 32) : (prefix6 ?? 128)
+            let prefix = ip.isIPv4 ? (prefix4 ?? 32) : (prefix6 ?? 128)
             for host in hosts {
-                switch await dns.addresses(host, ipv6: ip.count == 16) {
+                switch await dns.addresses(host, ipv6: !ip.isIPv4) {
                 case .found(let addresses):
-                    if addresses.contains(where: { IPAddressBytes.matches(ip, $0, prefix: prefix) }) { return .match }
+                    let blocks = addresses.lazy.compactMap { IPAddress(bytes: $0) }.compactMap {
+                        IPNetwork($0, length: prefix)
+                    }
+                    if blocks.contains(where: { $0.contains(ip) }) { return .match }
                 case .noSuchName: continue
                 case .failed: return .error(.temperror)
                 }

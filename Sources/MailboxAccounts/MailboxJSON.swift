@@ -22,9 +22,7 @@ public enum MailboxJSON {
 
     /// An answer with a JSON body and `Cache-Control: no-store`.
     public static func response(_ status: HTTPStatus, _ pairs: [(String, JSONValue)]) -> HTTPResponse {
-        var response = HTTPResponse.json(status, JSONValue.object(pairs).serialize())
-        response.headers.replaceOrAdd("Cache-Control", "no-store")
-        return response
+        HTTPResponse.noStoreJSON(status, .object(pairs))
     }
 
     /// `{"error":"<code>"}` with the error's status; a 503 also says when to come back (`Retry-After: 1`, as the

@@ -40,7 +40,7 @@ public struct OAuthAgentsService: Sendable {
             limiter: rateLimits.enabled
                 ? RateLimitTable(capacity: rateLimits.tableCapacity, clock: monotonicClock) { _ in rate } : nil,
             tooManyRequests: { _, decision in
-                Self.json(
+                HTTPResponse.noStoreJSON(
                     .tooManyRequests,
                     .object([
                         ("error", "slow_down"),
@@ -52,12 +52,12 @@ public struct OAuthAgentsService: Sendable {
             },
             failure: { error in
                 if let refusal = error as? AuthenticationRefusal {
-                    var response = Self.json(HTTPStatus(code: refusal.status), refusal.body(publicURL: base))
+                    var response = HTTPResponse.noStoreJSON(HTTPStatus(code: refusal.status), refusal.body(publicURL: base))
                     if let challenge = refusal.challenge() { response.headers.add("WWW-Authenticate", challenge) }
                     return (response, false)
                 }
                 let failure = ServiceFailure(error)
-                var response = Self.json(
+                var response = HTTPResponse.noStoreJSON(
                     failure.status,
                     .object([
                         ("error", "server_error"), ("error_description", "The server could not answer; try again."),
@@ -78,7 +78,7 @@ public struct OAuthAgentsService: Sendable {
 
     func agents(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let token = request.bearerToken else {
-            var response = Self.json(
+            var response = HTTPResponse.noStoreJSON(
                 .unauthorized,
                 .object([
                     ("error", "invalid_token"),
@@ -110,17 +110,11 @@ public struct OAuthAgentsService: Sendable {
                     + "header X-Atomic-Account-Id: <accountId>"),
             .string("Over MCP (resource \(publicURL)/mcp), pass an accountId as agent_id to pick the inbox"),
         ]
-        return Self.json(.ok, .object([("agents", .array(agents)), ("_next", .array(next))]))
+        return HTTPResponse.noStoreJSON(.ok, .object([("agents", .array(agents)), ("_next", .array(next))]))
     }
 
     /// ISO 8601 in UTC with milliseconds: `2026-07-01T09:14:22.000Z`.
     static func timestamp(_ seconds: Int64) -> String {
         String(RFC3339.format(seconds).dropLast()) + ".000Z"
-    }
-
-    static func json(_ status: HTTPStatus, _ value: JSONValue) -> HTTPResponse {
-        HTTPResponse(
-            status: status, headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
-            body: value.serialize())
     }
 }

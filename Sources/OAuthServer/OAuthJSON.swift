@@ -1,12 +1,13 @@
 import HTTP1
 import JSON
+import ServerKit
 
 /// The JSON answers of the endpoints a browser app may call from another origin (metadata, token, register,
 /// revoke): `Cache-Control: no-store` and `Access-Control-Allow-Origin: *` without credentials
 /// (docs/decisions/0023).
 enum OAuthJSON {
     static func response(_ status: HTTPStatus, _ body: JSONValue, cache: String = "no-store") -> HTTPResponse {
-        var response = HTTPResponse.json(status, body.serialize())
+        var response = HTTPResponse.noStoreJSON(status, body)
         response.headers.replaceOrAdd("Cache-Control", cache)
         if cache == "no-store" { response.headers.replaceOrAdd("Pragma", "no-cache") }
         response.headers.replaceOrAdd("Access-Control-Allow-Origin", "*")

@@ -1,7 +1,8 @@
 import ServerKit
 
-/// The frame of every owner-facing page (owner pages, sign-in, the authorization server's consent): title, the
-/// signed-in owner with a sign-out button, the main content. Every interpolated value goes through
+/// The frame of every owner-facing page (owner pages, sign-in, the authorization server's consent), in the document
+/// every page shares (``HTMLPage/document(title:css:header:main:footer:)``): title, the signed-in owner with a
+/// sign-out button, the main content. Every interpolated value goes through
 /// ``HTMLText/escape(_:)``; callers pass `main` already escaped.
 public enum OwnerPageShell {
     /// A whole document.
@@ -22,26 +23,7 @@ public enum OwnerPageShell {
                 </form>
                 """
         }
-        return """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="referrer" content="no-referrer">
-            <title>\(e(title)) · Postern</title>
-            <style>\(HTMLPage.css)\(css)</style>
-            </head>
-            <body>
-            <header>\(account)<h1>\(e(title))</h1></header>
-            <main>
-            \(main)
-            </main>
-            <footer>Postern</footer>
-            </body>
-            </html>
-
-            """
+        return HTMLPage.document(title: title, css: css, header: account + "<h1>\(e(title))</h1>", main: main)
     }
 
     /// A flash message paragraph (`kind` "notice" or "error"), escaped.

@@ -30,7 +30,7 @@ extension RemoteHashService {
             return wantsJSON ? Self.jsonError(error) : loginPage(request, fields, error)
         }
         if wantsJSON {
-            return Self.json(.ok, ["token": .string(token), "token_type": "Bearer", "email": .string(email)])
+            return .noStoreJSON(.ok, ["token": .string(token), "token_type": "Bearer", "email": .string(email)])
         }
         var (page, setCookie) = basePage(request)
         page.loginEmail = email

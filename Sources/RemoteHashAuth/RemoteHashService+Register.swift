@@ -27,7 +27,7 @@ extension RemoteHashService {
             return wantsJSON ? Self.jsonError(error) : registerPage(request, fields, error)
         }
         if wantsJSON {
-            return Self.json(.created, ["email": .string(email), "password_hash_url": .string(url)])
+            return .noStoreJSON(.created, ["email": .string(email), "password_hash_url": .string(url)])
         }
         var response = HTTPResponse(status: .seeOther)
         response.headers.replaceOrAdd("Location", "/")

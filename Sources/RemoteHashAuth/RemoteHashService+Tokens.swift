@@ -12,7 +12,7 @@ extension RemoteHashService {
         guard let token = bodyToken ?? request.bearerToken else { return invalidToken() }
         do throws(RemoteHashFailure) {
             guard let (claims, _) = try await currentClaims(token) else { return invalidToken() }
-            return Self.json(.ok, ["valid": true, "payload": claims.json])
+            return .noStoreJSON(.ok, ["valid": true, "payload": claims.json])
         } catch {
             report(error, context)
             return Self.jsonError(error)
@@ -23,7 +23,8 @@ extension RemoteHashService {
     /// the user's token version so every token issued before stops validating.
     /// 200 `{"success":true,"email"}`; otherwise 401 `{"error":"Invalid token or credentials."}`.
     func logout(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
-        let refused = Self.json(.unauthorized, ["error": .string(RemoteHashMessage.invalidTokenOrCredentials)])
+        let refused = HTTPResponse.noStoreJSON(
+            .unauthorized, ["error": .string(RemoteHashMessage.invalidTokenOrCredentials)])
         do throws(RemoteHashFailure) {
             if let token = request.bearerToken {
                 guard let (_, user) = try await currentClaims(token) else { return refused }
@@ -53,11 +54,11 @@ extension RemoteHashService {
             throw .unforeseen(error)
         }
         guard let updated else { return nil }
-        return Self.json(.ok, ["success": true, "email": .string(updated.email)])
+        return .noStoreJSON(.ok, ["success": true, "email": .string(updated.email)])
     }
 
     private func invalidToken() -> HTTPResponse {
-        Self.json(.unauthorized, ["valid": false, "error": .string(RemoteHashMessage.invalidToken)])
+        HTTPResponse.noStoreJSON(.unauthorized, ["valid": false, "error": .string(RemoteHashMessage.invalidToken)])
     }
 
     /// The claims of a valid, unexpired `remote-login` token of this issuer whose `ver` is the

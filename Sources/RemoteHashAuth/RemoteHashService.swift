@@ -83,7 +83,7 @@ public final class RemoteHashService: Sendable {
                 : nil,
             rejected: { _ in rejections.increment() },
             tooManyRequests: { _, _ in
-                Self.json(.tooManyRequests, ["error": .string(RemoteHashMessage.tooManyRequests)])
+                HTTPResponse.noStoreJSON(.tooManyRequests, ["error": .string(RemoteHashMessage.tooManyRequests)])
             },
             failure: { error in
                 // Handlers answer the surface's own failures themselves; what reaches here is unforeseen.
@@ -122,16 +122,9 @@ public final class RemoteHashService: Sendable {
         case request
     }
 
-    /// A JSON response with `Cache-Control: no-store`.
-    static func json(_ status: HTTPStatus, _ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
-        var response = HTTPResponse.json(status, JSONValue.object(members.map { ($0.key, $0.value) }).serialize())
-        response.headers.replaceOrAdd("Cache-Control", "no-store")
-        return response
-    }
-
     /// `{"error": message}` with `status`.
     static func jsonError(_ failure: RemoteHashFailure) -> HTTPResponse {
-        var response = Self.json(failure.status, ["error": .string(failure.message)])
+        var response = HTTPResponse.noStoreJSON(failure.status, ["error": .string(failure.message)])
         if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
         return response
     }

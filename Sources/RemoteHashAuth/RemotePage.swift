@@ -25,25 +25,14 @@ struct RemotePage {
     func render() -> String {
         let e = HTMLText.escape
         let base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
-        var html = """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="referrer" content="no-referrer">
-            <title>Remote Argon2 login · Postern</title>
-            <style>\(HTMLPage.css)</style>
-            </head>
-            <body>
-            <header>
+        let header = """
+
             <h1>Remote Argon2 login</h1>
             <p class="lead">Register an email address with a URL that serves a plaintext Argon2 password hash,
             then log in against whatever hash that URL serves now. Tokens are RS256 JWTs.</p>
-            </header>
-            <main>
 
             """
+        var html = ""
         if let notice {
             html += "<p class=\"flash notice\" role=\"status\" id=\"notice\">\(e(notice))</p>\n"
         }
@@ -125,13 +114,10 @@ struct RemotePage {
             registration and at every login (5 s, 4 KiB, at most 3 redirects). Argon2 costs above 256 MiB, 10 passes or
             8 lanes are refused.</p>
             </section>
-            </main>
-            <footer>Postern · <a href="/openapi.json">OpenAPI</a></footer>
-            </body>
-            </html>
-
             """
-        return html
+        return HTMLPage.document(
+            title: "Remote Argon2 login", header: header, main: html,
+            footer: #"Postern · <a href="/openapi.json">OpenAPI</a>"#)
     }
 
     private func formError(_ form: String) -> String {

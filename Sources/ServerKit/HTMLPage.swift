@@ -27,6 +27,39 @@ public enum HTMLPage {
         return response
     }
 
+    /// A whole document in the frame every page shares: the head (charset, viewport, no referrer,
+    /// "`title` · Postern", the shared stylesheet then `css`), then header, main and footer.
+    /// - Parameters:
+    ///   - title: the page title, plain text (escaped here).
+    ///   - css: the page's own style rules, after the shared ones.
+    ///   - header: the header's content, HTML (callers escape what they interpolate).
+    ///   - main: the main content, HTML.
+    ///   - footer: the footer's content, HTML.
+    public static func document(
+        title: String, css: String = "", header: String, main: String, footer: String = "Postern"
+    ) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="referrer" content="no-referrer">
+        <title>\(HTMLText.escape(title)) · Postern</title>
+        <style>\(Self.css)\(css)</style>
+        </head>
+        <body>
+        <header>\(header)</header>
+        <main>
+        \(main)
+        </main>
+        <footer>\(footer)</footer>
+        </body>
+        </html>
+
+        """
+    }
+
     /// The shared stylesheet.
     public static let css = """
         :root{--bg:#f6f5f2;--card:#fff;--ink:#1d232b;--muted:#5b6570;--accent:#2f5d8a;--ok:#1f7a4d;--bad:#b3261e;

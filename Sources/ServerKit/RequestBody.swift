@@ -1,11 +1,11 @@
-import Foundation
+import JSON
 
-/// A request's JSON body, read the same way by every surface: Foundation's `JSONDecoder` into a small
-/// value, then typed accessors. The JWT module's strict `JSONValue` stays for JOSE only, where member
-/// order, duplicate keys and nesting depth matter; a request body is bounded by the route's body limit.
+/// A request's JSON body, read the same way by every surface: the one strict parser (``JSONValue/parse(_:limits:)``
+/// under ``JSONValue/Limits/requestBody(maximumBytes:)``: duplicate keys and nesting past 32 refused) into a small
+/// value, then typed accessors. JMAP and MCP read their bodies as `JSONValue` under the same limits.
 public struct RequestBody: Sendable {
     /// A JSON value as a body carries it.
-    public enum Value: Sendable, Equatable, Decodable {
+    public enum Value: Sendable, Equatable {
         case null
         case bool(Bool)
         /// A number without fraction or exponent that fits 64 bits.
@@ -15,22 +15,19 @@ public struct RequestBody: Sendable {
         case array([Value])
         case object([String: Value])
 
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .null
-            } else if let value = try? container.decode(Bool.self) {
-                self = .bool(value)
-            } else if let value = try? container.decode(Int64.self) {
-                self = .integer(value)
-            } else if let value = try? container.decode(Double.self) {
-                self = .number(value)
-            } else if let value = try? container.decode(String.self) {
-                self = .string(value)
-            } else if let value = try? container.decode([Value].self) {
-                self = .array(value)
-            } else {
-                self = .object(try container.decode([String: Value].self))
+        /// The value `json` holds. A number written with a fraction or exponent that is a whole number within 64
+        /// bits (`1.0`, `1e2`) reads as an integer, as the Foundation decoder the surfaces used before read it.
+        init(_ json: JSONValue) {
+            switch json {
+            case .null: self = .null
+            case .bool(let value): self = .bool(value)
+            case .int(let value): self = .integer(value)
+            case .double(let value): self = Int64(exactly: value).map(Value.integer) ?? .number(value)
+            case .string(let value): self = .string(value)
+            case .array(let elements): self = .array(elements.map(Value.init))
+            case .object(let members):
+                // The parser refused duplicate keys, so no member is lost here.
+                self = .object(Dictionary(uniqueKeysWithValues: members.map { ($0.0, Value($0.1)) }))
             }
         }
 
@@ -50,12 +47,12 @@ public struct RequestBody: Sendable {
     /// The members of the body's top-level object.
     public let members: [String: Value]
 
-    /// Parses `body` as a JSON object; nil when it is not valid JSON or not an object.
+    /// Parses `body` as a JSON object; nil when it is not valid JSON (a duplicate key or nesting past the request
+    /// limit included) or not an object.
     public init?(json body: [UInt8]) {
-        guard let value = try? JSONDecoder().decode(Value.self, from: Data(body)), let members = value.members else {
-            return nil
-        }
-        self.members = members
+        guard case .object(let members)? = try? JSONValue.parse(body, limits: .requestBody(maximumBytes: body.count))
+        else { return nil }
+        self.members = Dictionary(uniqueKeysWithValues: members.map { ($0.0, Value($0.1)) })
     }
 
     /// The member `name`, nil when absent.

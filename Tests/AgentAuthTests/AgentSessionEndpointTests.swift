@@ -159,6 +159,12 @@ struct AgentSessionEndpointTests {
         arguments: [
             ("", AgentAuthError.malformedBody),
             ("{", .malformedBody),
+            // The one request-body rule: a duplicate key, or nesting past 32, is a malformed body.
+            (#"{"powHex":"00","nonce":"0","username":"dupe","username":"dupe"}"#, .malformedBody),
+            (
+                #"{"powHex":"00","nonce":"0","username":"deepbody","x":"# + String(repeating: "[", count: 32)
+                    + String(repeating: "]", count: 32) + "}", .malformedBody
+            ),
             (#"{"powHex":"00","nonce":"0"}"#, .usernameXorAPIKey),
             (#"{"powHex":"00","nonce":"0","username":"bothfields","apiKey":"k"}"#, .usernameXorAPIKey),
             (#"{"powHex":"00","nonce":"zero","username":"badnonce"}"#, .invalidNonce),

@@ -1,5 +1,6 @@
 import AgentAuth
 import AgentPoW
+import AuthCrypto
 import Testing
 
 @testable import AgentClient
@@ -13,7 +14,7 @@ struct AgentPoWSolverTests {
         for (challenge, difficulty) in [("fixture-alpha", 4), ("fixture-beta", 6)] {
             let solution = try solver.solve(challenge: challenge, salt: salt, difficulty: difficulty)
             let digest = try AgentProofOfWork.digest(challenge: challenge, nonce: String(solution.nonce), salt: salt)
-            #expect(solution.powHex == AgentProofOfWork.hex(digest))
+            #expect(solution.powHex == Hex.encode(digest))
             #expect(AgentProofOfWork.meets(difficulty: difficulty, digest))
             for smaller in 0..<solution.nonce {
                 let earlier = try AgentProofOfWork.digest(challenge: challenge, nonce: String(smaller), salt: salt)

@@ -1,6 +1,7 @@
 import Testing
 
 import AgentPoW
+import AuthCrypto
 
 @Suite("Agent proof-of-work vectors (CONTRACT.md 1.2)")
 struct AgentPoWVectorTests {
@@ -16,7 +17,7 @@ struct AgentPoWVectorTests {
             let digest = try AgentProofOfWork.digest(
                 challenge: vector.challenge, nonce: String(vector.nonce), salt: AgentProofOfWork.defaultSalt)
             #expect(digest.count == 64)
-            #expect(AgentProofOfWork.hex(digest).hasPrefix(vector.prefix), "\(vector.challenge)")
+            #expect(Hex.encode(digest).hasPrefix(vector.prefix), "\(vector.challenge)")
             #expect(AgentProofOfWork.meets(difficulty: vector.difficulty, digest))
         }
     }
@@ -25,6 +26,6 @@ struct AgentPoWVectorTests {
     func saltIsText() throws {
         let decodedSalt = String(decoding: [0x0b, 0x98, 0x07, 0x34], as: UTF8.self)
         let digest = try AgentProofOfWork.digest(challenge: "fixture-alpha", nonce: "4", salt: decodedSalt)
-        #expect(!AgentProofOfWork.hex(digest).hasPrefix("0e365cf9d7a9a9d515b5362da1ed60b3"))
+        #expect(!Hex.encode(digest).hasPrefix("0e365cf9d7a9a9d515b5362da1ed60b3"))
     }
 }

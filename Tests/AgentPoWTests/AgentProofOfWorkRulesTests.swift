@@ -1,6 +1,7 @@
 import Testing
 
 import AgentPoW
+import AuthCrypto
 
 @Suite("Proof-of-work rules")
 struct AgentProofOfWorkRulesTests {
@@ -24,7 +25,7 @@ struct AgentProofOfWorkRulesTests {
         #expect(AgentProofOfWork.decodePowHex(good + "00") == nil)
         #expect(AgentProofOfWork.decodePowHex(String(good.dropLast()) + "g") == nil)
         #expect(AgentProofOfWork.decodePowHex("") == nil)
-        #expect(AgentProofOfWork.hex([0x00, 0x4f, 0xab]) == "004fab")
+        #expect(Hex.encode([0x00, 0x4f, 0xab]) == "004fab")
     }
 
     @Test("Nonces are 1 to 20 decimal digits")

@@ -51,6 +51,31 @@ struct NetworkAddressTests {
         #expect(IPNetwork("::ffff:10.0.0.0/90") == nil)
     }
 
+    @Test("a literal address (SPF's ip4: and ip6:) is one inet_pton spelling: no brackets, port, zone or blanks")
+    func literals() throws {
+        #expect(IPAddress(literal: "192.0.2.7")?.bytes == [192, 0, 2, 7])
+        #expect(IPAddress(literal: "::ffff:192.0.2.7")?.bytes == [192, 0, 2, 7])
+        #expect(IPAddress(literal: "2001:db8::1") == IPAddress("2001:db8::1"))
+        for text in ["", " 192.0.2.7", "192.0.2.7:25", "[2001:db8::1]", "fe80::1%eth0", "192.0.2", "x"] {
+            #expect(IPAddress(literal: text) == nil, "\(text)")
+        }
+    }
+
+    @Test("a block from an address and a length masks the host bits; a length past the address's bits is nil")
+    func blocksFromLengths() throws {
+        let address = try #require(IPAddress("192.0.2.77"))
+        let block = try #require(IPNetwork(address, length: 24))
+        #expect(block == IPNetwork("192.0.2.0/24"))
+        #expect(block.contains(try #require(IPAddress("192.0.2.1"))))
+        #expect(!block.contains(try #require(IPAddress("192.0.3.1"))))
+        #expect(IPNetwork(address, length: 0)?.contains(try #require(IPAddress("203.0.113.9"))) == true)
+        #expect(IPNetwork(address, length: 33) == nil)
+        #expect(IPNetwork(address, length: -1) == nil)
+        let v6 = try #require(IPAddress("2001:db8::1"))
+        #expect(IPNetwork(v6, length: 128)?.contains(v6) == true)
+        #expect(IPNetwork(v6, length: 129) == nil)
+    }
+
     @Test("X-Forwarded-For counts only from trusted proxies")
     func forwardedFor() {
         let resolver = ClientAddressResolver(trustedProxies: ["10.0.0.0/8", "::1", "garbage"])

@@ -40,7 +40,7 @@ private func perform(_ name: String, _ arguments: [(String, JSONValue)]) throws(
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJMAPRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
-    guard let request = try? JSONValue.parse(input, limits: .init(maximumBytes: 8192, maximumDepth: 64)),
+    guard let request = try? JSONValue.parse(input, limits: .requestBody(maximumBytes: 8192)),
         let calls = request["methodCalls"]?.arrayValue
     else { return 0 }
     var responses = JMAPResponses(budget: budget)

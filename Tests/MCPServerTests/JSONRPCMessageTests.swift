@@ -33,6 +33,12 @@ struct JSONRPCMessageTests {
             (#"{"jsonrpc":"2.0","id":"x","method":"ping","params":[1]}"#, .invalidRequest, "x"),
             (#"{"jsonrpc":"2.0","id":4,"method":7}"#, .invalidRequest, 4),
             ("\"" + String(repeating: "a", count: 2000) + "\"", .parseError, .null),
+            // The one request-body rule: a duplicate key, or nesting past 32, is not JSON this server reads.
+            (#"{"jsonrpc":"2.0","id":5,"method":"ping","method":"tools/list"}"#, .parseError, .null),
+            (
+                #"{"jsonrpc":"2.0","id":6,"method":"ping","params":{"x":"# + String(repeating: "[", count: 31)
+                    + String(repeating: "]", count: 31) + "}}", .parseError, .null
+            ),
         ]
         for (text, code, id) in cases {
             #expect(throws: JSONRPCError.self, "\(text.prefix(40))") { try parse(text) }

@@ -14,6 +14,10 @@ struct SPFAndDMARCTests {
             "loop.test": ["v=spf1 include:loop.test -all"],
             "redirected.test": ["v=spf1 redirect=example.com"],
             "macro.test": ["v=spf1 exists:%{i}.bl.test -all"],
+            "port.test": ["v=spf1 ip4:192.0.2.1:25 -all"],
+            "family.test": ["v=spf1 ip4:2001:db8::1 -all"],
+            "wide.test": ["v=spf1 ip4:192.0.2.1/33 ?all"],
+            "cidr.test": ["v=spf1 a/24 -all"],
             "_dmarc.example.com": ["v=DMARC1; p=reject; adkim=s"],
             "_dmarc.relaxed.test": ["v=DMARC1; p=quarantine"],
         ],
@@ -21,6 +25,7 @@ struct SPFAndDMARCTests {
         addressRecords: [
             "mx1.example.com": [[203, 0, 113, 5]],
             "relay.example.net": [[198, 51, 100, 9]],
+            "cidr.test": [[198, 51, 100, 200]],
         ],
         failing: ["down.test", "_dmarc.down.test"])
 
@@ -49,6 +54,16 @@ struct SPFAndDMARCTests {
         #expect(await Self.spf("192.0.2.1", "a@loop.test") == .permerror)
         #expect(await Self.spf("192.0.2.1", "a@macro.test") == .permerror)
         #expect(await Self.spf("192.0.2.1", "a@down.test") == .temperror)
+    }
+
+    @Test("ip4 and ip6 take one address spelling: a port or the other family is permerror; a/24 matches the block")
+    func addressSpellings() async {
+        #expect(await Self.spf("192.0.2.1", "a@port.test") == .permerror)
+        #expect(await Self.spf("192.0.2.1", "a@family.test") == .permerror)
+        #expect(await Self.spf("192.0.2.1", "a@wide.test") == .neutral)  // a length past 32 matches nothing
+        #expect(await Self.spf("[192.0.2.1]", "a@example.com") == .none)  // the client's address is one spelling too
+        #expect(await Self.spf("198.51.100.7", "a@cidr.test") == .pass)
+        #expect(await Self.spf("198.51.101.7", "a@cidr.test") == .fail)
     }
 
     @Test("DMARC: aligned DKIM or SPF passes, strict alignment, the organizational domain's record, none")

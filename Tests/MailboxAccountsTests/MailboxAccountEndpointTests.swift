@@ -81,6 +81,13 @@ struct MailboxAccountEndpointTests {
         let pow = try await harness.solvedChallenge()
 
         #expect(await create("not json").error == "invalid_request")
+        // The one request-body rule: a duplicate key, or nesting past 32, is not JSON this server reads.
+        let duplicate = #"{"address":"demo@mail.localhost","address":"x@mail.localhost"}"#
+        #expect(await create(duplicate).error == "invalid_request")
+        let deep = String(repeating: "[", count: 32) + String(repeating: "]", count: 32)
+        #expect(await create(#"{"address":"no-at-sign","x":"# + deep + "}").error == "invalid_request")
+        let shallow = #"{"address":"no-at-sign","x":"# + deep.dropFirst().dropLast() + "}"
+        #expect(await create(shallow).error == "invalid_address")
         #expect(await create("[1]").status == 400)
         #expect(await create(#"{"password":"secret1"}"#).error == "invalid_address")
         let badAddress = await create(MailboxHarness.createBody(address: "no-at-sign", pow: nil))

@@ -70,6 +70,11 @@ struct OAuthRegistrationTests {
             (#"{"redirect_uris":["https://a.example/cb"],"client_name":7}"#, "invalid_client_metadata"),
             (#"[1]"#, "invalid_client_metadata"),
             (#"not json"#, "invalid_client_metadata"),
+            // The one request-body rule: a duplicate key, or nesting past 32, is not a JSON object this server reads.
+            (#"{"redirect_uris":["https://a.example/cb"],"redirect_uris":["https://b.example/cb"]}"#,
+             "invalid_client_metadata"),
+            (#"{"redirect_uris":["https://a.example/cb"],"x":"# + String(repeating: "[", count: 32)
+                + String(repeating: "]", count: 32) + "}", "invalid_client_metadata"),
         ]
         for (body, error) in cases {
             let response = await harness.send(.POST, "/oauth/register", json: body)

@@ -26,6 +26,24 @@ struct JMAPRequestErrorTests {
         try expectProblem(try await harness.post(body: Array("nope".utf8), token: agent.capability), type: "notJSON")
     }
 
+    @Test("a duplicate key or nesting past 32 is notJSON (the one request-body rule); 32 deep is read")
+    func unreadableJSON() async throws {
+        let harness = try await JMAPHarness.start()
+        defer { Task { await harness.stop() } }
+        let agent = try await harness.signUp("requestagent")
+        let core = JMAPHarness.core
+        let duplicate = #"{"using":["\#(core)"],"using":[],"methodCalls":[["Core/echo",{},"c0"]]}"#
+        try expectProblem(try await harness.post(body: Array(duplicate.utf8), token: agent.capability), type: "notJSON")
+        // The request object, methodCalls, the call and its arguments are four levels; `x` adds the rest.
+        func echo(depth: Int) -> [UInt8] {
+            let x = String(repeating: "[", count: depth - 4) + String(repeating: "]", count: depth - 4)
+            return Array(#"{"using":["\#(core)"],"methodCalls":[["Core/echo",{"x":\#(x)},"c0"]]}"#.utf8)
+        }
+        try expectProblem(try await harness.post(body: echo(depth: 33), token: agent.capability), type: "notJSON")
+        let read = try await harness.post(body: echo(depth: 32), token: agent.capability)
+        #expect(read.status == 200, "\(read.text)")
+    }
+
     @Test("JSON that is not a request object is notRequest")
     func notRequest() async throws {
         let harness = try await JMAPHarness.start()

@@ -211,6 +211,30 @@ struct RemoteHashAPITests {
         #expect(json?["error"]?.stringValue?.isEmpty == false)
     }
 
+    @Test("a JSON body with a duplicate key or nested past 32 is 400 {\"error\"} (the one request-body rule)")
+    func unreadableBodies() async throws {
+        let h = try Harness()
+        let url = try h.serveHash(of: "pw")
+        let headers = [("Accept", "application/json"), ("Content-Type", "application/json")]
+        let deep = String(repeating: "[", count: 32) + String(repeating: "]", count: 32)
+        let bodies = [
+            #"{"email":"d@example.com","email":"e@example.com","password_hash_url":"\#(url)","password":"pw"}"#,
+            #"{"email":"d@example.com","password_hash_url":"\#(url)","password":"pw","x":"# + deep + "}",
+        ]
+        for body in bodies {
+            for path in ["/register", "/login"] {
+                let response = await h.send(.POST, path, headers: headers, body: Array(body.utf8))
+                #expect(response.status == .badRequest, "\(path) \(body.prefix(40))")
+                #expect(try JSONValue.parse(response.body) == ["error": "The request body could not be read."])
+            }
+        }
+        // One level less is read: the registration goes through.
+        let shallow = #"{"email":"d@example.com","password_hash_url":"\#(url)","password":"pw","x":"#
+            + deep.dropFirst().dropLast() + "}"
+        let registered = await h.send(.POST, "/register", headers: headers, body: Array(shallow.utf8))
+        #expect(registered.status.code == 201, "\(registered.text)")
+    }
+
     @Test("validate accepts body and Bearer tokens, refuses anything else with the exact shape")
     func validate() async throws {
         let h = try Harness()

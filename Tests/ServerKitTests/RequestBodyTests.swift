@@ -1,3 +1,4 @@
+import JSON
 import Testing
 
 @testable import ServerKit
@@ -30,5 +31,36 @@ struct RequestBodyTests {
         #expect(try object.string("z") == nil)
         #expect(try object.string("absent") == nil)
         #expect(throws: RequestBody.TypeMismatch.self) { try object.string("i") }
+    }
+
+    /// `{"a":[[…]]}` nesting `depth` deep in all (the object counts as one).
+    static func nested(depth: Int) -> String {
+        #"{"a":"# + String(repeating: "[", count: depth - 1) + String(repeating: "]", count: depth - 1) + "}"
+    }
+
+    @Test("a duplicate key is refused, at the top and deeper, whatever the values")
+    func duplicateKeys() {
+        #expect(body(#"{"a":1,"a":1}"#) == nil)
+        #expect(body(#"{"a":1,"b":2,"a":"x"}"#) == nil)
+        #expect(body(#"{"o":{"k":1,"k":2}}"#) == nil)
+        #expect(body(#"{"a":1,"b":{"a":2}}"#) != nil)
+    }
+
+    @Test("nesting: 32 deep parses, 33 is refused (JSONValue.Limits.requestBody, the rule of every surface)")
+    func depth() {
+        #expect(JSONValue.Limits.requestBodyDepth == 32)
+        #expect(body(Self.nested(depth: 32)) != nil)
+        #expect(body(Self.nested(depth: 33)) == nil)
+        #expect(body(Self.nested(depth: 500)) == nil)
+    }
+
+    @Test("a whole number written with a fraction or exponent reads as an integer; other numbers stay numbers")
+    func wholeNumbers() throws {
+        let object = try #require(body(#"{"a":1.0,"b":1e2,"c":-0.0,"d":2.5,"e":1e300}"#))
+        #expect(object["a"] == .integer(1))
+        #expect(object["b"] == .integer(100))
+        #expect(object["c"] == .integer(0))
+        #expect(object["d"] == .number(2.5))
+        #expect(object["e"] == .number(1e300))
     }
 }
