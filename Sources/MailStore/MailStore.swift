@@ -7,13 +7,15 @@ import Storage
 /// of `MailStore+Search.swift` are the operator's alone.
 public struct MailStore: Sendable {
     let database: any SQLDatabase
-    /// Who waits for this database's mail to change; shared by every store over the same database object.
+    /// Who waits for this store's mail to change: announced to after every write that commits.
     public let changes: MailChanges
 
     /// A store over `database`, migrated with `0006_mail.sql` and on.
-    public init(database: any SQLDatabase) {
+    /// - Parameter changes: the change stream its writes announce on; every store of one server shares the one its
+    ///   composition root made, so that a write through any of them wakes every waiter. A store of its own otherwise.
+    public init(database: any SQLDatabase, changes: MailChanges = MailChanges()) {
         self.database = database
-        self.changes = MailChanges.of(database)
+        self.changes = changes
     }
 
     /// One recipient of a delivery: its lower-cased address and the bytes it may hold.

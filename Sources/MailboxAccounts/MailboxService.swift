@@ -51,6 +51,8 @@ public final class MailboxService: Sendable {
     ///   - database: a migrated database (`migrations/sqlite/0003_mailbox.sql` applied).
     ///   - ledger: the shared single-use ledger.
     ///   - pool: the worker pool for Argon2.
+    ///   - dnsThreads: the threads domain checks' DNS lookups block on (the runtime's); a pool of its own when nil.
+    ///   - mail: the mail store over `database` with the runtime's change stream; one of its own when nil.
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
     ///   - monotonicClock: the clock the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
@@ -61,7 +63,7 @@ public final class MailboxService: Sendable {
     /// - Throws: `StorageError` from the secret's table.
     public init(
         configuration: MailboxConfiguration, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
+        pool: WorkerPool, dnsThreads: WorkerPool? = nil, mail: MailStore? = nil, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled
     ) throws {
@@ -72,7 +74,7 @@ public final class MailboxService: Sendable {
         self.configuration = configuration
         let store = MailboxStore(database: database)
         self.store = store
-        self.mail = MailStore(database: database)
+        self.mail = mail ?? MailStore(database: database)
         self.ledger = ledger
         self.hasher = PasswordHasher(parameters: configuration.argon2, pool: pool)
         self.credentials = MailboxCredentials(legacy: hasher, parameters: configuration.authKeyArgon2)
@@ -81,7 +83,8 @@ public final class MailboxService: Sendable {
         self.authorizer = MailboxAuthorizer(tokens: tokens, store: store, clock: clock)
         let secret = try configuration.challengeSecret ?? store.secret(named: "challenge") { SecureRandom.bytes(32) }
         self.resolver = DNSResolver(
-            server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system, timeout: configuration.dnsTimeout)
+            server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system, timeout: configuration.dnsTimeout,
+            threads: dnsThreads ?? DNSResolver.threadPool())
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
         let rates = configuration.rateLimits.share(among: configuration.instances)

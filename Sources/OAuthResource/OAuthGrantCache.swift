@@ -25,14 +25,6 @@ public final class OAuthGrantCache: Sendable {
     /// is revoked or deleted.
     public static let notificationChannel = "postern_grants"
 
-    /// The cache of `database`, made on first use and shared by everything over that object (the verifiers, and the
-    /// composition root's `postern_grants` listener that invalidates it), as ``MailChanges`` is.
-    public static func of(_ database: AnyObject) -> OAuthGrantCache {
-        registry.of(database)
-    }
-
-    private static let registry = PerDatabase { OAuthGrantCache() }
-
     /// Where invalidations stand now: take it before reading the database, hand it to ``store(_:jti:since:now:)``.
     func generation() -> UInt64 {
         state.withLock { $0.generation }

@@ -10,10 +10,15 @@ import Storage
 /// first's row lock and then finds its condition false, so exactly one wins across instances.
 public struct OAuthGrantStore: Sendable {
     let database: any SQLDatabase
+    /// This instance's cache of live grants, which a revocation here drops at once.
+    let cache: OAuthGrantCache
 
-    /// - Parameter database: a database with migration 0016 applied.
-    public init(database: any SQLDatabase) {
+    /// - Parameters:
+    ///   - database: a database with migration 0016 applied.
+    ///   - cache: the live-grant cache of the resource side, made by the composition root; one of its own otherwise.
+    public init(database: any SQLDatabase, cache: OAuthGrantCache = OAuthGrantCache()) {
         self.database = database
+        self.cache = cache
     }
 
     // MARK: - Consent
@@ -222,7 +227,7 @@ public struct OAuthGrantStore: Sendable {
     /// Drops a grant revoked (and committed) here from this instance's cache of live grants at once; the others hear
     /// `postern_grants` on PostgreSQL.
     private func revoked(_ grantID: String) {
-        OAuthGrantCache.of(database).invalidate(grantID: grantID)
+        cache.invalidate(grantID: grantID)
     }
 
     /// The grant the refresh token `token` belongs to, and its client, if any.

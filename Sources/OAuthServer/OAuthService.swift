@@ -6,6 +6,7 @@ import HTTP1
 import JSON
 import JWT
 import Metrics
+import OAuthResource
 import Owners
 import ServerKit
 import Storage
@@ -49,6 +50,7 @@ public final class OAuthService: Sendable {
     ///   - keys: the key set whose active Ed25519 key signs access tokens.
     ///   - database: a database with migrations 0008 (shared secrets) and 0016 applied.
     ///   - pool: the worker pool whose signing lane signs access tokens.
+    ///   - grantCache: the resource side's cache of live grants, which revocations here drop at once.
     ///   - browser: the owners' cookies, sessions and CSRF (`OwnerService.browser`).
     ///   - inboxes: the owners' inboxes, for the consent page's inbox picker.
     ///   - metadataDocuments: the fetcher of client ID metadata documents (https `client_id`s), with its address
@@ -61,7 +63,7 @@ public final class OAuthService: Sendable {
     /// - Throws: storage errors reading or creating the consent key.
     public init(
         configuration: OAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, pool: WorkerPool,
-        browser: OwnerBrowser, inboxes: any OwnedInboxes, metadataDocuments: (any OAuthDocumentFetching)? = nil,
+        grantCache: OAuthGrantCache = OAuthGrantCache(), browser: OwnerBrowser, inboxes: any OwnedInboxes, metadataDocuments: (any OAuthDocumentFetching)? = nil,
         clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled
@@ -71,7 +73,7 @@ public final class OAuthService: Sendable {
         self.keys = keys
         clients = OAuthClientStore(database: database)
         directory = OAuthClientDirectory(store: clients, fetcher: metadataDocuments, configuration: configuration)
-        grants = OAuthGrantStore(database: database)
+        grants = OAuthGrantStore(database: database, cache: grantCache)
         self.pool = pool
         self.browser = browser
         self.inboxes = inboxes

@@ -24,12 +24,14 @@ enum Surfaces {
     /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
     /// - Parameters:
     ///   - identity: the base URL and issuer every surface prints and mints with.
+    ///   - dnsThreads: the threads DNS lookups block on (domain verification), joined when the runtime stops.
     ///   - fetcher: the remote-hash fetcher, from ``fetcher(_:)``.
+    ///   - grants: the live-grant cache the resource side reads and every revocation path invalidates.
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
     static func register(
         into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
-        keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
-        mail: LocalMail, smtpAddress: String?, sandboxPort: Int?, clock: @escaping @Sendable () -> Int64,
+        keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool,
+        fetcher: Fetcher, mail: LocalMail, grants: OAuthGrantCache, smtpAddress: String?, sandboxPort: Int?, clock: @escaping @Sendable () -> Int64,
         logger: Logger
     ) throws -> (unmatched: [PosternResponder.UnmatchedRenderer], mailbox: MailboxService) {
         let agentSettings = agentConfiguration(configuration, identity: identity)
@@ -42,7 +44,8 @@ enum Surfaces {
         let audit = auditTrail(database: database, clock: clock, logger: logger)
         let mailbox = try mailboxService(
             configuration, issuer: identity.issuer, keys: keys, database: database, ledger: ledger, pool: pool,
-            clock: clock, logger: logger, sandboxPort: sandboxPort, audit: audit)
+            dnsThreads: dnsThreads, mail: mail.store, clock: clock, logger: logger, sandboxPort: sandboxPort,
+            audit: audit)
         mailbox.register(into: &router)
 
         try RemoteHashService(
@@ -53,7 +56,7 @@ enum Surfaces {
         var ownerSettings = ownersConfiguration(configuration, identity: identity)
         ownerSettings.otherDomainClaims = MailboxDomainClaims(database: database)
         let owners = try OwnerService(
-            configuration: ownerSettings, database: database, pool: pool,
+            configuration: ownerSettings, database: database, pool: pool, dnsThreads: dnsThreads,
             clock: clock, onUnexpectedError: reporter("owners", logger), audit: audit)
         owners.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
@@ -61,14 +64,14 @@ enum Surfaces {
         OwnerInboxPages(
             service: owners, inboxes: ownedInboxes, grants: OwnerGrants(
                 database: database, clock: clock,
-                revoked: { OAuthGrantCache.of(database).invalidate(grantID: $0) }),
+                revoked: { grants.invalidate(grantID: $0) }),
             agentDomain: configuration.agentInboxDomain
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 
         let oauth = try OAuthService(
             configuration: oauthConfiguration(configuration, identity: identity), keys: keys, database: database,
-            pool: pool, browser: owners.browser,
+            pool: pool, grantCache: grants, browser: owners.browser,
             inboxes: CappedOwnedInboxes(ownedInboxes, limit: ownerSettings.maxInboxes),
             metadataDocuments: try clientMetadataFetcher(configuration), clock: clock,
             onUnexpectedError: reporter("oauth", logger), audit: audit)
@@ -94,7 +97,7 @@ enum Surfaces {
         var resource = OAuthResourceConfiguration(issuer: identity.baseURL, baseURL: identity.baseURL)
         resource.cacheGrants = database.dialect == .postgres
         let verifier = OAuthAccessVerifier(
-            configuration: resource, keys: keys, database: database, cache: OAuthGrantCache.of(database), clock: clock)
+            configuration: resource, keys: keys, database: database, cache: grants, clock: clock)
         let ownerPrincipals = OwnerPrincipals(inboxes: ownedInboxes, directory: agentInboxes)
         OAuthAgentsService(
             verifier: verifier, inboxes: ownedInboxes, publicURL: identity.baseURL,
@@ -150,10 +153,12 @@ enum Surfaces {
         let delivery: LocalDelivery
     }
 
-    static func localMail(_ c: PosternConfiguration, database: any SQLDatabase, clock: @escaping @Sendable () -> Int64)
-        -> LocalMail
-    {
-        let store = MailStore(database: database)
+    /// - Parameter changes: who waits for mail to change; the runtime's one stream (a command's own otherwise).
+    static func localMail(
+        _ c: PosternConfiguration, database: any SQLDatabase, changes: MailChanges = MailChanges(),
+        clock: @escaping @Sendable () -> Int64
+    ) -> LocalMail {
+        let store = MailStore(database: database, changes: changes)
         let directory = localDirectory(c, database: database)
         let policy = RecipientPolicy(
             delimiters: c.recipientDelimiter,
@@ -195,12 +200,13 @@ enum Surfaces {
 
     /// The webhook dispatcher over the shared fetcher; started with the server.
     static func webhookDispatcher(
-        _ c: PosternConfiguration, database: any SQLDatabase, fetcher: Fetcher, changes: MailChanges, logger: Logger
+        _ c: PosternConfiguration, database: any SQLDatabase, fetcher: Fetcher, changes: MailChanges,
+        clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> WebhookDispatcher {
         WebhookDispatcher(
             queue: WebhookQueue(database: database, retryDelaySeconds: c.webhookRetrySeconds),
             transport: FetcherWebhookTransport(fetcher: fetcher, policy: outboundPolicy(c)), changes: changes,
-            clock: { Int64(Date().timeIntervalSince1970 * 1000) }, logger: logger)
+            clock: clock, logger: logger)
     }
 
     static func ownersConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OwnersConfiguration {
@@ -258,8 +264,8 @@ enum Surfaces {
     /// The mailbox surface; also used by `postern pro create|list`.
     static func mailboxService(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger,
-        pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil,
-        audit: AuditTrail = .disabled
+        pool: WorkerPool, dnsThreads: WorkerPool? = nil, mail: MailStore? = nil, clock: @escaping @Sendable () -> Int64,
+        logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled
     ) throws -> MailboxService {
         var mailbox = MailboxConfiguration(
             issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
@@ -276,8 +282,8 @@ enum Surfaces {
         mailbox.operatorToken = c.operatorToken
         return try MailboxService(
             configuration: mailbox,
-            keys: keys, database: database, ledger: ledger, pool: pool, clock: clock,
-            onUnexpectedError: reporter("mailbox", logger), audit: audit)
+            keys: keys, database: database, ledger: ledger, pool: pool, dnsThreads: dnsThreads, mail: mail,
+            clock: clock, onUnexpectedError: reporter("mailbox", logger), audit: audit)
     }
 
     /// The audit trail every surface records to: the `audit_events` table; a failed write is logged, never fatal.

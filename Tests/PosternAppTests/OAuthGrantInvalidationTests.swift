@@ -21,7 +21,7 @@ struct OAuthGrantInvalidationTests {
             }
         }
         let other = try second.client()
-        let cache = OAuthGrantCache.of(second.runtime.database)
+        let cache = second.runtime.grantCache
         let body = Array(
             #"{"using":["urn:ietf:params:jmap:core","urn:ietf:params:jmap:mail"],"methodCalls":[["Mailbox/get",{},"m"]]}"#
                 .utf8)

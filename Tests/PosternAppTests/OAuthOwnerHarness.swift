@@ -78,7 +78,7 @@ struct OAuthOwnerHarness: @unchecked Sendable {
     /// (other instances hear it through `postern_grants` on PostgreSQL).
     func revoke(_ grant: String) async throws {
         try await rows.revoke(grant, at: Operations.unixNow())
-        OAuthGrantCache.of(server.runtime.database).invalidate(grantID: grant)
+        server.runtime.grantCache.invalidate(grantID: grant)
     }
 
     static let using = [
