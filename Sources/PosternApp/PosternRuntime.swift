@@ -46,6 +46,8 @@ public final class PosternRuntime: Service {
     public let keys: JWTKeySet
     /// The bounded pool for scrypt, Argon2 and RSA.
     public let pool: WorkerPool
+    /// The threads DNS lookups block on (domain verification, the sandbox's mail authentication).
+    let dnsThreads: WorkerPool
     /// The base URL and issuer every surface prints and mints with, fixed when the socket was bound.
     public let identity: PublicIdentity
     /// The wall clock every part of this runtime reads.
@@ -77,7 +79,7 @@ public final class PosternRuntime: Service {
 
     private init(
         configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool,
-        identity: PublicIdentity, clock: WallClock, mailChanges: MailChanges, grantCache: OAuthGrantCache,
+        dnsThreads: WorkerPool, identity: PublicIdentity, clock: WallClock, mailChanges: MailChanges, grantCache: OAuthGrantCache,
         services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, smtpListener: ListeningSocket?,
         sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, drainFlag: DrainFlag,
         keyStore: any SigningKeyStore, logger: Logger
@@ -88,6 +90,7 @@ public final class PosternRuntime: Service {
         self.database = database
         self.keys = keys
         self.pool = pool
+        self.dnsThreads = dnsThreads
         self.identity = identity
         self.clock = clock
         self.mailChanges = mailChanges
@@ -270,7 +273,8 @@ public final class PosternRuntime: Service {
             services.append(.readiness(drainFlag, seconds: configuration.drainSeconds, logger: logger))
         }
         return PosternRuntime(
-            configuration: configuration, database: database, keys: keys, pool: pool, identity: identity,
+            configuration: configuration, database: database, keys: keys, pool: pool, dnsThreads: dnsThreads,
+            identity: identity,
             clock: clock, mailChanges: changes, grantCache: grants, services: services, listener: listener,
             group: group, smtpListener: smtpListener, sandboxListener: sandboxListener,
             metricsListener: metricsListener, drainFlag: drainFlag, keyStore: keyStore, logger: logger)

@@ -1,3 +1,4 @@
+import ComputePool
 import Foundation
 import Logging
 import PosternTestSupport
@@ -42,6 +43,18 @@ struct RuntimeServiceGroupTests {
         #expect(lines.stopped == Self.httpOnly.reversed(), "\(lines.all)")
         #expect(throws: TestClientError.self) { try TestHTTPClient(port: server.port) }
         await #expect(throws: (any Error).self) { try await server.runtime.database.probeWrite(now: 1) }
+    }
+
+    @Test("after the group stops, the worker and DNS threads are joined and take no more work")
+    func threadsJoined() async throws {
+        let server = try await TestServer.start(services: [])
+        defer { try? FileManager.default.removeItem(atPath: server.dataDirectory) }
+        #expect(server.runtime.serviceNames == ["database", "worker, fetch and DNS threads", "event loops"])
+        #expect(try await server.runtime.dnsThreads.run { 1 } == 1)
+        #expect(try await server.runtime.pool.run { 2 } == 2)
+        await server.shutdown()
+        await #expect(throws: WorkerPoolError.self) { try await server.runtime.dnsThreads.run { 1 } }
+        await #expect(throws: WorkerPoolError.self) { try await server.runtime.pool.run { 2 } }
     }
 
     @Test("every service of postern serve, in the order they start")
