@@ -126,11 +126,13 @@ public final class PosternRuntime: Service {
     ///   - accessLog: where the access log goes when `logger` logs at `info` or below; standard error
     ///     by default. Injected so tests can read it.
     ///   - services: which services ``run()`` runs; `postern serve` runs them all.
+    ///   - metrics: the registry `/metrics` shows; the process's, which swift-metrics is bootstrapped over, by default.
     /// - Throws: ``ListenError`` naming the address when it cannot be bound; configuration, storage,
     ///   migration or key errors. Nothing is served on failure, and the sockets are closed.
     public static func build(
         configuration: PosternConfiguration, logger: Logger, clock: WallClock = .system,
-        accessLog: any LineSink = FileDescriptorSink(), services wanted: PosternServiceSet = .all
+        accessLog: any LineSink = FileDescriptorSink(), services wanted: PosternServiceSet = .all,
+        metrics: PosternMetrics = .shared
     ) async throws -> PosternRuntime {
         try configuration.validate()
         let now = clock.secondsReader
@@ -169,7 +171,6 @@ public final class PosternRuntime: Service {
         let changes = MailChanges()
         let grants = OAuthGrantCache()
         let ledger = ChallengeLedger(database: database)
-        let metrics = PosternMetrics.shared
 
         let connections = ConnectionCountBox()
         let drainFlag = DrainFlag()
@@ -188,7 +189,7 @@ public final class PosternRuntime: Service {
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
             ledger: ledger, pool: pool, dnsThreads: dnsThreads, fetcher: fetcher, mail: mail, grants: grants,
             smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
-            sandboxPort: sandboxListener?.port, clock: now, logger: logger)
+            sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -256,7 +257,8 @@ public final class PosternRuntime: Service {
             })
         }
         if let smtpListener {
-            let server = smtpServer(configuration, delivery: mail.delivery, tls: smtpTLS, group: group, logger: logger)
+            let server = smtpServer(
+                configuration, delivery: mail.delivery, tls: smtpTLS, metrics: metrics, group: group, logger: logger)
             services.append(.listening("SMTP", on: smtpListener, group: group) {
                 _ = try server.start(on: $0)
             } stop: {
@@ -311,14 +313,14 @@ public final class PosternRuntime: Service {
 
     /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
-        _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, group: EventLoopGroup,
-        logger: Logger
+        _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, metrics: PosternMetrics,
+        group: EventLoopGroup, logger: Logger
     ) -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.smtpPort)
         settings.tls = tls
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
-            observer: SMTPTransactionLog.observer("smtp", metrics: PosternMetrics.shared, logger: logger))
+            observer: SMTPTransactionLog.observer("smtp", metrics: metrics, logger: logger))
     }
 
     /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that

@@ -31,7 +31,8 @@ enum Surfaces {
     static func register(
         into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
         keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool,
-        fetcher: Fetcher, mail: LocalMail, grants: OAuthGrantCache, smtpAddress: String?, sandboxPort: Int?, clock: @escaping @Sendable () -> Int64,
+        fetcher: Fetcher, mail: LocalMail, grants: OAuthGrantCache, smtpAddress: String?, sandboxPort: Int?,
+        metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64,
         logger: Logger
     ) throws -> (unmatched: [PosternResponder.UnmatchedRenderer], mailbox: MailboxService) {
         let agentSettings = agentConfiguration(configuration, identity: identity)
@@ -106,8 +107,8 @@ enum Surfaces {
         let jmapService = JMAPService(
             configuration: jmap,
             authenticator: OAuthJMAPAuthenticator(verifier: verifier, principals: ownerPrincipals, fallback: capability), store: mail.store, directory: mail.directory,
-            delivery: mail.delivery, clock: clock, onSubmission: PosternMetrics.shared.jmapSubmission,
-            onUnexpectedError: reporter("jmap", logger), onEventStream: PosternMetrics.shared.jmapEventStream)
+            delivery: mail.delivery, clock: clock, onSubmission: metrics.jmapSubmission,
+            onUnexpectedError: reporter("jmap", logger), onEventStream: metrics.jmapEventStream)
         jmapService.register(into: &router)
 
         var mcp = MCPConfiguration(baseURL: identity.baseURL)
