@@ -2,7 +2,8 @@ import Storage
 import Synchronization
 
 /// Wakes whoever waits for an address's mail to change: the in-process half of the change stream. The composition
-/// root makes one and gives it to every ``MailStore`` it builds; the store announces its own writes after they commit, and on PostgreSQL the composition root feeds it the `postern_mail` notifications of other instances
+/// root makes one and gives it to every ``MailStore`` it builds; the store announces its own writes after they commit,
+/// and on PostgreSQL the composition root feeds it the `postern_mail` notifications of other instances
 /// (``announce(_:)`` with their addresses, ``announceEverywhere()`` after the listener reconnects).
 ///
 /// Waiting is race-free through tickets: take a ``ticket()``, look at the store, then ``wait(for:after:timeout:)``

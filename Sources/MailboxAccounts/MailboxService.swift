@@ -83,8 +83,8 @@ public final class MailboxService: Sendable {
         self.authorizer = MailboxAuthorizer(tokens: tokens, store: store, clock: clock)
         let secret = try configuration.challengeSecret ?? store.secret(named: "challenge") { SecureRandom.bytes(32) }
         self.resolver = DNSResolver(
-            server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system, timeout: configuration.dnsTimeout,
-            threads: dnsThreads ?? DNSResolver.threadPool())
+            server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
+            timeout: configuration.dnsTimeout, threads: dnsThreads ?? DNSResolver.threadPool())
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
         let rates = configuration.rateLimits.share(among: configuration.instances)

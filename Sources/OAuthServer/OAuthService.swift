@@ -63,7 +63,8 @@ public final class OAuthService: Sendable {
     /// - Throws: storage errors reading or creating the consent key.
     public init(
         configuration: OAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, pool: WorkerPool,
-        grantCache: OAuthGrantCache = OAuthGrantCache(), browser: OwnerBrowser, inboxes: any OwnedInboxes, metadataDocuments: (any OAuthDocumentFetching)? = nil,
+        grantCache: OAuthGrantCache = OAuthGrantCache(), browser: OwnerBrowser, inboxes: any OwnedInboxes,
+        metadataDocuments: (any OAuthDocumentFetching)? = nil,
         clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled

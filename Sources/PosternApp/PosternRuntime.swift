@@ -79,7 +79,8 @@ public final class PosternRuntime: Service {
 
     private init(
         configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool,
-        dnsThreads: WorkerPool, identity: PublicIdentity, clock: WallClock, mailChanges: MailChanges, grantCache: OAuthGrantCache,
+        dnsThreads: WorkerPool, identity: PublicIdentity, clock: WallClock, mailChanges: MailChanges,
+        grantCache: OAuthGrantCache,
         services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, smtpListener: ListeningSocket?,
         sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, drainFlag: DrainFlag,
         keyStore: any SigningKeyStore, logger: Logger

@@ -60,7 +60,8 @@ extension RuntimeService {
                 if let addresses { changes.announce(addresses) } else { changes.announceEverywhere() }
             },
             listening(url: url, channel: OAuthGrantCache.notificationChannel, logger: logger) { grantIDs in
-                if let grantIDs { for id in grantIDs { grants.invalidate(grantID: id) } } else { grants.invalidateAll() }
+                guard let grantIDs else { return grants.invalidateAll() }
+                for id in grantIDs { grants.invalidate(grantID: id) }
             },
         ]
     }
@@ -97,15 +98,15 @@ extension RuntimeService {
                     ledger.startPurging(every: .seconds(60), now: clock),
                     mailStore.startExpiringBlobs(every: .seconds(60), now: clock),
                     mailStore.startTrimmingChanges(every: .seconds(60), keep: changesKept),
-                    PurgeSchedule.start(every: .seconds(60), on: database, purging: "owner sessions and sign-in failures") {
-                        try OwnerPurge.run($0, now: clock())
-                    },
-                    PurgeSchedule.start(every: .seconds(60), on: database, purging: "OAuth codes, tokens and unused clients") {
-                        try OAuthPurge.run($0, now: clock())
-                    },
-                    PurgeSchedule.start(every: .seconds(600), on: database, purging: "audit events past POSTERN_AUDIT_DAYS") {
-                        try SQLAuditLog.purgeExpired($0, now: clock(), days: auditDays)
-                    },
+                    PurgeSchedule.start(
+                        every: .seconds(60), on: database, purging: "owner sessions and sign-in failures"
+                    ) { try OwnerPurge.run($0, now: clock()) },
+                    PurgeSchedule.start(
+                        every: .seconds(60), on: database, purging: "OAuth codes, tokens and unused clients"
+                    ) { try OAuthPurge.run($0, now: clock()) },
+                    PurgeSchedule.start(
+                        every: .seconds(600), on: database, purging: "audit events past POSTERN_AUDIT_DAYS"
+                    ) { try SQLAuditLog.purgeExpired($0, now: clock(), days: auditDays) },
                 ]
                 schedules.withLock { $0 = started }
             },

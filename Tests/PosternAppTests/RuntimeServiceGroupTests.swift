@@ -15,11 +15,15 @@ struct RuntimeServiceGroupTests {
     final class Lines: Sendable {
         private let bytes = Mutex<[UInt8]>([])
         func append(_ line: [UInt8]) { bytes.withLock { $0 += line } }
-        var all: [String] { bytes.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n").map(String.init) }
+        var all: [String] {
+            bytes.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n").map(String.init)
+        }
         /// The services that said they stopped, in the order they did.
         var stopped: [String] {
             all.compactMap { line -> String? in
-                guard line.contains(" postern-test: stopped "), let range = line.range(of: "service=") else { return nil }
+                guard line.contains(" postern-test: stopped "), let range = line.range(of: "service=") else {
+                    return nil
+                }
                 var name = String(line[range.upperBound...])
                 if name.hasPrefix("\"") { name = String(name.dropFirst().prefix { $0 != "\"" }) }
                 return name
