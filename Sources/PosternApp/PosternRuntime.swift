@@ -180,8 +180,11 @@ public final class PosternRuntime: Service {
         let metricsEndpoint = MetricsEndpoint(
             metrics: metrics, database: database, token: configuration.metricsToken,
             openConnections: { connections.count() }, mailWaiters: { changes.waitingTotal })
+        // With POSTERN_METRICS_LISTEN set, /metrics is never on the main port, even in a runtime that runs no metrics
+        // listener.
         CommonRoutes.register(
-            into: &router, database: database, metrics: metricsListener == nil ? metricsEndpoint : nil, keys: keys,
+            into: &router, database: database,
+            metrics: configuration.metricsListenAddress == nil ? metricsEndpoint : nil, keys: keys,
             openAPI: try OpenAPIDocument.serving(
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
