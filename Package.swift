@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // FilePath for swift-configuration's env-file provider (already a dependency of swift-configuration).
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // The runtime's services (HTTP, SMTP, webhooks, listeners, purges) under one ServiceGroup with ordered
+        // graceful shutdown.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System C libraries (Debian -dev packages; scripts/bootstrap installs them).
@@ -189,6 +192,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "postern", dependencies: [
             "PosternApp", "AgentAuth", "AgentClient", "Owners", "Audit",
@@ -305,7 +309,7 @@ let package = Package(
         .testTarget(name: "PosternAppTests", dependencies: [
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
-            "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys",
+            "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

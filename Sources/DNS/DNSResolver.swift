@@ -6,16 +6,24 @@ import Glibc
 /// truncated (RFC 7766), within a timeout. The blocking socket calls run on ``threads``, never on an event loop or the
 /// cooperative pool.
 public struct DNSResolver: Sendable {
-    /// The threads resolvers' lookups block on unless given others: 16, with 256 lookups allowed to wait; past that a
-    /// lookup fails at once (``DNSError/overloaded``) instead of taking one more thread, as a global queue would.
-    public static let sharedThreads = WorkerPool(threads: 16, queueLimit: 256, name: "postern-dns")
+    /// A pool for lookups to block on: 16 threads, with 256 lookups allowed to wait; past that a lookup fails at once
+    /// (``DNSError/overloaded``) instead of taking one more thread, as a global queue would. Its owner (the runtime)
+    /// shares it among its resolvers and shuts it down with the rest of its threads; threads start on first use.
+    public static func threadPool() -> WorkerPool {
+        WorkerPool(threads: 16, queueLimit: 256, name: "postern-dns")
+    }
 
     public let server: DNSServerAddress
     /// The longest the whole lookup (UDP, then TCP if needed) may take, waiting for a thread included.
     public let timeout: Duration
     let threads: WorkerPool
 
-    public init(server: DNSServerAddress = .system, timeout: Duration = .seconds(3), threads: WorkerPool = sharedThreads)
+    /// - Parameters:
+    ///   - server: the recursive resolver asked.
+    ///   - timeout: the longest a whole lookup may take.
+    ///   - threads: where lookups block; a pool of this resolver's own (``threadPool()``, its threads ending with it)
+    ///     unless given the owner's shared one.
+    public init(server: DNSServerAddress = .system, timeout: Duration = .seconds(3), threads: WorkerPool = threadPool())
     {
         self.server = server
         self.timeout = timeout

@@ -48,6 +48,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var listenBacklog: Int32 = 4096
     /// The monotonic clock in nanoseconds used for every timeout; injected so tests can drive it.
     public var clock: @Sendable () -> UInt64 = EventLoopGroup.monotonicNanoseconds
+    /// Unix seconds now, for the `Date` header and the access log's timestamps; the system's clock by default, the
+    /// runtime's injected wall clock in Postern.
+    public var wallClock: @Sendable () -> Int = { Int(time(nil)) }
 
     /// The defaults listed on each property.
     public init() {}

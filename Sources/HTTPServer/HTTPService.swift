@@ -15,11 +15,11 @@ public struct HTTPService: StreamService {
     /// the loop whose index it has.
     private final class LoopStates: @unchecked Sendable {
         let states: [HTTPLoopState]
-        init(loops: [EventLoop], label: String) {
+        init(loops: [EventLoop], label: String, wallClock: @escaping @Sendable () -> Int) {
             let prefix = HTTPLoopState.randomPrefix()
             states = loops.map {
                 HTTPLoopState(
-                    index: $0.index, prefix: prefix, wallClock: { Int(time(nil)) }, clock: $0.clock, accessLog: $0,
+                    index: $0.index, prefix: prefix, wallClock: wallClock, clock: $0.clock, accessLog: $0,
                     accessLogLabel: label)
             }
         }
@@ -28,7 +28,8 @@ public struct HTTPService: StreamService {
     /// Creates the service for the loops of `group`; each loop gathers its access-log lines.
     public init(shared: HTTPConnectionShared, group: EventLoopGroup) {
         self.shared = shared
-        loopStates = LoopStates(loops: group.loops, label: shared.configuration.accessLogLabel)
+        loopStates = LoopStates(
+            loops: group.loops, label: shared.configuration.accessLogLabel, wallClock: shared.configuration.wallClock)
     }
 
     public func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {

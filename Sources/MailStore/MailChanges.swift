@@ -1,9 +1,9 @@
 import Storage
 import Synchronization
 
-/// Wakes whoever waits for an address's mail to change: the in-process half of the change stream. Every
-/// ``MailStore`` over the same database object shares one (``of(_:)``); the store announces its own writes after
-/// they commit, and on PostgreSQL the composition root feeds it the `postern_mail` notifications of other instances
+/// Wakes whoever waits for an address's mail to change: the in-process half of the change stream. The composition
+/// root makes one and gives it to every ``MailStore`` it builds; the store announces its own writes after they commit,
+/// and on PostgreSQL the composition root feeds it the `postern_mail` notifications of other instances
 /// (``announce(_:)`` with their addresses, ``announceEverywhere()`` after the listener reconnects).
 ///
 /// Waiting is race-free through tickets: take a ``ticket()``, look at the store, then ``wait(for:after:timeout:)``
@@ -30,15 +30,8 @@ public final class MailChanges: Sendable {
 
     private let state = Mutex(State())
 
-    /// A notifier of its own (tests; stores get theirs from ``of(_:)``).
+    /// A stream with no waiters yet.
     public init() {}
-
-    /// The notifier of `database`, made on first use and shared by every store over that object.
-    public static func of(_ database: AnyObject) -> MailChanges {
-        registry.of(database)
-    }
-
-    private static let registry = PerDatabase { MailChanges() }
 
     /// Now, in the announcement sequence.
     public func ticket() -> Ticket {

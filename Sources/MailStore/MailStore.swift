@@ -7,17 +7,22 @@ import Storage
 /// of `MailStore+Search.swift` are the operator's alone.
 public struct MailStore: Sendable {
     let database: any SQLDatabase
-    /// Who waits for this database's mail to change; shared by every store over the same database object.
+    /// Who waits for this store's mail to change: announced to after every write that commits.
     public let changes: MailChanges
     /// Told of every copy delivered to a held inbox, in the delivery's transaction (the webhook queue); nil: no one.
     public let arrivals: (any MailArrivalObserver)?
 
     /// A store over `database`, migrated with `0006_mail.sql` and on.
-    /// - Parameter arrivals: what hears of inbox deliveries to held recipients; the composition root passes the
-    ///   webhook queue's, and a store that delivers nothing needs none.
-    public init(database: any SQLDatabase, arrivals: (any MailArrivalObserver)? = nil) {
+    /// - Parameters:
+    ///   - changes: the change stream its writes announce on; every store of one server shares the one its
+    ///     composition root made, so that a write through any of them wakes every waiter. A store of its own otherwise.
+    ///   - arrivals: what hears of inbox deliveries to held recipients; the composition root passes the
+    ///     webhook queue's, and a store that delivers nothing needs none.
+    public init(
+        database: any SQLDatabase, changes: MailChanges = MailChanges(), arrivals: (any MailArrivalObserver)? = nil
+    ) {
         self.database = database
-        self.changes = MailChanges.of(database)
+        self.changes = changes
         self.arrivals = arrivals
     }
 

@@ -57,6 +57,8 @@ public final class MailboxService: Sendable {
     ///   - mail: the mail store the accounts' messages are in, shared with delivery (the composition root's).
     ///   - ledger: the shared single-use ledger.
     ///   - pool: the worker pool for Argon2.
+    ///   - dnsThreads: the threads domain checks' DNS lookups block on (the runtime's); a pool of its own when nil.
+    ///   - mail: the mail store over `database` with the runtime's change stream; one of its own when nil.
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
     ///   - monotonicClock: the clock the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
@@ -69,7 +71,8 @@ public final class MailboxService: Sendable {
     /// - Throws: `StorageError` from the secret's table.
     public init(
         configuration: MailboxConfiguration, keys: JWTKeySet, store: MailboxStore, mail: MailStore,
-        ledger: ChallengeLedger, pool: WorkerPool, clock: @escaping @Sendable () -> Int64,
+        ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool? = nil,
+        clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
         recordsBesideMessages: [any MailboxMessageRecords] = []
@@ -90,7 +93,8 @@ public final class MailboxService: Sendable {
         self.authorizer = MailboxAuthorizer(tokens: tokens, store: store, clock: clock)
         let secret = try configuration.challengeSecret ?? store.secret(named: "challenge") { SecureRandom.bytes(32) }
         self.resolver = DNSResolver(
-            server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system, timeout: configuration.dnsTimeout)
+            server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
+            timeout: configuration.dnsTimeout, threads: dnsThreads ?? DNSResolver.threadPool())
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
         let rates = configuration.rateLimits.share(among: configuration.instances)

@@ -51,6 +51,7 @@ public final class OAuthService: Sendable {
     ///   - database: a database with migrations 0008 (shared secrets) and 0016 applied.
     ///   - grants: the grant model (grants, codes, refresh and access tokens), its revocations observed.
     ///   - pool: the worker pool whose signing lane signs access tokens.
+    ///   - grantCache: the resource side's cache of live grants, which revocations here drop at once.
     ///   - browser: the owners' cookies, sessions and CSRF (`OwnerService.browser`).
     ///   - inboxes: the owners' inboxes, for the consent page's inbox picker.
     ///   - metadataDocuments: the fetcher of client ID metadata documents (https `client_id`s), with its address

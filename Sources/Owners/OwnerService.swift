@@ -32,6 +32,7 @@ public final class OwnerService: Sendable {
     ///   - configuration: sign-up switch, session lifetime, costs, limits.
     ///   - database: a database with migrations 0008 (the shared CSRF key) and 0016 applied.
     ///   - pool: the worker pool Argon2id runs on.
+    ///   - dnsThreads: the threads domain checks' DNS lookups block on (the runtime's); a pool of its own when nil.
     ///   - clock: Unix seconds.
     ///   - monotonicClock: what the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory`.
@@ -39,7 +40,7 @@ public final class OwnerService: Sendable {
     ///   - audit: where sign-ins, failed sign-ins and the owner pages' changes are recorded.
     /// - Throws: storage errors reading or creating the CSRF key.
     public init(
-        configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool,
+        configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool, dnsThreads: WorkerPool? = nil,
         clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
         metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil,
         audit: AuditTrail = .disabled
@@ -57,7 +58,7 @@ public final class OwnerService: Sendable {
             database: database,
             resolver: DNSResolver(
                 server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
-                timeout: configuration.dnsTimeout),
+                timeout: configuration.dnsTimeout, threads: dnsThreads ?? DNSResolver.threadPool()),
             mxHost: configuration.mxHost, served: configuration.servedDomains, limit: configuration.maxDomains,
             verificationWindow: configuration.domainVerificationWindow, mailboxes: configuration.domainMailboxes,
             clock: clock)

@@ -68,7 +68,7 @@ public struct LineLogHandler: LogHandler {
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, formatted at most once per second.
     static func timestamp() -> String {
-        let now = time(nil)
+        let now = Int(WallClock.system.seconds)
         if let cached = cache.withLock({ $0.second == now ? $0.text : nil }) { return cached }
         let text = RFC3339.format(Int64(now))
         cache.withLock { $0 = (now, text) }

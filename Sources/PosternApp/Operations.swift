@@ -167,7 +167,7 @@ public enum Operations {
     }
 
     /// Unix seconds now.
-    public static func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
+    public static func unixNow() -> Int64 { WallClock.system.seconds }
 }
 
 /// Opens the signing keys where the configuration keeps them: sealed in the database when it is PostgreSQL (shared by

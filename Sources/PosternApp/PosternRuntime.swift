@@ -25,156 +25,178 @@ import ServerKit
 import SigningKeys
 import SocketServer
 import Storage
-import Synchronization
+import ServiceLifecycle
 import Webhooks
 
-/// One running Postern: the database, keys, worker pool, surfaces and the HTTP server, composed once.
-/// `postern serve` and the end-to-end tests both build it through ``build(configuration:logger:clock:)``.
-public final class PosternRuntime: Sendable {
+/// One running Postern: the database, keys, thread pools, surfaces and listeners, composed once, and the services that
+/// run them under one `ServiceGroup`.
+///
+/// ``build(configuration:logger:clock:accessLog:services:)`` binds the sockets, opens the database and wires every
+/// route; ``run()`` runs the services until ``triggerGracefulShutdown()`` (what SIGTERM and SIGINT do in
+/// `postern serve`), then stops them one at a time in the reverse of ``serviceNames``: `/readyz` drains, the
+/// listeners stop accepting and finish what is in flight, the loops stop, the webhooks, purges, PostgreSQL listeners
+/// and key reload stop, the worker, fetch and DNS threads are joined, and the database closes last. When ``run()``
+/// has returned no thread of this runtime runs, so the process can exit normally.
+///
+/// Nothing here is process-wide: the change stream, the grant cache and the thread pools are made by `build` and
+/// handed to whoever needs them, so two runtimes in one process (the tests, a cluster of instances) share nothing.
+public final class PosternRuntime: Service {
     /// The configuration it was built from.
     public let configuration: PosternConfiguration
-    /// The SQLite database (migrated).
+    /// The database (migrated).
     public let database: any SQLDatabase
     /// Every signing and verification key.
     public let keys: JWTKeySet
     /// The bounded pool for scrypt, Argon2 and RSA.
     public let pool: WorkerPool
-    /// The outbound fetcher (remote hashes, webhooks), with its own I/O threads.
-    private let fetcher: Fetcher
-    /// Delivers the webhook queue from ``start()`` to ``shutdown()``.
-    private let webhooks: WebhookDispatcher
+    /// The threads DNS lookups block on (domain verification, the sandbox's mail authentication).
+    let dnsThreads: WorkerPool
     /// The base URL and issuer every surface prints and mints with, fixed when the socket was bound.
     public let identity: PublicIdentity
-    /// This instance's cache of live OAuth grants: told of every revocation made here, and of every instance's
-    /// through `postern_grants` on PostgreSQL.
+    /// The wall clock every part of this runtime reads.
+    public let clock: WallClock
+    /// Who waits for mail to change (JMAP push, long polls, the webhook dispatcher): every mail store of this runtime
+    /// announces through it, and on PostgreSQL so do other instances, through `postern_mail`.
+    public let mailChanges: MailChanges
+    /// The live OAuth grants this instance has seen, dropped by revocations here and, on PostgreSQL, elsewhere.
     public let grantCache: OAuthGrantCache
-    /// The listening socket, bound by `build` and served from `start()`.
+    /// The services ``run()`` runs, in start order; they stop in reverse.
+    public var serviceNames: [String] { services.map(\.name) }
+
+    private let services: [RuntimeService]
+    private let serviceGroup: ServiceGroup
+    /// The listening socket, bound by `build` and served from `run()`.
     private let listener: ListeningSocket
     /// The event loops HTTP and SMTP share.
     private let group: EventLoopGroup
-    private let server: HTTPServer
-    /// The SMTP listener and its bound socket; nil when `POSTERN_SMTP` is off.
-    private let smtp: (server: SMTPServer, listener: ListeningSocket)?
-    /// The SMTP sandbox's submission listener; nil when `POSTERN_SANDBOX_SMTP_PORT` is 0.
-    private let sandbox: (server: SMTPServer, listener: ListeningSocket)?
-    /// The `/metrics` listener and its bound socket; nil unless `POSTERN_METRICS_LISTEN` is set.
-    private let metricsServer: (server: HTTPServer, listener: ListeningSocket)?
-    private let ledger: ChallengeLedger
-    /// Whose uploaded blobs expire on a schedule of their own.
-    private let mailStore: MailStore
-    private let keyStore: any SigningKeyStore
+    /// The SMTP listener's socket; nil when `POSTERN_SMTP` is off or the runtime runs no SMTP.
+    private let smtpListener: ListeningSocket?
+    /// The SMTP sandbox's socket; nil when `POSTERN_SANDBOX_SMTP_PORT` is 0 or the runtime runs no sandbox.
+    private let sandboxListener: ListeningSocket?
+    /// The `/metrics` listener's socket; nil unless `POSTERN_METRICS_LISTEN` is set.
+    private let metricsListener: ListeningSocket?
     /// Set by ``beginDraining()``: `/readyz` fails from then on.
     private let drainFlag: DrainFlag
-    private let keyReload = Mutex<Task<Void, Never>?>(nil)
-    /// Hear other instances' key rotations and mail changes (PostgreSQL's `LISTEN postern_keys` and
-    /// `LISTEN postern_mail`) while serving.
-    private let listeners = Mutex<[PostgresListener]>([])
-    /// The periodic purges: consumed challenges and expired blobs.
-    private let purges = Mutex<[PurgeSchedule]>([])
-    private let clock: @Sendable () -> Int64
+    private let keyStore: any SigningKeyStore
     private let logger: Logger
 
     private init(
         configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool,
-        fetcher: Fetcher, webhooks: WebhookDispatcher,
-        identity: PublicIdentity, listener: ListeningSocket, group: EventLoopGroup, server: HTTPServer,
-        smtp: (server: SMTPServer, listener: ListeningSocket)?, sandbox: (server: SMTPServer, listener: ListeningSocket)?,
-        metricsServer: (server: HTTPServer, listener: ListeningSocket)?,
-        ledger: ChallengeLedger, mailStore: MailStore, keyStore: any SigningKeyStore, drainFlag: DrainFlag,
-        grantCache: OAuthGrantCache, clock: @escaping @Sendable () -> Int64, logger: Logger
+        dnsThreads: WorkerPool, identity: PublicIdentity, clock: WallClock, mailChanges: MailChanges,
+        grantCache: OAuthGrantCache,
+        services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, smtpListener: ListeningSocket?,
+        sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, drainFlag: DrainFlag,
+        keyStore: any SigningKeyStore, logger: Logger
     ) {
-        self.grantCache = grantCache
-        self.drainFlag = drainFlag
-        self.group = group
-        self.smtp = smtp
-        self.sandbox = sandbox
-        self.metricsServer = metricsServer
         self.keyStore = keyStore
+        self.logger = logger
         self.configuration = configuration
         self.database = database
         self.keys = keys
         self.pool = pool
-        self.fetcher = fetcher
-        self.webhooks = webhooks
+        self.dnsThreads = dnsThreads
         self.identity = identity
-        self.listener = listener
-        self.server = server
-        self.ledger = ledger
-        self.mailStore = mailStore
         self.clock = clock
-        self.logger = logger
+        self.mailChanges = mailChanges
+        self.grantCache = grantCache
+        let services = services.map { $0.logging(to: logger) }
+        self.services = services
+        self.listener = listener
+        self.group = group
+        self.smtpListener = smtpListener
+        self.sandboxListener = sandboxListener
+        self.metricsListener = metricsListener
+        self.drainFlag = drainFlag
+        // A service that fails (a listener that cannot serve) stops the others in order too, so that the database
+        // never closes under a listener still answering; `run()` then throws its error.
+        serviceGroup = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map {
+                    .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                        failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: $0.name)
+                },
+                logger: logger))
     }
 
-    /// Binds the listening socket, opens the data directory, applies pending migrations, loads or generates
-    /// keys and wires every route.
+    /// Binds the listening sockets, opens the data directory, applies pending migrations, loads or generates
+    /// keys, wires every route and makes the services of `services`.
     ///
-    /// The socket is bound first, so that the public URL and issuer can name the real port (with port 0
-    /// too) before the surfaces are built; connections wait in the backlog until ``start()``.
+    /// The sockets are bound first, so that the public URL and issuer can name the real port (with port 0
+    /// too) before the surfaces are built; connections wait in the backlog until ``run()`` serves them.
     /// - Parameters:
     ///   - configuration: a validated configuration.
     ///   - logger: the root logger; components log below it.
-    ///   - clock: Unix seconds now; injected so tests can move time.
-    /// - Throws: ``ListenError`` naming the address when it cannot be bound; configuration, storage,
-    ///   migration or key errors. Nothing is served on failure, and the socket is closed.
+    ///   - clock: the wall clock; injected so tests can move time.
     ///   - accessLog: where the access log goes when `logger` logs at `info` or below; standard error
     ///     by default. Injected so tests can read it.
+    ///   - services: which services ``run()`` runs; `postern serve` runs them all.
+    ///   - metrics: the registry `/metrics` shows; the process's, which swift-metrics is bootstrapped over, by default.
+    /// - Throws: ``ListenError`` naming the address when it cannot be bound; configuration, storage,
+    ///   migration or key errors. Nothing is served on failure, and the sockets are closed.
     public static func build(
-        configuration: PosternConfiguration, logger: Logger,
-        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
-        accessLog: any LineSink = FileDescriptorSink()
+        configuration: PosternConfiguration, logger: Logger, clock: WallClock = .system,
+        accessLog: any LineSink = FileDescriptorSink(), services wanted: PosternServiceSet = .all,
+        metrics: PosternMetrics = .shared
     ) async throws -> PosternRuntime {
         try configuration.validate()
+        let now = clock.secondsReader
         let smtpTLS = try SMTPCertificate.configured(configuration)
         let listener = try ListenError.bind(host: configuration.host, port: configuration.port)
         let identity = configuration.publicIdentity(listeningOn: listener.host, port: listener.port)
         // SMTP is bound as early, so that a clash stops the start, named, and the guide can print its real port.
         let smtpListener =
-            try configuration.smtpEnabled
+            try configuration.smtpEnabled && wanted.contains(.smtp)
             ? ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: configuration.smtpPort) : nil
         // POSTERN_SMTP=off turns every SMTP listener off, the sandbox's too (as cluster instances run).
-        let sandboxListener = try (configuration.smtpEnabled ? configuration.sandboxSMTPPort : nil).map {
+        let sandboxPort = configuration.smtpEnabled && wanted.contains(.sandbox) ? configuration.sandboxSMTPPort : nil
+        let sandboxListener = try sandboxPort.map {
             try ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: $0)
         }
         // The metrics listener too (POSTERN_METRICS_LISTEN): /metrics then leaves the main port.
-        let metricsListener = try configuration.metricsListenAddress.map {
+        let metricsListener = try (wanted.contains(.metrics) ? configuration.metricsListenAddress : nil).map {
             try ListenError.bind(host: $0.host, port: $0.port)
         }
-        let (database, applied) = try DatabaseOpener.migrated(configuration, readers: 2, logger: logger)
+        let (database, applied) = try DatabaseOpener.migrated(
+            configuration, readers: 2, logger: logger, clock: clock)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
         let keyStore: any SigningKeyStore
         do {
-            keyStore = try SigningKeyStores.open(configuration: configuration, database: database, clock: clock)
+            keyStore = try SigningKeyStores.open(configuration: configuration, database: database, clock: now)
         } catch {
             database.close()
             throw error
         }
         try KeyRingCheck.warnIfNew(keyStore, database: database, logger: logger)
         let keys = keyStore.keySet()
+        // The thread pools, the change stream and the grant cache: made here, once, and handed down.
         let pool = WorkerPool()
+        let dnsThreads = DNSResolver.threadPool()
         let fetcher = try Surfaces.fetcher(configuration, identity: identity)
+        let changes = MailChanges()
+        let grants = OAuthGrantCache()
         let ledger = ChallengeLedger(database: database)
-        let metrics = PosternMetrics.shared
 
         let connections = ConnectionCountBox()
         let drainFlag = DrainFlag()
         var router = ContextRouter()
-        let mail = Surfaces.localMail(configuration, database: database, clock: clock)
-        let changes = mail.store.changes
+        let mail = Surfaces.localMail(configuration, database: database, changes: changes, clock: now)
         let metricsEndpoint = MetricsEndpoint(
             metrics: metrics, database: database, token: configuration.metricsToken,
             openConnections: { connections.count() }, mailWaiters: { changes.waitingTotal })
+        // With POSTERN_METRICS_LISTEN set, /metrics is never on the main port, even in a runtime that runs no metrics
+        // listener.
         CommonRoutes.register(
-            into: &router, database: database, metrics: metricsListener == nil ? metricsEndpoint : nil, keys: keys,
+            into: &router, database: database,
+            metrics: configuration.metricsListenAddress == nil ? metricsEndpoint : nil, keys: keys,
             openAPI: try OpenAPIDocument.serving(
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
-            clock: clock, draining: { drainFlag.isSet })
-        let grantCache = OAuthGrantCache()
+            clock: now, draining: { drainFlag.isSet })
         let (unmatched, mailSandbox) = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
-            ledger: ledger, pool: pool, fetcher: fetcher, mail: mail,
+            ledger: ledger, pool: pool, dnsThreads: dnsThreads, fetcher: fetcher, mail: mail, grantCache: grants,
             smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
-            sandboxPort: sandboxListener?.port, grantCache: grantCache, clock: clock, logger: logger)
+            sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -189,31 +211,82 @@ public final class PosternRuntime: Sendable {
         // One line per request at `info`, as the log level promises; none at `notice` and above.
         serverConfiguration.accessLog = logger.logLevel <= .info ? accessLog : nil
         serverConfiguration.accessLogLabel = logger.label
+        serverConfiguration.wallClock = { Int(clock.seconds) }
         let group = try EventLoopGroup(
             count: serverConfiguration.eventQueueCount, clock: serverConfiguration.clock,
             pollInterval: serverConfiguration.pollInterval, lineSink: serverConfiguration.accessLog)
         let server = HTTPServer(configuration: serverConfiguration, responder: responder, group: group, logger: logger)
         connections.attach(server)
-        let smtp = smtpListener.map {
-            (smtpServer(configuration, delivery: mail.delivery, tls: smtpTLS, group: group, logger: logger), $0)
+
+        // In start order; the group stops them in reverse, each once the one after it has stopped.
+        var services: [RuntimeService] = [
+            .database(database),
+            .threads(pool: pool, fetcher: fetcher, dns: dnsThreads),
+        ]
+        if wanted.contains(.keyReload) {
+            services.append(
+                .keyReload(keyStore, every: .seconds(configuration.keyReloadSeconds), clock: now, logger: logger))
         }
-        let sandbox = try sandboxListener.map {
-            (
-                try sandboxServer(configuration, sandbox: mailSandbox, group: group, logger: logger), $0
-            )
+        if wanted.contains(.databaseListeners), case .postgres(let url) = try configuration.database() {
+            services += RuntimeService.databaseListeners(
+                url: url, keyStore: keyStore, changes: changes, grants: grants, logger: logger)
         }
-        let metricsServer = metricsListener.map {
-            (makeMetricsServer(metricsEndpoint, configuration, group: group, logger: logger), $0)
+        if wanted.contains(.purges) {
+            services.append(
+                .purges(
+                    database: database, ledger: ledger, mailStore: mail.store,
+                    changesKept: configuration.mailChangesKept, auditDays: configuration.auditDays, clock: now))
         }
-        let webhooks = Surfaces.webhookDispatcher(
-            configuration, database: database, fetcher: fetcher, changes: changes, logger: logger)
+        if wanted.contains(.webhooks) {
+            services.append(
+                .webhooks(
+                    Surfaces.webhookDispatcher(
+                        configuration, database: database, fetcher: fetcher, changes: changes,
+                        clock: clock.millisecondsReader, logger: logger)))
+        }
+        services.append(.eventLoops(group))
+        if let metricsListener {
+            let server = makeMetricsServer(
+                metricsEndpoint, configuration, wallClock: serverConfiguration.wallClock, group: group, logger: logger)
+            services.append(.listening("metrics listener", on: metricsListener, group: group) {
+                _ = try server.start(on: $0)
+            } stop: {
+                await server.shutdown()
+            })
+        }
+        if let sandboxListener {
+            let server = try sandboxServer(
+                configuration, sandbox: mailSandbox, dnsThreads: dnsThreads, clock: now, group: group, logger: logger)
+            services.append(.listening("SMTP sandbox", on: sandboxListener, group: group) {
+                _ = try server.start(on: $0)
+            } stop: {
+                await server.shutdown()
+            })
+        }
+        if let smtpListener {
+            let server = smtpServer(
+                configuration, delivery: mail.delivery, tls: smtpTLS, metrics: metrics, group: group, logger: logger)
+            services.append(.listening("SMTP", on: smtpListener, group: group) {
+                _ = try server.start(on: $0)
+            } stop: {
+                await server.shutdown()
+            })
+        }
+        if wanted.contains(.http) {
+            services.append(.listening("HTTP", on: listener, group: group) {
+                _ = try server.start(on: $0)
+            } stop: {
+                logger.notice("shutting down: finishing requests in flight")
+                await server.shutdown()
+            })
+            services.append(.readiness(drainFlag, seconds: configuration.drainSeconds, logger: logger))
+        }
         return PosternRuntime(
-            configuration: configuration, database: database, keys: keys, pool: pool, fetcher: fetcher,
-            webhooks: webhooks,
-            identity: identity, listener: listener, group: group, server: server, smtp: smtp, sandbox: sandbox,
-            metricsServer: metricsServer, ledger: ledger,
-            mailStore: mail.store, keyStore: keyStore, drainFlag: drainFlag, grantCache: grantCache, clock: clock,
-            logger: logger)
+            configuration: configuration, database: database, keys: keys, pool: pool, dnsThreads: dnsThreads,
+            identity: identity,
+            clock: clock, mailChanges: changes, grantCache: grants, services: services, listener: listener,
+            group: group, smtpListener: smtpListener, sandboxListener: sandboxListener,
+            metricsListener: metricsListener, drainFlag: drainFlag, keyStore: keyStore, logger: logger)
     }
 
     /// What both SMTP listeners share: the address, the greeting's hostname and the limits.
@@ -232,7 +305,8 @@ public final class PosternRuntime: Sendable {
     /// The `/metrics` listener (`POSTERN_METRICS_LISTEN`): the HTTP server on the same loops with one route; anything
     /// else is 404.
     private static func makeMetricsServer(
-        _ endpoint: MetricsEndpoint, _ configuration: PosternConfiguration, group: EventLoopGroup, logger: Logger
+        _ endpoint: MetricsEndpoint, _ configuration: PosternConfiguration, wallClock: @escaping @Sendable () -> Int,
+        group: EventLoopGroup, logger: Logger
     ) -> HTTPServer {
         var router = ContextRouter()
         endpoint.register(into: &router)
@@ -243,25 +317,27 @@ public final class PosternRuntime: Sendable {
         var settings = HTTPServerConfiguration()
         settings.maxConnections = 64  // scrapers, not clients
         settings.maxConnectionsPerClient = 0
+        settings.wallClock = wallClock
         return HTTPServer(configuration: settings, responder: responder, group: group, logger: logger)
     }
 
     /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
-        _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, group: EventLoopGroup,
-        logger: Logger
+        _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, metrics: PosternMetrics,
+        group: EventLoopGroup, logger: Logger
     ) -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.smtpPort)
         settings.tls = tls
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
-            observer: SMTPTransactionLog.observer("smtp", metrics: PosternMetrics.shared, logger: logger))
+            observer: SMTPTransactionLog.observer("smtp", metrics: metrics, logger: logger))
     }
 
     /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that
     /// takes a Pro API token as the AUTH password and captures every message into that user's sandbox.
     private static func sandboxServer(
-        _ configuration: PosternConfiguration, sandbox: MailSandbox, group: EventLoopGroup, logger: Logger
+        _ configuration: PosternConfiguration, sandbox: MailSandbox, dnsThreads: WorkerPool,
+        clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) throws -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.sandboxSMTPPort ?? 0)
         settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
@@ -270,8 +346,9 @@ public final class PosternRuntime: Sendable {
         // POSTERN_SANDBOX_MAIL_AUTH=off (the test profile): no DNS lookups at all.
         let authenticator = configuration.sandboxMailAuth ? MailAuthenticator(
             dns: ResolverMailAuthDNS(
-                resolver: DNSResolver(server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system))
-        ) { Int64(Date().timeIntervalSince1970) } : nil
+                resolver: DNSResolver(
+                    server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system, threads: dnsThreads)),
+            now: clock) : nil
         return SMTPServer(
             configuration: settings,
             sink: SandboxDeliverySink(sandbox: sandbox, authenticator: authenticator, logger: logger), group: group,
@@ -291,8 +368,11 @@ public final class PosternRuntime: Sendable {
 
     /// The SMTP sandbox listener's address as `host:port`; nil when it is off.
     public var sandboxListenAddress: String? {
-        sandbox.map { PublicIdentity.authority(host: $0.listener.host, port: $0.listener.port) }
+        sandboxListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
     }
+
+    /// The HTTP port bound (the real one with port 0).
+    public var port: Int { listener.port }
 
     /// The bound address as `host:port` (`127.0.0.1:8080`, `[::1]:41234`), the real port included.
     public var listenAddress: String { PublicIdentity.authority(host: listener.host, port: listener.port) }
@@ -302,19 +382,25 @@ public final class PosternRuntime: Sendable {
     /// The `/metrics` listener's address as `host:port` (the real port with port 0); nil unless
     /// `POSTERN_METRICS_LISTEN` is set.
     public var metricsListenAddress: String? {
-        metricsServer.map { PublicIdentity.authority(host: $0.listener.host, port: $0.listener.port) }
+        metricsListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
     }
 
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.
     public var smtpListenAddress: String? {
-        smtp.map { PublicIdentity.authority(host: $0.listener.host, port: $0.listener.port) }
+        smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
     }
 
     /// Makes `/readyz` answer 503 `{"status":"draining"}` from now on while everything else keeps serving, so
-    /// that a balancer health-checking it stops sending requests before ``shutdown()`` closes connections
-    /// (`postern serve` does this for `POSTERN_DRAIN_SECONDS` after SIGTERM).
+    /// that a balancer health-checking it stops sending requests before the listeners close connections (the
+    /// readiness service does this for `POSTERN_DRAIN_SECONDS` when the group shuts down).
     public func beginDraining() {
         drainFlag.set()
+    }
+
+    /// Returns once every event loop has completed a turn that began after the call: it has read its sockets since
+    /// (for tests that must know bytes they sent were taken before they act).
+    func completedTurnAfterNow() async {
+        await group.completedTurnAfterNow()
     }
 
     /// Writes the access-log lines every loop has gathered, now (SIGUSR1: before a log rotation, say).
@@ -322,110 +408,21 @@ public final class PosternRuntime: Sendable {
         for loop in group.loops { loop.flushGatheredLines() }
     }
 
-    /// Starts serving on the sockets bound by `build`; returns the HTTP port (the real one with port 0).
-    public func start() throws -> Int {
-        group.startOnce()
-        let port = try server.start(on: listener)
-        if let smtp { try smtp.server.start(on: smtp.listener) }
-        if let sandbox { try sandbox.server.start(on: sandbox.listener) }
-        if let metricsServer { _ = try metricsServer.server.start(on: metricsServer.listener) }
-        let schedules = [
-            ledger.startPurging(every: .seconds(60), now: clock),
-            mailStore.startExpiringBlobs(every: .seconds(60), now: clock),
-            mailStore.startTrimmingChanges(every: .seconds(60), keep: configuration.mailChangesKept),
-            PurgeSchedule.start(every: .seconds(60), on: database, purging: "owner sessions and sign-in failures") {
-                [clock] in try OwnerPurge.run($0, now: clock())
-            },
-            PurgeSchedule.start(every: .seconds(60), on: database, purging: "OAuth codes, tokens and unused clients") {
-                [clock] in try OAuthPurge.run($0, now: clock())
-            },
-            PurgeSchedule.start(every: .seconds(600), on: database, purging: "audit events past POSTERN_AUDIT_DAYS") {
-                [clock, days = configuration.auditDays] in
-                try SQLAuditLog.purgeExpired($0, now: clock(), days: days)
-            },
-        ]
-        purges.withLock { $0 = schedules }
-        webhooks.start()
-        let interval = configuration.keyReloadSeconds
-        if case .postgres(let url) = try configuration.database() {
-            let store = keyStore
-            let listener = PostgresListener(
-                url: url, channel: DatabaseKeyStore.notificationChannel, logger: logger
-            ) { [weak store] in store?.reloadSoon() }
-            let changes = mailStore.changes
-            let mailListener = PostgresListener(
-                url: url, channel: MailStore.notificationChannel, logger: logger
-            ) { addresses in
-                if let addresses { changes.announce(addresses) } else { changes.announceEverywhere() }
-            }
-            let grants = grantCache
-            let grantListener = PostgresListener(
-                url: url, channel: OAuthGrantCache.notificationChannel, logger: logger
-            ) { grantIDs in
-                if let grantIDs { for id in grantIDs { grants.invalidate(grantID: id) } } else { grants.invalidateAll() }
-            }
-            listeners.withLock { $0 = [listener, mailListener, grantListener] }
-        }
-        keyReload.withLock { task in
-            task = Task { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(interval))
-                    // Off Swift's cooperative pool, which the deferred handlers need: a reload reads files or waits
-                    // on the database (up to its 5 s connect timeout while PostgreSQL is down).
-                    guard !Task.isCancelled, let runtime = self else { return }
-                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                        DispatchQueue.global().async {
-                            runtime.reloadKeys()
-                            done.resume()
-                        }
-                    }
-                }
-            }
-        }
-        return port
+    /// Runs every service until ``triggerGracefulShutdown()`` (or until one fails), then stops them in the reverse of
+    /// ``serviceNames``, each once the one after it has stopped; returns when the database has closed. Run it once.
+    /// - Throws: the error of a service that failed (a listener that could not serve), after every service stopped.
+    public func run() async throws {
+        try await serviceGroup.run()
     }
 
-    /// Stops everything ``start()`` started and closes what ``build(configuration:logger:clock:)`` opened:
-    /// stops accepting, finishes requests in flight and closes idle connections (the event-loop threads
-    /// are joined), stops the purge and the key reload, finishes the queued pool and fetch jobs and joins
-    /// their threads, then closes the database. Afterwards no thread of this runtime runs, so the process
-    /// can exit normally. Calling it again does nothing more.
-    public func shutdown() async {
-        await server.shutdown()
-        await smtp?.server.shutdown()
-        await sandbox?.server.shutdown()
-        await metricsServer?.server.shutdown()
-        await group.shutdownJoining()
-        await webhooks.stop()
-        purges.withLock {
-            for schedule in $0 { schedule.cancel() }
-            $0 = []
-        }
-        // A purge already running finishes first: `close` waits on the writer queue it runs on.
-        let reload = keyReload.withLock { task in
-            defer { task = nil }
-            task?.cancel()
-            return task
-        }
-        await reload?.value
-        listeners.withLock {
-            for listener in $0 { listener.stop() }
-            $0 = []
-        }
-        keyStore.finishReloads()
-        pool.shutdown()
-        fetcher.shutdown()
-        database.close()
-    }
-
-    /// Picks up keys rotated by `postern keys rotate` (or by another instance), lets published keys sign when
-    /// their time has come, and drops keys past their retention; every surface
-    /// and the JWKS see the change at once (they share the key set). Runs every `POSTERN_KEY_RELOAD_SECONDS`.
+    /// Rereads the key ring now, as the key reload service does every `POSTERN_KEY_RELOAD_SECONDS`.
     func reloadKeys() {
-        do {
-            try keyStore.reload(now: clock())
-        } catch {
-            logger.error("reloading keys failed; serving with the keys loaded before", metadata: ["error": "\(error)"])
-        }
+        KeyReloadLoop.reload(keyStore, now: clock.seconds, logger: logger)
+    }
+
+    /// Asks ``run()`` to stop every service in order, draining first (SIGTERM and SIGINT in `postern serve`); before
+    /// ``run()`` has started, it makes it stop as soon as it has started everything.
+    public func triggerGracefulShutdown() async {
+        await serviceGroup.triggerGracefulShutdown()
     }
 }

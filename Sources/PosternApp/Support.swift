@@ -37,9 +37,10 @@ enum DataDirectory {
 
 extension Migrator {
     /// The migrator over the migrations compiled into this binary for `dialect` (`migrations/<dialect>/*.sql`
-    /// when it was built): `serve` and the operator commands read no migrations directory.
-    static func shipped(for dialect: SQLDialect) -> Migrator {
-        Migrator(migrations: EmbeddedResources.migrations(for: dialect))
+    /// when it was built): `serve` and the operator commands read no migrations directory. `clock` stamps
+    /// `applied_at`.
+    static func shipped(for dialect: SQLDialect, clock: WallClock = .system) -> Migrator {
+        Migrator(migrations: EmbeddedResources.migrations(for: dialect), now: clock.secondsReader)
     }
 }
 
@@ -59,12 +60,12 @@ enum DatabaseOpener {
     }
 
     /// `open`, then every shipped migration of its dialect; returns the database and the names applied.
-    static func migrated(_ configuration: PosternConfiguration, readers: Int, logger: Logger) throws
-        -> (database: any SQLDatabase, applied: [String])
-    {
+    static func migrated(
+        _ configuration: PosternConfiguration, readers: Int, logger: Logger, clock: WallClock = .system
+    ) throws -> (database: any SQLDatabase, applied: [String]) {
         let database = try open(configuration, readers: readers, logger: logger)
         do {
-            return (database, try Migrator.shipped(for: database.dialect).migrate(database))
+            return (database, try Migrator.shipped(for: database.dialect, clock: clock).migrate(database))
         } catch {
             database.close()
             throw error

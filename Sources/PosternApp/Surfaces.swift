@@ -27,14 +27,16 @@ enum Surfaces {
     /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
     /// - Parameters:
     ///   - identity: the base URL and issuer every surface prints and mints with.
+    ///   - dnsThreads: the threads DNS lookups block on (domain verification), joined when the runtime stops.
     ///   - fetcher: the remote-hash fetcher, from ``fetcher(_:)``.
+    ///   - dnsThreads: the threads DNS lookups block on (domain verification), joined when the runtime stops.
     ///   - grantCache: the instance's cache of live OAuth grants, which observes every revocation.
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
     static func register(
         into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
-        keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, fetcher: Fetcher,
-        mail: LocalMail, smtpAddress: String?, sandboxPort: Int?, grantCache: OAuthGrantCache,
-        clock: @escaping @Sendable () -> Int64, logger: Logger
+        keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool,
+        fetcher: Fetcher, mail: LocalMail, grantCache: OAuthGrantCache, smtpAddress: String?, sandboxPort: Int?,
+        metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> (unmatched: [PosternResponder.UnmatchedRenderer], sandbox: MailSandbox) {
         let agentSettings = agentConfiguration(configuration, identity: identity)
         let remoteSettings = remoteConfiguration(configuration, identity: identity)
@@ -46,7 +48,7 @@ enum Surfaces {
         let audit = auditTrail(database: database, clock: clock, logger: logger)
         let mailbox = try mailboxService(
             configuration, issuer: identity.issuer, keys: keys, database: database, mail: mail.store, ledger: ledger,
-            pool: pool, clock: clock, logger: logger, sandboxPort: sandboxPort, audit: audit)
+            pool: pool, dnsThreads: dnsThreads, clock: clock, logger: logger, sandboxPort: sandboxPort, audit: audit)
         mailbox.register(into: &router)
         WebhooksController(surface: mailbox, store: WebhookStore(database: database)).register(on: &router)
         let sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail.store)
@@ -62,7 +64,7 @@ enum Surfaces {
             AgentDomainMailboxes(database: database), MailboxDomainMailboxes(database: database),
         ]
         let owners = try OwnerService(
-            configuration: ownerSettings, database: database, pool: pool,
+            configuration: ownerSettings, database: database, pool: pool, dnsThreads: dnsThreads,
             clock: clock, onUnexpectedError: reporter("owners", logger), audit: audit)
         owners.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
@@ -115,8 +117,8 @@ enum Surfaces {
         let jmapService = JMAPService(
             configuration: jmap,
             authenticator: OAuthJMAPAuthenticator(verifier: verifier, principals: ownerPrincipals, fallback: capability), store: mail.store, directory: mail.directory,
-            delivery: mail.delivery, clock: clock, onSubmission: PosternMetrics.shared.jmapSubmission,
-            onUnexpectedError: reporter("jmap", logger), onEventStream: PosternMetrics.shared.jmapEventStream)
+            delivery: mail.delivery, clock: clock, onSubmission: metrics.jmapSubmission,
+            onUnexpectedError: reporter("jmap", logger), onEventStream: metrics.jmapEventStream)
         jmapService.register(into: &router)
 
         var mcp = MCPConfiguration(baseURL: identity.baseURL)
@@ -163,10 +165,12 @@ enum Surfaces {
         let delivery: LocalDelivery
     }
 
-    static func localMail(_ c: PosternConfiguration, database: any SQLDatabase, clock: @escaping @Sendable () -> Int64)
-        -> LocalMail
-    {
-        let store = MailStore(database: database, arrivals: WebhookArrivals())
+    /// - Parameter changes: who waits for mail to change; the runtime's one stream (a command's own otherwise).
+    static func localMail(
+        _ c: PosternConfiguration, database: any SQLDatabase, changes: MailChanges = MailChanges(),
+        clock: @escaping @Sendable () -> Int64
+    ) -> LocalMail {
+        let store = MailStore(database: database, changes: changes, arrivals: WebhookArrivals())
         let directory = localDirectory(c, database: database)
         let policy = RecipientPolicy(
             delimiters: c.recipientDelimiter,
@@ -208,12 +212,13 @@ enum Surfaces {
 
     /// The webhook dispatcher over the shared fetcher; started with the server.
     static func webhookDispatcher(
-        _ c: PosternConfiguration, database: any SQLDatabase, fetcher: Fetcher, changes: MailChanges, logger: Logger
+        _ c: PosternConfiguration, database: any SQLDatabase, fetcher: Fetcher, changes: MailChanges,
+        clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> WebhookDispatcher {
         WebhookDispatcher(
             queue: WebhookQueue(database: database, retryDelaySeconds: c.webhookRetrySeconds),
             transport: FetcherWebhookTransport(fetcher: fetcher, policy: outboundPolicy(c)), changes: changes,
-            clock: { Int64(Date().timeIntervalSince1970 * 1000) }, logger: logger)
+            clock: clock, logger: logger)
     }
 
     static func ownersConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OwnersConfiguration {
@@ -272,8 +277,8 @@ enum Surfaces {
     /// The operator's reset forgets the sandbox's records with every message.
     static func mailboxService(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, mail: MailStore,
-        ledger: ChallengeLedger, pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger,
-        sandboxPort: Int? = nil, audit: AuditTrail = .disabled
+        ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool? = nil, clock: @escaping @Sendable () -> Int64,
+        logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled
     ) throws -> MailboxService {
         var mailbox = MailboxConfiguration(
             issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
@@ -290,8 +295,8 @@ enum Surfaces {
         mailbox.operatorToken = c.operatorToken
         return try MailboxService(
             configuration: mailbox, keys: keys, store: MailboxStore(database: database), mail: mail, ledger: ledger,
-            pool: pool, clock: clock, onUnexpectedError: reporter("mailbox", logger), audit: audit,
-            recordsBesideMessages: [SandboxStore(database: database)])
+            pool: pool, dnsThreads: dnsThreads, clock: clock, onUnexpectedError: reporter("mailbox", logger),
+            audit: audit, recordsBesideMessages: [SandboxStore(database: database)])
     }
 
     /// The audit trail every surface records to: the `audit_events` table; a failed write is logged, never fatal.

@@ -34,14 +34,17 @@ struct Serve: AsyncParsableCommand {
             }
         }
         // Before anything can tell the world we are up: a signal that arrives from then on is a request to
-        // drain, never the default action that would kill requests in flight.
+        // drain, never the default action that would kill requests in flight. The signals are blocked in every thread
+        // and taken by the main thread (TerminationSignals), which asks the runtime's service group to shut down in
+        // order, as the group's own signal handling would.
         // SIGUSR1 writes the access-log lines gathered so far (they wait at most a quarter second anyway).
         let built = Mutex<PosternRuntime?>(nil)
         let termination = TerminationSignals.shared
         termination.arm(onUserSignal: { built.withLock { $0 }?.flushAccessLog() })
         let runtime = try await PosternRuntime.build(configuration: configuration, logger: logger)
         built.withLock { $0 = runtime }
-        _ = try runtime.start()
+        // The sockets are bound: a connection made from now on waits in the backlog until its listener serves it.
+        let running = Task { try await runtime.run() }
         // Scripts and test suites read this line to learn the port when POSTERN_PORT=0.
         // Written unbuffered so that a pipe sees it at once.
         let loops = runtime.eventLoopCount == 1 ? "1 event loop" : "\(runtime.eventLoopCount) event loops"
@@ -58,21 +61,27 @@ struct Serve: AsyncParsableCommand {
         // One JSON line with everything bound, for fixtures that start `serve` with free ports; the file first, so
         // that a reader who saw the line finds the file.
         let bound = runtime.boundAddressesLine
-        if let portsFile { try PortsFile.write(bound, to: portsFile) }
+        if let portsFile {
+            do {
+                try PortsFile.write(bound, to: portsFile)
+            } catch {
+                await runtime.triggerGracefulShutdown()
+                try? await running.value
+                throw error
+            }
+        }
         FileHandle.standardOutput.write(Data(bound))
         logger.notice(
             "serving", metadata: ["public_url": "\(runtime.identity.baseURL)", "issuer": "\(runtime.identity.issuer)"])
-        await termination.wait()
-        if configuration.drainSeconds > 0 {
-            // A balancer checking /readyz takes the instance out before any connection is closed under it.
-            runtime.beginDraining()
-            logger.notice("draining: /readyz fails for \(configuration.drainSeconds) s, then shutting down")
-            try? await Task.sleep(for: .seconds(configuration.drainSeconds))
+        let signalled = Task {
+            await termination.wait()
+            // Drains /readyz for POSTERN_DRAIN_SECONDS, finishes requests in flight, then stops the rest in order.
+            await runtime.triggerGracefulShutdown()
         }
-        logger.notice("shutting down: finishing requests in flight")
-        // Joins the event-loop, pool and fetch threads and closes the database, so that nothing of ours
-        // runs while the process exits.
-        await runtime.shutdown()
+        defer { signalled.cancel() }
+        // Returns once every service has stopped: the loops, pool, fetch and DNS threads are joined and the database
+        // is closed, so that nothing of ours runs while the process exits.
+        try await running.value
         logger.notice("stopped")
     }
 }

@@ -72,6 +72,21 @@ struct DNSResolverTests {
         #expect(server.udpQueries.count == 1)
     }
 
+    @Test("resolvers share their owner's threads; once it shuts them down, lookups fail at once without asking")
+    func ownerShutsThreadsDown() async throws {
+        let server = LoopbackDNSServer(udpReplies: { query in [Self.reply(to: query, flags: 0x8180)] })
+        defer { server.stop() }
+        let threads = DNSResolver.threadPool()
+        let first = DNSResolver(server: DNSServerAddress(server.address)!, threads: threads)
+        let second = DNSResolver(server: DNSServerAddress(server.address)!, timeout: .seconds(1), threads: threads)
+        #expect(try await first.query("example.com", .txt) == .records([.txt("v=1")]))
+        #expect(try await second.query("example.org", .txt) == .records([.txt("v=1")]))
+        #expect(threads.startedThreads >= 1)
+        threads.shutdown()
+        await #expect(throws: DNSError.overloaded) { try await first.query("example.net", .txt) }
+        #expect(server.udpQueries.count == 2)
+    }
+
     /// `message` with the letters of its question name (from offset 12) lower-cased, as a forger who does not know
     /// the case asked would send it.
     static func lowerCasingQuestion(_ message: [UInt8]) -> [UInt8] {

@@ -97,7 +97,7 @@ struct MailboxWaitTests {
     @Test("a waiting request answers with mail delivered while it waits, at once with mail already there, 204 without")
     func wait() async throws {
         let harness = try MailboxHarness()
-        let changes = MailStore(database: harness.test.database).changes
+        let changes = harness.service.mail.changes
         let account = try await harness.createAccount("waiter@mail.localhost")
         let started = ContinuousClock.now
         let nothing = await harness.send(.GET, "/api/accounts/\(account.id)/messages/wait?timeout=1", bearer: account.token)

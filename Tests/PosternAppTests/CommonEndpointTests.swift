@@ -146,7 +146,7 @@ struct CommonEndpointTests {
     func keysStableAcrossRestart() async throws {
         let first = try await TestServer.start()
         let before = try await first.client().request("GET", "/.well-known/jwks.json").text
-        await first.runtime.shutdown()
+        await first.shutdown()
         let second = try await TestServer.start { $0.dataDirectory = first.dataDirectory }
         defer { Task { await second.stop() } }
         let after = try await second.client().request("GET", "/.well-known/jwks.json").text

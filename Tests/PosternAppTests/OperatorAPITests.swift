@@ -122,7 +122,7 @@ struct OperatorAPITests {
         let server = try await Self.start()
         defer { Task { await server.stop() } }
         let client = try server.client()
-        let changes = MailStore(database: server.runtime.database).changes
+        let changes = server.runtime.mailChanges
         let waiting = Task {
             try await client.request(
                 "GET", "/api/operator/messages/wait?to=late%40example.org&timeout=20", headers: Self.auth)
@@ -167,7 +167,7 @@ struct OperatorAPITests {
         #expect(try await client.request("GET", "/api/user/sandbox/messages/wait?timeout=1", headers: auth).status == 204)
         #expect(try await client.request("GET", "/api/user/sandbox/messages/wait?timeout=31", headers: auth).status == 400)
         #expect(try await client.request("GET", "/api/user/sandbox/messages/wait?timeout=0").status == 401)
-        let changes = MailStore(database: server.runtime.database).changes
+        let changes = server.runtime.mailChanges
         let waiting = Task {
             try await client.request("GET", "/api/user/sandbox/messages/wait?timeout=30", headers: auth)
         }

@@ -10,6 +10,8 @@ struct TestServer {
     let runtime: PosternRuntime
     let port: Int
     let dataDirectory: String
+    /// The runtime's service group, running until ``shutdown()``.
+    let running: Task<Void, any Error>
 
     /// A configuration for tests: port 0, a fresh data directory, fast proofs, no rate limits.
     static func configuration(dataDirectory: String? = nil) -> PosternConfiguration {
@@ -50,10 +52,13 @@ struct TestServer {
     private static let databases = Mutex<[String: String]>([:])
 
     /// Builds and starts a server; `adjust` edits the test configuration first.
+    /// - Parameters:
+    ///   - clock: Unix seconds; the system's wall clock when nil.
+    ///   - services: which services run (all by default, as `postern serve` runs them).
     static func start(
         _ adjust: (inout PosternConfiguration) -> Void = { _ in },
-        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
-        logger: Logger? = nil, accessLog: (any LineSink)? = nil
+        clock: (@Sendable () -> Int64)? = nil,
+        logger: Logger? = nil, accessLog: (any LineSink)? = nil, services: PosternServiceSet = .all
     ) async throws -> TestServer {
         let defaults = configuration()
         var configuration = defaults
@@ -69,17 +74,25 @@ struct TestServer {
             return quiet
         }()
         let runtime = try await PosternRuntime.build(
-            configuration: configuration, logger: logger, clock: clock, accessLog: accessLog ?? FileDescriptorSink())
-        let port = try runtime.start()
-        return TestServer(runtime: runtime, port: port, dataDirectory: configuration.dataDirectory)
+            configuration: configuration, logger: logger, clock: clock.map(WallClock.init(seconds:)) ?? .system,
+            accessLog: accessLog ?? FileDescriptorSink(), services: services)
+        let running = Task { try await runtime.run() }
+        return TestServer(
+            runtime: runtime, port: runtime.port, dataDirectory: configuration.dataDirectory, running: running)
     }
 
     /// A new keep-alive client connection.
     func client() throws -> TestHTTPClient { try TestHTTPClient(port: port) }
 
+    /// Stops every service in order, as SIGTERM does, and waits until the database has closed.
+    func shutdown() async {
+        await runtime.triggerGracefulShutdown()
+        try? await running.value
+    }
+
     /// Stops the server and removes its data directory.
     func stop() async {
-        await runtime.shutdown()
+        await shutdown()
         try? FileManager.default.removeItem(atPath: dataDirectory)
     }
 }

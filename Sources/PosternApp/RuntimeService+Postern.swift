@@ -1,0 +1,152 @@
+import Audit
+import ComputePool
+import DNS
+import Fetch
+import Logging
+import MailStore
+import OAuthResource
+import OAuthServer
+import Owners
+import PostgresClient
+import SigningKeys
+import SocketServer
+import Storage
+import Synchronization
+
+/// The services of a ``PosternRuntime``, in the order it starts them (and so the reverse of the order they stop in).
+extension RuntimeService {
+    /// The database: open for as long as any other service runs, closed last (a purge or reload already running
+    /// finishes first: `close` waits on the writer queue).
+    static func database(_ database: any SQLDatabase) -> RuntimeService {
+        RuntimeService("database") { await Blocking.run { database.close() } }
+    }
+
+    /// The worker pool (hashing, signing), the fetcher's I/O threads and the DNS resolver's threads: their queued jobs
+    /// finish and their threads are joined once nothing that uses them runs.
+    static func threads(pool: WorkerPool, fetcher: Fetcher, dns: WorkerPool) -> RuntimeService {
+        RuntimeService("worker, fetch and DNS threads") {
+            await Blocking.run {
+                pool.shutdown()
+                fetcher.shutdown()
+                dns.shutdown()
+            }
+        }
+    }
+
+    /// Rereads the key ring every `interval` (keys rotated by `postern keys rotate` or another instance, keys whose
+    /// time to sign has come, keys past retention); stopped after the PostgreSQL listeners that ask for reloads too,
+    /// and waits for the reloads they asked for.
+    static func keyReload(
+        _ store: any SigningKeyStore, every interval: Duration, clock: @escaping @Sendable () -> Int64, logger: Logger
+    ) -> RuntimeService {
+        let reloads = KeyReloadLoop(store: store, interval: interval, clock: clock, logger: logger)
+        return RuntimeService("key reload", start: { reloads.start() }) {
+            await reloads.stop()
+            await Blocking.run { store.finishReloads() }
+        }
+    }
+
+    /// PostgreSQL's `LISTEN` for what other instances did: key rotations (`postern_keys`: reload), mail changes
+    /// (`postern_mail`: wake the waiters) and grant revocations (`postern_grants`: drop them from the cache). A
+    /// listener that (re)connects hears nil: whatever was sent meanwhile is unknown, so everything is woken or dropped.
+    static func databaseListeners(
+        url: String, keyStore: any SigningKeyStore, changes: MailChanges, grants: OAuthGrantCache, logger: Logger
+    ) -> [RuntimeService] {
+        [
+            listening(url: url, channel: DatabaseKeyStore.notificationChannel, logger: logger) { [weak keyStore] _ in
+                keyStore?.reloadSoon()
+            },
+            listening(url: url, channel: MailStore.notificationChannel, logger: logger) { addresses in
+                if let addresses { changes.announce(addresses) } else { changes.announceEverywhere() }
+            },
+            listening(url: url, channel: OAuthGrantCache.notificationChannel, logger: logger) { grantIDs in
+                guard let grantIDs else { return grants.invalidateAll() }
+                for id in grantIDs { grants.invalidate(grantID: id) }
+            },
+        ]
+    }
+
+    private static func listening(
+        url: String, channel: String, logger: Logger, onPayloads: @escaping @Sendable ([String]?) -> Void
+    ) -> RuntimeService {
+        let listener = Mutex<PostgresListener?>(nil)
+        return RuntimeService(
+            "PostgreSQL LISTEN \(channel)",
+            start: {
+                listener.withLock {
+                    $0 = PostgresListener(url: url, channel: channel, logger: logger, onPayloads: onPayloads)
+                }
+            },
+            stop: {
+                guard let running = listener.withLock({ $0.take() }) else { return }
+                // Waits up to a connection attempt's timeout: off the cooperative pool.
+                await Blocking.run { running.stop() }
+            })
+    }
+
+    /// The periodic purges: consumed challenges, expired blobs, old mail changes, owner sessions and sign-in
+    /// failures, OAuth codes and tokens, audit events past `POSTERN_AUDIT_DAYS`.
+    static func purges(
+        database: any SQLDatabase, ledger: ChallengeLedger, mailStore: MailStore, changesKept: Int, auditDays: Int,
+        clock: @escaping @Sendable () -> Int64
+    ) -> RuntimeService {
+        let schedules = Mutex<[PurgeSchedule]>([])
+        return RuntimeService(
+            "purges",
+            start: {
+                let started = [
+                    ledger.startPurging(every: .seconds(60), now: clock),
+                    mailStore.startExpiringBlobs(every: .seconds(60), now: clock),
+                    mailStore.startTrimmingChanges(every: .seconds(60), keep: changesKept),
+                    PurgeSchedule.start(
+                        every: .seconds(60), on: database, purging: "owner sessions and sign-in failures"
+                    ) { try OwnerPurge.run($0, now: clock()) },
+                    PurgeSchedule.start(
+                        every: .seconds(60), on: database, purging: "OAuth codes, tokens and unused clients"
+                    ) { try OAuthPurge.run($0, now: clock()) },
+                    PurgeSchedule.start(
+                        every: .seconds(600), on: database, purging: "audit events past POSTERN_AUDIT_DAYS"
+                    ) { try SQLAuditLog.purgeExpired($0, now: clock(), days: auditDays) },
+                ]
+                schedules.withLock { $0 = started }
+            },
+            stop: {
+                let running = schedules.withLock { schedules in
+                    defer { schedules = [] }
+                    return schedules
+                }
+                for schedule in running { schedule.cancel() }
+            })
+    }
+
+    /// The event loops the listeners share: started by the first listener, stopped and joined once every listener
+    /// has stopped.
+    static func eventLoops(_ group: EventLoopGroup) -> RuntimeService {
+        RuntimeService("event loops", start: { group.startOnce() }) { await group.shutdownJoining() }
+    }
+
+    /// A listener on the shared loops: `start` serves `socket` (bound by `build`); `stop` stops accepting, finishes
+    /// what is in flight and closes the connections.
+    static func listening(
+        _ name: String, on socket: ListeningSocket, group: EventLoopGroup,
+        start: @escaping @Sendable (ListeningSocket) throws -> Void, stop: @escaping @Sendable () async -> Void
+    ) -> RuntimeService {
+        RuntimeService(
+            name,
+            start: {
+                group.startOnce()
+                try start(socket)
+            }, stop: stop)
+    }
+
+    /// Started last and stopped first: `/readyz` answers 503 `draining` for `seconds` (`POSTERN_DRAIN_SECONDS`) so
+    /// that a balancer takes the instance out before any connection is closed under it.
+    static func readiness(_ flag: DrainFlag, seconds: Int, logger: Logger) -> RuntimeService {
+        RuntimeService("readiness") {
+            guard seconds > 0 else { return }
+            flag.set()
+            logger.notice("draining: /readyz fails for \(seconds) s, then shutting down")
+            try? await Task.sleep(for: .seconds(seconds))
+        }
+    }
+}

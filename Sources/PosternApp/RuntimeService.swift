@@ -1,0 +1,45 @@
+import Logging
+import ServiceLifecycle
+
+/// One part of a running Postern as a service of its `ServiceGroup`: `run()` starts the part, waits for the group's
+/// graceful shutdown (or cancellation), then stops it and returns. The group starts every service at once and stops
+/// them one at a time in reverse order, each waiting for the one after it, so the order of
+/// ``PosternRuntime/serviceNames`` is the order of dependence: a part listed later may use every part listed before
+/// it until it has stopped.
+struct RuntimeService: Service, CustomStringConvertible {
+    /// The service's name in logs and in ``PosternRuntime/serviceNames``.
+    let name: String
+    private let start: @Sendable () async throws -> Void
+    private let stop: @Sendable () async -> Void
+    /// Where "stopped" is said (at debug level), once the part has stopped; nil says nothing.
+    private var logger: Logger?
+
+    /// - Parameters:
+    ///   - start: starts the part; a throw ends the service and so the group (a listener that cannot serve).
+    ///   - stop: stops it, returning once it has (requests finished, threads joined).
+    init(
+        _ name: String, start: @escaping @Sendable () async throws -> Void = {},
+        stop: @escaping @Sendable () async -> Void
+    ) {
+        self.name = name
+        self.start = start
+        self.stop = stop
+    }
+
+    var description: String { name }
+
+    /// This service, saying when it has stopped to `logger`.
+    func logging(to logger: Logger) -> RuntimeService {
+        var copy = self
+        copy.logger = logger
+        return copy
+    }
+
+    func run() async throws {
+        try await start()
+        // Throws CancellationError when the group is cancelled instead: the part is stopped all the same.
+        try? await gracefulShutdown()
+        await stop()
+        logger?.debug("stopped", metadata: ["service": "\(name)"])
+    }
+}
