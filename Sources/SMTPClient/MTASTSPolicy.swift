@@ -82,8 +82,9 @@ public struct MTASTSPolicy: Sendable, Equatable {
         var mode: Mode?
         var maxAge: Int?
         var patterns: [String] = []
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = Substring(rawLine)
+        // By bytes: as Characters, "\r\n" is one grapheme and would never split at "\n".
+        for rawLine in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            var line = Substring(String(decoding: rawLine, as: UTF8.self))
             if line.hasSuffix("\r") { line = line.dropLast() }
             while line.last == " " || line.last == "\t" { line = line.dropLast() }
             if line.isEmpty { continue }
