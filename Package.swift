@@ -296,7 +296,7 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "SMTPClientTests", dependencies: [
-            "SMTPClient", "SMTPServer", "ServerTLS", "SocketServer", "Fetch", "PosternTestSupport",
+            "SMTPClient", "SMTPServer", "ServerTLS", "SocketServer", "Fetch", "ComputePool", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
