@@ -168,6 +168,9 @@ let package = Package(
             "MailboxAccounts", "MailStore", "MIME", "Storage", "JSON", "HTTP1", "ServerKit", "SMTPServer", "MailAuth",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The SMTP client for outbound delivery: the reply parser and the session machine (pure), the driver that runs
+        // a session over TCP and TLS under the outbound address policy, and MTA-STS (RFC 8461) policies.
+        .target(name: "SMTPClient", dependencies: ["Fetch", "ComputePool"]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
         .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
@@ -295,6 +298,10 @@ let package = Package(
             "OAuthResource", "OAuthGrants", "Audit",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
+        ]),
+        .testTarget(name: "SMTPClientTests", dependencies: [
+            "SMTPClient", "SMTPServer", "ServerTLS", "SocketServer", "Fetch", "ComputePool", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "ComputePool", "PosternTestSupport"]),

@@ -75,14 +75,21 @@ final class TLSStream: ByteStream {
     private let ssl: OpaquePointer
     private let connection: TCPConnection
 
+    /// Whether the peer's chain verified against the trust roots and named `host` (always true when the handshake
+    /// required it).
+    private(set) var isVerified = false
+
     /// Performs the handshake.
     /// - Parameters:
     ///   - host: the URL host as text: a name gets SNI and `SSL_set1_host`; an IP literal gets an
     ///     iPAddress check and no SNI (RFC 6066 forbids literals there).
+    ///   - requireVerified: false to complete the handshake whatever the certificate (opportunistic SMTP TLS, RFC
+    ///     7435) and only record the verdict in ``isVerified``; true (HTTPS) fails an unverified peer.
     /// - Throws: ``FetchError/tlsFailed`` or ``FetchError/timedOut``.
-    init(context: TLSContext, connection: TCPConnection, host: String, isAddress: Bool, deadline: Deadline)
-        throws(FetchError)
-    {
+    init(
+        context: TLSContext, connection: TCPConnection, host: String, isAddress: Bool, requireVerified: Bool = true,
+        deadline: Deadline
+    ) throws(FetchError) {
         ERR_clear_error()
         guard let ssl = SSL_new(context.context) else { throw .tlsFailed }
         self.ssl = ssl
@@ -95,13 +102,15 @@ final class TLSStream: ByteStream {
                 throw .tlsFailed
             }
         }
+        if !requireVerified { SSL_set_verify(ssl, SSL_VERIFY_NONE, nil) }
         while true {
             ERR_clear_error()
             let result = SSL_connect(ssl)
             if result == 1 { break }
             try waitOrFail(result, deadline: deadline, failure: .tlsFailed)
         }
-        guard SSL_get_verify_result(ssl) == X509_V_OK else { throw .tlsFailed }
+        isVerified = SSL_get_verify_result(ssl) == X509_V_OK
+        guard isVerified || !requireVerified else { throw .tlsFailed }
     }
 
     deinit {

@@ -1,0 +1,133 @@
+import ComputePool
+import Fetch
+
+/// What one session over the network came to.
+public struct SMTPDeliveryReport: Sendable, Equatable {
+    /// Every recipient of every message, per message in the order given.
+    public let results: [[SMTPRecipientResult]]
+    /// The address connected to, nil when no connection was made.
+    public let address: String?
+    /// Whether the session ran over TLS.
+    public let usedTLS: Bool
+    /// Whether the server's certificate verified for the host name (false without TLS).
+    public let certificateVerified: Bool
+}
+
+/// Runs an ``SMTPClientSession`` over a real connection: resolves and vets the host under the outbound address
+/// policy (`POSTERN_OUTBOUND_ALLOW_PRIVATE`: loopback and private receivers are refused unless it is on), connects,
+/// moves bytes both ways with the timeouts the machine asks for, and runs the TLS handshake when it says so.
+///
+/// Blocking I/O on a thread, as `Fetch`'s fetcher does it: an SMTP session is a short, strictly ordered exchange
+/// that a thread drives from start to end, and the queue that uses it bounds how many run at once (its per-destination
+/// concurrency) by the size of the ``WorkerPool`` it passes to ``deliver(_:host:port:requireVerifiedTLS:on:)``.
+/// An event-loop driver would need a TLS client over memory BIOs and buy nothing at the rates of a small MTA.
+public final class SMTPClientDriver: Sendable {
+    /// Which addresses may be reached.
+    public let policy: AddressPolicy
+    /// How long each connection attempt may take.
+    public let connectTimeout: Duration
+    private let tls: OutboundTLSContext
+
+    /// A driver.
+    /// - Parameters:
+    ///   - policy: the outbound address policy (the same one webhooks follow).
+    ///   - trustedRootsPEMFile: trust roots for certificate checks instead of the system's
+    ///     (`POSTERN_OUTBOUND_TRUST_CA_FILE`, for tests).
+    ///   - connectTimeout: per connection attempt. Default 30 s.
+    /// - Throws: ``FetchError/tlsFailed`` when `trustedRootsPEMFile` is named and cannot be read.
+    public init(policy: AddressPolicy, trustedRootsPEMFile: String? = nil, connectTimeout: Duration = .seconds(30))
+        throws(FetchError)
+    {
+        self.policy = policy
+        self.connectTimeout = connectTimeout
+        self.tls = try OutboundTLSContext(trustedRootsPEMFile: trustedRootsPEMFile)
+    }
+
+    /// Runs `session` against `host`:`port` on one of `pool`'s threads.
+    /// - Parameter requireVerifiedTLS: the certificate must verify for `host` (MTA-STS `enforce`, a smarthost);
+    ///   false takes any certificate, as opportunistic TLS does (RFC 7435), and reports the verdict.
+    public func deliver(
+        _ session: SMTPClientSession, host: String, port: Int, requireVerifiedTLS: Bool, on pool: WorkerPool
+    ) async -> SMTPDeliveryReport {
+        do {
+            return try await pool.run { [self] in
+                deliverBlocking(session, host: host, port: port, requireVerifiedTLS: requireVerifiedTLS)
+            }
+        } catch {
+            var session = session
+            _ = session.connectionFailed("too many deliveries queued")
+            return SMTPDeliveryReport(
+                results: session.results, address: nil, usedTLS: false, certificateVerified: false)
+        }
+    }
+
+    /// Runs `session` against `host`:`port` on the calling thread.
+    /// - Warning: blocks for as long as the session lasts; never call it on an event loop or a Swift concurrency
+    ///   thread.
+    public func deliverBlocking(_ session: SMTPClientSession, host: String, port: Int, requireVerifiedTLS: Bool)
+        -> SMTPDeliveryReport
+    {
+        var session = session
+        let connection: OutboundConnection
+        do {
+            connection = try OutboundConnection.open(
+                host: host, port: port, policy: policy, connectTimeout: connectTimeout,
+                totalTimeout: connectTimeout * 2)
+        } catch {
+            _ = session.connectionFailed("cannot connect to \(host): \(error)")
+            return SMTPDeliveryReport(
+                results: session.results, address: nil, usedTLS: false, certificateVerified: false)
+        }
+        var actions = session.connected()
+        while !actions.isEmpty {
+            let action = actions.removeFirst()
+            switch action {
+            case .send(let bytes, let timeout):
+                do {
+                    try connection.write(bytes, timeout: timeout)
+                } catch {
+                    actions = session.connectionFailed("writing to \(host): \(error)")
+                }
+            case .startTLS:
+                do {
+                    try connection.startTLS(
+                        context: tls, serverName: host, requireVerified: requireVerifiedTLS,
+                        timeout: session.configuration.timeouts.command)
+                    actions += session.tlsEstablished()
+                } catch {
+                    actions = session.connectionFailed("TLS with \(host): \(error)")
+                }
+            case .awaitReply(let timeout):
+                actions = awaitReply(&session, connection: connection, host: host, timeout: timeout)
+            case .close:
+                actions = []
+            }
+        }
+        return SMTPDeliveryReport(
+            results: session.results, address: connection.address.description, usedTLS: connection.isEncrypted,
+            certificateVerified: connection.isCertificateVerified)
+    }
+
+    /// Reads until the session has what it waited for (its next actions), the server closes, or `timeout` passes.
+    private func awaitReply(
+        _ session: inout SMTPClientSession, connection: OutboundConnection, host: String, timeout: Duration
+    ) -> [SMTPClientAction] {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            let remaining = deadline - clock.now
+            guard remaining > .zero else { return session.timedOut() }
+            let bytes: [UInt8]
+            do {
+                bytes = try connection.read(maxBytes: 16 * 1024, timeout: remaining)
+            } catch .timedOut {
+                return session.timedOut()
+            } catch {
+                return session.connectionFailed("reading from \(host): \(error)")
+            }
+            if bytes.isEmpty { return session.connectionFailed("\(host) closed the connection") }
+            let next = session.receive(bytes)
+            if !next.isEmpty { return next }
+        }
+    }
+}
