@@ -1,4 +1,5 @@
 import Audit
+import CustomDomains
 import HTTP1
 import MailStore
 import PasswordHashing
@@ -23,6 +24,7 @@ extension MailboxController {
     var hasher: PasswordHasher { surface.hasher }
     var credentials: MailboxCredentials { surface.credentials }
     var tokens: MailboxTokens { surface.tokens }
+    var customDomains: CustomDomains { surface.customDomains }
     var authorizer: MailboxAuthorizer { surface.authorizer }
     var challenges: MailboxChallenges { surface.challenges }
     var metrics: MailboxMetrics { surface.metrics }
