@@ -294,7 +294,7 @@ let package = Package(
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "ComputePool", "PosternTestSupport"]),
-        .testTarget(name: "MailAuthTests", dependencies: ["MailAuth", "DNS"]),
+        .testTarget(name: "MailAuthTests", dependencies: ["MailAuth", "DNS", "AuthCrypto"]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
             "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool",
