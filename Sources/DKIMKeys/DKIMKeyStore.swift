@@ -72,9 +72,9 @@ public final class DKIMKeyStore: Sendable {
         return DKIMSigner(domain: try Self.normalized(domain), keys: keys.map(\.signingKey), now: clock)
     }
 
-    /// Retires `domain`'s keys and makes new ones under new selectors, which sign from now on. Publish their records
-    /// (``keys(for:)``) before rotating where receivers must find them at once; the old records may go once mail
-    /// signed with them has been delivered (days).
+    /// Retires `domain`'s keys and makes new ones under new selectors, which sign from now on (no publish-before-sign
+    /// delay: until their records are in DNS, receivers cannot verify the new signatures). The old records may go
+    /// once mail signed with them has been delivered (days).
     /// - Returns: the new keys, RSA first.
     /// - Throws: as ``keys(for:)``.
     @discardableResult

@@ -33,9 +33,9 @@ struct DKIM: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Replace a domain's DKIM keys with new ones under new selectors.",
             discussion: """
-                The new keys sign from the next message on; publish the records printed before receivers check \
-                mail signed with them (or rotate right after publishing). Keep the old records a few days, until \
-                mail signed with the old keys has been delivered and checked.
+                The new keys sign from the next message on: publish the records printed at once (until receivers \
+                see them, the new signatures do not verify). Keep the old records a few days, until mail signed with \
+                the old keys has been delivered and checked.
                 """)
         @OptionGroup var options: ConfigurationOptions
         @Option(help: "The domain mail is sent from.")
