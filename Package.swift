@@ -178,6 +178,9 @@ let package = Package(
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
         // (RFC 7489), over a DNS port. The SMTP sandbox shows the verdicts.
         .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto", "ClientAddress"]),
+        // Outbound DKIM: each domain's RSA and Ed25519 keys in dkim_keys, sealed on
+        // PostgreSQL as the signing keys are, made on first need, rotated, and their DNS records.
+        .target(name: "DKIMKeys", dependencies: ["MailAuth", "AuthCrypto", "Storage", "SigningKeys"]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
@@ -186,7 +189,7 @@ let package = Package(
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
-            "AgentAuth",
+            "AgentAuth", "DKIMKeys",
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
@@ -305,7 +308,10 @@ let package = Package(
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "ComputePool", "PosternTestSupport"]),
-        .testTarget(name: "MailAuthTests", dependencies: ["MailAuth", "DNS"]),
+        .testTarget(name: "MailAuthTests", dependencies: ["MailAuth", "DNS", "AuthCrypto"]),
+        .testTarget(name: "DKIMKeysTests", dependencies: [
+            "DKIMKeys", "MailAuth", "AuthCrypto", "Storage", "PosternTestSupport",
+        ]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
             "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool",

@@ -80,17 +80,8 @@ public struct DKIMVerifier: Sendable {
             return outcome(.fail, domain, selector, "body hash did not verify")
         }
 
-        // The header hash input: each signed name's last unused instance, bottom up, then this field with b= empty.
-        var used: [String: Int] = [:]
-        var input: [UInt8] = []
-        for name in names {
-            let instances = headers.fields(named: name)
-            let skip = used[name, default: 0]
-            used[name] = skip + 1
-            guard skip < instances.count else { continue }  // a name signed but absent (or signed more often)
-            input += headerMode.header(instances[instances.count - 1 - skip].raw)
-        }
-        input += headerMode.header(Self.withoutSignatureValue(field.raw)).dropLast(2)
+        let input = DKIMHeaderHash.input(
+            names: names, headers: headers, signatureField: Self.withoutSignatureValue(field.raw), mode: headerMode)
 
         // The key.
         let keyName = "\(selector)._domainkey.\(domain)"

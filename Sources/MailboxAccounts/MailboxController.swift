@@ -24,6 +24,7 @@ extension MailboxController {
     var hasher: PasswordHasher { surface.hasher }
     var credentials: MailboxCredentials { surface.credentials }
     var tokens: MailboxTokens { surface.tokens }
+    var customDomains: CustomDomains { surface.customDomains }
     var authorizer: MailboxAuthorizer { surface.authorizer }
     var challenges: MailboxChallenges { surface.challenges }
     var metrics: MailboxMetrics { surface.metrics }

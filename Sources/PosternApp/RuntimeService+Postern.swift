@@ -12,6 +12,7 @@ import SigningKeys
 import SocketServer
 import Storage
 import Synchronization
+import OAuthGrants
 
 /// The services of a ``PosternRuntime``, in the order it starts them (and so the reverse of the order they stop in).
 extension RuntimeService {

@@ -1,4 +1,5 @@
 import MailboxAccounts
+import Webhooks
 
 extension RuntimeService {
     /// The webhook dispatcher's delivery loop as a service: started with the group, stopped (the round in progress

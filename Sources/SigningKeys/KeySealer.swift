@@ -8,15 +8,18 @@ import Storage
 /// The key is scrypt (N = 2^15, r = 8, p = 1: about 32 MiB and a tenth of a second, once at start) of the secret
 /// with a random salt that the database keeps for every instance (`server_secrets`): a copy of the database
 /// (a `pg_dump`) does not let secrets be guessed at the speed of a hash.
-struct KeySealer: Sendable {
+///
+/// Other keys kept in the database (DKIM's, Sources/DKIMKeys) are sealed the same way through
+/// ``seal(_:binding:name:)`` and ``open(_:binding:name:)``, with a binding of their own.
+public struct KeySealer: Sendable {
     /// The shortest operator secret accepted, in bytes.
-    static let minimumSecretLength = 16
+    public static let minimumSecretLength = 16
     private static let version: UInt8 = 1
     private let key: [UInt8]
 
     /// - Throws: `KeyStoreError` `.configuration` for a missing or short secret, `.database` when the salt cannot
     ///   be read or made.
-    init(secret: String, database: any SQLDatabase) throws(KeyStoreError) {
+    public init(secret: String, database: any SQLDatabase) throws(KeyStoreError) {
         guard secret.utf8.count >= Self.minimumSecretLength else {
             throw KeyStoreError(
                 .configuration,
@@ -39,28 +42,41 @@ struct KeySealer: Sendable {
     }
 
     func seal(_ material: [UInt8], kid: String, kind: KeyInfo.Kind) throws(KeyStoreError) -> [UInt8] {
-        let nonce = SecureRandom.bytes(AESGCM.nonceByteCount)
-        do throws(CryptoError) {
-            return [Self.version] + nonce
-                + (try AESGCM.seal(material, key: key, nonce: nonce, associatedData: Self.binding(kid, kind)))
-        } catch {
-            throw KeyStoreError(.configuration, "sealing key \(kid) failed: \(error.reason)")
-        }
+        try seal(material, binding: Self.binding(kid, kind), name: "signing key \(kid)")
     }
 
     func open(_ sealed: [UInt8], kid: String, kind: KeyInfo.Kind) throws(KeyStoreError) -> [UInt8] {
+        try open(sealed, binding: Self.binding(kid, kind), name: "signing key \(kid)")
+    }
+
+    /// `material` sealed so that it opens only with the same `binding` (the key's identity: a sealed value moved to
+    /// another row does not open).
+    /// - Parameter name: names the key in errors (never key material).
+    public func seal(_ material: [UInt8], binding: [UInt8], name: String) throws(KeyStoreError) -> [UInt8] {
+        let nonce = SecureRandom.bytes(AESGCM.nonceByteCount)
+        do throws(CryptoError) {
+            return [Self.version] + nonce
+                + (try AESGCM.seal(material, key: key, nonce: nonce, associatedData: binding))
+        } catch {
+            throw KeyStoreError(.configuration, "sealing \(name) failed: \(error.reason)")
+        }
+    }
+
+    /// The material ``seal(_:binding:name:)`` sealed with `binding`.
+    /// - Throws: `KeyStoreError` `.corrupt` for an unknown format, `.configuration` when it does not open (another
+    ///   secret, another binding, a changed row).
+    public func open(_ sealed: [UInt8], binding: [UInt8], name: String) throws(KeyStoreError) -> [UInt8] {
         let header = 1 + AESGCM.nonceByteCount
         guard sealed.count > header, sealed[0] == Self.version else {
-            throw KeyStoreError(.corrupt, "signing key \(kid) in the database is not sealed in a known format")
+            throw KeyStoreError(.corrupt, "\(name) in the database is not sealed in a known format")
         }
         do throws(CryptoError) {
             return try AESGCM.open(
-                Array(sealed[header...]), key: key, nonce: Array(sealed[1..<header]),
-                associatedData: Self.binding(kid, kind))
+                Array(sealed[header...]), key: key, nonce: Array(sealed[1..<header]), associatedData: binding)
         } catch {
             throw KeyStoreError(
                 .configuration,
-                "signing key \(kid) in the database does not open with POSTERN_KEY_SECRET: the secret differs from "
+                "\(name) in the database does not open with POSTERN_KEY_SECRET: the secret differs from "
                     + "the one it was sealed with, or the row was changed")
         }
     }

@@ -1,0 +1,33 @@
+import Foundation
+import Logging
+import PosternApp
+import Testing
+
+/// `postern dkim show` and `postern dkim rotate` through the operations they call, on the test storage backend.
+@Suite("DKIM commands")
+struct DKIMOperationsTests {
+    let logger = Logger(label: "postern.tests.dkim")
+
+    @Test("dkim show prints each key's TXT name and value, the same twice; dkim rotate prints new ones show then gives")
+    func showAndRotate() throws {
+        let configuration = TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let shown = try Operations.showDKIM(configuration: configuration, domain: "Agents.Example", logger: logger)
+        #expect(shown.count == 4)
+        #expect(shown[0].hasPrefix("rsa-") && shown[0].hasSuffix("._domainkey.agents.example"))
+        #expect(shown[1].hasPrefix("v=DKIM1; k=rsa; p="))
+        #expect(shown[2].hasPrefix("ed25519-") && shown[2].hasSuffix("._domainkey.agents.example"))
+        #expect(shown[3].hasPrefix("v=DKIM1; k=ed25519; p="))
+        #expect(try Operations.showDKIM(configuration: configuration, domain: "agents.example", logger: logger) == shown)
+
+        let rotated = try Operations.rotateDKIM(configuration: configuration, domain: "agents.example", logger: logger)
+        #expect(rotated.count == 5)
+        #expect(rotated[0].hasPrefix("retired ") && rotated[0].contains(shown[0].prefix { $0 != "." }))
+        #expect(Set(rotated.dropFirst()).isDisjoint(with: shown))
+        #expect(try Operations.showDKIM(configuration: configuration, domain: "agents.example", logger: logger)
+            == Array(rotated.dropFirst()))
+        #expect(throws: (any Error).self) {
+            try Operations.showDKIM(configuration: configuration, domain: "not a domain", logger: logger)
+        }
+    }
+}
