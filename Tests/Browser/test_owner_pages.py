@@ -17,7 +17,6 @@ import base64
 import hashlib
 import json
 import os
-import re
 import secrets
 import shutil
 import sqlite3
@@ -36,6 +35,8 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import listening_url  # noqa: E402
 from test_pages import make_driver  # noqa: E402  (the same headless Chromium)
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -64,10 +65,8 @@ class Server:
         self.url = None
         while self.url is None and self.process.poll() is None:
             self.log.seek(0)
-            found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", self.log.read())
-            if found:
-                self.url = found.group(1)
-            else:
+            self.url = listening_url(self.log.read())
+            if self.url is None:
                 time.sleep(0.05)
         if self.url is None:
             self.log.seek(0)

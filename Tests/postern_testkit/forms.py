@@ -1,4 +1,4 @@
-"""A browser-less driver of the owner sign-in and OAuth consent forms (issue 28's form contract), on the standard
+"""A browser-less driver of the owner sign-in and OAuth consent forms (the form contract), on the standard
 library only: `html.parser` reads the forms, `urllib` posts them with a cookie jar and follows no redirect itself.
 
     driver = FormDriver(base)

@@ -1,0 +1,33 @@
+"""What every Python test and benchmark of Postern shares: one place for ports, server spawn, the two proofs of work,
+the OAuth form driver and small HTTP calls. Standard library only (`install_packages` fetches what a client test needs).
+
+A caller puts the directory holding this package (`Tests/`) on sys.path with one line, then imports:
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))   # from Tests/<Dir>/
+    from postern_testkit import postern, http, Checks
+
+- ports: `free_port()`, `split_url(base)` -> (host, port)
+- calls: `http(base, method, path, body, headers, bearer)` -> (status, headers, JSON or text)
+- checks: `Checks` (one line per check, `finish` exits 1 on any failure)
+- server: `ROOT`, `postern(env, pro_users, owners, data)` (context manager, yields a `Server` URL), `serve(binary,
+  arguments, env)` (the JSON line of `serve --profile test`), `listening_url(log)`, `rss_kib(pid)`,
+  `pip_target`, `install_packages`
+- proofs: `solve((bearer, jti, salt, difficulty, params))` (agent scrypt), `mailbox_nonce(challenge)` (Mail.td
+  SHA-256), `leading_zero_bits`, `DEFAULT_SALT`, `agent_signup(base, username)`
+- forms: `FormDriver` (owner sign-in and OAuth consent forms, no browser)
+- origin: `origin_server(body)` (a loopback remote-hash URL)
+"""
+
+from .calls import http
+from .checks import Checks
+from .forms import FormDriver
+from .origin import origin_server
+from .ports import free_port, split_url
+from .proofs import DEFAULT_SALT, agent_signup, leading_zero_bits, mailbox_nonce, solve
+from .server import ROOT, Server, install_packages, listening_url, pip_target, postern, rss_kib, serve
+
+__all__ = [
+    "DEFAULT_SALT", "ROOT", "Checks", "FormDriver", "Server", "agent_signup", "free_port", "http", "install_packages",
+    "leading_zero_bits", "listening_url", "mailbox_nonce", "origin_server", "pip_target", "postern", "rss_kib", "serve",
+    "solve", "split_url",
+]
