@@ -38,18 +38,18 @@ SCRIPTS = os.path.join(REPO, "scripts")
 CLUSTER = os.path.join(SCRIPTS, "cluster")
 sys.path.insert(0, os.path.join(REPO, "Tests"))
 from postern_testkit import FormDriver, listening_url, mailbox_nonce, origin_server, solve, split_url  # noqa: E402
+from postern_testkit import cluster as cluster_script  # noqa: E402  (Cluster reads cluster.env, HAProxy's stats)
 ARTIFACTS = os.path.join(REPO, "artifacts", "cluster-tests")
 
 
 def load(name, path):
-    """A script of scripts/ as a module: its helpers are used here rather than written again."""
+    """A file of Tests/Clients as a module: its helpers are used here rather than written again."""
     loader = importlib.machinery.SourceFileLoader(name, path)
     module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
     loader.exec_module(module)
     return module
 
 
-cluster_script = load("cluster_script", CLUSTER)  # its Cluster reads cluster.env, instances.env, HAProxy's stats
 webhook_receiver = load("webhook_receiver", os.path.join(REPO, "Tests", "Clients", "webhook_receiver.py"))
 MAILBOX_DOMAIN = "mail.localhost"
 CLUSTER_SETTINGS = {
