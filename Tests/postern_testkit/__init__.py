@@ -14,20 +14,20 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
   `pip_target`, `install_packages`
 - proofs: `solve((bearer, jti, salt, difficulty, params))` (agent scrypt), `mailbox_nonce(challenge)` (Mail.td
   SHA-256), `leading_zero_bits`, `DEFAULT_SALT`, `agent_signup(base, username)`
-- forms: `FormDriver` (owner sign-in and OAuth consent forms, no browser)
+- forms: `FormDriver` (owner sign-in and OAuth consent forms, no browser), `NoRedirect` (a urllib handler)
 - origin: `origin_server(body)` (a loopback remote-hash URL)
 """
 
 from .calls import http
 from .checks import Checks
-from .forms import FormDriver
+from .forms import FormDriver, NoRedirect
 from .origin import origin_server
 from .ports import free_port, split_url
 from .proofs import DEFAULT_SALT, agent_signup, leading_zero_bits, mailbox_nonce, solve
 from .server import ROOT, Server, install_packages, listening_url, pip_target, postern, rss_kib, serve
 
 __all__ = [
-    "DEFAULT_SALT", "ROOT", "Checks", "FormDriver", "Server", "agent_signup", "free_port", "http", "install_packages",
+    "DEFAULT_SALT", "ROOT", "Checks", "FormDriver", "NoRedirect", "Server", "agent_signup", "free_port", "http", "install_packages",
     "leading_zero_bits", "listening_url", "mailbox_nonce", "origin_server", "pip_target", "postern", "rss_kib", "serve",
     "solve", "split_url",
 ]

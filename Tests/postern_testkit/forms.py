@@ -40,6 +40,8 @@ class Forms(HTMLParser):
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follows no redirect: a 3xx answer comes back as itself (an HTTPError to `urlopen`)."""
+
     def redirect_request(self, *args, **kwargs):
         return None
 
