@@ -14,8 +14,6 @@ import time
 from .calls import http
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-
-
 LISTENING = re.compile(r"listening on (http://127\.0\.0\.1:(\d+))")
 
 
@@ -37,21 +35,21 @@ def rss_kib(pid):
 def pip_target(directory, requirement, module):
     """Installs `requirement` from PyPI into .build/client-sdks/`directory` unless `module` is there already; returns
     the directory (for sys.path or PYTHONPATH)."""
-    target = os.path.join(ROOT, ".build", "client-sdks", directory)
-    if not os.path.exists(os.path.join(target, module)):
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
-                        target, requirement], check=True)
-    return target
+    return _pip_install(directory, [requirement], [module])
 
 
 def install_packages(directory, requirements, modules):
     """Installs `requirements` (pip specifiers) into .build/client-sdks/`directory` unless every module of `modules`
     is already there, and puts that directory first on sys.path."""
+    sys.path.insert(0, _pip_install(directory, requirements, modules))
+
+
+def _pip_install(directory, requirements, modules):
     target = os.path.join(ROOT, ".build", "client-sdks", directory)
     if not all(os.path.exists(os.path.join(target, module)) for module in modules):
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
                         target, *requirements], check=True)
-    sys.path.insert(0, target)
+    return target
 
 
 class Server(str):
