@@ -27,7 +27,7 @@ from .proofs import DEFAULT_SALT, agent_signup, leading_zero_bits, mailbox_nonce
 from .server import ROOT, Server, install_packages, listening_url, pip_target, postern, rss_kib, serve
 
 __all__ = [
-    "DEFAULT_SALT", "ROOT", "Checks", "FormDriver", "NoRedirect", "Server", "agent_signup", "free_port", "http", "install_packages",
-    "leading_zero_bits", "listening_url", "mailbox_nonce", "origin_server", "pip_target", "postern", "rss_kib", "serve",
-    "solve", "split_url",
+    "DEFAULT_SALT", "ROOT", "Checks", "FormDriver", "NoRedirect", "Server", "agent_signup", "free_port", "http",
+    "install_packages", "leading_zero_bits", "listening_url", "mailbox_nonce", "origin_server", "pip_target", "postern",
+    "rss_kib", "serve", "solve", "split_url",
 ]
