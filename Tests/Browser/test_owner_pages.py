@@ -36,7 +36,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import NoRedirect, listening_url  # noqa: E402
+from postern_testkit import NoRedirect, wait_listening  # noqa: E402
 from test_pages import make_driver  # noqa: E402  (the same headless Chromium)
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -62,15 +62,14 @@ class Server:
         self.process = subprocess.Popen(
             [POSTERN, "serve", "--config", CONFIG, "--data-dir", self.data, "--port", "0"],
             env=self.environment, stdout=self.log, stderr=subprocess.STDOUT)
-        self.url = None
-        while self.url is None and self.process.poll() is None:
-            self.log.seek(0)
-            self.url = listening_url(self.log.read())
-            if self.url is None:
-                time.sleep(0.05)
+        self.url = wait_listening(self.process, self.output)
         if self.url is None:
-            self.log.seek(0)
-            raise RuntimeError("postern serve did not start:\n" + self.log.read())
+            raise RuntimeError("postern serve did not start:\n" + self.output())
+
+    def output(self):
+        """What the server has printed so far."""
+        self.log.seek(0)
+        return self.log.read()
 
     def command(self, *arguments):
         """An operator command on the same configuration and data directory; its standard output."""

@@ -37,7 +37,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCRIPTS = os.path.join(REPO, "scripts")
 CLUSTER = os.path.join(SCRIPTS, "cluster")
 sys.path.insert(0, os.path.join(REPO, "Tests"))
-from postern_testkit import FormDriver, listening_url, mailbox_nonce, origin_server, solve, split_url  # noqa: E402
+from postern_testkit import FormDriver, mailbox_nonce, origin_server, solve, split_url, wait_listening  # noqa: E402
 from postern_testkit import cluster as cluster_script  # noqa: E402  (Cluster reads cluster.env, HAProxy's stats)
 ARTIFACTS = os.path.join(REPO, "artifacts", "cluster-tests")
 
@@ -360,18 +360,18 @@ class Extra:
 
     def wait_ready(self, timeout=60):
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.base is None:
-                self.base = listening_url(self.log())
-            if self.base:
-                try:
-                    if call(self.base, "GET", "/readyz", timeout=2).status == 200:
-                        return self
-                except NETWORK_ERRORS:
-                    pass
+        self.base = self.base or wait_listening(self.process, self.log, timeout)
+        while self.base and time.monotonic() < deadline:
+            try:
+                if call(self.base, "GET", "/readyz", timeout=2).status == 200:
+                    return self
+            except NETWORK_ERRORS:
+                pass
             if self.process.poll() is not None:
-                raise Failure(f"an extra instance exited with {self.process.returncode}: {self.log()[-1500:]}")
+                break
             time.sleep(0.05)
+        if self.process.poll() is not None:
+            raise Failure(f"an extra instance exited with {self.process.returncode}: {self.log()[-1500:]}")
         raise Failure(f"an extra instance was not ready within {timeout} s: {self.log()[-1500:]}")
 
     def stop(self):

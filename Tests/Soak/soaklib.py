@@ -171,18 +171,16 @@ class Server:
             cwd=REPO, env=self._environment(), stdout=log_file, stderr=subprocess.STDOUT, preexec_fn=self.preexec)
         log_file.close()
 
-        def listening():
+        def output():
             with open(self.log_path, "rb") as f:
                 f.seek(offset)
-                text = f.read().decode(errors="replace")
-            found = kit.listening_url(text)
-            if found:
-                self.port = kit.split_url(found)[1]
-            elif self.process.poll() is not None:
-                fail(f"postern exited with {self.process.returncode} before listening: {text[-2000:]}")
-            return found
-        if not wait_until(listening, timeout, step=0.02):
+                return f.read().decode(errors="replace")
+        found = kit.wait_listening(self.process, output, timeout, step=0.02)
+        if found is None and self.process.poll() is not None:
+            fail(f"postern exited with {self.process.returncode} before listening: {output()[-2000:]}")
+        if found is None:
             fail(f"postern printed no port within {timeout} s")
+        self.port = kit.split_url(found)[1]
         return self
 
     def __enter__(self):

@@ -10,7 +10,8 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
 - calls: `http(base, method, path, body, headers, bearer)` -> (status, headers, JSON or text)
 - checks: `Checks` (one line per check, `finish` exits 1 on any failure)
 - server: `ROOT`, `postern(env, pro_users, owners, data)` (context manager, yields a `Server` URL), `serve(binary,
-  arguments, env)` (the JSON line of `serve --profile test`), `listening_url(log)`, `rss_kib(pid)`,
+  arguments, env)` (the JSON line of `serve --profile test`), `listening_url(log)`, `wait_listening(process, log, timeout)`,
+  `rss_kib(pid)`,
   `pip_target`, `install_packages`
 - proofs: `solve((bearer, jti, salt, difficulty, params))` (agent scrypt), `mailbox_nonce(challenge)` (Mail.td
   SHA-256), `leading_zero_bits`, `DEFAULT_SALT`, `agent_signup(base, username)`
@@ -24,10 +25,10 @@ from .forms import FormDriver, NoRedirect
 from .origin import origin_server
 from .ports import free_port, split_url
 from .proofs import DEFAULT_SALT, agent_signup, leading_zero_bits, mailbox_nonce, solve
-from .server import ROOT, Server, install_packages, listening_url, pip_target, postern, rss_kib, serve
+from .server import ROOT, Server, install_packages, listening_url, pip_target, postern, rss_kib, serve, wait_listening
 
 __all__ = [
     "DEFAULT_SALT", "ROOT", "Checks", "FormDriver", "NoRedirect", "Server", "agent_signup", "free_port", "http",
     "install_packages", "leading_zero_bits", "listening_url", "mailbox_nonce", "origin_server", "pip_target", "postern",
-    "rss_kib", "serve", "solve", "split_url",
+    "rss_kib", "serve", "solve", "split_url", "wait_listening",
 ]

@@ -23,6 +23,18 @@ def listening_url(log):
     return found.group(1) if found else None
 
 
+def wait_listening(process, log, timeout=None, step=0.05):
+    """Polls `log()` (what `process`, a `postern serve --port 0`, has printed so far) every `step` s until it holds
+    the `listening on` line; returns its base URL, or None once the process has exited or `timeout` s (None: no
+    bound) have passed without it."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        url = listening_url(log())
+        if url or process.poll() is not None or (deadline is not None and time.monotonic() >= deadline):
+            return url
+        time.sleep(step)
+
+
 def rss_kib(pid):
     """The resident set size of process `pid` in KiB (VmRSS), 0 when /proc does not say."""
     with open(f"/proc/{pid}/status") as f:
