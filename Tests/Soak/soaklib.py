@@ -247,10 +247,8 @@ class Server:
         return kit.rss_kib(self.pid)
 
     def cpu_seconds(self):
-        """utime + stime of the whole process, in seconds, from /proc/PID/stat."""
-        with open(f"/proc/{self.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """utime + stime of the whole process, in seconds."""
+        return kit.cpu_seconds(self.pid)
 
     def sockets(self):
         """Socket descriptors the process holds (the listener, clients and outgoing fetches)."""

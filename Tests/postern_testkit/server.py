@@ -44,6 +44,13 @@ def rss_kib(pid):
     return 0
 
 
+def cpu_seconds(pid):
+    """utime + stime of the whole process `pid`, in seconds, from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pip_target(directory, requirement, module):
     """Installs `requirement` from PyPI into .build/client-sdks/`directory` unless `module` is there already; returns
     the directory (for sys.path or PYTHONPATH)."""
