@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Helpers for scripts/bench that are awkward in bash. Standard library only.
+"""Helpers for scripts/bench that are awkward in bash: the command line over Tests/postern_testkit (the library the
+tests share) and the load generators only the benchmarks use. Standard library only.
 
     bench-lib.py freeport
         print a free loopback TCP port
@@ -37,7 +38,7 @@
         (scripts/instructions), where wrk's fixed duration gives no fixed count.
     bench-lib.py oauth-tokens BASE_URL EMAIL PASSWORD COUNT
         register an OAuth client, sign in as the owner EMAIL and consent COUNT times through the forms
-        (Tests/Clients/oauth_form_driver.py), redeem each code; print the client id, then COUNT refresh
+        (Tests/postern_testkit/forms.py), redeem each code; print the client id, then COUNT refresh
         tokens, one a line: each the head of its own grant's rotation chain
     bench-lib.py callgrind-top DUMP TOP DIVISOR
         the TOP functions of a callgrind dump by the instructions they executed themselves (calls to
@@ -60,52 +61,14 @@ import time
 from collections import Counter
 from multiprocessing import Pool
 
-DEFAULT_SALT = "0b980734412c292d6549110276b604ab1dea4883bd460d77d1b984adf8bca083"
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests"))
+from postern_testkit import (  # noqa: E402  (the proofs of work, ports, the origin, the form driver)
+    DEFAULT_SALT, FormDriver, free_port, mailbox_nonce, origin_server, rss_kib, solve, split_url,
+)
 
 def die(msg):
     print("bench-lib: " + msg, file=sys.stderr)
     sys.exit(1)
-
-
-def split_url(base):
-    rest = base.split("://", 1)[-1].rstrip("/")
-    host, _, port = rest.partition(":")
-    return host, int(port or 80)
-
-
-def leading_zero_bits(digest):
-    bits = 0
-    for byte in digest:
-        if byte == 0:
-            bits += 8
-            continue
-        bits += 8 - byte.bit_length()
-        break
-    return bits
-
-
-def solve(item):
-    """item = (bearer, jti, salt, difficulty, params) -> (bearer, powHex, nonce)."""
-    bearer, jti, salt, difficulty, params = item
-    nonce = 0
-    while True:
-        digest = hashlib.scrypt(f"{jti}:{nonce}".encode(), salt=salt.encode(),
-                                n=params.get("N", 16384), r=params.get("r", 8), p=params.get("p", 1),
-                                dklen=params.get("dkLen", 64), maxmem=128 * 1024 * 1024)
-        if leading_zero_bits(digest) >= difficulty:
-            return bearer, digest.hex(), str(nonce)
-        nonce += 1
-
-
-def mailbox_nonce(challenge):
-    """The nonce that solves a Mail.td challenge ({"salt", "difficulty"}): SHA-256 of salt + nonce with that many
-    leading zero bits."""
-    salt, difficulty = challenge["salt"], int(challenge.get("difficulty", 0))
-    nonce = 0
-    while leading_zero_bits(hashlib.sha256(f"{salt}{nonce}".encode()).digest()) < difficulty:
-        nonce += 1
-    return str(nonce)
 
 
 def fetch_challenge(conn):
@@ -132,9 +95,7 @@ def post_session(conn, bearer, pow_hex, nonce, username):
 
 
 def cmd_freeport():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        print(s.getsockname()[1])
+    print(free_port())
 
 
 def cmd_session(base, username):
@@ -336,26 +297,6 @@ def cmd_argon2speed(seconds, m=ARGON2_M, t=ARGON2_T, p=ARGON2_P):
           f"verify_per_wall_s={n / elapsed:.1f} verifications={n}")
 
 
-def origin_server(body):
-    """A loopback HTTP server (not yet serving) answering every GET with `body` as text/plain."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):  # one line per login would be noise
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    return server
-
-
 def cmd_origin(path):
     with open(path, "rb") as f:
         server = origin_server(f.read())
@@ -472,8 +413,6 @@ def cmd_callgrind_top(path, top, divisor):
 def cmd_oauth_tokens(base, email, password, count):
     import base64
     import urllib.parse
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Clients"))
-    from oauth_form_driver import FormDriver
     callback = "http://127.0.0.1:9/cb"
     driver = FormDriver(base)
     conn = http.client.HTTPConnection(*split_url(base), timeout=30)
@@ -500,14 +439,6 @@ def cmd_oauth_tokens(base, email, password, count):
             "code_verifier": verifier}), {"Content-Type": "application/x-www-form-urlencoded"})
         answer = json.loads(conn.getresponse().read())
         print(answer.get("refresh_token") or die(f"code exchange refused: {answer}"))
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def main(argv):

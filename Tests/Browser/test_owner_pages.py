@@ -17,7 +17,6 @@ import base64
 import hashlib
 import json
 import os
-import re
 import secrets
 import shutil
 import sqlite3
@@ -36,6 +35,8 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import NoRedirect, wait_listening  # noqa: E402
 from test_pages import make_driver  # noqa: E402  (the same headless Chromium)
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -61,17 +62,14 @@ class Server:
         self.process = subprocess.Popen(
             [POSTERN, "serve", "--config", CONFIG, "--data-dir", self.data, "--port", "0"],
             env=self.environment, stdout=self.log, stderr=subprocess.STDOUT)
-        self.url = None
-        while self.url is None and self.process.poll() is None:
-            self.log.seek(0)
-            found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", self.log.read())
-            if found:
-                self.url = found.group(1)
-            else:
-                time.sleep(0.05)
+        self.url = wait_listening(self.process, self.output)
         if self.url is None:
-            self.log.seek(0)
-            raise RuntimeError("postern serve did not start:\n" + self.log.read())
+            raise RuntimeError("postern serve did not start:\n" + self.output())
+
+    def output(self):
+        """What the server has printed so far."""
+        self.log.seek(0)
+        return self.log.read()
 
     def command(self, *arguments):
         """An operator command on the same configuration and data directory; its standard output."""
@@ -376,11 +374,6 @@ def call_form(url, fields):
         headers={"Content-Type": "application/x-www-form-urlencoded"}, method="POST")
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.load(response)
-
-
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *arguments, **keywords):
-        return None
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """A DNS server on loopback for the client tests, built on `dnslib` (PyPI, installed into .build/client-sdks/dnslib by
 `start`): it answers TXT and MX questions from a dict the test edits while it runs, NXDOMAIN for anything else."""
 
+import os
 import sys
 
-from postern_server import pip_target
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import pip_target
 
 
 def start():

@@ -16,7 +16,8 @@ import subprocess
 import sys
 import tempfile
 
-from postern_server import ROOT, Checks, postern
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import ROOT, Checks, postern
 
 VERSION = "0.3.31"
 check = Checks()

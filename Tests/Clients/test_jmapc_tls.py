@@ -20,7 +20,8 @@ import threading
 import time
 from email.message import EmailMessage
 
-from postern_server import ROOT, Checks, agent_signup, free_port, http, postern
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import ROOT, Checks, agent_signup, free_port, http, postern
 
 VERSION = "0.4.0"
 check = Checks()

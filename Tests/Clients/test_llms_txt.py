@@ -7,10 +7,13 @@ this script beyond the placeholders' names.
 import base64
 import hashlib
 import json
+import os
 import re
 import shlex
+import sys
 
-from postern_server import Checks, http, postern
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import Checks, http, postern
 
 check = Checks()
 

@@ -17,7 +17,8 @@ import sys
 from email.message import EmailMessage
 
 import dns_zone
-from postern_server import Checks, free_port, http, pip_target, postern
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import Checks, free_port, http, pip_target, postern
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mailtd_driver.py")
 SDKS = {"v1": "1.3.2", "v2": "2.0.0"}

@@ -13,9 +13,11 @@ import os
 import shutil
 import signal
 import smtplib
+import sys
 import tempfile
 
-from postern_server import Checks, http, postern
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import Checks, http, postern
 from test_mailtd_sdks import SDK, SDKS, install
 from webhook_receiver import Receiver
 

@@ -12,11 +12,13 @@ create`, runs against .build/debug/postern (or $POSTERN_BIN).
 """
 
 import asyncio
+import os
+import sys
 import time
 import urllib.parse
 
-from oauth_form_driver import FormDriver
-from postern_server import Checks, http, postern
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import Checks, FormDriver, http, postern
 from test_mcp_sdk import install, payload
 
 EMAIL, PASSWORD = "owner@example.com", "owner-password-1"

@@ -11,9 +11,12 @@ agent surface (proof of work at difficulty 2), runs against .build/debug/postern
 import asyncio
 import base64
 import json
+import os
 import re
+import sys
 
-from postern_server import Checks, agent_signup, http, install_packages, postern
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import Checks, agent_signup, http, install_packages, postern
 
 VERSION = "2.3.0"
 check = Checks()

@@ -18,8 +18,8 @@ import sys
 import tempfile
 import urllib.parse
 
-from oauth_form_driver import FormDriver
-from postern_server import Checks, http, install_packages, postern
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import Checks, FormDriver, http, install_packages, postern
 
 VERSION = "1.9.10"
 EMAIL, PASSWORD = "owner@example.com", "owner-password-1"

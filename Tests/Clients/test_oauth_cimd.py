@@ -12,13 +12,14 @@ import json
 import os
 import ssl
 import subprocess
+import sys
 import tempfile
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from oauth_form_driver import FormDriver
-from postern_server import Checks, free_port, http, install_packages, postern
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import Checks, FormDriver, free_port, http, install_packages, postern
 
 EMAIL, PASSWORD = "owner@example.com", "owner-password-1"
 CALLBACK = "http://127.0.0.1:8766/callback"

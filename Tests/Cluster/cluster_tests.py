@@ -36,19 +36,20 @@ import urllib.parse
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = os.path.join(REPO, "scripts")
 CLUSTER = os.path.join(SCRIPTS, "cluster")
+sys.path.insert(0, os.path.join(REPO, "Tests"))
+from postern_testkit import FormDriver, mailbox_nonce, origin_server, solve, split_url, wait_listening  # noqa: E402
+from postern_testkit import cluster as cluster_script  # noqa: E402  (Cluster reads cluster.env, HAProxy's stats)
 ARTIFACTS = os.path.join(REPO, "artifacts", "cluster-tests")
 
 
 def load(name, path):
-    """A script of scripts/ as a module: its helpers are used here rather than written again."""
+    """A file of Tests/Clients as a module: its helpers are used here rather than written again."""
     loader = importlib.machinery.SourceFileLoader(name, path)
     module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
     loader.exec_module(module)
     return module
 
 
-cluster_script = load("cluster_script", CLUSTER)  # its Cluster reads cluster.env, instances.env, HAProxy's stats
-bench_lib = load("bench_lib", os.path.join(SCRIPTS, "bench-lib.py"))  # proofs of work, the hash origin
 webhook_receiver = load("webhook_receiver", os.path.join(REPO, "Tests", "Clients", "webhook_receiver.py"))
 MAILBOX_DOMAIN = "mail.localhost"
 CLUSTER_SETTINGS = {
@@ -95,11 +96,6 @@ class Response:
         return f"HTTP {self.status} {self.body[:300]!r}"
 
 
-def host_port(base):
-    host, _, port = base.split("://", 1)[1].rstrip("/").partition(":")
-    return host, int(port)
-
-
 def send(conn, method, path, body=None, bearer=None, headers=None):
     """One request on `conn`; a dict body goes as JSON (asking for JSON back)."""
     data = json.dumps(body).encode() if isinstance(body, dict) else (body or b"")
@@ -117,7 +113,7 @@ def send(conn, method, path, body=None, bearer=None, headers=None):
 
 def call(base, method, path, body=None, bearer=None, headers=None, timeout=15):
     """One request on a new connection (through the balancer: a new round-robin pick)."""
-    conn = http.client.HTTPConnection(*host_port(base), timeout=timeout)
+    conn = http.client.HTTPConnection(*split_url(base), timeout=timeout)
     try:
         return send(conn, method, path, body, bearer, headers)
     finally:
@@ -152,7 +148,7 @@ def agent_challenge(base):
     r = call(base, "POST", "/api/v1/challenge")
     expect(r.status == 200 and r.bearer(), f"POST /api/v1/challenge on {base}: {r}")
     body = r.json()
-    return bench_lib.solve((r.bearer(), body["challenge"], body["salt"], int(body["difficulty"]), body.get("scrypt") or {}))
+    return solve((r.bearer(), body["challenge"], body["salt"], int(body["difficulty"]), body.get("scrypt") or {}))
 
 
 def agent_session(base, solved, **fields):
@@ -197,7 +193,7 @@ def mailbox_proof(base):
     r = call(base, "GET", "/api/challenge")
     expect(r.status == 200, f"GET /api/challenge on {base}: {r}")
     challenge = r.json()
-    return {"id": challenge["id"], "nonce": bench_lib.mailbox_nonce(challenge)}
+    return {"id": challenge["id"], "nonce": mailbox_nonce(challenge)}
 
 
 def mailbox_create(base, address, password, proof):
@@ -224,7 +220,7 @@ class Origin:
     """A loopback HTTP server answering every GET with `text`: a remote-hash URL."""
 
     def __init__(self, text):
-        self.server = bench_lib.origin_server(text.encode())
+        self.server = origin_server(text.encode())
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hash.txt"
 
@@ -364,20 +360,18 @@ class Extra:
 
     def wait_ready(self, timeout=60):
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.base is None:
-                found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", self.log())
-                if found:
-                    self.base = found.group(1)
-            if self.base:
-                try:
-                    if call(self.base, "GET", "/readyz", timeout=2).status == 200:
-                        return self
-                except NETWORK_ERRORS:
-                    pass
+        self.base = self.base or wait_listening(self.process, self.log, timeout)
+        while self.base and time.monotonic() < deadline:
+            try:
+                if call(self.base, "GET", "/readyz", timeout=2).status == 200:
+                    return self
+            except NETWORK_ERRORS:
+                pass
             if self.process.poll() is not None:
-                raise Failure(f"an extra instance exited with {self.process.returncode}: {self.log()[-1500:]}")
+                break
             time.sleep(0.05)
+        if self.process.poll() is not None:
+            raise Failure(f"an extra instance exited with {self.process.returncode}: {self.log()[-1500:]}")
         raise Failure(f"an extra instance was not ready within {timeout} s: {self.log()[-1500:]}")
 
     def stop(self):
@@ -682,7 +676,7 @@ def test_push_across_instances(cluster, workdir):
     token = capability(one, session).bearer()
     address = jwt_parts(token)[1]["inboxId"]
     state = call(two, "GET", "/.well-known/jmap", bearer=token).json()["state"]
-    stream = http.client.HTTPConnection(*host_port(two), timeout=45)
+    stream = http.client.HTTPConnection(*split_url(two), timeout=45)
     try:
         stream.request("GET", "/jmap/eventsource?types=*&closeafter=state&ping=0", headers={
             "Authorization": "Bearer " + token, "Last-Event-ID": state, "Accept": "text/event-stream"})
@@ -758,8 +752,6 @@ def test_oauth_refresh_race(cluster, workdir):
     """An owner consents through the balancer (sign-in page, CSRF and the signed consent request cross instances),
     the code is redeemed on instance 2, then each round refreshes one token on both instances at once: exactly one
     200 and one invalid_grant, the grant not revoked (the loser lost a race within 2 s), the winner's token next."""
-    sys.path.insert(0, os.path.join(REPO, "Tests", "Clients"))
-    from oauth_form_driver import FormDriver
     one, two = cluster.base(1), cluster.base(2)
     email, password = f"owner-{secrets.token_hex(4)}@example.com", "cluster-owner-pw"
     cluster.postern("owner", "create", "--email", email, "--password", password)
@@ -838,7 +830,7 @@ def test_rate_limits(cluster, workdir):
         stop_at = time.monotonic() + seconds
 
         def hammer(base):
-            conn = http.client.HTTPConnection(*host_port(base), timeout=10)
+            conn = http.client.HTTPConnection(*split_url(base), timeout=10)
             try:
                 while time.monotonic() < stop_at:
                     r = send(conn, "GET", "/api/domains")
@@ -1037,7 +1029,7 @@ class Load:
             started = time.monotonic()
             try:
                 if conn is None:
-                    conn = http.client.HTTPConnection(*host_port(self.base), timeout=self.timeout)
+                    conn = http.client.HTTPConnection(*split_url(self.base), timeout=self.timeout)
                 r = send(conn, method, path, body, bearer)
                 problem = self.judge(path, r)
                 if not keepalive or r.headers.get("connection", "").lower() == "close":
@@ -1185,7 +1177,7 @@ def test_kill9_storm(cluster, workdir):
                     challenge = r.json()
                     step = "POST /api/accounts"
                     r = mailbox_create(lb, address, "storm-pw-1",
-                                       {"id": challenge["id"], "nonce": bench_lib.mailbox_nonce(challenge)})
+                                       {"id": challenge["id"], "nonce": mailbox_nonce(challenge)})
             except NETWORK_ERRORS as error:
                 r = error
             with lock:

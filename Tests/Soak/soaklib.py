@@ -1,5 +1,6 @@
 """Shared helpers of the checks in Tests/Soak (not a check itself: not executable, so scripts/soak
-skips it). Standard library only; the proof-of-work solvers come from scripts/bench-lib.py (`bench`).
+skips it). Standard library only; the proof-of-work solvers, the `listening on` line and the process's resident
+size come from Tests/postern_testkit, the library every Python test shares.
 
 A check starts `postern serve` as an operator would (the release binary in POSTERN_BIN, the shipped
 config file, port 0, its own data directory), drives it over HTTP, reads what the kernel says about the
@@ -8,12 +9,9 @@ PASS or FAIL and sets the exit status; `fail` (or a false `expect`) ends it. Ser
 data go to artifacts/soak/ (not committed), named after the check.
 """
 import contextlib
-import hashlib
 import http.client
-import importlib.util
 import json
 import os
-import re
 import secrets
 import shutil
 import signal
@@ -29,9 +27,8 @@ CONFIG = os.path.join(REPO, "config", "postern.env")
 ARTIFACTS = os.path.join(REPO, "artifacts", "soak")
 CHECK = os.path.splitext(os.path.basename(sys.argv[0]))[0]  # the running check: its file name
 
-_spec = importlib.util.spec_from_file_location("bench_lib", os.path.join(REPO, "scripts", "bench-lib.py"))
-bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+import postern_testkit as kit  # noqa: E402
 
 # Fast rounds: no leading-zero bits to find (one scrypt or SHA-256 per proof), no rate limits.
 FAST_SIGNUPS = {
@@ -174,18 +171,16 @@ class Server:
             cwd=REPO, env=self._environment(), stdout=log_file, stderr=subprocess.STDOUT, preexec_fn=self.preexec)
         log_file.close()
 
-        def listening():
+        def output():
             with open(self.log_path, "rb") as f:
                 f.seek(offset)
-                text = f.read().decode(errors="replace")
-            found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", text)
-            if found:
-                self.port = int(found.group(1))
-            elif self.process.poll() is not None:
-                fail(f"postern exited with {self.process.returncode} before listening: {text[-2000:]}")
-            return found
-        if not wait_until(listening, timeout, step=0.02):
+                return f.read().decode(errors="replace")
+        found = kit.wait_listening(self.process, output, timeout, step=0.02)
+        if found is None and self.process.poll() is not None:
+            fail(f"postern exited with {self.process.returncode} before listening: {output()[-2000:]}")
+        if found is None:
             fail(f"postern printed no port within {timeout} s")
+        self.port = kit.split_url(found)[1]
         return self
 
     def __enter__(self):
@@ -249,13 +244,11 @@ class Server:
     # What the kernel says about the process.
 
     def rss_kib(self):
-        return bench.rss_kib(self.pid)
+        return kit.rss_kib(self.pid)
 
     def cpu_seconds(self):
-        """utime + stime of the whole process, in seconds, from /proc/PID/stat."""
-        with open(f"/proc/{self.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """utime + stime of the whole process, in seconds."""
+        return kit.cpu_seconds(self.pid)
 
     def sockets(self):
         """Socket descriptors the process holds (the listener, clients and outgoing fetches)."""
@@ -319,7 +312,7 @@ def agent_proof(headers, raw):
     if not auth.startswith("Bearer "):
         raise RuntimeError("challenge: no Bearer token in the Authorization response header")
     body = json.loads(raw)
-    _, pow_hex, nonce = bench.solve((auth[7:], body["challenge"], body.get("salt", bench.DEFAULT_SALT),
+    _, pow_hex, nonce = kit.solve((auth[7:], body["challenge"], body.get("salt", kit.DEFAULT_SALT),
                                      int(body.get("difficulty", 0)), body.get("scrypt") or {}))
     return auth[7:], pow_hex, nonce, body["challenge"]
 
@@ -348,11 +341,7 @@ def agent_username():
 def mailbox_proof(raw):
     """Solves a GET /api/challenge answer: {"id", "nonce"} for the account body's `pow`."""
     challenge = json.loads(raw)
-    salt, difficulty = challenge["salt"], int(challenge.get("difficulty", 0))
-    nonce = 0
-    while bench.leading_zero_bits(hashlib.sha256(f"{salt}{nonce}".encode()).digest()) < difficulty:
-        nonce += 1
-    return {"id": challenge["id"], "nonce": str(nonce)}
+    return {"id": challenge["id"], "nonce": kit.mailbox_nonce(challenge)}
 
 
 def mailbox_solved_challenge(conn):

@@ -1,84 +1,74 @@
-"""A real `postern serve` for the client tests: built binary, free loopback ports, a temporary data directory."""
+"""A real `postern serve` for the tests: built binary, free loopback ports, a temporary data directory; the
+`listening on` line for the callers that start it on `--port 0` with a log file of their own."""
 
-import base64
 import contextlib
-import hashlib
 import json
 import os
+import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
+
+from .calls import http
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+LISTENING = re.compile(r"listening on (http://127\.0\.0\.1:(\d+))")
+
+
+def listening_url(log):
+    """The base URL a `postern serve --port 0` printed in `log` (its text so far), or None while it has not."""
+    found = LISTENING.search(log)
+    return found.group(1) if found else None
+
+
+def wait_listening(process, log, timeout=None, step=0.05):
+    """Polls `log()` (what `process`, a `postern serve --port 0`, has printed so far) every `step` s until it holds
+    the `listening on` line; returns its base URL, or None once the process has exited or `timeout` s (None: no
+    bound) have passed without it."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        url = listening_url(log())
+        if url or process.poll() is not None or (deadline is not None and time.monotonic() >= deadline):
+            return url
+        time.sleep(step)
+
+
+def rss_kib(pid):
+    """The resident set size of process `pid` in KiB (VmRSS), 0 when /proc does not say."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def cpu_seconds(pid):
+    """utime + stime of the whole process `pid`, in seconds, from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def pip_target(directory, requirement, module):
     """Installs `requirement` from PyPI into .build/client-sdks/`directory` unless `module` is there already; returns
     the directory (for sys.path or PYTHONPATH)."""
-    target = os.path.join(ROOT, ".build", "client-sdks", directory)
-    if not os.path.exists(os.path.join(target, module)):
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
-                        target, requirement], check=True)
-    return target
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def http(base, method, path, body=None, headers=None, bearer=None):
-    """(status, response headers, parsed JSON or text) of one request; errors are answers too."""
-    data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
-    request = urllib.request.Request(base + path if path.startswith("/") else path, method=method, data=data)
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    for name, value in (headers or {}).items():
-        request.add_header(name, value)
-    if bearer:
-        request.add_header("Authorization", "Bearer " + bearer)
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            status, head, raw = response.status, response.headers, response.read()
-    except urllib.error.HTTPError as error:
-        status, head, raw = error.code, error.headers, error.read()
-    try:
-        return status, head, json.loads(raw) if raw else None
-    except ValueError:
-        return status, head, raw.decode("utf-8", "replace")
+    return _pip_install(directory, [requirement], [module])
 
 
 def install_packages(directory, requirements, modules):
     """Installs `requirements` (pip specifiers) into .build/client-sdks/`directory` unless every module of `modules`
     is already there, and puts that directory first on sys.path."""
+    sys.path.insert(0, _pip_install(directory, requirements, modules))
+
+
+def _pip_install(directory, requirements, modules):
     target = os.path.join(ROOT, ".build", "client-sdks", directory)
     if not all(os.path.exists(os.path.join(target, module)) for module in modules):
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
                         target, *requirements], check=True)
-    sys.path.insert(0, target)
-
-
-def agent_signup(base, username):
-    """(status, body, session JWT) of an agent signup: challenge, scrypt proof of work, POST /api/v1/session."""
-    status, head, body = http(base, "POST", "/api/v1/challenge")
-    token = head.get("Authorization", "").split(" ", 1)[1]
-    claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
-    nonce = 0
-    while True:
-        digest = hashlib.scrypt(f"{claims['jti']}:{nonce}".encode(), salt=body["salt"].encode(), n=16384, r=8, p=1,
-                                dklen=64)
-        if int.from_bytes(digest, "big") >> (512 - claims["difficulty"]) == 0:
-            break
-        nonce += 1
-    status, head, body = http(base, "POST", "/api/v1/session", {"powHex": digest.hex(), "nonce": str(nonce),
-                                                                "username": username}, bearer=token)
-    return status, body, head.get("Authorization", " ").split(" ", 1)[1]
+    return target
 
 
 class Server(str):
@@ -142,22 +132,3 @@ def postern(env=None, pro_users=(), owners=(), data=None):
         server.wait(timeout=30)
         if owned:
             shutil.rmtree(data, ignore_errors=True)
-
-
-class Checks:
-    """Prints each check; `finish` exits non-zero when any failed."""
-
-    def __init__(self):
-        self.failures = []
-
-    def __call__(self, condition, what):
-        print(("ok   " if condition else "FAIL ") + what, flush=True)
-        if not condition:
-            self.failures.append(what)
-        return condition
-
-    def finish(self, name):
-        if self.failures:
-            print(f"{name}: {len(self.failures)} check(s) failed", flush=True)
-            raise SystemExit(1)
-        print(f"{name}: every check passed", flush=True)

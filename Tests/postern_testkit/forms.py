@@ -1,4 +1,4 @@
-"""A browser-less driver of the owner sign-in and OAuth consent forms (issue 28's form contract), on the standard
+"""A browser-less driver of the owner sign-in and OAuth consent forms (the form contract), on the standard
 library only: `html.parser` reads the forms, `urllib` posts them with a cookie jar and follows no redirect itself.
 
     driver = FormDriver(base)
@@ -40,6 +40,8 @@ class Forms(HTMLParser):
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follows no redirect: a 3xx answer comes back as itself (an HTTPError to `urlopen`)."""
+
     def redirect_request(self, *args, **kwargs):
         return None
 

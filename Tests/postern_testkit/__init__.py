@@ -1,0 +1,37 @@
+"""What every Python test and benchmark of Postern shares: one place for ports, server spawn, the two proofs of work,
+the OAuth form driver and small HTTP calls. Standard library only (`install_packages` fetches what a client test needs).
+
+A caller puts the directory holding this package (`Tests/`) on sys.path with one line, then imports:
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))   # from Tests/<Dir>/
+    from postern_testkit import postern, http, Checks
+
+- ports: `free_port()`, `split_url(base)` -> (host, port)
+- calls: `http(base, method, path, body, headers, bearer)` -> (status, headers, JSON or text)
+- checks: `Checks` (one line per check, `finish` exits 1 on any failure)
+- server: `ROOT`; `postern(env, pro_users, owners, data)` (context manager, yields a `Server` URL) and `serve(binary,
+  arguments, env)` (the JSON line of `serve --profile test`); `listening_url(log)` and
+  `wait_listening(process, log, timeout)` (the `listening on` line of `serve --port 0`); `rss_kib(pid)`,
+  `cpu_seconds(pid)`; `pip_target`, `install_packages`
+- proofs: `solve((bearer, jti, salt, difficulty, params))` (agent scrypt), `mailbox_nonce(challenge)` (Mail.td
+  SHA-256), `leading_zero_bits`, `DEFAULT_SALT`, `agent_signup(base, username)`
+- forms: `FormDriver` (owner sign-in and OAuth consent forms, no browser), `NoRedirect` (a urllib handler)
+- origin: `origin_server(body)` (a loopback remote-hash URL)
+- cluster: the local PostgreSQL + N instances + HAProxy of `scripts/cluster` (`Cluster`, `main`); import it by name
+"""
+
+from .calls import http
+from .checks import Checks
+from .forms import FormDriver, NoRedirect
+from .origin import origin_server
+from .ports import free_port, split_url
+from .proofs import DEFAULT_SALT, agent_signup, leading_zero_bits, mailbox_nonce, solve
+from .server import (
+    ROOT, Server, cpu_seconds, install_packages, listening_url, pip_target, postern, rss_kib, serve, wait_listening,
+)
+
+__all__ = [
+    "DEFAULT_SALT", "ROOT", "Checks", "FormDriver", "NoRedirect", "Server", "agent_signup", "cpu_seconds",
+    "free_port", "http", "install_packages", "leading_zero_bits", "listening_url", "mailbox_nonce", "origin_server",
+    "pip_target", "postern", "rss_kib", "serve", "solve", "split_url", "wait_listening",
+]
