@@ -48,9 +48,10 @@ cluster-stop:
 ## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
 ## restarts, kill -9 and a PostgreSQL restart mid-load.
 ## Last, schemathesis on every documented operation (scripts/schemathesis, about a minute).
-STORAGE_SUITES = StorageTests|PostgresClientTests|MailStoreTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests|PosternAppTests
+STORAGE_SUITES = StorageTests|PostgresClientTests|MailStoreTests|OAuthGrantsTests|CustomDomainsTests|WebhooksTests|DKIMKeysTests|SigningKeysTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests|PosternAppTests
 test:
 	@scripts/bootstrap --test
+	scripts/check-imports
 	$(SWIFT) test --no-parallel
 	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --skip-build --no-parallel --filter '$(STORAGE_SUITES)'
 	scripts/client-tests
