@@ -29,7 +29,6 @@ extension MailboxController {
     var challenges: MailboxChallenges { surface.challenges }
     var metrics: MailboxMetrics { surface.metrics }
     var audit: AuditTrail { surface.audit }
-    var customDomains: CustomDomains { surface.customDomains }
     func clock() -> Int64 { surface.clock() }
 
     func immediate(
