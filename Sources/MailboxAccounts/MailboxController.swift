@@ -1,4 +1,5 @@
 import Audit
+import CustomDomains
 import HTTP1
 import MailStore
 import PasswordHashing
@@ -24,6 +25,7 @@ extension MailboxController {
     var credentials: MailboxCredentials { surface.credentials }
     var tokens: MailboxTokens { surface.tokens }
     var authorizer: MailboxAuthorizer { surface.authorizer }
+    var customDomains: CustomDomains { surface.customDomains }
     var challenges: MailboxChallenges { surface.challenges }
     var metrics: MailboxMetrics { surface.metrics }
     var audit: AuditTrail { surface.audit }
