@@ -1,5 +1,8 @@
 import Configuration
 import Foundation
+import OAuthServer
+import Owners
+import ServerKit
 import SystemPackage
 
 /// Reads ``PosternConfiguration`` through swift-configuration: command-line overrides first, then the
@@ -65,7 +68,17 @@ public enum ConfigurationLoader {
     /// Builds a configuration from a lookup of environment-named keys; used by ``load`` and by tests.
     /// - Throws: ``ConfigurationError`` for a value that does not parse or validate.
     public static func parse(_ value: (String) -> String?) throws -> PosternConfiguration {
+        try withoutActuallyEscaping(value) { value in try parse(ConfigurationReader(value)) }
+    }
+
+    /// Builds a configuration from `config`: each surface's part reads its own keys (``OwnersConfiguration``,
+    /// ``OAuthConfiguration``), the rest are read here.
+    /// - Throws: ``ConfigurationError`` for a value that does not parse or validate.
+    static func parse(_ config: ConfigurationReader) throws -> PosternConfiguration {
         var c = PosternConfiguration()
+        c.owners = try OwnersConfiguration(config: config)
+        c.oauth = try OAuthConfiguration(config: config)
+        let value = { (key: String) in config.value(key) }
         func text(_ key: String, _ apply: (String) -> Void) {
             if let v = value(key)?.trimmingCharacters(in: .whitespaces) { apply(v) }
         }
@@ -126,13 +139,6 @@ public enum ConfigurationLoader {
         try flag("POSTERN_MAILBOX_POW_REQUIRED") { c.mailboxPowRequired = $0 }
         try flag("POSTERN_MCP_JMAP_REQUEST") { c.mcpJMAPRequest = $0 }
         list("POSTERN_MCP_ALLOWED_ORIGINS") { c.mcpAllowedOrigins = $0 }
-        try integer("POSTERN_OAUTH_REFRESH_RACE_SECONDS") { c.oauthRefreshRaceSeconds = $0 }
-        try flag("POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS") { c.oauthClientMetadataDocuments = $0 }
-        list("POSTERN_OAUTH_CIMD_ALLOW_HOSTS") { c.oauthCIMDAllowedHosts = $0 }
-        text("POSTERN_OAUTH_CIMD_TRUST_CA_FILE") { c.oauthCIMDTrustCAFile = $0.isEmpty ? nil : $0 }
-        try choice("POSTERN_OWNER_SIGNUP", ["open", "closed"]) { c.ownerSignUpOpen = $0 == "open" }
-        try integer("POSTERN_OWNER_MAX_INBOXES") { c.ownerMaxInboxes = $0 }
-        try integer("POSTERN_OWNER_SIGNUPS_PER_HOUR") { c.ownerSignUpsPerHour = $0 }
         list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
         list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
         text("POSTERN_MX_HOST") { c.mxHost = $0 }

@@ -5,10 +5,78 @@ import HTTP1
 import JWT
 import Logging
 import MailboxAccounts
+import OAuthServer
+import Owners
+import ServerKit
 import SigningKeys
 
 /// Everything Postern reads at start, validated. Built by ``ConfigurationLoader`` from the config file,
 /// the process environment and command-line flags (later sources win), or directly in tests.
+///
+/// A composite: each surface's part reads and validates its own keys (``owners``, ``oauth``); the keys below, not yet
+/// moved to the surface that uses them, are read by ``ConfigurationLoader`` into the fields named after them.
+///
+/// ## Configuration keys
+/// - `POSTERN_HOST`
+/// - `POSTERN_PORT`
+/// - `POSTERN_DATA_DIR`
+/// - `POSTERN_DATABASE_URL`
+/// - `POSTERN_PUBLIC_URL`
+/// - `JWT_ISSUER`
+/// - `JWT_PRIVATE_KEY`
+/// - `JWT_PUBLIC_KEY`
+/// - `POSTERN_KEY_SECRET`
+/// - `POSTERN_KEY_RELOAD_SECONDS`
+/// - `POSTERN_MAIL_CHANGES_KEPT`
+/// - `POSTERN_AUDIT_DAYS`
+/// - `POSTERN_JMAP_EVENT_STREAMS`
+/// - `POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT`
+/// - `POSTERN_KEY_PROMOTION_SECONDS`
+/// - `POSTERN_LOG_LEVEL`
+/// - `POSTERN_MAX_CONNECTIONS`
+/// - `POSTERN_MAX_CONNECTIONS_PER_CLIENT`
+/// - `POSTERN_EVENT_LOOPS`
+/// - `POSTERN_SMTP`
+/// - `POSTERN_SMTP_HOST`
+/// - `POSTERN_SMTP_PORT`
+/// - `POSTERN_SMTP_HOSTNAME`
+/// - `POSTERN_SMTP_MAX_MESSAGE_BYTES`
+/// - `POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT`
+/// - `POSTERN_SMTP_MAX_SESSION_SECONDS`
+/// - `POSTERN_SMTP_PROXY_PROTOCOL`
+/// - `POSTERN_SMTP_TLS_CERT`
+/// - `POSTERN_SMTP_TLS_KEY`
+/// - `POSTERN_SANDBOX_SMTP_PORT`
+/// - `POSTERN_SANDBOX_MAIL_AUTH`
+/// - `POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH`
+/// - `POSTERN_AGENT_INBOX_QUOTA`
+/// - `POSTERN_SMTP_ACCEPT`
+/// - `POSTERN_RECIPIENT_DELIMITER`
+/// - `POSTERN_CATCH_ALL_QUOTA`
+/// - `POSTERN_OPERATOR_TOKEN`
+/// - `POSTERN_AGENT_POW_SALT`
+/// - `POSTERN_AGENT_POW_DIFFICULTY`
+/// - `POSTERN_AGENT_POW_MAX_DIFFICULTY`
+/// - `POSTERN_AGENT_POW_DYNAMIC`
+/// - `POSTERN_AGENT_INBOX_DOMAIN`
+/// - `POSTERN_MAILBOX_POW_DIFFICULTY`
+/// - `POSTERN_MAILBOX_POW_REQUIRED`
+/// - `POSTERN_MCP_JMAP_REQUEST`
+/// - `POSTERN_MCP_ALLOWED_ORIGINS`
+/// - `POSTERN_MAILBOX_DOMAINS`
+/// - `POSTERN_MAILBOX_PRO_DOMAINS`
+/// - `POSTERN_MX_HOST`
+/// - `POSTERN_DNS_RESOLVER`
+/// - `POSTERN_BILLING_PORTAL_URL`
+/// - `POSTERN_RATE_LIMITS`
+/// - `POSTERN_INSTANCES`
+/// - `POSTERN_DRAIN_SECONDS`
+/// - `POSTERN_TRUSTED_PROXIES`
+/// - `POSTERN_METRICS_LISTEN`
+/// - `POSTERN_METRICS_TOKEN`
+/// - `POSTERN_OUTBOUND_ALLOW_PRIVATE` (also read as its older name `POSTERN_REMOTE_HASH_ALLOW_PRIVATE`)
+/// - `POSTERN_OUTBOUND_ALLOWED_HOSTS` (also read as its older name `POSTERN_REMOTE_HASH_ALLOWED_HOSTS`)
+/// - `POSTERN_WEBHOOK_RETRY_SECONDS`
 public struct PosternConfiguration: Sendable {
     /// Listen address (`POSTERN_HOST`, default `127.0.0.1`).
     public var host = "127.0.0.1"
@@ -65,26 +133,11 @@ public struct PosternConfiguration: Sendable {
     public var mailboxPowDifficulty = 20
     /// Whether a free mailbox account needs a proof of work (`POSTERN_MAILBOX_POW_REQUIRED`; off is Mail.td v2).
     public var mailboxPowRequired = true
-    /// Whether anyone may create an owner account at `/owner/sign-up` (`POSTERN_OWNER_SIGNUP=open`; `closed`, the
-    /// default, leaves it to `postern owner create`).
-    public var ownerSignUpOpen = false
-    /// Most inboxes one owner may hold (`POSTERN_OWNER_MAX_INBOXES`, 1 to 100). Default 50.
-    public var ownerMaxInboxes = 50
-    /// New owners one client address may sign up per hour when sign-up is open (`POSTERN_OWNER_SIGNUPS_PER_HOUR`,
-    /// 0 to 1000; 0 for no limit). Default 5.
-    public var ownerSignUpsPerHour = 5
-    /// Seconds after a refresh token is superseded during which presenting it again counts as a lost race (refused,
-    /// nothing revoked) rather than a reuse that revokes the grant (`POSTERN_OAUTH_REFRESH_RACE_SECONDS`, 0 to 60).
-    public var oauthRefreshRaceSeconds = 2
-    /// Whether an https `client_id` is fetched as a client ID metadata document
-    /// (`POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS`, default on).
-    public var oauthClientMetadataDocuments = true
-    /// Hosts whose metadata documents may be fetched from non-global addresses (`POSTERN_OAUTH_CIMD_ALLOW_HOSTS`,
-    /// comma-separated; for tests on loopback). Default none.
-    public var oauthCIMDAllowedHosts: [String] = []
-    /// A PEM file of the roots metadata-document fetches trust instead of the system's
-    /// (`POSTERN_OAUTH_CIMD_TRUST_CA_FILE`; for tests with their own CA). Default nil: the system roots.
-    public var oauthCIMDTrustCAFile: String?
+    /// The owners' settings (`POSTERN_OWNER_*`); the composition root adds what other surfaces share.
+    public var owners = OwnersConfiguration(publicURL: "")
+    /// The authorization server's settings (`POSTERN_OAUTH_*`); the composition root adds the issuer and what other
+    /// surfaces share.
+    public var oauth = OAuthConfiguration(issuer: "")
     /// Whether MCP's `jmap_request` tool (raw JMAP) is offered (`POSTERN_MCP_JMAP_REQUEST`).
     public var mcpJMAPRequest = true
     /// Origins besides the public URL's whose browser pages may call `/mcp` (`POSTERN_MCP_ALLOWED_ORIGINS`,
@@ -269,15 +322,8 @@ public struct PosternConfiguration: Sendable {
         guard (1...3600).contains(keyReloadSeconds) else {
             throw ConfigurationError(key: "POSTERN_KEY_RELOAD_SECONDS", message: "must be from 1 to 3600")
         }
-        guard (1...100).contains(ownerMaxInboxes) else {
-            throw ConfigurationError(key: "POSTERN_OWNER_MAX_INBOXES", message: "must be from 1 to 100")
-        }
-        guard (0...1000).contains(ownerSignUpsPerHour) else {
-            throw ConfigurationError(key: "POSTERN_OWNER_SIGNUPS_PER_HOUR", message: "must be from 0 to 1000")
-        }
-        guard (0...60).contains(oauthRefreshRaceSeconds) else {
-            throw ConfigurationError(key: "POSTERN_OAUTH_REFRESH_RACE_SECONDS", message: "must be from 0 to 60")
-        }
+        try owners.validate()
+        try oauth.validate()
         guard (1...20).contains(webhookRetrySeconds.count), webhookRetrySeconds.allSatisfy({ (1...86_400).contains($0) })
         else {
             throw ConfigurationError(
@@ -405,19 +451,6 @@ public struct PosternConfiguration: Sendable {
     }
 }
 
-/// A configuration value that cannot be used; the message names the key.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    /// The configuration key at fault, as written in `config/postern.env`.
-    public let key: String
-    /// What is wrong and how to fix it.
-    public let message: String
-
-    /// Creates an error for `key`.
-    public init(key: String, message: String) {
-        self.key = key
-        self.message = message
-    }
-
-    /// `KEY: message`.
-    public var description: String { "\(key): \(message)" }
-}
+/// A configuration value that cannot be used; the message names the key (declared in ServerKit, where every
+/// surface's configuration type throws it).
+public typealias ConfigurationError = ServerKit.ConfigurationError

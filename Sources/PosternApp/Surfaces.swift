@@ -217,10 +217,8 @@ enum Surfaces {
     }
 
     static func ownersConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OwnersConfiguration {
-        var owners = OwnersConfiguration(publicURL: identity.baseURL)
-        owners.signUpOpen = c.ownerSignUpOpen
-        owners.maxInboxes = c.ownerMaxInboxes
-        owners.signUpsPerHour = c.ownerSignUpsPerHour
+        var owners = c.owners
+        owners.publicURL = identity.baseURL
         owners.mxHost = mxHost(c)
         owners.dnsResolver = c.dnsResolver
         owners.servedDomains = [c.agentInboxDomain] + c.mailboxDomains + c.mailboxProDomains
@@ -231,8 +229,8 @@ enum Surfaces {
 
     /// The authorization server's settings: its issuer is the public URL (contract 1.1).
     static func oauthConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OAuthConfiguration {
-        var oauth = OAuthConfiguration(issuer: identity.baseURL)
-        oauth.refreshRaceWindow = Int64(c.oauthRefreshRaceSeconds)
+        var oauth = c.oauth
+        oauth.issuer = identity.baseURL
         oauth.rateLimitsEnabled = c.rateLimits
         oauth.instances = c.instances
         return oauth
@@ -242,13 +240,14 @@ enum Surfaces {
     /// non-global address but for `POSTERN_OAUTH_CIMD_ALLOW_HOSTS`), no redirects, 16 KiB at most, JSON asked for.
     /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
     static func clientMetadataFetcher(_ c: PosternConfiguration) throws -> Fetcher? {
-        guard c.oauthClientMetadataDocuments else { return nil }
-        var fetch = FetchConfiguration(policy: AddressPolicy(allowPrivate: false, allowedHosts: c.oauthCIMDAllowedHosts))
+        guard c.oauth.clientMetadataDocuments else { return nil }
+        var fetch = FetchConfiguration(
+            policy: AddressPolicy(allowPrivate: false, allowedHosts: c.oauth.clientMetadataAllowedHosts))
         fetch.maxRedirects = 0
         fetch.maxBodyBytes = 16 * 1024
         fetch.concurrentFetches = 4
         fetch.accept = "application/json"
-        fetch.trustedRootsPEMFile = c.oauthCIMDTrustCAFile
+        fetch.trustedRootsPEMFile = c.oauth.clientMetadataTrustedRoots
         return try Fetcher(configuration: fetch)
     }
 

@@ -170,9 +170,9 @@ struct ConfigurationTests {
 
     @Test("POSTERN_OWNER_SIGNUP: closed unless it says open, in any case")
     func ownerSignUp() throws {
-        #expect(try !ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }.ownerSignUpOpen)
-        #expect(try ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_OWNER_SIGNUP": " Open "][$0] }.ownerSignUpOpen)
-        #expect(try !ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_OWNER_SIGNUP": "closed"][$0] }.ownerSignUpOpen)
+        #expect(try !ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }.owners.signUpOpen)
+        #expect(try ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_OWNER_SIGNUP": " Open "][$0] }.owners.signUpOpen)
+        #expect(try !ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_OWNER_SIGNUP": "closed"][$0] }.owners.signUpOpen)
     }
 
     @Test("POSTERN_EVENT_LOOPS: unset is one loop per processor; 1 to 256 is taken as given")
