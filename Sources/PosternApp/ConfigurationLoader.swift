@@ -1,5 +1,7 @@
 import Configuration
 import Foundation
+import JMAP
+import MCPServer
 import OAuthServer
 import Owners
 import ServerKit
@@ -72,12 +74,14 @@ public enum ConfigurationLoader {
     }
 
     /// Builds a configuration from `config`: each surface's part reads its own keys (``OwnersConfiguration``,
-    /// ``OAuthConfiguration``), the rest are read here.
+    /// ``OAuthConfiguration``, ``JMAPConfiguration``, ``MCPConfiguration``), the rest are read here.
     /// - Throws: ``ConfigurationError`` for a value that does not parse or validate.
     static func parse(_ config: ConfigurationReader) throws -> PosternConfiguration {
         var c = PosternConfiguration()
         c.owners = try OwnersConfiguration(config: config)
         c.oauth = try OAuthConfiguration(config: config)
+        c.jmap = try JMAPConfiguration(config: config)
+        c.mcp = try MCPConfiguration(config: config)
         let value = { (key: String) in config.value(key) }
         func text(_ key: String, _ apply: (String) -> Void) {
             if let v = value(key)?.trimmingCharacters(in: .whitespaces) { apply(v) }
@@ -128,8 +132,6 @@ public enum ConfigurationLoader {
         try integer("POSTERN_KEY_PROMOTION_SECONDS") { c.keyPromotionSeconds = $0 }
         try integer("POSTERN_MAIL_CHANGES_KEPT") { c.mailChangesKept = $0 }
         try integer("POSTERN_AUDIT_DAYS") { c.auditDays = $0 }
-        try integer("POSTERN_JMAP_EVENT_STREAMS") { c.jmapEventStreams = $0 }
-        try integer("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT") { c.jmapEventStreamsPerClient = $0 }
         text("POSTERN_AGENT_POW_SALT") { c.agentPowSalt = $0 }
         try integer("POSTERN_AGENT_POW_DIFFICULTY") { c.agentPowDifficulty = $0 }
         try integer("POSTERN_AGENT_POW_MAX_DIFFICULTY") { c.agentPowMaxDifficulty = $0 }
@@ -137,8 +139,6 @@ public enum ConfigurationLoader {
         text("POSTERN_AGENT_INBOX_DOMAIN") { c.agentInboxDomain = $0 }
         try integer("POSTERN_MAILBOX_POW_DIFFICULTY") { c.mailboxPowDifficulty = $0 }
         try flag("POSTERN_MAILBOX_POW_REQUIRED") { c.mailboxPowRequired = $0 }
-        try flag("POSTERN_MCP_JMAP_REQUEST") { c.mcpJMAPRequest = $0 }
-        list("POSTERN_MCP_ALLOWED_ORIGINS") { c.mcpAllowedOrigins = $0 }
         list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
         list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
         text("POSTERN_MX_HOST") { c.mxHost = $0 }

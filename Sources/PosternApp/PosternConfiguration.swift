@@ -2,6 +2,8 @@ import ClientAddress
 import DNS
 import Foundation
 import HTTP1
+import JMAP
+import MCPServer
 import JWT
 import Logging
 import MailboxAccounts
@@ -13,7 +15,7 @@ import SigningKeys
 /// Everything Postern reads at start, validated. Built by ``ConfigurationLoader`` from the config file,
 /// the process environment and command-line flags (later sources win), or directly in tests.
 ///
-/// A composite: each surface's part reads and validates its own keys (``owners``, ``oauth``); the keys below, not yet
+/// A composite: each surface's part reads and validates its own keys (``owners``, ``oauth``, ``jmap``, ``mcp``); the keys below, not yet
 /// moved to the surface that uses them, are read by ``ConfigurationLoader`` into the fields named after them.
 ///
 /// ## Configuration keys
@@ -29,8 +31,6 @@ import SigningKeys
 /// - `POSTERN_KEY_RELOAD_SECONDS`
 /// - `POSTERN_MAIL_CHANGES_KEPT`
 /// - `POSTERN_AUDIT_DAYS`
-/// - `POSTERN_JMAP_EVENT_STREAMS`
-/// - `POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT`
 /// - `POSTERN_KEY_PROMOTION_SECONDS`
 /// - `POSTERN_LOG_LEVEL`
 /// - `POSTERN_MAX_CONNECTIONS`
@@ -61,8 +61,6 @@ import SigningKeys
 /// - `POSTERN_AGENT_INBOX_DOMAIN`
 /// - `POSTERN_MAILBOX_POW_DIFFICULTY`
 /// - `POSTERN_MAILBOX_POW_REQUIRED`
-/// - `POSTERN_MCP_JMAP_REQUEST`
-/// - `POSTERN_MCP_ALLOWED_ORIGINS`
 /// - `POSTERN_MAILBOX_DOMAINS`
 /// - `POSTERN_MAILBOX_PRO_DOMAINS`
 /// - `POSTERN_MX_HOST`
@@ -110,11 +108,10 @@ public struct PosternConfiguration: Sendable {
     /// Days the audit trail keeps an event (`POSTERN_AUDIT_DAYS`, default 90, 1 to 3650); older ones are purged
     /// every 10 minutes.
     public var auditDays = 90
-    /// `POSTERN_JMAP_EVENT_STREAMS`: JMAP event-source streams open at once on this instance (one more: 503).
-    public var jmapEventStreams = 1024
-    /// `POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT`: JMAP event-source streams open at once from one client address (one
-    /// more: 429).
-    public var jmapEventStreamsPerClient = 8
+    /// JMAP's settings (`POSTERN_JMAP_*`); the composition root adds the base URL and what other surfaces share.
+    public var jmap = JMAPConfiguration(baseURL: "")
+    /// MCP's settings (`POSTERN_MCP_*`); the composition root adds the base URL and what other surfaces share.
+    public var mcp = MCPConfiguration(baseURL: "")
     /// How long a rotated key is published before it signs, in seconds (`POSTERN_KEY_PROMOTION_SECONDS`).
     /// Default nil: the reload interval plus the JWKS cache time plus the 30 s verification leeway (for clock
     /// skew), so that every instance and every client's cached JWKS know a key before a token carries it.
@@ -138,11 +135,6 @@ public struct PosternConfiguration: Sendable {
     /// The authorization server's settings (`POSTERN_OAUTH_*`); the composition root adds the issuer and what other
     /// surfaces share.
     public var oauth = OAuthConfiguration(issuer: "")
-    /// Whether MCP's `jmap_request` tool (raw JMAP) is offered (`POSTERN_MCP_JMAP_REQUEST`).
-    public var mcpJMAPRequest = true
-    /// Origins besides the public URL's whose browser pages may call `/mcp` (`POSTERN_MCP_ALLOWED_ORIGINS`,
-    /// comma-separated `scheme://host[:port]`). Default none.
-    public var mcpAllowedOrigins: [String] = []
     /// Public mailbox domains (`POSTERN_MAILBOX_DOMAINS`).
     public var mailboxDomains = ["mail.localhost"]
     /// Pro-only mailbox domains (`POSTERN_MAILBOX_PRO_DOMAINS`).
@@ -335,11 +327,6 @@ public struct PosternConfiguration: Sendable {
         guard (1...3650).contains(auditDays) else {
             throw ConfigurationError(key: "POSTERN_AUDIT_DAYS", message: "must be from 1 to 3650")
         }
-        if let origin = mcpAllowedOrigins.first(where: { WebOrigin($0) == nil }) {
-            throw ConfigurationError(
-                key: "POSTERN_MCP_ALLOWED_ORIGINS",
-                message: "must be origins like https://app.example (got \"\(origin)\")")
-        }
         if let keyPromotionSeconds, !(0...86400).contains(keyPromotionSeconds) {
             throw ConfigurationError(key: "POSTERN_KEY_PROMOTION_SECONDS", message: "must be from 0 to 86400")
         }
@@ -426,11 +413,7 @@ public struct PosternConfiguration: Sendable {
         guard smtpMaxSessionSeconds > 0 else {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_SESSION_SECONDS", message: "must be positive")
         }
-        guard jmapEventStreams > 0, jmapEventStreamsPerClient > 0 else {
-            throw ConfigurationError(
-                key: jmapEventStreams > 0 ? "POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT" : "POSTERN_JMAP_EVENT_STREAMS",
-                message: "must be positive")
-        }
+        try jmap.validate()
         guard maxConnections > 0 else {
             throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")
         }

@@ -84,11 +84,10 @@ enum Surfaces {
             onUnexpectedError: reporter("oauth", logger), audit: audit)
         oauth.register(into: &router)
 
-        var jmap = JMAPConfiguration(baseURL: identity.baseURL)
+        var jmap = configuration.jmap
+        jmap.baseURL = JMAPConfiguration(baseURL: identity.baseURL).baseURL
         jmap.rateLimitsEnabled = configuration.rateLimits
         jmap.instances = configuration.instances
-        jmap.maxEventStreams = configuration.jmapEventStreams
-        jmap.maxEventStreamsPerClient = configuration.jmapEventStreamsPerClient
         // Agent bearers are checked against the agent surface's own directory, not the composed one: an inbox on a
         // custom domain its owner no longer holds must not pass because a Pro user's catch-all now makes the same
         // address local.
@@ -119,9 +118,8 @@ enum Surfaces {
             onUnexpectedError: reporter("jmap", logger), onEventStream: PosternMetrics.shared.jmapEventStream)
         jmapService.register(into: &router)
 
-        var mcp = MCPConfiguration(baseURL: identity.baseURL)
-        mcp.jmapRequestEnabled = configuration.mcpJMAPRequest
-        mcp.allowedOrigins = configuration.mcpAllowedOrigins.compactMap(WebOrigin.init)
+        var mcp = configuration.mcp
+        mcp.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL
         mcp.rateLimitsEnabled = configuration.rateLimits
         mcp.instances = configuration.instances
         let apiKeys = AgentAPIKeyAuthenticator(

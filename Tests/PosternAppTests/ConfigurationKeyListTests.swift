@@ -1,4 +1,7 @@
 import Foundation
+import HTTP1
+import JMAP
+import MCPServer
 import OAuthServer
 import Owners
 import ServerKit
@@ -81,6 +84,8 @@ struct ConfigurationKeyListTests {
         [
             "Sources/OAuthServer/OAuthConfiguration.swift": { _ = try OAuthConfiguration(config: $0) },
             "Sources/Owners/OwnersConfiguration.swift": { _ = try OwnersConfiguration(config: $0) },
+            "Sources/JMAP/JMAPConfiguration.swift": { _ = try JMAPConfiguration(config: $0) },
+            "Sources/MCPServer/MCPConfiguration.swift": { _ = try MCPConfiguration(config: $0) },
         ]
     }
 
@@ -136,6 +141,9 @@ struct ConfigurationKeyListTests {
             ("POSTERN_OAUTH_REFRESH_RACE_SECONDS", "61"), ("POSTERN_OAUTH_REFRESH_RACE_SECONDS", "two"),
             ("POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS", "maybe"), ("POSTERN_OWNER_SIGNUP", "yes"),
             ("POSTERN_OWNER_MAX_INBOXES", "0"), ("POSTERN_OWNER_SIGNUPS_PER_HOUR", "1001"),
+            ("POSTERN_JMAP_EVENT_STREAMS", "0"), ("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT", "-1"),
+            ("POSTERN_JMAP_EVENT_STREAMS", "many"), ("POSTERN_MCP_JMAP_REQUEST", "perhaps"),
+            ("POSTERN_MCP_ALLOWED_ORIGINS", "https://ok.example, app.example"),
         ])
     func surfaceRefusesBadValue(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {
@@ -162,6 +170,17 @@ struct ConfigurationKeyListTests {
         #expect(defaults.oauth.refreshRaceWindow == 2 && defaults.oauth.clientMetadataDocuments)
         #expect(defaults.oauth.clientMetadataAllowedHosts.isEmpty && defaults.oauth.clientMetadataTrustedRoots == nil)
         #expect(!defaults.owners.signUpOpen && defaults.owners.maxInboxes == 50 && defaults.owners.signUpsPerHour == 5)
+        let mail = try ConfigurationLoader.parse {
+            [
+                "POSTERN_JMAP_EVENT_STREAMS": "5", "POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT": " 2",
+                "POSTERN_MCP_JMAP_REQUEST": "off", "POSTERN_MCP_ALLOWED_ORIGINS": "https://app.example",
+            ][$0]
+        }
+        #expect(mail.jmap.maxEventStreams == 5 && mail.jmap.maxEventStreamsPerClient == 2)
+        let origin = try #require(WebOrigin("https://app.example"))
+        #expect(!mail.mcp.jmapRequestEnabled && mail.mcp.allowedOrigins == [origin])
+        #expect(defaults.jmap.maxEventStreams == 1024 && defaults.jmap.maxEventStreamsPerClient == 8)
+        #expect(defaults.mcp.jmapRequestEnabled && defaults.mcp.allowedOrigins.isEmpty)
         let identity = PublicIdentity(baseURL: "https://postern.example", issuer: "https://postern.example")
         #expect(Surfaces.oauthConfiguration(c, identity: identity).refreshRaceWindow == 7)
         #expect(Surfaces.oauthConfiguration(c, identity: identity).issuer == "https://postern.example")

@@ -242,11 +242,11 @@ struct ConfigurationTests {
 
     @Test("POSTERN_MCP_ALLOWED_ORIGINS: none by default, a list of origins, and a refusal naming the key")
     func mcpOrigins() throws {
-        #expect(try ConfigurationLoader.parse { _ in nil }.mcpAllowedOrigins.isEmpty)
+        #expect(try ConfigurationLoader.parse { _ in nil }.mcp.allowedOrigins.isEmpty)
         let parsed = try ConfigurationLoader.parse {
             ["POSTERN_MCP_ALLOWED_ORIGINS": "http://localhost:6274, https://app.example"][$0]
         }
-        #expect(parsed.mcpAllowedOrigins == ["http://localhost:6274", "https://app.example"])
+        #expect(parsed.mcp.allowedOrigins.map(\.description) == ["http://localhost:6274", "https://app.example"])
         #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader.parse { ["POSTERN_MCP_ALLOWED_ORIGINS": "app.example"][$0] }
         }
