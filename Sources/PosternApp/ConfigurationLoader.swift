@@ -1,3 +1,4 @@
+import AgentAuth
 import Configuration
 import Foundation
 import JMAP
@@ -73,11 +74,12 @@ public enum ConfigurationLoader {
         try withoutActuallyEscaping(value) { value in try parse(ConfigurationReader(value)) }
     }
 
-    /// Builds a configuration from `config`: each surface's part reads its own keys (``OwnersConfiguration``,
+    /// Builds a configuration from `config`: each surface's part reads its own keys (``AgentAuthConfiguration``, ``OwnersConfiguration``,
     /// ``OAuthConfiguration``, ``JMAPConfiguration``, ``MCPConfiguration``), the rest are read here.
     /// - Throws: ``ConfigurationError`` for a value that does not parse or validate.
     static func parse(_ config: ConfigurationReader) throws -> PosternConfiguration {
         var c = PosternConfiguration()
+        c.agent = try AgentAuthConfiguration(config: config)
         c.owners = try OwnersConfiguration(config: config)
         c.oauth = try OAuthConfiguration(config: config)
         c.jmap = try JMAPConfiguration(config: config)
@@ -132,11 +134,6 @@ public enum ConfigurationLoader {
         try integer("POSTERN_KEY_PROMOTION_SECONDS") { c.keyPromotionSeconds = $0 }
         try integer("POSTERN_MAIL_CHANGES_KEPT") { c.mailChangesKept = $0 }
         try integer("POSTERN_AUDIT_DAYS") { c.auditDays = $0 }
-        text("POSTERN_AGENT_POW_SALT") { c.agentPowSalt = $0 }
-        try integer("POSTERN_AGENT_POW_DIFFICULTY") { c.agentPowDifficulty = $0 }
-        try integer("POSTERN_AGENT_POW_MAX_DIFFICULTY") { c.agentPowMaxDifficulty = $0 }
-        try flag("POSTERN_AGENT_POW_DYNAMIC") { c.agentPowDynamic = $0 }
-        text("POSTERN_AGENT_INBOX_DOMAIN") { c.agentInboxDomain = $0 }
         try integer("POSTERN_MAILBOX_POW_DIFFICULTY") { c.mailboxPowDifficulty = $0 }
         try flag("POSTERN_MAILBOX_POW_REQUIRED") { c.mailboxPowRequired = $0 }
         list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
@@ -188,7 +185,6 @@ public enum ConfigurationLoader {
         try choice("POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH", ["loopback", "never"]) {
             c.sandboxPlaintextAuthOnLoopback = $0 == "loopback"
         }
-        try integer("POSTERN_AGENT_INBOX_QUOTA") { c.agentInboxQuota = Int64($0) }
         try choice("POSTERN_SMTP_ACCEPT", ["local", "any"]) { c.smtpAcceptAny = $0 == "any" }
         text("POSTERN_RECIPIENT_DELIMITER") { c.recipientDelimiter = $0 }
         try integer("POSTERN_CATCH_ALL_QUOTA") { c.catchAllQuota = Int64($0) }

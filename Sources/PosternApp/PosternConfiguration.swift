@@ -1,3 +1,4 @@
+import AgentAuth
 import ClientAddress
 import DNS
 import Foundation
@@ -15,7 +16,8 @@ import SigningKeys
 /// Everything Postern reads at start, validated. Built by ``ConfigurationLoader`` from the config file,
 /// the process environment and command-line flags (later sources win), or directly in tests.
 ///
-/// A composite: each surface's part reads and validates its own keys (``owners``, ``oauth``, ``jmap``, ``mcp``); the keys below, not yet
+/// A composite: each surface's part reads and validates its own keys (``agent``, ``owners``, ``oauth``, ``jmap``,
+/// ``mcp``); the keys below, not yet
 /// moved to the surface that uses them, are read by ``ConfigurationLoader`` into the fields named after them.
 ///
 /// ## Configuration keys
@@ -49,16 +51,10 @@ import SigningKeys
 /// - `POSTERN_SANDBOX_SMTP_PORT`
 /// - `POSTERN_SANDBOX_MAIL_AUTH`
 /// - `POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH`
-/// - `POSTERN_AGENT_INBOX_QUOTA`
 /// - `POSTERN_SMTP_ACCEPT`
 /// - `POSTERN_RECIPIENT_DELIMITER`
 /// - `POSTERN_CATCH_ALL_QUOTA`
 /// - `POSTERN_OPERATOR_TOKEN`
-/// - `POSTERN_AGENT_POW_SALT`
-/// - `POSTERN_AGENT_POW_DIFFICULTY`
-/// - `POSTERN_AGENT_POW_MAX_DIFFICULTY`
-/// - `POSTERN_AGENT_POW_DYNAMIC`
-/// - `POSTERN_AGENT_INBOX_DOMAIN`
 /// - `POSTERN_MAILBOX_POW_DIFFICULTY`
 /// - `POSTERN_MAILBOX_POW_REQUIRED`
 /// - `POSTERN_MAILBOX_DOMAINS`
@@ -116,20 +112,13 @@ public struct PosternConfiguration: Sendable {
     /// Default nil: the reload interval plus the JWKS cache time plus the 30 s verification leeway (for clock
     /// skew), so that every instance and every client's cached JWKS know a key before a token carries it.
     public var keyPromotionSeconds: Int?
-    /// Agent proof-of-work salt text (`POSTERN_AGENT_POW_SALT`).
-    public var agentPowSalt = "0b980734412c292d6549110276b604ab1dea4883bd460d77d1b984adf8bca083"
-    /// Base agent difficulty in leading zero bits (`POSTERN_AGENT_POW_DIFFICULTY`).
-    public var agentPowDifficulty = 6
-    /// Cap of the dynamic agent difficulty (`POSTERN_AGENT_POW_MAX_DIFFICULTY`).
-    public var agentPowMaxDifficulty = 18
-    /// Whether agent difficulty rises with a client's request rate (`POSTERN_AGENT_POW_DYNAMIC`).
-    public var agentPowDynamic = true
-    /// Domain of agent inboxes (`POSTERN_AGENT_INBOX_DOMAIN`).
-    public var agentInboxDomain = "agents.localhost"
     /// Mailbox challenge difficulty (`POSTERN_MAILBOX_POW_DIFFICULTY`).
     public var mailboxPowDifficulty = 20
     /// Whether a free mailbox account needs a proof of work (`POSTERN_MAILBOX_POW_REQUIRED`; off is Mail.td v2).
     public var mailboxPowRequired = true
+    /// The agent surface's settings (`POSTERN_AGENT_*`); the composition root adds the public URL, the issuer and what
+    /// other surfaces share.
+    public var agent = AgentAuthConfiguration()
     /// The owners' settings (`POSTERN_OWNER_*`); the composition root adds what other surfaces share.
     public var owners = OwnersConfiguration(publicURL: "")
     /// The authorization server's settings (`POSTERN_OAUTH_*`); the composition root adds the issuer and what other
@@ -219,8 +208,6 @@ public struct PosternConfiguration: Sendable {
     /// Whether the sandbox takes AUTH before STARTTLS from a loopback client (`POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH`:
     /// `loopback`, the default, or `never`). Nobody else may, ever.
     public var sandboxPlaintextAuthOnLoopback = true
-    /// Bytes of mail an agent inbox may hold (`POSTERN_AGENT_INBOX_QUOTA`, default 40 MiB, a free mailbox's).
-    public var agentInboxQuota: Int64 = 41_943_040
     /// Whether SMTP keeps mail for unknown local users and other domains in the catch-all (`POSTERN_SMTP_ACCEPT=any`)
     /// instead of refusing it with `550` (`local`, the default). Nothing is ever relayed.
     public var smtpAcceptAny = false
@@ -369,22 +356,9 @@ public struct PosternConfiguration: Sendable {
         guard (1024...(1 << 30)).contains(smtpMaxMessageBytes) else {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_MESSAGE_BYTES", message: "must be from 1024 to 1073741824")
         }
-        guard agentInboxQuota >= 0 else {
-            throw ConfigurationError(key: "POSTERN_AGENT_INBOX_QUOTA", message: "must not be negative")
-        }
-        guard (0...64).contains(agentPowDifficulty) else {
-            throw ConfigurationError(key: "POSTERN_AGENT_POW_DIFFICULTY", message: "must be from 0 to 64")
-        }
-        guard agentPowMaxDifficulty >= agentPowDifficulty, agentPowMaxDifficulty <= 64 else {
-            throw ConfigurationError(
-                key: "POSTERN_AGENT_POW_MAX_DIFFICULTY",
-                message: "must be at least POSTERN_AGENT_POW_DIFFICULTY and at most 64")
-        }
+        try agent.validate()
         guard (0...64).contains(mailboxPowDifficulty) else {
             throw ConfigurationError(key: "POSTERN_MAILBOX_POW_DIFFICULTY", message: "must be from 0 to 64")
-        }
-        guard !agentPowSalt.isEmpty else {
-            throw ConfigurationError(key: "POSTERN_AGENT_POW_SALT", message: "must not be empty")
         }
         guard !mailboxDomains.isEmpty else {
             throw ConfigurationError(key: "POSTERN_MAILBOX_DOMAINS", message: "must list at least one domain")

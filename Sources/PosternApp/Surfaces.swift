@@ -66,13 +66,13 @@ enum Surfaces {
             clock: clock, onUnexpectedError: reporter("owners", logger), audit: audit)
         owners.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
-            accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+            accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain, clock: clock)
         // The one grant model under the authorization server, the resource side and the owner pages; every
         // revocation it makes drops the grant from this instance's cache.
         let grants = OAuthGrantStore(database: database, observer: grantCache)
         OwnerInboxPages(
             service: owners, inboxes: ownedInboxes, grants: OwnerGrants(store: grants, clock: clock),
-            agentDomain: configuration.agentInboxDomain
+            agentDomain: configuration.agent.inboxDomain
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 
@@ -92,8 +92,8 @@ enum Surfaces {
         // custom domain its owner no longer holds must not pass because a Pro user's catch-all now makes the same
         // address local.
         let agentInboxes = AgentInboxDirectory(
-            accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain,
-            quota: configuration.agentInboxQuota)
+            accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain,
+            quota: configuration.agent.inboxQuota)
         let capability = CapabilityAuthenticator(
             keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
             lifetime: agentSettings.capabilityTTL, directory: agentInboxes, clock: clock)
@@ -123,7 +123,7 @@ enum Surfaces {
         mcp.rateLimitsEnabled = configuration.rateLimits
         mcp.instances = configuration.instances
         let apiKeys = AgentAPIKeyAuthenticator(
-            accounts: AgentAccountStore(database: database), inboxDomain: configuration.agentInboxDomain,
+            accounts: AgentAccountStore(database: database), inboxDomain: configuration.agent.inboxDomain,
             directory: agentInboxes)
         MCPService(
             configuration: mcp, authenticator: apiKeys,
@@ -180,7 +180,7 @@ enum Surfaces {
         LocalDirectory([
             MailboxDirectory(database: database, domains: c.mailboxDomains + c.mailboxProDomains),
             AgentInboxDirectory(
-                accounts: AgentAccountStore(database: database), domain: c.agentInboxDomain, quota: c.agentInboxQuota),
+                accounts: AgentAccountStore(database: database), domain: c.agent.inboxDomain, quota: c.agent.inboxQuota),
         ])
     }
 
@@ -219,7 +219,7 @@ enum Surfaces {
         owners.publicURL = identity.baseURL
         owners.mxHost = mxHost(c)
         owners.dnsResolver = c.dnsResolver
-        owners.servedDomains = [c.agentInboxDomain] + c.mailboxDomains + c.mailboxProDomains
+        owners.servedDomains = [c.agent.inboxDomain] + c.mailboxDomains + c.mailboxProDomains
         owners.rateLimitsEnabled = c.rateLimits
         owners.instances = c.instances
         return owners
@@ -250,11 +250,9 @@ enum Surfaces {
     }
 
     static func agentConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> AgentAuthConfiguration {
-        var agent = AgentAuthConfiguration(
-            publicURL: identity.baseURL, issuer: identity.issuer, powSalt: c.agentPowSalt,
-            baseDifficulty: c.agentPowDifficulty,
-            maxDifficulty: c.agentPowMaxDifficulty, dynamicDifficulty: c.agentPowDynamic,
-            inboxDomain: c.agentInboxDomain)
+        var agent = c.agent
+        agent.publicURL = AgentAuthConfiguration(publicURL: identity.baseURL).publicURL
+        agent.issuer = identity.issuer
         agent.instances = c.instances
         agent.rateLimitsEnabled = c.rateLimits
         return agent

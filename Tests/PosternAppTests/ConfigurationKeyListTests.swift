@@ -1,3 +1,4 @@
+import AgentAuth
 import Foundation
 import HTTP1
 import JMAP
@@ -84,6 +85,7 @@ struct ConfigurationKeyListTests {
         [
             "Sources/OAuthServer/OAuthConfiguration.swift": { _ = try OAuthConfiguration(config: $0) },
             "Sources/Owners/OwnersConfiguration.swift": { _ = try OwnersConfiguration(config: $0) },
+            "Sources/AgentAuth/AgentAuthConfiguration.swift": { _ = try AgentAuthConfiguration(config: $0) },
             "Sources/JMAP/JMAPConfiguration.swift": { _ = try JMAPConfiguration(config: $0) },
             "Sources/MCPServer/MCPConfiguration.swift": { _ = try MCPConfiguration(config: $0) },
         ]
@@ -143,7 +145,9 @@ struct ConfigurationKeyListTests {
             ("POSTERN_OWNER_MAX_INBOXES", "0"), ("POSTERN_OWNER_SIGNUPS_PER_HOUR", "1001"),
             ("POSTERN_JMAP_EVENT_STREAMS", "0"), ("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT", "-1"),
             ("POSTERN_JMAP_EVENT_STREAMS", "many"), ("POSTERN_MCP_JMAP_REQUEST", "perhaps"),
-            ("POSTERN_MCP_ALLOWED_ORIGINS", "https://ok.example, app.example"),
+            ("POSTERN_MCP_ALLOWED_ORIGINS", "https://ok.example, app.example"), ("POSTERN_AGENT_POW_SALT", " "),
+            ("POSTERN_AGENT_POW_DIFFICULTY", "65"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "65"),
+            ("POSTERN_AGENT_POW_DYNAMIC", "sometimes"), ("POSTERN_AGENT_INBOX_QUOTA", "-1"),
         ])
     func surfaceRefusesBadValue(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {

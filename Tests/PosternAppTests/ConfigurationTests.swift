@@ -29,7 +29,7 @@ struct ConfigurationTests {
         #expect(c.port == 3333)
         #expect(c.host == "10.0.0.2")
         #expect(c.issuer == "from-file")
-        #expect(c.agentPowDifficulty == 9)
+        #expect(c.agent.baseDifficulty == 9)
         #expect(c.dataDirectory == "./data")
     }
 
@@ -44,7 +44,7 @@ struct ConfigurationTests {
             c.publicIdentity(listeningOn: c.host, port: c.port)
                 == PublicIdentity(baseURL: "http://127.0.0.1:8080", issuer: "http://127.0.0.1:8080"))
         #expect(c.port == 8080)
-        #expect(c.agentPowDynamic)
+        #expect(c.agent.dynamicDifficulty)
         #expect(c.mailboxDomains == ["mail.localhost"])
         #expect(c.rateLimits)
     }
@@ -205,7 +205,7 @@ struct ConfigurationTests {
             ][$0]
         }
         #expect(!c.rateLimits)
-        #expect(!c.agentPowDynamic)
+        #expect(!c.agent.dynamicDifficulty)
         #expect(c.mailboxDomains == ["a.test", "b.test"])
         #expect(c.trustedProxies == ["10.0.0.0/8", "fd00::/8"])
         #expect(c.jwtPublicKeyPEM == "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----")

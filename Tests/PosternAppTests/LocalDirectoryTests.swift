@@ -26,8 +26,8 @@ struct LocalDirectoryTests {
         var configuration = PosternConfiguration()
         configuration.mailboxDomains = ["mail.localhost"]
         configuration.mailboxProDomains = ["Pro.Localhost"]
-        configuration.agentInboxDomain = "agents.localhost"
-        configuration.agentInboxQuota = 5000
+        configuration.agent.inboxDomain = "agents.localhost"
+        configuration.agent.inboxQuota = 5000
         let local = Surfaces.localDirectory(configuration, database: test.database)
         // A free account: its id, and no holder (no Pro user's webhook hears of its mail).
         #expect(

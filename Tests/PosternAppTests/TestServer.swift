@@ -21,8 +21,8 @@ struct TestServer {
             .appendingPathComponent("postern-test-\(UUID().uuidString)").path
         c.issuer = "http://postern.test"
         c.publicURL = "http://postern.test"
-        c.agentPowDifficulty = 2
-        c.agentPowDynamic = false
+        c.agent.baseDifficulty = 2
+        c.agent.dynamicDifficulty = false
         c.mailboxPowDifficulty = 4
         c.rateLimits = false
         c.outboundAllowPrivate = true
