@@ -2,6 +2,7 @@ import AgentAuth
 import Configuration
 import Foundation
 import JMAP
+import MailboxAccounts
 import MCPServer
 import OAuthServer
 import Owners
@@ -74,12 +75,14 @@ public enum ConfigurationLoader {
         try withoutActuallyEscaping(value) { value in try parse(ConfigurationReader(value)) }
     }
 
-    /// Builds a configuration from `config`: each surface's part reads its own keys (``AgentAuthConfiguration``, ``OwnersConfiguration``,
+    /// Builds a configuration from `config`: each surface's part reads its own keys (``AgentAuthConfiguration``, ``MailboxConfiguration``,
+    /// ``OwnersConfiguration``,
     /// ``OAuthConfiguration``, ``JMAPConfiguration``, ``MCPConfiguration``), the rest are read here.
     /// - Throws: ``ConfigurationError`` for a value that does not parse or validate.
     static func parse(_ config: ConfigurationReader) throws -> PosternConfiguration {
         var c = PosternConfiguration()
         c.agent = try AgentAuthConfiguration(config: config)
+        c.mailbox = try MailboxConfiguration(config: config)
         c.owners = try OwnersConfiguration(config: config)
         c.oauth = try OAuthConfiguration(config: config)
         c.jmap = try JMAPConfiguration(config: config)
@@ -134,13 +137,8 @@ public enum ConfigurationLoader {
         try integer("POSTERN_KEY_PROMOTION_SECONDS") { c.keyPromotionSeconds = $0 }
         try integer("POSTERN_MAIL_CHANGES_KEPT") { c.mailChangesKept = $0 }
         try integer("POSTERN_AUDIT_DAYS") { c.auditDays = $0 }
-        try integer("POSTERN_MAILBOX_POW_DIFFICULTY") { c.mailboxPowDifficulty = $0 }
-        try flag("POSTERN_MAILBOX_POW_REQUIRED") { c.mailboxPowRequired = $0 }
-        list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
-        list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
         text("POSTERN_MX_HOST") { c.mxHost = $0 }
         text("POSTERN_DNS_RESOLVER") { c.dnsResolver = $0 }
-        text("POSTERN_BILLING_PORTAL_URL") { c.billingPortalURL = $0 }
         try flag("POSTERN_RATE_LIMITS") { c.rateLimits = $0 }
         try integer("POSTERN_INSTANCES") { c.instances = $0 }
         try integer("POSTERN_DRAIN_SECONDS") { c.drainSeconds = $0 }

@@ -16,8 +16,8 @@ import SigningKeys
 /// Everything Postern reads at start, validated. Built by ``ConfigurationLoader`` from the config file,
 /// the process environment and command-line flags (later sources win), or directly in tests.
 ///
-/// A composite: each surface's part reads and validates its own keys (``agent``, ``owners``, ``oauth``, ``jmap``,
-/// ``mcp``); the keys below, not yet
+/// A composite: each surface's part reads and validates its own keys (``agent``, ``mailbox``, ``owners``, ``oauth``,
+/// ``jmap``, ``mcp``); the keys below, not yet
 /// moved to the surface that uses them, are read by ``ConfigurationLoader`` into the fields named after them.
 ///
 /// ## Configuration keys
@@ -55,13 +55,8 @@ import SigningKeys
 /// - `POSTERN_RECIPIENT_DELIMITER`
 /// - `POSTERN_CATCH_ALL_QUOTA`
 /// - `POSTERN_OPERATOR_TOKEN`
-/// - `POSTERN_MAILBOX_POW_DIFFICULTY`
-/// - `POSTERN_MAILBOX_POW_REQUIRED`
-/// - `POSTERN_MAILBOX_DOMAINS`
-/// - `POSTERN_MAILBOX_PRO_DOMAINS`
 /// - `POSTERN_MX_HOST`
 /// - `POSTERN_DNS_RESOLVER`
-/// - `POSTERN_BILLING_PORTAL_URL`
 /// - `POSTERN_RATE_LIMITS`
 /// - `POSTERN_INSTANCES`
 /// - `POSTERN_DRAIN_SECONDS`
@@ -112,29 +107,22 @@ public struct PosternConfiguration: Sendable {
     /// Default nil: the reload interval plus the JWKS cache time plus the 30 s verification leeway (for clock
     /// skew), so that every instance and every client's cached JWKS know a key before a token carries it.
     public var keyPromotionSeconds: Int?
-    /// Mailbox challenge difficulty (`POSTERN_MAILBOX_POW_DIFFICULTY`).
-    public var mailboxPowDifficulty = 20
-    /// Whether a free mailbox account needs a proof of work (`POSTERN_MAILBOX_POW_REQUIRED`; off is Mail.td v2).
-    public var mailboxPowRequired = true
     /// The agent surface's settings (`POSTERN_AGENT_*`); the composition root adds the public URL, the issuer and what
     /// other surfaces share.
     public var agent = AgentAuthConfiguration()
+    /// The Mail.td surface's settings (`POSTERN_MAILBOX_*`, `POSTERN_BILLING_PORTAL_URL`); the composition root adds
+    /// the issuer and what other surfaces share.
+    public var mailbox = MailboxConfiguration()
     /// The owners' settings (`POSTERN_OWNER_*`); the composition root adds what other surfaces share.
     public var owners = OwnersConfiguration(publicURL: "")
     /// The authorization server's settings (`POSTERN_OAUTH_*`); the composition root adds the issuer and what other
     /// surfaces share.
     public var oauth = OAuthConfiguration(issuer: "")
-    /// Public mailbox domains (`POSTERN_MAILBOX_DOMAINS`).
-    public var mailboxDomains = ["mail.localhost"]
-    /// Pro-only mailbox domains (`POSTERN_MAILBOX_PRO_DOMAINS`).
-    public var mailboxProDomains: [String] = []
     /// The host a custom domain's MX must name to route mail here (`POSTERN_MX_HOST`); nil: the host of
     /// `POSTERN_PUBLIC_URL`, else `localhost`.
     public var mxHost: String?
     /// The DNS resolver custom domains are checked with (`POSTERN_DNS_RESOLVER=host:port`); nil: /etc/resolv.conf's.
     public var dnsResolver: String?
-    /// The page `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`); nil: 501.
-    public var billingPortalURL: String?
     /// Whether rate limits apply (`POSTERN_RATE_LIMITS`).
     public var rateLimits = true
     /// How many instances serve the same clients behind one balancer (`POSTERN_INSTANCES`, default 1): each
@@ -357,12 +345,7 @@ public struct PosternConfiguration: Sendable {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_MESSAGE_BYTES", message: "must be from 1024 to 1073741824")
         }
         try agent.validate()
-        guard (0...64).contains(mailboxPowDifficulty) else {
-            throw ConfigurationError(key: "POSTERN_MAILBOX_POW_DIFFICULTY", message: "must be from 0 to 64")
-        }
-        guard !mailboxDomains.isEmpty else {
-            throw ConfigurationError(key: "POSTERN_MAILBOX_DOMAINS", message: "must list at least one domain")
-        }
+        try mailbox.validate()
         if let publicURL {
             guard let url = URL(string: publicURL), let scheme = url.scheme, ["http", "https"].contains(scheme),
                 url.host != nil

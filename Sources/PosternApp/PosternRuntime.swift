@@ -167,7 +167,7 @@ public final class PosternRuntime: Sendable {
             into: &router, database: database, metrics: metricsListener == nil ? metricsEndpoint : nil, keys: keys,
             openAPI: try OpenAPIDocument.serving(
                 baseURL: identity.baseURL,
-                mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
+                mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains),
             clock: clock, draining: { drainFlag.isSet })
         let grantCache = OAuthGrantCache()
         let (unmatched, mailSandbox) = try Surfaces.register(

@@ -178,7 +178,7 @@ enum Surfaces {
     /// Who is local: each surface's accounts, through its own directory; mailbox accounts are asked first.
     static func localDirectory(_ c: PosternConfiguration, database: any SQLDatabase) -> LocalDirectory {
         LocalDirectory([
-            MailboxDirectory(database: database, domains: c.mailboxDomains + c.mailboxProDomains),
+            MailboxDirectory(database: database, domains: c.mailbox.domains + c.mailbox.proDomains),
             AgentInboxDirectory(
                 accounts: AgentAccountStore(database: database), domain: c.agent.inboxDomain, quota: c.agent.inboxQuota),
         ])
@@ -219,7 +219,7 @@ enum Surfaces {
         owners.publicURL = identity.baseURL
         owners.mxHost = mxHost(c)
         owners.dnsResolver = c.dnsResolver
-        owners.servedDomains = [c.agent.inboxDomain] + c.mailboxDomains + c.mailboxProDomains
+        owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains
         owners.rateLimitsEnabled = c.rateLimits
         owners.instances = c.instances
         return owners
@@ -270,14 +270,15 @@ enum Surfaces {
         ledger: ChallengeLedger, pool: WorkerPool, clock: @escaping @Sendable () -> Int64, logger: Logger,
         sandboxPort: Int? = nil, audit: AuditTrail = .disabled
     ) throws -> MailboxService {
-        var mailbox = MailboxConfiguration(
-            issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
-            proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired)
+        var mailbox = c.mailbox
+        mailbox.issuer = issuer
+        mailbox.domains = c.mailbox.domains.map { $0.lowercased() }
+        mailbox.proDomains = c.mailbox.proDomains.map { $0.lowercased() }
+        mailbox.rateLimitsEnabled = c.rateLimits
         mailbox.instances = c.instances
         mailbox.mxHost = mxHost(c)
         mailbox.otherDomainMailboxes = [AgentDomainMailboxes(database: database)]
         mailbox.dnsResolver = c.dnsResolver
-        mailbox.billingPortalURL = c.billingPortalURL
         mailbox.outboundPolicy = outboundPolicy(c)
         mailbox.webhookRetrySeconds = c.webhookRetrySeconds
         mailbox.sandboxSMTPHost = c.smtpHostname

@@ -2,6 +2,7 @@ import AgentAuth
 import Foundation
 import HTTP1
 import JMAP
+import MailboxAccounts
 import MCPServer
 import OAuthServer
 import Owners
@@ -86,6 +87,7 @@ struct ConfigurationKeyListTests {
             "Sources/OAuthServer/OAuthConfiguration.swift": { _ = try OAuthConfiguration(config: $0) },
             "Sources/Owners/OwnersConfiguration.swift": { _ = try OwnersConfiguration(config: $0) },
             "Sources/AgentAuth/AgentAuthConfiguration.swift": { _ = try AgentAuthConfiguration(config: $0) },
+            "Sources/MailboxAccounts/MailboxConfiguration.swift": { _ = try MailboxConfiguration(config: $0) },
             "Sources/JMAP/JMAPConfiguration.swift": { _ = try JMAPConfiguration(config: $0) },
             "Sources/MCPServer/MCPConfiguration.swift": { _ = try MCPConfiguration(config: $0) },
         ]
@@ -148,6 +150,8 @@ struct ConfigurationKeyListTests {
             ("POSTERN_MCP_ALLOWED_ORIGINS", "https://ok.example, app.example"), ("POSTERN_AGENT_POW_SALT", " "),
             ("POSTERN_AGENT_POW_DIFFICULTY", "65"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "65"),
             ("POSTERN_AGENT_POW_DYNAMIC", "sometimes"), ("POSTERN_AGENT_INBOX_QUOTA", "-1"),
+            ("POSTERN_MAILBOX_POW_DIFFICULTY", "65"), ("POSTERN_MAILBOX_POW_REQUIRED", "maybe"),
+            ("POSTERN_MAILBOX_DOMAINS", " , "),
         ])
     func surfaceRefusesBadValue(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {

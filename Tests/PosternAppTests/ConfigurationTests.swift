@@ -45,7 +45,7 @@ struct ConfigurationTests {
                 == PublicIdentity(baseURL: "http://127.0.0.1:8080", issuer: "http://127.0.0.1:8080"))
         #expect(c.port == 8080)
         #expect(c.agent.dynamicDifficulty)
-        #expect(c.mailboxDomains == ["mail.localhost"])
+        #expect(c.mailbox.domains == ["mail.localhost"])
         #expect(c.rateLimits)
     }
 
@@ -206,7 +206,7 @@ struct ConfigurationTests {
         }
         #expect(!c.rateLimits)
         #expect(!c.agent.dynamicDifficulty)
-        #expect(c.mailboxDomains == ["a.test", "b.test"])
+        #expect(c.mailbox.domains == ["a.test", "b.test"])
         #expect(c.trustedProxies == ["10.0.0.0/8", "fd00::/8"])
         #expect(c.jwtPublicKeyPEM == "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----")
     }

@@ -23,7 +23,7 @@ struct TestServer {
         c.publicURL = "http://postern.test"
         c.agent.baseDifficulty = 2
         c.agent.dynamicDifficulty = false
-        c.mailboxPowDifficulty = 4
+        c.mailbox.powDifficulty = 4
         c.rateLimits = false
         c.outboundAllowPrivate = true
         c.keySecret = "the test servers' key secret"
