@@ -1,10 +1,20 @@
 import AgentPoW
+import ServerKit
 
 /// Settings of the agent signup surface (CONTRACT.md section 1), read once at start.
 ///
 /// Every property states its default; the defaults match the hosted Atomic Mail service where the
-/// contract says so.
-
+/// contract says so. ``init(config:)`` reads the operator's keys from a reader scoped to `POSTERN_AGENT` and refuses a
+/// bad value naming its key; the composition root sets ``publicURL``, ``issuer``, ``rateLimitsEnabled`` and
+/// ``instances``, which every surface shares.
+///
+/// ## Configuration keys
+/// - `POSTERN_AGENT_POW_SALT` (text, not empty, default Atomic Mail's): ``powSalt``.
+/// - `POSTERN_AGENT_POW_DIFFICULTY` (integer, 0 to 64, default 6): ``baseDifficulty``.
+/// - `POSTERN_AGENT_POW_MAX_DIFFICULTY` (integer, the base difficulty to 64, default 18): ``maxDifficulty``.
+/// - `POSTERN_AGENT_POW_DYNAMIC` (on or off, default on): ``dynamicDifficulty``.
+/// - `POSTERN_AGENT_INBOX_DOMAIN` (a domain, default `agents.localhost`): ``inboxDomain``.
+/// - `POSTERN_AGENT_INBOX_QUOTA` (bytes, not negative, default 40 MiB): ``inboxQuota``.
 public struct AgentAuthConfiguration: Sendable {
     /// The hosted service's salt text, used when the operator sets none (``AgentProofOfWork/defaultSalt``).
     public static let defaultPoWSalt = AgentProofOfWork.defaultSalt
@@ -25,6 +35,8 @@ public struct AgentAuthConfiguration: Sendable {
     public var dynamicDifficulty: Bool
     /// Domain of agent inboxes: `<username>@<inboxDomain>`. Default `agents.localhost`.
     public var inboxDomain: String
+    /// Bytes of mail an agent inbox may hold. Default 40 MiB, a free Mail.td mailbox's.
+    public var inboxQuota: Int64 = 41_943_040
     /// Lifetime of a challenge JWT in seconds. Default 180.
     public var challengeTTL: Int64
     /// Lifetime of a session JWT in seconds. Default 3600.
@@ -94,5 +106,40 @@ public struct AgentAuthConfiguration: Sendable {
         self.capabilityTTL = capabilityTTL
         self.audience = audience
         self.counterCapacity = counterCapacity
+    }
+
+    /// The defaults overridden by the keys listed above, read from `config` (a reader of whole names: this scopes it);
+    /// the public URL and issuer are the defaults' until the composition root knows them.
+    /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
+    public init(config: ConfigurationReader) throws {
+        self.init()
+        let config = config.scoped(to: "POSTERN_AGENT")
+        // Read unclamped, so that an out-of-range difficulty is refused rather than quietly bounded.
+        if let salt = config.text("POW_SALT") { powSalt = salt }
+        if let bits = try config.integer("POW_DIFFICULTY") { baseDifficulty = bits }
+        if let bits = try config.integer("POW_MAX_DIFFICULTY") { maxDifficulty = bits }
+        if let on = try config.flag("POW_DYNAMIC") { dynamicDifficulty = on }
+        if let domain = config.text("INBOX_DOMAIN") { inboxDomain = domain }
+        if let bytes = try config.integer("INBOX_QUOTA") { inboxQuota = Int64(bytes) }
+        try validate()
+    }
+
+    /// Refuses settings the server cannot run with, naming the key at fault.
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws {
+        guard inboxQuota >= 0 else {
+            throw ConfigurationError(key: "POSTERN_AGENT_INBOX_QUOTA", message: "must not be negative")
+        }
+        guard (0...64).contains(baseDifficulty) else {
+            throw ConfigurationError(key: "POSTERN_AGENT_POW_DIFFICULTY", message: "must be from 0 to 64")
+        }
+        guard maxDifficulty >= baseDifficulty, maxDifficulty <= 64 else {
+            throw ConfigurationError(
+                key: "POSTERN_AGENT_POW_MAX_DIFFICULTY",
+                message: "must be at least POSTERN_AGENT_POW_DIFFICULTY and at most 64")
+        }
+        guard !powSalt.isEmpty else {
+            throw ConfigurationError(key: "POSTERN_AGENT_POW_SALT", message: "must not be empty")
+        }
     }
 }

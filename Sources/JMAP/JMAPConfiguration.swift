@@ -1,4 +1,13 @@
+import ServerKit
+
 /// Where JMAP is served and its limits (RFC 8620 section 2, `urn:ietf:params:jmap:core`), in one place.
+///
+/// ``init(config:)`` reads the operator's keys from a reader scoped to `POSTERN_JMAP` and refuses a bad value naming
+/// its key; the composition root sets ``baseURL``, ``rateLimitsEnabled`` and ``instances``, which every surface shares.
+///
+/// ## Configuration keys
+/// - `POSTERN_JMAP_EVENT_STREAMS` (positive integer, default 1024): ``maxEventStreams``.
+/// - `POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT` (positive integer, default 8): ``maxEventStreamsPerClient``.
 public struct JMAPConfiguration: Sendable {
     /// Base URL the session's `apiUrl`, `uploadUrl` and `downloadUrl` start with (no trailing slash).
     public var baseURL: String
@@ -45,5 +54,26 @@ public struct JMAPConfiguration: Sendable {
     /// - Parameter baseURL: the base URL the session's URLs start with; a trailing slash is dropped.
     public init(baseURL: String) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+    }
+
+    /// The defaults overridden by the keys listed above, read from `config` (a reader of whole names: this scopes it);
+    /// ``baseURL`` is empty until the composition root knows the public URL.
+    /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
+    public init(config: ConfigurationReader) throws {
+        self.init(baseURL: "")
+        let config = config.scoped(to: "POSTERN_JMAP")
+        if let count = try config.integer("EVENT_STREAMS") { maxEventStreams = count }
+        if let count = try config.integer("EVENT_STREAMS_PER_CLIENT") { maxEventStreamsPerClient = count }
+        try validate()
+    }
+
+    /// Refuses settings the server cannot run with, naming the key at fault.
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws {
+        guard maxEventStreams > 0, maxEventStreamsPerClient > 0 else {
+            throw ConfigurationError(
+                key: maxEventStreams > 0 ? "POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT" : "POSTERN_JMAP_EVENT_STREAMS",
+                message: "must be positive")
+        }
     }
 }

@@ -1,6 +1,14 @@
 import HTTP1
+import ServerKit
 
 /// Where MCP is served and its limits, in one place.
+///
+/// ``init(config:)`` reads the operator's keys from a reader scoped to `POSTERN_MCP` and refuses a bad value naming
+/// its key; the composition root sets ``baseURL``, ``rateLimitsEnabled`` and ``instances``, which every surface shares.
+///
+/// ## Configuration keys
+/// - `POSTERN_MCP_JMAP_REQUEST` (on or off, default on): ``jmapRequestEnabled``.
+/// - `POSTERN_MCP_ALLOWED_ORIGINS` (comma-separated `scheme://host[:port]`, default none): ``allowedOrigins``.
 public struct MCPConfiguration: Sendable {
     /// The public base URL, with a trailing slash (`http://localhost:8080/`).
     public var baseURL: String
@@ -35,6 +43,23 @@ public struct MCPConfiguration: Sendable {
     /// - Parameter baseURL: the public base URL; a trailing slash is added when missing.
     public init(baseURL: String) {
         self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+    }
+
+    /// The defaults overridden by the keys listed above, read from `config` (a reader of whole names: this scopes it);
+    /// ``baseURL`` is `/` until the composition root knows the public URL.
+    /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse.
+    public init(config: ConfigurationReader) throws {
+        self.init(baseURL: "")
+        let config = config.scoped(to: "POSTERN_MCP")
+        if let on = try config.flag("JMAP_REQUEST") { jmapRequestEnabled = on }
+        if let origins = config.list("ALLOWED_ORIGINS") {
+            allowedOrigins = try origins.map { text in
+                guard let origin = WebOrigin(text) else {
+                    throw config.error("ALLOWED_ORIGINS", "must be origins like https://app.example (got \"\(text)\")")
+                }
+                return origin
+            }
+        }
     }
 
     /// The protected resource MCP clients name: `<base>/mcp`.

@@ -7,7 +7,17 @@ import ServerKit
 /// Everything the Mail.td compatible surface can be configured with.
 ///
 /// The defaults are the contract's (CONTRACT.md section 2); test suites lower `powDifficulty` and the
-/// Argon2 cost and switch `rateLimitsEnabled` off.
+/// Argon2 cost and switch `rateLimitsEnabled` off. ``init(config:)`` reads the operator's keys from a reader scoped to
+/// `POSTERN_MAILBOX` (and the billing page's) and refuses a bad value naming its key; the composition root sets the
+/// issuer and what other surfaces share (rate limits, instances, MX host, resolver, outbound policy, webhooks, sandbox,
+/// operator token).
+///
+/// ## Configuration keys
+/// - `POSTERN_MAILBOX_POW_DIFFICULTY` (integer, 0 to 64, default 20): ``powDifficulty``.
+/// - `POSTERN_MAILBOX_POW_REQUIRED` (on or off, default on): ``powRequired``.
+/// - `POSTERN_MAILBOX_DOMAINS` (comma-separated, at least one, default `mail.localhost`): ``domains``.
+/// - `POSTERN_MAILBOX_PRO_DOMAINS` (comma-separated, default none): ``proDomains``.
+/// - `POSTERN_BILLING_PORTAL_URL` (a URL, default unset): ``billingPortalURL``.
 public struct MailboxConfiguration: Sendable {
     /// `iss` of every mailbox and Pro JWT. Default `"postern"`; the app sets it from `JWT_ISSUER`.
     public var issuer: String
@@ -114,6 +124,32 @@ public struct MailboxConfiguration: Sendable {
         self.rateLimitTableCapacity = rateLimitTableCapacity
         self.defaultProMaxAccounts = defaultProMaxAccounts
         self.challengeSecret = challengeSecret
+    }
+
+    /// The defaults overridden by the keys listed above, read from `config` (a reader of whole names: this scopes it).
+    /// Domains are kept as written; ``init(issuer:powDifficulty:challengeTTL:domains:proDomains:rateLimitsEnabled:quotas:powRequired:argon2:authKeyArgon2:tokenTTL:rateLimits:rateLimitTableCapacity:defaultProMaxAccounts:challengeSecret:)``
+    /// lowercases them.
+    /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
+    public init(config: ConfigurationReader) throws {
+        self.init()
+        if let url = config.text("POSTERN_BILLING_PORTAL_URL") { billingPortalURL = url }
+        let config = config.scoped(to: "POSTERN_MAILBOX")
+        if let bits = try config.integer("POW_DIFFICULTY") { powDifficulty = bits }
+        if let on = try config.flag("POW_REQUIRED") { powRequired = on }
+        if let list = config.list("DOMAINS") { domains = list }
+        if let list = config.list("PRO_DOMAINS") { proDomains = list }
+        try validate()
+    }
+
+    /// Refuses settings the server cannot run with, naming the key at fault.
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws {
+        guard (0...64).contains(powDifficulty) else {
+            throw ConfigurationError(key: "POSTERN_MAILBOX_POW_DIFFICULTY", message: "must be from 0 to 64")
+        }
+        guard !domains.isEmpty else {
+            throw ConfigurationError(key: "POSTERN_MAILBOX_DOMAINS", message: "must list at least one domain")
+        }
     }
 }
 

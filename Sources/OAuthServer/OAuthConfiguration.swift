@@ -1,4 +1,16 @@
+import ServerKit
+
 /// Everything the authorization server can be told; every default is stated here (docs/decisions/0017).
+///
+/// ``init(config:)`` reads the operator's keys from a reader scoped to `POSTERN_OAUTH` and refuses a bad value
+/// naming its key; the composition root sets ``issuer``, ``rateLimitsEnabled`` and ``instances``, which every surface
+/// shares.
+///
+/// ## Configuration keys
+/// - `POSTERN_OAUTH_REFRESH_RACE_SECONDS` (integer, 0 to 60, default 2): ``refreshRaceWindow``.
+/// - `POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS` (on or off, default on): ``clientMetadataDocuments``.
+/// - `POSTERN_OAUTH_CIMD_ALLOW_HOSTS` (comma-separated hosts, default none): ``clientMetadataAllowedHosts``.
+/// - `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` (a PEM file, default the system roots): ``clientMetadataTrustedRoots``.
 public struct OAuthConfiguration: Sendable {
     /// The issuer and public base URL (`POSTERN_PUBLIC_URL`, no trailing slash): the metadata's `issuer`, every
     /// endpoint's base, the `iss` of access tokens and of every authorization response.
@@ -36,10 +48,38 @@ public struct OAuthConfiguration: Sendable {
     public var maxRedirectURILength = 2_048
     /// Longest `client_name`, characters. Default 200.
     public var maxClientNameLength = 200
+    /// Whether an https `client_id` is fetched as a client ID metadata document. Default on.
+    public var clientMetadataDocuments = true
+    /// Hosts whose metadata documents may be fetched from non-global addresses (for tests on loopback). Default none.
+    public var clientMetadataAllowedHosts: [String] = []
+    /// A PEM file of the roots metadata-document fetches trust instead of the system's (for tests with their own CA).
+    /// Default nil: the system roots.
+    public var clientMetadataTrustedRoots: String?
 
     /// - Parameter issuer: the public base URL without a trailing slash, for example `https://auth.example.com`.
     public init(issuer: String) {
         self.issuer = issuer
+    }
+
+    /// The defaults overridden by the keys listed above, read from `config` (a reader of whole names: this scopes it);
+    /// ``issuer`` is empty until the composition root knows the public URL.
+    /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
+    public init(config: ConfigurationReader) throws {
+        self.init(issuer: "")
+        let config = config.scoped(to: "POSTERN_OAUTH")
+        if let seconds = try config.integer("REFRESH_RACE_SECONDS") { refreshRaceWindow = Int64(seconds) }
+        if let on = try config.flag("CLIENT_METADATA_DOCUMENTS") { clientMetadataDocuments = on }
+        if let hosts = config.list("CIMD_ALLOW_HOSTS") { clientMetadataAllowedHosts = hosts }
+        if let file = config.text("CIMD_TRUST_CA_FILE") { clientMetadataTrustedRoots = file.isEmpty ? nil : file }
+        try validate()
+    }
+
+    /// Refuses settings the server cannot run with, naming the key at fault.
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws {
+        guard (0...60).contains(refreshRaceWindow) else {
+            throw ConfigurationError(key: "POSTERN_OAUTH_REFRESH_RACE_SECONDS", message: "must be from 0 to 60")
+        }
     }
 
     /// The `resource` values an authorization may name, byte for byte: `<issuer>/jmap`, `<issuer>/mcp`

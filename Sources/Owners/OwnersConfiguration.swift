@@ -1,8 +1,18 @@
 import CustomDomains
 import Directory
 import PasswordHashing
+import ServerKit
 
 /// Everything the owners' side (people who sign in and hold agent inboxes) can be told; every default is stated here.
+///
+/// ``init(config:)`` reads the operator's keys from a reader scoped to `POSTERN_OWNER` and refuses a bad value naming
+/// its key; the composition root sets what other surfaces share (``publicURL``, ``mxHost``, ``dnsResolver``,
+/// ``servedDomains``, ``rateLimitsEnabled``, ``instances``).
+///
+/// ## Configuration keys
+/// - `POSTERN_OWNER_SIGNUP` (`open` or `closed`, default closed): ``signUpOpen``.
+/// - `POSTERN_OWNER_MAX_INBOXES` (integer, 1 to 100, default 50): ``maxInboxes``.
+/// - `POSTERN_OWNER_SIGNUPS_PER_HOUR` (integer, 0 to 1000, default 5): ``signUpsPerHour``.
 public struct OwnersConfiguration: Sendable {
     /// The public base URL (`POSTERN_PUBLIC_URL`); an https URL marks the cookies `Secure`.
     public var publicURL: String
@@ -57,6 +67,29 @@ public struct OwnersConfiguration: Sendable {
     /// - Parameter publicURL: the public base URL, for example `http://localhost:8080`.
     public init(publicURL: String) {
         self.publicURL = publicURL
+    }
+
+    /// The defaults overridden by the keys listed above, read from `config` (a reader of whole names: this scopes it);
+    /// ``publicURL`` is empty until the composition root knows it.
+    /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
+    public init(config: ConfigurationReader) throws {
+        self.init(publicURL: "")
+        let config = config.scoped(to: "POSTERN_OWNER")
+        if let signUp = try config.choice("SIGNUP", ["open", "closed"]) { signUpOpen = signUp == "open" }
+        if let count = try config.integer("MAX_INBOXES") { maxInboxes = count }
+        if let count = try config.integer("SIGNUPS_PER_HOUR") { signUpsPerHour = count }
+        try validate()
+    }
+
+    /// Refuses settings the server cannot run with, naming the key at fault.
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws {
+        guard (1...100).contains(maxInboxes) else {
+            throw ConfigurationError(key: "POSTERN_OWNER_MAX_INBOXES", message: "must be from 1 to 100")
+        }
+        guard (0...1000).contains(signUpsPerHour) else {
+            throw ConfigurationError(key: "POSTERN_OWNER_SIGNUPS_PER_HOUR", message: "must be from 0 to 1000")
+        }
     }
 
     /// Whether the public URL is https (cookies get `Secure`).

@@ -1,5 +1,12 @@
+import AgentAuth
 import Configuration
 import Foundation
+import JMAP
+import MailboxAccounts
+import MCPServer
+import OAuthServer
+import Owners
+import ServerKit
 import SystemPackage
 
 /// Reads ``PosternConfiguration`` through swift-configuration: command-line overrides first, then the
@@ -65,7 +72,22 @@ public enum ConfigurationLoader {
     /// Builds a configuration from a lookup of environment-named keys; used by ``load`` and by tests.
     /// - Throws: ``ConfigurationError`` for a value that does not parse or validate.
     public static func parse(_ value: (String) -> String?) throws -> PosternConfiguration {
+        try withoutActuallyEscaping(value) { value in try parse(ConfigurationReader(value)) }
+    }
+
+    /// Builds a configuration from `config`: each surface's part reads its own keys (``AgentAuthConfiguration``, ``MailboxConfiguration``,
+    /// ``OwnersConfiguration``,
+    /// ``OAuthConfiguration``, ``JMAPConfiguration``, ``MCPConfiguration``), the rest are read here.
+    /// - Throws: ``ConfigurationError`` for a value that does not parse or validate.
+    static func parse(_ config: ConfigurationReader) throws -> PosternConfiguration {
         var c = PosternConfiguration()
+        c.agent = try AgentAuthConfiguration(config: config)
+        c.mailbox = try MailboxConfiguration(config: config)
+        c.owners = try OwnersConfiguration(config: config)
+        c.oauth = try OAuthConfiguration(config: config)
+        c.jmap = try JMAPConfiguration(config: config)
+        c.mcp = try MCPConfiguration(config: config)
+        let value = { (key: String) in config.value(key) }
         func text(_ key: String, _ apply: (String) -> Void) {
             if let v = value(key)?.trimmingCharacters(in: .whitespaces) { apply(v) }
         }
@@ -115,29 +137,8 @@ public enum ConfigurationLoader {
         try integer("POSTERN_KEY_PROMOTION_SECONDS") { c.keyPromotionSeconds = $0 }
         try integer("POSTERN_MAIL_CHANGES_KEPT") { c.mailChangesKept = $0 }
         try integer("POSTERN_AUDIT_DAYS") { c.auditDays = $0 }
-        try integer("POSTERN_JMAP_EVENT_STREAMS") { c.jmapEventStreams = $0 }
-        try integer("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT") { c.jmapEventStreamsPerClient = $0 }
-        text("POSTERN_AGENT_POW_SALT") { c.agentPowSalt = $0 }
-        try integer("POSTERN_AGENT_POW_DIFFICULTY") { c.agentPowDifficulty = $0 }
-        try integer("POSTERN_AGENT_POW_MAX_DIFFICULTY") { c.agentPowMaxDifficulty = $0 }
-        try flag("POSTERN_AGENT_POW_DYNAMIC") { c.agentPowDynamic = $0 }
-        text("POSTERN_AGENT_INBOX_DOMAIN") { c.agentInboxDomain = $0 }
-        try integer("POSTERN_MAILBOX_POW_DIFFICULTY") { c.mailboxPowDifficulty = $0 }
-        try flag("POSTERN_MAILBOX_POW_REQUIRED") { c.mailboxPowRequired = $0 }
-        try flag("POSTERN_MCP_JMAP_REQUEST") { c.mcpJMAPRequest = $0 }
-        list("POSTERN_MCP_ALLOWED_ORIGINS") { c.mcpAllowedOrigins = $0 }
-        try integer("POSTERN_OAUTH_REFRESH_RACE_SECONDS") { c.oauthRefreshRaceSeconds = $0 }
-        try flag("POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS") { c.oauthClientMetadataDocuments = $0 }
-        list("POSTERN_OAUTH_CIMD_ALLOW_HOSTS") { c.oauthCIMDAllowedHosts = $0 }
-        text("POSTERN_OAUTH_CIMD_TRUST_CA_FILE") { c.oauthCIMDTrustCAFile = $0.isEmpty ? nil : $0 }
-        try choice("POSTERN_OWNER_SIGNUP", ["open", "closed"]) { c.ownerSignUpOpen = $0 == "open" }
-        try integer("POSTERN_OWNER_MAX_INBOXES") { c.ownerMaxInboxes = $0 }
-        try integer("POSTERN_OWNER_SIGNUPS_PER_HOUR") { c.ownerSignUpsPerHour = $0 }
-        list("POSTERN_MAILBOX_DOMAINS") { c.mailboxDomains = $0 }
-        list("POSTERN_MAILBOX_PRO_DOMAINS") { c.mailboxProDomains = $0 }
         text("POSTERN_MX_HOST") { c.mxHost = $0 }
         text("POSTERN_DNS_RESOLVER") { c.dnsResolver = $0 }
-        text("POSTERN_BILLING_PORTAL_URL") { c.billingPortalURL = $0 }
         try flag("POSTERN_RATE_LIMITS") { c.rateLimits = $0 }
         try integer("POSTERN_INSTANCES") { c.instances = $0 }
         try integer("POSTERN_DRAIN_SECONDS") { c.drainSeconds = $0 }
@@ -182,7 +183,6 @@ public enum ConfigurationLoader {
         try choice("POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH", ["loopback", "never"]) {
             c.sandboxPlaintextAuthOnLoopback = $0 == "loopback"
         }
-        try integer("POSTERN_AGENT_INBOX_QUOTA") { c.agentInboxQuota = Int64($0) }
         try choice("POSTERN_SMTP_ACCEPT", ["local", "any"]) { c.smtpAcceptAny = $0 == "any" }
         text("POSTERN_RECIPIENT_DELIMITER") { c.recipientDelimiter = $0 }
         try integer("POSTERN_CATCH_ALL_QUOTA") { c.catchAllQuota = Int64($0) }

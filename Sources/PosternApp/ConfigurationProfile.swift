@@ -2,6 +2,9 @@ import Foundation
 
 /// A named set of defaults for one kind of use (`POSTERN_PROFILE` / `serve --profile`). The profile fills in only
 /// what no flag, environment variable or named configuration file sets: every explicit setting still wins.
+///
+/// ## Configuration keys
+/// - `POSTERN_PROFILE` (`default` or `test`, default `default`): read by ``ConfigurationLoader`` through ``named(_:)``.
 public struct ConfigurationProfile: Sendable, Equatable {
     /// `default` or `test`.
     public let name: String

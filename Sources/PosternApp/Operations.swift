@@ -116,7 +116,7 @@ public enum Operations {
     /// `revoked` with its time for a revoked one.
     public static func listAgents(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
         let database = try migratedDatabase(configuration, logger: logger)
-        let domain = configuration.agentInboxDomain.lowercased()
+        let domain = configuration.agent.inboxDomain.lowercased()
         return try await AgentAccountStore(database: database).listing().map { describe($0, domain: domain) }
     }
 

@@ -1,14 +1,71 @@
+import AgentAuth
 import ClientAddress
 import DNS
 import Foundation
 import HTTP1
+import JMAP
+import MCPServer
 import JWT
 import Logging
 import MailboxAccounts
+import OAuthServer
+import Owners
+import ServerKit
 import SigningKeys
 
 /// Everything Postern reads at start, validated. Built by ``ConfigurationLoader`` from the config file,
 /// the process environment and command-line flags (later sources win), or directly in tests.
+///
+/// A composite: each surface's part reads and validates its own keys (``agent``, ``mailbox``, ``owners``, ``oauth``,
+/// ``jmap``, ``mcp``); the keys below, not yet
+/// moved to the surface that uses them, are read by ``ConfigurationLoader`` into the fields named after them.
+///
+/// ## Configuration keys
+/// - `POSTERN_HOST`
+/// - `POSTERN_PORT`
+/// - `POSTERN_DATA_DIR`
+/// - `POSTERN_DATABASE_URL`
+/// - `POSTERN_PUBLIC_URL`
+/// - `JWT_ISSUER`
+/// - `JWT_PRIVATE_KEY`
+/// - `JWT_PUBLIC_KEY`
+/// - `POSTERN_KEY_SECRET`
+/// - `POSTERN_KEY_RELOAD_SECONDS`
+/// - `POSTERN_MAIL_CHANGES_KEPT`
+/// - `POSTERN_AUDIT_DAYS`
+/// - `POSTERN_KEY_PROMOTION_SECONDS`
+/// - `POSTERN_LOG_LEVEL`
+/// - `POSTERN_MAX_CONNECTIONS`
+/// - `POSTERN_MAX_CONNECTIONS_PER_CLIENT`
+/// - `POSTERN_EVENT_LOOPS`
+/// - `POSTERN_SMTP`
+/// - `POSTERN_SMTP_HOST`
+/// - `POSTERN_SMTP_PORT`
+/// - `POSTERN_SMTP_HOSTNAME`
+/// - `POSTERN_SMTP_MAX_MESSAGE_BYTES`
+/// - `POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT`
+/// - `POSTERN_SMTP_MAX_SESSION_SECONDS`
+/// - `POSTERN_SMTP_PROXY_PROTOCOL`
+/// - `POSTERN_SMTP_TLS_CERT`
+/// - `POSTERN_SMTP_TLS_KEY`
+/// - `POSTERN_SANDBOX_SMTP_PORT`
+/// - `POSTERN_SANDBOX_MAIL_AUTH`
+/// - `POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH`
+/// - `POSTERN_SMTP_ACCEPT`
+/// - `POSTERN_RECIPIENT_DELIMITER`
+/// - `POSTERN_CATCH_ALL_QUOTA`
+/// - `POSTERN_OPERATOR_TOKEN`
+/// - `POSTERN_MX_HOST`
+/// - `POSTERN_DNS_RESOLVER`
+/// - `POSTERN_RATE_LIMITS`
+/// - `POSTERN_INSTANCES`
+/// - `POSTERN_DRAIN_SECONDS`
+/// - `POSTERN_TRUSTED_PROXIES`
+/// - `POSTERN_METRICS_LISTEN`
+/// - `POSTERN_METRICS_TOKEN`
+/// - `POSTERN_OUTBOUND_ALLOW_PRIVATE` (also read as its older name `POSTERN_REMOTE_HASH_ALLOW_PRIVATE`)
+/// - `POSTERN_OUTBOUND_ALLOWED_HOSTS` (also read as its older name `POSTERN_REMOTE_HASH_ALLOWED_HOSTS`)
+/// - `POSTERN_WEBHOOK_RETRY_SECONDS`
 public struct PosternConfiguration: Sendable {
     /// Listen address (`POSTERN_HOST`, default `127.0.0.1`).
     public var host = "127.0.0.1"
@@ -42,65 +99,30 @@ public struct PosternConfiguration: Sendable {
     /// Days the audit trail keeps an event (`POSTERN_AUDIT_DAYS`, default 90, 1 to 3650); older ones are purged
     /// every 10 minutes.
     public var auditDays = 90
-    /// `POSTERN_JMAP_EVENT_STREAMS`: JMAP event-source streams open at once on this instance (one more: 503).
-    public var jmapEventStreams = 1024
-    /// `POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT`: JMAP event-source streams open at once from one client address (one
-    /// more: 429).
-    public var jmapEventStreamsPerClient = 8
+    /// JMAP's settings (`POSTERN_JMAP_*`); the composition root adds the base URL and what other surfaces share.
+    public var jmap = JMAPConfiguration(baseURL: "")
+    /// MCP's settings (`POSTERN_MCP_*`); the composition root adds the base URL and what other surfaces share.
+    public var mcp = MCPConfiguration(baseURL: "")
     /// How long a rotated key is published before it signs, in seconds (`POSTERN_KEY_PROMOTION_SECONDS`).
     /// Default nil: the reload interval plus the JWKS cache time plus the 30 s verification leeway (for clock
     /// skew), so that every instance and every client's cached JWKS know a key before a token carries it.
     public var keyPromotionSeconds: Int?
-    /// Agent proof-of-work salt text (`POSTERN_AGENT_POW_SALT`).
-    public var agentPowSalt = "0b980734412c292d6549110276b604ab1dea4883bd460d77d1b984adf8bca083"
-    /// Base agent difficulty in leading zero bits (`POSTERN_AGENT_POW_DIFFICULTY`).
-    public var agentPowDifficulty = 6
-    /// Cap of the dynamic agent difficulty (`POSTERN_AGENT_POW_MAX_DIFFICULTY`).
-    public var agentPowMaxDifficulty = 18
-    /// Whether agent difficulty rises with a client's request rate (`POSTERN_AGENT_POW_DYNAMIC`).
-    public var agentPowDynamic = true
-    /// Domain of agent inboxes (`POSTERN_AGENT_INBOX_DOMAIN`).
-    public var agentInboxDomain = "agents.localhost"
-    /// Mailbox challenge difficulty (`POSTERN_MAILBOX_POW_DIFFICULTY`).
-    public var mailboxPowDifficulty = 20
-    /// Whether a free mailbox account needs a proof of work (`POSTERN_MAILBOX_POW_REQUIRED`; off is Mail.td v2).
-    public var mailboxPowRequired = true
-    /// Whether anyone may create an owner account at `/owner/sign-up` (`POSTERN_OWNER_SIGNUP=open`; `closed`, the
-    /// default, leaves it to `postern owner create`).
-    public var ownerSignUpOpen = false
-    /// Most inboxes one owner may hold (`POSTERN_OWNER_MAX_INBOXES`, 1 to 100). Default 50.
-    public var ownerMaxInboxes = 50
-    /// New owners one client address may sign up per hour when sign-up is open (`POSTERN_OWNER_SIGNUPS_PER_HOUR`,
-    /// 0 to 1000; 0 for no limit). Default 5.
-    public var ownerSignUpsPerHour = 5
-    /// Seconds after a refresh token is superseded during which presenting it again counts as a lost race (refused,
-    /// nothing revoked) rather than a reuse that revokes the grant (`POSTERN_OAUTH_REFRESH_RACE_SECONDS`, 0 to 60).
-    public var oauthRefreshRaceSeconds = 2
-    /// Whether an https `client_id` is fetched as a client ID metadata document
-    /// (`POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS`, default on).
-    public var oauthClientMetadataDocuments = true
-    /// Hosts whose metadata documents may be fetched from non-global addresses (`POSTERN_OAUTH_CIMD_ALLOW_HOSTS`,
-    /// comma-separated; for tests on loopback). Default none.
-    public var oauthCIMDAllowedHosts: [String] = []
-    /// A PEM file of the roots metadata-document fetches trust instead of the system's
-    /// (`POSTERN_OAUTH_CIMD_TRUST_CA_FILE`; for tests with their own CA). Default nil: the system roots.
-    public var oauthCIMDTrustCAFile: String?
-    /// Whether MCP's `jmap_request` tool (raw JMAP) is offered (`POSTERN_MCP_JMAP_REQUEST`).
-    public var mcpJMAPRequest = true
-    /// Origins besides the public URL's whose browser pages may call `/mcp` (`POSTERN_MCP_ALLOWED_ORIGINS`,
-    /// comma-separated `scheme://host[:port]`). Default none.
-    public var mcpAllowedOrigins: [String] = []
-    /// Public mailbox domains (`POSTERN_MAILBOX_DOMAINS`).
-    public var mailboxDomains = ["mail.localhost"]
-    /// Pro-only mailbox domains (`POSTERN_MAILBOX_PRO_DOMAINS`).
-    public var mailboxProDomains: [String] = []
+    /// The agent surface's settings (`POSTERN_AGENT_*`); the composition root adds the public URL, the issuer and what
+    /// other surfaces share.
+    public var agent = AgentAuthConfiguration()
+    /// The Mail.td surface's settings (`POSTERN_MAILBOX_*`, `POSTERN_BILLING_PORTAL_URL`); the composition root adds
+    /// the issuer and what other surfaces share.
+    public var mailbox = MailboxConfiguration()
+    /// The owners' settings (`POSTERN_OWNER_*`); the composition root adds what other surfaces share.
+    public var owners = OwnersConfiguration(publicURL: "")
+    /// The authorization server's settings (`POSTERN_OAUTH_*`); the composition root adds the issuer and what other
+    /// surfaces share.
+    public var oauth = OAuthConfiguration(issuer: "")
     /// The host a custom domain's MX must name to route mail here (`POSTERN_MX_HOST`); nil: the host of
     /// `POSTERN_PUBLIC_URL`, else `localhost`.
     public var mxHost: String?
     /// The DNS resolver custom domains are checked with (`POSTERN_DNS_RESOLVER=host:port`); nil: /etc/resolv.conf's.
     public var dnsResolver: String?
-    /// The page `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`); nil: 501.
-    public var billingPortalURL: String?
     /// Whether rate limits apply (`POSTERN_RATE_LIMITS`).
     public var rateLimits = true
     /// How many instances serve the same clients behind one balancer (`POSTERN_INSTANCES`, default 1): each
@@ -174,8 +196,6 @@ public struct PosternConfiguration: Sendable {
     /// Whether the sandbox takes AUTH before STARTTLS from a loopback client (`POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH`:
     /// `loopback`, the default, or `never`). Nobody else may, ever.
     public var sandboxPlaintextAuthOnLoopback = true
-    /// Bytes of mail an agent inbox may hold (`POSTERN_AGENT_INBOX_QUOTA`, default 40 MiB, a free mailbox's).
-    public var agentInboxQuota: Int64 = 41_943_040
     /// Whether SMTP keeps mail for unknown local users and other domains in the catch-all (`POSTERN_SMTP_ACCEPT=any`)
     /// instead of refusing it with `550` (`local`, the default). Nothing is ever relayed.
     public var smtpAcceptAny = false
@@ -269,15 +289,8 @@ public struct PosternConfiguration: Sendable {
         guard (1...3600).contains(keyReloadSeconds) else {
             throw ConfigurationError(key: "POSTERN_KEY_RELOAD_SECONDS", message: "must be from 1 to 3600")
         }
-        guard (1...100).contains(ownerMaxInboxes) else {
-            throw ConfigurationError(key: "POSTERN_OWNER_MAX_INBOXES", message: "must be from 1 to 100")
-        }
-        guard (0...1000).contains(ownerSignUpsPerHour) else {
-            throw ConfigurationError(key: "POSTERN_OWNER_SIGNUPS_PER_HOUR", message: "must be from 0 to 1000")
-        }
-        guard (0...60).contains(oauthRefreshRaceSeconds) else {
-            throw ConfigurationError(key: "POSTERN_OAUTH_REFRESH_RACE_SECONDS", message: "must be from 0 to 60")
-        }
+        try owners.validate()
+        try oauth.validate()
         guard (1...20).contains(webhookRetrySeconds.count), webhookRetrySeconds.allSatisfy({ (1...86_400).contains($0) })
         else {
             throw ConfigurationError(
@@ -288,11 +301,6 @@ public struct PosternConfiguration: Sendable {
         }
         guard (1...3650).contains(auditDays) else {
             throw ConfigurationError(key: "POSTERN_AUDIT_DAYS", message: "must be from 1 to 3650")
-        }
-        if let origin = mcpAllowedOrigins.first(where: { WebOrigin($0) == nil }) {
-            throw ConfigurationError(
-                key: "POSTERN_MCP_ALLOWED_ORIGINS",
-                message: "must be origins like https://app.example (got \"\(origin)\")")
         }
         if let keyPromotionSeconds, !(0...86400).contains(keyPromotionSeconds) {
             throw ConfigurationError(key: "POSTERN_KEY_PROMOTION_SECONDS", message: "must be from 0 to 86400")
@@ -336,26 +344,8 @@ public struct PosternConfiguration: Sendable {
         guard (1024...(1 << 30)).contains(smtpMaxMessageBytes) else {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_MESSAGE_BYTES", message: "must be from 1024 to 1073741824")
         }
-        guard agentInboxQuota >= 0 else {
-            throw ConfigurationError(key: "POSTERN_AGENT_INBOX_QUOTA", message: "must not be negative")
-        }
-        guard (0...64).contains(agentPowDifficulty) else {
-            throw ConfigurationError(key: "POSTERN_AGENT_POW_DIFFICULTY", message: "must be from 0 to 64")
-        }
-        guard agentPowMaxDifficulty >= agentPowDifficulty, agentPowMaxDifficulty <= 64 else {
-            throw ConfigurationError(
-                key: "POSTERN_AGENT_POW_MAX_DIFFICULTY",
-                message: "must be at least POSTERN_AGENT_POW_DIFFICULTY and at most 64")
-        }
-        guard (0...64).contains(mailboxPowDifficulty) else {
-            throw ConfigurationError(key: "POSTERN_MAILBOX_POW_DIFFICULTY", message: "must be from 0 to 64")
-        }
-        guard !agentPowSalt.isEmpty else {
-            throw ConfigurationError(key: "POSTERN_AGENT_POW_SALT", message: "must not be empty")
-        }
-        guard !mailboxDomains.isEmpty else {
-            throw ConfigurationError(key: "POSTERN_MAILBOX_DOMAINS", message: "must list at least one domain")
-        }
+        try agent.validate()
+        try mailbox.validate()
         if let publicURL {
             guard let url = URL(string: publicURL), let scheme = url.scheme, ["http", "https"].contains(scheme),
                 url.host != nil
@@ -380,11 +370,7 @@ public struct PosternConfiguration: Sendable {
         guard smtpMaxSessionSeconds > 0 else {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_SESSION_SECONDS", message: "must be positive")
         }
-        guard jmapEventStreams > 0, jmapEventStreamsPerClient > 0 else {
-            throw ConfigurationError(
-                key: jmapEventStreams > 0 ? "POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT" : "POSTERN_JMAP_EVENT_STREAMS",
-                message: "must be positive")
-        }
+        try jmap.validate()
         guard maxConnections > 0 else {
             throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")
         }
@@ -405,19 +391,6 @@ public struct PosternConfiguration: Sendable {
     }
 }
 
-/// A configuration value that cannot be used; the message names the key.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    /// The configuration key at fault, as written in `config/postern.env`.
-    public let key: String
-    /// What is wrong and how to fix it.
-    public let message: String
-
-    /// Creates an error for `key`.
-    public init(key: String, message: String) {
-        self.key = key
-        self.message = message
-    }
-
-    /// `KEY: message`.
-    public var description: String { "\(key): \(message)" }
-}
+/// A configuration value that cannot be used; the message names the key (declared in ServerKit, where every
+/// surface's configuration type throws it).
+public typealias ConfigurationError = ServerKit.ConfigurationError

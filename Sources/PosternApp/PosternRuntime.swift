@@ -190,7 +190,7 @@ public final class PosternRuntime: Service {
             metrics: configuration.metricsListenAddress == nil ? metricsEndpoint : nil, keys: keys,
             openAPI: try OpenAPIDocument.serving(
                 baseURL: identity.baseURL,
-                mailboxDomains: configuration.mailboxDomains + configuration.mailboxProDomains),
+                mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains),
             clock: now, draining: { drainFlag.isSet })
         let (unmatched, mailSandbox) = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,

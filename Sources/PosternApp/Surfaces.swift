@@ -68,13 +68,13 @@ enum Surfaces {
             clock: clock, onUnexpectedError: reporter("owners", logger), audit: audit)
         owners.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
-            accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain, clock: clock)
+            accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain, clock: clock)
         // The one grant model under the authorization server, the resource side and the owner pages; every
         // revocation it makes drops the grant from this instance's cache.
         let grants = OAuthGrantStore(database: database, observer: grantCache)
         OwnerInboxPages(
             service: owners, inboxes: ownedInboxes, grants: OwnerGrants(store: grants, clock: clock),
-            agentDomain: configuration.agentInboxDomain
+            agentDomain: configuration.agent.inboxDomain
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 
@@ -86,17 +86,16 @@ enum Surfaces {
             onUnexpectedError: reporter("oauth", logger), audit: audit)
         oauth.register(into: &router)
 
-        var jmap = JMAPConfiguration(baseURL: identity.baseURL)
+        var jmap = configuration.jmap
+        jmap.baseURL = JMAPConfiguration(baseURL: identity.baseURL).baseURL
         jmap.rateLimitsEnabled = configuration.rateLimits
         jmap.instances = configuration.instances
-        jmap.maxEventStreams = configuration.jmapEventStreams
-        jmap.maxEventStreamsPerClient = configuration.jmapEventStreamsPerClient
         // Agent bearers are checked against the agent surface's own directory, not the composed one: an inbox on a
         // custom domain its owner no longer holds must not pass because a Pro user's catch-all now makes the same
         // address local.
         let agentInboxes = AgentInboxDirectory(
-            accounts: AgentAccountStore(database: database), domain: configuration.agentInboxDomain,
-            quota: configuration.agentInboxQuota)
+            accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain,
+            quota: configuration.agent.inboxQuota)
         let capability = CapabilityAuthenticator(
             keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
             lifetime: agentSettings.capabilityTTL, directory: agentInboxes, clock: clock)
@@ -121,13 +120,12 @@ enum Surfaces {
             onUnexpectedError: reporter("jmap", logger), onEventStream: metrics.jmapEventStream)
         jmapService.register(into: &router)
 
-        var mcp = MCPConfiguration(baseURL: identity.baseURL)
-        mcp.jmapRequestEnabled = configuration.mcpJMAPRequest
-        mcp.allowedOrigins = configuration.mcpAllowedOrigins.compactMap(WebOrigin.init)
+        var mcp = configuration.mcp
+        mcp.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL
         mcp.rateLimitsEnabled = configuration.rateLimits
         mcp.instances = configuration.instances
         let apiKeys = AgentAPIKeyAuthenticator(
-            accounts: AgentAccountStore(database: database), inboxDomain: configuration.agentInboxDomain,
+            accounts: AgentAccountStore(database: database), inboxDomain: configuration.agent.inboxDomain,
             directory: agentInboxes)
         MCPService(
             configuration: mcp, authenticator: apiKeys,
@@ -184,9 +182,9 @@ enum Surfaces {
     /// Who is local: each surface's accounts, through its own directory; mailbox accounts are asked first.
     static func localDirectory(_ c: PosternConfiguration, database: any SQLDatabase) -> LocalDirectory {
         LocalDirectory([
-            MailboxDirectory(database: database, domains: c.mailboxDomains + c.mailboxProDomains),
+            MailboxDirectory(database: database, domains: c.mailbox.domains + c.mailbox.proDomains),
             AgentInboxDirectory(
-                accounts: AgentAccountStore(database: database), domain: c.agentInboxDomain, quota: c.agentInboxQuota),
+                accounts: AgentAccountStore(database: database), domain: c.agent.inboxDomain, quota: c.agent.inboxQuota),
         ])
     }
 
@@ -222,13 +220,11 @@ enum Surfaces {
     }
 
     static func ownersConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OwnersConfiguration {
-        var owners = OwnersConfiguration(publicURL: identity.baseURL)
-        owners.signUpOpen = c.ownerSignUpOpen
-        owners.maxInboxes = c.ownerMaxInboxes
-        owners.signUpsPerHour = c.ownerSignUpsPerHour
+        var owners = c.owners
+        owners.publicURL = identity.baseURL
         owners.mxHost = mxHost(c)
         owners.dnsResolver = c.dnsResolver
-        owners.servedDomains = [c.agentInboxDomain] + c.mailboxDomains + c.mailboxProDomains
+        owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains
         owners.rateLimitsEnabled = c.rateLimits
         owners.instances = c.instances
         return owners
@@ -236,8 +232,8 @@ enum Surfaces {
 
     /// The authorization server's settings: its issuer is the public URL (contract 1.1).
     static func oauthConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OAuthConfiguration {
-        var oauth = OAuthConfiguration(issuer: identity.baseURL)
-        oauth.refreshRaceWindow = Int64(c.oauthRefreshRaceSeconds)
+        var oauth = c.oauth
+        oauth.issuer = identity.baseURL
         oauth.rateLimitsEnabled = c.rateLimits
         oauth.instances = c.instances
         return oauth
@@ -247,22 +243,21 @@ enum Surfaces {
     /// non-global address but for `POSTERN_OAUTH_CIMD_ALLOW_HOSTS`), no redirects, 16 KiB at most, JSON asked for.
     /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
     static func clientMetadataFetcher(_ c: PosternConfiguration) throws -> Fetcher? {
-        guard c.oauthClientMetadataDocuments else { return nil }
-        var fetch = FetchConfiguration(policy: AddressPolicy(allowPrivate: false, allowedHosts: c.oauthCIMDAllowedHosts))
+        guard c.oauth.clientMetadataDocuments else { return nil }
+        var fetch = FetchConfiguration(
+            policy: AddressPolicy(allowPrivate: false, allowedHosts: c.oauth.clientMetadataAllowedHosts))
         fetch.maxRedirects = 0
         fetch.maxBodyBytes = 16 * 1024
         fetch.concurrentFetches = 4
         fetch.accept = "application/json"
-        fetch.trustedRootsPEMFile = c.oauthCIMDTrustCAFile
+        fetch.trustedRootsPEMFile = c.oauth.clientMetadataTrustedRoots
         return try Fetcher(configuration: fetch)
     }
 
     static func agentConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> AgentAuthConfiguration {
-        var agent = AgentAuthConfiguration(
-            publicURL: identity.baseURL, issuer: identity.issuer, powSalt: c.agentPowSalt,
-            baseDifficulty: c.agentPowDifficulty,
-            maxDifficulty: c.agentPowMaxDifficulty, dynamicDifficulty: c.agentPowDynamic,
-            inboxDomain: c.agentInboxDomain)
+        var agent = c.agent
+        agent.publicURL = AgentAuthConfiguration(publicURL: identity.baseURL).publicURL
+        agent.issuer = identity.issuer
         agent.instances = c.instances
         agent.rateLimitsEnabled = c.rateLimits
         return agent
@@ -280,14 +275,15 @@ enum Surfaces {
         ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool? = nil, clock: @escaping @Sendable () -> Int64,
         logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled
     ) throws -> MailboxService {
-        var mailbox = MailboxConfiguration(
-            issuer: issuer, powDifficulty: c.mailboxPowDifficulty, domains: c.mailboxDomains,
-            proDomains: c.mailboxProDomains, rateLimitsEnabled: c.rateLimits, powRequired: c.mailboxPowRequired)
+        var mailbox = c.mailbox
+        mailbox.issuer = issuer
+        mailbox.domains = c.mailbox.domains.map { $0.lowercased() }
+        mailbox.proDomains = c.mailbox.proDomains.map { $0.lowercased() }
+        mailbox.rateLimitsEnabled = c.rateLimits
         mailbox.instances = c.instances
         mailbox.mxHost = mxHost(c)
         mailbox.otherDomainMailboxes = [AgentDomainMailboxes(database: database)]
         mailbox.dnsResolver = c.dnsResolver
-        mailbox.billingPortalURL = c.billingPortalURL
         mailbox.outboundPolicy = outboundPolicy(c)
         mailbox.webhookRetrySeconds = c.webhookRetrySeconds
         mailbox.sandboxSMTPHost = c.smtpHostname

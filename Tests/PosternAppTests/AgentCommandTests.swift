@@ -35,8 +35,8 @@ struct AgentCommandTests {
     @Test("--json prints one object with the credentials and nothing else; refusals are in CLI words")
     func json() async throws {
         let server = try await TestServer.start {
-            $0.agentPowDifficulty = 2
-            $0.agentPowDynamic = false
+            $0.agent.baseDifficulty = 2
+            $0.agent.dynamicDifficulty = false
         }
         defer { Task { await server.stop() } }
         let url = "http://127.0.0.1:\(server.port)"

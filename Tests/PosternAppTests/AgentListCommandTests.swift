@@ -25,7 +25,7 @@ struct AgentListCommandTests {
         let ownerID = try #require(
             try await server.runtime.database.read { try $0.query("SELECT id FROM owners").first?.text("id") })
         _ = try await AgentOwnedInboxes(
-            accounts: AgentAccountStore(database: server.runtime.database), domain: configuration.agentInboxDomain,
+            accounts: AgentAccountStore(database: server.runtime.database), domain: configuration.agent.inboxDomain,
             clock: { 1_800_000_000 }
         ).createInbox(username: "held1", ownerID: ownerID)
 

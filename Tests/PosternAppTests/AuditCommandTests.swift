@@ -88,7 +88,7 @@ struct AuditCommandTests {
 
     @Test("a running server records into the trail postern audit reads: a Pro token made and revoked over HTTP")
     func serverRecords() async throws {
-        let server = try await TestServer.start { $0.mailboxProDomains = ["pro.localhost"] }
+        let server = try await TestServer.start { $0.mailbox.proDomains = ["pro.localhost"] }
         defer { Task { await server.stop() } }
         let configuration = server.runtime.configuration
         _ = try await Operations.createProUser(

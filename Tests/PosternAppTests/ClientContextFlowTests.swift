@@ -22,7 +22,7 @@ struct ClientContextFlowTests {
     func trustedProxy() async throws {
         let server = try await TestServer.start {
             $0.rateLimits = true
-            $0.agentPowDynamic = true
+            $0.agent.dynamicDifficulty = true
             $0.trustedProxies = ["127.0.0.0/8"]
         }
         defer { Task { await server.stop() } }

@@ -119,8 +119,8 @@ struct CommonEndpointTests {
     @Test("the served document's mailbox address pattern names this server's domains and no other")
     func openAPIAddressPattern() async throws {
         let server = try await TestServer.start {
-            $0.mailboxDomains = ["box.test", "mail.localhost"]
-            $0.mailboxProDomains = ["pro.test"]
+            $0.mailbox.domains = ["box.test", "mail.localhost"]
+            $0.mailbox.proDomains = ["pro.test"]
         }
         defer { Task { await server.stop() } }
         let document = try await server.client().request("GET", "/openapi.json").json()

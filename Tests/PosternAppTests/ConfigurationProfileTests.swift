@@ -20,7 +20,7 @@ struct ConfigurationProfileTests {
         let c = try await load([:], overrides: ["POSTERN_PROFILE": "test"])
         #expect(c.profile == .test)
         #expect(c.port == 0 && c.smtpPort == 0 && c.sandboxSMTPPort == 0)
-        #expect(!c.rateLimits && !c.mailboxPowRequired && c.agentPowDifficulty == 0 && !c.agentPowDynamic)
+        #expect(!c.rateLimits && !c.mailbox.powRequired && c.agent.baseDifficulty == 0 && !c.agent.dynamicDifficulty)
         #expect(!c.sandboxMailAuth && c.logLevel == "warning")
         #expect(c.removeDataDirectoryAtExit && c.dataDirectory.hasPrefix(NSTemporaryDirectory()))
         let other = try await load(["POSTERN_PROFILE": "TEST"])

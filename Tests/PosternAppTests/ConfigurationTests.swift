@@ -29,7 +29,7 @@ struct ConfigurationTests {
         #expect(c.port == 3333)
         #expect(c.host == "10.0.0.2")
         #expect(c.issuer == "from-file")
-        #expect(c.agentPowDifficulty == 9)
+        #expect(c.agent.baseDifficulty == 9)
         #expect(c.dataDirectory == "./data")
     }
 
@@ -44,8 +44,8 @@ struct ConfigurationTests {
             c.publicIdentity(listeningOn: c.host, port: c.port)
                 == PublicIdentity(baseURL: "http://127.0.0.1:8080", issuer: "http://127.0.0.1:8080"))
         #expect(c.port == 8080)
-        #expect(c.agentPowDynamic)
-        #expect(c.mailboxDomains == ["mail.localhost"])
+        #expect(c.agent.dynamicDifficulty)
+        #expect(c.mailbox.domains == ["mail.localhost"])
         #expect(c.rateLimits)
     }
 
@@ -170,9 +170,9 @@ struct ConfigurationTests {
 
     @Test("POSTERN_OWNER_SIGNUP: closed unless it says open, in any case")
     func ownerSignUp() throws {
-        #expect(try !ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }.ownerSignUpOpen)
-        #expect(try ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_OWNER_SIGNUP": " Open "][$0] }.ownerSignUpOpen)
-        #expect(try !ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_OWNER_SIGNUP": "closed"][$0] }.ownerSignUpOpen)
+        #expect(try !ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }.owners.signUpOpen)
+        #expect(try ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_OWNER_SIGNUP": " Open "][$0] }.owners.signUpOpen)
+        #expect(try !ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_OWNER_SIGNUP": "closed"][$0] }.owners.signUpOpen)
     }
 
     @Test("POSTERN_EVENT_LOOPS: unset is one loop per processor; 1 to 256 is taken as given")
@@ -205,8 +205,8 @@ struct ConfigurationTests {
             ][$0]
         }
         #expect(!c.rateLimits)
-        #expect(!c.agentPowDynamic)
-        #expect(c.mailboxDomains == ["a.test", "b.test"])
+        #expect(!c.agent.dynamicDifficulty)
+        #expect(c.mailbox.domains == ["a.test", "b.test"])
         #expect(c.trustedProxies == ["10.0.0.0/8", "fd00::/8"])
         #expect(c.jwtPublicKeyPEM == "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----")
     }
@@ -242,11 +242,11 @@ struct ConfigurationTests {
 
     @Test("POSTERN_MCP_ALLOWED_ORIGINS: none by default, a list of origins, and a refusal naming the key")
     func mcpOrigins() throws {
-        #expect(try ConfigurationLoader.parse { _ in nil }.mcpAllowedOrigins.isEmpty)
+        #expect(try ConfigurationLoader.parse { _ in nil }.mcp.allowedOrigins.isEmpty)
         let parsed = try ConfigurationLoader.parse {
             ["POSTERN_MCP_ALLOWED_ORIGINS": "http://localhost:6274, https://app.example"][$0]
         }
-        #expect(parsed.mcpAllowedOrigins == ["http://localhost:6274", "https://app.example"])
+        #expect(parsed.mcp.allowedOrigins.map(\.description) == ["http://localhost:6274", "https://app.example"])
         #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader.parse { ["POSTERN_MCP_ALLOWED_ORIGINS": "app.example"][$0] }
         }

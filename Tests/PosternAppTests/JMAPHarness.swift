@@ -48,14 +48,14 @@ struct JMAPHarness: @unchecked Sendable {
     /// An in-process server (``TestServer``).
     static func start(rateLimits: Bool = false, inboxQuota: Int64? = nil) async throws -> JMAPHarness {
         let server = try await TestServer.start { configuration in
-            configuration.agentPowDifficulty = 0
-            configuration.agentPowDynamic = false
+            configuration.agent.baseDifficulty = 0
+            configuration.agent.dynamicDifficulty = false
             configuration.rateLimits = rateLimits
-            if let inboxQuota { configuration.agentInboxQuota = inboxQuota }
+            if let inboxQuota { configuration.agent.inboxQuota = inboxQuota }
         }
         return JMAPHarness(
             client: try server.client(), baseURL: server.runtime.identity.baseURL,
-            agentDomain: server.runtime.configuration.agentInboxDomain, inProcess: server, child: nil, childData: nil)
+            agentDomain: server.runtime.configuration.agent.inboxDomain, inProcess: server, child: nil, childData: nil)
     }
 
     /// `postern serve` as a child process (the built executable, port 0, a fresh data directory), for requests
@@ -92,7 +92,7 @@ struct JMAPHarness: @unchecked Sendable {
         }
         return JMAPHarness(
             client: try TestHTTPClient(port: child.port), baseURL: "http://127.0.0.1:\(child.port)",
-            agentDomain: PosternConfiguration().agentInboxDomain, inProcess: nil, child: child, childData: data)
+            agentDomain: PosternConfiguration().agent.inboxDomain, inProcess: nil, child: child, childData: data)
     }
 
     /// The in-process server (only for harnesses from ``start()``).

@@ -24,10 +24,10 @@ struct LocalDirectoryTests {
             "INSERT INTO agent_accounts (id, username, api_key_digest, created_at, revoked_at) VALUES ('g2', 'gone-agent', ?, 1, 2)",
             [.blob(Array(repeating: 1, count: 32))])
         var configuration = PosternConfiguration()
-        configuration.mailboxDomains = ["mail.localhost"]
-        configuration.mailboxProDomains = ["Pro.Localhost"]
-        configuration.agentInboxDomain = "agents.localhost"
-        configuration.agentInboxQuota = 5000
+        configuration.mailbox.domains = ["mail.localhost"]
+        configuration.mailbox.proDomains = ["Pro.Localhost"]
+        configuration.agent.inboxDomain = "agents.localhost"
+        configuration.agent.inboxQuota = 5000
         let local = Surfaces.localDirectory(configuration, database: test.database)
         // A free account: its id, and no holder (no Pro user's webhook hears of its mail).
         #expect(

@@ -83,7 +83,7 @@ struct MailboxFlowTests {
 
     @Test("a Pro user made by the operator logs in, creates accounts without proof, and uses tm_pro_ tokens")
     func proUser() async throws {
-        let server = try await TestServer.start { $0.mailboxProDomains = ["pro.localhost"] }
+        let server = try await TestServer.start { $0.mailbox.proDomains = ["pro.localhost"] }
         defer { Task { await server.stop() } }
         _ = try await Operations.createProUser(
             configuration: server.runtime.configuration, email: "ops@example.com", password: "pro-password",

@@ -31,7 +31,7 @@ struct OAuthOwnerHarness: @unchecked Sendable {
         let database = server.runtime.database
         let rows = OAuthGrantRows(database: database)
         let inboxes = AgentOwnedInboxes(
-            accounts: AgentAccountStore(database: database), domain: server.runtime.configuration.agentInboxDomain,
+            accounts: AgentAccountStore(database: database), domain: server.runtime.configuration.agent.inboxDomain,
             clock: { 1_800_000_000 })
         let owner = try rows.owner()
         let other = try rows.owner()

@@ -98,7 +98,7 @@ struct SMTPDeliveryTests {
 
     @Test("a full inbox is answered 552 5.2.2 and a message past a MIME limit 554 5.6.0, never 451")
     func permanentRefusals() async throws {
-        let server = try await TestServer.start { $0.agentInboxQuota = 600 }
+        let server = try await TestServer.start { $0.agent.inboxQuota = 600 }
         defer { Task { await server.stop() } }
         let smtpPort = try #require(server.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
         try await server.runtime.database.write { connection in

@@ -23,9 +23,9 @@ struct TestServer {
             .appendingPathComponent("postern-test-\(UUID().uuidString)").path
         c.issuer = "http://postern.test"
         c.publicURL = "http://postern.test"
-        c.agentPowDifficulty = 2
-        c.agentPowDynamic = false
-        c.mailboxPowDifficulty = 4
+        c.agent.baseDifficulty = 2
+        c.agent.dynamicDifficulty = false
+        c.mailbox.powDifficulty = 4
         c.rateLimits = false
         c.outboundAllowPrivate = true
         c.keySecret = "the test servers' key secret"

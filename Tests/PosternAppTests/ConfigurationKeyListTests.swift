@@ -1,0 +1,197 @@
+import AgentAuth
+import Foundation
+import HTTP1
+import JMAP
+import MailboxAccounts
+import MCPServer
+import OAuthServer
+import Owners
+import ServerKit
+import Testing
+
+@testable import PosternApp
+
+/// Every key is documented once, in the `## Configuration keys` list of the type that reads it; `config/postern.env`
+/// and `docs/configuration.md` name exactly the keys of those lists, so that a key cannot be documented in one place
+/// and read in another.
+@Suite("Configuration keys: listed by the type that reads them, in postern.env and docs/configuration.md")
+struct ConfigurationKeyListTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// One `## Configuration keys` list: each item's key (its first backticked name), and every key any item names
+    /// (an older name read as an alias).
+    struct KeyList {
+        var keys: [String] = []
+        var named: Set<String> = []
+    }
+
+    /// The list in `source`'s doc comments, nil when there is none.
+    static func keyList(in source: String) -> KeyList? {
+        var list: KeyList?
+        for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text == "/// ## Configuration keys" {
+                list = KeyList()
+                continue
+            }
+            guard list != nil else { continue }
+            guard text.hasPrefix("/// - `") else {
+                if !(list?.keys.isEmpty ?? true) { break }
+                continue
+            }
+            let names = keyNames(in: Substring(text))
+            if let first = names.first {
+                list?.keys.append(first)
+                list?.named.formUnion(names)
+            }
+        }
+        return list
+    }
+
+    /// The backticked `UPPER_CASE` names in `text`, in order.
+    static func keyNames(in text: Substring) -> [String] {
+        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().compactMap { index, part in
+            guard index % 2 == 1, let first = part.first, first.isLetter,
+                part.allSatisfy({ $0.isUppercase || $0.isNumber || $0 == "_" }), part.contains("_")
+            else { return nil }
+            return String(part)
+        }
+    }
+
+    /// Every list under Sources/, by the file's path from the repository root.
+    static func lists() throws -> [String: KeyList] {
+        let sources = root.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        var lists: [String: KeyList] = [:]
+        for file in files {
+            if let list = keyList(in: try String(contentsOf: file, encoding: .utf8)) {
+                lists[String(file.path.dropFirst(root.path.count + 1))] = list
+            }
+        }
+        return lists
+    }
+
+    /// The names `read` asks its reader for, every value unset.
+    static func keysRead(_ read: (ConfigurationReader) throws -> Void) -> Set<String> {
+        final class Names { var all: Set<String> = [] }
+        let names = Names()
+        try? read(ConfigurationReader { names.all.insert($0); return nil })
+        return names.all
+    }
+
+    /// The types that read their own keys, by the file whose list documents them.
+    static var parts: [String: (ConfigurationReader) throws -> Void] {
+        [
+            "Sources/OAuthServer/OAuthConfiguration.swift": { _ = try OAuthConfiguration(config: $0) },
+            "Sources/Owners/OwnersConfiguration.swift": { _ = try OwnersConfiguration(config: $0) },
+            "Sources/AgentAuth/AgentAuthConfiguration.swift": { _ = try AgentAuthConfiguration(config: $0) },
+            "Sources/MailboxAccounts/MailboxConfiguration.swift": { _ = try MailboxConfiguration(config: $0) },
+            "Sources/JMAP/JMAPConfiguration.swift": { _ = try JMAPConfiguration(config: $0) },
+            "Sources/MCPServer/MCPConfiguration.swift": { _ = try MCPConfiguration(config: $0) },
+        ]
+    }
+
+    @Test("the lists together are config/postern.env's keys, each in one list once")
+    func listsAreTheFile() throws {
+        let lists = try Self.lists()
+        #expect(lists.count >= 3)
+        let listed = lists.values.flatMap(\.keys)
+        #expect(listed.count == Set(listed).count, "a key in two lists: \(listed.sorted())")
+        let file = ConfigurationKey.all.map(\.name)
+        let onlyListed = Set(listed).subtracting(file).sorted(), onlyInFile = Set(file).subtracting(listed).sorted()
+        #expect(Set(listed) == Set(file), "listed only: \(onlyListed); in postern.env only: \(onlyInFile)")
+    }
+
+    @Test("docs/configuration.md has a row for each listed key and for no other (but POSTERN_CONFIG, the file)")
+    func pageIsTheLists() throws {
+        let page = try String(
+            contentsOf: Self.root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
+        var rows: [String] = []
+        for line in page.split(separator: "\n") where line.hasPrefix("| `") {
+            rows += Self.keyNames(in: line.split(separator: "|", omittingEmptySubsequences: false)[1])
+        }
+        let listed = Set(try Self.lists().values.flatMap(\.keys))
+        let onlyRows = Set(rows).subtracting(listed).sorted(), missing = listed.subtracting(rows).sorted()
+        #expect(Set(rows) == listed.union(["POSTERN_CONFIG"]), "rows only: \(onlyRows); not on the page: \(missing)")
+        #expect(rows.count == Set(rows).count, "a key in two rows")
+    }
+
+    @Test("each surface's configuration reads exactly the keys its list names", arguments: parts.keys.sorted())
+    func partReadsItsList(file: String) throws {
+        let list = try #require(try Self.lists()[file], "no ## Configuration keys list in \(file)")
+        let read = Self.keysRead(try #require(Self.parts[file]))
+        let unlisted = read.subtracting(list.named).sorted(), unread = list.named.subtracting(read).sorted()
+        #expect(read == list.named, "read, not listed: \(unlisted); listed, not read: \(unread)")
+    }
+
+    @Test("the loader reads PosternConfiguration's list itself and leaves each surface's keys to the surface")
+    func compositeReadsTheRest() throws {
+        let list = try #require(try Self.lists()["Sources/PosternApp/PosternConfiguration.swift"])
+        let partsRead = Self.parts.values.reduce(into: Set<String>()) { $0.formUnion(Self.keysRead($1)) }
+        let read = Self.keysRead { _ = try ConfigurationLoader.parse($0) }
+        #expect(partsRead.isSubset(of: read), "a surface's part is not read by the loader")
+        let own = read.subtracting(partsRead)
+        let unlisted = own.subtracting(list.named).sorted(), unread = list.named.subtracting(own).sorted()
+        #expect(own == list.named, "read, not listed: \(unlisted); listed, not read: \(unread)")
+        // POSTERN_PROFILE is read before the others, to choose the defaults under them (ConfigurationProfileTests).
+        #expect(try Self.lists()["Sources/PosternApp/ConfigurationProfile.swift"]?.keys == ["POSTERN_PROFILE"])
+    }
+
+    @Test(
+        "a surface's own bad value stops the configuration, naming the key",
+        arguments: [
+            ("POSTERN_OAUTH_REFRESH_RACE_SECONDS", "61"), ("POSTERN_OAUTH_REFRESH_RACE_SECONDS", "two"),
+            ("POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS", "maybe"), ("POSTERN_OWNER_SIGNUP", "yes"),
+            ("POSTERN_OWNER_MAX_INBOXES", "0"), ("POSTERN_OWNER_SIGNUPS_PER_HOUR", "1001"),
+            ("POSTERN_JMAP_EVENT_STREAMS", "0"), ("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT", "-1"),
+            ("POSTERN_JMAP_EVENT_STREAMS", "many"), ("POSTERN_MCP_JMAP_REQUEST", "perhaps"),
+            ("POSTERN_MCP_ALLOWED_ORIGINS", "https://ok.example, app.example"), ("POSTERN_AGENT_POW_SALT", " "),
+            ("POSTERN_AGENT_POW_DIFFICULTY", "65"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "65"),
+            ("POSTERN_AGENT_POW_DYNAMIC", "sometimes"), ("POSTERN_AGENT_INBOX_QUOTA", "-1"),
+            ("POSTERN_MAILBOX_POW_DIFFICULTY", "65"), ("POSTERN_MAILBOX_POW_REQUIRED", "maybe"),
+            ("POSTERN_MAILBOX_DOMAINS", " , "),
+        ])
+    func surfaceRefusesBadValue(key: String, value: String) throws {
+        let error = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.parse { [key: value][$0] }
+        }
+        #expect(error?.key == key)
+    }
+
+    @Test("a surface's keys reach its configuration, trimmed and parsed; unset, its defaults stand")
+    func surfaceReadsItsKeys() throws {
+        let c = try ConfigurationLoader.parse {
+            [
+                "POSTERN_OAUTH_REFRESH_RACE_SECONDS": " 7 ", "POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS": "off",
+                "POSTERN_OAUTH_CIMD_ALLOW_HOSTS": "a.test, ,b.test", "POSTERN_OAUTH_CIMD_TRUST_CA_FILE": "/ca.pem",
+                "POSTERN_OWNER_SIGNUP": "open", "POSTERN_OWNER_MAX_INBOXES": "9",
+                "POSTERN_OWNER_SIGNUPS_PER_HOUR": "0",
+            ][$0]
+        }
+        #expect(c.oauth.refreshRaceWindow == 7 && !c.oauth.clientMetadataDocuments)
+        #expect(c.oauth.clientMetadataAllowedHosts == ["a.test", "b.test"])
+        #expect(c.oauth.clientMetadataTrustedRoots == "/ca.pem")
+        #expect(c.owners.signUpOpen && c.owners.maxInboxes == 9 && c.owners.signUpsPerHour == 0)
+        let defaults = try ConfigurationLoader.parse { _ in nil }
+        #expect(defaults.oauth.refreshRaceWindow == 2 && defaults.oauth.clientMetadataDocuments)
+        #expect(defaults.oauth.clientMetadataAllowedHosts.isEmpty && defaults.oauth.clientMetadataTrustedRoots == nil)
+        #expect(!defaults.owners.signUpOpen && defaults.owners.maxInboxes == 50 && defaults.owners.signUpsPerHour == 5)
+        let mail = try ConfigurationLoader.parse {
+            [
+                "POSTERN_JMAP_EVENT_STREAMS": "5", "POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT": " 2",
+                "POSTERN_MCP_JMAP_REQUEST": "off", "POSTERN_MCP_ALLOWED_ORIGINS": "https://app.example",
+            ][$0]
+        }
+        #expect(mail.jmap.maxEventStreams == 5 && mail.jmap.maxEventStreamsPerClient == 2)
+        let origin = try #require(WebOrigin("https://app.example"))
+        #expect(!mail.mcp.jmapRequestEnabled && mail.mcp.allowedOrigins == [origin])
+        #expect(defaults.jmap.maxEventStreams == 1024 && defaults.jmap.maxEventStreamsPerClient == 8)
+        #expect(defaults.mcp.jmapRequestEnabled && defaults.mcp.allowedOrigins.isEmpty)
+        let identity = PublicIdentity(baseURL: "https://postern.example", issuer: "https://postern.example")
+        #expect(Surfaces.oauthConfiguration(c, identity: identity).refreshRaceWindow == 7)
+        #expect(Surfaces.oauthConfiguration(c, identity: identity).issuer == "https://postern.example")
+        #expect(Surfaces.ownersConfiguration(c, identity: identity).publicURL == "https://postern.example")
+    }
+}
