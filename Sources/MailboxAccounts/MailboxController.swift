@@ -1,4 +1,5 @@
 import Audit
+import CustomDomains
 import HTTP1
 import MailStore
 import PasswordHashing
@@ -27,6 +28,7 @@ extension MailboxController {
     var challenges: MailboxChallenges { surface.challenges }
     var metrics: MailboxMetrics { surface.metrics }
     var audit: AuditTrail { surface.audit }
+    var customDomains: CustomDomains { surface.customDomains }
     func clock() -> Int64 { surface.clock() }
 
     func immediate(
