@@ -48,7 +48,7 @@ cluster-stop:
 ## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
 ## restarts, kill -9 and a PostgreSQL restart mid-load.
 ## Last, schemathesis on every documented operation (scripts/schemathesis, about a minute).
-STORAGE_SUITES = StorageTests|PostgresClientTests|MailStoreTests|OAuthGrantsTests|CustomDomainsTests|WebhooksTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests|PosternAppTests
+STORAGE_SUITES = StorageTests|PostgresClientTests|MailStoreTests|MailDeliveryTests|OAuthGrantsTests|CustomDomainsTests|WebhooksTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests|PosternAppTests
 test:
 	@scripts/bootstrap --test
 	scripts/check-imports

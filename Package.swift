@@ -211,7 +211,7 @@ let package = Package(
             name: "PosternTestSupport",
             dependencies: [
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
-                .product(name: "Logging", package: "swift-log"),
+                "COpenSSL", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
@@ -222,8 +222,12 @@ let package = Package(
             "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SMTPServerTests", dependencies: [
-            "SMTPServer", "ServerTLS", "COpenSSL", "SocketServer", "HTTPServer", "HTTP1", "PosternTestSupport", "ClientAddress",
+            "SMTPServer", "ServerTLS", "SocketServer", "HTTPServer", "HTTP1", "PosternTestSupport", "ClientAddress",
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "ServerTLSTests", dependencies: ["ServerTLS", "PosternTestSupport"]),
+        .testTarget(name: "MailDeliveryTests", dependencies: [
+            "MailDelivery", "Directory", "MailStore", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),

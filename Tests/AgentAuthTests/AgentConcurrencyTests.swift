@@ -5,7 +5,7 @@ import Testing
 
 @testable import AgentAuth
 
-@Suite("Races and overload")
+@Suite("Races and overload", .timeLimit(.minutes(1)))
 struct AgentConcurrencyTests {
     @Test("24 parallel submissions of one solution yield exactly one session")
     func race() async throws {

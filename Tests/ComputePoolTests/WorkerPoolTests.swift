@@ -4,7 +4,7 @@ import Testing
 
 @testable import ComputePool
 
-@Suite("WorkerPool")
+@Suite("WorkerPool", .timeLimit(.minutes(1)))
 struct WorkerPoolTests {
     @Test("runs work and returns its value")
     func returnsValue() async throws {

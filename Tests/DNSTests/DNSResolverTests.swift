@@ -7,7 +7,7 @@ import Testing
 
 /// The resolver against a loopback server that answers as the test says: over UDP, truncated then over TCP,
 /// with a stray datagram first, or not at all.
-@Suite("DNS resolver over loopback")
+@Suite("DNS resolver over loopback", .timeLimit(.minutes(1)))
 struct DNSResolverTests {
     /// The reply to `query` with `flags` and one TXT record "v=1".
     static func reply(to query: [UInt8], flags: UInt16) -> [UInt8] {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Fetch
 
-@Suite("Fetcher.post against a local origin")
+@Suite("Fetcher.post against a local origin", .timeLimit(.minutes(1)))
 struct FetcherPostTests {
     private func fetcher(allowPrivate: Bool = true) throws -> Fetcher {
         try Fetcher(configuration: FetchConfiguration(policy: AddressPolicy(allowPrivate: allowPrivate)))

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Fetch
 
-@Suite("Fetcher against a local origin")
+@Suite("Fetcher against a local origin", .timeLimit(.minutes(1)))
 struct FetcherTests {
     private func fetcher(
         allowPrivate: Bool = true, allowedHosts: [String] = [], total: Duration = .seconds(5), maxRedirects: Int = 3
@@ -208,7 +208,7 @@ enum LoopbackHostName {
     }()
 }
 
-@Suite("Fetcher with a resolved name")
+@Suite("Fetcher with a resolved name", .timeLimit(.minutes(1)))
 struct ResolvedNameTests {
     @Test(
         "a name resolving to loopback is refused after the lookup, and reached at the vetted address only when allow-listed",

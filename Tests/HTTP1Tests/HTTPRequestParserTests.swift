@@ -226,13 +226,11 @@ struct HTTPRequestParserTests {
         #expect(throws: HTTPParseError(.bodyTooLarge)) { try parser.next() }
     }
 
-    /// The next complete request from `parser`, or nil with an issue recorded.
-    private func nextRequest(_ parser: inout HTTPRequestParser) throws -> HTTPRequest? {
-        guard case .request(let request, _)? = try parser.next() else {
-            Issue.record("expected a request")
-            return nil
-        }
-        return request
+    /// The next complete request from `parser`; fails the test when the parser has none.
+    private func nextRequest(_ parser: inout HTTPRequestParser) throws -> HTTPRequest {
+        let event = try parser.next()
+        let request: HTTPRequest? = if case .request(let request, _)? = event { request } else { nil }
+        return try #require(request, "expected a request, got \(String(describing: event))")
     }
 
     @Test("a reclaimed request's storage carries the next request, with none of the first's fields")
@@ -240,13 +238,16 @@ struct HTTPRequestParserTests {
         var parser = HTTPRequestParser()
         parser.append(
             contentsOf: "POST /first?q=1 HTTP/1.1\r\nHost: a\r\nX-Only-First: 1\r\nContent-Length: 2\r\n\r\nhi".utf8)
-        guard case .head? = try parser.next(), var first = try nextRequest(&parser) else { return }
+        let head = try parser.next()
+        let isHead = if case .head? = head { true } else { false }
+        try #require(isHead, "expected the head before the request")
+        var first = try nextRequest(&parser)
         first.remoteAddress = "192.0.2.1"
         first.requestID = "first-id"
         let storage = ObjectIdentifier(first.storage)
         parser.reclaim(consume first)
         parser.append(contentsOf: "GET /second HTTP/1.1\r\nHost: b\r\n\r\n".utf8)
-        guard let second = try nextRequest(&parser) else { return }
+        let second = try nextRequest(&parser)
         #expect(ObjectIdentifier(second.storage) == storage)
         #expect(second.method == .GET && second.target == "/second" && second.path == "/second")
         #expect(second.query == nil && second.body.isEmpty)
@@ -258,11 +259,11 @@ struct HTTPRequestParserTests {
     func heldRequestNotReclaimed() throws {
         var parser = HTTPRequestParser()
         parser.append(contentsOf: "GET /kept HTTP/1.1\r\nHost: a\r\nX-Kept: yes\r\n\r\n".utf8)
-        guard let first = try nextRequest(&parser) else { return }
+        let first = try nextRequest(&parser)
         let kept = first
         parser.reclaim(first)
         parser.append(contentsOf: "GET /next HTTP/1.1\r\nHost: b\r\n\r\n".utf8)
-        guard let second = try nextRequest(&parser) else { return }
+        let second = try nextRequest(&parser)
         #expect(ObjectIdentifier(second.storage) != ObjectIdentifier(kept.storage))
         #expect(kept.target == "/kept" && kept.headers["X-Kept"] == "yes" && kept.headers["Host"] == "a")
         #expect(second.target == "/next" && second.headers["X-Kept"] == nil)

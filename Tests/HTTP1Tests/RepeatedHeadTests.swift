@@ -4,15 +4,13 @@ import Testing
 
 @Suite("A header block repeated by the next request gives what parsing it gives")
 struct RepeatedHeaderBlockTests {
-    private func request(_ parser: inout HTTPRequestParser, _ raw: String) throws -> (HTTPRequest, Bool)? {
+    private func request(_ parser: inout HTTPRequestParser, _ raw: String) throws -> (HTTPRequest, Bool) {
         parser.append(contentsOf: raw.utf8)
         var event = try parser.next()
         if case .head? = event { event = try parser.next() }
-        guard case .request(let request, let keepAlive)? = event else {
-            Issue.record("expected a request from \(raw.debugDescription)")
-            return nil
-        }
-        return (request, keepAlive)
+        let request: (HTTPRequest, Bool)? =
+            if case .request(let request, let keepAlive)? = event { (request, keepAlive) } else { nil }
+        return try #require(request, "expected a request from \(raw.debugDescription)")
     }
 
     @Test("the same block on every request: the same fields and framing, reclaimed or held")
@@ -22,9 +20,7 @@ struct RepeatedHeaderBlockTests {
             var parser = HTTPRequestParser()
             var held: [HTTPRequest] = []
             for target in ["/1", "/2", "/3"] {
-                guard let (request, keepAlive) = try request(&parser, "POST \(target) HTTP/1.1\r\n" + block) else {
-                    return
-                }
+                let (request, keepAlive) = try self.request(&parser, "POST \(target) HTTP/1.1\r\n" + block)
                 #expect(request.target == target && request.body == Array("hi".utf8) && !keepAlive)
                 #expect(request.headers.map(\.name) == ["Host", "X-Token", "Connection", "Content-Length"])
                 #expect(request.headers["X-Token"] == "t1")
@@ -37,20 +33,16 @@ struct RepeatedHeaderBlockTests {
     @Test("one byte changed: the block is parsed again, and a held request keeps its own fields")
     func changed() throws {
         var parser = HTTPRequestParser()
-        guard let (first, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\nX-Token: t1\r\n\r\n") else { return }
+        let (first, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\nX-Token: t1\r\n\r\n")
         var kept = first
         kept.headers.add("X-Added", "1")  // a handler changing its copy changes no other request
         parser.reclaim(first)
-        guard let (second, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\nX-Token: t2\r\n\r\n") else {
-            return
-        }
+        let (second, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\nX-Token: t2\r\n\r\n")
         #expect(second.headers["X-Token"] == "t2" && second.headers["X-Added"] == nil)
         parser.reclaim(second)
-        guard let (third, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\nX-Token: t2\r\n\r\n") else {
-            return
-        }
+        let (third, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\nX-Token: t2\r\n\r\n")
         #expect(third.headers.map(\.value) == ["a", "t2"])
-        guard let (fourth, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\n\r\n") else { return }
+        let (fourth, _) = try request(&parser, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(fourth.headers.map(\.value) == ["a"])
         #expect(first.headers.map(\.value) == ["a", "t1"] && kept.headers.count == 3)
     }

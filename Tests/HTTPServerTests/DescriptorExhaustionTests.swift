@@ -5,7 +5,7 @@ import Testing
 
 @testable import HTTPServer
 
-@Suite("HTTPServer out of file descriptors")
+@Suite("HTTPServer out of file descriptors", .timeLimit(.minutes(1)))
 struct DescriptorExhaustionTests {
     @Test(
         "EMFILE: waiting clients are closed, accept pauses instead of spinning, and service resumes",

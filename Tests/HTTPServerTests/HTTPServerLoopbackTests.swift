@@ -6,7 +6,7 @@ import Testing
 
 @testable import HTTPServer
 
-@Suite("HTTPServer over loopback")
+@Suite("HTTPServer over loopback", .timeLimit(.minutes(1)))
 struct HTTPServerLoopbackTests {
     @Test("200 requests on one keep-alive connection")
     func keepAlive() async throws {
@@ -281,7 +281,9 @@ struct HTTPServerLoopbackTests {
             for index in 0..<3 {
                 slow.append(try TestClient(port: port))
                 try slow[index].send("GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: ")
-                while server.openConnectionCount < index + 1 { Thread.sleep(forTimeInterval: 0.005) }
+                // Bounded: a blocking wait is not cancelled by the suite's time limit.
+                for _ in 0..<2_000 where server.openConnectionCount < index + 1 { Thread.sleep(forTimeInterval: 0.005) }
+                try #require(server.openConnectionCount >= index + 1, "slow connection \(index) never adopted")
             }
             let fourth = try TestClient(port: port)
             try fourth.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -363,7 +365,7 @@ struct HTTPServerLoopbackTests {
     }
 }
 
-@Suite("HTTPServer with vanishing clients")
+@Suite("HTTPServer with vanishing clients", .timeLimit(.minutes(1)))
 struct VanishingClientTests {
     @Test("a client that resets while its pipeline is full is closed at once; others are still served")
     func resetWhileBackPressured() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 @testable import JMAP
 
-@Suite("JMAP event source: query rules, events, and streams woken by the change stream")
+@Suite("JMAP event source: query rules, events, and streams woken by the change stream", .timeLimit(.minutes(1)))
 struct JMAPEventSourceTests {
     static let ada = "ada@agents.test"
     static let everything = "/jmap/eventsource?types=*&closeafter=state&ping=0"

@@ -9,7 +9,7 @@ import Testing
 
 @testable import MailStore
 
-@Suite("Mail change log: written with every change, trimmed, waking waiters", .serialized)
+@Suite("Mail change log: written with every change, trimmed, waking waiters", .serialized, .timeLimit(.minutes(1)))
 struct MailChangeLogTests {
     @Test("delivery, flag and folder change, deletion each write one row with the state they made", arguments: StorageBackend.allCases)
     func log(_ backend: StorageBackend) async throws {

@@ -6,7 +6,8 @@ import Testing
 
 @testable import MailboxAccounts
 
-@Suite("Mailbox messages: Mail.td's list, detail, source, attachment, read marks and delete over the mail store")
+@Suite("Mailbox messages: Mail.td's list, detail, source, attachment, read marks and delete over the mail store",
+    .timeLimit(.minutes(1)))
 struct MailboxMessageEndpointTests {
     static func deliver(_ harness: MailboxHarness, to address: String, subject: String, now: Int64 = 1_750_000_000)
         async throws -> String
@@ -92,7 +93,7 @@ struct MailboxMessageEndpointTests {
     }
 }
 
-@Suite("Mailbox messages: waiting for mail")
+@Suite("Mailbox messages: waiting for mail", .timeLimit(.minutes(1)))
 struct MailboxWaitTests {
     @Test("a waiting request answers with mail delivered while it waits, at once with mail already there, 204 without")
     func wait() async throws {

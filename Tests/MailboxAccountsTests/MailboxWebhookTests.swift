@@ -17,7 +17,7 @@ import Webhooks
 
 /// Mail.td Pro webhooks: the five endpoints, the durable queue (claim, lease, retry schedule on an injected clock) and
 /// the signature, on the backend `POSTERN_TEST_STORAGE` names.
-@Suite("Mail.td Pro webhooks")
+@Suite("Mail.td Pro webhooks", .timeLimit(.minutes(1)))
 struct MailboxWebhookTests {
     /// A transport that records each POST and answers with the next scripted status (200 when the script is empty).
     final class RecordingTransport: WebhookTransport {

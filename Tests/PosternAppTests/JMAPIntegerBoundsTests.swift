@@ -10,13 +10,15 @@ import Testing
 struct JMAPIntegerBoundsTests {
     static let huge = Int64.max
 
-    /// The responses, or nil with an issue (and the server's output) when the server did not answer.
-    private func answered(_ harness: JMAPHarness, _ agent: JMAPAgent, _ calls: [[Any]]) async -> [JMAPInvocation]? {
+    /// The responses; when the server did not answer, an issue with the server's output, and the error thrown on.
+    private func answered(_ harness: JMAPHarness, _ agent: JMAPAgent, _ calls: [[Any]]) async throws
+        -> [JMAPInvocation]
+    {
         do {
             return try await harness.call(agent, calls)
         } catch {
             Issue.record("the server did not answer (\(error)); its output:\n\(harness.output)")
-            return nil
+            throw error
         }
     }
 
@@ -35,9 +37,9 @@ struct JMAPIntegerBoundsTests {
         let fine = try await harness.single(agent, "Mailbox/query", ["accountId": agent.accountID, "limit": 2])
         #expect(fine.arguments["ids"] as? [String] == ["inbox", "drafts"])
 
-        guard let responses = await answered(harness, agent, [
+        let responses = try await answered(harness, agent, [
             ["Mailbox/query", ["accountId": agent.accountID, "limit": -1], "c0"]
-        ]) else { return }
+        ])
         #expect(responses.first?.name == "error", "\(responses.map(\.arguments))")
         #expect(responses.first?.arguments["type"] as? String == "invalidArguments")
         await expectStillServing(harness, agent)
@@ -58,12 +60,12 @@ struct JMAPIntegerBoundsTests {
             ["accountId": agent.accountID, "ids": [blobID], "properties": ["data:asText"], "offset": 1, "length": 3])
         #expect((slice.arguments["list"] as? [[String: Any]])?.first?["data:asText"] as? String == "ell")
 
-        guard let responses = await answered(harness, agent, [
+        let responses = try await answered(harness, agent, [
             ["Blob/get",
              ["accountId": agent.accountID, "ids": [blobID], "properties": ["data:asText"], "offset": 1,
               "length": Self.huge],
              "c0"]
-        ]) else { return }
+        ])
         let response = try #require(responses.first)
         if response.name == "Blob/get" {
             let item = (response.arguments["list"] as? [[String: Any]])?.first
@@ -94,13 +96,13 @@ struct JMAPIntegerBoundsTests {
         try #require(fine.count == 2)
         #expect((fine[1].object("created")?["b2"] as? [String: Any])?["size"] as? Int == 3, "\(fine[1].arguments)")
 
-        guard let responses = await answered(harness, agent, [
+        let responses = try await answered(harness, agent, [
             first,
             ["Blob/upload",
              ["accountId": agent.accountID,
               "create": ["b2": ["data": [["blobId": "#b1", "offset": 1, "length": Self.huge]]]]],
              "u2"],
-        ]) else { return }
+        ])
         try #require(responses.count == 2)
         #expect(responses[0].object("created")?["b1"] != nil)
         let response = responses[1]
@@ -130,9 +132,9 @@ struct JMAPIntegerBoundsTests {
             agent, "Email/query", ["accountId": agent.accountID, "anchor": ids[1], "anchorOffset": -1])
         #expect(fine.arguments["ids"] as? [String] == ids, "\(fine.arguments)")
 
-        guard let responses = await answered(harness, agent, [
+        let responses = try await answered(harness, agent, [
             ["Email/query", ["accountId": agent.accountID, "anchor": ids[1], "anchorOffset": Self.huge], "c0"]
-        ]) else { return }
+        ])
         let response = try #require(responses.first)
         if response.name == "Email/query" {
             #expect((response.arguments["ids"] as? [String])?.isEmpty == true, "\(response.arguments)")

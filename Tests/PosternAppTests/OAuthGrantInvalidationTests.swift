@@ -7,7 +7,8 @@ import Testing
 
 /// Two instances on one PostgreSQL database: a grant revoked through one is refused by the other at once, through
 /// the `postern_grants` notification that drops it from the other's cache.
-@Suite("OAuth grant revocation across instances", .enabled(if: StorageBackend.current == .postgres))
+@Suite("OAuth grant revocation across instances", .enabled(if: StorageBackend.current == .postgres),
+    .timeLimit(.minutes(1)))
 struct OAuthGrantInvalidationTests {
     @Test("a grant cached on instance B is dropped by the notification of its revocation on instance A")
     func twoInstances() async throws {

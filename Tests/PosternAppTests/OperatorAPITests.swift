@@ -8,7 +8,7 @@ import Testing
 
 /// `/api/operator/messages` end to end: mail sent over SMTP (smtplib) into the catch-all and an inbox, then searched,
 /// waited for and reset with the operator token (SQLite and PostgreSQL).
-@Suite("Operator message API")
+@Suite("Operator message API", .timeLimit(.minutes(1)))
 struct OperatorAPITests {
     static let token = "operator-token-0123456789abcdef0123456789"
     static let auth = [("Authorization", "Bearer \(token)")]

@@ -8,7 +8,7 @@ import Testing
 
 @testable import PosternApp
 
-@Suite("Request log lines")
+@Suite("Request log lines", .timeLimit(.minutes(1)))
 struct RequestLogTests {
     final class Capture: LineSink {
         let lines = Mutex<[String]>([])

@@ -9,7 +9,7 @@ import Testing
 
 /// The runtime as one service group: a test builds it with only the services it needs, and a graceful shutdown (what
 /// SIGTERM asks for in `postern serve`) stops them in order, the listeners before the store.
-@Suite("runtime service group")
+@Suite("runtime service group", .timeLimit(.minutes(1)))
 struct RuntimeServiceGroupTests {
     /// Log lines, gathered from a `LineLogHandler`.
     final class Lines: Sendable {

@@ -6,7 +6,7 @@ import Testing
 /// `postern serve` started under `ulimit -n 256` and offered 300 connections at once: while it has no
 /// descriptor left it must sleep rather than spin on its listener, and once the clients go it must serve
 /// as before. (`DescriptorExhaustionTests` covers the same in-process; this is the real executable.)
-@Suite("postern serve out of file descriptors")
+@Suite("postern serve out of file descriptors", .timeLimit(.minutes(1)))
 struct ServeDescriptorLimitTests {
     static let openFileLimit = 256
     static let clientCount = 300

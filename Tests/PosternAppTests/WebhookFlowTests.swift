@@ -9,7 +9,7 @@ import Testing
 
 /// Webhooks in the running server: a JMAP submission from an agent inbox to a Pro user's account reaches the user's
 /// webhook through the server's own dispatcher and outbound fetcher (the SMTP path is the client test's).
-@Suite("Webhook delivery end to end")
+@Suite("Webhook delivery end to end", .timeLimit(.minutes(1)))
 struct WebhookFlowTests {
     @Test("a JMAP submission to a Pro account is POSTed to the owner's webhook, signed, with the message's event id")
     func jmapSubmission() async throws {

@@ -56,7 +56,7 @@ private let smtplibSession = #"""
     print("quit", s.quit()[0])
     """#
 
-@Suite("SMTPServer over loopback, with Python's smtplib and swaks unmodified", .serialized)
+@Suite("SMTPServer over loopback, with Python's smtplib and swaks unmodified", .serialized, .timeLimit(.minutes(1)))
 struct SMTPServerLoopbackTests {
     @Test("smtplib: recipients refused one by one, dot-stuffed 8-bit text stored, size limits, relay, 451, RSET, QUIT")
     func smtplib() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import ServerTLS
 import SocketServer
 import Testing
@@ -167,24 +168,5 @@ struct SMTPTransportMachineTests {
         _ = loop.written()
         loop.receive([0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5])
         #expect(loop.closed)
-    }
-
-    @Test("A self-signed pair loads, and a key that does not match its certificate is refused")
-    func contextChecks() throws {
-        let one = try SelfSignedCertificate.generate(hostname: "mx.test")
-        let two = try SelfSignedCertificate.generate(hostname: "mx.test")
-        #expect(one.certificatePEM.hasPrefix("-----BEGIN CERTIFICATE-----"))
-        #expect(one.privateKeyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("postern-tls-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        try one.certificatePEM.write(toFile: certificate, atomically: true, encoding: .utf8)
-        try two.privateKeyPEM.write(toFile: key, atomically: true, encoding: .utf8)
-        #expect(throws: TLSError.self) { try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key) }
-        #expect(throws: TLSError.self) {
-            try TLSServerContext(certificateChainFile: directory.path + "/missing.pem", privateKeyFile: key)
-        }
     }
 }

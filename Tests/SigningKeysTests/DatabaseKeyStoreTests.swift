@@ -11,7 +11,7 @@ import Testing
 @testable import SigningKeys
 
 /// The key ring several instances share through their database, on SQLite and on PostgreSQL.
-@Suite("DatabaseKeyStore: one key ring for every instance on a database", .serialized)
+@Suite("DatabaseKeyStore: one key ring for every instance on a database", .serialized, .timeLimit(.minutes(1)))
 struct DatabaseKeyStoreTests {
     static let secret = "an operator secret of some length"
     static let ttl: Int64 = 3600

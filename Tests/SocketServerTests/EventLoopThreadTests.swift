@@ -3,7 +3,7 @@ import Testing
 
 @testable import SocketServer
 
-@Suite("event loop threads")
+@Suite("event loop threads", .timeLimit(.minutes(1)))
 struct EventLoopThreadTests {
     /// The names of this process's threads, as `top -H` and `perf` show them.
     private func threadNames() -> Set<String> {

@@ -6,7 +6,7 @@ import Testing
 
 /// The access log's buffering: lines gathered on a loop are written when the buffer fills, when the oldest
 /// has waited the flush interval, on request (SIGUSR1) and at shutdown; never lost, never before.
-@Suite("gathered lines")
+@Suite("gathered lines", .timeLimit(.minutes(1)))
 struct GatheredLinesTests {
     final class Capture: LineSink {
         let writes = Mutex<[String]>([])

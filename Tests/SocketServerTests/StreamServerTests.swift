@@ -4,7 +4,7 @@ import Testing
 
 @testable import SocketServer
 
-@Suite("StreamServer serves any protocol's state machine on shared event loops")
+@Suite("StreamServer serves any protocol's state machine on shared event loops", .timeLimit(.minutes(1)))
 struct StreamServerTests {
     func start(
         _ group: EventLoopGroup, idle: Duration = .seconds(30),

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Storage
 
-@Suite("ChallengeLedger", .serialized)
+@Suite("ChallengeLedger", .serialized, .timeLimit(.minutes(1)))
 struct ChallengeLedgerTests {
     @Test("an id is consumed once; other ids are independent", arguments: Backend.allCases)
     func singleUse(_ backend: Backend) async throws {

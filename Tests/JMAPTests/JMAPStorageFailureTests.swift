@@ -1,8 +1,7 @@
 import Foundation
 import PosternTestSupport
+import Storage
 import Testing
-
-@testable import PosternApp
 
 @Suite("JMAP storage failures")
 struct JMAPStorageFailureTests {
@@ -14,7 +13,7 @@ struct JMAPStorageFailureTests {
         let harness = try await JMAPHarness.start()
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("readonly")
-        try await harness.server.runtime.database.write { try $0.execute("PRAGMA query_only = ON") }
+        try await harness.database.write { try $0.execute("PRAGMA query_only = ON") }
         let response = try await harness.client.request(
             "POST", "/jmap/upload/\(agent.accountID)",
             headers: [("Authorization", "Bearer \(agent.capability)"), ("Content-Type", "text/plain")],

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import PosternApp
-
 /// Request-level errors of `POST /jmap/api` (RFC 8620 section 3.6.1): problem+json documents with status 400.
 @Suite("JMAP request-level errors")
 struct JMAPRequestErrorTests {

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import PosternApp
-
 /// Beyond the hosted service: result references inside a create object, so that a reply can copy the original's
 /// fields in one request (RFC 8620 resolves them only at the top level of the arguments).
 @Suite("JMAP result references inside create objects")

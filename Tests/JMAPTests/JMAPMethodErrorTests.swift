@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import PosternApp
-
 /// Method-level errors (RFC 8620 section 3.6.2): `["error", {"type", …}, callId]` inside a 200 response, the
 /// other calls of the request still answered.
 @Suite("JMAP method-level errors")

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import PosternApp
-
 /// Uploads are limited per client address, apart from API requests, with the same rate-limit switch as every
 /// surface.
 @Suite("JMAP rate limits")

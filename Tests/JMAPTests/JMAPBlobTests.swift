@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import PosternApp
-
 /// Blobs: `Blob/upload`, attachments by creation id, the download URL, the upload URL and `Blob/get`.
 @Suite("JMAP blobs and attachments")
 struct JMAPBlobTests {

@@ -1,7 +1,6 @@
 import Foundation
+import Storage
 import Testing
-
-@testable import PosternApp
 
 /// `Email/set` + `EmailSubmission/set` between two agents of one server, and the recipients it refuses or keeps.
 @Suite("JMAP submission")
@@ -123,7 +122,7 @@ struct JMAPSubmissionTests {
         #expect((foreign["smtpReply"] as? String)?.contains("outbox") == true, "\(foreign)")
         #expect((status[b.address] as? [String: Any])?["delivered"] as? String == "yes")
 
-        let outbox = try await harness.server.runtime.database.read { connection in
+        let outbox = try await harness.database.read { connection in
             try connection.query("SELECT sender, recipients FROM mail_outbox").map {
                 ($0.text("sender"), $0.text("recipients"))
             }

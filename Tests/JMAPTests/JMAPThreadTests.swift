@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import PosternApp
-
 /// Threads: a reply joins the thread of the message it answers, at both ends.
 @Suite("JMAP threads")
 struct JMAPThreadTests {

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import PosternApp
-
 /// `Email/set` update and destroy, seen through `Mailbox/get` counts and `Email/get`.
 @Suite("JMAP Email/set update and destroy")
 struct JMAPEmailSetTests {
