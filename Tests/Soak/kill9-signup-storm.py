@@ -3,8 +3,8 @@
 
 Each of KILL9_ROUNDS rounds (default 50) starts the server on the same data directory, then:
   1. checks the database after the previous kill: `PRAGMA integrity_check` is ok; every signup the
-     client saw acknowledged (a 2xx answer read) is there, with the API key digest (agent) or an Argon2
-     hash (mailbox); the accounts acknowledged since the last verification plus a random sample of the
+     client saw acknowledged (a 2xx answer read) is there, with the API key digest (agent) or its password
+     verifier (mailbox: an Argon2id hash, or Mail.td 2.x's auth-key verifier); the accounts acknowledged since the last verification plus a random sample of the
      older ones log in over HTTP (agent: POST /api/v1/session with the API key; mailbox: POST
      /api/token), and every 10th round and the last, every acknowledged account logs in;
   2. checks the signups that were in flight when the server died (sent, answer not read): each is
@@ -136,12 +136,14 @@ def verify(server, ledger, everyone):
     F.expect(check == "ok", f"integrity_check after kill -9: {check}")
 
     agents = dict(F.query(db, "SELECT username, hex(api_key_digest) FROM agent_accounts"))
-    mailboxes = dict(F.query(db, "SELECT address, password_hash FROM mailbox_accounts"))
+    # An account holds either a legacy Argon2id hash or Mail.td 2.x's auth-key verifier (then the hash is empty).
+    mailboxes = {address: digest.startswith("$argon2id$") or bool(verifier) for address, digest, verifier in
+                 F.query(db, "SELECT address, password_hash, length(auth_verifier) FROM mailbox_accounts")}
     for username, api_key in ledger.agents.items():
         digest = hashlib.sha256(api_key.encode()).hexdigest().upper()
         F.expect(agents.get(username) == digest, f"acknowledged agent {username} lost or changed after kill -9")
     for address in ledger.mailboxes:
-        F.expect(mailboxes.get(address, "").startswith("$argon2id$"),
+        F.expect(mailboxes.get(address, False),
                  f"acknowledged mailbox {address} lost or half-written after kill -9")
 
     # Over HTTP: the new ones and a sample of the rest, or everyone.
