@@ -114,7 +114,7 @@ let package = Package(
         // that checks them and the agent client that solves them.
         .target(name: "AgentPoW", dependencies: ["AuthCrypto"]),
         // Surface 1: Atomic Mail compatible agent signup.
-        // Custom domains, one model for every surface (issue 38): owners' and Mail.td Pro users' claims in one table,
+        // Custom domains, one model for every surface: owners' and Mail.td Pro users' claims in one table,
         // the ownership rules once; surfaces answer for their own mailboxes through a port.
         .target(name: "CustomDomains", dependencies: ["Storage", "DNS", "AuthCrypto"]),
         .target(name: "AgentAuth", dependencies: [
