@@ -51,18 +51,22 @@ struct WorkerPoolTests {
 
     @Test("a flood of one lane neither fills another lane's queue nor runs ahead of its jobs")
     func lanesTakeTurns() async throws {
-        // One thread, blocked by the first proof of work; ten more proofs wait, then one signature.
+        // One thread, blocked by the first proof of work; ten more proofs wait, then one signature. The first is
+        // running before the others are sent: sent together, another could take the thread first and finish, and
+        // the queue would never hold ten.
         let pool = WorkerPool(threads: 1, queueLimit: 10)
         let gate = DispatchSemaphore(value: 0)
+        let running = Gauge()
         let order = Log()
-        let proofs = (0..<11).map { index in
-            Task {
-                try await pool.run(.proofOfWork) {
-                    if index == 0 { gate.wait() }
-                    order.append("proof")
-                }
+        let first = Task {
+            try await pool.run(.proofOfWork) {
+                running.enter()
+                gate.wait()
+                order.append("proof")
             }
         }
+        while running.peak == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let proofs = [first] + (1..<11).map { _ in Task { try await pool.run(.proofOfWork) { order.append("proof") } } }
         while pool.queuedCount < 10 { try await Task.sleep(for: .milliseconds(5)) }
         await #expect(throws: WorkerPoolError.self, "the proof-of-work lane is full") {
             try await pool.run(.proofOfWork) {}
