@@ -5,15 +5,6 @@ import HTTP1
 import JSON
 
 extension MailboxService {
-    /// The claims of Pro users (and owners: one table, ``CustomDomains``), with Mail.td's accounts as the Pro users'
-    /// mailboxes and the other surfaces' as given by ``MailboxConfiguration/otherDomainMailboxes``.
-    var customDomains: CustomDomains {
-        CustomDomains(
-            database: store.database,
-            mailboxes: [MailboxDomainMailboxes(database: store.database)] + configuration.otherDomainMailboxes,
-            verificationWindow: configuration.domainVerificationWindow)
-    }
-
     /// `GET /api/user/domains`: `{"domains":[ProDomain...]}`, oldest first; claims pending past the window are deleted
     /// first and not listed.
     func listDomains(_ call: MailboxCall) async throws -> HTTPResponse {

@@ -1,4 +1,5 @@
 import Audit
+import CustomDomains
 import AuthCrypto
 import ComputePool
 import DNS
@@ -32,6 +33,9 @@ public final class MailboxService: Sendable {
     let challenges: MailboxChallenges
     /// Looks custom domains' TXT and MX records up.
     let resolver: DNSResolver
+    /// The claims of Pro users (and owners: one table, ``CustomDomains``), with Mail.td's accounts as the Pro users'
+    /// mailboxes and the other surfaces' as given by ``MailboxConfiguration/otherDomainMailboxes``. Built once.
+    let customDomains: CustomDomains
     /// The per-client buckets of every class (nil when rate limits are off), the Mail.td error shape, and
     /// `Cache-Control: no-store` with the `RateLimit-*` headers on every answer.
     let middleware: SurfaceMiddleware<MailboxRateClass>
@@ -95,6 +99,10 @@ public final class MailboxService: Sendable {
         self.resolver = DNSResolver(
             server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
             timeout: configuration.dnsTimeout, threads: dnsThreads ?? DNSResolver.threadPool())
+        self.customDomains = CustomDomains(
+            database: store.database,
+            mailboxes: [MailboxDomainMailboxes(database: store.database)] + configuration.otherDomainMailboxes,
+            verificationWindow: configuration.domainVerificationWindow)
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
         let rates = configuration.rateLimits.share(among: configuration.instances)
