@@ -1,0 +1,64 @@
+/// What the outbound queue hands the transport: one message for the recipients of one destination domain, carried
+/// on one connection (Postfix's "one delivery per destination").
+public struct OutboundBatch: Sendable, Equatable {
+    /// The queue's id of the message.
+    public var messageID: String
+    /// The envelope sender (`MAIL FROM`): the submitting account's address.
+    public var sender: String
+    /// The destination domain, lowercased: every recipient below is at it.
+    public var domain: String
+    /// The recipients at ``domain``, in the order submitted.
+    public var recipients: [String]
+    /// The message as submitted (before any `Received` line or DKIM signature is added).
+    public var content: [UInt8]
+    /// How many attempts were made before this one.
+    public var attempts: Int
+
+    /// - Parameters: see the properties.
+    public init(messageID: String, sender: String, domain: String, recipients: [String], content: [UInt8], attempts: Int) {
+        self.messageID = messageID
+        self.sender = sender
+        self.domain = domain
+        self.recipients = recipients
+        self.content = content
+        self.attempts = attempts
+    }
+}
+
+/// What became of one recipient of an ``OutboundBatch``.
+public struct OutboundOutcome: Sendable, Equatable {
+    /// The three ends of an attempt.
+    public enum Kind: String, Sendable, Equatable {
+        /// The remote server accepted the message for the recipient (a `250` after `DATA`).
+        case delivered
+        /// A temporary failure (a 4xx reply, no connection, a timeout): try again later.
+        case deferred
+        /// A permanent failure (a 5xx reply, no mail exchanger, a policy such as MTA-STS refusing every host).
+        case failed
+    }
+
+    /// The recipient, as in the batch.
+    public var recipient: String
+    /// Delivered, deferred or failed.
+    public var kind: Kind
+    /// The remote reply as one line (`"550 5.1.1 <x@example.com>: user unknown"`), or Postern's own account of a
+    /// failure that had no reply (`"451 4.4.1 no answer from mx.example.com"`), in the same shape.
+    public var reply: String
+    /// The host that answered, when one did (for the DSN's `Remote-MTA`).
+    public var remoteHost: String?
+
+    /// - Parameters: see the properties.
+    public init(recipient: String, kind: Kind, reply: String, remoteHost: String? = nil) {
+        self.recipient = recipient
+        self.kind = kind
+        self.reply = reply
+        self.remoteHost = remoteHost
+    }
+}
+
+/// Carries an ``OutboundBatch`` to its destination: straight to the domain's mail exchangers, or through a relay.
+/// Implementations never throw: every failure is an ``OutboundOutcome`` per recipient.
+public protocol OutboundTransport: Sendable {
+    /// Delivers `batch`, one outcome per recipient, in the batch's order.
+    func deliver(_ batch: OutboundBatch) async -> [OutboundOutcome]
+}
