@@ -38,6 +38,9 @@ let package = Package(
 
         // Pure HTTP/1.1: parser, encoder, router. No sockets.
         .target(name: "HTTP1"),
+        // Settings by their environment names, read strictly through a reader scoped to one part's prefix; the error
+        // that names a bad value's key. Nothing else: every target that has settings can read its own.
+        .target(name: "ConfigurationReading"),
         // Protocol-neutral serving: epoll event loops on Dispatch queues, listener, timers, connection
         // driver for pure per-protocol state machines, graceful shutdown.
         .target(name: "SocketServer", dependencies: [
@@ -101,7 +104,7 @@ let package = Package(
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
         .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore"]),
-        .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage", "JSON"]),
+        .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading"]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
             "Directory", "MailStore", "MailDelivery", "JSON", "MIME", "HTTP1", "ServerKit", "ClientAddress",
@@ -172,7 +175,7 @@ let package = Package(
         // a session over TCP and TLS under the outbound address policy, and MTA-STS (RFC 8461) policies.
         .target(name: "SMTPClient", dependencies: ["Fetch", "ComputePool"]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
-        .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool"]),
+        .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool", "ConfigurationReading"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
         .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto"]),
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
@@ -193,6 +196,7 @@ let package = Package(
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
+            "ConfigurationReading",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -215,6 +219,7 @@ let package = Package(
             ],
             path: "Tests/Support"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
+        .testTarget(name: "ConfigurationReadingTests", dependencies: ["ConfigurationReading"]),
         .testTarget(name: "SocketServerTests", dependencies: [
             "SocketServer", "PosternTestSupport", "ClientAddress", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -280,7 +285,7 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "WebhooksTests", dependencies: [
-            "Webhooks", "MailStore", "MIME", "Storage", "PosternTestSupport",
+            "Webhooks", "MailStore", "MIME", "Storage", "ServerKit", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "PasswordHashingTests", dependencies: ["PasswordHashing", "AuthCrypto", "ComputePool"]),
@@ -310,7 +315,7 @@ let package = Package(
             "SMTPClient", "SMTPServer", "ServerTLS", "SocketServer", "Fetch", "ComputePool", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),
+        .testTarget(name: "FetchTests", dependencies: ["Fetch", "ConfigurationReading", "PosternTestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "ComputePool", "PosternTestSupport"]),
         .testTarget(name: "MailAuthTests", dependencies: ["MailAuth", "DNS", "AuthCrypto"]),
         .testTarget(name: "DKIMKeysTests", dependencies: [
@@ -327,7 +332,7 @@ let package = Package(
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
-            "OAuthServer", "ServerKit",
+            "OAuthServer", "ServerKit", "Fetch",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

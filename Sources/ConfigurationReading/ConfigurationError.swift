@@ -1,4 +1,5 @@
-/// A configuration value that cannot be used; the message names the key.
+/// A configuration value that cannot be used; the message names the key. Every part's configuration type throws it
+/// from its `init(config:)`, and `postern serve` stops with its description.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     /// The configuration key at fault, as written in `config/postern.env`.
     public let key: String
