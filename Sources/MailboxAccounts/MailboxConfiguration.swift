@@ -9,8 +9,8 @@ import ServerKit
 /// The defaults are the contract's (CONTRACT.md section 2); test suites lower `powDifficulty` and the
 /// Argon2 cost and switch `rateLimitsEnabled` off. ``init(config:)`` reads the operator's keys from a reader scoped to
 /// `POSTERN_MAILBOX` (and the billing page's) and refuses a bad value naming its key; the composition root sets the
-/// issuer and what other surfaces share (rate limits, instances, MX host, resolver, outbound policy, webhooks, sandbox,
-/// operator token).
+/// issuer and what other surfaces share (rate limits, instances, MX host, resolver, outbound policy, webhooks,
+/// sandbox).
 ///
 /// ## Configuration keys
 /// - `POSTERN_MAILBOX_POW_DIFFICULTY` (integer, 0 to 64, default 20): ``powDifficulty``.
@@ -18,6 +18,7 @@ import ServerKit
 /// - `POSTERN_MAILBOX_DOMAINS` (comma-separated, at least one, default `mail.localhost`): ``domains``.
 /// - `POSTERN_MAILBOX_PRO_DOMAINS` (comma-separated, default none): ``proDomains``.
 /// - `POSTERN_BILLING_PORTAL_URL` (a URL, default unset): ``billingPortalURL``.
+/// - `POSTERN_OPERATOR_TOKEN` (at least 32 characters, default unset): ``operatorToken``.
 public struct MailboxConfiguration: Sendable {
     /// `iss` of every mailbox and Pro JWT. Default `"postern"`; the app sets it from `JWT_ISSUER`.
     public var issuer: String
@@ -85,7 +86,7 @@ public struct MailboxConfiguration: Sendable {
     /// Bytes one sandbox may hold (the contract's 100 MB); a capture past it is refused `552 5.2.2`.
     public var sandboxQuota: Int64 = 104_857_600
     /// The bearer token of the operator routes (`/api/operator/messages`: search, wait and reset across every
-    /// address). Nil (the default): the routes are not registered, so they answer 404.
+    /// address), at least 32 characters. Nil (the default): the routes are not registered, so they answer 404.
     public var operatorToken: String?
     /// Secret that authenticates stateless challenges (at least 32 bytes). `nil` (default): a secret
     /// generated once and kept in the database, so challenges survive a restart.
@@ -133,6 +134,7 @@ public struct MailboxConfiguration: Sendable {
     public init(config: ConfigurationReader) throws {
         self.init()
         if let url = config.text("POSTERN_BILLING_PORTAL_URL") { billingPortalURL = url }
+        operatorToken = config.raw("POSTERN_OPERATOR_TOKEN")
         let config = config.scoped(to: "POSTERN_MAILBOX")
         if let bits = try config.integer("POW_DIFFICULTY") { powDifficulty = bits }
         if let on = try config.flag("POW_REQUIRED") { powRequired = on }
@@ -149,6 +151,9 @@ public struct MailboxConfiguration: Sendable {
         }
         guard !domains.isEmpty else {
             throw ConfigurationError(key: "POSTERN_MAILBOX_DOMAINS", message: "must list at least one domain")
+        }
+        if let operatorToken, operatorToken.utf8.count < 32 {
+            throw ConfigurationError(key: "POSTERN_OPERATOR_TOKEN", message: "must be at least 32 characters")
         }
     }
 }

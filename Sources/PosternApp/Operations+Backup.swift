@@ -24,13 +24,12 @@ extension Operations {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw ConfigurationError(key: "--to", message: "\(path) exists; choose a new file")
         }
-        guard case .sqlite(let source) = try configuration.database() else {
-            throw ConfigurationError(
-                key: "POSTERN_DATABASE_URL",
-                message: "postern backup copies SQLite files; back up PostgreSQL with pg_dump or its own tools "
+        guard case .sqlite(let source) = try configuration.storage.database() else {
+            throw StorageConfiguration.notSQLite(
+                "postern backup copies SQLite files; back up PostgreSQL with pg_dump or its own tools "
                     + "and keep POSTERN_KEY_SECRET with the dump (docs/postgres.md)")
         }
-        let directory = configuration.dataDirectory
+        let directory = configuration.storage.dataDirectory
         try DataDirectory.prepare(directory, logger: logger)
         let scratch = path + ".partial-\(UUID().uuidString)"
         let copy = scratch + ".sqlite3"

@@ -35,7 +35,8 @@ extension Operations {
         try configuration.validate()
         let database = try migratedDatabase(configuration, logger: logger)
         defer { database.close() }
-        let store = try DKIMKeyStore(database: database, sealingSecret: configuration.keySecret, clock: { unixNow() })
+        let store = try DKIMKeyStore(
+            database: database, sealingSecret: configuration.signingKeys.secret, clock: { unixNow() })
         return try body(store)
     }
 

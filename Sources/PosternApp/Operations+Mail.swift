@@ -21,9 +21,10 @@ extension Operations {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw ConfigurationError(key: "FILE", message: "\(file) cannot be read")
         }
-        guard data.count <= configuration.smtpMaxMessageBytes else {
+        guard data.count <= configuration.smtp.maxMessageBytes else {
             throw ConfigurationError(
-                key: "FILE", message: "\(file) is larger than POSTERN_SMTP_MAX_MESSAGE_BYTES (\(configuration.smtpMaxMessageBytes))")
+                key: "FILE",
+                message: "\(file) is larger than POSTERN_SMTP_MAX_MESSAGE_BYTES (\(configuration.smtp.maxMessageBytes))")
         }
         let database = try migratedDatabase(configuration, logger: logger)
         let mail = Surfaces.localMail(configuration, database: database, clock: { unixNow() })

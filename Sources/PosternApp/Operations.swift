@@ -56,7 +56,8 @@ public enum Operations {
                 store is DatabaseKeyStore
                     ? "every instance on the database drops it at once (PostgreSQL notification)"
                     : "a server running on this data directory drops it at its next key reload, within "
-                        + "POSTERN_KEY_RELOAD_SECONDS (\(configuration.keyReloadSeconds) s); restart it to drop it now")
+                        + "POSTERN_KEY_RELOAD_SECONDS (\(configuration.signingKeys.reloadSeconds) s); restart it to drop it "
+                        + "now")
             return lines + store.list().map(describe)
         }
     }
@@ -153,7 +154,8 @@ public enum Operations {
     ) throws -> MailboxService {
         let database = try database ?? migratedDatabase(configuration, logger: logger)
         let keys = try SigningKeyStores.open(configuration: configuration, database: database, clock: { unixNow() }).keySet()
-        let identity = configuration.publicIdentity(listeningOn: configuration.host, port: configuration.port)
+        let identity = configuration.identity.publicIdentity(
+            listeningOn: configuration.listener.host, port: configuration.listener.port)
         return try Surfaces.mailboxService(
             configuration, issuer: identity.issuer, keys: keys, database: database, mail: MailStore(database: database),
             ledger: ChallengeLedger(database: database),
@@ -183,17 +185,18 @@ enum SigningKeyStores {
         configuration: PosternConfiguration, database: any SQLDatabase, clock: @escaping @Sendable () -> Int64
     ) throws -> any SigningKeyStore {
         // A server may sign with a rotated-out key until its next reload: retention covers that too.
-        let ttl = maxTokenTTL + Int64(configuration.keyReloadSeconds)
+        let ttl = maxTokenTTL + Int64(configuration.signingKeys.reloadSeconds)
         if database.dialect == .postgres {
             return try DatabaseKeyStore(
-                database: database, secret: configuration.keySecret ?? "",
-                environmentPrivatePEM: configuration.jwtPrivateKeyPEM,
-                environmentPublicPEM: configuration.jwtPublicKeyPEM, maxTokenTTL: ttl,
-                promotionDelay: Int64(configuration.effectiveKeyPromotionSeconds), clock: clock)
+                database: database, secret: configuration.signingKeys.secret ?? "",
+                environmentPrivatePEM: configuration.signingKeys.privateKeyPEM,
+                environmentPublicPEM: configuration.signingKeys.publicKeyPEM, maxTokenTTL: ttl,
+                promotionDelay: Int64(configuration.signingKeys.effectivePromotionSeconds), clock: clock)
         }
-        try DataDirectory.prepare(configuration.dataDirectory)
+        try DataDirectory.prepare(configuration.storage.dataDirectory)
         return try KeyStore(
-            directory: configuration.dataDirectory, environmentPrivatePEM: configuration.jwtPrivateKeyPEM,
-            environmentPublicPEM: configuration.jwtPublicKeyPEM, maxTokenTTL: ttl, now: clock())
+            directory: configuration.storage.dataDirectory,
+            environmentPrivatePEM: configuration.signingKeys.privateKeyPEM,
+            environmentPublicPEM: configuration.signingKeys.publicKeyPEM, maxTokenTTL: ttl, now: clock())
     }
 }

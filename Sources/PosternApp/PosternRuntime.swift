@@ -140,20 +140,22 @@ public final class PosternRuntime: Service {
     ) async throws -> PosternRuntime {
         try configuration.validate()
         let now = clock.secondsReader
-        let smtpTLS = try SMTPCertificate.configured(configuration)
-        let listener = try ListenError.bind(host: configuration.host, port: configuration.port)
-        let identity = configuration.publicIdentity(listeningOn: listener.host, port: listener.port)
+        let smtpTLS = try configuration.smtp.operatorCertificate()
+        let listener = try ListenError.bind(host: configuration.listener.host, port: configuration.listener.port)
+        let identity = configuration.identity.publicIdentity(listeningOn: listener.host, port: listener.port)
         // SMTP is bound as early, so that a clash stops the start, named, and the guide can print its real port.
         let smtpListener =
-            try configuration.smtpEnabled && wanted.contains(.smtp)
-            ? ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: configuration.smtpPort) : nil
+            try configuration.smtp.enabled && wanted.contains(.smtp)
+            ? ListenError.bind(
+                host: configuration.smtp.host ?? configuration.listener.host, port: configuration.smtp.port) : nil
         // POSTERN_SMTP=off turns every SMTP listener off, the sandbox's too (as cluster instances run).
-        let sandboxPort = configuration.smtpEnabled && wanted.contains(.sandbox) ? configuration.sandboxSMTPPort : nil
+        let sandboxPort = configuration.smtp.enabled && wanted.contains(.sandbox) ? configuration.sandbox.smtpPort : nil
         let sandboxListener = try sandboxPort.map {
-            try ListenError.bind(host: configuration.smtpHost ?? configuration.host, port: $0)
+            try ListenError.bind(host: configuration.smtp.host ?? configuration.listener.host, port: $0)
         }
         // The metrics listener too (POSTERN_METRICS_LISTEN): /metrics then leaves the main port.
-        let metricsListener = try (wanted.contains(.metrics) ? configuration.metricsListenAddress : nil).map {
+        let metricsAddress = wanted.contains(.metrics) ? configuration.observability.metricsListenAddress : nil
+        let metricsListener = try metricsAddress.map {
             try ListenError.bind(host: $0.host, port: $0.port)
         }
         let (database, applied) = try DatabaseOpener.migrated(
@@ -181,13 +183,13 @@ public final class PosternRuntime: Service {
         var router = ContextRouter()
         let mail = Surfaces.localMail(configuration, database: database, changes: changes, clock: now)
         let metricsEndpoint = MetricsEndpoint(
-            metrics: metrics, database: database, token: configuration.metricsToken,
+            metrics: metrics, database: database, token: configuration.observability.metricsToken,
             openConnections: { connections.count() }, mailWaiters: { changes.waitingTotal })
         // With POSTERN_METRICS_LISTEN set, /metrics is never on the main port, even in a runtime that runs no metrics
         // listener.
         CommonRoutes.register(
             into: &router, database: database,
-            metrics: configuration.metricsListenAddress == nil ? metricsEndpoint : nil, keys: keys,
+            metrics: configuration.observability.metricsListenAddress == nil ? metricsEndpoint : nil, keys: keys,
             openAPI: try OpenAPIDocument.serving(
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains),
@@ -200,14 +202,15 @@ public final class PosternRuntime: Service {
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
-            trustedProxies: ClientAddressResolver(trustedProxies: configuration.trustedProxies), metrics: metrics,
+            trustedProxies: ClientAddressResolver(trustedProxies: configuration.listener.trustedProxies),
+            metrics: metrics,
             logger: logger)
         var serverConfiguration = HTTPServerConfiguration()
-        serverConfiguration.host = configuration.host
-        serverConfiguration.port = configuration.port
-        serverConfiguration.maxConnections = configuration.maxConnections
-        serverConfiguration.maxConnectionsPerClient = configuration.maxConnectionsPerClient
-        if let loops = configuration.eventLoops { serverConfiguration.eventQueueCount = loops }
+        serverConfiguration.host = configuration.listener.host
+        serverConfiguration.port = configuration.listener.port
+        serverConfiguration.maxConnections = configuration.listener.maxConnections
+        serverConfiguration.maxConnectionsPerClient = configuration.listener.maxConnectionsPerClient
+        if let loops = configuration.listener.eventLoops { serverConfiguration.eventQueueCount = loops }
         // One line per request at `info`, as the log level promises; none at `notice` and above.
         serverConfiguration.accessLog = logger.logLevel <= .info ? accessLog : nil
         serverConfiguration.accessLogLabel = logger.label
@@ -225,9 +228,10 @@ public final class PosternRuntime: Service {
         ]
         if wanted.contains(.keyReload) {
             services.append(
-                .keyReload(keyStore, every: .seconds(configuration.keyReloadSeconds), clock: now, logger: logger))
+                .keyReload(
+                    keyStore, every: .seconds(configuration.signingKeys.reloadSeconds), clock: now, logger: logger))
         }
-        if wanted.contains(.databaseListeners), case .postgres(let url) = try configuration.database() {
+        if wanted.contains(.databaseListeners), case .postgres(let url) = try configuration.storage.database() {
             services += RuntimeService.databaseListeners(
                 url: url, keyStore: keyStore, changes: changes, grants: grants, logger: logger)
         }
@@ -235,7 +239,8 @@ public final class PosternRuntime: Service {
             services.append(
                 .purges(
                     database: database, ledger: ledger, mailStore: mail.store,
-                    changesKept: configuration.mailChangesKept, auditDays: configuration.auditDays, clock: now))
+                    changesKept: configuration.storage.mailChangesKept, auditDays: configuration.storage.auditDays,
+                    clock: now))
         }
         if wanted.contains(.webhooks) {
             services.append(
@@ -279,7 +284,7 @@ public final class PosternRuntime: Service {
                 logger.notice("shutting down: finishing requests in flight")
                 await server.shutdown()
             })
-            services.append(.readiness(drainFlag, seconds: configuration.drainSeconds, logger: logger))
+            services.append(.readiness(drainFlag, seconds: configuration.listener.drainSeconds, logger: logger))
         }
         return PosternRuntime(
             configuration: configuration, database: database, keys: keys, pool: pool, dnsThreads: dnsThreads,
@@ -292,13 +297,14 @@ public final class PosternRuntime: Service {
     /// What both SMTP listeners share: the address, the greeting's hostname and the limits.
     private static func smtpSettings(_ configuration: PosternConfiguration, port: Int) -> SMTPServerConfiguration {
         var settings = SMTPServerConfiguration(
-            host: configuration.smtpHost ?? configuration.host, port: port, hostname: configuration.smtpHostname)
-        settings.maxMessageBytes = configuration.smtpMaxMessageBytes
-        settings.maxConnectionsPerClient = configuration.smtpMaxConnectionsPerClient
-        if configuration.smtpProxyProtocol {
-            settings.proxyProtocolPeers = configuration.trustedProxies.compactMap(IPNetwork.init)
+            host: configuration.smtp.host ?? configuration.listener.host, port: port,
+            hostname: configuration.smtp.hostname)
+        settings.maxMessageBytes = configuration.smtp.maxMessageBytes
+        settings.maxConnectionsPerClient = configuration.smtp.maxConnectionsPerClient
+        if configuration.smtp.proxyProtocol {
+            settings.proxyProtocolPeers = configuration.listener.trustedProxies.compactMap(IPNetwork.init)
         }
-        settings.maxSessionDuration = .seconds(configuration.smtpMaxSessionSeconds)
+        settings.maxSessionDuration = .seconds(configuration.smtp.maxSessionSeconds)
         return settings
     }
 
@@ -312,7 +318,7 @@ public final class PosternRuntime: Service {
         endpoint.register(into: &router)
         let responder = PosternResponder(
             router: router, unmatched: [],
-            trustedProxies: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
+            trustedProxies: ClientAddressResolver(trustedProxies: configuration.listener.trustedProxies),
             metrics: endpoint.metrics, logger: logger)
         var settings = HTTPServerConfiguration()
         settings.maxConnections = 64  // scrapers, not clients
@@ -326,7 +332,7 @@ public final class PosternRuntime: Service {
         _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, metrics: PosternMetrics,
         group: EventLoopGroup, logger: Logger
     ) -> SMTPServer {
-        var settings = smtpSettings(configuration, port: configuration.smtpPort)
+        var settings = smtpSettings(configuration, port: configuration.smtp.port)
         settings.tls = tls
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
@@ -339,15 +345,15 @@ public final class PosternRuntime: Service {
         _ configuration: PosternConfiguration, sandbox: MailSandbox, dnsThreads: WorkerPool,
         clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) throws -> SMTPServer {
-        var settings = smtpSettings(configuration, port: configuration.sandboxSMTPPort ?? 0)
+        var settings = smtpSettings(configuration, port: configuration.sandbox.smtpPort ?? 0)
         settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
         settings.requiresAuthentication = true
-        settings.plaintextAuthentication = configuration.sandboxPlaintextAuthOnLoopback ? .loopbackOnly : .never
+        settings.plaintextAuthentication = configuration.sandbox.plaintextAuthOnLoopback ? .loopbackOnly : .never
         // POSTERN_SANDBOX_MAIL_AUTH=off (the test profile): no DNS lookups at all.
-        let authenticator = configuration.sandboxMailAuth ? MailAuthenticator(
+        let authenticator = configuration.sandbox.mailAuthentication ? MailAuthenticator(
             dns: ResolverMailAuthDNS(
                 resolver: DNSResolver(
-                    server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system, threads: dnsThreads)),
+                    server: configuration.dns.resolver.flatMap(DNSServerAddress.init) ?? .system, threads: dnsThreads)),
             now: clock) : nil
         return SMTPServer(
             configuration: settings,
@@ -358,7 +364,7 @@ public final class PosternRuntime: Service {
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
     /// "sandbox":"HOST:PORT","data_dir":"/absolute/path"}`, `null` for a listener that is off.
     public var boundAddressesLine: [UInt8] {
-        var directory = configuration.dataDirectory
+        var directory = configuration.storage.dataDirectory
         if !directory.hasPrefix("/") { directory = FileManager.default.currentDirectoryPath + "/" + directory }
         return JSONValue.object([
             ("http", .string("http://\(listenAddress)")), ("smtp", smtpListenAddress.map(JSONValue.string) ?? .null),

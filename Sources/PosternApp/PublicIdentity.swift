@@ -37,17 +37,3 @@ public struct PublicIdentity: Sendable, Equatable {
         host.contains(":") ? "[\(host.replacingOccurrences(of: "%", with: "%25"))]:\(port)" : "\(host):\(port)"
     }
 }
-
-extension PosternConfiguration {
-    /// The identity of a server listening on `host:port`: `POSTERN_PUBLIC_URL` when set (a configured URL
-    /// always wins; a trailing slash is dropped), else ``PublicIdentity/listenerURL(host:port:)``; `JWT_ISSUER`
-    /// when set, else that base URL.
-    /// - Parameters:
-    ///   - host: the address the socket was bound with.
-    ///   - port: the real bound port (never 0 for a bound socket).
-    public func publicIdentity(listeningOn host: String, port: Int) -> PublicIdentity {
-        var baseURL = publicURL ?? PublicIdentity.listenerURL(host: host, port: port)
-        if baseURL.hasSuffix("/") { baseURL.removeLast() }
-        return PublicIdentity(baseURL: baseURL, issuer: issuer ?? baseURL)
-    }
-}

@@ -2,31 +2,20 @@ import Foundation
 import Logging
 import ServerTLS
 
-/// The certificate SMTP's STARTTLS presents: the operator's (`POSTERN_SMTP_TLS_CERT`, `POSTERN_SMTP_TLS_KEY`), or a
+/// The certificate SMTP's STARTTLS presents: the operator's (``SMTPListenerConfiguration/operatorCertificate()``), or a
 /// self-signed pair kept in the data directory, generated with libcrypto on first use.
 enum SMTPCertificate {
-    /// The operator's certificate; nil when none is configured.
-    /// - Throws: ``ConfigurationError`` naming the setting when the files cannot be loaded.
-    static func configured(_ configuration: PosternConfiguration) throws -> TLSServerContext? {
-        guard let certificate = configuration.smtpTLSCertificate, let key = configuration.smtpTLSKey else { return nil }
-        do {
-            return try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key)
-        } catch {
-            throw ConfigurationError(key: "POSTERN_SMTP_TLS_CERT", message: "cannot be loaded: \(error)")
-        }
-    }
-
     /// The operator's certificate, or the data directory's self-signed pair (made now if missing).
     static func configuredOrSelfSigned(_ configuration: PosternConfiguration, logger: Logger) throws
         -> TLSServerContext
     {
-        if let configured = try configured(configuration) { return configured }
-        let directory = configuration.dataDirectory
+        if let configured = try configuration.smtp.operatorCertificate() { return configured }
+        let directory = configuration.storage.dataDirectory
         try DataDirectory.prepare(directory)
         let certificate = directory + "/smtp-tls-cert.pem"
         let key = directory + "/smtp-tls-key.pem"
         if !FileManager.default.fileExists(atPath: certificate) || !FileManager.default.fileExists(atPath: key) {
-            let pair = try SelfSignedCertificate.generate(hostname: configuration.smtpHostname)
+            let pair = try SelfSignedCertificate.generate(hostname: configuration.smtp.hostname)
             try write(pair.privateKeyPEM, to: key)
             try write(pair.certificatePEM, to: certificate)
             logger.notice(

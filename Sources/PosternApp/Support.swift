@@ -50,7 +50,7 @@ enum DatabaseOpener {
     /// unless `sqlite:///` names another) with `readers` reading connections, or PostgreSQL with `readers + 1`
     /// connections.
     static func open(_ configuration: PosternConfiguration, readers: Int, logger: Logger) throws -> any SQLDatabase {
-        switch try configuration.database() {
+        switch try configuration.storage.database() {
         case .sqlite(let path):
             try DataDirectory.prepare((path as NSString).deletingLastPathComponent, logger: logger)
             return try Database.open(path: path, readerCount: readers, logger: logger)

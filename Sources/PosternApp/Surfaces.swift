@@ -22,7 +22,7 @@ import ServerKit
 import Storage
 import Webhooks
 
-/// Builds the three API surfaces from the configuration and adds their routes.
+/// Builds the API surfaces from the configuration's parts and adds their routes.
 enum Surfaces {
     /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
     /// - Parameters:
@@ -88,8 +88,8 @@ enum Surfaces {
 
         var jmap = configuration.jmap
         jmap.baseURL = JMAPConfiguration(baseURL: identity.baseURL).baseURL
-        jmap.rateLimitsEnabled = configuration.rateLimits
-        jmap.instances = configuration.instances
+        jmap.rateLimitsEnabled = configuration.rateLimits.enabled
+        jmap.instances = configuration.rateLimits.instances
         // Agent bearers are checked against the agent surface's own directory, not the composed one: an inbox on a
         // custom domain its owner no longer holds must not pass because a Pro user's catch-all now makes the same
         // address local.
@@ -104,8 +104,8 @@ enum Surfaces {
         // PostgreSQL, where every revocation reaches the cache through `postern_grants` (PosternRuntime).
         var resource = OAuthResourceConfiguration(issuer: identity.baseURL, baseURL: identity.baseURL)
         resource.cacheGrants = database.dialect == .postgres
-        resource.rateLimits.enabled = configuration.rateLimits
-        resource.rateLimits.instances = configuration.instances
+        resource.rateLimits.enabled = configuration.rateLimits.enabled
+        resource.rateLimits.instances = configuration.rateLimits.instances
         let verifier = OAuthAccessVerifier(
             configuration: resource, keys: keys, grants: grants, cache: grantCache, clock: clock)
         let ownerPrincipals = OwnerPrincipals(inboxes: ownedInboxes, directory: agentInboxes)
@@ -122,8 +122,8 @@ enum Surfaces {
 
         var mcp = configuration.mcp
         mcp.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL
-        mcp.rateLimitsEnabled = configuration.rateLimits
-        mcp.instances = configuration.instances
+        mcp.rateLimitsEnabled = configuration.rateLimits.enabled
+        mcp.instances = configuration.rateLimits.instances
         let apiKeys = AgentAPIKeyAuthenticator(
             accounts: AgentAccountStore(database: database), inboxDomain: configuration.agent.inboxDomain,
             directory: agentInboxes)
@@ -171,10 +171,10 @@ enum Surfaces {
         let store = MailStore(database: database, changes: changes, arrivals: WebhookArrivals())
         let directory = localDirectory(c, database: database)
         let policy = RecipientPolicy(
-            delimiters: c.recipientDelimiter,
-            catchAll: c.smtpAcceptAny ? RecipientPolicy.catchAll(quota: c.catchAllQuota) : nil)
+            delimiters: c.recipients.recipientDelimiter,
+            catchAll: c.recipients.acceptAny ? RecipientPolicy.catchAll(quota: c.recipients.catchAllQuota) : nil)
         let delivery = LocalDelivery(
-            directory: directory, store: store, maximumMessageBytes: c.smtpMaxMessageBytes, policy: policy,
+            directory: directory, store: store, maximumMessageBytes: c.smtp.maxMessageBytes, policy: policy,
             clock: clock)
         return LocalMail(store: store, directory: directory, delivery: delivery)
     }
@@ -190,22 +190,17 @@ enum Surfaces {
 
     static func remoteConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> RemoteHashConfiguration {
         var remote = RemoteHashConfiguration(issuer: identity.issuer, publicURL: identity.baseURL)
-        remote.allowPrivate = c.outboundAllowPrivate
-        remote.allowedHosts = c.outboundAllowedHosts
-        remote.rateLimitsEnabled = c.rateLimits
-        remote.instances = c.instances
+        remote.allowPrivate = c.outboundAddresses.allowPrivate
+        remote.allowedHosts = c.outboundAddresses.allowedHosts
+        remote.rateLimitsEnabled = c.rateLimits.enabled
+        remote.instances = c.rateLimits.instances
         return remote
-    }
-
-    /// The one outbound policy: remote-hash fetches and webhook deliveries.
-    static func outboundPolicy(_ c: PosternConfiguration) -> OutboundPolicy {
-        OutboundPolicy(allowPrivate: c.outboundAllowPrivate, allowedHosts: c.outboundAllowedHosts)
     }
 
     /// The server's one outbound fetcher (remote hashes and webhooks), with its own I/O threads.
     /// - Throws: `FetchError` when the trusted-roots file cannot be read.
     static func fetcher(_ c: PosternConfiguration, identity: PublicIdentity) throws -> Fetcher {
-        try Fetcher(configuration: outboundPolicy(c).fetchConfiguration)
+        try Fetcher(configuration: c.outboundAddresses.policy.fetchConfiguration)
     }
 
     /// The webhook dispatcher over the shared fetcher; started with the server.
@@ -214,19 +209,19 @@ enum Surfaces {
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> WebhookDispatcher {
         WebhookDispatcher(
-            queue: WebhookQueue(database: database, retryDelaySeconds: c.webhookRetrySeconds),
-            transport: FetcherWebhookTransport(fetcher: fetcher, policy: outboundPolicy(c)), changes: changes,
+            queue: WebhookQueue(database: database, retryDelaySeconds: c.webhooks.retrySeconds),
+            transport: FetcherWebhookTransport(fetcher: fetcher, policy: c.outboundAddresses.policy), changes: changes,
             clock: clock, logger: logger)
     }
 
     static func ownersConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OwnersConfiguration {
         var owners = c.owners
         owners.publicURL = identity.baseURL
-        owners.mxHost = mxHost(c)
-        owners.dnsResolver = c.dnsResolver
+        owners.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
+        owners.dnsResolver = c.dns.resolver
         owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains
-        owners.rateLimitsEnabled = c.rateLimits
-        owners.instances = c.instances
+        owners.rateLimitsEnabled = c.rateLimits.enabled
+        owners.instances = c.rateLimits.instances
         return owners
     }
 
@@ -234,8 +229,8 @@ enum Surfaces {
     static func oauthConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OAuthConfiguration {
         var oauth = c.oauth
         oauth.issuer = identity.baseURL
-        oauth.rateLimitsEnabled = c.rateLimits
-        oauth.instances = c.instances
+        oauth.rateLimitsEnabled = c.rateLimits.enabled
+        oauth.instances = c.rateLimits.instances
         return oauth
     }
 
@@ -258,14 +253,9 @@ enum Surfaces {
         var agent = c.agent
         agent.publicURL = AgentAuthConfiguration(publicURL: identity.baseURL).publicURL
         agent.issuer = identity.issuer
-        agent.instances = c.instances
-        agent.rateLimitsEnabled = c.rateLimits
+        agent.instances = c.rateLimits.instances
+        agent.rateLimitsEnabled = c.rateLimits.enabled
         return agent
-    }
-
-    /// The host custom domains' MX records must name: `POSTERN_MX_HOST`, else the public URL's host.
-    static func mxHost(_ c: PosternConfiguration) -> String {
-        c.mxHost ?? c.publicURL.flatMap { URL(string: $0)?.host } ?? "localhost"
     }
 
     /// The mailbox surface over its store and the shared mail store (`mail`); also used by `postern pro create|list`.
@@ -279,16 +269,15 @@ enum Surfaces {
         mailbox.issuer = issuer
         mailbox.domains = c.mailbox.domains.map { $0.lowercased() }
         mailbox.proDomains = c.mailbox.proDomains.map { $0.lowercased() }
-        mailbox.rateLimitsEnabled = c.rateLimits
-        mailbox.instances = c.instances
-        mailbox.mxHost = mxHost(c)
+        mailbox.rateLimitsEnabled = c.rateLimits.enabled
+        mailbox.instances = c.rateLimits.instances
+        mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         mailbox.otherDomainMailboxes = [AgentDomainMailboxes(database: database)]
-        mailbox.dnsResolver = c.dnsResolver
-        mailbox.outboundPolicy = outboundPolicy(c)
-        mailbox.webhookRetrySeconds = c.webhookRetrySeconds
-        mailbox.sandboxSMTPHost = c.smtpHostname
+        mailbox.dnsResolver = c.dns.resolver
+        mailbox.outboundPolicy = c.outboundAddresses.policy
+        mailbox.webhookRetrySeconds = c.webhooks.retrySeconds
+        mailbox.sandboxSMTPHost = c.smtp.hostname
         mailbox.sandboxSMTPPort = sandboxPort
-        mailbox.operatorToken = c.operatorToken
         return try MailboxService(
             configuration: mailbox, keys: keys, store: MailboxStore(database: database), mail: mail, ledger: ledger,
             pool: pool, dnsThreads: dnsThreads, clock: clock, onUnexpectedError: reporter("mailbox", logger),

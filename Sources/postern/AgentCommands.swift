@@ -76,7 +76,7 @@ struct Agent: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try await Operations.listAgents(configuration: configuration, logger: logger) { print(line) }
         }
     }
@@ -89,7 +89,7 @@ struct Agent: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             guard try await Operations.revokeAgent(configuration: configuration, username: username, logger: logger)
             else { throw ValidationError("no live agent account named \(username)") }
             print("revoked \(username)")

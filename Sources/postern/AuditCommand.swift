@@ -18,7 +18,7 @@ struct AuditCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try await options.load()
-        let logger = bootstrapLogging(level: configuration.logLevel)
+        let logger = bootstrapLogging(level: configuration.observability.logLevel)
         do {
             for line in try await Operations.auditLines(
                 configuration: configuration, since: since, ownerEmail: owner, limit: limit, logger: logger)

@@ -22,7 +22,7 @@ struct DKIM: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try Operations.showDKIM(configuration: configuration, domain: domain, logger: logger) {
                 print(line)
             }
@@ -43,7 +43,7 @@ struct DKIM: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try Operations.rotateDKIM(configuration: configuration, domain: domain, logger: logger) {
                 print(line)
             }

@@ -17,7 +17,7 @@ struct Mail: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             print(try await Operations.deliverMail(
                 configuration: configuration, recipients: recipients, file: file, logger: logger))
         }
@@ -30,7 +30,7 @@ struct Mail: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try await Operations.outbox(configuration: configuration, logger: logger) { print(line) }
         }
     }
@@ -52,7 +52,7 @@ struct Mail: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             let lines = try await Operations.mailList(
                 configuration: configuration, address: catchAll ? Operations.catchAllAddress : address, limit: limit,
                 logger: logger)
@@ -69,7 +69,7 @@ struct Mail: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             print(try await Operations.mailShow(configuration: configuration, id: id, raw: raw, logger: logger))
         }
     }

@@ -9,7 +9,7 @@ struct Migrate: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try await options.load()
-        let logger = bootstrapLogging(level: configuration.logLevel)
+        let logger = bootstrapLogging(level: configuration.observability.logLevel)
         let applied = try Operations.migrate(configuration: configuration, logger: logger)
         print(applied.isEmpty ? "no pending migrations" : "applied: \(applied.joined(separator: ", "))")
     }
@@ -26,7 +26,7 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try Operations.listKeys(configuration: configuration, logger: logger) { print(line) }
         }
     }
@@ -44,7 +44,7 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try Operations.rotateKeys(configuration: configuration, logger: logger) { print(line) }
         }
     }
@@ -73,7 +73,7 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try Operations.retireKeyNow(configuration: configuration, kid: kid, logger: logger) {
                 print(line)
             }
@@ -95,7 +95,7 @@ struct Backup: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try await options.load()
-        let logger = bootstrapLogging(level: configuration.logLevel)
+        let logger = bootstrapLogging(level: configuration.observability.logLevel)
         try Operations.backup(configuration: configuration, to: to, logger: logger)
         print("backup written to \(to)")
     }

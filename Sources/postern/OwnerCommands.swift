@@ -19,7 +19,7 @@ struct OwnerCommand: AsyncParsableCommand {
         func run() async throws {
             let password = try password.read()
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             do {
                 print(try await Operations.createOwner(
                     configuration: configuration, email: email, password: password, logger: logger))
@@ -40,7 +40,7 @@ struct OwnerCommand: AsyncParsableCommand {
         func run() async throws {
             let password = try password.read()
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             let found: Bool
             do {
                 found = try await Operations.setOwnerPassword(
@@ -59,7 +59,7 @@ struct OwnerCommand: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try await Operations.listOwners(configuration: configuration, logger: logger) { print(line) }
         }
     }
@@ -72,7 +72,7 @@ struct OwnerCommand: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             guard try await Operations.removeOwner(configuration: configuration, email: email, logger: logger) else {
                 throw ValidationError("no owner has email '\(email)'")
             }

@@ -21,7 +21,7 @@ struct Pro: AsyncParsableCommand {
         func run() async throws {
             let password = try password.read()
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             print(try await Operations.createProUser(
                 configuration: configuration, email: email, password: password, maxAccounts: maxAccounts,
                 maxDomains: maxDomains, logger: logger))
@@ -34,7 +34,7 @@ struct Pro: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try await Operations.listProUsers(configuration: configuration, logger: logger) { print(line) }
         }
     }
@@ -50,7 +50,7 @@ struct Pro: AsyncParsableCommand {
         func run() async throws {
             let password = try password.read()
             let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.logLevel)
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
             guard try await Operations.setProUserPassword(
                 configuration: configuration, email: email, password: password, logger: logger)
             else { throw ValidationError("no Pro user has email '\(email)'") }

@@ -27,10 +27,10 @@ struct Serve: AsyncParsableCommand {
         var overrides = listen.overrides
         if let profile { overrides["POSTERN_PROFILE"] = profile }
         let configuration = try await options.load(overrides)
-        let logger = bootstrapLogging(level: configuration.logLevel)
+        let logger = bootstrapLogging(level: configuration.observability.logLevel)
         defer {
-            if configuration.removeDataDirectoryAtExit {
-                try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
+            if configuration.storage.removeDataDirectoryAtExit {
+                try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory)
             }
         }
         // Before anything can tell the world we are up: a signal that arrives from then on is a request to

@@ -15,7 +15,7 @@ struct AuditCommandTests {
     @Test("operator commands record operator.command, keys.rotated and keys.retired, never a password")
     func operatorEvents() async throws {
         let configuration = TestServer.configuration()
-        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let ada = try await Operations.createOwner(
             configuration: configuration, email: "ada@example.com", password: "owner-password-1", logger: logger)
         #expect(
@@ -48,7 +48,7 @@ struct AuditCommandTests {
     @Test("--owner shows that owner's events only, --since drops older ones, oldest first; an unknown owner is refused")
     func ownerFilter() async throws {
         let configuration = TestServer.configuration()
-        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let ada = String(
             try await Operations.createOwner(
                 configuration: configuration, email: "ada@example.com", password: "owner-password-1", logger: logger
@@ -121,8 +121,8 @@ struct AuditCommandTests {
         func load(_ environment: [String: String]) async throws -> PosternConfiguration {
             try await ConfigurationLoader.load(environment: environment, defaultPath: "/nonexistent/config/postern.env")
         }
-        #expect(try await load([:]).auditDays == 90)
-        #expect(try await load(["POSTERN_AUDIT_DAYS": "7"]).auditDays == 7)
+        #expect(try await load([:]).storage.auditDays == 90)
+        #expect(try await load(["POSTERN_AUDIT_DAYS": "7"]).storage.auditDays == 7)
         for bad in ["0", "3651", "-1"] {
             await #expect(throws: ConfigurationError.self) { try await load(["POSTERN_AUDIT_DAYS": bad]) }
         }

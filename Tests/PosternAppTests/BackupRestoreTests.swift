@@ -104,7 +104,7 @@ struct BackupRestoreTests {
 
         let restored = Self.scratch("restored")
         try Operations.restore(from: archive, dataDirectory: restored, logger: logger)
-        let second = try await TestServer.start { $0.dataDirectory = restored }
+        let second = try await TestServer.start { $0.storage.dataDirectory = restored }
         defer { Task { await second.stop() } }
         try await expectAnswered(issued, by: second)
     }
@@ -177,7 +177,8 @@ struct BackupRestoreTests {
         try Operations.backupDatabaseOnly(first, to: copy + "/postern.sqlite3", logger: logger)
         await first.stop()
         let capture = DataDirectoryTests.Capture()
-        let second = try await TestServer.start({ $0.dataDirectory = copy }, logger: DataDirectoryTests.logger(capture))
+        let second = try await TestServer.start(
+            { $0.storage.dataDirectory = copy }, logger: DataDirectoryTests.logger(capture))
         await second.stop()
         #expect(capture.text.contains("new signing keys were generated for a database that holds accounts"))
 
@@ -222,7 +223,7 @@ struct PostgresDumpRestoreTests {
     func dumpAndRestore() async throws {
         let first = try await TestServer.start()
         let issued = try await helper.issue(on: first)
-        let source = try #require(first.runtime.configuration.databaseURL)
+        let source = try #require(first.runtime.configuration.storage.databaseURL)
         let dump = BackupRestoreTests.scratch("pgdump") + ".dump"
         defer { try? FileManager.default.removeItem(atPath: dump) }
         try Self.run("pg_dump", ["--format=custom", "--file=\(dump)", source])
@@ -232,13 +233,13 @@ struct PostgresDumpRestoreTests {
 
         let other = await #expect(throws: (any Error).self) {
             _ = try await TestServer.start {
-                $0.databaseURL = target
-                $0.keySecret = "another secret than the dump's"
+                $0.storage.databaseURL = target
+                $0.signingKeys.secret = "another secret than the dump's"
             }
         }
         #expect(other != nil, "a server with another POSTERN_KEY_SECRET started on the restored keys")
 
-        let second = try await TestServer.start { $0.databaseURL = target }
+        let second = try await TestServer.start { $0.storage.databaseURL = target }
         defer { Task { await second.stop() } }
         try await helper.expectAnswered(issued, by: second)
     }

@@ -42,7 +42,7 @@ struct CatchAllTests {
 
     @Test("accept=any: an unknown local user and a foreign domain are 250 and kept in the catch-all, never relayed")
     func acceptAny() async throws {
-        let server = try await TestServer.start { $0.smtpAcceptAny = true }
+        let server = try await TestServer.start { $0.recipients.acceptAny = true }
         defer { Task { await server.stop() } }
         try await Self.addAgent("tester", to: server)
         let refused = try await SMTPDeliveryTests.send(
@@ -61,7 +61,7 @@ struct CatchAllTests {
     func acceptLocal() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
-        #expect(server.runtime.configuration.smtpAcceptAny == false)
+        #expect(server.runtime.configuration.recipients.acceptAny == false)
         let refused = try await SMTPDeliveryTests.send(
             port: try Self.smtpPort(server), from: "app@example.com",
             to: ["nobody@mail.localhost", "someone@example.org"], message: Self.message)
@@ -89,7 +89,7 @@ struct CatchAllTests {
 
     @Test("an empty delimiter turns subaddressing off: the tagged address is an unknown user (550)")
     func subaddressOff() async throws {
-        let server = try await TestServer.start { $0.recipientDelimiter = "" }
+        let server = try await TestServer.start { $0.recipients.recipientDelimiter = "" }
         defer { Task { await server.stop() } }
         try await Self.addAgent("alice", to: server)
         let refused = try await SMTPDeliveryTests.send(
@@ -102,8 +102,8 @@ struct CatchAllTests {
     @Test("the catch-all's quota refuses with 552 once full")
     func catchAllQuota() async throws {
         let server = try await TestServer.start {
-            $0.smtpAcceptAny = true
-            $0.catchAllQuota = 100
+            $0.recipients.acceptAny = true
+            $0.recipients.catchAllQuota = 100
         }
         defer { Task { await server.stop() } }
         let port = try Self.smtpPort(server)

@@ -21,9 +21,9 @@ struct ClientContextFlowTests {
     @Test("behind a trusted proxy each forwarded client has its own mailbox bucket and agent difficulty")
     func trustedProxy() async throws {
         let server = try await TestServer.start {
-            $0.rateLimits = true
+            $0.rateLimits.enabled = true
             $0.agent.dynamicDifficulty = true
-            $0.trustedProxies = ["127.0.0.0/8"]
+            $0.listener.trustedProxies = ["127.0.0.0/8"]
         }
         defer { Task { await server.stop() } }
         let client = try server.client()
@@ -44,15 +44,15 @@ struct ClientContextFlowTests {
 
     @Test("from an untrusted peer X-Forwarded-For is ignored, and a malformed one from a proxy counts the proxy")
     func untrustedAndMalformed() async throws {
-        let direct = try await TestServer.start { $0.rateLimits = true }
+        let direct = try await TestServer.start { $0.rateLimits.enabled = true }
         defer { Task { await direct.stop() } }
         let client = try direct.client()
         for index in 0..<8 { #expect(try await domains(client, forwardedFor: "198.51.100.\(index)") == 200) }
         #expect(try await domains(client, forwardedFor: "198.51.100.200") == 429)
 
         let proxied = try await TestServer.start {
-            $0.rateLimits = true
-            $0.trustedProxies = ["127.0.0.0/8"]
+            $0.rateLimits.enabled = true
+            $0.listener.trustedProxies = ["127.0.0.0/8"]
         }
         defer { Task { await proxied.stop() } }
         let viaProxy = try proxied.client()

@@ -147,7 +147,7 @@ struct CommonEndpointTests {
         let first = try await TestServer.start()
         let before = try await first.client().request("GET", "/.well-known/jwks.json").text
         await first.shutdown()
-        let second = try await TestServer.start { $0.dataDirectory = first.dataDirectory }
+        let second = try await TestServer.start { $0.storage.dataDirectory = first.dataDirectory }
         defer { Task { await second.stop() } }
         let after = try await second.client().request("GET", "/.well-known/jwks.json").text
         #expect(before == after)

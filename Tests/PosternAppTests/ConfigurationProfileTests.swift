@@ -19,12 +19,13 @@ struct ConfigurationProfileTests {
     func testProfile() async throws {
         let c = try await load([:], overrides: ["POSTERN_PROFILE": "test"])
         #expect(c.profile == .test)
-        #expect(c.port == 0 && c.smtpPort == 0 && c.sandboxSMTPPort == 0)
-        #expect(!c.rateLimits && !c.mailbox.powRequired && c.agent.baseDifficulty == 0 && !c.agent.dynamicDifficulty)
-        #expect(!c.sandboxMailAuth && c.logLevel == "warning")
-        #expect(c.removeDataDirectoryAtExit && c.dataDirectory.hasPrefix(NSTemporaryDirectory()))
+        #expect(c.listener.port == 0 && c.smtp.port == 0 && c.sandbox.smtpPort == 0)
+        #expect(!c.rateLimits.enabled && !c.mailbox.powRequired)
+        #expect(c.agent.baseDifficulty == 0 && !c.agent.dynamicDifficulty)
+        #expect(!c.sandbox.mailAuthentication && c.observability.logLevel == "warning")
+        #expect(c.storage.removeDataDirectoryAtExit && c.storage.dataDirectory.hasPrefix(NSTemporaryDirectory()))
         let other = try await load(["POSTERN_PROFILE": "TEST"])
-        #expect(other.profile == .test && other.dataDirectory != c.dataDirectory)
+        #expect(other.profile == .test && other.storage.dataDirectory != c.storage.dataDirectory)
     }
 
     @Test("every explicit setting wins over the profile: flags, the environment, a named file, the data directory")
@@ -32,18 +33,19 @@ struct ConfigurationProfileTests {
         let c = try await load(
             ["POSTERN_PROFILE": "test", "POSTERN_RATE_LIMITS": "on", "POSTERN_DATA_DIR": "/srv/kept"],
             overrides: ["POSTERN_PORT": "8181"])
-        #expect(c.port == 8181 && c.rateLimits && c.smtpPort == 0)
-        #expect(c.dataDirectory == "/srv/kept" && !c.removeDataDirectoryAtExit)
+        #expect(c.listener.port == 8181 && c.rateLimits.enabled && c.smtp.port == 0)
+        #expect(c.storage.dataDirectory == "/srv/kept" && !c.storage.removeDataDirectoryAtExit)
         let named = try await ConfigurationLoader.load(
             configPath: Self.shippedFile, environment: ["POSTERN_PROFILE": "test"])
-        #expect(named.port == 8080 && named.rateLimits, "a file named by --config is explicit")
+        #expect(named.listener.port == 8080 && named.rateLimits.enabled, "a file named by --config is explicit")
     }
 
     @Test("without a profile the shipped defaults stay; an unknown profile is refused, naming the key")
     func defaultsAndRefusal() async throws {
         let c = try await load([:])
-        #expect(c.profile == .standard && c.port == 8080 && c.rateLimits && c.sandboxMailAuth)
-        #expect(c.dataDirectory == "./data" && !c.removeDataDirectoryAtExit)
+        #expect(c.profile == .standard && c.listener.port == 8080)
+        #expect(c.rateLimits.enabled && c.sandbox.mailAuthentication)
+        #expect(c.storage.dataDirectory == "./data" && !c.storage.removeDataDirectoryAtExit)
         let error = await #expect(throws: ConfigurationError.self) { try await load(["POSTERN_PROFILE": "fast"]) }
         #expect(error?.key == "POSTERN_PROFILE")
     }

@@ -26,11 +26,11 @@ struct ConfigurationTests {
         let c = try await ConfigurationLoader.load(
             configPath: file, environment: ["POSTERN_PORT": "2222", "POSTERN_HOST": "10.0.0.2"],
             overrides: ["POSTERN_PORT": "3333"])
-        #expect(c.port == 3333)
-        #expect(c.host == "10.0.0.2")
-        #expect(c.issuer == "from-file")
+        #expect(c.listener.port == 3333)
+        #expect(c.listener.host == "10.0.0.2")
+        #expect(c.identity.issuer == "from-file")
         #expect(c.agent.baseDifficulty == 9)
-        #expect(c.dataDirectory == "./data")
+        #expect(c.storage.dataDirectory == "./data")
     }
 
     @Test("the shipped config file parses and leaves the public URL and issuer to follow the listener")
@@ -38,37 +38,38 @@ struct ConfigurationTests {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config/postern.env").path
         let c = try await ConfigurationLoader.load(configPath: path, environment: [:])
-        #expect(c.publicURL == nil)
-        #expect(c.issuer == nil)
+        #expect(c.identity.publicURL == nil)
+        #expect(c.identity.issuer == nil)
         #expect(
-            c.publicIdentity(listeningOn: c.host, port: c.port)
+            c.identity.publicIdentity(listeningOn: c.listener.host, port: c.listener.port)
                 == PublicIdentity(baseURL: "http://127.0.0.1:8080", issuer: "http://127.0.0.1:8080"))
-        #expect(c.port == 8080)
+        #expect(c.listener.port == 8080)
         #expect(c.agent.dynamicDifficulty)
         #expect(c.mailbox.domains == ["mail.localhost"])
-        #expect(c.rateLimits)
+        #expect(c.rateLimits.enabled)
     }
 
     @Test("a missing default config file is no error: every key has its default, the issuer follows the URL")
     func missingDefaultFile() async throws {
         let c = try await ConfigurationLoader.load(
             environment: ["POSTERN_PORT": "9090"], defaultPath: "/nonexistent/config/postern.env")
-        #expect(c.port == 9090)
-        #expect(c.host == "127.0.0.1")
-        #expect(c.dataDirectory == "./data")
-        #expect(c.issuer == nil)
-        #expect(c.publicIdentity(listeningOn: c.host, port: c.port).issuer == "http://127.0.0.1:9090")
+        #expect(c.listener.port == 9090)
+        #expect(c.listener.host == "127.0.0.1")
+        #expect(c.storage.dataDirectory == "./data")
+        #expect(c.identity.issuer == nil)
+        let identity = c.identity.publicIdentity(listeningOn: c.listener.host, port: c.listener.port)
+        #expect(identity.issuer == "http://127.0.0.1:9090")
     }
 
     @Test(
         "POSTERN_DATABASE_URL: unset is the data directory's SQLite file; sqlite:/// and postgres:// are read as given")
     func databaseURL() async throws {
-        func location(_ url: String?) async throws -> PosternConfiguration.DatabaseLocation {
+        func location(_ url: String?) async throws -> StorageConfiguration.DatabaseLocation {
             let base = ["POSTERN_DATA_DIR": "/srv/p", "POSTERN_KEY_SECRET": "0123456789abcdef"]
             return try await ConfigurationLoader.load(
                 environment: url.map { base.merging(["POSTERN_DATABASE_URL": $0]) { $1 } } ?? base,
                 defaultPath: "/nonexistent/config/postern.env"
-            ).database()
+            ).storage.database()
         }
         #expect(try await location(nil) == .sqlite(path: "/srv/p/postern.sqlite3"))
         #expect(try await location("") == .sqlite(path: "/srv/p/postern.sqlite3"))
@@ -104,9 +105,9 @@ struct ConfigurationTests {
             }
         }
         let configuration = try await load(postgres.merging(["POSTERN_KEY_SECRET": "sixteen bytes!!!"]) { $1 })
-        #expect(configuration.effectiveKeyPromotionSeconds == 360)
-        #expect(try await load(["POSTERN_KEY_RELOAD_SECONDS": "5"]).effectiveKeyPromotionSeconds == 335)
-        #expect(try await load(["POSTERN_KEY_PROMOTION_SECONDS": "0"]).effectiveKeyPromotionSeconds == 0)
+        #expect(configuration.signingKeys.effectivePromotionSeconds == 360)
+        #expect(try await load(["POSTERN_KEY_RELOAD_SECONDS": "5"]).signingKeys.effectivePromotionSeconds == 335)
+        #expect(try await load(["POSTERN_KEY_PROMOTION_SECONDS": "0"]).signingKeys.effectivePromotionSeconds == 0)
         for (key, value) in [("POSTERN_KEY_RELOAD_SECONDS", "0"), ("POSTERN_KEY_PROMOTION_SECONDS", "-1")] {
             await #expect(throws: ConfigurationError.self) { try await load([key: value]) }
         }
@@ -156,16 +157,18 @@ struct ConfigurationTests {
     @Test("catch-all settings: accept local, delimiter +, 1 GiB, no operator token by default; each taken as given")
     func catchAllSettings() throws {
         let defaults = try ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }
-        #expect(!defaults.smtpAcceptAny && defaults.recipientDelimiter == "+" && defaults.catchAllQuota == 1 << 30)
-        #expect(defaults.operatorToken == nil)
+        #expect(!defaults.recipients.acceptAny && defaults.recipients.recipientDelimiter == "+")
+        #expect(defaults.recipients.catchAllQuota == 1 << 30)
+        #expect(defaults.mailbox.operatorToken == nil)
         let set = try ConfigurationLoader.parse {
             [
                 "JWT_ISSUER": "x", "POSTERN_SMTP_ACCEPT": "ANY", "POSTERN_RECIPIENT_DELIMITER": "",
                 "POSTERN_CATCH_ALL_QUOTA": "1000", "POSTERN_OPERATOR_TOKEN": String(repeating: "t", count: 32),
             ][$0]
         }
-        #expect(set.smtpAcceptAny && set.recipientDelimiter.isEmpty && set.catchAllQuota == 1000)
-        #expect(set.operatorToken == String(repeating: "t", count: 32))
+        #expect(set.recipients.acceptAny && set.recipients.recipientDelimiter.isEmpty)
+        #expect(set.recipients.catchAllQuota == 1000)
+        #expect(set.mailbox.operatorToken == String(repeating: "t", count: 32))
     }
 
     @Test("POSTERN_OWNER_SIGNUP: closed unless it says open, in any case")
@@ -177,10 +180,12 @@ struct ConfigurationTests {
 
     @Test("POSTERN_EVENT_LOOPS: unset is one loop per processor; 1 to 256 is taken as given")
     func eventLoops() throws {
-        #expect(try ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }.eventLoops == nil)
-        #expect(try ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_EVENT_LOOPS": "1"][$0] }.eventLoops == 1)
+        #expect(try ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }.listener.eventLoops == nil)
         #expect(
-            try ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_EVENT_LOOPS": " 256 "][$0] }.eventLoops == 256)
+            try ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_EVENT_LOOPS": "1"][$0] }.listener.eventLoops == 1)
+        #expect(
+            try ConfigurationLoader.parse { ["JWT_ISSUER": "x", "POSTERN_EVENT_LOOPS": " 256 "][$0] }.listener.eventLoops
+                == 256)
     }
 
     @Test("an explicit config file that does not exist is an error, from --config or POSTERN_CONFIG")
@@ -204,11 +209,11 @@ struct ConfigurationTests {
                 "JWT_PUBLIC_KEY": "-----BEGIN PUBLIC KEY-----\\nAAAA\\n-----END PUBLIC KEY-----",
             ][$0]
         }
-        #expect(!c.rateLimits)
+        #expect(!c.rateLimits.enabled)
         #expect(!c.agent.dynamicDifficulty)
         #expect(c.mailbox.domains == ["a.test", "b.test"])
-        #expect(c.trustedProxies == ["10.0.0.0/8", "fd00::/8"])
-        #expect(c.jwtPublicKeyPEM == "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----")
+        #expect(c.listener.trustedProxies == ["10.0.0.0/8", "fd00::/8"])
+        #expect(c.signingKeys.publicKeyPEM == "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----")
     }
 
     @Test("outbound policy: POSTERN_OUTBOUND_* with the remote-hash names as aliases the new names override")
@@ -216,28 +221,59 @@ struct ConfigurationTests {
         let old = try ConfigurationLoader.parse {
             ["POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true", "POSTERN_REMOTE_HASH_ALLOWED_HOSTS": "a.test"][$0]
         }
-        #expect(old.outboundAllowPrivate && old.outboundAllowedHosts == ["a.test"])
+        #expect(old.outboundAddresses.allowPrivate && old.outboundAddresses.allowedHosts == ["a.test"])
         let both = try ConfigurationLoader.parse {
             [
                 "POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true", "POSTERN_OUTBOUND_ALLOW_PRIVATE": "false",
                 "POSTERN_REMOTE_HASH_ALLOWED_HOSTS": "a.test", "POSTERN_OUTBOUND_ALLOWED_HOSTS": "b.test, c.test",
             ][$0]
         }
-        #expect(!both.outboundAllowPrivate && both.outboundAllowedHosts == ["b.test", "c.test"])
-        #expect(!(try ConfigurationLoader.parse { _ in nil }).outboundAllowPrivate)
+        #expect(!both.outboundAddresses.allowPrivate && both.outboundAddresses.allowedHosts == ["b.test", "c.test"])
+        #expect(!(try ConfigurationLoader.parse { _ in nil }).outboundAddresses.allowPrivate)
     }
 
     @Test("POSTERN_WEBHOOK_RETRY_SECONDS: the documented default, a list, and refusals naming the key")
     func webhookRetries() throws {
-        #expect(try ConfigurationLoader.parse { _ in nil }.webhookRetrySeconds == [30, 120, 600, 3600, 21600])
+        #expect(try ConfigurationLoader.parse { _ in nil }.webhooks.retrySeconds == [30, 120, 600, 3600, 21600])
         #expect(
-            try ConfigurationLoader.parse { ["POSTERN_WEBHOOK_RETRY_SECONDS": " 1, 2 ,3"][$0] }.webhookRetrySeconds
+            try ConfigurationLoader.parse { ["POSTERN_WEBHOOK_RETRY_SECONDS": " 1, 2 ,3"][$0] }.webhooks.retrySeconds
                 == [1, 2, 3])
         for bad in ["1,x", "0", "1,,2", "90000", Array(repeating: "1", count: 21).joined(separator: ",")] {
             #expect(throws: ConfigurationError.self, "\(bad)") {
                 try ConfigurationLoader.parse { ["POSTERN_WEBHOOK_RETRY_SECONDS": bad][$0] }
             }
         }
+    }
+
+    @Test("the SMTP listener's and the sandbox's keys: their defaults, and each taken as given")
+    func smtpAndSandbox() throws {
+        let defaults = try ConfigurationLoader.parse { _ in nil }
+        #expect(defaults.smtp.enabled && defaults.smtp.host == nil && defaults.smtp.port == 2525)
+        #expect(defaults.smtp.hostname == "localhost" && defaults.smtp.maxMessageBytes == 25 * 1024 * 1024)
+        #expect(defaults.smtp.maxConnectionsPerClient == 16 && defaults.smtp.maxSessionSeconds == 1800)
+        #expect(!defaults.smtp.proxyProtocol && defaults.smtp.tlsCertificate == nil && defaults.smtp.tlsKey == nil)
+        #expect(defaults.sandbox.smtpPort == 2587 && defaults.sandbox.mailAuthentication)
+        #expect(defaults.sandbox.plaintextAuthOnLoopback)
+        let set = try ConfigurationLoader.parse {
+            [
+                "POSTERN_SMTP": "off", "POSTERN_SMTP_HOST": "::1", "POSTERN_SMTP_PORT": "25",
+                "POSTERN_SMTP_HOSTNAME": "mx.example", "POSTERN_SMTP_MAX_MESSAGE_BYTES": "2048",
+                "POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT": "0", "POSTERN_SMTP_MAX_SESSION_SECONDS": " 60 ",
+                "POSTERN_SMTP_PROXY_PROTOCOL": "on", "POSTERN_TRUSTED_PROXIES": "10.0.0.0/8",
+                "POSTERN_SMTP_TLS_CERT": "/c.pem", "POSTERN_SMTP_TLS_KEY": "/k.pem", "POSTERN_SANDBOX_SMTP_PORT": "OFF",
+                "POSTERN_SANDBOX_MAIL_AUTH": "off", "POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "never",
+            ][$0]
+        }
+        #expect(!set.smtp.enabled && set.smtp.host == "::1" && set.smtp.port == 25 && set.smtp.hostname == "mx.example")
+        #expect(set.smtp.maxMessageBytes == 2048 && set.smtp.maxConnectionsPerClient == 0)
+        #expect(set.smtp.maxSessionSeconds == 60 && set.smtp.proxyProtocol)
+        #expect(set.smtp.tlsCertificate == "/c.pem" && set.smtp.tlsKey == "/k.pem")
+        #expect(set.sandbox.smtpPort == nil && !set.sandbox.mailAuthentication && !set.sandbox.plaintextAuthOnLoopback)
+        #expect(try ConfigurationLoader.parse { ["POSTERN_SANDBOX_SMTP_PORT": "0"][$0] }.sandbox.smtpPort == 0)
+        let alone = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.parse { ["POSTERN_SMTP_TLS_CERT": "/c.pem"][$0] }
+        }
+        #expect(alone?.key == "POSTERN_SMTP_TLS_KEY")
     }
 
     @Test("POSTERN_MCP_ALLOWED_ORIGINS: none by default, a list of origins, and a refusal naming the key")

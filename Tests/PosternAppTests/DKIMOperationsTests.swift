@@ -11,7 +11,7 @@ struct DKIMOperationsTests {
     @Test("dkim show prints each key's TXT name and value, the same twice; dkim rotate prints new ones show then gives")
     func showAndRotate() throws {
         let configuration = TestServer.configuration()
-        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let shown = try Operations.showDKIM(configuration: configuration, domain: "Agents.Example", logger: logger)
         #expect(shown.count == 4)
         #expect(shown[0].hasPrefix("rsa-") && shown[0].hasSuffix("._domainkey.agents.example"))

@@ -56,19 +56,20 @@ struct DataDirectoryTests {
     @Test("the server's database in an existing 0755 data directory is 0600, with a warning about the directory")
     func databaseInOpenDirectory() throws {
         var configuration = TestServer.configuration(dataDirectory: Self.scratch())
-        configuration.databaseURL = nil  // the SQLite file is the subject, also in the PostgreSQL run
-        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        #expect(chmod(configuration.dataDirectory, 0o755) == 0)
+        configuration.storage.databaseURL = nil  // the SQLite file is the subject, also in the PostgreSQL run
+        defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
+        try FileManager.default.createDirectory(
+            atPath: configuration.storage.dataDirectory, withIntermediateDirectories: true)
+        #expect(chmod(configuration.storage.dataDirectory, 0o755) == 0)
         let capture = Capture()
         let database = try withUmask022 {
             try DatabaseOpener.migrated(configuration, readers: 1, logger: Self.logger(capture)).database
         }
         defer { database.close() }
-        let path = DataDirectory.databasePath(configuration.dataDirectory)
+        let path = DataDirectory.databasePath(configuration.storage.dataDirectory)
         for file in [path, path + "-wal", path + "-shm"] {
             #expect(fileMode(file) == 0o600, "\(file): \(String(fileMode(file) ?? 0, radix: 8))")
         }
-        #expect(capture.text.contains(configuration.dataDirectory), "\(capture.text)")
+        #expect(capture.text.contains(configuration.storage.dataDirectory), "\(capture.text)")
     }
 }

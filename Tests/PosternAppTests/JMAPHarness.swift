@@ -50,7 +50,7 @@ struct JMAPHarness: @unchecked Sendable {
         let server = try await TestServer.start { configuration in
             configuration.agent.baseDifficulty = 0
             configuration.agent.dynamicDifficulty = false
-            configuration.rateLimits = rateLimits
+            configuration.rateLimits.enabled = rateLimits
             if let inboxQuota { configuration.agent.inboxQuota = inboxQuota }
         }
         return JMAPHarness(

@@ -11,7 +11,7 @@ import Testing
 struct MailListCommandTests {
     @Test("list: newest first, everything or one address or the catch-all; show: headers and text, or the raw bytes")
     func listAndShow() async throws {
-        let server = try await TestServer.start { $0.smtpAcceptAny = true }
+        let server = try await TestServer.start { $0.recipients.acceptAny = true }
         defer { Task { await server.stop() } }
         try await CatchAllTests.addAgent("alice", to: server)
         let port = try CatchAllTests.smtpPort(server)

@@ -130,8 +130,8 @@ struct MailboxFlowTests {
     @Test("one of two instances (POSTERN_INSTANCES=2) enforces half of each limit, and says so in its headers")
     func rateLimitShare() async throws {
         let server = try await TestServer.start {
-            $0.rateLimits = true
-            $0.instances = 2
+            $0.rateLimits.enabled = true
+            $0.rateLimits.instances = 2
         }
         defer { Task { await server.stop() } }
         let client = try server.client()
@@ -144,7 +144,7 @@ struct MailboxFlowTests {
 
     @Test("with rate limits on, a burst past 8 req/s gets 429 with Retry-After and RateLimit headers")
     func rateLimited() async throws {
-        let server = try await TestServer.start { $0.rateLimits = true }
+        let server = try await TestServer.start { $0.rateLimits.enabled = true }
         defer { Task { await server.stop() } }
         let client = try server.client()
         var statuses: [Int] = []

@@ -12,7 +12,7 @@ struct MetricsAccessTests {
 
     @Test("with POSTERN_METRICS_LISTEN, /metrics is served on its own listener only, which stops with the server")
     func ownListener() async throws {
-        let server = try await TestServer.start { $0.metricsListen = "127.0.0.1:0" }
+        let server = try await TestServer.start { $0.observability.metricsListen = "127.0.0.1:0" }
         let address = try #require(server.runtime.metricsListenAddress)
         let port = try #require(Int(address.split(separator: ":").last ?? ""))
         #expect(port != server.port)
@@ -34,7 +34,7 @@ struct MetricsAccessTests {
 
     @Test("with POSTERN_METRICS_TOKEN, /metrics is 401 with WWW-Authenticate: Bearer without the token or with another")
     func bearerToken() async throws {
-        let server = try await TestServer.start { $0.metricsToken = Self.token }
+        let server = try await TestServer.start { $0.observability.metricsToken = Self.token }
         defer { Task { await server.stop() } }
         let client = try server.client()
         let wrong = [("Authorization", "Bearer " + Self.token.dropLast() + "X")]
@@ -65,8 +65,8 @@ struct MetricsAccessTests {
     @Test("with both set, the token guards the own listener too")
     func tokenOnListener() async throws {
         let server = try await TestServer.start {
-            $0.metricsListen = "127.0.0.1:0"
-            $0.metricsToken = Self.token
+            $0.observability.metricsListen = "127.0.0.1:0"
+            $0.observability.metricsToken = Self.token
         }
         defer { Task { await server.stop() } }
         let address = try #require(server.runtime.metricsListenAddress)
@@ -84,7 +84,8 @@ struct MetricsAccessTests {
             }
         }
         let v6 = try ConfigurationLoader.parse { $0 == "POSTERN_METRICS_LISTEN" ? "[::1]:9090" : nil }
-        #expect(v6.metricsListenAddress?.host == "::1" && v6.metricsListenAddress?.port == 9090)
+        let address = v6.observability.metricsListenAddress
+        #expect(address?.host == "::1" && address?.port == 9090)
         #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader.parse { $0 == "POSTERN_METRICS_TOKEN" ? "short" : nil }
         }

@@ -13,7 +13,7 @@ struct OAuthGrantInvalidationTests {
     @Test("a grant cached on instance B is dropped by the notification of its revocation on instance A")
     func twoInstances() async throws {
         let first = try await TestServer.start()
-        let second = try await TestServer.start { $0.dataDirectory = first.dataDirectory }
+        let second = try await TestServer.start { $0.storage.dataDirectory = first.dataDirectory }
         let h = try await OAuthOwnerHarness.start(server: first)
         defer {
             Task {

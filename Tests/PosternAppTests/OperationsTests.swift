@@ -15,7 +15,7 @@ struct OperationsTests {
     @Test("migrate applies every migration once")
     func migrateOnce() throws {
         let configuration = TestServer.configuration()
-        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let first = try Operations.migrate(configuration: configuration, logger: logger)
         #expect(first.first == "0001_core.sql")
         #expect(first.count >= 2)
@@ -25,7 +25,7 @@ struct OperationsTests {
     @Test("keys rotate adds active keys and keeps the old ones listed as retired")
     func rotate() throws {
         let configuration = TestServer.configuration()
-        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let now: Int64 = 1_800_000_000
         let before = try Operations.listKeys(configuration: configuration, logger: logger, now: now)
         #expect(before.count == 3)
@@ -44,7 +44,7 @@ struct OperationsTests {
     @Test("backup of a PostgreSQL database is refused before connecting, pointing to pg_dump")
     func backupPostgres() throws {
         var configuration = TestServer.configuration()
-        configuration.databaseURL = "postgres://postern:s3cret@db.invalid/postern"
+        configuration.storage.databaseURL = "postgres://postern:s3cret@db.invalid/postern"
         do {
             try Operations.backup(configuration: configuration, to: "/nonexistent/copy", logger: logger)
             Issue.record("a PostgreSQL backup was attempted")

@@ -26,8 +26,8 @@ struct OperatorAPITests {
 
     static func start() async throws -> TestServer {
         try await TestServer.start {
-            $0.smtpAcceptAny = true
-            $0.operatorToken = token
+            $0.recipients.acceptAny = true
+            $0.mailbox.operatorToken = token
         }
     }
 

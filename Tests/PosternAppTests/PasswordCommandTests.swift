@@ -46,10 +46,10 @@ struct PasswordCommandTests {
         _ = FileManager.default.createFile(atPath: empty.path, contents: Data())
         let process = Process()
         process.executableURL = ServeProcessTests.executable
-        process.arguments = arguments + ["--config", empty.path, "--data-dir", configuration.dataDirectory]
+        process.arguments = arguments + ["--config", empty.path, "--data-dir", configuration.storage.dataDirectory]
         var environment = ProcessInfo.processInfo.environment
-        environment["POSTERN_DATABASE_URL"] = configuration.databaseURL
-        environment["POSTERN_KEY_SECRET"] = configuration.keySecret
+        environment["POSTERN_DATABASE_URL"] = configuration.storage.databaseURL
+        environment["POSTERN_KEY_SECRET"] = configuration.signingKeys.secret
         process.environment = environment
         let stdin = Pipe(), out = Pipe(), err = Pipe()
         process.standardInput = stdin

@@ -17,7 +17,7 @@ struct PostgresOutageTests {
     func outage() async throws {
         let postgres = try PostgresTestServer.dedicated()
         let url = try postgres.freshDatabase()
-        let server = try await TestServer.start { $0.databaseURL = url }
+        let server = try await TestServer.start { $0.storage.databaseURL = url }
         defer { Task { await server.stop() } }
         let client = try server.client()
         #expect(try await client.request("GET", "/readyz").status == 200)

@@ -25,7 +25,7 @@ struct PublicIdentityTests {
         #expect(url == expected)
         // Every one is a URL the configuration itself would accept as POSTERN_PUBLIC_URL.
         var configuration = PosternConfiguration()
-        configuration.publicURL = url
+        configuration.identity.publicURL = url
         try configuration.validate()
     }
 
@@ -58,10 +58,10 @@ struct PublicIdentityTests {
         ])
     func identity(_ c: Case) {
         var configuration = PosternConfiguration()
-        configuration.publicURL = c.publicURL
-        configuration.issuer = c.issuer
+        configuration.identity.publicURL = c.publicURL
+        configuration.identity.issuer = c.issuer
         #expect(
-            configuration.publicIdentity(listeningOn: c.host, port: c.port)
+            configuration.identity.publicIdentity(listeningOn: c.host, port: c.port)
                 == PublicIdentity(baseURL: c.baseURL, issuer: c.expectedIssuer))
     }
 

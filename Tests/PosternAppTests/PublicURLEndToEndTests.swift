@@ -43,8 +43,8 @@ struct PublicURLEndToEndTests {
     @Test("port 0, nothing configured: llms.txt, docs_url, iss, OpenAPI servers and the page name the real port")
     func followsRealPort() async throws {
         let server = try await TestServer.start {
-            $0.publicURL = nil
-            $0.issuer = nil
+            $0.identity.publicURL = nil
+            $0.identity.issuer = nil
         }
         defer { Task { await server.stop() } }
         let base = "http://127.0.0.1:\(server.port)"
@@ -62,8 +62,8 @@ struct PublicURLEndToEndTests {
     @Test("a configured POSTERN_PUBLIC_URL wins everywhere and is the issuer; JWT_ISSUER wins for iss")
     func configuredURLWins() async throws {
         let server = try await TestServer.start {
-            $0.publicURL = "https://auth.example.test/"
-            $0.issuer = nil
+            $0.identity.publicURL = "https://auth.example.test/"
+            $0.identity.issuer = nil
         }
         defer { Task { await server.stop() } }
         let base = "https://auth.example.test"
@@ -76,8 +76,8 @@ struct PublicURLEndToEndTests {
         #expect(seen.remotePage.contains("curl -s \(base)/register"))
 
         let issued = try await TestServer.start {
-            $0.publicURL = nil
-            $0.issuer = "urn:postern:issuer"
+            $0.identity.publicURL = nil
+            $0.identity.issuer = "urn:postern:issuer"
         }
         defer { Task { await issued.stop() } }
         let other = try await announced(by: issued)
@@ -89,7 +89,7 @@ struct PublicURLEndToEndTests {
     func portInUse() async throws {
         let taken = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
         let error = await #expect(throws: ListenError.self) {
-            _ = try await TestServer.start { $0.port = taken.port }
+            _ = try await TestServer.start { $0.listener.port = taken.port }
         }
         #expect(error?.description == "cannot listen on 127.0.0.1:\(taken.port): Address already in use")
     }

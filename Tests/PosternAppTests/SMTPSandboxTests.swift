@@ -23,7 +23,7 @@ struct SMTPSandboxTests {
         let tokenID: String
 
         static func start(email: String = "box@example.com") async throws -> ProSandbox {
-            let server = try await TestServer.start { $0.sandboxSMTPPort = 0 }
+            let server = try await TestServer.start { $0.sandbox.smtpPort = 0 }
             let port = try #require(server.runtime.sandboxListenAddress?.split(separator: ":").last.flatMap { Int($0) })
             _ = try await Operations.createProUser(
                 configuration: server.runtime.configuration, email: email, password: "pro-password", maxAccounts: 1,
@@ -146,8 +146,8 @@ struct SMTPSandboxTests {
     @Test("AUTH before STARTTLS is refused 538 when plaintext AUTH is off, loopback included")
     func plaintextRefused() async throws {
         let server = try await TestServer.start {
-            $0.sandboxSMTPPort = 0
-            $0.sandboxPlaintextAuthOnLoopback = false
+            $0.sandbox.smtpPort = 0
+            $0.sandbox.plaintextAuthOnLoopback = false
         }
         defer { Task { await server.stop() } }
         let port = try #require(server.runtime.sandboxListenAddress?.split(separator: ":").last.flatMap { Int($0) })

@@ -28,8 +28,8 @@ struct SMTPStartTLSTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (certificate, key) = try Self.certificate(in: directory)
         let server = try await TestServer.start {
-            $0.smtpTLSCertificate = certificate
-            $0.smtpTLSKey = key
+            $0.smtp.tlsCertificate = certificate
+            $0.smtp.tlsKey = key
         }
         defer { Task { await server.stop() } }
         let port = try #require(server.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
@@ -66,15 +66,15 @@ struct SMTPStartTLSTests {
         await #expect(throws: ConfigurationError.self) {
             try await load(["POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "yes"])
         }
-        #expect(try await load(["POSTERN_SANDBOX_SMTP_PORT": "off"]).sandboxSMTPPort == nil)
-        #expect(try await load(["POSTERN_SANDBOX_SMTP_PORT": "0"]).sandboxSMTPPort == 0)
+        #expect(try await load(["POSTERN_SANDBOX_SMTP_PORT": "off"]).sandbox.smtpPort == nil)
+        #expect(try await load(["POSTERN_SANDBOX_SMTP_PORT": "0"]).sandbox.smtpPort == 0)
         await #expect(throws: ConfigurationError.self) { try await load(["POSTERN_SANDBOX_SMTP_PORT": "none"]) }
-        #expect(try await load([:]).sandboxSMTPPort == 2587)
+        #expect(try await load([:]).sandbox.smtpPort == 2587)
         #expect(
-            try await load(["POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "never"]).sandboxPlaintextAuthOnLoopback == false)
+            try await load(["POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "never"]).sandbox.plaintextAuthOnLoopback == false)
         var configuration = TestServer.configuration()
-        configuration.smtpTLSCertificate = "/nonexistent/cert.pem"
-        configuration.smtpTLSKey = "/nonexistent/key.pem"
+        configuration.smtp.tlsCertificate = "/nonexistent/cert.pem"
+        configuration.smtp.tlsKey = "/nonexistent/key.pem"
         await #expect(throws: ConfigurationError.self) { _ = try await TestServer.start { $0 = configuration } }
     }
 }

@@ -16,24 +16,24 @@ struct TestServer {
     /// A configuration for tests: port 0, a fresh data directory, fast proofs, no rate limits.
     static func configuration(dataDirectory: String? = nil) -> PosternConfiguration {
         var c = PosternConfiguration()
-        c.port = 0
-        c.smtpPort = 0
-        c.sandboxSMTPPort = nil
-        c.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
+        c.listener.port = 0
+        c.smtp.port = 0
+        c.sandbox.smtpPort = nil
+        c.storage.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("postern-test-\(UUID().uuidString)").path
-        c.issuer = "http://postern.test"
-        c.publicURL = "http://postern.test"
+        c.identity.issuer = "http://postern.test"
+        c.identity.publicURL = "http://postern.test"
         c.agent.baseDifficulty = 2
         c.agent.dynamicDifficulty = false
         c.mailbox.powDifficulty = 4
-        c.rateLimits = false
-        c.outboundAllowPrivate = true
-        c.keySecret = "the test servers' key secret"
+        c.rateLimits.enabled = false
+        c.outboundAddresses.allowPrivate = true
+        c.signingKeys.secret = "the test servers' key secret"
         if StorageBackend.current == .postgres {
             // Rotated keys sign at once, as in the data directory, which the rotation tests expect; the delay
             // itself is DatabaseKeyStoreTests' subject.
-            c.keyPromotionSeconds = 0
-            c.databaseURL = databaseURL(for: c.dataDirectory)
+            c.signingKeys.promotionSeconds = 0
+            c.storage.databaseURL = databaseURL(for: c.storage.dataDirectory)
         }
         return c
     }
@@ -63,10 +63,11 @@ struct TestServer {
         let defaults = configuration()
         var configuration = defaults
         adjust(&configuration)
-        if configuration.dataDirectory != defaults.dataDirectory, configuration.databaseURL == defaults.databaseURL,
+        if configuration.storage.dataDirectory != defaults.storage.dataDirectory,
+            configuration.storage.databaseURL == defaults.storage.databaseURL,
             StorageBackend.current == .postgres
         {
-            configuration.databaseURL = databaseURL(for: configuration.dataDirectory)
+            configuration.storage.databaseURL = databaseURL(for: configuration.storage.dataDirectory)
         }
         let logger = logger ?? {
             var quiet = Logger(label: "postern-test")
@@ -78,7 +79,7 @@ struct TestServer {
             accessLog: accessLog ?? FileDescriptorSink(), services: services)
         let running = Task { try await runtime.run() }
         return TestServer(
-            runtime: runtime, port: runtime.port, dataDirectory: configuration.dataDirectory, running: running)
+            runtime: runtime, port: runtime.port, dataDirectory: configuration.storage.dataDirectory, running: running)
     }
 
     /// A new keep-alive client connection.

@@ -1,0 +1,107 @@
+import ServerKit
+import ServerTLS
+
+/// The SMTP listener: whether it runs, where, the name it greets with, its limits, the PROXY header and the
+/// certificate STARTTLS presents. The sandbox's listener shares the address, name and limits
+/// (``SandboxConfiguration`` holds its own port).
+///
+/// ## Configuration keys
+/// - `POSTERN_SMTP` (on or off, default on): ``enabled``.
+/// - `POSTERN_SMTP_HOST` (an address, default the HTTP listen address): ``host``.
+/// - `POSTERN_SMTP_PORT` (0 to 65535, default 2525): ``port``.
+/// - `POSTERN_SMTP_HOSTNAME` (a host name, default `localhost`): ``hostname``.
+/// - `POSTERN_SMTP_MAX_MESSAGE_BYTES` (1024 to 1073741824, default 25 MiB): ``maxMessageBytes``.
+/// - `POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT` (integer, 0 for none, default 16): ``maxConnectionsPerClient``.
+/// - `POSTERN_SMTP_MAX_SESSION_SECONDS` (positive integer, default 1800): ``maxSessionSeconds``.
+/// - `POSTERN_SMTP_PROXY_PROTOCOL` (on or off, default off; on needs trusted proxies): ``proxyProtocol``.
+/// - `POSTERN_SMTP_TLS_CERT` (a PEM file, set with the key, default unset): ``tlsCertificate``.
+/// - `POSTERN_SMTP_TLS_KEY` (a PEM file, set with the certificate, default unset): ``tlsKey``.
+public struct SMTPListenerConfiguration: Sendable {
+    /// Whether the SMTP listener runs. Default true: a local stand-in receives mail. Off, the sandbox's is off too.
+    public var enabled = true
+    /// SMTP listen address. Default nil: the HTTP listen address.
+    public var host: String?
+    /// SMTP listen port. Default 2525; 0 picks a free one.
+    public var port = 2525
+    /// The name SMTP greets with. Default `localhost`.
+    public var hostname = "localhost"
+    /// Largest message SMTP takes, in bytes (and local delivery stores). Default 25 MiB.
+    public var maxMessageBytes = 25 * 1024 * 1024
+    /// Most simultaneous SMTP sessions from one client address. Default 16; 0 for none.
+    public var maxConnectionsPerClient = 16
+    /// Longest an SMTP session may last, however busy; then `421 4.4.2` and close. Default 1800.
+    public var maxSessionSeconds = 1800
+    /// Whether SMTP connections from the trusted proxies begin with a PROXY protocol header naming the client (a
+    /// balancer in TCP mode such as HAProxy with `send-proxy`). Default false.
+    public var proxyProtocol = false
+    /// The PEM certificate chain STARTTLS presents, with ``tlsKey``. Set, the main SMTP listener offers STARTTLS too;
+    /// unset, only the sandbox listener does, with a self-signed pair generated into the data directory
+    /// (`smtp-tls-cert.pem`, `smtp-tls-key.pem`) on first start.
+    public var tlsCertificate: String?
+    /// The PEM private key of ``tlsCertificate``.
+    public var tlsKey: String?
+
+    /// Every default.
+    public init() {}
+
+    /// The defaults overridden by the keys listed above, read from `config`.
+    /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
+    public init(config: ConfigurationReader) throws {
+        if let on = try config.flag("POSTERN_SMTP") { enabled = on }
+        host = config.text("POSTERN_SMTP_HOST")
+        if let port = try config.integer("POSTERN_SMTP_PORT") { self.port = port }
+        if let name = config.text("POSTERN_SMTP_HOSTNAME") { hostname = name }
+        if let bytes = try config.integer("POSTERN_SMTP_MAX_MESSAGE_BYTES") { maxMessageBytes = bytes }
+        if let count = try config.integer("POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT") { maxConnectionsPerClient = count }
+        if let seconds = try config.integer("POSTERN_SMTP_MAX_SESSION_SECONDS") { maxSessionSeconds = seconds }
+        if let on = try config.flag("POSTERN_SMTP_PROXY_PROTOCOL") { proxyProtocol = on }
+        tlsCertificate = config.nonEmptyText("POSTERN_SMTP_TLS_CERT")
+        tlsKey = config.nonEmptyText("POSTERN_SMTP_TLS_KEY")
+        try validate()
+    }
+
+    /// Refuses settings the server cannot run with, naming the key at fault (the PROXY header's need of trusted
+    /// proxies: ``validate(trustedProxies:)``).
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ConfigurationError(key: "POSTERN_SMTP_PORT", message: "must be from 0 to 65535")
+        }
+        guard (1024...(1 << 30)).contains(maxMessageBytes) else {
+            throw ConfigurationError(key: "POSTERN_SMTP_MAX_MESSAGE_BYTES", message: "must be from 1024 to 1073741824")
+        }
+        guard maxConnectionsPerClient >= 0 else {
+            throw ConfigurationError(
+                key: "POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT", message: "must be 0 (no cap) or positive")
+        }
+        guard maxSessionSeconds > 0 else {
+            throw ConfigurationError(key: "POSTERN_SMTP_MAX_SESSION_SECONDS", message: "must be positive")
+        }
+        if (tlsCertificate == nil) != (tlsKey == nil) {
+            throw ConfigurationError(
+                key: tlsCertificate == nil ? "POSTERN_SMTP_TLS_CERT" : "POSTERN_SMTP_TLS_KEY",
+                message: "POSTERN_SMTP_TLS_CERT and POSTERN_SMTP_TLS_KEY are set together or not at all")
+        }
+    }
+
+    /// Refuses ``proxyProtocol`` without trusted proxies: their connections are the ones that carry the header.
+    /// - Throws: ``ConfigurationError`` naming `POSTERN_SMTP_PROXY_PROTOCOL`.
+    public func validate(trustedProxies: [String]) throws {
+        if proxyProtocol && trustedProxies.isEmpty {
+            throw ConfigurationError(
+                key: "POSTERN_SMTP_PROXY_PROTOCOL",
+                message: "needs POSTERN_TRUSTED_PROXIES: the balancers whose connections carry the header")
+        }
+    }
+
+    /// The operator's certificate (``tlsCertificate``, ``tlsKey``); nil when none is configured.
+    /// - Throws: ``ConfigurationError`` naming `POSTERN_SMTP_TLS_CERT` when the files cannot be loaded.
+    func operatorCertificate() throws -> TLSServerContext? {
+        guard let tlsCertificate, let tlsKey else { return nil }
+        do {
+            return try TLSServerContext(certificateChainFile: tlsCertificate, privateKeyFile: tlsKey)
+        } catch {
+            throw ConfigurationError(key: "POSTERN_SMTP_TLS_CERT", message: "cannot be loaded: \(error)")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import ServerKit
+
+/// Where Postern keeps its data and how long it keeps what grows: the data directory, the database, the mail change
+/// log and the audit trail.
+///
+/// ## Configuration keys
+/// - `POSTERN_DATA_DIR` (a directory, default `./data`): ``dataDirectory``.
+/// - `POSTERN_DATABASE_URL` (`sqlite:///path` or `postgres://...`, default the data directory's SQLite file):
+///   ``databaseURL``.
+/// - `POSTERN_MAIL_CHANGES_KEPT` (100 to 10000000, default 10000): ``mailChangesKept``.
+/// - `POSTERN_AUDIT_DAYS` (1 to 3650, default 90): ``auditDays``.
+public struct StorageConfiguration: Sendable {
+    /// SQLite database and generated keys. Default `./data`.
+    public var dataDirectory = "./data"
+    /// Where accounts, tokens' epochs and mail live: nil or empty for the data directory's SQLite file,
+    /// `sqlite:///absolute/path` for another SQLite file, or `postgres://user:password@host:port/database` (also
+    /// `postgresql://`, libpq's query options such as `sslmode=require` included) for PostgreSQL. See ``database()``.
+    public var databaseURL: String?
+    /// How many change-log rows each mail address keeps for JMAP's `*/changes` (trimmed every minute); a client at an
+    /// older state gets `cannotCalculateChanges` and starts over. Default 10000.
+    public var mailChangesKept = 10000
+    /// Days the audit trail keeps an event; older ones are purged every 10 minutes. Default 90.
+    public var auditDays = 90
+    /// Whether ``dataDirectory`` is a temporary directory of the test profile, removed when `serve` exits (set by
+    /// ``ConfigurationLoader``, never by a key).
+    public var removeDataDirectoryAtExit = false
+
+    /// Every default.
+    public init() {}
+
+    /// The defaults overridden by the keys listed above, read from `config`.
+    /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range (never
+    ///   echoing the database URL, which may hold a password).
+    public init(config: ConfigurationReader) throws {
+        if let directory = config.text("POSTERN_DATA_DIR") { dataDirectory = directory }
+        databaseURL = config.text("POSTERN_DATABASE_URL")
+        if let count = try config.integer("POSTERN_MAIL_CHANGES_KEPT") { mailChangesKept = count }
+        if let days = try config.integer("POSTERN_AUDIT_DAYS") { auditDays = days }
+        try validate()
+    }
+
+    /// Refuses settings the server cannot run with, naming the key at fault.
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws {
+        _ = try database()
+        guard (100...10_000_000).contains(mailChangesKept) else {
+            throw ConfigurationError(key: "POSTERN_MAIL_CHANGES_KEPT", message: "must be from 100 to 10000000")
+        }
+        guard (1...3650).contains(auditDays) else {
+            throw ConfigurationError(key: "POSTERN_AUDIT_DAYS", message: "must be from 1 to 3650")
+        }
+    }
+
+    /// The database ``databaseURL`` names.
+    public enum DatabaseLocation: Sendable, Equatable {
+        /// A SQLite file.
+        case sqlite(path: String)
+        /// A PostgreSQL server (the URL as libpq takes it).
+        case postgres(url: String)
+    }
+
+    /// Where the database is, from ``databaseURL`` and ``dataDirectory``.
+    /// - Throws: ``ConfigurationError`` naming `POSTERN_DATABASE_URL` for any other scheme (the URL itself is never
+    ///   echoed: it may hold a password).
+    public func database() throws -> DatabaseLocation {
+        guard let url = databaseURL?.trimmingCharacters(in: .whitespaces), !url.isEmpty else {
+            return .sqlite(path: DataDirectory.databasePath(dataDirectory))
+        }
+        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") { return .postgres(url: url) }
+        if url.hasPrefix("sqlite://") {
+            let path = String(url.dropFirst("sqlite://".count))
+            guard path.hasPrefix("/"), path.count > 1 else {
+                throw ConfigurationError(
+                    key: "POSTERN_DATABASE_URL",
+                    message: "sqlite:// needs an absolute path: sqlite:///var/lib/postern/db")
+            }
+            return .sqlite(path: path)
+        }
+        throw ConfigurationError(
+            key: "POSTERN_DATABASE_URL",
+            message: "must be sqlite:///absolute/path or postgres://user:password@host:port/database, or unset")
+    }
+
+    /// The error of a command that copies SQLite files, given a PostgreSQL database.
+    static func notSQLite(_ message: String) -> ConfigurationError {
+        ConfigurationError(key: "POSTERN_DATABASE_URL", message: message)
+    }
+}
