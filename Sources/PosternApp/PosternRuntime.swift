@@ -296,16 +296,8 @@ public final class PosternRuntime: Service {
 
     /// What both SMTP listeners share: the address, the greeting's hostname and the limits.
     private static func smtpSettings(_ configuration: PosternConfiguration, port: Int) -> SMTPServerConfiguration {
-        var settings = SMTPServerConfiguration(
-            host: configuration.smtp.host ?? configuration.listener.host, port: port,
-            hostname: configuration.smtp.hostname)
-        settings.maxMessageBytes = configuration.smtp.maxMessageBytes
-        settings.maxConnectionsPerClient = configuration.smtp.maxConnectionsPerClient
-        if configuration.smtp.proxyProtocol {
-            settings.proxyProtocolPeers = configuration.listener.trustedProxies.compactMap(IPNetwork.init)
-        }
-        settings.maxSessionDuration = .seconds(configuration.smtp.maxSessionSeconds)
-        return settings
+        configuration.smtp.serverConfiguration(
+            port: port, listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies)
     }
 
     /// The `/metrics` listener (`POSTERN_METRICS_LISTEN`): the HTTP server on the same loops with one route; anything

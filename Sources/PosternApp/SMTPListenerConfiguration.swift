@@ -1,3 +1,5 @@
+import ClientAddress
+import SMTPServer
 import ServerKit
 import ServerTLS
 
@@ -92,6 +94,18 @@ public struct SMTPListenerConfiguration: Sendable {
                 key: "POSTERN_SMTP_PROXY_PROTOCOL",
                 message: "needs POSTERN_TRUSTED_PROXIES: the balancers whose connections carry the header")
         }
+    }
+
+    /// The SMTP server's settings for a listener on `port` (the main one or the sandbox's): ``host`` (else
+    /// `listenerHost`, the HTTP listen address), the greeting's ``hostname``, the limits, and the PROXY header's peers
+    /// (`trustedProxies`) when ``proxyProtocol`` is on.
+    func serverConfiguration(port: Int, listenerHost: String, trustedProxies: [String]) -> SMTPServerConfiguration {
+        var settings = SMTPServerConfiguration(host: host ?? listenerHost, port: port, hostname: hostname)
+        settings.maxMessageBytes = maxMessageBytes
+        settings.maxConnectionsPerClient = maxConnectionsPerClient
+        if proxyProtocol { settings.proxyProtocolPeers = trustedProxies.compactMap(IPNetwork.init) }
+        settings.maxSessionDuration = .seconds(maxSessionSeconds)
+        return settings
     }
 
     /// The operator's certificate (``tlsCertificate``, ``tlsKey``); nil when none is configured.
