@@ -18,6 +18,8 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
 - forms: `FormDriver` (owner sign-in and OAuth consent forms, no browser), `NoRedirect` (a urllib handler)
 - origin: `origin_server(body)` (a loopback remote-hash URL)
 - cluster: the local PostgreSQL + N instances + HAProxy of `scripts/cluster` (`Cluster`, `main`); import it by name
+- loopback_dns: a DNS server on 127.0.0.1 answering MX, A, AAAA and TXT from a zone the test edits (`start`, `query`,
+  `txt_strings`); import it by name
 """
 
 from .calls import http
