@@ -20,6 +20,10 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
 - cluster: the local PostgreSQL + N instances + HAProxy of `scripts/cluster` (`Cluster`, `main`); import it by name
 - loopback_dns: a DNS server on 127.0.0.1 answering MX, A, AAAA and TXT from a zone the test edits (`start`, `query`,
   `txt_strings`); import it by name
+- certificates: `LocalCA` (a test's own root and the server certificates it signs, with openssl)
+- postfix_receiver: `PostfixReceiver` (a private Postfix on 127.0.0.2:25 with STARTTLS, Maildirs and a recipient
+  access map), `PostfixRelay` (a sending Postfix relaying to it); import it by name
+- smarthost: `Smarthost` (aiosmtpd with STARTTLS and AUTH required, recording what it takes); import it by name
 """
 
 from .calls import http
