@@ -3,7 +3,8 @@
 AAAA (none) and a long DKIM TXT (asked with dnslib's client over UDP and TCP); the private Postfix on 127.0.0.2:25
 takes swaks's message over STARTTLS verified against the test's CA, its Maildir holds it with Postfix's `Received:
 ... with ESMTPS`, a recipient in its access map gets 550, another 450 until the map (postmap, postfix reload) takes
-it; the aiosmtpd smarthost refuses MAIL before STARTTLS and AUTH, refuses a wrong password, and takes swaks's message
+it; dkimpy, given the loopback DNS server's TXT records, verifies an RSA-SHA256 and an Ed25519-SHA256 signature (made
+here with dkimpy and keys from `cryptography`) and refuses a message changed after signing; the aiosmtpd smarthost refuses MAIL before STARTTLS and AUTH, refuses a wrong password, and takes swaks's message
 with AUTH PLAIN and with AUTH LOGIN over STARTTLS, recording the user.
 
 Needs root (Postfix, port 25 on 127.0.0.2). Installs postfix and swaks (with Net::SSLeay, for --tls) through
@@ -22,6 +23,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import ROOT, Checks, loopback_dns
 from postern_testkit.certificates import LocalCA
+from postern_testkit.outbound import dkim_results
 from postern_testkit.postfix_receiver import PostfixReceiver
 from postern_testkit.smarthost import Smarthost
 
@@ -59,6 +61,43 @@ def dns():
         check(loopback_dns.query(resolver, "nowhere.test", "A") == [], "dns: NXDOMAIN for a name not in the zone")
         check(loopback_dns.query(resolver, "sel._domainkey.sender.test", "TXT") == [value],
               "dns: a 410-byte DKIM TXT comes back whole (several character-strings joined)")
+    finally:
+        server.stop()
+
+
+def dkim_check():
+    """The verifier the end-to-end tests use, on signatures of known keys: both algorithms pass, a change fails."""
+    import base64
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+
+    zone, server, resolver = loopback_dns.start()
+    try:
+        dkim_results(b"From: a@b\r\n\r\nx\r\n", resolver)  # installs dkimpy and PyNaCl
+        import dkim
+        rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        ed_key = ed25519.Ed25519PrivateKey.generate()
+        rsa_public = rsa_key.public_key().public_bytes(serialization.Encoding.DER,
+                                                       serialization.PublicFormat.SubjectPublicKeyInfo)
+        ed_public = ed_key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        zone[("r1._domainkey.sender.test", "TXT")] = [loopback_dns.txt_strings(
+            "v=DKIM1; k=rsa; p=" + base64.b64encode(rsa_public).decode())]
+        zone[("e1._domainkey.sender.test", "TXT")] = ["v=DKIM1; k=ed25519; p=" + base64.b64encode(ed_public).decode()]
+        message = (b"From: <alice@sender.test>\r\nTo: <bob@dest.test>\r\nSubject: signed\r\n"
+                   b"Date: Wed, 25 Nov 2026 23:00:00 +0000\r\nMessage-ID: <1@sender.test>\r\n\r\nhello\r\n")
+        rsa_pem = rsa_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                                        serialization.NoEncryption())
+        ed_seed = base64.b64encode(ed_key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                                        serialization.NoEncryption()))
+        signed = dkim.sign(message, b"e1", b"sender.test", ed_seed, signature_algorithm=b"ed25519-sha256",
+                           include_headers=[b"from", b"to", b"subject"]) + message
+        signed = dkim.sign(signed, b"r1", b"sender.test", rsa_pem, include_headers=[b"from", b"to", b"subject"]) + signed
+        results = dkim_results(signed, resolver)
+        check(sorted(results) == [("ed25519-sha256", "sender.test", True), ("rsa-sha256", "sender.test", True)],
+              f"dkim: dkimpy verifies RSA and Ed25519 signatures from the loopback DNS's TXT ({results})")
+        tampered = dkim_results(signed.replace(b"hello", b"hullo"), resolver)
+        check([verified for _, _, verified in tampered] == [False, False],
+              f"dkim: ... and neither verifies once the body changed ({tampered})")
     finally:
         server.stop()
 
@@ -131,6 +170,7 @@ def main():
     try:
         ca = LocalCA(os.path.join(work, "ca"))
         dns()
+        dkim_check()
         postfix(work, ca)
         smarthost(ca)
     finally:
