@@ -97,12 +97,15 @@ class JMAPAgent:
 
     def submissions(self, ids=None):
         """EmailSubmission/get's list (every submission when `ids` is None)."""
-        _, found = self.response(self.call(["EmailSubmission/get", {"ids": ids}, "g"]), "g")
+        name, found = self.response(self.call(["EmailSubmission/get", {"ids": ids}, "g"]), "g")
+        if name != "EmailSubmission/get":
+            raise AssertionError(f"EmailSubmission/get answered {name} {found}")
         return found["list"]
 
     def submission_state(self):
-        _, found = self.response(self.call(["EmailSubmission/get", {"ids": []}, "g"]), "g")
-        return found["state"]
+        """EmailSubmission/get's state, None when the method answers an error (a server without it)."""
+        name, found = self.response(self.call(["EmailSubmission/get", {"ids": []}, "g"]), "g")
+        return found["state"] if name == "EmailSubmission/get" else None
 
     def submission_changes(self, since):
         """EmailSubmission/changes' arguments (or the error's) from state `since`."""
