@@ -9,11 +9,11 @@ chose before MAIL, and records every message it takes with the session's facts (
 """
 
 import hmac
+import logging
 import os
 import ssl
 import sys
 import threading
-import warnings
 from dataclasses import dataclass
 
 from .ports import free_port
@@ -61,8 +61,8 @@ class Smarthost:
 
     def start(self):
         from aiosmtpd.controller import Controller
-        # aiosmtpd's own AUTH code still fills the deprecated Session.login_data, and warns about itself.
-        warnings.filterwarnings("ignore", message="Session.login_data is deprecated")
+        # aiosmtpd's own AUTH code still fills the deprecated Session.login_data, and logs a warning about itself.
+        logging.getLogger("mail.log").setLevel(logging.ERROR)
 
         smarthost = self
 
