@@ -4,8 +4,9 @@ AAAA (none) and a long DKIM TXT (asked with dnslib's client over UDP and TCP); t
 takes swaks's message over STARTTLS verified against the test's CA, its Maildir holds it with Postfix's `Received:
 ... with ESMTPS`, a recipient in its access map gets 550, another 450 until the map (postmap, postfix reload) takes
 it; dkimpy, given the loopback DNS server's TXT records, verifies an RSA-SHA256 and an Ed25519-SHA256 signature (made
-here with dkimpy and keys from `cryptography`) and refuses a message changed after signing; the aiosmtpd smarthost refuses MAIL before STARTTLS and AUTH, refuses a wrong password, and takes swaks's message
-with AUTH PLAIN and with AUTH LOGIN over STARTTLS, recording the user.
+here with dkimpy and keys from `cryptography`) and refuses a message changed after signing; the aiosmtpd smarthost
+refuses MAIL before STARTTLS and AUTH, refuses a wrong password, and takes swaks's message with AUTH PLAIN and with
+AUTH LOGIN over STARTTLS, recording the user.
 
 Needs root (Postfix, port 25 on 127.0.0.2). Installs postfix and swaks (with Net::SSLeay, for --tls) through
 scripts/bootstrap, dnslib and aiosmtpd through pip --target into .build/client-sdks/. Exit status 0 when every check
@@ -91,7 +92,8 @@ def dkim_check():
                                                         serialization.NoEncryption()))
         signed = dkim.sign(message, b"e1", b"sender.test", ed_seed, signature_algorithm=b"ed25519-sha256",
                            include_headers=[b"from", b"to", b"subject"]) + message
-        signed = dkim.sign(signed, b"r1", b"sender.test", rsa_pem, include_headers=[b"from", b"to", b"subject"]) + signed
+        signed = dkim.sign(signed, b"r1", b"sender.test", rsa_pem,
+                           include_headers=[b"from", b"to", b"subject"]) + signed
         results = dkim_results(signed, resolver)
         check(sorted(results) == [("ed25519-sha256", "sender.test", True), ("rsa-sha256", "sender.test", True)],
               f"dkim: dkimpy verifies RSA and Ed25519 signatures from the loopback DNS's TXT ({results})")
@@ -117,14 +119,15 @@ def postfix(work, ca):
         head = received.split("\n\n", 1)[0].replace("\n\t", " ").replace("\n ", " ")
         check(re.search(r"^Received: from .* by mx\.dest\.test \(Postfix\) with ESMTPS ", head, re.M) is not None,
               "postfix: its Received line says ESMTPS")
-        status, transcript = swaks("--server", "127.0.0.2:25", "--from", "alice@sender.test", "--to", "carol@dest.test")
-        check(status == 0, f"postfix: a plain session is taken too (opportunistic TLS on the receiving side) ({status})")
+        status, transcript = swaks("--server", "127.0.0.2:25", "--from", "alice@sender.test",
+                                   "--to", "carol@dest.test")
+        check(status == 0, f"postfix: a plain session is taken too (TLS is offered, not required) ({status})")
         check(until(lambda: len(mx.messages("carol@dest.test")) == 1)
               and b"with ESMTP id" in mx.messages("carol@dest.test")[0], "postfix: ... and its Received says ESMTP")
         status, transcript = swaks(*base, "--to", "refused@dest.test")
-        check(status != 0 and "550 5.1.1 <refused@dest.test>" in transcript, f"postfix: 550 from the access map")
+        check(status != 0 and "550 5.1.1 <refused@dest.test>" in transcript, "postfix: 550 from the access map")
         status, transcript = swaks(*base, "--to", "later@dest.test")
-        check(status != 0 and "450 4.2.0 <later@dest.test>" in transcript, f"postfix: 450 from the access map")
+        check(status != 0 and "450 4.2.0 <later@dest.test>" in transcript, "postfix: 450 from the access map")
         mx.accept("later@dest.test")
         status, transcript = swaks(*base, "--to", "later@dest.test")
         check(status == 0, f"postfix: after postmap and reload the 450 address is taken ({status})")
@@ -136,7 +139,8 @@ def postfix(work, ca):
         check(status != 0, "postfix: stopped, nothing answers on 127.0.0.2:25")
         mx.start()
         status, _ = swaks(*base, "--to", "bob@dest.test")
-        check(status == 0 and until(lambda: len(mx.messages("bob@dest.test")) == 2), "postfix: started again, it takes mail")
+        check(status == 0 and until(lambda: len(mx.messages("bob@dest.test")) == 2),
+              "postfix: started again, it takes mail")
 
 
 def smarthost(ca):

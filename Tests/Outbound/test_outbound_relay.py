@@ -3,10 +3,11 @@
 Tests/postern_testkit/smarthost.py): POSTERN_RELAY_URL=smtp://user:password@127.0.0.1:<port>.
 
 1. An agent's message (To and Bcc, on two domains) reaches the smarthost for each recipient once (in one
-   transaction or one per destination domain): each session was TLS and authenticated as the URL's user, the envelope sender is the agent's address,
-   the recipients are To and Bcc, the message has no Bcc header, has Message-ID, Date and Postern's Received, and carries both DKIM signatures, which verify with
-   dkimpy against `postern dkim show`'s records; EmailSubmission/get says `yes` with the smarthost's 250. No DNS
-   question for the recipients' domains is needed (the loopback DNS server holds no MX for them).
+   transaction or one per destination domain): each session was TLS and authenticated as the URL's user, the
+   envelope sender is the agent's address, the recipients are To and Bcc, the message has no Bcc header, has
+   Message-ID, Date and Postern's Received, and carries both DKIM signatures, which verify with dkimpy against
+   `postern dkim show`'s records; EmailSubmission/get says `yes` with the smarthost's 250. No DNS question for the
+   recipients' domains is needed (the loopback DNS server holds no MX for them).
 2. A second Postern whose URL has a wrong password: the smarthost refuses the login (535) and takes nothing; the
    recipient is never `yes`: it stays queued (Postfix's choice, smtp_sasl_auth_soft_bounce: an operator's typo is
    not the recipient's fault) or ends `no` with the 535 (the issue's "5xx bounces"); either is accepted here.
@@ -60,7 +61,8 @@ def relayed(world, relay):
         for message in taken:
             names = header_names(message.content)
             check("bcc" not in names, "no Bcc header")
-            check({"message-id", "date", "received"} <= set(names), f"Message-ID, Date and Postern's Received ({names})")
+            check({"message-id", "date", "received"} <= set(names),
+                  f"Message-ID, Date and Postern's Received ({names})")
             results = dkim_results(message.content, world.resolver)
             check(sorted(a for a, _, _ in results) == ["ed25519-sha256", "rsa-sha256"]
                   and all(d == AGENT_DOMAIN and ok for _, d, ok in results),
