@@ -13,8 +13,9 @@ to Postfix on 127.0.0.2:25 (Tests/postern_testkit/postfix_receiver.py).
 2. A 550 (Postfix's access map): deliveryStatus `no` with the 550 line, and a DSN (multipart/report,
    report-type=delivery-status, RFC 3464) in the sender's inbox, read through JMAP.
 3. A 450, then the map changed to take it: delivered exactly once after the retry (POSTERN_OUTBOUND_RETRY_SECONDS=1).
-4. kill -9 with messages queued (Postfix stopped, so they wait): Postern restarted on the same data directory,
-   Postfix started: every message arrives, exactly once (no 250 was given before the kill).
+4. kill -9 with messages queued (Postfix stopped, so they wait): `postern mail queue` on the dead server's data
+   directory lists them; Postern restarted on the same data directory, Postfix started: every message arrives,
+   exactly once (no 250 was given before the kill, so none may come twice).
 5. POSTERN_OUTBOUND_SENDERS=owned: an anonymous agent's outside recipient stays in the outbox (`delivered: "no"`,
    listed by `postern mail outbox`, nothing reaches Postfix); an inbox an owner linked is delivered, and past
    POSTERN_OUTBOUND_PER_HOUR its next submission is refused with SetError forbiddenToSend naming the limit.
@@ -157,7 +158,10 @@ def killed(world, env, data, alice):
     check(all(status_of(alice, s, address)[0] == "queued" for s in sent), "each is queued")
     alice.base.process.send_signal(signal.SIGKILL)
     alice.base.process.wait(timeout=30)
-    check(True, "postern killed with SIGKILL")
+    code, out, err = cli(data, env, "mail", "queue")
+    check(code == 0 and out.count(address) == len(subjects),
+          f"after kill -9, `postern mail queue` lists the five waiting recipients ({code} {out.strip()[:300]} "
+          f"{err.strip()[:200]})")
     with postern(env=env, data=data) as again:
         alice.base = again
         world.receiver.start()
