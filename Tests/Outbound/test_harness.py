@@ -134,12 +134,29 @@ def postfix(work, ca):
         check(until(lambda: len(mx.messages("later@dest.test")) == 1), "postfix: ... and delivered once")
         status, transcript = swaks(*base, "--to", "unknown@dest.test")
         check(status != 0 and "550 5.1.1 <unknown@dest.test>" in transcript, "postfix: an unknown address gets 550")
+        mx.offer_tls(False)
+        status, transcript = swaks(*base, "--to", "bob@dest.test")
+        check(status != 0 and "STARTTLS" not in transcript.split("EHLO", 1)[-1].split("\n -> ", 1)[0],
+              f"postfix: offer_tls(False): no STARTTLS in the EHLO reply, swaks --tls gives up ({status})")
+        offset = len(mx.log_text())
+        status, _ = swaks("--server", "127.0.0.2:25", "--to", "bob@dest.test", "--quit-after", "EHLO")
+
+        def quits():
+            return [line for line in mx.log_text()[offset:].splitlines()
+                    if "disconnect from" in line and "ehlo=" in line and "mail=" not in line]
+
+        check(status == 0 and bool(until(quits)),
+              f"postfix: a session that leaves after EHLO is logged as a disconnect without mail= ({until(quits)})")
+        mx.offer_tls(True)
+        status, transcript = swaks(*base, "--to", "bob@dest.test")
+        check(status == 0 and until(lambda: len(mx.messages("bob@dest.test")) == 2),
+              f"postfix: offer_tls(True): STARTTLS again ({status})")
         mx.stop()
         status, _ = swaks("--server", "127.0.0.2:25", "--to", "bob@dest.test")
         check(status != 0, "postfix: stopped, nothing answers on 127.0.0.2:25")
         mx.start()
         status, _ = swaks(*base, "--to", "bob@dest.test")
-        check(status == 0 and until(lambda: len(mx.messages("bob@dest.test")) == 2),
+        check(status == 0 and until(lambda: len(mx.messages("bob@dest.test")) == 3),
               "postfix: started again, it takes mail")
 
 

@@ -19,6 +19,9 @@ to Postfix on 127.0.0.2:25 (Tests/postern_testkit/postfix_receiver.py).
 5. POSTERN_OUTBOUND_SENDERS=owned: an anonymous agent's outside recipient stays in the outbox (`delivered: "no"`,
    listed by `postern mail outbox`, nothing reaches Postfix); an inbox an owner linked is delivered, and past
    POSTERN_OUTBOUND_PER_HOUR its next submission is refused with SetError forbiddenToSend naming the limit.
+6. POSTERN_OUTBOUND_TLS=required and a receiver that stops offering STARTTLS (a stripped path): Postern says EHLO
+   and leaves without MAIL, nothing is delivered in clear; STARTTLS offered again, the message arrives over TLS (or,
+   if the queue gave up on it at once, it never arrives in clear).
 
 Needs root (Postfix, port 25) and a build with outbound delivery (.build/debug/postern or $POSTERN_BIN); run by
 scripts/outbound-tests. Exit status 0 when every check passed.
@@ -39,7 +42,8 @@ from postern_testkit.outbound import (
 )
 
 check = Checks()
-MAILBOXES = [f"{name}@{DESTINATION}" for name in ("bob", "carol", "refused", "later", "queued")] + [f"dan@{NO_MX}"]
+MAILBOXES = [f"{name}@{DESTINATION}" for name in ("bob", "carol", "refused", "later", "queued", "plain")] + [
+    f"dan@{NO_MX}"]
 OWNER = ("owner@example.com", "owner-password-1")
 
 
@@ -211,6 +215,33 @@ def owned(world):
               f"owned: the third in an hour is refused: SetError forbiddenToSend naming the limit ({error})")
 
 
+def downgraded(world):
+    """POSTERN_OUTBOUND_TLS=required against a receiver that stops offering STARTTLS: nothing is sent in clear; once
+    STARTTLS is offered again, the message goes, over TLS."""
+    address = f"plain@{DESTINATION}"
+    world.receiver.offer_tls(False)
+    env = world.direct_env(POSTERN_OUTBOUND_TLS="required")
+    with postern(env=env) as base:
+        agent = JMAPAgent(base, "tls-required")
+        offset = len(world.receiver.log_text())
+
+        def sessions_without_mail():
+            return [line for line in world.receiver.log_text()[offset:].splitlines()
+                    if "disconnect from" in line and "ehlo=" in line and "mail=" not in line]
+
+        _, sent = agent.send(to=[address], subject="only over TLS")
+        check(bool(until(sessions_without_mail)), "tls required: Postern connected, saw no STARTTLS, sent no MAIL")
+        delivered, reply = status_of(agent, sent, address)
+        check(delivered != "yes" and not world.receiver.messages(address),
+              f"tls required: nothing delivered in clear ({delivered} {reply})")
+        world.receiver.offer_tls(True)
+        if delivered == "queued":
+            arrived = until(lambda: world.receiver.messages(address))
+            received = received_lines(arrived[0]) if arrived else []
+            check(bool(received) and " with ESMTPS " in received[0],
+                  f"tls required: once STARTTLS is offered again it is delivered over TLS ({received[:1]})")
+
+
 def main():
     if os.geteuid() != 0:
         raise SystemExit("test_outbound_direct: needs root (Postfix on 127.0.0.2:25)")
@@ -226,6 +257,7 @@ def main():
                     killed(world, env, data, alice)
             if alice:
                 owned(world)
+                downgraded(world)
     finally:
         shutil.rmtree(data, ignore_errors=True)
     check.finish("test_outbound_direct")

@@ -7,7 +7,8 @@ domains delivered to a Maildir per address under DIR/mail/<domain>/<local part>/
 or added with `add_mailbox`; any other address of those domains is refused 550 "User unknown in virtual mailbox
 table", as a real domain refuses), and a `check_recipient_access`
 map the test edits between attempts (`refuse(address, "550 5.1.1 ...")`, `accept(address)`: postmap, then
-`postfix reload`), so a recipient can be refused for good (5xx) or for now (4xx) and later taken.
+`postfix reload`), so a recipient can be refused for good (5xx) or for now (4xx) and later taken. `offer_tls(False)`
+stops offering STARTTLS (a downgraded path), `offer_tls(True)` offers it again.
 `mynetworks=127.0.0.0/8`: loopback clients may relay, nothing else reaches it.
 
 `PostfixRelay` is a sending Postfix (the bench's reference): smtpd on its own loopback address taking mail from
@@ -271,6 +272,15 @@ class PostfixReceiver(_Postfix):
             self.write_access()
             if self.running:
                 self.reload()
+
+    def offer_tls(self, offered):
+        """STARTTLS offered (`smtpd_tls_security_level=may`) or not (`none`: what a receiver behind a STARTTLS-stripping
+        middlebox looks like), then `postfix reload`."""
+        level = "may" if offered else "none"
+        subprocess.run(["/usr/sbin/postconf", "-c", self.etc, "-e", f"smtpd_tls_security_level = {level}"],
+                       check=True, capture_output=True)
+        if self.running:
+            self.reload()
 
     def maildir(self, address):
         local, _, domain = address.lower().partition("@")
