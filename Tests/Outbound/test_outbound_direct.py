@@ -89,6 +89,8 @@ def delivery(world, base, env):
         names = header_names(raw)
         received = received_lines(raw)
         check("bcc" not in names and b"\nBcc:" not in raw, f"{who}: no Bcc header")
+        if who == bob:
+            check(carol.encode() not in raw.lower(), "bob's copy names the Bcc recipient nowhere")
         check("message-id" in names and "date" in names, f"{who}: Message-ID and Date present")
         check(bool(received) and re.search(r"by mx\.dest\.test \(Postfix\) with ESMTPS ", received[0]) is not None,
               f"{who}: Postfix's Received says ESMTPS ({received[:1]})")
