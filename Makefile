@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= config/postern.env
 
-.PHONY: bootstrap build release run cluster cluster-stop test test-postgres client-tests cluster-tests bench-cluster schemathesis sanitize bench instructions fuzz soak clean
+.PHONY: bootstrap build release run cluster cluster-stop test test-postgres client-tests outbound-tests cluster-tests bench-cluster schemathesis sanitize bench instructions fuzz soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -75,6 +75,12 @@ cluster-tests: build
 ## Only the client tests, against the current debug build.
 client-tests:
 	scripts/client-tests
+
+## Outbound delivery end to end (scripts/outbound-tests; root): the harness (loopback DNS, a private Postfix on
+## 127.0.0.2:25, an aiosmtpd smarthost) proved with swaks and dkimpy, then JMAP submissions delivered by the debug
+## build in direct mode to that Postfix and in relay mode to the smarthost (Tests/Outbound/).
+outbound-tests: build
+	scripts/outbound-tests
 
 ## Every test under ThreadSanitizer, then under AddressSanitizer with LeakSanitizer (scripts/sanitize; one of
 ## them with SANITIZER=thread or SANITIZER=address). Fails on any test failure or sanitizer report, also one

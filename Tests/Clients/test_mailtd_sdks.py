@@ -16,9 +16,8 @@ import subprocess
 import sys
 from email.message import EmailMessage
 
-import dns_zone
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, free_port, http, pip_target, postern
+from postern_testkit import Checks, free_port, http, loopback_dns, pip_target, postern
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mailtd_driver.py")
 SDKS = {"v1": "1.3.2", "v2": "2.0.0"}
@@ -286,7 +285,7 @@ def plaintext_auth_refused():
 
 
 def main():
-    zone, dns_server, resolver = dns_zone.start()
+    zone, dns_server, resolver = loopback_dns.start()
     sandbox_port = free_port()
     env = {"POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_DNS_RESOLVER": resolver, "POSTERN_MX_HOST": "mx.postern.test",
            "POSTERN_SANDBOX_SMTP_PORT": str(sandbox_port), "POSTERN_OUTBOUND_ALLOW_PRIVATE": "true",

@@ -18,6 +18,16 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
 - forms: `FormDriver` (owner sign-in and OAuth consent forms, no browser), `NoRedirect` (a urllib handler)
 - origin: `origin_server(body)` (a loopback remote-hash URL)
 - cluster: the local PostgreSQL + N instances + HAProxy of `scripts/cluster` (`Cluster`, `main`); import it by name
+- loopback_dns: a DNS server on 127.0.0.1 answering MX, A, AAAA and TXT from a zone the test edits (`start`, `query`,
+  `txt_strings`); import it by name
+- certificates: `LocalCA` (a test's own root and the server certificates it signs, with openssl)
+- postfix_receiver: `PostfixReceiver` (a private Postfix on 127.0.0.2:25 with STARTTLS, Maildirs and a recipient
+  access map), `PostfixRelay` (a sending Postfix relaying to it); import it by name
+- smarthost: `Smarthost` (aiosmtpd with STARTTLS and AUTH required, recording what it takes); import it by name
+- jmap_agent: `JMAPAgent` (signup, capability tokens, send through Email/set + EmailSubmission/set, EmailSubmission
+  get/changes, inbox, raw download) in plain HTTP JSON; import it by name
+- outbound: `OutboundWorld` (CA + loopback DNS + Postfix receiver, the settings pointing Postern at them, DKIM records
+  from `postern dkim show` published), `dkim_results` (dkimpy), `until`, `cli`; import it by name
 """
 
 from .calls import http
