@@ -45,7 +45,7 @@ struct DKIMStartupTests {
         DispatchQueue.concurrentPerform(iterations: handles.count) { index in
             if let store = try? PosternRuntime.agentDomainDKIMKeys(
                 configuration, database: handles[index], clock: { 1_795_602_199 }, logger: logger),
-                let keys = try? store.keys(for: "race.example")
+                let keys = try? store.history(for: "race.example")
             {
                 seen.withLock { $0.append(keys.map(\.selector)) }
             }
