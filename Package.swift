@@ -180,7 +180,9 @@ let package = Package(
         .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto", "ClientAddress"]),
         // Outbound DKIM: each domain's RSA and Ed25519 keys in dkim_keys, sealed on
         // PostgreSQL as the signing keys are, made on first need, rotated, and their DNS records.
-        .target(name: "DKIMKeys", dependencies: ["MailAuth", "AuthCrypto", "Storage", "SigningKeys", "CustomDomains"]),
+        .target(name: "DKIMKeys", dependencies: [
+            "MailAuth", "AuthCrypto", "Storage", "SigningKeys", "CustomDomains", "ComputePool",
+        ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
@@ -237,7 +239,7 @@ let package = Package(
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),
         .testTarget(name: "CustomDomainsTests", dependencies: [
-            "CustomDomains", "DNS", "Storage", "EmbeddedResources", "PosternTestSupport", "DKIMKeys",
+            "CustomDomains", "DNS", "Storage", "EmbeddedResources", "PosternTestSupport", "DKIMKeys", "ComputePool",
         ]),
         .testTarget(name: "JMAPTests", dependencies: [
             "JMAP", "ClientAddress", "Directory", "MIME", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",

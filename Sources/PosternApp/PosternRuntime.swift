@@ -209,7 +209,7 @@ public final class PosternRuntime: Service {
         let (unmatched, mailSandbox) = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
             ledger: ledger, pool: pool, dnsThreads: dnsThreads, fetcher: fetcher, mail: mail, grantCache: grants,
-            dkimKeys: DKIMDomainKeys(store: dkimKeys),
+            dkimKeys: DKIMDomainKeys(store: dkimKeys, pool: pool),
             smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
             sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger)
 

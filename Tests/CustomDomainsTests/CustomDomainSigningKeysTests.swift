@@ -1,3 +1,4 @@
+import ComputePool
 import CustomDomains
 import DKIMKeys
 import DNS
@@ -15,7 +16,8 @@ struct CustomDomainSigningKeysTests {
     static func domains(_ test: TestDatabase) throws -> (CustomDomains, DKIMKeyStore) {
         let store = try DKIMKeyStore(
             database: test.database, sealingSecret: "a-test-secret-of-more-than-16-bytes", clock: { Self.now })
-        return (CustomDomains(database: test.database, signingKeys: DKIMDomainKeys(store: store)), store)
+        let keys = DKIMDomainKeys(store: store, pool: WorkerPool(threads: 1))
+        return (CustomDomains(database: test.database, signingKeys: keys), store)
     }
 
     @Test("a record is published when the TXT carries each of its tags; whitespace, order and other tags aside")

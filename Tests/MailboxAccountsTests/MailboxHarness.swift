@@ -83,7 +83,7 @@ final class MailboxHarness: Sendable {
         let dkimKeys =
             try dkim ? DKIMKeyStore(database: database, sealingSecret: Self.keySecret, clock: { clock.seconds }) : nil
         self.dkimKeys = dkimKeys
-        configuration.domainSigningKeys = dkimKeys.map(DKIMDomainKeys.init(store:))
+        configuration.domainSigningKeys = dkimKeys.map { DKIMDomainKeys(store: $0, pool: pool) }
         keys = try Self.keySet()
         // As the composition root builds them: one mail store whose deliveries queue webhook events.
         let mail = MailStore(database: database, arrivals: WebhookArrivals())

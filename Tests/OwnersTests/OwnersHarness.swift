@@ -50,9 +50,10 @@ final class OwnersHarness: @unchecked Sendable {
                 database: test.database, sealingSecret: "a-test-key-secret-of-more-than-16-bytes", clock: { clock.now })
             : nil
         self.dkimKeys = dkimKeys
-        configuration.domainSigningKeys = dkimKeys.map(DKIMDomainKeys.init(store:))
+        let pool = WorkerPool(threads: 1)
+        configuration.domainSigningKeys = dkimKeys.map { DKIMDomainKeys(store: $0, pool: pool) }
         service = try OwnerService(
-            configuration: configuration, database: test.database, pool: WorkerPool(threads: 1),
+            configuration: configuration, database: test.database, pool: pool,
             clock: { clock.now }, monotonicClock: clock.monotonic,
             audit: AuditTrail(log, clock: { clock.now }))
         var router = ContextRouter()
