@@ -183,7 +183,9 @@ let package = Package(
         .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto", "ClientAddress"]),
         // Outbound DKIM: each domain's RSA and Ed25519 keys in dkim_keys, sealed on
         // PostgreSQL as the signing keys are, made on first need, rotated, and their DNS records.
-        .target(name: "DKIMKeys", dependencies: ["MailAuth", "AuthCrypto", "Storage", "SigningKeys"]),
+        .target(name: "DKIMKeys", dependencies: [
+            "MailAuth", "AuthCrypto", "Storage", "SigningKeys", "CustomDomains", "ComputePool",
+        ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
@@ -242,7 +244,7 @@ let package = Package(
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),
         .testTarget(name: "CustomDomainsTests", dependencies: [
-            "CustomDomains", "DNS", "Storage", "EmbeddedResources", "PosternTestSupport",
+            "CustomDomains", "DNS", "Storage", "EmbeddedResources", "PosternTestSupport", "DKIMKeys", "ComputePool",
         ]),
         .testTarget(name: "JMAPTests", dependencies: [
             "JMAP", "ClientAddress", "Directory", "MIME", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
@@ -280,7 +282,7 @@ let package = Package(
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing", "Fetch", "Audit", "Webhooks",
-            "MailSandbox", "MailDelivery", "CustomDomains", "DNS", "PosternTestSupport",
+            "MailSandbox", "MailDelivery", "CustomDomains", "DNS", "PosternTestSupport", "DKIMKeys",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
@@ -292,7 +294,7 @@ let package = Package(
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
-            "OAuthGrants", "CustomDomains",
+            "OAuthGrants", "CustomDomains", "DKIMKeys",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [
@@ -332,7 +334,7 @@ let package = Package(
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
-            "OAuthServer", "ServerKit", "Fetch",
+            "OAuthServer", "ServerKit", "Fetch", "DKIMKeys",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

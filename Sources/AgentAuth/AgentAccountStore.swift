@@ -114,6 +114,20 @@ public struct AgentAccountStore: Sendable {
         }
     }
 
+    /// The owner who holds the live agent named `username` (linked or made by them, `owner_inboxes`); nil when no live
+    /// agent has the name or nobody holds it. On the agent domain the username is the local part; on an owner's custom
+    /// domain it is the whole address.
+    public func holder(ofLiveInbox username: String) async throws -> String? {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT o.owner_id FROM agent_accounts a JOIN owner_inboxes o ON o.agent_id = a.id
+                WHERE a.username = ? AND a.revoked_at IS NULL
+                """, [.text(username)]
+            ).first?.text("owner_id")
+        }
+    }
+
     /// The live account with id `id`, if any.
     public func liveAccount(id: String) async throws -> AgentAccount? {
         try await database.read { connection in try Self.liveAccount(id: id, connection) }

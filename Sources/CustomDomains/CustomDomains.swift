@@ -15,9 +15,15 @@ import Storage
 ///
 /// Each surface keeps its own rule that an address on a custom domain is local only while its holder holds the
 /// domain verified, by asking ``verifiedClaim(on:)`` for the holder. No other target reads or writes the table.
+///
+/// A claimed domain's outbound mail is signed (DKIM): with ``DomainSigningKeys`` given,
+/// ``add(_:for:limit:served:now:)`` makes the domain's keys, and ``signingKeyRecords(on:)`` and ``checkSigningKeyRecords(on:resolver:)`` give the
+/// `_domainkey` TXT records each surface shows beside the claim's TXT and MX, and whether they are published.
 public struct CustomDomains: Sendable {
     let database: any SQLDatabase
     let mailboxes: [any CustomDomainMailboxes]
+    /// The domains' DKIM keys; nil: no keys are made and no `_domainkey` records shown (a reader of claims only).
+    let signingKeys: (any DomainSigningKeys)?
     /// Seconds a claim may stay pending before it is deleted.
     public let verificationWindow: Int64
 
@@ -29,12 +35,15 @@ public struct CustomDomains: Sendable {
     ///   - mailboxes: every surface's mailboxes on custom domains (asked before a delete and before a mailbox is
     ///     made); a surface not listed is taken to have none.
     ///   - verificationWindow: seconds a claim may stay pending.
+    ///   - signingKeys: the domains' DKIM keys, made when a domain is claimed and shown as TXT records; nil for a
+    ///     reader of claims (the directories) that makes and shows none.
     public init(
         database: any SQLDatabase, mailboxes: [any CustomDomainMailboxes] = [],
-        verificationWindow: Int64 = Self.defaultVerificationWindow
+        verificationWindow: Int64 = Self.defaultVerificationWindow, signingKeys: (any DomainSigningKeys)? = nil
     ) {
         self.database = database
         self.mailboxes = mailboxes
+        self.signingKeys = signingKeys
         self.verificationWindow = verificationWindow
     }
 
@@ -70,12 +79,14 @@ public struct CustomDomains: Sendable {
     /// Claims `name` for `holder`, pending, with a new TXT token. In one write transaction: claims pending past the
     /// window on this domain or of this holder are deleted, the domain is refused when anyone holds it verified or the
     /// holder claims it already, and the holder's count is checked. Other holders' pending claims do not stand in the
-    /// way.
+    /// way. Once the claim is stored, the domain's DKIM keys are made (``DomainSigningKeys``; kept when it has them),
+    /// so that its `_domainkey` records can be published with the TXT token; keys that cannot be made then throw
+    /// here, and are made by the next ``signingKeyRecords(on:)`` (the claim stays).
     /// - Parameters:
     ///   - served: domains this server serves itself (lower-cased): nobody may claim them.
     ///   - limit: most claims the holder may have.
     /// - Throws: ``DomainClaimError/invalidDomain``, ``DomainClaimError/taken``, ``DomainClaimError/limitReached``;
-    ///   storage errors.
+    ///   storage errors; the signing keys' errors.
     public func add(
         _ name: String, for holder: DomainHolder, limit: Int64, served: Set<String>, now: Int64
     ) async throws -> DomainClaim {
@@ -104,6 +115,7 @@ public struct CustomDomains: Sendable {
         } catch let error as StorageError where error.code == .constraintUnique {
             throw DomainClaimError.taken
         }
+        _ = try await signingKeys?.records(for: domain)
         return claim
     }
 

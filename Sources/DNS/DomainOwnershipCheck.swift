@@ -44,12 +44,15 @@ public struct DomainOwnershipCheck: Sendable, Equatable {
     }
 
     /// The records of one lookup, or why there is no answer.
-    struct Lookup {
-        var records: [DNSRecord] = []
-        var failure: String?
+    public struct Lookup: Sendable {
+        /// The answer's records; empty when the name has none of the type, or no answer came.
+        public var records: [DNSRecord] = []
+        /// Why no answer came (a person reads it: "SERVFAIL", "no answer in time"); nil when one did.
+        public var failure: String?
     }
 
-    static func lookup(_ domain: String, _ type: DNSRecordType, _ resolver: DNSResolver) async -> Lookup {
+    /// Looks `type` records of `domain` up; a lookup without an answer is no records and a reason, never an error.
+    public static func lookup(_ domain: String, _ type: DNSRecordType, _ resolver: DNSResolver) async -> Lookup {
         do {
             switch try await resolver.query(domain, type) {
             case .records(let records): return Lookup(records: records)

@@ -70,6 +70,9 @@ public struct MailboxConfiguration: Sendable {
     /// Other surfaces' mailboxes on custom domains (owners' agent inboxes): a Pro user makes no account at an address
     /// one of them has (``CustomDomains``; the claims themselves are one table for every surface). Default none.
     public var otherDomainMailboxes: [any CustomDomainMailboxes] = []
+    /// The DKIM keys of Pro users' custom domains (``CustomDomains``' ``DomainSigningKeys``): made when a domain is
+    /// added, their `_domainkey` TXT records listed in `dns_records`. Default none (no keys made, no such records).
+    public var domainSigningKeys: (any DomainSigningKeys)?
     /// What `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`, an operator's page); nil: 501
     /// `billing_not_available`, as cancel and resume always are.
     public var billingPortalURL: String?

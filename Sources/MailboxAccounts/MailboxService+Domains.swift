@@ -13,7 +13,8 @@ extension MailboxService {
         return MailboxJSON.response(.ok, [("domains", .array(list))])
     }
 
-    /// `POST /api/user/domains {"domain"}`: 201 with the TXT token and the two records to publish. 400
+    /// `POST /api/user/domains {"domain"}`: 201 with the TXT token and the records to publish: the TXT and MX at the
+    /// apex, then one `_domainkey` TXT per DKIM key (its keys are made with the claim). 400
     /// `invalid_domain` for a name that is not a domain, 409 `domain_already_exists` when another user or an owner
     /// (for agent inboxes) holds it verified, the service itself has it, or the user claims it already; 403
     /// `domain_limit_reached` past `max_domains`. Other users' pending claims do not stand in the way: the first claim
@@ -29,7 +30,8 @@ extension MailboxService {
         }
         await recordPro(user.id, .domainAdded, target: claim.domain, call)
         var members = domainMembers(claim)
-        members.append(("dns_records", .array(dnsRecords(claim, check: nil))))
+        let keys = try await customDomains.signingKeyRecords(on: claim.domain)
+        members.append(("dns_records", .array(dnsRecords(claim, check: nil) + keyRecords(keys.map { ($0, nil) }))))
         return MailboxJSON.response(.created, members)
     }
 
@@ -37,8 +39,10 @@ extension MailboxService {
     /// claim's own token; an MX naming this server is routing (`mx_record`, `mx_configured`), never proof, since it is
     /// the same for every user. Once verified a domain stays verified, and the other pending claims on it (other users'
     /// and owners') are deleted: the first to verify wins. A lookup without an answer leaves it pending with a message,
-    /// never an error. 410 `domain_expired` for a claim pending past its window, which is deleted then; 409
-    /// `domain_already_exists` when someone else verified the domain first (this claim is deleted).
+    /// never an error. The `_domainkey` records are looked up too and reported with their `ok`, never a condition of
+    /// verification: ownership rests on the TXT token. 410 `domain_expired` for a claim pending past its window, which
+    /// is deleted then; 409 `domain_already_exists` when someone else verified the domain first (this claim is
+    /// deleted).
     func verifyDomain(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
         let holder = DomainHolder.proUser(user.id)
@@ -53,10 +57,12 @@ extension MailboxService {
         if !before.isVerified, claim.isVerified {
             await recordPro(user.id, .domainVerified, target: claim.domain, call)
         }
+        let keys = try await customDomains.checkSigningKeyRecords(on: claim.domain, resolver: resolver)
+        let records = dnsRecords(claim, check: check) + keyRecords(keys.map { ($0.record, $0.published) })
         var members: [(String, JSONValue)] = [
             ("verify_status", .string(claim.isVerified ? "verified" : "pending")),
             ("txt_record", .bool(check.txtFound)), ("mx_record", .bool(check.mxFound)),
-            ("dns_records", .array(dnsRecords(claim, check: check))),
+            ("dns_records", .array(records)),
         ]
         if let message = check.message { members.append(("message", .string(message))) }
         return MailboxJSON.response(.ok, members)
@@ -115,5 +121,17 @@ extension MailboxService {
             mx.append(("ok", .bool(check.mxFound)))
         }
         return [.object(txt), .object(mx)]
+    }
+
+    /// The `_domainkey` TXT records of the domain's DKIM keys, in the same shape (`host` is the record's full name);
+    /// with `ok` when they were looked up.
+    func keyRecords(_ records: [(SigningKeyRecord, published: Bool?)]) -> [JSONValue] {
+        records.map { record, published in
+            var members: [(String, JSONValue)] = [
+                ("type", "TXT"), ("host", .string(record.name)), ("value", .string(record.value)),
+            ]
+            if let published { members.append(("ok", .bool(published))) }
+            return .object(members)
+        }
     }
 }

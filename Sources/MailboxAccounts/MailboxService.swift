@@ -102,7 +102,7 @@ public final class MailboxService: Sendable {
         self.customDomains = CustomDomains(
             database: store.database,
             mailboxes: [MailboxDomainMailboxes(database: store.database)] + configuration.otherDomainMailboxes,
-            verificationWindow: configuration.domainVerificationWindow)
+            verificationWindow: configuration.domainVerificationWindow, signingKeys: configuration.domainSigningKeys)
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
         let rates = configuration.rateLimits.share(among: configuration.instances)

@@ -40,10 +40,10 @@ public struct OwnerDomainPages: Sendable {
         _ request: HTTPRequest, _ owner: Owner, status: HTTPStatus = .ok, configure: (inout OwnerDomainsPage) -> Void = { _ in }
     ) async throws -> HTTPResponse {
         let (token, setCookie) = service.browser.csrf(for: request)
-        var page = OwnerDomainsPage(
-            owner: owner, csrfToken: token, domains: try await service.domains.domains(ownerID: owner.id),
-            mxHost: service.domains.mxHost)
+        let domains = try await service.domains.domains(ownerID: owner.id)
+        var page = OwnerDomainsPage(owner: owner, csrfToken: token, domains: domains, mxHost: service.domains.mxHost)
         page.verificationDays = service.domains.verificationWindow / 86_400
+        for domain in domains { page.keyRecords[domain.id] = try await service.domains.signingKeyRecords(domain) }
         configure(&page)
         return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
     }
@@ -93,8 +93,11 @@ public struct OwnerDomainPages: Sendable {
         if domain.verifiedAt != nil, wasPending {
             await service.audit.owner(owner.id, .domainVerified, target: domain.domain)
         }
+        // Whether the DKIM records are published is shown with the check; it is no condition of verification.
+        let keyChecks = try await service.domains.checkSigningKeyRecords(domain)
         return try await page(request, owner) {
             $0.check = (domain.id, check)
+            $0.keyChecks = keyChecks
             if domain.verifiedAt != nil { $0.notice = "\(domain.domain) is verified." }
         }
     }

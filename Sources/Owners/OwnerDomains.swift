@@ -26,12 +26,16 @@ public struct OwnerDomains: Sendable {
     ///   - mailboxes: every surface's mailboxes on custom domains (the owners' agent inboxes, Mail.td's accounts):
     ///     a domain is not deleted while the owner's inboxes are on it, and no inbox is made at an address another
     ///     surface has.
+    ///   - signingKeys: the domains' DKIM keys, made when a domain is added and shown as `_domainkey` records; nil:
+    ///     none.
     public init(
         database: any SQLDatabase, resolver: DNSResolver, mxHost: String, served: [String], limit: Int,
         verificationWindow: Int64 = OwnersConfiguration.defaultDomainVerificationWindow,
-        mailboxes: [any CustomDomainMailboxes] = [], clock: @escaping @Sendable () -> Int64
+        mailboxes: [any CustomDomainMailboxes] = [], signingKeys: (any DomainSigningKeys)? = nil,
+        clock: @escaping @Sendable () -> Int64
     ) {
-        self.claims = CustomDomains(database: database, mailboxes: mailboxes, verificationWindow: verificationWindow)
+        self.claims = CustomDomains(
+            database: database, mailboxes: mailboxes, verificationWindow: verificationWindow, signingKeys: signingKeys)
         self.resolver = resolver
         self.mxHost = mxHost
         self.served = Set(served.map { $0.lowercased() })
@@ -50,7 +54,8 @@ public struct OwnerDomains: Sendable {
         return OwnerDomain(claim)
     }
 
-    /// Adds `name` for `ownerID`, pending. Other owners' and Pro users' pending claims on it do not stand in the way.
+    /// Adds `name` for `ownerID`, pending, and makes its DKIM keys. Other owners' and Pro users' pending claims on it
+    /// do not stand in the way.
     /// - Throws: ``OwnerDomainError``: ``OwnerDomainError/taken`` when someone holds it verified (here or as a
     ///   Mail.td Pro domain), this server serves it, or the owner claims it already; storage errors.
     public func add(_ name: String, ownerID: String) async throws -> OwnerDomain {
@@ -69,6 +74,20 @@ public struct OwnerDomains: Sendable {
     public func verify(id: String, ownerID: String) async throws -> (domain: OwnerDomain, check: DomainOwnershipCheck)? {
         try await claims.verify(id: id, of: .owner(ownerID), now: clock(), resolver: resolver, mxHost: mxHost)
             .map { (OwnerDomain($0.claim), $0.check) }
+    }
+
+    /// The `_domainkey` TXT records `domain` publishes for the keys its outbound mail is signed with (made first when
+    /// it has none); empty without signing keys.
+    /// - Throws: the signing keys' errors.
+    public func signingKeyRecords(_ domain: OwnerDomain) async throws -> [SigningKeyRecord] {
+        try await claims.signingKeyRecords(on: domain.domain)
+    }
+
+    /// Looks `domain`'s `_domainkey` records up now: whether each is published. Reported beside a verification, never
+    /// a condition of it.
+    /// - Throws: the signing keys' errors.
+    public func checkSigningKeyRecords(_ domain: OwnerDomain) async throws -> [SigningKeyRecordCheck] {
+        try await claims.checkSigningKeyRecords(on: domain.domain, resolver: resolver)
     }
 
     /// Deletes the owner's domain `id`. False when there is none.

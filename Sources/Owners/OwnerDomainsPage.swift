@@ -1,3 +1,4 @@
+import CustomDomains
 import DNS
 import ServerKit
 
@@ -14,6 +15,10 @@ struct OwnerDomainsPage {
     var error: String?
     /// The last check of one domain, shown beside its records.
     var check: (id: String, result: DomainOwnershipCheck)?
+    /// Each domain's DKIM records (`_domainkey` TXT), by domain id; a domain without any shows none.
+    var keyRecords: [String: [SigningKeyRecord]] = [:]
+    /// The DKIM records of the domain of ``check``, looked up with it: whether each is published.
+    var keyChecks: [SigningKeyRecordCheck] = []
     /// An inbox just created: its address and API key, shown this once.
     var created: (address: String, apiKey: String)?
     /// What was typed in the add form, kept after an error.
@@ -38,6 +43,8 @@ struct OwnerDomainsPage {
             <h2>Add a domain</h2>
             <p class="hint">Publish a TXT record with the token we give you at the domain's apex, then verify: the TXT
             token alone proves the domain is yours. \(mxSentence())
+            The DKIM records (TXT at <code>&lt;selector&gt;._domainkey</code>) publish the keys mail from the domain is
+            signed with, so that receivers can check it; verification reports them but does not need them.
             Verification can be run again at any time; a domain not verified within
             \(verificationDays) days is removed.</p>
             <form method="post" action="/owner/domains" id="add-domain-form">
@@ -93,6 +100,17 @@ struct OwnerDomainsPage {
             <tbody>
             <tr><td data-label="Type">TXT</td><td data-label="Host">\(e(domain.domain))</td><td data-label="Value"><code class="txt-value">\(e(domain.verifyToken))</code>\(mark(checked?.txtFound))</td></tr>
             <tr><td data-label="Type">MX</td><td data-label="Host">\(e(domain.domain))</td><td data-label="Value">\(mxValue())\(mark(checked?.mxFound ?? (domain.verifiedAt == nil ? nil : domain.mxConfigured)))</td></tr>
+
+            """
+        let published = checked == nil ? [] : keyChecks
+        for record in keyRecords[domain.id] ?? [] {
+            let found = published.first { $0.record == record }?.published
+            html += """
+                <tr class="dkim"><td data-label="Type">TXT</td><td data-label="Host"><code class="dkim-name">\(e(record.name))</code></td><td data-label="Value"><code class="dkim-value">\(e(record.value))</code>\(mark(found))</td></tr>
+
+                """
+        }
+        html += """
             </tbody>
             </table>
 

@@ -61,7 +61,7 @@ public final class OwnerService: Sendable {
                 timeout: configuration.dnsTimeout, threads: dnsThreads ?? DNSResolver.threadPool()),
             mxHost: configuration.mxHost, served: configuration.servedDomains, limit: configuration.maxDomains,
             verificationWindow: configuration.domainVerificationWindow, mailboxes: configuration.domainMailboxes,
-            clock: clock)
+            signingKeys: configuration.domainSigningKeys, clock: clock)
         let factory = metricsFactory ?? MetricsSystem.factory
         signIns = { result in
             Counter(label: "postern_owner_signins_total", dimensions: [("result", result)], factory: factory).increment()

@@ -7,7 +7,7 @@ import ServerKit
 ///
 /// ``init(config:)`` reads the operator's keys from a reader scoped to `POSTERN_OWNER` and refuses a bad value naming
 /// its key; the composition root sets what other surfaces share (``publicURL``, ``mxHost``, ``dnsResolver``,
-/// ``servedDomains``, ``rateLimitsEnabled``, ``instances``).
+/// ``servedDomains``, ``domainMailboxes``, ``domainSigningKeys``, ``rateLimitsEnabled``, ``instances``).
 ///
 /// ## Configuration keys
 /// - `POSTERN_OWNER_SIGNUP` (`open` or `closed`, default closed): ``signUpOpen``.
@@ -53,6 +53,9 @@ public struct OwnersConfiguration: Sendable {
     /// deleted while the owner's inboxes are on it, and no inbox is made at an address another surface has. The claims
     /// themselves are one table for every surface (``CustomDomains``). Default none.
     public var domainMailboxes: [any CustomDomainMailboxes] = []
+    /// The DKIM keys of the domains owners add (``CustomDomains``' ``DomainSigningKeys``): made when a domain is added
+    /// and its `_domainkey` records shown on `/owner/domains`. Default none (no keys made, no such records shown).
+    public var domainSigningKeys: (any DomainSigningKeys)?
     /// Per-address rate limit on the owner pages (`POSTERN_RATE_LIMITS`). Default on.
     public var rateLimitsEnabled = true
     /// Requests per minute per client address when rate limits are on. Default 60.

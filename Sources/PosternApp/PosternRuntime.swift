@@ -1,6 +1,7 @@
 import Audit
 import ClientAddress
 import ComputePool
+import DKIMKeys
 import Fetch
 import Foundation
 import HTTP1
@@ -47,6 +48,9 @@ public final class PosternRuntime: Service {
     public let database: any SQLDatabase
     /// Every signing and verification key.
     public let keys: JWTKeySet
+    /// The DKIM keys outbound mail is signed with, per domain; the agent inbox domain's are made by `build` when it
+    /// has none, a custom domain's when it is added.
+    public let dkimKeys: DKIMKeyStore
     /// The bounded pool for scrypt, Argon2 and RSA.
     public let pool: WorkerPool
     /// The threads DNS lookups block on (domain verification, the sandbox's mail authentication).
@@ -81,7 +85,8 @@ public final class PosternRuntime: Service {
     private let logger: Logger
 
     private init(
-        configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, pool: WorkerPool,
+        configuration: PosternConfiguration, database: any SQLDatabase, keys: JWTKeySet, dkimKeys: DKIMKeyStore,
+        pool: WorkerPool,
         dnsThreads: WorkerPool, identity: PublicIdentity, clock: WallClock, mailChanges: MailChanges,
         grantCache: OAuthGrantCache,
         services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, smtpListener: ListeningSocket?,
@@ -93,6 +98,7 @@ public final class PosternRuntime: Service {
         self.configuration = configuration
         self.database = database
         self.keys = keys
+        self.dkimKeys = dkimKeys
         self.pool = pool
         self.dnsThreads = dnsThreads
         self.identity = identity
@@ -119,7 +125,8 @@ public final class PosternRuntime: Service {
     }
 
     /// Binds the listening sockets, opens the data directory, applies pending migrations, loads or generates
-    /// keys, wires every route and makes the services of `services`.
+    /// keys (the token signing keys, and the agent inbox domain's DKIM keys), wires every route and makes the services
+    /// of `services`.
     ///
     /// The sockets are bound first, so that the public URL and issuer can name the real port (with port 0
     /// too) before the surfaces are built; connections wait in the backlog until ``run()`` serves them.
@@ -170,6 +177,13 @@ public final class PosternRuntime: Service {
         }
         try KeyRingCheck.warnIfNew(keyStore, database: database, logger: logger)
         let keys = keyStore.keySet()
+        let dkimKeys: DKIMKeyStore
+        do {
+            dkimKeys = try agentDomainDKIMKeys(configuration, database: database, clock: now, logger: logger)
+        } catch {
+            database.close()
+            throw error
+        }
         // The thread pools, the change stream and the grant cache: made here, once, and handed down.
         let pool = WorkerPool()
         let dnsThreads = DNSResolver.threadPool()
@@ -197,6 +211,7 @@ public final class PosternRuntime: Service {
         let (unmatched, mailSandbox) = try Surfaces.register(
             into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
             ledger: ledger, pool: pool, dnsThreads: dnsThreads, fetcher: fetcher, mail: mail, grantCache: grants,
+            dkimKeys: DKIMDomainKeys(store: dkimKeys, pool: pool),
             smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
             sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger)
 
@@ -287,7 +302,8 @@ public final class PosternRuntime: Service {
             services.append(.readiness(drainFlag, seconds: configuration.listener.drainSeconds, logger: logger))
         }
         return PosternRuntime(
-            configuration: configuration, database: database, keys: keys, pool: pool, dnsThreads: dnsThreads,
+            configuration: configuration, database: database, keys: keys, dkimKeys: dkimKeys, pool: pool,
+            dnsThreads: dnsThreads,
             identity: identity,
             clock: clock, mailChanges: changes, grantCache: grants, services: services, listener: listener,
             group: group, smtpListener: smtpListener, sandboxListener: sandboxListener,

@@ -1,6 +1,7 @@
 import AgentAuth
 import Audit
 import ComputePool
+import CustomDomains
 import Directory
 import HTTP1
 import JWT
@@ -31,11 +32,14 @@ enum Surfaces {
     ///   - fetcher: the remote-hash fetcher, from ``fetcher(_:)``.
     ///   - dnsThreads: the threads DNS lookups block on (domain verification), joined when the runtime stops.
     ///   - grantCache: the instance's cache of live OAuth grants, which observes every revocation.
+    ///   - dkimKeys: the DKIM keys of custom domains, made when an owner or a Pro user adds one and shown with its
+    ///     records.
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
     static func register(
         into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
         keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool,
-        fetcher: Fetcher, mail: LocalMail, grantCache: OAuthGrantCache, smtpAddress: String?, sandboxPort: Int?,
+        fetcher: Fetcher, mail: LocalMail, grantCache: OAuthGrantCache, dkimKeys: any DomainSigningKeys,
+        smtpAddress: String?, sandboxPort: Int?,
         metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> (unmatched: [PosternResponder.UnmatchedRenderer], sandbox: MailSandbox) {
         let agentSettings = agentConfiguration(configuration, identity: identity)
@@ -48,7 +52,8 @@ enum Surfaces {
         let audit = auditTrail(database: database, clock: clock, logger: logger)
         let mailbox = try mailboxService(
             configuration, issuer: identity.issuer, keys: keys, database: database, mail: mail.store, ledger: ledger,
-            pool: pool, dnsThreads: dnsThreads, clock: clock, logger: logger, sandboxPort: sandboxPort, audit: audit)
+            pool: pool, dnsThreads: dnsThreads, clock: clock, logger: logger, sandboxPort: sandboxPort, audit: audit,
+            signingKeys: dkimKeys)
         mailbox.register(into: &router)
         WebhooksController(surface: mailbox, store: WebhookStore(database: database)).register(on: &router)
         let sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail.store)
@@ -63,6 +68,7 @@ enum Surfaces {
         ownerSettings.domainMailboxes = [
             AgentDomainMailboxes(database: database), MailboxDomainMailboxes(database: database),
         ]
+        ownerSettings.domainSigningKeys = dkimKeys
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool, dnsThreads: dnsThreads,
             clock: clock, onUnexpectedError: reporter("owners", logger), audit: audit)
@@ -260,10 +266,12 @@ enum Surfaces {
 
     /// The mailbox surface over its store and the shared mail store (`mail`); also used by `postern pro create|list`.
     /// The operator's reset forgets the sandbox's records with every message.
+    /// - Parameter signingKeys: the DKIM keys of Pro users' custom domains; nil (the commands) makes and shows none.
     static func mailboxService(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, mail: MailStore,
         ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool? = nil, clock: @escaping @Sendable () -> Int64,
-        logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled
+        logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled,
+        signingKeys: (any DomainSigningKeys)? = nil
     ) throws -> MailboxService {
         var mailbox = c.mailbox
         mailbox.issuer = issuer
@@ -273,6 +281,7 @@ enum Surfaces {
         mailbox.instances = c.rateLimits.instances
         mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         mailbox.otherDomainMailboxes = [AgentDomainMailboxes(database: database)]
+        mailbox.domainSigningKeys = signingKeys
         mailbox.dnsResolver = c.dns.resolver
         mailbox.outboundPolicy = c.outboundAddresses.policy
         mailbox.webhookRetrySeconds = c.webhooks.retrySeconds

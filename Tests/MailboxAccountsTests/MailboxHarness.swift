@@ -2,6 +2,7 @@ import Audit
 import AuthCrypto
 import ClientAddress
 import ComputePool
+import DKIMKeys
 import EmbeddedResources
 import Foundation
 import HTTP1
@@ -39,6 +40,8 @@ struct TestResponse {
 /// PoW difficulty and rate limits off unless a test turns them on. Requests go through the router.
 final class MailboxHarness: Sendable {
     static let difficulty = 6
+    /// `POSTERN_KEY_SECRET` of the DKIM keys (sealed with it on PostgreSQL).
+    static let keySecret = "a-test-key-secret-of-more-than-16-bytes"
 
     let test: TestDatabase
     var database: any SQLDatabase { test.database }
@@ -56,10 +59,13 @@ final class MailboxHarness: Sendable {
     let unexpected = RequestIDLog()
     /// Resolves each request's context as the app does.
     let trustedProxies: ClientAddressResolver
+    /// The custom domains' DKIM keys, when the harness was made with them.
+    let dkimKeys: DKIMKeyStore?
 
-    /// Creates a harness; `trustedProxies` are the CIDRs whose `X-Forwarded-For` the contexts believe.
+    /// Creates a harness; `trustedProxies` are the CIDRs whose `X-Forwarded-For` the contexts believe; with `dkim`,
+    /// custom domains get DKIM keys as the composition root gives them (``dkimKeys``).
     init(
-        pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [],
+        pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [], dkim: Bool = false,
         configure: (inout MailboxConfiguration) -> Void = { _ in }) throws {
         self.trustedProxies = ClientAddressResolver(trustedProxies: trustedProxies)
         test = try StorageBackend.current.makeDatabase(logger: Logger(label: "mailbox-tests"))
@@ -74,6 +80,10 @@ final class MailboxHarness: Sendable {
             argon2: Argon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1),
             authKeyArgon2: Argon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
         configure(&configuration)
+        let dkimKeys =
+            try dkim ? DKIMKeyStore(database: database, sealingSecret: Self.keySecret, clock: { clock.seconds }) : nil
+        self.dkimKeys = dkimKeys
+        configuration.domainSigningKeys = dkimKeys.map { DKIMDomainKeys(store: $0, pool: pool) }
         keys = try Self.keySet()
         // As the composition root builds them: one mail store whose deliveries queue webhook events.
         let mail = MailStore(database: database, arrivals: WebhookArrivals())

@@ -1,6 +1,7 @@
 import AgentAuth
 import Audit
 import ComputePool
+import DKIMKeys
 import HTTP1
 import Owners
 import PasswordHashing
@@ -27,8 +28,13 @@ final class OwnersHarness: @unchecked Sendable {
 
     /// The audit trail the service records to: the SQL table of `test` unless the test gives another log.
     let auditLog: any AuditLog
+    /// The owners' domains' DKIM keys, when the harness was made with them.
+    let dkimKeys: DKIMKeyStore?
 
-    init(auditLog: (any AuditLog)? = nil, configure: (inout OwnersConfiguration) -> Void = { _ in }) throws {
+    /// - Parameter dkim: whether owners' domains get DKIM keys, as the composition root gives them (``dkimKeys``).
+    init(
+        auditLog: (any AuditLog)? = nil, dkim: Bool = false, configure: (inout OwnersConfiguration) -> Void = { _ in }
+    ) throws {
         test = try StorageBackend.current.makeDatabase()
         let log = auditLog ?? SQLAuditLog(database: test.database)
         self.auditLog = log
@@ -38,8 +44,16 @@ final class OwnersHarness: @unchecked Sendable {
         configuration.domainMailboxes = [AgentDomainMailboxes(database: test.database)]
         configure(&configuration)
         let clock = clock
+        let dkimKeys =
+            try dkim
+            ? DKIMKeyStore(
+                database: test.database, sealingSecret: "a-test-key-secret-of-more-than-16-bytes", clock: { clock.now })
+            : nil
+        self.dkimKeys = dkimKeys
+        let pool = WorkerPool(threads: 1)
+        configuration.domainSigningKeys = dkimKeys.map { DKIMDomainKeys(store: $0, pool: pool) }
         service = try OwnerService(
-            configuration: configuration, database: test.database, pool: WorkerPool(threads: 1),
+            configuration: configuration, database: test.database, pool: pool,
             clock: { clock.now }, monotonicClock: clock.monotonic,
             audit: AuditTrail(log, clock: { clock.now }))
         var router = ContextRouter()

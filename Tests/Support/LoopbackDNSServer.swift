@@ -152,6 +152,7 @@ extension LoopbackDNSServer {
 
     /// What a test zone says about one name and type.
     public enum ZoneAnswer: Sendable {
+        /// One TXT record a text (split into 255-byte character-strings).
         case txt([String])
         case mx([MXRecord])
         case noSuchName
@@ -195,9 +196,14 @@ extension LoopbackDNSServer {
         case .serverFailure: reply[3] = 0x82
         case .txt(let texts):
             reply[3] = 0x80
+            // One record a text; a text past 255 bytes is split into several character-strings, as a DKIM RSA key's
+            // record is published (the resolver joins them).
             answers = texts.map { text in
-                let bytes = Array(text.utf8.prefix(255))
-                return [UInt8(bytes.count)] + bytes
+                let bytes = Array(text.utf8)
+                return stride(from: 0, to: max(bytes.count, 1), by: 255).flatMap { start in
+                    let chunk = bytes[start..<min(start + 255, bytes.count)]
+                    return [UInt8(chunk.count)] + chunk
+                }
             }
         case .mx(let records):
             reply[3] = 0x80
