@@ -7,6 +7,7 @@ import JMAP
 import MCPServer
 import JWT
 import Logging
+import MailTransfer
 import MailboxAccounts
 import OAuthServer
 import Owners
@@ -17,7 +18,7 @@ import SigningKeys
 /// the process environment and command-line flags (later sources win), or directly in tests.
 ///
 /// A composite: each surface's part reads and validates its own keys (``agent``, ``mailbox``, ``owners``, ``oauth``,
-/// ``jmap``, ``mcp``); the keys below, not yet
+/// ``jmap``, ``mcp``, ``outbound``); the keys below, not yet
 /// moved to the surface that uses them, are read by ``ConfigurationLoader`` into the fields named after them.
 ///
 /// ## Configuration keys
@@ -103,6 +104,9 @@ public struct PosternConfiguration: Sendable {
     public var jmap = JMAPConfiguration(baseURL: "")
     /// MCP's settings (`POSTERN_MCP_*`); the composition root adds the base URL and what other surfaces share.
     public var mcp = MCPConfiguration(baseURL: "")
+    /// Outbound delivery's transport settings (`POSTERN_OUTBOUND_DELIVERY`, `POSTERN_RELAY_URL`, ...): the mode, the
+    /// relay, the port and TLS policy.
+    public var outbound = OutboundConfiguration()
     /// How long a rotated key is published before it signs, in seconds (`POSTERN_KEY_PROMOTION_SECONDS`).
     /// Default nil: the reload interval plus the JWKS cache time plus the 30 s verification leeway (for clock
     /// skew), so that every instance and every client's cached JWKS know a key before a token carries it.
@@ -371,6 +375,7 @@ public struct PosternConfiguration: Sendable {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_SESSION_SECONDS", message: "must be positive")
         }
         try jmap.validate()
+        try outbound.validate()
         guard maxConnections > 0 else {
             throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")
         }

@@ -2,6 +2,7 @@ import AgentAuth
 import Foundation
 import HTTP1
 import JMAP
+import MailTransfer
 import MailboxAccounts
 import MCPServer
 import OAuthServer
@@ -90,6 +91,7 @@ struct ConfigurationKeyListTests {
             "Sources/MailboxAccounts/MailboxConfiguration.swift": { _ = try MailboxConfiguration(config: $0) },
             "Sources/JMAP/JMAPConfiguration.swift": { _ = try JMAPConfiguration(config: $0) },
             "Sources/MCPServer/MCPConfiguration.swift": { _ = try MCPConfiguration(config: $0) },
+            "Sources/MailTransfer/OutboundConfiguration.swift": { _ = try OutboundConfiguration(config: $0) },
         ]
     }
 
@@ -151,7 +153,8 @@ struct ConfigurationKeyListTests {
             ("POSTERN_AGENT_POW_DIFFICULTY", "65"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "65"),
             ("POSTERN_AGENT_POW_DYNAMIC", "sometimes"), ("POSTERN_AGENT_INBOX_QUOTA", "-1"),
             ("POSTERN_MAILBOX_POW_DIFFICULTY", "65"), ("POSTERN_MAILBOX_POW_REQUIRED", "maybe"),
-            ("POSTERN_MAILBOX_DOMAINS", " , "),
+            ("POSTERN_MAILBOX_DOMAINS", " , "), ("POSTERN_OUTBOUND_DELIVERY", "smarthost"),
+            ("POSTERN_OUTBOUND_SMTP_PORT", "0"), ("POSTERN_OUTBOUND_TLS", "dane"), ("POSTERN_RELAY_URL", "http://relay"),
         ])
     func surfaceRefusesBadValue(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {
