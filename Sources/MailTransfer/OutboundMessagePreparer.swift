@@ -37,7 +37,8 @@ public struct OutboundMessagePreparer: Sendable {
             kept.append(HeaderField(name: "Message-ID", text: id))
         }
         let message = Array(kept.map(\.text).joined().utf8) + [13, 10] + body
-        let received = "Received: by \(hostname) (Postern) with HTTP id \(Self.messageIDLocalPart(queueID));\r\n\t\(date)\r\n"
+        let received =
+            "Received: by \(hostname) (Postern) with HTTP id \(Self.messageIDLocalPart(queueID));\r\n\t\(date)\r\n"
         let signatures = try signer?.signatureFields(for: message) ?? ""
         return Array((received + signatures).utf8) + message
     }
@@ -104,8 +105,12 @@ public struct OutboundMessagePreparer: Sendable {
 
     /// The queue id as a dot-atom part: letters, digits, `.`, `-` and `_` kept, anything else dropped.
     static func messageIDLocalPart(_ queueID: String) -> String {
-        let kept = String(queueID.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic
-            || ("0"..."9").contains($0) || "-_".unicodeScalars.contains($0)) })
+        let kept = String(
+            queueID.unicodeScalars.filter {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic
+                        || ("0"..."9").contains($0) || "-_".unicodeScalars.contains($0))
+            })
         return kept.isEmpty ? "postern" : kept
     }
 }

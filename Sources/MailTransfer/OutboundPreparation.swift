@@ -16,12 +16,14 @@ struct OutboundPreparation: Sendable {
         do {
             return try await pool.run {
                 do {
-                    let signer = domain.isEmpty || !batch.sender.contains("@")
+                    let signer =
+                        domain.isEmpty || !batch.sender.contains("@")
                         ? nil : try signers?.dkimSigner(forDomain: domain)
                     return .success(
                         try preparer.prepare(batch.content, queueID: batch.messageID, now: now(), signer: signer))
                 } catch {
-                    return .failure(PreparationFailure(reply: "451 4.3.0 the message could not be DKIM-signed for \(domain)"))
+                    return .failure(
+                        PreparationFailure(reply: "451 4.3.0 the message could not be DKIM-signed for \(domain)"))
                 }
             }
         } catch {

@@ -79,7 +79,8 @@ struct SMTPHostSequence: Sendable {
 
     /// Control characters (line ends included) become spaces; at most 512 bytes.
     static func oneLine(_ text: String) -> String {
-        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+        let cleaned = String(
+            String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
         return cleaned.utf8.count <= 512 ? cleaned : String(decoding: cleaned.utf8.prefix(509), as: UTF8.self) + "..."
     }
 }

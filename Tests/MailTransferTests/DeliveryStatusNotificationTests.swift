@@ -13,7 +13,8 @@ struct DeliveryStatusNotificationTests {
             + "Message-ID: <m1@agents.test>\n\nThe body, which is not returned.\n").utf8)
     static let outcomes = [
         OutboundOutcome(
-            recipient: "nobody@far.test", kind: .failed, reply: "550 5.1.1 <nobody@far.test>: Recipient address rejected",
+            recipient: "nobody@far.test", kind: .failed,
+            reply: "550 5.1.1 <nobody@far.test>: Recipient address rejected",
             remoteHost: "mx.far.test"),
         OutboundOutcome(recipient: "gone@far.test", kind: .failed, reply: "550 no such user here"),
     ]

@@ -42,7 +42,9 @@ final class ManualClock: Sendable {
 @Suite("MTA-STS: decision and policy cache")
 struct MTASTSTests {
     /// RFC 8461 §3.2's example policy.
-    static let rfcPolicy = "version: STSv1\nmode: enforce\nmx: mail.example.com\nmx: *.example.net\nmx: backupmx.example.com\nmax_age: 604800\n"
+    static let rfcPolicy =
+        "version: STSv1\nmode: enforce\nmx: mail.example.com\nmx: *.example.net\nmx: backupmx.example.com\n"
+        + "max_age: 604800\n"
     static let url = "https://mta-sts.example.com/.well-known/mta-sts.txt"
 
     @Test("enforce (RFC 8461's example): only listed hosts, the wildcard for one label, over verified TLS")
@@ -50,8 +52,10 @@ struct MTASTSTests {
         let policy = try MTASTSPolicy.parse(Self.rfcPolicy)
         let decision = MTASTSDecision(
             policy: policy,
-            hosts: ["mail.example.com", "mx1.example.net", "example.net", "a.b.example.net", "backupmx.example.com",
-                "evil.example.org"])
+            hosts: [
+                "mail.example.com", "mx1.example.net", "example.net", "a.b.example.net", "backupmx.example.com",
+                "evil.example.org",
+            ])
         #expect(decision.hosts == ["mail.example.com", "mx1.example.net", "backupmx.example.com"])
         #expect(decision.requireVerifiedTLS)
         #expect(decision.reportedHosts.isEmpty)

@@ -12,8 +12,10 @@ struct MXResolverTests {
     @Test("MX hosts in the resolver's order (preference), lower-cased, trailing dots and repeats dropped, at most 5")
     func ordered() async {
         let dns = TableDNS(mxRecords: [
-            "example.com": ["MX1.Example.com.", "mx2.example.com", "mx1.example.com", "c.test", "d.test", "e.test",
-                "f.test"]
+            "example.com": [
+                "MX1.Example.com.", "mx2.example.com", "mx1.example.com", "c.test", "d.test", "e.test",
+                "f.test",
+            ]
         ])
         #expect(
             await MXResolver(dns: dns).resolve("Example.COM")
@@ -31,17 +33,25 @@ struct MXResolverTests {
         let resolver = MXResolver(dns: dns)
         #expect(await resolver.resolve("v4.test") == .hosts(["v4.test"]))
         #expect(await resolver.resolve("v6.test") == .hosts(["v6.test"]))
-        #expect(await resolver.resolve("none.test") == .permanentFailure("550 5.1.2 none.test has no MX and no address record"))
+        #expect(
+            await resolver.resolve("none.test")
+                == .permanentFailure("550 5.1.2 none.test has no MX and no address record"))
         // broken.test has MX none and no address table entry: NXDOMAIN for both families, permanent too.
-        #expect(await resolver.resolve("broken.test") == .permanentFailure("550 5.1.2 broken.test has no MX and no address record"))
+        #expect(
+            await resolver.resolve("broken.test")
+                == .permanentFailure("550 5.1.2 broken.test has no MX and no address record"))
     }
 
     @Test("a null MX (RFC 7505) fails for good; a null MX beside real hosts leaves the real hosts")
     func nullMX() async {
         let dns = TableDNS(mxRecords: ["null.test": [""], "mixed.test": ["", "mx.mixed.test"], "dot.test": ["."]])
         let resolver = MXResolver(dns: dns)
-        #expect(await resolver.resolve("null.test") == .permanentFailure("556 5.1.10 null.test accepts no mail (null MX, RFC 7505)"))
-        #expect(await resolver.resolve("dot.test") == .permanentFailure("556 5.1.10 dot.test accepts no mail (null MX, RFC 7505)"))
+        #expect(
+            await resolver.resolve("null.test")
+                == .permanentFailure("556 5.1.10 null.test accepts no mail (null MX, RFC 7505)"))
+        #expect(
+            await resolver.resolve("dot.test")
+                == .permanentFailure("556 5.1.10 dot.test accepts no mail (null MX, RFC 7505)"))
         #expect(await resolver.resolve("mixed.test") == .hosts(["mx.mixed.test"]))
     }
 
@@ -50,9 +60,15 @@ struct MXResolverTests {
         let dns = TableDNS(
             mxRecords: ["half.test": []], failing: ["down.test"], failingAddresses: ["half.test"])
         let resolver = MXResolver(dns: dns)
-        #expect(await resolver.resolve("gone.test") == .permanentFailure("550 5.1.2 gone.test does not exist (no such domain in DNS)"))
-        #expect(await resolver.resolve("down.test") == .temporaryFailure("451 4.4.3 DNS lookup of the MX records of down.test failed"))
-        #expect(await resolver.resolve("half.test") == .temporaryFailure("451 4.4.3 DNS lookup of the addresses of half.test failed"))
+        #expect(
+            await resolver.resolve("gone.test")
+                == .permanentFailure("550 5.1.2 gone.test does not exist (no such domain in DNS)"))
+        #expect(
+            await resolver.resolve("down.test")
+                == .temporaryFailure("451 4.4.3 DNS lookup of the MX records of down.test failed"))
+        #expect(
+            await resolver.resolve("half.test")
+                == .temporaryFailure("451 4.4.3 DNS lookup of the addresses of half.test failed"))
     }
 
     @Test("through the stub resolver: MX from a loopback DNS server by preference; null MX; NXDOMAIN; SERVFAIL")
@@ -67,8 +83,14 @@ struct MXResolverTests {
             resolver: DNSResolver(server: DNSServerAddress(server.address)!, timeout: .seconds(2)))
         let resolver = MXResolver(dns: dns)
         #expect(await resolver.resolve("example.test") == .hosts(["mx1.example.test", "mx2.example.test"]))
-        #expect(await resolver.resolve("null.test") == .permanentFailure("556 5.1.10 null.test accepts no mail (null MX, RFC 7505)"))
-        #expect(await resolver.resolve("nowhere.test") == .permanentFailure("550 5.1.2 nowhere.test does not exist (no such domain in DNS)"))
-        #expect(await resolver.resolve("broken.test") == .temporaryFailure("451 4.4.3 DNS lookup of the MX records of broken.test failed"))
+        #expect(
+            await resolver.resolve("null.test")
+                == .permanentFailure("556 5.1.10 null.test accepts no mail (null MX, RFC 7505)"))
+        #expect(
+            await resolver.resolve("nowhere.test")
+                == .permanentFailure("550 5.1.2 nowhere.test does not exist (no such domain in DNS)"))
+        #expect(
+            await resolver.resolve("broken.test")
+                == .temporaryFailure("451 4.4.3 DNS lookup of the MX records of broken.test failed"))
     }
 }

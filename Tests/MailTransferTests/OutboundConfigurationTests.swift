@@ -22,7 +22,8 @@ struct OutboundConfigurationTests {
     @Test("relay mode: the URL's host, port, credentials (percent-decoded) and STARTTLS; the other keys read")
     func relay() throws {
         let configuration = try Self.parse([
-            "POSTERN_OUTBOUND_DELIVERY": " Relay ", "POSTERN_RELAY_URL": "smtp://agent%40ops:p%3Ass%20word@Relay.Example.com:2525",
+            "POSTERN_OUTBOUND_DELIVERY": " Relay ",
+            "POSTERN_RELAY_URL": "smtp://agent%40ops:p%3Ass%20word@Relay.Example.com:2525",
             "POSTERN_OUTBOUND_TLS": "required", "POSTERN_OUTBOUND_SMTP_PORT": "2526",
             "POSTERN_OUTBOUND_TRUST_CA_FILE": "/tmp/ca.pem",
         ])
@@ -37,12 +38,18 @@ struct OutboundConfigurationTests {
 
     @Test("relay URLs: default ports 587 and 465, smtps is implicit TLS, no user means no AUTH, IPv6 literals")
     func relayURLs() throws {
-        #expect(try RelayEndpoint(url: "smtp://relay.test") == RelayEndpoint(
-            host: "relay.test", port: 587, credentials: nil, implicitTLS: false))
-        #expect(try RelayEndpoint(url: "SMTPS://u:p@relay.test/") == RelayEndpoint(
-            host: "relay.test", port: 465, credentials: SMTPCredentials(username: "u", password: "p"), implicitTLS: true))
+        #expect(
+            try RelayEndpoint(url: "smtp://relay.test")
+                == RelayEndpoint(
+                    host: "relay.test", port: 587, credentials: nil, implicitTLS: false))
+        #expect(
+            try RelayEndpoint(url: "SMTPS://u:p@relay.test/")
+                == RelayEndpoint(
+                    host: "relay.test", port: 465, credentials: SMTPCredentials(username: "u", password: "p"),
+                    implicitTLS: true))
         #expect(try RelayEndpoint(url: "smtp://[::1]:25").host == "::1")
-        #expect(try RelayEndpoint(url: "smtp://u@relay.test").credentials == SMTPCredentials(username: "u", password: ""))
+        #expect(
+            try RelayEndpoint(url: "smtp://u@relay.test").credentials == SMTPCredentials(username: "u", password: ""))
     }
 
     @Test(

@@ -59,7 +59,9 @@ struct OutboundMessagePreparerTests {
             ], now: { Self.now })
         let prepared = try Self.preparer.prepare(Self.submitted, queueID: "Q1", now: Self.now, signer: signer)
         let text = String(decoding: prepared, as: UTF8.self)
-        #expect(text.hasPrefix("Received: by mx.postern.test (Postern) with HTTP id Q1;\r\n\t\(Self.date)\r\nDKIM-Signature:"))
+        #expect(
+            text.hasPrefix(
+                "Received: by mx.postern.test (Postern) with HTTP id Q1;\r\n\t\(Self.date)\r\nDKIM-Signature:"))
         #expect(text.components(separatedBy: "DKIM-Signature:").count == 3)
         #expect(text.contains("a=rsa-sha256") && text.contains("a=ed25519-sha256"))
         #expect(!text.lowercased().contains("hidden.test"))

@@ -1,7 +1,7 @@
 import Foundation
 
-/// aiosmtpd (PyPI) as a smarthost on loopback: STARTTLS with the given certificate, AUTH required (only over TLS) for
-/// `relay`/`secret`, `450 4.2.0` for recipients named `later@`, `550 5.1.1` for `nobody@`. It prints its port, serves
+/// aiosmtpd (PyPI) as a smarthost on loopback: STARTTLS with the given certificate (or TLS from the first byte, as on
+/// port 465), AUTH required (only over TLS) for `relay`/`secret`, `450 4.2.0` for recipients named `later@`, `550 5.1.1` for `nobody@`. It prints its port, serves
 /// until its standard input closes, then prints what it received as JSON.
 final class Smarthost {
     static let isAvailable: Bool = {
@@ -32,7 +32,8 @@ final class Smarthost {
                 return "250 2.1.5 OK"
             async def handle_DATA(self, server, session, envelope):
                 self.messages.append({"from": envelope.mail_from, "to": envelope.rcpt_tos,
-                    "data": envelope.content.decode("utf-8", "replace"), "tls": session.ssl is not None,
+                    "data": envelope.content.decode("utf-8", "replace"),
+                    "tls": server.transport.get_extra_info("sslcontext") is not None,
                     "auth": session.authenticated})
                 return "250 2.0.0 Queued"
 
@@ -47,9 +48,14 @@ final class Smarthost {
         port = probe.getsockname()[1]
         probe.close()
         handler = Handler()
-        controller = Controller(handler, hostname="127.0.0.1", port=port, server_hostname="smarthost.test",
-            tls_context=context, require_starttls=True, auth_required=True, auth_require_tls=True,
-            authenticator=authenticate)
+        if len(sys.argv) > 3 and sys.argv[3] == "implicit":
+            # Every connection is TLS: aiosmtpd's auth_require_tls knows only STARTTLS, so it is off here.
+            controller = Controller(handler, hostname="127.0.0.1", port=port, server_hostname="smarthost.test",
+                ssl_context=context, auth_required=True, auth_require_tls=False, authenticator=authenticate)
+        else:
+            controller = Controller(handler, hostname="127.0.0.1", port=port, server_hostname="smarthost.test",
+                tls_context=context, require_starttls=True, auth_required=True, auth_require_tls=True,
+                authenticator=authenticate)
         controller.start()
         print("READY", port, flush=True)
         sys.stdin.read()
@@ -70,9 +76,10 @@ final class Smarthost {
     private let output = Pipe()
     let port: Int
 
-    init(certificateFile: String, keyFile: String) throws {
+    init(certificateFile: String, keyFile: String, implicitTLS: Bool = false) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Smarthost.script, certificateFile, keyFile]
+        process.arguments =
+            ["python3", "-c", Smarthost.script, certificateFile, keyFile] + (implicitTLS ? ["implicit"] : [])
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -134,7 +134,9 @@ struct TransportTests {
         await mx.stop()
     }
 
-    @Test("STARTTLS: opportunistic uses it; required without it defers; MTA-STS enforce needs a listed MX and a verified certificate")
+    @Test(
+        "STARTTLS: required without it defers; MTA-STS enforce needs a listed MX and a verified certificate"
+    )
     func tls() async throws {
         let certificate = try TemporaryCertificate()
         defer { certificate.remove() }
@@ -146,12 +148,14 @@ struct TransportTests {
         let (server, resolver) = dns(zone)
         defer { server.stop() }
         // Required, and the receiver offers no STARTTLS: nothing is sent.
-        let refused = await (try directTransport(port: plain.port, dns: resolver, tls: .required)).deliver(batch(["a@far.test"]))
+        let refused = await (try directTransport(port: plain.port, dns: resolver, tls: .required)).deliver(
+            batch(["a@far.test"]))
         #expect(refused.map(\.kind) == [.deferred])
         #expect(refused[0].reply == "451 4.7.0 TLS required but STARTTLS not offered")
         #expect(plain.sink.messages.isEmpty)
         // Required, and offered (a self-signed certificate is fine without MTA-STS).
-        let required = await (try directTransport(port: secure.port, dns: resolver, tls: .required)).deliver(batch(["a@far.test"]))
+        let required = await (try directTransport(port: secure.port, dns: resolver, tls: .required)).deliver(
+            batch(["a@far.test"]))
         #expect(required.map(\.kind) == [.delivered])
         // MTA-STS enforce, listing the MX: delivered when the certificate verifies against the trust roots...
         let policies = PolicyServer()
@@ -159,15 +163,18 @@ struct TransportTests {
             "https://mta-sts.far.test/.well-known/mta-sts.txt",
             "version: STSv1\r\nmode: enforce\r\nmx: localhost\r\nmax_age: 86400\r\n")
         let sts = MTASTSPolicyCache(dns: resolver, fetcher: policies, now: { now })
-        let verified = await (try directTransport(
-            port: secure.port, dns: resolver, mtaSTS: sts, trust: certificate.certificateFile)
-        ).deliver(batch(["a@far.test"]))
+        let verified = await
+            (try directTransport(
+                port: secure.port, dns: resolver, mtaSTS: sts, trust: certificate.certificateFile)).deliver(
+                batch(["a@far.test"]))
         #expect(verified.map(\.kind) == [.delivered])
         // ... deferred when it does not (the system's roots), and never in the clear to a host without STARTTLS.
-        let unverified = await (try directTransport(port: secure.port, dns: resolver, mtaSTS: sts)).deliver(batch(["a@far.test"]))
+        let unverified = await (try directTransport(port: secure.port, dns: resolver, mtaSTS: sts)).deliver(
+            batch(["a@far.test"]))
         #expect(unverified.map(\.kind) == [.deferred])
         #expect(unverified[0].reply.hasPrefix("451 4.7.0 TLS with localhost"))
-        let clear = await (try directTransport(port: plain.port, dns: resolver, mtaSTS: sts, trust: certificate.certificateFile))
+        let clear = await
+            (try directTransport(port: plain.port, dns: resolver, mtaSTS: sts, trust: certificate.certificateFile))
             .deliver(batch(["a@far.test"]))
         #expect(clear.map(\.kind) == [.deferred])
         #expect(plain.sink.messages.isEmpty)
@@ -176,9 +183,10 @@ struct TransportTests {
             "https://mta-sts.far.test/.well-known/mta-sts.txt",
             "version: STSv1\nmode: enforce\nmx: mx.elsewhere.test\nmax_age: 86400\n")
         zone.set("_mta-sts.far.test", 16, .txt(["v=STSv1; id=20261126;"]))
-        let unlisted = await (try directTransport(
-            port: secure.port, dns: resolver, mtaSTS: sts, trust: certificate.certificateFile)
-        ).deliver(batch(["a@far.test"]))
+        let unlisted = await
+            (try directTransport(
+                port: secure.port, dns: resolver, mtaSTS: sts, trust: certificate.certificateFile)).deliver(
+                batch(["a@far.test"]))
         #expect(unlisted.map(\.kind) == [.deferred])
         #expect(unlisted[0].reply == "451 4.7.5 the MTA-STS policy of far.test lists none of its MX hosts")
         #expect(secure.sink.messages.count == 2)
@@ -197,7 +205,8 @@ struct TransportTests {
         let outcomes = await transport.deliver(batch(["alice@far.test", "x@elsewhere.test"], domain: "far.test"))
         #expect(outcomes.map(\.kind) == [.delivered, .failed])
         #expect(outcomes[0].remoteHost == "127.0.0.1")
-        let verdicts = await DKIMVerifier(dns: publishedKeys(), now: { now }).verify(try #require(mx.sink.messages.first).data)
+        let verdicts = await DKIMVerifier(dns: publishedKeys(), now: { now }).verify(
+            try #require(mx.sink.messages.first).data)
         #expect(verdicts.map(\.result) == [.pass, .pass])
         await mx.stop()
     }
@@ -229,5 +238,32 @@ struct TransportTests {
         #expect(received.first?.tls == true && received.first?.auth == true)
         #expect(received.first?.to == ["alice@far.test"])
         #expect(received.first.map { !$0.data.contains("Bcc") } == true)
+    }
+
+    @Test(
+        "relay over smtps (TLS from the first byte): AUTH without STARTTLS, the certificate verified",
+        .enabled(if: Smarthost.isAvailable, "aiosmtpd is not installed (pip install aiosmtpd)"))
+    func relayImplicitTLS() async throws {
+        let certificate = try TemporaryCertificate()
+        defer { certificate.remove() }
+        let smarthost = try Smarthost(
+            certificateFile: certificate.certificateFile, keyFile: certificate.keyFile, implicitTLS: true)
+        func relay(trust: String?) throws -> RelayTransport {
+            RelayTransport(
+                hostname: "out.postern.test",
+                relay: try RelayEndpoint(url: "smtps://relay:secret@localhost:\(smarthost.port)"),
+                signers: nil,
+                driver: try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true), trustedRootsPEMFile: trust),
+                pool: pool, timeouts: SMTPClientTimeouts(all: .seconds(20)), now: { now })
+        }
+        let good = await (try relay(trust: certificate.certificateFile)).deliver(batch(["alice@far.test"]))
+        // The system's roots do not know the certificate: the handshake fails before a password is sent.
+        let untrusted = await (try relay(trust: nil)).deliver(batch(["alice@far.test"]))
+        let received = try smarthost.stop()
+        #expect(good.map(\.kind) == [.delivered])
+        #expect(untrusted.map(\.kind) == [.deferred])
+        #expect(untrusted[0].reply.hasPrefix("451 4.7.0 TLS with localhost"))
+        #expect(received.count == 1)
+        #expect(received.first?.tls == true && received.first?.auth == true)
     }
 }
