@@ -319,7 +319,7 @@ let package = Package(
         ]),
         .testTarget(name: "MailTransferTests", dependencies: [
             "MailTransfer", "MailDelivery", "SMTPClient", "SMTPServer", "ServerTLS", "SocketServer", "DNS", "MailAuth",
-            "DKIMKeys", "Fetch", "ComputePool", "AuthCrypto", "MIME", "ServerKit", "PosternTestSupport",
+            "DKIMKeys", "Fetch", "ComputePool", "AuthCrypto", "MIME", "ServerKit", "Storage", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "PosternTestSupport"]),

@@ -1,8 +1,9 @@
 import Foundation
 
 /// aiosmtpd (PyPI) as a smarthost on loopback: STARTTLS with the given certificate (or TLS from the first byte, as on
-/// port 465), AUTH required (only over TLS) for `relay`/`secret`, `450 4.2.0` for recipients named `later@`, `550 5.1.1` for `nobody@`. It prints its port, serves
-/// until its standard input closes, then prints what it received as JSON.
+/// port 465), AUTH required (only over TLS) for `relay`/`secret`, `450 4.2.0` for recipients named `later@`,
+/// `550 5.1.1` for `nobody@`. It prints its port, serves until its standard input closes, then prints what it
+/// received as JSON. (A copy of SMTPClientTests' helper with the implicit-TLS mode added.)
 final class Smarthost {
     static let isAvailable: Bool = {
         let process = Process()

@@ -1,5 +1,6 @@
 import AuthCrypto
 import ComputePool
+import DKIMKeys
 import DNS
 import Fetch
 import MailAuth
@@ -7,6 +8,8 @@ import MailDelivery
 import MailTransfer
 import PosternTestSupport
 import SMTPClient
+import ServerKit
+import Storage
 import Testing
 
 private let pool = WorkerPool(threads: 2, queueLimit: 16, name: "test-mailtransfer")
@@ -265,5 +268,45 @@ struct TransportTests {
         #expect(untrusted[0].reply.hasPrefix("451 4.7.0 TLS with localhost"))
         #expect(received.count == 1)
         #expect(received.first?.tls == true && received.first?.auth == true)
+    }
+}
+
+@Suite("Wiring: the transport a configuration calls for, signed by the DKIM key store", .serialized)
+struct TransportWiringTests {
+    @Test("off: none; direct: DirectTransport; relay: RelayTransport; an unreadable trust file is an error")
+    func factory() throws {
+        let policies = PolicyServer()
+        func make(_ values: [String: String]) throws -> (any OutboundTransport)? {
+            try OutboundConfiguration(config: ConfigurationReader { values[$0] }).makeTransport(
+                hostname: "out.postern.test", policy: AddressPolicy(), dns: TableDNS(), policyFetcher: policies,
+                signers: nil, pool: pool, now: { now })
+        }
+        #expect(try make([:]) == nil)
+        #expect(try make(["POSTERN_OUTBOUND_DELIVERY": "direct"]) is DirectTransport)
+        let relay = ["POSTERN_OUTBOUND_DELIVERY": "relay", "POSTERN_RELAY_URL": "smtp://relay.test"]
+        #expect(try make(relay) is RelayTransport)
+        #expect(throws: FetchError.tlsFailed) {
+            try make(["POSTERN_OUTBOUND_DELIVERY": "direct", "POSTERN_OUTBOUND_TRUST_CA_FILE": "/nonexistent/ca.pem"])
+        }
+    }
+
+    @Test("DKIMKeyStore as the signer source: keys made on first use; both signatures verify from its TXT records")
+    func keyStoreSigns() async throws {
+        let test = try StorageBackend.sqlite.makeDatabase()
+        let store = try DKIMKeyStore(database: test.database, sealingSecret: nil, clock: { now })
+        let mx = try LoopbackMX()
+        let transport = RelayTransport(
+            hostname: "out.postern.test", relay: try RelayEndpoint(url: "smtp://127.0.0.1:\(mx.port)"),
+            signers: store, driver: try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true)), pool: pool,
+            timeouts: SMTPClientTimeouts(all: .seconds(20)), now: { now })
+        let outcomes = await transport.deliver(batch(["alice@far.test"]))
+        #expect(outcomes.map(\.kind) == [.delivered])
+        var records: [String: [String]] = [:]
+        for key in try store.keys(for: "agents.test") { records[key.txtRecordName] = [key.txtRecordValue] }
+        #expect(records.count == 2)
+        let received = try #require(mx.sink.messages.first)
+        let verdicts = await DKIMVerifier(dns: TableDNS(txtRecords: records), now: { now }).verify(received.data)
+        #expect(verdicts.map(\.result) == [.pass, .pass])
+        await mx.stop()
     }
 }
