@@ -3,8 +3,8 @@ import MailDelivery
 import SMTPClient
 
 /// One attempt at one batch over a list of hosts: the whole batch to the first host; recipients that host turned
-/// away for the session as a whole (no connection, a greeting or `EHLO` refused, TLS that could not be had, every
-/// recipient given the same temporary answer) go to the next host, at most ``MXResolver/maximumHosts``; each
+/// away for the session as a whole (no connection, a greeting or `EHLO` refused for now, TLS that could not be had,
+/// every recipient given the same temporary answer) go to the next host, at most ``MXResolver/maximumHosts``; each
 /// recipient's last answer is its outcome.
 struct SMTPHostSequence: Sendable {
     let driver: SMTPClientDriver
@@ -40,11 +40,13 @@ struct SMTPHostSequence: Sendable {
         }
     }
 
-    /// Whether the session failed as a whole rather than per recipient: nothing delivered and every recipient
-    /// given the same answer (the greeting, `EHLO`, TLS or the connection decided for all of them).
+    /// Whether the session failed as a whole rather than per recipient, so that the next host may do better: every
+    /// recipient deferred with the same answer (no connection, a greeting or `EHLO` refused for now, TLS that could
+    /// not be had). A `5xx` is the domain's authoritative answer and is never asked of a backup MX, which often
+    /// accepts anything and bounces later.
     static func isSessionFailure(_ results: [SMTPRecipientResult]) -> Bool {
         guard let first = results.first else { return false }
-        return results.allSatisfy { $0.status != .delivered && $0.detail == first.detail && $0.status == first.status }
+        return results.allSatisfy { $0.status == .deferred && $0.detail == first.detail }
     }
 
     /// The queue's outcome for a session's result: the server's reply on one line, or the client's reason in the

@@ -90,6 +90,20 @@ struct TransportTests {
         await mx.stop()
     }
 
+    @Test("direct: a 5xx from the first MX is final; the backup MX is not asked")
+    func permanentIsFinal() async throws {
+        let mx = try LoopbackMX()
+        let zone = LoopbackDNSServer.Zone()
+        // Were the backup asked, the refused connection would defer the recipient instead.
+        zone.set("far.test", 15, .mx([.init(10, "localhost"), .init(20, "127.0.0.2")]))
+        let (server, resolver) = dns(zone)
+        defer { server.stop() }
+        let outcomes = await (try directTransport(port: mx.port, dns: resolver)).deliver(batch(["nobody@far.test"]))
+        #expect(outcomes.map(\.kind) == [.failed])
+        #expect(outcomes[0].reply.hasPrefix("550 5.1.1") && outcomes[0].remoteHost == "localhost")
+        await mx.stop()
+    }
+
     @Test("direct: a null MX and a domain that does not exist fail, SERVFAIL defers; nothing is connected")
     func dnsOutcomes() async throws {
         let mx = try LoopbackMX()
