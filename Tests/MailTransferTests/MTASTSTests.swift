@@ -142,3 +142,48 @@ final class MutableTXT: MailAuthDNS {
     func mx(_ name: String) async -> DNSLookup<[String]> { .noSuchName }
     func addresses(_ name: String, ipv6: Bool) async -> DNSLookup<[[UInt8]]> { .noSuchName }
 }
+
+/// The policy host of `far.test` played by a loopback HTTPS origin whose certificate names `localhost`: the URL the
+/// cache asks for is pointed there, and the real fetcher checks the chain and the name.
+private struct LoopbackPolicyHost: URLFetching {
+    let fetcher: Fetcher
+    let port: Int
+
+    func fetch(_ url: String) async throws(FetchError) -> FetchResponse {
+        try await fetcher.fetch(
+            url.replacingOccurrences(of: "https://mta-sts.far.test/", with: "https://localhost:\(port)/"))
+    }
+}
+
+@Suite(
+    "MTA-STS policies over real HTTPS", .serialized,
+    .enabled(if: TLSOrigin.opensslPath != nil, "needs the openssl command"))
+struct MTASTSOverHTTPSTests {
+    static func fetcher(roots: String?) throws -> Fetcher {
+        var configuration = FetchConfiguration(policy: AddressPolicy(allowedHosts: ["localhost"]))
+        configuration.trustedRootsPEMFile = roots
+        return try Fetcher(configuration: configuration)
+    }
+
+    @Test("fetched over verified TLS from the well-known path; an untrusted certificate or a non-text body: no policy")
+    func fetched() async throws {
+        let origin = try TLSOrigin()
+        try origin.serve(".well-known/mta-sts.txt", body: MTASTSTests.rfcPolicy)
+        let dns = MutableTXT(["_mta-sts.far.test": ["v=STSv1; id=1;"]])
+        let trusted = MTASTSPolicyCache(
+            dns: dns, fetcher: LoopbackPolicyHost(fetcher: try Self.fetcher(roots: origin.caFile), port: origin.port),
+            now: { 1_800_000_000 })
+        let policy = try #require(await trusted.policy(for: "far.test"))
+        #expect(policy.mode == .enforce && policy.maxAge == 604_800)
+        #expect(policy.matches(mxHost: "mx1.example.net"))
+        let untrusted = MTASTSPolicyCache(
+            dns: dns, fetcher: LoopbackPolicyHost(fetcher: try Self.fetcher(roots: nil), port: origin.port),
+            now: { 1_800_000_000 })
+        #expect(await untrusted.policy(for: "far.test") == nil)
+        try origin.serve(".well-known/mta-sts.txt", body: MTASTSTests.rfcPolicy, contentType: "text/html")
+        let html = MTASTSPolicyCache(
+            dns: dns, fetcher: LoopbackPolicyHost(fetcher: try Self.fetcher(roots: origin.caFile), port: origin.port),
+            now: { 1_800_000_000 })
+        #expect(await html.policy(for: "far.test") == nil)
+    }
+}
