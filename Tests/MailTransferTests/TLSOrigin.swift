@@ -4,9 +4,9 @@ import Foundation
     import Glibc
 #endif
 
-/// (A copy of FetchTests' helper that serves files under directories.) An HTTPS origin for tests: a throwaway CA and a leaf certificate for `DNS:localhost` only, made
-/// with the `openssl` command, served by `openssl s_server -HTTP` on 127.0.0.1 (files in its
-/// directory are complete raw HTTP responses).
+/// An HTTPS origin for tests: a throwaway CA and a leaf certificate for `DNS:localhost` only, made with the `openssl`
+/// command, served by `openssl s_server -HTTP` on 127.0.0.1 (files in its directory are complete raw HTTP responses).
+/// A copy of FetchTests' helper that also serves files under directories.
 final class TLSOrigin {
     static let opensslPath: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first {
         FileManager.default.isExecutableFile(atPath: $0)
