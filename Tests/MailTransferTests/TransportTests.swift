@@ -48,7 +48,8 @@ private func dns(_ zone: LoopbackDNSServer.Zone) -> (LoopbackDNSServer, Resolver
 
 private func directTransport(
     port: Int, dns: ResolverMailAuthDNS, tls: SMTPTLSPolicy = .opportunistic, mtaSTS: MTASTSPolicyCache? = nil,
-    trust: String? = nil, signers: (any DKIMSignerSource)? = SignerTable(signers: ["agents.test": signer])
+    trust: String? = nil, signers: (any DKIMSignerSource)? = SignerTable(signers: ["agents.test": signer]),
+    policy: AddressPolicy = AddressPolicy(allowPrivate: true)
 ) throws -> DirectTransport {
     var configuration = OutboundConfiguration()
     configuration.mode = .direct
@@ -58,7 +59,7 @@ private func directTransport(
         hostname: "out.postern.test", configuration: configuration, resolver: MXResolver(dns: dns), mtaSTS: mtaSTS,
         signers: signers,
         driver: try SMTPClientDriver(
-            policy: AddressPolicy(allowPrivate: true), trustedRootsPEMFile: trust, connectTimeout: .seconds(5)),
+            policy: policy, trustedRootsPEMFile: trust, connectTimeout: .seconds(5)),
         pool: pool, timeouts: SMTPClientTimeouts(all: .seconds(20)), now: { now })
 }
 
@@ -134,6 +135,21 @@ struct TransportTests {
         #expect(outcomes.map(\.kind) == [.deferred])
         #expect(outcomes[0].reply.hasPrefix("451 4.4.1 cannot connect to 127.0.0.3"))
         #expect(outcomes[0].remoteHost == nil)
+    }
+
+    @Test("direct: a domain whose MX points at loopback gets nothing unless private addresses are allowed")
+    func addressPolicy() async throws {
+        let mx = try LoopbackMX()
+        let zone = LoopbackDNSServer.Zone()
+        zone.set("far.test", 15, .mx([.init(10, "localhost"), .init(20, "127.0.0.1")]))
+        let (server, resolver) = dns(zone)
+        defer { server.stop() }
+        let outcomes = await (try directTransport(port: mx.port, dns: resolver, policy: AddressPolicy()))
+            .deliver(batch(["alice@far.test"]))
+        #expect(outcomes.map(\.kind) == [.deferred])
+        #expect(outcomes[0].reply == "451 4.4.1 cannot connect to 127.0.0.1: address not allowed (loopback)")
+        #expect(mx.sink.messages.isEmpty)
+        await mx.stop()
     }
 
     @Test("direct: keys that cannot be read defer the message rather than send it unsigned")
