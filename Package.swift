@@ -186,6 +186,14 @@ let package = Package(
         .target(name: "DKIMKeys", dependencies: [
             "MailAuth", "AuthCrypto", "Storage", "SigningKeys", "CustomDomains", "ComputePool",
         ]),
+        // Outbound delivery's transports: the configuration of the modes, MX resolution (RFC 5321 §5.1,
+        // RFC 7505), MTA-STS (RFC 8461), the message as it leaves (Received, Bcc removed, DKIM-signed), the direct and
+        // relay transports behind MailDelivery's OutboundTransport, and delivery status notifications (RFC 3464).
+        .target(name: "MailTransfer", dependencies: [
+            "MailDelivery", "SMTPClient", "DNS", "MailAuth", "DKIMKeys", "Fetch", "ComputePool", "AuthCrypto",
+            "ConfigurationReading",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
@@ -198,7 +206,7 @@ let package = Package(
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
-            "ConfigurationReading",
+            "ConfigurationReading", "MailTransfer",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -317,6 +325,12 @@ let package = Package(
             "SMTPClient", "SMTPServer", "ServerTLS", "SocketServer", "Fetch", "ComputePool", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "MailTransferTests", dependencies: [
+            "MailTransfer", "MailDelivery", "SMTPClient", "SMTPServer", "ServerTLS", "SocketServer", "DNS", "MailAuth",
+            "DKIMKeys", "Fetch", "ComputePool", "AuthCrypto", "MIME", "ConfigurationReading", "Storage",
+            "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "ConfigurationReading", "PosternTestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "ComputePool", "PosternTestSupport"]),
         .testTarget(name: "MailAuthTests", dependencies: ["MailAuth", "DNS", "AuthCrypto"]),
@@ -334,7 +348,7 @@ let package = Package(
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
-            "OAuthServer", "ServerKit", "Fetch", "DKIMKeys",
+            "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

@@ -4,6 +4,7 @@ import Fetch
 import JMAP
 import MCPServer
 import MailSandbox
+import MailTransfer
 import MailboxAccounts
 import OAuthServer
 import Owners
@@ -54,6 +55,8 @@ public struct PosternConfiguration: Sendable {
     public var jmap = JMAPConfiguration(baseURL: "")
     /// MCP's settings; the composition root adds the base URL and what surfaces share.
     public var mcp = MCPConfiguration(baseURL: "")
+    /// Outbound delivery's transport: the mode (off, direct, relay), the relay, the port, TLS and its trust roots.
+    public var outbound = OutboundConfiguration()
     /// The profile whose defaults fill in what no flag, environment variable or named configuration file sets
     /// (`POSTERN_PROFILE` or `--profile`, read by ``ConfigurationLoader``; see ``ConfigurationProfile``).
     public var profile = ConfigurationProfile.standard
@@ -83,6 +86,7 @@ public struct PosternConfiguration: Sendable {
         oauth = try OAuthConfiguration(config: config)
         jmap = try JMAPConfiguration(config: config)
         mcp = try MCPConfiguration(config: config)
+        outbound = try OutboundConfiguration(config: config)
         try validate()
     }
 
@@ -106,6 +110,7 @@ public struct PosternConfiguration: Sendable {
         try owners.validate()
         try oauth.validate()
         try jmap.validate()
+        try outbound.validate()
         try signingKeys.validate(for: storage.database())
         try smtp.validate(trustedProxies: listener.trustedProxies)
     }

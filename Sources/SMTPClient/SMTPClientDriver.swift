@@ -44,14 +44,18 @@ public final class SMTPClientDriver: Sendable {
     }
 
     /// Runs `session` against `host`:`port` on one of `pool`'s threads.
-    /// - Parameter requireVerifiedTLS: the certificate must verify for `host` (MTA-STS `enforce`, a smarthost);
-    ///   false takes any certificate, as opportunistic TLS does (RFC 7435), and reports the verdict.
+    /// - Parameters:
+    ///   - requireVerifiedTLS: the certificate must verify for `host` (MTA-STS `enforce`, a smarthost); false takes
+    ///     any certificate, as opportunistic TLS does (RFC 7435), and reports the verdict.
+    ///   - implicitTLS: TLS starts with the connection, before the greeting (`smtps://`, RFC 8314 §3.3).
     public func deliver(
-        _ session: SMTPClientSession, host: String, port: Int, requireVerifiedTLS: Bool, on pool: WorkerPool
+        _ session: SMTPClientSession, host: String, port: Int, requireVerifiedTLS: Bool, implicitTLS: Bool = false,
+        on pool: WorkerPool
     ) async -> SMTPDeliveryReport {
         do {
             return try await pool.run { [self] in
-                deliverBlocking(session, host: host, port: port, requireVerifiedTLS: requireVerifiedTLS)
+                deliverBlocking(
+                    session, host: host, port: port, requireVerifiedTLS: requireVerifiedTLS, implicitTLS: implicitTLS)
             }
         } catch {
             var session = session
@@ -64,9 +68,9 @@ public final class SMTPClientDriver: Sendable {
     /// Runs `session` against `host`:`port` on the calling thread.
     /// - Warning: blocks for as long as the session lasts; never call it on an event loop or a Swift concurrency
     ///   thread.
-    public func deliverBlocking(_ session: SMTPClientSession, host: String, port: Int, requireVerifiedTLS: Bool)
-        -> SMTPDeliveryReport
-    {
+    public func deliverBlocking(
+        _ session: SMTPClientSession, host: String, port: Int, requireVerifiedTLS: Bool, implicitTLS: Bool = false
+    ) -> SMTPDeliveryReport {
         var session = session
         let connection: OutboundConnection
         do {
@@ -78,7 +82,19 @@ public final class SMTPClientDriver: Sendable {
             return SMTPDeliveryReport(
                 results: session.results, address: nil, usedTLS: false, certificateVerified: false)
         }
-        var actions = session.connected()
+        if implicitTLS {
+            do {
+                try connection.startTLS(
+                    context: tls, serverName: host, requireVerified: requireVerifiedTLS,
+                    timeout: session.configuration.timeouts.greeting)
+            } catch {
+                _ = session.connectionFailed("TLS with \(host): \(error)")
+                return SMTPDeliveryReport(
+                    results: session.results, address: connection.address.description, usedTLS: false,
+                    certificateVerified: false)
+            }
+        }
+        var actions = session.connected(overTLS: implicitTLS)
         while !actions.isEmpty {
             let action = actions.removeFirst()
             switch action {

@@ -98,8 +98,11 @@ public struct SMTPClientSession: Sendable {
     // MARK: - Events
 
     /// The connection is open: wait for the greeting.
-    public mutating func connected() -> [SMTPClientAction] {
+    /// - Parameter overTLS: the connection is already encrypted (implicit TLS, `smtps`): no `STARTTLS`, and `AUTH`
+    ///   may be sent.
+    public mutating func connected(overTLS: Bool = false) -> [SMTPClientAction] {
         guard stage == .connecting else { return [] }
+        isSecured = overTLS
         stage = .greeting
         waitTimeout = configuration.timeouts.greeting
         return [.awaitReply(timeout: waitTimeout)]

@@ -4,6 +4,7 @@ import Foundation
 import HTTP1
 import JMAP
 import MailSandbox
+import MailTransfer
 import MailboxAccounts
 import MCPServer
 import OAuthServer
@@ -111,6 +112,7 @@ struct ConfigurationKeyListTests {
             "Sources/PosternApp/RecipientPolicyConfiguration.swift": {
                 _ = try RecipientPolicyConfiguration(config: $0)
             },
+            "Sources/MailTransfer/OutboundConfiguration.swift": { _ = try OutboundConfiguration(config: $0) },
         ]
     }
 
@@ -187,6 +189,8 @@ struct ConfigurationKeyListTests {
             ("POSTERN_DATABASE_URL", "mysql://h/db"), ("POSTERN_KEY_RELOAD_SECONDS", "0"),
             ("POSTERN_KEY_PROMOTION_SECONDS", "86401"), ("POSTERN_MAX_CONNECTIONS", "0"),
             ("POSTERN_MAX_CONNECTIONS_PER_CLIENT", "-1"), ("POSTERN_CATCH_ALL_QUOTA", "-1"),
+            ("POSTERN_OUTBOUND_DELIVERY", "smarthost"), ("POSTERN_OUTBOUND_SMTP_PORT", "0"),
+            ("POSTERN_OUTBOUND_TLS", "dane"), ("POSTERN_RELAY_URL", "http://relay"),
         ])
     func surfaceRefusesBadValue(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {

@@ -7,11 +7,14 @@ private struct Harness {
     var sent: [String] = []
     var lastActions: [SMTPClientAction] = []
 
-    init(_ configure: (inout SMTPClientConfiguration) -> Void = { _ in }, messages: [SMTPOutboundMessage]) {
+    init(
+        _ configure: (inout SMTPClientConfiguration) -> Void = { _ in }, messages: [SMTPOutboundMessage],
+        overTLS: Bool = false
+    ) {
         var configuration = SMTPClientConfiguration(heloName: "out.test", tls: .opportunistic)
         configure(&configuration)
         session = SMTPClientSession(configuration: configuration, messages: messages)
-        take(session.connected())
+        take(session.connected(overTLS: overTLS))
     }
 
     mutating func take(_ actions: [SMTPClientAction]) {
@@ -155,6 +158,23 @@ struct SMTPClientSessionTests {
         #expect(h.reply("334 UGFzc3dvcmQ6\r\n") == ["c2VjcmV0\r\n"])
         #expect(h.reply("535 5.7.8 Authentication credentials invalid\r\n") == ["QUIT\r\n"])
         #expect(h.session.results[0].map(\.status) == [.deferred, .deferred])
+    }
+
+    @Test("implicit TLS (smtps): no STARTTLS even when offered, TLS required is met, AUTH PLAIN after the first EHLO")
+    func implicitTLS() {
+        var h = Harness(
+            {
+                $0.credentials = SMTPCredentials(username: "relay", password: "secret")
+                $0.tls = .required
+            }, messages: [message], overTLS: true)
+        #expect(h.session.isSecured)
+        #expect(h.reply("220 smarthost.test\r\n") == ["EHLO out.test\r\n"])
+        #expect(
+            h.reply("250-smarthost.test\r\n250-STARTTLS\r\n250 AUTH PLAIN\r\n") == [
+                "AUTH PLAIN AHJlbGF5AHNlY3JldA==\r\n"
+            ])
+        #expect(h.reply("235 2.7.0 Authentication successful\r\n") == ["MAIL FROM:<agent@postern.test>\r\n"])
+        #expect(!h.wantsTLS && !h.sent.contains("STARTTLS\r\n"))
     }
 
     @Test("credentials are never sent in the clear: no STARTTLS offered means no AUTH and no mail")

@@ -1,0 +1,74 @@
+import MailAuth
+
+/// Where mail for a domain goes (RFC 5321 §5.1): its MX hosts, most preferred first; the domain itself when it has no
+/// MX but has an address (the implicit MX); nowhere, for good, when it publishes a null MX (RFC 7505) or does not
+/// exist; and "ask again later" when DNS gives no answer.
+///
+/// The lookups go through ``MailAuthDNS`` (``ResolverMailAuthDNS`` over the `DNS` target's stub resolver and
+/// `POSTERN_DNS_RESOLVER` in the server; a table in tests). Hosts of equal preference keep the resolver's order
+/// (by name), so that tests are deterministic; addresses of each host are resolved when it is connected to, under the
+/// outbound address policy.
+public struct MXResolver: Sendable {
+    /// What a lookup came to.
+    public enum Resolution: Sendable, Equatable {
+        /// The hosts to try, in order (lower-cased, no trailing dot).
+        case hosts([String])
+        /// No mail can go to the domain: every recipient fails, with this reply line.
+        case permanentFailure(String)
+        /// DNS did not answer: every recipient is deferred, with this reply line.
+        case temporaryFailure(String)
+    }
+
+    /// The most hosts returned (Postfix's `smtp_mx_address_limit` is 5).
+    public static let maximumHosts = 5
+
+    private let dns: any MailAuthDNS
+
+    /// A resolver asking `dns`.
+    public init(dns: any MailAuthDNS) {
+        self.dns = dns
+    }
+
+    /// Where mail for `domain` goes.
+    public func resolve(_ domain: String) async -> Resolution {
+        let domain = domain.lowercased()
+        switch await dns.mx(domain) {
+        case .noSuchName:
+            return .permanentFailure("550 5.1.2 \(domain) does not exist (no such domain in DNS)")
+        case .failed:
+            return .temporaryFailure("451 4.4.3 DNS lookup of the MX records of \(domain) failed")
+        case .found(let exchanges) where !exchanges.isEmpty:
+            let hosts = exchanges.map(Self.normalized)
+            // RFC 7505 §3: a single MX whose exchange is the root ("."); a domain that mixes it with real hosts is
+            // misconfigured, and its real hosts are tried.
+            let real = hosts.filter { !$0.isEmpty }
+            guard !real.isEmpty else {
+                return .permanentFailure("556 5.1.10 \(domain) accepts no mail (null MX, RFC 7505)")
+            }
+            var unique: [String] = []
+            for host in real where !unique.contains(host) { unique.append(host) }
+            return .hosts(Array(unique.prefix(Self.maximumHosts)))
+        case .found:
+            return await implicitMX(domain)
+        }
+    }
+
+    /// No MX record: the domain is its own mail exchanger if it has an A or AAAA record (RFC 5321 §5.1).
+    private func implicitMX(_ domain: String) async -> Resolution {
+        let v4 = await dns.addresses(domain, ipv6: false)
+        if case .found(let addresses) = v4, !addresses.isEmpty { return .hosts([domain]) }
+        let v6 = await dns.addresses(domain, ipv6: true)
+        if case .found(let addresses) = v6, !addresses.isEmpty { return .hosts([domain]) }
+        if v4 == .failed || v6 == .failed {
+            return .temporaryFailure("451 4.4.3 DNS lookup of the addresses of \(domain) failed")
+        }
+        return .permanentFailure("550 5.1.2 \(domain) has no MX and no address record")
+    }
+
+    /// Lower-cased, without a trailing dot; the root (`.` or empty) stays empty.
+    static func normalized(_ host: String) -> String {
+        var name = host.lowercased()
+        while name.hasSuffix(".") { name.removeLast() }
+        return name
+    }
+}

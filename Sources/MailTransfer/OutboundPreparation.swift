@@ -1,0 +1,48 @@
+import ComputePool
+import MailDelivery
+
+/// The step both transports take first: the batch's text prepared (``OutboundMessagePreparer``) and signed with the
+/// sender domain's DKIM keys, on the worker pool (a database read and an RSA signature are blocking work).
+struct OutboundPreparation: Sendable {
+    let preparer: OutboundMessagePreparer
+    let signers: (any DKIMSignerSource)?
+    let pool: WorkerPool
+    let now: @Sendable () -> Int64
+
+    /// The text to send, or the reply line that defers every recipient.
+    func prepare(_ batch: OutboundBatch) async -> Result<[UInt8], PreparationFailure> {
+        let (preparer, signers, now) = (preparer, signers, now)
+        let domain = batch.sender.split(separator: "@").last.map { String($0).lowercased() } ?? ""
+        do {
+            return try await pool.run {
+                do {
+                    let signer =
+                        domain.isEmpty || !batch.sender.contains("@")
+                        ? nil : try signers?.dkimSigner(forDomain: domain)
+                    return .success(
+                        try preparer.prepare(batch.content, queueID: batch.messageID, now: now(), signer: signer))
+                } catch {
+                    return .failure(
+                        PreparationFailure(reply: "451 4.3.0 the message could not be DKIM-signed for \(domain)"))
+                }
+            }
+        } catch {
+            return .failure(PreparationFailure(reply: "451 4.3.2 too many deliveries queued on this server"))
+        }
+    }
+
+    /// Why a batch could not be prepared (every recipient deferred with ``reply``).
+    struct PreparationFailure: Error, Sendable {
+        let reply: String
+    }
+
+    /// Every recipient of `batch` deferred with `reply`.
+    static func deferAll(_ batch: OutboundBatch, _ reply: String) -> [OutboundOutcome] {
+        batch.recipients.map { OutboundOutcome(recipient: $0, kind: .deferred, reply: reply) }
+    }
+
+    /// Every recipient of `batch` failed with `reply`.
+    static func failAll(_ batch: OutboundBatch, _ reply: String) -> [OutboundOutcome] {
+        batch.recipients.map { OutboundOutcome(recipient: $0, kind: .failed, reply: reply) }
+    }
+}

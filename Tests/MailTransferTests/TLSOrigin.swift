@@ -1,0 +1,121 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An HTTPS origin for tests: a throwaway CA and a leaf certificate for `DNS:localhost` only, made with the `openssl`
+/// command, served by `openssl s_server -HTTP` on 127.0.0.1 (files in its directory are complete raw HTTP responses).
+/// A copy of FetchTests' helper that also serves files under directories.
+final class TLSOrigin {
+    static let opensslPath: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    let directory: String
+    let port: Int
+    private let server: Process
+
+    /// The CA certificate that signed the leaf, for `FetchConfiguration.trustedRootsPEMFile`.
+    var caFile: String { directory + "/ca.pem" }
+
+    init() throws {
+        guard let openssl = TLSOrigin.opensslPath else { throw POSIXError(.ENOENT) }
+        directory = NSTemporaryDirectory() + "postern-tls-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+            .write(toFile: directory + "/leaf.cnf", atomically: true, encoding: .utf8)
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try TLSOrigin.run(
+            openssl,
+            ["req", "-x509"] + ec + [
+                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Postern Test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+            ], in: directory)
+        try TLSOrigin.run(
+            openssl, ["req"] + ec + ["-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=localhost"], in: directory
+        )
+        try TLSOrigin.run(
+            openssl,
+            [
+                "x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                "leaf.pem",
+                "-days", "2", "-extfile", "leaf.cnf",
+            ], in: directory)
+        port = try TLSOrigin.freePort()
+        server = Process()
+        server.executableURL = URL(fileURLWithPath: openssl)
+        server.arguments = [
+            "s_server", "-HTTP", "-accept", "127.0.0.1:\(port)", "-cert", "leaf.pem", "-key", "leaf.key",
+        ]
+        server.currentDirectoryURL = URL(fileURLWithPath: directory)
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        try waitUntilListening()
+    }
+
+    deinit {
+        // SIGKILL: the child may inherit a signal mask that blocks SIGTERM from the test runner's threads.
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Serves `body` with status 200 and `contentType` at `/<path>` (directories made as needed).
+    func serve(_ path: String, body: String, contentType: String = "text/plain") throws {
+        let response =
+            "HTTP/1.0 200 OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+        let file = URL(fileURLWithPath: directory + "/" + path)
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try response.write(to: file, atomically: true, encoding: .utf8)
+    }
+
+    private static func run(_ tool: String, _ arguments: [String], in directory: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw POSIXError(.EIO) }
+    }
+
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr = in_addr(s_addr: UInt32(0x7f00_0001).bigEndian)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard ok else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private func waitUntilListening() throws {
+        for _ in 0..<100 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr = in_addr(s_addr: UInt32(0x7f00_0001).bigEndian)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(fd)
+            if connected { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw POSIXError(.ETIMEDOUT)
+    }
+}
