@@ -11,16 +11,13 @@ import Storage
 /// `X-Atomic-Account-Id`, the capability token otherwise), with `GET /api/v1/agents` beside it, over a fresh database
 /// (`StorageBackend.current`) holding an owner's inboxes (``OwnedInboxesFixture``), driven through its routes.
 /// The fixture's members read through the harness (`h.ada`, `h.jmap`).
-@dynamicMemberLookup
-struct OAuthJMAPHarness: @unchecked Sendable {
+struct OAuthJMAPHarness: OwnedInboxesHarness, @unchecked Sendable {
     static let base = "http://jmap.test"
     static let using = [JMAPCapabilities.core, JMAPCapabilities.mail, JMAPCapabilities.submission]
 
     let test: TestDatabase
     let owners: OwnedInboxesFixture
     let client: RouteClient
-
-    subscript<T>(dynamicMember path: KeyPath<OwnedInboxesFixture, T>) -> T { owners[keyPath: path] }
 
     /// The JMAP resource (named here: ``jmap(_:token:account:)`` hides the fixture's).
     var jmap: String { owners.jmap }
@@ -40,16 +37,6 @@ struct OAuthJMAPHarness: @unchecked Sendable {
         owners.registerAgents(into: &router)
         return OAuthJMAPHarness(test: test, owners: owners, client: RouteClient(router: router, requestID: "oauth-jmap"))
     }
-
-    /// A grant of the owner for a new client and an access token of it (``OwnedInboxesFixture/token``).
-    func token(
-        resource: String, scope: String = "mail.read mail.send", defaultInbox: String? = nil, inboxOnly: String? = nil
-    ) throws -> (token: String, grant: String) {
-        try owners.token(resource: resource, scope: scope, defaultInbox: defaultInbox, inboxOnly: inboxOnly)
-    }
-
-    /// Revokes `grant` (the row, then the cache).
-    func revoke(_ grant: String) async throws { try await owners.revoke(grant) }
 
     /// `POST path` with a JMAP request of `calls`, the bearer and `X-Atomic-Account-Id` when given.
     func jmap(

@@ -13,15 +13,12 @@ import Testing
 /// MCP and JMAP as the server composes them for owners' access tokens (MCP's owner access, JMAP behind the resource
 /// side) and inbox API keys, over a fresh database (`StorageBackend.current`) holding an owner's inboxes
 /// (``OwnedInboxesFixture``), driven through their routes. The fixture's members read through the harness.
-@dynamicMemberLookup
-struct OAuthMCPHarness: @unchecked Sendable {
+struct OAuthMCPHarness: OwnedInboxesHarness, @unchecked Sendable {
     static let base = "http://mcp.test"
 
     let test: TestDatabase
     let owners: OwnedInboxesFixture
     let client: RouteClient
-
-    subscript<T>(dynamicMember path: KeyPath<OwnedInboxesFixture, T>) -> T { owners[keyPath: path] }
 
     /// The JMAP resource (named here: ``jmap(_:token:account:)`` hides the fixture's).
     var jmap: String { owners.jmap }
@@ -47,21 +44,6 @@ struct OAuthMCPHarness: @unchecked Sendable {
         ).register(into: &router)
         return OAuthMCPHarness(test: test, owners: owners, client: RouteClient(router: router, requestID: "oauth-mcp"))
     }
-
-    /// A grant of the owner for a new client and an access token of it (``OwnedInboxesFixture/token``).
-    func token(
-        resource: String, scope: String = "mail.read mail.send", defaultInbox: String? = nil, inboxOnly: String? = nil
-    ) throws -> (token: String, grant: String) {
-        try owners.token(resource: resource, scope: scope, defaultInbox: defaultInbox, inboxOnly: inboxOnly)
-    }
-
-    /// A new access token of `grant`, as a refresh mints one.
-    func accessToken(grant: String, client: String, resource: String, scope: String) throws -> String {
-        try owners.accessToken(grant: grant, client: client, resource: resource, scope: scope)
-    }
-
-    /// Revokes `grant` (the row, then the cache).
-    func revoke(_ grant: String) async throws { try await owners.revoke(grant) }
 
     /// `POST /jmap` with a JMAP request of `calls`, the bearer and `X-Atomic-Account-Id`.
     func jmap(_ calls: [[Any]], token: String, account: String) async throws -> TestResponse {

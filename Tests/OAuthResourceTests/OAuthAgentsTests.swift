@@ -54,13 +54,10 @@ struct OAuthAgentsTests {
 
 /// `GET /api/v1/agents` over a fresh database (`StorageBackend.current`) holding an owner's inboxes
 /// (``OwnedInboxesFixture``); the fixture's members read through the harness.
-@dynamicMemberLookup
-struct AgentsHarness: @unchecked Sendable {
+struct AgentsHarness: OwnedInboxesHarness, @unchecked Sendable {
     let test: TestDatabase
     let owners: OwnedInboxesFixture
     let client: RouteClient
-
-    subscript<T>(dynamicMember path: KeyPath<OwnedInboxesFixture, T>) -> T { owners[keyPath: path] }
 
     static func start() async throws -> AgentsHarness {
         let test = try StorageBackend.current.makeDatabase(logger: Logger(label: "oauth-agents-tests"))
@@ -69,12 +66,6 @@ struct AgentsHarness: @unchecked Sendable {
         owners.registerAgents(into: &router)
         return AgentsHarness(test: test, owners: owners, client: RouteClient(router: router, requestID: "agents"))
     }
-
-    func token(resource: String, scope: String = "mail.read mail.send") throws -> (token: String, grant: String) {
-        try owners.token(resource: resource, scope: scope)
-    }
-
-    func revoke(_ grant: String) async throws { try await owners.revoke(grant) }
 
     func stop() async {}
 }

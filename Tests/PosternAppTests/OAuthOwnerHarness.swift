@@ -6,12 +6,9 @@ import PosternTestSupport
 /// as the authorization server mints them for grants written directly (``OwnedInboxesFixture`` over the server's
 /// database, keys and grant cache): the resource side of a whole server tested without the authorization server.
 /// The fixture's members read through the harness (`h.ada`, `h.jmap`).
-@dynamicMemberLookup
-struct OAuthOwnerHarness: @unchecked Sendable {
+struct OAuthOwnerHarness: OwnedInboxesHarness, @unchecked Sendable {
     let server: TestServer
     let owners: OwnedInboxesFixture
-
-    subscript<T>(dynamicMember path: KeyPath<OwnedInboxesFixture, T>) -> T { owners[keyPath: path] }
 
     static func start(server given: TestServer? = nil) async throws -> OAuthOwnerHarness {
         let server: TestServer
@@ -25,13 +22,5 @@ struct OAuthOwnerHarness: @unchecked Sendable {
     }
 
     /// A grant of the owner for a new client and an access token of it (``OwnedInboxesFixture/token``).
-    func token(resource: String, scope: String = "mail.read mail.send") throws -> (token: String, grant: String) {
-        try owners.token(resource: resource, scope: scope)
-    }
-
-    /// Revokes `grant` as the authorization server's revocation path does: the row, then this instance's cache
-    /// (other instances hear it through `postern_grants` on PostgreSQL).
-    func revoke(_ grant: String) async throws { try await owners.revoke(grant) }
-
     func stop() async { await server.stop() }
 }

@@ -152,3 +152,29 @@ public struct OwnedInboxesFixture: Sendable {
         ]
     }
 }
+
+/// A harness over an ``OwnedInboxesFixture``: the fixture's members read through it (`h.ada`, `h.mcp`), and its
+/// owner's tokens are minted and revoked through it.
+@dynamicMemberLookup
+public protocol OwnedInboxesHarness {
+    var owners: OwnedInboxesFixture { get }
+}
+
+extension OwnedInboxesHarness {
+    public subscript<T>(dynamicMember path: KeyPath<OwnedInboxesFixture, T>) -> T { owners[keyPath: path] }
+
+    /// A grant of the owner for a new client and an access token of it (``OwnedInboxesFixture/token``).
+    public func token(
+        resource: String, scope: String = "mail.read mail.send", defaultInbox: String? = nil, inboxOnly: String? = nil
+    ) throws -> (token: String, grant: String) {
+        try owners.token(resource: resource, scope: scope, defaultInbox: defaultInbox, inboxOnly: inboxOnly)
+    }
+
+    /// A new access token of `grant`, as a refresh mints one.
+    public func accessToken(grant: String, client: String, resource: String, scope: String) throws -> String {
+        try owners.accessToken(grant: grant, client: client, resource: resource, scope: scope)
+    }
+
+    /// Revokes `grant` as the authorization server's revocation path does: the row, then the cache.
+    public func revoke(_ grant: String) async throws { try await owners.revoke(grant) }
+}
