@@ -65,7 +65,9 @@ public struct OwnerDomains: Sendable {
     /// - Throws: ``OwnerDomainError/expired`` for a claim pending past the window (deleted now);
     ///   ``OwnerDomainError/taken`` when someone else verified the domain first (this claim is deleted); storage
     ///   errors.
-    public func verify(id: String, ownerID: String) async throws -> (domain: DomainClaim, check: DomainOwnershipCheck)? {
+    public func verify(id: String, ownerID: String) async throws
+        -> (domain: DomainClaim, check: DomainOwnershipCheck)?
+    {
         try await claims.verify(id: id, of: .owner(ownerID), now: clock(), resolver: resolver, mxHost: mxHost)
             .map { ($0.claim, $0.check) }
     }

@@ -35,7 +35,8 @@ struct OAuthJMAPHarness: OwnedInboxesHarness, @unchecked Sendable {
             directory: owners.directory, delivery: delivery, clock: OwnedInboxesFixture.now
         ).register(into: &router)
         owners.registerAgents(into: &router)
-        return OAuthJMAPHarness(test: test, owners: owners, client: RouteClient(router: router, requestID: "oauth-jmap"))
+        let client = RouteClient(router: router, requestID: "oauth-jmap")
+        return OAuthJMAPHarness(test: test, owners: owners, client: client)
     }
 
     /// `POST path` with a JMAP request of `calls`, the bearer and `X-Atomic-Account-Id` when given.
