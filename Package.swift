@@ -220,12 +220,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // What tests share (not shipped): a loopback HTTP origin, the settable clock.
+        // What tests share (not shipped): a loopback HTTP origin, the settable clock, the test client's response and
+        // JMAP calls, an owner's inboxes with access tokens (OAuth's resource side without the authorization server).
         .target(
             name: "PosternTestSupport",
             dependencies: [
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
-                "COpenSSL", .product(name: "Logging", package: "swift-log"),
+                "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
@@ -260,7 +262,7 @@ let package = Package(
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [
             "MCPServer", "JMAP", "Directory", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage",
-            "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+            "AuthCrypto", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailStoreTests", dependencies: [
             "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient",

@@ -76,7 +76,7 @@ public struct OwnerDomainPages: Sendable {
             return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
         }
         let wasPending = try await service.domains.domain(id: id, ownerID: owner.id)?.verifiedAt == nil
-        let result: (domain: OwnerDomain, check: DomainOwnershipCheck)?
+        let result: (domain: DomainClaim, check: DomainOwnershipCheck)?
         do {
             result = try await service.domains.verify(id: id, ownerID: owner.id)
         } catch let error as OwnerDomainError where error == .expired || error == .taken {

@@ -44,23 +44,22 @@ public struct OwnerDomains: Sendable {
     }
 
     /// The owner's domains, oldest first; the owner's claims pending past the window are deleted first.
-    public func domains(ownerID: String) async throws -> [OwnerDomain] {
-        try await claims.claims(of: .owner(ownerID), now: clock()).map(OwnerDomain.init)
+    public func domains(ownerID: String) async throws -> [DomainClaim] {
+        try await claims.claims(of: .owner(ownerID), now: clock())
     }
 
     /// The owner's verified domain named `name`, if any.
-    public func verified(_ name: String, ownerID: String) async throws -> OwnerDomain? {
+    public func verified(_ name: String, ownerID: String) async throws -> DomainClaim? {
         guard let claim = try await claims.verifiedClaim(on: name), claim.holder == .owner(ownerID) else { return nil }
-        return OwnerDomain(claim)
+        return claim
     }
 
     /// Adds `name` for `ownerID`, pending, and makes its DKIM keys. Other owners' and Pro users' pending claims on it
     /// do not stand in the way.
     /// - Throws: ``OwnerDomainError``: ``OwnerDomainError/taken`` when someone holds it verified (here or as a
     ///   Mail.td Pro domain), this server serves it, or the owner claims it already; storage errors.
-    public func add(_ name: String, ownerID: String) async throws -> OwnerDomain {
-        OwnerDomain(
-            try await claims.add(name, for: .owner(ownerID), limit: Int64(limit), served: served, now: clock()))
+    public func add(_ name: String, ownerID: String) async throws -> DomainClaim {
+        try await claims.add(name, for: .owner(ownerID), limit: Int64(limit), served: served, now: clock())
     }
 
     /// Looks the records of the owner's domain `id` up now and keeps the result: verified when the TXT holds this
@@ -71,9 +70,11 @@ public struct OwnerDomains: Sendable {
     /// - Throws: ``OwnerDomainError/expired`` for a claim pending past the window (deleted now);
     ///   ``OwnerDomainError/taken`` when someone else verified the domain first (this claim is deleted); storage
     ///   errors.
-    public func verify(id: String, ownerID: String) async throws -> (domain: OwnerDomain, check: DomainOwnershipCheck)? {
+    public func verify(id: String, ownerID: String) async throws
+        -> (domain: DomainClaim, check: DomainOwnershipCheck)?
+    {
         try await claims.verify(id: id, of: .owner(ownerID), now: clock(), resolver: resolver, mxHost: mxHost)
-            .map { (OwnerDomain($0.claim), $0.check) }
+            .map { ($0.claim, $0.check) }
     }
 
     /// The `_domainkey` TXT records `domain` publishes for the keys its outbound mail is signed with (made first when
@@ -98,8 +99,8 @@ public struct OwnerDomains: Sendable {
     }
 
     /// The owner's domain `id`, whatever its state.
-    public func domain(id: String, ownerID: String) async throws -> OwnerDomain? {
-        try await claims.claim(id: id, of: .owner(ownerID)).map(OwnerDomain.init)
+    public func domain(id: String, ownerID: String) async throws -> DomainClaim? {
+        try await claims.claim(id: id, of: .owner(ownerID))
     }
 
     /// Whether another surface (Mail.td) has a mailbox at `address`, left from an earlier holder of its domain: the

@@ -7,7 +7,7 @@ import ServerKit
 struct OwnerDomainsPage {
     var owner: Owner
     var csrfToken: String
-    var domains: [OwnerDomain]
+    var domains: [DomainClaim]
     var mxHost: String
     /// Days a claim may stay pending.
     var verificationDays: Int64 = 7
@@ -84,7 +84,7 @@ struct OwnerDomainsPage {
             : "<span class=\"mx-unset\">the operator must set POSTERN_MX_HOST first</span>"
     }
 
-    private func section(_ domain: OwnerDomain) -> String {
+    private func section(_ domain: DomainClaim) -> String {
         let e = HTMLText.escape
         let checked = check?.id == domain.id ? check?.result : nil
         func mark(_ found: Bool?) -> String {

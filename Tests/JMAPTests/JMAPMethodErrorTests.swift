@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 /// Method-level errors (RFC 8620 section 3.6.2): `["error", {"type", …}, callId]` inside a 200 response, the

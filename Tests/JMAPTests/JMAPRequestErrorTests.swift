@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 /// Request-level errors of `POST /jmap/api` (RFC 8620 section 3.6.1): problem+json documents with status 400.

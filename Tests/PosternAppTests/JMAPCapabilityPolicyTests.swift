@@ -3,6 +3,7 @@ import AuthCrypto
 import Foundation
 import JSON
 import JWT
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp

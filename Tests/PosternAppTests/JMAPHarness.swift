@@ -2,12 +2,13 @@ import AgentAuth
 import AgentClient
 import AuthCrypto
 import Foundation
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
 
 /// An agent signed up over the real HTTP API, holding the capability JWT that opens JMAP.
-struct JMAPAgent: Sendable {
+struct JMAPAgent: JMAPTestAccount {
     let username: String
     /// The agent's inbox address (the capability token's `inboxId`).
     let address: String
@@ -19,23 +20,10 @@ struct JMAPAgent: Sendable {
     let accountID: String
 }
 
-/// One entry of `methodResponses`.
-struct JMAPInvocation: @unchecked Sendable {
-    let name: String
-    let arguments: [String: Any]
-    let callID: String
-}
-
 /// A real Postern (agent proof of work at difficulty 0) and one client for it: agents sign up through
 /// `/api/v1/challenge`, `/api/v1/session` and `/api/v1/capability`, then speak JMAP with their capability token.
 /// One test uses one harness at a time, hence `@unchecked Sendable` (as ``TestHTTPClient``).
-struct JMAPHarness: @unchecked Sendable {
-    static let core = "urn:ietf:params:jmap:core"
-    static let mail = "urn:ietf:params:jmap:mail"
-    static let submission = "urn:ietf:params:jmap:submission"
-    static let blob = "urn:ietf:params:jmap:blob"
-    static let allCapabilities = [core, mail, submission, blob]
-
+struct JMAPHarness: JMAPTestClient, @unchecked Sendable {
     let client: TestHTTPClient
     /// The server's public base URL (no trailing slash).
     let baseURL: String
@@ -44,6 +32,9 @@ struct JMAPHarness: @unchecked Sendable {
     private let inProcess: TestServer?
     private let child: ServeChild?
     private let childData: String?
+
+    /// Where the shared JMAP calls (``JMAPTestClient``) go.
+    var requests: TestHTTPClient { client }
 
     /// An in-process server (``TestServer``).
     static func start(rateLimits: Bool = false, inboxQuota: Int64? = nil) async throws -> JMAPHarness {
@@ -173,109 +164,4 @@ struct JMAPHarness: @unchecked Sendable {
         let payload = try #require(parts.count == 3 ? Base64URL.decode(String(parts[1])) : nil)
         return try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
     }
-
-    // MARK: HTTP
-
-    /// `GET /.well-known/jmap` with `Authorization: Bearer <token>` (no header when `token` is nil).
-    func session(token: String?) async throws -> TestResponse {
-        try await client.request("GET", "/.well-known/jmap", headers: Self.authorization(token))
-    }
-
-    /// `POST /jmap/api` with a raw body.
-    func post(body: [UInt8], token: String?) async throws -> TestResponse {
-        try await client.request(
-            "POST", "/jmap/api", headers: Self.authorization(token) + [("Content-Type", "application/json")], body: body)
-    }
-
-    /// `POST /jmap/api` with a request object.
-    func post(_ object: Any, token: String?) async throws -> TestResponse {
-        try await post(body: [UInt8](try JSONSerialization.data(withJSONObject: object)), token: token)
-    }
-
-    /// Runs `calls` (each `[name, arguments, callId]`) as `agent`; expects 200 and returns `methodResponses`.
-    func call(_ agent: JMAPAgent, _ calls: [[Any]], using: [String] = JMAPHarness.allCapabilities) async throws
-        -> [JMAPInvocation]
-    {
-        let response = try await post(["using": using, "methodCalls": calls], token: agent.capability)
-        try #require(response.status == 200, "POST /jmap/api answered \(response.status): \(response.text)")
-        let body = try response.json()
-        #expect(body["sessionState"] is String)
-        let list = try #require(body["methodResponses"] as? [[Any]])
-        return try list.map { entry in
-            try #require(entry.count == 3)
-            return JMAPInvocation(
-                name: try #require(entry[0] as? String), arguments: try #require(entry[1] as? [String: Any]),
-                callID: try #require(entry[2] as? String))
-        }
-    }
-
-    /// Runs one call and returns its single response.
-    func single(_ agent: JMAPAgent, _ name: String, _ arguments: [String: Any], using: [String] = allCapabilities)
-        async throws -> JMAPInvocation
-    {
-        let responses = try await call(agent, [[name, arguments, "c0"]], using: using)
-        try #require(responses.count == 1, "\(responses.map(\.name))")
-        return responses[0]
-    }
-
-    /// The `type` of a method-level error response, nil when the response is no error.
-    static func errorType(_ invocation: JMAPInvocation) -> String? {
-        invocation.name == "error" ? invocation.arguments["type"] as? String : nil
-    }
-
-    private static func authorization(_ token: String?) -> [(String, String)] {
-        token.map { [("Authorization", "Bearer \($0)")] } ?? []
-    }
-
-    // MARK: mail
-
-    /// Writes a message from `from` to `to` in `from`'s Sent mailbox and submits it in the same request:
-    /// `[Email/set, EmailSubmission/set]` (and the implicit `Email/set` when `onSuccessUpdate` is given).
-    func send(
-        from: JMAPAgent, to recipients: [String], subject: String, text: String, fromAddress: String? = nil,
-        extraEmail: [String: Any] = [:], onSuccessUpdate: [String: Any]? = nil, before: [[Any]] = []
-    ) async throws -> [JMAPInvocation] {
-        var email: [String: Any] = [
-            "mailboxIds": ["sent": true],
-            "from": [["name": from.username, "email": fromAddress ?? from.address]],
-            "to": recipients.map { ["email": $0] },
-            "subject": subject,
-            "textBody": [["partId": "body", "type": "text/plain"]],
-            "bodyValues": ["body": ["value": text]],
-            "keywords": ["$draft": true, "$seen": true],
-        ]
-        email.merge(extraEmail) { _, new in new }
-        var submission: [String: Any] = [
-            "accountId": from.accountID, "create": ["s1": ["identityId": from.accountID, "emailId": "#d1"]],
-        ]
-        if let onSuccessUpdate { submission["onSuccessUpdateEmail"] = onSuccessUpdate }
-        return try await call(
-            from,
-            before + [
-                ["Email/set", ["accountId": from.accountID, "create": ["d1": email]], "c0"],
-                ["EmailSubmission/set", submission, "c1"],
-            ])
-    }
-
-    /// The ids of `agent`'s messages in `mailbox`, newest first.
-    func ids(_ agent: JMAPAgent, in mailbox: String) async throws -> [String] {
-        let query = try await single(
-            agent, "Email/query",
-            ["accountId": agent.accountID, "filter": ["inMailbox": mailbox],
-             "sort": [["property": "receivedAt", "isAscending": false]]])
-        return try #require(query.arguments["ids"] as? [String], "\(query.arguments)")
-    }
-
-    /// `Email/get` of `ids` with `properties`; the list, in the order of the response.
-    func emails(_ agent: JMAPAgent, _ ids: [String], properties: [String]) async throws -> [[String: Any]] {
-        let get = try await single(
-            agent, "Email/get",
-            ["accountId": agent.accountID, "ids": ids, "properties": properties, "fetchTextBodyValues": true])
-        return try #require(get.arguments["list"] as? [[String: Any]], "\(get.arguments)")
-    }
-}
-
-extension JMAPInvocation {
-    /// `arguments[key]` as an object.
-    func object(_ key: String) -> [String: Any]? { arguments[key] as? [String: Any] }
 }

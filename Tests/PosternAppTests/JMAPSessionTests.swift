@@ -1,5 +1,6 @@
 import AgentAuth
 import Foundation
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp

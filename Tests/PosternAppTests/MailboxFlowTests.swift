@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MailboxAccounts
+import PosternTestSupport
 import Testing
 @testable import PosternApp
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MailDelivery
 import MailStore
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp

@@ -2,6 +2,7 @@ import EmbeddedResources
 import Foundation
 import Glibc
 import Logging
+import PosternTestSupport
 import Storage
 import Testing
 

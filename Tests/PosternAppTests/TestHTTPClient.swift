@@ -1,42 +1,14 @@
 import Foundation
+import PosternTestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A response as the test client read it.
-struct TestResponse: Sendable {
-    let status: Int
-    let headers: [(String, String)]
-    let body: [UInt8]
-
-    /// First header value by case-insensitive name.
-    func header(_ name: String) -> String? {
-        headers.first { $0.0.lowercased() == name.lowercased() }?.1
-    }
-
-    var text: String { String(decoding: body, as: UTF8.self) }
-
-    /// The body parsed as a JSON object.
-    func json() throws -> [String: Any] {
-        guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
-            throw TestClientError.notJSON(text)
-        }
-        return object
-    }
-
-    /// The token of a `Authorization: Bearer <token>` response header.
-    var bearer: String? {
-        guard let value = header("Authorization"), value.hasPrefix("Bearer ") else { return nil }
-        return String(value.dropFirst(7))
-    }
-}
-
 enum TestClientError: Error {
     case connect(Int32)
     case closed
     case malformed(String)
-    case notJSON(String)
 }
 
 /// A deliberately small HTTP/1.1 client over one keep-alive socket, so that end-to-end tests see exactly
@@ -45,7 +17,7 @@ enum TestClientError: Error {
 /// Its socket calls block, so every public call runs on a Dispatch queue: blocking a thread of the
 /// cooperative pool would starve the in-process server's own tasks. One test uses one client at a time,
 /// hence `@unchecked Sendable`.
-final class TestHTTPClient: @unchecked Sendable {
+final class TestHTTPClient: TestRequestSending, @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -108,14 +80,6 @@ final class TestHTTPClient: @unchecked Sendable {
         head += "\r\n"
         sendRaw(Array(head.utf8) + body)
         return try readResponseBlocking(method: method)
-    }
-
-    /// Sends a JSON body.
-    func json(
-        _ method: String, _ path: String, _ object: Any, headers: [(String, String)] = []
-    ) async throws -> TestResponse {
-        let body = try JSONSerialization.data(withJSONObject: object)
-        return try await request(method, path, headers: headers + [("Content-Type", "application/json")], body: [UInt8](body))
     }
 
     /// Reads one response; `HEAD` responses have no body whatever their Content-Length says.

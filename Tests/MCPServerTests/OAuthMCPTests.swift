@@ -3,22 +3,20 @@ import Foundation
 import PosternTestSupport
 import Testing
 
-@testable import PosternApp
-
-/// MCP's OAuth half (issue 29; `api-docs/oauth-mcp-contract.md` 1.12, section 4): metadata, the 401 challenge,
-/// inbox selection, scopes on every sending tool.
+/// MCP's OAuth half (`api-docs/oauth-mcp-contract.md` 1.12, section 4): metadata, the 401 challenge, inbox
+/// selection, scopes on every sending tool; MCP and JMAP as the server composes them (``OAuthMCPHarness``).
 @Suite("MCP with OAuth access tokens")
 struct OAuthMCPTests {
     func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer " + token)] }
 
     @Test("the protected-resource metadata names the authorization server; no credential gets the challenge")
     func discovery() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthMCPHarness.start()
         defer { Task { await h.stop() } }
         let metadata = try await h.client.request("GET", "/.well-known/oauth-protected-resource/mcp")
         let body = try metadata.json()
         #expect(body["resource"] as? String == h.mcp)
-        #expect(body["authorization_servers"] as? [String] == [h.server.runtime.identity.baseURL])
+        #expect(body["authorization_servers"] as? [String] == [h.base])
         #expect(body["scopes_supported"] as? [String] == ["mail.read", "mail.send"])
         let anonymous = try await h.client.json("POST", "/mcp", ["jsonrpc": "2.0", "id": 1, "method": "ping"])
         #expect(anonymous.status == 401)
@@ -29,34 +27,34 @@ struct OAuthMCPTests {
 
     @Test("list_agents lists the owner's inboxes; tools default to the grant's inbox, agent_id picks another")
     func selection() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthMCPHarness.start()
         defer { Task { await h.stop() } }
         let (token, _) = try h.token(resource: h.mcp, defaultInbox: h.bob.accountID)
         let session = try await h.mcpSession(bearer(token))
-        let agents = try OAuthOwnerHarness.toolText(
+        let agents = try OAuthMCPHarness.toolText(
             try await h.callTool("list_agents", [:], session: session, bearer(token)))
         #expect(agents.text.contains(h.ada.accountID) && agents.text.contains(h.bob.accountID))
         #expect(!agents.text.contains(h.eve.accountID))
-        let inbox = try OAuthOwnerHarness.toolText(
+        let inbox = try OAuthMCPHarness.toolText(
             try await h.callTool("read_inbox", [:], session: session, bearer(token)))
         #expect(!inbox.isError && inbox.text.contains(h.bob.address), "\(inbox.text)")
-        let picked = try OAuthOwnerHarness.toolText(
+        let picked = try OAuthMCPHarness.toolText(
             try await h.callTool("read_inbox", ["agent_id": h.ada.accountID], session: session, bearer(token)))
         #expect(!picked.isError && picked.text.contains(h.ada.address))
-        let foreign = try OAuthOwnerHarness.toolText(
+        let foreign = try OAuthMCPHarness.toolText(
             try await h.callTool("read_inbox", ["agent_id": h.eve.accountID], session: session, bearer(token)))
         #expect(foreign.isError && foreign.text.hasPrefix("access_denied"))
 
         let (undecided, _) = try h.token(resource: h.mcp)
         let other = try await h.mcpSession(bearer(undecided))
-        let ask = try OAuthOwnerHarness.toolText(
+        let ask = try OAuthMCPHarness.toolText(
             try await h.callTool("read_inbox", [:], session: other, bearer(undecided)))
         #expect(ask.isError && ask.text.contains("list_agents"))
     }
 
     @Test("a session outlives a refresh and a step-up: it is bound to the owner and client, not the token or grant")
     func sessionFollowsGrant() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthMCPHarness.start()
         defer { Task { await h.stop() } }
         let client = try h.rows.client()
         let grant = try h.rows.grant(
@@ -67,7 +65,7 @@ struct OAuthMCPTests {
         let first = try mint()
         let second = try mint()
         let session = try await h.mcpSession(bearer(first))
-        let result = try OAuthOwnerHarness.toolText(
+        let result = try OAuthMCPHarness.toolText(
             try await h.callTool("read_inbox", [:], session: session, bearer(second)))
         #expect(!result.isError, "\(result.text)")
         // A step-up is a new grant of the same owner for the same client.
@@ -82,7 +80,7 @@ struct OAuthMCPTests {
 
     @Test("mail.send is checked on every sending tool: HTTP 403 with the insufficient_scope challenge, nothing sent")
     func insufficientScope() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthMCPHarness.start()
         defer { Task { await h.stop() } }
         let (token, _) = try h.token(resource: h.mcp, scope: "mail.read", defaultInbox: h.ada.accountID)
         let session = try await h.mcpSession(bearer(token))
@@ -92,7 +90,7 @@ struct OAuthMCPTests {
             ("run_preset", ["name": "send_mail", "variables": ["to": h.bob.address, "subject": "s", "body": "b"]]),
             (
                 "jmap_request",
-                ["method_calls": OAuthOwnerHarness.sendCalls(from: h.ada.address, to: h.bob.address)]
+                ["method_calls": OwnedInboxesFixture.sendCalls(from: h.ada.address, to: h.bob.address)]
             ),
         ]
         for (name, arguments) in calls {
@@ -111,12 +109,12 @@ struct OAuthMCPTests {
             "run_preset",
             ["name": "send_mail", "dry_run": true, "variables": ["to": h.bob.address, "subject": "s", "body": "b"]],
             session: session, bearer(token))
-        let dryText = try OAuthOwnerHarness.toolText(dryRun)
+        let dryText = try OAuthMCPHarness.toolText(dryRun)
         #expect(dryRun.status == 200 && !dryText.isError)
 
         let (sender, _) = try h.token(resource: h.mcp, scope: "mail.read mail.send", defaultInbox: h.ada.accountID)
         let senderSession = try await h.mcpSession(bearer(sender))
-        let sent = try OAuthOwnerHarness.toolText(
+        let sent = try OAuthMCPHarness.toolText(
             try await h.callTool(
                 "send_email", ["to": h.bob.address, "subject": "s", "body": "b"], session: senderSession, bearer(sender)
             ))
@@ -125,7 +123,7 @@ struct OAuthMCPTests {
 
     @Test("401 invalid_token with the resource metadata: a /jmap token, a revoked grant; API keys still work")
     func invalidToken() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthMCPHarness.start()
         defer { Task { await h.stop() } }
         let (jmapToken, _) = try h.token(resource: h.jmap)
         let (token, grant) = try h.token(resource: h.mcp)
@@ -141,7 +139,7 @@ struct OAuthMCPTests {
         }
         for headers in [bearer(h.adaKey), [("X-API-Key", h.adaKey)], [("Authorization", "ApiKey " + h.adaKey)]] {
             let keySession = try await h.mcpSession(headers)
-            let agents = try OAuthOwnerHarness.toolText(
+            let agents = try OAuthMCPHarness.toolText(
                 try await h.callTool("list_agents", [:], session: keySession, headers))
             #expect(agents.text.contains(h.ada.accountID) && !agents.text.contains(h.bob.accountID))
         }
@@ -149,19 +147,19 @@ struct OAuthMCPTests {
 
     @Test("jmap_request with mail.send alone: the submission's implicit Email/set only finishes the send")
     func submissionImplicitSet() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthMCPHarness.start()
         defer { Task { await h.stop() } }
         let (sender, _) = try h.token(resource: h.mcp, scope: "mail.send", defaultInbox: h.ada.accountID)
         let session = try await h.mcpSession(bearer(sender))
-        let overMCP = SubmissionOutcomes(h: h) { calls, token in
-            let result = try OAuthOwnerHarness.toolText(
+        let overMCP = SubmissionOutcomes(owners: h.owners) { calls, token in
+            let result = try OAuthMCPHarness.toolText(
                 try await h.callTool("jmap_request", ["method_calls": calls], session: session, bearer(token)))
             #expect(!result.isError, "\(result.text)")
             let body = try JSONSerialization.jsonObject(with: Data(result.text.utf8)) as? [String: Any]
             return try #require(body?["methodResponses"] as? [[Any]], "\(result.text)")
         }
         let (reader, _) = try h.token(resource: h.jmap)
-        let overJMAP = SubmissionOutcomes(h: h) { calls, token in
+        let overJMAP = SubmissionOutcomes(owners: h.owners) { calls, token in
             let response = try await h.jmap(calls, token: token, account: h.ada.accountID)
             return try #require(try response.json()["methodResponses"] as? [[Any]], "\(response.text)")
         }
@@ -183,7 +181,7 @@ struct OAuthMCPTests {
 
     @Test("OAuth sessions: a closed id stays closed; an id MACed with the owner and client but no server secret fails")
     func sessionIDs() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthMCPHarness.start()
         defer { Task { await h.stop() } }
         let client = try h.rows.client()
         let grant = try h.rows.grant(
@@ -199,7 +197,7 @@ struct OAuthMCPTests {
 
         // Everything else in an OAuth session's MAC key is in the access token (`sub`, `client_id`): an id minted
         // with that key alone, as anyone holding a token could, is a made-up id.
-        let now = UInt64(Operations.unixNow())
+        let now = UInt64(OwnedInboxesFixture.now())
         var body = (0..<8).map { UInt8(truncatingIfNeeded: now >> (56 - 8 * $0)) }
         body.append(1)  // 2025-06-18
         body += SecureRandom.bytes(16)

@@ -1,10 +1,10 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
-@testable import PosternApp
-
 /// JMAP with an owner's access token (`api-docs/oauth-mcp-contract.md` 1.10, 1.13): the resource side's rows of the
-/// error table, and the capability path unchanged.
+/// error table, and the capability path unchanged. The JMAP service behind the resource side as the server composes
+/// it (``OAuthJMAPHarness``).
 @Suite("JMAP with OAuth access tokens and X-Atomic-Account-Id")
 struct OAuthJMAPTests {
     func responses(_ response: TestResponse) throws -> [[Any]] {
@@ -13,7 +13,7 @@ struct OAuthJMAPTests {
 
     @Test("the token opens the inbox the header names, at /jmap, /jmap/api and the session; accountId defaults to it")
     func opens() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthJMAPHarness.start()
         defer { Task { await h.stop() } }
         let (token, _) = try h.token(resource: h.jmap)
         for path in ["/jmap", "/jmap/api"] {
@@ -39,7 +39,7 @@ struct OAuthJMAPTests {
 
     @Test("400 in the agent error shape when X-Atomic-Account-Id is missing or not a UUID")
     func accountHeader() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthJMAPHarness.start()
         defer { Task { await h.stop() } }
         let (token, _) = try h.token(resource: h.jmap)
         for account in [nil, "ada", h.ada.address, h.ada.accountID + "0"] {
@@ -54,7 +54,7 @@ struct OAuthJMAPTests {
 
     @Test("403 access_denied for another owner's inbox, and for a token bound to another inbox")
     func accessDenied() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthJMAPHarness.start()
         defer { Task { await h.stop() } }
         let (token, _) = try h.token(resource: h.jmap)
         let other = try await h.jmap([["Mailbox/get", [:], "m"]], token: token, account: h.eve.accountID)
@@ -69,7 +69,7 @@ struct OAuthJMAPTests {
 
     @Test("a grant bound to one inbox at consent opens only it through JMAP; the owner's grant opens each inbox held")
     func inboxOnly() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthJMAPHarness.start()
         defer { Task { await h.stop() } }
         let read: [[Any]] = [["Mailbox/get", [:], "m"]]
         let (bound, _) = try h.token(resource: h.jmap, defaultInbox: h.bob.accountID, inboxOnly: h.bob.accountID)
@@ -94,7 +94,7 @@ struct OAuthJMAPTests {
 
     @Test("401 invalid_token with WWW-Authenticate: an /mcp token, a revoked grant; the capability path unchanged")
     func invalidToken() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthJMAPHarness.start()
         defer { Task { await h.stop() } }
         let (mcpToken, _) = try h.token(resource: h.mcp)
         let (token, grant) = try h.token(resource: h.jmap)
@@ -112,10 +112,10 @@ struct OAuthJMAPTests {
 
     @Test("403 insufficient_scope: mail.read cannot submit; mail.send cannot read, nor create outside Drafts")
     func scopes() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthJMAPHarness.start()
         defer { Task { await h.stop() } }
         let (reader, _) = try h.token(resource: h.jmap, scope: "mail.read")
-        let send = OAuthOwnerHarness.sendCalls(from: h.ada.address, to: h.bob.address)
+        let send = OwnedInboxesFixture.sendCalls(from: h.ada.address, to: h.bob.address)
         let refused = try await h.jmap(send, token: reader, account: h.ada.accountID)
         #expect(refused.status == 403)
         #expect(try refused.json()["error"] as? String == "insufficient_scope")
@@ -163,11 +163,11 @@ struct OAuthJMAPTests {
 
     @Test("mail.send alone: a submission's implicit Email/set only drops $draft, marks $sent, keeps the copy in Sent")
     func submissionImplicitSet() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await OAuthJMAPHarness.start()
         defer { Task { await h.stop() } }
         let (sender, _) = try h.token(resource: h.jmap, scope: "mail.send")
         let (both, _) = try h.token(resource: h.jmap)
-        let outcomes = SubmissionOutcomes(h: h) { calls, token in
+        let outcomes = SubmissionOutcomes(owners: h.owners) { calls, token in
             try responses(try await h.jmap(calls, token: token, account: h.ada.accountID))
         }
         let refusals: [[String: Any]] = [
@@ -219,49 +219,5 @@ struct OAuthJMAPTests {
         #expect(email.mailboxes == ["inbox"] && email.keywords == ["$draft", "$seen"])
         let erased = try await outcomes.send(["onSuccessDestroyEmail": ["#s"]], token: both)
         #expect(erased.implicit["destroyed"] as? [String] == [erased.id], "\(erased.implicit)")
-    }
-}
-
-/// Sends from ada to bob with a draft marked `$draft` and the given submission members, then reads the email back.
-struct SubmissionOutcomes: Sendable {
-    let h: OAuthOwnerHarness
-    /// Runs method calls with a token; the method responses.
-    let run: @Sendable ([[Any]], String) async throws -> [[Any]]
-
-    struct Outcome {
-        let id: String
-        /// The implicit Email/set's response.
-        let implicit: [String: Any]
-
-        var updated: [String] { ((implicit["updated"] as? [String: Any]) ?? [:]).keys.sorted() }
-
-        func error(in member: String) -> String? {
-            ((implicit[member] as? [String: Any])?[id] as? [String: Any])?["type"] as? String
-        }
-    }
-
-    func send(_ submission: [String: Any], token: String) async throws -> Outcome {
-        let echo: [Any] = ["Core/echo", ["x": ["#s": ["mailboxIds": ["inbox": true]]]], "e"]
-        let calls = [echo] + OAuthOwnerHarness.sendCalls(
-            from: h.ada.address, to: h.bob.address, keywords: ["$draft": true], submission: submission)
-        let answers = try await run(calls, token)
-        let created = answers.first { $0[0] as? String == "Email/set" && $0[2] as? String == "c" }
-        let id = try #require(
-            ((created?[1] as? [String: Any])?["created"] as? [String: Any])?["d"] as? [String: Any])["id"] as? String
-        let submitted = answers.first { $0[0] as? String == "EmailSubmission/set" }?[1] as? [String: Any]
-        #expect((submitted?["created"] as? [String: Any])?["s"] != nil, "\(answers)")
-        let implicit = answers.first { $0[0] as? String == "Email/set" && $0[2] as? String == "s" }
-        return Outcome(id: try #require(id), implicit: try #require(implicit?[1] as? [String: Any], "\(answers)"))
-    }
-
-    /// The mailboxes and keywords of email `id`, read with `token`.
-    func email(_ id: String, token: String) async throws -> (mailboxes: [String], keywords: [String]) {
-        let answers = try await run(
-            [["Email/get", ["ids": [id], "properties": ["mailboxIds", "keywords"]], "g"]], token)
-        let email = try #require(((answers.first?[1] as? [String: Any])?["list"] as? [[String: Any]])?.first)
-        return (
-            ((email["mailboxIds"] as? [String: Any]) ?? [:]).keys.sorted(),
-            ((email["keywords"] as? [String: Any]) ?? [:]).keys.sorted()
-        )
     }
 }

@@ -1,14 +1,15 @@
 import Foundation
+import Logging
+import PosternTestSupport
+import ServerKit
 import Testing
 
-@testable import PosternApp
-
-/// `GET /api/v1/agents` (`api-docs/oauth-mcp-contract.md` 1.11).
+/// `GET /api/v1/agents` (`api-docs/oauth-mcp-contract.md` 1.11), through its routes over an owner's inboxes.
 @Suite("GET /api/v1/agents lists the token owner's inboxes")
 struct OAuthAgentsTests {
     @Test("a /jmap or /mcp token lists exactly the owner's inboxes, with millisecond ISO timestamps and _next")
     func lists() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await AgentsHarness.start()
         defer { Task { await h.stop() } }
         for resource in [h.jmap, h.mcp] {
             let (token, _) = try h.token(resource: resource, scope: "mail.read")
@@ -33,7 +34,7 @@ struct OAuthAgentsTests {
 
     @Test("401 invalid_token: no bearer, an inbox-bound or foreign token, a revoked grant")
     func refuses() async throws {
-        let h = try await OAuthOwnerHarness.start()
+        let h = try await AgentsHarness.start()
         defer { Task { await h.stop() } }
         let (bound, _) = try h.token(resource: "urn:atomicmail:agent:" + h.ada.accountID)
         let (revoked, grant) = try h.token(resource: h.jmap)
@@ -49,4 +50,22 @@ struct OAuthAgentsTests {
             #expect(response.header("WWW-Authenticate") == #"Bearer error="invalid_token""#)
         }
     }
+}
+
+/// `GET /api/v1/agents` over a fresh database (`StorageBackend.current`) holding an owner's inboxes
+/// (``OwnedInboxesFixture``); the fixture's members read through the harness.
+struct AgentsHarness: OwnedInboxesHarness, @unchecked Sendable {
+    let test: TestDatabase
+    let owners: OwnedInboxesFixture
+    let client: RouteClient
+
+    static func start() async throws -> AgentsHarness {
+        let test = try StorageBackend.current.makeDatabase(logger: Logger(label: "oauth-agents-tests"))
+        let owners = try await OwnedInboxesFixture(database: test.database, base: "http://agents.test")
+        var router = ContextRouter()
+        owners.registerAgents(into: &router)
+        return AgentsHarness(test: test, owners: owners, client: RouteClient(router: router, requestID: "agents"))
+    }
+
+    func stop() async {}
 }
