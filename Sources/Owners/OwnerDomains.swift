@@ -80,14 +80,14 @@ public struct OwnerDomains: Sendable {
     /// The `_domainkey` TXT records `domain` publishes for the keys its outbound mail is signed with (made first when
     /// it has none); empty without signing keys.
     /// - Throws: the signing keys' errors.
-    public func signingKeyRecords(_ domain: OwnerDomain) async throws -> [SigningKeyRecord] {
+    public func signingKeyRecords(_ domain: DomainClaim) async throws -> [SigningKeyRecord] {
         try await claims.signingKeyRecords(on: domain.domain)
     }
 
     /// Looks `domain`'s `_domainkey` records up now: whether each is published. Reported beside a verification, never
     /// a condition of it.
     /// - Throws: the signing keys' errors.
-    public func checkSigningKeyRecords(_ domain: OwnerDomain) async throws -> [SigningKeyRecordCheck] {
+    public func checkSigningKeyRecords(_ domain: DomainClaim) async throws -> [SigningKeyRecordCheck] {
         try await claims.checkSigningKeyRecords(on: domain.domain, resolver: resolver)
     }
 
