@@ -181,6 +181,12 @@ let package = Package(
         // Outbound DKIM: each domain's RSA and Ed25519 keys in dkim_keys, sealed on
         // PostgreSQL as the signing keys are, made on first need, rotated, and their DNS records.
         .target(name: "DKIMKeys", dependencies: ["MailAuth", "AuthCrypto", "Storage", "SigningKeys"]),
+        // The outbound queue (issue 40): EmailSubmission records, each recipient's disposition and the message in one
+        // transaction, leased to instances per message and destination domain, retried, bounced and suppressed; the
+        // dispatcher that runs it over any OutboundTransport.
+        .target(name: "OutboundQueue", dependencies: [
+            "MailDelivery", "Storage", "ServerKit", .product(name: "Logging", package: "swift-log"),
+        ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
@@ -315,6 +321,10 @@ let package = Package(
         .testTarget(name: "MailAuthTests", dependencies: ["MailAuth", "DNS", "AuthCrypto"]),
         .testTarget(name: "DKIMKeysTests", dependencies: [
             "DKIMKeys", "MailAuth", "AuthCrypto", "Storage", "PosternTestSupport",
+        ]),
+        .testTarget(name: "OutboundQueueTests", dependencies: [
+            "OutboundQueue", "MailDelivery", "Storage", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
             "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
