@@ -246,7 +246,7 @@ let package = Package(
             "CustomDomains", "DNS", "Storage", "EmbeddedResources", "PosternTestSupport",
         ]),
         .testTarget(name: "JMAPTests", dependencies: [
-            "JMAP", "ClientAddress", "Directory", "MIME", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
+            "JMAP", "OutboundQueue", "ClientAddress", "Directory", "MIME", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [
