@@ -10,8 +10,7 @@ import ServerKit
 /// - `POSTERN_OUTBOUND_SENDERS` (`owned` or `all`, default `owned`): ``senders``.
 /// - `POSTERN_OUTBOUND_PER_HOUR` (positive integer, default 100): ``perHour``.
 /// - `POSTERN_OUTBOUND_PER_DAY` (positive integer, default 1000): ``perDay``.
-/// - `POSTERN_OUTBOUND_RETRY_SECONDS` (comma-separated seconds, default `300,900,1800,3600,7200,14400,28800`):
-///   ``retrySeconds``.
+/// - `POSTERN_OUTBOUND_RETRY_SECONDS` (seconds, default `300,900,1800,3600,7200,14400,28800`): ``retrySeconds``.
 /// - `POSTERN_OUTBOUND_MAX_QUEUE_SECONDS` (positive integer, default 432000, five days): ``maxQueueSeconds``.
 /// - `POSTERN_OUTBOUND_PER_DESTINATION` (positive integer, default 2): ``perDestination``.
 /// - `POSTERN_OUTBOUND_SUPPRESS_SECONDS` (positive integer, default 604800, seven days): ``suppressSeconds``.

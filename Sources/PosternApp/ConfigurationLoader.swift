@@ -2,6 +2,7 @@ import AgentAuth
 import Configuration
 import Foundation
 import JMAP
+import OutboundQueue
 import MailboxAccounts
 import MCPServer
 import OAuthServer
@@ -77,7 +78,7 @@ public enum ConfigurationLoader {
 
     /// Builds a configuration from `config`: each surface's part reads its own keys (``AgentAuthConfiguration``, ``MailboxConfiguration``,
     /// ``OwnersConfiguration``,
-    /// ``OAuthConfiguration``, ``JMAPConfiguration``, ``MCPConfiguration``), the rest are read here.
+    /// ``OAuthConfiguration``, ``JMAPConfiguration``, ``MCPConfiguration``, ``OutboundQueueConfiguration``), the rest are read here.
     /// - Throws: ``ConfigurationError`` for a value that does not parse or validate.
     static func parse(_ config: ConfigurationReader) throws -> PosternConfiguration {
         var c = PosternConfiguration()
@@ -87,6 +88,7 @@ public enum ConfigurationLoader {
         c.oauth = try OAuthConfiguration(config: config)
         c.jmap = try JMAPConfiguration(config: config)
         c.mcp = try MCPConfiguration(config: config)
+        c.outboundQueue = try OutboundQueueConfiguration(config: config)
         let value = { (key: String) in config.value(key) }
         func text(_ key: String, _ apply: (String) -> Void) {
             if let v = value(key)?.trimmingCharacters(in: .whitespaces) { apply(v) }

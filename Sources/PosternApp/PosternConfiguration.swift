@@ -4,6 +4,7 @@ import DNS
 import Foundation
 import HTTP1
 import JMAP
+import OutboundQueue
 import MCPServer
 import JWT
 import Logging
@@ -103,6 +104,9 @@ public struct PosternConfiguration: Sendable {
     public var jmap = JMAPConfiguration(baseURL: "")
     /// MCP's settings (`POSTERN_MCP_*`); the composition root adds the base URL and what other surfaces share.
     public var mcp = MCPConfiguration(baseURL: "")
+    /// The outbound queue's settings (`POSTERN_OUTBOUND_SENDERS`, the per-sender limits, retries, queue lifetime,
+    /// per-destination connections, suppression time).
+    public var outboundQueue = OutboundQueueConfiguration()
     /// How long a rotated key is published before it signs, in seconds (`POSTERN_KEY_PROMOTION_SECONDS`).
     /// Default nil: the reload interval plus the JWKS cache time plus the 30 s verification leeway (for clock
     /// skew), so that every instance and every client's cached JWKS know a key before a token carries it.
@@ -371,6 +375,7 @@ public struct PosternConfiguration: Sendable {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_SESSION_SECONDS", message: "must be positive")
         }
         try jmap.validate()
+        try outboundQueue.validate()
         guard maxConnections > 0 else {
             throw ConfigurationError(key: "POSTERN_MAX_CONNECTIONS", message: "must be positive")
         }

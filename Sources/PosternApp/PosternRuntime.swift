@@ -244,6 +244,12 @@ public final class PosternRuntime: Service {
                         configuration, database: database, fetcher: fetcher, changes: changes,
                         clock: clock.millisecondsReader, logger: logger)))
         }
+        if wanted.contains(.outbound), let transport = Surfaces.outboundTransport(configuration) {
+            services.append(
+                .outbound(
+                    Surfaces.outboundDispatcher(
+                        mail: mail, transport: transport, metrics: metrics, clock: now, logger: logger)))
+        }
         services.append(.eventLoops(group))
         if let metricsListener {
             let server = makeMetricsServer(

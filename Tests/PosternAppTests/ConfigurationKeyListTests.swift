@@ -4,6 +4,7 @@ import HTTP1
 import JMAP
 import MailboxAccounts
 import MCPServer
+import OutboundQueue
 import OAuthServer
 import Owners
 import ServerKit
@@ -90,6 +91,7 @@ struct ConfigurationKeyListTests {
             "Sources/MailboxAccounts/MailboxConfiguration.swift": { _ = try MailboxConfiguration(config: $0) },
             "Sources/JMAP/JMAPConfiguration.swift": { _ = try JMAPConfiguration(config: $0) },
             "Sources/MCPServer/MCPConfiguration.swift": { _ = try MCPConfiguration(config: $0) },
+            "Sources/OutboundQueue/OutboundQueueConfiguration.swift": { _ = try OutboundQueueConfiguration(config: $0) },
         ]
     }
 
