@@ -323,7 +323,7 @@ let package = Package(
             "DKIMKeys", "MailAuth", "AuthCrypto", "Storage", "PosternTestSupport",
         ]),
         .testTarget(name: "OutboundQueueTests", dependencies: [
-            "OutboundQueue", "MailDelivery", "Storage", "PosternTestSupport",
+            "OutboundQueue", "MailDelivery", "Storage", "ServerKit", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
