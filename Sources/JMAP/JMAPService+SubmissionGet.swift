@@ -14,7 +14,8 @@ extension JMAPService {
     /// `EmailSubmission/get`.
     func submissionGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
         let ids = try getIDs(arguments, call)
-        let wanted = try properties(arguments, known: Set(Self.submissionProperties), fallback: Self.submissionProperties)
+        let wanted = try properties(
+            arguments, known: Set(Self.submissionProperties), fallback: Self.submissionProperties)
         let accountID = call.account.id
         let records = try await outbound?.ledger.submissions(accountID: accountID, ids: ids) ?? []
         let state = try await outbound?.ledger.state(accountID: accountID) ?? "0"
@@ -57,7 +58,9 @@ extension JMAPService {
         let maxChanges = try Self.maxChanges(arguments, cap: configuration.maxObjectsInGet)
         let changes: SubmissionChanges
         if let outbound {
-            guard let found = try await outbound.ledger.changes(accountID: call.account.id, since: since, maxChanges: maxChanges)
+            guard
+                let found = try await outbound.ledger.changes(
+                    accountID: call.account.id, since: since, maxChanges: maxChanges)
             else { throw Self.cannotCalculate }
             changes = found
         } else {
@@ -117,7 +120,11 @@ struct SubmissionFilter {
                     throw MethodError("unsupportedFilter", "`\(key)` must be an array of ids.")
                 }
                 let ids = Set(list.compactMap(\.stringValue))
-                if key == "identityIds" { identityIDs = ids } else if key == "emailIds" { emailIDs = ids } else {
+                if key == "identityIds" {
+                    identityIDs = ids
+                } else if key == "emailIds" {
+                    emailIDs = ids
+                } else {
                     threadIDs = ids
                 }
             case "undoStatus":

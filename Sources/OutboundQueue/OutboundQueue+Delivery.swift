@@ -198,7 +198,8 @@ extension OutboundQueue {
     /// (`5.6.x`) and mailbox (`5.2.x`) refusals say nothing lasting about the address and suppress nothing.
     public static func isHardBounce(_ reply: String) -> Bool {
         let bytes = Array(reply.utf8)
-        guard bytes.count >= 4, bytes[0] == UInt8(ascii: "5"), bytes[3] == UInt8(ascii: " ") || bytes[3] == UInt8(ascii: "-")
+        guard bytes.count >= 4, bytes[0] == UInt8(ascii: "5"),
+            bytes[3] == UInt8(ascii: " ") || bytes[3] == UInt8(ascii: "-")
         else { return false }
         let enhanced = reply.utf8.dropFirst(4).prefix { $0 != UInt8(ascii: " ") }
         return String(decoding: enhanced, as: UTF8.self).hasPrefix("5.1.")
@@ -219,7 +220,8 @@ extension OutboundQueue {
     /// Recipients waiting in the queue (the `postern_outbound_queue_depth` gauge).
     public func depth() async throws -> Int64 {
         try await database.read { connection in
-            try connection.query("SELECT COUNT(*) AS n FROM outbound_recipients WHERE status = 'queued'").first?.int("n")
+            try connection.query("SELECT COUNT(*) AS n FROM outbound_recipients WHERE status = 'queued'").first?.int(
+                "n")
                 ?? 0
         }
     }

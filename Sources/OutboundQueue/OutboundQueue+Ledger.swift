@@ -23,10 +23,14 @@ extension OutboundQueue {
                     let thread = row.text("thread_id"), let sendAt = row.int("send_at")
                 else { continue }
                 let recipients = try connection.query(
-                    "SELECT address, status, smtp_reply FROM outbound_recipients WHERE submission_id = ? ORDER BY position",
+                    """
+                    SELECT address, status, smtp_reply FROM outbound_recipients WHERE submission_id = ?
+                    ORDER BY position
+                    """,
                     [.text(id)]
                 ).compactMap { row -> RecipientState? in
-                    guard let address = row.text("address"), let status = row.text("status").flatMap(RecipientState.Status.init),
+                    guard let address = row.text("address"),
+                        let status = row.text("status").flatMap(RecipientState.Status.init),
                         let reply = row.text("smtp_reply")
                     else { return nil }
                     return RecipientState(address: address, status: status, smtpReply: reply)
@@ -62,9 +66,10 @@ extension OutboundQueue {
         let limit = max(1, maxChanges)
         return try await database.read { connection in
             try connection.readTransaction { () throws -> SubmissionChanges? in
-                let current = try connection.query(
-                    "SELECT seq FROM outbound_account_states WHERE account_id = ?", [.text(accountID)]
-                ).first?.int("seq") ?? 0
+                let current =
+                    try connection.query(
+                        "SELECT seq FROM outbound_account_states WHERE account_id = ?", [.text(accountID)]
+                    ).first?.int("seq") ?? 0
                 guard since <= current else { return nil }
                 let rows = try connection.query(
                     """

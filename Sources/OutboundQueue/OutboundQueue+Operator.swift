@@ -110,3 +110,32 @@ extension OutboundQueue {
         }
     }
 }
+
+extension OutboundQueue {
+    /// How long a submission's record is kept once none of its recipients waits: 30 days after it was sent. After
+    /// that `EmailSubmission/get` finds it no more.
+    public static let recordSeconds: Int64 = 30 * 86_400
+
+    /// Deletes the records of submissions sent more than ``recordSeconds`` before `now` with no recipient waiting, and
+    /// the suppressions that have ended (a purge schedule runs it every few minutes). Returns how many submissions went.
+    @discardableResult
+    public static func purge(_ connection: any SQLConnection, now: Int64) throws -> Int {
+        let before = now - recordSeconds
+        return try connection.transaction {
+            let ended = """
+                SELECT s.id FROM outbound_submissions s WHERE s.send_at < ? AND NOT EXISTS (
+                    SELECT 1 FROM outbound_recipients r WHERE r.submission_id = s.id AND r.status = 'queued')
+                """
+            try connection.run("DELETE FROM outbound_recipients WHERE submission_id IN (\(ended))", [.integer(before)])
+            try connection.run("DELETE FROM outbound_contents WHERE submission_id IN (\(ended))", [.integer(before)])
+            let removed = try connection.run(
+                """
+                DELETE FROM outbound_submissions WHERE send_at < ? AND NOT EXISTS (
+                    SELECT 1 FROM outbound_recipients r WHERE r.submission_id = outbound_submissions.id
+                    AND r.status = 'queued')
+                """, [.integer(before)])
+            try connection.run("DELETE FROM outbound_suppressions WHERE suppressed_until <= ?", [.integer(now)])
+            return removed
+        }
+    }
+}

@@ -121,7 +121,8 @@ extension OutboundQueue: SubmissionLedger {
             Int(
                 try connection.query(
                     """
-                    SELECT COUNT(*) AS n FROM outbound_recipients r JOIN outbound_submissions s ON s.id = r.submission_id
+                    SELECT COUNT(*) AS n FROM outbound_recipients r
+                    JOIN outbound_submissions s ON s.id = r.submission_id
                     WHERE s.sender = ? AND s.send_at >= ? AND r.remote = 1
                     """, [.text(sender), .integer(since)]
                 ).first?.int("n") ?? 0)

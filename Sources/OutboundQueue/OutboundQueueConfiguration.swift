@@ -73,7 +73,8 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
             (perHour > 0, "POSTERN_OUTBOUND_PER_HOUR", "must be positive"),
             (perDay > 0, "POSTERN_OUTBOUND_PER_DAY", "must be positive"),
             (
-                !retrySeconds.isEmpty && retrySeconds.count <= 32 && retrySeconds.allSatisfy { (1...86_400).contains($0) },
+                !retrySeconds.isEmpty && retrySeconds.count <= 32
+                    && retrySeconds.allSatisfy { (1...86_400).contains($0) },
                 "POSTERN_OUTBOUND_RETRY_SECONDS", "must be 1 to 32 delays of 1 to 86400 seconds"
             ),
             (maxQueueSeconds > 0, "POSTERN_OUTBOUND_MAX_QUEUE_SECONDS", "must be positive"),

@@ -21,7 +21,8 @@ struct JMAPOutboundSubmissionTests {
 
     static func draft(to recipients: [String]) -> String {
         let to = recipients.map { ##"{"email":"\##($0)"}"## }.joined(separator: ",")
-        return ##"["Email/set",{"accountId":"acct-ada","create":{"d1":{"mailboxIds":{"drafts":true},"from":[{"email":"ada@agents.test"}],"to":[\##(to)],"subject":"Hi","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"Hello"}}}}},"c0"]"##
+        return
+            ##"["Email/set",{"accountId":"acct-ada","create":{"d1":{"mailboxIds":{"drafts":true},"from":[{"email":"ada@agents.test"}],"to":[\##(to)],"subject":"Hi","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"Hello"}}}}},"c0"]"##
     }
 
     static let submit = ##"["EmailSubmission/set",{"accountId":"acct-ada","create":{"s1":{"emailId":"#d1"}}},"c1"]"##
@@ -57,13 +58,15 @@ struct JMAPOutboundSubmissionTests {
             claim,
             [
                 OutboundOutcome(recipient: "carol@far.example", kind: .delivered, reply: "250 2.0.0 Ok: queued as X"),
-                OutboundOutcome(recipient: "gone@far.example", kind: .failed, reply: "550 5.1.1 <gone@far.example>: no"),
+                OutboundOutcome(
+                    recipient: "gone@far.example", kind: .failed, reply: "550 5.1.1 <gone@far.example>: no"),
             ], now: 1_700_000_010)
 
         let emailID = try #require(created["emailId"]?.stringValue)
         let after = try await harness.api(
             "ada",
-            ##"[["EmailSubmission/changes",{"accountId":"acct-ada","sinceState":"1"},"ch"],["EmailSubmission/get",{"accountId":"acct-ada","ids":["\##(id)"],"properties":["deliveryStatus"]},"g"],["EmailSubmission/query",{"accountId":"acct-ada","filter":{"emailIds":["\##(emailID)"]},"calculateTotal":true},"q"]]"##)
+            ##"[["EmailSubmission/changes",{"accountId":"acct-ada","sinceState":"1"},"ch"],["EmailSubmission/get",{"accountId":"acct-ada","ids":["\##(id)"],"properties":["deliveryStatus"]},"g"],["EmailSubmission/query",{"accountId":"acct-ada","filter":{"emailIds":["\##(emailID)"]},"calculateTotal":true},"q"]]"##
+        )
         let changes = try #require(after.first?.arrayValue?[1])
         #expect(changes["updated"] == .array([.string(id)]))
         #expect(changes["created"] == .array([]))
@@ -84,7 +87,8 @@ struct JMAPOutboundSubmissionTests {
         let responses = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
         let status = try #require(responses[1].arrayValue?[1]["created"]?["s1"]?["deliveryStatus"])
         #expect(status["carol@far.example"]?["delivered"]?.stringValue == "no")
-        #expect(status["carol@far.example"]?["smtpReply"]?.stringValue?.contains("ada@agents.test may not send") == true)
+        #expect(
+            status["carol@far.example"]?["smtpReply"]?.stringValue?.contains("ada@agents.test may not send") == true)
         #expect(try await harness.store.outbox().map(\.recipients) == [["carol@far.example"]])
         #expect(try await OutboundQueue(database: harness.test.database).list().isEmpty)
     }
@@ -117,6 +121,7 @@ struct JMAPOutboundSubmissionTests {
         let id = try #require(created["id"]?.stringValue)
         let got = try await harness.api(
             "ada", ##"[["EmailSubmission/get",{"accountId":"acct-ada","ids":["\##(id)"]},"g"]]"##)
-        #expect(got.first?.arrayValue?[1]["list"]?.arrayValue?.first?["deliveryStatus"]?["carol@far.example"] == expected)
+        #expect(
+            got.first?.arrayValue?[1]["list"]?.arrayValue?.first?["deliveryStatus"]?["carol@far.example"] == expected)
     }
 }

@@ -21,8 +21,9 @@ struct OutboundDispatcherTests {
             limits: [], now: now)
     }
 
-    @Test("what a record queues is delivered and ended; a deferral is retried once the clock passes its delay",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "what a record queues is delivered and ended; a deferral is retried once the clock passes its delay",
+        arguments: StorageBackend.allCases)
     func deliversAndRetries(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let clock = TestClock(Self.now)
@@ -36,7 +37,9 @@ struct OutboundDispatcherTests {
         let dispatcher = OutboundDispatcher(
             queue: queue, transport: transport, settings: settings, clock: { clock.now },
             logger: Logger(label: "outbound.tests"),
-            onEnded: { batch, recipients in for recipient in recipients { endedSink.yield((batch.messageID, recipient)) } })
+            onEnded: { batch, recipients in
+                for recipient in recipients { endedSink.yield((batch.messageID, recipient)) }
+            })
         dispatcher.start()
         try await Self.record(queue, "S1", ["ok@one.example", "gone@one.example", "later@two.example"], at: Self.now)
         var iterator = ended.makeAsyncIterator()
@@ -56,14 +59,18 @@ struct OutboundDispatcherTests {
         await dispatcher.stop()
         let domains = transport.batches.map(\.domain)
         #expect(domains.sorted() == ["one.example", "two.example", "two.example"])
-        #expect(transport.batches.first { $0.domain == "one.example" }?.recipients == ["ok@one.example", "gone@one.example"])
+        #expect(
+            transport.batches.first { $0.domain == "one.example" }?.recipients == [
+                "ok@one.example", "gone@one.example",
+            ])
         let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
         #expect(record.recipients.map(\.status) == [.delivered, .failed, .delivered])
         #expect(try await queue.nextDue() == nil)
     }
 
-    @Test("at most perDestination batches run at once to one domain; other domains are not held up",
-          arguments: [StorageBackend.sqlite])
+    @Test(
+        "at most perDestination batches run at once to one domain; other domains are not held up",
+        arguments: [StorageBackend.sqlite])
     func perDestination(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         var configuration = OutboundQueueConfiguration()

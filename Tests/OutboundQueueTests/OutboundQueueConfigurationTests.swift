@@ -15,7 +15,8 @@ struct OutboundQueueConfigurationTests {
         #expect(defaults == OutboundQueueConfiguration())
         #expect(defaults.senders == .owned && defaults.perHour == 100 && defaults.perDay == 1000)
         #expect(defaults.retrySeconds == [300, 900, 1800, 3600, 7200, 14400, 28800])
-        #expect(defaults.maxQueueSeconds == 432_000 && defaults.perDestination == 2 && defaults.suppressSeconds == 604_800)
+        #expect(
+            defaults.maxQueueSeconds == 432_000 && defaults.perDestination == 2 && defaults.suppressSeconds == 604_800)
         let set = try Self.read([
             "POSTERN_OUTBOUND_SENDERS": "ALL", "POSTERN_OUTBOUND_PER_HOUR": "5", "POSTERN_OUTBOUND_PER_DAY": "50",
             "POSTERN_OUTBOUND_RETRY_SECONDS": "60, 120", "POSTERN_OUTBOUND_MAX_QUEUE_SECONDS": "600",

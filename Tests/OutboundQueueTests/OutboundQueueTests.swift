@@ -42,8 +42,9 @@ struct OutboundQueueTests {
         claim.batch.recipients.map { OutboundOutcome(recipient: $0, kind: kind, reply: reply, remoteHost: "mx.test") }
     }
 
-    @Test("a record keeps the submission, every disposition and the message, and claims group by domain",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "a record keeps the submission, every disposition and the message, and claims group by domain",
+        arguments: StorageBackend.allCases)
     func recordAndClaim(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let queue = OutboundQueue(database: test.database)
@@ -72,7 +73,8 @@ struct OutboundQueueTests {
         #expect(claims.allSatisfy { $0.batch.messageID == "S1" && $0.batch.attempts == 0 })
         #expect(try await queue.claim(now: Self.now, limit: 10).isEmpty)  // leased
         for claim in claims {
-            let done = try await queue.complete(claim, Self.outcome(claim, .delivered, "250 2.0.0 ok"), now: Self.now + 1)
+            let done = try await queue.complete(
+                claim, Self.outcome(claim, .delivered, "250 2.0.0 ok"), now: Self.now + 1)
             #expect(done.ended.map(\.recipient) == claim.batch.recipients)
         }
         let after = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
@@ -82,8 +84,9 @@ struct OutboundQueueTests {
         #expect(try await queue.nextDue() == nil)
     }
 
-    @Test("a record that fails part way leaves nothing: no submission, recipient, message or state",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "a record that fails part way leaves nothing: no submission, recipient, message or state",
+        arguments: StorageBackend.allCases)
     func oneTransaction(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let queue = OutboundQueue(database: test.database)
@@ -118,8 +121,9 @@ struct OutboundQueueTests {
         #expect(try await queue.record(Self.submission("S2", held), limits: [], now: Self.now).id == "S2")
     }
 
-    @Test("two handles claiming at once never get the same recipient, and between them get all",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "two handles claiming at once never get the same recipient, and between them get all",
+        arguments: StorageBackend.allCases)
     func leaseSharing(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let first = OutboundQueue(database: test.database)
@@ -147,11 +151,13 @@ struct OutboundQueueTests {
         #expect(Set(recipients).count == 24)
     }
 
-    @Test("a deferral waits the next delay; past the list's end the last delay repeats",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "a deferral waits the next delay; past the list's end the last delay repeats",
+        arguments: StorageBackend.allCases)
     func retrySchedule(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
-        let queue = OutboundQueue(database: test.database, configuration: Self.configuration { $0.retrySeconds = [60, 120] })
+        let queue = OutboundQueue(
+            database: test.database, configuration: Self.configuration { $0.retrySeconds = [60, 120] })
         _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
         var now = Self.now
         for (attempt, delay) in [(1, 60), (2, 120), (3, 120), (4, 120)] as [(Int, Int64)] {
@@ -168,8 +174,9 @@ struct OutboundQueueTests {
         #expect(record.recipients.first?.smtpReply == "451 4.3.0 try later")
     }
 
-    @Test("a deferral once the message is past the queue lifetime bounces it",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "a deferral once the message is past the queue lifetime bounces it",
+        arguments: StorageBackend.allCases)
     func bounceAtMaxAge(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let queue = OutboundQueue(
@@ -180,8 +187,9 @@ struct OutboundQueueTests {
             })
         _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
         let early = try #require(try await queue.claim(now: Self.now + 499, limit: 1).first)
-        #expect(try await queue.complete(early, Self.outcome(early, .deferred, "421 4.4.2 busy"), now: Self.now + 999)
-            .deferred.count == 1)
+        #expect(
+            try await queue.complete(early, Self.outcome(early, .deferred, "421 4.4.2 busy"), now: Self.now + 999)
+                .deferred.count == 1)
         let late = try #require(try await queue.claim(now: Self.now + 1499, limit: 1).first)
         let done = try await queue.complete(late, Self.outcome(late, .deferred, "421 4.4.2 busy"), now: Self.now + 1500)
         #expect(done.deferred.isEmpty)
@@ -193,8 +201,9 @@ struct OutboundQueueTests {
         #expect(try await queue.suppression(of: "x@one.example", now: Self.now + 1500) == nil)
     }
 
-    @Test("a completion after the lease ran out and another claim took the recipient records nothing",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "a completion after the lease ran out and another claim took the recipient records nothing",
+        arguments: StorageBackend.allCases)
     func lostLease(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let queue = OutboundQueue(database: test.database, leaseSeconds: 100)
@@ -204,7 +213,8 @@ struct OutboundQueueTests {
         let fresh = try #require(try await queue.claim(now: Self.now + 100, limit: 1).first)
         #expect(fresh.leaseToken != stale.leaseToken)
         let state = try await queue.state(accountID: "A1")
-        let lost = try await queue.complete(stale, Self.outcome(stale, .failed, "550 5.1.1 unknown"), now: Self.now + 101)
+        let lost = try await queue.complete(
+            stale, Self.outcome(stale, .failed, "550 5.1.1 unknown"), now: Self.now + 101)
         #expect(lost.leaseLost && lost.ended.isEmpty)
         #expect(try await queue.state(accountID: "A1") == state)
         #expect(try await queue.suppression(of: "x@one.example", now: Self.now + 101) == nil)
@@ -213,22 +223,27 @@ struct OutboundQueueTests {
         #expect(!done.leaseLost && done.ended.map(\.kind) == [.delivered])
     }
 
-    @Test("a 5.1.x failure suppresses the address: a new submission to it is refused at once until the time ends",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "a 5.1.x failure suppresses the address: a new submission to it is refused at once until the time ends",
+        arguments: StorageBackend.allCases)
     func suppression(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
-        let queue = OutboundQueue(database: test.database, configuration: Self.configuration { $0.suppressSeconds = 50 })
+        let queue = OutboundQueue(
+            database: test.database, configuration: Self.configuration { $0.suppressSeconds = 50 })
         _ = try await queue.record(
             Self.submission("S1", Self.queued("gone@one.example", "policy@one.example")), limits: [], now: Self.now)
         let claim = try #require(try await queue.claim(now: Self.now, limit: 1).first)
         let done = try await queue.complete(
             claim,
             [
-                OutboundOutcome(recipient: "gone@one.example", kind: .failed, reply: "550 5.1.1 <gone@one.example>: no"),
+                OutboundOutcome(
+                    recipient: "gone@one.example", kind: .failed, reply: "550 5.1.1 <gone@one.example>: no"),
                 OutboundOutcome(recipient: "policy@one.example", kind: .failed, reply: "550 5.7.1 refused by policy"),
             ], now: Self.now)
         #expect(done.ended.map(\.suppressed) == [true, false])
-        #expect(try await queue.suppression(of: "GONE@one.example", now: Self.now + 49) == "550 5.1.1 <gone@one.example>: no")
+        #expect(
+            try await queue.suppression(of: "GONE@one.example", now: Self.now + 49)
+                == "550 5.1.1 <gone@one.example>: no")
         let refused = try await queue.record(
             Self.submission("S2", at: Self.now + 10, Self.queued("Gone@one.example", "policy@one.example")), limits: [],
             now: Self.now + 10)
@@ -240,21 +255,24 @@ struct OutboundQueueTests {
         #expect(later.recipients.map(\.status) == [.queued])
     }
 
-    @Test("a submission past a sender's limit is refused whole, saying when the limit frees",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "a submission past a sender's limit is refused whole, saying when the limit frees",
+        arguments: StorageBackend.allCases)
     func limits(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let queue = OutboundQueue(database: test.database)
         let hourly = SendLimit(name: "hourly", count: 3, windowSeconds: 3600)
         _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [hourly], now: Self.now)
         _ = try await queue.record(
-            Self.submission("S2", at: Self.now + 10, Self.queued("y@one.example")), limits: [hourly], now: Self.now + 10)
+            Self.submission("S2", at: Self.now + 10, Self.queued("y@one.example")), limits: [hourly], now: Self.now + 10
+        )
         // Held and local recipients do not count.
         let notCounted = [
             SubmissionRecipient(address: "b@local.test", disposition: .delivered(reply: "250 ok")),
             SubmissionRecipient(address: "h@one.example", disposition: .held(reason: "550 held")),
         ]
-        _ = try await queue.record(Self.submission("S3", at: Self.now + 20, notCounted), limits: [hourly], now: Self.now + 20)
+        _ = try await queue.record(
+            Self.submission("S3", at: Self.now + 20, notCounted), limits: [hourly], now: Self.now + 20)
         let refusal = await #expect(throws: SendLimitReached.self) {
             try await queue.record(
                 Self.submission("S4", at: Self.now + 30, Self.queued("p@one.example", "q@one.example")),
@@ -267,7 +285,8 @@ struct OutboundQueueTests {
         #expect(try await queue.sentCount(sender: "a@local.test", since: Self.now) == 2)
         // Another sender has a limit of their own.
         _ = try await queue.record(
-            Self.submission("S5", sender: "c@local.test", Self.queued("p@one.example", "q@one.example", "r@one.example")),
+            Self.submission(
+                "S5", sender: "c@local.test", Self.queued("p@one.example", "q@one.example", "r@one.example")),
             limits: [hourly], now: Self.now + 30)
         // Once S1 is out of the window, S4 fits.
         let fits = try await queue.record(
@@ -276,15 +295,17 @@ struct OutboundQueueTests {
         #expect(fits.recipients.map(\.status) == [.queued, .queued])
     }
 
-    @Test("EmailSubmission changes: created, then updated when a recipient's disposition moves, in pages",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "EmailSubmission changes: created, then updated when a recipient's disposition moves, in pages",
+        arguments: StorageBackend.allCases)
     func changes(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let queue = OutboundQueue(database: test.database)
         #expect(try await queue.state(accountID: "A1") == "0")
         _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
         _ = try await queue.record(Self.submission("S2", Self.queued("y@two.example")), limits: [], now: Self.now)
-        _ = try await queue.record(Self.submission("S9", account: "A2", Self.queued("y@two.example")), limits: [], now: Self.now)
+        _ = try await queue.record(
+            Self.submission("S9", account: "A2", Self.queued("y@two.example")), limits: [], now: Self.now)
         let all = try #require(try await queue.changes(accountID: "A1", since: "0", maxChanges: 10))
         #expect(all == SubmissionChanges(newState: "2", hasMoreChanges: false, created: ["S1", "S2"], updated: []))
         let page = try #require(try await queue.changes(accountID: "A1", since: "0", maxChanges: 1))
@@ -299,13 +320,17 @@ struct OutboundQueueTests {
         #expect(try await queue.state(accountID: "A2") == "1")
     }
 
-    @Test("the operator lists the queue, makes messages due now and deletes one (an attempt under way then records nothing)",
-          arguments: StorageBackend.allCases)
+    @Test(
+        "the operator lists the queue, makes messages due now, deletes one (an attempt under way then records nothing)",
+        arguments: StorageBackend.allCases)
     func operatorCommands(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
-        let queue = OutboundQueue(database: test.database, configuration: Self.configuration { $0.retrySeconds = [600] })
-        _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example", "y@two.example")), limits: [], now: Self.now)
-        _ = try await queue.record(Self.submission("S2", at: Self.now + 1, Self.queued("z@one.example")), limits: [], now: Self.now + 1)
+        let queue = OutboundQueue(
+            database: test.database, configuration: Self.configuration { $0.retrySeconds = [600] })
+        _ = try await queue.record(
+            Self.submission("S1", Self.queued("x@one.example", "y@two.example")), limits: [], now: Self.now)
+        _ = try await queue.record(
+            Self.submission("S2", at: Self.now + 1, Self.queued("z@one.example")), limits: [], now: Self.now + 1)
         let listed = try await queue.list()
         #expect(listed.map(\.id) == ["S1", "S2"])
         #expect(listed[0].recipients.map(\.address) == ["x@one.example", "y@two.example"])
@@ -321,12 +346,33 @@ struct OutboundQueueTests {
         #expect(underWay.map(\.batch.messageID) == ["S1", "S1"])
         #expect(try await queue.delete(id: "S1", now: Self.now + 4) == 2)
         for claim in underWay {
-            #expect(try await queue.complete(claim, Self.outcome(claim, .delivered, "250 ok"), now: Self.now + 5).leaseLost)
+            #expect(
+                try await queue.complete(claim, Self.outcome(claim, .delivered, "250 ok"), now: Self.now + 5).leaseLost)
         }
         let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
         #expect(record.recipients.map(\.smtpReply) == [OutboundQueue.deletedReply, OutboundQueue.deletedReply])
         #expect(try await queue.list().map(\.id) == ["S2"])
         #expect(try await queue.delete(id: "S1", now: Self.now + 6) == 0)
+    }
+
+    @Test(
+        "the purge drops ended submissions past the record time and ended suppressions; waiting ones stay",
+        arguments: StorageBackend.allCases)
+    func purge(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database, configuration: Self.configuration { $0.suppressSeconds = 10 })
+        _ = try await queue.record(Self.submission("S1", Self.queued("gone@one.example")), limits: [], now: Self.now)
+        _ = try await queue.record(Self.submission("S2", Self.queued("x@two.example")), limits: [], now: Self.now)
+        let claim = try #require(try await queue.claim(now: Self.now, limit: 1).first)
+        #expect(claim.batch.messageID == "S1")
+        _ = try await queue.complete(claim, Self.outcome(claim, .failed, "550 5.1.1 no"), now: Self.now)
+        let later = Self.now + OutboundQueue.recordSeconds
+        #expect(try test.database.writeSync { try OutboundQueue.purge($0, now: later - 1) } == 0)
+        #expect(try await queue.submissions(accountID: "A1", ids: nil).map(\.id) == ["S1", "S2"])
+        #expect(try test.database.writeSync { try OutboundQueue.purge($0, now: later + 1) } == 1)
+        #expect(try await queue.submissions(accountID: "A1", ids: nil).map(\.id) == ["S2"])  // S2 still waits
+        #expect(try Self.count("outbound_recipients", test.database) == 1)
+        #expect(try Self.count("outbound_suppressions", test.database) == 0)
     }
 
     @Test("the hard-bounce rule: class 5, subject 1 only")

@@ -52,10 +52,12 @@ final class RecordingTransport: OutboundTransport {
                         remoteHost: "mx.\(batch.domain)")
                 case "later" where state.deferredOnce.insert(recipient).inserted:
                     return OutboundOutcome(
-                        recipient: recipient, kind: .deferred, reply: "451 4.7.1 greylisted", remoteHost: "mx.\(batch.domain)")
+                        recipient: recipient, kind: .deferred, reply: "451 4.7.1 greylisted",
+                        remoteHost: "mx.\(batch.domain)")
                 default:
                     return OutboundOutcome(
-                        recipient: recipient, kind: .delivered, reply: "250 2.0.0 queued as X", remoteHost: "mx.\(batch.domain)")
+                        recipient: recipient, kind: .delivered, reply: "250 2.0.0 queued as X",
+                        remoteHost: "mx.\(batch.domain)")
                 }
             }
         }
