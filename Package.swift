@@ -194,6 +194,12 @@ let package = Package(
             "ConfigurationReading",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The outbound queue: EmailSubmission records, each recipient's disposition and the message in one
+        // transaction, leased to instances per message and destination domain, retried, bounced and suppressed; the
+        // dispatcher that runs it over any OutboundTransport.
+        .target(name: "OutboundQueue", dependencies: [
+            "MailDelivery", "Storage", "ServerKit", .product(name: "Logging", package: "swift-log"),
+        ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
@@ -206,7 +212,7 @@ let package = Package(
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
-            "ConfigurationReading", "MailTransfer",
+            "ConfigurationReading", "MailTransfer", "OutboundQueue",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -257,7 +263,7 @@ let package = Package(
             "CustomDomains", "DNS", "Storage", "EmbeddedResources", "PosternTestSupport", "DKIMKeys", "ComputePool",
         ]),
         .testTarget(name: "JMAPTests", dependencies: [
-            "JMAP", "ClientAddress", "Directory", "MIME", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
+            "JMAP", "OutboundQueue", "ClientAddress", "Directory", "MIME", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [
@@ -339,6 +345,10 @@ let package = Package(
         .testTarget(name: "DKIMKeysTests", dependencies: [
             "DKIMKeys", "MailAuth", "AuthCrypto", "Storage", "PosternTestSupport",
         ]),
+        .testTarget(name: "OutboundQueueTests", dependencies: [
+            "OutboundQueue", "MailDelivery", "Storage", "ServerKit", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
             "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool",
@@ -350,7 +360,7 @@ let package = Package(
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
-            "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer",
+            "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

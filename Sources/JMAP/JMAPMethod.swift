@@ -24,11 +24,13 @@ struct JMAPMethod: Sendable {
         JMAPMethod(capability) { service, arguments, call in [(name, try await body(service, arguments, call))] }
     }
 
-    /// `Mailbox/queryChanges`: not calculated here (the three mailboxes are always there; query them again).
-    static func noChangeLog(_ capability: String) -> JMAPMethod {
-        JMAPMethod(capability) { _, _, _ in
+    /// A `/queryChanges` not calculated here (`Mailbox/queryChanges`: the three mailboxes are always there;
+    /// `EmailSubmission/queryChanges`): the client queries again with `query`.
+    static func noChangeLog(_ capability: String, _ query: String) -> JMAPMethod {
+        let kind = query.prefix { $0 != "/" }
+        return JMAPMethod(capability) { _, _, _ in
             throw MethodError(
-                "cannotCalculateChanges", "Mailbox query changes are not calculated here: query again with Mailbox/query.")
+                "cannotCalculateChanges", "\(kind) query changes are not calculated here: query again with \(query).")
         }
     }
 }

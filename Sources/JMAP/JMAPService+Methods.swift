@@ -11,7 +11,7 @@ extension JMAPService {
             ("Mailbox/get", .single("Mailbox/get", mail) { try await $0.mailboxGet($1, $2) }),
             ("Mailbox/query", .single("Mailbox/query", mail) { try await $0.mailboxQuery($1, $2) }),
             ("Mailbox/changes", .single("Mailbox/changes", mail) { try await $0.changes(.mailbox, $1, $2) }),
-            ("Mailbox/queryChanges", .noChangeLog(mail)),
+            ("Mailbox/queryChanges", .noChangeLog(mail, "Mailbox/query")),
             ("Email/get", .single("Email/get", mail) { try await $0.emailGet($1, $2) }),
             ("Email/query", .single("Email/query", mail) { try await $0.emailQuery($1, $2) }),
             ("Email/set", .single("Email/set", mail) { try await $0.emailSet($1, $2) }),
@@ -22,6 +22,14 @@ extension JMAPService {
             ("Identity/get", .single("Identity/get", submission) { try await $0.identityGet($1, $2) }),
             ("Identity/changes", .single("Identity/changes", submission) { try await $0.identityChanges($1, $2) }),
             ("EmailSubmission/set", JMAPMethod(submission) { try await $0.submissionSet($1, $2) }),
+            ("EmailSubmission/get", .single("EmailSubmission/get", submission) { try await $0.submissionGet($1, $2) }),
+            ("EmailSubmission/changes", .single("EmailSubmission/changes", submission) {
+                try await $0.submissionChanges($1, $2)
+            }),
+            ("EmailSubmission/query", .single("EmailSubmission/query", submission) {
+                try await $0.submissionQuery($1, $2)
+            }),
+            ("EmailSubmission/queryChanges", .noChangeLog(submission, "EmailSubmission/query")),
             ("Blob/upload", .single("Blob/upload", blob) { try await $0.blobUpload($1, $2) }),
             ("Blob/get", .single("Blob/get", blob) { try await $0.blobGet($1, $2) }),
         ]

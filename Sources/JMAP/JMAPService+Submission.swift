@@ -139,6 +139,32 @@ extension JMAPService {
         }
 
         let now = clock()
+        let id = "S" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let status: [(String, JSONValue)]
+        if let outbound {
+            status = try await record(
+                id, local: local, foreign: foreign, raw: raw, message: message, outbound: outbound, call, now: now)
+        } else {
+            status = try await keepForeignInOutbox(local: local, foreign: foreign, raw: raw, account: account, now: now)
+        }
+        if message.summary.folder != .sent {
+            _ = try await store.update(
+                address: account.address, id: emailID, keywords: message.summary.allKeywords, folder: .sent)
+        }
+        let submission: JSONValue = .object([
+            ("id", .string(id)), ("identityId", .string(account.id)), ("emailId", .string(emailID)),
+            ("threadId", .string(message.summary.threadID)), ("sendAt", .string(RFC3339.format(now))),
+            ("undoStatus", "final"), ("deliveryStatus", .object(status)), ("dsnBlobIds", .array([])),
+            ("mdnBlobIds", .array([])),
+        ])
+        return (submission, emailID)
+    }
+
+    /// Without a ledger: delivers to the local recipients and keeps the outside ones in the operator's outbox, as
+    /// before outbound delivery existed. Returns the `deliveryStatus` pairs.
+    private func keepForeignInOutbox(
+        local: [Recipient], foreign: [String], raw: [UInt8], account: JMAPAccount, now: Int64
+    ) async throws -> [(String, JSONValue)] {
         var status: [(String, JSONValue)] = []
         var outcome = SubmissionOutcome(delivered: 0, keptInOutbox: 0, refused: 0)
         let stored = try await delivery.deliverEach(raw, envelopeFrom: account.address, to: local)
@@ -152,24 +178,80 @@ extension JMAPService {
         if !foreign.isEmpty {
             _ = try await store.keepInOutbox(sender: account.address, recipients: foreign, raw: raw, now: now)
             for address in foreign {
-                status.append((address, Self.deliveryStatus(
-                    "250 2.0.0 kept in this server's outbox: Postern does not send mail to other domains", "no")))
+                status.append((address, Self.deliveryStatus(JMAPOutbound.outboxReply, "no")))
             }
             outcome.keptInOutbox += foreign.count
         }
         onSubmission(outcome)
-        if message.summary.folder != .sent {
-            _ = try await store.update(
-                address: account.address, id: emailID, keywords: message.summary.allKeywords, folder: .sent)
+        return status
+    }
+
+    /// With a ledger: outside recipients are queued when mail leaves this server and the sender may send outside
+    /// (within its limits), else kept in the outbox; the local ones get the message now; then the submission is
+    /// recorded with every recipient's disposition (the queued ones with the message, in one transaction).
+    /// Returns the `deliveryStatus` pairs, from the record.
+    /// - Throws: `SetError` `forbiddenToSend` (nothing sent) when the outside recipients would pass a limit.
+    private func record(
+        _ id: String, local: [Recipient], foreign: [String], raw: [UInt8], message: MailMessageRecord,
+        outbound: JMAPOutbound, _ call: JMAPCall, now: Int64
+    ) async throws -> [(String, JSONValue)] {
+        let account = call.account
+        var held: String?
+        if !foreign.isEmpty {
+            if !outbound.sendsOutside {
+                held = JMAPOutbound.outboxReply
+            } else if try await !outbound.mayReachOutside(account.address) {
+                held = JMAPOutbound.notAllowedReply(account.address)
+            }
         }
-        let id = "S" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let submission: JSONValue = .object([
-            ("id", .string(id)), ("identityId", .string(account.id)), ("emailId", .string(emailID)),
-            ("threadId", .string(message.summary.threadID)), ("sendAt", .string(RFC3339.format(now))),
-            ("undoStatus", "final"), ("deliveryStatus", .object(status)), ("dsnBlobIds", .array([])),
-            ("mdnBlobIds", .array([])),
-        ])
-        return (submission, emailID)
+        if !foreign.isEmpty, held == nil {
+            do {
+                try await outbound.ledger.checkLimits(
+                    outbound.limits, sender: account.address, adding: foreign.count, now: now)
+            } catch let reached as SendLimitReached {
+                throw Self.forbiddenToSend(reached)
+            }
+        }
+        var recipients: [SubmissionRecipient] = []
+        let stored = try await delivery.deliverEach(raw, envelopeFrom: account.address, to: local)
+        for (recipient, delivered) in zip(local, stored) {
+            recipients.append(
+                SubmissionRecipient(
+                    address: recipient.address,
+                    disposition: delivered
+                        ? .delivered(reply: "250 2.0.0 delivered to the local mailbox")
+                        : .refused(reply: "552 5.2.2 the mailbox is full")))
+        }
+        if let held, !foreign.isEmpty {
+            _ = try await store.keepInOutbox(sender: account.address, recipients: foreign, raw: raw, now: now)
+            recipients += foreign.map { SubmissionRecipient(address: $0, disposition: .held(reason: held)) }
+        } else {
+            recipients += foreign.map { SubmissionRecipient(address: $0, disposition: .queued) }
+        }
+        let submission = NewSubmission(
+            id: id, accountID: account.id, sender: account.address, emailID: message.summary.id,
+            threadID: message.summary.threadID, sendAt: now, recipients: recipients, content: raw)
+        let record: SubmissionRecord
+        do {
+            record = try await outbound.ledger.record(submission, limits: outbound.limits, now: now)
+        } catch let reached as SendLimitReached {
+            // Another submission of the sender's took the last places since the check above.
+            throw Self.forbiddenToSend(reached)
+        }
+        let delivered = stored.filter { $0 }.count
+        onSubmission(
+            SubmissionOutcome(
+                delivered: delivered, keptInOutbox: held == nil ? 0 : foreign.count, refused: stored.count - delivered,
+                queued: record.recipients.filter { $0.status == .queued }.count))
+        return record.recipients.map { ($0.address, Self.deliveryStatus($0)) }
+    }
+
+    /// The SetError of a refusal by a per-sender limit, naming the limit and when it frees.
+    static func forbiddenToSend(_ reached: SendLimitReached) -> SetError {
+        SetError(
+            type: "forbiddenToSend",
+            description: "The \(reached.limit.name) limit of \(reached.limit.count) recipients on other domains per "
+                + "sender is reached; it frees by \(RFC3339.format(reached.freesAt)). Nothing was sent.")
     }
 
     /// The rule on who a message says it is from, over every `From`, `Sender` and `Reply-To` field of the raw
@@ -207,7 +289,19 @@ extension JMAPService {
         }
     }
 
-    private static func deliveryStatus(_ reply: String, _ delivered: String) -> JSONValue {
+    static func deliveryStatus(_ reply: String, _ delivered: String) -> JSONValue {
         .object([("smtpReply", .string(reply)), ("delivered", .string(delivered)), ("displayed", "unknown")])
+    }
+
+    /// A recorded recipient's `deliveryStatus` (RFC 8621 7): `queued` while queued, `yes` once delivered, `no`
+    /// once failed or when kept in the outbox.
+    static func deliveryStatus(_ recipient: RecipientState) -> JSONValue {
+        let delivered =
+            switch recipient.status {
+            case .queued: "queued"
+            case .delivered: "yes"
+            case .failed, .held: "no"
+            }
+        return deliveryStatus(recipient.smtpReply, delivered)
     }
 }

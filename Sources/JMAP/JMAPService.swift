@@ -17,6 +17,8 @@ public struct JMAPService: Sendable {
     let delivery: LocalDelivery
     let clock: @Sendable () -> Int64
     let onSubmission: @Sendable (SubmissionOutcome) -> Void
+    /// Where submissions are recorded and whether outside recipients leave; nil keeps them all in the outbox.
+    let outbound: JMAPOutbound?
     let onUnexpectedError: UnexpectedErrorReporter
     /// Told when an event stream opens or closes and of each event pushed (metrics).
     let onEventStream: @Sendable (EventStreamActivity) -> Void
@@ -46,6 +48,8 @@ public struct JMAPService: Sendable {
         public var delivered: Int
         public var keptInOutbox: Int
         public var refused: Int
+        /// Outside recipients queued to leave.
+        public var queued: Int = 0
     }
 
     /// - Parameters:
@@ -59,14 +63,17 @@ public struct JMAPService: Sendable {
     ///   - onUnexpectedError: called with each error answered with a bare 500.
     ///   - onEventStream: told when an event stream opens or closes and of each event pushed.
     ///   - monotonicClock: the rate limits' clock.
+    ///   - outbound: where submissions are recorded and whether outside recipients leave; nil keeps every outside
+    ///     recipient in the outbox and records nothing.
     public init(
         configuration: JMAPConfiguration, authenticator: any PrincipalAuthenticator, store: MailStore,
         directory: any AccountDirectory, delivery: LocalDelivery, clock: @escaping @Sendable () -> Int64,
         onSubmission: @escaping @Sendable (SubmissionOutcome) -> Void = { _ in },
         onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in },
         onEventStream: @escaping @Sendable (EventStreamActivity) -> Void = { _ in },
-        monotonicClock: MonotonicClock = .system
+        monotonicClock: MonotonicClock = .system, outbound: JMAPOutbound? = nil
     ) {
+        self.outbound = outbound
         self.onEventStream = onEventStream
         eventStreams = EventStreamLimiter(
             maxTotal: configuration.maxEventStreams, maxPerClient: configuration.maxEventStreamsPerClient)

@@ -35,7 +35,8 @@ public enum MailLLMsText {
             \(base)/.well-known/jmap` gives the session: `apiUrl`, `uploadUrl`, `downloadUrl` and your account id in \
             `primaryAccounts["urn:ietf:params:jmap:mail"]`; your address is the token's `inboxId`. Mailboxes: `inbox`, \
             `drafts`, `sent`. Methods: `Mailbox/get`, `Mailbox/query`, `Email/query`, `Email/get`, `Email/set`, \
-            `EmailSubmission/set`, `Thread/get`, `Identity/get`, `Blob/upload`, `Blob/get`, `Core/echo`, with result \
+            `EmailSubmission/set`, `EmailSubmission/get`, `EmailSubmission/changes`, `EmailSubmission/query`, \
+            `Thread/get`, `Identity/get`, `Blob/upload`, `Blob/get`, `Core/echo`, with result \
             references (`#ids`) and creation ids (`#d1`). To sync, keep the `state` a `/get` gave you and ask \
             `Email/changes`, `Mailbox/changes` or `Thread/changes` with `sinceState` (and `Email/queryChanges` with \
             `sinceQueryState`); a state too old for the change log answers `cannotCalculateChanges`: fetch again. \
@@ -47,7 +48,10 @@ public enum MailLLMsText {
             polling). The stream ends when your capability JWT expires: reconnect with a fresh one and the last id. \
             Mail to local addresses is delivered at once and a copy \
             stays in your `sent`; mail to any other domain is **not sent to the internet**: it is kept in this \
-            server's outbox (`postern mail outbox`), and its `deliveryStatus` says so.
+            server's outbox (`postern mail outbox`), and its `deliveryStatus` says so, unless the operator turned \
+            outbound delivery on: then it is queued (`deliveryStatus` `queued`, then `yes` or `no` with the remote \
+            reply; `EmailSubmission/get` and `EmailSubmission/changes` follow it), within per-sender limits \
+            (`forbiddenToSend` past one, saying when it frees).
 
             ```bash
             curl -s \(base)/.well-known/jmap -H "Authorization: Bearer <capability JWT>"

@@ -4,6 +4,7 @@ import Logging
 import MailDelivery
 import MIME
 import MailStore
+import OutboundQueue
 import Storage
 
 extension Operations {
@@ -60,6 +61,63 @@ extension Operations {
             let created = Date(timeIntervalSince1970: TimeInterval(entry.createdAt)).formatted(.iso8601)
             return "\(entry.id)  from \(entry.sender)  to \(entry.recipients.joined(separator: ","))  "
                 + "\(entry.size) bytes  \(created)"
+        }
+    }
+
+    /// What `postern mail queue` does.
+    public enum QueueAction: Sendable, Equatable {
+        /// One line per waiting message, then one per waiting recipient (Postfix's `postqueue -p`).
+        case list
+        /// Makes message ID's waiting recipients due now (`postqueue -f` for one message).
+        case retry(String)
+        /// Makes every waiting recipient due now (`postqueue -f`).
+        case retryAll
+        /// Deletes message ID from the queue (`postsuper -d`).
+        case delete(String)
+    }
+
+    /// `postern mail queue`: lists the outbound queue, makes messages due now, or deletes one; returns the lines to
+    /// print. A running server's dispatcher sees a retry at its next look at the queue (within seconds).
+    /// - Throws: ``ConfigurationError`` naming the message id no waiting message has (`--retry`, `--delete`).
+    public static func queue(configuration: PosternConfiguration, _ action: QueueAction, logger: Logger) async throws
+        -> [String]
+    {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let queue = OutboundQueue(database: database, configuration: configuration.outboundQueue)
+        let now = unixNow()
+        switch action {
+        case .list:
+            let messages = try await queue.list()
+            guard !messages.isEmpty else { return ["The outbound queue is empty."] }
+            var lines: [String] = []
+            for message in messages {
+                let queued = Date(timeIntervalSince1970: TimeInterval(message.sendAt)).formatted(.iso8601)
+                lines.append("\(message.id)  from \(message.sender)  \(message.size) bytes  queued \(queued)")
+                for recipient in message.recipients {
+                    let next = Date(timeIntervalSince1970: TimeInterval(recipient.nextAttempt)).formatted(.iso8601)
+                    lines.append(
+                        "    \(recipient.address)  attempts \(recipient.attempts)  next \(next)  \(recipient.smtpReply)")
+                }
+            }
+            return lines
+        case .retry(let id), .delete(let id):
+            let count =
+                if case .retry = action {
+                    try await queue.retryNow(id: id, now: now)
+                } else {
+                    try await queue.delete(id: id, now: now)
+                }
+            guard count > 0 else {
+                throw ConfigurationError(
+                    key: action == .retry(id) ? "--retry" : "--delete", message: "\(id): no message waits in the queue")
+            }
+            let verb = action == .retry(id) ? "mail queue retry" : "mail queue delete"
+            recordOperator(database, target: verb, details: ["message_id": id, "recipients": String(count)], logger: logger)
+            return [action == .retry(id) ? "\(id): \(count) recipients due now" : "\(id): \(count) recipients deleted"]
+        case .retryAll:
+            let count = try await queue.retryNow(id: nil, now: now)
+            recordOperator(database, target: "mail queue retry", details: ["recipients": String(count)], logger: logger)
+            return ["\(count) recipients due now"]
         }
     }
 

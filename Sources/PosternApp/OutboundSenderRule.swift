@@ -2,6 +2,7 @@ import AgentAuth
 import CustomDomains
 import Directory
 import MailboxAccounts
+import OutboundQueue
 import Storage
 
 /// Who may send mail outside this server (`POSTERN_OUTBOUND_SENDERS`), asked by the outbound queue for each
@@ -17,13 +18,8 @@ import Storage
 /// Everyone else may not: anonymous agents, Mail.td's free accounts, addresses on domains this server does not hold.
 /// In ``Mode/all`` every sender may. Every answer is read fresh: an inbox unlinked or a domain lost stops at once.
 public struct OutboundSenderRule: Sendable {
-    /// `POSTERN_OUTBOUND_SENDERS`.
-    public enum Mode: String, Sendable, CaseIterable {
-        /// Only inboxes an owner holds, and inboxes on verified custom domains (the default).
-        case owned
-        /// Every sender.
-        case all
-    }
+    /// `POSTERN_OUTBOUND_SENDERS`, read by the queue's configuration.
+    public typealias Mode = OutboundQueueConfiguration.Senders
 
     /// Who may send outside.
     public let mode: Mode

@@ -5,6 +5,7 @@ import JMAP
 import MCPServer
 import MailSandbox
 import MailTransfer
+import OutboundQueue
 import MailboxAccounts
 import OAuthServer
 import Owners
@@ -57,6 +58,8 @@ public struct PosternConfiguration: Sendable {
     public var mcp = MCPConfiguration(baseURL: "")
     /// Outbound delivery's transport: the mode (off, direct, relay), the relay, the port, TLS and its trust roots.
     public var outbound = OutboundConfiguration()
+    /// The outbound queue: who may send outside, the per-sender limits, the retry schedule and the queue's lifetime.
+    public var outboundQueue = OutboundQueueConfiguration()
     /// The profile whose defaults fill in what no flag, environment variable or named configuration file sets
     /// (`POSTERN_PROFILE` or `--profile`, read by ``ConfigurationLoader``; see ``ConfigurationProfile``).
     public var profile = ConfigurationProfile.standard
@@ -87,6 +90,7 @@ public struct PosternConfiguration: Sendable {
         jmap = try JMAPConfiguration(config: config)
         mcp = try MCPConfiguration(config: config)
         outbound = try OutboundConfiguration(config: config)
+        outboundQueue = try OutboundQueueConfiguration(config: config)
         try validate()
     }
 
@@ -111,6 +115,7 @@ public struct PosternConfiguration: Sendable {
         try oauth.validate()
         try jmap.validate()
         try outbound.validate()
+        try outboundQueue.validate()
         try signingKeys.validate(for: storage.database())
         try smtp.validate(trustedProxies: listener.trustedProxies)
     }

@@ -1,5 +1,6 @@
 import CoreMetrics
 import JMAP
+import OutboundQueue
 import SMTPServer
 
 extension PosternMetrics {
@@ -53,12 +54,29 @@ extension PosternMetrics {
         }
     }
 
-    /// Counts JMAP submissions by recipient: `postern_jmap_recipients_total{result="delivered|outbox|refused"}`.
+    /// Counts JMAP submissions by recipient: `postern_jmap_recipients_total{result="delivered|outbox|refused"}`, and
+    /// the outside recipients queued to leave or held in the outbox,
+    /// `postern_outbound_recipients_total{result="queued|held"}`.
     @Sendable
     func jmapSubmission(_ outcome: JMAPService.SubmissionOutcome) {
         for (result, count) in [("delivered", outcome.delivered), ("outbox", outcome.keptInOutbox), ("refused", outcome.refused)]
         where count > 0 {
             Counter(label: "postern_jmap_recipients_total", dimensions: [("result", result)]).increment(by: count)
+        }
+        for (result, count) in [("queued", outcome.queued), ("held", outcome.keptInOutbox)] where count > 0 {
+            Counter(label: "postern_outbound_recipients_total", dimensions: [("result", result)]).increment(by: count)
+        }
+    }
+
+    /// Counts the outbound queue's attempts by recipient:
+    /// `postern_outbound_recipients_total{result="delivered|deferred|failed"}`.
+    @Sendable
+    func outboundAttempt(_ attempt: OutboundDispatcher.Attempt) {
+        let delivered = attempt.completion.ended.filter { $0.kind == .delivered }.count
+        let failed = attempt.completion.ended.count - delivered
+        let deferred = attempt.completion.deferred.count
+        for (result, count) in [("delivered", delivered), ("deferred", deferred), ("failed", failed)] where count > 0 {
+            Counter(label: "postern_outbound_recipients_total", dimensions: [("result", result)]).increment(by: count)
         }
     }
 

@@ -264,6 +264,17 @@ public final class PosternRuntime: Service {
                         configuration, database: database, fetcher: fetcher, changes: changes,
                         clock: clock.millisecondsReader, logger: logger)))
         }
+        if wanted.contains(.outbound),
+            let outbound = try Surfaces.outboundRuntime(
+                configuration, dkimKeys: dkimKeys, dnsThreads: dnsThreads, now: now, logger: logger)
+        {
+            services.append(
+                .outbound(
+                    Surfaces.outboundDispatcher(
+                        configuration, mail: mail, transport: outbound.transport, metrics: metrics, clock: now,
+                        logger: logger),
+                    threads: outbound.threads, fetcher: outbound.policyFetcher))
+        }
         services.append(.eventLoops(group))
         if let metricsListener {
             let server = makeMetricsServer(

@@ -27,6 +27,11 @@ public struct PosternServiceSet: OptionSet, Sendable {
     /// The key reload every `POSTERN_KEY_RELOAD_SECONDS`.
     public static let keyReload = Self(rawValue: 1 << 7)
 
+    /// The outbound dispatcher's delivery loop (run only when `POSTERN_OUTBOUND_DELIVERY` is not `off`).
+    public static let outbound = Self(rawValue: 1 << 8)
+
     /// Everything `postern serve` runs.
-    public static let all: Self = [.http, .smtp, .sandbox, .metrics, .webhooks, .databaseListeners, .purges, .keyReload]
+    public static let all: Self = [
+        .http, .smtp, .sandbox, .metrics, .webhooks, .databaseListeners, .purges, .keyReload, .outbound,
+    ]
 }

@@ -7,6 +7,7 @@ import MailStore
 import OAuthResource
 import OAuthServer
 import Owners
+import OutboundQueue
 import PostgresClient
 import SigningKeys
 import SocketServer
@@ -108,6 +109,9 @@ extension RuntimeService {
                     PurgeSchedule.start(
                         every: .seconds(600), on: database, purging: "audit events past POSTERN_AUDIT_DAYS"
                     ) { try SQLAuditLog.purgeExpired($0, now: clock(), days: auditDays) },
+                    PurgeSchedule.start(
+                        every: .seconds(600), on: database, purging: "ended outbound submissions and suppressions"
+                    ) { try OutboundQueue.purge($0, now: clock()) },
                 ]
                 schedules.withLock { $0 = started }
             },

@@ -17,6 +17,7 @@ import MCPServer
 import OAuthGrants
 import OAuthResource
 import OAuthServer
+import OutboundQueue
 import Owners
 import RemoteHashAuth
 import ServerKit
@@ -123,7 +124,8 @@ enum Surfaces {
             configuration: jmap,
             authenticator: OAuthJMAPAuthenticator(verifier: verifier, principals: ownerPrincipals, fallback: capability), store: mail.store, directory: mail.directory,
             delivery: mail.delivery, clock: clock, onSubmission: metrics.jmapSubmission,
-            onUnexpectedError: reporter("jmap", logger), onEventStream: metrics.jmapEventStream)
+            onUnexpectedError: reporter("jmap", logger), onEventStream: metrics.jmapEventStream,
+            outbound: jmapOutbound(configuration, mail: mail, database: database))
         jmapService.register(into: &router)
 
         var mcp = configuration.mcp
@@ -167,6 +169,8 @@ enum Surfaces {
         let store: MailStore
         let directory: LocalDirectory
         let delivery: LocalDelivery
+        /// The outbound queue: JMAP's submissions and what leaves.
+        let outbound: OutboundQueue
     }
 
     /// - Parameter changes: who waits for mail to change; the runtime's one stream (a command's own otherwise).
@@ -182,7 +186,9 @@ enum Surfaces {
         let delivery = LocalDelivery(
             directory: directory, store: store, maximumMessageBytes: c.smtp.maxMessageBytes, policy: policy,
             clock: clock)
-        return LocalMail(store: store, directory: directory, delivery: delivery)
+        return LocalMail(
+            store: store, directory: directory, delivery: delivery,
+            outbound: OutboundQueue(database: database, configuration: c.outboundQueue))
     }
 
     /// Who is local: each surface's accounts, through its own directory; mailbox accounts are asked first.

@@ -1,11 +1,11 @@
 import ArgumentParser
 import PosternApp
 
-/// `postern mail deliver|list|show|outbox`: the mail store from the command line.
+/// `postern mail deliver|list|show|outbox|queue`: the mail store and the outbound queue from the command line.
 struct Mail: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Deliver a file as a message, list or show stored mail, or list the outbox.",
-        subcommands: [Deliver.self, List.self, Show.self, Outbox.self])
+        abstract: "Deliver a file as a message, list or show stored mail, list the outbox, or manage the outbound queue.",
+        subcommands: [Deliver.self, List.self, Show.self, Outbox.self, Queue.self])
 
     struct Deliver: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -32,6 +32,35 @@ struct Mail: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try await Operations.outbox(configuration: configuration, logger: logger) { print(line) }
+        }
+    }
+
+    struct Queue: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the outbound queue, make messages due now (--retry ID, --all) or delete one (--delete ID).",
+            discussion: "As Postfix's postqueue -p, postqueue -f and postsuper -d. A deleted message's waiting "
+                + "recipients end failed (no bounce is sent); its submission stays readable over JMAP.")
+        @OptionGroup var options: ConfigurationOptions
+        @Option(name: .customLong("retry"), help: "Make this message's waiting recipients due now.") var retry: String?
+        @Flag(name: .customLong("all"), help: "With no --retry ID: make every waiting recipient due now.")
+        var all = false
+        @Option(name: .customLong("delete"), help: "Delete this message from the queue.") var delete: String?
+
+        func validate() throws {
+            let actions = [retry != nil, all, delete != nil].filter { $0 }.count
+            if actions > 1 { throw ValidationError("give one of --retry ID, --all and --delete ID") }
+        }
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let action: Operations.QueueAction =
+                if let retry { .retry(retry) } else if all { .retryAll } else if let delete { .delete(delete) } else {
+                    .list
+                }
+            for line in try await Operations.queue(configuration: configuration, action, logger: logger) {
+                print(line)
+            }
         }
     }
 

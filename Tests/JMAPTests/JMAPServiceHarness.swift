@@ -59,7 +59,11 @@ struct JMAPServiceHarness {
     let streamActivity = StreamActivityLog()
     let service: JMAPService
 
-    init(_ configure: (inout JMAPConfiguration) -> Void = { _ in }) throws {
+    /// - Parameter outbound: what submissions record through, given the test's database; nil keeps the outbox only.
+    init(
+        _ configure: (inout JMAPConfiguration) -> Void = { _ in },
+        outbound: ((TestDatabase) -> JMAPOutbound)? = nil
+    ) throws {
         test = try StorageBackend.current.makeDatabase(logger: Logger(label: "jmap-tests"))
         store = MailStore(database: test.database)
         let delivery = LocalDelivery(directory: Self.directory, store: store, clock: { 1_700_000_000 })
@@ -73,7 +77,7 @@ struct JMAPServiceHarness {
             authenticator: FakeAuthenticator(principals: ["ada": Self.ada, "bob": Self.bob, "gone": Self.gone], failing: "broken"),
             store: store, directory: Self.directory, delivery: delivery, clock: { 1_700_000_000 },
             onSubmission: { submissions.record($0) }, onUnexpectedError: unexpected.reporter,
-            onEventStream: { streamActivity.record($0) })
+            onEventStream: { streamActivity.record($0) }, outbound: outbound?(test))
         self.service = service
         var router = ContextRouter()
         service.register(into: &router)

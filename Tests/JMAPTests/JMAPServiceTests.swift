@@ -52,6 +52,7 @@ struct JMAPServiceTests {
             "Mailbox/get", "Mailbox/query", "Email/query", "Thread/get", "Identity/get", "Blob/get", "Email/get",
             "Email/set", "EmailSubmission/set", "Blob/upload", "Mailbox/changes", "Email/changes",
             "Thread/changes", "Identity/changes", "Email/queryChanges", "Mailbox/queryChanges",
+            "EmailSubmission/get", "EmailSubmission/changes", "EmailSubmission/query", "EmailSubmission/queryChanges",
         ]
         let calls = names.enumerated().map { ##"["\##($1)",{"accountId":"acct-ada","ids":[]},"c\##($0)"]"## }
         let responses = try await harness.api("ada", "[" + calls.joined(separator: ",") + ##",["Core/echo",{"x":1},"e"]]"##)

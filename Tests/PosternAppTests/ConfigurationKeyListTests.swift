@@ -7,6 +7,7 @@ import MailSandbox
 import MailTransfer
 import MailboxAccounts
 import MCPServer
+import OutboundQueue
 import OAuthServer
 import Owners
 import ServerKit
@@ -113,6 +114,7 @@ struct ConfigurationKeyListTests {
                 _ = try RecipientPolicyConfiguration(config: $0)
             },
             "Sources/MailTransfer/OutboundConfiguration.swift": { _ = try OutboundConfiguration(config: $0) },
+            "Sources/OutboundQueue/OutboundQueueConfiguration.swift": { _ = try OutboundQueueConfiguration(config: $0) },
         ]
     }
 

@@ -1,0 +1,188 @@
+/// Where a mail API records what it submitted, and reads it back: the port between JMAP's `EmailSubmission` and the
+/// outbound queue (which implements it), so that neither knows the other.
+///
+/// A record is one transaction: the submission, every recipient's disposition and, when a recipient is to leave, the
+/// message. A submission acknowledged is therefore a message queued.
+public protocol SubmissionLedger: Sendable {
+    /// Records `submission` and returns it as stored: a queued recipient whose address is suppressed after a hard
+    /// bounce is `failed` at once, with the suppression as its reply.
+    /// - Parameters:
+    ///   - limits: the sender's limits; the recipients queued to leave count against each, in the same transaction.
+    ///   - now: Unix seconds.
+    /// - Throws: ``SendLimitReached`` (nothing recorded) when a limit would be passed; storage errors (nothing
+    ///   recorded).
+    func record(_ submission: NewSubmission, limits: [SendLimit], now: Int64) async throws -> SubmissionRecord
+
+    /// Checks, before anything is sent, that `adding` more outside recipients of `sender` fit `limits` now.
+    /// - Throws: ``SendLimitReached`` naming the first limit they would pass.
+    func checkLimits(_ limits: [SendLimit], sender: String, adding: Int, now: Int64) async throws
+
+    /// The submissions of `accountID` with the given ids (those that exist, in the order asked), or every one of the
+    /// account's, oldest first, when `ids` is nil.
+    func submissions(accountID: String, ids: [String]?) async throws -> [SubmissionRecord]
+
+    /// The account's current `EmailSubmission` state.
+    func state(accountID: String) async throws -> String
+
+    /// What changed in the account's submissions since `state`, at most `maxChanges` of them; nil when `state` is
+    /// not one this ledger can calculate from (not a state it gave, or a future one).
+    func changes(accountID: String, since state: String, maxChanges: Int) async throws -> SubmissionChanges?
+}
+
+/// A submission about to be recorded.
+public struct NewSubmission: Sendable, Equatable {
+    /// The `EmailSubmission` id.
+    public var id: String
+    /// The submitting account (and identity).
+    public var accountID: String
+    /// The account's address: the envelope sender.
+    public var sender: String
+    public var emailID: String
+    public var threadID: String
+    /// Unix seconds.
+    public var sendAt: Int64
+    /// Every recipient of the envelope, in order, with what became of it already.
+    public var recipients: [SubmissionRecipient]
+    /// The message as submitted (kept only when a recipient is queued).
+    public var content: [UInt8]
+
+    /// - Parameters: see the properties.
+    public init(
+        id: String, accountID: String, sender: String, emailID: String, threadID: String, sendAt: Int64,
+        recipients: [SubmissionRecipient], content: [UInt8]
+    ) {
+        self.id = id
+        self.accountID = accountID
+        self.sender = sender
+        self.emailID = emailID
+        self.threadID = threadID
+        self.sendAt = sendAt
+        self.recipients = recipients
+        self.content = content
+    }
+}
+
+/// One recipient of a ``NewSubmission`` and its disposition when recorded.
+public struct SubmissionRecipient: Sendable, Equatable {
+    /// What became of a recipient before the submission was recorded.
+    public enum Disposition: Sendable, Equatable {
+        /// A local recipient that got the message (its reply, `250 ...`).
+        case delivered(reply: String)
+        /// A local recipient that could not (its reply, `552 ...`).
+        case refused(reply: String)
+        /// An outside recipient, to leave through the queue.
+        case queued
+        /// An outside recipient kept in the outbox (no delivery, or a sender that may not send outside): the reason.
+        case held(reason: String)
+    }
+
+    public var address: String
+    public var disposition: Disposition
+
+    /// - Parameters: see the properties.
+    public init(address: String, disposition: Disposition) {
+        self.address = address
+        self.disposition = disposition
+    }
+}
+
+/// A recorded submission, with each recipient's disposition now.
+public struct SubmissionRecord: Sendable, Equatable {
+    public var id: String
+    public var accountID: String
+    public var sender: String
+    public var emailID: String
+    public var threadID: String
+    /// Unix seconds.
+    public var sendAt: Int64
+    /// In envelope order.
+    public var recipients: [RecipientState]
+
+    /// - Parameters: see the properties.
+    public init(
+        id: String, accountID: String, sender: String, emailID: String, threadID: String, sendAt: Int64,
+        recipients: [RecipientState]
+    ) {
+        self.id = id
+        self.accountID = accountID
+        self.sender = sender
+        self.emailID = emailID
+        self.threadID = threadID
+        self.sendAt = sendAt
+        self.recipients = recipients
+    }
+}
+
+/// Where one recipient of a submission stands.
+public struct RecipientState: Sendable, Equatable {
+    /// The four dispositions a recipient can be in.
+    public enum Status: String, Sendable, Equatable {
+        /// Waiting in the queue (JMAP's `delivered: "queued"`).
+        case queued
+        /// Delivered, locally or by the remote server's `250` (`"yes"`).
+        case delivered
+        /// Failed for good: a 5xx, the queue lifetime's end, a suppressed address, a full local mailbox (`"no"`).
+        case failed
+        /// Kept in the outbox, never sent (`"no"`).
+        case held
+    }
+
+    public var address: String
+    public var status: Status
+    /// The last SMTP reply (the remote's, or Postern's own account in the same shape).
+    public var smtpReply: String
+
+    /// - Parameters: see the properties.
+    public init(address: String, status: Status, smtpReply: String) {
+        self.address = address
+        self.status = status
+        self.smtpReply = smtpReply
+    }
+}
+
+/// The changes of an account's submissions since a state (RFC 8620 5.2).
+public struct SubmissionChanges: Sendable, Equatable {
+    public var newState: String
+    public var hasMoreChanges: Bool
+    /// Submissions recorded since the old state.
+    public var created: [String]
+    /// Submissions recorded before it whose recipients moved since.
+    public var updated: [String]
+
+    /// - Parameters: see the properties.
+    public init(newState: String, hasMoreChanges: Bool, created: [String], updated: [String]) {
+        self.newState = newState
+        self.hasMoreChanges = hasMoreChanges
+        self.created = created
+        self.updated = updated
+    }
+}
+
+/// A per-sender limit: at most ``count`` recipients queued to leave in any ``windowSeconds``.
+public struct SendLimit: Sendable, Equatable {
+    /// How the limit is named to the sender ("hourly", "daily").
+    public var name: String
+    public var count: Int
+    public var windowSeconds: Int64
+
+    /// - Parameters: see the properties.
+    public init(name: String, count: Int, windowSeconds: Int64) {
+        self.name = name
+        self.count = count
+        self.windowSeconds = windowSeconds
+    }
+}
+
+/// A submission refused because it would pass one of the sender's limits; nothing was recorded.
+public struct SendLimitReached: Error, Sendable, Equatable {
+    /// The limit it would pass.
+    public var limit: SendLimit
+    /// Unix seconds when enough of the window's sends have aged out of it for this submission to fit (at the latest).
+    public var freesAt: Int64
+
+    /// - Parameters: see the properties.
+    public init(limit: SendLimit, freesAt: Int64) {
+        self.limit = limit
+        self.freesAt = freesAt
+    }
+}

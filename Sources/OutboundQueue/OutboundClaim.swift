@@ -1,0 +1,70 @@
+import MailDelivery
+
+/// One ``OutboundBatch`` an instance leased from the queue: hand ``batch`` to the transport, then give the claim and
+/// the outcomes back to ``OutboundQueue/complete(_:_:now:)``.
+public struct OutboundClaim: Sendable, Equatable {
+    /// One message for the recipients at one destination domain (`messageID` is the submission's id).
+    public var batch: OutboundBatch
+    /// The claim's lease: a completion under another token (the lease ran out and someone else claimed) records
+    /// nothing.
+    public var leaseToken: String
+    /// Unix seconds when the submission was recorded (the queue lifetime counts from it).
+    public var sendAt: Int64
+
+    /// - Parameters: see the properties.
+    public init(batch: OutboundBatch, leaseToken: String, sendAt: Int64) {
+        self.batch = batch
+        self.leaseToken = leaseToken
+        self.sendAt = sendAt
+    }
+}
+
+/// What completing a claim did.
+public struct OutboundCompletion: Sendable, Equatable {
+    /// A recipient whose queueing ended with this attempt (for the sender's DSN and the metrics).
+    public struct Ended: Sendable, Equatable {
+        public var recipient: String
+        /// `delivered` or `failed`.
+        public var kind: OutboundOutcome.Kind
+        /// The reply recorded (for a recipient that ran out of queue lifetime, the last reply and why it gave up).
+        public var reply: String
+        public var remoteHost: String?
+        /// True when it failed because the queue lifetime ran out (not a 5xx).
+        public var expired: Bool
+        /// True when the address is now suppressed (a 5.1.x reply).
+        public var suppressed: Bool
+
+        /// - Parameters: see the properties.
+        public init(
+            recipient: String, kind: OutboundOutcome.Kind, reply: String, remoteHost: String?, expired: Bool,
+            suppressed: Bool
+        ) {
+            self.recipient = recipient
+            self.kind = kind
+            self.reply = reply
+            self.remoteHost = remoteHost
+            self.expired = expired
+            self.suppressed = suppressed
+        }
+    }
+
+    /// Delivered or failed for good, in the batch's order.
+    public var ended: [Ended]
+    /// Deferred recipients and when each is due again (Unix seconds).
+    public var deferred: [(recipient: String, nextAttempt: Int64)]
+    /// True when the claim had lost its lease (or the message was deleted): nothing was recorded.
+    public var leaseLost: Bool
+
+    /// - Parameters: see the properties.
+    public init(ended: [Ended], deferred: [(recipient: String, nextAttempt: Int64)], leaseLost: Bool) {
+        self.ended = ended
+        self.deferred = deferred
+        self.leaseLost = leaseLost
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.ended == rhs.ended && lhs.leaseLost == rhs.leaseLost
+            && lhs.deferred.map(\.recipient) == rhs.deferred.map(\.recipient)
+            && lhs.deferred.map(\.nextAttempt) == rhs.deferred.map(\.nextAttempt)
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import MailDelivery
+import Storage
+
+extension OutboundQueue {
+    /// The condition of a recipient due for an attempt and not leased (two bindings: now, now).
+    private static let due = "status = 'queued' AND next_attempt <= ? AND lease_until <= ?"
+
+    /// Leases due recipients, oldest due first, and returns them as batches: one per message per destination domain,
+    /// each carrying every due, unleased recipient of that message at that domain (so `limit`, the recipients picked
+    /// to start from, may be passed by the rest of their batches). Batches come in the order their first recipient
+    /// fell due.
+    public func claim(now: Int64, limit: Int) async throws -> [OutboundClaim] {
+        let token = UUID().uuidString.lowercased()
+        let skipLocked = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        let leaseUntil = now + leaseSeconds
+        return try await database.write { connection in
+            try connection.transaction {
+                let picked = try connection.query(
+                    """
+                    SELECT submission_id, domain FROM outbound_recipients WHERE \(Self.due)
+                    ORDER BY next_attempt, submission_id, position LIMIT ?\(skipLocked)
+                    """, [.integer(now), .integer(now), .integer(Int64(limit))])
+                var groups: [BatchKey] = []
+                for row in picked {
+                    guard let submission = row.text("submission_id"), let domain = row.text("domain") else { continue }
+                    let key = BatchKey(submission: submission, domain: domain)
+                    if !groups.contains(key) { groups.append(key) }
+                }
+                for key in groups {
+                    try connection.run(
+                        """
+                        UPDATE outbound_recipients SET lease_until = ?, lease_token = ? WHERE id IN (
+                            SELECT id FROM outbound_recipients WHERE submission_id = ? AND domain = ? AND \(Self.due)
+                            \(skipLocked))
+                        """,
+                        [
+                            .integer(leaseUntil), .text(token), .text(key.submission), .text(key.domain),
+                            .integer(now), .integer(now),
+                        ])
+                }
+                return try Self.claims(groups, token: token, connection)
+            }
+        }
+    }
+
+    private struct BatchKey: Hashable {
+        var submission: String
+        var domain: String
+    }
+
+    /// The batches leased under `token`, in the order of `groups`.
+    private static func claims(_ groups: [BatchKey], token: String, _ connection: any SQLConnection) throws
+        -> [OutboundClaim]
+    {
+        var recipients: [BatchKey: [(address: String, attempts: Int64)]] = [:]
+        for row in try connection.query(
+            """
+            SELECT submission_id, domain, address, attempts FROM outbound_recipients WHERE lease_token = ?
+            ORDER BY submission_id, domain, position
+            """, [.text(token)])
+        {
+            guard let submission = row.text("submission_id"), let domain = row.text("domain"),
+                let address = row.text("address")
+            else { continue }
+            recipients[BatchKey(submission: submission, domain: domain), default: []].append(
+                (address, row.int("attempts") ?? 0))
+        }
+        var claims: [OutboundClaim] = []
+        var messages: [String: (sender: String, sendAt: Int64, content: [UInt8])] = [:]
+        for key in groups {
+            guard let leased = recipients[key], !leased.isEmpty else { continue }
+            if messages[key.submission] == nil {
+                guard
+                    let row = try connection.query(
+                        """
+                        SELECT s.sender, s.send_at, c.content FROM outbound_submissions s
+                        JOIN outbound_contents c ON c.submission_id = s.id WHERE s.id = ?
+                        """, [.text(key.submission)]
+                    ).first, let sender = row.text("sender"), let sendAt = row.int("send_at"),
+                    let content = row.blob("content")
+                else { continue }
+                messages[key.submission] = (sender, sendAt, content)
+            }
+            guard let message = messages[key.submission] else { continue }
+            claims.append(
+                OutboundClaim(
+                    batch: OutboundBatch(
+                        messageID: key.submission, sender: message.sender, domain: key.domain,
+                        recipients: leased.map(\.address), content: message.content,
+                        attempts: Int(leased.map(\.attempts).max() ?? 0)),
+                    leaseToken: token, sendAt: message.sendAt))
+        }
+        return claims
+    }
+
+    /// Records the outcomes of one attempt at `claim`, in one transaction: delivered recipients `delivered`, failed
+    /// ones `failed` (a 5.1.x reply also suppresses the address for ``OutboundQueueConfiguration/suppressSeconds``),
+    /// deferred ones due again after the next retry delay, or `failed` once the message has been queued
+    /// ``OutboundQueueConfiguration/maxQueueSeconds``. A recipient of the claim without an outcome is released for
+    /// another attempt at once. The account's `EmailSubmission` state moves on. Nothing is recorded when the claim lost
+    /// its lease (it ran out and another claim took the recipients, or the operator deleted the message).
+    /// - Returns: the recipients that ended (for the sender's DSN), those deferred, or that the lease was lost.
+    @discardableResult
+    public func complete(_ claim: OutboundClaim, _ outcomes: [OutboundOutcome], now: Int64) async throws
+        -> OutboundCompletion
+    {
+        let configuration = configuration
+        let batch = claim.batch
+        let completion = try await database.write { connection in
+            try connection.transaction { () throws -> OutboundCompletion in
+                let held = try connection.query(
+                    """
+                    SELECT id, address, attempts FROM outbound_recipients
+                    WHERE submission_id = ? AND domain = ? AND lease_token = ? AND status = 'queued'
+                    """, [.text(batch.messageID), .text(batch.domain), .text(claim.leaseToken)])
+                guard !held.isEmpty else { return OutboundCompletion(ended: [], deferred: [], leaseLost: true) }
+                var rows: [String: (id: String, attempts: Int64)] = [:]
+                for row in held {
+                    guard let id = row.text("id"), let address = row.text("address") else { continue }
+                    rows[address.lowercased()] = (id, row.int("attempts") ?? 0)
+                }
+                var ended: [OutboundCompletion.Ended] = []
+                var deferred: [(recipient: String, nextAttempt: Int64)] = []
+                for outcome in outcomes {
+                    guard let row = rows.removeValue(forKey: outcome.recipient.lowercased()) else { continue }
+                    let attempt = row.attempts + 1
+                    var status = "failed"
+                    var nextAttempt = now
+                    var expired = false
+                    var suppressed = false
+                    switch outcome.kind {
+                    case .delivered:
+                        status = "delivered"
+                    case .failed:
+                        if Self.isHardBounce(outcome.reply) {
+                            suppressed = true
+                            try connection.run(
+                                """
+                                INSERT INTO outbound_suppressions (address, suppressed_until, reason) VALUES (?, ?, ?)
+                                ON CONFLICT (address) DO UPDATE SET suppressed_until = excluded.suppressed_until,
+                                    reason = excluded.reason
+                                """,
+                                [
+                                    .text(outcome.recipient.lowercased()),
+                                    .integer(now + Int64(configuration.suppressSeconds)), .text(outcome.reply),
+                                ])
+                        }
+                    case .deferred:
+                        if now - claim.sendAt >= Int64(configuration.maxQueueSeconds) {
+                            expired = true
+                        } else {
+                            status = "queued"
+                            nextAttempt = now + configuration.retryDelay(afterAttempt: Int(attempt))
+                        }
+                    }
+                    try connection.run(
+                        """
+                        UPDATE outbound_recipients SET status = ?, smtp_reply = ?, attempts = ?, next_attempt = ?,
+                            lease_until = 0, lease_token = NULL, updated_at = ? WHERE id = ?
+                        """,
+                        [
+                            .text(status), .text(outcome.reply), .integer(attempt), .integer(nextAttempt),
+                            .integer(now), .text(row.id),
+                        ])
+                    if status == "queued" {
+                        deferred.append((outcome.recipient, nextAttempt))
+                    } else {
+                        ended.append(
+                            OutboundCompletion.Ended(
+                                recipient: outcome.recipient, kind: outcome.kind == .delivered ? .delivered : .failed,
+                                reply: outcome.reply, remoteHost: outcome.remoteHost, expired: expired,
+                                suppressed: suppressed))
+                    }
+                }
+                for row in rows.values {
+                    try connection.run(
+                        "UPDATE outbound_recipients SET lease_until = 0, lease_token = NULL WHERE id = ?",
+                        [.text(row.id)])
+                }
+                if let account = try connection.query(
+                    "SELECT account_id FROM outbound_submissions WHERE id = ?", [.text(batch.messageID)]
+                ).first?.text("account_id") {
+                    let seq = try Self.bump(account, connection)
+                    try connection.run(
+                        "UPDATE outbound_submissions SET updated_seq = ? WHERE id = ?",
+                        [.integer(seq), .text(batch.messageID)])
+                }
+                try Self.dropContentIfDone(batch.messageID, connection)
+                return OutboundCompletion(ended: ended, deferred: deferred, leaseLost: false)
+            }
+        }
+        return completion
+    }
+
+    /// True for a permanent failure of the address itself (RFC 3463 class 5, subject 1: `5.1.1` no such user, `5.1.2`
+    /// bad destination domain, `5.1.10` null MX, ...), the failures that suppress it. Policy (`5.7.x`), content
+    /// (`5.6.x`) and mailbox (`5.2.x`) refusals say nothing lasting about the address and suppress nothing.
+    public static func isHardBounce(_ reply: String) -> Bool {
+        let bytes = Array(reply.utf8)
+        guard bytes.count >= 4, bytes[0] == UInt8(ascii: "5"),
+            bytes[3] == UInt8(ascii: " ") || bytes[3] == UInt8(ascii: "-")
+        else { return false }
+        let enhanced = reply.utf8.dropFirst(4).prefix { $0 != UInt8(ascii: " ") }
+        return String(decoding: enhanced, as: UTF8.self).hasPrefix("5.1.")
+    }
+
+    /// When the next queued recipient falls due (or its lease runs out), nil when none waits.
+    public func nextDue() async throws -> Int64? {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT MIN(CASE WHEN lease_until > next_attempt THEN lease_until ELSE next_attempt END) AS due
+                FROM outbound_recipients WHERE status = 'queued'
+                """
+            ).first?.int("due")
+        }
+    }
+
+    /// Recipients waiting in the queue (the `postern_outbound_queue_depth` gauge).
+    public func depth() async throws -> Int64 {
+        try await database.read { connection in
+            try connection.query("SELECT COUNT(*) AS n FROM outbound_recipients WHERE status = 'queued'").first?.int(
+                "n")
+                ?? 0
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import MailDelivery
+import ServerKit
+import Storage
+
+extension OutboundQueue: SubmissionLedger {
+    /// Records `submission` in one transaction: the submission, every recipient's disposition (local ones as
+    /// delivered or refused, outside ones queued, held ones with their reason) and, when a recipient is queued, the
+    /// message. A queued recipient whose address is suppressed is `failed` at once with the suppression as its reply,
+    /// and does not count against the limits. Wakes this instance's dispatcher when something was queued.
+    /// - Throws: ``SendLimitReached`` when the recipients queued would pass one of `limits` (counted in the same
+    ///   transaction, so concurrent submissions cannot both pass); storage errors. Either way nothing is recorded.
+    public func record(_ submission: NewSubmission, limits: [SendLimit], now: Int64) async throws -> SubmissionRecord {
+        let record = try await database.write { connection in
+            try connection.transaction {
+                var states: [RecipientState] = []
+                for recipient in submission.recipients {
+                    states.append(try Self.disposition(recipient, now: now, connection))
+                }
+                let queued = states.filter { $0.status == .queued }.count
+                if queued > 0 {
+                    try Self.check(limits, sender: submission.sender, adding: queued, now: now, connection)
+                }
+                let seq = try Self.bump(submission.accountID, connection)
+                try connection.run(
+                    """
+                    INSERT INTO outbound_submissions (id, account_id, sender, email_id, thread_id, send_at, created_seq,
+                        updated_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .text(submission.id), .text(submission.accountID), .text(submission.sender),
+                        .text(submission.emailID), .text(submission.threadID), .integer(submission.sendAt),
+                        .integer(seq), .integer(seq),
+                    ])
+                for (position, state) in states.enumerated() {
+                    try connection.run(
+                        """
+                        INSERT INTO outbound_recipients (id, submission_id, position, address, domain, remote, status,
+                            smtp_reply, next_attempt, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                        [
+                            .text("\(submission.id):\(position)"), .text(submission.id), .integer(Int64(position)),
+                            .text(state.address), .text(Self.domain(of: state.address)),
+                            .integer(state.status == .queued ? 1 : 0), .text(state.status.rawValue),
+                            .text(state.smtpReply), .integer(now), .integer(now),
+                        ])
+                }
+                if queued > 0 {
+                    try connection.run(
+                        "INSERT INTO outbound_contents (submission_id, content) VALUES (?, ?)",
+                        [.text(submission.id), .blob(submission.content)])
+                }
+                return SubmissionRecord(
+                    id: submission.id, accountID: submission.accountID, sender: submission.sender,
+                    emailID: submission.emailID, threadID: submission.threadID, sendAt: submission.sendAt,
+                    recipients: states)
+            }
+        }
+        if record.recipients.contains(where: { $0.status == .queued }) { wakeup.signal() }
+        return record
+    }
+
+    /// A recipient's state as recorded: a queued one checked against the suppressions.
+    private static func disposition(_ recipient: SubmissionRecipient, now: Int64, _ connection: any SQLConnection)
+        throws -> RecipientState
+    {
+        let address = recipient.address
+        switch recipient.disposition {
+        case .delivered(let reply): return RecipientState(address: address, status: .delivered, smtpReply: reply)
+        case .refused(let reply): return RecipientState(address: address, status: .failed, smtpReply: reply)
+        case .held(let reason): return RecipientState(address: address, status: .held, smtpReply: reason)
+        case .queued:
+            if let suppression = try connection.query(
+                "SELECT suppressed_until, reason FROM outbound_suppressions WHERE address = ? AND suppressed_until > ?",
+                [.text(address.lowercased()), .integer(now)]
+            ).first, let until = suppression.int("suppressed_until") {
+                let reason = suppression.text("reason") ?? ""
+                return RecipientState(
+                    address: address, status: .failed,
+                    smtpReply: "550 5.1.1 <\(address)> bounced (\(reason)): no attempts until "
+                        + "\(RFC3339.format(until))")
+            }
+            return RecipientState(address: address, status: .queued, smtpReply: Self.queuedReply)
+        }
+    }
+
+    /// Throws when `adding` more recipients queued by `sender` now would pass one of `limits`: a recipient counts
+    /// while its submission's `send_at` is within the window (`send_at > now - window`).
+    private static func check(
+        _ limits: [SendLimit], sender: String, adding: Int, now: Int64, _ connection: any SQLConnection
+    ) throws {
+        for limit in limits {
+            let sent = try connection.query(
+                """
+                SELECT s.send_at FROM outbound_recipients r JOIN outbound_submissions s ON s.id = r.submission_id
+                WHERE s.sender = ? AND s.send_at > ? AND r.remote = 1 ORDER BY s.send_at
+                """, [.text(sender), .integer(now - limit.windowSeconds)]
+            ).compactMap { $0.int("send_at") }
+            let excess = sent.count + adding - limit.count
+            guard excess > 0 else { continue }
+            // The excess-th oldest send leaves the window at its time + the window; a submission larger than the limit
+            // never fits, and is told the whole window.
+            let freesAt = excess <= sent.count ? sent[excess - 1] + limit.windowSeconds : now + limit.windowSeconds
+            throw SendLimitReached(limit: limit, freesAt: freesAt)
+        }
+    }
+
+    /// Checks, before anything is sent, that `adding` more outside recipients of `sender` fit `limits` now (the
+    /// record checks again in its transaction).
+    /// - Throws: ``SendLimitReached`` naming the first limit they would pass.
+    public func checkLimits(_ limits: [SendLimit], sender: String, adding: Int, now: Int64) async throws {
+        guard adding > 0, !limits.isEmpty else { return }
+        try await database.read { connection in
+            try Self.check(limits, sender: sender, adding: adding, now: now, connection)
+        }
+    }
+
+    /// Recipients queued to leave (suppressed, held and local ones not counted) of submissions `sender` recorded at
+    /// or after `since` (Unix seconds): what the per-sender limits count.
+    public func sentCount(sender: String, since: Int64) async throws -> Int {
+        try await database.read { connection in
+            Int(
+                try connection.query(
+                    """
+                    SELECT COUNT(*) AS n FROM outbound_recipients r
+                    JOIN outbound_submissions s ON s.id = r.submission_id
+                    WHERE s.sender = ? AND s.send_at >= ? AND r.remote = 1
+                    """, [.text(sender), .integer(since)]
+                ).first?.int("n") ?? 0)
+        }
+    }
+}

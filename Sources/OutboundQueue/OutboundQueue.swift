@@ -1,0 +1,72 @@
+import Foundation
+import MailDelivery
+import Storage
+
+/// The durable outbound queue (`migrations/*/0036_outbound_queue.sql`), shared by every instance over the same
+/// database: the `EmailSubmission` records, each recipient's disposition, the message while a recipient waits, and the
+/// addresses suppressed after a hard bounce.
+///
+/// A submission is recorded in one transaction (``record(_:limits:now:)``), so a submission acknowledged is a message
+/// queued. An instance ``claim(now:limit:)``s due recipients by setting a lease (a deadline and a token of its own; on
+/// PostgreSQL the rows are picked with `FOR UPDATE SKIP LOCKED`, so concurrent claims never share a recipient), grouped
+/// one batch per message per destination domain, hands each batch to the transport, and ``complete(_:_:now:)``s it
+/// under the same token: an attempt that outlived its lease was taken over by someone else and records nothing.
+/// Delivery is at least once: a crash between the remote server's `250` and the completion's commit sends again when
+/// the lease runs out. Times are Unix seconds from the caller's clock.
+public struct OutboundQueue: Sendable {
+    let database: any SQLDatabase
+    /// Retries, queue lifetime, suppression time, limits.
+    public let configuration: OutboundQueueConfiguration
+    /// How long a claim holds its recipients, in seconds: longer than one SMTP transaction can take (RFC 5321
+    /// 4.5.3.2's timeouts add up to minutes). Default 900.
+    public let leaseSeconds: Int64
+    /// Signalled by every record that queues a recipient.
+    public let wakeup: OutboundWakeup
+
+    /// A queue over a database migrated through `0036_outbound_queue.sql`.
+    /// - Parameters:
+    ///   - configuration: the queue's keys.
+    ///   - leaseSeconds: how long a claim holds its recipients. Default 900.
+    ///   - wakeup: what a record signals (the dispatcher waits on it).
+    public init(
+        database: any SQLDatabase, configuration: OutboundQueueConfiguration = OutboundQueueConfiguration(),
+        leaseSeconds: Int64 = 900, wakeup: OutboundWakeup = OutboundWakeup()
+    ) {
+        self.database = database
+        self.configuration = configuration
+        self.leaseSeconds = leaseSeconds
+        self.wakeup = wakeup
+    }
+
+    /// The reply a queued recipient shows until an attempt ends.
+    public static let queuedReply = "250 2.0.0 queued for delivery"
+    /// The reply of a recipient the operator deleted from the queue.
+    public static let deletedReply = "554 5.3.0 deleted from the queue by the operator"
+
+    /// The destination domain of `address`, lowercased (empty when it has no `@`).
+    static func domain(of address: String) -> String {
+        guard let at = address.lastIndex(of: "@") else { return "" }
+        return address[address.index(after: at)...].lowercased()
+    }
+
+    /// The account's change sequence moved on by one; returns the new value.
+    static func bump(_ accountID: String, _ connection: any SQLConnection) throws -> Int64 {
+        try connection.run(
+            """
+            INSERT INTO outbound_account_states (account_id, seq) VALUES (?, 1)
+            ON CONFLICT (account_id) DO UPDATE SET seq = outbound_account_states.seq + 1
+            """, [.text(accountID)])
+        return try connection.query(
+            "SELECT seq FROM outbound_account_states WHERE account_id = ?", [.text(accountID)]
+        ).first?.int("seq") ?? 1
+    }
+
+    /// Drops a submission's message once none of its recipients waits any more.
+    static func dropContentIfDone(_ submissionID: String, _ connection: any SQLConnection) throws {
+        try connection.run(
+            """
+            DELETE FROM outbound_contents WHERE submission_id = ? AND NOT EXISTS (
+                SELECT 1 FROM outbound_recipients WHERE submission_id = ? AND status = 'queued')
+            """, [.text(submissionID), .text(submissionID)])
+    }
+}

@@ -1,0 +1,91 @@
+import ServerKit
+
+/// Who may send outside, how much, and how the queue retries: every setting of the outbound queue in one place.
+///
+/// ``init(config:)`` reads the operator's keys from a reader of whole names (it scopes itself to `POSTERN_OUTBOUND`)
+/// and refuses a bad value naming its key. The transport's own keys (`POSTERN_OUTBOUND_DELIVERY`, `_SMTP_PORT`, `_TLS`,
+/// `_TRUST_CA_FILE`, `POSTERN_RELAY_URL`) are read by the transport's configuration, not here.
+///
+/// ## Configuration keys
+/// - `POSTERN_OUTBOUND_SENDERS` (`owned` or `all`, default `owned`): ``senders``.
+/// - `POSTERN_OUTBOUND_PER_HOUR` (positive integer, default 100): ``perHour``.
+/// - `POSTERN_OUTBOUND_PER_DAY` (positive integer, default 1000): ``perDay``.
+/// - `POSTERN_OUTBOUND_RETRY_SECONDS` (seconds, default `300,900,1800,3600,7200,14400,28800`): ``retrySeconds``.
+/// - `POSTERN_OUTBOUND_MAX_QUEUE_SECONDS` (positive integer, default 432000, five days): ``maxQueueSeconds``.
+/// - `POSTERN_OUTBOUND_PER_DESTINATION` (positive integer, default 2): ``perDestination``.
+/// - `POSTERN_OUTBOUND_SUPPRESS_SECONDS` (positive integer, default 604800, seven days): ``suppressSeconds``.
+public struct OutboundQueueConfiguration: Sendable, Equatable {
+    /// Whose mail may leave the server.
+    public enum Senders: String, Sendable, Equatable {
+        /// Only inboxes an owner holds (agent inboxes an owner linked or created, inboxes on verified custom
+        /// domains): a cheap anonymous identity cannot send outside.
+        case owned
+        /// Every local mailbox.
+        case all
+    }
+
+    /// Whose mail may leave; the others' outside recipients stay in the outbox. Default ``Senders/owned``.
+    public var senders: Senders = .owned
+    /// Outside recipients one sender may submit in any hour. Default 100.
+    public var perHour = 100
+    /// Outside recipients one sender may submit in any day. Default 1000.
+    public var perDay = 1000
+    /// The delay before each retry after a deferral, in seconds: attempt `n + 1` waits `retrySeconds[n - 1]` after
+    /// attempt `n`; past the end the last delay repeats. Default 5, 15, 30 minutes, 1, 2, 4, 8 hours (Postfix-like).
+    public var retrySeconds: [Int] = [300, 900, 1800, 3600, 7200, 14400, 28800]
+    /// How long a message may wait in the queue: a deferral after this age fails the recipient (a bounce).
+    /// Default 432000 (5 days, Postfix's `maximal_queue_lifetime`).
+    public var maxQueueSeconds = 432_000
+    /// Connections at once to one destination domain from one instance. Default 2.
+    public var perDestination = 2
+    /// How long an address that bounced hard (a 5.1.x reply) is suppressed: no attempt, an immediate `no`.
+    /// Default 604800 (7 days).
+    public var suppressSeconds = 604_800
+
+    /// The defaults.
+    public init() {}
+
+    /// The defaults overridden by the keys listed above, read from `config` (a reader of whole names).
+    /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
+    public init(config: ConfigurationReader) throws {
+        self.init()
+        let config = config.scoped(to: "POSTERN_OUTBOUND")
+        if let senders = try config.choice("SENDERS", ["owned", "all"]) { self.senders = Senders(rawValue: senders)! }
+        if let count = try config.integer("PER_HOUR") { perHour = count }
+        if let count = try config.integer("PER_DAY") { perDay = count }
+        if let delays = config.list("RETRY_SECONDS") {
+            let parsed = delays.compactMap { Int($0) }
+            guard parsed.count == delays.count else {
+                throw config.error("RETRY_SECONDS", "must be comma-separated seconds")
+            }
+            retrySeconds = parsed
+        }
+        if let seconds = try config.integer("MAX_QUEUE_SECONDS") { maxQueueSeconds = seconds }
+        if let count = try config.integer("PER_DESTINATION") { perDestination = count }
+        if let seconds = try config.integer("SUPPRESS_SECONDS") { suppressSeconds = seconds }
+        try validate()
+    }
+
+    /// Refuses settings the queue cannot run with, naming the key at fault.
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws {
+        let checks: [(Bool, String, String)] = [
+            (perHour > 0, "POSTERN_OUTBOUND_PER_HOUR", "must be positive"),
+            (perDay > 0, "POSTERN_OUTBOUND_PER_DAY", "must be positive"),
+            (
+                !retrySeconds.isEmpty && retrySeconds.count <= 32
+                    && retrySeconds.allSatisfy { (1...86_400).contains($0) },
+                "POSTERN_OUTBOUND_RETRY_SECONDS", "must be 1 to 32 delays of 1 to 86400 seconds"
+            ),
+            (maxQueueSeconds > 0, "POSTERN_OUTBOUND_MAX_QUEUE_SECONDS", "must be positive"),
+            ((1...64).contains(perDestination), "POSTERN_OUTBOUND_PER_DESTINATION", "must be 1 to 64"),
+            (suppressSeconds > 0, "POSTERN_OUTBOUND_SUPPRESS_SECONDS", "must be positive"),
+        ]
+        for (valid, key, message) in checks where !valid { throw ConfigurationError(key: key, message: message) }
+    }
+
+    /// The delay after the `attempt`-th attempt (1-based) was deferred: past the list's end the last repeats.
+    public func retryDelay(afterAttempt attempt: Int) -> Int64 {
+        Int64(retrySeconds[min(max(attempt, 1), retrySeconds.count) - 1])
+    }
+}

@@ -1,0 +1,68 @@
+import Synchronization
+
+/// Wakes this instance's dispatcher when a record queues a recipient, so new mail leaves at once rather than at the
+/// next look at the queue. Records of other instances (PostgreSQL) are found by that look.
+public final class OutboundWakeup: Sendable {
+    private struct State {
+        var generation = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Waits that timed out or were cancelled before their continuation was registered.
+        var ended: Set<Int> = []
+        var next = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// The current generation: pass it to ``wait(after:timeout:)`` to wait for a signal after this moment.
+    public func ticket() -> Int { state.withLock { $0.generation } }
+
+    /// Wakes every waiter.
+    public func signal() {
+        let waiters = state.withLock { state in
+            state.generation += 1
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns after a signal later than `ticket`, after `timeout`, or when the task is cancelled.
+    public func wait(after ticket: Int, timeout: Duration) async {
+        let id = state.withLock { state in
+            defer { state.next += 1 }
+            return state.next
+        }
+        let timer = Task { [self] in
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            resume(id)
+        }
+        defer {
+            timer.cancel()
+            state.withLock { _ = $0.ended.remove(id) }
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.generation != ticket || state.ended.remove(id) != nil { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            resume(id)
+        }
+    }
+
+    private func resume(_ id: Int) {
+        state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiters.removeValue(forKey: id) else {
+                state.ended.insert(id)
+                return nil
+            }
+            return waiter
+        }?.resume()
+    }
+}

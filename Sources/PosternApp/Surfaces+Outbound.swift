@@ -1,0 +1,99 @@
+import ComputePool
+import DKIMKeys
+import DNS
+import Fetch
+import JMAP
+import Logging
+import MailAuth
+import MailDelivery
+import MailTransfer
+import OutboundQueue
+import Storage
+
+/// What outbound delivery runs on: its transport, and the threads and fetcher only it uses (stopped with it).
+struct OutboundRuntime {
+    let transport: any OutboundTransport
+    /// Where SMTP sessions and DKIM signing block, apart from the worker pool that hashes and signs for the surfaces.
+    let threads: WorkerPool
+    /// Fetches MTA-STS policies, trusting what the SMTP sessions trust.
+    let policyFetcher: Fetcher
+}
+
+extension Surfaces {
+    /// The transport outbound mail leaves by, nil when `POSTERN_OUTBOUND_DELIVERY` is `off` (nothing leaves; outside
+    /// recipients stay in the outbox and no dispatcher runs). Direct mode looks MX, address and `_mta-sts` records up
+    /// through `POSTERN_DNS_RESOLVER`; both modes sign with the domain's DKIM keys and reach only the addresses the
+    /// outbound policy allows.
+    /// - Throws: ``FetchError/tlsFailed`` when `POSTERN_OUTBOUND_TRUST_CA_FILE` cannot be read.
+    static func outboundRuntime(
+        _ c: PosternConfiguration, dkimKeys: DKIMKeyStore, dnsThreads: WorkerPool,
+        now: @escaping @Sendable () -> Int64, logger: Logger
+    ) throws -> OutboundRuntime? {
+        guard c.outbound.mode != .off else { return nil }
+        var fetch = c.outboundAddresses.policy.fetchConfiguration
+        fetch.trustedRootsPEMFile = c.outbound.trustCAFile
+        let policyFetcher = try Fetcher(configuration: fetch)
+        // One thread per session at once: the dispatcher runs at most 64 batches, two per destination by default.
+        let threads = WorkerPool(threads: 16, queueLimit: 256, name: "postern-outbound")
+        let dns = ResolverMailAuthDNS(
+            resolver: DNSResolver(server: c.dns.resolver.flatMap(DNSServerAddress.init) ?? .system, threads: dnsThreads))
+        let made = try c.outbound.makeTransport(
+            hostname: c.smtp.hostname, policy: c.outboundAddresses.policy.addresses, dns: dns, policyFetcher: policyFetcher,
+            signers: dkimKeys, pool: threads, now: now, logger: logger)
+        guard let transport = made else {
+            threads.shutdown()
+            policyFetcher.shutdown()
+            return nil
+        }
+        return OutboundRuntime(transport: transport, threads: threads, policyFetcher: policyFetcher)
+    }
+
+    /// What JMAP's submissions record through and may send: the outbound queue as the ledger, outside recipients
+    /// queued only when mail leaves (`POSTERN_OUTBOUND_DELIVERY` not `off`), the hourly and daily limits of
+    /// `POSTERN_OUTBOUND_PER_HOUR` and `_PER_DAY`, and the sender rule of `POSTERN_OUTBOUND_SENDERS`.
+    static func jmapOutbound(_ c: PosternConfiguration, mail: LocalMail, database: any SQLDatabase) -> JMAPOutbound {
+        let queue = c.outboundQueue
+        let rule = OutboundSenderRule(
+            mode: queue.senders, database: database, agentDomain: c.agent.inboxDomain,
+            mailboxDomains: c.mailbox.domains + c.mailbox.proDomains)
+        return JMAPOutbound(
+            ledger: mail.outbound, sendsOutside: c.outbound.mode != .off,
+            limits: [
+                SendLimit(name: "hourly", count: queue.perHour, windowSeconds: 3600),
+                SendLimit(name: "daily", count: queue.perDay, windowSeconds: 86_400),
+            ],
+            mayReachOutside: { try await rule.mayReachOutside($0) })
+    }
+
+    /// The outbound dispatcher over `transport`: its attempts counted in `/metrics`; every recipient that failed for
+    /// good (a 5xx, or the queue's lifetime run out) is reported to the sender in one delivery status notification
+    /// (RFC 3464) per batch, put in the sender's inbox with the null reverse path.
+    static func outboundDispatcher(
+        _ c: PosternConfiguration, mail: LocalMail, transport: any OutboundTransport, metrics: PosternMetrics,
+        clock: @escaping @Sendable () -> Int64, logger: Logger
+    ) -> OutboundDispatcher {
+        let notifications = DeliveryStatusNotification(hostname: c.smtp.hostname)
+        return OutboundDispatcher(
+            queue: mail.outbound, transport: transport, clock: clock, logger: logger,
+            onEnded: { claim, ended in
+                let failed = ended.filter { $0.kind == .failed }
+                guard !failed.isEmpty else { return }
+                let batch = claim.batch
+                let report = notifications.build(
+                    original: batch.content, sender: batch.sender, queueID: batch.messageID, arrivalDate: claim.sendAt,
+                    outcomes: failed.map {
+                        OutboundOutcome(recipient: $0.recipient, kind: .failed, reply: $0.reply, remoteHost: $0.remoteHost)
+                    },
+                    expired: failed.contains { $0.expired }, now: clock())
+                do {
+                    _ = try await mail.delivery.store(
+                        MailEnvelope(mailFrom: "", recipients: [batch.sender]), data: report)
+                } catch {
+                    logger.error(
+                        "a delivery status notification could not be put in the sender's inbox",
+                        metadata: ["message": "\(batch.messageID)", "sender": "\(batch.sender)", "error": "\(error)"])
+                }
+            },
+            onAttempt: metrics.outboundAttempt)
+    }
+}

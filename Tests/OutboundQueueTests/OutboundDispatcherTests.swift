@@ -1,0 +1,97 @@
+import Logging
+import MailDelivery
+import OutboundQueue
+import PosternTestSupport
+import Storage
+import Synchronization
+import Testing
+
+/// The dispatcher over a recording transport: it delivers what a record queues, hands the ended recipients on,
+/// retries a deferral once the clock passes its delay, and runs at most `perDestination` batches at once per domain.
+@Suite("Outbound dispatcher", .timeLimit(.minutes(1)))
+struct OutboundDispatcherTests {
+    static let now: Int64 = 1_795_600_000
+
+    static func record(_ queue: OutboundQueue, _ id: String, _ recipients: [String], at now: Int64) async throws {
+        _ = try await queue.record(
+            NewSubmission(
+                id: id, accountID: "A1", sender: "a@local.test", emailID: "M" + id, threadID: "T" + id, sendAt: now,
+                recipients: recipients.map { SubmissionRecipient(address: $0, disposition: .queued) },
+                content: Array("Subject: \(id)\r\n\r\nhi\r\n".utf8)),
+            limits: [], now: now)
+    }
+
+    @Test(
+        "what a record queues is delivered and ended; a deferral is retried once the clock passes its delay",
+        arguments: StorageBackend.allCases)
+    func deliversAndRetries(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock(Self.now)
+        var configuration = OutboundQueueConfiguration()
+        configuration.retrySeconds = [120]
+        let queue = OutboundQueue(database: test.database, configuration: configuration)
+        let transport = RecordingTransport()
+        let (ended, endedSink) = AsyncStream.makeStream(of: (String, OutboundCompletion.Ended).self)
+        var settings = OutboundDispatcher.Settings()
+        settings.idleInterval = .milliseconds(20)
+        let dispatcher = OutboundDispatcher(
+            queue: queue, transport: transport, settings: settings, clock: { clock.now },
+            logger: Logger(label: "outbound.tests"),
+            onEnded: { claim, recipients in
+                for recipient in recipients { endedSink.yield((claim.batch.messageID, recipient)) }
+            })
+        dispatcher.start()
+        try await Self.record(queue, "S1", ["ok@one.example", "gone@one.example", "later@two.example"], at: Self.now)
+        var iterator = ended.makeAsyncIterator()
+        var first: [String: OutboundCompletion.Ended] = [:]
+        for _ in 0..<2 {
+            let (message, recipient) = try #require(await iterator.next())
+            #expect(message == "S1")
+            first[recipient.recipient] = recipient
+        }
+        #expect(first["ok@one.example"]?.kind == .delivered)
+        #expect(first["gone@one.example"]?.kind == .failed)
+        #expect(first["gone@one.example"]?.suppressed == true)
+        // The deferral is due at now + 120: nothing more until the clock gets there.
+        clock.advance(120)
+        let (message, retried) = try #require(await iterator.next())
+        #expect(message == "S1" && retried.recipient == "later@two.example" && retried.kind == .delivered)
+        await dispatcher.stop()
+        let domains = transport.batches.map(\.domain)
+        #expect(domains.sorted() == ["one.example", "two.example", "two.example"])
+        #expect(
+            transport.batches.first { $0.domain == "one.example" }?.recipients == [
+                "ok@one.example", "gone@one.example",
+            ])
+        let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
+        #expect(record.recipients.map(\.status) == [.delivered, .failed, .delivered])
+        #expect(try await queue.nextDue() == nil)
+    }
+
+    @Test(
+        "at most perDestination batches run at once to one domain; other domains are not held up",
+        arguments: [StorageBackend.sqlite])
+    func perDestination(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        var configuration = OutboundQueueConfiguration()
+        configuration.perDestination = 2
+        let queue = OutboundQueue(database: test.database, configuration: configuration)
+        for index in 0..<5 { try await Self.record(queue, "A\(index)", ["ok\(index)@busy.example"], at: Self.now) }
+        for index in 0..<2 { try await Self.record(queue, "B\(index)", ["ok\(index)@other.example"], at: Self.now) }
+        let transport = RecordingTransport(holds: true)
+        let dispatcher = OutboundDispatcher(
+            queue: queue, transport: transport, clock: { Self.now }, logger: Logger(label: "outbound.tests"))
+        dispatcher.start()
+        // Two to each domain start; the other three to busy.example wait for a slot.
+        await transport.started(4)
+        #expect(transport.mostAtOnce == ["busy.example": 2, "other.example": 2])
+        var released = 0
+        while released < 7 {
+            if transport.releaseOne() { released += 1 } else { await Task.yield() }
+        }
+        await dispatcher.stop()
+        #expect(transport.batches.count == 7)
+        #expect(transport.mostAtOnce == ["busy.example": 2, "other.example": 2])
+        #expect(try await queue.list().isEmpty)
+    }
+}

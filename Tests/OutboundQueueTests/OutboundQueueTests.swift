@@ -1,0 +1,386 @@
+import Dispatch
+import MailDelivery
+import OutboundQueue
+import PosternTestSupport
+import Storage
+import Testing
+
+/// The outbound queue on both backends: one transaction per record, leases shared between handles, the retry
+/// schedule, the queue lifetime, suppression, the per-sender limits, the EmailSubmission reads and the operator's
+/// commands.
+@Suite("Outbound queue", .timeLimit(.minutes(2)))
+struct OutboundQueueTests {
+    static let now: Int64 = 1_795_600_000
+    static let content = Array("From: a@local.test\r\nTo: x@one.example\r\nSubject: hi\r\n\r\nhi\r\n".utf8)
+
+    static func submission(
+        _ id: String, account: String = "A1", sender: String = "a@local.test", at: Int64 = now,
+        _ recipients: [SubmissionRecipient]
+    ) -> NewSubmission {
+        NewSubmission(
+            id: id, accountID: account, sender: sender, emailID: "M" + id, threadID: "T" + id, sendAt: at,
+            recipients: recipients, content: content)
+    }
+
+    static func queued(_ addresses: String...) -> [SubmissionRecipient] {
+        addresses.map { SubmissionRecipient(address: $0, disposition: .queued) }
+    }
+
+    static func configuration(_ change: (inout OutboundQueueConfiguration) -> Void = { _ in })
+        -> OutboundQueueConfiguration
+    {
+        var configuration = OutboundQueueConfiguration()
+        change(&configuration)
+        return configuration
+    }
+
+    static func count(_ table: String, _ database: any SQLDatabase) throws -> Int64 {
+        try database.readSync { try $0.query("SELECT COUNT(*) AS n FROM \(table)", []) }.first?.int("n") ?? -1
+    }
+
+    static func outcome(_ claim: OutboundClaim, _ kind: OutboundOutcome.Kind, _ reply: String) -> [OutboundOutcome] {
+        claim.batch.recipients.map { OutboundOutcome(recipient: $0, kind: kind, reply: reply, remoteHost: "mx.test") }
+    }
+
+    @Test(
+        "a record keeps the submission, every disposition and the message, and claims group by domain",
+        arguments: StorageBackend.allCases)
+    func recordAndClaim(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        let record = try await queue.record(
+            Self.submission(
+                "S1",
+                [
+                    SubmissionRecipient(address: "b@local.test", disposition: .delivered(reply: "250 2.0.0 local")),
+                    SubmissionRecipient(address: "x@One.Example", disposition: .queued),
+                    SubmissionRecipient(address: "c@local.test", disposition: .refused(reply: "552 5.2.2 full")),
+                    SubmissionRecipient(address: "y@two.example", disposition: .queued),
+                    SubmissionRecipient(address: "z@one.example", disposition: .queued),
+                    SubmissionRecipient(address: "w@three.example", disposition: .held(reason: "550 5.7.1 not owned")),
+                ]), limits: [], now: Self.now)
+        #expect(record.recipients.map(\.status) == [.delivered, .queued, .failed, .queued, .queued, .held])
+        #expect(try await queue.submissions(accountID: "A1", ids: nil) == [record])
+        #expect(try await queue.submissions(accountID: "A2", ids: nil).isEmpty)
+        #expect(try await queue.state(accountID: "A1") == "1")
+        #expect(try await queue.sentCount(sender: "a@local.test", since: Self.now) == 3)
+        #expect(try await queue.nextDue() == Self.now)
+
+        let claims = try await queue.claim(now: Self.now, limit: 10)
+        #expect(claims.map(\.batch.domain) == ["one.example", "two.example"])
+        #expect(claims.first?.batch.recipients == ["x@One.Example", "z@one.example"])
+        #expect(claims.allSatisfy { $0.batch.content == Self.content && $0.batch.sender == "a@local.test" })
+        #expect(claims.allSatisfy { $0.batch.messageID == "S1" && $0.batch.attempts == 0 })
+        #expect(try await queue.claim(now: Self.now, limit: 10).isEmpty)  // leased
+        for claim in claims {
+            let done = try await queue.complete(
+                claim, Self.outcome(claim, .delivered, "250 2.0.0 ok"), now: Self.now + 1)
+            #expect(done.ended.map(\.recipient) == claim.batch.recipients)
+        }
+        let after = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
+        #expect(after.recipients.map(\.status) == [.delivered, .delivered, .failed, .delivered, .delivered, .held])
+        #expect(after.recipients[1].smtpReply == "250 2.0.0 ok")
+        #expect(try Self.count("outbound_contents", test.database) == 0)  // dropped once nothing waits
+        #expect(try await queue.nextDue() == nil)
+    }
+
+    @Test(
+        "a record that fails part way leaves nothing: no submission, recipient, message or state",
+        arguments: StorageBackend.allCases)
+    func oneTransaction(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        // The message is the last row a record writes: refuse it.
+        try test.database.writeSync { connection in
+            switch connection.dialect {
+            case .sqlite:
+                try connection.execute(
+                    """
+                    CREATE TRIGGER refuse_content BEFORE INSERT ON outbound_contents
+                    BEGIN SELECT RAISE(ABORT, 'refused'); END
+                    """)
+            case .postgres:
+                try connection.execute(
+                    """
+                    CREATE FUNCTION refuse_content() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN RAISE EXCEPTION 'refused'; END $$;
+                    CREATE TRIGGER refuse_content BEFORE INSERT ON outbound_contents
+                        FOR EACH ROW EXECUTE FUNCTION refuse_content();
+                    """)
+            }
+        }
+        await #expect(throws: (any Error).self) {
+            try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
+        }
+        #expect(try Self.count("outbound_submissions", test.database) == 0)
+        #expect(try Self.count("outbound_recipients", test.database) == 0)
+        #expect(try Self.count("outbound_contents", test.database) == 0)
+        #expect(try await queue.state(accountID: "A1") == "0")
+        // Without a queued recipient there is no message to write: the same record succeeds.
+        let held = [SubmissionRecipient(address: "x@one.example", disposition: .held(reason: "250 kept"))]
+        #expect(try await queue.record(Self.submission("S2", held), limits: [], now: Self.now).id == "S2")
+    }
+
+    @Test(
+        "two handles claiming at once never get the same recipient, and between them get all",
+        arguments: StorageBackend.allCases)
+    func leaseSharing(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let first = OutboundQueue(database: test.database)
+        for index in 0..<24 {
+            _ = try await first.record(
+                Self.submission("S\(index)", Self.queued("r\(index)@d\(index % 3).example")), limits: [], now: Self.now)
+        }
+        let queues = [first, OutboundQueue(database: try test.another())]
+        let recipients = try await withThrowingTaskGroup(of: [String].self) { group in
+            for queue in queues {
+                group.addTask {
+                    var got: [String] = []
+                    // Bounded: a claim that handed out leased recipients again would never run dry.
+                    for _ in 0..<40 {
+                        let claims = try await queue.claim(now: Self.now, limit: 3)
+                        if claims.isEmpty { break }
+                        got += claims.flatMap(\.batch.recipients)
+                    }
+                    return got
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(recipients.count == 24)
+        #expect(Set(recipients).count == 24)
+    }
+
+    @Test(
+        "a deferral waits the next delay; past the list's end the last delay repeats",
+        arguments: StorageBackend.allCases)
+    func retrySchedule(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(
+            database: test.database, configuration: Self.configuration { $0.retrySeconds = [60, 120] })
+        _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
+        var now = Self.now
+        for (attempt, delay) in [(1, 60), (2, 120), (3, 120), (4, 120)] as [(Int, Int64)] {
+            let claim = try #require(try await queue.claim(now: now, limit: 1).first)
+            #expect(claim.batch.attempts == attempt - 1)
+            let done = try await queue.complete(claim, Self.outcome(claim, .deferred, "451 4.3.0 try later"), now: now)
+            #expect(done.deferred.map(\.nextAttempt) == [now + delay])
+            #expect(done.ended.isEmpty)
+            #expect(try await queue.claim(now: now + delay - 1, limit: 1).isEmpty)
+            now += delay
+        }
+        let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
+        #expect(record.recipients.map(\.status) == [.queued])
+        #expect(record.recipients.first?.smtpReply == "451 4.3.0 try later")
+    }
+
+    @Test(
+        "a deferral once the message is past the queue lifetime bounces it",
+        arguments: StorageBackend.allCases)
+    func bounceAtMaxAge(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(
+            database: test.database,
+            configuration: Self.configuration {
+                $0.retrySeconds = [500]
+                $0.maxQueueSeconds = 1000
+            })
+        _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
+        let early = try #require(try await queue.claim(now: Self.now + 499, limit: 1).first)
+        #expect(
+            try await queue.complete(early, Self.outcome(early, .deferred, "421 4.4.2 busy"), now: Self.now + 999)
+                .deferred.count == 1)
+        let late = try #require(try await queue.claim(now: Self.now + 1499, limit: 1).first)
+        let done = try await queue.complete(late, Self.outcome(late, .deferred, "421 4.4.2 busy"), now: Self.now + 1500)
+        #expect(done.deferred.isEmpty)
+        #expect(done.ended.map(\.kind) == [.failed])
+        #expect(done.ended.map(\.expired) == [true])
+        #expect(done.ended.map(\.suppressed) == [false])
+        let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
+        #expect(record.recipients.map(\.status) == [.failed])
+        #expect(try await queue.suppression(of: "x@one.example", now: Self.now + 1500) == nil)
+    }
+
+    @Test(
+        "a completion after the lease ran out and another claim took the recipient records nothing",
+        arguments: StorageBackend.allCases)
+    func lostLease(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database, leaseSeconds: 100)
+        _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
+        let stale = try #require(try await queue.claim(now: Self.now, limit: 1).first)
+        #expect(try await queue.claim(now: Self.now + 99, limit: 1).isEmpty)
+        let fresh = try #require(try await queue.claim(now: Self.now + 100, limit: 1).first)
+        #expect(fresh.leaseToken != stale.leaseToken)
+        let state = try await queue.state(accountID: "A1")
+        let lost = try await queue.complete(
+            stale, Self.outcome(stale, .failed, "550 5.1.1 unknown"), now: Self.now + 101)
+        #expect(lost.leaseLost && lost.ended.isEmpty)
+        #expect(try await queue.state(accountID: "A1") == state)
+        #expect(try await queue.suppression(of: "x@one.example", now: Self.now + 101) == nil)
+        #expect(try await queue.submissions(accountID: "A1", ids: ["S1"]).first?.recipients.map(\.status) == [.queued])
+        let done = try await queue.complete(fresh, Self.outcome(fresh, .delivered, "250 2.0.0 ok"), now: Self.now + 102)
+        #expect(!done.leaseLost && done.ended.map(\.kind) == [.delivered])
+    }
+
+    @Test(
+        "a 5.1.x failure suppresses the address: a new submission to it is refused at once until the time ends",
+        arguments: StorageBackend.allCases)
+    func suppression(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(
+            database: test.database, configuration: Self.configuration { $0.suppressSeconds = 50 })
+        _ = try await queue.record(
+            Self.submission("S1", Self.queued("gone@one.example", "policy@one.example")), limits: [], now: Self.now)
+        let claim = try #require(try await queue.claim(now: Self.now, limit: 1).first)
+        let done = try await queue.complete(
+            claim,
+            [
+                OutboundOutcome(
+                    recipient: "gone@one.example", kind: .failed, reply: "550 5.1.1 <gone@one.example>: no"),
+                OutboundOutcome(recipient: "policy@one.example", kind: .failed, reply: "550 5.7.1 refused by policy"),
+            ], now: Self.now)
+        #expect(done.ended.map(\.suppressed) == [true, false])
+        #expect(
+            try await queue.suppression(of: "GONE@one.example", now: Self.now + 49)
+                == "550 5.1.1 <gone@one.example>: no")
+        let refused = try await queue.record(
+            Self.submission("S2", at: Self.now + 10, Self.queued("Gone@one.example", "policy@one.example")), limits: [],
+            now: Self.now + 10)
+        #expect(refused.recipients.map(\.status) == [.failed, .queued])
+        #expect(refused.recipients[0].smtpReply.hasPrefix("550 5.1.1 <Gone@one.example> bounced"))
+        #expect(try await queue.sentCount(sender: "a@local.test", since: Self.now + 10) == 1)  // suppressed not counted
+        let later = try await queue.record(
+            Self.submission("S3", Self.queued("gone@one.example")), limits: [], now: Self.now + 50)
+        #expect(later.recipients.map(\.status) == [.queued])
+    }
+
+    @Test(
+        "a submission past a sender's limit is refused whole, saying when the limit frees",
+        arguments: StorageBackend.allCases)
+    func limits(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        let hourly = SendLimit(name: "hourly", count: 3, windowSeconds: 3600)
+        _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [hourly], now: Self.now)
+        _ = try await queue.record(
+            Self.submission("S2", at: Self.now + 10, Self.queued("y@one.example")), limits: [hourly], now: Self.now + 10
+        )
+        // Held and local recipients do not count.
+        let notCounted = [
+            SubmissionRecipient(address: "b@local.test", disposition: .delivered(reply: "250 ok")),
+            SubmissionRecipient(address: "h@one.example", disposition: .held(reason: "550 held")),
+        ]
+        _ = try await queue.record(
+            Self.submission("S3", at: Self.now + 20, notCounted), limits: [hourly], now: Self.now + 20)
+        let refusal = await #expect(throws: SendLimitReached.self) {
+            try await queue.record(
+                Self.submission("S4", at: Self.now + 30, Self.queued("p@one.example", "q@one.example")),
+                limits: [hourly], now: Self.now + 30)
+        }
+        #expect(refusal?.limit == hourly)
+        // 2 sent + 2 new - 3 = 1 must leave the window first: the oldest, S1, at its time + the hour.
+        #expect(refusal?.freesAt == Self.now + 3600)
+        #expect(try await queue.submissions(accountID: "A1", ids: ["S4"]).isEmpty)
+        #expect(try await queue.sentCount(sender: "a@local.test", since: Self.now) == 2)
+        // Another sender has a limit of their own.
+        _ = try await queue.record(
+            Self.submission(
+                "S5", sender: "c@local.test", Self.queued("p@one.example", "q@one.example", "r@one.example")),
+            limits: [hourly], now: Self.now + 30)
+        // Once S1 is out of the window, S4 fits.
+        let fits = try await queue.record(
+            Self.submission("S4", at: Self.now + 3600, Self.queued("p@one.example", "q@one.example")),
+            limits: [hourly], now: Self.now + 3600)
+        #expect(fits.recipients.map(\.status) == [.queued, .queued])
+    }
+
+    @Test(
+        "EmailSubmission changes: created, then updated when a recipient's disposition moves, in pages",
+        arguments: StorageBackend.allCases)
+    func changes(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        #expect(try await queue.state(accountID: "A1") == "0")
+        _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
+        _ = try await queue.record(Self.submission("S2", Self.queued("y@two.example")), limits: [], now: Self.now)
+        _ = try await queue.record(
+            Self.submission("S9", account: "A2", Self.queued("y@two.example")), limits: [], now: Self.now)
+        let all = try #require(try await queue.changes(accountID: "A1", since: "0", maxChanges: 10))
+        #expect(all == SubmissionChanges(newState: "2", hasMoreChanges: false, created: ["S1", "S2"], updated: []))
+        let page = try #require(try await queue.changes(accountID: "A1", since: "0", maxChanges: 1))
+        #expect(page == SubmissionChanges(newState: "1", hasMoreChanges: true, created: ["S1"], updated: []))
+        let claim = try #require(try await queue.claim(now: Self.now, limit: 1).first)
+        #expect(claim.batch.messageID == "S1")
+        _ = try await queue.complete(claim, Self.outcome(claim, .failed, "550 5.1.1 no"), now: Self.now)
+        let moved = try #require(try await queue.changes(accountID: "A1", since: "2", maxChanges: 10))
+        #expect(moved == SubmissionChanges(newState: "3", hasMoreChanges: false, created: [], updated: ["S1"]))
+        #expect(try await queue.changes(accountID: "A1", since: "4", maxChanges: 10) == nil)
+        #expect(try await queue.changes(accountID: "A1", since: "x", maxChanges: 10) == nil)
+        #expect(try await queue.state(accountID: "A2") == "1")
+    }
+
+    @Test(
+        "the operator lists the queue, makes messages due now, deletes one (an attempt under way then records nothing)",
+        arguments: StorageBackend.allCases)
+    func operatorCommands(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(
+            database: test.database, configuration: Self.configuration { $0.retrySeconds = [600] })
+        _ = try await queue.record(
+            Self.submission("S1", Self.queued("x@one.example", "y@two.example")), limits: [], now: Self.now)
+        _ = try await queue.record(
+            Self.submission("S2", at: Self.now + 1, Self.queued("z@one.example")), limits: [], now: Self.now + 1)
+        let listed = try await queue.list()
+        #expect(listed.map(\.id) == ["S1", "S2"])
+        #expect(listed[0].recipients.map(\.address) == ["x@one.example", "y@two.example"])
+        #expect(listed[0].size == Self.content.count)
+        for claim in try await queue.claim(now: Self.now + 1, limit: 10) {
+            _ = try await queue.complete(claim, Self.outcome(claim, .deferred, "450 4.2.0 later"), now: Self.now + 1)
+        }
+        #expect(try await queue.claim(now: Self.now + 2, limit: 10).isEmpty)
+        #expect(try await queue.retryNow(id: "S2", now: Self.now + 2) == 1)
+        #expect(try await queue.claim(now: Self.now + 2, limit: 10).map(\.batch.messageID) == ["S2"])
+        #expect(try await queue.retryNow(id: nil, now: Self.now + 3) == 3)
+        let underWay = try await queue.claim(now: Self.now + 3, limit: 10)
+        #expect(underWay.map(\.batch.messageID) == ["S1", "S1"])
+        #expect(try await queue.delete(id: "S1", now: Self.now + 4) == 2)
+        for claim in underWay {
+            #expect(
+                try await queue.complete(claim, Self.outcome(claim, .delivered, "250 ok"), now: Self.now + 5).leaseLost)
+        }
+        let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
+        #expect(record.recipients.map(\.smtpReply) == [OutboundQueue.deletedReply, OutboundQueue.deletedReply])
+        #expect(try await queue.list().map(\.id) == ["S2"])
+        #expect(try await queue.delete(id: "S1", now: Self.now + 6) == 0)
+    }
+
+    @Test(
+        "the purge drops ended submissions past the record time and ended suppressions; waiting ones stay",
+        arguments: StorageBackend.allCases)
+    func purge(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database, configuration: Self.configuration { $0.suppressSeconds = 10 })
+        _ = try await queue.record(Self.submission("S1", Self.queued("gone@one.example")), limits: [], now: Self.now)
+        _ = try await queue.record(Self.submission("S2", Self.queued("x@two.example")), limits: [], now: Self.now)
+        let claim = try #require(try await queue.claim(now: Self.now, limit: 1).first)
+        #expect(claim.batch.messageID == "S1")
+        _ = try await queue.complete(claim, Self.outcome(claim, .failed, "550 5.1.1 no"), now: Self.now)
+        let later = Self.now + OutboundQueue.recordSeconds
+        #expect(try test.database.writeSync { try OutboundQueue.purge($0, now: later - 1) } == 0)
+        #expect(try await queue.submissions(accountID: "A1", ids: nil).map(\.id) == ["S1", "S2"])
+        #expect(try test.database.writeSync { try OutboundQueue.purge($0, now: later + 1) } == 1)
+        #expect(try await queue.submissions(accountID: "A1", ids: nil).map(\.id) == ["S2"])  // S2 still waits
+        #expect(try Self.count("outbound_recipients", test.database) == 1)
+        #expect(try Self.count("outbound_suppressions", test.database) == 0)
+    }
+
+    @Test("the hard-bounce rule: class 5, subject 1 only")
+    func hardBounce() {
+        #expect(OutboundQueue.isHardBounce("550 5.1.1 <x@example.com>: user unknown"))
+        #expect(OutboundQueue.isHardBounce("550-5.1.10 null MX"))
+        #expect(!OutboundQueue.isHardBounce("550 5.7.1 policy"))
+        #expect(!OutboundQueue.isHardBounce("550 no such user"))
+        #expect(!OutboundQueue.isHardBounce("450 4.1.1 try later"))
+    }
+}
