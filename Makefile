@@ -41,6 +41,8 @@ cluster-stop:
 ## and turn socket reads into timeouts that say nothing about the server.
 ## Then the client tests (scripts/client-tests): Mail.td's Python SDKs, unmodified, and a reader that follows
 ## /llms.txt alone, each against a real server (the SDKs install themselves into .build/).
+## Then outbound delivery end to end (scripts/outbound-tests): direct mode into a real Postfix found through a loopback
+## DNS server, relay mode through an aiosmtpd smarthost that requires AUTH.
 ## Then the storage, surface and end-to-end suites again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: harnesses and
 ## test servers, through POSTERN_DATABASE_URL, take a new database on a server the tests start on loopback with
 ## scripts/pg-temp, and remove).
@@ -55,6 +57,7 @@ test:
 	$(SWIFT) test --no-parallel
 	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --skip-build --no-parallel --filter '$(STORAGE_SUITES)'
 	scripts/client-tests
+	scripts/outbound-tests
 	POSTERN_BIN=.build/debug/postern Tests/Cluster/cluster_tests.py
 	scripts/schemathesis
 

@@ -78,8 +78,9 @@ public struct DirectTransport: OutboundTransport {
         var configuration = client
         if decision.requireVerifiedTLS { configuration.tls = .required }
         let message = SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text)
+        let resolver = self.resolver
         return await sequence.deliver(
             message, hosts: decision.hosts, port: port, configuration: configuration,
-            requireVerifiedTLS: decision.requireVerifiedTLS)
+            requireVerifiedTLS: decision.requireVerifiedTLS, addresses: { await resolver.addresses(of: $0) })
     }
 }

@@ -1,3 +1,4 @@
+import Fetch
 import MailAuth
 
 /// Where mail for a domain goes (RFC 5321 §5.1): its MX hosts, most preferred first; the domain itself when it has no
@@ -70,5 +71,22 @@ public struct MXResolver: Sendable {
         var name = host.lowercased()
         while name.hasSuffix(".") { name.removeLast() }
         return name
+    }
+
+    /// The addresses of an MX host through the same resolver as the MX lookup (`POSTERN_DNS_RESOLVER`), IPv4 first, as
+    /// text; empty when the resolver has none or no answer (the connection then asks the system's resolver).
+    public func addresses(of host: String) async -> [String] {
+        var found: [String] = []
+        for ipv6 in [false, true] {
+            guard case .found(let addresses) = await dns.addresses(host, ipv6: ipv6) else { continue }
+            for bytes in addresses {
+                if bytes.count == 4 {
+                    found.append(FetchTargetAddress.v4(bytes.reduce(0) { $0 << 8 | UInt32($1) }).description)
+                } else if bytes.count == 16 {
+                    found.append(FetchTargetAddress.v6(bytes).description)
+                }
+            }
+        }
+        return found
     }
 }

@@ -10,10 +10,12 @@ struct SMTPHostSequence: Sendable {
     let driver: SMTPClientDriver
     let pool: WorkerPool
 
-    /// What became of `message`'s recipients, in order.
+    /// What became of `message`'s recipients, in order. `addresses` gives the addresses to connect to for a host
+    /// (direct mode asks the MX lookup's resolver); none lets the connection resolve the name itself.
     func deliver(
         _ message: SMTPOutboundMessage, hosts: [String], port: Int, configuration: SMTPClientConfiguration,
-        requireVerifiedTLS: Bool, implicitTLS: Bool = false
+        requireVerifiedTLS: Bool, implicitTLS: Bool = false,
+        addresses: @Sendable (String) async -> [String] = { _ in [] }
     ) async -> [OutboundOutcome] {
         var outcomes: [String: OutboundOutcome] = [:]
         var remaining = message.recipients
@@ -22,8 +24,8 @@ struct SMTPHostSequence: Sendable {
             attempt.recipients = remaining
             let session = SMTPClientSession(configuration: configuration, messages: [attempt])
             let report = await driver.deliver(
-                session, host: host, port: port, requireVerifiedTLS: requireVerifiedTLS, implicitTLS: implicitTLS,
-                on: pool)
+                session, host: host, addresses: await addresses(host), port: port,
+                requireVerifiedTLS: requireVerifiedTLS, implicitTLS: implicitTLS, on: pool)
             let results = report.results.first ?? []
             let answeredBy = report.address == nil ? nil : host
             for result in results {

@@ -35,11 +35,11 @@ extension Surfaces {
         let policyFetcher = try Fetcher(configuration: fetch)
         // One thread per session at once: the dispatcher runs at most 64 batches, two per destination by default.
         let threads = WorkerPool(threads: 16, queueLimit: 256, name: "postern-outbound")
-        let dns = ResolverMailAuthDNS(
-            resolver: DNSResolver(server: c.dns.resolver.flatMap(DNSServerAddress.init) ?? .system, threads: dnsThreads))
+        let server = c.dns.resolver.flatMap(DNSServerAddress.init) ?? .system
+        let dns = ResolverMailAuthDNS(resolver: DNSResolver(server: server, threads: dnsThreads))
         let made = try c.outbound.makeTransport(
-            hostname: c.smtp.hostname, policy: c.outboundAddresses.policy.addresses, dns: dns, policyFetcher: policyFetcher,
-            signers: dkimKeys, pool: threads, now: now, logger: logger)
+            hostname: c.smtp.hostname, policy: c.outboundAddresses.policy.addresses, dns: dns,
+            policyFetcher: policyFetcher, signers: dkimKeys, pool: threads, now: now, logger: logger)
         guard let transport = made else {
             threads.shutdown()
             policyFetcher.shutdown()
@@ -82,7 +82,8 @@ extension Surfaces {
                 let report = notifications.build(
                     original: batch.content, sender: batch.sender, queueID: batch.messageID, arrivalDate: claim.sendAt,
                     outcomes: failed.map {
-                        OutboundOutcome(recipient: $0.recipient, kind: .failed, reply: $0.reply, remoteHost: $0.remoteHost)
+                        OutboundOutcome(
+                            recipient: $0.recipient, kind: .failed, reply: $0.reply, remoteHost: $0.remoteHost)
                     },
                     expired: failed.contains { $0.expired }, now: clock())
                 do {

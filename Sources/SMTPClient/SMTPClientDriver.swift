@@ -48,14 +48,17 @@ public final class SMTPClientDriver: Sendable {
     ///   - requireVerifiedTLS: the certificate must verify for `host` (MTA-STS `enforce`, a smarthost); false takes
     ///     any certificate, as opportunistic TLS does (RFC 7435), and reports the verdict.
     ///   - implicitTLS: TLS starts with the connection, before the greeting (`smtps://`, RFC 8314 §3.3).
+    ///   - addresses: the addresses to connect to, in order (direct mode resolves MX hosts through its own resolver);
+    ///     empty resolves `host` with the system's resolver. TLS checks the certificate against `host` either way.
     public func deliver(
-        _ session: SMTPClientSession, host: String, port: Int, requireVerifiedTLS: Bool, implicitTLS: Bool = false,
-        on pool: WorkerPool
+        _ session: SMTPClientSession, host: String, addresses: [String] = [], port: Int, requireVerifiedTLS: Bool,
+        implicitTLS: Bool = false, on pool: WorkerPool
     ) async -> SMTPDeliveryReport {
         do {
             return try await pool.run { [self] in
                 deliverBlocking(
-                    session, host: host, port: port, requireVerifiedTLS: requireVerifiedTLS, implicitTLS: implicitTLS)
+                    session, host: host, addresses: addresses, port: port, requireVerifiedTLS: requireVerifiedTLS,
+                    implicitTLS: implicitTLS)
             }
         } catch {
             var session = session
@@ -69,14 +72,13 @@ public final class SMTPClientDriver: Sendable {
     /// - Warning: blocks for as long as the session lasts; never call it on an event loop or a Swift concurrency
     ///   thread.
     public func deliverBlocking(
-        _ session: SMTPClientSession, host: String, port: Int, requireVerifiedTLS: Bool, implicitTLS: Bool = false
+        _ session: SMTPClientSession, host: String, addresses: [String] = [], port: Int, requireVerifiedTLS: Bool,
+        implicitTLS: Bool = false
     ) -> SMTPDeliveryReport {
         var session = session
         let connection: OutboundConnection
         do {
-            connection = try OutboundConnection.open(
-                host: host, port: port, policy: policy, connectTimeout: connectTimeout,
-                totalTimeout: connectTimeout * 2)
+            connection = try connect(host: host, addresses: addresses, port: port)
         } catch {
             _ = session.connectionFailed("cannot connect to \(host): \(error)")
             return SMTPDeliveryReport(
@@ -145,5 +147,26 @@ public final class SMTPClientDriver: Sendable {
             let next = session.receive(bytes)
             if !next.isEmpty { return next }
         }
+    }
+
+    /// The first of `addresses` that connects (each vetted by the address policy), or `host` resolved by the system.
+    private func connect(host: String, addresses: [String], port: Int) throws(FetchError) -> OutboundConnection {
+        guard !addresses.isEmpty else {
+            return try OutboundConnection.open(
+                host: host, port: port, policy: policy, connectTimeout: connectTimeout,
+                totalTimeout: connectTimeout * 2)
+        }
+        var lastError = FetchError.connectFailed
+        for address in addresses {
+            do {
+                return try OutboundConnection.open(
+                    host: address, port: port, policy: policy, connectTimeout: connectTimeout,
+                    totalTimeout: connectTimeout * 2)
+            } catch {
+                if case .notAllowed = error { throw error }
+                lastError = error
+            }
+        }
+        throw lastError
     }
 }

@@ -14,7 +14,7 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
   `wait_listening(process, log, timeout)` (the `listening on` line of `serve --port 0`); `rss_kib(pid)`,
   `cpu_seconds(pid)`; `pip_target`, `install_packages`
 - proofs: `solve((bearer, jti, salt, difficulty, params))` (agent scrypt), `mailbox_nonce(challenge)` (Mail.td
-  SHA-256), `leading_zero_bits`, `DEFAULT_SALT`, `agent_signup(base, username)`
+  SHA-256), `leading_zero_bits`, `DEFAULT_SALT`, `agent_signup(base, username)`, `agent_login(base, api_key)`
 - forms: `FormDriver` (owner sign-in and OAuth consent forms, no browser), `NoRedirect` (a urllib handler)
 - origin: `origin_server(body)` (a loopback remote-hash URL)
 - cluster: the local PostgreSQL + N instances + HAProxy of `scripts/cluster` (`Cluster`, `main`); import it by name
@@ -35,13 +35,13 @@ from .checks import Checks
 from .forms import FormDriver, NoRedirect
 from .origin import origin_server
 from .ports import free_port, split_url
-from .proofs import DEFAULT_SALT, agent_signup, leading_zero_bits, mailbox_nonce, solve
+from .proofs import DEFAULT_SALT, agent_login, agent_signup, leading_zero_bits, mailbox_nonce, solve
 from .server import (
     ROOT, Server, cpu_seconds, install_packages, listening_url, pip_target, postern, rss_kib, serve, wait_listening,
 )
 
 __all__ = [
-    "DEFAULT_SALT", "ROOT", "Checks", "FormDriver", "NoRedirect", "Server", "agent_signup", "cpu_seconds",
+    "DEFAULT_SALT", "ROOT", "Checks", "FormDriver", "NoRedirect", "Server", "agent_login", "agent_signup", "cpu_seconds",
     "free_port", "http", "install_packages", "leading_zero_bits", "listening_url", "mailbox_nonce", "origin_server",
     "pip_target", "postern", "rss_kib", "serve", "solve", "split_url", "wait_listening",
 ]

@@ -13,23 +13,34 @@ import urllib.parse
 import urllib.request
 
 from .calls import http
-from .proofs import agent_signup
+from .proofs import agent_login, agent_signup
 
 USING = ["urn:ietf:params:jmap:core", "urn:ietf:params:jmap:mail", "urn:ietf:params:jmap:submission"]
 
 
 class JMAPAgent:
-    """One signed-up agent. `base` may be changed (a restarted server on a new port): the session JWT stays valid
-    across a restart on the same data directory."""
+    """One signed-up agent. `base` may be changed (a restarted server on the same data directory, on a new port): the
+    tokens name the old base URL as their issuer, so the agent logs in again with its API key."""
 
     def __init__(self, base, username):
-        self.base = base
+        self._base = base
         status, body, self.session_jwt = agent_signup(base, username)
         if status != 201:
             raise AssertionError(f"signup {username}: {status} {body}")
         self.address, self.api_key = body["inbox"], body["apiKey"]
         self._token, self._token_at = None, 0.0
         self.account = None
+
+    @property
+    def base(self):
+        return self._base
+
+    @base.setter
+    def base(self, base):
+        self._base, self._token = base, None
+        status, body, self.session_jwt = agent_login(base, self.api_key)
+        if status not in (200, 201):
+            raise AssertionError(f"login {self.address}: {status} {body}")
 
     def token(self):
         """A capability JWT younger than a minute."""

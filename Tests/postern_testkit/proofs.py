@@ -50,10 +50,21 @@ def mailbox_nonce(challenge):
 
 def agent_signup(base, username):
     """(status, body, session JWT) of an agent signup: challenge, scrypt proof of work, POST /api/v1/session."""
+    return agent_session(base, {"username": username})
+
+
+def agent_login(base, api_key):
+    """(status, body, session JWT) of an agent login by API key, with its proof of work."""
+    return agent_session(base, {"apiKey": api_key})
+
+
+def agent_session(base, fields):
+    """(status, body, session JWT) of POST /api/v1/session with `fields` (a username or an API key) and the proof of
+    work of a fresh challenge."""
     status, head, body = http(base, "POST", "/api/v1/challenge")
     token = head.get("Authorization", "").split(" ", 1)[1]
     claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
     _, pow_hex, nonce = solve((token, claims["jti"], body["salt"], claims["difficulty"], {}))
-    status, head, body = http(base, "POST", "/api/v1/session", {"powHex": pow_hex, "nonce": nonce,
-                                                                "username": username}, bearer=token)
+    status, head, body = http(base, "POST", "/api/v1/session", {"powHex": pow_hex, "nonce": nonce, **fields},
+                              bearer=token)
     return status, body, head.get("Authorization", " ").split(" ", 1)[1]
