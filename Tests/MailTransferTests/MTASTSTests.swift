@@ -1,4 +1,5 @@
 import MailAuth
+import PosternTestSupport
 import SMTPClient
 import Synchronization
 import Testing

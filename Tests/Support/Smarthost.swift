@@ -3,9 +3,9 @@ import Foundation
 /// aiosmtpd (PyPI) as a smarthost on loopback: STARTTLS with the given certificate (or TLS from the first byte, as on
 /// port 465), AUTH required (only over TLS) for `relay`/`secret`, `450 4.2.0` for recipients named `later@`,
 /// `550 5.1.1` for `nobody@`. It prints its port, serves until its standard input closes, then prints what it
-/// received as JSON. (A copy of SMTPClientTests' helper with the implicit-TLS mode added.)
-final class Smarthost {
-    static let isAvailable: Bool = {
+/// received as JSON.
+public final class Smarthost {
+    public static let isAvailable: Bool = {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", "import aiosmtpd"]
@@ -64,20 +64,28 @@ final class Smarthost {
         print(json.dumps(handler.messages), flush=True)
         """#
 
-    struct Received: Decodable, Equatable {
-        let from: String
-        let to: [String]
-        let data: String
-        let tls: Bool
-        let auth: Bool
+    public struct Received: Decodable, Equatable {
+        public let from: String
+        public let to: [String]
+        public let data: String
+        public let tls: Bool
+        public let auth: Bool
+
+        public init(from: String, to: [String], data: String, tls: Bool, auth: Bool) {
+            self.from = from
+            self.to = to
+            self.data = data
+            self.tls = tls
+            self.auth = auth
+        }
     }
 
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
-    let port: Int
+    public let port: Int
 
-    init(certificateFile: String, keyFile: String, implicitTLS: Bool = false) throws {
+    public init(certificateFile: String, keyFile: String, implicitTLS: Bool = false) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
             ["python3", "-c", Smarthost.script, certificateFile, keyFile] + (implicitTLS ? ["implicit"] : [])
@@ -101,7 +109,7 @@ final class Smarthost {
     }
 
     /// Stops the server and returns what it received.
-    func stop() throws -> [Received] {
+    public func stop() throws -> [Received] {
         try input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -4,22 +4,21 @@ import Foundation
     import Glibc
 #endif
 
-/// An HTTPS origin for tests: a throwaway CA and a leaf certificate for `DNS:localhost` only, made
-/// with the `openssl` command, served by `openssl s_server -HTTP` on 127.0.0.1 (files in its
-/// directory are complete raw HTTP responses).
-final class TLSOrigin {
-    static let opensslPath: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first {
+/// An HTTPS origin for tests: a throwaway CA and a leaf certificate for `DNS:localhost` only, made with the `openssl`
+/// command, served by `openssl s_server -HTTP` on 127.0.0.1 (files in its directory are complete raw HTTP responses).
+public final class TLSOrigin {
+    public static let opensslPath: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    let directory: String
-    let port: Int
+    public let directory: String
+    public let port: Int
     private let server: Process
 
     /// The CA certificate that signed the leaf, for `FetchConfiguration.trustedRootsPEMFile`.
-    var caFile: String { directory + "/ca.pem" }
+    public var caFile: String { directory + "/ca.pem" }
 
-    init() throws {
+    public init() throws {
         guard let openssl = TLSOrigin.opensslPath else { throw POSIXError(.ENOENT) }
         directory = NSTemporaryDirectory() + "postern-tls-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -62,11 +61,14 @@ final class TLSOrigin {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Serves `body` with status 200 at `/<name>`.
-    func serve(_ name: String, body: String) throws {
+    /// Serves `body` with status 200 and `contentType` at `/<path>` (directories made as needed).
+    public func serve(_ path: String, body: String, contentType: String = "text/plain") throws {
         let response =
-            "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
-        try response.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+            "HTTP/1.0 200 OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+        let file = URL(fileURLWithPath: directory + "/" + path)
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try response.write(to: file, atomically: true, encoding: .utf8)
     }
 
     private static func run(_ tool: String, _ arguments: [String], in directory: String) throws {
