@@ -1,6 +1,7 @@
 import ComputePool
 import Foundation
 import Logging
+import MailTransfer
 import PosternTestSupport
 import Synchronization
 import Testing
@@ -71,6 +72,19 @@ struct RuntimeServiceGroupTests {
         }
         expected += ["purges", "webhooks", "event loops", "SMTP", "HTTP", "readiness"]
         #expect(server.runtime.serviceNames == expected)
+    }
+
+    @Test("with outbound delivery on, the outbound dispatcher runs after the webhooks and stops before them")
+    func outboundService() async throws {
+        let relay = try RelayEndpoint(url: "smtp://127.0.0.1:1")
+        let server = try await TestServer.start {
+            $0.outbound.mode = .relay
+            $0.outbound.relay = relay
+        }
+        defer { Task { await server.stop() } }
+        let names = server.runtime.serviceNames
+        let webhooks = try #require(names.firstIndex(of: "webhooks"))
+        #expect(names.firstIndex(of: "outbound") == webhooks + 1)
     }
 
     @Test("a graceful shutdown finishes a request in flight with the store still open, after HTTP stopped accepting")
