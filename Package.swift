@@ -191,7 +191,7 @@ let package = Package(
         // relay transports behind MailDelivery's OutboundTransport, and delivery status notifications (RFC 3464).
         .target(name: "MailTransfer", dependencies: [
             "MailDelivery", "SMTPClient", "DNS", "MailAuth", "DKIMKeys", "Fetch", "ComputePool", "AuthCrypto",
-            "ConfigurationReading",
+            "ConfigurationReading", "HTTP1",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The outbound queue: EmailSubmission records, each recipient's disposition and the message in one
@@ -232,7 +232,7 @@ let package = Package(
             name: "PosternTestSupport",
             dependencies: [
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
-                "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource",
+                "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support"),

@@ -31,30 +31,6 @@ private final class LoopbackMX {
     }
 }
 
-/// A self-signed certificate for `localhost` in a temporary directory: the server's pair and, as the client's trust
-/// roots, the certificate itself.
-private struct TemporaryCertificate {
-    let directory: URL
-    let certificateFile: String
-    let keyFile: String
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("smtpc-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let pair = try SelfSignedCertificate.generate(hostname: "localhost")
-        certificateFile = directory.appendingPathComponent("cert.pem").path
-        keyFile = directory.appendingPathComponent("key.pem").path
-        try pair.certificatePEM.write(toFile: certificateFile, atomically: true, encoding: .utf8)
-        try pair.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
-    }
-
-    func context() throws -> TLSServerContext {
-        try TLSServerContext(certificateChainFile: certificateFile, privateKeyFile: keyFile)
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: directory) }
-}
-
 private let pool = WorkerPool(threads: 2, queueLimit: 16, name: "test-smtpc")
 
 private func session(
