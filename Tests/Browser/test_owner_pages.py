@@ -129,7 +129,14 @@ class OwnerPages(unittest.TestCase):
             field = form.find_element(By.NAME, name)
             field.clear()
             field.send_keys(value)
-        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        self.click_through(form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+
+    def click_through(self, button):
+        """Clicks a button that posts, and returns once the page it leaves is gone: a #notice or #error waited for
+        after it is the next page's, never the one already shown (the race that read "Inbox deleted" for "unlinked")."""
+        page = self.driver.find_element(By.TAG_NAME, "html")
+        button.click()
+        self.wait.until(EC.staleness_of(page))
 
     def row(self, address):
         return self.driver.find_element(By.XPATH, "//tr[td[@class='address' and text()='%s']]" % address)
@@ -211,7 +218,9 @@ class OwnerPages(unittest.TestCase):
         self.assertEqual(driver.find_elements(By.ID, "notice"), [], "the notice is shown once")
 
         # Rotate the linked inbox's key: the new one is shown once and works, the old one stops at once.
-        self.row("self-made@agents.localhost").find_element(By.CSS_SELECTOR, "form.rotate-key button").click()
+        self.click_through(self.row("self-made@agents.localhost").find_element(
+
+            By.CSS_SELECTOR, "form.rotate-key button"))
         new_key = self.shown_key()
         self.assertNotEqual(new_key, signup["api_key"])
         self.assertIn("self-made@agents.localhost", driver.find_element(By.ID, "key-address").text)
@@ -239,7 +248,7 @@ class OwnerPages(unittest.TestCase):
         self.assertEqual(app.find_element(By.CLASS_NAME, "scopes").text, "mail.read")
         self.assertEqual(app.find_element(By.CLASS_NAME, "default-inbox").text, "self-made@agents.localhost")
         self.screenshot("app-connected")
-        app.find_element(By.CSS_SELECTOR, "form.revoke-app button").click()
+        self.click_through(app.find_element(By.CSS_SELECTOR, "form.revoke-app button"))
         notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
         self.assertIn("App disconnected", notice.text)
         self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "tr.app"), [])
@@ -303,7 +312,9 @@ class OwnerPages(unittest.TestCase):
         driver.get(base + "/owner")
 
         # Delete an inbox: a confirmation page first, the address typed; then it and its key are gone.
-        self.row("web-made@agents.localhost").find_element(By.CSS_SELECTOR, "form.delete-inbox button").click()
+        self.click_through(self.row("web-made@agents.localhost").find_element(
+
+            By.CSS_SELECTOR, "form.delete-inbox button"))
         self.wait.until(EC.presence_of_element_located((By.ID, "confirm-delete-form")))
         self.assertEqual(driver.find_element(By.ID, "delete-address").text, "web-made@agents.localhost")
         self.screenshot("delete-confirm")
@@ -316,7 +327,9 @@ class OwnerPages(unittest.TestCase):
         self.assertFalse(self.server.agent_login_works(created_key))
 
         # Unlink the linked inbox: it leaves the page, its key still works.
-        self.row("self-made@agents.localhost").find_element(By.CSS_SELECTOR, "form.unlink-inbox button").click()
+        self.click_through(self.row("self-made@agents.localhost").find_element(
+
+            By.CSS_SELECTOR, "form.unlink-inbox button"))
         notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
         self.assertIn("Inbox unlinked", notice.text)
         self.assertEqual(driver.find_elements(
