@@ -23,6 +23,7 @@ import RemoteHashAuth
 import ServerKit
 import Storage
 import Webhooks
+import WebInbox
 
 /// Builds the API surfaces from the configuration's parts and adds their routes.
 enum Surfaces {
@@ -84,6 +85,15 @@ enum Surfaces {
             agentDomain: configuration.agent.inboxDomain
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
+        // The web inbox: owners read their inboxes through their owner session; Mail.td accounts, Pro users and
+        // one-time links through its own sessions, with the owners' backoff and session lifetime.
+        var inboxSettings = WebInboxConfiguration(publicURL: identity.baseURL)
+        inboxSettings.sessionLifetime = ownerSettings.sessionLifetime
+        inboxSettings.backoff = ownerSettings.backoff
+        try WebInboxService(
+            configuration: inboxSettings, owners: owners, ownedInboxes: ownedInboxes,
+            accounts: MailboxWebInboxAccounts(surface: mailbox), mail: mail.store, database: database, clock: clock
+        ).register(into: &router)
 
         let oauth = try OAuthService(
             configuration: oauthConfiguration(configuration, identity: identity), keys: keys, database: database,

@@ -1,0 +1,69 @@
+/// An HTML part made ready for its sandboxed frame: `cid:` references pointed at the message's signed inline-image
+/// route, `<meta>` elements disarmed (a `refresh` would navigate the frame), and whether it asks for remote content
+/// (which the frame's CSP blocks, and the message page says so). Pure: text in, text out.
+struct InboxHTML: Equatable {
+    /// The HTML to serve in the frame.
+    var html: String
+    /// Whether the original referred to remote content (`http:`/`https:`/protocol-relative in a `src`, `srcset`,
+    /// `background`, `url(` or `<link>`): the page tells the reader it was blocked.
+    var remoteContent: Bool
+
+    /// - Parameters:
+    ///   - html: the message's HTML part.
+    ///   - cidPrefix: what replaces `cid:`, ending in `/`: the inline-image route with its signature.
+    init(_ html: String, cidPrefix: String) {
+        remoteContent = Self.asksForRemoteContent(html)
+        var out = Self.replacing(html, "cid:", with: cidPrefix)
+        out = Self.replacing(out, "<meta", with: "<x-meta")
+        self.html = out
+    }
+
+    /// `text` with every ASCII-case-insensitive occurrence of `needle` (lowercase ASCII) replaced by `replacement`.
+    static func replacing(_ text: String, _ needle: String, with replacement: String) -> String {
+        let bytes = Array(text.utf8), pattern = Array(needle.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if index + pattern.count <= bytes.count, Self.matches(bytes, at: index, pattern) {
+                out += Array(replacement.utf8)
+                index += pattern.count
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func asksForRemoteContent(_ html: String) -> Bool {
+        let lower = Array(html.lowercased().utf8)
+        let openers = ["src=", "srcset=", "background=", "url(", "<link", "@import", "poster=", "data="]
+        for opener in openers.map({ Array($0.utf8) }) {
+            var index = 0
+            while index + opener.count <= lower.count {
+                if Self.matches(lower, at: index, opener) {
+                    var next = index + opener.count
+                    while next < lower.count, [0x20, 0x09, 0x0A, 0x0D, 0x22, 0x27].contains(lower[next]) { next += 1 }
+                    let rest = lower[next..<min(lower.count, next + 8)]
+                    if rest.starts(with: Array("http:".utf8)) || rest.starts(with: Array("https:".utf8))
+                        || rest.starts(with: Array("//".utf8)) || opener == Array("<link".utf8)
+                    {
+                        return true
+                    }
+                }
+                index += 1
+            }
+        }
+        return false
+    }
+
+    private static func matches(_ bytes: [UInt8], at index: Int, _ pattern: [UInt8]) -> Bool {
+        for offset in 0..<pattern.count {
+            var byte = bytes[index + offset]
+            if byte >= 0x41 && byte <= 0x5A { byte += 0x20 }
+            if byte != pattern[offset] { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,29 @@
+import Owners
+
+/// Who reads, as one request found them: the label shown, the mailboxes they may read (asked afresh), and the
+/// cookies and CSRF tokens of the session that proved it (the web inbox's own, or an owner's).
+struct WebInboxViewer: Sendable {
+    enum Kind: Sendable, Equatable {
+        case owner
+        case session(WebInboxPrincipal)
+    }
+
+    var kind: Kind
+    /// What the header shows: the owner's email, the account's address, "Pro user", the linked address.
+    var label: String
+    /// The addresses this viewer may read; any other is a 404.
+    var mailboxes: [String]
+    /// The forms of the session that signed the viewer in.
+    var forms: BrowserForms
+
+    /// Whether `mailbox` is one this viewer may read (exact, lower-cased comparison).
+    func mayRead(_ mailbox: String) -> Bool {
+        let wanted = mailbox.lowercased()
+        return mailboxes.contains { $0.lowercased() == wanted }
+    }
+
+    /// Where the sign-out form posts: the owner's own sign-out, or the web inbox's.
+    var signOutAction: String {
+        kind == .owner ? "/owner/sign-out" : "/inbox/sign-out"
+    }
+}
