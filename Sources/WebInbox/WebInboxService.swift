@@ -134,8 +134,10 @@ public final class WebInboxService: Sendable {
             if request.method == .POST, !reader.forms.csrfValid(request.formFields(), request) {
                 return WebInboxPage.message(.forbidden, "Forbidden", WebInboxPage.csrfMessage)
             }
-            guard let mailbox = parameters["mailbox"], reader.mayRead(mailbox) else { return WebInboxPage.notFound() }
-            return try await handler(request, parameters, reader)
+            guard let mailbox = parameters["mailbox"].flatMap(reader.readable) else { return WebInboxPage.notFound() }
+            // The handlers read the mailbox as stored, whatever case the path spelled it in.
+            let named = ["id", "position"].compactMap { name in parameters[name].map { (name, $0) } }
+            return try await handler(request, RouteParameters([("mailbox", mailbox)] + named), reader)
         }
     }
 

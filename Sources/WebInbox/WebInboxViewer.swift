@@ -16,10 +16,11 @@ struct WebInboxViewer: Sendable {
     /// The forms of the session that signed the viewer in.
     var forms: BrowserForms
 
-    /// Whether `mailbox` is one this viewer may read (exact, lower-cased comparison).
-    func mayRead(_ mailbox: String) -> Bool {
+    /// The mailbox of this viewer's that `mailbox` names (compared lower-cased), as stored; nil when it is none of
+    /// theirs.
+    func readable(_ mailbox: String) -> String? {
         let wanted = mailbox.lowercased()
-        return mailboxes.contains { $0.lowercased() == wanted }
+        return mailboxes.first { $0.lowercased() == wanted }
     }
 
     /// Where the sign-out form posts: the owner's own sign-out, or the web inbox's.
