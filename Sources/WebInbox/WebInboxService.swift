@@ -189,13 +189,13 @@ public final class WebInboxService: Sendable {
         if let accounts {
             switch kind {
             case "pro" where !token.isEmpty:
-                principal = try await accounts.proUser(apiToken: token).map { .proUser(id: $0) }
+                principal = try await accounts.proUser(apiToken: token).map { WebInboxPrincipal.proUser(id: $0) }
             case "pro":
                 principal = try await accounts.signInProUser(email: page.email, password: password)
-                    .map { .proUser(id: $0) }
+                    .map { WebInboxPrincipal.proUser(id: $0) }
             default:
                 principal = try await accounts.signInAccount(address: page.address, password: password)
-                    .map { .account(id: $0.id) }
+                    .map { WebInboxPrincipal.account(id: $0.id) }
             }
         }
         guard let principal else {
