@@ -36,23 +36,38 @@ struct InboxHTML: Equatable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether `html` names a remote URL where a browser would fetch it: an attribute `src`, `srcset`, `background`,
+    /// `poster` or `data` (spaces allowed around `=`), a CSS `url(` or `@import`, or any `<link>`.
     static func asksForRemoteContent(_ html: String) -> Bool {
         let lower = Array(html.lowercased().utf8)
-        let openers = ["src=", "srcset=", "background=", "url(", "<link", "@import", "poster=", "data="]
-        for opener in openers.map({ Array($0.utf8) }) {
+        let space: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0C, 0x0D]
+        func skip(_ index: Int, _ set: Set<UInt8>) -> Int {
+            var next = index
+            while next < lower.count, set.contains(lower[next]) { next += 1 }
+            return next
+        }
+        func remote(at index: Int) -> Bool {
+            let rest = lower[index..<min(lower.count, index + 8)]
+            return rest.starts(with: Array("http:".utf8)) || rest.starts(with: Array("https:".utf8))
+                || rest.starts(with: Array("//".utf8))
+        }
+        let quotes = space.union([0x22, 0x27])
+        for (token, isAttribute) in [
+            ("src", true), ("srcset", true), ("background", true), ("poster", true), ("data", true), ("url(", false),
+            ("@import", false), ("<link", false),
+        ] {
+            let pattern = Array(token.utf8)
             var index = 0
-            while index + opener.count <= lower.count {
-                if Self.matches(lower, at: index, opener) {
-                    var next = index + opener.count
-                    while next < lower.count, [0x20, 0x09, 0x0A, 0x0D, 0x22, 0x27].contains(lower[next]) { next += 1 }
-                    let rest = lower[next..<min(lower.count, next + 8)]
-                    if rest.starts(with: Array("http:".utf8)) || rest.starts(with: Array("https:".utf8))
-                        || rest.starts(with: Array("//".utf8)) || opener == Array("<link".utf8)
-                    {
-                        return true
-                    }
+            while index + pattern.count <= lower.count {
+                defer { index += 1 }
+                guard Self.matches(lower, at: index, pattern) else { continue }
+                if token == "<link" { return true }
+                var next = skip(index + pattern.count, space)
+                if isAttribute {
+                    guard next < lower.count, lower[next] == UInt8(ascii: "=") else { continue }
+                    next += 1
                 }
-                index += 1
+                if remote(at: skip(next, quotes)) { return true }
             }
         }
         return false
