@@ -54,6 +54,12 @@ public final class MailSandbox: Sendable {
         add(.GET, sandbox + "/messages/{messageID}/attachments/{index}", sandboxAttachment)
     }
 
+    /// Where Pro user `id`'s sandbox keeps its captures in the mail store; nil before its first SMTP connection (the
+    /// web inbox lists it beside the user's accounts).
+    public func sandboxAddress(proUserID id: String) async throws -> String? {
+        try await store.sandbox(ownerID: id)?.address
+    }
+
     // MARK: - Capture (the SMTP sandbox listener's sink calls these)
 
     /// The credential a sandbox SMTP password proves: the id of a live `tm_pro_` API token of an active user (the

@@ -45,6 +45,11 @@ extension MailboxService {
         return try await store.account(address: normalized)?.id
     }
 
+    /// Whether Pro user `id` exists and is active.
+    public func proUserIsActive(_ id: String) async throws -> Bool {
+        try await store.proUser(id: id)?.status == "active"
+    }
+
     /// The addresses of the accounts of Pro user `id` while the user is active (oldest first); empty otherwise.
     public func accountAddresses(proUserID id: String) async throws -> [String] {
         guard let user = try await store.proUser(id: id), user.status == "active" else { return [] }

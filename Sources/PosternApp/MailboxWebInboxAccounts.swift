@@ -1,9 +1,20 @@
+import MailSandbox
 import MailboxAccounts
 import WebInbox
 
 /// The web inbox's Mail.td port over the mailbox surface: its sign-in checks and its accounts, nothing copied.
 struct MailboxWebInboxAccounts: WebInboxAccounts {
     let surface: MailboxService
+    /// The Pro users' SMTP sandboxes.
+    let sandbox: MailSandbox
+
+    func proUserIsActive(_ id: String) async throws -> Bool {
+        try await surface.proUserIsActive(id)
+    }
+
+    func sandboxAddress(proUserID id: String) async throws -> String? {
+        try await sandbox.sandboxAddress(proUserID: id)
+    }
 
     func signInAccount(address: String, password: String) async throws -> (id: String, address: String)? {
         try await surface.signInAccount(address: address, password: password)

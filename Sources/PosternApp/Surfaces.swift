@@ -92,7 +92,7 @@ enum Surfaces {
         inboxSettings.backoff = ownerSettings.backoff
         try WebInboxService(
             configuration: inboxSettings, owners: owners, ownedInboxes: ownedInboxes,
-            accounts: MailboxWebInboxAccounts(surface: mailbox), mail: mail.store, database: database, clock: clock
+            accounts: MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox), mail: mail.store, database: database, clock: clock
         ).register(into: &router)
 
         let oauth = try OAuthService(

@@ -117,7 +117,9 @@ public final class WebInboxService: Sendable {
             guard let address = try await accounts?.accountAddress(id: id) else { return ("", []) }
             return (address, [address])
         case .proUser(let id):
-            return ("Pro user", try await accounts?.accountAddresses(proUserID: id) ?? [])
+            guard let accounts, try await accounts.proUserIsActive(id) else { return ("Pro user", []) }
+            let sandbox = try await accounts.sandboxAddress(proUserID: id)
+            return ("Pro user", try await accounts.accountAddresses(proUserID: id) + (sandbox.map { [$0] } ?? []))
         case .link(let address):
             return (address, [address])
         }

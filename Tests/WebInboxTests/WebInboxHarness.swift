@@ -7,6 +7,7 @@ import JWT
 import Logging
 import MIME
 import MailStore
+import MailSandbox
 import MailboxAccounts
 import Owners
 import PasswordHashing
@@ -30,6 +31,8 @@ final class WebInboxHarness: Sendable {
     let clock = TestClock()
     let owners: OwnerService
     let mailbox: MailboxService
+    /// The Pro users' SMTP sandboxes, over the same surface and mail store.
+    let sandbox: MailSandbox
     let service: WebInboxService
     let mail: MailStore
     let router: ContextRouter
@@ -56,9 +59,10 @@ final class WebInboxHarness: Sendable {
             configuration: mailboxSettings, keys: keys, store: MailboxStore(database: database), mail: mail,
             ledger: ChallengeLedger(database: database), pool: pool, clock: { clock.now },
             monotonicClock: clock.monotonic)
+        sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail)
         service = try WebInboxService(
             configuration: WebInboxConfiguration(publicURL: Self.publicURL), owners: owners,
-            ownedInboxes: makeOwnedInboxes(database, clock), accounts: MailboxAccountsPort(surface: mailbox), mail: mail,
+            ownedInboxes: makeOwnedInboxes(database, clock), accounts: MailboxAccountsPort(surface: mailbox, sandbox: sandbox), mail: mail,
             database: database, clock: { clock.now })
         var router = ContextRouter()
         owners.register(into: &router)
@@ -98,12 +102,17 @@ final class WebInboxHarness: Sendable {
 
     /// A Pro user (`postern pro create`) and their Pro JWT.
     func proUser(_ email: String, password: String = "pro-password") async throws -> String {
-        _ = try await mailbox.createProUser(email: email, password: password, maxAccounts: 10, maxDomains: nil)
+        try await proLogin(email, password: password).jwt
+    }
+
+    /// A Pro user (`postern pro create`): their id and Pro JWT.
+    func proLogin(_ email: String, password: String = "pro-password") async throws -> (id: String, jwt: String) {
+        let user = try await mailbox.createProUser(email: email, password: password, maxAccounts: 10, maxDomains: nil)
         let browser = browser()
         let login = await browser.send(
             .POST, "/api/user/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
         try #require(login.status == .ok)
-        return try #require(Self.jsonField("token", login))
+        return (user.id, try #require(Self.jsonField("token", login)))
     }
 
     /// A `tm_pro_` API token of the Pro user whose JWT is `bearer`.
@@ -174,6 +183,11 @@ func makeOwnedInboxes(_ database: any SQLDatabase, _ clock: TestClock) -> AgentO
 /// The web inbox's Mail.td port over the real mailbox surface, as the composition root's adapter is.
 struct MailboxAccountsPort: WebInboxAccounts {
     let surface: MailboxService
+    let sandbox: MailSandbox
+    func proUserIsActive(_ id: String) async throws -> Bool { try await surface.proUserIsActive(id) }
+    func sandboxAddress(proUserID id: String) async throws -> String? {
+        try await sandbox.sandboxAddress(proUserID: id)
+    }
     func signInAccount(address: String, password: String) async throws -> (id: String, address: String)? {
         try await surface.signInAccount(address: address, password: password)
     }

@@ -73,6 +73,31 @@ struct WebInboxSignInTests {
         #expect(try await badToken.signIn(["kind": "pro", "token": token + "x"]).status == .unauthorized)
     }
 
+    @Test("a Pro user's SMTP sandbox is one of their mailboxes; another user's sandbox is a 404")
+    func proSandbox() async throws {
+        let harness = try WebInboxHarness()
+        let pro = try await harness.proLogin("pro@example.com")
+        let rival = try await harness.proLogin("rival@example.com")
+        let raw = Array("From: app@example.com\r\nTo: user@example.org\r\nSubject: Captured\r\n\r\nHi.\r\n".utf8)
+        _ = try await harness.sandbox.captureInSandbox(
+            owner: pro.id, mailFrom: "app@example.com", recipients: ["user@example.org"], clientIP: "192.0.2.1",
+            raw: raw, authResults: nil)
+        _ = try await harness.sandbox.captureInSandbox(
+            owner: rival.id, mailFrom: "app@example.com", recipients: ["user@example.org"], clientIP: "192.0.2.1",
+            raw: raw, authResults: nil)
+        let own = try #require(try await harness.sandbox.sandboxAddress(proUserID: pro.id))
+        let other = try #require(try await harness.sandbox.sandboxAddress(proUserID: rival.id))
+        let browser = harness.browser()
+        #expect(try await browser.signIn(["kind": "pro", "email": "pro@example.com", "password": "pro-password"])
+            .status == .seeOther)
+        let home = await browser.send(.GET, "/inbox")
+        #expect(home.headers["Location"] == "/inbox/m/" + PercentEncoding.encode(own))
+        let list = await browser.send(.GET, "/inbox/m/" + PercentEncoding.encode(own))
+        #expect(list.status == .ok)
+        #expect(list.text.contains("Captured"))
+        #expect(await browser.send(.GET, "/inbox/m/" + PercentEncoding.encode(other)).status == .notFound)
+    }
+
     @Test("an owner reads their inboxes through the owner session; another owner's inbox and messages are a 404")
     func ownerIsolation() async throws {
         let harness = try WebInboxHarness()
