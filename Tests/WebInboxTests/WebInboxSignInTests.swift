@@ -32,6 +32,24 @@ struct WebInboxSignInTests {
         #expect(list.text.contains("id=\"signed-in-as\">reader@mail.localhost<"))
     }
 
+    @Test("what a session may read is asked on every request: once its account is deleted it reads nothing")
+    func deletedAccount() async throws {
+        let harness = try WebInboxHarness()
+        let id = try await harness.account("brief@mail.localhost", password: "secret-one")
+        let browser = harness.browser()
+        #expect(try await browser.signIn(["kind": "account", "address": "brief@mail.localhost", "password": "secret-one"])
+            .status == .seeOther)
+        #expect(await browser.send(.GET, "/inbox/m/BRIEF%40mail.localhost").status == .ok)
+        let api = harness.browser()
+        let login = await api.send(
+            .POST, "/api/token", json: #"{"address":"brief@mail.localhost","password":"secret-one"}"#)
+        let token = try #require(WebInboxHarness.jsonField("token", login))
+        let deleted = await api.send(.DELETE, "/api/accounts/" + id, headers: [("Authorization", "Bearer " + token)])
+        #expect(deleted.status.code < 300)
+        #expect(await browser.send(.GET, "/inbox/m/brief%40mail.localhost").status == .notFound)
+        #expect(await browser.send(.GET, "/inbox").text.contains("id=\"no-mailboxes\""))
+    }
+
     @Test("a v1 account (a password hash stored before auth_key) signs in with its password")
     func legacyAccountSignIn() async throws {
         let harness = try WebInboxHarness()
