@@ -31,7 +31,7 @@ import unittest
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import http, postern  # noqa: E402
+from postern_testkit import ROOT, http, postern  # noqa: E402
 from postern_testkit.accessibility import blocking_violations, unreachable_by_keyboard  # noqa: E402
 from postern_testkit.browser import download, make_driver, status_of  # noqa: E402
 from postern_testkit.hostile import HOSTILE_VECTORS, HitCounter, arm_canary, canary, hostile_message  # noqa: E402
@@ -39,7 +39,7 @@ from postern_testkit.mail_fixtures import deliver_cli, deliver_smtp, png_pixel  
 from postern_testkit.mailtd import create_account, domains  # noqa: E402
 
 ARTIFACTS = os.path.join(os.environ.get("POSTERN_ARTIFACTS", "artifacts"), "browser")
-BINARY = os.environ.get("POSTERN_BIN", os.path.join(os.path.dirname(__file__), "..", "..", ".build", "debug", "postern"))
+BINARY = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
 
 # The message view the issue asks for, in miniature: the HTML part in a frame sandboxed without allow-scripts, the
 # frame's document under a CSP of its own that allows nothing but inline style and the message's own images.

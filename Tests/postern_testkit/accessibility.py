@@ -67,9 +67,10 @@ def assert_accessible(driver, where):
                              % (where, driver.current_url, len(found), "\n  ".join(found)))
 
 
-def unreachable_by_keyboard(driver, extra_presses=10):
-    """The actions of the current page that Tab never focuses (descriptions), after pressing Tab once per action and
-    `extra_presses` more from the top of the page. Focus that enters a frame counts for the frame."""
+def unreachable_by_keyboard(driver, extra_presses=20):
+    """The actions of the current page that Tab never focuses (descriptions), pressing Tab from the top of the page
+    until each has had focus or twice as many presses as actions (the actions inside a frame take presses too) and
+    `extra_presses` more have gone by. Focus inside a frame counts for the frame."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
@@ -77,7 +78,7 @@ def unreachable_by_keyboard(driver, extra_presses=10):
     actions = driver.execute_script(_MARK_ACTIONS)
     driver.execute_script("if (document.activeElement) document.activeElement.blur(); window.scrollTo(0, 0);")
     reached = set()
-    for _ in range(len(actions) + extra_presses):
+    for _ in range(2 * len(actions) + extra_presses):
         ActionChains(driver).send_keys(Keys.TAB).perform()
         driver.switch_to.default_content()
         index = driver.execute_script(_FOCUSED)

@@ -18,8 +18,9 @@ from .forms import NoRedirect
 PHONE_WIDTH = 375
 
 
-def make_driver(width=1280, height=1800, downloads=None):
-    """A headless Chromium of `width` x `height` CSS pixels; saves downloads into `downloads` without asking."""
+def make_driver(width=1280, height=1800, downloads=None, javascript=True):
+    """A headless Chromium of `width` x `height` CSS pixels; saves downloads into `downloads` without asking; runs no
+    script of the pages when `javascript` is False (the driver's own still run)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
@@ -32,10 +33,12 @@ def make_driver(width=1280, height=1800, downloads=None):
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                      "--window-size=%d,%d" % (width, height)):
         options.add_argument(argument)
+    prefs = {} if javascript else {"profile.managed_default_content_settings.javascript": 2}
     if downloads:
-        options.add_experimental_option("prefs", {
-            "download.default_directory": downloads, "download.prompt_for_download": False,
-            "safebrowsing.enabled": False})
+        prefs.update({"download.default_directory": downloads, "download.prompt_for_download": False,
+                      "safebrowsing.enabled": False})
+    if prefs:
+        options.add_experimental_option("prefs", prefs)
     driver_path = next((p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if os.path.exists(p)),
                        None)
     service = Service(executable_path=driver_path) if driver_path else Service()
@@ -53,9 +56,11 @@ def set_viewport(driver, width, height=900):
         driver.set_window_size(width + (width - inner), height)
 
 
-def status_of(driver, url, method="GET", data=None, headers=None):
-    """(status, Location) of a request to `url` carrying the browser's cookies for it; follows no redirect."""
-    cookie = "; ".join("%s=%s" % (c["name"], c["value"]) for c in driver.get_cookies())
+def status_of(driver, url, method="GET", data=None, headers=None, cookies=None):
+    """(status, Location) of a request to `url` carrying the browser's cookies for it (or `cookies`, a list that
+    driver.get_cookies() gave earlier); follows no redirect."""
+    jar = driver.get_cookies() if cookies is None else cookies
+    cookie = "; ".join("%s=%s" % (c["name"], c["value"]) for c in jar)
     request = urllib.request.Request(url, data=data, method=method, headers={"Cookie": cookie, **(headers or {})})
     opener = urllib.request.build_opener(NoRedirect)
     try:

@@ -29,8 +29,10 @@ CANARY = "__pwned"
 
 # What `arm_canary` installs in every document the browser opens: a message from a frame that says it ran sets the
 # canary of the window that hears it.
-_LISTENER = ("window.addEventListener('message', function (e) {"
-             " if (e.data && typeof e.data === 'object' && e.data.pwned) window.%s = String(e.data.pwned); });" % CANARY)
+_LISTENER = ("window.addEventListener('message', function (e) { if (e.data && typeof e.data === 'object'"
+             " && e.data.pwned) window.%s = String(e.data.pwned); });" % CANARY)
+# The canary of the window a script runs in, or null.
+_READ = "return window.%s === undefined ? null : String(window.%s)" % (CANARY, CANARY)
 
 # The vectors the hostile message carries, each with the remote path it would reach (None: it runs code only).
 HOSTILE_VECTORS = {
@@ -209,7 +211,7 @@ def canary(driver):
     """The canary's value in the top window and in every frame whose window the browser lets the test read (None when
     unset everywhere); leaves the driver in the top document."""
     driver.switch_to.default_content()
-    found = driver.execute_script("return window.top.%s === undefined ? null : String(window.top.%s)" % (CANARY, CANARY))
+    found = driver.execute_script(_READ)
     if found is None:
         found = _frames_canary(driver, [])
     driver.switch_to.default_content()
@@ -225,7 +227,7 @@ def _frames_canary(driver, path):
         try:
             for step in path + [index]:
                 driver.switch_to.frame(step)
-            value = driver.execute_script("return window.%s === undefined ? null : String(window.%s)" % (CANARY, CANARY))
+            value = driver.execute_script(_READ)
         except WebDriverException:
             continue  # a frame the browser does not let a script read: its script, if any ran, hit the counter
         if value is None:
