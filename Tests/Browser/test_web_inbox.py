@@ -244,6 +244,7 @@ class WebInbox(unittest.TestCase):
         subject = "For %s %s" % (person, secrets.token_hex(3))
         name, data = "notes-%s.txt" % person, ("notes for %s\n" % person).encode()
         message_id = self.arrives_live(address, subject, attachment=(name, "text/plain", data))
+        list_url = self.driver.current_url
         row = self.driver.find_element(By.XPATH, row_with(subject))
         self.assertIn("unread", row.get_attribute("class").split())
         weight = row.find_element(By.CLASS_NAME, "subject").value_of_css_property("font-weight")
@@ -270,13 +271,15 @@ class WebInbox(unittest.TestCase):
         source_url = self.driver.current_url
         if self.driver.find_elements(*SELECTORS["source"]):
             self.view(person, "source")
-        self.driver.get(message_url)
 
+        # Opened, it is read; marked unread, it is bold again.
+        self.driver.get(list_url)
+        self.assertNotIn("unread", self.driver.find_element(By.XPATH, row_with(subject)).get_attribute("class").split())
+        self.driver.get(message_url)
         self.submit("mark_unread")
-        self.present("messages")
+        self.driver.get(list_url)
         self.assertIn("unread", self.driver.find_element(By.XPATH, row_with(subject)).get_attribute("class").split())
         self.open_row(subject)
-        self.present("message")
         self.submit("delete")
         self.present("messages")
         self.assertEqual(self.driver.find_elements(By.XPATH, row_with(subject)), [])
@@ -289,7 +292,6 @@ class WebInbox(unittest.TestCase):
         self.arrives_live(address, subject, attachment=("kept.txt", "text/plain", b"kept\n"))
         list_url = self.driver.current_url
         self.open_row(subject)
-        self.present("message")
         self.seen[person] = {
             "message": self.driver.current_url, "source": self.find("view_source").get_attribute("href"),
             "attachment": self.present("attachments").find_element(By.CSS_SELECTOR, "a").get_attribute("href"),
@@ -367,7 +369,6 @@ class WebInbox(unittest.TestCase):
             EC.presence_of_element_located((By.XPATH, row_with(hostile.subject))))
         self.view("hostile", "list")
         self.open_row(hostile.subject)
-        self.present("message")
         self.present("remote_blocked")
         frame = self.present("message_html")
         sandbox = frame.get_attribute("sandbox")
@@ -466,6 +467,7 @@ class WebInbox(unittest.TestCase):
         self.driver.delete_all_cookies()
         self.driver.get(self.base + ROUTES["owner_sign_in"] + "?next=" + urllib.parse.quote(ROUTES["inbox"]))
         self.submit("owner_sign_in", {"email": email, "password": password})
+        self.wait.until(lambda d: ROUTES["owner_sign_in"] not in d.current_url)
 
     def test_4_owner(self):
         email, password = self.owners[0]
@@ -494,7 +496,6 @@ class WebInbox(unittest.TestCase):
         subject = "Question %s" % secrets.token_hex(3)
         self.arrives_live(inboxes[0], subject, sender=correspondent.address, text="Can you confirm?")
         self.open_row(subject)
-        self.present("message")
         self.find("reply").click()
         form = self.present("compose")
         self.assertIn(correspondent.address, form.find_element(By.NAME, "to").get_attribute("value"))
@@ -554,6 +555,7 @@ class WebInbox(unittest.TestCase):
         self.sign_in_account(*self.fresh_account())
         refused("another account's", self.seen["account"])
         refused("a Pro user's account's, to a free account", self.seen["pro"])
+        refused("a linked mailbox's, to another account", self.seen["link"])
         # Another owner: owner B sees nothing of owner A's inbox.
         self.sign_in_owner(*self.owners[1])
         self.driver.get(self.base + ROUTES["inbox"])
