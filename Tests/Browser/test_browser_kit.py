@@ -163,11 +163,16 @@ class BrowserKit(unittest.TestCase):
         self.assertIsNotNone(canary(self.driver), "an opaque-origin frame that runs script is caught")
 
     def test_sandboxed_frame_under_csp_runs_nothing_and_fetches_nothing(self):
-        self.pages.page("/message/html", self.hostile().html, headers={"Content-Security-Policy": SAFE_CSP})
+        hostile = self.hostile()
+        # The message's cid: image, served from the server's own origin as the pages are to serve it.
+        html = hostile.html.replace("cid:inline-pixel", "/message/cid/inline-pixel")
+        self.pages.page("/message/cid/inline-pixel", hostile.cid_image, "image/png")
+        self.pages.page("/message/html", html, headers={"Content-Security-Policy": SAFE_CSP})
         self.driver.get(self.pages.page("/message", SAFE_VIEW))
         time.sleep(2)  # past the meta refresh's second
         frame = self.driver.find_element("id", "message-html")
         self.driver.switch_to.frame(frame)
+        self.assertEqual(self.driver.find_element("id", "cid-image").get_property("naturalWidth"), 1)
         self.driver.find_element("id", "hostile-submit").click()
         self.driver.find_element("id", "hostile-javascript-link").click()
         self.driver.switch_to.default_content()

@@ -93,6 +93,7 @@ ROUTES = {
 # | sent             | a#mailbox-sent                 | owners: the current inbox's Sent mailbox                       |
 # | auth_results     | #auth-results                  | sandbox captures: SPF, DKIM and DMARC verdicts                 |
 # | dashboard        | a#dashboard                    | Pro users: to the Pro dashboard                                |
+# | accounts         | #accounts                      | the dashboard's accounts: one .account each, with .address     |
 # | create_token     | form#create-token-form         | field `name`                                                   |
 # | token_shown      | #token-shown                   | the new token (text), shown once                               |
 # | tokens           | #tokens                        | one .token per token, with .name                               |
@@ -127,6 +128,7 @@ SELECTORS = {
     "sent": (By.ID, "mailbox-sent"),
     "auth_results": (By.ID, "auth-results"),
     "dashboard": (By.ID, "dashboard"),
+    "accounts": (By.ID, "accounts"),
     "create_token": (By.ID, "create-token-form"),
     "token_shown": (By.ID, "token-shown"),
     "tokens": (By.ID, "tokens"),
@@ -413,6 +415,8 @@ class WebInbox(unittest.TestCase):
         # A token: created, shown once, works; a refresh does not show it again.
         self.find("dashboard").click()
         self.present("create_token")
+        addresses = [e.text.strip() for e in self.present("accounts").find_elements(By.CLASS_NAME, "address")]
+        self.assertIn(address, addresses)
         self.view("pro", "dashboard")
         self.submit("create_token", {"name": "ci-token"})
         token = self.present("token_shown").text.strip()
