@@ -7,8 +7,9 @@ there is the pages' and not the harness's:
   reaches Postern's store both over Postern's SMTP listener and through `postern mail deliver`, whole (source,
   attachment and inline part read back through Mail.td's API);
 - the canary and the counter see an attack when one happens: the hostile HTML opened as a page runs its scripts
-  (the canary is set, the counter has hits), and in a frame sandboxed with scripts allowed the postMessage route
-  sets the canary; shown the way the issue asks (a sandboxed iframe without allow-scripts, its document under a CSP
+  (the canary is set, the counter has hits), in a frame sandboxed with scripts allowed the postMessage route sets
+  the canary, and a sandboxed frame without its CSP still fetches remote images (the counter sees it); shown the
+  way the issue asks (a sandboxed iframe without allow-scripts, its document under a CSP
   of default-src 'none'), the same HTML sets nothing and fetches nothing, even when the test clicks its form and its
   javascript: link;
 - axe-core finds the serious and critical violations of a broken page and none on a clean one;
@@ -148,8 +149,8 @@ class BrowserKit(unittest.TestCase):
 
     def test_hostile_html_as_a_page_runs_and_fetches(self):
         self.driver.get(self.pages.page("/naked", self.hostile().html))
-        time.sleep(2)  # the meta refresh fires after 1 s
         self.assertIsNotNone(canary(self.driver), "the detector sees script run")
+        time.sleep(2)  # the meta refresh fires after 1 s
         fetched = {path.split("?")[0] for _, path in self.remote.hits()}
         for path in ("/pwned/inline-script", "/script.js", "/css-background.png", "/remote-image.png", "/refresh"):
             self.assertIn(path, fetched)
@@ -162,10 +163,19 @@ class BrowserKit(unittest.TestCase):
             time.sleep(0.1)
         self.assertIsNotNone(canary(self.driver), "an opaque-origin frame that runs script is caught")
 
+    def test_sandbox_without_its_csp_still_fetches(self):
+        self.pages.page("/message/html", self.hostile().html)
+        self.driver.get(self.pages.page("/message", SAFE_VIEW))
+        time.sleep(2)
+        self.assertIsNone(canary(self.driver), "no script runs in the sandbox")
+        fetched = {path.split("?")[0] for _, path in self.remote.hits()}
+        self.assertIn("/remote-image.png", fetched, "the sandbox alone does not stop remote images: the CSP does")
+
     def test_sandboxed_frame_under_csp_runs_nothing_and_fetches_nothing(self):
         hostile = self.hostile()
-        # The message's cid: image, served from the server's own origin as the pages are to serve it.
-        html = hostile.html.replace("cid:inline-pixel", "/message/cid/inline-pixel")
+        # The message's cid: image, served from the server's own origin as the pages are to serve it; by an absolute
+        # URL, since the message's own <base href> would send a relative one to the remote server.
+        html = hostile.html.replace("cid:inline-pixel", self.pages.url + "/message/cid/inline-pixel")
         self.pages.page("/message/cid/inline-pixel", hostile.cid_image, "image/png")
         self.pages.page("/message/html", html, headers={"Content-Security-Policy": SAFE_CSP})
         self.driver.get(self.pages.page("/message", SAFE_VIEW))
