@@ -183,7 +183,9 @@ class WebInbox(unittest.TestCase):
         return self.driver.find_element(*SELECTORS[key])
 
     def present(self, key):
-        return self.wait.until(EC.presence_of_element_located(SELECTORS[key]))
+        """The element `key` of SELECTORS, once the page has it (20 s at most; the failure names what and where)."""
+        return self.wait.until(EC.presence_of_element_located(SELECTORS[key]),
+                               "no %s (%s=%s) on %s" % ((key,) + SELECTORS[key] + (self.driver.current_url,)))
 
     def absent(self, key):
         return self.driver.find_elements(*SELECTORS[key]) == []
