@@ -34,7 +34,7 @@ struct WebInboxListPage {
             """
         var body: String
         if messages.isEmpty {
-            body = "<p id=\"empty\">No messages.</p>"
+            body = "<div id=\"messages\"><p id=\"empty\">No messages.</p></div>"
         } else {
             let rows = messages.map(row).joined(separator: "\n")
             body = """
@@ -55,7 +55,8 @@ struct WebInboxListPage {
             paging.append("<a id=\"older\" href=\"\(e(path + search.query(position: position + pageSize)))\">Older</a>")
         }
         let shown = messages.isEmpty ? "0" : "\(position + 1)–\(position + messages.count)"
-        body += "<nav class=\"paging\" aria-label=\"Pages\"><span id=\"count\">\(shown) of \(total)</span>"
+        body += "<nav id=\"live\" class=\"paging\" aria-label=\"Pages\" aria-live=\"polite\">"
+            + "<span id=\"count\">\(shown) of \(total)</span>"
             + paging.joined(separator: " ")
             + " <a id=\"reload\" href=\"\(e(path + search.query(position: position)))\">Reload</a></nav>"
         let all = viewer.mailboxes.count > 1 ? " · <a id=\"all-mailboxes\" href=\"/inbox\">All mailboxes</a>" : ""
@@ -79,9 +80,10 @@ struct WebInboxListPage {
         return """
             <tr class="message\(summary.isRead ? "" : " unread")" id="message-\(e(summary.id))">
             <td data-label="From" class="from">\(e(from))</td>
-            <td data-label="Subject" class="subject"><a class="message-link" href="\(e(link))">\(e(subject))</a>\
+            <td data-label="Subject"><span class="subject">\
+            <a class="message-link" href="\(e(link))">\(e(subject))</a></span>\
             \(unread)<div class="preview">\(e(summary.preview))</div></td>
-            <td data-label="Received">\(WebInboxPage.time(summary.receivedAt))</td>
+            <td data-label="Received" class="time">\(WebInboxPage.time(summary.receivedAt))</td>
             <td data-label="Size" class="size">\(e(WebInboxPage.size(summary.size)))</td>
             <td data-label="Attachments">\(attachment)</td>
             </tr>

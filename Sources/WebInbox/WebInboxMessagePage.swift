@@ -58,9 +58,11 @@ struct WebInboxMessagePage {
             """
         let main = """
             <p><a id="back" href="\(e(WebInboxPage.mailboxPath(mailbox)))">← \(e(mailbox))</a></p>
+            <article id="message" aria-label="Message">
             <section class="card"><dl class="headers" id="headers">\(headers)</dl><p>\(actions)</p></section>
             <section class="card" id="body">\(parts)</section>
             \(attachments)
+            </article>
             """
         return WebInboxPage.document(subject, viewer, csrf: csrf, main: main)
     }

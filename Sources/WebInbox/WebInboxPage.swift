@@ -98,9 +98,10 @@ enum WebInboxPage {
     }
 
     static let css = """
+        h1{overflow-wrap:anywhere}
         .account{float:right;display:flex;gap:.75rem;align-items:center;color:var(--muted)}.account button{margin:0}
         form.inline{display:inline-block;margin-right:.5rem}form.inline button{margin:0}
-        tr.unread td{font-weight:700}td.subject a{color:inherit}td.preview{color:var(--muted);font-weight:400}
+        tr.unread td{font-weight:700}.subject a{color:inherit}.preview{color:var(--muted);font-weight:400}
         .search{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end}.search label{margin:0}.search input{width:auto}
         .search button{margin:0}.paging{display:flex;gap:1rem}
         dl.headers{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}

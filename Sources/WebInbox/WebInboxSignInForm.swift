@@ -27,7 +27,7 @@ struct WebInboxSignInForm {
                 <label for="pro-password">Password</label>
                 <input id="pro-password" name="password" type="password" autocomplete="current-password">
                 <label for="pro-token">Or an API token</label>
-                <input id="pro-token" name="token" type="password" autocomplete="off" placeholder="tm_pro_…">
+                <input id="pro-token" name="token" type="password" placeholder="tm_pro_…">
                 <button type="submit" id="pro-submit">Sign in</button>
                 </form>
                 </section>
@@ -42,7 +42,7 @@ struct WebInboxSignInForm {
             \(csrf)
             <input type="hidden" name="kind" value="account">
             <label for="address">Address</label>
-            <input id="address" name="address" type="email" autocomplete="username" required value="\(e(address))">
+            <input id="address" name="address" type="email" autocomplete="email" required value="\(e(address))">
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="current-password" required>
             <button type="submit" id="account-submit">Sign in</button>

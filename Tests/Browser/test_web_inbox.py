@@ -62,35 +62,36 @@ ROUTES = {
 # |------------------|--------------------------------|----------------------------------------------------------------|
 # | account_sign_in  | form#account-sign-in-form      | Mail.td account: fields `address`, `password`                  |
 # | pro_sign_in      | form#pro-sign-in-form          | Pro user: fields `email`, `password`                           |
-# | pro_token_sign_in| form#pro-token-sign-in-form    | Pro user by a pasted `tm_pro_` token: field `token`            |
+# | pro_token_sign_in| form#pro-sign-in-form          | Pro user by a pasted `tm_pro_` token: field `token` (the Pro   |
+# |                  |                                | form; email and password left empty)                           |
 # | signed_in_as     | #signed-in-as                  | text: the address (account, link) or email (Pro user, owner)   |
 # | sign_out         | #sign-out                      | a button (in a POST form) that ends the session                |
-# | mailboxes        | nav#mailboxes                  | one link per mailbox the person may see, its text the address  |
+# | mailboxes        | #mailboxes (a list, at /inbox) | one link per mailbox the person may see, its text the address  |
 # |                  |                                | (the Pro sandbox's: "Sandbox"); the current one has            |
 # |                  |                                | aria-current=page                                              |
 # | messages         | #messages                      | the list; each message an element of class `message` with      |
-# |                  |                                | data-message-id, class `unread` while unread, and inside it    |
+# |                  |                                | id message-<id>, class `unread` while unread, and inside it    |
 # |                  |                                | .from .subject (a link to the message) .preview .time .size,   |
 # |                  |                                | and .attachment-mark when it has attachments                   |
-# |                  |                                | .attachment-mark when it has attachments                       |
-# | no_messages      | #no-messages                   | shown instead of rows when the list is empty                   |
-# | search           | form#search-form (GET)         | fields `text`, `from`, `subject`, `mailbox`                    |
-# | live             | #live                          | the list's live state (aria-live region); a plain reload link  |
-# |                  |                                | inside works with JavaScript off                               |
-# | message          | #message                       | the message view                                               |
-# | message_subject  | #message-subject               | its subject (text)                                             |
-# | message_headers  | #message-headers               | From, To, Date, Subject (text)                                 |
-# | message_text     | #message-text                  | the text part (text)                                           |
-# | message_html     | iframe#message-html            | the HTML part: sandbox without allow-scripts, own CSP          |
+# | no_messages      | #empty                         | shown instead of rows when the list is empty                   |
+# | search           | form#search-form (GET)         | fields `text`, `from`, `subject` (and hidden `folder`)         |
+# | live             | nav#live                       | the list's paging and live state (aria-live); its reload link  |
+# |                  |                                | (a#reload) works with JavaScript off                           |
+# | message          | article#message                | the message view                                               |
+# | message_subject  | #header-subject                | its subject (text)                                             |
+# | message_headers  | dl#headers                     | From, To, Subject, Received (text)                             |
+# | message_text     | pre#text-body                  | the text part (text)                                           |
+# | message_html     | iframe#html-body               | the HTML part: sandbox without allow-scripts, own CSP          |
 # | remote_blocked   | #remote-blocked                | says remote content was blocked (when the HTML has any)        |
-# | attachments      | #attachments                   | a link per attachment (a.attachment), its text the file name   |
-# | view_source      | a#view-source                  | to the raw source                                              |
+# | attachments      | #attachments                   | a link per attachment (a.attachment-link), text the file name  |
+# | view_source      | a#raw-source                   | to the raw source                                              |
 # | source           | pre#source                     | the raw RFC 5322 source (or a text/plain page holding it)      |
-# | mark_unread      | form#mark-unread-form          | POST: marks the message unread                                 |
+# | mark_unread      | form#mark-form                 | POST: marks an opened (read) message unread (button            |
+# |                  |                                | #mark-unread; #mark-read while unread)                         |
 # | delete           | form#delete-form               | POST: deletes the message, then back to the list               |
 # | reply            | a#reply                        | owners: to the compose form, filled for a reply                |
 # | compose          | form#compose-form              | owners: fields `to`, `subject`, `body`                         |
-# | sent             | a#mailbox-sent                 | owners: the current inbox's Sent mailbox                       |
+# | sent             | a#folder-sent                  | owners: the current inbox's Sent mailbox                       |
 # | auth_results     | #auth-results                  | sandbox captures: SPF, DKIM and DMARC verdicts                 |
 # | dashboard        | a#dashboard                    | Pro users: to the Pro dashboard                                |
 # | accounts         | #accounts                      | the dashboard's accounts: one .account each, with .address     |
@@ -103,29 +104,29 @@ ROUTES = {
 SELECTORS = {
     "account_sign_in": (By.ID, "account-sign-in-form"),
     "pro_sign_in": (By.ID, "pro-sign-in-form"),
-    "pro_token_sign_in": (By.ID, "pro-token-sign-in-form"),
+    "pro_token_sign_in": (By.ID, "pro-sign-in-form"),
     "owner_sign_in": (By.ID, "sign-in-form"),
     "signed_in_as": (By.ID, "signed-in-as"),
     "sign_out": (By.ID, "sign-out"),
     "mailboxes": (By.ID, "mailboxes"),
     "messages": (By.ID, "messages"),
-    "no_messages": (By.ID, "no-messages"),
+    "no_messages": (By.ID, "empty"),
     "search": (By.ID, "search-form"),
     "live": (By.ID, "live"),
     "message": (By.ID, "message"),
-    "message_subject": (By.ID, "message-subject"),
-    "message_headers": (By.ID, "message-headers"),
-    "message_text": (By.ID, "message-text"),
-    "message_html": (By.ID, "message-html"),
+    "message_subject": (By.ID, "header-subject"),
+    "message_headers": (By.ID, "headers"),
+    "message_text": (By.ID, "text-body"),
+    "message_html": (By.ID, "html-body"),
     "remote_blocked": (By.ID, "remote-blocked"),
     "attachments": (By.ID, "attachments"),
-    "view_source": (By.ID, "view-source"),
+    "view_source": (By.ID, "raw-source"),
     "source": (By.ID, "source"),
-    "mark_unread": (By.ID, "mark-unread-form"),
+    "mark_unread": (By.ID, "mark-form"),
     "delete": (By.ID, "delete-form"),
     "reply": (By.ID, "reply"),
     "compose": (By.ID, "compose-form"),
-    "sent": (By.ID, "mailbox-sent"),
+    "sent": (By.ID, "folder-sent"),
     "auth_results": (By.ID, "auth-results"),
     "dashboard": (By.ID, "dashboard"),
     "accounts": (By.ID, "accounts"),
