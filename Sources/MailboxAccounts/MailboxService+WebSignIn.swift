@@ -45,9 +45,10 @@ extension MailboxService {
         return try await store.account(address: normalized)?.id
     }
 
-    /// Whether Pro user `id` exists and is active.
-    public func proUserIsActive(_ id: String) async throws -> Bool {
-        try await store.proUser(id: id)?.status == "active"
+    /// The email of Pro user `id` while the user exists and is active; nil otherwise.
+    public func activeProUserEmail(_ id: String) async throws -> String? {
+        guard let user = try await store.proUser(id: id), user.status == "active" else { return nil }
+        return user.email
     }
 
     /// The addresses of the accounts of Pro user `id` while the user is active (oldest first); empty otherwise.

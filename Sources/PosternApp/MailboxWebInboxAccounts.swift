@@ -8,8 +8,8 @@ struct MailboxWebInboxAccounts: WebInboxAccounts {
     /// The Pro users' SMTP sandboxes.
     let sandbox: MailSandbox
 
-    func proUserIsActive(_ id: String) async throws -> Bool {
-        try await surface.proUserIsActive(id)
+    func activeProUserEmail(_ id: String) async throws -> String? {
+        try await surface.activeProUserEmail(id)
     }
 
     func sandboxAddress(proUserID id: String) async throws -> String? {

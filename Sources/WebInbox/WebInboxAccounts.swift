@@ -13,8 +13,8 @@ public protocol WebInboxAccounts: Sendable {
     func accountID(address: String) async throws -> String?
     /// The addresses of the accounts of Pro user `id` while the user is active.
     func accountAddresses(proUserID id: String) async throws -> [String]
-    /// Whether Pro user `id` exists and is active.
-    func proUserIsActive(_ id: String) async throws -> Bool
+    /// The email of Pro user `id` (shown as who reads) while the user exists and is active; nil otherwise.
+    func activeProUserEmail(_ id: String) async throws -> String?
     /// Where Pro user `id`'s SMTP sandbox keeps its captures, nil when it has none yet (asked only while the user is
     /// active).
     func sandboxAddress(proUserID id: String) async throws -> String?

@@ -117,9 +117,9 @@ public final class WebInboxService: Sendable {
             guard let address = try await accounts?.accountAddress(id: id) else { return ("", []) }
             return (address, [address])
         case .proUser(let id):
-            guard let accounts, try await accounts.proUserIsActive(id) else { return ("Pro user", []) }
+            guard let accounts, let email = try await accounts.activeProUserEmail(id) else { return ("", []) }
             let sandbox = try await accounts.sandboxAddress(proUserID: id)
-            return ("Pro user", try await accounts.accountAddresses(proUserID: id) + (sandbox.map { [$0] } ?? []))
+            return (email, try await accounts.accountAddresses(proUserID: id) + (sandbox.map { [$0] } ?? []))
         case .link(let address):
             return (address, [address])
         }
@@ -147,7 +147,8 @@ public final class WebInboxService: Sendable {
 
     func home(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let reader = try await viewer(of: request) else { return HTMLPage.redirect(to: "/inbox/sign-in") }
-        if reader.mailboxes.count == 1, let only = reader.mailboxes.first {
+        // A Pro user's home lists their mailboxes even when there is one (their sandbox and dashboard join it).
+        if reader.mailboxes.count == 1, let only = reader.mailboxes.first, !reader.isProUser {
             return HTMLPage.redirect(to: WebInboxPage.mailboxPath(only))
         }
         let (token, _) = reader.forms.csrf(for: request)

@@ -9,7 +9,8 @@ struct WebInboxViewer: Sendable {
     }
 
     var kind: Kind
-    /// What the header shows: the owner's email, the account's address, "Pro user", the linked address.
+    /// What the header shows: the owner's email, the account's address, the Pro user's email, the linked
+    /// address.
     var label: String
     /// The addresses this viewer may read; any other is a 404.
     var mailboxes: [String]
@@ -21,6 +22,12 @@ struct WebInboxViewer: Sendable {
     func readable(_ mailbox: String) -> String? {
         let wanted = mailbox.lowercased()
         return mailboxes.first { $0.lowercased() == wanted }
+    }
+
+    /// Whether a Pro user signed in (by password or API token).
+    var isProUser: Bool {
+        if case .session(.proUser) = kind { return true }
+        return false
     }
 
     /// Where the sign-out form posts: the owner's own sign-out, or the web inbox's.

@@ -184,7 +184,7 @@ func makeOwnedInboxes(_ database: any SQLDatabase, _ clock: TestClock) -> AgentO
 struct MailboxAccountsPort: WebInboxAccounts {
     let surface: MailboxService
     let sandbox: MailSandbox
-    func proUserIsActive(_ id: String) async throws -> Bool { try await surface.proUserIsActive(id) }
+    func activeProUserEmail(_ id: String) async throws -> String? { try await surface.activeProUserEmail(id) }
     func sandboxAddress(proUserID id: String) async throws -> String? {
         try await sandbox.sandboxAddress(proUserID: id)
     }
