@@ -143,10 +143,19 @@ SELECTORS = {
 ROW = "//*[@id='messages']//*[contains(concat(' ', normalize-space(@class), ' '), ' message ')]"
 
 
+def xpath_literal(text):
+    """`text` as an XPath string literal, whichever quotes it holds."""
+    if "'" not in text:
+        return "'%s'" % text
+    if '"' not in text:
+        return '"%s"' % text
+    return "concat(%s)" % ", \"'\", ".join("'%s'" % part for part in text.split("'"))
+
+
 def row_with(subject):
     """XPath of the list row whose .subject reads `subject`."""
-    return ROW + "[.//*[contains(concat(' ', normalize-space(@class), ' '), ' subject ')][normalize-space()='%s']]" % (
-        subject)
+    return ROW + "[.//*[contains(concat(' ', normalize-space(@class), ' '), ' subject ')][normalize-space()=%s]]" % (
+        xpath_literal(subject))
 
 
 class WebInbox(unittest.TestCase):
@@ -208,7 +217,7 @@ class WebInbox(unittest.TestCase):
 
     def open_link(self, container_key, text):
         """Follows the link reading `text` inside the element `container_key`."""
-        self.present(container_key).find_element(By.XPATH, ".//a[normalize-space()='%s']" % text).click()
+        self.present(container_key).find_element(By.XPATH, ".//a[normalize-space()=%s]" % xpath_literal(text)).click()
 
     # -- what every view gets -----------------------------------------------------------------------------------
 
@@ -269,7 +278,7 @@ class WebInbox(unittest.TestCase):
         self.assertIn("Body of %s." % subject, self.find("message_text").text)
         self.view(person, "message")
 
-        link = self.present("attachments").find_element(By.XPATH, ".//a[normalize-space()='%s']" % name)
+        link = self.present("attachments").find_element(By.XPATH, ".//a[normalize-space()=%s]" % xpath_literal(name))
         attachment_url = link.get_attribute("href")
         self.assertEqual(download(self.driver, link, self.downloads), (name, data))
 
@@ -304,7 +313,8 @@ class WebInbox(unittest.TestCase):
             "attachment": self.present("attachments").find_element(By.CSS_SELECTOR, "a").get_attribute("href"),
         }
         # A person who holds several mailboxes picks one by a URL that names it: that URL is theirs alone.
-        picker = self.driver.find_elements(By.XPATH, "//*[@id='mailboxes']//a[normalize-space()='%s']" % address)
+        picker = self.driver.find_elements(
+            By.XPATH, "//*[@id='mailboxes']//a[normalize-space()=%s]" % xpath_literal(address))
         if picker and len(self.driver.find_elements(By.XPATH, "//*[@id='mailboxes']//a")) > 1:
             self.seen[person]["mailbox"] = picker[0].get_attribute("href")
         self.driver.get(list_url)
