@@ -18,6 +18,8 @@ public struct WebInboxConfiguration: Sendable {
     public var backoff = OwnerBackoff()
     /// The largest form body, in bytes. Default 16 KiB.
     public var bodyLimit = 16 * 1024
+    /// The largest body of a message an owner sends (the compose form), in bytes. Default 256 KiB.
+    public var composeBodyLimit = 256 * 1024
 
     /// - Parameter publicURL: the public base URL.
     public init(publicURL: String) {

@@ -11,6 +11,8 @@ struct WebInboxListPage {
     var position: Int
     var pageSize: Int
     var total: Int
+    /// The notice after a post that redirected here (`#notice`), nil for none.
+    var notice: String? = nil
 
     func render(_ viewer: WebInboxViewer, csrf: String) -> String {
         let e = HTMLText.escape
@@ -60,8 +62,13 @@ struct WebInboxListPage {
             + paging.joined(separator: " ")
             + " <a id=\"reload\" href=\"\(e(path + search.query(position: position)))\">Reload</a></nav>"
         let all = viewer.mailboxes.count > 1 ? " · <a id=\"all-mailboxes\" href=\"/inbox\">All mailboxes</a>" : ""
+        // Owners write as their inboxes (`a#compose`); nobody else may.
+        let compose =
+            viewer.ownerID == nil ? "" : "<p><a id=\"compose\" href=\"\(e(path))/compose\">Write a message</a></p>"
         let main = """
+            \(OwnerPageShell.flash(notice, kind: "notice"))
             <nav id="folders" aria-label="Folders">\(folders)\(all)</nav>
+            \(compose)
             <section class="card">\(form)</section>
             <section class="card" id="list">\(body)</section>
             """

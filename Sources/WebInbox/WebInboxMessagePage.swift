@@ -8,6 +8,8 @@ struct WebInboxMessagePage {
     var mailbox: String
     var record: MailMessageRecord
     var remoteContent: Bool
+    /// A sandbox capture's SPF, DKIM and DMARC verdicts (`#auth-results`); nil for any other message.
+    var authResults: WebInboxAuthResults? = nil
 
     func render(_ viewer: WebInboxViewer, csrf: String) -> String {
         let e = HTMLText.escape
@@ -56,14 +58,36 @@ struct WebInboxMessagePage {
             </form>
             <a id="raw-source" href="\(e(path))/raw">View source</a>
             """
+        // Owners reply as the inbox (`a#reply`); nobody else may.
+        let reply = viewer.ownerID == nil ? "" : "<a id=\"reply\" href=\"\(e(path))/reply\">Reply</a> "
         let main = """
             <p><a id="back" href="\(e(WebInboxPage.mailboxPath(mailbox)))">← \(e(mailbox))</a></p>
             <article id="message" aria-label="Message">
-            <section class="card"><dl class="headers" id="headers">\(headers)</dl><p>\(actions)</p></section>
+            <section class="card"><dl class="headers" id="headers">\(headers)</dl><p>\(reply)\(actions)</p></section>
+            \(authResults.map(Self.verdicts) ?? "")
             <section class="card" id="body">\(parts)</section>
             \(attachments)
             </article>
             """
         return WebInboxPage.document(subject, viewer, csrf: csrf, main: main)
+    }
+
+    /// `#auth-results`: each verdict as the sandbox recorded it (`#auth-spf`, `#auth-dkim`, `#auth-dmarc`) with what
+    /// it was about, or "not checked" when the sandbox's checks were off.
+    static func verdicts(_ results: WebInboxAuthResults) -> String {
+        let e = HTMLText.escape
+        func shown(_ result: String, _ about: [String]) -> String {
+            guard results.checked else { return "not checked" }
+            let domains = about.filter { !$0.isEmpty }.joined(separator: ", ")
+            return e(result) + (domains.isEmpty ? "" : " <span class=\"hint\">(\(e(domains)))</span>")
+        }
+        return """
+            <section class="card" id="auth-results" aria-labelledby="auth-results-title">
+            <h2 id="auth-results-title">Sender checks</h2><dl class="headers">
+            <dt>SPF</dt><dd id="auth-spf">\(shown(results.spf, [results.spfDomain]))</dd>
+            <dt>DKIM</dt><dd id="auth-dkim">\(shown(results.dkim, results.dkimDomains))</dd>
+            <dt>DMARC</dt><dd id="auth-dmarc">\(shown(results.dmarc, [results.fromDomain]))</dd>
+            </dl></section>
+            """
     }
 }

@@ -24,14 +24,16 @@ extension WebInboxService {
         let rows = ids.compactMap { found[$0] }
         let (csrf, _) = viewer.forms.csrf(for: request)
         let html = WebInboxListPage(
-            mailbox: mailbox, search: search, messages: rows, position: position, pageSize: size, total: total ?? 0
+            mailbox: mailbox, search: search, messages: rows, position: position, pageSize: size, total: total ?? 0,
+            notice: WebInboxComposeForm.notice(request.queryItem("notice"))
         ).render(viewer, csrf: csrf)
         return HTMLPage.response(.ok, html)
     }
 
     /// A message, marked read as it is opened. Ids: `#headers`, `#text-body`, `#html-body` (an `iframe` with
     /// `sandbox=""`), `#remote-blocked`, `#attachments` (`a.attachment-link`), `#raw-source`, `#mark-form`
-    /// (`#mark-unread` / `#mark-read`), `#delete-form` (`#delete`), `#back`.
+    /// (`#mark-unread` / `#mark-read`), `#delete-form` (`#delete`), `#back`; an owner's `a#reply`; a Pro user's
+    /// sandbox capture's `#auth-results`.
     func message(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
         -> HTTPResponse
     {
@@ -44,8 +46,12 @@ extension WebInboxService {
             record.summary.isRead = true
         }
         let remote = record.htmlBody.map { InboxHTML($0, cidPrefix: "").remoteContent } ?? false
+        var verdicts: WebInboxAuthResults?
+        if case .session(.proUser(let user)) = viewer.kind, let captures {
+            verdicts = try await captures.authResults(proUserID: user, messageID: id)
+        }
         let (csrf, _) = viewer.forms.csrf(for: request)
-        let html = WebInboxMessagePage(mailbox: mailbox, record: record, remoteContent: remote)
+        let html = WebInboxMessagePage(mailbox: mailbox, record: record, remoteContent: remote, authResults: verdicts)
             .render(viewer, csrf: csrf)
         var response = HTMLPage.response(.ok, html)
         response.headers.replaceOrAdd(

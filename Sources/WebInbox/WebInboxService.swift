@@ -25,6 +25,10 @@ public final class WebInboxService: Sendable {
     let throttle: SignInThrottle
     let images: InlineImageSignature
     let clock: @Sendable () -> Int64
+    /// How owners send as their inboxes; nil: nobody composes.
+    let sender: (any WebInboxSender)?
+    /// What the SMTP sandbox recorded beside its captures; nil: no verdicts are shown.
+    let captures: (any WebInboxCaptures)?
 
     /// The session cookie of the web inbox's own sign-ins.
     public static let sessionCookie = "postern_inbox"
@@ -39,12 +43,17 @@ public final class WebInboxService: Sendable {
     ///   - mail: the mail store.
     ///   - database: a database with migrations 0008, 0016 and 0037 applied.
     ///   - clock: Unix seconds.
+    ///   - sender: how owners send as their inboxes (JMAP); nil shows no compose or reply.
+    ///   - captures: the SMTP sandbox's verdicts of its captures; nil shows none.
     /// - Throws: storage errors reading or creating the shared keys.
     public init(
         configuration: WebInboxConfiguration, owners: OwnerService, ownedInboxes: any OwnedInboxes,
         accounts: (any WebInboxAccounts)?, mail: MailStore, database: any SQLDatabase,
-        clock: @escaping @Sendable () -> Int64
+        clock: @escaping @Sendable () -> Int64, sender: (any WebInboxSender)? = nil,
+        captures: (any WebInboxCaptures)? = nil
     ) throws {
+        self.sender = sender
+        self.captures = captures
         self.configuration = configuration
         self.owners = owners
         self.ownedInboxes = ownedInboxes
@@ -67,7 +76,9 @@ public final class WebInboxService: Sendable {
     /// - `GET /inbox/m/{mailbox}` (the list: `position`, `text`, `from`, `subject`, `folder`);
     /// - `GET /inbox/m/{mailbox}/{id}` (a message), `.../html` (its HTML part, for the frame), `.../raw`,
     ///   `.../attachment/{position}`, `.../cid/{signature}/{cid}` (an inline image of the HTML part);
-    /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0) and `POST /inbox/m/{mailbox}/{id}/delete`.
+    /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0) and `POST /inbox/m/{mailbox}/{id}/delete`;
+    /// - owners only: `GET|POST /inbox/m/{mailbox}/compose`, `GET /inbox/m/{mailbox}/{id}/reply`
+    ///   (``registerCompose(into:)``).
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
         router.add(.GET, "/inbox", owners.limited { [self] request, _ in try await home(request) })
@@ -83,6 +94,7 @@ public final class WebInboxService: Sendable {
         router.add(
             .POST, "/inbox/link", bodyLimit: limit, owners.limited { [self] request, _ in try await useLink(request) })
         router.add(.GET, "/inbox/m/{mailbox}", page { [self] in try await list($0, $1, $2) })
+        registerCompose(into: &router)
         router.add(.GET, "/inbox/m/{mailbox}/{id}", page { [self] in try await message($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/html", page { [self] in try await htmlPart($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/raw", page { [self] in try await rawSource($0, $1, $2) })
@@ -106,7 +118,8 @@ public final class WebInboxService: Sendable {
         }
         if let (owner, _) = try await owners.browser.owner(of: request) {
             let mailboxes = try await ownedInboxes.inboxes(ownerID: owner.id).map(\.address)
-            return WebInboxViewer(kind: .owner, label: owner.email, mailboxes: mailboxes, forms: owners.browser.forms)
+            return WebInboxViewer(
+                kind: .owner, label: owner.email, mailboxes: mailboxes, forms: owners.browser.forms, ownerID: owner.id)
         }
         return nil
     }
@@ -131,7 +144,15 @@ public final class WebInboxService: Sendable {
     /// A route of a signed-in page: the owners' rate limit and error page; without a session a 303 to the sign-in
     /// page; a post without the session's CSRF token a 403; a mailbox the viewer may not read a 404.
     func page(_ handler: @escaping PageHandler) -> ContextRouteHandler {
-        owners.limitedRoute { [self] request, _, parameters in
+        contextPage { request, _, parameters, viewer in try await handler(request, parameters, viewer) }
+    }
+
+    /// ``page(_:)`` for a handler that also reads the request's context (who the client is).
+    func contextPage(
+        _ handler: @escaping @Sendable (HTTPRequest, RequestContext, RouteParameters, WebInboxViewer) async throws
+            -> HTTPResponse
+    ) -> ContextRouteHandler {
+        owners.limitedRoute { [self] request, context, parameters in
             guard let reader = try await viewer(of: request) else { return HTMLPage.redirect(to: "/inbox/sign-in") }
             if request.method == .POST, !reader.forms.csrfValid(request.formFields(), request) {
                 return WebInboxPage.message(.forbidden, "Forbidden", WebInboxPage.csrfMessage)
@@ -139,7 +160,7 @@ public final class WebInboxService: Sendable {
             guard let mailbox = parameters["mailbox"].flatMap(reader.readable) else { return WebInboxPage.notFound() }
             // The handlers read the mailbox as stored, whatever case the path spelled it in.
             let named = ["id", "position"].compactMap { name in parameters[name].map { (name, $0) } }
-            return try await handler(request, RouteParameters([("mailbox", mailbox)] + named), reader)
+            return try await handler(request, context, RouteParameters([("mailbox", mailbox)] + named), reader)
         }
     }
 

@@ -16,6 +16,8 @@ struct WebInboxViewer: Sendable {
     var mailboxes: [String]
     /// The forms of the session that signed the viewer in.
     var forms: BrowserForms
+    /// The signed-in owner's id (kind ``Kind/owner``), who may write as their inboxes; nil for everyone else.
+    var ownerID: String? = nil
 
     /// The mailbox of this viewer's that `mailbox` names (compared lower-cased), as stored; nil when it is none of
     /// theirs.

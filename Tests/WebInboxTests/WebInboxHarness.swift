@@ -1,14 +1,18 @@
 import AgentAuth
 import AuthCrypto
 import ComputePool
+import Directory
 import Foundation
 import HTTP1
+import JMAP
 import JWT
 import Logging
 import MIME
+import MailDelivery
 import MailStore
 import MailSandbox
 import MailboxAccounts
+import OutboundQueue
 import Owners
 import PasswordHashing
 import PosternTestSupport
@@ -17,15 +21,20 @@ import Storage
 import Testing
 import WebInbox
 
+@testable import PosternApp
+
 /// Argon2id at test cost: the rules under test do not depend on the cost.
 let cheapArgon2 = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
 
 /// The web inbox as the composition root builds it, over a fresh database of the backend under test: the owners'
 /// service and pages (their sign-in), the Mail.td surface behind the web inbox's port, agent inboxes, one mail store,
-/// a test clock; requests go through one router, each browser with its own cookie jar.
+/// JMAP behind the sender port (outside recipients queued, at most ``outsideLimit`` an hour), the sandbox behind the
+/// captures port, a test clock; requests go through one router, each browser with its own cookie jar.
 final class WebInboxHarness: Sendable {
     static let agentDomain = "agents.localhost"
     static let publicURL = "http://127.0.0.1:8080"
+    /// Recipients on other domains an inbox may send to in an hour.
+    static let outsideLimit = 2
 
     let test: TestDatabase
     let clock = TestClock()
@@ -60,10 +69,25 @@ final class WebInboxHarness: Sendable {
             ledger: ChallengeLedger(database: database), pool: pool, clock: { clock.now },
             monotonicClock: clock.monotonic)
         sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail)
+        let agents = AgentInboxDirectory(
+            accounts: AgentAccountStore(database: database), domain: Self.agentDomain, quota: 40_000_000)
+        var jmapSettings = JMAPConfiguration(baseURL: Self.publicURL)
+        jmapSettings.rateLimitsEnabled = false
+        let outbound = JMAPOutbound(
+            ledger: OutboundQueue(database: database), sendsOutside: true,
+            limits: [SendLimit(name: "hourly", count: Self.outsideLimit, windowSeconds: 3600)],
+            mayReachOutside: { _ in true })
+        let jmap = JMAPService(
+            configuration: jmapSettings, authenticator: NoBearers(), store: mail, directory: agents,
+            delivery: LocalDelivery(directory: agents, store: mail, clock: { clock.now }), clock: { clock.now },
+            outbound: outbound)
         service = try WebInboxService(
             configuration: WebInboxConfiguration(publicURL: Self.publicURL), owners: owners,
             ownedInboxes: makeOwnedInboxes(database, clock), accounts: MailboxAccountsPort(surface: mailbox, sandbox: sandbox), mail: mail,
-            database: database, clock: { clock.now })
+            database: database, clock: { clock.now },
+            sender: JMAPWebInboxSender(
+                jmap: jmap, principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
+            captures: MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox))
         var router = ContextRouter()
         owners.register(into: &router)
         mailbox.register(into: &router)
@@ -178,6 +202,11 @@ final class WebInboxHarness: Sendable {
 func makeOwnedInboxes(_ database: any SQLDatabase, _ clock: TestClock) -> AgentOwnedInboxes {
     AgentOwnedInboxes(
         accounts: AgentAccountStore(database: database), domain: WebInboxHarness.agentDomain, clock: { clock.now })
+}
+
+/// JMAP's authenticator here: no bearer proves anyone (the web inbox runs JMAP in-process, as an owner's inbox).
+struct NoBearers: PrincipalAuthenticator {
+    func principal(for credentials: Credentials) async throws -> Principal? { nil }
 }
 
 /// The web inbox's Mail.td port over the real mailbox surface, as the composition root's adapter is.
