@@ -30,9 +30,9 @@ struct WebInboxComposeForm {
         let date = RFC3339.format(record.sentAt ?? summary.receivedAt).replacingOccurrences(of: "T", with: " ")
         var body = "\n\nOn \(date), \(sender) wrote:\n"
         if let text = record.textBody {
-            // "\r\n" is one Character: lines are split on the scalars.
-            body += text.replacingOccurrences(of: "\r\n", with: "\n")
-                .split(separator: "\n", omittingEmptySubsequences: false)
+            // "\r\n" is one Character: lines are split once it is "\n"; the text's trailing line ends are not quoted.
+            let lines = text.replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(in: .newlines)
+            body += lines.split(separator: "\n", omittingEmptySubsequences: false)
                 .map { line in line.isEmpty ? ">" : "> " + line }
                 .joined(separator: "\n")
         }
