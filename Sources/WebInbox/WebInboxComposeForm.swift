@@ -99,17 +99,20 @@ struct WebInboxComposeForm {
         switch code {
         case "sent": "Sent."
         case "queued": "Queued: the message is on its way to the addresses on other domains."
-        case "kept":
+        case "kept": "Kept in this server's outbox: mail to other domains does not leave it."
+        case "partly-kept":
             "Sent to the addresses here; for other domains it is kept in this server's outbox and does not leave."
-        case "undelivered": "Sent, but some recipients' mailboxes are full: they did not get it."
+        case "undelivered": "Not delivered: the recipients' mailboxes are full."
+        case "partly-undelivered": "Sent, but some recipients' mailboxes are full: they did not get it."
         default: nil
         }
     }
 
     /// The code of the notice after a send that went as `report` says (the least good outcome wins).
     static func noticeCode(_ report: WebInboxSendReport) -> String {
-        if !report.undelivered.isEmpty { return "undelivered" }
-        if !report.kept.isEmpty { return "kept" }
+        let reached = !report.delivered.isEmpty || !report.queued.isEmpty
+        if !report.undelivered.isEmpty { return reached || !report.kept.isEmpty ? "partly-undelivered" : "undelivered" }
+        if !report.kept.isEmpty { return reached ? "partly-kept" : "kept" }
         if !report.queued.isEmpty { return "queued" }
         return "sent"
     }

@@ -128,6 +128,29 @@ struct WebInboxComposeTests {
         #expect(WebInboxComposeForm.thread(of: record) == ([], []))
     }
 
+    @Test("the notice after a send names the least good outcome, and only a known code shows one")
+    func notices() {
+        func code(delivered: Int = 0, queued: Int = 0, kept: Int = 0, undelivered: Int = 0) -> String {
+            var report = WebInboxSendReport()
+            report.delivered = Array(repeating: "a@agents.localhost", count: delivered)
+            report.queued = Array(repeating: "b@example.org", count: queued)
+            report.kept = Array(repeating: "c@example.org", count: kept)
+            report.undelivered = Array(repeating: "d@agents.localhost", count: undelivered)
+            return WebInboxComposeForm.noticeCode(report)
+        }
+        #expect(code(delivered: 2) == "sent")
+        #expect(code(delivered: 1, queued: 1) == "queued")
+        #expect(code(kept: 1) == "kept")
+        #expect(code(delivered: 1, kept: 1) == "partly-kept")
+        #expect(code(undelivered: 1) == "undelivered")
+        #expect(code(queued: 1, undelivered: 1) == "partly-undelivered")
+        for known in ["sent", "queued", "kept", "partly-kept", "undelivered", "partly-undelivered"] {
+            #expect(WebInboxComposeForm.notice(known) != nil, "\(known)")
+        }
+        #expect(WebInboxComposeForm.notice("<script>") == nil)
+        #expect(WebInboxComposeForm.notice(nil) == nil)
+    }
+
     @Test("a#compose writes a new message; a recipient on another domain is queued and the notice says so")
     func composeQueued() async throws {
         let (harness, browser, ada, _) = try await Self.owners()
