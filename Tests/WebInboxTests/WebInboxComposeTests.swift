@@ -250,6 +250,24 @@ struct WebInboxComposeTests {
         #expect(try await Self.messages(harness, ada, in: .inbox).isEmpty)
     }
 
+    @Test("a line break in the subject or To adds no header and no recipient")
+    func noHeaderInjection() async throws {
+        let (harness, browser, ada, bob) = try await Self.owners()
+        let injected = "Hi\r\nBcc: carol@example.org"
+        let sent = try await Self.send(
+            browser, ada, ["to": bob + "\r\nBcc: carol@example.org", "subject": injected, "body": "b"])
+        // The To field splits on commas only: the line break leaves one unreadable address, refused.
+        #expect(sent.status == .unprocessableEntity)
+        let subject = try await Self.send(browser, ada, ["to": bob, "subject": injected, "body": "b"])
+        #expect(subject.status == .seeOther)
+        let filed = try #require(try await Self.messages(harness, ada, in: .sent).first)
+        #expect(filed.bcc.isEmpty && filed.to.map(\.email) == [bob])
+        let bytes = try #require(try await harness.mail.raw(address: ada, id: filed.summary.id))
+        let raw = String(decoding: bytes, as: UTF8.self)
+        #expect(!raw.contains("\r\nBcc:"))
+        #expect(try await Self.messages(harness, bob, in: .inbox).count == 1)
+    }
+
     @Test("a compose post without the session's CSRF token is a 403 and sends nothing")
     func csrfRefused() async throws {
         let (harness, browser, ada, bob) = try await Self.owners()
