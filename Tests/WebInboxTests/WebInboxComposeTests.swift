@@ -1,3 +1,4 @@
+import ClientAddress
 import HTTP1
 import JSON
 import MIME
@@ -266,6 +267,29 @@ struct WebInboxComposeTests {
         let raw = String(decoding: bytes, as: UTF8.self)
         #expect(!raw.contains("\r\nBcc:"))
         #expect(try await Self.messages(harness, bob, in: .inbox).count == 1)
+    }
+
+    @Test("the JMAP sender acts only as an inbox the owner holds now (any case), never another owner's")
+    func senderOwnership() async throws {
+        let harness = try WebInboxHarness()
+        let sender = try #require(harness.service.sender)
+        let ada = try await harness.owners.owners.create(email: "ada@example.com", password: "owner-password-1")
+        let bob = try await harness.owners.owners.create(email: "bob@example.com", password: "owner-password-1")
+        let (adaInbox, _) = try await harness.ownedInboxes.createInbox(username: "ada-inbox", ownerID: ada.id)
+        let (bobInbox, _) = try await harness.ownedInboxes.createInbox(username: "bob-inbox", ownerID: bob.id)
+        let draft = WebInboxDraft(to: [bobInbox.address], subject: "Hi", body: "b")
+        let client = ClientAddressKey(peer: "192.0.2.1")
+        let report = try await sender.send(
+            draft, from: adaInbox.address.uppercased(), ownerID: ada.id, client: client, requestID: "t")
+        #expect(report.delivered == [bobInbox.address])
+        await #expect(throws: WebInboxSendRefusal(.notAllowed)) {
+            try await sender.send(draft, from: bobInbox.address, ownerID: ada.id, client: client, requestID: "t")
+        }
+        _ = try await harness.ownedInboxes.unlink(accountID: adaInbox.accountID, ownerID: ada.id)
+        await #expect(throws: WebInboxSendRefusal(.notAllowed)) {
+            try await sender.send(draft, from: adaInbox.address, ownerID: ada.id, client: client, requestID: "t")
+        }
+        #expect(try await Self.messages(harness, bobInbox.address, in: .inbox).count == 1)
     }
 
     @Test("a compose post without the session's CSRF token is a 403 and sends nothing")
