@@ -18,13 +18,15 @@ struct WebInboxComposeForm {
     /// Why the last post was refused, in plain words.
     var error: String?
 
-    /// The form of a reply to `record`: to its Reply-To, else its sender; "Re: " before its subject (once); its text
-    /// part quoted below an empty line.
+    /// The form of a reply to `record`: to its Reply-To, else its sender (to its recipients when it is one the inbox
+    /// sent); "Re: " before its subject (once); its text part quoted below an empty line.
     static func reply(to record: MailMessageRecord, in mailbox: String) -> Self {
         let summary = record.summary
         var form = Self(mailbox: mailbox)
         form.original = summary.id
-        form.to = (record.replyTo.isEmpty ? summary.from : record.replyTo).map(\.email).joined(separator: ", ")
+        let recipients =
+            summary.folder == .sent ? record.to + record.cc : record.replyTo.isEmpty ? summary.from : record.replyTo
+        form.to = recipients.map(\.email).joined(separator: ", ")
         form.subject = replySubject(summary.subject ?? "")
         let sender = summary.from.first.map(WebInboxPage.person) ?? summary.envelopeFrom
         let date = RFC3339.format(record.sentAt ?? summary.receivedAt).replacingOccurrences(of: "T", with: " ")

@@ -94,6 +94,10 @@ struct WebInboxComposeTests {
         let opened = await browser.send(.GET, Self.path(ada) + "/" + (filed.first?.summary.id ?? ""))
         #expect(opened.status == .ok)
         #expect(opened.text.contains("Confirmed."))
+        // A reply to what the inbox sent goes to its recipients again, not to the inbox itself.
+        let again = await browser.send(.GET, Self.path(ada) + "/" + (filed.first?.summary.id ?? "") + "/reply")
+        #expect(again.text.contains("name=\"to\" type=\"text\"") && again.text.contains("value=\"\(bob)\""))
+        #expect(again.text.contains("value=\"Re: Question\""))
     }
 
     @Test("a reply's subject gets one Re:, its To the Reply-To, its body the text quoted; a To field splits")
