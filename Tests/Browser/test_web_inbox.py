@@ -208,7 +208,9 @@ class WebInbox(unittest.TestCase):
             field = form.find_element(By.NAME, name)
             field.clear()
             field.send_keys(value)
+        page = self.driver.find_element(By.TAG_NAME, "html")
         form.find_element(By.CSS_SELECTOR, "button[type=submit], input[type=submit]").click()
+        self.wait.until(EC.staleness_of(page))  # the post answered: what comes next reads its page, never this one
 
     def open_row(self, subject):
         """Opens the message whose list row reads `subject`."""
