@@ -153,6 +153,11 @@ let package = Package(
             "OAuthGrants", "Audit",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // The web inbox (issue 41): server-rendered pages at /inbox where owners, Mail.td accounts, Pro users and
+        // one-time links read mail, in the owner pages' frame (their sessions, CSRF, backoff and error pages).
+        .target(name: "WebInbox", dependencies: [
+            "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
+        ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
@@ -212,7 +217,7 @@ let package = Package(
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
-            "ConfigurationReading", "MailTransfer", "OutboundQueue",
+            "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -311,6 +316,12 @@ let package = Package(
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
             "OAuthGrants", "CustomDomains", "DKIMKeys",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "WebInboxTests", dependencies: [
+            "WebInbox", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool",
+            "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "MailboxAccounts",
+            "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "OutboundQueue", "PosternApp", "ClientAddress",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [

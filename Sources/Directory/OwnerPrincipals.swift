@@ -73,6 +73,19 @@ public struct OwnerPrincipals: Sendable {
         return held.count == 1 ? held[0] : nil
     }
 
+    /// The principal of the live inbox at `address` (any case) that `ownerID` holds, with every permission: the owner
+    /// acting as their own inbox from their owner session (the web inbox's compose), not through a grant. Nil when the
+    /// owner does not hold that live inbox now, or it is no longer served here.
+    /// - Throws: storage errors.
+    public func principal(ownerID: String, address: String) async throws -> Principal? {
+        let wanted = address.lowercased()
+        let held = try await inboxes.inboxes(ownerID: ownerID)
+        guard let inbox = held.first(where: { $0.address.lowercased() == wanted }),
+            case .local(let mailbox) = try await directory.resolve(inbox.address)
+        else { return nil }
+        return Principal(accountID: inbox.accountID, mailbox: mailbox)
+    }
+
     private func principal(_ grant: AccessGrant, _ inbox: OwnedInbox) async throws -> Principal {
         guard case .local(let mailbox) = try await directory.resolve(inbox.address) else {
             throw AuthenticationRefusal(.accessDenied, "The inbox \(inbox.accountID) is no longer served here.")

@@ -54,6 +54,18 @@ public final class MailSandbox: Sendable {
         add(.GET, sandbox + "/messages/{messageID}/attachments/{index}", sandboxAttachment)
     }
 
+    /// Where Pro user `id`'s sandbox keeps its captures in the mail store; nil before its first SMTP connection (the
+    /// web inbox lists it beside the user's accounts).
+    public func sandboxAddress(proUserID id: String) async throws -> String? {
+        try await store.sandbox(ownerID: id)?.address
+    }
+
+    /// The SPF, DKIM and DMARC verdicts recorded for capture `messageID` of Pro user `id`'s sandbox (the capture
+    /// detail's `auth_results`); nil when it is no capture of theirs or none were recorded. The web inbox shows them.
+    public func authResults(proUserID id: String, messageID: String) async throws -> JSONValue? {
+        try await store.sandboxMessage(messageID, ownerID: id)?.authResults
+    }
+
     // MARK: - Capture (the SMTP sandbox listener's sink calls these)
 
     /// The credential a sandbox SMTP password proves: the id of a live `tm_pro_` API token of an active user (the

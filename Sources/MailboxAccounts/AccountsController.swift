@@ -132,12 +132,8 @@ struct AccountsController: MailboxController {
         case .authKey(let key)?: credential = .authKey(key)
         default: throw MailboxError.invalidCredentials
         }
-        let normalized = text.flatMap(MailboxAddress.init)?.description
-        let account = try await normalized.asyncFlatMap { try await store.account(address: $0) }
-        let outcome = try await credentials.check(credential, address: normalized ?? text ?? "", against: account)
-        guard outcome != .refused, let account else { throw MailboxError.invalidCredentials }
-        if case .acceptedUpgrading(let verifier) = outcome {
-            try await store.upgrade(accountID: account.id, from: account.passwordHash, to: verifier)
+        guard let account = try await surface.account(signingIn: text, with: credential) else {
+            throw MailboxError.invalidCredentials
         }
         let token = try tokens.mailboxToken(for: account, now: call.now)
         return MailboxJSON.response(

@@ -114,6 +114,16 @@ public final class OwnerService: Sendable {
         }
     }
 
+    /// A route through the surface's middleware (rate limit, error page) whose handler reads the path's parameters
+    /// (the web inbox's pages).
+    public func limitedRoute(
+        _ handler: @escaping @Sendable (HTTPRequest, RequestContext, RouteParameters) async throws -> HTTPResponse
+    ) -> ContextRouteHandler {
+        .deferred { [middleware] request, context, parameters in
+            await middleware.run(.page, context) { try await handler(request, context, parameters) }
+        }
+    }
+
     // MARK: - Sign-in
 
     func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -13,6 +13,7 @@ public struct OwnerStore: Sendable {
     let database: any SQLDatabase
     let hasher: PasswordHasher
     let backoff: OwnerBackoff
+    let throttle: SignInThrottle
     let clock: @Sendable () -> Int64
 
     /// - Parameters:
@@ -27,6 +28,7 @@ public struct OwnerStore: Sendable {
         self.database = database
         self.hasher = hasher
         self.backoff = backoff
+        throttle = SignInThrottle(database: database, backoff: backoff)
         self.clock = clock
     }
 
@@ -59,13 +61,9 @@ public struct OwnerStore: Sendable {
         guard let email = OwnerCredentials.normalizedEmail(email),
             password.utf8.count <= OwnerCredentials.maximumPasswordBytes
         else { return .refused }
-        let emailDigest = SHA256.hash(Array(email.utf8))
-        let pairDigest = SHA256.hash(Array("client\u{0}\(client.description)\u{0}\(email)".utf8))
+        let keys = SignInThrottle.keys(name: email, client: client)
         let found = try await database.read { connection -> (blockedUntil: Int64, owner: (Owner, String)?) in
-            let blocked = try connection.query(
-                "SELECT blocked_until FROM owner_signin_failures WHERE email_digest IN (?, ?)",
-                [.blob(emailDigest), .blob(pairDigest)]
-            ).compactMap { $0.int("blocked_until") }.max() ?? 0
+            let blocked = try throttle.blockedUntil(keys, in: connection)
             let row = try connection.query(
                 "SELECT id, email, password_hash, created_at FROM owners WHERE email = ?", [.text(email)]
             ).first
@@ -73,16 +71,10 @@ public struct OwnerStore: Sendable {
         }
         if found.blockedUntil > now { return .slowDown(retryAfter: found.blockedUntil - now) }
         if try await hasher.verify(password, against: found.owner?.1), let owner = found.owner?.0 {
-            _ = try await database.write { connection in
-                try connection.run(
-                    "DELETE FROM owner_signin_failures WHERE email_digest IN (?, ?)",
-                    [.blob(emailDigest), .blob(pairDigest)])
-            }
+            try await throttle.succeeded(keys)
             return .signedIn(owner)
         }
-        let backoff = backoff
-        try await recordFailure(pairDigest, now: now, delay: backoff.delay(afterFailures:))
-        try await recordFailure(emailDigest, now: now, delay: backoff.emailDelay(afterFailures:))
+        try await throttle.failed(keys, now: now)
         return .refused
     }
 
@@ -131,29 +123,6 @@ public struct OwnerStore: Sendable {
     }
 
     /// Counts one more failure under `digest` and blocks it for `delay(failures)` seconds from now.
-    private func recordFailure(
-        _ digest: [UInt8], now: Int64, delay: @escaping @Sendable (Int64) -> Int64
-    ) async throws {
-        _ = try await database.write { connection in
-            try connection.transaction {
-                try connection.run(
-                    """
-                    INSERT INTO owner_signin_failures (email_digest, failures, blocked_until, updated_at)
-                    VALUES (?, 1, 0, ?)
-                    ON CONFLICT (email_digest) DO UPDATE
-                    SET failures = owner_signin_failures.failures + 1, updated_at = excluded.updated_at
-                    """,
-                    [.blob(digest), .integer(now)])
-                let failures = try connection.query(
-                    "SELECT failures FROM owner_signin_failures WHERE email_digest = ?", [.blob(digest)]
-                ).first?.int("failures") ?? 1
-                try connection.run(
-                    "UPDATE owner_signin_failures SET blocked_until = ? WHERE email_digest = ?",
-                    [.integer(now + delay(failures)), .blob(digest)])
-            }
-        }
-    }
-
     private static func owner(_ row: SQLRow) -> Owner? {
         guard let id = row.text("id"), let email = row.text("email"), let created = row.int("created_at") else {
             return nil

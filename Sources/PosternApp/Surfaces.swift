@@ -23,6 +23,7 @@ import RemoteHashAuth
 import ServerKit
 import Storage
 import Webhooks
+import WebInbox
 
 /// Builds the API surfaces from the configuration's parts and adds their routes.
 enum Surfaces {
@@ -127,6 +128,19 @@ enum Surfaces {
             onUnexpectedError: reporter("jmap", logger), onEventStream: metrics.jmapEventStream,
             outbound: jmapOutbound(configuration, mail: mail, database: database))
         jmapService.register(into: &router)
+
+        // The web inbox: owners read their inboxes through their owner session; Mail.td accounts, Pro users and
+        // one-time links through its own sessions, with the owners' backoff and session lifetime. Owners send as their
+        // inboxes through JMAP, as their agents do.
+        var inboxSettings = WebInboxConfiguration(publicURL: identity.baseURL)
+        inboxSettings.sessionLifetime = ownerSettings.sessionLifetime
+        inboxSettings.backoff = ownerSettings.backoff
+        let inboxAccounts = MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox)
+        try WebInboxService(
+            configuration: inboxSettings, owners: owners, ownedInboxes: ownedInboxes,
+            accounts: inboxAccounts, mail: mail.store, database: database, clock: clock,
+            sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts
+        ).register(into: &router)
 
         var mcp = configuration.mcp
         mcp.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL

@@ -34,10 +34,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import NoRedirect, wait_listening  # noqa: E402
-from test_pages import make_driver  # noqa: E402  (the same headless Chromium)
+from postern_testkit.browser import make_driver  # noqa: E402  (the same headless Chromium)
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 POSTERN = os.environ.get("POSTERN_BIN", os.path.join(REPOSITORY, ".build", "debug", "postern"))

@@ -21,12 +21,12 @@ import unittest
 import urllib.error
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit.browser import make_driver  # noqa: E402  (the same headless Chromium for every browser test)
 
 BASE_URL = os.environ.get("POSTERN_BASE_URL", "http://127.0.0.1:8080").rstrip("/")
 ARTIFACTS = os.path.join(os.environ.get("POSTERN_ARTIFACTS", "artifacts"), "browser")
@@ -34,20 +34,6 @@ ARTIFACTS = os.path.join(os.environ.get("POSTERN_ARTIFACTS", "artifacts"), "brow
 
 def b64url_json(segment):
     return json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
-
-
-def make_driver():
-    options = Options()
-    for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if os.path.exists(path):
-            options.binary_location = path
-            break
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1280,1800"):
-        options.add_argument(argument)
-    driver_path = next((p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if os.path.exists(p)), None)
-    service = Service(executable_path=driver_path) if driver_path else Service()
-    return webdriver.Chrome(service=service, options=options)
 
 
 class RemoteHashPages(unittest.TestCase):

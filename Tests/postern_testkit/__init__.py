@@ -26,6 +26,17 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
 - smarthost: `Smarthost` (aiosmtpd with STARTTLS and AUTH required, recording what it takes); import it by name
 - jmap_agent: `JMAPAgent` (signup, capability tokens, send through Email/set + EmailSubmission/set, EmailSubmission
   get/changes, inbox, raw download) in plain HTTP JSON; import it by name
+- browser: `make_driver` (headless Chromium: width, download directory, JavaScript off), `set_viewport`,
+  `status_of` (a page's status with the browser's cookies), `download`; import it by name (needs selenium)
+- accessibility: `assert_accessible`/`blocking_violations` (axe-core from axe-selenium-python: serious and critical
+  violations), `unreachable_by_keyboard` (the actions Tab never reaches); import it by name
+- hostile: `HitCounter` (a loopback HTTP server counting every request), `hostile_message`/`hostile_html` (every way
+  an HTML mail runs code or reaches out, with a cid: image and an attachment), `arm_canary`/`canary`
+  (`window.top.__pwned`); import it by name
+- mail_fixtures: `message` (raw MIME with attachments and inline parts), `png_pixel`, `deliver_smtp`, `deliver_cli`
+  (`postern mail deliver`); import it by name
+- mailtd: `domains`, `create_account` (v1 password or v2 `auth_key`), `auth_key` (Argon2id through libargon2),
+  `pro_login`, `pro_token`, `messages`; import it by name
 - outbound: `OutboundWorld` (CA + loopback DNS + Postfix receiver, the settings pointing Postern at them, DKIM records
   from `postern dkim show` published), `dkim_results` (dkimpy), `until`, `cli`; import it by name
 """

@@ -57,23 +57,27 @@ def pip_target(directory, requirement, module):
     return _pip_install(directory, [requirement], [module])
 
 
-def install_packages(directory, requirements, modules):
+def install_packages(directory, requirements, modules, no_deps=False):
     """Installs `requirements` (pip specifiers) into .build/client-sdks/`directory` unless every module of `modules`
-    is already there, and puts that directory first on sys.path."""
-    sys.path.insert(0, _pip_install(directory, requirements, modules))
+    is already there, and puts that directory first on sys.path (once). `no_deps`: without their dependencies (a
+    package whose dependencies the system already has, such as selenium, would otherwise shadow them)."""
+    target = _pip_install(directory, requirements, modules, no_deps)
+    if target not in sys.path:
+        sys.path.insert(0, target)
 
 
-def _pip_install(directory, requirements, modules):
+def _pip_install(directory, requirements, modules, no_deps=False):
     target = os.path.join(ROOT, ".build", "client-sdks", directory)
     if not all(os.path.exists(os.path.join(target, module)) for module in modules):
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
-                        target, *requirements], check=True)
+                        target, *(["--no-deps"] if no_deps else []), *requirements], check=True)
     return target
 
 
 class Server(str):
-    """The base URL of a running server (a str), with its SMTP port, data directory and process."""
+    """The base URL of a running server (a str), with its SMTP and sandbox ports, data directory and process."""
     smtp_port = None
+    sandbox_port = None
     data = None
     process = None
 
@@ -114,6 +118,7 @@ def postern(env=None, pro_users=(), owners=(), data=None):
     base.data = data
     base.process = server
     base.smtp_port = int(bound["smtp"].rsplit(":", 1)[1]) if bound["smtp"] else None
+    base.sandbox_port = int(bound["sandbox"].rsplit(":", 1)[1]) if bound.get("sandbox") else None
     try:
         for _ in range(400):
             try:

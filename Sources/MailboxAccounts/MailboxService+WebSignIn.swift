@@ -1,0 +1,66 @@
+/// What the web inbox asks the surface: whether an account's address and password or a Pro user's email and password
+/// are right (by the very checks of `POST /api/token` and `POST /api/user/login`), and which addresses each may read.
+/// The accounts' and Pro users' tables stay behind this surface.
+extension MailboxService {
+    /// The account `address` and `credential` open, by `POST /api/token`'s rules: a v1 password against a pre-`auth_key`
+    /// hash (upgraded when right), a password or `auth_key` against a v2 verifier; the same cost whether the address
+    /// exists or not. Nil when refused.
+    func account(signingIn text: String?, with credential: MailboxCredential) async throws -> MailboxAccountRecord? {
+        let normalized = text.flatMap(MailboxAddress.init)?.description
+        let account = try await normalized.asyncFlatMap { try await store.account(address: $0) }
+        let outcome = try await credentials.check(credential, address: normalized ?? text ?? "", against: account)
+        guard outcome != .refused, let account else { return nil }
+        if case .acceptedUpgrading(let verifier) = outcome {
+            try await store.upgrade(accountID: account.id, from: account.passwordHash, to: verifier)
+        }
+        return account
+    }
+
+    /// The id and address of the account that `address` and `password` open (v1 and v2 accounts alike); nil when
+    /// refused.
+    public func signInAccount(address: String, password: String) async throws -> (id: String, address: String)? {
+        guard PasswordPolicy.isPlausible(password) else { return nil }
+        return try await account(signingIn: address, with: .password(password)).map { ($0.id, $0.address) }
+    }
+
+    /// The id of the active Pro user whose email and password these are; nil when refused (the same cost whether the
+    /// email exists or not).
+    public func signInProUser(email: String, password: String) async throws -> String? {
+        guard PasswordPolicy.isPlausible(password) else { return nil }
+        let user = try await store.proUser(email: email.lowercased())
+        guard try await hasher.verify(password, against: user?.passwordHash), let user, user.status == "active" else {
+            return nil
+        }
+        return user.id
+    }
+
+    /// The address of account `id` while it exists; nil once deleted.
+    public func accountAddress(id: String) async throws -> String? {
+        try await store.account(id: id)?.address
+    }
+
+    /// The id of the account at `address`, nil when there is none.
+    public func accountID(address: String) async throws -> String? {
+        guard let normalized = MailboxAddress(address)?.description else { return nil }
+        return try await store.account(address: normalized)?.id
+    }
+
+    /// The email of Pro user `id` while the user exists and is active; nil otherwise.
+    public func activeProUserEmail(_ id: String) async throws -> String? {
+        guard let user = try await store.proUser(id: id), user.status == "active" else { return nil }
+        return user.email
+    }
+
+    /// The addresses of the accounts of Pro user `id` while the user is active (oldest first); empty otherwise.
+    public func accountAddresses(proUserID id: String) async throws -> [String] {
+        guard let user = try await store.proUser(id: id), user.status == "active" else { return [] }
+        var addresses: [String] = []
+        var cursor: (Int64, String)?
+        while true {
+            let page = try await store.accounts(ownerID: user.id, after: cursor, limit: 500)
+            addresses += page.map(\.address)
+            guard page.count == 500, let last = page.last else { return addresses }
+            cursor = (last.createdAt, last.id)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import MailStore
+import Owners
+import ServerKit
+
+/// A page of a mailbox's list (ids in ``WebInboxService/list(_:_:_:)``).
+struct WebInboxListPage {
+    var mailbox: String
+    var search: WebInboxSearch
+    var messages: [MailMessageRecord]
+    var position: Int
+    var pageSize: Int
+    var total: Int
+    /// The notice after a post that redirected here (`#notice`), nil for none.
+    var notice: String? = nil
+
+    func render(_ viewer: WebInboxViewer, csrf: String) -> String {
+        let e = HTMLText.escape
+        let path = WebInboxPage.mailboxPath(mailbox)
+        let folders = MailFolder.allCases.map { folder in
+            let current = folder == search.folder ? " aria-current=\"page\"" : ""
+            return "<a id=\"folder-\(folder.rawValue)\" href=\"\(e(path))?folder=\(folder.rawValue)\"\(current)>"
+                + "\(folder.rawValue.capitalized)</a>"
+        }.joined(separator: " ")
+        let form = """
+            <form method="get" action="\(e(path))" id="search-form" class="search" role="search">
+            <input type="hidden" name="folder" value="\(e(search.folder.rawValue))">
+            <div><label for="search-text">Text</label>
+            <input id="search-text" name="text" type="search" value="\(e(search.text))"></div>
+            <div><label for="search-from">From</label>
+            <input id="search-from" name="from" type="search" value="\(e(search.from))"></div>
+            <div><label for="search-subject">Subject</label>
+            <input id="search-subject" name="subject" type="search" value="\(e(search.subject))"></div>
+            <button type="submit" id="search-submit">Search</button>
+            </form>
+            """
+        var body: String
+        if messages.isEmpty {
+            body = "<div id=\"messages\"><p id=\"empty\">No messages.</p></div>"
+        } else {
+            let rows = messages.map(row).joined(separator: "\n")
+            body = """
+                <div class="table-wrap"><table id="messages">
+                <thead><tr><th scope="col">From</th><th scope="col">Subject</th><th scope="col">Received</th>
+                <th scope="col">Size</th><th scope="col"><span aria-label="Attachments">📎</span></th></tr></thead>
+                <tbody>
+                \(rows)
+                </tbody></table></div>
+                """
+        }
+        var paging: [String] = []
+        if position > 0 {
+            paging.append(
+                "<a id=\"newer\" href=\"\(e(path + search.query(position: max(0, position - pageSize))))\">Newer</a>")
+        }
+        if position + pageSize < total {
+            paging.append("<a id=\"older\" href=\"\(e(path + search.query(position: position + pageSize)))\">Older</a>")
+        }
+        let shown = messages.isEmpty ? "0" : "\(position + 1)–\(position + messages.count)"
+        body += "<nav id=\"live\" class=\"paging\" aria-label=\"Pages\" aria-live=\"polite\">"
+            + "<span id=\"count\">\(shown) of \(total)</span>"
+            + paging.joined(separator: " ")
+            + " <a id=\"reload\" href=\"\(e(path + search.query(position: position)))\">Reload</a></nav>"
+        let all = viewer.mailboxes.count > 1 ? " · <a id=\"all-mailboxes\" href=\"/inbox\">All mailboxes</a>" : ""
+        // Owners write as their inboxes (`a#compose`); nobody else may.
+        let compose =
+            viewer.ownerID == nil ? "" : "<p><a id=\"compose\" href=\"\(e(path))/compose\">Write a message</a></p>"
+        let main = """
+            \(OwnerPageShell.flash(notice, kind: "notice"))
+            <nav id="folders" aria-label="Folders">\(folders)\(all)</nav>
+            \(compose)
+            <section class="card">\(form)</section>
+            <section class="card" id="list">\(body)</section>
+            """
+        return WebInboxPage.document(mailbox, viewer, csrf: csrf, main: main)
+    }
+
+    private func row(_ record: MailMessageRecord) -> String {
+        let e = HTMLText.escape
+        let summary = record.summary
+        let from = summary.from.first.map(WebInboxPage.person) ?? summary.envelopeFrom
+        let subject = summary.subject.flatMap { $0.isEmpty ? nil : $0 } ?? "(no subject)"
+        let link = WebInboxPage.messagePath(mailbox, summary.id)
+        let attachment =
+            record.attachments.isEmpty ? "" : "<span class=\"attachment-mark\" aria-label=\"Has attachments\">📎</span>"
+        let unread = summary.isRead ? "" : " <span class=\"unread-mark\">(unread)</span>"
+        return """
+            <tr class="message\(summary.isRead ? "" : " unread")" id="message-\(e(summary.id))">
+            <td data-label="From" class="from">\(e(from))</td>
+            <td data-label="Subject"><span class="subject">\
+            <a class="message-link" href="\(e(link))">\(e(subject))</a></span>\
+            \(unread)<div class="preview">\(e(summary.preview))</div></td>
+            <td data-label="Received" class="time">\(WebInboxPage.time(summary.receivedAt))</td>
+            <td data-label="Size" class="size">\(e(WebInboxPage.size(summary.size)))</td>
+            <td data-label="Attachments">\(attachment)</td>
+            </tr>
+            """
+    }
+}

@@ -1,0 +1,93 @@
+import MIME
+import MailStore
+import Owners
+import ServerKit
+
+/// A message's page (ids in ``WebInboxService/message(_:_:_:)``).
+struct WebInboxMessagePage {
+    var mailbox: String
+    var record: MailMessageRecord
+    var remoteContent: Bool
+    /// A sandbox capture's SPF, DKIM and DMARC verdicts (`#auth-results`); nil for any other message.
+    var authResults: WebInboxAuthResults? = nil
+
+    func render(_ viewer: WebInboxViewer, csrf: String) -> String {
+        let e = HTMLText.escape
+        let summary = record.summary
+        let path = WebInboxPage.messagePath(mailbox, summary.id)
+        let subject = summary.subject.flatMap { $0.isEmpty ? nil : $0 } ?? "(no subject)"
+        func people(_ list: [MailAddress]) -> String { e(list.map(WebInboxPage.person).joined(separator: ", ")) }
+        var headers = "<dt>From</dt><dd id=\"header-from\">\(people(summary.from))</dd>"
+        headers += "<dt>To</dt><dd id=\"header-to\">\(people(record.to))</dd>"
+        if !record.cc.isEmpty { headers += "<dt>Cc</dt><dd id=\"header-cc\">\(people(record.cc))</dd>" }
+        headers += "<dt>Subject</dt><dd id=\"header-subject\">\(e(subject))</dd>"
+        headers += "<dt>Received</dt><dd>\(WebInboxPage.time(summary.receivedAt))</dd>"
+        headers += "<dt>Envelope from</dt><dd>\(e(summary.envelopeFrom))</dd>"
+        var parts = ""
+        if let html = record.htmlBody, !html.isEmpty {
+            if remoteContent {
+                parts += "<p class=\"flash notice\" role=\"status\" id=\"remote-blocked\">Remote content in this message "
+                    + "was blocked: nothing was fetched from elsewhere.</p>"
+            }
+            parts += "<iframe id=\"html-body\" class=\"html-body\" sandbox=\"\" referrerpolicy=\"no-referrer\" "
+                + "title=\"The message's HTML part\" src=\"\(e(path))/html\"></iframe>"
+        }
+        if let text = record.textBody, !text.isEmpty {
+            parts += "<h2>Text</h2><pre id=\"text-body\">\(e(text))</pre>"
+        }
+        if parts.isEmpty { parts = "<p id=\"no-body\">This message has no text.</p>" }
+        var attachments = ""
+        if !record.attachments.isEmpty {
+            let items = record.attachments.map { info in
+                let name = info.filename ?? "attachment-\(info.position)"
+                return "<li><a class=\"attachment-link\" id=\"attachment-\(info.position)\" "
+                    + "href=\"\(e(path))/attachment/\(info.position)\" download>\(e(name))</a> "
+                    + "<span class=\"hint\">\(e(info.contentType)), \(e(WebInboxPage.size(info.size)))</span></li>"
+            }.joined()
+            attachments = "<section class=\"card\"><h2>Attachments</h2><ul id=\"attachments\">\(items)</ul></section>"
+        }
+        let (markID, markLabel) = summary.isRead ? ("mark-unread", "Mark unread") : ("mark-read", "Mark read")
+        let field = "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(e(csrf))\">"
+        let actions = """
+            <form method="post" action="\(e(path))/read" id="mark-form" class="inline">\(field)
+            <input type="hidden" name="seen" value="\(summary.isRead ? "0" : "1")">
+            <button type="submit" id="\(markID)">\(markLabel)</button>
+            </form>
+            <form method="post" action="\(e(path))/delete" id="delete-form" class="inline">\(field)
+            <button type="submit" id="delete">Delete</button>
+            </form>
+            <a id="raw-source" href="\(e(path))/raw">View source</a>
+            """
+        // Owners reply as the inbox (`a#reply`); nobody else may.
+        let reply = viewer.ownerID == nil ? "" : "<a id=\"reply\" href=\"\(e(path))/reply\">Reply</a> "
+        let main = """
+            <p><a id="back" href="\(e(WebInboxPage.mailboxPath(mailbox)))">← \(e(mailbox))</a></p>
+            <article id="message" aria-label="Message">
+            <section class="card"><dl class="headers" id="headers">\(headers)</dl><p>\(reply)\(actions)</p></section>
+            \(authResults.map(Self.verdicts) ?? "")
+            <section class="card" id="body">\(parts)</section>
+            \(attachments)
+            </article>
+            """
+        return WebInboxPage.document(subject, viewer, csrf: csrf, main: main)
+    }
+
+    /// `#auth-results`: each verdict as the sandbox recorded it (`#auth-spf`, `#auth-dkim`, `#auth-dmarc`) with what
+    /// it was about, or "not checked" when the sandbox's checks were off.
+    static func verdicts(_ results: WebInboxAuthResults) -> String {
+        let e = HTMLText.escape
+        func shown(_ result: String, _ about: [String]) -> String {
+            guard results.checked else { return "not checked" }
+            let domains = about.filter { !$0.isEmpty }.joined(separator: ", ")
+            return e(result) + (domains.isEmpty ? "" : " <span class=\"hint\">(\(e(domains)))</span>")
+        }
+        return """
+            <section class="card" id="auth-results" aria-labelledby="auth-results-title">
+            <h2 id="auth-results-title">Sender checks</h2><dl class="headers">
+            <dt>SPF</dt><dd id="auth-spf">\(shown(results.spf, [results.spfDomain]))</dd>
+            <dt>DKIM</dt><dd id="auth-dkim">\(shown(results.dkim, results.dkimDomains))</dd>
+            <dt>DMARC</dt><dd id="auth-dmarc">\(shown(results.dmarc, [results.fromDomain]))</dd>
+            </dl></section>
+            """
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import HTTP1
+import MIME
+import MailStore
+import Owners
+import ServerKit
+
+/// The web inbox's pages, rendered: every interpolated value goes through ``HTMLText/escape(_:)``. Element ids are
+/// stable (the browser tests find them): see each function.
+enum WebInboxPage {
+    static let csrfMessage = "This form expired. Go back, reload the page and try again."
+
+    /// `/inbox/m/<mailbox>`, the address percent-encoded.
+    static func mailboxPath(_ mailbox: String) -> String {
+        "/inbox/m/" + PercentEncoding.encode(mailbox)
+    }
+
+    /// `/inbox/m/<mailbox>/<id>`.
+    static func messagePath(_ mailbox: String, _ id: String) -> String {
+        mailboxPath(mailbox) + "/" + PercentEncoding.encode(id)
+    }
+
+    /// A page with one message, in the frame.
+    static func message(_ status: HTTPStatus, _ title: String, _ text: String) -> HTTPResponse {
+        HTMLPage.response(status, OwnerPageShell.document(title: title, main: OwnerPageShell.flash(text, kind: "error")))
+    }
+
+    /// The one answer for a mailbox or message the viewer may not read, or that does not exist.
+    static func notFound() -> HTTPResponse {
+        message(.notFound, "Not found", "There is no such mailbox or message.")
+    }
+
+    /// The header's account part: who reads, and the sign-out form (`#sign-out-form`, `#sign-out`).
+    static func account(_ viewer: WebInboxViewer, csrf: String) -> String {
+        let e = HTMLText.escape
+        return """
+            <form method="post" action="\(viewer.signOutAction)" id="sign-out-form" class="account">
+            <span id="signed-in-as">\(e(viewer.label))</span>
+            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
+            <button type="submit" id="sign-out">Sign out</button>
+            </form>
+            """
+    }
+
+    /// A whole page of the signed-in viewer.
+    static func document(_ title: String, _ viewer: WebInboxViewer, csrf: String, main: String) -> String {
+        HTMLPage.document(
+            title: title, css: css,
+            header: account(viewer, csrf: csrf) + "<h1>\(HTMLText.escape(title))</h1>", main: main)
+    }
+
+    /// `/inbox` with more than one mailbox: `#mailboxes`, one `a.mailbox-link` each.
+    static func mailboxes(_ viewer: WebInboxViewer, csrf: String) -> String {
+        let e = HTMLText.escape
+        let items = viewer.mailboxes.map {
+            "<li><a class=\"mailbox-link\" href=\"\(e(mailboxPath($0)))\">\(e($0))</a></li>"
+        }.joined()
+        let main =
+            viewer.mailboxes.isEmpty
+            ? "<section class=\"card\" id=\"mailboxes\"><p id=\"no-mailboxes\">No mailbox to read yet.</p></section>"
+            : "<section class=\"card\"><ul id=\"mailboxes\">\(items)</ul></section>"
+        return document("Mailboxes", viewer, csrf: csrf, main: main)
+    }
+
+    /// The confirmation page of a one-time link: `#link-form`, `#open-mailbox`.
+    static func link(token: String, csrf: String) -> String {
+        let e = HTMLText.escape
+        let main = """
+            <section class="card" id="link">
+            <p>This link opens one mailbox, once.</p>
+            <form method="post" action="/inbox/link" id="link-form">
+            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
+            <input type="hidden" name="token" value="\(e(token))">
+            <button type="submit" id="open-mailbox">Open the mailbox</button>
+            </form>
+            </section>
+            """
+        return OwnerPageShell.document(title: "Open a mailbox", main: main)
+    }
+
+    /// A person's name and address as shown: `Name <address>`, or the address.
+    static func person(_ address: MailAddress) -> String {
+        guard let name = address.name, !name.isEmpty else { return address.email }
+        return "\(name) <\(address.email)>"
+    }
+
+    /// A size in B, KB or MB.
+    static func size(_ bytes: Int64) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        if bytes < 1024 * 1024 { return "\((bytes + 512) / 1024) KB" }
+        return "\((bytes + 512 * 1024) / (1024 * 1024)) MB"
+    }
+
+    /// `<time>` of Unix seconds, in UTC.
+    static func time(_ seconds: Int64) -> String {
+        let text = RFC3339.format(seconds)
+        return "<time datetime=\"\(text)\">\(HTMLText.escape(text.replacingOccurrences(of: "T", with: " ")))</time>"
+    }
+
+    static let css = """
+        h1{overflow-wrap:anywhere}
+        .account{float:right;display:flex;gap:.75rem;align-items:center;color:var(--muted)}.account button{margin:0}
+        form.inline{display:inline-block;margin-right:.5rem}form.inline button{margin:0}
+        tr.unread td{font-weight:700}.subject a{color:inherit}.preview{color:var(--muted);font-weight:400}
+        .search{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end}.search label{margin:0}.search input{width:auto}
+        .search button{margin:0}.paging{display:flex;gap:1rem}
+        dl.headers{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}
+        dl.headers dt{font-weight:600;color:var(--muted)}dl.headers dd{margin:0;overflow-wrap:anywhere}
+        iframe.html-body{width:100%;min-height:24rem;border:1px solid var(--line);border-radius:8px;background:#fff}
+        .table-wrap{overflow-x:auto;max-width:100%}
+        @media (max-width:40rem){table,tbody,tr,td{display:block;width:100%}thead{display:none}
+        tr{border-bottom:1px solid var(--line);padding:.5rem 0}td{border:0;padding:.15rem 0}
+        .account{float:none;flex-wrap:wrap;margin-bottom:.5rem}}
+        """
+}

@@ -1,0 +1,179 @@
+import HTTP1
+import MIME
+import MailStore
+import Owners
+import ServerKit
+
+/// The mailbox pages: the list, a message and its parts, and the two actions. Each handler runs after ``page(_:)``
+/// checked the session, the CSRF token of a post and that the viewer may read `{mailbox}`; a message is looked up in
+/// that mailbox only, so another mailbox's message id is a 404 like one that never was.
+extension WebInboxService {
+    /// The list: the JMAP query (filter, newest first, from `position`) and the get of that page's ids; the same two
+    /// reads `Email/query` and `Email/get` make. Ids: `#search-form` (`#search-text`, `#search-from`,
+    /// `#search-subject`), `#messages` (rows `tr.message`, `tr.unread`; `a.message-link`), `#older`, `#newer`, `#empty`.
+    func list(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
+        -> HTTPResponse
+    {
+        let mailbox = parameters["mailbox"] ?? ""
+        let search = WebInboxSearch(request)
+        let size = configuration.pageSize
+        let position = max(0, Int(request.queryItem("position") ?? "") ?? 0)
+        let (ids, total) = try await mail.query(
+            address: mailbox, filter: search.filter, sort: [], position: position, limit: size)
+        let found = try await mail.messages(address: mailbox, ids: ids)
+        let rows = ids.compactMap { found[$0] }
+        let (csrf, _) = viewer.forms.csrf(for: request)
+        let html = WebInboxListPage(
+            mailbox: mailbox, search: search, messages: rows, position: position, pageSize: size, total: total ?? 0,
+            notice: WebInboxComposeForm.notice(request.queryItem("notice"))
+        ).render(viewer, csrf: csrf)
+        return HTMLPage.response(.ok, html)
+    }
+
+    /// A message, marked read as it is opened. Ids: `#headers`, `#text-body`, `#html-body` (an `iframe` with
+    /// `sandbox=""`), `#remote-blocked`, `#attachments` (`a.attachment-link`), `#raw-source`, `#mark-form`
+    /// (`#mark-unread` / `#mark-read`), `#delete-form` (`#delete`), `#back`; an owner's `a#reply`; a Pro user's
+    /// sandbox capture's `#auth-results`.
+    func message(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
+        -> HTTPResponse
+    {
+        let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
+        guard var record = try await mail.message(address: mailbox, id: id) else { return WebInboxPage.notFound() }
+        if !record.summary.isRead {
+            var keywords = record.summary.allKeywords
+            keywords.insert("$seen")
+            _ = try await mail.update(address: mailbox, id: id, keywords: keywords, folder: record.summary.folder)
+            record.summary.isRead = true
+        }
+        let remote = record.htmlBody.map { InboxHTML($0, cidPrefix: "").remoteContent } ?? false
+        var verdicts: WebInboxAuthResults?
+        if case .session(.proUser(let user)) = viewer.kind, let captures {
+            verdicts = try await captures.authResults(proUserID: user, messageID: id)
+        }
+        let (csrf, _) = viewer.forms.csrf(for: request)
+        let html = WebInboxMessagePage(mailbox: mailbox, record: record, remoteContent: remote, authResults: verdicts)
+            .render(viewer, csrf: csrf)
+        var response = HTMLPage.response(.ok, html)
+        response.headers.replaceOrAdd(
+            "Content-Security-Policy",
+            "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; form-action 'self'; "
+                + "frame-ancestors 'none'; base-uri 'none'")
+        return response
+    }
+
+    /// The HTML part, for the message page's frame only: a CSP of its own (nothing but inline style and this
+    /// message's inline images; sandboxed even when opened alone), `cid:` pointed at the signed image route.
+    func htmlPart(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
+        -> HTTPResponse
+    {
+        let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
+        guard let record = try await mail.message(address: mailbox, id: id), let body = record.htmlBody else {
+            return WebInboxPage.notFound()
+        }
+        let signature = images.sign(mailbox: mailbox, id: id, expires: clock() + configuration.inlineImageLifetime)
+        let imageRoute = WebInboxPage.messagePath(mailbox, id) + "/cid/"
+        let part = InboxHTML(body, cidPrefix: imageRoute + signature + "/")
+        var response = HTTPResponse.html(.ok, part.html)
+        response.headers.replaceOrAdd("Cache-Control", "no-store")
+        response.headers.replaceOrAdd(
+            "Content-Security-Policy", Self.htmlPartPolicy(imageRoute: configuration.baseURL + imageRoute))
+        response.headers.replaceOrAdd("X-Content-Type-Options", "nosniff")
+        response.headers.replaceOrAdd("Referrer-Policy", "no-referrer")
+        return response
+    }
+
+    /// The HTML part's CSP: `default-src 'none'`, images from `imageRoute` (a path prefix) only, inline style, no
+    /// form, framed by this origin's pages only, and the `sandbox` directive (no scripts) should it be opened alone.
+    static func htmlPartPolicy(imageRoute: String) -> String {
+        "default-src 'none'; img-src \(imageRoute); style-src 'unsafe-inline'; form-action 'none'; "
+            + "frame-ancestors 'self'; base-uri 'none'; sandbox"
+    }
+
+    /// The message as received, as plain text.
+    func rawSource(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
+        -> HTTPResponse
+    {
+        let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
+        guard let raw = try await mail.raw(address: mailbox, id: id) else { return WebInboxPage.notFound() }
+        return Self.inert(raw, type: "text/plain; charset=utf-8", disposition: "inline")
+    }
+
+    /// An attachment, to download: always `application/octet-stream` and `attachment`, so nothing it holds runs here.
+    func attachment(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
+        -> HTTPResponse
+    {
+        let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
+        guard let position = Int(parameters["position"] ?? ""),
+            let (info, data) = try await mail.attachment(address: mailbox, id: id, position: position)
+        else { return WebInboxPage.notFound() }
+        let name = Self.safeFilename(info.filename ?? "attachment-\(position)")
+        return Self.inert(data, type: "application/octet-stream", disposition: "attachment; filename=\"\(name)\"")
+    }
+
+    /// An inline image of an HTML part, by its signed URL (the sandboxed frame sends no cookie): raster types only.
+    func inlineImage(_ parameters: RouteParameters) async throws -> HTTPResponse {
+        let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? "", cid = parameters["cid"] ?? ""
+        guard images.verify(parameters["signature"] ?? "", mailbox: mailbox, id: id, now: clock()),
+            let record = try await mail.message(address: mailbox, id: id),
+            let info = record.attachments.first(where: { Self.contentID($0.contentID) == Self.contentID(cid) }),
+            Self.inlineTypes.contains(info.contentType.lowercased()),
+            let (_, data) = try await mail.attachment(address: mailbox, id: id, position: info.position)
+        else { return WebInboxPage.notFound() }
+        return Self.inert(data, type: info.contentType.lowercased(), disposition: "inline")
+    }
+
+    /// `POST .../read` with `seen` `1` (read) or `0` (unread); back to the message.
+    func mark(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
+        -> HTTPResponse
+    {
+        let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
+        guard let record = try await mail.message(address: mailbox, id: id) else { return WebInboxPage.notFound() }
+        var keywords = record.summary.allKeywords
+        if request.formFields()["seen"] == "0" { keywords.remove("$seen") } else { keywords.insert("$seen") }
+        _ = try await mail.update(address: mailbox, id: id, keywords: keywords, folder: record.summary.folder)
+        // Back to the list: the message page would mark it read again.
+        return HTMLPage.redirect(to: WebInboxPage.mailboxPath(mailbox))
+    }
+
+    /// `POST .../delete`: the message goes; back to the list.
+    func delete(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
+        -> HTTPResponse
+    {
+        let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
+        guard try await mail.delete(address: mailbox, id: id) else { return WebInboxPage.notFound() }
+        return HTMLPage.redirect(to: WebInboxPage.mailboxPath(mailbox))
+    }
+
+    /// Image types an HTML part may show inline (no SVG, which can carry script).
+    static let inlineTypes: Set<String> = ["image/png", "image/jpeg", "image/gif", "image/webp"]
+
+    /// A `Content-ID` without its angle brackets, lower-cased.
+    static func contentID(_ text: String?) -> String {
+        var id = Substring(text ?? "")
+        if id.hasPrefix("<") { id = id.dropFirst() }
+        if id.hasSuffix(">") { id = id.dropLast() }
+        return id.lowercased()
+    }
+
+    /// A filename for `Content-Disposition`: printable ASCII but `"` and `\`, at most 100 characters.
+    static func safeFilename(_ name: String) -> String {
+        let kept = name.unicodeScalars.map { scalar -> Character in
+            scalar.value >= 0x20 && scalar.value < 0x7F && scalar != "\"" && scalar != "\\" && scalar != "/"
+                ? Character(scalar) : "_"
+        }
+        let text = String(kept.prefix(100))
+        return text.isEmpty ? "attachment" : text
+    }
+
+    /// Bytes served as they are, which no browser runs: `nosniff`, a sandboxing CSP, `no-store`, `disposition`.
+    static func inert(_ body: [UInt8], type: String, disposition: String) -> HTTPResponse {
+        HTTPResponse(
+            status: .ok,
+            headers: [
+                "Content-Type": type, "Content-Disposition": disposition, "Cache-Control": "no-store",
+                "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'; sandbox",
+                "Referrer-Policy": "no-referrer",
+            ],
+            body: body)
+    }
+}

@@ -1,0 +1,278 @@
+import AuthCrypto
+import ClientAddress
+import Directory
+import HTTP1
+import MailStore
+import Owners
+import ServerKit
+import Storage
+
+/// The web inbox: people read mail in a browser, server-rendered, at `/inbox`. Owners read every inbox they hold
+/// through their owner session; Mail.td accounts (address and password) and Pro users (email and password, or a
+/// `tm_pro_` token) sign in here to a session of their own (`SameSite=Strict`); `postern web link` makes a one-time link
+/// to one mailbox. What a session may read is asked again on every request, and anything else is a 404.
+///
+/// Routes (stable, the browser tests drive them): see ``register(into:)``.
+public final class WebInboxService: Sendable {
+    public let configuration: WebInboxConfiguration
+    let owners: OwnerService
+    let ownedInboxes: any OwnedInboxes
+    let accounts: (any WebInboxAccounts)?
+    let mail: MailStore
+    /// The sessions and one-time links.
+    public let sessions: WebInboxSessions
+    let forms: BrowserForms
+    let throttle: SignInThrottle
+    let images: InlineImageSignature
+    let clock: @Sendable () -> Int64
+    /// How owners send as their inboxes; nil: nobody composes.
+    let sender: (any WebInboxSender)?
+    /// What the SMTP sandbox recorded beside its captures; nil: no verdicts are shown.
+    let captures: (any WebInboxCaptures)?
+
+    /// The session cookie of the web inbox's own sign-ins.
+    public static let sessionCookie = "postern_inbox"
+    /// The pre-session cookie its sign-in forms' CSRF tokens are bound to.
+    public static let csrfCookie = "postern_inbox_csrf"
+
+    /// - Parameters:
+    ///   - configuration: public URL, lifetimes, page size, backoff.
+    ///   - owners: the owners' service: their sessions, its rate limit and error pages.
+    ///   - ownedInboxes: which inboxes each owner holds.
+    ///   - accounts: the Mail.td accounts and Pro users; nil signs in owners and links only.
+    ///   - mail: the mail store.
+    ///   - database: a database with migrations 0008, 0016 and 0037 applied.
+    ///   - clock: Unix seconds.
+    ///   - sender: how owners send as their inboxes (JMAP); nil shows no compose or reply.
+    ///   - captures: the SMTP sandbox's verdicts of its captures; nil shows none.
+    /// - Throws: storage errors reading or creating the shared keys.
+    public init(
+        configuration: WebInboxConfiguration, owners: OwnerService, ownedInboxes: any OwnedInboxes,
+        accounts: (any WebInboxAccounts)?, mail: MailStore, database: any SQLDatabase,
+        clock: @escaping @Sendable () -> Int64, sender: (any WebInboxSender)? = nil,
+        captures: (any WebInboxCaptures)? = nil
+    ) throws {
+        self.sender = sender
+        self.captures = captures
+        self.configuration = configuration
+        self.owners = owners
+        self.ownedInboxes = ownedInboxes
+        self.accounts = accounts
+        self.mail = mail
+        self.clock = clock
+        sessions = WebInboxSessions(database: database, clock: clock)
+        let secrets = SharedSecrets(database: database)
+        forms = BrowserForms(
+            sessionCookie: Self.sessionCookie, csrfCookie: Self.csrfCookie, sameSite: "Strict",
+            key: try secrets.secret(named: "webinbox.csrf") { SecureRandom.bytes(32) },
+            secure: configuration.secureCookies)
+        images = InlineImageSignature(key: try secrets.secret(named: "webinbox.images") { SecureRandom.bytes(32) })
+        throttle = SignInThrottle(database: database, backoff: configuration.backoff)
+    }
+
+    /// Adds the routes:
+    /// - `GET /inbox` (the mailboxes), `GET|POST /inbox/sign-in`, `POST /inbox/sign-out`;
+    /// - `GET /inbox/link/{token}` (a page with one button) and `POST /inbox/link` (uses the link);
+    /// - `GET /inbox/m/{mailbox}` (the list: `position`, `text`, `from`, `subject`, `folder`);
+    /// - `GET /inbox/m/{mailbox}/{id}` (a message), `.../html` (its HTML part, for the frame), `.../raw`,
+    ///   `.../attachment/{position}`, `.../cid/{signature}/{cid}` (an inline image of the HTML part);
+    /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0) and `POST /inbox/m/{mailbox}/{id}/delete`;
+    /// - owners only: `GET|POST /inbox/m/{mailbox}/compose`, `GET /inbox/m/{mailbox}/{id}/reply`
+    ///   (``registerCompose(into:)``).
+    public func register(into router: inout ContextRouter) {
+        let limit = configuration.bodyLimit
+        router.add(.GET, "/inbox", owners.limited { [self] request, _ in try await home(request) })
+        router.add(.GET, "/inbox/sign-in", owners.limited { [self] request, _ in try await signInPage(request) })
+        router.add(
+            .POST, "/inbox/sign-in", bodyLimit: limit,
+            owners.limited { [self] request, context in try await signIn(request, client: context.clientKey) })
+        router.add(
+            .POST, "/inbox/sign-out", bodyLimit: limit, owners.limited { [self] request, _ in try await signOut(request) })
+        router.add(
+            .GET, "/inbox/link/{token}",
+            owners.limitedRoute { [self] request, _, parameters in linkPage(request, token: parameters["token"] ?? "") })
+        router.add(
+            .POST, "/inbox/link", bodyLimit: limit, owners.limited { [self] request, _ in try await useLink(request) })
+        router.add(.GET, "/inbox/m/{mailbox}", page { [self] in try await list($0, $1, $2) })
+        registerCompose(into: &router)
+        router.add(.GET, "/inbox/m/{mailbox}/{id}", page { [self] in try await message($0, $1, $2) })
+        router.add(.GET, "/inbox/m/{mailbox}/{id}/html", page { [self] in try await htmlPart($0, $1, $2) })
+        router.add(.GET, "/inbox/m/{mailbox}/{id}/raw", page { [self] in try await rawSource($0, $1, $2) })
+        router.add(
+            .GET, "/inbox/m/{mailbox}/{id}/attachment/{position}", page { [self] in try await attachment($0, $1, $2) })
+        router.add(
+            .GET, "/inbox/m/{mailbox}/{id}/cid/{signature}/{cid}",
+            owners.limitedRoute { [self] _, _, parameters in try await inlineImage(parameters) })
+        router.add(.POST, "/inbox/m/{mailbox}/{id}/read", bodyLimit: limit, page { [self] in try await mark($0, $1, $2) })
+        router.add(
+            .POST, "/inbox/m/{mailbox}/{id}/delete", bodyLimit: limit, page { [self] in try await delete($0, $1, $2) })
+    }
+
+    // MARK: - Who reads
+
+    /// The viewer of `request`: a web-inbox session first, then an owner session; nil for neither.
+    func viewer(of request: HTTPRequest) async throws -> WebInboxViewer? {
+        if let token = request.cookie(Self.sessionCookie), let principal = try await sessions.principal(token: token) {
+            let (label, mailboxes) = try await scope(of: principal)
+            return WebInboxViewer(kind: .session(principal), label: label, mailboxes: mailboxes, forms: forms)
+        }
+        if let (owner, _) = try await owners.browser.owner(of: request) {
+            let mailboxes = try await ownedInboxes.inboxes(ownerID: owner.id).map(\.address)
+            return WebInboxViewer(
+                kind: .owner, label: owner.email, mailboxes: mailboxes, forms: owners.browser.forms, ownerID: owner.id)
+        }
+        return nil
+    }
+
+    private func scope(of principal: WebInboxPrincipal) async throws -> (label: String, mailboxes: [String]) {
+        switch principal {
+        case .account(let id):
+            guard let address = try await accounts?.accountAddress(id: id) else { return ("", []) }
+            return (address, [address])
+        case .proUser(let id):
+            guard let accounts, let email = try await accounts.activeProUserEmail(id) else { return ("", []) }
+            let sandbox = try await accounts.sandboxAddress(proUserID: id)
+            return (email, try await accounts.accountAddresses(proUserID: id) + (sandbox.map { [$0] } ?? []))
+        case .link(let address):
+            return (address, [address])
+        }
+    }
+
+    /// What a page's handler gets: the request, its path parameters, the viewer.
+    typealias PageHandler = @Sendable (HTTPRequest, RouteParameters, WebInboxViewer) async throws -> HTTPResponse
+
+    /// A route of a signed-in page: the owners' rate limit and error page; without a session a 303 to the sign-in
+    /// page; a post without the session's CSRF token a 403; a mailbox the viewer may not read a 404.
+    func page(_ handler: @escaping PageHandler) -> ContextRouteHandler {
+        contextPage { request, _, parameters, viewer in try await handler(request, parameters, viewer) }
+    }
+
+    /// ``page(_:)`` for a handler that also reads the request's context (who the client is).
+    func contextPage(
+        _ handler: @escaping @Sendable (HTTPRequest, RequestContext, RouteParameters, WebInboxViewer) async throws
+            -> HTTPResponse
+    ) -> ContextRouteHandler {
+        owners.limitedRoute { [self] request, context, parameters in
+            guard let reader = try await viewer(of: request) else { return HTMLPage.redirect(to: "/inbox/sign-in") }
+            if request.method == .POST, !reader.forms.csrfValid(request.formFields(), request) {
+                return WebInboxPage.message(.forbidden, "Forbidden", WebInboxPage.csrfMessage)
+            }
+            guard let mailbox = parameters["mailbox"].flatMap(reader.readable) else { return WebInboxPage.notFound() }
+            // The handlers read the mailbox as stored, whatever case the path spelled it in.
+            let named = ["id", "position"].compactMap { name in parameters[name].map { (name, $0) } }
+            return try await handler(request, context, RouteParameters([("mailbox", mailbox)] + named), reader)
+        }
+    }
+
+    // MARK: - Sign-in
+
+    func home(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let reader = try await viewer(of: request) else { return HTMLPage.redirect(to: "/inbox/sign-in") }
+        // A Pro user's home lists their mailboxes even when there is one (their sandbox and dashboard join it).
+        if reader.mailboxes.count == 1, let only = reader.mailboxes.first, !reader.isProUser {
+            return HTMLPage.redirect(to: WebInboxPage.mailboxPath(only))
+        }
+        let (token, _) = reader.forms.csrf(for: request)
+        return HTMLPage.response(.ok, WebInboxPage.mailboxes(reader, csrf: token))
+    }
+
+    func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if try await viewer(of: request) != nil { return HTMLPage.redirect(to: "/inbox") }
+        return form(.ok, request, WebInboxSignInForm(proOpen: accounts != nil))
+    }
+
+    /// `kind` `account` (`address`, `password`) or `pro` (`email` and `password`, or `token`): one answer for every
+    /// refusal, the owners' backoff per name and client address.
+    func signIn(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
+        let fields = request.formFields()
+        var page = WebInboxSignInForm(proOpen: accounts != nil)
+        page.address = fields["address"] ?? ""
+        page.email = fields["email"] ?? ""
+        guard forms.csrfValid(fields, request) else {
+            page.error = WebInboxPage.csrfMessage
+            return form(.forbidden, request, page)
+        }
+        let kind = fields["kind"] ?? "account"
+        let password = fields["password"] ?? "", token = fields["token"] ?? ""
+        let name: String
+        switch kind {
+        case "pro" where !token.isEmpty: name = "token\u{0}" + Base64URL.encode(SHA256.hash(Array(token.utf8)))
+        case "pro": name = "pro\u{0}" + page.email.lowercased()
+        default: name = "account\u{0}" + page.address.lowercased()
+        }
+        let keys = SignInThrottle.keys(name: name, client: client, namespace: "inbox")
+        let now = clock()
+        let blocked = try await throttle.blockedUntil(keys)
+        if blocked > now {
+            page.error = "Too many failed sign-ins. Try again in \(blocked - now) seconds."
+            var response = form(.tooManyRequests, request, page)
+            response.headers.setRetryAfter(seconds: Int(blocked - now))
+            return response
+        }
+        var principal: WebInboxPrincipal?
+        if let accounts {
+            switch kind {
+            case "pro" where !token.isEmpty:
+                principal = try await accounts.proUser(apiToken: token).map { WebInboxPrincipal.proUser(id: $0) }
+            case "pro":
+                principal = try await accounts.signInProUser(email: page.email, password: password)
+                    .map { WebInboxPrincipal.proUser(id: $0) }
+            default:
+                principal = try await accounts.signInAccount(address: page.address, password: password)
+                    .map { WebInboxPrincipal.account(id: $0.id) }
+            }
+        }
+        guard let principal else {
+            try await throttle.failed(keys, now: now)
+            page.error = "Those credentials are not right."
+            return form(.unauthorized, request, page)
+        }
+        try await throttle.succeeded(keys)
+        return try await startSession(principal, request)
+    }
+
+    func signOut(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard forms.csrfValid(request.formFields(), request) else {
+            return WebInboxPage.message(.forbidden, "Sign out", WebInboxPage.csrfMessage)
+        }
+        if let token = request.cookie(Self.sessionCookie) { try await sessions.close(token: token) }
+        return HTMLPage.redirect(to: "/inbox/sign-in", setCookies: [forms.cookie(Self.sessionCookie, "", maxAge: 0)])
+    }
+
+    /// A page with one button: a link preview or a mail scanner that fetches the link never uses it up.
+    func linkPage(_ request: HTTPRequest, token: String) -> HTTPResponse {
+        let (csrf, setCookie) = forms.csrf(for: request)
+        return HTMLPage.response(
+            .ok, WebInboxPage.link(token: token, csrf: csrf), setCookies: setCookie.map { [$0] } ?? [])
+    }
+
+    func useLink(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let fields = request.formFields()
+        guard forms.csrfValid(fields, request) else {
+            return WebInboxPage.message(.forbidden, "Open a mailbox", WebInboxPage.csrfMessage)
+        }
+        guard let address = try await sessions.useLink(token: fields["token"] ?? "") else {
+            return WebInboxPage.message(.notFound, "Open a mailbox", "This link was used already, or it expired.")
+        }
+        return try await startSession(.link(address: address), request)
+    }
+
+    /// A new session (never the one the browser brought), its cookie, the pre-session cookie dropped; then `/inbox`.
+    private func startSession(_ principal: WebInboxPrincipal, _ request: HTTPRequest) async throws -> HTTPResponse {
+        if let old = request.cookie(Self.sessionCookie) { try await sessions.close(token: old) }
+        let token = try await sessions.open(principal, lifetime: configuration.sessionLifetime)
+        return HTMLPage.redirect(
+            to: "/inbox",
+            setCookies: [
+                forms.cookie(Self.sessionCookie, token, maxAge: configuration.sessionLifetime),
+                forms.cookie(Self.csrfCookie, "", maxAge: 0),
+            ])
+    }
+
+    private func form(_ status: HTTPStatus, _ request: HTTPRequest, _ page: WebInboxSignInForm) -> HTTPResponse {
+        let (token, setCookie) = forms.csrf(for: request)
+        var page = page
+        page.csrfToken = token
+        return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
+    }
+}

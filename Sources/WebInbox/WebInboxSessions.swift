@@ -1,0 +1,93 @@
+import AuthCrypto
+import Storage
+
+/// The web inbox's sessions and one-time links (`web_inbox_sessions`, `web_inbox_links`): cookies and links carry 32
+/// random bytes, the tables only their SHA-256, so a database read never yields a usable cookie or link.
+public struct WebInboxSessions: Sendable {
+    let database: any SQLDatabase
+    let clock: @Sendable () -> Int64
+
+    /// - Parameters:
+    ///   - database: a database with migration 0037 applied.
+    ///   - clock: Unix seconds.
+    public init(database: any SQLDatabase, clock: @escaping @Sendable () -> Int64) {
+        self.database = database
+        self.clock = clock
+    }
+
+    /// Opens a session of `principal` for `lifetime` seconds, and forgets every expired one; returns the cookie value.
+    func open(_ principal: WebInboxPrincipal, lifetime: Int64) async throws -> String {
+        let token = Base64URL.encode(SecureRandom.bytes(32))
+        let now = clock()
+        _ = try await database.write { connection in
+            try connection.transaction {
+                try connection.run("DELETE FROM web_inbox_sessions WHERE expires_at <= ?", [.integer(now)])
+                try connection.run(
+                    """
+                    INSERT INTO web_inbox_sessions (token_digest, kind, subject, created_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .blob(Self.digest(token)), .text(principal.kind), .text(principal.subject), .integer(now),
+                        .integer(now + lifetime),
+                    ])
+            }
+        }
+        return token
+    }
+
+    /// Who the unexpired session `token` is, if any.
+    func principal(token: String) async throws -> WebInboxPrincipal? {
+        guard token.utf8.count == 43 else { return nil }
+        let now = clock()
+        return try await database.read { connection in
+            guard let row = try connection.query(
+                "SELECT kind, subject FROM web_inbox_sessions WHERE token_digest = ? AND expires_at > ?",
+                [.blob(Self.digest(token)), .integer(now)]
+            ).first, let kind = row.text("kind"), let subject = row.text("subject") else { return nil }
+            return WebInboxPrincipal(kind: kind, subject: subject)
+        }
+    }
+
+    /// Ends session `token`; nothing when there is none.
+    func close(token: String) async throws {
+        _ = try await database.write { connection in
+            try connection.run("DELETE FROM web_inbox_sessions WHERE token_digest = ?", [.blob(Self.digest(token))])
+        }
+    }
+
+    /// Makes a one-time link token to `address`, usable for `lifetime` seconds; forgets expired links.
+    public func makeLink(address: String, lifetime: Int64) async throws -> String {
+        let token = Base64URL.encode(SecureRandom.bytes(32))
+        let now = clock()
+        _ = try await database.write { connection in
+            try connection.transaction {
+                try connection.run("DELETE FROM web_inbox_links WHERE expires_at <= ?", [.integer(now)])
+                try connection.run(
+                    "INSERT INTO web_inbox_links (token_digest, address, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                    [.blob(Self.digest(token)), .text(address), .integer(now), .integer(now + lifetime)])
+            }
+        }
+        return token
+    }
+
+    /// Uses link `token`: its address when it was unused and unexpired; it is gone either way (single use: of two
+    /// browsers racing, only the one whose delete removed the row gets the address).
+    func useLink(token: String) async throws -> String? {
+        guard token.utf8.count == 43 else { return nil }
+        let now = clock()
+        let digest = Self.digest(token)
+        return try await database.write { connection in
+            try connection.transaction {
+                guard let row = try connection.query(
+                    "SELECT address, expires_at FROM web_inbox_links WHERE token_digest = ?", [.blob(digest)]
+                ).first, let address = row.text("address"), let expires = row.int("expires_at") else { return nil }
+                let removed = try connection.run(
+                    "DELETE FROM web_inbox_links WHERE token_digest = ?", [.blob(digest)])
+                return removed > 0 && expires > now ? address : nil
+            }
+        }
+    }
+
+    static func digest(_ token: String) -> [UInt8] { SHA256.hash(Array(token.utf8)) }
+}

@@ -1,0 +1,58 @@
+import Owners
+import ServerKit
+
+/// The sign-in page: a Mail.td account (`address`, `password`) and, when the mailbox surface is there, a Pro user
+/// (`email` and `password`, or an API `token`). Field names and element ids are part of the page's contract with the
+/// browser tests; owners sign in at `/owner/sign-in` and come back.
+struct WebInboxSignInForm {
+    var proOpen: Bool
+    var address = ""
+    var email = ""
+    var error: String?
+    var csrfToken = ""
+
+    func render() -> String {
+        let e = HTMLText.escape
+        let csrf = "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(e(csrfToken))\">"
+        var pro = ""
+        if proOpen {
+            pro = """
+                <section class="card" id="pro-sign-in">
+                <h2>Mail.td Pro</h2>
+                <form method="post" action="/inbox/sign-in" id="pro-sign-in-form">
+                \(csrf)
+                <input type="hidden" name="kind" value="pro">
+                <label for="pro-email">Email</label>
+                <input id="pro-email" name="email" type="email" autocomplete="email" value="\(e(email))">
+                <label for="pro-password">Password</label>
+                <input id="pro-password" name="password" type="password" autocomplete="current-password">
+                <label for="pro-token">Or an API token</label>
+                <input id="pro-token" name="token" type="password" placeholder="tm_pro_…">
+                <button type="submit" id="pro-submit">Sign in</button>
+                </form>
+                </section>
+                """
+        }
+        let main = """
+            \(OwnerPageShell.flash(error, kind: "error"))
+            <div class="split">
+            <section class="card" id="account-sign-in">
+            <h2>Mailbox</h2>
+            <form method="post" action="/inbox/sign-in" id="account-sign-in-form">
+            \(csrf)
+            <input type="hidden" name="kind" value="account">
+            <label for="address">Address</label>
+            <input id="address" name="address" type="email" autocomplete="email" required value="\(e(address))">
+            <label for="password">Password</label>
+            <input id="password" name="password" type="password" autocomplete="current-password" required>
+            <button type="submit" id="account-submit">Sign in</button>
+            </form>
+            </section>
+            \(pro)
+            </div>
+            <p class="hint" id="owner-sign-in">Own agent inboxes?
+            <a href="/owner/sign-in?next=/inbox">Sign in as an owner</a>.</p>
+            """
+        return OwnerPageShell.document(title: "Read your mail", main: main)
+    }
+}

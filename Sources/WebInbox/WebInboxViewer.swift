@@ -1,0 +1,39 @@
+import Owners
+
+/// Who reads, as one request found them: the label shown, the mailboxes they may read (asked afresh), and the
+/// cookies and CSRF tokens of the session that proved it (the web inbox's own, or an owner's).
+struct WebInboxViewer: Sendable {
+    enum Kind: Sendable, Equatable {
+        case owner
+        case session(WebInboxPrincipal)
+    }
+
+    var kind: Kind
+    /// What the header shows: the owner's email, the account's address, the Pro user's email, the linked
+    /// address.
+    var label: String
+    /// The addresses this viewer may read; any other is a 404.
+    var mailboxes: [String]
+    /// The forms of the session that signed the viewer in.
+    var forms: BrowserForms
+    /// The signed-in owner's id (kind ``Kind/owner``), who may write as their inboxes; nil for everyone else.
+    var ownerID: String? = nil
+
+    /// The mailbox of this viewer's that `mailbox` names (compared lower-cased), as stored; nil when it is none of
+    /// theirs.
+    func readable(_ mailbox: String) -> String? {
+        let wanted = mailbox.lowercased()
+        return mailboxes.first { $0.lowercased() == wanted }
+    }
+
+    /// Whether a Pro user signed in (by password or API token).
+    var isProUser: Bool {
+        if case .session(.proUser) = kind { return true }
+        return false
+    }
+
+    /// Where the sign-out form posts: the owner's own sign-out, or the web inbox's.
+    var signOutAction: String {
+        kind == .owner ? "/owner/sign-out" : "/inbox/sign-out"
+    }
+}

@@ -1,0 +1,87 @@
+"""Headless Chromium for the browser tests (Selenium; Debian's `chromium` and `chromium-driver`, `selenium` from
+PyPI, as scripts/bootstrap --test installs them), and what a test does beside the browser: the HTTP status of a page
+fetched with the browser's own cookies (Selenium does not tell it), a download into a directory of the test's own,
+and the page's width at a phone's viewport.
+
+    driver = make_driver(downloads=tempdir)
+    status_of(driver, url)                       # 404 for another person's message, with this person's session
+    data = download(driver, link, tempdir)       # the bytes of the file a click saved
+"""
+
+import os
+import time
+import urllib.error
+import urllib.request
+
+from .forms import NoRedirect
+
+PHONE_WIDTH = 375
+
+
+def make_driver(width=1280, height=1800, downloads=None, javascript=True):
+    """A headless Chromium of `width` x `height` CSS pixels; saves downloads into `downloads` without asking; runs no
+    script of the pages when `javascript` is False (the driver's own still run)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if os.path.exists(path):
+            options.binary_location = path
+            break
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=%d,%d" % (width, height)):
+        options.add_argument(argument)
+    prefs = {} if javascript else {"profile.managed_default_content_settings.javascript": 2}
+    if downloads:
+        prefs.update({"download.default_directory": downloads, "download.prompt_for_download": False,
+                      "safebrowsing.enabled": False})
+    if prefs:
+        options.add_experimental_option("prefs", prefs)
+    driver_path = next((p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if os.path.exists(p)),
+                       None)
+    service = Service(executable_path=driver_path) if driver_path else Service()
+    driver = webdriver.Chrome(service=service, options=options)
+    if downloads:
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+    return driver
+
+
+def set_viewport(driver, width, height=900):
+    """Makes the page's layout viewport `width` CSS pixels wide (the window's outer size is larger by its frame)."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return window.innerWidth")
+    if inner != width:
+        driver.set_window_size(width + (width - inner), height)
+
+
+def status_of(driver, url, method="GET", data=None, headers=None, cookies=None):
+    """(status, Location) of a request to `url` carrying the browser's cookies for it (or `cookies`, a list that
+    driver.get_cookies() gave earlier); follows no redirect."""
+    jar = driver.get_cookies() if cookies is None else cookies
+    cookie = "; ".join("%s=%s" % (c["name"], c["value"]) for c in jar)
+    request = urllib.request.Request(url, data=data, method=method, headers={"Cookie": cookie, **(headers or {})})
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(request, timeout=30) as response:
+            return response.status, response.headers.get("Location")
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("Location")
+
+
+def download(driver, element, directory, timeout=20):
+    """Clicks `element` (a link or button that downloads) and returns (file name, bytes) of the new file that lands in
+    `directory` (the driver's download directory) once Chromium has finished writing it."""
+    before = set(os.listdir(directory))
+    element.click()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        new = [n for n in set(os.listdir(directory)) - before
+               if not n.endswith((".crdownload", ".tmp")) and not n.startswith(".com.google")]
+        if new:
+            path = os.path.join(directory, new[0])
+            with open(path, "rb") as file:
+                return new[0], file.read()
+        time.sleep(0.1)
+    raise AssertionError("no download landed in %s within %d s" % (directory, timeout))
