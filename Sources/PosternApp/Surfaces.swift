@@ -57,7 +57,8 @@ enum Surfaces {
             pool: pool, dnsThreads: dnsThreads, clock: clock, logger: logger, sandboxPort: sandboxPort, audit: audit,
             signingKeys: dkimKeys)
         mailbox.register(into: &router)
-        WebhooksController(surface: mailbox, store: WebhookStore(database: database)).register(on: &router)
+        let webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
+        webhooks.register(on: &router)
         let sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail.store)
         sandbox.register(on: &router)
 
@@ -92,7 +93,8 @@ enum Surfaces {
         inboxSettings.backoff = ownerSettings.backoff
         try WebInboxService(
             configuration: inboxSettings, owners: owners, ownedInboxes: ownedInboxes,
-            accounts: MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox), mail: mail.store, database: database, clock: clock
+            accounts: MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox), mail: mail.store, database: database, clock: clock,
+            dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
         ).register(into: &router)
 
         let oauth = try OAuthService(

@@ -16,6 +16,10 @@ struct WebInboxViewer: Sendable {
     var mailboxes: [String]
     /// The forms of the session that signed the viewer in.
     var forms: BrowserForms
+    /// A Pro user's SMTP sandbox among ``mailboxes`` (listed as "Sandbox"), nil for anyone else or before it has one.
+    var sandbox: String?
+    /// Whether a Pro user's pages link to the Pro dashboard (`a#dashboard`): the server has one.
+    var hasDashboard = false
 
     /// The mailbox of this viewer's that `mailbox` names (compared lower-cased), as stored; nil when it is none of
     /// theirs.
