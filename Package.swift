@@ -321,7 +321,7 @@ let package = Package(
         .testTarget(name: "WebInboxTests", dependencies: [
             "WebInbox", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool",
             "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "MailboxAccounts",
-            "JWT", "MailSandbox",
+            "JWT", "MailSandbox", "Webhooks", "DKIMKeys", "PosternApp",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [

@@ -183,7 +183,7 @@ struct WebInboxDashboardPage {
                 <form method="post" action="\(e(Self.path))/webhook" id="create-webhook-form">
                 <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
                 <label for="webhook-url">URL (https)</label>
-                <input id="webhook-url" name="url" type="url" required autocomplete="off"
+                <input id="webhook-url" name="url" type="url" required
                 placeholder="https://example.com/hooks/mail">
                 <fieldset><legend>Events</legend>
                 <label><input type="checkbox" name="events" value="email.received" checked> email.received</label>
@@ -259,7 +259,11 @@ struct WebInboxDashboardPage {
         .row{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end}.row label{margin:0}.row input{width:auto}
         .row button{margin:0}ul.items,#accounts{padding-left:1.25rem}ul.items li{margin:.35rem 0}
         pre.key{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-all}
-        .record code,#webhook code,#sandbox code{overflow-wrap:anywhere;word-break:break-all}
+        #accounts .account{float:none;display:list-item;color:inherit}
+        .record .value code,#webhook code,#sandbox code{overflow-wrap:anywhere;word-break:break-all}
+        .record .host code{overflow-wrap:anywhere}.record .host{min-width:10rem}
+        @media (max-width:40rem){.record td::before,.delivery td::before{content:attr(data-label) ": ";
+        color:var(--muted);font-size:.85rem}.record .host{min-width:0}}
         .domain{border-top:1px solid var(--line);padding-top:.5rem;margin-top:.75rem}
         .domain-state,.revoked,.usage,.created,.last-used{color:var(--muted);font-weight:400;font-size:.9rem}
         fieldset{border:1px solid var(--line);border-radius:8px;margin:.5rem 0}

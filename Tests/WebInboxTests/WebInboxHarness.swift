@@ -1,6 +1,7 @@
 import AgentAuth
 import AuthCrypto
 import ComputePool
+import DKIMKeys
 import Foundation
 import HTTP1
 import JWT
@@ -16,6 +17,9 @@ import ServerKit
 import Storage
 import Testing
 import WebInbox
+import Webhooks
+
+@testable import PosternApp
 
 /// Argon2id at test cost: the rules under test do not depend on the cost.
 let cheapArgon2 = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
@@ -33,6 +37,8 @@ final class WebInboxHarness: Sendable {
     let mailbox: MailboxService
     /// The Pro users' SMTP sandboxes, over the same surface and mail store.
     let sandbox: MailSandbox
+    /// The Pro users' webhooks, over the same surface (their `/api/user/webhooks` routes are on ``router``).
+    let webhooks: WebhooksController
     let service: WebInboxService
     let mail: MailStore
     let router: ContextRouter
@@ -51,22 +57,30 @@ final class WebInboxHarness: Sendable {
         mail = MailStore(database: database)
         let keys = try JWTKeySet(
             keys: [JWTKey.hmac(kid: "test-hs", secret: SecureRandom.bytes(32))], activeHMAC: "test-hs", activeRSA: nil)
-        let mailboxSettings = MailboxConfiguration(
+        var mailboxSettings = MailboxConfiguration(
             issuer: Self.publicURL, domains: ["mail.localhost"], proDomains: ["pro.localhost"],
             rateLimitsEnabled: false, powRequired: false, argon2: cheapArgon2,
             authKeyArgon2: Argon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
+        // Custom domains get DKIM keys as the composition root gives them, so their `_domainkey` records show.
+        mailboxSettings.domainSigningKeys = DKIMDomainKeys(
+            store: try DKIMKeyStore(
+                database: database, sealingSecret: "a-test-key-secret-of-more-than-16-bytes", clock: { clock.now }),
+            pool: pool)
         mailbox = try MailboxService(
             configuration: mailboxSettings, keys: keys, store: MailboxStore(database: database), mail: mail,
             ledger: ChallengeLedger(database: database), pool: pool, clock: { clock.now },
             monotonicClock: clock.monotonic)
         sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail)
+        webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
         service = try WebInboxService(
             configuration: WebInboxConfiguration(publicURL: Self.publicURL), owners: owners,
             ownedInboxes: makeOwnedInboxes(database, clock), accounts: MailboxAccountsPort(surface: mailbox, sandbox: sandbox), mail: mail,
-            database: database, clock: { clock.now })
+            database: database, clock: { clock.now },
+            dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox))
         var router = ContextRouter()
         owners.register(into: &router)
         mailbox.register(into: &router)
+        webhooks.register(on: &router)
         service.register(into: &router)
         self.router = router
     }
