@@ -23,7 +23,8 @@ extension MailboxService {
         let user = try await authorizer.requireProUser(call.bearer)
         let body = try MailboxJSON.object(call.request.body)
         guard let given = try MailboxJSON.string(body, "domain") else { throw MailboxError.invalidDomain }
-        let added = try await addDomain(given, for: user, now: call.now, client: call.context.clientAddress?.description)
+        let added = try await addDomain(
+            given, for: user, now: call.now, client: call.context.clientAddress?.description)
         var members = domainMembers(added.claim)
         members.append(("dns_records", .array(added.records.map(\.json))))
         return MailboxJSON.response(.created, members)

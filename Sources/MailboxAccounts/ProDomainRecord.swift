@@ -17,7 +17,9 @@ public struct ProDomainRecord: Sendable, Equatable {
 
     /// The DNSRecord object of the Mail.td API: `type`, `host`, `value`, then `priority` and `ok` when known.
     var json: JSONValue {
-        var members: [(String, JSONValue)] = [("type", .string(type)), ("host", .string(host)), ("value", .string(value))]
+        var members: [(String, JSONValue)] = [
+            ("type", .string(type)), ("host", .string(host)), ("value", .string(value)),
+        ]
         if let priority { members.append(("priority", .int(priority))) }
         if let ok { members.append(("ok", .bool(ok))) }
         return .object(members)

@@ -21,7 +21,8 @@ struct MailboxProDashboard: ProDashboard {
         try await Self.answering {
             try await surface.apiTokens(proUserID: proUserID).map {
                 ProDashboardToken(
-                    id: $0.id, name: $0.name, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt, revokedAt: $0.revokedAt)
+                    id: $0.id, name: $0.name, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt,
+                    revokedAt: $0.revokedAt)
             }
         }
     }
@@ -56,7 +57,8 @@ struct MailboxProDashboard: ProDashboard {
         try await Self.answering {
             let result = try await surface.verifyDomain(id: id, proUserID: proUserID, client: client)
             return ProDashboardVerification(
-                domain: result.claim.domain, verified: result.claim.isVerified, records: result.records.map(Self.record),
+                domain: result.claim.domain, verified: result.claim.isVerified,
+                records: result.records.map(Self.record),
                 message: result.message)
         }
     }

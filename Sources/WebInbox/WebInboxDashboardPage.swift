@@ -78,18 +78,20 @@ struct WebInboxDashboardPage {
 
             """
         let items = tokens.map { token in
+            let lastUsed = token.lastUsedAt.map { "last used " + WebInboxPage.time($0) } ?? "never used"
             var line = """
                 <li class="token" id="token-\(e(token.id))"><span class="name">\(e(token.name))</span> \
                 <span class="created">made \(WebInboxPage.time(token.createdAt))</span> \
-                <span class="last-used">\(token.lastUsedAt.map { "last used " + WebInboxPage.time($0) } ?? "never used")\
-                </span>
+                <span class="last-used">\(lastUsed)</span>
                 """
             if let revoked = token.revokedAt {
                 line += " <span class=\"revoked\">revoked \(WebInboxPage.time(revoked))</span>"
             } else {
-                line += " " + Self.post(
-                    "\(Self.path)/tokens/\(PercentEncoding.encode(token.id))/revoke", csrf, label: "Revoke",
-                    aria: "Revoke token \(token.name)")
+                line +=
+                    " "
+                    + Self.post(
+                        "\(Self.path)/tokens/\(PercentEncoding.encode(token.id))/revoke", csrf, label: "Revoke",
+                        aria: "Revoke token \(token.name)")
             }
             return line + "</li>"
         }.joined(separator: "\n")
@@ -113,10 +115,11 @@ struct WebInboxDashboardPage {
             <input id="domain" name="domain" required autocomplete="off" placeholder="example.com"></div>
             <button type="submit" id="add-domain">Add domain</button>
             </form>
-            <div id="domain-records">
 
             """
-        if domains.isEmpty { html += "<p id=\"no-domains\">No domain yet.</p>\n" }
+        // `#domain-records` only once there is a record: a page that shows it has the domain just added.
+        guard !domains.isEmpty else { return html + "<p id=\"no-domains\">No domain yet.</p></section>\n" }
+        html += "<div id=\"domain-records\">\n"
         for domain in domains { html += domainBlock(domain, csrf) }
         return html + "</div></section>\n"
     }
@@ -194,6 +197,9 @@ struct WebInboxDashboardPage {
                 """
         }
         let id = PercentEncoding.encode(webhook.id)
+        let base = "\(Self.path)/webhook/\(id)"
+        let rotate = Self.post(base + "/rotate", csrf, label: "Rotate secret", id: "rotate-webhook-form")
+        let delete = Self.post(base + "/delete", csrf, label: "Delete webhook", id: "delete-webhook-form")
         html += """
             <dl class="headers" id="webhook-details">
             <dt>URL</dt><dd class="url"><code>\(e(webhook.url))</code></dd>
@@ -201,8 +207,7 @@ struct WebInboxDashboardPage {
             <dt>Status</dt><dd class="status">\(e(webhook.status)) (\(webhook.failureCount) failures in a row)</dd>
             <dt>Created</dt><dd>\(WebInboxPage.time(webhook.createdAt))</dd>
             </dl>
-            <p>\(Self.post("\(Self.path)/webhook/\(id)/rotate", csrf, label: "Rotate secret", id: "rotate-webhook-form"))\
-            \(Self.post("\(Self.path)/webhook/\(id)/delete", csrf, label: "Delete webhook", id: "delete-webhook-form"))</p>
+            <p>\(rotate)\(delete)</p>
             <h3>Delivery log</h3>
 
             """
@@ -235,12 +240,14 @@ struct WebInboxDashboardPage {
     private func sandboxSection() -> String {
         let e = Self.e
         var html = """
-            <section class="card" id="sandbox" aria-labelledby="sandbox-heading"><h2 id="sandbox-heading">SMTP sandbox</h2>
+            <section class="card" id="sandbox" aria-labelledby="sandbox-heading">
+            <h2 id="sandbox-heading">SMTP sandbox</h2>
 
             """
         if let sandbox {
             html += """
-                <p><span id="sandbox-captures">\(sandbox.captures)</span> \(sandbox.captures == 1 ? "capture" : "captures")
+                <p><span id="sandbox-captures">\(sandbox.captures)</span> \
+                \(sandbox.captures == 1 ? "capture" : "captures")
                 (\(e(WebInboxPage.size(sandbox.used)))), kept at <code>\(e(sandbox.address))</code>.
                 <a id="sandbox-link" href="\(e(WebInboxPage.mailboxPath(sandbox.address)))">Open the Sandbox</a></p>
 

@@ -41,7 +41,8 @@ struct WebInboxFlash: Equatable {
     /// The flash ``encoded`` wrote; nil for anything else.
     init?(encoded bytes: [UInt8]) {
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            let letter = line.prefix(1), rest = String(line.dropFirst())
+            let letter = line.prefix(1)
+            let rest = String(line.dropFirst())
             if letter == "f" {
                 guard rest.allSatisfy({ $0 == "0" || $0 == "1" }) else { return nil }
                 found = rest.map { $0 == "1" }

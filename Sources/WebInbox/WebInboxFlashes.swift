@@ -21,8 +21,10 @@ struct WebInboxFlashes: Sendable {
         let expires = now + Self.lifetime
         let digest = WebInboxSessions.digest(session)
         let nonce = SecureRandom.bytes(AESGCM.nonceByteCount)
-        let sealed = try nonce + AESGCM.seal(
-            flash.encoded, key: sealingKey(session), nonce: nonce, associatedData: Self.binding(digest, expires))
+        let sealed =
+            try nonce
+            + AESGCM.seal(
+                flash.encoded, key: sealingKey(session), nonce: nonce, associatedData: Self.binding(digest, expires))
         _ = try await database.write { connection in
             try connection.transaction {
                 try connection.run("DELETE FROM web_inbox_flashes WHERE expires_at <= ?", [.integer(now)])
@@ -40,9 +42,11 @@ struct WebInboxFlashes: Sendable {
         let digest = WebInboxSessions.digest(session)
         let row = try await database.write { connection in
             try connection.transaction { () -> (sealed: [UInt8], expires: Int64)? in
-                guard let row = try connection.query(
-                    "SELECT sealed, expires_at FROM web_inbox_flashes WHERE session_digest = ?", [.blob(digest)]
-                ).first, let sealed = row.blob("sealed"), let expires = row.int("expires_at") else { return nil }
+                guard
+                    let row = try connection.query(
+                        "SELECT sealed, expires_at FROM web_inbox_flashes WHERE session_digest = ?", [.blob(digest)]
+                    ).first, let sealed = row.blob("sealed"), let expires = row.int("expires_at")
+                else { return nil }
                 try connection.run("DELETE FROM web_inbox_flashes WHERE session_digest = ?", [.blob(digest)])
                 return (sealed, expires)
             }

@@ -62,7 +62,8 @@ enum WebInboxPage {
         let e = HTMLText.escape
         // A Pro user's sandbox reads "Sandbox": its address is made up, not one they chose.
         let items = viewer.mailboxes.map {
-            "<li><a class=\"mailbox-link\" href=\"\(e(mailboxPath($0)))\">\($0 == viewer.sandbox ? "Sandbox" : e($0))</a></li>"
+            let text = $0 == viewer.sandbox ? "Sandbox" : e($0)
+            return "<li><a class=\"mailbox-link\" href=\"\(e(mailboxPath($0)))\">\(text)</a></li>"
         }.joined()
         let main =
             viewer.mailboxes.isEmpty

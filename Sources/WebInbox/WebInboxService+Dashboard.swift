@@ -29,11 +29,13 @@ extension WebInboxService {
     /// `domains/{id}/verify`, `domains/{id}/delete`, `webhook` (`url`, `events`), `webhook/{id}/rotate`,
     /// `webhook/{id}/delete`.
     func registerDashboard(into router: inout ContextRouter) {
-        let limit = configuration.bodyLimit, path = Self.dashboardPath
+        let limit = configuration.bodyLimit
+        let path = Self.dashboardPath
         router.add(.GET, path, dashboard { [self] in try await dashboardPage($0, $1) })
         router.add(.POST, path + "/tokens", bodyLimit: limit, dashboard { [self] in try await createToken($0, $1) })
         router.add(
-            .POST, path + "/tokens/{id}/revoke", bodyLimit: limit, dashboard { [self] in try await revokeToken($0, $1) })
+            .POST, path + "/tokens/{id}/revoke", bodyLimit: limit, dashboard { [self] in try await revokeToken($0, $1) }
+        )
         router.add(.POST, path + "/domains", bodyLimit: limit, dashboard { [self] in try await addDomain($0, $1) })
         router.add(
             .POST, path + "/domains/{id}/verify", bodyLimit: limit,

@@ -44,7 +44,8 @@ struct WebInboxDashboardTests {
     static func records(in html: String) -> [[String]] {
         html.components(separatedBy: "<tr class=\"record\">").dropFirst().map { row in
             ["type", "host", "value", "state"].map { name in
-                guard let start = row.range(of: "class=\"\(name)\""), let open = row[start.upperBound...].firstIndex(of: ">"),
+                guard let start = row.range(of: "class=\"\(name)\""),
+                    let open = row[start.upperBound...].firstIndex(of: ">"),
                     let end = row[open...].range(of: "</td>")
                 else { return "" }
                 return text(String(row[row.index(after: open)..<end.lowerBound]))
@@ -53,9 +54,14 @@ struct WebInboxDashboardTests {
     }
 
     static func text(_ html: String) -> String {
-        var out = "", inTag = false
+        var out = ""
+        var inTag = false
         for character in html {
-            if character == "<" { inTag = true } else if character == ">" { inTag = false } else if !inTag {
+            if character == "<" {
+                inTag = true
+            } else if character == ">" {
+                inTag = false
+            } else if !inTag {
                 out.append(character)
             }
         }
@@ -113,7 +119,9 @@ struct WebInboxDashboardTests {
         let elsewhere = await other.send(.GET, Self.dashboard)
         #expect(elsewhere.status == .ok)
         #expect(!elsewhere.text.contains("id=\"token-shown\""))
-        #expect(Self.element("token-shown", in: await browser.send(.GET, Self.dashboard).text)?.hasPrefix("tm_pro_") == true)
+        #expect(
+            Self.element("token-shown", in: await browser.send(.GET, Self.dashboard).text)?.hasPrefix("tm_pro_") == true
+        )
 
         // Signing out forgets a flash never shown.
         _ = try await Self.post(browser, "/inbox/dashboard/tokens", ["name": "unseen"])
@@ -159,19 +167,22 @@ struct WebInboxDashboardTests {
         #expect(shown.map { Array($0.prefix(3)) } == apiRecords)
         #expect(shown.count == 4)
         #expect(shown.map { $0[3] } == ["pending", "pending", "pending", "pending"])
-        #expect(shown.dropFirst(2).map { $0[2].split(separator: ";")[1].trimmingCharacters(in: .whitespaces) }
-            == ["k=rsa", "k=ed25519"])
+        #expect(
+            shown.dropFirst(2).map { $0[2].split(separator: ";")[1].trimmingCharacters(in: .whitespaces) }
+                == ["k=rsa", "k=ed25519"])
 
         // Added on the dashboard: the API lists it, with the TXT token the page shows.
-        #expect(try await Self.post(browser, "/inbox/dashboard/domains", ["domain": "Page-Made.Example"]).status
-            == .seeOther)
+        #expect(
+            try await Self.post(browser, "/inbox/dashboard/domains", ["domain": "Page-Made.Example"]).status
+                == .seeOther)
         let after = await browser.send(.GET, Self.dashboard)
         #expect(Self.element("notice", in: after.text)?.contains("page-made.example") == true)
         let listed = try #require(
             try await Self.api(harness, .GET, "/api/user/domains", bearer: jwt).body["domains"] as? [[String: Any]])
         let claim = try #require(listed.first { $0["domain"] as? String == "page-made.example" })
         let token = try #require(claim["verify_token"] as? String)
-        #expect(Self.records(in: after.text).contains { $0[0] == "TXT" && $0[1] == "page-made.example" && $0[2] == token })
+        #expect(
+            Self.records(in: after.text).contains { $0[0] == "TXT" && $0[1] == "page-made.example" && $0[2] == token })
     }
 
     @Test("the API's limits and refusals apply on the dashboard, in #error")
@@ -291,7 +302,8 @@ struct WebInboxDashboardTests {
             #expect(page.text.contains("There is no such mailbox or message."), "\(who)")
             let csrf = Browser.csrf(in: await browser.send(.GET, "/inbox")) ?? ""
             for path in ["/inbox/dashboard/tokens", "/inbox/dashboard/domains", "/inbox/dashboard/webhook"] {
-                let post = await browser.send(.POST, path, form: ["csrf_token": csrf, "name": "x", "domain": "x.example"])
+                let post = await browser.send(
+                    .POST, path, form: ["csrf_token": csrf, "name": "x", "domain": "x.example"])
                 #expect(post.status == .notFound, "\(who) \(path)")
             }
             let home = await browser.send(.GET, "/inbox/m/reader%40mail.localhost")
@@ -306,7 +318,9 @@ struct WebInboxDashboardTests {
         let (harness, browser, _, jwt) = try await Self.signedIn()
         let (_, other, _, _) = try await Self.signedIn("other@example.com", harness: harness)
         let foreign = try #require(Browser.csrf(in: await other.send(.GET, Self.dashboard)))
-        for form in [["name": "forged"], ["name": "forged", "csrf_token": foreign], ["name": "forged", "csrf_token": ""]] {
+        for form in [
+            ["name": "forged"], ["name": "forged", "csrf_token": foreign], ["name": "forged", "csrf_token": ""],
+        ] {
             let answer = await browser.send(.POST, "/inbox/dashboard/tokens", form: form)
             #expect(answer.status == .forbidden)
             #expect(answer.text.contains("id=\"error\""))
@@ -327,8 +341,10 @@ struct WebInboxDashboardTests {
         let (harness, browser, id, jwt) = try await Self.signedIn()
         try await harness.account("one@pro.localhost", bearer: jwt)
         var page = await browser.send(.GET, Self.dashboard)
-        #expect(page.text.contains(
-            "<li class=\"account\"><a class=\"address\" href=\"/inbox/m/one%40pro.localhost\">one@pro.localhost</a>"))
+        #expect(
+            page.text.contains(
+                "<li class=\"account\"><a class=\"address\" href=\"/inbox/m/one%40pro.localhost\">one@pro.localhost</a>"
+            ))
         #expect(page.text.contains("id=\"no-sandbox\""))
 
         let raw = Array("From: app@example.com\r\nTo: user@example.org\r\nSubject: Captured\r\n\r\nHi.\r\n".utf8)
@@ -349,7 +365,8 @@ struct WebInboxDashboardTests {
 
     @Test("a flash's fields survive its encoding whatever they hold, and nothing else decodes")
     func flashEncoding() {
-        var flash = WebInboxFlash(notice: "Added x.\nf1", error: "e=\"<&>\"", token: "tm_pro_abc", webhookSecret: "whsec_1")
+        var flash = WebInboxFlash(
+            notice: "Added x.\nf1", error: "e=\"<&>\"", token: "tm_pro_abc", webhookSecret: "whsec_1")
         flash.checkedDomain = "0b3c-…"
         flash.found = [true, false, true]
         #expect(WebInboxFlash(encoded: flash.encoded) == flash)
