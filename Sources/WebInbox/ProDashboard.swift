@@ -64,6 +64,7 @@ public struct ProDashboardAccount: Sendable, Equatable {
     /// Its quota in bytes.
     public var quota: Int64
 
+    /// Memberwise.
     public init(address: String, used: Int64, quota: Int64) {
         self.address = address
         self.used = used
@@ -73,7 +74,9 @@ public struct ProDashboardAccount: Sendable, Equatable {
 
 /// One API token, never its secret.
 public struct ProDashboardToken: Sendable, Equatable {
+    /// The token's id (a UUID): what revokes it.
     public var id: String
+    /// The name its user gave it.
     public var name: String
     /// Unix seconds.
     public var createdAt: Int64
@@ -82,6 +85,7 @@ public struct ProDashboardToken: Sendable, Equatable {
     /// Unix seconds; nil while it works.
     public var revokedAt: Int64?
 
+    /// Memberwise.
     public init(id: String, name: String, createdAt: Int64, lastUsedAt: Int64?, revokedAt: Int64?) {
         self.id = id
         self.name = name
@@ -95,13 +99,16 @@ public struct ProDashboardToken: Sendable, Equatable {
 public struct ProDashboardRecord: Sendable, Equatable {
     /// `TXT` or `MX`.
     public var type: String
+    /// The record's full name: the apex, or `<selector>._domainkey.<domain>`.
     public var host: String
+    /// What it must hold.
     public var value: String
     /// The MX preference; nil for TXT.
     public var priority: Int64?
     /// Whether the lookup made with this answer found it; nil when none was made.
     public var found: Bool?
 
+    /// Memberwise.
     public init(type: String, host: String, value: String, priority: Int64?, found: Bool?) {
         self.type = type
         self.host = host
@@ -113,6 +120,7 @@ public struct ProDashboardRecord: Sendable, Equatable {
 
 /// One custom domain with the records to publish.
 public struct ProDashboardDomain: Sendable, Equatable {
+    /// The claim's id (a UUID).
     public var id: String
     /// Lower-cased.
     public var domain: String
@@ -123,6 +131,7 @@ public struct ProDashboardDomain: Sendable, Equatable {
     /// The records, in the API's order: the TXT token and the MX at the apex, then the DKIM keys' TXT records.
     public var records: [ProDashboardRecord]
 
+    /// Memberwise.
     public init(id: String, domain: String, verified: Bool, mxConfigured: Bool, records: [ProDashboardRecord]) {
         self.id = id
         self.domain = domain
@@ -143,6 +152,7 @@ public struct ProDashboardVerification: Sendable, Equatable {
     /// What to do next, or why a lookup got no answer.
     public var message: String?
 
+    /// Memberwise.
     public init(domain: String, verified: Bool, records: [ProDashboardRecord], message: String?) {
         self.domain = domain
         self.verified = verified
@@ -153,17 +163,22 @@ public struct ProDashboardVerification: Sendable, Equatable {
 
 /// The webhook, never its secret.
 public struct ProDashboardWebhook: Sendable, Equatable {
+    /// The webhook's id (a UUID).
     public var id: String
+    /// Where events are posted.
     public var url: String
+    /// The event types it receives.
     public var events: [String]
     /// `active` or `failed`.
     public var status: String
+    /// Consecutive failed attempts.
     public var failureCount: Int64
     /// Unix seconds.
     public var createdAt: Int64
     /// The recent delivery attempts, newest first.
     public var deliveries: [ProDashboardDelivery]
 
+    /// Memberwise.
     public init(
         id: String, url: String, events: [String], status: String, failureCount: Int64, createdAt: Int64,
         deliveries: [ProDashboardDelivery]
@@ -191,6 +206,7 @@ public struct ProDashboardDelivery: Sendable, Equatable {
     /// Why it failed, nil after a 2xx.
     public var error: String?
 
+    /// Memberwise.
     public init(time: Int64, event: String, attempt: Int64, statusCode: Int64?, error: String?) {
         self.time = time
         self.event = event
@@ -209,6 +225,7 @@ public struct ProDashboardSandbox: Sendable, Equatable {
     /// Bytes they take.
     public var used: Int64
 
+    /// Memberwise.
     public init(address: String, captures: Int, used: Int64) {
         self.address = address
         self.captures = captures

@@ -77,7 +77,8 @@ public final class WebInboxService: Sendable {
     /// - `GET /inbox/m/{mailbox}` (the list: `position`, `text`, `from`, `subject`, `folder`);
     /// - `GET /inbox/m/{mailbox}/{id}` (a message), `.../html` (its HTML part, for the frame), `.../raw`,
     ///   `.../attachment/{position}`, `.../cid/{signature}/{cid}` (an inline image of the HTML part);
-    /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0) and `POST /inbox/m/{mailbox}/{id}/delete`.
+    /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0) and `POST /inbox/m/{mailbox}/{id}/delete`;
+    /// - the Pro dashboard, `/inbox/dashboard` and its posts (``registerDashboard(into:)``).
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
         router.add(.GET, "/inbox", owners.limited { [self] request, _ in try await home(request) })
