@@ -189,7 +189,8 @@ struct WebInboxDashboardPage {
                 <input id="webhook-url" name="url" type="url" required
                 placeholder="https://example.com/hooks/mail">
                 <fieldset><legend>Events</legend>
-                <label><input type="checkbox" name="events" value="email.received" checked> email.received</label>
+                <label class="check"><input type="checkbox" name="events" value="email.received" checked>
+                <code>email.received</code>: a message arrived</label>
                 </fieldset>
                 <button type="submit" id="create-webhook">Create webhook</button>
                 </form></section>
@@ -200,11 +201,12 @@ struct WebInboxDashboardPage {
         let base = "\(Self.path)/webhook/\(id)"
         let rotate = Self.post(base + "/rotate", csrf, label: "Rotate secret", id: "rotate-webhook-form")
         let delete = Self.post(base + "/delete", csrf, label: "Delete webhook", id: "delete-webhook-form")
+        let failures = "\(webhook.failureCount) " + (webhook.failureCount == 1 ? "failure" : "failures")
         html += """
             <dl class="headers" id="webhook-details">
             <dt>URL</dt><dd class="url"><code>\(e(webhook.url))</code></dd>
             <dt>Events</dt><dd class="events">\(e(webhook.events.joined(separator: ", ")))</dd>
-            <dt>Status</dt><dd class="status">\(e(webhook.status)) (\(webhook.failureCount) failures in a row)</dd>
+            <dt>Status</dt><dd class="status">\(e(webhook.status)) (\(failures) in a row)</dd>
             <dt>Created</dt><dd>\(WebInboxPage.time(webhook.createdAt))</dd>
             </dl>
             <p>\(rotate)\(delete)</p>
@@ -274,5 +276,6 @@ struct WebInboxDashboardPage {
         .domain{border-top:1px solid var(--line);padding-top:.5rem;margin-top:.75rem}
         .domain-state,.revoked,.usage,.created,.last-used{color:var(--muted);font-weight:400;font-size:.9rem}
         fieldset{border:1px solid var(--line);border-radius:8px;margin:.5rem 0}
+        label.check{display:flex;align-items:center;gap:.5rem;font-weight:400}label.check input{width:auto;margin:0}
         """
 }
