@@ -66,6 +66,14 @@ public final class MailSandbox: Sendable {
         try await store.sandboxMessage(messageID, ownerID: id)?.authResults
     }
 
+    /// Pro user `id`'s sandbox as the web inbox's dashboard shows it: its address, how many captures it holds and
+    /// the bytes they take (what `GET /api/user/sandbox` reports as `used`); nil before its first SMTP connection.
+    public func sandboxCaptures(proUserID id: String) async throws -> (address: String, count: Int, used: Int64)? {
+        guard let sandbox = try await store.sandbox(ownerID: id) else { return nil }
+        let count = try await mail.folderCounts(address: sandbox.address)[.inbox]?.total ?? 0
+        return (sandbox.address, count, try await mail.used(address: sandbox.address))
+    }
+
     // MARK: - Capture (the SMTP sandbox listener's sink calls these)
 
     /// The credential a sandbox SMTP password proves: the id of a live `tm_pro_` API token of an active user (the

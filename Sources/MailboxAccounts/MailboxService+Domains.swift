@@ -23,15 +23,10 @@ extension MailboxService {
         let user = try await authorizer.requireProUser(call.bearer)
         let body = try MailboxJSON.object(call.request.body)
         guard let given = try MailboxJSON.string(body, "domain") else { throw MailboxError.invalidDomain }
-        let claim = try await Self.answering {
-            try await customDomains.add(
-                given, for: .proUser(user.id), limit: user.maxDomains,
-                served: Set(configuration.domains + configuration.proDomains), now: call.now)
-        }
-        await recordPro(user.id, .domainAdded, target: claim.domain, call)
-        var members = domainMembers(claim)
-        let keys = try await customDomains.signingKeyRecords(on: claim.domain)
-        members.append(("dns_records", .array(dnsRecords(claim, check: nil) + keyRecords(keys.map { ($0, nil) }))))
+        let added = try await addDomain(
+            given, for: user, now: call.now, client: call.context.clientAddress?.description)
+        var members = domainMembers(added.claim)
+        members.append(("dns_records", .array(added.records.map(\.json))))
         return MailboxJSON.response(.created, members)
     }
 
@@ -45,26 +40,14 @@ extension MailboxService {
     /// deleted).
     func verifyDomain(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        let holder = DomainHolder.proUser(user.id)
-        guard MailboxIdentifiers.isUUID(call.id), let before = try await customDomains.claim(id: call.id, of: holder)
-        else { throw MailboxError.notFound }
-        guard
-            let (claim, check) = try await Self.answering({
-                try await customDomains.verify(
-                    id: call.id, of: holder, now: call.now, resolver: resolver, mxHost: configuration.mxHost)
-            })
-        else { throw MailboxError.notFound }
-        if !before.isVerified, claim.isVerified {
-            await recordPro(user.id, .domainVerified, target: claim.domain, call)
-        }
-        let keys = try await customDomains.checkSigningKeyRecords(on: claim.domain, resolver: resolver)
-        let records = dnsRecords(claim, check: check) + keyRecords(keys.map { ($0.record, $0.published) })
+        let result = try await verifyDomain(
+            id: call.id, for: user, now: call.now, client: call.context.clientAddress?.description)
         var members: [(String, JSONValue)] = [
-            ("verify_status", .string(claim.isVerified ? "verified" : "pending")),
-            ("txt_record", .bool(check.txtFound)), ("mx_record", .bool(check.mxFound)),
-            ("dns_records", .array(records)),
+            ("verify_status", .string(result.claim.isVerified ? "verified" : "pending")),
+            ("txt_record", .bool(result.txtFound)), ("mx_record", .bool(result.mxFound)),
+            ("dns_records", .array(result.records.map(\.json))),
         ]
-        if let message = check.message { members.append(("message", .string(message))) }
+        if let message = result.message { members.append(("message", .string(message))) }
         return MailboxJSON.response(.ok, members)
     }
 
@@ -73,11 +56,91 @@ extension MailboxService {
     /// domain verified, so they are deleted first.
     func deleteDomain(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        guard MailboxIdentifiers.isUUID(call.id),
-            let claim = try await Self.answering({ try await customDomains.delete(id: call.id, of: .proUser(user.id)) })
-        else { throw MailboxError.notFound }
-        await recordPro(user.id, .domainRemoved, target: claim.domain, call)
+        try await deleteDomain(id: call.id, for: user, client: call.context.clientAddress?.description)
         return MailboxJSON.noContent()
+    }
+
+    // MARK: - The rules, for the API above and the web inbox's dashboard
+
+    /// Claims `given` for `user`, with the records to publish (the DKIM keys are made with the claim).
+    /// - Throws: ``MailboxError/invalidDomain``, ``MailboxError/domainAlreadyExists``,
+    ///   ``MailboxError/domainLimitReached`` (past the user's `max_domains`); storage errors.
+    func addDomain(_ given: String, for user: ProUserRecord, now: Int64, client: String?) async throws -> ProDomain {
+        let claim = try await Self.answering {
+            try await customDomains.add(
+                given, for: .proUser(user.id), limit: user.maxDomains,
+                served: Set(configuration.domains + configuration.proDomains), now: now)
+        }
+        await recordPro(user.id, .domainAdded, target: claim.domain, clientAddress: client)
+        return ProDomain(claim: claim, records: try await domainRecords(claim))
+    }
+
+    /// Looks the records of `user`'s claim `id` up now (the rules of `POST /api/user/domains/{id}/verify`).
+    /// - Throws: ``MailboxError/notFound`` when it is not theirs, ``MailboxError/domainExpired``,
+    ///   ``MailboxError/domainAlreadyExists``; storage errors.
+    func verifyDomain(id: String, for user: ProUserRecord, now: Int64, client: String?) async throws
+        -> ProDomainVerification
+    {
+        let holder = DomainHolder.proUser(user.id)
+        guard MailboxIdentifiers.isUUID(id), let before = try await customDomains.claim(id: id, of: holder)
+        else { throw MailboxError.notFound }
+        guard
+            let (claim, check) = try await Self.answering({
+                try await customDomains.verify(
+                    id: id, of: holder, now: now, resolver: resolver, mxHost: configuration.mxHost)
+            })
+        else { throw MailboxError.notFound }
+        if !before.isVerified, claim.isVerified {
+            await recordPro(user.id, .domainVerified, target: claim.domain, clientAddress: client)
+        }
+        let keys = try await customDomains.checkSigningKeyRecords(on: claim.domain, resolver: resolver)
+        let records = apexRecords(claim, check: check) + keyRecords(keys.map { ($0.record, $0.published) })
+        return ProDomainVerification(
+            claim: claim, txtFound: check.txtFound, mxFound: check.mxFound, records: records, message: check.message)
+    }
+
+    /// Deletes `user`'s claim `id`.
+    /// - Throws: ``MailboxError/notFound`` when it is not theirs, ``MailboxError/domainInUse`` while accounts of the
+    ///   user remain on it; storage errors.
+    func deleteDomain(id: String, for user: ProUserRecord, client: String?) async throws {
+        guard MailboxIdentifiers.isUUID(id),
+            let claim = try await Self.answering({ try await customDomains.delete(id: id, of: .proUser(user.id)) })
+        else { throw MailboxError.notFound }
+        await recordPro(user.id, .domainRemoved, target: claim.domain, clientAddress: client)
+    }
+
+    /// The records `claim` asks to publish, no lookup made: the apex TXT and MX, then the DKIM keys' (made when the
+    /// domain has none yet).
+    func domainRecords(_ claim: DomainClaim) async throws -> [ProDomainRecord] {
+        let keys = try await customDomains.signingKeyRecords(on: claim.domain)
+        return apexRecords(claim, check: nil) + keyRecords(keys.map { ($0, nil) })
+    }
+
+    /// The custom domains of the active Pro user `proUserID`, oldest first, each with its records (claims pending past
+    /// the window are deleted first, as `GET /api/user/domains` does).
+    /// - Throws: ``MailboxError/invalidOrExpiredToken`` when the user is gone or not active; storage errors.
+    public func domains(proUserID: String) async throws -> [ProDomain] {
+        let user = try await activeProUser(proUserID)
+        var domains: [ProDomain] = []
+        for claim in try await customDomains.claims(of: .proUser(user.id), now: clock()) {
+            domains.append(ProDomain(claim: claim, records: try await domainRecords(claim)))
+        }
+        return domains
+    }
+
+    /// Adds `domain` for the active Pro user `proUserID` (the rules of `POST /api/user/domains`).
+    public func addDomain(_ domain: String, proUserID: String, client: String?) async throws -> ProDomain {
+        try await addDomain(domain, for: activeProUser(proUserID), now: clock(), client: client)
+    }
+
+    /// Verifies domain `id` of the active Pro user `proUserID` (the rules of `POST /api/user/domains/{id}/verify`).
+    public func verifyDomain(id: String, proUserID: String, client: String?) async throws -> ProDomainVerification {
+        try await verifyDomain(id: id, for: activeProUser(proUserID), now: clock(), client: client)
+    }
+
+    /// Deletes domain `id` of the active Pro user `proUserID` (the rules of `DELETE /api/user/domains/{id}`).
+    public func deleteDomain(id: String, proUserID: String, client: String?) async throws {
+        try await deleteDomain(id: id, for: activeProUser(proUserID), client: client)
     }
 
     /// Runs `body`, answering a ``DomainClaimError`` with its Mail.td error code.
@@ -108,30 +171,20 @@ extension MailboxService {
     }
 
     /// The TXT and MX records to publish at the apex; with `ok` when a check was run.
-    func dnsRecords(_ record: DomainClaim, check: DomainOwnershipCheck?) -> [JSONValue] {
-        var txt: [(String, JSONValue)] = [
-            ("type", "TXT"), ("host", .string(record.domain)), ("value", .string(record.verifyToken)),
+    func apexRecords(_ record: DomainClaim, check: DomainOwnershipCheck?) -> [ProDomainRecord] {
+        [
+            ProDomainRecord(
+                type: "TXT", host: record.domain, value: record.verifyToken, priority: nil, ok: check?.txtFound),
+            ProDomainRecord(
+                type: "MX", host: record.domain, value: configuration.mxHost, priority: 10, ok: check?.mxFound),
         ]
-        var mx: [(String, JSONValue)] = [
-            ("type", "MX"), ("host", .string(record.domain)), ("value", .string(configuration.mxHost)),
-            ("priority", .int(10)),
-        ]
-        if let check {
-            txt.append(("ok", .bool(check.txtFound)))
-            mx.append(("ok", .bool(check.mxFound)))
-        }
-        return [.object(txt), .object(mx)]
     }
 
     /// The `_domainkey` TXT records of the domain's DKIM keys, in the same shape (`host` is the record's full name);
     /// with `ok` when they were looked up.
-    func keyRecords(_ records: [(SigningKeyRecord, published: Bool?)]) -> [JSONValue] {
+    func keyRecords(_ records: [(SigningKeyRecord, published: Bool?)]) -> [ProDomainRecord] {
         records.map { record, published in
-            var members: [(String, JSONValue)] = [
-                ("type", "TXT"), ("host", .string(record.name)), ("value", .string(record.value)),
-            ]
-            if let published { members.append(("ok", .bool(published))) }
-            return .object(members)
+            ProDomainRecord(type: "TXT", host: record.name, value: record.value, priority: nil, ok: published)
         }
     }
 }

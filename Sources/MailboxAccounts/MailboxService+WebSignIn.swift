@@ -53,13 +53,19 @@ extension MailboxService {
 
     /// The addresses of the accounts of Pro user `id` while the user is active (oldest first); empty otherwise.
     public func accountAddresses(proUserID id: String) async throws -> [String] {
+        try await accountUsage(proUserID: id).map(\.address)
+    }
+
+    /// The accounts of Pro user `id` while the user is active (oldest first), each with the bytes its mail takes and
+    /// its quota (`used`, `quota` of `GET /api/user/accounts`); empty otherwise.
+    public func accountUsage(proUserID id: String) async throws -> [(address: String, used: Int64, quota: Int64)] {
         guard let user = try await store.proUser(id: id), user.status == "active" else { return [] }
-        var addresses: [String] = []
+        var accounts: [(address: String, used: Int64, quota: Int64)] = []
         var cursor: (Int64, String)?
         while true {
             let page = try await store.accounts(ownerID: user.id, after: cursor, limit: 500)
-            addresses += page.map(\.address)
-            guard page.count == 500, let last = page.last else { return addresses }
+            accounts += page.map { ($0.address, $0.used, $0.quota) }
+            guard page.count == 500, let last = page.last else { return accounts }
             cursor = (last.createdAt, last.id)
         }
     }

@@ -19,25 +19,18 @@ struct ProTokensController: MailboxController {
     /// `"api"`), at most 100 characters.
     func createAPIToken(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        var name = "api"
-        if !call.request.body.isEmpty {
-            let body = try MailboxJSON.object(call.request.body)
-            if let given = try MailboxJSON.string(body, "name"), !given.isEmpty { name = given }
-        }
-        guard name.count <= 100 else { throw MailboxError.invalidRequest }
-        let (token, digest) = MailboxTokens.newAPIToken()
-        let record = ProTokenRecord(
-            id: MailboxIdentifiers.uuid(), userID: user.id, name: name, digest: digest, createdAt: call.now)
-        try await store.insert(record)
-        await surface.recordPro(user.id, .proTokenCreated, target: record.id, call)
+        var name: String?
+        if !call.request.body.isEmpty { name = try MailboxJSON.string(MailboxJSON.object(call.request.body), "name") }
+        let (info, token) = try await surface.createAPIToken(
+            for: user, name: name, now: call.now, client: call.context.clientAddress?.description)
         return MailboxJSON.response(
-            .created, [("id", .string(record.id)), ("name", .string(record.name)), ("token", .string(token))])
+            .created, [("id", .string(info.id)), ("name", .string(info.name)), ("token", .string(token))])
     }
 
     /// `GET /api/user/tokens`: every token of the user, revoked ones too, without the secrets.
     func listAPITokens(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        let list: [JSONValue] = try await store.proTokens(userID: user.id).map { token in
+        let list: [JSONValue] = try await surface.apiTokens(of: user).map { token in
             .object([
                 ("id", .string(token.id)), ("name", .string(token.name)),
                 ("last_used_at", MailboxJSON.time(token.lastUsedAt)), ("created_at", MailboxJSON.time(token.createdAt)),
@@ -51,10 +44,8 @@ struct ProTokensController: MailboxController {
     /// user has no such token; revoking twice is 204 both times.
     func revokeAPIToken(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        guard MailboxIdentifiers.isUUID(call.id) else { throw MailboxError.notFound }
-        let result = try await store.revokeProToken(id: call.id, userID: user.id, now: call.now)
-        guard result.found else { throw MailboxError.notFound }
-        if result.revoked { await surface.recordPro(user.id, .proTokenRevoked, target: call.id, call) }
+        try await surface.revokeAPIToken(
+            id: call.id, of: user, now: call.now, client: call.context.clientAddress?.description)
         return MailboxJSON.noContent()
     }
 }

@@ -57,7 +57,8 @@ enum Surfaces {
             pool: pool, dnsThreads: dnsThreads, clock: clock, logger: logger, sandboxPort: sandboxPort, audit: audit,
             signingKeys: dkimKeys)
         mailbox.register(into: &router)
-        WebhooksController(surface: mailbox, store: WebhookStore(database: database)).register(on: &router)
+        let webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
+        webhooks.register(on: &router)
         let sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail.store)
         sandbox.register(on: &router)
 
@@ -139,7 +140,8 @@ enum Surfaces {
         try WebInboxService(
             configuration: inboxSettings, owners: owners, ownedInboxes: ownedInboxes,
             accounts: inboxAccounts, mail: mail.store, database: database, clock: clock,
-            sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts
+            sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts,
+            dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
         ).register(into: &router)
 
         var mcp = configuration.mcp

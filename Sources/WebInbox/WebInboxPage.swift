@@ -42,18 +42,28 @@ enum WebInboxPage {
             """
     }
 
-    /// A whole page of the signed-in viewer.
-    static func document(_ title: String, _ viewer: WebInboxViewer, csrf: String, main: String) -> String {
-        HTMLPage.document(
-            title: title, css: css,
-            header: account(viewer, csrf: csrf) + "<h1>\(HTMLText.escape(title))</h1>", main: main)
+    /// A whole page of the signed-in viewer; a Pro user's links to the Pro dashboard (`a#dashboard`).
+    static func document(_ title: String, _ viewer: WebInboxViewer, csrf: String, main: String, css extra: String = "")
+        -> String
+    {
+        var links = ""
+        if viewer.isProUser, viewer.hasDashboard {
+            let current = title == "Pro dashboard" ? " aria-current=\"page\"" : ""
+            links = "<nav class=\"pro-links\" aria-label=\"Pro\"><a href=\"/inbox\">Mailboxes</a> · "
+                + "<a id=\"dashboard\" href=\"\(WebInboxService.dashboardPath)\"\(current)>Pro dashboard</a></nav>"
+        }
+        return HTMLPage.document(
+            title: title, css: css + extra,
+            header: account(viewer, csrf: csrf) + links + "<h1>\(HTMLText.escape(title))</h1>", main: main)
     }
 
     /// `/inbox` with more than one mailbox: `#mailboxes`, one `a.mailbox-link` each.
     static func mailboxes(_ viewer: WebInboxViewer, csrf: String) -> String {
         let e = HTMLText.escape
+        // A Pro user's sandbox reads "Sandbox": its address is made up, not one they chose.
         let items = viewer.mailboxes.map {
-            "<li><a class=\"mailbox-link\" href=\"\(e(mailboxPath($0)))\">\(e($0))</a></li>"
+            let text = $0 == viewer.sandbox ? "Sandbox" : e($0)
+            return "<li><a class=\"mailbox-link\" href=\"\(e(mailboxPath($0)))\">\(text)</a></li>"
         }.joined()
         let main =
             viewer.mailboxes.isEmpty

@@ -24,6 +24,10 @@ public final class WebInboxService: Sendable {
     let forms: BrowserForms
     let throttle: SignInThrottle
     let images: InlineImageSignature
+    /// The Pro dashboard's port; nil serves no dashboard.
+    let dashboard: (any ProDashboard)?
+    /// The dashboard's one-shot notices.
+    let flashes: WebInboxFlashes
     let clock: @Sendable () -> Int64
     /// How owners send as their inboxes; nil: nobody composes.
     let sender: (any WebInboxSender)?
@@ -41,16 +45,18 @@ public final class WebInboxService: Sendable {
     ///   - ownedInboxes: which inboxes each owner holds.
     ///   - accounts: the Mail.td accounts and Pro users; nil signs in owners and links only.
     ///   - mail: the mail store.
-    ///   - database: a database with migrations 0008, 0016 and 0037 applied.
+    ///   - database: a database with migrations 0008, 0016, 0037 and 0038 applied.
     ///   - clock: Unix seconds.
     ///   - sender: how owners send as their inboxes (JMAP); nil shows no compose or reply.
     ///   - captures: the SMTP sandbox's verdicts of its captures; nil shows none.
+    ///   - dashboard: the Pro users' tokens, domains, webhook and sandbox (the Mail.td surface's rules); nil serves no
+    ///     Pro dashboard.
     /// - Throws: storage errors reading or creating the shared keys.
     public init(
         configuration: WebInboxConfiguration, owners: OwnerService, ownedInboxes: any OwnedInboxes,
         accounts: (any WebInboxAccounts)?, mail: MailStore, database: any SQLDatabase,
         clock: @escaping @Sendable () -> Int64, sender: (any WebInboxSender)? = nil,
-        captures: (any WebInboxCaptures)? = nil
+        captures: (any WebInboxCaptures)? = nil, dashboard: (any ProDashboard)? = nil
     ) throws {
         self.sender = sender
         self.captures = captures
@@ -68,6 +74,10 @@ public final class WebInboxService: Sendable {
             secure: configuration.secureCookies)
         images = InlineImageSignature(key: try secrets.secret(named: "webinbox.images") { SecureRandom.bytes(32) })
         throttle = SignInThrottle(database: database, backoff: configuration.backoff)
+        self.dashboard = dashboard
+        flashes = WebInboxFlashes(
+            database: database, key: try secrets.secret(named: "webinbox.flash") { SecureRandom.bytes(32) },
+            clock: clock)
     }
 
     /// Adds the routes:
@@ -79,6 +89,7 @@ public final class WebInboxService: Sendable {
     /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0) and `POST /inbox/m/{mailbox}/{id}/delete`;
     /// - owners only: `GET|POST /inbox/m/{mailbox}/compose`, `GET /inbox/m/{mailbox}/{id}/reply`
     ///   (``registerCompose(into:)``).
+    /// - the Pro dashboard, `/inbox/dashboard` and its posts (``registerDashboard(into:)``).
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
         router.add(.GET, "/inbox", owners.limited { [self] request, _ in try await home(request) })
@@ -106,6 +117,7 @@ public final class WebInboxService: Sendable {
         router.add(.POST, "/inbox/m/{mailbox}/{id}/read", bodyLimit: limit, page { [self] in try await mark($0, $1, $2) })
         router.add(
             .POST, "/inbox/m/{mailbox}/{id}/delete", bodyLimit: limit, page { [self] in try await delete($0, $1, $2) })
+        registerDashboard(into: &router)
     }
 
     // MARK: - Who reads
@@ -113,8 +125,11 @@ public final class WebInboxService: Sendable {
     /// The viewer of `request`: a web-inbox session first, then an owner session; nil for neither.
     func viewer(of request: HTTPRequest) async throws -> WebInboxViewer? {
         if let token = request.cookie(Self.sessionCookie), let principal = try await sessions.principal(token: token) {
-            let (label, mailboxes) = try await scope(of: principal)
-            return WebInboxViewer(kind: .session(principal), label: label, mailboxes: mailboxes, forms: forms)
+            let (label, mailboxes, sandbox) = try await scope(of: principal)
+            var viewer = WebInboxViewer(kind: .session(principal), label: label, mailboxes: mailboxes, forms: forms)
+            viewer.sandbox = sandbox
+            viewer.hasDashboard = dashboard != nil
+            return viewer
         }
         if let (owner, _) = try await owners.browser.owner(of: request) {
             let mailboxes = try await ownedInboxes.inboxes(ownerID: owner.id).map(\.address)
@@ -124,17 +139,19 @@ public final class WebInboxService: Sendable {
         return nil
     }
 
-    private func scope(of principal: WebInboxPrincipal) async throws -> (label: String, mailboxes: [String]) {
+    private func scope(of principal: WebInboxPrincipal) async throws
+        -> (label: String, mailboxes: [String], sandbox: String?)
+    {
         switch principal {
         case .account(let id):
-            guard let address = try await accounts?.accountAddress(id: id) else { return ("", []) }
-            return (address, [address])
+            guard let address = try await accounts?.accountAddress(id: id) else { return ("", [], nil) }
+            return (address, [address], nil)
         case .proUser(let id):
-            guard let accounts, let email = try await accounts.activeProUserEmail(id) else { return ("", []) }
+            guard let accounts, let email = try await accounts.activeProUserEmail(id) else { return ("", [], nil) }
             let sandbox = try await accounts.sandboxAddress(proUserID: id)
-            return (email, try await accounts.accountAddresses(proUserID: id) + (sandbox.map { [$0] } ?? []))
+            return (email, try await accounts.accountAddresses(proUserID: id) + (sandbox.map { [$0] } ?? []), sandbox)
         case .link(let address):
-            return (address, [address])
+            return (address, [address], nil)
         }
     }
 
@@ -235,7 +252,10 @@ public final class WebInboxService: Sendable {
         guard forms.csrfValid(request.formFields(), request) else {
             return WebInboxPage.message(.forbidden, "Sign out", WebInboxPage.csrfMessage)
         }
-        if let token = request.cookie(Self.sessionCookie) { try await sessions.close(token: token) }
+        if let token = request.cookie(Self.sessionCookie) {
+            try await sessions.close(token: token)
+            try await flashes.forget(session: token)
+        }
         return HTMLPage.redirect(to: "/inbox/sign-in", setCookies: [forms.cookie(Self.sessionCookie, "", maxAge: 0)])
     }
 

@@ -18,6 +18,10 @@ struct WebInboxViewer: Sendable {
     var forms: BrowserForms
     /// The signed-in owner's id (kind ``Kind/owner``), who may write as their inboxes; nil for everyone else.
     var ownerID: String? = nil
+    /// A Pro user's SMTP sandbox among ``mailboxes`` (listed as "Sandbox"), nil for anyone else or before it has one.
+    var sandbox: String?
+    /// Whether a Pro user's pages link to the Pro dashboard (`a#dashboard`): the server has one.
+    var hasDashboard = false
 
     /// The mailbox of this viewer's that `mailbox` names (compared lower-cased), as stored; nil when it is none of
     /// theirs.

@@ -16,18 +16,23 @@ struct WebhookRecord: Sendable, Equatable {
 }
 
 /// One logged delivery attempt (`mailbox_webhook_deliveries`).
-struct WebhookDeliveryRecord: Sendable, Equatable {
-    var id: String
-    var eventID: String
-    var eventType: String
+public struct WebhookDeliveryRecord: Sendable, Equatable {
+    /// The attempt's id.
+    public var id: String
+    /// `evt_<uuid>`, as the `X-Webhook-ID` header.
+    public var eventID: String
+    /// `email.received`.
+    public var eventType: String
     /// 1-based.
-    var attempt: Int64
+    public var attempt: Int64
     /// nil when no response came (network error, timeout, refused target).
-    var statusCode: Int64?
-    var error: String?
-    var durationMS: Int64?
+    public var statusCode: Int64?
+    /// Why the attempt failed (`timeout`, `HTTP 500`, ...), nil after a 2xx.
+    public var error: String?
+    /// How long it took, nil when unknown.
+    public var durationMS: Int64?
     /// Unix milliseconds.
-    var createdMS: Int64
+    public var createdMS: Int64
 }
 
 /// A claimed event, with what its delivery needs: the webhook's URL and secret and the message's summary.

@@ -1,6 +1,7 @@
 import AgentAuth
 import AuthCrypto
 import ComputePool
+import DKIMKeys
 import Directory
 import Foundation
 import HTTP1
@@ -20,6 +21,9 @@ import ServerKit
 import Storage
 import Testing
 import WebInbox
+import Webhooks
+
+@testable import PosternApp
 
 @testable import PosternApp
 
@@ -42,6 +46,8 @@ final class WebInboxHarness: Sendable {
     let mailbox: MailboxService
     /// The Pro users' SMTP sandboxes, over the same surface and mail store.
     let sandbox: MailSandbox
+    /// The Pro users' webhooks, over the same surface (their `/api/user/webhooks` routes are on ``router``).
+    let webhooks: WebhooksController
     let service: WebInboxService
     let mail: MailStore
     let router: ContextRouter
@@ -60,10 +66,15 @@ final class WebInboxHarness: Sendable {
         mail = MailStore(database: database)
         let keys = try JWTKeySet(
             keys: [JWTKey.hmac(kid: "test-hs", secret: SecureRandom.bytes(32))], activeHMAC: "test-hs", activeRSA: nil)
-        let mailboxSettings = MailboxConfiguration(
+        var mailboxSettings = MailboxConfiguration(
             issuer: Self.publicURL, domains: ["mail.localhost"], proDomains: ["pro.localhost"],
             rateLimitsEnabled: false, powRequired: false, argon2: cheapArgon2,
             authKeyArgon2: Argon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
+        // Custom domains get DKIM keys as the composition root gives them, so their `_domainkey` records show.
+        mailboxSettings.domainSigningKeys = DKIMDomainKeys(
+            store: try DKIMKeyStore(
+                database: database, sealingSecret: "a-test-key-secret-of-more-than-16-bytes", clock: { clock.now }),
+            pool: pool)
         mailbox = try MailboxService(
             configuration: mailboxSettings, keys: keys, store: MailboxStore(database: database), mail: mail,
             ledger: ChallengeLedger(database: database), pool: pool, clock: { clock.now },
@@ -81,16 +92,20 @@ final class WebInboxHarness: Sendable {
             configuration: jmapSettings, authenticator: NoBearers(), store: mail, directory: agents,
             delivery: LocalDelivery(directory: agents, store: mail, clock: { clock.now }), clock: { clock.now },
             outbound: outbound)
+        webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
         service = try WebInboxService(
             configuration: WebInboxConfiguration(publicURL: Self.publicURL), owners: owners,
             ownedInboxes: makeOwnedInboxes(database, clock), accounts: MailboxAccountsPort(surface: mailbox, sandbox: sandbox), mail: mail,
             database: database, clock: { clock.now },
             sender: JMAPWebInboxSender(
                 jmap: jmap, principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
-            captures: MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox))
+            captures: MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox),
+            dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox))
+
         var router = ContextRouter()
         owners.register(into: &router)
         mailbox.register(into: &router)
+        webhooks.register(on: &router)
         service.register(into: &router)
         self.router = router
     }

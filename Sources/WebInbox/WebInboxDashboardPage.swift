@@ -1,0 +1,281 @@
+import HTTP1
+import Owners
+import ServerKit
+
+/// The Pro dashboard, rendered (ids in ``WebInboxService/dashboardPage(_:_:)``): every value escaped, every form a
+/// CSRF-carrying post to `/inbox/dashboard/...`.
+struct WebInboxDashboardPage {
+    var accounts: [ProDashboardAccount]
+    var tokens: [ProDashboardToken]
+    var domains: [ProDashboardDomain]
+    var webhook: ProDashboardWebhook?
+    var sandbox: ProDashboardSandbox?
+    /// What the last post did, shown this once.
+    var flash: WebInboxFlash
+
+    func render(_ viewer: WebInboxViewer, csrf: String) -> String {
+        let main =
+            OwnerPageShell.flash(flash.notice, kind: "notice") + OwnerPageShell.flash(flash.error, kind: "error")
+            + accountsSection() + tokensSection(csrf) + domainsSection(csrf) + webhookSection(csrf)
+            + sandboxSection()
+        return WebInboxPage.document("Pro dashboard", viewer, csrf: csrf, main: main, css: Self.css)
+    }
+
+    private static let e = HTMLText.escape
+    private static let path = WebInboxService.dashboardPath
+
+    /// A POST form to `action` with the CSRF field, a button reading `label` and `attributes` on the form.
+    private static func post(_ action: String, _ csrf: String, label: String, id: String? = nil, aria: String? = nil)
+        -> String
+    {
+        let formID = id.map { " id=\"\(e($0))\"" } ?? ""
+        let name = aria.map { " aria-label=\"\(e($0))\"" } ?? ""
+        return """
+            <form method="post" action="\(e(action))" class="inline"\(formID)>\
+            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">\
+            <button type="submit"\(name)>\(e(label))</button></form>
+            """
+    }
+
+    private func accountsSection() -> String {
+        let e = Self.e
+        let items = accounts.map { account in
+            """
+            <li class="account"><a class="address" href="\(e(WebInboxPage.mailboxPath(account.address)))">\
+            \(e(account.address))</a> <span class="usage">\(e(WebInboxPage.size(account.used))) of \
+            \(e(WebInboxPage.size(account.quota)))</span></li>
+            """
+        }.joined(separator: "\n")
+        let list =
+            accounts.isEmpty
+            ? "<div id=\"accounts\"><p id=\"no-accounts\">No account yet: make one with the API.</p></div>"
+            : "<ul id=\"accounts\">\n\(items)\n</ul>"
+        return "<section class=\"card\" aria-labelledby=\"accounts-heading\"><h2 id=\"accounts-heading\">Accounts</h2>"
+            + list + "</section>\n"
+    }
+
+    private func tokensSection(_ csrf: String) -> String {
+        let e = Self.e
+        var html = """
+            <section class="card" aria-labelledby="tokens-heading"><h2 id="tokens-heading">API tokens</h2>
+            <p class="hint">A <code>tm_pro_</code> token opens the API as you, and signs in to the SMTP sandbox.</p>
+
+            """
+        if let token = flash.token {
+            html += """
+                <div class="shown" id="token-result"><p>Your new token, shown this once: copy it now.</p>
+                <pre id="token-shown" class="key">\(e(token))</pre></div>
+
+                """
+        }
+        html += """
+            <form method="post" action="\(e(Self.path))/tokens" id="create-token-form" class="row">
+            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
+            <div><label for="token-name">Name</label>
+            <input id="token-name" name="name" maxlength="100" autocomplete="off" placeholder="ci"></div>
+            <button type="submit" id="create-token">Create token</button>
+            </form>
+
+            """
+        let items = tokens.map { token in
+            let lastUsed = token.lastUsedAt.map { "last used " + WebInboxPage.time($0) } ?? "never used"
+            var line = """
+                <li class="token" id="token-\(e(token.id))"><span class="name">\(e(token.name))</span> \
+                <span class="created">made \(WebInboxPage.time(token.createdAt))</span> \
+                <span class="last-used">\(lastUsed)</span>
+                """
+            if let revoked = token.revokedAt {
+                line += " <span class=\"revoked\">revoked \(WebInboxPage.time(revoked))</span>"
+            } else {
+                line +=
+                    " "
+                    + Self.post(
+                        "\(Self.path)/tokens/\(PercentEncoding.encode(token.id))/revoke", csrf, label: "Revoke",
+                        aria: "Revoke token \(token.name)")
+            }
+            return line + "</li>"
+        }.joined(separator: "\n")
+        html +=
+            tokens.isEmpty
+            ? "<div id=\"tokens\"><p id=\"no-tokens\">No token yet.</p></div>"
+            : "<ul id=\"tokens\" class=\"items\">\n\(items)\n</ul>"
+        return html + "</section>\n"
+    }
+
+    private func domainsSection(_ csrf: String) -> String {
+        let e = Self.e
+        var html = """
+            <section class="card" aria-labelledby="domains-heading"><h2 id="domains-heading">Custom domains</h2>
+            <p class="hint">Publish each record, then verify: the TXT token at the domain proves it is yours; the MX
+            brings its mail here; the DKIM records (<code>_domainkey</code>) publish the keys its mail is signed with.
+            A record's state is what the last lookup found.</p>
+            <form method="post" action="\(e(Self.path))/domains" id="add-domain-form" class="row">
+            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
+            <div><label for="domain">Domain</label>
+            <input id="domain" name="domain" required autocomplete="off" placeholder="example.com"></div>
+            <button type="submit" id="add-domain">Add domain</button>
+            </form>
+
+            """
+        // `#domain-records` only once there is a record: a page that shows it has the domain just added.
+        guard !domains.isEmpty else { return html + "<p id=\"no-domains\">No domain yet.</p></section>\n" }
+        html += "<div id=\"domain-records\">\n"
+        for domain in domains { html += domainBlock(domain, csrf) }
+        return html + "</div></section>\n"
+    }
+
+    private func domainBlock(_ domain: ProDashboardDomain, _ csrf: String) -> String {
+        let e = Self.e
+        let found = flash.checkedDomain == domain.id && flash.found.count == domain.records.count ? flash.found : nil
+        let rows = domain.records.enumerated().map { index, record in
+            let state = Self.state(record, index: index, of: domain, found: found?[index])
+            return """
+                <tr class="record"><td class="type" data-label="Type">\(e(record.type))</td>\
+                <td class="host" data-label="Host"><code>\(e(record.host))</code></td>\
+                <td class="value" data-label="Value"><code>\(e(record.value))</code></td>\
+                <td class="priority" data-label="Priority">\(record.priority.map(String.init) ?? "")</td>\
+                <td class="state" data-label="State">\(e(state))</td></tr>
+                """
+        }.joined(separator: "\n")
+        let id = PercentEncoding.encode(domain.id)
+        return """
+            <section class="domain" id="domain-\(e(domain.id))" aria-label="\(e(domain.domain))">
+            <h3>\(e(domain.domain)) <span class="domain-state">\(domain.verified ? "verified" : "pending")</span></h3>
+            <div class="table-wrap"><table>
+            <thead><tr><th scope="col">Type</th><th scope="col">Host</th><th scope="col">Value</th>\
+            <th scope="col">Priority</th><th scope="col">State</th></tr></thead>
+            <tbody>
+            \(rows)
+            </tbody></table></div>
+            \(Self.post("\(Self.path)/domains/\(id)/verify", csrf, label: "Verify", aria: "Verify \(domain.domain)"))\
+            \(Self.post("\(Self.path)/domains/\(id)/delete", csrf, label: "Remove", aria: "Remove \(domain.domain)"))
+            </section>
+
+            """
+    }
+
+    /// A record's state: what the lookup just made found, else what the domain keeps (the TXT token verified, the MX
+    /// seen by the last check); a DKIM record is known only right after a verification.
+    private static func state(_ record: ProDashboardRecord, index: Int, of domain: ProDashboardDomain, found: Bool?)
+        -> String
+    {
+        if let found { return found ? (index == 0 ? "verified" : "published") : "not found" }
+        switch index {
+        case 0: return domain.verified ? "verified" : "pending"
+        case 1: return domain.mxConfigured ? "published" : "pending"
+        default: return "pending"
+        }
+    }
+
+    private func webhookSection(_ csrf: String) -> String {
+        let e = Self.e
+        var html = """
+            <section class="card" id="webhook" aria-labelledby="webhook-heading"><h2 id="webhook-heading">Webhook</h2>
+
+            """
+        if let secret = flash.webhookSecret {
+            html += """
+                <div class="shown" id="webhook-secret-result"><p>The signing secret, shown this once: copy it now.</p>
+                <pre id="webhook-secret-shown" class="key">\(e(secret))</pre></div>
+
+                """
+        }
+        guard let webhook else {
+            return html + """
+                <p class="hint">One webhook: each message your accounts or sandbox receive is posted to it, signed.</p>
+                <form method="post" action="\(e(Self.path))/webhook" id="create-webhook-form">
+                <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
+                <label for="webhook-url">URL (https)</label>
+                <input id="webhook-url" name="url" type="url" required
+                placeholder="https://example.com/hooks/mail">
+                <fieldset><legend>Events</legend>
+                <label class="check"><input type="checkbox" name="events" value="email.received" checked>
+                <code>email.received</code>: a message arrived</label>
+                </fieldset>
+                <button type="submit" id="create-webhook">Create webhook</button>
+                </form></section>
+
+                """
+        }
+        let id = PercentEncoding.encode(webhook.id)
+        let base = "\(Self.path)/webhook/\(id)"
+        let rotate = Self.post(base + "/rotate", csrf, label: "Rotate secret", id: "rotate-webhook-form")
+        let delete = Self.post(base + "/delete", csrf, label: "Delete webhook", id: "delete-webhook-form")
+        let failures = "\(webhook.failureCount) " + (webhook.failureCount == 1 ? "failure" : "failures")
+        html += """
+            <dl class="headers" id="webhook-details">
+            <dt>URL</dt><dd class="url"><code>\(e(webhook.url))</code></dd>
+            <dt>Events</dt><dd class="events">\(e(webhook.events.joined(separator: ", ")))</dd>
+            <dt>Status</dt><dd class="status">\(e(webhook.status)) (\(failures) in a row)</dd>
+            <dt>Created</dt><dd>\(WebInboxPage.time(webhook.createdAt))</dd>
+            </dl>
+            <p>\(rotate)\(delete)</p>
+            <h3>Delivery log</h3>
+
+            """
+        if webhook.deliveries.isEmpty {
+            html += "<p id=\"no-deliveries\">No delivery yet.</p>\n"
+        } else {
+            let rows = webhook.deliveries.map { attempt in
+                let status = attempt.statusCode.map { "HTTP \($0)" } ?? ""
+                let outcome = [status, attempt.error ?? ""].filter { !$0.isEmpty }.joined(separator: " · ")
+                return """
+                    <tr class="delivery"><td class="time" data-label="Time">\(WebInboxPage.time(attempt.time))</td>\
+                    <td class="event" data-label="Event">\(e(attempt.event))</td>\
+                    <td class="attempt" data-label="Attempt">\(attempt.attempt)</td>\
+                    <td class="status" data-label="Status">\(e(outcome))</td></tr>
+                    """
+            }.joined(separator: "\n")
+            html += """
+                <div class="table-wrap"><table id="deliveries">
+                <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th>\
+                <th scope="col">Status</th></tr></thead>
+                <tbody>
+                \(rows)
+                </tbody></table></div>
+
+                """
+        }
+        return html + "</section>\n"
+    }
+
+    private func sandboxSection() -> String {
+        let e = Self.e
+        var html = """
+            <section class="card" id="sandbox" aria-labelledby="sandbox-heading">
+            <h2 id="sandbox-heading">SMTP sandbox</h2>
+
+            """
+        if let sandbox {
+            html += """
+                <p><span id="sandbox-captures">\(sandbox.captures)</span> \
+                \(sandbox.captures == 1 ? "capture" : "captures")
+                (\(e(WebInboxPage.size(sandbox.used)))), kept at <code>\(e(sandbox.address))</code>.
+                <a id="sandbox-link" href="\(e(WebInboxPage.mailboxPath(sandbox.address)))">Open the Sandbox</a></p>
+
+                """
+        } else {
+            html += """
+                <p id="no-sandbox">No capture yet: the sandbox opens at the first SMTP sign-in with one of your API
+                tokens as the password.</p>
+
+                """
+        }
+        return html + "</section>\n"
+    }
+
+    static let css = """
+        .row{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end}.row label{margin:0}.row input{width:auto}
+        .row button{margin:0}ul.items,#accounts{padding-left:1.25rem}ul.items li{margin:.35rem 0}
+        pre.key{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-all}
+        #accounts .account{float:none;display:list-item;color:inherit}
+        .record .value code,#webhook code,#sandbox code{overflow-wrap:anywhere;word-break:break-all}
+        .record .host code{overflow-wrap:anywhere}.record .host{min-width:10rem}
+        @media (max-width:40rem){.record td::before,.delivery td::before{content:attr(data-label) ": ";
+        color:var(--muted);font-size:.85rem}.record .host{min-width:0}}
+        .domain{border-top:1px solid var(--line);padding-top:.5rem;margin-top:.75rem}
+        .domain-state,.revoked,.usage,.created,.last-used{color:var(--muted);font-weight:400;font-size:.9rem}
+        fieldset{border:1px solid var(--line);border-radius:8px;margin:.5rem 0}
+        label.check{display:flex;align-items:center;gap:.5rem;font-weight:400}label.check input{width:auto;margin:0}
+        """
+}

@@ -1,0 +1,63 @@
+import AuthCrypto
+
+/// What a post of the Pro dashboard tells the page its 303 leads to, once: a notice or an error, a new API token or
+/// webhook secret (shown this once), and what a domain's verification found. Kept by ``WebInboxFlashes``.
+struct WebInboxFlash: Equatable {
+    /// `#notice`.
+    var notice: String?
+    /// `#error`.
+    var error: String?
+    /// A `tm_pro_` token just made: `#token-shown`.
+    var token: String?
+    /// A webhook signing secret just made or rotated: `#webhook-secret-shown`.
+    var webhookSecret: String?
+    /// The domain whose records a verification just looked up.
+    var checkedDomain: String?
+    /// Whether each of that domain's records was found, in the records' order.
+    var found: [Bool] = []
+
+    /// One line a field: its letter and the value in base64url (so no value can forge a line).
+    var encoded: [UInt8] {
+        var lines: [String] = []
+        func add(_ letter: String, _ value: String?) {
+            if let value { lines.append(letter + Base64URL.encode(Array(value.utf8))) }
+        }
+        add("n", notice)
+        add("e", error)
+        add("t", token)
+        add("w", webhookSecret)
+        add("d", checkedDomain)
+        if !found.isEmpty { lines.append("f" + String(found.map { $0 ? "1" : "0" })) }
+        return Array(lines.joined(separator: "\n").utf8)
+    }
+
+    init(notice: String? = nil, error: String? = nil, token: String? = nil, webhookSecret: String? = nil) {
+        self.notice = notice
+        self.error = error
+        self.token = token
+        self.webhookSecret = webhookSecret
+    }
+
+    /// The flash ``encoded`` wrote; nil for anything else.
+    init?(encoded bytes: [UInt8]) {
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let letter = line.prefix(1)
+            let rest = String(line.dropFirst())
+            if letter == "f" {
+                guard rest.allSatisfy({ $0 == "0" || $0 == "1" }) else { return nil }
+                found = rest.map { $0 == "1" }
+                continue
+            }
+            guard let raw = Base64URL.decode(rest) else { return nil }
+            let value = String(decoding: raw, as: UTF8.self)
+            switch letter {
+            case "n": notice = value
+            case "e": error = value
+            case "t": token = value
+            case "w": webhookSecret = value
+            case "d": checkedDomain = value
+            default: return nil
+            }
+        }
+    }
+}

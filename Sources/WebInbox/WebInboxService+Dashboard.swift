@@ -1,0 +1,200 @@
+import HTTP1
+import Owners
+import ServerKit
+
+/// The Pro dashboard (`/inbox/dashboard`): a signed-in Pro user's accounts, API tokens, custom domains, webhook and
+/// SMTP sandbox, through the ``ProDashboard`` port (the Mail.td API's own Pro rules). Anyone else, signed in or not,
+/// gets the same 404 on every dashboard route. Every post is CSRF-checked and answers with a 303 to the dashboard,
+/// whose next `GET` shows what it did once (``WebInboxFlashes``): a new token or secret is never in a URL or cookie.
+extension WebInboxService {
+    /// What a dashboard handler gets: the request, its path parameters, the viewer, the Pro user's id, the session's
+    /// cookie value (the flash is bound to it), and the client's address for the audit trail.
+    struct DashboardCall: Sendable {
+        var request: HTTPRequest
+        var parameters: RouteParameters
+        var viewer: WebInboxViewer
+        var proUserID: String
+        var session: String
+        var client: String?
+
+        var id: String { parameters["id"] ?? "" }
+    }
+
+    typealias DashboardHandler = @Sendable (DashboardCall, any ProDashboard) async throws -> HTTPResponse
+
+    /// The dashboard's path.
+    static let dashboardPath = "/inbox/dashboard"
+
+    /// Adds `GET /inbox/dashboard` and its posts: `tokens` (`name`), `tokens/{id}/revoke`, `domains` (`domain`),
+    /// `domains/{id}/verify`, `domains/{id}/delete`, `webhook` (`url`, `events`), `webhook/{id}/rotate`,
+    /// `webhook/{id}/delete`.
+    func registerDashboard(into router: inout ContextRouter) {
+        let limit = configuration.bodyLimit
+        let path = Self.dashboardPath
+        router.add(.GET, path, dashboard { [self] in try await dashboardPage($0, $1) })
+        router.add(.POST, path + "/tokens", bodyLimit: limit, dashboard { [self] in try await createToken($0, $1) })
+        router.add(
+            .POST, path + "/tokens/{id}/revoke", bodyLimit: limit, dashboard { [self] in try await revokeToken($0, $1) }
+        )
+        router.add(.POST, path + "/domains", bodyLimit: limit, dashboard { [self] in try await addDomain($0, $1) })
+        router.add(
+            .POST, path + "/domains/{id}/verify", bodyLimit: limit,
+            dashboard { [self] in try await verifyDomain($0, $1) })
+        router.add(
+            .POST, path + "/domains/{id}/delete", bodyLimit: limit,
+            dashboard { [self] in try await deleteDomain($0, $1) })
+        router.add(.POST, path + "/webhook", bodyLimit: limit, dashboard { [self] in try await createWebhook($0, $1) })
+        router.add(
+            .POST, path + "/webhook/{id}/rotate", bodyLimit: limit,
+            dashboard { [self] in try await rotateWebhook($0, $1) })
+        router.add(
+            .POST, path + "/webhook/{id}/delete", bodyLimit: limit,
+            dashboard { [self] in try await deleteWebhook($0, $1) })
+    }
+
+    /// A dashboard route: the owners' rate limit and error page; a 404 for anyone but a Pro user signed in to the web
+    /// inbox (signed out, an account, a link, an owner); then a 403 for a post without the session's CSRF token.
+    func dashboard(_ handler: @escaping DashboardHandler) -> ContextRouteHandler {
+        owners.limitedRoute { [self] request, context, parameters in
+            guard let port = dashboard, let session = request.cookie(Self.sessionCookie),
+                let reader = try await viewer(of: request), case .session(.proUser(let userID)) = reader.kind,
+                !reader.label.isEmpty  // an active Pro user's email; empty once suspended or deleted
+            else { return WebInboxPage.notFound() }
+            if request.method == .POST, !reader.forms.csrfValid(request.formFields(), request) {
+                return WebInboxPage.message(.forbidden, "Forbidden", WebInboxPage.csrfMessage)
+            }
+            let call = DashboardCall(
+                request: request, parameters: parameters, viewer: reader, proUserID: userID, session: session,
+                client: context.clientAddress?.description)
+            do {
+                return try await handler(call, port)
+            } catch ProDashboardError.notFound {
+                return WebInboxPage.notFound()
+            }
+        }
+    }
+
+    /// The dashboard, with what the last post did (once). Ids: `#accounts` (`.account`, `.address`), `#tokens`
+    /// (`.token`, `.name`), `#create-token-form`, `#token-shown`, `#add-domain-form`, `#domain-records` (`.record`:
+    /// `.type`, `.host`, `.value`, `.state`), `#webhook`, `#create-webhook-form`, `#webhook-secret-shown`,
+    /// `#deliveries`, `#sandbox`, `#notice`, `#error`.
+    func dashboardPage(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+        let user = call.proUserID
+        let page = WebInboxDashboardPage(
+            accounts: try await port.accounts(proUserID: user), tokens: try await port.tokens(proUserID: user),
+            domains: try await port.domains(proUserID: user), webhook: try await port.webhook(proUserID: user),
+            sandbox: try await port.sandbox(proUserID: user),
+            flash: try await flashes.take(session: call.session) ?? WebInboxFlash())
+        let (csrf, _) = call.viewer.forms.csrf(for: call.request)
+        return HTMLPage.response(.ok, page.render(call.viewer, csrf: csrf))
+    }
+
+    /// `POST .../tokens` (`name`): the token shown once.
+    func createToken(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+        let name = call.request.formFields()["name"] ?? ""
+        return try await answer(call) {
+            let token = try await port.createToken(proUserID: call.proUserID, name: name, client: call.client)
+            return WebInboxFlash(
+                notice: "Token created. Copy it now: it is shown this once.", token: token)
+        }
+    }
+
+    /// `POST .../tokens/{id}/revoke`.
+    func revokeToken(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+        try await answer(call) {
+            try await port.revokeToken(id: call.id, proUserID: call.proUserID, client: call.client)
+            return WebInboxFlash(notice: "Token revoked: it no longer works.")
+        }
+    }
+
+    /// `POST .../domains` (`domain`).
+    func addDomain(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+        let typed = call.request.formFields()["domain"] ?? ""
+        return try await answer(call) {
+            let domain = try await port.addDomain(typed, proUserID: call.proUserID, client: call.client)
+            return WebInboxFlash(notice: "Added \(domain). Publish its records below, then verify.")
+        }
+    }
+
+    /// `POST .../domains/{id}/verify`: the records looked up now; each one's state shown once with the answer.
+    func verifyDomain(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+        try await answer(call) {
+            let result = try await port.verifyDomain(id: call.id, proUserID: call.proUserID, client: call.client)
+            var words = result.verified ? "\(result.domain) is verified." : "\(result.domain) is still pending."
+            if let message = result.message { words += " " + message }
+            var flash = WebInboxFlash(notice: words)
+            flash.checkedDomain = call.id
+            flash.found = result.records.map { $0.found ?? false }
+            return flash
+        }
+    }
+
+    /// `POST .../domains/{id}/delete`.
+    func deleteDomain(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+        try await answer(call) {
+            try await port.deleteDomain(id: call.id, proUserID: call.proUserID, client: call.client)
+            return WebInboxFlash(notice: "Domain removed: its mail is refused from now on.")
+        }
+    }
+
+    /// `POST .../webhook` (`url`, `events`): the signing secret shown once.
+    func createWebhook(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+        let fields = call.request.formFields()
+        let events = fields["events"].map { [$0] } ?? []
+        return try await answer(call) {
+            let secret = try await port.createWebhook(
+                proUserID: call.proUserID, url: fields["url"] ?? "", events: events)
+            return WebInboxFlash(
+                notice: "Webhook created. Copy its signing secret now: it is shown this once.", webhookSecret: secret)
+        }
+    }
+
+    /// `POST .../webhook/{id}/rotate`: the new secret shown once; the old one stops signing at once.
+    func rotateWebhook(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+        try await answer(call) {
+            let secret = try await port.rotateWebhook(id: call.id, proUserID: call.proUserID)
+            return WebInboxFlash(
+                notice: "Secret rotated: the old one no longer signs. Copy the new one now: it is shown this once.",
+                webhookSecret: secret)
+        }
+    }
+
+    /// `POST .../webhook/{id}/delete`.
+    func deleteWebhook(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+        try await answer(call) {
+            try await port.deleteWebhook(id: call.id, proUserID: call.proUserID)
+            return WebInboxFlash(notice: "Webhook deleted.")
+        }
+    }
+
+    /// Runs a post's `action`, keeps its flash (or the refusal's words in `#error`) for the session, and answers with
+    /// a 303 to the dashboard. Not the user's: the 404 (``dashboard(_:)``).
+    private func answer(_ call: DashboardCall, _ action: () async throws -> WebInboxFlash) async throws
+        -> HTTPResponse
+    {
+        let flash: WebInboxFlash
+        do {
+            flash = try await action()
+        } catch let error as ProDashboardError where error != .notFound {
+            flash = WebInboxFlash(error: Self.words(error))
+        }
+        try await flashes.put(flash, session: call.session)
+        return HTMLPage.redirect(to: Self.dashboardPath)
+    }
+
+    /// What the page says for a refusal.
+    static func words(_ error: ProDashboardError) -> String {
+        switch error {
+        case .notFound: "There is no such token, domain or webhook."
+        case .invalidName: "A token's name is at most 100 characters."
+        case .invalidDomain: "That is not a domain name."
+        case .domainTaken: "That domain is already in use."
+        case .domainLimitReached: "You have as many domains as you may: remove one first."
+        case .domainExpired: "That domain was not verified in time and was removed: add it again."
+        case .domainInUse: "Accounts are still on that domain: delete them first."
+        case .invalidURL: "A webhook's URL must be an https URL of a public host, without a user name or fragment."
+        case .invalidEvents: "That is not an event a webhook can receive."
+        case .webhookLimitReached: "You have a webhook already: delete it first."
+        }
+    }
+}
