@@ -87,7 +87,8 @@ enum Surfaces {
         OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
         // The web inbox: owners read their inboxes through their owner session; Mail.td accounts, Pro users and
         // one-time links through its own sessions, with the owners' backoff and session lifetime.
-        var inboxSettings = WebInboxConfiguration(publicURL: identity.baseURL)
+        var inboxSettings = configuration.webInbox
+        inboxSettings.publicURL = identity.baseURL
         inboxSettings.sessionLifetime = ownerSettings.sessionLifetime
         inboxSettings.backoff = ownerSettings.backoff
         try WebInboxService(
