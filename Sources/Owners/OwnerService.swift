@@ -124,6 +124,28 @@ public final class OwnerService: Sendable {
         }
     }
 
+    /// A stream route (`text/event-stream`) through the surface's middleware: the rate limit is charged as a page's,
+    /// and an error `handler` throws is answered with the surface's error page. `handler` runs in a task cancelled
+    /// when the stream ends; it opens the stream on the writer, or answers with a complete response, and must not
+    /// throw once it has opened (it finishes the writer itself then).
+    public func limitedStream(
+        _ handler: @escaping @Sendable (HTTPRequest, RequestContext, RouteParameters, any HTTPResponseWriter) async throws
+            -> Void
+    ) -> ContextRouteHandler {
+        .stream { [middleware] request, context, parameters, writer in
+            let task = Task {
+                let decision = middleware.charge(.page, context)
+                if let decision, !decision.allowed { return writer.respond(middleware.refusal(.page, decision)) }
+                do {
+                    try await handler(request, context, parameters, writer)
+                } catch {
+                    writer.respond(middleware.finish(middleware.answer(error, context), decision))
+                }
+            }
+            writer.onEnd { task.cancel() }
+        }
+    }
+
     // MARK: - Sign-in
 
     func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -16,6 +16,9 @@ struct WebInboxViewer: Sendable {
     var mailboxes: [String]
     /// The forms of the session that signed the viewer in.
     var forms: BrowserForms
+    /// The session that signed the viewer in, as a key that names it without being it (a digest of its token): the
+    /// live list's streams are counted per session.
+    var session = ""
 
     /// The mailbox of this viewer's that `mailbox` names (compared lower-cased), as stored; nil when it is none of
     /// theirs.
