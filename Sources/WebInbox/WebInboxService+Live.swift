@@ -15,7 +15,8 @@ import ServerKit
 extension WebInboxService {
     /// Adds the routes. Before `/inbox/m/{mailbox}/{id}`, so that `events` is never taken for a message id.
     func registerLive(into router: inout ContextRouter) {
-        router.add(.GET, WebInboxLiveScript.path, .immediate { request, _, _ in WebInboxLiveScript.response(to: request) })
+        router.add(
+            .GET, WebInboxLiveScript.path, .immediate { request, _, _ in WebInboxLiveScript.response(to: request) })
         router.add(
             .GET, "/inbox/m/{mailbox}/events",
             owners.limitedStream { [self] request, _, parameters, writer in

@@ -28,6 +28,9 @@ public final class WebInboxService: Sendable {
     let liveStreams: EventStreamLimiter<String>
     let clock: @Sendable () -> Int64
 
+    /// Live-list event streams open on this instance now.
+    public var openLiveStreams: Int { liveStreams.openCount }
+
     /// The session cookie of the web inbox's own sign-ins.
     public static let sessionCookie = "postern_inbox"
     /// The pre-session cookie its sign-in forms' CSRF tokens are bound to.

@@ -37,7 +37,8 @@ final class WebInboxHarness: Sendable {
     let mail: MailStore
     let router: ContextRouter
 
-    init() throws {
+    /// - Parameter configure: changes to the web inbox's settings (the live list's limits).
+    init(_ configure: (inout WebInboxConfiguration) -> Void = { _ in }) throws {
         test = try StorageBackend.current.makeDatabase(logger: Logger(label: "webinbox-tests"))
         let database = test.database
         let clock = clock
@@ -60,8 +61,10 @@ final class WebInboxHarness: Sendable {
             ledger: ChallengeLedger(database: database), pool: pool, clock: { clock.now },
             monotonicClock: clock.monotonic)
         sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail)
+        var settings = WebInboxConfiguration(publicURL: Self.publicURL)
+        configure(&settings)
         service = try WebInboxService(
-            configuration: WebInboxConfiguration(publicURL: Self.publicURL), owners: owners,
+            configuration: settings, owners: owners,
             ownedInboxes: makeOwnedInboxes(database, clock), accounts: MailboxAccountsPort(surface: mailbox, sandbox: sandbox), mail: mail,
             database: database, clock: { clock.now })
         var router = ContextRouter()
