@@ -61,6 +61,14 @@ struct WebInboxLiveTests {
         return writer
     }
 
+    /// The whole answer of a stream that ends by itself (a refusal, a stream that ended); fails after 10 s instead of
+    /// waiting for one that does not.
+    static func answer(_ writer: CollectingResponseWriter) async throws -> HTTPResponse {
+        try await until("the answer ended") { writer.hasEnded }
+        try #require(writer.hasEnded)
+        return await writer.response()
+    }
+
     struct NoStreamRoute: Error {
         var target: String
     }
@@ -107,7 +115,7 @@ struct WebInboxLiveTests {
         #expect(events.first?.event == "change" && events.first?.id == String(now))
         #expect(events.first?.data == "{\"state\":\(now),\"arrived\":true}")
         writer.end()
-        let response = await writer.response()
+        let response = try await Self.answer(writer)
         #expect(response.headers["Content-Type"] == "text/event-stream")
         #expect(response.headers["Cache-Control"] == "no-store")
         #expect(response.headers["Content-Length"] == nil)
@@ -137,16 +145,16 @@ struct WebInboxLiveTests {
         for (who, target) in [
             ("another's mailbox", other + "/events"), ("no mailbox at all", "/inbox/m/nobody%40mail.localhost/events"),
         ] {
-            let response = await (try Self.open(harness, browser, target)).response()
+            let response = try await Self.answer(try Self.open(harness, browser, target))
             #expect(response.status == .notFound, "\(who)")
             #expect(response.headers["Content-Type"]?.hasPrefix("text/html") == true, "\(who)")
         }
-        #expect(await (try Self.open(harness, nil, Self.list + "/events")).response().status == .notFound)
+        #expect(try await Self.answer(try Self.open(harness, nil, Self.list + "/events")).status == .notFound)
         let signedOut = harness.browser()
         signedOut.jar.cookies = browser.jar.cookies
         let page = await browser.send(.GET, Self.list)
         _ = await browser.send(.POST, "/inbox/sign-out", form: ["csrf_token": try #require(Browser.csrf(in: page))])
-        #expect(await (try Self.open(harness, signedOut, Self.list + "/events")).response().status == .notFound)
+        #expect(try await Self.answer(try Self.open(harness, signedOut, Self.list + "/events")).status == .notFound)
         #expect(harness.service.openLiveStreams == 0)
     }
 
@@ -159,14 +167,14 @@ struct WebInboxLiveTests {
         let events = Self.list + "/events"
         let first = try Self.open(harness, browser, events), second = try Self.open(harness, browser, events)
         try await Self.until("two streams open") { harness.service.openLiveStreams == 2 }
-        let third = await (try Self.open(harness, browser, events)).response()
+        let third = try await Self.answer(try Self.open(harness, browser, events))
         #expect(third.status == .tooManyRequests)
         #expect(harness.service.openLiveStreams == 2)
         // Another session of the same account has its own two, up to the server's three.
         let other = try await Self.signIn(harness, Self.reader, "secret-one")
         let fourth = try Self.open(harness, other, events)
         try await Self.until("three streams open") { harness.service.openLiveStreams == 3 }
-        let fifth = await (try Self.open(harness, other, events)).response()
+        let fifth = try await Self.answer(try Self.open(harness, other, events))
         #expect(fifth.status == .serviceUnavailable)
         #expect(fifth.headers["Retry-After"] != nil)
         // The server ends one (the client left, or it shuts down): its place is free again.
@@ -190,7 +198,7 @@ struct WebInboxLiveTests {
         #expect(Self.events(writer.written.body).isEmpty, "a ping is a comment: no event in the browser")
         let page = await browser.send(.GET, Self.list)
         _ = await browser.send(.POST, "/inbox/sign-out", form: ["csrf_token": try #require(Browser.csrf(in: page))])
-        let response = await writer.response()  // returns once the stream finished by itself
+        let response = try await Self.answer(writer)  // the stream finished by itself
         #expect(response.status == .ok)
         try await Self.until("its place freed") { harness.service.openLiveStreams == 0 }
     }
