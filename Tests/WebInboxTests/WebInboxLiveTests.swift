@@ -121,6 +121,20 @@ struct WebInboxLiveTests {
         #expect(response.headers["Content-Length"] == nil)
     }
 
+    @Test("a later page names its first page for the script (which offers it, not swapped rows); the first does not")
+    func laterPageNamesTheFirst() async throws {
+        let (harness, browser) = try await Self.signedIn { $0.pageSize = 1 }
+        for subject in ["one", "two"] {
+            try await harness.deliver(WebInboxHarness.plain(subject: subject), to: Self.reader)
+        }
+        let first = await browser.send(.GET, Self.list + "?text=o")
+        #expect(first.text.contains("data-state=") && !first.text.contains("data-first="))
+        let later = await browser.send(.GET, Self.list + "?text=o&position=1")
+        let firstPage = "/inbox/m/reader%40mail.localhost?folder=inbox&amp;text=o&amp;position=0"
+        #expect(later.text.contains("data-first=\"\(firstPage)\""))
+        #expect(later.text.contains("<span id=\"live-news\"></span></nav>"))
+    }
+
     @Test("a change that is no arrival (read on another page) refreshes without news; a reconnect's Last-Event-ID wins")
     func changeWithoutArrival() async throws {
         let (harness, browser) = try await Self.signedIn()
