@@ -157,6 +157,7 @@ let package = Package(
         // one-time links read mail, in the owner pages' frame (their sessions, CSRF, backoff and error pages).
         .target(name: "WebInbox", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
+            "EmbeddedResources",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
