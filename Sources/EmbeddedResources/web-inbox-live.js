@@ -21,10 +21,10 @@
     if (spoken) { spoken.textContent = text; }
   }
 
-  function offerReload() {
+  function offerReload(text) {
     var reload = document.getElementById("reload");
     if (!reload) { return; }
-    reload.textContent = "New mail: reload";
+    reload.textContent = text;
     if (first) { reload.setAttribute("href", first); }
   }
 
@@ -64,8 +64,9 @@
         if (arrived) { say("New mail."); }
       })
       .catch(function () {
+        // Signed out, or the server is going away: the stream stops; the page says it may be out of date.
         source.close();
-        offerReload();
+        offerReload("Changed: reload");
       })
       .then(function () {
         busy = false;
@@ -77,7 +78,7 @@
     var arrived = false;
     try { arrived = JSON.parse(event.data).arrived === true; } catch (ignored) { arrived = false; }
     if (first) {
-      if (arrived) { offerReload(); say("New mail."); }
+      if (arrived) { offerReload("New mail: reload"); say("New mail."); }
       return;
     }
     news = news || arrived;
