@@ -217,6 +217,22 @@ struct WebInboxLiveTests {
         try await Self.until("its place freed") { harness.service.openLiveStreams == 0 }
     }
 
+    @Test("an owner's stream of their agent inbox ends at the first ping after the owner session expired")
+    func ownerSessionExpires() async throws {
+        let harness = try WebInboxHarness { $0.pingSeconds = 1 }
+        let (browser, inbox) = try await harness.owner("ada@example.com", inbox: "ada-agent")
+        let list = "/inbox/m/" + PercentEncoding.encode(inbox)
+        let state = try await Self.renderedState(browser, list)
+        let writer = try Self.open(harness, browser, list + "/events?state=" + state)
+        try await Self.until("the stream parked") { harness.mail.changes.waiting(for: inbox) == 1 }
+        #expect(writer.written.status == .ok)
+        harness.clock.advance(13 * 3600)
+        let response = try await Self.answer(writer)
+        #expect(response.status == .ok && Self.events(response.body).isEmpty)
+        #expect(await browser.send(.GET, list).status == .seeOther, "the list too sends them to sign in")
+        try await Self.until("its place freed") { harness.service.openLiveStreams == 0 }
+    }
+
     @Test("the script is served from the binary as text/javascript, nosniff, revalidated by its ETag (304)")
     func script() async throws {
         let (harness, browser) = try await Self.signedIn()
