@@ -157,6 +157,7 @@ let package = Package(
         // one-time links read mail, in the owner pages' frame (their sessions, CSRF, backoff and error pages).
         .target(name: "WebInbox", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
+            "EmbeddedResources",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
@@ -372,7 +373,7 @@ let package = Package(
             "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
-            "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue",
+            "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

@@ -4,8 +4,9 @@ import Storage
 /// plugin, so that `postern` runs from any directory with nothing beside it.
 ///
 /// The files in the repository stay the source: `migrations/sqlite/*.sql` and `migrations/postgres/*.sql` at
-/// the package root, `config/postern.env` and `Sources/EmbeddedResources/openapi.json`. A test compares every embedded file with its
-/// source byte for byte, and the two migration sets with each other (the same numbers and names).
+/// the package root, `config/postern.env`, and `Sources/EmbeddedResources/openapi.json` and `web-inbox-live.js` (the
+/// web inbox's script). A test compares every embedded file with its source byte for byte, and the two migration sets
+/// with each other (the same numbers and names).
 public enum EmbeddedResources {
     /// Every `migrations/sqlite/*.sql` file as built, by file name, whatever its name.
     public static let migrationFiles: [EmbeddedFile] = EmbeddedFiles.migrations
@@ -36,6 +37,9 @@ public enum EmbeddedResources {
 
     /// `config/postern.env` as written in the repository: every configuration key with its default and comment.
     public static let configurationFile: EmbeddedFile = EmbeddedFiles.posternENV
+
+    /// The web inbox's live-list script (`web-inbox-live.js`), served at `/inbox/assets/live.js`.
+    public static let webInboxScript: EmbeddedFile = EmbeddedFiles.webInboxLiveJS
 }
 
 /// One file compiled into the binary.

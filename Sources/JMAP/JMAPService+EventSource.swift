@@ -1,3 +1,4 @@
+import ClientAddress
 import Directory
 import HTTP1
 import MailStore
@@ -54,10 +55,10 @@ extension JMAPService {
 
     /// A place among the open streams for the context's client.
     /// - Throws: `RequestError` 429 over the per-client cap, 503 over the total.
-    private func openLease(_ context: RequestContext) throws -> EventStreamLimiter.Lease {
+    private func openLease(_ context: RequestContext) throws -> EventStreamLimiter<ClientAddressKey>.Lease {
         do {
             return try eventStreams.open(for: context.clientKey)
-        } catch EventStreamLimiter.Refusal.tooManyForClient {
+        } catch EventStreamLimiter<ClientAddressKey>.Refusal.tooManyForClient {
             throw RequestError(
                 status: .tooManyRequests, type: "about:blank",
                 detail: "Too many event streams open from this address (at most \(configuration.maxEventStreamsPerClient)); "

@@ -23,7 +23,7 @@ public struct JMAPService: Sendable {
     /// Told when an event stream opens or closes and of each event pushed (metrics).
     let onEventStream: @Sendable (EventStreamActivity) -> Void
     /// The open event streams, against their caps.
-    let eventStreams: EventStreamLimiter
+    let eventStreams: EventStreamLimiter<ClientAddressKey>
     /// The per-client buckets (nil when rate limits are off) and the problem-details error shape.
     let middleware: SurfaceMiddleware<RateClass>
 
@@ -75,7 +75,7 @@ public struct JMAPService: Sendable {
     ) {
         self.outbound = outbound
         self.onEventStream = onEventStream
-        eventStreams = EventStreamLimiter(
+        eventStreams = EventStreamLimiter<ClientAddressKey>(
             maxTotal: configuration.maxEventStreams, maxPerClient: configuration.maxEventStreamsPerClient)
         self.configuration = configuration
         self.authenticator = authenticator

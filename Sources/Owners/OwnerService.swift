@@ -124,6 +124,29 @@ public final class OwnerService: Sendable {
         }
     }
 
+    /// What a stream route's handler gets: the request, its context and path parameters, and the writer.
+    public typealias StreamHandler =
+        @Sendable (HTTPRequest, RequestContext, RouteParameters, any HTTPResponseWriter) async throws -> Void
+
+    /// A stream route (`text/event-stream`) through the surface's middleware: the rate limit is charged as a page's,
+    /// and an error `handler` throws is answered with the surface's error page. `handler` runs in a task cancelled
+    /// when the stream ends; it opens the stream on the writer, or answers with a complete response. Once it has
+    /// opened, it finishes the writer before it throws: the error is then reported, and its page goes nowhere.
+    public func limitedStream(_ handler: @escaping StreamHandler) -> ContextRouteHandler {
+        .stream { [middleware] request, context, parameters, writer in
+            let task = Task {
+                let decision = middleware.charge(.page, context)
+                if let decision, !decision.allowed { return writer.respond(middleware.refusal(.page, decision)) }
+                do {
+                    try await handler(request, context, parameters, writer)
+                } catch {
+                    writer.respond(middleware.finish(middleware.answer(error, context), decision))
+                }
+            }
+            writer.onEnd { task.cancel() }
+        }
+    }
+
     // MARK: - Sign-in
 
     func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {

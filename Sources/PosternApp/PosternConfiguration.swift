@@ -10,6 +10,7 @@ import MailboxAccounts
 import OAuthServer
 import Owners
 import ServerKit
+import WebInbox
 import Webhooks
 
 /// Everything Postern reads at start, validated: one part per concern, each reading and validating its own keys
@@ -56,6 +57,9 @@ public struct PosternConfiguration: Sendable {
     public var jmap = JMAPConfiguration(baseURL: "")
     /// MCP's settings; the composition root adds the base URL and what surfaces share.
     public var mcp = MCPConfiguration(baseURL: "")
+    /// The web inbox's own settings (its live list's limits); the composition root adds the public URL and what it
+    /// shares with the owners' pages.
+    public var webInbox = WebInboxConfiguration(publicURL: "")
     /// Outbound delivery's transport: the mode (off, direct, relay), the relay, the port, TLS and its trust roots.
     public var outbound = OutboundConfiguration()
     /// The outbound queue: who may send outside, the per-sender limits, the retry schedule and the queue's lifetime.
@@ -89,6 +93,7 @@ public struct PosternConfiguration: Sendable {
         oauth = try OAuthConfiguration(config: config)
         jmap = try JMAPConfiguration(config: config)
         mcp = try MCPConfiguration(config: config)
+        webInbox = try WebInboxConfiguration(config: config)
         outbound = try OutboundConfiguration(config: config)
         outboundQueue = try OutboundQueueConfiguration(config: config)
         try validate()
@@ -114,6 +119,7 @@ public struct PosternConfiguration: Sendable {
         try owners.validate()
         try oauth.validate()
         try jmap.validate()
+        try webInbox.validate()
         try outbound.validate()
         try outboundQueue.validate()
         try signingKeys.validate(for: storage.database())

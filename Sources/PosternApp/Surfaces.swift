@@ -133,7 +133,8 @@ enum Surfaces {
         // The web inbox: owners read their inboxes through their owner session; Mail.td accounts, Pro users and
         // one-time links through its own sessions, with the owners' backoff and session lifetime. Owners send as their
         // inboxes through JMAP, as their agents do.
-        var inboxSettings = WebInboxConfiguration(publicURL: identity.baseURL)
+        var inboxSettings = configuration.webInbox
+        inboxSettings.publicURL = identity.baseURL
         inboxSettings.sessionLifetime = ownerSettings.sessionLifetime
         inboxSettings.backoff = ownerSettings.backoff
         let inboxAccounts = MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox)

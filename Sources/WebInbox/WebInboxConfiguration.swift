@@ -1,7 +1,13 @@
 import Owners
+import ServerKit
 
 /// The web inbox's settings. The composition root sets them from the owners' (the public URL, the session lifetime,
-/// the sign-in backoff), so that both page families behave alike.
+/// the sign-in backoff), so that both page families behave alike; the live list's limits are its own keys.
+///
+/// ## Configuration keys
+/// - `POSTERN_WEB_INBOX_EVENT_STREAMS` (positive integer, default 1024): ``maxEventStreams``.
+/// - `POSTERN_WEB_INBOX_EVENT_STREAMS_PER_SESSION` (positive integer, default 8): ``maxEventStreamsPerSession``.
+/// - `POSTERN_WEB_INBOX_PING_SECONDS` (5 to 300, default 25): ``pingSeconds``.
 public struct WebInboxConfiguration: Sendable {
     /// The public base URL, for example `http://localhost:8080`: the HTML part's CSP names its `cid:` route under it,
     /// `postern web link` prints links under it, and cookies carry `Secure` when it is https.
@@ -20,10 +26,43 @@ public struct WebInboxConfiguration: Sendable {
     public var bodyLimit = 16 * 1024
     /// The largest body of a message an owner sends (the compose form), in bytes. Default 256 KiB.
     public var composeBodyLimit = 256 * 1024
+    /// Most live-list event streams open at once on this instance; one more is 503. Default 1024.
+    public var maxEventStreams = 1024
+    /// Most live-list event streams one session (a browser's tabs) holds open at once; one more is 429. Default 8.
+    public var maxEventStreamsPerSession = 8
+    /// Seconds between the pings of a quiet event stream; at each the stream asks again whether its session may
+    /// still read the mailbox, and ends when it may not. Default 25 (proxies often drop a stream quiet for 30 s).
+    public var pingSeconds = 25
 
     /// - Parameter publicURL: the public base URL.
     public init(publicURL: String) {
         self.publicURL = publicURL
+    }
+
+    /// The defaults overridden by the keys listed above, read from `config` (a reader of whole names: this scopes it);
+    /// ``publicURL`` is empty until the composition root knows it.
+    /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
+    public init(config: ConfigurationReader) throws {
+        self.init(publicURL: "")
+        let config = config.scoped(to: "POSTERN_WEB_INBOX")
+        if let count = try config.integer("EVENT_STREAMS") { maxEventStreams = count }
+        if let count = try config.integer("EVENT_STREAMS_PER_SESSION") { maxEventStreamsPerSession = count }
+        if let seconds = try config.integer("PING_SECONDS") { pingSeconds = seconds }
+        try validate()
+    }
+
+    /// Refuses settings the server cannot run with, naming the key at fault.
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws {
+        guard maxEventStreams > 0 else {
+            throw ConfigurationError(key: "POSTERN_WEB_INBOX_EVENT_STREAMS", message: "must be positive")
+        }
+        guard maxEventStreamsPerSession > 0 else {
+            throw ConfigurationError(key: "POSTERN_WEB_INBOX_EVENT_STREAMS_PER_SESSION", message: "must be positive")
+        }
+        guard (5...300).contains(pingSeconds) else {
+            throw ConfigurationError(key: "POSTERN_WEB_INBOX_PING_SECONDS", message: "must be from 5 to 300")
+        }
     }
 
     /// The base URL without a trailing `/`.

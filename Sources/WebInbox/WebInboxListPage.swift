@@ -13,6 +13,8 @@ struct WebInboxListPage {
     var total: Int
     /// The notice after a post that redirected here (`#notice`), nil for none.
     var notice: String? = nil
+    /// The mailbox's state when the list was read (before it was): the live stream says when it differs.
+    var state: Int64 = 0
 
     func render(_ viewer: WebInboxViewer, csrf: String) -> String {
         let e = HTMLText.escape
@@ -57,10 +59,14 @@ struct WebInboxListPage {
             paging.append("<a id=\"older\" href=\"\(e(path + search.query(position: position + pageSize)))\">Older</a>")
         }
         let shown = messages.isEmpty ? "0" : "\(position + 1)–\(position + messages.count)"
-        body += "<nav id=\"live\" class=\"paging\" aria-label=\"Pages\" aria-live=\"polite\">"
+        // The live script's hooks (WebInboxLiveScript): the stream, the state rendered, and on a later page the first.
+        let first = position > 0 ? " data-first=\"\(e(path + search.query(position: 0)))\"" : ""
+        body += "<nav id=\"live\" class=\"paging\" aria-label=\"Pages\" aria-live=\"polite\""
+            + " data-events=\"\(e(path))/events\" data-state=\"\(state)\"\(first)>"
             + "<span id=\"count\">\(shown) of \(total)</span>"
             + paging.joined(separator: " ")
-            + " <a id=\"reload\" href=\"\(e(path + search.query(position: position)))\">Reload</a></nav>"
+            + " <a id=\"reload\" href=\"\(e(path + search.query(position: position)))\">Reload</a>"
+            + "<span id=\"live-news\"></span></nav>"
         let all = viewer.mailboxes.count > 1 ? " · <a id=\"all-mailboxes\" href=\"/inbox\">All mailboxes</a>" : ""
         // Owners write as their inboxes (`a#compose`); nobody else may.
         let compose =
@@ -71,6 +77,7 @@ struct WebInboxListPage {
             \(compose)
             <section class="card">\(form)</section>
             <section class="card" id="list">\(body)</section>
+            <script src="\(WebInboxLiveScript.path)" defer></script>
             """
         return WebInboxPage.document(mailbox, viewer, csrf: csrf, main: main)
     }

@@ -18,6 +18,8 @@ extension WebInboxService {
         let search = WebInboxSearch(request)
         let size = configuration.pageSize
         let position = max(0, Int(request.queryItem("position") ?? "") ?? 0)
+        // The state first: a change between it and the query makes the live stream refresh a list that has it.
+        let state = try await mail.state(address: mailbox)
         let (ids, total) = try await mail.query(
             address: mailbox, filter: search.filter, sort: [], position: position, limit: size)
         let found = try await mail.messages(address: mailbox, ids: ids)
@@ -25,9 +27,13 @@ extension WebInboxService {
         let (csrf, _) = viewer.forms.csrf(for: request)
         let html = WebInboxListPage(
             mailbox: mailbox, search: search, messages: rows, position: position, pageSize: size, total: total ?? 0,
-            notice: WebInboxComposeForm.notice(request.queryItem("notice"))
+            notice: WebInboxComposeForm.notice(request.queryItem("notice")),
+            state: state
         ).render(viewer, csrf: csrf)
-        return HTMLPage.response(.ok, html)
+        var response = HTMLPage.response(.ok, html)
+        // The list alone runs a script, this origin's only, which opens this origin's event stream only.
+        response.headers.replaceOrAdd("Content-Security-Policy", Self.listPolicy)
+        return response
     }
 
     /// A message, marked read as it is opened. Ids: `#headers`, `#text-body`, `#html-body` (an `iframe` with
@@ -81,6 +87,11 @@ extension WebInboxService {
         response.headers.replaceOrAdd("Referrer-Policy", "no-referrer")
         return response
     }
+
+    /// The list's CSP: the pages' own, and scripts and connections to this origin only (the live script, its stream).
+    static let listPolicy =
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; form-action 'self'; "
+        + "frame-ancestors 'none'; base-uri 'none'"
 
     /// The HTML part's CSP: `default-src 'none'`, images from `imageRoute` (a path prefix) only, inline style, no
     /// form, framed by this origin's pages only, and the `sandbox` directive (no scripts) should it be opened alone.

@@ -28,11 +28,16 @@ public final class WebInboxService: Sendable {
     let dashboard: (any ProDashboard)?
     /// The dashboard's one-shot notices.
     let flashes: WebInboxFlashes
+    /// The live list's open streams, per session and in total.
+    let liveStreams: EventStreamLimiter<String>
     let clock: @Sendable () -> Int64
     /// How owners send as their inboxes; nil: nobody composes.
     let sender: (any WebInboxSender)?
     /// What the SMTP sandbox recorded beside its captures; nil: no verdicts are shown.
     let captures: (any WebInboxCaptures)?
+
+    /// Live-list event streams open on this instance now.
+    public var openLiveStreams: Int { liveStreams.openCount }
 
     /// The session cookie of the web inbox's own sign-ins.
     public static let sessionCookie = "postern_inbox"
@@ -78,12 +83,15 @@ public final class WebInboxService: Sendable {
         flashes = WebInboxFlashes(
             database: database, key: try secrets.secret(named: "webinbox.flash") { SecureRandom.bytes(32) },
             clock: clock)
+        liveStreams = EventStreamLimiter(
+            maxTotal: configuration.maxEventStreams, maxPerClient: configuration.maxEventStreamsPerSession)
     }
 
     /// Adds the routes:
     /// - `GET /inbox` (the mailboxes), `GET|POST /inbox/sign-in`, `POST /inbox/sign-out`;
     /// - `GET /inbox/link/{token}` (a page with one button) and `POST /inbox/link` (uses the link);
     /// - `GET /inbox/m/{mailbox}` (the list: `position`, `text`, `from`, `subject`, `folder`);
+    /// - `GET /inbox/m/{mailbox}/events` (the list's live stream) and `GET /inbox/assets/live.js` (its script);
     /// - `GET /inbox/m/{mailbox}/{id}` (a message), `.../html` (its HTML part, for the frame), `.../raw`,
     ///   `.../attachment/{position}`, `.../cid/{signature}/{cid}` (an inline image of the HTML part);
     /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0) and `POST /inbox/m/{mailbox}/{id}/delete`;
@@ -106,6 +114,7 @@ public final class WebInboxService: Sendable {
             .POST, "/inbox/link", bodyLimit: limit, owners.limited { [self] request, _ in try await useLink(request) })
         router.add(.GET, "/inbox/m/{mailbox}", page { [self] in try await list($0, $1, $2) })
         registerCompose(into: &router)
+        registerLive(into: &router)
         router.add(.GET, "/inbox/m/{mailbox}/{id}", page { [self] in try await message($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/html", page { [self] in try await htmlPart($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/raw", page { [self] in try await rawSource($0, $1, $2) })
@@ -126,17 +135,25 @@ public final class WebInboxService: Sendable {
     func viewer(of request: HTTPRequest) async throws -> WebInboxViewer? {
         if let token = request.cookie(Self.sessionCookie), let principal = try await sessions.principal(token: token) {
             let (label, mailboxes, sandbox) = try await scope(of: principal)
-            var viewer = WebInboxViewer(kind: .session(principal), label: label, mailboxes: mailboxes, forms: forms)
+            var viewer = WebInboxViewer(
+                kind: .session(principal), label: label, mailboxes: mailboxes, forms: forms,
+                session: Self.sessionKey("inbox", token))
             viewer.sandbox = sandbox
             viewer.hasDashboard = dashboard != nil
             return viewer
         }
-        if let (owner, _) = try await owners.browser.owner(of: request) {
+        if let (owner, token) = try await owners.browser.owner(of: request) {
             let mailboxes = try await ownedInboxes.inboxes(ownerID: owner.id).map(\.address)
             return WebInboxViewer(
-                kind: .owner, label: owner.email, mailboxes: mailboxes, forms: owners.browser.forms, ownerID: owner.id)
+                kind: .owner, label: owner.email, mailboxes: mailboxes, forms: owners.browser.forms, ownerID: owner.id,
+                session: Self.sessionKey("owner", token))
         }
         return nil
+    }
+
+    /// A session's key among the live list's streams: its kind and the SHA-256 of its token, never the token.
+    static func sessionKey(_ kind: String, _ token: String) -> String {
+        kind + ":" + Base64URL.encode(SHA256.hash(Array(token.utf8)))
     }
 
     private func scope(of principal: WebInboxPrincipal) async throws

@@ -22,6 +22,9 @@ struct WebInboxViewer: Sendable {
     var sandbox: String?
     /// Whether a Pro user's pages link to the Pro dashboard (`a#dashboard`): the server has one.
     var hasDashboard = false
+    /// The session that signed the viewer in, as a key that names it without being it (a digest of its token): the
+    /// live list's streams are counted per session.
+    var session = ""
 
     /// The mailbox of this viewer's that `mailbox` names (compared lower-cased), as stored; nil when it is none of
     /// theirs.

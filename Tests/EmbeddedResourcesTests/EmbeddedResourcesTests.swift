@@ -57,4 +57,11 @@ struct EmbeddedResourcesTests {
         #expect(EmbeddedResources.openAPIDocument.name == "openapi.json")
         #expect(EmbeddedResources.openAPIDocument.bytes == [UInt8](try Data(contentsOf: file)))
     }
+
+    @Test("the embedded web inbox script is web-inbox-live.js, byte for byte")
+    func webInboxScriptMatchesFile() throws {
+        let file = Self.repository.appendingPathComponent("Sources/EmbeddedResources/web-inbox-live.js")
+        #expect(EmbeddedResources.webInboxScript.name == "web-inbox-live.js")
+        #expect(EmbeddedResources.webInboxScript.bytes == [UInt8](try Data(contentsOf: file)))
+    }
 }

@@ -12,6 +12,7 @@ import OAuthServer
 import Owners
 import ServerKit
 import Testing
+import WebInbox
 import Webhooks
 
 @testable import PosternApp
@@ -99,6 +100,7 @@ struct ConfigurationKeyListTests {
             "Sources/MailboxAccounts/MailboxConfiguration.swift": { _ = try MailboxConfiguration(config: $0) },
             "Sources/JMAP/JMAPConfiguration.swift": { _ = try JMAPConfiguration(config: $0) },
             "Sources/MCPServer/MCPConfiguration.swift": { _ = try MCPConfiguration(config: $0) },
+            "Sources/WebInbox/WebInboxConfiguration.swift": { _ = try WebInboxConfiguration(config: $0) },
             "Sources/MailSandbox/SandboxConfiguration.swift": { _ = try SandboxConfiguration(config: $0) },
             "Sources/Webhooks/WebhookConfiguration.swift": { _ = try WebhookConfiguration(config: $0) },
             "Sources/Fetch/OutboundAddressConfiguration.swift": { _ = try OutboundAddressConfiguration(config: $0) },
@@ -173,7 +175,9 @@ struct ConfigurationKeyListTests {
             ("POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS", "maybe"), ("POSTERN_OWNER_SIGNUP", "yes"),
             ("POSTERN_OWNER_MAX_INBOXES", "0"), ("POSTERN_OWNER_SIGNUPS_PER_HOUR", "1001"),
             ("POSTERN_JMAP_EVENT_STREAMS", "0"), ("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT", "-1"),
-            ("POSTERN_JMAP_EVENT_STREAMS", "many"), ("POSTERN_MCP_JMAP_REQUEST", "perhaps"),
+            ("POSTERN_JMAP_EVENT_STREAMS", "many"), ("POSTERN_WEB_INBOX_EVENT_STREAMS", "0"),
+            ("POSTERN_WEB_INBOX_EVENT_STREAMS_PER_SESSION", "-1"), ("POSTERN_WEB_INBOX_PING_SECONDS", "4"),
+            ("POSTERN_MCP_JMAP_REQUEST", "perhaps"),
             ("POSTERN_MCP_ALLOWED_ORIGINS", "https://ok.example, app.example"), ("POSTERN_AGENT_POW_SALT", " "),
             ("POSTERN_AGENT_POW_DIFFICULTY", "65"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "65"),
             ("POSTERN_AGENT_POW_DYNAMIC", "sometimes"), ("POSTERN_AGENT_INBOX_QUOTA", "-1"),

@@ -107,6 +107,30 @@ final class TestHTTPClient: TestRequestSending, @unchecked Sendable {
         return TestResponse(status: status, headers: headers, body: body)
     }
 
+    /// Reads an open-ended body (a `text/event-stream`, after `readResponse`) until it holds `text`; what was read.
+    func readUntil(_ text: String) async throws -> String {
+        try await offload {
+            while !String(decoding: self.buffer, as: UTF8.self).contains(text) { try self.fill() }
+            return String(decoding: self.buffer, as: UTF8.self)
+        }
+    }
+
+    /// Reads until the server closes the connection; false when the read timed out (30 s) first.
+    func readUntilClosed() async throws -> Bool {
+        try await offload {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { recv(self.fd, $0.baseAddress, $0.count, 0) }
+                if count == 0 { return true }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                self.buffer.append(contentsOf: chunk[..<count])
+            }
+        }
+    }
+
     private func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }

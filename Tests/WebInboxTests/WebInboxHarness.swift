@@ -52,7 +52,8 @@ final class WebInboxHarness: Sendable {
     let mail: MailStore
     let router: ContextRouter
 
-    init() throws {
+    /// - Parameter configure: changes to the web inbox's settings (the live list's limits).
+    init(_ configure: (inout WebInboxConfiguration) -> Void = { _ in }) throws {
         test = try StorageBackend.current.makeDatabase(logger: Logger(label: "webinbox-tests"))
         let database = test.database
         let clock = clock
@@ -93,8 +94,10 @@ final class WebInboxHarness: Sendable {
             delivery: LocalDelivery(directory: agents, store: mail, clock: { clock.now }), clock: { clock.now },
             outbound: outbound)
         webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
+        var settings = WebInboxConfiguration(publicURL: Self.publicURL)
+        configure(&settings)
         service = try WebInboxService(
-            configuration: WebInboxConfiguration(publicURL: Self.publicURL), owners: owners,
+            configuration: settings, owners: owners,
             ownedInboxes: makeOwnedInboxes(database, clock), accounts: MailboxAccountsPort(surface: mailbox, sandbox: sandbox), mail: mail,
             database: database, clock: { clock.now },
             sender: JMAPWebInboxSender(

@@ -37,8 +37,14 @@ struct WebInboxPagesTests {
             #expect(page.text.contains("&lt;img src=x onerror=alert(1)&gt;"), "\(path)")
             #expect(page.headers["Cache-Control"] == "no-store")
             #expect(page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true)
-            #expect(page.headers["Content-Security-Policy"]?.contains("script-src") == false)
         }
+        // No script of the message's runs: the message page allows none, the list only this origin's live script.
+        let message = await browser.send(.GET, Self.mailbox + "/" + id)
+        #expect(message.headers["Content-Security-Policy"]?.contains("script-src") == false)
+        let list = await browser.send(.GET, Self.mailbox)
+        let policy = try #require(list.headers["Content-Security-Policy"])
+        let directives = policy.split(separator: ";").map { String($0.drop { $0 == " " }) }
+        #expect(directives.filter { $0.hasPrefix("script-src") } == ["script-src 'self'"])
     }
 
     @Test("the HTML part is framed with sandbox=\"\" and served with its own CSP; remote content is blocked and said so")

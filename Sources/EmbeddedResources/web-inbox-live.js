@@ -1,0 +1,88 @@
+// Postern web inbox: the live list. Served from the binary; no framework, no request to anywhere else.
+(function () {
+  "use strict";
+  var nav = document.getElementById("live");
+  if (!nav || !window.EventSource || !window.fetch || !window.DOMParser) { return; }
+  var events = nav.getAttribute("data-events");
+  if (!events) { return; }
+  var first = nav.getAttribute("data-first");
+  var source = new EventSource(events + "?state=" + encodeURIComponent(nav.getAttribute("data-state") || ""));
+  var busy = false, again = false, news = false;
+
+  // The element that holds the list: #messages, or the scrolling wrapper around its table.
+  function holder(root) {
+    var list = root.getElementById("messages");
+    var parent = list && list.parentNode;
+    return parent && parent.classList && parent.classList.contains("table-wrap") ? parent : list;
+  }
+
+  function say(text) {
+    var spoken = document.getElementById("live-news");
+    if (spoken) { spoken.textContent = text; }
+  }
+
+  function offerReload(text) {
+    var reload = document.getElementById("reload");
+    if (!reload) { return; }
+    reload.textContent = text;
+    if (first) { reload.setAttribute("href", first); }
+  }
+
+  function swap(html) {
+    var fresh = new DOMParser().parseFromString(html, "text/html");
+    var oldList = holder(document), newList = holder(fresh), newNav = fresh.getElementById("live");
+    if (!oldList || !newList || !newNav) { throw new Error("not a list page"); }
+    var focused = document.activeElement;
+    var keep = focused && oldList.contains(focused) ? focused.getAttribute("href") : null;
+    oldList.replaceWith(document.importNode(newList, true));
+    // The live region stays the same element (screen readers follow it); its content is the new page's.
+    while (nav.firstChild) { nav.removeChild(nav.firstChild); }
+    Array.prototype.forEach.call(newNav.childNodes, function (node) {
+      nav.appendChild(document.importNode(node, true));
+    });
+    nav.setAttribute("data-state", newNav.getAttribute("data-state") || "");
+    // Focus that was on a row's link goes back to the same link in the new list.
+    Array.prototype.some.call(holder(document).querySelectorAll("a[href]"), function (link) {
+      if (keep === null || link.getAttribute("href") !== keep) { return false; }
+      link.focus();
+      return true;
+    });
+  }
+
+  function refresh() {
+    if (busy) { again = true; return; }
+    busy = true;
+    var arrived = news;
+    news = false;
+    fetch(window.location.href, { credentials: "same-origin", cache: "no-store", redirect: "manual" })
+      .then(function (response) {
+        if (!response.ok) { throw new Error("the list did not load"); }
+        return response.text();
+      })
+      .then(function (html) {
+        swap(html);
+        if (arrived) { say("New mail."); }
+      })
+      .catch(function () {
+        // Signed out, or the server is going away: the stream stops; the page says it may be out of date.
+        source.close();
+        offerReload("Changed: reload");
+      })
+      .then(function () {
+        busy = false;
+        if (again) { again = false; refresh(); }
+      });
+  }
+
+  source.addEventListener("change", function (event) {
+    var arrived = false;
+    try { arrived = JSON.parse(event.data).arrived === true; } catch (ignored) { arrived = false; }
+    if (first) {
+      if (arrived) { offerReload("New mail: reload"); say("New mail."); }
+      return;
+    }
+    news = news || arrived;
+    refresh();
+  });
+  window.addEventListener("pagehide", function () { source.close(); });
+}());
