@@ -28,6 +28,12 @@ def auth_key(address, password):
     """Mail.td v2's auth_key: hex(Argon2id(password, salt = SHA-256(lower(trim(address))), t=3, m=16384 KiB, p=1,
     32 bytes))."""
     library = ctypes.CDLL(ctypes.util.find_library("argon2") or "libargon2.so.1")
+    # The lengths are size_t: without argtypes ctypes passes C ints, whose upper register half is left to chance
+    # (argon2 then read a salt length in the billions now and then: ARGON2_SALT_TOO_LONG, -7).
+    library.argon2id_hash_raw.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p,
+                                          ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                                          ctypes.c_size_t]
+    library.argon2id_hash_raw.restype = ctypes.c_int
     salt = hashlib.sha256(address.strip().lower().encode()).digest()
     secret, out = password.encode(), ctypes.create_string_buffer(32)
     code = library.argon2id_hash_raw(3, 16384, 1, secret, len(secret), salt, len(salt), out, 32)
