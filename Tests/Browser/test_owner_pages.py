@@ -36,7 +36,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import NoRedirect, wait_listening  # noqa: E402
-from postern_testkit.browser import make_driver  # noqa: E402  (the same headless Chromium)
+from postern_testkit.browser import click_through, make_driver  # noqa: E402  (the same headless Chromium)
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 POSTERN = os.environ.get("POSTERN_BIN", os.path.join(REPOSITORY, ".build", "debug", "postern"))
@@ -128,14 +128,7 @@ class OwnerPages(unittest.TestCase):
             field = form.find_element(By.NAME, name)
             field.clear()
             field.send_keys(value)
-        self.click_through(form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
-
-    def click_through(self, button):
-        """Clicks a button that posts, and returns once the page it leaves is gone: a #notice or #error waited for
-        after it is the next page's, never the one already shown (the race that read "Inbox deleted" for "unlinked")."""
-        page = self.driver.find_element(By.TAG_NAME, "html")
-        button.click()
-        self.wait.until(EC.staleness_of(page))
+        click_through(self.driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
 
     def row(self, address):
         return self.driver.find_element(By.XPATH, "//tr[td[@class='address' and text()='%s']]" % address)
@@ -217,7 +210,7 @@ class OwnerPages(unittest.TestCase):
         self.assertEqual(driver.find_elements(By.ID, "notice"), [], "the notice is shown once")
 
         # Rotate the linked inbox's key: the new one is shown once and works, the old one stops at once.
-        self.click_through(self.row("self-made@agents.localhost").find_element(
+        click_through(self.driver, self.row("self-made@agents.localhost").find_element(
 
             By.CSS_SELECTOR, "form.rotate-key button"))
         new_key = self.shown_key()
@@ -247,7 +240,7 @@ class OwnerPages(unittest.TestCase):
         self.assertEqual(app.find_element(By.CLASS_NAME, "scopes").text, "mail.read")
         self.assertEqual(app.find_element(By.CLASS_NAME, "default-inbox").text, "self-made@agents.localhost")
         self.screenshot("app-connected")
-        self.click_through(app.find_element(By.CSS_SELECTOR, "form.revoke-app button"))
+        click_through(self.driver, app.find_element(By.CSS_SELECTOR, "form.revoke-app button"))
         notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
         self.assertIn("App disconnected", notice.text)
         self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "tr.app"), [])
@@ -311,7 +304,7 @@ class OwnerPages(unittest.TestCase):
         driver.get(base + "/owner")
 
         # Delete an inbox: a confirmation page first, the address typed; then it and its key are gone.
-        self.click_through(self.row("web-made@agents.localhost").find_element(
+        click_through(self.driver, self.row("web-made@agents.localhost").find_element(
 
             By.CSS_SELECTOR, "form.delete-inbox button"))
         self.wait.until(EC.presence_of_element_located((By.ID, "confirm-delete-form")))
@@ -326,7 +319,7 @@ class OwnerPages(unittest.TestCase):
         self.assertFalse(self.server.agent_login_works(created_key))
 
         # Unlink the linked inbox: it leaves the page, its key still works.
-        self.click_through(self.row("self-made@agents.localhost").find_element(
+        click_through(self.driver, self.row("self-made@agents.localhost").find_element(
 
             By.CSS_SELECTOR, "form.unlink-inbox button"))
         notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))

@@ -40,7 +40,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import ROOT, http, postern  # noqa: E402
 from postern_testkit.accessibility import assert_accessible, unreachable_by_keyboard  # noqa: E402
-from postern_testkit.browser import PHONE_WIDTH, download, make_driver, set_viewport, status_of  # noqa: E402
+from postern_testkit.browser import (  # noqa: E402
+    PHONE_WIDTH, click_through, download, make_driver, set_viewport, status_of)
 from postern_testkit.hostile import HitCounter, arm_canary, canary, hostile_message  # noqa: E402
 from postern_testkit.jmap_agent import JMAPAgent  # noqa: E402
 from postern_testkit.mail_fixtures import deliver_smtp, message  # noqa: E402
@@ -208,9 +209,7 @@ class WebInbox(unittest.TestCase):
             field = form.find_element(By.NAME, name)
             field.clear()
             field.send_keys(value)
-        page = self.driver.find_element(By.TAG_NAME, "html")
-        form.find_element(By.CSS_SELECTOR, "button[type=submit], input[type=submit]").click()
-        self.wait.until(EC.staleness_of(page))  # the post answered: what comes next reads its page, never this one
+        click_through(self.driver, form.find_element(By.CSS_SELECTOR, "button[type=submit], input[type=submit]"))
 
     def open_row(self, subject):
         """Opens the message whose list row reads `subject`."""

@@ -6,6 +6,7 @@ and the page's width at a phone's viewport.
     driver = make_driver(downloads=tempdir)
     status_of(driver, url)                       # 404 for another person's message, with this person's session
     data = download(driver, link, tempdir)       # the bytes of the file a click saved
+    click_through(driver, button)                # a click that posts, returning once its page has gone
 """
 
 import os
@@ -46,6 +47,27 @@ def make_driver(width=1280, height=1800, downloads=None, javascript=True):
     if downloads:
         driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     return driver
+
+
+def click_through(driver, button, timeout=20):
+    """Clicks `button` (one that submits a form) and returns once the page it was on has gone, so that what the test
+    waits for next (a #notice, an #error) is the answer's and never the old page's. While Chromium navigates, asking
+    about the old page may fail in other ways than "stale" (no execution context yet): those mean "not yet"."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = driver.find_element(By.TAG_NAME, "html")
+    button.click()
+
+    def gone(_):
+        try:
+            page.is_enabled()
+            return False
+        except StaleElementReferenceException:
+            return True
+
+    WebDriverWait(driver, timeout, ignored_exceptions=(WebDriverException,)).until(gone, "the post was not answered")
 
 
 def set_viewport(driver, width, height=900):
