@@ -1,6 +1,7 @@
 import HTTP1
 import JSON
 import MailStore
+import PosternTestSupport
 import ServerKit
 import Testing
 
@@ -10,18 +11,6 @@ import Testing
 struct JMAPEventSourceTests {
     static let ada = "ada@agents.test"
     static let everything = "/jmap/eventsource?types=*&closeafter=state&ping=0"
-
-    /// Returns once `condition` holds (or records an issue after 10 s).
-    static func until(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("never: \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-    }
 
     func deliver(_ harness: JMAPServiceHarness, _ subject: String) async throws -> String {
         try await JMAPChangesTests().deliver(harness, subject)
@@ -151,7 +140,7 @@ struct JMAPEventSourceTests {
         for type in ["Email", "Mailbox", "Thread", "EmailDelivery"] {
             #expect(changed?[type]?.stringValue == String(now))
         }
-        try await Self.until("the stream closed") { harness.streamActivity.all.last == .closed }
+        try await waitUntil("the stream closed") { harness.streamActivity.all.last == .closed }
         #expect(harness.streamActivity.all == [.opened, .pushed(isState: true), .closed])
     }
 
@@ -160,7 +149,7 @@ struct JMAPEventSourceTests {
         let harness = try JMAPServiceHarness()
         let before = try await state(harness)
         let writer = harness.openStream(Self.everything, bearer: "ada", lastEventID: String(before))
-        try await Self.until("the stream parked") { harness.store.changes.waiting(for: Self.ada) == 1 }
+        try await waitUntil("the stream parked") { harness.store.changes.waiting(for: Self.ada) == 1 }
         #expect(writer.written.body.isEmpty)
         _ = try await deliver(harness, "wake")
         let response = await writer.response()
@@ -178,10 +167,10 @@ struct JMAPEventSourceTests {
         let start = try await state(harness)
         let writer = harness.openStream(
             "/jmap/eventsource?types=EmailDelivery&closeafter=state&ping=0", bearer: "ada", lastEventID: String(start))
-        try await Self.until("the stream parked") { harness.store.changes.waiting(for: Self.ada) == 1 }
+        try await waitUntil("the stream parked") { harness.store.changes.waiting(for: Self.ada) == 1 }
         _ = try await harness.api("ada", ##"[["Email/set",{"accountId":"acct-ada","update":{"\##(id)":{"keywords/$seen":true}}},"c"]]"##)
         // It looked at the flag change, found nothing to push and parked again.
-        try await Self.until("the stream parked again") {
+        try await waitUntil("the stream parked again") {
             try await harness.store.state(address: Self.ada) > start && harness.store.changes.waiting(for: Self.ada) == 1
         }
         #expect(writer.written.body.isEmpty)
@@ -209,11 +198,11 @@ struct JMAPEventSourceTests {
         let harness = try JMAPServiceHarness { $0.eventSourcePingRange = 1...300 }
         let now = try await state(harness)
         let writer = harness.openStream("/jmap/eventsource?types=*&closeafter=no&ping=1", bearer: "ada", lastEventID: String(now))
-        try await Self.until("a ping") { Self.events(writer.written.body).count >= 1 }
+        try await waitUntil("a ping") { Self.events(writer.written.body).count >= 1 }
         let first = Self.events(writer.written.body).first
         #expect(first?.event == "ping" && first?.id == nil && first?.data?["interval"] == 1)
         writer.end()
-        try await Self.until("the stream closed") { harness.streamActivity.all.last == .closed }
+        try await waitUntil("the stream closed") { harness.streamActivity.all.last == .closed }
         #expect(harness.streamActivity.all.first == .opened)
         #expect(harness.streamActivity.all.contains(.pushed(isState: false)))
     }
@@ -224,13 +213,13 @@ struct JMAPEventSourceTests {
         let now = try await state(harness)
         let path = "/jmap/eventsource?types=*&closeafter=no&ping=0"
         let first = harness.openStream(path, bearer: "ada", lastEventID: String(now))
-        try await Self.until("the first stream opened") { harness.streamActivity.all == [.opened] }
+        try await waitUntil("the first stream opened") { harness.streamActivity.all == [.opened] }
         let second = await harness.openStream(path, bearer: "ada", lastEventID: String(now)).response()
         #expect(second.status.code == 429)
         first.end()
-        try await Self.until("the first stream closed") { harness.streamActivity.all.last == .closed }
+        try await waitUntil("the first stream closed") { harness.streamActivity.all.last == .closed }
         let third = harness.openStream(path, bearer: "ada", lastEventID: String(now))
-        try await Self.until("the third stream opened") { harness.streamActivity.all.last == .opened }
+        try await waitUntil("the third stream opened") { harness.streamActivity.all.last == .opened }
         #expect(third.written.status?.code == 200)
         third.end()
     }

@@ -13,14 +13,7 @@ struct MailDeliverCommandTests {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let client = try server.client()
-        let challenge = try await client.request("GET", "/api/challenge").json()
-        let id = try #require(challenge["id"] as? String)
-        let nonce = ProofOfWork.solve(
-            salt: try #require(challenge["salt"] as? String), difficulty: challenge["difficulty"] as? Int ?? 0)
-        let created = try await client.request(
-            "POST", "/api/accounts", headers: [("Content-Type", "application/json")],
-            body: Array(#"{"address":"files@mail.localhost","password":"secret1","pow":{"id":"\#(id)","nonce":"\#(nonce)"}}"#.utf8))
-        let account = try created.json()
+        let account = try await client.createMailboxAccount("files@mail.localhost")
         let token = try #require(account["token"] as? String)
         let accountID = try #require(account["id"] as? String)
 

@@ -31,15 +31,7 @@ struct SMTPDeliveryTests {
         defer { Task { await server.stop() } }
         let smtpPort = try #require(server.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
         let client = try server.client()
-        let challenge = try await client.request("GET", "/api/challenge").json()
-        let salt = try #require(challenge["salt"] as? String)
-        let id = try #require(challenge["id"] as? String)
-        let nonce = ProofOfWork.solve(salt: salt, difficulty: challenge["difficulty"] as? Int ?? 0)
-        let created = try await client.request(
-            "POST", "/api/accounts", headers: [("Content-Type", "application/json")],
-            body: Array(#"{"address":"inbox@mail.localhost","password":"secret1","pow":{"id":"\#(id)","nonce":"\#(nonce)"}}"#.utf8))
-        #expect(created.status == 201)
-        let account = try created.json()
+        let account = try await client.createMailboxAccount("inbox@mail.localhost")
         let token = try #require(account["token"] as? String)
 
         let message = """

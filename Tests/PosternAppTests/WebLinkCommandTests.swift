@@ -14,15 +14,7 @@ struct WebLinkCommandTests {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let client = try server.client()
-        let challenge = try await client.request("GET", "/api/challenge").json()
-        let id = try #require(challenge["id"] as? String)
-        let nonce = ProofOfWork.solve(
-            salt: try #require(challenge["salt"] as? String), difficulty: challenge["difficulty"] as? Int ?? 0)
-        let created = try await client.request(
-            "POST", "/api/accounts", headers: [("Content-Type", "application/json")],
-            body: Array(
-                #"{"address":"tests@mail.localhost","password":"secret1","pow":{"id":"\#(id)","nonce":"\#(nonce)"}}"#.utf8))
-        #expect(created.status == 201)
+        _ = try await client.createMailboxAccount("tests@mail.localhost")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("postern-web-link-\(UUID()).eml")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data("From: ci@example.com\r\nTo: tests@mail.localhost\r\nSubject: What the test got\r\n\r\nHi.\r\n".utf8)

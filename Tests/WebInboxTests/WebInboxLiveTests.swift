@@ -11,18 +11,6 @@ struct WebInboxLiveTests {
     static let reader = "reader@mail.localhost"
     static let list = "/inbox/m/reader%40mail.localhost"
 
-    /// Returns once `condition` holds (or records an issue after 10 s).
-    static func until(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("never: \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-    }
-
     /// A harness with the account `reader@mail.localhost`, and a browser signed in to it.
     static func signedIn(
         _ configure: (inout WebInboxConfiguration) -> Void = { _ in }
@@ -64,7 +52,7 @@ struct WebInboxLiveTests {
     /// The whole answer of a stream that ends by itself (a refusal, a stream that ended); fails after 10 s instead of
     /// waiting for one that does not.
     static func answer(_ writer: CollectingResponseWriter) async throws -> HTTPResponse {
-        try await until("the answer ended") { writer.hasEnded }
+        try await waitUntil("the answer ended") { writer.hasEnded }
         try #require(writer.hasEnded)
         return await writer.response()
     }
@@ -104,11 +92,11 @@ struct WebInboxLiveTests {
         let state = try await Self.renderedState(browser)
         #expect(state == String(try await harness.mail.state(address: Self.reader)))
         let writer = try Self.open(harness, browser, Self.list + "/events?state=" + state)
-        try await Self.until("the stream parked") { harness.mail.changes.waiting(for: Self.reader) == 1 }
+        try await waitUntil("the stream parked") { harness.mail.changes.waiting(for: Self.reader) == 1 }
         #expect(writer.written.status == .ok)
         #expect(Self.events(writer.written.body).isEmpty, "nothing changed since the page was rendered")
         try await harness.deliver(WebInboxHarness.plain(subject: "live"), to: Self.reader)
-        try await Self.until("an event") { !Self.events(writer.written.body).isEmpty }
+        try await waitUntil("an event") { !Self.events(writer.written.body).isEmpty }
         let now = try await harness.mail.state(address: Self.reader)
         let events = Self.events(writer.written.body)
         #expect(events.count == 1)
@@ -142,10 +130,10 @@ struct WebInboxLiveTests {
         let state = try await Self.renderedState(browser)
         // A reconnecting browser sends the last event's id; the URL's state (older) no longer counts.
         let writer = try Self.open(harness, browser, Self.list + "/events?state=0", lastEventID: state)
-        try await Self.until("the stream parked") { harness.mail.changes.waiting(for: Self.reader) == 1 }
+        try await waitUntil("the stream parked") { harness.mail.changes.waiting(for: Self.reader) == 1 }
         #expect(Self.events(writer.written.body).isEmpty)
         #expect(await browser.send(.GET, Self.list + "/" + id).status == .ok)  // opening it marks it read
-        try await Self.until("an event") { !Self.events(writer.written.body).isEmpty }
+        try await waitUntil("an event") { !Self.events(writer.written.body).isEmpty }
         #expect(Self.events(writer.written.body).first?.data?.hasSuffix("\"arrived\":false}") == true)
         writer.end()
     }
@@ -180,25 +168,25 @@ struct WebInboxLiveTests {
         }
         let events = Self.list + "/events"
         let first = try Self.open(harness, browser, events), second = try Self.open(harness, browser, events)
-        try await Self.until("two streams open") { harness.service.openLiveStreams == 2 }
+        try await waitUntil("two streams open") { harness.service.openLiveStreams == 2 }
         let third = try await Self.answer(try Self.open(harness, browser, events))
         #expect(third.status == .tooManyRequests)
         #expect(harness.service.openLiveStreams == 2)
         // Another session of the same account has its own two, up to the server's three.
         let other = try await Self.signIn(harness, Self.reader, "secret-one")
         let fourth = try Self.open(harness, other, events)
-        try await Self.until("three streams open") { harness.service.openLiveStreams == 3 }
+        try await waitUntil("three streams open") { harness.service.openLiveStreams == 3 }
         let fifth = try await Self.answer(try Self.open(harness, other, events))
         #expect(fifth.status == .serviceUnavailable)
         #expect(fifth.headers["Retry-After"] != nil)
         // The server ends one (the client left, or it shuts down): its place is free again.
         first.end()
-        try await Self.until("the first stream closed") { harness.service.openLiveStreams == 2 }
+        try await waitUntil("the first stream closed") { harness.service.openLiveStreams == 2 }
         let again = try Self.open(harness, browser, events)
-        try await Self.until("a stream opened in its place") { harness.service.openLiveStreams == 3 }
+        try await waitUntil("a stream opened in its place") { harness.service.openLiveStreams == 3 }
         #expect(again.written.status == .ok)
         for writer in [second, fourth, again] { writer.end() }
-        try await Self.until("every stream closed") { harness.service.openLiveStreams == 0 }
+        try await waitUntil("every stream closed") { harness.service.openLiveStreams == 0 }
         #expect(harness.mail.changes.waiting(for: Self.reader) == 0)
     }
 
@@ -207,14 +195,14 @@ struct WebInboxLiveTests {
         let (harness, browser) = try await Self.signedIn { $0.pingSeconds = 1 }
         let state = try await Self.renderedState(browser)
         let writer = try Self.open(harness, browser, Self.list + "/events?state=" + state)
-        try await Self.until("a ping") { String(decoding: writer.written.body, as: UTF8.self).contains(": ping\n\n") }
+        try await waitUntil("a ping") { String(decoding: writer.written.body, as: UTF8.self).contains(": ping\n\n") }
         #expect(String(decoding: writer.written.body, as: UTF8.self).hasPrefix("retry: 2000\n\n"))
         #expect(Self.events(writer.written.body).isEmpty, "a ping is a comment: no event in the browser")
         let page = await browser.send(.GET, Self.list)
         _ = await browser.send(.POST, "/inbox/sign-out", form: ["csrf_token": try #require(Browser.csrf(in: page))])
         let response = try await Self.answer(writer)  // the stream finished by itself
         #expect(response.status == .ok)
-        try await Self.until("its place freed") { harness.service.openLiveStreams == 0 }
+        try await waitUntil("its place freed") { harness.service.openLiveStreams == 0 }
     }
 
     @Test("an owner's stream of their agent inbox ends at the first ping after the owner session expired")
@@ -224,13 +212,13 @@ struct WebInboxLiveTests {
         let list = "/inbox/m/" + PercentEncoding.encode(inbox)
         let state = try await Self.renderedState(browser, list)
         let writer = try Self.open(harness, browser, list + "/events?state=" + state)
-        try await Self.until("the stream parked") { harness.mail.changes.waiting(for: inbox) == 1 }
+        try await waitUntil("the stream parked") { harness.mail.changes.waiting(for: inbox) == 1 }
         #expect(writer.written.status == .ok)
         harness.clock.advance(13 * 3600)
         let response = try await Self.answer(writer)
         #expect(response.status == .ok && Self.events(response.body).isEmpty)
         #expect(await browser.send(.GET, list).status == .seeOther, "the list too sends them to sign in")
-        try await Self.until("its place freed") { harness.service.openLiveStreams == 0 }
+        try await waitUntil("its place freed") { harness.service.openLiveStreams == 0 }
     }
 
     @Test("the script is served from the binary as text/javascript, nosniff, revalidated by its ETag (304)")
