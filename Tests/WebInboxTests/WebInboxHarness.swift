@@ -96,13 +96,13 @@ final class WebInboxHarness: Sendable {
         webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
         var settings = WebInboxConfiguration(publicURL: Self.publicURL)
         configure(&settings)
+        let accounts = MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox)  // the composition root's adapter
         service = try WebInboxService(
-            configuration: settings, owners: owners,
-            ownedInboxes: makeOwnedInboxes(database, clock), accounts: MailboxAccountsPort(surface: mailbox, sandbox: sandbox), mail: mail,
-            database: database, clock: { clock.now },
+            configuration: settings, owners: owners, ownedInboxes: makeOwnedInboxes(database, clock),
+            accounts: accounts, mail: mail, database: database, clock: { clock.now },
             sender: JMAPWebInboxSender(
                 jmap: jmap, principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
-            captures: MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox),
+            captures: accounts,
             dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox))
 
         var router = ContextRouter()
@@ -225,28 +225,6 @@ func makeOwnedInboxes(_ database: any SQLDatabase, _ clock: TestClock) -> AgentO
 /// JMAP's authenticator here: no bearer proves anyone (the web inbox runs JMAP in-process, as an owner's inbox).
 struct NoBearers: PrincipalAuthenticator {
     func principal(for credentials: Credentials) async throws -> Principal? { nil }
-}
-
-/// The web inbox's Mail.td port over the real mailbox surface, as the composition root's adapter is.
-struct MailboxAccountsPort: WebInboxAccounts {
-    let surface: MailboxService
-    let sandbox: MailSandbox
-    func activeProUserEmail(_ id: String) async throws -> String? { try await surface.activeProUserEmail(id) }
-    func sandboxAddress(proUserID id: String) async throws -> String? {
-        try await sandbox.sandboxAddress(proUserID: id)
-    }
-    func signInAccount(address: String, password: String) async throws -> (id: String, address: String)? {
-        try await surface.signInAccount(address: address, password: password)
-    }
-    func signInProUser(email: String, password: String) async throws -> String? {
-        try await surface.signInProUser(email: email, password: password)
-    }
-    func proUser(apiToken: String) async throws -> String? { try await surface.verifyAPIToken(apiToken)?.userID }
-    func accountAddress(id: String) async throws -> String? { try await surface.accountAddress(id: id) }
-    func accountID(address: String) async throws -> String? { try await surface.accountID(address: address) }
-    func accountAddresses(proUserID id: String) async throws -> [String] {
-        try await surface.accountAddresses(proUserID: id)
-    }
 }
 
 /// A browser: a cookie jar over the router. A class, so that `#expect(await browser.send(...))` needs no mutable
