@@ -36,7 +36,9 @@ extension WebInboxService {
         return response
     }
 
-    /// A message, marked read as it is opened. Ids: `#headers`, `#text-body`, `#html-body` (an `iframe` with
+    /// A message, marked read as it is opened, unless another site sent the browser here (`Sec-Fetch-Site:
+    /// cross-site`): an owner's cookie is `SameSite=Lax`, so a link elsewhere could otherwise mark their mail read.
+    /// Ids: `#headers`, `#text-body`, `#html-body` (an `iframe` with
     /// `sandbox=""`), `#remote-blocked`, `#attachments` (`a.attachment-link`), `#raw-source`, `#mark-form`
     /// (`#mark-unread` / `#mark-read`), `#delete-form` (`#delete`), `#back`; an owner's `a#reply`; a Pro user's
     /// sandbox capture's `#auth-results`.
@@ -45,7 +47,7 @@ extension WebInboxService {
     {
         let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
         guard var record = try await mail.message(address: mailbox, id: id) else { return WebInboxPage.notFound() }
-        if !record.summary.isRead {
+        if !record.summary.isRead, request.headers["Sec-Fetch-Site"]?.lowercased() != "cross-site" {
             var keywords = record.summary.allKeywords
             keywords.insert("$seen")
             _ = try await mail.update(address: mailbox, id: id, keywords: keywords, folder: record.summary.folder)

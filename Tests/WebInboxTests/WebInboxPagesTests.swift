@@ -47,6 +47,21 @@ struct WebInboxPagesTests {
         #expect(directives.filter { $0.hasPrefix("script-src") } == ["script-src 'self'"])
     }
 
+    @Test("opening a message marks it read, unless another site sent the browser there (Sec-Fetch-Site: cross-site)")
+    func crossSiteOpenLeavesUnread() async throws {
+        let (harness, browser) = try await Self.signedIn()
+        let id = try await harness.deliver(WebInboxHarness.plain(subject: "Linked"), to: "reader@mail.localhost")
+        let path = Self.mailbox + "/" + id
+        func isRead() async throws -> Bool? {
+            try await harness.mail.message(address: "reader@mail.localhost", id: id)?.summary.isRead
+        }
+
+        #expect(await browser.send(.GET, path, headers: [("Sec-Fetch-Site", "cross-site")]).status == .ok)
+        #expect(try await isRead() == false)
+        #expect(await browser.send(.GET, path, headers: [("Sec-Fetch-Site", "same-origin")]).status == .ok)
+        #expect(try await isRead() == true)
+    }
+
     @Test("the HTML part is framed with sandbox=\"\" and served with its own CSP; remote content is blocked and said so")
     func htmlPart() async throws {
         let (harness, browser) = try await Self.signedIn()
