@@ -39,10 +39,15 @@ extension MailboxService {
         try await store.account(id: id)?.address
     }
 
-    /// The id of the account at `address`, nil when there is none.
-    public func accountID(address: String) async throws -> String? {
-        guard let normalized = MailboxAddress(address)?.description else { return nil }
-        return try await store.account(address: normalized)?.id
+    /// The token epoch of account `id`: a password reset moves it on, and every token of the account issued before
+    /// stops working (a web-inbox session too). Nil once the account is deleted.
+    public func accountTokenEpoch(id: String) async throws -> Int64? {
+        try await store.account(id: id)?.tokenEpoch
+    }
+
+    /// The token epoch of Pro user `id`, as ``accountTokenEpoch(id:)`` for its JWTs; nil once the user is gone.
+    public func proUserTokenEpoch(id: String) async throws -> Int64? {
+        try await store.proUser(id: id)?.tokenEpoch
     }
 
     /// The email of Pro user `id` while the user exists and is active; nil otherwise.

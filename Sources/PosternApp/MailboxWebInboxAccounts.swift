@@ -1,3 +1,4 @@
+import Directory
 import MailSandbox
 import MailboxAccounts
 import WebInbox
@@ -7,6 +8,8 @@ struct MailboxWebInboxAccounts: WebInboxAccounts {
     let surface: MailboxService
     /// The Pro users' SMTP sandboxes.
     let sandbox: MailSandbox
+    /// Every local mailbox (agent inboxes and Mail.td accounts): which one a linked address is.
+    let directory: LocalDirectory
 
     func activeProUserEmail(_ id: String) async throws -> String? {
         try await surface.activeProUserEmail(id)
@@ -24,16 +27,29 @@ struct MailboxWebInboxAccounts: WebInboxAccounts {
         try await surface.signInProUser(email: email, password: password)
     }
 
-    func proUser(apiToken: String) async throws -> String? {
-        try await surface.verifyAPIToken(apiToken)?.userID
+    func proToken(apiToken: String) async throws -> (tokenID: String, userID: String)? {
+        try await surface.verifyAPIToken(apiToken)
+    }
+
+    func proUserID(ofLiveToken tokenID: String) async throws -> String? {
+        try await surface.proUserID(ofLiveToken: tokenID)
+    }
+
+    func accountTokenEpoch(id: String) async throws -> Int64? {
+        try await surface.accountTokenEpoch(id: id)
+    }
+
+    func proUserTokenEpoch(id: String) async throws -> Int64? {
+        try await surface.proUserTokenEpoch(id: id)
     }
 
     func accountAddress(id: String) async throws -> String? {
         try await surface.accountAddress(id: id)
     }
 
-    func accountID(address: String) async throws -> String? {
-        try await surface.accountID(address: address)
+    func mailboxBinding(address: String) async throws -> String? {
+        guard case .local(let recipient) = try await directory.resolve(address) else { return nil }
+        return "account:" + (recipient.accountID ?? "")
     }
 
     func accountAddresses(proUserID id: String) async throws -> [String] {

@@ -137,7 +137,7 @@ enum Surfaces {
         inboxSettings.publicURL = identity.baseURL
         inboxSettings.sessionLifetime = ownerSettings.sessionLifetime
         inboxSettings.backoff = ownerSettings.backoff
-        let inboxAccounts = MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox)
+        let inboxAccounts = MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox, directory: mail.directory)
         try WebInboxService(
             configuration: inboxSettings, owners: owners, ownedInboxes: ownedInboxes,
             accounts: inboxAccounts, mail: mail.store, database: database, clock: clock,

@@ -131,9 +131,13 @@ public final class WebInboxService: Sendable {
 
     // MARK: - Who reads
 
-    /// The viewer of `request`: a web-inbox session first, then an owner session; nil for neither.
+    /// The viewer of `request`: a web-inbox session whose binding still holds first, then an owner session; nil for
+    /// neither.
     func viewer(of request: HTTPRequest) async throws -> WebInboxViewer? {
-        if let token = request.cookie(Self.sessionCookie), let principal = try await sessions.principal(token: token) {
+        if let token = request.cookie(Self.sessionCookie),
+            let (principal, binding) = try await sessions.principal(token: token),
+            try await bindingHolds(principal, binding)
+        {
             let (label, mailboxes, sandbox) = try await scope(of: principal)
             var viewer = WebInboxViewer(
                 kind: .session(principal), label: label, mailboxes: mailboxes, forms: forms,
@@ -244,10 +248,13 @@ public final class WebInboxService: Sendable {
             return response
         }
         var principal: WebInboxPrincipal?
+        var apiTokenID: String?
         if let accounts {
             switch kind {
             case "pro" where !token.isEmpty:
-                principal = try await accounts.proUser(apiToken: token).map { WebInboxPrincipal.proUser(id: $0) }
+                let live = try await accounts.proToken(apiToken: token)
+                principal = live.map { WebInboxPrincipal.proUser(id: $0.userID) }
+                apiTokenID = live?.tokenID
             case "pro":
                 principal = try await accounts.signInProUser(email: page.email, password: password)
                     .map { WebInboxPrincipal.proUser(id: $0) }
@@ -256,13 +263,13 @@ public final class WebInboxService: Sendable {
                     .map { WebInboxPrincipal.account(id: $0.id) }
             }
         }
-        guard let principal else {
+        guard let principal, let binding = try await binding(of: principal, apiTokenID: apiTokenID) else {
             try await throttle.failed(keys, now: now)
             page.error = "Those credentials are not right."
             return form(.unauthorized, request, page)
         }
         try await throttle.succeeded(keys)
-        return try await startSession(principal, request)
+        return try await startSession(principal, binding, request)
     }
 
     func signOut(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -288,16 +295,20 @@ public final class WebInboxService: Sendable {
         guard forms.csrfValid(fields, request) else {
             return WebInboxPage.message(.forbidden, "Open a mailbox", WebInboxPage.csrfMessage)
         }
-        guard let address = try await sessions.useLink(token: fields["token"] ?? "") else {
+        guard let address = try await sessions.useLink(token: fields["token"] ?? ""),
+            let binding = try await binding(of: .link(address: address))
+        else {
             return WebInboxPage.message(.notFound, "Open a mailbox", "This link was used already, or it expired.")
         }
-        return try await startSession(.link(address: address), request)
+        return try await startSession(.link(address: address), binding, request)
     }
 
     /// A new session (never the one the browser brought), its cookie, the pre-session cookie dropped; then `/inbox`.
-    private func startSession(_ principal: WebInboxPrincipal, _ request: HTTPRequest) async throws -> HTTPResponse {
+    private func startSession(_ principal: WebInboxPrincipal, _ binding: String, _ request: HTTPRequest) async throws
+        -> HTTPResponse
+    {
         if let old = request.cookie(Self.sessionCookie) { try await sessions.close(token: old) }
-        let token = try await sessions.open(principal, lifetime: configuration.sessionLifetime)
+        let token = try await sessions.open(principal, binding: binding, lifetime: configuration.sessionLifetime)
         return HTMLPage.redirect(
             to: "/inbox",
             setCookies: [

@@ -15,8 +15,9 @@ public struct WebInboxSessions: Sendable {
         self.clock = clock
     }
 
-    /// Opens a session of `principal` for `lifetime` seconds, and forgets every expired one; returns the cookie value.
-    func open(_ principal: WebInboxPrincipal, lifetime: Int64) async throws -> String {
+    /// Opens a session of `principal`, resting on `binding` (``WebInboxSessionBinding``), for `lifetime` seconds, and
+    /// forgets every expired one; returns the cookie value.
+    func open(_ principal: WebInboxPrincipal, binding: String, lifetime: Int64) async throws -> String {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let now = clock()
         _ = try await database.write { connection in
@@ -24,28 +25,30 @@ public struct WebInboxSessions: Sendable {
                 try connection.run("DELETE FROM web_inbox_sessions WHERE expires_at <= ?", [.integer(now)])
                 try connection.run(
                     """
-                    INSERT INTO web_inbox_sessions (token_digest, kind, subject, created_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO web_inbox_sessions (token_digest, kind, subject, binding, created_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
                     """,
                     [
-                        .blob(Self.digest(token)), .text(principal.kind), .text(principal.subject), .integer(now),
-                        .integer(now + lifetime),
+                        .blob(Self.digest(token)), .text(principal.kind), .text(principal.subject), .text(binding),
+                        .integer(now), .integer(now + lifetime),
                     ])
             }
         }
         return token
     }
 
-    /// Who the unexpired session `token` is, if any.
-    func principal(token: String) async throws -> WebInboxPrincipal? {
+    /// Who the unexpired session `token` is, and what it rests on, if any.
+    func principal(token: String) async throws -> (principal: WebInboxPrincipal, binding: String)? {
         guard token.utf8.count == 43 else { return nil }
         let now = clock()
         return try await database.read { connection in
             guard let row = try connection.query(
-                "SELECT kind, subject FROM web_inbox_sessions WHERE token_digest = ? AND expires_at > ?",
+                "SELECT kind, subject, binding FROM web_inbox_sessions WHERE token_digest = ? AND expires_at > ?",
                 [.blob(Self.digest(token)), .integer(now)]
-            ).first, let kind = row.text("kind"), let subject = row.text("subject") else { return nil }
-            return WebInboxPrincipal(kind: kind, subject: subject)
+            ).first, let kind = row.text("kind"), let subject = row.text("subject"),
+                let binding = row.text("binding"), let principal = WebInboxPrincipal(kind: kind, subject: subject)
+            else { return nil }
+            return (principal, binding)
         }
     }
 

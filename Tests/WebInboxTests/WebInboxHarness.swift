@@ -96,7 +96,10 @@ final class WebInboxHarness: Sendable {
         webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
         var settings = WebInboxConfiguration(publicURL: Self.publicURL)
         configure(&settings)
-        let accounts = MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox)  // the composition root's adapter
+        let directory = LocalDirectory([
+            MailboxDirectory(database: database, domains: mailboxSettings.domains + mailboxSettings.proDomains), agents,
+        ])
+        let accounts = MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox, directory: directory)  // the root's
         service = try WebInboxService(
             configuration: settings, owners: owners, ownedInboxes: makeOwnedInboxes(database, clock),
             accounts: accounts, mail: mail, database: database, clock: { clock.now },

@@ -46,8 +46,11 @@ struct WebInboxSignInTests {
         let token = try #require(WebInboxHarness.jsonField("token", login))
         let deleted = await api.send(.DELETE, "/api/accounts/" + id, headers: [("Authorization", "Bearer " + token)])
         #expect(deleted.status.code < 300)
-        #expect(await browser.send(.GET, "/inbox/m/brief%40mail.localhost").status == .notFound)
-        #expect(await browser.send(.GET, "/inbox").text.contains("id=\"no-mailboxes\""))
+        // The session rested on the account: it is over, and the browser is asked to sign in again.
+        for path in ["/inbox/m/brief%40mail.localhost", "/inbox"] {
+            let answer = await browser.send(.GET, path)
+            #expect(answer.status == .seeOther && answer.headers["Location"] == "/inbox/sign-in", "\(path)")
+        }
     }
 
     @Test("a v1 account (a password hash stored before auth_key) signs in with its password")

@@ -4,11 +4,15 @@
 -- seconds.
 
 -- A signed-in web-inbox browser: who it is (`kind` and `subject`), read again on every request, so that what it may see
--- follows the accounts as they change.
+-- follows the accounts as they change; and what it rests on (`binding`), checked on every request too: the account's or
+-- Pro user's token epoch at sign-in (`epoch:N`: a password reset ends it), the API token it was opened with
+-- (`token:<id>`: revoking the token ends it), or the account behind a linked address (`account:<id>`, `account:` for
+-- a catch-all: another account at that address later opens nothing).
 CREATE TABLE web_inbox_sessions (
     token_digest BYTEA   PRIMARY KEY NOT NULL CHECK (octet_length(token_digest) = 32),
     kind         TEXT    NOT NULL CHECK (kind IN ('account', 'pro', 'link')),
     subject      TEXT    NOT NULL,            -- the account id, the Pro user id, or the linked address
+    binding      TEXT    NOT NULL,
     created_at   BIGINT  NOT NULL,
     expires_at   BIGINT  NOT NULL
 );
