@@ -12,7 +12,6 @@ import Storage
 public struct OwnerStore: Sendable {
     let database: any SQLDatabase
     let hasher: PasswordHasher
-    let backoff: OwnerBackoff
     let throttle: SignInThrottle
     let clock: @Sendable () -> Int64
 
@@ -27,7 +26,6 @@ public struct OwnerStore: Sendable {
     ) {
         self.database = database
         self.hasher = hasher
-        self.backoff = backoff
         throttle = SignInThrottle(database: database, backoff: backoff)
         self.clock = clock
     }
@@ -122,7 +120,6 @@ public struct OwnerStore: Sendable {
         }
     }
 
-    /// Counts one more failure under `digest` and blocks it for `delay(failures)` seconds from now.
     private static func owner(_ row: SQLRow) -> Owner? {
         guard let id = row.text("id"), let email = row.text("email"), let created = row.int("created_at") else {
             return nil

@@ -31,10 +31,11 @@ struct JMAPWebInboxSender: WebInboxSender {
         }
         let submission = responses["s"]
         guard let status = submission?.arguments["created"]?["send"]?["deliveryStatus"]?.objectValue else {
-            // Nothing was sent: the draft goes again (the server's own cleanup, as MCP's send does).
+            // Nothing was sent: the draft goes again (the server's own cleanup, as MCP's send does). A cleanup that
+            // fails leaves a draft in Drafts, which the owner sees and may delete; the refusal is what they are told.
             if let created = responses["c"]?.arguments["created"]?["draft"]?["id"] {
                 let destroy: JSONValue = .object([("accountId", .string(principal.accountID)), ("destroy", [created])])
-                _ = try await run([["Email/set", destroy, "x"]], principal, client, requestID)
+                _ = try? await run([["Email/set", destroy, "x"]], principal, client, requestID)
             }
             if let refused = submission?.arguments["notCreated"]?["send"] {
                 throw WebInboxSendRefusal(Self.submissionRefusal(refused))

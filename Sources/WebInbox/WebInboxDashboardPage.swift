@@ -126,7 +126,7 @@ struct WebInboxDashboardPage {
 
     private func domainBlock(_ domain: ProDashboardDomain, _ csrf: String) -> String {
         let e = Self.e
-        let found = flash.checkedDomain == domain.id && flash.found.count == domain.records.count ? flash.found : nil
+        let found = flash.checkedDomainID == domain.id && flash.found.count == domain.records.count ? flash.found : nil
         let rows = domain.records.enumerated().map { index, record in
             let state = Self.state(record, index: index, of: domain, found: found?[index])
             return """

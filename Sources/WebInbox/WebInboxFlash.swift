@@ -11,8 +11,8 @@ struct WebInboxFlash: Equatable {
     var token: String?
     /// A webhook signing secret just made or rotated: `#webhook-secret-shown`.
     var webhookSecret: String?
-    /// The domain whose records a verification just looked up.
-    var checkedDomain: String?
+    /// The id of the domain claim whose records a verification just looked up.
+    var checkedDomainID: String?
     /// Whether each of that domain's records was found, in the records' order.
     var found: [Bool] = []
 
@@ -26,7 +26,7 @@ struct WebInboxFlash: Equatable {
         add("e", error)
         add("t", token)
         add("w", webhookSecret)
-        add("d", checkedDomain)
+        add("d", checkedDomainID)
         if !found.isEmpty { lines.append("f" + String(found.map { $0 ? "1" : "0" })) }
         return Array(lines.joined(separator: "\n").utf8)
     }
@@ -55,7 +55,7 @@ struct WebInboxFlash: Equatable {
             case "e": error = value
             case "t": token = value
             case "w": webhookSecret = value
-            case "d": checkedDomain = value
+            case "d": checkedDomainID = value
             default: return nil
             }
         }

@@ -123,7 +123,7 @@ extension WebInboxService {
             var words = result.verified ? "\(result.domain) is verified." : "\(result.domain) is still pending."
             if let message = result.message { words += " " + message }
             var flash = WebInboxFlash(notice: words)
-            flash.checkedDomain = call.id
+            flash.checkedDomainID = call.id
             flash.found = result.records.map { $0.found ?? false }
             return flash
         }

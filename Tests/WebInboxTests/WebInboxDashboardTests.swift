@@ -367,7 +367,7 @@ struct WebInboxDashboardTests {
     func flashEncoding() {
         var flash = WebInboxFlash(
             notice: "Added x.\nf1", error: "e=\"<&>\"", token: "tm_pro_abc", webhookSecret: "whsec_1")
-        flash.checkedDomain = "0b3c-…"
+        flash.checkedDomainID = "0b3c-…"
         flash.found = [true, false, true]
         #expect(WebInboxFlash(encoded: flash.encoded) == flash)
         #expect(WebInboxFlash(encoded: Array("x".utf8)) == nil)
