@@ -13,6 +13,7 @@ import SigningKeys
 import SocketServer
 import Storage
 import Synchronization
+import WebInbox
 import OAuthGrants
 
 /// The services of a ``PosternRuntime``, in the order it starts them (and so the reverse of the order they stop in).
@@ -87,7 +88,8 @@ extension RuntimeService {
     }
 
     /// The periodic purges: consumed challenges, expired blobs, old mail changes, owner sessions and sign-in
-    /// failures, OAuth codes and tokens, audit events past `POSTERN_AUDIT_DAYS`.
+    /// failures, OAuth codes and tokens, the web inbox's expired sessions, links and notices, audit events past
+    /// `POSTERN_AUDIT_DAYS`.
     static func purges(
         database: any SQLDatabase, ledger: ChallengeLedger, mailStore: MailStore, changesKept: Int, auditDays: Int,
         clock: @escaping @Sendable () -> Int64
@@ -106,6 +108,9 @@ extension RuntimeService {
                     PurgeSchedule.start(
                         every: .seconds(60), on: database, purging: "OAuth codes, tokens and unused clients"
                     ) { try OAuthPurge.run($0, now: clock()) },
+                    PurgeSchedule.start(
+                        every: .seconds(60), on: database, purging: "web inbox sessions, links and notices"
+                    ) { try WebInboxPurge.run($0, now: clock()) },
                     PurgeSchedule.start(
                         every: .seconds(600), on: database, purging: "audit events past POSTERN_AUDIT_DAYS"
                     ) { try SQLAuditLog.purgeExpired($0, now: clock(), days: auditDays) },

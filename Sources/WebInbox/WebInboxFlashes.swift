@@ -27,7 +27,6 @@ struct WebInboxFlashes: Sendable {
                 flash.encoded, key: sealingKey(session), nonce: nonce, associatedData: Self.binding(digest, expires))
         _ = try await database.write { connection in
             try connection.transaction {
-                try connection.run("DELETE FROM web_inbox_flashes WHERE expires_at <= ?", [.integer(now)])
                 try connection.run("DELETE FROM web_inbox_flashes WHERE session_digest = ?", [.blob(digest)])
                 try connection.run(
                     "INSERT INTO web_inbox_flashes (session_digest, sealed, expires_at) VALUES (?, ?, ?)",

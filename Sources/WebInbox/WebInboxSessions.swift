@@ -15,24 +15,21 @@ public struct WebInboxSessions: Sendable {
         self.clock = clock
     }
 
-    /// Opens a session of `principal`, resting on `binding` (``WebInboxSessionBinding``), for `lifetime` seconds, and
-    /// forgets every expired one; returns the cookie value.
+    /// Opens a session of `principal`, resting on `binding` (what ``WebInboxService`` checks on every request), for
+    /// `lifetime` seconds; returns the cookie value. Expired sessions go with ``WebInboxPurge``.
     func open(_ principal: WebInboxPrincipal, binding: String, lifetime: Int64) async throws -> String {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let now = clock()
         _ = try await database.write { connection in
-            try connection.transaction {
-                try connection.run("DELETE FROM web_inbox_sessions WHERE expires_at <= ?", [.integer(now)])
-                try connection.run(
-                    """
-                    INSERT INTO web_inbox_sessions (token_digest, kind, subject, binding, created_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .blob(Self.digest(token)), .text(principal.kind), .text(principal.subject), .text(binding),
-                        .integer(now), .integer(now + lifetime),
-                    ])
-            }
+            try connection.run(
+                """
+                INSERT INTO web_inbox_sessions (token_digest, kind, subject, binding, created_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .blob(Self.digest(token)), .text(principal.kind), .text(principal.subject), .text(binding),
+                    .integer(now), .integer(now + lifetime),
+                ])
         }
         return token
     }
@@ -59,17 +56,15 @@ public struct WebInboxSessions: Sendable {
         }
     }
 
-    /// Makes a one-time link token to `address`, usable for `lifetime` seconds; forgets expired links.
+    /// Makes a one-time link token to `address`, usable for `lifetime` seconds (expired links go with
+    /// ``WebInboxPurge``).
     public func makeLink(address: String, lifetime: Int64) async throws -> String {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let now = clock()
         _ = try await database.write { connection in
-            try connection.transaction {
-                try connection.run("DELETE FROM web_inbox_links WHERE expires_at <= ?", [.integer(now)])
-                try connection.run(
-                    "INSERT INTO web_inbox_links (token_digest, address, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                    [.blob(Self.digest(token)), .text(address), .integer(now), .integer(now + lifetime)])
-            }
+            try connection.run(
+                "INSERT INTO web_inbox_links (token_digest, address, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                [.blob(Self.digest(token)), .text(address), .integer(now), .integer(now + lifetime)])
         }
         return token
     }

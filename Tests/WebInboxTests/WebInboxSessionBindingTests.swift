@@ -1,5 +1,6 @@
 import HTTP1
 import PosternTestSupport
+import Storage
 import Testing
 import WebInbox
 
@@ -78,5 +79,37 @@ struct WebInboxSessionBindingTests {
         try await harness.account("linked@mail.localhost", password: "someone-else")
         try await harness.deliver(WebInboxHarness.plain(subject: "For the new holder"), to: "linked@mail.localhost")
         #expect(await Self.signedOut(browser, "/inbox/m/linked%40mail.localhost"))
+    }
+}
+
+@Suite("Web inbox: the purge", .serialized)
+struct WebInboxPurgeTests {
+    static func rows(_ harness: WebInboxHarness, _ table: String) async throws -> Int {
+        let counted: Int64? = try await harness.test.database.read { connection in
+            try connection.query("SELECT count(*) AS n FROM \(table)").first?.int("n")
+        }
+        return Int(counted ?? -1)
+    }
+
+    @Test("expired sessions and one-time links go; live ones stay")
+    func expiredGo() async throws {
+        let harness = try WebInboxHarness()
+        try await harness.account("kept@mail.localhost", password: "secret-one")
+        let browser = harness.browser()
+        let signedIn = try await browser.signIn(
+            ["kind": "account", "address": "kept@mail.localhost", "password": "secret-one"])
+        #expect(signedIn.status == .seeOther)
+        _ = try await harness.service.sessions.makeLink(address: "kept@mail.localhost", lifetime: 600)
+        let purge = { (now: Int64) async throws -> Int in
+            try await harness.test.database.write { connection in try WebInboxPurge.run(connection, now: now) }
+        }
+
+        #expect(try await purge(harness.clock.now) == 0)
+        #expect(try await Self.rows(harness, "web_inbox_links") == 1)
+        #expect(try await purge(harness.clock.now + 601) == 1)  // the link (10 minutes)
+        #expect(try await Self.rows(harness, "web_inbox_links") == 0)
+        #expect(try await Self.rows(harness, "web_inbox_sessions") == 1)
+        #expect(try await purge(harness.clock.now + 12 * 3600) == 1)  // the session (12 hours)
+        #expect(try await Self.rows(harness, "web_inbox_sessions") == 0)
     }
 }

@@ -25,3 +25,4 @@ CREATE TABLE web_inbox_links (
     created_at   BIGINT  NOT NULL,
     expires_at   BIGINT  NOT NULL
 );
+CREATE INDEX web_inbox_links_by_expiry ON web_inbox_links (expires_at);

@@ -24,3 +24,4 @@ CREATE TABLE web_inbox_links (
     created_at   INTEGER NOT NULL,
     expires_at   INTEGER NOT NULL
 ) STRICT;
+CREATE INDEX web_inbox_links_by_expiry ON web_inbox_links (expires_at);
