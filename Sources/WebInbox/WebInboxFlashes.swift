@@ -39,6 +39,11 @@ struct WebInboxFlashes: Sendable {
     func take(session: String) async throws -> WebInboxFlash? {
         let now = clock()
         let digest = WebInboxSessions.digest(session)
+        // Most dashboard views have none waiting: a read finds that without taking the database's write lock.
+        let waiting = try await database.read { connection in
+            try !connection.query("SELECT 1 FROM web_inbox_flashes WHERE session_digest = ?", [.blob(digest)]).isEmpty
+        }
+        guard waiting else { return nil }
         let row = try await database.write { connection in
             try connection.transaction { () -> (sealed: [UInt8], expires: Int64)? in
                 guard
