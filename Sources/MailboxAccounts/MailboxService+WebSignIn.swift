@@ -2,8 +2,8 @@
 /// are right (by the very checks of `POST /api/token` and `POST /api/user/login`), and which addresses each may read.
 /// The accounts' and Pro users' tables stay behind this surface.
 extension MailboxService {
-    /// The account `address` and `credential` open, by `POST /api/token`'s rules: a v1 password against a pre-`auth_key`
-    /// hash (upgraded when right), a password or `auth_key` against a v2 verifier; the same cost whether the address
+    /// The account `address` and `credential` open, by `POST /api/token`'s rules: a v1 password against a
+    /// pre-`auth_key` hash (upgraded when right), a password or `auth_key` against a v2 verifier; the same cost whether the address
     /// exists or not. Nil when refused.
     func account(signingIn text: String?, with credential: MailboxCredential) async throws -> MailboxAccountRecord? {
         let normalized = text.flatMap(MailboxAddress.init)?.description

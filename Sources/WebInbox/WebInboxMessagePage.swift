@@ -26,8 +26,8 @@ struct WebInboxMessagePage {
         var parts = ""
         if let html = record.htmlBody, !html.isEmpty {
             if remoteContent {
-                parts += "<p class=\"flash notice\" role=\"status\" id=\"remote-blocked\">Remote content in this message "
-                    + "was blocked: nothing was fetched from elsewhere.</p>"
+                parts += "<p class=\"flash notice\" role=\"status\" id=\"remote-blocked\">"
+                    + "Remote content in this message was blocked: nothing was fetched from elsewhere.</p>"
             }
             parts += "<iframe id=\"html-body\" class=\"html-body\" sandbox=\"\" referrerpolicy=\"no-referrer\" "
                 + "title=\"The message's HTML part\" src=\"\(e(path))/html\"></iframe>"

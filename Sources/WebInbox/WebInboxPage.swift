@@ -22,7 +22,8 @@ enum WebInboxPage {
 
     /// A page with one message, in the frame.
     static func message(_ status: HTTPStatus, _ title: String, _ text: String) -> HTTPResponse {
-        HTMLPage.response(status, OwnerPageShell.document(title: title, main: OwnerPageShell.flash(text, kind: "error")))
+        HTMLPage.response(
+            status, OwnerPageShell.document(title: title, main: OwnerPageShell.flash(text, kind: "error")))
     }
 
     /// The one answer for a mailbox or message the viewer may not read, or that does not exist.

@@ -10,7 +10,8 @@ import ServerKit
 extension WebInboxService {
     /// The list: the JMAP query (filter, newest first, from `position`) and the get of that page's ids; the same two
     /// reads `Email/query` and `Email/get` make. Ids: `#search-form` (`#search-text`, `#search-from`,
-    /// `#search-subject`), `#messages` (rows `tr.message`, `tr.unread`; `a.message-link`), `#older`, `#newer`, `#empty`.
+    /// `#search-subject`), `#messages` (rows `tr.message`, `tr.unread`; `a.message-link`), `#older`, `#newer`,
+    /// `#empty`.
     func list(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
         -> HTTPResponse
     {

@@ -9,8 +9,8 @@ import Storage
 
 /// The web inbox: people read mail in a browser, server-rendered, at `/inbox`. Owners read every inbox they hold
 /// through their owner session; Mail.td accounts (address and password) and Pro users (email and password, or a
-/// `tm_pro_` token) sign in here to a session of their own (`SameSite=Strict`); `postern web link` makes a one-time link
-/// to one mailbox. What a session may read is asked again on every request, and anything else is a 404.
+/// `tm_pro_` token) sign in here to a session of their own (`SameSite=Strict`); `postern web link` makes a one-time
+/// link to one mailbox. What a session may read is asked again on every request, and anything else is a 404.
 ///
 /// Routes (stable, the browser tests drive them): see ``register(into:)``.
 public final class WebInboxService: Sendable {
@@ -106,10 +106,13 @@ public final class WebInboxService: Sendable {
             .POST, "/inbox/sign-in", bodyLimit: limit,
             owners.limited { [self] request, context in try await signIn(request, client: context.clientKey) })
         router.add(
-            .POST, "/inbox/sign-out", bodyLimit: limit, owners.limited { [self] request, _ in try await signOut(request) })
+            .POST, "/inbox/sign-out", bodyLimit: limit,
+            owners.limited { [self] request, _ in try await signOut(request) })
         router.add(
             .GET, "/inbox/link/{token}",
-            owners.limitedRoute { [self] request, _, parameters in linkPage(request, token: parameters["token"] ?? "") })
+            owners.limitedRoute { [self] request, _, parameters in
+                linkPage(request, token: parameters["token"] ?? "")
+            })
         router.add(
             .POST, "/inbox/link", bodyLimit: limit, owners.limited { [self] request, _ in try await useLink(request) })
         router.add(.GET, "/inbox/m/{mailbox}", page { [self] in try await list($0, $1, $2) })
@@ -123,7 +126,8 @@ public final class WebInboxService: Sendable {
         router.add(
             .GET, "/inbox/m/{mailbox}/{id}/cid/{signature}/{cid}",
             owners.limitedRoute { [self] _, _, parameters in try await inlineImage(parameters) })
-        router.add(.POST, "/inbox/m/{mailbox}/{id}/read", bodyLimit: limit, page { [self] in try await mark($0, $1, $2) })
+        router.add(
+            .POST, "/inbox/m/{mailbox}/{id}/read", bodyLimit: limit, page { [self] in try await mark($0, $1, $2) })
         router.add(
             .POST, "/inbox/m/{mailbox}/{id}/delete", bodyLimit: limit, page { [self] in try await delete($0, $1, $2) })
         registerDashboard(into: &router)
