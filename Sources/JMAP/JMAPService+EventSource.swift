@@ -58,7 +58,7 @@ extension JMAPService {
     private func openLease(_ context: RequestContext) throws -> EventStreamLimiter<ClientAddressKey>.Lease {
         do {
             return try eventStreams.open(for: context.clientKey)
-        } catch EventStreamLimiter<ClientAddressKey>.Refusal.tooManyForClient {
+        } catch EventStreamLimiter<ClientAddressKey>.Refusal.tooManyForKey {
             throw RequestError(
                 status: .tooManyRequests, type: "about:blank",
                 detail: "Too many event streams open from this address (at most \(configuration.maxEventStreamsPerClient)); "

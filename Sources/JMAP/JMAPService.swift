@@ -76,7 +76,7 @@ public struct JMAPService: Sendable {
         self.outbound = outbound
         self.onEventStream = onEventStream
         eventStreams = EventStreamLimiter<ClientAddressKey>(
-            maxTotal: configuration.maxEventStreams, maxPerClient: configuration.maxEventStreamsPerClient)
+            maxTotal: configuration.maxEventStreams, maxPerKey: configuration.maxEventStreamsPerClient)
         self.configuration = configuration
         self.authenticator = authenticator
         self.store = store

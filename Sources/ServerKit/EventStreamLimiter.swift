@@ -6,7 +6,7 @@ public final class EventStreamLimiter<Key: Hashable & Sendable>: Sendable {
     /// Why a stream was refused.
     public enum Refusal: Error {
         /// The key's cap is reached.
-        case tooManyForClient
+        case tooManyForKey
         /// The total is reached.
         case tooMany
     }
@@ -39,15 +39,15 @@ public final class EventStreamLimiter<Key: Hashable & Sendable>: Sendable {
     /// The most streams open at once.
     public let maxTotal: Int
     /// The most streams open at once under one key.
-    public let maxPerClient: Int
+    public let maxPerKey: Int
     private let state = Mutex(State())
 
     /// - Parameters:
     ///   - maxTotal: the most streams open at once.
-    ///   - maxPerClient: the most streams open at once under one key.
-    public init(maxTotal: Int, maxPerClient: Int) {
+    ///   - maxPerKey: the most streams open at once under one key.
+    public init(maxTotal: Int, maxPerKey: Int) {
         self.maxTotal = maxTotal
-        self.maxPerClient = maxPerClient
+        self.maxPerKey = maxPerKey
     }
 
     /// Streams open now.
@@ -58,7 +58,7 @@ public final class EventStreamLimiter<Key: Hashable & Sendable>: Sendable {
     public func open(for key: Key) throws -> Lease {
         try state.withLock { state in
             let mine = state.perKey[key, default: 0]
-            guard mine < maxPerClient else { throw Refusal.tooManyForClient }
+            guard mine < maxPerKey else { throw Refusal.tooManyForKey }
             guard state.total < maxTotal else { throw Refusal.tooMany }
             state.perKey[key] = mine + 1
             state.total += 1

@@ -38,7 +38,7 @@ extension WebInboxService {
         let lease: EventStreamLimiter<String>.Lease
         do {
             lease = try liveStreams.open(for: reader.session)
-        } catch EventStreamLimiter<String>.Refusal.tooManyForClient {
+        } catch EventStreamLimiter<String>.Refusal.tooManyForKey {
             return writer.respond(
                 WebInboxPage.message(
                     .tooManyRequests, "Too many live lists",

@@ -84,7 +84,7 @@ public final class WebInboxService: Sendable {
             database: database, key: try secrets.secret(named: "webinbox.flash") { SecureRandom.bytes(32) },
             clock: clock)
         liveStreams = EventStreamLimiter(
-            maxTotal: configuration.maxEventStreams, maxPerClient: configuration.maxEventStreamsPerSession)
+            maxTotal: configuration.maxEventStreams, maxPerKey: configuration.maxEventStreamsPerSession)
     }
 
     /// Adds the routes:
