@@ -27,6 +27,7 @@ enum MetricFamilies {
         "postern_outbound_recipients_total":
             "Outside recipients of JMAP submissions, by result (queued or held; then delivered, deferred or failed).",
         "postern_jmap_event_streams": "JMAP event-source streams open now.",
+        "postern_web_inbox_event_streams": "Web inbox live-list streams open now.",
         "postern_jmap_events_pushed_total": "JMAP event-source events pushed, by event (state, ping).",
         // Proofs of work and rate limits.
         "postern_pow_verifications_total": "Proof-of-work verifications, by surface and result.",

@@ -80,6 +80,13 @@ extension PosternMetrics {
         }
     }
 
+    /// The web inbox's live lists: `postern_web_inbox_event_streams` (streams open now).
+    @Sendable
+    func webInboxLiveStream(_ opened: Bool) {
+        let streams = Meter(label: "postern_web_inbox_event_streams")
+        if opened { streams.increment() } else { streams.decrement() }
+    }
+
     /// The JMAP event source: `postern_jmap_event_streams` (streams open now) and
     /// `postern_jmap_events_pushed_total{event="state|ping"}`.
     @Sendable

@@ -142,7 +142,8 @@ enum Surfaces {
             configuration: inboxSettings, owners: owners, ownedInboxes: ownedInboxes,
             accounts: inboxAccounts, mail: mail.store, database: database, clock: clock,
             sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts,
-            dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
+            dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox),
+            onLiveStream: metrics.webInboxLiveStream
         ).register(into: &router)
 
         var mcp = configuration.mcp

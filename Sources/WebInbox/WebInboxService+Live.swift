@@ -49,7 +49,11 @@ extension WebInboxService {
             response.headers.setRetryAfter(seconds: configuration.pingSeconds)
             return writer.respond(response)
         }
-        defer { lease.release() }
+        onLiveStream(true)
+        defer {
+            lease.release()
+            onLiveStream(false)
+        }
         let known = Int64(request.headers["Last-Event-ID"] ?? "") ?? Int64(request.queryItem("state") ?? "")
         writer.open(
             HTTPResponse(

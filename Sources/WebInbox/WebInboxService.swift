@@ -35,6 +35,8 @@ public final class WebInboxService: Sendable {
     let sender: (any WebInboxSender)?
     /// What the SMTP sandbox recorded beside its captures; nil: no verdicts are shown.
     let captures: (any WebInboxCaptures)?
+    /// Told when a live-list stream opens (`true`) and ends (`false`): the server's gauge of them.
+    let onLiveStream: @Sendable (Bool) -> Void
 
     /// Live-list event streams open on this instance now.
     public var openLiveStreams: Int { liveStreams.openCount }
@@ -56,13 +58,16 @@ public final class WebInboxService: Sendable {
     ///   - captures: the SMTP sandbox's verdicts of its captures; nil shows none.
     ///   - dashboard: the Pro users' tokens, domains, webhook and sandbox (the Mail.td surface's rules); nil serves no
     ///     Pro dashboard.
+    ///   - onLiveStream: told when a live-list stream opens (`true`) and ends (`false`).
     /// - Throws: storage errors reading or creating the shared keys.
     public init(
         configuration: WebInboxConfiguration, owners: OwnerService, ownedInboxes: any OwnedInboxes,
         accounts: (any WebInboxAccounts)?, mail: MailStore, database: any SQLDatabase,
         clock: @escaping @Sendable () -> Int64, sender: (any WebInboxSender)? = nil,
-        captures: (any WebInboxCaptures)? = nil, dashboard: (any ProDashboard)? = nil
+        captures: (any WebInboxCaptures)? = nil, dashboard: (any ProDashboard)? = nil,
+        onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }
     ) throws {
+        self.onLiveStream = onLiveStream
         self.sender = sender
         self.captures = captures
         self.configuration = configuration

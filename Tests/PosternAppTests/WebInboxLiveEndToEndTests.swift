@@ -8,7 +8,7 @@ import Testing
 /// stream, and the stream ends when the server shuts down.
 @Suite("Web inbox live list, end to end", .timeLimit(.minutes(2)))
 struct WebInboxLiveEndToEndTests {
-    @Test("mail delivered over SMTP while the list is open is a change event; shutting the server down ends the stream")
+    @Test("mail delivered over SMTP while the list is open is a change event; the open stream is counted; shutdown ends it")
     func deliveredThenShutDown() async throws {
         let server = try await TestServer.start { $0.mailbox.powRequired = false }
         defer { try? FileManager.default.removeItem(atPath: server.dataDirectory) }
@@ -48,6 +48,10 @@ struct WebInboxLiveEndToEndTests {
         let head = try await stream.readResponse()
         #expect(head.status == 200)
         #expect(head.header("Content-Type") == "text/event-stream")
+        // The open stream is counted on /metrics (a gauge of the process: at least this one).
+        let metrics = try await client.request("GET", "/metrics").text
+        let gauge = metrics.split(separator: "\n").first { $0.hasPrefix("postern_web_inbox_event_streams ") }
+        #expect((gauge?.split(separator: " ").last.flatMap { Double($0) } ?? 0) >= 1, "\(gauge ?? "no gauge")")
         let refused = try await SMTPDeliveryTests.send(
             port: smtpPort, from: "friend@example.com", to: ["live@mail.localhost"],
             message: "From: friend@example.com\r\nTo: live@mail.localhost\r\nSubject: Live\r\n\r\nHello.\r\n")
