@@ -12,6 +12,7 @@ same free port of 127.0.0.1, so that a resolver retrying a truncated answer over
     query(resolver, "sel._domainkey.d.test", "TXT")                 # -> ["v=DKIM1; ..."], a client of the same
 """
 
+import errno
 import os
 import sys
 
@@ -61,9 +62,17 @@ def start():
             return reply
 
     quiet = DNSLogger(logf=lambda _: None)
-    udp = DNSServer(ZoneResolver(), port=0, address="127.0.0.1", logger=quiet)
-    port = udp.server.server_address[1]
-    tcp = DNSServer(ZoneResolver(), port=port, address="127.0.0.1", logger=quiet, tcp=True)
+    # The kernel picks a free UDP port; the same number may be taken for TCP (another test's listener): then another.
+    for attempt in range(50):
+        udp = DNSServer(ZoneResolver(), port=0, address="127.0.0.1", logger=quiet)
+        port = udp.server.server_address[1]
+        try:
+            tcp = DNSServer(ZoneResolver(), port=port, address="127.0.0.1", logger=quiet, tcp=True)
+            break
+        except OSError as error:
+            udp.server.server_close()
+            if error.errno != errno.EADDRINUSE or attempt == 49:
+                raise
     udp.start_thread()
     tcp.start_thread()
     return zone, _Both(udp, tcp), f"127.0.0.1:{port}"
