@@ -24,8 +24,15 @@ extension MailboxService {
     /// - Throws: ``MailboxError/invalidOrExpiredToken`` when there is none, or it is not active (as a bearer of a
     ///   suspended user is answered).
     func activeProUser(_ id: String) async throws -> ProUserRecord {
+        guard let user = try await activeProUserIfAny(id) else { throw MailboxError.invalidOrExpiredToken }
+        return user
+    }
+
+    /// The active Pro user `id`; nil when there is none or it is not active. The one statement of that rule for the
+    /// dashboard's functions, the web inbox's sign-in and its scope.
+    func activeProUserIfAny(_ id: String) async throws -> ProUserRecord? {
         guard MailboxIdentifiers.isUUID(id), let user = try await store.proUser(id: id), user.status == "active" else {
-            throw MailboxError.invalidOrExpiredToken
+            return nil
         }
         return user
     }

@@ -52,8 +52,7 @@ extension MailboxService {
 
     /// The email of Pro user `id` while the user exists and is active; nil otherwise.
     public func activeProUserEmail(_ id: String) async throws -> String? {
-        guard let user = try await store.proUser(id: id), user.status == "active" else { return nil }
-        return user.email
+        try await activeProUserIfAny(id)?.email
     }
 
     /// The addresses of the accounts of Pro user `id` while the user is active (oldest first); empty otherwise.
@@ -64,7 +63,7 @@ extension MailboxService {
     /// The accounts of Pro user `id` while the user is active (oldest first), each with the bytes its mail takes and
     /// its quota (`used`, `quota` of `GET /api/user/accounts`); empty otherwise.
     public func accountUsage(proUserID id: String) async throws -> [(address: String, used: Int64, quota: Int64)] {
-        guard let user = try await store.proUser(id: id), user.status == "active" else { return [] }
+        guard let user = try await activeProUserIfAny(id) else { return [] }
         var accounts: [(address: String, used: Int64, quota: Int64)] = []
         var cursor: (Int64, String)?
         while true {

@@ -107,7 +107,7 @@ struct MailboxProDashboard: ProDashboard {
         }
     }
 
-    /// The id of the active Pro user `id`, as the webhook and sandbox routes ask the surface for theirs.
+    /// The id of the active Pro user `id` (the surface's rule), as the webhook and sandbox routes ask for theirs.
     private func activeUser(_ id: String) async throws -> String {
         guard try await surface.activeProUserEmail(id) != nil else { throw ProDashboardError.notFound }
         return id
