@@ -196,7 +196,7 @@ let package = Package(
         // RFC 7505), MTA-STS (RFC 8461), the message as it leaves (Received, Bcc removed, DKIM-signed), the direct and
         // relay transports behind MailDelivery's OutboundTransport, and delivery status notifications (RFC 3464).
         .target(name: "MailTransfer", dependencies: [
-            "MailDelivery", "SMTPClient", "DNS", "MailAuth", "DKIMKeys", "Fetch", "ComputePool", "AuthCrypto",
+            "MailDelivery", "MIME", "SMTPClient", "DNS", "MailAuth", "DKIMKeys", "Fetch", "ComputePool", "AuthCrypto",
             "ConfigurationReading", "HTTP1",
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -198,11 +198,11 @@ extension JMAPService {
         return out
     }
 
-    /// `local@domain`, with no space, angle bracket or line break to smuggle into a header or an envelope.
+    /// `local@domain` as envelopes and headers carry it unquoted (``AddressListParser/isPlainAddress(_:)``, the one
+    /// rule the composer and the sender check share): no space, angle bracket or line break to smuggle into a header
+    /// or an envelope.
     static func isAddress(_ text: String) -> Bool {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && text.utf8.count <= 254
-            && !text.unicodeScalars.contains { $0.value <= 0x20 || "<>()[],;:\\\"".unicodeScalars.contains($0) }
+        AddressListParser.isPlainAddress(text)
     }
 
     private static func messageIDs(_ properties: JMAPArguments, _ name: String) throws(SetError) -> [String]? {

@@ -99,6 +99,14 @@ extension JMAPService {
         guard let emailID = call.id(given), let message = try await store.message(address: account.address, id: emailID),
             let raw = try await store.raw(address: account.address, id: emailID)
         else { throw SetError(type: "invalidEmail", description: "No email \(given) in this account.") }
+        // Only what this account wrote is sent as it stands: a received message's header is someone else's (its From
+        // among it); it is forwarded by a new message that carries or quotes it, never sent again as its bytes.
+        guard try await store.origin(address: account.address, id: emailID) == .written else {
+            throw SetError(
+                type: "invalidEmail",
+                description: "Email \(given) was received by this account, not written in it: send a new Email that "
+                    + "quotes or attaches it instead.")
+        }
         if let identity = properties["identityId"]?.stringValue, call.id(identity) != account.id {
             throw SetError.invalidProperties("The only identity of this account is \(account.id).", ["identityId"])
         }
@@ -255,25 +263,27 @@ extension JMAPService {
     }
 
     /// The rule on who a message says it is from, over every `From`, `Sender` and `Reply-To` field of the raw
-    /// message (not only the first of each): `From` names this account's address only, and `Sender`, when
-    /// present, too. `Reply-To` may name addresses elsewhere (a list, a helpdesk), but no address of a domain
-    /// served here other than the account's own: replies to another local mailbox, or to a name on a local
-    /// domain that someone may register later, would let one account speak for another.
+    /// message (not only the first of each), read strictly (``Originators``: a header with a bare CR, a bare LF or a
+    /// NUL, or an address field some reader could take two ways, is refused, so what is checked is what every
+    /// receiver reads): `From` names this account's address only, and `Sender`, when present, too. `Reply-To` may
+    /// name addresses elsewhere (a list, a helpdesk), but no address of a domain served here other than the account's
+    /// own: replies to another local mailbox, or to a name on a local domain that someone may register later, would
+    /// let one account speak for another. The outbound preparer checks `From` and `Sender` again on the bytes that
+    /// leave.
     /// - Throws: `SetError` `forbiddenFrom` (RFC 8621 7.5) naming the field; `invalidEmail` when the header
-    ///   cannot be read.
+    ///   cannot be read strictly.
     private func checkOriginators(_ raw: [UInt8], account: JMAPAccount) throws(SetError) {
-        let fields: [String: [MailAddress]]
+        let originators: Originators
         do {
-            fields = try MIMEParser.addresses(raw, fields: ["From", "Sender", "Reply-To"])
+            originators = try Originators(message: raw)
         } catch {
-            throw SetError(type: "invalidEmail", description: "The header of the email cannot be read.")
+            throw SetError(type: "invalidEmail", description: "\(error) Nothing was sent.")
         }
         let own = { (address: MailAddress) in address.email.lowercased() == account.address }
-        let from = fields["from"] ?? []
-        guard !from.isEmpty, from.allSatisfy(own) else {
+        guard !originators.from.isEmpty, originators.from.allSatisfy(own) else {
             throw SetError(type: "forbiddenFrom", description: "The From of the email must be \(account.address).")
         }
-        guard (fields["sender"] ?? []).allSatisfy(own) else {
+        guard originators.sender.allSatisfy(own) else {
             throw SetError(type: "forbiddenFrom", description: "The Sender of the email must be \(account.address).")
         }
         let directory = self.directory
@@ -281,7 +291,7 @@ extension JMAPService {
             guard let at = address.email.lastIndex(of: "@") else { return true }
             return !directory.serves(domain: String(address.email[address.email.index(after: at)...]))
         }
-        guard (fields["reply-to"] ?? []).allSatisfy({ own($0) || elsewhere($0) }) else {
+        guard originators.replyTo.allSatisfy({ own($0) || elsewhere($0) }) else {
             throw SetError(
                 type: "forbiddenFrom",
                 description: "The Reply-To of the email may name \(account.address) or addresses elsewhere, "

@@ -1,10 +1,13 @@
 import Foundation
 
-/// Address headers (RFC 5322 3.4) as mail readers take them: `Name <a@b>`, `"Last, First" <c@d>`, bare `e@f`,
-/// groups (`team: g@h, i@j;`), comments in parentheses; display names with encoded words decoded.
+/// Address headers (RFC 5322 3.4) of received mail as mail readers take them, to show them: read by the strict
+/// ``AddressListParser`` when the field is well formed; otherwise, best effort: `Name <a@b>`, `"Last, First" <c@d>`,
+/// bare `e@f`, groups (`team: g@h, i@j;`), comments in parentheses; display names with encoded words decoded.
+/// Nothing decides on what the best effort reads: the sender check reads its fields strictly or refuses them.
 enum AddressList {
     static func parse(_ text: String) -> [MailAddress] {
-        split(text).compactMap(address)
+        if let strict = try? AddressListParser.addressList(text) { return strict.flatMap(\.mailboxes) }
+        return split(text).compactMap(address)
     }
 
     /// One mailbox, or nil for an empty piece or a group's name alone.

@@ -123,14 +123,6 @@ enum HeaderText {
             || scalar.properties.isWhitespace
     }
 
-    /// `local@domain` that can be written bare between angle brackets: one `@`, neither side empty, at most 254
-    /// bytes, no whitespace, control character or RFC 5322 special but the `@` and dots.
-    static func isAddress(_ text: String) -> Bool {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && text.utf8.count <= 254
-            && !text.unicodeScalars.contains { isUnsafe($0) || "<>()[],;:\\\"".unicodeScalars.contains($0) }
-    }
-
     /// An RFC 2045 token: printable ASCII without space or tspecials.
     static func isToken(_ text: String) -> Bool {
         !text.isEmpty

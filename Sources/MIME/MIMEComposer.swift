@@ -174,7 +174,7 @@ public enum MIMEComposer {
     /// without a name.
     /// - Throws: when the address itself holds a character an addr-spec cannot carry bare.
     static func address(_ address: MailAddress, field: String) throws(MIMEComposerError) -> String {
-        guard HeaderText.isAddress(address.email) else {
+        guard AddressListParser.isPlainAddress(address.email) else {
             throw MIMEComposerError(
                 field: field, reason: "an address is local@domain without spaces, controls or specials")
         }

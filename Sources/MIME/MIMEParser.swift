@@ -33,24 +33,6 @@ public enum MIMEParser {
         return message
     }
 
-    /// Every address of every top-level field named one of `fields` (any case), by lower-cased field name.
-    ///
-    /// Unlike ``parse(_:limits:)``, which reads the first field of a name, this reads all of them (a message
-    /// received by SMTP may carry two `From` fields), so a rule over senders sees each one. Reads the header
-    /// block only; the body is neither decoded nor walked.
-    /// - Throws: ``MIMEError`` when the header block passes one of `limits`.
-    public static func addresses(_ raw: [UInt8], fields: [String], limits: MIMELimits = .default) throws(MIMEError)
-        -> [String: [MailAddress]]
-    {
-        let wanted = Set(fields.map { $0.lowercased() })
-        let root = try MIMEEntity(raw[...], limits: limits)
-        var found: [String: [MailAddress]] = [:]
-        for header in root.headers where wanted.contains(header.name.lowercased()) {
-            found[header.name.lowercased(), default: []] += AddressList.parse(header.value)
-        }
-        return found
-    }
-
     /// The walk over the entity tree that picks the bodies and the attachments.
     private struct Walk {
         let limits: MIMELimits

@@ -94,14 +94,15 @@ extension MailStore {
         }
     }
 
-    /// Stores a copy of `message` at `address` in `folder`, with the quota checked in the same transaction.
+    /// Stores a copy of `message` that `address` wrote (``MailOrigin/written``: it may be submitted) in `folder`, with
+    /// the quota checked in the same transaction.
     /// - Throws: ``MailStoreError/quotaExceeded(address:)``.
     public func save(
         _ message: NewMailMessage, address: String, quota: Int64, folder: MailFolder, keywords: Set<String>, now: Int64
     ) async throws -> String {
         try await deliver(
             message, to: [Recipient(address: address, quota: quota)], folder: folder, keywords: keywords,
-            isRead: keywords.contains("$seen"), now: now)[0]
+            isRead: keywords.contains("$seen"), origin: .written, now: now)[0]
     }
 
     // MARK: blobs

@@ -50,7 +50,7 @@ public struct MailStore: Sendable {
     ///   arrivals observer throws.
     public func deliver(
         _ message: NewMailMessage, to recipients: [Recipient], folder: MailFolder, keywords: Set<String> = [],
-        isRead: Bool = false, now: Int64
+        isRead: Bool = false, origin: MailOrigin = .received, now: Int64
     ) async throws -> [String] {
         defer { changes.announce(recipients.map(\.address)) }
         let arrivals = folder == .inbox ? arrivals : nil
@@ -64,7 +64,7 @@ public struct MailStore: Sendable {
                     let id = UUID().uuidString.lowercased()
                     try Self.insert(
                         message, id: id, address: recipient.address, folder: folder, keywords: keywords,
-                        isRead: isRead, now: now, envelopeTo: recipient.envelopeTo, connection)
+                        isRead: isRead, origin: origin, now: now, envelopeTo: recipient.envelopeTo, connection)
                     if let arrivals, let holder = recipient.holder {
                         try arrivals.arrived(
                             MailArrival(
@@ -168,6 +168,15 @@ public struct MailStore: Sendable {
         }
     }
 
+    /// Where message `id` of `address` came from; nil when `address` has no such message.
+    public func origin(address: String, id: String) async throws -> MailOrigin? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT origin FROM mail_messages WHERE address = ? AND id = ?", [.text(address), .text(id)]
+            ).first?.text("origin").flatMap(MailOrigin.init(rawValue:))
+        }
+    }
+
     /// Attachment `position` of message `id` of `address`: its description and decoded bytes.
     public func attachment(address: String, id: String, position: Int) async throws -> (MailAttachmentInfo, [UInt8])? {
         try await database.read { connection in
@@ -250,15 +259,16 @@ public struct MailStore: Sendable {
 
     static func insert(
         _ message: NewMailMessage, id: String, address: String, folder: MailFolder, keywords: Set<String>,
-        isRead: Bool, now: Int64, envelopeTo: String? = nil, _ connection: any SQLConnection
+        isRead: Bool, origin: MailOrigin = .received, now: Int64, envelopeTo: String? = nil,
+        _ connection: any SQLConnection
     ) throws {
         let thread = try threadID(of: message, address: address, connection) ?? id
         _ = try connection.run(
             """
             INSERT INTO mail_messages (id, address, folder, envelope_from, from_json, to_json, cc_json, reply_to_json,
                 subject, message_id, in_reply_to, refs, sent_at, text_body, html_body, preview, size, received_at, raw,
-                thread_id, keywords, is_read, bcc_json, envelope_to, received_seq)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                thread_id, keywords, is_read, bcc_json, envelope_to, origin, received_seq)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
                     \(nextArrival(connection.dialect)))
             """,
             [
@@ -269,7 +279,7 @@ public struct MailStore: Sendable {
                 message.sentAt.map(SQLValue.integer) ?? .null, optional(message.textBody),
                 optional(message.htmlBody), .text(message.preview), .integer(Int64(message.raw.count)),
                 .integer(now), .blob(message.raw), .text(thread), .text(keywordsJSON(keywords)),
-                .integer(isRead ? 1 : 0), .text(json(message.bcc)), optional(envelopeTo),
+                .integer(isRead ? 1 : 0), .text(json(message.bcc)), optional(envelopeTo), .text(origin.rawValue),
             ])
         for (position, attachment) in message.attachments.enumerated() {
             _ = try connection.run(

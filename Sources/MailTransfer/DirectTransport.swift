@@ -73,7 +73,7 @@ public struct DirectTransport: OutboundTransport {
         let text: [UInt8]
         switch await preparation.prepare(batch) {
         case .success(let prepared): text = prepared
-        case .failure(let failure): return OutboundPreparation.deferAll(batch, failure.reply)
+        case .failure(let failure): return failure.outcomes(batch)
         }
         var configuration = client
         if decision.requireVerifiedTLS { configuration.tls = .required }

@@ -1,4 +1,5 @@
 import AuthCrypto
+import MIME
 import MailAuth
 
 /// Makes a submitted message ready to leave (pure: the text, the envelope, the clock and the signer in; the bytes to
@@ -7,6 +8,11 @@ import MailAuth
 /// submission gets: no `from` clause, so neither the agent's address nor its client's IP is disclosed; no `for`
 /// clause, which would name a recipient to every other one); then the DKIM signatures of the sender's domain (RSA and
 /// Ed25519, RFC 6376 and RFC 8463), which cover the fields as sent.
+///
+/// Before anything is signed, the originators of the bytes that leave are read again (``Originators``, strictly)
+/// and every `From` and `Sender` mailbox must be the envelope sender: the submission's check ran on the message as
+/// stored, and this one runs on what line-end repair made of it, so no byte that reads as a line end only after
+/// preparation can put another `From` under the sender's signature.
 public struct OutboundMessagePreparer: Sendable {
     /// This host's public name (`by` of the `Received` line, the right side of a `Message-ID` added here).
     public let hostname: String
@@ -22,10 +28,12 @@ public struct OutboundMessagePreparer: Sendable {
     ///   - queueID: the queue's id of the message: the `Received` line's `id`, and the local part of a `Message-ID`
     ///     made here, so that every destination of one message gets the same one.
     ///   - now: Unix seconds, for `Received` and a missing `Date`.
+    ///   - sender: the envelope sender, the only mailbox `From` and `Sender` may name.
     ///   - signer: the sender domain's DKIM signer; nil sends the message unsigned.
-    /// - Throws: `CryptoError` when a signature cannot be made.
-    public func prepare(_ content: [UInt8], queueID: String, now: Int64, signer: DKIMSigner?) throws(CryptoError)
-        -> [UInt8]
+    /// - Throws: ``OutboundPreparationError/originators(_:)`` when the prepared header names anyone else or cannot be
+    ///   read strictly; ``OutboundPreparationError/signing(_:)`` when a signature cannot be made.
+    public func prepare(_ content: [UInt8], queueID: String, sender: String, now: Int64, signer: DKIMSigner?)
+        throws(OutboundPreparationError) -> [UInt8]
     {
         let (fields, body) = Self.split(Self.crlf(content))
         var kept = fields.filter { $0.name.lowercased() != "bcc" }
@@ -37,10 +45,31 @@ public struct OutboundMessagePreparer: Sendable {
             kept.append(HeaderField(name: "Message-ID", text: id))
         }
         let message = Array(kept.map(\.text).joined().utf8) + [13, 10] + body
+        try Self.checkOriginators(message, sender: sender)
         let received =
             "Received: by \(hostname) (Postern) with HTTP id \(Self.messageIDLocalPart(queueID));\r\n\t\(date)\r\n"
-        let signatures = try signer?.signatureFields(for: message) ?? ""
+        let signatures: String
+        do {
+            signatures = try signer?.signatureFields(for: message) ?? ""
+        } catch {
+            throw .signing(error)
+        }
         return Array((received + signatures).utf8) + message
+    }
+
+    /// Every `From` and `Sender` mailbox of `message` is `sender` (any case), and there is a `From`.
+    static func checkOriginators(_ message: [UInt8], sender: String) throws(OutboundPreparationError) {
+        let originators: Originators
+        do {
+            originators = try Originators(message: message)
+        } catch {
+            throw .originators(error.description)
+        }
+        let sender = sender.lowercased()
+        guard !originators.from.isEmpty else { throw .originators("The email has no From field.") }
+        guard (originators.from + originators.sender).allSatisfy({ $0.email.lowercased() == sender }) else {
+            throw .originators("The From or Sender of the email is not its envelope sender.")
+        }
     }
 
     /// One header field: its name and its whole text (continuation lines included, ending CRLF).
@@ -121,4 +150,13 @@ extension Substring {
         while text.last == " " || text.last == "\t" { text = text.dropLast() }
         return String(text)
     }
+}
+
+/// Why a message could not be made ready to leave.
+public enum OutboundPreparationError: Error, Sendable, Equatable {
+    /// The prepared header names someone other than the envelope sender in `From` or `Sender`, has no `From`, or
+    /// cannot be read strictly: the message never leaves (a permanent failure).
+    case originators(String)
+    /// A DKIM signature could not be made (a passing failure: the attempt is deferred).
+    case signing(CryptoError)
 }

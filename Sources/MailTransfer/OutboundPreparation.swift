@@ -20,7 +20,12 @@ struct OutboundPreparation: Sendable {
                         domain.isEmpty || !batch.sender.contains("@")
                         ? nil : try signers?.dkimSigner(forDomain: domain)
                     return .success(
-                        try preparer.prepare(batch.content, queueID: batch.messageID, now: now(), signer: signer))
+                        try preparer.prepare(
+                            batch.content, queueID: batch.messageID, sender: batch.sender, now: now(), signer: signer))
+                } catch OutboundPreparationError.originators {
+                    return .failure(
+                        PreparationFailure(
+                            reply: "550 5.7.1 the message's From is not its sender; it was not sent", permanent: true))
                 } catch {
                     return .failure(
                         PreparationFailure(reply: "451 4.3.0 the message could not be DKIM-signed for \(domain)"))
@@ -31,9 +36,15 @@ struct OutboundPreparation: Sendable {
         }
     }
 
-    /// Why a batch could not be prepared (every recipient deferred with ``reply``).
+    /// Why a batch could not be prepared: every recipient deferred with ``reply``, or failed when ``permanent``.
     struct PreparationFailure: Error, Sendable {
         let reply: String
+        var permanent = false
+
+        /// The outcome of every recipient of `batch`.
+        func outcomes(_ batch: OutboundBatch) -> [OutboundOutcome] {
+            permanent ? OutboundPreparation.failAll(batch, reply) : OutboundPreparation.deferAll(batch, reply)
+        }
     }
 
     /// Every recipient of `batch` deferred with `reply`.

@@ -45,7 +45,7 @@ public struct RelayTransport: OutboundTransport {
         let text: [UInt8]
         switch await preparation.prepare(batch) {
         case .success(let prepared): text = prepared
-        case .failure(let failure): return OutboundPreparation.deferAll(batch, failure.reply)
+        case .failure(let failure): return failure.outcomes(batch)
         }
         let message = SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text)
         return await sequence.deliver(

@@ -54,15 +54,33 @@ struct WebInboxComposeForm {
         return ([id], record.references + [id])
     }
 
-    /// The addresses of a To field: separated by commas or semicolons, each `a@example.com` or
-    /// `Name <a@example.com>`; whether each is an address is the mail API's to say.
-    static func addresses(_ field: String) -> [String] {
-        field.split(whereSeparator: { $0 == "," || $0 == ";" }).compactMap { part in
-            var text = part.trimmingCharacters(in: .whitespaces)
-            if let open = text.lastIndex(of: "<"), let close = text.lastIndex(of: ">"), open < close {
-                text = String(text[text.index(after: open)..<close]).trimmingCharacters(in: .whitespaces)
+    /// The addresses of a To field, read by the RFC 5322 reader the sender check uses
+    /// (``AddressListParser/mailboxList(_:)``): `a@example.com` or `Name <a@example.com>`, separated by commas (or
+    /// semicolons, as some mail programs write them; one inside a quoted name stays part of it), empty members
+    /// skipped; whether each is a mailbox is the mail API's to say.
+    /// - Throws: ``WebInboxSendRefusal`` `invalidAddress` when the field is not such a list (`<a@x> <b@y>`, a group).
+    static func addresses(_ field: String) throws(WebInboxSendRefusal) -> [String] {
+        var quoted = false
+        var escaped = false
+        var list = ""
+        for character in field {
+            if escaped {
+                escaped = false
+            } else if character == "\\" && quoted {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+            } else if character == ";" && !quoted {
+                list.append(",")
+                continue
             }
-            return text.isEmpty ? nil : text
+            list.append(character)
+        }
+        guard list.contains(where: { $0 != "," && $0 != " " && $0 != "\t" }) else { return [] }
+        do {
+            return try AddressListParser.mailboxList(list).map(\.email)
+        } catch {
+            throw WebInboxSendRefusal(.invalidAddress)
         }
     }
 

@@ -50,8 +50,14 @@ extension WebInboxService {
         form.subject = fields["subject"] ?? ""
         form.body = fields["body"] ?? ""
         form.original = fields["original"] ?? ""
-        var draft = WebInboxDraft(
-            to: WebInboxComposeForm.addresses(form.to), subject: form.subject, body: form.body)
+        let to: [String]
+        do {
+            to = try WebInboxComposeForm.addresses(form.to)
+        } catch {
+            form.error = WebInboxComposeForm.sentence(error)
+            return composeResponse(.unprocessableEntity, request, viewer, form)
+        }
+        var draft = WebInboxDraft(to: to, subject: form.subject, body: form.body)
         if !form.original.isEmpty {
             guard let original = try await mail.message(address: mailbox, id: form.original) else {
                 form.original = ""

@@ -11,6 +11,7 @@ struct OutboundMessagePreparerTests {
     static let now: Int64 = 1_795_602_199
     static let date = "Wed, 25 Nov 2026 10:23:19 +0000"
     static let preparer = OutboundMessagePreparer(hostname: "MX.Postern.test")
+    static let sender = "agent@agents.test"
 
     static let submitted = Array(
         ("From: Agent <agent@agents.test>\nTo: bob@far.test\nBcc: secret@hidden.test,\n  other@hidden.test\n"
@@ -18,7 +19,7 @@ struct OutboundMessagePreparerTests {
 
     @Test("known answer: Received on top, Bcc fields (folded, any case) gone, Date and Message-ID added, CRLF")
     func knownAnswer() throws {
-        let prepared = try Self.preparer.prepare(Self.submitted, queueID: "Q1-7f", now: Self.now, signer: nil)
+        let prepared = try Self.preparer.prepare(Self.submitted, queueID: "Q1-7f", sender: Self.sender, now: Self.now, signer: nil)
         let expected =
             "Received: by mx.postern.test (Postern) with HTTP id Q1-7f;\r\n\t\(Self.date)\r\n"
             + "From: Agent <agent@agents.test>\r\nTo: bob@far.test\r\nSubject: Hi\r\n"
@@ -28,15 +29,18 @@ struct OutboundMessagePreparerTests {
 
     @Test("a message's own Date and Message-ID are kept; a queue id unfit for a Message-ID is cleaned")
     func keepsOwnFields() throws {
-        let own = Array("Date: Tue, 24 Nov 2026 09:00:00 +0100\r\nMessage-ID: <own@agents.test>\r\n\r\nx".utf8)
+        let own = Array(
+            "From: agent@agents.test\r\nDate: Tue, 24 Nov 2026 09:00:00 +0100\r\nMessage-ID: <own@agents.test>\r\n\r\nx".utf8)
         let prepared = String(
-            decoding: try Self.preparer.prepare(own, queueID: "q<1>", now: Self.now, signer: nil), as: UTF8.self)
+            decoding: try Self.preparer.prepare(own, queueID: "q<1>", sender: Self.sender, now: Self.now, signer: nil), as: UTF8.self)
         #expect(
             prepared
                 == "Received: by mx.postern.test (Postern) with HTTP id q1;\r\n\t\(Self.date)\r\n"
-                + "Date: Tue, 24 Nov 2026 09:00:00 +0100\r\nMessage-ID: <own@agents.test>\r\n\r\nx")
+                + "From: agent@agents.test\r\nDate: Tue, 24 Nov 2026 09:00:00 +0100\r\nMessage-ID: <own@agents.test>\r\n\r\nx")
         let bare = String(
-            decoding: try Self.preparer.prepare(Array("Subject: s\r\n\r\n".utf8), queueID: "<>", now: 0, signer: nil),
+            decoding: try Self.preparer.prepare(
+                Array("From: agent@agents.test\r\nSubject: s\r\n\r\n".utf8), queueID: "<>", sender: Self.sender, now: 0,
+                signer: nil),
             as: UTF8.self)
         #expect(bare.contains("\r\nDate: Thu, 01 Jan 1970 00:00:00 +0000\r\nMessage-ID: <postern@mx.postern.test>\r\n"))
     }
@@ -57,7 +61,7 @@ struct OutboundMessagePreparerTests {
                 DKIMSigningKey(selector: "r1", rsa: try RSAPrivateKey.generate()),
                 DKIMSigningKey(selector: "e1", ed25519: try Ed25519PrivateKey.generate()),
             ], now: { Self.now })
-        let prepared = try Self.preparer.prepare(Self.submitted, queueID: "Q1", now: Self.now, signer: signer)
+        let prepared = try Self.preparer.prepare(Self.submitted, queueID: "Q1", sender: Self.sender, now: Self.now, signer: signer)
         let text = String(decoding: prepared, as: UTF8.self)
         #expect(
             text.hasPrefix(
@@ -74,5 +78,36 @@ struct OutboundMessagePreparerTests {
         let altered = Array(text.replacingOccurrences(of: "Subject: Hi", with: "Subject: Ho").utf8)
         let broken = await DKIMVerifier(dns: TableDNS(txtRecords: records), now: { Self.now }).verify(altered)
         #expect(broken.map(\.result) == [.fail, .fail])
+    }
+}
+
+/// The preparer's own check of who the message says it is from, on the bytes that leave (issue 49): a bare CR that
+/// line-end repair turns into a line end cannot put another From under the sender's DKIM signature.
+@Suite("Outbound message preparation: the originators of what leaves")
+struct OutboundPreparerOriginatorTests {
+    static let preparer = OutboundMessagePreparer(hostname: "mx.postern.test")
+
+    @Test(
+        "a From or Sender other than the envelope sender, after line-end repair, is refused before signing",
+        arguments: [
+            "From: ceo@agents.test\rX-Hide: <own@agents.test>\r\n",
+            "From: <ceo@agents.test> <own@agents.test>\r\n",
+            "From: <ceo@agents.test> \"<own@agents.test>\"\r\n",
+            "From: own@agents.test\r\nSender: ceo@agents.test\r\n",
+            "From: own@agents.test\r\nFrom: ceo@agents.test\r\n",
+            "Subject: no From at all\r\n",
+        ])
+    func refused(_ header: String) throws {
+        let content = Array((header + "To: bob@far.test\r\n\r\nbody\r\n").utf8)
+        #expect(throws: OutboundPreparationError.self) {
+            try Self.preparer.prepare(content, queueID: "Q1", sender: "own@agents.test", now: 0, signer: nil)
+        }
+    }
+
+    @Test("the sender's own From, in another case and with bare LF line ends, leaves")
+    func ownFromLeaves() throws {
+        let content = Array("From: Own <OWN@agents.test>\nSender: own@agents.test\nTo: bob@far.test\n\nbody\n".utf8)
+        let prepared = try Self.preparer.prepare(content, queueID: "Q1", sender: "own@agents.test", now: 0, signer: nil)
+        #expect(String(decoding: prepared, as: UTF8.self).contains("\r\nFrom: Own <OWN@agents.test>\r\n"))
     }
 }

@@ -107,8 +107,14 @@ struct WebInboxComposeTests {
         #expect(WebInboxComposeForm.replySubject("RE: Question") == "RE: Question")
         #expect(WebInboxComposeForm.replySubject("") == "Re: ")
         #expect(
-            WebInboxComposeForm.addresses(" a@example.com, Bo <b@example.org>;c@example.net ,, ")
+            try WebInboxComposeForm.addresses(" a@example.com, Bo <b@example.org>;c@example.net ,, ")
                 == ["a@example.com", "b@example.org", "c@example.net"])
+        #expect(try WebInboxComposeForm.addresses("\"Smith; Jo\" <jo@example.com>") == ["jo@example.com"])
+        #expect(try WebInboxComposeForm.addresses(" , ").isEmpty)
+        // Read as the sender check reads a header: one of two addresses is no address, nor is a group.
+        for field in ["<a@example.com> <b@example.org>", "<a@example.com> \"<b@example.org>\"", "team: a@example.com;"] {
+            #expect(throws: WebInboxSendRefusal(.invalidAddress)) { try WebInboxComposeForm.addresses(field) }
+        }
         let harness = try WebInboxHarness()
         let id = try await harness.deliver(
             """

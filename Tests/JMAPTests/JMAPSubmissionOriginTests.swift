@@ -1,0 +1,109 @@
+import Foundation
+import MIME
+import MailStore
+import Testing
+
+/// What may be submitted, and the sender read from it (issue 49): only a message this account wrote, and only with a
+/// header every receiver reads the same way. Each of these was sent as the account before: a received message whose
+/// From was the account's own address, and the From lines that a lenient reader took as the account's address while
+/// receivers read another.
+@Suite("JMAP submission: what may be sent, and as whom")
+struct JMAPSubmissionOriginTests {
+    /// Stores `raw` at `agent`'s address: written there (as `Email/set` stores) or received (as SMTP delivers).
+    static func store(
+        _ raw: String, at agent: JMAPAgent, in harness: JMAPHarness, origin: MailOrigin
+    ) async throws -> String {
+        let store = MailStore(database: harness.database)
+        let bytes = Array(raw.utf8)
+        let message = NewMailMessage(try MIMEParser.parse(bytes), envelopeFrom: agent.address, raw: bytes)
+        switch origin {
+        case .written:
+            return try await store.save(
+                message, address: agent.address, quota: JMAPHarness.defaultInboxQuota, folder: .drafts,
+                keywords: ["$draft"], now: 1_790_000_000)
+        case .received:
+            return try await store.deliver(
+                message, to: [MailStore.Recipient(address: agent.address, quota: JMAPHarness.defaultInboxQuota)],
+                folder: .inbox, now: 1_790_000_000)[0]
+        }
+    }
+
+    /// `EmailSubmission/set` of `emailID` to `recipient`; the refusal's type and description, nil when created.
+    static func submit(_ emailID: String, as agent: JMAPAgent, to recipient: String, in harness: JMAPHarness)
+        async throws -> Refusal?
+    {
+        let responses = try await harness.call(agent, [
+            ["EmailSubmission/set",
+             ["accountId": agent.accountID,
+              "create": ["s1": ["emailId": emailID,
+                                "envelope": ["mailFrom": ["email": agent.address], "rcptTo": [["email": recipient]]]]]],
+             "c1"]
+        ])
+        let response = try #require(responses.first)
+        if response.object("created")?["s1"] != nil { return nil }
+        let refusal = try #require(response.object("notCreated")?["s1"] as? [String: Any], "\(response.arguments)")
+        return Refusal(type: refusal["type"] as? String, description: refusal["description"] as? String)
+    }
+
+    struct Refusal: Equatable {
+        let type: String?
+        let description: String?
+    }
+
+    @Test("a received message whose From is the account's own address is not sent again: invalidEmail")
+    func receivedIsNotSubmitted() async throws {
+        let harness = try await JMAPHarness.start()
+        defer { Task { await harness.stop() } }
+        let own = try await harness.signUp("owner")
+        let bob = try await harness.signUp("bobby")
+        let id = try await Self.store(
+            "From: \(own.address)\r\nTo: \(bob.address)\r\nSubject: forwarded as is\r\n\r\nhi\r\n", at: own, in: harness,
+            origin: .received)
+        let refusal = try #require(try await Self.submit(id, as: own, to: bob.address, in: harness))
+        #expect(refusal.type == "invalidEmail")
+        #expect(refusal.description?.contains("received") == true, "\(refusal)")
+        #expect(try await harness.ids(bob, in: "inbox").isEmpty)
+    }
+
+    @Test(
+        "a written message whose From some receiver reads as another address is refused, nothing delivered",
+        arguments: [
+            "From: ceo@agents.test\rX-Hide: <owner@agents.test>",
+            "From: <ceo@agents.test> <owner@agents.test>",
+            "From: <ceo@agents.test> \"<owner@agents.test>\"",
+            "From: ceo@agents.test\nX-Hide: <owner@agents.test>",
+            "From: owner@agents.test\r\nFrom : ceo@agents.test",
+            "From: owner@agents.test\u{0}",
+        ])
+    func spoofedFrom(_ fromLines: String) async throws {
+        let harness = try await JMAPHarness.start()
+        defer { Task { await harness.stop() } }
+        let own = try await harness.signUp("owner")
+        let bob = try await harness.signUp("bobby")
+        let id = try await Self.store(
+            "\(fromLines)\r\nTo: \(bob.address)\r\nSubject: from the CEO\r\n\r\nwire the money\r\n", at: own,
+            in: harness, origin: .written)
+        let refusal = try #require(try await Self.submit(id, as: own, to: bob.address, in: harness))
+        #expect(["invalidEmail", "forbiddenFrom"].contains(refusal.type), "\(refusal)")
+        #expect(try await harness.ids(bob, in: "inbox").isEmpty)
+    }
+
+    @Test("a written message with the account's own From, in any of the RFC's spellings, is sent")
+    func ownFromIsSent() async throws {
+        let harness = try await JMAPHarness.start()
+        defer { Task { await harness.stop() } }
+        let own = try await harness.signUp("owner")
+        let bob = try await harness.signUp("bobby")
+        for from in [
+            "Owner <owner@agents.test>", "\"Owner, the\" <OWNER@agents.test> (me)", "owner@agents.test",
+            "<\"owner\"@agents.test>",
+        ] {
+            let id = try await Self.store(
+                "From: \(from)\r\nTo: \(bob.address)\r\nSubject: mine\r\n\r\nhello\r\n", at: own, in: harness,
+                origin: .written)
+            let refusal = try await Self.submit(id, as: own, to: bob.address, in: harness)
+            #expect(refusal == nil, "\(from): \(String(describing: refusal))")
+        }
+        #expect(try await harness.ids(bob, in: "inbox").count == 4)
+    }
+}
