@@ -5,6 +5,10 @@
 // 1. Parsing never crashes, whatever the bytes; with tight limits it throws only MIMEError.
 // 2. The preview is at most 256 characters; the size is the input's length.
 // 3. The header parser reads the same fields whether the input comes whole or one byte at a time.
+// 4. The strict header reader and the originators never crash; what HeaderSection accepts holds no NUL, bare CR or
+//    bare LF in its values.
+// 5. An address list the strict parser reads, written again by the composer, reads back to the same mailboxes (so
+//    the sender check, the composer and the web inbox agree on what a field names).
 
 #if canImport(Glibc)
     import Glibc
@@ -41,5 +45,20 @@ public func fuzzMIME(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     if case .success = singleResult { singleResult = .success(used) }
     require(wholeResult == singleResult, "whole \(wholeResult) vs byte by byte \(singleResult)")
     require(whole.fields.map(\.name) == single.fields.map(\.name), "fields differ")
+    if let header = try? HeaderSection(message: input) {
+        for field in header.fields {
+            require(!field.value.utf8.contains(0) && !field.value.utf8.contains(10), "a NUL or LF kept in \(field.name)")
+            require(!field.value.utf8.contains(13), "a CR kept in \(field.name)")
+        }
+        _ = try? Originators(header: header)
+    }
+    if let text = String(validating: input, as: UTF8.self), let list = try? AddressListParser.addressList(text) {
+        let mailboxes = list.flatMap(\.mailboxes)
+        let written = mailboxes.compactMap { try? MIMEComposer.address($0, field: "To") }
+        if written.count == mailboxes.count, !written.isEmpty {
+            let again = try? AddressListParser.mailboxList(written.joined(separator: ", "))
+            require(again?.map(\.email) == mailboxes.map(\.email), "\(mailboxes) written as \(written) reads \(String(describing: again))")
+        }
+    }
     return 0
 }
