@@ -186,7 +186,7 @@ let package = Package(
         .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto"]),
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
         // (RFC 7489), over a DNS port. The SMTP sandbox shows the verdicts.
-        .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto", "ClientAddress"]),
+        .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto", "ClientAddress", "MIME"]),
         // Outbound DKIM: each domain's RSA and Ed25519 keys in dkim_keys, sealed on
         // PostgreSQL as the signing keys are, made on first need, rotated, and their DNS records.
         .target(name: "DKIMKeys", dependencies: [

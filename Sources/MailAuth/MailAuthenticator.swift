@@ -1,4 +1,5 @@
 import Foundation
+import MIME
 
 /// SPF, DKIM and DMARC of one received message, as the SMTP sandbox shows them.
 public struct MailAuthenticator: Sendable {
@@ -53,14 +54,14 @@ public struct MailAuthenticator: Sendable {
         return Verdict(spf: spfOutcome, dkimSignatures: signatures, dmarc: dmarcOutcome)
     }
 
-    /// The domain of the single `From` address (RFC 7489 section 6.6.1); nil for none or several.
+    /// The domain of the single `From` address (RFC 7489 section 6.6.1), read by MIME's strict RFC 5322 reader; nil
+    /// for none, several, or a field readers could take two ways (`<a@x> <b@y>`), which has no domain to align with.
     static func fromDomain(_ headers: MessageHeaders) -> String? {
         let fields = headers.fields(named: "From")
-        guard fields.count == 1 else { return nil }
-        var value = MessageHeaders.value(of: fields[0])
-        if let open = value.lastIndex(of: "<"), let close = value.lastIndex(of: ">"), open < close {
-            value = String(value[value.index(after: open)..<close])
-        }
-        return SPFEvaluator.domain(of: value.trimmingCharacters(in: .whitespaces))
+        guard fields.count == 1,
+            let mailboxes = try? AddressListParser.mailboxList(MessageHeaders.value(of: fields[0])),
+            mailboxes.count == 1
+        else { return nil }
+        return SPFEvaluator.domain(of: mailboxes[0].email)
     }
 }
