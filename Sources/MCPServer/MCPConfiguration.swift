@@ -12,6 +12,10 @@ import ServerKit
 public struct MCPConfiguration: Sendable {
     /// The public base URL, with a trailing slash (`http://localhost:8080/`).
     public var baseURL: String
+    /// The release `initialize` names in `serverInfo.version`: the one version string the command line, `/metrics`
+    /// and backups name too (set by the composition root).
+    public var serverVersion = ""
+
     /// The largest POST body (default 8 MiB: base64 attachments are a third larger than the files).
     public var maxRequestBytes = 8 * 1024 * 1024
     /// The longest string argument in UTF-8 bytes, a message body included (default 1 MiB).

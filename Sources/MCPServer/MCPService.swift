@@ -203,7 +203,12 @@ public struct MCPService: Sendable {
         let result: JSONValue = .object([
             ("protocolVersion", .string(version)),
             ("capabilities", .object([("tools", .object([("listChanged", false)]))])),
-            ("serverInfo", .object([("name", "postern"), ("title", "Postern mail"), ("version", "1")])),
+            (
+                "serverInfo",
+                .object([
+                    ("name", "postern"), ("title", "Postern mail"), ("version", .string(configuration.serverVersion)),
+                ])
+            ),
             ("instructions", .string(MCPHelp.instructions)),
         ])
         var response = HTTPResponse.noStoreJSON(.ok, JSONRPCMessage.result(id: id, result))

@@ -1,5 +1,5 @@
 /// The release this build is: printed by `postern --version`. Raised with each release tag.
 public enum PosternVersion {
     /// `MAJOR.MINOR.PATCH`.
-    public static let text = "0.6.0"
+    public static let text = "0.7.0"
 }

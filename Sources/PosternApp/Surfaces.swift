@@ -148,6 +148,7 @@ enum Surfaces {
 
         var mcp = configuration.mcp
         mcp.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL
+        mcp.serverVersion = PosternVersion.text
         mcp.rateLimitsEnabled = configuration.rateLimits.enabled
         mcp.instances = configuration.rateLimits.instances
         let apiKeys = AgentAPIKeyAuthenticator(

@@ -91,7 +91,7 @@ struct Agent: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             guard try await Operations.revokeAgent(configuration: configuration, username: username, logger: logger)
-            else { throw ValidationError("no live agent account named \(username)") }
+            else { throw CommandFailure("no live agent account named \(username)") }
             print("revoked \(username)")
         }
     }

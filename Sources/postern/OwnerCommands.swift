@@ -48,7 +48,7 @@ struct OwnerCommand: AsyncParsableCommand {
             } catch let error as OwnerError {
                 throw ownerValidationError(error, email: email)
             }
-            guard found else { throw ValidationError("no owner has email '\(email)'") }
+            guard found else { throw CommandFailure("no owner has email '\(email)'") }
             print("password set for \(email); their sessions ended")
         }
     }
@@ -74,19 +74,20 @@ struct OwnerCommand: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             guard try await Operations.removeOwner(configuration: configuration, email: email, logger: logger) else {
-                throw ValidationError("no owner has email '\(email)'")
+                throw CommandFailure("no owner has email '\(email)'")
             }
             print("removed \(email)")
         }
     }
 }
 
-/// The command line's words for an owner refusal.
-private func ownerValidationError(_ error: OwnerError, email: String) -> ValidationError {
+/// The command line's words for an owner refusal: a bad `--email` or password is a usage error, a taken email a
+/// failure of the command.
+private func ownerValidationError(_ error: OwnerError, email: String) -> any Error {
     switch error {
     case .invalidEmail: ValidationError("'\(email)' is not an email address (--email)")
     case .weakPassword:
         ValidationError("the password must have \(OwnerCredentials.minimumPasswordLength) to 1024 characters")
-    case .emailTaken: ValidationError("an owner with email '\(email)' exists already")
+    case .emailTaken: CommandFailure("an owner with email '\(email)' exists already")
     }
 }

@@ -32,7 +32,7 @@ struct ConfigurationOptions: ParsableArguments {
         do {
             return try await ConfigurationLoader.load(configPath: config, overrides: overrides)
         } catch let error as ConfigurationError {
-            throw ValidationError("configuration: \(error)")
+            throw CommandFailure("configuration: \(error)")
         }
     }
 }
@@ -87,7 +87,7 @@ struct PasswordOptions: ParsableArguments {
             let source = try PasswordSource.choose(password: password, standardInput: passwordStdin, file: passwordFile)
             return try source.read()
         } catch let failure as PasswordSource.Failure {
-            throw ValidationError(failure.description)
+            throw CommandFailure(failure.description)
         }
     }
 }

@@ -53,7 +53,7 @@ struct Pro: AsyncParsableCommand {
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             guard try await Operations.setProUserPassword(
                 configuration: configuration, email: email, password: password, logger: logger)
-            else { throw ValidationError("no Pro user has email '\(email)'") }
+            else { throw CommandFailure("no Pro user has email '\(email)'") }
             print("password set for \(email); its earlier sign-ins ended")
         }
     }

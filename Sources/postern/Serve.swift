@@ -94,7 +94,7 @@ enum PortsFile {
             rename(temporary, path) == 0
         else {
             unlink(temporary)
-            throw ValidationError("cannot write the ports file \(path): \(String(cString: strerror(errno)))")
+            throw CommandFailure("cannot write the ports file \(path): \(String(cString: strerror(errno)))")
         }
     }
 }

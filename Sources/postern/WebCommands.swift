@@ -19,7 +19,7 @@ struct Web: AsyncParsableCommand {
             do {
                 print(try await Operations.webInboxLink(configuration: configuration, address: address, logger: logger))
             } catch WebInboxLinkError.notLocal {
-                throw ValidationError("no local mailbox has address '\(address)'")
+                throw CommandFailure("no local mailbox has address '\(address)'")
             }
         }
     }

@@ -10,10 +10,11 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, http, postern
+from postern_testkit import ROOT, Checks, http, postern
 
 check = Checks()
 
@@ -173,6 +174,10 @@ def mcp(section, base, api_key):
     status, head, body = run(lines[0], {"api key": api_key})
     check(status == 200 and head.get("Mcp-Session-Id") and body["result"]["serverInfo"]["name"] == "postern",
           f"mcp: initialize with the section's curl line opens a session ({status})")
+    binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    check(body["result"]["serverInfo"]["version"] == version,
+          f"mcp: serverInfo names the release `postern --version` prints ({body['result']['serverInfo']}, {version})")
 
 
 def oauth(section, base):

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import PosternApp
+
 /// The command line explains itself: a version, and each subcommand's help lists only its own options.
 @Suite("postern command line help")
 struct CommandLineHelpTests {
@@ -17,11 +19,27 @@ struct CommandLineHelpTests {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test("--version prints the version")
+    @Test("--version prints the one version string the build carries")
     func version() throws {
         let (status, output) = try run(["--version"])
         #expect(status == 0)
+        #expect(output == PosternVersion.text + "\n", "\(output)")
         #expect(output.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, "\(output)")
+    }
+
+    @Test("a command that runs and fails prints its error alone and exits 1; a wrong command line prints usage, 64")
+    func exitCodes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("postern-cli-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (failed, failure) = try run([
+            "web", "link", "--address", "nobody@agents.localhost", "--data-dir", directory,
+        ])
+        #expect(failed == 1, "\(failure)")
+        #expect(failure.contains("no local mailbox has address 'nobody@agents.localhost'"), "\(failure)")
+        #expect(!failure.contains("Usage:") && !failure.contains("--help"), "\(failure)")
+        let (usage, text) = try run(["mail", "list", "--limit", "0", "--data-dir", directory])
+        #expect(usage == 64, "\(text)")
+        #expect(text.contains("Usage:"), "\(text)")
     }
 
     @Test("operator commands do not offer the listen flags; serve does", arguments: [
