@@ -122,17 +122,27 @@ extension Operations {
     }
 
     /// `postern mail list [--address A | --catch-all]`: one line per stored message, newest first, at most `limit`:
-    /// its id, when it arrived, the address it is stored under, the sender, the envelope recipients and the subject.
+    /// its id, when it arrived, the address it is stored under, its folder (inbox, drafts, sent), the sender, the
+    /// recipients (the SMTP envelope's when one brought it, else the header's To and Cc: what a mailbox wrote or sent)
+    /// and the subject.
     public static func mailList(
         configuration: PosternConfiguration, address: String?, limit: Int = 50, logger: Logger
     ) async throws -> [String] {
         let database = try migratedDatabase(configuration, logger: logger)
-        let found = try await MailStore(database: database).search(MailSearch(address: address), limit: limit)
+        let store = MailStore(database: database)
+        let found = try await store.search(MailSearch(address: address), limit: limit)
+        var written: [String: MailMessageRecord] = [:]
+        let unenveloped = Dictionary(grouping: found.filter { $0.envelopeTo == nil }, by: \.address)
+        for (mailbox, summaries) in unenveloped {
+            written.merge(try await store.messages(address: mailbox, ids: summaries.map(\.id))) { first, _ in first }
+        }
         return found.map { summary in
             let received = Date(timeIntervalSince1970: TimeInterval(summary.receivedAt)).formatted(.iso8601)
             let sender = summary.from.first?.email ?? (summary.envelopeFrom.isEmpty ? "<>" : summary.envelopeFrom)
-            return "\(summary.id)  \(received)  \(summary.address)  from \(sender)  to \(summary.envelopeTo ?? "-")  "
-                + (summary.subject ?? "(no subject)")
+            let headerRecipients = written[summary.id].map { ($0.to + $0.cc).map(\.email).joined(separator: ", ") }
+            let recipients = summary.envelopeTo ?? headerRecipients.flatMap { $0.isEmpty ? nil : $0 } ?? "-"
+            return "\(summary.id)  \(received)  \(summary.address)  \(summary.folder.rawValue)  from \(sender)  "
+                + "to \(recipients)  " + (summary.subject ?? "(no subject)")
         }
     }
 

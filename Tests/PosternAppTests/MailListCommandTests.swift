@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import MIME
 import MailDelivery
+import MailStore
 import Testing
 
 @testable import PosternApp
@@ -28,8 +30,8 @@ struct MailListCommandTests {
 
         let all = try await Operations.mailList(configuration: configuration, address: nil, logger: logger)
         #expect(all.count == 2)
-        #expect(all.first?.contains("  \(RecipientPolicy.catchAllAddress)  from app@example.com  to who@example.org  Elsewhere") == true, "\(all)")
-        #expect(all.last?.contains("  alice@agents.localhost  from app@example.com  to alice+news@agents.localhost  For Alice") == true, "\(all)")
+        #expect(all.first?.contains("  \(RecipientPolicy.catchAllAddress)  inbox  from app@example.com  to who@example.org  Elsewhere") == true, "\(all)")
+        #expect(all.last?.contains("  alice@agents.localhost  inbox  from app@example.com  to alice+news@agents.localhost  For Alice") == true, "\(all)")
         let catchAll = try await Operations.mailList(
             configuration: configuration, address: Operations.catchAllAddress, logger: logger)
         #expect(catchAll.count == 1 && catchAll.first?.hasSuffix("Elsewhere") == true, "\(catchAll)")
@@ -48,6 +50,15 @@ struct MailListCommandTests {
         }
         let raw = try await Operations.mailShow(configuration: configuration, id: id, raw: true, logger: logger)
         #expect(raw == first)
+
+        // What a mailbox wrote has no SMTP envelope: its folder and its header's recipients show instead of "to -".
+        let draft = Array("From: alice@agents.localhost\r\nTo: bob@example.org\r\nCc: c@example.net\r\nSubject: Mine\r\n\r\nx\r\n".utf8)
+        _ = try await MailStore(database: server.runtime.database).save(
+            NewMailMessage(try MIMEParser.parse(draft), envelopeFrom: "alice@agents.localhost", raw: draft),
+            address: "alice@agents.localhost", quota: 1 << 20, folder: .drafts, keywords: ["$draft"], now: 1_790_000_000)
+        let mine = try await Operations.mailList(
+            configuration: configuration, address: "alice@agents.localhost", logger: logger)
+        #expect(mine.contains { $0.contains("  alice@agents.localhost  drafts  from alice@agents.localhost  to bob@example.org, c@example.net  Mine") }, "\(mine)")
         await #expect(throws: ConfigurationError.self) {
             try await Operations.mailShow(configuration: configuration, id: "no-such-id", logger: logger)
         }
