@@ -44,8 +44,10 @@ public struct AgentOwnedInboxes: OwnedInboxes {
     public func createInbox(username localPart: String, domain custom: String?, ownerID: String) async throws
         -> (inbox: OwnedInbox, apiKey: String)
     {
-        // The reserved names are role addresses of the agent domain; on their own domain an owner may want them.
-        switch AgentUsername.check(localPart) {
+        // The reserved names are role addresses of the agent domain, and its short names are few; on their own domain an
+        // owner may want both (`support@`, `bot@`).
+        let shortest = custom == nil ? AgentUsername.minimumLength : AgentUsername.minimumLengthOnOwnDomain
+        switch AgentUsername.check(localPart, minimumLength: shortest) {
         case .invalid?: throw OwnedInboxError.invalidUsername
         case .reserved? where custom == nil: throw OwnedInboxError.reservedUsername
         case .reserved?, nil: break

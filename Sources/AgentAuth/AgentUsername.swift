@@ -4,8 +4,11 @@ public enum AgentUsername {
     public static let reserved: Set<String> = [
         "admin", "postmaster", "abuse", "root", "hostmaster", "webmaster", "noreply", "support",
     ]
-    /// Shortest valid username.
+    /// Shortest valid username on the shared agent domain: short names there are few, and a squatter could hold them.
     public static let minimumLength = 5
+    /// Shortest valid local part of an inbox on an owner's own, proven domain (`bot@`): nobody else can take a name
+    /// there, so there is nothing to squat.
+    public static let minimumLengthOnOwnDomain = 1
     /// Longest valid username.
     public static let maximumLength = 21
 
@@ -17,9 +20,11 @@ public enum AgentUsername {
         case reserved
     }
 
-    /// Checks `name` against `^[a-z0-9][a-z0-9._-]{3,19}[a-z0-9]$` and the reserved names.
+    /// Checks `name` against `^[a-z0-9][a-z0-9._-]{3,19}[a-z0-9]$` (with `minimumLength` characters at least) and the
+    /// reserved names.
+    /// - Parameter minimumLength: ``minimumLength`` on the agent domain, ``minimumLengthOnOwnDomain`` on an owner's.
     /// - Returns: `nil` when the name may be registered, otherwise why not.
-    public static func check(_ name: String) -> Refusal? {
+    public static func check(_ name: String, minimumLength: Int = minimumLength) -> Refusal? {
         let bytes = Array(name.utf8)
         guard bytes.count >= minimumLength, bytes.count <= maximumLength else { return .invalid }
         for (index, byte) in bytes.enumerated() {

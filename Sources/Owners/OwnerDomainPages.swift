@@ -157,7 +157,7 @@ public struct OwnerDomainPages: Sendable {
                 case .usernameTaken: (.conflict, "That address is taken.")
                 case .limitReached(let limit): (.forbidden, OwnerMessage.inboxLimit(limit))
                 default:
-                    (.unprocessableEntity, "Use 5 to 21 of a-z 0-9 . _ -, starting and ending with a letter or digit.")
+                    (.unprocessableEntity, "Use 1 to 21 of a-z 0-9 . _ -, starting and ending with a letter or digit.")
                 }
             return try await page(request, owner, status: status) { $0.error = words }
         }

@@ -90,6 +90,17 @@ struct AgentCustomDomainInboxTests {
         await #expect(throws: OwnedInboxError.reservedUsername) { try await inboxes.createInbox(username: "support", ownerID: "o") }
         let (plain, _) = try await inboxes.createInbox(username: "helper", ownerID: "o")
         #expect(plain.address == "helper@agents.localhost")
+        // A short name is the owner's to take on their own domain; the shared agent domain keeps its 5-character floor.
+        #expect(try await inboxes.createInbox(username: "bot", domain: "example.com", ownerID: "o").inbox.address
+            == "bot@example.com")
+        #expect(try await inboxes.createInbox(username: "a", domain: "example.com", ownerID: "o").inbox.address
+            == "a@example.com")
+        await #expect(throws: OwnedInboxError.invalidUsername) {
+            try await inboxes.createInbox(username: "bot", ownerID: "o")
+        }
+        await #expect(throws: OwnedInboxError.invalidUsername) {
+            try await inboxes.createInbox(username: "-x", domain: "example.com", ownerID: "o")
+        }
         await #expect(throws: OwnedInboxError.usernameTaken) {
             try await inboxes.createInbox(username: "support", domain: "example.com", ownerID: "o")
         }
