@@ -216,13 +216,4 @@ extension OutboundQueue {
             ).first?.int("due")
         }
     }
-
-    /// Recipients waiting in the queue (the `postern_outbound_queue_depth` gauge).
-    public func depth() async throws -> Int64 {
-        try await database.read { connection in
-            try connection.query("SELECT COUNT(*) AS n FROM outbound_recipients WHERE status = 'queued'").first?.int(
-                "n")
-                ?? 0
-        }
-    }
 }
