@@ -21,9 +21,8 @@ public struct OutboundQueue: Sendable {
     let database: any SQLDatabase
     /// Retries, queue lifetime, suppression time, limits.
     public let configuration: OutboundQueueConfiguration
-    /// How long a claim holds its recipients, in seconds: longer than one SMTP transaction can take (RFC 5321
-    /// 4.5.3.2's timeouts add up to minutes). Default 900.
-    public let leaseSeconds: Int64
+    /// How long a claim holds its recipients, in seconds (``OutboundQueueConfiguration/leaseSeconds``).
+    public var leaseSeconds: Int64 { Int64(configuration.leaseSeconds) }
     /// Signalled by every record that queues a recipient.
     public let wakeup: OutboundWakeup
     /// Told the sender's address after each commit that moved its account's `EmailSubmission` state.
@@ -31,19 +30,17 @@ public struct OutboundQueue: Sendable {
 
     /// A queue over a database migrated through `0036_outbound_queue.sql`.
     /// - Parameters:
-    ///   - configuration: the queue's keys.
-    ///   - leaseSeconds: how long a claim holds its recipients. Default 900.
+    ///   - configuration: the queue's keys (the lease's among them).
     ///   - wakeup: what a record signals (the dispatcher waits on it).
     ///   - onSubmissionChange: told the sender's address after each commit that moved its account's
     ///     `EmailSubmission` state (the composition root wakes the account's event streams).
     public init(
         database: any SQLDatabase, configuration: OutboundQueueConfiguration = OutboundQueueConfiguration(),
-        leaseSeconds: Int64 = 900, wakeup: OutboundWakeup = OutboundWakeup(),
+        wakeup: OutboundWakeup = OutboundWakeup(),
         onSubmissionChange: @escaping @Sendable (_ sender: String) -> Void = { _ in }
     ) {
         self.database = database
         self.configuration = configuration
-        self.leaseSeconds = leaseSeconds
         self.wakeup = wakeup
         self.onSubmissionChange = onSubmissionChange
     }

@@ -244,7 +244,7 @@ struct OutboundQueueTests {
         arguments: StorageBackend.allCases)
     func lostLease(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
-        let queue = OutboundQueue(database: test.database, leaseSeconds: 100)
+        let queue = OutboundQueue(database: test.database, configuration: Self.configuration { $0.leaseSeconds = 100 })
         _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
         let stale = try #require(try await queue.claim(now: Self.now, limit: 1).first)
         #expect(try await queue.claim(now: Self.now + 99, limit: 1).isEmpty)
