@@ -359,8 +359,8 @@ let package = Package(
             "DKIMKeys", "MailAuth", "AuthCrypto", "Storage", "PosternTestSupport",
         ]),
         .testTarget(name: "OutboundQueueTests", dependencies: [
-            "OutboundQueue", "MailDelivery", "Storage", "ServerKit", "PosternTestSupport",
-            .product(name: "Logging", package: "swift-log"),
+            "OutboundQueue", "MailDelivery", "Storage", "ServerKit", "PosternTestSupport", "PostgresClient",
+            "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
             "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",

@@ -2,15 +2,14 @@ import JSON
 
 /// The `text/event-stream` events of the JMAP event source (RFC 8620 section 7.3), as bytes.
 enum EventSourceEvent {
-    /// A `state` event: a `StateChange` naming `types` of `accountID` at `state`, with the state as the event id
-    /// (what a reconnecting client sends back as `Last-Event-ID`).
-    static func state(accountID: String, types: [String], state: Int64) -> [UInt8] {
-        let text = String(state)
+    /// A `state` event: a `StateChange` naming each of `changed` (a type and its new state) of `accountID`, with `id`
+    /// as the event id (what a reconnecting client sends back as `Last-Event-ID`).
+    static func state(accountID: String, changed: [(type: String, state: String)], id: String) -> [UInt8] {
         let change: JSONValue = .object([
             ("@type", "StateChange"),
-            ("changed", .object([(accountID, .object(types.map { ($0, .string(text)) }))])),
+            ("changed", .object([(accountID, .object(changed.map { ($0.type, .string($0.state)) }))])),
         ])
-        return Array("event: state\nid: \(text)\ndata: ".utf8) + change.serialize() + Array("\n\n".utf8)
+        return Array("event: state\nid: \(id)\ndata: ".utf8) + change.serialize() + Array("\n\n".utf8)
     }
 
     /// A `ping` event: `{"interval":N}`, the interval in use; it carries no id, so the last id stays.

@@ -7,11 +7,15 @@ import ServerKit
 /// `GET /jmap/eventsource` (RFC 8620 section 7.3): `state` events woken by the mail change stream, `ping`s, and
 /// `Last-Event-ID` resumption.
 ///
-/// Every type shares the account's one state (as `*/get` reports it), so an event names each subscribed type that
-/// changed with that state: `Email`, `Mailbox` and `Thread` on any change, `EmailDelivery` only when a message
-/// arrived in the inbox. The event id is the state. A client without `Last-Event-ID` (or with one that is not a state
-/// of ours) gets the current state at once; with one, it gets an event as soon as the state differs from it. The
-/// stream checks the bearer again before every event and ping, and ends when it no longer authenticates.
+/// The mail types share the account's one mail state (as their `*/get` reports it), so an event names each subscribed
+/// one that changed with that state: `Email`, `Mailbox` and `Thread` on any change, `EmailDelivery` only when a message
+/// arrived in the inbox. `EmailSubmission` (when the service has a ledger) has the ledger's state, which moves when a
+/// submission is recorded and when the queue moves one of its recipients; the ledger announces each move on the same
+/// change stream under the sender's address. The event id names the states sent (``EventSourceState``). A client
+/// without `Last-Event-ID` (or with one that is not an id of ours) gets the current states at once; with one, it gets
+/// an event as soon as a state it watches differs from it (an id with the mail state alone starts `EmailSubmission`
+/// from its state when the stream opens). The stream checks the bearer again before every event and ping, and ends
+/// when it no longer authenticates.
 extension JMAPService {
     func eventSource(_ request: HTTPRequest, _ context: RequestContext, _ writer: any HTTPResponseWriter) async {
         let decision = middleware.charge(.request, context)
@@ -26,7 +30,7 @@ extension JMAPService {
             let options = try EventSourceRequest(
                 types: request.queryItem("types"), closeAfter: request.queryItem("closeafter"),
                 ping: request.queryItem("ping"), lastEventID: request.headers["Last-Event-ID"],
-                pingRange: configuration.eventSourcePingRange)
+                pingRange: configuration.eventSourcePingRange, submissions: outbound != nil)
             let lease = try openLease(context)
             onEventStream(.opened)
             defer {
@@ -77,21 +81,38 @@ extension JMAPService {
     ) async throws {
         let changes = store.changes
         let clock = ContinuousClock()
-        var sent = options.lastEventState
+        var sent = options.lastEvent
         var lastEventAt = clock.now
         let quiet: Duration = options.ping > 0 ? .seconds(options.ping) : configuration.eventSourceRecheck
+        let mailTypes = options.types.filter { $0 != EventSourceRequest.submissionType }
+        // An id naming the mail state alone (a stream that did not watch EmailSubmission, a client that took a
+        // `/get` state for an id): EmailSubmission counts from its state now, without an event for it.
+        if var known = sent, known.submission == nil, options.watchesSubmissions {
+            known.submission = try await outbound?.ledger.state(accountID: account.id)
+            sent = known
+        }
         while !writer.hasEnded {
             try Task.checkCancellation()
             let ticket = changes.ticket()
-            let state = try await store.state(address: account.address)
-            if state != sent {
-                let types = try await changedTypes(account.address, since: sent, now: state, among: options.types)
-                if !types.isEmpty {
+            let mail = try await store.state(address: account.address)
+            let submission =
+                options.watchesSubmissions ? try await outbound?.ledger.state(accountID: account.id) : nil
+            let now = EventSourceState(mail: mail, submission: submission)
+            if now != sent {
+                var changed: [(type: String, state: String)] = []
+                if mail != sent?.mail {
+                    changed = try await changedTypes(account.address, since: sent?.mail, now: mail, among: mailTypes)
+                        .map { ($0, String(mail)) }
+                }
+                if let submission, submission != sent?.submission {
+                    changed.append((EventSourceRequest.submissionType, submission))
+                }
+                if !changed.isEmpty {
                     guard try await authenticate(request) == account else { return }
-                    writer.write(EventSourceEvent.state(accountID: account.id, types: types, state: state))
+                    writer.write(EventSourceEvent.state(accountID: account.id, changed: changed, id: now.id))
                     onEventStream(.pushed(isState: true))
                     lastEventAt = clock.now
-                    sent = state
+                    sent = now
                     if options.closeAfterState { return }
                 }
             }

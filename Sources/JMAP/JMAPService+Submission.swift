@@ -8,8 +8,9 @@ import ServerKit
 
 extension JMAPService {
     /// `EmailSubmission/set` (RFC 8621 section 7.5), create only: each submission is final at once. Local
-    /// recipients get the message in their inbox now; recipients on other domains are not sent to: the message is
-    /// kept in the operator's outbox (`postern mail outbox`) and each such recipient's `deliveryStatus` says so.
+    /// recipients get the message in their inbox now; recipients on other domains are queued through the ledger, or
+    /// kept in the operator's outbox (`postern mail outbox`), and each such recipient's `deliveryStatus` says which.
+    /// The envelope used (the client's, or the sender and the email's To, Cc and Bcc) is kept and given back.
     /// The submitted message ends in the sender's Sent mailbox. `onSuccessUpdateEmail` and
     /// `onSuccessDestroyEmail` answer with an implicit `Email/set`.
     func submissionSet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> [(String, JSONValue)] {
@@ -111,7 +112,9 @@ extension JMAPService {
             throw SetError.invalidProperties("The only identity of this account is \(account.id).", ["identityId"])
         }
         try checkOriginators(raw, account: account)
-        // RFC 8621 section 7.5: without an envelope, the recipients are the To, Cc and Bcc of the email.
+        // RFC 8621 section 7.5: without an envelope, the sender is the account (the From the rule above allows) and
+        // the recipients are the To, Cc and Bcc of the email.
+        var mailFrom = account.address
         var recipients = (message.to + message.cc + message.bcc).map { $0.email }
         if let envelope = properties.present("envelope") {
             guard let from = envelope["mailFrom"]?["email"]?.stringValue,
@@ -120,6 +123,7 @@ extension JMAPService {
             guard from.lowercased() == account.address else {
                 throw SetError(type: "forbiddenMailFrom", description: "mailFrom must be \(account.address).")
             }
+            mailFrom = from
             recipients = rcptTo
         }
         var seen = Set<String>()
@@ -148,10 +152,13 @@ extension JMAPService {
 
         let now = clock()
         let id = "S" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        // The envelope used, kept with the submission and given back (its recipients all valid and known by now).
+        let envelope = SubmissionEnvelope(mailFrom: mailFrom, rcptTo: recipients)
         let status: [(String, JSONValue)]
         if let outbound {
             status = try await record(
-                id, local: local, foreign: foreign, raw: raw, message: message, outbound: outbound, call, now: now)
+                id, local: local, foreign: foreign, raw: raw, message: message, envelope: envelope,
+                outbound: outbound, call, now: now)
         } else {
             status = try await keepForeignInOutbox(local: local, foreign: foreign, raw: raw, account: account, now: now)
         }
@@ -161,8 +168,9 @@ extension JMAPService {
         }
         let submission: JSONValue = .object([
             ("id", .string(id)), ("identityId", .string(account.id)), ("emailId", .string(emailID)),
-            ("threadId", .string(message.summary.threadID)), ("sendAt", .string(RFC3339.format(now))),
-            ("undoStatus", "final"), ("deliveryStatus", .object(status)), ("dsnBlobIds", .array([])),
+            ("threadId", .string(message.summary.threadID)), ("envelope", Self.envelopeJSON(envelope)),
+            ("sendAt", .string(RFC3339.format(now))), ("undoStatus", "final"), ("deliveryStatus", .object(status)),
+            ("dsnBlobIds", .array([])),
             ("mdnBlobIds", .array([])),
         ])
         return (submission, emailID)
@@ -201,7 +209,7 @@ extension JMAPService {
     /// - Throws: `SetError` `forbiddenToSend` (nothing sent) when the outside recipients would pass a limit.
     private func record(
         _ id: String, local: [Recipient], foreign: [String], raw: [UInt8], message: MailMessageRecord,
-        outbound: JMAPOutbound, _ call: JMAPCall, now: Int64
+        envelope: SubmissionEnvelope, outbound: JMAPOutbound, _ call: JMAPCall, now: Int64
     ) async throws -> [(String, JSONValue)] {
         let account = call.account
         var held: String?
@@ -238,7 +246,7 @@ extension JMAPService {
         }
         let submission = NewSubmission(
             id: id, accountID: account.id, sender: account.address, emailID: message.summary.id,
-            threadID: message.summary.threadID, sendAt: now, recipients: recipients, content: raw)
+            threadID: message.summary.threadID, sendAt: now, recipients: recipients, content: raw, envelope: envelope)
         let record: SubmissionRecord
         do {
             record = try await outbound.ledger.record(submission, limits: outbound.limits, now: now)
@@ -297,6 +305,12 @@ extension JMAPService {
                 description: "The Reply-To of the email may name \(account.address) or addresses elsewhere, "
                     + "not another mailbox here.")
         }
+    }
+
+    /// An envelope as RFC 8621 7's `Envelope`: each `Address` with `parameters` `null` (none is sent).
+    static func envelopeJSON(_ envelope: SubmissionEnvelope) -> JSONValue {
+        let address = { (email: String) -> JSONValue in .object([("email", .string(email)), ("parameters", .null)]) }
+        return .object([("mailFrom", address(envelope.mailFrom)), ("rcptTo", .array(envelope.rcptTo.map(address)))])
     }
 
     static func deliveryStatus(_ reply: String, _ delivered: String) -> JSONValue {

@@ -27,8 +27,8 @@ extension JMAPService {
         ])
     }
 
-    /// One record as an EmailSubmission object, with the `wanted` properties. The envelope is not kept: `null`, as
-    /// RFC 8621 7 allows when it was taken from the message.
+    /// One record as an EmailSubmission object, with the `wanted` properties; the envelope is `null` for a record kept
+    /// without one (recorded before envelopes were kept).
     static func submissionJSON(_ record: SubmissionRecord, _ wanted: [String]) -> JSONValue {
         var pairs: [(String, JSONValue)] = []
         for property in wanted {
@@ -38,6 +38,7 @@ extension JMAPService {
                 case "identityId": .string(record.accountID)
                 case "emailId": .string(record.emailID)
                 case "threadId": .string(record.threadID)
+                case "envelope": record.envelope.map(envelopeJSON) ?? .null
                 case "sendAt": .string(RFC3339.format(record.sendAt))
                 case "undoStatus": "final"
                 case "deliveryStatus": .object(record.recipients.map { ($0.address, deliveryStatus($0)) })

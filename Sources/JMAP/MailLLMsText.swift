@@ -43,8 +43,10 @@ public enum MailLLMsText {
             To be told of changes instead of asking, open the session's `eventSourceUrl` (RFC 8620 section 7.3) with \
             the same bearer: `GET \(base)/jmap/eventsource?types=*&closeafter=no&ping=60` is a `text/event-stream` \
             of `state` events (data `{"@type":"StateChange","changed":{"<account id>":{"Email":"<state>",...}}}`, \
-            id = the state; `EmailDelivery` when new mail arrived) and `ping` events; send `Last-Event-ID: <state>` \
-            to hear only of what changed after that state, and `closeafter=state` to end after the first event (long \
+            id = the state; `EmailDelivery` when new mail arrived; `EmailSubmission` with its own state when a send \
+            is recorded or its `deliveryStatus` moves, the id then being `<state>.<EmailSubmission state>`) and \
+            `ping` events; send the last id as `Last-Event-ID` \
+            to hear only of what changed after it, and `closeafter=state` to end after the first event (long \
             polling). The stream ends when your capability JWT expires: reconnect with a fresh one and the last id. \
             Mail to local addresses is delivered at once and a copy \
             stays in your `sent`; mail to any other domain is **not sent to the internet**: it is kept in this \

@@ -45,11 +45,13 @@ public struct NewSubmission: Sendable, Equatable {
     public var recipients: [SubmissionRecipient]
     /// The message as submitted (kept only when a recipient is queued).
     public var content: [UInt8]
+    /// The envelope used, kept with the submission; nil records none (`EmailSubmission/get` then says `null`).
+    public var envelope: SubmissionEnvelope?
 
     /// - Parameters: see the properties.
     public init(
         id: String, accountID: String, sender: String, emailID: String, threadID: String, sendAt: Int64,
-        recipients: [SubmissionRecipient], content: [UInt8]
+        recipients: [SubmissionRecipient], content: [UInt8], envelope: SubmissionEnvelope? = nil
     ) {
         self.id = id
         self.accountID = accountID
@@ -59,6 +61,7 @@ public struct NewSubmission: Sendable, Equatable {
         self.sendAt = sendAt
         self.recipients = recipients
         self.content = content
+        self.envelope = envelope
     }
 }
 
@@ -97,11 +100,13 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var sendAt: Int64
     /// In envelope order.
     public var recipients: [RecipientState]
+    /// The envelope kept with the submission; nil when none was (a submission recorded before it was kept).
+    public var envelope: SubmissionEnvelope?
 
     /// - Parameters: see the properties.
     public init(
         id: String, accountID: String, sender: String, emailID: String, threadID: String, sendAt: Int64,
-        recipients: [RecipientState]
+        recipients: [RecipientState], envelope: SubmissionEnvelope? = nil
     ) {
         self.id = id
         self.accountID = accountID
@@ -110,6 +115,7 @@ public struct SubmissionRecord: Sendable, Equatable {
         self.threadID = threadID
         self.sendAt = sendAt
         self.recipients = recipients
+        self.envelope = envelope
     }
 }
 

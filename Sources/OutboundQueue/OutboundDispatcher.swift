@@ -21,8 +21,47 @@ public final class OutboundDispatcher: Sendable {
 
     /// What one attempt at a batch came to, for the metrics.
     public struct Attempt: Sendable {
+        /// How an attempt (one batch: one message to one destination domain) ended, as
+        /// `postern_outbound_delivery_attempts_total{result}` counts it.
+        public enum Result: String, Sendable, CaseIterable {
+            /// Every recipient of the batch delivered.
+            case delivered
+            /// Every recipient deferred (a 4xx, no connection, a timeout): due again after the next retry delay.
+            case deferred
+            /// Every recipient failed for good (a 5xx, the queue lifetime's end).
+            case failed
+            /// Some delivered, deferred or failed, not all alike.
+            case partial
+            /// Nothing recorded: the lease was lost (it ran out, or the operator deleted the message), the completion
+            /// could not be written, or the transport gave no outcome. The batch is tried again, once its lease runs
+            /// out when one is held.
+            case unrecorded
+        }
+
         public var batch: OutboundBatch
-        public var completion: OutboundCompletion
+        /// What the completion recorded; nil when it could not be written.
+        public var completion: OutboundCompletion?
+
+        /// - Parameters: see the properties.
+        public init(batch: OutboundBatch, completion: OutboundCompletion?) {
+            self.batch = batch
+            self.completion = completion
+        }
+
+        /// The attempt's result, from what was recorded.
+        public var result: Result {
+            guard let completion, !completion.leaseLost else { return .unrecorded }
+            let delivered = completion.ended.count { $0.kind == .delivered }
+            let failed = completion.ended.count - delivered
+            let deferred = completion.deferred.count
+            switch (delivered > 0, deferred > 0, failed > 0) {
+            case (false, false, false): return .unrecorded
+            case (true, false, false): return .delivered
+            case (false, true, false): return .deferred
+            case (false, false, true): return .failed
+            default: return .partial
+            }
+        }
     }
 
     let queue: OutboundQueue
@@ -42,7 +81,7 @@ public final class OutboundDispatcher: Sendable {
     ///   - transport: what carries a batch (direct to the MX, or a relay).
     ///   - clock: Unix seconds; injected so tests can move time past the retry delays.
     ///   - onEnded: given each claim's recipients that ended (delivered or failed for good) once they are recorded.
-    ///   - onAttempt: given every recorded attempt (metrics).
+    ///   - onAttempt: given every attempt once its completion was tried, recorded or not (metrics).
     public init(
         queue: OutboundQueue, transport: any OutboundTransport, settings: Settings = Settings(),
         clock: @escaping @Sendable () -> Int64, logger: Logger,
@@ -99,15 +138,16 @@ public final class OutboundDispatcher: Sendable {
         let outcomes = await slots.run(batch.domain) { await transport.deliver(batch) }
         do {
             let completion = try await queue.complete(claim, outcomes, now: clock())
+            onAttempt(Attempt(batch: batch, completion: completion))
             if completion.leaseLost {
                 logger.notice(
                     "an outbound attempt outlived its lease: nothing recorded",
                     metadata: ["message": "\(batch.messageID)", "domain": "\(batch.domain)"])
                 return
             }
-            onAttempt(Attempt(batch: batch, completion: completion))
             if !completion.ended.isEmpty { await onEnded(claim, completion.ended) }
         } catch {
+            onAttempt(Attempt(batch: batch, completion: nil))
             // Its lease runs out and the batch is tried again.
             logger.error(
                 "recording an outbound attempt failed",

@@ -99,7 +99,8 @@ extension OutboundQueue {
     /// deferred ones due again after the next retry delay, or `failed` once the message has been queued
     /// ``OutboundQueueConfiguration/maxQueueSeconds``. A recipient of the claim without an outcome is released for
     /// another attempt at once. The account's `EmailSubmission` state moves on. Nothing is recorded when the claim lost
-    /// its lease (it ran out and another claim took the recipients, or the operator deleted the message).
+    /// its lease (it ran out and another claim took the recipients, or the operator deleted the message); otherwise
+    /// ``onSubmissionChange`` is told of the new state.
     /// - Returns: the recipients that ended (for the sender's DSN), those deferred, or that the lease was lost.
     @discardableResult
     public func complete(_ claim: OutboundClaim, _ outcomes: [OutboundOutcome], now: Int64) async throws
@@ -190,6 +191,7 @@ extension OutboundQueue {
                 return OutboundCompletion(ended: ended, deferred: deferred, leaseLost: false)
             }
         }
+        if !completion.leaseLost { onSubmissionChange(batch.sender) }
         return completion
     }
 
@@ -214,15 +216,6 @@ extension OutboundQueue {
                 FROM outbound_recipients WHERE status = 'queued'
                 """
             ).first?.int("due")
-        }
-    }
-
-    /// Recipients waiting in the queue (the `postern_outbound_queue_depth` gauge).
-    public func depth() async throws -> Int64 {
-        try await database.read { connection in
-            try connection.query("SELECT COUNT(*) AS n FROM outbound_recipients WHERE status = 'queued'").first?.int(
-                "n")
-                ?? 0
         }
     }
 }

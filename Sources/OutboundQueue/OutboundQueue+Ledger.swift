@@ -8,8 +8,8 @@ extension OutboundQueue {
         if let ids, ids.isEmpty { return [] }
         return try await database.read { connection in
             var sql = """
-                SELECT id, account_id, sender, email_id, thread_id, send_at FROM outbound_submissions
-                WHERE account_id = ?
+                SELECT id, account_id, sender, email_id, thread_id, send_at, envelope_mail_from, envelope_rcpt_to
+                FROM outbound_submissions WHERE account_id = ?
                 """
             var bindings: [SQLValue] = [.text(accountID)]
             if let ids {
@@ -35,10 +35,15 @@ extension OutboundQueue {
                     else { return nil }
                     return RecipientState(address: address, status: status, smtpReply: reply)
                 }
+                let envelope = row.text("envelope_mail_from").map { mailFrom in
+                    SubmissionEnvelope(
+                        mailFrom: mailFrom,
+                        rcptTo: (row.text("envelope_rcpt_to") ?? "").split(separator: "\n").map(String.init))
+                }
                 records.append(
                     SubmissionRecord(
                         id: id, accountID: accountID, sender: sender, emailID: email, threadID: thread, sendAt: sendAt,
-                        recipients: recipients))
+                        recipients: recipients, envelope: envelope))
             }
             guard let ids else { return records }
             let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

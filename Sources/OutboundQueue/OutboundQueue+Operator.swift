@@ -76,28 +76,32 @@ extension OutboundQueue {
 
     /// Deletes message `id` from the queue (Postfix's `postsuper -d`): its queued recipients end `failed` with
     /// ``deletedReply`` (no DSN is sent; an attempt in progress loses its lease and records nothing), its content is
-    /// dropped, and its submission stays readable with that status. Returns how many recipients it removed.
+    /// dropped, and its submission stays readable with that status; ``onSubmissionChange`` is told. Returns how many
+    /// recipients it removed.
     @discardableResult
     public func delete(id: String, now: Int64) async throws -> Int {
-        try await database.write { connection in
-            try connection.transaction {
+        let (count, sender) = try await database.write { connection in
+            try connection.transaction { () throws -> (Int, String?) in
                 let count = try connection.run(
                     """
                     UPDATE outbound_recipients SET status = 'failed', smtp_reply = ?, lease_until = 0,
                         lease_token = NULL, updated_at = ? WHERE submission_id = ? AND status = 'queued'
                     """, [.text(Self.deletedReply), .integer(now), .text(id)])
-                guard count > 0 else { return 0 }
-                if let account = try connection.query(
-                    "SELECT account_id FROM outbound_submissions WHERE id = ?", [.text(id)]
-                ).first?.text("account_id") {
+                guard count > 0 else { return (0, nil) }
+                let row = try connection.query(
+                    "SELECT account_id, sender FROM outbound_submissions WHERE id = ?", [.text(id)]
+                ).first
+                if let account = row?.text("account_id") {
                     let seq = try Self.bump(account, connection)
                     try connection.run(
                         "UPDATE outbound_submissions SET updated_seq = ? WHERE id = ?", [.integer(seq), .text(id)])
                 }
                 try Self.dropContentIfDone(id, connection)
-                return count
+                return (count, row?.text("sender"))
             }
         }
+        if let sender { onSubmissionChange(sender) }
+        return count
     }
 
     /// The reason `address` is suppressed at `now`, nil when it is not.

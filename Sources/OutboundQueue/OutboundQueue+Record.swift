@@ -6,7 +6,8 @@ extension OutboundQueue: SubmissionLedger {
     /// Records `submission` in one transaction: the submission, every recipient's disposition (local ones as
     /// delivered or refused, outside ones queued, held ones with their reason) and, when a recipient is queued, the
     /// message. A queued recipient whose address is suppressed is `failed` at once with the suppression as its reply,
-    /// and does not count against the limits. Wakes this instance's dispatcher when something was queued.
+    /// and does not count against the limits. The envelope, when given, is kept with it. Wakes this instance's
+    /// dispatcher when something was queued, and tells ``onSubmissionChange`` of the new state.
     /// - Throws: ``SendLimitReached`` when the recipients queued would pass one of `limits` (counted in the same
     ///   transaction, so concurrent submissions cannot both pass); storage errors. Either way nothing is recorded.
     public func record(_ submission: NewSubmission, limits: [SendLimit], now: Int64) async throws -> SubmissionRecord {
@@ -24,12 +25,13 @@ extension OutboundQueue: SubmissionLedger {
                 try connection.run(
                     """
                     INSERT INTO outbound_submissions (id, account_id, sender, email_id, thread_id, send_at, created_seq,
-                        updated_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        updated_seq, envelope_mail_from, envelope_rcpt_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(submission.id), .text(submission.accountID), .text(submission.sender),
                         .text(submission.emailID), .text(submission.threadID), .integer(submission.sendAt),
-                        .integer(seq), .integer(seq),
+                        .integer(seq), .integer(seq), submission.envelope.map { SQLValue.text($0.mailFrom) } ?? .null,
+                        submission.envelope.map { SQLValue.text(Self.lines($0.rcptTo)) } ?? .null,
                     ])
                 for (position, state) in states.enumerated() {
                     try connection.run(
@@ -52,11 +54,17 @@ extension OutboundQueue: SubmissionLedger {
                 return SubmissionRecord(
                     id: submission.id, accountID: submission.accountID, sender: submission.sender,
                     emailID: submission.emailID, threadID: submission.threadID, sendAt: submission.sendAt,
-                    recipients: states)
+                    recipients: states, envelope: submission.envelope)
             }
         }
         if record.recipients.contains(where: { $0.status == .queued }) { wakeup.signal() }
+        onSubmissionChange(record.sender)
         return record
+    }
+
+    /// The envelope's `RCPT TO` addresses as kept, one a line; JMAP gives only addresses without control characters.
+    static func lines(_ addresses: [String]) -> String {
+        addresses.joined(separator: "\n")
     }
 
     /// A recipient's state as recorded: a queued one checked against the suppressions.

@@ -13,29 +13,36 @@ import Storage
 /// under the same token: an attempt that outlived its lease was taken over by someone else and records nothing.
 /// Delivery is at least once: a crash between the remote server's `250` and the completion's commit sends again when
 /// the lease runs out. Times are Unix seconds from the caller's clock.
+///
+/// Every commit that moves an account's `EmailSubmission` state (a record, a completion, a delete) is told to
+/// ``onSubmissionChange`` with the sender's address, and on PostgreSQL notifies `postern_mail` with it (a trigger of
+/// `0044_submission_envelope.sql`), so that the account's JMAP event streams on every instance push the new state.
 public struct OutboundQueue: Sendable {
     let database: any SQLDatabase
     /// Retries, queue lifetime, suppression time, limits.
     public let configuration: OutboundQueueConfiguration
-    /// How long a claim holds its recipients, in seconds: longer than one SMTP transaction can take (RFC 5321
-    /// 4.5.3.2's timeouts add up to minutes). Default 900.
-    public let leaseSeconds: Int64
+    /// How long a claim holds its recipients, in seconds (``OutboundQueueConfiguration/leaseSeconds``).
+    public var leaseSeconds: Int64 { Int64(configuration.leaseSeconds) }
     /// Signalled by every record that queues a recipient.
     public let wakeup: OutboundWakeup
+    /// Told the sender's address after each commit that moved its account's `EmailSubmission` state.
+    let onSubmissionChange: @Sendable (_ sender: String) -> Void
 
     /// A queue over a database migrated through `0036_outbound_queue.sql`.
     /// - Parameters:
-    ///   - configuration: the queue's keys.
-    ///   - leaseSeconds: how long a claim holds its recipients. Default 900.
+    ///   - configuration: the queue's keys (the lease's among them).
     ///   - wakeup: what a record signals (the dispatcher waits on it).
+    ///   - onSubmissionChange: told the sender's address after each commit that moved its account's
+    ///     `EmailSubmission` state (the composition root wakes the account's event streams).
     public init(
         database: any SQLDatabase, configuration: OutboundQueueConfiguration = OutboundQueueConfiguration(),
-        leaseSeconds: Int64 = 900, wakeup: OutboundWakeup = OutboundWakeup()
+        wakeup: OutboundWakeup = OutboundWakeup(),
+        onSubmissionChange: @escaping @Sendable (_ sender: String) -> Void = { _ in }
     ) {
         self.database = database
         self.configuration = configuration
-        self.leaseSeconds = leaseSeconds
         self.wakeup = wakeup
+        self.onSubmissionChange = onSubmissionChange
     }
 
     /// The reply a queued recipient shows until an attempt ends.

@@ -14,6 +14,7 @@ import ServerKit
 /// - `POSTERN_OUTBOUND_MAX_QUEUE_SECONDS` (positive integer, default 432000, five days): ``maxQueueSeconds``.
 /// - `POSTERN_OUTBOUND_PER_DESTINATION` (positive integer, default 2): ``perDestination``.
 /// - `POSTERN_OUTBOUND_SUPPRESS_SECONDS` (positive integer, default 604800, seven days): ``suppressSeconds``.
+/// - `POSTERN_OUTBOUND_LEASE_SECONDS` (1 to 86400, default 900): ``leaseSeconds``.
 public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// Whose mail may leave the server.
     public enum Senders: String, Sendable, Equatable {
@@ -41,6 +42,11 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// How long an address that bounced hard (a 5.1.x reply) is suppressed: no attempt, an immediate `no`.
     /// Default 604800 (7 days).
     public var suppressSeconds = 604_800
+    /// How long a claim holds its recipients, in seconds: an instance that dies mid-attempt (`kill -9`) keeps them
+    /// this long, then another instance takes them. Default 900 (longer than RFC 5321 4.5.3.2's timeouts add up to).
+    /// - Warning: an attempt still running when its lease runs out may be taken over, and the message sent twice;
+    ///   keep it above the longest SMTP transaction (and the time a claimed batch waits for its destination's slot).
+    public var leaseSeconds = 900
 
     /// The defaults.
     public init() {}
@@ -63,6 +69,7 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
         if let seconds = try config.integer("MAX_QUEUE_SECONDS") { maxQueueSeconds = seconds }
         if let count = try config.integer("PER_DESTINATION") { perDestination = count }
         if let seconds = try config.integer("SUPPRESS_SECONDS") { suppressSeconds = seconds }
+        if let seconds = try config.integer("LEASE_SECONDS") { leaseSeconds = seconds }
         try validate()
     }
 
@@ -80,6 +87,7 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
             (maxQueueSeconds > 0, "POSTERN_OUTBOUND_MAX_QUEUE_SECONDS", "must be positive"),
             ((1...64).contains(perDestination), "POSTERN_OUTBOUND_PER_DESTINATION", "must be 1 to 64"),
             (suppressSeconds > 0, "POSTERN_OUTBOUND_SUPPRESS_SECONDS", "must be positive"),
+            ((1...86_400).contains(leaseSeconds), "POSTERN_OUTBOUND_LEASE_SECONDS", "must be 1 to 86400"),
         ]
         for (valid, key, message) in checks where !valid { throw ConfigurationError(key: key, message: message) }
     }

@@ -17,7 +17,15 @@ enum MetricFamilies {
         "postern_webhook_queue_depth": "Webhook events waiting for delivery or a retry.",
         "postern_webhook_attempts_total":
             "Webhook delivery attempts, by result (delivered, http_error, network_error).",
-        "postern_outbound_queue_depth": "Messages kept in the outbox (mail_outbox) for outbound delivery.",
+        "postern_outbox_messages":
+            "Messages held in the outbox (mail_outbox, postern mail outbox): outside mail that is never sent.",
+        "postern_outbound_queue_messages":
+            "Messages waiting in the outbound queue, by state (queued: not attempted yet; deferred: retried later).",
+        "postern_outbound_oldest_queued_seconds":
+            "Seconds since the oldest message waiting in the outbound queue was submitted; 0 when none waits.",
+        "postern_outbound_delivery_attempts_total":
+            "Outbound delivery attempts (one message to one domain), by result "
+            + "(delivered, deferred, failed, partial, unrecorded).",
         // Mail.
         "postern_smtp_messages_total": "SMTP messages read to their end, by result (stored or why refused).",
         "postern_smtp_refusals_total": "SMTP recipients and sessions refused, by reason.",

@@ -1,5 +1,6 @@
 import AuthCrypto
 import HTTP1
+import OutboundQueue
 import ServerKit
 import Storage
 
@@ -9,6 +10,10 @@ struct MetricsEndpoint: Sendable {
     let metrics: PosternMetrics
     /// Read for the storage gauges at scrape time.
     let database: any SQLDatabase
+    /// Read for the outbound queue's gauges at scrape time.
+    let outbound: OutboundQueue
+    /// Unix seconds now (the oldest queued message's age).
+    let clock: @Sendable () -> Int64
     /// SHA-256 of `POSTERN_METRICS_TOKEN`; nil when unset (no token asked).
     let tokenDigest: [UInt8]?
     /// The server's open-connection count now.
@@ -17,11 +22,14 @@ struct MetricsEndpoint: Sendable {
     let mailWaiters: @Sendable () -> Int
 
     init(
-        metrics: PosternMetrics, database: any SQLDatabase, token: String?,
-        openConnections: @escaping @Sendable () -> Int, mailWaiters: @escaping @Sendable () -> Int
+        metrics: PosternMetrics, database: any SQLDatabase, outbound: OutboundQueue, token: String?,
+        clock: @escaping @Sendable () -> Int64, openConnections: @escaping @Sendable () -> Int,
+        mailWaiters: @escaping @Sendable () -> Int
     ) {
         self.metrics = metrics
         self.database = database
+        self.outbound = outbound
+        self.clock = clock
         tokenDigest = token.map { SHA256.hash($0) }
         self.openConnections = openConnections
         self.mailWaiters = mailWaiters
@@ -46,13 +54,14 @@ struct MetricsEndpoint: Sendable {
         let stored = try? await database.read { connection in try Self.storageReadings(connection) }
         let snapshot = PosternMetrics.Snapshot(
             openConnections: openConnections(), mailWaiters: mailWaiters(), storageBytes: stored?.bytes,
-            outboundQueueDepth: stored?.outbox)
+            outboxMessages: stored?.outbox, outboundQueue: try? await outbound.levels(now: clock()))
         var response = HTTPResponse(status: .ok, body: metrics.exposition(snapshot))
         response.headers.replaceOrAdd("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         return response
     }
 
-    /// The database's size (SQLite: `page_count * page_size`; PostgreSQL: `pg_database_size`) and the outbox's rows.
+    /// The database's size (SQLite: `page_count * page_size`; PostgreSQL: `pg_database_size`) and the held outbox's
+    /// rows.
     static func storageReadings(_ connection: any SQLConnection) throws -> (bytes: Int64?, outbox: Int64?) {
         let sizeSQL =
             connection.dialect == .postgres

@@ -68,13 +68,17 @@ extension PosternMetrics {
         }
     }
 
-    /// Counts the outbound queue's attempts by recipient:
-    /// `postern_outbound_recipients_total{result="delivered|deferred|failed"}`.
+    /// Counts the outbound queue's attempts, each once,
+    /// `postern_outbound_delivery_attempts_total{result="delivered|deferred|failed|partial|unrecorded"}`, and by
+    /// recipient, `postern_outbound_recipients_total{result="delivered|deferred|failed"}`.
     @Sendable
     func outboundAttempt(_ attempt: OutboundDispatcher.Attempt) {
-        let delivered = attempt.completion.ended.filter { $0.kind == .delivered }.count
-        let failed = attempt.completion.ended.count - delivered
-        let deferred = attempt.completion.deferred.count
+        Counter(label: "postern_outbound_delivery_attempts_total", dimensions: [("result", attempt.result.rawValue)])
+            .increment()
+        guard let completion = attempt.completion, !completion.leaseLost else { return }
+        let delivered = completion.ended.filter { $0.kind == .delivered }.count
+        let failed = completion.ended.count - delivered
+        let deferred = completion.deferred.count
         for (result, count) in [("delivered", delivered), ("deferred", deferred), ("failed", failed)] where count > 0 {
             Counter(label: "postern_outbound_recipients_total", dimensions: [("result", result)]).increment(by: count)
         }

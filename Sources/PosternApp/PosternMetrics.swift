@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import HTTP1
+import OutboundQueue
 import Prometheus
 
 /// The process's Prometheus registry and the server-level series of `GET /metrics`.
@@ -17,7 +18,10 @@ public final class PosternMetrics: Sendable {
     private let openConnections: Prometheus.Gauge
     private let mailWaiters: Prometheus.Gauge
     private let storageBytes: Prometheus.Gauge
-    private let outboundQueueDepth: Prometheus.Gauge
+    private let outboxMessages: Prometheus.Gauge
+    private let queuedMessages: Prometheus.Gauge
+    private let deferredMessages: Prometheus.Gauge
+    private let oldestQueuedSeconds: Prometheus.Gauge
     /// The request series, written on every request (``RequestSeries`` says why they are not the registry's).
     private let requests = RequestSeries(buckets: PosternMetrics.latencyBuckets, shardCount: 16)
 
@@ -37,7 +41,10 @@ public final class PosternMetrics: Sendable {
         openConnections = gauge("postern_open_connections")
         mailWaiters = gauge("postern_mail_waiting_requests")
         storageBytes = gauge("postern_storage_bytes")
-        outboundQueueDepth = gauge("postern_outbound_queue_depth")
+        outboxMessages = gauge("postern_outbox_messages")
+        queuedMessages = gauge("postern_outbound_queue_messages", [("state", "queued")])
+        deferredMessages = gauge("postern_outbound_queue_messages", [("state", "deferred")])
+        oldestQueuedSeconds = gauge("postern_outbound_oldest_queued_seconds")
         MetricsSystem.bootstrap(PosternMetricsFactory(registry: registry, durationBuckets: Self.latencyBuckets))
     }
 
@@ -60,8 +67,10 @@ public final class PosternMetrics: Sendable {
         public var mailWaiters: Int
         /// The database's size in bytes; nil when it could not be read (the gauge keeps its last value).
         public var storageBytes: Int64?
-        /// Messages in the outbox; nil when it could not be read.
-        public var outboundQueueDepth: Int64?
+        /// Messages held in the outbox (`mail_outbox`); nil when it could not be read.
+        public var outboxMessages: Int64?
+        /// The outbound queue's levels; nil when they could not be read.
+        public var outboundQueue: OutboundQueueLevels?
     }
 
     /// The Prometheus text exposition, with the gauges read at scrape time refreshed first.
@@ -69,7 +78,12 @@ public final class PosternMetrics: Sendable {
         openConnections.set(Double(snapshot.openConnections))
         mailWaiters.set(Double(snapshot.mailWaiters))
         if let bytes = snapshot.storageBytes { storageBytes.set(Double(bytes)) }
-        if let depth = snapshot.outboundQueueDepth { outboundQueueDepth.set(Double(depth)) }
+        if let held = snapshot.outboxMessages { outboxMessages.set(Double(held)) }
+        if let levels = snapshot.outboundQueue {
+            queuedMessages.set(Double(levels.queuedMessages))
+            deferredMessages.set(Double(levels.deferredMessages))
+            oldestQueuedSeconds.set(Double(levels.oldestQueuedSeconds))
+        }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)

@@ -197,8 +197,9 @@ public final class PosternRuntime: Service {
         var router = ContextRouter()
         let mail = Surfaces.localMail(configuration, database: database, changes: changes, clock: now)
         let metricsEndpoint = MetricsEndpoint(
-            metrics: metrics, database: database, token: configuration.observability.metricsToken,
-            openConnections: { connections.count() }, mailWaiters: { changes.waitingTotal })
+            metrics: metrics, database: database, outbound: mail.outbound,
+            token: configuration.observability.metricsToken, clock: now, openConnections: { connections.count() },
+            mailWaiters: { changes.waitingTotal })
         // With POSTERN_METRICS_LISTEN set, /metrics is never on the main port, even in a runtime that runs no metrics
         // listener.
         CommonRoutes.register(

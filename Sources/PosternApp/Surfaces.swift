@@ -205,9 +205,12 @@ enum Surfaces {
         let delivery = LocalDelivery(
             directory: directory, store: store, maximumMessageBytes: c.smtp.maxMessageBytes, policy: policy,
             clock: clock)
+        // A move of an account's EmailSubmission state wakes its JMAP event streams here (and, on PostgreSQL, on
+        // every instance through the queue's `postern_mail` notification).
         return LocalMail(
             store: store, directory: directory, delivery: delivery,
-            outbound: OutboundQueue(database: database, configuration: c.outboundQueue))
+            outbound: OutboundQueue(
+                database: database, configuration: c.outboundQueue, onSubmissionChange: { changes.announce([$0]) }))
     }
 
     /// Who is local: each surface's accounts, through its own directory; mailbox accounts are asked first.

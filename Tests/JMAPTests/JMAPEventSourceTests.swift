@@ -1,6 +1,8 @@
 import HTTP1
 import JSON
+import MailDelivery
 import MailStore
+import OutboundQueue
 import PosternTestSupport
 import ServerKit
 import Testing
@@ -46,6 +48,11 @@ struct JMAPEventSourceTests {
             try EventSourceRequest(types: types, closeAfter: close, ping: ping, lastEventID: last, pingRange: range)
         }
         #expect(try parse("*", "no", "0").types == ["Email", "Mailbox", "Thread", "EmailDelivery"])
+        #expect(try parse("EmailSubmission,Email", "no", "0").types == ["Email"], "without a ledger: not pushed")
+        let submissions = try EventSourceRequest(
+            types: "*", closeAfter: "no", ping: "0", lastEventID: nil, pingRange: range, submissions: true)
+        #expect(submissions.types == ["Email", "Mailbox", "Thread", "EmailDelivery", "EmailSubmission"])
+        #expect(submissions.watchesSubmissions)
         #expect(try parse("EmailDelivery, Email,Calendar", "state", "0").types == ["Email", "EmailDelivery"])
         #expect(try parse("Calendar", "no", "0").types == [])
         #expect(try parse("*", "state", "0").closeAfterState)
@@ -72,25 +79,28 @@ struct JMAPEventSourceTests {
         #expect(try ping("86400") == 300)
     }
 
-    @Test("Last-Event-ID: a state is kept, anything else is ignored")
+    @Test("Last-Event-ID: a mail state, or it and an EmailSubmission state joined by a dot; anything else is ignored")
     func lastEventID() throws {
-        func last(_ text: String?) throws -> Int64? {
+        func last(_ text: String?) throws -> EventSourceState? {
             try EventSourceRequest(types: "*", closeAfter: "no", ping: "0", lastEventID: text, pingRange: 5...300)
-                .lastEventState
+                .lastEvent
         }
-        #expect(try last("42") == 42)
-        #expect(try last(nil) == nil)
-        #expect(try last("") == nil)
-        #expect(try last("abc") == nil)
-        #expect(try last("-3") == nil)
-        #expect(try last(String(repeating: "9", count: 30)) == nil)
+        #expect(try last("42") == EventSourceState(mail: 42, submission: nil))
+        #expect(try last("42.7") == EventSourceState(mail: 42, submission: "7"))
+        #expect(try last("42.7")?.id == "42.7")
+        #expect(try last("42")?.id == "42")
+        for ignored in [nil, "", "abc", "-3", String(repeating: "9", count: 30), "42.", ".7", "42.7.1", "42.x"] {
+            #expect(try last(ignored) == nil, "\(ignored ?? "nil")")
+        }
     }
 
-    @Test("a state event is a StateChange under the account with the state as its id; a ping carries the interval")
+    @Test("a state event is a StateChange of each type's state under the account, with its id; a ping, the interval")
     func eventBytes() {
+        let event = EventSourceEvent.state(
+            accountID: "a1", changed: [("Email", "7"), ("Thread", "7"), ("EmailSubmission", "3")], id: "7.3")
         #expect(
-            String(decoding: EventSourceEvent.state(accountID: "a1", types: ["Email", "Thread"], state: 7), as: UTF8.self)
-                == "event: state\nid: 7\ndata: {\"@type\":\"StateChange\",\"changed\":{\"a1\":{\"Email\":\"7\",\"Thread\":\"7\"}}}\n\n")
+            String(decoding: event, as: UTF8.self)
+                == "event: state\nid: 7.3\ndata: {\"@type\":\"StateChange\",\"changed\":{\"a1\":{\"Email\":\"7\",\"Thread\":\"7\",\"EmailSubmission\":\"3\"}}}\n\n")
         #expect(String(decoding: EventSourceEvent.ping(interval: 30), as: UTF8.self) == "event: ping\ndata: {\"interval\":30}\n\n")
     }
 
@@ -205,6 +215,75 @@ struct JMAPEventSourceTests {
         try await waitUntil("the stream closed") { harness.streamActivity.all.last == .closed }
         #expect(harness.streamActivity.all.first == .opened)
         #expect(harness.streamActivity.all.contains(.pushed(isState: false)))
+    }
+
+    // MARK: - EmailSubmission, with a ledger
+
+    /// A draft to an outside address and its submission, in one request.
+    static let sendOutside =
+        "[\(JMAPOutboundSubmissionTests.draft(to: ["carol@far.example"])),\(JMAPOutboundSubmissionTests.submit)]"
+
+    @Test("with a ledger, types=* names EmailSubmission at its own state, and the id carries both states")
+    func submissionStateAtOnce() async throws {
+        let harness = try JMAPOutboundSubmissionTests.harness()
+        _ = try await harness.api("ada", Self.sendOutside)
+        let mail = try await state(harness)
+        let events = Self.events(await harness.openStream(Self.everything, bearer: "ada").response().body)
+        #expect(events.map(\.id) == ["\(mail).1"])
+        let changed = events.first?.data?["changed"]?["acct-ada"]
+        #expect(changed?["EmailSubmission"]?.stringValue == "1")
+        for type in ["Email", "Mailbox", "Thread", "EmailDelivery"] {
+            #expect(changed?[type]?.stringValue == String(mail))
+        }
+        // A client that saw both states hears nothing until one moves; so does one that gave the mail state alone
+        // (EmailSubmission counts from its state when the stream opened), until the next submission.
+        for last in ["\(mail).1", String(mail)] {
+            let writer = harness.openStream(Self.everything, bearer: "ada", lastEventID: last)
+            try await waitUntil("the stream parked") { harness.store.changes.waiting(for: Self.ada) == 1 }
+            #expect(writer.written.body.isEmpty, "Last-Event-ID \(last)")
+            writer.end()
+            try await waitUntil("the stream closed") { harness.store.changes.waiting(for: Self.ada) == 0 }
+        }
+        let legacy = harness.openStream(
+            "/jmap/eventsource?types=EmailSubmission&closeafter=state&ping=0", bearer: "ada", lastEventID: String(mail))
+        try await waitUntil("the stream parked") { harness.store.changes.waiting(for: Self.ada) == 1 }
+        _ = try await harness.api("ada", Self.sendOutside)
+        let pushed = Self.events(await legacy.response().body)
+        // The id names the states when the event went: the submission is recorded before its email moves to Sent.
+        #expect(pushed.map { $0.id.flatMap(EventSourceState.init(id:))?.submission } == ["2"])
+        #expect(pushed.first?.data?["changed"]?["acct-ada"] == .object([("EmailSubmission", "2")]))
+    }
+
+    @Test("EmailSubmission is pushed when a submission is recorded and when the queue moves its recipient")
+    func submissionPushed() async throws {
+        let harness = try JMAPOutboundSubmissionTests.harness()
+        let start = try await state(harness)
+        let writer = harness.openStream(
+            "/jmap/eventsource?types=EmailSubmission&closeafter=no&ping=0", bearer: "ada", lastEventID: "\(start).0")
+        try await waitUntil("the stream parked") { harness.store.changes.waiting(for: Self.ada) == 1 }
+        let responses = try await harness.api("ada", Self.sendOutside)
+        #expect(responses[1].arrayValue?[1]["created"]?["s1"]?["id"]?.stringValue != nil)
+        try await waitUntil("the submission's event") { Self.events(writer.written.body).count == 1 }
+        let recorded = Self.events(writer.written.body)
+        let first = try #require(recorded.first?.id.flatMap(EventSourceState.init(id:)))
+        #expect(first.submission == "1" && first.mail > start)
+        #expect(recorded.first?.data?["changed"]?["acct-ada"] == .object([("EmailSubmission", "1")]))
+
+        // The queue's attempt, as a dispatcher records it (here or on another instance).
+        let changes = harness.store.changes
+        let queue = OutboundQueue(database: harness.test.database, onSubmissionChange: { changes.announce([$0]) })
+        let claim = try #require(try await queue.claim(now: 1_700_000_000, limit: 10).first)
+        try await waitUntil("the stream parked again") { harness.store.changes.waiting(for: Self.ada) == 1 }
+        #expect(Self.events(writer.written.body).count == 1, "a claim moves no recipient")
+        _ = try await queue.complete(
+            claim, [OutboundOutcome(recipient: "carol@far.example", kind: .delivered, reply: "250 2.0.0 Ok")],
+            now: 1_700_000_010)
+        try await waitUntil("the delivery's event") { Self.events(writer.written.body).count == 2 }
+        let moved = Self.events(writer.written.body)[1]
+        #expect(moved.id == "\(try await state(harness)).2", "the mail state once the email was in Sent")
+        #expect(moved.data?["changed"]?["acct-ada"] == .object([("EmailSubmission", "2")]))
+        writer.end()
+        try await waitUntil("the stream closed") { harness.streamActivity.all.last == .closed }
     }
 
     @Test("streams per client are capped: one more is 429 until one closes")

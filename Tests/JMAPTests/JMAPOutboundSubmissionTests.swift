@@ -12,10 +12,10 @@ struct JMAPOutboundSubmissionTests {
     static func harness(
         sendsOutside: Bool = true, limits: [SendLimit] = [], mayReachOutside: Bool = true
     ) throws -> JMAPServiceHarness {
-        try JMAPServiceHarness(outbound: { test in
+        try JMAPServiceHarness(outbound: { test, changes in
             JMAPOutbound(
-                ledger: OutboundQueue(database: test.database), sendsOutside: sendsOutside, limits: limits,
-                mayReachOutside: { _ in mayReachOutside })
+                ledger: OutboundQueue(database: test.database, onSubmissionChange: { changes.announce([$0]) }),
+                sendsOutside: sendsOutside, limits: limits, mayReachOutside: { _ in mayReachOutside })
         })
     }
 
@@ -79,6 +79,48 @@ struct JMAPOutboundSubmissionTests {
         let query = try #require(after[2].arrayValue?[1])
         #expect(query["ids"] == .array([.string(id)]))
         #expect(query["total"] == 1)
+    }
+
+    /// An RFC 8621 `Envelope` with `parameters` null on every address.
+    static func envelope(_ mailFrom: String, _ rcptTo: [String]) -> JSONValue {
+        let address = { (email: String) -> JSONValue in .object([("email", .string(email)), ("parameters", .null)]) }
+        return .object([("mailFrom", address(mailFrom)), ("rcptTo", .array(rcptTo.map(address)))])
+    }
+
+    @Test("the envelope used is kept and given back: without one, the sender and the To, Cc and Bcc; else the client's")
+    func envelopeKept() async throws {
+        let harness = try Self.harness()
+        let draft = ##"["Email/set",{"accountId":"acct-ada","create":{"d1":{"mailboxIds":{"drafts":true},"from":[{"email":"ada@agents.test"}],"to":[{"email":"carol@far.example"},{"email":"bob@mail.test"}],"cc":[{"email":"Carol@far.example"}],"bcc":[{"email":"dan@far.example"}],"subject":"Hi","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"Hello"}}}}},"c0"]"##
+        let derived = try #require(
+            try await harness.api("ada", "[\(draft),\(Self.submit)]")[1].arrayValue?[1]["created"]?["s1"])
+        let taken = Self.envelope("ada@agents.test", ["carol@far.example", "bob@mail.test", "dan@far.example"])
+        #expect(derived["envelope"] == taken, "the sender, then To, Cc and Bcc without the repeated Carol")
+
+        let given = ##"["EmailSubmission/set",{"accountId":"acct-ada","create":{"s2":{"emailId":"#d1","envelope":{"mailFrom":{"email":"Ada@Agents.test"},"rcptTo":[{"email":"dan@far.example"},{"email":"erin@far.example","parameters":{"NOTIFY":"NEVER"}},{"email":"DAN@far.example"}]}}}},"c1"]"##
+        let explicit = try #require(
+            try await harness.api("ada", "[\(draft),\(given)]")[1].arrayValue?[1]["created"]?["s2"])
+        let asGiven = Self.envelope("Ada@Agents.test", ["dan@far.example", "erin@far.example"])
+        #expect(explicit["envelope"] == asGiven, "the client's addresses, without the repeated Dan, with no parameters")
+        #expect(explicit["deliveryStatus"]?.objectValue?.map(\.0) == ["dan@far.example", "erin@far.example"])
+
+        let ids = try [derived, explicit].map { try #require($0["id"]?.stringValue) }
+        let got = try await harness.api(
+            "ada",
+            ##"[["EmailSubmission/get",{"accountId":"acct-ada","ids":["\##(ids[0])","\##(ids[1])"],"properties":["envelope"]},"g"]]"##
+        )
+        let list = try #require(got.first?.arrayValue?[1]["list"]?.arrayValue)
+        #expect(list.map { $0["envelope"] } == [taken, asGiven])
+        #expect(list.first?.objectValue?.map(\.0) == ["id", "envelope"])
+        // A submission recorded without an envelope (before migration 0044 kept them) says null.
+        let queue = OutboundQueue(database: harness.test.database)
+        _ = try await queue.record(
+            NewSubmission(
+                id: "Sold", accountID: "acct-ada", sender: "ada@agents.test", emailID: "M1", threadID: "T1",
+                sendAt: 1_700_000_000, recipients: [], content: []),
+            limits: [], now: 1_700_000_000)
+        let old = try await harness.api(
+            "ada", ##"[["EmailSubmission/get",{"accountId":"acct-ada","ids":["Sold"],"properties":["envelope"]},"g"]]"##)
+        #expect(old.first?.arrayValue?[1]["list"]?.arrayValue?.first?["envelope"] == .null)
     }
 
     @Test("a sender that may not send outside keeps its outside recipients in the outbox, and deliveryStatus says why")

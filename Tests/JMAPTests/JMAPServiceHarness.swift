@@ -59,10 +59,11 @@ struct JMAPServiceHarness {
     let streamActivity = StreamActivityLog()
     let service: JMAPService
 
-    /// - Parameter outbound: what submissions record through, given the test's database; nil keeps the outbox only.
+    /// - Parameter outbound: what submissions record through, given the test's database and the store's change stream
+    ///   (which a ledger tells of submissions' moves, as the composition root's does); nil keeps the outbox only.
     init(
         _ configure: (inout JMAPConfiguration) -> Void = { _ in },
-        outbound: ((TestDatabase) -> JMAPOutbound)? = nil
+        outbound: ((TestDatabase, MailChanges) -> JMAPOutbound)? = nil
     ) throws {
         test = try StorageBackend.current.makeDatabase(logger: Logger(label: "jmap-tests"))
         store = MailStore(database: test.database)
@@ -77,7 +78,7 @@ struct JMAPServiceHarness {
             authenticator: FakeAuthenticator(principals: ["ada": Self.ada, "bob": Self.bob, "gone": Self.gone], failing: "broken"),
             store: store, directory: Self.directory, delivery: delivery, clock: { 1_700_000_000 },
             onSubmission: { submissions.record($0) }, onUnexpectedError: unexpected.reporter,
-            onEventStream: { streamActivity.record($0) }, outbound: outbound?(test))
+            onEventStream: { streamActivity.record($0) }, outbound: outbound?(test, store.changes))
         self.service = service
         var router = ContextRouter()
         service.register(into: &router)

@@ -34,12 +34,14 @@ struct OutboundDispatcherTests {
         let (ended, endedSink) = AsyncStream.makeStream(of: (String, OutboundCompletion.Ended).self)
         var settings = OutboundDispatcher.Settings()
         settings.idleInterval = .milliseconds(20)
+        let results = Mutex<[String: [OutboundDispatcher.Attempt.Result]]>([:])
         let dispatcher = OutboundDispatcher(
             queue: queue, transport: transport, settings: settings, clock: { clock.now },
             logger: Logger(label: "outbound.tests"),
             onEnded: { claim, recipients in
                 for recipient in recipients { endedSink.yield((claim.batch.messageID, recipient)) }
-            })
+            },
+            onAttempt: { attempt in results.withLock { $0[attempt.batch.domain, default: []].append(attempt.result) } })
         dispatcher.start()
         try await Self.record(queue, "S1", ["ok@one.example", "gone@one.example", "later@two.example"], at: Self.now)
         var iterator = ended.makeAsyncIterator()
@@ -66,6 +68,35 @@ struct OutboundDispatcherTests {
         let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
         #expect(record.recipients.map(\.status) == [.delivered, .failed, .delivered])
         #expect(try await queue.nextDue() == nil)
+        // Each attempt counted once: one.example's mixed, two.example's deferred, then delivered.
+        #expect(results.withLock { $0 } == ["one.example": [.partial], "two.example": [.deferred, .delivered]])
+    }
+
+    @Test("an attempt's result: alike outcomes name it, mixed ones are partial, nothing recorded is unrecorded")
+    func attemptResults() {
+        let batch = OutboundBatch(
+            messageID: "S1", sender: "a@local.test", domain: "one.example", recipients: ["x@one.example"],
+            content: [], attempts: 0)
+        func ended(_ kind: OutboundOutcome.Kind) -> OutboundCompletion.Ended {
+            OutboundCompletion.Ended(
+                recipient: "x@one.example", kind: kind, reply: "", remoteHost: nil, expired: false, suppressed: false)
+        }
+        func result(_ ended: [OutboundCompletion.Ended], deferred: Int = 0, leaseLost: Bool = false)
+            -> OutboundDispatcher.Attempt.Result
+        {
+            let later = Array(repeating: (recipient: "y@one.example", nextAttempt: Int64(1)), count: deferred)
+            return OutboundDispatcher.Attempt(
+                batch: batch, completion: OutboundCompletion(ended: ended, deferred: later, leaseLost: leaseLost)
+            ).result
+        }
+        #expect(result([ended(.delivered), ended(.delivered)]) == .delivered)
+        #expect(result([], deferred: 2) == .deferred)
+        #expect(result([ended(.failed)]) == .failed)
+        #expect(result([ended(.delivered)], deferred: 1) == .partial)
+        #expect(result([ended(.delivered), ended(.failed)]) == .partial)
+        #expect(result([]) == .unrecorded)
+        #expect(result([ended(.delivered)], leaseLost: true) == .unrecorded)
+        #expect(OutboundDispatcher.Attempt(batch: batch, completion: nil).result == .unrecorded)
     }
 
     @Test(

@@ -85,6 +85,44 @@ struct OutboundQueueTests {
     }
 
     @Test(
+        "levels: each waiting message once, deferred once an attempt deferred it, the oldest's age; 0 when none waits",
+        arguments: StorageBackend.allCases)
+    func levels(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        #expect(
+            try await queue.levels(now: Self.now)
+                == OutboundQueueLevels(queuedMessages: 0, deferredMessages: 0, oldestQueuedSeconds: 0))
+        _ = try await queue.record(
+            Self.submission("S1", at: Self.now - 300, Self.queued("x@one.example", "y@two.example")), limits: [],
+            now: Self.now - 300)
+        _ = try await queue.record(
+            Self.submission("S2", at: Self.now - 60, Self.queued("z@one.example")), limits: [], now: Self.now - 60)
+        let held = [SubmissionRecipient(address: "w@three.example", disposition: .held(reason: "250 kept"))]
+        _ = try await queue.record(Self.submission("S3", at: Self.now - 900, held), limits: [], now: Self.now - 900)
+        #expect(
+            try await queue.levels(now: Self.now)
+                == OutboundQueueLevels(queuedMessages: 2, deferredMessages: 0, oldestQueuedSeconds: 300),
+            "a held recipient is not in the queue")
+        // S1's one.example recipient deferred, its two.example one not tried yet: S1 counts once, as deferred.
+        let claims = try await queue.claim(now: Self.now, limit: 10)
+        let first = try #require(claims.first { $0.batch.messageID == "S1" && $0.batch.domain == "one.example" })
+        _ = try await queue.complete(first, Self.outcome(first, .deferred, "451 4.3.0 later"), now: Self.now)
+        for claim in claims where claim != first {
+            _ = try await queue.complete(claim, [], now: Self.now)  // released, no attempt
+        }
+        #expect(
+            try await queue.levels(now: Self.now + 10)
+                == OutboundQueueLevels(queuedMessages: 1, deferredMessages: 1, oldestQueuedSeconds: 310))
+        for claim in try await queue.claim(now: Self.now + 3600, limit: 10) {
+            _ = try await queue.complete(claim, Self.outcome(claim, .delivered, "250 ok"), now: Self.now + 3600)
+        }
+        #expect(
+            try await queue.levels(now: Self.now + 3600)
+                == OutboundQueueLevels(queuedMessages: 0, deferredMessages: 0, oldestQueuedSeconds: 0))
+    }
+
+    @Test(
         "a record that fails part way leaves nothing: no submission, recipient, message or state",
         arguments: StorageBackend.allCases)
     func oneTransaction(backend: StorageBackend) async throws {
@@ -206,7 +244,7 @@ struct OutboundQueueTests {
         arguments: StorageBackend.allCases)
     func lostLease(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
-        let queue = OutboundQueue(database: test.database, leaseSeconds: 100)
+        let queue = OutboundQueue(database: test.database, configuration: Self.configuration { $0.leaseSeconds = 100 })
         _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
         let stale = try #require(try await queue.claim(now: Self.now, limit: 1).first)
         #expect(try await queue.claim(now: Self.now + 99, limit: 1).isEmpty)

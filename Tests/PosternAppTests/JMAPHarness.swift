@@ -36,14 +36,20 @@ struct JMAPHarness: JMAPTestClient, @unchecked Sendable {
     /// Where the shared JMAP calls (``JMAPTestClient``) go.
     var requests: TestHTTPClient { client }
 
-    /// An in-process server (``TestServer``).
-    static func start(rateLimits: Bool = false, inboxQuota: Int64? = nil) async throws -> JMAPHarness {
-        let server = try await TestServer.start { configuration in
-            configuration.agent.baseDifficulty = 0
-            configuration.agent.dynamicDifficulty = false
-            configuration.rateLimits.enabled = rateLimits
-            if let inboxQuota { configuration.agent.inboxQuota = inboxQuota }
-        }
+    /// An in-process server (``TestServer``); `adjust` edits its configuration last, `clock` is its wall clock (the
+    /// system's when nil).
+    static func start(
+        rateLimits: Bool = false, inboxQuota: Int64? = nil,
+        adjust: (inout PosternConfiguration) -> Void = { _ in }, clock: (@Sendable () -> Int64)? = nil
+    ) async throws -> JMAPHarness {
+        let server = try await TestServer.start(
+            { configuration in
+                configuration.agent.baseDifficulty = 0
+                configuration.agent.dynamicDifficulty = false
+                configuration.rateLimits.enabled = rateLimits
+                if let inboxQuota { configuration.agent.inboxQuota = inboxQuota }
+                adjust(&configuration)
+            }, clock: clock)
         return JMAPHarness(
             client: try server.client(), baseURL: server.runtime.identity.baseURL,
             agentDomain: server.runtime.configuration.agent.inboxDomain, inProcess: server, child: nil, childData: nil)

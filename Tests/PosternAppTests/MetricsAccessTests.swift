@@ -91,7 +91,7 @@ struct MetricsAccessTests {
         }
     }
 
-    @Test("every family /metrics shows has # HELP; build info, storage size and both queue depths are among them")
+    @Test("every family /metrics shows has # HELP; build info, storage size, the outbox and both queues are among them")
     func everyFamilyHasHelp() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
@@ -115,7 +115,12 @@ struct MetricsAccessTests {
         #expect(text.contains("postern_build_info{version=\"\(PosternVersion.text)\"} 1"))
         let storage = try #require(lines.first { $0.hasPrefix("postern_storage_bytes ") })
         #expect((Double(storage.split(separator: " ")[1]) ?? 0) > 0)
-        #expect(lines.contains("postern_outbound_queue_depth 1.0") || lines.contains("postern_outbound_queue_depth 1"))
+        #expect(lines.contains("postern_outbox_messages 1.0") || lines.contains("postern_outbox_messages 1"))
+        for state in ["queued", "deferred"] {
+            let series = "postern_outbound_queue_messages{state=\"\(state)\"}"
+            #expect(lines.contains("\(series) 0.0") || lines.contains("\(series) 0"), "\(series) is read and empty")
+        }
+        #expect(typed.contains("postern_outbound_oldest_queued_seconds"))
         #expect(typed.contains("postern_webhook_queue_depth"))
     }
 

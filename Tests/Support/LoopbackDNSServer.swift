@@ -155,6 +155,8 @@ extension LoopbackDNSServer {
         /// One TXT record a text (split into 255-byte character-strings).
         case txt([String])
         case mx([MXRecord])
+        /// A records: IPv4 addresses in dotted form (asked with type 1).
+        case addresses([String])
         case noSuchName
         case serverFailure
         /// No answer at all (the resolver times out).
@@ -170,7 +172,8 @@ extension LoopbackDNSServer {
         }
     }
 
-    /// A server answering over UDP from `zone(name, type)` (type 16 TXT, 15 MX), lower-cased names without the dot.
+    /// A server answering over UDP from `zone(name, type)` (type 16 TXT, 15 MX, 1 A), lower-cased names without the
+    /// dot.
     public convenience init(zone: @escaping @Sendable (_ name: String, _ type: UInt16) -> ZoneAnswer) {
         self.init(udpReplies: { query in Self.reply(to: query, zone: zone).map { [$0] } ?? [] })
     }
@@ -212,6 +215,9 @@ extension LoopbackDNSServer {
                 for label in record.exchange.split(separator: ".") { data += [UInt8(label.utf8.count)] + label.utf8 }
                 return data + [0]
             }
+        case .addresses(let addresses):
+            reply[3] = 0x80
+            answers = addresses.map { address in address.split(separator: ".").compactMap { UInt8($0) } }
         }
         reply[6] = 0
         reply[7] = UInt8(answers.count)

@@ -24,6 +24,8 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
 - postfix_receiver: `PostfixReceiver` (a private Postfix on 127.0.0.2:25 with STARTTLS, Maildirs and a recipient
   access map), `PostfixRelay` (a sending Postfix relaying to it); import it by name
 - smarthost: `Smarthost` (aiosmtpd with STARTTLS and AUTH required, recording what it takes); import it by name
+- counting_mx: `CountingMX` (aiosmtpd as a plain MX keeping each message's Message-ID and sending client, able to
+  hold one client's messages unanswered); import it by name
 - jmap_agent: `JMAPAgent` (signup, capability tokens, send through Email/set + EmailSubmission/set, EmailSubmission
   get/changes, inbox, raw download) in plain HTTP JSON; import it by name
 - browser: `make_driver` (headless Chromium: width, download directory, JavaScript off), `set_viewport`,

@@ -1,0 +1,123 @@
+"""A receiving MX for the queue tests: an `aiosmtpd` server (PyPI, installed into .build/client-sdks/aiosmtpd) on a
+free loopback port, plain SMTP (no STARTTLS, no AUTH: a sender's opportunistic TLS goes on in clear), taking mail for
+any address and keeping, for each message it answered 250, the Message-ID, the recipients and the EHLO name of the
+client that sent it.
+
+It can hold one client's messages: once `hold(name, after=N)` is set and N messages of the client named `name` (its
+EHLO name) were taken, the client's next messages wait at the end of DATA without an answer until `release(name)`. A
+client that goes away meanwhile (killed) never gets its 250 and none of its held messages is taken; aiosmtpd cancels
+the held answer when the connection is lost.
+
+    with CountingMX() as mx:          # mx.port: POSTERN_OUTBOUND_SMTP_PORT; the MX host's A record: 127.0.0.1
+        mx.hold("one.test", after=40)
+        ...
+        mx.held("one.test")           # the Message-IDs of one.test's messages waiting for an answer now
+        mx.taken                      # [Taken(message_id, rcpt_tos, client, at)]
+"""
+
+import asyncio
+import email.parser
+import email.policy
+import logging
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from .ports import free_port
+from .server import pip_target
+
+VERSION = "aiosmtpd==1.4.6"
+
+
+@dataclass
+class Taken:
+    """One message the MX answered 250."""
+    message_id: str
+    rcpt_tos: list
+    client: str
+    at: float  # time.monotonic() when it was answered
+
+
+class CountingMX:
+    """aiosmtpd on 127.0.0.1:`port` (a free one by default), keeping what it takes in `taken`."""
+
+    def __init__(self, port=None, hostname="mx.test"):
+        target = pip_target("aiosmtpd", VERSION, "aiosmtpd")
+        if target not in sys.path:
+            sys.path.insert(0, target)
+        self.port = port or free_port()
+        self.hostname = hostname
+        self.taken = []
+        self.lock = threading.Lock()
+        self._holds = {}  # EHLO name -> messages of it taken before its next ones wait
+        self._held = {}  # EHLO name -> the Message-IDs of its messages waiting for an answer now
+        self.controller = None
+
+    def hold(self, client, after=0):
+        """From the `after`-th message of `client` on (counting those taken already), its messages wait."""
+        with self.lock:
+            self._holds[client] = after
+
+    def release(self, client):
+        """The held messages of `client` are answered (and taken) if their connection is still open."""
+        with self.lock:
+            self._holds.pop(client, None)
+
+    def held(self, client):
+        """The Message-IDs of `client`'s messages waiting for an answer now."""
+        with self.lock:
+            return list(self._held.get(client, []))
+
+    def taken_from(self, client):
+        with self.lock:
+            return [t for t in self.taken if t.client == client]
+
+    def _holding(self, client):
+        with self.lock:
+            after = self._holds.get(client)
+            return after is not None and sum(t.client == client for t in self.taken) >= after
+
+    def start(self):
+        from aiosmtpd.controller import Controller
+        logging.getLogger("mail.log").setLevel(logging.ERROR)
+        mx = self
+        parser = email.parser.BytesHeaderParser(policy=email.policy.default)
+
+        class Handler:
+            async def handle_DATA(self, server, session, envelope):
+                client = session.host_name or ""
+                headers = parser.parsebytes(bytes(envelope.original_content or b""))
+                message_id = str(headers.get("Message-ID", "")).strip()
+                if mx._holding(client):
+                    with mx.lock:
+                        mx._held.setdefault(client, []).append(message_id)
+                    try:
+                        while mx._holding(client):
+                            await asyncio.sleep(0.02)  # cancelled when the client goes away
+                    finally:
+                        with mx.lock:
+                            mx._held[client].remove(message_id)
+                    if server.transport is None or server.transport.is_closing():
+                        return "421 4.3.2 the client went away"
+                with mx.lock:
+                    mx.taken.append(Taken(message_id, list(envelope.rcpt_tos), client, time.monotonic()))
+                return "250 2.0.0 Ok: taken"
+
+        self.controller = Controller(Handler(), hostname="127.0.0.1", port=self.port, server_hostname=self.hostname,
+                                     decode_data=False)
+        self.controller.start()
+        return self
+
+    def stop(self):
+        if self.controller:
+            with self.lock:
+                self._holds.clear()
+            self.controller.stop()
+            self.controller = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
