@@ -12,6 +12,9 @@ import SMTPClient
 /// deferred; a `5xx`, a domain that does not exist or has a null MX failed. An `enforce` policy that lists none of the
 /// domain's MX hosts defers (RFC 8461 §5: a sender must not fail the message for good before it has looked for an
 /// updated policy); the queue's lifetime bounces it in the end.
+///
+/// Under opportunistic TLS without `enforce`, a host whose STARTTLS handshake fails is asked again in the clear on the
+/// same attempt, unless the domain took mail over TLS before (``SecureDomainHistory``: the ratchet).
 public struct DirectTransport: OutboundTransport {
     private let resolver: MXResolver
     private let mtaSTS: MTASTSPolicyCache?
@@ -19,6 +22,8 @@ public struct DirectTransport: OutboundTransport {
     private let sequence: SMTPHostSequence
     private let port: Int
     private let client: SMTPClientConfiguration
+    private let secureDomains: (any SecureDomainHistory)?
+    private let now: @Sendable () -> Int64
     private let logger: Logger
 
     /// A direct transport.
@@ -31,13 +36,15 @@ public struct DirectTransport: OutboundTransport {
     ///   - driver: the SMTP client driver (address policy, trust roots).
     ///   - pool: where sessions and signing block; its size bounds how many run at once.
     ///   - timeouts: how long each reply may take (RFC 5321's by default).
-    ///   - now: Unix seconds (`Received`, `Date`, DKIM `t=`).
-    ///   - logger: MTA-STS `testing` reports (hosts a policy would have refused).
+    ///   - now: Unix seconds (`Received`, `Date`, DKIM `t=`, the TLS history).
+    ///   - secureDomains: the domains that took mail over TLS (the plaintext fallback's ratchet); nil never falls back
+    ///     to plain text after a failed handshake and notes nothing.
+    ///   - logger: MTA-STS `testing` reports (hosts a policy would have refused), refused downgrades.
     public init(
         hostname: String, configuration: OutboundConfiguration, resolver: MXResolver, mtaSTS: MTASTSPolicyCache?,
         signers: (any DKIMSignerSource)?, driver: SMTPClientDriver, pool: WorkerPool,
         timeouts: SMTPClientTimeouts = SMTPClientTimeouts(), now: @escaping @Sendable () -> Int64,
-        logger: Logger = Logger(label: "postern.outbound")
+        secureDomains: (any SecureDomainHistory)? = nil, logger: Logger = Logger(label: "postern.outbound")
     ) {
         self.resolver = resolver
         self.mtaSTS = mtaSTS
@@ -48,6 +55,8 @@ public struct DirectTransport: OutboundTransport {
         var client = SMTPClientConfiguration(heloName: hostname, tls: configuration.tls)
         client.timeouts = timeouts
         self.client = client
+        self.secureDomains = secureDomains
+        self.now = now
         self.logger = logger
     }
 
@@ -79,8 +88,15 @@ public struct DirectTransport: OutboundTransport {
         if decision.requireVerifiedTLS { configuration.tls = .required }
         let message = SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text)
         let resolver = self.resolver
+        let fallback = secureDomains.map {
+            PlaintextFallback(
+                domain: batch.domain.lowercased(),
+                permitted: configuration.tls == .opportunistic && !decision.requireVerifiedTLS, history: $0, now: now,
+                logger: logger)
+        }
         return await sequence.deliver(
             message, hosts: decision.hosts, port: port, configuration: configuration,
-            requireVerifiedTLS: decision.requireVerifiedTLS, addresses: { await resolver.addresses(of: $0) })
+            requireVerifiedTLS: decision.requireVerifiedTLS, addresses: { await resolver.addresses(of: $0) },
+            fallback: fallback)
     }
 }

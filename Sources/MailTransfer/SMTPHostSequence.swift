@@ -5,17 +5,19 @@ import SMTPClient
 /// One attempt at one batch over a list of hosts: the whole batch to the first host; recipients that host turned
 /// away for the session as a whole (no connection, a greeting or `EHLO` refused for now, TLS that could not be had,
 /// every recipient given the same temporary answer) go to the next host, at most ``MXResolver/maximumHosts``; each
-/// recipient's last answer is its outcome.
+/// recipient's last answer is its outcome. With a ``PlaintextFallback``, a host whose STARTTLS handshake failed is
+/// asked again in the clear when the fallback allows it, and a delivery over TLS is noted.
 struct SMTPHostSequence: Sendable {
     let driver: SMTPClientDriver
     let pool: WorkerPool
 
     /// What became of `message`'s recipients, in order. `addresses` gives the addresses to connect to for a host
-    /// (direct mode asks the MX lookup's resolver); none lets the connection resolve the name itself.
+    /// (direct mode asks the MX lookup's resolver); none lets the connection resolve the name itself. `fallback`
+    /// (direct mode) retries a failed STARTTLS handshake in the clear when it allows, and notes deliveries over TLS.
     func deliver(
         _ message: SMTPOutboundMessage, hosts: [String], port: Int, configuration: SMTPClientConfiguration,
         requireVerifiedTLS: Bool, implicitTLS: Bool = false,
-        addresses: @Sendable (String) async -> [String] = { _ in [] }
+        addresses: @Sendable (String) async -> [String] = { _ in [] }, fallback: PlaintextFallback? = nil
     ) async -> [OutboundOutcome] {
         var outcomes: [String: OutboundOutcome] = [:]
         var remaining = message.recipients
@@ -23,10 +25,23 @@ struct SMTPHostSequence: Sendable {
             var attempt = message
             attempt.recipients = remaining
             let session = SMTPClientSession(configuration: configuration, messages: [attempt])
-            let report = await driver.deliver(
-                session, host: host, addresses: await addresses(host), port: port,
+            let hostAddresses = await addresses(host)
+            var report = await driver.deliver(
+                session, host: host, addresses: hostAddresses, port: port,
                 requireVerifiedTLS: requireVerifiedTLS, implicitTLS: implicitTLS, on: pool)
+            if report.tlsHandshakeFailed, configuration.tls == .opportunistic, let fallback,
+                await fallback.allowsPlaintext()
+            {
+                var clear = configuration
+                clear.tls = .disabled
+                report = await driver.deliver(
+                    SMTPClientSession(configuration: clear, messages: [attempt]), host: host, addresses: hostAddresses,
+                    port: port, requireVerifiedTLS: false, on: pool)
+            }
             let results = report.results.first ?? []
+            if report.usedTLS, results.contains(where: { $0.status == .delivered }), let fallback {
+                await fallback.deliveredOverTLS()
+            }
             let answeredBy = report.address == nil ? nil : host
             for result in results {
                 outcomes[result.recipient] = Self.outcome(result, remoteHost: answeredBy)

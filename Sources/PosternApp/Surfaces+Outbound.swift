@@ -22,12 +22,13 @@ struct OutboundRuntime {
 extension Surfaces {
     /// The transport outbound mail leaves by, nil when `POSTERN_OUTBOUND_DELIVERY` is `off` (nothing leaves; outside
     /// recipients stay in the outbox and no dispatcher runs). Direct mode looks MX, address and `_mta-sts` records up
-    /// through `POSTERN_DNS_RESOLVER`; both modes sign with the domain's DKIM keys and reach only the addresses the
-    /// outbound policy allows.
+    /// through `POSTERN_DNS_RESOLVER`, and retries a failed STARTTLS handshake in the clear unless `secureDomains` (the
+    /// outbound queue) says the domain took mail over TLS before; both modes sign with the domain's DKIM keys and reach
+    /// only the addresses the outbound policy allows.
     /// - Throws: ``FetchError/tlsFailed`` when `POSTERN_OUTBOUND_TRUST_CA_FILE` cannot be read.
     static func outboundRuntime(
-        _ c: PosternConfiguration, dkimKeys: DKIMKeyStore, dnsThreads: WorkerPool,
-        now: @escaping @Sendable () -> Int64, logger: Logger
+        _ c: PosternConfiguration, dkimKeys: DKIMKeyStore, secureDomains: any SecureDomainHistory,
+        dnsThreads: WorkerPool, now: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> OutboundRuntime? {
         guard c.outbound.mode != .off else { return nil }
         var fetch = c.outboundAddresses.policy.fetchConfiguration
@@ -39,7 +40,8 @@ extension Surfaces {
         let dns = ResolverMailAuthDNS(resolver: DNSResolver(server: server, threads: dnsThreads))
         let made = try c.outbound.makeTransport(
             hostname: c.smtp.hostname, policy: c.outboundAddresses.policy.addresses, dns: dns,
-            policyFetcher: policyFetcher, signers: dkimKeys, pool: threads, now: now, logger: logger)
+            policyFetcher: policyFetcher, signers: dkimKeys, pool: threads, now: now, secureDomains: secureDomains,
+            logger: logger)
         guard let transport = made else {
             threads.shutdown()
             policyFetcher.shutdown()

@@ -375,6 +375,24 @@ struct OutboundQueueTests {
         #expect(try Self.count("outbound_suppressions", test.database) == 0)
     }
 
+    @Test(
+        "domains that took mail over TLS: noted (in any case), seen by another handle, forgotten by tls-reset",
+        arguments: StorageBackend.allCases)
+    func secureDomains(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        let other = OutboundQueue(database: test.database)
+        #expect(try await queue.wasDeliveredOverTLS("dest.example") == false)
+        try await queue.recordDeliveryOverTLS("Dest.Example", now: Self.now)
+        try await queue.recordDeliveryOverTLS("dest.example", now: Self.now + 5)
+        #expect(try await other.wasDeliveredOverTLS("dest.example"))
+        #expect(try await other.wasDeliveredOverTLS("elsewhere.example") == false)
+        #expect(try Self.count("outbound_tls_domains", test.database) == 1)
+        #expect(try await other.forgetDeliveryOverTLS("DEST.example"))
+        #expect(try await queue.wasDeliveredOverTLS("dest.example") == false)
+        #expect(try await other.forgetDeliveryOverTLS("dest.example") == false)
+    }
+
     @Test("the hard-bounce rule: class 5, subject 1 only")
     func hardBounce() {
         #expect(OutboundQueue.isHardBounce("550 5.1.1 <x@example.com>: user unknown"))
