@@ -62,41 +62,62 @@ public struct DirectTransport: OutboundTransport {
 
     /// Delivers `batch` to its domain's mail exchangers; one outcome per recipient, in order.
     public func deliver(_ batch: OutboundBatch) async -> [OutboundOutcome] {
+        await deliver([batch]).first ?? []
+    }
+
+    /// Delivers `batches` (all for one domain: the first one's) to the domain's mail exchangers over one connection
+    /// per host, `RSET` between messages; one list of outcomes per batch, in order. A batch that cannot be signed is
+    /// deferred on its own.
+    public func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
+        guard let domain = batches.first?.domain else { return [] }
         let hosts: [String]
-        switch await resolver.resolve(batch.domain) {
+        switch await resolver.resolve(domain) {
         case .hosts(let found): hosts = found
-        case .permanentFailure(let reply): return OutboundPreparation.failAll(batch, reply)
-        case .temporaryFailure(let reply): return OutboundPreparation.deferAll(batch, reply)
+        case .permanentFailure(let reply): return batches.map { OutboundPreparation.failAll($0, reply) }
+        case .temporaryFailure(let reply): return batches.map { OutboundPreparation.deferAll($0, reply) }
         }
-        let policy = await mtaSTS?.policy(for: batch.domain)
+        let policy = await mtaSTS?.policy(for: domain)
         let decision = MTASTSDecision(policy: policy, hosts: hosts)
         if !decision.reportedHosts.isEmpty {
             logger.info(
                 "MTA-STS testing policy would refuse these MX hosts",
-                metadata: ["domain": "\(batch.domain)", "hosts": "\(decision.reportedHosts.joined(separator: ","))"])
+                metadata: ["domain": "\(domain)", "hosts": "\(decision.reportedHosts.joined(separator: ","))"])
         }
         guard !decision.hosts.isEmpty else {
-            return OutboundPreparation.deferAll(
-                batch, "451 4.7.5 the MTA-STS policy of \(batch.domain) lists none of its MX hosts")
+            return batches.map {
+                OutboundPreparation.deferAll($0, "451 4.7.5 the MTA-STS policy of \(domain) lists none of its MX hosts")
+            }
         }
-        let text: [UInt8]
-        switch await preparation.prepare(batch) {
-        case .success(let prepared): text = prepared
-        case .failure(let failure): return OutboundPreparation.deferAll(batch, failure.reply)
+        var outcomes: [[OutboundOutcome]?] = Array(repeating: nil, count: batches.count)
+        var messages: [SMTPOutboundMessage] = []
+        var sent: [Int] = []
+        for (index, batch) in batches.enumerated() {
+            switch await preparation.prepare(batch) {
+            case .success(let text):
+                messages.append(SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text))
+                sent.append(index)
+            case .failure(let failure):
+                outcomes[index] = OutboundPreparation.deferAll(batch, failure.reply)
+            }
         }
         var configuration = client
         if decision.requireVerifiedTLS { configuration.tls = .required }
-        let message = SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text)
         let resolver = self.resolver
         let fallback = secureDomains.map {
             PlaintextFallback(
-                domain: batch.domain.lowercased(),
+                domain: domain.lowercased(),
                 permitted: configuration.tls == .opportunistic && !decision.requireVerifiedTLS, history: $0, now: now,
                 logger: logger)
         }
-        return await sequence.deliver(
-            message, hosts: decision.hosts, port: port, configuration: configuration,
-            requireVerifiedTLS: decision.requireVerifiedTLS, addresses: { await resolver.addresses(of: $0) },
-            fallback: fallback)
+        if !messages.isEmpty {
+            let delivered = await sequence.deliver(
+                messages, hosts: decision.hosts, port: port, configuration: configuration,
+                requireVerifiedTLS: decision.requireVerifiedTLS, addresses: { await resolver.addresses(of: $0) },
+                fallback: fallback)
+            for (slot, index) in sent.enumerated() { outcomes[index] = delivered[slot] }
+        }
+        return outcomes.enumerated().map { index, found in
+            found ?? OutboundPreparation.deferAll(batches[index], "451 4.3.0 not attempted")
+        }
     }
 }

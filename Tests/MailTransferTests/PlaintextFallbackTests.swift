@@ -112,4 +112,21 @@ struct PlaintextFallbackTests {
         #expect(history.known == ["far.test"])
         await mx.stop()
     }
+
+    @Test("connection reuse: three batches for one domain over one connection, RSET between the messages")
+    func reuse() async throws {
+        let mx = try ScriptedMX(offersTLS: false)
+        defer { mx.stop() }
+        var second = batch(["b@far.test", "c@far.test"])
+        second.messageID = "Q10"
+        var third = batch(["d@far.test"])
+        third.messageID = "Q11"
+        let outcomes = await (try transport(port: mx.port, history: nil)).deliver(
+            [batch(["a@far.test"]), second, third])
+        #expect(outcomes.map { $0.map(\.kind) } == [[.delivered], [.delivered, .delivered], [.delivered]])
+        #expect(mx.connections.count == 1)
+        #expect(mx.connections.first?.filter { $0 == "MAIL" }.count == 3)
+        #expect(mx.connections.first?.filter { $0 == "RSET" }.count == 2)
+        #expect(mx.messages == [["a@far.test"], ["b@far.test", "c@far.test"], ["d@far.test"]])
+    }
 }
