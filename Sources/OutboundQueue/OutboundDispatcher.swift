@@ -5,7 +5,8 @@ import Synchronization
 /// Runs the outbound queue: each instance runs one. It claims due batches (``OutboundQueue/claim(now:limit:)``), hands
 /// them to the ``OutboundTransport`` with at most ``OutboundQueueConfiguration/perDestination`` connections at once per
 /// destination domain, each carrying up to ``OutboundQueueConfiguration/messagesPerConnection`` of the domain's waiting
-/// batches, completes each batch, and gives the recipients that ended to ``onEnded`` (the sender's DSN).
+/// batches, completes each batch, and gives the recipients that ended to ``onEnded`` (the sender's DSN) and those
+/// deferred long enough to ``onDelayed`` (the sender's delay notice).
 ///
 /// It wakes when a record on this instance queues mail (``OutboundWakeup``), when an attempt ends, when the next retry
 /// or lease falls due, and at the latest every ``Settings/idleInterval`` (mail another instance queued).
@@ -33,6 +34,7 @@ public final class OutboundDispatcher: Sendable {
     let clock: @Sendable () -> Int64
     let logger: Logger
     let onEnded: @Sendable (OutboundClaim, [OutboundCompletion.Ended]) async -> Void
+    let onDelayed: @Sendable (OutboundClaim, [OutboundCompletion.Delayed]) async -> Void
     let onAttempt: @Sendable (Attempt) -> Void
     private let lanes: DestinationLanes
     private let inFlight = Atomic<Int>(0)
@@ -44,11 +46,13 @@ public final class OutboundDispatcher: Sendable {
     ///   - clock: Unix seconds; injected so tests can move time past the retry delays.
     ///   - onEnded: given each claim's recipients that ended (delivered or failed for good) once they are recorded.
     ///   - onAttempt: given every recorded attempt (metrics).
+    ///   - onDelayed: given each claim's recipients deferred long enough for a delay notice, each once, once recorded.
     public init(
         queue: OutboundQueue, transport: any OutboundTransport, settings: Settings = Settings(),
         clock: @escaping @Sendable () -> Int64, logger: Logger,
         onEnded: @escaping @Sendable (OutboundClaim, [OutboundCompletion.Ended]) async -> Void = { _, _ in },
-        onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in }
+        onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in },
+        onDelayed: @escaping @Sendable (OutboundClaim, [OutboundCompletion.Delayed]) async -> Void = { _, _ in }
     ) {
         self.queue = queue
         self.transport = transport
@@ -56,6 +60,7 @@ public final class OutboundDispatcher: Sendable {
         self.clock = clock
         self.logger = logger
         self.onEnded = onEnded
+        self.onDelayed = onDelayed
         self.onAttempt = onAttempt
         self.lanes = DestinationLanes(
             perDestination: queue.configuration.perDestination,
@@ -123,6 +128,7 @@ public final class OutboundDispatcher: Sendable {
             }
             onAttempt(Attempt(batch: batch, completion: completion))
             if !completion.ended.isEmpty { await onEnded(claim, completion.ended) }
+            if !completion.delayed.isEmpty { await onDelayed(claim, completion.delayed) }
         } catch {
             // Its lease runs out and the batch is tried again.
             logger.error(

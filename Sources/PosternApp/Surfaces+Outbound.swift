@@ -69,12 +69,22 @@ extension Surfaces {
 
     /// The outbound dispatcher over `transport`: its attempts counted in `/metrics`; every recipient that failed for
     /// good (a 5xx, or the queue's lifetime run out) is reported to the sender in one delivery status notification
-    /// (RFC 3464) per batch, put in the sender's inbox with the null reverse path.
+    /// (RFC 3464) per batch, and every recipient deferred past `POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS` in one delay
+    /// notice (`Action: delayed`), each put in the sender's inbox with the null reverse path.
     static func outboundDispatcher(
         _ c: PosternConfiguration, mail: LocalMail, transport: any OutboundTransport, metrics: PosternMetrics,
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> OutboundDispatcher {
         let notifications = DeliveryStatusNotification(hostname: c.smtp.hostname)
+        @Sendable func store(_ report: [UInt8], _ batch: OutboundBatch) async {
+            do {
+                _ = try await mail.delivery.store(MailEnvelope(mailFrom: "", recipients: [batch.sender]), data: report)
+            } catch {
+                logger.error(
+                    "a delivery status notification could not be put in the sender's inbox",
+                    metadata: ["message": "\(batch.messageID)", "sender": "\(batch.sender)", "error": "\(error)"])
+            }
+        }
         return OutboundDispatcher(
             queue: mail.outbound, transport: transport, clock: clock, logger: logger,
             onEnded: { claim, ended in
@@ -88,15 +98,20 @@ extension Surfaces {
                             recipient: $0.recipient, kind: .failed, reply: $0.reply, remoteHost: $0.remoteHost)
                     },
                     expired: failed.contains { $0.expired }, now: clock())
-                do {
-                    _ = try await mail.delivery.store(
-                        MailEnvelope(mailFrom: "", recipients: [batch.sender]), data: report)
-                } catch {
-                    logger.error(
-                        "a delivery status notification could not be put in the sender's inbox",
-                        metadata: ["message": "\(batch.messageID)", "sender": "\(batch.sender)", "error": "\(error)"])
-                }
+                await store(report, batch)
             },
-            onAttempt: metrics.outboundAttempt)
+            onAttempt: metrics.outboundAttempt,
+            onDelayed: { claim, delayed in
+                guard let until = delayed.map(\.willRetryUntil).max() else { return }
+                let batch = claim.batch
+                let report = notifications.buildDelayNotice(
+                    original: batch.content, sender: batch.sender, queueID: batch.messageID, arrivalDate: claim.sendAt,
+                    outcomes: delayed.map {
+                        OutboundOutcome(
+                            recipient: $0.recipient, kind: .deferred, reply: $0.reply, remoteHost: $0.remoteHost)
+                    },
+                    willRetryUntil: until, now: clock())
+                await store(report, batch)
+            })
     }
 }

@@ -8,3 +8,8 @@ CREATE TABLE outbound_tls_domains (
     first_seen_at BIGINT  NOT NULL,           -- the first delivery over TLS
     last_seen_at  BIGINT  NOT NULL            -- the latest
 );
+
+-- When the recipient's sender was told its delivery is delayed (RFC 3464 Action: delayed), 0 before: set in the
+-- completion that sends the notice, under the attempt's lease, so one notice per recipient across restarts and
+-- instances.
+ALTER TABLE outbound_recipients ADD COLUMN delay_notified_at BIGINT NOT NULL DEFAULT 0;
