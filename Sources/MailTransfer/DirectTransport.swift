@@ -65,11 +65,23 @@ public struct DirectTransport: OutboundTransport {
         await deliver([batch]).first ?? []
     }
 
-    /// Delivers `batches` (all for one domain: the first one's) to the domain's mail exchangers over one connection
-    /// per host, `RSET` between messages; one list of outcomes per batch, in order. A batch that cannot be signed is
-    /// deferred on its own.
+    /// Delivers `batches` (for one domain: batches for several go domain by domain) to the domain's mail exchangers
+    /// over one connection per host, `RSET` between messages; one list of outcomes per batch, in order. A batch that
+    /// cannot be signed is deferred on its own.
     public func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
-        guard let domain = batches.first?.domain else { return [] }
+        var domains: [String] = []
+        for batch in batches where !domains.contains(batch.domain.lowercased()) {
+            domains.append(batch.domain.lowercased())
+        }
+        guard domains.count == 1, let domain = domains.first else {
+            var outcomes: [[OutboundOutcome]] = Array(repeating: [], count: batches.count)
+            for domain in domains {
+                let indices = batches.indices.filter { batches[$0].domain.lowercased() == domain }
+                let delivered = await deliver(indices.map { batches[$0] })
+                for (slot, index) in indices.enumerated() { outcomes[index] = delivered[slot] }
+            }
+            return outcomes
+        }
         let hosts: [String]
         switch await resolver.resolve(domain) {
         case .hosts(let found): hosts = found

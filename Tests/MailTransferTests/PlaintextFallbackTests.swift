@@ -129,4 +129,20 @@ struct PlaintextFallbackTests {
         #expect(mx.connections.first?.filter { $0 == "RSET" }.count == 2)
         #expect(mx.messages == [["a@far.test"], ["b@far.test", "c@far.test"], ["d@far.test"]])
     }
+
+    @Test("batches for two domains handed over together go domain by domain, each to its own MX lookup")
+    func twoDomains() async throws {
+        let mx = try ScriptedMX(offersTLS: false)
+        defer { mx.stop() }
+        var dns = farDNS
+        dns.mxRecords["near.test"] = ["mx.far.test"]
+        var near = batch(["n@near.test"])
+        near.domain = "near.test"
+        near.messageID = "Q12"
+        let outcomes = await (try transport(port: mx.port, history: nil, dns: dns)).deliver(
+            [batch(["a@far.test"]), near, batch(["b@far.test"])])
+        #expect(outcomes.map { $0.map(\.recipient) } == [["a@far.test"], ["n@near.test"], ["b@far.test"]])
+        #expect(outcomes.allSatisfy { $0.map(\.kind) == [.delivered] })
+        #expect(mx.connections.count == 2)
+    }
 }
