@@ -6,6 +6,9 @@ public protocol MailAuthDNS: Sendable {
     func txt(_ name: String) async -> DNSLookup<[String]>
     /// The MX exchanges at `name`, most preferred first.
     func mx(_ name: String) async -> DNSLookup<[String]>
+    /// The MX exchanges at `name` with their preferences (outbound delivery shuffles hosts of equal preference). A
+    /// default derives them from ``mx(_:)``'s order.
+    func mxExchanges(_ name: String) async -> DNSLookup<[MXExchange]>
     /// The IPv4 (4 bytes each) or IPv6 (16 bytes each) addresses of `name`.
     func addresses(_ name: String, ipv6: Bool) async -> DNSLookup<[[UInt8]]>
 }
@@ -36,14 +39,22 @@ public struct ResolverMailAuthDNS: MailAuthDNS {
     }
 
     public func mx(_ name: String) async -> DNSLookup<[String]> {
-        // Preference and name as one sortable text: five digits, a space, the exchange.
-        let answer = await lookup(name, .mx) { record -> String? in
+        switch await mxExchanges(name) {
+        case .found(let exchanges): return .found(exchanges.map(\.host))
+        case .noSuchName: return .noSuchName
+        case .failed: return .failed
+        }
+    }
+
+    /// The MX exchanges by preference, then by name.
+    public func mxExchanges(_ name: String) async -> DNSLookup<[MXExchange]> {
+        let answer = await lookup(name, .mx) { record -> MXExchange? in
             guard case .mx(let preference, let exchange) = record else { return nil }
-            let digits = String(preference)
-            return String(repeating: "0", count: 5 - digits.count) + digits + " " + exchange
+            return MXExchange(preference: preference, host: exchange)
         }
         switch answer {
-        case .found(let records): return .found(records.sorted().map { String($0.dropFirst(6)) })
+        case .found(let records):
+            return .found(records.sorted { ($0.preference, $0.host) < ($1.preference, $1.host) })
         case .noSuchName: return .noSuchName
         case .failed: return .failed
         }

@@ -61,4 +61,16 @@ public struct OutboundOutcome: Sendable, Equatable {
 public protocol OutboundTransport: Sendable {
     /// Delivers `batch`, one outcome per recipient, in the batch's order.
     func deliver(_ batch: OutboundBatch) async -> [OutboundOutcome]
+    /// Delivers `batches`, all for one destination domain, over one connection where it can (the queue's connection
+    /// reuse); one list of outcomes per batch, in order. A default delivers them one after another.
+    func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]]
+}
+
+extension OutboundTransport {
+    /// Each batch on its own, one after another.
+    public func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
+        var outcomes: [[OutboundOutcome]] = []
+        for batch in batches { outcomes.append(await deliver(batch)) }
+        return outcomes
+    }
 }

@@ -1,7 +1,8 @@
 import MailDelivery
 
 /// A delivery status notification (RFC 3464) in a `multipart/report` (RFC 6522, formerly RFC 3462): what the
-/// outbound queue puts in a sender's inbox when recipients failed for good or the message outlived the queue.
+/// outbound queue puts in a sender's inbox when recipients failed for good or the message outlived the queue, and the
+/// delay notice (`Action: delayed`, `Will-Retry-Until`) when recipients are still deferred after a while.
 /// Pure: the original message, its outcomes and the clock in, the report's bytes out.
 ///
 /// Three parts: a human-readable `text/plain` explanation; the `message/delivery-status` fields (per message:
@@ -33,6 +34,38 @@ public struct DeliveryStatusNotification: Sendable {
         original: [UInt8], sender: String, queueID: String, arrivalDate: Int64, outcomes: [OutboundOutcome],
         expired: Bool = false, now: Int64
     ) -> [UInt8] {
+        report(
+            original: original, sender: sender, queueID: queueID, arrivalDate: arrivalDate, outcomes: outcomes,
+            expired: expired, willRetryUntil: nil, now: now)
+    }
+
+    /// The delayed-delivery notice's text (CRLF line ends, RFC 3464 `Action: delayed`, as Postfix's
+    /// `delay_warning_time` sends): the recipients below are still being tried, until `willRetryUntil`; no action is
+    /// needed. Its `Message-ID` differs from the bounce's, so a later bounce is not taken for a copy of it.
+    /// - Parameters:
+    ///   - original: the message as submitted.
+    ///   - sender: the envelope sender the notice goes to.
+    ///   - queueID: the queue's id of the message.
+    ///   - arrivalDate: when the message was queued, Unix seconds.
+    ///   - outcomes: the recipients still deferred, with their last reply.
+    ///   - willRetryUntil: when the queue gives up (the queue's lifetime from `arrivalDate`), Unix seconds: each
+    ///     recipient's `Will-Retry-Until`.
+    ///   - now: Unix seconds: the notice's `Date` and each `Last-Attempt-Date`.
+    public func buildDelayNotice(
+        original: [UInt8], sender: String, queueID: String, arrivalDate: Int64, outcomes: [OutboundOutcome],
+        willRetryUntil: Int64, now: Int64
+    ) -> [UInt8] {
+        report(
+            original: original, sender: sender, queueID: queueID, arrivalDate: arrivalDate, outcomes: outcomes,
+            expired: false, willRetryUntil: willRetryUntil, now: now)
+    }
+
+    /// A bounce, or with `willRetryUntil` a delay notice.
+    private func report(
+        original: [UInt8], sender: String, queueID: String, arrivalDate: Int64, outcomes: [OutboundOutcome],
+        expired: Bool, willRetryUntil: Int64?, now: Int64
+    ) -> [UInt8] {
+        let delayed = willRetryUntil != nil
         let local = OutboundMessagePreparer.messageIDLocalPart(queueID)
         let boundary = "=_postern-dsn-\(local)"
         let headers = Self.header(of: OutboundMessagePreparer.crlf(original))
@@ -40,9 +73,10 @@ public struct DeliveryStatusNotification: Sendable {
         var text = ""
         text += "From: Mail Delivery System <\(mailerDaemon)>\r\n"
         text += "To: <\(Self.safe(sender))>\r\n"
-        text += "Subject: Undelivered Mail Returned to Sender\r\n"
+        text += delayed
+            ? "Subject: Delayed Mail (still being retried)\r\n" : "Subject: Undelivered Mail Returned to Sender\r\n"
         text += "Date: \(RFC5322Date.format(now))\r\n"
-        text += "Message-ID: <dsn.\(local)@\(hostname)>\r\n"
+        text += "Message-ID: <\(delayed ? "delay" : "dsn").\(local)@\(hostname)>\r\n"
         text += "Auto-Submitted: auto-replied\r\n"
         text += "MIME-Version: 1.0\r\n"
         text += "Content-Type: multipart/report; report-type=delivery-status;\r\n\tboundary=\"\(boundary)\"\r\n"
@@ -53,7 +87,11 @@ public struct DeliveryStatusNotification: Sendable {
         text += "Content-Description: Notification\r\n"
         text += "\r\n"
         text += "This is the mail system at \(hostname).\r\n\r\n"
-        if expired {
+        if let willRetryUntil {
+            text += "Your message has not yet been delivered to the recipients below; the mail system\r\n"
+            text += "will keep trying until \(RFC5322Date.format(willRetryUntil)) and tell you if it gives up.\r\n"
+            text += "No action is needed.\r\n"
+        } else if expired {
             text += "Your message could not be delivered to the recipients below before it expired\r\n"
             text += "from the queue; no further attempts will be made.\r\n"
         } else {
@@ -82,6 +120,7 @@ public struct DeliveryStatusNotification: Sendable {
                 text += "Diagnostic-Code: smtp; \(Self.safe(outcome.reply))\r\n"
             }
             text += "Last-Attempt-Date: \(RFC5322Date.format(now))\r\n"
+            if let willRetryUntil { text += "Will-Retry-Until: \(RFC5322Date.format(willRetryUntil))\r\n" }
         }
         text += "\r\n--\(boundary)\r\n"
         text += "Content-Type: text/rfc822-headers\r\n"

@@ -12,6 +12,9 @@ import SMTPClient
 /// deferred; a `5xx`, a domain that does not exist or has a null MX failed. An `enforce` policy that lists none of the
 /// domain's MX hosts defers (RFC 8461 §5: a sender must not fail the message for good before it has looked for an
 /// updated policy); the queue's lifetime bounces it in the end.
+///
+/// Under opportunistic TLS without `enforce`, a host whose STARTTLS handshake fails is asked again in the clear on the
+/// same attempt, unless the domain took mail over TLS before (``SecureDomainHistory``: the ratchet).
 public struct DirectTransport: OutboundTransport {
     private let resolver: MXResolver
     private let mtaSTS: MTASTSPolicyCache?
@@ -19,6 +22,8 @@ public struct DirectTransport: OutboundTransport {
     private let sequence: SMTPHostSequence
     private let port: Int
     private let client: SMTPClientConfiguration
+    private let secureDomains: (any SecureDomainHistory)?
+    private let now: @Sendable () -> Int64
     private let logger: Logger
 
     /// A direct transport.
@@ -31,13 +36,15 @@ public struct DirectTransport: OutboundTransport {
     ///   - driver: the SMTP client driver (address policy, trust roots).
     ///   - pool: where sessions and signing block; its size bounds how many run at once.
     ///   - timeouts: how long each reply may take (RFC 5321's by default).
-    ///   - now: Unix seconds (`Received`, `Date`, DKIM `t=`).
-    ///   - logger: MTA-STS `testing` reports (hosts a policy would have refused).
+    ///   - now: Unix seconds (`Received`, `Date`, DKIM `t=`, the TLS history).
+    ///   - secureDomains: the domains that took mail over TLS (the plaintext fallback's ratchet); nil never falls back
+    ///     to plain text after a failed handshake and notes nothing.
+    ///   - logger: MTA-STS `testing` reports (hosts a policy would have refused), refused downgrades.
     public init(
         hostname: String, configuration: OutboundConfiguration, resolver: MXResolver, mtaSTS: MTASTSPolicyCache?,
         signers: (any DKIMSignerSource)?, driver: SMTPClientDriver, pool: WorkerPool,
         timeouts: SMTPClientTimeouts = SMTPClientTimeouts(), now: @escaping @Sendable () -> Int64,
-        logger: Logger = Logger(label: "postern.outbound")
+        secureDomains: (any SecureDomainHistory)? = nil, logger: Logger = Logger(label: "postern.outbound")
     ) {
         self.resolver = resolver
         self.mtaSTS = mtaSTS
@@ -48,39 +55,81 @@ public struct DirectTransport: OutboundTransport {
         var client = SMTPClientConfiguration(heloName: hostname, tls: configuration.tls)
         client.timeouts = timeouts
         self.client = client
+        self.secureDomains = secureDomains
+        self.now = now
         self.logger = logger
     }
 
     /// Delivers `batch` to its domain's mail exchangers; one outcome per recipient, in order.
     public func deliver(_ batch: OutboundBatch) async -> [OutboundOutcome] {
-        let hosts: [String]
-        switch await resolver.resolve(batch.domain) {
-        case .hosts(let found): hosts = found
-        case .permanentFailure(let reply): return OutboundPreparation.failAll(batch, reply)
-        case .temporaryFailure(let reply): return OutboundPreparation.deferAll(batch, reply)
+        await deliver([batch]).first ?? []
+    }
+
+    /// Delivers `batches` (for one domain: batches for several go domain by domain) to the domain's mail exchangers
+    /// over one connection per host, `RSET` between messages; one list of outcomes per batch, in order. A batch that
+    /// cannot be signed is deferred on its own.
+    public func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
+        var domains: [String] = []
+        for batch in batches where !domains.contains(batch.domain.lowercased()) {
+            domains.append(batch.domain.lowercased())
         }
-        let policy = await mtaSTS?.policy(for: batch.domain)
+        guard domains.count == 1, let domain = domains.first else {
+            var outcomes: [[OutboundOutcome]] = Array(repeating: [], count: batches.count)
+            for domain in domains {
+                let indices = batches.indices.filter { batches[$0].domain.lowercased() == domain }
+                let delivered = await deliver(indices.map { batches[$0] })
+                for (slot, index) in indices.enumerated() { outcomes[index] = delivered[slot] }
+            }
+            return outcomes
+        }
+        let hosts: [String]
+        switch await resolver.resolve(domain) {
+        case .hosts(let found): hosts = found
+        case .permanentFailure(let reply): return batches.map { OutboundPreparation.failAll($0, reply) }
+        case .temporaryFailure(let reply): return batches.map { OutboundPreparation.deferAll($0, reply) }
+        }
+        let policy = await mtaSTS?.policy(for: domain)
         let decision = MTASTSDecision(policy: policy, hosts: hosts)
         if !decision.reportedHosts.isEmpty {
             logger.info(
                 "MTA-STS testing policy would refuse these MX hosts",
-                metadata: ["domain": "\(batch.domain)", "hosts": "\(decision.reportedHosts.joined(separator: ","))"])
+                metadata: ["domain": "\(domain)", "hosts": "\(decision.reportedHosts.joined(separator: ","))"])
         }
         guard !decision.hosts.isEmpty else {
-            return OutboundPreparation.deferAll(
-                batch, "451 4.7.5 the MTA-STS policy of \(batch.domain) lists none of its MX hosts")
+            return batches.map {
+                OutboundPreparation.deferAll($0, "451 4.7.5 the MTA-STS policy of \(domain) lists none of its MX hosts")
+            }
         }
-        let text: [UInt8]
-        switch await preparation.prepare(batch) {
-        case .success(let prepared): text = prepared
-        case .failure(let failure): return failure.outcomes(batch)
+        var outcomes: [[OutboundOutcome]?] = Array(repeating: nil, count: batches.count)
+        var messages: [SMTPOutboundMessage] = []
+        var sent: [Int] = []
+        for (index, batch) in batches.enumerated() {
+            switch await preparation.prepare(batch) {
+            case .success(let text):
+                messages.append(SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text))
+                sent.append(index)
+            case .failure(let failure):
+                outcomes[index] = failure.outcomes(batch)
+            }
         }
         var configuration = client
         if decision.requireVerifiedTLS { configuration.tls = .required }
-        let message = SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text)
         let resolver = self.resolver
-        return await sequence.deliver(
-            message, hosts: decision.hosts, port: port, configuration: configuration,
-            requireVerifiedTLS: decision.requireVerifiedTLS, addresses: { await resolver.addresses(of: $0) })
+        let fallback = secureDomains.map {
+            PlaintextFallback(
+                domain: domain.lowercased(),
+                permitted: configuration.tls == .opportunistic && !decision.requireVerifiedTLS, history: $0, now: now,
+                logger: logger)
+        }
+        if !messages.isEmpty {
+            let delivered = await sequence.deliver(
+                messages, hosts: decision.hosts, port: port, configuration: configuration,
+                requireVerifiedTLS: decision.requireVerifiedTLS, addresses: { await resolver.addresses(of: $0) },
+                fallback: fallback)
+            for (slot, index) in sent.enumerated() { outcomes[index] = delivered[slot] }
+        }
+        return outcomes.enumerated().map { index, found in
+            found ?? OutboundPreparation.deferAll(batches[index], "451 4.3.0 not attempted")
+        }
     }
 }

@@ -1,14 +1,16 @@
 import Fetch
 import MailAuth
+import Synchronization
 
 /// Where mail for a domain goes (RFC 5321 §5.1): its MX hosts, most preferred first; the domain itself when it has no
 /// MX but has an address (the implicit MX); nowhere, for good, when it publishes a null MX (RFC 7505) or does not
 /// exist; and "ask again later" when DNS gives no answer.
 ///
 /// The lookups go through ``MailAuthDNS`` (``ResolverMailAuthDNS`` over the `DNS` target's stub resolver and
-/// `POSTERN_DNS_RESOLVER` in the server; a table in tests). Hosts of equal preference keep the resolver's order
-/// (by name), so that tests are deterministic; addresses of each host are resolved when it is connected to, under the
-/// outbound address policy.
+/// `POSTERN_DNS_RESOLVER` in the server; a table in tests). Hosts of equal preference come in a random order each time
+/// (RFC 5321 §5.1: "the SMTP client SHOULD randomize them to spread the load"), drawn from the generator it is given
+/// (tests pass a seeded one); addresses of each host are resolved when it is connected to, under the outbound address
+/// policy.
 public struct MXResolver: Sendable {
     /// What a lookup came to.
     public enum Resolution: Sendable, Equatable {
@@ -24,22 +26,25 @@ public struct MXResolver: Sendable {
     public static let maximumHosts = 5
 
     private let dns: any MailAuthDNS
+    private let shuffle: EqualPreferenceShuffle
 
     /// A resolver asking `dns`.
-    public init(dns: any MailAuthDNS) {
+    /// - Parameter random: orders hosts of equal preference; the system's generator by default, a seeded one in tests.
+    public init(dns: any MailAuthDNS, random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
         self.dns = dns
+        self.shuffle = EqualPreferenceShuffle(random)
     }
 
     /// Where mail for `domain` goes.
     public func resolve(_ domain: String) async -> Resolution {
         let domain = domain.lowercased()
-        switch await dns.mx(domain) {
+        switch await dns.mxExchanges(domain) {
         case .noSuchName:
             return .permanentFailure("550 5.1.2 \(domain) does not exist (no such domain in DNS)")
         case .failed:
             return .temporaryFailure("451 4.4.3 DNS lookup of the MX records of \(domain) failed")
         case .found(let exchanges) where !exchanges.isEmpty:
-            let hosts = exchanges.map(Self.normalized)
+            let hosts = shuffle.order(exchanges).map(Self.normalized)
             // RFC 7505 §3: a single MX whose exchange is the root ("."); a domain that mixes it with real hosts is
             // misconfigured, and its real hosts are tried.
             let real = hosts.filter { !$0.isEmpty }
@@ -88,5 +93,34 @@ public struct MXResolver: Sendable {
             }
         }
         return found
+    }
+}
+
+/// Hosts by preference, those of equal preference shuffled with one shared generator.
+final class EqualPreferenceShuffle: Sendable {
+    private let generator: Mutex<any RandomNumberGenerator & Sendable>
+
+    init(_ generator: some RandomNumberGenerator & Sendable) {
+        self.generator = Mutex(generator)
+    }
+
+    /// The hosts of `exchanges`, lowest preference first, each run of equal preference in a random order.
+    func order(_ exchanges: [MXExchange]) -> [String] {
+        let sorted = exchanges.enumerated().sorted {
+            ($0.element.preference, $0.offset) < ($1.element.preference, $1.offset)
+        }.map(\.element)
+        var ordered: [String] = []
+        var start = 0
+        generator.withLock { generator in
+            while start < sorted.count {
+                var end = start
+                while end < sorted.count && sorted[end].preference == sorted[start].preference { end += 1 }
+                var group = sorted[start..<end].map(\.host)
+                group.shuffle(using: &generator)
+                ordered += group
+                start = end
+            }
+        }
+        return ordered
     }
 }

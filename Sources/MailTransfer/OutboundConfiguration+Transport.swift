@@ -16,12 +16,14 @@ extension OutboundConfiguration {
     ///   - signers: the DKIM signers by sender domain (the server's `DKIMKeyStore`).
     ///   - pool: where sessions and signing block; its size bounds how many run at once.
     ///   - now: Unix seconds.
+    ///   - secureDomains: the domains that took mail over TLS (`direct`'s plaintext fallback and its ratchet); nil
+    ///     never falls back to plain text.
     ///   - logger: MTA-STS `testing` reports.
     /// - Throws: ``FetchError/tlsFailed`` when ``trustCAFile`` cannot be read.
     public func makeTransport(
         hostname: String, policy: AddressPolicy, dns: any MailAuthDNS, policyFetcher: any URLFetching,
         signers: (any DKIMSignerSource)?, pool: WorkerPool, now: @escaping @Sendable () -> Int64,
-        logger: Logger = Logger(label: "postern.outbound")
+        secureDomains: (any SecureDomainHistory)? = nil, logger: Logger = Logger(label: "postern.outbound")
     ) throws(FetchError) -> (any OutboundTransport)? {
         switch mode {
         case .off:
@@ -31,7 +33,7 @@ extension OutboundConfiguration {
             return DirectTransport(
                 hostname: hostname, configuration: self, resolver: MXResolver(dns: dns),
                 mtaSTS: MTASTSPolicyCache(dns: dns, fetcher: policyFetcher, now: now), signers: signers,
-                driver: driver, pool: pool, now: now, logger: logger)
+                driver: driver, pool: pool, now: now, secureDomains: secureDomains, logger: logger)
         case .relay:
             guard let relay else { return nil }
             let driver = try SMTPClientDriver(policy: policy, trustedRootsPEMFile: trustCAFile)

@@ -2,8 +2,8 @@ import ComputePool
 import MailDelivery
 import SMTPClient
 
-/// `relay` mode: every batch to the smarthost of `POSTERN_RELAY_URL`, one connection per batch carrying all its
-/// recipients, the smarthost's answer per recipient as the outcome.
+/// `relay` mode: every batch to the smarthost of `POSTERN_RELAY_URL`, one connection carrying all its recipients (and
+/// the other batches the queue hands over with it), the smarthost's answer per recipient as the outcome.
 ///
 /// With credentials the session requires TLS (STARTTLS, or TLS from the start for `smtps://`) whose certificate
 /// verifies for the relay's name, and authenticates with `AUTH PLAIN` (else `LOGIN`): a password is never sent in the
@@ -42,14 +42,32 @@ public struct RelayTransport: OutboundTransport {
 
     /// Delivers `batch` through the relay; one outcome per recipient, in order.
     public func deliver(_ batch: OutboundBatch) async -> [OutboundOutcome] {
-        let text: [UInt8]
-        switch await preparation.prepare(batch) {
-        case .success(let prepared): text = prepared
-        case .failure(let failure): return failure.outcomes(batch)
+        await deliver([batch]).first ?? []
+    }
+
+    /// Delivers `batches` through the relay over one connection, `RSET` between messages; one list of outcomes per
+    /// batch, in order. A batch that cannot be signed is deferred on its own.
+    public func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
+        var outcomes: [[OutboundOutcome]?] = Array(repeating: nil, count: batches.count)
+        var messages: [SMTPOutboundMessage] = []
+        var sent: [Int] = []
+        for (index, batch) in batches.enumerated() {
+            switch await preparation.prepare(batch) {
+            case .success(let text):
+                messages.append(SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text))
+                sent.append(index)
+            case .failure(let failure):
+                outcomes[index] = failure.outcomes(batch)
+            }
         }
-        let message = SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text)
-        return await sequence.deliver(
-            message, hosts: [relay.host], port: relay.port, configuration: client,
-            requireVerifiedTLS: client.tls == .required, implicitTLS: relay.implicitTLS)
+        if !messages.isEmpty {
+            let delivered = await sequence.deliver(
+                messages, hosts: [relay.host], port: relay.port, configuration: client,
+                requireVerifiedTLS: client.tls == .required, implicitTLS: relay.implicitTLS)
+            for (slot, index) in sent.enumerated() { outcomes[index] = delivered[slot] }
+        }
+        return outcomes.enumerated().map { index, found in
+            found ?? OutboundPreparation.deferAll(batches[index], "451 4.3.0 not attempted")
+        }
     }
 }

@@ -48,22 +48,46 @@ public struct OutboundCompletion: Sendable, Equatable {
         }
     }
 
+    /// A recipient still deferred past ``OutboundQueueConfiguration/delayNoticeSeconds`` for the first time: its sender
+    /// gets a delayed-delivery notice (marked in the same transaction, so once across restarts and instances).
+    public struct Delayed: Sendable, Equatable {
+        public var recipient: String
+        /// The reply that deferred it.
+        public var reply: String
+        public var remoteHost: String?
+        /// When the queue gives up on it (Unix seconds): the notice's `Will-Retry-Until`.
+        public var willRetryUntil: Int64
+
+        /// - Parameters: see the properties.
+        public init(recipient: String, reply: String, remoteHost: String?, willRetryUntil: Int64) {
+            self.recipient = recipient
+            self.reply = reply
+            self.remoteHost = remoteHost
+            self.willRetryUntil = willRetryUntil
+        }
+    }
+
     /// Delivered or failed for good, in the batch's order.
     public var ended: [Ended]
     /// Deferred recipients and when each is due again (Unix seconds).
     public var deferred: [(recipient: String, nextAttempt: Int64)]
     /// True when the claim had lost its lease (or the message was deleted): nothing was recorded.
     public var leaseLost: Bool
+    /// Deferred recipients whose sender is to be told of the delay now (each once).
+    public var delayed: [Delayed]
 
     /// - Parameters: see the properties.
-    public init(ended: [Ended], deferred: [(recipient: String, nextAttempt: Int64)], leaseLost: Bool) {
+    public init(
+        ended: [Ended], deferred: [(recipient: String, nextAttempt: Int64)], leaseLost: Bool, delayed: [Delayed] = []
+    ) {
         self.ended = ended
         self.deferred = deferred
         self.leaseLost = leaseLost
+        self.delayed = delayed
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.ended == rhs.ended && lhs.leaseLost == rhs.leaseLost
+        lhs.ended == rhs.ended && lhs.leaseLost == rhs.leaseLost && lhs.delayed == rhs.delayed
             && lhs.deferred.map(\.recipient) == rhs.deferred.map(\.recipient)
             && lhs.deferred.map(\.nextAttempt) == rhs.deferred.map(\.nextAttempt)
     }

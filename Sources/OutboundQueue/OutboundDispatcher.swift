@@ -3,8 +3,10 @@ import MailDelivery
 import Synchronization
 
 /// Runs the outbound queue: each instance runs one. It claims due batches (``OutboundQueue/claim(now:limit:)``), hands
-/// each to the ``OutboundTransport`` with at most ``OutboundQueueConfiguration/perDestination`` batches at once per
-/// destination domain, completes it, and gives the recipients that ended to ``onEnded`` (the sender's DSN).
+/// them to the ``OutboundTransport`` with at most ``OutboundQueueConfiguration/perDestination`` connections at once per
+/// destination domain, each carrying up to ``OutboundQueueConfiguration/messagesPerConnection`` of the domain's waiting
+/// batches, completes each batch, and gives the recipients that ended to ``onEnded`` (the sender's DSN) and those
+/// deferred long enough to ``onDelayed`` (the sender's delay notice).
 ///
 /// It wakes when a record on this instance queues mail (``OutboundWakeup``), when an attempt ends, when the next retry
 /// or lease falls due, and at the latest every ``Settings/idleInterval`` (mail another instance queued).
@@ -71,8 +73,9 @@ public final class OutboundDispatcher: Sendable {
     let clock: @Sendable () -> Int64
     let logger: Logger
     let onEnded: @Sendable (OutboundClaim, [OutboundCompletion.Ended]) async -> Void
+    let onDelayed: @Sendable (OutboundClaim, [OutboundCompletion.Delayed]) async -> Void
     let onAttempt: @Sendable (Attempt) -> Void
-    private let slots: DestinationSlots
+    private let lanes: DestinationLanes
     private let inFlight = Atomic<Int>(0)
     private let task = Mutex<Task<Void, Never>?>(nil)
 
@@ -82,11 +85,13 @@ public final class OutboundDispatcher: Sendable {
     ///   - clock: Unix seconds; injected so tests can move time past the retry delays.
     ///   - onEnded: given each claim's recipients that ended (delivered or failed for good) once they are recorded.
     ///   - onAttempt: given every attempt once its completion was tried, recorded or not (metrics).
+    ///   - onDelayed: given each claim's recipients deferred long enough for a delay notice, each once, once recorded.
     public init(
         queue: OutboundQueue, transport: any OutboundTransport, settings: Settings = Settings(),
         clock: @escaping @Sendable () -> Int64, logger: Logger,
         onEnded: @escaping @Sendable (OutboundClaim, [OutboundCompletion.Ended]) async -> Void = { _, _ in },
-        onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in }
+        onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in },
+        onDelayed: @escaping @Sendable (OutboundClaim, [OutboundCompletion.Delayed]) async -> Void = { _, _ in }
     ) {
         self.queue = queue
         self.transport = transport
@@ -94,8 +99,11 @@ public final class OutboundDispatcher: Sendable {
         self.clock = clock
         self.logger = logger
         self.onEnded = onEnded
+        self.onDelayed = onDelayed
         self.onAttempt = onAttempt
-        self.slots = DestinationSlots(perDestination: queue.configuration.perDestination)
+        self.lanes = DestinationLanes(
+            perDestination: queue.configuration.perDestination,
+            perConnection: queue.configuration.messagesPerConnection)
     }
 
     /// Runs the queue until the calling task is cancelled, then returns once the attempts in flight have ended: the
@@ -110,12 +118,17 @@ public final class OutboundDispatcher: Sendable {
                     do {
                         let now = clock()
                         let claims = try await queue.claim(now: now, limit: room)
-                        for claim in claims {
-                            inFlight.add(1, ordering: .relaxed)
+                        inFlight.add(claims.count, ordering: .relaxed)
+                        // Every claim joins its domain's lane first, so that one connection takes all it can.
+                        for first in lanes.add(claims) {
                             group.addTask {
-                                await self.attempt(claim)
-                                self.inFlight.subtract(1, ordering: .relaxed)
-                                self.queue.wakeup.signal()
+                                var next: [OutboundClaim]? = first
+                                while let claims = next, let domain = claims.first?.batch.domain {
+                                    await self.attempt(claims)
+                                    self.inFlight.subtract(claims.count, ordering: .relaxed)
+                                    self.queue.wakeup.signal()
+                                    next = self.lanes.next(domain)
+                                }
                             }
                         }
                         if !claims.isEmpty { continue }
@@ -132,10 +145,18 @@ public final class OutboundDispatcher: Sendable {
         }
     }
 
-    /// One batch: a slot of its domain, the transport, the completion, then ``onEnded``.
-    func attempt(_ claim: OutboundClaim) async {
+    /// One connection's batches (one destination domain): the transport, then each batch's completion.
+    func attempt(_ claims: [OutboundClaim]) async {
+        let outcomes = await transport.deliver(claims.map(\.batch))
+        for (index, claim) in claims.enumerated() {
+            // A batch the transport gave no outcomes for is released for another attempt by its completion.
+            await complete(claim, index < outcomes.count ? outcomes[index] : [])
+        }
+    }
+
+    /// One batch's completion, then ``onEnded``.
+    func complete(_ claim: OutboundClaim, _ outcomes: [OutboundOutcome]) async {
         let batch = claim.batch
-        let outcomes = await slots.run(batch.domain) { await transport.deliver(batch) }
         do {
             let completion = try await queue.complete(claim, outcomes, now: clock())
             onAttempt(Attempt(batch: batch, completion: completion))
@@ -146,6 +167,7 @@ public final class OutboundDispatcher: Sendable {
                 return
             }
             if !completion.ended.isEmpty { await onEnded(claim, completion.ended) }
+            if !completion.delayed.isEmpty { await onDelayed(claim, completion.delayed) }
         } catch {
             onAttempt(Attempt(batch: batch, completion: nil))
             // Its lease runs out and the batch is tried again.
@@ -174,55 +196,64 @@ public final class OutboundDispatcher: Sendable {
     }
 }
 
-/// At most `perDestination` bodies at once per destination domain; the others wait their turn, in order.
-final class DestinationSlots: Sendable {
+/// Claimed batches waiting for a connection, per destination domain: at most `perDestination` connections at once to a
+/// domain, each taking up to `perConnection` of its waiting batches, oldest first, when it starts or ends.
+final class DestinationLanes: Sendable {
     private struct Domain {
         var running = 0
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        var waiting: [OutboundClaim] = []
     }
 
     private let perDestination: Int
+    private let perConnection: Int
     private let domains = Mutex<[String: Domain]>([:])
 
-    init(perDestination: Int) {
+    init(perDestination: Int, perConnection: Int) {
         self.perDestination = perDestination
+        self.perConnection = perConnection
     }
 
-    /// Runs `body` once `domain` has a free slot.
-    func run<T: Sendable>(_ domain: String, _ body: () async -> T) async -> T {
-        await acquire(domain)
-        let value = await body()
-        release(domain)
-        return value
-    }
-
-    private func acquire(_ domain: String) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = domains.withLock { domains -> Bool in
-                if domains[domain, default: Domain()].running < perDestination {
-                    domains[domain, default: Domain()].running += 1
-                    return true
-                }
-                domains[domain, default: Domain()].waiting.append(continuation)
-                return false
+    /// Queues `claims` in their domains' lanes; returns the connections to open now (each a group of one domain's
+    /// batches), as far as their domains have free connections.
+    func add(_ claims: [OutboundClaim]) -> [[OutboundClaim]] {
+        domains.withLock { domains in
+            var touched: [String] = []
+            for claim in claims {
+                let domain = claim.batch.domain
+                if !touched.contains(domain) { touched.append(domain) }
+                domains[domain, default: Domain()].waiting.append(claim)
             }
-            if now { continuation.resume() }
+            var start: [[OutboundClaim]] = []
+            for domain in touched {
+                guard var state = domains[domain] else { continue }
+                while state.running < perDestination, !state.waiting.isEmpty {
+                    state.running += 1
+                    start.append(take(&state))
+                }
+                domains[domain] = state
+            }
+            return start
         }
     }
 
-    private func release(_ domain: String) {
-        let next = domains.withLock { domains -> CheckedContinuation<Void, Never>? in
+    /// A connection to `domain` ended: the next group it carries, or nil when none waits (its place is freed).
+    func next(_ domain: String) -> [OutboundClaim]? {
+        domains.withLock { domains in
             guard var state = domains[domain] else { return nil }
-            if state.waiting.isEmpty {
+            guard !state.waiting.isEmpty else {
                 state.running -= 1
                 domains[domain] = state.running == 0 ? nil : state
                 return nil
             }
-            // The slot passes straight to the next in line.
-            let next = state.waiting.removeFirst()
+            let group = take(&state)
             domains[domain] = state
-            return next
+            return group
         }
-        next?.resume()
+    }
+
+    private func take(_ state: inout Domain) -> [OutboundClaim] {
+        let count = min(perConnection, state.waiting.count)
+        defer { state.waiting.removeFirst(count) }
+        return Array(state.waiting.prefix(count))
     }
 }

@@ -100,8 +100,11 @@ extension OutboundQueue {
     /// ``OutboundQueueConfiguration/maxQueueSeconds``. A recipient of the claim without an outcome is released for
     /// another attempt at once. The account's `EmailSubmission` state moves on. Nothing is recorded when the claim lost
     /// its lease (it ran out and another claim took the recipients, or the operator deleted the message); otherwise
-    /// ``onSubmissionChange`` is told of the new state.
-    /// - Returns: the recipients that ended (for the sender's DSN), those deferred, or that the lease was lost.
+    /// ``onSubmissionChange`` is told of the new state. A deferred recipient past
+    /// ``OutboundQueueConfiguration/delayNoticeSeconds`` since the message was queued, not yet noticed, is marked
+    /// noticed and returned in ``OutboundCompletion/delayed`` (the sender's delay notice, once).
+    /// - Returns: the recipients that ended (for the sender's DSN), those deferred and those whose delay is to be told,
+    ///   or that the lease was lost.
     @discardableResult
     public func complete(_ claim: OutboundClaim, _ outcomes: [OutboundOutcome], now: Int64) async throws
         -> OutboundCompletion
@@ -112,15 +115,18 @@ extension OutboundQueue {
             try connection.transaction { () throws -> OutboundCompletion in
                 let held = try connection.query(
                     """
-                    SELECT id, address, attempts FROM outbound_recipients
+                    SELECT id, address, attempts, delay_notified_at FROM outbound_recipients
                     WHERE submission_id = ? AND domain = ? AND lease_token = ? AND status = 'queued'
                     """, [.text(batch.messageID), .text(batch.domain), .text(claim.leaseToken)])
                 guard !held.isEmpty else { return OutboundCompletion(ended: [], deferred: [], leaseLost: true) }
-                var rows: [String: (id: String, attempts: Int64)] = [:]
+                var rows: [String: (id: String, attempts: Int64, delayNotified: Bool)] = [:]
                 for row in held {
                     guard let id = row.text("id"), let address = row.text("address") else { continue }
-                    rows[address.lowercased()] = (id, row.int("attempts") ?? 0)
+                    let noticed = (row.int("delay_notified_at") ?? 0) > 0
+                    rows[address.lowercased()] = (id, row.int("attempts") ?? 0, noticed)
                 }
+                let noticeAfter = Int64(configuration.delayNoticeSeconds)
+                var delayed: [OutboundCompletion.Delayed] = []
                 var ended: [OutboundCompletion.Ended] = []
                 var deferred: [(recipient: String, nextAttempt: Int64)] = []
                 for outcome in outcomes {
@@ -166,6 +172,16 @@ extension OutboundQueue {
                         ])
                     if status == "queued" {
                         deferred.append((outcome.recipient, nextAttempt))
+                        if noticeAfter > 0, now - claim.sendAt >= noticeAfter, !row.delayNotified {
+                            // Marked here, under the lease: one notice per recipient, whichever instance sends it.
+                            try connection.run(
+                                "UPDATE outbound_recipients SET delay_notified_at = ? WHERE id = ?",
+                                [.integer(now), .text(row.id)])
+                            delayed.append(
+                                OutboundCompletion.Delayed(
+                                    recipient: outcome.recipient, reply: outcome.reply, remoteHost: outcome.remoteHost,
+                                    willRetryUntil: claim.sendAt + Int64(configuration.maxQueueSeconds)))
+                        }
                     } else {
                         ended.append(
                             OutboundCompletion.Ended(
@@ -188,7 +204,7 @@ extension OutboundQueue {
                         [.integer(seq), .text(batch.messageID)])
                 }
                 try Self.dropContentIfDone(batch.messageID, connection)
-                return OutboundCompletion(ended: ended, deferred: deferred, leaseLost: false)
+                return OutboundCompletion(ended: ended, deferred: deferred, leaseLost: false, delayed: delayed)
             }
         }
         if !completion.leaseLost { onSubmissionChange(batch.sender) }

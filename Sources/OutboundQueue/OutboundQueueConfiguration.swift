@@ -15,6 +15,8 @@ import ServerKit
 /// - `POSTERN_OUTBOUND_PER_DESTINATION` (positive integer, default 2): ``perDestination``.
 /// - `POSTERN_OUTBOUND_SUPPRESS_SECONDS` (positive integer, default 604800, seven days): ``suppressSeconds``.
 /// - `POSTERN_OUTBOUND_LEASE_SECONDS` (1 to 86400, default 900): ``leaseSeconds``.
+/// - `POSTERN_OUTBOUND_MESSAGES_PER_CONNECTION` (1 to 1000, default 20): ``messagesPerConnection``.
+/// - `POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS` (seconds, 0 for none, default 14400, four hours): ``delayNoticeSeconds``.
 public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// Whose mail may leave the server.
     public enum Senders: String, Sendable, Equatable {
@@ -47,6 +49,14 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// - Warning: an attempt still running when its lease runs out may be taken over, and the message sent twice;
     ///   keep it above the longest SMTP transaction (and the time a claimed batch waits for its destination's slot).
     public var leaseSeconds = 900
+    /// The most due messages for one destination domain carried over one SMTP connection, `RSET` between them (maddy
+    /// and Postfix reuse connections too): ten messages waiting for one domain make one session, not ten. 1 opens a
+    /// connection per message. Default 20.
+    public var messagesPerConnection = 20
+    /// How long a recipient may be deferred before its sender is told, once, with a delayed-delivery notice (RFC 3464
+    /// `Action: delayed`; Postfix's `delay_warning_time`): seconds since the message was queued. 0 sends none.
+    /// Default 14400 (4 hours).
+    public var delayNoticeSeconds = 14_400
 
     /// The defaults.
     public init() {}
@@ -70,6 +80,8 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
         if let count = try config.integer("PER_DESTINATION") { perDestination = count }
         if let seconds = try config.integer("SUPPRESS_SECONDS") { suppressSeconds = seconds }
         if let seconds = try config.integer("LEASE_SECONDS") { leaseSeconds = seconds }
+        if let count = try config.integer("MESSAGES_PER_CONNECTION") { messagesPerConnection = count }
+        if let seconds = try config.integer("DELAY_NOTICE_SECONDS") { delayNoticeSeconds = seconds }
         try validate()
     }
 
@@ -88,6 +100,11 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
             ((1...64).contains(perDestination), "POSTERN_OUTBOUND_PER_DESTINATION", "must be 1 to 64"),
             (suppressSeconds > 0, "POSTERN_OUTBOUND_SUPPRESS_SECONDS", "must be positive"),
             ((1...86_400).contains(leaseSeconds), "POSTERN_OUTBOUND_LEASE_SECONDS", "must be 1 to 86400"),
+            (
+                (1...1000).contains(messagesPerConnection), "POSTERN_OUTBOUND_MESSAGES_PER_CONNECTION",
+                "must be 1 to 1000"
+            ),
+            (delayNoticeSeconds >= 0, "POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS", "must be 0 (none) or positive"),
         ]
         for (valid, key, message) in checks where !valid { throw ConfigurationError(key: key, message: message) }
     }

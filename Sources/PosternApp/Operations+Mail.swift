@@ -121,6 +121,21 @@ extension Operations {
         }
     }
 
+    /// `postern mail tls-reset DOMAIN`: forgets that `domain` took mail over TLS, so that its next failed STARTTLS
+    /// handshake may be retried in the clear; returns the line to print.
+    public static func tlsReset(configuration: PosternConfiguration, domain: String, logger: Logger) async throws
+        -> String
+    {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let queue = OutboundQueue(database: database, configuration: configuration.outboundQueue)
+        let name = domain.lowercased()
+        let known = try await queue.forgetDeliveryOverTLS(name)
+        recordOperator(database, target: "mail tls-reset", details: ["domain": name], logger: logger)
+        return known
+            ? "\(name): forgotten; a failed STARTTLS may be retried in the clear"
+            : "\(name): no delivery over TLS was on record"
+    }
+
     /// `postern mail list [--address A | --catch-all]`: one line per stored message, newest first, at most `limit`:
     /// its id, when it arrived, the address it is stored under, its folder (inbox, drafts, sent), the sender, the
     /// recipients (the SMTP envelope's when one brought it, else the header's To and Cc: what a mailbox wrote or sent)

@@ -267,7 +267,8 @@ public final class PosternRuntime: Service {
         }
         if wanted.contains(.outbound),
             let outbound = try Surfaces.outboundRuntime(
-                configuration, dkimKeys: dkimKeys, dnsThreads: dnsThreads, now: now, logger: logger)
+                configuration, dkimKeys: dkimKeys, secureDomains: mail.outbound, dnsThreads: dnsThreads, now: now,
+                logger: logger)
         {
             services.append(
                 .outbound(

@@ -22,12 +22,13 @@ struct OutboundRuntime {
 extension Surfaces {
     /// The transport outbound mail leaves by, nil when `POSTERN_OUTBOUND_DELIVERY` is `off` (nothing leaves; outside
     /// recipients stay in the outbox and no dispatcher runs). Direct mode looks MX, address and `_mta-sts` records up
-    /// through `POSTERN_DNS_RESOLVER`; both modes sign with the domain's DKIM keys and reach only the addresses the
-    /// outbound policy allows.
+    /// through `POSTERN_DNS_RESOLVER`, and retries a failed STARTTLS handshake in the clear unless `secureDomains` (the
+    /// outbound queue) says the domain took mail over TLS before; both modes sign with the domain's DKIM keys and reach
+    /// only the addresses the outbound policy allows.
     /// - Throws: ``FetchError/tlsFailed`` when `POSTERN_OUTBOUND_TRUST_CA_FILE` cannot be read.
     static func outboundRuntime(
-        _ c: PosternConfiguration, dkimKeys: DKIMKeyStore, dnsThreads: WorkerPool,
-        now: @escaping @Sendable () -> Int64, logger: Logger
+        _ c: PosternConfiguration, dkimKeys: DKIMKeyStore, secureDomains: any SecureDomainHistory,
+        dnsThreads: WorkerPool, now: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> OutboundRuntime? {
         guard c.outbound.mode != .off else { return nil }
         var fetch = c.outboundAddresses.policy.fetchConfiguration
@@ -39,7 +40,8 @@ extension Surfaces {
         let dns = ResolverMailAuthDNS(resolver: DNSResolver(server: server, threads: dnsThreads))
         let made = try c.outbound.makeTransport(
             hostname: c.smtp.hostname, policy: c.outboundAddresses.policy.addresses, dns: dns,
-            policyFetcher: policyFetcher, signers: dkimKeys, pool: threads, now: now, logger: logger)
+            policyFetcher: policyFetcher, signers: dkimKeys, pool: threads, now: now, secureDomains: secureDomains,
+            logger: logger)
         guard let transport = made else {
             threads.shutdown()
             policyFetcher.shutdown()
@@ -67,12 +69,22 @@ extension Surfaces {
 
     /// The outbound dispatcher over `transport`: its attempts counted in `/metrics`; every recipient that failed for
     /// good (a 5xx, or the queue's lifetime run out) is reported to the sender in one delivery status notification
-    /// (RFC 3464) per batch, put in the sender's inbox with the null reverse path.
+    /// (RFC 3464) per batch, and every recipient deferred past `POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS` in one delay
+    /// notice (`Action: delayed`), each put in the sender's inbox with the null reverse path.
     static func outboundDispatcher(
         _ c: PosternConfiguration, mail: LocalMail, transport: any OutboundTransport, metrics: PosternMetrics,
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> OutboundDispatcher {
         let notifications = DeliveryStatusNotification(hostname: c.smtp.hostname)
+        @Sendable func store(_ report: [UInt8], _ batch: OutboundBatch) async {
+            do {
+                _ = try await mail.delivery.store(MailEnvelope(mailFrom: "", recipients: [batch.sender]), data: report)
+            } catch {
+                logger.error(
+                    "a delivery status notification could not be put in the sender's inbox",
+                    metadata: ["message": "\(batch.messageID)", "sender": "\(batch.sender)", "error": "\(error)"])
+            }
+        }
         return OutboundDispatcher(
             queue: mail.outbound, transport: transport, clock: clock, logger: logger,
             onEnded: { claim, ended in
@@ -86,15 +98,20 @@ extension Surfaces {
                             recipient: $0.recipient, kind: .failed, reply: $0.reply, remoteHost: $0.remoteHost)
                     },
                     expired: failed.contains { $0.expired }, now: clock())
-                do {
-                    _ = try await mail.delivery.store(
-                        MailEnvelope(mailFrom: "", recipients: [batch.sender]), data: report)
-                } catch {
-                    logger.error(
-                        "a delivery status notification could not be put in the sender's inbox",
-                        metadata: ["message": "\(batch.messageID)", "sender": "\(batch.sender)", "error": "\(error)"])
-                }
+                await store(report, batch)
             },
-            onAttempt: metrics.outboundAttempt)
+            onAttempt: metrics.outboundAttempt,
+            onDelayed: { claim, delayed in
+                guard let until = delayed.map(\.willRetryUntil).max() else { return }
+                let batch = claim.batch
+                let report = notifications.buildDelayNotice(
+                    original: batch.content, sender: batch.sender, queueID: batch.messageID, arrivalDate: claim.sendAt,
+                    outcomes: delayed.map {
+                        OutboundOutcome(
+                            recipient: $0.recipient, kind: .deferred, reply: $0.reply, remoteHost: $0.remoteHost)
+                    },
+                    willRetryUntil: until, now: clock())
+                await store(report, batch)
+            })
     }
 }

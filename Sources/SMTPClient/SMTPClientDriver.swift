@@ -11,6 +11,9 @@ public struct SMTPDeliveryReport: Sendable, Equatable {
     public let usedTLS: Bool
     /// Whether the server's certificate verified for the host name (false without TLS).
     public let certificateVerified: Bool
+    /// Whether the server said `220` to `STARTTLS` and the handshake then failed (or the certificate did not verify
+    /// when it had to): the session ended there, and the transport may try the host again in the clear.
+    public internal(set) var tlsHandshakeFailed = false
 }
 
 /// Runs an ``SMTPClientSession`` over a real connection: resolves and vets the host under the outbound address
@@ -97,6 +100,7 @@ public final class SMTPClientDriver: Sendable {
             }
         }
         var actions = session.connected(overTLS: implicitTLS)
+        var tlsHandshakeFailed = false
         while !actions.isEmpty {
             let action = actions.removeFirst()
             switch action {
@@ -113,6 +117,7 @@ public final class SMTPClientDriver: Sendable {
                         timeout: session.configuration.timeouts.command)
                     actions += session.tlsEstablished()
                 } catch {
+                    tlsHandshakeFailed = true
                     actions = session.connectionFailed("TLS with \(host): \(error)")
                 }
             case .awaitReply(let timeout):
@@ -123,7 +128,7 @@ public final class SMTPClientDriver: Sendable {
         }
         return SMTPDeliveryReport(
             results: session.results, address: connection.address.description, usedTLS: connection.isEncrypted,
-            certificateVerified: connection.isCertificateVerified)
+            certificateVerified: connection.isCertificateVerified, tlsHandshakeFailed: tlsHandshakeFailed)
     }
 
     /// Reads until the session has what it waited for (its next actions), the server closes, or `timeout` passes.

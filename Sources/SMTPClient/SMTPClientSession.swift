@@ -8,7 +8,7 @@
 /// defers everything when the policy requires TLS and it is not offered) and `EHLO` again over TLS; `AUTH PLAIN` (or
 /// `LOGIN`) when credentials are configured, only over TLS; then for each message `MAIL FROM` and its `RCPT TO`s,
 /// in one write when the server offers PIPELINING, `DATA` once at least one recipient is accepted, the dot-stuffed
-/// text, and `RSET` after a transaction that did not end in `DATA`; `QUIT` last.
+/// text, and `RSET` after a transaction that did not end in `DATA` and between messages; `QUIT` last.
 ///
 /// Which status each reply gives: `2xx` delivered (for the accepted recipients, once the text's `250` arrives),
 /// `4xx` deferred, `5xx` failed. A lost connection, a timeout, a malformed reply, a `421`, TLS or authentication that
@@ -233,7 +233,10 @@ public struct SMTPClientSession: Sendable {
         case .content:
             transactionOpen = false
             decideAccepted(reply, into: &actions)
-            nextMessage(into: &actions)
+            // Another message follows on this connection: RSET first, so it starts from a known state (a server
+            // that kept anything of the last transaction, or dropped the connection meanwhile, shows it there).
+            guard current + 1 < messages.count else { return nextMessage(into: &actions) }
+            reset(into: &actions)
         case .reset:
             transactionOpen = false
             nextMessage(into: &actions)

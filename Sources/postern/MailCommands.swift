@@ -1,11 +1,12 @@
 import ArgumentParser
 import PosternApp
 
-/// `postern mail deliver|list|show|outbox|queue`: the mail store and the outbound queue from the command line.
+/// `postern mail deliver|list|show|outbox|queue|tls-reset`: the mail store and the outbound queue from the command
+/// line.
 struct Mail: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Deliver a file as a message, list or show stored mail, list the outbox, or manage the outbound queue.",
-        subcommands: [Deliver.self, List.self, Show.self, Outbox.self, Queue.self])
+        subcommands: [Deliver.self, List.self, Show.self, Outbox.self, Queue.self, TLSReset.self])
 
     struct Deliver: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -61,6 +62,22 @@ struct Mail: AsyncParsableCommand {
             for line in try await Operations.queue(configuration: configuration, action, logger: logger) {
                 print(line)
             }
+        }
+    }
+
+    struct TLSReset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "tls-reset",
+            abstract: "Forget that a domain took mail over TLS, so that a failed STARTTLS may be retried in the clear.",
+            discussion: "Direct delivery never falls back to plain text for a domain it once delivered to over TLS "
+                + "(chasquid's domaininfo). Use this when such a domain has really lost its TLS.")
+        @OptionGroup var options: ConfigurationOptions
+        @Argument(help: "The destination domain.") var domain: String
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            print(try await Operations.tlsReset(configuration: configuration, domain: domain, logger: logger))
         }
     }
 

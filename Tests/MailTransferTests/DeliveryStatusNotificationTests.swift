@@ -124,4 +124,28 @@ struct DeliveryStatusNotificationTests {
         let text = String(decoding: Self.report(outcomes: [outcome]), as: UTF8.self)
         #expect(!text.contains("\r\nAction: delivered") && !text.contains("\r\nStatus: 2.0.0"))
     }
+
+    @Test("a delay notice: Action delayed, the reply's 4.x.y Status, Will-Retry-Until, a subject and id of its own")
+    func delayNotice() throws {
+        let outcome = OutboundOutcome(
+            recipient: "later@far.test", kind: .deferred, reply: "450 4.2.0 <later@far.test>: mailbox busy",
+            remoteHost: "mx.far.test")
+        let report = DeliveryStatusNotification(hostname: "mx.postern.test").buildDelayNotice(
+            original: Self.original, sender: "agent@agents.test", queueID: "Q42", arrivalDate: 1_795_602_199,
+            outcomes: [outcome], willRetryUntil: 1_796_034_199, now: 1_795_616_599)
+        let parsed = try MIMEParser.parse(report)
+        #expect(parsed.subject == "Delayed Mail (still being retried)")
+        #expect(parsed.messageID == "delay.Q42@mx.postern.test")
+        #expect(parsed.textBody?.contains("will keep trying until Mon, 30 Nov 2026 10:23:19 +0000") == true)
+        let status = String(decoding: try #require(parsed.attachments.first).data, as: UTF8.self)
+        #expect(
+            status.contains(
+                "Final-Recipient: rfc822; later@far.test\r\nAction: delayed\r\nStatus: 4.2.0\r\n"
+                    + "Remote-MTA: dns; mx.far.test\r\n"
+                    + "Diagnostic-Code: smtp; 450 4.2.0 <later@far.test>: mailbox busy\r\n"
+                    + "Last-Attempt-Date: Wed, 25 Nov 2026 14:23:19 +0000\r\n"
+                    + "Will-Retry-Until: Mon, 30 Nov 2026 10:23:19 +0000\r\n"))
+        // A bounce says nothing of retrying.
+        #expect(!String(decoding: Self.report(), as: UTF8.self).contains("Will-Retry-Until"))
+    }
 }

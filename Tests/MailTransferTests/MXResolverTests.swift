@@ -22,6 +22,34 @@ struct MXResolverTests {
                 == .hosts(["mx1.example.com", "mx2.example.com", "c.test", "d.test", "e.test"]))
     }
 
+    @Test("hosts of equal preference in a random order (RFC 5321 §5.1), the same for the same seed; lower first")
+    func equalPreferenceShuffled() async {
+        let dns = TableDNS(mxPreferences: [
+            "example.com": [
+                MXExchange(preference: 20, host: "backup.example.com"),
+                MXExchange(preference: 10, host: "a.example.com"), MXExchange(preference: 10, host: "b.example.com"),
+                MXExchange(preference: 10, host: "c.example.com"),
+            ]
+        ])
+        func orders(seed: UInt64) async -> [[String]] {
+            let resolver = MXResolver(dns: dns, random: SeededGenerator(seed: seed))
+            var orders: [[String]] = []
+            for _ in 0..<60 {
+                guard case .hosts(let hosts) = await resolver.resolve("example.com") else { return [] }
+                orders.append(hosts)
+            }
+            return orders
+        }
+        let seen = await orders(seed: 7)
+        #expect(seen.count == 60)
+        #expect(seen.allSatisfy { $0.last == "backup.example.com" && Set($0.prefix(3)).count == 3 })
+        // Each of the three leads some of the time, and not always in one order.
+        #expect(Set(seen.compactMap(\.first)) == ["a.example.com", "b.example.com", "c.example.com"])
+        #expect(Set(seen).count > 1)
+        #expect(await orders(seed: 7) == seen)
+        #expect(await orders(seed: 8) != seen)
+    }
+
     @Test("no MX: the domain itself when it has an A or an AAAA record; neither: permanent")
     func implicitMX() async {
         let dns = TableDNS(

@@ -5,6 +5,8 @@ import MailAuth
 struct TableDNS: MailAuthDNS {
     var txtRecords: [String: [String]] = [:]
     var mxRecords: [String: [String]] = [:]
+    /// MX records with their preferences (answers ``mxExchanges(_:)`` before ``mxRecords``).
+    var mxPreferences: [String: [MXExchange]] = [:]
     var addressRecords: [String: [[UInt8]]] = [:]
     var failing: Set<String> = []
     /// Names whose address lookups (only) give no answer.
@@ -12,6 +14,15 @@ struct TableDNS: MailAuthDNS {
 
     func txt(_ name: String) async -> DNSLookup<[String]> { answer(name, txtRecords) }
     func mx(_ name: String) async -> DNSLookup<[String]> { answer(name, mxRecords) }
+    func mxExchanges(_ name: String) async -> DNSLookup<[MXExchange]> {
+        if mxPreferences[name] != nil { return answer(name, mxPreferences) }
+        switch answer(name, mxRecords) {
+        case .found(let hosts):
+            return .found(hosts.enumerated().map { MXExchange(preference: UInt16($0.offset), host: $0.element) })
+        case .noSuchName: return .noSuchName
+        case .failed: return .failed
+        }
+    }
     func addresses(_ name: String, ipv6: Bool) async -> DNSLookup<[[UInt8]]> {
         if failing.contains(name) || failingAddresses.contains(name) { return .failed }
         guard let all = addressRecords[name] else { return .noSuchName }

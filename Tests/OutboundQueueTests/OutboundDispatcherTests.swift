@@ -106,6 +106,7 @@ struct OutboundDispatcherTests {
         let test = try backend.makeDatabase()
         var configuration = OutboundQueueConfiguration()
         configuration.perDestination = 2
+        configuration.messagesPerConnection = 1
         let queue = OutboundQueue(database: test.database, configuration: configuration)
         for index in 0..<5 { try await Self.record(queue, "A\(index)", ["ok\(index)@busy.example"], at: Self.now) }
         for index in 0..<2 { try await Self.record(queue, "B\(index)", ["ok\(index)@other.example"], at: Self.now) }
@@ -124,5 +125,30 @@ struct OutboundDispatcherTests {
         #expect(transport.batches.count == 7)
         #expect(transport.mostAtOnce == ["busy.example": 2, "other.example": 2])
         #expect(try await queue.list().isEmpty)
+    }
+
+    @Test(
+        "connection reuse: due batches for one domain share connections, at most messagesPerConnection each",
+        arguments: [StorageBackend.sqlite])
+    func reuse(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        var configuration = OutboundQueueConfiguration()
+        configuration.perDestination = 2
+        configuration.messagesPerConnection = 4
+        let queue = OutboundQueue(database: test.database, configuration: configuration)
+        for index in 0..<10 { try await Self.record(queue, "R\(index)", ["ok@busy.example"], at: Self.now) }
+        try await Self.record(queue, "X", ["ok@other.example"], at: Self.now)
+        let transport = RecordingTransport()
+        let dispatcher = OutboundDispatcher(
+            queue: queue, transport: transport, clock: { Self.now }, logger: Logger(label: "outbound.tests"))
+        dispatcher.start()
+        try await waitUntil("every batch is delivered") { try await queue.list().isEmpty }
+        await dispatcher.stop()
+        let busy = transport.connections.filter { $0.first?.hasPrefix("R") == true }
+        // Ten batches waiting at once: 4 + 4 + 2 over the domain's two connections, never a connection each.
+        #expect(busy.map(\.count).sorted() == [2, 4, 4])
+        #expect(Set(busy.flatMap { $0 }) == Set((0..<10).map { "R\($0)" }))
+        #expect(transport.connections.contains(["X"]))
+        #expect(transport.batches.count == 11)
     }
 }

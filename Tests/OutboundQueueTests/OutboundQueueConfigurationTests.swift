@@ -18,12 +18,15 @@ struct OutboundQueueConfigurationTests {
         #expect(
             defaults.maxQueueSeconds == 432_000 && defaults.perDestination == 2 && defaults.suppressSeconds == 604_800)
         #expect(defaults.leaseSeconds == 900)
+        #expect(defaults.messagesPerConnection == 20 && defaults.delayNoticeSeconds == 14_400)
         let set = try Self.read([
             "POSTERN_OUTBOUND_SENDERS": "ALL", "POSTERN_OUTBOUND_PER_HOUR": "5", "POSTERN_OUTBOUND_PER_DAY": "50",
             "POSTERN_OUTBOUND_RETRY_SECONDS": "60, 120", "POSTERN_OUTBOUND_MAX_QUEUE_SECONDS": "600",
             "POSTERN_OUTBOUND_PER_DESTINATION": "4", "POSTERN_OUTBOUND_SUPPRESS_SECONDS": "30",
             "POSTERN_OUTBOUND_LEASE_SECONDS": "10",
+            "POSTERN_OUTBOUND_MESSAGES_PER_CONNECTION": "1", "POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS": "0",
         ])
+        #expect(set.messagesPerConnection == 1 && set.delayNoticeSeconds == 0)
         #expect(set.senders == .all && set.perHour == 5 && set.perDay == 50 && set.retrySeconds == [60, 120])
         #expect(set.maxQueueSeconds == 600 && set.perDestination == 4 && set.suppressSeconds == 30)
         #expect(set.leaseSeconds == 10)
@@ -38,6 +41,8 @@ struct OutboundQueueConfigurationTests {
             ("POSTERN_OUTBOUND_MAX_QUEUE_SECONDS", "-1"), ("POSTERN_OUTBOUND_PER_DESTINATION", "65"),
             ("POSTERN_OUTBOUND_SUPPRESS_SECONDS", "0"), ("POSTERN_OUTBOUND_LEASE_SECONDS", "0"),
             ("POSTERN_OUTBOUND_LEASE_SECONDS", "86401"),
+            ("POSTERN_OUTBOUND_SUPPRESS_SECONDS", "0"), ("POSTERN_OUTBOUND_MESSAGES_PER_CONNECTION", "0"),
+            ("POSTERN_OUTBOUND_MESSAGES_PER_CONNECTION", "1001"), ("POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS", "-1"),
         ])
     func refused(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) { try Self.read([key: value]) }

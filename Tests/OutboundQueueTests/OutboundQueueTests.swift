@@ -413,6 +413,77 @@ struct OutboundQueueTests {
         #expect(try Self.count("outbound_suppressions", test.database) == 0)
     }
 
+    @Test(
+        "domains that took mail over TLS: noted (in any case), seen by another handle, forgotten by tls-reset",
+        arguments: StorageBackend.allCases)
+    func secureDomains(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        let other = OutboundQueue(database: test.database)
+        #expect(try await queue.wasDeliveredOverTLS("dest.example") == false)
+        try await queue.recordDeliveryOverTLS("Dest.Example", now: Self.now)
+        try await queue.recordDeliveryOverTLS("dest.example", now: Self.now + 5)
+        #expect(try await other.wasDeliveredOverTLS("dest.example"))
+        #expect(try await other.wasDeliveredOverTLS("elsewhere.example") == false)
+        #expect(try Self.count("outbound_tls_domains", test.database) == 1)
+        #expect(try await other.forgetDeliveryOverTLS("DEST.example"))
+        #expect(try await queue.wasDeliveredOverTLS("dest.example") == false)
+        #expect(try await other.forgetDeliveryOverTLS("dest.example") == false)
+    }
+
+    @Test(
+        "a recipient still deferred past the delay-notice time is returned once for its notice; 0 sends none",
+        arguments: StorageBackend.allCases)
+    func delayNotice(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(
+            database: test.database,
+            configuration: Self.configuration {
+                $0.retrySeconds = [60]
+                $0.delayNoticeSeconds = 600
+                $0.maxQueueSeconds = 3600
+            })
+        _ = try await queue.record(
+            Self.submission("S1", Self.queued("later@one.example", "ok@one.example")), limits: [], now: Self.now)
+        func attempt(at now: Int64, _ outcomes: (OutboundClaim) -> [OutboundOutcome]) async throws
+            -> OutboundCompletion
+        {
+            let claim = try #require(try await queue.claim(now: now, limit: 10).first)
+            return try await queue.complete(claim, outcomes(claim), now: now)
+        }
+        // Deferred before the notice time: no notice.
+        let early = try await attempt(at: Self.now) { Self.outcome($0, .deferred, "450 4.2.0 busy") }
+        #expect(early.deferred.count == 2 && early.delayed.isEmpty)
+        // Past it: one notice for each recipient still deferred (the delivered one is not), until the lifetime ends.
+        let late = try await attempt(at: Self.now + 600) { _ in
+            [
+                OutboundOutcome(recipient: "later@one.example", kind: .deferred, reply: "450 4.2.0 busy"),
+                OutboundOutcome(recipient: "ok@one.example", kind: .delivered, reply: "250 ok"),
+            ]
+        }
+        #expect(
+            late.delayed == [
+                OutboundCompletion.Delayed(
+                    recipient: "later@one.example", reply: "450 4.2.0 busy", remoteHost: nil,
+                    willRetryUntil: Self.now + 3600)
+            ])
+        // Deferred again, by another handle on the same database (another instance): no second notice.
+        let again = OutboundQueue(database: test.database, configuration: queue.configuration)
+        let claim = try #require(try await again.claim(now: Self.now + 700, limit: 10).first)
+        let later = try await again.complete(
+            claim, Self.outcome(claim, .deferred, "450 4.2.0 busy"), now: Self.now + 700)
+        #expect(later.deferred.count == 1 && later.delayed.isEmpty)
+
+        let off = OutboundQueue(
+            database: test.database, configuration: Self.configuration { $0.delayNoticeSeconds = 0 })
+        _ = try await off.record(Self.submission("S2", Self.queued("x@two.example")), limits: [], now: Self.now)
+        let claims = try await off.claim(now: Self.now + 10_000, limit: 10)
+        let claimed = try #require(claims.first { $0.batch.messageID == "S2" })
+        let none = try await off.complete(
+            claimed, Self.outcome(claimed, .deferred, "450 4.2.0 busy"), now: Self.now + 10_000)
+        #expect(none.deferred.count == 1 && none.delayed.isEmpty)
+    }
+
     @Test("the hard-bounce rule: class 5, subject 1 only")
     func hardBounce() {
         #expect(OutboundQueue.isHardBounce("550 5.1.1 <x@example.com>: user unknown"))

@@ -7,6 +7,7 @@ import Synchronization
 final class RecordingTransport: OutboundTransport {
     private struct State {
         var batches: [OutboundBatch] = []
+        var connections: [[String]] = []
         var deferredOnce: Set<String> = []
         var running: [String: Int] = [:]
         var mostAtOnce: [String: Int] = [:]
@@ -24,6 +25,15 @@ final class RecordingTransport: OutboundTransport {
     }
 
     var batches: [OutboundBatch] { state.withLock { $0.batches } }
+    /// The message ids each call carried together (one connection's worth).
+    var connections: [[String]] { state.withLock { $0.connections } }
+
+    func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
+        state.withLock { $0.connections.append(batches.map(\.messageID)) }
+        var outcomes: [[OutboundOutcome]] = []
+        for batch in batches { outcomes.append(await deliver(batch)) }
+        return outcomes
+    }
     /// The most deliveries that ran at once to each domain.
     var mostAtOnce: [String: Int] { state.withLock { $0.mostAtOnce } }
     var heldCount: Int { state.withLock { $0.held.count } }

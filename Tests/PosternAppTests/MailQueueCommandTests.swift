@@ -7,8 +7,8 @@ import Testing
 @testable import PosternApp
 
 /// `postern mail queue` against a running server's database: the list, a retry of one message and of all, a delete,
-/// and an id no waiting message has refused by name.
-@Suite("postern mail queue")
+/// and an id no waiting message has refused by name; `postern mail tls-reset`.
+@Suite("postern mail queue and tls-reset")
 struct MailQueueCommandTests {
     @Test("lists waiting messages with their recipients, makes them due now, deletes one, refuses an unknown id")
     func queueCommand() async throws {
@@ -53,5 +53,22 @@ struct MailQueueCommandTests {
             ])
         #expect(try await queue.list().isEmpty)
         #expect(try await Operations.outbox(configuration: configuration, logger: logger).isEmpty)
+    }
+
+    @Test("postern mail tls-reset forgets a domain that took mail over TLS (any case); one never seen says so")
+    func tlsReset() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let configuration = server.runtime.configuration
+        let logger = Logger(label: "mail-tls-reset-test")
+        let queue = OutboundQueue(database: server.runtime.database)
+        try await queue.recordDeliveryOverTLS("secure.example", now: Operations.unixNow())
+        #expect(
+            try await Operations.tlsReset(configuration: configuration, domain: "Secure.Example", logger: logger)
+                == "secure.example: forgotten; a failed STARTTLS may be retried in the clear")
+        #expect(try await queue.wasDeliveredOverTLS("secure.example") == false)
+        #expect(
+            try await Operations.tlsReset(configuration: configuration, domain: "secure.example", logger: logger)
+                == "secure.example: no delivery over TLS was on record")
     }
 }

@@ -80,6 +80,8 @@ struct SMTPClientSessionTests {
         #expect(h.reply("550 5.1.1 No such user\r\n") == ["RCPT TO:<b@remote.test>\r\n"])
         #expect(h.reply("250 Ok\r\n") == ["DATA\r\n"])
         h.reply("354 go\r\n")
+        // Another message follows on the same connection: RSET between them.
+        #expect(h.reply("250 Ok\r\n") == ["RSET\r\n"])
         #expect(h.reply("250 Ok\r\n") == ["MAIL FROM:<x@postern.test>\r\n"])
         #expect(h.reply("553 5.7.1 Sender refused\r\n") == ["QUIT\r\n"])
         h.reply("221 Bye\r\n")

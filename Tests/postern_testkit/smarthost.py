@@ -1,13 +1,26 @@
-"""A smarthost for relay mode's tests: an `aiosmtpd` server (PyPI, installed into .build/client-sdks/aiosmtpd) on a free
-loopback port that requires STARTTLS before anything else and AUTH (PLAIN or LOGIN) with the credentials the test
+"""A smarthost for relay mode's tests, and a receiving MTA whose STARTTLS can be broken for direct mode's.
+
+`Smarthost` is an `aiosmtpd` server (PyPI, installed into .build/client-sdks/aiosmtpd) on a free loopback port that
+requires STARTTLS before anything else and AUTH (PLAIN or LOGIN) with the credentials the test
 chose before MAIL, and records every message it takes with the session's facts (TLS, the authenticated user).
 
     with Smarthost(cert, key, "relay-user", "relay-pass") as relay:
         url = f"smtp://relay-user:relay-pass@127.0.0.1:{relay.port}"     # POSTERN_RELAY_URL
         ...
         relay.messages   # [Received(mail_from, rcpt_tos, content, tls, user)]
+
+`Receiver` is an MX host on ADDRESS:25 (root binds it) offering STARTTLS with a certificate the test's CA signed;
+`break_tls = True` makes it answer `220` to STARTTLS and then send bytes that are not TLS and hang up (a handshake that
+fails, as behind a broken middlebox); `refuse[domain] = "450 4.2.0 ..."` answers RCPT TO for that domain so. It counts
+connections and the STARTTLS handshakes it broke, and records every message taken with whether the session was TLS.
+
+    with Receiver(cert, key, "127.0.0.4") as mx:
+        mx.break_tls = True
+        ...
+        mx.messages_to("a@flaky.test")   # [Received(...)]
 """
 
+import asyncio
 import hmac
 import logging
 import os
@@ -79,6 +92,95 @@ class Smarthost:
         self.controller = Controller(
             Handler(), hostname="127.0.0.1", port=self.port, server_hostname=self.hostname, tls_context=context,
             require_starttls=True, auth_required=True, auth_require_tls=True, authenticator=self._authenticate,
+            decode_data=False)
+        self.controller.start()
+        return self
+
+    def stop(self):
+        if self.controller:
+            self.controller.stop()
+            self.controller = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class Receiver:
+    """aiosmtpd as a domain's MX on `address`:`port`: see the module's documentation."""
+
+    def __init__(self, cert, key, address, port=25, hostname="mx.receiver.test"):
+        target = pip_target("aiosmtpd", VERSION, "aiosmtpd")
+        if target not in sys.path:
+            sys.path.insert(0, target)
+        self.cert, self.key, self.address, self.port, self.hostname = cert, key, address, port, hostname
+        self.messages = []
+        self.refuse = {}
+        self.break_tls = False
+        self.connections = 0
+        self.broken_handshakes = 0
+        self.refused = 0
+        self.lock = threading.Lock()
+        self.controller = None
+
+    def messages_to(self, address):
+        with self.lock:
+            return [m for m in self.messages if address in m.rcpt_tos]
+
+    def start(self):
+        from aiosmtpd.controller import Controller
+        from aiosmtpd.smtp import SMTP
+        logging.getLogger("mail.log").setLevel(logging.ERROR)
+        receiver = self
+
+        class BreakableSMTP(SMTP):
+            def connection_made(self, transport):
+                with receiver.lock:
+                    receiver.connections += 1
+                super().connection_made(transport)
+
+            async def smtp_STARTTLS(self, arg):
+                if not receiver.break_tls:
+                    return await super().smtp_STARTTLS(arg)
+                with receiver.lock:
+                    receiver.broken_handshakes += 1
+                await self.push("220 Ready to start TLS")
+                # The client's ClientHello first (bytes before it would be an injection the client refuses, RFC 3207
+                # 5), then bytes that are no ServerHello: its handshake fails.
+                try:
+                    await asyncio.wait_for(self._reader.read(4096), 10)
+                except (asyncio.TimeoutError, ConnectionError):
+                    pass
+                self.transport.write(b"this is not a TLS handshake\r\n")
+                self.transport.close()
+
+        class Handler:
+            async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+                reply = receiver.refuse.get(address.rpartition("@")[2].lower())
+                if reply:
+                    with receiver.lock:
+                        receiver.refused += 1
+                    return reply
+                envelope.rcpt_tos.append(address)
+                return "250 2.1.5 OK"
+
+            async def handle_DATA(self, server, session, envelope):
+                with receiver.lock:
+                    receiver.messages.append(Received(
+                        envelope.mail_from, list(envelope.rcpt_tos), bytes(envelope.original_content or b""),
+                        session.ssl is not None, ""))
+                return "250 2.0.0 Ok: taken by the receiver"
+
+        class BreakableController(Controller):
+            def factory(self):
+                return BreakableSMTP(self.handler, **self.SMTP_kwargs)
+
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(self.cert, self.key)
+        self.controller = BreakableController(
+            Handler(), hostname=self.address, port=self.port, server_hostname=self.hostname, tls_context=context,
             decode_data=False)
         self.controller.start()
         return self
