@@ -1,0 +1,62 @@
+import ClientAddress
+import Foundation
+import Logging
+
+/// A setting that runs but is unsafe where the server is reached, named in a warning when it starts
+/// (``PosternRuntime/build(configuration:logger:clock:accessLog:services:metrics:)``). ``warnings(for:)`` is pure over
+/// the configuration, so each rule is tested without a server.
+enum StartupWarning: Sendable, Equatable {
+    /// The test profile (no rate limits, no proofs of work, no sandbox mail checks) on a listen address beyond
+    /// loopback: anyone who reaches it makes accounts in bulk and guesses passwords without limit.
+    case testProfileReachable(host: String)
+
+    /// Every warning `configuration` calls for, in a stable order.
+    static func warnings(for configuration: PosternConfiguration) -> [StartupWarning] {
+        var warnings: [StartupWarning] = []
+        if configuration.profile == .test {
+            let hosts = [configuration.listener.host, configuration.smtp.host].compactMap { $0 }
+            var seen: Set<String> = []
+            for host in hosts where !isLoopback(host) && seen.insert(host).inserted {
+                warnings.append(.testProfileReachable(host: host))
+            }
+        }
+        return warnings
+    }
+
+    /// Logs each of `configuration`'s warnings on `logger`.
+    static func log(_ configuration: PosternConfiguration, logger: Logger) {
+        for warning in warnings(for: configuration) {
+            logger.warning("\(warning.message)", metadata: warning.metadata)
+        }
+    }
+
+    /// What the operator reads.
+    var message: String {
+        switch self {
+        case .testProfileReachable:
+            return """
+                the test profile turns rate limits and proofs of work off, and this server listens beyond loopback: \
+                anyone who reaches it may make accounts in bulk and guess passwords without limit; listen on \
+                127.0.0.1 (POSTERN_HOST) or drop --profile test
+                """
+        }
+    }
+
+    /// The setting at fault, as structured metadata.
+    var metadata: Logger.Metadata {
+        switch self {
+        case .testProfileReachable(let host): ["host": "\(host)", "profile": "test"]
+        }
+    }
+
+    /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, their IPv4-mapped form) or `localhost`: a listener
+    /// there is reached from this machine only. Anything else, a name included, may be reached from elsewhere.
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.trimmingCharacters(in: ["[", "]"])
+        if host.lowercased() == "localhost" { return true }
+        guard let address = IPAddress(host) else { return false }
+        return ["127.0.0.0/8", "::1/128", "::ffff:127.0.0.0/104"].compactMap(IPNetwork.init).contains {
+            $0.contains(address)
+        }
+    }
+}
