@@ -9,6 +9,9 @@ enum StartupWarning: Sendable, Equatable {
     /// The test profile (no rate limits, no proofs of work, no sandbox mail checks) on a listen address beyond
     /// loopback: anyone who reaches it makes accounts in bulk and guesses passwords without limit.
     case testProfileReachable(host: String)
+    /// Open owner sign-up (`POSTERN_OWNER_SIGNUP=open`) with outbound delivery on and `POSTERN_OUTBOUND_SENDERS=owned`:
+    /// anyone may become an owner, and only the operator's approval makes one a sender.
+    case openSignUpWithOutbound
 
     /// Every warning `configuration` calls for, in a stable order.
     static func warnings(for configuration: PosternConfiguration) -> [StartupWarning] {
@@ -19,6 +22,9 @@ enum StartupWarning: Sendable, Equatable {
             for host in hosts where !isLoopback(host) && seen.insert(host).inserted {
                 warnings.append(.testProfileReachable(host: host))
             }
+        }
+        if configuration.owners.signUpOpen, configuration.outboundNeedsOwnerApproval {
+            warnings.append(.openSignUpWithOutbound)
         }
         return warnings
     }
@@ -39,6 +45,14 @@ enum StartupWarning: Sendable, Equatable {
                 anyone who reaches it may make accounts in bulk and guess passwords without limit; listen on \
                 127.0.0.1 (POSTERN_HOST) or drop --profile test
                 """
+        case .openSignUpWithOutbound:
+            return """
+                owner sign-up is open and outbound delivery is on with POSTERN_OUTBOUND_SENDERS=owned: anyone who \
+                reaches /owner/sign-up becomes an owner and makes inboxes, but a self-registered owner is not \
+                accountable, so their inboxes send nothing outside (it stays in the outbox) until you approve them \
+                with postern owner approve --email E; approve only people you answer for, as every approved owner's \
+                inboxes send DKIM-signed mail from this server's domains (docs/outbound.md)
+                """
         }
     }
 
@@ -46,6 +60,7 @@ enum StartupWarning: Sendable, Equatable {
     var metadata: Logger.Metadata {
         switch self {
         case .testProfileReachable(let host): ["host": "\(host)", "profile": "test"]
+        case .openSignUpWithOutbound: ["owner_signup": "open", "outbound_senders": "owned"]
         }
     }
 

@@ -27,7 +27,8 @@ struct StartupWarningsTests {
     @Test("loopback is 127.0.0.0/8, ::1 (also IPv4-mapped) and localhost; any other address or name is not",
           arguments: [
               ("127.0.0.1", true), ("127.8.9.10", true), ("::1", true), ("[::1]", true), ("::ffff:127.0.0.1", true),
-              ("localhost", true), ("0.0.0.0", false), ("::", false), ("192.168.1.4", false), ("postern.example", false),
+              ("localhost", true), ("0.0.0.0", false), ("::", false), ("192.168.1.4", false),
+              ("postern.example", false),
           ])
     func loopback(host: String, expected: Bool) {
         #expect(StartupWarning.isLoopback(host) == expected)
@@ -44,5 +45,20 @@ struct StartupWarningsTests {
         c.listener.host = "127.0.0.1"
         c.smtp.host = "10.0.0.5"
         #expect(StartupWarning.warnings(for: c) == [.testProfileReachable(host: "10.0.0.5")])
+    }
+
+    @Test("open owner sign-up with delivery on and POSTERN_OUTBOUND_SENDERS=owned is named; each one apart is not")
+    func openSignUpRule() {
+        var c = PosternConfiguration()
+        c.owners.signUpOpen = true
+        #expect(StartupWarning.warnings(for: c).isEmpty, "delivery off: nothing leaves")
+        c.outbound.mode = .relay
+        #expect(StartupWarning.warnings(for: c) == [.openSignUpWithOutbound])
+        #expect(StartupWarning.openSignUpWithOutbound.message.contains("postern owner approve --email E"))
+        c.outboundQueue.senders = .all
+        #expect(StartupWarning.warnings(for: c).isEmpty, "all: every sender may anyway, as documented")
+        c.outboundQueue.senders = .owned
+        c.owners.signUpOpen = false
+        #expect(StartupWarning.warnings(for: c).isEmpty)
     }
 }
