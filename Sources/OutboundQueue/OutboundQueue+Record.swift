@@ -93,18 +93,18 @@ extension OutboundQueue: SubmissionLedger {
         _ connection: any SQLConnection
     ) throws {
         for limit in limits {
-            let column: String, key: String
+            let counted: (column: String, key: String)
             switch limit.scope {
-            case .sender: (column, key) = ("s.sender", sender)
+            case .sender: counted = ("s.sender", sender)
             case .holder:
                 guard let holder else { continue }
-                (column, key) = ("s.holder", holder)
+                counted = ("s.holder", holder)
             }
             let sent = try connection.query(
                 """
                 SELECT s.send_at FROM outbound_recipients r JOIN outbound_submissions s ON s.id = r.submission_id
-                WHERE \(column) = ? AND s.send_at > ? AND r.remote = 1 ORDER BY s.send_at
-                """, [.text(key), .integer(now - limit.windowSeconds)]
+                WHERE \(counted.column) = ? AND s.send_at > ? AND r.remote = 1 ORDER BY s.send_at
+                """, [.text(counted.key), .integer(now - limit.windowSeconds)]
             ).compactMap { $0.int("send_at") }
             let excess = sent.count + adding - limit.count
             guard excess > 0 else { continue }
