@@ -44,7 +44,7 @@ public struct JMAPOutbound: Sendable {
         case .awaitingApproval:
             "550 5.7.1 kept in this server's outbox: \(sender) may not send to other domains until the operator "
                 + "approves its owner (POSTERN_OUTBOUND_SENDERS=owned)"
-        default:
+        case .notAccountable, .allowed:
             "550 5.7.1 kept in this server's outbox: \(sender) may not send to other domains "
                 + "(only inboxes an owner holds may, POSTERN_OUTBOUND_SENDERS=owned)"
         }

@@ -250,7 +250,8 @@ extension JMAPService {
         return record.recipients.map { ($0.address, Self.deliveryStatus($0)) }
     }
 
-    /// The SetError of a refusal by a per-sender limit, naming the limit and when it frees.
+    /// The SetError of a refusal by a limit (the sender's own, or the one all its owner's inboxes share), naming the
+    /// limit, whose it is and when it frees.
     static func forbiddenToSend(_ reached: SendLimitReached) -> SetError {
         let whose =
             switch reached.limit.scope {
