@@ -10,21 +10,22 @@ public struct JMAPOutbound: Sendable {
     public var ledger: any SubmissionLedger
     /// False when outbound delivery is `off`: outside recipients are kept in the outbox, as before, and recorded held.
     public var sendsOutside: Bool
-    /// Whether the account at this address may send outside (`POSTERN_OUTBOUND_SENDERS`); when it may not, its
-    /// outside recipients stay in the outbox with a `deliveryStatus` saying why.
-    public var mayReachOutside: @Sendable (String) async throws -> Bool
-    /// The per-sender limits on outside recipients (hourly, daily); past one, `forbiddenToSend`.
+    /// What the sender rule (`POSTERN_OUTBOUND_SENDERS`) says of the account at this address: whether it may send
+    /// outside and who answers for it. When it may not, its outside recipients stay in the outbox with a
+    /// `deliveryStatus` saying why.
+    public var sender: @Sendable (String) async throws -> OutsideSender
+    /// The limits on outside recipients (per sender hourly and daily, per owner hourly); past one, `forbiddenToSend`.
     public var limits: [SendLimit]
 
     /// - Parameters: see the properties.
     public init(
         ledger: any SubmissionLedger, sendsOutside: Bool, limits: [SendLimit],
-        mayReachOutside: @escaping @Sendable (String) async throws -> Bool
+        sender: @escaping @Sendable (String) async throws -> OutsideSender
     ) {
         self.ledger = ledger
         self.sendsOutside = sendsOutside
         self.limits = limits
-        self.mayReachOutside = mayReachOutside
+        self.sender = sender
     }
 
     /// The `deliveryStatus` reply of an outside recipient kept in the outbox because nothing leaves this server.
@@ -36,9 +37,16 @@ public struct JMAPOutbound: Sendable {
         smtpReply.contains("kept in this server's outbox")
     }
 
-    /// The reply of an outside recipient kept in the outbox because its sender may not send outside.
-    static func notAllowedReply(_ sender: String) -> String {
-        "550 5.7.1 kept in this server's outbox: \(sender) may not send to other domains "
-            + "(only inboxes an owner holds may, POSTERN_OUTBOUND_SENDERS=owned)"
+    /// The reply of an outside recipient kept in the outbox because its sender may not send outside (`refusal` is
+    /// not ``OutsideSender/allowed(holder:)``).
+    static func notAllowedReply(_ sender: String, _ refusal: OutsideSender) -> String {
+        switch refusal {
+        case .awaitingApproval:
+            "550 5.7.1 kept in this server's outbox: \(sender) may not send to other domains until the operator "
+                + "approves its owner (POSTERN_OUTBOUND_SENDERS=owned)"
+        case .notAccountable, .allowed:
+            "550 5.7.1 kept in this server's outbox: \(sender) may not send to other domains "
+                + "(only inboxes an owner holds may, POSTERN_OUTBOUND_SENDERS=owned)"
+        }
     }
 }

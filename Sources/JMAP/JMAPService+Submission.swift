@@ -213,17 +213,21 @@ extension JMAPService {
     ) async throws -> [(String, JSONValue)] {
         let account = call.account
         var held: String?
+        var holder: String?
         if !foreign.isEmpty {
             if !outbound.sendsOutside {
                 held = JMAPOutbound.outboxReply
-            } else if try await !outbound.mayReachOutside(account.address) {
-                held = JMAPOutbound.notAllowedReply(account.address)
+            } else {
+                switch try await outbound.sender(account.address) {
+                case .allowed(let answering): holder = answering
+                case let refusal: held = JMAPOutbound.notAllowedReply(account.address, refusal)
+                }
             }
         }
         if !foreign.isEmpty, held == nil {
             do {
                 try await outbound.ledger.checkLimits(
-                    outbound.limits, sender: account.address, adding: foreign.count, now: now)
+                    outbound.limits, sender: account.address, holder: holder, adding: foreign.count, now: now)
             } catch let reached as SendLimitReached {
                 throw Self.forbiddenToSend(reached)
             }
@@ -246,7 +250,8 @@ extension JMAPService {
         }
         let submission = NewSubmission(
             id: id, accountID: account.id, sender: account.address, emailID: message.summary.id,
-            threadID: message.summary.threadID, sendAt: now, recipients: recipients, content: raw, envelope: envelope)
+            threadID: message.summary.threadID, sendAt: now, holder: holder, recipients: recipients, content: raw,
+            envelope: envelope)
         let record: SubmissionRecord
         do {
             record = try await outbound.ledger.record(submission, limits: outbound.limits, now: now)
@@ -262,12 +267,18 @@ extension JMAPService {
         return record.recipients.map { ($0.address, Self.deliveryStatus($0)) }
     }
 
-    /// The SetError of a refusal by a per-sender limit, naming the limit and when it frees.
+    /// The SetError of a refusal by a limit (the sender's own, or the one all its owner's inboxes share), naming the
+    /// limit, whose it is and when it frees.
     static func forbiddenToSend(_ reached: SendLimitReached) -> SetError {
-        SetError(
+        let whose =
+            switch reached.limit.scope {
+            case .sender: "per sender"
+            case .holder: "for all the inboxes of this inbox's owner together"
+            }
+        return SetError(
             type: "forbiddenToSend",
-            description: "The \(reached.limit.name) limit of \(reached.limit.count) recipients on other domains per "
-                + "sender is reached; it frees by \(RFC3339.format(reached.freesAt)). Nothing was sent.")
+            description: "The \(reached.limit.name) limit of \(reached.limit.count) recipients on other domains "
+                + "\(whose) is reached; it frees by \(RFC3339.format(reached.freesAt)). Nothing was sent.")
     }
 
     /// The rule on who a message says it is from, over every `From`, `Sender` and `Reply-To` field of the raw

@@ -13,9 +13,10 @@ public protocol SubmissionLedger: Sendable {
     ///   recorded).
     func record(_ submission: NewSubmission, limits: [SendLimit], now: Int64) async throws -> SubmissionRecord
 
-    /// Checks, before anything is sent, that `adding` more outside recipients of `sender` fit `limits` now.
+    /// Checks, before anything is sent, that `adding` more outside recipients of `sender` fit `limits` now; the limits
+    /// of scope ``SendLimit/Scope/holder`` count every sender of `holder` together (none when `holder` is nil).
     /// - Throws: ``SendLimitReached`` naming the first limit they would pass.
-    func checkLimits(_ limits: [SendLimit], sender: String, adding: Int, now: Int64) async throws
+    func checkLimits(_ limits: [SendLimit], sender: String, holder: String?, adding: Int, now: Int64) async throws
 
     /// The submissions of `accountID` with the given ids (those that exist, in the order asked), or every one of the
     /// account's, oldest first, when `ids` is nil.
@@ -41,6 +42,9 @@ public struct NewSubmission: Sendable, Equatable {
     public var threadID: String
     /// Unix seconds.
     public var sendAt: Int64
+    /// Who answers for the sender (an owner's key, from the sender rule), recorded with the submission: the limits of
+    /// scope ``SendLimit/Scope/holder`` count every submission of theirs. Nil when nobody is named.
+    public var holder: String?
     /// Every recipient of the envelope, in order, with what became of it already.
     public var recipients: [SubmissionRecipient]
     /// The message as submitted (kept only when a recipient is queued).
@@ -51,7 +55,8 @@ public struct NewSubmission: Sendable, Equatable {
     /// - Parameters: see the properties.
     public init(
         id: String, accountID: String, sender: String, emailID: String, threadID: String, sendAt: Int64,
-        recipients: [SubmissionRecipient], content: [UInt8], envelope: SubmissionEnvelope? = nil
+        holder: String? = nil, recipients: [SubmissionRecipient], content: [UInt8],
+        envelope: SubmissionEnvelope? = nil
     ) {
         self.id = id
         self.accountID = accountID
@@ -59,6 +64,7 @@ public struct NewSubmission: Sendable, Equatable {
         self.emailID = emailID
         self.threadID = threadID
         self.sendAt = sendAt
+        self.holder = holder
         self.recipients = recipients
         self.content = content
         self.envelope = envelope
@@ -164,18 +170,31 @@ public struct SubmissionChanges: Sendable, Equatable {
     }
 }
 
-/// A per-sender limit: at most ``count`` recipients queued to leave in any ``windowSeconds``.
+/// A limit on outside recipients: at most ``count`` queued to leave in any ``windowSeconds``, counted per sender or
+/// per holder (``scope``).
 public struct SendLimit: Sendable, Equatable {
+    /// What a limit counts together.
+    public enum Scope: Sendable, Equatable {
+        /// The submissions of one sender address.
+        case sender
+        /// The submissions of every sender one holder answers for (an owner's inboxes together), whichever inbox sent
+        /// them and whether it is still theirs; a submission nobody answers for is not counted, nor checked.
+        case holder
+    }
+
     /// How the limit is named to the sender ("hourly", "daily").
     public var name: String
     public var count: Int
     public var windowSeconds: Int64
+    /// What it counts together. Default ``Scope/sender``.
+    public var scope: Scope
 
     /// - Parameters: see the properties.
-    public init(name: String, count: Int, windowSeconds: Int64) {
+    public init(name: String, count: Int, windowSeconds: Int64, scope: Scope = .sender) {
         self.name = name
         self.count = count
         self.windowSeconds = windowSeconds
+        self.scope = scope
     }
 }
 

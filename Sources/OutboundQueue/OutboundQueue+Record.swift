@@ -19,18 +19,22 @@ extension OutboundQueue: SubmissionLedger {
                 }
                 let queued = states.filter { $0.status == .queued }.count
                 if queued > 0 {
-                    try Self.check(limits, sender: submission.sender, adding: queued, now: now, connection)
+                    try Self.check(
+                        limits, sender: submission.sender, holder: submission.holder, adding: queued, now: now,
+                        connection)
                 }
                 let seq = try Self.bump(submission.accountID, connection)
                 try connection.run(
                     """
                     INSERT INTO outbound_submissions (id, account_id, sender, email_id, thread_id, send_at, created_seq,
-                        updated_seq, envelope_mail_from, envelope_rcpt_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        updated_seq, holder, envelope_mail_from, envelope_rcpt_to)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(submission.id), .text(submission.accountID), .text(submission.sender),
                         .text(submission.emailID), .text(submission.threadID), .integer(submission.sendAt),
-                        .integer(seq), .integer(seq), submission.envelope.map { SQLValue.text($0.mailFrom) } ?? .null,
+                        .integer(seq), .integer(seq), submission.holder.map(SQLValue.text) ?? .null,
+                        submission.envelope.map { SQLValue.text($0.mailFrom) } ?? .null,
                         submission.envelope.map { SQLValue.text(Self.lines($0.rcptTo)) } ?? .null,
                     ])
                 for (position, state) in states.enumerated() {
@@ -92,16 +96,25 @@ extension OutboundQueue: SubmissionLedger {
     }
 
     /// Throws when `adding` more recipients queued by `sender` now would pass one of `limits`: a recipient counts
-    /// while its submission's `send_at` is within the window (`send_at > now - window`).
+    /// while its submission's `send_at` is within the window (`send_at > now - window`), against the limits of its
+    /// sender and, when it was recorded with a holder, those of its holder (every sender of theirs together).
     private static func check(
-        _ limits: [SendLimit], sender: String, adding: Int, now: Int64, _ connection: any SQLConnection
+        _ limits: [SendLimit], sender: String, holder: String?, adding: Int, now: Int64,
+        _ connection: any SQLConnection
     ) throws {
         for limit in limits {
+            let counted: (column: String, key: String)
+            switch limit.scope {
+            case .sender: counted = ("s.sender", sender)
+            case .holder:
+                guard let holder else { continue }
+                counted = ("s.holder", holder)
+            }
             let sent = try connection.query(
                 """
                 SELECT s.send_at FROM outbound_recipients r JOIN outbound_submissions s ON s.id = r.submission_id
-                WHERE s.sender = ? AND s.send_at > ? AND r.remote = 1 ORDER BY s.send_at
-                """, [.text(sender), .integer(now - limit.windowSeconds)]
+                WHERE \(counted.column) = ? AND s.send_at > ? AND r.remote = 1 ORDER BY s.send_at
+                """, [.text(counted.key), .integer(now - limit.windowSeconds)]
             ).compactMap { $0.int("send_at") }
             let excess = sent.count + adding - limit.count
             guard excess > 0 else { continue }
@@ -112,13 +125,15 @@ extension OutboundQueue: SubmissionLedger {
         }
     }
 
-    /// Checks, before anything is sent, that `adding` more outside recipients of `sender` fit `limits` now (the
-    /// record checks again in its transaction).
+    /// Checks, before anything is sent, that `adding` more outside recipients of `sender` (answered for by `holder`)
+    /// fit `limits` now (the record checks again in its transaction).
     /// - Throws: ``SendLimitReached`` naming the first limit they would pass.
-    public func checkLimits(_ limits: [SendLimit], sender: String, adding: Int, now: Int64) async throws {
+    public func checkLimits(
+        _ limits: [SendLimit], sender: String, holder: String?, adding: Int, now: Int64
+    ) async throws {
         guard adding > 0, !limits.isEmpty else { return }
         try await database.read { connection in
-            try Self.check(limits, sender: sender, adding: adding, now: now, connection)
+            try Self.check(limits, sender: sender, holder: holder, adding: adding, now: now, connection)
         }
     }
 

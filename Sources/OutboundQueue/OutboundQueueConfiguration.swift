@@ -10,6 +10,7 @@ import ServerKit
 /// - `POSTERN_OUTBOUND_SENDERS` (`owned` or `all`, default `owned`): ``senders``.
 /// - `POSTERN_OUTBOUND_PER_HOUR` (positive integer, default 100): ``perHour``.
 /// - `POSTERN_OUTBOUND_PER_DAY` (positive integer, default 1000): ``perDay``.
+/// - `POSTERN_OUTBOUND_OWNER_PER_HOUR` (positive integer, default 200): ``ownerPerHour``.
 /// - `POSTERN_OUTBOUND_RETRY_SECONDS` (seconds, default `300,900,1800,3600,7200,14400,28800`): ``retrySeconds``.
 /// - `POSTERN_OUTBOUND_MAX_QUEUE_SECONDS` (positive integer, default 432000, five days): ``maxQueueSeconds``.
 /// - `POSTERN_OUTBOUND_PER_DESTINATION` (positive integer, default 2): ``perDestination``.
@@ -20,8 +21,9 @@ import ServerKit
 public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// Whose mail may leave the server.
     public enum Senders: String, Sendable, Equatable {
-        /// Only inboxes an owner holds (agent inboxes an owner linked or created, inboxes on verified custom
-        /// domains): a cheap anonymous identity cannot send outside.
+        /// Only inboxes someone answers for (agent inboxes an owner the operator made or approved linked or created,
+        /// inboxes on verified custom domains): a cheap identity, or an owner who signed up themselves, cannot send
+        /// outside.
         case owned
         /// Every local mailbox.
         case all
@@ -33,6 +35,10 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
     public var perHour = 100
     /// Outside recipients one sender may submit in any day. Default 1000.
     public var perDay = 1000
+    /// Outside recipients every inbox one owner holds may submit together in any hour, counted against the owner
+    /// whichever inbox sent them (one deleted or unlinked since still counts). Default 200: two inboxes' worth of
+    /// ``perHour``, so that an owner's 50 inboxes do not make 50 senders.
+    public var ownerPerHour = 200
     /// The delay before each retry after a deferral, in seconds: attempt `n + 1` waits `retrySeconds[n - 1]` after
     /// attempt `n`; past the end the last delay repeats. Default 5, 15, 30 minutes, 1, 2, 4, 8 hours (Postfix-like).
     public var retrySeconds: [Int] = [300, 900, 1800, 3600, 7200, 14400, 28800]
@@ -69,6 +75,7 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
         if let senders = try config.choice("SENDERS", ["owned", "all"]) { self.senders = Senders(rawValue: senders)! }
         if let count = try config.integer("PER_HOUR") { perHour = count }
         if let count = try config.integer("PER_DAY") { perDay = count }
+        if let count = try config.integer("OWNER_PER_HOUR") { ownerPerHour = count }
         if let delays = config.list("RETRY_SECONDS") {
             let parsed = delays.compactMap { Int($0) }
             guard parsed.count == delays.count else {
@@ -91,6 +98,7 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
         let checks: [(Bool, String, String)] = [
             (perHour > 0, "POSTERN_OUTBOUND_PER_HOUR", "must be positive"),
             (perDay > 0, "POSTERN_OUTBOUND_PER_DAY", "must be positive"),
+            (ownerPerHour > 0, "POSTERN_OUTBOUND_OWNER_PER_HOUR", "must be positive"),
             (
                 !retrySeconds.isEmpty && retrySeconds.count <= 32
                     && retrySeconds.allSatisfy { (1...86_400).contains($0) },

@@ -6,11 +6,15 @@ public struct Owner: Sendable, Equatable {
     public let email: String
     /// When the owner was created, Unix seconds.
     public let createdAt: Int64
+    /// When the operator made or approved the owner (``OwnerApprovals``), Unix seconds; nil for an owner who signed up
+    /// themselves and waits: with `POSTERN_OUTBOUND_SENDERS=owned` their inboxes send nothing outside until then.
+    public let approvedAt: Int64?
 
-    public init(id: String, email: String, createdAt: Int64) {
+    public init(id: String, email: String, createdAt: Int64, approvedAt: Int64? = nil) {
         self.id = id
         self.email = email
         self.createdAt = createdAt
+        self.approvedAt = approvedAt
     }
 }
 

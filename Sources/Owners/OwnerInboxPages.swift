@@ -57,6 +57,7 @@ public struct OwnerInboxPages: Sendable {
             owner: owner, csrfToken: token, agentDomain: agentDomain,
             inboxes: try await inboxes.inboxes(ownerID: owner.id), grants: try await grants.grants(ownerID: owner.id))
         page.activity = await recentActivity(ownerID: owner.id)
+        page.awaitingApproval = service.configuration.outsideSendingNeedsApproval && owner.approvedAt == nil
         configure(&page)
         return HTMLPage.response(status, page.render(), setCookies: setCookies + (csrfCookie.map { [$0] } ?? []))
     }

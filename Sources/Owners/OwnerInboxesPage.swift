@@ -26,11 +26,22 @@ struct OwnerInboxesPage {
     var activity: [AuditEvent] = []
     /// How many events "Recent activity" shows.
     static let activityLimit = 20
+    /// Whether the owner waits for the operator's approval before their inboxes may send outside (they signed up
+    /// themselves, and sending outside needs an owner the operator answers for).
+    var awaitingApproval = false
 
     func render() -> String {
         let e = HTMLText.escape
         var main = OwnerPageShell.flash(notice, kind: "notice")
         if errorForm == nil { main += OwnerPageShell.flash(error, kind: "error") }
+        if awaitingApproval {
+            main += """
+                <p class="flash notice" id="awaiting-approval">Waiting for approval to send outside: your inboxes \
+                receive mail and write to this server's addresses, but mail to other domains stays in this server's \
+                outbox until the operator approves your account.</p>
+
+                """
+        }
         main += "<p><a href=\"/owner/domains\">Your custom domains →</a></p>\n"
         if let shownKey {
             main += """

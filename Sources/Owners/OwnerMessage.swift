@@ -19,7 +19,9 @@ enum OwnerMessage {
         case .invalidEmail: return "That is not an email address."
         case .weakPassword:
             return "Choose a password of at least \(OwnerCredentials.minimumPasswordLength) characters."
-        case .emailTaken: return "That email already has an account. Sign in instead."
+        // Never shown by sign-up, which answers a taken email as a new account (no page may tell who exists); kept
+        // for a caller that makes owners for the operator.
+        case .emailTaken: return "That email cannot be used."
         }
     }
 }

@@ -233,10 +233,14 @@ public final class OwnerService: Sendable {
         do {
             let owner = try await owners.create(email: fields["email"] ?? "", password: fields["password"] ?? "")
             return try await startSession(owner, request, next: page.next)
+        } catch OwnerError.emailTaken {
+            // Answered as a new account is, with no words that tell it from one, and charged as one (the sign-up is
+            // not given back): whether an email has an account costs a sign-up to learn, as making one does.
+            return try await endSession(request, next: page.next)
         } catch let error as OwnerError {
             signUps?.giveBack(.signUp, for: client)  // no owner was made: the form costs nothing
             page.error = OwnerMessage.words(for: error)
-            return form(error == .emailTaken ? .conflict : .unprocessableEntity, request, page)
+            return form(.unprocessableEntity, request, page)
         }
     }
 
@@ -252,6 +256,18 @@ public final class OwnerService: Sendable {
             setCookies: [
                 browser.sessionCookie(token, lifetime: configuration.sessionLifetime),
                 browser.clearCookie(OwnerBrowser.csrfCookie),
+            ])
+    }
+
+    /// What a sign-up with a taken email answers: `next`, as a new account's, with the cookies a new session would
+    /// replace (the session the browser brought, closed, and the pre-session CSRF cookie) dropped, and no session:
+    /// the browser lands on the sign-in page, where the email's owner signs in.
+    func endSession(_ request: HTTPRequest, next: String) async throws -> HTTPResponse {
+        if let old = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: old) }
+        return HTMLPage.redirect(
+            to: next,
+            setCookies: [
+                browser.clearCookie(OwnerBrowser.sessionCookie), browser.clearCookie(OwnerBrowser.csrfCookie),
             ])
     }
 

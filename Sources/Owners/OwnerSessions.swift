@@ -38,13 +38,14 @@ public struct OwnerSessions: Sendable {
         return try await database.read { connection in
             guard let row = try connection.query(
                 """
-                SELECT o.id, o.email, o.created_at FROM owner_sessions s JOIN owners o ON o.id = s.owner_id
+                SELECT o.id, o.email, o.created_at, o.approved_at
+                FROM owner_sessions s JOIN owners o ON o.id = s.owner_id
                 WHERE s.token_digest = ? AND s.expires_at > ?
                 """,
                 [.blob(Self.digest(token)), .integer(now)]
             ).first, let id = row.text("id"), let email = row.text("email"), let created = row.int("created_at")
             else { return nil }
-            return Owner(id: id, email: email, createdAt: created)
+            return Owner(id: id, email: email, createdAt: created, approvedAt: row.int("approved_at"))
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 import PasswordHashing
 import Storage
 
-/// The `owners` and `owner_signin_failures` tables (migration 0016): create, list and remove owners, and sign in
+/// The `owners` and `owner_signin_failures` tables (migrations 0016 and 0040): create, list and remove owners, and sign in
 /// with backoff per email and client address and, past a higher bar, per email (``OwnerBackoff``).
 ///
 /// `owner_signin_failures` keys both counts by a digest: the email's (SHA-256 of the lower-cased email, the email-wide
@@ -31,17 +31,24 @@ public struct OwnerStore: Sendable {
     }
 
     /// Creates an owner.
+    /// - Parameter approved: true when the operator makes the owner (`postern owner create`): approved as they are
+    ///   made (``OwnerApprovals``). False (the default) for sign-up: the owner waits for the operator's approval.
     /// - Throws: ``OwnerError`` for a bad email or password or a taken email; storage and pool errors.
-    public func create(email: String, password: String) async throws -> Owner {
+    public func create(email: String, password: String, approved: Bool = false) async throws -> Owner {
         guard let email = OwnerCredentials.normalizedEmail(email) else { throw OwnerError.invalidEmail }
         guard OwnerCredentials.acceptable(password) else { throw OwnerError.weakPassword }
         let hash = try await hasher.hash(password)
-        let owner = Owner(id: UUID().uuidString.lowercased(), email: email, createdAt: clock())
+        let now = clock()
+        let owner = Owner(
+            id: UUID().uuidString.lowercased(), email: email, createdAt: now, approvedAt: approved ? now : nil)
         do {
             _ = try await database.write { connection in
                 try connection.run(
-                    "INSERT INTO owners (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)",
-                    [.text(owner.id), .text(owner.email), .text(hash), .integer(owner.createdAt)])
+                    "INSERT INTO owners (id, email, password_hash, created_at, approved_at) VALUES (?, ?, ?, ?, ?)",
+                    [
+                        .text(owner.id), .text(owner.email), .text(hash), .integer(owner.createdAt),
+                        owner.approvedAt.map(SQLValue.integer) ?? .null,
+                    ])
             }
         } catch let error as StorageError where error.code == .constraintUnique {
             throw OwnerError.emailTaken
@@ -63,7 +70,7 @@ public struct OwnerStore: Sendable {
         let found = try await database.read { connection -> (blockedUntil: Int64, owner: (Owner, String)?) in
             let blocked = try throttle.blockedUntil(keys, in: connection)
             let row = try connection.query(
-                "SELECT id, email, password_hash, created_at FROM owners WHERE email = ?", [.text(email)]
+                "SELECT id, email, password_hash, created_at, approved_at FROM owners WHERE email = ?", [.text(email)]
             ).first
             return (blocked, row.flatMap(Self.ownerWithHash))
         }
@@ -79,7 +86,7 @@ public struct OwnerStore: Sendable {
     /// The owner with id `id`, if any.
     public func owner(id: String) async throws -> Owner? {
         try await database.read { connection in
-            try connection.query("SELECT id, email, created_at FROM owners WHERE id = ?", [.text(id)])
+            try connection.query("SELECT id, email, created_at, approved_at FROM owners WHERE id = ?", [.text(id)])
                 .first.flatMap(Self.owner)
         }
     }
@@ -87,7 +94,8 @@ public struct OwnerStore: Sendable {
     /// Every owner, oldest first.
     public func list() async throws -> [Owner] {
         try await database.read { connection in
-            try connection.query("SELECT id, email, created_at FROM owners ORDER BY created_at, email").compactMap(Self.owner)
+            try connection.query("SELECT id, email, created_at, approved_at FROM owners ORDER BY created_at, email")
+                .compactMap(Self.owner)
         }
     }
 
@@ -124,7 +132,7 @@ public struct OwnerStore: Sendable {
         guard let id = row.text("id"), let email = row.text("email"), let created = row.int("created_at") else {
             return nil
         }
-        return Owner(id: id, email: email, createdAt: created)
+        return Owner(id: id, email: email, createdAt: created, approvedAt: row.int("approved_at"))
     }
 
     private static func ownerWithHash(_ row: SQLRow) -> (Owner, String)? {

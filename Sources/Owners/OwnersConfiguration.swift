@@ -7,7 +7,8 @@ import ServerKit
 ///
 /// ``init(config:)`` reads the operator's keys from a reader scoped to `POSTERN_OWNER` and refuses a bad value naming
 /// its key; the composition root sets what other surfaces share (``publicURL``, ``mxHost``, ``dnsResolver``,
-/// ``servedDomains``, ``domainMailboxes``, ``domainSigningKeys``, ``rateLimitsEnabled``, ``instances``).
+/// ``servedDomains``, ``domainMailboxes``, ``domainSigningKeys``, ``outsideSendingNeedsApproval``,
+/// ``rateLimitsEnabled``, ``instances``).
 ///
 /// ## Configuration keys
 /// - `POSTERN_OWNER_SIGNUP` (`open` or `closed`, default closed): ``signUpOpen``.
@@ -56,6 +57,9 @@ public struct OwnersConfiguration: Sendable {
     /// The DKIM keys of the domains owners add (``CustomDomains``' ``DomainSigningKeys``): made when a domain is added
     /// and its `_domainkey` records shown on `/owner/domains`. Default none (no keys made, no such records shown).
     public var domainSigningKeys: (any DomainSigningKeys)?
+    /// Whether an owner's inboxes send outside only once the operator made or approved the owner (outbound delivery on
+    /// and `POSTERN_OUTBOUND_SENDERS=owned`): `/owner` then tells an owner who waits. Default false.
+    public var outsideSendingNeedsApproval = false
     /// Per-address rate limit on the owner pages (`POSTERN_RATE_LIMITS`). Default on.
     public var rateLimitsEnabled = true
     /// Requests per minute per client address when rate limits are on. Default 60.

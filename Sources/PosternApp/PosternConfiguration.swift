@@ -127,6 +127,14 @@ public struct PosternConfiguration: Sendable {
     }
 }
 
+extension PosternConfiguration {
+    /// Whether an owner's inboxes send outside only once the operator made or approved the owner: outbound delivery is
+    /// on and `POSTERN_OUTBOUND_SENDERS` is `owned` (``OutboundSenderRule``).
+    public var outboundNeedsOwnerApproval: Bool {
+        outbound.mode != .off && outboundQueue.senders == .owned
+    }
+}
+
 /// A configuration value that cannot be used; the message names the key (declared in ConfigurationReading, where every
 /// part's configuration type throws it).
 public typealias ConfigurationError = ConfigurationReading.ConfigurationError

@@ -168,6 +168,7 @@ public final class PosternRuntime: Service {
         let (database, applied) = try DatabaseOpener.migrated(
             configuration, readers: 2, logger: logger, clock: clock)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
+        StartupWarning.log(configuration, logger: logger)
         let keyStore: any SigningKeyStore
         do {
             keyStore = try SigningKeyStores.open(configuration: configuration, database: database, clock: now)

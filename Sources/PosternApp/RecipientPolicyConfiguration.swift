@@ -5,7 +5,7 @@ import ServerKit
 ///
 /// ## Configuration keys
 /// - `POSTERN_SMTP_ACCEPT` (`local` or `any`, default local): ``acceptAny``.
-/// - `POSTERN_RECIPIENT_DELIMITER` (ASCII punctuation or digits without `@`, empty for none, default `+`):
+/// - `POSTERN_RECIPIENT_DELIMITER` (ASCII punctuation other than `@ . _ -`, empty for none, default `+`):
 ///   ``recipientDelimiter``.
 /// - `POSTERN_CATCH_ALL_QUOTA` (positive bytes, default 1 GiB): ``catchAllQuota``.
 public struct RecipientPolicyConfiguration: Sendable {
@@ -13,7 +13,8 @@ public struct RecipientPolicyConfiguration: Sendable {
     /// Default false. Nothing is ever relayed.
     public var acceptAny = false
     /// The subaddress delimiters: `alice+tag@dom` is delivered to `alice@dom` when `alice+tag` itself is no account.
-    /// Default `+`; empty turns subaddressing off.
+    /// Default `+`; empty turns subaddressing off. None may be a character a served local part may hold
+    /// (``localPartCharacters``): with `-`, someone could register `alice-github` and take the mail tagged for `alice`.
     public var recipientDelimiter = "+"
     /// Bytes the catch-all may hold; past it, `552 5.2.2`. Default 1 GiB.
     public var catchAllQuota: Int64 = 1 << 30
@@ -30,12 +31,26 @@ public struct RecipientPolicyConfiguration: Sendable {
         try validate()
     }
 
+    /// What the local parts this server serves may hold (agent usernames and Mail.td addresses: `a-z 0-9 . _ -`, any
+    /// case): no delimiter may be one of them, or a username could be a tagged form of another.
+    public static func localPartCharacters(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || "._-".contains(character))
+    }
+
+    /// Whether `character` may be a delimiter: printable ASCII, not `@`, not a character of a served local part.
+    static func mayDelimit(_ character: Character) -> Bool {
+        guard let byte = character.asciiValue, (0x21...0x7E).contains(byte) else { return false }
+        return character != "@" && !localPartCharacters(character)
+    }
+
     /// Refuses settings the server cannot run with, naming the key at fault.
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
-        guard recipientDelimiter.allSatisfy({ $0 != "@" && $0.isASCII && !$0.isWhitespace && !$0.isLetter }) else {
+        guard recipientDelimiter.allSatisfy(Self.mayDelimit) else {
             throw ConfigurationError(
-                key: "POSTERN_RECIPIENT_DELIMITER", message: "must be ASCII punctuation or digits, without @")
+                key: "POSTERN_RECIPIENT_DELIMITER",
+                message: "must be ASCII punctuation other than @ . _ - (letters, digits, . _ and - may be in usernames, "
+                    + "so alice-x could be registered to take the mail tagged for alice)")
         }
         guard catchAllQuota > 0 else {
             throw ConfigurationError(key: "POSTERN_CATCH_ALL_QUOTA", message: "must be positive")

@@ -256,6 +256,7 @@ enum Surfaces {
         owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains
         owners.rateLimitsEnabled = c.rateLimits.enabled
         owners.instances = c.rateLimits.instances
+        owners.outsideSendingNeedsApproval = c.outboundNeedsOwnerApproval
         return owners
     }
 

@@ -2,13 +2,13 @@ import ArgumentParser
 import Owners
 import PosternApp
 
-/// `postern owner create|list|set-password|remove`: the people who sign in to the owner pages and authorize apps
-/// (OAuth).
+/// `postern owner create|list|approve|set-password|remove`: the people who sign in to the owner pages and authorize
+/// apps (OAuth).
 struct OwnerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "owner",
         abstract: "Create, list and remove owners (people who hold inboxes and authorize apps); set their passwords.",
-        subcommands: [Create.self, List.self, SetPassword.self, Remove.self])
+        subcommands: [Create.self, List.self, Approve.self, SetPassword.self, Remove.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an owner who signs in with email and password.")
@@ -26,6 +26,30 @@ struct OwnerCommand: AsyncParsableCommand {
             } catch let error as OwnerError {
                 throw ownerValidationError(error, email: email)
             }
+        }
+    }
+
+    struct Approve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Approve an owner who signed up: you answer for them, and their inboxes may send outside.",
+            discussion: """
+                With POSTERN_OUTBOUND_SENDERS=owned, only the inboxes of owners you made (owner create) or approved \
+                send mail to other domains; a self-registered owner's outside mail stays in the outbox until then. \
+                --withdraw takes the approval back.
+                """)
+        @OptionGroup var options: ConfigurationOptions
+        @Option(help: "The owner's email.") var email: String
+        @Flag(help: "Withdraw the approval instead: their inboxes' outside mail stays in the outbox again.")
+        var withdraw = false
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            guard
+                try await Operations.approveOwner(
+                    configuration: configuration, email: email, approved: !withdraw, logger: logger)
+            else { throw ValidationError("no owner has email '\(email)'") }
+            print(withdraw ? "approval withdrawn for \(email)" : "approved \(email)")
         }
     }
 

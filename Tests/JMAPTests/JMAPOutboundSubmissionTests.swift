@@ -10,12 +10,12 @@ import Testing
 @Suite("JMAP submission through the outbound queue")
 struct JMAPOutboundSubmissionTests {
     static func harness(
-        sendsOutside: Bool = true, limits: [SendLimit] = [], mayReachOutside: Bool = true
+        sendsOutside: Bool = true, limits: [SendLimit] = [], sender: OutsideSender = .allowed(holder: nil)
     ) throws -> JMAPServiceHarness {
         try JMAPServiceHarness(outbound: { test, changes in
             JMAPOutbound(
                 ledger: OutboundQueue(database: test.database, onSubmissionChange: { changes.announce([$0]) }),
-                sendsOutside: sendsOutside, limits: limits, mayReachOutside: { _ in mayReachOutside })
+                sendsOutside: sendsOutside, limits: limits, sender: { _ in sender })
         })
     }
 
@@ -125,7 +125,7 @@ struct JMAPOutboundSubmissionTests {
 
     @Test("a sender that may not send outside keeps its outside recipients in the outbox, and deliveryStatus says why")
     func notAllowedOutside() async throws {
-        let harness = try Self.harness(mayReachOutside: false)
+        let harness = try Self.harness(sender: .notAccountable)
         let responses = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
         let status = try #require(responses[1].arrayValue?[1]["created"]?["s1"]?["deliveryStatus"])
         #expect(status["carol@far.example"]?["delivered"]?.stringValue == "no")
@@ -147,6 +147,39 @@ struct JMAPOutboundSubmissionTests {
         #expect(description.contains("2023-11-14T23:13:20Z"))  // now (1_700_000_000) + the hour: nothing sent before
         #expect(try await harness.store.page(address: "bob@mail.test", page: 1).isEmpty)
         #expect(try await OutboundQueue(database: harness.test.database).list().isEmpty)
+    }
+
+    @Test("an owner who waits for approval keeps the outside recipients in the outbox, and deliveryStatus says so")
+    func awaitingApproval() async throws {
+        let harness = try Self.harness(sender: .awaitingApproval)
+        let responses = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
+        let status = try #require(responses[1].arrayValue?[1]["created"]?["s1"]?["deliveryStatus"])
+        #expect(status["carol@far.example"]?["delivered"]?.stringValue == "no")
+        let reply = try #require(status["carol@far.example"]?["smtpReply"]?.stringValue)
+        #expect(reply.hasPrefix("550 5.7.1") && reply.contains("until the operator approves its owner"))
+        #expect(JMAPOutbound.keptInOutbox(reply))
+        #expect(try await harness.store.outbox().map(\.recipients) == [["carol@far.example"]])
+        #expect(try await OutboundQueue(database: harness.test.database).list().isEmpty)
+    }
+
+    @Test("past the owner's limit the submission is forbiddenToSend for all the owner's inboxes together")
+    func ownerLimitRefusal() async throws {
+        let perOwner = SendLimit(name: "hourly", count: 1, windowSeconds: 3600, scope: .holder)
+        let harness = try Self.harness(limits: [perOwner], sender: .allowed(holder: "owner:o1"))
+        let first = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
+        let queued = first[1].arrayValue?[1]["created"]?["s1"]?["deliveryStatus"]?["carol@far.example"]
+        #expect(queued?["delivered"] == "queued")
+        let second = try await harness.api("ada", "[\(Self.draft(to: ["dan@far.example"])),\(Self.submit)]")
+        let error = try #require(second[1].arrayValue?[1]["notCreated"]?["s1"])
+        #expect(error["type"]?.stringValue == "forbiddenToSend")
+        let description = try #require(error["description"]?.stringValue)
+        #expect(description.contains("for all the inboxes of this inbox's owner together"))
+        // Nobody answers for the sender: the owner's limit is not counted.
+        let alone = try Self.harness(limits: [perOwner], sender: .allowed(holder: nil))
+        for address in ["carol@far.example", "dan@far.example"] {
+            let answer = try await alone.api("ada", "[\(Self.draft(to: [address])),\(Self.submit)]")
+            #expect(answer[1].arrayValue?[1]["created"]?["s1"] != nil)
+        }
     }
 
     @Test("with delivery off the outside recipients stay in the outbox as before, and the submission is recorded")

@@ -334,6 +334,54 @@ struct OutboundQueueTests {
     }
 
     @Test(
+        "a holder's limit counts every sender they answer for together, before and inside the record; others are apart",
+        arguments: StorageBackend.allCases)
+    func holderLimit(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        let perSender = SendLimit(name: "hourly", count: 3, windowSeconds: 3600)
+        let perOwner = SendLimit(name: "hourly", count: 4, windowSeconds: 3600, scope: .holder)
+        func submission(_ id: String, _ sender: String, holder: String?, at: Int64, _ count: Int) -> NewSubmission {
+            let recipients = (1...count).map {
+                SubmissionRecipient(address: "r\($0)@one.example", disposition: .queued)
+            }
+            var made = Self.submission(id, sender: sender, at: at, recipients)
+            made.holder = holder
+            return made
+        }
+        // Two inboxes of one owner, two recipients each: the owner's four are taken though neither inbox's three are.
+        _ = try await queue.record(
+            submission("S1", "a@local.test", holder: "owner:o1", at: Self.now, 2), limits: [perSender, perOwner],
+            now: Self.now)
+        _ = try await queue.record(
+            submission("S2", "b@local.test", holder: "owner:o1", at: Self.now + 10, 2), limits: [perSender, perOwner],
+            now: Self.now + 10)
+        let checked = await #expect(throws: SendLimitReached.self) {
+            try await queue.checkLimits(
+                [perSender, perOwner], sender: "c@local.test", holder: "owner:o1", adding: 1, now: Self.now + 20)
+        }
+        #expect(checked?.limit == perOwner && checked?.freesAt == Self.now + 3600)
+        let recorded = await #expect(throws: SendLimitReached.self) {
+            try await queue.record(
+                submission("S3", "c@local.test", holder: "owner:o1", at: Self.now + 20, 1),
+                limits: [perSender, perOwner], now: Self.now + 20)
+        }
+        #expect(recorded?.limit == perOwner)
+        // Another owner's inbox, and an inbox nobody answers for, have only their own limits.
+        _ = try await queue.record(
+            submission("S4", "d@local.test", holder: "owner:o2", at: Self.now + 20, 3), limits: [perSender, perOwner],
+            now: Self.now + 20)
+        _ = try await queue.record(
+            submission("S5", "e@local.test", holder: nil, at: Self.now + 20, 3), limits: [perSender, perOwner],
+            now: Self.now + 20)
+        // Once S1 has left the window, the owner's next inbox fits again.
+        let fits = try await queue.record(
+            submission("S3", "c@local.test", holder: "owner:o1", at: Self.now + 3600, 2), limits: [perSender, perOwner],
+            now: Self.now + 3600)
+        #expect(fits.recipients.map(\.status) == [.queued, .queued])
+    }
+
+    @Test(
         "EmailSubmission changes: created, then updated when a recipient's disposition moves, in pages",
         arguments: StorageBackend.allCases)
     func changes(backend: StorageBackend) async throws {

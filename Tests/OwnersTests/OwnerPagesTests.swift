@@ -133,6 +133,45 @@ struct OwnerPagesTests {
         #expect(try await open.service.owners.list().map(\.email) == ["ada@example.com"])
     }
 
+    @Test("sign-up with an email that has an account answers as for a new account: no words, no session, no change")
+    func signUpTakenEmail() async throws {
+        let harness = try OwnersHarness { $0.signUpOpen = true }
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        func signUp(_ email: String) async throws -> HTTPResponse {
+            harness.cookies = [:]
+            let page = await harness.send(.GET, "/owner/sign-up?next=/owner")
+            let token = try #require(OwnersHarness.csrf(in: page))
+            return await harness.send(
+                .POST, "/owner/sign-up",
+                form: ["email": email, "password": "another horse", "csrf_token": token, "next": "/owner"])
+        }
+        let fresh = try await signUp("bea@example.com")
+        let taken = try await signUp("ADA@example.com")
+        #expect(taken.status.code == fresh.status.code && taken.headers["Location"] == fresh.headers["Location"])
+        #expect(taken.body == fresh.body)
+        #expect(!taken.text.contains("already"))
+        #expect(harness.cookies["postern_owner"] == nil, "no session for someone else's account")
+        #expect(try await harness.service.owners.list().map(\.email) == ["ada@example.com", "bea@example.com"])
+        let signedIn = try await harness.signIn("ada@example.com", "correct horse")
+        #expect(signedIn.status.code == 303 && harness.cookies["postern_owner"] != nil, "Ada's password unchanged")
+        #expect(try await harness.service.owners.owner(id: ada.id) == ada)
+    }
+
+    @Test("a sign-up with a taken email costs a sign-up, as a new account does: the answer cannot be had for free")
+    func signUpTakenEmailCharged() async throws {
+        let harness = try OwnersHarness { $0.signUpOpen = true }
+        _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        func signUp(_ email: String) async throws -> HTTPResponse {
+            harness.cookies = [:]
+            let page = await harness.send(.GET, "/owner/sign-up")
+            let token = try #require(OwnersHarness.csrf(in: page))
+            return await harness.send(
+                .POST, "/owner/sign-up", form: ["email": email, "password": "correct horse", "csrf_token": token])
+        }
+        for _ in 1...5 { #expect(try await signUp("ada@example.com").status.code == 303) }
+        #expect(try await signUp("bea@example.com").status.code == 429)
+    }
+
     @Test("open sign-up: 5 owners an hour from one address by default, then 429; another address still may")
     func signUpLimit() async throws {
         let harness = try OwnersHarness { $0.signUpOpen = true }

@@ -1,5 +1,7 @@
 import AgentAuth
+import JMAP
 import Logging
+import Owners
 import PosternTestSupport
 import Storage
 import Testing
@@ -12,7 +14,7 @@ import Testing
 struct OutboundSenderRuleTests {
     static let agentDomain = "agents.localhost"
 
-    /// Owners `o1` and `o2`; Pro users `p1` and `p2`; `owned.example` verified by `o1`, `pro.example` verified by
+    /// Owners `o1` and `o2`, made by the operator (approved); Pro users `p1` and `p2`; `owned.example` verified by `o1`, `pro.example` verified by
     /// `p1`, `pending.example` claimed by `o2` and pending; Mail.td accounts: `box@pro.example` (p1's),
     /// `left@pro.example` (p2's, left from an earlier holder), `free@mail.localhost` (nobody's).
     static func database(_ backend: StorageBackend) async throws -> TestDatabase {
@@ -20,7 +22,7 @@ struct OutboundSenderRuleTests {
         try await test.database.write { connection in
             for owner in ["o1", "o2"] {
                 try connection.run(
-                    "INSERT INTO owners (id, email, password_hash, created_at) VALUES (?, ?, '', 0)",
+                    "INSERT INTO owners (id, email, password_hash, created_at, approved_at) VALUES (?, ?, '', 0, 0)",
                     [.text(owner), .text(owner + "@example.com")])
             }
             for user in ["p1", "p2"] {
@@ -115,6 +117,45 @@ struct OutboundSenderRuleTests {
         }
         #expect(try await !rule.mayReachOutside("support@owned.example"))
         #expect(try await !rule.mayReachOutside("box@pro.example"))
+    }
+
+    @Test("owned: an owner who signed up themselves answers for nothing: their inboxes may not, on any domain",
+          arguments: StorageBackend.allCases)
+    func selfRegisteredOwner(_ backend: StorageBackend) async throws {
+        let test = try await Self.database(backend)
+        // A row as open sign-up writes it: nobody approved it.
+        _ = try await test.database.write { connection in
+            try connection.run(
+                "INSERT INTO owners (id, email, password_hash, created_at) VALUES ('o3', 'o3@example.com', '', 0)")
+            try connection.run(
+                """
+                INSERT INTO custom_domain_claims (id, owner_id, domain, verify_token, verified_at, created_at)
+                VALUES ('d4', 'o3', 'stranger.example', 'postern-verify-d4', 1, 0)
+                """)
+        }
+        let inboxes = AgentOwnedInboxes(
+            accounts: AgentAccountStore(database: test.database), domain: Self.agentDomain, clock: { 1 })
+        _ = try await inboxes.createInbox(username: "stranger-box", ownerID: "o3")
+        _ = try await inboxes.createInbox(username: "sales", domain: "stranger.example", ownerID: "o3")
+        let rule = Self.rule(.owned, test.database)
+        #expect(try await !rule.mayReachOutside("stranger-box@agents.localhost"), "an agent inbox")
+        #expect(try await !rule.mayReachOutside("sales@stranger.example"), "an inbox on their verified domain")
+        #expect(try await rule.standing(of: "stranger-box@agents.localhost") == .awaitingApproval)
+        #expect(try await rule.standing(of: "anyone@elsewhere.example") == .notAccountable)
+
+        // The operator approves them: both may, named as the owner's for the per-owner limit; then withdraws it.
+        let approvals = OwnerApprovals(database: test.database)
+        #expect(try await approvals.setApproved(email: "O3@example.com", true, now: 5))
+        #expect(try await rule.standing(of: "stranger-box@agents.localhost") == .allowed(holder: "owner:o3"))
+        #expect(try await rule.standing(of: "sales@stranger.example") == .allowed(holder: "owner:o3"))
+        #expect(try await approvals.setApproved(email: "o3@example.com", false, now: 6))
+        #expect(try await rule.standing(of: "sales@stranger.example") == .awaitingApproval)
+        #expect(try await !approvals.setApproved(email: "nobody@example.com", true, now: 7))
+        // In `all` every sender may, and an owner's inboxes are still counted as the owner's.
+        let all = Self.rule(.all, test.database)
+        #expect(try await all.standing(of: "stranger-box@agents.localhost") == .allowed(holder: "owner:o3"))
+        #expect(try await all.standing(of: "anyone@elsewhere.example") == .allowed(holder: nil))
+        #expect(try await Self.rule(.owned, test.database).standing(of: "box@pro.example") == .allowed(holder: nil))
     }
 
     @Test("all: every sender may, the anonymous agent and the free account too", arguments: StorageBackend.allCases)

@@ -88,7 +88,7 @@ final class WebInboxHarness: Sendable {
         let outbound = JMAPOutbound(
             ledger: OutboundQueue(database: database), sendsOutside: true,
             limits: [SendLimit(name: "hourly", count: Self.outsideLimit, windowSeconds: 3600)],
-            mayReachOutside: { _ in true })
+            sender: { _ in .allowed(holder: nil) })
         let jmap = JMAPService(
             configuration: jmapSettings, authenticator: NoBearers(), store: mail, directory: agents,
             delivery: LocalDelivery(directory: agents, store: mail, clock: { clock.now }), clock: { clock.now },
