@@ -15,15 +15,18 @@ public struct JMAPOutbound: Sendable {
     public var mayReachOutside: @Sendable (String) async throws -> Bool
     /// The per-sender limits on outside recipients (hourly, daily); past one, `forbiddenToSend`.
     public var limits: [SendLimit]
+    /// The largest message queued to leave, in bytes (`POSTERN_OUTBOUND_MAX_MESSAGE_BYTES`); past it, `tooLarge`.
+    public var maxMessageBytes: Int
 
     /// - Parameters: see the properties.
     public init(
-        ledger: any SubmissionLedger, sendsOutside: Bool, limits: [SendLimit],
+        ledger: any SubmissionLedger, sendsOutside: Bool, limits: [SendLimit], maxMessageBytes: Int = 25 * 1024 * 1024,
         mayReachOutside: @escaping @Sendable (String) async throws -> Bool
     ) {
         self.ledger = ledger
         self.sendsOutside = sendsOutside
         self.limits = limits
+        self.maxMessageBytes = maxMessageBytes
         self.mayReachOutside = mayReachOutside
     }
 

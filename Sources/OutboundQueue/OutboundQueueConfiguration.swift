@@ -14,6 +14,7 @@ import ServerKit
 /// - `POSTERN_OUTBOUND_MAX_QUEUE_SECONDS` (positive integer, default 432000, five days): ``maxQueueSeconds``.
 /// - `POSTERN_OUTBOUND_PER_DESTINATION` (positive integer, default 2): ``perDestination``.
 /// - `POSTERN_OUTBOUND_SUPPRESS_SECONDS` (positive integer, default 604800, seven days): ``suppressSeconds``.
+/// - `POSTERN_OUTBOUND_MAX_MESSAGE_BYTES` (positive integer, default 26214400, 25 MiB): ``maxMessageBytes``.
 public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// Whose mail may leave the server.
     public enum Senders: String, Sendable, Equatable {
@@ -41,6 +42,9 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// How long an address that bounced hard (a 5.1.x reply) is suppressed: no attempt, an immediate `no`.
     /// Default 604800 (7 days).
     public var suppressSeconds = 604_800
+    /// The largest message a submission may queue for other domains, in bytes: a larger one is refused `tooLarge`
+    /// before anything is sent. Default 26214400 (25 MiB, the SMTP listener's own default).
+    public var maxMessageBytes = 25 * 1024 * 1024
 
     /// The defaults.
     public init() {}
@@ -63,6 +67,7 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
         if let seconds = try config.integer("MAX_QUEUE_SECONDS") { maxQueueSeconds = seconds }
         if let count = try config.integer("PER_DESTINATION") { perDestination = count }
         if let seconds = try config.integer("SUPPRESS_SECONDS") { suppressSeconds = seconds }
+        if let bytes = try config.integer("MAX_MESSAGE_BYTES") { maxMessageBytes = bytes }
         try validate()
     }
 
@@ -80,6 +85,10 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
             (maxQueueSeconds > 0, "POSTERN_OUTBOUND_MAX_QUEUE_SECONDS", "must be positive"),
             ((1...64).contains(perDestination), "POSTERN_OUTBOUND_PER_DESTINATION", "must be 1 to 64"),
             (suppressSeconds > 0, "POSTERN_OUTBOUND_SUPPRESS_SECONDS", "must be positive"),
+            (
+                (1024...(1 << 30)).contains(maxMessageBytes), "POSTERN_OUTBOUND_MAX_MESSAGE_BYTES",
+                "must be 1024 to 1073741824"
+            ),
         ]
         for (valid, key, message) in checks where !valid { throw ConfigurationError(key: key, message: message) }
     }

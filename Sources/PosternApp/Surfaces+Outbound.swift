@@ -50,7 +50,8 @@ extension Surfaces {
 
     /// What JMAP's submissions record through and may send: the outbound queue as the ledger, outside recipients
     /// queued only when mail leaves (`POSTERN_OUTBOUND_DELIVERY` not `off`), the hourly and daily limits of
-    /// `POSTERN_OUTBOUND_PER_HOUR` and `_PER_DAY`, and the sender rule of `POSTERN_OUTBOUND_SENDERS`.
+    /// `POSTERN_OUTBOUND_PER_HOUR` and `_PER_DAY`, the size limit of `POSTERN_OUTBOUND_MAX_MESSAGE_BYTES`, and the
+    /// sender rule of `POSTERN_OUTBOUND_SENDERS`.
     static func jmapOutbound(_ c: PosternConfiguration, mail: LocalMail, database: any SQLDatabase) -> JMAPOutbound {
         let queue = c.outboundQueue
         let rule = OutboundSenderRule(
@@ -61,7 +62,7 @@ extension Surfaces {
             limits: [
                 SendLimit(name: "hourly", count: queue.perHour, windowSeconds: 3600),
                 SendLimit(name: "daily", count: queue.perDay, windowSeconds: 86_400),
-            ],
+            ], maxMessageBytes: queue.maxMessageBytes,
             mayReachOutside: { try await rule.mayReachOutside($0) })
     }
 
