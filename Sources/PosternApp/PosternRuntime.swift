@@ -255,6 +255,9 @@ public final class PosternRuntime: Service {
                 .purges(
                     database: database, ledger: ledger, mailStore: mail.store,
                     changesKept: configuration.storage.mailChangesKept, auditDays: configuration.storage.auditDays,
+                    servedDomains: Set(
+                        ([configuration.agent.inboxDomain] + configuration.mailbox.domains
+                            + configuration.mailbox.proDomains).map { $0.lowercased() }),
                     clock: now))
         }
         if wanted.contains(.webhooks) {
