@@ -31,9 +31,10 @@ public enum DKIMKeyPurge {
                 try connection.run(
                     "UPDATE dkim_keys SET retired_at = ? WHERE domain = ? AND retired_at IS NULL",
                     [.integer(now), .text(domain)])
-                let newest = try connection.query(
-                    "SELECT MAX(retired_at) AS newest FROM dkim_keys WHERE domain = ?", [.text(domain)]
-                ).first?.int("newest") ?? now
+                let newest =
+                    try connection.query(
+                        "SELECT MAX(retired_at) AS newest FROM dkim_keys WHERE domain = ?", [.text(domain)]
+                    ).first?.int("newest") ?? now
                 if newest < now - grace {
                     deleted += try connection.run("DELETE FROM dkim_keys WHERE domain = ?", [.text(domain)])
                 }

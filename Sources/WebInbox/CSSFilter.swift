@@ -71,11 +71,17 @@ enum CSSFilter {
                 if j < s.count, s[j] == "\"" || s[j] == "'" {
                     let quote = s[j]
                     j += 1
-                    while j < s.count, s[j] != quote { target.append(s[j]); j += 1 }
+                    while j < s.count, s[j] != quote {
+                        target.append(s[j])
+                        j += 1
+                    }
                     j += 1
                     while j < s.count, s[j] != ")" { j += 1 }
                 } else {
-                    while j < s.count, s[j] != ")" { target.append(s[j]); j += 1 }
+                    while j < s.count, s[j] != ")" {
+                        target.append(s[j])
+                        j += 1
+                    }
                 }
                 let end = min(j + 1, s.count)
                 if HTMLPartURL.isLocal(String(target)) {

@@ -30,7 +30,7 @@ struct HTMLPartSanitizer {
     /// Elements whose content is raw text (`style`) or escapable raw text (`textarea`, `title`), kept.
     static let rawTextKept: Set<String> = ["style", "textarea", "title"]
 
-    private enum State {
+    enum State {
         case data
         case tagOpen
         case endTagOpen
@@ -57,23 +57,26 @@ struct HTMLPartSanitizer {
     }
 
     /// The comment states of HTML's tokenizer that decide where a comment ends.
-    private enum CommentStep {
+    enum CommentStep {
         case start, startDash, body, endDash, end, endBang
     }
 
-    private struct Tag {
+    struct Tag {
         var name = ""
         var isEnd = false
         var attributes: [(name: String, value: String)] = []
     }
 
-    private var state = State.data
-    private var tag = Tag()
+    // The state, the tag being read and what was written: not private only so that the tag writer
+    // (HTMLPartSanitizer+Tags.swift) reaches them; nothing outside the sanitizer sets them.
+    var state = State.data
+    var tag = Tag()
     private var attributeName = ""
     private var attributeValue = ""
     private var buffer = ""
     private var rawText = ""
-    private(set) var output = ""
+    /// Everything written so far.
+    var output = ""
 
     /// A sanitizer at the start of a document.
     init() {}
@@ -333,49 +336,6 @@ struct HTMLPartSanitizer {
         attributeValue = ""
     }
 
-    /// Writes the tag just read, if it is kept, and enters raw text when it starts one.
-    private mutating func emitTag() {
-        state = .data
-        let name = tag.name
-        guard Self.isName(name, first: Self.isASCIILetter) else { return }
-        if Self.droppedWithContent.contains(name) || Self.rawTextKept.contains(name) {
-            if !tag.isEnd { state = .rawText(element: name) }
-            if Self.droppedWithContent.contains(name) { return }
-        }
-        if name == "plaintext" && !tag.isEnd { state = .plaintext }
-        if Self.droppedTags.contains(name) { return }
-        if tag.isEnd {
-            output += "</\(name)>"
-            return
-        }
-        output += "<" + name
-        var seen: Set<String> = []
-        for (attribute, value) in tag.attributes where seen.insert(attribute).inserted {
-            guard let kept = Self.keptValue(attribute, value) else { continue }
-            output += " \(attribute)=\"\(Self.escapeAttribute(kept))\""
-        }
-        output += ">"
-    }
-
-    /// The value to write for `attribute` (as written, entities kept), or nil to drop the attribute.
-    static func keptValue(_ attribute: String, _ value: String) -> String? {
-        guard isName(attribute, first: { isASCIILetter($0) || $0 == "_" || $0 == ":" }) else { return nil }
-        if attribute.hasPrefix("on") || attribute == "srcdoc" { return nil }
-        if attribute == "style" { return CSSFilter.filter(value, entities: true) }
-        if attribute == "srcset" || attribute == "ping" || attribute == "archive" {
-            let decoded = HTMLEntities.decode(value)
-            return decoded.contains(":") || decoded.contains("//") || decoded.contains("\\") ? nil : value
-        }
-        if urlAttributes.contains(attribute) { return HTMLPartURL.isLocal(HTMLEntities.decode(value)) ? value : nil }
-        return value
-    }
-
-    /// Attributes that hold one URL a browser may fetch or follow.
-    static let urlAttributes: Set<String> = [
-        "src", "href", "background", "poster", "data", "action", "formaction", "xlink:href", "lowsrc", "dynsrc",
-        "longdesc", "cite", "codebase", "manifest", "icon", "profile", "classid", "xml:base", "itemtype",
-    ]
-
     // MARK: - Characters
 
     private mutating func writeText(_ c: Unicode.Scalar) {
@@ -384,20 +344,6 @@ struct HTMLPartSanitizer {
         case ">": output += "&gt;"
         default: output.unicodeScalars.append(c)
         }
-    }
-
-    /// `value` for a double-quoted attribute: `"`, `<` and `>` as character references; `&` as written.
-    static func escapeAttribute(_ value: String) -> String {
-        var out = ""
-        for c in value.unicodeScalars {
-            switch c {
-            case "\"": out += "&quot;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
     }
 
     static func isSpace(_ c: Unicode.Scalar) -> Bool {

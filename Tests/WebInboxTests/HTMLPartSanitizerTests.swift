@@ -44,11 +44,17 @@ struct HTMLPartSanitizerTests {
             ##"<a href="#top">t</a><a href="mailto:ada@example.com">m</a>"##,
             ##"<a href="#top">t</a><a href="mailto:ada@example.com">m</a>"##
         ),
-        (#"<img src="cid:logo@example.com" alt='a "quoted" name'>"#, #"<img src="cid:logo@example.com" alt="a &quot;quoted&quot; name">"#),
+        (
+            #"<img src="cid:logo@example.com" alt='a "quoted" name'>"#,
+            #"<img src="cid:logo@example.com" alt="a &quot;quoted&quot; name">"#
+        ),
         (#"<form action="https://x.example"><input formaction="https://y.example"></form>"#, "<form><input></form>"),
         // CSS.
         (#"<div style="background:url(https://t.example/b)">x</div>"#, #"<div style="background:none">x</div>"#),
-        (#"<div style="background:url( 'cid:a' ) no-repeat">x</div>"#, #"<div style="background:url( 'cid:a' ) no-repeat">x</div>"#),
+        (
+            #"<div style="background:url( 'cid:a' ) no-repeat">x</div>"#,
+            #"<div style="background:url( 'cid:a' ) no-repeat">x</div>"#
+        ),
         (#"<div style="background:u\72l(https://t.example/b)">x</div>"#, "<div>x</div>"),
         (#"<div style="background:url&lpar;https://t.example/b)">x</div>"#, "<div>x</div>"),
         (#"<div style="color:red;content:'\2022'">x</div>"#, #"<div style="color:red;content:'\2022'">x</div>"#),
@@ -91,7 +97,9 @@ struct HTMLPartSanitizerTests {
         let tag = try Regex(#"<(?:([a-z][a-z0-9:._-]*)((?: [a-z_:][a-z0-9_:.-]*="[^"<>]*")*)|/[a-z][a-z0-9:._-]*)>"#)
         let attribute = try Regex(#" ([a-z_:][a-z0-9_:.-]*)="([^"]*)""#)
         let hostile = Self.cases.map(\.0).joined(separator: "\n")
-        for text in [hostile, String(hostile.reversed()), hostile.uppercased(), hostile.replacingOccurrences(of: "\n", with: "")] {
+        for text in [
+            hostile, String(hostile.reversed()), hostile.uppercased(), hostile.replacingOccurrences(of: "\n", with: ""),
+        ] {
             let out = Self.sanitized(text)
             let tags = out.matches(of: tag)
             #expect(tags.count == out.filter { $0 == "<" }.count, "\(out)")
@@ -103,12 +111,15 @@ struct HTMLPartSanitizerTests {
                     let value = HTMLEntities.decode(String(text[pair.output[2].range!])).lowercased()
                         .filter { !$0.isWhitespace }
                     #expect(!name.hasPrefix("on") && name != "srcdoc", "\(text)")
-                    if ["src", "href", "background", "srcset", "action", "formaction", "ping", "poster"].contains(name) {
+                    if ["src", "href", "background", "srcset", "action", "formaction", "ping", "poster"].contains(name)
+                    {
                         let remote = ["//", "\\", "/\\"]
                         #expect(!remote.contains { value.hasPrefix($0) }, "\(text)")
                         // A scheme (letters, digits, `+`, `.`, `-` before the first colon) is cid: or mailto: only.
                         if let colon = value.firstIndex(of: ":"), value.first?.isLetter == true,
-                            value[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })
+                            value[..<colon].allSatisfy({
+                                $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0))
+                            })
                         {
                             #expect(["cid", "mailto"].contains(String(value[..<colon])), "\(text)")
                         }
