@@ -15,7 +15,7 @@ public struct SMTPReceivedField: Sendable, Equatable {
 
     /// - Parameters:
     ///   - envelope: the transaction: client address, `HELO` name, TLS, `AUTH`, recipients.
-    ///   - hostname: this server's name (the greeting's).
+    ///   - hostname: this server's name (the greeting's), cut to printable ASCII as the greeting cuts it.
     ///   - time: Unix seconds, when the message was taken.
     public init(envelope: SMTPEnvelope, hostname: String, time: Int64) {
         let helo = Self.isDomainOrLiteral(envelope.heloName) ? envelope.heloName : "unknown"
@@ -23,7 +23,8 @@ public struct SMTPReceivedField: Sendable, Equatable {
         if envelope.extended && envelope.secured { with += "S" }
         if envelope.extended && envelope.authenticatedAs != nil { with += "A" }
         var text = "Received: from \(helo) (\(Self.addressLiteral(envelope.remoteAddress)))\r\n"
-        text += "\tby \(hostname) (Postern) with \(with)"
+        let by = String(decoding: hostname.utf8.filter { $0 > 0x20 && $0 < 0x7F }, as: UTF8.self)
+        text += "\tby \(by) (Postern) with \(with)"
         if envelope.recipients.count == 1, let recipient = envelope.recipients.first,
             !recipient.isEmpty, recipient.utf8.count <= 254, recipient.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         {

@@ -50,5 +50,8 @@ struct SMTPReceivedFieldTests {
         }
         let odd = SMTPEnvelope(mailFrom: "", recipients: [], remoteAddress: "not an address", heloName: "ok.test")
         #expect(SMTPReceivedField(envelope: odd, hostname: "mx", time: 0).text.contains("([unknown])"))
+        // The server's own name too is cut to printable ASCII, as the greeting's.
+        let named = SMTPReceivedField(envelope: odd, hostname: "mx.test\r\nX-Evil: 1", time: 0).text
+        #expect(named.contains("\tby mx.testX-Evil:1 (Postern)") && !named.contains("\r\nX-Evil"))
     }
 }
