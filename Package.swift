@@ -57,7 +57,7 @@ let package = Package(
         // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset, STARTTLS, AUTH), the TLS transport
         // under it, the mail-sink protocol, server facade.
         .target(name: "SMTPServer", dependencies: [
-            "SocketServer", "ServerTLS", "ClientAddress",
+            "SocketServer", "ServerTLS", "ClientAddress", "HTTP1",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Bounded thread pool for blocking work away from the socket queues: CPU-heavy hashing (scrypt, Argon2,

@@ -200,6 +200,14 @@ public struct CustomDomains: Sendable {
         try DomainClaimRows.deleteLapsed(before: now - window, connection)
     }
 
+    /// Every domain some claim names, pending or verified (lower-cased, as claims keep them): what still holds a
+    /// domain's DKIM keys (`DKIMKeyPurge`).
+    /// - Throws: storage errors.
+    public static func claimedDomains(_ connection: any SQLConnection) throws -> Set<String> {
+        let rows = try connection.query("SELECT DISTINCT domain FROM custom_domain_claims", [])
+        return Set(rows.compactMap { $0.text("domain") })
+    }
+
     private func remove(id: String) async throws {
         _ = try await database.write { connection in try DomainClaimRows.delete(id: id, connection) }
     }

@@ -16,16 +16,19 @@ public struct JMAPOutbound: Sendable {
     public var sender: @Sendable (String) async throws -> OutsideSender
     /// The limits on outside recipients (per sender hourly and daily, per owner hourly); past one, `forbiddenToSend`.
     public var limits: [SendLimit]
+    /// The largest message queued to leave, in bytes (`POSTERN_OUTBOUND_MAX_MESSAGE_BYTES`); past it, `tooLarge`.
+    public var maxMessageBytes: Int
 
     /// - Parameters: see the properties.
     public init(
-        ledger: any SubmissionLedger, sendsOutside: Bool, limits: [SendLimit],
+        ledger: any SubmissionLedger, sendsOutside: Bool, limits: [SendLimit], maxMessageBytes: Int = 25 * 1024 * 1024,
         sender: @escaping @Sendable (String) async throws -> OutsideSender
     ) {
         self.ledger = ledger
         self.sendsOutside = sendsOutside
         self.limits = limits
         self.sender = sender
+        self.maxMessageBytes = maxMessageBytes
     }
 
     /// The `deliveryStatus` reply of an outside recipient kept in the outbox because nothing leaves this server.

@@ -206,7 +206,10 @@ extension JMAPService {
     /// (within its limits), else kept in the outbox; the local ones get the message now; then the submission is
     /// recorded with every recipient's disposition (the queued ones with the message, in one transaction).
     /// Returns the `deliveryStatus` pairs, from the record.
-    /// - Throws: `SetError` `forbiddenToSend` (nothing sent) when the outside recipients would pass a limit.
+    /// - Throws: `SetError` (nothing sent): `forbiddenToSend` when the outside recipients would pass a limit,
+    ///   `tooLarge` when the message is larger than the queue takes, `overQuota` when the sender's messages waiting
+    ///   in the queue and this one would pass its quota (checked here, not in the record's transaction: concurrent
+    ///   submissions of one sender may pass it by a message each).
     private func record(
         _ id: String, local: [Recipient], foreign: [String], raw: [UInt8], message: MailMessageRecord,
         envelope: SubmissionEnvelope, outbound: JMAPOutbound, _ call: JMAPCall, now: Int64
@@ -231,6 +234,7 @@ extension JMAPService {
             } catch let reached as SendLimitReached {
                 throw Self.forbiddenToSend(reached)
             }
+            try await checkQueueRoom(raw, outbound: outbound, account: account)
         }
         var recipients: [SubmissionRecipient] = []
         let stored = try await delivery.deliverEach(raw, envelopeFrom: account.address, to: local)
@@ -265,6 +269,28 @@ extension JMAPService {
                 delivered: delivered, keptInOutbox: held == nil ? 0 : foreign.count, refused: stored.count - delivered,
                 queued: record.recipients.filter { $0.status == .queued }.count))
         return record.recipients.map { ($0.address, Self.deliveryStatus($0)) }
+    }
+
+    /// What a message to leave must fit: the outbound size limit, and the sender's quota with what it already has
+    /// waiting in the queue (its mailbox is held to the quota on its own; the queue keeps a message up to
+    /// `POSTERN_OUTBOUND_MAX_QUEUE_SECONDS` after its Sent copy is gone).
+    /// - Throws: `SetError` `tooLarge` (with `maxSize`) or `overQuota`.
+    private func checkQueueRoom(_ raw: [UInt8], outbound: JMAPOutbound, account: JMAPAccount) async throws {
+        guard raw.count <= outbound.maxMessageBytes else {
+            var error = SetError(
+                type: "tooLarge",
+                description: "The email is larger than the \(outbound.maxMessageBytes) bytes this server sends to "
+                    + "other domains. Nothing was sent.")
+            error.maxSize = outbound.maxMessageBytes
+            throw error
+        }
+        let queued = try await outbound.ledger.queuedBytes(sender: account.address)
+        guard queued + Int64(raw.count) <= account.quota else {
+            throw SetError(
+                type: "overQuota",
+                description: "Mail of yours still waiting to leave (\(queued) bytes) and this email would pass your "
+                    + "quota of \(account.quota) bytes; it frees as the queue delivers. Nothing was sent.")
+        }
     }
 
     /// The SetError of a refusal by a limit (the sender's own, or the one all its owner's inboxes share), naming the

@@ -9,6 +9,8 @@ struct SetError: Error, Sendable {
     var notFound: [JSONValue]? = nil
     /// `invalidRecipients`: the addresses refused.
     var invalidRecipients: [String]? = nil
+    /// `tooLarge` of `EmailSubmission/set` (RFC 8621 7.5): the largest email that may be sent, in octets.
+    var maxSize: Int? = nil
 
     static func invalidProperties(_ description: String, _ properties: [String]) -> SetError {
         SetError(type: "invalidProperties", description: description, properties: properties)
@@ -21,6 +23,7 @@ struct SetError: Error, Sendable {
         if let properties { pairs.append(("properties", .array(properties.map(JSONValue.string)))) }
         if let notFound { pairs.append(("notFound", .array(notFound))) }
         if let invalidRecipients { pairs.append(("invalidRecipients", .array(invalidRecipients.map(JSONValue.string)))) }
+        if let maxSize { pairs.append(("maxSize", .int(Int64(maxSize)))) }
         return .object(pairs)
     }
 }

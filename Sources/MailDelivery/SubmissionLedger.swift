@@ -18,6 +18,11 @@ public protocol SubmissionLedger: Sendable {
     /// - Throws: ``SendLimitReached`` naming the first limit they would pass.
     func checkLimits(_ limits: [SendLimit], sender: String, holder: String?, adding: Int, now: Int64) async throws
 
+    /// Bytes of `sender`'s messages still waiting in the queue (a message leaves once none of its recipients is
+    /// queued): what counts against the sender's quota besides its mailbox, so that a sender cannot park more mail
+    /// in the queue than its quota by deleting each Sent copy.
+    func queuedBytes(sender: String) async throws -> Int64
+
     /// The submissions of `accountID` with the given ids (those that exist, in the order asked), or every one of the
     /// account's, oldest first, when `ids` is nil.
     func submissions(accountID: String, ids: [String]?) async throws -> [SubmissionRecord]

@@ -47,7 +47,8 @@ public struct SandboxDeliverySink: SMTPMailSink {
     /// Every address is accepted: the sandbox keeps what a real server would have sent there.
     public func verdict(forRecipient address: String) async -> SMTPRecipientVerdict { .accept }
 
-    /// Captures the message for the authenticated user, with its SPF, DKIM and DMARC verdicts; a full sandbox is
+    /// Captures the message for the authenticated user, the server's `Received:` field on top, with its SPF, DKIM
+    /// and DMARC verdicts on the message as the client sent it (the field is not theirs to judge); a full sandbox is
     /// `552 5.2.2`, a message past a MIME limit `554 5.6.0`, anything else the temporary `451`.
     public func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
         // The token was good at MAIL FROM; revoked since, the message is not taken either.
@@ -60,7 +61,7 @@ public struct SandboxDeliverySink: SMTPMailSink {
         do {
             return try await sandbox.captureInSandbox(
                 owner: owner, mailFrom: envelope.mailFrom, recipients: envelope.recipients,
-                clientIP: envelope.remoteAddress, raw: data, authResults: Self.json(verdict))
+                clientIP: envelope.remoteAddress, raw: envelope.traceField + data, authResults: Self.json(verdict))
         } catch SandboxCaptureError.full {
             throw SMTPDeliveryRefusal.mailboxFull
         } catch SandboxCaptureError.unreadable {

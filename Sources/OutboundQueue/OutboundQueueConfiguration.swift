@@ -18,6 +18,7 @@ import ServerKit
 /// - `POSTERN_OUTBOUND_LEASE_SECONDS` (1 to 86400, default 900): ``leaseSeconds``.
 /// - `POSTERN_OUTBOUND_MESSAGES_PER_CONNECTION` (1 to 1000, default 20): ``messagesPerConnection``.
 /// - `POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS` (seconds, 0 for none, default 14400, four hours): ``delayNoticeSeconds``.
+/// - `POSTERN_OUTBOUND_MAX_MESSAGE_BYTES` (positive integer, default 26214400, 25 MiB): ``maxMessageBytes``.
 public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// Whose mail may leave the server.
     public enum Senders: String, Sendable, Equatable {
@@ -63,6 +64,9 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// `Action: delayed`; Postfix's `delay_warning_time`): seconds since the message was queued. 0 sends none.
     /// Default 14400 (4 hours).
     public var delayNoticeSeconds = 14_400
+    /// The largest message a submission may queue for other domains, in bytes: a larger one is refused `tooLarge`
+    /// before anything is sent. Default 26214400 (25 MiB, the SMTP listener's own default).
+    public var maxMessageBytes = 25 * 1024 * 1024
 
     /// The defaults.
     public init() {}
@@ -89,6 +93,7 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
         if let seconds = try config.integer("LEASE_SECONDS") { leaseSeconds = seconds }
         if let count = try config.integer("MESSAGES_PER_CONNECTION") { messagesPerConnection = count }
         if let seconds = try config.integer("DELAY_NOTICE_SECONDS") { delayNoticeSeconds = seconds }
+        if let bytes = try config.integer("MAX_MESSAGE_BYTES") { maxMessageBytes = bytes }
         try validate()
     }
 
@@ -113,6 +118,10 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
                 "must be 1 to 1000"
             ),
             (delayNoticeSeconds >= 0, "POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS", "must be 0 (none) or positive"),
+            (
+                (1024...(1 << 30)).contains(maxMessageBytes), "POSTERN_OUTBOUND_MAX_MESSAGE_BYTES",
+                "must be 1024 to 1073741824"
+            ),
         ]
         for (valid, key, message) in checks where !valid { throw ConfigurationError(key: key, message: message) }
     }

@@ -1,3 +1,5 @@
+import Audit
+
 /// The rules an owner's email and password follow.
 public enum OwnerCredentials {
     /// Shortest password accepted, in characters (NIST SP 800-63B's minimum for a user-chosen secret).
@@ -8,7 +10,7 @@ public enum OwnerCredentials {
     /// `email` lower-cased when it looks like an address, else nil.
     public static func normalizedEmail(_ email: String) -> String? {
         let text = email.lowercased()
-        guard text.utf8.count <= 254, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
+        guard text.utf8.count <= 254, !text.contains(" "), !AuditText.containsControl(text) else {
             return nil
         }
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)

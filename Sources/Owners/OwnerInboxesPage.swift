@@ -144,7 +144,7 @@ struct OwnerInboxesPage {
     }
 
     private func activitySection() -> String {
-        let e = HTMLText.escape
+        let e = { (text: String) in HTMLText.escape(AuditText.escaped(text)) }
         guard !activity.isEmpty else {
             return """
                 <section class="card" id="activity"><h2>Recent activity</h2>

@@ -166,6 +166,14 @@ public final class OwnerService: Sendable {
             return form(.forbidden, request, page)
         }
         let email = fields["email"] ?? "", password = fields["password"] ?? ""
+        guard !AuditText.containsControl(email) else {
+            // No address has one: refused before the throttle, recorded escaped, never echoed into the form.
+            signIns("refused")
+            await recordFailedSignIn(email: email, client: address, reason: "invalid_email")
+            page.email = ""
+            page.error = OwnerMessage.wrongCredentials
+            return form(.unauthorized, request, page)
+        }
         switch try await owners.signIn(email: email, password: password, client: client) {
         case .signedIn(let owner):
             signIns("success")
@@ -197,9 +205,11 @@ public final class OwnerService: Sendable {
     }
 
     /// `owner.signin_failed` on the operator's trail (no owner id: the email typed may be nobody's, and a stranger's
-    /// typing is not an owner's activity). The email typed, cut to 320 bytes, is the actor; never the password.
+    /// typing is not an owner's activity). The email typed, cut to 320 bytes and its control characters escaped
+    /// (``AuditText/escaped(_:)``: the stored row forges no line wherever it is read), is the actor; never the
+    /// password.
     private func recordFailedSignIn(email: String, client: String?, reason: String) async {
-        let typed = String(decoding: email.utf8.prefix(320), as: UTF8.self)
+        let typed = AuditText.escaped(String(decoding: email.utf8.prefix(320), as: UTF8.self))
         await audit.record {
             AuditEvent(
                 time: $0, actorKind: .owner, actorID: typed, ownerID: nil, action: .ownerSignInFailed, target: typed,

@@ -1,5 +1,6 @@
 import Audit
 import Foundation
+import JSON
 import Logging
 import Owners
 import ServerKit
@@ -14,14 +15,18 @@ extension Operations {
     }
 
     /// `postern audit`: one line per event, oldest first (the newest `limit` of those that match), each
-    /// `time  action  actor-kind actor-id  target  [owner id]  [from address]  [details]`.
+    /// `time  action  actor-kind actor-id  target  [owner id]  [from address]  [details]`, every control character
+    /// of what was recorded escaped (``AuditText/escaped(_:)``: a line feed typed at a form forges no line); with
+    /// `json`, one JSON object a line (``jsonLine(_:)``), the exact text, control characters as `\u` escapes.
     /// - Parameters:
     ///   - since: an RFC 3339 time (`2026-11-01T00:00:00Z`) or Unix seconds; nil for every event kept.
     ///   - ownerEmail: only the events of the owner with this email (their `/owner` page's).
     ///   - limit: most events shown, 1 to 100,000.
+    ///   - json: one JSON object a line instead of text.
     /// - Throws: ``AuditQueryError`` for an unreadable `since`, a bad limit or an email no owner has; storage errors.
     public static func auditLines(
-        configuration: PosternConfiguration, since: String?, ownerEmail: String?, limit: Int, logger: Logger
+        configuration: PosternConfiguration, since: String?, ownerEmail: String?, limit: Int, json: Bool = false,
+        logger: Logger
     ) async throws -> [String] {
         let start = try since.map(parseSince)
         guard (1...100_000).contains(limit) else { throw AuditQueryError(description: "--limit must be 1 to 100000") }
@@ -36,7 +41,7 @@ extension Operations {
             guard ownerID != nil else { throw AuditQueryError(description: "no owner has email '\(ownerEmail)'") }
         }
         let events = try await SQLAuditLog(database: database).events(since: start, ownerID: ownerID, limit: limit)
-        return events.reversed().map(describe)
+        return events.reversed().map(json ? jsonLine : describe)
     }
 
     /// `2026-11-01T00:00:00Z` or Unix seconds.
@@ -46,13 +51,31 @@ extension Operations {
         throw AuditQueryError(description: "--since must be a time like 2026-11-01T00:00:00Z or Unix seconds")
     }
 
+    /// One text line of `event`, every recorded field escaped: whatever was typed, it stays on its line and drives
+    /// no terminal.
     static func describe(_ event: AuditEvent) -> String {
+        let e = AuditText.escaped
         var line = "\(RFC3339.format(event.time))  \(event.action.rawValue)"
-        line += "  \(event.actorKind.rawValue) \(event.actorID)  \(event.target)"
-        if let owner = event.ownerID { line += "  owner \(owner)" }
-        if let client = event.clientAddress { line += "  from \(client)" }
-        if let details = event.details { line += "  \(details)" }
+        line += "  \(event.actorKind.rawValue) \(e(event.actorID))  \(e(event.target))"
+        if let owner = event.ownerID { line += "  owner \(e(owner))" }
+        if let client = event.clientAddress { line += "  from \(e(client))" }
+        if let details = event.details { line += "  \(e(details))" }
         return line
+    }
+
+    /// One JSON object of `event` (`time` as RFC 3339, `unix_time`, `action`, `actor_kind`, `actor_id`, `owner_id`,
+    /// `target`, `client_address`, `details`: the recorded object, or its text when it is not one; absent values
+    /// `null`), on one line, with no control character but as an escape (``AuditText/terminalSafeJSON(_:)``).
+    static func jsonLine(_ event: AuditEvent) -> String {
+        let details = event.details.map { text in (try? JSONValue.parse(Array(text.utf8))) ?? .string(text) }
+        let object = JSONValue.object([
+            ("time", .string(RFC3339.format(event.time))), ("unix_time", .int(event.time)),
+            ("action", .string(event.action.rawValue)), ("actor_kind", .string(event.actorKind.rawValue)),
+            ("actor_id", .string(event.actorID)), ("owner_id", event.ownerID.map(JSONValue.string) ?? .null),
+            ("target", .string(event.target)), ("client_address", event.clientAddress.map(JSONValue.string) ?? .null),
+            ("details", details ?? .null),
+        ])
+        return String(decoding: AuditText.terminalSafeJSON(object.serialize()), as: UTF8.self)
     }
 
     /// Records an operator command that changed something, after it did; a failed write is logged, never thrown.

@@ -257,6 +257,9 @@ public final class PosternRuntime: Service {
                 .purges(
                     database: database, ledger: ledger, mailStore: mail.store,
                     changesKept: configuration.storage.mailChangesKept, auditDays: configuration.storage.auditDays,
+                    servedDomains: Set(
+                        ([configuration.agent.inboxDomain] + configuration.mailbox.domains
+                            + configuration.mailbox.proDomains).map { $0.lowercased() }),
                     clock: now))
         }
         if wanted.contains(.webhooks) {
@@ -299,7 +302,8 @@ public final class PosternRuntime: Service {
         }
         if let smtpListener {
             let server = smtpServer(
-                configuration, delivery: mail.delivery, tls: smtpTLS, metrics: metrics, group: group, logger: logger)
+                configuration, delivery: mail.delivery, tls: smtpTLS, metrics: metrics, clock: now, group: group,
+                logger: logger)
             services.append(.listening("SMTP", on: smtpListener, group: group) {
                 _ = try server.start(on: $0)
             } stop: {
@@ -325,9 +329,13 @@ public final class PosternRuntime: Service {
     }
 
     /// What both SMTP listeners share: the address, the greeting's hostname and the limits.
-    private static func smtpSettings(_ configuration: PosternConfiguration, port: Int) -> SMTPServerConfiguration {
-        configuration.smtp.serverConfiguration(
+    private static func smtpSettings(
+        _ configuration: PosternConfiguration, port: Int, clock: @escaping @Sendable () -> Int64
+    ) -> SMTPServerConfiguration {
+        var settings = configuration.smtp.serverConfiguration(
             port: port, listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies)
+        settings.wallClock = clock
+        return settings
     }
 
     /// The `/metrics` listener (`POSTERN_METRICS_LISTEN`): the HTTP server on the same loops with one route; anything
@@ -352,9 +360,9 @@ public final class PosternRuntime: Service {
     /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
         _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, metrics: PosternMetrics,
-        group: EventLoopGroup, logger: Logger
+        clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) -> SMTPServer {
-        var settings = smtpSettings(configuration, port: configuration.smtp.port)
+        var settings = smtpSettings(configuration, port: configuration.smtp.port, clock: clock)
         settings.tls = tls
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
@@ -367,7 +375,7 @@ public final class PosternRuntime: Service {
         _ configuration: PosternConfiguration, sandbox: MailSandbox, dnsThreads: WorkerPool,
         clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) throws -> SMTPServer {
-        var settings = smtpSettings(configuration, port: configuration.sandbox.smtpPort ?? 0)
+        var settings = smtpSettings(configuration, port: configuration.sandbox.smtpPort ?? 0, clock: clock)
         settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
         settings.requiresAuthentication = true
         settings.plaintextAuthentication = configuration.sandbox.plaintextAuthOnLoopback ? .loopbackOnly : .never

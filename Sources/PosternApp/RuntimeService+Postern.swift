@@ -1,5 +1,6 @@
 import Audit
 import ComputePool
+import DKIMKeys
 import DNS
 import Fetch
 import Logging
@@ -89,10 +90,11 @@ extension RuntimeService {
 
     /// The periodic purges: consumed challenges, expired blobs, old mail changes, owner sessions and sign-in
     /// failures, OAuth codes and tokens, the web inbox's expired sessions, links and notices, audit events past
-    /// `POSTERN_AUDIT_DAYS`.
+    /// `POSTERN_AUDIT_DAYS`, ended outbound submissions, and the DKIM keys of domains neither `servedDomains` nor a
+    /// claim holds (``DKIMKeyPurge``: retired at once, deleted 30 days on).
     static func purges(
         database: any SQLDatabase, ledger: ChallengeLedger, mailStore: MailStore, changesKept: Int, auditDays: Int,
-        clock: @escaping @Sendable () -> Int64
+        servedDomains: Set<String>, clock: @escaping @Sendable () -> Int64
     ) -> RuntimeService {
         let schedules = Mutex<[PurgeSchedule]>([])
         return RuntimeService(
@@ -117,6 +119,9 @@ extension RuntimeService {
                     PurgeSchedule.start(
                         every: .seconds(600), on: database, purging: "ended outbound submissions and suppressions"
                     ) { try OutboundQueue.purge($0, now: clock()) },
+                    PurgeSchedule.start(
+                        every: .seconds(600), on: database, purging: "DKIM keys of domains no longer served or claimed"
+                    ) { try DKIMKeyPurge.run($0, now: clock(), keep: servedDomains) },
                 ]
                 schedules.withLock { $0 = started }
             },

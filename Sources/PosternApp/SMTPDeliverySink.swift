@@ -16,12 +16,13 @@ struct SMTPDeliverySink: SMTPMailSink {
         }
     }
 
-    /// What can never be stored is an ``SMTPDeliveryRefusal`` (a permanent reply); storage errors stay as they are
-    /// (a temporary one).
+    /// Stores the message with the server's `Received:` field on top. What can never be stored is an
+    /// ``SMTPDeliveryRefusal`` (a permanent reply); storage errors stay as they are (a temporary one).
     func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
         do {
             return try await delivery.store(
-                MailEnvelope(mailFrom: envelope.mailFrom, recipients: envelope.recipients), data: data)
+                MailEnvelope(mailFrom: envelope.mailFrom, recipients: envelope.recipients),
+                data: envelope.traceField + data)
         } catch let error as LocalDeliveryError {
             switch error {
             case .noLocalRecipient: throw SMTPDeliveryRefusal.noSuchRecipient

@@ -52,8 +52,8 @@ extension Surfaces {
 
     /// What JMAP's submissions record through and may send: the outbound queue as the ledger, outside recipients
     /// queued only when mail leaves (`POSTERN_OUTBOUND_DELIVERY` not `off`), the hourly and daily limits per sender of
-    /// `POSTERN_OUTBOUND_PER_HOUR` and `_PER_DAY`, the hourly limit per owner of `POSTERN_OUTBOUND_OWNER_PER_HOUR`, and
-    /// the sender rule of `POSTERN_OUTBOUND_SENDERS`.
+    /// `POSTERN_OUTBOUND_PER_HOUR` and `_PER_DAY`, the hourly limit per owner of `POSTERN_OUTBOUND_OWNER_PER_HOUR`, the
+    /// size limit of `POSTERN_OUTBOUND_MAX_MESSAGE_BYTES`, and the sender rule of `POSTERN_OUTBOUND_SENDERS`.
     static func jmapOutbound(_ c: PosternConfiguration, mail: LocalMail, database: any SQLDatabase) -> JMAPOutbound {
         let queue = c.outboundQueue
         let rule = OutboundSenderRule(
@@ -65,7 +65,7 @@ extension Surfaces {
                 SendLimit(name: "hourly", count: queue.perHour, windowSeconds: 3600),
                 SendLimit(name: "daily", count: queue.perDay, windowSeconds: 86_400),
                 SendLimit(name: "hourly", count: queue.ownerPerHour, windowSeconds: 3600, scope: .holder),
-            ],
+            ], maxMessageBytes: queue.maxMessageBytes,
             sender: { try await rule.standing(of: $0) })
     }
 

@@ -20,17 +20,28 @@ public struct SMTPEnvelope: Sendable, Equatable {
     public var authenticatedAs: String?
     /// The `HELO`/`EHLO` name the client gave.
     public var heloName: String
+    /// The client greeted with `EHLO` (ESMTP), not `HELO`.
+    public var extended: Bool
+    /// The session was under TLS (`STARTTLS`).
+    public var secured: Bool
+    /// The `Received:` field (``SMTPReceivedField``, CRLF-ended) the server puts on top of the message: a sink
+    /// stores `traceField + data`, and checks what the client sent (SPF, DKIM) on `data` alone. Filled by the
+    /// server when it hands the message over; empty before.
+    public var traceField: [UInt8]
 
     /// Creates an envelope.
     public init(
         mailFrom: String, recipients: [String], remoteAddress: String, authenticatedAs: String? = nil,
-        heloName: String = ""
+        heloName: String = "", extended: Bool = true, secured: Bool = false, traceField: [UInt8] = []
     ) {
         self.mailFrom = mailFrom
         self.recipients = recipients
         self.remoteAddress = remoteAddress
         self.authenticatedAs = authenticatedAs
         self.heloName = heloName
+        self.extended = extended
+        self.secured = secured
+        self.traceField = traceField
     }
 }
 
@@ -39,7 +50,8 @@ public struct SMTPEnvelope: Sendable, Equatable {
 public protocol SMTPMailSink: Sendable {
     /// Whether `address` (a `RCPT TO` path without angle brackets) may receive mail here.
     func verdict(forRecipient address: String) async -> SMTPRecipientVerdict
-    /// Returns a queue id when every recipient's copy is durably stored. Throws ``SMTPDeliveryRefusal`` when the
+    /// Returns a queue id when every recipient's copy is durably stored: `envelope.traceField + data`, the
+    /// server's `Received:` field on top (RFC 5321 section 4.4: a server that takes a message must add one). Throws ``SMTPDeliveryRefusal`` when the
     /// message can never be stored (a permanent `5xx`, so that the sender bounces it rather than retrying for days);
     /// any other error makes the server answer `451` (try again later).
     ///

@@ -1,4 +1,5 @@
 import ClientAddress
+import Glibc
 import ServerTLS
 
 /// How an `SMTPServer` listens, what it accepts and how long it waits for clients.
@@ -52,6 +53,8 @@ public struct SMTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(30)
     /// The listen backlog; the kernel caps it at `net.core.somaxconn`. Default 128.
     public var listenBacklog: Int32 = 128
+    /// Unix seconds now, for the `Received:` field's time. Default the system clock; a runtime gives its own.
+    public var wallClock: @Sendable () -> Int64 = { Int64(time(nil)) }
 
     /// The certificate STARTTLS (RFC 3207) presents; nil (the default) offers no STARTTLS.
     public var tls: TLSServerContext?

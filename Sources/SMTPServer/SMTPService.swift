@@ -40,6 +40,7 @@ public struct SMTPService: StreamService {
         }
         let sink = self.sink
         let logger = self.logger
+        let configuration = shared.configuration
         Task {
             let outcome: SMTPSessionMachine.Completion.Outcome
             switch job.request {
@@ -49,7 +50,10 @@ public struct SMTPService: StreamService {
                 outcome = .authenticated(await sink.authenticate(username: username, password: password))
             case .confirm(let identity):
                 outcome = .confirmed(await sink.isStillAuthenticated(identity))
-            case .deliver(let envelope, let data):
+            case .deliver(var envelope, let data):
+                envelope.traceField =
+                    SMTPReceivedField(envelope: envelope, hostname: configuration.hostname, time: configuration.wallClock())
+                    .bytes
                 do {
                     outcome = .delivered(queueID: try await sink.deliver(envelope, data: data))
                 } catch let refusal as SMTPDeliveryRefusal {

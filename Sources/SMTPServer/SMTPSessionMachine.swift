@@ -47,6 +47,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     private(set) var greeted = false
     /// The name the client gave in `HELO`/`EHLO`.
     private(set) var heloName = ""
+    /// The greeting was `EHLO` (the trace field's `with ESMTP`), not `HELO`.
+    private(set) var extended = false
     /// TLS is on (RFC 3207): STARTTLS is no longer offered.
     private(set) var secured = false
     /// `STARTTLS` was answered `220`: the transport under the session must start TLS now; nothing more is parsed
@@ -209,6 +211,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         case .helo(let domain), .ehlo(let domain):
             greeted = true
             heloName = domain
+            if case .ehlo = command { extended = true } else { extended = false }
             endTransaction()
             if case .ehlo = command {
                 lifecycle.output.append(
@@ -281,7 +284,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         pending = .delivery(bytes: reader.text.count, recipients: transaction.recipients.count)
         let envelope = SMTPEnvelope(
             mailFrom: transaction.mailFrom, recipients: transaction.recipients, remoteAddress: peer,
-            authenticatedAs: authenticatedAs, heloName: heloName)
+            authenticatedAs: authenticatedAs, heloName: heloName, extended: extended, secured: secured)
         actions.append(.perform(Job(.deliver(envelope, data: reader.text))))
     }
 
@@ -356,6 +359,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         secured = true
         greeted = false
         heloName = ""
+        extended = false
         transaction = nil
         authenticatedAs = nil
         authExchange = nil

@@ -1,6 +1,7 @@
-/// An HTML part made ready for its sandboxed frame: `cid:` references pointed at the message's signed inline-image
-/// route, `<meta>` elements disarmed (a `refresh` would navigate the frame), and whether it asks for remote content
-/// (which the frame's CSP blocks, and the message page says so). Pure: text in, text out.
+/// An HTML part made ready for its sandboxed frame: sanitized (``HTMLPartSanitizer``: no script, event handler,
+/// `base`, `meta` or remote URL is left, so the document is harmless even where a proxy strips the frame's CSP),
+/// `cid:` references pointed at the message's signed inline-image route, and whether the original asked for remote
+/// content (which the page says was blocked). Pure: text in, text out.
 struct InboxHTML: Equatable {
     /// The HTML to serve in the frame.
     var html: String
@@ -13,9 +14,7 @@ struct InboxHTML: Equatable {
     ///   - cidPrefix: what replaces `cid:`, ending in `/`: the inline-image route with its signature.
     init(_ html: String, cidPrefix: String) {
         remoteContent = Self.asksForRemoteContent(html)
-        var out = Self.replacing(html, "cid:", with: cidPrefix)
-        out = Self.replacing(out, "<meta", with: "<x-meta")
-        self.html = out
+        self.html = Self.replacing(HTMLPartSanitizer.sanitize(html), "cid:", with: cidPrefix)
     }
 
     /// `text` with every ASCII-case-insensitive occurrence of `needle` (lowercase ASCII) replaced by `replacement`.

@@ -9,19 +9,21 @@ struct AuditCommand: AsyncParsableCommand {
         discussion: """
             One line per event, oldest first (the newest --limit events that match): time, action, who (owner, pro, \
             operator, app), target, the owner it belongs to, the client address and details. Events are kept \
-            POSTERN_AUDIT_DAYS (90).
+            POSTERN_AUDIT_DAYS (90). A control character in what was recorded (an email typed at the sign-in form) \
+            is shown as an escape, \\u{0A}; --json prints one JSON object a line with the exact text.
             """)
     @OptionGroup var options: ConfigurationOptions
     @Option(help: "Only events at or after this time: 2026-11-01T00:00:00Z or Unix seconds.") var since: String?
     @Option(help: "Only the events of the owner with this email (what their /owner page shows).") var owner: String?
     @Option(help: "Most events shown (default 1000).") var limit = 1000
+    @Flag(help: "One JSON object a line (the exact text; control characters as \\u escapes).") var json = false
 
     func run() async throws {
         let configuration = try await options.load()
         let logger = bootstrapLogging(level: configuration.observability.logLevel)
         do {
             for line in try await Operations.auditLines(
-                configuration: configuration, since: since, ownerEmail: owner, limit: limit, logger: logger)
+                configuration: configuration, since: since, ownerEmail: owner, limit: limit, json: json, logger: logger)
             {
                 print(line)
             }

@@ -10,19 +10,20 @@ import Testing
 @Suite("JMAP submission through the outbound queue")
 struct JMAPOutboundSubmissionTests {
     static func harness(
-        sendsOutside: Bool = true, limits: [SendLimit] = [], sender: OutsideSender = .allowed(holder: nil)
+        sendsOutside: Bool = true, limits: [SendLimit] = [], sender: OutsideSender = .allowed(holder: nil),
+        maxMessageBytes: Int = 25 * 1024 * 1024
     ) throws -> JMAPServiceHarness {
         try JMAPServiceHarness(outbound: { test, changes in
             JMAPOutbound(
                 ledger: OutboundQueue(database: test.database, onSubmissionChange: { changes.announce([$0]) }),
-                sendsOutside: sendsOutside, limits: limits, sender: { _ in sender })
+                sendsOutside: sendsOutside, limits: limits, maxMessageBytes: maxMessageBytes, sender: { _ in sender })
         })
     }
 
-    static func draft(to recipients: [String]) -> String {
+    static func draft(to recipients: [String], body: String = "Hello") -> String {
         let to = recipients.map { ##"{"email":"\##($0)"}"## }.joined(separator: ",")
         return
-            ##"["Email/set",{"accountId":"acct-ada","create":{"d1":{"mailboxIds":{"drafts":true},"from":[{"email":"ada@agents.test"}],"to":[\##(to)],"subject":"Hi","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"Hello"}}}}},"c0"]"##
+            ##"["Email/set",{"accountId":"acct-ada","create":{"d1":{"mailboxIds":{"drafts":true},"from":[{"email":"ada@agents.test"}],"to":[\##(to)],"subject":"Hi","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"\##(body)"}}}}},"c0"]"##
     }
 
     static let submit = ##"["EmailSubmission/set",{"accountId":"acct-ada","create":{"s1":{"emailId":"#d1"}}},"c1"]"##
@@ -180,6 +181,61 @@ struct JMAPOutboundSubmissionTests {
             let answer = try await alone.api("ada", "[\(Self.draft(to: [address])),\(Self.submit)]")
             #expect(answer[1].arrayValue?[1]["created"]?["s1"] != nil)
         }
+    }
+
+    @Test("queued mail counts against the sender's quota until it leaves the queue: past it, overQuota, nothing sent")
+    func queuedBytesCountAgainstQuota() async throws {
+        let harness = try Self.harness()
+        let submitAndDestroy =
+            ##"["EmailSubmission/set",{"accountId":"acct-ada","create":{"s1":{"emailId":"#d1"}},"onSuccessDestroyEmail":["#s1"]},"c1"]"##
+        // Ada's quota is 1,000,000 bytes; each message is about 300 KB and its Sent copy is destroyed at once, so
+        // only the queue holds it while the receiver defers.
+        let body = String(repeating: "abcdefghij", count: 30_000)
+        func submit() async throws -> JSONValue {
+            let responses = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"], body: body)),\(submitAndDestroy)]")
+            return try #require(responses[1].arrayValue?[1])
+        }
+        var accepted = 0
+        var refusal: JSONValue?
+        for _ in 0..<6 {
+            let result = try await submit()
+            if let error = result["notCreated"]?["s1"] {
+                refusal = error
+                break
+            }
+            #expect(result["created"]?["s1"] != nil)
+            accepted += 1
+        }
+        let error = try #require(refusal)
+        #expect(error["type"]?.stringValue == "overQuota")
+        #expect(accepted >= 2)
+        let queuedBytes = try await harness.test.database.read {
+            try $0.query("SELECT SUM(LENGTH(content)) AS n FROM outbound_contents").first?.int("n")
+        }
+        #expect((queuedBytes ?? 0) <= 1_000_000)
+        #expect(harness.submissions.all.count == accepted)
+
+        // One batch leaves the queue: its bytes free, and the next submission is taken.
+        let queue = OutboundQueue(database: harness.test.database)
+        let claim = try #require(try await queue.claim(now: 1_700_000_000, limit: 1).first)
+        _ = try await queue.complete(
+            claim, [OutboundOutcome(recipient: "carol@far.example", kind: .delivered, reply: "250 2.0.0 Ok")],
+            now: 1_700_000_001)
+        #expect(try await submit()["created"]?["s1"] != nil)
+    }
+
+    @Test("a message past POSTERN_OUTBOUND_MAX_MESSAGE_BYTES is tooLarge with maxSize; nothing sent, local or outside")
+    func tooLargeToLeave() async throws {
+        let harness = try Self.harness(maxMessageBytes: 200)
+        let responses = try await harness.api(
+            "ada", "[\(Self.draft(to: ["bob@mail.test", "carol@far.example"])),\(Self.submit)]")
+        let error = try #require(responses[1].arrayValue?[1]["notCreated"]?["s1"])
+        #expect(error["type"]?.stringValue == "tooLarge" && error["maxSize"] == 200)
+        #expect(harness.submissions.all.isEmpty)
+        #expect(try await harness.store.used(address: "bob@mail.test") == 0)
+        // Only what leaves is held to it: the same message to a local mailbox goes.
+        let local = try await harness.api("ada", "[\(Self.draft(to: ["bob@mail.test"])),\(Self.submit)]")
+        #expect(local[1].arrayValue?[1]["created"]?["s1"] != nil)
     }
 
     @Test("with delivery off the outside recipients stay in the outbox as before, and the submission is recorded")

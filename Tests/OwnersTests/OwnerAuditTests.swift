@@ -135,6 +135,41 @@ struct OwnerAuditTests {
         #expect(everything.contains("owner.signin_failed"))
     }
 
+    @Test("an email with a control character is refused before it is recorded: the trail holds it escaped")
+    func controlCharacterEmail() async throws {
+        let harness = try OwnersHarness()
+        _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        let forged =
+            "x@example.com\n2026-11-26T07:00:00Z  owner.signin  owner 1  ada@example.com\u{1B}[2J\u{2028}\u{9B}"
+        let refused = try await harness.signIn(forged, "correct horse")
+        #expect(refused.status.code == 401)
+        #expect(!refused.text.contains("\u{1B}") && !refused.text.contains("owner.signin "))
+        let events = try await Self.events(harness)
+        let event = try #require(events.first)
+        #expect(events.count == 1 && event.action == .ownerSignInFailed)
+        #expect(!AuditText.containsControl(event.target) && !AuditText.containsControl(event.actorID))
+        #expect(event.target == AuditText.escaped(forged))
+        #expect(event.details == #"{"reason":"invalid_email"}"#)
+        // Nor may such an address be an owner's.
+        for control in ["\u{85}", "\u{2028}", "\u{9B}", "\u{202E}"] {
+            #expect(OwnerCredentials.normalizedEmail("ada\(control)@example.com") == nil)
+        }
+    }
+
+    @Test("Recent activity shows a control character in a target escaped, never raw")
+    func recentActivityEscapesControls() async throws {
+        let harness = try OwnersHarness()
+        harness.routeInboxPages()
+        let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        try await harness.auditLog.record(
+            .owner(ada.id, .domainAdded, target: "evil\u{1B}]8;;x\u{07}\u{2028}.example", time: harness.clock.now))
+        try await harness.signInFresh("ada@example.com", "correct horse")
+        let page = await harness.send(.GET, "/owner")
+        #expect(page.status.code == 200)
+        #expect(page.text.contains("evil\\u{1B}]8;;x\\u{07}\\u{2028}.example"))
+        #expect(!page.text.contains("\u{1B}") && !page.text.contains("\u{2028}") && !page.text.contains("\u{07}"))
+    }
+
     @Test("an owner's Recent activity shows their own events, escaped, and never another owner's")
     func recentActivityIsOwn() async throws {
         let harness = try OwnersHarness()

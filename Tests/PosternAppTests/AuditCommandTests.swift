@@ -86,6 +86,41 @@ struct AuditCommandTests {
         }
     }
 
+    @Test("postern audit escapes control characters: a typed line feed forges no line, no escape reaches a terminal")
+    func controlCharacters() async throws {
+        let configuration = TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
+        let database = try Operations.migratedDatabase(configuration, logger: logger)
+        defer { database.close() }
+        // As an older server stored it, raw.
+        let typed =
+            "x@example.com\n2030-03-17T17:46:40Z  owner.signin  owner 1  ada@example.com\u{1B}[2J\u{9B}\u{2028}"
+        try await SQLAuditLog(database: database).record(
+            AuditEvent(
+                time: 1_900_000_000, actorKind: .owner, actorID: typed, ownerID: nil, action: .ownerSignInFailed,
+                target: typed, clientAddress: "192.0.2.1\r", details: AuditDetails.json(["reason": "refused\u{85}"])))
+
+        let lines = try await Operations.auditLines(
+            configuration: configuration, since: nil, ownerEmail: nil, limit: 100, logger: logger)
+        #expect(lines.count == 1)
+        let line = try #require(lines.first)
+        #expect(line.split(whereSeparator: \.isNewline).count == 1)
+        #expect(!AuditText.containsControl(line), "\(line)")
+        #expect(line.contains("x@example.com\\u{0A}2030-03-17T17:46:40Z") && line.contains("\\u{1B}[2J"))
+
+        let json = try await Operations.auditLines(
+            configuration: configuration, since: nil, ownerEmail: nil, limit: 100, json: true, logger: logger)
+        #expect(json.count == 1)
+        let object = try #require(json.first)
+        #expect(object.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }, "\(object)")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(object.utf8)) as? [String: Any])
+        #expect(parsed["actor_id"] as? String == typed && parsed["target"] as? String == typed)
+        #expect(parsed["action"] as? String == "owner.signin_failed" && parsed["actor_kind"] as? String == "owner")
+        #expect(parsed["time"] as? String == "2030-03-17T17:46:40Z" && parsed["unix_time"] as? Int == 1_900_000_000)
+        #expect(parsed["client_address"] as? String == "192.0.2.1\r" && parsed["owner_id"] is NSNull)
+        #expect((parsed["details"] as? [String: Any])?["reason"] as? String == "refused\u{85}")
+    }
+
     @Test("a running server records into the trail postern audit reads: a Pro token made and revoked over HTTP")
     func serverRecords() async throws {
         let server = try await TestServer.start { $0.mailbox.proDomains = ["pro.localhost"] }

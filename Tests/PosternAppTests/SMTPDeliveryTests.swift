@@ -88,6 +88,54 @@ struct SMTPDeliveryTests {
         #expect(stored == 1)
     }
 
+    @Test("what SMTP takes gets a Received field on top (RFC 5321 4.4): the client, this server, its one recipient")
+    func receivedTrace() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let smtpPort = try #require(server.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
+        let hostname = server.runtime.configuration.smtp.hostname
+        try await server.runtime.database.write { connection in
+            for (digit, name) in [(UInt8(1), "trace-one"), (UInt8(2), "trace-two")] {
+                _ = try connection.run(
+                    "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES (?, ?, ?, 1)",
+                    [.text("a\(digit)"), .text(name), .blob(Array(repeating: digit, count: 32))])
+            }
+        }
+        func raw(_ address: String) async throws -> [String] {
+            try await server.runtime.database.read { connection in
+                try connection.query(
+                    "SELECT raw FROM mail_messages WHERE address = ? ORDER BY received_at, id", [.text(address)]
+                ).compactMap { $0.blob("raw").map { String(decoding: $0, as: UTF8.self) } }
+            }
+        }
+        let message = "From: sender@example.com\r\nSubject: traced\r\n\r\nhello\r\n"
+        #expect(
+            try await Self.send(port: smtpPort, from: "sender@example.com", to: ["trace-one@agents.localhost"], message: message)
+                == "{}")
+        let one = try #require(try await raw("trace-one@agents.localhost").first)
+        #expect(one.hasPrefix("Received: from "), "\(one)")
+        #expect(one.hasSuffix(message))
+        let field = String(one.dropLast(message.count))
+        #expect(field.contains(" ([127.0.0.1])\r\n\tby \(hostname) (Postern) with ESMTP\r\n"), "\(field)")
+        #expect(field.contains("\tfor <trace-one@agents.localhost>;\r\n\t"), "\(field)")
+        #expect(field.hasSuffix(" +0000\r\n"))
+
+        // Two recipients: the field names neither, so that each copy tells nothing of the other.
+        #expect(
+            try await Self.send(
+                port: smtpPort, from: "sender@example.com",
+                to: ["trace-one@agents.localhost", "trace-two@agents.localhost"], message: message) == "{}")
+        // Both arrived in the same second: told apart by content, not by order.
+        let ones = try await raw("trace-one@agents.localhost")
+        #expect(ones.count == 2 && ones.filter { $0.contains("for <") } == [one])
+        let copies = ones.filter { $0 != one } + (try await raw("trace-two@agents.localhost"))
+        #expect(copies.count == 2)
+        for copy in copies {
+            #expect(copy.hasPrefix("Received: from ") && copy.hasSuffix(message))
+            #expect(!copy.contains("for <"), "\(copy)")
+        }
+    }
+
     @Test("a full inbox is answered 552 5.2.2 and a message past a MIME limit 554 5.6.0, never 451")
     func permanentRefusals() async throws {
         let server = try await TestServer.start { $0.agent.inboxQuota = 600 }

@@ -52,6 +52,9 @@ struct SMTPProxyProtocolTests {
         first.send("Subject: via the balancer\r\n\r\nhi\r\n.\r\n")
         #expect(first.readLine()?.hasPrefix("250") == true)
         #expect(sink.messages.first?.envelope.remoteAddress == "203.0.113.1")
+        // Its Received field names the client the header named, not the balancer.
+        let trace = String(decoding: sink.messages.first?.envelope.traceField ?? [], as: UTF8.self)
+        #expect(trace.hasPrefix("Received: from client.test ([203.0.113.1])\r\n"), "\(trace)")
         // Something else on the balancer's address that does not speak the header is closed unanswered.
         let stray = try LineSocket(port: port)
         stray.send("EHLO stray\r\n")

@@ -108,6 +108,12 @@ struct WebInboxPagesTests {
         #expect(frame.headers["Cache-Control"] == "no-store")
         #expect(!frame.text.contains("<meta"))
         #expect(!frame.text.contains("cid:"))
+        // The document itself is harmless, should a proxy strip the headers: no script, handler, base, meta or
+        // remote URL is left for a browser without the CSP to act on.
+        for hostile in ["<script", "canary", "onerror", "http://127.0.0.1:9", "x-meta", "refresh", "action="] {
+            #expect(!frame.text.contains(hostile), "\(hostile)")
+        }
+        #expect(frame.text.contains("<div style=\"background:none\">x</div>") && frame.text.contains("<button>Go</button>"))
         // The inline image by its signed URL, with no cookie at all (the sandboxed frame sends none).
         let start = try #require(frame.text.range(of: "src=\"" + path + "/cid/"))
         let url = String(frame.text[start.lowerBound...].dropFirst(5).prefix { $0 != "\"" })
