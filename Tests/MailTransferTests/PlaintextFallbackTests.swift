@@ -54,7 +54,7 @@ private func transport(
 private func batch(_ recipients: [String]) -> OutboundBatch {
     OutboundBatch(
         messageID: "Q9", sender: "agent@agents.test", domain: "far.test", recipients: recipients,
-        content: Array("Subject: fallback\r\n\r\nhello\r\n".utf8), attempts: 0)
+        content: Array("From: agent@agents.test\r\nSubject: fallback\r\n\r\nhello\r\n".utf8), attempts: 0)
 }
 
 /// Opportunistic TLS's plaintext fallback and its ratchet against a receiver whose STARTTLS handshake fails.
