@@ -218,15 +218,15 @@ extension JMAPService {
             recipients.append(
                 SubmissionRecipient(
                     address: recipient.address,
-                    disposition: delivered
-                        ? .delivered(reply: "250 2.0.0 delivered to the local mailbox")
-                        : .refused(reply: "552 5.2.2 the mailbox is full")))
+                    status: delivered
+                        ? .delivered("250 2.0.0 delivered to the local mailbox")
+                        : .failed("552 5.2.2 the mailbox is full")))
         }
         if let held, !foreign.isEmpty {
             _ = try await store.keepInOutbox(sender: account.address, recipients: foreign, raw: raw, now: now)
-            recipients += foreign.map { SubmissionRecipient(address: $0, disposition: .held(reason: held)) }
+            recipients += foreign.map { SubmissionRecipient(address: $0, status: .held(held)) }
         } else {
-            recipients += foreign.map { SubmissionRecipient(address: $0, disposition: .queued) }
+            recipients += foreign.map { SubmissionRecipient(address: $0, status: .queued) }
         }
         let submission = NewSubmission(
             id: id, accountID: account.id, sender: account.address, emailID: message.summary.id,
@@ -293,15 +293,25 @@ extension JMAPService {
         .object([("smtpReply", .string(reply)), ("delivered", .string(delivered)), ("displayed", "unknown")])
     }
 
-    /// A recorded recipient's `deliveryStatus` (RFC 8621 7): `queued` while queued, `yes` once delivered, `no`
-    /// once failed or when kept in the outbox.
+    /// A recorded recipient's `deliveryStatus` (RFC 8621 7), from its status: `queued` while it waits (before an
+    /// attempt or after a deferral), `yes` once delivered, `no` once failed or when kept in the outbox; the reply
+    /// only shown.
     static func deliveryStatus(_ recipient: RecipientState) -> JSONValue {
         let delivered =
             switch recipient.status {
-            case .queued: "queued"
+            case .queued, .deferred: "queued"
             case .delivered: "yes"
             case .failed, .held: "no"
             }
         return deliveryStatus(recipient.smtpReply, delivered)
+    }
+
+    /// The recipients of the account's submission `id` as the ledger recorded them, each with its status: what an
+    /// in-process caller (the web inbox) reads to tell a recipient kept in the outbox from one refused. Nil without
+    /// a ledger (nothing is recorded) or when the account has no such submission.
+    /// - Throws: storage errors.
+    public func recordedRecipients(accountID: String, submissionID: String) async throws -> [RecipientState]? {
+        guard let ledger = outbound?.ledger else { return nil }
+        return try await ledger.submissions(accountID: accountID, ids: [submissionID]).first?.recipients
     }
 }

@@ -2,6 +2,7 @@ import ComputePool
 import Logging
 import MailDelivery
 import SMTPClient
+import SMTPOutcomes
 
 /// `direct` mode: each batch straight to its domain's mail exchangers (``MXResolver``), in preference order, on one
 /// connection for all its recipients (pipelined when the server offers it), STARTTLS as configured, and MTA-STS
@@ -56,7 +57,8 @@ public struct DirectTransport: OutboundTransport {
         let hosts: [String]
         switch await resolver.resolve(batch.domain) {
         case .hosts(let found): hosts = found
-        case .permanentFailure(let reply): return OutboundPreparation.failAll(batch, reply)
+        // No such domain, a null MX: about each recipient's domain, so about the recipient.
+        case .permanentFailure(let reply): return OutboundPreparation.failAll(batch, reply, about: .recipient)
         case .temporaryFailure(let reply): return OutboundPreparation.deferAll(batch, reply)
         }
         let policy = await mtaSTS?.policy(for: batch.domain)
@@ -68,7 +70,7 @@ public struct DirectTransport: OutboundTransport {
         }
         guard !decision.hosts.isEmpty else {
             return OutboundPreparation.deferAll(
-                batch, "451 4.7.5 the MTA-STS policy of \(batch.domain) lists none of its MX hosts")
+                batch, SMTPReply(451, (4, 7, 5), "the MTA-STS policy of \(batch.domain) lists none of its MX hosts"))
         }
         let text: [UInt8]
         switch await preparation.prepare(batch) {

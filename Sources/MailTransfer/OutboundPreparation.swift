@@ -1,5 +1,6 @@
 import ComputePool
 import MailDelivery
+import SMTPOutcomes
 
 /// The step both transports take first: the batch's text prepared (``OutboundMessagePreparer``) and signed with the
 /// sender domain's DKIM keys, on the worker pool (a database read and an RSA signature are blocking work).
@@ -23,26 +24,30 @@ struct OutboundPreparation: Sendable {
                         try preparer.prepare(batch.content, queueID: batch.messageID, now: now(), signer: signer))
                 } catch {
                     return .failure(
-                        PreparationFailure(reply: "451 4.3.0 the message could not be DKIM-signed for \(domain)"))
+                        PreparationFailure(
+                            reply: SMTPReply(451, (4, 3, 0), "the message could not be DKIM-signed for \(domain)")))
                 }
             }
         } catch {
-            return .failure(PreparationFailure(reply: "451 4.3.2 too many deliveries queued on this server"))
+            return .failure(
+                PreparationFailure(reply: SMTPReply(451, (4, 3, 2), "too many deliveries queued on this server")))
         }
     }
 
     /// Why a batch could not be prepared (every recipient deferred with ``reply``).
     struct PreparationFailure: Error, Sendable {
-        let reply: String
+        let reply: SMTPReply
     }
 
-    /// Every recipient of `batch` deferred with `reply`.
-    static func deferAll(_ batch: OutboundBatch, _ reply: String) -> [OutboundOutcome] {
-        batch.recipients.map { OutboundOutcome(recipient: $0, kind: .deferred, reply: reply) }
+    /// Every recipient of `batch` deferred with Postern's `reply`, about the message (nil) or an address.
+    static func deferAll(_ batch: OutboundBatch, _ reply: SMTPReply, about role: AddressRole? = nil)
+        -> [OutboundOutcome]
+    {
+        batch.recipients.map { OutboundOutcome(recipient: $0, status: .deferred(.local(reply, about: role))) }
     }
 
-    /// Every recipient of `batch` failed with `reply`.
-    static func failAll(_ batch: OutboundBatch, _ reply: String) -> [OutboundOutcome] {
-        batch.recipients.map { OutboundOutcome(recipient: $0, kind: .failed, reply: reply) }
+    /// Every recipient of `batch` failed with Postern's `reply`, about `role`.
+    static func failAll(_ batch: OutboundBatch, _ reply: SMTPReply, about role: AddressRole?) -> [OutboundOutcome] {
+        batch.recipients.map { OutboundOutcome(recipient: $0, status: .failed(.local(reply, about: role))) }
     }
 }

@@ -1,4 +1,5 @@
 import MailDelivery
+import SMTPOutcomes
 
 /// One ``OutboundBatch`` an instance leased from the queue: hand ``batch`` to the transport, then give the claim and
 /// the outcomes back to ``OutboundQueue/complete(_:_:now:)``.
@@ -24,24 +25,19 @@ public struct OutboundCompletion: Sendable, Equatable {
     /// A recipient whose queueing ended with this attempt (for the sender's DSN and the metrics).
     public struct Ended: Sendable, Equatable {
         public var recipient: String
-        /// `delivered` or `failed`.
-        public var kind: OutboundOutcome.Kind
-        /// The reply recorded (for a recipient that ran out of queue lifetime, the last reply and why it gave up).
-        public var reply: String
+        /// ``DeliveryStatus/delivered(_:)`` or ``DeliveryStatus/failed(_:)`` (for a recipient that ran out of queue
+        /// lifetime, failed with its last deferral's failure).
+        public var status: RecipientStatus
         public var remoteHost: String?
         /// True when it failed because the queue lifetime ran out (not a 5xx).
         public var expired: Bool
-        /// True when the address is now suppressed (a 5.1.x reply).
+        /// True when the address is now suppressed (``DeliveryFailure/condemnsRecipientAddress``).
         public var suppressed: Bool
 
         /// - Parameters: see the properties.
-        public init(
-            recipient: String, kind: OutboundOutcome.Kind, reply: String, remoteHost: String?, expired: Bool,
-            suppressed: Bool
-        ) {
+        public init(recipient: String, status: RecipientStatus, remoteHost: String?, expired: Bool, suppressed: Bool) {
             self.recipient = recipient
-            self.kind = kind
-            self.reply = reply
+            self.status = status
             self.remoteHost = remoteHost
             self.expired = expired
             self.suppressed = suppressed

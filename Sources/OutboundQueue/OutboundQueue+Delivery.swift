@@ -1,5 +1,6 @@
 import Foundation
 import MailDelivery
+import SMTPOutcomes
 import Storage
 
 extension OutboundQueue {
@@ -95,7 +96,8 @@ extension OutboundQueue {
     }
 
     /// Records the outcomes of one attempt at `claim`, in one transaction: delivered recipients `delivered`, failed
-    /// ones `failed` (a 5.1.x reply also suppresses the address for ``OutboundQueueConfiguration/suppressSeconds``),
+    /// ones `failed` (a failure that condemns the recipient's address, ``DeliveryFailure/condemnsRecipientAddress``,
+    /// also suppresses it for ``OutboundQueueConfiguration/suppressSeconds``; a refused sender suppresses no one),
     /// deferred ones due again after the next retry delay, or `failed` once the message has been queued
     /// ``OutboundQueueConfiguration/maxQueueSeconds``. A recipient of the claim without an outcome is released for
     /// another attempt at once. The account's `EmailSubmission` state moves on. Nothing is recorded when the claim lost
@@ -125,15 +127,20 @@ extension OutboundQueue {
                 for outcome in outcomes {
                     guard let row = rows.removeValue(forKey: outcome.recipient.lowercased()) else { continue }
                     let attempt = row.attempts + 1
-                    var status = "failed"
                     var nextAttempt = now
                     var expired = false
                     var suppressed = false
-                    switch outcome.kind {
+                    // What the attempt leaves the recipient in: the outcome, unless a deferral outlived the queue.
+                    var recorded = outcome.status
+                    switch outcome.status {
                     case .delivered:
-                        status = "delivered"
-                    case .failed:
-                        if Self.isHardBounce(outcome.reply) {
+                        break
+                    case .queued, .held:
+                        // No transport answers these: the recipient waits for another attempt.
+                        recorded = .deferred(.client(.notAttempted))
+                        nextAttempt = now + configuration.retryDelay(afterAttempt: Int(attempt))
+                    case .failed(let failure):
+                        if failure.condemnsRecipientAddress {
                             suppressed = true
                             try connection.run(
                                 """
@@ -143,34 +150,35 @@ extension OutboundQueue {
                                 """,
                                 [
                                     .text(outcome.recipient.lowercased()),
-                                    .integer(now + Int64(configuration.suppressSeconds)), .text(outcome.reply),
+                                    .integer(now + Int64(configuration.suppressSeconds)),
+                                    .text(failure.reply.description),
                                 ])
                         }
-                    case .deferred:
+                    case .deferred(let failure):
                         if now - claim.sendAt >= Int64(configuration.maxQueueSeconds) {
                             expired = true
+                            recorded = .failed(failure)
                         } else {
-                            status = "queued"
                             nextAttempt = now + configuration.retryDelay(afterAttempt: Int(attempt))
                         }
                     }
+                    let reply = recorded.map(delivered: { $0 }, failure: { $0.reply })
                     try connection.run(
                         """
                         UPDATE outbound_recipients SET status = ?, smtp_reply = ?, attempts = ?, next_attempt = ?,
                             lease_until = 0, lease_token = NULL, updated_at = ? WHERE id = ?
                         """,
                         [
-                            .text(status), .text(outcome.reply), .integer(attempt), .integer(nextAttempt),
-                            .integer(now), .text(row.id),
+                            .text(Self.column(recorded)), .text(Self.line(reply)), .integer(attempt),
+                            .integer(nextAttempt), .integer(now), .text(row.id),
                         ])
-                    if status == "queued" {
+                    if recorded.isWaiting {
                         deferred.append((outcome.recipient, nextAttempt))
                     } else {
                         ended.append(
                             OutboundCompletion.Ended(
-                                recipient: outcome.recipient, kind: outcome.kind == .delivered ? .delivered : .failed,
-                                reply: outcome.reply, remoteHost: outcome.remoteHost, expired: expired,
-                                suppressed: suppressed))
+                                recipient: outcome.recipient, status: recorded, remoteHost: outcome.remoteHost,
+                                expired: expired, suppressed: suppressed))
                     }
                 }
                 for row in rows.values {
@@ -193,16 +201,12 @@ extension OutboundQueue {
         return completion
     }
 
-    /// True for a permanent failure of the address itself (RFC 3463 class 5, subject 1: `5.1.1` no such user, `5.1.2`
-    /// bad destination domain, `5.1.10` null MX, ...), the failures that suppress it. Policy (`5.7.x`), content
-    /// (`5.6.x`) and mailbox (`5.2.x`) refusals say nothing lasting about the address and suppress nothing.
-    public static func isHardBounce(_ reply: String) -> Bool {
-        let bytes = Array(reply.utf8)
-        guard bytes.count >= 4, bytes[0] == UInt8(ascii: "5"),
-            bytes[3] == UInt8(ascii: " ") || bytes[3] == UInt8(ascii: "-")
-        else { return false }
-        let enhanced = reply.utf8.dropFirst(4).prefix { $0 != UInt8(ascii: " ") }
-        return String(decoding: enhanced, as: UTF8.self).hasPrefix("5.1.")
+    /// The reply line stored for a recipient in `status` (its reply, or the one of why it was not delivered).
+    static func line(_ status: DeliveryStatus<SMTPReply, SMTPReply>) -> String {
+        switch status {
+        case .queued: Self.queuedReply
+        case .held(let reply), .delivered(let reply), .deferred(let reply), .failed(let reply): reply.description
+        }
     }
 
     /// When the next queued recipient falls due (or its lease runs out), nil when none waits.

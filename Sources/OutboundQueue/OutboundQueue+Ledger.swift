@@ -24,16 +24,16 @@ extension OutboundQueue {
                 else { continue }
                 let recipients = try connection.query(
                     """
-                    SELECT address, status, smtp_reply FROM outbound_recipients WHERE submission_id = ?
+                    SELECT address, status, smtp_reply, attempts FROM outbound_recipients WHERE submission_id = ?
                     ORDER BY position
                     """,
                     [.text(id)]
                 ).compactMap { row -> RecipientState? in
-                    guard let address = row.text("address"),
-                        let status = row.text("status").flatMap(RecipientState.Status.init),
-                        let reply = row.text("smtp_reply")
+                    guard let address = row.text("address"), let reply = row.text("smtp_reply"),
+                        let status = Self.recorded(
+                            status: row.text("status") ?? "", reply: reply, attempts: row.int("attempts") ?? 0)
                     else { return nil }
-                    return RecipientState(address: address, status: status, smtpReply: reply)
+                    return RecipientState(address: address, status: status)
                 }
                 records.append(
                     SubmissionRecord(

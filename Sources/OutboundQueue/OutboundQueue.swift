@@ -39,7 +39,7 @@ public struct OutboundQueue: Sendable {
     }
 
     /// The reply a queued recipient shows until an attempt ends.
-    public static let queuedReply = "250 2.0.0 queued for delivery"
+    public static let queuedReply = RecipientState.queuedReply
     /// The reply of a recipient the operator deleted from the queue.
     public static let deletedReply = "554 5.3.0 deleted from the queue by the operator"
 

@@ -72,7 +72,9 @@ extension PosternMetrics {
     /// `postern_outbound_recipients_total{result="delivered|deferred|failed"}`.
     @Sendable
     func outboundAttempt(_ attempt: OutboundDispatcher.Attempt) {
-        let delivered = attempt.completion.ended.filter { $0.kind == .delivered }.count
+        let delivered = attempt.completion.ended.filter {
+            if case .delivered = $0.status { true } else { false }
+        }.count
         let failed = attempt.completion.ended.count - delivered
         let deferred = attempt.completion.deferred.count
         for (result, count) in [("delivered", delivered), ("deferred", deferred), ("failed", failed)] where count > 0 {

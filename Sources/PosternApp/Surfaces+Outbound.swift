@@ -76,14 +76,13 @@ extension Surfaces {
         return OutboundDispatcher(
             queue: mail.outbound, transport: transport, clock: clock, logger: logger,
             onEnded: { claim, ended in
-                let failed = ended.filter { $0.kind == .failed }
+                let failed = ended.filter { if case .failed = $0.status { true } else { false } }
                 guard !failed.isEmpty else { return }
                 let batch = claim.batch
                 let report = notifications.build(
                     original: batch.content, sender: batch.sender, queueID: batch.messageID, arrivalDate: claim.sendAt,
                     outcomes: failed.map {
-                        OutboundOutcome(
-                            recipient: $0.recipient, kind: .failed, reply: $0.reply, remoteHost: $0.remoteHost)
+                        OutboundOutcome(recipient: $0.recipient, status: $0.status, remoteHost: $0.remoteHost)
                     },
                     expired: failed.contains { $0.expired }, now: clock())
                 do {

@@ -1,5 +1,6 @@
 import ComputePool
 import Fetch
+import SMTPOutcomes
 
 /// What one session over the network came to.
 public struct SMTPDeliveryReport: Sendable, Equatable {
@@ -62,7 +63,7 @@ public final class SMTPClientDriver: Sendable {
             }
         } catch {
             var session = session
-            _ = session.connectionFailed("too many deliveries queued")
+            _ = session.connectionFailed(.connect("too many deliveries queued on this server"))
             return SMTPDeliveryReport(
                 results: session.results, address: nil, usedTLS: false, certificateVerified: false)
         }
@@ -80,7 +81,7 @@ public final class SMTPClientDriver: Sendable {
         do {
             connection = try connect(host: host, addresses: addresses, port: port)
         } catch {
-            _ = session.connectionFailed("cannot connect to \(host): \(error)")
+            _ = session.connectionFailed(.connect("cannot connect to \(host): \(error)"))
             return SMTPDeliveryReport(
                 results: session.results, address: nil, usedTLS: false, certificateVerified: false)
         }
@@ -90,7 +91,7 @@ public final class SMTPClientDriver: Sendable {
                     context: tls, serverName: host, requireVerified: requireVerifiedTLS,
                     timeout: session.configuration.timeouts.greeting)
             } catch {
-                _ = session.connectionFailed("TLS with \(host): \(error)")
+                _ = session.connectionFailed(.tls("TLS with \(host): \(error)"))
                 return SMTPDeliveryReport(
                     results: session.results, address: connection.address.description, usedTLS: false,
                     certificateVerified: false)
@@ -104,7 +105,7 @@ public final class SMTPClientDriver: Sendable {
                 do {
                     try connection.write(bytes, timeout: timeout)
                 } catch {
-                    actions = session.connectionFailed("writing to \(host): \(error)")
+                    actions = session.connectionFailed(.connect("writing to \(host): \(error)"))
                 }
             case .startTLS:
                 do {
@@ -113,7 +114,7 @@ public final class SMTPClientDriver: Sendable {
                         timeout: session.configuration.timeouts.command)
                     actions += session.tlsEstablished()
                 } catch {
-                    actions = session.connectionFailed("TLS with \(host): \(error)")
+                    actions = session.connectionFailed(.tls("TLS with \(host): \(error)"))
                 }
             case .awaitReply(let timeout):
                 actions = awaitReply(&session, connection: connection, host: host, timeout: timeout)
@@ -141,9 +142,9 @@ public final class SMTPClientDriver: Sendable {
             } catch .timedOut {
                 return session.timedOut()
             } catch {
-                return session.connectionFailed("reading from \(host): \(error)")
+                return session.connectionFailed(.connect("reading from \(host): \(error)"))
             }
-            if bytes.isEmpty { return session.connectionFailed("\(host) closed the connection") }
+            if bytes.isEmpty { return session.connectionFailed(.connect("\(host) closed the connection")) }
             let next = session.receive(bytes)
             if !next.isEmpty { return next }
         }

@@ -57,9 +57,8 @@ struct JMAPOutboundSubmissionTests {
         _ = try await queue.complete(
             claim,
             [
-                OutboundOutcome(recipient: "carol@far.example", kind: .delivered, reply: "250 2.0.0 Ok: queued as X"),
-                OutboundOutcome(
-                    recipient: "gone@far.example", kind: .failed, reply: "550 5.1.1 <gone@far.example>: no"),
+                OutboundOutcome(recipient: "carol@far.example", status: .accepted("250 2.0.0 Ok: queued as X")),
+                OutboundOutcome(recipient: "gone@far.example", status: .permanent("550 5.1.1 <gone@far.example>: no")),
             ], now: 1_700_000_010)
 
         let emailID = try #require(created["emailId"]?.stringValue)

@@ -16,7 +16,7 @@ struct OutboundDispatcherTests {
         _ = try await queue.record(
             NewSubmission(
                 id: id, accountID: "A1", sender: "a@local.test", emailID: "M" + id, threadID: "T" + id, sendAt: now,
-                recipients: recipients.map { SubmissionRecipient(address: $0, disposition: .queued) },
+                recipients: recipients.map { SubmissionRecipient(address: $0, status: .queued) },
                 content: Array("Subject: \(id)\r\n\r\nhi\r\n".utf8)),
             limits: [], now: now)
     }
@@ -49,13 +49,13 @@ struct OutboundDispatcherTests {
             #expect(message == "S1")
             first[recipient.recipient] = recipient
         }
-        #expect(first["ok@one.example"]?.kind == .delivered)
-        #expect(first["gone@one.example"]?.kind == .failed)
+        #expect(first["ok@one.example"]?.status.name == "delivered")
+        #expect(first["gone@one.example"]?.status.name == "failed")
         #expect(first["gone@one.example"]?.suppressed == true)
         // The deferral is due at now + 120: nothing more until the clock gets there.
         clock.advance(120)
         let (message, retried) = try #require(await iterator.next())
-        #expect(message == "S1" && retried.recipient == "later@two.example" && retried.kind == .delivered)
+        #expect(message == "S1" && retried.recipient == "later@two.example" && retried.status.name == "delivered")
         await dispatcher.stop()
         let domains = transport.batches.map(\.domain)
         #expect(domains.sorted() == ["one.example", "two.example", "two.example"])
@@ -64,7 +64,7 @@ struct OutboundDispatcherTests {
                 "ok@one.example", "gone@one.example",
             ])
         let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
-        #expect(record.recipients.map(\.status) == [.delivered, .failed, .delivered])
+        #expect(record.recipients.map(\.status.name) == ["delivered", "failed", "delivered"])
         #expect(try await queue.nextDue() == nil)
     }
 
