@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "MailStore", dependencies: ["Storage", "MIME"]),
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
-        .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore", "SMTPOutcomes"]),
+        .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading"]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
@@ -364,7 +364,8 @@ let package = Package(
             "DKIMKeys", "MailAuth", "AuthCrypto", "Storage", "PosternTestSupport",
         ]),
         .testTarget(name: "OutboundQueueTests", dependencies: [
-            "OutboundQueue", "MailDelivery", "SMTPOutcomes", "Storage", "ServerKit", "PosternTestSupport",
+            "OutboundQueue", "MailDelivery", "SMTPOutcomes", "Storage", "ServerKit", "PosternTestSupport", "Directory",
+            "MailStore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [

@@ -141,9 +141,12 @@ extension JMAPService {
         let now = clock()
         let id = "S" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let status: [(String, JSONValue)]
+        var dsnBlobIDs: JSONValue = .array([])
         if let outbound {
-            status = try await record(
+            let record = try await record(
                 id, local: local, foreign: foreign, raw: raw, message: message, outbound: outbound, call, now: now)
+            status = record.recipients.map { ($0.address, Self.deliveryStatus($0)) }
+            dsnBlobIDs = Self.dsnBlobIDs(record)
         } else {
             status = try await keepForeignInOutbox(local: local, foreign: foreign, raw: raw, account: account, now: now)
         }
@@ -154,7 +157,7 @@ extension JMAPService {
         let submission: JSONValue = .object([
             ("id", .string(id)), ("identityId", .string(account.id)), ("emailId", .string(emailID)),
             ("threadId", .string(message.summary.threadID)), ("sendAt", .string(RFC3339.format(now))),
-            ("undoStatus", "final"), ("deliveryStatus", .object(status)), ("dsnBlobIds", .array([])),
+            ("undoStatus", "final"), ("deliveryStatus", .object(status)), ("dsnBlobIds", dsnBlobIDs),
             ("mdnBlobIds", .array([])),
         ])
         return (submission, emailID)
@@ -189,12 +192,12 @@ extension JMAPService {
     /// With a ledger: outside recipients are queued when mail leaves this server and the sender may send outside
     /// (within its limits), else kept in the outbox; the local ones get the message now; then the submission is
     /// recorded with every recipient's disposition (the queued ones with the message, in one transaction).
-    /// Returns the `deliveryStatus` pairs, from the record.
+    /// Returns the record.
     /// - Throws: `SetError` `forbiddenToSend` (nothing sent) when the outside recipients would pass a limit.
     private func record(
         _ id: String, local: [Recipient], foreign: [String], raw: [UInt8], message: MailMessageRecord,
         outbound: JMAPOutbound, _ call: JMAPCall, now: Int64
-    ) async throws -> [(String, JSONValue)] {
+    ) async throws -> SubmissionRecord {
         let account = call.account
         var held: String?
         if !foreign.isEmpty {
@@ -243,7 +246,7 @@ extension JMAPService {
             SubmissionOutcome(
                 delivered: delivered, keptInOutbox: held == nil ? 0 : foreign.count, refused: stored.count - delivered,
                 queued: record.recipients.filter { $0.status == .queued }.count))
-        return record.recipients.map { ($0.address, Self.deliveryStatus($0)) }
+        return record
     }
 
     /// The SetError of a refusal by a per-sender limit, naming the limit and when it frees.

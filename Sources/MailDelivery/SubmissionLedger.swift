@@ -94,11 +94,14 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var sendAt: Int64
     /// In envelope order.
     public var recipients: [RecipientState]
+    /// The delivery status notifications put in the sender's inbox for it, oldest first: their email ids
+    /// (`EmailSubmission`'s `dsnBlobIds` name their blobs).
+    public var bounceEmailIDs: [String]
 
     /// - Parameters: see the properties.
     public init(
         id: String, accountID: String, sender: String, emailID: String, threadID: String, sendAt: Int64,
-        recipients: [RecipientState]
+        recipients: [RecipientState], bounceEmailIDs: [String] = []
     ) {
         self.id = id
         self.accountID = accountID
@@ -107,6 +110,7 @@ public struct SubmissionRecord: Sendable, Equatable {
         self.threadID = threadID
         self.sendAt = sendAt
         self.recipients = recipients
+        self.bounceEmailIDs = bounceEmailIDs
     }
 }
 

@@ -50,16 +50,23 @@ public struct OutboundCompletion: Sendable, Equatable {
     public var deferred: [(recipient: String, nextAttempt: Int64)]
     /// True when the claim had lost its lease (or the message was deleted): nothing was recorded.
     public var leaseLost: Bool
+    /// The id of the bounce put in the sender's inbox in the same transaction, nil when none was (nothing failed,
+    /// the sender has no mailbox here, or it refused the report).
+    public var bounceEmailID: String?
 
     /// - Parameters: see the properties.
-    public init(ended: [Ended], deferred: [(recipient: String, nextAttempt: Int64)], leaseLost: Bool) {
+    public init(
+        ended: [Ended], deferred: [(recipient: String, nextAttempt: Int64)], leaseLost: Bool,
+        bounceEmailID: String? = nil
+    ) {
         self.ended = ended
         self.deferred = deferred
         self.leaseLost = leaseLost
+        self.bounceEmailID = bounceEmailID
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.ended == rhs.ended && lhs.leaseLost == rhs.leaseLost
+        lhs.ended == rhs.ended && lhs.leaseLost == rhs.leaseLost && lhs.bounceEmailID == rhs.bounceEmailID
             && lhs.deferred.map(\.recipient) == rhs.deferred.map(\.recipient)
             && lhs.deferred.map(\.nextAttempt) == rhs.deferred.map(\.nextAttempt)
     }

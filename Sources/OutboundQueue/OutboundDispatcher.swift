@@ -4,7 +4,8 @@ import Synchronization
 
 /// Runs the outbound queue: each instance runs one. It claims due batches (``OutboundQueue/claim(now:limit:)``), hands
 /// each to the ``OutboundTransport`` with at most ``OutboundQueueConfiguration/perDestination`` batches at once per
-/// destination domain, completes it, and gives the recipients that ended to ``onEnded`` (the sender's DSN).
+/// destination domain, completes it (the completion bounces failures to the sender itself, in its transaction), and
+/// gives the recipients that ended to ``onEnded``.
 ///
 /// It wakes when a record on this instance queues mail (``OutboundWakeup``), when an attempt ends, when the next retry
 /// or lease falls due, and at the latest every ``Settings/idleInterval`` (mail another instance queued).
@@ -41,7 +42,8 @@ public final class OutboundDispatcher: Sendable {
     ///   - queue: the shared queue (its configuration's `perDestination` caps each domain's batches at once).
     ///   - transport: what carries a batch (direct to the MX, or a relay).
     ///   - clock: Unix seconds; injected so tests can move time past the retry delays.
-    ///   - onEnded: given each claim's recipients that ended (delivered or failed for good) once they are recorded.
+    ///   - onEnded: given each claim's recipients that ended (delivered or failed for good) once they are recorded
+    ///     (tests watch with it; bounces are the queue's own).
     ///   - onAttempt: given every recorded attempt (metrics).
     public init(
         queue: OutboundQueue, transport: any OutboundTransport, settings: Settings = Settings(),

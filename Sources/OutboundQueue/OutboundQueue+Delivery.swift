@@ -102,13 +102,28 @@ extension OutboundQueue {
     /// ``OutboundQueueConfiguration/maxQueueSeconds``. A recipient of the claim without an outcome is released for
     /// another attempt at once. The account's `EmailSubmission` state moves on. Nothing is recorded when the claim lost
     /// its lease (it ran out and another claim took the recipients, or the operator deleted the message).
-    /// - Returns: the recipients that ended (for the sender's DSN), those deferred, or that the lease was lost.
+    ///
+    /// With ``bounces``, the recipients that failed for good are reported to the sender in one delivery status
+    /// notification, stored in the sender's inbox in this same transaction and linked to the submission: a crash
+    /// loses both or neither, and a bounce is never written twice for one completion.
+    /// - Returns: the recipients that ended, those deferred, the bounce's id, or that the lease was lost.
+    /// - Throws: storage errors (the bounce's included): nothing is recorded, and the lease runs out.
     @discardableResult
     public func complete(_ claim: OutboundClaim, _ outcomes: [OutboundOutcome], now: Int64) async throws
         -> OutboundCompletion
     {
         let configuration = configuration
         let batch = claim.batch
+        let bounces = bounces
+        // The sender's mailbox is found before the transaction (the directory is asked); only when a failure may end.
+        let mayFail = outcomes.contains {
+            switch $0.status {
+            case .failed: true
+            case .deferred: now - claim.sendAt >= Int64(configuration.maxQueueSeconds)
+            default: false
+            }
+        }
+        let destination = mayFail ? try await bounces?.mailbox.bounceDestination(for: batch.sender) : nil
         let completion = try await database.write { connection in
             try connection.transaction { () throws -> OutboundCompletion in
                 let held = try connection.query(
@@ -194,11 +209,35 @@ extension OutboundQueue {
                         "UPDATE outbound_submissions SET updated_seq = ? WHERE id = ?",
                         [.integer(seq), .text(batch.messageID)])
                 }
+                let bounce = try Self.bounce(
+                    claim, ended, destination: destination, bounces: bounces, now: now, connection)
                 try Self.dropContentIfDone(batch.messageID, connection)
-                return OutboundCompletion(ended: ended, deferred: deferred, leaseLost: false)
+                return OutboundCompletion(ended: ended, deferred: deferred, leaseLost: false, bounceEmailID: bounce)
             }
         }
+        if completion.bounceEmailID != nil, let destination { bounces?.mailbox.bounceStored(in: destination) }
         return completion
+    }
+
+    /// Writes the bounce of `ended`'s failures into the sender's mailbox on `connection` and links it to the
+    /// submission; nil when nothing failed, there is nowhere to put it, or the mailbox refused it.
+    private static func bounce(
+        _ claim: OutboundClaim, _ ended: [OutboundCompletion.Ended], destination: BounceDestination?,
+        bounces: OutboundBounces?, now: Int64, _ connection: any SQLConnection
+    ) throws -> String? {
+        let failed = ended.filter { if case .failed = $0.status { true } else { false } }
+        guard !failed.isEmpty, let bounces, let destination else { return nil }
+        let report = bounces.writer.report(
+            for: claim.batch, arrivalDate: claim.sendAt,
+            failed: failed.map { OutboundOutcome(recipient: $0.recipient, status: $0.status, remoteHost: $0.remoteHost) },
+            expired: failed.contains { $0.expired }, now: now)
+        guard let emailID = try bounces.mailbox.storeBounce(report, in: destination, now: now, on: connection) else {
+            return nil
+        }
+        try connection.run(
+            "INSERT INTO outbound_bounces (submission_id, email_id, created_at) VALUES (?, ?, ?)",
+            [.text(claim.batch.messageID), .text(emailID), .integer(now)])
+        return emailID
     }
 
     /// The reply line stored for a recipient in `status` (its reply, or the one of why it was not delivered).

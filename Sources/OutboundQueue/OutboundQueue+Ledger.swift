@@ -35,10 +35,14 @@ extension OutboundQueue {
                     else { return nil }
                     return RecipientState(address: address, status: status)
                 }
+                let bounces = try connection.query(
+                    "SELECT email_id FROM outbound_bounces WHERE submission_id = ? ORDER BY created_at, email_id",
+                    [.text(id)]
+                ).compactMap { $0.text("email_id") }
                 records.append(
                     SubmissionRecord(
                         id: id, accountID: accountID, sender: sender, emailID: email, threadID: thread, sendAt: sendAt,
-                        recipients: recipients))
+                        recipients: recipients, bounceEmailIDs: bounces))
             }
             guard let ids else { return records }
             let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

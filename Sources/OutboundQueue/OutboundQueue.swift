@@ -22,20 +22,24 @@ public struct OutboundQueue: Sendable {
     public let leaseSeconds: Int64
     /// Signalled by every record that queues a recipient.
     public let wakeup: OutboundWakeup
+    /// Where and how a completion bounces its failures to the sender; nil writes no bounce (tests of the rest).
+    public let bounces: OutboundBounces?
 
     /// A queue over a database migrated through `0036_outbound_queue.sql`.
     /// - Parameters:
     ///   - configuration: the queue's keys.
     ///   - leaseSeconds: how long a claim holds its recipients. Default 900.
     ///   - wakeup: what a record signals (the dispatcher waits on it).
+    ///   - bounces: the sender's mailbox and the report's writer; the mailbox must write on this `database`.
     public init(
         database: any SQLDatabase, configuration: OutboundQueueConfiguration = OutboundQueueConfiguration(),
-        leaseSeconds: Int64 = 900, wakeup: OutboundWakeup = OutboundWakeup()
+        leaseSeconds: Int64 = 900, wakeup: OutboundWakeup = OutboundWakeup(), bounces: OutboundBounces? = nil
     ) {
         self.database = database
         self.configuration = configuration
         self.leaseSeconds = leaseSeconds
         self.wakeup = wakeup
+        self.bounces = bounces
     }
 
     /// The reply a queued recipient shows until an attempt ends.

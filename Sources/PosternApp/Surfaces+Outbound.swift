@@ -65,35 +65,14 @@ extension Surfaces {
             mayReachOutside: { try await rule.mayReachOutside($0) })
     }
 
-    /// The outbound dispatcher over `transport`: its attempts counted in `/metrics`; every recipient that failed for
-    /// good (a 5xx, or the queue's lifetime run out) is reported to the sender in one delivery status notification
-    /// (RFC 3464) per batch, put in the sender's inbox with the null reverse path.
+    /// The outbound dispatcher over `transport`, its attempts counted in `/metrics`. Bounces are the queue's: its
+    /// completion puts them in the sender's inbox in its own transaction (``LocalMail/outbound``).
     static func outboundDispatcher(
         _ c: PosternConfiguration, mail: LocalMail, transport: any OutboundTransport, metrics: PosternMetrics,
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> OutboundDispatcher {
-        let notifications = DeliveryStatusNotification(hostname: c.smtp.hostname)
-        return OutboundDispatcher(
+        OutboundDispatcher(
             queue: mail.outbound, transport: transport, clock: clock, logger: logger,
-            onEnded: { claim, ended in
-                let failed = ended.filter { if case .failed = $0.status { true } else { false } }
-                guard !failed.isEmpty else { return }
-                let batch = claim.batch
-                let report = notifications.build(
-                    original: batch.content, sender: batch.sender, queueID: batch.messageID, arrivalDate: claim.sendAt,
-                    outcomes: failed.map {
-                        OutboundOutcome(recipient: $0.recipient, status: $0.status, remoteHost: $0.remoteHost)
-                    },
-                    expired: failed.contains { $0.expired }, now: clock())
-                do {
-                    _ = try await mail.delivery.store(
-                        MailEnvelope(mailFrom: "", recipients: [batch.sender]), data: report)
-                } catch {
-                    logger.error(
-                        "a delivery status notification could not be put in the sender's inbox",
-                        metadata: ["message": "\(batch.messageID)", "sender": "\(batch.sender)", "error": "\(error)"])
-                }
-            },
             onAttempt: metrics.outboundAttempt)
     }
 }

@@ -12,6 +12,7 @@ import JMAP
 import MailDelivery
 import MailStore
 import MailSandbox
+import MailTransfer
 import MailboxAccounts
 import MCPServer
 import OAuthGrants
@@ -204,9 +205,12 @@ enum Surfaces {
         let delivery = LocalDelivery(
             directory: directory, store: store, maximumMessageBytes: c.smtp.maxMessageBytes, policy: policy,
             clock: clock)
+        // A completion bounces its failures into the sender's inbox in its own transaction (LocalDelivery's port).
+        let bounces = OutboundBounces(
+            mailbox: delivery, writer: DeliveryStatusNotification(hostname: c.smtp.hostname))
         return LocalMail(
             store: store, directory: directory, delivery: delivery,
-            outbound: OutboundQueue(database: database, configuration: c.outboundQueue))
+            outbound: OutboundQueue(database: database, configuration: c.outboundQueue, bounces: bounces))
     }
 
     /// Who is local: each surface's accounts, through its own directory; mailbox accounts are asked first.
