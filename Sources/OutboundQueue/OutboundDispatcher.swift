@@ -64,6 +64,17 @@ public final class OutboundDispatcher: Sendable {
     /// Runs the queue until the calling task is cancelled, then returns once the attempts in flight have ended: the
     /// entry a service runner calls. ``start()`` and ``stop()`` run it on a task of its own.
     public func run() async {
+        if queue.isSingleInstance {
+            // SQLite: this process is the one instance, so a lease found now is a dead process's.
+            do {
+                let released = try await queue.releaseAllLeases()
+                if released > 0 {
+                    logger.notice("outbound leases released at start", metadata: ["recipients": "\(released)"])
+                }
+            } catch {
+                logger.error("releasing outbound leases at start failed", metadata: ["error": "\(error)"])
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
             while !Task.isCancelled {
                 let ticket = queue.wakeup.ticket()
@@ -95,10 +106,24 @@ public final class OutboundDispatcher: Sendable {
         }
     }
 
-    /// One batch: a slot of its domain, the transport, the completion, then ``onEnded``.
+    /// One batch: a slot of its domain and the transport, with its lease renewed meanwhile, then the completion and
+    /// ``onEnded``.
     func attempt(_ claim: OutboundClaim) async {
         let batch = claim.batch
-        let outcomes = await slots.run(batch.domain) { await transport.deliver(batch) }
+        let outcomes = await withTaskGroup(of: [OutboundOutcome]?.self) { group in
+            group.addTask {
+                await self.keepLeased(claim)
+                return nil
+            }
+            group.addTask { await self.slots.run(batch.domain) { await self.transport.deliver(batch) } }
+            var outcomes: [OutboundOutcome] = []
+            for await result in group {
+                guard let result else { continue }
+                outcomes = result
+                group.cancelAll()
+            }
+            return outcomes
+        }
         do {
             let completion = try await queue.complete(claim, outcomes, now: clock())
             if completion.leaseLost {
@@ -114,6 +139,21 @@ public final class OutboundDispatcher: Sendable {
             logger.error(
                 "recording an outbound attempt failed",
                 metadata: ["error": "\(error)", "message": "\(batch.messageID)", "domain": "\(batch.domain)"])
+        }
+    }
+
+    /// Renews `claim`'s lease every third of it until cancelled (the attempt ended) or the lease is lost.
+    func keepLeased(_ claim: OutboundClaim) async {
+        let interval = Duration.milliseconds(max(1, queue.leaseSeconds * 1000 / 3))
+        while !Task.isCancelled {
+            guard (try? await Task.sleep(for: interval)) != nil else { return }
+            do {
+                guard try await queue.renew(claim, now: clock()) else { return }
+            } catch {
+                logger.error(
+                    "renewing an outbound lease failed",
+                    metadata: ["error": "\(error)", "message": "\(claim.batch.messageID)"])
+            }
         }
     }
 

@@ -248,6 +248,40 @@ extension OutboundQueue {
         }
     }
 
+    /// Moves the lease of `claim` on to one lease from `now`, while its attempt runs. Returns false when the claim
+    /// lost its lease (it ran out and another claim took the recipients, the operator deleted the message, or every
+    /// recipient was completed).
+    @discardableResult
+    public func renew(_ claim: OutboundClaim, now: Int64) async throws -> Bool {
+        let batch = claim.batch
+        let leaseUntil = now + leaseSeconds
+        return try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE outbound_recipients SET lease_until = ?
+                WHERE submission_id = ? AND domain = ? AND lease_token = ? AND status = 'queued'
+                """, [.integer(leaseUntil), .text(batch.messageID), .text(batch.domain), .text(claim.leaseToken)]
+            ) > 0
+        }
+    }
+
+    /// Whether this queue's database serves one instance only (SQLite: one process opens it to serve), so that every
+    /// lease found at start is a dead process's.
+    public var isSingleInstance: Bool { database.dialect == .sqlite }
+
+    /// Gives back every lease (a server on SQLite at start: the process that held them is gone); the recipients are
+    /// due again as they were. Returns how many recipients were released.
+    @discardableResult
+    public func releaseAllLeases() async throws -> Int {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE outbound_recipients SET lease_until = 0, lease_token = NULL
+                WHERE status = 'queued' AND lease_token IS NOT NULL
+                """)
+        }
+    }
+
     /// When the next queued recipient falls due (or its lease runs out), nil when none waits.
     public func nextDue() async throws -> Int64? {
         try await database.read { connection in

@@ -7,19 +7,21 @@ import Storage
 /// addresses suppressed after a hard bounce.
 ///
 /// A submission is recorded in one transaction (``record(_:limits:now:)``), so a submission acknowledged is a message
-/// queued. An instance ``claim(now:limit:)``s due recipients by setting a lease (a deadline and a token of its own; on
-/// PostgreSQL the rows are picked with `FOR UPDATE SKIP LOCKED`, so concurrent claims never share a recipient), grouped
-/// one batch per message per destination domain, hands each batch to the transport, and ``complete(_:_:now:)``s it
-/// under the same token: an attempt that outlived its lease was taken over by someone else and records nothing.
+/// queued. An instance ``claim(now:limit:)``s due recipients by setting a short lease
+/// (``OutboundQueueConfiguration/leaseSeconds``, a deadline and a token of its own; on PostgreSQL the rows are picked
+/// with `FOR UPDATE SKIP LOCKED`, so concurrent claims never share a recipient), grouped one batch per message per
+/// destination domain, hands each batch to the transport while it ``renew(_:now:)``s the lease, and
+/// ``complete(_:_:now:)``s it under the same token: an attempt that outlived its lease was taken over by someone else
+/// and records nothing. A dead instance's claims come back within one lease; on SQLite, one instance by construction,
+/// the dispatcher also ``releaseAllLeases()`` at start.
 /// Delivery is at least once: a crash between the remote server's `250` and the completion's commit sends again when
 /// the lease runs out. Times are Unix seconds from the caller's clock.
 public struct OutboundQueue: Sendable {
     let database: any SQLDatabase
     /// Retries, queue lifetime, suppression time, limits.
     public let configuration: OutboundQueueConfiguration
-    /// How long a claim holds its recipients, in seconds: longer than one SMTP transaction can take (RFC 5321
-    /// 4.5.3.2's timeouts add up to minutes). Default 900.
-    public let leaseSeconds: Int64
+    /// How long a claim holds its recipients unless renewed, in seconds (``OutboundQueueConfiguration/leaseSeconds``).
+    public var leaseSeconds: Int64 { Int64(configuration.leaseSeconds) }
     /// Signalled by every record that queues a recipient.
     public let wakeup: OutboundWakeup
     /// Where and how a completion bounces its failures to the sender; nil writes no bounce (tests of the rest).
@@ -28,16 +30,14 @@ public struct OutboundQueue: Sendable {
     /// A queue over a database migrated through `0036_outbound_queue.sql`.
     /// - Parameters:
     ///   - configuration: the queue's keys.
-    ///   - leaseSeconds: how long a claim holds its recipients. Default 900.
     ///   - wakeup: what a record signals (the dispatcher waits on it).
     ///   - bounces: the sender's mailbox and the report's writer; the mailbox must write on this `database`.
     public init(
         database: any SQLDatabase, configuration: OutboundQueueConfiguration = OutboundQueueConfiguration(),
-        leaseSeconds: Int64 = 900, wakeup: OutboundWakeup = OutboundWakeup(), bounces: OutboundBounces? = nil
+        wakeup: OutboundWakeup = OutboundWakeup(), bounces: OutboundBounces? = nil
     ) {
         self.database = database
         self.configuration = configuration
-        self.leaseSeconds = leaseSeconds
         self.wakeup = wakeup
         self.bounces = bounces
     }

@@ -14,6 +14,7 @@ import ServerKit
 /// - `POSTERN_OUTBOUND_MAX_QUEUE_SECONDS` (positive integer, default 432000, five days): ``maxQueueSeconds``.
 /// - `POSTERN_OUTBOUND_PER_DESTINATION` (positive integer, default 2): ``perDestination``.
 /// - `POSTERN_OUTBOUND_SUPPRESS_SECONDS` (positive integer, default 604800, seven days): ``suppressSeconds``.
+/// - `POSTERN_OUTBOUND_LEASE_SECONDS` (3 to 3600, default 60): ``leaseSeconds``.
 public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// Whose mail may leave the server.
     public enum Senders: String, Sendable, Equatable {
@@ -41,6 +42,10 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// How long an address that bounced hard (a 5.1.x reply) is suppressed: no attempt, an immediate `no`.
     /// Default 604800 (7 days).
     public var suppressSeconds = 604_800
+    /// How long a claim holds its recipients, in seconds. The dispatcher renews the lease every third of it while the
+    /// attempt runs (however long the SMTP session takes), so an instance that dies gives its recipients back within
+    /// one lease. Default 60.
+    public var leaseSeconds = 60
 
     /// The defaults.
     public init() {}
@@ -63,6 +68,7 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
         if let seconds = try config.integer("MAX_QUEUE_SECONDS") { maxQueueSeconds = seconds }
         if let count = try config.integer("PER_DESTINATION") { perDestination = count }
         if let seconds = try config.integer("SUPPRESS_SECONDS") { suppressSeconds = seconds }
+        if let seconds = try config.integer("LEASE_SECONDS") { leaseSeconds = seconds }
         try validate()
     }
 
@@ -80,6 +86,7 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
             (maxQueueSeconds > 0, "POSTERN_OUTBOUND_MAX_QUEUE_SECONDS", "must be positive"),
             ((1...64).contains(perDestination), "POSTERN_OUTBOUND_PER_DESTINATION", "must be 1 to 64"),
             (suppressSeconds > 0, "POSTERN_OUTBOUND_SUPPRESS_SECONDS", "must be positive"),
+            ((3...3600).contains(leaseSeconds), "POSTERN_OUTBOUND_LEASE_SECONDS", "must be 3 to 3600"),
         ]
         for (valid, key, message) in checks where !valid { throw ConfigurationError(key: key, message: message) }
     }

@@ -94,4 +94,60 @@ struct OutboundDispatcherTests {
         #expect(transport.mostAtOnce == ["busy.example": 2, "other.example": 2])
         #expect(try await queue.list().isEmpty)
     }
+
+    @Test(
+        "a running attempt's lease is renewed: another instance cannot take the batch past the first lease",
+        arguments: StorageBackend.allCases)
+    func renewsWhileRunning(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock(Self.now)
+        var configuration = OutboundQueueConfiguration()
+        configuration.leaseSeconds = 3  // renewed every second
+        let queue = OutboundQueue(database: test.database, configuration: configuration)
+        try await Self.record(queue, "S1", ["ok@one.example"], at: Self.now)
+        let transport = RecordingTransport(holds: true)
+        let dispatcher = OutboundDispatcher(
+            queue: queue, transport: transport, clock: { clock.now }, logger: Logger(label: "outbound.tests"))
+        dispatcher.start()
+        await transport.started(1)
+        // The session takes long: past the first lease (now + 3) on the queue's clock.
+        clock.advance(10)
+        let other = OutboundQueue(database: test.database, configuration: configuration)
+        try await waitUntil("the lease renewed past now + 10") {
+            try await test.database.read { connection in
+                try connection.query("SELECT lease_until FROM outbound_recipients", []).first?.int("lease_until")
+            } ?? 0 > Self.now + 10
+        }
+        #expect(try await other.claim(now: clock.now, limit: 10).isEmpty)
+        transport.releaseOne()
+        try await waitUntil("the attempt recorded") { try await queue.list().isEmpty }
+        await dispatcher.stop()
+        #expect(transport.batches.count == 1)
+    }
+
+    @Test(
+        "a dispatcher on SQLite releases a dead process's leases at start; on PostgreSQL another instance may hold them",
+        arguments: StorageBackend.allCases)
+    func releasesLeasesAtStart(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        try await Self.record(queue, "S1", ["ok@one.example"], at: Self.now)
+        #expect(try await queue.claim(now: Self.now, limit: 10).count == 1)  // the process that held it is gone
+        let transport = RecordingTransport()
+        var settings = OutboundDispatcher.Settings()
+        settings.idleInterval = .milliseconds(20)
+        let dispatcher = OutboundDispatcher(
+            queue: queue, transport: transport, settings: settings, clock: { Self.now },
+            logger: Logger(label: "outbound.tests"))
+        dispatcher.start()
+        switch backend {
+        case .sqlite:
+            try await waitUntil("the released batch delivered") { try await queue.list().isEmpty }
+            #expect(transport.batches.map(\.messageID) == ["S1"])
+        case .postgres:
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(transport.batches.isEmpty)
+        }
+        await dispatcher.stop()
+    }
 }

@@ -211,7 +211,7 @@ struct OutboundQueueTests {
         arguments: StorageBackend.allCases)
     func lostLease(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
-        let queue = OutboundQueue(database: test.database, leaseSeconds: 100)
+        let queue = OutboundQueue(database: test.database, configuration: Self.configuration { $0.leaseSeconds = 100 })
         _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
         let stale = try #require(try await queue.claim(now: Self.now, limit: 1).first)
         #expect(try await queue.claim(now: Self.now + 99, limit: 1).isEmpty)
@@ -377,6 +377,41 @@ struct OutboundQueueTests {
         #expect(try await queue.submissions(accountID: "A1", ids: nil).map(\.id) == ["S2"])  // S2 still waits
         #expect(try Self.count("outbound_recipients", test.database) == 1)
         #expect(try Self.count("outbound_suppressions", test.database) == 0)
+    }
+
+    @Test(
+        "a dead instance's claim comes back after the short lease (60 s by default); a renewed one does not",
+        arguments: StorageBackend.allCases)
+    func shortLease(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let dead = OutboundQueue(database: test.database)
+        let other = OutboundQueue(database: test.database)
+        _ = try await dead.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
+        _ = try await dead.record(Self.submission("S2", Self.queued("y@two.example")), limits: [], now: Self.now)
+        let claims = try await dead.claim(now: Self.now, limit: 10)
+        #expect(claims.count == 2)
+        #expect(try await other.claim(now: Self.now + 59, limit: 10).isEmpty)
+        // S2's attempt is alive: its lease moves on; S1's instance died.
+        let live = try #require(claims.first { $0.batch.messageID == "S2" })
+        #expect(try await dead.renew(live, now: Self.now + 50))
+        let taken = try await other.claim(now: Self.now + 60, limit: 10)
+        #expect(taken.map(\.batch.messageID) == ["S1"])
+        #expect(try await other.claim(now: Self.now + 109, limit: 10).isEmpty)
+        let done = try await dead.complete(live, Self.outcome(live, .accepted("250 2.0.0 ok")), now: Self.now + 100)
+        #expect(!done.leaseLost)
+        #expect(try await dead.renew(live, now: Self.now + 101) == false)  // nothing left to hold
+    }
+
+    @Test("SQLite, one instance: every lease is released at start; the recipients are due as they were")
+    func releaseAtStart() async throws {
+        let test = try StorageBackend.sqlite.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        #expect(queue.isSingleInstance)
+        _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
+        _ = try await queue.claim(now: Self.now, limit: 10)
+        #expect(try await queue.claim(now: Self.now + 1, limit: 10).isEmpty)
+        #expect(try await queue.releaseAllLeases() == 1)
+        #expect(try await queue.claim(now: Self.now + 1, limit: 10).map(\.batch.messageID) == ["S1"])
     }
 
     @Test(
