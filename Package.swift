@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "MailStore", dependencies: ["Storage", "MIME"]),
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
-        .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore"]),
+        .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading"]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
@@ -179,7 +179,10 @@ let package = Package(
         ]),
         // The SMTP client for outbound delivery: the reply parser and the session machine (pure), the driver that runs
         // a session over TCP and TLS under the outbound address policy, and MTA-STS (RFC 8461) policies.
-        .target(name: "SMTPClient", dependencies: ["Fetch", "ComputePool"]),
+        // What an SMTP delivery attempt came to, as types every layer carries (SMTPReply, EnhancedStatusCode,
+        // SMTPClientFailure, DeliveryFailure, DeliveryStatus): pure, no dependency.
+        .target(name: "SMTPOutcomes"),
+        .target(name: "SMTPClient", dependencies: ["SMTPOutcomes", "Fetch", "ComputePool"]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
         .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool", "ConfigurationReading"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
@@ -196,7 +199,8 @@ let package = Package(
         // RFC 7505), MTA-STS (RFC 8461), the message as it leaves (Received, Bcc removed, DKIM-signed), the direct and
         // relay transports behind MailDelivery's OutboundTransport, and delivery status notifications (RFC 3464).
         .target(name: "MailTransfer", dependencies: [
-            "MailDelivery", "MIME", "SMTPClient", "DNS", "MailAuth", "DKIMKeys", "Fetch", "ComputePool", "AuthCrypto",
+            "MailDelivery", "MIME", "SMTPClient", "SMTPOutcomes", "DNS", "MailAuth", "DKIMKeys", "Fetch", "ComputePool",
+            "AuthCrypto",
             "ConfigurationReading", "HTTP1",
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -204,7 +208,7 @@ let package = Package(
         // transaction, leased to instances per message and destination domain, retried, bounced and suppressed; the
         // dispatcher that runs it over any OutboundTransport.
         .target(name: "OutboundQueue", dependencies: [
-            "MailDelivery", "Storage", "ServerKit", .product(name: "Logging", package: "swift-log"),
+            "MailDelivery", "SMTPOutcomes", "Storage", "ServerKit", .product(name: "Logging", package: "swift-log"),
         ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
@@ -239,6 +243,7 @@ let package = Package(
             dependencies: [
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
+                "SMTPOutcomes",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support"),
@@ -269,7 +274,7 @@ let package = Package(
             "CustomDomains", "DNS", "Storage", "EmbeddedResources", "PosternTestSupport", "DKIMKeys", "ComputePool",
         ]),
         .testTarget(name: "JMAPTests", dependencies: [
-            "JMAP", "OutboundQueue", "ClientAddress", "Directory", "MIME", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
+            "JMAP", "OutboundQueue", "ClientAddress", "Directory", "MIME", "MailDelivery", "SMTPOutcomes", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [
@@ -343,11 +348,12 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "SMTPClientTests", dependencies: [
-            "SMTPClient", "SMTPServer", "ServerTLS", "SocketServer", "Fetch", "ComputePool", "PosternTestSupport",
+            "SMTPClient", "SMTPOutcomes", "SMTPServer", "ServerTLS", "SocketServer", "Fetch", "ComputePool",
+            "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailTransferTests", dependencies: [
-            "MailTransfer", "MailDelivery", "SMTPClient", "SMTPServer", "ServerTLS", "SocketServer", "DNS", "MailAuth",
+            "MailTransfer", "MailDelivery", "SMTPClient", "SMTPOutcomes", "SMTPServer", "ServerTLS", "SocketServer", "DNS", "MailAuth",
             "DKIMKeys", "Fetch", "ComputePool", "AuthCrypto", "MIME", "ConfigurationReading", "Storage",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
@@ -359,8 +365,8 @@ let package = Package(
             "DKIMKeys", "MailAuth", "AuthCrypto", "Storage", "PosternTestSupport",
         ]),
         .testTarget(name: "OutboundQueueTests", dependencies: [
-            "OutboundQueue", "MailDelivery", "Storage", "ServerKit", "PosternTestSupport", "PostgresClient",
-            "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
+            "OutboundQueue", "MailDelivery", "SMTPOutcomes", "Storage", "ServerKit", "PosternTestSupport", "Directory",
+            "MailStore", "PostgresClient", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
             "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",

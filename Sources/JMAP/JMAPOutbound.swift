@@ -34,12 +34,6 @@ public struct JMAPOutbound: Sendable {
     /// The `deliveryStatus` reply of an outside recipient kept in the outbox because nothing leaves this server.
     static let outboxReply = "250 2.0.0 kept in this server's outbox: Postern does not send mail to other domains"
 
-    /// Whether `smtpReply`, a recipient's `deliveryStatus` reply, says it was kept in the outbox (either reason
-    /// above), not refused.
-    public static func keptInOutbox(_ smtpReply: String) -> Bool {
-        smtpReply.contains("kept in this server's outbox")
-    }
-
     /// The reply of an outside recipient kept in the outbox because its sender may not send outside (`refusal` is
     /// not ``OutsideSender/allowed(holder:)``).
     static func notAllowedReply(_ sender: String, _ refusal: OutsideSender) -> String {

@@ -155,10 +155,13 @@ extension JMAPService {
         // The envelope used, kept with the submission and given back (its recipients all valid and known by now).
         let envelope = SubmissionEnvelope(mailFrom: mailFrom, rcptTo: recipients)
         let status: [(String, JSONValue)]
+        var dsnBlobIDs: JSONValue = .array([])
         if let outbound {
-            status = try await record(
+            let record = try await record(
                 id, local: local, foreign: foreign, raw: raw, message: message, envelope: envelope,
                 outbound: outbound, call, now: now)
+            status = record.recipients.map { ($0.address, Self.deliveryStatus($0)) }
+            dsnBlobIDs = Self.dsnBlobIDs(record)
         } else {
             status = try await keepForeignInOutbox(local: local, foreign: foreign, raw: raw, account: account, now: now)
         }
@@ -170,7 +173,7 @@ extension JMAPService {
             ("id", .string(id)), ("identityId", .string(account.id)), ("emailId", .string(emailID)),
             ("threadId", .string(message.summary.threadID)), ("envelope", Self.envelopeJSON(envelope)),
             ("sendAt", .string(RFC3339.format(now))), ("undoStatus", "final"), ("deliveryStatus", .object(status)),
-            ("dsnBlobIds", .array([])),
+            ("dsnBlobIds", dsnBlobIDs),
             ("mdnBlobIds", .array([])),
         ])
         return (submission, emailID)
@@ -205,7 +208,7 @@ extension JMAPService {
     /// With a ledger: outside recipients are queued when mail leaves this server and the sender may send outside
     /// (within its limits), else kept in the outbox; the local ones get the message now; then the submission is
     /// recorded with every recipient's disposition (the queued ones with the message, in one transaction).
-    /// Returns the `deliveryStatus` pairs, from the record.
+    /// Returns the record.
     /// - Throws: `SetError` (nothing sent): `forbiddenToSend` when the outside recipients would pass a limit,
     ///   `tooLarge` when the message is larger than the queue takes, `overQuota` when the sender's messages waiting
     ///   in the queue and this one would pass its quota (checked here, not in the record's transaction: concurrent
@@ -213,7 +216,7 @@ extension JMAPService {
     private func record(
         _ id: String, local: [Recipient], foreign: [String], raw: [UInt8], message: MailMessageRecord,
         envelope: SubmissionEnvelope, outbound: JMAPOutbound, _ call: JMAPCall, now: Int64
-    ) async throws -> [(String, JSONValue)] {
+    ) async throws -> SubmissionRecord {
         let account = call.account
         var held: String?
         var holder: String?
@@ -242,15 +245,15 @@ extension JMAPService {
             recipients.append(
                 SubmissionRecipient(
                     address: recipient.address,
-                    disposition: delivered
-                        ? .delivered(reply: "250 2.0.0 delivered to the local mailbox")
-                        : .refused(reply: "552 5.2.2 the mailbox is full")))
+                    status: delivered
+                        ? .delivered("250 2.0.0 delivered to the local mailbox")
+                        : .failed("552 5.2.2 the mailbox is full")))
         }
         if let held, !foreign.isEmpty {
             _ = try await store.keepInOutbox(sender: account.address, recipients: foreign, raw: raw, now: now)
-            recipients += foreign.map { SubmissionRecipient(address: $0, disposition: .held(reason: held)) }
+            recipients += foreign.map { SubmissionRecipient(address: $0, status: .held(held)) }
         } else {
-            recipients += foreign.map { SubmissionRecipient(address: $0, disposition: .queued) }
+            recipients += foreign.map { SubmissionRecipient(address: $0, status: .queued) }
         }
         let submission = NewSubmission(
             id: id, accountID: account.id, sender: account.address, emailID: message.summary.id,
@@ -268,7 +271,7 @@ extension JMAPService {
             SubmissionOutcome(
                 delivered: delivered, keptInOutbox: held == nil ? 0 : foreign.count, refused: stored.count - delivered,
                 queued: record.recipients.filter { $0.status == .queued }.count))
-        return record.recipients.map { ($0.address, Self.deliveryStatus($0)) }
+        return record
     }
 
     /// What a message to leave must fit: the outbound size limit, and the sender's quota with what it already has
@@ -354,15 +357,25 @@ extension JMAPService {
         .object([("smtpReply", .string(reply)), ("delivered", .string(delivered)), ("displayed", "unknown")])
     }
 
-    /// A recorded recipient's `deliveryStatus` (RFC 8621 7): `queued` while queued, `yes` once delivered, `no`
-    /// once failed or when kept in the outbox.
+    /// A recorded recipient's `deliveryStatus` (RFC 8621 7), from its status: `queued` while it waits (before an
+    /// attempt or after a deferral), `yes` once delivered, `no` once failed or when kept in the outbox; the reply
+    /// only shown.
     static func deliveryStatus(_ recipient: RecipientState) -> JSONValue {
         let delivered =
             switch recipient.status {
-            case .queued: "queued"
+            case .queued, .deferred: "queued"
             case .delivered: "yes"
             case .failed, .held: "no"
             }
         return deliveryStatus(recipient.smtpReply, delivered)
+    }
+
+    /// The recipients of the account's submission `id` as the ledger recorded them, each with its status: what an
+    /// in-process caller (the web inbox) reads to tell a recipient kept in the outbox from one refused. Nil without
+    /// a ledger (nothing is recorded) or when the account has no such submission.
+    /// - Throws: storage errors.
+    public func recordedRecipients(accountID: String, submissionID: String) async throws -> [RecipientState]? {
+        guard let ledger = outbound?.ledger else { return nil }
+        return try await ledger.submissions(accountID: accountID, ids: [submissionID]).first?.recipients
     }
 }

@@ -42,12 +42,19 @@ extension JMAPService {
                 case "sendAt": .string(RFC3339.format(record.sendAt))
                 case "undoStatus": "final"
                 case "deliveryStatus": .object(record.recipients.map { ($0.address, deliveryStatus($0)) })
-                case "dsnBlobIds", "mdnBlobIds": .array([])
+                case "dsnBlobIds": dsnBlobIDs(record)
+                case "mdnBlobIds": .array([])
                 default: .null
                 }
             pairs.append((property, value))
         }
         return .object(pairs)
+    }
+
+    /// `dsnBlobIds`: the blobs of the bounces the queue put in the sender's inbox for `record` (each an email's
+    /// blob, `M` and its id, as `Email/get` names it).
+    static func dsnBlobIDs(_ record: SubmissionRecord) -> JSONValue {
+        .array(record.bounceEmailIDs.map { .string("M" + $0) })
     }
 
     /// `EmailSubmission/changes`: submissions recorded (`created`) or whose recipients moved (`updated`) since

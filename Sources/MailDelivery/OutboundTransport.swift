@@ -1,3 +1,5 @@
+import SMTPOutcomes
+
 /// What the outbound queue hands the transport: one message for the recipients of one destination domain, carried
 /// on one connection (Postfix's "one delivery per destination").
 public struct OutboundBatch: Sendable, Equatable {
@@ -27,32 +29,29 @@ public struct OutboundBatch: Sendable, Equatable {
 
 /// What became of one recipient of an ``OutboundBatch``.
 public struct OutboundOutcome: Sendable, Equatable {
-    /// The three ends of an attempt.
-    public enum Kind: String, Sendable, Equatable {
-        /// The remote server accepted the message for the recipient (a `250` after `DATA`).
-        case delivered
-        /// A temporary failure (a 4xx reply, no connection, a timeout): try again later.
-        case deferred
-        /// A permanent failure (a 5xx reply, no mail exchanger, a policy such as MTA-STS refusing every host).
-        case failed
-    }
-
     /// The recipient, as in the batch.
     public var recipient: String
-    /// Delivered, deferred or failed.
-    public var kind: Kind
-    /// The remote reply as one line (`"550 5.1.1 <x@example.com>: user unknown"`), or Postern's own account of a
-    /// failure that had no reply (`"451 4.4.1 no answer from mx.example.com"`), in the same shape.
-    public var reply: String
+    /// Delivered with the remote reply, deferred or failed with why (a server's reply and the command it answered,
+    /// the SMTP client's failure, or Postern's own decision such as no mail exchanger). Never queued or held.
+    public var status: RecipientStatus
     /// The host that answered, when one did (for the DSN's `Remote-MTA`).
     public var remoteHost: String?
 
     /// - Parameters: see the properties.
-    public init(recipient: String, kind: Kind, reply: String, remoteHost: String? = nil) {
+    public init(recipient: String, status: RecipientStatus, remoteHost: String? = nil) {
         self.recipient = recipient
-        self.kind = kind
-        self.reply = reply
+        self.status = status
         self.remoteHost = remoteHost
+    }
+
+    /// The reply to show (`deliveryStatus`, the operator's listing): the remote one, or Postern's own account of a
+    /// failure that had none (`451 4.4.1 cannot connect to mx.example.com: ...`), in the same shape.
+    public var reply: SMTPReply? {
+        switch status {
+        case .queued: nil
+        case .delivered(let reply): reply
+        case .held(let why), .deferred(let why), .failed(let why): why.reply
+        }
     }
 }
 

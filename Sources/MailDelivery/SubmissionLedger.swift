@@ -1,3 +1,5 @@
+import SMTPOutcomes
+
 /// Where a mail API records what it submitted, and reads it back: the port between JMAP's `EmailSubmission` and the
 /// outbound queue (which implements it), so that neither knows the other.
 ///
@@ -76,27 +78,22 @@ public struct NewSubmission: Sendable, Equatable {
     }
 }
 
-/// One recipient of a ``NewSubmission`` and its disposition when recorded.
-public struct SubmissionRecipient: Sendable, Equatable {
-    /// What became of a recipient before the submission was recorded.
-    public enum Disposition: Sendable, Equatable {
-        /// A local recipient that got the message (its reply, `250 ...`).
-        case delivered(reply: String)
-        /// A local recipient that could not (its reply, `552 ...`).
-        case refused(reply: String)
-        /// An outside recipient, to leave through the queue.
-        case queued
-        /// An outside recipient kept in the outbox (no delivery, or a sender that may not send outside): the reason.
-        case held(reason: String)
-    }
+/// A recipient's status as a ledger records it: the one ``DeliveryStatus`` with the reply lines stored (for display
+/// only: decisions switch on the case).
+public typealias RecordedStatus = DeliveryStatus<String, String>
 
+/// One recipient of a ``NewSubmission`` and what became of it before the submission was recorded: a local recipient
+/// ``DeliveryStatus/delivered(_:)`` (`250 ...`) or ``DeliveryStatus/failed(_:)`` (`552 ...`, its mailbox full); an
+/// outside one ``DeliveryStatus/queued`` to leave through the queue, or ``DeliveryStatus/held(_:)`` in the outbox
+/// (no delivery, or a sender that may not send outside) with the reason. Never deferred.
+public struct SubmissionRecipient: Sendable, Equatable {
     public var address: String
-    public var disposition: Disposition
+    public var status: RecordedStatus
 
     /// - Parameters: see the properties.
-    public init(address: String, disposition: Disposition) {
+    public init(address: String, status: RecordedStatus) {
         self.address = address
-        self.disposition = disposition
+        self.status = status
     }
 }
 
@@ -113,11 +110,14 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var recipients: [RecipientState]
     /// The envelope kept with the submission; nil when none was (a submission recorded before it was kept).
     public var envelope: SubmissionEnvelope?
+    /// The delivery status notifications put in the sender's inbox for it, oldest first: their email ids
+    /// (`EmailSubmission`'s `dsnBlobIds` name their blobs).
+    public var bounceEmailIDs: [String]
 
     /// - Parameters: see the properties.
     public init(
         id: String, accountID: String, sender: String, emailID: String, threadID: String, sendAt: Int64,
-        recipients: [RecipientState], envelope: SubmissionEnvelope? = nil
+        recipients: [RecipientState], envelope: SubmissionEnvelope? = nil, bounceEmailIDs: [String] = []
     ) {
         self.id = id
         self.accountID = accountID
@@ -127,33 +127,34 @@ public struct SubmissionRecord: Sendable, Equatable {
         self.sendAt = sendAt
         self.recipients = recipients
         self.envelope = envelope
+        self.bounceEmailIDs = bounceEmailIDs
     }
 }
 
-/// Where one recipient of a submission stands.
+/// Where one recipient of a submission stands: ``DeliveryStatus/queued`` before its first attempt,
+/// ``DeliveryStatus/deferred(_:)`` while it waits after one (JMAP's `delivered: "queued"` either way),
+/// ``DeliveryStatus/delivered(_:)`` (`"yes"`), ``DeliveryStatus/failed(_:)`` for good (a 5xx, the queue lifetime's end,
+/// a suppressed address, a full local mailbox: `"no"`), ``DeliveryStatus/held(_:)`` in the outbox, never sent
+/// (`"no"`).
 public struct RecipientState: Sendable, Equatable {
-    /// The four dispositions a recipient can be in.
-    public enum Status: String, Sendable, Equatable {
-        /// Waiting in the queue (JMAP's `delivered: "queued"`).
-        case queued
-        /// Delivered, locally or by the remote server's `250` (`"yes"`).
-        case delivered
-        /// Failed for good: a 5xx, the queue lifetime's end, a suppressed address, a full local mailbox (`"no"`).
-        case failed
-        /// Kept in the outbox, never sent (`"no"`).
-        case held
-    }
-
     public var address: String
-    public var status: Status
-    /// The last SMTP reply (the remote's, or Postern's own account in the same shape).
-    public var smtpReply: String
+    public var status: RecordedStatus
 
     /// - Parameters: see the properties.
-    public init(address: String, status: Status, smtpReply: String) {
+    public init(address: String, status: RecordedStatus) {
         self.address = address
         self.status = status
-        self.smtpReply = smtpReply
+    }
+
+    /// The reply a queued recipient shows until an attempt ends.
+    public static let queuedReply = "250 2.0.0 queued for delivery"
+
+    /// The last SMTP reply, for display (the remote's, or Postern's own account in the same shape).
+    public var smtpReply: String {
+        switch status {
+        case .queued: Self.queuedReply
+        case .held(let line), .delivered(let line), .deferred(let line), .failed(let line): line
+        }
     }
 }
 

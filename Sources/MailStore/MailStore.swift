@@ -53,31 +53,45 @@ public struct MailStore: Sendable {
         isRead: Bool = false, origin: MailOrigin = .received, now: Int64
     ) async throws -> [String] {
         defer { changes.announce(recipients.map(\.address)) }
-        let arrivals = folder == .inbox ? arrivals : nil
         return try await database.write { connection in
             try connection.transaction {
                 try recipients.map { recipient in
-                    let used = try Self.used(recipient.address, connection)
-                    guard used + Int64(message.raw.count) <= recipient.quota else {
-                        throw MailStoreError.quotaExceeded(address: recipient.address)
-                    }
-                    let id = UUID().uuidString.lowercased()
-                    try Self.insert(
-                        message, id: id, address: recipient.address, folder: folder, keywords: keywords,
-                        isRead: isRead, origin: origin, now: now, envelopeTo: recipient.envelopeTo, connection)
-                    if let arrivals, let holder = recipient.holder {
-                        try arrivals.arrived(
-                            MailArrival(
-                                messageID: id, address: recipient.address, holder: holder,
-                                fromJSON: Self.json(message.from),
-                                envelopeFrom: message.envelopeFrom, subject: message.subject, preview: message.preview,
-                                size: Int64(message.raw.count), receivedAt: now),
-                            in: connection)
-                    }
-                    return id
+                    try deliver(
+                        message, to: recipient, folder: folder, keywords: keywords, isRead: isRead, origin: origin, now: now,
+                        on: connection)
                 }
             }
         }
+    }
+
+    /// Stores one copy of `message` for `recipient` on `connection`, inside the caller's transaction (the outbound
+    /// queue's completion puts a bounce in the sender's inbox so): the quota checked, a held inbox's copy handed to
+    /// ``arrivals`` on the same connection. Returns the new id.
+    /// - Warning: nothing is announced: once the caller's transaction commits, call ``MailChanges/announce(_:)`` on
+    ///   ``changes`` with the address, or waiters learn of the copy only at their next look.
+    /// - Throws: ``MailStoreError/quotaExceeded(address:)`` (nothing written); storage errors; what the arrivals
+    ///   observer throws.
+    public func deliver(
+        _ message: NewMailMessage, to recipient: Recipient, folder: MailFolder, keywords: Set<String> = [],
+        isRead: Bool = false, origin: MailOrigin = .received, now: Int64, on connection: any SQLConnection
+    ) throws -> String {
+        let used = try Self.used(recipient.address, connection)
+        guard used + Int64(message.raw.count) <= recipient.quota else {
+            throw MailStoreError.quotaExceeded(address: recipient.address)
+        }
+        let id = UUID().uuidString.lowercased()
+        try Self.insert(
+            message, id: id, address: recipient.address, folder: folder, keywords: keywords, isRead: isRead,
+            origin: origin, now: now, envelopeTo: recipient.envelopeTo, connection)
+        if folder == .inbox, let arrivals, let holder = recipient.holder {
+            try arrivals.arrived(
+                MailArrival(
+                    messageID: id, address: recipient.address, holder: holder, fromJSON: Self.json(message.from),
+                    envelopeFrom: message.envelopeFrom, subject: message.subject, preview: message.preview,
+                    size: Int64(message.raw.count), receivedAt: now),
+                in: connection)
+        }
+        return id
     }
 
     /// Bytes `address` holds: mail in every folder and its unexpired uploads.

@@ -1,4 +1,5 @@
 import MailDelivery
+import SMTPOutcomes
 
 /// A delivery status notification (RFC 3464) in a `multipart/report` (RFC 6522, formerly RFC 3462): what the
 /// outbound queue puts in a sender's inbox when recipients failed for good or the message outlived the queue, and the
@@ -101,7 +102,7 @@ public struct DeliveryStatusNotification: Sendable {
         if let subjectLine { text += "\r\nSubject of the message: \(subjectLine)\r\n" }
         text += "\r\n"
         for outcome in outcomes {
-            text += "<\(Self.safe(outcome.recipient))>: \(Self.safe(outcome.reply))\r\n"
+            text += "<\(Self.safe(outcome.recipient))>: \(outcome.reply?.description ?? "no reply")\r\n"
         }
         text += "\r\n--\(boundary)\r\n"
         text += "Content-Type: message/delivery-status\r\n"
@@ -113,12 +114,10 @@ public struct DeliveryStatusNotification: Sendable {
         for outcome in outcomes {
             text += "\r\n"
             text += "Final-Recipient: rfc822; \(Self.safe(outcome.recipient))\r\n"
-            text += "Action: \(Self.action(outcome.kind))\r\n"
+            text += "Action: \(Self.action(outcome.status))\r\n"
             text += "Status: \(Self.status(of: outcome, expired: expired))\r\n"
             if let host = outcome.remoteHost { text += "Remote-MTA: dns; \(Self.safe(host))\r\n" }
-            if Self.basicCode(outcome.reply) != nil {
-                text += "Diagnostic-Code: smtp; \(Self.safe(outcome.reply))\r\n"
-            }
+            if let reply = outcome.reply { text += "Diagnostic-Code: smtp; \(reply)\r\n" }
             text += "Last-Attempt-Date: \(RFC5322Date.format(now))\r\n"
             if let willRetryUntil { text += "Will-Retry-Until: \(RFC5322Date.format(willRetryUntil))\r\n" }
         }
@@ -130,39 +129,27 @@ public struct DeliveryStatusNotification: Sendable {
     }
 
     /// `failed`, `delayed` or `delivered` (RFC 3464 §2.3.3).
-    static func action(_ kind: OutboundOutcome.Kind) -> String {
-        switch kind {
-        case .failed: "failed"
-        case .deferred: "delayed"
+    static func action(_ status: RecipientStatus) -> String {
+        switch status {
+        case .failed, .held: "failed"
+        case .deferred, .queued: "delayed"
         case .delivered: "delivered"
         }
     }
 
-    /// The RFC 3463 status: the reply's enhanced code when it has one of the right class, else one made from the
-    /// basic code's class (`5.0.0`, `4.0.0`, `2.0.0`); a message that expired is `4.4.7` made permanent (`5.4.7`).
+    /// The RFC 3463 status: the reply's enhanced code (of its class, as ``SMTPReply`` keeps it), else one made from
+    /// the status (`5.0.0`, `4.0.0`, `2.0.0`); a message that expired is its last `4.x.y` made permanent (`5.x.y`),
+    /// `5.4.7` without one.
     static func status(of outcome: OutboundOutcome, expired: Bool) -> String {
-        let words = outcome.reply.split(separator: " ", maxSplits: 2)
         let fallback: String =
-            switch outcome.kind {
-            case .failed: expired ? "5.4.7" : "5.0.0"
-            case .deferred: "4.0.0"
+            switch outcome.status {
+            case .failed, .held: expired ? "5.4.7" : "5.0.0"
+            case .deferred, .queued: "4.0.0"
             case .delivered: "2.0.0"
             }
-        guard words.count >= 2 else { return fallback }
-        let parts = words[1].split(separator: ".")
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) }),
-            let first = parts.first, let basic = Self.basicCode(outcome.reply), first == "\(basic / 100)"
-        else { return fallback }
-        if expired && outcome.kind == .failed && first == "4" { return "5" + words[1].dropFirst() }
-        return String(words[1])
-    }
-
-    /// The three-digit code the reply starts with.
-    static func basicCode(_ reply: String) -> Int? {
-        let digits = reply.prefix(3)
-        guard digits.count == 3, digits.allSatisfy(\.isNumber), let code = Int(digits), (200...599).contains(code)
-        else { return nil }
-        return code
+        guard let enhanced = outcome.reply?.enhanced else { return fallback }
+        if expired, case .failed = outcome.status { return enhanced.permanent.description }
+        return enhanced.description
     }
 
     /// The original header section (up to its empty line), at most 64 KiB of it, ending CRLF.
@@ -192,6 +179,6 @@ public struct DeliveryStatusNotification: Sendable {
 
     /// Text safe on one header line: control characters become spaces.
     static func safe(_ text: String) -> String {
-        SMTPHostSequence.oneLine(text)
+        SMTPReply.oneLine(text)
     }
 }

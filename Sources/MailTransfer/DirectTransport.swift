@@ -2,6 +2,7 @@ import ComputePool
 import Logging
 import MailDelivery
 import SMTPClient
+import SMTPOutcomes
 
 /// `direct` mode: each batch straight to its domain's mail exchangers (``MXResolver``), in preference order, on one
 /// connection for all its recipients (pipelined when the server offers it), STARTTLS as configured, and MTA-STS
@@ -85,7 +86,9 @@ public struct DirectTransport: OutboundTransport {
         let hosts: [String]
         switch await resolver.resolve(domain) {
         case .hosts(let found): hosts = found
-        case .permanentFailure(let reply): return batches.map { OutboundPreparation.failAll($0, reply) }
+        // No such domain, a null MX: about each recipient's domain, so about the recipient.
+        case .permanentFailure(let reply):
+            return batches.map { OutboundPreparation.failAll($0, reply, about: .recipient) }
         case .temporaryFailure(let reply): return batches.map { OutboundPreparation.deferAll($0, reply) }
         }
         let policy = await mtaSTS?.policy(for: domain)
@@ -97,7 +100,8 @@ public struct DirectTransport: OutboundTransport {
         }
         guard !decision.hosts.isEmpty else {
             return batches.map {
-                OutboundPreparation.deferAll($0, "451 4.7.5 the MTA-STS policy of \(domain) lists none of its MX hosts")
+                OutboundPreparation.deferAll(
+                    $0, SMTPReply(451, (4, 7, 5), "the MTA-STS policy of \(domain) lists none of its MX hosts"))
             }
         }
         var outcomes: [[OutboundOutcome]?] = Array(repeating: nil, count: batches.count)
@@ -129,7 +133,7 @@ public struct DirectTransport: OutboundTransport {
             for (slot, index) in sent.enumerated() { outcomes[index] = delivered[slot] }
         }
         return outcomes.enumerated().map { index, found in
-            found ?? OutboundPreparation.deferAll(batches[index], "451 4.3.0 not attempted")
+            found ?? OutboundPreparation.deferAll(batches[index], SMTPReply(451, (4, 3, 0), "not attempted"))
         }
     }
 }

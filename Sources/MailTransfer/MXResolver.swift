@@ -1,5 +1,6 @@
 import Fetch
 import MailAuth
+import SMTPOutcomes
 import Synchronization
 
 /// Where mail for a domain goes (RFC 5321 §5.1): its MX hosts, most preferred first; the domain itself when it has no
@@ -16,10 +17,10 @@ public struct MXResolver: Sendable {
     public enum Resolution: Sendable, Equatable {
         /// The hosts to try, in order (lower-cased, no trailing dot).
         case hosts([String])
-        /// No mail can go to the domain: every recipient fails, with this reply line.
-        case permanentFailure(String)
-        /// DNS did not answer: every recipient is deferred, with this reply line.
-        case temporaryFailure(String)
+        /// No mail can go to the domain: every recipient fails, with this reply (about the recipient's domain).
+        case permanentFailure(SMTPReply)
+        /// DNS did not answer: every recipient is deferred, with this reply.
+        case temporaryFailure(SMTPReply)
     }
 
     /// The most hosts returned (Postfix's `smtp_mx_address_limit` is 5).
@@ -40,16 +41,19 @@ public struct MXResolver: Sendable {
         let domain = domain.lowercased()
         switch await dns.mxExchanges(domain) {
         case .noSuchName:
-            return .permanentFailure("550 5.1.2 \(domain) does not exist (no such domain in DNS)")
+            return .permanentFailure(
+                SMTPReply(550, (5, 1, 2), "\(domain) does not exist (no such domain in DNS)"))
         case .failed:
-            return .temporaryFailure("451 4.4.3 DNS lookup of the MX records of \(domain) failed")
+            return .temporaryFailure(
+                SMTPReply(451, (4, 4, 3), "DNS lookup of the MX records of \(domain) failed"))
         case .found(let exchanges) where !exchanges.isEmpty:
             let hosts = shuffle.order(exchanges).map(Self.normalized)
             // RFC 7505 §3: a single MX whose exchange is the root ("."); a domain that mixes it with real hosts is
             // misconfigured, and its real hosts are tried.
             let real = hosts.filter { !$0.isEmpty }
             guard !real.isEmpty else {
-                return .permanentFailure("556 5.1.10 \(domain) accepts no mail (null MX, RFC 7505)")
+                return .permanentFailure(
+                    SMTPReply(556, (5, 1, 10), "\(domain) accepts no mail (null MX, RFC 7505)"))
             }
             var unique: [String] = []
             for host in real where !unique.contains(host) { unique.append(host) }
@@ -66,9 +70,11 @@ public struct MXResolver: Sendable {
         let v6 = await dns.addresses(domain, ipv6: true)
         if case .found(let addresses) = v6, !addresses.isEmpty { return .hosts([domain]) }
         if v4 == .failed || v6 == .failed {
-            return .temporaryFailure("451 4.4.3 DNS lookup of the addresses of \(domain) failed")
+            return .temporaryFailure(
+                SMTPReply(451, (4, 4, 3), "DNS lookup of the addresses of \(domain) failed"))
         }
-        return .permanentFailure("550 5.1.2 \(domain) has no MX and no address record")
+        return .permanentFailure(
+            SMTPReply(550, (5, 1, 2), "\(domain) has no MX and no address record"))
     }
 
     /// Lower-cased, without a trailing dot; the root (`.` or empty) stays empty.

@@ -1,5 +1,6 @@
 import ComputePool
 import MailDelivery
+import SMTPOutcomes
 
 /// The step both transports take first: the batch's text prepared (``OutboundMessagePreparer``) and signed with the
 /// sender domain's DKIM keys, on the worker pool (a database read and an RSA signature are blocking work).
@@ -25,35 +26,42 @@ struct OutboundPreparation: Sendable {
                 } catch OutboundPreparationError.originators {
                     return .failure(
                         PreparationFailure(
-                            reply: "550 5.7.1 the message's From is not its sender; it was not sent", permanent: true))
+                            reply: SMTPReply(550, (5, 7, 1), "the message's From is not its sender; it was not sent"),
+                            permanent: true))
                 } catch {
                     return .failure(
-                        PreparationFailure(reply: "451 4.3.0 the message could not be DKIM-signed for \(domain)"))
+                        PreparationFailure(
+                            reply: SMTPReply(451, (4, 3, 0), "the message could not be DKIM-signed for \(domain)")))
                 }
             }
         } catch {
-            return .failure(PreparationFailure(reply: "451 4.3.2 too many deliveries queued on this server"))
+            return .failure(
+                PreparationFailure(reply: SMTPReply(451, (4, 3, 2), "too many deliveries queued on this server")))
         }
     }
 
     /// Why a batch could not be prepared: every recipient deferred with ``reply``, or failed when ``permanent``.
     struct PreparationFailure: Error, Sendable {
-        let reply: String
+        let reply: SMTPReply
         var permanent = false
 
-        /// The outcome of every recipient of `batch`.
+        /// The outcome of every recipient of `batch` (a permanent failure is about the message, not an address).
         func outcomes(_ batch: OutboundBatch) -> [OutboundOutcome] {
-            permanent ? OutboundPreparation.failAll(batch, reply) : OutboundPreparation.deferAll(batch, reply)
+            permanent
+                ? OutboundPreparation.failAll(batch, reply, about: nil)
+                : OutboundPreparation.deferAll(batch, reply)
         }
     }
 
-    /// Every recipient of `batch` deferred with `reply`.
-    static func deferAll(_ batch: OutboundBatch, _ reply: String) -> [OutboundOutcome] {
-        batch.recipients.map { OutboundOutcome(recipient: $0, kind: .deferred, reply: reply) }
+    /// Every recipient of `batch` deferred with Postern's `reply`, about the message (nil) or an address.
+    static func deferAll(_ batch: OutboundBatch, _ reply: SMTPReply, about role: AddressRole? = nil)
+        -> [OutboundOutcome]
+    {
+        batch.recipients.map { OutboundOutcome(recipient: $0, status: .deferred(.local(reply, about: role))) }
     }
 
-    /// Every recipient of `batch` failed with `reply`.
-    static func failAll(_ batch: OutboundBatch, _ reply: String) -> [OutboundOutcome] {
-        batch.recipients.map { OutboundOutcome(recipient: $0, kind: .failed, reply: reply) }
+    /// Every recipient of `batch` failed with Postern's `reply`, about `role`.
+    static func failAll(_ batch: OutboundBatch, _ reply: SMTPReply, about role: AddressRole?) -> [OutboundOutcome] {
+        batch.recipients.map { OutboundOutcome(recipient: $0, status: .failed(.local(reply, about: role))) }
     }
 }

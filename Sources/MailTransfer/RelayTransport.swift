@@ -1,6 +1,7 @@
 import ComputePool
 import MailDelivery
 import SMTPClient
+import SMTPOutcomes
 
 /// `relay` mode: every batch to the smarthost of `POSTERN_RELAY_URL`, one connection carrying all its recipients (and
 /// the other batches the queue hands over with it), the smarthost's answer per recipient as the outcome.
@@ -67,7 +68,7 @@ public struct RelayTransport: OutboundTransport {
             for (slot, index) in sent.enumerated() { outcomes[index] = delivered[slot] }
         }
         return outcomes.enumerated().map { index, found in
-            found ?? OutboundPreparation.deferAll(batches[index], "451 4.3.0 not attempted")
+            found ?? OutboundPreparation.deferAll(batches[index], SMTPReply(451, (4, 3, 0), "not attempted"))
         }
     }
 }

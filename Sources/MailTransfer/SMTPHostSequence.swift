@@ -1,6 +1,7 @@
 import ComputePool
 import MailDelivery
 import SMTPClient
+import SMTPOutcomes
 
 /// One attempt at one or more batches of one destination over a list of hosts, on one connection per host: every
 /// message to the first host; recipients that host turned away for the session as a whole (no connection, a greeting
@@ -58,7 +59,9 @@ struct SMTPHostSequence: Sendable {
                     port: port, requireVerifiedTLS: false, on: pool)
             }
             let all = report.results.flatMap { $0 }
-            if report.usedTLS, all.contains(where: { $0.status == .delivered }), let fallback {
+            if report.usedTLS, all.contains(where: { if case .delivered = $0.status { true } else { false } }),
+                let fallback
+            {
                 await fallback.deliveredOverTLS()
             }
             let answeredBy = report.address == nil ? nil : host
@@ -77,54 +80,24 @@ struct SMTPHostSequence: Sendable {
             messages[message].recipients.map { recipient in
                 outcomes[message][recipient]
                     ?? OutboundOutcome(
-                        recipient: recipient, kind: .deferred, reply: "451 4.4.1 no mail exchanger could be tried")
+                        recipient: recipient,
+                        status: .deferred(
+                            .local(SMTPReply(451, (4, 4, 1), "no mail exchanger could be tried"), about: nil)))
             }
         }
     }
 
     /// Whether the session failed as a whole rather than per recipient, so that the next host may do better: every
-    /// recipient deferred with the same answer (no connection, a greeting or `EHLO` refused for now, TLS that could
+    /// recipient deferred with the same failure (no connection, a greeting or `EHLO` refused for now, TLS that could
     /// not be had). A `5xx` is the domain's authoritative answer and is never asked of a backup MX, which often
     /// accepts anything and bounces later.
     static func isSessionFailure(_ results: [SMTPRecipientResult]) -> Bool {
-        guard let first = results.first else { return false }
-        return results.allSatisfy { $0.status == .deferred && $0.detail == first.detail }
+        guard let first = results.first, case .deferred = first.status else { return false }
+        return results.allSatisfy { $0.status == first.status }
     }
 
-    /// The queue's outcome for a session's result: the server's reply on one line, or the client's reason in the
-    /// same shape (`451 4.4.1 cannot connect to mx.example.com: ...`).
+    /// The queue's outcome for a session's result: its status as the session decided it, and the host that answered.
     static func outcome(_ result: SMTPRecipientResult, remoteHost: String?) -> OutboundOutcome {
-        let kind: OutboundOutcome.Kind =
-            switch result.status {
-            case .delivered: .delivered
-            case .deferred: .deferred
-            case .failed: .failed
-            }
-        let reply = result.reply.map { oneLine($0.description) } ?? localReply(result)
-        return OutboundOutcome(recipient: result.recipient, kind: kind, reply: reply, remoteHost: remoteHost)
-    }
-
-    /// A reply line for a result the client decided: a basic code and an RFC 3463 status that fit the reason.
-    static func localReply(_ result: SMTPRecipientResult) -> String {
-        let detail = oneLine(result.detail.isEmpty ? "no reply" : result.detail)
-        switch result.status {
-        case .delivered:
-            return "250 2.0.0 \(detail)"
-        case .deferred:
-            let security = ["TLS", "AUTH", "authentication", "certificate"].contains { detail.contains($0) }
-            return (security ? "451 4.7.0 " : "451 4.4.1 ") + detail
-        case .failed:
-            if detail.contains("size") { return "552 5.3.4 \(detail)" }
-            if detail.contains("UTF-8") { return "553 5.6.7 \(detail)" }
-            if detail.contains("address") { return "553 5.1.3 \(detail)" }
-            return "554 5.0.0 \(detail)"
-        }
-    }
-
-    /// Control characters (line ends included) become spaces; at most 512 bytes.
-    static func oneLine(_ text: String) -> String {
-        let cleaned = String(
-            String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
-        return cleaned.utf8.count <= 512 ? cleaned : String(decoding: cleaned.utf8.prefix(509), as: UTF8.self) + "..."
+        OutboundOutcome(recipient: result.recipient, status: result.status, remoteHost: remoteHost)
     }
 }

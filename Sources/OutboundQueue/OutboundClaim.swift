@@ -1,4 +1,5 @@
 import MailDelivery
+import SMTPOutcomes
 
 /// One ``OutboundBatch`` an instance leased from the queue: hand ``batch`` to the transport, then give the claim and
 /// the outcomes back to ``OutboundQueue/complete(_:_:now:)``.
@@ -24,24 +25,19 @@ public struct OutboundCompletion: Sendable, Equatable {
     /// A recipient whose queueing ended with this attempt (for the sender's DSN and the metrics).
     public struct Ended: Sendable, Equatable {
         public var recipient: String
-        /// `delivered` or `failed`.
-        public var kind: OutboundOutcome.Kind
-        /// The reply recorded (for a recipient that ran out of queue lifetime, the last reply and why it gave up).
-        public var reply: String
+        /// ``DeliveryStatus/delivered(_:)`` or ``DeliveryStatus/failed(_:)`` (for a recipient that ran out of queue
+        /// lifetime, failed with its last deferral's failure).
+        public var status: RecipientStatus
         public var remoteHost: String?
         /// True when it failed because the queue lifetime ran out (not a 5xx).
         public var expired: Bool
-        /// True when the address is now suppressed (a 5.1.x reply).
+        /// True when the address is now suppressed (``DeliveryFailure/condemnsRecipientAddress``).
         public var suppressed: Bool
 
         /// - Parameters: see the properties.
-        public init(
-            recipient: String, kind: OutboundOutcome.Kind, reply: String, remoteHost: String?, expired: Bool,
-            suppressed: Bool
-        ) {
+        public init(recipient: String, status: RecipientStatus, remoteHost: String?, expired: Bool, suppressed: Bool) {
             self.recipient = recipient
-            self.kind = kind
-            self.reply = reply
+            self.status = status
             self.remoteHost = remoteHost
             self.expired = expired
             self.suppressed = suppressed
@@ -52,16 +48,16 @@ public struct OutboundCompletion: Sendable, Equatable {
     /// gets a delayed-delivery notice (marked in the same transaction, so once across restarts and instances).
     public struct Delayed: Sendable, Equatable {
         public var recipient: String
-        /// The reply that deferred it.
-        public var reply: String
+        /// Why it was deferred (``DeliveryStatus/deferred(_:)``).
+        public var status: RecipientStatus
         public var remoteHost: String?
         /// When the queue gives up on it (Unix seconds): the notice's `Will-Retry-Until`.
         public var willRetryUntil: Int64
 
         /// - Parameters: see the properties.
-        public init(recipient: String, reply: String, remoteHost: String?, willRetryUntil: Int64) {
+        public init(recipient: String, status: RecipientStatus, remoteHost: String?, willRetryUntil: Int64) {
             self.recipient = recipient
-            self.reply = reply
+            self.status = status
             self.remoteHost = remoteHost
             self.willRetryUntil = willRetryUntil
         }
@@ -75,19 +71,25 @@ public struct OutboundCompletion: Sendable, Equatable {
     public var leaseLost: Bool
     /// Deferred recipients whose sender is to be told of the delay now (each once).
     public var delayed: [Delayed]
+    /// The id of the bounce put in the sender's inbox in the same transaction, nil when none was (nothing failed,
+    /// the sender has no mailbox here, or it refused the report).
+    public var bounceEmailID: String?
 
     /// - Parameters: see the properties.
     public init(
-        ended: [Ended], deferred: [(recipient: String, nextAttempt: Int64)], leaseLost: Bool, delayed: [Delayed] = []
+        ended: [Ended], deferred: [(recipient: String, nextAttempt: Int64)], leaseLost: Bool, delayed: [Delayed] = [],
+        bounceEmailID: String? = nil
     ) {
         self.ended = ended
         self.deferred = deferred
         self.leaseLost = leaseLost
         self.delayed = delayed
+        self.bounceEmailID = bounceEmailID
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.ended == rhs.ended && lhs.leaseLost == rhs.leaseLost && lhs.delayed == rhs.delayed
+            && lhs.bounceEmailID == rhs.bounceEmailID
             && lhs.deferred.map(\.recipient) == rhs.deferred.map(\.recipient)
             && lhs.deferred.map(\.nextAttempt) == rhs.deferred.map(\.nextAttempt)
     }

@@ -1,12 +1,14 @@
 import Logging
 import MailDelivery
+import SMTPOutcomes
 import Synchronization
 
 /// Runs the outbound queue: each instance runs one. It claims due batches (``OutboundQueue/claim(now:limit:)``), hands
 /// them to the ``OutboundTransport`` with at most ``OutboundQueueConfiguration/perDestination`` connections at once per
 /// destination domain, each carrying up to ``OutboundQueueConfiguration/messagesPerConnection`` of the domain's waiting
-/// batches, completes each batch, and gives the recipients that ended to ``onEnded`` (the sender's DSN) and those
-/// deferred long enough to ``onDelayed`` (the sender's delay notice).
+/// batches, with their leases renewed while they are carried, completes each batch (the completion bounces failures to
+/// the sender itself, in its transaction), and gives the recipients that ended to ``onEnded`` and those deferred long
+/// enough to ``onDelayed`` (the sender's delay notice).
 ///
 /// It wakes when a record on this instance queues mail (``OutboundWakeup``), when an attempt ends, when the next retry
 /// or lease falls due, and at the latest every ``Settings/idleInterval`` (mail another instance queued).
@@ -53,7 +55,7 @@ public final class OutboundDispatcher: Sendable {
         /// The attempt's result, from what was recorded.
         public var result: Result {
             guard let completion, !completion.leaseLost else { return .unrecorded }
-            let delivered = completion.ended.count { $0.kind == .delivered }
+            let delivered = completion.ended.count { if case .delivered = $0.status { true } else { false } }
             let failed = completion.ended.count - delivered
             let deferred = completion.deferred.count
             switch (delivered > 0, deferred > 0, failed > 0) {
@@ -83,7 +85,8 @@ public final class OutboundDispatcher: Sendable {
     ///   - queue: the shared queue (its configuration's `perDestination` caps each domain's batches at once).
     ///   - transport: what carries a batch (direct to the MX, or a relay).
     ///   - clock: Unix seconds; injected so tests can move time past the retry delays.
-    ///   - onEnded: given each claim's recipients that ended (delivered or failed for good) once they are recorded.
+    ///   - onEnded: given each claim's recipients that ended (delivered or failed for good) once they are recorded
+    ///     (tests watch with it; bounces are the queue's own).
     ///   - onAttempt: given every attempt once its completion was tried, recorded or not (metrics).
     ///   - onDelayed: given each claim's recipients deferred long enough for a delay notice, each once, once recorded.
     public init(
@@ -109,6 +112,17 @@ public final class OutboundDispatcher: Sendable {
     /// Runs the queue until the calling task is cancelled, then returns once the attempts in flight have ended: the
     /// entry a service runner calls. ``start()`` and ``stop()`` run it on a task of its own.
     public func run() async {
+        if queue.isSingleInstance {
+            // SQLite: this process is the one instance, so a lease found now is a dead process's.
+            do {
+                let released = try await queue.releaseAllLeases()
+                if released > 0 {
+                    logger.notice("outbound leases released at start", metadata: ["recipients": "\(released)"])
+                }
+            } catch {
+                logger.error("releasing outbound leases at start failed", metadata: ["error": "\(error)"])
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
             while !Task.isCancelled {
                 let ticket = queue.wakeup.ticket()
@@ -145,12 +159,60 @@ public final class OutboundDispatcher: Sendable {
         }
     }
 
-    /// One connection's batches (one destination domain): the transport, then each batch's completion.
+    /// One connection's batches (one destination domain): each lease renewed first (a batch that waited for its
+    /// connection longer than its lease may have gone to another instance, and is left to it), then the transport with
+    /// the leases renewed meanwhile, then each batch's completion.
     func attempt(_ claims: [OutboundClaim]) async {
-        let outcomes = await transport.deliver(claims.map(\.batch))
-        for (index, claim) in claims.enumerated() {
+        var held: [OutboundClaim] = []
+        for claim in claims {
+            if (try? await queue.renew(claim, now: clock())) == true {
+                held.append(claim)
+            } else {
+                logger.notice(
+                    "an outbound batch lost its lease while it waited for a connection: left to its new holder",
+                    metadata: ["message": "\(claim.batch.messageID)", "domain": "\(claim.batch.domain)"])
+            }
+        }
+        guard !held.isEmpty else { return }
+        let carried = held
+        let outcomes = await withTaskGroup(of: [[OutboundOutcome]]?.self) { group in
+            group.addTask {
+                await self.keepLeased(carried)
+                return nil
+            }
+            group.addTask { await self.transport.deliver(carried.map(\.batch)) }
+            var outcomes: [[OutboundOutcome]] = []
+            for await result in group {
+                guard let result else { continue }
+                outcomes = result
+                group.cancelAll()
+            }
+            return outcomes
+        }
+        for (index, claim) in held.enumerated() {
             // A batch the transport gave no outcomes for is released for another attempt by its completion.
             await complete(claim, index < outcomes.count ? outcomes[index] : [])
+        }
+    }
+
+    /// Renews the leases of `claims` every third of a lease until cancelled (the attempt ended) or every one is lost.
+    func keepLeased(_ claims: [OutboundClaim]) async {
+        let interval = Duration.milliseconds(max(1, queue.leaseSeconds * 1000 / 3))
+        var held = claims
+        while !Task.isCancelled, !held.isEmpty {
+            guard (try? await Task.sleep(for: interval)) != nil else { return }
+            var kept: [OutboundClaim] = []
+            for claim in held {
+                do {
+                    if try await queue.renew(claim, now: clock()) { kept.append(claim) }
+                } catch {
+                    kept.append(claim)
+                    logger.error(
+                        "renewing an outbound lease failed",
+                        metadata: ["error": "\(error)", "message": "\(claim.batch.messageID)"])
+                }
+            }
+            held = kept
         }
     }
 

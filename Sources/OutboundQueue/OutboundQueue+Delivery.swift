@@ -1,5 +1,6 @@
 import Foundation
 import MailDelivery
+import SMTPOutcomes
 import Storage
 
 extension OutboundQueue {
@@ -95,7 +96,8 @@ extension OutboundQueue {
     }
 
     /// Records the outcomes of one attempt at `claim`, in one transaction: delivered recipients `delivered`, failed
-    /// ones `failed` (a 5.1.x reply also suppresses the address for ``OutboundQueueConfiguration/suppressSeconds``),
+    /// ones `failed` (a failure that condemns the recipient's address, ``DeliveryFailure/condemnsRecipientAddress``,
+    /// also suppresses it for ``OutboundQueueConfiguration/suppressSeconds``; a refused sender suppresses no one),
     /// deferred ones due again after the next retry delay, or `failed` once the message has been queued
     /// ``OutboundQueueConfiguration/maxQueueSeconds``. A recipient of the claim without an outcome is released for
     /// another attempt at once. The account's `EmailSubmission` state moves on. Nothing is recorded when the claim lost
@@ -103,14 +105,29 @@ extension OutboundQueue {
     /// ``onSubmissionChange`` is told of the new state. A deferred recipient past
     /// ``OutboundQueueConfiguration/delayNoticeSeconds`` since the message was queued, not yet noticed, is marked
     /// noticed and returned in ``OutboundCompletion/delayed`` (the sender's delay notice, once).
-    /// - Returns: the recipients that ended (for the sender's DSN), those deferred and those whose delay is to be told,
-    ///   or that the lease was lost.
+    ///
+    /// With ``bounces``, the recipients that failed for good are reported to the sender in one delivery status
+    /// notification, stored in the sender's inbox in this same transaction and linked to the submission: a crash
+    /// loses both or neither, and a bounce is never written twice for one completion.
+    /// - Returns: the recipients that ended, those deferred, those whose delay is to be told, the bounce's id, or that
+    ///   the lease was lost.
+    /// - Throws: storage errors (the bounce's included): nothing is recorded, and the lease runs out.
     @discardableResult
     public func complete(_ claim: OutboundClaim, _ outcomes: [OutboundOutcome], now: Int64) async throws
         -> OutboundCompletion
     {
         let configuration = configuration
         let batch = claim.batch
+        let bounces = bounces
+        // The sender's mailbox is found before the transaction (the directory is asked); only when a failure may end.
+        let mayFail = outcomes.contains {
+            switch $0.status {
+            case .failed: true
+            case .deferred: now - claim.sendAt >= Int64(configuration.maxQueueSeconds)
+            default: false
+            }
+        }
+        let destination = mayFail ? try await bounces?.mailbox.bounceDestination(for: batch.sender) : nil
         let completion = try await database.write { connection in
             try connection.transaction { () throws -> OutboundCompletion in
                 let held = try connection.query(
@@ -132,15 +149,20 @@ extension OutboundQueue {
                 for outcome in outcomes {
                     guard let row = rows.removeValue(forKey: outcome.recipient.lowercased()) else { continue }
                     let attempt = row.attempts + 1
-                    var status = "failed"
                     var nextAttempt = now
                     var expired = false
                     var suppressed = false
-                    switch outcome.kind {
+                    // What the attempt leaves the recipient in: the outcome, unless a deferral outlived the queue.
+                    var recorded = outcome.status
+                    switch outcome.status {
                     case .delivered:
-                        status = "delivered"
-                    case .failed:
-                        if Self.isHardBounce(outcome.reply) {
+                        break
+                    case .queued, .held:
+                        // No transport answers these: the recipient waits for another attempt.
+                        recorded = .deferred(.client(.notAttempted))
+                        nextAttempt = now + configuration.retryDelay(afterAttempt: Int(attempt))
+                    case .failed(let failure):
+                        if failure.condemnsRecipientAddress {
                             suppressed = true
                             try connection.run(
                                 """
@@ -150,27 +172,29 @@ extension OutboundQueue {
                                 """,
                                 [
                                     .text(outcome.recipient.lowercased()),
-                                    .integer(now + Int64(configuration.suppressSeconds)), .text(outcome.reply),
+                                    .integer(now + Int64(configuration.suppressSeconds)),
+                                    .text(failure.reply.description),
                                 ])
                         }
-                    case .deferred:
+                    case .deferred(let failure):
                         if now - claim.sendAt >= Int64(configuration.maxQueueSeconds) {
                             expired = true
+                            recorded = .failed(failure)
                         } else {
-                            status = "queued"
                             nextAttempt = now + configuration.retryDelay(afterAttempt: Int(attempt))
                         }
                     }
+                    let reply = recorded.map(delivered: { $0 }, failure: { $0.reply })
                     try connection.run(
                         """
                         UPDATE outbound_recipients SET status = ?, smtp_reply = ?, attempts = ?, next_attempt = ?,
                             lease_until = 0, lease_token = NULL, updated_at = ? WHERE id = ?
                         """,
                         [
-                            .text(status), .text(outcome.reply), .integer(attempt), .integer(nextAttempt),
-                            .integer(now), .text(row.id),
+                            .text(Self.column(recorded)), .text(Self.line(reply)), .integer(attempt),
+                            .integer(nextAttempt), .integer(now), .text(row.id),
                         ])
-                    if status == "queued" {
+                    if recorded.isWaiting {
                         deferred.append((outcome.recipient, nextAttempt))
                         if noticeAfter > 0, now - claim.sendAt >= noticeAfter, !row.delayNotified {
                             // Marked here, under the lease: one notice per recipient, whichever instance sends it.
@@ -179,15 +203,14 @@ extension OutboundQueue {
                                 [.integer(now), .text(row.id)])
                             delayed.append(
                                 OutboundCompletion.Delayed(
-                                    recipient: outcome.recipient, reply: outcome.reply, remoteHost: outcome.remoteHost,
+                                    recipient: outcome.recipient, status: recorded, remoteHost: outcome.remoteHost,
                                     willRetryUntil: claim.sendAt + Int64(configuration.maxQueueSeconds)))
                         }
                     } else {
                         ended.append(
                             OutboundCompletion.Ended(
-                                recipient: outcome.recipient, kind: outcome.kind == .delivered ? .delivered : .failed,
-                                reply: outcome.reply, remoteHost: outcome.remoteHost, expired: expired,
-                                suppressed: suppressed))
+                                recipient: outcome.recipient, status: recorded, remoteHost: outcome.remoteHost,
+                                expired: expired, suppressed: suppressed))
                     }
                 }
                 for row in rows.values {
@@ -203,24 +226,79 @@ extension OutboundQueue {
                         "UPDATE outbound_submissions SET updated_seq = ? WHERE id = ?",
                         [.integer(seq), .text(batch.messageID)])
                 }
+                let bounce = try Self.bounce(
+                    claim, ended, destination: destination, bounces: bounces, now: now, connection)
                 try Self.dropContentIfDone(batch.messageID, connection)
-                return OutboundCompletion(ended: ended, deferred: deferred, leaseLost: false, delayed: delayed)
+                return OutboundCompletion(
+                    ended: ended, deferred: deferred, leaseLost: false, delayed: delayed, bounceEmailID: bounce)
             }
         }
         if !completion.leaseLost { onSubmissionChange(batch.sender) }
+        if completion.bounceEmailID != nil, let destination { bounces?.mailbox.bounceStored(in: destination) }
         return completion
     }
 
-    /// True for a permanent failure of the address itself (RFC 3463 class 5, subject 1: `5.1.1` no such user, `5.1.2`
-    /// bad destination domain, `5.1.10` null MX, ...), the failures that suppress it. Policy (`5.7.x`), content
-    /// (`5.6.x`) and mailbox (`5.2.x`) refusals say nothing lasting about the address and suppress nothing.
-    public static func isHardBounce(_ reply: String) -> Bool {
-        let bytes = Array(reply.utf8)
-        guard bytes.count >= 4, bytes[0] == UInt8(ascii: "5"),
-            bytes[3] == UInt8(ascii: " ") || bytes[3] == UInt8(ascii: "-")
-        else { return false }
-        let enhanced = reply.utf8.dropFirst(4).prefix { $0 != UInt8(ascii: " ") }
-        return String(decoding: enhanced, as: UTF8.self).hasPrefix("5.1.")
+    /// Writes the bounce of `ended`'s failures into the sender's mailbox on `connection` and links it to the
+    /// submission; nil when nothing failed, there is nowhere to put it, or the mailbox refused it.
+    private static func bounce(
+        _ claim: OutboundClaim, _ ended: [OutboundCompletion.Ended], destination: BounceDestination?,
+        bounces: OutboundBounces?, now: Int64, _ connection: any SQLConnection
+    ) throws -> String? {
+        let failed = ended.filter { if case .failed = $0.status { true } else { false } }
+        guard !failed.isEmpty, let bounces, let destination else { return nil }
+        let report = bounces.writer.report(
+            for: claim.batch, arrivalDate: claim.sendAt,
+            failed: failed.map { OutboundOutcome(recipient: $0.recipient, status: $0.status, remoteHost: $0.remoteHost) },
+            expired: failed.contains { $0.expired }, now: now)
+        guard let emailID = try bounces.mailbox.storeBounce(report, in: destination, now: now, on: connection) else {
+            return nil
+        }
+        try connection.run(
+            "INSERT INTO outbound_bounces (submission_id, email_id, created_at) VALUES (?, ?, ?)",
+            [.text(claim.batch.messageID), .text(emailID), .integer(now)])
+        return emailID
+    }
+
+    /// The reply line stored for a recipient in `status` (its reply, or the one of why it was not delivered).
+    static func line(_ status: DeliveryStatus<SMTPReply, SMTPReply>) -> String {
+        switch status {
+        case .queued: Self.queuedReply
+        case .held(let reply), .delivered(let reply), .deferred(let reply), .failed(let reply): reply.description
+        }
+    }
+
+    /// Moves the lease of `claim` on to one lease from `now`, while its attempt runs. Returns false when the claim
+    /// lost its lease (it ran out and another claim took the recipients, the operator deleted the message, or every
+    /// recipient was completed).
+    @discardableResult
+    public func renew(_ claim: OutboundClaim, now: Int64) async throws -> Bool {
+        let batch = claim.batch
+        let leaseUntil = now + leaseSeconds
+        return try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE outbound_recipients SET lease_until = ?
+                WHERE submission_id = ? AND domain = ? AND lease_token = ? AND status = 'queued'
+                """, [.integer(leaseUntil), .text(batch.messageID), .text(batch.domain), .text(claim.leaseToken)]
+            ) > 0
+        }
+    }
+
+    /// Whether this queue's database serves one instance only (SQLite: one process opens it to serve), so that every
+    /// lease found at start is a dead process's.
+    public var isSingleInstance: Bool { database.dialect == .sqlite }
+
+    /// Gives back every lease (a server on SQLite at start: the process that held them is gone); the recipients are
+    /// due again as they were. Returns how many recipients were released.
+    @discardableResult
+    public func releaseAllLeases() async throws -> Int {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE outbound_recipients SET lease_until = 0, lease_token = NULL
+                WHERE status = 'queued' AND lease_token IS NOT NULL
+                """)
+        }
     }
 
     /// When the next queued recipient falls due (or its lease runs out), nil when none waits.

@@ -24,26 +24,30 @@ extension OutboundQueue {
                 else { continue }
                 let recipients = try connection.query(
                     """
-                    SELECT address, status, smtp_reply FROM outbound_recipients WHERE submission_id = ?
+                    SELECT address, status, smtp_reply, attempts FROM outbound_recipients WHERE submission_id = ?
                     ORDER BY position
                     """,
                     [.text(id)]
                 ).compactMap { row -> RecipientState? in
-                    guard let address = row.text("address"),
-                        let status = row.text("status").flatMap(RecipientState.Status.init),
-                        let reply = row.text("smtp_reply")
+                    guard let address = row.text("address"), let reply = row.text("smtp_reply"),
+                        let status = Self.recorded(
+                            status: row.text("status") ?? "", reply: reply, attempts: row.int("attempts") ?? 0)
                     else { return nil }
-                    return RecipientState(address: address, status: status, smtpReply: reply)
+                    return RecipientState(address: address, status: status)
                 }
                 let envelope = row.text("envelope_mail_from").map { mailFrom in
                     SubmissionEnvelope(
                         mailFrom: mailFrom,
                         rcptTo: (row.text("envelope_rcpt_to") ?? "").split(separator: "\n").map(String.init))
                 }
+                let bounces = try connection.query(
+                    "SELECT email_id FROM outbound_bounces WHERE submission_id = ? ORDER BY created_at, email_id",
+                    [.text(id)]
+                ).compactMap { $0.text("email_id") }
                 records.append(
                     SubmissionRecord(
                         id: id, accountID: accountID, sender: sender, emailID: email, threadID: thread, sendAt: sendAt,
-                        recipients: recipients, envelope: envelope))
+                        recipients: recipients, envelope: envelope, bounceEmailIDs: bounces))
             }
             guard let ids else { return records }
             let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

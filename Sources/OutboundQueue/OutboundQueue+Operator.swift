@@ -131,6 +131,7 @@ extension OutboundQueue {
                     SELECT 1 FROM outbound_recipients r WHERE r.submission_id = s.id AND r.status = 'queued')
                 """
             try connection.run("DELETE FROM outbound_recipients WHERE submission_id IN (\(ended))", [.integer(before)])
+            try connection.run("DELETE FROM outbound_bounces WHERE submission_id IN (\(ended))", [.integer(before)])
             try connection.run("DELETE FROM outbound_contents WHERE submission_id IN (\(ended))", [.integer(before)])
             let removed = try connection.run(
                 """

@@ -1,4 +1,5 @@
 import MailDelivery
+import SMTPOutcomes
 import ServerKit
 import Storage
 
@@ -46,7 +47,7 @@ extension OutboundQueue: SubmissionLedger {
                         [
                             .text("\(submission.id):\(position)"), .text(submission.id), .integer(Int64(position)),
                             .text(state.address), .text(Self.domain(of: state.address)),
-                            .integer(state.status == .queued ? 1 : 0), .text(state.status.rawValue),
+                            .integer(state.status == .queued ? 1 : 0), .text(Self.column(state.status)),
                             .text(state.smtpReply), .integer(now), .integer(now),
                         ])
                 }
@@ -76,10 +77,9 @@ extension OutboundQueue: SubmissionLedger {
         throws -> RecipientState
     {
         let address = recipient.address
-        switch recipient.disposition {
-        case .delivered(let reply): return RecipientState(address: address, status: .delivered, smtpReply: reply)
-        case .refused(let reply): return RecipientState(address: address, status: .failed, smtpReply: reply)
-        case .held(let reason): return RecipientState(address: address, status: .held, smtpReply: reason)
+        switch recipient.status {
+        case .delivered, .failed, .held, .deferred:
+            return RecipientState(address: address, status: recipient.status)
         case .queued:
             if let suppression = try connection.query(
                 "SELECT suppressed_until, reason FROM outbound_suppressions WHERE address = ? AND suppressed_until > ?",
@@ -87,11 +87,33 @@ extension OutboundQueue: SubmissionLedger {
             ).first, let until = suppression.int("suppressed_until") {
                 let reason = suppression.text("reason") ?? ""
                 return RecipientState(
-                    address: address, status: .failed,
-                    smtpReply: "550 5.1.1 <\(address)> bounced (\(reason)): no attempts until "
-                        + "\(RFC3339.format(until))")
+                    address: address,
+                    status: .failed(
+                        "550 5.1.1 <\(address)> bounced (\(reason)): no attempts until \(RFC3339.format(until))"))
             }
-            return RecipientState(address: address, status: .queued, smtpReply: Self.queuedReply)
+            return RecipientState(address: address, status: .queued)
+        }
+    }
+
+    /// The `status` column of a recipient in `status` (a deferred one waits: `queued`).
+    static func column<D, F>(_ status: DeliveryStatus<D, F>) -> String {
+        switch status {
+        case .queued, .deferred: "queued"
+        case .held: "held"
+        case .delivered: "delivered"
+        case .failed: "failed"
+        }
+    }
+
+    /// A recipient's status read back: the `status` column's case, its stored reply for display (a queued recipient
+    /// with attempts behind it is deferred); nil for a column it does not know.
+    static func recorded(status: String, reply: String, attempts: Int64) -> RecordedStatus? {
+        switch status {
+        case "queued": attempts > 0 ? .deferred(reply) : .queued
+        case "held": .held(reply)
+        case "delivered": .delivered(reply)
+        case "failed": .failed(reply)
+        default: nil
         }
     }
 

@@ -7,10 +7,13 @@ import Storage
 /// addresses suppressed after a hard bounce.
 ///
 /// A submission is recorded in one transaction (``record(_:limits:now:)``), so a submission acknowledged is a message
-/// queued. An instance ``claim(now:limit:)``s due recipients by setting a lease (a deadline and a token of its own; on
-/// PostgreSQL the rows are picked with `FOR UPDATE SKIP LOCKED`, so concurrent claims never share a recipient), grouped
-/// one batch per message per destination domain, hands each batch to the transport, and ``complete(_:_:now:)``s it
-/// under the same token: an attempt that outlived its lease was taken over by someone else and records nothing.
+/// queued. An instance ``claim(now:limit:)``s due recipients by setting a short lease
+/// (``OutboundQueueConfiguration/leaseSeconds``, a deadline and a token of its own; on PostgreSQL the rows are picked
+/// with `FOR UPDATE SKIP LOCKED`, so concurrent claims never share a recipient), grouped one batch per message per
+/// destination domain, hands each batch to the transport while it ``renew(_:now:)``s the lease, and
+/// ``complete(_:_:now:)``s it under the same token: an attempt that outlived its lease was taken over by someone else
+/// and records nothing. A dead instance's claims come back within one lease; on SQLite, one instance by construction,
+/// the dispatcher also ``releaseAllLeases()`` at start.
 /// Delivery is at least once: a crash between the remote server's `250` and the completion's commit sends again when
 /// the lease runs out. Times are Unix seconds from the caller's clock.
 ///
@@ -21,10 +24,12 @@ public struct OutboundQueue: Sendable {
     let database: any SQLDatabase
     /// Retries, queue lifetime, suppression time, limits.
     public let configuration: OutboundQueueConfiguration
-    /// How long a claim holds its recipients, in seconds (``OutboundQueueConfiguration/leaseSeconds``).
+    /// How long a claim holds its recipients unless renewed, in seconds (``OutboundQueueConfiguration/leaseSeconds``).
     public var leaseSeconds: Int64 { Int64(configuration.leaseSeconds) }
     /// Signalled by every record that queues a recipient.
     public let wakeup: OutboundWakeup
+    /// Where and how a completion bounces its failures to the sender; nil writes no bounce (tests of the rest).
+    public let bounces: OutboundBounces?
     /// Told the sender's address after each commit that moved its account's `EmailSubmission` state.
     let onSubmissionChange: @Sendable (_ sender: String) -> Void
 
@@ -32,21 +37,23 @@ public struct OutboundQueue: Sendable {
     /// - Parameters:
     ///   - configuration: the queue's keys (the lease's among them).
     ///   - wakeup: what a record signals (the dispatcher waits on it).
+    ///   - bounces: the sender's mailbox and the report's writer; the mailbox must write on this `database`.
     ///   - onSubmissionChange: told the sender's address after each commit that moved its account's
     ///     `EmailSubmission` state (the composition root wakes the account's event streams).
     public init(
         database: any SQLDatabase, configuration: OutboundQueueConfiguration = OutboundQueueConfiguration(),
-        wakeup: OutboundWakeup = OutboundWakeup(),
+        wakeup: OutboundWakeup = OutboundWakeup(), bounces: OutboundBounces? = nil,
         onSubmissionChange: @escaping @Sendable (_ sender: String) -> Void = { _ in }
     ) {
         self.database = database
         self.configuration = configuration
         self.wakeup = wakeup
+        self.bounces = bounces
         self.onSubmissionChange = onSubmissionChange
     }
 
     /// The reply a queued recipient shows until an attempt ends.
-    public static let queuedReply = "250 2.0.0 queued for delivery"
+    public static let queuedReply = RecipientState.queuedReply
     /// The reply of a recipient the operator deleted from the queue.
     public static let deletedReply = "554 5.3.0 deleted from the queue by the operator"
 

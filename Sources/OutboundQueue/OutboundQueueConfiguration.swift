@@ -15,7 +15,7 @@ import ServerKit
 /// - `POSTERN_OUTBOUND_MAX_QUEUE_SECONDS` (positive integer, default 432000, five days): ``maxQueueSeconds``.
 /// - `POSTERN_OUTBOUND_PER_DESTINATION` (positive integer, default 2): ``perDestination``.
 /// - `POSTERN_OUTBOUND_SUPPRESS_SECONDS` (positive integer, default 604800, seven days): ``suppressSeconds``.
-/// - `POSTERN_OUTBOUND_LEASE_SECONDS` (1 to 86400, default 900): ``leaseSeconds``.
+/// - `POSTERN_OUTBOUND_LEASE_SECONDS` (3 to 3600, default 60): ``leaseSeconds``.
 /// - `POSTERN_OUTBOUND_MESSAGES_PER_CONNECTION` (1 to 1000, default 20): ``messagesPerConnection``.
 /// - `POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS` (seconds, 0 for none, default 14400, four hours): ``delayNoticeSeconds``.
 /// - `POSTERN_OUTBOUND_MAX_MESSAGE_BYTES` (positive integer, default 26214400, 25 MiB): ``maxMessageBytes``.
@@ -51,11 +51,10 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// How long an address that bounced hard (a 5.1.x reply) is suppressed: no attempt, an immediate `no`.
     /// Default 604800 (7 days).
     public var suppressSeconds = 604_800
-    /// How long a claim holds its recipients, in seconds: an instance that dies mid-attempt (`kill -9`) keeps them
-    /// this long, then another instance takes them. Default 900 (longer than RFC 5321 4.5.3.2's timeouts add up to).
-    /// - Warning: an attempt still running when its lease runs out may be taken over, and the message sent twice;
-    ///   keep it above the longest SMTP transaction (and the time a claimed batch waits for its destination's slot).
-    public var leaseSeconds = 900
+    /// How long a claim holds its recipients, in seconds. The dispatcher renews the lease every third of it while the
+    /// attempt runs (however long the SMTP session takes), so an instance that dies gives its recipients back within
+    /// one lease. Default 60.
+    public var leaseSeconds = 60
     /// The most due messages for one destination domain carried over one SMTP connection, `RSET` between them (maddy
     /// and Postfix reuse connections too): ten messages waiting for one domain make one session, not ten. 1 opens a
     /// connection per message. Default 20.
@@ -112,7 +111,7 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
             (maxQueueSeconds > 0, "POSTERN_OUTBOUND_MAX_QUEUE_SECONDS", "must be positive"),
             ((1...64).contains(perDestination), "POSTERN_OUTBOUND_PER_DESTINATION", "must be 1 to 64"),
             (suppressSeconds > 0, "POSTERN_OUTBOUND_SUPPRESS_SECONDS", "must be positive"),
-            ((1...86_400).contains(leaseSeconds), "POSTERN_OUTBOUND_LEASE_SECONDS", "must be 1 to 86400"),
+            ((3...3600).contains(leaseSeconds), "POSTERN_OUTBOUND_LEASE_SECONDS", "must be 3 to 3600"),
             (
                 (1...1000).contains(messagesPerConnection), "POSTERN_OUTBOUND_MESSAGES_PER_CONNECTION",
                 "must be 1 to 1000"

@@ -1,6 +1,7 @@
 import ClientAddress
 import Directory
 import JMAP
+import MailDelivery
 import JSON
 import WebInbox
 
@@ -42,7 +43,10 @@ struct JMAPWebInboxSender: WebInboxSender {
             }
             throw Failure(type: submission?.failure ?? "noSubmission")
         }
-        return Self.report(status)
+        guard let id = submission?.arguments["created"]?["send"]?["id"]?.stringValue,
+            let recorded = try await jmap.recordedRecipients(accountID: principal.accountID, submissionID: id)
+        else { return Self.report(status) }
+        return Self.report(recorded)
     }
 
     /// The calls: the draft in Drafts, its submission, and on success the draft filed in Sent, read, no longer a draft.
@@ -94,19 +98,31 @@ struct JMAPWebInboxSender: WebInboxSender {
         }
     }
 
-    /// Where each recipient's copy went, from the submission's `deliveryStatus`.
+    /// Where each recipient's copy went, from the status the ledger recorded (never the reply's words): kept in
+    /// the outbox is ``DeliveryStatus/held(_:)``.
+    static func report(_ recipients: [RecipientState]) -> WebInboxSendReport {
+        var report = WebInboxSendReport()
+        for recipient in recipients {
+            switch recipient.status {
+            case .delivered: report.delivered.append(recipient.address)
+            case .queued, .deferred: report.queued.append(recipient.address)
+            case .held: report.kept.append(recipient.address)
+            case .failed: report.undelivered.append(recipient.address)
+            }
+        }
+        return report
+    }
+
+    /// Where each recipient's copy went when nothing was recorded (a JMAP service without a ledger), from the
+    /// submission's `deliveryStatus`: `yes`, `queued`, and `no` (undelivered: without a ledger nothing tells a
+    /// recipient kept in the outbox from one refused but the reply's words, which decide nothing).
     static func report(_ status: [(String, JSONValue)]) -> WebInboxSendReport {
         var report = WebInboxSendReport()
         for (address, state) in status {
             switch state["delivered"]?.stringValue {
             case "yes": report.delivered.append(address)
             case "queued": report.queued.append(address)
-            default:
-                if JMAPOutbound.keptInOutbox(state["smtpReply"]?.stringValue ?? "") {
-                    report.kept.append(address)
-                } else {
-                    report.undelivered.append(address)
-                }
+            default: report.undelivered.append(address)
             }
         }
         return report

@@ -76,7 +76,9 @@ extension PosternMetrics {
         Counter(label: "postern_outbound_delivery_attempts_total", dimensions: [("result", attempt.result.rawValue)])
             .increment()
         guard let completion = attempt.completion, !completion.leaseLost else { return }
-        let delivered = completion.ended.filter { $0.kind == .delivered }.count
+        let delivered = completion.ended.filter {
+            if case .delivered = $0.status { true } else { false }
+        }.count
         let failed = completion.ended.count - delivered
         let deferred = completion.deferred.count
         for (result, count) in [("delivered", delivered), ("deferred", deferred), ("failed", failed)] where count > 0 {

@@ -69,39 +69,17 @@ extension Surfaces {
             sender: { try await rule.standing(of: $0) })
     }
 
-    /// The outbound dispatcher over `transport`: its attempts counted in `/metrics`; every recipient that failed for
-    /// good (a 5xx, or the queue's lifetime run out) is reported to the sender in one delivery status notification
-    /// (RFC 3464) per batch, and every recipient deferred past `POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS` in one delay
-    /// notice (`Action: delayed`), each put in the sender's inbox with the null reverse path.
+    /// The outbound dispatcher over `transport`, its attempts counted in `/metrics`. Bounces are the queue's: its
+    /// completion puts them in the sender's inbox in its own transaction (``LocalMail/outbound``). Every recipient
+    /// deferred past `POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS` gets its sender one delay notice (`Action: delayed`),
+    /// put in the sender's inbox with the null reverse path once the completion that marked it committed.
     static func outboundDispatcher(
         _ c: PosternConfiguration, mail: LocalMail, transport: any OutboundTransport, metrics: PosternMetrics,
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> OutboundDispatcher {
         let notifications = DeliveryStatusNotification(hostname: c.smtp.hostname)
-        @Sendable func store(_ report: [UInt8], _ batch: OutboundBatch) async {
-            do {
-                _ = try await mail.delivery.store(MailEnvelope(mailFrom: "", recipients: [batch.sender]), data: report)
-            } catch {
-                logger.error(
-                    "a delivery status notification could not be put in the sender's inbox",
-                    metadata: ["message": "\(batch.messageID)", "sender": "\(batch.sender)", "error": "\(error)"])
-            }
-        }
         return OutboundDispatcher(
             queue: mail.outbound, transport: transport, clock: clock, logger: logger,
-            onEnded: { claim, ended in
-                let failed = ended.filter { $0.kind == .failed }
-                guard !failed.isEmpty else { return }
-                let batch = claim.batch
-                let report = notifications.build(
-                    original: batch.content, sender: batch.sender, queueID: batch.messageID, arrivalDate: claim.sendAt,
-                    outcomes: failed.map {
-                        OutboundOutcome(
-                            recipient: $0.recipient, kind: .failed, reply: $0.reply, remoteHost: $0.remoteHost)
-                    },
-                    expired: failed.contains { $0.expired }, now: clock())
-                await store(report, batch)
-            },
             onAttempt: metrics.outboundAttempt,
             onDelayed: { claim, delayed in
                 guard let until = delayed.map(\.willRetryUntil).max() else { return }
@@ -109,11 +87,17 @@ extension Surfaces {
                 let report = notifications.buildDelayNotice(
                     original: batch.content, sender: batch.sender, queueID: batch.messageID, arrivalDate: claim.sendAt,
                     outcomes: delayed.map {
-                        OutboundOutcome(
-                            recipient: $0.recipient, kind: .deferred, reply: $0.reply, remoteHost: $0.remoteHost)
+                        OutboundOutcome(recipient: $0.recipient, status: $0.status, remoteHost: $0.remoteHost)
                     },
                     willRetryUntil: until, now: clock())
-                await store(report, batch)
+                do {
+                    _ = try await mail.delivery.store(
+                        MailEnvelope(mailFrom: "", recipients: [batch.sender]), data: report)
+                } catch {
+                    logger.error(
+                        "a delay notice could not be put in the sender's inbox",
+                        metadata: ["message": "\(batch.messageID)", "sender": "\(batch.sender)", "error": "\(error)"])
+                }
             })
     }
 }

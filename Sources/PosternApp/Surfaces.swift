@@ -12,6 +12,7 @@ import JMAP
 import MailDelivery
 import MailStore
 import MailSandbox
+import MailTransfer
 import MailboxAccounts
 import MCPServer
 import OAuthGrants
@@ -205,12 +206,16 @@ enum Surfaces {
         let delivery = LocalDelivery(
             directory: directory, store: store, maximumMessageBytes: c.smtp.maxMessageBytes, policy: policy,
             clock: clock)
-        // A move of an account's EmailSubmission state wakes its JMAP event streams here (and, on PostgreSQL, on
-        // every instance through the queue's `postern_mail` notification).
+        // A completion bounces its failures into the sender's inbox in its own transaction (LocalDelivery's port); a
+        // move of an account's EmailSubmission state wakes its JMAP event streams here (and, on PostgreSQL, on every
+        // instance through the queue's `postern_mail` notification).
+        let bounces = OutboundBounces(
+            mailbox: delivery, writer: DeliveryStatusNotification(hostname: c.smtp.hostname))
         return LocalMail(
             store: store, directory: directory, delivery: delivery,
             outbound: OutboundQueue(
-                database: database, configuration: c.outboundQueue, onSubmissionChange: { changes.announce([$0]) }))
+                database: database, configuration: c.outboundQueue, bounces: bounces,
+                onSubmissionChange: { changes.announce([$0]) }))
     }
 
     /// Who is local: each surface's accounts, through its own directory; mailbox accounts are asked first.

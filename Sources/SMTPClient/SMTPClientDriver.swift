@@ -1,5 +1,6 @@
 import ComputePool
 import Fetch
+import SMTPOutcomes
 
 /// What one session over the network came to.
 public struct SMTPDeliveryReport: Sendable, Equatable {
@@ -65,7 +66,7 @@ public final class SMTPClientDriver: Sendable {
             }
         } catch {
             var session = session
-            _ = session.connectionFailed("too many deliveries queued")
+            _ = session.connectionFailed(.connect("too many deliveries queued on this server"))
             return SMTPDeliveryReport(
                 results: session.results, address: nil, usedTLS: false, certificateVerified: false)
         }
@@ -83,7 +84,7 @@ public final class SMTPClientDriver: Sendable {
         do {
             connection = try connect(host: host, addresses: addresses, port: port)
         } catch {
-            _ = session.connectionFailed("cannot connect to \(host): \(error)")
+            _ = session.connectionFailed(.connect("cannot connect to \(host): \(error)"))
             return SMTPDeliveryReport(
                 results: session.results, address: nil, usedTLS: false, certificateVerified: false)
         }
@@ -93,7 +94,7 @@ public final class SMTPClientDriver: Sendable {
                     context: tls, serverName: host, requireVerified: requireVerifiedTLS,
                     timeout: session.configuration.timeouts.greeting)
             } catch {
-                _ = session.connectionFailed("TLS with \(host): \(error)")
+                _ = session.connectionFailed(.tls("TLS with \(host): \(error)"))
                 return SMTPDeliveryReport(
                     results: session.results, address: connection.address.description, usedTLS: false,
                     certificateVerified: false)
@@ -108,7 +109,7 @@ public final class SMTPClientDriver: Sendable {
                 do {
                     try connection.write(bytes, timeout: timeout)
                 } catch {
-                    actions = session.connectionFailed("writing to \(host): \(error)")
+                    actions = session.connectionFailed(.connect("writing to \(host): \(error)"))
                 }
             case .startTLS:
                 do {
@@ -118,7 +119,7 @@ public final class SMTPClientDriver: Sendable {
                     actions += session.tlsEstablished()
                 } catch {
                     tlsHandshakeFailed = true
-                    actions = session.connectionFailed("TLS with \(host): \(error)")
+                    actions = session.connectionFailed(.tls("TLS with \(host): \(error)"))
                 }
             case .awaitReply(let timeout):
                 actions = awaitReply(&session, connection: connection, host: host, timeout: timeout)
@@ -146,9 +147,9 @@ public final class SMTPClientDriver: Sendable {
             } catch .timedOut {
                 return session.timedOut()
             } catch {
-                return session.connectionFailed("reading from \(host): \(error)")
+                return session.connectionFailed(.connect("reading from \(host): \(error)"))
             }
-            if bytes.isEmpty { return session.connectionFailed("\(host) closed the connection") }
+            if bytes.isEmpty { return session.connectionFailed(.connect("\(host) closed the connection")) }
             let next = session.receive(bytes)
             if !next.isEmpty { return next }
         }

@@ -1,3 +1,5 @@
+import SMTPOutcomes
+
 /// One complete reply from an SMTP server (RFC 5321 §4.2): its code, the enhanced status code (RFC 3463) when the
 /// first line carries one, and the text of every line.
 public struct SMTPClientReply: Sendable, Equatable, CustomStringConvertible {
@@ -36,5 +38,10 @@ public struct SMTPClientReply: Sendable, Equatable, CustomStringConvertible {
         let text = self.text
         if !text.isEmpty { parts.append(text) }
         return parts.joined(separator: " ")
+    }
+
+    /// The reply as it travels on (``SMTPReply``): the code, the enhanced code parsed, the lines' text on one line.
+    public var reply: SMTPReply {
+        SMTPReply(code: code, enhanced: enhancedStatus.flatMap { EnhancedStatusCode(parsing: $0) }, text: text)
     }
 }

@@ -1,3 +1,5 @@
+import SMTPOutcomes
+
 /// The client side of one SMTP connection to one destination (RFC 5321, with RFC 1869 EHLO, RFC 3207 STARTTLS,
 /// RFC 4954 AUTH and RFC 2920 PIPELINING) as a pure state machine: the server's bytes, the end of the TLS handshake,
 /// timeouts and a lost connection in; bytes to write, "start TLS", "wait for a reply within this long" and "close"
@@ -11,8 +13,11 @@
 /// text, and `RSET` after a transaction that did not end in `DATA` and between messages; `QUIT` last.
 ///
 /// Which status each reply gives: `2xx` delivered (for the accepted recipients, once the text's `250` arrives),
-/// `4xx` deferred, `5xx` failed. A lost connection, a timeout, a malformed reply, a `421`, TLS or authentication that
-/// cannot be had all defer the recipients not yet decided: the problem is this session's, not the message's.
+/// `4xx` deferred, `5xx` failed, each failure typed (``DeliveryFailure``) with the command it answered: a refused
+/// `MAIL FROM` is about the sender (every recipient shares its fate, but nothing is said about their addresses), a
+/// refused `RCPT TO` about the recipient, anything else about the session or the message. A lost connection, a
+/// timeout, a malformed reply, a `421`, TLS or authentication that cannot be had all defer the recipients not yet
+/// decided (an ``SMTPClientFailure``): the problem is this session's, not the message's.
 /// Authentication refused (`535`) defers too: the operator's credentials are wrong, the message is not.
 ///
 /// A value: the driver owns it and feeds it from one thread; tests drive it by hand.
@@ -82,15 +87,15 @@ public struct SMTPClientSession: Sendable {
     /// Whether the session is over (``results`` final).
     public var isFinished: Bool { stage == .done }
 
-    /// Every recipient of every message, per message in order; recipients not decided yet are deferred with the
-    /// detail `not attempted` (final once ``isFinished``).
+    /// Every recipient of every message, per message in order; recipients not decided yet are deferred
+    /// (``SMTPClientFailure/notAttempted``; final once ``isFinished``).
     public var results: [[SMTPRecipientResult]] {
         messages.indices.map { message in
             messages[message].recipients.indices.map { recipient in
                 decided[message][recipient]
                     ?? SMTPRecipientResult(
-                        recipient: messages[message].recipients[recipient], status: .deferred, reply: nil,
-                        detail: "not attempted")
+                        recipient: messages[message].recipients[recipient],
+                        status: .deferred(.client(.notAttempted)))
             }
         }
     }
@@ -116,7 +121,7 @@ public struct SMTPClientSession: Sendable {
         do {
             replies = try parser.feed(bytes)
         } catch {
-            abandon(detail: "the server's reply was not SMTP (\(error.description))", into: &actions)
+            abandon(.protocolViolation("the server's reply was not SMTP (\(error.description))"), into: &actions)
             return actions
         }
         guard !replies.isEmpty else { return [] }  // half a reply: keep waiting, same timeout
@@ -126,7 +131,7 @@ public struct SMTPClientSession: Sendable {
             if stage == .handshaking && index < replies.count - 1 {
                 // A reply after the 220 to STARTTLS, in the clear: an injection (RFC 3207 §5).
                 actions.removeAll { $0 == .startTLS }
-                abandon(detail: "the server sent data after 220 to STARTTLS", into: &actions)
+                abandon(.tls("the server sent data after 220 to STARTTLS"), into: &actions)
             }
         }
         return finish(actions)
@@ -145,15 +150,15 @@ public struct SMTPClientSession: Sendable {
 
     /// The reply awaited did not come within its timeout: the session is over, its recipients deferred.
     public mutating func timedOut() -> [SMTPClientAction] {
-        connectionFailed("timed out waiting for the server")
+        connectionFailed(.timeout)
     }
 
     /// The connection failed (reset, closed by the server, a TLS handshake or write that failed): the session is
-    /// over, its recipients not yet decided deferred with `detail`.
-    public mutating func connectionFailed(_ detail: String) -> [SMTPClientAction] {
+    /// over, its recipients not yet decided deferred with `failure`.
+    public mutating func connectionFailed(_ failure: SMTPClientFailure) -> [SMTPClientAction] {
         guard stage != .done else { return [] }
         var actions: [SMTPClientAction] = []
-        abandon(detail: detail, into: &actions)
+        abandon(failure, into: &actions)
         return actions
     }
 
@@ -162,11 +167,11 @@ public struct SMTPClientSession: Sendable {
     private mutating func handle(_ reply: SMTPClientReply, into actions: inout [SMTPClientAction]) {
         if reply.code == 421 && stage != .quit {
             // The server is closing the channel (RFC 5321 §3.8): whatever was pending is deferred.
-            return abandon(status: .deferred, reply: reply, detail: nil, into: &actions)
+            return abandon(.deferred(.remote(reply.reply, about: nil)), into: &actions)
         }
         switch stage {
         case .connecting, .handshaking, .done:
-            abandon(detail: "the server replied when no reply was due", into: &actions)
+            abandon(.protocolViolation("the server replied when no reply was due"), into: &actions)
         case .greeting:
             guard reply.code == 220 else { return giveUp(reply, into: &actions) }
             sendEHLO(into: &actions)
@@ -186,15 +191,14 @@ public struct SMTPClientSession: Sendable {
             if reply.code == 220 {
                 // Anything after the 220 arrived before the handshake, in the clear: an injection (RFC 3207 §5).
                 guard !parser.hasBufferedInput else {
-                    return abandon(detail: "the server sent data after 220 to STARTTLS", into: &actions)
+                    return abandon(.tls("the server sent data after 220 to STARTTLS"), into: &actions)
                 }
                 stage = .handshaking
                 actions.append(.startTLS)
                 return
             }
             guard configuration.tls != .required else {
-                return abandon(
-                    status: .deferred, reply: reply, detail: "STARTTLS refused: \(reply)", quit: true, into: &actions)
+                return abandon(.deferred(.remote(reply.reply, about: nil)), quit: true, into: &actions)
             }
             tlsDeclined = true
             afterHello(into: &actions)
@@ -258,11 +262,12 @@ public struct SMTPClientSession: Sendable {
             return send("STARTTLS", timeout: configuration.timeouts.command, into: &actions)
         }
         if !isSecured && configuration.tls == .required {
-            return abandon(detail: "TLS required but STARTTLS not offered", quit: true, into: &actions)
+            return abandon(.tls("TLS required but STARTTLS not offered"), quit: true, into: &actions)
         }
         guard let credentials = configuration.credentials else { return nextMessage(into: &actions) }
         guard isSecured else {
-            return abandon(detail: "AUTH is sent only over TLS, and TLS is not on", quit: true, into: &actions)
+            return abandon(
+                .authentication("AUTH is sent only over TLS, and TLS is not on"), quit: true, into: &actions)
         }
         let mechanisms = Set((extensions["AUTH"] ?? "").uppercased().split(separator: " ").map(String.init))
         if mechanisms.contains("PLAIN") {
@@ -272,14 +277,15 @@ public struct SMTPClientSession: Sendable {
             stage = .authLoginUsername
             send("AUTH LOGIN", into: &actions)
         } else {
-            abandon(detail: "the server offers neither AUTH PLAIN nor AUTH LOGIN", quit: true, into: &actions)
+            abandon(
+                .authentication("the server offers neither AUTH PLAIN nor AUTH LOGIN"), quit: true, into: &actions)
         }
     }
 
     private mutating func authenticated(_ reply: SMTPClientReply, into actions: inout [SMTPClientAction]) {
         guard reply.isPositive else {
-            return abandon(
-                status: .deferred, reply: reply, detail: "authentication failed: \(reply)", quit: true, into: &actions)
+            // The operator's credentials are wrong, not the message: deferred whatever the class.
+            return abandon(.deferred(.remote(reply.reply, about: nil)), quit: true, into: &actions)
         }
         isAuthenticated = true
         nextMessage(into: &actions)
@@ -302,30 +308,28 @@ public struct SMTPClientSession: Sendable {
     private mutating func startTransaction(into actions: inout [SMTPClientAction]) -> Bool {
         let message = messages[current]
         let smtputf8 = extensions["SMTPUTF8"] != nil
-        func refuse(_ index: Int, _ detail: String) {
-            decide(current, index, .failed, reply: nil, detail: detail)
+        func refuse(_ index: Int, _ refusal: SMTPClientFailure.Refusal, _ role: AddressRole?) {
+            decide(current, index, .failed(.client(.refused(refusal, address: role))))
         }
         guard SMTPClientSession.isValidPath(message.sender, allowEmpty: true) else {
-            message.recipients.indices.forEach { refuse($0, "invalid sender address") }
+            message.recipients.indices.forEach { refuse($0, .invalidAddress, .sender) }
             return false
         }
         if let limit = extensions["SIZE"].flatMap({ Int($0) }), limit > 0, message.content.count > limit {
-            message.recipients.indices.forEach {
-                refuse($0, "message size exceeds the server's limit of \(limit) bytes")
-            }
+            message.recipients.indices.forEach { refuse($0, .messageTooLarge(limit: limit), nil) }
             return false
         }
         let needsUTF8 = !message.sender.utf8.allSatisfy { $0 < 0x80 }
         if needsUTF8 && !smtputf8 {
-            message.recipients.indices.forEach { refuse($0, "the server does not accept UTF-8 addresses (SMTPUTF8)") }
+            message.recipients.indices.forEach { refuse($0, .utf8NotSupported, .sender) }
             return false
         }
         sentRecipients = []
         for (index, recipient) in message.recipients.enumerated() {
             if !SMTPClientSession.isValidPath(recipient, allowEmpty: false) {
-                refuse(index, "invalid recipient address")
+                refuse(index, .invalidAddress, .recipient)
             } else if !smtputf8 && !recipient.utf8.allSatisfy({ $0 < 0x80 }) {
-                refuse(index, "the server does not accept UTF-8 addresses (SMTPUTF8)")
+                refuse(index, .utf8NotSupported, .recipient)
             } else {
                 sentRecipients.append(index)
             }
@@ -370,7 +374,7 @@ public struct SMTPClientSession: Sendable {
 
     private mutating func envelopeReply(_ reply: SMTPClientReply, into actions: inout [SMTPClientAction]) {
         guard !awaited.isEmpty else {
-            return abandon(detail: "the server replied when no reply was due", into: &actions)
+            return abandon(.protocolViolation("the server replied when no reply was due"), into: &actions)
         }
         let command = awaited.removeFirst()
         switch command {
@@ -379,7 +383,7 @@ public struct SMTPClientSession: Sendable {
                 transactionOpen = true
             } else {
                 // Every recipient shares the sender's fate; with PIPELINING their replies (503s) still come.
-                for index in sentRecipients { decide(current, index, status(of: reply), reply: reply) }
+                for index in sentRecipients { decide(current, index, status(of: reply, about: .sender)) }
                 if !unsent.isEmpty {
                     unsent = []
                     awaited = []
@@ -390,7 +394,7 @@ public struct SMTPClientSession: Sendable {
                 if reply.isPositive {
                     accepted.append(index)
                 } else {
-                    decide(current, index, status(of: reply), reply: reply)
+                    decide(current, index, status(of: reply, about: .recipient))
                 }
             }
         }
@@ -421,8 +425,8 @@ public struct SMTPClientSession: Sendable {
 
     /// Decides the recipients `RCPT TO` accepted by `reply` (to `DATA` or to the text).
     private mutating func decideAccepted(_ reply: SMTPClientReply, into actions: inout [SMTPClientAction]) {
-        let outcome: SMTPRecipientResult.Status = reply.isPositive ? .delivered : status(of: reply)
-        for index in accepted { decide(current, index, outcome, reply: reply) }
+        let outcome: RecipientStatus = reply.isPositive ? .delivered(reply.reply) : status(of: reply, about: nil)
+        for index in accepted { decide(current, index, outcome) }
         accepted = []
     }
 
@@ -431,17 +435,23 @@ public struct SMTPClientSession: Sendable {
     /// A reply that ends the session where it stands: its class decides the recipients left (`5xx` failed,
     /// anything else deferred); `QUIT` follows.
     private mutating func giveUp(_ reply: SMTPClientReply, into actions: inout [SMTPClientAction]) {
-        abandon(status: status(of: reply), reply: reply, detail: nil, quit: true, into: &actions)
+        abandon(status(of: reply, about: nil), quit: true, into: &actions)
+    }
+
+    /// Defers every recipient not yet decided with the client's `failure`, then `QUIT` or close.
+    private mutating func abandon(
+        _ failure: SMTPClientFailure, quit: Bool = false, into actions: inout [SMTPClientAction]
+    ) {
+        abandon(.deferred(.client(failure)), quit: quit, into: &actions)
     }
 
     /// Decides every recipient not yet decided, then `QUIT` (when the channel still speaks SMTP) or close.
     private mutating func abandon(
-        status: SMTPRecipientResult.Status = .deferred, reply: SMTPClientReply? = nil, detail: String?,
-        quit: Bool = false, into actions: inout [SMTPClientAction]
+        _ status: RecipientStatus, quit: Bool = false, into actions: inout [SMTPClientAction]
     ) {
         for message in messages.indices {
             for recipient in messages[message].recipients.indices where decided[message][recipient] == nil {
-                decide(message, recipient, status, reply: reply, detail: detail)
+                decide(message, recipient, status)
             }
         }
         if quit {
@@ -453,17 +463,16 @@ public struct SMTPClientSession: Sendable {
         }
     }
 
-    private mutating func decide(
-        _ message: Int, _ recipient: Int, _ status: SMTPRecipientResult.Status, reply: SMTPClientReply?,
-        detail: String? = nil
-    ) {
+    private mutating func decide(_ message: Int, _ recipient: Int, _ status: RecipientStatus) {
         guard decided[message][recipient] == nil else { return }
         decided[message][recipient] = SMTPRecipientResult(
-            recipient: messages[message].recipients[recipient], status: status, reply: reply, detail: detail)
+            recipient: messages[message].recipients[recipient], status: status)
     }
 
-    private func status(of reply: SMTPClientReply) -> SMTPRecipientResult.Status {
-        reply.isPermanent ? .failed : .deferred
+    /// A refusal's status by its class (`5xx` failed, anything else deferred), about the address its command named.
+    private func status(of reply: SMTPClientReply, about role: AddressRole?) -> RecipientStatus {
+        let failure = DeliveryFailure.remote(reply.reply, about: role)
+        return reply.isPermanent ? .failed(failure) : .deferred(failure)
     }
 
     // MARK: - Output

@@ -1,3 +1,5 @@
+import SMTPOutcomes
+
 /// One message for one destination: the envelope and the text as it will be sent.
 public struct SMTPOutboundMessage: Sendable, Equatable {
     /// The reverse path (`MAIL FROM`), without angle brackets; empty for the null path of a bounce.
@@ -17,30 +19,33 @@ public struct SMTPOutboundMessage: Sendable, Equatable {
 
 /// What happened to one recipient of one message.
 public struct SMTPRecipientResult: Sendable, Equatable {
-    /// Where the recipient stands.
-    public enum Status: String, Sendable, Equatable {
-        /// The server took the message for this recipient (`250` to the end of the text).
-        case delivered
-        /// Not delivered this time (a `4xx`, a lost connection, a timeout, TLS missing): try again later.
-        case deferred
-        /// Refused for good (a `5xx`): bounce.
-        case failed
-    }
-
     /// The recipient's forward path.
     public let recipient: String
-    /// Where it stands.
-    public let status: Status
-    /// The server's reply that decided it; nil when the client decided (``detail`` says why).
-    public let reply: SMTPClientReply?
-    /// The reply on one line, or the client's reason (`TLS required but not offered`).
-    public let detail: String
+    /// Where it stands: delivered with the server's reply, deferred or failed with why (the server's reply and the
+    /// command it answered, or the client's own failure). Never queued or held.
+    public let status: RecipientStatus
 
     /// A result.
-    public init(recipient: String, status: Status, reply: SMTPClientReply?, detail: String? = nil) {
+    public init(recipient: String, status: RecipientStatus) {
         self.recipient = recipient
         self.status = status
-        self.reply = reply
-        self.detail = detail ?? reply?.description ?? ""
+    }
+
+    /// The server's reply that decided it; nil when the client decided (a ``SMTPClientFailure``).
+    public var reply: SMTPReply? {
+        switch status {
+        case .delivered(let reply): reply
+        case .deferred(.remote(let reply, _)), .failed(.remote(let reply, _)): reply
+        default: nil
+        }
+    }
+
+    /// The status on one line, for logs and display: the reply, or the client's account in a reply's shape.
+    public var detail: String {
+        switch status {
+        case .queued: "queued"
+        case .delivered(let reply): reply.description
+        case .held(let why), .deferred(let why), .failed(let why): why.description
+        }
     }
 }

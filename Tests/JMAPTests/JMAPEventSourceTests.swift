@@ -276,7 +276,7 @@ struct JMAPEventSourceTests {
         try await waitUntil("the stream parked again") { harness.store.changes.waiting(for: Self.ada) == 1 }
         #expect(Self.events(writer.written.body).count == 1, "a claim moves no recipient")
         _ = try await queue.complete(
-            claim, [OutboundOutcome(recipient: "carol@far.example", kind: .delivered, reply: "250 2.0.0 Ok")],
+            claim, [OutboundOutcome(recipient: "carol@far.example", status: .accepted("250 2.0.0 Ok"))],
             now: 1_700_000_010)
         try await waitUntil("the delivery's event") { Self.events(writer.written.body).count == 2 }
         let moved = Self.events(writer.written.body)[1]

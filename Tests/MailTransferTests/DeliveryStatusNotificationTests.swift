@@ -1,5 +1,7 @@
 import MIME
 import MailDelivery
+import PosternTestSupport
+import SMTPOutcomes
 import Testing
 
 @testable import MailTransfer
@@ -13,10 +15,9 @@ struct DeliveryStatusNotificationTests {
             + "Message-ID: <m1@agents.test>\n\nThe body, which is not returned.\n").utf8)
     static let outcomes = [
         OutboundOutcome(
-            recipient: "nobody@far.test", kind: .failed,
-            reply: "550 5.1.1 <nobody@far.test>: Recipient address rejected",
+            recipient: "nobody@far.test", status: .permanent("550 5.1.1 <nobody@far.test>: Recipient address rejected"),
             remoteHost: "mx.far.test"),
-        OutboundOutcome(recipient: "gone@far.test", kind: .failed, reply: "550 no such user here"),
+        OutboundOutcome(recipient: "gone@far.test", status: .permanent("550 no such user here")),
     ]
 
     static func report(expired: Bool = false, outcomes: [OutboundOutcome] = outcomes) -> [UInt8] {
@@ -110,7 +111,7 @@ struct DeliveryStatusNotificationTests {
     @Test("an expired message: the text says so; a temporary last reply becomes its permanent status (4.x.y → 5.x.y)")
     func expired() {
         let outcome = OutboundOutcome(
-            recipient: "slow@far.test", kind: .failed, reply: "451 4.4.1 cannot connect to mx.far.test")
+            recipient: "slow@far.test", status: .failed(.client(.connect("cannot connect to mx.far.test"))))
         let text = String(decoding: Self.report(expired: true, outcomes: [outcome]), as: UTF8.self)
         #expect(text.contains("before it expired\r\nfrom the queue; no further attempts will be made."))
         #expect(text.contains("Status: 5.4.1\r\n"))
@@ -120,7 +121,7 @@ struct DeliveryStatusNotificationTests {
     @Test("a recipient or reply with a line break cannot add fields to the report")
     func noInjection() {
         let outcome = OutboundOutcome(
-            recipient: "a@far.test\r\nAction: delivered", kind: .failed, reply: "550 5.1.1 x\r\nStatus: 2.0.0")
+            recipient: "a@far.test\r\nAction: delivered", status: .permanent("550 5.1.1 x\r\nStatus: 2.0.0"))
         let text = String(decoding: Self.report(outcomes: [outcome]), as: UTF8.self)
         #expect(!text.contains("\r\nAction: delivered") && !text.contains("\r\nStatus: 2.0.0"))
     }
@@ -128,7 +129,7 @@ struct DeliveryStatusNotificationTests {
     @Test("a delay notice: Action delayed, the reply's 4.x.y Status, Will-Retry-Until, a subject and id of its own")
     func delayNotice() throws {
         let outcome = OutboundOutcome(
-            recipient: "later@far.test", kind: .deferred, reply: "450 4.2.0 <later@far.test>: mailbox busy",
+            recipient: "later@far.test", status: .temporary("450 4.2.0 <later@far.test>: mailbox busy"),
             remoteHost: "mx.far.test")
         let report = DeliveryStatusNotification(hostname: "mx.postern.test").buildDelayNotice(
             original: Self.original, sender: "agent@agents.test", queueID: "Q42", arrivalDate: 1_795_602_199,

@@ -2,6 +2,7 @@ import DNS
 import MailAuth
 import MailTransfer
 import PosternTestSupport
+import SMTPOutcomes
 import Testing
 
 /// Where mail for a domain goes: MX by preference, the implicit MX (RFC 5321 §5.1), null MX (RFC 7505), and which
@@ -63,11 +64,11 @@ struct MXResolverTests {
         #expect(await resolver.resolve("v6.test") == .hosts(["v6.test"]))
         #expect(
             await resolver.resolve("none.test")
-                == .permanentFailure("550 5.1.2 none.test has no MX and no address record"))
+                == .permanentFailure(SMTPReply(line: "550 5.1.2 none.test has no MX and no address record")))
         // broken.test has MX none and no address table entry: NXDOMAIN for both families, permanent too.
         #expect(
             await resolver.resolve("broken.test")
-                == .permanentFailure("550 5.1.2 broken.test has no MX and no address record"))
+                == .permanentFailure(SMTPReply(line: "550 5.1.2 broken.test has no MX and no address record")))
     }
 
     @Test("a null MX (RFC 7505) fails for good; a null MX beside real hosts leaves the real hosts")
@@ -76,10 +77,10 @@ struct MXResolverTests {
         let resolver = MXResolver(dns: dns)
         #expect(
             await resolver.resolve("null.test")
-                == .permanentFailure("556 5.1.10 null.test accepts no mail (null MX, RFC 7505)"))
+                == .permanentFailure(SMTPReply(line: "556 5.1.10 null.test accepts no mail (null MX, RFC 7505)")))
         #expect(
             await resolver.resolve("dot.test")
-                == .permanentFailure("556 5.1.10 dot.test accepts no mail (null MX, RFC 7505)"))
+                == .permanentFailure(SMTPReply(line: "556 5.1.10 dot.test accepts no mail (null MX, RFC 7505)")))
         #expect(await resolver.resolve("mixed.test") == .hosts(["mx.mixed.test"]))
     }
 
@@ -90,13 +91,13 @@ struct MXResolverTests {
         let resolver = MXResolver(dns: dns)
         #expect(
             await resolver.resolve("gone.test")
-                == .permanentFailure("550 5.1.2 gone.test does not exist (no such domain in DNS)"))
+                == .permanentFailure(SMTPReply(line: "550 5.1.2 gone.test does not exist (no such domain in DNS)")))
         #expect(
             await resolver.resolve("down.test")
-                == .temporaryFailure("451 4.4.3 DNS lookup of the MX records of down.test failed"))
+                == .temporaryFailure(SMTPReply(line: "451 4.4.3 DNS lookup of the MX records of down.test failed")))
         #expect(
             await resolver.resolve("half.test")
-                == .temporaryFailure("451 4.4.3 DNS lookup of the addresses of half.test failed"))
+                == .temporaryFailure(SMTPReply(line: "451 4.4.3 DNS lookup of the addresses of half.test failed")))
     }
 
     @Test("through the stub resolver: MX from a loopback DNS server by preference; null MX; NXDOMAIN; SERVFAIL")
@@ -113,12 +114,12 @@ struct MXResolverTests {
         #expect(await resolver.resolve("example.test") == .hosts(["mx1.example.test", "mx2.example.test"]))
         #expect(
             await resolver.resolve("null.test")
-                == .permanentFailure("556 5.1.10 null.test accepts no mail (null MX, RFC 7505)"))
+                == .permanentFailure(SMTPReply(line: "556 5.1.10 null.test accepts no mail (null MX, RFC 7505)")))
         #expect(
             await resolver.resolve("nowhere.test")
-                == .permanentFailure("550 5.1.2 nowhere.test does not exist (no such domain in DNS)"))
+                == .permanentFailure(SMTPReply(line: "550 5.1.2 nowhere.test does not exist (no such domain in DNS)")))
         #expect(
             await resolver.resolve("broken.test")
-                == .temporaryFailure("451 4.4.3 DNS lookup of the MX records of broken.test failed"))
+                == .temporaryFailure(SMTPReply(line: "451 4.4.3 DNS lookup of the MX records of broken.test failed")))
     }
 }

@@ -66,7 +66,7 @@ struct PlaintextFallbackTests {
         defer { mx.stop() }
         let history = MemoryTLSHistory()
         let outcomes = await (try transport(port: mx.port, history: history)).deliver(batch(["a@far.test"]))
-        #expect(outcomes.map(\.kind) == [.delivered])
+        #expect(outcomes.map(\.status.name) == ["delivered"])
         #expect(mx.connections.count == 2)
         #expect(mx.connections.first?.contains("STARTTLS") == true)
         #expect(mx.connections.last?.contains("STARTTLS") == false)
@@ -81,8 +81,8 @@ struct PlaintextFallbackTests {
         defer { mx.stop() }
         let outcomes = await (try transport(port: mx.port, history: MemoryTLSHistory(["far.test"]))).deliver(
             batch(["a@far.test"]))
-        #expect(outcomes.map(\.kind) == [.deferred])
-        #expect(outcomes.first?.reply.hasPrefix("451 4.7.0 TLS with mx.far.test") == true)
+        #expect(outcomes.map(\.status.name) == ["deferred"])
+        #expect(outcomes.first?.reply?.description.hasPrefix("451 4.7.0 TLS with mx.far.test") == true)
         #expect(mx.connections.count == 1)
         #expect(mx.messages.isEmpty)
     }
@@ -96,7 +96,7 @@ struct PlaintextFallbackTests {
         let none = await (try transport(port: mx.port, history: nil)).deliver(batch(["a@far.test"]))
         let required = await (try transport(port: mx.port, history: MemoryTLSHistory(), tls: .required)).deliver(
             batch(["a@far.test"]))
-        #expect([unreadable, none, required].map { $0.map(\.kind) } == [[.deferred], [.deferred], [.deferred]])
+        #expect([unreadable, none, required].map { $0.map(\.status.name) } == [["deferred"], ["deferred"], ["deferred"]])
         #expect(mx.connections.count == 3)
         #expect(mx.messages.isEmpty)
     }
@@ -108,7 +108,7 @@ struct PlaintextFallbackTests {
         let mx = try LoopbackMX(tls: try certificate.context())
         let history = MemoryTLSHistory()
         let outcomes = await (try transport(port: mx.port, history: history)).deliver(batch(["a@far.test"]))
-        #expect(outcomes.map(\.kind) == [.delivered])
+        #expect(outcomes.map(\.status.name) == ["delivered"])
         #expect(history.known == ["far.test"])
         await mx.stop()
     }
@@ -123,7 +123,7 @@ struct PlaintextFallbackTests {
         third.messageID = "Q11"
         let outcomes = await (try transport(port: mx.port, history: nil)).deliver(
             [batch(["a@far.test"]), second, third])
-        #expect(outcomes.map { $0.map(\.kind) } == [[.delivered], [.delivered, .delivered], [.delivered]])
+        #expect(outcomes.map { $0.map(\.status.name) } == [["delivered"], ["delivered", "delivered"], ["delivered"]])
         #expect(mx.connections.count == 1)
         #expect(mx.connections.first?.filter { $0 == "MAIL" }.count == 3)
         #expect(mx.connections.first?.filter { $0 == "RSET" }.count == 2)
@@ -142,7 +142,7 @@ struct PlaintextFallbackTests {
         let outcomes = await (try transport(port: mx.port, history: nil, dns: dns)).deliver(
             [batch(["a@far.test"]), near, batch(["b@far.test"])])
         #expect(outcomes.map { $0.map(\.recipient) } == [["a@far.test"], ["n@near.test"], ["b@far.test"]])
-        #expect(outcomes.allSatisfy { $0.map(\.kind) == [.delivered] })
+        #expect(outcomes.allSatisfy { $0.map(\.status.name) == ["delivered"] })
         #expect(mx.connections.count == 2)
     }
 }

@@ -75,9 +75,9 @@ struct TransportTests {
         defer { server.stop() }
         let transport = try directTransport(port: mx.port, dns: resolver)
         let outcomes = await transport.deliver(batch(["alice@far.test", "nobody@far.test", "carol@far.test"]))
-        #expect(outcomes.map(\.kind) == [.delivered, .failed, .delivered])
-        #expect(outcomes[0].reply == "250 2.0.0 OK queued as Q1" && outcomes[0].remoteHost == "localhost")
-        #expect(outcomes[1].reply.hasPrefix("550 5.1.1"))
+        #expect(outcomes.map(\.status.name) == ["delivered", "failed", "delivered"])
+        #expect(outcomes[0].reply?.description == "250 2.0.0 OK queued as Q1" && outcomes[0].remoteHost == "localhost")
+        #expect(outcomes[1].reply?.description.hasPrefix("550 5.1.1") == true)
         let received = try #require(mx.sink.messages.first)
         #expect(mx.sink.messages.count == 1)
         #expect(received.envelope.mailFrom == "agent@agents.test")
@@ -100,8 +100,9 @@ struct TransportTests {
         let (server, resolver) = dns(zone)
         defer { server.stop() }
         let outcomes = await (try directTransport(port: mx.port, dns: resolver)).deliver(batch(["nobody@far.test"]))
-        #expect(outcomes.map(\.kind) == [.failed])
-        #expect(outcomes[0].reply.hasPrefix("550 5.1.1") && outcomes[0].remoteHost == "localhost")
+        #expect(outcomes.map(\.status.name) == ["failed"])
+        #expect(outcomes[0].reply?.description.hasPrefix("550 5.1.1") == true)
+        #expect(outcomes[0].remoteHost == "localhost")
         await mx.stop()
     }
 
@@ -115,12 +116,14 @@ struct TransportTests {
         defer { server.stop() }
         let transport = try directTransport(port: mx.port, dns: resolver)
         let null = await transport.deliver(batch(["a@null.test", "b@null.test"], domain: "null.test"))
-        #expect(null.map(\.kind) == [.failed, .failed])
-        #expect(null[0].reply == "556 5.1.10 null.test accepts no mail (null MX, RFC 7505)")
+        #expect(null.map(\.status.name) == ["failed", "failed"])
+        #expect(null[0].reply?.description == "556 5.1.10 null.test accepts no mail (null MX, RFC 7505)")
         let missing = await transport.deliver(batch(["a@missing.test"], domain: "missing.test"))
-        #expect(missing.map(\.kind) == [.failed] && missing[0].reply.hasPrefix("550 5.1.2"))
+        #expect(missing.map(\.status.name) == ["failed"])
+        #expect(missing[0].reply?.description.hasPrefix("550 5.1.2") == true)
         let broken = await transport.deliver(batch(["a@broken.test"], domain: "broken.test"))
-        #expect(broken.map(\.kind) == [.deferred] && broken[0].reply.hasPrefix("451 4.4.3"))
+        #expect(broken.map(\.status.name) == ["deferred"])
+        #expect(broken[0].reply?.description.hasPrefix("451 4.4.3") == true)
         #expect(mx.sink.messages.isEmpty)
         await mx.stop()
     }
@@ -132,8 +135,8 @@ struct TransportTests {
         let (server, resolver) = dns(zone)
         defer { server.stop() }
         let outcomes = await (try directTransport(port: 9, dns: resolver)).deliver(batch(["alice@far.test"]))
-        #expect(outcomes.map(\.kind) == [.deferred])
-        #expect(outcomes[0].reply.hasPrefix("451 4.4.1 cannot connect to 127.0.0.3"))
+        #expect(outcomes.map(\.status.name) == ["deferred"])
+        #expect(outcomes[0].reply?.description.hasPrefix("451 4.4.1 cannot connect to 127.0.0.3") == true)
         #expect(outcomes[0].remoteHost == nil)
     }
 
@@ -146,8 +149,9 @@ struct TransportTests {
         defer { server.stop() }
         let outcomes = await (try directTransport(port: mx.port, dns: resolver, policy: AddressPolicy()))
             .deliver(batch(["alice@far.test"]))
-        #expect(outcomes.map(\.kind) == [.deferred])
-        #expect(outcomes[0].reply == "451 4.4.1 cannot connect to 127.0.0.1: address not allowed (loopback)")
+        #expect(outcomes.map(\.status.name) == ["deferred"])
+        #expect(
+            outcomes[0].reply?.description == "451 4.4.1 cannot connect to 127.0.0.1: address not allowed (loopback)")
         #expect(mx.sink.messages.isEmpty)
         await mx.stop()
     }
@@ -161,8 +165,8 @@ struct TransportTests {
         defer { server.stop() }
         let outcomes = await (try directTransport(port: mx.port, dns: resolver, signers: BrokenSigners()))
             .deliver(batch(["alice@far.test"]))
-        #expect(outcomes.map(\.kind) == [.deferred])
-        #expect(outcomes[0].reply == "451 4.3.0 the message could not be DKIM-signed for agents.test")
+        #expect(outcomes.map(\.status.name) == ["deferred"])
+        #expect(outcomes[0].reply?.description == "451 4.3.0 the message could not be DKIM-signed for agents.test")
         #expect(mx.sink.messages.isEmpty)
         await mx.stop()
     }
@@ -183,13 +187,13 @@ struct TransportTests {
         // Required, and the receiver offers no STARTTLS: nothing is sent.
         let refused = await (try directTransport(port: plain.port, dns: resolver, tls: .required)).deliver(
             batch(["a@far.test"]))
-        #expect(refused.map(\.kind) == [.deferred])
-        #expect(refused[0].reply == "451 4.7.0 TLS required but STARTTLS not offered")
+        #expect(refused.map(\.status.name) == ["deferred"])
+        #expect(refused[0].reply?.description == "451 4.7.0 TLS required but STARTTLS not offered")
         #expect(plain.sink.messages.isEmpty)
         // Required, and offered (a self-signed certificate is fine without MTA-STS).
         let required = await (try directTransport(port: secure.port, dns: resolver, tls: .required)).deliver(
             batch(["a@far.test"]))
-        #expect(required.map(\.kind) == [.delivered])
+        #expect(required.map(\.status.name) == ["delivered"])
         // MTA-STS enforce, listing the MX: delivered when the certificate verifies against the trust roots...
         let policies = PolicyServer()
         policies.serve(
@@ -200,16 +204,16 @@ struct TransportTests {
             (try directTransport(
                 port: secure.port, dns: resolver, mtaSTS: sts, trust: certificate.certificateFile)).deliver(
                 batch(["a@far.test"]))
-        #expect(verified.map(\.kind) == [.delivered])
+        #expect(verified.map(\.status.name) == ["delivered"])
         // ... deferred when it does not (the system's roots), and never in the clear to a host without STARTTLS.
         let unverified = await (try directTransport(port: secure.port, dns: resolver, mtaSTS: sts)).deliver(
             batch(["a@far.test"]))
-        #expect(unverified.map(\.kind) == [.deferred])
-        #expect(unverified[0].reply.hasPrefix("451 4.7.0 TLS with localhost"))
+        #expect(unverified.map(\.status.name) == ["deferred"])
+        #expect(unverified[0].reply?.description.hasPrefix("451 4.7.0 TLS with localhost") == true)
         let clear = await
             (try directTransport(port: plain.port, dns: resolver, mtaSTS: sts, trust: certificate.certificateFile))
             .deliver(batch(["a@far.test"]))
-        #expect(clear.map(\.kind) == [.deferred])
+        #expect(clear.map(\.status.name) == ["deferred"])
         #expect(plain.sink.messages.isEmpty)
         // An enforce policy that lists none of the MX hosts: nothing is tried.
         policies.serve(
@@ -220,8 +224,8 @@ struct TransportTests {
             (try directTransport(
                 port: secure.port, dns: resolver, mtaSTS: sts, trust: certificate.certificateFile)).deliver(
                 batch(["a@far.test"]))
-        #expect(unlisted.map(\.kind) == [.deferred])
-        #expect(unlisted[0].reply == "451 4.7.5 the MTA-STS policy of far.test lists none of its MX hosts")
+        #expect(unlisted.map(\.status.name) == ["deferred"])
+        #expect(unlisted[0].reply?.description == "451 4.7.5 the MTA-STS policy of far.test lists none of its MX hosts")
         #expect(secure.sink.messages.count == 2)
         await secure.stop()
         await plain.stop()
@@ -236,7 +240,7 @@ struct TransportTests {
             driver: try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true)), pool: pool,
             timeouts: SMTPClientTimeouts(all: .seconds(20)), now: { now })
         let outcomes = await transport.deliver(batch(["alice@far.test", "x@elsewhere.test"], domain: "far.test"))
-        #expect(outcomes.map(\.kind) == [.delivered, .failed])
+        #expect(outcomes.map(\.status.name) == ["delivered", "failed"])
         #expect(outcomes[0].remoteHost == "127.0.0.1")
         let verdicts = await DKIMVerifier(dns: publishedKeys(), now: { now }).verify(
             try #require(mx.sink.messages.first).data)
@@ -262,11 +266,11 @@ struct TransportTests {
         let good = await (try relay("smtp://relay:secret@localhost:\(smarthost.port)")).deliver(batch(recipients))
         let wrong = await (try relay("smtp://relay:wrong@localhost:\(smarthost.port)")).deliver(batch(recipients))
         let received = try smarthost.stop()
-        #expect(good.map(\.kind) == [.delivered, .deferred, .failed])
-        #expect(good[1].reply == "450 4.2.0 Mailbox busy, try later")
-        #expect(good[2].reply == "550 5.1.1 No such user")
-        #expect(wrong.map(\.kind) == [.deferred, .deferred, .deferred])
-        #expect(wrong[0].reply.hasPrefix("535"))
+        #expect(good.map(\.status.name) == ["delivered", "deferred", "failed"])
+        #expect(good[1].reply?.description == "450 4.2.0 Mailbox busy, try later")
+        #expect(good[2].reply?.description == "550 5.1.1 No such user")
+        #expect(wrong.map(\.status.name) == ["deferred", "deferred", "deferred"])
+        #expect(wrong[0].reply?.description.hasPrefix("535") == true)
         #expect(received.count == 1)
         #expect(received.first?.tls == true && received.first?.auth == true)
         #expect(received.first?.to == ["alice@far.test"])
@@ -293,9 +297,9 @@ struct TransportTests {
         // The system's roots do not know the certificate: the handshake fails before a password is sent.
         let untrusted = await (try relay(trust: nil)).deliver(batch(["alice@far.test"]))
         let received = try smarthost.stop()
-        #expect(good.map(\.kind) == [.delivered])
-        #expect(untrusted.map(\.kind) == [.deferred])
-        #expect(untrusted[0].reply.hasPrefix("451 4.7.0 TLS with localhost"))
+        #expect(good.map(\.status.name) == ["delivered"])
+        #expect(untrusted.map(\.status.name) == ["deferred"])
+        #expect(untrusted[0].reply?.description.hasPrefix("451 4.7.0 TLS with localhost") == true)
         #expect(received.count == 1)
         #expect(received.first?.tls == true && received.first?.auth == true)
     }
@@ -330,7 +334,7 @@ struct TransportWiringTests {
             signers: store, driver: try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true)), pool: pool,
             timeouts: SMTPClientTimeouts(all: .seconds(20)), now: { now })
         let outcomes = await transport.deliver(batch(["alice@far.test"]))
-        #expect(outcomes.map(\.kind) == [.delivered])
+        #expect(outcomes.map(\.status.name) == ["delivered"])
         var records: [String: [String]] = [:]
         for key in try store.keys(for: "agents.test") { records[key.txtRecordName] = [key.txtRecordValue] }
         #expect(records.count == 2)

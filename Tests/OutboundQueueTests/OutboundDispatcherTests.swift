@@ -2,6 +2,7 @@ import Logging
 import MailDelivery
 import OutboundQueue
 import PosternTestSupport
+import SMTPOutcomes
 import Storage
 import Synchronization
 import Testing
@@ -16,7 +17,7 @@ struct OutboundDispatcherTests {
         _ = try await queue.record(
             NewSubmission(
                 id: id, accountID: "A1", sender: "a@local.test", emailID: "M" + id, threadID: "T" + id, sendAt: now,
-                recipients: recipients.map { SubmissionRecipient(address: $0, disposition: .queued) },
+                recipients: recipients.map { SubmissionRecipient(address: $0, status: .queued) },
                 content: Array("Subject: \(id)\r\n\r\nhi\r\n".utf8)),
             limits: [], now: now)
     }
@@ -51,13 +52,13 @@ struct OutboundDispatcherTests {
             #expect(message == "S1")
             first[recipient.recipient] = recipient
         }
-        #expect(first["ok@one.example"]?.kind == .delivered)
-        #expect(first["gone@one.example"]?.kind == .failed)
+        #expect(first["ok@one.example"]?.status.name == "delivered")
+        #expect(first["gone@one.example"]?.status.name == "failed")
         #expect(first["gone@one.example"]?.suppressed == true)
         // The deferral is due at now + 120: nothing more until the clock gets there.
         clock.advance(120)
         let (message, retried) = try #require(await iterator.next())
-        #expect(message == "S1" && retried.recipient == "later@two.example" && retried.kind == .delivered)
+        #expect(message == "S1" && retried.recipient == "later@two.example" && retried.status.name == "delivered")
         await dispatcher.stop()
         let domains = transport.batches.map(\.domain)
         #expect(domains.sorted() == ["one.example", "two.example", "two.example"])
@@ -66,7 +67,7 @@ struct OutboundDispatcherTests {
                 "ok@one.example", "gone@one.example",
             ])
         let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
-        #expect(record.recipients.map(\.status) == [.delivered, .failed, .delivered])
+        #expect(record.recipients.map(\.status.name) == ["delivered", "failed", "delivered"])
         #expect(try await queue.nextDue() == nil)
         // Each attempt counted once: one.example's mixed, two.example's deferred, then delivered.
         #expect(results.withLock { $0 } == ["one.example": [.partial], "two.example": [.deferred, .delivered]])
@@ -77,9 +78,9 @@ struct OutboundDispatcherTests {
         let batch = OutboundBatch(
             messageID: "S1", sender: "a@local.test", domain: "one.example", recipients: ["x@one.example"],
             content: [], attempts: 0)
-        func ended(_ kind: OutboundOutcome.Kind) -> OutboundCompletion.Ended {
+        func ended(_ status: RecipientStatus) -> OutboundCompletion.Ended {
             OutboundCompletion.Ended(
-                recipient: "x@one.example", kind: kind, reply: "", remoteHost: nil, expired: false, suppressed: false)
+                recipient: "x@one.example", status: status, remoteHost: nil, expired: false, suppressed: false)
         }
         func result(_ ended: [OutboundCompletion.Ended], deferred: Int = 0, leaseLost: Bool = false)
             -> OutboundDispatcher.Attempt.Result
@@ -89,13 +90,13 @@ struct OutboundDispatcherTests {
                 batch: batch, completion: OutboundCompletion(ended: ended, deferred: later, leaseLost: leaseLost)
             ).result
         }
-        #expect(result([ended(.delivered), ended(.delivered)]) == .delivered)
+        #expect(result([ended(.accepted("250 2.0.0 ok")), ended(.accepted("250 2.0.0 ok"))]) == .delivered)
         #expect(result([], deferred: 2) == .deferred)
-        #expect(result([ended(.failed)]) == .failed)
-        #expect(result([ended(.delivered)], deferred: 1) == .partial)
-        #expect(result([ended(.delivered), ended(.failed)]) == .partial)
+        #expect(result([ended(.permanent("550 5.7.1 no"))]) == .failed)
+        #expect(result([ended(.accepted("250 2.0.0 ok"))], deferred: 1) == .partial)
+        #expect(result([ended(.accepted("250 2.0.0 ok")), ended(.permanent("550 5.7.1 no"))]) == .partial)
         #expect(result([]) == .unrecorded)
-        #expect(result([ended(.delivered)], leaseLost: true) == .unrecorded)
+        #expect(result([ended(.accepted("250 2.0.0 ok"))], leaseLost: true) == .unrecorded)
         #expect(OutboundDispatcher.Attempt(batch: batch, completion: nil).result == .unrecorded)
     }
 
@@ -150,5 +151,61 @@ struct OutboundDispatcherTests {
         #expect(Set(busy.flatMap { $0 }) == Set((0..<10).map { "R\($0)" }))
         #expect(transport.connections.contains(["X"]))
         #expect(transport.batches.count == 11)
+    }
+
+    @Test(
+        "a running attempt's lease is renewed: another instance cannot take the batch past the first lease",
+        arguments: StorageBackend.allCases)
+    func renewsWhileRunning(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock(Self.now)
+        var configuration = OutboundQueueConfiguration()
+        configuration.leaseSeconds = 3  // renewed every second
+        let queue = OutboundQueue(database: test.database, configuration: configuration)
+        try await Self.record(queue, "S1", ["ok@one.example"], at: Self.now)
+        let transport = RecordingTransport(holds: true)
+        let dispatcher = OutboundDispatcher(
+            queue: queue, transport: transport, clock: { clock.now }, logger: Logger(label: "outbound.tests"))
+        dispatcher.start()
+        await transport.started(1)
+        // The session takes long: past the first lease (now + 3) on the queue's clock.
+        clock.advance(10)
+        let other = OutboundQueue(database: test.database, configuration: configuration)
+        try await waitUntil("the lease renewed past now + 10") {
+            try await test.database.read { connection in
+                try connection.query("SELECT lease_until FROM outbound_recipients", []).first?.int("lease_until")
+            } ?? 0 > Self.now + 10
+        }
+        #expect(try await other.claim(now: clock.now, limit: 10).isEmpty)
+        transport.releaseOne()
+        try await waitUntil("the attempt recorded") { try await queue.list().isEmpty }
+        await dispatcher.stop()
+        #expect(transport.batches.count == 1)
+    }
+
+    @Test(
+        "a dispatcher on SQLite releases a dead process's leases at start; on PostgreSQL another instance may hold them",
+        arguments: StorageBackend.allCases)
+    func releasesLeasesAtStart(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        try await Self.record(queue, "S1", ["ok@one.example"], at: Self.now)
+        #expect(try await queue.claim(now: Self.now, limit: 10).count == 1)  // the process that held it is gone
+        let transport = RecordingTransport()
+        var settings = OutboundDispatcher.Settings()
+        settings.idleInterval = .milliseconds(20)
+        let dispatcher = OutboundDispatcher(
+            queue: queue, transport: transport, settings: settings, clock: { Self.now },
+            logger: Logger(label: "outbound.tests"))
+        dispatcher.start()
+        switch backend {
+        case .sqlite:
+            try await waitUntil("the released batch delivered") { try await queue.list().isEmpty }
+            #expect(transport.batches.map(\.messageID) == ["S1"])
+        case .postgres:
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(transport.batches.isEmpty)
+        }
+        await dispatcher.stop()
     }
 }

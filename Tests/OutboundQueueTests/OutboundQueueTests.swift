@@ -2,6 +2,7 @@ import Dispatch
 import MailDelivery
 import OutboundQueue
 import PosternTestSupport
+import SMTPOutcomes
 import Storage
 import Testing
 
@@ -23,7 +24,7 @@ struct OutboundQueueTests {
     }
 
     static func queued(_ addresses: String...) -> [SubmissionRecipient] {
-        addresses.map { SubmissionRecipient(address: $0, disposition: .queued) }
+        addresses.map { SubmissionRecipient(address: $0, status: .queued) }
     }
 
     static func configuration(_ change: (inout OutboundQueueConfiguration) -> Void = { _ in })
@@ -38,8 +39,8 @@ struct OutboundQueueTests {
         try database.readSync { try $0.query("SELECT COUNT(*) AS n FROM \(table)", []) }.first?.int("n") ?? -1
     }
 
-    static func outcome(_ claim: OutboundClaim, _ kind: OutboundOutcome.Kind, _ reply: String) -> [OutboundOutcome] {
-        claim.batch.recipients.map { OutboundOutcome(recipient: $0, kind: kind, reply: reply, remoteHost: "mx.test") }
+    static func outcome(_ claim: OutboundClaim, _ status: RecipientStatus) -> [OutboundOutcome] {
+        claim.batch.recipients.map { OutboundOutcome(recipient: $0, status: status, remoteHost: "mx.test") }
     }
 
     @Test(
@@ -52,14 +53,14 @@ struct OutboundQueueTests {
             Self.submission(
                 "S1",
                 [
-                    SubmissionRecipient(address: "b@local.test", disposition: .delivered(reply: "250 2.0.0 local")),
-                    SubmissionRecipient(address: "x@One.Example", disposition: .queued),
-                    SubmissionRecipient(address: "c@local.test", disposition: .refused(reply: "552 5.2.2 full")),
-                    SubmissionRecipient(address: "y@two.example", disposition: .queued),
-                    SubmissionRecipient(address: "z@one.example", disposition: .queued),
-                    SubmissionRecipient(address: "w@three.example", disposition: .held(reason: "550 5.7.1 not owned")),
+                    SubmissionRecipient(address: "b@local.test", status: .delivered("250 2.0.0 local")),
+                    SubmissionRecipient(address: "x@One.Example", status: .queued),
+                    SubmissionRecipient(address: "c@local.test", status: .failed("552 5.2.2 full")),
+                    SubmissionRecipient(address: "y@two.example", status: .queued),
+                    SubmissionRecipient(address: "z@one.example", status: .queued),
+                    SubmissionRecipient(address: "w@three.example", status: .held("550 5.7.1 not owned")),
                 ]), limits: [], now: Self.now)
-        #expect(record.recipients.map(\.status) == [.delivered, .queued, .failed, .queued, .queued, .held])
+        #expect(record.recipients.map(\.status.name) == ["delivered", "queued", "failed", "queued", "queued", "held"])
         #expect(try await queue.submissions(accountID: "A1", ids: nil) == [record])
         #expect(try await queue.submissions(accountID: "A2", ids: nil).isEmpty)
         #expect(try await queue.state(accountID: "A1") == "1")
@@ -74,11 +75,14 @@ struct OutboundQueueTests {
         #expect(try await queue.claim(now: Self.now, limit: 10).isEmpty)  // leased
         for claim in claims {
             let done = try await queue.complete(
-                claim, Self.outcome(claim, .delivered, "250 2.0.0 ok"), now: Self.now + 1)
+                claim, Self.outcome(claim, .accepted("250 2.0.0 ok")), now: Self.now + 1)
             #expect(done.ended.map(\.recipient) == claim.batch.recipients)
         }
         let after = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
-        #expect(after.recipients.map(\.status) == [.delivered, .delivered, .failed, .delivered, .delivered, .held])
+        #expect(
+            after.recipients.map(\.status.name) == [
+                "delivered", "delivered", "failed", "delivered", "delivered", "held",
+            ])
         #expect(after.recipients[1].smtpReply == "250 2.0.0 ok")
         #expect(try Self.count("outbound_contents", test.database) == 0)  // dropped once nothing waits
         #expect(try await queue.nextDue() == nil)
@@ -98,7 +102,7 @@ struct OutboundQueueTests {
             now: Self.now - 300)
         _ = try await queue.record(
             Self.submission("S2", at: Self.now - 60, Self.queued("z@one.example")), limits: [], now: Self.now - 60)
-        let held = [SubmissionRecipient(address: "w@three.example", disposition: .held(reason: "250 kept"))]
+        let held = [SubmissionRecipient(address: "w@three.example", status: .held("250 kept"))]
         _ = try await queue.record(Self.submission("S3", at: Self.now - 900, held), limits: [], now: Self.now - 900)
         #expect(
             try await queue.levels(now: Self.now)
@@ -107,7 +111,7 @@ struct OutboundQueueTests {
         // S1's one.example recipient deferred, its two.example one not tried yet: S1 counts once, as deferred.
         let claims = try await queue.claim(now: Self.now, limit: 10)
         let first = try #require(claims.first { $0.batch.messageID == "S1" && $0.batch.domain == "one.example" })
-        _ = try await queue.complete(first, Self.outcome(first, .deferred, "451 4.3.0 later"), now: Self.now)
+        _ = try await queue.complete(first, Self.outcome(first, .temporary("451 4.3.0 later")), now: Self.now)
         for claim in claims where claim != first {
             _ = try await queue.complete(claim, [], now: Self.now)  // released, no attempt
         }
@@ -115,7 +119,7 @@ struct OutboundQueueTests {
             try await queue.levels(now: Self.now + 10)
                 == OutboundQueueLevels(queuedMessages: 1, deferredMessages: 1, oldestQueuedSeconds: 310))
         for claim in try await queue.claim(now: Self.now + 3600, limit: 10) {
-            _ = try await queue.complete(claim, Self.outcome(claim, .delivered, "250 ok"), now: Self.now + 3600)
+            _ = try await queue.complete(claim, Self.outcome(claim, .accepted("250 ok")), now: Self.now + 3600)
         }
         #expect(
             try await queue.levels(now: Self.now + 3600)
@@ -155,7 +159,7 @@ struct OutboundQueueTests {
         #expect(try Self.count("outbound_contents", test.database) == 0)
         #expect(try await queue.state(accountID: "A1") == "0")
         // Without a queued recipient there is no message to write: the same record succeeds.
-        let held = [SubmissionRecipient(address: "x@one.example", disposition: .held(reason: "250 kept"))]
+        let held = [SubmissionRecipient(address: "x@one.example", status: .held("250 kept"))]
         #expect(try await queue.record(Self.submission("S2", held), limits: [], now: Self.now).id == "S2")
     }
 
@@ -201,14 +205,14 @@ struct OutboundQueueTests {
         for (attempt, delay) in [(1, 60), (2, 120), (3, 120), (4, 120)] as [(Int, Int64)] {
             let claim = try #require(try await queue.claim(now: now, limit: 1).first)
             #expect(claim.batch.attempts == attempt - 1)
-            let done = try await queue.complete(claim, Self.outcome(claim, .deferred, "451 4.3.0 try later"), now: now)
+            let done = try await queue.complete(claim, Self.outcome(claim, .temporary("451 4.3.0 try later")), now: now)
             #expect(done.deferred.map(\.nextAttempt) == [now + delay])
             #expect(done.ended.isEmpty)
             #expect(try await queue.claim(now: now + delay - 1, limit: 1).isEmpty)
             now += delay
         }
         let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
-        #expect(record.recipients.map(\.status) == [.queued])
+        #expect(record.recipients.map(\.status) == [.deferred("451 4.3.0 try later")])
         #expect(record.recipients.first?.smtpReply == "451 4.3.0 try later")
     }
 
@@ -226,16 +230,17 @@ struct OutboundQueueTests {
         _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
         let early = try #require(try await queue.claim(now: Self.now + 499, limit: 1).first)
         #expect(
-            try await queue.complete(early, Self.outcome(early, .deferred, "421 4.4.2 busy"), now: Self.now + 999)
+            try await queue.complete(early, Self.outcome(early, .temporary("421 4.4.2 busy")), now: Self.now + 999)
                 .deferred.count == 1)
         let late = try #require(try await queue.claim(now: Self.now + 1499, limit: 1).first)
-        let done = try await queue.complete(late, Self.outcome(late, .deferred, "421 4.4.2 busy"), now: Self.now + 1500)
+        let done = try await queue.complete(
+            late, Self.outcome(late, .temporary("421 4.4.2 busy")), now: Self.now + 1500)
         #expect(done.deferred.isEmpty)
-        #expect(done.ended.map(\.kind) == [.failed])
+        #expect(done.ended.map(\.status.name) == ["failed"])
         #expect(done.ended.map(\.expired) == [true])
         #expect(done.ended.map(\.suppressed) == [false])
         let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
-        #expect(record.recipients.map(\.status) == [.failed])
+        #expect(record.recipients.map(\.status.name) == ["failed"])
         #expect(try await queue.suppression(of: "x@one.example", now: Self.now + 1500) == nil)
     }
 
@@ -252,13 +257,13 @@ struct OutboundQueueTests {
         #expect(fresh.leaseToken != stale.leaseToken)
         let state = try await queue.state(accountID: "A1")
         let lost = try await queue.complete(
-            stale, Self.outcome(stale, .failed, "550 5.1.1 unknown"), now: Self.now + 101)
+            stale, Self.outcome(stale, .permanent("550 5.1.1 unknown")), now: Self.now + 101)
         #expect(lost.leaseLost && lost.ended.isEmpty)
         #expect(try await queue.state(accountID: "A1") == state)
         #expect(try await queue.suppression(of: "x@one.example", now: Self.now + 101) == nil)
         #expect(try await queue.submissions(accountID: "A1", ids: ["S1"]).first?.recipients.map(\.status) == [.queued])
-        let done = try await queue.complete(fresh, Self.outcome(fresh, .delivered, "250 2.0.0 ok"), now: Self.now + 102)
-        #expect(!done.leaseLost && done.ended.map(\.kind) == [.delivered])
+        let done = try await queue.complete(fresh, Self.outcome(fresh, .accepted("250 2.0.0 ok")), now: Self.now + 102)
+        #expect(!done.leaseLost && done.ended.map(\.status.name) == ["delivered"])
     }
 
     @Test(
@@ -274,9 +279,8 @@ struct OutboundQueueTests {
         let done = try await queue.complete(
             claim,
             [
-                OutboundOutcome(
-                    recipient: "gone@one.example", kind: .failed, reply: "550 5.1.1 <gone@one.example>: no"),
-                OutboundOutcome(recipient: "policy@one.example", kind: .failed, reply: "550 5.7.1 refused by policy"),
+                OutboundOutcome(recipient: "gone@one.example", status: .permanent("550 5.1.1 <gone@one.example>: no")),
+                OutboundOutcome(recipient: "policy@one.example", status: .permanent("550 5.7.1 refused by policy")),
             ], now: Self.now)
         #expect(done.ended.map(\.suppressed) == [true, false])
         #expect(
@@ -285,12 +289,12 @@ struct OutboundQueueTests {
         let refused = try await queue.record(
             Self.submission("S2", at: Self.now + 10, Self.queued("Gone@one.example", "policy@one.example")), limits: [],
             now: Self.now + 10)
-        #expect(refused.recipients.map(\.status) == [.failed, .queued])
+        #expect(refused.recipients.map(\.status.name) == ["failed", "queued"])
         #expect(refused.recipients[0].smtpReply.hasPrefix("550 5.1.1 <Gone@one.example> bounced"))
         #expect(try await queue.sentCount(sender: "a@local.test", since: Self.now + 10) == 1)  // suppressed not counted
         let later = try await queue.record(
             Self.submission("S3", Self.queued("gone@one.example")), limits: [], now: Self.now + 50)
-        #expect(later.recipients.map(\.status) == [.queued])
+        #expect(later.recipients.map(\.status.name) == ["queued"])
     }
 
     @Test(
@@ -306,8 +310,8 @@ struct OutboundQueueTests {
         )
         // Held and local recipients do not count.
         let notCounted = [
-            SubmissionRecipient(address: "b@local.test", disposition: .delivered(reply: "250 ok")),
-            SubmissionRecipient(address: "h@one.example", disposition: .held(reason: "550 held")),
+            SubmissionRecipient(address: "b@local.test", status: .delivered("250 ok")),
+            SubmissionRecipient(address: "h@one.example", status: .held("550 held")),
         ]
         _ = try await queue.record(
             Self.submission("S3", at: Self.now + 20, notCounted), limits: [hourly], now: Self.now + 20)
@@ -330,7 +334,7 @@ struct OutboundQueueTests {
         let fits = try await queue.record(
             Self.submission("S4", at: Self.now + 3600, Self.queued("p@one.example", "q@one.example")),
             limits: [hourly], now: Self.now + 3600)
-        #expect(fits.recipients.map(\.status) == [.queued, .queued])
+        #expect(fits.recipients.map(\.status.name) == ["queued", "queued"])
     }
 
     @Test(
@@ -343,7 +347,7 @@ struct OutboundQueueTests {
         let perOwner = SendLimit(name: "hourly", count: 4, windowSeconds: 3600, scope: .holder)
         func submission(_ id: String, _ sender: String, holder: String?, at: Int64, _ count: Int) -> NewSubmission {
             let recipients = (1...count).map {
-                SubmissionRecipient(address: "r\($0)@one.example", disposition: .queued)
+                SubmissionRecipient(address: "r\($0)@one.example", status: .queued)
             }
             var made = Self.submission(id, sender: sender, at: at, recipients)
             made.holder = holder
@@ -398,7 +402,7 @@ struct OutboundQueueTests {
         #expect(page == SubmissionChanges(newState: "1", hasMoreChanges: true, created: ["S1"], updated: []))
         let claim = try #require(try await queue.claim(now: Self.now, limit: 1).first)
         #expect(claim.batch.messageID == "S1")
-        _ = try await queue.complete(claim, Self.outcome(claim, .failed, "550 5.1.1 no"), now: Self.now)
+        _ = try await queue.complete(claim, Self.outcome(claim, .permanent("550 5.1.1 no")), now: Self.now)
         let moved = try #require(try await queue.changes(accountID: "A1", since: "2", maxChanges: 10))
         #expect(moved == SubmissionChanges(newState: "3", hasMoreChanges: false, created: [], updated: ["S1"]))
         #expect(try await queue.changes(accountID: "A1", since: "4", maxChanges: 10) == nil)
@@ -422,7 +426,7 @@ struct OutboundQueueTests {
         #expect(listed[0].recipients.map(\.address) == ["x@one.example", "y@two.example"])
         #expect(listed[0].size == Self.content.count)
         for claim in try await queue.claim(now: Self.now + 1, limit: 10) {
-            _ = try await queue.complete(claim, Self.outcome(claim, .deferred, "450 4.2.0 later"), now: Self.now + 1)
+            _ = try await queue.complete(claim, Self.outcome(claim, .temporary("450 4.2.0 later")), now: Self.now + 1)
         }
         #expect(try await queue.claim(now: Self.now + 2, limit: 10).isEmpty)
         #expect(try await queue.retryNow(id: "S2", now: Self.now + 2) == 1)
@@ -433,7 +437,7 @@ struct OutboundQueueTests {
         #expect(try await queue.delete(id: "S1", now: Self.now + 4) == 2)
         for claim in underWay {
             #expect(
-                try await queue.complete(claim, Self.outcome(claim, .delivered, "250 ok"), now: Self.now + 5).leaseLost)
+                try await queue.complete(claim, Self.outcome(claim, .accepted("250 ok")), now: Self.now + 5).leaseLost)
         }
         let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
         #expect(record.recipients.map(\.smtpReply) == [OutboundQueue.deletedReply, OutboundQueue.deletedReply])
@@ -451,7 +455,7 @@ struct OutboundQueueTests {
         _ = try await queue.record(Self.submission("S2", Self.queued("x@two.example")), limits: [], now: Self.now)
         let claim = try #require(try await queue.claim(now: Self.now, limit: 1).first)
         #expect(claim.batch.messageID == "S1")
-        _ = try await queue.complete(claim, Self.outcome(claim, .failed, "550 5.1.1 no"), now: Self.now)
+        _ = try await queue.complete(claim, Self.outcome(claim, .permanent("550 5.1.1 no")), now: Self.now)
         let later = Self.now + OutboundQueue.recordSeconds
         #expect(try test.database.writeSync { try OutboundQueue.purge($0, now: later - 1) } == 0)
         #expect(try await queue.submissions(accountID: "A1", ids: nil).map(\.id) == ["S1", "S2"])
@@ -500,26 +504,26 @@ struct OutboundQueueTests {
             return try await queue.complete(claim, outcomes(claim), now: now)
         }
         // Deferred before the notice time: no notice.
-        let early = try await attempt(at: Self.now) { Self.outcome($0, .deferred, "450 4.2.0 busy") }
+        let early = try await attempt(at: Self.now) { Self.outcome($0, .temporary("450 4.2.0 busy")) }
         #expect(early.deferred.count == 2 && early.delayed.isEmpty)
         // Past it: one notice for each recipient still deferred (the delivered one is not), until the lifetime ends.
         let late = try await attempt(at: Self.now + 600) { _ in
             [
-                OutboundOutcome(recipient: "later@one.example", kind: .deferred, reply: "450 4.2.0 busy"),
-                OutboundOutcome(recipient: "ok@one.example", kind: .delivered, reply: "250 ok"),
+                OutboundOutcome(recipient: "later@one.example", status: .temporary("450 4.2.0 busy")),
+                OutboundOutcome(recipient: "ok@one.example", status: .accepted("250 ok")),
             ]
         }
         #expect(
             late.delayed == [
                 OutboundCompletion.Delayed(
-                    recipient: "later@one.example", reply: "450 4.2.0 busy", remoteHost: nil,
+                    recipient: "later@one.example", status: .temporary("450 4.2.0 busy"), remoteHost: nil,
                     willRetryUntil: Self.now + 3600)
             ])
         // Deferred again, by another handle on the same database (another instance): no second notice.
         let again = OutboundQueue(database: test.database, configuration: queue.configuration)
         let claim = try #require(try await again.claim(now: Self.now + 700, limit: 10).first)
         let later = try await again.complete(
-            claim, Self.outcome(claim, .deferred, "450 4.2.0 busy"), now: Self.now + 700)
+            claim, Self.outcome(claim, .temporary("450 4.2.0 busy")), now: Self.now + 700)
         #expect(later.deferred.count == 1 && later.delayed.isEmpty)
 
         let off = OutboundQueue(
@@ -528,16 +532,88 @@ struct OutboundQueueTests {
         let claims = try await off.claim(now: Self.now + 10_000, limit: 10)
         let claimed = try #require(claims.first { $0.batch.messageID == "S2" })
         let none = try await off.complete(
-            claimed, Self.outcome(claimed, .deferred, "450 4.2.0 busy"), now: Self.now + 10_000)
+            claimed, Self.outcome(claimed, .temporary("450 4.2.0 busy")), now: Self.now + 10_000)
         #expect(none.deferred.count == 1 && none.delayed.isEmpty)
     }
 
-    @Test("the hard-bounce rule: class 5, subject 1 only")
-    func hardBounce() {
-        #expect(OutboundQueue.isHardBounce("550 5.1.1 <x@example.com>: user unknown"))
-        #expect(OutboundQueue.isHardBounce("550-5.1.10 null MX"))
-        #expect(!OutboundQueue.isHardBounce("550 5.7.1 policy"))
-        #expect(!OutboundQueue.isHardBounce("550 no such user"))
-        #expect(!OutboundQueue.isHardBounce("450 4.1.1 try later"))
+    @Test(
+        "a dead instance's claim comes back after the short lease (60 s by default); a renewed one does not",
+        arguments: StorageBackend.allCases)
+    func shortLease(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let dead = OutboundQueue(database: test.database)
+        let other = OutboundQueue(database: test.database)
+        _ = try await dead.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
+        _ = try await dead.record(Self.submission("S2", Self.queued("y@two.example")), limits: [], now: Self.now)
+        let claims = try await dead.claim(now: Self.now, limit: 10)
+        #expect(claims.count == 2)
+        #expect(try await other.claim(now: Self.now + 59, limit: 10).isEmpty)
+        // S2's attempt is alive: its lease moves on; S1's instance died.
+        let live = try #require(claims.first { $0.batch.messageID == "S2" })
+        #expect(try await dead.renew(live, now: Self.now + 50))
+        let taken = try await other.claim(now: Self.now + 60, limit: 10)
+        #expect(taken.map(\.batch.messageID) == ["S1"])
+        #expect(try await other.claim(now: Self.now + 109, limit: 10).isEmpty)
+        let done = try await dead.complete(live, Self.outcome(live, .accepted("250 2.0.0 ok")), now: Self.now + 100)
+        #expect(!done.leaseLost)
+        #expect(try await dead.renew(live, now: Self.now + 101) == false)  // nothing left to hold
+    }
+
+    @Test("SQLite, one instance: every lease is released at start; the recipients are due as they were")
+    func releaseAtStart() async throws {
+        let test = try StorageBackend.sqlite.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        #expect(queue.isSingleInstance)
+        _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
+        _ = try await queue.claim(now: Self.now, limit: 10)
+        #expect(try await queue.claim(now: Self.now + 1, limit: 10).isEmpty)
+        #expect(try await queue.releaseAllLeases() == 1)
+        #expect(try await queue.claim(now: Self.now + 1, limit: 10).map(\.batch.messageID) == ["S1"])
+    }
+
+    @Test(
+        "a refused sender suppresses no recipient: a 5.1.x to MAIL FROM, or the client refusing the sender address",
+        arguments: StorageBackend.allCases)
+    func refusedSenderSuppressesNoOne(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        _ = try await queue.record(
+            Self.submission("S1", Self.queued("a@one.example", "b@one.example")), limits: [], now: Self.now)
+        let claim = try #require(try await queue.claim(now: Self.now, limit: 1).first)
+        let done = try await queue.complete(
+            claim,
+            [
+                OutboundOutcome(
+                    recipient: "a@one.example",
+                    status: .permanent("553 5.1.8 <a@local.test>: sender domain does not exist", about: .sender)),
+                OutboundOutcome(
+                    recipient: "b@one.example", status: .failed(.client(.refused(.invalidAddress, address: .sender)))),
+            ], now: Self.now)
+        #expect(done.ended.map(\.status.name) == ["failed", "failed"])
+        #expect(done.ended.map(\.suppressed) == [false, false])
+        #expect(try await queue.suppression(of: "a@one.example", now: Self.now + 1) == nil)
+        #expect(try await queue.suppression(of: "b@one.example", now: Self.now + 1) == nil)
+        #expect(try Self.count("outbound_suppressions", test.database) == 0)
+        let again = try await queue.record(
+            Self.submission("S2", Self.queued("a@one.example", "b@one.example")), limits: [], now: Self.now + 1)
+        #expect(again.recipients.map(\.status) == [.queued, .queued])
+    }
+
+    @Test("the suppression rule: class 5, subject 1, about the recipient only")
+    func condemnsRecipientAddress() {
+        func remote(_ line: String, _ role: AddressRole?) -> DeliveryFailure {
+            .remote(SMTPReply(line: line), about: role)
+        }
+        #expect(remote("550 5.1.1 <x@example.com>: user unknown", .recipient).condemnsRecipientAddress)
+        let nullMX = SMTPReply(556, (5, 1, 10), "null MX")
+        #expect(DeliveryFailure.local(nullMX, about: .recipient).condemnsRecipientAddress)
+        #expect(!remote("553 5.1.7 bad sender", .sender).condemnsRecipientAddress)
+        #expect(!remote("550 5.1.1 user unknown", nil).condemnsRecipientAddress)  // to DATA: about the message
+        #expect(!remote("550 5.7.1 policy", .recipient).condemnsRecipientAddress)
+        #expect(!remote("550 no such user", .recipient).condemnsRecipientAddress)
+        #expect(!remote("450 4.1.1 try later", .recipient).condemnsRecipientAddress)
+        #expect(!DeliveryFailure.client(.refused(.invalidAddress, address: .sender)).condemnsRecipientAddress)
+        #expect(DeliveryFailure.client(.refused(.invalidAddress, address: .recipient)).condemnsRecipientAddress)
+        #expect(SMTPReply(code: 550, enhanced: EnhancedStatusCode(parsing: "4.1.1"), text: "x").enhanced == nil)
     }
 }

@@ -19,7 +19,7 @@ struct OutboundSubmissionChangeTests {
         NewSubmission(
             id: id, accountID: "A1", sender: "a@local.test", emailID: "M" + id, threadID: "T" + id, sendAt: now,
             recipients: ["x@one.example", "y@two.example"].map {
-                SubmissionRecipient(address: $0, disposition: .queued)
+                SubmissionRecipient(address: $0, status: .queued)
             }, content: Array("Subject: hi\r\n\r\nhi\r\n".utf8), envelope: envelope)
     }
 
@@ -30,12 +30,12 @@ struct OutboundSubmissionChangeTests {
         let claims = try await queue.claim(now: now, limit: 10)
         #expect(claims.map(\.batch.domain).sorted() == ["one.example", "two.example"])
         let outcomes = claims[0].batch.recipients.map {
-            OutboundOutcome(recipient: $0, kind: .delivered, reply: "250 2.0.0 ok")
+            OutboundOutcome(recipient: $0, status: .accepted("250 2.0.0 ok"))
         }
         _ = try await queue.complete(claims[0], outcomes, now: now + 1)
         #expect(try await queue.delete(id: "S1", now: now + 2) == 1)
         let late = claims[1].batch.recipients.map {
-            OutboundOutcome(recipient: $0, kind: .delivered, reply: "250 2.0.0 ok")
+            OutboundOutcome(recipient: $0, status: .accepted("250 2.0.0 ok"))
         }
         #expect(try await queue.complete(claims[1], late, now: now + 3).leaseLost)
     }

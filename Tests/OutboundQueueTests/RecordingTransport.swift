@@ -1,4 +1,5 @@
 import MailDelivery
+import PosternTestSupport
 import Synchronization
 
 /// A transport written for the tests: records every batch, answers each recipient as scripted (by its local part's
@@ -58,15 +59,15 @@ final class RecordingTransport: OutboundTransport {
                 switch name {
                 case "gone":
                     return OutboundOutcome(
-                        recipient: recipient, kind: .failed, reply: "550 5.1.1 <\(recipient)>: no such user",
+                        recipient: recipient, status: .permanent("550 5.1.1 <\(recipient)>: no such user"),
                         remoteHost: "mx.\(batch.domain)")
                 case "later" where state.deferredOnce.insert(recipient).inserted:
                     return OutboundOutcome(
-                        recipient: recipient, kind: .deferred, reply: "451 4.7.1 greylisted",
+                        recipient: recipient, status: .temporary("451 4.7.1 greylisted"),
                         remoteHost: "mx.\(batch.domain)")
                 default:
                     return OutboundOutcome(
-                        recipient: recipient, kind: .delivered, reply: "250 2.0.0 queued as X",
+                        recipient: recipient, status: .accepted("250 2.0.0 queued as X"),
                         remoteHost: "mx.\(batch.domain)")
                 }
             }

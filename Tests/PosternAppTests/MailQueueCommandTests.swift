@@ -27,7 +27,7 @@ struct MailQueueCommandTests {
                 id: "Squeued1", accountID: "acct", sender: "a@agents.localhost", emailID: "M1", threadID: "T1",
                 sendAt: now,
                 recipients: ["x@one.example", "y@two.example"].map {
-                    SubmissionRecipient(address: $0, disposition: .queued)
+                    SubmissionRecipient(address: $0, status: .queued)
                 }, content: Array("Subject: hi\r\n\r\nhi\r\n".utf8)),
             limits: [], now: now)
         let listed = try await Operations.queue(configuration: configuration, .list, logger: logger)

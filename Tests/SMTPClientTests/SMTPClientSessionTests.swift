@@ -1,4 +1,6 @@
+import PosternTestSupport
 import SMTPClient
+import SMTPOutcomes
 import Testing
 
 /// Drives a session by hand: what it sends is kept as text, replies are fed as text.
@@ -65,7 +67,7 @@ struct SMTPClientSessionTests {
         #expect(!h.session.isFinished)
         h.reply("221 2.0.0 Bye\r\n")
         #expect(h.closed && h.session.isFinished)
-        #expect(h.session.results.first?.map(\.status) == [.delivered, .deferred])
+        #expect(h.session.results.first?.map(\.status.name) == ["delivered", "deferred"])
         #expect(h.session.results.first?[0].detail == "250 2.0.0 queued as X1")
         #expect(h.session.results.first?[1].detail == "450 4.2.0 Mailbox busy, try later")
     }
@@ -85,9 +87,15 @@ struct SMTPClientSessionTests {
         #expect(h.reply("250 Ok\r\n") == ["MAIL FROM:<x@postern.test>\r\n"])
         #expect(h.reply("553 5.7.1 Sender refused\r\n") == ["QUIT\r\n"])
         h.reply("221 Bye\r\n")
-        #expect(h.session.results.map { $0.map(\.status) } == [[.failed, .delivered], [.failed]])
-        #expect(h.session.results[0][0].reply?.enhancedStatus == "5.1.1")
+        #expect(h.session.results.map { $0.map(\.status.name) } == [["failed", "delivered"], ["failed"]])
+        #expect(h.session.results[0][0].reply?.enhanced?.description == "5.1.1")
         #expect(h.session.results[1][0].detail == "553 5.7.1 Sender refused")
+        // Typed to the end: the refused RCPT TO is about the recipient, the refused MAIL FROM about the sender.
+        let noSuchUser = SMTPReply(line: "550 5.1.1 No such user")
+        let senderRefused = SMTPReply(line: "553 5.7.1 Sender refused")
+        #expect(h.session.results[0][0].status == .failed(.remote(noSuchUser, about: .recipient)))
+        #expect(h.session.results[1][0].status == .failed(.remote(senderRefused, about: .sender)))
+        #expect(h.session.results[0][1].status == .delivered(SMTPReply(line: "250 Ok")))
     }
 
     @Test("a pipelined MAIL FROM refused: the RCPT replies that follow are read and ignored, the next message goes on")
@@ -98,7 +106,7 @@ struct SMTPClientSessionTests {
         h.reply(ehloPipelining)
         let next = h.reply("451 4.3.0 Try later\r\n503 5.5.1 need MAIL\r\n503 5.5.1 need MAIL\r\n")
         #expect(next == ["MAIL FROM:<x@postern.test> SIZE=1\r\nRCPT TO:<c@remote.test>\r\n"])
-        #expect(h.session.results[0].map(\.status) == [.deferred, .deferred])
+        #expect(h.session.results[0].map(\.status.name) == ["deferred", "deferred"])
     }
 
     @Test("every recipient refused: RSET, and no DATA")
@@ -108,7 +116,7 @@ struct SMTPClientSessionTests {
         h.reply(ehloPipelining)
         #expect(h.reply("250 Ok\r\n550 no\r\n550 no\r\n") == ["RSET\r\n"])
         #expect(h.reply("250 Ok\r\n") == ["QUIT\r\n"])
-        #expect(h.session.results[0].map(\.status) == [.failed, .failed])
+        #expect(h.session.results[0].map(\.status.name) == ["failed", "failed"])
     }
 
     @Test("a 5xx to EHLO falls back to HELO, which offers no extension")
@@ -125,8 +133,8 @@ struct SMTPClientSessionTests {
         h.reply("220 mx.test\r\n")
         #expect(h.reply(ehloPipelining) == ["QUIT\r\n"])
         h.reply("221 Bye\r\n")
-        #expect(h.session.results[0].map(\.status) == [.deferred, .deferred])
-        #expect(h.session.results[0][0].detail == "TLS required but STARTTLS not offered")
+        #expect(h.session.results[0].map(\.status.name) == ["deferred", "deferred"])
+        #expect(h.session.results[0][0].detail == "451 4.7.0 TLS required but STARTTLS not offered")
         #expect(!h.sent.contains { $0.hasPrefix("MAIL") })
     }
 
@@ -159,7 +167,7 @@ struct SMTPClientSessionTests {
         #expect(h.reply("334 VXNlcm5hbWU6\r\n") == ["cmVsYXk=\r\n"])
         #expect(h.reply("334 UGFzc3dvcmQ6\r\n") == ["c2VjcmV0\r\n"])
         #expect(h.reply("535 5.7.8 Authentication credentials invalid\r\n") == ["QUIT\r\n"])
-        #expect(h.session.results[0].map(\.status) == [.deferred, .deferred])
+        #expect(h.session.results[0].map(\.status.name) == ["deferred", "deferred"])
     }
 
     @Test("implicit TLS (smtps): no STARTTLS even when offered, TLS required is met, AUTH PLAIN after the first EHLO")
@@ -185,7 +193,7 @@ struct SMTPClientSessionTests {
             { $0.credentials = SMTPCredentials(username: "relay", password: "secret") }, messages: [message])
         h.reply("220 smarthost.test\r\n")
         #expect(h.reply("250-smarthost.test\r\n250 AUTH PLAIN\r\n") == ["QUIT\r\n"])
-        #expect(h.session.results[0].allSatisfy { $0.status == .deferred })
+        #expect(h.session.results[0].allSatisfy { $0.status.name == "deferred" })
         #expect(!h.sent.contains { $0.contains("AUTH") })
     }
 
@@ -196,13 +204,14 @@ struct SMTPClientSessionTests {
         h.reply("250-mx.test\r\n250 STARTTLS\r\n")
         h.reply("220 Ready\r\n250 injected\r")
         #expect(!h.wantsTLS && h.closed)
-        #expect(h.session.results[0].allSatisfy { $0.status == .deferred })
+        #expect(h.session.results[0].allSatisfy { $0.status.name == "deferred" })
         var whole = Harness(messages: [message])
         whole.reply("220 mx.test\r\n")
         whole.reply("250-mx.test\r\n250 STARTTLS\r\n")
         whole.reply("220 Ready\r\n250 injected\r\n")
         #expect(!whole.wantsTLS && whole.closed)
-        #expect(whole.session.results[0][0].detail == "the server sent data after 220 to STARTTLS")
+        let injected = SMTPClientFailure.tls("the server sent data after 220 to STARTTLS")
+        #expect(whole.session.results[0][0].status == .deferred(.client(injected)))
     }
 
     @Test("opportunistic: a refused STARTTLS goes on in the clear; required: it defers")
@@ -226,17 +235,17 @@ struct SMTPClientSessionTests {
         h.reply("250 Ok\r\n")
         h.reply("421 4.3.2 Shutting down\r\n")
         #expect(h.closed)
-        #expect(h.session.results[0].map(\.status) == [.deferred, .deferred])
+        #expect(h.session.results[0].map(\.status.name) == ["deferred", "deferred"])
         #expect(h.session.results[0][1].reply?.code == 421)
 
         var timed = Harness(messages: [message])
         timed.take(timed.session.timedOut())
-        #expect(timed.closed && timed.session.results[0][0].detail == "timed out waiting for the server")
+        #expect(timed.closed && timed.session.results[0][0].status == .deferred(.client(.timeout)))
 
         var broken = Harness(messages: [message])
         broken.reply("220 mx.test\r\n")
         broken.reply("HTTP/1.1 400 Bad Request\r\n")
-        #expect(broken.closed && broken.session.results[0].allSatisfy { $0.status == .deferred })
+        #expect(broken.closed && broken.session.results[0].allSatisfy { $0.status.name == "deferred" })
     }
 
     @Test("addresses that could end the command early are refused before anything is sent")
@@ -247,8 +256,8 @@ struct SMTPClientSessionTests {
         var h = Harness(messages: [bad])
         h.reply("220 mx.test\r\n")
         #expect(h.reply(ehloPipelining) == ["MAIL FROM:<agent@postern.test> SIZE=1\r\nRCPT TO:<ok@remote.test>\r\n"])
-        #expect(h.session.results[0][0].status == .failed)
-        #expect(h.session.results[0][0].detail == "invalid recipient address")
+        #expect(h.session.results[0][0].status == .failed(.client(.refused(.invalidAddress, address: .recipient))))
+        #expect(h.session.results[0][0].detail == "553 5.1.3 invalid recipient address")
     }
 
     @Test("a message over the server's SIZE fails without being sent; 8-bit text asks for BODY=8BITMIME")
@@ -259,7 +268,8 @@ struct SMTPClientSessionTests {
         var h = Harness(messages: [big, eight])
         h.reply("220 mx.test\r\n")
         #expect(h.reply(ehloPipelining) == ["MAIL FROM:<a@p.test> SIZE=2 BODY=8BITMIME\r\nRCPT TO:<b@r.test>\r\n"])
-        #expect(h.session.results[0][0].status == .failed)
+        let tooLarge = SMTPClientFailure.refused(.messageTooLarge(limit: 100_000), address: nil)
+        #expect(h.session.results[0][0].status == .failed(.client(tooLarge)))
     }
 
     @Test("message text: CRLF everywhere, leading dots doubled, a final CRLF added, then the end mark")

@@ -1,0 +1,37 @@
+import MailStore
+import Storage
+
+/// Where the outbound queue puts a sender's bounce (a delivery status notification), in the same transaction as the
+/// failures it reports, so that a crash loses neither or both: ``LocalDelivery`` implements it over the mail store, on
+/// the queue's own connection.
+public protocol BounceMailbox: Sendable {
+    /// The mailbox of `sender` here, resolved before the queue's transaction (the directory is asked); nil when the
+    /// sender has none (nothing to put a report in).
+    /// - Throws: the directory's storage errors.
+    func bounceDestination(for sender: String) async throws -> BounceDestination?
+
+    /// Stores `report` in `destination`'s inbox with the null reverse path on `connection`, inside the caller's
+    /// transaction. Returns the new email's id, nil when the mailbox refuses it for good (full, or a report it cannot
+    /// read): the caller records its failures without a bounce rather than retry them for ever.
+    /// - Throws: storage errors: the caller's transaction rolls back, failures and bounce together.
+    func storeBounce(_ report: [UInt8], in destination: BounceDestination, now: Int64, on connection: any SQLConnection)
+        throws -> String?
+
+    /// Tells whoever waits on `destination`'s mail that it changed, once the caller's transaction committed.
+    func bounceStored(in destination: BounceDestination)
+}
+
+/// A sender's mailbox as ``BounceMailbox/bounceDestination(for:)`` found it: the store's recipient (address, quota,
+/// holder for the arrivals observer).
+public struct BounceDestination: Sendable, Equatable {
+    /// The copy's recipient in the mail store.
+    public var recipient: MailStore.Recipient
+
+    /// - Parameter recipient: see the property.
+    public init(recipient: MailStore.Recipient) {
+        self.recipient = recipient
+    }
+
+    /// The mailbox's address.
+    public var address: String { recipient.address }
+}

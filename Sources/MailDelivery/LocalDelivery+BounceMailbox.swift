@@ -1,0 +1,34 @@
+import MIME
+import MailStore
+import Storage
+
+extension LocalDelivery: BounceMailbox {
+    /// The sender's mailbox when the directory holds it (or a subaddress of one); nil otherwise.
+    public func bounceDestination(for sender: String) async throws -> BounceDestination? {
+        guard case .local(let recipient) = try await resolve(sender) else { return nil }
+        return BounceDestination(recipient: MailStore.Recipient(recipient))
+    }
+
+    /// Parses `report` and stores it in `destination`'s inbox on `connection` (the caller's transaction), with the
+    /// null reverse path; nil when its quota is full or the report passes a MIME limit.
+    public func storeBounce(
+        _ report: [UInt8], in destination: BounceDestination, now: Int64, on connection: any SQLConnection
+    ) throws -> String? {
+        let message: NewMailMessage
+        do {
+            message = NewMailMessage(try MIMEParser.parse(report, limits: limits), envelopeFrom: "", raw: report)
+        } catch {
+            return nil
+        }
+        do {
+            return try store.deliver(message, to: destination.recipient, folder: .inbox, now: now, on: connection)
+        } catch MailStoreError.quotaExceeded {
+            return nil
+        }
+    }
+
+    /// Announces `destination`'s address on the store's change stream.
+    public func bounceStored(in destination: BounceDestination) {
+        store.changes.announce([destination.address])
+    }
+}

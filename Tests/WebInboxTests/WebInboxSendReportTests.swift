@@ -1,0 +1,30 @@
+import MailDelivery
+import Testing
+import WebInbox
+
+@testable import PosternApp
+
+/// What the web inbox tells an owner after a send comes from each recipient's recorded status, never from the words
+/// of its reply: a recipient kept in the outbox whatever its reply says, and a refusal whose text happens to read
+/// like the outbox's is still a refusal.
+@Suite("Web inbox send report")
+struct WebInboxSendReportTests {
+    @Test("held is the status's: reply texts that say otherwise change nothing")
+    func heldFromStatus() {
+        let report = JMAPWebInboxSender.report([
+            RecipientState(address: "kept@far.example", status: .held("550 5.7.9 words a later release may change")),
+            RecipientState(
+                address: "refused@far.example",
+                status: .failed("554 5.0.0 kept in this server's outbox: a remote server's own words")),
+            RecipientState(address: "here@agents.test", status: .delivered("250 2.0.0 delivered to the local mailbox")),
+            RecipientState(address: "new@far.example", status: .queued),
+            RecipientState(address: "later@far.example", status: .deferred("451 4.4.1 kept in this server's outbox")),
+        ])
+        var expected = WebInboxSendReport()
+        expected.kept = ["kept@far.example"]
+        expected.undelivered = ["refused@far.example"]
+        expected.delivered = ["here@agents.test"]
+        expected.queued = ["new@far.example", "later@far.example"]
+        #expect(report == expected)
+    }
+}
