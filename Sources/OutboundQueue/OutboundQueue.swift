@@ -26,20 +26,26 @@ public struct OutboundQueue: Sendable {
     public let wakeup: OutboundWakeup
     /// Where and how a completion bounces its failures to the sender; nil writes no bounce (tests of the rest).
     public let bounces: OutboundBounces?
+    /// A number from -1 to 1 for each retry delay's jitter (``OutboundQueueConfiguration/retryJitter``).
+    let jitter: @Sendable () -> Double
 
     /// A queue over a database migrated through `0036_outbound_queue.sql`.
     /// - Parameters:
     ///   - configuration: the queue's keys.
     ///   - wakeup: what a record signals (the dispatcher waits on it).
     ///   - bounces: the sender's mailbox and the report's writer; the mailbox must write on this `database`.
+    ///   - jitter: a number from -1 to 1 per retry delay, which moves it by up to 10% either way; uniform by default,
+    ///     a constant in tests that need the schedule exact.
     public init(
         database: any SQLDatabase, configuration: OutboundQueueConfiguration = OutboundQueueConfiguration(),
-        wakeup: OutboundWakeup = OutboundWakeup(), bounces: OutboundBounces? = nil
+        wakeup: OutboundWakeup = OutboundWakeup(), bounces: OutboundBounces? = nil,
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: -1...1) }
     ) {
         self.database = database
         self.configuration = configuration
         self.wakeup = wakeup
         self.bounces = bounces
+        self.jitter = jitter
     }
 
     /// The reply a queued recipient shows until an attempt ends.
