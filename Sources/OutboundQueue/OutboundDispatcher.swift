@@ -123,7 +123,9 @@ public final class OutboundDispatcher: Sendable {
                 logger.error("releasing outbound leases at start failed", metadata: ["error": "\(error)"])
             }
         }
-        await withTaskGroup(of: Void.self) { group in
+        // A discarding group (SE-0381): an attempt that ended is gone at once, where a plain task group kept every
+        // finished child until awaited, for as long as the server ran.
+        await withDiscardingTaskGroup { group in
             while !Task.isCancelled {
                 let ticket = queue.wakeup.ticket()
                 var pause = settings.idleInterval
@@ -155,7 +157,7 @@ public final class OutboundDispatcher: Sendable {
                 }
                 await queue.wakeup.wait(after: ticket, timeout: pause)
             }
-            await group.waitForAll()
+            // Leaving the group's scope waits for the attempts in flight.
         }
     }
 

@@ -98,8 +98,8 @@ extension OutboundQueue {
     /// Records the outcomes of one attempt at `claim`, in one transaction: delivered recipients `delivered`, failed
     /// ones `failed` (a failure that condemns the recipient's address, ``DeliveryFailure/condemnsRecipientAddress``,
     /// also suppresses it for ``OutboundQueueConfiguration/suppressSeconds``; a refused sender suppresses no one),
-    /// deferred ones due again after the next retry delay, or `failed` once the message has been queued
-    /// ``OutboundQueueConfiguration/maxQueueSeconds``. A recipient of the claim without an outcome is released for
+    /// deferred ones due again after the next retry delay (moved by up to 10% either way, ``jitter``), or `failed`
+    /// once the message has been queued ``OutboundQueueConfiguration/maxQueueSeconds``. A recipient of the claim without an outcome is released for
     /// another attempt at once. The account's `EmailSubmission` state moves on. Nothing is recorded when the claim lost
     /// its lease (it ran out and another claim took the recipients, or the operator deleted the message); otherwise
     /// ``onSubmissionChange`` is told of the new state. A deferred recipient past
@@ -119,6 +119,7 @@ extension OutboundQueue {
         let configuration = configuration
         let batch = claim.batch
         let bounces = bounces
+        let jitter = jitter
         // The sender's mailbox is found before the transaction (the directory is asked); only when a failure may end.
         let mayFail = outcomes.contains {
             switch $0.status {
@@ -160,7 +161,7 @@ extension OutboundQueue {
                     case .queued, .held:
                         // No transport answers these: the recipient waits for another attempt.
                         recorded = .deferred(.client(.notAttempted))
-                        nextAttempt = now + configuration.retryDelay(afterAttempt: Int(attempt))
+                        nextAttempt = now + configuration.retryDelay(afterAttempt: Int(attempt), jitter: jitter())
                     case .failed(let failure):
                         if failure.condemnsRecipientAddress {
                             suppressed = true
@@ -181,7 +182,7 @@ extension OutboundQueue {
                             expired = true
                             recorded = .failed(failure)
                         } else {
-                            nextAttempt = now + configuration.retryDelay(afterAttempt: Int(attempt))
+                            nextAttempt = now + configuration.retryDelay(afterAttempt: Int(attempt), jitter: jitter())
                         }
                     }
                     let reply = recorded.map(delivered: { $0 }, failure: { $0.reply })

@@ -32,6 +32,8 @@ public struct OutboundQueue: Sendable {
     public let bounces: OutboundBounces?
     /// Told the sender's address after each commit that moved its account's `EmailSubmission` state.
     let onSubmissionChange: @Sendable (_ sender: String) -> Void
+    /// A number from -1 to 1 for each retry delay's jitter (``OutboundQueueConfiguration/retryJitter``).
+    let jitter: @Sendable () -> Double
 
     /// A queue over a database migrated through `0036_outbound_queue.sql`.
     /// - Parameters:
@@ -40,16 +42,20 @@ public struct OutboundQueue: Sendable {
     ///   - bounces: the sender's mailbox and the report's writer; the mailbox must write on this `database`.
     ///   - onSubmissionChange: told the sender's address after each commit that moved its account's
     ///     `EmailSubmission` state (the composition root wakes the account's event streams).
+    ///   - jitter: a number from -1 to 1 per retry delay, which moves it by up to 10% either way; uniform by default,
+    ///     a constant in tests that need the schedule exact.
     public init(
         database: any SQLDatabase, configuration: OutboundQueueConfiguration = OutboundQueueConfiguration(),
         wakeup: OutboundWakeup = OutboundWakeup(), bounces: OutboundBounces? = nil,
-        onSubmissionChange: @escaping @Sendable (_ sender: String) -> Void = { _ in }
+        onSubmissionChange: @escaping @Sendable (_ sender: String) -> Void = { _ in },
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: -1...1) }
     ) {
         self.database = database
         self.configuration = configuration
         self.wakeup = wakeup
         self.bounces = bounces
         self.onSubmissionChange = onSubmissionChange
+        self.jitter = jitter
     }
 
     /// The reply a queued recipient shows until an attempt ends.

@@ -129,4 +129,16 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
     public func retryDelay(afterAttempt attempt: Int) -> Int64 {
         Int64(retrySeconds[min(max(attempt, 1), retrySeconds.count) - 1])
     }
+
+    /// How far a retry delay is moved, either way, at most: 10%, so that recipients deferred together (a greylisting
+    /// or a busy receiver answering a whole batch) do not all come back in the same second.
+    public static let retryJitter = 0.1
+
+    /// ``retryDelay(afterAttempt:)`` moved by `jitter` (from -1 to 1, clamped) times ``retryJitter`` of itself, at
+    /// least a second.
+    public func retryDelay(afterAttempt attempt: Int, jitter: Double) -> Int64 {
+        let delay = retryDelay(afterAttempt: attempt)
+        let shift = (Double(delay) * Self.retryJitter * min(max(jitter, -1), 1)).rounded()
+        return max(1, delay + Int64(shift))
+    }
 }

@@ -30,7 +30,7 @@ struct OutboundDispatcherTests {
         let clock = TestClock(Self.now)
         var configuration = OutboundQueueConfiguration()
         configuration.retrySeconds = [120]
-        let queue = OutboundQueue(database: test.database, configuration: configuration)
+        let queue = OutboundQueue(database: test.database, configuration: configuration, jitter: { 0 })
         let transport = RecordingTransport()
         let (ended, endedSink) = AsyncStream.makeStream(of: (String, OutboundCompletion.Ended).self)
         var settings = OutboundDispatcher.Settings()
@@ -151,36 +151,6 @@ struct OutboundDispatcherTests {
         #expect(Set(busy.flatMap { $0 }) == Set((0..<10).map { "R\($0)" }))
         #expect(transport.connections.contains(["X"]))
         #expect(transport.batches.count == 11)
-    }
-
-    @Test(
-        "a running attempt's lease is renewed: another instance cannot take the batch past the first lease",
-        arguments: StorageBackend.allCases)
-    func renewsWhileRunning(backend: StorageBackend) async throws {
-        let test = try backend.makeDatabase()
-        let clock = TestClock(Self.now)
-        var configuration = OutboundQueueConfiguration()
-        configuration.leaseSeconds = 3  // renewed every second
-        let queue = OutboundQueue(database: test.database, configuration: configuration)
-        try await Self.record(queue, "S1", ["ok@one.example"], at: Self.now)
-        let transport = RecordingTransport(holds: true)
-        let dispatcher = OutboundDispatcher(
-            queue: queue, transport: transport, clock: { clock.now }, logger: Logger(label: "outbound.tests"))
-        dispatcher.start()
-        await transport.started(1)
-        // The session takes long: past the first lease (now + 3) on the queue's clock.
-        clock.advance(10)
-        let other = OutboundQueue(database: test.database, configuration: configuration)
-        try await waitUntil("the lease renewed past now + 10") {
-            try await test.database.read { connection in
-                try connection.query("SELECT lease_until FROM outbound_recipients", []).first?.int("lease_until")
-            } ?? 0 > Self.now + 10
-        }
-        #expect(try await other.claim(now: clock.now, limit: 10).isEmpty)
-        transport.releaseOne()
-        try await waitUntil("the attempt recorded") { try await queue.list().isEmpty }
-        await dispatcher.stop()
-        #expect(transport.batches.count == 1)
     }
 
     @Test(

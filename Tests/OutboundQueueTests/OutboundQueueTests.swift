@@ -4,6 +4,7 @@ import OutboundQueue
 import PosternTestSupport
 import SMTPOutcomes
 import Storage
+import Synchronization
 import Testing
 
 /// The outbound queue on both backends: one transaction per record, leases shared between handles, the retry
@@ -199,7 +200,7 @@ struct OutboundQueueTests {
     func retrySchedule(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let queue = OutboundQueue(
-            database: test.database, configuration: Self.configuration { $0.retrySeconds = [60, 120] })
+            database: test.database, configuration: Self.configuration { $0.retrySeconds = [60, 120] }, jitter: { 0 })
         _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
         var now = Self.now
         for (attempt, delay) in [(1, 60), (2, 120), (3, 120), (4, 120)] as [(Int, Int64)] {
@@ -226,7 +227,7 @@ struct OutboundQueueTests {
             configuration: Self.configuration {
                 $0.retrySeconds = [500]
                 $0.maxQueueSeconds = 1000
-            })
+            }, jitter: { 0 })
         _ = try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
         let early = try #require(try await queue.claim(now: Self.now + 499, limit: 1).first)
         #expect(
@@ -416,7 +417,7 @@ struct OutboundQueueTests {
     func operatorCommands(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let queue = OutboundQueue(
-            database: test.database, configuration: Self.configuration { $0.retrySeconds = [600] })
+            database: test.database, configuration: Self.configuration { $0.retrySeconds = [600] }, jitter: { 0 })
         _ = try await queue.record(
             Self.submission("S1", Self.queued("x@one.example", "y@two.example")), limits: [], now: Self.now)
         _ = try await queue.record(
@@ -569,6 +570,28 @@ struct OutboundQueueTests {
         #expect(try await queue.claim(now: Self.now + 1, limit: 10).isEmpty)
         #expect(try await queue.releaseAllLeases() == 1)
         #expect(try await queue.claim(now: Self.now + 1, limit: 10).map(\.batch.messageID) == ["S1"])
+    }
+
+    @Test(
+        "every retry delay is moved by the injected jitter, at most 10% either way",
+        arguments: StorageBackend.allCases)
+    func retryJitter(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let draws = Mutex<[Double]>([1, -1, 0.5, 7])
+        let queue = OutboundQueue(
+            database: test.database, configuration: Self.configuration { $0.retrySeconds = [1000] },
+            jitter: { draws.withLock { $0.removeFirst() } })
+        var next: [Int64] = []
+        for index in 0..<4 {
+            _ = try await queue.record(
+                Self.submission("S\(index)", Self.queued("x\(index)@one.example")), limits: [], now: Self.now)
+            let claim = try #require(try await queue.claim(now: Self.now, limit: 1).first)
+            let done = try await queue.complete(claim, Self.outcome(claim, .temporary("451 4.3.0 later")), now: Self.now)
+            next += done.deferred.map(\.nextAttempt)
+        }
+        // +10%, -10%, +5%, and a draw past 1 is held to +10%.
+        #expect(next == [Self.now + 1100, Self.now + 900, Self.now + 1050, Self.now + 1100])
+        #expect(OutboundQueueConfiguration().retryDelay(afterAttempt: 1, jitter: -1) == 270)
     }
 
     @Test(
