@@ -17,7 +17,7 @@ struct OutboundQueueConfigurationTests {
         #expect(defaults.retrySeconds == [300, 900, 1800, 3600, 7200, 14400, 28800])
         #expect(
             defaults.maxQueueSeconds == 432_000 && defaults.perDestination == 2 && defaults.suppressSeconds == 604_800)
-        #expect(defaults.leaseSeconds == 900)
+        #expect(defaults.leaseSeconds == 60)
         #expect(defaults.messagesPerConnection == 20 && defaults.delayNoticeSeconds == 14_400)
         let set = try Self.read([
             "POSTERN_OUTBOUND_SENDERS": "ALL", "POSTERN_OUTBOUND_PER_HOUR": "5", "POSTERN_OUTBOUND_PER_DAY": "50",
@@ -40,7 +40,7 @@ struct OutboundQueueConfigurationTests {
             ("POSTERN_OUTBOUND_RETRY_SECONDS", "60,soon"), ("POSTERN_OUTBOUND_RETRY_SECONDS", "0"),
             ("POSTERN_OUTBOUND_MAX_QUEUE_SECONDS", "-1"), ("POSTERN_OUTBOUND_PER_DESTINATION", "65"),
             ("POSTERN_OUTBOUND_SUPPRESS_SECONDS", "0"), ("POSTERN_OUTBOUND_LEASE_SECONDS", "0"),
-            ("POSTERN_OUTBOUND_LEASE_SECONDS", "86401"),
+            ("POSTERN_OUTBOUND_LEASE_SECONDS", "3601"),
             ("POSTERN_OUTBOUND_SUPPRESS_SECONDS", "0"), ("POSTERN_OUTBOUND_MESSAGES_PER_CONNECTION", "0"),
             ("POSTERN_OUTBOUND_MESSAGES_PER_CONNECTION", "1001"), ("POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS", "-1"),
         ])
