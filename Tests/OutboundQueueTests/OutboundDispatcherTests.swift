@@ -55,7 +55,9 @@ struct OutboundDispatcherTests {
         #expect(first["ok@one.example"]?.status.name == "delivered")
         #expect(first["gone@one.example"]?.status.name == "failed")
         #expect(first["gone@one.example"]?.suppressed == true)
-        // The deferral is due at now + 120: nothing more until the clock gets there.
+        // The deferral is due at now + 120: nothing more until the clock gets there. It is recorded first (the two
+        // domains' attempts run apart: moving the clock before two.example's completion would move its retry too).
+        try await waitUntil("two.example's deferral recorded") { try await queue.nextDue() == Self.now + 120 }
         clock.advance(120)
         let (message, retried) = try #require(await iterator.next())
         #expect(message == "S1" && retried.recipient == "later@two.example" && retried.status.name == "delivered")
