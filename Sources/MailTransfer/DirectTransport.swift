@@ -104,18 +104,7 @@ public struct DirectTransport: OutboundTransport {
                     $0, SMTPReply(451, (4, 7, 5), "the MTA-STS policy of \(domain) lists none of its MX hosts"))
             }
         }
-        var outcomes: [[OutboundOutcome]?] = Array(repeating: nil, count: batches.count)
-        var messages: [SMTPOutboundMessage] = []
-        var sent: [Int] = []
-        for (index, batch) in batches.enumerated() {
-            switch await preparation.prepare(batch) {
-            case .success(let text):
-                messages.append(SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text))
-                sent.append(index)
-            case .failure(let failure):
-                outcomes[index] = failure.outcomes(batch)
-            }
-        }
+        let prepared = await preparation.prepare(batches)
         var configuration = client
         if decision.requireVerifiedTLS { configuration.tls = .required }
         let resolver = self.resolver
@@ -125,15 +114,11 @@ public struct DirectTransport: OutboundTransport {
                 permitted: configuration.tls == .opportunistic && !decision.requireVerifiedTLS, history: $0, now: now,
                 logger: logger)
         }
-        if !messages.isEmpty {
-            let delivered = await sequence.deliver(
-                messages, hosts: decision.hosts, port: port, configuration: configuration,
-                requireVerifiedTLS: decision.requireVerifiedTLS, addresses: { await resolver.addresses(of: $0) },
-                fallback: fallback)
-            for (slot, index) in sent.enumerated() { outcomes[index] = delivered[slot] }
-        }
-        return outcomes.enumerated().map { index, found in
-            found ?? OutboundPreparation.deferAll(batches[index], SMTPReply(451, (4, 3, 0), "not attempted"))
-        }
+        guard !prepared.messages.isEmpty else { return prepared.outcomes([]) }
+        let delivered = await sequence.deliver(
+            prepared.messages, hosts: decision.hosts, port: port, configuration: configuration,
+            requireVerifiedTLS: decision.requireVerifiedTLS, addresses: { await resolver.addresses(of: $0) },
+            fallback: fallback)
+        return prepared.outcomes(delivered)
     }
 }

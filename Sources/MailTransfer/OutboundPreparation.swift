@@ -1,5 +1,6 @@
 import ComputePool
 import MailDelivery
+import SMTPClient
 import SMTPOutcomes
 
 /// The step both transports take first: the batch's text prepared (``OutboundMessagePreparer``) and signed with the
@@ -37,6 +38,44 @@ struct OutboundPreparation: Sendable {
         } catch {
             return .failure(
                 PreparationFailure(reply: SMTPReply(451, (4, 3, 2), "too many deliveries queued on this server")))
+        }
+    }
+
+    /// Prepares every batch of one connection (each on its own: one that cannot be prepared leaves the others).
+    func prepare(_ batches: [OutboundBatch]) async -> PreparedBatches {
+        var prepared = PreparedBatches(batches: batches)
+        for (index, batch) in batches.enumerated() {
+            switch await prepare(batch) {
+            case .success(let text):
+                prepared.messages.append(
+                    SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text))
+                prepared.sent.append(index)
+            case .failure(let failure):
+                prepared.refused[index] = failure.outcomes(batch)
+            }
+        }
+        return prepared
+    }
+
+    /// The batches of one connection, prepared: the messages to send, and which batch each is.
+    struct PreparedBatches {
+        let batches: [OutboundBatch]
+        /// What goes over the connection, in order.
+        var messages: [SMTPOutboundMessage] = []
+        /// The batch of each message, by position.
+        fileprivate(set) var sent: [Int] = []
+        /// The outcomes of the batches that could not be prepared, by position.
+        fileprivate(set) var refused: [Int: [OutboundOutcome]] = [:]
+
+        /// Every batch's outcomes, in order: a sent one's from `delivered` (one list per message), a refused one's
+        /// own; a sent one `delivered` has nothing for is deferred, not attempted.
+        func outcomes(_ delivered: [[OutboundOutcome]]) -> [[OutboundOutcome]] {
+            var outcomes = refused
+            for (slot, index) in sent.enumerated() where slot < delivered.count { outcomes[index] = delivered[slot] }
+            return batches.indices.map { index in
+                outcomes[index]
+                    ?? OutboundPreparation.deferAll(batches[index], SMTPReply(451, (4, 3, 0), "not attempted"))
+            }
         }
     }
 

@@ -49,26 +49,11 @@ public struct RelayTransport: OutboundTransport {
     /// Delivers `batches` through the relay over one connection, `RSET` between messages; one list of outcomes per
     /// batch, in order. A batch that cannot be signed is deferred on its own.
     public func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
-        var outcomes: [[OutboundOutcome]?] = Array(repeating: nil, count: batches.count)
-        var messages: [SMTPOutboundMessage] = []
-        var sent: [Int] = []
-        for (index, batch) in batches.enumerated() {
-            switch await preparation.prepare(batch) {
-            case .success(let text):
-                messages.append(SMTPOutboundMessage(sender: batch.sender, recipients: batch.recipients, content: text))
-                sent.append(index)
-            case .failure(let failure):
-                outcomes[index] = failure.outcomes(batch)
-            }
-        }
-        if !messages.isEmpty {
-            let delivered = await sequence.deliver(
-                messages, hosts: [relay.host], port: relay.port, configuration: client,
-                requireVerifiedTLS: client.tls == .required, implicitTLS: relay.implicitTLS)
-            for (slot, index) in sent.enumerated() { outcomes[index] = delivered[slot] }
-        }
-        return outcomes.enumerated().map { index, found in
-            found ?? OutboundPreparation.deferAll(batches[index], SMTPReply(451, (4, 3, 0), "not attempted"))
-        }
+        let prepared = await preparation.prepare(batches)
+        guard !prepared.messages.isEmpty else { return prepared.outcomes([]) }
+        let delivered = await sequence.deliver(
+            prepared.messages, hosts: [relay.host], port: relay.port, configuration: client,
+            requireVerifiedTLS: client.tls == .required, implicitTLS: relay.implicitTLS)
+        return prepared.outcomes(delivered)
     }
 }
