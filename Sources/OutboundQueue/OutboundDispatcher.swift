@@ -165,24 +165,20 @@ public final class OutboundDispatcher: Sendable {
     /// connection longer than its lease may have gone to another instance, and is left to it), then the transport with
     /// the leases renewed meanwhile, then each batch's completion.
     func attempt(_ claims: [OutboundClaim]) async {
-        var held: [OutboundClaim] = []
-        for claim in claims {
-            if (try? await queue.renew(claim, now: clock())) == true {
-                held.append(claim)
-            } else {
-                logger.notice(
-                    "an outbound batch lost its lease while it waited for a connection: left to its new holder",
-                    metadata: ["message": "\(claim.batch.messageID)", "domain": "\(claim.batch.domain)"])
-            }
+        // One renewal for the connection's batches: a database error leaves them all to their leases' end.
+        let held = (try? await queue.renew(claims, now: clock())) ?? []
+        for claim in claims where !held.contains(claim) {
+            logger.notice(
+                "an outbound batch lost its lease while it waited for a connection: left to its new holder",
+                metadata: ["message": "\(claim.batch.messageID)", "domain": "\(claim.batch.domain)"])
         }
         guard !held.isEmpty else { return }
-        let carried = held
         let outcomes = await withTaskGroup(of: [[OutboundOutcome]]?.self) { group in
             group.addTask {
-                await self.keepLeased(carried)
+                await self.keepLeased(held)
                 return nil
             }
-            group.addTask { await self.transport.deliver(carried.map(\.batch)) }
+            group.addTask { await self.transport.deliver(held.map(\.batch)) }
             var outcomes: [[OutboundOutcome]] = []
             for await result in group {
                 guard let result else { continue }
@@ -203,18 +199,12 @@ public final class OutboundDispatcher: Sendable {
         var held = claims
         while !Task.isCancelled, !held.isEmpty {
             guard (try? await Task.sleep(for: interval)) != nil else { return }
-            var kept: [OutboundClaim] = []
-            for claim in held {
-                do {
-                    if try await queue.renew(claim, now: clock()) { kept.append(claim) }
-                } catch {
-                    kept.append(claim)
-                    logger.error(
-                        "renewing an outbound lease failed",
-                        metadata: ["error": "\(error)", "message": "\(claim.batch.messageID)"])
-                }
+            do {
+                held = try await queue.renew(held, now: clock())
+            } catch {
+                // Kept: the next renewal may reach the database.
+                logger.error("renewing outbound leases failed", metadata: ["error": "\(error)"])
             }
-            held = kept
         }
     }
 

@@ -268,21 +268,32 @@ extension OutboundQueue {
         }
     }
 
-    /// Moves the lease of `claim` on to one lease from `now`, while its attempt runs. Returns false when the claim
-    /// lost its lease (it ran out and another claim took the recipients, the operator deleted the message, or every
-    /// recipient was completed).
-    @discardableResult
-    public func renew(_ claim: OutboundClaim, now: Int64) async throws -> Bool {
-        let batch = claim.batch
+    /// Moves the leases of `claims` (one connection's batches) on to one lease from `now`, in one transaction, while
+    /// their attempt runs. Returns the claims still held, in order: one that lost its lease (it ran out and another
+    /// claim took the recipients, the operator deleted the message, or every recipient was completed) is left out.
+    public func renew(_ claims: [OutboundClaim], now: Int64) async throws -> [OutboundClaim] {
         let leaseUntil = now + leaseSeconds
         return try await database.write { connection in
-            try connection.run(
-                """
-                UPDATE outbound_recipients SET lease_until = ?
-                WHERE submission_id = ? AND domain = ? AND lease_token = ? AND status = 'queued'
-                """, [.integer(leaseUntil), .text(batch.messageID), .text(batch.domain), .text(claim.leaseToken)]
-            ) > 0
+            try connection.transaction {
+                try claims.filter { claim in
+                    try connection.run(
+                        """
+                        UPDATE outbound_recipients SET lease_until = ?
+                        WHERE submission_id = ? AND domain = ? AND lease_token = ? AND status = 'queued'
+                        """,
+                        [
+                            .integer(leaseUntil), .text(claim.batch.messageID), .text(claim.batch.domain),
+                            .text(claim.leaseToken),
+                        ]) > 0
+                }
+            }
         }
+    }
+
+    /// ``renew(_:now:)`` of one claim: false when it lost its lease.
+    @discardableResult
+    public func renew(_ claim: OutboundClaim, now: Int64) async throws -> Bool {
+        try await !renew([claim], now: now).isEmpty
     }
 
     /// Whether this queue's database serves one instance only (SQLite: one process opens it to serve), so that every
