@@ -23,16 +23,7 @@ public enum AuditText {
     /// digits): one line, nothing a terminal acts on. Every other character is kept, a backslash too, so this is
     /// for display; `postern audit --json` gives the exact text.
     public static func escaped(_ text: String) -> String {
-        guard containsControl(text) else { return text }
-        var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            if isControl(scalar) {
-                result.append(contentsOf: "\\u{\(hex(scalar.value, digits: 2))}".unicodeScalars)
-            } else {
-                result.append(scalar)
-            }
-        }
-        return String(result)
+        replacingControls(in: text) { "\\u{\(hex($0.value, digits: 2))}" }
     }
 
     /// `json` (a serialized JSON text) with each control character written as a `\uXXXX` escape. JSON's rules escape
@@ -41,16 +32,22 @@ public enum AuditText {
     public static func terminalSafeJSON(_ json: [UInt8]) -> [UInt8] {
         let text = String(decoding: json, as: UTF8.self)
         guard containsControl(text) else { return json }
+        // Outside a string JSON holds no such character, and inside one `\uXXXX` means the same character.
+        return Array(replacingControls(in: text) { "\\u\(hex($0.value, digits: 4).lowercased())" }.utf8)
+    }
+
+    /// `text` with each control character replaced by what `escape` writes for it.
+    private static func replacingControls(in text: String, _ escape: (Unicode.Scalar) -> String) -> String {
+        guard containsControl(text) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            // Outside a string JSON holds no such character, and inside one `\uXXXX` means the same character.
             if isControl(scalar) {
-                result.append(contentsOf: "\\u\(hex(scalar.value, digits: 4).lowercased())".unicodeScalars)
+                result.append(contentsOf: escape(scalar).unicodeScalars)
             } else {
                 result.append(scalar)
             }
         }
-        return Array(String(result).utf8)
+        return String(result)
     }
 
     private static func hex(_ value: UInt32, digits: Int) -> String {
