@@ -19,15 +19,13 @@ import asyncio
 import email.parser
 import email.policy
 import logging
-import sys
 import threading
 import time
 from dataclasses import dataclass
 
 from .ports import free_port
-from .server import pip_target
+from .smarthost import AiosmtpdServer
 
-VERSION = "aiosmtpd==1.4.6"
 
 
 @dataclass
@@ -39,20 +37,17 @@ class Taken:
     at: float  # time.monotonic() when it was answered
 
 
-class CountingMX:
+class CountingMX(AiosmtpdServer):
     """aiosmtpd on 127.0.0.1:`port` (a free one by default), keeping what it takes in `taken`."""
 
     def __init__(self, port=None, hostname="mx.test"):
-        target = pip_target("aiosmtpd", VERSION, "aiosmtpd")
-        if target not in sys.path:
-            sys.path.insert(0, target)
+        super().__init__()
         self.port = port or free_port()
         self.hostname = hostname
         self.taken = []
         self.lock = threading.Lock()
         self._holds = {}  # EHLO name -> messages of it taken before its next ones wait
         self._held = {}  # EHLO name -> the Message-IDs of its messages waiting for an answer now
-        self.controller = None
 
     def hold(self, client, after=0):
         """From the `after`-th message of `client` on (counting those taken already), its messages wait."""
@@ -113,11 +108,4 @@ class CountingMX:
         if self.controller:
             with self.lock:
                 self._holds.clear()
-            self.controller.stop()
-            self.controller = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
+        super().stop()

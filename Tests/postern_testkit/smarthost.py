@@ -11,8 +11,11 @@ chose before MAIL, and records every message it takes with the session's facts (
 
 `Receiver` is an MX host on ADDRESS:25 (root binds it) offering STARTTLS with a certificate the test's CA signed;
 `break_tls = True` makes it answer `220` to STARTTLS and then send bytes that are not TLS and hang up (a handshake that
-fails, as behind a broken middlebox); `refuse[domain] = "450 4.2.0 ..."` answers RCPT TO for that domain so. It counts
-connections and the STARTTLS handshakes it broke, and records every message taken with whether the session was TLS.
+fails, as behind a broken middlebox); `refuse[domain] = "450 4.2.0 ..."` answers RCPT TO for that domain so;
+`stall_data` and `stall_quit` keep the reply to the end of DATA or to QUIT back while set (counted in `stalled_data`
+and `stalled_quits`: a test kills the sender mid-attempt), and a message whose client is gone by then is not taken.
+It counts connections and the STARTTLS handshakes it broke, and records every message taken with whether the session
+was TLS.
 
     with Receiver(cert, key, "127.0.0.4") as mx:
         mx.break_tls = True
@@ -45,21 +48,40 @@ class Received:
     user: str
 
 
-class Smarthost:
+class AiosmtpdServer:
+    """What the kit's aiosmtpd servers share: aiosmtpd importable (the pinned `VERSION`, installed into the kit's pip
+    target on first use), `stop()`, and `with` around `start()`. A subclass sets `self.controller` in `start()`."""
+
+    def __init__(self):
+        target = pip_target("aiosmtpd", VERSION, "aiosmtpd")
+        if target not in sys.path:
+            sys.path.insert(0, target)
+        self.controller = None
+
+    def stop(self):
+        if self.controller:
+            self.controller.stop()
+            self.controller = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class Smarthost(AiosmtpdServer):
     """aiosmtpd with `require_starttls` and `auth_required` (AUTH only over TLS), on 127.0.0.1:`port` (a free one by
     default). Failed logins are counted in `refused_logins`."""
 
     def __init__(self, cert, key, user, password, port=None, hostname="smarthost.test"):
-        target = pip_target("aiosmtpd", VERSION, "aiosmtpd")
-        if target not in sys.path:
-            sys.path.insert(0, target)
+        super().__init__()
         self.cert, self.key, self.user, self.password = cert, key, user, password
         self.port = port or free_port()
         self.hostname = hostname
         self.messages = []
         self.refused_logins = 0
         self.lock = threading.Lock()
-        self.controller = None
 
     def _authenticate(self, server, session, envelope, mechanism, auth_data):
         from aiosmtpd.smtp import AuthResult, LoginPassword
@@ -96,25 +118,12 @@ class Smarthost:
         self.controller.start()
         return self
 
-    def stop(self):
-        if self.controller:
-            self.controller.stop()
-            self.controller = None
 
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
-
-
-class Receiver:
+class Receiver(AiosmtpdServer):
     """aiosmtpd as a domain's MX on `address`:`port`: see the module's documentation."""
 
     def __init__(self, cert, key, address, port=25, hostname="mx.receiver.test"):
-        target = pip_target("aiosmtpd", VERSION, "aiosmtpd")
-        if target not in sys.path:
-            sys.path.insert(0, target)
+        super().__init__()
         self.cert, self.key, self.address, self.port, self.hostname = cert, key, address, port, hostname
         self.messages = []
         self.refuse = {}
@@ -122,8 +131,21 @@ class Receiver:
         self.connections = 0
         self.broken_handshakes = 0
         self.refused = 0
+        self.stall_data = False
+        self.stall_quit = False
+        self.stalled_data = 0
+        self.stalled_quits = 0
         self.lock = threading.Lock()
-        self.controller = None
+
+    async def _stall(self, flag, counter, transport):
+        """Waits while the attribute `flag` is set, counting the stall in `counter`; whether the client is still
+        connected afterwards."""
+        if getattr(self, flag):
+            with self.lock:
+                setattr(self, counter, getattr(self, counter) + 1)
+            while getattr(self, flag) and not transport.is_closing():
+                await asyncio.sleep(0.05)
+        return not transport.is_closing()
 
     def messages_to(self, address):
         with self.lock:
@@ -156,6 +178,10 @@ class Receiver:
                 self.transport.write(b"this is not a TLS handshake\r\n")
                 self.transport.close()
 
+            async def smtp_QUIT(self, arg):
+                if await receiver._stall("stall_quit", "stalled_quits", self.transport):
+                    return await super().smtp_QUIT(arg)
+
         class Handler:
             async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
                 reply = receiver.refuse.get(address.rpartition("@")[2].lower())
@@ -167,6 +193,8 @@ class Receiver:
                 return "250 2.1.5 OK"
 
             async def handle_DATA(self, server, session, envelope):
+                if not await receiver._stall("stall_data", "stalled_data", server.transport):
+                    return "421 4.4.2 the client left before the reply"
                 with receiver.lock:
                     receiver.messages.append(Received(
                         envelope.mail_from, list(envelope.rcpt_tos), bytes(envelope.original_content or b""),
@@ -184,17 +212,6 @@ class Receiver:
             decode_data=False)
         self.controller.start()
         return self
-
-    def stop(self):
-        if self.controller:
-            self.controller.stop()
-            self.controller = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
 
 
 if __name__ == "__main__":  # a manual check: a smarthost until Enter, for swaks

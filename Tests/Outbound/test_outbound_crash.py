@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Outbound delivery survives kill -9 (issue 50): a real `postern serve` in `direct` mode on SQLite, killed in the
+middle of an attempt, then started again on the same data directory.
+
+1. Killed during an attempt: the receiver (aiosmtpd, Tests/postern_testkit/smarthost.py's Receiver on 127.0.0.7:25)
+   keeps its reply to the end of DATA back; Postern is killed while it waits. Started again, the message leaves
+   within a minute (the dead process's lease is released at start; with the old 900 s lease it waited 15 minutes),
+   and the receiver holds it once.
+2. Killed between the remote 550 and the commit: the receiver refuses the recipient with `550 5.1.1` and keeps its
+   reply to QUIT back, so the attempt's outcome is known to Postern and not yet recorded when it is killed. Started
+   again, the sender's inbox holds exactly one bounce for it (not zero, not two), and the submission says `no`.
+
+Loopback only; needs root (port 25 on 127.0.0.7) and the debug build (or $POSTERN_BIN); run by scripts/outbound-tests.
+"""
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import Checks, postern
+from postern_testkit.jmap_agent import JMAPAgent
+from postern_testkit.outbound import OutboundWorld, until
+from postern_testkit.smarthost import Receiver
+
+check = Checks()
+RECEIVER = "127.0.0.7"
+
+
+def killed(base):
+    """kill -9 of the server behind `base`, reaped."""
+    base.process.kill()
+    base.process.wait(timeout=30)
+
+
+def status_of(agent, submission, recipient):
+    found = agent.submissions([submission])
+    return ((found[0].get("deliveryStatus") or {}).get(recipient, {}) if found else {}).get("delivered")
+
+
+def bounces(agent, recipient):
+    """The delivery status reports with `Action: failed` for `recipient` in the agent's inbox."""
+    found = []
+    for message in agent.inbox():
+        raw = agent.download(message["blobId"])
+        if (b"report-type=delivery-status" in raw and re.search(rb"Action:\s*failed", raw)
+                and recipient.encode() in raw):
+            found.append(raw)
+    return found
+
+
+def killed_during_attempt(receiver, env, data):
+    address = "late@crash.test"
+    receiver.stall_data = True
+    with postern(env=env, data=data) as base:
+        alice = JMAPAgent(base, "alice-crash")
+        _, sent = alice.send(to=[address], subject="through a crash")
+        check(bool(sent) and until(lambda: receiver.stalled_data >= 1, 30),
+              "the attempt reached the end of DATA, and the receiver keeps its reply back")
+        killed(base)
+    receiver.stall_data = False
+    check(not receiver.messages_to(address), "the receiver took nothing from the killed attempt")
+    started = time.monotonic()
+    with postern(env=env, data=data) as again:
+        alice.base = again
+        arrived = until(lambda: receiver.messages_to(address), 60)
+        elapsed = time.monotonic() - started
+        check(bool(arrived), f"started again, the message left within a minute ({elapsed:.1f} s after the start)")
+        check(until(lambda: status_of(alice, sent, address) == "yes", 30) and len(receiver.messages_to(address)) == 1,
+              f"delivered yes, and the receiver holds it once ({len(receiver.messages_to(address))})")
+
+
+def killed_before_commit(receiver, env, data):
+    address = "gone@crash.test"
+    receiver.refuse["crash.test"] = "550 5.1.1 no such mailbox here"
+    receiver.stall_quit = True
+    with postern(env=env, data=data) as base:
+        bob = JMAPAgent(base, "bob-crash")
+        _, sent = bob.send(to=[address], subject="refused, then a crash")
+        check(bool(sent) and until(lambda: receiver.stalled_quits >= 1, 30) and receiver.refused >= 1,
+              "the receiver answered 550 and keeps its reply to QUIT back")
+        killed(base)
+    receiver.stall_quit = False
+    with postern(env=env, data=data) as again:
+        bob.base = again
+        check(until(lambda: bounces(bob, address), 60), "started again, a bounce reached the sender")
+        check(until(lambda: status_of(bob, sent, address) == "no", 30), "the submission says no")
+        refused = receiver.refused
+        time.sleep(4)  # four retry delays: a second bounce, or another attempt, would show by now
+        found = bounces(bob, address)
+        check(len(found) == 1 and receiver.refused == refused,
+              f"exactly one bounce, and no attempt after it ({len(found)} bounces, "
+              f"{receiver.refused - refused} more attempts)")
+    receiver.refuse.pop("crash.test")
+
+
+def main():
+    if os.geteuid() != 0:
+        raise SystemExit("test_outbound_crash: needs root (the receiver on port 25)")
+    data = tempfile.mkdtemp(prefix="postern-outbound-crash-")
+    try:
+        with OutboundWorld(receiver=False) as world:
+            world.zone[("crash.test", "MX")] = [(10, "mx.crash.test")]
+            world.zone[("mx.crash.test", "A")] = [RECEIVER]
+            cert, key = world.ca.issue("mx.crash.test", ips=(RECEIVER,))
+            env = world.direct_env(POSTERN_SMTP_HOSTNAME="postern.crash.test")
+            with Receiver(cert, key, RECEIVER, hostname="mx.crash.test") as receiver:
+                killed_during_attempt(receiver, env, data)
+                killed_before_commit(receiver, env, data)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    check.finish("test_outbound_crash")
+
+
+if __name__ == "__main__":
+    main()
