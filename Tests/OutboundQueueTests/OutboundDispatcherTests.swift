@@ -156,6 +156,36 @@ struct OutboundDispatcherTests {
     }
 
     @Test(
+        "a lease is renewed while its attempt runs: another instance cannot take the batch after the first lease's end",
+        arguments: StorageBackend.allCases)
+    func renewsWhileAttempting(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock(Self.now)
+        var configuration = OutboundQueueConfiguration()
+        configuration.leaseSeconds = 3  // renewed every second of real time
+        let queue = OutboundQueue(database: test.database, configuration: configuration)
+        try await Self.record(queue, "S1", ["ok@one.example"], at: Self.now)
+        let transport = RecordingTransport(holds: true)
+        var settings = OutboundDispatcher.Settings()
+        settings.idleInterval = .milliseconds(20)
+        let dispatcher = OutboundDispatcher(
+            queue: queue, transport: transport, settings: settings, clock: { clock.now },
+            logger: Logger(label: "outbound.tests"))
+        dispatcher.start()
+        await transport.started(1)
+        #expect(try await queue.nextDue() == Self.now + 3)  // claimed with one lease
+        clock.advance(2)
+        // A renewal during the attempt moves the lease to the clock's now + 3.
+        try await waitUntil("the lease renewed during the attempt") { try await queue.nextDue() == Self.now + 5 }
+        clock.advance(2)  // past the first lease's end, inside the renewed one
+        #expect(try await queue.claim(now: clock.now, limit: 10).isEmpty)
+        #expect(transport.releaseOne())
+        try await waitUntil("the batch delivered and recorded") { try await queue.list().isEmpty }
+        await dispatcher.stop()
+        #expect(transport.batches.map(\.messageID) == ["S1"])
+    }
+
+    @Test(
         "a dispatcher on SQLite releases a dead process's leases at start; on PostgreSQL another instance may hold them",
         arguments: StorageBackend.allCases)
     func releasesLeasesAtStart(backend: StorageBackend) async throws {
