@@ -61,15 +61,31 @@ public protocol OutboundTransport: Sendable {
     /// Delivers `batch`, one outcome per recipient, in the batch's order.
     func deliver(_ batch: OutboundBatch) async -> [OutboundOutcome]
     /// Delivers `batches`, all for one destination domain, over one connection where it can (the queue's connection
-    /// reuse); one list of outcomes per batch, in order. A default delivers them one after another.
-    func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]]
+    /// reuse); one list of outcomes per batch, in order. `settled` is told a batch's outcomes (its index, its
+    /// outcomes) as soon as they are final, while the connection goes on with the next, so the queue can record a
+    /// delivery before a later message's trouble (or a crash) keeps it unrecorded; it may be told nothing. A default
+    /// delivers them one after another and tells `settled` of each as it ends.
+    func deliver(_ batches: [OutboundBatch], settled: @escaping OutboundSettled) async -> [[OutboundOutcome]]
 }
+
+/// Told the final outcomes of one batch of a connection (its index among the connection's batches) before the
+/// connection ends; called on whatever thread carries the connection.
+public typealias OutboundSettled = @Sendable (Int, [OutboundOutcome]) -> Void
 
 extension OutboundTransport {
     /// Each batch on its own, one after another.
-    public func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
+    public func deliver(_ batches: [OutboundBatch], settled: @escaping OutboundSettled) async -> [[OutboundOutcome]] {
         var outcomes: [[OutboundOutcome]] = []
-        for batch in batches { outcomes.append(await deliver(batch)) }
+        for (index, batch) in batches.enumerated() {
+            let delivered = await deliver(batch)
+            settled(index, delivered)
+            outcomes.append(delivered)
+        }
         return outcomes
+    }
+
+    /// ``deliver(_:settled:)`` without early word.
+    public func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
+        await deliver(batches, settled: { _, _ in })
     }
 }

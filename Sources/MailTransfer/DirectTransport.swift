@@ -68,8 +68,9 @@ public struct DirectTransport: OutboundTransport {
 
     /// Delivers `batches` (for one domain: batches for several go domain by domain) to the domain's mail exchangers
     /// over one connection per host, `RSET` between messages; one list of outcomes per batch, in order. A batch that
-    /// cannot be signed is deferred on its own.
-    public func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
+    /// cannot be signed is deferred on its own. `settled` hears of each batch whose outcome is final before the
+    /// connection ends.
+    public func deliver(_ batches: [OutboundBatch], settled: @escaping OutboundSettled) async -> [[OutboundOutcome]] {
         var domains: [String] = []
         for batch in batches where !domains.contains(batch.domain.lowercased()) {
             domains.append(batch.domain.lowercased())
@@ -78,7 +79,7 @@ public struct DirectTransport: OutboundTransport {
             var outcomes: [[OutboundOutcome]] = Array(repeating: [], count: batches.count)
             for domain in domains {
                 let indices = batches.indices.filter { batches[$0].domain.lowercased() == domain }
-                let delivered = await deliver(indices.map { batches[$0] })
+                let delivered = await deliver(indices.map { batches[$0] }) { settled(indices[$0], $1) }
                 for (slot, index) in indices.enumerated() { outcomes[index] = delivered[slot] }
             }
             return outcomes
@@ -118,7 +119,7 @@ public struct DirectTransport: OutboundTransport {
         let delivered = await sequence.deliver(
             prepared.messages, hosts: decision.hosts, port: port, configuration: configuration,
             requireVerifiedTLS: decision.requireVerifiedTLS, addresses: { await resolver.addresses(of: $0) },
-            fallback: fallback)
+            fallback: fallback, settled: prepared.settled(settled))
         return prepared.outcomes(delivered)
     }
 }

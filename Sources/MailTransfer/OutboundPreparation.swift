@@ -67,6 +67,12 @@ struct OutboundPreparation: Sendable {
         /// The outcomes of the batches that could not be prepared, by position.
         fileprivate(set) var refused: [Int: [OutboundOutcome]] = [:]
 
+        /// `settled` told by the batch's index of a message's outcomes, which are told by the message's position.
+        func settled(_ settled: @escaping OutboundSettled) -> OutboundSettled {
+            let sent = sent
+            return { slot, outcomes in if sent.indices.contains(slot) { settled(sent[slot], outcomes) } }
+        }
+
         /// Every batch's outcomes, in order: a sent one's from `delivered` (one list per message), a refused one's
         /// own; a sent one `delivered` has nothing for is deferred, not attempted.
         func outcomes(_ delivered: [[OutboundOutcome]]) -> [[OutboundOutcome]] {

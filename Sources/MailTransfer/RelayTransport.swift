@@ -47,13 +47,15 @@ public struct RelayTransport: OutboundTransport {
     }
 
     /// Delivers `batches` through the relay over one connection, `RSET` between messages; one list of outcomes per
-    /// batch, in order. A batch that cannot be signed is deferred on its own.
-    public func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
+    /// batch, in order. A batch that cannot be signed is deferred on its own. `settled` hears of each batch whose
+    /// outcome is final before the connection ends.
+    public func deliver(_ batches: [OutboundBatch], settled: @escaping OutboundSettled) async -> [[OutboundOutcome]] {
         let prepared = await preparation.prepare(batches)
         guard !prepared.messages.isEmpty else { return prepared.outcomes([]) }
         let delivered = await sequence.deliver(
             prepared.messages, hosts: [relay.host], port: relay.port, configuration: client,
-            requireVerifiedTLS: client.tls == .required, implicitTLS: relay.implicitTLS)
+            requireVerifiedTLS: client.tls == .required, implicitTLS: relay.implicitTLS,
+            settled: prepared.settled(settled))
         return prepared.outcomes(delivered)
     }
 }

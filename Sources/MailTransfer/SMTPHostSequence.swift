@@ -28,11 +28,14 @@ struct SMTPHostSequence: Sendable {
     /// What became of each message's recipients, per message in order, the messages carried over one connection per
     /// host (`RSET` between them). `addresses` gives the addresses to connect to for a host (direct mode asks the MX
     /// lookup's resolver); none lets the connection resolve the name itself. `fallback` (direct mode) retries a failed
-    /// STARTTLS handshake in the clear when it allows, and notes deliveries over TLS.
+    /// STARTTLS handshake in the clear when it allows, and notes deliveries over TLS. `settled` is told a message's
+    /// outcomes as soon as they are final: when its transaction ended with a recipient delivered or failed (one only
+    /// deferred may still go to the next host).
     func deliver(
         _ messages: [SMTPOutboundMessage], hosts: [String], port: Int, configuration: SMTPClientConfiguration,
         requireVerifiedTLS: Bool, implicitTLS: Bool = false,
-        addresses: @Sendable (String) async -> [String] = { _ in [] }, fallback: PlaintextFallback? = nil
+        addresses: @Sendable (String) async -> [String] = { _ in [] }, fallback: PlaintextFallback? = nil,
+        settled: OutboundSettled? = nil
     ) async -> [[OutboundOutcome]] {
         var outcomes: [[String: OutboundOutcome]] = Array(repeating: [:], count: messages.count)
         var remaining = messages.map(\.recipients)
@@ -45,10 +48,18 @@ struct SMTPHostSequence: Sendable {
                 return copy
             }
             let hostAddresses = await addresses(host)
+            let ended = settled.map { settled in
+                { @Sendable (slot: Int, results: [SMTPRecipientResult]) in
+                    guard results.contains(where: { if case .deferred = $0.status { false } else { true } }) else {
+                        return
+                    }
+                    settled(pending[slot], results.map { Self.outcome($0, remoteHost: host) })
+                }
+            }
             var report = await driver.deliver(
                 SMTPClientSession(configuration: configuration, messages: attempt), host: host,
                 addresses: hostAddresses, port: port, requireVerifiedTLS: requireVerifiedTLS,
-                implicitTLS: implicitTLS, on: pool)
+                implicitTLS: implicitTLS, on: pool, settled: ended)
             if report.tlsHandshakeFailed, configuration.tls == .opportunistic, let fallback,
                 await fallback.allowsPlaintext()
             {
@@ -56,7 +67,7 @@ struct SMTPHostSequence: Sendable {
                 clear.tls = .disabled
                 report = await driver.deliver(
                     SMTPClientSession(configuration: clear, messages: attempt), host: host, addresses: hostAddresses,
-                    port: port, requireVerifiedTLS: false, on: pool)
+                    port: port, requireVerifiedTLS: false, on: pool, settled: ended)
             }
             let all = report.results.flatMap { $0 }
             if report.usedTLS, all.contains(where: { if case .delivered = $0.status { true } else { false } }),

@@ -163,7 +163,9 @@ public final class OutboundDispatcher: Sendable {
 
     /// One connection's batches (one destination domain): each lease renewed first (a batch that waited for its
     /// connection longer than its lease may have gone to another instance, and is left to it), then the transport with
-    /// the leases renewed meanwhile, then each batch's completion.
+    /// the leases renewed meanwhile. A batch is completed as soon as the transport says its outcome is final, while
+    /// the connection goes on (a message held up after it, or a crash, cannot leave its delivery unrecorded to be sent
+    /// again); the others when the connection ends.
     func attempt(_ claims: [OutboundClaim]) async {
         // One renewal for the connection's batches: a database error leaves them all to their leases' end.
         let held = (try? await queue.renew(claims, now: clock())) ?? []
@@ -173,21 +175,24 @@ public final class OutboundDispatcher: Sendable {
                 metadata: ["message": "\(claim.batch.messageID)", "domain": "\(claim.batch.domain)"])
         }
         guard !held.isEmpty else { return }
-        let outcomes = await withTaskGroup(of: [[OutboundOutcome]]?.self) { group in
-            group.addTask {
-                await self.keepLeased(held)
-                return nil
-            }
-            group.addTask { await self.transport.deliver(held.map(\.batch)) }
-            var outcomes: [[OutboundOutcome]] = []
-            for await result in group {
-                guard let result else { continue }
-                outcomes = result
-                group.cancelAll()
-            }
-            return outcomes
+        let (settled, settle) = AsyncStream.makeStream(of: (Int, [OutboundOutcome]).self)
+        let (outcomes, completed) = await withTaskGroup(of: Void.self) { renewal in
+            renewal.addTask { await self.keepLeased(held) }
+            async let early: Set<Int> = {
+                var completed: Set<Int> = []
+                for await (index, outcomes) in settled where held.indices.contains(index) {
+                    if completed.insert(index).inserted { await self.complete(held[index], outcomes) }
+                }
+                return completed
+            }()
+            let outcomes = await transport.deliver(held.map(\.batch)) { settle.yield(($0, $1)) }
+            settle.finish()
+            let completed = await early
+            // The renewals end once every completion is written.
+            renewal.cancelAll()
+            return (outcomes, completed)
         }
-        for (index, claim) in held.enumerated() {
+        for (index, claim) in held.enumerated() where !completed.contains(index) {
             // A batch the transport gave no outcomes for is released for another attempt by its completion.
             await complete(claim, index < outcomes.count ? outcomes[index] : [])
         }

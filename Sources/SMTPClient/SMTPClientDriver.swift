@@ -26,6 +26,9 @@ public struct SMTPDeliveryReport: Sendable, Equatable {
 /// concurrency) by the size of the ``WorkerPool`` it passes to ``deliver(_:host:port:requireVerifiedTLS:on:)``.
 /// An event-loop driver would need a TLS client over memory BIOs and buy nothing at the rates of a small MTA.
 public final class SMTPClientDriver: Sendable {
+    /// Told a message's final results (its index in the session, its recipients' results) as its transaction ends.
+    public typealias Settled = @Sendable (Int, [SMTPRecipientResult]) -> Void
+
     /// Which addresses may be reached.
     public let policy: AddressPolicy
     /// How long each connection attempt may take.
@@ -54,15 +57,17 @@ public final class SMTPClientDriver: Sendable {
     ///   - implicitTLS: TLS starts with the connection, before the greeting (`smtps://`, RFC 8314 §3.3).
     ///   - addresses: the addresses to connect to, in order (direct mode resolves MX hosts through its own resolver);
     ///     empty resolves `host` with the system's resolver. TLS checks the certificate against `host` either way.
+    ///   - settled: given each message's results once they are final (its transaction ended), on the session's
+    ///     thread, before the session goes on; every message's results are in the report either way.
     public func deliver(
         _ session: SMTPClientSession, host: String, addresses: [String] = [], port: Int, requireVerifiedTLS: Bool,
-        implicitTLS: Bool = false, on pool: WorkerPool
+        implicitTLS: Bool = false, on pool: WorkerPool, settled: Settled? = nil
     ) async -> SMTPDeliveryReport {
         do {
             return try await pool.run { [self] in
                 deliverBlocking(
                     session, host: host, addresses: addresses, port: port, requireVerifiedTLS: requireVerifiedTLS,
-                    implicitTLS: implicitTLS)
+                    implicitTLS: implicitTLS, settled: settled)
             }
         } catch {
             var session = session
@@ -77,9 +82,10 @@ public final class SMTPClientDriver: Sendable {
     ///   thread.
     public func deliverBlocking(
         _ session: SMTPClientSession, host: String, addresses: [String] = [], port: Int, requireVerifiedTLS: Bool,
-        implicitTLS: Bool = false
+        implicitTLS: Bool = false, settled: Settled? = nil
     ) -> SMTPDeliveryReport {
         var session = session
+        var unsettled = Array(session.messages.indices)
         let connection: OutboundConnection
         do {
             connection = try connect(host: host, addresses: addresses, port: port)
@@ -123,6 +129,14 @@ public final class SMTPClientDriver: Sendable {
                 }
             case .awaitReply(let timeout):
                 actions = awaitReply(&session, connection: connection, host: host, timeout: timeout)
+                if let settled {
+                    let ended = unsettled.filter { session.isDecided(message: $0) }
+                    unsettled.removeAll { ended.contains($0) }
+                    if !ended.isEmpty {
+                        let results = session.results
+                        for message in ended { settled(message, results[message]) }
+                    }
+                }
             case .close:
                 actions = []
             }

@@ -100,6 +100,12 @@ public struct SMTPClientSession: Sendable {
         }
     }
 
+    /// Whether every recipient of message `index` is decided: its outcome is final whatever the session does next
+    /// (a message's transaction ended; the queue may record it before the connection ends).
+    public func isDecided(message index: Int) -> Bool {
+        decided.indices.contains(index) && !decided[index].contains(where: { $0 == nil })
+    }
+
     // MARK: - Events
 
     /// The connection is open: wait for the greeting.

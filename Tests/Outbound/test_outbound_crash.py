@@ -9,6 +9,10 @@ middle of an attempt, then started again on the same data directory.
 2. Killed between the remote 550 and the commit: the receiver refuses the recipient with `550 5.1.1` and keeps its
    reply to QUIT back, so the attempt's outcome is known to Postern and not yet recorded when it is killed. Started
    again, the sender's inbox holds exactly one bounce for it (not zero, not two), and the submission says `no`.
+3. Killed with a reused connection half done: two messages wait for crash.test and leave over one connection; the
+   receiver takes the first and keeps its reply to the second's DATA back. The first is recorded delivered while the
+   connection is still open (before, a connection's deliveries were recorded when it ended), Postern is killed, and
+   started again it sends the second only: the receiver holds each once.
 
 Loopback only; needs root (port 25 on 127.0.0.7) and the debug build (or $POSTERN_BIN); run by scripts/outbound-tests.
 """
@@ -23,7 +27,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, postern
 from postern_testkit.jmap_agent import JMAPAgent
-from postern_testkit.outbound import OutboundWorld, until
+from postern_testkit.outbound import OutboundWorld, cli, until
 from postern_testkit.smarthost import Receiver
 
 check = Checks()
@@ -97,6 +101,39 @@ def killed_before_commit(receiver, env, data):
     receiver.refuse.pop("crash.test")
 
 
+def killed_mid_connection(receiver, env, data):
+    addresses = ("one@crash.test", "two@crash.test")
+    env = env | {"POSTERN_OUTBOUND_RETRY_SECONDS": "3600"}
+    receiver.refuse["crash.test"] = "450 4.2.0 not now"
+    with postern(env=env, data=data) as base:
+        carol = JMAPAgent(base, "carol-crash")
+        refused = receiver.refused
+        sent = {address: carol.send(to=[address], subject="one of two")[1] for address in addresses}
+        check(all(sent.values()) and until(lambda: receiver.refused >= refused + 2, 30),
+              "two messages met a 450 once each and wait an hour")
+        receiver.refuse.pop("crash.test")
+        taken = len(receiver.messages)
+        receiver.stall_data = lambda content: len(receiver.messages) > taken  # the connection's second message
+        connections, stalled = receiver.connections, receiver.stalled_data
+        code, out, err = cli(base.data, env, "mail", "queue", "--all")
+        check(code == 0, f"postern mail queue --all ({code} {out} {err})")
+        check(until(lambda: len(receiver.messages) == taken + 1 and receiver.stalled_data > stalled, 30),
+              "the receiver took the connection's first message and keeps the second's DATA reply back")
+        check(receiver.connections == connections + 1, "both went over one connection")
+        first = next((a for a in addresses if receiver.messages_to(a)), None)
+        second = next(a for a in addresses if a != first)
+        check(first is not None and until(lambda: status_of(carol, sent[first], first) == "yes", 30),
+              "the first is recorded delivered while the connection is still open")
+        killed(base)
+    receiver.stall_data = False
+    with postern(env=env, data=data) as again:
+        carol.base = again
+        check(until(lambda: receiver.messages_to(second), 60), "started again, the second message left")
+        check(until(lambda: status_of(carol, sent[second], second) == "yes", 30), "and is recorded delivered")
+        counts = [len(receiver.messages_to(address)) for address in addresses]
+        check(counts == [1, 1], f"the receiver holds each once ({counts})")
+
+
 def main():
     if os.geteuid() != 0:
         raise SystemExit("test_outbound_crash: needs root (the receiver on port 25)")
@@ -110,6 +147,7 @@ def main():
             with Receiver(cert, key, RECEIVER, hostname="mx.crash.test") as receiver:
                 killed_during_attempt(receiver, env, data)
                 killed_before_commit(receiver, env, data)
+                killed_mid_connection(receiver, env, data)
     finally:
         shutil.rmtree(data, ignore_errors=True)
     check.finish("test_outbound_crash")

@@ -29,10 +29,15 @@ final class RecordingTransport: OutboundTransport {
     /// The message ids each call carried together (one connection's worth).
     var connections: [[String]] { state.withLock { $0.connections } }
 
-    func deliver(_ batches: [OutboundBatch]) async -> [[OutboundOutcome]] {
+    /// One connection: each batch in turn, `settled` told of each as it ends (as a real session records a message
+    /// when its transaction ends, before the next).
+    func deliver(_ batches: [OutboundBatch], settled: @escaping OutboundSettled) async -> [[OutboundOutcome]] {
         state.withLock { $0.connections.append(batches.map(\.messageID)) }
         var outcomes: [[OutboundOutcome]] = []
-        for batch in batches { outcomes.append(await deliver(batch)) }
+        for (index, batch) in batches.enumerated() {
+            outcomes.append(await deliver(batch))
+            settled(index, outcomes[index])
+        }
         return outcomes
     }
     /// The most deliveries that ran at once to each domain.
@@ -86,6 +91,11 @@ final class RecordingTransport: OutboundTransport {
             }
             if now { continuation.resume() }
         }
+    }
+
+    /// Lets the oldest held delivery go on, once one is held (a delivery counts as started just before it holds).
+    func releaseNext() async {
+        while !releaseOne() { await Task.yield() }
     }
 
     /// Lets the oldest held delivery go on; false when none is held.

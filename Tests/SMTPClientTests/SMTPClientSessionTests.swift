@@ -82,10 +82,14 @@ struct SMTPClientSessionTests {
         #expect(h.reply("550 5.1.1 No such user\r\n") == ["RCPT TO:<b@remote.test>\r\n"])
         #expect(h.reply("250 Ok\r\n") == ["DATA\r\n"])
         h.reply("354 go\r\n")
+        #expect(!h.session.isDecided(message: 0))  // b@ waits for the end of DATA
         // Another message follows on the same connection: RSET between them.
         #expect(h.reply("250 Ok\r\n") == ["RSET\r\n"])
+        // The first message's outcome is final once its transaction ended, before the connection does.
+        #expect(h.session.isDecided(message: 0) && !h.session.isDecided(message: 1))
         #expect(h.reply("250 Ok\r\n") == ["MAIL FROM:<x@postern.test>\r\n"])
         #expect(h.reply("553 5.7.1 Sender refused\r\n") == ["QUIT\r\n"])
+        #expect(h.session.isDecided(message: 1) && !h.session.isDecided(message: 2))
         h.reply("221 Bye\r\n")
         #expect(h.session.results.map { $0.map(\.status.name) } == [["failed", "delivered"], ["failed"]])
         #expect(h.session.results[0][0].reply?.enhanced?.description == "5.1.1")

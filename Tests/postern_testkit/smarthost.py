@@ -12,8 +12,9 @@ chose before MAIL, and records every message it takes with the session's facts (
 `Receiver` is an MX host on ADDRESS:25 (root binds it) offering STARTTLS with a certificate the test's CA signed;
 `break_tls = True` makes it answer `220` to STARTTLS and then send bytes that are not TLS and hang up (a handshake that
 fails, as behind a broken middlebox); `refuse[domain] = "450 4.2.0 ..."` answers RCPT TO for that domain so;
-`stall_data` and `stall_quit` keep the reply to the end of DATA or to QUIT back while set (counted in `stalled_data`
-and `stalled_quits`: a test kills the sender mid-attempt), and a message whose client is gone by then is not taken.
+`stall_data` and `stall_quit` keep the reply to the end of DATA or to QUIT back while set (`stall_data` may be a
+function of the message's bytes: only a message it is true of is kept waiting; counted in `stalled_data` and
+`stalled_quits`: a test kills the sender mid-attempt), and a message whose client is gone by then is not taken.
 It counts connections and the STARTTLS handshakes it broke, and records every message taken with whether the session
 was TLS.
 
@@ -137,10 +138,11 @@ class Receiver(AiosmtpdServer):
         self.stalled_quits = 0
         self.lock = threading.Lock()
 
-    async def _stall(self, flag, counter, transport):
-        """Waits while the attribute `flag` is set, counting the stall in `counter`; whether the client is still
-        connected afterwards."""
-        if getattr(self, flag):
+    async def _stall(self, flag, counter, transport, content=b""):
+        """Waits while the attribute `flag` is set (and, when it is a function, it is true of `content`), counting the
+        stall in `counter`; whether the client is still connected afterwards."""
+        value = getattr(self, flag)
+        if value is True or (callable(value) and value(content)):
             with self.lock:
                 setattr(self, counter, getattr(self, counter) + 1)
             while getattr(self, flag) and not transport.is_closing():
@@ -159,8 +161,9 @@ class Receiver(AiosmtpdServer):
 
         class BreakableSMTP(SMTP):
             def connection_made(self, transport):
-                with receiver.lock:
-                    receiver.connections += 1
+                if self.transport is None:  # a new connection, not the TLS transport STARTTLS puts on one
+                    with receiver.lock:
+                        receiver.connections += 1
                 super().connection_made(transport)
 
             async def smtp_STARTTLS(self, arg):
@@ -193,7 +196,8 @@ class Receiver(AiosmtpdServer):
                 return "250 2.1.5 OK"
 
             async def handle_DATA(self, server, session, envelope):
-                if not await receiver._stall("stall_data", "stalled_data", server.transport):
+                if not await receiver._stall("stall_data", "stalled_data", server.transport,
+                                             bytes(envelope.original_content or b"")):
                     return "421 4.4.2 the client left before the reply"
                 with receiver.lock:
                     receiver.messages.append(Received(
