@@ -16,7 +16,10 @@ extension OperatorController {
         guard let message = try await mail.message(address: address, id: call.messageID),
             let raw = try await mail.raw(address: address, id: call.messageID)
         else { throw MailboxError.notFound }
-        let headers = (try? MIMEParser.parse(raw))?.headers ?? []
+        // The parser that stored the message reads its header again (lenient, as received mail needs: the strict
+        // HeaderSection is for what is sent); its size passed the delivery's limit, which may exceed the default.
+        let parsed = try? MIMEParser.parse(raw, limits: MIMELimits(maximumMessageBytes: max(raw.count, 1)))
+        let headers = parsed?.headers ?? []
         let pairs: [(String, JSONValue)] = [
             ("envelope_from", .string(message.summary.envelopeFrom)),
             ("envelope_to", message.summary.envelopeTo.map(JSONValue.string) ?? .null),
