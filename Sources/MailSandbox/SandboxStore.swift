@@ -105,6 +105,13 @@ public struct SandboxStore: MailboxMessageRecords {
         _ = try await database.write { try $0.run("DELETE FROM mailbox_sandbox_messages", []) }
     }
 
+    /// Deletes what the sandbox adds to captured message `id` (the operator's deletion of one, after the message).
+    public func deleteRecords(ofMessage id: String) async throws {
+        _ = try await database.write {
+            try $0.run("DELETE FROM mailbox_sandbox_messages WHERE message_id = ?", [.text(id)])
+        }
+    }
+
     /// Forgets the sandbox's records of `messageIDs`, every one of the user's when nil (their copies are deleted
     /// from the mail store by the caller).
     func deleteSandboxMessages(ownerID: String, messageIDs: [String]?) async throws {

@@ -12,17 +12,31 @@ public struct MailSearch: Sendable, Equatable {
     public var text: String?
     /// Only messages stored under this address (lower-cased exact match); nil: every address.
     public var address: String?
+    /// Only messages that arrived after this point; nil: from the first.
+    public var since: MailSearchPoint?
 
     /// - Parameters: see the properties; nil or empty leaves a field unfiltered.
     public init(
-        to: String? = nil, from: String? = nil, subject: String? = nil, text: String? = nil, address: String? = nil
+        to: String? = nil, from: String? = nil, subject: String? = nil, text: String? = nil, address: String? = nil,
+        since: MailSearchPoint? = nil
     ) {
         self.to = to
         self.from = from
         self.subject = subject
         self.text = text
         self.address = address
+        self.since = since
     }
+}
+
+/// A point in the store's arrival order that a search starts after (the operator API's `since`).
+public enum MailSearchPoint: Sendable, Equatable {
+    /// After a stored message: later seconds, and in its own second the messages that arrived after it
+    /// (`received_at`, then the arrival counter `received_seq`, the order every listing uses).
+    case message(receivedAt: Int64, sequence: Int64)
+    /// From this Unix second on, that second included: arrival times are whole seconds, so a point taken in the same
+    /// second as a later delivery must not lose it.
+    case second(Int64)
 }
 
 /// The operator's view of the store: searches across every address (mailboxes, agent inboxes, sandboxes and the
@@ -30,8 +44,30 @@ public struct MailSearch: Sendable, Equatable {
 /// per-address reads of ``MailStore`` stay the only ones a surface uses for its users.
 extension MailStore {
     /// Messages that match `search` across every address, newest first, at most `limit`.
-    public func search(_ search: MailSearch, limit: Int = 100) async throws -> [MailSummary] {
-        try await matching(search, newestFirst: true, limit: limit)
+    /// - Parameter start: how many of the newest matches to pass over first.
+    public func search(_ search: MailSearch, limit: Int = 100, start: Int = 0) async throws -> [MailSummary] {
+        try await matching(search, newestFirst: true, limit: limit, offset: start)
+    }
+
+    /// How many messages match `search` across every address.
+    public func count(_ search: MailSearch) async throws -> Int {
+        let (filter, values) = Self.conditions(search)
+        return try await database.read { connection in
+            Int(try connection.query("SELECT COUNT(*) AS n FROM mail_messages \(filter)", values).first?.int("n") ?? 0)
+        }
+    }
+
+    /// Where message `id` stands in the arrival order, nil when no address has it: the `since` of a search that
+    /// wants only what came after it.
+    public func point(ofMessage id: String) async throws -> MailSearchPoint? {
+        try await database.read { connection in
+            guard
+                let row = try connection.query(
+                    "SELECT received_at, received_seq FROM mail_messages WHERE id = ?", [.text(id)]
+                ).first, let receivedAt = row.int("received_at"), let sequence = row.int("received_seq")
+            else { return nil }
+            return .message(receivedAt: receivedAt, sequence: sequence)
+        }
     }
 
     /// The oldest message that matches `search` as soon as there is one (at once when one is stored), nil after
@@ -40,7 +76,7 @@ extension MailStore {
         let deadline = ContinuousClock.now + timeout
         while true {
             let ticket = changes.ticket()
-            if let found = try await matching(search, newestFirst: false, limit: 1).first { return found }
+            if let found = try await matching(search, newestFirst: false, limit: 1, offset: 0).first { return found }
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero, !Task.isCancelled else { return nil }
             let pause = database.dialect == .sqlite ? min(remaining, Self.unannouncedLookInterval) : remaining
@@ -70,12 +106,26 @@ extension MailStore {
         }
     }
 
-    private func matching(_ search: MailSearch, newestFirst: Bool, limit: Int) async throws -> [MailSummary] {
+    private func matching(_ search: MailSearch, newestFirst: Bool, limit: Int, offset: Int) async throws
+        -> [MailSummary]
+    {
+        let (filter, values) = Self.conditions(search)
+        let order = newestFirst ? "received_at DESC, received_seq DESC" : "received_at, received_seq"
+        let bound = values + [.integer(Int64(max(1, limit))), .integer(Int64(max(0, offset)))]
+        return try await database.read { connection in
+            try connection.query(
+                "SELECT \(Self.summaryColumns) FROM mail_messages \(filter) ORDER BY \(order) LIMIT ? OFFSET ?", bound
+            ).compactMap(Self.summary)
+        }
+    }
+
+    /// The `WHERE` clause of `search` (empty when it filters nothing) and the values it binds.
+    private static func conditions(_ search: MailSearch) -> (String, [SQLValue]) {
         var conditions: [String] = []
         var values: [SQLValue] = []
         func contains(_ needle: String?, in columns: [String]) {
             guard let needle, !needle.isEmpty else { return }
-            let pattern = "%" + Self.likeEscaped(needle.lowercased()) + "%"
+            let pattern = "%" + likeEscaped(needle.lowercased()) + "%"
             conditions.append("(" + columns.map { "LOWER(\($0)) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
             values += Array(repeating: .text(pattern), count: columns.count)
         }
@@ -87,14 +137,16 @@ extension MailStore {
             conditions.append("address = ?")
             values.append(.text(address.lowercased()))
         }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let order = newestFirst ? "received_at DESC, received_seq DESC" : "received_at, received_seq"
-        let bound = values + [.integer(Int64(max(1, limit)))]
-        return try await database.read { connection in
-            try connection.query(
-                "SELECT \(Self.summaryColumns) FROM mail_messages \(filter) ORDER BY \(order) LIMIT ?", bound
-            ).compactMap(Self.summary)
+        switch search.since {
+        case .message(let receivedAt, let sequence)?:
+            conditions.append("(received_at > ? OR (received_at = ? AND received_seq > ?))")
+            values += [.integer(receivedAt), .integer(receivedAt), .integer(sequence)]
+        case .second(let second)?:
+            conditions.append("received_at >= ?")
+            values.append(.integer(second))
+        case nil: break
         }
+        return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), values)
     }
 
     /// `text` with LIKE's wildcards and the escape character escaped, so that it matches only itself.

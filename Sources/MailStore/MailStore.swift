@@ -224,6 +224,16 @@ public struct MailStore: Sendable {
         }
     }
 
+    /// Marks message `id` of `address` read or unread; false when `address` has no such message.
+    public func setRead(address: String, id: String, read: Bool) async throws -> Bool {
+        defer { changes.announce([address]) }
+        return try await database.write { connection in
+            try connection.run(
+                "UPDATE mail_messages SET is_read = ? WHERE address = ? AND id = ?",
+                [.integer(read ? 1 : 0), .text(address), .text(id)]) > 0
+        }
+    }
+
     /// Whether `address` has message `id` (read or not).
     public func exists(address: String, id: String) async throws -> Bool {
         try await database.read { connection in

@@ -88,8 +88,9 @@ public struct MailboxConfiguration: Sendable {
     public var sandboxSMTPPort: Int?
     /// Bytes one sandbox may hold (the contract's 100 MB); a capture past it is refused `552 5.2.2`.
     public var sandboxQuota: Int64 = 104_857_600
-    /// The bearer token of the operator routes (`/api/operator/messages`: search, wait and reset across every
-    /// address), at least 32 characters. Nil (the default): the routes are not registered, so they answer 404.
+    /// The bearer token of the operator routes (`/api/operator/messages`: search, wait, read, delete and reset
+    /// across every address), at least 32 characters. Nil (the default): the routes are not registered, so they
+    /// answer 404.
     public var operatorToken: String?
     /// Secret that authenticates stateless challenges (at least 32 bytes). `nil` (default): a secret
     /// generated once and kept in the database, so challenges survive a restart.

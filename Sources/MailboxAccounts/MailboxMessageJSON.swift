@@ -20,6 +20,21 @@ public enum MailboxMessageJSON {
         ]
     }
 
+    /// The message object of `GET .../messages/{id}`: the list object without its preview, then the address it is
+    /// stored under, its recipients and id, whether it was read, its bodies and its attachments' descriptions.
+    public static func detailPairs(_ message: MailMessageRecord, address: String) -> [(String, JSONValue)] {
+        var pairs = summaryPairs(message.summary)
+        pairs.removeAll { $0.0 == "preview_text" || $0.0 == "is_read" }
+        return pairs + [
+            ("address", .string(address)), ("to", addressList(message.to)), ("cc", addressList(message.cc)),
+            ("message_id", message.messageID.map(JSONValue.string) ?? .null),
+            ("is_read", .bool(message.summary.isRead)),
+            ("text_body", message.textBody.map(JSONValue.string) ?? .null),
+            ("html_body", message.htmlBody.map(JSONValue.string) ?? .null),
+            ("attachments", attachmentList(message.attachments)),
+        ]
+    }
+
     /// `[{"index","filename","content_type","size"}]` of a message's attachments.
     public static func attachmentList(_ attachments: [MailAttachmentInfo]) -> JSONValue {
         .array(

@@ -61,18 +61,7 @@ struct MessagesController: MailboxController {
         guard let message = try await mail.message(address: account.address, id: call.messageID) else {
             throw MailboxError.notFound
         }
-        var pairs = MailboxMessageJSON.summaryPairs(message.summary)
-        pairs.removeAll { $0.0 == "preview_text" || $0.0 == "is_read" }
-        pairs += [
-            ("address", .string(account.address)), ("to", MailboxMessageJSON.addressList(message.to)),
-            ("cc", MailboxMessageJSON.addressList(message.cc)),
-            ("message_id", message.messageID.map(JSONValue.string) ?? .null),
-            ("is_read", .bool(message.summary.isRead)),
-            ("text_body", message.textBody.map(JSONValue.string) ?? .null),
-            ("html_body", message.htmlBody.map(JSONValue.string) ?? .null),
-            ("attachments", MailboxMessageJSON.attachmentList(message.attachments)),
-        ]
-        return MailboxJSON.response(.ok, pairs)
+        return MailboxJSON.response(.ok, MailboxMessageJSON.detailPairs(message, address: account.address))
     }
 
     /// `GET .../messages/{messageID}/source`: the raw RFC 5322 bytes as `message/rfc822`.

@@ -17,8 +17,10 @@ struct OperatorController: MailboxController {
     static let operatorWaitMaximum = 120
     /// The `?timeout=` of `/api/operator/messages/wait` when none is given, in seconds.
     static let operatorWaitDefault = 30
-    /// Most messages `GET /api/operator/messages` lists (the newest).
+    /// Most messages `GET /api/operator/messages` lists at once (`?limit=`, also its default).
     static let operatorListLimit = 100
+    /// The largest `?start=` of `GET /api/operator/messages`: how many matches a page may pass over.
+    static let operatorListStartMaximum = 1_000_000
 
     /// Adds the operator's routes to `router` when a token is configured.
     func register(on router: inout ContextRouter) {
@@ -28,11 +30,18 @@ struct OperatorController: MailboxController {
         router.add(.GET, path, deferred(.general, operatorOnly(expected, searchMessages)))
         router.add(.GET, path + "/wait", deferred(.general, operatorOnly(expected, waitForMatch)))
         router.add(.DELETE, path, deferred(.general, operatorOnly(expected, resetMessages)))
+        let message = path + "/{messageID}"
+        router.add(.GET, message, deferred(.general, operatorOnly(expected, messageDetail)))
+        router.add(
+            .PUT, message, bodyLimit: MailboxService.bodyLimit, deferred(.general, operatorOnly(expected, markMessage)))
+        router.add(.DELETE, message, deferred(.general, operatorOnly(expected, deleteMessage)))
+        router.add(.GET, message + "/raw", deferred(.general, operatorOnly(expected, rawMessage)))
+        router.add(.GET, message + "/attachments/{index}", deferred(.general, operatorOnly(expected, attachment)))
     }
 
     /// `handler` behind the operator's bearer: digests compared in constant time, so neither the token's bytes nor
     /// its length show in the time a refusal takes.
-    private func operatorOnly(
+    func operatorOnly(
         _ expected: [UInt8], _ handler: @escaping @Sendable (MailboxCall) async throws -> HTTPResponse
     ) -> @Sendable (MailboxCall) async throws -> HTTPResponse {
         { call in
@@ -45,18 +54,27 @@ struct OperatorController: MailboxController {
         }
     }
 
-    /// `GET /api/operator/messages?to=&from=&subject=&text=`: `{"messages": [...]}`, newest first, at most 100.
+    /// `GET /api/operator/messages?to=&from=&subject=&text=&since=&start=&limit=`: `{"messages": [...], "total": n,
+    /// "start": n}`, newest first: `limit` (1 to 100, default 100) of the `total` matches after the newest `start`.
     private func searchMessages(_ call: MailboxCall) async throws -> HTTPResponse {
-        let found = try await mail.search(Self.operatorSearch(call), limit: Self.operatorListLimit)
-        return MailboxJSON.response(.ok, [("messages", .array(found.map { .object(Self.operatorPairs($0)) }))])
+        let limit = try call.integerQuery("limit", in: 1...Self.operatorListLimit, fallback: Self.operatorListLimit)
+        let start = try call.integerQuery("start", in: 0...Self.operatorListStartMaximum, fallback: 0)
+        let search = try await operatorSearch(call)
+        let found = try await mail.search(search, limit: limit, start: start)
+        return MailboxJSON.response(
+            .ok,
+            [
+                ("messages", .array(found.map { .object(Self.operatorPairs($0)) })),
+                ("total", .int(Int64(try await mail.count(search)))), ("start", .int(Int64(start))),
+            ])
     }
 
-    /// `GET /api/operator/messages/wait?to=&subject=&timeout=S`: the oldest matching message as soon as there is
-    /// one, or 204 after `timeout` seconds (default 30, at most 120).
+    /// `GET /api/operator/messages/wait?to=&subject=&since=&timeout=S`: the oldest matching message (after `since`)
+    /// as soon as there is one, or 204 after `timeout` seconds (default 30, at most 120).
     private func waitForMatch(_ call: MailboxCall) async throws -> HTTPResponse {
         let seconds = try call.integerQuery(
             "timeout", in: 0...Self.operatorWaitMaximum, fallback: Self.operatorWaitDefault)
-        guard let found = try await mail.oldestMatch(Self.operatorSearch(call), timeout: .seconds(seconds)) else {
+        guard let found = try await mail.oldestMatch(try await operatorSearch(call), timeout: .seconds(seconds)) else {
             return MailboxJSON.noContent()
         }
         return MailboxJSON.response(.ok, Self.operatorPairs(found))
@@ -70,11 +88,23 @@ struct OperatorController: MailboxController {
         return MailboxJSON.response(.ok, [("deleted", .int(Int64(deleted)))])
     }
 
-    private static func operatorSearch(_ call: MailboxCall) -> MailSearch {
+    /// The filters of `call`'s query. `since` is an RFC 3339 time (messages of its second on) or the id of a stored
+    /// message (those that arrived after it); anything else, an unknown id included, is a 400.
+    private func operatorSearch(_ call: MailboxCall) async throws -> MailSearch {
         let request = call.request
+        var since: MailSearchPoint?
+        if let text = request.queryItem("since") {
+            if let second = RFC3339.parse(text) {
+                since = .second(second)
+            } else if let point = try await mail.point(ofMessage: text) {
+                since = point
+            } else {
+                throw MailboxError.invalidRequest
+            }
+        }
         return MailSearch(
             to: request.queryItem("to"), from: request.queryItem("from"), subject: request.queryItem("subject"),
-            text: request.queryItem("text"))
+            text: request.queryItem("text"), since: since)
     }
 
     /// A message list object of Mail.td's shape plus the address it is stored under and its envelope recipients.

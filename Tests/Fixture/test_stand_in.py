@@ -1,82 +1,73 @@
-"""Postern as the stand-in a test suite starts with one flag: --profile test and the JSON line, nothing else. Run
-under pytest-xdist (`pytest -n 4`), each worker with its own server."""
+"""Postern as the stand-in a test suite starts with one flag: --profile test and the JSON line, then the operator's
+message API for what was sent. Run under pytest-xdist (`pytest -n 4`), each worker with its own server."""
 
 import json
 import os
+import re
 import smtplib
 import socket
 import subprocess
 import threading
 import time
-import urllib.error
 import urllib.request
 import uuid
 from email.message import EmailMessage
 
-from conftest import POSTERN, start_postern, stop_postern
+from conftest import POSTERN, start_postern
 
 
-def call(base, method, path, body=None, token=None):
-    request = urllib.request.Request(base + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode())
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            raw = response.read()
-            return response.status, json.loads(raw) if raw else None
-    except urllib.error.HTTPError as error:
-        raw = error.read()
-        return error.code, json.loads(raw) if raw else None
-
-
-def account(base):
-    """A Mail.td account on the default domain: no proof of work under the test profile."""
-    address = f"{uuid.uuid4().hex[:12]}@mail.localhost"
-    status, body = call(base, "POST", "/api/accounts", {"address": address, "password": "hunter22"})
-    assert status == 201, body
-    return address, body["id"], body["token"]
-
-
-def mail(smtp, sender, to, subject):
+def send(smtp, to, subject, text="hello", login=None):
     host, port = smtp.rsplit(":", 1)
     message = EmailMessage()
-    message["From"], message["To"], message["Subject"] = sender, to, subject
-    message.set_content("hello")
+    message["From"], message["To"], message["Subject"] = "app@example.com", to, subject
+    message.set_content(text)
     with smtplib.SMTP(host, int(port), timeout=30) as client:
+        if login:
+            client.login(*login)
         client.send_message(message)
+
+
+def get(base, path, body=None, token=None):
+    request = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())
+
+
+def test_the_docs_show_this_fixture():
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "docs", "testing.md")) as docs:
+        shown = re.search(r"```python\n# conftest.py\n(.*?)```", docs.read(), re.S).group(1)
+    with open(os.path.join(here, "conftest.py")) as conftest:
+        assert conftest.read().split('"""\n\n', 1)[1] == shown
 
 
 def test_the_json_line_names_every_listener(postern):
     assert postern["http"].startswith("http://127.0.0.1:") and not postern["http"].endswith(":8080")
     assert postern["smtp"].startswith("127.0.0.1:") and postern["sandbox"].startswith("127.0.0.1:")
     assert os.path.isdir(postern["data_dir"])
-    assert call(postern["http"], "GET", "/healthz") == (200, {"status": "ok"})
+    assert get(postern["http"], "/healthz") == {"status": "ok"}
 
 
-def test_an_account_receives_smtp_mail_and_waits_for_it(postern):
-    address, account_id, token = account(postern["http"])
-    mail(postern["smtp"], "ci@example.com", address, "welcome")
-    status, message = call(postern["http"], "GET", f"/api/accounts/{account_id}/messages/wait?timeout=10",
-                           token=token)
-    assert status == 200 and message["subject"] == "welcome"
+def test_the_next_message_gives_the_whole_link(postern, next_mail):
+    address = f"{uuid.uuid4().hex[:12]}@example.org"
+    link = "https://app.example/confirm?token=" + uuid.uuid4().hex * 8
+    send(postern["smtp"], address, "welcome", text=f"Confirm: {link}\n")
+    message = next_mail(address)
+    assert message["subject"] == "welcome" and message["links"] == [link]
 
 
-def test_messages_of_one_second_keep_their_order(postern):
-    address, account_id, token = account(postern["http"])
+def test_the_next_message_is_a_queue_in_arrival_order(postern, next_mail):
+    address = f"{uuid.uuid4().hex[:12]}@example.org"
     for subject in ("first", "second", "third"):
-        mail(postern["smtp"], "ci@example.com", address, subject)
-    status, listed = call(postern["http"], "GET", f"/api/accounts/{account_id}/messages", token=token)
-    assert status == 200
-    assert [m["subject"] for m in listed["messages"]] == ["third", "second", "first"]
-    status, oldest = call(postern["http"], "GET", f"/api/accounts/{account_id}/messages/wait?timeout=5", token=token)
-    assert oldest["subject"] == "first"
+        send(postern["smtp"], address, subject)
+    assert [next_mail(address)["subject"] for _ in range(3)] == ["first", "second", "third"]
 
 
 def test_agent_signup_needs_no_work(postern):
-    status, challenge = call(postern["http"], "POST", "/api/v1/challenge")
-    assert status == 200 and challenge["difficulty"] == 0
+    assert get(postern["http"], "/api/v1/challenge", body={})["difficulty"] == 0
 
 
 class CountingResolver:
@@ -106,31 +97,22 @@ def sandbox_capture(mail_auth):
     token, and returns how many DNS questions the server asked."""
     resolver = CountingResolver()
     data = f"/tmp/postern-fixture-{uuid.uuid4().hex}"
-    env = {"POSTERN_DNS_RESOLVER": resolver.address}
-    if mail_auth:
-        env["POSTERN_SANDBOX_MAIL_AUTH"] = "on"
+    env = {"POSTERN_DNS_RESOLVER": resolver.address, "POSTERN_SANDBOX_MAIL_AUTH": "on" if mail_auth else "off"}
     subprocess.run([POSTERN, "pro", "create", "--data-dir", data, "--email", "pro@example.com",
                     "--password", "hunter22"], check=True, capture_output=True, env=dict(os.environ, **env))
     process, bound = start_postern("--data-dir", data, env=env)
     try:
         base = bound["http"]
-        status, login = call(base, "POST", "/api/user/login", {"email": "pro@example.com", "password": "hunter22"})
-        assert status == 200, login
-        status, created = call(base, "POST", "/api/user/tokens", {"name": "ci"}, token=login["token"])
-        assert status == 201, created
-        host, port = bound["sandbox"].rsplit(":", 1)
-        message = EmailMessage()
-        message["From"], message["To"], message["Subject"] = "app@example.com", "someone@example.org", "captured"
-        message.set_content("hello")
-        with smtplib.SMTP(host, int(port), timeout=30) as client:
-            client.login("ci", created["token"])
-            client.send_message(message)
-        status, listed = call(base, "GET", "/api/user/sandbox/messages", token=login["token"])
-        assert status == 200 and [m["subject"] for m in listed["messages"]] == ["captured"]
+        login = get(base, "/api/user/login", {"email": "pro@example.com", "password": "hunter22"})
+        created = get(base, "/api/user/tokens", {"name": "ci"}, token=login["token"])
+        send(bound["sandbox"], "someone@example.org", "captured", login=("ci", created["token"]))
+        listed = get(base, "/api/user/sandbox/messages", token=login["token"])
+        assert [m["subject"] for m in listed["messages"]] == ["captured"]
         time.sleep(0.2)
         return resolver.questions
     finally:
-        stop_postern(process)
+        process.terminate()
+        process.wait(timeout=30)
         subprocess.run(["rm", "-rf", data], check=False)
 
 

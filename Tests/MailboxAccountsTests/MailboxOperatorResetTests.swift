@@ -30,4 +30,26 @@ struct MailboxOperatorResetTests {
         let listed = await harness.send(.GET, "/api/user/sandbox/messages", bearer: token)
         #expect(listed["messages"] == .array([]))
     }
+
+    @Test("DELETE /api/operator/messages/{id} deletes that captured message and the sandbox's record of it alone")
+    func deleteOneForgetsItsRecord() async throws {
+        let harness = try MailboxHarness { $0.operatorToken = "operator-secret" }
+        let token = try await harness.proToken(email: "one@example.com")
+        let owner = await harness.send(.GET, "/api/user/me", bearer: token).string("id")
+        var ids: [String] = []
+        for subject in ["kept", "deleted"] {
+            let raw = Array("From: app@example.net\r\nTo: x@example.org\r\nSubject: \(subject)\r\n\r\nHi.\r\n".utf8)
+            ids.append(
+                try await harness.sandbox.captureInSandbox(
+                    owner: owner, mailFrom: "app@example.net", recipients: ["x@example.org"], clientIP: "127.0.0.1",
+                    raw: raw, authResults: nil))
+        }
+        let deleted = await harness.send(.DELETE, "/api/operator/messages/\(ids[1])", bearer: "operator-secret")
+        #expect(deleted.status == 204)
+        #expect(try await Self.sandboxRecords(harness) == 1)
+        let again = await harness.send(.DELETE, "/api/operator/messages/\(ids[1])", bearer: "operator-secret")
+        #expect(again.status == 404 && again["error"] == .string("not_found"))
+        let listed = await harness.send(.GET, "/api/user/sandbox/messages", bearer: token)
+        #expect(listed["messages"]?.arrayValue?.count == 1)
+    }
 }
