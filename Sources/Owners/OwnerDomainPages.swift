@@ -97,11 +97,11 @@ public struct OwnerDomainPages: Sendable {
         if domain.verifiedAt != nil, wasPending {
             await service.audit.owner(owner.id, .domainVerified, target: domain.domain, client: client)
         }
-        // Whether the DKIM records are published is shown with the check; it is no condition of verification.
-        let keyChecks = try await service.domains.checkSigningKeyRecords(domain)
+        // Whether the DKIM, SPF and DMARC records are published is kept with the check (the page shows each row's last
+        // state); it is no condition of verification.
+        _ = try await service.domains.checkRecords(domain, check: check)
         return try await page(request, owner) {
             $0.check = (domain.id, check)
-            $0.keyChecks = keyChecks
             if domain.verifiedAt != nil { $0.notice = "\(domain.domain) is verified." }
         }
     }

@@ -154,12 +154,12 @@ struct WebInboxDashboardPage {
             """
     }
 
-    /// A record's state: what the lookup just made found, else what the domain keeps (the TXT token verified, the MX
-    /// seen by the last check); a DKIM record is known only right after a verification.
+    /// A record's state: what the lookup just made found, else what the last check kept for it (every record's state
+    /// is kept with the domain), else what the domain itself says (the TXT token verified, the MX seen).
     private static func state(_ record: ProDashboardRecord, index: Int, of domain: ProDashboardDomain, found: Bool?)
         -> String
     {
-        if let found { return found ? (index == 0 ? "verified" : "published") : "not found" }
+        if let found = found ?? record.found { return found ? (index == 0 ? "verified" : "published") : "not found" }
         switch index {
         case 0: return domain.verified ? "verified" : "pending"
         case 1: return domain.mxConfigured ? "published" : "pending"
