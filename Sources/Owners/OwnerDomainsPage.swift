@@ -25,7 +25,7 @@ struct OwnerDomainsPage {
     func render() -> String {
         let e = HTMLText.escape
         var main = OwnerPageShell.flash(notice, kind: "notice") + OwnerPageShell.flash(error, kind: "error")
-        main += "<p><a href=\"/owner\">← Your inboxes</a></p>\n"
+        // The way back to the inboxes is the header's (OwnerPageShell's nav, with the web inbox's link).
         if let created {
             main += """
                 <section class="card result" id="created-inbox">

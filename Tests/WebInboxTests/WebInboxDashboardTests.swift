@@ -352,7 +352,8 @@ struct WebInboxDashboardTests {
         var page = await browser.send(.GET, Self.dashboard)
         #expect(
             page.text.contains(
-                "<li class=\"account\"><a class=\"address\" href=\"/inbox/m/one%40pro.localhost\">one@pro.localhost</a>"
+                "<li class=\"account\"><a class=\"address\" href=\"/inbox/m/one%40pro.localhost\">"
+                    + "one<wbr>@pro.<wbr>localhost</a>"
             ))
         #expect(page.text.contains("id=\"no-sandbox\""))
 
@@ -369,7 +370,7 @@ struct WebInboxDashboardTests {
         let home = await browser.send(.GET, "/inbox")
         #expect(home.text.contains(">Sandbox</a>"))
         #expect(!home.text.contains(">\(sandbox)</a>"))
-        #expect(home.text.contains(">one@pro.localhost</a>"))
+        #expect(home.text.contains(">one<wbr>@pro.<wbr>localhost</a>"))
     }
 
     @Test("a flash's fields survive its encoding whatever they hold, and nothing else decodes")
