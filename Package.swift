@@ -119,7 +119,7 @@ let package = Package(
         // Surface 1: Atomic Mail compatible agent signup.
         // Custom domains, one model for every surface: owners' and Mail.td Pro users' claims in one table,
         // the ownership rules once; surfaces answer for their own mailboxes through a port.
-        .target(name: "CustomDomains", dependencies: ["Storage", "DNS", "AuthCrypto"]),
+        .target(name: "CustomDomains", dependencies: ["Storage", "DNS", "AuthCrypto", "JSON"]),
         .target(name: "AgentAuth", dependencies: [
             "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "AgentPoW", "Directory",
             "CustomDomains",

@@ -31,12 +31,17 @@ public final class SQLAuditLog: AuditLog {
         try await database.read { try Self.events($0, since: since, ownerID: ownerID, limit: limit) }
     }
 
-    /// ``events(since:ownerID:limit:)`` on `connection`: newest first (ties by insertion order).
-    public static func events(_ connection: any SQLConnection, since: Int64?, ownerID: String?, limit: Int) throws
-        -> [AuditEvent]
-    {
+    /// ``events(since:ownerID:limit:)`` on `connection`: newest first (ties by insertion order); with `action`, only
+    /// the events of that action.
+    public static func events(
+        _ connection: any SQLConnection, since: Int64?, ownerID: String?, action: AuditAction? = nil, limit: Int
+    ) throws -> [AuditEvent] {
         var conditions: [String] = []
         var bindings: [SQLValue] = []
+        if let action {
+            conditions.append("action = ?")
+            bindings.append(.text(action.rawValue))
+        }
         if let since {
             conditions.append("time >= ?")
             bindings.append(.integer(since))

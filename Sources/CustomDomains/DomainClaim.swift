@@ -14,10 +14,13 @@ public struct DomainClaim: Sendable, Equatable {
     public var mxConfigured: Bool
     /// When the claim was made, Unix seconds.
     public let createdAt: Int64
+    /// What the last check of every record found (``CustomDomains/checkRecords(_:check:resolver:now:)``); nil before
+    /// the first.
+    public var recordStates: DomainRecordStates?
 
     public init(
         id: String, holder: DomainHolder, domain: String, verifyToken: String, verifiedAt: Int64?,
-        mxConfigured: Bool, createdAt: Int64
+        mxConfigured: Bool, createdAt: Int64, recordStates: DomainRecordStates? = nil
     ) {
         self.id = id
         self.holder = holder
@@ -26,6 +29,7 @@ public struct DomainClaim: Sendable, Equatable {
         self.verifiedAt = verifiedAt
         self.mxConfigured = mxConfigured
         self.createdAt = createdAt
+        self.recordStates = recordStates
     }
 
     /// Whether a check has proven the claim.

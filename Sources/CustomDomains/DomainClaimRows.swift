@@ -1,10 +1,11 @@
 import Storage
 
-/// Every statement on `custom_domain_claims` (migration 0033): one row a claim, its holder in `owner_id` or
-/// `pro_user_id` (exactly one is set; each cascades from its holder's table), `verified_at` NULL while pending. A
-/// partial unique index allows one verified claim a domain, and one claim a holder a domain.
+/// Every statement on `custom_domain_claims` (migration 0033; `record_states` 0045): one row a claim, its holder in
+/// `owner_id` or `pro_user_id` (exactly one is set; each cascades from its holder's table), `verified_at` NULL while
+/// pending. A partial unique index allows one verified claim a domain, and one claim a holder a domain.
 enum DomainClaimRows {
-    static let columns = "id, owner_id, pro_user_id, domain, verify_token, verified_at, mx_configured, created_at"
+    static let columns =
+        "id, owner_id, pro_user_id, domain, verify_token, verified_at, mx_configured, created_at, record_states"
     static let select = "SELECT \(columns) FROM custom_domain_claims"
 
     static func verified(_ domain: String, _ connection: any SQLConnection) throws -> DomainClaim? {
@@ -66,6 +67,12 @@ enum DomainClaimRows {
             "UPDATE custom_domain_claims SET mx_configured = ? WHERE id = ?", [.integer(configured ? 1 : 0), .text(id)])
     }
 
+    /// Keeps what the last check of every record found (migration 0045).
+    static func setRecordStates(id: String, _ states: DomainRecordStates, _ connection: any SQLConnection) throws {
+        try connection.run(
+            "UPDATE custom_domain_claims SET record_states = ? WHERE id = ?", [.text(states.json), .text(id)])
+    }
+
     static func deletePending(on domain: String, _ connection: any SQLConnection) throws {
         try connection.run(
             "DELETE FROM custom_domain_claims WHERE domain = ? AND verified_at IS NULL", [.text(domain)])
@@ -111,7 +118,8 @@ enum DomainClaimRows {
         else { return nil }
         return DomainClaim(
             id: id, holder: holder, domain: domain, verifyToken: token, verifiedAt: row.int("verified_at"),
-            mxConfigured: row.int("mx_configured") == 1, createdAt: created)
+            mxConfigured: row.int("mx_configured") == 1, createdAt: created,
+            recordStates: row.text("record_states").flatMap(DomainRecordStates.init(json:)))
     }
 }
 

@@ -72,7 +72,7 @@ extension MailboxService {
                 served: Set(configuration.domains + configuration.proDomains), now: now)
         }
         await recordPro(user.id, .domainAdded, target: claim.domain, clientAddress: client)
-        return ProDomain(claim: claim, records: try await domainRecords(claim))
+        return ProDomain(claim: claim, records: try await domainRecords(claim), policies: policyRecords(claim))
     }
 
     /// Looks the records of `user`'s claim `id` up now (the rules of `POST /api/user/domains/{id}/verify`).
@@ -93,10 +93,15 @@ extension MailboxService {
         if !before.isVerified, claim.isVerified {
             await recordPro(user.id, .domainVerified, target: claim.domain, clientAddress: client)
         }
-        let keys = try await customDomains.checkSigningKeyRecords(on: claim.domain, resolver: resolver)
+        // DKIM, SPF and DMARC are looked up with it and every record's state kept with the claim (the dashboard shows
+        // each row's last state); none is a condition of verification.
+        var checked = claim
+        let (states, keys) = try await customDomains.checkRecords(claim, check: check, resolver: resolver, now: now)
+        checked.recordStates = states
         let records = apexRecords(claim, check: check) + keyRecords(keys.map { ($0.record, $0.published) })
         return ProDomainVerification(
-            claim: claim, txtFound: check.txtFound, mxFound: check.mxFound, records: records, message: check.message)
+            claim: claim, txtFound: check.txtFound, mxFound: check.mxFound, records: records, message: check.message,
+            policies: policyRecords(checked))
     }
 
     /// Deletes `user`'s claim `id`.
@@ -110,10 +115,25 @@ extension MailboxService {
     }
 
     /// The records `claim` asks to publish, no lookup made: the apex TXT and MX, then the DKIM keys' (made when the
-    /// domain has none yet).
+    /// domain has none yet), each `ok` as the last check found it (nil before the first).
     func domainRecords(_ claim: DomainClaim) async throws -> [ProDomainRecord] {
         let keys = try await customDomains.signingKeyRecords(on: claim.domain)
-        return apexRecords(claim, check: nil) + keyRecords(keys.map { ($0, nil) })
+        let states = claim.recordStates
+        let apex = apexRecords(claim, check: nil).enumerated().map { index, record in
+            ProDomainRecord(
+                type: record.type, host: record.host, value: record.value, priority: record.priority,
+                ok: index == 0 ? states?.txt : states?.mx)
+        }
+        return apex + keyRecords(keys.map { ($0, states?.dkim[$0.name]) })
+    }
+
+    /// The SPF and DMARC records sending from `claim`'s domain needs, each `ok` as the last check found it.
+    func policyRecords(_ claim: DomainClaim) -> [ProDomainRecord] {
+        SendingPolicyRecord.all(for: claim.domain).map { policy in
+            ProDomainRecord(
+                type: "TXT", host: policy.name, value: policy.value, priority: nil,
+                ok: claim.recordStates?.published(policy.kind))
+        }
     }
 
     /// The custom domains of the active Pro user `proUserID`, oldest first, each with its records (claims pending past
@@ -123,7 +143,8 @@ extension MailboxService {
         let user = try await activeProUser(proUserID)
         var domains: [ProDomain] = []
         for claim in try await customDomains.claims(of: .proUser(user.id), now: clock()) {
-            domains.append(ProDomain(claim: claim, records: try await domainRecords(claim)))
+            domains.append(
+                ProDomain(claim: claim, records: try await domainRecords(claim), policies: policyRecords(claim)))
         }
         return domains
     }

@@ -32,6 +32,9 @@ public struct ProDomain: Sendable, Equatable {
     public let claim: DomainClaim
     /// The records to publish, in the API's order.
     public let records: [ProDomainRecord]
+    /// The SPF and DMARC records sending from the domain needs (docs/outbound.md), with the last check's `ok`: shown
+    /// by the dashboard beside ``records``, not part of the Mail.td API's `dns_records`.
+    public var policies: [ProDomainRecord] = []
 }
 
 /// What one verification found: the claim as it stands after it, and each record looked up with its `ok`.
@@ -46,4 +49,6 @@ public struct ProDomainVerification: Sendable, Equatable {
     public let records: [ProDomainRecord]
     /// What to do next, or why a lookup got no answer; nil when the TXT and MX were found.
     public let message: String?
+    /// The SPF and DMARC records, each with what this check found (``ProDomain/policies``).
+    public var policies: [ProDomainRecord] = []
 }

@@ -24,8 +24,8 @@ extension OAuthService {
 
     /// `POST /oauth/consent`: checks the CSRF token, the session, the signed request and the whole authorization
     /// request again; deny redirects `access_denied`; approve creates the grant and the code and redirects with
-    /// `code`, `state` and `iss`.
-    func consent(_ request: HTTPRequest) async throws -> HTTPResponse {
+    /// `code`, `state` and `iss`. The audit trail records `client`, the browser's address.
+    func consent(_ request: HTTPRequest, client: String?) async throws -> HTTPResponse {
         let fields = request.formFields()
         let ticket = fields["request"] ?? ""
         guard browser.csrfValid(fields, request) else {
@@ -81,7 +81,7 @@ extension OAuthService {
             do {
                 let inbox = try await inboxes.createInbox(username: username, ownerID: owner.id).inbox
                 agentID = inbox.accountID
-                await audit.owner(owner.id, .inboxCreated, target: inbox.address)
+                await audit.owner(owner.id, .inboxCreated, target: inbox.address, client: client)
             } catch let error as OwnedInboxError {
                 if case .limitReached = error { return try await again(Self.words(error), .forbidden) }
                 return try await again(Self.words(error), .unprocessableEntity)
@@ -102,7 +102,7 @@ extension OAuthService {
             grantLifetime: configuration.grantLifetime)
         metrics.grants.increment()
         await audit.owner(
-            owner.id, .appApproved, target: grant.id,
+            owner.id, .appApproved, target: grant.id, client: client,
             details: AuditDetails.json(["client_id": grant.clientID, "scopes": scopes.joined(separator: " ")]))
         return HTMLPage.redirect(
             to: OAuthURL.appending(

@@ -137,7 +137,7 @@ public final class OAuthService: Sendable {
             .json(.notFound, #"{"error":"not_found"}"#)
         })
         router.add(.POST, "/oauth/consent", bodyLimit: limit, .deferred { [self] request, context, _ in
-            await pageMiddleware(context) { try await consent(request) }
+            await pageMiddleware(context) { try await consent(request, client: context.clientAddress?.description) }
         })
     }
 

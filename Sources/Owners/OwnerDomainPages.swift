@@ -22,14 +22,14 @@ public struct OwnerDomainPages: Sendable {
     /// Adds `GET|POST /owner/domains` and `POST /owner/domains/{id}/verify|delete|inboxes`.
     public func register(into router: inout ContextRouter) {
         let limit = service.configuration.bodyLimit
-        router.add(.GET, "/owner/domains", route { request, _, owner in try await page(request, owner) })
+        router.add(.GET, "/owner/domains", route { request, _, owner, _ in try await page(request, owner) })
         router.add(.POST, "/owner/domains", bodyLimit: limit, route(add))
         router.add(.POST, "/owner/domains/{id}/verify", bodyLimit: limit, route(verify))
         router.add(.POST, "/owner/domains/{id}/delete", bodyLimit: limit, route(delete))
         router.add(.POST, "/owner/domains/{id}/inboxes", bodyLimit: limit, route(createInbox))
     }
 
-    typealias Handler = OwnerService.OwnerPageHandler
+    typealias Handler = OwnerService.OwnerActionHandler
 
     /// Rate limit and error page (the service's middleware), sign-in required, CSRF checked on posts.
     private func route(_ handler: @escaping Handler) -> ContextRouteHandler {
@@ -48,11 +48,13 @@ public struct OwnerDomainPages: Sendable {
         return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
     }
 
-    private func add(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
+    private func add(
+        _ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?
+    ) async throws -> HTTPResponse {
         let typed = request.formFields()["domain"] ?? ""
         do {
             let domain = try await service.domains.add(typed, ownerID: owner.id)
-            await service.audit.owner(owner.id, .domainAdded, target: domain.domain)
+            await service.audit.owner(owner.id, .domainAdded, target: domain.domain, client: client)
             return try await page(request, owner, status: .created) {
                 $0.notice = "Added \(domain.domain). Publish the TXT record below, then verify."
             }
@@ -71,7 +73,9 @@ public struct OwnerDomainPages: Sendable {
         }
     }
 
-    private func verify(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
+    private func verify(
+        _ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?
+    ) async throws -> HTTPResponse {
         guard let id = parameters["id"] else {
             return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
         }
@@ -91,20 +95,22 @@ public struct OwnerDomainPages: Sendable {
         guard let (domain, check) = result
         else { return OwnerService.messagePage(.notFound, "Your domains", "No such domain.") }
         if domain.verifiedAt != nil, wasPending {
-            await service.audit.owner(owner.id, .domainVerified, target: domain.domain)
+            await service.audit.owner(owner.id, .domainVerified, target: domain.domain, client: client)
         }
-        // Whether the DKIM records are published is shown with the check; it is no condition of verification.
-        let keyChecks = try await service.domains.checkSigningKeyRecords(domain)
+        // Whether the DKIM, SPF and DMARC records are published is kept with the check (the page shows each row's last
+        // state); it is no condition of verification.
+        _ = try await service.domains.checkRecords(domain, check: check)
         return try await page(request, owner) {
             $0.check = (domain.id, check)
-            $0.keyChecks = keyChecks
             if domain.verifiedAt != nil { $0.notice = "\(domain.domain) is verified." }
         }
     }
 
     /// Refused while the owner has inboxes on the domain: an inbox there is local only while its owner holds the
     /// domain verified, so deleting the domain under them would silently cut them off (and free it for someone else).
-    private func delete(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
+    private func delete(
+        _ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?
+    ) async throws -> HTTPResponse {
         guard let id = parameters["id"], let domain = try await service.domains.domain(id: id, ownerID: owner.id) else {
             return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
         }
@@ -129,11 +135,13 @@ public struct OwnerDomainPages: Sendable {
             }
         }
         guard deleted else { return OwnerService.messagePage(.notFound, "Your domains", "No such domain.") }
-        await service.audit.owner(owner.id, .domainRemoved, target: domain.domain)
+        await service.audit.owner(owner.id, .domainRemoved, target: domain.domain, client: client)
         return try await page(request, owner) { $0.notice = "Domain deleted." }
     }
 
-    private func createInbox(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws
+    private func createInbox(
+        _ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?
+    ) async throws
         -> HTTPResponse
     {
         guard let id = parameters["id"],
@@ -149,7 +157,7 @@ public struct OwnerDomainPages: Sendable {
         do {
             let (inbox, key) = try await inboxes.createInbox(
                 username: localPart, domain: domain.domain, ownerID: owner.id)
-            await service.audit.owner(owner.id, .inboxCreated, target: inbox.address)
+            await service.audit.owner(owner.id, .inboxCreated, target: inbox.address, client: client)
             return try await page(request, owner, status: .created) { $0.created = (inbox.address, key) }
         } catch let error as OwnedInboxError {
             let (status, words): (HTTPStatus, String) =

@@ -91,6 +91,13 @@ public struct OwnerDomains: Sendable {
         try await claims.checkSigningKeyRecords(on: domain.domain, resolver: resolver)
     }
 
+    /// Looks up every other record `domain` publishes (DKIM, SPF, DMARC) and keeps, with the check's TXT and MX, what
+    /// each lookup found: the page shows each row's last state from then on. Never a condition of verification.
+    /// - Throws: the signing keys' errors, storage errors.
+    public func checkRecords(_ domain: DomainClaim, check: DomainOwnershipCheck) async throws -> DomainRecordStates {
+        try await claims.checkRecords(domain, check: check, resolver: resolver, now: clock()).states
+    }
+
     /// Deletes the owner's domain `id`. False when there is none.
     /// - Throws: ``OwnerDomainError/inUse`` while the owner has inboxes on it (they are local only while their owner
     ///   holds the domain verified); storage errors.

@@ -17,8 +17,6 @@ struct OwnerDomainsPage {
     var check: (id: String, result: DomainOwnershipCheck)?
     /// Each domain's DKIM records (`_domainkey` TXT), by domain id; a domain without any shows none.
     var keyRecords: [String: [SigningKeyRecord]] = [:]
-    /// The DKIM records of the domain of ``check``, looked up with it: whether each is published.
-    var keyChecks: [SigningKeyRecordCheck] = []
     /// An inbox just created: its address and API key, shown this once.
     var created: (address: String, apiKey: String)?
     /// What was typed in the add form, kept after an error.
@@ -27,7 +25,7 @@ struct OwnerDomainsPage {
     func render() -> String {
         let e = HTMLText.escape
         var main = OwnerPageShell.flash(notice, kind: "notice") + OwnerPageShell.flash(error, kind: "error")
-        main += "<p><a href=\"/owner\">← Your inboxes</a></p>\n"
+        // The way back to the inboxes is the header's (OwnerPageShell's nav, with the web inbox's link).
         if let created {
             main += """
                 <section class="card result" id="created-inbox">
@@ -44,7 +42,10 @@ struct OwnerDomainsPage {
             <p class="hint">Publish a TXT record with the token we give you at the domain's apex, then verify: the TXT
             token alone proves the domain is yours. \(mxSentence())
             The DKIM records (TXT at <code>&lt;selector&gt;._domainkey</code>) publish the keys mail from the domain is
-            signed with, so that receivers can check it; verification reports them but does not need them.
+            signed with, so that receivers can check it; SPF (TXT at the apex) says which hosts may send for the domain
+            (with a relay, use your provider's <code>include:</code> instead of <code>mx</code>) and DMARC (TXT at
+            <code>_dmarc</code>) what receivers do with mail that fails both. Verification reports each of them, and
+            each row keeps what the last verification found, but ownership needs only the TXT token.
             Verification can be run again at any time; a domain not verified within
             \(verificationDays) days is removed.</p>
             <form method="post" action="/owner/domains" id="add-domain-form">
@@ -84,12 +85,25 @@ struct OwnerDomainsPage {
             : "<span class=\"mx-unset\">the operator must set POSTERN_MX_HOST first</span>"
     }
 
+    /// A row of the records table; `found` is the last check's state of it (nil: never looked up).
+    private func row(_ type: String, host: String, value: String, found: Bool?, kind: String) -> String {
+        let mark =
+            found.map { $0 ? " <span class=\"ok\">found</span>" : " <span class=\"bad\">not found</span>" } ?? ""
+        return """
+            <tr class="\(kind)"><td data-label="Type">\(type)</td><td data-label="Host">\(host)</td>\
+            <td data-label="Value">\(value)\(mark)</td></tr>
+
+            """
+    }
+
     private func section(_ domain: DomainClaim) -> String {
         let e = HTMLText.escape
         let checked = check?.id == domain.id ? check?.result : nil
-        func mark(_ found: Bool?) -> String {
-            guard let found else { return "" }
-            return found ? " <span class=\"ok\">found</span>" : " <span class=\"bad\">not found</span>"
+        // Each row's last state is kept with the claim; a claim checked before that was kept shows its MX as before.
+        let states = domain.recordStates
+        let mx = states?.mx ?? (domain.verifiedAt == nil ? nil : domain.mxConfigured)
+        let policies = SendingPolicyRecord.all(for: domain.domain).map { policy in
+            (policy, states?.published(policy.kind))
         }
         let status = domain.verifiedAt == nil ? "pending" : "verified"
         var html = """
@@ -98,17 +112,27 @@ struct OwnerDomainsPage {
             <table>
             <thead><tr><th>Type</th><th>Host</th><th>Value</th></tr></thead>
             <tbody>
-            <tr><td data-label="Type">TXT</td><td data-label="Host">\(e(domain.domain))</td><td data-label="Value"><code class="txt-value">\(e(domain.verifyToken))</code>\(mark(checked?.txtFound))</td></tr>
-            <tr><td data-label="Type">MX</td><td data-label="Host">\(e(domain.domain))</td><td data-label="Value">\(mxValue())\(mark(checked?.mxFound ?? (domain.verifiedAt == nil ? nil : domain.mxConfigured)))</td></tr>
 
             """
-        let published = checked == nil ? [] : keyChecks
+        html += row(
+            "TXT", host: e(domain.domain), value: "<code class=\"txt-value\">\(e(domain.verifyToken))</code>",
+            found: states?.txt ?? checked?.txtFound, kind: "token")
+        html += row("MX", host: e(domain.domain), value: mxValue(), found: mx, kind: "mx")
+        for (policy, found) in policies where policy.kind == .spf {
+            html += row(
+                "TXT", host: e(policy.name), value: "<code class=\"spf-value\">\(e(policy.value))</code>", found: found,
+                kind: "spf")
+        }
         for record in keyRecords[domain.id] ?? [] {
-            let found = published.first { $0.record == record }?.published
-            html += """
-                <tr class="dkim"><td data-label="Type">TXT</td><td data-label="Host"><code class="dkim-name">\(e(record.name))</code></td><td data-label="Value"><code class="dkim-value">\(e(record.value))</code>\(mark(found))</td></tr>
-
-                """
+            html += row(
+                "TXT", host: "<code class=\"dkim-name\">\(e(record.name))</code>",
+                value: "<code class=\"dkim-value\">\(e(record.value))</code>", found: states?.dkim[record.name],
+                kind: "dkim")
+        }
+        for (policy, found) in policies where policy.kind == .dmarc {
+            html += row(
+                "TXT", host: "<code class=\"dmarc-name\">\(e(policy.name))</code>",
+                value: "<code class=\"dmarc-value\">\(e(policy.value))</code>", found: found, kind: "dmarc")
         }
         html += """
             </tbody>

@@ -32,7 +32,7 @@ public struct OwnerInboxPages: Sendable {
     /// `POST /owner/apps/{grantId}/revoke`.
     public func register(into router: inout ContextRouter) {
         let limit = service.configuration.bodyLimit
-        router.add(.GET, "/owner", route { request, _, owner in try await show(request, owner) })
+        router.add(.GET, "/owner", route { request, _, owner, _ in try await show(request, owner) })
         router.add(.POST, "/owner/inboxes", bodyLimit: limit, route(create))
         router.add(.POST, "/owner/inboxes/link", bodyLimit: limit, route(link))
         router.add(.POST, "/owner/inboxes/{accountId}/rotate-key", bodyLimit: limit, route(rotate))
@@ -43,7 +43,7 @@ public struct OwnerInboxPages: Sendable {
 
     static let title = "Your inboxes"
 
-    private func route(_ handler: @escaping OwnerService.OwnerPageHandler) -> ContextRouteHandler {
+    private func route(_ handler: @escaping OwnerService.OwnerActionHandler) -> ContextRouteHandler {
         service.ownerRoute(page: "/owner", title: Self.title, handler)
     }
 
@@ -102,11 +102,13 @@ public struct OwnerInboxPages: Sendable {
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.keyFlashCookie(sealed)])
     }
 
-    private func create(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
+    private func create(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?) async throws
+        -> HTTPResponse
+    {
         let typed = request.formFields()["username"] ?? ""
         do {
             let (inbox, key) = try await inboxes.createInbox(username: typed, ownerID: owner.id)
-            await service.audit.owner(owner.id, .inboxCreated, target: inbox.address)
+            await service.audit.owner(owner.id, .inboxCreated, target: inbox.address, client: client)
             return try redirect(showing: OwnerKeyFlash(address: inbox.address, apiKey: key, created: true), request)
         } catch let error as OwnedInboxError {
             let (status, words): (HTTPStatus, String) =
@@ -125,11 +127,13 @@ public struct OwnerInboxPages: Sendable {
         }
     }
 
-    private func link(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner) async throws -> HTTPResponse {
+    private func link(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?) async throws
+        -> HTTPResponse
+    {
         let key = (request.formFields()["api_key"] ?? "").trimmingASCIIWhitespace
         do {
             let inbox = try await inboxes.link(apiKey: key, ownerID: owner.id)
-            await service.audit.owner(owner.id, .inboxLinked, target: inbox.address)
+            await service.audit.owner(owner.id, .inboxLinked, target: inbox.address, client: client)
             return HTMLPage.redirect(
                 to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.linked(inbox.accountID).code)])
         } catch let error as OwnedInboxError {
@@ -146,28 +150,34 @@ public struct OwnerInboxPages: Sendable {
         }
     }
 
-    private func rotate(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws
+    private func rotate(
+        _ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?
+    ) async throws
         -> HTTPResponse
     {
         guard let id = parameters["accountId"], let inbox = try await inboxes.inbox(accountID: id, ownerID: owner.id),
             let key = try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: owner.id)
         else { return OwnerService.messagePage(.notFound, Self.title, "No such inbox.") }
-        await service.audit.owner(owner.id, .inboxKeyRotated, target: inbox.address)
+        await service.audit.owner(owner.id, .inboxKeyRotated, target: inbox.address, client: client)
         return try redirect(showing: OwnerKeyFlash(address: inbox.address, apiKey: key, created: false), request)
     }
 
-    private func unlink(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws
+    private func unlink(
+        _ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?
+    ) async throws
         -> HTTPResponse
     {
         guard let id = parameters["accountId"], let inbox = try await inboxes.unlink(accountID: id, ownerID: owner.id)
         else { return OwnerService.messagePage(.notFound, Self.title, "No such inbox.") }
-        await service.audit.owner(owner.id, .inboxUnlinked, target: inbox.address)
+        await service.audit.owner(owner.id, .inboxUnlinked, target: inbox.address, client: client)
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.unlinked.code)])
     }
 
     /// Without a `confirm` field: the confirmation page, nothing deleted. With the inbox's address typed in it: the
     /// inbox and its mail go, then a 303 back. Anything else typed: the confirmation page again, nothing deleted.
-    private func delete(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws
+    private func delete(
+        _ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?
+    ) async throws
         -> HTTPResponse
     {
         guard let id = parameters["accountId"], let inbox = try await inboxes.inbox(accountID: id, ownerID: owner.id)
@@ -185,17 +195,19 @@ public struct OwnerInboxPages: Sendable {
         guard try await inboxes.delete(accountID: inbox.accountID, ownerID: owner.id) != nil else {
             return OwnerService.messagePage(.notFound, Self.title, "No such inbox.")
         }
-        await service.audit.owner(owner.id, .inboxDeleted, target: inbox.address)
+        await service.audit.owner(owner.id, .inboxDeleted, target: inbox.address, client: client)
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.deleted.code)])
     }
 
-    private func revoke(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner) async throws
+    private func revoke(
+        _ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?
+    ) async throws
         -> HTTPResponse
     {
         guard let id = parameters["grantId"], try await grants.revoke(id: id, ownerID: owner.id) else {
             return OwnerService.messagePage(.notFound, Self.title, "No such app.")
         }
-        await service.audit.owner(owner.id, .appRevoked, target: id)
+        await service.audit.owner(owner.id, .appRevoked, target: id, client: client)
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.revoked.code)])
     }
 }

@@ -82,7 +82,7 @@ struct OwnerInboxesPage {
         for inbox in inboxes {
             rows += """
                 <tr class="inbox" data-account-id="\(e(inbox.accountID))">
-                <td class="address" data-label="Address">\(e(inbox.address))</td><td data-label="Account id"><code class="account-id">\(e(inbox.accountID))</code></td>
+                <td class="address" data-label="Address">\(HTMLText.address(inbox.address))</td><td data-label="Account id"><code class="account-id">\(e(inbox.accountID))</code></td>
                 <td class="status" data-label="Status">active</td><td data-label="Linked">\(Self.time(inbox.linkedAt))</td>
                 <td data-label="Activated">\(Self.time(inbox.activatedAt))</td>
                 <td class="actions"><form method="post" action="/owner/inboxes/\(e(inbox.accountID))/rotate-key" class="inline rotate-key">

@@ -4,11 +4,22 @@ import ServerKit
 extension OwnerService {
     /// What a signed-in page's handler gets: the request, its path parameters, the owner.
     typealias OwnerPageHandler = @Sendable (HTTPRequest, RouteParameters, Owner) async throws -> HTTPResponse
+    /// What the handler of a page that records what the owner did gets besides: the client's address (trusted
+    /// proxies honoured, as ``ServerKit/RequestContext`` resolves it), for the audit trail.
+    typealias OwnerActionHandler =
+        @Sendable (HTTPRequest, RouteParameters, Owner, _ client: String?) async throws -> HTTPResponse
 
     /// A route of a page for signed-in owners: the rate limit and error page of ``limited(_:)``; without a session a
     /// 303 to the sign-in page that comes back to `page`; a post without the browser's CSRF token is a 403 page titled
     /// `title`.
     func ownerRoute(page: String, title: String, _ handler: @escaping OwnerPageHandler) -> ContextRouteHandler {
+        ownerRoute(page: page, title: title) { request, parameters, owner, _ in
+            try await handler(request, parameters, owner)
+        }
+    }
+
+    /// ``ownerRoute(page:title:_:)`` for a handler that records the owner's action with the client's address.
+    func ownerRoute(page: String, title: String, _ handler: @escaping OwnerActionHandler) -> ContextRouteHandler {
         .deferred { [self] request, context, parameters in
             await middleware.run(.page, context) {
                 guard let (owner, _) = try await browser.owner(of: request) else {
@@ -17,7 +28,7 @@ extension OwnerService {
                 if request.method == .POST, !browser.csrfValid(request.formFields(), request) {
                     return Self.messagePage(.forbidden, title, OwnerMessage.csrf)
                 }
-                return try await handler(request, parameters, owner)
+                return try await handler(request, parameters, owner, context.clientAddress?.description)
             }
         }
     }

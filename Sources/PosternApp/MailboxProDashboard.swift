@@ -42,7 +42,8 @@ struct MailboxProDashboard: ProDashboard {
             try await surface.domains(proUserID: proUserID).map { domain in
                 ProDashboardDomain(
                     id: domain.claim.id, domain: domain.claim.domain, verified: domain.claim.isVerified,
-                    mxConfigured: domain.claim.mxConfigured, records: domain.records.map(Self.record))
+                    mxConfigured: domain.claim.mxConfigured,
+                    records: (domain.records + domain.policies).map(Self.record))
             }
         }
     }
@@ -58,7 +59,7 @@ struct MailboxProDashboard: ProDashboard {
             let result = try await surface.verifyDomain(id: id, proUserID: proUserID, client: client)
             return ProDashboardVerification(
                 domain: result.claim.domain, verified: result.claim.isVerified,
-                records: result.records.map(Self.record),
+                records: (result.records + result.policies).map(Self.record),
                 message: result.message)
         }
     }

@@ -18,7 +18,8 @@ extension Operations {
     /// Writes one archive to `path` (mode 0600; it must not exist): a consistent copy of the SQLite database made
     /// with the online backup while the server may be serving, the signing keys of the data directory, the SMTP
     /// TLS pair when the data directory holds one, and `manifest.json` (format, Postern version, schema version,
-    /// each file's size and SHA-256), last. A POSIX tar file: `tar -tf` lists it.
+    /// each file's size and SHA-256), last. A POSIX tar file: `tar -tf` lists it. The audit trail of the database
+    /// backed up records the backup once the archive is written.
     /// - Throws: ``ConfigurationError`` for PostgreSQL (pg_dump's job) or an existing `path`; I/O errors.
     public static func backup(configuration: PosternConfiguration, to path: String, logger: Logger) throws {
         guard !FileManager.default.fileExists(atPath: path) else {
@@ -38,13 +39,8 @@ extension Operations {
             unlink(scratch)
         }
         let database = try Database.open(path: source, readerCount: 1, logger: logger)
-        do {
-            try database.backup(to: copy)
-            database.close()
-        } catch {
-            database.close()
-            throw error
-        }
+        defer { database.close() }
+        try database.backup(to: copy)
         let schema = try schemaVersion(ofDatabaseAt: copy, logger: logger)
 
         let writer = try BackupArchiveWriter(creating: scratch, modifiedAt: unixNow())
@@ -73,12 +69,17 @@ extension Operations {
             throw ConfigurationError(key: "--to", message: "cannot write \(path): \(String(cString: strerror(errno)))")
         }
         logger.info("backup written", metadata: ["archive": "\(path)", "schema": "\(schema)", "files": "\(files.count)"])
+        // Recorded in the database backed up, after the archive is whole: the archive itself does not hold this event.
+        recordOperator(
+            database, target: "backup",
+            details: ["archive": path, "schema": String(schema), "files": String(files.count)], logger: logger)
     }
 
     /// Unpacks an archive of ``backup(configuration:to:logger:)`` into `directory`, which must not exist or be
     /// empty: every file is checked against the manifest (size and SHA-256), the database's integrity is checked,
     /// and an archive whose schema is newer than this build's migrations is refused (restore it with the release
-    /// that wrote it, or a newer one). Nothing is left in `directory` unless all of it checked out.
+    /// that wrote it, or a newer one). Nothing is left in `directory` unless all of it checked out; then the restored
+    /// database's audit trail records the restore.
     /// - Returns: the manifest's schema version.
     /// - Throws: ``ConfigurationError`` naming `--from` or `--data-dir` with the reason.
     @discardableResult
@@ -164,6 +165,10 @@ extension Operations {
         }
         keep = true
         logger.info("backup restored", metadata: ["data_dir": "\(target)", "schema": "\(schema)"])
+        let restored = try Database.open(path: target + "/" + databaseEntry, readerCount: 1, logger: logger)
+        defer { restored.close() }
+        recordOperator(
+            restored, target: "restore", details: ["archive": archive, "schema": String(schema)], logger: logger)
         return schema
     }
 

@@ -19,11 +19,19 @@ public enum Operations {
         return applied
     }
 
-    /// One line per signing key: kid, algorithm, state.
+    /// One line per signing key: kid, algorithm, its state in words (``SigningKeyListing/State``), created, where
+    /// it is kept; then the keys killed with `keys retire --now` that the audit trail still remembers.
     public static func listKeys(configuration: PosternConfiguration, logger: Logger, now: Int64 = unixNow()) throws
         -> [String]
     {
-        try withKeyStore(configuration, logger: logger, now: now) { store, _ in store.list().map(describe) }
+        try withKeyStore(configuration, logger: logger, now: now) { store, database in
+            let held = store.list()
+            let killed = try database.readSync { connection in
+                try SQLAuditLog.events(connection, since: nil, ownerID: nil, action: .keysRetired, limit: 10_000)
+            }
+            return held.map { SigningKeyListing.line($0, now: now) }
+                + SigningKeyListing.killedLines(killed, held: Set(held.map(\.kid)))
+        }
     }
 
     /// Adds new keys (on PostgreSQL published at once and signing after the promotion delay); returns the
@@ -36,7 +44,7 @@ public enum Operations {
             let listing = store.list()
             let active = listing.filter(\.isActive).map(\.kid).joined(separator: " ")
             recordOperator(database, .keysRotated, target: "signing keys", details: ["active": active], logger: logger)
-            return listing.map(describe)
+            return listing.map { SigningKeyListing.line($0, now: now) }
         }
     }
 
@@ -48,8 +56,10 @@ public enum Operations {
         configuration: PosternConfiguration, kid: String, logger: Logger, now: Int64 = unixNow()
     ) throws -> [String] {
         try withKeyStore(configuration, logger: logger, now: now) { store, database in
+            let killed = store.list().first { $0.kid == kid }
             let added = try store.retireNow(kid: kid, now: now)
-            recordOperator(database, .keysRetired, target: kid, logger: logger)
+            recordOperator(
+                database, .keysRetired, target: kid, details: SigningKeyListing.killedDetails(killed), logger: logger)
             var lines = ["retired \(kid) now: every token it signed is refused"]
             lines += added.map { "new \($0.algorithm.rawValue) key \($0.kid) signs in its place" }
             lines.append(
@@ -58,7 +68,7 @@ public enum Operations {
                     : "a server running on this data directory drops it at its next key reload, within "
                         + "POSTERN_KEY_RELOAD_SECONDS (\(configuration.signingKeys.reloadSeconds) s); restart it to drop it "
                         + "now")
-            return lines + store.list().map(describe)
+            return lines + store.list().map { SigningKeyListing.line($0, now: now) }
         }
     }
 
@@ -71,20 +81,6 @@ public enum Operations {
         defer { database.close() }
         let store = try SigningKeyStores.open(configuration: configuration, database: database, clock: { now })
         return try body(store, database)
-    }
-
-    /// `kid  RS256  active  created 2026-11-22T08:00:00Z  data-directory` and, once retired, when it drops.
-    static func describe(_ key: KeyInfo) -> String {
-        func time(_ seconds: Int64) -> String {
-            Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
-        }
-        let state = key.isActive ? "active " : key.signsFrom != nil ? "pending" : "retired"
-        var line = "\(key.kid)  \(key.algorithm.rawValue)  \(state)"
-        line += "  created \(time(key.createdAt))  \(key.source.rawValue)"
-        if let signsFrom = key.signsFrom { line += "  signs from \(time(signsFrom))" }
-        if let retired = key.retiredAt { line += "  retired \(time(retired))" }
-        if let drops = key.dropsAt { line += "  verifies until \(time(drops))" }
-        return line
     }
 
     /// Creates a Pro user (as the hosted service does from its dashboard); returns a one-line summary.

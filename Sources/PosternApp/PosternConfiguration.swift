@@ -100,7 +100,8 @@ public struct PosternConfiguration: Sendable {
     }
 
     /// Refuses a configuration the server cannot run with, naming the key at fault: each part's own rules, then those
-    /// that span two parts (the sealing secret a PostgreSQL database needs, the proxies a PROXY header comes from).
+    /// that span two parts (the sealing secret a PostgreSQL database needs, the proxies a PROXY header comes from, the
+    /// fully qualified SMTP name outbound delivery greets with).
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
         try listener.validate()
@@ -124,6 +125,7 @@ public struct PosternConfiguration: Sendable {
         try outboundQueue.validate()
         try signingKeys.validate(for: storage.database())
         try smtp.validate(trustedProxies: listener.trustedProxies)
+        try smtp.validate(outboundDelivery: outbound.mode != .off)
     }
 }
 

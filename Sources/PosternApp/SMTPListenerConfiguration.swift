@@ -11,7 +11,8 @@ import ServerTLS
 /// - `POSTERN_SMTP` (on or off, default on): ``enabled``.
 /// - `POSTERN_SMTP_HOST` (an address, default the HTTP listen address): ``host``.
 /// - `POSTERN_SMTP_PORT` (0 to 65535, default 2525): ``port``.
-/// - `POSTERN_SMTP_HOSTNAME` (a host name, default `localhost`): ``hostname``.
+/// - `POSTERN_SMTP_HOSTNAME` (a host name, default `localhost`; a fully qualified name when outbound delivery is on):
+///   ``hostname``.
 /// - `POSTERN_SMTP_MAX_MESSAGE_BYTES` (1024 to 1073741824, default 25 MiB): ``maxMessageBytes``.
 /// - `POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT` (integer, 0 for none, default 16): ``maxConnectionsPerClient``.
 /// - `POSTERN_SMTP_MAX_SESSION_SECONDS` (positive integer, default 1800): ``maxSessionSeconds``.
@@ -25,7 +26,9 @@ public struct SMTPListenerConfiguration: Sendable {
     public var host: String?
     /// SMTP listen port. Default 2525; 0 picks a free one.
     public var port = 2525
-    /// The name SMTP greets with. Default `localhost`.
+    /// The name SMTP greets with, and outbound delivery's too: its `EHLO`, its `Message-ID`s, its `Received` line and
+    /// the `MAILER-DAEMON@` of its bounces. Default `localhost`, refused while outbound delivery is on
+    /// (``validate(outboundDelivery:)``).
     public var hostname = "localhost"
     /// Largest message SMTP takes, in bytes (and local delivery stores). Default 25 MiB.
     public var maxMessageBytes = 25 * 1024 * 1024
@@ -93,6 +96,33 @@ public struct SMTPListenerConfiguration: Sendable {
             throw ConfigurationError(
                 key: "POSTERN_SMTP_PROXY_PROTOCOL",
                 message: "needs POSTERN_TRUSTED_PROXIES: the balancers whose connections carry the header")
+        }
+    }
+
+    /// Refuses, while outbound delivery is on, a ``hostname`` that is not a fully qualified name the internet could
+    /// resolve: receivers would see `EHLO localhost` and bounces from `MAILER-DAEMON@localhost`.
+    /// - Parameter outboundDelivery: whether `POSTERN_OUTBOUND_DELIVERY` is `direct` or `relay`.
+    /// - Throws: ``ConfigurationError`` naming `POSTERN_SMTP_HOSTNAME`.
+    public func validate(outboundDelivery: Bool) throws {
+        guard outboundDelivery, !Self.isFullyQualified(hostname) else { return }
+        throw ConfigurationError(
+            key: "POSTERN_SMTP_HOSTNAME",
+            message: "must be this server's fully qualified name (mx.example.com) while POSTERN_OUTBOUND_DELIVERY is "
+                + "on, not \"\(hostname)\": receivers check the EHLO name, and bounces come from MAILER-DAEMON@ it")
+    }
+
+    /// Whether `name` is a fully qualified domain name: two labels or more of letters, digits and inner hyphens (1 to
+    /// 63 characters each, 253 in all, an optional final dot), the last not all digits (an IPv4 address is not a name),
+    /// and not `localhost` nor under it (RFC 6761: it names this machine to everyone).
+    static func isFullyQualified(_ name: String) -> Bool {
+        let bare = name.hasSuffix(".") ? String(name.dropLast()) : name
+        let labels = bare.lowercased().split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, bare.utf8.count <= 253, let last = labels.last, last != "localhost",
+            !last.allSatisfy(\.isNumber)
+        else { return false }
+        return labels.allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                && label.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
         }
     }
 

@@ -11,10 +11,10 @@ public enum RemoteHashLLMsText {
         let allowed = c.allowedHosts.isEmpty ? "" : " (allowed here: \(c.allowedHosts.joined(separator: ", ")))"
         let policy =
             c.allowPrivate
-            ? "This instance lets hash URLs reach private and loopback addresses (`POSTERN_REMOTE_HASH_ALLOW_PRIVATE`)."
+            ? "This instance lets hash URLs reach private and loopback addresses (`POSTERN_OUTBOUND_ALLOW_PRIVATE`)."
             : "Hash URLs must reach public addresses: loopback, private, link-local and similar targets are refused "
                 + "(`Password hash URL is not allowed.`) unless the operator sets "
-                + "`POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true` or lists the host in `POSTERN_REMOTE_HASH_ALLOWED_HOSTS`"
+                + "`POSTERN_OUTBOUND_ALLOW_PRIVATE=true` or lists the host in `POSTERN_OUTBOUND_ALLOWED_HOSTS`"
                 + allowed + "."
         return """
             ## Remote Argon2 registration

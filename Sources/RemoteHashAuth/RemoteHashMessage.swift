@@ -27,10 +27,10 @@ enum RemoteHashMessage {
         }
         let opens: String
         if category.opensWithAllowPrivate {
-            opens = "the server's operator can allow such addresses with POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true, "
-                + "or this host alone by listing it in POSTERN_REMOTE_HASH_ALLOWED_HOSTS."
+            opens = "the server's operator can allow such addresses with POSTERN_OUTBOUND_ALLOW_PRIVATE=true, "
+                + "or this host alone by listing it in POSTERN_OUTBOUND_ALLOWED_HOSTS."
         } else if category.isOverridable {
-            opens = "only listing the host in the operator's POSTERN_REMOTE_HASH_ALLOWED_HOSTS allows it."
+            opens = "only listing the host in the operator's POSTERN_OUTBOUND_ALLOWED_HOSTS allows it."
         } else {
             opens = "no web server answers there, and no setting allows it."
         }

@@ -17,4 +17,18 @@ public enum HTMLText {
         }
         return out
     }
+
+    /// `text` (an email address, or a name and address) escaped as ``escape(_:)`` does, with a `<wbr>` line break
+    /// opportunity before each `@` and after each `.`: a narrow column wraps an address at those points and never
+    /// inside a word (`ada-bot@<wbr>agents.<wbr>example`). The text is unchanged for a reader, a copy or a search: a
+    /// `<wbr>` adds no character.
+    public static func address(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            if character == "@" { out += "<wbr>" }
+            out += escape(String(character))
+            if character == "." { out += "<wbr>" }
+        }
+        return out
+    }
 }

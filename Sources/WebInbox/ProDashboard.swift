@@ -105,7 +105,7 @@ public struct ProDashboardRecord: Sendable, Equatable {
     public var value: String
     /// The MX preference; nil for TXT.
     public var priority: Int64?
-    /// Whether the lookup made with this answer found it; nil when none was made.
+    /// Whether the last lookup of it found it (kept with the domain); nil when none was made.
     public var found: Bool?
 
     /// Memberwise.
@@ -128,7 +128,8 @@ public struct ProDashboardDomain: Sendable, Equatable {
     public var verified: Bool
     /// Whether the last check saw an MX naming this server.
     public var mxConfigured: Bool
-    /// The records, in the API's order: the TXT token and the MX at the apex, then the DKIM keys' TXT records.
+    /// The records, in the API's order: the TXT token and the MX at the apex, then the DKIM keys' TXT records; then
+    /// the SPF and DMARC records sending needs (not in the API's `dns_records`).
     public var records: [ProDashboardRecord]
 
     /// Memberwise.

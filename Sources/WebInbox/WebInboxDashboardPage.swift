@@ -42,7 +42,7 @@ struct WebInboxDashboardPage {
         let items = accounts.map { account in
             """
             <li class="account"><a class="address" href="\(e(WebInboxPage.mailboxPath(account.address)))">\
-            \(e(account.address))</a> <span class="usage">\(e(WebInboxPage.size(account.used))) of \
+            \(HTMLText.address(account.address))</a> <span class="usage">\(e(WebInboxPage.size(account.used))) of \
             \(e(WebInboxPage.size(account.quota)))</span></li>
             """
         }.joined(separator: "\n")
@@ -107,8 +107,10 @@ struct WebInboxDashboardPage {
         var html = """
             <section class="card" aria-labelledby="domains-heading"><h2 id="domains-heading">Custom domains</h2>
             <p class="hint">Publish each record, then verify: the TXT token at the domain proves it is yours; the MX
-            brings its mail here; the DKIM records (<code>_domainkey</code>) publish the keys its mail is signed with.
-            A record's state is what the last lookup found.</p>
+            brings its mail here; the DKIM records (<code>_domainkey</code>) publish the keys its mail is signed with;
+            SPF says which hosts may send for it (with a relay, your provider's <code>include:</code> instead of
+            <code>mx</code>) and DMARC (<code>_dmarc</code>) what receivers do with mail that fails. A record's state
+            is what the last verification found, kept until the next.</p>
             <form method="post" action="\(e(Self.path))/domains" id="add-domain-form" class="row">
             <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
             <div><label for="domain">Domain</label>
@@ -129,11 +131,15 @@ struct WebInboxDashboardPage {
         let found = flash.checkedDomainID == domain.id && flash.found.count == domain.records.count ? flash.found : nil
         let rows = domain.records.enumerated().map { index, record in
             let state = Self.state(record, index: index, of: domain, found: found?[index])
+            // Only an MX has a priority: the other rows' cell carries no label (a phone shows no bare "Priority:").
+            let priority =
+                record.priority.map { "<td class=\"priority\" data-label=\"Priority\">\($0)</td>" }
+                ?? "<td class=\"priority\"></td>"
             return """
                 <tr class="record"><td class="type" data-label="Type">\(e(record.type))</td>\
                 <td class="host" data-label="Host"><code>\(e(record.host))</code></td>\
                 <td class="value" data-label="Value"><code>\(e(record.value))</code></td>\
-                <td class="priority" data-label="Priority">\(record.priority.map(String.init) ?? "")</td>\
+                \(priority)\
                 <td class="state" data-label="State">\(e(state))</td></tr>
                 """
         }.joined(separator: "\n")
@@ -154,12 +160,12 @@ struct WebInboxDashboardPage {
             """
     }
 
-    /// A record's state: what the lookup just made found, else what the domain keeps (the TXT token verified, the MX
-    /// seen by the last check); a DKIM record is known only right after a verification.
+    /// A record's state: what the lookup just made found, else what the last check kept for it (every record's state
+    /// is kept with the domain), else what the domain itself says (the TXT token verified, the MX seen).
     private static func state(_ record: ProDashboardRecord, index: Int, of domain: ProDashboardDomain, found: Bool?)
         -> String
     {
-        if let found { return found ? (index == 0 ? "verified" : "published") : "not found" }
+        if let found = found ?? record.found { return found ? (index == 0 ? "verified" : "published") : "not found" }
         switch index {
         case 0: return domain.verified ? "verified" : "pending"
         case 1: return domain.mxConfigured ? "published" : "pending"
@@ -267,12 +273,13 @@ struct WebInboxDashboardPage {
     static let css = """
         .row{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end}.row label{margin:0}.row input{width:auto}
         .row button{margin:0}ul.items,#accounts{padding-left:1.25rem}ul.items li{margin:.35rem 0}
+        #accounts .address{overflow-wrap:break-word}
         pre.key{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-all}
         #accounts .account{float:none;display:list-item;color:inherit}
         .record .value code,#webhook code,#sandbox code{overflow-wrap:anywhere;word-break:break-all}
         .record .host code{overflow-wrap:anywhere}.record .host{min-width:10rem}
         @media (max-width:40rem){.record td::before,.delivery td::before{content:attr(data-label) ": ";
-        color:var(--muted);font-size:.85rem}.record .host{min-width:0}}
+        color:var(--muted);font-size:.85rem}.record .host{min-width:0}.record td.priority:empty{display:none}}
         .domain{border-top:1px solid var(--line);padding-top:.5rem;margin-top:.75rem}
         .domain-state,.revoked,.usage,.created,.last-used{color:var(--muted);font-weight:400;font-size:.9rem}
         fieldset{border:1px solid var(--line);border-radius:8px;margin:.5rem 0}

@@ -44,7 +44,8 @@ struct WebInboxListPage {
             body = """
                 <div class="table-wrap"><table id="messages">
                 <thead><tr><th scope="col">From</th><th scope="col">Subject</th><th scope="col">Received</th>
-                <th scope="col">Size</th><th scope="col"><span aria-label="Attachments">📎</span></th></tr></thead>
+                <th scope="col">Size</th>\
+                <th scope="col">\(WebInboxPage.paperclip(label: "Attachments"))</th></tr></thead>
                 <tbody>
                 \(rows)
                 </tbody></table></div>
@@ -88,18 +89,22 @@ struct WebInboxListPage {
         let from = summary.from.first.map(WebInboxPage.person) ?? summary.envelopeFrom
         let subject = summary.subject.flatMap { $0.isEmpty ? nil : $0 } ?? "(no subject)"
         let link = WebInboxPage.messagePath(mailbox, summary.id)
+        // A row without attachments has an empty cell and no label for it (a phone shows no bare "Attachments:").
         let attachment =
-            record.attachments.isEmpty ? "" : "<span class=\"attachment-mark\" aria-label=\"Has attachments\">📎</span>"
+            record.attachments.isEmpty
+            ? "<td class=\"attachments\"></td>"
+            : "<td class=\"attachments\" data-label=\"Attachments\"><span class=\"attachment-mark\">"
+                + WebInboxPage.paperclip(label: "Has attachments") + "</span></td>"
         let unread = summary.isRead ? "" : " <span class=\"unread-mark\">(unread)</span>"
         return """
             <tr class="message\(summary.isRead ? "" : " unread")" id="message-\(e(summary.id))">
-            <td data-label="From" class="from">\(e(from))</td>
+            <td data-label="From" class="from">\(HTMLText.address(from))</td>
             <td data-label="Subject"><span class="subject">\
             <a class="message-link" href="\(e(link))">\(e(subject))</a></span>\
             \(unread)<div class="preview">\(e(summary.preview))</div></td>
             <td data-label="Received" class="time">\(WebInboxPage.time(summary.receivedAt))</td>
             <td data-label="Size" class="size">\(e(WebInboxPage.size(summary.size)))</td>
-            <td data-label="Attachments">\(attachment)</td>
+            \(attachment)
             </tr>
             """
     }

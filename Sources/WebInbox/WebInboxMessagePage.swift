@@ -16,7 +16,9 @@ struct WebInboxMessagePage {
         let summary = record.summary
         let path = WebInboxPage.messagePath(mailbox, summary.id)
         let subject = summary.subject.flatMap { $0.isEmpty ? nil : $0 } ?? "(no subject)"
-        func people(_ list: [MailAddress]) -> String { e(list.map(WebInboxPage.person).joined(separator: ", ")) }
+        func people(_ list: [MailAddress]) -> String {
+            HTMLText.address(list.map(WebInboxPage.person).joined(separator: ", "))
+        }
         var headers = "<dt>From</dt><dd id=\"header-from\">\(people(summary.from))</dd>"
         headers += "<dt>To</dt><dd id=\"header-to\">\(people(record.to))</dd>"
         if !record.cc.isEmpty { headers += "<dt>Cc</dt><dd id=\"header-cc\">\(people(record.cc))</dd>" }

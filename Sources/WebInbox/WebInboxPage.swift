@@ -36,7 +36,7 @@ enum WebInboxPage {
         let e = HTMLText.escape
         return """
             <form method="post" action="\(viewer.signOutAction)" id="sign-out-form" class="account">
-            <span id="signed-in-as">\(e(viewer.label))</span>
+            <span id="signed-in-as">\(HTMLText.address(viewer.label))</span>
             <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
             <button type="submit" id="sign-out">Sign out</button>
             </form>
@@ -55,7 +55,7 @@ enum WebInboxPage {
         }
         return HTMLPage.document(
             title: title, css: css + extra,
-            header: account(viewer, csrf: csrf) + links + "<h1>\(HTMLText.escape(title))</h1>", main: main)
+            header: account(viewer, csrf: csrf) + links + "<h1>\(HTMLText.address(title))</h1>", main: main)
     }
 
     /// `/inbox` with more than one mailbox: `#mailboxes`, one `a.mailbox-link` each.
@@ -63,7 +63,7 @@ enum WebInboxPage {
         let e = HTMLText.escape
         // A Pro user's sandbox reads "Sandbox": its address is made up, not one they chose.
         let items = viewer.mailboxes.map {
-            let text = $0 == viewer.sandbox ? "Sandbox" : e($0)
+            let text = $0 == viewer.sandbox ? "Sandbox" : HTMLText.address($0)
             return "<li><a class=\"mailbox-link\" href=\"\(e(mailboxPath($0)))\">\(text)</a></li>"
         }.joined()
         let main =
@@ -95,11 +95,31 @@ enum WebInboxPage {
         return "\(name) <\(address.email)>"
     }
 
-    /// A size in B, KB or MB.
+    /// A size in one binary unit system, as the quotas are (`654 B`, `1.5 KiB`, `250 MiB`, `1 GiB`): one decimal below
+    /// 10 of a unit unless it is whole, else whole units. A no-break space keeps the number and its unit on one line.
     static func size(_ bytes: Int64) -> String {
-        if bytes < 1024 { return "\(bytes) B" }
-        if bytes < 1024 * 1024 { return "\((bytes + 512) / 1024) KB" }
-        return "\((bytes + 512 * 1024) / (1024 * 1024)) MB"
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(max(0, bytes))
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        let tenths = (value * 10).rounded()
+        let number =
+            unit > 0 && tenths < 100 && tenths.truncatingRemainder(dividingBy: 10) != 0
+            ? "\(Int(tenths) / 10).\(Int(tenths) % 10)" : "\(Int(value.rounded()))"
+        return number + "\u{00A0}" + units[unit]
+    }
+
+    /// A paperclip drawn inline (no emoji: a 📎 has no glyph without an emoji font), an image named `label`.
+    static func paperclip(label: String) -> String {
+        """
+        <svg class="icon" role="img" aria-label="\(HTMLText.escape(label))" viewBox="0 0 24 24" width="16" height="16" \
+        fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">\
+        <title>\(HTMLText.escape(label))</title><path d="M21.44 11.05l-9.19 9.19a6 6 0 0 1-8.49-8.49l9.19-9.19\
+        a4 4 0 0 1 5.66 5.66l-9.2 9.19a2 2 0 0 1-2.83-2.83l8.49-8.48"/></svg>
+        """
     }
 
     /// `<time>` of Unix seconds, in UTC.
@@ -109,18 +129,23 @@ enum WebInboxPage {
     }
 
     static let css = """
-        h1{overflow-wrap:anywhere}
+        h1{overflow-wrap:break-word}
+        #folders a,.pro-links a{padding:.1rem .35rem;border-radius:6px}
+        #folders a[aria-current],.pro-links a[aria-current]{font-weight:700;color:inherit;text-decoration:none;
+        background:var(--line);box-shadow:inset 0 -2px 0 currentColor}
+        .size,.usage,time{white-space:nowrap}.attachment-mark svg,th svg{vertical-align:middle}
+        .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
         .account{float:right;display:flex;gap:.75rem;align-items:center;color:var(--muted)}.account button{margin:0}
         form.inline{display:inline-block;margin-right:.5rem}form.inline button{margin:0}
         tr.unread td{font-weight:700}.subject a{color:inherit}.preview{color:var(--muted);font-weight:400}
         .search{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end}.search label{margin:0}.search input{width:auto}
         .search button{margin:0}.paging{display:flex;gap:1rem}
         dl.headers{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}
-        dl.headers dt{font-weight:600;color:var(--muted)}dl.headers dd{margin:0;overflow-wrap:anywhere}
+        dl.headers dt{font-weight:600;color:var(--muted)}dl.headers dd{margin:0;overflow-wrap:break-word}
         iframe.html-body{width:100%;min-height:24rem;border:1px solid var(--line);border-radius:8px;background:#fff}
         .table-wrap{overflow-x:auto;max-width:100%}
         @media (max-width:40rem){table,tbody,tr,td{display:block;width:100%}thead{display:none}
         tr{border-bottom:1px solid var(--line);padding:.5rem 0}td{border:0;padding:.15rem 0}
-        .account{float:none;flex-wrap:wrap;margin-bottom:.5rem}}
+        .account{float:none;flex-wrap:wrap;margin-bottom:.5rem}form.inline{margin:0 .5rem .5rem 0}}
         """
 }

@@ -14,6 +14,9 @@ there is the pages' and not the harness's:
   javascript: link;
 - axe-core finds the serious and critical violations of a broken page and none on a clean one;
 - the keyboard walk names a <div onclick> that Tab cannot reach and nothing on a clean page;
+- the layout rules (postern_testkit.layout) name each thing a page of the old mistakes does (a current link that looks
+  like the others, a 📎, an address broken mid-word, a size wrapped, buttons touching, an empty "Priority:", "1024 MB")
+  and nothing on a page that keeps them, at 375 px;
 - a download lands in the test's directory with the bytes served, and status_of sends the browser's cookies.
 
     POSTERN_BIN=.build/debug/postern python3 Tests/Browser/test_browser_kit.py
@@ -35,6 +38,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from postern_testkit import ROOT, http, postern  # noqa: E402
 from postern_testkit.accessibility import blocking_violations, unreachable_by_keyboard  # noqa: E402
 from postern_testkit.browser import download, make_driver, status_of  # noqa: E402
+from postern_testkit.layout import layout_problems  # noqa: E402
 from postern_testkit.hostile import HOSTILE_VECTORS, HitCounter, arm_canary, canary, hostile_message  # noqa: E402
 from postern_testkit.mail_fixtures import deliver_cli, deliver_smtp, png_pixel  # noqa: E402
 from postern_testkit.mailtd import create_account, domains  # noqa: E402
@@ -57,6 +61,24 @@ CLEAN_PAGE = """<!DOCTYPE html><html lang="en"><head><title>Clean</title></head>
 BROKEN_PAGE = """<!DOCTYPE html><html lang="en"><head><title>Broken</title></head><body><main><h1>Broken page</h1>
 <img src="/pixel.png"><button></button><input id="nameless">
 <div id="fake-button" onclick="this.textContent='clicked'">Delete</div></main></body></html>"""
+
+
+# The mistakes of issue 51's pages, each once, at a phone's width; and the same page done right.
+LAYOUT_CSS = """<style>body{width:300px;font:16px sans-serif}a[aria-current]{font-weight:700}td{display:block}
+td[data-label]::before{content:attr(data-label) ": "}.narrow{width:90px;overflow-wrap:anywhere}
+.narrower{width:40px}
+.tight{width:120px}.tight button{display:block;margin:0}.spaced button{display:block;margin:0 0 .5rem}</style>"""
+LAYOUT_BROKEN = """<!DOCTYPE html><html lang="en"><head><title>Broken layout</title>%s<style>a[aria-current]{font-weight:400}
+</style></head><body><nav><a href="/a" aria-current="page">Inbox</a> <a href="/b">Sent</a></nav>
+<table><tr><td class="from narrow">someone.with.a.long.name@example.com</td><td class="size narrower">1234567 B</td>
+<td data-label="Attachments"><span>📎</span></td><td data-label="Priority"></td></tr></table>
+<div class="tight"><button>One</button><button>Two</button></div><p>250 B of 1024 MB</p></body></html>""" % LAYOUT_CSS
+LAYOUT_CLEAN = """<!DOCTYPE html><html lang="en"><head><title>Clean layout</title>%s</head><body>
+<nav><a href="/a" aria-current="page">Inbox</a> <a href="/b">Sent</a></nav>
+<table><tr><td class="from" style="width:150px">someone.<wbr>with.<wbr>a.<wbr>long.<wbr>name<wbr>@example.<wbr>com</td>
+<td class="size">1234567&nbsp;B</td><td data-label="Attachments"><svg role="img" aria-label="Has attachments"
+width="16" height="16"></svg></td><td></td></tr></table>
+<div class="spaced"><button>One</button><button>Two</button></div><p>250&nbsp;B of 1&nbsp;GiB</p></body></html>""" % LAYOUT_CSS
 
 
 class BrowserKit(unittest.TestCase):
@@ -205,6 +227,15 @@ class BrowserKit(unittest.TestCase):
         self.assertEqual(unreachable_by_keyboard(self.driver), ['div#fake-button "Delete"'])
         self.driver.get(self.pages.page("/clean", CLEAN_PAGE))
         self.assertEqual(unreachable_by_keyboard(self.driver), [])
+
+    def test_layout_rules_name_each_old_mistake_and_pass_a_clean_page(self):
+        self.driver.get(self.pages.page("/layout-broken", LAYOUT_BROKEN))
+        found = layout_problems(self.driver)
+        for expected in ("the current link", "an emoji stands for something", "an address breaks mid-word",
+                         "a size wraps", "buttons touch", 'an empty "Priority" label', "a size in decimal units"):
+            self.assertTrue(any(line.startswith(expected) for line in found), (expected, found))
+        self.driver.get(self.pages.page("/layout-clean", LAYOUT_CLEAN))
+        self.assertEqual(layout_problems(self.driver), [])
 
     def test_download_and_status_with_the_browsers_cookies(self):
         data = b"attachment bytes \x00\x01\n"

@@ -37,6 +37,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import NoRedirect, wait_listening  # noqa: E402
 from postern_testkit.browser import click_through, make_driver  # noqa: E402  (the same headless Chromium)
+from postern_testkit.layout import layout_problems  # noqa: E402
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 POSTERN = os.environ.get("POSTERN_BIN", os.path.join(REPOSITORY, ".build", "debug", "postern"))
@@ -131,7 +132,8 @@ class OwnerPages(unittest.TestCase):
         click_through(self.driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
 
     def row(self, address):
-        return self.driver.find_element(By.XPATH, "//tr[td[@class='address' and text()='%s']]" % address)
+        # The string value, not one text node: an address is split by its <wbr> break opportunities.
+        return self.driver.find_element(By.XPATH, "//tr[td[@class='address' and normalize-space()='%s']]" % address)
 
     def cut_off(self):
         """What the page shows past the viewport's width or past an ancestor that clips it (at most ten)."""
@@ -294,12 +296,24 @@ class OwnerPages(unittest.TestCase):
         driver.get(base + "/owner/domains")
         self.submit("add-domain-form", {"domain": domain})
         self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
+        # And the page rules of issue 51 (postern_testkit.layout): the current page's link styled apart, addresses
+        # whole words, sizes on one line, wrapped buttons apart, no empty label; /owner links to the web inbox.
         for width in (1280, 375):
             driver.set_window_size(width, 900)
             for page in ("/owner", "/owner/domains"):  # the second with the domain's TXT token, the longest word
                 driver.get(base + page)
                 self.assertEqual(self.cut_off(), [], "at %d px, %s" % (width, page))
-            self.screenshot("owner-at-%d" % width)
+                self.assertEqual(layout_problems(driver), [], "at %d px, %s" % (width, page))
+                self.screenshot("%s-at-%d" % (page.strip("/").replace("/", "-"), width))
+            driver.get(base + "/owner")
+            read_mail = driver.find_element(By.ID, "read-mail")
+            self.assertTrue(read_mail.is_displayed(), "at %d px, /owner shows its link to the web inbox" % width)
+            self.assertEqual(urllib.parse.urlparse(read_mail.get_attribute("href")).path, "/inbox")
+        # The domain page publishes SPF and DMARC beside the TXT token, MX and DKIM.
+        driver.get(base + "/owner/domains")
+        section = driver.find_element(By.CSS_SELECTOR, "section.domain[data-domain='%s']" % domain)
+        self.assertEqual(section.find_element(By.CSS_SELECTOR, "tr.spf .spf-value").text, "v=spf1 mx -all")
+        self.assertEqual(section.find_element(By.CSS_SELECTOR, "tr.dmarc .dmarc-name").text, "_dmarc." + domain)
         driver.set_window_size(1280, 900)
         driver.get(base + "/owner")
 
@@ -315,7 +329,7 @@ class OwnerPages(unittest.TestCase):
         self.assertIn("Inbox deleted", notice.text)
         self.assertEqual(driver.current_url, base + "/owner")
         self.assertEqual(driver.find_elements(
-            By.XPATH, "//tr[td[@class='address' and text()='web-made@agents.localhost']]"), [])
+            By.XPATH, "//tr[td[@class='address' and normalize-space()='web-made@agents.localhost']]"), [])
         self.assertFalse(self.server.agent_login_works(created_key))
 
         # Unlink the linked inbox: it leaves the page, its key still works.
@@ -325,7 +339,7 @@ class OwnerPages(unittest.TestCase):
         notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
         self.assertIn("Inbox unlinked", notice.text)
         self.assertEqual(driver.find_elements(
-            By.XPATH, "//tr[td[@class='address' and text()='self-made@agents.localhost']]"), [])
+            By.XPATH, "//tr[td[@class='address' and normalize-space()='self-made@agents.localhost']]"), [])
         self.assertTrue(self.server.agent_login_works(new_key))
         self.screenshot("inbox-unlinked")
 

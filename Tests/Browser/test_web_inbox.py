@@ -44,6 +44,7 @@ from postern_testkit.browser import (  # noqa: E402
     PHONE_WIDTH, click_through, download, make_driver, set_viewport, status_of)
 from postern_testkit.hostile import HitCounter, arm_canary, canary, hostile_message  # noqa: E402
 from postern_testkit.jmap_agent import JMAPAgent  # noqa: E402
+from postern_testkit.layout import layout_problems  # noqa: E402
 from postern_testkit.mail_fixtures import deliver_smtp, message  # noqa: E402
 from postern_testkit.mailtd import auth_key, create_account, domains, pro_login  # noqa: E402
 
@@ -230,10 +231,12 @@ class WebInbox(unittest.TestCase):
         print("screenshot:", os.path.abspath(path), file=sys.stderr)
         assert_accessible(self.driver, "%s's %s" % (person, name))
         self.assertEqual(unreachable_by_keyboard(self.driver), [], "keyboard on %s's %s" % (person, name))
+        self.assertEqual(layout_problems(self.driver), [], "%s's %s at %d px" % (person, name, WIDTH))
         set_viewport(self.driver, PHONE_WIDTH)
         try:
             width = self.driver.execute_script("return document.documentElement.scrollWidth")
             self.assertLessEqual(width, PHONE_WIDTH + 1, "%s's %s scrolls sideways at 375 px" % (person, name))
+            self.assertEqual(layout_problems(self.driver), [], "%s's %s at %d px" % (person, name, PHONE_WIDTH))
             path = os.path.join(ARTIFACTS, "inbox-%s-%s-375.png" % (person, name))
             self.assertTrue(self.driver.save_screenshot(path))
         finally:
@@ -457,6 +460,10 @@ class WebInbox(unittest.TestCase):
         self.assertTrue(any(kind == "MX" and host == domain for kind, host, _ in shown), shown)
         dkim = [value for kind, host, value in shown if kind == "TXT" and host.endswith("._domainkey." + domain)]
         self.assertEqual([v.split(";")[1].strip() for v in dkim], ["k=rsa", "k=ed25519"], shown)
+        # And what sending needs besides: SPF at the apex, DMARC at _dmarc.
+        self.assertIn(("TXT", domain, "v=spf1 mx -all"), shown)
+        self.assertTrue(any(host == "_dmarc." + domain and value.startswith("v=DMARC1;") for _, host, value in shown),
+                        shown)
         for record in records:
             self.assertTrue(record.find_element(By.CLASS_NAME, "state").text.strip(), "each record's state")
         self.view("pro", "domain-added")

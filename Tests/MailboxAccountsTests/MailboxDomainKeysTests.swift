@@ -10,15 +10,20 @@ import Testing
 /// shape; verification reports whether each is published and does not need them.
 @Suite("Mail.td Pro custom domains: DKIM records")
 struct MailboxDomainKeysTests {
-    @Test("create: the TXT and MX as before, then one _domainkey TXT per key, its keys made with the claim")
-    func createListsKeys() async throws {
-        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
-        defer { server.stop() }
-        let harness = try MailboxHarness(dkim: true) {
+    /// A harness with DKIM keys for custom domains, whose domain checks ask `server` (MX host `mx.postern.test`).
+    static func harness(_ server: LoopbackDNSServer) throws -> MailboxHarness {
+        try MailboxHarness(dkim: true) {
             $0.dnsResolver = server.address
             $0.mxHost = "mx.postern.test"
             $0.dnsTimeout = .milliseconds(300)
         }
+    }
+
+    @Test("create: the TXT and MX as before, then one _domainkey TXT per key, its keys made with the claim")
+    func createListsKeys() async throws {
+        let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        defer { server.stop() }
+        let harness = try Self.harness(server)
         let store = try #require(harness.dkimKeys)
         let token = try await harness.proToken(email: "k@example.com")
         let created = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"Keys.Test"}"#, bearer: token)
@@ -52,11 +57,7 @@ struct MailboxDomainKeysTests {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try MailboxHarness(dkim: true) {
-            $0.dnsResolver = server.address
-            $0.mxHost = "mx.postern.test"
-            $0.dnsTimeout = .milliseconds(300)
-        }
+        let harness = try Self.harness(server)
         let token = try await harness.proToken(email: "v@example.com")
         let created = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"signed.test"}"#, bearer: token)
         let id = created.string("id")

@@ -24,6 +24,8 @@ struct OAuthAuditTests {
         let new = Array(try await harness.auditEvents().dropFirst(before))
         #expect(new.map(\.action) == [.inboxCreated, .appApproved])
         #expect(new.allSatisfy { $0.ownerID == owner.id && $0.actorKind == .owner })
+        // Both record the browser's address, as a sign-in does.
+        #expect(new.allSatisfy { $0.clientAddress != nil && $0.clientAddress?.isEmpty == false }, "\(new)")
         #expect(new.first?.target == "made-here@agents.localhost")
         let grantID = try #require(new.last?.target)
         #expect(new.last?.details == AuditDetails.json(["client_id": client.id, "scopes": "mail.read"]))

@@ -52,6 +52,9 @@ struct OwnerAuditTests {
         let csrf = try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner")))
 
         var seen = 2
+        // Every owner-page action records the client's address, as the sign-in does.
+        let client = try #require(try await Self.events(harness).last?.clientAddress)
+        #expect(!client.isEmpty)
         func expectNext(_ action: AuditAction, target: String, sourceLocation: SourceLocation = #_sourceLocation)
             async throws
         {
@@ -59,6 +62,7 @@ struct OwnerAuditTests {
             #expect(new.map(\.action) == [action], sourceLocation: sourceLocation)
             #expect(new.first?.target == target, sourceLocation: sourceLocation)
             #expect(new.first?.ownerID == ada.id && new.first?.actorKind == .owner, sourceLocation: sourceLocation)
+            #expect(new.first?.clientAddress == client, sourceLocation: sourceLocation)
             seen += new.count
         }
 

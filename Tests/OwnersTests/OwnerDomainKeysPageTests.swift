@@ -15,11 +15,9 @@ struct OwnerDomainKeysPageTests {
         }
     }
 
-    @Test("a domain added shows its keys' records; verify marks each published or not and verifies on the token alone")
-    func keyRecords() async throws {
-        let zone = LoopbackDNSServer.Zone()
-        let server = LoopbackDNSServer(zone: zone.answer)
-        defer { server.stop() }
+    /// Owner ada signed in, `/owner/domains` routed, domains checked against `server` with DKIM keys made for them;
+    /// the harness and the page's CSRF token.
+    static func signedIn(_ server: LoopbackDNSServer) async throws -> (harness: OwnersHarness, csrf: String) {
         let harness = try OwnersHarness(dkim: true) {
             $0.dnsResolver = server.address
             $0.dnsTimeout = .milliseconds(300)
@@ -28,7 +26,15 @@ struct OwnerDomainKeysPageTests {
         OwnerDomainPagesTests.pages(harness).register(into: &harness.router)
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         _ = try await harness.signIn("ada@example.com", "correct horse")
-        let csrf = try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner/domains")))
+        return (harness, try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner/domains"))))
+    }
+
+    @Test("a domain added shows its keys' records; verify marks each published or not and verifies on the token alone")
+    func keyRecords() async throws {
+        let zone = LoopbackDNSServer.Zone()
+        let server = LoopbackDNSServer(zone: zone.answer)
+        defer { server.stop() }
+        let (harness, csrf) = try await Self.signedIn(server)
         #expect(Self.keyRows(await harness.send(.GET, "/owner/domains")).isEmpty, "no domain, no DKIM rows")
 
         let added = await harness.send(.POST, "/owner/domains", form: ["domain": "Signed.Example", "csrf_token": csrf])

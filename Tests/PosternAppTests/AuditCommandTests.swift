@@ -25,7 +25,7 @@ struct AuditCommandTests {
             configuration: configuration, email: "pro@example.com", password: "pro-password-1", maxAccounts: nil,
             logger: logger)
         let rotated = try Operations.rotateKeys(configuration: configuration, logger: logger)
-        let kid = try #require(rotated.first { $0.contains("retired") }?.split(separator: " ").first)
+        let kid = try #require(rotated.first { $0.contains("verifying until") }?.split(separator: " ").first)
         _ = try Operations.retireKeyNow(configuration: configuration, kid: String(kid), logger: logger)
         #expect(
             try await Operations.removeOwner(

@@ -276,6 +276,30 @@ struct ConfigurationTests {
         #expect(alone?.key == "POSTERN_SMTP_TLS_KEY")
     }
 
+    @Test(
+        "outbound delivery on refuses to start with POSTERN_SMTP_HOSTNAME localhost or a name not fully qualified",
+        arguments: ["direct", "relay"])
+    func outboundNeedsQualifiedHostname(mode: String) throws {
+        let relay = ["POSTERN_RELAY_URL": "smtp://relay.example.net"]
+        for bad in [nil, "localhost", "mail", "mx.localhost", "192.0.2.1", "-mx.example.com", "mx..example.com"] {
+            let settings = relay.merging(["POSTERN_OUTBOUND_DELIVERY": mode]) { a, _ in a }
+                .merging(bad.map { ["POSTERN_SMTP_HOSTNAME": $0] } ?? [:]) { a, _ in a }
+            let error = #expect(throws: ConfigurationError.self, "\(bad ?? "unset")") {
+                try ConfigurationLoader.parse { settings[$0] }
+            }
+            #expect(error?.key == "POSTERN_SMTP_HOSTNAME")
+            #expect(error.map { "\($0)" }?.contains("POSTERN_SMTP_HOSTNAME") == true)
+        }
+        for good in ["mx.example.com", "MX.Example.COM.", "one.queue.test"] {
+            let settings = relay.merging(["POSTERN_OUTBOUND_DELIVERY": mode, "POSTERN_SMTP_HOSTNAME": good]) { a, _ in
+                a
+            }
+            #expect(try ConfigurationLoader.parse { settings[$0] }.smtp.hostname == good)
+        }
+        // Delivery off, the default: localhost stays the local stand-in's name.
+        #expect(try ConfigurationLoader.parse { _ in nil }.smtp.hostname == "localhost")
+    }
+
     @Test("POSTERN_MCP_ALLOWED_ORIGINS: none by default, a list of origins, and a refusal naming the key")
     func mcpOrigins() throws {
         #expect(try ConfigurationLoader.parse { _ in nil }.mcp.allowedOrigins.isEmpty)

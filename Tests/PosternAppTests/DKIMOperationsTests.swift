@@ -9,7 +9,7 @@ struct DKIMOperationsTests {
     let logger = Logger(label: "postern.tests.dkim")
 
     @Test("dkim show prints each key's TXT name and value, the same twice; dkim rotate prints new ones show then gives")
-    func showAndRotate() throws {
+    func showAndRotate() async throws {
         let configuration = TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let shown = try Operations.showDKIM(configuration: configuration, domain: "Agents.Example", logger: logger)
@@ -29,5 +29,13 @@ struct DKIMOperationsTests {
         #expect(throws: (any Error).self) {
             try Operations.showDKIM(configuration: configuration, domain: "not a domain", logger: logger)
         }
+        // The rotation is on the audit trail, with the domain and the selectors (never a key); show is not.
+        let audit = try await Operations.auditLines(
+            configuration: configuration, since: nil, ownerEmail: nil, limit: 100, logger: logger)
+        #expect(audit.count == 1, "\(audit)")
+        let line = try #require(audit.first)
+        #expect(line.contains("operator.command  operator operator  dkim rotate"))
+        #expect(line.contains(#""domain":"agents.example""#))
+        #expect(line.contains(String(rotated[1].prefix { $0 != "." })) && !line.contains("p="))
     }
 }

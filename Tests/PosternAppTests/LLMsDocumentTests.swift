@@ -61,7 +61,9 @@ struct LLMsDocumentTests {
         #expect(text.contains("curl -s -X POST http://guide.test/register"))
         #expect(text.contains("http://guide.test/openapi.json"))
         #expect(text.contains("auth_key"))
-        #expect(text.contains("POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true"))
+        // The current names, not the older aliases the configuration still reads.
+        #expect(text.contains("POSTERN_OUTBOUND_ALLOW_PRIVATE=true") && text.contains("POSTERN_OUTBOUND_ALLOWED_HOSTS"))
+        #expect(!text.contains("POSTERN_REMOTE_HASH_"))
         #expect(text.contains("SMTP listens on `127.0.0.1:2525`"))
         #expect(text.contains("curl -s http://guide.test/.well-known/jmap"))
         #expect(text.contains("postern mail deliver --to"))

@@ -1,3 +1,4 @@
+import Audit
 import AuthCrypto
 import Foundation
 import JWT
@@ -29,16 +30,52 @@ struct OperationsTests {
         let now: Int64 = 1_800_000_000
         let before = try Operations.listKeys(configuration: configuration, logger: logger, now: now)
         #expect(before.count == 3)
-        #expect(before.allSatisfy { $0.contains("active") })
+        #expect(before.allSatisfy { $0.contains("  signing  created ") })
         #expect(before.filter { $0.contains("  EdDSA  ") }.count == 1)
         let after = try Operations.rotateKeys(configuration: configuration, logger: logger, now: now + 10)
         #expect(after.count == 6)
-        #expect(after.filter { $0.contains("retired") }.count == 3)
+        // Rotated out, they still verify the tokens they signed: until when, in words.
+        #expect(after.filter { $0.contains("  verifying until ") }.count == 3, "\(after)")
+        #expect(after.filter { $0.contains("  signing  ") }.count == 3)
         #expect(after.filter { $0.contains("RS256") }.count == 2)
         #expect(after.filter { $0.contains("  EdDSA  ") }.count == 2)
         // Past the longest token lifetime the retired keys are gone.
         let later = try Operations.listKeys(configuration: configuration, logger: logger, now: now + 8 * 24 * 3600)
         #expect(later.count == 3)
+    }
+
+    @Test("keys list words each key's state and keeps a key killed with --now, with when")
+    func killedKeyListed() throws {
+        let configuration = TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
+        let now = Operations.unixNow()
+        let before = try Operations.listKeys(configuration: configuration, logger: logger, now: now)
+        let victim = try #require(before.first { $0.contains("  EdDSA  ") }?.split(separator: " ").first)
+        _ = try Operations.retireKeyNow(configuration: configuration, kid: String(victim), logger: logger, now: now)
+        let after = try Operations.listKeys(configuration: configuration, logger: logger, now: now + 1)
+        #expect(after.count == 4, "\(after)")
+        let killed = try #require(after.first { $0.hasPrefix(victim + "  ") }, "\(after)")
+        #expect(killed.contains("  EdDSA  killed at 20") && killed.contains("  created 20"), "\(killed)")
+        #expect(after.filter { $0.contains("  EdDSA  signing  ") }.count == 1)
+    }
+
+    @Test("a key's state in words: signing, signs from T, verifying until T, retired at T, killed at T")
+    func keyStateWords() {
+        func key(active: Bool = false, retired: Int64? = nil, drops: Int64? = nil, from: Int64? = nil) -> KeyInfo {
+            KeyInfo(
+                kid: "k", kind: .rsa, source: .database, createdAt: 0, retiredAt: retired, dropsAt: drops,
+                isActive: active, signsFrom: from)
+        }
+        let now: Int64 = 1_800_000_000
+        #expect(SigningKeyListing.state(of: key(active: true), now: now).words == "signing")
+        #expect(SigningKeyListing.state(of: key(from: now + 60), now: now).words == "signs from 2027-01-15T08:01:00Z")
+        #expect(SigningKeyListing.state(of: key(retired: now, drops: now + 60), now: now) == .verifyingUntil(now + 60))
+        #expect(SigningKeyListing.state(of: key(retired: now - 120, drops: now - 60), now: now) == .retired(now - 60))
+        #expect(SigningKeyListing.State.retired(now).words == "retired at 2027-01-15T08:00:00Z")
+        #expect(SigningKeyListing.State.killed(now).words == "killed at 2027-01-15T08:00:00Z")
+        #expect(
+            SigningKeyListing.line(key(active: true), now: now)
+                == "k  RS256  signing  created 1970-01-01T00:00:00Z  database")
     }
 
     @Test("backup of a PostgreSQL database is refused before connecting, pointing to pg_dump")
@@ -74,6 +111,16 @@ struct OperationsTests {
         #expect(rows.first?.text("integrity_check") == "ok")
         let migrations = try copy.readSync { try $0.query("SELECT COUNT(*) AS n FROM schema_migrations") }
         #expect((migrations.first?.int("n") ?? 0) >= 2)
+        // The backup is on the source's audit trail (not in the archive, written before it); the restore on the copy's.
+        let restoredEvents = try copy.readSync {
+            try SQLAuditLog.events($0, since: nil, ownerID: nil, action: .operatorCommand, limit: 10)
+        }
+        #expect(restoredEvents.map(\.target) == ["restore"])
+        #expect(restoredEvents.first?.details?.contains(target) == true)
+        let sourceEvents = try await SQLAuditLog(database: server.runtime.database)
+            .events(since: nil, ownerID: nil, limit: 10)
+        #expect(sourceEvents.map(\.target) == ["backup"])
+        #expect(sourceEvents.first?.details?.contains(target) == true)
         #expect(throws: ConfigurationError.self) {
             try Operations.backup(configuration: server.runtime.configuration, to: target, logger: logger)
         }

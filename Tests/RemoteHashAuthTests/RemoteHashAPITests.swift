@@ -114,8 +114,8 @@ struct RemoteHashAPITests {
         let url = try h.serveHash(of: "pw")
         let loopback =
             "Password hash URL is not allowed. It points at a loopback address; the server's operator can allow such "
-            + "addresses with POSTERN_REMOTE_HASH_ALLOW_PRIVATE=true, or this host alone by listing it in "
-            + "POSTERN_REMOTE_HASH_ALLOWED_HOSTS."
+            + "addresses with POSTERN_OUTBOUND_ALLOW_PRIVATE=true, or this host alone by listing it in "
+            + "POSTERN_OUTBOUND_ALLOWED_HOSTS."
         for target in [
             url, "http://2130706433:\(h.origin.port)/hash.txt", "http://localhost:\(h.origin.port)/hash.txt",
             "http://[::ffff:127.0.0.1]:\(h.origin.port)/hash.txt",
@@ -127,7 +127,7 @@ struct RemoteHashAPITests {
                 == (
                     422,
                     "Password hash URL is not allowed. It points at a link-local address; only listing the host "
-                        + "in the operator's POSTERN_REMOTE_HASH_ALLOWED_HOSTS allows it."
+                        + "in the operator's POSTERN_OUTBOUND_ALLOWED_HOSTS allows it."
                 ))
         #expect(
             await h.register("d@example.com", "http://224.0.0.1/h", "pw")

@@ -153,7 +153,7 @@ struct WebInboxDashboardTests {
         #expect(after.text.contains("class=\"revoked\""))
     }
 
-    @Test("a domain's records on the dashboard are the API's: TXT token, MX, then the DKIM keys, RSA first")
+    @Test("a domain's records on the dashboard: the API's (TXT token, MX, DKIM keys, RSA first), then SPF and DMARC")
     func domainRecordsAreTheAPIs() async throws {
         let (harness, browser, _, jwt) = try await Self.signedIn()
         let created = try await Self.api(
@@ -164,11 +164,20 @@ struct WebInboxDashboardTests {
         }
         let page = await browser.send(.GET, Self.dashboard)
         let shown = Self.records(in: page.text)
-        #expect(shown.map { Array($0.prefix(3)) } == apiRecords)
-        #expect(shown.count == 4)
-        #expect(shown.map { $0[3] } == ["pending", "pending", "pending", "pending"])
+        // The API's records, then the SPF and DMARC records sending from the domain needs (not in the API's).
+        #expect(shown.prefix(4).map { Array($0.prefix(3)) } == apiRecords)
         #expect(
-            shown.dropFirst(2).map { $0[2].split(separator: ";")[1].trimmingCharacters(in: .whitespaces) }
+            shown.dropFirst(4).map { Array($0.prefix(3)) }
+                == [
+                    ["TXT", "api-made.example", "v=spf1 mx -all"],
+                    [
+                        "TXT", "_dmarc.api-made.example",
+                        "v=DMARC1; p=quarantine; rua=mailto:postmaster@api-made.example",
+                    ],
+                ])
+        #expect(shown.map { $0[3] } == Array(repeating: "pending", count: 6))
+        #expect(
+            shown[2..<4].map { $0[2].split(separator: ";")[1].trimmingCharacters(in: .whitespaces) }
                 == ["k=rsa", "k=ed25519"])
 
         // Added on the dashboard: the API lists it, with the TXT token the page shows.
@@ -343,7 +352,8 @@ struct WebInboxDashboardTests {
         var page = await browser.send(.GET, Self.dashboard)
         #expect(
             page.text.contains(
-                "<li class=\"account\"><a class=\"address\" href=\"/inbox/m/one%40pro.localhost\">one@pro.localhost</a>"
+                "<li class=\"account\"><a class=\"address\" href=\"/inbox/m/one%40pro.localhost\">"
+                    + "one<wbr>@pro.<wbr>localhost</a>"
             ))
         #expect(page.text.contains("id=\"no-sandbox\""))
 
@@ -360,7 +370,7 @@ struct WebInboxDashboardTests {
         let home = await browser.send(.GET, "/inbox")
         #expect(home.text.contains(">Sandbox</a>"))
         #expect(!home.text.contains(">\(sandbox)</a>"))
-        #expect(home.text.contains(">one@pro.localhost</a>"))
+        #expect(home.text.contains(">one<wbr>@pro.<wbr>localhost</a>"))
     }
 
     @Test("a flash's fields survive its encoding whatever they hold, and nothing else decodes")

@@ -195,6 +195,9 @@ struct WebInboxPagesTests {
         let id = try await harness.deliver(raw, to: "reader@mail.localhost")
         let list = await browser.send(.GET, Self.mailbox)
         #expect(list.text.contains("class=\"attachment-mark\""))
+        // A drawn paperclip with a label, never the emoji (no glyph without an emoji font).
+        #expect(list.text.contains("<svg class=\"icon\" role=\"img\" aria-label=\"Has attachments\""))
+        #expect(!list.text.contains("📎"))
         let page = await browser.send(.GET, Self.mailbox + "/" + id)
         #expect(page.text.contains("id=\"attachment-0\""))
         let file = await browser.send(.GET, Self.mailbox + "/" + id + "/attachment/0")

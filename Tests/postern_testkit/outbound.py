@@ -101,11 +101,13 @@ class OutboundWorld:
 
     def base_env(self):
         """What every outbound test's Postern gets: this world's resolver and CA, loopback receivers allowed,
-        delivery to port 25, retries after 1 s."""
+        delivery to port 25, retries after 1 s, a fully qualified EHLO name."""
         return {
             "POSTERN_DNS_RESOLVER": self.resolver, "POSTERN_OUTBOUND_ALLOW_PRIVATE": "true",
             "POSTERN_OUTBOUND_SMTP_PORT": "25", "POSTERN_OUTBOUND_TRUST_CA_FILE": self.ca.cert,
             "POSTERN_OUTBOUND_RETRY_SECONDS": "1", "POSTERN_OUTBOUND_SENDERS": "all",
+            # Delivery on refuses a name that is not fully qualified (docs/outbound.md).
+            "POSTERN_SMTP_HOSTNAME": "postern.outbound.test",
         }
 
     def direct_env(self, **overrides):
