@@ -171,6 +171,7 @@ let package = Package(
             "MailboxAccounts", "MailStore", "Storage", "Fetch", "AuthCrypto", "JSON", "HTTP1", "ServerKit",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Mail.td's SMTP sandbox: the capture store, its /api/user/sandbox routes, and the SMTP sink that captures.
         .target(name: "MailSandbox", dependencies: [
@@ -209,6 +210,7 @@ let package = Package(
         // dispatcher that runs it over any OutboundTransport.
         .target(name: "OutboundQueue", dependencies: [
             "MailDelivery", "SMTPOutcomes", "Storage", "ServerKit", .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
@@ -367,6 +369,7 @@ let package = Package(
         .testTarget(name: "OutboundQueueTests", dependencies: [
             "OutboundQueue", "MailDelivery", "SMTPOutcomes", "Storage", "ServerKit", "PosternTestSupport", "Directory",
             "MailStore", "PostgresClient", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
             "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",

@@ -1,6 +1,7 @@
 import Logging
 import MailDelivery
 import SMTPOutcomes
+import ServiceLifecycle
 import Synchronization
 
 /// Runs the outbound queue: each instance runs one. It claims due batches (``OutboundQueue/claim(now:limit:)``), hands
@@ -12,7 +13,10 @@ import Synchronization
 ///
 /// It wakes when a record on this instance queues mail (``OutboundWakeup``), when an attempt ends, when the next retry
 /// or lease falls due, and at the latest every ``Settings/idleInterval`` (mail another instance queued).
-public final class OutboundDispatcher: Sendable {
+///
+/// A service of the runtime's group: ``run()`` delivers until the group's graceful shutdown (or cancellation), then
+/// returns once the attempts in flight have ended and been recorded.
+public final class OutboundDispatcher: Service, Sendable {
     /// The settings of a dispatcher; every default stated.
     public struct Settings: Sendable {
         /// Batches in flight at once on this instance, every domain's together. Default 64.
@@ -79,7 +83,6 @@ public final class OutboundDispatcher: Sendable {
     let onAttempt: @Sendable (Attempt) -> Void
     private let lanes: DestinationLanes
     private let inFlight = Atomic<Int>(0)
-    private let task = Mutex<Task<Void, Never>?>(nil)
 
     /// - Parameters:
     ///   - queue: the shared queue (its configuration's `perDestination` caps each domain's batches at once).
@@ -109,9 +112,14 @@ public final class OutboundDispatcher: Sendable {
             perConnection: queue.configuration.messagesPerConnection)
     }
 
-    /// Runs the queue until the calling task is cancelled, then returns once the attempts in flight have ended: the
-    /// entry a service runner calls. ``start()`` and ``stop()`` run it on a task of its own.
+    /// Runs the queue until the service group's graceful shutdown or the calling task's cancellation, then returns
+    /// once the attempts in flight have ended.
     public func run() async {
+        await cancelWhenGracefulShutdown { await self.deliver() }
+    }
+
+    /// Runs the queue until the calling task is cancelled.
+    private func deliver() async {
         if queue.isSingleInstance {
             // SQLite: this process is the one instance, so a lease found now is a dead process's.
             do {
@@ -239,24 +247,6 @@ public final class OutboundDispatcher: Sendable {
                 "recording an outbound attempt failed",
                 metadata: ["error": "\(error)", "message": "\(batch.messageID)", "domain": "\(batch.domain)"])
         }
-    }
-
-    /// Starts the loop on a task of its own (once).
-    public func start() {
-        task.withLock { task in
-            guard task == nil else { return }
-            task = Task { [self] in await run() }
-        }
-    }
-
-    /// Stops the loop and waits for the attempts in flight to end.
-    public func stop() async {
-        let running = task.withLock { task in
-            defer { task = nil }
-            task?.cancel()
-            return task
-        }
-        await running?.value
     }
 }
 
