@@ -1,3 +1,4 @@
+import LeasedQueue
 import Logging
 import MailDelivery
 import SMTPOutcomes
@@ -11,8 +12,9 @@ import Synchronization
 /// the sender itself, in its transaction), and gives the recipients that ended to ``onEnded`` and those deferred long
 /// enough to ``onDelayed`` (the sender's delay notice).
 ///
-/// It wakes when a record on this instance queues mail (``OutboundWakeup``), when an attempt ends, when the next retry
-/// or lease falls due, and at the latest every ``Settings/idleInterval`` (mail another instance queued).
+/// Its loop is the ``QueueRunner`` every leased queue runs: it wakes when a record on this instance queues mail (the
+/// queue's ``Wakeup``), when an attempt ends, when the next retry or lease falls due, and at the latest every
+/// ``Settings/idleInterval`` (mail another instance queued).
 ///
 /// A service of the runtime's group: ``run()`` delivers until the group's graceful shutdown (or cancellation), then
 /// returns once the attempts in flight have ended and been recorded.
@@ -83,6 +85,8 @@ public final class OutboundDispatcher: Service, Sendable {
     let onAttempt: @Sendable (Attempt) -> Void
     private let lanes: DestinationLanes
     private let inFlight = Atomic<Int>(0)
+    /// The loop: a round of claims, then a wait on the queue's wakeup.
+    private let runner: QueueRunner
 
     /// - Parameters:
     ///   - queue: the shared queue (its configuration's `perDestination` caps each domain's batches at once).
@@ -107,6 +111,9 @@ public final class OutboundDispatcher: Service, Sendable {
         self.onEnded = onEnded
         self.onDelayed = onDelayed
         self.onAttempt = onAttempt
+        self.runner = QueueRunner(
+            wakeup: queue.wakeup, idleInterval: settings.idleInterval, logger: logger,
+            failure: "outbound queue unavailable")
         self.lanes = DestinationLanes(
             perDestination: queue.configuration.perDestination,
             perConnection: queue.configuration.messagesPerConnection)
@@ -134,36 +141,27 @@ public final class OutboundDispatcher: Service, Sendable {
         // A discarding group (SE-0381): an attempt that ended is gone at once, where a plain task group kept every
         // finished child until awaited, for as long as the server ran.
         await withDiscardingTaskGroup { group in
-            while !Task.isCancelled {
-                let ticket = queue.wakeup.ticket()
-                var pause = settings.idleInterval
+            await runner.run {
                 let room = settings.maxInFlight - inFlight.load(ordering: .relaxed)
-                if room > 0 {
-                    do {
-                        let now = clock()
-                        let claims = try await queue.claim(now: now, limit: room)
-                        inFlight.add(claims.count, ordering: .relaxed)
-                        // Every claim joins its domain's lane first, so that one connection takes all it can.
-                        for first in lanes.add(claims) {
-                            group.addTask {
-                                var next: [OutboundClaim]? = first
-                                while let claims = next, let domain = claims.first?.batch.domain {
-                                    await self.attempt(claims)
-                                    self.inFlight.subtract(claims.count, ordering: .relaxed)
-                                    self.queue.wakeup.signal()
-                                    next = self.lanes.next(domain)
-                                }
-                            }
+                guard room > 0 else { return QueueRunner.Round(worked: false) }
+                let now = clock()
+                let claims = try await queue.claim(now: now, limit: room)
+                inFlight.add(claims.count, ordering: .relaxed)
+                // Every claim joins its domain's lane first, so that one connection takes all it can.
+                for first in lanes.add(claims) {
+                    group.addTask {
+                        var next: [OutboundClaim]? = first
+                        while let claims = next, let domain = claims.first?.batch.domain {
+                            await self.attempt(claims)
+                            self.inFlight.subtract(claims.count, ordering: .relaxed)
+                            self.queue.wakeup.signal()
+                            next = self.lanes.next(domain)
                         }
-                        if !claims.isEmpty { continue }
-                        if let due = try await queue.nextDue(), due > now {
-                            pause = min(pause, .seconds(due - now))
-                        }
-                    } catch {
-                        logger.error("outbound queue unavailable", metadata: ["error": "\(error)"])
                     }
                 }
-                await queue.wakeup.wait(after: ticket, timeout: pause)
+                if !claims.isEmpty { return .worked }
+                guard let due = try await queue.nextDue(), due > now else { return QueueRunner.Round(worked: false) }
+                return QueueRunner.Round(worked: false, nextDueIn: .seconds(due - now))
             }
             // Leaving the group's scope waits for the attempts in flight.
         }

@@ -1,3 +1,4 @@
+import LeasedQueue
 import Logging
 import MailStore
 import Metrics
@@ -6,9 +7,10 @@ import ServiceLifecycle
 /// Delivers the webhook queue: each instance runs one. It claims due events (``WebhookQueue``), POSTs each signed
 /// (``WebhookSignature``) through the ``WebhookTransport`` (the shared fetcher's I/O threads), and completes it.
 ///
-/// It wakes when mail changes (this instance's deliveries, and other instances' through PostgreSQL's
-/// notifications, both announced on ``MailChanges``), when the next retry or lease falls due, and at the latest
-/// every ``idleInterval`` (mail another process wrote to the same SQLite file announces nothing here).
+/// Its loop is the ``QueueRunner`` every leased queue runs: it wakes when mail changes (this instance's deliveries, and
+/// other instances' through PostgreSQL's notifications, both announced on ``MailChanges``, whose
+/// ``MailChanges/anyChange`` it waits on), when the next retry or lease falls due, and at the latest every
+/// ``Settings/idleInterval`` (mail another process wrote to the same SQLite file announces nothing here).
 ///
 /// A service of the runtime's group: ``run()`` delivers until the group's graceful shutdown (or cancellation), then
 /// returns after the round in progress.
@@ -32,6 +34,8 @@ public final class WebhookDispatcher: Service, Sendable {
     let logger: Logger
     private let attempts: [String: Counter]
     private let depthGauge: Gauge
+    /// The loop: a round of claims, then a wait on the mail store's changes.
+    private let runner: QueueRunner
 
     /// - Parameters:
     ///   - queue: the shared queue.
@@ -57,6 +61,9 @@ public final class WebhookDispatcher: Service, Sendable {
                 label: "postern_webhook_attempts_total", dimensions: [("result", result)], factory: factory)
         }
         self.attempts = attempts
+        self.runner = QueueRunner(
+            wakeup: changes.anyChange, idleInterval: settings.idleInterval, logger: logger,
+            failure: "webhook queue unavailable")
         self.depthGauge = Gauge(label: "postern_webhook_queue_depth", factory: factory)
     }
 
@@ -115,19 +122,10 @@ public final class WebhookDispatcher: Service, Sendable {
     }
 
     private func loop() async {
-        while !Task.isCancelled {
-            let ticket = changes.ticket()
-            var pause = settings.idleInterval
-            do {
-                if try await runOnce() > 0 { continue }
-                if let due = try await queue.nextDue() {
-                    pause = min(pause, .milliseconds(max(0, due - clock())))
-                }
-            } catch {
-                logger.error("webhook queue unavailable", metadata: ["error": "\(error)"])
-            }
-            guard pause > .zero else { continue }
-            await changes.waitForAny(after: ticket, timeout: pause)
+        await runner.run {
+            if try await runOnce() > 0 { return .worked }
+            guard let due = try await queue.nextDue() else { return QueueRunner.Round(worked: false) }
+            return QueueRunner.Round(worked: false, nextDueIn: .milliseconds(max(0, due - clock())))
         }
     }
 }
