@@ -322,6 +322,7 @@ let package = Package(
             "MailSandbox", "MailDelivery", "CustomDomains", "DNS", "PosternTestSupport", "DKIMKeys",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "WebhooksTests", dependencies: [
             "Webhooks", "MailStore", "MIME", "Storage", "ServerKit", "PosternTestSupport",

@@ -8,6 +8,7 @@ import MailStore
 import MailSandbox
 import PosternTestSupport
 import ServerKit
+import ServiceLifecycle
 import Storage
 import Synchronization
 import Testing
@@ -419,6 +420,25 @@ struct MailboxWebhookTests {
         let metrics = setup.harness.metrics
         #expect(try metrics.expectCounter("postern_webhook_attempts_total", [("result", "http_error")]).totalValue == 1)
         #expect(try metrics.expectCounter("postern_webhook_attempts_total", [("result", "delivered")]).totalValue == 1)
+    }
+
+    @Test("a service group runs the dispatcher: it delivers, and the group's graceful shutdown ends its run()")
+    func serviceGroup() async throws {
+        let setup = try await Self.setup()
+        let messageID = try await Self.deliver(setup.harness, to: "owned@pro.localhost")
+        let transport = RecordingTransport()
+        let clock = setup.harness.clock
+        let dispatcher = WebhookDispatcher(
+            queue: setup.queue(), transport: transport, changes: setup.harness.service.mail.changes,
+            clock: { clock.nanoseconds / 1_000_000 }, logger: .init(label: "webhook-tests"),
+            metricsFactory: setup.harness.metrics)
+        let group = ServiceGroup(services: [dispatcher], logger: .init(label: "webhook-tests"))
+        let running = Task { try await group.run() }
+        while try await setup.queue().depth() > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        await group.triggerGracefulShutdown()
+        try await running.value
+        let sent = transport.sent.withLock { $0 }
+        #expect(sent.count == 1 && sent.first?.header("X-Webhook-ID") == "evt_" + messageID)
     }
 
     @Test("run(), a service runner's entry, delivers the queue until its task is cancelled, then returns")
