@@ -99,8 +99,12 @@ let package = Package(
         // Who is local and who a request acts as: the directory port each surface implements for its own accounts,
         // the agent inbox rule, the capability token's typed claims, the principal a mail API serves.
         .target(name: "Directory", dependencies: ["JWT", "JSON"]),
+        // What every durable queue shares (the webhook events', the outbound recipients'): the lease its rows are held
+        // by (a token, SKIP LOCKED on PostgreSQL, work recorded under the token, the next due time), the one wake-up
+        // primitive, and the one runner loop of rounds and waits its dispatcher runs.
+        .target(name: "LeasedQueue", dependencies: ["Storage", .product(name: "Logging", package: "swift-log")]),
         // The local mail store: every local address's messages (raw and parsed).
-        .target(name: "MailStore", dependencies: ["Storage", "MIME"]),
+        .target(name: "MailStore", dependencies: ["Storage", "MIME", "LeasedQueue"]),
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
         .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
@@ -168,9 +172,10 @@ let package = Package(
         // Mail.td Pro webhooks: the durable queue (fed by the mail store's delivery transaction), the dispatcher that
         // delivers it through the shared fetcher, the signature and payload, and the five /api/user/webhooks routes.
         .target(name: "Webhooks", dependencies: [
-            "MailboxAccounts", "MailStore", "Storage", "Fetch", "AuthCrypto", "JSON", "HTTP1", "ServerKit",
+            "MailboxAccounts", "MailStore", "Storage", "Fetch", "AuthCrypto", "JSON", "HTTP1", "ServerKit", "LeasedQueue",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Mail.td's SMTP sandbox: the capture store, its /api/user/sandbox routes, and the SMTP sink that captures.
         .target(name: "MailSandbox", dependencies: [
@@ -208,7 +213,9 @@ let package = Package(
         // transaction, leased to instances per message and destination domain, retried, bounced and suppressed; the
         // dispatcher that runs it over any OutboundTransport.
         .target(name: "OutboundQueue", dependencies: [
-            "MailDelivery", "SMTPOutcomes", "Storage", "ServerKit", .product(name: "Logging", package: "swift-log"),
+            "MailDelivery", "SMTPOutcomes", "Storage", "ServerKit", "LeasedQueue",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
@@ -264,6 +271,9 @@ let package = Package(
             "MailDelivery", "Directory", "MailStore", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
+        .testTarget(name: "LeasedQueueTests", dependencies: [
+            "LeasedQueue", "Storage", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "SigningKeysTests", dependencies: ["SigningKeys", "JWT", "JSON", "AuthCrypto", "Storage", "PosternTestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
@@ -312,6 +322,7 @@ let package = Package(
             "MailSandbox", "MailDelivery", "CustomDomains", "DNS", "PosternTestSupport", "DKIMKeys",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "WebhooksTests", dependencies: [
             "Webhooks", "MailStore", "MIME", "Storage", "ServerKit", "PosternTestSupport",
@@ -367,6 +378,7 @@ let package = Package(
         .testTarget(name: "OutboundQueueTests", dependencies: [
             "OutboundQueue", "MailDelivery", "SMTPOutcomes", "Storage", "ServerKit", "PosternTestSupport", "Directory",
             "MailStore", "PostgresClient", "EmbeddedResources", .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "RemoteHashAuthTests", dependencies: [
             "RemoteHashAuth", "ServerKit", "Fetch", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",

@@ -371,10 +371,10 @@ extension JMAPService {
     }
 
     /// The recipients of the account's submission `id` as the ledger recorded them, each with its status: what an
-    /// in-process caller (the web inbox) reads to tell a recipient kept in the outbox from one refused. Nil without
+    /// in-process sender (``send(_:as:client:requestID:)``) gives back to tell a recipient kept in the outbox from one refused. Nil without
     /// a ledger (nothing is recorded) or when the account has no such submission.
     /// - Throws: storage errors.
-    public func recordedRecipients(accountID: String, submissionID: String) async throws -> [RecipientState]? {
+    func recordedRecipients(accountID: String, submissionID: String) async throws -> [RecipientState]? {
         guard let ledger = outbound?.ledger else { return nil }
         return try await ledger.submissions(accountID: accountID, ids: [submissionID]).first?.recipients
     }

@@ -1,17 +1,11 @@
 import Foundation
+import JMAP
 import JSON
 
 /// A tool call's arguments checked against the tool's parameters and the configured limits: unknown names, wrong
 /// types and oversized values are refused before anything is read or sent.
 struct MCPToolArguments: Sendable {
     let values: [String: JSONValue]
-
-    /// An attachment as the tools take it, decoded.
-    struct Attachment: Sendable {
-        let filename: String
-        let contentType: String
-        let base64: String
-    }
 
     /// - Throws: ``JSONRPCError`` `invalidParams` naming the first argument that is unknown, missing, of the wrong
     ///   type or over a limit.
@@ -130,12 +124,12 @@ struct MCPToolArguments: Sendable {
     }
 
     /// The attachments of `name`, empty when absent.
-    func attachments(_ name: String = "attachments") -> [Attachment] {
+    func attachments(_ name: String = "attachments") -> [SubmissionDraft.Attachment] {
         (values[name]?.arrayValue ?? []).compactMap { item in
             guard let filename = item["filename"]?.stringValue, let base64 = item["content_base64"]?.stringValue
             else { return nil }
             let type = item["content_type"]?.stringValue ?? "application/octet-stream"
-            return Attachment(filename: filename, contentType: type, base64: base64)
+            return SubmissionDraft.Attachment(filename: filename, contentType: type, base64: base64)
         }
     }
 }

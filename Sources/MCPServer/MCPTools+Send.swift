@@ -1,115 +1,36 @@
 import Directory
+import JMAP
 import JSON
 
-/// The sending tools: send_email, reply_to_message, run_preset, jmap_request. A message is an Email/set draft and an
-/// EmailSubmission/set, as a JMAP client sends one; attachments are Blob/upload blobs.
+/// The sending tools: send_email, reply_to_message, run_preset, jmap_request. A message is sent by
+/// ``JMAPService/send(_:as:client:requestID:)``, the Email/set draft and EmailSubmission/set a JMAP client sends.
 extension MCPTools {
-    /// A message to send.
-    struct Draft: Sendable {
-        var to: [String]
-        var cc: [String] = []
-        var bcc: [String] = []
-        var subject: String
-        var body: String
-        var attachments: [MCPToolArguments.Attachment] = []
-        var inReplyTo: [String] = []
-        var references: [String] = []
-
-        init(to: [String], subject: String, body: String) {
-            self.to = to
-            self.subject = subject
-            self.body = body
-        }
-
-        /// The draft of send_email's (or a send preset's) arguments.
-        init(_ arguments: MCPToolArguments) {
-            self.init(
-                to: arguments.addresses("to"), subject: arguments.string("subject") ?? "",
-                body: arguments.string("body") ?? "")
-            cc = arguments.addresses("cc")
-            bcc = arguments.addresses("bcc")
-            attachments = arguments.attachments()
-        }
+    /// The message of send_email's (or a send preset's) arguments.
+    static func draft(_ arguments: MCPToolArguments) -> SubmissionDraft {
+        var message = SubmissionDraft(
+            to: arguments.addresses("to"), subject: arguments.string("subject") ?? "",
+            body: arguments.string("body") ?? "")
+        message.cc = arguments.addresses("cc")
+        message.bcc = arguments.addresses("bcc")
+        message.attachments = arguments.attachments()
+        return message
     }
 
-    /// The JMAP calls that send `draft`: Blob/upload of its attachments, the Email/set draft, its submission.
-    func sendCalls(_ draft: Draft, _ call: Call) -> [JSONValue] {
-        let account = JSONValue.string(call.principal.accountID)
-        var calls: [JSONValue] = []
-        if !draft.attachments.isEmpty {
-            let blobs = draft.attachments.enumerated().map { index, attachment -> (String, JSONValue) in
-                (
-                    "a\(index)",
-                    .object([
-                        ("data", [.object([("data:asBase64", .string(attachment.base64))])]),
-                        ("type", .string(attachment.contentType)),
-                    ])
-                )
-            }
-            calls.append(["Blob/upload", .object([("accountId", account), ("create", .object(blobs))]), "u"])
-        }
-        func addresses(_ list: [String]) -> JSONValue { .array(list.map { .object([("email", .string($0))]) }) }
-        var email: [(String, JSONValue)] = [
-            ("mailboxIds", ["drafts": true]), ("from", addresses([call.principal.mailbox.address])),
-            ("to", addresses(draft.to)), ("subject", .string(draft.subject)),
-            ("textBody", [["partId": "body", "type": "text/plain"]]),
-            ("bodyValues", .object([("body", .object([("value", .string(draft.body))]))])),
-        ]
-        if !draft.cc.isEmpty { email.append(("cc", addresses(draft.cc))) }
-        if !draft.bcc.isEmpty { email.append(("bcc", addresses(draft.bcc))) }
-        if !draft.inReplyTo.isEmpty { email.append(("inReplyTo", .array(draft.inReplyTo.map(JSONValue.string)))) }
-        if !draft.references.isEmpty { email.append(("references", .array(draft.references.map(JSONValue.string)))) }
-        if !draft.attachments.isEmpty {
-            email.append((
-                "attachments",
-                .array(
-                    draft.attachments.enumerated().map { index, attachment in
-                        .object([
-                            ("blobId", .string("#a\(index)")), ("type", .string(attachment.contentType)),
-                            ("name", .string(attachment.filename)), ("disposition", "attachment"),
-                        ])
-                    })
-            ))
-        }
-        calls.append(["Email/set", .object([("accountId", account), ("create", .object([("draft", .object(email))]))]), "c"])
-        calls.append([
-            "EmailSubmission/set",
-            .object([("accountId", account), ("create", .object([("send", .object([("emailId", "#draft")]))]))]), "s",
-        ])
-        return calls
-    }
-
-    /// Sends `draft`; what was sent and to whom it was delivered.
+    /// Sends `message` through JMAP's one in-process sender; what was sent and to whom it was delivered.
     /// - Throws: ``MCPTools/Failure`` naming what JMAP refused (an attachment, the draft, a recipient); a draft
     ///   whose submission was refused is destroyed again, so a refused send leaves nothing behind.
-    func send(_ draft: Draft, _ call: Call) async throws -> JSONValue {
-        let responses = try await jmapCalls(sendCalls(draft, call), call)
-        let created = responses["c"]?["created"]?["draft"]
-        for callID in ["u", "c", "s"] {
-            guard let refused = responses[callID]?["notCreated"]?.objectValue, let first = refused.first else { continue }
-            if let id = created?["id"] {
-                // The server's own cleanup of the draft it just made, not the client's: a mail.send-only grant, which
-                // may not destroy mail, still leaves nothing behind.
-                let cleanup = Call(
-                    principal: Principal(
-                        accountID: call.principal.accountID, mailbox: call.principal.mailbox,
-                        impliesAccountID: call.principal.impliesAccountID),
-                    client: call.client, requestID: call.requestID)
-                _ = try await jmapCalls(
-                    [
-                        [
-                            "Email/set",
-                            .object([("accountId", .string(call.principal.accountID)), ("destroy", [id])]), "x",
-                        ]
-                    ], cleanup)
-            }
-            let type = first.1["type"]?.stringValue ?? "refused"
-            let description = first.1["description"]?.stringValue ?? ""
-            throw Failure("\(type): \(description) Nothing was sent.")
+    func send(_ message: SubmissionDraft, _ call: Call) async throws -> JSONValue {
+        let sent: SentMessage
+        do {
+            sent = try await jmap.send(message, as: call.principal, client: call.client, requestID: call.requestID)
+        } catch SendFailure.refused(_, let error) {
+            throw Failure("\(error.type): \(error.description) Nothing was sent.")
+        } catch SendFailure.failed(_, let type, let description) {
+            throw Failure("\(type): \(description)")
         }
         return .object([
-            ("sent", true), ("email_id", created?["id"] ?? .null), ("thread_id", created?["threadId"] ?? .null),
-            ("delivery", responses["s"]?["created"]?["send"]?["deliveryStatus"] ?? .null),
+            ("sent", true), ("email_id", .string(sent.emailID)), ("thread_id", .string(sent.threadID)),
+            ("delivery", sent.deliveryStatus),
         ])
     }
 
@@ -124,8 +45,8 @@ extension MCPTools {
     /// The reply to message `id`, in its thread (In-Reply-To and References), to its Reply-To or sender.
     /// - Throws: ``MCPTools/Failure`` when there is no such message.
     func replyDraft(
-        to id: String, body: String, all: Bool, attachments: [MCPToolArguments.Attachment], _ call: Call
-    ) async throws -> Draft {
+        to id: String, body: String, all: Bool, attachments: [SubmissionDraft.Attachment], _ call: Call
+    ) async throws -> SubmissionDraft {
         let properties: JSONValue = ["id", "messageId", "references", "from", "replyTo", "to", "cc", "subject"]
         let responses = try await jmapCalls(
             [
@@ -152,7 +73,7 @@ extension MCPTools {
         }
         guard !to.isEmpty else { throw Failure("no_recipient: message \(id) names no sender to reply to.") }
         let subject = original["subject"]?.stringValue ?? ""
-        var draft = Draft(
+        var draft = SubmissionDraft(
             to: to, subject: subject.lowercased().hasPrefix("re:") ? subject : "Re: " + subject, body: body)
         draft.cc = cc
         draft.attachments = attachments
@@ -183,11 +104,11 @@ extension MCPTools {
             let draft = try await replyDraft(
                 to: variables.string("message_id") ?? "", body: variables.string("body") ?? "", all: false,
                 attachments: [], call)
-            calls = sendCalls(draft, call)
+            calls = JMAPService.sendCalls(draft, from: call.principal)
             if !dryRun { return .object([("preset", .string(name)), ("result", try await send(draft, call))]) }
         default:
-            let draft = Draft(variables)
-            calls = sendCalls(draft, call)
+            let draft = Self.draft(variables)
+            calls = JMAPService.sendCalls(draft, from: call.principal)
             if !dryRun { return .object([("preset", .string(name)), ("result", try await send(draft, call))]) }
         }
         return .object([("preset", .string(name)), ("dry_run", true), ("jmap_request", Self.envelope(calls))])

@@ -90,7 +90,7 @@ struct MCPTools: Sendable {
                     MCPParameter("cc", .addresses, "Cc address(es)."), MCPParameter("bcc", .addresses, "Bcc address(es)."),
                     attachments,
                 ], readOnly: false, needs: { _ in .send }
-            ) { tools, arguments, call in try await tools.send(Draft(arguments), call) },
+            ) { tools, arguments, call in try await tools.send(Self.draft(arguments), call) },
             MCPTool(
                 name: "reply_to_message",
                 description: "Reply in thread to message_id (to its Reply-To, else its sender; reply_all adds the "

@@ -1,3 +1,4 @@
+import LeasedQueue
 import Storage
 import Synchronization
 
@@ -12,11 +13,12 @@ public final class MailChanges: Sendable {
     /// A point in the announcement sequence, taken before looking at the store.
     public struct Ticket: Sendable, Equatable {
         let generation: UInt64
+        /// ``anyChange``'s generation.
+        let any: Int
     }
 
     private struct Waiter {
-        /// nil: woken by any address (``waitForAny(after:timeout:)``).
-        var address: String?
+        var address: String
         var continuation: CheckedContinuation<Void, Never>?
     }
 
@@ -30,12 +32,19 @@ public final class MailChanges: Sendable {
 
     private let state = Mutex(State())
 
+    /// Signalled by every announcement, whatever its addresses: what waiters for a change anywhere (the webhook
+    /// queue's runner, the operator's waits) park on, through ``waitForAny(after:timeout:)`` or directly.
+    public let anyChange = Wakeup()
+
     /// A stream with no waiters yet.
     public init() {}
 
     /// Now, in the announcement sequence.
     public func ticket() -> Ticket {
-        state.withLock { Ticket(generation: $0.generation) }
+        // The address generation first: an announcement between the two reads moves it, so an address wait returns at
+        // once, and a wait for any change was taken after it and looks at the store after it too.
+        let generation = state.withLock { $0.generation }
+        return Ticket(generation: generation, any: anyChange.ticket())
     }
 
     /// How many waiters are parked for `address` right now (for tests that must know a waiter is waiting).
@@ -45,12 +54,12 @@ public final class MailChanges: Sendable {
 
     /// How many waiters woken by any address (``waitForAny(after:timeout:)``) are parked right now (for tests).
     public var waitingForAny: Int {
-        state.withLock { state in state.waiters.values.count { $0.address == nil && $0.continuation != nil } }
+        anyChange.waiting
     }
 
     /// How many waiters are parked right now, for every address (the `postern_mail_waiting_requests` gauge).
     public var waitingTotal: Int {
-        state.withLock { state in state.waiters.values.count { $0.continuation != nil && $0.address != nil } }
+        state.withLock { state in state.waiters.values.count { $0.continuation != nil } }
     }
 
     /// Wakes the waiters of `addresses` (lower-cased, as the store keeps them).
@@ -74,10 +83,10 @@ public final class MailChanges: Sendable {
     /// As ``wait(for:after:timeout:)``, woken by a change at any address (the webhook dispatcher, which delivers
     /// every Pro user's mail).
     public func waitForAny(after ticket: Ticket, timeout: Duration) async {
-        await park(nil, after: ticket, timeout: timeout)
+        await anyChange.wait(after: ticket.any, timeout: timeout)
     }
 
-    private func park(_ address: String?, after ticket: Ticket, timeout: Duration) async {
+    private func park(_ address: String, after ticket: Ticket, timeout: Duration) async {
         let id: UInt64? = state.withLock { state in
             guard state.generation == ticket.generation else { return nil }
             state.nextID += 1
@@ -108,13 +117,14 @@ public final class MailChanges: Sendable {
         let woken: [CheckedContinuation<Void, Never>] = state.withLock { state in
             state.generation &+= 1
             var woken: [CheckedContinuation<Void, Never>] = []
-            for (id, waiter) in state.waiters where waiter.address.map(matches) ?? true {
+            for (id, waiter) in state.waiters where matches(waiter.address) {
                 state.waiters[id] = nil
                 if let continuation = waiter.continuation { woken.append(continuation) } else { state.wokenEarly.insert(id) }
             }
             return woken
         }
         for continuation in woken { continuation.resume() }
+        anyChange.signal()
     }
 
     private func wake(_ id: UInt64) {

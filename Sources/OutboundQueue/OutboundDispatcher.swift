@@ -1,6 +1,8 @@
+import LeasedQueue
 import Logging
 import MailDelivery
 import SMTPOutcomes
+import ServiceLifecycle
 import Synchronization
 
 /// Runs the outbound queue: each instance runs one. It claims due batches (``OutboundQueue/claim(now:limit:)``), hands
@@ -10,9 +12,13 @@ import Synchronization
 /// the sender itself, in its transaction), and gives the recipients that ended to ``onEnded`` and those deferred long
 /// enough to ``onDelayed`` (the sender's delay notice).
 ///
-/// It wakes when a record on this instance queues mail (``OutboundWakeup``), when an attempt ends, when the next retry
-/// or lease falls due, and at the latest every ``Settings/idleInterval`` (mail another instance queued).
-public final class OutboundDispatcher: Sendable {
+/// Its loop is the ``QueueRunner`` every leased queue runs: it wakes when a record on this instance queues mail (the
+/// queue's ``Wakeup``), when an attempt ends, when the next retry or lease falls due, and at the latest every
+/// ``Settings/idleInterval`` (mail another instance queued).
+///
+/// A service of the runtime's group: ``run()`` delivers until the group's graceful shutdown (or cancellation), then
+/// returns once the attempts in flight have ended and been recorded.
+public final class OutboundDispatcher: Service, Sendable {
     /// The settings of a dispatcher; every default stated.
     public struct Settings: Sendable {
         /// Batches in flight at once on this instance, every domain's together. Default 64.
@@ -79,7 +85,8 @@ public final class OutboundDispatcher: Sendable {
     let onAttempt: @Sendable (Attempt) -> Void
     private let lanes: DestinationLanes
     private let inFlight = Atomic<Int>(0)
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    /// The loop: a round of claims, then a wait on the queue's wakeup.
+    private let runner: QueueRunner
 
     /// - Parameters:
     ///   - queue: the shared queue (its configuration's `perDestination` caps each domain's batches at once).
@@ -104,14 +111,22 @@ public final class OutboundDispatcher: Sendable {
         self.onEnded = onEnded
         self.onDelayed = onDelayed
         self.onAttempt = onAttempt
+        self.runner = QueueRunner(
+            wakeup: queue.wakeup, idleInterval: settings.idleInterval, logger: logger,
+            failure: "outbound queue unavailable")
         self.lanes = DestinationLanes(
             perDestination: queue.configuration.perDestination,
             perConnection: queue.configuration.messagesPerConnection)
     }
 
-    /// Runs the queue until the calling task is cancelled, then returns once the attempts in flight have ended: the
-    /// entry a service runner calls. ``start()`` and ``stop()`` run it on a task of its own.
+    /// Runs the queue until the service group's graceful shutdown or the calling task's cancellation, then returns
+    /// once the attempts in flight have ended.
     public func run() async {
+        await cancelWhenGracefulShutdown { await self.deliver() }
+    }
+
+    /// Runs the queue until the calling task is cancelled.
+    private func deliver() async {
         if queue.isSingleInstance {
             // SQLite: this process is the one instance, so a lease found now is a dead process's.
             do {
@@ -126,36 +141,27 @@ public final class OutboundDispatcher: Sendable {
         // A discarding group (SE-0381): an attempt that ended is gone at once, where a plain task group kept every
         // finished child until awaited, for as long as the server ran.
         await withDiscardingTaskGroup { group in
-            while !Task.isCancelled {
-                let ticket = queue.wakeup.ticket()
-                var pause = settings.idleInterval
+            await runner.run {
                 let room = settings.maxInFlight - inFlight.load(ordering: .relaxed)
-                if room > 0 {
-                    do {
-                        let now = clock()
-                        let claims = try await queue.claim(now: now, limit: room)
-                        inFlight.add(claims.count, ordering: .relaxed)
-                        // Every claim joins its domain's lane first, so that one connection takes all it can.
-                        for first in lanes.add(claims) {
-                            group.addTask {
-                                var next: [OutboundClaim]? = first
-                                while let claims = next, let domain = claims.first?.batch.domain {
-                                    await self.attempt(claims)
-                                    self.inFlight.subtract(claims.count, ordering: .relaxed)
-                                    self.queue.wakeup.signal()
-                                    next = self.lanes.next(domain)
-                                }
-                            }
+                guard room > 0 else { return QueueRunner.Round(worked: false) }
+                let now = clock()
+                let claims = try await queue.claim(now: now, limit: room)
+                inFlight.add(claims.count, ordering: .relaxed)
+                // Every claim joins its domain's lane first, so that one connection takes all it can.
+                for first in lanes.add(claims) {
+                    group.addTask {
+                        var next: [OutboundClaim]? = first
+                        while let claims = next, let domain = claims.first?.batch.domain {
+                            await self.attempt(claims)
+                            self.inFlight.subtract(claims.count, ordering: .relaxed)
+                            self.queue.wakeup.signal()
+                            next = self.lanes.next(domain)
                         }
-                        if !claims.isEmpty { continue }
-                        if let due = try await queue.nextDue(), due > now {
-                            pause = min(pause, .seconds(due - now))
-                        }
-                    } catch {
-                        logger.error("outbound queue unavailable", metadata: ["error": "\(error)"])
                     }
                 }
-                await queue.wakeup.wait(after: ticket, timeout: pause)
+                if !claims.isEmpty { return .worked }
+                guard let due = try await queue.nextDue(), due > now else { return QueueRunner.Round(worked: false) }
+                return QueueRunner.Round(worked: false, nextDueIn: .seconds(due - now))
             }
             // Leaving the group's scope waits for the attempts in flight.
         }
@@ -234,24 +240,6 @@ public final class OutboundDispatcher: Sendable {
                 "recording an outbound attempt failed",
                 metadata: ["error": "\(error)", "message": "\(batch.messageID)", "domain": "\(batch.domain)"])
         }
-    }
-
-    /// Starts the loop on a task of its own (once).
-    public func start() {
-        task.withLock { task in
-            guard task == nil else { return }
-            task = Task { [self] in await run() }
-        }
-    }
-
-    /// Stops the loop and waits for the attempts in flight to end.
-    public func stop() async {
-        let running = task.withLock { task in
-            defer { task = nil }
-            task?.cancel()
-            return task
-        }
-        await running?.value
     }
 }
 

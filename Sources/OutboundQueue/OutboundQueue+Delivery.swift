@@ -1,26 +1,28 @@
 import Foundation
+import LeasedQueue
 import MailDelivery
 import SMTPOutcomes
 import Storage
 
 extension OutboundQueue {
+    /// The recipients' lease, as every leased queue holds its rows.
+    static let rows = LeasedRows(table: "outbound_recipients", nextAttempt: "next_attempt", leaseUntil: "lease_until")
     /// The condition of a recipient due for an attempt and not leased (two bindings: now, now).
-    private static let due = "status = 'queued' AND next_attempt <= ? AND lease_until <= ?"
+    private static let due = "status = 'queued' AND \(rows.isDue())"
 
     /// Leases due recipients, oldest due first, and returns them as batches: one per message per destination domain,
     /// each carrying every due, unleased recipient of that message at that domain (so `limit`, the recipients picked
     /// to start from, may be passed by the rest of their batches). Batches come in the order their first recipient
     /// fell due.
     public func claim(now: Int64, limit: Int) async throws -> [OutboundClaim] {
-        let token = UUID().uuidString.lowercased()
-        let skipLocked = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        let token = LeasedRows.newToken()
         let leaseUntil = now + leaseSeconds
         return try await database.write { connection in
             try connection.transaction {
                 let picked = try connection.query(
                     """
                     SELECT submission_id, domain FROM outbound_recipients WHERE \(Self.due)
-                    ORDER BY next_attempt, submission_id, position LIMIT ?\(skipLocked)
+                    ORDER BY next_attempt, submission_id, position LIMIT ?\(LeasedRows.skipLocked(connection.dialect))
                     """, [.integer(now), .integer(now), .integer(Int64(limit))])
                 var groups: [BatchKey] = []
                 for row in picked {
@@ -29,16 +31,10 @@ extension OutboundQueue {
                     if !groups.contains(key) { groups.append(key) }
                 }
                 for key in groups {
-                    try connection.run(
-                        """
-                        UPDATE outbound_recipients SET lease_until = ?, lease_token = ? WHERE id IN (
-                            SELECT id FROM outbound_recipients WHERE submission_id = ? AND domain = ? AND \(Self.due)
-                            \(skipLocked))
-                        """,
-                        [
-                            .integer(leaseUntil), .text(token), .text(key.submission), .text(key.domain),
-                            .integer(now), .integer(now),
-                        ])
+                    try Self.rows.lease(
+                        "SELECT id FROM outbound_recipients WHERE submission_id = ? AND domain = ? AND \(Self.due)",
+                        [.text(key.submission), .text(key.domain), .integer(now), .integer(now)], to: token,
+                        until: leaseUntil, now: now, connection)
                 }
                 return try Self.claims(groups, token: token, connection)
             }
@@ -57,7 +53,7 @@ extension OutboundQueue {
         var recipients: [BatchKey: [(address: String, attempts: Int64)]] = [:]
         for row in try connection.query(
             """
-            SELECT submission_id, domain, address, attempts FROM outbound_recipients WHERE lease_token = ?
+            SELECT submission_id, domain, address, attempts FROM outbound_recipients WHERE \(rows.heldBy)
             ORDER BY submission_id, domain, position
             """, [.text(token)])
         {
@@ -134,7 +130,7 @@ extension OutboundQueue {
                 let held = try connection.query(
                     """
                     SELECT id, address, attempts, delay_notified_at FROM outbound_recipients
-                    WHERE submission_id = ? AND domain = ? AND lease_token = ? AND status = 'queued'
+                    WHERE submission_id = ? AND domain = ? AND \(Self.rows.heldBy) AND status = 'queued'
                     """, [.text(batch.messageID), .text(batch.domain), .text(claim.leaseToken)])
                 guard !held.isEmpty else { return OutboundCompletion(ended: [], deferred: [], leaseLost: true) }
                 var rows: [String: (id: String, attempts: Int64, delayNotified: Bool)] = [:]
@@ -189,7 +185,7 @@ extension OutboundQueue {
                     try connection.run(
                         """
                         UPDATE outbound_recipients SET status = ?, smtp_reply = ?, attempts = ?, next_attempt = ?,
-                            lease_until = 0, lease_token = NULL, updated_at = ? WHERE id = ?
+                            \(Self.rows.released), updated_at = ? WHERE id = ?
                         """,
                         [
                             .text(Self.column(recorded)), .text(Self.line(reply)), .integer(attempt),
@@ -216,7 +212,7 @@ extension OutboundQueue {
                 }
                 for row in rows.values {
                     try connection.run(
-                        "UPDATE outbound_recipients SET lease_until = 0, lease_token = NULL WHERE id = ?",
+                        "UPDATE outbound_recipients SET \(Self.rows.released) WHERE id = ?",
                         [.text(row.id)])
                 }
                 if let account = try connection.query(
@@ -279,7 +275,7 @@ extension OutboundQueue {
                     try connection.run(
                         """
                         UPDATE outbound_recipients SET lease_until = ?
-                        WHERE submission_id = ? AND domain = ? AND lease_token = ? AND status = 'queued'
+                        WHERE submission_id = ? AND domain = ? AND \(Self.rows.heldBy) AND status = 'queued'
                         """,
                         [
                             .integer(leaseUntil), .text(claim.batch.messageID), .text(claim.batch.domain),
@@ -307,7 +303,7 @@ extension OutboundQueue {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE outbound_recipients SET lease_until = 0, lease_token = NULL
+                UPDATE outbound_recipients SET \(Self.rows.released)
                 WHERE status = 'queued' AND lease_token IS NOT NULL
                 """)
         }
@@ -315,13 +311,6 @@ extension OutboundQueue {
 
     /// When the next queued recipient falls due (or its lease runs out), nil when none waits.
     public func nextDue() async throws -> Int64? {
-        try await database.read { connection in
-            try connection.query(
-                """
-                SELECT MIN(CASE WHEN lease_until > next_attempt THEN lease_until ELSE next_attempt END) AS due
-                FROM outbound_recipients WHERE status = 'queued'
-                """
-            ).first?.int("due")
-        }
+        try await database.read { try Self.rows.nextDue(where: "status = 'queued'", $0) }
     }
 }

@@ -84,8 +84,8 @@ extension OutboundQueue {
             try connection.transaction { () throws -> (Int, String?) in
                 let count = try connection.run(
                     """
-                    UPDATE outbound_recipients SET status = 'failed', smtp_reply = ?, lease_until = 0,
-                        lease_token = NULL, updated_at = ? WHERE submission_id = ? AND status = 'queued'
+                    UPDATE outbound_recipients SET status = 'failed', smtp_reply = ?, \(Self.rows.released),
+                        updated_at = ? WHERE submission_id = ? AND status = 'queued'
                     """, [.text(Self.deletedReply), .integer(now), .text(id)])
                 guard count > 0 else { return (0, nil) }
                 let row = try connection.query(

@@ -1,4 +1,5 @@
 import Foundation
+import LeasedQueue
 import MailDelivery
 import Storage
 
@@ -27,7 +28,7 @@ public struct OutboundQueue: Sendable {
     /// How long a claim holds its recipients unless renewed, in seconds (``OutboundQueueConfiguration/leaseSeconds``).
     public var leaseSeconds: Int64 { Int64(configuration.leaseSeconds) }
     /// Signalled by every record that queues a recipient.
-    public let wakeup: OutboundWakeup
+    public let wakeup: Wakeup
     /// Where and how a completion bounces its failures to the sender; nil writes no bounce (tests of the rest).
     public let bounces: OutboundBounces?
     /// Told the sender's address after each commit that moved its account's `EmailSubmission` state.
@@ -46,7 +47,7 @@ public struct OutboundQueue: Sendable {
     ///     a constant in tests that need the schedule exact.
     public init(
         database: any SQLDatabase, configuration: OutboundQueueConfiguration = OutboundQueueConfiguration(),
-        wakeup: OutboundWakeup = OutboundWakeup(), bounces: OutboundBounces? = nil,
+        wakeup: Wakeup = Wakeup(), bounces: OutboundBounces? = nil,
         onSubmissionChange: @escaping @Sendable (_ sender: String) -> Void = { _ in },
         jitter: @escaping @Sendable () -> Double = { Double.random(in: -1...1) }
     ) {

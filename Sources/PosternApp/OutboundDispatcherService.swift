@@ -3,12 +3,17 @@ import Fetch
 import OutboundQueue
 
 extension RuntimeService {
-    /// The outbound dispatcher's loop as a service: started with the group, stopped (the attempts in flight ended and
-    /// recorded) after the listeners that take mail have stopped; then the threads its sessions block on and the
-    /// fetcher of MTA-STS policies are joined. Registered only when outbound delivery is not `off`.
-    static func outbound(_ dispatcher: OutboundDispatcher, threads: WorkerPool, fetcher: Fetcher) -> RuntimeService {
-        RuntimeService("outbound", start: { dispatcher.start() }) {
-            await dispatcher.stop()
+    /// The outbound dispatcher, a service itself: its `run()` delivers until the group's graceful shutdown, which
+    /// reaches it after the listeners that take mail have stopped, and returns once the attempts in flight have ended
+    /// and been recorded. Registered only when outbound delivery is not `off`, after ``outboundThreads(_:fetcher:)``.
+    static func outbound(_ dispatcher: OutboundDispatcher) -> RuntimeService {
+        RuntimeService("outbound", running: dispatcher)
+    }
+
+    /// The threads the outbound sessions block on and the fetcher of MTA-STS policies: joined once the outbound
+    /// dispatcher, listed after them, has stopped.
+    static func outboundThreads(_ threads: WorkerPool, fetcher: Fetcher) -> RuntimeService {
+        RuntimeService("outbound threads") {
             await Blocking.run {
                 threads.shutdown()
                 fetcher.shutdown()

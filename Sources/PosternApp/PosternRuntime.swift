@@ -262,6 +262,15 @@ public final class PosternRuntime: Service {
                             + configuration.mailbox.proDomains).map { $0.lowercased() }),
                     clock: now))
         }
+        let outbound =
+            wanted.contains(.outbound)
+            ? try Surfaces.outboundRuntime(
+                configuration, dkimKeys: dkimKeys, secureDomains: mail.outbound, dnsThreads: dnsThreads, now: now,
+                logger: logger) : nil
+        if let outbound {
+            // Joined after the dispatcher, listed below, has stopped.
+            services.append(.outboundThreads(outbound.threads, fetcher: outbound.policyFetcher))
+        }
         if wanted.contains(.webhooks) {
             services.append(
                 .webhooks(
@@ -269,17 +278,12 @@ public final class PosternRuntime: Service {
                         configuration, database: database, fetcher: fetcher, changes: changes,
                         clock: clock.millisecondsReader, logger: logger)))
         }
-        if wanted.contains(.outbound),
-            let outbound = try Surfaces.outboundRuntime(
-                configuration, dkimKeys: dkimKeys, secureDomains: mail.outbound, dnsThreads: dnsThreads, now: now,
-                logger: logger)
-        {
+        if let outbound {
             services.append(
                 .outbound(
                     Surfaces.outboundDispatcher(
                         configuration, mail: mail, transport: outbound.transport, metrics: metrics, clock: now,
-                        logger: logger),
-                    threads: outbound.threads, fetcher: outbound.policyFetcher))
+                        logger: logger)))
         }
         services.append(.eventLoops(group))
         if let metricsListener {

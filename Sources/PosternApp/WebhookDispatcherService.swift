@@ -1,10 +1,9 @@
-import MailboxAccounts
 import Webhooks
 
 extension RuntimeService {
-    /// The webhook dispatcher's delivery loop as a service: started with the group, stopped (the round in progress
-    /// finished) after the listeners that take mail have stopped.
+    /// The webhook dispatcher, a service itself: its `run()` delivers until the group's graceful shutdown, which
+    /// reaches it after the listeners that take mail have stopped, and returns after the round in progress.
     static func webhooks(_ dispatcher: WebhookDispatcher) -> RuntimeService {
-        RuntimeService("webhooks", start: { dispatcher.start() }, stop: { await dispatcher.stop() })
+        RuntimeService("webhooks", running: dispatcher)
     }
 }

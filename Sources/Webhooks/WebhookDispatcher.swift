@@ -1,15 +1,20 @@
+import LeasedQueue
 import Logging
 import MailStore
 import Metrics
-import Synchronization
+import ServiceLifecycle
 
 /// Delivers the webhook queue: each instance runs one. It claims due events (``WebhookQueue``), POSTs each signed
 /// (``WebhookSignature``) through the ``WebhookTransport`` (the shared fetcher's I/O threads), and completes it.
 ///
-/// It wakes when mail changes (this instance's deliveries, and other instances' through PostgreSQL's
-/// notifications, both announced on ``MailChanges``), when the next retry or lease falls due, and at the latest
-/// every ``idleInterval`` (mail another process wrote to the same SQLite file announces nothing here).
-public final class WebhookDispatcher: Sendable {
+/// Its loop is the ``QueueRunner`` every leased queue runs: it wakes when mail changes (this instance's deliveries, and
+/// other instances' through PostgreSQL's notifications, both announced on ``MailChanges``, whose
+/// ``MailChanges/anyChange`` it waits on), when the next retry or lease falls due, and at the latest every
+/// ``Settings/idleInterval`` (mail another process wrote to the same SQLite file announces nothing here).
+///
+/// A service of the runtime's group: ``run()`` delivers until the group's graceful shutdown (or cancellation), then
+/// returns after the round in progress.
+public final class WebhookDispatcher: Service, Sendable {
     /// The settings of a dispatcher; every default stated.
     public struct Settings: Sendable {
         /// Events claimed per round (different webhooks' delivered concurrently). Default 16.
@@ -29,7 +34,8 @@ public final class WebhookDispatcher: Sendable {
     let logger: Logger
     private let attempts: [String: Counter]
     private let depthGauge: Gauge
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    /// The loop: a round of claims, then a wait on the mail store's changes.
+    private let runner: QueueRunner
 
     /// - Parameters:
     ///   - queue: the shared queue.
@@ -55,6 +61,9 @@ public final class WebhookDispatcher: Sendable {
                 label: "postern_webhook_attempts_total", dimensions: [("result", result)], factory: factory)
         }
         self.attempts = attempts
+        self.runner = QueueRunner(
+            wakeup: changes.anyChange, idleInterval: settings.idleInterval, logger: logger,
+            failure: "webhook queue unavailable")
         self.depthGauge = Gauge(label: "postern_webhook_queue_depth", factory: factory)
     }
 
@@ -106,44 +115,17 @@ public final class WebhookDispatcher: Sendable {
         }
     }
 
-    /// Delivers the queue until the calling task is cancelled, then returns after the round in progress: the entry
-    /// a service runner (a lifecycle `Service`) calls. ``start()`` and ``stop()`` run it on a task of its own.
+    /// Delivers the queue until the service group's graceful shutdown or the calling task's cancellation, then
+    /// returns after the round in progress.
     public func run() async {
-        await loop()
-    }
-
-    /// Starts the delivery loop on a task of its own (once).
-    public func start() {
-        task.withLock { task in
-            guard task == nil else { return }
-            task = Task { [self] in await run() }
-        }
-    }
-
-    /// Stops the loop and waits for the round in progress to finish.
-    public func stop() async {
-        let running = task.withLock { task in
-            defer { task = nil }
-            task?.cancel()
-            return task
-        }
-        await running?.value
+        await cancelWhenGracefulShutdown { await self.loop() }
     }
 
     private func loop() async {
-        while !Task.isCancelled {
-            let ticket = changes.ticket()
-            var pause = settings.idleInterval
-            do {
-                if try await runOnce() > 0 { continue }
-                if let due = try await queue.nextDue() {
-                    pause = min(pause, .milliseconds(max(0, due - clock())))
-                }
-            } catch {
-                logger.error("webhook queue unavailable", metadata: ["error": "\(error)"])
-            }
-            guard pause > .zero else { continue }
-            await changes.waitForAny(after: ticket, timeout: pause)
+        await runner.run {
+            if try await runOnce() > 0 { return .worked }
+            guard let due = try await queue.nextDue() else { return QueueRunner.Round(worked: false) }
+            return QueueRunner.Round(worked: false, nextDueIn: .milliseconds(max(0, due - clock())))
         }
     }
 }

@@ -1,5 +1,5 @@
-import AuthCrypto
 import Foundation
+import LeasedQueue
 import Storage
 
 /// The durable queue of webhook events (`migrations/*/0018_mailbox_webhooks.sql`), shared by every instance over the
@@ -43,35 +43,32 @@ public struct WebhookQueue: Sendable {
         case leaseLost
     }
 
+    /// The events' lease, as every leased queue holds its rows.
+    static let rows = LeasedRows(
+        table: "mailbox_webhook_events", nextAttempt: "next_attempt_ms", leaseUntil: "lease_until_ms")
+    /// The events of active webhooks.
+    private static let activeEvents = "mailbox_webhook_events e JOIN mailbox_webhooks w ON w.id = e.webhook_id"
+
     /// The arrival order of an event's message (a deleted message's event sorts by its id alone).
     private static let arrival = "(SELECT m.received_seq FROM mail_messages m WHERE m.id = e.message_id)"
 
     /// Leases up to `limit` due events of active webhooks, oldest due first (events due together in the order their
     /// messages arrived, `received_seq`), and returns them in that order.
     public func claim(now: Int64, limit: Int) async throws -> [WebhookJob] {
-        let token = SecureRandom.hex(byteCount: 16)
-        let skipLocked = database.dialect == .postgres ? " FOR UPDATE OF e SKIP LOCKED" : ""
+        let token = LeasedRows.newToken()
         return try await database.write { [lease] connection in
             try connection.transaction {
-                try connection.run(
+                try Self.rows.lease(
                     """
-                    UPDATE mailbox_webhook_events SET lease_until_ms = ?, lease_token = ?
-                    WHERE id IN (
-                        SELECT e.id FROM mailbox_webhook_events e JOIN mailbox_webhooks w ON w.id = e.webhook_id
-                        WHERE w.status = 'active' AND e.next_attempt_ms <= ? AND e.lease_until_ms <= ?
-                        ORDER BY e.next_attempt_ms, \(Self.arrival), e.id LIMIT ?\(skipLocked))
-                    AND next_attempt_ms <= ? AND lease_until_ms <= ?
-                    """,
-                    [
-                        .integer(now + lease), .text(token), .integer(now), .integer(now), .integer(Int64(limit)),
-                        .integer(now), .integer(now),
-                    ])
+                    SELECT e.id FROM \(Self.activeEvents) WHERE w.status = 'active' AND \(Self.rows.isDue("e"))
+                    ORDER BY e.next_attempt_ms, \(Self.arrival), e.id LIMIT ?
+                    """, [.integer(now), .integer(now), .integer(Int64(limit))], lockingOnly: "e", to: token,
+                    until: now + lease, now: now, connection)
                 return try connection.query(
                     """
                     SELECT e.id, e.event_type, e.webhook_id, w.url, w.secret, e.message_id, e.address, e.account_id,
                         e.from_json, e.envelope_from, e.subject, e.preview, e.size, e.received_at, e.attempts
-                    FROM mailbox_webhook_events e JOIN mailbox_webhooks w ON w.id = e.webhook_id
-                    WHERE e.lease_token = ? ORDER BY e.next_attempt_ms, \(Self.arrival), e.id
+                    FROM \(Self.activeEvents) WHERE e.\(Self.rows.heldBy) ORDER BY e.next_attempt_ms, \(Self.arrival), e.id
                     """, [.text(token)]
                 ).compactMap { Self.job($0, token: token) }
             }
@@ -89,7 +86,7 @@ public struct WebhookQueue: Sendable {
             try connection.transaction {
                 guard
                     try !connection.query(
-                        "SELECT id FROM mailbox_webhook_events WHERE id = ? AND lease_token = ?",
+                        "SELECT id FROM mailbox_webhook_events WHERE id = ? AND \(Self.rows.heldBy)",
                         [.text(job.eventID), .text(job.leaseToken)]
                     ).isEmpty
                 else { return .leaseLost }
@@ -117,8 +114,7 @@ public struct WebhookQueue: Sendable {
                 if rotated && !result.delivered {
                     try connection.run(
                         """
-                        UPDATE mailbox_webhook_events SET next_attempt_ms = ?, lease_until_ms = 0, lease_token = NULL
-                        WHERE id = ?
+                        UPDATE mailbox_webhook_events SET next_attempt_ms = ?, \(Self.rows.released) WHERE id = ?
                         """, [.integer(now), .text(job.eventID)])
                     return .retryAt(now)
                 }
@@ -134,8 +130,8 @@ public struct WebhookQueue: Sendable {
                 case .retryAt(let due):
                     try connection.run(
                         """
-                        UPDATE mailbox_webhook_events SET attempts = ?, next_attempt_ms = ?, lease_until_ms = 0,
-                            lease_token = NULL WHERE id = ?
+                        UPDATE mailbox_webhook_events SET attempts = ?, next_attempt_ms = ?, \(Self.rows.released)
+                        WHERE id = ?
                         """, [.integer(attempt), .integer(due), .text(job.eventID)])
                 default:
                     try connection.run("DELETE FROM mailbox_webhook_events WHERE id = ?", [.text(job.eventID)])
@@ -163,16 +159,7 @@ public struct WebhookQueue: Sendable {
 
     /// When the next event of an active webhook falls due (or its lease runs out), nil when none waits.
     public func nextDue() async throws -> Int64? {
-        try await database.read { connection in
-            try connection.query(
-                """
-                SELECT MIN(CASE WHEN e.lease_until_ms > e.next_attempt_ms THEN e.lease_until_ms
-                    ELSE e.next_attempt_ms END) AS due
-                FROM mailbox_webhook_events e JOIN mailbox_webhooks w ON w.id = e.webhook_id
-                WHERE w.status = 'active'
-                """
-            ).first?.int("due")
-        }
+        try await database.read { try Self.rows.nextDue(from: Self.activeEvents, alias: "e", where: "w.status = 'active'", $0) }
     }
 
     private static func job(_ row: SQLRow, token: String) -> WebhookJob? {

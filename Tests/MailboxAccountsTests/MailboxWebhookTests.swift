@@ -8,6 +8,7 @@ import MailStore
 import MailSandbox
 import PosternTestSupport
 import ServerKit
+import ServiceLifecycle
 import Storage
 import Synchronization
 import Testing
@@ -421,8 +422,10 @@ struct MailboxWebhookTests {
         #expect(try metrics.expectCounter("postern_webhook_attempts_total", [("result", "delivered")]).totalValue == 1)
     }
 
-    @Test("run(), a service runner's entry, delivers the queue until its task is cancelled, then returns")
-    func runUntilCancelled() async throws {
+    @Test(
+        "run() delivers the queue until its task is cancelled, or a service group running it shuts down, then returns",
+        arguments: [false, true])
+    func runUntilStopped(inGroup: Bool) async throws {
         let setup = try await Self.setup()
         let messageID = try await Self.deliver(setup.harness, to: "owned@pro.localhost")
         let transport = RecordingTransport()
@@ -431,10 +434,11 @@ struct MailboxWebhookTests {
             queue: setup.queue(), transport: transport, changes: setup.harness.service.mail.changes,
             clock: { clock.nanoseconds / 1_000_000 }, logger: .init(label: "webhook-tests"),
             metricsFactory: setup.harness.metrics)
-        let running = Task { await dispatcher.run() }
+        let group = ServiceGroup(services: [dispatcher], logger: .init(label: "webhook-tests"))
+        let running = Task { inGroup ? try await group.run() : await dispatcher.run() }
         while try await setup.queue().depth() > 0 { try await Task.sleep(for: .milliseconds(10)) }
-        running.cancel()
-        await running.value
+        if inGroup { await group.triggerGracefulShutdown() } else { running.cancel() }
+        try await running.value
         let sent = transport.sent.withLock { $0 }
         #expect(sent.count == 1 && sent.first?.header("X-Webhook-ID") == "evt_" + messageID)
     }

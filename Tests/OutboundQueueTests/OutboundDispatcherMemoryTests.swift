@@ -53,14 +53,15 @@ struct OutboundDispatcherMemoryTests {
         let dispatcher = OutboundDispatcher(
             queue: queue, transport: transport, settings: settings, clock: { Self.now },
             logger: Logger(label: "outbound.tests"))
-        dispatcher.start()
+        let running = Task { await dispatcher.run() }
         try await waitUntil("200 attempts", limit: .seconds(120)) { transport.attempts.load(ordering: .relaxed) >= 200 }
         let before = try Self.residentBytes()
         try await waitUntil("every attempt recorded", limit: .seconds(150)) {
             try await queue.nextDue() ?? 0 > Self.now
         }
         let after = try Self.residentBytes()
-        await dispatcher.stop()
+        running.cancel()
+        await running.value
         #expect(transport.attempts.load(ordering: .relaxed) == total)
         let growth = after - before
         print("outbound dispatcher memory: \(total) deferred attempts, resident growth \(growth / 1024) KiB")

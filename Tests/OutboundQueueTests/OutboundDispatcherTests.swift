@@ -3,6 +3,7 @@ import MailDelivery
 import OutboundQueue
 import PosternTestSupport
 import SMTPOutcomes
+import ServiceLifecycle
 import Storage
 import Synchronization
 import Testing
@@ -43,7 +44,7 @@ struct OutboundDispatcherTests {
                 for recipient in recipients { endedSink.yield((claim.batch.messageID, recipient)) }
             },
             onAttempt: { attempt in results.withLock { $0[attempt.batch.domain, default: []].append(attempt.result) } })
-        dispatcher.start()
+        let running = Task { await dispatcher.run() }
         try await Self.record(queue, "S1", ["ok@one.example", "gone@one.example", "later@two.example"], at: Self.now)
         var iterator = ended.makeAsyncIterator()
         var first: [String: OutboundCompletion.Ended] = [:]
@@ -61,7 +62,8 @@ struct OutboundDispatcherTests {
         clock.advance(120)
         let (message, retried) = try #require(await iterator.next())
         #expect(message == "S1" && retried.recipient == "later@two.example" && retried.status.name == "delivered")
-        await dispatcher.stop()
+        running.cancel()
+        await running.value
         let domains = transport.batches.map(\.domain)
         #expect(domains.sorted() == ["one.example", "two.example", "two.example"])
         #expect(
@@ -116,7 +118,7 @@ struct OutboundDispatcherTests {
         let transport = RecordingTransport(holds: true)
         let dispatcher = OutboundDispatcher(
             queue: queue, transport: transport, clock: { Self.now }, logger: Logger(label: "outbound.tests"))
-        dispatcher.start()
+        let running = Task { await dispatcher.run() }
         // Two to each domain start; the other three to busy.example wait for a slot.
         await transport.started(4)
         #expect(transport.mostAtOnce == ["busy.example": 2, "other.example": 2])
@@ -124,7 +126,8 @@ struct OutboundDispatcherTests {
         while released < 7 {
             if transport.releaseOne() { released += 1 } else { await Task.yield() }
         }
-        await dispatcher.stop()
+        running.cancel()
+        await running.value
         #expect(transport.batches.count == 7)
         #expect(transport.mostAtOnce == ["busy.example": 2, "other.example": 2])
         #expect(try await queue.list().isEmpty)
@@ -144,9 +147,10 @@ struct OutboundDispatcherTests {
         let transport = RecordingTransport()
         let dispatcher = OutboundDispatcher(
             queue: queue, transport: transport, clock: { Self.now }, logger: Logger(label: "outbound.tests"))
-        dispatcher.start()
+        let running = Task { await dispatcher.run() }
         try await waitUntil("every batch is delivered") { try await queue.list().isEmpty }
-        await dispatcher.stop()
+        running.cancel()
+        await running.value
         let busy = transport.connections.filter { $0.first?.hasPrefix("R") == true }
         // Ten batches waiting at once: 4 + 4 + 2 over the domain's two connections, never a connection each.
         #expect(busy.map(\.count).sorted() == [2, 4, 4])
@@ -171,7 +175,7 @@ struct OutboundDispatcherTests {
         let dispatcher = OutboundDispatcher(
             queue: queue, transport: transport, settings: settings, clock: { Self.now },
             logger: Logger(label: "outbound.tests"))
-        dispatcher.start()
+        let running = Task { await dispatcher.run() }
         await transport.started(1)
         await transport.releaseNext()  // S1 delivered; the connection goes on to S2, which is held
         // S1's delivery is recorded while S2 is still on the wire: a crash now would not send S1 again.
@@ -181,7 +185,8 @@ struct OutboundDispatcherTests {
         #expect(transport.connections == [["S1", "S2"]])
         await transport.releaseNext()
         try await waitUntil("S2 recorded") { try await queue.list().isEmpty }
-        await dispatcher.stop()
+        running.cancel()
+        await running.value
     }
 
     @Test(
@@ -200,7 +205,7 @@ struct OutboundDispatcherTests {
         let dispatcher = OutboundDispatcher(
             queue: queue, transport: transport, settings: settings, clock: { clock.now },
             logger: Logger(label: "outbound.tests"))
-        dispatcher.start()
+        let running = Task { await dispatcher.run() }
         await transport.started(1)
         #expect(try await queue.nextDue() == Self.now + 3)  // claimed with one lease
         clock.advance(2)
@@ -210,7 +215,8 @@ struct OutboundDispatcherTests {
         #expect(try await queue.claim(now: clock.now, limit: 10).isEmpty)
         await transport.releaseNext()
         try await waitUntil("the batch delivered and recorded") { try await queue.list().isEmpty }
-        await dispatcher.stop()
+        running.cancel()
+        await running.value
         #expect(transport.batches.map(\.messageID) == ["S1"])
     }
 
@@ -228,7 +234,7 @@ struct OutboundDispatcherTests {
         let dispatcher = OutboundDispatcher(
             queue: queue, transport: transport, settings: settings, clock: { Self.now },
             logger: Logger(label: "outbound.tests"))
-        dispatcher.start()
+        let running = Task { await dispatcher.run() }
         switch backend {
         case .sqlite:
             try await waitUntil("the released batch delivered") { try await queue.list().isEmpty }
@@ -237,6 +243,25 @@ struct OutboundDispatcherTests {
             try await Task.sleep(for: .milliseconds(200))
             #expect(transport.batches.isEmpty)
         }
-        await dispatcher.stop()
+        running.cancel()
+        await running.value
+    }
+
+    @Test("a service group runs the dispatcher: its graceful shutdown ends run() once the attempt in flight is recorded")
+    func serviceGroup() async throws {
+        let test = try StorageBackend.sqlite.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        try await Self.record(queue, "G1", ["ok@held.example"], at: Self.now)
+        let transport = RecordingTransport(holds: true)
+        let logger = Logger(label: "outbound.tests")
+        let dispatcher = OutboundDispatcher(queue: queue, transport: transport, clock: { Self.now }, logger: logger)
+        let group = ServiceGroup(services: [dispatcher], logger: logger)
+        let running = Task { try await group.run() }
+        await transport.started(1)
+        await group.triggerGracefulShutdown()
+        #expect(transport.releaseOne())
+        try await running.value
+        #expect(try await queue.list().isEmpty, "the attempt in flight was recorded before run() returned")
+        #expect(transport.batches.map(\.domain) == ["held.example"])
     }
 }

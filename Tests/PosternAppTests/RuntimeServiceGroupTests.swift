@@ -74,7 +74,7 @@ struct RuntimeServiceGroupTests {
         #expect(server.runtime.serviceNames == expected)
     }
 
-    @Test("with outbound delivery on, the outbound dispatcher runs after the webhooks and stops before them")
+    @Test("with outbound delivery on, the outbound dispatcher runs after the webhooks and stops before them and its threads")
     func outboundService() async throws {
         let relay = try RelayEndpoint(url: "smtp://127.0.0.1:1")
         let server = try await TestServer.start {
@@ -85,6 +85,8 @@ struct RuntimeServiceGroupTests {
         let names = server.runtime.serviceNames
         let webhooks = try #require(names.firstIndex(of: "webhooks"))
         #expect(names.firstIndex(of: "outbound") == webhooks + 1)
+        // Its sessions' threads are joined only after it has stopped.
+        #expect(names.firstIndex(of: "outbound threads") == webhooks - 1)
     }
 
     @Test("a graceful shutdown finishes a request in flight with the store still open, after HTTP stopped accepting")

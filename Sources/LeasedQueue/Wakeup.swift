@@ -1,8 +1,14 @@
 import Synchronization
 
-/// Wakes this instance's dispatcher when a record queues a recipient, so new mail leaves at once rather than at the
-/// next look at the queue. Records of other instances (PostgreSQL) are found by that look.
-public final class OutboundWakeup: Sendable {
+/// The one wake-up primitive of this process: a generation that ``signal()`` moves on and that ``wait(after:timeout:)``
+/// parks on. A ``QueueRunner`` waits on one between rounds: the outbound queue's, signalled by a record that queues a
+/// recipient and by an attempt that ends; the mail store's changes' (``MailChanges``'s any-address waiters), signalled
+/// by every announced change, for the webhook queue. What another instance writes without a signal here is found by
+/// the runner's next look.
+///
+/// Race-free through tickets: take a ``ticket()``, look at the queue, then wait with that ticket, which returns at
+/// once when a signal came since it was taken.
+public final class Wakeup: Sendable {
     private struct State {
         var generation = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -17,6 +23,9 @@ public final class OutboundWakeup: Sendable {
 
     /// The current generation: pass it to ``wait(after:timeout:)`` to wait for a signal after this moment.
     public func ticket() -> Int { state.withLock { $0.generation } }
+
+    /// How many are parked right now (for tests that must know a waiter is waiting).
+    public var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Wakes every waiter.
     public func signal() {
