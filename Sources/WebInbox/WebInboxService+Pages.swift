@@ -48,7 +48,7 @@ extension WebInboxService {
     {
         let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
         guard var record = try await mail.message(address: mailbox, id: id) else { return WebInboxPage.notFound() }
-        if !record.summary.isRead, request.headers["Sec-Fetch-Site"]?.lowercased() != "cross-site" {
+        if !record.summary.isRead, !viewer.readOnly, request.headers["Sec-Fetch-Site"]?.lowercased() != "cross-site" {
             var keywords = record.summary.allKeywords
             keywords.insert("$seen")
             _ = try await mail.update(address: mailbox, id: id, keywords: keywords, folder: record.summary.folder)
