@@ -106,7 +106,9 @@ struct JMAPWebInboxSender: WebInboxSender {
             switch recipient.status {
             case .delivered: report.delivered.append(recipient.address)
             case .queued, .deferred: report.queued.append(recipient.address)
-            case .held: report.kept.append(recipient.address)
+            case .held(let reason):
+                report.kept.append(recipient.address)
+                report.heldReason = reason
             case .failed: report.undelivered.append(recipient.address)
             }
         }

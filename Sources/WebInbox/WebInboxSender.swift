@@ -1,4 +1,5 @@
 import ClientAddress
+import SMTPOutcomes
 
 /// How the web inbox sends as an owner's inbox: a port the composition root fills with JMAP (`Email/set` then
 /// `EmailSubmission/set`, as a JMAP client sends), so every rule of sending (who the message may say it is from, which
@@ -43,8 +44,11 @@ public struct WebInboxSendReport: Sendable, Equatable {
     public var delivered: [String] = []
     /// Queued to leave for another domain.
     public var queued: [String] = []
-    /// Kept in the operator's outbox: mail to other domains does not leave this server, or not from this inbox.
+    /// Held in this server's outbox, not sent (mail to other domains does not leave this server, or not from this
+    /// inbox): for ``heldReason``.
     public var kept: [String] = []
+    /// Why ``kept`` were held (one reason for a send: it is the sender's standing); nil when none were.
+    public var heldReason: HeldReason?
     /// Not delivered: the mailbox here is full.
     public var undelivered: [String] = []
 

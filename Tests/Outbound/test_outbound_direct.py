@@ -64,7 +64,7 @@ def preflight(response, recipient):
     """False (and says why) when the build keeps outside mail in its outbox whatever the settings say: a build
     without outbound delivery, where every later check would only time out."""
     status = ((response.get("created") or {}).get("send") or {}).get("deliveryStatus", {}).get(recipient, {})
-    if "does not send mail to other domains" in status.get("smtpReply", ""):
+    if status.get("heldReason") == "outbound_off":
         check(False, "this build has no outbound delivery (POSTERN_OUTBOUND_DELIVERY=direct is not honoured): "
                      f"{status.get('smtpReply')}")
         return False
@@ -189,13 +189,18 @@ def owned(world):
         before = len(world.receiver.messages(bob))
         response, sent = anonymous.send(to=[bob], subject="from nobody's inbox")
         status = ((response.get("created") or {}).get("send") or {}).get("deliveryStatus", {}).get(bob, {})
-        check(status.get("delivered") == "no" and status.get("smtpReply")
-              and "does not send mail to other domains" not in status["smtpReply"],
-              f"owned: an anonymous agent's outside recipient is not sent: delivered no, saying why (the sender is "
-              f"not an owner's, not off mode's words) ({status})")
+        check(status.get("delivered") == "no" and status.get("heldReason") == "needs_owner"
+              and "this inbox needs an owner before it can write outside" in status.get("smtpReply", ""),
+              f"owned: an anonymous agent's outside recipient is held, not sent: delivered no, heldReason needs_owner, "
+              f"and the reply says so in words ({status})")
         code, out, err = cli(base.data, env, "mail", "outbox")
-        check(code == 0 and anonymous.address in out and bob in out,
-              f"owned: `postern mail outbox` lists it ({code} {out.strip()[:200]} {err.strip()[:200]})")
+        check(code == 0 and anonymous.address in out and bob in out
+              and "held: this inbox needs an owner before it can write outside" in out,
+              f"owned: `postern mail outbox` lists it, and why ({code} {out.strip()[:200]} {err.strip()[:200]})")
+        held_id = out.split()[0] if out.split() else ""
+        code, out, err = cli(base.data, env, "mail", "outbox", "--release", held_id)
+        check(code == 0 and "still held: this inbox needs an owner before it can write outside" in out,
+              f"owned: a release while the reason holds leaves it held and says why ({code} {out.strip()[:200]})")
 
         linked = JMAPAgent(base, "linked-outbound")
         forms = FormDriver(base)

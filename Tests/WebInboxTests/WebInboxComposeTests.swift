@@ -4,6 +4,7 @@ import JSON
 import MIME
 import MailStore
 import PosternTestSupport
+import SMTPOutcomes
 import Testing
 
 @testable import WebInbox
@@ -141,23 +142,38 @@ struct WebInboxComposeTests {
 
     @Test("the notice after a send names the least good outcome, and only a known code shows one")
     func notices() {
-        func code(delivered: Int = 0, queued: Int = 0, kept: Int = 0, undelivered: Int = 0) -> String {
+        func code(
+            delivered: Int = 0, queued: Int = 0, kept: Int = 0, undelivered: Int = 0, reason: HeldReason = .needsOwner
+        ) -> String {
             var report = WebInboxSendReport()
             report.delivered = Array(repeating: "a@agents.localhost", count: delivered)
             report.queued = Array(repeating: "b@example.org", count: queued)
             report.kept = Array(repeating: "c@example.org", count: kept)
+            report.heldReason = kept > 0 ? reason : nil
             report.undelivered = Array(repeating: "d@agents.localhost", count: undelivered)
             return WebInboxComposeForm.noticeCode(report)
         }
         #expect(code(delivered: 2) == "sent")
         #expect(code(delivered: 1, queued: 1) == "queued")
-        #expect(code(kept: 1) == "kept")
-        #expect(code(delivered: 1, kept: 1) == "partly-kept")
+        #expect(code(kept: 1) == "held.needs_owner")
+        #expect(code(delivered: 1, kept: 1, reason: .outboundOff) == "partly-held.outbound_off")
         #expect(code(undelivered: 1) == "undelivered")
         #expect(code(queued: 1, undelivered: 1) == "partly-undelivered")
-        for known in ["sent", "queued", "kept", "partly-kept", "undelivered", "partly-undelivered"] {
+        for known in [
+            "sent", "queued", "held.outbound_off", "partly-held.needs_owner", "held.awaiting_approval", "undelivered",
+            "partly-undelivered",
+        ] {
             #expect(WebInboxComposeForm.notice(known) != nil, "\(known)")
         }
+        // A held notice says why in the words an agent or a person acts on, never "does not send".
+        #expect(
+            WebInboxComposeForm.notice("held.needs_owner")?.contains(
+                "this inbox needs an owner before it can write outside") == true)
+        #expect(
+            WebInboxComposeForm.notice("partly-held.outbound_off")?.contains("outbound delivery is off on this server")
+                == true)
+        #expect(WebInboxComposeForm.notice("held.nonsense") == nil)
+        #expect(WebInboxComposeForm.notice("kept") == nil)
         #expect(WebInboxComposeForm.notice("<script>") == nil)
         #expect(WebInboxComposeForm.notice(nil) == nil)
     }
