@@ -36,6 +36,9 @@ public protocol SubmissionLedger: Sendable {
         submissionID: String, addresses: [String], content: [UInt8], holder: String?, limits: [SendLimit], now: Int64
     ) async throws -> Int
 
+    /// Why submission `submissionID`'s recipients are held, as recorded; nil when none is held.
+    func heldReason(submissionID: String) async throws -> HeldReason?
+
     /// The account's current `EmailSubmission` state.
     func state(accountID: String) async throws -> String
 

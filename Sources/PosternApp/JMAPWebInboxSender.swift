@@ -49,6 +49,26 @@ struct JMAPWebInboxSender: WebInboxSender {
         return Self.report(recorded)
     }
 
+    func held(from address: String, ownerID: String) async throws -> [WebInboxHeldMessage] {
+        guard try await principals.principal(ownerID: ownerID, address: address) != nil else { return [] }
+        return try await jmap.heldMail(sender: address).map { held in
+            WebInboxHeldMessage(
+                id: held.entry.id, recipients: held.entry.recipients, createdAt: held.entry.createdAt,
+                reason: held.reason)
+        }
+    }
+
+    func release(_ id: String, from address: String, ownerID: String) async throws -> WebInboxRelease? {
+        guard try await principals.principal(ownerID: ownerID, address: address) != nil,
+            let outcome = try await jmap.releaseHeld(id: id, sender: address)
+        else { return nil }
+        return switch outcome {
+        case .released: .released
+        case .stillHeld(let reason): .stillHeld(reason)
+        case .refused, .unrecorded: .refused
+        }
+    }
+
     /// The calls: the draft in Drafts, its submission, and on success the draft filed in Sent, read, no longer a draft.
     static func calls(_ draft: WebInboxDraft, _ principal: Principal) -> [JSONValue] {
         let account = JSONValue.string(principal.accountID)

@@ -128,12 +128,18 @@ struct WebInboxComposeForm {
             case "partly-held":
                 return "Delivered to the addresses here; held in this server's outbox for the addresses on other "
                     + "domains, not sent: \(reason.explanation). It can be released once that changes."
+            case "still-held":
+                return "Still held, not sent: \(reason.explanation)."
             default: return nil
             }
         }
         return switch code {
         case "sent": "Sent."
         case "queued": "Queued: the message is on its way to the addresses on other domains."
+        case "released": "Released: the message is on its way to the addresses on other domains."
+        case "release-refused":
+            "Still held, not sent: this inbox's sending limits, the message's size or the inbox's quota do not allow "
+                + "it now. Try again later."
         case "undelivered": "Not delivered: the recipients' mailboxes are full."
         case "partly-undelivered": "Sent, but some recipients' mailboxes are full: they did not get it."
         default: nil
