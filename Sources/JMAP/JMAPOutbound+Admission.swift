@@ -45,9 +45,9 @@ extension JMAPOutbound {
         }
     }
 
-    /// Releases the held mail of outbox entry `entry` (message `raw`; `quota`, its sender's) through ``admit``: when the
-    /// reason still holds or a check refuses, it stays held and says why; else its submission's held recipients are
-    /// queued (``SubmissionLedger/release``) and the entry leaves the outbox.
+    /// Releases the held mail of outbox entry `entry` (message `raw`; `quota`, its sender's) through ``admit``: when
+    /// the reason still holds or a check refuses, it stays held and says why; else its submission's held recipients
+    /// are queued (``SubmissionLedger/release``) and the entry leaves the outbox.
     /// - Throws: storage errors (nothing released).
     public func release(_ entry: MailStore.OutboxEntry, raw: [UInt8], quota: Int64, store: MailStore, now: Int64)
         async throws -> HeldRelease

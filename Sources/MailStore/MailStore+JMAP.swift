@@ -214,7 +214,8 @@ extension MailStore {
     public func outboxMessage(id: String) async throws -> (entry: OutboxEntry, raw: [UInt8])? {
         try await database.read { connection in
             guard let row = try connection.query(
-                "SELECT id, sender, recipients, raw, created_at, submission_id FROM mail_outbox WHERE id = ?", [.text(id)]
+                "SELECT id, sender, recipients, raw, created_at, submission_id FROM mail_outbox WHERE id = ?",
+                [.text(id)]
             ).first, let sender = row.text("sender"), let raw = row.blob("raw") else { return nil }
             let entry = OutboxEntry(
                 id: id, sender: sender, recipients: Self.addresses(row.text("recipients")), size: raw.count,

@@ -32,7 +32,8 @@ extension OutboundQueue {
                 }
                 guard !held.isEmpty else { return (0, sender) }
                 let states = try held.map { row in
-                    try Self.disposition(SubmissionRecipient(address: row.address, status: .queued), now: now, connection)
+                    try Self.disposition(
+                        SubmissionRecipient(address: row.address, status: .queued), now: now, connection)
                 }
                 let queued = states.filter { $0.status == .queued }.count
                 if queued > 0 {

@@ -25,7 +25,8 @@ enum LandingPage {
             ),
         ]
         let items = links.map { link in
-            "<li><a id=\"\(link.id)\" href=\"\(e(link.path))\"><code>\(e(link.title))</code></a> — \(e(link.what))</li>"
+            "<li><a id=\"\(link.id)\" href=\"\(e(link.path))\"><code>\(e(link.title))</code></a> — "
+                + "\(e(link.what))</li>"
         }.joined(separator: "\n")
         let sections: [(anchor: String, title: String)] = [
             ("agent-signup-atomic-mail-compatible", "Agent signup (Atomic Mail compatible)"),
@@ -47,8 +48,9 @@ enum LandingPage {
             </section>
             <section class="card" id="start">
             <h2>Start</h2>
-            <p>An agent gets an inbox and an API key with <code>postern agent signup --url \(base) --username NAME</code>,
-            then reaches it from any MCP host at <code>\(base)/mcp</code>
+            <p>An agent gets an inbox and an API key with
+            <code>postern agent signup --url \(base) --username NAME</code>, then reaches it from any MCP host at
+            <code>\(base)/mcp</code>
             (the host JSON is in <a href="/llms.txt#\(e(MCPLLMsText.anchor))">/llms.txt</a>).</p>
             </section>
             <section class="card" id="docs">

@@ -397,7 +397,8 @@ public final class PosternRuntime: Service {
     public var boundAddressesLine: [UInt8] {
         JSONValue.object([
             ("http", .string("http://\(listenAddress)")), ("smtp", smtpListenAddress.map(JSONValue.string) ?? .null),
-            ("sandbox", sandboxListenAddress.map(JSONValue.string) ?? .null), ("data_dir", .string(absoluteDataDirectory)),
+            ("sandbox", sandboxListenAddress.map(JSONValue.string) ?? .null),
+            ("data_dir", .string(absoluteDataDirectory)),
             ("public_url", .string(identity.baseURL)), ("pid", .int(Int64(getpid()))),
         ]).serialize() + [0x0a]
     }

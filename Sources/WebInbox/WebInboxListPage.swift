@@ -93,8 +93,9 @@ struct WebInboxListPage {
         let action = WebInboxPage.mailboxPath(mailbox) + "/release"
         let items = held.map { message in
             let why = message.reason.map { "held: " + $0.explanation } ?? "held"
+            let recipients = message.recipients.joined(separator: ", ")
             return """
-                <li class="held-message" id="held-\(e(message.id))">To \(e(message.recipients.joined(separator: ", "))) \
+                <li class="held-message" id="held-\(e(message.id))">To \(e(recipients)) \
                 (\(WebInboxPage.time(message.createdAt))): <span class="held-reason">\(e(why))</span>
                 <form method="post" action="\(e(action))" class="inline">\
                 <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">\

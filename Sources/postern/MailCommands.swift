@@ -47,10 +47,9 @@ struct Mail: AsyncParsableCommand {
                 return
             }
             do {
-                for line in try await Operations.releaseOutbox(configuration: configuration, id: release, logger: logger)
-                {
-                    print(line)
-                }
+                let lines = try await Operations.releaseOutbox(
+                    configuration: configuration, id: release, logger: logger)
+                for line in lines { print(line) }
             } catch let error as OutboxReleaseError {
                 throw CommandFailure(error.description)
             }

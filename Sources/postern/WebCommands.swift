@@ -10,7 +10,7 @@ struct Web: AsyncParsableCommand {
 
     struct Link: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a link (ten minutes, single use) that opens a local mailbox, or all mail, in the web inbox.",
+            abstract: "Print a link (ten minutes, single use) that opens a mailbox, or all mail, in the web inbox.",
             discussion: """
                 The link names the running server: its ports file (--ports-file, which also names its data \
                 directory), else the record `serve` keeps in the data directory while it runs, else the \
