@@ -281,7 +281,7 @@ let package = Package(
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [
             "MCPServer", "JMAP", "Directory", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage",
-            "AuthCrypto", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+            "AuthCrypto", "PosternTestSupport", "SMTPOutcomes", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailStoreTests", dependencies: [
             "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient",
