@@ -111,11 +111,13 @@ let package = Package(
         .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading"]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
-            "Directory", "MailStore", "MailDelivery", "JSON", "MIME", "HTTP1", "ServerKit", "ClientAddress",
+            "Directory", "MailStore", "MailDelivery", "SMTPOutcomes", "JSON", "MIME", "HTTP1", "ServerKit",
+            "ClientAddress",
         ]),
         // MCP over Streamable HTTP at /mcp: JSON-RPC framing, sessions, and mail tools composed over JMAP.
         .target(name: "MCPServer", dependencies: [
             "JMAP", "Directory", "MailStore", "JSON", "HTTP1", "ServerKit", "AuthCrypto", "ClientAddress", "MIME",
+            "SMTPOutcomes",
         ]),
         // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
         // that checks them and the agent client that solves them.
@@ -161,7 +163,7 @@ let package = Package(
         // one-time links read mail, in the owner pages' frame (their sessions, CSRF, backoff and error pages).
         .target(name: "WebInbox", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
-            "EmbeddedResources",
+            "EmbeddedResources", "SMTPOutcomes",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
@@ -225,7 +227,7 @@ let package = Package(
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
-            "AgentAuth", "DKIMKeys",
+            "AgentAuth", "DKIMKeys", "SMTPOutcomes",
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
@@ -289,7 +291,7 @@ let package = Package(
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [
             "MCPServer", "JMAP", "Directory", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage",
-            "AuthCrypto", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+            "AuthCrypto", "PosternTestSupport", "SMTPOutcomes", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailStoreTests", dependencies: [
             "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient",
@@ -339,7 +341,7 @@ let package = Package(
             "WebInbox", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool",
             "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "MailboxAccounts",
             "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "OutboundQueue", "PosternApp", "ClientAddress",
-            "Webhooks", "DKIMKeys",
+            "Webhooks", "DKIMKeys", "SMTPOutcomes",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [

@@ -1,4 +1,5 @@
 import MailDelivery
+import SMTPOutcomes
 
 /// How `EmailSubmission/set` records what it sends and whether outside recipients may leave: the ledger (the outbound
 /// queue, given by the composition root through MailDelivery's port), the outbound mode and the sender rules.
@@ -31,19 +32,23 @@ public struct JMAPOutbound: Sendable {
         self.maxMessageBytes = maxMessageBytes
     }
 
-    /// The `deliveryStatus` reply of an outside recipient kept in the outbox because nothing leaves this server.
-    static let outboxReply = "250 2.0.0 kept in this server's outbox: Postern does not send mail to other domains"
-
-    /// The reply of an outside recipient kept in the outbox because its sender may not send outside (`refusal` is
-    /// not ``OutsideSender/allowed(holder:)``).
-    static func notAllowedReply(_ sender: String, _ refusal: OutsideSender) -> String {
-        switch refusal {
-        case .awaitingApproval:
-            "550 5.7.1 kept in this server's outbox: \(sender) may not send to other domains until the operator "
-                + "approves its owner (POSTERN_OUTBOUND_SENDERS=owned)"
-        case .notAccountable, .allowed:
-            "550 5.7.1 kept in this server's outbox: \(sender) may not send to other domains "
-                + "(only inboxes an owner holds may, POSTERN_OUTBOUND_SENDERS=owned)"
+    /// What becomes of `sender`'s recipients on other domains now: they leave (and who answers for them), or they
+    /// are held and why. The one decision of a new submission and of a release of held mail.
+    /// - Throws: the sender rule's storage errors.
+    public func standing(of sender: String) async throws -> OutsideStanding {
+        guard sendsOutside else { return .held(.outboundOff) }
+        switch try await self.sender(sender) {
+        case .allowed(let holder): return .leaves(holder: holder)
+        case .notAccountable: return .held(.needsOwner)
+        case .awaitingApproval: return .held(.awaitingApproval)
         }
     }
+}
+
+/// What becomes of a sender's recipients on other domains (``JMAPOutbound/standing(of:)``).
+public enum OutsideStanding: Sendable, Equatable {
+    /// They are queued to leave; `holder` answers for them (their owner's limits count them), nil when nobody does.
+    case leaves(holder: String?)
+    /// They stay in the outbox, for this reason.
+    case held(HeldReason)
 }

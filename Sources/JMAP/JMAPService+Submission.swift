@@ -4,6 +4,7 @@ import JSON
 import MIME
 import MailDelivery
 import MailStore
+import SMTPOutcomes
 import ServerKit
 
 extension JMAPService {
@@ -197,7 +198,8 @@ extension JMAPService {
         if !foreign.isEmpty {
             _ = try await store.keepInOutbox(sender: account.address, recipients: foreign, raw: raw, now: now)
             for address in foreign {
-                status.append((address, Self.deliveryStatus(JMAPOutbound.outboxReply, "no")))
+                let held = RecipientState(address: address, status: .held(.outboundOff))
+                status.append((address, Self.deliveryStatus(held)))
             }
             outcome.keptInOutbox += foreign.count
         }
@@ -218,26 +220,15 @@ extension JMAPService {
         envelope: SubmissionEnvelope, outbound: JMAPOutbound, _ call: JMAPCall, now: Int64
     ) async throws -> SubmissionRecord {
         let account = call.account
-        var held: String?
+        var held: HeldReason?
         var holder: String?
         if !foreign.isEmpty {
-            if !outbound.sendsOutside {
-                held = JMAPOutbound.outboxReply
-            } else {
-                switch try await outbound.sender(account.address) {
-                case .allowed(let answering): holder = answering
-                case let refusal: held = JMAPOutbound.notAllowedReply(account.address, refusal)
-                }
+            switch try await outbound.admit(
+                sender: account.address, quota: account.quota, adding: foreign.count, raw: raw, now: now)
+            {
+            case .leaves(let answering): holder = answering
+            case .held(let reason): held = reason
             }
-        }
-        if !foreign.isEmpty, held == nil {
-            do {
-                try await outbound.ledger.checkLimits(
-                    outbound.limits, sender: account.address, holder: holder, adding: foreign.count, now: now)
-            } catch let reached as SendLimitReached {
-                throw Self.forbiddenToSend(reached)
-            }
-            try await checkQueueRoom(raw, outbound: outbound, account: account)
         }
         var recipients: [SubmissionRecipient] = []
         let stored = try await delivery.deliverEach(raw, envelopeFrom: account.address, to: local)
@@ -250,7 +241,8 @@ extension JMAPService {
                         : .failed("552 5.2.2 the mailbox is full")))
         }
         if let held, !foreign.isEmpty {
-            _ = try await store.keepInOutbox(sender: account.address, recipients: foreign, raw: raw, now: now)
+            _ = try await store.keepInOutbox(
+                sender: account.address, recipients: foreign, raw: raw, now: now, submissionID: id)
             recipients += foreign.map { SubmissionRecipient(address: $0, status: .held(held)) }
         } else {
             recipients += foreign.map { SubmissionRecipient(address: $0, status: .queued) }
@@ -272,28 +264,6 @@ extension JMAPService {
                 delivered: delivered, keptInOutbox: held == nil ? 0 : foreign.count, refused: stored.count - delivered,
                 queued: record.recipients.filter { $0.status == .queued }.count))
         return record
-    }
-
-    /// What a message to leave must fit: the outbound size limit, and the sender's quota with what it already has
-    /// waiting in the queue (its mailbox is held to the quota on its own; the queue keeps a message up to
-    /// `POSTERN_OUTBOUND_MAX_QUEUE_SECONDS` after its Sent copy is gone).
-    /// - Throws: `SetError` `tooLarge` (with `maxSize`) or `overQuota`.
-    private func checkQueueRoom(_ raw: [UInt8], outbound: JMAPOutbound, account: JMAPAccount) async throws {
-        guard raw.count <= outbound.maxMessageBytes else {
-            var error = SetError(
-                type: "tooLarge",
-                description: "The email is larger than the \(outbound.maxMessageBytes) bytes this server sends to "
-                    + "other domains. Nothing was sent.")
-            error.maxSize = outbound.maxMessageBytes
-            throw error
-        }
-        let queued = try await outbound.ledger.queuedBytes(sender: account.address)
-        guard queued + Int64(raw.count) <= account.quota else {
-            throw SetError(
-                type: "overQuota",
-                description: "Mail of yours still waiting to leave (\(queued) bytes) and this email would pass your "
-                    + "quota of \(account.quota) bytes; it frees as the queue delivers. Nothing was sent.")
-        }
     }
 
     /// The SetError of a refusal by a limit (the sender's own, or the one all its owner's inboxes share), naming the
@@ -359,7 +329,8 @@ extension JMAPService {
 
     /// A recorded recipient's `deliveryStatus` (RFC 8621 7), from its status: `queued` while it waits (before an
     /// attempt or after a deferral), `yes` once delivered, `no` once failed or when kept in the outbox; the reply
-    /// only shown.
+    /// only shown. A held recipient also carries Postern's `heldReason` (``HeldReason/code``: `outbound_off`,
+    /// `needs_owner`, `awaiting_approval`), which a client switches on rather than reading the reply.
     static func deliveryStatus(_ recipient: RecipientState) -> JSONValue {
         let delivered =
             switch recipient.status {
@@ -367,7 +338,11 @@ extension JMAPService {
             case .delivered: "yes"
             case .failed, .held: "no"
             }
-        return deliveryStatus(recipient.smtpReply, delivered)
+        guard case .held(let reason) = recipient.status else { return deliveryStatus(recipient.smtpReply, delivered) }
+        return .object([
+            ("smtpReply", .string(recipient.smtpReply)), ("delivered", .string(delivered)), ("displayed", "unknown"),
+            ("heldReason", .string(reason.code)),
+        ])
     }
 
     /// The recipients of the account's submission `id` as the ledger recorded them, each with its status: what an

@@ -49,11 +49,14 @@ public enum MailLLMsText {
             to hear only of what changed after it, and `closeafter=state` to end after the first event (long \
             polling). The stream ends when your capability JWT expires: reconnect with a fresh one and the last id. \
             Mail to local addresses is delivered at once and a copy \
-            stays in your `sent`; mail to any other domain is **not sent to the internet**: it is kept in this \
-            server's outbox (`postern mail outbox`), and its `deliveryStatus` says so, unless the operator turned \
-            outbound delivery on: then it is queued (`deliveryStatus` `queued`, then `yes` or `no` with the remote \
-            reply; `EmailSubmission/get` and `EmailSubmission/changes` follow it), within per-sender limits \
-            (`forbiddenToSend` past one, saying when it frees).
+            stays in your `sent`. Mail to another domain is queued to leave (`deliveryStatus` `queued`, then `yes` \
+            or `no` with the remote reply; `EmailSubmission/get` and `EmailSubmission/changes` follow it), within \
+            per-sender limits (`forbiddenToSend` past one, saying when it frees), unless it is **held**: kept in this \
+            server's outbox and not sent, its `deliveryStatus` `delivered` `no` with Postern's `heldReason`: \
+            `outbound_off` (outbound delivery is off on this server: the operator turns it on), `needs_owner` (this \
+            inbox needs an owner before it can write outside: a person links it at `/owner`) or `awaiting_approval` \
+            (its owner waits for the operator's approval). Held mail is released, through the same checks as a new \
+            send, once the reason goes away (`postern mail outbox --release`, or its owner's button); nothing is lost.
 
             ```bash
             curl -s \(base)/.well-known/jmap -H "Authorization: Bearer <capability JWT>"

@@ -4,6 +4,22 @@ public enum MCPLLMsText {
     /// The section's anchor (the GitHub-style slug of its heading).
     public static let anchor = "mcp-server-atomic-mail-compatible"
 
+    /// The JSON an MCP host pastes to reach an agent inbox of the server at `baseURL` (no trailing slash) with its API
+    /// key: the same wherever it is shown (the top of `/llms.txt` and this section).
+    public static func hostJSON(baseURL base: String) -> String {
+        """
+        {
+          "mcpServers": {
+            "postern": {
+              "type": "http",
+              "url": "\(base)/mcp",
+              "headers": { "Authorization": "Bearer <api key>" }
+            }
+          }
+        }
+        """
+    }
+
     /// - Parameters:
     ///   - baseURL: the public base URL, no trailing slash.
     ///   - configuration: where MCP is served and its limits.
@@ -21,15 +37,7 @@ public enum MCPLLMsText {
             pastes:
 
             ```json
-            {
-              "mcpServers": {
-                "postern": {
-                  "type": "http",
-                  "url": "\(base)/mcp",
-                  "headers": { "Authorization": "Bearer <api key>" }
-                }
-              }
-            }
+            \(hostJSON(baseURL: base))
             ```
 
             By hand, `initialize` answers with an `Mcp-Session-Id` header that every later request sends back \

@@ -1,6 +1,7 @@
 import Directory
 import JMAP
 import JSON
+import SMTPOutcomes
 
 /// The sending tools: send_email, reply_to_message, run_preset, jmap_request. A message is sent by
 /// ``JMAPService/send(_:as:client:requestID:)``, the Email/set draft and EmailSubmission/set a JMAP client sends.
@@ -28,10 +29,55 @@ extension MCPTools {
         } catch SendFailure.failed(_, let type, let description) {
             throw Failure("\(type): \(description)")
         }
+        let recipients = Self.recipients(sent.deliveryStatus)
         return .object([
-            ("sent", true), ("email_id", .string(sent.emailID)), ("thread_id", .string(sent.threadID)),
-            ("delivery", sent.deliveryStatus),
+            ("sent", .bool(recipients.allSatisfy { $0.outcome == .delivered || $0.outcome == .queued })),
+            ("email_id", .string(sent.emailID)), ("thread_id", .string(sent.threadID)),
+            ("recipients", .array(recipients.map(\.json))), ("delivery", sent.deliveryStatus),
         ])
+    }
+
+    /// What happened to one recipient of a send, from the submission's `deliveryStatus`.
+    struct RecipientOutcome {
+        enum Outcome: String {
+            /// In a mailbox of this server, or accepted by the receiving server.
+            case delivered
+            /// Waiting in the outbound queue for its attempt.
+            case queued
+            /// Kept in this server's outbox, not sent (``reason`` says why).
+            case held
+            /// Not delivered (a full mailbox here, a refusal for good).
+            case failed
+        }
+
+        var address: String
+        var outcome: Outcome
+        var reason: HeldReason?
+
+        /// `{"address","status"}`, and for a held one `"reason"` (words) and `"reason_code"`; each recipient's reply
+        /// line stays in the result's `delivery` (JMAP's `deliveryStatus`), for display.
+        var json: JSONValue {
+            var pairs: [(String, JSONValue)] = [("address", .string(address)), ("status", .string(outcome.rawValue))]
+            if let reason {
+                pairs += [("reason", .string(reason.explanation)), ("reason_code", .string(reason.code))]
+            }
+            return .object(pairs)
+        }
+    }
+
+    /// Each recipient's outcome in `deliveryStatus` (RFC 8621 7), decided on `delivered` and Postern's typed
+    /// `heldReason`, never on the reply's words.
+    static func recipients(_ deliveryStatus: JSONValue) -> [RecipientOutcome] {
+        (deliveryStatus.objectValue ?? []).map { address, status in
+            let reason = status["heldReason"]?.stringValue.flatMap(HeldReason.init(rawValue:))
+            let outcome: RecipientOutcome.Outcome =
+                switch status["delivered"]?.stringValue {
+                case "yes": .delivered
+                case "queued": .queued
+                default: reason == nil ? .failed : .held
+                }
+            return RecipientOutcome(address: address, outcome: outcome, reason: reason)
+        }
     }
 
     func reply(_ arguments: MCPToolArguments, _ call: Call) async throws -> JSONValue {

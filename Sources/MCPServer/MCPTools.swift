@@ -82,7 +82,10 @@ struct MCPTools: Sendable {
                 ], readOnly: true
             ) { tools, arguments, call in try await tools.searchMessages(arguments, call) },
             MCPTool(
-                name: "send_email", description: "Send a plain-text email from the inbox.",
+                name: "send_email",
+                description: "Send a plain-text email from the inbox. The result says per recipient what happened: "
+                    + "delivered, queued (on its way to another domain), held (kept on this server, not sent, with "
+                    + "the reason) or failed; sent is true only when every recipient was delivered or queued.",
                 parameters: [
                     agentID, MCPParameter("to", .addresses, required: true, "Recipient address(es)."),
                     MCPParameter("subject", .string, required: true, "The subject."),

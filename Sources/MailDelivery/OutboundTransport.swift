@@ -48,9 +48,9 @@ public struct OutboundOutcome: Sendable, Equatable {
     /// failure that had none (`451 4.4.1 cannot connect to mx.example.com: ...`), in the same shape.
     public var reply: SMTPReply? {
         switch status {
-        case .queued: nil
+        case .queued, .held: nil
         case .delivered(let reply): reply
-        case .held(let why), .deferred(let why), .failed(let why): why.reply
+        case .deferred(let why), .failed(let why): why.reply
         }
     }
 }

@@ -29,6 +29,16 @@ public protocol SubmissionLedger: Sendable {
     /// account's, oldest first, when `ids` is nil.
     func submissions(accountID: String, ids: [String]?) async throws -> [SubmissionRecord]
 
+    /// Moves the held recipients `addresses` of submission `submissionID` on to the queue with `content`, `holder`
+    /// answering for them, checked against `limits` in the same transaction; returns how many moved.
+    /// - Throws: ``SendLimitReached`` (nothing moved); storage errors.
+    func release(
+        submissionID: String, addresses: [String], content: [UInt8], holder: String?, limits: [SendLimit], now: Int64
+    ) async throws -> Int
+
+    /// Why submission `submissionID`'s recipients are held, as recorded; nil when none is held.
+    func heldReason(submissionID: String) async throws -> HeldReason?
+
     /// The account's current `EmailSubmission` state.
     func state(accountID: String) async throws -> String
 
@@ -153,8 +163,20 @@ public struct RecipientState: Sendable, Equatable {
     public var smtpReply: String {
         switch status {
         case .queued: Self.queuedReply
-        case .held(let line), .delivered(let line), .deferred(let line), .failed(let line): line
+        case .held(let reason): Self.heldReply(reason)
+        case .delivered(let line), .deferred(let line), .failed(let line): line
         }
+    }
+
+    /// The reply a held recipient shows: kept in the outbox, not sent, and why in words. Outbound delivery turned off
+    /// is the operator's choice (`250`); a sender that may not write outside is a policy refusal (`550 5.7.1`).
+    public static func heldReply(_ reason: HeldReason) -> String {
+        let code =
+            switch reason {
+            case .outboundOff: "250 2.0.0"
+            case .needsOwner, .awaitingApproval: "550 5.7.1"
+            }
+        return "\(code) held in this server's outbox, not sent: \(reason.explanation)"
     }
 }
 

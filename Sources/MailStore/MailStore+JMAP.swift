@@ -180,12 +180,21 @@ extension MailStore {
     // MARK: outbox
 
     /// Keeps a message submitted for foreign recipients; returns its outbox id.
-    public func keepInOutbox(sender: String, recipients: [String], raw: [UInt8], now: Int64) async throws -> String {
+    /// - Parameter submissionID: the submission whose held recipients these are, when one was recorded.
+    public func keepInOutbox(
+        sender: String, recipients: [String], raw: [UInt8], now: Int64, submissionID: String? = nil
+    ) async throws -> String {
         let id = UUID().uuidString.lowercased()
         _ = try await database.write { connection in
             try connection.run(
-                "INSERT INTO mail_outbox (id, sender, recipients, raw, created_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(id), .text(sender), .text(Self.json(recipients)), .blob(raw), .integer(now)])
+                """
+                INSERT INTO mail_outbox (id, sender, recipients, raw, created_at, submission_id)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(id), .text(sender), .text(Self.json(recipients)), .blob(raw), .integer(now),
+                    submissionID.map(SQLValue.text) ?? .null,
+                ])
         }
         return id
     }
@@ -197,21 +206,51 @@ extension MailStore {
         public var recipients: [String]
         public var size: Int
         public var createdAt: Int64
+        /// The submission whose held recipients these are; nil when none was recorded.
+        public var submissionID: String? = nil
+    }
+
+    /// The message outbox entry `id` keeps, and the entry; nil when there is none.
+    public func outboxMessage(id: String) async throws -> (entry: OutboxEntry, raw: [UInt8])? {
+        try await database.read { connection in
+            guard let row = try connection.query(
+                "SELECT id, sender, recipients, raw, created_at, submission_id FROM mail_outbox WHERE id = ?",
+                [.text(id)]
+            ).first, let sender = row.text("sender"), let raw = row.blob("raw") else { return nil }
+            let entry = OutboxEntry(
+                id: id, sender: sender, recipients: Self.addresses(row.text("recipients")), size: raw.count,
+                createdAt: row.int("created_at") ?? 0, submissionID: row.text("submission_id"))
+            return (entry, raw)
+        }
+    }
+
+    /// Removes outbox entry `id` (its mail was released); false when there was none.
+    @discardableResult
+    public func removeFromOutbox(id: String) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run("DELETE FROM mail_outbox WHERE id = ?", [.text(id)]) > 0
+        }
+    }
+
+    /// A `recipients` column read back (a JSON array of addresses).
+    static func addresses(_ column: String?) -> [String] {
+        column.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
     }
 
     /// Every message the outbox keeps, oldest first.
     public func outbox() async throws -> [OutboxEntry] {
         try await database.read { connection in
             try connection.query(
-                "SELECT id, sender, recipients, length(raw) AS size, created_at FROM mail_outbox ORDER BY created_at, id"
+                """
+                SELECT id, sender, recipients, length(raw) AS size, created_at, submission_id FROM mail_outbox
+                ORDER BY created_at, id
+                """
             ).compactMap { row in
                 guard let id = row.text("id"), let sender = row.text("sender") else { return nil }
-                let recipients = row.text("recipients").flatMap {
-                    try? JSONDecoder().decode([String].self, from: Data($0.utf8))
-                } ?? []
                 return OutboxEntry(
-                    id: id, sender: sender, recipients: recipients, size: Int(row.int("size") ?? 0),
-                    createdAt: row.int("created_at") ?? 0)
+                    id: id, sender: sender, recipients: Self.addresses(row.text("recipients")),
+                    size: Int(row.int("size") ?? 0), createdAt: row.int("created_at") ?? 0,
+                    submissionID: row.text("submission_id"))
             }
         }
     }

@@ -99,6 +99,14 @@ extension MailStore {
         return count
     }
 
+    /// Every address that holds a message, sorted: the mailboxes of the operator's read-only view of all mail.
+    public func addresses() async throws -> [String] {
+        try await database.read { connection in
+            try connection.query("SELECT DISTINCT address FROM mail_messages ORDER BY address", [])
+                .compactMap { $0.text("address") }
+        }
+    }
+
     /// The address message `id` is stored under, nil when no address has it (the operator's `postern mail show`).
     public func address(ofMessage id: String) async throws -> String? {
         try await database.read { connection in

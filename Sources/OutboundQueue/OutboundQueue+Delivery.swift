@@ -260,7 +260,8 @@ extension OutboundQueue {
     static func line(_ status: DeliveryStatus<SMTPReply, SMTPReply>) -> String {
         switch status {
         case .queued: Self.queuedReply
-        case .held(let reply), .delivered(let reply), .deferred(let reply), .failed(let reply): reply.description
+        case .held(let reason): RecipientState.heldReply(reason)
+        case .delivered(let reply), .deferred(let reply), .failed(let reply): reply.description
         }
     }
 

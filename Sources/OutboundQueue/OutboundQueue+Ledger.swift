@@ -24,14 +24,16 @@ extension OutboundQueue {
                 else { continue }
                 let recipients = try connection.query(
                     """
-                    SELECT address, status, smtp_reply, attempts FROM outbound_recipients WHERE submission_id = ?
+                    SELECT address, status, smtp_reply, attempts, held_reason FROM outbound_recipients
+                    WHERE submission_id = ?
                     ORDER BY position
                     """,
                     [.text(id)]
                 ).compactMap { row -> RecipientState? in
                     guard let address = row.text("address"), let reply = row.text("smtp_reply"),
                         let status = Self.recorded(
-                            status: row.text("status") ?? "", reply: reply, attempts: row.int("attempts") ?? 0)
+                            status: row.text("status") ?? "", reply: reply, attempts: row.int("attempts") ?? 0,
+                            heldReason: row.text("held_reason"))
                     else { return nil }
                     return RecipientState(address: address, status: status)
                 }

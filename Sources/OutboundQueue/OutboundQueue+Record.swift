@@ -42,13 +42,13 @@ extension OutboundQueue: SubmissionLedger {
                     try connection.run(
                         """
                         INSERT INTO outbound_recipients (id, submission_id, position, address, domain, remote, status,
-                            smtp_reply, next_attempt, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            smtp_reply, next_attempt, updated_at, held_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                         [
                             .text("\(submission.id):\(position)"), .text(submission.id), .integer(Int64(position)),
                             .text(state.address), .text(Self.domain(of: state.address)),
                             .integer(state.status == .queued ? 1 : 0), .text(Self.column(state.status)),
-                            .text(state.smtpReply), .integer(now), .integer(now),
+                            .text(state.smtpReply), .integer(now), .integer(now), Self.heldColumn(state.status),
                         ])
                 }
                 if queued > 0 {
@@ -73,7 +73,7 @@ extension OutboundQueue: SubmissionLedger {
     }
 
     /// A recipient's state as recorded: a queued one checked against the suppressions.
-    private static func disposition(_ recipient: SubmissionRecipient, now: Int64, _ connection: any SQLConnection)
+    static func disposition(_ recipient: SubmissionRecipient, now: Int64, _ connection: any SQLConnection)
         throws -> RecipientState
     {
         let address = recipient.address
@@ -105,12 +105,19 @@ extension OutboundQueue: SubmissionLedger {
         }
     }
 
+    /// The `held_reason` column of a recipient in `status`: the reason's code when held, NULL otherwise.
+    static func heldColumn<D, F>(_ status: DeliveryStatus<D, F>) -> SQLValue {
+        if case .held(let reason) = status { return .text(reason.code) }
+        return .null
+    }
+
     /// A recipient's status read back: the `status` column's case, its stored reply for display (a queued recipient
-    /// with attempts behind it is deferred); nil for a column it does not know.
-    static func recorded(status: String, reply: String, attempts: Int64) -> RecordedStatus? {
+    /// with attempts behind it is deferred), a held one's reason from `held_reason`; nil for a column it does not
+    /// know, or a held row without a reason it knows.
+    static func recorded(status: String, reply: String, attempts: Int64, heldReason: String? = nil) -> RecordedStatus? {
         switch status {
         case "queued": attempts > 0 ? .deferred(reply) : .queued
-        case "held": .held(reply)
+        case "held": heldReason.flatMap(HeldReason.init(rawValue:)).map { .held($0) }
         case "delivered": .delivered(reply)
         case "failed": .failed(reply)
         default: nil
@@ -120,7 +127,7 @@ extension OutboundQueue: SubmissionLedger {
     /// Throws when `adding` more recipients queued by `sender` now would pass one of `limits`: a recipient counts
     /// while its submission's `send_at` is within the window (`send_at > now - window`), against the limits of its
     /// sender and, when it was recorded with a holder, those of its holder (every sender of theirs together).
-    private static func check(
+    static func check(
         _ limits: [SendLimit], sender: String, holder: String?, adding: Int, now: Int64,
         _ connection: any SQLConnection
     ) throws {

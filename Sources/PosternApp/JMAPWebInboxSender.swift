@@ -40,6 +40,26 @@ struct JMAPWebInboxSender: WebInboxSender {
         }
     }
 
+    func held(from address: String, ownerID: String) async throws -> [WebInboxHeldMessage] {
+        guard try await principals.principal(ownerID: ownerID, address: address) != nil else { return [] }
+        return try await jmap.heldMail(sender: address).map { held in
+            WebInboxHeldMessage(
+                id: held.entry.id, recipients: held.entry.recipients, createdAt: held.entry.createdAt,
+                reason: held.reason)
+        }
+    }
+
+    func release(_ id: String, from address: String, ownerID: String) async throws -> WebInboxRelease? {
+        guard try await principals.principal(ownerID: ownerID, address: address) != nil,
+            let outcome = try await jmap.releaseHeld(id: id, sender: address)
+        else { return nil }
+        return switch outcome {
+        case .released: .released
+        case .stillHeld(let reason): .stillHeld(reason)
+        case .refused, .unrecorded: .refused
+        }
+    }
+
     /// The message of `draft`: plain text, its sent copy filed read in Sent, no longer a draft.
     static func message(_ draft: WebInboxDraft) -> SubmissionDraft {
         var message = SubmissionDraft(to: draft.to, subject: draft.subject, body: draft.body)
@@ -78,7 +98,9 @@ struct JMAPWebInboxSender: WebInboxSender {
             switch recipient.status {
             case .delivered: report.delivered.append(recipient.address)
             case .queued, .deferred: report.queued.append(recipient.address)
-            case .held: report.kept.append(recipient.address)
+            case .held(let reason):
+                report.kept.append(recipient.address)
+                report.heldReason = reason
             case .failed: report.undelivered.append(recipient.address)
             }
         }

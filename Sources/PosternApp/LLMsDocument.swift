@@ -34,6 +34,23 @@ enum LLMsDocument {
         - [OAuth for apps](#\(OAuthLLMsText.anchor)): owners approve third-party apps (OAuth 2.1, PKCE, rotating \
         refresh tokens, EdDSA access tokens).
 
+        ## Quick start for an agent
+
+        With the `postern` binary, one command does the whole signup (proof of work, session, capability) and prints \
+        the API key (shown once) and the inbox:
+
+        ```bash
+        postern agent signup --url \(baseURL) --username <5 to 21 of a-z 0-9 . _ ->
+        ```
+
+        Any other client follows [Agent signup](#agent-signup-atomic-mail-compatible) below; Atomic Mail's official \
+        client works unchanged with `ATOMIC_MAIL_AUTH_URL` and `ATOMIC_MAIL_API_URL` set to \(baseURL). Then give \
+        the key to any MCP host with this JSON (the [MCP server](#\(MCPLLMsText.anchor)) section has the tools):
+
+        ```json
+        \(MCPLLMsText.hostJSON(baseURL: baseURL))
+        ```
+
         The OpenAPI 3.1 description of every endpoint: \(baseURL)/openapi.json. Signing keys: \
         \(baseURL)/.well-known/jwks.json.
 

@@ -1,4 +1,5 @@
 import Directory
+import MailDelivery
 import MailSandbox
 import MailboxAccounts
 import WebInbox
@@ -48,6 +49,8 @@ struct MailboxWebInboxAccounts: WebInboxAccounts {
     }
 
     func mailboxBinding(address: String) async throws -> String? {
+        // The SMTP catch-all's copies stay under its reserved address, which no account can take.
+        if address.lowercased() == RecipientPolicy.catchAllAddress { return "catch-all" }
         guard case .local(let recipient) = try await directory.resolve(address) else { return nil }
         return "account:" + (recipient.accountID ?? "")
     }

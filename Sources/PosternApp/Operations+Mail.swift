@@ -54,16 +54,6 @@ extension Operations {
         }
     }
 
-    /// `postern mail outbox`: one line per message submitted for another domain (JMAP), kept and not sent.
-    public static func outbox(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
-        let database = try migratedDatabase(configuration, logger: logger)
-        return try await MailStore(database: database).outbox().map { entry in
-            let created = Date(timeIntervalSince1970: TimeInterval(entry.createdAt)).formatted(.iso8601)
-            return "\(entry.id)  from \(entry.sender)  to \(entry.recipients.joined(separator: ","))  "
-                + "\(entry.size) bytes  \(created)"
-        }
-    }
-
     /// What `postern mail queue` does.
     public enum QueueAction: Sendable, Equatable {
         /// One line per waiting message, then one per waiting recipient (Postfix's `postqueue -p`).

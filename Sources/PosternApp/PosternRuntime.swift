@@ -396,14 +396,21 @@ public final class PosternRuntime: Service {
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
-    /// "sandbox":"HOST:PORT","data_dir":"/absolute/path"}`, `null` for a listener that is off.
+    /// "sandbox":"HOST:PORT","data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for a listener that is
+    /// off. The same line is the data directory's ``RunningServerRecord``.
     public var boundAddressesLine: [UInt8] {
-        var directory = configuration.storage.dataDirectory
-        if !directory.hasPrefix("/") { directory = FileManager.default.currentDirectoryPath + "/" + directory }
-        return JSONValue.object([
+        JSONValue.object([
             ("http", .string("http://\(listenAddress)")), ("smtp", smtpListenAddress.map(JSONValue.string) ?? .null),
-            ("sandbox", sandboxListenAddress.map(JSONValue.string) ?? .null), ("data_dir", .string(directory)),
+            ("sandbox", sandboxListenAddress.map(JSONValue.string) ?? .null),
+            ("data_dir", .string(absoluteDataDirectory)),
+            ("public_url", .string(identity.baseURL)), ("pid", .int(Int64(getpid()))),
         ]).serialize() + [0x0a]
+    }
+
+    /// The data directory as an absolute path.
+    public var absoluteDataDirectory: String {
+        let directory = configuration.storage.dataDirectory
+        return directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
     }
 
     /// The SMTP sandbox listener's address as `host:port`; nil when it is off.

@@ -174,6 +174,7 @@ enum Surfaces {
                 status: .ok, headers: ["Content-Type": "text/markdown; charset=utf-8", "Cache-Control": "no-store"],
                 body: guide)
         })
+        LandingPage.register(into: &router, baseURL: identity.baseURL)
 
         return (
             [

@@ -94,7 +94,10 @@ public final class RemoteHashService: Sendable {
         self.onUnexpectedError = onUnexpectedError
     }
 
-    /// Adds `GET /`, `GET /login_test`, `GET /example.txt`, `GET /up`, `POST /register`,
+    /// The demo page's path (the hosted service's own second path for it): `/` is the server's landing page.
+    public static let pagePath = "/login_test"
+
+    /// Adds `GET /login_test`, `GET /example.txt`, `GET /up`, `POST /register`,
     /// `POST /login`, `POST /validate` and `DELETE /logout` to `router`; all but `/up` are rate limited
     /// per client of the request's context.
     public func register(into router: inout ContextRouter) {
@@ -105,8 +108,7 @@ public final class RemoteHashService: Sendable {
                 await middleware.run(.request, context) { await handler(request, context) }
             }
         }
-        router.add(.GET, "/", limitedRoute { [self] request, _ in await page(request) })
-        router.add(.GET, "/login_test", limitedRoute { [self] request, _ in await page(request) })
+        router.add(.GET, Self.pagePath, limitedRoute { [self] request, _ in await page(request) })
         router.add(.GET, "/example.txt", limitedRoute { [self] _, _ in await example() })
         router.add(.GET, "/up", .immediate { _, _, _ in HTTPResponse.text(.ok, "OK") })
         router.add(.POST, "/register", bodyLimit: limit, limitedRoute(register))
@@ -204,7 +206,7 @@ public final class RemoteHashService: Sendable {
 
     // MARK: - Pages
 
-    /// `GET /` and `GET /login_test`: the page, with a one-time flash message when one is pending.
+    /// `GET /login_test`: the page, with a one-time flash message when one is pending.
     func page(_ request: HTTPRequest) async -> HTTPResponse {
         var (page, setCookie) = basePage(request)
         var cleared: [String?] = []

@@ -44,8 +44,9 @@ public struct SMTPRecipientResult: Sendable, Equatable {
     public var detail: String {
         switch status {
         case .queued: "queued"
+        case .held(let reason): "held: " + reason.explanation
         case .delivered(let reply): reply.description
-        case .held(let why), .deferred(let why), .failed(let why): why.description
+        case .deferred(let why), .failed(let why): why.description
         }
     }
 }

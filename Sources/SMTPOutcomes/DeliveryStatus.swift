@@ -7,9 +7,9 @@
 public enum DeliveryStatus<Delivered: Sendable & Equatable, Failure: Sendable & Equatable>: Sendable, Equatable {
     /// Waiting for its first attempt.
     case queued
-    /// Kept in this server's outbox and never sent (outbound delivery off, or a sender that may not send outside):
-    /// why.
-    case held(Failure)
+    /// Kept in this server's outbox and not sent (outbound delivery off, or a sender that may not send outside): why,
+    /// typed. It may be released once the reason goes away.
+    case held(HeldReason)
     /// Accepted by the server that answered (or put in a local mailbox): its reply.
     case delivered(Delivered)
     /// Not delivered this time (a `4xx`, no connection, a timeout): why. In the queue, due again later.
@@ -29,7 +29,7 @@ public enum DeliveryStatus<Delivered: Sendable & Equatable, Failure: Sendable & 
     public func map<D, F>(delivered: (Delivered) -> D, failure: (Failure) -> F) -> DeliveryStatus<D, F> {
         switch self {
         case .queued: .queued
-        case .held(let reason): .held(failure(reason))
+        case .held(let reason): .held(reason)
         case .delivered(let reply): .delivered(delivered(reply))
         case .deferred(let why): .deferred(failure(why))
         case .failed(let why): .failed(failure(why))

@@ -16,7 +16,8 @@ public protocol WebInboxAccounts: Sendable {
     /// The address of account `id` while it exists.
     func accountAddress(id: String) async throws -> String?
     /// Which mailbox `address` is now: `account:<id>` of the account (an agent inbox or a Mail.td account) that has it,
-    /// `account:` for an address only a catch-all takes; nil when no local mailbox has it.
+    /// `account:` for an address only a custom domain's catch-all takes, `catch-all` for the SMTP catch-all's mailbox;
+    /// nil when no local mailbox has it.
     func mailboxBinding(address: String) async throws -> String?
     /// The addresses of the accounts of Pro user `id` while the user is active.
     func accountAddresses(proUserID id: String) async throws -> [String]

@@ -3,6 +3,7 @@ import MIME
 import MailStore
 import Owners
 import ServerKit
+import SMTPOutcomes
 
 /// The form an owner writes a message in, as one of their inboxes (ids in ``WebInboxService/composePage(_:_:_:)``):
 /// empty for a new message, filled for a reply, and filled again with what was written when sending was refused.
@@ -114,14 +115,31 @@ struct WebInboxComposeForm {
         return WebInboxPage.document(original.isEmpty ? "New message" : "Reply", viewer, csrf: csrf, main: main)
     }
 
-    /// What the list says after a send (`notice` of the redirect), by its code; nil for any other code.
+    /// What the list says after a send (`notice` of the redirect), by its code; nil for any other code. A held send's
+    /// code names its reason (`held.needs_owner`, `partly-held.outbound_off`), worded here.
     static func notice(_ code: String?) -> String? {
-        switch code {
+        if let code, let dot = code.firstIndex(of: "."),
+            let reason = HeldReason(rawValue: String(code[code.index(after: dot)...]))
+        {
+            switch code[..<dot] {
+            case "held":
+                return "Held in this server's outbox, not sent: \(reason.explanation). It can be released once that "
+                    + "changes."
+            case "partly-held":
+                return "Delivered to the addresses here; held in this server's outbox for the addresses on other "
+                    + "domains, not sent: \(reason.explanation). It can be released once that changes."
+            case "still-held":
+                return "Still held, not sent: \(reason.explanation)."
+            default: return nil
+            }
+        }
+        return switch code {
         case "sent": "Sent."
         case "queued": "Queued: the message is on its way to the addresses on other domains."
-        case "kept": "Kept in this server's outbox: mail to other domains does not leave it."
-        case "partly-kept":
-            "Sent to the addresses here; for other domains it is kept in this server's outbox and does not leave."
+        case "released": "Released: the message is on its way to the addresses on other domains."
+        case "release-refused":
+            "Still held, not sent: this inbox's sending limits, the message's size or the inbox's quota do not allow "
+                + "it now. Try again later."
         case "undelivered": "Not delivered: the recipients' mailboxes are full."
         case "partly-undelivered": "Sent, but some recipients' mailboxes are full: they did not get it."
         default: nil
@@ -132,7 +150,9 @@ struct WebInboxComposeForm {
     static func noticeCode(_ report: WebInboxSendReport) -> String {
         let reached = !report.delivered.isEmpty || !report.queued.isEmpty
         if !report.undelivered.isEmpty { return reached || !report.kept.isEmpty ? "partly-undelivered" : "undelivered" }
-        if !report.kept.isEmpty { return reached ? "partly-kept" : "kept" }
+        if !report.kept.isEmpty {
+            return (reached ? "partly-held." : "held.") + (report.heldReason ?? .outboundOff).code
+        }
         if !report.queued.isEmpty { return "queued" }
         return "sent"
     }

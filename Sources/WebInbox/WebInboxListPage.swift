@@ -15,6 +15,8 @@ struct WebInboxListPage {
     var notice: String? = nil
     /// The mailbox's state when the list was read (before it was): the live stream says when it differs.
     var state: Int64 = 0
+    /// An owner's messages from this inbox held in the outbox (`#held`), each with its release button.
+    var held: [WebInboxHeldMessage] = []
 
     func render(_ viewer: WebInboxViewer, csrf: String) -> String {
         let e = HTMLText.escape
@@ -76,11 +78,38 @@ struct WebInboxListPage {
             \(OwnerPageShell.flash(notice, kind: "notice"))
             <nav id="folders" aria-label="Folders">\(folders)\(all)</nav>
             \(compose)
+            \(heldSection(csrf: csrf))
             <section class="card">\(form)</section>
             <section class="card" id="list">\(body)</section>
             <script src="\(WebInboxLiveScript.path)" defer></script>
             """
         return WebInboxPage.document(mailbox, viewer, csrf: csrf, main: main)
+    }
+
+    /// `section#held`: each held message (`li.held-message`, `#held-{id}`) with its recipients, why, and a form that
+    /// releases it (`#release-{id}`); nothing when there is none.
+    private func heldSection(csrf: String) -> String {
+        guard !held.isEmpty else { return "" }
+        let e = HTMLText.escape
+        let action = WebInboxPage.mailboxPath(mailbox) + "/release"
+        let items = held.map { message in
+            let why = message.reason.map { "held: " + $0.explanation } ?? "held"
+            let recipients = message.recipients.joined(separator: ", ")
+            return """
+                <li class="held-message" id="held-\(e(message.id))">To \(e(recipients)) \
+                (\(WebInboxPage.time(message.createdAt))): <span class="held-reason">\(e(why))</span>
+                <form method="post" action="\(e(action))" class="inline">\
+                <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">\
+                <input type="hidden" name="id" value="\(e(message.id))">\
+                <button type="submit" id="release-\(e(message.id))">Release</button></form></li>
+                """
+        }.joined(separator: "\n")
+        return """
+            <section class="card" id="held"><h2>Held, not sent</h2>
+            <p class="hint">Kept in this server's outbox. A release goes through the checks of a new message: it
+            leaves once the reason is gone, and stays held, saying why, while it is not.</p>
+            <ul>\(items)</ul></section>
+            """
     }
 
     private func row(_ record: MailMessageRecord) -> String {

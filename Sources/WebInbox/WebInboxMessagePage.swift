@@ -50,7 +50,11 @@ struct WebInboxMessagePage {
         }
         let (markID, markLabel) = summary.isRead ? ("mark-unread", "Mark unread") : ("mark-read", "Mark read")
         let field = "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(e(csrf))\">"
-        let actions = """
+        // The read-only view of all mail (`postern web link --all`) changes nothing: no mark, no delete.
+        let changes =
+            viewer.readOnly
+            ? ""
+            : """
             <form method="post" action="\(e(path))/read" id="mark-form" class="inline">\(field)
             <input type="hidden" name="seen" value="\(summary.isRead ? "0" : "1")">
             <button type="submit" id="\(markID)">\(markLabel)</button>
@@ -58,8 +62,9 @@ struct WebInboxMessagePage {
             <form method="post" action="\(e(path))/delete" id="delete-form" class="inline">\(field)
             <button type="submit" id="delete">Delete</button>
             </form>
-            <a id="raw-source" href="\(e(path))/raw">View source</a>
+
             """
+        let actions = changes + "<a id=\"raw-source\" href=\"\(e(path))/raw\">View source</a>"
         // Owners reply as the inbox (`a#reply`); nobody else may.
         let reply = viewer.ownerID == nil ? "" : "<a id=\"reply\" href=\"\(e(path))/reply\">Reply</a> "
         let main = """

@@ -78,7 +78,7 @@ enum WebInboxPage {
         let e = HTMLText.escape
         let main = """
             <section class="card" id="link">
-            <p>This link opens one mailbox, once.</p>
+            <p>This link opens mail in the web inbox, once.</p>
             <form method="post" action="/inbox/link" id="link-form">
             <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
             <input type="hidden" name="token" value="\(e(token))">

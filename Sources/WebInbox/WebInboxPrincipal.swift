@@ -7,13 +7,21 @@ public enum WebInboxPrincipal: Sendable, Equatable {
     case proUser(id: String)
     /// A one-time link's mailbox.
     case link(address: String)
+    /// A one-time link of `postern web link --all`: every mailbox that holds mail, read-only (no send, no delete, no
+    /// change of read state).
+    case allMail
+
+    /// What the links table stores as the address of an ``allMail`` link, and the sessions table as its subject: no
+    /// mailbox can have it (no `@`).
+    static let allMailLinkAddress = "*"
 
     /// The `kind` column.
     var kind: String {
         switch self {
         case .account: "account"
         case .proUser: "pro"
-        case .link: "link"
+        // The table's kinds are fixed (a CHECK): the operator's view is a link whose subject no mailbox can be.
+        case .link, .allMail: "link"
         }
     }
 
@@ -22,6 +30,7 @@ public enum WebInboxPrincipal: Sendable, Equatable {
         switch self {
         case .account(let id), .proUser(let id): id
         case .link(let address): address
+        case .allMail: Self.allMailLinkAddress
         }
     }
 
@@ -29,7 +38,7 @@ public enum WebInboxPrincipal: Sendable, Equatable {
         switch kind {
         case "account": self = .account(id: subject)
         case "pro": self = .proUser(id: subject)
-        case "link": self = .link(address: subject)
+        case "link": self = subject == Self.allMailLinkAddress ? .allMail : .link(address: subject)
         default: return nil
         }
     }

@@ -1,4 +1,5 @@
 import ClientAddress
+import SMTPOutcomes
 
 /// How the web inbox sends as an owner's inbox: a port the composition root fills with JMAP (`Email/set` then
 /// `EmailSubmission/set`, as a JMAP client sends), so every rule of sending (who the message may say it is from, which
@@ -16,6 +17,43 @@ public protocol WebInboxSender: Sendable {
     func send(
         _ draft: WebInboxDraft, from address: String, ownerID: String, client: ClientAddressKey, requestID: String
     ) async throws -> WebInboxSendReport
+
+    /// The messages the live inbox at `address` that owner `ownerID` holds has held in this server's outbox, oldest
+    /// first; none when the owner does not hold it.
+    func held(from address: String, ownerID: String) async throws -> [WebInboxHeldMessage]
+
+    /// Releases the inbox's held message `id` through the checks of a new submission; nil when the owner does not
+    /// hold the inbox or it has no such message.
+    func release(_ id: String, from address: String, ownerID: String) async throws -> WebInboxRelease?
+}
+
+/// A message an inbox sent whose recipients on other domains are held in this server's outbox.
+public struct WebInboxHeldMessage: Sendable, Equatable {
+    /// The outbox entry's id (what a release names).
+    public var id: String
+    /// The held recipients.
+    public var recipients: [String]
+    /// Unix seconds.
+    public var createdAt: Int64
+    /// Why they are held; nil when it was not recorded.
+    public var reason: HeldReason?
+
+    public init(id: String, recipients: [String], createdAt: Int64, reason: HeldReason?) {
+        self.id = id
+        self.recipients = recipients
+        self.createdAt = createdAt
+        self.reason = reason
+    }
+}
+
+/// What a release of held mail came to.
+public enum WebInboxRelease: Sendable, Equatable {
+    /// Its recipients were queued to leave.
+    case released
+    /// The reason still holds.
+    case stillHeld(HeldReason)
+    /// A check of a new submission refused it (a sending limit, its size, the inbox's quota).
+    case refused
 }
 
 /// A message an owner writes in the web inbox: plain text, to one or more addresses, maybe in reply to another.
@@ -43,8 +81,11 @@ public struct WebInboxSendReport: Sendable, Equatable {
     public var delivered: [String] = []
     /// Queued to leave for another domain.
     public var queued: [String] = []
-    /// Kept in the operator's outbox: mail to other domains does not leave this server, or not from this inbox.
+    /// Held in this server's outbox, not sent (mail to other domains does not leave this server, or not from this
+    /// inbox): for ``heldReason``.
     public var kept: [String] = []
+    /// Why ``kept`` were held (one reason for a send: it is the sender's standing); nil when none were.
+    public var heldReason: HeldReason?
     /// Not delivered: the mailbox here is full.
     public var undelivered: [String] = []
 

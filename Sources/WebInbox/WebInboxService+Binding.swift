@@ -7,6 +7,8 @@ extension WebInboxService {
     /// token it signed in with (`token:<id>`), or the account behind a linked address (`account:<id>`). Nil when there
     /// is nothing to rest on (the account or the linked mailbox is gone): no session is opened.
     func binding(of principal: WebInboxPrincipal, apiTokenID: String? = nil) async throws -> String? {
+        // The operator's view rests on the link alone (single use, ten minutes) and the session's lifetime.
+        if principal == .allMail { return "all" }
         guard let accounts else { return nil }
         switch principal {
         case .account(let id):
@@ -16,6 +18,8 @@ extension WebInboxService {
             return try await accounts.proUserTokenEpoch(id: id).map { "epoch:\($0)" }
         case .link(let address):
             return try await accounts.mailboxBinding(address: address)
+        case .allMail:
+            return "all"
         }
     }
 

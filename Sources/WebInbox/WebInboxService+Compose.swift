@@ -2,6 +2,7 @@ import HTTP1
 import MailStore
 import Owners
 import ServerKit
+import SMTPOutcomes
 
 /// Owners write as one of their inboxes: a new message or a reply, sent through the ``WebInboxSender`` port (JMAP's
 /// `Email/set` and `EmailSubmission/set`), so every rule of sending is the mail API's. Nobody else composes: for a
@@ -16,6 +17,27 @@ extension WebInboxService {
             .POST, "/inbox/m/{mailbox}/compose", bodyLimit: configuration.composeBodyLimit,
             contextPage { [self] in try await send($0, $1, $2, $3) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/reply", page { [self] in try await replyPage($0, $1, $2) })
+        router.add(
+            .POST, "/inbox/m/{mailbox}/release", bodyLimit: configuration.bodyLimit,
+            page { [self] in try await release($0, $1, $2) })
+    }
+
+    /// `POST .../release` (`id`, an owner's held message of the mailbox): released through the checks of a new
+    /// submission; back to the list, whose notice says whether it left or is still held, and why.
+    func release(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
+        -> HTTPResponse
+    {
+        let mailbox = parameters["mailbox"] ?? ""
+        guard let ownerID = viewer.ownerID, let sender,
+            let outcome = try await sender.release(request.formFields()["id"] ?? "", from: mailbox, ownerID: ownerID)
+        else { return WebInboxPage.notFound() }
+        let code =
+            switch outcome {
+            case .released: "released"
+            case .stillHeld(let reason): "still-held." + reason.code
+            case .refused: "release-refused"
+            }
+        return HTMLPage.redirect(to: WebInboxPage.mailboxPath(mailbox) + "?notice=" + code)
     }
 
     /// A new message's form. Ids: `form#compose-form` with `to` (`#compose-to`), `subject` (`#compose-subject`) and

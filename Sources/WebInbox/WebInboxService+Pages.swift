@@ -26,10 +26,12 @@ extension WebInboxService {
         let found = try await mail.messages(address: mailbox, ids: ids)
         let rows = ids.compactMap { found[$0] }
         let (csrf, _) = viewer.forms.csrf(for: request)
+        var held: [WebInboxHeldMessage] = []
+        if let ownerID = viewer.ownerID, let sender { held = try await sender.held(from: mailbox, ownerID: ownerID) }
         let html = WebInboxListPage(
             mailbox: mailbox, search: search, messages: rows, position: position, pageSize: size, total: total ?? 0,
             notice: WebInboxComposeForm.notice(request.queryItem("notice")),
-            state: state
+            state: state, held: held
         ).render(viewer, csrf: csrf)
         var response = HTMLPage.response(.ok, html)
         // The list alone runs a script, this origin's only, which opens this origin's event stream only.
@@ -48,7 +50,7 @@ extension WebInboxService {
     {
         let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
         guard var record = try await mail.message(address: mailbox, id: id) else { return WebInboxPage.notFound() }
-        if !record.summary.isRead, request.headers["Sec-Fetch-Site"]?.lowercased() != "cross-site" {
+        if !record.summary.isRead, !viewer.readOnly, request.headers["Sec-Fetch-Site"]?.lowercased() != "cross-site" {
             var keywords = record.summary.allKeywords
             keywords.insert("$seen")
             _ = try await mail.update(address: mailbox, id: id, keywords: keywords, folder: record.summary.folder)

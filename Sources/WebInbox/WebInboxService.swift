@@ -153,6 +153,7 @@ public final class WebInboxService: Sendable {
                 session: Self.sessionKey("inbox", token))
             viewer.sandbox = sandbox
             viewer.hasDashboard = dashboard != nil
+            viewer.readOnly = principal == .allMail
             return viewer
         }
         if let (owner, token) = try await owners.browser.owner(of: request) {
@@ -182,6 +183,8 @@ public final class WebInboxService: Sendable {
             return (email, try await accounts.accountAddresses(proUserID: id) + (sandbox.map { [$0] } ?? []), sandbox)
         case .link(let address):
             return (address, [address], nil)
+        case .allMail:
+            return ("All mail (read-only)", try await mail.addresses(), nil)
         }
     }
 
@@ -205,6 +208,10 @@ public final class WebInboxService: Sendable {
                 return WebInboxPage.message(.forbidden, "Forbidden", WebInboxPage.csrfMessage)
             }
             guard let mailbox = parameters["mailbox"].flatMap(reader.readable) else { return WebInboxPage.notFound() }
+            if request.method == .POST, reader.readOnly {
+                return WebInboxPage.message(
+                    .forbidden, "Read-only", "This view of all mail only reads: nothing here changes.")
+            }
             // The handlers read the mailbox as stored, whatever case the path spelled it in.
             let named = ["id", "position"].compactMap { name in parameters[name].map { (name, $0) } }
             return try await handler(request, context, RouteParameters([("mailbox", mailbox)] + named), reader)
@@ -216,7 +223,7 @@ public final class WebInboxService: Sendable {
     func home(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let reader = try await viewer(of: request) else { return HTMLPage.redirect(to: "/inbox/sign-in") }
         // A Pro user's home lists their mailboxes even when there is one (their sandbox and dashboard join it).
-        if reader.mailboxes.count == 1, let only = reader.mailboxes.first, !reader.isProUser {
+        if reader.mailboxes.count == 1, let only = reader.mailboxes.first, !reader.isProUser, !reader.readOnly {
             return HTMLPage.redirect(to: WebInboxPage.mailboxPath(only))
         }
         let (token, _) = reader.forms.csrf(for: request)
@@ -304,12 +311,15 @@ public final class WebInboxService: Sendable {
         guard forms.csrfValid(fields, request) else {
             return WebInboxPage.message(.forbidden, "Open a mailbox", WebInboxPage.csrfMessage)
         }
-        guard let address = try await sessions.useLink(token: fields["token"] ?? ""),
-            let binding = try await binding(of: .link(address: address))
-        else {
+        guard let address = try await sessions.useLink(token: fields["token"] ?? "") else {
             return WebInboxPage.message(.notFound, "Open a mailbox", "This link was used already, or it expired.")
         }
-        return try await startSession(.link(address: address), binding, request)
+        let principal: WebInboxPrincipal =
+            address == WebInboxPrincipal.allMailLinkAddress ? .allMail : .link(address: address)
+        guard let binding = try await binding(of: principal) else {
+            return WebInboxPage.message(.notFound, "Open a mailbox", "This link was used already, or it expired.")
+        }
+        return try await startSession(principal, binding, request)
     }
 
     /// A new session (never the one the browser brought), its cookie, the pre-session cookie dropped; then `/inbox`.

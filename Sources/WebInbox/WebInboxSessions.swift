@@ -69,6 +69,12 @@ public struct WebInboxSessions: Sendable {
         return token
     }
 
+    /// Makes a one-time link token that opens every mailbox read-only (``WebInboxPrincipal/allMail``), usable for
+    /// `lifetime` seconds.
+    public func makeAllMailLink(lifetime: Int64) async throws -> String {
+        try await makeLink(address: WebInboxPrincipal.allMailLinkAddress, lifetime: lifetime)
+    }
+
     /// Uses link `token`: its address when it was unused and unexpired; it is gone either way (single use: of two
     /// browsers racing, only the one whose delete removed the row gets the address).
     func useLink(token: String) async throws -> String? {

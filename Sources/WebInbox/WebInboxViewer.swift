@@ -22,6 +22,9 @@ struct WebInboxViewer: Sendable {
     var sandbox: String?
     /// Whether a Pro user's pages link to the Pro dashboard (`a#dashboard`): the server has one.
     var hasDashboard = false
+    /// Whether the viewer only reads (``WebInboxPrincipal/allMail``): the pages show no delete, mark or reply, the
+    /// posts that would change a message are refused, and opening a message leaves it unread.
+    var readOnly = false
     /// The session that signed the viewer in, as a key that names it without being it (a digest of its token): the
     /// live list's streams are counted per session.
     var session = ""

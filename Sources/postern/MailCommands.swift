@@ -26,13 +26,33 @@ struct Mail: AsyncParsableCommand {
 
     struct Outbox: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List mail submitted over JMAP for other domains: kept here, never sent to the internet.")
+            abstract: "List mail held in this server's outbox (submitted for other domains, not sent) and why, or "
+                + "release it (--release ID, --all).",
+            discussion: "A release goes through the checks of a new submission (outbound delivery on, a sender that "
+                + "may write outside, the limits, the size and the sender's quota): released mail is queued to leave; "
+                + "mail that still fails a check stays held, and the line says why.")
         @OptionGroup var options: ConfigurationOptions
+        @Option(name: .customLong("release"), help: "Release this held message.") var release: String?
+        @Flag(name: .customLong("all"), help: "Release every held message.") var all = false
+
+        func validate() throws {
+            if release != nil && all { throw ValidationError("give --release ID or --all, not both") }
+        }
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            for line in try await Operations.outbox(configuration: configuration, logger: logger) { print(line) }
+            guard release != nil || all else {
+                for line in try await Operations.outbox(configuration: configuration, logger: logger) { print(line) }
+                return
+            }
+            do {
+                let lines = try await Operations.releaseOutbox(
+                    configuration: configuration, id: release, logger: logger)
+                for line in lines { print(line) }
+            } catch let error as OutboxReleaseError {
+                throw CommandFailure(error.description)
+            }
         }
     }
 

@@ -63,13 +63,25 @@ struct Serve: AsyncParsableCommand {
         let bound = runtime.boundAddressesLine
         if let portsFile {
             do {
-                try PortsFile.write(bound, to: portsFile)
+                try RunningServerRecord.writeWhole(bound, to: portsFile)
             } catch {
                 await runtime.triggerGracefulShutdown()
                 try? await running.value
-                throw error
+                throw CommandFailure("cannot write the ports file: \(error)")
             }
         }
+        // The data directory (when there is one: on PostgreSQL it may be unused) keeps the same line while the server
+        // runs (RunningServerRecord), so that `postern web link` on it prints this server's URL. Without it the
+        // command falls back to the configuration: a warning, not a reason to stop.
+        let directory = runtime.absoluteDataDirectory
+        if FileManager.default.fileExists(atPath: directory) {
+            do {
+                try RunningServerRecord.write(bound, dataDirectory: directory)
+            } catch {
+                logger.warning("no running-server record", metadata: ["error": "\(error)"])
+            }
+        }
+        defer { RunningServerRecord.remove(dataDirectory: directory) }
         FileHandle.standardOutput.write(Data(bound))
         logger.notice(
             "serving", metadata: ["public_url": "\(runtime.identity.baseURL)", "issuer": "\(runtime.identity.issuer)"])
@@ -83,18 +95,5 @@ struct Serve: AsyncParsableCommand {
         // is closed, so that nothing of ours runs while the process exits.
         try await running.value
         logger.notice("stopped")
-    }
-}
-
-/// `serve --ports-file`: the JSON line of what was bound, written whole (a reader never sees half of it).
-enum PortsFile {
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)),
-            rename(temporary, path) == 0
-        else {
-            unlink(temporary)
-            throw CommandFailure("cannot write the ports file \(path): \(String(cString: strerror(errno)))")
-        }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PosternApp
 
 /// `postern web link`: the web inbox's operator side.
@@ -9,17 +10,55 @@ struct Web: AsyncParsableCommand {
 
     struct Link: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a link (ten minutes, single use) that opens a local mailbox in the web inbox.")
+            abstract: "Print a link (ten minutes, single use) that opens a mailbox, or all mail, in the web inbox.",
+            discussion: """
+                The link names the running server: its ports file (--ports-file, which also names its data \
+                directory), else the record `serve` keeps in the data directory while it runs, else the \
+                configuration. An address is resolved as delivery routes it: a +tag address to its mailbox, \
+                `catch-all` or an address the catch-all took to the catch-all's mailbox.
+                """)
         @OptionGroup var options: ConfigurationOptions
-        @Option(help: "The mailbox's address (an agent inbox or a Mail.td account).") var address: String
+        @Option(help: "The address whose mail to open (an agent inbox, a Mail.td account, a +tag address, catch-all).")
+        var address: String?
+        @Flag(help: "Open every stored message of every mailbox, read-only (no send, no delete).") var all = false
+        @Option(
+            name: .customLong("ports-file"),
+            help: "The ports file of the running server (`serve --ports-file`): its URL and data directory.")
+        var portsFile: String?
+
+        func validate() throws {
+            guard (address != nil) != all else {
+                throw ValidationError("give exactly one of --address A or --all")
+            }
+        }
 
         func run() async throws {
-            let configuration = try await options.load()
+            var overrides: [String: String] = [:]
+            var baseURL: String?
+            if let portsFile {
+                guard let bytes = FileManager.default.contents(atPath: portsFile),
+                    let running = RunningServerRecord.read(Array(bytes))
+                else { throw CommandFailure("cannot read the ports file \(portsFile)") }
+                baseURL = running.baseURL
+                if options.dataDir == nil, let directory = running.dataDirectory {
+                    overrides["POSTERN_DATA_DIR"] = directory
+                }
+            }
+            let configuration = try await options.load(overrides)
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            if all {
+                print(
+                    try await Operations.webInboxAllMailLink(
+                        configuration: configuration, baseURL: baseURL, logger: logger))
+                return
+            }
+            let address = address ?? ""
             do {
-                print(try await Operations.webInboxLink(configuration: configuration, address: address, logger: logger))
+                print(
+                    try await Operations.webInboxLink(
+                        configuration: configuration, address: address, baseURL: baseURL, logger: logger))
             } catch WebInboxLinkError.notLocal {
-                throw CommandFailure("no local mailbox has address '\(address)'")
+                throw CommandFailure("no local mailbox holds mail for '\(address)'")
             }
         }
     }

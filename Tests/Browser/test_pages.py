@@ -55,8 +55,23 @@ class RemoteHashPages(unittest.TestCase):
             field.send_keys(value)
         return form
 
-    def test_1_page_shows_key_forms_and_docs(self):
+    def test_0_landing_page_links_to_what_the_server_serves(self):
         self.driver.get(BASE_URL + "/")
+        self.assertEqual(self.driver.title, "Postern · Postern")
+        links = {a.get_attribute("id"): a.get_attribute("href") for a in
+                 self.driver.find_elements(By.CSS_SELECTOR, "#links a")}
+        self.assertEqual(links, {
+            "link-llms": BASE_URL + "/llms.txt", "link-inbox": BASE_URL + "/inbox", "link-owner": BASE_URL + "/owner",
+            "link-openapi": BASE_URL + "/openapi.json", "link-demo": BASE_URL + "/login_test"})
+        # The command names the server's public URL (the one it was configured with, else where it listens).
+        self.assertRegex(self.driver.find_element(By.ID, "start").text,
+                         r"postern agent signup --url https?://\S+ --username NAME")
+        self.driver.find_element(By.ID, "link-demo").click()
+        self.wait.until(EC.presence_of_element_located((By.ID, "register-form")))
+        self.assertIn("Remote Argon2 login", self.driver.title)
+
+    def test_1_page_shows_key_forms_and_docs(self):
+        self.driver.get(BASE_URL + "/login_test")
         self.assertIn("Remote Argon2 login", self.driver.title)
         pem = self.driver.find_element(By.ID, "public-key-pem").text
         self.assertIn("-----BEGIN PUBLIC KEY-----", pem)
@@ -67,7 +82,7 @@ class RemoteHashPages(unittest.TestCase):
         self.assertEqual(len(hidden.get_attribute("value")), 43)
 
     def test_2_register_through_the_form(self):
-        self.driver.get(BASE_URL + "/")
+        self.driver.get(BASE_URL + "/login_test")
         form = self.fill("register-form", {
             "email": self.email,
             "password_hash_url": BASE_URL + "/example.txt",
@@ -76,7 +91,7 @@ class RemoteHashPages(unittest.TestCase):
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
         self.assertEqual(notice.text, "Registration succeeded.")
-        self.assertEqual(self.driver.current_url.rstrip("/"), BASE_URL)
+        self.assertEqual(self.driver.current_url, BASE_URL + "/login_test")
         self.driver.refresh()
         self.assertEqual(self.driver.find_elements(By.ID, "notice"), [], "the flash message is shown once")
 
@@ -111,7 +126,7 @@ class RemoteHashPages(unittest.TestCase):
         self.assertEqual(body["payload"]["email"], self.email)
 
     def test_4_form_post_without_csrf_token_is_refused(self):
-        self.driver.get(BASE_URL + "/")
+        self.driver.get(BASE_URL + "/login_test")
         self.driver.execute_script(
             "document.querySelector('#login-form input[name=csrf_token]').remove();")
         form = self.fill("login-form", {"email": self.email, "password": "test123"})

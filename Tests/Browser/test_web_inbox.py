@@ -542,6 +542,19 @@ class WebInbox(unittest.TestCase):
         self.driver.find_element(By.XPATH, row_with("Re: " + subject))
         self.view("owner", "sent")
 
+        # Mail to another domain on this server (outbound delivery off) is held, not sent: the notice says why, the
+        # inbox's page lists it with a Release button, and a release while delivery is off leaves it held, saying so.
+        self.driver.get(self.base + "/inbox/m/" + urllib.parse.quote(inboxes[0]) + "/compose")
+        self.submit("compose", {"to": "someone@elsewhere.example", "subject": "Held " + subject, "body": "Out."})
+        self.assertIn("Held in this server's outbox, not sent: outbound delivery is off on this server",
+                      self.present("notice").text)
+        self.driver.get(self.base + "/inbox/m/" + urllib.parse.quote(inboxes[0]))
+        held = self.wait.until(EC.presence_of_element_located((By.ID, "held")))
+        self.assertIn("held: outbound delivery is off on this server", held.text)
+        self.view("owner", "held")
+        click_through(self.driver, held.find_element(By.CSS_SELECTOR, "button[id^=release-]"))
+        self.assertIn("Still held, not sent: outbound delivery is off on this server", self.present("notice").text)
+
     def test_5_web_link(self):
         address = "web-linked-%s@%s" % (secrets.token_hex(3), self.domain)
         create_account(self.base, address, password="linked password")
@@ -570,6 +583,40 @@ class WebInbox(unittest.TestCase):
         self.present("error")
         self.assertTrue(self.absent("messages"), "a used link opened the mailbox again")
         self.assertTrue(self.absent("signed_in_as"), "a used link signed somebody in")
+
+    def test_6_all_mail_link(self):
+        """`postern web link --all`: every mailbox that holds mail, read-only, the live list and the message page."""
+        address = "all-mail-%s@%s" % (secrets.token_hex(3), self.domain)
+        create_account(self.base, address, password="all mail password")
+        # The view lists the mailboxes that hold mail: this one once its first message is in.
+        raw, _ = message("friend@example.net", address, "First for the operator", text="First.")
+        self.assertEqual(deliver_smtp("127.0.0.1", self.base.smtp_port, "friend@example.net", [address], raw), {})
+        printed = subprocess.run([BINARY, "web", "link", "--all", "--data-dir", self.base.data],
+                                 capture_output=True, text=True, timeout=120, env=dict(os.environ))
+        self.assertEqual(printed.returncode, 0, printed.stdout + printed.stderr)
+        found = re.search(r"(?:https?://[^/\s]+)?(/inbox/link/\S+)", printed.stdout)
+        self.assertIsNotNone(found, "a link in: " + printed.stdout)
+
+        self.driver.delete_all_cookies()
+        self.driver.get(self.base + found.group(1))
+        self.submit("open_link")
+        self.present("mailboxes")
+        self.assertEqual(self.find("signed_in_as").text.strip(), "All mail (read-only)")
+        self.assertIn(address, self.find("mailboxes").text)
+        self.view("all-mail", "mailboxes")
+        self.driver.get(self.base + "/inbox/m/" + urllib.parse.quote(address))
+        subject = "Read by the operator %s" % secrets.token_hex(3)
+        self.arrives_live(address, subject)
+        self.view("all-mail", "list")
+        self.open_row(subject)
+        self.assertEqual(self.find("message_subject").text, subject)
+        self.assertTrue(self.absent("delete"), "the all-mail view deletes nothing")
+        self.assertTrue(self.absent("mark_unread"), "the all-mail view marks nothing")
+        self.assertTrue(self.absent("reply"), "the all-mail view sends nothing")
+        self.view("all-mail", "message")
+        self.driver.get(self.base + "/inbox/m/" + urllib.parse.quote(address))
+        self.assertIn("unread", self.driver.find_element(By.XPATH, row_with(subject)).get_attribute("class").split(),
+                      "reading it in the all-mail view leaves it unread for its owner")
 
     # -- isolation ----------------------------------------------------------------------------------------------
 

@@ -12,6 +12,8 @@ process with its own credentials directory, against .build/debug/postern (or $PO
 import base64
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -82,6 +84,39 @@ def email(agent, account, message_id, properties):
     return found[0] if found else {}
 
 
+CLI = 'python3 -c "from atomicmail.cli import main; raise SystemExit(main())"'
+
+
+def documented_commands():
+    """The fenced bash block of docs/api/agent.md's "Atomic Mail's official client": the pip line, the export line and
+    the CLI lines (their arguments split as a shell would)."""
+    text = open(os.path.join(ROOT, "docs", "api", "agent.md")).read()
+    section = text.split("## Atomic Mail's official client", 1)[1].split("\n## ", 1)[0]
+    lines = re.search(r"```bash\n(.*?)```", section, re.S).group(1).strip().splitlines()
+    return lines, [shlex.split(line[len(CLI):]) for line in lines if line.startswith(CLI + " ")]
+
+
+def check_documented(sdk, base):
+    """docs/api/agent.md's exact lines: the version it installs is the one tested, the URLs it exports are the two the
+    CLI reads, and each CLI line runs against this server as written (the username made unique, the recipient an
+    inbox of this server)."""
+    lines, commands = documented_commands()
+    check(any(("langchain-atomicmail==" + VERSION) in line for line in lines), "agent.md installs the version tested")
+    check(any(l.startswith("export ") and "ATOMIC_MAIL_AUTH_URL=" in l and "ATOMIC_MAIL_API_URL=" in l for l in lines),
+          "agent.md sets ATOMIC_MAIL_AUTH_URL and ATOMIC_MAIL_API_URL")
+    check([c[0] for c in commands] == ["register", "jmap_request", "jmap_request"], "agent.md: register, then two presets")
+    reader = Agent(sdk, base, "docs")
+    for args in commands:
+        args = [a.replace("myagent", "docs-agent") for a in args]
+        if "--vars" in args:
+            at = args.index("--vars") + 1
+            args[at] = json.dumps(dict(json.loads(args[at]), TO="docs-agent@agents.localhost"))
+        code, out, err = reader.cli(*args)
+        check(code == 0, f"agent.md runs as written: {' '.join(args[:3])} "
+              f"{err.strip()[-300:]}")
+    check(inbox(reader, "Hello") is not None, "agent.md: the documented send reaches the inbox it names")
+
+
 def main():
     sdk = install()
     with postern(env={"POSTERN_AGENT_POW_DIFFICULTY": "2", "POSTERN_AGENT_POW_DYNAMIC": "off"}) as base:
@@ -150,8 +185,9 @@ def main():
         away = alice.jmap("send_mail.json", variables={"TO": "someone@example.org", "SUBJECT": "Out", "BODY": "x"})
         status = ((alice.responses(away).get("c1", ("", {}))[1].get("created") or {}).get("s1", {})
                   .get("deliveryStatus", {}).get("someone@example.org", {}))
-        check(status.get("delivered") == "no" and "outbox" in status.get("smtpReply", ""),
-              "send_mail to another domain: kept in the outbox, and the response says so")
+        check(status.get("delivered") == "no" and status.get("heldReason") == "outbound_off"
+              and "outbound delivery is off on this server" in status.get("smtpReply", ""),
+              "send_mail to another domain: held in the outbox, and the response says why, typed and in words")
 
         listed = alice.jmap("list_sent.json")
         sent_list = alice.responses(listed).get("g0", ("", {}))[1].get("list", [])
@@ -162,6 +198,7 @@ def main():
         hello = next((m for m in sent_list if m["subject"] == "Hello Bob"), {})
         check(hello.get("threadId") is not None and hello.get("threadId") == (answer or {}).get("threadId"),
               "reply: Alice's sent original and Bob's answer share a thread")
+        check_documented(sdk, base)
     check.finish("atomic client")
 
 

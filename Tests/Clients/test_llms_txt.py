@@ -206,6 +206,17 @@ def oauth_resource(section, base):
               f"oauth resource: {what} refuses a forged access token with invalid_token ({status})")
 
 
+def quick_start(section, base):
+    """The first section: the one command that signs an agent up here, and the MCP host JSON, as pasted."""
+    check(f"postern agent signup --url {base} --username" in section,
+          "quick start: `postern agent signup` for this server")
+    block = re.search(r"```json\n(.*?)```", section, re.S)
+    host = json.loads(block.group(1)) if block else {}
+    server = host.get("mcpServers", {}).get("postern", {})
+    check(server.get("url") == base + "/mcp" and server.get("headers", {}).get("Authorization") == "Bearer <api key>",
+          f"quick start: the MCP host JSON parses and names {base}/mcp ({server})")
+
+
 def main():
     env = {"POSTERN_AGENT_POW_DIFFICULTY": "3", "POSTERN_AGENT_POW_DYNAMIC": "off",
            "POSTERN_MAILBOX_POW_DIFFICULTY": "8", "POSTERN_REMOTE_HASH_ALLOW_PRIVATE": "true"}
@@ -213,6 +224,7 @@ def main():
         status, _, text = http(base, "GET", "/llms.txt")
         check(status == 200 and text.startswith("# Postern"), "GET /llms.txt")
         parts = sections(text)
+        quick_start(parts.pop("Quick start for an agent", ""), base)
         names = list(parts)
         check(len(names) == 7, f"three API sections, the mail, MCP, OAuth and OAuth-token sections: {names}")
         check(f"{base}/openapi.json" in text, "links to /openapi.json")

@@ -113,6 +113,16 @@ async def main_async(base, alice_key, bob_key):
             delivery = payload(sent).get("delivery", {}) if not sent.is_error else {}
             check(not sent.is_error and delivery.get(bob_inbox, {}).get("delivered") == "yes",
                   f"send_email: delivered to bob, cc and bcc too ({sorted(delivery)})")
+            # Held mail is not "sent": the bcc on another domain stays on this server (delivery is off here), and the
+            # result says so per recipient, with the reason in words and as a code.
+            outcomes = {r["address"]: r for r in payload(sent).get("recipients", [])} if not sent.is_error else {}
+            check(payload(sent).get("sent") is False
+                  and outcomes.get(bob_inbox, {}).get("status") == "delivered"
+                  and outcomes.get(alice_inbox, {}).get("status") == "delivered"
+                  and outcomes.get("carol@elsewhere.example") == {
+                      "address": "carol@elsewhere.example", "status": "held",
+                      "reason": "outbound delivery is off on this server", "reason_code": "outbound_off"},
+                  f"send_email: per recipient delivered or held with the reason, and sent false ({outcomes})")
             waited = payload(await bob.call_tool("wait_for_message", {"subject": "4242", "timeout_seconds": 10}))
             check(untrusted((waited.get("message") or {}).get("subject")) == "Sign-up code 4242",
                   "wait_for_message finds it, its subject inside the untrusted-content delimiter")
@@ -147,6 +157,10 @@ async def main_async(base, alice_key, bob_key):
             check(len(raw["methodResponses"][0][1]["list"]) == 3, "jmap_request: Mailbox/get")
             helped = payload(await alice.call_tool("help", {"topic": "auth"}))
             check("X-API-Key" in helped, "help auth")
+            delivery_help = payload(await alice.call_tool("help", {"topic": "delivery"}))
+            check("outbound delivery is off on this server" in delivery_help
+                  and "this inbox needs an owner before it can write outside" in delivery_help
+                  and "released" in delivery_help, "help delivery: held, its reasons in words, and release")
             none = payload(await bob.call_tool("search_messages", {"subject": "dry"}))
             check(none["messages"] == [], "the dry run sent nothing")
 

@@ -130,7 +130,10 @@ struct JMAPOutboundSubmissionTests {
         let status = try #require(responses[1].arrayValue?[1]["created"]?["s1"]?["deliveryStatus"])
         #expect(status["carol@far.example"]?["delivered"]?.stringValue == "no")
         #expect(
-            status["carol@far.example"]?["smtpReply"]?.stringValue?.contains("ada@agents.test may not send") == true)
+            status["carol@far.example"]?["smtpReply"]?.stringValue
+                == "550 5.7.1 held in this server's outbox, not sent: this inbox needs an owner before it can write "
+                + "outside")
+        #expect(status["carol@far.example"]?["heldReason"]?.stringValue == "needs_owner")
         #expect(try await harness.store.outbox().map(\.recipients) == [["carol@far.example"]])
         #expect(try await OutboundQueue(database: harness.test.database).list().isEmpty)
     }
@@ -156,7 +159,8 @@ struct JMAPOutboundSubmissionTests {
         let status = try #require(responses[1].arrayValue?[1]["created"]?["s1"]?["deliveryStatus"])
         #expect(status["carol@far.example"]?["delivered"]?.stringValue == "no")
         let reply = try #require(status["carol@far.example"]?["smtpReply"]?.stringValue)
-        #expect(reply.hasPrefix("550 5.7.1") && reply.contains("until the operator approves its owner"))
+        #expect(reply.hasPrefix("550 5.7.1") && reply.contains("waits for the operator's approval"))
+        #expect(status["carol@far.example"]?["heldReason"]?.stringValue == "awaiting_approval")
         #expect(try await harness.store.outbox().map(\.recipients) == [["carol@far.example"]])
         #expect(try await OutboundQueue(database: harness.test.database).list().isEmpty)
     }
@@ -242,8 +246,8 @@ struct JMAPOutboundSubmissionTests {
         let responses = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
         let created = try #require(responses[1].arrayValue?[1]["created"]?["s1"])
         let expected: JSONValue = .object([
-            ("smtpReply", "250 2.0.0 kept in this server's outbox: Postern does not send mail to other domains"),
-            ("delivered", "no"), ("displayed", "unknown"),
+            ("smtpReply", "250 2.0.0 held in this server's outbox, not sent: outbound delivery is off on this server"),
+            ("delivered", "no"), ("displayed", "unknown"), ("heldReason", "outbound_off"),
         ])
         #expect(created["deliveryStatus"]?["carol@far.example"] == expected)
         #expect(try await harness.store.outbox().map(\.recipients) == [["carol@far.example"]])
@@ -252,5 +256,62 @@ struct JMAPOutboundSubmissionTests {
             "ada", ##"[["EmailSubmission/get",{"accountId":"acct-ada","ids":["\##(id)"]},"g"]]"##)
         #expect(
             got.first?.arrayValue?[1]["list"]?.arrayValue?.first?["deliveryStatus"]?["carol@far.example"] == expected)
+    }
+
+    /// The JMAPOutbound a release on `harness`'s database goes through, as the operator's command builds it.
+    static func releasing(_ harness: JMAPServiceHarness, sendsOutside: Bool, limits: [SendLimit] = [],
+        sender: OutsideSender = .allowed(holder: nil)) -> JMAPOutbound
+    {
+        JMAPOutbound(
+            ledger: OutboundQueue(database: harness.test.database), sendsOutside: sendsOutside, limits: limits,
+            sender: { _ in sender })
+    }
+
+    @Test("held mail is released through a new submission's checks: held while the reason holds, refused past a limit, then queued in its own submission")
+    func release() async throws {
+        let harness = try Self.harness(sendsOutside: false)
+        let responses = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
+        let id = try #require(responses[1].arrayValue?[1]["created"]?["s1"]?["id"]?.stringValue)
+        let entry = try #require(try await harness.store.outbox().first)
+        #expect(entry.submissionID == id)
+        let (kept, raw) = try #require(try await harness.store.outboxMessage(id: entry.id))
+        #expect(kept == entry)
+        let now: Int64 = 1_700_000_100
+
+        // Delivery still off, then a sender that may not write outside: it stays held, and says why, typed.
+        #expect(
+            try await Self.releasing(harness, sendsOutside: false).release(
+                entry, raw: raw, quota: 1_000_000, store: harness.store, now: now) == .stillHeld(.outboundOff))
+        #expect(
+            try await Self.releasing(harness, sendsOutside: true, sender: .notAccountable).release(
+                entry, raw: raw, quota: 1_000_000, store: harness.store, now: now) == .stillHeld(.needsOwner))
+        // A limit a new submission would pass refuses it too.
+        let full = try await Self.releasing(
+            harness, sendsOutside: true, limits: [SendLimit(name: "hourly", count: 0, windowSeconds: 3600)]
+        ).release(entry, raw: raw, quota: 1_000_000, store: harness.store, now: now)
+        guard case .refused(let why) = full else {
+            Issue.record("a release past the limit was \(full)")
+            return
+        }
+        #expect(why.contains("hourly limit of 0"))
+        #expect(try await harness.store.outbox().count == 1)
+
+        // Delivery on: the submission's held recipient is queued, the message with it; the outbox lets it go.
+        let released = try await Self.releasing(harness, sendsOutside: true).release(
+            entry, raw: raw, quota: 1_000_000, store: harness.store, now: now)
+        #expect(released == .released(1))
+        #expect(try await harness.store.outbox().isEmpty)
+        let got = try await harness.api(
+            "ada", ##"[["EmailSubmission/get",{"accountId":"acct-ada","ids":["\##(id)"]},"g"]]"##)
+        let listed = try #require(got.first?.arrayValue?[1]["list"]?.arrayValue?.first)
+        #expect(listed["deliveryStatus"]?["carol@far.example"]?["delivered"]?.stringValue == "queued")
+        #expect(listed["deliveryStatus"]?["carol@far.example"]?["heldReason"] == nil)
+        #expect(got.first?.arrayValue?[1]["state"]?.stringValue == "2", "the release moved the EmailSubmission state")
+        let queue = OutboundQueue(database: harness.test.database)
+        let claim = try #require(try await queue.claim(now: now, limit: 10).first)
+        #expect(claim.batch.recipients == ["carol@far.example"])
+        #expect(claim.batch.content == raw)
+        // Released once: the same entry again finds nothing to release.
+        #expect(try await harness.store.outboxMessage(id: entry.id) == nil)
     }
 }

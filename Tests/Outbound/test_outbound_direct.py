@@ -16,9 +16,11 @@ to Postfix on 127.0.0.2:25 (Tests/postern_testkit/postfix_receiver.py).
 4. kill -9 with messages queued (Postfix stopped, so they wait): `postern mail queue` on the dead server's data
    directory lists them; Postern restarted on the same data directory, Postfix started: every message arrives,
    exactly once (no 250 was given before the kill, so none may come twice).
-5. POSTERN_OUTBOUND_SENDERS=owned: an anonymous agent's outside recipient stays in the outbox (`delivered: "no"`,
-   listed by `postern mail outbox`, nothing reaches Postfix); an inbox an owner linked is delivered, and past
-   POSTERN_OUTBOUND_PER_HOUR its next submission is refused with SetError forbiddenToSend naming the limit.
+5. POSTERN_OUTBOUND_SENDERS=owned: an anonymous agent's outside recipient is held in the outbox (`delivered: "no"`,
+   `heldReason` `needs_owner`, listed by `postern mail outbox` with its reason, a release refused while it has no
+   owner, nothing reaches Postfix); an inbox an owner linked is delivered, and past POSTERN_OUTBOUND_PER_HOUR its next
+   submission is refused with SetError forbiddenToSend naming the limit; once the owner links the anonymous inbox,
+   `postern mail outbox --release` queues its held message and it reaches Postfix.
 6. POSTERN_OUTBOUND_TLS=required and a receiver that stops offering STARTTLS (a stripped path): Postern says EHLO
    and leaves without MAIL, nothing is delivered in clear; STARTTLS offered again, the message arrives over TLS (or,
    if the queue gave up on it at once, it never arrives in clear).
@@ -64,7 +66,7 @@ def preflight(response, recipient):
     """False (and says why) when the build keeps outside mail in its outbox whatever the settings say: a build
     without outbound delivery, where every later check would only time out."""
     status = ((response.get("created") or {}).get("send") or {}).get("deliveryStatus", {}).get(recipient, {})
-    if "does not send mail to other domains" in status.get("smtpReply", ""):
+    if status.get("heldReason") == "outbound_off":
         check(False, "this build has no outbound delivery (POSTERN_OUTBOUND_DELIVERY=direct is not honoured): "
                      f"{status.get('smtpReply')}")
         return False
@@ -189,13 +191,18 @@ def owned(world):
         before = len(world.receiver.messages(bob))
         response, sent = anonymous.send(to=[bob], subject="from nobody's inbox")
         status = ((response.get("created") or {}).get("send") or {}).get("deliveryStatus", {}).get(bob, {})
-        check(status.get("delivered") == "no" and status.get("smtpReply")
-              and "does not send mail to other domains" not in status["smtpReply"],
-              f"owned: an anonymous agent's outside recipient is not sent: delivered no, saying why (the sender is "
-              f"not an owner's, not off mode's words) ({status})")
+        check(status.get("delivered") == "no" and status.get("heldReason") == "needs_owner"
+              and "this inbox needs an owner before it can write outside" in status.get("smtpReply", ""),
+              f"owned: an anonymous agent's outside recipient is held, not sent: delivered no, heldReason needs_owner, "
+              f"and the reply says so in words ({status})")
         code, out, err = cli(base.data, env, "mail", "outbox")
-        check(code == 0 and anonymous.address in out and bob in out,
-              f"owned: `postern mail outbox` lists it ({code} {out.strip()[:200]} {err.strip()[:200]})")
+        check(code == 0 and anonymous.address in out and bob in out
+              and "held: this inbox needs an owner before it can write outside" in out,
+              f"owned: `postern mail outbox` lists it, and why ({code} {out.strip()[:200]} {err.strip()[:200]})")
+        held_id = out.split()[0] if out.split() else ""
+        code, out, err = cli(base.data, env, "mail", "outbox", "--release", held_id)
+        check(code == 0 and "still held: this inbox needs an owner before it can write outside" in out,
+              f"owned: a release while the reason holds leaves it held and says why ({code} {out.strip()[:200]})")
 
         linked = JMAPAgent(base, "linked-outbound")
         forms = FormDriver(base)
@@ -215,6 +222,20 @@ def owned(world):
         check(refused_id is None and error.get("type") == "forbiddenToSend"
               and re.search(r"hour", error.get("description", ""), re.I) is not None,
               f"owned: the third in an hour is refused: SetError forbiddenToSend naming the limit ({error})")
+
+        # The reason gone (the owner links the anonymous inbox too), a release queues the held message through the
+        # same checks, and it reaches Postfix.
+        status, _, html = forms.request("GET", "/owner")
+        form = forms.forms(html).form("/owner/inboxes/link")
+        status, _, _ = forms.request("POST", form["action"], forms.hidden(form) | {"api_key": anonymous.api_key})
+        check(status == 303, f"owned: the owner linked the anonymous inbox ({status})")
+        code, out, err = cli(base.data, env, "mail", "outbox", "--release", held_id)
+        check(code == 0 and "released: 1 recipient queued to leave" in out,
+              f"owned: the release is queued once the inbox has an owner ({code} {out.strip()[:200]} {err[-200:]})")
+        check(until(lambda: any(parse(raw)["Subject"] == "from nobody's inbox" for raw in world.receiver.messages(bob))),
+              "owned: the released message reaches Postfix")
+        code, out, _ = cli(base.data, env, "mail", "outbox")
+        check(code == 0 and held_id not in out, "owned: released, it has left the outbox")
 
 
 def downgraded(world):

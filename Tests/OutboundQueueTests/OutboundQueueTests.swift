@@ -59,7 +59,7 @@ struct OutboundQueueTests {
                     SubmissionRecipient(address: "c@local.test", status: .failed("552 5.2.2 full")),
                     SubmissionRecipient(address: "y@two.example", status: .queued),
                     SubmissionRecipient(address: "z@one.example", status: .queued),
-                    SubmissionRecipient(address: "w@three.example", status: .held("550 5.7.1 not owned")),
+                    SubmissionRecipient(address: "w@three.example", status: .held(.needsOwner)),
                 ]), limits: [], now: Self.now)
         #expect(record.recipients.map(\.status.name) == ["delivered", "queued", "failed", "queued", "queued", "held"])
         #expect(try await queue.submissions(accountID: "A1", ids: nil) == [record])
@@ -103,7 +103,7 @@ struct OutboundQueueTests {
             now: Self.now - 300)
         _ = try await queue.record(
             Self.submission("S2", at: Self.now - 60, Self.queued("z@one.example")), limits: [], now: Self.now - 60)
-        let held = [SubmissionRecipient(address: "w@three.example", status: .held("250 kept"))]
+        let held = [SubmissionRecipient(address: "w@three.example", status: .held(.outboundOff))]
         _ = try await queue.record(Self.submission("S3", at: Self.now - 900, held), limits: [], now: Self.now - 900)
         #expect(
             try await queue.levels(now: Self.now)
@@ -160,7 +160,7 @@ struct OutboundQueueTests {
         #expect(try Self.count("outbound_contents", test.database) == 0)
         #expect(try await queue.state(accountID: "A1") == "0")
         // Without a queued recipient there is no message to write: the same record succeeds.
-        let held = [SubmissionRecipient(address: "x@one.example", status: .held("250 kept"))]
+        let held = [SubmissionRecipient(address: "x@one.example", status: .held(.outboundOff))]
         #expect(try await queue.record(Self.submission("S2", held), limits: [], now: Self.now).id == "S2")
     }
 
@@ -312,7 +312,7 @@ struct OutboundQueueTests {
         // Held and local recipients do not count.
         let notCounted = [
             SubmissionRecipient(address: "b@local.test", status: .delivered("250 ok")),
-            SubmissionRecipient(address: "h@one.example", status: .held("550 held")),
+            SubmissionRecipient(address: "h@one.example", status: .held(.needsOwner)),
         ]
         _ = try await queue.record(
             Self.submission("S3", at: Self.now + 20, notCounted), limits: [hourly], now: Self.now + 20)

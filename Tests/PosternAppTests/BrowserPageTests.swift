@@ -8,12 +8,12 @@ import Testing
 /// and Selenium; a machine without them fails this test rather than skipping it.
 @Suite("Remote-hash pages in headless Chromium")
 struct BrowserPageTests {
-    @Test("register and log in through the forms; CSRF-less posts refused")
+    @Test("the landing page links to the demo; register and log in through the forms; CSRF-less posts refused")
     func browser() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let (status, log) = try await PythonScript.run("Browser/test_pages.py", arguments: ["http://127.0.0.1:\(server.port)"])
         #expect(status == 0, "browser test failed:\n\(log)")
-        #expect(log.contains("Ran 4 tests"))
+        #expect(log.contains("Ran 5 tests"))
     }
 }

@@ -35,7 +35,7 @@ struct CommandLineHelpTests {
             "web", "link", "--address", "nobody@agents.localhost", "--data-dir", directory,
         ])
         #expect(failed == 1, "\(failure)")
-        #expect(failure.contains("no local mailbox has address 'nobody@agents.localhost'"), "\(failure)")
+        #expect(failure.contains("no local mailbox holds mail for 'nobody@agents.localhost'"), "\(failure)")
         #expect(!failure.contains("Usage:") && !failure.contains("--help"), "\(failure)")
         let (usage, text) = try run(["mail", "list", "--limit", "0", "--data-dir", directory])
         #expect(usage == 64, "\(text)")

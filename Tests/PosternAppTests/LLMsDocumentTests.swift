@@ -51,6 +51,16 @@ struct LLMsDocumentTests {
         }
     }
 
+    @Test("the top names `postern agent signup` for this instance and the MCP host JSON an agent pastes")
+    func quickStart() throws {
+        let text = Self.render()
+        let top = try #require(text.components(separatedBy: "## Agent signup (Atomic Mail compatible)").first)
+        #expect(top.contains("postern agent signup --url http://guide.test --username"))
+        #expect(top.contains(MCPLLMsText.hostJSON(baseURL: "http://guide.test")))
+        #expect(top.contains(#""url": "http://guide.test/mcp""#))
+        #expect(top.contains("ATOMIC_MAIL_AUTH_URL"))
+    }
+
     @Test("each API's section has curl lines for this instance, and says what this instance's settings are")
     func sections() {
         let text = Self.render()

@@ -18,6 +18,7 @@ struct PublicURLEndToEndTests {
         var issuer: String?
         var openAPIServers: [String]
         var remotePage: String
+        var landing: String
     }
 
     private func announced(by server: TestServer) async throws -> Announced {
@@ -34,10 +35,12 @@ struct PublicURLEndToEndTests {
         let claims = try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
         let openAPI = try await client.request("GET", "/openapi.json").json()
         let servers = (openAPI["servers"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String }
-        let page = try await client.request("GET", "/", headers: [("Accept", "text/html")])
+        let page = try await client.request("GET", "/login_test", headers: [("Accept", "text/html")])
+        let landing = try await client.request("GET", "/", headers: [("Accept", "text/html")])
+        #expect(landing.status == 200)
         return Announced(
             llmsText: llms.text, docsURL: error?["docs_url"] as? String, issuer: claims?["iss"] as? String,
-            openAPIServers: servers, remotePage: page.text)
+            openAPIServers: servers, remotePage: page.text, landing: landing.text)
     }
 
     @Test("port 0, nothing configured: llms.txt, docs_url, iss, OpenAPI servers and the page name the real port")
@@ -57,6 +60,7 @@ struct PublicURLEndToEndTests {
         #expect(seen.issuer == base)
         #expect(seen.openAPIServers == [base])
         #expect(seen.remotePage.contains("curl -s \(base)/register"))
+        #expect(seen.landing.contains("postern agent signup --url \(base) --username NAME"))
     }
 
     @Test("a configured POSTERN_PUBLIC_URL wins everywhere and is the issuer; JWT_ISSUER wins for iss")

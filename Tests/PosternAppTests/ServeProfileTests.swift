@@ -9,7 +9,7 @@ struct ServeProfileTests {
     func jsonLineAndTemporaryDirectory() async throws {
         let portsFile = NSTemporaryDirectory() + "postern-ports-\(UUID().uuidString).json"
         defer { try? FileManager.default.removeItem(atPath: portsFile) }
-        let (line, fileText, dataDirectory, status) = try await withCheckedThrowingContinuation { continuation in
+        let (line, fileText, dataDirectory, status, links) = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result { try Self.run(portsFile: portsFile) })
             }
@@ -23,11 +23,16 @@ struct ServeProfileTests {
         #expect(dataDirectory.hasPrefix(NSTemporaryDirectory()) && dataDirectory.contains("postern-test-"))
         #expect(status == 0)
         #expect(!FileManager.default.fileExists(atPath: dataDirectory), "the temporary data directory stayed")
+        // `postern web link` names this server, found by its ports file or by the record in its data directory.
+        #expect(links.count == 2)
+        for link in links {
+            #expect(link.hasPrefix(http + "/inbox/link/"), "\(link)")
+        }
     }
 
     /// Starts the binary from an empty directory (no config file) with only the profile, reads the JSON line,
     /// checks the server answers there, stops it with SIGTERM.
-    private static func run(portsFile: String) throws -> (String, String, String, Int32) {
+    private static func run(portsFile: String) throws -> (String, String, String, Int32, [String]) {
         let empty = NSTemporaryDirectory() + "postern-cwd-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: empty) }
@@ -56,8 +61,30 @@ struct ServeProfileTests {
         let health = try TestHTTPClient(port: port).requestBlocking("GET", "/healthz", headers: [], body: [])
         #expect(health.status == 200)
         let fileText = try String(contentsOfFile: portsFile, encoding: .utf8)
+        let directory = bound["data_dir"] as? String ?? ""
+        let links = try [
+            ["web", "link", "--ports-file", portsFile, "--all"],
+            ["web", "link", "--data-dir", directory, "--address", "catch-all"],
+        ].map { arguments in try Self.output(arguments, in: empty, environment: environment) }
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
-        return (line, fileText, bound["data_dir"] as? String ?? "", process.terminationStatus)
+        return (line, fileText, directory, process.terminationStatus, links)
+    }
+
+    /// What the binary prints on standard output for `arguments`, trimmed.
+    private static func output(_ arguments: [String], in directory: String, environment: [String: String]) throws
+        -> String
+    {
+        let process = Process()
+        process.executableURL = ServeProcessTests.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

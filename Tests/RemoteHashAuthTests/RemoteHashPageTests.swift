@@ -43,7 +43,7 @@ struct RemoteHashPageTests {
     @Test("the page shows the public key and both forms, and sets a CSRF cookie matching the hidden field")
     func page() async throws {
         let h = try Harness()
-        for path in ["/", "/login_test"] {
+        for path in ["/login_test"] {
             let response = await h.send(.GET, path, headers: [("Accept", "text/html")])
             #expect(response.status == .ok)
             #expect(response.headers["Content-Type"]?.hasPrefix("text/html") == true)
@@ -68,8 +68,8 @@ struct RemoteHashPageTests {
     func csrfRefused() async throws {
         let h = try Harness()
         let url = try h.serveHash(of: "pw")
-        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
-        let other = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let token = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
+        let other = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
         let fields = [("email", "csrf@example.com"), ("password_hash_url", url), ("password", "pw")]
         for (cookie, field) in [
             (nil, nil), ("csrf=\(token)", nil), (nil, token), ("csrf=\(token)", other), ("csrf=short", "short"),
@@ -141,7 +141,7 @@ struct RemoteHashPageTests {
         #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
         #expect(page.text.contains("This form expired or did not come from this page."))
         // With the token and its cookie, a form post answered as JSON goes through.
-        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let token = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
         let accepted = await h.send(
             .POST, "/register",
             headers: [
@@ -155,30 +155,30 @@ struct RemoteHashPageTests {
         #expect(await h.login("nocors@example.com", "pw").status == 200)
     }
 
-    @Test("register through the form: 303 to / with a one-time signed flash message")
+    @Test("register through the form: 303 to /login_test with a one-time signed flash message")
     func registerFlash() async throws {
         let h = try Harness()
         let url = try h.serveHash(of: "pw")
-        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let token = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
         let response = await post(
             h, "/register",
             [("email", "form@example.com"), ("password_hash_url", url), ("password", "pw"), ("csrf_token", token)],
             cookie: "csrf=\(token)")
         #expect(response.status == .seeOther)
-        #expect(response.headers["Location"] == "/")
+        #expect(response.headers["Location"] == "/login_test")
         let flash = try #require(setCookie(response, "flash"))
-        let shown = await h.send(.GET, "/", headers: [("Cookie", "csrf=\(token); flash=\(flash)")])
+        let shown = await h.send(.GET, "/login_test", headers: [("Cookie", "csrf=\(token); flash=\(flash)")])
         #expect(shown.text.contains("Registration succeeded."))
         #expect(shown.headers.values("Set-Cookie").contains { $0.hasPrefix("flash=;") && $0.contains("Max-Age=0") })
         #expect(
-            !(await h.send(.GET, "/", headers: [("Cookie", "csrf=\(token)")])).text.contains("Registration succeeded."))
+            !(await h.send(.GET, "/login_test", headers: [("Cookie", "csrf=\(token)")])).text.contains("Registration succeeded."))
         let forged = "UmVnaXN0cmF0aW9uIHN1Y2NlZWRlZC4." + String(h.clock.now + 60) + ".AAAA"
         #expect(
-            !(await h.send(.GET, "/", headers: [("Cookie", "flash=\(forged)")])).text.contains(
+            !(await h.send(.GET, "/login_test", headers: [("Cookie", "flash=\(forged)")])).text.contains(
                 "Registration succeeded."))
         h.clock.advance(61)
         #expect(
-            !(await h.send(.GET, "/", headers: [("Cookie", "flash=\(flash)")])).text.contains("Registration succeeded.")
+            !(await h.send(.GET, "/login_test", headers: [("Cookie", "flash=\(flash)")])).text.contains("Registration succeeded.")
         )
         #expect(await h.login("form@example.com", "pw").status == 200)
     }
@@ -187,18 +187,18 @@ struct RemoteHashPageTests {
     func registerPrefillsLogin() async throws {
         let h = try Harness()
         let url = try h.serveHash(of: "pw")
-        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let token = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
         let response = await post(
             h, "/register",
             [("email", "Prefill@Example.com"), ("password_hash_url", url), ("password", "pw"), ("csrf_token", token)],
             cookie: "csrf=\(token)")
         let email = try #require(setCookie(response, "login_email"))
         let flash = try #require(setCookie(response, "flash"))
-        let shown = await h.send(.GET, "/", headers: [("Cookie", "csrf=\(token); login_email=\(email)")])
+        let shown = await h.send(.GET, "/login_test", headers: [("Cookie", "csrf=\(token); login_email=\(email)")])
         #expect(shown.text.contains("id=\"login-email\" name=\"email\" type=\"email\" autocomplete=\"email\" required value=\"prefill@example.com\""))
         #expect(shown.headers.values("Set-Cookie").contains { $0.hasPrefix("login_email=;") && $0.contains("Max-Age=0") })
         // The flash message's signed cookie does not pass as the email's, nor the other way round.
-        let swapped = await h.send(.GET, "/", headers: [("Cookie", "login_email=\(flash); flash=\(email)")])
+        let swapped = await h.send(.GET, "/login_test", headers: [("Cookie", "login_email=\(flash); flash=\(email)")])
         #expect(!swapped.text.contains("Registration succeeded.") && !swapped.text.contains("value=\"Registration"))
         #expect(!swapped.text.contains("prefill@example.com"))
     }
@@ -206,7 +206,7 @@ struct RemoteHashPageTests {
     @Test("a failed form registration shows the page again with the message and escaped values")
     func registerErrorEscaped() async throws {
         let h = try Harness()
-        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let token = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
         let evil = "\"><script>alert(1)</script>"
         let response = await post(
             h, "/register",
@@ -227,7 +227,7 @@ struct RemoteHashPageTests {
     func loginPage() async throws {
         let h = try Harness()
         #expect(await h.register("page@example.com", try h.serveHash(of: "pw"), "pw") == (201, nil))
-        let token = try #require(setCookie(await h.send(.GET, "/"), "csrf"))
+        let token = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
         let response = await post(
             h, "/login", [("email", "page@example.com"), ("password", "pw"), ("csrf_token", token)],
             cookie: "csrf=\(token)")

@@ -3,7 +3,9 @@ import HTTP1
 import JSON
 import MIME
 import MailStore
+import OutboundQueue
 import PosternTestSupport
+import SMTPOutcomes
 import Testing
 
 @testable import WebInbox
@@ -141,23 +143,38 @@ struct WebInboxComposeTests {
 
     @Test("the notice after a send names the least good outcome, and only a known code shows one")
     func notices() {
-        func code(delivered: Int = 0, queued: Int = 0, kept: Int = 0, undelivered: Int = 0) -> String {
+        func code(
+            delivered: Int = 0, queued: Int = 0, kept: Int = 0, undelivered: Int = 0, reason: HeldReason = .needsOwner
+        ) -> String {
             var report = WebInboxSendReport()
             report.delivered = Array(repeating: "a@agents.localhost", count: delivered)
             report.queued = Array(repeating: "b@example.org", count: queued)
             report.kept = Array(repeating: "c@example.org", count: kept)
+            report.heldReason = kept > 0 ? reason : nil
             report.undelivered = Array(repeating: "d@agents.localhost", count: undelivered)
             return WebInboxComposeForm.noticeCode(report)
         }
         #expect(code(delivered: 2) == "sent")
         #expect(code(delivered: 1, queued: 1) == "queued")
-        #expect(code(kept: 1) == "kept")
-        #expect(code(delivered: 1, kept: 1) == "partly-kept")
+        #expect(code(kept: 1) == "held.needs_owner")
+        #expect(code(delivered: 1, kept: 1, reason: .outboundOff) == "partly-held.outbound_off")
         #expect(code(undelivered: 1) == "undelivered")
         #expect(code(queued: 1, undelivered: 1) == "partly-undelivered")
-        for known in ["sent", "queued", "kept", "partly-kept", "undelivered", "partly-undelivered"] {
+        for known in [
+            "sent", "queued", "held.outbound_off", "partly-held.needs_owner", "held.awaiting_approval", "undelivered",
+            "partly-undelivered",
+        ] {
             #expect(WebInboxComposeForm.notice(known) != nil, "\(known)")
         }
+        // A held notice says why in the words an agent or a person acts on, never "does not send".
+        #expect(
+            WebInboxComposeForm.notice("held.needs_owner")?.contains(
+                "this inbox needs an owner before it can write outside") == true)
+        #expect(
+            WebInboxComposeForm.notice("partly-held.outbound_off")?.contains("outbound delivery is off on this server")
+                == true)
+        #expect(WebInboxComposeForm.notice("held.nonsense") == nil)
+        #expect(WebInboxComposeForm.notice("kept") == nil)
         #expect(WebInboxComposeForm.notice("<script>") == nil)
         #expect(WebInboxComposeForm.notice(nil) == nil)
     }
@@ -180,6 +197,40 @@ struct WebInboxComposeTests {
         #expect(page.text.contains("id=\"notice\">Queued"))
         let sentTo = try await Self.messages(harness, ada, in: .sent).map(\.to)
         #expect(sentTo == [[MailAddress(name: nil, email: "carol@example.org")]])
+    }
+
+    @Test("held mail says why on the owner's inbox page, and its Release button goes through a new message's checks")
+    func heldAndReleased() async throws {
+        let (harness, browser, ada, bob) = try await Self.owners()
+        harness.outsideSender.value = .notAccountable
+        let sent = try await Self.send(browser, ada, ["to": "carol@example.org", "subject": "Held", "body": "Hi."])
+        #expect(sent.headers["Location"] == Self.path(ada) + "?folder=sent&notice=held.needs_owner")
+        let page = await browser.send(.GET, try #require(sent.headers["Location"]))
+        #expect(page.text.contains("Held in this server&#39;s outbox, not sent: this inbox needs an owner before it"))
+        #expect(!page.text.contains("does not leave"))
+        let id = try #require(try await harness.mail.outbox().first?.id)
+        #expect(page.text.contains("id=\"held-\(id)\"") && page.text.contains("id=\"release-\(id)\""))
+        #expect(page.text.contains("held: this inbox needs an owner before it can write outside"))
+
+        func release(_ mailbox: String) async throws -> HTTPResponse {
+            let list = await browser.send(.GET, Self.path(ada))
+            let csrf = try #require(Browser.csrf(in: list))
+            return await browser.send(.POST, Self.path(mailbox) + "/release", form: ["csrf_token": csrf, "id": id])
+        }
+        // While the reason holds, a release leaves it held and says why.
+        #expect(try await release(ada).headers["Location"] == Self.path(ada) + "?notice=still-held.needs_owner")
+        #expect(try await harness.mail.outbox().count == 1)
+        // Bob's inbox is another owner's: ada's session reaches nothing there.
+        #expect(try await release(bob).status == .notFound)
+        // Once the sender may write outside, the release queues it and the held section is gone.
+        harness.outsideSender.value = .allowed(holder: nil)
+        let released = try await release(ada)
+        #expect(released.headers["Location"] == Self.path(ada) + "?notice=released")
+        let after = await browser.send(.GET, try #require(released.headers["Location"]))
+        #expect(after.text.contains("id=\"notice\">Released"))
+        #expect(!after.text.contains("id=\"held\""))
+        #expect(try await harness.mail.outbox().isEmpty)
+        #expect(try await OutboundQueue(database: harness.test.database).list().count == 1)
     }
 
     @Test("a refused send shows #error in plain words, keeps what was written and leaves no draft")

@@ -19,6 +19,7 @@ import PasswordHashing
 import PosternTestSupport
 import ServerKit
 import Storage
+import Synchronization
 import Testing
 import WebInbox
 import Webhooks
@@ -39,6 +40,8 @@ final class WebInboxHarness: Sendable {
     static let publicURL = "http://127.0.0.1:8080"
     /// Recipients on other domains an inbox may send to in an hour.
     static let outsideLimit = 2
+    /// What the sender rule says of every inbox (allowed by default); a test changes it to hold mail.
+    let outsideSender = OutsideSenderSwitch()
 
     let test: TestDatabase
     let clock = TestClock()
@@ -88,7 +91,7 @@ final class WebInboxHarness: Sendable {
         let outbound = JMAPOutbound(
             ledger: OutboundQueue(database: database), sendsOutside: true,
             limits: [SendLimit(name: "hourly", count: Self.outsideLimit, windowSeconds: 3600)],
-            sender: { _ in .allowed(holder: nil) })
+            sender: { [outsideSender] _ in outsideSender.value })
         let jmap = JMAPService(
             configuration: jmapSettings, authenticator: NoBearers(), store: mail, directory: agents,
             delivery: LocalDelivery(directory: agents, store: mail, clock: { clock.now }), clock: { clock.now },
@@ -264,4 +267,13 @@ final class Browser: @unchecked Sendable {
 
 extension HTTPResponse {
     var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// The harness's sender rule, switchable from a test: each submission and release asks it.
+final class OutsideSenderSwitch: Sendable {
+    private let state = Mutex<OutsideSender>(.allowed(holder: nil))
+    var value: OutsideSender {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
 }

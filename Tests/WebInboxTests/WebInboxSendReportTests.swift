@@ -9,10 +9,10 @@ import WebInbox
 /// like the outbox's is still a refusal.
 @Suite("Web inbox send report")
 struct WebInboxSendReportTests {
-    @Test("held is the status's: reply texts that say otherwise change nothing")
+    @Test("held is the status's, with its typed reason: reply texts that say otherwise change nothing")
     func heldFromStatus() {
         let report = JMAPWebInboxSender.report([
-            RecipientState(address: "kept@far.example", status: .held("550 5.7.9 words a later release may change")),
+            RecipientState(address: "kept@far.example", status: .held(.awaitingApproval)),
             RecipientState(
                 address: "refused@far.example",
                 status: .failed("554 5.0.0 kept in this server's outbox: a remote server's own words")),
@@ -22,6 +22,7 @@ struct WebInboxSendReportTests {
         ])
         var expected = WebInboxSendReport()
         expected.kept = ["kept@far.example"]
+        expected.heldReason = .awaitingApproval
         expected.undelivered = ["refused@far.example"]
         expected.delivered = ["here@agents.test"]
         expected.queued = ["new@far.example", "later@far.example"]

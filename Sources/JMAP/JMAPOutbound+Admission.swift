@@ -1,0 +1,93 @@
+import MailDelivery
+import MailStore
+import SMTPOutcomes
+
+/// The checks a message's recipients on other domains pass before they may leave, one place for a new submission
+/// (`EmailSubmission/set`) and for a release of held mail (`postern mail outbox --release`, an owner's button).
+extension JMAPOutbound {
+    /// Whether `adding` outside recipients of `sender` (whose quota is `quota`) with message `raw` may leave now: held
+    /// for a reason (``standing(of:)``), or they leave, within the limits, the size limit and the sender's quota.
+    /// - Throws: `SetError` `forbiddenToSend` (a limit), `tooLarge` or `overQuota`, each saying "Nothing was sent.";
+    ///   the sender rule's and the ledger's storage errors.
+    public func admit(sender: String, quota: Int64, adding: Int, raw: [UInt8], now: Int64) async throws
+        -> OutsideStanding
+    {
+        let standing = try await standing(of: sender)
+        guard case .leaves(let holder) = standing else { return standing }
+        do {
+            try await ledger.checkLimits(limits, sender: sender, holder: holder, adding: adding, now: now)
+        } catch let reached as SendLimitReached {
+            throw JMAPService.forbiddenToSend(reached)
+        }
+        try await checkQueueRoom(raw, sender: sender, quota: quota)
+        return standing
+    }
+
+    /// What a message to leave must fit: the outbound size limit, and the sender's quota with what it already has
+    /// waiting in the queue (its mailbox is held to the quota on its own; the queue keeps a message up to
+    /// `POSTERN_OUTBOUND_MAX_QUEUE_SECONDS` after its Sent copy is gone).
+    /// - Throws: `SetError` `tooLarge` (with `maxSize`) or `overQuota`.
+    func checkQueueRoom(_ raw: [UInt8], sender: String, quota: Int64) async throws {
+        guard raw.count <= maxMessageBytes else {
+            var error = SetError(
+                type: "tooLarge",
+                description: "The email is larger than the \(maxMessageBytes) bytes this server sends to "
+                    + "other domains. Nothing was sent.")
+            error.maxSize = maxMessageBytes
+            throw error
+        }
+        let queued = try await ledger.queuedBytes(sender: sender)
+        guard queued + Int64(raw.count) <= quota else {
+            throw SetError(
+                type: "overQuota",
+                description: "Mail of yours still waiting to leave (\(queued) bytes) and this email would pass your "
+                    + "quota of \(quota) bytes; it frees as the queue delivers. Nothing was sent.")
+        }
+    }
+
+    /// Releases the held mail of outbox entry `entry` (message `raw`; `quota`, its sender's) through ``admit``: when
+    /// the reason still holds or a check refuses, it stays held and says why; else its submission's held recipients
+    /// are queued (``SubmissionLedger/release``) and the entry leaves the outbox.
+    /// - Throws: storage errors (nothing released).
+    public func release(_ entry: MailStore.OutboxEntry, raw: [UInt8], quota: Int64, store: MailStore, now: Int64)
+        async throws -> HeldRelease
+    {
+        guard let submission = entry.submissionID else { return .unrecorded }
+        let standing: OutsideStanding
+        do {
+            standing = try await admit(
+                sender: entry.sender, quota: quota, adding: entry.recipients.count, raw: raw, now: now)
+        } catch let refusal as SetError {
+            return .refused(refusal.description)
+        }
+        switch standing {
+        case .held(let reason):
+            return .stillHeld(reason)
+        case .leaves(let holder):
+            let moved: Int
+            do {
+                moved = try await ledger.release(
+                    submissionID: submission, addresses: entry.recipients, content: raw, holder: holder,
+                    limits: limits, now: now)
+            } catch let reached as SendLimitReached {
+                let refusal = JMAPService.forbiddenToSend(reached)
+                return .refused(refusal.description)
+            }
+            try await store.removeFromOutbox(id: entry.id)
+            return .released(moved)
+        }
+    }
+}
+
+/// What a release of held mail came to.
+public enum HeldRelease: Sendable, Equatable {
+    /// Its held recipients were queued to leave (or failed at once, an address suppressed after a hard bounce): how
+    /// many; the entry left the outbox.
+    case released(Int)
+    /// The reason still holds: it stays held.
+    case stillHeld(HeldReason)
+    /// A check of a new submission refused it (a limit, its size, the sender's quota): why, in words; it stays held.
+    case refused(String)
+    /// Kept before releases were recorded (no submission names it): it cannot be released; send it again.
+    case unrecorded
+}

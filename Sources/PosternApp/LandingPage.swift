@@ -1,0 +1,75 @@
+import HTTP1
+import MCPServer
+import RemoteHashAuth
+import ServerKit
+
+/// `GET /`: the first thing a person or an agent who only knows the address sees. It names what this server serves
+/// (``PosternIntro``) and links to where each thing starts: the agents' guide and its sections, the web inbox, the
+/// owners' pages, the OpenAPI description and the remote Argon2 demo page (``RemoteHashService/pagePath``).
+///
+/// Ids (the browser walk reads them): `#serves`, `#links` (each `a` with an id of its own: `#link-llms`,
+/// `#link-inbox`, `#link-owner`, `#link-openapi`, `#link-demo`), `#start` (the first commands), `#docs`.
+enum LandingPage {
+    /// The page for a server whose public base URL is `baseURL` 
+    static func render(baseURL: String) -> String {
+        let e = HTMLText.escape
+        let base = e(baseURL)
+        let links: [(id: String, path: String, title: String, what: String)] = [
+            ("link-llms", "/llms.txt", "/llms.txt", "the guide for agents: every API of this server, with curl lines"),
+            ("link-inbox", "/inbox", "/inbox", "the web inbox: read mail in a browser"),
+            ("link-owner", "/owner", "/owner", "owners: hold agent inboxes, custom domains, approve apps"),
+            ("link-openapi", "/openapi.json", "/openapi.json", "the OpenAPI 3.1 description of every endpoint"),
+            (
+                "link-demo", RemoteHashService.pagePath, RemoteHashService.pagePath,
+                "the remote Argon2 registration demo (register and log in with a hash URL)"
+            ),
+        ]
+        let items = links.map { link in
+            "<li><a id=\"\(link.id)\" href=\"\(e(link.path))\"><code>\(e(link.title))</code></a> — "
+                + "\(e(link.what))</li>"
+        }.joined(separator: "\n")
+        let sections: [(anchor: String, title: String)] = [
+            ("agent-signup-atomic-mail-compatible", "Agent signup (Atomic Mail compatible)"),
+            ("mailbox-accounts-mailtd-compatible", "Mailbox accounts (Mail.td compatible)"),
+            ("mail-receive-read-and-send", "Mail: receive, read and send"),
+            (MCPLLMsText.anchor, "MCP server"),
+            ("remote-argon2-registration", "Remote Argon2 registration"),
+        ]
+        let docs = sections.map { section in
+            "<li><a href=\"/llms.txt#\(e(section.anchor))\">\(e(section.title))</a></li>"
+        }.joined(separator: "\n")
+        let main = """
+            <section class="card" id="serves">
+            <h2>What this server serves</h2>
+            <p>\(e(PosternIntro.surfaces))</p>
+            <ul id="links">
+            \(items)
+            </ul>
+            </section>
+            <section class="card" id="start">
+            <h2>Start</h2>
+            <p>An agent gets an inbox and an API key with
+            <code>postern agent signup --url \(base) --username NAME</code>, then reaches it from any MCP host at
+            <code>\(base)/mcp</code>
+            (the host JSON is in <a href="/llms.txt#\(e(MCPLLMsText.anchor))">/llms.txt</a>).</p>
+            </section>
+            <section class="card" id="docs">
+            <h2>Docs</h2>
+            <p>Each API's part of <a href="/llms.txt">/llms.txt</a>, generated from this server's configuration:</p>
+            <ul>
+            \(docs)
+            </ul>
+            <p>The operator's documents are in the source tree's <code>docs/</code> folder.</p>
+            </section>
+            """
+        return HTMLPage.document(
+            title: "Postern", header: "<h1>Postern</h1><p class=\"lead\">\(e(PosternIntro.summary)) \(base)</p>",
+            main: main)
+    }
+
+    /// Adds `GET /` (no rate limit: it is built once, and answering it is a copy).
+    static func register(into router: inout ContextRouter, baseURL: String) {
+        let page = HTMLPage.response(.ok, render(baseURL: baseURL))
+        router.add(.GET, "/", .immediate { _, _, _ in page })
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import JMAP
+import Logging
+import MailStore
+import SMTPOutcomes
+
+/// The operator commands behind `postern mail outbox`: held mail, and its release.
+extension Operations {
+    /// `postern mail outbox`: one line per message held in this server's outbox (submitted for other domains and not
+    /// sent), with the reason it is held when one was recorded.
+    public static func outbox(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let mail = Surfaces.localMail(configuration, database: database, clock: { unixNow() })
+        var lines: [String] = []
+        for entry in try await mail.store.outbox() {
+            let created = Date(timeIntervalSince1970: TimeInterval(entry.createdAt)).formatted(.iso8601)
+            var line = "\(entry.id)  from \(entry.sender)  to \(entry.recipients.joined(separator: ","))  "
+                + "\(entry.size) bytes  \(created)"
+            if let submission = entry.submissionID,
+                let reason = try await mail.outbound.heldReason(submissionID: submission)
+            {
+                line += "  held: \(reason.explanation)"
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// `postern mail outbox --release ID|--all`: releases held mail through the checks of a new submission
+    /// (``JMAPOutbound/admit(sender:quota:adding:raw:now:)``): one line per message, released (its recipients queued
+    /// to leave) or still held and why.
+    /// - Parameter id: the outbox entry to release; nil releases every one.
+    /// - Throws: ``OutboxReleaseError/notFound`` for an id the outbox does not hold; storage errors.
+    public static func releaseOutbox(configuration: PosternConfiguration, id: String?, logger: Logger) async throws
+        -> [String]
+    {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let mail = Surfaces.localMail(configuration, database: database, clock: { unixNow() })
+        let outbound = Surfaces.jmapOutbound(configuration, mail: mail, database: database)
+        var ids = id.map { [$0] } ?? []
+        if id == nil { ids = try await mail.store.outbox().map(\.id) }
+        var lines: [String] = []
+        for id in ids {
+            guard let (entry, raw) = try await mail.store.outboxMessage(id: id) else {
+                throw OutboxReleaseError.notFound(id)
+            }
+            let outcome: HeldRelease
+            if case .local(let sender) = try await mail.directory.resolve(entry.sender) {
+                outcome = try await outbound.release(
+                    entry, raw: raw, quota: sender.quota, store: mail.store, now: unixNow())
+            } else {
+                outcome = .refused("\(entry.sender) is no mailbox here any more.")
+            }
+            lines.append("\(id)  " + Self.words(outcome))
+            recordOperator(
+                database, target: "mail outbox release", details: ["id": id, "outcome": Self.words(outcome)],
+                logger: logger)
+        }
+        return lines
+    }
+
+    /// A release's outcome in words, for the operator.
+    static func words(_ outcome: HeldRelease) -> String {
+        switch outcome {
+        case .released(let count): "released: \(count) recipient\(count == 1 ? "" : "s") queued to leave"
+        case .stillHeld(let reason): "still held: \(reason.explanation)"
+        case .refused(let why): "still held: \(why)"
+        case .unrecorded: "still held: kept before releases were recorded; send it again"
+        }
+    }
+}
+
+/// Why `postern mail outbox --release` released nothing.
+public enum OutboxReleaseError: Error, Equatable, CustomStringConvertible {
+    /// The outbox holds no message with that id.
+    case notFound(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let id): "the outbox holds no message \(id)"
+        }
+    }
+}
