@@ -5,13 +5,22 @@ import ServerKit
 
 /// `GET /`: the first thing a person or an agent who only knows the address sees. It names what this server serves
 /// (``PosternIntro``) and links to where each thing starts: the agents' guide and its sections, the web inbox, the
-/// owners' pages, the OpenAPI description and the remote Argon2 demo page (``RemoteHashService/pagePath``).
+/// owners' pages, the OpenAPI description and the remote Argon2 demo, which follows on the same page (CONTRACT 3.1:
+/// `GET /` is the demo page, and a form registration returns there) and stands alone at
+/// ``RemoteHashService/pagePath``.
 ///
 /// Ids (the browser walk reads them): `#serves`, `#links` (each `a` with an id of its own: `#link-llms`,
-/// `#link-inbox`, `#link-owner`, `#link-openapi`, `#link-demo`), `#start` (the first commands), `#docs`.
+/// `#link-inbox`, `#link-owner`, `#link-openapi`, `#link-demo`), `#start` (the first commands), `#docs`; the demo
+/// below starts at `#demo`.
 enum LandingPage {
-    /// The page for a server whose public base URL is `baseURL` 
-    static func render(baseURL: String) -> String {
+    /// The landing sections for a server whose public base URL is `baseURL`, for the demo page at `/`.
+    static func landing(baseURL: String) -> RemotePageLanding {
+        RemotePageLanding(
+            title: "Postern", lead: "\(PosternIntro.summary) \(baseURL)", sections: sections(baseURL: baseURL))
+    }
+
+    /// The sections' HTML, every value escaped.
+    static func sections(baseURL: String) -> String {
         let e = HTMLText.escape
         let base = e(baseURL)
         let links: [(id: String, path: String, title: String, what: String)] = [
@@ -62,14 +71,6 @@ enum LandingPage {
             <p>The operator's documents are in the source tree's <code>docs/</code> folder.</p>
             </section>
             """
-        return HTMLPage.document(
-            title: "Postern", header: "<h1>Postern</h1><p class=\"lead\">\(e(PosternIntro.summary)) \(base)</p>",
-            main: main)
-    }
-
-    /// Adds `GET /` (no rate limit: it is built once, and answering it is a copy).
-    static func register(into router: inout ContextRouter, baseURL: String) {
-        let page = HTMLPage.response(.ok, render(baseURL: baseURL))
-        router.add(.GET, "/", .immediate { _, _, _ in page })
+        return main
     }
 }

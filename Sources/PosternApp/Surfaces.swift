@@ -66,7 +66,7 @@ enum Surfaces {
         try RemoteHashService(
             configuration: remoteSettings, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
             onUnexpectedError: reporter("remote-hash", logger)
-        ).register(into: &router)
+        ).register(into: &router, landing: LandingPage.landing(baseURL: identity.baseURL))
 
         var ownerSettings = ownersConfiguration(configuration, identity: identity)
         ownerSettings.domainMailboxes = [
@@ -174,7 +174,6 @@ enum Surfaces {
                 status: .ok, headers: ["Content-Type": "text/markdown; charset=utf-8", "Cache-Control": "no-store"],
                 body: guide)
         })
-        LandingPage.register(into: &router, baseURL: identity.baseURL)
 
         return (
             [

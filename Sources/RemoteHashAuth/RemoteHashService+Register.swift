@@ -8,7 +8,7 @@ extension RemoteHashService {
     /// `POST /register`: validate, refuse a taken email, fetch and parse the hash, verify that the
     /// password matches it, then store the email and URL (never the hash).
     ///
-    /// JSON: 201 `{"email","password_hash_url"}` or 422 `{"error"}`. HTML: 303 to `/login_test` with a one-time
+    /// JSON: 201 `{"email","password_hash_url"}` or 422 `{"error"}`. HTML: 303 to `/` with a one-time
     /// "Registration succeeded." flash, or the page again (422) with the message.
     func register(_ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         let wantsJSON = request.acceptsJSON
@@ -30,7 +30,7 @@ extension RemoteHashService {
             return .noStoreJSON(.created, ["email": .string(email), "password_hash_url": .string(url)])
         }
         var response = HTTPResponse(status: .seeOther)
-        response.headers.replaceOrAdd("Location", Self.pagePath)
+        response.headers.replaceOrAdd("Location", "/")
         response.headers.replaceOrAdd("Cache-Control", "no-store")
         let now = clock()
         response.headers.add("Set-Cookie", cookies.signedSetCookie(CookieSigner.flashCookie, RemoteHashMessage.registered, now: now))

@@ -94,13 +94,14 @@ public final class RemoteHashService: Sendable {
         self.onUnexpectedError = onUnexpectedError
     }
 
-    /// The demo page's path (the hosted service's own second path for it): `/` is the server's landing page.
+    /// The demo page's own path (the hosted service's second path for it): the page alone, where `/` has the
+    /// server's landing sections above it.
     public static let pagePath = "/login_test"
 
-    /// Adds `GET /login_test`, `GET /example.txt`, `GET /up`, `POST /register`,
-    /// `POST /login`, `POST /validate` and `DELETE /logout` to `router`; all but `/up` are rate limited
-    /// per client of the request's context.
-    public func register(into router: inout ContextRouter) {
+    /// Adds `GET /` and `GET /login_test` (the page; `/` with `landing` above the demo when given), `GET
+    /// /example.txt`, `GET /up`, `POST /register`, `POST /login`, `POST /validate` and `DELETE /logout` to `router`;
+    /// all but `/up` are rate limited per client of the request's context.
+    public func register(into router: inout ContextRouter, landing: RemotePageLanding? = nil) {
         let limit = configuration.bodyLimit
         typealias Handler = @Sendable (HTTPRequest, RequestContext) async -> HTTPResponse
         func limitedRoute(_ handler: @escaping Handler) -> ContextRouteHandler {
@@ -108,6 +109,7 @@ public final class RemoteHashService: Sendable {
                 await middleware.run(.request, context) { await handler(request, context) }
             }
         }
+        router.add(.GET, "/", limitedRoute { [self] request, _ in await page(request, landing: landing) })
         router.add(.GET, Self.pagePath, limitedRoute { [self] request, _ in await page(request) })
         router.add(.GET, "/example.txt", limitedRoute { [self] _, _ in await example() })
         router.add(.GET, "/up", .immediate { _, _, _ in HTTPResponse.text(.ok, "OK") })
@@ -206,9 +208,11 @@ public final class RemoteHashService: Sendable {
 
     // MARK: - Pages
 
-    /// `GET /login_test`: the page, with a one-time flash message when one is pending.
-    func page(_ request: HTTPRequest) async -> HTTPResponse {
+    /// `GET /` and `GET /login_test`: the page (under `landing` when given), with a one-time flash message when one
+    /// is pending.
+    func page(_ request: HTTPRequest, landing: RemotePageLanding? = nil) async -> HTTPResponse {
         var (page, setCookie) = basePage(request)
+        page.landing = landing
         var cleared: [String?] = []
         let now = clock()
         if let cookie = request.cookie(CookieSigner.flashCookie) {

@@ -1,7 +1,23 @@
 import ServerKit
 
+/// What `/` shows above the demo (the server's landing sections): its heading, lead and sections. The sections are
+/// HTML their maker escaped; they are inserted as they are.
+public struct RemotePageLanding: Sendable {
+    public var title: String
+    public var lead: String
+    public var sections: String
+
+    /// - Parameters: see the properties (`title` and `lead` are text, escaped here).
+    public init(title: String, lead: String, sections: String) {
+        self.title = title
+        self.lead = lead
+        self.sections = sections
+    }
+}
+
 /// The one server-rendered page of the surface: public key, register and login forms, the token
-/// after a login, and short API docs. Every interpolated value goes through ``HTMLText/escape(_:)``.
+/// after a login, and short API docs, under the server's landing sections at `/`. Every interpolated value goes
+/// through ``HTMLText/escape(_:)``.
 struct RemotePage {
     /// A successful login, shown with the token's decoded parts.
     struct LoginResult {
@@ -21,23 +37,27 @@ struct RemotePage {
     var registerURL: String = ""
     var loginEmail: String = ""
     var login: LoginResult? = nil
+    var landing: RemotePageLanding? = nil
 
     func render() -> String {
         let e = HTMLText.escape
         let base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
-        let header = """
-
-            <h1>Remote Argon2 login</h1>
-            <p class="lead">Register an email address with a URL that serves a plaintext Argon2 password hash,
-            then log in against whatever hash that URL serves now. Tokens are RS256 JWTs.</p>
-
+        let demo = """
+            Register an email address with a URL that serves a plaintext Argon2 password hash,
+            then log in against whatever hash that URL serves now. Tokens are RS256 JWTs.
             """
+        let header =
+            landing.map { "\n<h1>\(e($0.title))</h1>\n<p class=\"lead\">\(e($0.lead))</p>\n" }
+            ?? "\n<h1>Remote Argon2 login</h1>\n<p class=\"lead\">\(demo)</p>\n"
         var html = ""
         if let notice {
             html += "<p class=\"flash notice\" role=\"status\" id=\"notice\">\(e(notice))</p>\n"
         }
         if let error, errorForm == nil {
             html += "<p class=\"flash error\" role=\"alert\" id=\"error\">\(e(error))</p>\n"
+        }
+        if let landing {
+            html += "\(landing.sections)\n<h2 id=\"demo\">Remote Argon2 login</h2>\n<p>\(demo)</p>\n"
         }
         if let login {
             html += """
@@ -116,7 +136,7 @@ struct RemotePage {
             </section>
             """
         return HTMLPage.document(
-            title: "Remote Argon2 login", header: header, main: html,
+            title: landing?.title ?? "Remote Argon2 login", header: header, main: html,
             footer: #"Postern · <a href="/openapi.json">OpenAPI</a>"#)
     }
 

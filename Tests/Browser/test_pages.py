@@ -66,6 +66,9 @@ class RemoteHashPages(unittest.TestCase):
         # The command names the server's public URL (the one it was configured with, else where it listens).
         self.assertRegex(self.driver.find_element(By.ID, "start").text,
                          r"postern agent signup --url https?://\S+ --username NAME")
+        # CONTRACT 3.1: / is still the demo page, under the landing sections: the key and both forms follow.
+        for element in ("demo", "register-form", "login-form", "public-key-pem", "api"):
+            self.assertTrue(self.driver.find_element(By.ID, element).is_displayed(), element)
         self.driver.find_element(By.ID, "link-demo").click()
         self.wait.until(EC.presence_of_element_located((By.ID, "register-form")))
         self.assertIn("Remote Argon2 login", self.driver.title)
@@ -91,7 +94,7 @@ class RemoteHashPages(unittest.TestCase):
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
         self.assertEqual(notice.text, "Registration succeeded.")
-        self.assertEqual(self.driver.current_url, BASE_URL + "/login_test")
+        self.assertEqual(self.driver.current_url, BASE_URL + "/")  # CONTRACT 3.1: 303 to /
         self.driver.refresh()
         self.assertEqual(self.driver.find_elements(By.ID, "notice"), [], "the flash message is shown once")
 

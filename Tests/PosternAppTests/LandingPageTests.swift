@@ -6,8 +6,8 @@ import Testing
 struct LandingPageTests {
     @Test("names what the server serves and links to the guide, the inbox, the owners, the API description and the demo")
     func links() {
-        let html = LandingPage.render(baseURL: "http://landing.test")
-        #expect(html.contains(PosternIntro.summary))
+        let html = LandingPage.sections(baseURL: "http://landing.test")
+        #expect(LandingPage.landing(baseURL: "http://landing.test").lead.hasPrefix(PosternIntro.summary))
         for (id, path) in [
             ("link-llms", "/llms.txt"), ("link-inbox", "/inbox"), ("link-owner", "/owner"),
             ("link-openapi", "/openapi.json"), ("link-demo", "/login_test"),
@@ -21,7 +21,7 @@ struct LandingPageTests {
 
     @Test("the base URL is escaped where it shows")
     func escapes() {
-        let html = LandingPage.render(baseURL: "http://x.test/<b>\"")
+        let html = LandingPage.sections(baseURL: "http://x.test/<b>\"")
         #expect(!html.contains("<b>"))
         #expect(html.contains("http://x.test/&lt;b&gt;&quot;"))
     }
