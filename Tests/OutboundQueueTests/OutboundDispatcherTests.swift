@@ -23,6 +23,19 @@ struct OutboundDispatcherTests {
             limits: [], now: now)
     }
 
+    /// A dispatcher over `transport` that looks at the queue every 20 ms, running on a task of its own (cancel it and
+    /// await its value to stop it once the attempts in flight are recorded).
+    static func running(
+        _ queue: OutboundQueue, _ transport: some OutboundTransport, clock: @escaping @Sendable () -> Int64
+    ) -> Task<Void, Never> {
+        var settings = OutboundDispatcher.Settings()
+        settings.idleInterval = .milliseconds(20)
+        let dispatcher = OutboundDispatcher(
+            queue: queue, transport: transport, settings: settings, clock: clock,
+            logger: Logger(label: "outbound.tests"))
+        return Task { await dispatcher.run() }
+    }
+
     @Test(
         "what a record queues is delivered and ended; a deferral is retried once the clock passes its delay",
         arguments: StorageBackend.allCases)
@@ -170,12 +183,7 @@ struct OutboundDispatcherTests {
         try await Self.record(queue, "S1", ["ok@one.example"], at: Self.now)
         try await Self.record(queue, "S2", ["ok@one.example"], at: Self.now)
         let transport = RecordingTransport(holds: true)
-        var settings = OutboundDispatcher.Settings()
-        settings.idleInterval = .milliseconds(20)
-        let dispatcher = OutboundDispatcher(
-            queue: queue, transport: transport, settings: settings, clock: { Self.now },
-            logger: Logger(label: "outbound.tests"))
-        let running = Task { await dispatcher.run() }
+        let running = Self.running(queue, transport, clock: { Self.now })
         await transport.started(1)
         await transport.releaseNext()  // S1 delivered; the connection goes on to S2, which is held
         // S1's delivery is recorded while S2 is still on the wire: a crash now would not send S1 again.
@@ -200,12 +208,7 @@ struct OutboundDispatcherTests {
         let queue = OutboundQueue(database: test.database, configuration: configuration)
         try await Self.record(queue, "S1", ["ok@one.example"], at: Self.now)
         let transport = RecordingTransport(holds: true)
-        var settings = OutboundDispatcher.Settings()
-        settings.idleInterval = .milliseconds(20)
-        let dispatcher = OutboundDispatcher(
-            queue: queue, transport: transport, settings: settings, clock: { clock.now },
-            logger: Logger(label: "outbound.tests"))
-        let running = Task { await dispatcher.run() }
+        let running = Self.running(queue, transport, clock: { clock.now })
         await transport.started(1)
         #expect(try await queue.nextDue() == Self.now + 3)  // claimed with one lease
         clock.advance(2)
@@ -229,12 +232,7 @@ struct OutboundDispatcherTests {
         try await Self.record(queue, "S1", ["ok@one.example"], at: Self.now)
         #expect(try await queue.claim(now: Self.now, limit: 10).count == 1)  // the process that held it is gone
         let transport = RecordingTransport()
-        var settings = OutboundDispatcher.Settings()
-        settings.idleInterval = .milliseconds(20)
-        let dispatcher = OutboundDispatcher(
-            queue: queue, transport: transport, settings: settings, clock: { Self.now },
-            logger: Logger(label: "outbound.tests"))
-        let running = Task { await dispatcher.run() }
+        let running = Self.running(queue, transport, clock: { Self.now })
         switch backend {
         case .sqlite:
             try await waitUntil("the released batch delivered") { try await queue.list().isEmpty }

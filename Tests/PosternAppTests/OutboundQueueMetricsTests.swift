@@ -40,6 +40,7 @@ struct OutboundQueueMetricsTests {
         let harness = try await JMAPHarness.start(
             adjust: {
                 $0.outbound.mode = .direct
+                $0.smtp.hostname = "postern.outbound.test"
                 $0.outbound.smtpPort = receiver.port
                 $0.dns.resolver = dns.address
                 $0.outboundQueue.senders = .all

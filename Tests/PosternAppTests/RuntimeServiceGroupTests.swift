@@ -80,6 +80,7 @@ struct RuntimeServiceGroupTests {
         let server = try await TestServer.start {
             $0.outbound.mode = .relay
             $0.outbound.relay = relay
+            $0.smtp.hostname = "postern.outbound.test"
         }
         defer { Task { await server.stop() } }
         let names = server.runtime.serviceNames

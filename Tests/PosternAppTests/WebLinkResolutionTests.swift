@@ -115,7 +115,9 @@ struct WebLinkResolutionTests {
         let home = try await client.request("GET", "/inbox", headers: [("Cookie", cookie)])
         #expect(home.status == 200)
         #expect(home.text.contains("All mail (read-only)"))
-        #expect(home.text.contains("first@mail.localhost") && home.text.contains(RecipientPolicy.catchAllAddress))
+        // Addresses on the pages may break after "@" and ".": read them without their <wbr>s.
+        let shown = home.text.replacingOccurrences(of: "<wbr>", with: "")
+        #expect(shown.contains("first@mail.localhost") && shown.contains(RecipientPolicy.catchAllAddress))
 
         let list = try await client.request("GET", "/inbox/m/first%40mail.localhost", headers: [("Cookie", cookie)])
         #expect(list.status == 200)
