@@ -5,8 +5,8 @@ import HTTP1
 public enum HTMLPage {
     /// A page response: `Cache-Control: no-store`, a CSP that allows only inline style and same-origin form posts
     /// (`frame-ancestors 'none'`), `X-Frame-Options: DENY`, no referrer.
-    public static func response(_ status: HTTPStatus, _ html: String, setCookies: [String] = []) -> HTTPResponse {
-        var response = HTTPResponse.html(status, html)
+    public static func response(_ status: HTTPStatus, _ html: HTML, setCookies: [String] = []) -> HTTPResponse {
+        var response = HTTPResponse.html(status, html.text)
         response.headers.replaceOrAdd("Cache-Control", "no-store")
         response.headers.replaceOrAdd(
             "Content-Security-Policy",
@@ -32,12 +32,12 @@ public enum HTMLPage {
     /// - Parameters:
     ///   - title: the page title, plain text (escaped here).
     ///   - css: the page's own style rules, after the shared ones.
-    ///   - header: the header's content, HTML (callers escape what they interpolate).
-    ///   - main: the main content, HTML.
-    ///   - footer: the footer's content, HTML.
+    ///   - header: the header's content.
+    ///   - main: the main content.
+    ///   - footer: the footer's content.
     public static func document(
-        title: String, css: String = "", header: String, main: String, footer: String = "Postern"
-    ) -> String {
+        title: String, css: String = "", header: HTML, main: HTML, footer: HTML = "Postern"
+    ) -> HTML {
         """
         <!doctype html>
         <html lang="en">
@@ -45,8 +45,8 @@ public enum HTMLPage {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="referrer" content="no-referrer">
-        <title>\(HTMLText.escape(title)) · Postern</title>
-        <style>\(Self.css)\(css)</style>
+        <title>\(title) · Postern</title>
+        <style>\(HTML(unsafe: Self.css + css))</style>
         </head>
         <body>
         <header>\(header)</header>
