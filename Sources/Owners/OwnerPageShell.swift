@@ -2,46 +2,45 @@ import ServerKit
 
 /// The frame of every owner-facing page (owner pages, sign-in, the authorization server's consent), in the document
 /// every page shares (``HTMLPage/document(title:css:header:main:footer:)``): title, the signed-in owner with a
-/// sign-out button, the main content. Every interpolated value goes through
-/// ``HTMLText/escape(_:)``; callers pass `main` already escaped.
+/// sign-out button, the main content, built as ``HTML``.
 public enum OwnerPageShell {
     /// A whole document.
     /// - Parameters:
     ///   - title: the page title (plain text).
-    ///   - main: the content, HTML.
+    ///   - main: the content.
     ///   - owner: the signed-in owner, shown with a sign-out form; nil before sign-in.
     ///   - csrfToken: the CSRF token for the sign-out form (needed when `owner` is set).
-    public static func document(title: String, main: String, owner: Owner? = nil, csrfToken: String? = nil) -> String {
-        let e = HTMLText.escape
-        var account = ""
+    public static func document(title: String, main: HTML, owner: Owner? = nil, csrfToken: String? = nil) -> HTML {
+        var account: HTML = ""
         if let owner, let csrfToken {
             account = """
                 <form method="post" action="/owner/sign-out" id="sign-out-form" class="account">
-                <span id="signed-in-as">\(HTMLText.address(owner.email))</span>
-                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
+                <span id="signed-in-as">\(HTML.address(owner.email))</span>
+                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
                 <button type="submit" id="sign-out">Sign out</button>
                 </form>
                 """
         }
         // A signed-in owner reads their inboxes' mail in the web inbox (`a#read-mail`), from every owner page.
-        func link(_ path: String, _ text: String, id: String? = nil) -> String {
-            let current = text == title ? " aria-current=\"page\"" : ""
-            return "<a\(id.map { " id=\"\($0)\"" } ?? "") href=\"\(path)\"\(current)>\(text)</a>"
+        func link(_ path: String, _ text: String, id: String? = nil) -> HTML {
+            let current: HTML = text == title ? " aria-current=\"page\"" : ""
+            let idAttribute: HTML = id.map { " id=\"\($0)\"" } ?? ""
+            return "<a\(idAttribute) href=\"\(path)\"\(current)>\(text)</a>"
         }
-        let links =
+        let links: HTML =
             owner == nil
             ? ""
-            : "<nav class=\"owner-links\" aria-label=\"Owner\">" + link("/owner", "Your inboxes") + " · "
-                + link("/owner/domains", "Your domains") + " · " + link("/inbox", "Read mail", id: "read-mail")
-                + "</nav>"
-        return HTMLPage.document(title: title, css: css, header: account + links + "<h1>\(e(title))</h1>", main: main)
+            : "<nav class=\"owner-links\" aria-label=\"Owner\">"
+                + [link("/owner", "Your inboxes"), link("/owner/domains", "Your domains"),
+                    link("/inbox", "Read mail", id: "read-mail")].joined(separator: " · ") + "</nav>"
+        return HTMLPage.document(title: title, css: css, header: account + links + "<h1>\(title)</h1>" as HTML, main: main)
     }
 
     /// A flash message paragraph (`kind` "notice" or "error"), escaped.
-    public static func flash(_ text: String?, kind: String) -> String {
-        guard let text else { return "" }
+    public static func flash(_ text: String?, kind: String) -> HTML {
+        guard let text else { return .empty }
         let role = kind == "error" ? "alert" : "status"
-        return "<p class=\"flash \(kind)\" role=\"\(role)\" id=\"\(kind)\">\(HTMLText.escape(text))</p>"
+        return "<p class=\"flash \(kind)\" role=\"\(role)\" id=\"\(kind)\">\(text)</p>"
     }
 
     static let css = """

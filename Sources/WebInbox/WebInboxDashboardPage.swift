@@ -15,7 +15,7 @@ struct WebInboxDashboardPage {
 
     func render(_ viewer: WebInboxViewer, csrf: String) -> String {
         let main =
-            OwnerPageShell.flash(flash.notice, kind: "notice") + OwnerPageShell.flash(flash.error, kind: "error")
+            OwnerPageShell.flash(flash.notice, kind: "notice").text + OwnerPageShell.flash(flash.error, kind: "error").text
             + accountsSection() + tokensSection(csrf) + domainsSection(csrf) + webhookSection(csrf)
             + sandboxSection()
         return WebInboxPage.document("Pro dashboard", viewer, csrf: csrf, main: main, css: Self.css)

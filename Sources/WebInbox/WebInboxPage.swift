@@ -86,7 +86,7 @@ enum WebInboxPage {
             </form>
             </section>
             """
-        return OwnerPageShell.document(title: "Open a mailbox", main: main)
+        return OwnerPageShell.document(title: "Open a mailbox", main: HTML(unsafe: main)).text
     }
 
     /// A person's name and address as shown: `Name <address>`, or the address.

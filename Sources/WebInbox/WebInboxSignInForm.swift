@@ -53,6 +53,6 @@ struct WebInboxSignInForm {
             <p class="hint" id="owner-sign-in">Own agent inboxes?
             <a href="/owner/sign-in?next=/inbox">Sign in as an owner</a>.</p>
             """
-        return OwnerPageShell.document(title: "Read your mail", main: main)
+        return OwnerPageShell.document(title: "Read your mail", main: HTML(unsafe: main)).text
     }
 }
