@@ -3,15 +3,14 @@ import HTTP1
 /// What every server-rendered page shares: one stylesheet, and the headers that keep a page out of frames, caches and
 /// other origins' forms (the remote-hash page, the owner pages, the authorization server's sign-in and consent).
 public enum HTMLPage {
-    /// A page response: `Cache-Control: no-store`, a CSP that allows only inline style and same-origin form posts
-    /// (`frame-ancestors 'none'`), `X-Frame-Options: DENY`, no referrer.
-    public static func response(_ status: HTTPStatus, _ html: HTML, setCookies: [String] = []) -> HTTPResponse {
+    /// A page response: `Cache-Control: no-store`, `policy` (by default ``ContentSecurityPolicy/page``: only inline
+    /// style and same-origin form posts, `frame-ancestors 'none'`), `X-Frame-Options: DENY`, no referrer.
+    public static func response(
+        _ status: HTTPStatus, _ html: HTML, policy: ContentSecurityPolicy = .page, setCookies: [String] = []
+    ) -> HTTPResponse {
         var response = HTTPResponse.html(status, html.text)
         response.headers.replaceOrAdd("Cache-Control", "no-store")
-        response.headers.replaceOrAdd(
-            "Content-Security-Policy",
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-        )
+        response.setPolicy(policy)
         response.headers.replaceOrAdd("X-Frame-Options", "DENY")
         response.headers.replaceOrAdd("Referrer-Policy", "no-referrer")
         for cookie in setCookies { response.headers.add("Set-Cookie", cookie) }
