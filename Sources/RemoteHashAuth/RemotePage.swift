@@ -134,9 +134,10 @@ struct RemotePage {
             8 lanes are refused.</p>
             </section>
             """
-        return HTMLPage.document(
-            title: landing?.title ?? "Remote Argon2 login", header: header, main: html,
-            footer: #"Postern · <a href="/openapi.json">OpenAPI</a>"#)
+        return PageFrame(
+            title: landing?.title ?? "Remote Argon2 login", heading: header,
+            footer: #"Postern · <a href="/openapi.json">OpenAPI</a>"#
+        ).document(main: html)
     }
 
     private func formError(_ form: String) -> HTML {

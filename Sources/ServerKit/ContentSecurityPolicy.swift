@@ -22,8 +22,7 @@ public struct ContentSecurityPolicy: Sendable, Hashable, CustomStringConvertible
         /// a `*`, white space, a control character) or is empty.
         public static func url(_ text: String) -> Source? {
             let refused = text.unicodeScalars.contains {
-                $0 == ";" || $0 == "," || $0 == "*" || $0 == "'" || $0 == "\"" || $0.properties.isWhitespace || $0.value < 0x20
-                    || $0.value == 0x7F
+                ";,*'\"".unicodeScalars.contains($0) || $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F
             }
             return text.isEmpty || refused ? nil : Source(text: text)
         }

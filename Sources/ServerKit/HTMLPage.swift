@@ -26,7 +26,7 @@ public enum HTMLPage {
         return response
     }
 
-    /// A whole document in the frame every page shares: the head (charset, viewport, no referrer,
+    /// (``PageFrame`` only.) A whole document in the frame every page shares: the head (charset, viewport, no referrer,
     /// "`title` · Postern", the shared stylesheet then `css`), then header, main and footer.
     /// - Parameters:
     ///   - title: the page title, plain text (escaped here).
@@ -34,7 +34,7 @@ public enum HTMLPage {
     ///   - header: the header's content.
     ///   - main: the main content.
     ///   - footer: the footer's content.
-    public static func document(
+    static func document(
         title: String, css: String = "", header: HTML, main: HTML, footer: HTML = "Postern"
     ) -> HTML {
         """

@@ -31,32 +31,28 @@ enum WebInboxPage {
         message(.notFound, "Not found", "There is no such mailbox or message.")
     }
 
-    /// The header's account part: who reads, and the sign-out form (`#sign-out-form`, `#sign-out`).
-    static func account(_ viewer: WebInboxViewer, csrf: String) -> HTML {
-        """
-            <form method="post" action="\(viewer.signOutAction)" id="sign-out-form" class="account">
-            <span id="signed-in-as">\(HTML.address(viewer.label))</span>
-            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">
-            <button type="submit" id="sign-out">Sign out</button>
-            </form>
-            """
-    }
-
-    /// A whole page of the signed-in viewer; a Pro user's links to the Pro dashboard (`a#dashboard`).
+    /// A whole page of the signed-in viewer, in the one ``PageFrame`` (`#sign-out-form`, `#sign-out`); a Pro user's
+    /// links to the Pro dashboard (`a#dashboard`).
     static func document(_ title: String, _ viewer: WebInboxViewer, csrf: String, main: HTML, css extra: String = "")
         -> HTML
     {
-        var links: HTML = ""
+        var frame = PageFrame(
+            title: title, heading: "<h1>\(HTML.address(title))</h1>",
+            account: PageFrame.Account(
+                label: viewer.label, signOutAction: viewer.signOutAction, csrfField: BrowserForms.csrfField,
+                csrfToken: csrf),
+            css: css + extra)
         if viewer.isProUser, viewer.hasDashboard {
-            let current: HTML = title == "Pro dashboard" ? " aria-current=\"page\"" : ""
-            links = """
-                <nav class="pro-links" aria-label="Pro"><a href="/inbox">Mailboxes</a> · \
-                <a id="dashboard" href="\(WebInboxService.dashboardPath)"\(current)>Pro dashboard</a></nav>
-                """
+            frame.navigation = PageFrame.Navigation(
+                className: "pro-links", label: "Pro",
+                links: [
+                    PageFrame.Link("/inbox", "Mailboxes"),
+                    PageFrame.Link(
+                        WebInboxService.dashboardPath, "Pro dashboard", id: "dashboard",
+                        current: title == "Pro dashboard"),
+                ])
         }
-        let heading: HTML = "<h1>\(HTML.address(title))</h1>"
-        return HTMLPage.document(
-            title: title, css: css + extra, header: account(viewer, csrf: csrf) + links + heading, main: main)
+        return frame.document(main: main)
     }
 
     /// `/inbox` with more than one mailbox: `#mailboxes`, one `a.mailbox-link` each.
@@ -134,8 +130,7 @@ enum WebInboxPage {
         background:var(--line);box-shadow:inset 0 -2px 0 currentColor}
         .size,.usage,time{white-space:nowrap}.attachment-mark svg,th svg{vertical-align:middle}
         .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-        .account{float:right;display:flex;gap:.75rem;align-items:center;color:var(--muted)}.account button{margin:0}
-        form.inline{display:inline-block;margin-right:.5rem}form.inline button{margin:0}
+        form.inline button{margin:0}
         tr.unread td{font-weight:700}.subject a{color:inherit}.preview{color:var(--muted);font-weight:400}
         .search{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end}.search label{margin:0}.search input{width:auto}
         .search button{margin:0}.paging{display:flex;gap:1rem}
@@ -144,7 +139,6 @@ enum WebInboxPage {
         iframe.html-body{width:100%;min-height:24rem;border:1px solid var(--line);border-radius:8px;background:#fff}
         .table-wrap{overflow-x:auto;max-width:100%}
         @media (max-width:40rem){table,tbody,tr,td{display:block;width:100%}thead{display:none}
-        tr{border-bottom:1px solid var(--line);padding:.5rem 0}td{border:0;padding:.15rem 0}
-        .account{float:none;flex-wrap:wrap;margin-bottom:.5rem}form.inline{margin:0 .5rem .5rem 0}}
+        tr{border-bottom:1px solid var(--line);padding:.5rem 0}td{border:0;padding:.15rem 0}}
         """
 }

@@ -167,7 +167,8 @@ extension WebInboxService {
             status: .ok,
             headers: [
                 "Content-Type": type, "Content-Disposition": disposition, "Cache-Control": "no-store",
-                "X-Content-Type-Options": "nosniff", "Content-Security-Policy": ContentSecurityPolicy.sandbox.description,
+                "X-Content-Type-Options": "nosniff",
+                "Content-Security-Policy": ContentSecurityPolicy.sandbox.description,
                 "Referrer-Policy": "no-referrer",
             ],
             body: body)
