@@ -27,32 +27,31 @@ enum OAuthPages {
         var owner: Owner
         var error: String?
 
-        func render() -> String {
-            let e = HTMLText.escape
+        func render() -> HTML {
             let host = OAuthURL.host(redirectURI)
             let loopback = OAuthRedirectURI.loopbackHosts.contains(host.lowercased())
             let words = [
                 "mail.read": "Read mail in the inbox (messages, mailboxes, search)",
                 "mail.send": "Send mail from the inbox",
             ]
-            let scopeBoxes = scopes.map { scope in
+            let scopeBoxes = scopes.map { scope -> HTML in
                 """
-                <label><input type="checkbox" name="scope" value="\(e(scope))" checked> <code>\(e(scope))</code> \
-                \(e(words[scope] ?? scope))</label><br>
+                <label><input type="checkbox" name="scope" value="\(scope)" checked> <code>\(scope)</code> \
+                \(words[scope] ?? scope)</label><br>
                 """
             }.joined(separator: "\n")
-            let radios = inboxes.enumerated().map { index, inbox in
+            let radios = inboxes.enumerated().map { index, inbox -> HTML in
                 """
-                <label><input type="radio" name="account_id" value="\(e(inbox.accountID))"\(index == 0 ? " checked" : "")> \
-                \(e(inbox.address))</label><br>
+                <label><input type="radio" name="account_id" value="\(inbox.accountID)"\(index == 0 ? " checked" : "")> \
+                \(inbox.address)</label><br>
                 """
             }.joined(separator: "\n")
             let verbs =
                 scopes.contains("mail.read")
                 ? (scopes.contains("mail.send") ? "read and send from" : "read") : "send from"
-            let name = "<strong>\(e(clientName ?? "This app"))</strong>"
+            let name: HTML = "<strong>\(clientName ?? "This app")</strong>"
             // What the grant reaches, in words: Atomic's grants are the owner's, not one inbox's.
-            let reach =
+            let reach: HTML =
                 mayCreate
                 ? """
                 <h2>Which inboxes</h2>
@@ -65,25 +64,25 @@ enum OAuthPages {
                 : """
                 <p id="reach-words">If you allow, \(name) can \(verbs) this inbox only.</p>
                 """
-            let create =
+            let create: HTML =
                 mayCreate
                 ? """
                 <p><label for="new_inbox">Or create a new inbox (username):</label>
                 <input type="text" id="new_inbox" name="new_inbox" autocomplete="off" pattern="[a-z0-9._-]{5,21}"></p>
                 """ : ""
-            let main = """
+            let main: HTML = """
                 \(OwnerPageShell.flash(error, kind: "error"))
                 <div class="card">
-                <p id="client"><strong id="client-name">\(e(clientName ?? "An unnamed app"))</strong> \
-                \(clientHost.map { "from <strong id=\"client-host\">\(e($0))</strong> " } ?? "")\
-                (client <code>\(e(clientID))</code>) asks to use your mail.</p>
-                <p id="redirect-host">After you answer, you go back to <strong>\(e(host))</strong>.\
+                <p id="client"><strong id="client-name">\(clientName ?? "An unnamed app")</strong> \
+                \(clientHost.map { host -> HTML in "from <strong id=\"client-host\">\(host)</strong> " })\
+                (client <code>\(clientID)</code>) asks to use your mail.</p>
+                <p id="redirect-host">After you answer, you go back to <strong>\(host)</strong>.\
                 \(loopback ? " This app runs on your own computer." : "")</p>
                 \(hostNotice(redirectHost: host))
-                <p id="resource">Access to: <code>\(e(resource))</code></p>
+                <p id="resource">Access to: <code>\(resource)</code></p>
                 <form method="post" action="/oauth/consent" id="consent-form">
-                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
-                <input type="hidden" name="request" value="\(e(ticket))">
+                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
+                <input type="hidden" name="request" value="\(ticket)">
                 <h2>Permissions</h2>
                 \(scopeBoxes)
                 <h2>Inbox</h2>
@@ -100,12 +99,12 @@ enum OAuthPages {
 
         /// For a metadata-document client whose redirect URI is on another host than its `client_id` URL: a notice
         /// that the answer goes to a host the document's publisher only names (the MCP spec's consent rule).
-        private func hostNotice(redirectHost: String) -> String {
-            guard let clientHost, clientHost.lowercased() != redirectHost.lowercased() else { return "" }
+        private func hostNotice(redirectHost: String) -> HTML {
+            guard let clientHost, clientHost.lowercased() != redirectHost.lowercased() else { return .empty }
             return """
                 <p id="redirect-host-differs" class="warning"><strong>Note:</strong> this app is published at \
-                <strong>\(HTMLText.escape(clientHost))</strong> but sends your answer to another host, \
-                <strong>\(HTMLText.escape(redirectHost))</strong>. Allow only if you expect that.</p>
+                <strong>\(clientHost)</strong> but sends your answer to another host, \
+                <strong>\(redirectHost)</strong>. Allow only if you expect that.</p>
                 """
         }
     }

@@ -163,15 +163,13 @@ extension OAuthService {
             ticket: OAuthConsentTicket.seal(
                 query: query, ownerID: owner.id, expires: clock() + configuration.consentLifetime, key: consentKey),
             csrfToken: csrf, owner: owner, error: error)
-        var response = HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
         // The consent POST answers with a redirect to the app: browsers hold form-action to redirects too.
-        // Only a checked redirect URI's origin is named: its host is LDH, so it cannot end or widen the directive.
-        if let origin = OAuthRedirectURI(authorization.redirectURI)?.cspSource {
-            response.headers.replaceOrAdd(
-                "Content-Security-Policy",
-                "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' \(origin); frame-ancestors 'none'; base-uri 'none'")
-        }
-        return response
+        // Only a checked redirect URI's origin is named: its host is LDH, and the policy refuses a source that could
+        // end or widen the directive.
+        let origin = (OAuthRedirectURI(authorization.redirectURI)?.cspSource).flatMap(ContentSecurityPolicy.Source.url)
+        return HTMLPage.response(
+            status, page.render(), policy: origin.map { ContentSecurityPolicy.page.formAction(adding: $0) } ?? .page,
+            setCookies: setCookie.map { [$0] } ?? [])
     }
 
     /// The sign-in page that comes back to `/oauth/authorize?<query>`.

@@ -22,16 +22,15 @@ struct OwnerDomainsPage {
     /// What was typed in the add form, kept after an error.
     var typedDomain = ""
 
-    func render() -> String {
-        let e = HTMLText.escape
+    func render() -> HTML {
         var main = OwnerPageShell.flash(notice, kind: "notice") + OwnerPageShell.flash(error, kind: "error")
         // The way back to the inboxes is the header's (OwnerPageShell's nav, with the web inbox's link).
         if let created {
             main += """
                 <section class="card result" id="created-inbox">
                 <h2>Inbox created</h2>
-                <p>Address <code id="key-address">\(e(created.address))</code>. Its API key is shown this once: copy it now.</p>
-                <pre id="api-key" class="key">\(e(created.apiKey))</pre>
+                <p>Address <code id="key-address">\(created.address)</code>. Its API key is shown this once: copy it now.</p>
+                <pre id="api-key" class="key">\(created.apiKey)</pre>
                 </section>
 
                 """
@@ -49,9 +48,9 @@ struct OwnerDomainsPage {
             Verification can be run again at any time; a domain not verified within
             \(verificationDays) days is removed.</p>
             <form method="post" action="/owner/domains" id="add-domain-form">
-            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
+            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
             <label for="domain">Domain</label>
-            <input id="domain" name="domain" required placeholder="example.com" value="\(e(typedDomain))">
+            <input id="domain" name="domain" required placeholder="example.com" value="\(typedDomain)">
             <button type="submit">Add domain</button>
             </form>
             </section>
@@ -69,26 +68,27 @@ struct OwnerDomainsPage {
             && host != "::1"
     }
 
-    private func mxSentence() -> String {
+    private func mxSentence() -> HTML {
         guard mxHostIsSet else {
             return """
                 <span id="mx-host-unset" class="bad">This server's mail host is not set yet: the operator must set \
                 POSTERN_MX_HOST before an MX record can bring a domain's mail here.</span>
                 """
         }
-        return "The MX record naming <code id=\"mx-host\">\(HTMLText.escape(mxHost))</code> brings its mail here."
+        return "The MX record naming <code id=\"mx-host\">\(mxHost)</code> brings its mail here."
     }
 
-    private func mxValue() -> String {
+    private func mxValue() -> HTML {
         mxHostIsSet
-            ? "<code>10 \(HTMLText.escape(mxHost))</code>"
+            ? "<code>10 \(mxHost)</code>"
             : "<span class=\"mx-unset\">the operator must set POSTERN_MX_HOST first</span>"
     }
 
     /// A row of the records table; `found` is the last check's state of it (nil: never looked up).
-    private func row(_ type: String, host: String, value: String, found: Bool?, kind: String) -> String {
-        let mark =
-            found.map { $0 ? " <span class=\"ok\">found</span>" : " <span class=\"bad\">not found</span>" } ?? ""
+    private func row(_ type: String, host: HTML, value: HTML, found: Bool?, kind: String) -> HTML {
+        let ok: HTML = " <span class=\"ok\">found</span>"
+        let bad: HTML = " <span class=\"bad\">not found</span>"
+        let mark = found.map { $0 ? ok : bad } ?? .empty
         return """
             <tr class="\(kind)"><td data-label="Type">\(type)</td><td data-label="Host">\(host)</td>\
             <td data-label="Value">\(value)\(mark)</td></tr>
@@ -96,8 +96,7 @@ struct OwnerDomainsPage {
             """
     }
 
-    private func section(_ domain: DomainClaim) -> String {
-        let e = HTMLText.escape
+    private func section(_ domain: DomainClaim) -> HTML {
         let checked = check?.id == domain.id ? check?.result : nil
         // Each row's last state is kept with the claim; a claim checked before that was kept shows its MX as before.
         let states = domain.recordStates
@@ -106,56 +105,56 @@ struct OwnerDomainsPage {
             (policy, states?.published(policy.kind))
         }
         let status = domain.verifiedAt == nil ? "pending" : "verified"
-        var html = """
-            <section class="card domain" id="domain-\(e(domain.id))" data-domain="\(e(domain.domain))">
-            <h2>\(e(domain.domain)) <small class="status">\(status)</small></h2>
+        var html: HTML = """
+            <section class="card domain" id="domain-\(domain.id)" data-domain="\(domain.domain)">
+            <h2>\(domain.domain) <small class="status">\(status)</small></h2>
             <table>
             <thead><tr><th>Type</th><th>Host</th><th>Value</th></tr></thead>
             <tbody>
 
             """
         html += row(
-            "TXT", host: e(domain.domain), value: "<code class=\"txt-value\">\(e(domain.verifyToken))</code>",
+            "TXT", host: "\(domain.domain)", value: "<code class=\"txt-value\">\(domain.verifyToken)</code>",
             found: states?.txt ?? checked?.txtFound, kind: "token")
-        html += row("MX", host: e(domain.domain), value: mxValue(), found: mx, kind: "mx")
+        html += row("MX", host: "\(domain.domain)", value: mxValue(), found: mx, kind: "mx")
         for (policy, found) in policies where policy.kind == .spf {
             html += row(
-                "TXT", host: e(policy.name), value: "<code class=\"spf-value\">\(e(policy.value))</code>", found: found,
+                "TXT", host: "\(policy.name)", value: "<code class=\"spf-value\">\(policy.value)</code>", found: found,
                 kind: "spf")
         }
         for record in keyRecords[domain.id] ?? [] {
             html += row(
-                "TXT", host: "<code class=\"dkim-name\">\(e(record.name))</code>",
-                value: "<code class=\"dkim-value\">\(e(record.value))</code>", found: states?.dkim[record.name],
+                "TXT", host: "<code class=\"dkim-name\">\(record.name)</code>",
+                value: "<code class=\"dkim-value\">\(record.value)</code>", found: states?.dkim[record.name],
                 kind: "dkim")
         }
         for (policy, found) in policies where policy.kind == .dmarc {
             html += row(
-                "TXT", host: "<code class=\"dmarc-name\">\(e(policy.name))</code>",
-                value: "<code class=\"dmarc-value\">\(e(policy.value))</code>", found: found, kind: "dmarc")
+                "TXT", host: "<code class=\"dmarc-name\">\(policy.name)</code>",
+                value: "<code class=\"dmarc-value\">\(policy.value)</code>", found: found, kind: "dmarc")
         }
         html += """
             </tbody>
             </table>
 
             """
-        if let message = checked?.message { html += "<p class=\"hint check-message\">\(e(message))</p>\n" }
+        if let message = checked?.message { html += "<p class=\"hint check-message\">\(message)</p>\n" }
         html += """
-            <form method="post" action="/owner/domains/\(e(domain.id))/verify" class="inline">
-            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
+            <form method="post" action="/owner/domains/\(domain.id)/verify" class="inline">
+            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
             <button type="submit" class="verify">Verify</button>
             </form>
-            <form method="post" action="/owner/domains/\(e(domain.id))/delete" class="inline">
-            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
+            <form method="post" action="/owner/domains/\(domain.id)/delete" class="inline">
+            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
             <button type="submit" class="delete">Delete</button>
             </form>
 
             """
         if domain.verifiedAt != nil {
             html += """
-                <form method="post" action="/owner/domains/\(e(domain.id))/inboxes" class="create-inbox">
-                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
-                <label>New inbox <input name="local_part" required placeholder="support"> @\(e(domain.domain))</label>
+                <form method="post" action="/owner/domains/\(domain.id)/inboxes" class="create-inbox">
+                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
+                <label>New inbox <input name="local_part" required placeholder="support"> @\(domain.domain)</label>
                 <button type="submit">Create inbox</button>
                 </form>
 

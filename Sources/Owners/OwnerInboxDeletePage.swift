@@ -11,18 +11,17 @@ struct OwnerInboxDeletePage {
     var inbox: OwnedInbox
     var error: String?
 
-    func render() -> String {
-        let e = HTMLText.escape
+    func render() -> HTML {
         let main = OwnerPageShell.flash(error, kind: "error") + """
-            <section class="card" id="confirm-delete" data-account-id="\(e(inbox.accountID))">
-            <h2>Delete <code id="delete-address">\(e(inbox.address))</code>?</h2>
+            <section class="card" id="confirm-delete" data-account-id="\(inbox.accountID)">
+            <h2>Delete <code id="delete-address">\(inbox.address)</code>?</h2>
             <p>The inbox, its API key and its sessions, and <strong>all of its mail</strong> are deleted for good; an
             app connected to it loses it. This cannot be undone. To keep the inbox but stop holding it, unlink it
             instead.</p>
-            <form method="post" action="/owner/inboxes/\(e(inbox.accountID))/delete" id="confirm-delete-form">
-            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
+            <form method="post" action="/owner/inboxes/\(inbox.accountID)/delete" id="confirm-delete-form">
+            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
             <label for="confirm">Type the address to confirm</label>
-            <input id="confirm" name="confirm" required autocomplete="off" spellcheck="false" placeholder="\(e(inbox.address))">
+            <input id="confirm" name="confirm" required autocomplete="off" spellcheck="false" placeholder="\(inbox.address)">
             <button type="submit" id="confirm-delete-button">Delete the inbox and its mail</button>
             </form>
             <p><a href="/owner" id="cancel-delete">Cancel: keep the inbox</a></p>

@@ -30,8 +30,7 @@ struct OwnerInboxesPage {
     /// themselves, and sending outside needs an owner the operator answers for).
     var awaitingApproval = false
 
-    func render() -> String {
-        let e = HTMLText.escape
+    func render() -> HTML {
         var main = OwnerPageShell.flash(notice, kind: "notice")
         if errorForm == nil { main += OwnerPageShell.flash(error, kind: "error") }
         if awaitingApproval {
@@ -47,9 +46,9 @@ struct OwnerInboxesPage {
             main += """
                 <section class="card result" id="api-key-shown">
                 <h2>\(shownKey.created ? "Inbox created" : "New API key")</h2>
-                <p>The API key of <code id="key-address">\(e(shownKey.address))</code>\(shownKey.created ? "" : " (the old key no longer works)").
+                <p>The API key of <code id="key-address">\(shownKey.address)</code>\(shownKey.created ? "" : " (the old key no longer works)").
                 It is shown this once and cannot be shown again: copy it now and keep it where your agent reads it.</p>
-                <pre id="api-key" class="key">\(e(shownKey.apiKey))</pre>
+                <pre id="api-key" class="key">\(shownKey.apiKey)</pre>
                 <p class="hint">Click the key to select all of it, then copy (Ctrl+C or ⌘C).</p>
                 </section>
 
@@ -60,17 +59,16 @@ struct OwnerInboxesPage {
     }
 
     /// `seconds` as `2026-07-01 09:14 UTC`, the exact instant in the `datetime` attribute.
-    static func time(_ seconds: Int64) -> String {
+    static func time(_ seconds: Int64) -> HTML {
         let full = RFC3339.format(seconds)
         return "<time datetime=\"\(full)\">\(full.prefix(10)) \(full.dropFirst(11).prefix(5)) UTC</time>"
     }
 
-    private func hidden() -> String {
-        "<input type=\"hidden\" name=\"\(OwnerBrowser.csrfField)\" value=\"\(HTMLText.escape(csrfToken))\">"
+    private func hidden() -> HTML {
+        "<input type=\"hidden\" name=\"\(OwnerBrowser.csrfField)\" value=\"\(csrfToken)\">"
     }
 
-    private func inboxSection() -> String {
-        let e = HTMLText.escape
+    private func inboxSection() -> HTML {
         guard !inboxes.isEmpty else {
             return """
                 <section class="card" id="inboxes"><h2>Inboxes</h2>
@@ -78,18 +76,18 @@ struct OwnerInboxesPage {
 
                 """
         }
-        var rows = ""
+        var rows: HTML = ""
         for inbox in inboxes {
             rows += """
-                <tr class="inbox" data-account-id="\(e(inbox.accountID))">
-                <td class="address" data-label="Address">\(HTMLText.address(inbox.address))</td><td data-label="Account id"><code class="account-id">\(e(inbox.accountID))</code></td>
+                <tr class="inbox" data-account-id="\(inbox.accountID)">
+                <td class="address" data-label="Address">\(HTML.address(inbox.address))</td><td data-label="Account id"><code class="account-id">\(inbox.accountID)</code></td>
                 <td class="status" data-label="Status">active</td><td data-label="Linked">\(Self.time(inbox.linkedAt))</td>
                 <td data-label="Activated">\(Self.time(inbox.activatedAt))</td>
-                <td class="actions"><form method="post" action="/owner/inboxes/\(e(inbox.accountID))/rotate-key" class="inline rotate-key">
+                <td class="actions"><form method="post" action="/owner/inboxes/\(inbox.accountID)/rotate-key" class="inline rotate-key">
                 \(hidden())<button type="submit">Rotate key</button></form>
-                <form method="post" action="/owner/inboxes/\(e(inbox.accountID))/unlink" class="inline unlink-inbox">
+                <form method="post" action="/owner/inboxes/\(inbox.accountID)/unlink" class="inline unlink-inbox">
                 \(hidden())<button type="submit">Unlink</button></form>
-                <form method="post" action="/owner/inboxes/\(e(inbox.accountID))/delete" class="inline delete-inbox">
+                <form method="post" action="/owner/inboxes/\(inbox.accountID)/delete" class="inline delete-inbox">
                 \(hidden())<button type="submit">Delete…</button></form></td>
                 </tr>
 
@@ -109,8 +107,7 @@ struct OwnerInboxesPage {
             """
     }
 
-    private func formsSection() -> String {
-        let e = HTMLText.escape
+    private func formsSection() -> HTML {
         let createError = errorForm == "create" ? OwnerPageShell.flash(error, kind: "error") : ""
         let linkError = errorForm == "link" ? OwnerPageShell.flash(error, kind: "error") : ""
         return """
@@ -121,8 +118,8 @@ struct OwnerInboxesPage {
             <form method="post" action="/owner/inboxes" id="create-inbox-form">
             \(hidden())
             <label for="username">Username</label>
-            <input id="username" name="username" required autocomplete="off" placeholder="myagent" value="\(e(typedUsername))">
-            <p class="hint">The address is <em>username</em>@\(e(agentDomain)): 5 to 21 of a-z 0-9 . _ -, starting and
+            <input id="username" name="username" required autocomplete="off" placeholder="myagent" value="\(typedUsername)">
+            <p class="hint">The address is <em>username</em>@\(agentDomain): 5 to 21 of a-z 0-9 . _ -, starting and
             ending with a letter or digit. Its API key is shown once.</p>
             <button type="submit">Create inbox</button>
             </form>
@@ -143,8 +140,9 @@ struct OwnerInboxesPage {
             """
     }
 
-    private func activitySection() -> String {
-        let e = { (text: String) in HTMLText.escape(AuditText.escaped(text)) }
+    private func activitySection() -> HTML {
+        // An audit field's control characters shown as escapes (`AuditText`), then escaped as HTML.
+        let audit = AuditText.escaped
         guard !activity.isEmpty else {
             return """
                 <section class="card" id="activity"><h2>Recent activity</h2>
@@ -152,12 +150,12 @@ struct OwnerInboxesPage {
 
                 """
         }
-        var rows = ""
+        var rows: HTML = ""
         for event in activity.prefix(Self.activityLimit) {
             rows += """
-                <tr class="event" data-action="\(e(event.action.rawValue))">
-                <td data-label="When">\(Self.time(event.time))</td><td class="action" data-label="What">\(e(event.action.words))</td>
-                <td class="target" data-label="On">\(e(event.target))</td><td class="client" data-label="From">\(e(event.clientAddress ?? ""))</td>
+                <tr class="event" data-action="\(audit(event.action.rawValue))">
+                <td data-label="When">\(Self.time(event.time))</td><td class="action" data-label="What">\(audit(event.action.words))</td>
+                <td class="target" data-label="On">\(audit(event.target))</td><td class="client" data-label="From">\(audit(event.clientAddress ?? ""))</td>
                 </tr>
 
                 """
@@ -177,8 +175,7 @@ struct OwnerInboxesPage {
             """
     }
 
-    private func appsSection() -> String {
-        let e = HTMLText.escape
+    private func appsSection() -> HTML {
         guard !grants.isEmpty else {
             return """
                 <section class="card" id="apps"><h2>Connected apps</h2>
@@ -187,7 +184,7 @@ struct OwnerInboxesPage {
 
                 """
         }
-        var rows = ""
+        var rows: HTML = ""
         for grant in grants {
             let inbox = grant.defaultAccountID.map { id in inboxes.first { $0.accountID == id }?.address ?? id } ?? "none"
             let reach =
@@ -195,13 +192,13 @@ struct OwnerInboxesPage {
                     inboxes.first { $0.accountID == id }?.address ?? "only an inbox you no longer hold"
                 } ?? "all your inboxes"
             rows += """
-                <tr class="app" data-grant-id="\(e(grant.id))">
-                <td class="client-name" data-label="App">\(e(grant.clientName ?? "(unnamed app)"))</td>
-                <td data-label="Client id"><code class="client-id">\(e(grant.clientID))</code></td>
-                <td class="scopes" data-label="Scopes">\(e(grant.scopes.joined(separator: " ")))</td><td data-label="Resource"><code>\(e(grant.resource))</code></td>
-                <td class="reach" data-label="Can reach">\(e(reach))</td><td class="default-inbox" data-label="Default inbox">\(e(inbox))</td>
+                <tr class="app" data-grant-id="\(grant.id)">
+                <td class="client-name" data-label="App">\(grant.clientName ?? "(unnamed app)")</td>
+                <td data-label="Client id"><code class="client-id">\(grant.clientID)</code></td>
+                <td class="scopes" data-label="Scopes">\(grant.scopes.joined(separator: " "))</td><td data-label="Resource"><code>\(grant.resource)</code></td>
+                <td class="reach" data-label="Can reach">\(reach)</td><td class="default-inbox" data-label="Default inbox">\(inbox)</td>
                 <td data-label="Granted">\(Self.time(grant.grantedAt))</td>
-                <td class="actions"><form method="post" action="/owner/apps/\(e(grant.id))/revoke" class="inline revoke-app">
+                <td class="actions"><form method="post" action="/owner/apps/\(grant.id)/revoke" class="inline revoke-app">
                 \(hidden())<button type="submit">Revoke</button></form></td>
                 </tr>
 

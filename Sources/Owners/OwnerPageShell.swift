@@ -1,54 +1,43 @@
 import ServerKit
 
-/// The frame of every owner-facing page (owner pages, sign-in, the authorization server's consent), in the document
-/// every page shares (``HTMLPage/document(title:css:header:main:footer:)``): title, the signed-in owner with a
-/// sign-out button, the main content. Every interpolated value goes through
-/// ``HTMLText/escape(_:)``; callers pass `main` already escaped.
+/// The frame of every owner-facing page (owner pages, sign-in, the authorization server's consent): the one
+/// ``PageFrame`` with the signed-in owner, the owner links and the owner pages' style.
 public enum OwnerPageShell {
     /// A whole document.
     /// - Parameters:
     ///   - title: the page title (plain text).
-    ///   - main: the content, HTML.
+    ///   - main: the content.
     ///   - owner: the signed-in owner, shown with a sign-out form; nil before sign-in.
     ///   - csrfToken: the CSRF token for the sign-out form (needed when `owner` is set).
-    public static func document(title: String, main: String, owner: Owner? = nil, csrfToken: String? = nil) -> String {
-        let e = HTMLText.escape
-        var account = ""
+    public static func document(title: String, main: HTML, owner: Owner? = nil, csrfToken: String? = nil) -> HTML {
+        var frame = PageFrame(title: title, css: css)
         if let owner, let csrfToken {
-            account = """
-                <form method="post" action="/owner/sign-out" id="sign-out-form" class="account">
-                <span id="signed-in-as">\(HTMLText.address(owner.email))</span>
-                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
-                <button type="submit" id="sign-out">Sign out</button>
-                </form>
-                """
+            frame.account = PageFrame.Account(
+                label: owner.email, signOutAction: "/owner/sign-out", csrfField: OwnerBrowser.csrfField,
+                csrfToken: csrfToken)
+            // A signed-in owner reads their inboxes' mail in the web inbox (`a#read-mail`), from every owner page.
+            frame.navigation = PageFrame.Navigation(
+                className: "owner-links", label: "Owner",
+                links: [
+                    PageFrame.Link("/owner", "Your inboxes", current: title == "Your inboxes"),
+                    PageFrame.Link("/owner/domains", "Your domains", current: title == "Your domains"),
+                    PageFrame.Link("/inbox", "Read mail", id: "read-mail", current: title == "Read mail"),
+                ])
         }
-        // A signed-in owner reads their inboxes' mail in the web inbox (`a#read-mail`), from every owner page.
-        func link(_ path: String, _ text: String, id: String? = nil) -> String {
-            let current = text == title ? " aria-current=\"page\"" : ""
-            return "<a\(id.map { " id=\"\($0)\"" } ?? "") href=\"\(path)\"\(current)>\(text)</a>"
-        }
-        let links =
-            owner == nil
-            ? ""
-            : "<nav class=\"owner-links\" aria-label=\"Owner\">" + link("/owner", "Your inboxes") + " · "
-                + link("/owner/domains", "Your domains") + " · " + link("/inbox", "Read mail", id: "read-mail")
-                + "</nav>"
-        return HTMLPage.document(title: title, css: css, header: account + links + "<h1>\(e(title))</h1>", main: main)
+        return frame.document(main: main)
     }
 
     /// A flash message paragraph (`kind` "notice" or "error"), escaped.
-    public static func flash(_ text: String?, kind: String) -> String {
-        guard let text else { return "" }
+    public static func flash(_ text: String?, kind: String) -> HTML {
+        guard let text else { return .empty }
         let role = kind == "error" ? "alert" : "status"
-        return "<p class=\"flash \(kind)\" role=\"\(role)\" id=\"\(kind)\">\(HTMLText.escape(text))</p>"
+        return "<p class=\"flash \(kind)\" role=\"\(role)\" id=\"\(kind)\">\(text)</p>"
     }
 
     static let css = """
-        .account{float:right;display:flex;gap:.75rem;align-items:center;color:var(--muted)}.account button{margin:0}
         .owner-links a{padding:.1rem .35rem;border-radius:6px}.owner-links a[aria-current]{font-weight:700;
         color:inherit;text-decoration:none;background:var(--line);box-shadow:inset 0 -2px 0 currentColor}
-        form.inline{display:inline-block;margin-right:.5rem}.ok{color:var(--ok);font-weight:600}
+        .ok{color:var(--ok);font-weight:600}
         .bad{color:var(--bad);font-weight:600}.status{color:var(--muted);font-weight:400;font-size:.9rem}
         input[type=checkbox],input[type=radio]{width:auto;margin:0 .5rem 0 0;vertical-align:middle}
         pre.key{user-select:all;font-size:1rem}time{white-space:nowrap}td form.inline button{margin:0;white-space:nowrap}
@@ -59,7 +48,6 @@ public enum OwnerPageShell {
         tr{border-bottom:1px solid var(--line);padding:.5rem 0}td{border:0;padding:.15rem 0}
         td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:var(--muted)}
         td form.inline button{white-space:normal}
-        .table-wrap{overflow-x:visible}.account{float:none;flex-wrap:wrap;margin-bottom:.5rem}
-        form.inline{margin:0 .5rem .5rem 0}}
+        .table-wrap{overflow-x:visible}}
         """
 }

@@ -11,23 +11,22 @@ struct OwnerSignInForm {
     var error: String?
     var csrfToken = ""
 
-    func render() -> String {
-        let e = HTMLText.escape
+    func render() -> HTML {
         let title = signingUp ? "Create your owner account" : "Sign in"
-        var other = ""
+        var other: HTML = ""
         if signingUp {
-            other = "<p class=\"hint\">Have an account? <a href=\"/owner/sign-in?next=\(e(next))\">Sign in</a>.</p>"
+            other = "<p class=\"hint\">Have an account? <a href=\"/owner/sign-in?next=\(next)\">Sign in</a>.</p>"
         } else if signUpOpen {
-            other = "<p class=\"hint\">No account? <a href=\"/owner/sign-up?next=\(e(next))\">Create one</a>.</p>"
+            other = "<p class=\"hint\">No account? <a href=\"/owner/sign-up?next=\(next)\">Create one</a>.</p>"
         }
-        let main = """
+        let main: HTML = """
             <section class="card" id="sign-in">
             \(OwnerPageShell.flash(error, kind: "error"))
-            <form method="post" action="\(e(action))" id="sign-in-form">
-            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(e(csrfToken))">
-            <input type="hidden" name="next" value="\(e(next))">
+            <form method="post" action="\(action)" id="sign-in-form">
+            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
+            <input type="hidden" name="next" value="\(next)">
             <label for="email">Email</label>
-            <input id="email" name="email" type="email" autocomplete="email" required value="\(e(email))">
+            <input id="email" name="email" type="email" autocomplete="email" required value="\(email)">
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="\(signingUp ? "new-password" : "current-password")" required>
             <button type="submit" id="submit">\(signingUp ? "Create account" : "Sign in")</button>

@@ -19,10 +19,9 @@ enum LandingPage {
             title: "Postern", lead: "\(PosternIntro.summary) \(baseURL)", sections: sections(baseURL: baseURL))
     }
 
-    /// The sections' HTML, every value escaped.
-    static func sections(baseURL: String) -> String {
-        let e = HTMLText.escape
-        let base = e(baseURL)
+    /// The sections, every value escaped.
+    static func sections(baseURL: String) -> HTML {
+        let base = baseURL
         let links: [(id: String, path: String, title: String, what: String)] = [
             ("link-llms", "/llms.txt", "/llms.txt", "the guide for agents: every API of this server, with curl lines"),
             ("link-inbox", "/inbox", "/inbox", "the web inbox: read mail in a browser"),
@@ -33,9 +32,8 @@ enum LandingPage {
                 "the remote Argon2 registration demo (register and log in with a hash URL)"
             ),
         ]
-        let items = links.map { link in
-            "<li><a id=\"\(link.id)\" href=\"\(e(link.path))\"><code>\(e(link.title))</code></a> — "
-                + "\(e(link.what))</li>"
+        let items = links.map { link -> HTML in
+            "<li><a id=\"\(link.id)\" href=\"\(link.path)\"><code>\(link.title)</code></a> — \(link.what)</li>"
         }.joined(separator: "\n")
         let sections: [(anchor: String, title: String)] = [
             ("agent-signup-atomic-mail-compatible", "Agent signup (Atomic Mail compatible)"),
@@ -44,13 +42,13 @@ enum LandingPage {
             (MCPLLMsText.anchor, "MCP server"),
             ("remote-argon2-registration", "Remote Argon2 registration"),
         ]
-        let docs = sections.map { section in
-            "<li><a href=\"/llms.txt#\(e(section.anchor))\">\(e(section.title))</a></li>"
+        let docs = sections.map { section -> HTML in
+            "<li><a href=\"/llms.txt#\(section.anchor)\">\(section.title)</a></li>"
         }.joined(separator: "\n")
-        let main = """
+        let main: HTML = """
             <section class="card" id="serves">
             <h2>What this server serves</h2>
-            <p>\(e(PosternIntro.surfaces))</p>
+            <p>\(PosternIntro.surfaces)</p>
             <ul id="links">
             \(items)
             </ul>
@@ -60,7 +58,7 @@ enum LandingPage {
             <p>An agent gets an inbox and an API key with
             <code>postern agent signup --url \(base) --username NAME</code>, then reaches it from any MCP host at
             <code>\(base)/mcp</code>
-            (the host JSON is in <a href="/llms.txt#\(e(MCPLLMsText.anchor))">/llms.txt</a>).</p>
+            (the host JSON is in <a href="/llms.txt#\(MCPLLMsText.anchor)">/llms.txt</a>).</p>
             </section>
             <section class="card" id="docs">
             <h2>Docs</h2>

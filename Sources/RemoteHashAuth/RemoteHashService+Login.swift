@@ -107,7 +107,7 @@ extension RemoteHashService {
             guard parts.count == 3, let bytes = Base64URL.decode(String(parts[index])),
                 let value = try? JSONValue.parse(bytes)
             else { return "(undecodable)" }
-            return HTMLText.pretty(value)
+            return value.pretty()
         }
         return RemotePage.LoginResult(token: token, header: decode(0), claims: decode(1))
     }

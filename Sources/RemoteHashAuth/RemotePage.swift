@@ -1,14 +1,14 @@
 import ServerKit
 
-/// What `/` shows above the demo (the server's landing sections): its heading, lead and sections. The sections are
-/// HTML their maker escaped; they are inserted as they are.
+/// What `/` shows above the demo (the server's landing sections): its heading, lead and sections, inserted as they
+/// are.
 public struct RemotePageLanding: Sendable {
     public var title: String
     public var lead: String
-    public var sections: String
+    public var sections: HTML
 
     /// - Parameters: see the properties (`title` and `lead` are text, escaped here).
-    public init(title: String, lead: String, sections: String) {
+    public init(title: String, lead: String, sections: HTML) {
         self.title = title
         self.lead = lead
         self.sections = sections
@@ -16,8 +16,8 @@ public struct RemotePageLanding: Sendable {
 }
 
 /// The one server-rendered page of the surface: public key, register and login forms, the token
-/// after a login, and short API docs, under the server's landing sections at `/`. Every interpolated value goes
-/// through ``HTMLText/escape(_:)``.
+/// after a login, and short API docs, under the server's landing sections at `/`. Built as ``HTML``, so every
+/// interpolated value is escaped.
 struct RemotePage {
     /// A successful login, shown with the token's decoded parts.
     struct LoginResult {
@@ -39,22 +39,21 @@ struct RemotePage {
     var login: LoginResult? = nil
     var landing: RemotePageLanding? = nil
 
-    func render() -> String {
-        let e = HTMLText.escape
+    func render() -> HTML {
         let base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
-        let demo = """
+        let demo: HTML = """
             Register an email address with a URL that serves a plaintext Argon2 password hash,
             then log in against whatever hash that URL serves now. Tokens are RS256 JWTs.
             """
-        let header =
-            landing.map { "\n<h1>\(e($0.title))</h1>\n<p class=\"lead\">\(e($0.lead))</p>\n" }
+        let header: HTML =
+            landing.map { (landing) -> HTML in "\n<h1>\(landing.title)</h1>\n<p class=\"lead\">\(landing.lead)</p>\n" }
             ?? "\n<h1>Remote Argon2 login</h1>\n<p class=\"lead\">\(demo)</p>\n"
-        var html = ""
+        var html: HTML = ""
         if let notice {
-            html += "<p class=\"flash notice\" role=\"status\" id=\"notice\">\(e(notice))</p>\n"
+            html += "<p class=\"flash notice\" role=\"status\" id=\"notice\">\(notice)</p>\n"
         }
         if let error, errorForm == nil {
-            html += "<p class=\"flash error\" role=\"alert\" id=\"error\">\(e(error))</p>\n"
+            html += "<p class=\"flash error\" role=\"alert\" id=\"error\">\(error)</p>\n"
         }
         if let landing {
             html += "\(landing.sections)\n<h2 id=\"demo\">Remote Argon2 login</h2>\n<p>\(demo)</p>\n"
@@ -65,10 +64,10 @@ struct RemotePage {
                 <h2>Logged in</h2>
                 <p>Send this token as <code>Authorization: Bearer &lt;token&gt;</code>; it expires in one hour.</p>
                 <label for="token">Token</label>
-                <textarea id="token" readonly rows="5">\(e(login.token))</textarea>
+                <textarea id="token" readonly rows="5">\(login.token)</textarea>
                 <div class="split">
-                <div><h3>Header</h3><pre id="token-header">\(e(login.header))</pre></div>
-                <div><h3>Claims</h3><pre id="token-claims">\(e(login.claims))</pre></div>
+                <div><h3>Header</h3><pre id="token-header">\(login.header)</pre></div>
+                <div><h3>Claims</h3><pre id="token-claims">\(login.claims)</pre></div>
                 </div>
                 </section>
 
@@ -80,11 +79,11 @@ struct RemotePage {
             <h2>Register</h2>
             \(formError("register"))
             <form method="post" action="/register" id="register-form">
-            <input type="hidden" name="csrf_token" value="\(e(csrfToken))">
+            <input type="hidden" name="csrf_token" value="\(csrfToken)">
             <label for="register-email">Email</label>
-            <input id="register-email" name="email" type="email" autocomplete="email" required value="\(e(registerEmail))">
+            <input id="register-email" name="email" type="email" autocomplete="email" required value="\(registerEmail)">
             <label for="register-url">Password hash URL</label>
-            <input id="register-url" name="password_hash_url" type="url" required placeholder="https://example.com/hash.txt" value="\(e(registerURL))">
+            <input id="register-url" name="password_hash_url" type="url" required placeholder="https://example.com/hash.txt" value="\(registerURL)">
             <label for="register-password">Password</label>
             <input id="register-password" name="password" type="password" autocomplete="new-password" required>
             <button type="submit">Register</button>
@@ -95,9 +94,9 @@ struct RemotePage {
             <h2>Log in</h2>
             \(formError("login"))
             <form method="post" action="/login" id="login-form">
-            <input type="hidden" name="csrf_token" value="\(e(csrfToken))">
+            <input type="hidden" name="csrf_token" value="\(csrfToken)">
             <label for="login-email">Email</label>
-            <input id="login-email" name="email" type="email" autocomplete="email" required value="\(e(loginEmail))">
+            <input id="login-email" name="email" type="email" autocomplete="email" required value="\(loginEmail)">
             <label for="login-password">Password</label>
             <input id="login-password" name="password" type="password" autocomplete="current-password" required>
             <button type="submit">Log in</button>
@@ -107,7 +106,7 @@ struct RemotePage {
             <section class="card" id="public-key">
             <h2>RS256 public key</h2>
             <p>Verify tokens offline with this key, or fetch every key from <a href="/.well-known/jwks.json">/.well-known/jwks.json</a>.</p>
-            <pre id="public-key-pem">\(e(publicKeyPEM))</pre>
+            <pre id="public-key-pem">\(publicKeyPEM)</pre>
             </section>
             <section class="card" id="api">
             <h2>API</h2>
@@ -126,22 +125,23 @@ struct RemotePage {
             <code>/logout</code>). Token claims: <code>sub</code> and <code>email</code> (your email), <code>iss</code>,
             <code>iat</code>, <code>exp</code> (one hour later), <code>jti</code>, <code>pur</code>, <code>ver</code>.
             Logging out invalidates every token issued before.</p>
-            <pre>curl -s \(e(base))/register -H 'Accept: application/json' -H 'Content-Type: application/json' \\
+            <pre>curl -s \(base)/register -H 'Accept: application/json' -H 'Content-Type: application/json' \\
               -d '{"email":"you@example.com","password_hash_url":"https://example.com/hash.txt","password":"…"}'
-            curl -s \(e(base))/login -H 'Accept: application/json' -H 'Content-Type: application/json' \\
+            curl -s \(base)/login -H 'Accept: application/json' -H 'Content-Type: application/json' \\
               -d '{"email":"you@example.com","password":"…"}'</pre>
             <p class="hint">Hash URLs must be public <code>http</code> or <code>https</code> addresses; they are fetched at
             registration and at every login (5 s, 4 KiB, at most 3 redirects). Argon2 costs above 256 MiB, 10 passes or
             8 lanes are refused.</p>
             </section>
             """
-        return HTMLPage.document(
-            title: landing?.title ?? "Remote Argon2 login", header: header, main: html,
-            footer: #"Postern · <a href="/openapi.json">OpenAPI</a>"#)
+        return PageFrame(
+            title: landing?.title ?? "Remote Argon2 login", heading: header,
+            footer: #"Postern · <a href="/openapi.json">OpenAPI</a>"#
+        ).document(main: html)
     }
 
-    private func formError(_ form: String) -> String {
-        guard let error, errorForm == form else { return "" }
-        return "<p class=\"flash error\" role=\"alert\" id=\"\(form)-error\">\(HTMLText.escape(error))</p>"
+    private func formError(_ form: String) -> HTML {
+        guard let error, errorForm == form else { return .empty }
+        return "<p class=\"flash error\" role=\"alert\" id=\"\(form)-error\">\(error)</p>"
     }
 }

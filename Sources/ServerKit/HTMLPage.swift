@@ -3,15 +3,14 @@ import HTTP1
 /// What every server-rendered page shares: one stylesheet, and the headers that keep a page out of frames, caches and
 /// other origins' forms (the remote-hash page, the owner pages, the authorization server's sign-in and consent).
 public enum HTMLPage {
-    /// A page response: `Cache-Control: no-store`, a CSP that allows only inline style and same-origin form posts
-    /// (`frame-ancestors 'none'`), `X-Frame-Options: DENY`, no referrer.
-    public static func response(_ status: HTTPStatus, _ html: String, setCookies: [String] = []) -> HTTPResponse {
-        var response = HTTPResponse.html(status, html)
+    /// A page response: `Cache-Control: no-store`, `policy` (by default ``ContentSecurityPolicy/page``: only inline
+    /// style and same-origin form posts, `frame-ancestors 'none'`), `X-Frame-Options: DENY`, no referrer.
+    public static func response(
+        _ status: HTTPStatus, _ html: HTML, policy: ContentSecurityPolicy = .page, setCookies: [String] = []
+    ) -> HTTPResponse {
+        var response = HTTPResponse.html(status, html.text)
         response.headers.replaceOrAdd("Cache-Control", "no-store")
-        response.headers.replaceOrAdd(
-            "Content-Security-Policy",
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-        )
+        response.setPolicy(policy)
         response.headers.replaceOrAdd("X-Frame-Options", "DENY")
         response.headers.replaceOrAdd("Referrer-Policy", "no-referrer")
         for cookie in setCookies { response.headers.add("Set-Cookie", cookie) }
@@ -27,17 +26,17 @@ public enum HTMLPage {
         return response
     }
 
-    /// A whole document in the frame every page shares: the head (charset, viewport, no referrer,
+    /// (``PageFrame`` only.) A whole document in the frame every page shares: the head (charset, viewport, no referrer,
     /// "`title` · Postern", the shared stylesheet then `css`), then header, main and footer.
     /// - Parameters:
     ///   - title: the page title, plain text (escaped here).
     ///   - css: the page's own style rules, after the shared ones.
-    ///   - header: the header's content, HTML (callers escape what they interpolate).
-    ///   - main: the main content, HTML.
-    ///   - footer: the footer's content, HTML.
-    public static func document(
-        title: String, css: String = "", header: String, main: String, footer: String = "Postern"
-    ) -> String {
+    ///   - header: the header's content.
+    ///   - main: the main content.
+    ///   - footer: the footer's content.
+    static func document(
+        title: String, css: String = "", header: HTML, main: HTML, footer: HTML = "Postern"
+    ) -> HTML {
         """
         <!doctype html>
         <html lang="en">
@@ -45,8 +44,8 @@ public enum HTMLPage {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="referrer" content="no-referrer">
-        <title>\(HTMLText.escape(title)) · Postern</title>
-        <style>\(Self.css)\(css)</style>
+        <title>\(title) · Postern</title>
+        <style>\(HTML(unsafe: Self.css + css))</style>
         </head>
         <body>
         <header>\(header)</header>

@@ -87,27 +87,26 @@ struct WebInboxComposeForm {
 
     /// The page: `form#compose-form` (`to` `#compose-to`, `subject` `#compose-subject`, `body` `#compose-body`,
     /// `#send`), `#compose-from`, `#error` when refused, `#back`.
-    func render(_ viewer: WebInboxViewer, csrf: String) -> String {
-        let e = HTMLText.escape
+    func render(_ viewer: WebInboxViewer, csrf: String) -> HTML {
         let path = WebInboxPage.mailboxPath(mailbox)
-        let replying = original.isEmpty ? "" : "<input type=\"hidden\" name=\"original\" value=\"\(e(original))\">"
+        let replying: HTML = original.isEmpty ? "" : "<input type=\"hidden\" name=\"original\" value=\"\(original)\">"
         // A textarea drops one newline right after its start tag: the one written here, not the body's own.
-        let main = """
-            <p><a id="back" href="\(e(path))">← \(e(mailbox))</a></p>
+        let main: HTML = """
+            <p><a id="back" href="\(path)">← \(mailbox)</a></p>
             \(OwnerPageShell.flash(error, kind: "error"))
             <section class="card">
-            <form method="post" action="\(e(path))/compose" id="compose-form">
-            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">\(replying)
-            <p id="compose-from">From <strong>\(e(mailbox))</strong></p>
+            <form method="post" action="\(path)/compose" id="compose-form">
+            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">\(replying)
+            <p id="compose-from">From <strong>\(mailbox)</strong></p>
             <label for="compose-to">To</label>
             <input id="compose-to" name="to" type="text" autocomplete="off" spellcheck="false" required \
-            aria-describedby="compose-to-hint" value="\(e(to))">
+            aria-describedby="compose-to-hint" value="\(to)">
             <p class="hint" id="compose-to-hint">Addresses separated by commas.</p>
             <label for="compose-subject">Subject</label>
-            <input id="compose-subject" name="subject" type="text" autocomplete="off" value="\(e(subject))">
+            <input id="compose-subject" name="subject" type="text" autocomplete="off" value="\(subject)">
             <label for="compose-body">Message</label>
             <textarea id="compose-body" name="body" rows="14">
-            \(e(body))</textarea>
+            \(body)</textarea>
             <button type="submit" id="send">Send</button>
             </form>
             </section>

@@ -13,50 +13,50 @@ struct WebInboxDashboardPage {
     /// What the last post did, shown this once.
     var flash: WebInboxFlash
 
-    func render(_ viewer: WebInboxViewer, csrf: String) -> String {
-        let main =
-            OwnerPageShell.flash(flash.notice, kind: "notice") + OwnerPageShell.flash(flash.error, kind: "error")
-            + accountsSection() + tokensSection(csrf) + domainsSection(csrf) + webhookSection(csrf)
-            + sandboxSection()
+    func render(_ viewer: WebInboxViewer, csrf: String) -> HTML {
+        let main = [
+            OwnerPageShell.flash(flash.notice, kind: "notice"), OwnerPageShell.flash(flash.error, kind: "error"),
+            accountsSection(), tokensSection(csrf), domainsSection(csrf), webhookSection(csrf), sandboxSection(),
+        ].joined()
         return WebInboxPage.document("Pro dashboard", viewer, csrf: csrf, main: main, css: Self.css)
     }
 
-    private static let e = HTMLText.escape
     private static let path = WebInboxService.dashboardPath
 
     /// A POST form to `action` with the CSRF field, a button reading `label` and `attributes` on the form.
     private static func post(_ action: String, _ csrf: String, label: String, id: String? = nil, aria: String? = nil)
-        -> String
+        -> HTML
     {
-        let formID = id.map { " id=\"\(e($0))\"" } ?? ""
-        let name = aria.map { " aria-label=\"\(e($0))\"" } ?? ""
+        let formID = id.map { id -> HTML in " id=\"\(id)\"" }
+        let name = aria.map { aria -> HTML in " aria-label=\"\(aria)\"" }
         return """
-            <form method="post" action="\(e(action))" class="inline"\(formID)>\
-            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">\
-            <button type="submit"\(name)>\(e(label))</button></form>
+            <form method="post" action="\(action)" class="inline"\(formID)>\
+            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">\
+            <button type="submit"\(name)>\(label)</button></form>
             """
     }
 
-    private func accountsSection() -> String {
-        let e = Self.e
-        let items = accounts.map { account in
+    private func accountsSection() -> HTML {
+        let items = accounts.map { account -> HTML in
             """
-            <li class="account"><a class="address" href="\(e(WebInboxPage.mailboxPath(account.address)))">\
-            \(HTMLText.address(account.address))</a> <span class="usage">\(e(WebInboxPage.size(account.used))) of \
-            \(e(WebInboxPage.size(account.quota)))</span></li>
+            <li class="account"><a class="address" href="\(WebInboxPage.mailboxPath(account.address))">\
+            \(HTML.address(account.address))</a> <span class="usage">\(WebInboxPage.size(account.used)) of \
+            \(WebInboxPage.size(account.quota))</span></li>
             """
         }.joined(separator: "\n")
-        let list =
+        let list: HTML =
             accounts.isEmpty
             ? "<div id=\"accounts\"><p id=\"no-accounts\">No account yet: make one with the API.</p></div>"
             : "<ul id=\"accounts\">\n\(items)\n</ul>"
-        return "<section class=\"card\" aria-labelledby=\"accounts-heading\"><h2 id=\"accounts-heading\">Accounts</h2>"
-            + list + "</section>\n"
+        return """
+            <section class="card" aria-labelledby="accounts-heading"><h2 id="accounts-heading">Accounts</h2>\
+            \(list)</section>
+
+            """
     }
 
-    private func tokensSection(_ csrf: String) -> String {
-        let e = Self.e
-        var html = """
+    private func tokensSection(_ csrf: String) -> HTML {
+        var html: HTML = """
             <section class="card" aria-labelledby="tokens-heading"><h2 id="tokens-heading">API tokens</h2>
             <p class="hint">A <code>tm_pro_</code> token opens the API as you, and signs in to the SMTP sandbox.</p>
 
@@ -64,55 +64,53 @@ struct WebInboxDashboardPage {
         if let token = flash.token {
             html += """
                 <div class="shown" id="token-result"><p>Your new token, shown this once: copy it now.</p>
-                <pre id="token-shown" class="key">\(e(token))</pre></div>
+                <pre id="token-shown" class="key">\(token)</pre></div>
 
                 """
         }
         html += """
-            <form method="post" action="\(e(Self.path))/tokens" id="create-token-form" class="row">
-            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
+            <form method="post" action="\(Self.path)/tokens" id="create-token-form" class="row">
+            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">
             <div><label for="token-name">Name</label>
             <input id="token-name" name="name" maxlength="100" autocomplete="off" placeholder="ci"></div>
             <button type="submit" id="create-token">Create token</button>
             </form>
 
             """
-        let items = tokens.map { token in
-            let lastUsed = token.lastUsedAt.map { "last used " + WebInboxPage.time($0) } ?? "never used"
-            var line = """
-                <li class="token" id="token-\(e(token.id))"><span class="name">\(e(token.name))</span> \
+        let items = tokens.map { token -> HTML in
+            let lastUsed: HTML = token.lastUsedAt.map { "last used \(WebInboxPage.time($0))" } ?? "never used"
+            var line: HTML = """
+                <li class="token" id="token-\(token.id)"><span class="name">\(token.name)</span> \
                 <span class="created">made \(WebInboxPage.time(token.createdAt))</span> \
                 <span class="last-used">\(lastUsed)</span>
                 """
             if let revoked = token.revokedAt {
                 line += " <span class=\"revoked\">revoked \(WebInboxPage.time(revoked))</span>"
             } else {
-                line +=
-                    " "
-                    + Self.post(
-                        "\(Self.path)/tokens/\(PercentEncoding.encode(token.id))/revoke", csrf, label: "Revoke",
-                        aria: "Revoke token \(token.name)")
+                let revoke = Self.post(
+                    "\(Self.path)/tokens/\(PercentEncoding.encode(token.id))/revoke", csrf, label: "Revoke",
+                    aria: "Revoke token \(token.name)")
+                line += " \(revoke)"
             }
-            return line + "</li>"
+            return line + "</li>" as HTML
         }.joined(separator: "\n")
         html +=
             tokens.isEmpty
             ? "<div id=\"tokens\"><p id=\"no-tokens\">No token yet.</p></div>"
             : "<ul id=\"tokens\" class=\"items\">\n\(items)\n</ul>"
-        return html + "</section>\n"
+        return html + "</section>\n" as HTML
     }
 
-    private func domainsSection(_ csrf: String) -> String {
-        let e = Self.e
-        var html = """
+    private func domainsSection(_ csrf: String) -> HTML {
+        var html: HTML = """
             <section class="card" aria-labelledby="domains-heading"><h2 id="domains-heading">Custom domains</h2>
             <p class="hint">Publish each record, then verify: the TXT token at the domain proves it is yours; the MX
             brings its mail here; the DKIM records (<code>_domainkey</code>) publish the keys its mail is signed with;
             SPF says which hosts may send for it (with a relay, your provider's <code>include:</code> instead of
             <code>mx</code>) and DMARC (<code>_dmarc</code>) what receivers do with mail that fails. A record's state
             is what the last verification found, kept until the next.</p>
-            <form method="post" action="\(e(Self.path))/domains" id="add-domain-form" class="row">
-            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
+            <form method="post" action="\(Self.path)/domains" id="add-domain-form" class="row">
+            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">
             <div><label for="domain">Domain</label>
             <input id="domain" name="domain" required autocomplete="off" placeholder="example.com"></div>
             <button type="submit" id="add-domain">Add domain</button>
@@ -120,33 +118,32 @@ struct WebInboxDashboardPage {
 
             """
         // `#domain-records` only once there is a record: a page that shows it has the domain just added.
-        guard !domains.isEmpty else { return html + "<p id=\"no-domains\">No domain yet.</p></section>\n" }
+        guard !domains.isEmpty else { return html + "<p id=\"no-domains\">No domain yet.</p></section>\n" as HTML }
         html += "<div id=\"domain-records\">\n"
         for domain in domains { html += domainBlock(domain, csrf) }
-        return html + "</div></section>\n"
+        return html + "</div></section>\n" as HTML
     }
 
-    private func domainBlock(_ domain: ProDashboardDomain, _ csrf: String) -> String {
-        let e = Self.e
+    private func domainBlock(_ domain: ProDashboardDomain, _ csrf: String) -> HTML {
         let found = flash.checkedDomainID == domain.id && flash.found.count == domain.records.count ? flash.found : nil
-        let rows = domain.records.enumerated().map { index, record in
+        let rows = domain.records.enumerated().map { index, record -> HTML in
             let state = Self.state(record, index: index, of: domain, found: found?[index])
             // Only an MX has a priority: the other rows' cell carries no label (a phone shows no bare "Priority:").
-            let priority =
+            let priority: HTML =
                 record.priority.map { "<td class=\"priority\" data-label=\"Priority\">\($0)</td>" }
                 ?? "<td class=\"priority\"></td>"
             return """
-                <tr class="record"><td class="type" data-label="Type">\(e(record.type))</td>\
-                <td class="host" data-label="Host"><code>\(e(record.host))</code></td>\
-                <td class="value" data-label="Value"><code>\(e(record.value))</code></td>\
+                <tr class="record"><td class="type" data-label="Type">\(record.type)</td>\
+                <td class="host" data-label="Host"><code>\(record.host)</code></td>\
+                <td class="value" data-label="Value"><code>\(record.value)</code></td>\
                 \(priority)\
-                <td class="state" data-label="State">\(e(state))</td></tr>
+                <td class="state" data-label="State">\(state)</td></tr>
                 """
         }.joined(separator: "\n")
         let id = PercentEncoding.encode(domain.id)
         return """
-            <section class="domain" id="domain-\(e(domain.id))" aria-label="\(e(domain.domain))">
-            <h3>\(e(domain.domain)) <span class="domain-state">\(domain.verified ? "verified" : "pending")</span></h3>
+            <section class="domain" id="domain-\(domain.id)" aria-label="\(domain.domain)">
+            <h3>\(domain.domain) <span class="domain-state">\(domain.verified ? "verified" : "pending")</span></h3>
             <div class="table-wrap"><table>
             <thead><tr><th scope="col">Type</th><th scope="col">Host</th><th scope="col">Value</th>\
             <th scope="col">Priority</th><th scope="col">State</th></tr></thead>
@@ -173,24 +170,23 @@ struct WebInboxDashboardPage {
         }
     }
 
-    private func webhookSection(_ csrf: String) -> String {
-        let e = Self.e
-        var html = """
+    private func webhookSection(_ csrf: String) -> HTML {
+        var html: HTML = """
             <section class="card" id="webhook" aria-labelledby="webhook-heading"><h2 id="webhook-heading">Webhook</h2>
 
             """
         if let secret = flash.webhookSecret {
             html += """
                 <div class="shown" id="webhook-secret-result"><p>The signing secret, shown this once: copy it now.</p>
-                <pre id="webhook-secret-shown" class="key">\(e(secret))</pre></div>
+                <pre id="webhook-secret-shown" class="key">\(secret)</pre></div>
 
                 """
         }
         guard let webhook else {
             return html + """
                 <p class="hint">One webhook: each message your accounts or sandbox receive is posted to it, signed.</p>
-                <form method="post" action="\(e(Self.path))/webhook" id="create-webhook-form">
-                <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
+                <form method="post" action="\(Self.path)/webhook" id="create-webhook-form">
+                <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">
                 <label for="webhook-url">URL (https)</label>
                 <input id="webhook-url" name="url" type="url" required
                 placeholder="https://example.com/hooks/mail">
@@ -210,9 +206,9 @@ struct WebInboxDashboardPage {
         let failures = "\(webhook.failureCount) " + (webhook.failureCount == 1 ? "failure" : "failures")
         html += """
             <dl class="headers" id="webhook-details">
-            <dt>URL</dt><dd class="url"><code>\(e(webhook.url))</code></dd>
-            <dt>Events</dt><dd class="events">\(e(webhook.events.joined(separator: ", ")))</dd>
-            <dt>Status</dt><dd class="status">\(e(webhook.status)) (\(failures) in a row)</dd>
+            <dt>URL</dt><dd class="url"><code>\(webhook.url)</code></dd>
+            <dt>Events</dt><dd class="events">\(webhook.events.joined(separator: ", "))</dd>
+            <dt>Status</dt><dd class="status">\(webhook.status) (\(failures) in a row)</dd>
             <dt>Created</dt><dd>\(WebInboxPage.time(webhook.createdAt))</dd>
             </dl>
             <p>\(rotate)\(delete)</p>
@@ -222,14 +218,14 @@ struct WebInboxDashboardPage {
         if webhook.deliveries.isEmpty {
             html += "<p id=\"no-deliveries\">No delivery yet.</p>\n"
         } else {
-            let rows = webhook.deliveries.map { attempt in
+            let rows = webhook.deliveries.map { attempt -> HTML in
                 let status = attempt.statusCode.map { "HTTP \($0)" } ?? ""
                 let outcome = [status, attempt.error ?? ""].filter { !$0.isEmpty }.joined(separator: " · ")
                 return """
                     <tr class="delivery"><td class="time" data-label="Time">\(WebInboxPage.time(attempt.time))</td>\
-                    <td class="event" data-label="Event">\(e(attempt.event))</td>\
+                    <td class="event" data-label="Event">\(attempt.event)</td>\
                     <td class="attempt" data-label="Attempt">\(attempt.attempt)</td>\
-                    <td class="status" data-label="Status">\(e(outcome))</td></tr>
+                    <td class="status" data-label="Status">\(outcome)</td></tr>
                     """
             }.joined(separator: "\n")
             html += """
@@ -242,12 +238,11 @@ struct WebInboxDashboardPage {
 
                 """
         }
-        return html + "</section>\n"
+        return html + "</section>\n" as HTML
     }
 
-    private func sandboxSection() -> String {
-        let e = Self.e
-        var html = """
+    private func sandboxSection() -> HTML {
+        var html: HTML = """
             <section class="card" id="sandbox" aria-labelledby="sandbox-heading">
             <h2 id="sandbox-heading">SMTP sandbox</h2>
 
@@ -256,8 +251,8 @@ struct WebInboxDashboardPage {
             html += """
                 <p><span id="sandbox-captures">\(sandbox.captures)</span> \
                 \(sandbox.captures == 1 ? "capture" : "captures")
-                (\(e(WebInboxPage.size(sandbox.used)))), kept at <code>\(e(sandbox.address))</code>.
-                <a id="sandbox-link" href="\(e(WebInboxPage.mailboxPath(sandbox.address)))">Open the Sandbox</a></p>
+                (\(WebInboxPage.size(sandbox.used))), kept at <code>\(sandbox.address)</code>.
+                <a id="sandbox-link" href="\(WebInboxPage.mailboxPath(sandbox.address))">Open the Sandbox</a></p>
 
                 """
         } else {
@@ -267,7 +262,7 @@ struct WebInboxDashboardPage {
 
                 """
         }
-        return html + "</section>\n"
+        return html + "</section>\n" as HTML
     }
 
     static let css = """

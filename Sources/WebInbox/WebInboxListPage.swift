@@ -18,27 +18,28 @@ struct WebInboxListPage {
     /// An owner's messages from this inbox held in the outbox (`#held`), each with its release button.
     var held: [WebInboxHeldMessage] = []
 
-    func render(_ viewer: WebInboxViewer, csrf: String) -> String {
-        let e = HTMLText.escape
+    func render(_ viewer: WebInboxViewer, csrf: String) -> HTML {
         let path = WebInboxPage.mailboxPath(mailbox)
-        let folders = MailFolder.allCases.map { folder in
-            let current = folder == search.folder ? " aria-current=\"page\"" : ""
-            return "<a id=\"folder-\(folder.rawValue)\" href=\"\(e(path))?folder=\(folder.rawValue)\"\(current)>"
-                + "\(folder.rawValue.capitalized)</a>"
+        let folders = MailFolder.allCases.map { folder -> HTML in
+            let current: HTML = folder == search.folder ? " aria-current=\"page\"" : ""
+            return """
+                <a id="folder-\(folder.rawValue)" href="\(path)?folder=\(folder.rawValue)"\(current)>\
+                \(folder.rawValue.capitalized)</a>
+                """
         }.joined(separator: " ")
-        let form = """
-            <form method="get" action="\(e(path))" id="search-form" class="search" role="search">
-            <input type="hidden" name="folder" value="\(e(search.folder.rawValue))">
+        let form: HTML = """
+            <form method="get" action="\(path)" id="search-form" class="search" role="search">
+            <input type="hidden" name="folder" value="\(search.folder.rawValue)">
             <div><label for="search-text">Text</label>
-            <input id="search-text" name="text" type="search" value="\(e(search.text))"></div>
+            <input id="search-text" name="text" type="search" value="\(search.text)"></div>
             <div><label for="search-from">From</label>
-            <input id="search-from" name="from" type="search" value="\(e(search.from))"></div>
+            <input id="search-from" name="from" type="search" value="\(search.from)"></div>
             <div><label for="search-subject">Subject</label>
-            <input id="search-subject" name="subject" type="search" value="\(e(search.subject))"></div>
+            <input id="search-subject" name="subject" type="search" value="\(search.subject)"></div>
             <button type="submit" id="search-submit">Search</button>
             </form>
             """
-        var body: String
+        var body: HTML
         if messages.isEmpty {
             body = "<div id=\"messages\"><p id=\"empty\">No messages.</p></div>"
         } else {
@@ -53,28 +54,30 @@ struct WebInboxListPage {
                 </tbody></table></div>
                 """
         }
-        var paging: [String] = []
+        var paging: [HTML] = []
         if position > 0 {
             paging.append(
-                "<a id=\"newer\" href=\"\(e(path + search.query(position: max(0, position - pageSize))))\">Newer</a>")
+                "<a id=\"newer\" href=\"\(path + search.query(position: max(0, position - pageSize)))\">Newer</a>")
         }
         if position + pageSize < total {
-            paging.append("<a id=\"older\" href=\"\(e(path + search.query(position: position + pageSize)))\">Older</a>")
+            paging.append("<a id=\"older\" href=\"\(path + search.query(position: position + pageSize))\">Older</a>")
         }
         let shown = messages.isEmpty ? "0" : "\(position + 1)–\(position + messages.count)"
         // The live script's hooks (WebInboxLiveScript): the stream, the state rendered, and on a later page the first.
-        let first = position > 0 ? " data-first=\"\(e(path + search.query(position: 0)))\"" : ""
-        body += "<nav id=\"live\" class=\"paging\" aria-label=\"Pages\" aria-live=\"polite\""
-            + " data-events=\"\(e(path))/events\" data-state=\"\(state)\"\(first)>"
-            + "<span id=\"count\">\(shown) of \(total)</span>"
-            + paging.joined(separator: " ")
-            + " <a id=\"reload\" href=\"\(e(path + search.query(position: position)))\">Reload</a>"
-            + "<span id=\"live-news\"></span></nav>"
-        let all = viewer.mailboxes.count > 1 ? " · <a id=\"all-mailboxes\" href=\"/inbox\">All mailboxes</a>" : ""
+        let first: HTML = position > 0 ? " data-first=\"\(path + search.query(position: 0))\"" : ""
+        body += """
+            <nav id="live" class="paging" aria-label="Pages" aria-live="polite" \
+            data-events="\(path)/events" data-state="\(state)"\(first)>\
+            <span id="count">\(shown) of \(total)</span>\
+            \(paging.joined(separator: " ")) \
+            <a id="reload" href="\(path + search.query(position: position))">Reload</a>\
+            <span id="live-news"></span></nav>
+            """
+        let all: HTML = viewer.mailboxes.count > 1 ? " · <a id=\"all-mailboxes\" href=\"/inbox\">All mailboxes</a>" : ""
         // Owners write as their inboxes (`a#compose`); nobody else may.
-        let compose =
-            viewer.ownerID == nil ? "" : "<p><a id=\"compose\" href=\"\(e(path))/compose\">Write a message</a></p>"
-        let main = """
+        let compose: HTML =
+            viewer.ownerID == nil ? "" : "<p><a id=\"compose\" href=\"\(path)/compose\">Write a message</a></p>"
+        let main: HTML = """
             \(OwnerPageShell.flash(notice, kind: "notice"))
             <nav id="folders" aria-label="Folders">\(folders)\(all)</nav>
             \(compose)
@@ -88,20 +91,19 @@ struct WebInboxListPage {
 
     /// `section#held`: each held message (`li.held-message`, `#held-{id}`) with its recipients, why, and a form that
     /// releases it (`#release-{id}`); nothing when there is none.
-    private func heldSection(csrf: String) -> String {
-        guard !held.isEmpty else { return "" }
-        let e = HTMLText.escape
+    private func heldSection(csrf: String) -> HTML {
+        guard !held.isEmpty else { return .empty }
         let action = WebInboxPage.mailboxPath(mailbox) + "/release"
-        let items = held.map { message in
+        let items = held.map { message -> HTML in
             let why = message.reason.map { "held: " + $0.explanation } ?? "held"
             let recipients = message.recipients.joined(separator: ", ")
             return """
-                <li class="held-message" id="held-\(e(message.id))">To \(e(recipients)) \
-                (\(WebInboxPage.time(message.createdAt))): <span class="held-reason">\(e(why))</span>
-                <form method="post" action="\(e(action))" class="inline">\
-                <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">\
-                <input type="hidden" name="id" value="\(e(message.id))">\
-                <button type="submit" id="release-\(e(message.id))">Release</button></form></li>
+                <li class="held-message" id="held-\(message.id)">To \(recipients) \
+                (\(WebInboxPage.time(message.createdAt))): <span class="held-reason">\(why)</span>
+                <form method="post" action="\(action)" class="inline">\
+                <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">\
+                <input type="hidden" name="id" value="\(message.id)">\
+                <button type="submit" id="release-\(message.id)">Release</button></form></li>
                 """
         }.joined(separator: "\n")
         return """
@@ -112,27 +114,28 @@ struct WebInboxListPage {
             """
     }
 
-    private func row(_ record: MailMessageRecord) -> String {
-        let e = HTMLText.escape
+    private func row(_ record: MailMessageRecord) -> HTML {
         let summary = record.summary
         let from = summary.from.first.map(WebInboxPage.person) ?? summary.envelopeFrom
         let subject = summary.subject.flatMap { $0.isEmpty ? nil : $0 } ?? "(no subject)"
         let link = WebInboxPage.messagePath(mailbox, summary.id)
         // A row without attachments has an empty cell and no label for it (a phone shows no bare "Attachments:").
-        let attachment =
+        let attachment: HTML =
             record.attachments.isEmpty
             ? "<td class=\"attachments\"></td>"
-            : "<td class=\"attachments\" data-label=\"Attachments\"><span class=\"attachment-mark\">"
-                + WebInboxPage.paperclip(label: "Has attachments") + "</span></td>"
-        let unread = summary.isRead ? "" : " <span class=\"unread-mark\">(unread)</span>"
+            : """
+            <td class="attachments" data-label="Attachments"><span class="attachment-mark">\
+            \(WebInboxPage.paperclip(label: "Has attachments"))</span></td>
+            """
+        let unread: HTML = summary.isRead ? "" : " <span class=\"unread-mark\">(unread)</span>"
         return """
-            <tr class="message\(summary.isRead ? "" : " unread")" id="message-\(e(summary.id))">
-            <td data-label="From" class="from">\(HTMLText.address(from))</td>
+            <tr class="message\(summary.isRead ? "" : " unread")" id="message-\(summary.id)">
+            <td data-label="From" class="from">\(HTML.address(from))</td>
             <td data-label="Subject"><span class="subject">\
-            <a class="message-link" href="\(e(link))">\(e(subject))</a></span>\
-            \(unread)<div class="preview">\(e(summary.preview))</div></td>
+            <a class="message-link" href="\(link)">\(subject)</a></span>\
+            \(unread)<div class="preview">\(summary.preview)</div></td>
             <td data-label="Received" class="time">\(WebInboxPage.time(summary.receivedAt))</td>
-            <td data-label="Size" class="size">\(e(WebInboxPage.size(summary.size)))</td>
+            <td data-label="Size" class="size">\(WebInboxPage.size(summary.size))</td>
             \(attachment)
             </tr>
             """

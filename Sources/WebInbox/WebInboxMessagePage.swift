@@ -11,67 +11,72 @@ struct WebInboxMessagePage {
     /// A sandbox capture's SPF, DKIM and DMARC verdicts (`#auth-results`); nil for any other message.
     var authResults: WebInboxAuthResults? = nil
 
-    func render(_ viewer: WebInboxViewer, csrf: String) -> String {
-        let e = HTMLText.escape
+    func render(_ viewer: WebInboxViewer, csrf: String) -> HTML {
         let summary = record.summary
         let path = WebInboxPage.messagePath(mailbox, summary.id)
         let subject = summary.subject.flatMap { $0.isEmpty ? nil : $0 } ?? "(no subject)"
-        func people(_ list: [MailAddress]) -> String {
-            HTMLText.address(list.map(WebInboxPage.person).joined(separator: ", "))
+        func people(_ list: [MailAddress]) -> HTML {
+            HTML.address(list.map(WebInboxPage.person).joined(separator: ", "))
         }
-        var headers = "<dt>From</dt><dd id=\"header-from\">\(people(summary.from))</dd>"
+        var headers: HTML = "<dt>From</dt><dd id=\"header-from\">\(people(summary.from))</dd>"
         headers += "<dt>To</dt><dd id=\"header-to\">\(people(record.to))</dd>"
         if !record.cc.isEmpty { headers += "<dt>Cc</dt><dd id=\"header-cc\">\(people(record.cc))</dd>" }
-        headers += "<dt>Subject</dt><dd id=\"header-subject\">\(e(subject))</dd>"
+        headers += "<dt>Subject</dt><dd id=\"header-subject\">\(subject)</dd>"
         headers += "<dt>Received</dt><dd>\(WebInboxPage.time(summary.receivedAt))</dd>"
-        headers += "<dt>Envelope from</dt><dd>\(e(summary.envelopeFrom))</dd>"
-        var parts = ""
+        headers += "<dt>Envelope from</dt><dd>\(summary.envelopeFrom)</dd>"
+        var parts: HTML = ""
         if let html = record.htmlBody, !html.isEmpty {
             if remoteContent {
-                parts += "<p class=\"flash notice\" role=\"status\" id=\"remote-blocked\">"
-                    + "Remote content in this message was blocked: nothing was fetched from elsewhere.</p>"
+                parts += """
+                    <p class="flash notice" role="status" id="remote-blocked">\
+                    Remote content in this message was blocked: nothing was fetched from elsewhere.</p>
+                    """
             }
-            parts += "<iframe id=\"html-body\" class=\"html-body\" sandbox=\"\" referrerpolicy=\"no-referrer\" "
-                + "title=\"The message's HTML part\" src=\"\(e(path))/html\"></iframe>"
+            parts += """
+                <iframe id="html-body" class="html-body" sandbox="" referrerpolicy="no-referrer" \
+                title="The message's HTML part" src="\(path)/html"></iframe>
+                """
         }
         if let text = record.textBody, !text.isEmpty {
-            parts += "<h2>Text</h2><pre id=\"text-body\">\(e(text))</pre>"
+            parts += "<h2>Text</h2><pre id=\"text-body\">\(text)</pre>"
         }
         if parts.isEmpty { parts = "<p id=\"no-body\">This message has no text.</p>" }
-        var attachments = ""
+        var attachments: HTML = ""
         if !record.attachments.isEmpty {
-            let items = record.attachments.map { info in
+            let items = record.attachments.map { info -> HTML in
                 let name = info.filename ?? "attachment-\(info.position)"
-                return "<li><a class=\"attachment-link\" id=\"attachment-\(info.position)\" "
-                    + "href=\"\(e(path))/attachment/\(info.position)\" download>\(e(name))</a> "
-                    + "<span class=\"hint\">\(e(info.contentType)), \(e(WebInboxPage.size(info.size)))</span></li>"
+                return """
+                    <li><a class="attachment-link" id="attachment-\(info.position)" \
+                    href="\(path)/attachment/\(info.position)" download>\(name)</a> \
+                    <span class="hint">\(info.contentType), \(WebInboxPage.size(info.size))</span></li>
+                    """
             }.joined()
             attachments = "<section class=\"card\"><h2>Attachments</h2><ul id=\"attachments\">\(items)</ul></section>"
         }
         let (markID, markLabel) = summary.isRead ? ("mark-unread", "Mark unread") : ("mark-read", "Mark read")
-        let field = "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(e(csrf))\">"
+        let field: HTML = "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(csrf)\">"
         // The read-only view of all mail (`postern web link --all`) changes nothing: no mark, no delete.
-        let changes =
+        let changes: HTML =
             viewer.readOnly
             ? ""
             : """
-            <form method="post" action="\(e(path))/read" id="mark-form" class="inline">\(field)
+            <form method="post" action="\(path)/read" id="mark-form" class="inline">\(field)
             <input type="hidden" name="seen" value="\(summary.isRead ? "0" : "1")">
             <button type="submit" id="\(markID)">\(markLabel)</button>
             </form>
-            <form method="post" action="\(e(path))/delete" id="delete-form" class="inline">\(field)
+            <form method="post" action="\(path)/delete" id="delete-form" class="inline">\(field)
             <button type="submit" id="delete">Delete</button>
             </form>
 
             """
-        let actions = changes + "<a id=\"raw-source\" href=\"\(e(path))/raw\">View source</a>"
+        let actions: HTML = "\(changes)<a id=\"raw-source\" href=\"\(path)/raw\">View source</a>"
         // Owners reply as the inbox (`a#reply`); nobody else may.
-        let reply = viewer.ownerID == nil ? "" : "<a id=\"reply\" href=\"\(e(path))/reply\">Reply</a> "
-        let main = """
-            <p><a id="back" href="\(e(WebInboxPage.mailboxPath(mailbox)))">← \(e(mailbox))</a></p>
+        let reply: HTML = viewer.ownerID == nil ? "" : "<a id=\"reply\" href=\"\(path)/reply\">Reply</a> "
+        let main: HTML = """
+            <p><a id="back" href="\(WebInboxPage.mailboxPath(mailbox))">← \(mailbox)</a></p>
             <article id="message" aria-label="Message">
             <section class="card"><dl class="headers" id="headers">\(headers)</dl><p>\(reply)\(actions)</p></section>
-            \(authResults.map(Self.verdicts) ?? "")
+            \(authResults.map(Self.verdicts))
             <section class="card" id="body">\(parts)</section>
             \(attachments)
             </article>
@@ -81,12 +86,11 @@ struct WebInboxMessagePage {
 
     /// `#auth-results`: each verdict as the sandbox recorded it (`#auth-spf`, `#auth-dkim`, `#auth-dmarc`) with what
     /// it was about, or "not checked" when the sandbox's checks were off.
-    static func verdicts(_ results: WebInboxAuthResults) -> String {
-        let e = HTMLText.escape
-        func shown(_ result: String, _ about: [String]) -> String {
+    static func verdicts(_ results: WebInboxAuthResults) -> HTML {
+        func shown(_ result: String, _ about: [String]) -> HTML {
             guard results.checked else { return "not checked" }
             let domains = about.filter { !$0.isEmpty }.joined(separator: ", ")
-            return e(result) + (domains.isEmpty ? "" : " <span class=\"hint\">(\(e(domains)))</span>")
+            return domains.isEmpty ? "\(result)" : "\(result) <span class=\"hint\">(\(domains))</span>"
         }
         return """
             <section class="card" id="auth-results" aria-labelledby="auth-results-title">

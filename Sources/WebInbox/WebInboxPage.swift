@@ -5,7 +5,7 @@ import MailStore
 import Owners
 import ServerKit
 
-/// The web inbox's pages, rendered: every interpolated value goes through ``HTMLText/escape(_:)``. Element ids are
+/// The web inbox's pages, rendered as ``HTML`` (every interpolated text escaped). Element ids are
 /// stable (the browser tests find them): see each function.
 enum WebInboxPage {
     static let csrfMessage = "This form expired. Go back, reload the page and try again."
@@ -31,42 +31,38 @@ enum WebInboxPage {
         message(.notFound, "Not found", "There is no such mailbox or message.")
     }
 
-    /// The header's account part: who reads, and the sign-out form (`#sign-out-form`, `#sign-out`).
-    static func account(_ viewer: WebInboxViewer, csrf: String) -> String {
-        let e = HTMLText.escape
-        return """
-            <form method="post" action="\(viewer.signOutAction)" id="sign-out-form" class="account">
-            <span id="signed-in-as">\(HTMLText.address(viewer.label))</span>
-            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
-            <button type="submit" id="sign-out">Sign out</button>
-            </form>
-            """
-    }
-
-    /// A whole page of the signed-in viewer; a Pro user's links to the Pro dashboard (`a#dashboard`).
-    static func document(_ title: String, _ viewer: WebInboxViewer, csrf: String, main: String, css extra: String = "")
-        -> String
+    /// A whole page of the signed-in viewer, in the one ``PageFrame`` (`#sign-out-form`, `#sign-out`); a Pro user's
+    /// links to the Pro dashboard (`a#dashboard`).
+    static func document(_ title: String, _ viewer: WebInboxViewer, csrf: String, main: HTML, css extra: String = "")
+        -> HTML
     {
-        var links = ""
+        var frame = PageFrame(
+            title: title, heading: "<h1>\(HTML.address(title))</h1>",
+            account: PageFrame.Account(
+                label: viewer.label, signOutAction: viewer.signOutAction, csrfField: BrowserForms.csrfField,
+                csrfToken: csrf),
+            css: css + extra)
         if viewer.isProUser, viewer.hasDashboard {
-            let current = title == "Pro dashboard" ? " aria-current=\"page\"" : ""
-            links = "<nav class=\"pro-links\" aria-label=\"Pro\"><a href=\"/inbox\">Mailboxes</a> · "
-                + "<a id=\"dashboard\" href=\"\(WebInboxService.dashboardPath)\"\(current)>Pro dashboard</a></nav>"
+            frame.navigation = PageFrame.Navigation(
+                className: "pro-links", label: "Pro",
+                links: [
+                    PageFrame.Link("/inbox", "Mailboxes"),
+                    PageFrame.Link(
+                        WebInboxService.dashboardPath, "Pro dashboard", id: "dashboard",
+                        current: title == "Pro dashboard"),
+                ])
         }
-        return HTMLPage.document(
-            title: title, css: css + extra,
-            header: account(viewer, csrf: csrf) + links + "<h1>\(HTMLText.address(title))</h1>", main: main)
+        return frame.document(main: main)
     }
 
     /// `/inbox` with more than one mailbox: `#mailboxes`, one `a.mailbox-link` each.
-    static func mailboxes(_ viewer: WebInboxViewer, csrf: String) -> String {
-        let e = HTMLText.escape
+    static func mailboxes(_ viewer: WebInboxViewer, csrf: String) -> HTML {
         // A Pro user's sandbox reads "Sandbox": its address is made up, not one they chose.
-        let items = viewer.mailboxes.map {
-            let text = $0 == viewer.sandbox ? "Sandbox" : HTMLText.address($0)
-            return "<li><a class=\"mailbox-link\" href=\"\(e(mailboxPath($0)))\">\(text)</a></li>"
+        let items = viewer.mailboxes.map { mailbox -> HTML in
+            let text: HTML = mailbox == viewer.sandbox ? "Sandbox" : HTML.address(mailbox)
+            return "<li><a class=\"mailbox-link\" href=\"\(mailboxPath(mailbox))\">\(text)</a></li>"
         }.joined()
-        let main =
+        let main: HTML =
             viewer.mailboxes.isEmpty
             ? "<section class=\"card\" id=\"mailboxes\"><p id=\"no-mailboxes\">No mailbox to read yet.</p></section>"
             : "<section class=\"card\"><ul id=\"mailboxes\">\(items)</ul></section>"
@@ -74,14 +70,13 @@ enum WebInboxPage {
     }
 
     /// The confirmation page of a one-time link: `#link-form`, `#open-mailbox`.
-    static func link(token: String, csrf: String) -> String {
-        let e = HTMLText.escape
-        let main = """
+    static func link(token: String, csrf: String) -> HTML {
+        let main: HTML = """
             <section class="card" id="link">
             <p>This link opens mail in the web inbox, once.</p>
             <form method="post" action="/inbox/link" id="link-form">
-            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(e(csrf))">
-            <input type="hidden" name="token" value="\(e(token))">
+            <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">
+            <input type="hidden" name="token" value="\(token)">
             <button type="submit" id="open-mailbox">Open the mailbox</button>
             </form>
             </section>
@@ -113,19 +108,19 @@ enum WebInboxPage {
     }
 
     /// A paperclip drawn inline (no emoji: a 📎 has no glyph without an emoji font), an image named `label`.
-    static func paperclip(label: String) -> String {
+    static func paperclip(label: String) -> HTML {
         """
-        <svg class="icon" role="img" aria-label="\(HTMLText.escape(label))" viewBox="0 0 24 24" width="16" height="16" \
+        <svg class="icon" role="img" aria-label="\(label)" viewBox="0 0 24 24" width="16" height="16" \
         fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">\
-        <title>\(HTMLText.escape(label))</title><path d="M21.44 11.05l-9.19 9.19a6 6 0 0 1-8.49-8.49l9.19-9.19\
+        <title>\(label)</title><path d="M21.44 11.05l-9.19 9.19a6 6 0 0 1-8.49-8.49l9.19-9.19\
         a4 4 0 0 1 5.66 5.66l-9.2 9.19a2 2 0 0 1-2.83-2.83l8.49-8.48"/></svg>
         """
     }
 
     /// `<time>` of Unix seconds, in UTC.
-    static func time(_ seconds: Int64) -> String {
+    static func time(_ seconds: Int64) -> HTML {
         let text = RFC3339.format(seconds)
-        return "<time datetime=\"\(text)\">\(HTMLText.escape(text.replacingOccurrences(of: "T", with: " ")))</time>"
+        return "<time datetime=\"\(text)\">\(text.replacingOccurrences(of: "T", with: " "))</time>"
     }
 
     static let css = """
@@ -135,8 +130,7 @@ enum WebInboxPage {
         background:var(--line);box-shadow:inset 0 -2px 0 currentColor}
         .size,.usage,time{white-space:nowrap}.attachment-mark svg,th svg{vertical-align:middle}
         .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-        .account{float:right;display:flex;gap:.75rem;align-items:center;color:var(--muted)}.account button{margin:0}
-        form.inline{display:inline-block;margin-right:.5rem}form.inline button{margin:0}
+        form.inline button{margin:0}
         tr.unread td{font-weight:700}.subject a{color:inherit}.preview{color:var(--muted);font-weight:400}
         .search{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end}.search label{margin:0}.search input{width:auto}
         .search button{margin:0}.paging{display:flex;gap:1rem}
@@ -145,7 +139,6 @@ enum WebInboxPage {
         iframe.html-body{width:100%;min-height:24rem;border:1px solid var(--line);border-radius:8px;background:#fff}
         .table-wrap{overflow-x:auto;max-width:100%}
         @media (max-width:40rem){table,tbody,tr,td{display:block;width:100%}thead{display:none}
-        tr{border-bottom:1px solid var(--line);padding:.5rem 0}td{border:0;padding:.15rem 0}
-        .account{float:none;flex-wrap:wrap;margin-bottom:.5rem}form.inline{margin:0 .5rem .5rem 0}}
+        tr{border-bottom:1px solid var(--line);padding:.5rem 0}td{border:0;padding:.15rem 0}}
         """
 }

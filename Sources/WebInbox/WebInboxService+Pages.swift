@@ -33,10 +33,8 @@ extension WebInboxService {
             notice: WebInboxComposeForm.notice(request.queryItem("notice")),
             state: state, held: held
         ).render(viewer, csrf: csrf)
-        var response = HTMLPage.response(.ok, html)
         // The list alone runs a script, this origin's only, which opens this origin's event stream only.
-        response.headers.replaceOrAdd("Content-Security-Policy", Self.listPolicy)
-        return response
+        return HTMLPage.response(.ok, html, policy: .script(.self))
     }
 
     /// A message, marked read as it is opened, unless another site sent the browser here (`Sec-Fetch-Site:
@@ -64,12 +62,7 @@ extension WebInboxService {
         let (csrf, _) = viewer.forms.csrf(for: request)
         let html = WebInboxMessagePage(mailbox: mailbox, record: record, remoteContent: remote, authResults: verdicts)
             .render(viewer, csrf: csrf)
-        var response = HTMLPage.response(.ok, html)
-        response.headers.replaceOrAdd(
-            "Content-Security-Policy",
-            "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; form-action 'self'; "
-                + "frame-ancestors 'none'; base-uri 'none'")
-        return response
+        return HTMLPage.response(.ok, html, policy: .frame(.self))
     }
 
     /// The HTML part, for the message page's frame only: a CSP of its own (nothing but inline style and this
@@ -86,23 +79,10 @@ extension WebInboxService {
         let part = InboxHTML(body, cidPrefix: imageRoute + signature + "/")
         var response = HTTPResponse.html(.ok, part.html)
         response.headers.replaceOrAdd("Cache-Control", "no-store")
-        response.headers.replaceOrAdd(
-            "Content-Security-Policy", Self.htmlPartPolicy(imageRoute: configuration.baseURL + imageRoute))
+        response.setPolicy(.framedDocument(images: .url(configuration.baseURL + imageRoute)))
         response.headers.replaceOrAdd("X-Content-Type-Options", "nosniff")
         response.headers.replaceOrAdd("Referrer-Policy", "no-referrer")
         return response
-    }
-
-    /// The list's CSP: the pages' own, and scripts and connections to this origin only (the live script, its stream).
-    static let listPolicy =
-        "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; form-action 'self'; "
-        + "frame-ancestors 'none'; base-uri 'none'"
-
-    /// The HTML part's CSP: `default-src 'none'`, images from `imageRoute` (a path prefix) only, inline style, no
-    /// form, framed by this origin's pages only, and the `sandbox` directive (no scripts) should it be opened alone.
-    static func htmlPartPolicy(imageRoute: String) -> String {
-        "default-src 'none'; img-src \(imageRoute); style-src 'unsafe-inline'; form-action 'none'; "
-            + "frame-ancestors 'self'; base-uri 'none'; sandbox"
     }
 
     /// The message as received, as plain text.
@@ -187,7 +167,8 @@ extension WebInboxService {
             status: .ok,
             headers: [
                 "Content-Type": type, "Content-Disposition": disposition, "Cache-Control": "no-store",
-                "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'; sandbox",
+                "X-Content-Type-Options": "nosniff",
+                "Content-Security-Policy": ContentSecurityPolicy.sandbox.description,
                 "Referrer-Policy": "no-referrer",
             ],
             body: body)

@@ -11,10 +11,9 @@ struct WebInboxSignInForm {
     var error: String?
     var csrfToken = ""
 
-    func render() -> String {
-        let e = HTMLText.escape
-        let csrf = "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(e(csrfToken))\">"
-        var pro = ""
+    func render() -> HTML {
+        let csrf: HTML = "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(csrfToken)\">"
+        var pro: HTML = ""
         if proOpen {
             pro = """
                 <section class="card" id="pro-sign-in">
@@ -23,7 +22,7 @@ struct WebInboxSignInForm {
                 \(csrf)
                 <input type="hidden" name="kind" value="pro">
                 <label for="pro-email">Email</label>
-                <input id="pro-email" name="email" type="email" autocomplete="email" value="\(e(email))">
+                <input id="pro-email" name="email" type="email" autocomplete="email" value="\(email)">
                 <label for="pro-password">Password</label>
                 <input id="pro-password" name="password" type="password" autocomplete="current-password">
                 <label for="pro-token">Or an API token</label>
@@ -33,7 +32,7 @@ struct WebInboxSignInForm {
                 </section>
                 """
         }
-        let main = """
+        let main: HTML = """
             \(OwnerPageShell.flash(error, kind: "error"))
             <div class="split">
             <section class="card" id="account-sign-in">
@@ -42,7 +41,7 @@ struct WebInboxSignInForm {
             \(csrf)
             <input type="hidden" name="kind" value="account">
             <label for="address">Address</label>
-            <input id="address" name="address" type="email" autocomplete="email" required value="\(e(address))">
+            <input id="address" name="address" type="email" autocomplete="email" required value="\(address)">
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="current-password" required>
             <button type="submit" id="account-submit">Sign in</button>

@@ -6,7 +6,7 @@ import Testing
 struct LandingPageTests {
     @Test("names what the server serves and links to the guide, the inbox, the owners, the API description and the demo")
     func links() {
-        let html = LandingPage.sections(baseURL: "http://landing.test")
+        let html = LandingPage.sections(baseURL: "http://landing.test").text
         #expect(LandingPage.landing(baseURL: "http://landing.test").lead.hasPrefix(PosternIntro.summary))
         for (id, path) in [
             ("link-llms", "/llms.txt"), ("link-inbox", "/inbox"), ("link-owner", "/owner"),
@@ -21,7 +21,7 @@ struct LandingPageTests {
 
     @Test("the base URL is escaped where it shows")
     func escapes() {
-        let html = LandingPage.sections(baseURL: "http://x.test/<b>\"")
+        let html = LandingPage.sections(baseURL: "http://x.test/<b>\"").text
         #expect(!html.contains("<b>"))
         #expect(html.contains("http://x.test/&lt;b&gt;&quot;"))
     }

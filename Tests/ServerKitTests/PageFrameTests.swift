@@ -1,0 +1,40 @@
+import Testing
+
+@testable import ServerKit
+
+@Suite("PageFrame: one frame, one sign-out form, one account style")
+struct PageFrameTests {
+    @Test("a signed-in frame: the sign-out form, the navigation with the current link, the heading, escaped")
+    func signedIn() {
+        let frame = PageFrame(
+            title: "Your <inboxes>",
+            account: PageFrame.Account(
+                label: "ada@x.test", signOutAction: "/owner/sign-out", csrfField: "csrf_token", csrfToken: "t\"k"),
+            navigation: PageFrame.Navigation(
+                className: "owner-links", label: "Owner",
+                links: [PageFrame.Link("/owner", "Inboxes", current: true), PageFrame.Link("/inbox", "Read", id: "r")]),
+            css: ".mine{}")
+        let page = frame.document(main: "<p>M</p>").text
+        let header: String = """
+            <header><form method="post" action="/owner/sign-out" id="sign-out-form" class="account">
+            <span id="signed-in-as">ada<wbr>@x.<wbr>test</span>
+            <input type="hidden" name="csrf_token" value="t&quot;k">
+            <button type="submit" id="sign-out">Sign out</button>
+            </form><nav class="owner-links" aria-label="Owner"><a href="/owner" aria-current="page">Inboxes</a> · \
+            <a id="r" href="/inbox">Read</a></nav><h1>Your &lt;inboxes&gt;</h1></header>
+            """
+        #expect(page.contains(header))
+        #expect(page.contains(PageFrame.accountCSS + ".mine{}</style>"))
+        #expect(page.components(separatedBy: "id=\"sign-out-form\"").count == 2)
+    }
+
+    @Test("signed out: no account form, no account style; a heading and footer of the page's own")
+    func signedOut() {
+        let page = PageFrame(title: "T", heading: "<h1>H</h1><p class=\"lead\">L</p>", footer: "F")
+            .document(main: "").text
+        #expect(!page.contains("sign-out-form"))
+        #expect(!page.contains(PageFrame.accountCSS))
+        #expect(page.contains("<header><h1>H</h1><p class=\"lead\">L</p></header>"))
+        #expect(page.contains("<footer>F</footer>"))
+    }
+}
