@@ -50,16 +50,11 @@ cluster-stop:
 ## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
 ## restarts, kill -9 and a PostgreSQL restart mid-load.
 ## Last, schemathesis on every documented operation (scripts/schemathesis, about a minute).
+## scripts/test-stages runs these stages and prints the wall time of each at the end (also after a failure).
 STORAGE_SUITES = StorageTests|PostgresClientTests|MailStoreTests|MailDeliveryTests|OAuthGrantsTests|CustomDomainsTests|WebhooksTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests|PosternAppTests
 test:
 	@scripts/bootstrap --test
-	scripts/check-imports
-	$(SWIFT) test --no-parallel
-	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --skip-build --no-parallel --filter '$(STORAGE_SUITES)'
-	scripts/client-tests
-	scripts/outbound-tests
-	POSTERN_BIN=.build/debug/postern Tests/Cluster/cluster_tests.py
-	scripts/schemathesis
+	SWIFT='$(SWIFT)' STORAGE_SUITES='$(STORAGE_SUITES)' scripts/test-stages
 
 ## Only the storage, surface and end-to-end suites on PostgreSQL.
 test-postgres: build
