@@ -53,7 +53,7 @@ cluster-stop:
 ## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
 ## restarts, kill -9 and a PostgreSQL restart mid-load;
 ## schemathesis on every documented operation (scripts/schemathesis, about a minute).
-STORAGE_SUITES = StorageTests|WebInboxTests|PostgresClientTests|MailStoreTests|MailDeliveryTests|OAuthGrantsTests|CustomDomainsTests|WebhooksTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests|PosternAppTests
+STORAGE_SUITES = StorageTests|WebInboxTests|PostgresClientTests|MailStoreTests|WebhooksTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests|PosternAppTests
 test:
 	@scripts/bootstrap --test
 	SWIFT='$(SWIFT)' STORAGE_SUITES='$(STORAGE_SUITES)' scripts/test-stages
