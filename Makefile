@@ -41,9 +41,11 @@ cluster-stop:
 ## `swift test`, then every other suite serially: many start in-process servers whose deferred handlers run on Swift's
 ## cooperative pool (two threads here); CPU-bound known-answer tests running beside them would starve those handlers
 ## and turn socket reads into timeouts that say nothing about the server.
-## Then the storage, surface and end-to-end suites again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: harnesses and
-## test servers, through POSTERN_DATABASE_URL, take a new database on a server the tests start on loopback with
-## scripts/pg-temp, and remove).
+## Suites whose tests take `StorageBackend.allCases` run both backends in that pass. Then the surface, web inbox and
+## end-to-end suites whose harnesses still read POSTERN_TEST_STORAGE (STORAGE_SUITES; a suite that does not read it
+## would only repeat itself there) again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: harnesses and test servers,
+## through POSTERN_DATABASE_URL, take a new database on a server the tests start on loopback with scripts/pg-temp,
+## and remove).
 ## Last, four Python stages at once, each logged to .build/test-logs/<stage>.log (a failed one's log is printed):
 ## the client tests (scripts/client-tests): Mail.td's Python SDKs, unmodified, and a reader that follows
 ## /llms.txt alone, each against a real server (the SDKs install themselves into .build/);
@@ -53,7 +55,7 @@ cluster-stop:
 ## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
 ## restarts, kill -9 and a PostgreSQL restart mid-load;
 ## schemathesis on every documented operation (scripts/schemathesis, about a minute).
-STORAGE_SUITES = StorageTests|WebInboxTests|PostgresClientTests|MailStoreTests|WebhooksTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests|PosternAppTests
+STORAGE_SUITES = WebInboxTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests|PosternAppTests
 test:
 	@scripts/bootstrap --test
 	SWIFT='$(SWIFT)' STORAGE_SUITES='$(STORAGE_SUITES)' scripts/test-stages
