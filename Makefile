@@ -60,7 +60,8 @@ test:
 	@scripts/bootstrap --test
 	SWIFT='$(SWIFT)' STORAGE_SUITES='$(STORAGE_SUITES)' scripts/test-stages
 
-## Only the storage, surface and end-to-end suites on PostgreSQL.
+## Only the suites of STORAGE_SUITES on PostgreSQL (the ones that take StorageBackend.allCases run on both backends in
+## any `swift test`).
 test-postgres: build
 	@scripts/bootstrap --test
 	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --no-parallel --filter '$(STORAGE_SUITES)'
