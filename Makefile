@@ -55,7 +55,7 @@ cluster-stop:
 ## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
 ## restarts, kill -9 and a PostgreSQL restart mid-load;
 ## schemathesis on every documented operation (scripts/schemathesis, about a minute).
-STORAGE_SUITES = WebInboxTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests|PosternAppTests
+STORAGE_SUITES = WebInboxTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests\.OAuthAgentsTests|PosternAppTests
 test:
 	@scripts/bootstrap --test
 	SWIFT='$(SWIFT)' STORAGE_SUITES='$(STORAGE_SUITES)' scripts/test-stages
