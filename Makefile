@@ -35,33 +35,33 @@ cluster-stop:
 	scripts/cluster stop "$$dir" && echo "stopped the cluster in $$dir" && \
 	if [ "$$(cat .build/cluster-dir 2>/dev/null)" = "$$(cd "$$(dirname "$$dir")" 2>/dev/null && pwd)/$$(basename "$$dir")" ]; then rm -f .build/cluster-dir; fi
 
-## Every test: unit, known-answer and end-to-end against a real server on port 0.
-## Serial: many suites start in-process servers whose deferred handlers run on Swift's cooperative pool
-## (two threads here); CPU-bound known-answer tests running beside them would starve those handlers
+## Every test: unit, known-answer and end-to-end against a real server on port 0, in the stages of
+## scripts/test-stages, which prints the wall time of each at the end (also after a failure).
+## The build, then the known-answer suites (pure code: crypto, JWT, PoW, MIME, the HTTP parser) in a parallel
+## `swift test`, then every other suite serially: many start in-process servers whose deferred handlers run on Swift's
+## cooperative pool (two threads here); CPU-bound known-answer tests running beside them would starve those handlers
 ## and turn socket reads into timeouts that say nothing about the server.
-## Then the client tests (scripts/client-tests): Mail.td's Python SDKs, unmodified, and a reader that follows
-## /llms.txt alone, each against a real server (the SDKs install themselves into .build/).
-## Then outbound delivery end to end (scripts/outbound-tests): direct mode into a real Postfix found through a loopback
-## DNS server, relay mode through an aiosmtpd smarthost that requires AUTH.
-## Then the storage, surface and end-to-end suites again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: harnesses and
-## test servers, through POSTERN_DATABASE_URL, take a new database on a server the tests start on loopback with
-## scripts/pg-temp, and remove).
-## Then the cluster tests (Tests/Cluster/cluster_tests.py, about 40 s): two instances of the debug build on one PostgreSQL behind
+## Suites whose tests take `StorageBackend.allCases` run both backends in that pass. Then the surface, web inbox and
+## end-to-end suites whose harnesses still read POSTERN_TEST_STORAGE (STORAGE_SUITES; a suite that does not read it
+## would only repeat itself there) again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: harnesses and test servers,
+## through POSTERN_DATABASE_URL, take a new database on a server the tests start on loopback with scripts/pg-temp,
+## and remove).
+## Last, four Python stages at once, each logged to .build/test-logs/<stage>.log (a failed one's log is printed):
+## the client tests (scripts/client-tests): Mail.td's Python SDKs, unmodified, and a reader that follows
+## /llms.txt alone, each against a real server (the SDKs install themselves into .build/);
+## outbound delivery end to end (scripts/outbound-tests): direct mode into a real Postfix found through a loopback
+## DNS server, relay mode through an aiosmtpd smarthost that requires AUTH (the only stage on fixed addresses);
+## the cluster tests (Tests/Cluster/cluster_tests.py): two instances of the debug build on one PostgreSQL behind
 ## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
-## restarts, kill -9 and a PostgreSQL restart mid-load.
-## Last, schemathesis on every documented operation (scripts/schemathesis, about a minute).
-STORAGE_SUITES = StorageTests|PostgresClientTests|MailStoreTests|MailDeliveryTests|OAuthGrantsTests|CustomDomainsTests|WebhooksTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests|PosternAppTests
+## restarts, kill -9 and a PostgreSQL restart mid-load;
+## schemathesis on every documented operation (scripts/schemathesis, about a minute).
+STORAGE_SUITES = WebInboxTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests\.OAuthAgentsTests|PosternAppTests
 test:
 	@scripts/bootstrap --test
-	scripts/check-imports
-	$(SWIFT) test --no-parallel
-	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --skip-build --no-parallel --filter '$(STORAGE_SUITES)'
-	scripts/client-tests
-	scripts/outbound-tests
-	POSTERN_BIN=.build/debug/postern Tests/Cluster/cluster_tests.py
-	scripts/schemathesis
+	SWIFT='$(SWIFT)' STORAGE_SUITES='$(STORAGE_SUITES)' scripts/test-stages
 
-## Only the storage, surface and end-to-end suites on PostgreSQL.
+## Only the suites of STORAGE_SUITES on PostgreSQL (the ones that take StorageBackend.allCases run on both backends in
+## any `swift test`).
 test-postgres: build
 	@scripts/bootstrap --test
 	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --no-parallel --filter '$(STORAGE_SUITES)'

@@ -6,7 +6,7 @@ import PosternTestSupport
 import Storage
 import Testing
 
-/// A claimed domain's DKIM keys, on the backend under test (`POSTERN_TEST_STORAGE`): made when the domain is added,
+/// A claimed domain's DKIM keys, on each backend (`StorageBackend.allCases`): made when the domain is added,
 /// their `_domainkey` records shown and looked up beside the claim's own, never a condition of its verification.
 @Suite("Custom domains: the DKIM keys of a claimed domain")
 struct CustomDomainSigningKeysTests {
@@ -35,9 +35,11 @@ struct CustomDomainSigningKeysTests {
         #expect(!SigningKeyRecord(name: "s._domainkey.x.example", value: "").isPublished(as: ""), "no tags, no match")
     }
 
-    @Test("adding a domain makes its RSA and Ed25519 keys once; a second claim keeps them; a refused one makes none")
-    func keysOnAdd() async throws {
-        let test = try CustomDomainsTests.database()
+    @Test(
+        "adding a domain makes its RSA and Ed25519 keys once; a second claim keeps them; a refused one makes none",
+        arguments: StorageBackend.allCases)
+    func keysOnAdd(_ backend: StorageBackend) async throws {
+        let test = try CustomDomainsTests.database(backend)
         let (domains, store) = try Self.domains(test)
         #expect(try store.history(for: "keys.example").isEmpty)
         _ = try await domains.add("Keys.Example", for: CustomDomainsTests.ada, limit: 5, served: [], now: 100)
@@ -66,13 +68,15 @@ struct CustomDomainSigningKeysTests {
         #expect(try store.history(for: "plain.example").isEmpty)
     }
 
-    @Test("the records are looked up: published only when the selector's TXT carries the key; verified without them")
-    func checkRecords() async throws {
+    @Test(
+        "the records are looked up: published only when the selector's TXT carries the key; verified without them",
+        arguments: StorageBackend.allCases)
+    func checkRecords(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
         let resolver = CustomDomainsTests.resolver(server)
-        let test = try CustomDomainsTests.database()
+        let test = try CustomDomainsTests.database(backend)
         let (domains, _) = try Self.domains(test)
         let claim = try await domains.add("dkim.example", for: CustomDomainsTests.ada, limit: 5, served: [], now: 100)
         zone.set("dkim.example", CustomDomainsTests.txt, .txt([claim.verifyToken]))

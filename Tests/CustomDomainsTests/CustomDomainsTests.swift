@@ -5,7 +5,7 @@ import Storage
 import Synchronization
 import Testing
 
-/// One table of claims for owners and Mail.td Pro users, on the backend under test (`POSTERN_TEST_STORAGE`).
+/// One table of claims for owners and Mail.td Pro users, on each backend (`StorageBackend.allCases`).
 @Suite("Custom domains: one model of claims for every surface")
 struct CustomDomainsTests {
     static let txt: UInt16 = 16
@@ -13,9 +13,9 @@ struct CustomDomainsTests {
     static let bob = DomainHolder.owner("o-bob")
     static let pro = DomainHolder.proUser("u-pro")
 
-    /// A migrated database with two owners and one Pro user.
-    static func database() throws -> TestDatabase {
-        let test = try StorageBackend.current.makeDatabase()
+    /// A migrated database of `backend` with two owners and one Pro user.
+    static func database(_ backend: StorageBackend) throws -> TestDatabase {
+        let test = try backend.makeDatabase()
         try test.database.writeSync { connection in
             for id in ["o-ada", "o-bob"] {
                 try connection.run(
@@ -35,13 +35,15 @@ struct CustomDomainsTests {
         DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(300))
     }
 
-    @Test("only the claim's own TXT token verifies; an MX naming this server and another claim's token do not")
-    func ownTokenOnly() async throws {
+    @Test(
+        "only the claim's own TXT token verifies; an MX naming this server and another claim's token do not",
+        arguments: StorageBackend.allCases)
+    func ownTokenOnly(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         zone.set("x.example", 15, .mx([.init(10, "mx.postern.test")]))
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let test = try Self.database()
+        let test = try Self.database(backend)
         let domains = CustomDomains(database: test.database)
         let mine = try await domains.add("X.Example.", for: Self.ada, limit: 5, served: [], now: 100)
         let theirs = try await domains.add("x.example", for: Self.pro, limit: 5, served: [], now: 100)
@@ -59,12 +61,14 @@ struct CustomDomainsTests {
             "another holder's claim id finds nothing")
     }
 
-    @Test("a domain one surface holds verified is taken for the other; verifying drops every pending claim on it")
-    func oneHolderAcrossSurfaces() async throws {
+    @Test(
+        "a domain one surface holds verified is taken for the other; verifying drops every pending claim on it",
+        arguments: StorageBackend.allCases)
+    func oneHolderAcrossSurfaces(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let test = try Self.database()
+        let test = try Self.database(backend)
         let domains = CustomDomains(database: test.database)
         let owners = try await domains.add("shared.example", for: Self.bob, limit: 5, served: [], now: 100)
         let pros = try await domains.add("shared.example", for: Self.pro, limit: 5, served: [], now: 100)
@@ -94,12 +98,14 @@ struct CustomDomainsTests {
         }
     }
 
-    @Test("an owner and a Pro user verifying one domain at once: exactly one holds it, the other is taken or gone")
-    func racingVerifies() async throws {
+    @Test(
+        "an owner and a Pro user verifying one domain at once: exactly one holds it, the other is taken or gone",
+        arguments: StorageBackend.allCases)
+    func racingVerifies(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let test = try Self.database()
+        let test = try Self.database(backend)
         let domains = CustomDomains(database: test.database)
         let other = CustomDomains(database: try test.another())
         for round in 0..<8 {
@@ -136,9 +142,11 @@ struct CustomDomainsTests {
         do { return .success(try await body()) } catch { return .failure(error) }
     }
 
-    @Test("delete asks the holder's own surface for mailboxes in its transaction: 'in use' refuses it")
-    func deleteInUse() async throws {
-        let test = try Self.database()
+    @Test(
+        "delete asks the holder's own surface for mailboxes in its transaction: 'in use' refuses it",
+        arguments: StorageBackend.allCases)
+    func deleteInUse(_ backend: StorageBackend) async throws {
+        let test = try Self.database(backend)
         let agents = Mailboxes(kind: .owner, addresses: [])
         let mailtd = Mailboxes(kind: .proUser, addresses: ["left@kept.example"])
         let domains = CustomDomains(database: test.database, mailboxes: [agents, mailtd])
@@ -157,9 +165,11 @@ struct CustomDomainsTests {
         #expect(try await !domains.isAddressHeldElsewhere("left@kept.example", than: Self.pro), "its own surface's")
     }
 
-    @Test("pending claims lapse after the window: listing, adding and the purge delete them; verified ones stay")
-    func lapse() async throws {
-        let test = try Self.database()
+    @Test(
+        "pending claims lapse after the window: listing, adding and the purge delete them; verified ones stay",
+        arguments: StorageBackend.allCases)
+    func lapse(_ backend: StorageBackend) async throws {
+        let test = try Self.database(backend)
         let domains = CustomDomains(database: test.database, verificationWindow: 1000)
         let old = try await domains.add("old.example", for: Self.ada, limit: 1, served: [], now: 100)
         _ = try await domains.add("pro.example", for: Self.pro, limit: 1, served: [], now: 100)

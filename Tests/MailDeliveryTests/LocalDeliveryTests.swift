@@ -5,8 +5,8 @@ import MailStore
 import PosternTestSupport
 import Testing
 
-/// ``LocalDelivery`` over a memory directory and a real ``MailStore`` (`StorageBackend.current`: SQLite, or
-/// PostgreSQL under `POSTERN_TEST_STORAGE=postgres`): which recipients are local, and what is stored for each.
+/// ``LocalDelivery`` over a memory directory and a real ``MailStore`` on each backend (every test takes
+/// `StorageBackend.allCases`): which recipients are local, and what is stored for each.
 @Suite("LocalDelivery: recipient verdicts and the copies stored")
 struct LocalDeliveryTests {
     static let directory = MemoryDirectory(
@@ -15,15 +15,15 @@ struct LocalDeliveryTests {
                  "tiny@local.test": 10])
     static let message = Array("From: a@remote.test\r\nSubject: hello\r\n\r\nbody\r\n".utf8)
 
-    /// A delivery into a fresh database; the store beside it, to read back what was stored.
+    /// A delivery into a fresh database of `backend`; the store beside it, to read back what was stored.
     struct Setup {
         let test: TestDatabase
         let store: MailStore
         let delivery: LocalDelivery
 
-        init(directory: MemoryDirectory = LocalDeliveryTests.directory, policy: RecipientPolicy = RecipientPolicy(),
-             maximumMessageBytes: Int = 1 << 20) throws {
-            test = try StorageBackend.current.makeDatabase(logger: Logger(label: "mail-delivery-tests"))
+        init(_ backend: StorageBackend, directory: MemoryDirectory = LocalDeliveryTests.directory,
+             policy: RecipientPolicy = RecipientPolicy(), maximumMessageBytes: Int = 1 << 20) throws {
+            test = try backend.makeDatabase(logger: Logger(label: "mail-delivery-tests"))
             store = MailStore(database: test.database)
             delivery = LocalDelivery(
                 directory: directory, store: store, maximumMessageBytes: maximumMessageBytes, policy: policy,
@@ -36,9 +36,11 @@ struct LocalDeliveryTests {
         }
     }
 
-    @Test("verdicts: a local mailbox is accepted, a local domain's unknown user is unknown, another domain is relay")
-    func verdicts() async throws {
-        let setup = try Setup()
+    @Test(
+        "verdicts: a local mailbox is accepted, a local domain's unknown user is unknown, another domain is relay",
+        arguments: StorageBackend.allCases)
+    func verdicts(_ backend: StorageBackend) async throws {
+        let setup = try Setup(backend)
         #expect(await setup.delivery.verdict(forRecipient: "alice@local.test") == .accept)
         #expect(await setup.delivery.verdict(forRecipient: "ALICE@Local.Test") == .accept)
         #expect(await setup.delivery.verdict(forRecipient: "carol@local.test") == .unknownLocal)
@@ -47,9 +49,11 @@ struct LocalDeliveryTests {
         #expect(await setup.delivery.verdict(forRecipient: "alice+news@local.test") == .unknownLocal)
     }
 
-    @Test("with a delimiter a subaddress resolves to its base; an account named with the tag itself wins")
-    func subaddresses() async throws {
-        let setup = try Setup(policy: RecipientPolicy(delimiters: "+"))
+    @Test(
+        "with a delimiter a subaddress resolves to its base; an account named with the tag itself wins",
+        arguments: StorageBackend.allCases)
+    func subaddresses(_ backend: StorageBackend) async throws {
+        let setup = try Setup(backend, policy: RecipientPolicy(delimiters: "+"))
         #expect(await setup.delivery.verdict(forRecipient: "alice+news@local.test") == .accept)
         #expect(await setup.delivery.verdict(forRecipient: "carol+news@local.test") == .unknownLocal)
         #expect(await setup.delivery.verdict(forRecipient: "+news@local.test") == .unknownLocal)
@@ -59,15 +63,17 @@ struct LocalDeliveryTests {
         #expect(literal == .local(Recipient(address: "alice+team@local.test", quota: 1_000_000)))
     }
 
-    @Test("with the catch-all every address is accepted; unreadable accounts accept only a local domain")
-    func catchAllAndUnreadableVerdicts() async throws {
-        let catching = try Setup(policy: RecipientPolicy(catchAll: RecipientPolicy.catchAll()))
+    @Test(
+        "with the catch-all every address is accepted; unreadable accounts accept only a local domain",
+        arguments: StorageBackend.allCases)
+    func catchAllAndUnreadableVerdicts(_ backend: StorageBackend) async throws {
+        let catching = try Setup(backend, policy: RecipientPolicy(catchAll: RecipientPolicy.catchAll()))
         #expect(await catching.delivery.verdict(forRecipient: "carol@local.test") == .accept)
         #expect(await catching.delivery.verdict(forRecipient: "anyone@remote.test") == .accept)
 
         var down = Self.directory
         down.failing = true
-        let failing = try Setup(directory: down)
+        let failing = try Setup(backend, directory: down)
         #expect(await failing.delivery.verdict(forRecipient: "alice@local.test") == .accept)
         #expect(await failing.delivery.verdict(forRecipient: "alice@remote.test") == .relayDenied)
         await #expect(throws: MemoryDirectory.Unreadable.self) {
@@ -76,9 +82,11 @@ struct LocalDeliveryTests {
         }
     }
 
-    @Test("one copy per local mailbox however many of its subaddresses were named; foreign recipients are skipped")
-    func oneCopyPerMailbox() async throws {
-        let setup = try Setup(policy: RecipientPolicy(delimiters: "+"))
+    @Test(
+        "one copy per local mailbox however many of its subaddresses were named; foreign recipients are skipped",
+        arguments: StorageBackend.allCases)
+    func oneCopyPerMailbox(_ backend: StorageBackend) async throws {
+        let setup = try Setup(backend, policy: RecipientPolicy(delimiters: "+"))
         let envelope = MailEnvelope(
             mailFrom: "a@remote.test",
             recipients: ["alice@local.test", "Alice+News@local.test", "bob@local.test", "carol@local.test",
@@ -94,9 +102,11 @@ struct LocalDeliveryTests {
         #expect(stored.summary.receivedAt == 1_700_000_000)
     }
 
-    @Test("no local recipient left: noLocalRecipient and nothing stored; with the catch-all, one copy kept there")
-    func noLocalRecipient() async throws {
-        let setup = try Setup()
+    @Test(
+        "no local recipient left: noLocalRecipient and nothing stored; with the catch-all, one copy kept there",
+        arguments: StorageBackend.allCases)
+    func noLocalRecipient(_ backend: StorageBackend) async throws {
+        let setup = try Setup(backend)
         let envelope = MailEnvelope(mailFrom: "a@remote.test", recipients: ["carol@local.test", "dave@remote.test"])
         await #expect {
             _ = try await setup.delivery.store(envelope, data: Self.message)
@@ -106,15 +116,17 @@ struct LocalDeliveryTests {
         }
         #expect(try await setup.inbox(RecipientPolicy.catchAllAddress).isEmpty)
 
-        let catching = try Setup(policy: RecipientPolicy(catchAll: RecipientPolicy.catchAll()))
+        let catching = try Setup(backend, policy: RecipientPolicy(catchAll: RecipientPolicy.catchAll()))
         let id = try await catching.delivery.store(envelope, data: Self.message)
         #expect(try await catching.inbox(RecipientPolicy.catchAllAddress) == [id])
         #expect(try await catching.inbox("carol@local.test").isEmpty)
     }
 
-    @Test("a full mailbox refuses the whole delivery (one transaction); deliverEach refuses only its copy")
-    func quotas() async throws {
-        let setup = try Setup()
+    @Test(
+        "a full mailbox refuses the whole delivery (one transaction); deliverEach refuses only its copy",
+        arguments: StorageBackend.allCases)
+    func quotas(_ backend: StorageBackend) async throws {
+        let setup = try Setup(backend)
         let envelope = MailEnvelope(mailFrom: "a@remote.test", recipients: ["alice@local.test", "tiny@local.test"])
         await #expect {
             _ = try await setup.delivery.store(envelope, data: Self.message)
@@ -134,9 +146,9 @@ struct LocalDeliveryTests {
         #expect(try await setup.inbox("tiny@local.test").isEmpty)
     }
 
-    @Test("a message past the MIME limits is unreadable and nothing is stored")
-    func unreadable() async throws {
-        let setup = try Setup(maximumMessageBytes: 32)
+    @Test("a message past the MIME limits is unreadable and nothing is stored", arguments: StorageBackend.allCases)
+    func unreadable(_ backend: StorageBackend) async throws {
+        let setup = try Setup(backend, maximumMessageBytes: 32)
         let envelope = MailEnvelope(mailFrom: "a@remote.test", recipients: ["alice@local.test"])
         await #expect {
             _ = try await setup.delivery.store(envelope, data: Self.message)

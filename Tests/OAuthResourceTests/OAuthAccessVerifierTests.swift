@@ -10,11 +10,8 @@ import Testing
 
 @Suite("OAuth access tokens at the resource side: verified, tied to a live grant, refused at once when revoked")
 struct OAuthAccessVerifierTests {
-    let fixture: OAuthVerifierFixture
-    init() throws { fixture = try OAuthVerifierFixture() }
-
     func refused(
-        _ token: String, _ resources: Set<AccessGrant.Resource> = [.jmap],
+        _ fixture: OAuthVerifierFixture, _ token: String, _ resources: Set<AccessGrant.Resource> = [.jmap],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async {
         let error = await #expect(throws: AuthenticationRefusal.self, sourceLocation: sourceLocation) {
@@ -23,8 +20,11 @@ struct OAuthAccessVerifierTests {
         #expect(error?.kind == .invalidToken && error?.status == 401, sourceLocation: sourceLocation)
     }
 
-    @Test("a token of a live grant opens it: owner, client, resource, scopes and default inbox")
-    func valid() async throws {
+    @Test(
+        "a token of a live grant opens it: owner, client, resource, scopes and default inbox",
+        arguments: StorageBackend.allCases)
+    func valid(_ backend: StorageBackend) async throws {
+        let fixture = try OAuthVerifierFixture(backend)
         let issued = try fixture.issue(audience: OAuthVerifierFixture.mcp, scope: "mail.read")
         let grant = try await fixture.verifier.grant(for: issued.token, resources: [.mcp])
         #expect(
@@ -35,18 +35,19 @@ struct OAuthAccessVerifierTests {
         #expect(try fixture.counted("valid") == 1)
     }
 
-    @Test("revoking the grant refuses its tokens at once, cached or not")
-    func revocation() async throws {
+    @Test("revoking the grant refuses its tokens at once, cached or not", arguments: StorageBackend.allCases)
+    func revocation(_ backend: StorageBackend) async throws {
+        let fixture = try OAuthVerifierFixture(backend)
         let issued = try fixture.issue()
         _ = try await fixture.verifier.grant(for: issued.token, resources: [.jmap])
         #expect(fixture.cache.count == 1)
         try await fixture.rows.revoke(issued.grant, at: fixture.clock.now)
         // The revocation path invalidates this instance's cache (on PostgreSQL, through `postern_grants`).
         fixture.cache.invalidate(grantID: issued.grant)
-        await refused(issued.token)
+        await refused(fixture, issued.token)
         #expect(try fixture.counted("revoked") == 1)
 
-        let uncached = try OAuthVerifierFixture(cacheGrants: false)
+        let uncached = try OAuthVerifierFixture(backend, cacheGrants: false)
         let other = try uncached.issue()
         _ = try await uncached.verifier.grant(for: other.token, resources: [.jmap])
         try await uncached.rows.revoke(other.grant, at: uncached.clock.now)
@@ -75,11 +76,14 @@ struct OAuthAccessVerifierTests {
         #expect(cache.record(jti: "j-1", now: 1_800_000_000) == nil && cache.count == 0)
     }
 
-    @Test("an expired token is refused past the 30 s leeway, and a grant past its chain's end at once")
-    func expired() async throws {
+    @Test(
+        "an expired token is refused past the 30 s leeway, and a grant past its chain's end at once",
+        arguments: StorageBackend.allCases)
+    func expired(_ backend: StorageBackend) async throws {
+        let fixture = try OAuthVerifierFixture(backend)
         let issued = try fixture.issue()
         fixture.clock.advance(900 + 31)
-        await refused(issued.token)
+        await refused(fixture, issued.token)
         #expect(try fixture.counted("expired") == 1)
 
         let owner = try fixture.rows.owner()
@@ -92,26 +96,31 @@ struct OAuthAccessVerifierTests {
             fixture.claims(
                 owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-ended"),
             for: .oauthAccess)
-        await refused(token)
+        await refused(fixture, token)
         #expect(try fixture.counted("revoked") == 1)
     }
 
-    @Test("a token for another audience is refused: /mcp at JMAP, /jmap at MCP, an unknown resource anywhere")
-    func wrongAudience() async throws {
-        await refused(try fixture.issue(audience: OAuthVerifierFixture.mcp).token, [.jmap, .anyAgent])
-        await refused(try fixture.issue(audience: OAuthVerifierFixture.jmap).token, [.mcp])
-        await refused(try fixture.issue(audience: "https://elsewhere.example/jmap").token, [.jmap, .mcp, .anyAgent])
-        await refused(try fixture.issue(audience: OAuthVerifierFixture.jmap + "/").token, [.jmap])
+    @Test(
+        "a token for another audience is refused: /mcp at JMAP, /jmap at MCP, an unknown resource anywhere",
+        arguments: StorageBackend.allCases)
+    func wrongAudience(_ backend: StorageBackend) async throws {
+        let fixture = try OAuthVerifierFixture(backend)
+        await refused(fixture, try fixture.issue(audience: OAuthVerifierFixture.mcp).token, [.jmap, .anyAgent])
+        await refused(fixture, try fixture.issue(audience: OAuthVerifierFixture.jmap).token, [.mcp])
+        await refused(
+            fixture, try fixture.issue(audience: "https://elsewhere.example/jmap").token, [.jmap, .mcp, .anyAgent])
+        await refused(fixture, try fixture.issue(audience: OAuthVerifierFixture.jmap + "/").token, [.jmap])
         #expect(try fixture.counted("wrong_audience") == 4)
         let bound = try fixture.issue(audience: "urn:atomicmail:agent:0b9d0f6e-8a4c-4a53-9d55-3c1f0d1e2f3a")
         #expect(
             try await fixture.verifier.grant(for: bound.token, resources: [.anyAgent]).resource
                 == .agent(accountID: "0b9d0f6e-8a4c-4a53-9d55-3c1f0d1e2f3a"))
-        await refused(bound.token, [.jmap, .mcp])
+        await refused(fixture, bound.token, [.jmap, .mcp])
     }
 
-    @Test("a token of another issuer is refused")
-    func wrongIssuer() async throws {
+    @Test("a token of another issuer is refused", arguments: StorageBackend.allCases)
+    func wrongIssuer(_ backend: StorageBackend) async throws {
+        let fixture = try OAuthVerifierFixture(backend)
         let owner = try fixture.rows.owner()
         let client = try fixture.rows.client()
         let grant = try fixture.rows.grant(
@@ -122,12 +131,15 @@ struct OAuthAccessVerifierTests {
                 owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "jti-iss",
                 issuer: "https://evil.example"),
             for: .oauthAccess)
-        await refused(token)
+        await refused(fixture, token)
         #expect(try fixture.counted("wrong_issuer") == 1)
     }
 
-    @Test("algorithm confusion: RS256, HS256, alg none and an EdDSA token typed JWT are all refused")
-    func algorithmConfusion() async throws {
+    @Test(
+        "algorithm confusion: RS256, HS256, alg none and an EdDSA token typed JWT are all refused",
+        arguments: StorageBackend.allCases)
+    func algorithmConfusion(_ backend: StorageBackend) async throws {
+        let fixture = try OAuthVerifierFixture(backend)
         let owner = try fixture.rows.owner()
         let client = try fixture.rows.client()
         let grant = try fixture.rows.grant(
@@ -138,26 +150,29 @@ struct OAuthAccessVerifierTests {
         let good = try fixture.keys.sign(claims, for: .oauthAccess)
         _ = try await fixture.verifier.grant(for: good, resources: [.jmap])
 
-        await refused(try fixture.keys.sign(claims, algorithm: .rs256))
-        await refused(try fixture.keys.sign(claims, algorithm: .hs256))
-        await refused(try fixture.keys.sign(claims, algorithm: .edDSA))  // typ JWT, not at+jwt
+        await refused(fixture, try fixture.keys.sign(claims, algorithm: .rs256))
+        await refused(fixture, try fixture.keys.sign(claims, algorithm: .hs256))
+        await refused(fixture, try fixture.keys.sign(claims, algorithm: .edDSA))  // typ JWT, not at+jwt
         let payload = good.split(separator: ".")[1]
         let none = Base64URL.encode(Array(#"{"alg":"none","typ":"at+jwt","kid":"ed-1"}"#.utf8)) + "." + payload + "."
-        await refused(none)
+        await refused(fixture, none)
         // The EdDSA key's kid with a header claiming HS256: the algorithm comes from the key, never the header.
         let forgedHeader = Base64URL.encode(Array(#"{"alg":"HS256","typ":"at+jwt","kid":"ed-1"}"#.utf8))
-        await refused(forgedHeader + "." + payload + "." + good.split(separator: ".")[2])
+        await refused(fixture, forgedHeader + "." + payload + "." + good.split(separator: ".")[2])
         // A signature over other claims (a widened scope) does not verify.
         var widened = claims
         widened["scope"] = "mail.read mail.send"
-        await refused(
+        await refused(fixture, 
             String(good.split(separator: ".")[0]) + "." + Base64URL.encode(widened.json.serialize()) + "."
                 + good.split(separator: ".")[2])
         #expect(try fixture.counted("invalid") == 6)
     }
 
-    @Test("an unknown jti, and a token whose claims disagree with its grant row, are refused")
-    func unknownGrant() async throws {
+    @Test(
+        "an unknown jti, and a token whose claims disagree with its grant row, are refused",
+        arguments: StorageBackend.allCases)
+    func unknownGrant(_ backend: StorageBackend) async throws {
+        let fixture = try OAuthVerifierFixture(backend)
         let owner = try fixture.rows.owner()
         let client = try fixture.rows.client()
         let grant = try fixture.rows.grant(
@@ -166,7 +181,7 @@ struct OAuthAccessVerifierTests {
             fixture.claims(
                 owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read", jti: "nobody"),
             for: .oauthAccess)
-        await refused(unrecorded)
+        await refused(fixture, unrecorded)
         try fixture.rows.token(jti: "jti-x", grant: grant, expiresAt: fixture.clock.now + 900)
         let otherOwner = try fixture.rows.owner()
         for claims in [
@@ -181,19 +196,21 @@ struct OAuthAccessVerifierTests {
                 owner: owner, client: client, audience: OAuthVerifierFixture.jmap, scope: "mail.read mail.send",
                 jti: "jti-x"),
         ] {
-            await refused(try fixture.keys.sign(claims, for: .oauthAccess), [.jmap, .mcp])
+            await refused(fixture, try fixture.keys.sign(claims, for: .oauthAccess), [.jmap, .mcp])
         }
         #expect(try fixture.counted("unknown_grant") == 5)
     }
 
-    @Test("a scope outside mail.read and mail.send, or an empty one, is refused")
-    func unknownScope() async throws {
-        await refused(try fixture.issue(scope: "mail.read admin").token)
-        await refused(try fixture.issue(scope: "").token)
+    @Test("a scope outside mail.read and mail.send, or an empty one, is refused", arguments: StorageBackend.allCases)
+    func unknownScope(_ backend: StorageBackend) async throws {
+        let fixture = try OAuthVerifierFixture(backend)
+        await refused(fixture, try fixture.issue(scope: "mail.read admin").token)
+        await refused(fixture, try fixture.issue(scope: "").token)
     }
 
-    @Test("only a header typed at+jwt is taken for an access token")
-    func routingHint() throws {
+    @Test("only a header typed at+jwt is taken for an access token", arguments: StorageBackend.allCases)
+    func routingHint(_ backend: StorageBackend) throws {
+        let fixture = try OAuthVerifierFixture(backend)
         let issued = try fixture.issue()
         #expect(BearerAuthenticator.isAccessToken(issued.token))
         let capability = try fixture.keys.sign(

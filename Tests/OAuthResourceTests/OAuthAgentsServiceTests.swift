@@ -8,10 +8,7 @@ import Testing
 
 @Suite("GET /api/v1/agents behind the shared middleware")
 struct OAuthAgentsServiceTests {
-    let fixture: OAuthVerifierFixture
-    init() throws { fixture = try OAuthVerifierFixture() }
-
-    func router(requestsPerMinute: Int, enabled: Bool = true) -> ContextRouter {
+    func router(_ fixture: OAuthVerifierFixture, requestsPerMinute: Int, enabled: Bool = true) -> ContextRouter {
         var limits = OAuthResourceConfiguration.RateLimits()
         limits.requestsPerMinute = requestsPerMinute
         limits.enabled = enabled
@@ -36,9 +33,12 @@ struct OAuthAgentsServiceTests {
                 remoteAddress: "192.0.2.7", requestID: "r"))
     }
 
-    @Test("past its per-client rate a request is 429 slow_down with Retry-After, whatever its bearer")
-    func rateLimited() async throws {
-        let router = router(requestsPerMinute: 2)
+    @Test(
+        "past its per-client rate a request is 429 slow_down with Retry-After, whatever its bearer",
+        arguments: StorageBackend.allCases)
+    func rateLimited(_ backend: StorageBackend) async throws {
+        let fixture = try OAuthVerifierFixture(backend)
+        let router = router(fixture, requestsPerMinute: 2)
         let token = try fixture.issue(audience: OAuthVerifierFixture.mcp).token
         #expect(await get(router, token: token).status == .ok)
         #expect(await get(router, token: "postern_ak_nothing").status == .unauthorized)
@@ -47,13 +47,16 @@ struct OAuthAgentsServiceTests {
         #expect(refused.headers["Retry-After"] != nil)
         #expect(String(decoding: refused.body, as: UTF8.self).contains(#""error":"slow_down""#))
 
-        let unlimited = self.router(requestsPerMinute: 2, enabled: false)
+        let unlimited = self.router(fixture, requestsPerMinute: 2, enabled: false)
         for _ in 0..<3 { #expect(await get(unlimited, token: token).status == .ok) }
     }
 
-    @Test("every bearer is verified as an access token: others are 401 invalid_token with the challenge")
-    func refusals() async throws {
-        let router = router(requestsPerMinute: 600)
+    @Test(
+        "every bearer is verified as an access token: others are 401 invalid_token with the challenge",
+        arguments: StorageBackend.allCases)
+    func refusals(_ backend: StorageBackend) async throws {
+        let fixture = try OAuthVerifierFixture(backend)
+        let router = router(fixture, requestsPerMinute: 600)
         for token in ["postern_ak_nothing", "a.b.c", try fixture.issue(audience: "urn:atomicmail:agent:x").token] {
             let response = await get(router, token: token)
             #expect(response.status == .unauthorized)

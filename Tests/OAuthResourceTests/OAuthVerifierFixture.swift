@@ -8,8 +8,8 @@ import OAuthResource
 import PosternTestSupport
 import Storage
 
-/// A database with the OAuth tables, a key set with an Ed25519, an RSA and an HMAC key, and a verifier over them;
-/// grants and tokens are written as the authorization server writes them (``OAuthGrantRows``).
+/// A database of one backend with the OAuth tables, a key set with an Ed25519, an RSA and an HMAC key, and a
+/// verifier over them; grants and tokens are written as the authorization server writes them (``OAuthGrantRows``).
 struct OAuthVerifierFixture {
     static let issuer = "https://postern.test"
     static let base = "https://postern.test"
@@ -24,8 +24,8 @@ struct OAuthVerifierFixture {
     let metrics = TestMetrics()
     let verifier: OAuthAccessVerifier
 
-    init(cacheGrants: Bool = true) throws {
-        test = try StorageBackend.current.makeDatabase()
+    init(_ backend: StorageBackend, cacheGrants: Bool = true) throws {
+        test = try backend.makeDatabase()
         rows = OAuthGrantRows(database: test.database)
         keys = try JWTKeySet(
             keys: [

@@ -2,6 +2,7 @@
 `listening on` line for the callers that start it on `--port 0` with a log file of their own."""
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -67,10 +68,15 @@ def install_packages(directory, requirements, modules, no_deps=False):
 
 
 def _pip_install(directory, requirements, modules, no_deps=False):
+    # Under a lock file beside the target: `make test` runs its Python stages at once, and on a fresh clone two of
+    # them (the cluster and outbound tests both want dnslib) would otherwise install into one directory together.
     target = os.path.join(ROOT, ".build", "client-sdks", directory)
-    if not all(os.path.exists(os.path.join(target, module)) for module in modules):
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
-                        target, *(["--no-deps"] if no_deps else []), *requirements], check=True)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with open(target + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not all(os.path.exists(os.path.join(target, module)) for module in modules):
+            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                            "--target", target, *(["--no-deps"] if no_deps else []), *requirements], check=True)
     return target
 
 
