@@ -20,7 +20,7 @@ final class RecordingTransport: OutboundTransport {
     private let state = Mutex(State())
     private let holds: Bool
 
-    /// - Parameter holds: when true, every delivery waits for ``releaseAll()`` (or ``releaseOne()``).
+    /// - Parameter holds: when true, every delivery waits for ``releaseNext()`` (or ``releaseOne()``).
     init(holds: Bool = false) {
         self.holds = holds
     }
@@ -81,7 +81,7 @@ final class RecordingTransport: OutboundTransport {
         return outcomes
     }
 
-    /// Returns once `count` deliveries have started.
+    /// Returns once `count` deliveries have started (a holding one may not hold yet: release it with ``releaseNext()``).
     func started(_ count: Int) async {
         await withCheckedContinuation { continuation in
             let now = state.withLock { state -> Bool in
