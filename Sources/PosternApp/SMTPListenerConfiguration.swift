@@ -1,4 +1,5 @@
 import ClientAddress
+import DNS
 import SMTPServer
 import ServerKit
 import ServerTLS
@@ -111,19 +112,12 @@ public struct SMTPListenerConfiguration: Sendable {
                 + "on, not \"\(hostname)\": receivers check the EHLO name, and bounces come from MAILER-DAEMON@ it")
     }
 
-    /// Whether `name` is a fully qualified domain name: two labels or more of letters, digits and inner hyphens (1 to
-    /// 63 characters each, 253 in all, an optional final dot), the last not all digits (an IPv4 address is not a name),
-    /// and not `localhost` nor under it (RFC 6761: it names this machine to everyone).
+    /// Whether `name` is a fully qualified domain name (``DomainName``: two labels or more of letters, digits and
+    /// inner hyphens, not an IP address, an optional final dot) and not `localhost` nor under it (RFC 6761: it names
+    /// this machine to everyone).
     static func isFullyQualified(_ name: String) -> Bool {
-        let bare = name.hasSuffix(".") ? String(name.dropLast()) : name
-        let labels = bare.lowercased().split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count >= 2, bare.utf8.count <= 253, let last = labels.last, last != "localhost",
-            !last.allSatisfy(\.isNumber)
-        else { return false }
-        return labels.allSatisfy { label in
-            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
-                && label.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
-        }
+        guard let name = DomainName.normalized(name) else { return false }
+        return !name.hasSuffix(".localhost")
     }
 
     /// The SMTP server's settings for a listener on `port` (the main one or the sandbox's): ``host`` (else
