@@ -1,6 +1,6 @@
 import Audit
-import Foundation
 import JSON
+import ServerKit
 import SigningKeys
 
 /// `postern keys list`'s lines: one a key, with its state in words. The stores list the keys they hold; a key killed
@@ -66,7 +66,5 @@ enum SigningKeyListing {
     }
 
     /// RFC 3339 in UTC, to the second.
-    static func time(_ seconds: Int64) -> String {
-        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
-    }
+    static func time(_ seconds: Int64) -> String { RFC3339.format(seconds) }
 }
