@@ -85,7 +85,8 @@ public final class SMTPClientDriver: Sendable {
         implicitTLS: Bool = false, settled: Settled? = nil
     ) -> SMTPDeliveryReport {
         var session = session
-        var unsettled = Array(session.messages.indices)
+        // Messages are decided in order: the first not yet told of.
+        var unsettled = 0
         let connection: OutboundConnection
         do {
             connection = try connect(host: host, addresses: addresses, port: port)
@@ -129,13 +130,9 @@ public final class SMTPClientDriver: Sendable {
                 }
             case .awaitReply(let timeout):
                 actions = awaitReply(&session, connection: connection, host: host, timeout: timeout)
-                if let settled {
-                    let ended = unsettled.filter { session.isDecided(message: $0) }
-                    unsettled.removeAll { ended.contains($0) }
-                    if !ended.isEmpty {
-                        let results = session.results
-                        for message in ended { settled(message, results[message]) }
-                    }
+                while let settled, unsettled < session.messages.count, session.isDecided(message: unsettled) {
+                    settled(unsettled, session.results(of: unsettled))
+                    unsettled += 1
                 }
             case .close:
                 actions = []

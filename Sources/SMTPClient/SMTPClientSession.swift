@@ -89,19 +89,20 @@ public struct SMTPClientSession: Sendable {
 
     /// Every recipient of every message, per message in order; recipients not decided yet are deferred
     /// (``SMTPClientFailure/notAttempted``; final once ``isFinished``).
-    public var results: [[SMTPRecipientResult]] {
-        messages.indices.map { message in
-            messages[message].recipients.indices.map { recipient in
-                decided[message][recipient]
-                    ?? SMTPRecipientResult(
-                        recipient: messages[message].recipients[recipient],
-                        status: .deferred(.client(.notAttempted)))
-            }
+    public var results: [[SMTPRecipientResult]] { messages.indices.map(results(of:)) }
+
+    /// The results of message `index`'s recipients, in order (see ``results``).
+    public func results(of message: Int) -> [SMTPRecipientResult] {
+        messages[message].recipients.indices.map { recipient in
+            decided[message][recipient]
+                ?? SMTPRecipientResult(
+                    recipient: messages[message].recipients[recipient], status: .deferred(.client(.notAttempted)))
         }
     }
 
     /// Whether every recipient of message `index` is decided: its outcome is final whatever the session does next
-    /// (a message's transaction ended; the queue may record it before the connection ends).
+    /// (a message's transaction ended; the queue may record it before the connection ends). Messages are decided in
+    /// order: one is decided before the next starts, and an ending session decides every one left.
     public func isDecided(message index: Int) -> Bool {
         decided.indices.contains(index) && !decided[index].contains(where: { $0 == nil })
     }
