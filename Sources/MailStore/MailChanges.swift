@@ -13,8 +13,6 @@ public final class MailChanges: Sendable {
     /// A point in the announcement sequence, taken before looking at the store.
     public struct Ticket: Sendable, Equatable {
         let generation: UInt64
-        /// ``anyChange``'s generation.
-        let any: Int
     }
 
     private struct Waiter {
@@ -33,7 +31,7 @@ public final class MailChanges: Sendable {
     private let state = Mutex(State())
 
     /// Signalled by every announcement, whatever its addresses: what waiters for a change anywhere (the webhook
-    /// queue's runner, the operator's waits) park on, through ``waitForAny(after:timeout:)`` or directly.
+    /// queue's runner, the operator's waits) park on, with its own tickets.
     public let anyChange = Wakeup()
 
     /// A stream with no waiters yet.
@@ -41,20 +39,12 @@ public final class MailChanges: Sendable {
 
     /// Now, in the announcement sequence.
     public func ticket() -> Ticket {
-        // The address generation first: an announcement between the two reads moves it, so an address wait returns at
-        // once, and a wait for any change was taken after it and looks at the store after it too.
-        let generation = state.withLock { $0.generation }
-        return Ticket(generation: generation, any: anyChange.ticket())
+        Ticket(generation: state.withLock { $0.generation })
     }
 
     /// How many waiters are parked for `address` right now (for tests that must know a waiter is waiting).
     public func waiting(for address: String) -> Int {
         state.withLock { state in state.waiters.values.count { $0.address == address && $0.continuation != nil } }
-    }
-
-    /// How many waiters woken by any address (``waitForAny(after:timeout:)``) are parked right now (for tests).
-    public var waitingForAny: Int {
-        anyChange.waiting
     }
 
     /// How many waiters are parked right now, for every address (the `postern_mail_waiting_requests` gauge).
@@ -78,12 +68,6 @@ public final class MailChanges: Sendable {
     /// `timeout`, or when the task is cancelled. The caller looks at the store again in every case.
     public func wait(for address: String, after ticket: Ticket, timeout: Duration) async {
         await park(address, after: ticket, timeout: timeout)
-    }
-
-    /// As ``wait(for:after:timeout:)``, woken by a change at any address (the webhook dispatcher, which delivers
-    /// every Pro user's mail).
-    public func waitForAny(after ticket: Ticket, timeout: Duration) async {
-        await anyChange.wait(after: ticket.any, timeout: timeout)
     }
 
     private func park(_ address: String, after ticket: Ticket, timeout: Duration) async {

@@ -75,12 +75,12 @@ extension MailStore {
     public func oldestMatch(_ search: MailSearch, timeout: Duration) async throws -> MailSummary? {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let ticket = changes.ticket()
+            let ticket = changes.anyChange.ticket()
             if let found = try await matching(search, newestFirst: false, limit: 1, offset: 0).first { return found }
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero, !Task.isCancelled else { return nil }
             let pause = database.dialect == .sqlite ? min(remaining, Self.unannouncedLookInterval) : remaining
-            await changes.waitForAny(after: ticket, timeout: pause)
+            await changes.anyChange.wait(after: ticket, timeout: pause)
         }
     }
 

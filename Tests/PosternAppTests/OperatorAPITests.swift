@@ -128,7 +128,7 @@ struct OperatorAPITests {
             try await client.request(
                 "GET", "/api/operator/messages/wait?to=late%40example.org&timeout=20", headers: Self.auth)
         }
-        while changes.waitingForAny == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        while changes.anyChange.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
         try await Self.send(server, to: ["other@example.org"], subject: "not this one")
         try await Self.send(server, to: ["late@example.org"], subject: "arrived")
         let response = try await waiting.value

@@ -162,7 +162,7 @@ struct OperatorMessageAPITests {
                 "GET", "/api/operator/messages/wait?since=\(newest)&timeout=20", headers: Self.auth)
         }
         let changes = server.runtime.mailChanges
-        while changes.waitingForAny == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        while changes.anyChange.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
         try await Self.send(server, OperatorAPITests.mail(subject: "four", to: "q@example.org"), to: "q@example.org")
         #expect(try await waiting.value.json()["subject"] as? String == "four")
         let old = try await client.request(
