@@ -18,7 +18,6 @@ Loopback only; needs root (port 25 on 127.0.0.7) and the debug build (or $POSTER
 """
 
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -27,7 +26,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, postern
 from postern_testkit.jmap_agent import JMAPAgent
-from postern_testkit.outbound import OutboundWorld, cli, until
+from postern_testkit.outbound import OutboundWorld, cli, reports, status_of, until
 from postern_testkit.smarthost import Receiver
 
 check = Checks()
@@ -40,20 +39,13 @@ def killed(base):
     base.process.wait(timeout=30)
 
 
-def status_of(agent, submission, recipient):
-    found = agent.submissions([submission])
-    return ((found[0].get("deliveryStatus") or {}).get(recipient, {}) if found else {}).get("delivered")
+def delivered(agent, submission, recipient):
+    return status_of(agent, submission, recipient)[0]
 
 
 def bounces(agent, recipient):
     """The delivery status reports with `Action: failed` for `recipient` in the agent's inbox."""
-    found = []
-    for message in agent.inbox():
-        raw = agent.download(message["blobId"])
-        if (b"report-type=delivery-status" in raw and re.search(rb"Action:\s*failed", raw)
-                and recipient.encode() in raw):
-            found.append(raw)
-    return found
+    return [report for report in reports(agent, "failed") if recipient in report]
 
 
 def killed_during_attempt(receiver, env, data):
@@ -73,7 +65,7 @@ def killed_during_attempt(receiver, env, data):
         arrived = until(lambda: receiver.messages_to(address), 60)
         elapsed = time.monotonic() - started
         check(bool(arrived), f"started again, the message left within a minute ({elapsed:.1f} s after the start)")
-        check(until(lambda: status_of(alice, sent, address) == "yes", 30) and len(receiver.messages_to(address)) == 1,
+        check(until(lambda: delivered(alice, sent, address) == "yes", 30) and len(receiver.messages_to(address)) == 1,
               f"delivered yes, and the receiver holds it once ({len(receiver.messages_to(address))})")
 
 
@@ -91,7 +83,7 @@ def killed_before_commit(receiver, env, data):
     with postern(env=env, data=data) as again:
         bob.base = again
         check(until(lambda: bounces(bob, address), 60), "started again, a bounce reached the sender")
-        check(until(lambda: status_of(bob, sent, address) == "no", 30), "the submission says no")
+        check(until(lambda: delivered(bob, sent, address) == "no", 30), "the submission says no")
         refused = receiver.refused
         time.sleep(4)  # four retry delays: a second bounce, or another attempt, would show by now
         found = bounces(bob, address)
@@ -122,14 +114,14 @@ def killed_mid_connection(receiver, env, data):
         check(receiver.connections == connections + 1, "both went over one connection")
         first = next((a for a in addresses if receiver.messages_to(a)), None)
         second = next(a for a in addresses if a != first)
-        check(first is not None and until(lambda: status_of(carol, sent[first], first) == "yes", 30),
+        check(first is not None and until(lambda: delivered(carol, sent[first], first) == "yes", 30),
               "the first is recorded delivered while the connection is still open")
         killed(base)
     receiver.stall_data = False
     with postern(env=env, data=data) as again:
         carol.base = again
         check(until(lambda: receiver.messages_to(second), 60), "started again, the second message left")
-        check(until(lambda: status_of(carol, sent[second], second) == "yes", 30), "and is recorded delivered")
+        check(until(lambda: delivered(carol, sent[second], second) == "yes", 30), "and is recorded delivered")
         counts = [len(receiver.messages_to(address)) for address in addresses]
         check(counts == [1, 1], f"the receiver holds each once ({counts})")
 

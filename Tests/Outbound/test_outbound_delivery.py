@@ -31,7 +31,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, postern
 from postern_testkit.jmap_agent import JMAPAgent
-from postern_testkit.outbound import DESTINATION, OutboundWorld, cli, until
+from postern_testkit.outbound import DESTINATION, OutboundWorld, cli, reports, status_of, until
 from postern_testkit.postfix_receiver import PostfixReceiver
 from postern_testkit.smarthost import Receiver
 
@@ -40,26 +40,9 @@ RECEIVER = "127.0.0.4"
 PAIR = (("mx1.pair.test", "127.0.0.5"), ("mx2.pair.test", "127.0.0.6"))
 
 
-def status_of(agent, submission, recipient):
-    """(delivered, smtpReply) of one recipient of one submission, from EmailSubmission/get."""
-    found = agent.submissions([submission])
-    status = (found[0].get("deliveryStatus") or {}).get(recipient, {}) if found else {}
-    return status.get("delivered"), status.get("smtpReply", "")
-
-
 def tls(received):
     """Whether each received message came over TLS."""
     return [m.tls for m in received or []]
-
-
-def reports(agent, action):
-    """The text of every delivery status report in the agent's inbox whose Action is `action`."""
-    found = []
-    for message in agent.inbox():
-        raw = agent.download(message["blobId"])
-        if b"report-type=delivery-status" in raw and re.search(rb"Action:\s*" + action.encode(), raw):
-            found.append(raw.decode(errors="replace"))
-    return found
 
 
 def delay_notice(world, receiver, env, data):

@@ -40,20 +40,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from postern_testkit import Checks, FormDriver, postern
 from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit.outbound import (
-    AGENT_DOMAIN, DESTINATION, NO_MX, OutboundWorld, cli, dkim_results, header_names, parse, received_lines, until,
+    AGENT_DOMAIN, DESTINATION, NO_MX, OutboundWorld, cli, dkim_results, header_names, parse, received_lines,
+    status_of, until,
 )
 
 check = Checks()
 MAILBOXES = [f"{name}@{DESTINATION}" for name in ("bob", "carol", "refused", "later", "queued", "plain")] + [
     f"dan@{NO_MX}"]
 OWNER = ("owner@example.com", "owner-password-1")
-
-
-def status_of(agent, submission, recipient):
-    """(delivered, smtpReply) of one recipient of one submission, from EmailSubmission/get."""
-    found = agent.submissions([submission])
-    status = (found[0].get("deliveryStatus") or {}).get(recipient, {}) if found else {}
-    return status.get("delivered"), status.get("smtpReply", "")
 
 
 def settled(agent, submission, recipient):

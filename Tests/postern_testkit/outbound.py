@@ -51,6 +51,23 @@ def cli(data, env, *arguments):
     return result.returncode, result.stdout, result.stderr
 
 
+def status_of(agent, submission, recipient):
+    """(delivered, smtpReply) of one recipient of one submission, from EmailSubmission/get."""
+    found = agent.submissions([submission])
+    status = (found[0].get("deliveryStatus") or {}).get(recipient, {}) if found else {}
+    return status.get("delivered"), status.get("smtpReply", "")
+
+
+def reports(agent, action):
+    """The text of every delivery status report in the agent's inbox whose Action is `action`."""
+    found = []
+    for message in agent.inbox():
+        raw = agent.download(message["blobId"])
+        if b"report-type=delivery-status" in raw and re.search(rb"Action:\s*" + action.encode(), raw):
+            found.append(raw.decode(errors="replace"))
+    return found
+
+
 def parse(raw):
     """The message (email.message.EmailMessage) of raw bytes."""
     return email.message_from_bytes(raw, policy=email.policy.default)
