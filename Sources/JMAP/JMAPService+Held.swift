@@ -4,27 +4,11 @@ import SMTPOutcomes
 
 /// Held mail of one sender, for an in-process caller that acts as that sender's account (the web inbox's owner).
 extension JMAPService {
-    /// One message `sender` submitted whose recipients on other domains are held, and why (nil when no reason was
-    /// recorded: kept before reasons were).
-    public struct HeldMessage: Sendable, Equatable {
-        public var entry: MailStore.OutboxEntry
-        public var reason: HeldReason?
-    }
-
     /// The messages of `sender` held in the outbox, oldest first (none without a ledger).
     /// - Throws: storage errors.
     public func heldMail(sender: String) async throws -> [HeldMessage] {
         guard let outbound else { return [] }
-        let wanted = sender.lowercased()
-        var held: [HeldMessage] = []
-        for entry in try await store.outbox() where entry.sender.lowercased() == wanted {
-            var reason: HeldReason?
-            if let submission = entry.submissionID {
-                reason = try await outbound.ledger.heldReason(submissionID: submission)
-            }
-            held.append(HeldMessage(entry: entry, reason: reason))
-        }
-        return held
+        return try await outbound.heldMail(sender: sender, store: store)
     }
 
     /// Releases `sender`'s held message `id` through the checks of a new submission (``JMAPOutbound/release``); nil

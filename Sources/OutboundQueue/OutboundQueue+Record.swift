@@ -114,7 +114,7 @@ extension OutboundQueue: SubmissionLedger {
     /// A recipient's status read back: the `status` column's case, its stored reply for display (a queued recipient
     /// with attempts behind it is deferred), a held one's reason from `held_reason`; nil for a column it does not
     /// know, or a held row without a reason it knows.
-    static func recorded(status: String, reply: String, attempts: Int64, heldReason: String? = nil) -> RecordedStatus? {
+    static func recorded(status: String, reply: String, attempts: Int64, heldReason: String?) -> RecordedStatus? {
         switch status {
         case "queued": attempts > 0 ? .deferred(reply) : .queued
         case "held": heldReason.flatMap(HeldReason.init(rawValue:)).map { .held($0) }

@@ -11,19 +11,15 @@ extension Operations {
     public static func outbox(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
         let database = try migratedDatabase(configuration, logger: logger)
         let mail = Surfaces.localMail(configuration, database: database, clock: { unixNow() })
-        var lines: [String] = []
-        for entry in try await mail.store.outbox() {
+        let outbound = Surfaces.jmapOutbound(configuration, mail: mail, database: database)
+        return try await outbound.heldMail(sender: nil, store: mail.store).map { held in
+            let entry = held.entry
             let created = Date(timeIntervalSince1970: TimeInterval(entry.createdAt)).formatted(.iso8601)
             var line = "\(entry.id)  from \(entry.sender)  to \(entry.recipients.joined(separator: ","))  "
                 + "\(entry.size) bytes  \(created)"
-            if let submission = entry.submissionID,
-                let reason = try await mail.outbound.heldReason(submissionID: submission)
-            {
-                line += "  held: \(reason.explanation)"
-            }
-            lines.append(line)
+            if let reason = held.reason { line += "  held: \(reason.explanation)" }
+            return line
         }
-        return lines
     }
 
     /// `postern mail outbox --release ID|--all`: releases held mail through the checks of a new submission
