@@ -11,14 +11,12 @@ extension JMAPService {
         return try await outbound.heldMail(sender: sender, store: store)
     }
 
-    /// Releases `sender`'s held message `id` through the checks of a new submission (``JMAPOutbound/release``); nil
-    /// when `sender` holds no such message (another sender's is the same as none), or there is no ledger.
+    /// Releases `sender`'s held message `id` through the checks of a new submission
+    /// (``JMAPOutbound/release(id:sender:store:directory:now:)``); nil when `sender` holds no such message (another
+    /// sender's is the same as none), or there is no ledger.
     /// - Throws: storage errors.
     public func releaseHeld(id: String, sender: String) async throws -> HeldRelease? {
-        guard let outbound, let (entry, raw) = try await store.outboxMessage(id: id),
-            entry.sender.lowercased() == sender.lowercased()
-        else { return nil }
-        guard case .local(let account) = try await directory.resolve(entry.sender) else { return nil }
-        return try await outbound.release(entry, raw: raw, quota: account.quota, store: store, now: clock())
+        guard let outbound else { return nil }
+        return try await outbound.release(id: id, sender: sender, store: store, directory: directory, now: clock())
     }
 }

@@ -37,16 +37,10 @@ extension Operations {
         if id == nil { ids = try await mail.store.outbox().map(\.id) }
         var lines: [String] = []
         for id in ids {
-            guard let (entry, raw) = try await mail.store.outboxMessage(id: id) else {
-                throw OutboxReleaseError.notFound(id)
-            }
-            let outcome: HeldRelease
-            if case .local(let sender) = try await mail.directory.resolve(entry.sender) {
-                outcome = try await outbound.release(
-                    entry, raw: raw, quota: sender.quota, store: mail.store, now: unixNow())
-            } else {
-                outcome = .refused("\(entry.sender) is no mailbox here any more.")
-            }
+            guard
+                let outcome = try await outbound.release(
+                    id: id, sender: nil, store: mail.store, directory: mail.directory, now: unixNow())
+            else { throw OutboxReleaseError.notFound(id) }
             lines.append("\(id)  " + Self.words(outcome))
             recordOperator(
                 database, target: "mail outbox release", details: ["id": id, "outcome": Self.words(outcome)],
@@ -62,6 +56,7 @@ extension Operations {
         case .stillHeld(let reason): "still held: \(reason.explanation)"
         case .refused(let why): "still held: \(why)"
         case .unrecorded: "still held: kept before releases were recorded; send it again"
+        case .senderNotLocal(let sender): "still held: \(sender) is no mailbox here any more."
         }
     }
 }
