@@ -1,3 +1,4 @@
+import Directory
 import MailDelivery
 import MailStore
 import SMTPOutcomes
@@ -45,6 +46,26 @@ extension JMAPOutbound {
         }
     }
 
+    /// Releases held message `id` of the outbox (``release(_:raw:quota:store:now:)``), its sender's quota as
+    /// `directory` has it: the one release of `postern mail outbox --release` and an owner's button.
+    /// - Parameters:
+    ///   - sender: the sender whose message it must be (another sender's is the same as none); nil for any.
+    ///   - now: Unix seconds.
+    /// - Returns: nil when the outbox holds no such message; ``HeldRelease/senderNotLocal(_:)`` when its sender is no
+    ///   account here any more (it stays held).
+    /// - Throws: storage errors (nothing released).
+    public func release(
+        id: String, sender: String?, store: MailStore, directory: any AccountDirectory, now: Int64
+    ) async throws -> HeldRelease? {
+        guard let (entry, raw) = try await store.outboxMessage(id: id),
+            sender.map({ $0.lowercased() == entry.sender.lowercased() }) ?? true
+        else { return nil }
+        guard case .local(let account) = try await directory.resolve(entry.sender) else {
+            return .senderNotLocal(entry.sender)
+        }
+        return try await release(entry, raw: raw, quota: account.quota, store: store, now: now)
+    }
+
     /// Releases the held mail of outbox entry `entry` (message `raw`; `quota`, its sender's) through ``admit``: when
     /// the reason still holds or a check refuses, it stays held and says why; else its submission's held recipients
     /// are queued (``SubmissionLedger/release``) and the entry leaves the outbox.
@@ -90,4 +111,6 @@ public enum HeldRelease: Sendable, Equatable {
     case refused(String)
     /// Kept before releases were recorded (no submission names it): it cannot be released; send it again.
     case unrecorded
+    /// Its sender (named) is no account here any more: it stays held.
+    case senderNotLocal(String)
 }

@@ -115,29 +115,49 @@ extension JMAPService {
         return .object(email)
     }
 
-    /// One call's answer: its arguments, or its method-level error.
-    private struct Answer {
-        var arguments: JSONValue
-        var failure: (type: String, description: String)?
+    /// One call's answer in an in-process request (``calls(_:as:client:requestID:)``): its first, the method's own.
+    public struct CallAnswer: Sendable {
+        /// The call id it answers.
+        public var callID: String
+        /// Its arguments (a method-level error's own when ``failure`` is set).
+        public var arguments: JSONValue
+        /// Its method-level error (RFC 8620 3.6.2): type and description; nil when the method answered.
+        public var failure: (type: String, description: String)?
     }
 
-    /// Runs `calls` as one request of `principal`'s; each call's first answer (the method's own) by call id.
-    private func runCalls(
-        _ calls: [JSONValue], _ principal: Principal, _ client: ClientAddressKey, _ requestID: String
-    ) async throws -> [String: Answer] {
-        let envelope: JSONValue = .object([
-            ("using", .array(Capability.all.sorted().map(JSONValue.string))), ("methodCalls", .array(calls)),
-        ])
-        let response = try await run(envelope, as: principal, client: client, requestID: requestID)
-        var byID: [String: Answer] = [:]
+    /// Runs `calls` (`[name, arguments, callId]`) as one request of `principal`'s (``request(_:using:)``, every
+    /// capability), as a JMAP client's request runs: the one in-process runner of ``send(_:as:client:requestID:)``
+    /// and MCP's tools.
+    /// - Returns: each call's first answer, in the response's order.
+    /// - Throws: ``JMAPService/Refusal`` for a request-level error; storage errors.
+    public func calls(
+        _ calls: [JSONValue], as principal: Principal, client: ClientAddressKey, requestID: String
+    ) async throws -> [CallAnswer] {
+        let response = try await run(Self.request(calls), as: principal, client: client, requestID: requestID)
+        var seen: Set<String> = []
+        var answers: [CallAnswer] = []
         for item in response["methodResponses"]?.arrayValue ?? [] {
-            guard let parts = item.arrayValue, parts.count == 3, let id = parts[2].stringValue, byID[id] == nil
+            guard let parts = item.arrayValue, parts.count == 3, let id = parts[2].stringValue, seen.insert(id).inserted
             else { continue }
             let failure =
                 parts[0].stringValue == "error"
                 ? (parts[1]["type"]?.stringValue ?? "error", parts[1]["description"]?.stringValue ?? "") : nil
-            byID[id] = Answer(arguments: parts[1], failure: failure)
+            answers.append(CallAnswer(callID: id, arguments: parts[1], failure: failure))
         }
-        return byID
+        return answers
+    }
+
+    /// A request object of `calls`, `using` the given capabilities, by default every one this server has.
+    public static func request(_ calls: [JSONValue], using: [JSONValue]? = nil) -> JSONValue {
+        let every = [Capability.core, Capability.mail, Capability.submission, Capability.blob].map(JSONValue.string)
+        return .object([("using", .array(using ?? every)), ("methodCalls", .array(calls))])
+    }
+
+    /// ``calls(_:as:client:requestID:)``'s answers by call id.
+    private func runCalls(
+        _ calls: [JSONValue], _ principal: Principal, _ client: ClientAddressKey, _ requestID: String
+    ) async throws -> [String: CallAnswer] {
+        let answers = try await self.calls(calls, as: principal, client: client, requestID: requestID)
+        return Dictionary(answers.map { ($0.callID, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

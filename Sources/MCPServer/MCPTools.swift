@@ -263,34 +263,18 @@ struct MCPTools: Sendable {
     /// call id.
     /// - Throws: ``Failure`` when a call answers a method error; ``JMAPService/Refusal``; storage errors.
     func jmapCalls(_ calls: [JSONValue], _ call: Call) async throws -> [String: JSONValue] {
-        let response = try await jmap.run(
-            Self.envelope(calls), as: call.principal, client: call.client, requestID: call.requestID)
         var byID: [String: JSONValue] = [:]
-        for item in response["methodResponses"]?.arrayValue ?? [] {
-            guard let parts = item.arrayValue, parts.count == 3, let id = parts[2].stringValue, byID[id] == nil
-            else { continue }
-            if parts[0].stringValue == "error" {
-                let type = parts[1]["type"]?.stringValue ?? "error"
-                let description = parts[1]["description"]?.stringValue ?? ""
-                throw Failure("\(type): \(description)")
-            }
-            byID[id] = parts[1]
+        for answer in try await jmap.calls(
+            calls, as: call.principal, client: call.client, requestID: call.requestID)
+        {
+            if let failure = answer.failure { throw Failure("\(failure.type): \(failure.description)") }
+            byID[answer.callID] = answer.arguments
         }
         return byID
     }
 
-    /// A request object with every capability this server has.
+    /// A request object with every capability this server has (``JMAPService/request(_:using:)``).
     static func envelope(_ calls: [JSONValue], using: [JSONValue]? = nil) -> JSONValue {
-        .object([
-            (
-                "using",
-                .array(
-                    using ?? [
-                        "urn:ietf:params:jmap:core", "urn:ietf:params:jmap:mail", "urn:ietf:params:jmap:submission",
-                        "urn:ietf:params:jmap:blob",
-                    ])
-            ),
-            ("methodCalls", .array(calls)),
-        ])
+        JMAPService.request(calls, using: using)
     }
 }

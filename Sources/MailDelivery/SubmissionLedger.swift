@@ -36,8 +36,9 @@ public protocol SubmissionLedger: Sendable {
         submissionID: String, addresses: [String], content: [UInt8], holder: String?, limits: [SendLimit], now: Int64
     ) async throws -> Int
 
-    /// Why submission `submissionID`'s recipients are held, as recorded; nil when none is held.
-    func heldReason(submissionID: String) async throws -> HeldReason?
+    /// Why each of the submissions `submissionIDs` has recipients held, as recorded, by submission id: one read for
+    /// a whole list; a submission none of whose recipients is held (or that does not exist) is absent.
+    func heldReasons(submissionIDs: [String]) async throws -> [String: HeldReason]
 
     /// The account's current `EmailSubmission` state.
     func state(accountID: String) async throws -> String

@@ -237,14 +237,15 @@ extension MailStore {
         column.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
     }
 
-    /// Every message the outbox keeps, oldest first.
-    public func outbox() async throws -> [OutboxEntry] {
-        try await database.read { connection in
+    /// Every message the outbox keeps, oldest first: of `sender` only (compared without case) when one is named.
+    public func outbox(sender: String? = nil) async throws -> [OutboxEntry] {
+        let filter = sender.map { (sql: "WHERE lower(sender) = ?", bindings: [SQLValue.text($0.lowercased())]) }
+        return try await database.read { connection in
             try connection.query(
                 """
                 SELECT id, sender, recipients, length(raw) AS size, created_at, submission_id FROM mail_outbox
-                ORDER BY created_at, id
-                """
+                \(filter?.sql ?? "") ORDER BY created_at, id
+                """, filter?.bindings ?? []
             ).compactMap { row in
                 guard let id = row.text("id"), let sender = row.text("sender") else { return nil }
                 return OutboxEntry(

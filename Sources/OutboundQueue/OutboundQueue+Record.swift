@@ -14,16 +14,9 @@ extension OutboundQueue: SubmissionLedger {
     public func record(_ submission: NewSubmission, limits: [SendLimit], now: Int64) async throws -> SubmissionRecord {
         let record = try await database.write { connection in
             try connection.transaction {
-                var states: [RecipientState] = []
-                for recipient in submission.recipients {
-                    states.append(try Self.disposition(recipient, now: now, connection))
-                }
-                let queued = states.filter { $0.status == .queued }.count
-                if queued > 0 {
-                    try Self.check(
-                        limits, sender: submission.sender, holder: submission.holder, adding: queued, now: now,
-                        connection)
-                }
+                let states = try Self.admitted(
+                    submission.recipients, sender: submission.sender, holder: submission.holder, limits: limits,
+                    now: now, connection)
                 let seq = try Self.bump(submission.accountID, connection)
                 try connection.run(
                     """
@@ -51,10 +44,8 @@ extension OutboundQueue: SubmissionLedger {
                             .text(state.smtpReply), .integer(now), .integer(now), Self.heldColumn(state.status),
                         ])
                 }
-                if queued > 0 {
-                    try connection.run(
-                        "INSERT INTO outbound_contents (submission_id, content) VALUES (?, ?)",
-                        [.text(submission.id), .blob(submission.content)])
+                if states.contains(where: { $0.status == .queued }) {
+                    try Self.keep(submission.content, of: submission.id, existing: .refused, connection)
                 }
                 return SubmissionRecord(
                     id: submission.id, accountID: submission.accountID, sender: submission.sender,
@@ -62,9 +53,51 @@ extension OutboundQueue: SubmissionLedger {
                     recipients: states, envelope: submission.envelope)
             }
         }
-        if record.recipients.contains(where: { $0.status == .queued }) { wakeup.signal() }
-        onSubmissionChange(record.sender)
+        announce(sender: record.sender, wakingDispatcher: record.recipients.contains(where: { $0.status == .queued }))
         return record
+    }
+
+    /// The admission of recipients about to be queued, the same for a record and a release, in the caller's
+    /// transaction: each checked against the suppressions (``disposition(_:now:_:)``), and those still queued against
+    /// `limits` (``check(_:sender:holder:adding:now:_:)``) when there is any.
+    /// - Returns: each recipient's state, in order.
+    /// - Throws: ``SendLimitReached``; storage errors.
+    static func admitted(
+        _ recipients: [SubmissionRecipient], sender: String, holder: String?, limits: [SendLimit], now: Int64,
+        _ connection: any SQLConnection
+    ) throws -> [RecipientState] {
+        let states = try recipients.map { try disposition($0, now: now, connection) }
+        let queued = states.filter { $0.status == .queued }.count
+        if queued > 0 {
+            try check(limits, sender: sender, holder: holder, adding: queued, now: now, connection)
+        }
+        return states
+    }
+
+    /// What ``keep(_:of:existing:_:)`` does when the submission's message is kept already.
+    enum KeptContent {
+        /// The insert fails (a new record never has one).
+        case refused
+        /// The kept one stays (a release of a submission some of whose recipients were queued before).
+        case kept
+    }
+
+    /// Keeps `content`, the message of submission `submissionID`, for its queued recipients, in the caller's
+    /// transaction.
+    static func keep(
+        _ content: [UInt8], of submissionID: String, existing: KeptContent, _ connection: any SQLConnection
+    ) throws {
+        let conflict = existing == .kept ? " ON CONFLICT (submission_id) DO NOTHING" : ""
+        try connection.run(
+            "INSERT INTO outbound_contents (submission_id, content) VALUES (?, ?)\(conflict)",
+            [.text(submissionID), .blob(content)])
+    }
+
+    /// After a record or a release committed: wakes this instance's dispatcher when asked (something was queued),
+    /// and tells ``onSubmissionChange`` that `sender`'s submissions moved.
+    func announce(sender: String, wakingDispatcher: Bool) {
+        if wakingDispatcher { wakeup.signal() }
+        onSubmissionChange(sender)
     }
 
     /// The envelope's `RCPT TO` addresses as kept, one a line; JMAP gives only addresses without control characters.
@@ -114,7 +147,7 @@ extension OutboundQueue: SubmissionLedger {
     /// A recipient's status read back: the `status` column's case, its stored reply for display (a queued recipient
     /// with attempts behind it is deferred), a held one's reason from `held_reason`; nil for a column it does not
     /// know, or a held row without a reason it knows.
-    static func recorded(status: String, reply: String, attempts: Int64, heldReason: String? = nil) -> RecordedStatus? {
+    static func recorded(status: String, reply: String, attempts: Int64, heldReason: String?) -> RecordedStatus? {
         switch status {
         case "queued": attempts > 0 ? .deferred(reply) : .queued
         case "held": heldReason.flatMap(HeldReason.init(rawValue:)).map { .held($0) }

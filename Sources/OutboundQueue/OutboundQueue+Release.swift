@@ -31,14 +31,9 @@ extension OutboundQueue {
                     return (id, address)
                 }
                 guard !held.isEmpty else { return (0, sender) }
-                let states = try held.map { row in
-                    try Self.disposition(
-                        SubmissionRecipient(address: row.address, status: .queued), now: now, connection)
-                }
-                let queued = states.filter { $0.status == .queued }.count
-                if queued > 0 {
-                    try Self.check(limits, sender: sender, holder: holder, adding: queued, now: now, connection)
-                }
+                let states = try Self.admitted(
+                    held.map { SubmissionRecipient(address: $0.address, status: .queued) }, sender: sender,
+                    holder: holder, limits: limits, now: now, connection)
                 for (row, state) in zip(held, states) {
                     try connection.run(
                         """
@@ -50,13 +45,8 @@ extension OutboundQueue {
                             .integer(state.status == .queued ? 1 : 0), .integer(now), .integer(now), .text(row.id),
                         ])
                 }
-                if queued > 0 {
-                    try connection.run(
-                        """
-                        INSERT INTO outbound_contents (submission_id, content) VALUES (?, ?)
-                            ON CONFLICT (submission_id) DO NOTHING
-                        """,
-                        [.text(submissionID), .blob(content)])
+                if states.contains(where: { $0.status == .queued }) {
+                    try Self.keep(content, of: submissionID, existing: .kept, connection)
                 }
                 let seq = try Self.bump(account, connection)
                 try connection.run(
@@ -66,8 +56,7 @@ extension OutboundQueue {
             }
         }
         guard let moved, moved.count > 0 else { return 0 }
-        wakeup.signal()
-        onSubmissionChange(moved.sender)
+        announce(sender: moved.sender, wakingDispatcher: true)
         return moved.count
     }
 }

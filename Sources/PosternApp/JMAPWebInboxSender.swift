@@ -57,6 +57,7 @@ struct JMAPWebInboxSender: WebInboxSender {
         case .released: .released
         case .stillHeld(let reason): .stillHeld(reason)
         case .refused, .unrecorded: .refused
+        case .senderNotLocal: nil
         }
     }
 

@@ -11,19 +11,15 @@ extension Operations {
     public static func outbox(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
         let database = try migratedDatabase(configuration, logger: logger)
         let mail = Surfaces.localMail(configuration, database: database, clock: { unixNow() })
-        var lines: [String] = []
-        for entry in try await mail.store.outbox() {
+        let outbound = Surfaces.jmapOutbound(configuration, mail: mail, database: database)
+        return try await outbound.heldMail(sender: nil, store: mail.store).map { held in
+            let entry = held.entry
             let created = Date(timeIntervalSince1970: TimeInterval(entry.createdAt)).formatted(.iso8601)
             var line = "\(entry.id)  from \(entry.sender)  to \(entry.recipients.joined(separator: ","))  "
                 + "\(entry.size) bytes  \(created)"
-            if let submission = entry.submissionID,
-                let reason = try await mail.outbound.heldReason(submissionID: submission)
-            {
-                line += "  held: \(reason.explanation)"
-            }
-            lines.append(line)
+            if let reason = held.reason { line += "  held: \(reason.explanation)" }
+            return line
         }
-        return lines
     }
 
     /// `postern mail outbox --release ID|--all`: releases held mail through the checks of a new submission
@@ -41,16 +37,10 @@ extension Operations {
         if id == nil { ids = try await mail.store.outbox().map(\.id) }
         var lines: [String] = []
         for id in ids {
-            guard let (entry, raw) = try await mail.store.outboxMessage(id: id) else {
-                throw OutboxReleaseError.notFound(id)
-            }
-            let outcome: HeldRelease
-            if case .local(let sender) = try await mail.directory.resolve(entry.sender) {
-                outcome = try await outbound.release(
-                    entry, raw: raw, quota: sender.quota, store: mail.store, now: unixNow())
-            } else {
-                outcome = .refused("\(entry.sender) is no mailbox here any more.")
-            }
+            guard
+                let outcome = try await outbound.release(
+                    id: id, sender: nil, store: mail.store, directory: mail.directory, now: unixNow())
+            else { throw OutboxReleaseError.notFound(id) }
             lines.append("\(id)  " + Self.words(outcome))
             recordOperator(
                 database, target: "mail outbox release", details: ["id": id, "outcome": Self.words(outcome)],
@@ -66,6 +56,7 @@ extension Operations {
         case .stillHeld(let reason): "still held: \(reason.explanation)"
         case .refused(let why): "still held: \(why)"
         case .unrecorded: "still held: kept before releases were recorded; send it again"
+        case .senderNotLocal(let sender): "still held: \(sender) is no mailbox here any more."
         }
     }
 }

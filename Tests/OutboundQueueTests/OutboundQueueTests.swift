@@ -165,6 +165,23 @@ struct OutboundQueueTests {
     }
 
     @Test(
+        "held reasons of many submissions in one read: each its first held recipient's, none for one without",
+        arguments: StorageBackend.allCases)
+    func heldReasons(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        let off = SubmissionRecipient(address: "x@one.example", status: .held(.outboundOff))
+        let owner = SubmissionRecipient(address: "y@two.example", status: .held(.needsOwner))
+        _ = try await queue.record(Self.submission("S1", [owner, off]), limits: [], now: Self.now)
+        _ = try await queue.record(Self.submission("S2", [off]), limits: [], now: Self.now)
+        _ = try await queue.record(Self.submission("S3", Self.queued("z@one.example")), limits: [], now: Self.now)
+        #expect(
+            try await queue.heldReasons(submissionIDs: ["S1", "S2", "S3", "S9", "S1"])
+                == ["S1": .needsOwner, "S2": .outboundOff])
+        #expect(try await queue.heldReasons(submissionIDs: []).isEmpty)
+    }
+
+    @Test(
         "two handles claiming at once never get the same recipient, and between them get all",
         arguments: StorageBackend.allCases)
     func leaseSharing(backend: StorageBackend) async throws {
