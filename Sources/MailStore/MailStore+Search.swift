@@ -107,6 +107,22 @@ extension MailStore {
         }
     }
 
+    /// Whether `address` holds a message whose SMTP envelope named `recipient`: one of the `RCPT TO`s kept in
+    /// `envelope_to`, matched whole (lower-cased), so `bob@x.org` is not found in mail to `jimbob@x.org`. The
+    /// mailbox `postern web link` opens for an address only the catch-all took.
+    public func holdsMail(address: String, sentTo recipient: String) async throws -> Bool {
+        // envelope_to joins the recipients with ", ": framed by ", " on both sides, each one reads ", r, ".
+        let pattern = "%, " + Self.likeEscaped(recipient.lowercased()) + ", %"
+        return try await database.read { connection in
+            try !connection.query(
+                """
+                SELECT 1 FROM mail_messages
+                    WHERE address = ? AND (', ' || LOWER(envelope_to) || ', ') LIKE ? ESCAPE '\\' LIMIT 1
+                """, [.text(address.lowercased()), .text(pattern)]
+            ).isEmpty
+        }
+    }
+
     /// The address message `id` is stored under, nil when no address has it (the operator's `postern mail show`).
     public func address(ofMessage id: String) async throws -> String? {
         try await database.read { connection in

@@ -68,6 +68,23 @@ struct MailSearchSinceTests {
     }
 
     @Test(
+        "holdsMail matches one envelope recipient whole: not a part of one, not another address's mail",
+        arguments: StorageBackend.allCases)
+    func holdsMailSentTo(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        _ = try await store.deliver(
+            MailStoreTests.message("caught"),
+            to: [.init(address: "catch@mail.localhost", quota: 10_000, envelopeTo: "jimbob@x.org, ann_e@x.org")],
+            folder: .inbox, now: 10)
+        #expect(try await store.holdsMail(address: "catch@mail.localhost", sentTo: "jimbob@x.org"))
+        #expect(try await store.holdsMail(address: "catch@mail.localhost", sentTo: "Ann_E@x.org"))
+        #expect(try await !store.holdsMail(address: "catch@mail.localhost", sentTo: "bob@x.org"))
+        #expect(try await !store.holdsMail(address: "catch@mail.localhost", sentTo: "ann%@x.org"))
+        #expect(try await !store.holdsMail(address: "other@mail.localhost", sentTo: "jimbob@x.org"))
+    }
+
+    @Test(
         "setRead marks read and unread again; false for an id the address does not have",
         arguments: StorageBackend.allCases)
     func readAndUnread(_ backend: StorageBackend) async throws {
