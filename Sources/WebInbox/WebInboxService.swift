@@ -314,8 +314,7 @@ public final class WebInboxService: Sendable {
         guard let address = try await sessions.useLink(token: fields["token"] ?? "") else {
             return WebInboxPage.message(.notFound, "Open a mailbox", "This link was used already, or it expired.")
         }
-        let principal: WebInboxPrincipal =
-            address == WebInboxPrincipal.allMailLinkAddress ? .allMail : .link(address: address)
+        let principal = WebInboxPrincipal(linkAddress: address)
         guard let binding = try await binding(of: principal) else {
             return WebInboxPage.message(.notFound, "Open a mailbox", "This link was used already, or it expired.")
         }
