@@ -123,6 +123,16 @@ extension MailStore {
         }
     }
 
+    /// `address` (lower-cased, as addresses are stored) when it holds a message, else nil: one mailbox of the
+    /// operator's read-only view of all mail, looked up alone (one row at most), never by listing ``addresses()``.
+    public func holdingAddress(_ address: String) async throws -> String? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT address FROM mail_messages WHERE address = ? LIMIT 1", [.text(address.lowercased())]
+            ).first?.text("address")
+        }
+    }
+
     /// The address message `id` is stored under, nil when no address has it (the operator's `postern mail show`).
     public func address(ofMessage id: String) async throws -> String? {
         try await database.read { connection in

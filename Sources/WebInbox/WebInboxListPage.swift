@@ -73,7 +73,8 @@ struct WebInboxListPage {
             <a id="reload" href="\(path + search.query(position: position))">Reload</a>\
             <span id="live-news"></span></nav>
             """
-        let all: HTML = viewer.mailboxes.count > 1 ? " · <a id=\"all-mailboxes\" href=\"/inbox\">All mailboxes</a>" : ""
+        // The all-mail view's home always lists its mailboxes (they are looked up there, not on this page).
+        let all: HTML = viewer.readsAllMail || viewer.mailboxes.count > 1 ? " · <a id=\"all-mailboxes\" href=\"/inbox\">All mailboxes</a>" : ""
         // Owners write as their inboxes (`a#compose`); nobody else may.
         let compose: HTML =
             viewer.ownerID == nil ? "" : "<p><a id=\"compose\" href=\"\(path)/compose\">Write a message</a></p>"

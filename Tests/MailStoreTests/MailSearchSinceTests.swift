@@ -85,6 +85,20 @@ struct MailSearchSinceTests {
     }
 
     @Test(
+        "holdingAddress names one address that holds mail, whatever its case; nil for one that holds none",
+        arguments: StorageBackend.allCases)
+    func holdingAddress(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        _ = try await Self.fill(store)
+        #expect(try await store.holdingAddress("One@Mail.localhost") == "one@mail.localhost")
+        #expect(try await store.holdingAddress("two@mail.localhost") == "two@mail.localhost")
+        #expect(try await store.holdingAddress("three@mail.localhost") == nil)
+        #expect(try await store.holdingAddress("one@mail.localhos") == nil)
+        #expect(try await store.addresses() == ["one@mail.localhost", "two@mail.localhost"])
+    }
+
+    @Test(
         "setRead marks read and unread again; false for an id the address does not have",
         arguments: StorageBackend.allCases)
     func readAndUnread(_ backend: StorageBackend) async throws {
