@@ -80,14 +80,14 @@ struct WebInboxListPage {
             viewer.ownerID == nil ? "" : "<p><a id=\"compose\" href=\"\(path)/compose\">Write a message</a></p>"
         let main: HTML = """
             \(OwnerPageShell.flash(notice, kind: "notice"))
-            <nav id="folders" aria-label="Folders">\(folders)\(all)</nav>
+            <nav id="folders" class="\(PageFrame.navigationClass)" aria-label="Folders">\(folders)\(all)</nav>
             \(compose)
             \(heldSection(csrf: csrf))
             <section class="card">\(form)</section>
             <section class="card" id="list">\(body)</section>
             <script src="\(WebInboxLiveScript.path)" defer></script>
             """
-        return WebInboxPage.document(mailbox, viewer, csrf: csrf, main: main)
+        return WebInboxPage.document(mailbox, viewer, csrf: csrf, main: main, mainHasNavigation: true)
     }
 
     /// `section#held`: each held message (`li.held-message`, `#held-{id}`) with its recipients, why, and a form that
