@@ -60,9 +60,8 @@ extension Operations {
     /// The base URL links go under: the running server's (its record in the data directory), else the configured
     /// public URL, else the configured listener's.
     static func linkBaseURL(_ configuration: PosternConfiguration) -> String {
-        let directory = configuration.storage.dataDirectory
-        let absolute = directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
-        if let running = RunningServerRecord.running(dataDirectory: absolute) { return running.baseURL }
+        let directory = configuration.storage.absoluteDataDirectory
+        if let running = RunningServerRecord.running(dataDirectory: directory) { return running.baseURL }
         let listener = configuration.listener
         return configuration.identity.publicIdentity(listeningOn: listener.host, port: listener.port).baseURL
     }
