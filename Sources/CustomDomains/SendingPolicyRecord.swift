@@ -42,7 +42,7 @@ public struct SendingPolicyRecord: Sendable, Equatable {
     /// the domain owner's to choose (a relay's `include:`, `p=none` to start): any policy of the kind is found.
     public func isPublished(in texts: [String]) -> Bool {
         texts.filter { text in
-            let lowered = text.trimmingPrefix(while: \.isWhitespace).lowercased()
+            let lowered = text.drop(while: \.isWhitespace).lowercased()
             switch kind {
             case .spf: return lowered == "v=spf1" || lowered.hasPrefix("v=spf1 ")
             case .dmarc:
@@ -50,11 +50,5 @@ public struct SendingPolicyRecord: Sendable, Equatable {
                     && lowered.dropFirst("v=dmarc1".count).first.map { $0 == ";" || $0.isWhitespace } ?? true
             }
         }.count == 1
-    }
-}
-
-extension String {
-    fileprivate func trimmingPrefix(while predicate: (Character) -> Bool) -> Substring {
-        self[(firstIndex { !predicate($0) } ?? endIndex)...]
     }
 }

@@ -107,6 +107,32 @@ extension MailStore {
         }
     }
 
+    /// Whether `address` holds a message whose SMTP envelope named `recipient`: one of the `RCPT TO`s kept in
+    /// `envelope_to`, matched whole (lower-cased), so `bob@x.org` is not found in mail to `jimbob@x.org`. The
+    /// mailbox `postern web link` opens for an address only the catch-all took.
+    public func holdsMail(address: String, sentTo recipient: String) async throws -> Bool {
+        // envelope_to joins the recipients with ", ": framed by ", " on both sides, each one reads ", r, ".
+        let pattern = "%, " + Self.likeEscaped(recipient.lowercased()) + ", %"
+        return try await database.read { connection in
+            try !connection.query(
+                """
+                SELECT 1 FROM mail_messages
+                    WHERE address = ? AND (', ' || LOWER(envelope_to) || ', ') LIKE ? ESCAPE '\\' LIMIT 1
+                """, [.text(address.lowercased()), .text(pattern)]
+            ).isEmpty
+        }
+    }
+
+    /// `address` (lower-cased, as addresses are stored) when it holds a message, else nil: one mailbox of the
+    /// operator's read-only view of all mail, looked up alone (one row at most), never by listing ``addresses()``.
+    public func holdingAddress(_ address: String) async throws -> String? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT address FROM mail_messages WHERE address = ? LIMIT 1", [.text(address.lowercased())]
+            ).first?.text("address")
+        }
+    }
+
     /// The address message `id` is stored under, nil when no address has it (the operator's `postern mail show`).
     public func address(ofMessage id: String) async throws -> String? {
         try await database.read { connection in

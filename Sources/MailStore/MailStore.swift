@@ -205,33 +205,22 @@ public struct MailStore: Sendable {
         }
     }
 
-    /// Marks messages of `address` read: those of `ids`, or every one when `ids` is nil. Returns how many
-    /// changed from unread.
-    public func markRead(address: String, ids: [String]?) async throws -> Int {
-        defer { changes.announce([address]) }
-        return try await database.write { connection in
-            guard let ids else {
-                return try connection.run(
-                    "UPDATE mail_messages SET is_read = 1 WHERE address = ? AND is_read = 0", [.text(address)])
-            }
+    /// Marks messages of `address` read, or unread when `read` is false: those of `ids`, or every one when `ids` is
+    /// nil. Returns how many changed (a message already so is not counted); the address's waiters hear of it only
+    /// when one did.
+    public func markRead(address: String, ids: [String]?, read: Bool = true) async throws -> Int {
+        let values: [SQLValue] = [.integer(read ? 1 : 0), .text(address), .integer(read ? 0 : 1)]
+        let update = "UPDATE mail_messages SET is_read = ? WHERE address = ? AND is_read = ?"
+        let changed = try await database.write { connection in
+            guard let ids else { return try connection.run(update, values) }
             return try connection.transaction {
                 try ids.reduce(0) { count, id in
-                    count + (try connection.run(
-                        "UPDATE mail_messages SET is_read = 1 WHERE address = ? AND id = ? AND is_read = 0",
-                        [.text(address), .text(id)]))
+                    count + (try connection.run(update + " AND id = ?", values + [.text(id)]))
                 }
             }
         }
-    }
-
-    /// Marks message `id` of `address` read or unread; false when `address` has no such message.
-    public func setRead(address: String, id: String, read: Bool) async throws -> Bool {
-        defer { changes.announce([address]) }
-        return try await database.write { connection in
-            try connection.run(
-                "UPDATE mail_messages SET is_read = ? WHERE address = ? AND id = ?",
-                [.integer(read ? 1 : 0), .text(address), .text(id)]) > 0
-        }
+        if changed > 0 { changes.announce([address]) }
+        return changed
     }
 
     /// Whether `address` has message `id` (read or not).

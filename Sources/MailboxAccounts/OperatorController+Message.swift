@@ -56,9 +56,10 @@ extension OperatorController {
         let body = try MailboxJSON.object(call.request.body)
         guard case .bool(let read)? = body["read"] else { throw MailboxError.invalidRequest }
         let address = try await storedAddress(call)
-        guard try await mail.setRead(address: address, id: call.messageID, read: read),
-            let message = try await mail.message(address: address, id: call.messageID)
-        else { throw MailboxError.notFound }
+        _ = try await mail.markRead(address: address, ids: [call.messageID], read: read)
+        guard let message = try await mail.message(address: address, id: call.messageID) else {
+            throw MailboxError.notFound
+        }
         return MailboxJSON.response(.ok, Self.operatorPairs(message.summary))
     }
 

@@ -84,13 +84,6 @@ public struct OwnerDomains: Sendable {
         try await claims.signingKeyRecords(on: domain.domain)
     }
 
-    /// Looks `domain`'s `_domainkey` records up now: whether each is published. Reported beside a verification, never
-    /// a condition of it.
-    /// - Throws: the signing keys' errors.
-    public func checkSigningKeyRecords(_ domain: DomainClaim) async throws -> [SigningKeyRecordCheck] {
-        try await claims.checkSigningKeyRecords(on: domain.domain, resolver: resolver)
-    }
-
     /// Looks up every other record `domain` publishes (DKIM, SPF, DMARC) and keeps, with the check's TXT and MX, what
     /// each lookup found: the page shows each row's last state from then on. Never a condition of verification.
     /// - Throws: the signing keys' errors, storage errors.

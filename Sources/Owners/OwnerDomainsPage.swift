@@ -115,7 +115,7 @@ struct OwnerDomainsPage {
             """
         html += row(
             "TXT", host: "\(domain.domain)", value: "<code class=\"txt-value\">\(domain.verifyToken)</code>",
-            found: states?.txt ?? checked?.txtFound, kind: "token")
+            found: states?.txt, kind: "token")
         html += row("MX", host: "\(domain.domain)", value: mxValue(), found: mx, kind: "mx")
         for (policy, found) in policies where policy.kind == .spf {
             html += row(

@@ -17,7 +17,7 @@ public enum OwnerPageShell {
                 csrfToken: csrfToken)
             // A signed-in owner reads their inboxes' mail in the web inbox (`a#read-mail`), from every owner page.
             frame.navigation = PageFrame.Navigation(
-                className: "owner-links", label: "Owner",
+                label: "Owner",
                 links: [
                     PageFrame.Link("/owner", "Your inboxes", current: title == "Your inboxes"),
                     PageFrame.Link("/owner/domains", "Your domains", current: title == "Your domains"),
@@ -35,8 +35,6 @@ public enum OwnerPageShell {
     }
 
     static let css = """
-        .owner-links a{padding:.1rem .35rem;border-radius:6px}.owner-links a[aria-current]{font-weight:700;
-        color:inherit;text-decoration:none;background:var(--line);box-shadow:inset 0 -2px 0 currentColor}
         .ok{color:var(--ok);font-weight:600}
         .bad{color:var(--bad);font-weight:600}.status{color:var(--muted);font-weight:400;font-size:.9rem}
         input[type=checkbox],input[type=radio]{width:auto;margin:0 .5rem 0 0;vertical-align:middle}

@@ -58,9 +58,7 @@ struct MailboxProDashboard: ProDashboard {
         try await Self.answering {
             let result = try await surface.verifyDomain(id: id, proUserID: proUserID, client: client)
             return ProDashboardVerification(
-                domain: result.claim.domain, verified: result.claim.isVerified,
-                records: (result.records + result.policies).map(Self.record),
-                message: result.message)
+                domain: result.claim.domain, verified: result.claim.isVerified, message: result.message)
         }
     }
 

@@ -45,7 +45,7 @@ extension Operations {
     /// The address of the mailbox that holds mail sent to `address`, as delivery routes it: the address's own
     /// mailbox; the base address of a subaddress (`alice+tag@dom`, with the configured delimiters); the catch-all's
     /// (`catch-all`, its reserved address, or an address only the catch-all takes: the catch-all is on, or it holds
-    /// mail that was sent to `address`). Nil when no mailbox holds its mail.
+    /// mail whose envelope named `address`). Nil when no mailbox holds its mail.
     /// - Throws: storage errors.
     static func mailbox(holding address: String, mail: Surfaces.LocalMail) async throws -> String? {
         let wanted = address.trimmingCharacters(in: .whitespaces).lowercased()
@@ -54,16 +54,14 @@ extension Operations {
         if case .local(let recipient) = try await mail.delivery.resolve(wanted) { return recipient.address }
         guard wanted.contains("@") else { return nil }
         if mail.delivery.policy.catchAll != nil { return catchAll }
-        let routed = try await mail.store.search(MailSearch(to: wanted, address: catchAll), limit: 1)
-        return routed.isEmpty ? nil : catchAll
+        return try await mail.store.holdsMail(address: catchAll, sentTo: wanted) ? catchAll : nil
     }
 
     /// The base URL links go under: the running server's (its record in the data directory), else the configured
     /// public URL, else the configured listener's.
     static func linkBaseURL(_ configuration: PosternConfiguration) -> String {
-        let directory = configuration.storage.dataDirectory
-        let absolute = directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
-        if let running = RunningServerRecord.running(dataDirectory: absolute) { return running.baseURL }
+        let directory = configuration.storage.absoluteDataDirectory
+        if let running = RunningServerRecord.running(dataDirectory: directory) { return running.baseURL }
         let listener = configuration.listener
         return configuration.identity.publicIdentity(listeningOn: listener.host, port: listener.port).baseURL
     }

@@ -407,11 +407,8 @@ public final class PosternRuntime: Service {
         ]).serialize() + [0x0a]
     }
 
-    /// The data directory as an absolute path.
-    public var absoluteDataDirectory: String {
-        let directory = configuration.storage.dataDirectory
-        return directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
-    }
+    /// The data directory as an absolute path (``StorageConfiguration/absoluteDataDirectory``).
+    public var absoluteDataDirectory: String { configuration.storage.absoluteDataDirectory }
 
     /// The SMTP sandbox listener's address as `host:port`; nil when it is off.
     public var sandboxListenAddress: String? {

@@ -26,6 +26,12 @@ public struct StorageConfiguration: Sendable {
     /// ``ConfigurationLoader``, never by a key).
     public var removeDataDirectoryAtExit = false
 
+    /// ``dataDirectory`` as an absolute path (a relative one taken from the working directory): where `serve` writes
+    /// its ``RunningServerRecord`` and `postern web link` reads it, so that writer and reader agree.
+    public var absoluteDataDirectory: String {
+        dataDirectory.hasPrefix("/") ? dataDirectory : FileManager.default.currentDirectoryPath + "/" + dataDirectory
+    }
+
     /// Every default.
     public init() {}
 

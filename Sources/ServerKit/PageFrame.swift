@@ -35,14 +35,12 @@ public struct PageFrame: Sendable {
         }
     }
 
-    /// A `nav` of links separated by ` · `, with its class and `aria-label`.
+    /// A `nav` of links separated by ` · `, of class ``navigationClass``, with its `aria-label`.
     public struct Navigation: Sendable {
-        public var className: String
         public var label: String
         public var links: [Link]
 
-        public init(className: String, label: String, links: [Link]) {
-            self.className = className
+        public init(label: String, links: [Link]) {
             self.label = label
             self.links = links
         }
@@ -55,6 +53,9 @@ public struct PageFrame: Sendable {
     public var navigation: Navigation?
     /// The page's own style rules, after the shared ones (and the account's, when one is signed in).
     public var css: String
+    /// Whether `main` draws a `nav` of class ``navigationClass`` of its own (a mailbox's folders), so that the
+    /// navigation's style is sent without a ``navigation``.
+    public var mainHasNavigation = false
     public var footer: HTML
 
     public init(
@@ -88,15 +89,24 @@ public struct PageFrame: Sendable {
                 return "<a\(id) href=\"\(link.path)\"\(current)>\(link.text)</a>"
             }
             header += """
-                <nav class="\(navigation.className)" aria-label="\(navigation.label)">\
+                <nav class="\(Self.navigationClass)" aria-label="\(navigation.label)">\
                 \(links.joined(separator: " · "))</nav>
                 """
         }
         header += heading ?? "<h1>\(title)</h1>"
-        return HTMLPage.document(
-            title: title, css: (account == nil ? "" : Self.accountCSS) + css, header: header, main: main,
-            footer: footer)
+        let shared =
+            (navigation == nil && !mainHasNavigation ? "" : Self.navigationCSS) + (account == nil ? "" : Self.accountCSS)
+        return HTMLPage.document(title: title, css: shared + css, header: header, main: main, footer: footer)
     }
+
+    /// The class of every `nav` of page links, the frame's and a page's own (``mainHasNavigation``).
+    public static let navigationClass = "page-links"
+
+    /// The style of a `nav` of page links, sent when the page has one: the current link (`aria-current`) stands apart.
+    public static let navigationCSS = """
+        .page-links a{padding:.1rem .35rem;border-radius:6px}.page-links a[aria-current]{font-weight:700;color:inherit;
+        text-decoration:none;background:var(--line);box-shadow:inset 0 -2px 0 currentColor}
+        """
 
     /// The account form's style, and the inline forms signed-in pages share.
     public static let accountCSS = """

@@ -142,22 +142,19 @@ public struct ProDashboardDomain: Sendable, Equatable {
     }
 }
 
-/// What a verification found.
+/// What a verification found (each record's state is kept with the domain: ``ProDashboardRecord/found``).
 public struct ProDashboardVerification: Sendable, Equatable {
     /// The domain's name.
     public var domain: String
     /// Whether the domain is verified now.
     public var verified: Bool
-    /// Every record with ``ProDashboardRecord/found`` set.
-    public var records: [ProDashboardRecord]
     /// What to do next, or why a lookup got no answer.
     public var message: String?
 
     /// Memberwise.
-    public init(domain: String, verified: Bool, records: [ProDashboardRecord], message: String?) {
+    public init(domain: String, verified: Bool, message: String?) {
         self.domain = domain
         self.verified = verified
-        self.records = records
         self.message = message
     }
 }

@@ -125,9 +125,8 @@ struct WebInboxDashboardPage {
     }
 
     private func domainBlock(_ domain: ProDashboardDomain, _ csrf: String) -> HTML {
-        let found = flash.checkedDomainID == domain.id && flash.found.count == domain.records.count ? flash.found : nil
         let rows = domain.records.enumerated().map { index, record -> HTML in
-            let state = Self.state(record, index: index, of: domain, found: found?[index])
+            let state = Self.state(record, index: index, of: domain)
             // Only an MX has a priority: the other rows' cell carries no label (a phone shows no bare "Priority:").
             let priority: HTML =
                 record.priority.map { "<td class=\"priority\" data-label=\"Priority\">\($0)</td>" }
@@ -157,12 +156,10 @@ struct WebInboxDashboardPage {
             """
     }
 
-    /// A record's state: what the lookup just made found, else what the last check kept for it (every record's state
-    /// is kept with the domain), else what the domain itself says (the TXT token verified, the MX seen).
-    private static func state(_ record: ProDashboardRecord, index: Int, of domain: ProDashboardDomain, found: Bool?)
-        -> String
-    {
-        if let found = found ?? record.found { return found ? (index == 0 ? "verified" : "published") : "not found" }
+    /// A record's state: what the last check kept for it (every record's state is kept with the domain, the check a
+    /// verification just made included), else what the domain itself says (the TXT token verified, the MX seen).
+    private static func state(_ record: ProDashboardRecord, index: Int, of domain: ProDashboardDomain) -> String {
+        if let found = record.found { return found ? (index == 0 ? "verified" : "published") : "not found" }
         switch index {
         case 0: return domain.verified ? "verified" : "pending"
         case 1: return domain.mxConfigured ? "published" : "pending"

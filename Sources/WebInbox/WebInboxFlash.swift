@@ -1,7 +1,7 @@
 import AuthCrypto
 
 /// What a post of the Pro dashboard tells the page its 303 leads to, once: a notice or an error, a new API token or
-/// webhook secret (shown this once), and what a domain's verification found. Kept by ``WebInboxFlashes``.
+/// webhook secret (shown this once). Kept by ``WebInboxFlashes``.
 struct WebInboxFlash: Equatable {
     /// `#notice`.
     var notice: String?
@@ -11,10 +11,6 @@ struct WebInboxFlash: Equatable {
     var token: String?
     /// A webhook signing secret just made or rotated: `#webhook-secret-shown`.
     var webhookSecret: String?
-    /// The id of the domain claim whose records a verification just looked up.
-    var checkedDomainID: String?
-    /// Whether each of that domain's records was found, in the records' order.
-    var found: [Bool] = []
 
     /// One line a field: its letter and the value in base64url (so no value can forge a line).
     var encoded: [UInt8] {
@@ -26,8 +22,6 @@ struct WebInboxFlash: Equatable {
         add("e", error)
         add("t", token)
         add("w", webhookSecret)
-        add("d", checkedDomainID)
-        if !found.isEmpty { lines.append("f" + String(found.map { $0 ? "1" : "0" })) }
         return Array(lines.joined(separator: "\n").utf8)
     }
 
@@ -43,11 +37,6 @@ struct WebInboxFlash: Equatable {
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let letter = line.prefix(1)
             let rest = String(line.dropFirst())
-            if letter == "f" {
-                guard rest.allSatisfy({ $0 == "0" || $0 == "1" }) else { return nil }
-                found = rest.map { $0 == "1" }
-                continue
-            }
             guard let raw = Base64URL.decode(rest) else { return nil }
             let value = String(decoding: raw, as: UTF8.self)
             switch letter {
@@ -55,7 +44,6 @@ struct WebInboxFlash: Equatable {
             case "e": error = value
             case "t": token = value
             case "w": webhookSecret = value
-            case "d": checkedDomainID = value
             default: return nil
             }
         }

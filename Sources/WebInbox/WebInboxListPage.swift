@@ -73,20 +73,21 @@ struct WebInboxListPage {
             <a id="reload" href="\(path + search.query(position: position))">Reload</a>\
             <span id="live-news"></span></nav>
             """
-        let all: HTML = viewer.mailboxes.count > 1 ? " · <a id=\"all-mailboxes\" href=\"/inbox\">All mailboxes</a>" : ""
+        // The all-mail view's home always lists its mailboxes (they are looked up there, not on this page).
+        let all: HTML = viewer.readsAllMail || viewer.mailboxes.count > 1 ? " · <a id=\"all-mailboxes\" href=\"/inbox\">All mailboxes</a>" : ""
         // Owners write as their inboxes (`a#compose`); nobody else may.
         let compose: HTML =
             viewer.ownerID == nil ? "" : "<p><a id=\"compose\" href=\"\(path)/compose\">Write a message</a></p>"
         let main: HTML = """
             \(OwnerPageShell.flash(notice, kind: "notice"))
-            <nav id="folders" aria-label="Folders">\(folders)\(all)</nav>
+            <nav id="folders" class="\(PageFrame.navigationClass)" aria-label="Folders">\(folders)\(all)</nav>
             \(compose)
             \(heldSection(csrf: csrf))
             <section class="card">\(form)</section>
             <section class="card" id="list">\(body)</section>
             <script src="\(WebInboxLiveScript.path)" defer></script>
             """
-        return WebInboxPage.document(mailbox, viewer, csrf: csrf, main: main)
+        return WebInboxPage.document(mailbox, viewer, csrf: csrf, main: main, mainHasNavigation: true)
     }
 
     /// `section#held`: each held message (`li.held-message`, `#held-{id}`) with its recipients, why, and a form that

@@ -33,18 +33,21 @@ enum WebInboxPage {
 
     /// A whole page of the signed-in viewer, in the one ``PageFrame`` (`#sign-out-form`, `#sign-out`); a Pro user's
     /// links to the Pro dashboard (`a#dashboard`).
-    static func document(_ title: String, _ viewer: WebInboxViewer, csrf: String, main: HTML, css extra: String = "")
-        -> HTML
-    {
+    /// - Parameter mainHasNavigation: `main` draws a `nav` of ``PageFrame/navigationClass`` (a list's folders).
+    static func document(
+        _ title: String, _ viewer: WebInboxViewer, csrf: String, main: HTML, css extra: String = "",
+        mainHasNavigation: Bool = false
+    ) -> HTML {
         var frame = PageFrame(
             title: title, heading: "<h1>\(HTML.address(title))</h1>",
             account: PageFrame.Account(
                 label: viewer.label, signOutAction: viewer.signOutAction, csrfField: BrowserForms.csrfField,
                 csrfToken: csrf),
             css: css + extra)
+        frame.mainHasNavigation = mainHasNavigation
         if viewer.isProUser, viewer.hasDashboard {
             frame.navigation = PageFrame.Navigation(
-                className: "pro-links", label: "Pro",
+                label: "Pro",
                 links: [
                     PageFrame.Link("/inbox", "Mailboxes"),
                     PageFrame.Link(
@@ -125,11 +128,7 @@ enum WebInboxPage {
 
     static let css = """
         h1{overflow-wrap:break-word}
-        #folders a,.pro-links a{padding:.1rem .35rem;border-radius:6px}
-        #folders a[aria-current],.pro-links a[aria-current]{font-weight:700;color:inherit;text-decoration:none;
-        background:var(--line);box-shadow:inset 0 -2px 0 currentColor}
         .size,.usage,time{white-space:nowrap}.attachment-mark svg,th svg{vertical-align:middle}
-        .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
         form.inline button{margin:0}
         tr.unread td{font-weight:700}.subject a{color:inherit}.preview{color:var(--muted);font-weight:400}
         .search{display:flex;gap:.5rem;flex-wrap:wrap;align-items:end}.search label{margin:0}.search input{width:auto}

@@ -38,8 +38,14 @@ public enum WebInboxPrincipal: Sendable, Equatable {
         switch kind {
         case "account": self = .account(id: subject)
         case "pro": self = .proUser(id: subject)
-        case "link": self = subject == Self.allMailLinkAddress ? .allMail : .link(address: subject)
+        case "link": self = Self(linkAddress: subject)
         default: return nil
         }
+    }
+
+    /// Who a one-time link opens, by the address the links table stores for it: ``allMail`` for
+    /// ``allMailLinkAddress``, else that address's mailbox.
+    init(linkAddress address: String) {
+        self = address == Self.allMailLinkAddress ? .allMail : .link(address: address)
     }
 }

@@ -7,19 +7,20 @@ extension WebInboxService {
     /// token it signed in with (`token:<id>`), or the account behind a linked address (`account:<id>`). Nil when there
     /// is nothing to rest on (the account or the linked mailbox is gone): no session is opened.
     func binding(of principal: WebInboxPrincipal, apiTokenID: String? = nil) async throws -> String? {
-        // The operator's view rests on the link alone (single use, ten minutes) and the session's lifetime.
-        if principal == .allMail { return "all" }
-        guard let accounts else { return nil }
         switch principal {
+        case .allMail:
+            // The operator's view rests on the link alone (single use, ten minutes) and the session's lifetime.
+            return "all"
         case .account(let id):
+            guard let accounts else { return nil }
             return try await accounts.accountTokenEpoch(id: id).map { "epoch:\($0)" }
         case .proUser(let id):
+            guard let accounts else { return nil }
             if let apiTokenID { return "token:" + apiTokenID }
             return try await accounts.proUserTokenEpoch(id: id).map { "epoch:\($0)" }
         case .link(let address):
+            guard let accounts else { return nil }
             return try await accounts.mailboxBinding(address: address)
-        case .allMail:
-            return "all"
         }
     }
 

@@ -116,16 +116,14 @@ extension WebInboxService {
         }
     }
 
-    /// `POST .../domains/{id}/verify`: the records looked up now; each one's state shown once with the answer.
+    /// `POST .../domains/{id}/verify`: the records looked up now; the page the answer leads to shows each one's
+    /// state as the lookup kept it with the domain.
     func verifyDomain(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
         try await answer(call) {
             let result = try await port.verifyDomain(id: call.id, proUserID: call.proUserID, client: call.client)
             var words = result.verified ? "\(result.domain) is verified." : "\(result.domain) is still pending."
             if let message = result.message { words += " " + message }
-            var flash = WebInboxFlash(notice: words)
-            flash.checkedDomainID = call.id
-            flash.found = result.records.map { $0.found ?? false }
-            return flash
+            return WebInboxFlash(notice: words)
         }
     }
 

@@ -32,7 +32,8 @@ extension WebInboxService {
     /// - Throws: storage errors before the stream opened (the owners' error page); after it, the stream ends and the
     ///   error is thrown for the log.
     func liveEvents(_ request: HTTPRequest, mailbox named: String, _ writer: any HTTPResponseWriter) async throws {
-        guard let reader = try await viewer(of: request), let mailbox = reader.readable(named) else {
+        guard let reader = try await viewer(of: request), let mailbox = try await reader.readable(named, in: mail)
+        else {
             return writer.respond(WebInboxPage.notFound())
         }
         let lease: EventStreamLimiter<String>.Lease
@@ -114,7 +115,8 @@ extension WebInboxService {
     /// Whether the session of `request` may still read `mailbox` (signed out, expired, the account deleted, the Pro
     /// user suspended, the inbox given away: no).
     private func mayRead(_ request: HTTPRequest, _ mailbox: String) async throws -> Bool {
-        try await viewer(of: request)?.readable(mailbox) == mailbox
+        guard let reader = try await viewer(of: request) else { return false }
+        return try await reader.readable(mailbox, in: mail) == mailbox
     }
 
     /// Whether a message arrived in `mailbox`'s inbox between states `since` and `now` (false when `since` is unknown

@@ -184,7 +184,8 @@ public final class WebInboxService: Sendable {
         case .link(let address):
             return (address, [address], nil)
         case .allMail:
-            return ("All mail (read-only)", try await mail.addresses(), nil)
+            // Every mailbox that holds mail: each looked up as a path names it, listed only where a page draws them.
+            return ("All mail (read-only)", [], nil)
         }
     }
 
@@ -207,7 +208,9 @@ public final class WebInboxService: Sendable {
             if request.method == .POST, !reader.forms.csrfValid(request.formFields(), request) {
                 return WebInboxPage.message(.forbidden, "Forbidden", WebInboxPage.csrfMessage)
             }
-            guard let mailbox = parameters["mailbox"].flatMap(reader.readable) else { return WebInboxPage.notFound() }
+            guard let path = parameters["mailbox"], let mailbox = try await reader.readable(path, in: mail) else {
+                return WebInboxPage.notFound()
+            }
             if request.method == .POST, reader.readOnly {
                 return WebInboxPage.message(
                     .forbidden, "Read-only", "This view of all mail only reads: nothing here changes.")
@@ -221,7 +224,8 @@ public final class WebInboxService: Sendable {
     // MARK: - Sign-in
 
     func home(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let reader = try await viewer(of: request) else { return HTMLPage.redirect(to: "/inbox/sign-in") }
+        guard var reader = try await viewer(of: request) else { return HTMLPage.redirect(to: "/inbox/sign-in") }
+        if reader.readsAllMail { reader.mailboxes = try await mail.addresses() }
         // A Pro user's home lists their mailboxes even when there is one (their sandbox and dashboard join it).
         if reader.mailboxes.count == 1, let only = reader.mailboxes.first, !reader.isProUser, !reader.readOnly {
             return HTMLPage.redirect(to: WebInboxPage.mailboxPath(only))
@@ -314,8 +318,7 @@ public final class WebInboxService: Sendable {
         guard let address = try await sessions.useLink(token: fields["token"] ?? "") else {
             return WebInboxPage.message(.notFound, "Open a mailbox", "This link was used already, or it expired.")
         }
-        let principal: WebInboxPrincipal =
-            address == WebInboxPrincipal.allMailLinkAddress ? .allMail : .link(address: address)
+        let principal = WebInboxPrincipal(linkAddress: address)
         guard let binding = try await binding(of: principal) else {
             return WebInboxPage.message(.notFound, "Open a mailbox", "This link was used already, or it expired.")
         }

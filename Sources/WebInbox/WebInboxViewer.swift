@@ -1,3 +1,4 @@
+import MailStore
 import Owners
 
 /// Who reads, as one request found them: the label shown, the mailboxes they may read (asked afresh), and the
@@ -12,7 +13,8 @@ struct WebInboxViewer: Sendable {
     /// What the header shows: the owner's email, the account's address, the Pro user's email, the linked
     /// address.
     var label: String
-    /// The addresses this viewer may read; any other is a 404.
+    /// The addresses this viewer may read; any other is a 404. Empty for the all-mail view (``readsAllMail``) until a
+    /// page that draws them fills it: that view reads whatever mailbox holds mail, looked up as a path names it.
     var mailboxes: [String]
     /// The forms of the session that signed the viewer in.
     var forms: BrowserForms
@@ -30,11 +32,15 @@ struct WebInboxViewer: Sendable {
     var session = ""
 
     /// The mailbox of this viewer's that `mailbox` names (compared lower-cased), as stored; nil when it is none of
-    /// theirs.
-    func readable(_ mailbox: String) -> String? {
+    /// theirs. The all-mail view asks `store` for that one address, never for the list of them all.
+    func readable(_ mailbox: String, in store: MailStore) async throws -> String? {
+        if readsAllMail { return try await store.holdingAddress(mailbox) }
         let wanted = mailbox.lowercased()
         return mailboxes.first { $0.lowercased() == wanted }
     }
+
+    /// Whether this is the operator's read-only view of all mail (``WebInboxPrincipal/allMail``).
+    var readsAllMail: Bool { kind == .session(.allMail) }
 
     /// Whether a Pro user signed in (by password or API token).
     var isProUser: Bool {

@@ -68,19 +68,56 @@ struct MailSearchSinceTests {
     }
 
     @Test(
-        "setRead marks read and unread again; false for an id the address does not have",
+        "holdsMail matches one envelope recipient whole: not a part of one, not another address's mail",
+        arguments: StorageBackend.allCases)
+    func holdsMailSentTo(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        _ = try await store.deliver(
+            MailStoreTests.message("caught"),
+            to: [.init(address: "catch@mail.localhost", quota: 10_000, envelopeTo: "jimbob@x.org, ann_e@x.org")],
+            folder: .inbox, now: 10)
+        #expect(try await store.holdsMail(address: "catch@mail.localhost", sentTo: "jimbob@x.org"))
+        #expect(try await store.holdsMail(address: "catch@mail.localhost", sentTo: "Ann_E@x.org"))
+        #expect(try await !store.holdsMail(address: "catch@mail.localhost", sentTo: "bob@x.org"))
+        #expect(try await !store.holdsMail(address: "catch@mail.localhost", sentTo: "ann%@x.org"))
+        #expect(try await !store.holdsMail(address: "other@mail.localhost", sentTo: "jimbob@x.org"))
+    }
+
+    @Test(
+        "holdingAddress names one address that holds mail, whatever its case; nil for one that holds none",
+        arguments: StorageBackend.allCases)
+    func holdingAddress(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        _ = try await Self.fill(store)
+        #expect(try await store.holdingAddress("One@Mail.localhost") == "one@mail.localhost")
+        #expect(try await store.holdingAddress("two@mail.localhost") == "two@mail.localhost")
+        #expect(try await store.holdingAddress("three@mail.localhost") == nil)
+        #expect(try await store.holdingAddress("one@mail.localhos") == nil)
+        #expect(try await store.addresses() == ["one@mail.localhost", "two@mail.localhost"])
+    }
+
+    @Test(
+        "markRead marks read and unread, counting changes: 0 for another's id, or one already so (nothing announced)",
         arguments: StorageBackend.allCases)
     func readAndUnread(_ backend: StorageBackend) async throws {
         let db = try MailDatabase(backend)
         let store = MailStore(database: db.database)
         let ids = try await Self.fill(store)
-        #expect(try await store.setRead(address: "one@mail.localhost", id: ids[0], read: true))
+        #expect(try await store.markRead(address: "one@mail.localhost", ids: [ids[0]], read: true) == 1)
         #expect(try await store.message(address: "one@mail.localhost", id: ids[0])?.summary.isRead == true)
         #expect(try await store.oldestUnread(address: "one@mail.localhost")?.subject == "c")
-        #expect(try await store.setRead(address: "one@mail.localhost", id: ids[0], read: false))
+        let ticket = store.changes.ticket()
+        #expect(try await store.markRead(address: "one@mail.localhost", ids: [ids[0]], read: true) == 0)
+        #expect(store.changes.ticket() == ticket, "nothing changed, nothing announced")
+        #expect(try await store.markRead(address: "one@mail.localhost", ids: [ids[0]], read: false) == 1)
+        #expect(store.changes.ticket() != ticket)
         #expect(try await store.message(address: "one@mail.localhost", id: ids[0])?.summary.isRead == false)
         #expect(try await store.oldestUnread(address: "one@mail.localhost")?.subject == "a")
-        #expect(try await !store.setRead(address: "one@mail.localhost", id: ids[1], read: true))
-        #expect(try await !store.setRead(address: "one@mail.localhost", id: "no-such-id", read: true))
+        #expect(try await store.markRead(address: "one@mail.localhost", ids: [ids[1]], read: true) == 0)
+        #expect(try await store.markRead(address: "one@mail.localhost", ids: ["no-such-id"], read: true) == 0)
+        #expect(try await store.markRead(address: "one@mail.localhost", ids: nil, read: true) == 3)
+        #expect(try await store.markRead(address: "one@mail.localhost", ids: nil, read: false) == 3)
     }
 }

@@ -100,6 +100,18 @@ struct WebLinkResolutionTests {
         #expect(list.text.contains("Caught"))
     }
 
+    @Test("an address only part of one the catch-all took (bob in jimbob) is not found in the catch-all's mail")
+    func catchAllRecipientWhole() async throws {
+        let server = try await TestServer.start { $0.recipients.acceptAny = true }
+        defer { Task { await server.stop() } }
+        var configuration = server.runtime.configuration
+        try await deliver(configuration, to: ["jimbob@elsewhere.test"], subject: "To Jim")
+        configuration.recipients.acceptAny = false
+        #expect(try await resolve(configuration, "jimbob@elsewhere.test") == RecipientPolicy.catchAllAddress)
+        #expect(try await resolve(configuration, "bob@elsewhere.test") == nil)
+        #expect(try await resolve(configuration, "jimbob@elsewhere.tes") == nil)
+    }
+
     @Test("--all: every mailbox that holds mail, its live list and message page, and nothing that changes a message")
     func allMail() async throws {
         let server = try await TestServer.start { $0.recipients.acceptAny = true }

@@ -11,7 +11,7 @@ struct PageFrameTests {
             account: PageFrame.Account(
                 label: "ada@x.test", signOutAction: "/owner/sign-out", csrfField: "csrf_token", csrfToken: "t\"k"),
             navigation: PageFrame.Navigation(
-                className: "owner-links", label: "Owner",
+                label: "Owner",
                 links: [PageFrame.Link("/owner", "Inboxes", current: true), PageFrame.Link("/inbox", "Read", id: "r")]),
             css: ".mine{}")
         let page = frame.document(main: "<p>M</p>").text
@@ -20,11 +20,11 @@ struct PageFrameTests {
             <span id="signed-in-as">ada<wbr>@x.<wbr>test</span>
             <input type="hidden" name="csrf_token" value="t&quot;k">
             <button type="submit" id="sign-out">Sign out</button>
-            </form><nav class="owner-links" aria-label="Owner"><a href="/owner" aria-current="page">Inboxes</a> · \
+            </form><nav class="page-links" aria-label="Owner"><a href="/owner" aria-current="page">Inboxes</a> · \
             <a id="r" href="/inbox">Read</a></nav><h1>Your &lt;inboxes&gt;</h1></header>
             """
         #expect(page.contains(header))
-        #expect(page.contains(PageFrame.accountCSS + ".mine{}</style>"))
+        #expect(page.contains(PageFrame.navigationCSS + PageFrame.accountCSS + ".mine{}</style>"))
         #expect(page.components(separatedBy: "id=\"sign-out-form\"").count == 2)
     }
 
@@ -34,6 +34,7 @@ struct PageFrameTests {
             .document(main: "").text
         #expect(!page.contains("sign-out-form"))
         #expect(!page.contains(PageFrame.accountCSS))
+        #expect(!page.contains(PageFrame.navigationCSS))
         #expect(page.contains("<header><h1>H</h1><p class=\"lead\">L</p></header>"))
         #expect(page.contains("<footer>F</footer>"))
     }
