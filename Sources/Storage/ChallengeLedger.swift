@@ -78,12 +78,14 @@ public struct ChallengeLedger: Sendable {
 /// A running periodic purge; `cancel()` (or dropping the last reference) stops it.
 ///
 /// `@unchecked Sendable` is safe because the only state is the timer source, whose `cancel()` is
-/// thread-safe, and whose handler is set once before `resume()` and never changed.
+/// thread-safe, and whose handler is set once before `resume()` and never changed, and its serial queue.
 public final class PurgeSchedule: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
+    private let queue: DispatchQueue
 
-    init(timer: any DispatchSourceTimer) {
+    init(timer: any DispatchSourceTimer, queue: DispatchQueue) {
         self.timer = timer
+        self.queue = queue
     }
 
     /// Runs `purge` on a writing connection of `database` every `interval` (a timer on a queue of its own), until
@@ -99,7 +101,8 @@ public final class PurgeSchedule: @unchecked Sendable {
         let nanoseconds = max(1, components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
         let dispatchInterval = DispatchTimeInterval.nanoseconds(Int(clamping: nanoseconds))
         let logger = database.logger
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "postern.storage.purge"))
+        let queue = DispatchQueue(label: "postern.storage.purge")
+        let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(
             deadline: .now() + dispatchInterval, repeating: dispatchInterval,
             leeway: .nanoseconds(Int(clamping: nanoseconds / 10)))
@@ -112,16 +115,18 @@ public final class PurgeSchedule: @unchecked Sendable {
             }
         }
         timer.resume()
-        return PurgeSchedule(timer: timer)
+        return PurgeSchedule(timer: timer, queue: queue)
     }
 
     deinit {
         timer.cancel()
     }
 
-    /// Stops the purge; a purge already running finishes, no later one starts.
+    /// Stops the purge: no later one starts, and one already running has finished when this returns (the timer's
+    /// serial queue is drained), so no purge of this schedule runs after it.
     public func cancel() {
         timer.cancel()
+        queue.sync {}
     }
 
     /// True once `cancel()` was called.
