@@ -38,9 +38,10 @@ cluster-stop:
 ## Every test: unit, known-answer and end-to-end against a real server on port 0, in the stages of
 ## scripts/test-stages, which prints the wall time of each at the end (also after a failure).
 ## The build, then the known-answer suites (pure code: crypto, JWT, PoW, MIME, the HTTP parser) in a parallel
-## `swift test`, then every other suite serially: many start in-process servers whose deferred handlers run on Swift's
-## cooperative pool (two threads here); CPU-bound known-answer tests running beside them would starve those handlers
-## and turn socket reads into timeouts that say nothing about the server.
+## `swift test`, then every other suite in a test process of its own, TEST_LANES (4) at once, each serial inside: many
+## start in-process servers whose deferred handlers run on Swift's cooperative pool (two threads here); CPU-bound
+## tests in the same process would starve those handlers and turn socket reads into timeouts that say nothing about
+## the server.
 ## Suites whose tests take `StorageBackend.allCases` run both backends in that pass. Then the surface, web inbox and
 ## end-to-end suites whose harnesses still read POSTERN_TEST_STORAGE (STORAGE_SUITES; a suite that does not read it
 ## would only repeat itself there) again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: harnesses and test servers,

@@ -8,28 +8,30 @@ import Synchronization
 
 /// A throwaway PostgreSQL server for the tests (`scripts/pg-temp`): ``shared()`` is started on first use,
 /// once per test process, on a free loopback port in a temporary directory that is removed when the process
-/// exits; each test takes a database of its own with ``freshDatabase()``. A test that stops or restarts the
-/// server takes a ``dedicated()`` one, so that tests running beside it keep theirs.
+/// exits, unless `POSTERN_TEST_POSTGRES_URL` names one (`make test` starts one server for the test processes it
+/// runs side by side); each test takes a database of its own with ``freshDatabase()``, named after its process.
+/// A test that stops or restarts the server takes a ``dedicated()`` one, so that tests running beside it keep theirs.
 public final class PostgresTestServer: Sendable {
     /// The `postern` database's URL.
     public let url: String
-    /// The server's directory.
-    public let directory: String
+    /// The server's directory: nil for the one `POSTERN_TEST_POSTGRES_URL` names, which this process may not stop.
+    private let directory: String?
     private let counter = Atomic<Int>(0)
 
     private static let started = Mutex<Result<PostgresTestServer, any Error>?>(nil)
     private static let directoriesAtExit = Mutex<[String]>([])
 
-    private init(url: String, directory: String) {
+    private init(url: String, directory: String?) {
         self.url = url
         self.directory = directory
     }
 
-    /// The process's server, started the first time.
+    /// The process's server: the one `POSTERN_TEST_POSTGRES_URL` names, else one started the first time.
     public static func shared() throws -> PostgresTestServer {
         try started.withLock { result in
             if let result { return try result.get() }
-            let made = Result { try start() }
+            let given = ProcessInfo.processInfo.environment["POSTERN_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+            let made = Result { try given.map { PostgresTestServer(url: $0, directory: nil) } ?? start() }
             result = made
             return try made.get()
         }.self
@@ -62,17 +64,24 @@ public final class PostgresTestServer: Sendable {
 
     /// Stops the server and starts it again on the same port (every connection is cut).
     public func restart() throws {
-        _ = try Self.script("restart", directory)
+        _ = try Self.script("restart", owned())
     }
 
     /// Stops the server (connections fail until ``startAgain()``).
     public func stop() throws {
-        _ = try Self.script("stop", directory)
+        _ = try Self.script("stop", owned())
     }
 
     /// Starts a stopped server again.
     public func startAgain() throws {
-        _ = try Self.script("start", directory)
+        _ = try Self.script("start", owned())
+    }
+
+    private func owned() throws -> String {
+        guard let directory else {
+            throw ScriptFailed(description: "the server POSTERN_TEST_POSTGRES_URL names is not this process's to stop")
+        }
+        return directory
     }
 
     private static func destroyAtExit() {
