@@ -192,7 +192,7 @@ let package = Package(
         // What an SMTP delivery attempt came to, as types every layer carries (SMTPReply, EnhancedStatusCode,
         // SMTPClientFailure, DeliveryFailure, DeliveryStatus): pure, no dependency.
         .target(name: "SMTPOutcomes"),
-        .target(name: "SMTPClient", dependencies: ["SMTPOutcomes", "Fetch", "ComputePool"]),
+        .target(name: "SMTPClient", dependencies: ["SMTPOutcomes", "Fetch", "ComputePool", "AuthCrypto"]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
         .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool", "ConfigurationReading"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
