@@ -217,10 +217,12 @@ public final class PosternRuntime: Service {
                 mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains),
             clock: now, draining: { drainFlag.isSet })
         let (unmatched, mailSandbox) = try Surfaces.register(
-            into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
-            ledger: ledger, pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
-            smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
-            sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger)
+            into: &router,
+            SurfaceContext(
+                configuration: configuration, identity: identity, keys: keys, database: database, ledger: ledger,
+                pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
+                smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
+                sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger))
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,

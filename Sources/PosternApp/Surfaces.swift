@@ -30,20 +30,19 @@ import WebInbox
 /// Builds the API surfaces from the configuration's parts and adds their routes.
 enum Surfaces {
     /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
-    /// - Parameters:
-    ///   - identity: the base URL and issuer every surface prints and mints with.
-    ///   - resolver: the runtime's one DNS resolver (domain verification), from ``resolver(_:threads:)``.
-    ///   - fetcher: the remote-hash fetcher, from ``fetcher(_:)``.
-    ///   - mail: the mail store and directory; its ``LocalMail/domains`` is the one custom-domain model the owners'
-    ///     and Mail.td's domains are claimed in.
-    ///   - grantCache: the instance's cache of live OAuth grants, which observes every revocation.
+    /// - Parameter context: what the runtime built once and every surface is given.
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
-    static func register(
-        into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
-        keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, resolver: DNSResolver,
-        fetcher: Fetcher, mail: LocalMail, grantCache: OAuthGrantCache, smtpAddress: String?, sandboxPort: Int?,
-        metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64, logger: Logger
-    ) throws -> (unmatched: [PosternResponder.UnmatchedRenderer], sandbox: MailSandbox) {
+    static func register(into router: inout ContextRouter, _ context: SurfaceContext) throws
+        -> (unmatched: [PosternResponder.UnmatchedRenderer], sandbox: MailSandbox)
+    {
+        let (configuration, identity, keys, database, ledger, pool) = (
+            context.configuration, context.identity, context.keys, context.database, context.ledger, context.pool
+        )
+        let (resolver, fetcher, mail, grantCache, metrics, clock, logger) = (
+            context.resolver, context.fetcher, context.mail, context.grantCache, context.metrics, context.clock,
+            context.logger
+        )
+        let (smtpAddress, sandboxPort) = (context.smtpAddress, context.sandboxPort)
         let agentSettings = agentConfiguration(configuration, identity: identity)
         let remoteSettings = remoteConfiguration(configuration, identity: identity)
         let agent = AgentAuthService(
@@ -93,8 +92,7 @@ enum Surfaces {
 
         var jmap = configuration.jmap
         jmap.baseURL = JMAPConfiguration(baseURL: identity.baseURL).baseURL
-        jmap.rateLimitsEnabled = configuration.rateLimits.enabled
-        jmap.instances = configuration.rateLimits.instances
+        jmap = configuration.rateLimits.applied(to: jmap)
         // Agent bearers are checked against the agent surface's own directory, not the composed one: an inbox on a
         // custom domain its owner no longer holds must not pass because a Pro user's catch-all now makes the same
         // address local.
@@ -109,8 +107,7 @@ enum Surfaces {
         // PostgreSQL, where every revocation reaches the cache through `postern_grants` (PosternRuntime).
         var resource = OAuthResourceConfiguration(issuer: identity.baseURL, baseURL: identity.baseURL)
         resource.cacheGrants = database.dialect == .postgres
-        resource.rateLimits.enabled = configuration.rateLimits.enabled
-        resource.rateLimits.instances = configuration.rateLimits.instances
+        resource = configuration.rateLimits.applied(to: resource)
         let verifier = OAuthAccessVerifier(
             configuration: resource, keys: keys, grants: grants, cache: grantCache, clock: clock)
         let ownerPrincipals = OwnerPrincipals(inboxes: ownedInboxes, directory: agentInboxes)
@@ -145,8 +142,7 @@ enum Surfaces {
         var mcp = configuration.mcp
         mcp.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL
         mcp.serverVersion = PosternVersion.text
-        mcp.rateLimitsEnabled = configuration.rateLimits.enabled
-        mcp.instances = configuration.rateLimits.instances
+        mcp = configuration.rateLimits.applied(to: mcp)
         let apiKeys = AgentAPIKeyAuthenticator(
             accounts: AgentAccountStore(database: database), inboxDomain: configuration.agent.inboxDomain,
             directory: agentInboxes)
@@ -253,9 +249,7 @@ enum Surfaces {
         var remote = RemoteHashConfiguration(issuer: identity.issuer, publicURL: identity.baseURL)
         remote.allowPrivate = c.outboundAddresses.allowPrivate
         remote.allowedHosts = c.outboundAddresses.allowedHosts
-        remote.rateLimitsEnabled = c.rateLimits.enabled
-        remote.instances = c.rateLimits.instances
-        return remote
+        return c.rateLimits.applied(to: remote)
     }
 
     /// The server's one outbound fetcher (remote hashes and webhooks), with its own I/O threads.
@@ -281,19 +275,15 @@ enum Surfaces {
         owners.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         owners.dnsResolver = c.dns.resolver
         owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains
-        owners.rateLimitsEnabled = c.rateLimits.enabled
-        owners.instances = c.rateLimits.instances
         owners.outsideSendingNeedsApproval = c.outboundNeedsOwnerApproval
-        return owners
+        return c.rateLimits.applied(to: owners)
     }
 
     /// The authorization server's settings: its issuer is the public URL (contract 1.1).
     static func oauthConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OAuthConfiguration {
         var oauth = c.oauth
         oauth.issuer = identity.baseURL
-        oauth.rateLimitsEnabled = c.rateLimits.enabled
-        oauth.instances = c.rateLimits.instances
-        return oauth
+        return c.rateLimits.applied(to: oauth)
     }
 
     /// The fetcher of OAuth client ID metadata documents, nil when they are off: Fetch's address policy (no
@@ -315,9 +305,7 @@ enum Surfaces {
         var agent = c.agent
         agent.publicURL = AgentAuthConfiguration(publicURL: identity.baseURL).publicURL
         agent.issuer = identity.issuer
-        agent.instances = c.rateLimits.instances
-        agent.rateLimitsEnabled = c.rateLimits.enabled
-        return agent
+        return c.rateLimits.applied(to: agent)
     }
 
     /// The mailbox surface over its store and the shared mail store (`mail`); also used by `postern pro create|list`.
@@ -335,8 +323,6 @@ enum Surfaces {
         mailbox.issuer = issuer
         mailbox.domains = c.mailbox.domains.map { $0.lowercased() }
         mailbox.proDomains = c.mailbox.proDomains.map { $0.lowercased() }
-        mailbox.rateLimitsEnabled = c.rateLimits.enabled
-        mailbox.instances = c.rateLimits.instances
         mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         mailbox.dnsResolver = c.dns.resolver
         mailbox.outboundPolicy = c.outboundAddresses.policy
@@ -344,7 +330,7 @@ enum Surfaces {
         mailbox.sandboxSMTPHost = c.smtp.hostname
         mailbox.sandboxSMTPPort = sandboxPort
         return try MailboxService(
-            configuration: mailbox, keys: keys, store: MailboxStore(database: database), mail: mail, ledger: ledger,
+            configuration: c.rateLimits.applied(to: mailbox), keys: keys, store: MailboxStore(database: database), mail: mail, ledger: ledger,
             pool: pool, resolver: resolver ?? Self.resolver(c, threads: DNSResolver.threadPool()),
             customDomains: customDomains ?? Self.customDomains(database: database, signingKeys: nil), clock: clock,
             onUnexpectedError: reporter("mailbox", logger),
