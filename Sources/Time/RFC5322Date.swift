@@ -61,8 +61,14 @@ public enum RFC5322Date {
         let (hour, minute, second) = (clock[0]!, clock[1]!, clock.count > 2 ? clock[2]! : 0)
         guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
         let offset = words.count > 4 ? zoneOffset(words[4]) : 0
-        return CivilDate.days(year: Int64(year), month: Int64(month + 1), day: Int64(day)) * 86_400
-            + Int64(hour * 3600 + minute * 60 + second) - Int64(offset)
+        // A year past what Int64 seconds reach is nil, where the day count or the seconds would overflow and trap: a
+        // received message's Date field is the sender's to write.
+        guard (-292_277_022_657...292_277_026_596).contains(year) else { return nil }
+        let days = CivilDate.days(year: Int64(year), month: Int64(month + 1), day: Int64(day))
+        let (midnight, overflow) = days.multipliedReportingOverflow(by: 86_400)
+        let (time, beyond) = midnight.addingReportingOverflow(Int64(hour * 3600 + minute * 60 + second - offset))
+        guard !overflow, !beyond else { return nil }
+        return time
     }
 
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]

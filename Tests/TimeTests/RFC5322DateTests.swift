@@ -28,4 +28,12 @@ struct RFC5322DateTests {
         #expect(RFC5322Date.parse("Wed, 25 Nov 2026") == nil)
         #expect(RFC5322Date.parse("25 Nov 2026 24:00:00 +0000") == nil)
     }
+
+    @Test("a year no Int64 seconds reach is nil, not a trap: a received Date field is the sender's to write")
+    func farYears() {
+        #expect(RFC5322Date.parse("1 Jan 99999999999999 00:00 +0000") == nil)
+        #expect(RFC5322Date.parse("1 Jan 9223372036854775807 00:00 +0000") == nil)
+        #expect(RFC5322Date.parse("1 Jan -9223372036854775808 00:00 +0000") == nil)
+        #expect(RFC5322Date.parse("1 Jan 292277026596 00:00 +0000") == 9_223_372_036_825_516_800)
+    }
 }
