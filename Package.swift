@@ -36,8 +36,11 @@ let package = Package(
         // <sys/epoll.h>, eventfd and accept4, which Glibc's Swift module does not export (headers only).
         .systemLibrary(name: "CEpoll"),
 
+        // The server's one calendar: civil dates, RFC 3339 and RFC 5322 date-times (HTTP's IMF-fixdate is the latter),
+        // written and read without Foundation. Pure: no dependency.
+        .target(name: "Time"),
         // Pure HTTP/1.1: parser, encoder, router. No sockets.
-        .target(name: "HTTP1"),
+        .target(name: "HTTP1", dependencies: ["Time"]),
         // Settings by their environment names, read strictly through a reader scoped to one part's prefix; the error
         // that names a bad value's key. Nothing else: every target that has settings can read its own.
         .target(name: "ConfigurationReading"),
@@ -49,7 +52,7 @@ let package = Package(
         ]),
         // HTTP/1.1 on SocketServer: the connection state machine, responder protocol, server facade.
         .target(name: "HTTPServer", dependencies: [
-            "HTTP1", "SocketServer",
+            "HTTP1", "SocketServer", "Time",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Server-side TLS over memory BIOs (libssl), driven by an event loop's bytes; self-signed pairs (libcrypto).
@@ -57,7 +60,7 @@ let package = Package(
         // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset, STARTTLS, AUTH), the TLS transport
         // under it, the mail-sink protocol, server facade.
         .target(name: "SMTPServer", dependencies: [
-            "SocketServer", "ServerTLS", "ClientAddress", "HTTP1",
+            "SocketServer", "ServerTLS", "ClientAddress", "Time",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Bounded thread pool for blocking work away from the socket queues: CPU-heavy hashing (scrypt, Argon2,
@@ -95,7 +98,7 @@ let package = Package(
         // What every surface shares on a request's path: the request context built once per request,
         // routes that receive it, rate-limit tables on one monotonic clock, the storage-failure table.
         // Pure MIME parsing: raw RFC 5322 bytes in, the fields, bodies and attachments the mail APIs read out.
-        .target(name: "MIME"),
+        .target(name: "MIME", dependencies: ["Time"]),
         // Who is local and who a request acts as: the directory port each surface implements for its own accounts,
         // the agent inbox rule, the capability token's typed claims, the principal a mail API serves.
         .target(name: "Directory", dependencies: ["JWT", "JSON"]),
@@ -112,7 +115,7 @@ let package = Package(
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
             "Directory", "MailStore", "MailDelivery", "SMTPOutcomes", "JSON", "MIME", "HTTP1", "ServerKit",
-            "ClientAddress",
+            "ClientAddress", "Time",
         ]),
         // MCP over Streamable HTTP at /mcp: JSON-RPC framing, sessions, and mail tools composed over JMAP.
         .target(name: "MCPServer", dependencies: [
@@ -139,7 +142,7 @@ let package = Package(
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
-            "ClientAddress", "Audit", "OAuthGrants", "CustomDomains",
+            "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The OAuth grant model: the only target with SQL of the grant tables (grants, codes, refresh tokens,
@@ -149,7 +152,7 @@ let package = Package(
         // The resource side of OAuth (issue 28): the owners' RFC 9068 access tokens verified for JMAP, MCP and
         // /api/v1/agents, their grants' liveness cached per instance and invalidated by revocations, the agents list.
         .target(name: "OAuthResource", dependencies: [
-            "JWT", "JSON", "AuthCrypto", "Directory", "Storage", "HTTP1", "ServerKit", "OAuthGrants",
+            "JWT", "JSON", "AuthCrypto", "Directory", "Storage", "HTTP1", "ServerKit", "OAuthGrants", "Time",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The OAuth 2.1 authorization server for apps (issue 28): metadata, registration, authorize and consent,
@@ -163,18 +166,18 @@ let package = Package(
         // one-time links read mail, in the owner pages' frame (their sessions, CSRF, backoff and error pages).
         .target(name: "WebInbox", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
-            "EmbeddedResources", "SMTPOutcomes",
+            "EmbeddedResources", "SMTPOutcomes", "Time",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
-            "Fetch", "Audit", "CustomDomains",
+            "Fetch", "Audit", "CustomDomains", "Time",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Mail.td Pro webhooks: the durable queue (fed by the mail store's delivery transaction), the dispatcher that
         // delivers it through the shared fetcher, the signature and payload, and the five /api/user/webhooks routes.
         .target(name: "Webhooks", dependencies: [
-            "MailboxAccounts", "MailStore", "Storage", "Fetch", "AuthCrypto", "JSON", "HTTP1", "ServerKit", "LeasedQueue",
+            "MailboxAccounts", "MailStore", "Storage", "Fetch", "AuthCrypto", "JSON", "HTTP1", "ServerKit", "LeasedQueue", "Time",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -189,7 +192,7 @@ let package = Package(
         // What an SMTP delivery attempt came to, as types every layer carries (SMTPReply, EnhancedStatusCode,
         // SMTPClientFailure, DeliveryFailure, DeliveryStatus): pure, no dependency.
         .target(name: "SMTPOutcomes"),
-        .target(name: "SMTPClient", dependencies: ["SMTPOutcomes", "Fetch", "ComputePool"]),
+        .target(name: "SMTPClient", dependencies: ["SMTPOutcomes", "Fetch", "ComputePool", "AuthCrypto"]),
         // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
         .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool", "ConfigurationReading"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
@@ -208,14 +211,14 @@ let package = Package(
         .target(name: "MailTransfer", dependencies: [
             "MailDelivery", "MIME", "SMTPClient", "SMTPOutcomes", "DNS", "MailAuth", "DKIMKeys", "Fetch", "ComputePool",
             "AuthCrypto",
-            "ConfigurationReading", "HTTP1",
+            "ConfigurationReading", "Time",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The outbound queue: EmailSubmission records, each recipient's disposition and the message in one
         // transaction, leased to instances per message and destination domain, retried, bounced and suppressed; the
         // dispatcher that runs it over any OutboundTransport.
         .target(name: "OutboundQueue", dependencies: [
-            "MailDelivery", "SMTPOutcomes", "Storage", "ServerKit", "LeasedQueue",
+            "MailDelivery", "SMTPOutcomes", "Storage", "ConfigurationReading", "Time", "LeasedQueue",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -231,7 +234,7 @@ let package = Package(
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
-            "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox",
+            "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "Time",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -256,6 +259,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support"),
+        .testTarget(name: "TimeTests", dependencies: ["Time"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "ConfigurationReadingTests", dependencies: ["ConfigurationReading"]),
         .testTarget(name: "SocketServerTests", dependencies: [
@@ -321,7 +325,7 @@ let package = Package(
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing", "Fetch", "Audit", "Webhooks",
-            "MailSandbox", "MailDelivery", "CustomDomains", "DNS", "PosternTestSupport", "DKIMKeys",
+            "MailSandbox", "MailDelivery", "CustomDomains", "DNS", "PosternTestSupport", "DKIMKeys", "Time",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

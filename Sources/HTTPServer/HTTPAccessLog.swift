@@ -1,4 +1,5 @@
 import HTTP1
+import Time
 
 /// One access-log line per answered request, formatted straight into a byte buffer: no `Logger` call,
 /// no metadata dictionary, no string interpolation. The line is the one `LineLogHandler` writes for

@@ -2,6 +2,7 @@ import JSON
 import MIME
 import MailStore
 import ServerKit
+import Time
 
 extension JMAPService {
     /// RFC 8621's default property list, which is every property `Email/get` knows (section 4.1): `sender` is not

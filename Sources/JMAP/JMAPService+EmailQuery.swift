@@ -1,6 +1,7 @@
 import JSON
 import MailStore
 import ServerKit
+import Time
 
 extension JMAPService {
     /// `Email/query` (RFC 8621 section 4.4): filters, sorts, `position` (negative counts from the end), `anchor`

@@ -3,6 +3,7 @@ import JSON
 import MIME
 import MailStore
 import ServerKit
+import Time
 
 extension JMAPService {
     /// `Email/set` (RFC 8621 section 4.6): create messages (drafts or any other) from JMAP properties, update

@@ -6,6 +6,7 @@ import MailDelivery
 import MailStore
 import SMTPOutcomes
 import ServerKit
+import Time
 
 extension JMAPService {
     /// `EmailSubmission/set` (RFC 8621 section 7.5), create only: each submission is final at once. Local

@@ -1,6 +1,7 @@
 import JSON
 import MailDelivery
 import ServerKit
+import Time
 
 /// `EmailSubmission/get`, `/changes`, `/query` and `/queryChanges` (RFC 8621 7.1-7.4) over the ledger's records:
 /// each recipient's `deliveryStatus` moves from `queued` to `yes` or `no` as the queue delivers, and `/changes` reports

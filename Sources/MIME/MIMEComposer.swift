@@ -1,4 +1,5 @@
 import Foundation
+import Time
 
 /// A message to write as RFC 5322 bytes: what JMAP's `Email/set` creates.
 public struct OutgoingMessage: Sendable, Equatable {
@@ -62,7 +63,7 @@ public enum MIMEComposer {
         try addresses("Cc", message.cc)
         try addresses("Reply-To", message.replyTo)
         if let subject = message.subject { head.append(HeaderText.unstructured("Subject", subject)) }
-        head.append("Date: " + date(message.date))
+        head.append("Date: " + RFC5322Date.format(message.date))
         head.append("Message-ID: " + (try messageID(message.messageID, field: "Message-ID")))
         func ids(_ name: String, _ list: [String]) throws(MIMEComposerError) {
             guard !list.isEmpty else { return }
@@ -193,13 +194,5 @@ public enum MIMEComposer {
                 field: field, reason: "a message id is at most 900 bytes without spaces, controls or angle brackets")
         }
         return "<\(id)>"
-    }
-
-    private static func date(_ seconds: Int64) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 }

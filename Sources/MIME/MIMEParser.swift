@@ -1,4 +1,5 @@
 import Foundation
+import Time
 
 /// Parses a raw RFC 5322 message into what the mail APIs read: addresses, subject, ids, date, the text and HTML
 /// bodies, attachments and a preview. Pure: bytes in, a value out; malformed input degrades, only limits throw.
@@ -23,7 +24,7 @@ public enum MIMEParser {
         message.messageID = root.field("Message-ID").flatMap { AddressList.messageIDs($0).first }
         message.inReplyTo = root.field("In-Reply-To").map(AddressList.messageIDs) ?? []
         message.references = root.field("References").map(AddressList.messageIDs) ?? []
-        message.date = root.field("Date").flatMap(MailDate.parse)
+        message.date = root.field("Date").flatMap { RFC5322Date.parse(AddressList.withoutComments($0)) }
         var walk = Walk(limits: limits)
         try walk.visit(root, depth: 0)
         message.textBody = walk.text

@@ -1,5 +1,6 @@
 import MailDelivery
 import SMTPOutcomes
+import Time
 
 /// A delivery status notification (RFC 3464) in a `multipart/report` (RFC 6522, formerly RFC 3462): what the
 /// outbound queue puts in a sender's inbox when recipients failed for good or the message outlived the queue, and the

@@ -1,6 +1,7 @@
 import AuthCrypto
 import MIME
 import MailAuth
+import Time
 
 /// Makes a submitted message ready to leave (pure: the text, the envelope, the clock and the signer in; the bytes to
 /// send out): every line ending CRLF; every `Bcc` field removed (its addresses are envelope-only, RFC 5322 §3.6.3);

@@ -17,9 +17,14 @@ public struct MailboxDirectory: AccountDirectory {
     ///   - database: the database holding `mailbox_accounts` and the custom-domain claims (``CustomDomains``).
     ///   - domains: the public and Pro-only mailbox domains.
     ///   - catchAllQuota: the quota of an address on a verified custom domain that no account has (Pro's).
-    public init(database: any SQLDatabase, domains: [String], catchAllQuota: Int64 = MailboxQuotas().pro) {
+    ///   - claims: who holds which custom domain verified (the runtime's one model); default: the claims in
+    ///     `database`.
+    public init(
+        database: any SQLDatabase, domains: [String], catchAllQuota: Int64 = MailboxQuotas().pro,
+        claims: CustomDomains? = nil
+    ) {
         self.store = MailboxStore(database: database)
-        self.claims = CustomDomains(database: database)
+        self.claims = claims ?? CustomDomains(database: database)
         self.domains = Set(domains.map { $0.lowercased() })
         self.catchAllQuota = catchAllQuota
     }

@@ -2,6 +2,7 @@ import HTTP1
 import JSON
 import JWT
 import ServerKit
+import Time
 
 /// Reading request bodies and writing answers in the surface's shapes.
 public enum MailboxJSON {

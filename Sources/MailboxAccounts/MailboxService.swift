@@ -62,6 +62,12 @@ public final class MailboxService: Sendable {
     ///   - ledger: the shared single-use ledger.
     ///   - pool: the worker pool for Argon2.
     ///   - dnsThreads: the threads domain checks' DNS lookups block on (the runtime's); a pool of its own when nil.
+    ///     Unused when `resolver` is given.
+    ///   - resolver: the runtime's one DNS resolver; nil (a service on its own) makes one of the configuration's
+    ///     `dnsResolver` and `dnsTimeout`.
+    ///   - customDomains: the runtime's one custom-domain model (every surface's mailboxes, the DKIM keys); nil (a
+    ///     service on its own) makes one of this surface's mailboxes and the configuration's `otherDomainMailboxes`,
+    ///     `domainVerificationWindow` and `domainSigningKeys`.
     ///   - mail: the mail store over `database` with the runtime's change stream; one of its own when nil.
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
     ///   - monotonicClock: the clock the rate-limit buckets refill by.
@@ -75,8 +81,8 @@ public final class MailboxService: Sendable {
     /// - Throws: `StorageError` from the secret's table.
     public init(
         configuration: MailboxConfiguration, keys: JWTKeySet, store: MailboxStore, mail: MailStore,
-        ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool? = nil,
-        clock: @escaping @Sendable () -> Int64,
+        ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool? = nil, resolver: DNSResolver? = nil,
+        customDomains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
         recordsBesideMessages: [any MailboxMessageRecords] = []
@@ -96,13 +102,18 @@ public final class MailboxService: Sendable {
         self.tokens = tokens
         self.authorizer = MailboxAuthorizer(tokens: tokens, store: store, clock: clock)
         let secret = try configuration.challengeSecret ?? store.secret(named: "challenge") { SecureRandom.bytes(32) }
-        self.resolver = DNSResolver(
-            server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
-            timeout: configuration.dnsTimeout, threads: dnsThreads ?? DNSResolver.threadPool())
-        self.customDomains = CustomDomains(
-            database: store.database,
-            mailboxes: [MailboxDomainMailboxes(database: store.database)] + configuration.otherDomainMailboxes,
-            verificationWindow: configuration.domainVerificationWindow, signingKeys: configuration.domainSigningKeys)
+        self.resolver =
+            resolver
+            ?? DNSResolver(
+                server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
+                timeout: configuration.dnsTimeout, threads: dnsThreads ?? DNSResolver.threadPool())
+        self.customDomains =
+            customDomains
+            ?? CustomDomains(
+                database: store.database,
+                mailboxes: [MailboxDomainMailboxes(database: store.database)] + configuration.otherDomainMailboxes,
+                verificationWindow: configuration.domainVerificationWindow,
+                signingKeys: configuration.domainSigningKeys)
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
         let rates = configuration.rateLimits.share(among: configuration.instances)

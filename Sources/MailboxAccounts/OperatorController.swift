@@ -3,6 +3,7 @@ import HTTP1
 import JSON
 import MailStore
 import ServerKit
+import Time
 
 /// The operator's HTTP routes, for a test suite that uses Postern as its mail stand-in: search, wait and reset across
 /// every address the store holds (mailboxes, agent inboxes, sandboxes and the SMTP catch-all). Registered only when

@@ -2,6 +2,7 @@ import Directory
 import HTTP1
 import JSON
 import ServerKit
+import Time
 
 /// `GET /api/v1/agents` (`api-docs/oauth-mcp-contract.md` 1.11): the inboxes of the owner whose access token, for
 /// the `/jmap` or `/mcp` resource, is the bearer; nothing else opens it (docs/decisions/0019).

@@ -1,7 +1,7 @@
 import MailDelivery
 import SMTPOutcomes
-import ServerKit
 import Storage
+import Time
 
 extension OutboundQueue: SubmissionLedger {
     /// Records `submission` in one transaction: the submission, every recipient's disposition (local ones as

@@ -1,4 +1,4 @@
-import ServerKit
+import ConfigurationReading
 
 /// Who may send outside, how much, and how the queue retries: every setting of the outbound queue in one place.
 ///

@@ -22,20 +22,16 @@ public struct OwnerDomains: Sendable {
     public var verificationWindow: Int64 { claims.verificationWindow }
 
     /// - Parameters:
-    ///   - database: the database holding the claims.
-    ///   - mailboxes: every surface's mailboxes on custom domains (the owners' agent inboxes, Mail.td's accounts):
-    ///     a domain is not deleted while the owner's inboxes are on it, and no inbox is made at an address another
-    ///     surface has.
-    ///   - signingKeys: the domains' DKIM keys, made when a domain is added and shown as `_domainkey` records; nil:
-    ///     none.
+    ///   - claims: the custom domains of every surface (the runtime's one): its mailboxes (the owners' agent inboxes,
+    ///     Mail.td's accounts) keep a domain from being deleted while the owner's inboxes are on it and an inbox from
+    ///     being made at an address another surface has; its DKIM keys are made when a domain is added and shown as
+    ///     `_domainkey` records.
+    ///   - resolver: the DNS resolver domain checks look records up with (the runtime's one).
     public init(
-        database: any SQLDatabase, resolver: DNSResolver, mxHost: String, served: [String], limit: Int,
-        verificationWindow: Int64 = OwnersConfiguration.defaultDomainVerificationWindow,
-        mailboxes: [any CustomDomainMailboxes] = [], signingKeys: (any DomainSigningKeys)? = nil,
+        claims: CustomDomains, resolver: DNSResolver, mxHost: String, served: [String], limit: Int,
         clock: @escaping @Sendable () -> Int64
     ) {
-        self.claims = CustomDomains(
-            database: database, mailboxes: mailboxes, verificationWindow: verificationWindow, signingKeys: signingKeys)
+        self.claims = claims
         self.resolver = resolver
         self.mxHost = mxHost
         self.served = Set(served.map { $0.lowercased() })

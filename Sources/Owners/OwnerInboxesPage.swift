@@ -1,6 +1,7 @@
 import Audit
 import Directory
 import ServerKit
+import Time
 
 /// `/owner`: the signed-in owner's inboxes (with rotate-key, unlink and delete buttons each), the forms to create an
 /// inbox on the agent domain and to link one by its API key, and the connected apps (grants) with a revoke button each.

@@ -2,6 +2,7 @@ import Audit
 import AuthCrypto
 import ClientAddress
 import ComputePool
+import CustomDomains
 import DNS
 import HTTP1
 import Metrics
@@ -33,6 +34,12 @@ public final class OwnerService: Sendable {
     ///   - database: a database with migrations 0008 (the shared CSRF key) and 0016 applied.
     ///   - pool: the worker pool Argon2id runs on.
     ///   - dnsThreads: the threads domain checks' DNS lookups block on (the runtime's); a pool of its own when nil.
+    ///     Unused when `resolver` is given.
+    ///   - resolver: the runtime's one DNS resolver; nil (a service on its own) makes one of the configuration's
+    ///     `dnsResolver` and `dnsTimeout`.
+    ///   - customDomains: the runtime's one custom-domain model (every surface's mailboxes, the DKIM keys); nil (a
+    ///     service on its own) makes one of the configuration's `domainMailboxes`, `domainVerificationWindow` and
+    ///     `domainSigningKeys`.
     ///   - clock: Unix seconds.
     ///   - monotonicClock: what the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory`.
@@ -41,7 +48,7 @@ public final class OwnerService: Sendable {
     /// - Throws: storage errors reading or creating the CSRF key.
     public init(
         configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool, dnsThreads: WorkerPool? = nil,
-        clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
+        resolver: DNSResolver? = nil, customDomains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
         metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil,
         audit: AuditTrail = .disabled
     ) throws {
@@ -55,13 +62,17 @@ public final class OwnerService: Sendable {
             key: try SharedSecrets(database: database).secret(named: "owners.csrf") { SecureRandom.bytes(32) },
             secure: configuration.secureCookies)
         domains = OwnerDomains(
-            database: database,
-            resolver: DNSResolver(
-                server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
-                timeout: configuration.dnsTimeout, threads: dnsThreads ?? DNSResolver.threadPool()),
+            claims: customDomains
+                ?? CustomDomains(
+                    database: database, mailboxes: configuration.domainMailboxes,
+                    verificationWindow: configuration.domainVerificationWindow,
+                    signingKeys: configuration.domainSigningKeys),
+            resolver: resolver
+                ?? DNSResolver(
+                    server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
+                    timeout: configuration.dnsTimeout, threads: dnsThreads ?? DNSResolver.threadPool()),
             mxHost: configuration.mxHost, served: configuration.servedDomains, limit: configuration.maxDomains,
-            verificationWindow: configuration.domainVerificationWindow, mailboxes: configuration.domainMailboxes,
-            signingKeys: configuration.domainSigningKeys, clock: clock)
+            clock: clock)
         let factory = metricsFactory ?? MetricsSystem.factory
         signIns = { result in
             Counter(label: "postern_owner_signins_total", dimensions: [("result", result)], factory: factory).increment()

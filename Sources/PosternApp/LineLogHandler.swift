@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServerKit
 import Synchronization
+import Time
 
 /// A swift-log handler that writes one line per event to standard error with a single `write(2)`.
 ///

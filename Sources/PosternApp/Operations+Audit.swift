@@ -5,6 +5,7 @@ import Logging
 import Owners
 import ServerKit
 import Storage
+import Time
 
 /// `postern audit` and the operator's own entries in the audit trail.
 extension Operations {

@@ -6,6 +6,7 @@ import MIME
 import MailStore
 import OutboundQueue
 import Storage
+import Time
 
 extension Operations {
     /// The address the SMTP catch-all's messages are stored under (`postern mail list --catch-all`).
@@ -81,10 +82,10 @@ extension Operations {
             guard !messages.isEmpty else { return ["The outbound queue is empty."] }
             var lines: [String] = []
             for message in messages {
-                let queued = Date(timeIntervalSince1970: TimeInterval(message.sendAt)).formatted(.iso8601)
+                let queued = RFC3339.format(message.sendAt)
                 lines.append("\(message.id)  from \(message.sender)  \(message.size) bytes  queued \(queued)")
                 for recipient in message.recipients {
-                    let next = Date(timeIntervalSince1970: TimeInterval(recipient.nextAttempt)).formatted(.iso8601)
+                    let next = RFC3339.format(recipient.nextAttempt)
                     lines.append(
                         "    \(recipient.address)  attempts \(recipient.attempts)  next \(next)  \(recipient.smtpReply)")
                 }
@@ -142,7 +143,7 @@ extension Operations {
             written.merge(try await store.messages(address: mailbox, ids: summaries.map(\.id))) { first, _ in first }
         }
         return found.map { summary in
-            let received = Date(timeIntervalSince1970: TimeInterval(summary.receivedAt)).formatted(.iso8601)
+            let received = RFC3339.format(summary.receivedAt)
             let sender = summary.from.first?.email ?? (summary.envelopeFrom.isEmpty ? "<>" : summary.envelopeFrom)
             let headerRecipients = written[summary.id].map { ($0.to + $0.cc).map(\.email).joined(separator: ", ") }
             let recipients = summary.envelopeTo ?? headerRecipients.flatMap { $0.isEmpty ? nil : $0 } ?? "-"
@@ -175,14 +176,14 @@ extension Operations {
         let summary = message.summary
         var lines = [
             "Id: \(summary.id)", "Stored-Under: \(summary.address)",
-            "Received: \(Date(timeIntervalSince1970: TimeInterval(summary.receivedAt)).formatted(.iso8601))",
+            "Received: \(RFC3339.format(summary.receivedAt))",
             "Envelope-From: \(summary.envelopeFrom.isEmpty ? "<>" : summary.envelopeFrom)",
             "Envelope-To: \(summary.envelopeTo ?? "-")", "From: \(list(summary.from))", "To: \(list(message.to))",
         ]
         if !message.cc.isEmpty { lines.append("Cc: \(list(message.cc))") }
         lines.append("Subject: \(summary.subject ?? "")")
         if let sent = message.sentAt {
-            lines.append("Date: \(Date(timeIntervalSince1970: TimeInterval(sent)).formatted(.iso8601))")
+            lines.append("Date: \(RFC3339.format(sent))")
         }
         if let messageID = message.messageID { lines.append("Message-ID: <\(messageID)>") }
         for attachment in message.attachments {

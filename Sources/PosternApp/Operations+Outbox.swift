@@ -3,6 +3,7 @@ import JMAP
 import Logging
 import MailStore
 import SMTPOutcomes
+import Time
 
 /// The operator commands behind `postern mail outbox`: held mail, and its release.
 extension Operations {
@@ -14,7 +15,7 @@ extension Operations {
         let outbound = Surfaces.jmapOutbound(configuration, mail: mail, database: database)
         return try await outbound.heldMail(sender: nil, store: mail.store).map { held in
             let entry = held.entry
-            let created = Date(timeIntervalSince1970: TimeInterval(entry.createdAt)).formatted(.iso8601)
+            let created = RFC3339.format(entry.createdAt)
             var line = "\(entry.id)  from \(entry.sender)  to \(entry.recipients.joined(separator: ","))  "
                 + "\(entry.size) bytes  \(created)"
             if let reason = held.reason { line += "  held: \(reason.explanation)" }

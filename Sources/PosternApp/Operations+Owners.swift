@@ -5,6 +5,7 @@ import Logging
 import Owners
 import PasswordHashing
 import Storage
+import Time
 
 /// The operator commands behind `postern owner create|list|approve|set-password|remove`.
 extension Operations {
@@ -67,7 +68,7 @@ extension Operations {
 
     /// `ID  EMAIL  created T  approved T|waiting for approval`.
     static func describe(_ owner: Owner) -> String {
-        func time(_ seconds: Int64) -> String { Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601) }
+        func time(_ seconds: Int64) -> String { RFC3339.format(seconds) }
         let approval = owner.approvedAt.map { "approved \(time($0))" } ?? "waiting for approval"
         return "\(owner.id)  \(owner.email)  created \(time(owner.createdAt))  \(approval)"
     }

@@ -9,6 +9,7 @@ import AgentAuth
 import ComputePool
 import Storage
 import Directory
+import Time
 
 /// The operator commands behind `postern migrate`, `keys`, `backup` and `restore`, kept here so they are testable.
 public enum Operations {
@@ -118,7 +119,7 @@ public enum Operations {
     }
 
     static func describe(_ agent: AgentAccountListing, domain: String) -> String {
-        func time(_ seconds: Int64) -> String { Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601) }
+        func time(_ seconds: Int64) -> String { RFC3339.format(seconds) }
         var line = "\(AgentInbox.address(username: agent.username, domain: domain))  owner \(agent.ownerEmail ?? "-")"
         line += "  created \(time(agent.createdAt))  last login \(agent.lastLoginAt.map(time) ?? "never")"
         if let revoked = agent.revokedAt { line += "  revoked \(time(revoked))" }
@@ -139,7 +140,7 @@ public enum Operations {
     }
 
     static func describe(_ user: ProUserSummary) -> String {
-        let created = Date(timeIntervalSince1970: TimeInterval(user.createdAt)).formatted(.iso8601)
+        let created = RFC3339.format(user.createdAt)
         return "\(user.id)  \(user.email)  accounts \(user.accountCount)/\(user.maxAccounts)  created \(created)"
     }
 

@@ -42,12 +42,18 @@ public struct OutboundSenderRule: Sendable {
     ///     mailboxes.
     ///   - agentDomain: the agent inbox domain (`POSTERN_AGENT_INBOX_DOMAIN`).
     ///   - mailboxDomains: Mail.td's public and Pro-only mailbox domains.
-    public init(mode: Mode, database: any SQLDatabase, agentDomain: String, mailboxDomains: [String]) {
+    ///   - claims: who holds which custom domain verified (the runtime's one model); default: the claims in
+    ///     `database`.
+    public init(
+        mode: Mode, database: any SQLDatabase, agentDomain: String, mailboxDomains: [String],
+        claims: CustomDomains? = nil
+    ) {
+        let claims = claims ?? CustomDomains(database: database)
         self.mode = mode
         self.agentDomain = agentDomain.lowercased()
         self.agents = AgentAccountStore(database: database)
-        self.claims = CustomDomains(database: database)
-        self.mailboxes = MailboxDirectory(database: database, domains: mailboxDomains)
+        self.claims = claims
+        self.mailboxes = MailboxDirectory(database: database, domains: mailboxDomains, claims: claims)
         self.approvals = OwnerApprovals(database: database)
     }
 

@@ -1,6 +1,7 @@
 import Audit
 import ClientAddress
 import ComputePool
+import CustomDomains
 import DKIMKeys
 import Fetch
 import Foundation
@@ -188,6 +189,10 @@ public final class PosternRuntime: Service {
         // The thread pools, the change stream and the grant cache: made here, once, and handed down.
         let pool = WorkerPool()
         let dnsThreads = DNSResolver.threadPool()
+        // One DNS resolver and one custom-domain model, for every surface, the sandbox and the outbound path.
+        let resolver = Surfaces.resolver(configuration, threads: dnsThreads)
+        let domains = Surfaces.customDomains(
+            database: database, signingKeys: DKIMDomainKeys(store: dkimKeys, pool: pool))
         let fetcher = try Surfaces.fetcher(configuration, identity: identity)
         let changes = MailChanges()
         let grants = OAuthGrantCache()
@@ -196,7 +201,8 @@ public final class PosternRuntime: Service {
         let connections = ConnectionCountBox()
         let drainFlag = DrainFlag()
         var router = ContextRouter()
-        let mail = Surfaces.localMail(configuration, database: database, changes: changes, clock: now)
+        let mail = Surfaces.localMail(
+            configuration, database: database, changes: changes, domains: domains, clock: now)
         let metricsEndpoint = MetricsEndpoint(
             metrics: metrics, database: database, outbound: mail.outbound,
             token: configuration.observability.metricsToken, clock: now, openConnections: { connections.count() },
@@ -211,11 +217,12 @@ public final class PosternRuntime: Service {
                 mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains),
             clock: now, draining: { drainFlag.isSet })
         let (unmatched, mailSandbox) = try Surfaces.register(
-            into: &router, configuration: configuration, identity: identity, keys: keys, database: database,
-            ledger: ledger, pool: pool, dnsThreads: dnsThreads, fetcher: fetcher, mail: mail, grantCache: grants,
-            dkimKeys: DKIMDomainKeys(store: dkimKeys, pool: pool),
-            smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
-            sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger)
+            into: &router,
+            SurfaceContext(
+                configuration: configuration, identity: identity, keys: keys, database: database, ledger: ledger,
+                pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
+                smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
+                sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger))
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -265,7 +272,7 @@ public final class PosternRuntime: Service {
         let outbound =
             wanted.contains(.outbound)
             ? try Surfaces.outboundRuntime(
-                configuration, dkimKeys: dkimKeys, secureDomains: mail.outbound, dnsThreads: dnsThreads, now: now,
+                configuration, dkimKeys: dkimKeys, secureDomains: mail.outbound, resolver: resolver, now: now,
                 logger: logger) : nil
         if let outbound {
             // Joined after the dispatcher, listed below, has stopped.
@@ -297,7 +304,7 @@ public final class PosternRuntime: Service {
         }
         if let sandboxListener {
             let server = try sandboxServer(
-                configuration, sandbox: mailSandbox, dnsThreads: dnsThreads, clock: now, group: group, logger: logger)
+                configuration, sandbox: mailSandbox, resolver: resolver, clock: now, group: group, logger: logger)
             services.append(.listening("SMTP sandbox", on: sandboxListener, group: group) {
                 _ = try server.start(on: $0)
             } stop: {
@@ -376,7 +383,7 @@ public final class PosternRuntime: Service {
     /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that
     /// takes a Pro API token as the AUTH password and captures every message into that user's sandbox.
     private static func sandboxServer(
-        _ configuration: PosternConfiguration, sandbox: MailSandbox, dnsThreads: WorkerPool,
+        _ configuration: PosternConfiguration, sandbox: MailSandbox, resolver: DNSResolver,
         clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) throws -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.sandbox.smtpPort ?? 0, clock: clock)
@@ -385,10 +392,7 @@ public final class PosternRuntime: Service {
         settings.plaintextAuthentication = configuration.sandbox.plaintextAuthOnLoopback ? .loopbackOnly : .never
         // POSTERN_SANDBOX_MAIL_AUTH=off (the test profile): no DNS lookups at all.
         let authenticator = configuration.sandbox.mailAuthentication ? MailAuthenticator(
-            dns: ResolverMailAuthDNS(
-                resolver: DNSResolver(
-                    server: configuration.dns.resolver.flatMap(DNSServerAddress.init) ?? .system, threads: dnsThreads)),
-            now: clock) : nil
+            dns: ResolverMailAuthDNS(resolver: resolver), now: clock) : nil
         return SMTPServer(
             configuration: settings,
             sink: SandboxDeliverySink(sandbox: sandbox, authenticator: authenticator, logger: logger), group: group,

@@ -1,3 +1,11 @@
+import AgentAuth
+import JMAP
+import MCPServer
+import MailboxAccounts
+import OAuthResource
+import OAuthServer
+import Owners
+import RemoteHashAuth
 import ServerKit
 
 /// Whether rate limits apply and among how many instances: every surface takes both from here.
@@ -24,11 +32,48 @@ public struct RateLimitConfiguration: Sendable {
         try validate()
     }
 
+    /// `surface` with this switch and this instance count: the one place every surface is given both.
+    func applied<Surface: SharesRateLimits>(to surface: Surface) -> Surface {
+        var surface = surface
+        surface.rateLimitsEnabled = enabled
+        surface.instances = instances
+        return surface
+    }
+
     /// Refuses settings the server cannot run with, naming the key at fault.
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
         guard (1...1024).contains(instances) else {
             throw ConfigurationError(key: "POSTERN_INSTANCES", message: "must be from 1 to 1024")
         }
+    }
+}
+
+/// A surface's configuration that takes the server's one rate-limit switch and instance count
+/// (``RateLimitConfiguration/applied(to:)``).
+protocol SharesRateLimits {
+    /// Whether the surface's rate limits apply (`POSTERN_RATE_LIMITS`).
+    var rateLimitsEnabled: Bool { get set }
+    /// How many instances share each limit (`POSTERN_INSTANCES`).
+    var instances: Int { get set }
+}
+
+extension AgentAuthConfiguration: SharesRateLimits {}
+extension MailboxConfiguration: SharesRateLimits {}
+extension OwnersConfiguration: SharesRateLimits {}
+extension OAuthConfiguration: SharesRateLimits {}
+extension JMAPConfiguration: SharesRateLimits {}
+extension MCPConfiguration: SharesRateLimits {}
+extension RemoteHashConfiguration: SharesRateLimits {}
+
+/// `/api/v1/agents` keeps both in its ``OAuthResourceConfiguration/RateLimits``.
+extension OAuthResourceConfiguration: SharesRateLimits {
+    var rateLimitsEnabled: Bool {
+        get { rateLimits.enabled }
+        set { rateLimits.enabled = newValue }
+    }
+    var instances: Int {
+        get { rateLimits.instances }
+        set { rateLimits.instances = newValue }
     }
 }

@@ -2,6 +2,7 @@ import Audit
 import JSON
 import ServerKit
 import SigningKeys
+import Time
 
 /// `postern keys list`'s lines: one a key, with its state in words. The stores list the keys they hold; a key killed
 /// with `postern keys retire --now` is gone from its store at once, so its line comes from the audit trail's

@@ -28,7 +28,7 @@ extension Surfaces {
     /// - Throws: ``FetchError/tlsFailed`` when `POSTERN_OUTBOUND_TRUST_CA_FILE` cannot be read.
     static func outboundRuntime(
         _ c: PosternConfiguration, dkimKeys: DKIMKeyStore, secureDomains: any SecureDomainHistory,
-        dnsThreads: WorkerPool, now: @escaping @Sendable () -> Int64, logger: Logger
+        resolver: DNSResolver, now: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> OutboundRuntime? {
         guard c.outbound.mode != .off else { return nil }
         var fetch = c.outboundAddresses.policy.fetchConfiguration
@@ -36,8 +36,7 @@ extension Surfaces {
         let policyFetcher = try Fetcher(configuration: fetch)
         // One thread per session at once: the dispatcher runs at most 64 batches, two per destination by default.
         let threads = WorkerPool(threads: 16, queueLimit: 256, name: "postern-outbound")
-        let server = c.dns.resolver.flatMap(DNSServerAddress.init) ?? .system
-        let dns = ResolverMailAuthDNS(resolver: DNSResolver(server: server, threads: dnsThreads))
+        let dns = ResolverMailAuthDNS(resolver: resolver)
         let made = try c.outbound.makeTransport(
             hostname: c.smtp.hostname, policy: c.outboundAddresses.policy.addresses, dns: dns,
             policyFetcher: policyFetcher, signers: dkimKeys, pool: threads, now: now, secureDomains: secureDomains,
@@ -58,7 +57,7 @@ extension Surfaces {
         let queue = c.outboundQueue
         let rule = OutboundSenderRule(
             mode: queue.senders, database: database, agentDomain: c.agent.inboxDomain,
-            mailboxDomains: c.mailbox.domains + c.mailbox.proDomains)
+            mailboxDomains: c.mailbox.domains + c.mailbox.proDomains, claims: mail.domains)
         return JMAPOutbound(
             ledger: mail.outbound, sendsOutside: c.outbound.mode != .off,
             limits: [

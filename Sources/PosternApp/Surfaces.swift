@@ -2,6 +2,7 @@ import AgentAuth
 import Audit
 import ComputePool
 import CustomDomains
+import DNS
 import Directory
 import HTTP1
 import JWT
@@ -29,22 +30,19 @@ import WebInbox
 /// Builds the API surfaces from the configuration's parts and adds their routes.
 enum Surfaces {
     /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
-    /// - Parameters:
-    ///   - identity: the base URL and issuer every surface prints and mints with.
-    ///   - dnsThreads: the threads DNS lookups block on (domain verification), joined when the runtime stops.
-    ///   - fetcher: the remote-hash fetcher, from ``fetcher(_:)``.
-    ///   - dnsThreads: the threads DNS lookups block on (domain verification), joined when the runtime stops.
-    ///   - grantCache: the instance's cache of live OAuth grants, which observes every revocation.
-    ///   - dkimKeys: the DKIM keys of custom domains, made when an owner or a Pro user adds one and shown with its
-    ///     records.
+    /// - Parameter context: what the runtime built once and every surface is given.
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
-    static func register(
-        into router: inout ContextRouter, configuration: PosternConfiguration, identity: PublicIdentity,
-        keys: JWTKeySet, database: any SQLDatabase, ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool,
-        fetcher: Fetcher, mail: LocalMail, grantCache: OAuthGrantCache, dkimKeys: any DomainSigningKeys,
-        smtpAddress: String?, sandboxPort: Int?,
-        metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64, logger: Logger
-    ) throws -> (unmatched: [PosternResponder.UnmatchedRenderer], sandbox: MailSandbox) {
+    static func register(into router: inout ContextRouter, _ context: SurfaceContext) throws
+        -> (unmatched: [PosternResponder.UnmatchedRenderer], sandbox: MailSandbox)
+    {
+        let (configuration, identity, keys, database, ledger, pool) = (
+            context.configuration, context.identity, context.keys, context.database, context.ledger, context.pool
+        )
+        let (resolver, fetcher, mail, grantCache, metrics, clock, logger) = (
+            context.resolver, context.fetcher, context.mail, context.grantCache, context.metrics, context.clock,
+            context.logger
+        )
+        let (smtpAddress, sandboxPort) = (context.smtpAddress, context.sandboxPort)
         let agentSettings = agentConfiguration(configuration, identity: identity)
         let remoteSettings = remoteConfiguration(configuration, identity: identity)
         let agent = AgentAuthService(
@@ -55,8 +53,8 @@ enum Surfaces {
         let audit = auditTrail(database: database, clock: clock, logger: logger)
         let mailbox = try mailboxService(
             configuration, issuer: identity.issuer, keys: keys, database: database, mail: mail.store, ledger: ledger,
-            pool: pool, dnsThreads: dnsThreads, clock: clock, logger: logger, sandboxPort: sandboxPort, audit: audit,
-            signingKeys: dkimKeys)
+            pool: pool, resolver: resolver, customDomains: mail.domains, clock: clock, logger: logger,
+            sandboxPort: sandboxPort, audit: audit)
         mailbox.register(into: &router)
         let webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
         webhooks.register(on: &router)
@@ -68,14 +66,10 @@ enum Surfaces {
             onUnexpectedError: reporter("remote-hash", logger)
         ).register(into: &router, landing: LandingPage.landing(baseURL: identity.baseURL))
 
-        var ownerSettings = ownersConfiguration(configuration, identity: identity)
-        ownerSettings.domainMailboxes = [
-            AgentDomainMailboxes(database: database), MailboxDomainMailboxes(database: database),
-        ]
-        ownerSettings.domainSigningKeys = dkimKeys
+        let ownerSettings = ownersConfiguration(configuration, identity: identity)
         let owners = try OwnerService(
-            configuration: ownerSettings, database: database, pool: pool, dnsThreads: dnsThreads,
-            clock: clock, onUnexpectedError: reporter("owners", logger), audit: audit)
+            configuration: ownerSettings, database: database, pool: pool, resolver: resolver,
+            customDomains: mail.domains, clock: clock, onUnexpectedError: reporter("owners", logger), audit: audit)
         owners.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain, clock: clock)
@@ -98,14 +92,13 @@ enum Surfaces {
 
         var jmap = configuration.jmap
         jmap.baseURL = JMAPConfiguration(baseURL: identity.baseURL).baseURL
-        jmap.rateLimitsEnabled = configuration.rateLimits.enabled
-        jmap.instances = configuration.rateLimits.instances
+        jmap = configuration.rateLimits.applied(to: jmap)
         // Agent bearers are checked against the agent surface's own directory, not the composed one: an inbox on a
         // custom domain its owner no longer holds must not pass because a Pro user's catch-all now makes the same
         // address local.
         let agentInboxes = AgentInboxDirectory(
-            accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain,
-            quota: configuration.agent.inboxQuota)
+            accounts: AgentAccountStore(database: database), claims: mail.domains,
+            domain: configuration.agent.inboxDomain, quota: configuration.agent.inboxQuota)
         let capability = CapabilityAuthenticator(
             keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
             lifetime: agentSettings.capabilityTTL, directory: agentInboxes, clock: clock)
@@ -114,8 +107,7 @@ enum Surfaces {
         // PostgreSQL, where every revocation reaches the cache through `postern_grants` (PosternRuntime).
         var resource = OAuthResourceConfiguration(issuer: identity.baseURL, baseURL: identity.baseURL)
         resource.cacheGrants = database.dialect == .postgres
-        resource.rateLimits.enabled = configuration.rateLimits.enabled
-        resource.rateLimits.instances = configuration.rateLimits.instances
+        resource = configuration.rateLimits.applied(to: resource)
         let verifier = OAuthAccessVerifier(
             configuration: resource, keys: keys, grants: grants, cache: grantCache, clock: clock)
         let ownerPrincipals = OwnerPrincipals(inboxes: ownedInboxes, directory: agentInboxes)
@@ -150,8 +142,7 @@ enum Surfaces {
         var mcp = configuration.mcp
         mcp.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL
         mcp.serverVersion = PosternVersion.text
-        mcp.rateLimitsEnabled = configuration.rateLimits.enabled
-        mcp.instances = configuration.rateLimits.instances
+        mcp = configuration.rateLimits.applied(to: mcp)
         let apiKeys = AgentAPIKeyAuthenticator(
             accounts: AgentAccountStore(database: database), inboxDomain: configuration.agent.inboxDomain,
             directory: agentInboxes)
@@ -187,19 +178,25 @@ enum Surfaces {
     /// deliver`. Its deliveries queue webhook events in their own transaction (``WebhookArrivals``).
     struct LocalMail {
         let store: MailStore
+        /// The one custom-domain model: the claims the directory reads and the surfaces add, check and delete.
+        let domains: CustomDomains
         let directory: LocalDirectory
         let delivery: LocalDelivery
         /// The outbound queue: JMAP's submissions and what leaves.
         let outbound: OutboundQueue
     }
 
-    /// - Parameter changes: who waits for mail to change; the runtime's one stream (a command's own otherwise).
+    /// - Parameters:
+    ///   - changes: who waits for mail to change; the runtime's one stream (a command's own otherwise).
+    ///   - domains: the runtime's one custom-domain model, from ``customDomains(database:signingKeys:)``; a command's
+    ///     own, which makes no DKIM keys, when nil.
     static func localMail(
         _ c: PosternConfiguration, database: any SQLDatabase, changes: MailChanges = MailChanges(),
-        clock: @escaping @Sendable () -> Int64
+        domains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64
     ) -> LocalMail {
+        let domains = domains ?? customDomains(database: database, signingKeys: nil)
         let store = MailStore(database: database, changes: changes, arrivals: WebhookArrivals())
-        let directory = localDirectory(c, database: database)
+        let directory = localDirectory(c, database: database, claims: domains)
         let policy = RecipientPolicy(
             delimiters: c.recipients.recipientDelimiter,
             catchAll: c.recipients.acceptAny ? RecipientPolicy.catchAll(quota: c.recipients.catchAllQuota) : nil)
@@ -212,28 +209,47 @@ enum Surfaces {
         let bounces = OutboundBounces(
             mailbox: delivery, writer: DeliveryStatusNotification(hostname: c.smtp.hostname))
         return LocalMail(
-            store: store, directory: directory, delivery: delivery,
+            store: store, domains: domains, directory: directory, delivery: delivery,
             outbound: OutboundQueue(
                 database: database, configuration: c.outboundQueue, bounces: bounces,
                 onSubmissionChange: { changes.announce([$0]) }))
     }
 
-    /// Who is local: each surface's accounts, through its own directory; mailbox accounts are asked first.
-    static func localDirectory(_ c: PosternConfiguration, database: any SQLDatabase) -> LocalDirectory {
-        LocalDirectory([
-            MailboxDirectory(database: database, domains: c.mailbox.domains + c.mailbox.proDomains),
+    /// Who is local: each surface's accounts, through its own directory; mailbox accounts are asked first. Both read
+    /// the custom domains' verified holders from `claims`.
+    static func localDirectory(
+        _ c: PosternConfiguration, database: any SQLDatabase, claims: CustomDomains? = nil
+    ) -> LocalDirectory {
+        let claims = claims ?? customDomains(database: database, signingKeys: nil)
+        return LocalDirectory([
+            MailboxDirectory(database: database, domains: c.mailbox.domains + c.mailbox.proDomains, claims: claims),
             AgentInboxDirectory(
-                accounts: AgentAccountStore(database: database), domain: c.agent.inboxDomain, quota: c.agent.inboxQuota),
+                accounts: AgentAccountStore(database: database), claims: claims, domain: c.agent.inboxDomain,
+                quota: c.agent.inboxQuota),
         ])
+    }
+
+    /// The one custom-domain model every surface claims domains in and every directory reads: each surface's
+    /// mailboxes on custom domains (the owners' agent inboxes, Mail.td's accounts) are asked before a domain is
+    /// deleted or a mailbox made, and `signingKeys` makes a claimed domain's DKIM keys (nil: a command's, none).
+    static func customDomains(database: any SQLDatabase, signingKeys: (any DomainSigningKeys)?) -> CustomDomains {
+        CustomDomains(
+            database: database,
+            mailboxes: [AgentDomainMailboxes(database: database), MailboxDomainMailboxes(database: database)],
+            signingKeys: signingKeys)
+    }
+
+    /// The one DNS resolver of `POSTERN_DNS_RESOLVER` (the system's when unset): domain checks, the sandbox's sender
+    /// authentication and the outbound MX, address and MTA-STS lookups, blocking on `threads`.
+    static func resolver(_ c: PosternConfiguration, threads: WorkerPool) -> DNSResolver {
+        DNSResolver(server: c.dns.resolver.flatMap(DNSServerAddress.init) ?? .system, threads: threads)
     }
 
     static func remoteConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> RemoteHashConfiguration {
         var remote = RemoteHashConfiguration(issuer: identity.issuer, publicURL: identity.baseURL)
         remote.allowPrivate = c.outboundAddresses.allowPrivate
         remote.allowedHosts = c.outboundAddresses.allowedHosts
-        remote.rateLimitsEnabled = c.rateLimits.enabled
-        remote.instances = c.rateLimits.instances
-        return remote
+        return c.rateLimits.applied(to: remote)
     }
 
     /// The server's one outbound fetcher (remote hashes and webhooks), with its own I/O threads.
@@ -259,19 +275,15 @@ enum Surfaces {
         owners.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         owners.dnsResolver = c.dns.resolver
         owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains
-        owners.rateLimitsEnabled = c.rateLimits.enabled
-        owners.instances = c.rateLimits.instances
         owners.outsideSendingNeedsApproval = c.outboundNeedsOwnerApproval
-        return owners
+        return c.rateLimits.applied(to: owners)
     }
 
     /// The authorization server's settings: its issuer is the public URL (contract 1.1).
     static func oauthConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OAuthConfiguration {
         var oauth = c.oauth
         oauth.issuer = identity.baseURL
-        oauth.rateLimitsEnabled = c.rateLimits.enabled
-        oauth.instances = c.rateLimits.instances
-        return oauth
+        return c.rateLimits.applied(to: oauth)
     }
 
     /// The fetcher of OAuth client ID metadata documents, nil when they are off: Fetch's address policy (no
@@ -293,37 +305,35 @@ enum Surfaces {
         var agent = c.agent
         agent.publicURL = AgentAuthConfiguration(publicURL: identity.baseURL).publicURL
         agent.issuer = identity.issuer
-        agent.instances = c.rateLimits.instances
-        agent.rateLimitsEnabled = c.rateLimits.enabled
-        return agent
+        return c.rateLimits.applied(to: agent)
     }
 
     /// The mailbox surface over its store and the shared mail store (`mail`); also used by `postern pro create|list`.
     /// The operator's reset forgets the sandbox's records with every message.
-    /// - Parameter signingKeys: the DKIM keys of Pro users' custom domains; nil (the commands) makes and shows none.
+    /// - Parameters:
+    ///   - resolver: the runtime's one DNS resolver; nil (the commands) makes one of `POSTERN_DNS_RESOLVER`.
+    ///   - customDomains: the runtime's one custom-domain model; nil (the commands) makes one that makes and shows no
+    ///     DKIM keys.
     static func mailboxService(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, mail: MailStore,
-        ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool? = nil, clock: @escaping @Sendable () -> Int64,
-        logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled,
-        signingKeys: (any DomainSigningKeys)? = nil
+        ledger: ChallengeLedger, pool: WorkerPool, resolver: DNSResolver? = nil, customDomains: CustomDomains? = nil,
+        clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled
     ) throws -> MailboxService {
         var mailbox = c.mailbox
         mailbox.issuer = issuer
         mailbox.domains = c.mailbox.domains.map { $0.lowercased() }
         mailbox.proDomains = c.mailbox.proDomains.map { $0.lowercased() }
-        mailbox.rateLimitsEnabled = c.rateLimits.enabled
-        mailbox.instances = c.rateLimits.instances
         mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
-        mailbox.otherDomainMailboxes = [AgentDomainMailboxes(database: database)]
-        mailbox.domainSigningKeys = signingKeys
         mailbox.dnsResolver = c.dns.resolver
         mailbox.outboundPolicy = c.outboundAddresses.policy
         mailbox.webhookRetrySeconds = c.webhooks.retrySeconds
         mailbox.sandboxSMTPHost = c.smtp.hostname
         mailbox.sandboxSMTPPort = sandboxPort
         return try MailboxService(
-            configuration: mailbox, keys: keys, store: MailboxStore(database: database), mail: mail, ledger: ledger,
-            pool: pool, dnsThreads: dnsThreads, clock: clock, onUnexpectedError: reporter("mailbox", logger),
+            configuration: c.rateLimits.applied(to: mailbox), keys: keys, store: MailboxStore(database: database), mail: mail, ledger: ledger,
+            pool: pool, resolver: resolver ?? Self.resolver(c, threads: DNSResolver.threadPool()),
+            customDomains: customDomains ?? Self.customDomains(database: database, signingKeys: nil), clock: clock,
+            onUnexpectedError: reporter("mailbox", logger),
             audit: audit, recordsBesideMessages: [SandboxStore(database: database)])
     }
 

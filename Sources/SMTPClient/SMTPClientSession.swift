@@ -1,3 +1,4 @@
+import AuthCrypto
 import SMTPOutcomes
 
 /// The client side of one SMTP connection to one destination (RFC 5321, with RFC 1869 EHLO, RFC 3207 STARTTLS,

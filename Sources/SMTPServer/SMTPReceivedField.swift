@@ -1,4 +1,4 @@
-import HTTP1
+import Time
 
 /// The `Received:` trace field this server puts on top of every message it takes (RFC 5321 section 4.4: an SMTP
 /// server must), as the sink stores it: `from` the name the client gave in `HELO`/`EHLO` with its address (the
@@ -30,7 +30,7 @@ public struct SMTPReceivedField: Sendable, Equatable {
         {
             text += "\r\n\tfor <\(recipient)>"
         }
-        text += ";\r\n\t\(Self.date(time))\r\n"
+        text += ";\r\n\t\(RFC5322Date.format(time))\r\n"
         self.text = text
     }
 
@@ -68,17 +68,5 @@ public struct SMTPReceivedField: Sendable, Equatable {
                         || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
                 }
         }
-    }
-
-    private static let days = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    /// RFC 5322's date-time in UTC: `Thu, 26 Nov 2026 07:00:00 +0000`.
-    static func date(_ seconds: Int64) -> String {
-        let (dayNumber, secondOfDay) = CivilDate.split(seconds)
-        let (year, month, day) = CivilDate.fromDays(dayNumber)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let clock = "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
-        return "\(days[Int(((dayNumber % 7) + 7) % 7)]), \(two(Int64(day))) \(months[month - 1]) \(year) \(clock) +0000"
     }
 }

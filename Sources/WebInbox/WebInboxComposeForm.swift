@@ -4,6 +4,7 @@ import MailStore
 import Owners
 import ServerKit
 import SMTPOutcomes
+import Time
 
 /// The form an owner writes a message in, as one of their inboxes (ids in ``WebInboxService/composePage(_:_:_:)``):
 /// empty for a new message, filled for a reply, and filled again with what was written when sending was refused.

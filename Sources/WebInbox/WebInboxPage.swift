@@ -4,6 +4,7 @@ import MIME
 import MailStore
 import Owners
 import ServerKit
+import Time
 
 /// The web inbox's pages, rendered as ``HTML`` (every interpolated text escaped). Element ids are
 /// stable (the browser tests find them): see each function.

@@ -2,6 +2,7 @@ import JSON
 import MailStore
 import MailboxAccounts
 import ServerKit
+import Time
 
 /// The body of an `email.received` delivery (Mail.td's, after mail.cx's documentation):
 /// `{"id","type","created_at","data":{"email_id","account_id","address","from","sender","subject","preview_text",

@@ -3,6 +3,7 @@ import HTTP1
 import JSON
 import MailboxAccounts
 import ServerKit
+import Time
 
 /// Mail.td Pro's webhook endpoints (`/api/user/webhooks`, mailtd-pro-contract.md section 2), on the Mail.td surface's
 /// bearer, rate limits and error shape; the rows are the ``WebhookStore``'s.

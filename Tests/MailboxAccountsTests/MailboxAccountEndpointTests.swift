@@ -2,6 +2,7 @@ import ServerKit
 import AuthCrypto
 import JWT
 import Testing
+import Time
 
 @testable import MailboxAccounts
 

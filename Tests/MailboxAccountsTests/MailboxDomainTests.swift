@@ -6,6 +6,7 @@ import PosternTestSupport
 import ServerKit
 import Storage
 import Testing
+import Time
 
 @testable import MailboxAccounts
 

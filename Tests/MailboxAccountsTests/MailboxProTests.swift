@@ -2,6 +2,7 @@ import ServerKit
 import HTTP1
 import JWT
 import Testing
+import Time
 
 @testable import MailboxAccounts
 

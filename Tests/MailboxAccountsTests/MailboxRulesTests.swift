@@ -1,6 +1,7 @@
 import ServerKit
 import AuthCrypto
 import Testing
+import Time
 
 @testable import MailboxAccounts
 

@@ -12,6 +12,7 @@ import ServiceLifecycle
 import Storage
 import Synchronization
 import Testing
+import Time
 import Webhooks
 
 @testable import MailboxAccounts

@@ -17,10 +17,9 @@ struct OwnerDomainsTests {
     ) -> OwnerDomains {
         let clock = harness.clock
         return OwnerDomains(
-            database: harness.test.database,
+            claims: CustomDomains(database: harness.test.database, verificationWindow: 7 * 86_400),
             resolver: DNSResolver(server: DNSServerAddress(server.address)!, timeout: .milliseconds(300)),
-            mxHost: "mx.postern.test", served: served, limit: limit, verificationWindow: 7 * 86_400,
-            clock: { clock.now })
+            mxHost: "mx.postern.test", served: served, limit: limit, clock: { clock.now })
     }
 
     /// A Mail.td Pro user, holder of claims in the same table as owners' (`mailbox_pro_users`).

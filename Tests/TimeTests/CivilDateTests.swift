@@ -1,6 +1,5 @@
 import Testing
-
-@testable import HTTP1
+import Time
 
 @Suite("Civil dates")
 struct CivilDateTests {

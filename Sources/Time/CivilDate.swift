@@ -1,5 +1,6 @@
 /// Gregorian dates and days since 1970-01-01, both ways (Howard Hinnant's algorithms), for every timestamp the
-/// server writes or reads without Foundation: the `Date` header, RFC 3339 times, access-log lines.
+/// server writes or reads without Foundation: the `Date` header, RFC 3339 and RFC 5322 times, access-log lines. The
+/// server's one calendar.
 public enum CivilDate {
     /// (year, month 1...12, day 1...31) of `daysSinceEpoch` (negative before 1970).
     public static func fromDays(_ daysSinceEpoch: Int64) -> (year: Int64, month: Int, day: Int) {

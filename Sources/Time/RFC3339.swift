@@ -1,5 +1,3 @@
-import HTTP1
-
 /// RFC 3339 timestamps: written in UTC (`2025-01-15T10:30:00Z`) from Unix seconds, read with any offset and
 /// optional fractions of a second; without Foundation.
 public enum RFC3339 {

@@ -1,0 +1,37 @@
+import ComputePool
+import DNS
+import Fetch
+import JWT
+import Logging
+import OAuthResource
+import Storage
+
+/// What the runtime builds once and hands every surface (``Surfaces/register(into:_:)``): the configuration and the
+/// public identity, the signing keys, the database with its challenge ledger, the worker pool, the one DNS resolver,
+/// the one fetcher, the mail store with its directory and its one custom-domain model, the grant cache, the listeners
+/// a guide names, the metrics, the clock and the logger.
+struct SurfaceContext {
+    let configuration: PosternConfiguration
+    /// The base URL and issuer every surface prints and mints with.
+    let identity: PublicIdentity
+    let keys: JWTKeySet
+    let database: any SQLDatabase
+    let ledger: ChallengeLedger
+    let pool: WorkerPool
+    /// The one DNS resolver (domain verification), from ``Surfaces/resolver(_:threads:)``.
+    let resolver: DNSResolver
+    /// The remote-hash fetcher, from ``Surfaces/fetcher(_:identity:)``.
+    let fetcher: Fetcher
+    /// The mail store and directory; its ``Surfaces/LocalMail/domains`` is the one custom-domain model the owners'
+    /// and Mail.td's domains are claimed in.
+    let mail: Surfaces.LocalMail
+    /// The instance's cache of live OAuth grants, which observes every revocation.
+    let grantCache: OAuthGrantCache
+    /// The SMTP listener's `host:port` for the guide; nil when it is off.
+    let smtpAddress: String?
+    /// The sandbox listener's port; nil when it is off.
+    let sandboxPort: Int?
+    let metrics: PosternMetrics
+    let clock: @Sendable () -> Int64
+    let logger: Logger
+}
