@@ -90,6 +90,12 @@ public struct AgentAccountStore: Sendable {
         }
     }
 
+    /// How many accounts there are, live and revoked, read on `connection` (the start-up check for lost keys).
+    /// - Throws: storage errors.
+    public static func accountRows(_ connection: any SQLConnection) throws -> Int64 {
+        try connection.query("SELECT COUNT(*) AS n FROM agent_accounts").first?.int("n") ?? 0
+    }
+
     /// Whether a live account is named `username`.
     public func isLive(username: String) async throws -> Bool {
         try await database.read { connection in

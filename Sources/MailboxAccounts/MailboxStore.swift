@@ -139,6 +139,15 @@ public struct MailboxStore: Sendable {
         }
     }
 
+    /// How many accounts and Pro users there are, read on `connection` (the start-up check for lost keys: each holds
+    /// tokens the key ring signed).
+    /// - Throws: storage errors.
+    public static func accountRows(_ connection: any SQLConnection) throws -> Int64 {
+        try connection.query(
+            "SELECT (SELECT COUNT(*) FROM mailbox_accounts) + (SELECT COUNT(*) FROM mailbox_pro_users) AS n"
+        ).first?.int("n") ?? 0
+    }
+
     func accountCount(ownerID: String) async throws -> Int64 {
         try await database.read { connection in
             try connection.query("SELECT COUNT(*) AS n FROM mailbox_accounts WHERE owner_id = ?", [.text(ownerID)])

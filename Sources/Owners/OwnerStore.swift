@@ -91,6 +91,12 @@ public struct OwnerStore: Sendable {
         }
     }
 
+    /// How many owners there are, read on `connection` (the start-up check for lost keys).
+    /// - Throws: storage errors.
+    public static func accountRows(_ connection: any SQLConnection) throws -> Int64 {
+        try connection.query("SELECT COUNT(*) AS n FROM owners").first?.int("n") ?? 0
+    }
+
     /// Every owner, oldest first.
     public func list() async throws -> [Owner] {
         try await database.read { connection in
