@@ -131,7 +131,7 @@ let package = Package(
         .target(name: "CustomDomains", dependencies: ["Storage", "DNS", "AuthCrypto", "JSON"]),
         .target(name: "AgentAuth", dependencies: [
             "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "AgentPoW", "Directory",
-            "CustomDomains",
+            "CustomDomains", "MailStore",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The agent side of surface 1 (`postern agent signup|login|revoke`): proof-of-work solver and HTTP client.

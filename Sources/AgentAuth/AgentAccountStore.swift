@@ -72,24 +72,28 @@ public struct AgentAccountStore: Sendable {
         }
     }
 
-    /// Every account, live and revoked, oldest first, with its owner's email when an owner holds it
-    /// (`postern agent list`).
-    public func listing() async throws -> [AgentAccountListing] {
-        try await database.read { connection in
-            try connection.query(
-                """
-                SELECT a.username, a.created_at, a.last_login_at, a.revoked_at, w.email AS owner_email
-                FROM agent_accounts a
-                LEFT JOIN owner_inboxes o ON o.agent_id = a.id LEFT JOIN owners w ON w.id = o.owner_id
-                ORDER BY a.created_at, a.username
-                """
-            ).compactMap { row in
-                guard let username = row.text("username"), let created = row.int("created_at") else { return nil }
-                return AgentAccountListing(
-                    username: username, ownerEmail: row.text("owner_email"), createdAt: created,
-                    lastLoginAt: row.int("last_login_at"), revokedAt: row.int("revoked_at"))
-            }
+    /// Every account, live and revoked, oldest first, with the id of the owner who holds it, if one does, read on
+    /// `connection` (`postern agent list`, which asks the owners' store for their emails on the same connection).
+    /// - Throws: storage errors.
+    public static func listing(_ connection: any SQLConnection) throws -> [AgentAccountListing] {
+        try connection.query(
+            """
+            SELECT a.username, a.created_at, a.last_login_at, a.revoked_at, o.owner_id
+            FROM agent_accounts a LEFT JOIN owner_inboxes o ON o.agent_id = a.id
+            ORDER BY a.created_at, a.username
+            """
+        ).compactMap { row in
+            guard let username = row.text("username"), let created = row.int("created_at") else { return nil }
+            return AgentAccountListing(
+                username: username, ownerID: row.text("owner_id"), createdAt: created,
+                lastLoginAt: row.int("last_login_at"), revokedAt: row.int("revoked_at"))
         }
+    }
+
+    /// How many accounts there are, live and revoked, read on `connection` (the start-up check for lost keys).
+    /// - Throws: storage errors.
+    public static func accountRows(_ connection: any SQLConnection) throws -> Int64 {
+        try connection.query("SELECT COUNT(*) AS n FROM agent_accounts").first?.int("n") ?? 0
     }
 
     /// Whether a live account is named `username`.
@@ -180,8 +184,8 @@ public struct AgentAccountStore: Sendable {
 public struct AgentAccountListing: Sendable, Equatable {
     /// The username: the inbox's local part on the agent domain, the whole address on an owner's custom domain.
     public let username: String
-    /// The email of the owner holding the inbox; nil when nobody does.
-    public let ownerEmail: String?
+    /// The id of the owner holding the inbox (`owner_inboxes`); nil when nobody does.
+    public let ownerID: String?
     /// Unix seconds.
     public let createdAt: Int64
     /// The last login with the API key, Unix seconds; nil: never.

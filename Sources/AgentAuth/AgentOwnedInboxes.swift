@@ -1,5 +1,6 @@
 import Directory
 import Foundation
+import MailStore
 import Storage
 
 /// The agent surface's side of ``OwnedInboxes``: owners hold agent accounts through `owner_inboxes` (migration 0016);
@@ -123,10 +124,10 @@ public struct AgentOwnedInboxes: OwnedInboxes {
         }
     }
 
-    /// Deletes the account row (its link goes with it; a grant naming it as default inbox keeps none) and the mail
-    /// stored under its address with that address's change log and state, as a mailbox account's deletion does
-    /// (migration 0022), and its uploaded JMAP blobs: a later inbox of the same name starts empty, from state 0, and can
-    /// read nothing of this one.
+    /// Deletes the account row (its link goes with it; a grant naming it as default inbox keeps none) and, in the same
+    /// transaction, the mail stored under its address with that address's change log and state, as a mailbox
+    /// account's deletion does (migration 0022), and its uploaded JMAP blobs (``MailStore/deleteMailbox(_:_:)``): a
+    /// later inbox of the same name starts empty, from state 0, and can read nothing of this one.
     public func delete(accountID: String, ownerID: String) async throws -> OwnedInbox? {
         let domain = domain
         return try await database.write { connection in
@@ -134,11 +135,7 @@ public struct AgentOwnedInboxes: OwnedInboxes {
                 guard let inbox = try Self.inbox(accountID: accountID, ownerID: ownerID, connection, domain) else {
                     return nil
                 }
-                let address: [SQLValue] = [.text(inbox.address)]
-                try connection.run("DELETE FROM mail_messages WHERE address = ?", address)
-                try connection.run("DELETE FROM mail_changes WHERE address = ?", address)
-                try connection.run("DELETE FROM mail_state WHERE address = ?", address)
-                try connection.run("DELETE FROM mail_blobs WHERE address = ?", address)
+                try MailStore.deleteMailbox(inbox.address, connection)
                 try connection.run("DELETE FROM agent_accounts WHERE id = ?", [.text(accountID)])
                 return inbox
             }

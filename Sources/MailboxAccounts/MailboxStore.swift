@@ -1,3 +1,4 @@
+import MailStore
 import Storage
 
 /// The surface's tables (`migrations/sqlite/0003_mailbox.sql`) behind small async methods: accounts, Pro users, their
@@ -12,10 +13,11 @@ public struct MailboxStore: Sendable {
 
     // MARK: accounts
 
-    /// `used` is what the mail store holds for the address (the table's own `used` column predates it and stays 0).
+    /// `used` is what the mail store holds for the address (the table's own `used` column predates it and stays 0),
+    /// read in the same statement through the mail store's expression.
     private static let accountColumns = """
         id, address, password_hash, auth_verifier, owner_id, quota, token_epoch, created_at,
-        (SELECT COALESCE(SUM(size), 0) FROM mail_messages WHERE mail_messages.address = mailbox_accounts.address) AS used
+        \(MailStore.messageBytes(ofAddressIn: "mailbox_accounts.address")) AS used
         """
 
     func account(id: String) async throws -> MailboxAccountRecord? {
@@ -135,6 +137,15 @@ public struct MailboxStore: Sendable {
                 [.text(ownerID), .integer(Int64(limit))]
             ).compactMap(Self.account)
         }
+    }
+
+    /// How many accounts and Pro users there are, read on `connection` (the start-up check for lost keys: each holds
+    /// tokens the key ring signed).
+    /// - Throws: storage errors.
+    public static func accountRows(_ connection: any SQLConnection) throws -> Int64 {
+        try connection.query(
+            "SELECT (SELECT COUNT(*) FROM mailbox_accounts) + (SELECT COUNT(*) FROM mailbox_pro_users) AS n"
+        ).first?.int("n") ?? 0
     }
 
     func accountCount(ownerID: String) async throws -> Int64 {

@@ -91,6 +91,12 @@ public struct OwnerStore: Sendable {
         }
     }
 
+    /// How many owners there are, read on `connection` (the start-up check for lost keys).
+    /// - Throws: storage errors.
+    public static func accountRows(_ connection: any SQLConnection) throws -> Int64 {
+        try connection.query("SELECT COUNT(*) AS n FROM owners").first?.int("n") ?? 0
+    }
+
     /// Every owner, oldest first.
     public func list() async throws -> [Owner] {
         try await database.read { connection in
@@ -109,9 +115,7 @@ public struct OwnerStore: Sendable {
         let hash = try await hasher.hash(password)
         return try await database.write { connection in
             try connection.transaction {
-                guard let id = try connection.query("SELECT id FROM owners WHERE email = ?", [.text(email)])
-                    .first?.text("id")
-                else { return false }
+                guard let id = try Self.ownerID(email: email, connection) else { return false }
                 try connection.run("UPDATE owners SET password_hash = ? WHERE id = ?", [.text(hash), .text(id)])
                 try connection.run("DELETE FROM owner_sessions WHERE owner_id = ?", [.text(id)])
                 return true
@@ -126,6 +130,28 @@ public struct OwnerStore: Sendable {
         return try await database.write { connection in
             try connection.run("DELETE FROM owners WHERE email = ?", [.text(email)]) > 0
         }
+    }
+
+    /// The id of the owner with `email` (already normalized, ``OwnerCredentials/normalizedEmail(_:)``), read on
+    /// `connection`; nil when no owner has it.
+    /// - Throws: storage errors.
+    public static func ownerID(email: String, _ connection: any SQLConnection) throws -> String? {
+        try connection.query("SELECT id FROM owners WHERE email = ?", [.text(email)]).first?.text("id")
+    }
+
+    /// The email of each owner among `ids` that exists, read on `connection` (in the caller's snapshot).
+    /// - Throws: storage errors.
+    public static func emails(ids: some Collection<String>, _ connection: any SQLConnection) throws
+        -> [String: String]
+    {
+        let ids = Array(Set(ids))
+        guard !ids.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        var emails: [String: String] = [:]
+        for row in try connection.query("SELECT id, email FROM owners WHERE id IN (\(marks))", ids.map(SQLValue.text)) {
+            if let id = row.text("id"), let email = row.text("email") { emails[id] = email }
+        }
+        return emails
     }
 
     private static func owner(_ row: SQLRow) -> Owner? {

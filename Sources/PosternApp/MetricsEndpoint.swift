@@ -1,5 +1,6 @@
 import AuthCrypto
 import HTTP1
+import MailStore
 import OutboundQueue
 import ServerKit
 import Storage
@@ -68,7 +69,6 @@ struct MetricsEndpoint: Sendable {
             ? "SELECT pg_database_size(current_database()) AS bytes"
             : "SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()"
         let bytes = try connection.query(sizeSQL, []).first?.int("bytes")
-        let outbox = try connection.query("SELECT count(*) AS n FROM mail_outbox", []).first?.int("n")
-        return (bytes, outbox)
+        return (bytes, try MailStore.outboxCount(connection))
     }
 }

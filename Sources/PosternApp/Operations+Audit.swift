@@ -36,9 +36,7 @@ extension Operations {
         var ownerID: String?
         if let ownerEmail {
             let email = OwnerCredentials.normalizedEmail(ownerEmail) ?? ownerEmail
-            ownerID = try await database.read { connection in
-                try connection.query("SELECT id FROM owners WHERE email = ?", [.text(email)]).first?.text("id")
-            }
+            ownerID = try await database.read { connection in try OwnerStore.ownerID(email: email, connection) }
             guard ownerID != nil else { throw AuditQueryError(description: "no owner has email '\(ownerEmail)'") }
         }
         let events = try await SQLAuditLog(database: database).events(since: start, ownerID: ownerID, limit: limit)

@@ -5,6 +5,7 @@ import SigningKeys
 import Logging
 import MailStore
 import MailboxAccounts
+import Owners
 import AgentAuth
 import ComputePool
 import Storage
@@ -115,12 +116,18 @@ public enum Operations {
     public static func listAgents(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
         let database = try migratedDatabase(configuration, logger: logger)
         let domain = configuration.agent.inboxDomain.lowercased()
-        return try await AgentAccountStore(database: database).listing().map { describe($0, domain: domain) }
+        let (agents, emails) = try await database.read { connection in
+            try connection.readTransaction {
+                let agents = try AgentAccountStore.listing(connection)
+                return (agents, try OwnerStore.emails(ids: agents.compactMap(\.ownerID), connection))
+            }
+        }
+        return agents.map { describe($0, ownerEmail: $0.ownerID.flatMap { emails[$0] }, domain: domain) }
     }
 
-    static func describe(_ agent: AgentAccountListing, domain: String) -> String {
+    static func describe(_ agent: AgentAccountListing, ownerEmail: String?, domain: String) -> String {
         func time(_ seconds: Int64) -> String { RFC3339.format(seconds) }
-        var line = "\(AgentInbox.address(username: agent.username, domain: domain))  owner \(agent.ownerEmail ?? "-")"
+        var line = "\(AgentInbox.address(username: agent.username, domain: domain))  owner \(ownerEmail ?? "-")"
         line += "  created \(time(agent.createdAt))  last login \(agent.lastLoginAt.map(time) ?? "never")"
         if let revoked = agent.revokedAt { line += "  revoked \(time(revoked))" }
         return line

@@ -9,11 +9,17 @@ struct RemoteUser: Sendable, Equatable {
 
 /// The users of this surface. An email matches whatever its case: SQLite's column compares with
 /// COLLATE NOCASE, PostgreSQL's is matched by `lower(email)` (a unique index keeps one row per email).
-struct RemoteUserStore: Sendable {
+public struct RemoteUserStore: Sendable {
     let database: any SQLDatabase
 
     /// `email = ?` as this database matches emails.
     private var emailIs: String { database.dialect == .sqlite ? "email = ?" : "lower(email) = lower(?)" }
+
+    /// How many users there are, read on `connection` (the start-up check for lost keys).
+    /// - Throws: storage errors.
+    public static func accountRows(_ connection: any SQLConnection) throws -> Int64 {
+        try connection.query("SELECT COUNT(*) AS n FROM remote_users").first?.int("n") ?? 0
+    }
 
     /// The user registered with `email` (case-insensitive), if any.
     func find(email: String) async throws -> RemoteUser? {

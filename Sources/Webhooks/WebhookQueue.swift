@@ -1,5 +1,6 @@
 import Foundation
 import LeasedQueue
+import MailStore
 import Storage
 
 /// The durable queue of webhook events (`migrations/*/0018_mailbox_webhooks.sql`), shared by every instance over the
@@ -50,7 +51,7 @@ public struct WebhookQueue: Sendable {
     private static let activeEvents = "mailbox_webhook_events e JOIN mailbox_webhooks w ON w.id = e.webhook_id"
 
     /// The arrival order of an event's message (a deleted message's event sorts by its id alone).
-    private static let arrival = "(SELECT m.received_seq FROM mail_messages m WHERE m.id = e.message_id)"
+    private static let arrival = MailStore.arrivalOrder(ofMessageIn: "e.message_id")
 
     /// Leases up to `limit` due events of active webhooks, oldest due first (events due together in the order their
     /// messages arrived, `received_seq`), and returns them in that order.
