@@ -48,11 +48,11 @@ struct MailboxWebInboxAccounts: WebInboxAccounts {
         try await surface.accountAddress(id: id)
     }
 
-    func mailboxBinding(address: String) async throws -> String? {
+    func mailboxBinding(address: String) async throws -> WebInboxSessionBinding? {
         // The SMTP catch-all's copies stay under its reserved address, which no account can take.
-        if address.lowercased() == RecipientPolicy.catchAllAddress { return "catch-all" }
+        if address.lowercased() == RecipientPolicy.catchAllAddress { return .catchAll }
         guard case .local(let recipient) = try await directory.resolve(address) else { return nil }
-        return "account:" + (recipient.accountID ?? "")
+        return .account(id: recipient.accountID)
     }
 
     func accountAddresses(proUserID id: String) async throws -> [String] {

@@ -15,10 +15,10 @@ public protocol WebInboxAccounts: Sendable {
     func proUserTokenEpoch(id: String) async throws -> Int64?
     /// The address of account `id` while it exists.
     func accountAddress(id: String) async throws -> String?
-    /// Which mailbox `address` is now: `account:<id>` of the account (an agent inbox or a Mail.td account) that has it,
-    /// `account:` for an address only a custom domain's catch-all takes, `catch-all` for the SMTP catch-all's mailbox;
-    /// nil when no local mailbox has it.
-    func mailboxBinding(address: String) async throws -> String?
+    /// Which mailbox `address` is now: ``WebInboxSessionBinding/account(id:)`` of the account (an agent inbox or a
+    /// Mail.td account) that has it, or of none for an address only a custom domain's catch-all takes,
+    /// ``WebInboxSessionBinding/catchAll`` for the SMTP catch-all's mailbox; nil when no local mailbox has it.
+    func mailboxBinding(address: String) async throws -> WebInboxSessionBinding?
     /// The addresses of the accounts of Pro user `id` while the user is active.
     func accountAddresses(proUserID id: String) async throws -> [String]
     /// The email of Pro user `id` (shown as who reads) while the user exists and is active; nil otherwise.

@@ -326,9 +326,9 @@ public final class WebInboxService: Sendable {
     }
 
     /// A new session (never the one the browser brought), its cookie, the pre-session cookie dropped; then `/inbox`.
-    private func startSession(_ principal: WebInboxPrincipal, _ binding: String, _ request: HTTPRequest) async throws
-        -> HTTPResponse
-    {
+    private func startSession(
+        _ principal: WebInboxPrincipal, _ binding: WebInboxSessionBinding, _ request: HTTPRequest
+    ) async throws -> HTTPResponse {
         if let old = request.cookie(Self.sessionCookie) { try await sessions.close(token: old) }
         let token = try await sessions.open(principal, binding: binding, lifetime: configuration.sessionLifetime)
         return HTMLPage.redirect(
