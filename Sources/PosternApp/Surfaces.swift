@@ -138,10 +138,10 @@ enum Surfaces {
         inboxSettings.publicURL = identity.baseURL
         inboxSettings.sessionLifetime = ownerSettings.sessionLifetime
         inboxSettings.backoff = ownerSettings.backoff
-        let inboxAccounts = MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox, directory: mail.directory)
+        let inboxAccounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: mail.directory)
         try WebInboxService(
             configuration: inboxSettings, owners: owners, ownedInboxes: ownedInboxes,
-            accounts: inboxAccounts, mail: mail.store, database: database, clock: clock,
+            signIns: inboxAccounts, mail: mail.store, database: database, clock: clock,
             sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts,
             dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox),
             onLiveStream: metrics.webInboxLiveStream

@@ -26,8 +26,6 @@ import Webhooks
 
 @testable import PosternApp
 
-@testable import PosternApp
-
 /// Argon2id at test cost: the rules under test do not depend on the cost.
 let cheapArgon2 = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
 
@@ -55,8 +53,10 @@ final class WebInboxHarness: Sendable {
     let mail: MailStore
     let router: ContextRouter
 
-    /// - Parameter configure: changes to the web inbox's settings (the live list's limits).
-    init(_ configure: (inout WebInboxConfiguration) -> Void = { _ in }) throws {
+    /// - Parameters:
+    ///   - signIns: the web inbox's sign-in port; default: the Mail.td surface's, as the composition root gives it.
+    ///   - configure: changes to the web inbox's settings (the live list's limits).
+    init(signIns: (any WebInboxSignIn)? = nil, _ configure: (inout WebInboxConfiguration) -> Void = { _ in }) throws {
         test = try StorageBackend.current.makeDatabase(logger: Logger(label: "webinbox-tests"))
         let database = test.database
         let clock = clock
@@ -102,10 +102,10 @@ final class WebInboxHarness: Sendable {
         let directory = LocalDirectory([
             MailboxDirectory(database: database, domains: mailboxSettings.domains + mailboxSettings.proDomains), agents,
         ])
-        let accounts = MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox, directory: directory)  // the root's
+        let accounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: directory)  // the root's
         service = try WebInboxService(
             configuration: settings, owners: owners, ownedInboxes: makeOwnedInboxes(database, clock),
-            accounts: accounts, mail: mail, database: database, clock: { clock.now },
+            signIns: signIns ?? accounts, mail: mail, database: database, clock: { clock.now },
             sender: JMAPWebInboxSender(
                 jmap: jmap, principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
             captures: accounts,
