@@ -14,6 +14,7 @@ import MailStore
 import MailSandbox
 import MailTransfer
 import MailboxAccounts
+import MailboxWebInbox
 import MCPServer
 import OAuthGrants
 import OAuthResource
@@ -139,13 +140,14 @@ enum Surfaces {
         inboxSettings.sessionLifetime = ownerSettings.sessionLifetime
         inboxSettings.backoff = ownerSettings.backoff
         let inboxAccounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: mail.directory)
-        try WebInboxService(
+        let inbox = try WebInboxService(
             configuration: inboxSettings, owners: owners, ownedInboxes: ownedInboxes,
             signIns: inboxAccounts, mail: mail.store, database: database, clock: clock,
             sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts,
-            dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox),
-            onLiveStream: metrics.webInboxLiveStream
-        ).register(into: &router)
+            linksDashboard: true, onLiveStream: metrics.webInboxLiveStream)
+        inbox.register(into: &router)
+        ProDashboardController(inbox: inbox, surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
+            .register(into: &router)
 
         var mcp = configuration.mcp
         mcp.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL

@@ -25,8 +25,8 @@ public final class WebInboxService: Sendable {
     let forms: BrowserForms
     let throttle: SignInThrottle
     let images: InlineImageSignature
-    /// The Pro dashboard's port; nil serves no dashboard.
-    let dashboard: (any ProDashboard)?
+    /// Whether a Pro user's pages link to the Pro dashboard, which the Mail.td side serves (``proUserRoute(_:)``).
+    let linksDashboard: Bool
     /// The dashboard's one-shot notices.
     let flashes: WebInboxFlashes
     /// The live list's open streams, per session and in total.
@@ -58,15 +58,15 @@ public final class WebInboxService: Sendable {
     ///   - clock: Unix seconds.
     ///   - sender: how owners send as their inboxes (JMAP); nil shows no compose or reply.
     ///   - captures: the SMTP sandbox's verdicts of its captures; nil shows none.
-    ///   - dashboard: the Pro users' tokens, domains, webhook and sandbox (the Mail.td surface's rules); nil serves no
-    ///     Pro dashboard.
+    ///   - linksDashboard: whether a Pro user's pages link to the Pro dashboard at ``dashboardPath``, which the Mail.td
+    ///     side serves through ``proUserRoute(_:)``.
     ///   - onLiveStream: told when a live-list stream opens (`true`) and ends (`false`).
     /// - Throws: storage errors reading or creating the shared keys.
     public init(
         configuration: WebInboxConfiguration, owners: OwnerService, ownedInboxes: any OwnedInboxes,
         signIns: (any WebInboxSignIn)?, mail: MailStore, database: any SQLDatabase,
         clock: @escaping @Sendable () -> Int64, sender: (any WebInboxSender)? = nil,
-        captures: (any WebInboxCaptures)? = nil, dashboard: (any ProDashboard)? = nil,
+        captures: (any WebInboxCaptures)? = nil, linksDashboard: Bool = false,
         onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }
     ) throws {
         self.onLiveStream = onLiveStream
@@ -86,7 +86,7 @@ public final class WebInboxService: Sendable {
             secure: configuration.secureCookies)
         images = InlineImageSignature(key: try secrets.secret(named: "webinbox.images") { SecureRandom.bytes(32) })
         throttle = SignInThrottle(database: database, backoff: configuration.backoff)
-        self.dashboard = dashboard
+        self.linksDashboard = linksDashboard
         flashes = WebInboxFlashes(
             database: database, key: try secrets.secret(named: "webinbox.flash") { SecureRandom.bytes(32) },
             clock: clock)
@@ -104,7 +104,6 @@ public final class WebInboxService: Sendable {
     /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0) and `POST /inbox/m/{mailbox}/{id}/delete`;
     /// - owners only: `GET|POST /inbox/m/{mailbox}/compose`, `GET /inbox/m/{mailbox}/{id}/reply`
     ///   (``registerCompose(into:)``).
-    /// - the Pro dashboard, `/inbox/dashboard` and its posts (``registerDashboard(into:)``).
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
         router.add(.GET, "/inbox", owners.limited { [self] request, _ in try await home(request) })
@@ -137,7 +136,6 @@ public final class WebInboxService: Sendable {
             .POST, "/inbox/m/{mailbox}/{id}/read", bodyLimit: limit, page { [self] in try await mark($0, $1, $2) })
         router.add(
             .POST, "/inbox/m/{mailbox}/{id}/delete", bodyLimit: limit, page { [self] in try await delete($0, $1, $2) })
-        registerDashboard(into: &router)
     }
 
     // MARK: - Who reads
@@ -153,7 +151,7 @@ public final class WebInboxService: Sendable {
                 kind: .session(principal), label: access.label, mailboxes: access.mailboxes, forms: forms,
                 session: Self.sessionKey("inbox", token))
             viewer.sandbox = access.sandbox
-            viewer.hasDashboard = dashboard != nil
+            viewer.hasDashboard = linksDashboard
             viewer.readOnly = principal == .allMail
             return viewer
         }

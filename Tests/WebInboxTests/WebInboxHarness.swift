@@ -13,6 +13,7 @@ import MailDelivery
 import MailStore
 import MailSandbox
 import MailboxAccounts
+import MailboxWebInbox
 import OutboundQueue
 import Owners
 import PasswordHashing
@@ -108,14 +109,15 @@ final class WebInboxHarness: Sendable {
             signIns: signIns ?? accounts, mail: mail, database: database, clock: { clock.now },
             sender: JMAPWebInboxSender(
                 jmap: jmap, principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
-            captures: accounts,
-            dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox))
+            captures: accounts, linksDashboard: true)
 
         var router = ContextRouter()
         owners.register(into: &router)
         mailbox.register(into: &router)
         webhooks.register(on: &router)
         service.register(into: &router)
+        ProDashboardController(inbox: service, surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
+            .register(into: &router)
         self.router = router
     }
 

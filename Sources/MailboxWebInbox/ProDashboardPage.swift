@@ -1,10 +1,11 @@
 import HTTP1
 import Owners
 import ServerKit
+import WebInbox
 
-/// The Pro dashboard, rendered (ids in ``WebInboxService/dashboardPage(_:_:)``): every value escaped, every form a
-/// CSRF-carrying post to `/inbox/dashboard/...`.
-struct WebInboxDashboardPage {
+/// The Pro dashboard, rendered (ids in ``ProDashboardController/dashboardPage(_:_:)``): every value escaped, every form
+/// a CSRF-carrying post to `/inbox/dashboard/...`.
+struct ProDashboardPage {
     var accounts: [ProDashboardAccount]
     var tokens: [ProDashboardToken]
     var domains: [ProDashboardDomain]
@@ -13,12 +14,13 @@ struct WebInboxDashboardPage {
     /// What the last post did, shown this once.
     var flash: WebInboxFlash
 
-    func render(_ viewer: WebInboxViewer, csrf: String) -> HTML {
+    func render(_ call: WebInboxProUserCall) -> HTML {
+        let csrf = call.csrfToken
         let main = [
             OwnerPageShell.flash(flash.notice, kind: "notice"), OwnerPageShell.flash(flash.error, kind: "error"),
             accountsSection(), tokensSection(csrf), domainsSection(csrf), webhookSection(csrf), sandboxSection(),
         ].joined()
-        return WebInboxPage.document("Pro dashboard", viewer, csrf: csrf, main: main, css: Self.css)
+        return call.document("Pro dashboard", main: main, css: Self.css)
     }
 
     private static let path = WebInboxService.dashboardPath
@@ -39,9 +41,9 @@ struct WebInboxDashboardPage {
     private func accountsSection() -> HTML {
         let items = accounts.map { account -> HTML in
             """
-            <li class="account"><a class="address" href="\(WebInboxPage.mailboxPath(account.address))">\
-            \(HTML.address(account.address))</a> <span class="usage">\(WebInboxPage.size(account.used)) of \
-            \(WebInboxPage.size(account.quota))</span></li>
+            <li class="account"><a class="address" href="\(WebInboxProUserCall.mailboxPath(account.address))">\
+            \(HTML.address(account.address))</a> <span class="usage">\(WebInboxProUserCall.size(account.used)) of \
+            \(WebInboxProUserCall.size(account.quota))</span></li>
             """
         }.joined(separator: "\n")
         let list: HTML =
@@ -78,14 +80,14 @@ struct WebInboxDashboardPage {
 
             """
         let items = tokens.map { token -> HTML in
-            let lastUsed: HTML = token.lastUsedAt.map { "last used \(WebInboxPage.time($0))" } ?? "never used"
+            let lastUsed: HTML = token.lastUsedAt.map { "last used \(WebInboxProUserCall.time($0))" } ?? "never used"
             var line: HTML = """
                 <li class="token" id="token-\(token.id)"><span class="name">\(token.name)</span> \
-                <span class="created">made \(WebInboxPage.time(token.createdAt))</span> \
+                <span class="created">made \(WebInboxProUserCall.time(token.createdAt))</span> \
                 <span class="last-used">\(lastUsed)</span>
                 """
             if let revoked = token.revokedAt {
-                line += " <span class=\"revoked\">revoked \(WebInboxPage.time(revoked))</span>"
+                line += " <span class=\"revoked\">revoked \(WebInboxProUserCall.time(revoked))</span>"
             } else {
                 let revoke = Self.post(
                     "\(Self.path)/tokens/\(PercentEncoding.encode(token.id))/revoke", csrf, label: "Revoke",
@@ -206,7 +208,7 @@ struct WebInboxDashboardPage {
             <dt>URL</dt><dd class="url"><code>\(webhook.url)</code></dd>
             <dt>Events</dt><dd class="events">\(webhook.events.joined(separator: ", "))</dd>
             <dt>Status</dt><dd class="status">\(webhook.status) (\(failures) in a row)</dd>
-            <dt>Created</dt><dd>\(WebInboxPage.time(webhook.createdAt))</dd>
+            <dt>Created</dt><dd>\(WebInboxProUserCall.time(webhook.createdAt))</dd>
             </dl>
             <p>\(rotate)\(delete)</p>
             <h3>Delivery log</h3>
@@ -219,7 +221,7 @@ struct WebInboxDashboardPage {
                 let status = attempt.statusCode.map { "HTTP \($0)" } ?? ""
                 let outcome = [status, attempt.error ?? ""].filter { !$0.isEmpty }.joined(separator: " · ")
                 return """
-                    <tr class="delivery"><td class="time" data-label="Time">\(WebInboxPage.time(attempt.time))</td>\
+                    <tr class="delivery"><td class="time" data-label="Time">\(WebInboxProUserCall.time(attempt.time))</td>\
                     <td class="event" data-label="Event">\(attempt.event)</td>\
                     <td class="attempt" data-label="Attempt">\(attempt.attempt)</td>\
                     <td class="status" data-label="Status">\(outcome)</td></tr>
@@ -248,8 +250,8 @@ struct WebInboxDashboardPage {
             html += """
                 <p><span id="sandbox-captures">\(sandbox.captures)</span> \
                 \(sandbox.captures == 1 ? "capture" : "captures")
-                (\(WebInboxPage.size(sandbox.used))), kept at <code>\(sandbox.address)</code>.
-                <a id="sandbox-link" href="\(WebInboxPage.mailboxPath(sandbox.address))">Open the Sandbox</a></p>
+                (\(WebInboxProUserCall.size(sandbox.used))), kept at <code>\(sandbox.address)</code>.
+                <a id="sandbox-link" href="\(WebInboxProUserCall.mailboxPath(sandbox.address))">Open the Sandbox</a></p>
 
                 """
         } else {

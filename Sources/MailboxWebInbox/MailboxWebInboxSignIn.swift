@@ -7,14 +7,24 @@ import WebInbox
 /// The web inbox's sign-in port over the mailbox surface: its sign-in checks (`POST /api/token`'s and
 /// `POST /api/user/login`'s), its token epochs and API tokens, and its accounts, nothing copied; the directory says who
 /// has a linked address.
-struct MailboxWebInboxSignIn: WebInboxSignIn {
+public struct MailboxWebInboxSignIn: WebInboxSignIn, WebInboxCaptures {
     let surface: MailboxService
     /// The Pro users' SMTP sandboxes.
     let sandbox: MailSandbox
     /// Every local mailbox (agent inboxes and Mail.td accounts): which one a linked address is.
     let directory: LocalDirectory
 
-    func signIn(_ credentials: WebInboxCredentials) async throws
+    /// - Parameters:
+    ///   - surface: the Mail.td surface: its sign-in checks, token epochs, API tokens and accounts.
+    ///   - sandbox: the Pro users' SMTP sandboxes (their captures are read too).
+    ///   - directory: every local mailbox, which says who has a linked address.
+    public init(surface: MailboxService, sandbox: MailSandbox, directory: LocalDirectory) {
+        self.surface = surface
+        self.sandbox = sandbox
+        self.directory = directory
+    }
+
+    public func signIn(_ credentials: WebInboxCredentials) async throws
         -> (principal: WebInboxPrincipal, binding: WebInboxSessionBinding)?
     {
         switch credentials {
@@ -34,14 +44,14 @@ struct MailboxWebInboxSignIn: WebInboxSignIn {
         }
     }
 
-    func linkBinding(address: String) async throws -> WebInboxSessionBinding? {
+    public func linkBinding(address: String) async throws -> WebInboxSessionBinding? {
         // The SMTP catch-all's copies stay under its reserved address, which no account can take.
         if address.lowercased() == RecipientPolicy.catchAllAddress { return .catchAll }
         guard case .local(let recipient) = try await directory.resolve(address) else { return nil }
         return .account(id: recipient.accountID)
     }
 
-    func access(_ principal: WebInboxPrincipal, resting binding: WebInboxSessionBinding) async throws
+    public func access(_ principal: WebInboxPrincipal, resting binding: WebInboxSessionBinding) async throws
         -> WebInboxAccess?
     {
         switch principal {

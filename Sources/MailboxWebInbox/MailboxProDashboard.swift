@@ -1,12 +1,12 @@
 import MailSandbox
 import MailboxAccounts
-import WebInbox
 import Webhooks
 
-/// The web inbox's Pro dashboard over the Mail.td surface: the very functions its Pro API routes call (tokens and
-/// domains in `MailboxAccounts`, the webhook in `Webhooks`, the sandbox in `MailSandbox`), so every rule and limit of
-/// the API applies; its refusals become the dashboard's.
-struct MailboxProDashboard: ProDashboard {
+/// What the Pro dashboard reads and does, over the Mail.td surface: the very functions its Pro API routes call (tokens
+/// and domains in `MailboxAccounts`, the webhook in `Webhooks`, the sandbox in `MailSandbox`), so every rule and limit
+/// of the API applies; its refusals become the dashboard's. Every function takes the Pro user's id and acts on that
+/// user's things only: another user's id is ``ProDashboardError/notFound``.
+struct MailboxProDashboard: Sendable {
     let surface: MailboxService
     let webhooks: WebhooksController
     let sandboxes: MailSandbox
