@@ -75,10 +75,12 @@ public struct ProDashboardController: Sendable {
     /// `#deliveries`, `#sandbox`, `#notice`, `#error`.
     func dashboardPage(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         let user = call.proUserID
+        let webhook = try await port.webhook(proUserID: user)
         let page = ProDashboardPage(
             accounts: try await port.accounts(proUserID: user), tokens: try await port.tokens(proUserID: user),
-            domains: try await port.domains(proUserID: user), webhook: try await port.webhook(proUserID: user),
-            sandbox: try await port.sandbox(proUserID: user), flash: try await call.takeFlash() ?? WebInboxFlash())
+            domains: try await port.domains(proUserID: user), webhook: webhook?.webhook,
+            deliveries: webhook?.deliveries ?? [], sandbox: try await port.sandbox(proUserID: user),
+            flash: try await call.takeFlash() ?? WebInboxFlash())
         return HTMLPage.response(.ok, page.render(call))
     }
 
@@ -114,7 +116,8 @@ public struct ProDashboardController: Sendable {
     func verifyDomain(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         try await answer(call) {
             let result = try await port.verifyDomain(id: call.id, proUserID: call.proUserID, client: call.client)
-            var words = result.verified ? "\(result.domain) is verified." : "\(result.domain) is still pending."
+            let domain = result.claim.domain
+            var words = result.claim.isVerified ? "\(domain) is verified." : "\(domain) is still pending."
             if let message = result.message { words += " " + message }
             return WebInboxFlash(notice: words)
         }
