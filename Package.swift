@@ -187,6 +187,13 @@ let package = Package(
             "MailboxAccounts", "MailStore", "MIME", "Storage", "JSON", "HTTP1", "ServerKit", "SMTPServer", "MailAuth",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The Mail.td side of the web inbox: its sign-in port over the mailbox surface (sign-in, what each session rests
+        // on, what it may read) and the sandbox's verdicts, and the Pro dashboard at /inbox/dashboard, a controller over
+        // MailboxAccounts, Webhooks and MailSandbox in the web inbox's frame and session.
+        .target(name: "MailboxWebInbox", dependencies: [
+            "WebInbox", "MailboxAccounts", "Webhooks", "MailSandbox", "Directory", "MailDelivery", "JSON", "HTTP1",
+            "ServerKit", "Owners",
+        ]),
         // The SMTP client for outbound delivery: the reply parser and the session machine (pure), the driver that runs
         // a session over TCP and TLS under the outbound address policy, and MTA-STS (RFC 8461) policies.
         // What an SMTP delivery attempt came to, as types every layer carries (SMTPReply, EnhancedStatusCode,
@@ -234,7 +241,7 @@ let package = Package(
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
-            "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "Time",
+            "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -345,7 +352,7 @@ let package = Package(
             "WebInbox", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool",
             "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "MailboxAccounts",
             "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "OutboundQueue", "PosternApp", "ClientAddress",
-            "Webhooks", "DKIMKeys", "SMTPOutcomes",
+            "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [

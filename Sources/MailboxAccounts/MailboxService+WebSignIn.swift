@@ -34,20 +34,18 @@ extension MailboxService {
         return user.id
     }
 
-    /// The address of account `id` while it exists; nil once deleted.
-    public func accountAddress(id: String) async throws -> String? {
-        try await store.account(id: id)?.address
+    /// The address of account `id` and its token epoch, in one read: a password reset moves the epoch on, and every
+    /// token of the account issued before stops working (a web-inbox session too). Nil once the account is deleted.
+    public func accountStanding(id: String) async throws -> (address: String, tokenEpoch: Int64)? {
+        try await store.account(id: id).map { ($0.address, $0.tokenEpoch) }
     }
 
-    /// The token epoch of account `id`: a password reset moves it on, and every token of the account issued before
-    /// stops working (a web-inbox session too). Nil once the account is deleted.
-    public func accountTokenEpoch(id: String) async throws -> Int64? {
-        try await store.account(id: id)?.tokenEpoch
-    }
-
-    /// The token epoch of Pro user `id`, as ``accountTokenEpoch(id:)`` for its JWTs; nil once the user is gone.
-    public func proUserTokenEpoch(id: String) async throws -> Int64? {
-        try await store.proUser(id: id)?.tokenEpoch
+    /// The token epoch of Pro user `id` (as ``accountStanding(id:)``'s, for its JWTs) while the user exists, and their
+    /// email while they are active (``activeProUserEmail(_:)``), in one read; nil once the user is gone.
+    public func proUserStanding(id: String) async throws -> (tokenEpoch: Int64, activeEmail: String?)? {
+        guard let user = try await store.proUser(id: id) else { return nil }
+        let active = MailboxIdentifiers.isUUID(id) && user.status == "active"
+        return (user.tokenEpoch, active ? user.email : nil)
     }
 
     /// The email of Pro user `id` while the user exists and is active; nil otherwise.

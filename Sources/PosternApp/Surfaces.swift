@@ -15,6 +15,7 @@ import MailStore
 import MailSandbox
 import MailTransfer
 import MailboxAccounts
+import MailboxWebInbox
 import MCPServer
 import OAuthGrants
 import OAuthResource
@@ -130,14 +131,15 @@ enum Surfaces {
         inboxSettings.publicURL = identity.baseURL
         inboxSettings.sessionLifetime = ownerSettings.sessionLifetime
         inboxSettings.backoff = ownerSettings.backoff
-        let inboxAccounts = MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox, directory: mail.directory)
-        try WebInboxService(
+        let inboxAccounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: mail.directory)
+        let inbox = try WebInboxService(
             configuration: inboxSettings, owners: owners, ownedInboxes: ownedInboxes,
-            accounts: inboxAccounts, mail: mail.store, database: database, clock: clock,
+            signIns: inboxAccounts, mail: mail.store, database: database, clock: clock,
             sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts,
-            dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox),
-            onLiveStream: metrics.webInboxLiveStream
-        ).register(into: &router)
+            linksDashboard: true, onLiveStream: metrics.webInboxLiveStream)
+        inbox.register(into: &router)
+        ProDashboardController(inbox: inbox, surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
+            .register(into: &router)
 
         var mcp = configuration.mcp
         mcp.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL

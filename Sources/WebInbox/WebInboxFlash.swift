@@ -2,15 +2,15 @@ import AuthCrypto
 
 /// What a post of the Pro dashboard tells the page its 303 leads to, once: a notice or an error, a new API token or
 /// webhook secret (shown this once). Kept by ``WebInboxFlashes``.
-struct WebInboxFlash: Equatable {
+public struct WebInboxFlash: Sendable, Equatable {
     /// `#notice`.
-    var notice: String?
+    public var notice: String?
     /// `#error`.
-    var error: String?
+    public var error: String?
     /// A `tm_pro_` token just made: `#token-shown`.
-    var token: String?
+    public var token: String?
     /// A webhook signing secret just made or rotated: `#webhook-secret-shown`.
-    var webhookSecret: String?
+    public var webhookSecret: String?
 
     /// One line a field: its letter and the value in base64url (so no value can forge a line).
     var encoded: [UInt8] {
@@ -25,7 +25,8 @@ struct WebInboxFlash: Equatable {
         return Array(lines.joined(separator: "\n").utf8)
     }
 
-    init(notice: String? = nil, error: String? = nil, token: String? = nil, webhookSecret: String? = nil) {
+    /// Memberwise.
+    public init(notice: String? = nil, error: String? = nil, token: String? = nil, webhookSecret: String? = nil) {
         self.notice = notice
         self.error = error
         self.token = token

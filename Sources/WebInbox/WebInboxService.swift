@@ -17,15 +17,16 @@ public final class WebInboxService: Sendable {
     public let configuration: WebInboxConfiguration
     let owners: OwnerService
     let ownedInboxes: any OwnedInboxes
-    let accounts: (any WebInboxAccounts)?
+    /// Mail.td's accounts and Pro users, and what links rest on; nil signs in owners and the operator's view only.
+    let signIns: (any WebInboxSignIn)?
     let mail: MailStore
     /// The sessions and one-time links.
     public let sessions: WebInboxSessions
     let forms: BrowserForms
     let throttle: SignInThrottle
     let images: InlineImageSignature
-    /// The Pro dashboard's port; nil serves no dashboard.
-    let dashboard: (any ProDashboard)?
+    /// Whether a Pro user's pages link to the Pro dashboard, which the Mail.td side serves (``proUserRoute(_:)``).
+    let linksDashboard: Bool
     /// The dashboard's one-shot notices.
     let flashes: WebInboxFlashes
     /// The live list's open streams, per session and in total.
@@ -50,21 +51,22 @@ public final class WebInboxService: Sendable {
     ///   - configuration: public URL, lifetimes, page size, backoff.
     ///   - owners: the owners' service: their sessions, its rate limit and error pages.
     ///   - ownedInboxes: which inboxes each owner holds.
-    ///   - accounts: the Mail.td accounts and Pro users; nil signs in owners and links only.
+    ///   - signIns: the Mail.td accounts and Pro users, and what one-time links rest on; nil signs in owners and the
+    ///     operator's view of all mail only.
     ///   - mail: the mail store.
     ///   - database: a database with migrations 0008, 0016, 0037 and 0038 applied.
     ///   - clock: Unix seconds.
     ///   - sender: how owners send as their inboxes (JMAP); nil shows no compose or reply.
     ///   - captures: the SMTP sandbox's verdicts of its captures; nil shows none.
-    ///   - dashboard: the Pro users' tokens, domains, webhook and sandbox (the Mail.td surface's rules); nil serves no
-    ///     Pro dashboard.
+    ///   - linksDashboard: whether a Pro user's pages link to the Pro dashboard at ``dashboardPath``, which the Mail.td
+    ///     side serves through ``proUserRoute(_:)``.
     ///   - onLiveStream: told when a live-list stream opens (`true`) and ends (`false`).
     /// - Throws: storage errors reading or creating the shared keys.
     public init(
         configuration: WebInboxConfiguration, owners: OwnerService, ownedInboxes: any OwnedInboxes,
-        accounts: (any WebInboxAccounts)?, mail: MailStore, database: any SQLDatabase,
+        signIns: (any WebInboxSignIn)?, mail: MailStore, database: any SQLDatabase,
         clock: @escaping @Sendable () -> Int64, sender: (any WebInboxSender)? = nil,
-        captures: (any WebInboxCaptures)? = nil, dashboard: (any ProDashboard)? = nil,
+        captures: (any WebInboxCaptures)? = nil, linksDashboard: Bool = false,
         onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }
     ) throws {
         self.onLiveStream = onLiveStream
@@ -73,7 +75,7 @@ public final class WebInboxService: Sendable {
         self.configuration = configuration
         self.owners = owners
         self.ownedInboxes = ownedInboxes
-        self.accounts = accounts
+        self.signIns = signIns
         self.mail = mail
         self.clock = clock
         sessions = WebInboxSessions(database: database, clock: clock)
@@ -84,7 +86,7 @@ public final class WebInboxService: Sendable {
             secure: configuration.secureCookies)
         images = InlineImageSignature(key: try secrets.secret(named: "webinbox.images") { SecureRandom.bytes(32) })
         throttle = SignInThrottle(database: database, backoff: configuration.backoff)
-        self.dashboard = dashboard
+        self.linksDashboard = linksDashboard
         flashes = WebInboxFlashes(
             database: database, key: try secrets.secret(named: "webinbox.flash") { SecureRandom.bytes(32) },
             clock: clock)
@@ -102,7 +104,6 @@ public final class WebInboxService: Sendable {
     /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0) and `POST /inbox/m/{mailbox}/{id}/delete`;
     /// - owners only: `GET|POST /inbox/m/{mailbox}/compose`, `GET /inbox/m/{mailbox}/{id}/reply`
     ///   (``registerCompose(into:)``).
-    /// - the Pro dashboard, `/inbox/dashboard` and its posts (``registerDashboard(into:)``).
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
         router.add(.GET, "/inbox", owners.limited { [self] request, _ in try await home(request) })
@@ -135,24 +136,22 @@ public final class WebInboxService: Sendable {
             .POST, "/inbox/m/{mailbox}/{id}/read", bodyLimit: limit, page { [self] in try await mark($0, $1, $2) })
         router.add(
             .POST, "/inbox/m/{mailbox}/{id}/delete", bodyLimit: limit, page { [self] in try await delete($0, $1, $2) })
-        registerDashboard(into: &router)
     }
 
     // MARK: - Who reads
 
     /// The viewer of `request`: a web-inbox session whose binding still holds first, then an owner session; nil for
-    /// neither.
+    /// neither. Who may read what is decided here, once for the request.
     func viewer(of request: HTTPRequest) async throws -> WebInboxViewer? {
         if let token = request.cookie(Self.sessionCookie),
             let (principal, binding) = try await sessions.principal(token: token),
-            try await bindingHolds(principal, binding)
+            let access = try await access(principal, resting: binding)
         {
-            let (label, mailboxes, sandbox) = try await scope(of: principal)
             var viewer = WebInboxViewer(
-                kind: .session(principal), label: label, mailboxes: mailboxes, forms: forms,
+                kind: .session(principal), label: access.label, mailboxes: access.mailboxes, forms: forms,
                 session: Self.sessionKey("inbox", token))
-            viewer.sandbox = sandbox
-            viewer.hasDashboard = dashboard != nil
+            viewer.sandbox = access.sandbox
+            viewer.hasDashboard = linksDashboard
             viewer.readOnly = principal == .allMail
             return viewer
         }
@@ -170,23 +169,16 @@ public final class WebInboxService: Sendable {
         kind + ":" + Base64URL.encode(SHA256.hash(Array(token.utf8)))
     }
 
-    private func scope(of principal: WebInboxPrincipal) async throws
-        -> (label: String, mailboxes: [String], sandbox: String?)
+    /// What session `principal` resting on `binding` may read now; nil when the binding no longer holds.
+    private func access(_ principal: WebInboxPrincipal, resting binding: WebInboxSessionBinding) async throws
+        -> WebInboxAccess?
     {
-        switch principal {
-        case .account(let id):
-            guard let address = try await accounts?.accountAddress(id: id) else { return ("", [], nil) }
-            return (address, [address], nil)
-        case .proUser(let id):
-            guard let accounts, let email = try await accounts.activeProUserEmail(id) else { return ("", [], nil) }
-            let sandbox = try await accounts.sandboxAddress(proUserID: id)
-            return (email, try await accounts.accountAddresses(proUserID: id) + (sandbox.map { [$0] } ?? []), sandbox)
-        case .link(let address):
-            return (address, [address], nil)
-        case .allMail:
-            // Every mailbox that holds mail: each looked up as a path names it, listed only where a page draws them.
-            return ("All mail (read-only)", [], nil)
+        guard principal != .allMail else {
+            // The operator's view rests on the link alone (single use, ten minutes) and the session's lifetime. Every
+            // mailbox that holds mail: each looked up as a path names it, listed only where a page draws them.
+            return binding == .allMail ? WebInboxAccess(label: "All mail (read-only)", mailboxes: []) : nil
         }
+        return try await signIns?.access(principal, resting: binding)
     }
 
     /// What a page's handler gets: the request, its path parameters, the viewer.
@@ -236,14 +228,14 @@ public final class WebInboxService: Sendable {
 
     func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {
         if try await viewer(of: request) != nil { return HTMLPage.redirect(to: "/inbox") }
-        return form(.ok, request, WebInboxSignInForm(proOpen: accounts != nil))
+        return form(.ok, request, WebInboxSignInForm(proOpen: signIns != nil))
     }
 
     /// `kind` `account` (`address`, `password`) or `pro` (`email` and `password`, or `token`): one answer for every
     /// refusal, the owners' backoff per name and client address.
     func signIn(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
         let fields = request.formFields()
-        var page = WebInboxSignInForm(proOpen: accounts != nil)
+        var page = WebInboxSignInForm(proOpen: signIns != nil)
         page.address = fields["address"] ?? ""
         page.email = fields["email"] ?? ""
         guard forms.csrfValid(fields, request) else {
@@ -267,23 +259,13 @@ public final class WebInboxService: Sendable {
             response.headers.setRetryAfter(seconds: Int(blocked - now))
             return response
         }
-        var principal: WebInboxPrincipal?
-        var apiTokenID: String?
-        if let accounts {
+        let credentials: WebInboxCredentials =
             switch kind {
-            case "pro" where !token.isEmpty:
-                let live = try await accounts.proToken(apiToken: token)
-                principal = live.map { WebInboxPrincipal.proUser(id: $0.userID) }
-                apiTokenID = live?.tokenID
-            case "pro":
-                principal = try await accounts.signInProUser(email: page.email, password: password)
-                    .map { WebInboxPrincipal.proUser(id: $0) }
-            default:
-                principal = try await accounts.signInAccount(address: page.address, password: password)
-                    .map { WebInboxPrincipal.account(id: $0.id) }
+            case "pro" where !token.isEmpty: .apiToken(token)
+            case "pro": .proUser(email: page.email, password: password)
+            default: .account(address: page.address, password: password)
             }
-        }
-        guard let principal, let binding = try await binding(of: principal, apiTokenID: apiTokenID) else {
+        guard let (principal, binding) = try await signIns?.signIn(credentials) else {
             try await throttle.failed(keys, now: now)
             page.error = "Those credentials are not right."
             return form(.unauthorized, request, page)
@@ -319,16 +301,21 @@ public final class WebInboxService: Sendable {
             return WebInboxPage.message(.notFound, "Open a mailbox", "This link was used already, or it expired.")
         }
         let principal = WebInboxPrincipal(linkAddress: address)
-        guard let binding = try await binding(of: principal) else {
+        let binding: WebInboxSessionBinding? =
+            switch principal {
+            case .link(let address): try await signIns?.linkBinding(address: address)
+            default: .allMail
+            }
+        guard let binding else {
             return WebInboxPage.message(.notFound, "Open a mailbox", "This link was used already, or it expired.")
         }
         return try await startSession(principal, binding, request)
     }
 
     /// A new session (never the one the browser brought), its cookie, the pre-session cookie dropped; then `/inbox`.
-    private func startSession(_ principal: WebInboxPrincipal, _ binding: String, _ request: HTTPRequest) async throws
-        -> HTTPResponse
-    {
+    private func startSession(
+        _ principal: WebInboxPrincipal, _ binding: WebInboxSessionBinding, _ request: HTTPRequest
+    ) async throws -> HTTPResponse {
         if let old = request.cookie(Self.sessionCookie) { try await sessions.close(token: old) }
         let token = try await sessions.open(principal, binding: binding, lifetime: configuration.sessionLifetime)
         return HTMLPage.redirect(

@@ -17,7 +17,7 @@ public struct WebInboxSessions: Sendable {
 
     /// Opens a session of `principal`, resting on `binding` (what ``WebInboxService`` checks on every request), for
     /// `lifetime` seconds; returns the cookie value. Expired sessions go with ``WebInboxPurge``.
-    func open(_ principal: WebInboxPrincipal, binding: String, lifetime: Int64) async throws -> String {
+    func open(_ principal: WebInboxPrincipal, binding: WebInboxSessionBinding, lifetime: Int64) async throws -> String {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let now = clock()
         _ = try await database.write { connection in
@@ -27,15 +27,16 @@ public struct WebInboxSessions: Sendable {
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    .blob(Self.digest(token)), .text(principal.kind), .text(principal.subject), .text(binding),
+                    .blob(Self.digest(token)), .text(principal.kind), .text(principal.subject), .text(binding.encoded),
                     .integer(now), .integer(now + lifetime),
                 ])
         }
         return token
     }
 
-    /// Who the unexpired session `token` is, and what it rests on, if any.
-    func principal(token: String) async throws -> (principal: WebInboxPrincipal, binding: String)? {
+    /// Who the unexpired session `token` is, and what it rests on, if any (none when its binding is no spelling of
+    /// ``WebInboxSessionBinding``).
+    func principal(token: String) async throws -> (principal: WebInboxPrincipal, binding: WebInboxSessionBinding)? {
         guard token.utf8.count == 43 else { return nil }
         let now = clock()
         return try await database.read { connection in
@@ -43,7 +44,7 @@ public struct WebInboxSessions: Sendable {
                 "SELECT kind, subject, binding FROM web_inbox_sessions WHERE token_digest = ? AND expires_at > ?",
                 [.blob(Self.digest(token)), .integer(now)]
             ).first, let kind = row.text("kind"), let subject = row.text("subject"),
-                let binding = row.text("binding"), let principal = WebInboxPrincipal(kind: kind, subject: subject)
+                let binding = row.text("binding").flatMap(WebInboxSessionBinding.init(encoded:)), let principal = WebInboxPrincipal(kind: kind, subject: subject)
             else { return nil }
             return (principal, binding)
         }

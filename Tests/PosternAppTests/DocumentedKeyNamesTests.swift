@@ -77,8 +77,7 @@ struct DocumentedKeyNamesTests {
     static func texts() throws -> [String: String] {
         var texts: [String: String] = [:]
         let pages = [
-            "Sources/WebInbox", "Sources/Owners", "Sources/RemoteHashAuth",
-            "Sources/PosternApp/MailboxProDashboard.swift",
+            "Sources/WebInbox", "Sources/MailboxWebInbox", "Sources/Owners", "Sources/RemoteHashAuth",
         ]
         // The configuration types are where the names are read (a scope such as `POSTERN_OWNER`), not where a reader
         // meets them.

@@ -13,6 +13,7 @@ import MailDelivery
 import MailStore
 import MailSandbox
 import MailboxAccounts
+import MailboxWebInbox
 import OutboundQueue
 import Owners
 import PasswordHashing
@@ -23,8 +24,6 @@ import Synchronization
 import Testing
 import WebInbox
 import Webhooks
-
-@testable import PosternApp
 
 @testable import PosternApp
 
@@ -55,8 +54,10 @@ final class WebInboxHarness: Sendable {
     let mail: MailStore
     let router: ContextRouter
 
-    /// - Parameter configure: changes to the web inbox's settings (the live list's limits).
-    init(_ configure: (inout WebInboxConfiguration) -> Void = { _ in }) throws {
+    /// - Parameters:
+    ///   - signIns: the web inbox's sign-in port; default: the Mail.td surface's, as the composition root gives it.
+    ///   - configure: changes to the web inbox's settings (the live list's limits).
+    init(signIns: (any WebInboxSignIn)? = nil, _ configure: (inout WebInboxConfiguration) -> Void = { _ in }) throws {
         test = try StorageBackend.current.makeDatabase(logger: Logger(label: "webinbox-tests"))
         let database = test.database
         let clock = clock
@@ -102,20 +103,21 @@ final class WebInboxHarness: Sendable {
         let directory = LocalDirectory([
             MailboxDirectory(database: database, domains: mailboxSettings.domains + mailboxSettings.proDomains), agents,
         ])
-        let accounts = MailboxWebInboxAccounts(surface: mailbox, sandbox: sandbox, directory: directory)  // the root's
+        let accounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: directory)  // the root's
         service = try WebInboxService(
             configuration: settings, owners: owners, ownedInboxes: makeOwnedInboxes(database, clock),
-            accounts: accounts, mail: mail, database: database, clock: { clock.now },
+            signIns: signIns ?? accounts, mail: mail, database: database, clock: { clock.now },
             sender: JMAPWebInboxSender(
                 jmap: jmap, principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
-            captures: accounts,
-            dashboard: MailboxProDashboard(surface: mailbox, webhooks: webhooks, sandboxes: sandbox))
+            captures: accounts, linksDashboard: true)
 
         var router = ContextRouter()
         owners.register(into: &router)
         mailbox.register(into: &router)
         webhooks.register(on: &router)
         service.register(into: &router)
+        ProDashboardController(inbox: service, surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
+            .register(into: &router)
         self.router = router
     }
 

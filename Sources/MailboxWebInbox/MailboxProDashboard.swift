@@ -1,86 +1,70 @@
 import MailSandbox
 import MailboxAccounts
-import WebInbox
 import Webhooks
 
-/// The web inbox's Pro dashboard over the Mail.td surface: the very functions its Pro API routes call (tokens and
-/// domains in `MailboxAccounts`, the webhook in `Webhooks`, the sandbox in `MailSandbox`), so every rule and limit of
-/// the API applies; its refusals become the dashboard's.
-struct MailboxProDashboard: ProDashboard {
+/// What the Pro dashboard reads and does, over the Mail.td surface: the very functions its Pro API routes call (tokens
+/// and domains in `MailboxAccounts`, the webhook in `Webhooks`, the sandbox in `MailSandbox`), so every rule and limit
+/// of the API applies; its refusals become the dashboard's. Every function takes the Pro user's id and acts on that
+/// user's things only: another user's id is ``ProDashboardError/notFound``.
+struct MailboxProDashboard: Sendable {
     let surface: MailboxService
     let webhooks: WebhooksController
     let sandboxes: MailSandbox
 
-    func accounts(proUserID: String) async throws -> [ProDashboardAccount] {
-        try await surface.accountUsage(proUserID: proUserID).map {
-            ProDashboardAccount(address: $0.address, used: $0.used, quota: $0.quota)
-        }
+    /// The user's accounts, oldest first, with their usage.
+    func accounts(proUserID: String) async throws -> [(address: String, used: Int64, quota: Int64)] {
+        try await surface.accountUsage(proUserID: proUserID)
     }
 
-    func tokens(proUserID: String) async throws -> [ProDashboardToken] {
-        try await Self.answering {
-            try await surface.apiTokens(proUserID: proUserID).map {
-                ProDashboardToken(
-                    id: $0.id, name: $0.name, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt,
-                    revokedAt: $0.revokedAt)
-            }
-        }
+    /// The user's API tokens, revoked ones too, without secrets.
+    func tokens(proUserID: String) async throws -> [ProTokenInfo] {
+        try await Self.answering { try await surface.apiTokens(proUserID: proUserID) }
     }
 
+    /// A new `tm_pro_` token named `name` (empty: the API's default): the token, to show once.
     func createToken(proUserID: String, name: String, client: String?) async throws -> String {
         try await Self.answering {
             try await surface.createAPIToken(proUserID: proUserID, name: name, client: client).token
         }
     }
 
+    /// Revokes the user's token `id`.
     func revokeToken(id: String, proUserID: String, client: String?) async throws {
         try await Self.answering { try await surface.revokeAPIToken(id: id, proUserID: proUserID, client: client) }
     }
 
-    func domains(proUserID: String) async throws -> [ProDashboardDomain] {
-        try await Self.answering {
-            try await surface.domains(proUserID: proUserID).map { domain in
-                ProDashboardDomain(
-                    id: domain.claim.id, domain: domain.claim.domain, verified: domain.claim.isVerified,
-                    mxConfigured: domain.claim.mxConfigured,
-                    records: (domain.records + domain.policies).map(Self.record))
-            }
-        }
+    /// The user's custom domains, oldest first, each with the records to publish and those sending needs.
+    func domains(proUserID: String) async throws -> [ProDomain] {
+        try await Self.answering { try await surface.domains(proUserID: proUserID) }
     }
 
+    /// Claims `domain` for the user: the domain as stored (lower-cased).
     func addDomain(_ domain: String, proUserID: String, client: String?) async throws -> String {
         try await Self.answering {
             try await surface.addDomain(domain, proUserID: proUserID, client: client).claim.domain
         }
     }
 
-    func verifyDomain(id: String, proUserID: String, client: String?) async throws -> ProDashboardVerification {
-        try await Self.answering {
-            let result = try await surface.verifyDomain(id: id, proUserID: proUserID, client: client)
-            return ProDashboardVerification(
-                domain: result.claim.domain, verified: result.claim.isVerified, message: result.message)
-        }
+    /// Looks the records of the user's domain `id` up now.
+    func verifyDomain(id: String, proUserID: String, client: String?) async throws -> ProDomainVerification {
+        try await Self.answering { try await surface.verifyDomain(id: id, proUserID: proUserID, client: client) }
     }
 
+    /// Removes the user's domain `id`.
     func deleteDomain(id: String, proUserID: String, client: String?) async throws {
         try await Self.answering { try await surface.deleteDomain(id: id, proUserID: proUserID, client: client) }
     }
 
-    func webhook(proUserID: String) async throws -> ProDashboardWebhook? {
+    /// The user's webhook (one at most) with its recent delivery attempts, newest first; nil when there is none.
+    func webhook(proUserID: String) async throws -> (webhook: WebhookSummary, deliveries: [WebhookDeliveryRecord])? {
         try await Self.answering {
             let user = try await activeUser(proUserID)
             guard let webhook = try await webhooks.webhooks(ownerID: user).first else { return nil }
-            let deliveries = try await webhooks.deliveries(webhookID: webhook.id, ownerID: user).map {
-                ProDashboardDelivery(
-                    time: $0.createdMS / 1000, event: $0.eventType, attempt: $0.attempt, statusCode: $0.statusCode,
-                    error: $0.error)
-            }
-            return ProDashboardWebhook(
-                id: webhook.id, url: webhook.url, events: webhook.events, status: webhook.status,
-                failureCount: webhook.failureCount, createdAt: webhook.createdAt, deliveries: deliveries)
+            return (webhook, try await webhooks.deliveries(webhookID: webhook.id, ownerID: user))
         }
     }
 
+    /// Makes the user's webhook: its signing secret, to show once.
     func createWebhook(proUserID: String, url: String, events: [String]) async throws -> String {
         try await Self.answering {
             try await webhooks.createWebhook(
@@ -89,32 +73,25 @@ struct MailboxProDashboard: ProDashboard {
         }
     }
 
+    /// A new signing secret for the user's webhook `id` (the old one stops at once): the secret, to show once.
     func rotateWebhook(id: String, proUserID: String) async throws -> String {
         try await Self.answering { try await webhooks.rotateWebhook(id: id, ownerID: activeUser(proUserID)).secret }
     }
 
+    /// Deletes the user's webhook `id`.
     func deleteWebhook(id: String, proUserID: String) async throws {
         try await Self.answering { try await webhooks.deleteWebhook(id: id, ownerID: activeUser(proUserID)) }
     }
 
-    func sandbox(proUserID: String) async throws -> ProDashboardSandbox? {
-        try await Self.answering {
-            guard let captures = try await sandboxes.sandboxCaptures(proUserID: activeUser(proUserID)) else {
-                return nil
-            }
-            return ProDashboardSandbox(address: captures.address, captures: captures.count, used: captures.used)
-        }
+    /// The user's SMTP sandbox, nil before its first SMTP connection.
+    func sandbox(proUserID: String) async throws -> (address: String, count: Int, used: Int64)? {
+        try await Self.answering { try await sandboxes.sandboxCaptures(proUserID: activeUser(proUserID)) }
     }
 
     /// The id of the active Pro user `id` (the surface's rule), as the webhook and sandbox routes ask for theirs.
     private func activeUser(_ id: String) async throws -> String {
         guard try await surface.activeProUserEmail(id) != nil else { throw ProDashboardError.notFound }
         return id
-    }
-
-    private static func record(_ record: ProDomainRecord) -> ProDashboardRecord {
-        ProDashboardRecord(
-            type: record.type, host: record.host, value: record.value, priority: record.priority, found: record.ok)
     }
 
     /// Runs `body`, answering the Mail.td API's refusals with the dashboard's; anything else goes on (a 500 page).

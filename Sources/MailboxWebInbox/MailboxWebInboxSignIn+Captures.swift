@@ -3,8 +3,8 @@ import WebInbox
 
 /// The web inbox's sandbox port over the SMTP sandbox: the verdicts it recorded beside a capture, as the Pro API's
 /// capture detail gives them (`auth_results`).
-extension MailboxWebInboxAccounts: WebInboxCaptures {
-    func authResults(proUserID: String, messageID: String) async throws -> WebInboxAuthResults? {
+extension MailboxWebInboxSignIn {
+    public func authResults(proUserID: String, messageID: String) async throws -> WebInboxAuthResults? {
         try await sandbox.authResults(proUserID: proUserID, messageID: messageID).map(Self.verdicts)
     }
 

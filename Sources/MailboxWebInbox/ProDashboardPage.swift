@@ -1,24 +1,35 @@
 import HTTP1
+import MailboxAccounts
 import Owners
 import ServerKit
+import WebInbox
+import Webhooks
 
-/// The Pro dashboard, rendered (ids in ``WebInboxService/dashboardPage(_:_:)``): every value escaped, every form a
-/// CSRF-carrying post to `/inbox/dashboard/...`.
-struct WebInboxDashboardPage {
-    var accounts: [ProDashboardAccount]
-    var tokens: [ProDashboardToken]
-    var domains: [ProDashboardDomain]
-    var webhook: ProDashboardWebhook?
-    var sandbox: ProDashboardSandbox?
+/// The Pro dashboard, rendered (ids in ``ProDashboardController/dashboardPage(_:_:)``): every value escaped, every form
+/// a CSRF-carrying post to `/inbox/dashboard/...`.
+struct ProDashboardPage {
+    /// The user's accounts, oldest first, with their usage.
+    var accounts: [(address: String, used: Int64, quota: Int64)]
+    /// The user's API tokens, revoked ones too.
+    var tokens: [ProTokenInfo]
+    /// The user's custom domains, oldest first.
+    var domains: [ProDomain]
+    /// The user's webhook (one at most).
+    var webhook: WebhookSummary?
+    /// Its recent delivery attempts, newest first.
+    var deliveries: [WebhookDeliveryRecord]
+    /// The user's SMTP sandbox, nil before its first SMTP connection.
+    var sandbox: (address: String, count: Int, used: Int64)?
     /// What the last post did, shown this once.
     var flash: WebInboxFlash
 
-    func render(_ viewer: WebInboxViewer, csrf: String) -> HTML {
+    func render(_ call: WebInboxProUserCall) -> HTML {
+        let csrf = call.csrfToken
         let main = [
             OwnerPageShell.flash(flash.notice, kind: "notice"), OwnerPageShell.flash(flash.error, kind: "error"),
             accountsSection(), tokensSection(csrf), domainsSection(csrf), webhookSection(csrf), sandboxSection(),
         ].joined()
-        return WebInboxPage.document("Pro dashboard", viewer, csrf: csrf, main: main, css: Self.css)
+        return call.document("Pro dashboard", main: main, css: Self.css)
     }
 
     private static let path = WebInboxService.dashboardPath
@@ -39,9 +50,9 @@ struct WebInboxDashboardPage {
     private func accountsSection() -> HTML {
         let items = accounts.map { account -> HTML in
             """
-            <li class="account"><a class="address" href="\(WebInboxPage.mailboxPath(account.address))">\
-            \(HTML.address(account.address))</a> <span class="usage">\(WebInboxPage.size(account.used)) of \
-            \(WebInboxPage.size(account.quota))</span></li>
+            <li class="account"><a class="address" href="\(WebInboxProUserCall.mailboxPath(account.address))">\
+            \(HTML.address(account.address))</a> <span class="usage">\(WebInboxProUserCall.size(account.used)) of \
+            \(WebInboxProUserCall.size(account.quota))</span></li>
             """
         }.joined(separator: "\n")
         let list: HTML =
@@ -78,14 +89,14 @@ struct WebInboxDashboardPage {
 
             """
         let items = tokens.map { token -> HTML in
-            let lastUsed: HTML = token.lastUsedAt.map { "last used \(WebInboxPage.time($0))" } ?? "never used"
+            let lastUsed: HTML = token.lastUsedAt.map { "last used \(WebInboxProUserCall.time($0))" } ?? "never used"
             var line: HTML = """
                 <li class="token" id="token-\(token.id)"><span class="name">\(token.name)</span> \
-                <span class="created">made \(WebInboxPage.time(token.createdAt))</span> \
+                <span class="created">made \(WebInboxProUserCall.time(token.createdAt))</span> \
                 <span class="last-used">\(lastUsed)</span>
                 """
             if let revoked = token.revokedAt {
-                line += " <span class=\"revoked\">revoked \(WebInboxPage.time(revoked))</span>"
+                line += " <span class=\"revoked\">revoked \(WebInboxProUserCall.time(revoked))</span>"
             } else {
                 let revoke = Self.post(
                     "\(Self.path)/tokens/\(PercentEncoding.encode(token.id))/revoke", csrf, label: "Revoke",
@@ -124,8 +135,8 @@ struct WebInboxDashboardPage {
         return html + "</div></section>\n" as HTML
     }
 
-    private func domainBlock(_ domain: ProDashboardDomain, _ csrf: String) -> HTML {
-        let rows = domain.records.enumerated().map { index, record -> HTML in
+    private func domainBlock(_ domain: ProDomain, _ csrf: String) -> HTML {
+        let rows = (domain.records + domain.policies).enumerated().map { index, record -> HTML in
             let state = Self.state(record, index: index, of: domain)
             // Only an MX has a priority: the other rows' cell carries no label (a phone shows no bare "Priority:").
             let priority: HTML =
@@ -139,18 +150,18 @@ struct WebInboxDashboardPage {
                 <td class="state" data-label="State">\(state)</td></tr>
                 """
         }.joined(separator: "\n")
-        let id = PercentEncoding.encode(domain.id)
+        let id = PercentEncoding.encode(domain.claim.id)
         return """
-            <section class="domain" id="domain-\(domain.id)" aria-label="\(domain.domain)">
-            <h3>\(domain.domain) <span class="domain-state">\(domain.verified ? "verified" : "pending")</span></h3>
+            <section class="domain" id="domain-\(domain.claim.id)" aria-label="\(domain.claim.domain)">
+            <h3>\(domain.claim.domain) <span class="domain-state">\(domain.claim.isVerified ? "verified" : "pending")</span></h3>
             <div class="table-wrap"><table>
             <thead><tr><th scope="col">Type</th><th scope="col">Host</th><th scope="col">Value</th>\
             <th scope="col">Priority</th><th scope="col">State</th></tr></thead>
             <tbody>
             \(rows)
             </tbody></table></div>
-            \(Self.post("\(Self.path)/domains/\(id)/verify", csrf, label: "Verify", aria: "Verify \(domain.domain)"))\
-            \(Self.post("\(Self.path)/domains/\(id)/delete", csrf, label: "Remove", aria: "Remove \(domain.domain)"))
+            \(Self.post("\(Self.path)/domains/\(id)/verify", csrf, label: "Verify", aria: "Verify \(domain.claim.domain)"))\
+            \(Self.post("\(Self.path)/domains/\(id)/delete", csrf, label: "Remove", aria: "Remove \(domain.claim.domain)"))
             </section>
 
             """
@@ -158,11 +169,11 @@ struct WebInboxDashboardPage {
 
     /// A record's state: what the last check kept for it (every record's state is kept with the domain, the check a
     /// verification just made included), else what the domain itself says (the TXT token verified, the MX seen).
-    private static func state(_ record: ProDashboardRecord, index: Int, of domain: ProDashboardDomain) -> String {
-        if let found = record.found { return found ? (index == 0 ? "verified" : "published") : "not found" }
+    private static func state(_ record: ProDomainRecord, index: Int, of domain: ProDomain) -> String {
+        if let found = record.ok { return found ? (index == 0 ? "verified" : "published") : "not found" }
         switch index {
-        case 0: return domain.verified ? "verified" : "pending"
-        case 1: return domain.mxConfigured ? "published" : "pending"
+        case 0: return domain.claim.isVerified ? "verified" : "pending"
+        case 1: return domain.claim.mxConfigured ? "published" : "pending"
         default: return "pending"
         }
     }
@@ -206,21 +217,21 @@ struct WebInboxDashboardPage {
             <dt>URL</dt><dd class="url"><code>\(webhook.url)</code></dd>
             <dt>Events</dt><dd class="events">\(webhook.events.joined(separator: ", "))</dd>
             <dt>Status</dt><dd class="status">\(webhook.status) (\(failures) in a row)</dd>
-            <dt>Created</dt><dd>\(WebInboxPage.time(webhook.createdAt))</dd>
+            <dt>Created</dt><dd>\(WebInboxProUserCall.time(webhook.createdAt))</dd>
             </dl>
             <p>\(rotate)\(delete)</p>
             <h3>Delivery log</h3>
 
             """
-        if webhook.deliveries.isEmpty {
+        if deliveries.isEmpty {
             html += "<p id=\"no-deliveries\">No delivery yet.</p>\n"
         } else {
-            let rows = webhook.deliveries.map { attempt -> HTML in
+            let rows = deliveries.map { attempt -> HTML in
                 let status = attempt.statusCode.map { "HTTP \($0)" } ?? ""
                 let outcome = [status, attempt.error ?? ""].filter { !$0.isEmpty }.joined(separator: " · ")
                 return """
-                    <tr class="delivery"><td class="time" data-label="Time">\(WebInboxPage.time(attempt.time))</td>\
-                    <td class="event" data-label="Event">\(attempt.event)</td>\
+                    <tr class="delivery"><td class="time" data-label="Time">\(WebInboxProUserCall.time(attempt.createdMS / 1000))</td>\
+                    <td class="event" data-label="Event">\(attempt.eventType)</td>\
                     <td class="attempt" data-label="Attempt">\(attempt.attempt)</td>\
                     <td class="status" data-label="Status">\(outcome)</td></tr>
                     """
@@ -246,10 +257,10 @@ struct WebInboxDashboardPage {
             """
         if let sandbox {
             html += """
-                <p><span id="sandbox-captures">\(sandbox.captures)</span> \
-                \(sandbox.captures == 1 ? "capture" : "captures")
-                (\(WebInboxPage.size(sandbox.used))), kept at <code>\(sandbox.address)</code>.
-                <a id="sandbox-link" href="\(WebInboxPage.mailboxPath(sandbox.address))">Open the Sandbox</a></p>
+                <p><span id="sandbox-captures">\(sandbox.count)</span> \
+                \(sandbox.count == 1 ? "capture" : "captures")
+                (\(WebInboxProUserCall.size(sandbox.used))), kept at <code>\(sandbox.address)</code>.
+                <a id="sandbox-link" href="\(WebInboxProUserCall.mailboxPath(sandbox.address))">Open the Sandbox</a></p>
 
                 """
         } else {

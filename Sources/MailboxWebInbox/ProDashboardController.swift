@@ -1,35 +1,40 @@
 import HTTP1
-import Owners
+import MailSandbox
+import MailboxAccounts
 import ServerKit
+import WebInbox
+import Webhooks
 
 /// The Pro dashboard (`/inbox/dashboard`): a signed-in Pro user's accounts, API tokens, custom domains, webhook and
-/// SMTP sandbox, through the ``ProDashboard`` port (the Mail.td API's own Pro rules). Anyone else, signed in or not,
-/// gets the same 404 on every dashboard route. Every post is CSRF-checked and answers with a 303 to the dashboard,
-/// whose next `GET` shows what it did once (``WebInboxFlashes``): a new token or secret is never in a URL or cookie.
-extension WebInboxService {
-    /// What a dashboard handler gets: the request, its path parameters, the viewer, the Pro user's id, the session's
-    /// cookie value (the flash is bound to it), and the client's address for the audit trail.
-    struct DashboardCall: Sendable {
-        var request: HTTPRequest
-        var parameters: RouteParameters
-        var viewer: WebInboxViewer
-        var proUserID: String
-        var session: String
-        var client: String?
+/// SMTP sandbox, through the Mail.td API's own Pro rules (``MailboxProDashboard``), in the web inbox's frame and session
+/// (``WebInboxService/proUserRoute(_:)``). Anyone else, signed in or not, gets the same 404 on every dashboard route.
+/// Every post is CSRF-checked and answers with a 303 to the dashboard, whose next `GET` shows what it did once (the web
+/// inbox's one-shot notices): a new token or secret is never in a URL or cookie.
+public struct ProDashboardController: Sendable {
+    typealias Call = WebInboxProUserCall
+    typealias DashboardHandler = @Sendable (Call, MailboxProDashboard) async throws -> HTTPResponse
 
-        var id: String { parameters["id"] ?? "" }
+    let inbox: WebInboxService
+    let port: MailboxProDashboard
+
+    /// - Parameters:
+    ///   - inbox: the web inbox whose sessions and frame the dashboard is served in (built with `linksDashboard`).
+    ///   - surface: the Mail.td surface: accounts, API tokens, custom domains.
+    ///   - webhooks: the Pro users' webhooks.
+    ///   - sandboxes: the Pro users' SMTP sandboxes.
+    public init(inbox: WebInboxService, surface: MailboxService, webhooks: WebhooksController, sandboxes: MailSandbox) {
+        self.inbox = inbox
+        port = MailboxProDashboard(surface: surface, webhooks: webhooks, sandboxes: sandboxes)
     }
 
-    typealias DashboardHandler = @Sendable (DashboardCall, any ProDashboard) async throws -> HTTPResponse
-
     /// The dashboard's path.
-    static let dashboardPath = "/inbox/dashboard"
+    static let dashboardPath = WebInboxService.dashboardPath
 
     /// Adds `GET /inbox/dashboard` and its posts: `tokens` (`name`), `tokens/{id}/revoke`, `domains` (`domain`),
     /// `domains/{id}/verify`, `domains/{id}/delete`, `webhook` (`url`, `events`), `webhook/{id}/rotate`,
     /// `webhook/{id}/delete`.
-    func registerDashboard(into router: inout ContextRouter) {
-        let limit = configuration.bodyLimit
+    public func register(into router: inout ContextRouter) {
+        let limit = inbox.configuration.bodyLimit
         let path = Self.dashboardPath
         router.add(.GET, path, dashboard { [self] in try await dashboardPage($0, $1) })
         router.add(.POST, path + "/tokens", bodyLimit: limit, dashboard { [self] in try await createToken($0, $1) })
@@ -52,24 +57,14 @@ extension WebInboxService {
             dashboard { [self] in try await deleteWebhook($0, $1) })
     }
 
-    /// A dashboard route: the owners' rate limit and error page; a 404 for anyone but a Pro user signed in to the web
-    /// inbox (signed out, an account, a link, an owner); then a 403 for a post without the session's CSRF token.
+    /// A dashboard route: the web inbox's Pro user route (the 404 for anyone else, the CSRF check); a 404 too for
+    /// what is not the user's.
     func dashboard(_ handler: @escaping DashboardHandler) -> ContextRouteHandler {
-        owners.limitedRoute { [self] request, context, parameters in
-            guard let port = dashboard, let session = request.cookie(Self.sessionCookie),
-                let reader = try await viewer(of: request), case .session(.proUser(let userID)) = reader.kind,
-                !reader.label.isEmpty  // an active Pro user's email; empty once suspended or deleted
-            else { return WebInboxPage.notFound() }
-            if request.method == .POST, !reader.forms.csrfValid(request.formFields(), request) {
-                return WebInboxPage.message(.forbidden, "Forbidden", WebInboxPage.csrfMessage)
-            }
-            let call = DashboardCall(
-                request: request, parameters: parameters, viewer: reader, proUserID: userID, session: session,
-                client: context.clientAddress?.description)
+        inbox.proUserRoute { [port] call in
             do {
                 return try await handler(call, port)
             } catch ProDashboardError.notFound {
-                return WebInboxPage.notFound()
+                return Call.notFound()
             }
         }
     }
@@ -78,19 +73,19 @@ extension WebInboxService {
     /// (`.token`, `.name`), `#create-token-form`, `#token-shown`, `#add-domain-form`, `#domain-records` (`.record`:
     /// `.type`, `.host`, `.value`, `.state`), `#webhook`, `#create-webhook-form`, `#webhook-secret-shown`,
     /// `#deliveries`, `#sandbox`, `#notice`, `#error`.
-    func dashboardPage(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+    func dashboardPage(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         let user = call.proUserID
-        let page = WebInboxDashboardPage(
+        let webhook = try await port.webhook(proUserID: user)
+        let page = ProDashboardPage(
             accounts: try await port.accounts(proUserID: user), tokens: try await port.tokens(proUserID: user),
-            domains: try await port.domains(proUserID: user), webhook: try await port.webhook(proUserID: user),
-            sandbox: try await port.sandbox(proUserID: user),
-            flash: try await flashes.take(session: call.session) ?? WebInboxFlash())
-        let (csrf, _) = call.viewer.forms.csrf(for: call.request)
-        return HTMLPage.response(.ok, page.render(call.viewer, csrf: csrf))
+            domains: try await port.domains(proUserID: user), webhook: webhook?.webhook,
+            deliveries: webhook?.deliveries ?? [], sandbox: try await port.sandbox(proUserID: user),
+            flash: try await call.takeFlash() ?? WebInboxFlash())
+        return HTMLPage.response(.ok, page.render(call))
     }
 
     /// `POST .../tokens` (`name`): the token shown once.
-    func createToken(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+    func createToken(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         let name = call.request.formFields()["name"] ?? ""
         return try await answer(call) {
             let token = try await port.createToken(proUserID: call.proUserID, name: name, client: call.client)
@@ -100,7 +95,7 @@ extension WebInboxService {
     }
 
     /// `POST .../tokens/{id}/revoke`.
-    func revokeToken(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+    func revokeToken(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         try await answer(call) {
             try await port.revokeToken(id: call.id, proUserID: call.proUserID, client: call.client)
             return WebInboxFlash(notice: "Token revoked: it no longer works.")
@@ -108,7 +103,7 @@ extension WebInboxService {
     }
 
     /// `POST .../domains` (`domain`).
-    func addDomain(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+    func addDomain(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         let typed = call.request.formFields()["domain"] ?? ""
         return try await answer(call) {
             let domain = try await port.addDomain(typed, proUserID: call.proUserID, client: call.client)
@@ -118,17 +113,18 @@ extension WebInboxService {
 
     /// `POST .../domains/{id}/verify`: the records looked up now; the page the answer leads to shows each one's
     /// state as the lookup kept it with the domain.
-    func verifyDomain(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+    func verifyDomain(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         try await answer(call) {
             let result = try await port.verifyDomain(id: call.id, proUserID: call.proUserID, client: call.client)
-            var words = result.verified ? "\(result.domain) is verified." : "\(result.domain) is still pending."
+            let domain = result.claim.domain
+            var words = result.claim.isVerified ? "\(domain) is verified." : "\(domain) is still pending."
             if let message = result.message { words += " " + message }
             return WebInboxFlash(notice: words)
         }
     }
 
     /// `POST .../domains/{id}/delete`.
-    func deleteDomain(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+    func deleteDomain(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         try await answer(call) {
             try await port.deleteDomain(id: call.id, proUserID: call.proUserID, client: call.client)
             return WebInboxFlash(notice: "Domain removed: its mail is refused from now on.")
@@ -136,7 +132,7 @@ extension WebInboxService {
     }
 
     /// `POST .../webhook` (`url`, `events`): the signing secret shown once.
-    func createWebhook(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+    func createWebhook(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         let fields = call.request.formFields()
         let events = fields["events"].map { [$0] } ?? []
         return try await answer(call) {
@@ -148,7 +144,7 @@ extension WebInboxService {
     }
 
     /// `POST .../webhook/{id}/rotate`: the new secret shown once; the old one stops signing at once.
-    func rotateWebhook(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+    func rotateWebhook(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         try await answer(call) {
             let secret = try await port.rotateWebhook(id: call.id, proUserID: call.proUserID)
             return WebInboxFlash(
@@ -158,7 +154,7 @@ extension WebInboxService {
     }
 
     /// `POST .../webhook/{id}/delete`.
-    func deleteWebhook(_ call: DashboardCall, _ port: any ProDashboard) async throws -> HTTPResponse {
+    func deleteWebhook(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         try await answer(call) {
             try await port.deleteWebhook(id: call.id, proUserID: call.proUserID)
             return WebInboxFlash(notice: "Webhook deleted.")
@@ -167,7 +163,7 @@ extension WebInboxService {
 
     /// Runs a post's `action`, keeps its flash (or the refusal's words in `#error`) for the session, and answers with
     /// a 303 to the dashboard. Not the user's: the 404 (``dashboard(_:)``).
-    private func answer(_ call: DashboardCall, _ action: () async throws -> WebInboxFlash) async throws
+    private func answer(_ call: Call, _ action: () async throws -> WebInboxFlash) async throws
         -> HTTPResponse
     {
         let flash: WebInboxFlash
@@ -176,7 +172,7 @@ extension WebInboxService {
         } catch let error as ProDashboardError where error != .notFound {
             flash = WebInboxFlash(error: Self.words(error))
         }
-        try await flashes.put(flash, session: call.session)
+        try await call.put(flash)
         return HTMLPage.redirect(to: Self.dashboardPath)
     }
 
