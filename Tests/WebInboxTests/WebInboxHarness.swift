@@ -56,8 +56,8 @@ final class WebInboxHarness: Sendable {
     let router: ContextRouter
 
     /// - Parameter configure: changes to the web inbox's settings (the live list's limits).
-    init(_ configure: (inout WebInboxConfiguration) -> Void = { _ in }) throws {
-        test = try StorageBackend.current.makeDatabase(logger: Logger(label: "webinbox-tests"))
+    init(_ backend: StorageBackend, _ configure: (inout WebInboxConfiguration) -> Void = { _ in }) throws {
+        test = try backend.makeDatabase(logger: Logger(label: "webinbox-tests"))
         let database = test.database
         let clock = clock
         let pool = WorkerPool(threads: 2)
