@@ -1,12 +1,15 @@
 import AgentAuth
 import Directory
+import PosternTestSupport
 import Testing
 
 @Suite("AgentAPIKeyAuthenticator")
 struct AgentAPIKeyAuthenticatorTests {
-    @Test("a live agent's key is its principal; a wrong, foreign or revoked key is none")
-    func keys() async throws {
-        let harness = try AgentHarness()
+    @Test(
+        "a live agent's key is its principal; a wrong, foreign or revoked key is none",
+        arguments: StorageBackend.allCases)
+    func keys(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend)
         let (key, _) = try await harness.signup("keyholder")
         let accounts = AgentAccountStore(database: harness.database)
         let domain = "agents.localhost"

@@ -1,6 +1,7 @@
 import AgentClient
 import HTTP1
 import MetricsTestKit
+import PosternTestSupport
 import Testing
 
 @testable import AgentAuth
@@ -12,9 +13,11 @@ struct AgentAuthMetricsTests {
             .totalValue
     }
 
-    @Test("Difficulty gauges, challenge counts, verifications by result, signups, logins, capabilities")
-    func recorded() async throws {
-        let harness = try AgentHarness(difficulty: 1, maxDifficulty: 3, dynamic: true)
+    @Test(
+        "Difficulty gauges, challenge counts, verifications by result, signups, logins, capabilities",
+        arguments: StorageBackend.allCases)
+    func recorded(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 1, maxDifficulty: 3, dynamic: true)
         let metrics = harness.metrics
         #expect(try metrics.expectGauge("postern_agent_pow_base_difficulty").lastValue == 1)
         for _ in 0..<11 {

@@ -3,6 +3,7 @@ import Directory
 import HTTP1
 import JSON
 import JWT
+import PosternTestSupport
 import Testing
 
 @testable import AgentAuth
@@ -14,9 +15,11 @@ struct AgentCapabilityEndpointTests {
     static let capabilityPolicy = CapabilityClaims.policy(
         issuer: "https://issuer.test", audience: "api-service", lifetime: 120)
 
-    @Test("A live session buys an RS256 capability JWT that verifies with the public key alone")
-    func capability() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test(
+        "A live session buys an RS256 capability JWT that verifies with the public key alone",
+        arguments: StorageBackend.allCases)
+    func capability(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let (_, session) = try await harness.signup("capagent")
         let response = await harness.send(.POST, "/api/v1/capability", bearer: session)
         #expect(response.status.code == 200)
@@ -48,9 +51,11 @@ struct AgentCapabilityEndpointTests {
         #expect(typed == CapabilityClaims(accountID: try #require(sessionClaims.sub), inbox: "capagent@agents.localhost"))
     }
 
-    @Test("No bearer, a challenge, a capability, an expired or foreign-issuer session: 401 Invalid or expired session")
-    func refusals() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test(
+        "No bearer, a challenge, a capability, an expired or foreign-issuer session: 401 Invalid or expired session",
+        arguments: StorageBackend.allCases)
+    func refusals(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let (_, session) = try await harness.signup("refusedcap")
         let capability = try #require(await harness.send(.POST, "/api/v1/capability", bearer: session).bearer)
         let challenge = try await harness.challenge()
@@ -69,9 +74,9 @@ struct AgentCapabilityEndpointTests {
         expectError(await harness.send(.POST, "/api/v1/capability", bearer: session), .invalidSession)
     }
 
-    @Test("Sessions of deleted or revoked accounts stop working at once")
-    func deadAccounts() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test("Sessions of deleted or revoked accounts stop working at once", arguments: StorageBackend.allCases)
+    func deadAccounts(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let (_, deleted) = try await harness.signup("deleteme")
         let (_, revoked) = try await harness.signup("revokeme2")
         #expect(await harness.send(.POST, "/api/v1/capability", bearer: deleted).status.code == 200)

@@ -9,9 +9,11 @@ import Testing
 
 @Suite("POST /api/v1/challenge")
 struct AgentChallengeEndpointTests {
-    @Test("The challenge JWT is in the Authorization header and the body repeats what a client needs")
-    func challengeShape() async throws {
-        let harness = try AgentHarness(difficulty: 3)
+    @Test(
+        "The challenge JWT is in the Authorization header and the body repeats what a client needs",
+        arguments: StorageBackend.allCases)
+    func challengeShape(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 3)
         let response = await harness.send(.POST, "/api/v1/challenge")
         #expect(response.status.code == 200)
         #expect(response.headers["Cache-Control"] == "no-store")
@@ -43,9 +45,9 @@ struct AgentChallengeEndpointTests {
         #expect((body["_next"]?.arrayValue?.count ?? 0) > 0)
     }
 
-    @Test("Every challenge has a new id")
-    func distinctIDs() async throws {
-        let harness = try AgentHarness()
+    @Test("Every challenge has a new id", arguments: StorageBackend.allCases)
+    func distinctIDs(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend)
         var ids = Set<String>()
         for _ in 0..<50 {
             ids.insert(try await harness.challenge().id)
@@ -53,9 +55,11 @@ struct AgentChallengeEndpointTests {
         #expect(ids.count == 50)
     }
 
-    @Test("Dynamic difficulty rises per address beyond ten challenges a minute, capped, and falls back")
-    func dynamicDifficulty() async throws {
-        let harness = try AgentHarness(difficulty: 2, maxDifficulty: 5, dynamic: true)
+    @Test(
+        "Dynamic difficulty rises per address beyond ten challenges a minute, capped, and falls back",
+        arguments: StorageBackend.allCases)
+    func dynamicDifficulty(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 2, maxDifficulty: 5, dynamic: true)
         var seen: [Int] = []
         for _ in 1...90 {
             seen.append(try await harness.challenge(remoteAddress: "198.51.100.1").difficulty)
@@ -70,9 +74,11 @@ struct AgentChallengeEndpointTests {
         #expect(try await harness.challenge(remoteAddress: "198.51.100.1").difficulty == 2)
     }
 
-    @Test("One of two instances counts each challenge it issues twice: the raise comes at the client's tenth in all")
-    func dynamicDifficultyShared() async throws {
-        let harness = try AgentHarness(difficulty: 2, maxDifficulty: 5, dynamic: true, instances: 2)
+    @Test(
+        "One of two instances counts each challenge it issues twice: the raise comes at the client's tenth in all",
+        arguments: StorageBackend.allCases)
+    func dynamicDifficultyShared(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 2, maxDifficulty: 5, dynamic: true, instances: 2)
         var seen: [Int] = []
         for _ in 1...20 {
             seen.append(try await harness.challenge(remoteAddress: "198.51.100.1").difficulty)
@@ -82,12 +88,14 @@ struct AgentChallengeEndpointTests {
         #expect(seen[10..<20].allSatisfy { $0 == 4 })
     }
 
-    @Test("The dynamic-difficulty window runs on the monotonic clock: wall-clock steps neither reset nor stretch it")
-    func difficultyWindowIgnoresWallClockSteps() async throws {
+    @Test(
+        "The dynamic-difficulty window runs on the monotonic clock: wall-clock steps neither reset nor stretch it",
+        arguments: StorageBackend.allCases)
+    func difficultyWindowIgnoresWallClockSteps(_ backend: StorageBackend) async throws {
         let wall = TestClock()
         let monotonic = TestClock(0)
         let harness = try AgentHarness(
-            difficulty: 2, maxDifficulty: 5, dynamic: true, clock: wall, monotonic: monotonic)
+            backend, difficulty: 2, maxDifficulty: 5, dynamic: true, clock: wall, monotonic: monotonic)
         for _ in 1...40 { _ = try await harness.challenge(remoteAddress: "198.51.100.7") }
         // The wall clock jumps ten minutes ahead: the client asked 40 times within a minute all the same.
         wall.advance(600)
@@ -98,17 +106,17 @@ struct AgentChallengeEndpointTests {
         #expect(try await harness.challenge(remoteAddress: "198.51.100.7").difficulty == 2)
     }
 
-    @Test("With dynamic difficulty off every challenge has the base difficulty")
-    func dynamicOff() async throws {
-        let harness = try AgentHarness(difficulty: 1, dynamic: false)
+    @Test("With dynamic difficulty off every challenge has the base difficulty", arguments: StorageBackend.allCases)
+    func dynamicOff(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 1, dynamic: false)
         for _ in 0..<40 {
             #expect(try await harness.challenge().difficulty == 1)
         }
     }
 
-    @Test("Routes: challenge is immediate, session and capability are deferred")
-    func routes() throws {
-        let harness = try AgentHarness()
+    @Test("Routes: challenge is immediate, session and capability are deferred", arguments: StorageBackend.allCases)
+    func routes(_ backend: StorageBackend) throws {
+        let harness = try AgentHarness(backend)
         func kind(_ method: HTTPMethod, _ path: String) -> String {
             guard case .found(let route, _) = harness.router.match(method: method, path: path) else { return "none" }
             switch route.handler {

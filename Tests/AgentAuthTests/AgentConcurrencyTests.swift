@@ -1,15 +1,16 @@
 import ComputePool
 import Foundation
 import HTTP1
+import PosternTestSupport
 import Testing
 
 @testable import AgentAuth
 
 @Suite("Races and overload", .timeLimit(.minutes(1)))
 struct AgentConcurrencyTests {
-    @Test("24 parallel submissions of one solution yield exactly one session")
-    func race() async throws {
-        let harness = try AgentHarness(difficulty: 2)
+    @Test("24 parallel submissions of one solution yield exactly one session", arguments: StorageBackend.allCases)
+    func race(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 2)
         let challenge = try await harness.challenge()
         let solution = try harness.solve(challenge.id, difficulty: challenge.difficulty)
         let body = AgentHarness.sessionBody(solution, "username", "raceagent")
@@ -30,9 +31,9 @@ struct AgentConcurrencyTests {
         #expect(count.first?.int("n") == 1)
     }
 
-    @Test("Two signups of one name with two challenges at once: one 201, one 409")
-    func usernameRace() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test("Two signups of one name with two challenges at once: one 201, one 409", arguments: StorageBackend.allCases)
+    func usernameRace(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
             for _ in 0..<2 {
                 group.addTask { try await harness.session("username", "samename") }
@@ -43,10 +44,10 @@ struct AgentConcurrencyTests {
         #expect(responses.contains { $0.errorMessage == "Username already taken" })
     }
 
-    @Test("A saturated worker pool answers 503 in the agent error shape")
-    func overloaded() async throws {
+    @Test("A saturated worker pool answers 503 in the agent error shape", arguments: StorageBackend.allCases)
+    func overloaded(_ backend: StorageBackend) async throws {
         let pool = WorkerPool(threads: 1, queueLimit: 0)
-        let harness = try AgentHarness(difficulty: 0, pool: pool)
+        let harness = try AgentHarness(backend, difficulty: 0, pool: pool)
         let (_, session) = try await harness.signup("busyagent")
         let challenge = try await harness.challenge()
         let solution = try harness.solve(challenge.id, difficulty: 0)

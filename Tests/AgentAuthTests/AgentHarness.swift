@@ -24,7 +24,7 @@ enum TestKeys {
         activeHMAC: "hs-test", activeRSA: "rs-test")
 }
 
-/// An AgentAuthService over a fresh database (`StorageBackend.current`), driven through its router.
+/// An AgentAuthService over a fresh database of the given backend, driven through its router.
 struct AgentHarness {
     static let publicURL = "http://agents.test:8080"
 
@@ -42,7 +42,8 @@ struct AgentHarness {
     /// Creates a harness; `sharing` reopens another harness's database (a restart). `monotonic` drives
     /// the dynamic-difficulty window; nil: `clock` drives both.
     init(
-        difficulty: Int = 0, maxDifficulty: Int = 18, dynamic: Bool = false, pool: WorkerPool? = nil,
+        _ backend: StorageBackend, difficulty: Int = 0, maxDifficulty: Int = 18, dynamic: Bool = false,
+        pool: WorkerPool? = nil,
         sharing: TestDatabase? = nil, clock: TestClock = TestClock(), monotonic: TestClock? = nil,
         metrics: TestMetrics = TestMetrics(), instances: Int = 1
     ) throws {
@@ -50,7 +51,7 @@ struct AgentHarness {
             test = sharing
             database = try sharing.another()
         } else {
-            test = try StorageBackend.current.makeDatabase(logger: Logger(label: "test"))
+            test = try backend.makeDatabase(logger: Logger(label: "test"))
             database = test.database
         }
         self.clock = clock

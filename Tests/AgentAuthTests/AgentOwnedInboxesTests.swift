@@ -6,79 +6,92 @@ import Testing
 
 @Suite("Owned inboxes: owners create, link and rotate agent inboxes")
 struct AgentOwnedInboxesTests {
-    let test: TestDatabase
-    let inboxes: AgentOwnedInboxes
-    let accounts: AgentAccountStore
+    /// Two owners on a fresh database of the backend, and the stores over it.
+    struct Fixture {
+        let test: TestDatabase
+        let inboxes: AgentOwnedInboxes
+        let accounts: AgentAccountStore
 
-    init() throws {
-        test = try StorageBackend.current.makeDatabase()
-        accounts = AgentAccountStore(database: test.database)
-        inboxes = AgentOwnedInboxes(accounts: accounts, domain: "Agents.Localhost", clock: { 1_800_000_000 })
-        for owner in ["owner-a", "owner-b"] {
-            _ = try test.database.writeSync { connection in
-                try connection.run(
-                    "INSERT INTO owners (id, email, password_hash, created_at) VALUES (?, ?, 'x', 0)",
-                    [.text(owner), .text(owner + "@example.com")])
+        init(_ backend: StorageBackend) throws {
+            test = try backend.makeDatabase()
+            accounts = AgentAccountStore(database: test.database)
+            inboxes = AgentOwnedInboxes(accounts: accounts, domain: "Agents.Localhost", clock: { 1_800_000_000 })
+            for owner in ["owner-a", "owner-b"] {
+                _ = try test.database.writeSync { connection in
+                    try connection.run(
+                        "INSERT INTO owners (id, email, password_hash, created_at) VALUES (?, ?, 'x', 0)",
+                        [.text(owner), .text(owner + "@example.com")])
+                }
             }
         }
     }
 
-    @Test("an inbox created by an owner is theirs, with its API key working as an agent's")
-    func create() async throws {
-        let (inbox, key) = try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
+    @Test(
+        "an inbox created by an owner is theirs, with its API key working as an agent's",
+        arguments: StorageBackend.allCases)
+    func create(_ backend: StorageBackend) async throws {
+        let fixture = try Fixture(backend)
+        let (inbox, key) = try await fixture.inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
         #expect(inbox.address == "ada-bot@agents.localhost" && inbox.linkedAt == 1_800_000_000)
-        #expect(try await inboxes.inboxes(ownerID: "owner-a") == [inbox])
-        #expect(try await inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-a") == inbox)
-        #expect(try await inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-b") == nil)
-        #expect(try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(key))?.id == inbox.accountID)
+        #expect(try await fixture.inboxes.inboxes(ownerID: "owner-a") == [inbox])
+        #expect(try await fixture.inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-a") == inbox)
+        #expect(try await fixture.inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-b") == nil)
+        #expect(try await fixture.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(key))?.id == inbox.accountID)
         await #expect(throws: OwnedInboxError.usernameTaken) {
-            try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-b")
+            try await fixture.inboxes.createInbox(username: "ada-bot", ownerID: "owner-b")
         }
-        await #expect(throws: OwnedInboxError.invalidUsername) { try await inboxes.createInbox(username: "A", ownerID: "owner-a") }
+        await #expect(throws: OwnedInboxError.invalidUsername) { try await fixture.inboxes.createInbox(username: "A", ownerID: "owner-a") }
         await #expect(throws: OwnedInboxError.reservedUsername) {
-            try await inboxes.createInbox(username: "postmaster", ownerID: "owner-a")
+            try await fixture.inboxes.createInbox(username: "postmaster", ownerID: "owner-a")
         }
     }
 
-    @Test("linking by API key: idempotent for the holder, refused for another owner and for unknown keys")
-    func link() async throws {
+    @Test(
+        "linking by API key: idempotent for the holder, refused for another owner and for unknown keys",
+        arguments: StorageBackend.allCases)
+    func link(_ backend: StorageBackend) async throws {
+        let fixture = try Fixture(backend)
         let key = AgentAPIKey.generate()
-        #expect(try await accounts.create(id: "agent-1", username: "lone-bot", apiKeyDigest: AgentAPIKey.digest(key), now: 5))
-        let linked = try await inboxes.link(apiKey: key, ownerID: "owner-a")
+        #expect(try await fixture.accounts.create(id: "agent-1", username: "lone-bot", apiKeyDigest: AgentAPIKey.digest(key), now: 5))
+        let linked = try await fixture.inboxes.link(apiKey: key, ownerID: "owner-a")
         #expect(linked.accountID == "agent-1" && linked.activatedAt == 5)
-        #expect(try await inboxes.link(apiKey: key, ownerID: "owner-a") == linked)
-        await #expect(throws: OwnedInboxError.heldByAnother) { try await inboxes.link(apiKey: key, ownerID: "owner-b") }
+        #expect(try await fixture.inboxes.link(apiKey: key, ownerID: "owner-a") == linked)
+        await #expect(throws: OwnedInboxError.heldByAnother) { try await fixture.inboxes.link(apiKey: key, ownerID: "owner-b") }
         await #expect(throws: OwnedInboxError.unknownKey) {
-            try await inboxes.link(apiKey: AgentAPIKey.generate(), ownerID: "owner-b")
+            try await fixture.inboxes.link(apiKey: AgentAPIKey.generate(), ownerID: "owner-b")
         }
-        await #expect(throws: OwnedInboxError.unknownKey) { try await inboxes.link(apiKey: "nonsense", ownerID: "owner-b") }
+        await #expect(throws: OwnedInboxError.unknownKey) { try await fixture.inboxes.link(apiKey: "nonsense", ownerID: "owner-b") }
     }
 
-    @Test("rotating a key kills the old one at once; only the holder may rotate")
-    func rotate() async throws {
-        let (inbox, old) = try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
-        #expect(try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-b") == nil)
-        let new = try #require(try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-a"))
+    @Test("rotating a key kills the old one at once; only the holder may rotate", arguments: StorageBackend.allCases)
+    func rotate(_ backend: StorageBackend) async throws {
+        let fixture = try Fixture(backend)
+        let (inbox, old) = try await fixture.inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
+        #expect(try await fixture.inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-b") == nil)
+        let new = try #require(try await fixture.inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-a"))
         #expect(new != old)
-        #expect(try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(old)) == nil)
-        #expect(try await accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(new))?.id == inbox.accountID)
+        #expect(try await fixture.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(old)) == nil)
+        #expect(try await fixture.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(new))?.id == inbox.accountID)
     }
 
-    @Test("a revoked agent's inbox is no longer anyone's")
-    func revoked() async throws {
-        let (inbox, _) = try await inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
-        #expect(try await accounts.revoke(username: "ada-bot", now: 9))
-        #expect(try await inboxes.inboxes(ownerID: "owner-a").isEmpty)
-        #expect(try await inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-a") == nil)
-        #expect(try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-a") == nil)
+    @Test("a revoked agent's inbox is no longer anyone's", arguments: StorageBackend.allCases)
+    func revoked(_ backend: StorageBackend) async throws {
+        let fixture = try Fixture(backend)
+        let (inbox, _) = try await fixture.inboxes.createInbox(username: "ada-bot", ownerID: "owner-a")
+        #expect(try await fixture.accounts.revoke(username: "ada-bot", now: 9))
+        #expect(try await fixture.inboxes.inboxes(ownerID: "owner-a").isEmpty)
+        #expect(try await fixture.inboxes.inbox(accountID: inbox.accountID, ownerID: "owner-a") == nil)
+        #expect(try await fixture.inboxes.rotateKey(accountID: inbox.accountID, ownerID: "owner-a") == nil)
     }
 }
 
 @Suite("Owned inboxes on a custom domain")
 struct AgentCustomDomainInboxTests {
-    @Test("an inbox on an owner's domain has that address, takes mail there, and its key logs in as any agent's")
-    func customDomain() async throws {
-        let test = try StorageBackend.current.makeDatabase()
+    @Test(
+        "an inbox on an owner's domain has that address, takes mail there, and its key logs in as any agent's",
+        arguments: StorageBackend.allCases)
+    func customDomain(_ backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
         let accounts = AgentAccountStore(database: test.database)
         let inboxes = AgentOwnedInboxes(accounts: accounts, domain: "agents.localhost", clock: { 7 })
         _ = try test.database.writeSync { connection in
@@ -128,9 +141,11 @@ struct AgentCustomDomainInboxTests {
 
 @Suite("Owned inboxes: a key rotation ends the old key's sessions")
 struct AgentKeyRotationSessionTests {
-    @Test("a session opened before the owner rotated the key buys no capability; one opened after does")
-    func rotationEndsSessions() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test(
+        "a session opened before the owner rotated the key buys no capability; one opened after does",
+        arguments: StorageBackend.allCases)
+    func rotationEndsSessions(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let (oldKey, oldSession) = try await harness.signup("rotating-bot")
         #expect(await harness.send(.POST, "/api/v1/capability", bearer: oldSession).status.code == 200)
         _ = try harness.database.writeSync { connection in

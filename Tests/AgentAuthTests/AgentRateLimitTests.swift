@@ -10,9 +10,11 @@ import Testing
 /// scrypt, and nothing stopped one client from asking for as many as it liked).
 @Suite("Agent rate limits")
 struct AgentRateLimitTests {
-    @Test("the 121st challenge in a minute is 429 with Retry-After, counted; another address and time go on")
-    func challenges() async throws {
-        let harness = try AgentHarness()
+    @Test(
+        "the 121st challenge in a minute is 429 with Retry-After, counted; another address and time go on",
+        arguments: StorageBackend.allCases)
+    func challenges(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend)
         for _ in 0..<120 { _ = try await harness.challenge(remoteAddress: "198.51.100.7") }
         let refused = await harness.send(.POST, "/api/v1/challenge", remoteAddress: "198.51.100.7")
         expectError(refused, .tooManyRequests)
@@ -26,9 +28,11 @@ struct AgentRateLimitTests {
         _ = try await harness.challenge(remoteAddress: "198.51.100.7")
     }
 
-    @Test("zero-work proofs: past 60 session requests a minute the 61st is 429 before any scrypt runs")
-    func zeroWorkSessions() async throws {
-        let harness = try AgentHarness(difficulty: 6)
+    @Test(
+        "zero-work proofs: past 60 session requests a minute the 61st is 429 before any scrypt runs",
+        arguments: StorageBackend.allCases)
+    func zeroWorkSessions(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 6)
         let zeros = AgentPoWSolution(nonce: 0, powHex: String(repeating: "0", count: 128))
         let tokens = try await (0..<61).asyncMap { _ in try await harness.challenge().token }
         for token in tokens.prefix(60) {
@@ -48,9 +52,9 @@ struct AgentRateLimitTests {
             ).totalValue == 1)
     }
 
-    @Test("the 301st capability request in a minute is 429")
-    func capabilities() async throws {
-        let harness = try AgentHarness()
+    @Test("the 301st capability request in a minute is 429", arguments: StorageBackend.allCases)
+    func capabilities(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend)
         let (_, session) = try await harness.signup("ratelimited")
         for index in 0..<300 {
             let response = await harness.send(.POST, "/api/v1/capability", bearer: session)

@@ -10,9 +10,11 @@ import Testing
 
 @Suite("POST /api/v1/session")
 struct AgentSessionEndpointTests {
-    @Test("Signup: 201 with a key shown once, stored only as its SHA-256 digest, and a session JWT")
-    func signup() async throws {
-        let harness = try AgentHarness(difficulty: 2)
+    @Test(
+        "Signup: 201 with a key shown once, stored only as its SHA-256 digest, and a session JWT",
+        arguments: StorageBackend.allCases)
+    func signup(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 2)
         let response = try await harness.session("username", "myagent")
         #expect(response.status.code == 201)
         #expect(response.headers["Cache-Control"] == "no-store")
@@ -38,9 +40,9 @@ struct AgentSessionEndpointTests {
         #expect(!rows[0].values.contains(.text(apiKey)))
     }
 
-    @Test("Login: 200 with the inbox and a session for the same account")
-    func login() async throws {
-        let harness = try AgentHarness(difficulty: 1)
+    @Test("Login: 200 with the inbox and a session for the same account", arguments: StorageBackend.allCases)
+    func login(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 1)
         let (apiKey, signupSession) = try await harness.signup("loginagent")
         let response = try await harness.session("apiKey", apiKey)
         #expect(response.status.code == 200)
@@ -55,9 +57,9 @@ struct AgentSessionEndpointTests {
         #expect(first.jti != second.jti)
     }
 
-    @Test("Nonce as a JSON integer and unknown utm_* fields are accepted")
-    func integerNonce() async throws {
-        let harness = try AgentHarness(difficulty: 1)
+    @Test("Nonce as a JSON integer and unknown utm_* fields are accepted", arguments: StorageBackend.allCases)
+    func integerNonce(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 1)
         let challenge = try await harness.challenge()
         let solution = try harness.solve(challenge.id, difficulty: challenge.difficulty)
         let body =
@@ -66,9 +68,11 @@ struct AgentSessionEndpointTests {
         #expect(response.status.code == 201)
     }
 
-    @Test("No bearer, a garbage bearer, or an expired challenge: 401 Invalid or expired challenge")
-    func badChallenge() async throws {
-        let harness = try AgentHarness()
+    @Test(
+        "No bearer, a garbage bearer, or an expired challenge: 401 Invalid or expired challenge",
+        arguments: StorageBackend.allCases)
+    func badChallenge(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend)
         let challenge = try await harness.challenge()
         let solution = try harness.solve(challenge.id, difficulty: 0)
         let body = AgentHarness.sessionBody(solution, "username", "expired1")
@@ -79,9 +83,9 @@ struct AgentSessionEndpointTests {
             await harness.send(.POST, "/api/v1/session", bearer: challenge.token, body: body), .invalidChallenge)
     }
 
-    @Test("A challenge within the 30 s leeway after expiry is still accepted")
-    func leeway() async throws {
-        let harness = try AgentHarness()
+    @Test("A challenge within the 30 s leeway after expiry is still accepted", arguments: StorageBackend.allCases)
+    func leeway(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend)
         let challenge = try await harness.challenge()
         let solution = try harness.solve(challenge.id, difficulty: 0)
         harness.clock.advance(180 + 29)
@@ -91,9 +95,9 @@ struct AgentSessionEndpointTests {
         #expect(response.status.code == 201)
     }
 
-    @Test("A replayed solution gets 401 Invalid or expired challenge")
-    func replay() async throws {
-        let harness = try AgentHarness(difficulty: 1)
+    @Test("A replayed solution gets 401 Invalid or expired challenge", arguments: StorageBackend.allCases)
+    func replay(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 1)
         let challenge = try await harness.challenge()
         let solution = try harness.solve(challenge.id, difficulty: challenge.difficulty)
         let first = await harness.send(
@@ -106,24 +110,26 @@ struct AgentSessionEndpointTests {
         expectError(second, .invalidChallenge)
     }
 
-    @Test("A consumed challenge stays consumed after a restart")
-    func replayAfterRestart() async throws {
+    @Test("A consumed challenge stays consumed after a restart", arguments: StorageBackend.allCases)
+    func replayAfterRestart(_ backend: StorageBackend) async throws {
         let clock = TestClock()
-        let harness = try AgentHarness(difficulty: 0, clock: clock)
+        let harness = try AgentHarness(backend, difficulty: 0, clock: clock)
         let challenge = try await harness.challenge()
         let solution = try harness.solve(challenge.id, difficulty: 0)
         let body = AgentHarness.sessionBody(solution, "username", "restart1")
         #expect(await harness.send(.POST, "/api/v1/session", bearer: challenge.token, body: body).status.code == 201)
-        let restarted = try AgentHarness(difficulty: 0, sharing: harness.test, clock: clock)
+        let restarted = try AgentHarness(backend, difficulty: 0, sharing: harness.test, clock: clock)
         let again = AgentHarness.sessionBody(solution, "username", "restart2")
         expectError(
             await restarted.send(.POST, "/api/v1/session", bearer: challenge.token, body: again), .invalidChallenge)
         withExtendedLifetime(harness) {}  // the first harness owns the data directory
     }
 
-    @Test("A wrong nonce gets 401 Proof of work does not match the challenge, and uses the challenge up")
-    func wrongNonce() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test(
+        "A wrong nonce gets 401 Proof of work does not match the challenge, and uses the challenge up",
+        arguments: StorageBackend.allCases)
+    func wrongNonce(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let challenge = try await harness.challenge()
         let solution = try harness.solve(challenge.id, difficulty: 0)
         let wrong = AgentPoWSolution(nonce: solution.nonce + 1, powHex: solution.powHex)
@@ -137,9 +143,11 @@ struct AgentSessionEndpointTests {
         expectError(retry, .invalidChallenge)
     }
 
-    @Test("Too few leading zero bits: 400 before the challenge is consumed, so it can still be used")
-    func tooFewBits() async throws {
-        let harness = try AgentHarness(difficulty: 3)
+    @Test(
+        "Too few leading zero bits: 400 before the challenge is consumed, so it can still be used",
+        arguments: StorageBackend.allCases)
+    func tooFewBits(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 3)
         let challenge = try await harness.challenge()
         // 0x2f…: two leading zero bits, one too few.
         let weak = AgentPoWSolution(nonce: 0, powHex: "2" + String(repeating: "f", count: 127))
@@ -156,7 +164,7 @@ struct AgentSessionEndpointTests {
 
     @Test(
         "Malformed bodies get 400 without consuming the challenge",
-        arguments: [
+        arguments: StorageBackend.allCases, [
             ("", AgentAuthError.malformedBody),
             ("{", .malformedBody),
             // The one request-body rule: a duplicate key, or nesting past 32, is a malformed body.
@@ -170,8 +178,9 @@ struct AgentSessionEndpointTests {
             (#"{"powHex":"00","nonce":"zero","username":"badnonce"}"#, .invalidNonce),
             (#"{"powHex":"00","nonce":"0","username":"shorthex"}"#, .invalidPowHex),
         ])
-    func malformed(body: String, expected: AgentAuthError) async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    func malformed(_ backend: StorageBackend, _ row: (String, AgentAuthError)) async throws {
+        let (body, expected) = row
+        let harness = try AgentHarness(backend, difficulty: 0)
         let challenge = try await harness.challenge()
         expectError(await harness.send(.POST, "/api/v1/session", bearer: challenge.token, body: body), expected)
         let solution = try harness.solve(challenge.id, difficulty: 0)
@@ -181,15 +190,15 @@ struct AgentSessionEndpointTests {
         #expect(retry.status.code == 201)
     }
 
-    @Test("The token is checked before the body")
-    func tokenFirst() async throws {
-        let harness = try AgentHarness()
+    @Test("The token is checked before the body", arguments: StorageBackend.allCases)
+    func tokenFirst(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend)
         expectError(await harness.send(.POST, "/api/v1/session", bearer: "x", body: "{"), .invalidChallenge)
     }
 
-    @Test("Usernames: invalid and reserved 400, taken 409")
-    func usernames() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test("Usernames: invalid and reserved 400, taken 409", arguments: StorageBackend.allCases)
+    func usernames(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         expectError(try await harness.session("username", "Bad Name"), .invalidUsername)
         expectError(try await harness.session("username", "abc"), .invalidUsername)
         expectError(try await harness.session("username", "postmaster"), .reservedUsername)
@@ -197,9 +206,9 @@ struct AgentSessionEndpointTests {
         expectError(try await harness.session("username", "takenname"), .usernameTaken)
     }
 
-    @Test("An unknown, malformed or revoked API key gets 401 Invalid API key")
-    func unknownKey() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test("An unknown, malformed or revoked API key gets 401 Invalid API key", arguments: StorageBackend.allCases)
+    func unknownKey(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         expectError(try await harness.session("apiKey", AgentAPIKey.generate()), .invalidAPIKey)
         expectError(try await harness.session("apiKey", "nonsense"), .invalidAPIKey)
         let (apiKey, _) = try await harness.signup("revokeme")
@@ -207,9 +216,9 @@ struct AgentSessionEndpointTests {
         expectError(try await harness.session("apiKey", apiKey), .invalidAPIKey)
     }
 
-    @Test("A session or capability JWT presented as the challenge gets 401")
-    func wrongPurposeAsChallenge() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test("A session or capability JWT presented as the challenge gets 401", arguments: StorageBackend.allCases)
+    func wrongPurposeAsChallenge(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let (_, session) = try await harness.signup("purposes")
         let capability = try #require(
             await harness.send(.POST, "/api/v1/capability", bearer: session).bearer)

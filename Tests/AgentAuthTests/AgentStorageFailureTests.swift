@@ -8,10 +8,9 @@ import Testing
 struct AgentStorageFailureTests {
     // SQLite's `query_only` makes the one writer refuse writes; PostgreSQL's outage is shown by PostgresClient's tests.
     @Test(
-        "A read-only database answers 503 Service temporarily unavailable, without internals",
-        .enabled(if: StorageBackend.current == .sqlite))
+        "A read-only database answers 503 Service temporarily unavailable, without internals",)
     func unavailable() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+        let harness = try AgentHarness(.sqlite, difficulty: 0)
         let (_, session) = try await harness.signup("storagebot")
         try harness.database.writeSync { try $0.execute("PRAGMA query_only = ON") }
         let response = try await harness.session("username", "storagebot2")
@@ -24,9 +23,11 @@ struct AgentStorageFailureTests {
         #expect(await harness.send(.POST, "/api/v1/capability", bearer: session).status.code == 200)
     }
 
-    @Test("Any other storage failure is a bare 500 in the agent error shape, reported with the request id")
-    func internalError() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test(
+        "Any other storage failure is a bare 500 in the agent error shape, reported with the request id",
+        arguments: StorageBackend.allCases)
+    func internalError(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let (_, session) = try await harness.signup("brokenbot")
         // PostgreSQL drops the tables that reference it (owners' links, grants) only when told to.
         let cascade = harness.database.dialect == .postgres ? " CASCADE" : ""

@@ -2,6 +2,7 @@ import AuthCrypto
 import HTTP1
 import JSON
 import JWT
+import PosternTestSupport
 import Testing
 
 @testable import AgentAuth
@@ -23,9 +24,11 @@ struct AgentTokenForgeryTests {
         return input + "." + Base64URL.encode(signature)
     }
 
-    @Test("A challenge signed with another secret under our kid, tampered, alg none, or HS256 with the RSA key: 401")
-    func forgedChallenges() async throws {
-        let harness = try AgentHarness(difficulty: 4)
+    @Test(
+        "A challenge signed with another secret under our kid, tampered, alg none, or HS256 with the RSA key: 401",
+        arguments: StorageBackend.allCases)
+    func forgedChallenges(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 4)
         let now = harness.clock.now
         let claims = JWTClaims([
             ("iss", "https://issuer.test"), ("jti", .string(SecureRandom.hex(byteCount: 16))), ("pur", "challenge"),
@@ -61,9 +64,11 @@ struct AgentTokenForgeryTests {
         expectError(await send(try unknownKID.sign(claims, algorithm: .hs256)), .invalidChallenge)
     }
 
-    @Test("A session with a tampered subject or signed by an attacker: 401 Invalid or expired session")
-    func forgedSessions() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test(
+        "A session with a tampered subject or signed by an attacker: 401 Invalid or expired session",
+        arguments: StorageBackend.allCases)
+    func forgedSessions(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let (_, alice) = try await harness.signup("alicebot")
         let (_, bob) = try await harness.signup("bobbybot")
         let bobID = try TestKeys.keySet.verify(

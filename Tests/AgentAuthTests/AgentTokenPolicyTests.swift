@@ -2,6 +2,7 @@ import AuthCrypto
 import HTTP1
 import JSON
 import JWT
+import PosternTestSupport
 import Testing
 
 @testable import AgentAuth
@@ -34,9 +35,11 @@ struct AgentTokenPolicyTests {
         return try JSONValue.parse(payload)["jti"]?.stringValue
     }
 
-    @Test("A challenge signed with the server's RSA key (RS256) is refused: challenges are HS256")
-    func challengeSignedWithRSA() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test(
+        "A challenge signed with the server's RSA key (RS256) is refused: challenges are HS256",
+        arguments: StorageBackend.allCases)
+    func challengeSignedWithRSA(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let claims = Self.challengeClaims(now: harness.clock.now, lifetime: 180)
         let control = try TestKeys.keySet.sign(claims, algorithm: .hs256)
         #expect(try await Self.signup(harness, control, "hsagent").status.code == 201)
@@ -46,9 +49,11 @@ struct AgentTokenPolicyTests {
         expectError(try await Self.signup(harness, rsa, "rsagent"), .invalidChallenge)
     }
 
-    @Test("A challenge whose exp is further than the challenge TTL from its iat is refused")
-    func challengeLivingTooLong() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test(
+        "A challenge whose exp is further than the challenge TTL from its iat is refused",
+        arguments: StorageBackend.allCases)
+    func challengeLivingTooLong(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let longest = try TestKeys.keySet.sign(
             Self.challengeClaims(now: harness.clock.now, lifetime: 180), algorithm: .hs256)
         #expect(try await Self.signup(harness, longest, "ttlagent").status.code == 201)
@@ -69,9 +74,11 @@ struct AgentTokenPolicyTests {
         return claims
     }
 
-    @Test("A session signed with the server's RSA key (RS256) is refused: sessions are HS256")
-    func sessionSignedWithRSA() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test(
+        "A session signed with the server's RSA key (RS256) is refused: sessions are HS256",
+        arguments: StorageBackend.allCases)
+    func sessionSignedWithRSA(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let (_, session) = try await harness.signup("rsasession")
         let claims = try Self.sessionClaims(session)
         let resigned = try TestKeys.keySet.sign(claims, algorithm: .hs256)
@@ -81,9 +88,11 @@ struct AgentTokenPolicyTests {
         expectError(await harness.send(.POST, "/api/v1/capability", bearer: rsa), .invalidSession)
     }
 
-    @Test("A session whose exp is further than the session TTL from its iat is refused")
-    func sessionLivingTooLong() async throws {
-        let harness = try AgentHarness(difficulty: 0)
+    @Test(
+        "A session whose exp is further than the session TTL from its iat is refused",
+        arguments: StorageBackend.allCases)
+    func sessionLivingTooLong(_ backend: StorageBackend) async throws {
+        let harness = try AgentHarness(backend, difficulty: 0)
         let (_, session) = try await harness.signup("longsession")
         let tooLong = try TestKeys.keySet.sign(
             try Self.sessionClaims(session) { $0["exp"] = .int(($0.iat ?? 0) + 3600 + 1) }, algorithm: .hs256)

@@ -158,9 +158,9 @@ struct DKIMKeyStoreTests {
         }
     }
 
-    @Test("a name that is not a domain is refused before any key is made")
-    func invalidDomain() throws {
-        let test = try StorageBackend.sqlite.makeDatabase()
+    @Test("a name that is not a domain is refused before any key is made", arguments: StorageBackend.allCases)
+    func invalidDomain(_ backend: StorageBackend) throws {
+        let test = try backend.makeDatabase()
         let store = try Self.open(test.database, TestClock(Self.now))
         let long = String(repeating: "a", count: 64) + ".example"
         for name in ["", "exa mple.com", "-bad.example", "a..b", "x/y.example", "b\u{e9}b.example", long] {

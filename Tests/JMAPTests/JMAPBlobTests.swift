@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 /// Blobs: `Blob/upload`, attachments by creation id, the download URL, the upload URL and `Blob/get`.
@@ -7,9 +8,11 @@ struct JMAPBlobTests {
     /// Bytes every value of which occurs, CR, LF and NUL among them.
     static let payload: [UInt8] = (0..<1000).map { UInt8(($0 * 37 + 11) % 256) }
 
-    @Test("Blob/upload, attachment by #b1, sent to B: B sees name/type/size and downloads the exact bytes")
-    func attachmentRoundTrip() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "Blob/upload, attachment by #b1, sent to B: B sees name/type/size and downloads the exact bytes",
+        arguments: StorageBackend.allCases)
+    func attachmentRoundTrip(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")
@@ -71,9 +74,11 @@ struct JMAPBlobTests {
         #expect(foreign.status == 404)
     }
 
-    @Test("POST to the upload URL is 201 with a blobId, and Blob/get reads it back as data:asText")
-    func uploadURLAndBlobGet() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "POST to the upload URL is 201 with a blobId, and Blob/get reads it back as data:asText",
+        arguments: StorageBackend.allCases)
+    func uploadURLAndBlobGet(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let text = "Uploaded through the upload URL ✓\r\nsecond line"

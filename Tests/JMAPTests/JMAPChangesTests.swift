@@ -2,6 +2,7 @@ import ClientAddress
 import JSON
 import MIME
 import MailStore
+import PosternTestSupport
 import Storage
 import Testing
 
@@ -30,9 +31,11 @@ struct JMAPChangesTests {
 
     func strings(_ value: JSONValue?) -> [String] { value?.arrayValue?.compactMap(\.stringValue) ?? [] }
 
-    @Test("a client follows Email/changes from the state Email/get gave it: created, updated, destroyed, then nothing")
-    func emailChanges() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "a client follows Email/changes from the state Email/get gave it: created, updated, destroyed, then nothing",
+        arguments: StorageBackend.allCases)
+    func emailChanges(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let first = try await deliver(harness, "one")
         let state = try #require(try await call(harness, "Email/get", #""ids":[]"#)["state"]?.stringValue)
         let second = try await deliver(harness, "two")
@@ -60,9 +63,11 @@ struct JMAPChangesTests {
             == "invalidArguments")
     }
 
-    @Test("a /set's oldState is the state before it while every change since is its own, else null; /changes has all")
-    func setStates() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "a /set's oldState is the state before it while every change since is its own, else null; /changes has all",
+        arguments: StorageBackend.allCases)
+    func setStates(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let first = try await deliver(harness, "one")
         let before = try #require(try await call(harness, "Email/get", #""ids":[]"#)["state"]?.stringValue)
         let own = try await call(harness, "Email/set", ##""update":{"\##(first)":{"keywords/$seen":true}}"##)
@@ -97,9 +102,11 @@ struct JMAPChangesTests {
         #expect(submission["oldState"] == .null)
     }
 
-    @Test("too old a state (trimmed from the log) and a state never issued are cannotCalculateChanges")
-    func tooOld() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "too old a state (trimmed from the log) and a state never issued are cannotCalculateChanges",
+        arguments: StorageBackend.allCases)
+    func tooOld(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         for subject in ["a", "b", "c"] { _ = try await deliver(harness, subject) }
         _ = try await harness.test.database.write { try MailStore.trimChanges($0, keep: 1) }
         for since in ["0", "1", "99", "x"] {
@@ -109,9 +116,11 @@ struct JMAPChangesTests {
         #expect(try await call(harness, "Email/changes", #""sinceState":"2""#)["created"]?.arrayValue?.count == 1)
     }
 
-    @Test("Mailbox/changes names the folders whose counts moved; Thread/changes the threads")
-    func mailboxesAndThreads() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "Mailbox/changes names the folders whose counts moved; Thread/changes the threads",
+        arguments: StorageBackend.allCases)
+    func mailboxesAndThreads(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let root = try await deliver(harness, "root")
         let state = try #require(try await call(harness, "Mailbox/get", #""ids":[]"#)["state"]?.stringValue)
         _ = try await deliver(harness, "reply", inReplyTo: ["root@example.com"])
@@ -134,9 +143,11 @@ struct JMAPChangesTests {
         #expect(try await call(harness, "Identity/changes", #""sinceState":"0""#)["newState"]?.stringValue == "0")
     }
 
-    @Test("Email/queryChanges for the inbox and unread filters: removed what changed, added what now matches, with its index")
-    func queryChanges() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "Email/queryChanges for the inbox and unread filters: removed what changed, added what now matches, with its index",
+        arguments: StorageBackend.allCases)
+    func queryChanges(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let old = try await deliver(harness, "old")
         let unread = #""filter":{"inMailbox":"inbox","notKeyword":"$seen"}"#
         let query = try await call(harness, "Email/query", unread)

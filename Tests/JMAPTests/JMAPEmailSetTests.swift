@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 /// `Email/set` update and destroy, seen through `Mailbox/get` counts and `Email/get`.
@@ -12,9 +13,11 @@ struct JMAPEmailSetTests {
         return (try #require(inbox["unreadEmails"] as? Int), try #require(inbox["totalEmails"] as? Int))
     }
 
-    @Test("keywords/$seen moves Mailbox/get's unreadEmails; destroy removes the email (Email/get notFound)")
-    func seenThenDestroy() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "keywords/$seen moves Mailbox/get's unreadEmails; destroy removes the email (Email/get notFound)",
+        arguments: StorageBackend.allCases)
+    func seenThenDestroy(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")

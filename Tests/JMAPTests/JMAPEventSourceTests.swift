@@ -106,9 +106,9 @@ struct JMAPEventSourceTests {
 
     // MARK: - Through the route
 
-    @Test("the session names the event source's URL template")
-    func session() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test("the session names the event source's URL template", arguments: StorageBackend.allCases)
+    func session(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let response = await harness.send(.GET, "/.well-known/jmap", bearer: "ada")
         let session = try JSONValue.parse(response.body)
         #expect(
@@ -116,9 +116,11 @@ struct JMAPEventSourceTests {
                 == "http://jmap.test/jmap/eventsource?types={types}&closeafter={closeafter}&ping={ping}")
     }
 
-    @Test("no bearer is 401, a bad parameter 400, both in the problem-details shape and before any stream opens")
-    func refusals() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "no bearer is 401, a bad parameter 400, both in the problem-details shape and before any stream opens",
+        arguments: StorageBackend.allCases)
+    func refusals(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let anonymous = await harness.openStream(Self.everything, bearer: nil).response()
         #expect(anonymous.status.code == 401)
         #expect(anonymous.headers["Content-Type"] == "application/problem+json")
@@ -133,9 +135,11 @@ struct JMAPEventSourceTests {
         #expect(harness.streamActivity.all.isEmpty)
     }
 
-    @Test("without Last-Event-ID the current state comes at once; closeafter=state then ends the response")
-    func currentStateAtOnce() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "without Last-Event-ID the current state comes at once; closeafter=state then ends the response",
+        arguments: StorageBackend.allCases)
+    func currentStateAtOnce(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         _ = try await deliver(harness, "one")
         let now = try await state(harness)
         let response = await harness.openStream(Self.everything, bearer: "ada").response()
@@ -154,9 +158,11 @@ struct JMAPEventSourceTests {
         #expect(harness.streamActivity.all == [.opened, .pushed(isState: true), .closed])
     }
 
-    @Test("with Last-Event-ID at the current state, the stream parks on the change stream and an SMTP-like delivery wakes it")
-    func wokenByDelivery() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "with Last-Event-ID at the current state, the stream parks on the change stream and an SMTP-like delivery wakes it",
+        arguments: StorageBackend.allCases)
+    func wokenByDelivery(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let before = try await state(harness)
         let writer = harness.openStream(Self.everything, bearer: "ada", lastEventID: String(before))
         try await waitUntil("the stream parked") { harness.store.changes.waiting(for: Self.ada) == 1 }
@@ -170,9 +176,11 @@ struct JMAPEventSourceTests {
         #expect(events.first?.data?["changed"]?["acct-ada"]?["EmailDelivery"]?.stringValue == String(after))
     }
 
-    @Test("a flag change is no EmailDelivery: a stream subscribed to EmailDelivery alone waits for the next arrival")
-    func emailDeliveryOnlyOnArrival() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "a flag change is no EmailDelivery: a stream subscribed to EmailDelivery alone waits for the next arrival",
+        arguments: StorageBackend.allCases)
+    func emailDeliveryOnlyOnArrival(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let id = try await deliver(harness, "first")
         let start = try await state(harness)
         let writer = harness.openStream(
@@ -192,9 +200,11 @@ struct JMAPEventSourceTests {
         #expect(changed == ["EmailDelivery"])
     }
 
-    @Test("a Last-Event-ID older than the log or never issued gets the current state at once")
-    func unknownLastEventID() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "a Last-Event-ID older than the log or never issued gets the current state at once",
+        arguments: StorageBackend.allCases)
+    func unknownLastEventID(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         _ = try await deliver(harness, "one")
         let now = try await state(harness)
         for last in ["999999", "abc"] {
@@ -203,9 +213,11 @@ struct JMAPEventSourceTests {
         }
     }
 
-    @Test("pings come at the asked interval with its value, and no id; the client leaving ends the stream's task")
-    func pingsAndLeaving() async throws {
-        let harness = try JMAPServiceHarness { $0.eventSourcePingRange = 1...300 }
+    @Test(
+        "pings come at the asked interval with its value, and no id; the client leaving ends the stream's task",
+        arguments: StorageBackend.allCases)
+    func pingsAndLeaving(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend) { $0.eventSourcePingRange = 1...300 }
         let now = try await state(harness)
         let writer = harness.openStream("/jmap/eventsource?types=*&closeafter=no&ping=1", bearer: "ada", lastEventID: String(now))
         try await waitUntil("a ping") { Self.events(writer.written.body).count >= 1 }
@@ -223,9 +235,11 @@ struct JMAPEventSourceTests {
     static let sendOutside =
         "[\(JMAPOutboundSubmissionTests.draft(to: ["carol@far.example"])),\(JMAPOutboundSubmissionTests.submit)]"
 
-    @Test("with a ledger, types=* names EmailSubmission at its own state, and the id carries both states")
-    func submissionStateAtOnce() async throws {
-        let harness = try JMAPOutboundSubmissionTests.harness()
+    @Test(
+        "with a ledger, types=* names EmailSubmission at its own state, and the id carries both states",
+        arguments: StorageBackend.allCases)
+    func submissionStateAtOnce(_ backend: StorageBackend) async throws {
+        let harness = try JMAPOutboundSubmissionTests.harness(backend)
         _ = try await harness.api("ada", Self.sendOutside)
         let mail = try await state(harness)
         let events = Self.events(await harness.openStream(Self.everything, bearer: "ada").response().body)
@@ -254,9 +268,11 @@ struct JMAPEventSourceTests {
         #expect(pushed.first?.data?["changed"]?["acct-ada"] == .object([("EmailSubmission", "2")]))
     }
 
-    @Test("EmailSubmission is pushed when a submission is recorded and when the queue moves its recipient")
-    func submissionPushed() async throws {
-        let harness = try JMAPOutboundSubmissionTests.harness()
+    @Test(
+        "EmailSubmission is pushed when a submission is recorded and when the queue moves its recipient",
+        arguments: StorageBackend.allCases)
+    func submissionPushed(_ backend: StorageBackend) async throws {
+        let harness = try JMAPOutboundSubmissionTests.harness(backend)
         let start = try await state(harness)
         let writer = harness.openStream(
             "/jmap/eventsource?types=EmailSubmission&closeafter=no&ping=0", bearer: "ada", lastEventID: "\(start).0")
@@ -286,9 +302,9 @@ struct JMAPEventSourceTests {
         try await waitUntil("the stream closed") { harness.streamActivity.all.last == .closed }
     }
 
-    @Test("streams per client are capped: one more is 429 until one closes")
-    func perClientCap() async throws {
-        let harness = try JMAPServiceHarness { $0.maxEventStreamsPerClient = 1 }
+    @Test("streams per client are capped: one more is 429 until one closes", arguments: StorageBackend.allCases)
+    func perClientCap(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend) { $0.maxEventStreamsPerClient = 1 }
         let now = try await state(harness)
         let path = "/jmap/eventsource?types=*&closeafter=no&ping=0"
         let first = harness.openStream(path, bearer: "ada", lastEventID: String(now))

@@ -47,7 +47,7 @@ final class AgentDirectory: AccountDirectory, PrincipalAuthenticator {
     }
 }
 
-/// A ``JMAPService`` on a fresh database (`StorageBackend.current`), with its store, an agent directory and local
+/// A ``JMAPService`` on a fresh database of the given backend, with its store, an agent directory and local
 /// delivery given to it, driven through its routes with the same calls a client of the whole server makes: agents
 /// sign up (an account on the agent domain and a bearer), then speak JMAP. For the flows of the mail methods; the
 /// end-to-end suites in PosternAppTests keep what needs the whole server (tokens, processes).
@@ -73,12 +73,14 @@ struct JMAPHarness: JMAPTestClient, @unchecked Sendable {
 
     /// A service with rate limits as given (off by default, as the end-to-end harness had them) and agents'
     /// inboxes of `inboxQuota` bytes.
-    static func start(rateLimits: Bool = false, inboxQuota: Int64? = nil) async throws -> JMAPHarness {
-        try JMAPHarness(rateLimits: rateLimits, inboxQuota: inboxQuota ?? defaultInboxQuota)
+    static func start(
+        _ backend: StorageBackend, rateLimits: Bool = false, inboxQuota: Int64? = nil
+    ) async throws -> JMAPHarness {
+        try JMAPHarness(backend, rateLimits: rateLimits, inboxQuota: inboxQuota ?? defaultInboxQuota)
     }
 
-    private init(rateLimits: Bool, inboxQuota: Int64) throws {
-        test = try StorageBackend.current.makeDatabase(logger: Logger(label: "jmap-flow-tests"))
+    private init(_ backend: StorageBackend, rateLimits: Bool, inboxQuota: Int64) throws {
+        test = try backend.makeDatabase(logger: Logger(label: "jmap-flow-tests"))
         let store = MailStore(database: test.database)
         directory = AgentDirectory(domain: agentDomain)
         self.inboxQuota = inboxQuota

@@ -12,9 +12,11 @@ struct JMAPMethodErrorTests {
         #expect(invocation.callID == callID)
     }
 
-    @Test("an unknown method, or a method whose capability `using` lacks, is unknownMethod")
-    func unknownMethod() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "an unknown method, or a method whose capability `using` lacks, is unknownMethod",
+        arguments: StorageBackend.allCases)
+    func unknownMethod(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("methodagent")
 
@@ -35,9 +37,9 @@ struct JMAPMethodErrorTests {
         #expect(get.name == "Email/get")
     }
 
-    @Test("an accountId other than the token's is accountNotFound")
-    func accountNotFound() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test("an accountId other than the token's is accountNotFound", arguments: StorageBackend.allCases)
+    func accountNotFound(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("methodagent")
         let other = try await harness.signUp("otheragent")
@@ -48,9 +50,9 @@ struct JMAPMethodErrorTests {
             try await harness.single(agent, "Email/query", ["accountId": other.accountID]), "accountNotFound")
     }
 
-    @Test("arguments of the wrong type are invalidArguments; the request goes on")
-    func invalidArguments() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test("arguments of the wrong type are invalidArguments; the request goes on", arguments: StorageBackend.allCases)
+    func invalidArguments(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("methodagent")
 
@@ -68,9 +70,11 @@ struct JMAPMethodErrorTests {
         expectError(responses[3], "invalidArguments", callID: "c3")
     }
 
-    @Test("a result reference to an unknown call id, or naming the wrong method, is invalidResultReference")
-    func invalidResultReference() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a result reference to an unknown call id, or naming the wrong method, is invalidResultReference",
+        arguments: StorageBackend.allCases)
+    func invalidResultReference(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("methodagent")
 
@@ -95,9 +99,9 @@ struct JMAPMethodErrorTests {
         #expect((responses[3].arguments["list"] as? [Any])?.isEmpty == true)
     }
 
-    @Test("Email/query on a header is unsupportedFilter")
-    func unsupportedFilter() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test("Email/query on a header is unsupportedFilter", arguments: StorageBackend.allCases)
+    func unsupportedFilter(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("methodagent")
         expectError(
@@ -106,9 +110,9 @@ struct JMAPMethodErrorTests {
             "unsupportedFilter")
     }
 
-    @Test("Email/query sorted by an unknown property is unsupportedSort")
-    func unsupportedSort() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test("Email/query sorted by an unknown property is unsupportedSort", arguments: StorageBackend.allCases)
+    func unsupportedSort(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("methodagent")
         expectError(
@@ -118,9 +122,11 @@ struct JMAPMethodErrorTests {
             "unsupportedSort")
     }
 
-    @Test("Email/query with an anchor that is not among the results is anchorNotFound")
-    func anchorNotFound() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "Email/query with an anchor that is not among the results is anchorNotFound",
+        arguments: StorageBackend.allCases)
+    func anchorNotFound(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("methodagent")
         expectError(
@@ -128,9 +134,11 @@ struct JMAPMethodErrorTests {
             "anchorNotFound")
     }
 
-    @Test("Email/set with an ifInState that is not the state is stateMismatch and writes nothing")
-    func stateMismatch() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "Email/set with an ifInState that is not the state is stateMismatch and writes nothing",
+        arguments: StorageBackend.allCases)
+    func stateMismatch(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("methodagent")
         let create: [String: Any] = [
@@ -146,9 +154,11 @@ struct JMAPMethodErrorTests {
         #expect(try await harness.ids(agent, in: "drafts").isEmpty)
     }
 
-    @Test("Email/changes from a state never issued, or not a state, is cannotCalculateChanges")
-    func cannotCalculateChanges() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "Email/changes from a state never issued, or not a state, is cannotCalculateChanges",
+        arguments: StorageBackend.allCases)
+    func cannotCalculateChanges(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("methodagent")
         for state in ["999", "abc"] {
@@ -158,9 +168,9 @@ struct JMAPMethodErrorTests {
         }
     }
 
-    @Test("Email/get without ids is requestTooLarge")
-    func requestTooLarge() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test("Email/get without ids is requestTooLarge", arguments: StorageBackend.allCases)
+    func requestTooLarge(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("methodagent")
         expectError(try await harness.single(agent, "Email/get", ["accountId": agent.accountID]), "requestTooLarge")

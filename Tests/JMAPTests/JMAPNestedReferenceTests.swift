@@ -1,13 +1,16 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 /// Beyond the hosted service: result references inside a create object, so that a reply can copy the original's
 /// fields in one request (RFC 8620 resolves them only at the top level of the arguments).
 @Suite("JMAP result references inside create objects")
 struct JMAPNestedReferenceTests {
-    @Test("a reply built in one request: to, subject and inReplyTo come from an Email/get of the original")
-    func replyInOneRequest() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a reply built in one request: to, subject and inReplyTo come from an Email/get of the original",
+        arguments: StorageBackend.allCases)
+    func replyInOneRequest(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")

@@ -10,10 +10,11 @@ import Testing
 @Suite("JMAP submission through the outbound queue")
 struct JMAPOutboundSubmissionTests {
     static func harness(
-        sendsOutside: Bool = true, limits: [SendLimit] = [], sender: OutsideSender = .allowed(holder: nil),
+        _ backend: StorageBackend, sendsOutside: Bool = true, limits: [SendLimit] = [],
+        sender: OutsideSender = .allowed(holder: nil),
         maxMessageBytes: Int = 25 * 1024 * 1024
     ) throws -> JMAPServiceHarness {
-        try JMAPServiceHarness(outbound: { test, changes in
+        try JMAPServiceHarness(backend, outbound: { test, changes in
             JMAPOutbound(
                 ledger: OutboundQueue(database: test.database, onSubmissionChange: { changes.announce([$0]) }),
                 sendsOutside: sendsOutside, limits: limits, maxMessageBytes: maxMessageBytes, sender: { _ in sender })
@@ -28,9 +29,11 @@ struct JMAPOutboundSubmissionTests {
 
     static let submit = ##"["EmailSubmission/set",{"accountId":"acct-ada","create":{"s1":{"emailId":"#d1"}}},"c1"]"##
 
-    @Test("outside recipients are queued; get and changes follow each to yes or no as the queue completes")
-    func queuedThenDelivered() async throws {
-        let harness = try Self.harness()
+    @Test(
+        "outside recipients are queued; get and changes follow each to yes or no as the queue completes",
+        arguments: StorageBackend.allCases)
+    func queuedThenDelivered(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend)
         let responses = try await harness.api(
             "ada", "[\(Self.draft(to: ["bob@mail.test", "carol@far.example", "gone@far.example"])),\(Self.submit)]")
         let created = try #require(responses[1].arrayValue?[1]["created"]?["s1"])
@@ -87,9 +90,11 @@ struct JMAPOutboundSubmissionTests {
         return .object([("mailFrom", address(mailFrom)), ("rcptTo", .array(rcptTo.map(address)))])
     }
 
-    @Test("the envelope used is kept and given back: without one, the sender and the To, Cc and Bcc; else the client's")
-    func envelopeKept() async throws {
-        let harness = try Self.harness()
+    @Test(
+        "the envelope used is kept and given back: without one, the sender and the To, Cc and Bcc; else the client's",
+        arguments: StorageBackend.allCases)
+    func envelopeKept(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend)
         let draft = ##"["Email/set",{"accountId":"acct-ada","create":{"d1":{"mailboxIds":{"drafts":true},"from":[{"email":"ada@agents.test"}],"to":[{"email":"carol@far.example"},{"email":"bob@mail.test"}],"cc":[{"email":"Carol@far.example"}],"bcc":[{"email":"dan@far.example"}],"subject":"Hi","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"Hello"}}}}},"c0"]"##
         let derived = try #require(
             try await harness.api("ada", "[\(draft),\(Self.submit)]")[1].arrayValue?[1]["created"]?["s1"])
@@ -123,9 +128,11 @@ struct JMAPOutboundSubmissionTests {
         #expect(old.first?.arrayValue?[1]["list"]?.arrayValue?.first?["envelope"] == .null)
     }
 
-    @Test("a sender that may not send outside keeps its outside recipients in the outbox, and deliveryStatus says why")
-    func notAllowedOutside() async throws {
-        let harness = try Self.harness(sender: .notAccountable)
+    @Test(
+        "a sender that may not send outside keeps its outside recipients in the outbox, and deliveryStatus says why",
+        arguments: StorageBackend.allCases)
+    func notAllowedOutside(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend, sender: .notAccountable)
         let responses = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
         let status = try #require(responses[1].arrayValue?[1]["created"]?["s1"]?["deliveryStatus"])
         #expect(status["carol@far.example"]?["delivered"]?.stringValue == "no")
@@ -138,9 +145,11 @@ struct JMAPOutboundSubmissionTests {
         #expect(try await OutboundQueue(database: harness.test.database).list().isEmpty)
     }
 
-    @Test("past a per-sender limit the submission is forbiddenToSend, naming the limit and when it frees; nothing sent")
-    func limitRefusal() async throws {
-        let harness = try Self.harness(limits: [SendLimit(name: "hourly", count: 1, windowSeconds: 3600)])
+    @Test(
+        "past a per-sender limit the submission is forbiddenToSend, naming the limit and when it frees; nothing sent",
+        arguments: StorageBackend.allCases)
+    func limitRefusal(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend, limits: [SendLimit(name: "hourly", count: 1, windowSeconds: 3600)])
         let responses = try await harness.api(
             "ada", "[\(Self.draft(to: ["bob@mail.test", "carol@far.example", "dan@far.example"])),\(Self.submit)]")
         let error = try #require(responses[1].arrayValue?[1]["notCreated"]?["s1"])
@@ -152,9 +161,11 @@ struct JMAPOutboundSubmissionTests {
         #expect(try await OutboundQueue(database: harness.test.database).list().isEmpty)
     }
 
-    @Test("an owner who waits for approval keeps the outside recipients in the outbox, and deliveryStatus says so")
-    func awaitingApproval() async throws {
-        let harness = try Self.harness(sender: .awaitingApproval)
+    @Test(
+        "an owner who waits for approval keeps the outside recipients in the outbox, and deliveryStatus says so",
+        arguments: StorageBackend.allCases)
+    func awaitingApproval(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend, sender: .awaitingApproval)
         let responses = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
         let status = try #require(responses[1].arrayValue?[1]["created"]?["s1"]?["deliveryStatus"])
         #expect(status["carol@far.example"]?["delivered"]?.stringValue == "no")
@@ -165,10 +176,12 @@ struct JMAPOutboundSubmissionTests {
         #expect(try await OutboundQueue(database: harness.test.database).list().isEmpty)
     }
 
-    @Test("past the owner's limit the submission is forbiddenToSend for all the owner's inboxes together")
-    func ownerLimitRefusal() async throws {
+    @Test(
+        "past the owner's limit the submission is forbiddenToSend for all the owner's inboxes together",
+        arguments: StorageBackend.allCases)
+    func ownerLimitRefusal(_ backend: StorageBackend) async throws {
         let perOwner = SendLimit(name: "hourly", count: 1, windowSeconds: 3600, scope: .holder)
-        let harness = try Self.harness(limits: [perOwner], sender: .allowed(holder: "owner:o1"))
+        let harness = try Self.harness(backend, limits: [perOwner], sender: .allowed(holder: "owner:o1"))
         let first = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
         let queued = first[1].arrayValue?[1]["created"]?["s1"]?["deliveryStatus"]?["carol@far.example"]
         #expect(queued?["delivered"] == "queued")
@@ -178,16 +191,18 @@ struct JMAPOutboundSubmissionTests {
         let description = try #require(error["description"]?.stringValue)
         #expect(description.contains("for all the inboxes of this inbox's owner together"))
         // Nobody answers for the sender: the owner's limit is not counted.
-        let alone = try Self.harness(limits: [perOwner], sender: .allowed(holder: nil))
+        let alone = try Self.harness(backend, limits: [perOwner], sender: .allowed(holder: nil))
         for address in ["carol@far.example", "dan@far.example"] {
             let answer = try await alone.api("ada", "[\(Self.draft(to: [address])),\(Self.submit)]")
             #expect(answer[1].arrayValue?[1]["created"]?["s1"] != nil)
         }
     }
 
-    @Test("queued mail counts against the sender's quota until it leaves the queue: past it, overQuota, nothing sent")
-    func queuedBytesCountAgainstQuota() async throws {
-        let harness = try Self.harness()
+    @Test(
+        "queued mail counts against the sender's quota until it leaves the queue: past it, overQuota, nothing sent",
+        arguments: StorageBackend.allCases)
+    func queuedBytesCountAgainstQuota(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend)
         let submitAndDestroy =
             ##"["EmailSubmission/set",{"accountId":"acct-ada","create":{"s1":{"emailId":"#d1"}},"onSuccessDestroyEmail":["#s1"]},"c1"]"##
         // Ada's quota is 1,000,000 bytes; each message is about 300 KB and its Sent copy is destroyed at once, so
@@ -226,9 +241,11 @@ struct JMAPOutboundSubmissionTests {
         #expect(try await submit()["created"]?["s1"] != nil)
     }
 
-    @Test("a message past POSTERN_OUTBOUND_MAX_MESSAGE_BYTES is tooLarge with maxSize; nothing sent, local or outside")
-    func tooLargeToLeave() async throws {
-        let harness = try Self.harness(maxMessageBytes: 200)
+    @Test(
+        "a message past POSTERN_OUTBOUND_MAX_MESSAGE_BYTES is tooLarge with maxSize; nothing sent, local or outside",
+        arguments: StorageBackend.allCases)
+    func tooLargeToLeave(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend, maxMessageBytes: 200)
         let responses = try await harness.api(
             "ada", "[\(Self.draft(to: ["bob@mail.test", "carol@far.example"])),\(Self.submit)]")
         let error = try #require(responses[1].arrayValue?[1]["notCreated"]?["s1"])
@@ -240,9 +257,11 @@ struct JMAPOutboundSubmissionTests {
         #expect(local[1].arrayValue?[1]["created"]?["s1"] != nil)
     }
 
-    @Test("with delivery off the outside recipients stay in the outbox as before, and the submission is recorded")
-    func offMode() async throws {
-        let harness = try Self.harness(sendsOutside: false)
+    @Test(
+        "with delivery off the outside recipients stay in the outbox as before, and the submission is recorded",
+        arguments: StorageBackend.allCases)
+    func offMode(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend, sendsOutside: false)
         let responses = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
         let created = try #require(responses[1].arrayValue?[1]["created"]?["s1"])
         let expected: JSONValue = .object([
@@ -267,9 +286,11 @@ struct JMAPOutboundSubmissionTests {
             sender: { _ in sender })
     }
 
-    @Test("held mail is released through a new submission's checks: held while the reason holds, refused past a limit, then queued in its own submission")
-    func release() async throws {
-        let harness = try Self.harness(sendsOutside: false)
+    @Test(
+        "held mail is released through a new submission's checks: held while the reason holds, refused past a limit, then queued in its own submission",
+        arguments: StorageBackend.allCases)
+    func release(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend, sendsOutside: false)
         let responses = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
         let id = try #require(responses[1].arrayValue?[1]["created"]?["s1"]?["id"]?.stringValue)
         let entry = try #require(try await harness.store.outbox().first)

@@ -1,13 +1,16 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 /// Uploads are limited per client address, apart from API requests, with the same rate-limit switch as every
 /// surface.
 @Suite("JMAP rate limits")
 struct JMAPRateLimitTests {
-    @Test("the 61st upload in a minute gets 429 with Retry-After; API requests still pass")
-    func uploads() async throws {
-        let harness = try await JMAPHarness.start(rateLimits: true)
+    @Test(
+        "the 61st upload in a minute gets 429 with Retry-After; API requests still pass",
+        arguments: StorageBackend.allCases)
+    func uploads(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend, rateLimits: true)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("uploader")
         let headers = [("Authorization", "Bearer \(agent.capability)"), ("Content-Type", "text/plain")]
@@ -25,9 +28,11 @@ struct JMAPRateLimitTests {
         #expect(echo.name == "Core/echo")
     }
 
-    @Test("blobs of 64 MiB a minute from one address: the upload URL answers 429, Blob/upload rateLimit, past it")
-    func uploadVolume() async throws {
-        let harness = try await JMAPHarness.start(rateLimits: true, inboxQuota: 1 << 30)
+    @Test(
+        "blobs of 64 MiB a minute from one address: the upload URL answers 429, Blob/upload rateLimit, past it",
+        arguments: StorageBackend.allCases)
+    func uploadVolume(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend, rateLimits: true, inboxQuota: 1 << 30)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("volumeuploader")
         let headers = [("Authorization", "Bearer \(agent.capability)"), ("Content-Type", "application/octet-stream")]

@@ -17,17 +17,19 @@ struct JMAPRequestErrorTests {
         return problem
     }
 
-    @Test("a body that is not JSON is notJSON")
-    func notJSON() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test("a body that is not JSON is notJSON", arguments: StorageBackend.allCases)
+    func notJSON(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("requestagent")
         try expectProblem(try await harness.post(body: Array("nope".utf8), token: agent.capability), type: "notJSON")
     }
 
-    @Test("a duplicate key or nesting past 32 is notJSON (the one request-body rule); 32 deep is read")
-    func unreadableJSON() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a duplicate key or nesting past 32 is notJSON (the one request-body rule); 32 deep is read",
+        arguments: StorageBackend.allCases)
+    func unreadableJSON(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("requestagent")
         let core = JMAPHarness.core
@@ -43,9 +45,9 @@ struct JMAPRequestErrorTests {
         #expect(read.status == 200, "\(read.text)")
     }
 
-    @Test("JSON that is not a request object is notRequest")
-    func notRequest() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test("JSON that is not a request object is notRequest", arguments: StorageBackend.allCases)
+    func notRequest(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("requestagent")
         try expectProblem(try await harness.post(body: Array("{}".utf8), token: agent.capability), type: "notRequest")
@@ -56,9 +58,9 @@ struct JMAPRequestErrorTests {
             type: "notRequest")
     }
 
-    @Test("an unknown capability in `using` is unknownCapability")
-    func unknownCapability() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test("an unknown capability in `using` is unknownCapability", arguments: StorageBackend.allCases)
+    func unknownCapability(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("requestagent")
         let problem = try expectProblem(
@@ -69,9 +71,9 @@ struct JMAPRequestErrorTests {
         #expect((problem["detail"] as? String)?.contains("urn:x") == true)
     }
 
-    @Test("33 method calls pass maxCallsInRequest: limit")
-    func tooManyCalls() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test("33 method calls pass maxCallsInRequest: limit", arguments: StorageBackend.allCases)
+    func tooManyCalls(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("requestagent")
         let echo: (Int) -> [Any] = { ["Core/echo", ["n": $0], "c\($0)"] }

@@ -2,6 +2,7 @@ import ClientAddress
 import Directory
 import JMAP
 import JSON
+import PosternTestSupport
 import Testing
 
 /// The one in-process sender (``JMAPService/send(_:as:client:requestID:)``) that MCP's tools and the web inbox use: a
@@ -19,9 +20,11 @@ struct JMAPSendTests {
         return answer.first?.arrayValue?[1]["ids"]?.arrayValue?.compactMap(\.stringValue) ?? []
     }
 
-    @Test("a message in, the email and its submission out: delivered here, kept in the outbox, the copy in Sent")
-    func sends() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "a message in, the email and its submission out: delivered here, kept in the outbox, the copy in Sent",
+        arguments: StorageBackend.allCases)
+    func sends(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         var message = SubmissionDraft(to: ["bob@mail.test"], subject: "Typed", body: "Hello Bob")
         message.cc = ["carol@elsewhere.test"]
         let sent = try await harness.service.send(message, as: JMAPServiceHarness.ada, client: client, requestID: "r1")
@@ -35,9 +38,11 @@ struct JMAPSendTests {
         #expect(try await harness.store.outbox().map(\.recipients) == [["carol@elsewhere.test"]])
     }
 
-    @Test("filed as read: the sent copy is $seen, no longer $draft; otherwise it keeps the keywords it was written with")
-    func filing() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "filed as read: the sent copy is $seen, no longer $draft; otherwise it keeps the keywords it was written with",
+        arguments: StorageBackend.allCases)
+    func filing(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         var message = SubmissionDraft(to: ["bob@mail.test"], subject: "Mine", body: "b")
         message.filedAsRead = true
         let read = try await harness.service.send(message, as: JMAPServiceHarness.ada, client: client, requestID: "r")
@@ -48,9 +53,11 @@ struct JMAPSendTests {
         #expect(list.map { $0["keywords"] } == [.object([("$seen", true)]), .object([])])
     }
 
-    @Test("a refused submission is its SetError, typed; the draft is destroyed again, even for a mail.send-only grant")
-    func refusedSubmission() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "a refused submission is its SetError, typed; the draft is destroyed again, even for a mail.send-only grant",
+        arguments: StorageBackend.allCases)
+    func refusedSubmission(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let ada = JMAPServiceHarness.ada
         let sendOnly = Principal(accountID: ada.accountID, mailbox: ada.mailbox, permissions: .send)
         for principal in [ada, sendOnly] {
@@ -70,9 +77,11 @@ struct JMAPSendTests {
         #expect(harness.submissions.all.isEmpty)
     }
 
-    @Test("a refused draft is the draft step's SetError with its properties; a bad attachment is the upload's")
-    func refusedDraft() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "a refused draft is the draft step's SetError with its properties; a bad attachment is the upload's",
+        arguments: StorageBackend.allCases)
+    func refusedDraft(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let bad = SubmissionDraft(to: ["not an address"], subject: "x", body: "y")
         let failure = await #expect(throws: SendFailure.self) {
             try await harness.service.send(bad, as: JMAPServiceHarness.ada, client: client, requestID: "r")

@@ -38,7 +38,7 @@ struct FakeAuthenticator: PrincipalAuthenticator {
     }
 }
 
-/// A JMAPService over a fresh database (`StorageBackend.current`), a fake directory and a fake authenticator,
+/// A JMAPService over a fresh database of the given backend, a fake directory and a fake authenticator,
 /// driven through its routes without a server.
 struct JMAPServiceHarness {
     static let ada = Principal(accountID: "acct-ada", mailbox: Recipient(address: "ada@agents.test", quota: 1_000_000))
@@ -62,10 +62,10 @@ struct JMAPServiceHarness {
     /// - Parameter outbound: what submissions record through, given the test's database and the store's change stream
     ///   (which a ledger tells of submissions' moves, as the composition root's does); nil keeps the outbox only.
     init(
-        _ configure: (inout JMAPConfiguration) -> Void = { _ in },
+        _ backend: StorageBackend, _ configure: (inout JMAPConfiguration) -> Void = { _ in },
         outbound: ((TestDatabase, MailChanges) -> JMAPOutbound)? = nil
     ) throws {
-        test = try StorageBackend.current.makeDatabase(logger: Logger(label: "jmap-tests"))
+        test = try backend.makeDatabase(logger: Logger(label: "jmap-tests"))
         store = MailStore(database: test.database)
         let delivery = LocalDelivery(directory: Self.directory, store: store, clock: { 1_700_000_000 })
         var configuration = JMAPConfiguration(baseURL: "http://jmap.test/")

@@ -3,15 +3,18 @@ import HTTP1
 import JMAP
 import JSON
 import MailStore
+import PosternTestSupport
 import Testing
 
 /// JMAP driven through its routes with a fake directory and authenticator: what it serves is the principal it is
 /// given, whatever bearer proved it.
 @Suite("JMAP service without a server", .serialized)
 struct JMAPServiceTests {
-    @Test("the session is the principal's: its account id, its address as username, the base URL's endpoints")
-    func session() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "the session is the principal's: its account id, its address as username, the base URL's endpoints",
+        arguments: StorageBackend.allCases)
+    func session(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let response = await harness.send(.GET, "/.well-known/jmap", bearer: "ada")
         #expect(response.status.code == 200)
         let body = try JSONValue.parse(response.body)
@@ -22,9 +25,9 @@ struct JMAPServiceTests {
         #expect(body["apiUrl"]?.stringValue == "http://jmap.test/jmap/api")
     }
 
-    @Test("no bearer, or one the authenticator does not know: 401 on every route")
-    func unauthorized() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test("no bearer, or one the authenticator does not know: 401 on every route", arguments: StorageBackend.allCases)
+    func unauthorized(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         for bearer in [nil, "mallory"] as [String?] {
             #expect(await harness.send(.GET, "/.well-known/jmap", bearer: bearer).status.code == 401)
             #expect(await harness.send(.POST, "/jmap/api", bearer: bearer, body: "{}").status.code == 401)
@@ -34,9 +37,11 @@ struct JMAPServiceTests {
         #expect(harness.unexpected.all.isEmpty)
     }
 
-    @Test("an authenticator that fails is a bare 500 without internals, reported with the request id")
-    func authenticatorFailure() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "an authenticator that fails is a bare 500 without internals, reported with the request id",
+        arguments: StorageBackend.allCases)
+    func authenticatorFailure(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let response = await harness.send(.GET, "/.well-known/jmap", bearer: "broken")
         #expect(response.status.code == 500)
         let text = String(decoding: response.body, as: UTF8.self)
@@ -45,9 +50,11 @@ struct JMAPServiceTests {
         #expect(harness.unexpected.all == ["jmap-test"])
     }
 
-    @Test("every method in the table answers under its capability; one whose capability `using` lacks is unknownMethod")
-    func methodTable() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "every method in the table answers under its capability; one whose capability `using` lacks is unknownMethod",
+        arguments: StorageBackend.allCases)
+    func methodTable(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let names = [
             "Mailbox/get", "Mailbox/query", "Email/query", "Thread/get", "Identity/get", "Blob/get", "Email/get",
             "Email/set", "EmailSubmission/set", "Blob/upload", "Mailbox/changes", "Email/changes",
@@ -72,16 +79,20 @@ struct JMAPServiceTests {
         #expect(answers.map { $0.arrayValue?[1]["type"]?.stringValue } == ["unknownMethod", "unknownMethod"])
     }
 
-    @Test("another account's id is accountNotFound: a principal opens its own account only")
-    func otherAccount() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "another account's id is accountNotFound: a principal opens its own account only",
+        arguments: StorageBackend.allCases)
+    func otherAccount(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let responses = try await harness.api("ada", ##"[["Mailbox/get",{"accountId":"acct-bob"},"m"]]"##)
         #expect(responses.first?.arrayValue?[1]["type"]?.stringValue == "accountNotFound")
     }
 
-    @Test("submission: local recipients through the directory get it now, foreign ones wait in the outbox, unknown ones refuse it")
-    func submission() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "submission: local recipients through the directory get it now, foreign ones wait in the outbox, unknown ones refuse it",
+        arguments: StorageBackend.allCases)
+    func submission(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let draft = ##"["Email/set",{"accountId":"acct-ada","create":{"d1":{"mailboxIds":{"drafts":true},"from":[{"email":"ada@agents.test"}],"to":[{"email":"bob@mail.test"},{"email":"carol@elsewhere.test"}],"subject":"Hi","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"Hello"}}}}},"c0"]"##
         let submit = ##"["EmailSubmission/set",{"accountId":"acct-ada","create":{"s1":{"emailId":"#d1"}}},"c1"]"##
         let responses = try await harness.api("ada", "[\(draft),\(submit)]")
@@ -102,9 +113,11 @@ struct JMAPServiceTests {
         #expect(harness.submissions.all.count == 1)
     }
 
-    @Test("an account whose own address is no longer local cannot send: forbiddenFrom, nothing delivered or kept")
-    func senderNoLongerLocal() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test(
+        "an account whose own address is no longer local cannot send: forbiddenFrom, nothing delivered or kept",
+        arguments: StorageBackend.allCases)
+    func senderNoLongerLocal(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let draft = ##"["Email/set",{"accountId":"acct-gone","create":{"d1":{"mailboxIds":{"drafts":true},"from":[{"email":"support@released.test"}],"to":[{"email":"bob@mail.test"},{"email":"carol@elsewhere.test"}],"subject":"Reset","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"Hello"}}}}},"c0"]"##
         let submit = ##"["EmailSubmission/set",{"accountId":"acct-gone","create":{"s1":{"emailId":"#d1"}}},"c1"]"##
         let responses = try await harness.api("gone", "[\(draft),\(submit)]")
@@ -116,9 +129,9 @@ struct JMAPServiceTests {
         #expect(harness.submissions.all.isEmpty)
     }
 
-    @Test("Reply-To may not name another mailbox on a domain the directory serves")
-    func replyToRule() async throws {
-        let harness = try JMAPServiceHarness()
+    @Test("Reply-To may not name another mailbox on a domain the directory serves", arguments: StorageBackend.allCases)
+    func replyToRule(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
         let draft = ##"["Email/set",{"accountId":"acct-ada","create":{"d1":{"mailboxIds":{"drafts":true},"from":[{"email":"ada@agents.test"}],"replyTo":[{"email":"someone@mail.test"}],"to":[{"email":"bob@mail.test"}],"subject":"Hi","textBody":[{"partId":"b","type":"text/plain"}],"bodyValues":{"b":{"value":"Hello"}}}}},"c0"]"##
         let submit = ##"["EmailSubmission/set",{"accountId":"acct-ada","create":{"s1":{"emailId":"#d1"}}},"c1"]"##
         let responses = try await harness.api("ada", "[\(draft),\(submit)]")

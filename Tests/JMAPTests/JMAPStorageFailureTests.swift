@@ -7,10 +7,9 @@ import Testing
 struct JMAPStorageFailureTests {
     // SQLite's `query_only` makes the one writer refuse writes; PostgreSQL's outage is shown by PostgresClient's tests.
     @Test(
-        "an upload the database cannot store answers 503 with Retry-After, as a problem document",
-        .enabled(if: StorageBackend.current == .sqlite))
+        "an upload the database cannot store answers 503 with Retry-After, as a problem document")
     func uploadUnavailable() async throws {
-        let harness = try await JMAPHarness.start()
+        let harness = try await JMAPHarness.start(.sqlite)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("readonly")
         try await harness.database.write { try $0.execute("PRAGMA query_only = ON") }

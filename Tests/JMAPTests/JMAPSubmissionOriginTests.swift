@@ -1,6 +1,7 @@
 import Foundation
 import MIME
 import MailStore
+import PosternTestSupport
 import Testing
 
 /// What may be submitted, and the sender read from it (issue 49): only a message this account wrote, and only with a
@@ -50,9 +51,11 @@ struct JMAPSubmissionOriginTests {
         let description: String?
     }
 
-    @Test("a received message whose From is the account's own address is not sent again: invalidEmail")
-    func receivedIsNotSubmitted() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a received message whose From is the account's own address is not sent again: invalidEmail",
+        arguments: StorageBackend.allCases)
+    func receivedIsNotSubmitted(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let own = try await harness.signUp("owner")
         let bob = try await harness.signUp("bobby")
@@ -67,7 +70,7 @@ struct JMAPSubmissionOriginTests {
 
     @Test(
         "a written message whose From some receiver reads as another address is refused, nothing delivered",
-        arguments: [
+        arguments: StorageBackend.allCases, [
             "From: ceo@agents.test\rX-Hide: <owner@agents.test>",
             "From: <ceo@agents.test> <owner@agents.test>",
             "From: <ceo@agents.test> \"<owner@agents.test>\"",
@@ -75,8 +78,8 @@ struct JMAPSubmissionOriginTests {
             "From: owner@agents.test\r\nFrom : ceo@agents.test",
             "From: owner@agents.test\u{0}",
         ])
-    func spoofedFrom(_ fromLines: String) async throws {
-        let harness = try await JMAPHarness.start()
+    func spoofedFrom(_ backend: StorageBackend, _ fromLines: String) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let own = try await harness.signUp("owner")
         let bob = try await harness.signUp("bobby")
@@ -88,9 +91,11 @@ struct JMAPSubmissionOriginTests {
         #expect(try await harness.ids(bob, in: "inbox").isEmpty)
     }
 
-    @Test("a written message with the account's own From, in any of the RFC's spellings, is sent")
-    func ownFromIsSent() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a written message with the account's own From, in any of the RFC's spellings, is sent",
+        arguments: StorageBackend.allCases)
+    func ownFromIsSent(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let own = try await harness.signUp("owner")
         let bob = try await harness.signUp("bobby")

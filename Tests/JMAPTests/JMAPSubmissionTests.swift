@@ -1,13 +1,16 @@
 import Foundation
+import PosternTestSupport
 import Storage
 import Testing
 
 /// `Email/set` + `EmailSubmission/set` between two agents of one server, and the recipients it refuses or keeps.
 @Suite("JMAP submission")
 struct JMAPSubmissionTests {
-    @Test("A sends to B: Email/set, EmailSubmission/set and the implicit Email/set; B reads it; A's Sent has it $sent")
-    func agentToAgent() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "A sends to B: Email/set, EmailSubmission/set and the implicit Email/set; B reads it; A's Sent has it $sent",
+        arguments: StorageBackend.allCases)
+    func agentToAgent(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")
@@ -76,9 +79,11 @@ struct JMAPSubmissionTests {
         #expect(try await harness.ids(a, in: "drafts").isEmpty)
     }
 
-    @Test("a Bcc recipient gets the message (RFC 8621 7.5: the envelope is To, Cc and Bcc) and is not shown to others")
-    func bccRecipientIsDelivered() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a Bcc recipient gets the message (RFC 8621 7.5: the envelope is To, Cc and Bcc) and is not shown to others",
+        arguments: StorageBackend.allCases)
+    func bccRecipientIsDelivered(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")
@@ -104,9 +109,11 @@ struct JMAPSubmissionTests {
         #expect(!text.contains(b.address), "the To recipient's copy names the Bcc recipient")
     }
 
-    @Test("a foreign recipient is kept in the outbox: delivered \"no\", smtpReply names the outbox")
-    func foreignRecipientIsKept() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a foreign recipient is kept in the outbox: delivered \"no\", smtpReply names the outbox",
+        arguments: StorageBackend.allCases)
+    func foreignRecipientIsKept(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")
@@ -133,9 +140,11 @@ struct JMAPSubmissionTests {
         #expect(try await harness.ids(b, in: "inbox").count == 1)
     }
 
-    @Test("an unknown agent of the agent domain is invalidRecipients and nothing is sent")
-    func unknownLocalRecipient() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "an unknown agent of the agent domain is invalidRecipients and nothing is sent",
+        arguments: StorageBackend.allCases)
+    func unknownLocalRecipient(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")
@@ -152,9 +161,9 @@ struct JMAPSubmissionTests {
         #expect(try await harness.ids(b, in: "inbox").isEmpty, "all or nothing: B got nothing")
     }
 
-    @Test("a From that is not the account's address is forbiddenFrom")
-    func forbiddenFrom() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test("a From that is not the account's address is forbiddenFrom", arguments: StorageBackend.allCases)
+    func forbiddenFrom(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")
@@ -169,9 +178,11 @@ struct JMAPSubmissionTests {
         #expect(try await harness.ids(b, in: "inbox").isEmpty)
     }
 
-    @Test("a recipient's display name with a line break cannot add a recipient (header injection through Email/set)")
-    func displayNameCannotAddARecipient() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a recipient's display name with a line break cannot add a recipient (header injection through Email/set)",
+        arguments: StorageBackend.allCases)
+    func displayNameCannotAddARecipient(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")
@@ -190,9 +201,11 @@ struct JMAPSubmissionTests {
         #expect(to.count == 1 && to.first?["email"] as? String == "friend@example.com", "\(to)")
     }
 
-    @Test("a Sender that is not the account's address is forbiddenFrom; the account's own is fine")
-    func forbiddenSender() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a Sender that is not the account's address is forbiddenFrom; the account's own is fine",
+        arguments: StorageBackend.allCases)
+    func forbiddenSender(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")
@@ -216,9 +229,10 @@ struct JMAPSubmissionTests {
 
     @Test(
         "a Reply-To naming another mailbox here is forbiddenFrom; the account's own or one elsewhere is fine",
-        arguments: [("bobby", false), ("nobody-yet", false), ("alice", true), ("helpdesk@example.com", true)])
-    func replyTo(_ target: String, allowed: Bool) async throws {
-        let harness = try await JMAPHarness.start()
+        arguments: StorageBackend.allCases, [("bobby", false), ("nobody-yet", false), ("alice", true), ("helpdesk@example.com", true)])
+    func replyTo(_ backend: StorageBackend, _ row: (String, Bool)) async throws {
+        let (target, allowed) = row
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")

@@ -1,12 +1,15 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 /// Threads: a reply joins the thread of the message it answers, at both ends.
 @Suite("JMAP threads")
 struct JMAPThreadTests {
-    @Test("a reply with inReplyTo = the first message's messageId shares its threadId; Thread/get lists both")
-    func replyJoinsThread() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a reply with inReplyTo = the first message's messageId shares its threadId; Thread/get lists both",
+        arguments: StorageBackend.allCases)
+    func replyJoinsThread(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let a = try await harness.signUp("alice")
         let b = try await harness.signUp("bobby")

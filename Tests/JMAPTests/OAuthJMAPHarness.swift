@@ -9,7 +9,7 @@ import Storage
 
 /// A JMAP service behind the resource side of OAuth, as the server composes it (access tokens with
 /// `X-Atomic-Account-Id`, the capability token otherwise), with `GET /api/v1/agents` beside it, over a fresh database
-/// (`StorageBackend.current`) holding an owner's inboxes (``OwnedInboxesFixture``), driven through its routes.
+/// of the given backend holding an owner's inboxes (``OwnedInboxesFixture``), driven through its routes.
 /// The fixture's members read through the harness (`h.ada`, `h.jmap`).
 struct OAuthJMAPHarness: OwnedInboxesHarness, @unchecked Sendable {
     static let base = "http://jmap.test"
@@ -22,8 +22,8 @@ struct OAuthJMAPHarness: OwnedInboxesHarness, @unchecked Sendable {
     /// The JMAP resource (named here: ``jmap(_:token:account:)`` hides the fixture's).
     var jmap: String { owners.jmap }
 
-    static func start() async throws -> OAuthJMAPHarness {
-        let test = try StorageBackend.current.makeDatabase(logger: Logger(label: "oauth-jmap-tests"))
+    static func start(_ backend: StorageBackend) async throws -> OAuthJMAPHarness {
+        let test = try backend.makeDatabase(logger: Logger(label: "oauth-jmap-tests"))
         let owners = try await OwnedInboxesFixture(database: test.database, base: base)
         let store = MailStore(database: test.database)
         let delivery = LocalDelivery(directory: owners.directory, store: store, clock: OwnedInboxesFixture.now)

@@ -11,9 +11,11 @@ struct OAuthJMAPTests {
         try #require(try response.json()["methodResponses"] as? [[Any]], "\(response.text)")
     }
 
-    @Test("the token opens the inbox the header names, at /jmap, /jmap/api and the session; accountId defaults to it")
-    func opens() async throws {
-        let h = try await OAuthJMAPHarness.start()
+    @Test(
+        "the token opens the inbox the header names, at /jmap, /jmap/api and the session; accountId defaults to it",
+        arguments: StorageBackend.allCases)
+    func opens(_ backend: StorageBackend) async throws {
+        let h = try await OAuthJMAPHarness.start(backend)
         defer { Task { await h.stop() } }
         let (token, _) = try h.token(resource: h.jmap)
         for path in ["/jmap", "/jmap/api"] {
@@ -37,9 +39,11 @@ struct OAuthJMAPTests {
         #expect(Array(accounts.keys) == [h.ada.accountID])
     }
 
-    @Test("400 in the agent error shape when X-Atomic-Account-Id is missing or not a UUID")
-    func accountHeader() async throws {
-        let h = try await OAuthJMAPHarness.start()
+    @Test(
+        "400 in the agent error shape when X-Atomic-Account-Id is missing or not a UUID",
+        arguments: StorageBackend.allCases)
+    func accountHeader(_ backend: StorageBackend) async throws {
+        let h = try await OAuthJMAPHarness.start(backend)
         defer { Task { await h.stop() } }
         let (token, _) = try h.token(resource: h.jmap)
         for account in [nil, "ada", h.ada.address, h.ada.accountID + "0"] {
@@ -52,9 +56,11 @@ struct OAuthJMAPTests {
         }
     }
 
-    @Test("403 access_denied for another owner's inbox, and for a token bound to another inbox")
-    func accessDenied() async throws {
-        let h = try await OAuthJMAPHarness.start()
+    @Test(
+        "403 access_denied for another owner's inbox, and for a token bound to another inbox",
+        arguments: StorageBackend.allCases)
+    func accessDenied(_ backend: StorageBackend) async throws {
+        let h = try await OAuthJMAPHarness.start(backend)
         defer { Task { await h.stop() } }
         let (token, _) = try h.token(resource: h.jmap)
         let other = try await h.jmap([["Mailbox/get", [:], "m"]], token: token, account: h.eve.accountID)
@@ -67,9 +73,11 @@ struct OAuthJMAPTests {
         #expect(try elsewhere.json()["error"] as? String == "access_denied")
     }
 
-    @Test("a grant bound to one inbox at consent opens only it through JMAP; the owner's grant opens each inbox held")
-    func inboxOnly() async throws {
-        let h = try await OAuthJMAPHarness.start()
+    @Test(
+        "a grant bound to one inbox at consent opens only it through JMAP; the owner's grant opens each inbox held",
+        arguments: StorageBackend.allCases)
+    func inboxOnly(_ backend: StorageBackend) async throws {
+        let h = try await OAuthJMAPHarness.start(backend)
         defer { Task { await h.stop() } }
         let read: [[Any]] = [["Mailbox/get", [:], "m"]]
         let (bound, _) = try h.token(resource: h.jmap, defaultInbox: h.bob.accountID, inboxOnly: h.bob.accountID)
@@ -92,9 +100,11 @@ struct OAuthJMAPTests {
         }
     }
 
-    @Test("401 invalid_token with WWW-Authenticate: an /mcp token, a revoked grant; the capability path unchanged")
-    func invalidToken() async throws {
-        let h = try await OAuthJMAPHarness.start()
+    @Test(
+        "401 invalid_token with WWW-Authenticate: an /mcp token, a revoked grant; the capability path unchanged",
+        arguments: StorageBackend.allCases)
+    func invalidToken(_ backend: StorageBackend) async throws {
+        let h = try await OAuthJMAPHarness.start(backend)
         defer { Task { await h.stop() } }
         let (mcpToken, _) = try h.token(resource: h.mcp)
         let (token, grant) = try h.token(resource: h.jmap)
@@ -110,9 +120,11 @@ struct OAuthJMAPTests {
         #expect(capability.status == 401 && capability.header("Content-Type") == "application/problem+json")
     }
 
-    @Test("403 insufficient_scope: mail.read cannot submit; mail.send cannot read, nor create outside Drafts")
-    func scopes() async throws {
-        let h = try await OAuthJMAPHarness.start()
+    @Test(
+        "403 insufficient_scope: mail.read cannot submit; mail.send cannot read, nor create outside Drafts",
+        arguments: StorageBackend.allCases)
+    func scopes(_ backend: StorageBackend) async throws {
+        let h = try await OAuthJMAPHarness.start(backend)
         defer { Task { await h.stop() } }
         let (reader, _) = try h.token(resource: h.jmap, scope: "mail.read")
         let send = OwnedInboxesFixture.sendCalls(from: h.ada.address, to: h.bob.address)
@@ -161,9 +173,11 @@ struct OAuthJMAPTests {
         #expect((submission?[1] as? [String: Any])?["created"] != nil, "\(sent.text)")
     }
 
-    @Test("mail.send alone: a submission's implicit Email/set only drops $draft, marks $sent, keeps the copy in Sent")
-    func submissionImplicitSet() async throws {
-        let h = try await OAuthJMAPHarness.start()
+    @Test(
+        "mail.send alone: a submission's implicit Email/set only drops $draft, marks $sent, keeps the copy in Sent",
+        arguments: StorageBackend.allCases)
+    func submissionImplicitSet(_ backend: StorageBackend) async throws {
+        let h = try await OAuthJMAPHarness.start(backend)
         defer { Task { await h.stop() } }
         let (sender, _) = try h.token(resource: h.jmap, scope: "mail.send")
         let (both, _) = try h.token(resource: h.jmap)

@@ -31,7 +31,7 @@ struct FakeKeys: PrincipalAuthenticator {
     func principal(for credentials: Credentials) async throws -> Principal? { principals[credentials.bearerToken] }
 }
 
-/// An MCPService over a JMAPService over a fresh database (`StorageBackend.current`), driven through its routes.
+/// An MCPService over a JMAPService over a fresh database of the given backend, driven through its routes.
 struct MCPServiceHarness {
     static let ada = Principal(accountID: "acct-ada", mailbox: Recipient(address: "ada@agents.test", quota: 1_000_000))
     static let bob = Principal(accountID: "acct-bob", mailbox: Recipient(address: "bob@agents.test", quota: 1_000_000))
@@ -40,8 +40,8 @@ struct MCPServiceHarness {
     let store: MailStore
     let router: ContextRouter
 
-    init(configure: (inout MCPConfiguration) -> Void = { _ in }) throws {
-        test = try StorageBackend.current.makeDatabase(logger: Logger(label: "mcp-tests"))
+    init(_ backend: StorageBackend, configure: (inout MCPConfiguration) -> Void = { _ in }) throws {
+        test = try backend.makeDatabase(logger: Logger(label: "mcp-tests"))
         store = MailStore(database: test.database)
         let directory = FakeDirectory(accounts: [Self.ada.mailbox.address, Self.bob.mailbox.address])
         let delivery = LocalDelivery(directory: directory, store: store, clock: { 1_700_000_000 })

@@ -11,7 +11,7 @@ import Storage
 import Testing
 
 /// MCP and JMAP as the server composes them for owners' access tokens (MCP's owner access, JMAP behind the resource
-/// side) and inbox API keys, over a fresh database (`StorageBackend.current`) holding an owner's inboxes
+/// side) and inbox API keys, over a fresh database of the given backend holding an owner's inboxes
 /// (``OwnedInboxesFixture``), driven through their routes. The fixture's members read through the harness.
 struct OAuthMCPHarness: OwnedInboxesHarness, @unchecked Sendable {
     static let base = "http://mcp.test"
@@ -23,8 +23,8 @@ struct OAuthMCPHarness: OwnedInboxesHarness, @unchecked Sendable {
     /// The JMAP resource (named here: ``jmap(_:token:account:)`` hides the fixture's).
     var jmap: String { owners.jmap }
 
-    static func start() async throws -> OAuthMCPHarness {
-        let test = try StorageBackend.current.makeDatabase(logger: Logger(label: "oauth-mcp-tests"))
+    static func start(_ backend: StorageBackend) async throws -> OAuthMCPHarness {
+        let test = try backend.makeDatabase(logger: Logger(label: "oauth-mcp-tests"))
         let owners = try await OwnedInboxesFixture(database: test.database, base: base)
         let store = MailStore(database: test.database)
         let delivery = LocalDelivery(directory: owners.directory, store: store, clock: OwnedInboxesFixture.now)

@@ -9,9 +9,11 @@ import Testing
 struct OAuthMCPTests {
     func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer " + token)] }
 
-    @Test("the protected-resource metadata names the authorization server; no credential gets the challenge")
-    func discovery() async throws {
-        let h = try await OAuthMCPHarness.start()
+    @Test(
+        "the protected-resource metadata names the authorization server; no credential gets the challenge",
+        arguments: StorageBackend.allCases)
+    func discovery(_ backend: StorageBackend) async throws {
+        let h = try await OAuthMCPHarness.start(backend)
         defer { Task { await h.stop() } }
         let metadata = try await h.client.request("GET", "/.well-known/oauth-protected-resource/mcp")
         let body = try metadata.json()
@@ -25,9 +27,11 @@ struct OAuthMCPTests {
                 == "Bearer resource_metadata=\"\(h.base)/.well-known/oauth-protected-resource/mcp\"")
     }
 
-    @Test("list_agents lists the owner's inboxes; tools default to the grant's inbox, agent_id picks another")
-    func selection() async throws {
-        let h = try await OAuthMCPHarness.start()
+    @Test(
+        "list_agents lists the owner's inboxes; tools default to the grant's inbox, agent_id picks another",
+        arguments: StorageBackend.allCases)
+    func selection(_ backend: StorageBackend) async throws {
+        let h = try await OAuthMCPHarness.start(backend)
         defer { Task { await h.stop() } }
         let (token, _) = try h.token(resource: h.mcp, defaultInbox: h.bob.accountID)
         let session = try await h.mcpSession(bearer(token))
@@ -52,9 +56,11 @@ struct OAuthMCPTests {
         #expect(ask.isError && ask.text.contains("list_agents"))
     }
 
-    @Test("a session outlives a refresh and a step-up: it is bound to the owner and client, not the token or grant")
-    func sessionFollowsGrant() async throws {
-        let h = try await OAuthMCPHarness.start()
+    @Test(
+        "a session outlives a refresh and a step-up: it is bound to the owner and client, not the token or grant",
+        arguments: StorageBackend.allCases)
+    func sessionFollowsGrant(_ backend: StorageBackend) async throws {
+        let h = try await OAuthMCPHarness.start(backend)
         defer { Task { await h.stop() } }
         let client = try h.rows.client()
         let grant = try h.rows.grant(
@@ -78,9 +84,11 @@ struct OAuthMCPTests {
         #expect(try await h.callTool("list_agents", [:], session: session, bearer(otherClient)).status == 404)
     }
 
-    @Test("mail.send is checked on every sending tool: HTTP 403 with the insufficient_scope challenge, nothing sent")
-    func insufficientScope() async throws {
-        let h = try await OAuthMCPHarness.start()
+    @Test(
+        "mail.send is checked on every sending tool: HTTP 403 with the insufficient_scope challenge, nothing sent",
+        arguments: StorageBackend.allCases)
+    func insufficientScope(_ backend: StorageBackend) async throws {
+        let h = try await OAuthMCPHarness.start(backend)
         defer { Task { await h.stop() } }
         let (token, _) = try h.token(resource: h.mcp, scope: "mail.read", defaultInbox: h.ada.accountID)
         let session = try await h.mcpSession(bearer(token))
@@ -121,9 +129,11 @@ struct OAuthMCPTests {
         #expect(!sent.isError, "\(sent.text)")
     }
 
-    @Test("401 invalid_token with the resource metadata: a /jmap token, a revoked grant; API keys still work")
-    func invalidToken() async throws {
-        let h = try await OAuthMCPHarness.start()
+    @Test(
+        "401 invalid_token with the resource metadata: a /jmap token, a revoked grant; API keys still work",
+        arguments: StorageBackend.allCases)
+    func invalidToken(_ backend: StorageBackend) async throws {
+        let h = try await OAuthMCPHarness.start(backend)
         defer { Task { await h.stop() } }
         let (jmapToken, _) = try h.token(resource: h.jmap)
         let (token, grant) = try h.token(resource: h.mcp)
@@ -145,9 +155,11 @@ struct OAuthMCPTests {
         }
     }
 
-    @Test("jmap_request with mail.send alone: the submission's implicit Email/set only finishes the send")
-    func submissionImplicitSet() async throws {
-        let h = try await OAuthMCPHarness.start()
+    @Test(
+        "jmap_request with mail.send alone: the submission's implicit Email/set only finishes the send",
+        arguments: StorageBackend.allCases)
+    func submissionImplicitSet(_ backend: StorageBackend) async throws {
+        let h = try await OAuthMCPHarness.start(backend)
         defer { Task { await h.stop() } }
         let (sender, _) = try h.token(resource: h.mcp, scope: "mail.send", defaultInbox: h.ada.accountID)
         let session = try await h.mcpSession(bearer(sender))
@@ -179,9 +191,11 @@ struct OAuthMCPTests {
         #expect(try await overJMAP.email(finished.id, token: reader).keywords.isEmpty)
     }
 
-    @Test("OAuth sessions: a closed id stays closed; an id MACed with the owner and client but no server secret fails")
-    func sessionIDs() async throws {
-        let h = try await OAuthMCPHarness.start()
+    @Test(
+        "OAuth sessions: a closed id stays closed; an id MACed with the owner and client but no server secret fails",
+        arguments: StorageBackend.allCases)
+    func sessionIDs(_ backend: StorageBackend) async throws {
+        let h = try await OAuthMCPHarness.start(backend)
         defer { Task { await h.stop() } }
         let client = try h.rows.client()
         let grant = try h.rows.grant(

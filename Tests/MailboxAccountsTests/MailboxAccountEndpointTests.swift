@@ -1,3 +1,4 @@
+import PosternTestSupport
 import ServerKit
 import AuthCrypto
 import JWT
@@ -8,9 +9,9 @@ import Time
 
 @Suite("Mailbox endpoints: domains, challenge, accounts, sign-in, info, delete, reset")
 struct MailboxAccountEndpointTests {
-    @Test("GET /api/domains lists public domains then Pro-only ones")
-    func domains() async throws {
-        let harness = try MailboxHarness()
+    @Test("GET /api/domains lists public domains then Pro-only ones", arguments: StorageBackend.allCases)
+    func domains(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let response = await harness.send(.GET, "/api/domains")
         #expect(response.status == 200)
         #expect(response.headers["Cache-Control"] == "no-store")
@@ -30,9 +31,11 @@ struct MailboxAccountEndpointTests {
         #expect(list[0]["id"] != list[1]["id"])
     }
 
-    @Test("GET /api/challenge: 32-hex id, 64-hex salt, configured difficulty, expiry 300 s ahead")
-    func challenge() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "GET /api/challenge: 32-hex id, 64-hex salt, configured difficulty, expiry 300 s ahead",
+        arguments: StorageBackend.allCases)
+    func challenge(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let response = await harness.send(.GET, "/api/challenge")
         #expect(response.status == 200)
         #expect(response.headers["Cache-Control"] == "no-store")
@@ -47,9 +50,9 @@ struct MailboxAccountEndpointTests {
         #expect(again.string("salt") != salt)
     }
 
-    @Test("a free account is created with a solved challenge and can read itself")
-    func createAndRead() async throws {
-        let harness = try MailboxHarness()
+    @Test("a free account is created with a solved challenge and can read itself", arguments: StorageBackend.allCases)
+    func createAndRead(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let pow = try await harness.solvedChallenge()
         let created = await harness.send(
             .POST, "/api/accounts", json: MailboxHarness.createBody(address: "Demo@Mail.Localhost", pow: pow))
@@ -75,9 +78,9 @@ struct MailboxAccountEndpointTests {
         #expect(info.string("created_at").hasSuffix("Z"))
     }
 
-    @Test("creation refusals: 400s, then 403s for the proof, then 409")
-    func creationErrors() async throws {
-        let harness = try MailboxHarness()
+    @Test("creation refusals: 400s, then 403s for the proof, then 409", arguments: StorageBackend.allCases)
+    func creationErrors(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         func create(_ json: String) async -> TestResponse { await harness.send(.POST, "/api/accounts", json: json) }
         let pow = try await harness.solvedChallenge()
 
@@ -169,9 +172,9 @@ struct MailboxAccountEndpointTests {
         #expect(await create(MailboxHarness.createBody(address: "bad", pow: ("00", "1"))).status == 400)
     }
 
-    @Test("an expired challenge is refused")
-    func expiredChallenge() async throws {
-        let harness = try MailboxHarness()
+    @Test("an expired challenge is refused", arguments: StorageBackend.allCases)
+    func expiredChallenge(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let pow = try await harness.solvedChallenge()
         harness.clock.advance(seconds: 301)
         let response = await harness.send(
@@ -180,9 +183,9 @@ struct MailboxAccountEndpointTests {
         #expect(response.error == "challenge not found or expired")
     }
 
-    @Test("a nonce may be sent as a JSON integer; difficulty 0 accepts any nonce")
-    func integerNonce() async throws {
-        let harness = try MailboxHarness { $0.powDifficulty = 0 }
+    @Test("a nonce may be sent as a JSON integer; difficulty 0 accepts any nonce", arguments: StorageBackend.allCases)
+    func integerNonce(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.powDifficulty = 0 }
         let challenge = await harness.send(.GET, "/api/challenge")
         #expect(challenge["difficulty"] == .int(0))
         let json =
@@ -190,9 +193,11 @@ struct MailboxAccountEndpointTests {
         #expect(await harness.send(.POST, "/api/accounts", json: json).status == 201)
     }
 
-    @Test("POST /api/token signs in; a wrong password and an unknown address get the same 401")
-    func signIn() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "POST /api/token signs in; a wrong password and an unknown address get the same 401",
+        arguments: StorageBackend.allCases)
+    func signIn(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let account = try await harness.createAccount("signin@mail.localhost", password: "correct horse")
         let ok = await harness.send(
             .POST, "/api/token", json: #"{"address":"SignIn@mail.localhost","password":"correct horse"}"#)
@@ -222,9 +227,9 @@ struct MailboxAccountEndpointTests {
         #expect(await harness.send(.POST, "/api/token", json: "{").error == "invalid_request")
     }
 
-    @Test("account info: 401 without a valid token, 403 for another free account")
-    func infoAccess() async throws {
-        let harness = try MailboxHarness()
+    @Test("account info: 401 without a valid token, 403 for another free account", arguments: StorageBackend.allCases)
+    func infoAccess(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let alice = try await harness.createAccount("alice@mail.localhost")
         let bob = try await harness.createAccount("bob@mail.localhost")
         let anonymous = await harness.send(.GET, "/api/accounts/\(alice.id)")
@@ -261,9 +266,9 @@ struct MailboxAccountEndpointTests {
         #expect(await harness.send(.GET, "/api/accounts/\(alice.id)", bearer: session).status == 401)
     }
 
-    @Test("a mailbox token expires after 7 days (30 s leeway)")
-    func expiry() async throws {
-        let harness = try MailboxHarness()
+    @Test("a mailbox token expires after 7 days (30 s leeway)", arguments: StorageBackend.allCases)
+    func expiry(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let account = try await harness.createAccount("expiry@mail.localhost")
         harness.clock.advance(seconds: 7 * 24 * 3600 + 20)
         #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: account.token).status == 200)
@@ -273,9 +278,11 @@ struct MailboxAccountEndpointTests {
                 == "invalid_or_expired_token")
     }
 
-    @Test("DELETE /api/accounts/{id}: 204, then every token of the account fails and the address is free")
-    func delete() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "DELETE /api/accounts/{id}: 204, then every token of the account fails and the address is free",
+        arguments: StorageBackend.allCases)
+    func delete(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let account = try await harness.createAccount("gone@mail.localhost", password: "secret1")
         let second = await harness.send(
             .POST, "/api/token", json: #"{"address":"gone@mail.localhost","password":"secret1"}"#)
@@ -297,9 +304,11 @@ struct MailboxAccountEndpointTests {
         #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: again.token).status == 403)
     }
 
-    @Test("deleting an account deletes its mail, its change log and its state, in one transaction; others' stay")
-    func deleteTakesChangeLog() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "deleting an account deletes its mail, its change log and its state, in one transaction; others' stay",
+        arguments: StorageBackend.allCases)
+    func deleteTakesChangeLog(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let gone = try await harness.createAccount("churn@mail.localhost")
         _ = try await harness.createAccount("kept@mail.localhost")
         for address in ["churn@mail.localhost", "kept@mail.localhost"] {
@@ -321,9 +330,11 @@ struct MailboxAccountEndpointTests {
         #expect(try rows("mail_state", "kept@mail.localhost") == 1)
     }
 
-    @Test("reset-password: every token issued before fails at once; the new password works")
-    func reset() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "reset-password: every token issued before fails at once; the new password works",
+        arguments: StorageBackend.allCases)
+    func reset(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let account = try await harness.createAccount("reset@mail.localhost", password: "oldpass1")
         let login = #"{"address":"reset@mail.localhost","password":"oldpass1"}"#
         let earlier =
@@ -361,9 +372,11 @@ struct MailboxAccountEndpointTests {
         #expect(await harness.send(.GET, "/api/accounts/\(account.id)", bearer: fresh.string("token")).status == 200)
     }
 
-    @Test("an empty bearer on a public endpoint is anonymous; a bad one on account creation is a 401")
-    func anonymousBearer() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "an empty bearer on a public endpoint is anonymous; a bad one on account creation is a 401",
+        arguments: StorageBackend.allCases)
+    func anonymousBearer(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         #expect(await harness.send(.GET, "/api/domains", headers: [("Authorization", "Bearer ")]).status == 200)
         #expect(await harness.send(.GET, "/api/challenge", bearer: "whatever").status == 200)
         let pow = try await harness.solvedChallenge()
@@ -383,10 +396,10 @@ struct MailboxAccountEndpointTests {
         #expect(free.error == "proof of work required")
     }
 
-    @Test("a full worker pool answers 503 service_unavailable")
-    func overloaded() async throws {
+    @Test("a full worker pool answers 503 service_unavailable", arguments: StorageBackend.allCases)
+    func overloaded(_ backend: StorageBackend) async throws {
         let pool = WorkerPoolBlocker()
-        let harness = try MailboxHarness(pool: pool.pool)
+        let harness = try MailboxHarness(backend, pool: pool.pool)
         try await pool.block()
         let response = await harness.send(
             .POST, "/api/token", json: #"{"address":"x@mail.localhost","password":"secret1"}"#)

@@ -8,12 +8,14 @@ import Testing
 /// recorded once, as the Pro user (no owner: Pro users have no /owner page), never with the token itself.
 @Suite("Mail.td Pro: the audit trail")
 struct MailboxAuditTests {
-    @Test("API tokens made and revoked, domains added, verified and removed: one event each, no secret")
-    func proEvents() async throws {
+    @Test(
+        "API tokens made and revoked, domains added, verified and removed: one event each, no secret",
+        arguments: StorageBackend.allCases)
+    func proEvents(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try MailboxDomainTests.harness(server)
+        let harness = try MailboxDomainTests.harness(backend, server)
         let jwt = try await harness.proToken(email: "audit@example.com")
         let userID = await harness.send(.GET, "/api/user/me", bearer: jwt).string("id")
         #expect(try await harness.auditEvents().isEmpty)

@@ -1,4 +1,5 @@
 import AuthCrypto
+import PosternTestSupport
 import Storage
 import Testing
 
@@ -41,9 +42,11 @@ struct MailboxAuthKeyTests {
         return text + "}"
     }
 
-    @Test("an account made with a password signs in with the auth_key of that password, and the other way round")
-    func bothWays() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "an account made with a password signs in with the auth_key of that password, and the other way round",
+        arguments: StorageBackend.allCases)
+    func bothWays(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let v1 = try await harness.createAccount("v1user@mail.localhost", password: "secret1")
         let signIn = await harness.send(
             .POST, "/api/token",
@@ -69,9 +72,10 @@ struct MailboxAuthKeyTests {
 
     @Test(
         "a malformed auth_key is 400 invalid_auth_key on every endpoint that takes one, never password_too_short",
-        arguments: [#""abc""#, "\"\(String(repeating: "a", count: 63))\"", "\"\(String(repeating: "g", count: 64))\"", "12", "true"])
-    func malformed(value: String) async throws {
-        let harness = try MailboxHarness()
+        arguments: StorageBackend.allCases,
+        [#""abc""#, "\"\(String(repeating: "a", count: 63))\"", "\"\(String(repeating: "g", count: 64))\"", "12", "true"])
+    func malformed(_ backend: StorageBackend, value: String) async throws {
+        let harness = try MailboxHarness(backend)
         let account = try await harness.createAccount("keyed@mail.localhost")
         let pow = try await harness.solvedChallenge()
         let create = await harness.send(
@@ -86,9 +90,11 @@ struct MailboxAuthKeyTests {
         }
     }
 
-    @Test("password and auth_key together, or a password that is not a string, are 400 invalid_request")
-    func bothOrWrongType() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "password and auth_key together, or a password that is not a string, are 400 invalid_request",
+        arguments: StorageBackend.allCases)
+    func bothOrWrongType(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let key = String(repeating: "ab", count: 32)
         for body in [
             #"{"address":"x@mail.localhost","password":"secret1","auth_key":"\#(key)"}"#,
@@ -107,18 +113,20 @@ struct MailboxAuthKeyTests {
         #expect(malformedProof.status == 400 && malformedProof.error == "proof of work required")
     }
 
-    @Test("an upper-case auth_key is the same key")
-    func upperCase() async throws {
-        let harness = try MailboxHarness()
+    @Test("an upper-case auth_key is the same key", arguments: StorageBackend.allCases)
+    func upperCase(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         _ = try await harness.createAccount("case@mail.localhost", password: "secret1")
         let key = try Self.authKey(harness, "case@mail.localhost", "secret1").uppercased()
         let signIn = await harness.send(.POST, "/api/token", json: Self.body("case@mail.localhost", authKey: key))
         #expect(signIn.status == 200)
     }
 
-    @Test("a reset with an auth_key ends every earlier token; the new password signs in either way")
-    func resetWithAuthKey() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "a reset with an auth_key ends every earlier token; the new password signs in either way",
+        arguments: StorageBackend.allCases)
+    func resetWithAuthKey(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let account = try await harness.createAccount("reset@mail.localhost", password: "secret1")
         let newKey = try Self.authKey(harness, "reset@mail.localhost", "brand-new")
         let reset = await harness.send(
@@ -135,9 +143,11 @@ struct MailboxAuthKeyTests {
         #expect(byKey.status == 200)
     }
 
-    @Test("an account stored before auth_key signs in with its password once, which replaces the hash by a verifier")
-    func legacyUpgrade() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "an account stored before auth_key signs in with its password once, which replaces the hash by a verifier",
+        arguments: StorageBackend.allCases)
+    func legacyUpgrade(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let hash = try await harness.service.hasher.hash("old-secret")
         try await harness.database.write { connection in
             _ = try connection.run(
@@ -163,9 +173,11 @@ struct MailboxAuthKeyTests {
         #expect(again.status == 200)
     }
 
-    @Test("with the proof of work not required, a free account needs none; a proof that is sent is still checked")
-    func powOptional() async throws {
-        let harness = try MailboxHarness(configure: { $0.powRequired = false })
+    @Test(
+        "with the proof of work not required, a free account needs none; a proof that is sent is still checked",
+        arguments: StorageBackend.allCases)
+    func powOptional(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend, configure: { $0.powRequired = false })
         let key = try Self.authKey(harness, "free@mail.localhost", "secret1")
         let created = await harness.send(.POST, "/api/accounts", json: Self.body("free@mail.localhost", authKey: key))
         #expect(created.status == 201)
@@ -173,16 +185,16 @@ struct MailboxAuthKeyTests {
             .POST, "/api/accounts", json: Self.body("free2@mail.localhost", authKey: key, pow: ("0" + String(repeating: "a", count: 31), "1")))
         #expect(bad.status == 403)
 
-        let required = try MailboxHarness()
+        let required = try MailboxHarness(backend)
         let refused = await required.send(.POST, "/api/accounts", json: Self.body("free@mail.localhost", authKey: key))
         #expect(refused.status == 400 && refused.error == "proof of work required")
     }
 
     @Test(
         "a bearer that is no token (an SDK's placeholder) is anonymous where none is needed; a token-shaped one is 401",
-        arguments: ["null", "undefined", "none", "placeholder-token", "x.y"])
-    func placeholderBearer(bearer: String) async throws {
-        let harness = try MailboxHarness()
+        arguments: StorageBackend.allCases, ["null", "undefined", "none", "placeholder-token", "x.y"])
+    func placeholderBearer(_ backend: StorageBackend, bearer: String) async throws {
+        let harness = try MailboxHarness(backend)
         let pow = try await harness.solvedChallenge()
         let created = await harness.send(
             .POST, "/api/accounts", json: MailboxHarness.createBody(address: "anon@mail.localhost", pow: pow),
@@ -192,9 +204,10 @@ struct MailboxAuthKeyTests {
         #expect(info.status == 401 && info.error == "invalid_or_expired_token")
     }
 
-    @Test("a well-formed token that does not verify is still 401 on account creation")
-    func badTokenStillRefused() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "a well-formed token that does not verify is still 401 on account creation", arguments: StorageBackend.allCases)
+    func badTokenStillRefused(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let pow = try await harness.solvedChallenge()
         let created = await harness.send(
             .POST, "/api/accounts", json: MailboxHarness.createBody(address: "anon@mail.localhost", pow: pow),
@@ -204,9 +217,11 @@ struct MailboxAuthKeyTests {
         #expect(!MailboxAuthorizer.isCompactJWS("a..c") && !MailboxAuthorizer.isCompactJWS("a.b.c.") && !MailboxAuthorizer.isCompactJWS("a b.c.d"))
     }
 
-    @Test("an account is reached by its address as well as its id, by its own token and by its Pro owner")
-    func addressAsID() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "an account is reached by its address as well as its id, by its own token and by its Pro owner",
+        arguments: StorageBackend.allCases)
+    func addressAsID(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let account = try await harness.createAccount("byname@mail.localhost")
         let own = await harness.send(.GET, "/api/accounts/ByName@mail.localhost", bearer: account.token)
         #expect(own.status == 200 && own.string("id") == account.id)
@@ -223,9 +238,11 @@ struct MailboxAuthKeyTests {
         #expect(try await harness.service.store.account(id: owned) == nil)
     }
 
-    @Test("GET /api/user/me carries ops_used and ops_limit, which Mail.td's v2 SDK requires")
-    func opsFields() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "GET /api/user/me carries ops_used and ops_limit, which Mail.td's v2 SDK requires",
+        arguments: StorageBackend.allCases)
+    func opsFields(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let pro = try await harness.proToken(email: "ops@example.com")
         let me = await harness.send(.GET, "/api/user/me", bearer: pro)
         #expect(me.status == 200)

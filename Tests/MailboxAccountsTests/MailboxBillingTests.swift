@@ -1,4 +1,5 @@
 import JSON
+import PosternTestSupport
 import Testing
 
 @testable import MailboxAccounts
@@ -6,9 +7,11 @@ import Testing
 /// Mail.td's billing endpoints on a self-hosted server: the truth, in shapes the SDKs parse.
 @Suite("Mail.td Pro billing")
 struct MailboxBillingTests {
-    @Test("status: active, cancel_mode none, no scheduled cancel; cancel, resume and portal: 501 billing_not_available")
-    func selfHosted() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "status: active, cancel_mode none, no scheduled cancel; cancel, resume and portal: 501 billing_not_available",
+        arguments: StorageBackend.allCases)
+    func selfHosted(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let token = try await harness.proToken(email: "bill@example.com")
         let status = await harness.send(.GET, "/api/user/subscription/status", bearer: token)
         #expect(status.status == 200)
@@ -24,9 +27,9 @@ struct MailboxBillingTests {
         #expect(await harness.send(.GET, "/api/user/subscription/status", bearer: free.token).status == 401)
     }
 
-    @Test("the portal answers the operator's page when one is configured")
-    func portal() async throws {
-        let harness = try MailboxHarness { $0.billingPortalURL = "https://billing.example.com/portal" }
+    @Test("the portal answers the operator's page when one is configured", arguments: StorageBackend.allCases)
+    func portal(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.billingPortalURL = "https://billing.example.com/portal" }
         let token = try await harness.proToken(email: "portal@example.com")
         let response = await harness.send(.POST, "/api/user/billing/portal", bearer: token)
         #expect(response.status == 200 && response["url"] == "https://billing.example.com/portal")

@@ -1,4 +1,5 @@
 import AuthCrypto
+import PosternTestSupport
 import Testing
 
 @testable import MailboxAccounts
@@ -10,9 +11,11 @@ import Testing
 /// of the same shape.
 @Suite("Sign-in decoy: an unknown address verifies against a hash shaped like a stored one")
 struct MailboxDecoyTests {
-    @Test("the decoy has the variant, costs, salt and tag lengths of the hashes the service stores")
-    func decoyShape() async throws {
-        let harness = try MailboxHarness(configure: {
+    @Test(
+        "the decoy has the variant, costs, salt and tag lengths of the hashes the service stores",
+        arguments: StorageBackend.allCases)
+    func decoyShape(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend, configure: {
             $0.argon2 = Argon2Parameters(memoryKiB: 4096, iterations: 3, parallelism: 1)
         })
         let stored = try Argon2Hash.parse(try await harness.service.hasher.hash("right-password"))
@@ -23,9 +26,11 @@ struct MailboxDecoyTests {
         #expect(decoy.salt.count == stored.salt.count && decoy.hash.count == stored.hash.count)
     }
 
-    @Test("verifying against no stored hash is false even for the decoy's own password")
-    func decoyNeverMatches() async throws {
-        let harness = try MailboxHarness(configure: {
+    @Test(
+        "verifying against no stored hash is false even for the decoy's own password",
+        arguments: StorageBackend.allCases)
+    func decoyNeverMatches(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend, configure: {
             $0.argon2 = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
         })
         let hasher = harness.service.hasher

@@ -11,19 +11,21 @@ import Testing
 @Suite("Mail.td Pro custom domains: DKIM records")
 struct MailboxDomainKeysTests {
     /// A harness with DKIM keys for custom domains, whose domain checks ask `server` (MX host `mx.postern.test`).
-    static func harness(_ server: LoopbackDNSServer) throws -> MailboxHarness {
-        try MailboxHarness(dkim: true) {
+    static func harness(_ backend: StorageBackend, _ server: LoopbackDNSServer) throws -> MailboxHarness {
+        try MailboxHarness(backend, dkim: true) {
             $0.dnsResolver = server.address
             $0.mxHost = "mx.postern.test"
             $0.dnsTimeout = .milliseconds(300)
         }
     }
 
-    @Test("create: the TXT and MX as before, then one _domainkey TXT per key, its keys made with the claim")
-    func createListsKeys() async throws {
+    @Test(
+        "create: the TXT and MX as before, then one _domainkey TXT per key, its keys made with the claim",
+        arguments: StorageBackend.allCases)
+    func createListsKeys(_ backend: StorageBackend) async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let store = try #require(harness.dkimKeys)
         let token = try await harness.proToken(email: "k@example.com")
         let created = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"Keys.Test"}"#, bearer: token)
@@ -52,12 +54,14 @@ struct MailboxDomainKeysTests {
         #expect(records[3]["value"]?.stringValue?.hasPrefix("v=DKIM1; k=ed25519; p=") == true)
     }
 
-    @Test("verify: each DKIM record's ok says whether it is published; the TXT token alone verifies the domain")
-    func verifyReportsKeys() async throws {
+    @Test(
+        "verify: each DKIM record's ok says whether it is published; the TXT token alone verifies the domain",
+        arguments: StorageBackend.allCases)
+    func verifyReportsKeys(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let token = try await harness.proToken(email: "v@example.com")
         let created = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"signed.test"}"#, bearer: token)
         let id = created.string("id")

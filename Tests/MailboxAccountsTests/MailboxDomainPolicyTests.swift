@@ -11,12 +11,14 @@ import Testing
 /// shape.
 @Suite("Mail.td Pro custom domains: SPF, DMARC and every record's last state")
 struct MailboxDomainPolicyTests {
-    @Test("verify keeps each record's state; the dashboard's listing has them, SPF and DMARC after the API's records")
-    func statesKept() async throws {
+    @Test(
+        "verify keeps each record's state; the dashboard's listing has them, SPF and DMARC after the API's records",
+        arguments: StorageBackend.allCases)
+    func statesKept(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try MailboxDomainKeysTests.harness(server)
+        let harness = try MailboxDomainKeysTests.harness(backend, server)
         let token = try await harness.proToken(email: "p@example.com")
         let created = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"Policy.Test"}"#, bearer: token)
         #expect(created.status == 201)

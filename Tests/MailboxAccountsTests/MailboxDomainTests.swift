@@ -19,8 +19,8 @@ struct MailboxDomainTests {
     static let mx: UInt16 = 15
 
     /// A harness whose domain checks ask `server`, with `mx.postern.test` as the MX host.
-    static func harness(_ server: LoopbackDNSServer) throws -> MailboxHarness {
-        try MailboxHarness {
+    static func harness(_ backend: StorageBackend, _ server: LoopbackDNSServer) throws -> MailboxHarness {
+        try MailboxHarness(backend) {
             $0.dnsResolver = server.address
             $0.mxHost = "mx.postern.test"
             $0.dnsTimeout = .milliseconds(300)
@@ -50,12 +50,14 @@ struct MailboxDomainTests {
         #expect(verified?.claim.isVerified == true)
     }
 
-    @Test("a domain an owner holds verified for agent inboxes is 409; a Pro user's domain is reported held once verified")
-    func claims() async throws {
+    @Test(
+        "a domain an owner holds verified for agent inboxes is 409; a Pro user's domain is reported held once verified",
+        arguments: StorageBackend.allCases)
+    func claims(_ backend: StorageBackend) async throws {
         let zone = Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let owner = try await Self.owner(harness)
         try await Self.ownerVerifies("owner.example", owner, harness, zone, server)
         let token = try await harness.proToken(email: "a@example.com")
@@ -79,12 +81,14 @@ struct MailboxDomainTests {
         #expect(listed?.map { $0["domain"] } == ["pro.example"])
     }
 
-    @Test("a domain an owner verified while the Pro user's claim was pending is given up: 409, nothing listed")
-    func racingClaim() async throws {
+    @Test(
+        "a domain an owner verified while the Pro user's claim was pending is given up: 409, nothing listed",
+        arguments: StorageBackend.allCases)
+    func racingClaim(_ backend: StorageBackend) async throws {
         let zone = Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let token = try await harness.proToken(email: "r@example.com")
         let pending = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"race.example"}"#, bearer: token)
         #expect(pending.status == 201)
@@ -99,12 +103,14 @@ struct MailboxDomainTests {
         }.isEmpty)
     }
 
-    @Test("create: 201 with the TXT token and the records to publish; listed pending; counted in /api/user/me")
-    func create() async throws {
+    @Test(
+        "create: 201 with the TXT token and the records to publish; listed pending; counted in /api/user/me",
+        arguments: StorageBackend.allCases)
+    func create(_ backend: StorageBackend) async throws {
         let zone = Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let token = try await harness.proToken(email: "d@example.com")
         let created = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"Example.COM."}"#, bearer: token)
         #expect(created.status == 201)
@@ -125,11 +131,13 @@ struct MailboxDomainTests {
         #expect(await harness.send(.GET, "/api/user/me", bearer: token)["domain_count"] == .int(1))
     }
 
-    @Test("refusals: not a domain 400, the service's own or one the user claims already 409, past max_domains 403, no Pro 401")
-    func refusals() async throws {
+    @Test(
+        "refusals: not a domain 400, the service's own or one the user claims already 409, past max_domains 403, no Pro 401",
+        arguments: StorageBackend.allCases)
+    func refusals(_ backend: StorageBackend) async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let token = try await harness.proToken(email: "a@example.com", maxDomains: 1)
         let other = try await harness.proToken(email: "b@example.com")
         for bad in ["localhost", "1.2.3.4", "not a domain", "-bad.com", "under_score.com", "", "a..com"] {
@@ -151,12 +159,14 @@ struct MailboxDomainTests {
         #expect(await harness.send(.GET, "/api/user/domains").status == 401)
     }
 
-    @Test("verify: pending until the TXT holds the token; then verified for good, with each record's ok")
-    func verifyByTXT() async throws {
+    @Test(
+        "verify: pending until the TXT holds the token; then verified for good, with each record's ok",
+        arguments: StorageBackend.allCases)
+    func verifyByTXT(_ backend: StorageBackend) async throws {
         let zone = Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let token = try await harness.proToken(email: "v@example.com")
         let created = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"verify.test"}"#, bearer: token)
         let id = created.string("id")
@@ -180,13 +190,15 @@ struct MailboxDomainTests {
         #expect(listed?["verified_at"] == .string(RFC3339.format(harness.clock.seconds)))
     }
 
-    @Test("verify: an MX naming this server proves nothing (it is every user's); only the claim's own TXT token does")
-    func mxIsNotProof() async throws {
+    @Test(
+        "verify: an MX naming this server proves nothing (it is every user's); only the claim's own TXT token does",
+        arguments: StorageBackend.allCases)
+    func mxIsNotProof(_ backend: StorageBackend) async throws {
         let zone = Zone()
         zone.set("mx.test", Self.mx, .mx([.init(5, "mail.elsewhere.test"), .init(10, "mx.postern.test")]))
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let token = try await harness.proToken(email: "m@example.com")
         let id = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"mx.test"}"#, bearer: token).string("id")
         let checked = await harness.send(.POST, "/api/user/domains/\(id)/verify", bearer: token)
@@ -198,12 +210,14 @@ struct MailboxDomainTests {
         #expect(try await directory.resolve("reset@mx.test") == .foreign, "no catch-all on an MX alone")
     }
 
-    @Test("a domain another user only has pending can be claimed; the first to verify wins and the other claim is gone")
-    func firstToVerifyWins() async throws {
+    @Test(
+        "a domain another user only has pending can be claimed; the first to verify wins and the other claim is gone",
+        arguments: StorageBackend.allCases)
+    func firstToVerifyWins(_ backend: StorageBackend) async throws {
         let zone = Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try MailboxHarness {
+        let harness = try MailboxHarness(backend) {
             $0.dnsResolver = server.address
             $0.mxHost = "mx.postern.test"
             $0.dnsTimeout = .milliseconds(300)
@@ -234,14 +248,16 @@ struct MailboxDomainTests {
         _ = try await harness.createProAccount("box@contested.test", bearer: holder)
     }
 
-    @Test("verify: SERVFAIL or no answer in time is pending with a message, never an error")
-    func lookupFailures() async throws {
+    @Test(
+        "verify: SERVFAIL or no answer in time is pending with a message, never an error",
+        arguments: StorageBackend.allCases)
+    func lookupFailures(_ backend: StorageBackend) async throws {
         let zone = Zone()
         zone.set("fail.test", Self.txt, .serverFailure)
         zone.set("fail.test", Self.mx, .silence)
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let token = try await harness.proToken(email: "f@example.com")
         let id = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"fail.test"}"#, bearer: token).string("id")
         let response = await harness.send(.POST, "/api/user/domains/\(id)/verify", bearer: token)
@@ -253,11 +269,13 @@ struct MailboxDomainTests {
         #expect(harness.unexpected.all.isEmpty)
     }
 
-    @Test("verify past the 7-day window is 410 domain_expired and deletes the claim; delete is 204 then 404; another user's id is 404")
-    func expiryAndDelete() async throws {
+    @Test(
+        "verify past the 7-day window is 410 domain_expired and deletes the claim; delete is 204 then 404; another user's id is 404",
+        arguments: StorageBackend.allCases)
+    func expiryAndDelete(_ backend: StorageBackend) async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let token = try await harness.proToken(email: "e@example.com", maxDomains: 2)
         let other = try await harness.proToken(email: "o@example.com")
         let id = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"old.test"}"#, bearer: token).string("id")
@@ -287,12 +305,14 @@ struct LeftInbox: CustomDomainMailboxes {
 }
 
 extension MailboxDomainTests {
-    @Test("a verified domain is the owner's catch-all: every address there is local, and the owner creates accounts on it")
-    func catchAll() async throws {
+    @Test(
+        "a verified domain is the owner's catch-all: every address there is local, and the owner creates accounts on it",
+        arguments: StorageBackend.allCases)
+    func catchAll(_ backend: StorageBackend) async throws {
         let zone = Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let token = try await harness.proToken(email: "c@example.com")
         let other = try await harness.proToken(email: "x@example.com")
         let ownerID = await harness.send(.GET, "/api/user/me", bearer: token).string("id")
@@ -330,12 +350,14 @@ extension MailboxDomainTests {
         #expect(try await directory.resolve("anyone@catch.test") == .foreign, "deleted: mail for it is refused")
     }
 
-    @Test("an account left on a domain its user no longer holds verified is not local, even once another user verifies it")
-    func accountFollowsTheClaim() async throws {
+    @Test(
+        "an account left on a domain its user no longer holds verified is not local, even once another user verifies it",
+        arguments: StorageBackend.allCases)
+    func accountFollowsTheClaim(_ backend: StorageBackend) async throws {
         let zone = Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let first = try await harness.proToken(email: "first@example.com")
         let second = try await harness.proToken(email: "second@example.com")
         let directory = MailboxDirectory(database: harness.database, domains: ["mail.localhost"], catchAllQuota: 777)

@@ -1,5 +1,6 @@
 import ComputePool
 import HTTP1
+import PosternTestSupport
 import Storage
 import Testing
 
@@ -35,9 +36,11 @@ struct MailboxErrorMappingTests {
 
 @Suite("Mailbox unexpected failures")
 struct MailboxUnexpectedFailureTests {
-    @Test("a storage failure that is not unavailability is a bare 500, reported with the request id")
-    func bare500() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "a storage failure that is not unavailability is a bare 500, reported with the request id",
+        arguments: StorageBackend.allCases)
+    func bare500(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let token = try await harness.proToken(email: "broken@example.com")
         try harness.database.writeSync { try $0.execute("DROP TABLE mailbox_pro_tokens") }
         let response = await harness.send(.POST, "/api/user/tokens", json: #"{"name":"x"}"#, bearer: token)

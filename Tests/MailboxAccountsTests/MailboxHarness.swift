@@ -36,7 +36,7 @@ struct TestResponse {
     func string(_ key: String) -> String { self[key]?.stringValue ?? "" }
 }
 
-/// A MailboxService over a fresh, migrated database (`StorageBackend.current`), with cheap Argon2, a low
+/// A MailboxService over a fresh, migrated database of the given backend, with cheap Argon2, a low
 /// PoW difficulty and rate limits off unless a test turns them on. Requests go through the router.
 final class MailboxHarness: Sendable {
     static let difficulty = 6
@@ -65,10 +65,11 @@ final class MailboxHarness: Sendable {
     /// Creates a harness; `trustedProxies` are the CIDRs whose `X-Forwarded-For` the contexts believe; with `dkim`,
     /// custom domains get DKIM keys as the composition root gives them (``dkimKeys``).
     init(
-        pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [], dkim: Bool = false,
+        _ backend: StorageBackend, pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [],
+        dkim: Bool = false,
         configure: (inout MailboxConfiguration) -> Void = { _ in }) throws {
         self.trustedProxies = ClientAddressResolver(trustedProxies: trustedProxies)
-        test = try StorageBackend.current.makeDatabase(logger: Logger(label: "mailbox-tests"))
+        test = try backend.makeDatabase(logger: Logger(label: "mailbox-tests"))
         let database = test.database
         let clock = TestClock(1_750_000_000)
         self.clock = clock

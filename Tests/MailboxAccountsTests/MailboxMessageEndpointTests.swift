@@ -1,6 +1,7 @@
 import MIME
 import JWT
 import MailStore
+import PosternTestSupport
 import Synchronization
 import Testing
 
@@ -26,9 +27,11 @@ struct MailboxMessageEndpointTests {
         return try await store.deliver(message, to: [.init(address: address, quota: quota)], folder: .inbox, now: now)[0]
     }
 
-    @Test("a mailbox token lists, reads, downloads, marks read and deletes its own account's mail, by id or address")
-    func ownAccount() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "a mailbox token lists, reads, downloads, marks read and deletes its own account's mail, by id or address",
+        arguments: StorageBackend.allCases)
+    func ownAccount(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let account = try await harness.createAccount("reader@mail.localhost")
         let first = try await Self.deliver(harness, to: "reader@mail.localhost", subject: "first", now: 1_750_000_000)
         let second = try await Self.deliver(harness, to: "reader@mail.localhost", subject: "second", now: 1_750_000_001)
@@ -72,9 +75,11 @@ struct MailboxMessageEndpointTests {
         #expect(await harness.send(.GET, "/api/accounts/\(account.id)/messages/\(first)", bearer: account.token).status == 404)
     }
 
-    @Test("another account's token is 403, no token 401; a Pro owner reads its accounts' mail, others' are 404")
-    func access() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "another account's token is 403, no token 401; a Pro owner reads its accounts' mail, others' are 404",
+        arguments: StorageBackend.allCases)
+    func access(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let owner = try await harness.createAccount("owner-box@mail.localhost")
         let other = try await harness.createAccount("other-box@mail.localhost")
         let id = try await Self.deliver(harness, to: "owner-box@mail.localhost", subject: "private")
@@ -95,9 +100,11 @@ struct MailboxMessageEndpointTests {
 
 @Suite("Mailbox messages: waiting for mail", .timeLimit(.minutes(1)))
 struct MailboxWaitTests {
-    @Test("a waiting request answers with mail delivered while it waits, at once with mail already there, 204 without")
-    func wait() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "a waiting request answers with mail delivered while it waits, at once with mail already there, 204 without",
+        arguments: StorageBackend.allCases)
+    func wait(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let changes = harness.service.mail.changes
         let account = try await harness.createAccount("waiter@mail.localhost")
         let started = ContinuousClock.now

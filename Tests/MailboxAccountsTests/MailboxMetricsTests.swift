@@ -1,13 +1,16 @@
 import MetricsTestKit
+import PosternTestSupport
 import Testing
 
 @testable import MailboxAccounts
 
 @Suite("Mailbox metrics")
 struct MailboxMetricsTests {
-    @Test("proof verifications by result, accounts created by plan, rate-limit rejections by class")
-    func counters() async throws {
-        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+    @Test(
+        "proof verifications by result, accounts created by plan, rate-limit rejections by class",
+        arguments: StorageBackend.allCases)
+    func counters(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.rateLimitsEnabled = true }
         let metrics = harness.metrics
         func count(_ label: String, _ dimensions: [(String, String)]) throws -> Int64 {
             try metrics.expectCounter(label, dimensions).totalValue

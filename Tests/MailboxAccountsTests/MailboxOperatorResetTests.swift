@@ -1,5 +1,6 @@
 import HTTP1
 import MailSandbox
+import PosternTestSupport
 import Storage
 import Testing
 
@@ -14,9 +15,11 @@ struct MailboxOperatorResetTests {
         }
     }
 
-    @Test("DELETE /api/operator/messages deletes the captured messages and the sandbox's records of them")
-    func resetForgetsSandboxRecords() async throws {
-        let harness = try MailboxHarness { $0.operatorToken = "operator-secret" }
+    @Test(
+        "DELETE /api/operator/messages deletes the captured messages and the sandbox's records of them",
+        arguments: StorageBackend.allCases)
+    func resetForgetsSandboxRecords(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.operatorToken = "operator-secret" }
         let token = try await harness.proToken(email: "reset@example.com")
         let owner = await harness.send(.GET, "/api/user/me", bearer: token).string("id")
         let raw = Array("From: app@example.net\r\nTo: someone@example.org\r\nSubject: Hi\r\n\r\nHi.\r\n".utf8)
@@ -31,9 +34,11 @@ struct MailboxOperatorResetTests {
         #expect(listed["messages"] == .array([]))
     }
 
-    @Test("DELETE /api/operator/messages/{id} deletes that captured message and the sandbox's record of it alone")
-    func deleteOneForgetsItsRecord() async throws {
-        let harness = try MailboxHarness { $0.operatorToken = "operator-secret" }
+    @Test(
+        "DELETE /api/operator/messages/{id} deletes that captured message and the sandbox's record of it alone",
+        arguments: StorageBackend.allCases)
+    func deleteOneForgetsItsRecord(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.operatorToken = "operator-secret" }
         let token = try await harness.proToken(email: "one@example.com")
         let owner = await harness.send(.GET, "/api/user/me", bearer: token).string("id")
         var ids: [String] = []

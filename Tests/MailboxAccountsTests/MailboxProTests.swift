@@ -1,3 +1,4 @@
+import PosternTestSupport
 import ServerKit
 import HTTP1
 import JWT
@@ -8,9 +9,11 @@ import Time
 
 @Suite("Mailbox Pro: login, profile, accounts, API tokens, access rules")
 struct MailboxProTests {
-    @Test("POST /api/user/login: Pro JWT; wrong password and unknown email get the same 401")
-    func login() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "POST /api/user/login: Pro JWT; wrong password and unknown email get the same 401",
+        arguments: StorageBackend.allCases)
+    func login(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let summary = try await harness.service.createProUser(
             email: "Owner@Example.com", password: "propassword", maxAccounts: 3)
         #expect(summary.email == "owner@example.com")
@@ -40,9 +43,10 @@ struct MailboxProTests {
                 .status == 401)
     }
 
-    @Test("GET /api/user/me reports the Pro user; anything but a Pro bearer is a 401")
-    func profile() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "GET /api/user/me reports the Pro user; anything but a Pro bearer is a 401", arguments: StorageBackend.allCases)
+    func profile(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let token = try await harness.proToken(email: "me@example.com", maxAccounts: 5)
         _ = try await harness.createProAccount("p1@pro.localhost", bearer: token)
         let me = await harness.send(.GET, "/api/user/me", bearer: token)
@@ -66,9 +70,11 @@ struct MailboxProTests {
         #expect(await harness.send(.POST, "/api/user/tokens", json: "{}", bearer: free.token).status == 401)
     }
 
-    @Test("a Pro bearer creates accounts without proof, on Pro domains, with the Pro quota, up to max_accounts")
-    func proCreation() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "a Pro bearer creates accounts without proof, on Pro domains, with the Pro quota, up to max_accounts",
+        arguments: StorageBackend.allCases)
+    func proCreation(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let token = try await harness.proToken(email: "limit@example.com", maxAccounts: 2)
         let first = await harness.send(
             .POST, "/api/accounts", json: MailboxHarness.createBody(address: "One@Pro.Localhost", pow: nil),
@@ -108,9 +114,11 @@ struct MailboxProTests {
         #expect(taken.status == 403)
     }
 
-    @Test("GET /api/user/accounts lists the user's accounts only, with a cursor when there are more")
-    func accountList() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "GET /api/user/accounts lists the user's accounts only, with a cursor when there are more",
+        arguments: StorageBackend.allCases)
+    func accountList(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let token = try await harness.proToken(email: "list@example.com")
         let other = try await harness.proToken(email: "other@example.com")
         var ids: [String] = []
@@ -143,9 +151,11 @@ struct MailboxProTests {
         #expect(await harness.send(.GET, "/api/user/accounts?cursor=bogus", bearer: token).status == 400)
     }
 
-    @Test("a Pro token reaches its own accounts; others (free or another user's) are 404")
-    func proAccess() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "a Pro token reaches its own accounts; others (free or another user's) are 404",
+        arguments: StorageBackend.allCases)
+    func proAccess(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let token = try await harness.proToken(email: "a@example.com")
         let other = try await harness.proToken(email: "b@example.com")
         let mine = try await harness.createProAccount("mine@mail.localhost", bearer: token)
@@ -171,9 +181,11 @@ struct MailboxProTests {
         #expect(await harness.send(.DELETE, "/api/user/accounts/\(mine)").status == 401)
     }
 
-    @Test("a Pro reset through /api/user/accounts/{id} ends the account's earlier tokens")
-    func proReset() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "a Pro reset through /api/user/accounts/{id} ends the account's earlier tokens",
+        arguments: StorageBackend.allCases)
+    func proReset(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let token = try await harness.proToken(email: "reset@example.com")
         let created = await harness.send(
             .POST, "/api/accounts", json: MailboxHarness.createBody(address: "r@mail.localhost", pow: nil),
@@ -197,9 +209,11 @@ struct MailboxProTests {
             ).status == 200)
     }
 
-    @Test("Pro API tokens: created once, usable, listed with last use, revoked at once")
-    func apiTokens() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "Pro API tokens: created once, usable, listed with last use, revoked at once",
+        arguments: StorageBackend.allCases)
+    func apiTokens(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let jwt = try await harness.proToken(email: "tokens@example.com")
         let other = try await harness.proToken(email: "else@example.com")
         let created = await harness.send(.POST, "/api/user/tokens", json: #"{"name":"ci"}"#, bearer: jwt)
@@ -248,9 +262,11 @@ struct MailboxProTests {
         #expect(await harness.send(.GET, "/api/user/me", bearer: jwt).status == 200)
     }
 
-    @Test("a sandbox SMTP credential names its owner until its API token is revoked; never the token itself")
-    func sandboxCredentialRevoked() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "a sandbox SMTP credential names its owner until its API token is revoked; never the token itself",
+        arguments: StorageBackend.allCases)
+    func sandboxCredentialRevoked(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let jwt = try await harness.proToken(email: "smtp@example.com")
         let created = await harness.send(.POST, "/api/user/tokens", json: #"{"name":"smtp"}"#, bearer: jwt)
         let (apiToken, tokenID) = (created.string("token"), created.string("id"))
@@ -266,9 +282,11 @@ struct MailboxProTests {
         #expect(try await harness.sandbox.sandboxOwner(credential: "not-a-uuid") == nil)
     }
 
-    @Test("operator commands: create refuses bad input and duplicates; list counts accounts")
-    func operatorCommands() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "operator commands: create refuses bad input and duplicates; list counts accounts",
+        arguments: StorageBackend.allCases)
+    func operatorCommands(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         await #expect(throws: ProUserCreationError.invalidEmail) {
             try await harness.service.createProUser(email: "no-at", password: "propassword")
         }

@@ -8,7 +8,9 @@ import Testing
 
 @Suite("Mailbox races: single-use challenges and unique addresses under concurrency")
 struct MailboxRaceTests {
-    @Test("eight instances creating the challenge secret at once on one database all get the same one", arguments: StorageBackend.allCases)
+    @Test(
+        "eight instances creating the challenge secret at once on one database all get the same one",
+        arguments: StorageBackend.allCases)
     func secretRace(_ backend: StorageBackend) throws {
         let test = try backend.makeDatabase()
         let stores = try (0..<8).map { _ in MailboxStore(database: try test.another()) }
@@ -24,9 +26,9 @@ struct MailboxRaceTests {
         #expect(try stores[0].secret(named: "challenge", make: { [0] }) == all.first)
     }
 
-    @Test("one challenge presented 24 times at once gives exactly one 201")
-    func challengeRace() async throws {
-        let harness = try MailboxHarness()
+    @Test("one challenge presented 24 times at once gives exactly one 201", arguments: StorageBackend.allCases)
+    func challengeRace(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let pow = try await harness.solvedChallenge()
         let statuses = await withTaskGroup(of: Int.self) { group in
             for index in 0..<24 {
@@ -43,9 +45,11 @@ struct MailboxRaceTests {
         #expect(statuses.filter { $0 == 403 }.count == 23)
     }
 
-    @Test("one address claimed 16 times at once (each with its own proof) gives exactly one 201")
-    func addressRace() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "one address claimed 16 times at once (each with its own proof) gives exactly one 201",
+        arguments: StorageBackend.allCases)
+    func addressRace(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         var proofs: [(id: String, nonce: String)] = []
         for _ in 0..<16 { proofs.append(try await harness.solvedChallenge()) }
         let statuses = await withTaskGroup(of: Int.self) { group in
@@ -63,9 +67,11 @@ struct MailboxRaceTests {
         #expect(statuses.filter { $0 == 409 }.count == 15)
     }
 
-    @Test("one address claimed 16 times at once by Pro bearers gives exactly one 201, and the limit holds")
-    func proRace() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "one address claimed 16 times at once by Pro bearers gives exactly one 201, and the limit holds",
+        arguments: StorageBackend.allCases)
+    func proRace(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let token = try await harness.proToken(email: "race@example.com", maxAccounts: 3)
         let same = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<16 {

@@ -1,12 +1,15 @@
+import PosternTestSupport
 import Testing
 
 @testable import MailboxAccounts
 
 @Suite("Mailbox rate limits with limits on and an injected clock")
 struct MailboxRateLimitTests {
-    @Test("public requests: 8 per second per address, then 429 with Retry-After and RateLimit-*")
-    func publicLimit() async throws {
-        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+    @Test(
+        "public requests: 8 per second per address, then 429 with Retry-After and RateLimit-*",
+        arguments: StorageBackend.allCases)
+    func publicLimit(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.rateLimitsEnabled = true }
         for index in 0..<8 {
             let response = await harness.send(.GET, "/api/domains", remote: "203.0.113.5")
             #expect(response.status == 200)
@@ -27,9 +30,9 @@ struct MailboxRateLimitTests {
         #expect(await harness.send(.GET, "/api/domains", remote: "203.0.113.5").status == 429)
     }
 
-    @Test("IPv6 clients share one bucket per /64")
-    func ipv6Prefix() async throws {
-        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+    @Test("IPv6 clients share one bucket per /64", arguments: StorageBackend.allCases)
+    func ipv6Prefix(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.rateLimitsEnabled = true }
         for index in 0..<8 {
             #expect(await harness.send(.GET, "/api/domains", remote: "2001:db8:0:1::\(index + 1)").status == 200)
         }
@@ -37,9 +40,11 @@ struct MailboxRateLimitTests {
         #expect(await harness.send(.GET, "/api/domains", remote: "2001:db8:0:2::1").status == 200)
     }
 
-    @Test("a malformed free creation (400) gives its token back; a refused proof (403) does not")
-    func malformedKeepsAllowance() async throws {
-        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+    @Test(
+        "a malformed free creation (400) gives its token back; a refused proof (403) does not",
+        arguments: StorageBackend.allCases)
+    func malformedKeepsAllowance(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.rateLimitsEnabled = true }
         let remote = "198.51.100.30"
         for body in [
             #"{"address":"not an address","password":"secret1"}"#, #"{"address":"ok@mail.localhost","password":"123"}"#,
@@ -73,9 +78,9 @@ struct MailboxRateLimitTests {
             ).status == 429)
     }
 
-    @Test("free account creation: one per 8 seconds per address")
-    func freeCreation() async throws {
-        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+    @Test("free account creation: one per 8 seconds per address", arguments: StorageBackend.allCases)
+    func freeCreation(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.rateLimitsEnabled = true }
         let first = try await harness.solvedChallenge(remote: "198.51.100.20")
         let second = try await harness.solvedChallenge(remote: "198.51.100.20")
         let created = await harness.send(
@@ -95,9 +100,9 @@ struct MailboxRateLimitTests {
         #expect(later.status == 201)
     }
 
-    @Test("Pro bearers get 20 per second and 8 creations per second")
-    func proLimits() async throws {
-        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+    @Test("Pro bearers get 20 per second and 8 creations per second", arguments: StorageBackend.allCases)
+    func proLimits(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.rateLimitsEnabled = true }
         let token = try await harness.proToken(email: "fast@example.com", maxAccounts: 50)
         harness.clock.advance(seconds: 10)
         for _ in 0..<20 {
@@ -123,9 +128,11 @@ struct MailboxRateLimitTests {
     /// that was never stored.
     static let forgedAPITokens = ["tm_pro_garbage", MailboxTokens.newAPIToken().token]
 
-    @Test("a tm_pro_ bearer that is not a live token is limited like an anonymous client on public routes")
-    func forgedAPITokenOnPublicRoutes() async throws {
-        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+    @Test(
+        "a tm_pro_ bearer that is not a live token is limited like an anonymous client on public routes",
+        arguments: StorageBackend.allCases)
+    func forgedAPITokenOnPublicRoutes(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.rateLimitsEnabled = true }
         for (offset, bearer) in Self.forgedAPITokens.enumerated() {
             let remote = "203.0.113.\(40 + offset)"
             let guess = #"{"address":"victim@mail.localhost","password":"guess-\#(offset)"}"#
@@ -148,9 +155,11 @@ struct MailboxRateLimitTests {
         }
     }
 
-    @Test("a tm_pro_ bearer that is not a live token gets 401 invalid_or_expired_token at the public rate")
-    func forgedAPITokenOnAuthenticatedRoutes() async throws {
-        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+    @Test(
+        "a tm_pro_ bearer that is not a live token gets 401 invalid_or_expired_token at the public rate",
+        arguments: StorageBackend.allCases)
+    func forgedAPITokenOnAuthenticatedRoutes(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.rateLimitsEnabled = true }
         let account = try await harness.createAccount("owned@mail.localhost")
         for (offset, bearer) in Self.forgedAPITokens.enumerated() {
             let remote = "203.0.113.\(50 + offset)"
@@ -168,9 +177,11 @@ struct MailboxRateLimitTests {
         }
     }
 
-    @Test("a tm_pro_ bearer that is not a live token does not buy the Pro account-creation bucket")
-    func forgedAPITokenOnAccountCreation() async throws {
-        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+    @Test(
+        "a tm_pro_ bearer that is not a live token does not buy the Pro account-creation bucket",
+        arguments: StorageBackend.allCases)
+    func forgedAPITokenOnAccountCreation(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.rateLimitsEnabled = true }
         for (offset, bearer) in Self.forgedAPITokens.enumerated() {
             let remote = "198.51.100.\(60 + offset)"
             let first = await harness.send(
@@ -193,9 +204,11 @@ struct MailboxRateLimitTests {
         }
     }
 
-    @Test("a live Pro API token keeps 20 per second and 8 creations per second; revoked, it is anonymous")
-    func liveAPITokenLimits() async throws {
-        let harness = try MailboxHarness { $0.rateLimitsEnabled = true }
+    @Test(
+        "a live Pro API token keeps 20 per second and 8 creations per second; revoked, it is anonymous",
+        arguments: StorageBackend.allCases)
+    func liveAPITokenLimits(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend) { $0.rateLimitsEnabled = true }
         let jwt = try await harness.proToken(email: "api-rate@example.com", maxAccounts: 50)
         let made = await harness.send(.POST, "/api/user/tokens", json: #"{"name":"ci"}"#, bearer: jwt)
         try #require(made.status == 201)
@@ -235,9 +248,9 @@ struct MailboxRateLimitTests {
         #expect(revoked.headers["RateLimit-Limit"] == "8")
     }
 
-    @Test("X-Forwarded-For is believed only from a trusted proxy")
-    func forwardedFor() async throws {
-        let harness = try MailboxHarness(trustedProxies: ["10.0.0.0/8"]) { $0.rateLimitsEnabled = true }
+    @Test("X-Forwarded-For is believed only from a trusted proxy", arguments: StorageBackend.allCases)
+    func forwardedFor(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend, trustedProxies: ["10.0.0.0/8"]) { $0.rateLimitsEnabled = true }
         for index in 0..<8 {
             let response = await harness.send(
                 .GET, "/api/domains", remote: "10.1.1.1", headers: [("X-Forwarded-For", "198.51.100.\(index)")])
@@ -257,9 +270,9 @@ struct MailboxRateLimitTests {
                 == 429)
     }
 
-    @Test("with limits off nothing is refused and no RateLimit headers are sent")
-    func off() async throws {
-        let harness = try MailboxHarness()
+    @Test("with limits off nothing is refused and no RateLimit headers are sent", arguments: StorageBackend.allCases)
+    func off(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         for _ in 0..<50 {
             let response = await harness.send(.GET, "/api/domains")
             #expect(response.status == 200)

@@ -1,6 +1,7 @@
 import AuthCrypto
 import JSON
 import JWT
+import PosternTestSupport
 import Testing
 
 @testable import MailboxAccounts
@@ -17,9 +18,11 @@ struct MailboxTokenPolicyTests {
         ])
     }
 
-    @Test("A mailbox JWT signed with the server's RSA key (RS256) is refused: mailbox tokens are HS256")
-    func mailboxSignedWithRSA() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "A mailbox JWT signed with the server's RSA key (RS256) is refused: mailbox tokens are HS256",
+        arguments: StorageBackend.allCases)
+    func mailboxSignedWithRSA(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let account = try await harness.createAccount("policy@mail.localhost")
         let claims = Self.claims(harness, subject: account.id, purpose: "mailbox", lifetime: 60)
         let control = try harness.keys.sign(claims, algorithm: .hs256)
@@ -31,9 +34,11 @@ struct MailboxTokenPolicyTests {
         #expect(refused.error == "invalid_or_expired_token")
     }
 
-    @Test("A mailbox JWT whose exp is further than the token TTL (7 days) from its iat is refused")
-    func mailboxLivingTooLong() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "A mailbox JWT whose exp is further than the token TTL (7 days) from its iat is refused",
+        arguments: StorageBackend.allCases)
+    func mailboxLivingTooLong(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let account = try await harness.createAccount("longlived@mail.localhost")
         let week: Int64 = 7 * 24 * 3600
         let longest = try harness.keys.sign(
@@ -47,9 +52,11 @@ struct MailboxTokenPolicyTests {
         }
     }
 
-    @Test("A Pro JWT signed with the RSA key, or living past the token TTL, is refused")
-    func proTokens() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "A Pro JWT signed with the RSA key, or living past the token TTL, is refused",
+        arguments: StorageBackend.allCases)
+    func proTokens(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let genuine = try await harness.proToken(email: "policy@example.com")
         let payload = try #require(Base64URL.decode(String(genuine.split(separator: ".")[1])))
         let subject = try #require(try JSONValue.parse(payload)["sub"]?.stringValue)

@@ -18,7 +18,7 @@ import Webhooks
 @testable import MailboxAccounts
 
 /// Mail.td Pro webhooks: the five endpoints, the durable queue (claim, lease, retry schedule on an injected clock) and
-/// the signature, on the backend `POSTERN_TEST_STORAGE` names.
+/// the signature, on each backend.
 @Suite("Mail.td Pro webhooks", .timeLimit(.minutes(1)))
 struct MailboxWebhookTests {
     /// A transport that records each POST and answers with the next scripted status (200 when the script is empty).
@@ -57,8 +57,8 @@ struct MailboxWebhookTests {
         var nowMS: Int64 { harness.clock.seconds * 1000 }
     }
 
-    static func setup(url: String = "https://hooks.example.com/in") async throws -> Setup {
-        let harness = try MailboxHarness()
+    static func setup(_ backend: StorageBackend, url: String = "https://hooks.example.com/in") async throws -> Setup {
+        let harness = try MailboxHarness(backend)
         let token = try await harness.proToken(email: "hooks@example.com")
         let accountID = try await harness.createProAccount("owned@pro.localhost", bearer: token)
         let webhook = await harness.send(.POST, "/api/user/webhooks", json: #"{"url":"\#(url)"}"#, bearer: token)
@@ -102,9 +102,11 @@ struct MailboxWebhookTests {
         #expect(header == "sha256=9e15827f3035c814a33c4de88166ae80a41c4780957cbf8cc5a5d9b6cdd75203")
     }
 
-    @Test("create: 201 with a whsec_ secret shown once; list without it; a second webhook is 403")
-    func create() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "create: 201 with a whsec_ secret shown once; list without it; a second webhook is 403",
+        arguments: StorageBackend.allCases)
+    func create(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         let created = setup.webhook
         #expect(created.string("secret").hasPrefix("whsec_") && created.string("secret").count == 70)
         #expect(created["events"] == .array(["email.received"]))
@@ -119,9 +121,11 @@ struct MailboxWebhookTests {
         #expect(second.status == 403 && second.error == "webhook_limit_reached")
     }
 
-    @Test("create refuses: plain http, private and loopback literals, localhost, bad events; events [] and null default")
-    func createRefusals() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "create refuses: plain http, private and loopback literals, localhost, bad events; events [] and null default",
+        arguments: StorageBackend.allCases)
+    func createRefusals(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let token = try await harness.proToken(email: "refuse@example.com")
         for url in [
             "http://hooks.example.com/", "https://127.0.0.1/", "https://10.0.0.8/x", "https://[::1]/",
@@ -145,9 +149,11 @@ struct MailboxWebhookTests {
         #expect(await harness.send(.GET, "/api/user/webhooks").status == 401)
     }
 
-    @Test("create refuses a URL with user info or a fragment: 400 invalid_url, nothing stored")
-    func userInfoAndFragmentRefused() async throws {
-        let harness = try MailboxHarness()
+    @Test(
+        "create refuses a URL with user info or a fragment: 400 invalid_url, nothing stored",
+        arguments: StorageBackend.allCases)
+    func userInfoAndFragmentRefused(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
         let token = try await harness.proToken(email: "userinfo@example.com")
         for url in [
             "https://user:secret@hooks.example.com/in", "https://user@hooks.example.com/",
@@ -165,9 +171,11 @@ struct MailboxWebhookTests {
         #expect(plain.status == 201)
     }
 
-    @Test("a free account, another user's id, unknown ids: 401 and 404 on every webhook route")
-    func access() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "a free account, another user's id, unknown ids: 401 and 404 on every webhook route",
+        arguments: StorageBackend.allCases)
+    func access(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         let other = try await setup.harness.proToken(email: "other@example.com")
         let id = setup.webhookID
         let routes: [(HTTPMethod, String)] = [
@@ -182,9 +190,11 @@ struct MailboxWebhookTests {
         #expect(await setup.harness.send(.DELETE, "/api/user/webhooks/\(id)").status == 401)
     }
 
-    @Test("every inbox message of the user's accounts queues one event; free, sent and other users' mail do not")
-    func enqueue() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "every inbox message of the user's accounts queues one event; free, sent and other users' mail do not",
+        arguments: StorageBackend.allCases)
+    func enqueue(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         let harness = setup.harness
         _ = try await harness.createAccount("free@mail.localhost")
         let messageID = try await Self.deliver(harness, to: "owned@pro.localhost")
@@ -199,9 +209,11 @@ struct MailboxWebhookTests {
         #expect(job.url == "https://hooks.example.com/in" && job.secret == setup.webhook.string("secret"))
     }
 
-    @Test("mail stored without a holder queues nothing: the event comes from the delivery, not a trigger on the table")
-    func noTrigger() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "mail stored without a holder queues nothing: the event comes from the delivery, not a trigger on the table",
+        arguments: StorageBackend.allCases)
+    func noTrigger(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         let harness = setup.harness
         let raw = Self.raw(to: "owned@pro.localhost", subject: "direct")
         let message = NewMailMessage(try MIMEParser.parse(raw), envelopeFrom: "bounce@example.net", raw: raw)
@@ -213,9 +225,11 @@ struct MailboxWebhookTests {
         #expect(try await setup.queue().depth() == 1)
     }
 
-    @Test("the event is written in the delivery's transaction: a delivery refused for a quota leaves none")
-    func refusedDeliveryQueuesNothing() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "the event is written in the delivery's transaction: a delivery refused for a quota leaves none",
+        arguments: StorageBackend.allCases)
+    func refusedDeliveryQueuesNothing(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         let harness = setup.harness
         let raw = Self.raw(to: "owned@pro.localhost", subject: "refused")
         let message = NewMailMessage(try MIMEParser.parse(raw), envelopeFrom: "bounce@example.net", raw: raw)
@@ -233,9 +247,11 @@ struct MailboxWebhookTests {
         #expect(try await harness.service.mail.used(address: "owned@pro.localhost") == 0)
     }
 
-    @Test("catch-all mail on the user's verified domain queues an event without an account id")
-    func catchAll() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "catch-all mail on the user's verified domain queues an event without an account id",
+        arguments: StorageBackend.allCases)
+    func catchAll(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         let harness = setup.harness
         let owner = try #require(try await harness.service.store.proUser(email: "hooks@example.com"))
         _ = try await harness.database.write { connection in
@@ -250,9 +266,11 @@ struct MailboxWebhookTests {
         #expect(job.messageID == messageID && job.accountID == nil && job.address == "anyone@custom.example")
     }
 
-    @Test("a sandbox capture queues an event naming the sandbox's account and address")
-    func sandboxCapture() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "a sandbox capture queues an event naming the sandbox's account and address",
+        arguments: StorageBackend.allCases)
+    func sandboxCapture(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         let harness = setup.harness
         let owner = try #require(try await harness.service.store.proUser(email: "hooks@example.com"))
         let raw = Array("From: app@example.net\r\nTo: someone@example.org\r\nSubject: Welcome\r\n\r\nHi.\r\n".utf8)
@@ -266,9 +284,11 @@ struct MailboxWebhookTests {
         #expect(job.url == "https://hooks.example.com/in")
     }
 
-    @Test("a claim leases: nobody else gets the row until the lease runs out; the late completion records nothing")
-    func lease() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "a claim leases: nobody else gets the row until the lease runs out; the late completion records nothing",
+        arguments: StorageBackend.allCases)
+    func lease(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         try await Self.deliver(setup.harness, to: "owned@pro.localhost")
         let queue = setup.queue()
         let now = setup.nowMS
@@ -285,9 +305,11 @@ struct MailboxWebhookTests {
         #expect(log["deliveries"]?.arrayValue?.count == 1)
     }
 
-    @Test("retries follow the delays; after the last the webhook is failed and takes no events until rotated")
-    func retrySchedule() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "retries follow the delays; after the last the webhook is failed and takes no events until rotated",
+        arguments: StorageBackend.allCases)
+    func retrySchedule(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         let harness = setup.harness
         try await Self.deliver(harness, to: "owned@pro.localhost")
         let queue = setup.queue([30, 120])
@@ -328,9 +350,11 @@ struct MailboxWebhookTests {
         #expect(attempts.allSatisfy { $0["event_type"] == "email.received" && $0["duration_ms"] == .int(2) })
     }
 
-    @Test("a failure signed with a secret rotated meanwhile is sent again at once, not counted against the webhook")
-    func rotatedInFlight() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "a failure signed with a secret rotated meanwhile is sent again at once, not counted against the webhook",
+        arguments: StorageBackend.allCases)
+    func rotatedInFlight(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         try await Self.deliver(setup.harness, to: "owned@pro.localhost")
         let queue = setup.queue([30])
         let now = setup.nowMS
@@ -350,9 +374,9 @@ struct MailboxWebhookTests {
         #expect(again.eventID == last.eventID && again.attempts == 1 && again.secret == rotated.string("secret"))
     }
 
-    @Test("the delivery log keeps the newest 20 attempts")
-    func logBound() async throws {
-        let setup = try await Self.setup()
+    @Test("the delivery log keeps the newest 20 attempts", arguments: StorageBackend.allCases)
+    func logBound(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         let queue = setup.queue()
         for index in 0..<22 {
             try await Self.deliver(setup.harness, to: "owned@pro.localhost", subject: "n\(index)")
@@ -366,9 +390,9 @@ struct MailboxWebhookTests {
         #expect(log["deliveries"]?.arrayValue?.count == 20)
     }
 
-    @Test("delete: 204, queued events go, nothing more is queued; 404 after")
-    func delete() async throws {
-        let setup = try await Self.setup()
+    @Test("delete: 204, queued events go, nothing more is queued; 404 after", arguments: StorageBackend.allCases)
+    func delete(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         try await Self.deliver(setup.harness, to: "owned@pro.localhost")
         let path = "/api/user/webhooks/\(setup.webhookID)"
         #expect(await setup.harness.send(.DELETE, path, bearer: setup.token).status == 204)
@@ -378,9 +402,11 @@ struct MailboxWebhookTests {
         #expect(await setup.harness.send(.POST, path + "/rotate", bearer: setup.token).status == 404)
     }
 
-    @Test("dispatcher: signed POST with the event id, a fresh timestamp, the payload; a 500 is retried when due")
-    func dispatcher() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "dispatcher: signed POST with the event id, a fresh timestamp, the payload; a 500 is retried when due",
+        arguments: StorageBackend.allCases)
+    func dispatcher(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         let messageID = try await Self.deliver(setup.harness, to: "owned@pro.localhost", subject: "Verify")
         let transport = RecordingTransport([500])
         let clock = setup.harness.clock
@@ -425,9 +451,9 @@ struct MailboxWebhookTests {
 
     @Test(
         "run() delivers the queue until its task is cancelled, or a service group running it shuts down, then returns",
-        arguments: [false, true])
-    func runUntilStopped(inGroup: Bool) async throws {
-        let setup = try await Self.setup()
+        arguments: StorageBackend.allCases, [false, true])
+    func runUntilStopped(_ backend: StorageBackend, inGroup: Bool) async throws {
+        let setup = try await Self.setup(backend)
         let messageID = try await Self.deliver(setup.harness, to: "owned@pro.localhost")
         let transport = RecordingTransport()
         let clock = setup.harness.clock
@@ -444,9 +470,11 @@ struct MailboxWebhookTests {
         #expect(sent.count == 1 && sent.first?.header("X-Webhook-ID") == "evt_" + messageID)
     }
 
-    @Test("messages of one second reach the webhook in the order they arrived, one after another")
-    func arrivalOrder() async throws {
-        let setup = try await Self.setup()
+    @Test(
+        "messages of one second reach the webhook in the order they arrived, one after another",
+        arguments: StorageBackend.allCases)
+    func arrivalOrder(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         // Eight in one second, their random ids in any order: a tie broken by id would scramble them.
         var delivered: [String] = []
         for index in 0..<8 { delivered.append(try await Self.deliver(setup.harness, to: "owned@pro.localhost", subject: "m\(index)")) }
@@ -461,9 +489,9 @@ struct MailboxWebhookTests {
         #expect(received == delivered.map { "evt_" + $0 })
     }
 
-    @Test("two instances claiming at once never share an event")
-    func concurrentClaims() async throws {
-        let setup = try await Self.setup()
+    @Test("two instances claiming at once never share an event", arguments: StorageBackend.allCases)
+    func concurrentClaims(_ backend: StorageBackend) async throws {
+        let setup = try await Self.setup(backend)
         for index in 0..<40 { try await Self.deliver(setup.harness, to: "owned@pro.localhost", subject: "m\(index)") }
         let other = try setup.harness.test.another()
         defer { other.close() }

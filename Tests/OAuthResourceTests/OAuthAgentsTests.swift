@@ -7,9 +7,11 @@ import Testing
 /// `GET /api/v1/agents` (`api-docs/oauth-mcp-contract.md` 1.11), through its routes over an owner's inboxes.
 @Suite("GET /api/v1/agents lists the token owner's inboxes")
 struct OAuthAgentsTests {
-    @Test("a /jmap or /mcp token lists exactly the owner's inboxes, with millisecond ISO timestamps and _next")
-    func lists() async throws {
-        let h = try await AgentsHarness.start()
+    @Test(
+        "a /jmap or /mcp token lists exactly the owner's inboxes, with millisecond ISO timestamps and _next",
+        arguments: StorageBackend.allCases)
+    func lists(_ backend: StorageBackend) async throws {
+        let h = try await AgentsHarness.start(backend)
         defer { Task { await h.stop() } }
         for resource in [h.jmap, h.mcp] {
             let (token, _) = try h.token(resource: resource, scope: "mail.read")
@@ -32,9 +34,11 @@ struct OAuthAgentsTests {
         }
     }
 
-    @Test("401 invalid_token: no bearer, an inbox-bound or foreign token, a revoked grant")
-    func refuses() async throws {
-        let h = try await AgentsHarness.start()
+    @Test(
+        "401 invalid_token: no bearer, an inbox-bound or foreign token, a revoked grant",
+        arguments: StorageBackend.allCases)
+    func refuses(_ backend: StorageBackend) async throws {
+        let h = try await AgentsHarness.start(backend)
         defer { Task { await h.stop() } }
         let (bound, _) = try h.token(resource: "urn:atomicmail:agent:" + h.ada.accountID)
         let (revoked, grant) = try h.token(resource: h.jmap)
@@ -52,15 +56,15 @@ struct OAuthAgentsTests {
     }
 }
 
-/// `GET /api/v1/agents` over a fresh database (`StorageBackend.current`) holding an owner's inboxes
+/// `GET /api/v1/agents` over a fresh database of the given backend holding an owner's inboxes
 /// (``OwnedInboxesFixture``); the fixture's members read through the harness.
 struct AgentsHarness: OwnedInboxesHarness, @unchecked Sendable {
     let test: TestDatabase
     let owners: OwnedInboxesFixture
     let client: RouteClient
 
-    static func start() async throws -> AgentsHarness {
-        let test = try StorageBackend.current.makeDatabase(logger: Logger(label: "oauth-agents-tests"))
+    static func start(_ backend: StorageBackend) async throws -> AgentsHarness {
+        let test = try backend.makeDatabase(logger: Logger(label: "oauth-agents-tests"))
         let owners = try await OwnedInboxesFixture(database: test.database, base: "http://agents.test")
         var router = ContextRouter()
         owners.registerAgents(into: &router)

@@ -1,15 +1,18 @@
 import Audit
 import HTTP1
 import OAuthServer
+import PosternTestSupport
 import Testing
 
 /// Apps in the audit trail: an owner's approval at the consent (and the inbox made there), an app revoking its own
 /// grant at /oauth/revoke; both on the owner's trail.
 @Suite("OAuth: the audit trail")
 struct OAuthAuditTests {
-    @Test("approving records inbox.created and app.approved for the owner; the app's own revocation app.revoked")
-    func approveAndRevoke() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "approving records inbox.created and app.approved for the owner; the app's own revocation app.revoked",
+        arguments: StorageBackend.allCases)
+    func approveAndRevoke(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
         let (_, csrf, ticket) = try await OAuthAuthorizeTests.consentPage(harness, OAuthAuthorizeTests.query(client.id))

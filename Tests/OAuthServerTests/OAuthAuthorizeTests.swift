@@ -2,6 +2,7 @@ import AuthCrypto
 import HTTP1
 import OAuthServer
 import Owners
+import PosternTestSupport
 import ServerKit
 import Testing
 
@@ -19,9 +20,11 @@ struct OAuthAuthorizeTests {
         return items.map { "\($0.0)=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
     }
 
-    @Test("an unknown client or an unregistered redirect URI is a 400 page, never a redirect")
-    func pageErrors() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "an unknown client or an unregistered redirect URI is a 400 page, never a redirect",
+        arguments: StorageBackend.allCases)
+    func pageErrors(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient()
         for target in [
             "/oauth/authorize?" + Self.query("nobody"),
@@ -37,9 +40,11 @@ struct OAuthAuthorizeTests {
         }
     }
 
-    @Test("before consent every error is a 400 page without Location, even with a known client and redirect URI")
-    func noOpenRedirect() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "before consent every error is a 400 page without Location, even with a known client and redirect URI",
+        arguments: StorageBackend.allCases)
+    func noOpenRedirect(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient()
         let cases: [(String, String)] = [
             (Self.query(client.id, dropping: "state"), "invalid_request"),
@@ -65,9 +70,11 @@ struct OAuthAuthorizeTests {
         #expect(await harness.send(.POST, "/oauth/authorize?" + Self.query(client.id)).status == .notFound)
     }
 
-    @Test("a loopback IP redirect URI matches on any port; localhost and other hosts match exactly")
-    func loopbackPorts() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "a loopback IP redirect URI matches on any port; localhost and other hosts match exactly",
+        arguments: StorageBackend.allCases)
+    func loopbackPorts(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient(redirect: "http://127.0.0.1/cb")
         _ = try await harness.owner()
         try await harness.signIn()
@@ -98,9 +105,11 @@ struct OAuthAuthorizeTests {
         }
     }
 
-    @Test("no session: 303 to the sign-in page, which comes back to the same authorization request")
-    func signInFirst() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "no session: 303 to the sign-in page, which comes back to the same authorization request",
+        arguments: StorageBackend.allCases)
+    func signInFirst(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient()
         let query = Self.query(client.id)
         let response = await harness.send(.GET, "/oauth/authorize?" + query)
@@ -125,9 +134,11 @@ struct OAuthAuthorizeTests {
         )
     }
 
-    @Test("approve: the consent page's form posts to /oauth/consent, which redirects code, state and iss")
-    func approve() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "approve: the consent page's form posts to /oauth/consent, which redirects code, state and iss",
+        arguments: StorageBackend.allCases)
+    func approve(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
         let (page, csrf, ticket) = try await Self.consentPage(harness, Self.query(client.id))
@@ -154,9 +165,11 @@ struct OAuthAuthorizeTests {
         #expect(OAuthHarness.json(token)?["scope"]?.stringValue == "mail.read")
     }
 
-    @Test("deny redirects access_denied; a bad CSRF token is 403; a tampered request is 400")
-    func denyAndForgery() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "deny redirects access_denied; a bad CSRF token is 403; a tampered request is 400",
+        arguments: StorageBackend.allCases)
+    func denyAndForgery(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
         let (_, csrf, ticket) = try await Self.consentPage(harness, Self.query(client.id))
@@ -185,9 +198,11 @@ struct OAuthAuthorizeTests {
         #expect(expired.status == .badRequest)
     }
 
-    @Test("new_inbox creates the default inbox; an inbox resource must be the owner's (else a 400 page)")
-    func inboxes() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "new_inbox creates the default inbox; an inbox resource must be the owner's (else a 400 page)",
+        arguments: StorageBackend.allCases)
+    func inboxes(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
         let (_, csrf, ticket) = try await Self.consentPage(harness, Self.query(client.id))
@@ -214,9 +229,11 @@ struct OAuthAuthorizeTests {
         #expect(!String(decoding: own.body, as: UTF8.self).contains("new_inbox"))
     }
 
-    @Test("new_inbox past the owner's inbox cap is refused 403 on the consent page, and nothing is made")
-    func inboxCap() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "new_inbox past the owner's inbox cap is refused 403 on the consent page, and nothing is made",
+        arguments: StorageBackend.allCases)
+    func inboxCap(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         // The composition root hands the authorization server the owners' capped inboxes; here the cap is 1.
         let capped = try OAuthHarness.service(
             harness.test.database, keys: harness.keys, owners: harness.owners,

@@ -90,13 +90,15 @@ struct OAuthClientMetadataDocumentTests {
         #expect(OAuthClientMetadataDocument.lifetime(cacheControl: "no-store") == 300)
     }
 
-    @Test("an https client_id is fetched once, cached per Cache-Control, shown with its host, and works end to end")
-    func flow() async throws {
+    @Test(
+        "an https client_id is fetched once, cached per Cache-Control, shown with its host, and works end to end",
+        arguments: StorageBackend.allCases)
+    func flow(_ backend: StorageBackend) async throws {
         let server = DocumentServer()
         server.set(
             Self.url, #"{"client_id":"\#(Self.url)","client_name":"Doc App","redirect_uris":["\#(callback)"]}"#,
             cacheControl: "max-age=600")
-        let harness = try OAuthHarness(documents: server)
+        let harness = try OAuthHarness(backend, documents: server)
         let metadata = try #require(OAuthHarness.json(await harness.send(.GET, "/.well-known/oauth-authorization-server")))
         #expect(metadata["client_id_metadata_document_supported"] == .bool(true))
         let owner = try await harness.owner()
@@ -120,8 +122,10 @@ struct OAuthClientMetadataDocumentTests {
         #expect(server.fetches.withLock { $0 } == 2)
     }
 
-    @Test("concurrent authorize requests for one document URL share one fetch, counted at a loopback origin")
-    func oneFetchInFlight() async throws {
+    @Test(
+        "concurrent authorize requests for one document URL share one fetch, counted at a loopback origin",
+        arguments: StorageBackend.allCases)
+    func oneFetchInFlight(_ backend: StorageBackend) async throws {
         let origin = try TestOrigin()
         defer { origin.stop() }
         // The answer waits a little so that the requests below overlap it; the count does not depend on it.
@@ -129,7 +133,7 @@ struct OAuthClientMetadataDocumentTests {
             "/oauth/client.json", headers: ["Content-Type: application/json", "Cache-Control: max-age=600"],
             body: #"{"client_id":"\#(Self.url)","client_name":"Doc App","redirect_uris":["\#(callback)"]}"#,
             delay: 0.5)
-        let harness = try OAuthHarness(documents: try LoopbackDocuments(origin))
+        let harness = try OAuthHarness(backend, documents: try LoopbackDocuments(origin))
         let target = "/oauth/authorize?" + OAuthAuthorizeTests.query(Self.url)
         let router = harness.router
         let statuses = await withTaskGroup(of: HTTPStatus.self) { group in
@@ -147,12 +151,14 @@ struct OAuthClientMetadataDocumentTests {
         #expect(origin.receivedRequests.count == 1)
     }
 
-    @Test("the consent page says so when the redirect URI's host differs from the document URL's host")
-    func hostMismatch() async throws {
+    @Test(
+        "the consent page says so when the redirect URI's host differs from the document URL's host",
+        arguments: StorageBackend.allCases)
+    func hostMismatch(_ backend: StorageBackend) async throws {
         let server = DocumentServer()
         let elsewhere = "https://other.example/cb"
         server.set(Self.url, #"{"client_id":"\#(Self.url)","redirect_uris":["\#(callback)","\#(elsewhere)"]}"#)
-        let harness = try OAuthHarness(documents: server)
+        let harness = try OAuthHarness(backend, documents: server)
         _ = try await harness.owner()
         let (page, _, _) = try await OAuthAuthorizeTests.consentPage(
             harness, OAuthAuthorizeTests.query(Self.url, replacing: ["redirect_uri": elsewhere]))
@@ -174,13 +180,15 @@ struct OAuthClientMetadataDocumentTests {
         #expect(!String(decoding: plain.body, as: UTF8.self).contains("redirect-host-differs"))
     }
 
-    @Test("a document that is missing or refused makes an unknown client: 400 page, invalid_client")
-    func refused() async throws {
+    @Test(
+        "a document that is missing or refused makes an unknown client: 400 page, invalid_client",
+        arguments: StorageBackend.allCases)
+    func refused(_ backend: StorageBackend) async throws {
         let server = DocumentServer()
         let missing = "https://app.example/missing.json"
         let liar = "https://app.example/liar.json"
         server.set(liar, #"{"client_id":"https://evil.example/c","redirect_uris":["\#(callback)"]}"#)
-        let harness = try OAuthHarness(documents: server)
+        let harness = try OAuthHarness(backend, documents: server)
         for url in [missing, liar] {
             let page = await harness.send(.GET, "/oauth/authorize?" + OAuthAuthorizeTests.query(url))
             #expect(page.status == .badRequest)
@@ -188,7 +196,7 @@ struct OAuthClientMetadataDocumentTests {
             let token = await harness.refresh("x", clientID: url)
             #expect(OAuthHarness.error(token) == "invalid_client")
         }
-        let off = try OAuthHarness()
+        let off = try OAuthHarness(backend)
         let metadata = try #require(OAuthHarness.json(await off.send(.GET, "/.well-known/oauth-authorization-server")))
         #expect(metadata["client_id_metadata_document_supported"] == .bool(false))
         #expect(await off.send(.GET, "/oauth/authorize?" + OAuthAuthorizeTests.query(Self.url)).status == .badRequest)

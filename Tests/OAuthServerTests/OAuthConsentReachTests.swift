@@ -3,6 +3,7 @@ import HTTP1
 import OAuthGrants
 import OAuthResource
 import OAuthServer
+import PosternTestSupport
 import Testing
 
 /// Every inbox the owner holds, as a local mailbox: enough for ``OwnerPrincipals`` to hand out a principal.
@@ -26,9 +27,11 @@ struct OAuthConsentReachTests {
         return try await verifier.grant(for: access, resources: [.jmap, .anyAgent])
     }
 
-    @Test("the page says the app reaches every inbox held, including later ones, and offers only this inbox")
-    func words() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "the page says the app reaches every inbox held, including later ones, and offers only this inbox",
+        arguments: StorageBackend.allCases)
+    func words(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient()
         _ = try await harness.owner()
         let (page, _, _) = try await OAuthAuthorizeTests.consentPage(harness, OAuthAuthorizeTests.query(client.id))
@@ -43,9 +46,11 @@ struct OAuthConsentReachTests {
         #expect(String(decoding: read.body, as: UTF8.self).contains("can read every inbox you hold"))
     }
 
-    @Test("only this inbox binds the grant: its token reaches that inbox alone; every inbox reaches all, later too")
-    func choice() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "only this inbox binds the grant: its token reaches that inbox alone; every inbox reaches all, later too",
+        arguments: StorageBackend.allCases)
+    func choice(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
         let second = try await harness.inboxes.createInbox(username: "second-inbox", ownerID: owner.id).inbox
@@ -95,9 +100,11 @@ struct OAuthConsentReachTests {
         #expect(try await principals.inboxes(of: bound).map(\.accountID) == [second.accountID])
     }
 
-    @Test("a new inbox named on the page can be the only one; an inbox resource binds without a choice")
-    func newInboxAndResource() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "a new inbox named on the page can be the only one; an inbox resource binds without a choice",
+        arguments: StorageBackend.allCases)
+    func newInboxAndResource(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
         let (_, csrf, ticket) = try await OAuthAuthorizeTests.consentPage(harness, OAuthAuthorizeTests.query(client.id))

@@ -38,8 +38,11 @@ final class OAuthHarness: @unchecked Sendable {
         set { browser.cookies = newValue }
     }
 
-    init(documents: (any OAuthDocumentFetching)? = nil, configure: (inout OAuthConfiguration) -> Void = { _ in }) throws {
-        test = try StorageBackend.current.makeDatabase()
+    init(
+        _ backend: StorageBackend, documents: (any OAuthDocumentFetching)? = nil,
+        configure: (inout OAuthConfiguration) -> Void = { _ in }
+    ) throws {
+        test = try backend.makeDatabase()
         let clock = clock
         var ownerSettings = OwnersConfiguration(publicURL: issuer)
         ownerSettings.argon2 = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)

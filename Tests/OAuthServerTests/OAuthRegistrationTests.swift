@@ -2,14 +2,15 @@ import HTTP1
 import JSON
 import OAuthGrants
 import OAuthServer
+import PosternTestSupport
 import Storage
 import Testing
 
 @Suite("OAuth dynamic client registration (RFC 7591) and metadata (RFC 8414)")
 struct OAuthRegistrationTests {
-    @Test("the metadata has exactly the contract's fields, CORS *")
-    func metadata() async throws {
-        let harness = try OAuthHarness()
+    @Test("the metadata has exactly the contract's fields, CORS *", arguments: StorageBackend.allCases)
+    func metadata(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let response = await harness.send(.GET, "/.well-known/oauth-authorization-server")
         #expect(response.status == .ok)
         #expect(response.headers["Content-Type"]?.hasPrefix("application/json") == true)
@@ -33,9 +34,11 @@ struct OAuthRegistrationTests {
         #expect(preflight.headers["Access-Control-Allow-Headers"]?.contains("Content-Type") == true)
     }
 
-    @Test("an omitted auth method is none and echoed, without a secret; client_secret_post gets one")
-    func register() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "an omitted auth method is none and echoed, without a secret; client_secret_post gets one",
+        arguments: StorageBackend.allCases)
+    func register(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let response = await harness.send(
             .POST, "/oauth/register",
             json: #"{"redirect_uris":["http://127.0.0.1:33418/callback"],"client_name":"MCP","application_type":"native","grant_types":["authorization_code","refresh_token"],"response_types":["code"],"scope":"mail.send mail.read"}"#)
@@ -51,9 +54,9 @@ struct OAuthRegistrationTests {
         #expect(confidential.secret?.utf8.count == 43)
     }
 
-    @Test("bad metadata: invalid_redirect_uri or invalid_client_metadata, 400")
-    func refusals() async throws {
-        let harness = try OAuthHarness()
+    @Test("bad metadata: invalid_redirect_uri or invalid_client_metadata, 400", arguments: StorageBackend.allCases)
+    func refusals(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let cases: [(String, String)] = [
             (#"{}"#, "invalid_redirect_uri"),
             (#"{"redirect_uris":[]}"#, "invalid_redirect_uri"),
@@ -105,9 +108,11 @@ struct OAuthRegistrationTests {
         }
     }
 
-    @Test("registration and metadata documents refuse hosts with ; * %2e and ports 0 or 65536")
-    func refusedHosts() async throws {
-        let harness = try OAuthHarness()
+    @Test(
+        "registration and metadata documents refuse hosts with ; * %2e and ports 0 or 65536",
+        arguments: StorageBackend.allCases)
+    func refusedHosts(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let configuration = OAuthConfiguration(issuer: issuer)
         let document = "https://app.example/client.json"
         for uri in [
@@ -125,9 +130,9 @@ struct OAuthRegistrationTests {
         }
     }
 
-    @Test("registrations are rate-limited per address: 429 with Retry-After")
-    func rateLimit() async throws {
-        let harness = try OAuthHarness {
+    @Test("registrations are rate-limited per address: 429 with Retry-After", arguments: StorageBackend.allCases)
+    func rateLimit(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend) {
             $0.rateLimitsEnabled = true
             $0.registrationsPerHour = 2
         }
@@ -140,9 +145,9 @@ struct OAuthRegistrationTests {
         _ = try await harness.registerClient()
     }
 
-    @Test("a registration with no grant after 24 h is trimmed; a used one stays")
-    func trim() async throws {
-        let harness = try OAuthHarness()
+    @Test("a registration with no grant after 24 h is trimmed; a used one stays", arguments: StorageBackend.allCases)
+    func trim(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
         let unused = try await harness.registerClient()
         let used = try await harness.registerClient()
         let owner = try await harness.owner()

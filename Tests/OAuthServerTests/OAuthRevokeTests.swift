@@ -1,13 +1,16 @@
 import HTTP1
 import OAuthGrants
 import OAuthServer
+import PosternTestSupport
 import Testing
 
 @Suite("OAuth revocation (RFC 7009)")
 struct OAuthRevokeTests {
-    @Test("an unknown token is 200; a refresh or an access token revokes its grant; another client's changes nothing")
-    func revoke() async throws {
-        let (harness, client, owner, inbox) = try await OAuthTokenTests.setUp()
+    @Test(
+        "an unknown token is 200; a refresh or an access token revokes its grant; another client's changes nothing",
+        arguments: StorageBackend.allCases)
+    func revoke(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await OAuthTokenTests.setUp(backend)
         let other = try await harness.registerClient()
         let garbage = await harness.send(.POST, "/oauth/revoke", form: [("client_id", client), ("token", "garbage")])
         #expect(garbage.status == .ok)
@@ -30,9 +33,9 @@ struct OAuthRevokeTests {
         }
     }
 
-    @Test("revocation needs a known client and a token")
-    func errors() async throws {
-        let (harness, client, _, _) = try await OAuthTokenTests.setUp()
+    @Test("revocation needs a known client and a token", arguments: StorageBackend.allCases)
+    func errors(_ backend: StorageBackend) async throws {
+        let (harness, client, _, _) = try await OAuthTokenTests.setUp(backend)
         #expect(OAuthHarness.error(await harness.send(.POST, "/oauth/revoke", form: [("token", "x")])) == "invalid_client")
         #expect(
             OAuthHarness.error(await harness.send(.POST, "/oauth/revoke", form: [("client_id", client)]))

@@ -3,6 +3,7 @@ import HTTP1
 import JSON
 import JWT
 import OAuthGrants
+import PosternTestSupport
 import ServerKit
 import Testing
 
@@ -11,16 +12,20 @@ import Testing
 @Suite("OAuth token endpoint: codes with PKCE, rotating refresh tokens")
 struct OAuthTokenTests {
     /// A harness with a public client and an owner with an inbox.
-    static func setUp() async throws -> (OAuthHarness, client: String, owner: String, inbox: String) {
-        let harness = try OAuthHarness()
+    static func setUp(
+        _ backend: StorageBackend
+    ) async throws -> (OAuthHarness, client: String, owner: String, inbox: String) {
+        let harness = try OAuthHarness(backend)
         let client = try await harness.registerClient()
         let owner = try await harness.owner()
         return (harness, client.id, owner.id, owner.inbox)
     }
 
-    @Test("a code with its PKCE verifier buys an RFC 9068 EdDSA access token and a refresh token, no-store")
-    func exchange() async throws {
-        let (harness, client, owner, inbox) = try await Self.setUp()
+    @Test(
+        "a code with its PKCE verifier buys an RFC 9068 EdDSA access token and a refresh token, no-store",
+        arguments: StorageBackend.allCases)
+    func exchange(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp(backend)
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
         let response = await harness.exchange(
             issued.code, clientID: client, verifier: issued.verifier, extra: [("resource", jmapResource)])
@@ -52,9 +57,11 @@ struct OAuthTokenTests {
         #expect(try await !harness.service.grants.accessTokenLive(jti: jti, now: harness.clock.now))
     }
 
-    @Test("a used code presented again is invalid_grant and revokes the grant it issued")
-    func codeReplay() async throws {
-        let (harness, client, owner, inbox) = try await Self.setUp()
+    @Test(
+        "a used code presented again is invalid_grant and revokes the grant it issued",
+        arguments: StorageBackend.allCases)
+    func codeReplay(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp(backend)
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
         let first = await harness.exchange(issued.code, clientID: client, verifier: issued.verifier)
         let refresh = try #require(OAuthHarness.json(first)?["refresh_token"]?.stringValue)
@@ -65,9 +72,9 @@ struct OAuthTokenTests {
         #expect(OAuthHarness.error(await harness.refresh(refresh, clientID: client)) == "invalid_grant")
     }
 
-    @Test("a code lives 60 s: at 60 s it is invalid_grant")
-    func codeExpiry() async throws {
-        let (harness, client, owner, inbox) = try await Self.setUp()
+    @Test("a code lives 60 s: at 60 s it is invalid_grant", arguments: StorageBackend.allCases)
+    func codeExpiry(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp(backend)
         let late = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
         let inTime = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
         harness.clock.advance(59)
@@ -77,9 +84,9 @@ struct OAuthTokenTests {
         #expect(OAuthHarness.error(response) == "invalid_grant")
     }
 
-    @Test("a code is bound to its verifier, redirect URI, client and resource")
-    func codeBindings() async throws {
-        let (harness, client, owner, inbox) = try await Self.setUp()
+    @Test("a code is bound to its verifier, redirect URI, client and resource", arguments: StorageBackend.allCases)
+    func codeBindings(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp(backend)
         let other = try await harness.registerClient()
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
         let wrongVerifier = await harness.exchange(
@@ -101,9 +108,11 @@ struct OAuthTokenTests {
         #expect(await harness.exchange(issued.code, clientID: client, verifier: issued.verifier).status == .ok)
     }
 
-    @Test("client errors: missing or unknown client_id, a wrong secret, a bad grant_type")
-    func clientErrors() async throws {
-        let (harness, client, _, _) = try await Self.setUp()
+    @Test(
+        "client errors: missing or unknown client_id, a wrong secret, a bad grant_type",
+        arguments: StorageBackend.allCases)
+    func clientErrors(_ backend: StorageBackend) async throws {
+        let (harness, client, _, _) = try await Self.setUp(backend)
         let confidential = try await harness.registerClient(method: "client_secret_post")
         let secret = try #require(confidential.secret)
         let form: [(String, String)] = [("grant_type", "refresh_token"), ("refresh_token", "x")]
@@ -129,9 +138,11 @@ struct OAuthTokenTests {
         #expect(json.headers["Cache-Control"] == "no-store")
     }
 
-    @Test("refresh rotates; the superseded token after 2 s is a reuse that revokes the grant")
-    func rotationAndReuse() async throws {
-        let (harness, client, owner, inbox) = try await Self.setUp()
+    @Test(
+        "refresh rotates; the superseded token after 2 s is a reuse that revokes the grant",
+        arguments: StorageBackend.allCases)
+    func rotationAndReuse(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp(backend)
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
         let t1 = try #require(
             OAuthHarness.json(await harness.exchange(issued.code, clientID: client, verifier: issued.verifier)))
@@ -148,9 +159,11 @@ struct OAuthTokenTests {
         #expect(OAuthHarness.error(await harness.refresh(r2, clientID: client)) == "invalid_grant")
     }
 
-    @Test("a superseded token within 2 s lost a race: invalid_grant, and the winner's tokens stay valid")
-    func raceWindow() async throws {
-        let (harness, client, owner, inbox) = try await Self.setUp()
+    @Test(
+        "a superseded token within 2 s lost a race: invalid_grant, and the winner's tokens stay valid",
+        arguments: StorageBackend.allCases)
+    func raceWindow(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp(backend)
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
         let r1 = try await harness.redeem(issued, clientID: client)
         let r2 = try OAuthHarness.refreshToken(await harness.refresh(r1, clientID: client))
@@ -160,9 +173,11 @@ struct OAuthTokenTests {
         #expect(await harness.refresh(r2, clientID: client).status == .ok)
     }
 
-    @Test("a request that saw the token current and lost the update lost a race, however late the winner committed")
-    func lateWinner() async throws {
-        let (harness, client, owner, inbox) = try await Self.setUp()
+    @Test(
+        "a request that saw the token current and lost the update lost a race, however late the winner committed",
+        arguments: StorageBackend.allCases)
+    func lateWinner(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp(backend)
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
         let r1 = try await harness.redeem(issued, clientID: client)
         let grants = harness.service.grants
@@ -181,9 +196,11 @@ struct OAuthTokenTests {
         #expect(await harness.refresh(r2, clientID: client).status == .ok)
     }
 
-    @Test("a client registered without the refresh_token grant gets no refresh token; a refresh is unauthorized_client")
-    func noRefreshGrant() async throws {
-        let (harness, _, owner, inbox) = try await Self.setUp()
+    @Test(
+        "a client registered without the refresh_token grant gets no refresh token; a refresh is unauthorized_client",
+        arguments: StorageBackend.allCases)
+    func noRefreshGrant(_ backend: StorageBackend) async throws {
+        let (harness, _, owner, inbox) = try await Self.setUp(backend)
         let registered = await harness.send(
             .POST, "/oauth/register",
             json: #"{"redirect_uris":["\#(callback)"],"grant_types":["authorization_code"]}"#)
@@ -196,9 +213,11 @@ struct OAuthTokenTests {
         #expect(OAuthHarness.error(await harness.refresh("anything", clientID: client)) == "unauthorized_client")
     }
 
-    @Test("two concurrent refreshes with one token, on two database handles: exactly one wins, nothing revoked")
-    func concurrentRefresh() async throws {
-        let (harness, client, owner, inbox) = try await Self.setUp()
+    @Test(
+        "two concurrent refreshes with one token, on two database handles: exactly one wins, nothing revoked",
+        arguments: StorageBackend.allCases)
+    func concurrentRefresh(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp(backend)
         // A second instance: its own service over its own handle on the same database.
         let second = try OAuthHarness.service(
             try harness.test.another(), keys: harness.keys, owners: harness.owners, inboxes: harness.inboxes,
@@ -220,9 +239,11 @@ struct OAuthTokenTests {
         }
     }
 
-    @Test("refresh takes a narrower scope and the grant's resource; wider is invalid_scope, another resource invalid_target")
-    func refreshScopeAndResource() async throws {
-        let (harness, client, owner, inbox) = try await Self.setUp()
+    @Test(
+        "refresh takes a narrower scope and the grant's resource; wider is invalid_scope, another resource invalid_target",
+        arguments: StorageBackend.allCases)
+    func refreshScopeAndResource(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp(backend)
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox, scopes: ["mail.read"])
         var refresh = try await harness.redeem(issued, clientID: client)
         let wider = await harness.refresh(refresh, clientID: client, extra: [("scope", "mail.read mail.send")])
@@ -241,9 +262,11 @@ struct OAuthTokenTests {
         #expect(OAuthHarness.error(await harness.refresh(refresh, clientID: other.id)) == "invalid_grant")
     }
 
-    @Test("refresh tokens slide 90 days from each rotation, capped 365 days after consent")
-    func lifetimes() async throws {
-        let (harness, client, owner, inbox) = try await Self.setUp()
+    @Test(
+        "refresh tokens slide 90 days from each rotation, capped 365 days after consent",
+        arguments: StorageBackend.allCases)
+    func lifetimes(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp(backend)
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
         var refresh = try await harness.redeem(issued, clientID: client)
         // Every 89 days a rotation: alive past 90 days from consent, until the 365-day cap.

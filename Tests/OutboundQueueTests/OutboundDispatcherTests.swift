@@ -245,9 +245,11 @@ struct OutboundDispatcherTests {
         await running.value
     }
 
-    @Test("a service group runs the dispatcher: its graceful shutdown ends run() once the attempt in flight is recorded")
-    func serviceGroup() async throws {
-        let test = try StorageBackend.sqlite.makeDatabase()
+    @Test(
+        "a service group runs the dispatcher: its graceful shutdown ends run() once the attempt in flight is recorded",
+        arguments: StorageBackend.allCases)
+    func serviceGroup(_ backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
         let queue = OutboundQueue(database: test.database)
         try await Self.record(queue, "G1", ["ok@held.example"], at: Self.now)
         let transport = RecordingTransport(holds: true)

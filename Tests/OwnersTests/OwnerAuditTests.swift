@@ -30,12 +30,12 @@ struct OwnerAuditTests {
         try await events(harness).dropFirst(count).map(\.action)
     }
 
-    @Test("each owner-page action records exactly its event, on its owner's trail")
-    func everyAction() async throws {
+    @Test("each owner-page action records exactly its event, on its owner's trail", arguments: StorageBackend.allCases)
+    func everyAction(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try OwnersHarness {
+        let harness = try OwnersHarness(backend) {
             $0.dnsResolver = server.address
             $0.dnsTimeout = .milliseconds(300)
             $0.mxHost = "mx.postern.test"
@@ -123,9 +123,11 @@ struct OwnerAuditTests {
         #expect(try await Self.events(harness).count == seen)
     }
 
-    @Test("a refused sign-in records owner.signin_failed with the email typed and never the password")
-    func failedSignIn() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "a refused sign-in records owner.signin_failed with the email typed and never the password",
+        arguments: StorageBackend.allCases)
+    func failedSignIn(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let refused = try await harness.signIn("ada@example.com", "Tr0ub4dor&3-secret")
         #expect(refused.status.code == 401)
@@ -139,9 +141,11 @@ struct OwnerAuditTests {
         #expect(everything.contains("owner.signin_failed"))
     }
 
-    @Test("an email with a control character is refused before it is recorded: the trail holds it escaped")
-    func controlCharacterEmail() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "an email with a control character is refused before it is recorded: the trail holds it escaped",
+        arguments: StorageBackend.allCases)
+    func controlCharacterEmail(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let forged =
             "x@example.com\n2026-11-26T07:00:00Z  owner.signin  owner 1  ada@example.com\u{1B}[2J\u{2028}\u{9B}"
@@ -160,9 +164,10 @@ struct OwnerAuditTests {
         }
     }
 
-    @Test("Recent activity shows a control character in a target escaped, never raw")
-    func recentActivityEscapesControls() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "Recent activity shows a control character in a target escaped, never raw", arguments: StorageBackend.allCases)
+    func recentActivityEscapesControls(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         harness.routeInboxPages()
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         try await harness.auditLog.record(
@@ -174,9 +179,11 @@ struct OwnerAuditTests {
         #expect(!page.text.contains("\u{1B}") && !page.text.contains("\u{2028}") && !page.text.contains("\u{07}"))
     }
 
-    @Test("an owner's Recent activity shows their own events, escaped, and never another owner's")
-    func recentActivityIsOwn() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "an owner's Recent activity shows their own events, escaped, and never another owner's",
+        arguments: StorageBackend.allCases)
+    func recentActivityIsOwn(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         harness.routeInboxPages()
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let bob = try await harness.service.owners.create(email: "bob@example.com", password: "correct horse")
@@ -200,9 +207,11 @@ struct OwnerAuditTests {
         #expect(bobs.allSatisfy { $0.ownerID == bob.id })
     }
 
-    @Test("a failing audit log fails no action: sign-in, create, rotate and the page all work")
-    func failingLog() async throws {
-        let harness = try OwnersHarness(auditLog: FailingAuditLog())
+    @Test(
+        "a failing audit log fails no action: sign-in, create, rotate and the page all work",
+        arguments: StorageBackend.allCases)
+    func failingLog(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend, auditLog: FailingAuditLog())
         harness.routeInboxPages()
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         #expect(try await harness.signIn("ada@example.com", "wrong horse").status.code == 401)
@@ -223,9 +232,11 @@ struct OwnerAuditTests {
 /// The `audit_events` table itself, on the backend under test.
 @Suite("Audit: the SQL log")
 struct SQLAuditLogTests {
-    @Test("events filter by owner and time, newest first; purge removes only what is older than the cutoff")
-    func filterAndPurge() async throws {
-        let test = try StorageBackend.current.makeDatabase()
+    @Test(
+        "events filter by owner and time, newest first; purge removes only what is older than the cutoff",
+        arguments: StorageBackend.allCases)
+    func filterAndPurge(_ backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
         let log = SQLAuditLog(database: test.database)
         try await log.record(.owner("owner-a", .ownerSignIn, target: "a@example.com", client: "192.0.2.1", time: 100))
         try await log.record(.owner("owner-b", .ownerSignIn, target: "b@example.com", time: 200))

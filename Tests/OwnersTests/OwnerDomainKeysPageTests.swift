@@ -17,8 +17,10 @@ struct OwnerDomainKeysPageTests {
 
     /// Owner ada signed in, `/owner/domains` routed, domains checked against `server` with DKIM keys made for them;
     /// the harness and the page's CSRF token.
-    static func signedIn(_ server: LoopbackDNSServer) async throws -> (harness: OwnersHarness, csrf: String) {
-        let harness = try OwnersHarness(dkim: true) {
+    static func signedIn(
+        _ backend: StorageBackend, _ server: LoopbackDNSServer
+    ) async throws -> (harness: OwnersHarness, csrf: String) {
+        let harness = try OwnersHarness(backend, dkim: true) {
             $0.dnsResolver = server.address
             $0.dnsTimeout = .milliseconds(300)
             $0.mxHost = "mx.postern.test"
@@ -29,12 +31,14 @@ struct OwnerDomainKeysPageTests {
         return (harness, try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner/domains"))))
     }
 
-    @Test("a domain added shows its keys' records; verify marks each published or not and verifies on the token alone")
-    func keyRecords() async throws {
+    @Test(
+        "a domain added shows its keys' records; verify marks each published or not and verifies on the token alone",
+        arguments: StorageBackend.allCases)
+    func keyRecords(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let (harness, csrf) = try await Self.signedIn(server)
+        let (harness, csrf) = try await Self.signedIn(backend, server)
         #expect(Self.keyRows(await harness.send(.GET, "/owner/domains")).isEmpty, "no domain, no DKIM rows")
 
         let added = await harness.send(.POST, "/owner/domains", form: ["domain": "Signed.Example", "csrf_token": csrf])

@@ -11,8 +11,8 @@ import Testing
 /// `/owner/domains` through its routes: add, verify against a loopback DNS zone, create an inbox on the domain.
 @Suite("Owners: the custom domains page")
 struct OwnerDomainPagesTests {
-    static func harness(_ server: LoopbackDNSServer) throws -> OwnersHarness {
-        try OwnersHarness {
+    static func harness(_ backend: StorageBackend, _ server: LoopbackDNSServer) throws -> OwnersHarness {
+        try OwnersHarness(backend) {
             $0.dnsResolver = server.address
             $0.dnsTimeout = .milliseconds(300)
             $0.mxHost = "mx.postern.test"
@@ -30,12 +30,14 @@ struct OwnerDomainPagesTests {
 
     static func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
 
-    @Test("add, publish, verify, create an inbox whose key is shown once; a stranger's id is a 404")
-    func flow() async throws {
+    @Test(
+        "add, publish, verify, create an inbox whose key is shown once; a stranger's id is a 404",
+        arguments: StorageBackend.allCases)
+    func flow(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         Self.pages(harness).register(into: &harness.router)
         #expect(await harness.send(.GET, "/owner/domains").headers["Location"] == "/owner/sign-in?next=%2Fowner%2Fdomains")
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
@@ -92,12 +94,14 @@ struct OwnerDomainPagesTests {
 }
 
 extension OwnerDomainPagesTests {
-    @Test("an inbox is local only while its owner holds its domain verified; another owner's verify does not revive it")
-    func inboxFollowsTheClaim() async throws {
+    @Test(
+        "an inbox is local only while its owner holds its domain verified; another owner's verify does not revive it",
+        arguments: StorageBackend.allCases)
+    func inboxFollowsTheClaim(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
         let domains = harness.service.domains
@@ -129,12 +133,14 @@ extension OwnerDomainPagesTests {
         func hasMailboxes(holderID: String, on domain: String, connection: any SQLConnection) throws -> Bool { false }
     }
 
-    @Test("no inbox at an address where a Pro user's account was left: its mail is kept under the address")
-    func addressLeftOnTheOtherSurface() async throws {
+    @Test(
+        "no inbox at an address where a Pro user's account was left: its mail is kept under the address",
+        arguments: StorageBackend.allCases)
+    func addressLeftOnTheOtherSurface(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try OwnersHarness {
+        let harness = try OwnersHarness(backend) {
             $0.dnsResolver = server.address
             $0.dnsTimeout = .milliseconds(300)
             $0.domainMailboxes = [LeftAccount()]
@@ -156,11 +162,13 @@ extension OwnerDomainPagesTests {
 }
 
 extension OwnerDomainPagesTests {
-    @Test("with no mail host set the page says the operator must set POSTERN_MX_HOST, never an MX naming localhost")
-    func mxHostUnset() async throws {
+    @Test(
+        "with no mail host set the page says the operator must set POSTERN_MX_HOST, never an MX naming localhost",
+        arguments: StorageBackend.allCases)
+    func mxHostUnset(_ backend: StorageBackend) async throws {
         let server = LoopbackDNSServer(zone: LoopbackDNSServer.Zone().answer)
         defer { server.stop() }
-        let harness = try OwnersHarness {
+        let harness = try OwnersHarness(backend) {
             $0.dnsResolver = server.address
             $0.dnsTimeout = .milliseconds(300)
             $0.mxHost = "localhost"  // what POSTERN_MX_HOST unset and no public URL host leave
@@ -176,12 +184,14 @@ extension OwnerDomainPagesTests {
 }
 
 extension OwnerDomainPagesTests {
-    @Test("the agent side answers for owners' inboxes: no delete while one is on the domain, and Mail.td sees the address")
-    func agentMailboxes() async throws {
+    @Test(
+        "the agent side answers for owners' inboxes: no delete while one is on the domain, and Mail.td sees the address",
+        arguments: StorageBackend.allCases)
+    func agentMailboxes(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try Self.harness(server)
+        let harness = try Self.harness(backend, server)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
         let domains = harness.service.domains

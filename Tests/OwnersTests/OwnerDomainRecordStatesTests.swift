@@ -26,12 +26,14 @@ struct OwnerDomainRecordStatesTests {
         ["token", "mx", "spf", "dkim", "dmarc"].flatMap { kind in rows(kind, response).map(mark) }
     }
 
-    @Test("SPF and DMARC rows with their values; verify marks each; a reload shows every row's last state")
-    func statesKept() async throws {
+    @Test(
+        "SPF and DMARC rows with their values; verify marks each; a reload shows every row's last state",
+        arguments: StorageBackend.allCases)
+    func statesKept(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let (harness, csrf) = try await OwnerDomainKeysPageTests.signedIn(server)
+        let (harness, csrf) = try await OwnerDomainKeysPageTests.signedIn(backend, server)
         let added = await harness.send(.POST, "/owner/domains", form: ["domain": "Sends.Example", "csrf_token": csrf])
         #expect(added.status.code == 201)
         let spf = try #require(Self.rows("spf", added).first)

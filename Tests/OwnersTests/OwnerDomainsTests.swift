@@ -34,12 +34,14 @@ struct OwnerDomainsTests {
         return .proUser(id)
     }
 
-    @Test("pending until the TXT token is published; verified for good once it was; MX followed on every check")
-    func verify() async throws {
+    @Test(
+        "pending until the TXT token is published; verified for good once it was; MX followed on every check",
+        arguments: StorageBackend.allCases)
+    func verify(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try OwnersHarness()
+        let harness = try OwnersHarness(backend)
         let owner = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let domains = Self.domains(harness, server)
         let added = try await domains.add("Example.COM.", ownerID: owner.id)
@@ -62,11 +64,13 @@ struct OwnerDomainsTests {
         #expect(try await domains.domains(ownerID: owner.id) == [again.domain])
     }
 
-    @Test("a resolver that does not answer leaves the domain pending with the reason, never an error")
-    func silence() async throws {
+    @Test(
+        "a resolver that does not answer leaves the domain pending with the reason, never an error",
+        arguments: StorageBackend.allCases)
+    func silence(_ backend: StorageBackend) async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .silence })
         defer { server.stop() }
-        let harness = try OwnersHarness()
+        let harness = try OwnersHarness(backend)
         let owner = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let domains = Self.domains(harness, server)
         let added = try await domains.add("example.com", ownerID: owner.id)
@@ -74,11 +78,13 @@ struct OwnerDomainsTests {
         #expect(result.domain.verifiedAt == nil && result.check.message?.contains("no answer in time") == true)
     }
 
-    @Test("bad names, served domains, a domain the owner claims already and the limit are refused")
-    func refusals() async throws {
+    @Test(
+        "bad names, served domains, a domain the owner claims already and the limit are refused",
+        arguments: StorageBackend.allCases)
+    func refusals(_ backend: StorageBackend) async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
         defer { server.stop() }
-        let harness = try OwnersHarness()
+        let harness = try OwnersHarness(backend)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
         let domains = OwnerDomainsTests.domains(harness, server, limit: 2)
@@ -96,13 +102,15 @@ struct OwnerDomainsTests {
         #expect(try await domains.domains(ownerID: ada.id).map(\.domain) == ["b.example"])
     }
 
-    @Test("an MX naming this server without the claim's TXT token proves nothing: the domain stays pending")
-    func mxIsNotProof() async throws {
+    @Test(
+        "an MX naming this server without the claim's TXT token proves nothing: the domain stays pending",
+        arguments: StorageBackend.allCases)
+    func mxIsNotProof(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         zone.set("shared.example", 15, .mx([.init(10, "mx.postern.test")]))
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try OwnersHarness()
+        let harness = try OwnersHarness(backend)
         let owner = try await harness.service.owners.create(email: "eve@example.com", password: "correct horse")
         let domains = Self.domains(harness, server)
         let added = try await domains.add("shared.example", ownerID: owner.id)
@@ -115,12 +123,14 @@ struct OwnerDomainsTests {
         #expect(try #require(try await domains.verify(id: added.id, ownerID: owner.id)).domain.verifiedAt == nil)
     }
 
-    @Test("a domain another owner only has pending can be claimed too; the first to verify wins, the others are gone")
-    func firstToVerifyWins() async throws {
+    @Test(
+        "a domain another owner only has pending can be claimed too; the first to verify wins, the others are gone",
+        arguments: StorageBackend.allCases)
+    func firstToVerifyWins(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try OwnersHarness()
+        let harness = try OwnersHarness(backend)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
         let claims = CustomDomains(database: harness.test.database)
@@ -140,11 +150,13 @@ struct OwnerDomainsTests {
         #expect(try await claims.verifiedClaim(on: "contested.example")?.holder == .owner(bob.id))
     }
 
-    @Test("a pending claim past the window is deleted (verify says expired; list and the purge drop it); it blocks nobody")
-    func pendingClaimsLapse() async throws {
+    @Test(
+        "a pending claim past the window is deleted (verify says expired; list and the purge drop it); it blocks nobody",
+        arguments: StorageBackend.allCases)
+    func pendingClaimsLapse(_ backend: StorageBackend) async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
         defer { server.stop() }
-        let harness = try OwnersHarness()
+        let harness = try OwnersHarness(backend)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let bob = try await harness.service.owners.create(email: "bob@example.com", password: "battery staple")
         let domains = Self.domains(harness, server, limit: 2)
@@ -169,12 +181,14 @@ struct OwnerDomainsTests {
 
 @Suite("Owners: one domain, one holder across surfaces")
 struct OwnerDomainClaimsTests {
-    @Test("a domain a Mail.td Pro user holds verified is refused; an owner's domain is reported held once verified")
-    func claims() async throws {
+    @Test(
+        "a domain a Mail.td Pro user holds verified is refused; an owner's domain is reported held once verified",
+        arguments: StorageBackend.allCases)
+    func claims(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try OwnersHarness()
+        let harness = try OwnersHarness(backend)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let domains = OwnerDomainsTests.domains(harness, server, served: [])
         let claims = CustomDomains(database: harness.test.database)
@@ -201,12 +215,14 @@ struct OwnerDomainClaimsTests {
         #expect(try await domains.domains(ownerID: ada.id).map(\.domain) == ["mine.example"])
     }
 
-    @Test("a domain a Pro user verified while the owner's claim was pending is given up: taken, no row left")
-    func racingClaim() async throws {
+    @Test(
+        "a domain a Pro user verified while the owner's claim was pending is given up: taken, no row left",
+        arguments: StorageBackend.allCases)
+    func racingClaim(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try OwnersHarness()
+        let harness = try OwnersHarness(backend)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let domains = OwnerDomainsTests.domains(harness, server)
         let claims = CustomDomains(database: harness.test.database)

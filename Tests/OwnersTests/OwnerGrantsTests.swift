@@ -1,5 +1,6 @@
 import AuthCrypto
 import Owners
+import PosternTestSupport
 import Storage
 import Synchronization
 import Testing
@@ -7,9 +8,11 @@ import Testing
 /// The owner's view of the authorization server's grants, over rows written as the authorization server writes them.
 @Suite("Owners: connected apps (grants)")
 struct OwnerGrantsTests {
-    @Test("an owner's live grants, newest first, with the client's name; revoked, expired and others' are not listed")
-    func listing() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "an owner's live grants, newest first, with the client's name; revoked, expired and others' are not listed",
+        arguments: StorageBackend.allCases)
+    func listing(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let bob = try await harness.service.owners.create(email: "bob@example.com", password: "correct horse")
         let now = harness.clock.now
@@ -28,9 +31,11 @@ struct OwnerGrantsTests {
         #expect(try await harness.grants().grants(ownerID: "no-such-owner").isEmpty)
     }
 
-    @Test("a consent whose code was never redeemed is no connected app; once redeemed it is listed once")
-    func unredeemed() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "a consent whose code was never redeemed is no connected app; once redeemed it is listed once",
+        arguments: StorageBackend.allCases)
+    func unredeemed(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let redeemed = try harness.insertGrant(ownerID: ada.id, clientID: "make", createdAt: harness.clock.now - 60)
         // The same app approved again, its code never exchanged (the browser closed before the redirect came back).
@@ -52,9 +57,11 @@ struct OwnerGrantsTests {
         #expect(try await harness.grants().grants(ownerID: ada.id).map(\.id) == [pending, redeemed])
     }
 
-    @Test("revoking takes the owner's own live grant once, and tells the cache; another's or unknown changes nothing")
-    func revoke() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "revoking takes the owner's own live grant once, and tells the cache; another's or unknown changes nothing",
+        arguments: StorageBackend.allCases)
+    func revoke(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let bob = try await harness.service.owners.create(email: "bob@example.com", password: "correct horse")
         let told = Mutex<[String]>([])

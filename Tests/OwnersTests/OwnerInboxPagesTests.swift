@@ -4,6 +4,7 @@ import MIME
 import MailStore
 import HTTP1
 import Owners
+import PosternTestSupport
 import Storage
 import Synchronization
 import Testing
@@ -12,10 +13,12 @@ import Testing
 @Suite("Owners: the inboxes and apps page")
 struct OwnerInboxPagesTests {
     /// A harness with the page routed and Ada signed in; her id and the page's CSRF token.
-    static func signedIn(revoked: @escaping @Sendable (String) -> Void = { _ in }) async throws
+    static func signedIn(
+        _ backend: StorageBackend, revoked: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws
         -> (OwnersHarness, ownerID: String, csrf: String)
     {
-        let harness = try OwnersHarness()
+        let harness = try OwnersHarness(backend)
         harness.routeInboxPages(revoked: revoked)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let signIn = try await harness.signIn("ada@example.com", "correct horse")
@@ -30,23 +33,28 @@ struct OwnerInboxPagesTests {
         try await harness.service.owners.create(email: "bob@example.com", password: "correct horse").id
     }
 
-    @Test("signed out, the page and every post go to the sign-in page, which comes back to /owner", arguments: [
+    @Test(
+        "signed out, the page and every post go to the sign-in page, which comes back to /owner",
+        arguments: StorageBackend.allCases, [
         (HTTPMethod.GET, "/owner"), (.POST, "/owner/inboxes"), (.POST, "/owner/inboxes/link"),
         (.POST, "/owner/inboxes/00000000-0000-4000-8000-000000000000/rotate-key"),
         (.POST, "/owner/inboxes/00000000-0000-4000-8000-000000000000/unlink"),
         (.POST, "/owner/inboxes/00000000-0000-4000-8000-000000000000/delete"),
         (.POST, "/owner/apps/00000000-0000-4000-8000-000000000000/revoke"),
     ])
-    func signedOut(method: HTTPMethod, path: String) async throws {
-        let harness = try OwnersHarness()
+    func signedOut(_ backend: StorageBackend, _ request: (HTTPMethod, String)) async throws {
+        let (method, path) = request
+        let harness = try OwnersHarness(backend)
         harness.routeInboxPages()
         let response = await harness.send(method, path, form: method == .POST ? ["username": "ada-bot"] : nil)
         #expect(response.status.code == 303 && response.headers["Location"] == "/owner/sign-in?next=%2Fowner")
     }
 
-    @Test("creating an inbox answers 303 (a refresh posts nothing again); the page it leads to shows the key once")
-    func create() async throws {
-        let (harness, ownerID, csrf) = try await Self.signedIn()
+    @Test(
+        "creating an inbox answers 303 (a refresh posts nothing again); the page it leads to shows the key once",
+        arguments: StorageBackend.allCases)
+    func create(_ backend: StorageBackend) async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn(backend)
         let created = await harness.send(.POST, "/owner/inboxes", form: ["username": "ada-bot", "csrf_token": csrf])
         #expect(created.status.code == 303 && created.headers["Location"] == "/owner")
         #expect(created.headers["Cache-Control"] == "no-store" && created.body.isEmpty)
@@ -80,21 +88,25 @@ struct OwnerInboxPagesTests {
         #expect(later.text.contains("<td class=\"status\" data-label=\"Status\">active</td>"))
     }
 
-    @Test("a bad, reserved or taken username is shown plainly beside the form, with what was typed", arguments: [
+    @Test(
+        "a bad, reserved or taken username is shown plainly beside the form, with what was typed",
+        arguments: StorageBackend.allCases, [
         ("a", 422, "Use 5 to 21"), ("bad name!", 422, "Use 5 to 21"), ("admin", 422, "reserved"),
         ("taken-one", 409, "That address is taken"), (String(repeating: "x", count: 300), 422, "Use 5 to 21"),
     ])
-    func createRefused(username: String, status: Int, words: String) async throws {
-        let (harness, _, csrf) = try await Self.signedIn()
+    func createRefused(_ backend: StorageBackend, _ row: (String, Int, String)) async throws {
+        let (username, status, words) = row
+        let (harness, _, csrf) = try await Self.signedIn(backend)
         _ = try await harness.ownedInboxes.createInbox(username: "taken-one", ownerID: try await Self.bob(harness))
         let response = await harness.send(.POST, "/owner/inboxes", form: ["username": username, "csrf_token": csrf])
         #expect(response.status.code == status)
         #expect(response.text.contains(words) && response.text.contains("value=\"\(username)\""))
     }
 
-    @Test("a post without the browser's CSRF token changes nothing", arguments: [nil, "forged"])
-    func csrf(token: String?) async throws {
-        let (harness, ownerID, _) = try await Self.signedIn()
+    @Test(
+        "a post without the browser's CSRF token changes nothing", arguments: StorageBackend.allCases, [nil, "forged"])
+    func csrf(_ backend: StorageBackend, token: String?) async throws {
+        let (harness, ownerID, _) = try await Self.signedIn(backend)
         let grant = try harness.insertGrant(ownerID: ownerID)
         var form = ["username": "ada-bot"]
         form["csrf_token"] = token
@@ -112,9 +124,11 @@ struct OwnerInboxPagesTests {
         #expect(try harness.revokedAt(grant: grant) == nil)
     }
 
-    @Test("an owner holds at most 50 inboxes by default: one more, made or linked, is refused 403 with a message")
-    func inboxCap() async throws {
-        let (harness, ownerID, csrf) = try await Self.signedIn()
+    @Test(
+        "an owner holds at most 50 inboxes by default: one more, made or linked, is refused 403 with a message",
+        arguments: StorageBackend.allCases)
+    func inboxCap(_ backend: StorageBackend) async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn(backend)
         for index in 0..<49 {
             _ = try await harness.ownedInboxes.createInbox(username: "bot-\(index)0", ownerID: ownerID)
         }
@@ -131,9 +145,11 @@ struct OwnerInboxPagesTests {
         #expect(try await harness.ownedInboxes.inboxes(ownerID: ownerID).count == 50)
     }
 
-    @Test("linking an agent's own inbox by its key: 303 back with a one-time notice; unknown and others' keys refused")
-    func link() async throws {
-        let (harness, ownerID, csrf) = try await Self.signedIn()
+    @Test(
+        "linking an agent's own inbox by its key: 303 back with a one-time notice; unknown and others' keys refused",
+        arguments: StorageBackend.allCases)
+    func link(_ backend: StorageBackend) async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn(backend)
         let key = AgentAPIKey.generate()
         #expect(try await harness.accounts.create(
             id: "6f1c1d34-55a4-4d7e-9d3c-6a0c3b8f0a11", username: "self-made", apiKeyDigest: AgentAPIKey.digest(key),
@@ -158,18 +174,20 @@ struct OwnerInboxPagesTests {
         #expect(try await harness.ownedInboxes.inboxes(ownerID: ownerID).map(\.username) == ["self-made"])
     }
 
-    @Test("a forged notice cookie shows nothing")
-    func forgedNotice() async throws {
-        let (harness, _, _) = try await Self.signedIn()
+    @Test("a forged notice cookie shows nothing", arguments: StorageBackend.allCases)
+    func forgedNotice(_ backend: StorageBackend) async throws {
+        let (harness, _, _) = try await Self.signedIn(backend)
         harness.cookies["postern_flash"] = "<script>alert(1)</script>"
         let page = await harness.send(.GET, "/owner")
         #expect(page.status.code == 200 && !page.text.contains("<script>") && !page.text.contains("id=\"notice\""))
         #expect(harness.cookies["postern_flash"] == nil)
     }
 
-    @Test("rotating a key shows the new one once and stops the old; another owner's or an unknown inbox is a 404")
-    func rotate() async throws {
-        let (harness, ownerID, csrf) = try await Self.signedIn()
+    @Test(
+        "rotating a key shows the new one once and stops the old; another owner's or an unknown inbox is a 404",
+        arguments: StorageBackend.allCases)
+    func rotate(_ backend: StorageBackend) async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn(backend)
         let (inbox, old) = try await harness.ownedInboxes.createInbox(username: "ada-bot", ownerID: ownerID)
         let (bobs, bobKey) = try await harness.ownedInboxes.createInbox(username: "bobs-bot", ownerID: try await Self.bob(harness))
 
@@ -189,10 +207,12 @@ struct OwnerInboxPagesTests {
         #expect(try await harness.accounts.liveAccount(apiKeyDigest: AgentAPIKey.digest(new))?.id == inbox.accountID)
     }
 
-    @Test("connected apps are listed escaped with their default inbox; revoking one is at once and a stranger's is a 404")
-    func apps() async throws {
+    @Test(
+        "connected apps are listed escaped with their default inbox; revoking one is at once and a stranger's is a 404",
+        arguments: StorageBackend.allCases)
+    func apps(_ backend: StorageBackend) async throws {
         let told = Mutex<[String]>([])
-        let (harness, ownerID, csrf) = try await Self.signedIn { id in told.withLock { $0.append(id) } }
+        let (harness, ownerID, csrf) = try await Self.signedIn(backend) { id in told.withLock { $0.append(id) } }
         let (inbox, _) = try await harness.ownedInboxes.createInbox(username: "ada-bot", ownerID: ownerID)
         let grant = try harness.insertGrant(
             ownerID: ownerID, clientID: "https://app.example/client.json", clientName: "<b>Evil</b> & Co",
@@ -220,9 +240,11 @@ struct OwnerInboxPagesTests {
         #expect(again.status.code == 404)
     }
 
-    @Test("connected apps show what each can reach: all your inboxes, or the one address it is bound to")
-    func reach() async throws {
-        let (harness, ownerID, _) = try await Self.signedIn()
+    @Test(
+        "connected apps show what each can reach: all your inboxes, or the one address it is bound to",
+        arguments: StorageBackend.allCases)
+    func reach(_ backend: StorageBackend) async throws {
+        let (harness, ownerID, _) = try await Self.signedIn(backend)
         let (first, _) = try await harness.ownedInboxes.createInbox(username: "ada-bot", ownerID: ownerID)
         let (second, _) = try await harness.ownedInboxes.createInbox(username: "ada-two", ownerID: ownerID)
         let everything = try harness.insertGrant(ownerID: ownerID, clientName: "Every", agentID: first.accountID)
@@ -251,9 +273,11 @@ struct OwnerInboxPagesTests {
 }
 
 extension OwnerInboxPagesTests {
-    @Test("unlinking: 303 with a notice; the inbox is nobody's, its key still logs in and can be linked again")
-    func unlink() async throws {
-        let (harness, ownerID, csrf) = try await Self.signedIn()
+    @Test(
+        "unlinking: 303 with a notice; the inbox is nobody's, its key still logs in and can be linked again",
+        arguments: StorageBackend.allCases)
+    func unlink(_ backend: StorageBackend) async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn(backend)
         let (inbox, key) = try await harness.ownedInboxes.createInbox(username: "ada-bot", ownerID: ownerID)
         let (bobs, _) = try await harness.ownedInboxes.createInbox(username: "bobs-bot", ownerID: try await Self.bob(harness))
         let stranger = await harness.send(.POST, "/owner/inboxes/\(bobs.accountID)/unlink", form: ["csrf_token": csrf])
@@ -272,9 +296,11 @@ extension OwnerInboxPagesTests {
         #expect(try await harness.ownedInboxes.link(apiKey: key, ownerID: ownerID).accountID == inbox.accountID)
     }
 
-    @Test("deleting asks first: without the typed address nothing goes; with it the account and its mail go")
-    func delete() async throws {
-        let (harness, ownerID, csrf) = try await Self.signedIn()
+    @Test(
+        "deleting asks first: without the typed address nothing goes; with it the account and its mail go",
+        arguments: StorageBackend.allCases)
+    func delete(_ backend: StorageBackend) async throws {
+        let (harness, ownerID, csrf) = try await Self.signedIn(backend)
         let (inbox, key) = try await harness.ownedInboxes.createInbox(username: "ada-bot", ownerID: ownerID)
         let (kept, _) = try await harness.ownedInboxes.createInbox(username: "ada-kept", ownerID: ownerID)
         let (bobs, _) = try await harness.ownedInboxes.createInbox(username: "bobs-bot", ownerID: try await Self.bob(harness))

@@ -5,9 +5,11 @@ import Testing
 
 @Suite("Owners: sign-in, sign-up and sign-out pages")
 struct OwnerPagesTests {
-    @Test("signing in sets a new HttpOnly, SameSite=Lax session cookie and follows a local next")
-    func signIn() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "signing in sets a new HttpOnly, SameSite=Lax session cookie and follows a local next",
+        arguments: StorageBackend.allCases)
+    func signIn(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let page = await harness.send(.GET, "/owner/sign-in")
         #expect(page.status.code == 200)
@@ -25,19 +27,19 @@ struct OwnerPagesTests {
         #expect(signedIn.status.code == 303 && signedIn.headers["Location"] == "/owner/x")
     }
 
-    @Test("a next that leaves the site goes to /owner instead", arguments: [
+    @Test("a next that leaves the site goes to /owner instead", arguments: StorageBackend.allCases, [
         "https://evil.example/", "//evil.example/", "/\\evil.example", "javascript:alert(1)", "",
     ])
-    func offSiteNext(next: String) async throws {
-        let harness = try OwnersHarness()
+    func offSiteNext(_ backend: StorageBackend, next: String) async throws {
+        let harness = try OwnersHarness(backend)
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let response = try await harness.signIn("ada@example.com", "correct horse", next: next)
         #expect(response.headers["Location"] == "/owner")
     }
 
-    @Test("a wrong password and an unknown email get the same 401 page")
-    func wrongCredentials() async throws {
-        let harness = try OwnersHarness()
+    @Test("a wrong password and an unknown email get the same 401 page", arguments: StorageBackend.allCases)
+    func wrongCredentials(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let wrong = try await harness.signIn("ada@example.com", "wrong horse")
         let unknown = try await harness.signIn("nobody@example.com", "wrong horse")
@@ -51,17 +53,19 @@ struct OwnerPagesTests {
         #expect(harness.cookies["postern_owner"] == nil)
     }
 
-    @Test("a blocked email gets 429 with Retry-After")
-    func slowDown() async throws {
-        let harness = try OwnersHarness()
+    @Test("a blocked email gets 429 with Retry-After", arguments: StorageBackend.allCases)
+    func slowDown(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         for _ in 0..<6 { _ = try await harness.signIn("ada@example.com", "wrong horse") }
         let response = try await harness.signIn("ada@example.com", "wrong horse")
         #expect(response.status.code == 429 && response.headers["Retry-After"] == "2")
     }
 
-    @Test("failures from one address lock out that address for the email; the owner still signs in from another")
-    func targetedLockout() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "failures from one address lock out that address for the email; the owner still signs in from another",
+        arguments: StorageBackend.allCases)
+    func targetedLockout(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         harness.browser = RouteBrowser(remoteAddress: "198.51.100.7", requestID: "attacker")
         for _ in 0..<6 { _ = try await harness.signIn("ada@example.com", "wrong horse") }
@@ -72,9 +76,11 @@ struct OwnerPagesTests {
         #expect(owner.status.code == 303 && harness.cookies["postern_owner"] != nil)
     }
 
-    @Test("past the email-wide bar the email is blocked from every address, and lifts with time")
-    func emailWideLockout() async throws {
-        let harness = try OwnersHarness { $0.backoff.emailFreeFailures = 14 }
+    @Test(
+        "past the email-wide bar the email is blocked from every address, and lifts with time",
+        arguments: StorageBackend.allCases)
+    func emailWideLockout(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend) { $0.backoff.emailFreeFailures = 14 }
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         // Three failures each from five addresses: no address is past its own five; the fifteenth failure of the
         // email is past its fourteen and blocks it for 2 s.
@@ -89,9 +95,9 @@ struct OwnerPagesTests {
         #expect(try await harness.signIn("ada@example.com", "correct horse").status.code == 303)
     }
 
-    @Test("a form without the browser's CSRF token is refused", arguments: [nil, "forged"])
-    func csrf(token: String?) async throws {
-        let harness = try OwnersHarness()
+    @Test("a form without the browser's CSRF token is refused", arguments: StorageBackend.allCases, [nil, "forged"])
+    func csrf(_ backend: StorageBackend, token: String?) async throws {
+        let harness = try OwnersHarness(backend)
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         _ = await harness.send(.GET, "/owner/sign-in")
         var form = ["email": "ada@example.com", "password": "correct horse"]
@@ -100,9 +106,9 @@ struct OwnerPagesTests {
         #expect(response.status.code == 403 && harness.cookies["postern_owner"] == nil)
     }
 
-    @Test("signing out ends the session on the server, not only in the browser")
-    func signOut() async throws {
-        let harness = try OwnersHarness()
+    @Test("signing out ends the session on the server, not only in the browser", arguments: StorageBackend.allCases)
+    func signOut(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         let owner = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         _ = try await harness.signIn("ada@example.com", "correct horse")
         let session = try #require(harness.cookies["postern_owner"])
@@ -116,11 +122,11 @@ struct OwnerPagesTests {
         #expect(harness.cookies["postern_owner"] == nil)
     }
 
-    @Test("sign-up is absent unless open, and when open creates and signs in")
-    func signUp() async throws {
-        let closed = try OwnersHarness()
+    @Test("sign-up is absent unless open, and when open creates and signs in", arguments: StorageBackend.allCases)
+    func signUp(_ backend: StorageBackend) async throws {
+        let closed = try OwnersHarness(backend)
         #expect(await closed.send(.GET, "/owner/sign-up").status.code == 404)
-        let open = try OwnersHarness { $0.signUpOpen = true }
+        let open = try OwnersHarness(backend) { $0.signUpOpen = true }
         let page = await open.send(.GET, "/owner/sign-up?next=/owner")
         let token = try #require(OwnersHarness.csrf(in: page))
         let short = await open.send(
@@ -133,9 +139,11 @@ struct OwnerPagesTests {
         #expect(try await open.service.owners.list().map(\.email) == ["ada@example.com"])
     }
 
-    @Test("sign-up with an email that has an account answers as for a new account: no words, no session, no change")
-    func signUpTakenEmail() async throws {
-        let harness = try OwnersHarness { $0.signUpOpen = true }
+    @Test(
+        "sign-up with an email that has an account answers as for a new account: no words, no session, no change",
+        arguments: StorageBackend.allCases)
+    func signUpTakenEmail(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend) { $0.signUpOpen = true }
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         func signUp(_ email: String) async throws -> HTTPResponse {
             harness.cookies = [:]
@@ -157,9 +165,11 @@ struct OwnerPagesTests {
         #expect(try await harness.service.owners.owner(id: ada.id) == ada)
     }
 
-    @Test("a sign-up with a taken email costs a sign-up, as a new account does: the answer cannot be had for free")
-    func signUpTakenEmailCharged() async throws {
-        let harness = try OwnersHarness { $0.signUpOpen = true }
+    @Test(
+        "a sign-up with a taken email costs a sign-up, as a new account does: the answer cannot be had for free",
+        arguments: StorageBackend.allCases)
+    func signUpTakenEmailCharged(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend) { $0.signUpOpen = true }
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         func signUp(_ email: String) async throws -> HTTPResponse {
             harness.cookies = [:]
@@ -172,9 +182,11 @@ struct OwnerPagesTests {
         #expect(try await signUp("bea@example.com").status.code == 429)
     }
 
-    @Test("open sign-up: 5 owners an hour from one address by default, then 429; another address still may")
-    func signUpLimit() async throws {
-        let harness = try OwnersHarness { $0.signUpOpen = true }
+    @Test(
+        "open sign-up: 5 owners an hour from one address by default, then 429; another address still may",
+        arguments: StorageBackend.allCases)
+    func signUpLimit(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend) { $0.signUpOpen = true }
         func signUp(_ email: String, _ password: String = "correct horse") async throws -> HTTPResponse {
             harness.cookies = [:]
             let page = await harness.send(.GET, "/owner/sign-up")
@@ -193,9 +205,9 @@ struct OwnerPagesTests {
         #expect(try await signUp("owner6@example.com").status.code == 303)
     }
 
-    @Test("cookies are Secure behind an https public URL")
-    func secureCookies() async throws {
-        let harness = try OwnersHarness { $0.publicURL = "https://auth.example" }
+    @Test("cookies are Secure behind an https public URL", arguments: StorageBackend.allCases)
+    func secureCookies(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend) { $0.publicURL = "https://auth.example" }
         let page = await harness.send(.GET, "/owner/sign-in")
         #expect(page.headers.values("Set-Cookie").allSatisfy { $0.contains("; Secure") })
     }

@@ -7,9 +7,11 @@ import Testing
 struct OwnerStoreTests {
     static let ip = ClientAddressKey(peer: "192.0.2.9")
 
-    @Test("an owner is created with a lower-cased email and signs in with any case of it")
-    func createAndSignIn() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "an owner is created with a lower-cased email and signs in with any case of it",
+        arguments: StorageBackend.allCases)
+    func createAndSignIn(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         let owner = try await harness.service.owners.create(email: "Ada@Example.COM", password: "correct horse")
         #expect(owner.email == "ada@example.com")
         #expect(
@@ -21,9 +23,9 @@ struct OwnerStoreTests {
         #expect(try await harness.service.owners.list() == [owner])
     }
 
-    @Test("bad emails, short passwords and taken emails are refused")
-    func refusals() async throws {
-        let harness = try OwnersHarness()
+    @Test("bad emails, short passwords and taken emails are refused", arguments: StorageBackend.allCases)
+    func refusals(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         let owners = harness.service.owners
         await #expect(throws: OwnerError.invalidEmail) { try await owners.create(email: "not-an-email", password: "12345678") }
         await #expect(throws: OwnerError.invalidEmail) { try await owners.create(email: "a b@example.com", password: "12345678") }
@@ -33,9 +35,11 @@ struct OwnerStoreTests {
         withExtendedLifetime(harness) {}
     }
 
-    @Test("failures slow the email after five, known or unknown alike, and a success clears the count")
-    func backoff() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "failures slow the email after five, known or unknown alike, and a success clears the count",
+        arguments: StorageBackend.allCases)
+    func backoff(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         let owners = harness.service.owners
         let owner = try await owners.create(email: "ada@example.com", password: "correct horse")
         for email in ["ada@example.com", "nobody@example.com"] {
@@ -74,9 +78,9 @@ struct OwnerStoreTests {
         #expect(backoff.emailDelay(afterFailures: 100) == 0 && backoff.emailDelay(afterFailures: 101) == 2)
     }
 
-    @Test("removing an owner ends their sessions")
-    func removal() async throws {
-        let harness = try OwnersHarness()
+    @Test("removing an owner ends their sessions", arguments: StorageBackend.allCases)
+    func removal(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         let owner = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let token = try await harness.service.browser.sessions.open(ownerID: owner.id)
         #expect(try await harness.service.browser.sessions.owner(token: token) == owner)
@@ -85,9 +89,11 @@ struct OwnerStoreTests {
         #expect(try await !harness.service.owners.remove(email: "ada@example.com"))
     }
 
-    @Test("setting a password: the new one signs in, the old does not, every session ends; short or unknown refused")
-    func setPassword() async throws {
-        let harness = try OwnersHarness()
+    @Test(
+        "setting a password: the new one signs in, the old does not, every session ends; short or unknown refused",
+        arguments: StorageBackend.allCases)
+    func setPassword(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
         let owners = harness.service.owners, sessions = harness.service.browser.sessions
         let owner = try await owners.create(email: "ada@example.com", password: "correct horse")
         let other = try await owners.create(email: "bob@example.com", password: "battery staple")
@@ -102,9 +108,9 @@ struct OwnerStoreTests {
         #expect(try await !owners.setPassword(email: "zed@example.com", password: "long enough"))
     }
 
-    @Test("a session ends at its lifetime and at sign-out")
-    func sessions() async throws {
-        let harness = try OwnersHarness { $0.sessionLifetime = 60 }
+    @Test("a session ends at its lifetime and at sign-out", arguments: StorageBackend.allCases)
+    func sessions(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend) { $0.sessionLifetime = 60 }
         let sessions = harness.service.browser.sessions
         let owner = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         let first = try await sessions.open(ownerID: owner.id)

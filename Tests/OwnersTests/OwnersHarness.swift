@@ -33,9 +33,10 @@ final class OwnersHarness: @unchecked Sendable {
 
     /// - Parameter dkim: whether owners' domains get DKIM keys, as the composition root gives them (``dkimKeys``).
     init(
-        auditLog: (any AuditLog)? = nil, dkim: Bool = false, configure: (inout OwnersConfiguration) -> Void = { _ in }
+        _ backend: StorageBackend, auditLog: (any AuditLog)? = nil, dkim: Bool = false,
+        configure: (inout OwnersConfiguration) -> Void = { _ in }
     ) throws {
-        test = try StorageBackend.current.makeDatabase()
+        test = try backend.makeDatabase()
         let log = auditLog ?? SQLAuditLog(database: test.database)
         self.auditLog = log
         var configuration = OwnersConfiguration(publicURL: "http://127.0.0.1:8080")

@@ -3,6 +3,7 @@ import AgentClient
 import Directory
 import Foundation
 import JWT
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -10,9 +11,11 @@ import Testing
 /// The client flow over real sockets against the real server: the code path of `postern agent signup|login`.
 @Suite("AgentClient against a running Postern")
 struct AgentClientFlowTests {
-    @Test("signup then login: API key, inbox, session and capability tokens; refusals carry the server's message")
-    func signupAndLogin() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "signup then login: API key, inbox, session and capability tokens; refusals carry the server's message",
+        arguments: StorageBackend.allCases)
+    func signupAndLogin(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)"))
         let client = try AgentClient(solver: AgentPoWSolver(threads: 2))
 

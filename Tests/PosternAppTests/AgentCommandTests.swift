@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -32,9 +33,11 @@ struct AgentCommandTests {
         }
     }
 
-    @Test("--json prints one object with the credentials and nothing else; refusals are in CLI words")
-    func json() async throws {
-        let server = try await TestServer.start {
+    @Test(
+        "--json prints one object with the credentials and nothing else; refusals are in CLI words",
+        arguments: StorageBackend.allCases)
+    func json(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) {
             $0.agent.baseDifficulty = 2
             $0.agent.dynamicDifficulty = false
         }

@@ -2,6 +2,7 @@ import AgentAuth
 import AgentClient
 import AuthCrypto
 import Foundation
+import PosternTestSupport
 import Testing
 @testable import PosternApp
 
@@ -52,9 +53,10 @@ struct AgentFlowTests {
         return (jwt, solution.nonce, solution.powHex)
     }
 
-    @Test("signup, login with the API key, capability verifiable from the JWKS alone")
-    func pythonExampleFlow() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "signup, login with the API key, capability verifiable from the JWKS alone", arguments: StorageBackend.allCases)
+    func pythonExampleFlow(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
 
@@ -117,9 +119,9 @@ struct AgentFlowTests {
         #expect(!publicKey.verifySHA256(signature: signature, message: tampered))
     }
 
-    @Test("llms.txt has every anchor that an error's docs_url points at")
-    func docsAnchorsExist() async throws {
-        let server = try await TestServer.start()
+    @Test("llms.txt has every anchor that an error's docs_url points at", arguments: StorageBackend.allCases)
+    func docsAnchorsExist(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
         let llms = try await client.request("GET", "/llms.txt")

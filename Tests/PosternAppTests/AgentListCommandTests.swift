@@ -2,6 +2,7 @@ import AgentAuth
 import AgentClient
 import Foundation
 import Logging
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -9,9 +10,11 @@ import Testing
 /// `postern agent list`: every agent account with its owner, creation and last login with its API key.
 @Suite("postern agent list")
 struct AgentListCommandTests {
-    @Test("address, owner, created and last login: never until the API key logs in, then its time; revoked marked")
-    func list() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "address, owner, created and last login: never until the API key logs in, then its time; revoked marked",
+        arguments: StorageBackend.allCases)
+    func list(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let configuration = server.runtime.configuration, logger = Logger(label: "agent-list-test")
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)"))

@@ -12,9 +12,11 @@ import Testing
 struct AuditCommandTests {
     private let logger = Logger(label: "audit-command-test")
 
-    @Test("operator commands record operator.command, keys.rotated and keys.retired, never a password")
-    func operatorEvents() async throws {
-        let configuration = TestServer.configuration()
+    @Test(
+        "operator commands record operator.command, keys.rotated and keys.retired, never a password",
+        arguments: StorageBackend.allCases)
+    func operatorEvents(_ backend: StorageBackend) async throws {
+        let configuration = TestServer.configuration(backend)
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let ada = try await Operations.createOwner(
             configuration: configuration, email: "ada@example.com", password: "owner-password-1", logger: logger)
@@ -45,9 +47,11 @@ struct AuditCommandTests {
         #expect(!lines.joined().contains("password-"))
     }
 
-    @Test("--owner shows that owner's events only, --since drops older ones, oldest first; an unknown owner is refused")
-    func ownerFilter() async throws {
-        let configuration = TestServer.configuration()
+    @Test(
+        "--owner shows that owner's events only, --since drops older ones, oldest first; an unknown owner is refused",
+        arguments: StorageBackend.allCases)
+    func ownerFilter(_ backend: StorageBackend) async throws {
+        let configuration = TestServer.configuration(backend)
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let ada = String(
             try await Operations.createOwner(
@@ -86,9 +90,11 @@ struct AuditCommandTests {
         }
     }
 
-    @Test("postern audit escapes control characters: a typed line feed forges no line, no escape reaches a terminal")
-    func controlCharacters() async throws {
-        let configuration = TestServer.configuration()
+    @Test(
+        "postern audit escapes control characters: a typed line feed forges no line, no escape reaches a terminal",
+        arguments: StorageBackend.allCases)
+    func controlCharacters(_ backend: StorageBackend) async throws {
+        let configuration = TestServer.configuration(backend)
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let database = try Operations.migratedDatabase(configuration, logger: logger)
         defer { database.close() }
@@ -121,9 +127,11 @@ struct AuditCommandTests {
         #expect((parsed["details"] as? [String: Any])?["reason"] as? String == "refused\u{85}")
     }
 
-    @Test("a running server records into the trail postern audit reads: a Pro token made and revoked over HTTP")
-    func serverRecords() async throws {
-        let server = try await TestServer.start { $0.mailbox.proDomains = ["pro.localhost"] }
+    @Test(
+        "a running server records into the trail postern audit reads: a Pro token made and revoked over HTTP",
+        arguments: StorageBackend.allCases)
+    func serverRecords(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.mailbox.proDomains = ["pro.localhost"] }
         defer { Task { await server.stop() } }
         let configuration = server.runtime.configuration
         _ = try await Operations.createProUser(
@@ -151,8 +159,10 @@ struct AuditCommandTests {
         #expect(!lines.joined().contains(secret) && !lines.joined().contains("pro-password"))
     }
 
-    @Test("POSTERN_AUDIT_DAYS: default 90, 1 to 3650; the purge keeps exactly that many days")
-    func retention() async throws {
+    @Test(
+        "POSTERN_AUDIT_DAYS: default 90, 1 to 3650; the purge keeps exactly that many days",
+        arguments: StorageBackend.allCases)
+    func retention(_ backend: StorageBackend) async throws {
         func load(_ environment: [String: String]) async throws -> PosternConfiguration {
             try await ConfigurationLoader.load(environment: environment, defaultPath: "/nonexistent/config/postern.env")
         }
@@ -162,7 +172,7 @@ struct AuditCommandTests {
             await #expect(throws: ConfigurationError.self) { try await load(["POSTERN_AUDIT_DAYS": bad]) }
         }
 
-        let test = try StorageBackend.current.makeDatabase()
+        let test = try backend.makeDatabase()
         let log = SQLAuditLog(database: test.database)
         let now: Int64 = 1_900_000_000
         for age: Int64 in [7 * 86_400 + 1, 7 * 86_400, 86_400] {

@@ -11,7 +11,7 @@ import Testing
 
 /// `postern backup` and `postern restore`: a restored data directory answers every token and key given out before
 /// the backup, because the archive carries the signing keys with the database.
-@Suite("Backup and restore", .serialized, .enabled(if: StorageBackend.current == .sqlite))
+@Suite("Backup and restore on SQLite", .serialized)
 struct BackupRestoreTests {
     let logger = Logger(label: "backup-tests")
 
@@ -94,7 +94,7 @@ struct BackupRestoreTests {
 
     @Test("restored into a new data directory on a new port: an old Mail.td token, remote-hash token and API key work")
     func roundTrip() async throws {
-        let first = try await TestServer.start()
+        let first = try await TestServer.start(.sqlite)
         let issued = try await issue(on: first)
         let archive = Self.scratch("backup") + ".tar"
         defer { try? FileManager.default.removeItem(atPath: archive) }
@@ -104,14 +104,14 @@ struct BackupRestoreTests {
 
         let restored = Self.scratch("restored")
         try Operations.restore(from: archive, dataDirectory: restored, logger: logger)
-        let second = try await TestServer.start { $0.storage.dataDirectory = restored }
+        let second = try await TestServer.start(.sqlite) { $0.storage.dataDirectory = restored }
         defer { Task { await second.stop() } }
         try await expectAnswered(issued, by: second)
     }
 
     @Test("an archive lists with tar and holds the manifest, database and keys")
     func tarListsIt() async throws {
-        let server = try await TestServer.start()
+        let server = try await TestServer.start(.sqlite)
         defer { Task { await server.stop() } }
         let archive = Self.scratch("backup") + ".tar"
         defer { try? FileManager.default.removeItem(atPath: archive) }
@@ -157,7 +157,7 @@ struct BackupRestoreTests {
 
     @Test("a damaged database entry is refused against the manifest")
     func damagedRefused() async throws {
-        let server = try await TestServer.start()
+        let server = try await TestServer.start(.sqlite)
         defer { Task { await server.stop() } }
         let archive = Self.scratch("damaged") + ".tar"
         defer { try? FileManager.default.removeItem(atPath: archive) }
@@ -170,7 +170,7 @@ struct BackupRestoreTests {
 
     @Test("a database that holds accounts meeting newly generated keys is named in a warning at start")
     func lostKeysWarned() async throws {
-        let first = try await TestServer.start()
+        let first = try await TestServer.start(.sqlite)
         _ = try await issue(on: first)
         let copy = Self.scratch("copied")
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
@@ -178,12 +178,12 @@ struct BackupRestoreTests {
         await first.stop()
         let capture = DataDirectoryTests.Capture()
         let second = try await TestServer.start(
-            { $0.storage.dataDirectory = copy }, logger: DataDirectoryTests.logger(capture))
+            .sqlite, { $0.storage.dataDirectory = copy }, logger: DataDirectoryTests.logger(capture))
         await second.stop()
         #expect(capture.text.contains("new signing keys were generated for a database that holds accounts"))
 
         let fresh = DataDirectoryTests.Capture()
-        let empty = try await TestServer.start(logger: DataDirectoryTests.logger(fresh))
+        let empty = try await TestServer.start(.sqlite, logger: DataDirectoryTests.logger(fresh))
         await empty.stop()
         #expect(!fresh.text.contains("new signing keys were generated"))
     }
@@ -202,7 +202,7 @@ extension Operations {
 /// docs/postgres.md's procedure: `pg_dump` of a serving database restored into a new one answers every token given
 /// out before, with the same `POSTERN_KEY_SECRET`; with another secret the keys cannot be opened and the server does
 /// not start.
-@Suite("PostgreSQL backup with pg_dump", .serialized, .enabled(if: StorageBackend.current == .postgres))
+@Suite("PostgreSQL backup with pg_dump", .serialized)
 struct PostgresDumpRestoreTests {
     let helper = BackupRestoreTests()
 
@@ -221,7 +221,7 @@ struct PostgresDumpRestoreTests {
 
     @Test("pg_dump, pg_restore into a new database, the same key secret: old tokens and API keys still work")
     func dumpAndRestore() async throws {
-        let first = try await TestServer.start()
+        let first = try await TestServer.start(.postgres)
         let issued = try await helper.issue(on: first)
         let source = try #require(first.runtime.configuration.storage.databaseURL)
         let dump = BackupRestoreTests.scratch("pgdump") + ".dump"
@@ -232,14 +232,14 @@ struct PostgresDumpRestoreTests {
         try Self.run("pg_restore", ["--no-owner", "--dbname=\(target)", dump])
 
         let other = await #expect(throws: (any Error).self) {
-            _ = try await TestServer.start {
+            _ = try await TestServer.start(.postgres) {
                 $0.storage.databaseURL = target
                 $0.signingKeys.secret = "another secret than the dump's"
             }
         }
         #expect(other != nil, "a server with another POSTERN_KEY_SECRET started on the restored keys")
 
-        let second = try await TestServer.start { $0.storage.databaseURL = target }
+        let second = try await TestServer.start(.postgres) { $0.storage.databaseURL = target }
         defer { Task { await second.stop() } }
         try await helper.expectAnswered(issued, by: second)
     }

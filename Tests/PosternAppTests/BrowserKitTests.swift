@@ -10,9 +10,7 @@ import Testing
 /// cookie-carrying status checks work. On SQLite only, as the owner pages' browser test: the script's server is its own.
 @Suite("Browser test kit in headless Chromium")
 struct BrowserKitTests {
-    @Test(
-        "hit counter, hostile message, canary, axe-core, keyboard walk, downloads",
-        .enabled(if: StorageBackend.current == .sqlite, "the script starts its own SQLite server"))
+    @Test("hit counter, hostile message, canary, axe-core, keyboard walk, downloads")
     func kit() async throws {
         let (status, log) = try await PythonScript.run(
             "Browser/test_browser_kit.py", environment: ["POSTERN_BIN": ServeProcessTests.executable.path])

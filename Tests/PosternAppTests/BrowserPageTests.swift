@@ -1,3 +1,4 @@
+import PosternTestSupport
 import Testing
 @testable import PosternApp
 
@@ -8,9 +9,11 @@ import Testing
 /// and Selenium; a machine without them fails this test rather than skipping it.
 @Suite("Remote-hash pages in headless Chromium")
 struct BrowserPageTests {
-    @Test("the landing page links to the demo; register and log in through the forms; CSRF-less posts refused")
-    func browser() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "the landing page links to the demo; register and log in through the forms; CSRF-less posts refused",
+        arguments: StorageBackend.allCases)
+    func browser(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let (status, log) = try await PythonScript.run("Browser/test_pages.py", arguments: ["http://127.0.0.1:\(server.port)"])
         #expect(status == 0, "browser test failed:\n\(log)")

@@ -1,6 +1,7 @@
 import AuthCrypto
 import Foundation
 import MailDelivery
+import PosternTestSupport
 import Storage
 import Testing
 
@@ -40,9 +41,11 @@ struct CatchAllTests {
         }
     }
 
-    @Test("accept=any: an unknown local user and a foreign domain are 250 and kept in the catch-all, never relayed")
-    func acceptAny() async throws {
-        let server = try await TestServer.start { $0.recipients.acceptAny = true }
+    @Test(
+        "accept=any: an unknown local user and a foreign domain are 250 and kept in the catch-all, never relayed",
+        arguments: StorageBackend.allCases)
+    func acceptAny(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.recipients.acceptAny = true }
         defer { Task { await server.stop() } }
         try await Self.addAgent("tester", to: server)
         let refused = try await SMTPDeliveryTests.send(
@@ -57,9 +60,11 @@ struct CatchAllTests {
         #expect(try await Self.outboxCount(server) == 0)
     }
 
-    @Test("accept=local (the default) keeps refusing unknown and foreign recipients with 550")
-    func acceptLocal() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "accept=local (the default) keeps refusing unknown and foreign recipients with 550",
+        arguments: StorageBackend.allCases)
+    func acceptLocal(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         #expect(server.runtime.configuration.recipients.acceptAny == false)
         let refused = try await SMTPDeliveryTests.send(
@@ -69,9 +74,11 @@ struct CatchAllTests {
         #expect(try await Self.stored(server).isEmpty)
     }
 
-    @Test("a subaddress is delivered to its mailbox with the tag kept; an account named with the + itself wins")
-    func subaddress() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "a subaddress is delivered to its mailbox with the tag kept; an account named with the + itself wins",
+        arguments: StorageBackend.allCases)
+    func subaddress(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         try await Self.addAgent("alice", to: server)
         try await Self.addAgent("bob+list", to: server)
@@ -87,9 +94,11 @@ struct CatchAllTests {
             ])
     }
 
-    @Test("an empty delimiter turns subaddressing off: the tagged address is an unknown user (550)")
-    func subaddressOff() async throws {
-        let server = try await TestServer.start { $0.recipients.recipientDelimiter = "" }
+    @Test(
+        "an empty delimiter turns subaddressing off: the tagged address is an unknown user (550)",
+        arguments: StorageBackend.allCases)
+    func subaddressOff(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.recipients.recipientDelimiter = "" }
         defer { Task { await server.stop() } }
         try await Self.addAgent("alice", to: server)
         let refused = try await SMTPDeliveryTests.send(
@@ -99,9 +108,9 @@ struct CatchAllTests {
         #expect(try await Self.stored(server).isEmpty)
     }
 
-    @Test("the catch-all's quota refuses with 552 once full")
-    func catchAllQuota() async throws {
-        let server = try await TestServer.start {
+    @Test("the catch-all's quota refuses with 552 once full", arguments: StorageBackend.allCases)
+    func catchAllQuota(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) {
             $0.recipients.acceptAny = true
             $0.recipients.catchAllQuota = 300  // one message and its Received field (about 230 bytes), not two
         }
@@ -112,10 +121,12 @@ struct CatchAllTests {
         #expect(full.hasPrefix("error (552"), "\(full)")
     }
 
-    @Test("one info line per SMTP transaction: client, MAIL FROM, each RCPT with its code, message id, size; no body")
-    func transactionLogLine() async throws {
+    @Test(
+        "one info line per SMTP transaction: client, MAIL FROM, each RCPT with its code, message id, size; no body",
+        arguments: StorageBackend.allCases)
+    func transactionLogLine(_ backend: StorageBackend) async throws {
         let capture = DataDirectoryTests.Capture()
-        let server = try await TestServer.start(logger: DataDirectoryTests.logger(capture))
+        let server = try await TestServer.start(backend, logger: DataDirectoryTests.logger(capture))
         defer { Task { await server.stop() } }
         try await Self.addAgent("tester", to: server)
         let refused = try await SMTPDeliveryTests.send(

@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 /// The request context end to end: the client address the composition root resolves once is the one
@@ -18,9 +19,11 @@ struct ClientContextFlowTests {
         return try #require(try response.json()["difficulty"] as? Int)
     }
 
-    @Test("behind a trusted proxy each forwarded client has its own mailbox bucket and agent difficulty")
-    func trustedProxy() async throws {
-        let server = try await TestServer.start {
+    @Test(
+        "behind a trusted proxy each forwarded client has its own mailbox bucket and agent difficulty",
+        arguments: StorageBackend.allCases)
+    func trustedProxy(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) {
             $0.rateLimits.enabled = true
             $0.agent.dynamicDifficulty = true
             $0.listener.trustedProxies = ["127.0.0.0/8"]
@@ -42,15 +45,17 @@ struct ClientContextFlowTests {
         #expect(try await difficulty(client, forwardedFor: "2001:db8:9:a::1") == 2)
     }
 
-    @Test("from an untrusted peer X-Forwarded-For is ignored, and a malformed one from a proxy counts the proxy")
-    func untrustedAndMalformed() async throws {
-        let direct = try await TestServer.start { $0.rateLimits.enabled = true }
+    @Test(
+        "from an untrusted peer X-Forwarded-For is ignored, and a malformed one from a proxy counts the proxy",
+        arguments: StorageBackend.allCases)
+    func untrustedAndMalformed(_ backend: StorageBackend) async throws {
+        let direct = try await TestServer.start(backend) { $0.rateLimits.enabled = true }
         defer { Task { await direct.stop() } }
         let client = try direct.client()
         for index in 0..<8 { #expect(try await domains(client, forwardedFor: "198.51.100.\(index)") == 200) }
         #expect(try await domains(client, forwardedFor: "198.51.100.200") == 429)
 
-        let proxied = try await TestServer.start {
+        let proxied = try await TestServer.start(backend) {
             $0.rateLimits.enabled = true
             $0.listener.trustedProxies = ["127.0.0.0/8"]
         }

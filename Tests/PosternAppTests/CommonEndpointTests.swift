@@ -1,15 +1,16 @@
 import AuthCrypto
 import Foundation
 import JWT
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
 
 @Suite("Common endpoints, end to end")
 struct CommonEndpointTests {
-    @Test("healthz, readyz and JSON 404/405 with Allow")
-    func healthAndErrors() async throws {
-        let server = try await TestServer.start()
+    @Test("healthz, readyz and JSON 404/405 with Allow", arguments: StorageBackend.allCases)
+    func healthAndErrors(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
 
@@ -34,9 +35,11 @@ struct CommonEndpointTests {
         #expect(wrongMethod.header("Allow")?.contains("GET") == true)
     }
 
-    @Test("JWKS lists the RSA key (kty, kid, alg, use, n, e), then the Ed25519 key (OKP, crv, x)")
-    func jwks() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "JWKS lists the RSA key (kty, kid, alg, use, n, e), then the Ed25519 key (OKP, crv, x)",
+        arguments: StorageBackend.allCases)
+    func jwks(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let response = try await server.client().request("GET", "/.well-known/jwks.json")
         #expect(response.status == 200)
@@ -62,9 +65,11 @@ struct CommonEndpointTests {
         #expect(server.runtime.keys.activeKID(for: .edDSA) == okp["kid"] as? String)
     }
 
-    @Test("metrics expose request series by route, answered at once or later, and open connections")
-    func metrics() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "metrics expose request series by route, answered at once or later, and open connections",
+        arguments: StorageBackend.allCases)
+    func metrics(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
         _ = try await client.request("GET", "/healthz")
@@ -83,9 +88,11 @@ struct CommonEndpointTests {
         #expect(response.text.contains("postern_mail_waiting_requests 0"))
     }
 
-    @Test("metrics record unknown method tokens as one 'other' series, so clients cannot grow the registry")
-    func metricsMethodCardinality() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "metrics record unknown method tokens as one 'other' series, so clients cannot grow the registry",
+        arguments: StorageBackend.allCases)
+    func metricsMethodCardinality(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
         let series = #"postern_http_requests_total{route="unmatched",method="other",status="404"}"#
@@ -104,9 +111,9 @@ struct CommonEndpointTests {
         #expect(count(text) == before + 40)
     }
 
-    @Test("the OpenAPI document is 3.1 and lists the shared paths")
-    func openAPI() async throws {
-        let server = try await TestServer.start()
+    @Test("the OpenAPI document is 3.1 and lists the shared paths", arguments: StorageBackend.allCases)
+    func openAPI(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let document = try await server.client().request("GET", "/openapi.json").json()
         #expect(document["openapi"] as? String == "3.1.0")
@@ -116,9 +123,11 @@ struct CommonEndpointTests {
         }
     }
 
-    @Test("the served document's mailbox address pattern names this server's domains and no other")
-    func openAPIAddressPattern() async throws {
-        let server = try await TestServer.start {
+    @Test(
+        "the served document's mailbox address pattern names this server's domains and no other",
+        arguments: StorageBackend.allCases)
+    func openAPIAddressPattern(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) {
             $0.mailbox.domains = ["box.test", "mail.localhost"]
             $0.mailbox.proDomains = ["pro.test"]
         }
@@ -142,12 +151,12 @@ struct CommonEndpointTests {
         }
     }
 
-    @Test("a restart over the same data directory keeps the keys")
-    func keysStableAcrossRestart() async throws {
-        let first = try await TestServer.start()
+    @Test("a restart over the same data directory keeps the keys", arguments: StorageBackend.allCases)
+    func keysStableAcrossRestart(_ backend: StorageBackend) async throws {
+        let first = try await TestServer.start(backend)
         let before = try await first.client().request("GET", "/.well-known/jwks.json").text
         await first.shutdown()
-        let second = try await TestServer.start { $0.storage.dataDirectory = first.dataDirectory }
+        let second = try await TestServer.start(backend) { $0.storage.dataDirectory = first.dataDirectory }
         defer { Task { await second.stop() } }
         let after = try await second.client().request("GET", "/.well-known/jwks.json").text
         #expect(before == after)

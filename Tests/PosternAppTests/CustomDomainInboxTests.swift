@@ -1,6 +1,7 @@
 import AgentAuth
 import Directory
 import Foundation
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -10,9 +11,11 @@ import Testing
 /// domain verified.
 @Suite("Custom-domain inboxes through the real server")
 struct CustomDomainInboxTests {
-    @Test("login by API key, mail over SMTP to the real address, JMAP reads it and refuses another From")
-    func customDomainInbox() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "login by API key, mail over SMTP to the real address, JMAP reads it and refuses another From",
+        arguments: StorageBackend.allCases)
+    func customDomainInbox(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let runtime = harness.server.runtime
         try await runtime.database.write { connection in

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PosternApp
+import PosternTestSupport
 import Testing
 
 /// `postern dkim show` and `postern dkim rotate` through the operations they call, on the test storage backend.
@@ -8,9 +9,11 @@ import Testing
 struct DKIMOperationsTests {
     let logger = Logger(label: "postern.tests.dkim")
 
-    @Test("dkim show prints each key's TXT name and value, the same twice; dkim rotate prints new ones show then gives")
-    func showAndRotate() async throws {
-        let configuration = TestServer.configuration()
+    @Test(
+        "dkim show prints each key's TXT name and value, the same twice; dkim rotate prints new ones show then gives",
+        arguments: StorageBackend.allCases)
+    func showAndRotate(_ backend: StorageBackend) async throws {
+        let configuration = TestServer.configuration(backend)
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let shown = try Operations.showDKIM(configuration: configuration, domain: "Agents.Example", logger: logger)
         #expect(shown.count == 4)

@@ -13,14 +13,16 @@ import Testing
 /// a custom domain's when it is added through the server, and shown in its DNS records.
 @Suite("DKIM keys at start-up and for custom domains")
 struct DKIMStartupTests {
-    @Test("the first start makes the agent inbox domain's RSA and Ed25519 keys; a restart keeps them")
-    func firstStart() async throws {
-        let server = try await TestServer.start { $0.agent.inboxDomain = "Agents.Example" }
+    @Test(
+        "the first start makes the agent inbox domain's RSA and Ed25519 keys; a restart keeps them",
+        arguments: StorageBackend.allCases)
+    func firstStart(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.agent.inboxDomain = "Agents.Example" }
         let first = try server.runtime.dkimKeys.history(for: "agents.example")
         #expect(first.map(\.algorithm) == [.rsaSHA256, .ed25519SHA256])
         #expect(first.allSatisfy { $0.retiredAt == nil })
         await server.shutdown()
-        let again = try await TestServer.start {
+        let again = try await TestServer.start(backend) {
             $0.agent.inboxDomain = "agents.example"
             $0.storage.dataDirectory = server.dataDirectory
         }
@@ -58,9 +60,11 @@ struct DKIMStartupTests {
         #expect(try store.history(for: "race.example").map(\.selector) == selectors.first)
     }
 
-    @Test("a Pro user's domain added through the server gets keys; dns_records lists their _domainkey TXT records")
-    func proDomainThroughServer() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "a Pro user's domain added through the server gets keys; dns_records lists their _domainkey TXT records",
+        arguments: StorageBackend.allCases)
+    func proDomainThroughServer(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         _ = try await Operations.createProUser(
             configuration: server.runtime.configuration, email: "dkim@example.com", password: "pro-password",

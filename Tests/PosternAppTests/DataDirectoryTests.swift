@@ -55,8 +55,8 @@ struct DataDirectoryTests {
 
     @Test("the server's database in an existing 0755 data directory is 0600, with a warning about the directory")
     func databaseInOpenDirectory() throws {
-        var configuration = TestServer.configuration(dataDirectory: Self.scratch())
-        configuration.storage.databaseURL = nil  // the SQLite file is the subject, also in the PostgreSQL run
+        // The SQLite file is the subject.
+        let configuration = TestServer.configuration(.sqlite, dataDirectory: Self.scratch())
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         try FileManager.default.createDirectory(
             atPath: configuration.storage.dataDirectory, withIntermediateDirectories: true)

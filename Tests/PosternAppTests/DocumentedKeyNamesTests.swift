@@ -5,7 +5,7 @@ import Testing
 
 /// Every `POSTERN_*` name a reader meets (docs/, the README, `/llms.txt` and the pages' sources) is a key some
 /// configuration part reads, or a variable the repository's own scripts and harnesses read (`POSTERN_BIN`,
-/// `POSTERN_TEST_STORAGE`): a renamed or removed key cannot live on in the words. The known set comes from code: the
+/// `POSTERN_ARTIFACTS`): a renamed or removed key cannot live on in the words. The known set comes from code: the
 /// names ``ConfigurationLoader`` asks for while it parses (every part's `init(config:)`), the two it reads first
 /// (`POSTERN_CONFIG`, `POSTERN_PROFILE`), and the names the scripts, the Makefile and the tests read from their
 /// environment. A name written as a family (`POSTERN_SMTP_*`) needs one known key in it.
@@ -103,8 +103,8 @@ struct DocumentedKeyNamesTests {
         #expect(keys.contains("POSTERN_SMTP_HOSTNAME") && keys.contains("POSTERN_OUTBOUND_DELIVERY"))
         // An older name a part still reads as an alias is a key.
         #expect(keys.contains("POSTERN_REMOTE_HASH_ALLOW_PRIVATE"))
-        #expect(!keys.contains("POSTERN_TEST_STORAGE") && !keys.contains("POSTERN_NO_SUCH_KEY"))
-        #expect(try Self.harnessVariables().isSuperset(of: ["POSTERN_TEST_STORAGE", "POSTERN_BIN"]))
+        #expect(!keys.contains("POSTERN_ARTIFACTS") && !keys.contains("POSTERN_NO_SUCH_KEY"))
+        #expect(try Self.harnessVariables().isSuperset(of: ["POSTERN_ARTIFACTS", "POSTERN_BIN"]))
     }
 
     @Test("every POSTERN_* name in docs/, the README, /llms.txt and the pages is a key or a harness variable")

@@ -21,9 +21,11 @@ struct JMAPCapabilityPolicyTests {
         return claims
     }
 
-    @Test("a capability re-signed by the server as minted opens the session; HS256, an aud array, a long exp: 401")
-    func refusals() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a capability re-signed by the server as minted opens the session; HS256, an aud array, a long exp: 401",
+        arguments: StorageBackend.allCases)
+    func refusals(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("policyagent")
         let keys = harness.server.runtime.keys

@@ -39,11 +39,11 @@ struct JMAPHarness: JMAPTestClient, @unchecked Sendable {
     /// An in-process server (``TestServer``); `adjust` edits its configuration last, `clock` is its wall clock (the
     /// system's when nil).
     static func start(
-        rateLimits: Bool = false, inboxQuota: Int64? = nil,
+        _ backend: StorageBackend, rateLimits: Bool = false, inboxQuota: Int64? = nil,
         adjust: (inout PosternConfiguration) -> Void = { _ in }, clock: (@Sendable () -> Int64)? = nil
     ) async throws -> JMAPHarness {
         let server = try await TestServer.start(
-            { configuration in
+            backend, { configuration in
                 configuration.agent.baseDifficulty = 0
                 configuration.agent.dynamicDifficulty = false
                 configuration.rateLimits.enabled = rateLimits

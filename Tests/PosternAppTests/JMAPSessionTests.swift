@@ -15,9 +15,11 @@ struct JMAPSessionTests {
         #expect(try response.json()["status"] as? Int == 401, comment)
     }
 
-    @Test("the session is 401 without a token, with a session JWT (wrong purpose) and with garbage")
-    func sessionRefusesWithoutCapability() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "the session is 401 without a token, with a session JWT (wrong purpose) and with garbage",
+        arguments: StorageBackend.allCases)
+    func sessionRefusesWithoutCapability(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("sessionagent")
 
@@ -33,9 +35,11 @@ struct JMAPSessionTests {
             "API, session JWT")
     }
 
-    @Test("the capability token opens the session: absolute URLs on the base URL, primary account = the account")
-    func sessionWithCapability() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "the capability token opens the session: absolute URLs on the base URL, primary account = the account",
+        arguments: StorageBackend.allCases)
+    func sessionWithCapability(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("sessionagent")
 
@@ -76,9 +80,9 @@ struct JMAPSessionTests {
         #expect(session["state"] is String)
     }
 
-    @Test("a revoked agent's capability token answers 401")
-    func revokedAgentIsRefused() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test("a revoked agent's capability token answers 401", arguments: StorageBackend.allCases)
+    func revokedAgentIsRefused(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("revokedagent")
         #expect(try await harness.session(token: agent.capability).status == 200)

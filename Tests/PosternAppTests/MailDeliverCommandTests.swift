@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MailboxAccounts
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -8,9 +9,11 @@ import Testing
 /// `postern mail deliver` and `postern mail outbox` against a running server's data directory.
 @Suite("postern mail deliver and outbox")
 struct MailDeliverCommandTests {
-    @Test("a file delivered to a mailbox account is read through Mail.td's endpoints; other addresses are refused by name")
-    func deliverFile() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "a file delivered to a mailbox account is read through Mail.td's endpoints; other addresses are refused by name",
+        arguments: StorageBackend.allCases)
+    func deliverFile(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
         let account = try await client.createMailboxAccount("files@mail.localhost")

@@ -3,6 +3,7 @@ import Logging
 import MIME
 import MailDelivery
 import MailStore
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -11,9 +12,11 @@ import Testing
 /// stored, from a terminal.
 @Suite("postern mail list and show")
 struct MailListCommandTests {
-    @Test("list: newest first, everything or one address or the catch-all; show: headers and text, or the raw bytes")
-    func listAndShow() async throws {
-        let server = try await TestServer.start { $0.recipients.acceptAny = true }
+    @Test(
+        "list: newest first, everything or one address or the catch-all; show: headers and text, or the raw bytes",
+        arguments: StorageBackend.allCases)
+    func listAndShow(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.recipients.acceptAny = true }
         defer { Task { await server.stop() } }
         try await CatchAllTests.addAgent("alice", to: server)
         let port = try CatchAllTests.smtpPort(server)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MailDelivery
 import OutboundQueue
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -10,9 +11,11 @@ import Testing
 /// and an id no waiting message has refused by name; `postern mail tls-reset`.
 @Suite("postern mail queue and tls-reset")
 struct MailQueueCommandTests {
-    @Test("lists waiting messages with their recipients, makes them due now, deletes one, refuses an unknown id")
-    func queueCommand() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "lists waiting messages with their recipients, makes them due now, deletes one, refuses an unknown id",
+        arguments: StorageBackend.allCases)
+    func queueCommand(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let configuration = server.runtime.configuration
         let logger = Logger(label: "mail-queue-test")
@@ -55,9 +58,11 @@ struct MailQueueCommandTests {
         #expect(try await Operations.outbox(configuration: configuration, logger: logger).isEmpty)
     }
 
-    @Test("postern mail tls-reset forgets a domain that took mail over TLS (any case); one never seen says so")
-    func tlsReset() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "postern mail tls-reset forgets a domain that took mail over TLS (any case); one never seen says so",
+        arguments: StorageBackend.allCases)
+    func tlsReset(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let configuration = server.runtime.configuration
         let logger = Logger(label: "mail-tls-reset-test")

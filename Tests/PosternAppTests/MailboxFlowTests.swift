@@ -18,9 +18,9 @@ struct MailboxFlowTests {
         return ["id": id, "nonce": ProofOfWork.solve(salt: salt, difficulty: difficulty)]
     }
 
-    @Test("create, sign in, read, reset kills old tokens, delete kills the rest")
-    func accountLifecycle() async throws {
-        let server = try await TestServer.start()
+    @Test("create, sign in, read, reset kills old tokens, delete kills the rest", arguments: StorageBackend.allCases)
+    func accountLifecycle(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
 
@@ -82,9 +82,11 @@ struct MailboxFlowTests {
         #expect(afterDelete.status == 401)
     }
 
-    @Test("a Pro user made by the operator logs in, creates accounts without proof, and uses tm_pro_ tokens")
-    func proUser() async throws {
-        let server = try await TestServer.start { $0.mailbox.proDomains = ["pro.localhost"] }
+    @Test(
+        "a Pro user made by the operator logs in, creates accounts without proof, and uses tm_pro_ tokens",
+        arguments: StorageBackend.allCases)
+    func proUser(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.mailbox.proDomains = ["pro.localhost"] }
         defer { Task { await server.stop() } }
         _ = try await Operations.createProUser(
             configuration: server.runtime.configuration, email: "ops@example.com", password: "pro-password",
@@ -128,9 +130,11 @@ struct MailboxFlowTests {
         #expect(dead.status == 401)
     }
 
-    @Test("one of two instances (POSTERN_INSTANCES=2) enforces half of each limit, and says so in its headers")
-    func rateLimitShare() async throws {
-        let server = try await TestServer.start {
+    @Test(
+        "one of two instances (POSTERN_INSTANCES=2) enforces half of each limit, and says so in its headers",
+        arguments: StorageBackend.allCases)
+    func rateLimitShare(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) {
             $0.rateLimits.enabled = true
             $0.rateLimits.instances = 2
         }
@@ -143,9 +147,11 @@ struct MailboxFlowTests {
         #expect(responses.allSatisfy { $0.header("RateLimit-Limit") == "4" })
     }
 
-    @Test("with rate limits on, a burst past 8 req/s gets 429 with Retry-After and RateLimit headers")
-    func rateLimited() async throws {
-        let server = try await TestServer.start { $0.rateLimits.enabled = true }
+    @Test(
+        "with rate limits on, a burst past 8 req/s gets 429 with Retry-After and RateLimit headers",
+        arguments: StorageBackend.allCases)
+    func rateLimited(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.rateLimits.enabled = true }
         defer { Task { await server.stop() } }
         let client = try server.client()
         var statuses: [Int] = []

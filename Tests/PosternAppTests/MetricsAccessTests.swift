@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import SMTPServer
 import Storage
 import Testing
@@ -10,9 +11,11 @@ import Testing
 struct MetricsAccessTests {
     static let token = "a metrics token of at least thirty-two characters"
 
-    @Test("with POSTERN_METRICS_LISTEN, /metrics is served on its own listener only, which stops with the server")
-    func ownListener() async throws {
-        let server = try await TestServer.start { $0.observability.metricsListen = "127.0.0.1:0" }
+    @Test(
+        "with POSTERN_METRICS_LISTEN, /metrics is served on its own listener only, which stops with the server",
+        arguments: StorageBackend.allCases)
+    func ownListener(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.observability.metricsListen = "127.0.0.1:0" }
         let address = try #require(server.runtime.metricsListenAddress)
         let port = try #require(Int(address.split(separator: ":").last ?? ""))
         #expect(port != server.port)
@@ -32,9 +35,11 @@ struct MetricsAccessTests {
         #expect(throws: TestClientError.self) { _ = try TestHTTPClient(port: port) }
     }
 
-    @Test("with POSTERN_METRICS_TOKEN, /metrics is 401 with WWW-Authenticate: Bearer without the token or with another")
-    func bearerToken() async throws {
-        let server = try await TestServer.start { $0.observability.metricsToken = Self.token }
+    @Test(
+        "with POSTERN_METRICS_TOKEN, /metrics is 401 with WWW-Authenticate: Bearer without the token or with another",
+        arguments: StorageBackend.allCases)
+    func bearerToken(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.observability.metricsToken = Self.token }
         defer { Task { await server.stop() } }
         let client = try server.client()
         let wrong = [("Authorization", "Bearer " + Self.token.dropLast() + "X")]
@@ -49,9 +54,11 @@ struct MetricsAccessTests {
         #expect(scrape.text.contains("# TYPE postern_http_requests_total counter"))
     }
 
-    @Test("/openapi.json documents /metrics' 401 with WWW-Authenticate and its bearer scheme")
-    func documentedInOpenAPI() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "/openapi.json documents /metrics' 401 with WWW-Authenticate and its bearer scheme",
+        arguments: StorageBackend.allCases)
+    func documentedInOpenAPI(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let document = try await server.client().request("GET", "/openapi.json").json()
         let paths = try #require(document["paths"] as? [String: Any])
@@ -62,9 +69,9 @@ struct MetricsAccessTests {
         #expect(schemes?["metricsBearer"] != nil)
     }
 
-    @Test("with both set, the token guards the own listener too")
-    func tokenOnListener() async throws {
-        let server = try await TestServer.start {
+    @Test("with both set, the token guards the own listener too", arguments: StorageBackend.allCases)
+    func tokenOnListener(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) {
             $0.observability.metricsListen = "127.0.0.1:0"
             $0.observability.metricsToken = Self.token
         }
@@ -91,9 +98,11 @@ struct MetricsAccessTests {
         }
     }
 
-    @Test("every family /metrics shows has # HELP; build info, storage size, the outbox and both queues are among them")
-    func everyFamilyHasHelp() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "every family /metrics shows has # HELP; build info, storage size, the outbox and both queues are among them",
+        arguments: StorageBackend.allCases)
+    func everyFamilyHasHelp(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         _ = try await server.runtime.database.write { connection in
             try connection.run(

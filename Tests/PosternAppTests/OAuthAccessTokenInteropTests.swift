@@ -1,6 +1,7 @@
 import AuthCrypto
 import Foundation
 import JWT
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -19,9 +20,11 @@ struct OAuthAccessTokenInteropTests {
         return try await PythonScript.run("Clients/verify_eddsa.py", arguments: [file.path, token])
     }
 
-    @Test("a token the server signs verifies from its JWKS; a tampered one and one of another key do not")
-    func pythonVerifies() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "a token the server signs verifies from its JWKS; a tampered one and one of another key do not",
+        arguments: StorageBackend.allCases)
+    func pythonVerifies(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let jwks = try await server.client().request("GET", "/.well-known/jwks.json")
         #expect(jwks.status == 200)

@@ -7,14 +7,13 @@ import Testing
 
 /// Two instances on one PostgreSQL database: a grant revoked through one is refused by the other at once, through
 /// the `postern_grants` notification that drops it from the other's cache.
-@Suite("OAuth grant revocation across instances", .enabled(if: StorageBackend.current == .postgres),
-    .timeLimit(.minutes(1)))
+@Suite("OAuth grant revocation across instances", .timeLimit(.minutes(1)))
 struct OAuthGrantInvalidationTests {
     @Test("a grant cached on instance B is dropped by the notification of its revocation on instance A")
     func twoInstances() async throws {
-        let first = try await TestServer.start()
-        let second = try await TestServer.start { $0.storage.dataDirectory = first.dataDirectory }
-        let h = try await OAuthOwnerHarness.start(server: first)
+        let first = try await TestServer.start(.postgres)
+        let second = try await TestServer.start(.postgres) { $0.storage.dataDirectory = first.dataDirectory }
+        let h = try await OAuthOwnerHarness.start(.postgres, server: first)
         defer {
             Task {
                 await second.stop()

@@ -10,9 +10,9 @@ struct OAuthOwnerHarness: OwnedInboxesHarness, @unchecked Sendable {
     let server: TestServer
     let owners: OwnedInboxesFixture
 
-    static func start(server given: TestServer? = nil) async throws -> OAuthOwnerHarness {
+    static func start(_ backend: StorageBackend, server given: TestServer? = nil) async throws -> OAuthOwnerHarness {
         let server: TestServer
-        if let given { server = given } else { server = try await TestServer.start() }
+        if let given { server = given } else { server = try await TestServer.start(backend) }
         let runtime = server.runtime
         let owners = try await OwnedInboxesFixture(
             database: runtime.database, base: runtime.identity.baseURL,

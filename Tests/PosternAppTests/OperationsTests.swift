@@ -13,9 +13,9 @@ import Testing
 struct OperationsTests {
     private let logger = Logger(label: "operations-test")
 
-    @Test("migrate applies every migration once")
-    func migrateOnce() throws {
-        let configuration = TestServer.configuration()
+    @Test("migrate applies every migration once", arguments: StorageBackend.allCases)
+    func migrateOnce(_ backend: StorageBackend) throws {
+        let configuration = TestServer.configuration(backend)
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let first = try Operations.migrate(configuration: configuration, logger: logger)
         #expect(first.first == "0001_core.sql")
@@ -23,9 +23,9 @@ struct OperationsTests {
         #expect(try Operations.migrate(configuration: configuration, logger: logger).isEmpty)
     }
 
-    @Test("keys rotate adds active keys and keeps the old ones listed as retired")
-    func rotate() throws {
-        let configuration = TestServer.configuration()
+    @Test("keys rotate adds active keys and keeps the old ones listed as retired", arguments: StorageBackend.allCases)
+    func rotate(_ backend: StorageBackend) throws {
+        let configuration = TestServer.configuration(backend)
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let now: Int64 = 1_800_000_000
         let before = try Operations.listKeys(configuration: configuration, logger: logger, now: now)
@@ -44,9 +44,11 @@ struct OperationsTests {
         #expect(later.count == 3)
     }
 
-    @Test("keys list words each key's state and keeps a key killed with --now, with when")
-    func killedKeyListed() throws {
-        let configuration = TestServer.configuration()
+    @Test(
+        "keys list words each key's state and keeps a key killed with --now, with when",
+        arguments: StorageBackend.allCases)
+    func killedKeyListed(_ backend: StorageBackend) throws {
+        let configuration = TestServer.configuration(backend)
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let now = Operations.unixNow()
         let before = try Operations.listKeys(configuration: configuration, logger: logger, now: now)
@@ -80,7 +82,7 @@ struct OperationsTests {
 
     @Test("backup of a PostgreSQL database is refused before connecting, pointing to pg_dump")
     func backupPostgres() throws {
-        var configuration = TestServer.configuration()
+        var configuration = TestServer.configuration(.sqlite)
         configuration.storage.databaseURL = "postgres://postern:s3cret@db.invalid/postern"
         do {
             try Operations.backup(configuration: configuration, to: "/nonexistent/copy", logger: logger)
@@ -92,11 +94,9 @@ struct OperationsTests {
     }
 
     // `postern backup` copies SQLite's file: on PostgreSQL it refuses (the test above).
-    @Test(
-        "backup writes a consistent copy while the server serves, and refuses to overwrite",
-        .enabled(if: StorageBackend.current == .sqlite))
+    @Test("backup writes a consistent copy while the server serves, and refuses to overwrite")
     func backup() async throws {
-        let server = try await TestServer.start()
+        let server = try await TestServer.start(.sqlite)
         defer { Task { await server.stop() } }
         let client = try server.client()
         _ = try await client.request("GET", "/readyz")
@@ -129,9 +129,11 @@ struct OperationsTests {
 
 @Suite("Key rotation reaches a running server")
 struct LiveRotationTests {
-    @Test("keys retire --now: the serving instance refuses the key's tokens from its reload on; the output says when")
-    func retireWhileServing() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "keys retire --now: the serving instance refuses the key's tokens from its reload on; the output says when",
+        arguments: StorageBackend.allCases)
+    func retireWhileServing(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let leaked = try #require(server.runtime.keys.activeKID(for: .edDSA))
         let policy = JWTPolicy(purpose: .oauthAccess, issuer: "test", maximumLifetime: 900)
@@ -144,7 +146,7 @@ struct LiveRotationTests {
         #expect(output.first == "retired \(leaked) now: every token it signed is refused")
         #expect(output.contains { $0.hasPrefix("new EdDSA key ") })
         let when =
-            StorageBackend.current == .postgres
+            backend == .postgres
             ? "drops it at once" : "at its next key reload, within POSTERN_KEY_RELOAD_SECONDS"
         #expect(output.contains { $0.contains(when) })
         #expect(!output.contains { $0.hasPrefix(leaked) })
@@ -164,9 +166,11 @@ struct LiveRotationTests {
         #expect(unknown?.code == .unknownKey)
     }
 
-    @Test("after keys rotate and a reload, the JWKS lists both keys, new tokens use the new kid, old ones verify")
-    func rotateWhileServing() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "after keys rotate and a reload, the JWKS lists both keys, new tokens use the new kid, old ones verify",
+        arguments: StorageBackend.allCases)
+    func rotateWhileServing(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
         let before = try #require(try await client.request("GET", "/.well-known/jwks.json").json()["keys"] as? [[String: Any]])

@@ -25,8 +25,8 @@ struct OperatorAPITests {
         #expect(refused == "{}", "\(refused)")
     }
 
-    static func start() async throws -> TestServer {
-        try await TestServer.start {
+    static func start(_ backend: StorageBackend) async throws -> TestServer {
+        try await TestServer.start(backend) {
             $0.recipients.acceptAny = true
             $0.mailbox.operatorToken = token
         }
@@ -37,9 +37,9 @@ struct OperatorAPITests {
         return messages.compactMap { $0["subject"] as? String }
     }
 
-    @Test("without POSTERN_OPERATOR_TOKEN the routes are 404")
-    func offWithoutToken() async throws {
-        let server = try await TestServer.start()
+    @Test("without POSTERN_OPERATOR_TOKEN the routes are 404", arguments: StorageBackend.allCases)
+    func offWithoutToken(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
         #expect(try await client.request("GET", "/api/operator/messages", headers: Self.auth).status == 404)
@@ -47,9 +47,11 @@ struct OperatorAPITests {
         #expect(try await client.request("DELETE", "/api/operator/messages", headers: Self.auth).status == 404)
     }
 
-    @Test("a missing or wrong bearer is 401 {\"error\":\"unauthorized\"} on every route, and nothing is deleted")
-    func unauthorized() async throws {
-        let server = try await Self.start()
+    @Test(
+        "a missing or wrong bearer is 401 {\"error\":\"unauthorized\"} on every route, and nothing is deleted",
+        arguments: StorageBackend.allCases)
+    func unauthorized(_ backend: StorageBackend) async throws {
+        let server = try await Self.start(backend)
         defer { Task { await server.stop() } }
         try await Self.send(server, to: ["x@example.org"], subject: "kept")
         let client = try server.client()
@@ -67,9 +69,11 @@ struct OperatorAPITests {
         #expect(try Self.subjects(try await client.request("GET", "/api/operator/messages", headers: Self.auth)) == ["kept"])
     }
 
-    @Test("search: newest first across every address; to, from, subject and text filter, case-insensitively")
-    func search() async throws {
-        let server = try await Self.start()
+    @Test(
+        "search: newest first across every address; to, from, subject and text filter, case-insensitively",
+        arguments: StorageBackend.allCases)
+    func search(_ backend: StorageBackend) async throws {
+        let server = try await Self.start(backend)
         defer { Task { await server.stop() } }
         try await CatchAllTests.addAgent("alice", to: server)
         try await Self.send(server, to: ["alice+signup@agents.localhost"], subject: "Welcome Alice", body: "code 111")
@@ -100,9 +104,9 @@ struct OperatorAPITests {
         #expect(alice.first?["envelope_to"] as? String == "alice+signup@agents.localhost")
     }
 
-    @Test("wait: the oldest match at once, 204 after its timeout without one")
-    func waitOldestOr204() async throws {
-        let server = try await Self.start()
+    @Test("wait: the oldest match at once, 204 after its timeout without one", arguments: StorageBackend.allCases)
+    func waitOldestOr204(_ backend: StorageBackend) async throws {
+        let server = try await Self.start(backend)
         defer { Task { await server.stop() } }
         try await Self.send(server, to: ["a@example.org"], subject: "first code")
         try await Self.send(server, to: ["a@example.org"], subject: "second code")
@@ -118,9 +122,9 @@ struct OperatorAPITests {
         #expect(tooLong.status == 400)
     }
 
-    @Test("wait: a parked request wakes when matching mail arrives")
-    func waitWakes() async throws {
-        let server = try await Self.start()
+    @Test("wait: a parked request wakes when matching mail arrives", arguments: StorageBackend.allCases)
+    func waitWakes(_ backend: StorageBackend) async throws {
+        let server = try await Self.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
         let changes = server.runtime.mailChanges
@@ -136,9 +140,11 @@ struct OperatorAPITests {
         #expect(try response.json()["subject"] as? String == "arrived")
     }
 
-    @Test("reset deletes every message of every address, and each address's JMAP state moves")
-    func reset() async throws {
-        let server = try await Self.start()
+    @Test(
+        "reset deletes every message of every address, and each address's JMAP state moves",
+        arguments: StorageBackend.allCases)
+    func reset(_ backend: StorageBackend) async throws {
+        let server = try await Self.start(backend)
         defer { Task { await server.stop() } }
         try await CatchAllTests.addAgent("alice", to: server)
         try await Self.send(server, to: ["alice@agents.localhost", "x@example.org"], subject: "one")
@@ -159,9 +165,11 @@ struct OperatorAPITests {
         #expect(catchAll.state > catchAllBefore)
     }
 
-    @Test("a Pro user's sandbox wait: 204 after its timeout, then the captured message once it arrives")
-    func sandboxWait() async throws {
-        let sandbox = try await SMTPSandboxTests.ProSandbox.start()
+    @Test(
+        "a Pro user's sandbox wait: 204 after its timeout, then the captured message once it arrives",
+        arguments: StorageBackend.allCases)
+    func sandboxWait(_ backend: StorageBackend) async throws {
+        let sandbox = try await SMTPSandboxTests.ProSandbox.start(backend)
         let (server, port, client, auth, token) = (sandbox.server, sandbox.port, sandbox.client, sandbox.auth, sandbox.token)
         defer { Task { await server.stop() } }
 

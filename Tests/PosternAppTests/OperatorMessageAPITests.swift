@@ -57,9 +57,11 @@ struct OperatorMessageAPITests {
         return try #require((listed["messages"] as? [[String: Any]])?.first)
     }
 
-    @Test("GET /{id}: addresses, date, headers, bodies, attachments and links; /raw and /attachments/{n} the bytes")
-    func wholeMessage() async throws {
-        let server = try await OperatorAPITests.start()
+    @Test(
+        "GET /{id}: addresses, date, headers, bodies, attachments and links; /raw and /attachments/{n} the bytes",
+        arguments: StorageBackend.allCases)
+    func wholeMessage(_ backend: StorageBackend) async throws {
+        let server = try await OperatorAPITests.start(backend)
         defer { Task { await server.stop() } }
         try await Self.send(server, Self.confirmation)
         let client = try server.client()
@@ -106,9 +108,11 @@ struct OperatorMessageAPITests {
         }
     }
 
-    @Test("PUT {\"read\"} marks read and unread; DELETE removes one message; unknown ids 404; no token 401")
-    func markDeleteAndErrors() async throws {
-        let server = try await OperatorAPITests.start()
+    @Test(
+        "PUT {\"read\"} marks read and unread; DELETE removes one message; unknown ids 404; no token 401",
+        arguments: StorageBackend.allCases)
+    func markDeleteAndErrors(_ backend: StorageBackend) async throws {
+        let server = try await OperatorAPITests.start(backend)
         defer { Task { await server.stop() } }
         try await Self.send(server, OperatorAPITests.mail(subject: "keep", to: "k@example.org"), to: "k@example.org")
         try await Self.send(server, OperatorAPITests.mail(subject: "drop", to: "d@example.org"), to: "d@example.org")
@@ -140,9 +144,11 @@ struct OperatorMessageAPITests {
         }
     }
 
-    @Test("since a message id or a time on the list and /wait; start, limit and total; bad values 400")
-    func sinceStartLimit() async throws {
-        let server = try await OperatorAPITests.start()
+    @Test(
+        "since a message id or a time on the list and /wait; start, limit and total; bad values 400",
+        arguments: StorageBackend.allCases)
+    func sinceStartLimit(_ backend: StorageBackend) async throws {
+        let server = try await OperatorAPITests.start(backend)
         defer { Task { await server.stop() } }
         for subject in ["one", "two", "three"] {
             try await Self.send(

@@ -27,8 +27,10 @@ struct OutboundQueueMetricsTests {
         #"postern_outbound_delivery_attempts_total{result="\#(result)"}"#
     }
 
-    @Test("a deferred message shows in the queue's gauges while its receiver is down; they are 0 once it is delivered")
-    func deferredThenDelivered() async throws {
+    @Test(
+        "a deferred message shows in the queue's gauges while its receiver is down; they are 0 once it is delivered",
+        arguments: StorageBackend.allCases)
+    func deferredThenDelivered(_ backend: StorageBackend) async throws {
         let zone = LoopbackDNSServer.Zone()
         zone.set("far.test", 15, .mx([.init(10, "mx.far.test")]))
         // Nothing listens on 127.0.0.2: every connection is refused until the address moves to the receiver's.
@@ -38,7 +40,7 @@ struct OutboundQueueMetricsTests {
         let receiver = try FarReceiver()
         let clock = TestClock()
         let harness = try await JMAPHarness.start(
-            adjust: {
+            backend, adjust: {
                 $0.outbound.mode = .direct
                 $0.smtp.hostname = "postern.outbound.test"
                 $0.outbound.smtpPort = receiver.port

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -8,9 +9,11 @@ import Testing
 /// a new submission: held while a reason holds, saying which; queued to leave once none does.
 @Suite("postern mail outbox --release")
 struct OutboxReleaseCommandTests {
-    @Test("held mail says why; a release while the reason holds keeps it held; with delivery on and any sender it is queued")
-    func release() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "held mail says why; a release while the reason holds keeps it held; with delivery on and any sender it is queued",
+        arguments: StorageBackend.allCases)
+    func release(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let logger = Logger(label: "outbox-release-test")
         let agent = try await harness.signUp("holder")

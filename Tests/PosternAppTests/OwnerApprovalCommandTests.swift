@@ -11,9 +11,11 @@ import Testing
 struct OwnerApprovalCommandTests {
     private let logger = Logger(label: "owner-approval-command-test")
 
-    @Test("owner create approves; a signed-up owner waits until owner approve; --withdraw; an unknown email is false")
-    func approve() async throws {
-        let configuration = TestServer.configuration()
+    @Test(
+        "owner create approves; a signed-up owner waits until owner approve; --withdraw; an unknown email is false",
+        arguments: StorageBackend.allCases)
+    func approve(_ backend: StorageBackend) async throws {
+        let configuration = TestServer.configuration(backend)
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let made = try await Operations.createOwner(
             configuration: configuration, email: "ada@example.com", password: "owner-password-1", logger: logger)

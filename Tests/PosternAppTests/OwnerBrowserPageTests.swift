@@ -10,9 +10,7 @@ import Testing
 /// sqlite3, and the PostgreSQL side of these pages is the OwnersTests suites', so the PostgreSQL pass skips it.
 @Suite("Owner pages in headless Chromium")
 struct OwnerBrowserPageTests {
-    @Test(
-        "sign in, create, link, rotate, revoke, consent to an app, sign out through the pages",
-        .enabled(if: StorageBackend.current == .sqlite, "the script's server is SQLite; OwnersTests cover PostgreSQL"))
+    @Test("sign in, create, link, rotate, revoke, consent to an app, sign out through the pages")
     func browser() async throws {
         let (status, log) = try await PythonScript.run(
             "Browser/test_owner_pages.py", environment: ["POSTERN_BIN": ServeProcessTests.executable.path])

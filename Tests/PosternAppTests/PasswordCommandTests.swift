@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import Logging
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -64,9 +65,11 @@ struct PasswordCommandTests {
         return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
 
-    @Test("pro create reads standard input, pro set-password a file; the old password and its JWTs stop at once")
-    func proSetPassword() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "pro create reads standard input, pro set-password a file; the old password and its JWTs stop at once",
+        arguments: StorageBackend.allCases)
+    func proSetPassword(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
         let created = try postern(
@@ -94,15 +97,17 @@ struct PasswordCommandTests {
         #expect(unknown.status != 0 && unknown.stderr.contains("no Pro user has email"))
     }
 
-    @Test("owner create and set-password refuse no password source and two of them, changing nothing", arguments: [
+    @Test(
+        "owner create and set-password refuse no password source and two of them, changing nothing",
+        arguments: StorageBackend.allCases, [
         ["owner", "create", "--email", "ada@example.com"],
         ["owner", "create", "--email", "ada@example.com", "--password", "long enough", "--password-stdin"],
         ["owner", "set-password", "--email", "ada@example.com", "--password-stdin", "--password-file", "/dev/null"],
         ["pro", "create", "--email", "ada@example.com"],
         ["pro", "set-password", "--email", "ada@example.com"],
     ])
-    func refusedSources(_ arguments: [String]) async throws {
-        let server = try await TestServer.start()
+    func refusedSources(_ backend: StorageBackend, _ arguments: [String]) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let run = try postern(arguments, input: "long enough\n", server: server)
         #expect(run.status != 0)
@@ -112,9 +117,11 @@ struct PasswordCommandTests {
         #expect(try await Operations.listProUsers(configuration: configuration, logger: logger).isEmpty)
     }
 
-    @Test("owner set-password from standard input: the new password signs in, the old does not, sessions end")
-    func ownerSetPassword() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "owner set-password from standard input: the new password signs in, the old does not, sessions end",
+        arguments: StorageBackend.allCases)
+    func ownerSetPassword(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let created = try postern(
             ["owner", "create", "--email", "ada@example.com", "--password-stdin"], input: "first secret\n", server: server)

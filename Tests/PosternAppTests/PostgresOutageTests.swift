@@ -13,11 +13,13 @@ struct PostgresOutageTests {
             body: Array(json.utf8))
     }
 
-    @Test("PostgreSQL down: /readyz fails, stateless endpoints answer, each surface answers 503 without internals; back: all recovers")
+    @Test(
+        "PostgreSQL down: /readyz fails, stateless endpoints answer, each surface answers 503 without internals; back: all recovers"
+    )
     func outage() async throws {
         let postgres = try PostgresTestServer.dedicated()
         let url = try postgres.freshDatabase()
-        let server = try await TestServer.start { $0.storage.databaseURL = url }
+        let server = try await TestServer.start(.postgres) { $0.storage.databaseURL = url }
         defer { Task { await server.stop() } }
         let client = try server.client()
         #expect(try await client.request("GET", "/readyz").status == 200)

@@ -1,3 +1,4 @@
+import PosternTestSupport
 import SocketServer
 import AuthCrypto
 import Foundation
@@ -43,9 +44,11 @@ struct PublicURLEndToEndTests {
             openAPIServers: servers, remotePage: page.text, landing: landing.text)
     }
 
-    @Test("port 0, nothing configured: llms.txt, docs_url, iss, OpenAPI servers and the page name the real port")
-    func followsRealPort() async throws {
-        let server = try await TestServer.start {
+    @Test(
+        "port 0, nothing configured: llms.txt, docs_url, iss, OpenAPI servers and the page name the real port",
+        arguments: StorageBackend.allCases)
+    func followsRealPort(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) {
             $0.identity.publicURL = nil
             $0.identity.issuer = nil
         }
@@ -63,9 +66,11 @@ struct PublicURLEndToEndTests {
         #expect(seen.landing.contains("postern agent signup --url \(base) --username NAME"))
     }
 
-    @Test("a configured POSTERN_PUBLIC_URL wins everywhere and is the issuer; JWT_ISSUER wins for iss")
-    func configuredURLWins() async throws {
-        let server = try await TestServer.start {
+    @Test(
+        "a configured POSTERN_PUBLIC_URL wins everywhere and is the issuer; JWT_ISSUER wins for iss",
+        arguments: StorageBackend.allCases)
+    func configuredURLWins(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) {
             $0.identity.publicURL = "https://auth.example.test/"
             $0.identity.issuer = nil
         }
@@ -79,7 +84,7 @@ struct PublicURLEndToEndTests {
         #expect(seen.openAPIServers == [base])
         #expect(seen.remotePage.contains("curl -s \(base)/register"))
 
-        let issued = try await TestServer.start {
+        let issued = try await TestServer.start(backend) {
             $0.identity.publicURL = nil
             $0.identity.issuer = "urn:postern:issuer"
         }
@@ -89,11 +94,11 @@ struct PublicURLEndToEndTests {
         #expect(other.openAPIServers == ["http://127.0.0.1:\(issued.port)"])
     }
 
-    @Test("a port in use stops the start with the address and the reason")
-    func portInUse() async throws {
+    @Test("a port in use stops the start with the address and the reason", arguments: StorageBackend.allCases)
+    func portInUse(_ backend: StorageBackend) async throws {
         let taken = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
         let error = await #expect(throws: ListenError.self) {
-            _ = try await TestServer.start { $0.listener.port = taken.port }
+            _ = try await TestServer.start(backend) { $0.listener.port = taken.port }
         }
         #expect(error?.description == "cannot listen on 127.0.0.1:\(taken.port): Address already in use")
     }

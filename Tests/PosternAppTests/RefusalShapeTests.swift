@@ -1,13 +1,16 @@
 import Foundation
+import PosternTestSupport
 import Testing
 @testable import PosternApp
 
 /// Refusals the HTTP layer answers by itself keep the error shape of the surface that owns the path.
 @Suite("HTTP-layer refusals in each surface's error shape")
 struct RefusalShapeTests {
-    @Test("413 on /api/v1/session is in the agent shape; on /api/accounts it is {\"error\":\"content_too_large\"}")
-    func bodyTooLarge() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "413 on /api/v1/session is in the agent shape; on /api/accounts it is {\"error\":\"content_too_large\"}",
+        arguments: StorageBackend.allCases)
+    func bodyTooLarge(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let big = [UInt8](repeating: UInt8(ascii: "a"), count: 70_000)
 
@@ -25,9 +28,11 @@ struct RefusalShapeTests {
         #expect(try mailbox.json()["error"] as? String == "content_too_large")
     }
 
-    @Test("a malformed request gets 400 {\"error\":\"bad_request\"} and the connection closes")
-    func malformed() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "a malformed request gets 400 {\"error\":\"bad_request\"} and the connection closes",
+        arguments: StorageBackend.allCases)
+    func malformed(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
         client.sendRaw(Array("GET /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n".utf8))

@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import Logging
+import PosternTestSupport
 import SocketServer
 import Synchronization
 import Testing
@@ -64,11 +65,13 @@ struct RequestLogTests {
         #expect(HTTPAccessLog.timestamp(unixSeconds: 1_763_800_000) == Array("2025-11-22T08:26:40Z".utf8))
     }
 
-    @Test("one line per request with route template, status and request id; no token, key or password")
-    func noSecrets() async throws {
+    @Test(
+        "one line per request with route template, status and request id; no token, key or password",
+        arguments: StorageBackend.allCases)
+    func noSecrets(_ backend: StorageBackend) async throws {
         let capture = Capture()
         let logger = Logger(label: "postern") { LineLogHandler(label: $0, level: .info, write: capture.append) }
-        let server = try await TestServer.start(logger: logger, accessLog: capture)
+        let server = try await TestServer.start(backend, logger: logger, accessLog: capture)
         defer { Task { await server.stop() } }
         let client = try server.client()
         let challenge = try await client.request("POST", "/api/v1/challenge")

@@ -34,11 +34,13 @@ struct RuntimeServiceGroupTests {
 
     static let httpOnly = ["database", "worker, fetch and DNS threads", "event loops", "HTTP", "readiness"]
 
-    @Test("a runtime with only HTTP runs just that, and stops HTTP before the threads and the store")
-    func httpOnlyOrderedShutdown() async throws {
+    @Test(
+        "a runtime with only HTTP runs just that, and stops HTTP before the threads and the store",
+        arguments: StorageBackend.allCases)
+    func httpOnlyOrderedShutdown(_ backend: StorageBackend) async throws {
         let lines = Lines()
         let logger = Logger(label: "postern-test") { LineLogHandler(label: $0, level: .debug, write: lines.append) }
-        let server = try await TestServer.start(logger: logger, services: .http)
+        let server = try await TestServer.start(backend, logger: logger, services: .http)
         defer { try? FileManager.default.removeItem(atPath: server.dataDirectory) }
         #expect(server.runtime.serviceNames == Self.httpOnly)
         #expect(server.runtime.smtpListenAddress == nil, "no SMTP listener bound for a runtime without SMTP")
@@ -50,9 +52,11 @@ struct RuntimeServiceGroupTests {
         await #expect(throws: (any Error).self) { try await server.runtime.database.probeWrite(now: 1) }
     }
 
-    @Test("after the group stops, the worker and DNS threads are joined and take no more work")
-    func threadsJoined() async throws {
-        let server = try await TestServer.start(services: [])
+    @Test(
+        "after the group stops, the worker and DNS threads are joined and take no more work",
+        arguments: StorageBackend.allCases)
+    func threadsJoined(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend, services: [])
         defer { try? FileManager.default.removeItem(atPath: server.dataDirectory) }
         #expect(server.runtime.serviceNames == ["database", "worker, fetch and DNS threads", "event loops"])
         #expect(try await server.runtime.dnsThreads.run { 1 } == 1)
@@ -62,22 +66,24 @@ struct RuntimeServiceGroupTests {
         await #expect(throws: WorkerPoolError.self) { try await server.runtime.pool.run { 2 } }
     }
 
-    @Test("every service of postern serve, in the order they start")
-    func everyService() async throws {
-        let server = try await TestServer.start()
+    @Test("every service of postern serve, in the order they start", arguments: StorageBackend.allCases)
+    func everyService(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         var expected = ["database", "worker, fetch and DNS threads", "key reload"]
-        if StorageBackend.current == .postgres {
+        if backend == .postgres {
             expected += ["postern_keys", "postern_mail", "postern_grants"].map { "PostgreSQL LISTEN \($0)" }
         }
         expected += ["purges", "webhooks", "event loops", "SMTP", "HTTP", "readiness"]
         #expect(server.runtime.serviceNames == expected)
     }
 
-    @Test("with outbound delivery on, the outbound dispatcher runs after the webhooks and stops before them and its threads")
-    func outboundService() async throws {
+    @Test(
+        "with outbound delivery on, the outbound dispatcher runs after the webhooks and stops before them and its threads",
+        arguments: StorageBackend.allCases)
+    func outboundService(_ backend: StorageBackend) async throws {
         let relay = try RelayEndpoint(url: "smtp://127.0.0.1:1")
-        let server = try await TestServer.start {
+        let server = try await TestServer.start(backend) {
             $0.outbound.mode = .relay
             $0.outbound.relay = relay
             $0.smtp.hostname = "postern.outbound.test"
@@ -90,9 +96,11 @@ struct RuntimeServiceGroupTests {
         #expect(names.firstIndex(of: "outbound threads") == webhooks - 1)
     }
 
-    @Test("a graceful shutdown finishes a request in flight with the store still open, after HTTP stopped accepting")
-    func drainsInFlightRequest() async throws {
-        let server = try await TestServer.start(services: .http)
+    @Test(
+        "a graceful shutdown finishes a request in flight with the store still open, after HTTP stopped accepting",
+        arguments: StorageBackend.allCases)
+    func drainsInFlightRequest(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend, services: .http)
         defer { try? FileManager.default.removeItem(atPath: server.dataDirectory) }
         let client = try server.client()
         #expect(try await client.request("GET", "/healthz").status == 200)  // accepted and served: not in the backlog

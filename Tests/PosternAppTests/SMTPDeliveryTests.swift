@@ -1,5 +1,6 @@
 import Foundation
 import MailboxAccounts
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -25,9 +26,11 @@ struct SMTPDeliveryTests {
         return try await PythonScript.snippet(script, arguments: [from, recipientsJSON], input: message)
     }
 
-    @Test("smtplib delivers to a mailbox account and an agent inbox; foreign and unknown recipients are refused")
-    func deliver() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "smtplib delivers to a mailbox account and an agent inbox; foreign and unknown recipients are refused",
+        arguments: StorageBackend.allCases)
+    func deliver(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let smtpPort = try #require(server.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
         let client = try server.client()
@@ -88,9 +91,11 @@ struct SMTPDeliveryTests {
         #expect(stored == 1)
     }
 
-    @Test("what SMTP takes gets a Received field on top (RFC 5321 4.4): the client, this server, its one recipient")
-    func receivedTrace() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "what SMTP takes gets a Received field on top (RFC 5321 4.4): the client, this server, its one recipient",
+        arguments: StorageBackend.allCases)
+    func receivedTrace(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let smtpPort = try #require(server.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
         let hostname = server.runtime.configuration.smtp.hostname
@@ -136,9 +141,11 @@ struct SMTPDeliveryTests {
         }
     }
 
-    @Test("a full inbox is answered 552 5.2.2 and a message past a MIME limit 554 5.6.0, never 451")
-    func permanentRefusals() async throws {
-        let server = try await TestServer.start { $0.agent.inboxQuota = 600 }
+    @Test(
+        "a full inbox is answered 552 5.2.2 and a message past a MIME limit 554 5.6.0, never 451",
+        arguments: StorageBackend.allCases)
+    func permanentRefusals(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.agent.inboxQuota = 600 }
         defer { Task { await server.stop() } }
         let smtpPort = try #require(server.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
         try await server.runtime.database.write { connection in

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -22,8 +23,8 @@ struct SMTPSandboxTests {
         let token: String
         let tokenID: String
 
-        static func start(email: String = "box@example.com") async throws -> ProSandbox {
-            let server = try await TestServer.start { $0.sandbox.smtpPort = 0 }
+        static func start(_ backend: StorageBackend, email: String = "box@example.com") async throws -> ProSandbox {
+            let server = try await TestServer.start(backend) { $0.sandbox.smtpPort = 0 }
             let port = try #require(server.runtime.sandboxListenAddress?.split(separator: ":").last.flatMap { Int($0) })
             _ = try await Operations.createProUser(
                 configuration: server.runtime.configuration, email: email, password: "pro-password", maxAccounts: 1,
@@ -62,9 +63,11 @@ struct SMTPSandboxTests {
             script, arguments: [String(port), password, starttls ? "tls" : "plain", list], input: message)
     }
 
-    @Test("smtplib over STARTTLS with an API token: captured, never relayed, read back through the seven endpoints")
-    func captureAndRead() async throws {
-        let sandbox = try await ProSandbox.start()
+    @Test(
+        "smtplib over STARTTLS with an API token: captured, never relayed, read back through the seven endpoints",
+        arguments: StorageBackend.allCases)
+    func captureAndRead(_ backend: StorageBackend) async throws {
+        let sandbox = try await ProSandbox.start(backend)
         let (server, port, client, auth, token) = (sandbox.server, sandbox.port, sandbox.client, sandbox.auth, sandbox.token)
         defer { Task { await server.stop() } }
 
@@ -143,9 +146,11 @@ struct SMTPSandboxTests {
         #expect(anonymous.status == 401)
     }
 
-    @Test("AUTH before STARTTLS is refused 538 when plaintext AUTH is off, loopback included")
-    func plaintextRefused() async throws {
-        let server = try await TestServer.start {
+    @Test(
+        "AUTH before STARTTLS is refused 538 when plaintext AUTH is off, loopback included",
+        arguments: StorageBackend.allCases)
+    func plaintextRefused(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) {
             $0.sandbox.smtpPort = 0
             $0.sandbox.plaintextAuthOnLoopback = false
         }
@@ -156,9 +161,11 @@ struct SMTPSandboxTests {
         #expect(answer == "error SMTPNotSupportedError")  // EHLO offers no AUTH before TLS: smtplib does not try
     }
 
-    @Test("a session whose API token is revoked after AUTH gets 530 at its next MAIL FROM; nothing is captured")
-    func revokedTokenMidSession() async throws {
-        let sandbox = try await ProSandbox.start(email: "revoke@example.com")
+    @Test(
+        "a session whose API token is revoked after AUTH gets 530 at its next MAIL FROM; nothing is captured",
+        arguments: StorageBackend.allCases)
+    func revokedTokenMidSession(_ backend: StorageBackend) async throws {
+        let sandbox = try await ProSandbox.start(backend, email: "revoke@example.com")
         let (server, port, client, auth) = (sandbox.server, sandbox.port, sandbox.client, sandbox.auth)
         let (token, tokenID, jwt) = (sandbox.token, sandbox.tokenID, sandbox.jwt)
         defer { Task { await server.stop() } }

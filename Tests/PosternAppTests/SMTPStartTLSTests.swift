@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -22,12 +23,14 @@ struct SMTPStartTLSTests {
         return (certificate, key)
     }
 
-    @Test("with POSTERN_SMTP_TLS_CERT/KEY the main listener offers STARTTLS, and mail still arrives over it")
-    func mainListener() async throws {
+    @Test(
+        "with POSTERN_SMTP_TLS_CERT/KEY the main listener offers STARTTLS, and mail still arrives over it",
+        arguments: StorageBackend.allCases)
+    func mainListener(_ backend: StorageBackend) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("postern-tls-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (certificate, key) = try Self.certificate(in: directory)
-        let server = try await TestServer.start {
+        let server = try await TestServer.start(backend) {
             $0.smtp.tlsCertificate = certificate
             $0.smtp.tlsKey = key
         }
@@ -44,7 +47,7 @@ struct SMTPStartTLSTests {
                       s.mail("a@example.net")[0], s.rcpt("someone@example.org")[0])
             """
         #expect(try await PythonScript.snippet(script, arguments: [String(port)], input: "") == "True False False 503 250 550")
-        let plain = try await TestServer.start()
+        let plain = try await TestServer.start(backend)
         defer { Task { await plain.stop() } }
         let plainPort = try #require(plain.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
         let offered = """
@@ -56,8 +59,10 @@ struct SMTPStartTLSTests {
         #expect(try await PythonScript.snippet(offered, arguments: [String(plainPort)], input: "") == "False 502")
     }
 
-    @Test("the certificate and key are set together, a file that cannot be loaded stops the start, ports are checked")
-    func settings() async throws {
+    @Test(
+        "the certificate and key are set together, a file that cannot be loaded stops the start, ports are checked",
+        arguments: StorageBackend.allCases)
+    func settings(_ backend: StorageBackend) async throws {
         func load(_ environment: [String: String]) async throws -> PosternConfiguration {
             try await ConfigurationLoader.load(environment: environment, defaultPath: "/nonexistent/config/postern.env")
         }
@@ -72,9 +77,9 @@ struct SMTPStartTLSTests {
         #expect(try await load([:]).sandbox.smtpPort == 2587)
         #expect(
             try await load(["POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "never"]).sandbox.plaintextAuthOnLoopback == false)
-        var configuration = TestServer.configuration()
+        var configuration = TestServer.configuration(backend)
         configuration.smtp.tlsCertificate = "/nonexistent/cert.pem"
         configuration.smtp.tlsKey = "/nonexistent/key.pem"
-        await #expect(throws: ConfigurationError.self) { _ = try await TestServer.start { $0 = configuration } }
+        await #expect(throws: ConfigurationError.self) { _ = try await TestServer.start(backend) { $0 = configuration } }
     }
 }

@@ -1,3 +1,4 @@
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -6,11 +7,13 @@ import Testing
 /// 6): the test profile on an address beyond loopback, and open owner sign-up as a source of outbound mail.
 @Suite("Start-up warnings")
 struct StartupWarningsTests {
-    @Test("the test profile listening beyond loopback is named in a warning at start; on loopback it is not")
-    func testProfileBeyondLoopback() async throws {
+    @Test(
+        "the test profile listening beyond loopback is named in a warning at start; on loopback it is not",
+        arguments: StorageBackend.allCases)
+    func testProfileBeyondLoopback(_ backend: StorageBackend) async throws {
         let exposed = DataDirectoryTests.Capture()
         let server = try await TestServer.start(
-            {
+            backend, {
                 $0.profile = .test
                 $0.listener.host = "0.0.0.0"
             }, logger: DataDirectoryTests.logger(exposed))
@@ -19,7 +22,7 @@ struct StartupWarningsTests {
         #expect(exposed.text.contains("0.0.0.0"))
 
         let quiet = DataDirectoryTests.Capture()
-        let local = try await TestServer.start({ $0.profile = .test }, logger: DataDirectoryTests.logger(quiet))
+        let local = try await TestServer.start(backend, { $0.profile = .test }, logger: DataDirectoryTests.logger(quiet))
         await local.stop()
         #expect(!quiet.text.contains("the test profile"))
     }

@@ -13,8 +13,9 @@ struct TestServer {
     /// The runtime's service group, running until ``shutdown()``.
     let running: Task<Void, any Error>
 
-    /// A configuration for tests: port 0, a fresh data directory, fast proofs, no rate limits.
-    static func configuration(dataDirectory: String? = nil) -> PosternConfiguration {
+    /// A configuration for tests: port 0, a fresh data directory, fast proofs, no rate limits; on PostgreSQL, a new
+    /// database of its own (``databaseURL(for:)``).
+    static func configuration(_ backend: StorageBackend, dataDirectory: String? = nil) -> PosternConfiguration {
         var c = PosternConfiguration()
         c.listener.port = 0
         c.smtp.port = 0
@@ -29,7 +30,7 @@ struct TestServer {
         c.rateLimits.enabled = false
         c.outboundAddresses.allowPrivate = true
         c.signingKeys.secret = "the test servers' key secret"
-        if StorageBackend.current == .postgres {
+        if backend == .postgres {
             // Rotated keys sign at once, as in the data directory, which the rotation tests expect; the delay
             // itself is DatabaseKeyStoreTests' subject.
             c.signingKeys.promotionSeconds = 0
@@ -53,19 +54,20 @@ struct TestServer {
 
     /// Builds and starts a server; `adjust` edits the test configuration first.
     /// - Parameters:
+    ///   - backend: where its data lives: SQLite in its data directory, or a new database on ``PostgresTestServer``.
     ///   - clock: Unix seconds; the system's wall clock when nil.
     ///   - services: which services run (all by default, as `postern serve` runs them).
     static func start(
-        _ adjust: (inout PosternConfiguration) -> Void = { _ in },
+        _ backend: StorageBackend, _ adjust: (inout PosternConfiguration) -> Void = { _ in },
         clock: (@Sendable () -> Int64)? = nil,
         logger: Logger? = nil, accessLog: (any LineSink)? = nil, services: PosternServiceSet = .all
     ) async throws -> TestServer {
-        let defaults = configuration()
+        let defaults = configuration(backend)
         var configuration = defaults
         adjust(&configuration)
         if configuration.storage.dataDirectory != defaults.storage.dataDirectory,
             configuration.storage.databaseURL == defaults.storage.databaseURL,
-            StorageBackend.current == .postgres
+            backend == .postgres
         {
             configuration.storage.databaseURL = databaseURL(for: configuration.storage.dataDirectory)
         }

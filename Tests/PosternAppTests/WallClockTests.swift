@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -23,9 +24,9 @@ struct WallClockTests {
         #expect((before...after + 1).contains(read))
     }
 
-    @Test("the runtime's injected clock reaches the HTTP Date header")
-    func reachesTheEdge() async throws {
-        let server = try await TestServer.start(clock: { 1_800_000_000 }, services: .http)
+    @Test("the runtime's injected clock reaches the HTTP Date header", arguments: StorageBackend.allCases)
+    func reachesTheEdge(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend, clock: { 1_800_000_000 }, services: .http)
         defer { Task { await server.stop() } }
         let response = try await server.client().request("GET", "/healthz")
         #expect(response.header("Date") == "Fri, 15 Jan 2027 08:00:00 GMT")

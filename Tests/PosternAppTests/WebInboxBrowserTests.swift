@@ -12,9 +12,7 @@ import Testing
 /// PostgreSQL side of these pages is `WebInboxTests`'.
 @Suite("Web inbox in headless Chromium")
 struct WebInboxBrowserTests {
-    @Test(
-        "every kind of person reads, answers and manages mail through the pages",
-        .enabled(if: StorageBackend.current == .sqlite, "the script's server is SQLite; WebInboxTests cover PostgreSQL"))
+    @Test("every kind of person reads, answers and manages mail through the pages")
     func browser() async throws {
         let (status, log) = try await PythonScript.run(
             "Browser/test_web_inbox.py", environment: ["POSTERN_BIN": ServeProcessTests.executable.path])

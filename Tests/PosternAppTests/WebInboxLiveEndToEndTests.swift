@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -8,9 +9,11 @@ import Testing
 /// stream, and the stream ends when the server shuts down.
 @Suite("Web inbox live list, end to end", .timeLimit(.minutes(2)))
 struct WebInboxLiveEndToEndTests {
-    @Test("mail delivered over SMTP while the list is open is a change event; the open stream is counted; shutdown ends it")
-    func deliveredThenShutDown() async throws {
-        let server = try await TestServer.start { $0.mailbox.powRequired = false }
+    @Test(
+        "mail delivered over SMTP while the list is open is a change event; the open stream is counted; shutdown ends it",
+        arguments: StorageBackend.allCases)
+    func deliveredThenShutDown(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.mailbox.powRequired = false }
         defer { try? FileManager.default.removeItem(atPath: server.dataDirectory) }
         let smtpPort = try #require(server.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
         let client = try server.client()

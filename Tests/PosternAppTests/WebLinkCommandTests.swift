@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MailboxAccounts
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -9,9 +10,11 @@ import Testing
 /// mailbox it names once.
 @Suite("postern web link")
 struct WebLinkCommandTests {
-    @Test("a link opens its mailbox in the running server's web inbox once; an address with no mailbox gets no link")
-    func link() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "a link opens its mailbox in the running server's web inbox once; an address with no mailbox gets no link",
+        arguments: StorageBackend.allCases)
+    func link(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
         _ = try await client.createMailboxAccount("tests@mail.localhost")

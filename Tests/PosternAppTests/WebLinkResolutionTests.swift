@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MailDelivery
+import PosternTestSupport
 import Testing
 
 @testable import PosternApp
@@ -26,9 +27,11 @@ struct WebLinkResolutionTests {
             holding: address, mail: Surfaces.localMail(configuration, database: database, clock: { 0 }))
     }
 
-    @Test("the link names the server running on the data directory, not the configured port; a dead server's record is not believed")
-    func runningServersURL() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "the link names the server running on the data directory, not the configured port; a dead server's record is not believed",
+        arguments: StorageBackend.allCases)
+    func runningServersURL(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         var configuration = server.runtime.configuration
         configuration.listener.port = 8080
@@ -67,9 +70,11 @@ struct WebLinkResolutionTests {
         #expect(RunningServerRecord.read(Array(#"{"smtp":"127.0.0.1:1"}"#.utf8)) == nil)
     }
 
-    @Test("a +tag address opens its mailbox; catch-all, and an address the catch-all took, open the catch-all's")
-    func resolution() async throws {
-        let server = try await TestServer.start { $0.recipients.acceptAny = true }
+    @Test(
+        "a +tag address opens its mailbox; catch-all, and an address the catch-all took, open the catch-all's",
+        arguments: StorageBackend.allCases)
+    func resolution(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.recipients.acceptAny = true }
         defer { Task { await server.stop() } }
         _ = try await server.client().createMailboxAccount("tagged@mail.localhost")
         let configuration = server.runtime.configuration
@@ -100,9 +105,11 @@ struct WebLinkResolutionTests {
         #expect(list.text.contains("Caught"))
     }
 
-    @Test("an address only part of one the catch-all took (bob in jimbob) is not found in the catch-all's mail")
-    func catchAllRecipientWhole() async throws {
-        let server = try await TestServer.start { $0.recipients.acceptAny = true }
+    @Test(
+        "an address only part of one the catch-all took (bob in jimbob) is not found in the catch-all's mail",
+        arguments: StorageBackend.allCases)
+    func catchAllRecipientWhole(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.recipients.acceptAny = true }
         defer { Task { await server.stop() } }
         var configuration = server.runtime.configuration
         try await deliver(configuration, to: ["jimbob@elsewhere.test"], subject: "To Jim")
@@ -112,9 +119,11 @@ struct WebLinkResolutionTests {
         #expect(try await resolve(configuration, "jimbob@elsewhere.tes") == nil)
     }
 
-    @Test("--all: every mailbox that holds mail, its live list and message page, and nothing that changes a message")
-    func allMail() async throws {
-        let server = try await TestServer.start { $0.recipients.acceptAny = true }
+    @Test(
+        "--all: every mailbox that holds mail, its live list and message page, and nothing that changes a message",
+        arguments: StorageBackend.allCases)
+    func allMail(_ backend: StorageBackend) async throws {
+        let server = try await TestServer.start(backend) { $0.recipients.acceptAny = true }
         defer { Task { await server.stop() } }
         let client = try server.client()
         _ = try await client.createMailboxAccount("first@mail.localhost")

@@ -11,9 +11,11 @@ import Testing
 /// webhook through the server's own dispatcher and outbound fetcher (the SMTP path is the client test's).
 @Suite("Webhook delivery end to end", .timeLimit(.minutes(1)))
 struct WebhookFlowTests {
-    @Test("a JMAP submission to a Pro account is POSTed to the owner's webhook, signed, with the message's event id")
-    func jmapSubmission() async throws {
-        let harness = try await JMAPHarness.start()
+    @Test(
+        "a JMAP submission to a Pro account is POSTed to the owner's webhook, signed, with the message's event id",
+        arguments: StorageBackend.allCases)
+    func jmapSubmission(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
         defer { Task { await harness.stop() } }
         let origin = try TestOrigin()
         defer { origin.stop() }

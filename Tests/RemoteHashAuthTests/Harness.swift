@@ -77,10 +77,11 @@ final class Harness {
     let unexpected = RequestIDLog()
 
     init(
-        metricsFactory: (any MetricsFactory)? = nil, configure: (inout RemoteHashConfiguration) -> Void = { _ in }
+        _ backend: StorageBackend, metricsFactory: (any MetricsFactory)? = nil,
+        configure: (inout RemoteHashConfiguration) -> Void = { _ in }
     ) throws {
         origin = try TestOrigin()
-        test = try StorageBackend.current.makeDatabase(logger: Logger(label: "remote.tests"))
+        test = try backend.makeDatabase(logger: Logger(label: "remote.tests"))
         let database = test.database
         var configuration = RemoteHashConfiguration(issuer: "https://postern.test", publicURL: "http://localhost:8080")
         configuration.allowPrivate = true

@@ -1,4 +1,5 @@
 import AuthCrypto
+import PosternTestSupport
 import Testing
 
 @testable import RemoteHashAuth
@@ -44,9 +45,11 @@ struct LoginDecoyTests {
         }
     }
 
-    @Test("an unknown email runs one verification at the costs of the last known login")
-    func unknownEmailVerifiesOnce() async throws {
-        let h = try Harness()
+    @Test(
+        "an unknown email runs one verification at the costs of the last known login",
+        arguments: StorageBackend.allCases)
+    func unknownEmailVerifiesOnce(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let url = try h.serveHash(of: "pw")
         #expect(await h.register("known@example.com", url, "pw") == (201, nil))
         #expect(await h.login("known@example.com", "wrong").error == "Invalid email or password.")

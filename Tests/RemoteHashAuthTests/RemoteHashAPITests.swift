@@ -10,9 +10,11 @@ import Testing
 
 @Suite("Remote hash JSON API")
 struct RemoteHashAPITests {
-    @Test("register then login; the token carries exactly the documented claims plus jti, pur and ver")
-    func registerAndLogin() async throws {
-        let h = try Harness()
+    @Test(
+        "register then login; the token carries exactly the documented claims plus jti, pur and ver",
+        arguments: StorageBackend.allCases)
+    func registerAndLogin(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let url = try h.serveHash(of: "correct horse")
         let (status, body) = await h.api(
             .POST, "/register", ["email": " Alice@Example.COM ", "password_hash_url": url, "password": "correct horse"])
@@ -43,9 +45,9 @@ struct RemoteHashAPITests {
         #expect(verified.sub == "alice@example.com")
     }
 
-    @Test("changing the hash at the origin changes which password works")
-    func originDecides() async throws {
-        let h = try Harness()
+    @Test("changing the hash at the origin changes which password works", arguments: StorageBackend.allCases)
+    func originDecides(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let url = try h.serveHash(of: "alpha")
         #expect(await h.register("bob@example.com", url, "alpha") == (201, nil))
         #expect(await h.login("bob@example.com", "alpha").status == 200)
@@ -54,9 +56,9 @@ struct RemoteHashAPITests {
         #expect(await h.login("bob@example.com", "beta").status == 200)
     }
 
-    @Test("every registration message of CONTRACT 3.2")
-    func registrationMessages() async throws {
-        let h = try Harness()
+    @Test("every registration message of CONTRACT 3.2", arguments: StorageBackend.allCases)
+    func registrationMessages(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let good = try h.serveHash(of: "pw")
         h.origin.set("/missing", status: 404, body: "no")
         h.origin.set("/garbage", body: "this is not a hash")
@@ -108,9 +110,9 @@ struct RemoteHashAPITests {
 
     @Test(
         "the address policy refuses private URLs with a message that names the rule and the setting, without connecting"
-    )
-    func notAllowed() async throws {
-        let h = try Harness { $0.allowPrivate = false }
+    , arguments: StorageBackend.allCases)
+    func notAllowed(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend) { $0.allowPrivate = false }
         let url = try h.serveHash(of: "pw")
         let loopback =
             "Password hash URL is not allowed. It points at a loopback address; the server's operator can allow such "
@@ -137,16 +139,18 @@ struct RemoteHashAPITests {
                         + "there, and no setting allows it."
                 ))
         #expect(h.origin.acceptedConnections == 0)
-        let listed = try Harness {
+        let listed = try Harness(backend) {
             $0.allowPrivate = false
             $0.allowedHosts = ["127.0.0.1"]
         }
         #expect(await listed.register("d@example.com", try listed.serveHash(of: "pw"), "pw") == (201, nil))
     }
 
-    @Test("expensive parameters are refused before any hashing: the Argon2 gate admits nothing")
-    func expensiveRefusedBeforeHashing() async throws {
-        let h = try Harness()
+    @Test(
+        "expensive parameters are refused before any hashing: the Argon2 gate admits nothing",
+        arguments: StorageBackend.allCases)
+    func expensiveRefusedBeforeHashing(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         h.origin.set("/huge", body: "$argon2id$v=19$m=4194304,t=10,p=8$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA")
         h.origin.set(
             "/slowpasses", body: "$argon2id$v=19$m=262144,t=4294967295,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaA")
@@ -161,9 +165,11 @@ struct RemoteHashAPITests {
         #expect(h.service.verifier.gate.admittedCount == 1)
     }
 
-    @Test("login: unknown email and wrong password look the same; fetch failures keep their message")
-    func loginMessages() async throws {
-        let h = try Harness()
+    @Test(
+        "login: unknown email and wrong password look the same; fetch failures keep their message",
+        arguments: StorageBackend.allCases)
+    func loginMessages(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let url = try h.serveHash(of: "pw")
         #expect(await h.register("f@example.com", url, "pw") == (201, nil))
         #expect(await h.login("nobody@example.com", "pw").error == "Invalid email or password.")
@@ -180,9 +186,9 @@ struct RemoteHashAPITests {
                 == "Password hash URL returned an Argon2 hash with parameters above this server's limits.")
     }
 
-    @Test("argon2i, argon2d and version 16 hashes verify")
-    func variants() async throws {
-        let h = try Harness()
+    @Test("argon2i, argon2d and version 16 hashes verify", arguments: StorageBackend.allCases)
+    func variants(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         for (index, variant) in [Argon2Variant.i, .d, .id].enumerated() {
             let encoded = try Argon2.hash(
                 password: Array("pw".utf8), salt: SecureRandom.bytes(16), variant: variant, memoryKiB: 64,
@@ -201,9 +207,9 @@ struct RemoteHashAPITests {
         #expect(await h.register("v16@example.com", h.origin.url("/v16"), "pw") == (201, nil))
     }
 
-    @Test("verifications past the memory budget get 503 instead of running")
-    func busy() async throws {
-        let h = try Harness { $0.verificationMemoryBudgetKiB = 32 }
+    @Test("verifications past the memory budget get 503 instead of running", arguments: StorageBackend.allCases)
+    func busy(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend) { $0.verificationMemoryBudgetKiB = 32 }
         let url = try h.serveHash(of: "pw")
         let (status, json) = await h.api(
             .POST, "/register", ["email": "g@example.com", "password_hash_url": url, "password": "pw"])
@@ -211,9 +217,11 @@ struct RemoteHashAPITests {
         #expect(json?["error"]?.stringValue?.isEmpty == false)
     }
 
-    @Test("a JSON body with a duplicate key or nested past 32 is 400 {\"error\"} (the one request-body rule)")
-    func unreadableBodies() async throws {
-        let h = try Harness()
+    @Test(
+        "a JSON body with a duplicate key or nested past 32 is 400 {\"error\"} (the one request-body rule)",
+        arguments: StorageBackend.allCases)
+    func unreadableBodies(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let url = try h.serveHash(of: "pw")
         let headers = [("Accept", "application/json"), ("Content-Type", "application/json")]
         let deep = String(repeating: "[", count: 32) + String(repeating: "]", count: 32)
@@ -235,9 +243,11 @@ struct RemoteHashAPITests {
         #expect(registered.status.code == 201, "\(registered.text)")
     }
 
-    @Test("validate accepts body and Bearer tokens, refuses anything else with the exact shape")
-    func validate() async throws {
-        let h = try Harness()
+    @Test(
+        "validate accepts body and Bearer tokens, refuses anything else with the exact shape",
+        arguments: StorageBackend.allCases)
+    func validate(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         #expect(await h.register("v@example.com", try h.serveHash(of: "pw"), "pw") == (201, nil))
         let token = try #require(await h.login("v@example.com", "pw").token)
         let (status, json) = await h.api(.POST, "/validate", ["token": token])
@@ -265,9 +275,11 @@ struct RemoteHashAPITests {
         #expect(await h.api(.POST, "/validate", ["token": token]).json == invalid)
     }
 
-    @Test("logout with a Bearer token or credentials bumps the version; earlier tokens stop validating")
-    func logout() async throws {
-        let h = try Harness()
+    @Test(
+        "logout with a Bearer token or credentials bumps the version; earlier tokens stop validating",
+        arguments: StorageBackend.allCases)
+    func logout(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         #expect(await h.register("l@example.com", try h.serveHash(of: "pw"), "pw") == (201, nil))
         let first = try #require(await h.login("l@example.com", "pw").token)
         let second = try #require(await h.login("l@example.com", "pw").token)
@@ -288,9 +300,11 @@ struct RemoteHashAPITests {
         #expect(await h.api(.POST, "/validate", ["token": third]).status == 401)
     }
 
-    @Test("60 requests a minute per address, then 429; other addresses and the off switch unaffected")
-    func rateLimit() async throws {
-        let h = try Harness { $0.rateLimitsEnabled = true }
+    @Test(
+        "60 requests a minute per address, then 429; other addresses and the off switch unaffected",
+        arguments: StorageBackend.allCases)
+    func rateLimit(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend) { $0.rateLimitsEnabled = true }
         for _ in 0..<60 {
             #expect(await h.api(.POST, "/validate", from: "198.51.100.7").status == 401)
         }
@@ -301,15 +315,17 @@ struct RemoteHashAPITests {
         #expect(await h.api(.POST, "/validate", from: "198.51.100.8").status == 401)
         h.limiterClock.advance(2)
         #expect(await h.api(.POST, "/validate", from: "198.51.100.7").status == 401)
-        let off = try Harness { $0.rateLimitsEnabled = false }
+        let off = try Harness(backend) { $0.rateLimitsEnabled = false }
         for _ in 0..<70 {
             #expect(await off.api(.POST, "/validate", from: "198.51.100.7").status == 401)
         }
     }
 
-    @Test("the rate limit runs on the monotonic clock: wall-clock steps neither refill it early nor lock out")
-    func rateLimitIgnoresWallClockSteps() async throws {
-        let h = try Harness { $0.rateLimitsEnabled = true }
+    @Test(
+        "the rate limit runs on the monotonic clock: wall-clock steps neither refill it early nor lock out",
+        arguments: StorageBackend.allCases)
+    func rateLimitIgnoresWallClockSteps(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend) { $0.rateLimitsEnabled = true }
         for _ in 0..<60 {
             #expect(await h.api(.POST, "/validate", from: "198.51.100.9").status == 401)
         }
@@ -325,9 +341,9 @@ struct RemoteHashAPITests {
         #expect(await h.api(.POST, "/validate", from: "198.51.100.9").status == 429)
     }
 
-    @Test("example.txt serves a fresh Argon2id hash of test123; /up answers 200")
-    func exampleAndUp() async throws {
-        let h = try Harness()
+    @Test("example.txt serves a fresh Argon2id hash of test123; /up answers 200", arguments: StorageBackend.allCases)
+    func exampleAndUp(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let first = await h.send(.GET, "/example.txt")
         let second = await h.send(.GET, "/example.txt")
         #expect(first.status == .ok)
@@ -340,9 +356,11 @@ struct RemoteHashAPITests {
         #expect(await h.send(.GET, "/up").status == .ok)
     }
 
-    @Test("example.txt when the pool takes no more work: 503 with Retry-After, as every 503 of the service")
-    func exampleBusy() async throws {
-        let h = try Harness()
+    @Test(
+        "example.txt when the pool takes no more work: 503 with Retry-After, as every 503 of the service",
+        arguments: StorageBackend.allCases)
+    func exampleBusy(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         h.service.pool.shutdown()
         let response = await h.send(.GET, "/example.txt")
         #expect(response.status == .serviceUnavailable)

@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import JSON
 import JWT
+import PosternTestSupport
 import Testing
 
 @testable import RemoteHashAuth
@@ -40,9 +41,11 @@ struct RemoteHashPageTests {
         return await h.send(.POST, path, headers: headers, body: form(fields))
     }
 
-    @Test("the page shows the public key and both forms, and sets a CSRF cookie matching the hidden field")
-    func page() async throws {
-        let h = try Harness()
+    @Test(
+        "the page shows the public key and both forms, and sets a CSRF cookie matching the hidden field",
+        arguments: StorageBackend.allCases)
+    func page(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         for path in ["/", "/login_test"] {
             let response = await h.send(.GET, path, headers: [("Accept", "text/html")])
             #expect(response.status == .ok)
@@ -64,9 +67,11 @@ struct RemoteHashPageTests {
         }
     }
 
-    @Test("form posts without a matching CSRF token are refused with 403 and the page")
-    func csrfRefused() async throws {
-        let h = try Harness()
+    @Test(
+        "form posts without a matching CSRF token are refused with 403 and the page",
+        arguments: StorageBackend.allCases)
+    func csrfRefused(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let url = try h.serveHash(of: "pw")
         let token = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
         let other = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
@@ -98,9 +103,11 @@ struct RemoteHashPageTests {
         #expect(json.text.contains("Invalid email or password."))
     }
 
-    @Test("a form body needs the CSRF token even when Accept asks for JSON; the refusal is then JSON")
-    func csrfFormBodyAcceptingJSON() async throws {
-        let h = try Harness()
+    @Test(
+        "a form body needs the CSRF token even when Accept asks for JSON; the refusal is then JSON",
+        arguments: StorageBackend.allCases)
+    func csrfFormBodyAcceptingJSON(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let url = try h.serveHash(of: "pw")
         let fields = [("email", "nocors@example.com"), ("password_hash_url", url), ("password", "pw")]
         let boundary = "postern-test-boundary"
@@ -155,9 +162,11 @@ struct RemoteHashPageTests {
         #expect(await h.login("nocors@example.com", "pw").status == 200)
     }
 
-    @Test("register through the form: 303 to / (CONTRACT 3.1) with a one-time signed flash message")
-    func registerFlash() async throws {
-        let h = try Harness()
+    @Test(
+        "register through the form: 303 to / (CONTRACT 3.1) with a one-time signed flash message",
+        arguments: StorageBackend.allCases)
+    func registerFlash(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let url = try h.serveHash(of: "pw")
         let token = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
         let response = await post(
@@ -183,9 +192,11 @@ struct RemoteHashPageTests {
         #expect(await h.login("form@example.com", "pw").status == 200)
     }
 
-    @Test("after a form registration the login form comes pre-filled with the email, once; the cookie is signed by name")
-    func registerPrefillsLogin() async throws {
-        let h = try Harness()
+    @Test(
+        "after a form registration the login form comes pre-filled with the email, once; the cookie is signed by name",
+        arguments: StorageBackend.allCases)
+    func registerPrefillsLogin(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let url = try h.serveHash(of: "pw")
         let token = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
         let response = await post(
@@ -203,9 +214,11 @@ struct RemoteHashPageTests {
         #expect(!swapped.text.contains("prefill@example.com"))
     }
 
-    @Test("a failed form registration shows the page again with the message and escaped values")
-    func registerErrorEscaped() async throws {
-        let h = try Harness()
+    @Test(
+        "a failed form registration shows the page again with the message and escaped values",
+        arguments: StorageBackend.allCases)
+    func registerErrorEscaped(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         let token = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
         let evil = "\"><script>alert(1)</script>"
         let response = await post(
@@ -223,9 +236,10 @@ struct RemoteHashPageTests {
         #expect(html.contains("javascript:alert(&#39;x&#39;)&lt;b&gt;"))
     }
 
-    @Test("login through the form shows the token with its decoded header and claims")
-    func loginPage() async throws {
-        let h = try Harness()
+    @Test(
+        "login through the form shows the token with its decoded header and claims", arguments: StorageBackend.allCases)
+    func loginPage(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         #expect(await h.register("page@example.com", try h.serveHash(of: "pw"), "pw") == (201, nil))
         let token = try #require(setCookie(await h.send(.GET, "/login_test"), "csrf"))
         let response = await post(

@@ -10,10 +10,9 @@ import Testing
 struct RemoteHashStorageFailureTests {
     // SQLite's `query_only` makes the one writer refuse writes; PostgreSQL's outage is shown by PostgresClient's tests.
     @Test(
-        "a read-only database answers 503 with Retry-After and reports nothing",
-        .enabled(if: StorageBackend.current == .sqlite))
+        "a read-only database answers 503 with Retry-After and reports nothing",)
     func unavailable() async throws {
-        let h = try Harness()
+        let h = try Harness(.sqlite)
         let url = try h.serveHash(of: "pw")
         try h.database.writeSync { try $0.execute("PRAGMA query_only = ON") }
         let fields: [(String, JSONValue)] = [
@@ -28,9 +27,11 @@ struct RemoteHashStorageFailureTests {
         #expect(h.unexpected.all.isEmpty)
     }
 
-    @Test("any other storage failure is a bare 500 without internals, reported with the request id")
-    func internalError() async throws {
-        let h = try Harness()
+    @Test(
+        "any other storage failure is a bare 500 without internals, reported with the request id",
+        arguments: StorageBackend.allCases)
+    func internalError(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         try h.database.writeSync { try $0.execute("DROP TABLE remote_users") }
         let (status, json) = await h.api(.POST, "/login", ["email": "a@example.com", "password": "pw"])
         #expect(status == 500)

@@ -1,5 +1,6 @@
 import AuthCrypto
 import JWT
+import PosternTestSupport
 import Testing
 
 @testable import RemoteHashAuth
@@ -16,9 +17,11 @@ struct RemoteHashTokenPolicyTests {
         ])
     }
 
-    @Test("A remote-login token MACed with the server's HMAC key (HS256) is refused: login tokens are RS256")
-    func signedWithHMAC() async throws {
-        let h = try Harness()
+    @Test(
+        "A remote-login token MACed with the server's HMAC key (HS256) is refused: login tokens are RS256",
+        arguments: StorageBackend.allCases)
+    func signedWithHMAC(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         #expect(await h.register("policy@example.com", try h.serveHash(of: "pw"), "pw") == (201, nil))
         let control = try sharedKeys.sign(Self.claims(h, lifetime: 3600), algorithm: .rs256)
         #expect(await h.api(.POST, "/validate", ["token": control]).status == 200)
@@ -27,9 +30,11 @@ struct RemoteHashTokenPolicyTests {
         #expect(await h.api(.POST, "/validate", ["token": hmac]).status == 401)
     }
 
-    @Test("A remote-login token whose exp is further than the token TTL from its iat is refused")
-    func livingTooLong() async throws {
-        let h = try Harness()
+    @Test(
+        "A remote-login token whose exp is further than the token TTL from its iat is refused",
+        arguments: StorageBackend.allCases)
+    func livingTooLong(_ backend: StorageBackend) async throws {
+        let h = try Harness(backend)
         #expect(await h.register("policy@example.com", try h.serveHash(of: "pw"), "pw") == (201, nil))
         for lifetime: Int64 in [3601, 10 * 365 * 86_400] {
             let tooLong = try sharedKeys.sign(Self.claims(h, lifetime: lifetime), algorithm: .rs256)

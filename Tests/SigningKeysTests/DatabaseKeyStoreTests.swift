@@ -215,9 +215,11 @@ struct DatabaseKeyStoreTests {
         #expect(unknown?.code == .unknownKey)
     }
 
-    @Test("keys sealed under one secret do not open under another; a short secret is refused")
-    func wrongSecret() throws {
-        let test = try StorageBackend.sqlite.makeDatabase()
+    @Test(
+        "keys sealed under one secret do not open under another; a short secret is refused",
+        arguments: StorageBackend.allCases)
+    func wrongSecret(_ backend: StorageBackend) throws {
+        let test = try backend.makeDatabase()
         let clock = TestClock(now)
         _ = try open(test.database, clock: clock)
         #expect(throws: KeyStoreError.self) { try open(test.database, clock: clock, secret: "another secret, as long") }

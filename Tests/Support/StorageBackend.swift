@@ -4,16 +4,11 @@ import Logging
 import PostgresClient
 import Storage
 
-/// The two storage backends. A storage test that takes `StorageBackend.allCases` as its arguments runs on
-/// SQLite (a file in a temporary directory) and on PostgreSQL (a new database on ``PostgresTestServer``).
+/// The two storage backends. A test that runs SQL takes `StorageBackend.allCases` as its arguments and builds its
+/// harness from the one it is given, so one `swift test` runs it on SQLite (a file in a temporary directory) and on
+/// PostgreSQL (a new database on ``PostgresTestServer``); a test that runs none runs once.
 public enum StorageBackend: String, CaseIterable, Sendable {
     case sqlite, postgres
-
-    /// The backend the service harnesses use: `POSTERN_TEST_STORAGE` (`sqlite`, the default, or `postgres`),
-    /// so that `make test` runs the surfaces' suites a second time on PostgreSQL.
-    public static var current: StorageBackend {
-        ProcessInfo.processInfo.environment["POSTERN_TEST_STORAGE"].flatMap(StorageBackend.init(rawValue:)) ?? .sqlite
-    }
 
     /// A new, migrated, empty database of this backend.
     public func makeDatabase(logger: Logger = Logger(label: "postern.storage.tests")) throws -> TestDatabase {

@@ -15,8 +15,8 @@ import Testing
 @Suite("Web inbox: compose, reply and sandbox verdicts", .serialized)
 struct WebInboxComposeTests {
     /// Two owners, Ada (signed in, inbox `ada-inbox`) and Bob (inbox `bob-inbox`, another agent on this server).
-    static func owners() async throws -> (WebInboxHarness, Browser, ada: String, bob: String) {
-        let harness = try WebInboxHarness()
+    static func owners(_ backend: StorageBackend) async throws -> (WebInboxHarness, Browser, ada: String, bob: String) {
+        let harness = try WebInboxHarness(backend)
         let (browser, ada) = try await harness.owner("ada@example.com", inbox: "ada-inbox")
         let (_, bob) = try await harness.owner("bob@example.com", inbox: "bob-inbox")
         return (harness, browser, ada, bob)
@@ -42,9 +42,11 @@ struct WebInboxComposeTests {
             .POST, path(mailbox) + "/compose", form: fields.merging(["csrf_token": csrf]) { given, _ in given })
     }
 
-    @Test("an owner's reply reaches the other local agent, threaded under the original, and lands in Sent, read")
-    func replyArrives() async throws {
-        let (harness, browser, ada, bob) = try await Self.owners()
+    @Test(
+        "an owner's reply reaches the other local agent, threaded under the original, and lands in Sent, read",
+        arguments: StorageBackend.allCases)
+    func replyArrives(_ backend: StorageBackend) async throws {
+        let (harness, browser, ada, bob) = try await Self.owners(backend)
         let original = try await harness.deliver(
             """
             From: Bob <\(bob)>
@@ -102,8 +104,10 @@ struct WebInboxComposeTests {
         #expect(again.text.contains("value=\"Re: Question\""))
     }
 
-    @Test("a reply's subject gets one Re:, its To the Reply-To, its body the text quoted; a To field splits")
-    func replyForm() async throws {
+    @Test(
+        "a reply's subject gets one Re:, its To the Reply-To, its body the text quoted; a To field splits",
+        arguments: StorageBackend.allCases)
+    func replyForm(_ backend: StorageBackend) async throws {
         #expect(WebInboxComposeForm.replySubject("Question") == "Re: Question")
         #expect(WebInboxComposeForm.replySubject("Re: Question") == "Re: Question")
         #expect(WebInboxComposeForm.replySubject("RE: Question") == "RE: Question")
@@ -117,7 +121,7 @@ struct WebInboxComposeTests {
         for field in ["<a@example.com> <b@example.org>", "<a@example.com> \"<b@example.org>\"", "team: a@example.com;"] {
             #expect(throws: WebInboxSendRefusal(.invalidAddress)) { try WebInboxComposeForm.addresses(field) }
         }
-        let harness = try WebInboxHarness()
+        let harness = try WebInboxHarness(backend)
         let id = try await harness.deliver(
             """
             From: Ada <ada@example.com>
@@ -179,9 +183,11 @@ struct WebInboxComposeTests {
         #expect(WebInboxComposeForm.notice(nil) == nil)
     }
 
-    @Test("a#compose writes a new message; a recipient on another domain is queued and the notice says so")
-    func composeQueued() async throws {
-        let (harness, browser, ada, _) = try await Self.owners()
+    @Test(
+        "a#compose writes a new message; a recipient on another domain is queued and the notice says so",
+        arguments: StorageBackend.allCases)
+    func composeQueued(_ backend: StorageBackend) async throws {
+        let (harness, browser, ada, _) = try await Self.owners(backend)
         let list = await browser.send(.GET, Self.path(ada))
         #expect(list.text.contains("<a id=\"compose\" href=\"\(Self.path(ada))/compose\">"))
         let form = await browser.send(.GET, Self.path(ada) + "/compose")
@@ -199,9 +205,11 @@ struct WebInboxComposeTests {
         #expect(sentTo == [[MailAddress(name: nil, email: "carol@example.org")]])
     }
 
-    @Test("held mail says why on the owner's inbox page, and its Release button goes through a new message's checks")
-    func heldAndReleased() async throws {
-        let (harness, browser, ada, bob) = try await Self.owners()
+    @Test(
+        "held mail says why on the owner's inbox page, and its Release button goes through a new message's checks",
+        arguments: StorageBackend.allCases)
+    func heldAndReleased(_ backend: StorageBackend) async throws {
+        let (harness, browser, ada, bob) = try await Self.owners(backend)
         harness.outsideSender.value = .notAccountable
         let sent = try await Self.send(browser, ada, ["to": "carol@example.org", "subject": "Held", "body": "Hi."])
         #expect(sent.headers["Location"] == Self.path(ada) + "?folder=sent&notice=held.needs_owner")
@@ -233,9 +241,11 @@ struct WebInboxComposeTests {
         #expect(try await OutboundQueue(database: harness.test.database).list().count == 1)
     }
 
-    @Test("a refused send shows #error in plain words, keeps what was written and leaves no draft")
-    func refusedSend() async throws {
-        let (harness, browser, ada, _) = try await Self.owners()
+    @Test(
+        "a refused send shows #error in plain words, keeps what was written and leaves no draft",
+        arguments: StorageBackend.allCases)
+    func refusedSend(_ backend: StorageBackend) async throws {
+        let (harness, browser, ada, _) = try await Self.owners(backend)
         let cases: [(String, String)] = [
             ("nobody@agents.localhost", "There is no such mailbox here: nobody@agents.localhost. Nothing was sent."),
             ("not an address", "An address in To is not an address"),
@@ -256,9 +266,11 @@ struct WebInboxComposeTests {
         }
     }
 
-    @Test("past the per-sender limit on other domains, sending is refused in #error and nothing is sent")
-    func limitReached() async throws {
-        let (harness, browser, ada, _) = try await Self.owners()
+    @Test(
+        "past the per-sender limit on other domains, sending is refused in #error and nothing is sent",
+        arguments: StorageBackend.allCases)
+    func limitReached(_ backend: StorageBackend) async throws {
+        let (harness, browser, ada, _) = try await Self.owners(backend)
         for index in 0..<WebInboxHarness.outsideLimit {
             let sent = try await Self.send(browser, ada, ["to": "r\(index)@example.org", "subject": "n", "body": "b"])
             #expect(sent.status == .seeOther)
@@ -270,9 +282,11 @@ struct WebInboxComposeTests {
         #expect(try await Self.messages(harness, ada, in: .drafts).isEmpty)
     }
 
-    @Test("only owners compose: a Mail.td account, a Pro user and another owner's inbox get the same 404")
-    func onlyOwners() async throws {
-        let (harness, browser, ada, bob) = try await Self.owners()
+    @Test(
+        "only owners compose: a Mail.td account, a Pro user and another owner's inbox get the same 404",
+        arguments: StorageBackend.allCases)
+    func onlyOwners(_ backend: StorageBackend) async throws {
+        let (harness, browser, ada, bob) = try await Self.owners(backend)
         let bobMessage = try await harness.deliver(WebInboxHarness.plain(subject: "For Bob"), to: bob)
         let csrf = try #require(Browser.csrf(in: await browser.send(.GET, Self.path(ada))))
         for (method, path) in [
@@ -312,9 +326,9 @@ struct WebInboxComposeTests {
         #expect(try await Self.messages(harness, ada, in: .inbox).isEmpty)
     }
 
-    @Test("a line break in the subject or To adds no header and no recipient")
-    func noHeaderInjection() async throws {
-        let (harness, browser, ada, bob) = try await Self.owners()
+    @Test("a line break in the subject or To adds no header and no recipient", arguments: StorageBackend.allCases)
+    func noHeaderInjection(_ backend: StorageBackend) async throws {
+        let (harness, browser, ada, bob) = try await Self.owners(backend)
         let injected = "Hi\r\nBcc: carol@example.org"
         let sent = try await Self.send(
             browser, ada, ["to": bob + "\r\nBcc: carol@example.org", "subject": injected, "body": "b"])
@@ -330,9 +344,11 @@ struct WebInboxComposeTests {
         #expect(try await Self.messages(harness, bob, in: .inbox).count == 1)
     }
 
-    @Test("the JMAP sender acts only as an inbox the owner holds now (any case), never another owner's")
-    func senderOwnership() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "the JMAP sender acts only as an inbox the owner holds now (any case), never another owner's",
+        arguments: StorageBackend.allCases)
+    func senderOwnership(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         let sender = try #require(harness.service.sender)
         let ada = try await harness.owners.owners.create(email: "ada@example.com", password: "owner-password-1")
         let bob = try await harness.owners.owners.create(email: "bob@example.com", password: "owner-password-1")
@@ -353,9 +369,11 @@ struct WebInboxComposeTests {
         #expect(try await Self.messages(harness, bobInbox.address, in: .inbox).count == 1)
     }
 
-    @Test("a compose post without the session's CSRF token is a 403 and sends nothing")
-    func csrfRefused() async throws {
-        let (harness, browser, ada, bob) = try await Self.owners()
+    @Test(
+        "a compose post without the session's CSRF token is a 403 and sends nothing",
+        arguments: StorageBackend.allCases)
+    func csrfRefused(_ backend: StorageBackend) async throws {
+        let (harness, browser, ada, bob) = try await Self.owners(backend)
         for token in [nil, "forged"] {
             var fields = ["to": bob, "subject": "Forged", "body": "x"]
             fields["csrf_token"] = token
@@ -366,9 +384,11 @@ struct WebInboxComposeTests {
         #expect(try await Self.messages(harness, ada, in: .sent).isEmpty)
     }
 
-    @Test("a sandbox capture shows its SPF, DKIM and DMARC verdicts; unchecked ones say so; other messages none")
-    func authResults() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "a sandbox capture shows its SPF, DKIM and DMARC verdicts; unchecked ones say so; other messages none",
+        arguments: StorageBackend.allCases)
+    func authResults(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         let pro = try await harness.proLogin("pro@example.com")
         try await harness.account("pro-box@pro.localhost", bearer: pro.jwt)
         func capture(_ subject: String, _ results: JSONValue?) async throws -> String {

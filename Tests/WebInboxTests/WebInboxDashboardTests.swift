@@ -13,10 +13,12 @@ struct WebInboxDashboardTests {
     static let dashboard = "/inbox/dashboard"
 
     /// A harness with Pro user `pro@example.com` (id and Pro JWT) signed in to the web inbox in a browser.
-    static func signedIn(_ email: String = "pro@example.com", harness: WebInboxHarness? = nil) async throws
+    static func signedIn(
+        _ backend: StorageBackend, _ email: String = "pro@example.com", harness: WebInboxHarness? = nil
+    ) async throws
         -> (harness: WebInboxHarness, browser: Browser, id: String, jwt: String)
     {
-        let harness = try harness ?? WebInboxHarness()
+        let harness = try harness ?? WebInboxHarness(backend)
         let (id, jwt) = try await harness.proLogin(email)
         let browser = harness.browser()
         try #require(
@@ -80,9 +82,11 @@ struct WebInboxDashboardTests {
         return (response.status, body)
     }
 
-    @Test("a new token is shown once after the post's 303, never in its URL or a cookie, and works on the API")
-    func tokenShownOnce() async throws {
-        let (harness, browser, _, _) = try await Self.signedIn()
+    @Test(
+        "a new token is shown once after the post's 303, never in its URL or a cookie, and works on the API",
+        arguments: StorageBackend.allCases)
+    func tokenShownOnce(_ backend: StorageBackend) async throws {
+        let (harness, browser, _, _) = try await Self.signedIn(backend)
         let created = try await Self.post(browser, "/inbox/dashboard/tokens", ["name": "ci-token"])
         #expect(created.status == .seeOther)
         #expect(created.headers["Location"] == Self.dashboard)
@@ -102,9 +106,11 @@ struct WebInboxDashboardTests {
         #expect(again.text.contains("<span class=\"name\">ci-token</span>"))
     }
 
-    @Test("the flash waits sealed to its session: the table holds no token, another session reads nothing")
-    func flashIsSealedToItsSession() async throws {
-        let (harness, browser, _, _) = try await Self.signedIn()
+    @Test(
+        "the flash waits sealed to its session: the table holds no token, another session reads nothing",
+        arguments: StorageBackend.allCases)
+    func flashIsSealedToItsSession(_ backend: StorageBackend) async throws {
+        let (harness, browser, _, _) = try await Self.signedIn(backend)
         let other = harness.browser()
         try #require(
             try await other.signIn(["kind": "pro", "email": "pro@example.com", "password": "pro-password"])
@@ -134,9 +140,9 @@ struct WebInboxDashboardTests {
         #expect(left.isEmpty)
     }
 
-    @Test("a token revoked on the dashboard stops working on the API at once")
-    func revokedTokenStops() async throws {
-        let (harness, browser, _, jwt) = try await Self.signedIn()
+    @Test("a token revoked on the dashboard stops working on the API at once", arguments: StorageBackend.allCases)
+    func revokedTokenStops(_ backend: StorageBackend) async throws {
+        let (harness, browser, _, jwt) = try await Self.signedIn(backend)
         let token = try await harness.apiToken(bearer: jwt)
         #expect(try await Self.api(harness, .GET, "/api/user/me", bearer: token).status == .ok)
         let listed = try await Self.api(harness, .GET, "/api/user/tokens", bearer: jwt)
@@ -153,9 +159,11 @@ struct WebInboxDashboardTests {
         #expect(after.text.contains("class=\"revoked\""))
     }
 
-    @Test("a domain's records on the dashboard: the API's (TXT token, MX, DKIM keys, RSA first), then SPF and DMARC")
-    func domainRecordsAreTheAPIs() async throws {
-        let (harness, browser, _, jwt) = try await Self.signedIn()
+    @Test(
+        "a domain's records on the dashboard: the API's (TXT token, MX, DKIM keys, RSA first), then SPF and DMARC",
+        arguments: StorageBackend.allCases)
+    func domainRecordsAreTheAPIs(_ backend: StorageBackend) async throws {
+        let (harness, browser, _, jwt) = try await Self.signedIn(backend)
         let created = try await Self.api(
             harness, .POST, "/api/user/domains", bearer: jwt, json: #"{"domain":"api-made.example"}"#)
         try #require(created.status == .created)
@@ -194,9 +202,9 @@ struct WebInboxDashboardTests {
             Self.records(in: after.text).contains { $0[0] == "TXT" && $0[1] == "page-made.example" && $0[2] == token })
     }
 
-    @Test("the API's limits and refusals apply on the dashboard, in #error")
-    func limitsApply() async throws {
-        let harness = try WebInboxHarness()
+    @Test("the API's limits and refusals apply on the dashboard, in #error", arguments: StorageBackend.allCases)
+    func limitsApply(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         try await harness.mailbox.createProUser(
             email: "small@example.com", password: "pro-password", maxAccounts: 1, maxDomains: 1)
         let browser = harness.browser()
@@ -221,9 +229,11 @@ struct WebInboxDashboardTests {
         #expect(!(await browser.send(.GET, Self.dashboard).text.contains("second.example")))
     }
 
-    @Test("the webhook's secret is shown once; rotating shows a new one; deleting removes it")
-    func webhookSecret() async throws {
-        let (harness, browser, _, jwt) = try await Self.signedIn()
+    @Test(
+        "the webhook's secret is shown once; rotating shows a new one; deleting removes it",
+        arguments: StorageBackend.allCases)
+    func webhookSecret(_ backend: StorageBackend) async throws {
+        let (harness, browser, _, jwt) = try await Self.signedIn(backend)
         let created = try await Self.post(
             browser, "/inbox/dashboard/webhook", ["url": "https://hooks.example.com/in", "events": "email.received"])
         #expect(created.status == .seeOther)
@@ -253,9 +263,11 @@ struct WebInboxDashboardTests {
         #expect(await browser.send(.GET, Self.dashboard).text.contains("id=\"create-webhook-form\""))
     }
 
-    @Test("another Pro user's token, domain and webhook ids are a 404 on every post, and stay as they were")
-    func anotherUsersIDs() async throws {
-        let (harness, owner, _, jwt) = try await Self.signedIn()
+    @Test(
+        "another Pro user's token, domain and webhook ids are a 404 on every post, and stay as they were",
+        arguments: StorageBackend.allCases)
+    func anotherUsersIDs(_ backend: StorageBackend) async throws {
+        let (harness, owner, _, jwt) = try await Self.signedIn(backend)
         let token = try await harness.apiToken(bearer: jwt)
         let tokenID = try #require(
             (try await Self.api(harness, .GET, "/api/user/tokens", bearer: jwt).body["tokens"] as? [[String: Any]])?
@@ -268,7 +280,7 @@ struct WebInboxDashboardTests {
         let hookID = try #require(hook.body["id"] as? String)
         #expect(await owner.send(.GET, Self.dashboard).status == .ok)
 
-        let (_, rival, _, _) = try await Self.signedIn("rival@example.com", harness: harness)
+        let (_, rival, _, _) = try await Self.signedIn(backend, "rival@example.com", harness: harness)
         for path in [
             "/inbox/dashboard/tokens/\(tokenID)/revoke", "/inbox/dashboard/domains/\(domainID)/verify",
             "/inbox/dashboard/domains/\(domainID)/delete", "/inbox/dashboard/webhook/\(hookID)/rotate",
@@ -288,9 +300,11 @@ struct WebInboxDashboardTests {
         #expect((hooks.body["webhooks"] as? [Any])?.count == 1)
     }
 
-    @Test("anyone but a signed-in Pro user gets the one 404 at every dashboard route, and no dashboard link")
-    func onlyProUsers() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "anyone but a signed-in Pro user gets the one 404 at every dashboard route, and no dashboard link",
+        arguments: StorageBackend.allCases)
+    func onlyProUsers(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         try await harness.account("reader@mail.localhost", password: "secret-one")
         let account = harness.browser()
         try #require(
@@ -318,14 +332,16 @@ struct WebInboxDashboardTests {
             let home = await browser.send(.GET, "/inbox/m/reader%40mail.localhost")
             #expect(!home.text.contains("id=\"dashboard\""), "\(who)")
         }
-        let (_, pro, _, _) = try await Self.signedIn(harness: harness)
+        let (_, pro, _, _) = try await Self.signedIn(backend, harness: harness)
         #expect(await pro.send(.GET, "/inbox").text.contains("<a id=\"dashboard\" href=\"/inbox/dashboard\""))
     }
 
-    @Test("a dashboard post without the session's CSRF token is refused and changes nothing")
-    func csrfRefused() async throws {
-        let (harness, browser, _, jwt) = try await Self.signedIn()
-        let (_, other, _, _) = try await Self.signedIn("other@example.com", harness: harness)
+    @Test(
+        "a dashboard post without the session's CSRF token is refused and changes nothing",
+        arguments: StorageBackend.allCases)
+    func csrfRefused(_ backend: StorageBackend) async throws {
+        let (harness, browser, _, jwt) = try await Self.signedIn(backend)
+        let (_, other, _, _) = try await Self.signedIn(backend, "other@example.com", harness: harness)
         let foreign = try #require(Browser.csrf(in: await other.send(.GET, Self.dashboard)))
         for form in [
             ["name": "forged"], ["name": "forged", "csrf_token": foreign], ["name": "forged", "csrf_token": ""],
@@ -345,9 +361,11 @@ struct WebInboxDashboardTests {
         #expect((domains.body["domains"] as? [Any])?.isEmpty == true)
     }
 
-    @Test("the accounts and the sandbox: each account links to its mailbox; the sandbox reads Sandbox, with its count")
-    func accountsAndSandbox() async throws {
-        let (harness, browser, id, jwt) = try await Self.signedIn()
+    @Test(
+        "the accounts and the sandbox: each account links to its mailbox; the sandbox reads Sandbox, with its count",
+        arguments: StorageBackend.allCases)
+    func accountsAndSandbox(_ backend: StorageBackend) async throws {
+        let (harness, browser, id, jwt) = try await Self.signedIn(backend)
         try await harness.account("one@pro.localhost", bearer: jwt)
         var page = await browser.send(.GET, Self.dashboard)
         #expect(

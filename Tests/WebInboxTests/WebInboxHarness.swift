@@ -55,10 +55,14 @@ final class WebInboxHarness: Sendable {
     let router: ContextRouter
 
     /// - Parameters:
+    ///   - backend: the storage backend the harness's database is on.
     ///   - signIns: the web inbox's sign-in port; default: the Mail.td surface's, as the composition root gives it.
     ///   - configure: changes to the web inbox's settings (the live list's limits).
-    init(signIns: (any WebInboxSignIn)? = nil, _ configure: (inout WebInboxConfiguration) -> Void = { _ in }) throws {
-        test = try StorageBackend.current.makeDatabase(logger: Logger(label: "webinbox-tests"))
+    init(
+        _ backend: StorageBackend, signIns: (any WebInboxSignIn)? = nil,
+        _ configure: (inout WebInboxConfiguration) -> Void = { _ in }
+    ) throws {
+        test = try backend.makeDatabase(logger: Logger(label: "webinbox-tests"))
         let database = test.database
         let clock = clock
         let pool = WorkerPool(threads: 2)

@@ -13,9 +13,9 @@ struct WebInboxLiveTests {
 
     /// A harness with the account `reader@mail.localhost`, and a browser signed in to it.
     static func signedIn(
-        _ configure: (inout WebInboxConfiguration) -> Void = { _ in }
+        _ backend: StorageBackend, _ configure: (inout WebInboxConfiguration) -> Void = { _ in }
     ) async throws -> (WebInboxHarness, Browser) {
-        let harness = try WebInboxHarness(configure)
+        let harness = try WebInboxHarness(backend, configure)
         try await harness.account(reader, password: "secret-one")
         let browser = try await signIn(harness, reader, "secret-one")
         return (harness, browser)
@@ -83,9 +83,11 @@ struct WebInboxLiveTests {
         }
     }
 
-    @Test("the list names its stream and the state it shows; a delivery then wakes the parked stream with one event")
-    func eventAfterDelivery() async throws {
-        let (harness, browser) = try await Self.signedIn()
+    @Test(
+        "the list names its stream and the state it shows; a delivery then wakes the parked stream with one event",
+        arguments: StorageBackend.allCases)
+    func eventAfterDelivery(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend)
         try await harness.deliver(WebInboxHarness.plain(subject: "before"), to: Self.reader)
         let page = await browser.send(.GET, Self.list)
         #expect(page.text.contains("data-events=\"/inbox/m/reader%40mail.localhost/events\""))
@@ -109,9 +111,11 @@ struct WebInboxLiveTests {
         #expect(response.headers["Content-Length"] == nil)
     }
 
-    @Test("a later page names its first page for the script (which offers it, not swapped rows); the first does not")
-    func laterPageNamesTheFirst() async throws {
-        let (harness, browser) = try await Self.signedIn { $0.pageSize = 1 }
+    @Test(
+        "a later page names its first page for the script (which offers it, not swapped rows); the first does not",
+        arguments: StorageBackend.allCases)
+    func laterPageNamesTheFirst(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend) { $0.pageSize = 1 }
         for subject in ["one", "two"] {
             try await harness.deliver(WebInboxHarness.plain(subject: subject), to: Self.reader)
         }
@@ -123,9 +127,11 @@ struct WebInboxLiveTests {
         #expect(later.text.contains("<span id=\"live-news\"></span></nav>"))
     }
 
-    @Test("a change that is no arrival (read on another page) refreshes without news; a reconnect's Last-Event-ID wins")
-    func changeWithoutArrival() async throws {
-        let (harness, browser) = try await Self.signedIn()
+    @Test(
+        "a change that is no arrival (read on another page) refreshes without news; a reconnect's Last-Event-ID wins",
+        arguments: StorageBackend.allCases)
+    func changeWithoutArrival(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend)
         let id = try await harness.deliver(WebInboxHarness.plain(subject: "to read"), to: Self.reader)
         let state = try await Self.renderedState(browser)
         // A reconnecting browser sends the last event's id; the URL's state (older) no longer counts.
@@ -138,9 +144,11 @@ struct WebInboxLiveTests {
         writer.end()
     }
 
-    @Test("another's mailbox, no session and a signed-out session are the list's 404, before any stream opens")
-    func refusedAsTheList() async throws {
-        let (harness, browser) = try await Self.signedIn()
+    @Test(
+        "another's mailbox, no session and a signed-out session are the list's 404, before any stream opens",
+        arguments: StorageBackend.allCases)
+    func refusedAsTheList(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend)
         try await harness.account("other@mail.localhost", password: "secret-two")
         let other = "/inbox/m/other%40mail.localhost"
         #expect(await browser.send(.GET, other).status == .notFound)
@@ -160,9 +168,11 @@ struct WebInboxLiveTests {
         #expect(harness.service.openLiveStreams == 0)
     }
 
-    @Test("a session holds at most its cap of streams (429), the server its total (503); a closed one frees a place")
-    func limits() async throws {
-        let (harness, browser) = try await Self.signedIn {
+    @Test(
+        "a session holds at most its cap of streams (429), the server its total (503); a closed one frees a place",
+        arguments: StorageBackend.allCases)
+    func limits(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend) {
             $0.maxEventStreamsPerSession = 2
             $0.maxEventStreams = 3
         }
@@ -190,9 +200,11 @@ struct WebInboxLiveTests {
         #expect(harness.mail.changes.waiting(for: Self.reader) == 0)
     }
 
-    @Test("a quiet stream pings, asks again at each ping, and ends once its session is signed out")
-    func pingsAndSessionEnd() async throws {
-        let (harness, browser) = try await Self.signedIn { $0.pingSeconds = 1 }
+    @Test(
+        "a quiet stream pings, asks again at each ping, and ends once its session is signed out",
+        arguments: StorageBackend.allCases)
+    func pingsAndSessionEnd(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend) { $0.pingSeconds = 1 }
         let state = try await Self.renderedState(browser)
         let writer = try Self.open(harness, browser, Self.list + "/events?state=" + state)
         try await waitUntil("a ping") { String(decoding: writer.written.body, as: UTF8.self).contains(": ping\n\n") }
@@ -205,9 +217,11 @@ struct WebInboxLiveTests {
         try await waitUntil("its place freed") { harness.service.openLiveStreams == 0 }
     }
 
-    @Test("an owner's stream of their agent inbox ends at the first ping after the owner session expired")
-    func ownerSessionExpires() async throws {
-        let harness = try WebInboxHarness { $0.pingSeconds = 1 }
+    @Test(
+        "an owner's stream of their agent inbox ends at the first ping after the owner session expired",
+        arguments: StorageBackend.allCases)
+    func ownerSessionExpires(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend) { $0.pingSeconds = 1 }
         let (browser, inbox) = try await harness.owner("ada@example.com", inbox: "ada-agent")
         let list = "/inbox/m/" + PercentEncoding.encode(inbox)
         let state = try await Self.renderedState(browser, list)
@@ -221,9 +235,11 @@ struct WebInboxLiveTests {
         try await waitUntil("its place freed") { harness.service.openLiveStreams == 0 }
     }
 
-    @Test("the script is served from the binary as text/javascript, nosniff, revalidated by its ETag (304)")
-    func script() async throws {
-        let (harness, browser) = try await Self.signedIn()
+    @Test(
+        "the script is served from the binary as text/javascript, nosniff, revalidated by its ETag (304)",
+        arguments: StorageBackend.allCases)
+    func script(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend)
         let list = await browser.send(.GET, Self.list)
         #expect(list.text.contains("<script src=\"/inbox/assets/live.js\" defer></script>"))
         let anyone = harness.browser()

@@ -8,8 +8,8 @@ import Testing
 @Suite("Web inbox: pages", .serialized)
 struct WebInboxPagesTests {
     /// A harness with one signed-in account `reader@mail.localhost` and its browser.
-    static func signedIn() async throws -> (WebInboxHarness, Browser) {
-        let harness = try WebInboxHarness()
+    static func signedIn(_ backend: StorageBackend) async throws -> (WebInboxHarness, Browser) {
+        let harness = try WebInboxHarness(backend)
         try await harness.account("reader@mail.localhost", password: "secret-one")
         let browser = harness.browser()
         try #require(
@@ -20,9 +20,11 @@ struct WebInboxPagesTests {
 
     static let mailbox = "/inbox/m/reader%40mail.localhost"
 
-    @Test("a hostile subject, sender and text are escaped on the list and the message page")
-    func escaping() async throws {
-        let (harness, browser) = try await Self.signedIn()
+    @Test(
+        "a hostile subject, sender and text are escaped on the list and the message page",
+        arguments: StorageBackend.allCases)
+    func escaping(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend)
         let id = try await harness.deliver(
             WebInboxHarness.plain(
                 subject: "<script>alert('s')</script>", from: "\"<img src=x onerror=alert(1)>\" <evil@example.com>",
@@ -47,9 +49,11 @@ struct WebInboxPagesTests {
         #expect(directives.filter { $0.hasPrefix("script-src") } == ["script-src 'self'"])
     }
 
-    @Test("opening a message marks it read, unless another site sent the browser there (Sec-Fetch-Site: cross-site)")
-    func crossSiteOpenLeavesUnread() async throws {
-        let (harness, browser) = try await Self.signedIn()
+    @Test(
+        "opening a message marks it read, unless another site sent the browser there (Sec-Fetch-Site: cross-site)",
+        arguments: StorageBackend.allCases)
+    func crossSiteOpenLeavesUnread(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend)
         let id = try await harness.deliver(WebInboxHarness.plain(subject: "Linked"), to: "reader@mail.localhost")
         let path = Self.mailbox + "/" + id
         func isRead() async throws -> Bool? {
@@ -62,9 +66,11 @@ struct WebInboxPagesTests {
         #expect(try await isRead() == true)
     }
 
-    @Test("the HTML part is framed with sandbox=\"\" and served with its own CSP; remote content is blocked and said so")
-    func htmlPart() async throws {
-        let (harness, browser) = try await Self.signedIn()
+    @Test(
+        "the HTML part is framed with sandbox=\"\" and served with its own CSP; remote content is blocked and said so",
+        arguments: StorageBackend.allCases)
+    func htmlPart(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend)
         let raw = """
             From: Mallory <mallory@example.com>
             To: reader@mail.localhost
@@ -127,9 +133,11 @@ struct WebInboxPagesTests {
         #expect(await cookieless.send(.GET, path + "/html").status == .seeOther)
     }
 
-    @Test("the list is newest first, pages by position, searches by from and subject; unread rows are bold")
-    func listPagingAndSearch() async throws {
-        let (harness, browser) = try await Self.signedIn()
+    @Test(
+        "the list is newest first, pages by position, searches by from and subject; unread rows are bold",
+        arguments: StorageBackend.allCases)
+    func listPagingAndSearch(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend)
         var ids: [String] = []
         for n in 1...55 {
             ids.append(
@@ -170,9 +178,11 @@ struct WebInboxPagesTests {
             "<tr class=\"message unread\" id=\"message-\(ids[54])\">"))
     }
 
-    @Test("attachments download as octet-stream attachments; the raw source is inert plain text")
-    func partsAreInert() async throws {
-        let (harness, browser) = try await Self.signedIn()
+    @Test(
+        "attachments download as octet-stream attachments; the raw source is inert plain text",
+        arguments: StorageBackend.allCases)
+    func partsAreInert(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend)
         let raw = """
             From: ada@example.com
             To: reader@mail.localhost

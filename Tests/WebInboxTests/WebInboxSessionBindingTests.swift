@@ -13,9 +13,11 @@ struct WebInboxSessionBindingTests {
         return answer.status == .seeOther && answer.headers["Location"] == "/inbox/sign-in"
     }
 
-    @Test("a password reset ends the account's web-inbox sessions, as it ends its API tokens")
-    func passwordReset() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "a password reset ends the account's web-inbox sessions, as it ends its API tokens",
+        arguments: StorageBackend.allCases)
+    func passwordReset(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         let id = try await harness.account("reset@mail.localhost", password: "secret-one")
         let browser = harness.browser()
         let signedIn = try await browser.signIn(
@@ -37,9 +39,11 @@ struct WebInboxSessionBindingTests {
         #expect(await again.send(.GET, "/inbox/m/reset%40mail.localhost").status == .ok)
     }
 
-    @Test("revoking the tm_pro_ token a Pro user signed in with ends that session, not one opened by password")
-    func revokedToken() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "revoking the tm_pro_ token a Pro user signed in with ends that session, not one opened by password",
+        arguments: StorageBackend.allCases)
+    func revokedToken(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         let pro = try await harness.proLogin("pro@example.com")
         let made = await harness.browser().send(
             .POST, "/api/user/tokens", json: #"{"name":"pasted"}"#, headers: [("Authorization", "Bearer " + pro.jwt)])
@@ -59,9 +63,11 @@ struct WebInboxSessionBindingTests {
         #expect(await byPassword.send(.GET, "/inbox").status == .ok)
     }
 
-    @Test("a linked session reads the account that had the address; another account at it later is not opened")
-    func linkFollowsTheAccount() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "a linked session reads the account that had the address; another account at it later is not opened",
+        arguments: StorageBackend.allCases)
+    func linkFollowsTheAccount(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         let id = try await harness.account("linked@mail.localhost", password: "secret-one")
         let link = try await harness.service.sessions.makeLink(address: "linked@mail.localhost", lifetime: 600)
         let browser = harness.browser()
@@ -91,9 +97,9 @@ struct WebInboxPurgeTests {
         return Int(counted ?? -1)
     }
 
-    @Test("expired sessions and one-time links go; live ones stay")
-    func expiredGo() async throws {
-        let harness = try WebInboxHarness()
+    @Test("expired sessions and one-time links go; live ones stay", arguments: StorageBackend.allCases)
+    func expiredGo(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         try await harness.account("kept@mail.localhost", password: "secret-one")
         let browser = harness.browser()
         let signedIn = try await browser.signIn(

@@ -1,4 +1,5 @@
 import HTTP1
+import PosternTestSupport
 import Synchronization
 import Testing
 import WebInbox
@@ -45,10 +46,10 @@ struct WebInboxSignInPortTests {
 
     static let list = "/inbox/m/ada%40mail.localhost"
 
-    @Test("a list page asks the port once who may read; a password reset ends the session")
-    func decidedOnce() async throws {
+    @Test("a list page asks the port once who may read; a password reset ends the session", arguments: StorageBackend.allCases)
+    func decidedOnce(backend: StorageBackend) async throws {
         let port = FakeSignIn()
-        let harness = try WebInboxHarness(signIns: port)
+        let harness = try WebInboxHarness(backend, signIns: port)
         try await harness.deliver(WebInboxHarness.plain(subject: "Hello Ada"), to: FakeSignIn.address)
         let browser = harness.browser()
         let refused = try await browser.signIn(
@@ -70,10 +71,10 @@ struct WebInboxSignInPortTests {
         #expect(after.status == .seeOther && after.headers["Location"] == "/inbox/sign-in")
     }
 
-    @Test("a one-time link rests on what the port says of its address")
-    func link() async throws {
+    @Test("a one-time link rests on what the port says of its address", arguments: StorageBackend.allCases)
+    func link(backend: StorageBackend) async throws {
         let port = FakeSignIn()
-        let harness = try WebInboxHarness(signIns: port)
+        let harness = try WebInboxHarness(backend, signIns: port)
         let browser = harness.browser()
         for (address, status) in [("nobody@mail.localhost", HTTPStatus.notFound), (FakeSignIn.address, .seeOther)] {
             let link = try await harness.service.sessions.makeLink(address: address, lifetime: 600)

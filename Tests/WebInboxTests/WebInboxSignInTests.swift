@@ -8,9 +8,11 @@ import Testing
 /// token), owners (their owner session), one-time links; the backoff; and nobody reads another's mailbox.
 @Suite("Web inbox: sign-in and isolation", .serialized)
 struct WebInboxSignInTests {
-    @Test("a v2 account signs in with address and password and lands in its own mailbox; a wrong password is a 401")
-    func accountSignIn() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "a v2 account signs in with address and password and lands in its own mailbox; a wrong password is a 401",
+        arguments: StorageBackend.allCases)
+    func accountSignIn(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         try await harness.account("reader@mail.localhost", password: "secret-one")
         let stranger = harness.browser()
         let wrong = try await stranger.signIn(["kind": "account", "address": "reader@mail.localhost", "password": "nope-nope"])
@@ -32,9 +34,11 @@ struct WebInboxSignInTests {
         #expect(list.text.contains("id=\"signed-in-as\">reader<wbr>@mail.<wbr>localhost<"))
     }
 
-    @Test("what a session may read is asked on every request: once its account is deleted it reads nothing")
-    func deletedAccount() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "what a session may read is asked on every request: once its account is deleted it reads nothing",
+        arguments: StorageBackend.allCases)
+    func deletedAccount(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         let id = try await harness.account("brief@mail.localhost", password: "secret-one")
         let browser = harness.browser()
         #expect(try await browser.signIn(["kind": "account", "address": "brief@mail.localhost", "password": "secret-one"])
@@ -53,9 +57,11 @@ struct WebInboxSignInTests {
         }
     }
 
-    @Test("a v1 account (a password hash stored before auth_key) signs in with its password")
-    func legacyAccountSignIn() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "a v1 account (a password hash stored before auth_key) signs in with its password",
+        arguments: StorageBackend.allCases)
+    func legacyAccountSignIn(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         try await harness.legacyAccount("old@mail.localhost", password: "old-secret")
         let browser = harness.browser()
         let signedIn = try await browser.signIn(["kind": "account", "address": "old@mail.localhost", "password": "old-secret"])
@@ -64,9 +70,11 @@ struct WebInboxSignInTests {
         #expect(list.status == .ok)
     }
 
-    @Test("a Pro user signs in by email and password, or by an API token, and sees each of their accounts, no other")
-    func proSignIn() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "a Pro user signs in by email and password, or by an API token, and sees each of their accounts, no other",
+        arguments: StorageBackend.allCases)
+    func proSignIn(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         let jwt = try await harness.proUser("pro@example.com")
         try await harness.account("one@pro.localhost", bearer: jwt)
         try await harness.account("two@pro.localhost", bearer: jwt)
@@ -95,9 +103,11 @@ struct WebInboxSignInTests {
         #expect(try await badToken.signIn(["kind": "pro", "token": token + "x"]).status == .unauthorized)
     }
 
-    @Test("a Pro user's SMTP sandbox is one of their mailboxes; another user's sandbox is a 404")
-    func proSandbox() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "a Pro user's SMTP sandbox is one of their mailboxes; another user's sandbox is a 404",
+        arguments: StorageBackend.allCases)
+    func proSandbox(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         let pro = try await harness.proLogin("pro@example.com")
         let rival = try await harness.proLogin("rival@example.com")
         let raw = Array("From: app@example.com\r\nTo: user@example.org\r\nSubject: Captured\r\n\r\nHi.\r\n".utf8)
@@ -123,9 +133,11 @@ struct WebInboxSignInTests {
         #expect(await browser.send(.GET, "/inbox/m/" + PercentEncoding.encode(other)).status == .notFound)
     }
 
-    @Test("an owner reads their inboxes through the owner session; another owner's inbox and messages are a 404")
-    func ownerIsolation() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "an owner reads their inboxes through the owner session; another owner's inbox and messages are a 404",
+        arguments: StorageBackend.allCases)
+    func ownerIsolation(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         let adaOwner = try await harness.owner("ada@example.com", inbox: "ada-bot")
         let bobOwner = try await harness.owner("bob@example.com", inbox: "bob-bot")
         let ada = adaOwner.browser, bob = bobOwner.browser
@@ -158,9 +170,11 @@ struct WebInboxSignInTests {
         #expect(anonymous.headers["Location"] == "/inbox/sign-in")
     }
 
-    @Test("a one-time link opens its mailbox once: the GET only shows a button, the POST uses it, again is a 404")
-    func oneTimeLink() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "a one-time link opens its mailbox once: the GET only shows a button, the POST uses it, again is a 404",
+        arguments: StorageBackend.allCases)
+    func oneTimeLink(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         try await harness.account("tests@mail.localhost")
         try await harness.deliver(WebInboxHarness.plain(subject: "From the test"), to: "tests@mail.localhost")
         let token = try await harness.service.sessions.makeLink(address: "tests@mail.localhost", lifetime: 600)
@@ -189,9 +203,11 @@ struct WebInboxSignInTests {
         #expect(await third.send(.POST, "/inbox/link", form: ["token": late, "csrf_token": thirdCSRF]).status == .notFound)
     }
 
-    @Test("failed sign-ins slow that address as the owner sign-in does; the right password waits out the block")
-    func backoff() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "failed sign-ins slow that address as the owner sign-in does; the right password waits out the block",
+        arguments: StorageBackend.allCases)
+    func backoff(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         try await harness.account("slow@mail.localhost", password: "right-one")
         let browser = harness.browser()
         for _ in 0..<6 {
@@ -206,9 +222,11 @@ struct WebInboxSignInTests {
         #expect(signedIn.status == .seeOther)
     }
 
-    @Test("a sign-in, a sign-out or an action without the browser's CSRF token is a 403 and changes nothing")
-    func csrf() async throws {
-        let harness = try WebInboxHarness()
+    @Test(
+        "a sign-in, a sign-out or an action without the browser's CSRF token is a 403 and changes nothing",
+        arguments: StorageBackend.allCases)
+    func csrf(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
         try await harness.account("csrf@mail.localhost", password: "secret-one")
         let id = try await harness.deliver(WebInboxHarness.plain(subject: "Keep me"), to: "csrf@mail.localhost")
         let browser = harness.browser()
