@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= config/postern.env
 
-.PHONY: bootstrap build release run cluster cluster-stop test test-postgres client-tests outbound-tests cluster-tests bench-cluster schemathesis sanitize bench instructions fuzz soak clean
+.PHONY: bootstrap build release run cluster cluster-stop test client-tests outbound-tests cluster-tests bench-cluster schemathesis sanitize bench instructions fuzz soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -42,11 +42,9 @@ cluster-stop:
 ## start in-process servers whose deferred handlers run on Swift's cooperative pool (two threads here); CPU-bound
 ## tests in the same process would starve those handlers and turn socket reads into timeouts that say nothing about
 ## the server.
-## Suites whose tests take `StorageBackend.allCases` run both backends in that pass. Then the surface, web inbox and
-## end-to-end suites whose harnesses still read POSTERN_TEST_STORAGE (STORAGE_SUITES; a suite that does not read it
-## would only repeat itself there) again on PostgreSQL (POSTERN_TEST_STORAGE=postgres: harnesses and test servers,
-## through POSTERN_DATABASE_URL, take a new database on a server the tests start on loopback with scripts/pg-temp,
-## and remove).
+## Every test that runs SQL takes the backend as its argument (`StorageBackend.allCases`) and runs on SQLite and on
+## PostgreSQL in that one pass (a server the tests start on loopback with scripts/pg-temp, each test on a database of
+## its own; end-to-end servers reach it through POSTERN_DATABASE_URL).
 ## Last, four Python stages at once, each logged to .build/test-logs/<stage>.log (a failed one's log is printed):
 ## the client tests (scripts/client-tests): Mail.td's Python SDKs, unmodified, and a reader that follows
 ## /llms.txt alone, each against a real server (the SDKs install themselves into .build/);
@@ -56,16 +54,9 @@ cluster-stop:
 ## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
 ## restarts, kill -9 and a PostgreSQL restart mid-load;
 ## schemathesis on every documented operation (scripts/schemathesis, about a minute).
-STORAGE_SUITES = WebInboxTests|AgentAuthTests|MailboxAccountsTests|RemoteHashAuthTests|OwnersTests|JMAPTests|MCPServerTests|OAuthServerTests|OAuthResourceTests\.OAuthAgentsTests|PosternAppTests
 test:
 	@scripts/bootstrap --test
-	SWIFT='$(SWIFT)' STORAGE_SUITES='$(STORAGE_SUITES)' scripts/test-stages
-
-## Only the suites of STORAGE_SUITES on PostgreSQL (the ones that take StorageBackend.allCases run on both backends in
-## any `swift test`).
-test-postgres: build
-	@scripts/bootstrap --test
-	POSTERN_TEST_STORAGE=postgres $(SWIFT) test --no-parallel --filter '$(STORAGE_SUITES)'
+	SWIFT='$(SWIFT)' scripts/test-stages
 
 ## schemathesis --checks all on every operation of /openapi.json against a real server, bounded in time
 ## (scripts/schemathesis: SCHEMATHESIS_EXAMPLES, SCHEMATHESIS_SECONDS).
