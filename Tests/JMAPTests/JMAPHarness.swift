@@ -63,6 +63,9 @@ struct JMAPHarness: JMAPTestClient, @unchecked Sendable {
     let agentDomain = "agents.test"
     let test: TestDatabase
     let directory: AgentDirectory
+    /// The rate limits' clock: it stands still unless a test advances it, so no bucket refills while a slow
+    /// machine runs the test.
+    let rateClock: TestClock
     private let inboxQuota: Int64
 
     /// Where the shared JMAP calls (``JMAPTestClient``) go.
@@ -85,12 +88,14 @@ struct JMAPHarness: JMAPTestClient, @unchecked Sendable {
         directory = AgentDirectory(domain: agentDomain)
         self.inboxQuota = inboxQuota
         let clock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        let rateClock = TestClock()
+        self.rateClock = rateClock
         let delivery = LocalDelivery(directory: directory, store: store, clock: clock)
         var configuration = JMAPConfiguration(baseURL: baseURL)
         configuration.rateLimitsEnabled = rateLimits
         let service = JMAPService(
             configuration: configuration, authenticator: directory, store: store, directory: directory,
-            delivery: delivery, clock: clock)
+            delivery: delivery, clock: clock, monotonicClock: rateClock.monotonic)
         var router = ContextRouter()
         service.register(into: &router)
         client = RouteClient(router: router, requestID: "jmap-flow")

@@ -46,7 +46,8 @@ struct JMAPRateLimitTests {
             "POST", "/jmap/upload/\(agent.accountID)", headers: headers, body: twentyMiB)
         #expect(refused.status == 429, "\(refused.status) \(refused.text)")
         #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1)
-        // 60 MiB taken of 64: a 4 MiB Blob/upload fits, the next 4 MiB do not (about 1 MiB refills a second).
+        // 60 MiB taken of 64: a 4 MiB Blob/upload fits, the next 4 MiB do not (the harness's rate clock stands
+        // still: nothing refills however long the uploads take).
         let fits = try await harness.single(
             agent, "Blob/upload",
             ["accountId": agent.accountID, "create": ["a": ["data": [["data:asText": String(repeating: "y", count: 4 << 20)]]]]])
