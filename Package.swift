@@ -138,11 +138,15 @@ let package = Package(
         .target(name: "AgentClient", dependencies: ["AgentPoW", "AuthCrypto", "Fetch"]),
         // Stored passwords: Argon2id hashing and verification on the worker pool, with an unknown-user decoy.
         .target(name: "PasswordHashing", dependencies: ["AuthCrypto", "ComputePool"]),
+        // The browser pages every signed-in family shares (issue 52): the cookies and CSRF tokens of a family of
+        // server-rendered pages (BrowserForms), and their one frame style and flash messages (BrowserPage). It knows
+        // no family: the owner pages, consent, the web inbox and the Pro dashboard sit on top of it.
+        .target(name: "BrowserPages", dependencies: ["HTTP1", "ServerKit", "AuthCrypto"]),
         // Owners: people who sign in with email and password and hold agent inboxes (issue 28): accounts with
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
-            "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time",
+            "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The OAuth grant model: the only target with SQL of the grant tables (grants, codes, refresh tokens,
@@ -159,14 +163,15 @@ let package = Package(
         // token (codes with PKCE, rotating refresh tokens), revocation; EdDSA access tokens on the worker pool.
         .target(name: "OAuthServer", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Directory", "Owners", "Fetch",
-            "OAuthGrants", "Audit",
+            "OAuthGrants", "Audit", "BrowserPages",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The web inbox (issue 41): server-rendered pages at /inbox where owners, Mail.td accounts, Pro users and
-        // one-time links read mail, in the owner pages' frame (their sessions, CSRF, backoff and error pages).
+        // one-time links read mail, in the browser pages' frame and forms; the owners' sessions, backoff and error
+        // pages.
         .target(name: "WebInbox", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
-            "EmbeddedResources", "SMTPOutcomes", "Time",
+            "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
@@ -192,7 +197,7 @@ let package = Package(
         // MailboxAccounts, Webhooks and MailSandbox in the web inbox's frame and session.
         .target(name: "MailboxWebInbox", dependencies: [
             "WebInbox", "MailboxAccounts", "Webhooks", "MailSandbox", "Directory", "MailDelivery", "JSON", "HTTP1",
-            "ServerKit", "Owners",
+            "ServerKit", "BrowserPages",
         ]),
         // The SMTP client for outbound delivery: the reply parser and the session machine (pure), the driver that runs
         // a session over TCP and TLS under the outbound address policy, and MTA-STS (RFC 8461) policies.

@@ -1,6 +1,6 @@
+import BrowserPages
 import HTTP1
 import MailboxAccounts
-import Owners
 import ServerKit
 import WebInbox
 import Webhooks
@@ -26,7 +26,7 @@ struct ProDashboardPage {
     func render(_ call: WebInboxProUserCall) -> HTML {
         let csrf = call.csrfToken
         let main = [
-            OwnerPageShell.flash(flash.notice, kind: "notice"), OwnerPageShell.flash(flash.error, kind: "error"),
+            BrowserPage.flash(flash.notice, kind: "notice"), BrowserPage.flash(flash.error, kind: "error"),
             accountsSection(), tokensSection(csrf), domainsSection(csrf), webhookSection(csrf), sandboxSection(),
         ].joined()
         return call.document("Pro dashboard", main: main, css: Self.css)

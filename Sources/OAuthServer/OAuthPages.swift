@@ -1,3 +1,4 @@
+import BrowserPages
 import Directory
 import HTTP1
 import Owners
@@ -71,7 +72,7 @@ enum OAuthPages {
                 <input type="text" id="new_inbox" name="new_inbox" autocomplete="off" pattern="[a-z0-9._-]{5,21}"></p>
                 """ : ""
             let main: HTML = """
-                \(OwnerPageShell.flash(error, kind: "error"))
+                \(BrowserPage.flash(error, kind: "error"))
                 <div class="card">
                 <p id="client"><strong id="client-name">\(clientName ?? "An unnamed app")</strong> \
                 \(clientHost.map { host -> HTML in "from <strong id=\"client-host\">\(host)</strong> " })\

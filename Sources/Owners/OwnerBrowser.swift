@@ -1,4 +1,5 @@
 import AuthCrypto
+import BrowserPages
 import HTTP1
 
 /// What every owner-facing page shares (the owner pages and the authorization server's sign-in and consent): the
@@ -20,7 +21,8 @@ public struct OwnerBrowser: Sendable {
     public let sessions: OwnerSessions
     /// The cookies and CSRF tokens.
     public let forms: BrowserForms
-    var key: [UInt8] { forms.key }
+    /// The key of the CSRF tokens, which also seals an API key's flash (``OwnerKeyFlash``).
+    let key: [UInt8]
     /// Whether cookies carry `Secure` (the public URL is https).
     public var secure: Bool { forms.secure }
 
@@ -30,6 +32,7 @@ public struct OwnerBrowser: Sendable {
     ///   - secure: whether the public URL is https.
     public init(sessions: OwnerSessions, key: [UInt8], secure: Bool) {
         self.sessions = sessions
+        self.key = key
         forms = BrowserForms(
             sessionCookie: Self.sessionCookie, csrfCookie: Self.csrfCookie, sameSite: "Lax", key: key, secure: secure)
     }

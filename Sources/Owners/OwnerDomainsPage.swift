@@ -1,3 +1,4 @@
+import BrowserPages
 import CustomDomains
 import DNS
 import ServerKit
@@ -23,7 +24,7 @@ struct OwnerDomainsPage {
     var typedDomain = ""
 
     func render() -> HTML {
-        var main = OwnerPageShell.flash(notice, kind: "notice") + OwnerPageShell.flash(error, kind: "error")
+        var main = BrowserPage.flash(notice, kind: "notice") + BrowserPage.flash(error, kind: "error")
         // The way back to the inboxes is the header's (OwnerPageShell's nav, with the web inbox's link).
         if let created {
             main += """

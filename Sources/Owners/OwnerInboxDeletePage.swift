@@ -1,3 +1,4 @@
+import BrowserPages
 import Directory
 import ServerKit
 
@@ -12,7 +13,7 @@ struct OwnerInboxDeletePage {
     var error: String?
 
     func render() -> HTML {
-        let main = OwnerPageShell.flash(error, kind: "error") + """
+        let main = BrowserPage.flash(error, kind: "error") + """
             <section class="card" id="confirm-delete" data-account-id="\(inbox.accountID)">
             <h2>Delete <code id="delete-address">\(inbox.address)</code>?</h2>
             <p>The inbox, its API key and its sessions, and <strong>all of its mail</strong> are deleted for good; an

@@ -1,4 +1,5 @@
 import Audit
+import BrowserPages
 import Directory
 import ServerKit
 import Time
@@ -32,8 +33,8 @@ struct OwnerInboxesPage {
     var awaitingApproval = false
 
     func render() -> HTML {
-        var main = OwnerPageShell.flash(notice, kind: "notice")
-        if errorForm == nil { main += OwnerPageShell.flash(error, kind: "error") }
+        var main = BrowserPage.flash(notice, kind: "notice")
+        if errorForm == nil { main += BrowserPage.flash(error, kind: "error") }
         if awaitingApproval {
             main += """
                 <p class="flash notice" id="awaiting-approval">Waiting for approval to send outside: your inboxes \
@@ -109,8 +110,8 @@ struct OwnerInboxesPage {
     }
 
     private func formsSection() -> HTML {
-        let createError = errorForm == "create" ? OwnerPageShell.flash(error, kind: "error") : ""
-        let linkError = errorForm == "link" ? OwnerPageShell.flash(error, kind: "error") : ""
+        let createError = errorForm == "create" ? BrowserPage.flash(error, kind: "error") : ""
+        let linkError = errorForm == "link" ? BrowserPage.flash(error, kind: "error") : ""
         return """
             <div class="split">
             <section class="card" id="create-inbox">

@@ -1,5 +1,6 @@
 import Audit
 import AuthCrypto
+import BrowserPages
 import ClientAddress
 import ComputePool
 import CustomDomains
@@ -301,7 +302,7 @@ public final class OwnerService: Sendable {
 
     /// A page in the owner pages' frame with one error message (also the authorization server's error pages).
     public static func messagePage(_ status: HTTPStatus, _ title: String, _ message: String) -> HTTPResponse {
-        HTMLPage.response(status, OwnerPageShell.document(title: title, main: OwnerPageShell.flash(message, kind: "error")))
+        HTMLPage.response(status, OwnerPageShell.document(title: title, main: BrowserPage.flash(message, kind: "error")))
     }
 
     /// The sign-in page that comes back to `next` (a local path, see ``localPath(_:)``) once the owner has signed

@@ -1,3 +1,4 @@
+import BrowserPages
 import ServerKit
 
 /// The sign-in (or sign-up) form. Field names are part of the documented form contract: `email`, `password`, the
@@ -21,7 +22,7 @@ struct OwnerSignInForm {
         }
         let main: HTML = """
             <section class="card" id="sign-in">
-            \(OwnerPageShell.flash(error, kind: "error"))
+            \(BrowserPage.flash(error, kind: "error"))
             <form method="post" action="\(action)" id="sign-in-form">
             <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
             <input type="hidden" name="next" value="\(next)">

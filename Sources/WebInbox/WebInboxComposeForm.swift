@@ -1,7 +1,7 @@
+import BrowserPages
 import Foundation
 import MIME
 import MailStore
-import Owners
 import ServerKit
 import SMTPOutcomes
 import Time
@@ -94,7 +94,7 @@ struct WebInboxComposeForm {
         // A textarea drops one newline right after its start tag: the one written here, not the body's own.
         let main: HTML = """
             <p><a id="back" href="\(path)">← \(mailbox)</a></p>
-            \(OwnerPageShell.flash(error, kind: "error"))
+            \(BrowserPage.flash(error, kind: "error"))
             <section class="card">
             <form method="post" action="\(path)/compose" id="compose-form">
             <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">\(replying)

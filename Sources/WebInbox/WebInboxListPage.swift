@@ -1,6 +1,6 @@
+import BrowserPages
 import Foundation
 import MailStore
-import Owners
 import ServerKit
 
 /// A page of a mailbox's list (ids in ``WebInboxService/list(_:_:_:)``).
@@ -79,7 +79,7 @@ struct WebInboxListPage {
         let compose: HTML =
             viewer.ownerID == nil ? "" : "<p><a id=\"compose\" href=\"\(path)/compose\">Write a message</a></p>"
         let main: HTML = """
-            \(OwnerPageShell.flash(notice, kind: "notice"))
+            \(BrowserPage.flash(notice, kind: "notice"))
             <nav id="folders" class="\(PageFrame.navigationClass)" aria-label="Folders">\(folders)\(all)</nav>
             \(compose)
             \(heldSection(csrf: csrf))

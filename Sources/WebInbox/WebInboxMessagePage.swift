@@ -1,6 +1,6 @@
+import BrowserPages
 import MIME
 import MailStore
-import Owners
 import ServerKit
 
 /// A message's page (ids in ``WebInboxService/message(_:_:_:)``).

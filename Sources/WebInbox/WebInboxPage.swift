@@ -1,8 +1,8 @@
+import BrowserPages
 import Foundation
 import HTTP1
 import MIME
 import MailStore
-import Owners
 import ServerKit
 import Time
 
@@ -24,7 +24,7 @@ enum WebInboxPage {
     /// A page with one message, in the frame.
     static func message(_ status: HTTPStatus, _ title: String, _ text: String) -> HTTPResponse {
         HTMLPage.response(
-            status, OwnerPageShell.document(title: title, main: OwnerPageShell.flash(text, kind: "error")))
+            status, BrowserPage.document(title: title, main: BrowserPage.flash(text, kind: "error")))
     }
 
     /// The one answer for a mailbox or message the viewer may not read, or that does not exist.
@@ -85,7 +85,7 @@ enum WebInboxPage {
             </form>
             </section>
             """
-        return OwnerPageShell.document(title: "Open a mailbox", main: main)
+        return BrowserPage.document(title: "Open a mailbox", main: main)
     }
 
     /// A person's name and address as shown: `Name <address>`, or the address.

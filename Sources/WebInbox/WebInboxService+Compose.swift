@@ -1,6 +1,5 @@
 import HTTP1
 import MailStore
-import Owners
 import ServerKit
 import SMTPOutcomes
 

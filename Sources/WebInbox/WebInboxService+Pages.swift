@@ -1,7 +1,6 @@
 import HTTP1
 import MIME
 import MailStore
-import Owners
 import ServerKit
 
 /// The mailbox pages: the list, a message and its parts, and the two actions. Each handler runs after ``page(_:)``

@@ -1,5 +1,4 @@
 import HTTP1
-import Owners
 import ServerKit
 
 /// Pages of a signed-in Pro user that the Mail.td side serves in the web inbox's frame and session (the Pro dashboard,

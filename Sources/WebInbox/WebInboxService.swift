@@ -1,4 +1,5 @@
 import AuthCrypto
+import BrowserPages
 import ClientAddress
 import Directory
 import HTTP1

@@ -1,4 +1,4 @@
-import Owners
+import BrowserPages
 import ServerKit
 
 /// The sign-in page: a Mail.td account (`address`, `password`) and, when the mailbox surface is there, a Pro user
@@ -33,7 +33,7 @@ struct WebInboxSignInForm {
                 """
         }
         let main: HTML = """
-            \(OwnerPageShell.flash(error, kind: "error"))
+            \(BrowserPage.flash(error, kind: "error"))
             <div class="split">
             <section class="card" id="account-sign-in">
             <h2>Mailbox</h2>
@@ -52,6 +52,6 @@ struct WebInboxSignInForm {
             <p class="hint" id="owner-sign-in">Own agent inboxes?
             <a href="/owner/sign-in?next=/inbox">Sign in as an owner</a>.</p>
             """
-        return OwnerPageShell.document(title: "Read your mail", main: main)
+        return BrowserPage.document(title: "Read your mail", main: main)
     }
 }

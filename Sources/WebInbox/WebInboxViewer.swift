@@ -1,5 +1,5 @@
+import BrowserPages
 import MailStore
-import Owners
 
 /// Who reads, as one request found them: the label shown, the mailboxes they may read (asked afresh), and the
 /// cookies and CSRF tokens of the session that proved it (the web inbox's own, or an owner's).

@@ -1,0 +1,42 @@
+import ServerKit
+
+/// The frame and style every signed-in family of browser pages shares (the owner pages, the authorization server's
+/// consent, the web inbox's sign-in and error pages): the one ``PageFrame`` in their style, and their flash messages.
+/// A family adds its own account and navigation to ``frame(title:)`` (`OwnerPageShell` does for owners).
+public enum BrowserPage {
+    /// The frame of a page titled `title` in the browser pages' style, with no account and no navigation yet.
+    /// - Parameter title: the page title (plain text).
+    public static func frame(title: String) -> PageFrame {
+        PageFrame(title: title, css: css)
+    }
+
+    /// A whole document for someone not signed in (a sign-in form, an error page).
+    /// - Parameters:
+    ///   - title: the page title (plain text).
+    ///   - main: the content.
+    public static func document(title: String, main: HTML) -> HTML {
+        frame(title: title).document(main: main)
+    }
+
+    /// A flash message paragraph (`kind` "notice" or "error"), escaped.
+    public static func flash(_ text: String?, kind: String) -> HTML {
+        guard let text else { return .empty }
+        let role = kind == "error" ? "alert" : "status"
+        return "<p class=\"flash \(kind)\" role=\"\(role)\" id=\"\(kind)\">\(text)</p>"
+    }
+
+    static let css = """
+        .ok{color:var(--ok);font-weight:600}
+        .bad{color:var(--bad);font-weight:600}.status{color:var(--muted);font-weight:400;font-size:.9rem}
+        input[type=checkbox],input[type=radio]{width:auto;margin:0 .5rem 0 0;vertical-align:middle}
+        pre.key{user-select:all;font-size:1rem}time{white-space:nowrap}td form.inline button{margin:0;white-space:nowrap}
+        td code{overflow-wrap:anywhere;word-break:break-all}.table-wrap{overflow-x:auto;max-width:100%}
+        td.target,td.default-inbox{overflow-wrap:anywhere}td.address{overflow-wrap:break-word}
+        td.actions form.inline{margin:.25rem .5rem .25rem 0}
+        @media (max-width:40rem){table,tbody,tr,td{display:block;width:100%}thead{display:none}
+        tr{border-bottom:1px solid var(--line);padding:.5rem 0}td{border:0;padding:.15rem 0}
+        td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:var(--muted)}
+        td form.inline button{white-space:normal}
+        .table-wrap{overflow-x:visible}}
+        """
+}
