@@ -135,7 +135,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The agent side of surface 1 (`postern agent signup|login|revoke`): proof-of-work solver and HTTP client.
-        .target(name: "AgentClient", dependencies: ["AgentPoW", "AuthCrypto", "Fetch"]),
+        .target(name: "AgentClient", dependencies: ["OutboundSocket", "AgentPoW", "AuthCrypto", "Fetch"]),
         // Stored passwords: Argon2id hashing and verification on the worker pool, with an unknown-user decoy.
         .target(name: "PasswordHashing", dependencies: ["AuthCrypto", "ComputePool"]),
         // The browser pages every signed-in family shares (issue 52): the cookies and CSRF tokens of a family of
@@ -204,9 +204,13 @@ let package = Package(
         // What an SMTP delivery attempt came to, as types every layer carries (SMTPReply, EnhancedStatusCode,
         // SMTPClientFailure, DeliveryFailure, DeliveryStatus): pure, no dependency.
         .target(name: "SMTPOutcomes"),
-        .target(name: "SMTPClient", dependencies: ["SMTPOutcomes", "Fetch", "ComputePool", "AuthCrypto"]),
-        // Small, safe outbound HTTP/1.1 client (address policy, TLS through OpenSSL) for remote hashes.
-        .target(name: "Fetch", dependencies: ["COpenSSL", "ComputePool", "ConfigurationReading"]),
+        .target(name: "SMTPClient", dependencies: ["SMTPOutcomes", "OutboundSocket", "ComputePool", "AuthCrypto"]),
+        // Small, safe outbound HTTP/1.1 client (URL vetting, redirects, response parsing) for remote hashes,
+        // webhooks, MTA-STS policies and client metadata documents, over OutboundSocket.
+        .target(name: "Fetch", dependencies: ["OutboundSocket", "ComputePool", "ConfigurationReading"]),
+        // The outbound socket layer under Fetch and SMTPClient: the address policy (CONTRACT 3.3), name lookup
+        // bounded by a deadline, TCP and the TLS client (OpenSSL), with one closed error.
+        .target(name: "OutboundSocket", dependencies: ["COpenSSL"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
         .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto"]),
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
@@ -221,7 +225,7 @@ let package = Package(
         // RFC 7505), MTA-STS (RFC 8461), the message as it leaves (Received, Bcc removed, DKIM-signed), the direct and
         // relay transports behind MailDelivery's OutboundTransport, and delivery status notifications (RFC 3464).
         .target(name: "MailTransfer", dependencies: [
-            "MailDelivery", "MIME", "SMTPClient", "SMTPOutcomes", "DNS", "MailAuth", "DKIMKeys", "Fetch", "ComputePool",
+            "OutboundSocket", "MailDelivery", "MIME", "SMTPClient", "SMTPOutcomes", "DNS", "MailAuth", "DKIMKeys", "Fetch", "ComputePool",
             "AuthCrypto",
             "ConfigurationReading", "Time",
             .product(name: "Logging", package: "swift-log"),
@@ -236,12 +240,12 @@ let package = Package(
         ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
-            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
+            "OutboundSocket", "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
-            "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
+            "OutboundSocket", "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth", "DKIMKeys", "SMTPOutcomes",
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
@@ -370,24 +374,25 @@ let package = Package(
             "OAuthGrants", "Directory", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
         ]),
         .testTarget(name: "OAuthServerTests", dependencies: [
-            "OAuthServer", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
+            "OutboundSocket", "OAuthServer", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
             "ComputePool", "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "Fetch",
             "OAuthResource", "OAuthGrants", "Audit",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "SMTPClientTests", dependencies: [
-            "SMTPClient", "SMTPOutcomes", "SMTPServer", "ServerTLS", "SocketServer", "Fetch", "ComputePool",
+            "OutboundSocket", "SMTPClient", "SMTPOutcomes", "SMTPServer", "ServerTLS", "SocketServer", "Fetch", "ComputePool",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailTransferTests", dependencies: [
-            "MailTransfer", "MailDelivery", "SMTPClient", "SMTPOutcomes", "SMTPServer", "ServerTLS", "SocketServer", "DNS", "MailAuth",
+            "OutboundSocket", "MailTransfer", "MailDelivery", "SMTPClient", "SMTPOutcomes", "SMTPServer", "ServerTLS", "SocketServer", "DNS", "MailAuth",
             "DKIMKeys", "Fetch", "ComputePool", "AuthCrypto", "MIME", "ConfigurationReading", "Storage",
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "FetchTests", dependencies: ["Fetch", "ConfigurationReading", "PosternTestSupport"]),
+        .testTarget(name: "FetchTests", dependencies: ["OutboundSocket", "Fetch", "ConfigurationReading", "PosternTestSupport"]),
+        .testTarget(name: "OutboundSocketTests", dependencies: ["OutboundSocket"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "ComputePool", "PosternTestSupport"]),
         .testTarget(name: "MailAuthTests", dependencies: ["MailAuth", "DNS", "AuthCrypto"]),
         .testTarget(name: "DKIMKeysTests", dependencies: [

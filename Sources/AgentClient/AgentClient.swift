@@ -2,6 +2,7 @@ import AgentPoW
 import AuthCrypto
 import Fetch
 import Foundation
+import OutboundSocket
 
 /// What an agent holds after signing up or logging in.
 public struct AgentCredentials: Sendable, Equatable {

@@ -11,7 +11,7 @@
 /// connected.
 ///
 /// This parses what a socket or a proxy reports (`inet_pton` spellings only). It is deliberately not
-/// Fetch's `FetchTargetAddress`, which parses URL host spellings (`0177.0.0.1`, `0x7f000001`, `2130706433`) for
+/// OutboundSocket's `RemoteAddress`, which parses URL host spellings (`0177.0.0.1`, `0x7f000001`, `2130706433`) for
 /// the outbound address policy: a different concern with different inputs; do not merge the two.
 public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// 4 bytes for IPv4, 16 for IPv6.

@@ -1,3 +1,5 @@
+import OutboundSocket
+
 /// Limits and policy for ``Fetcher``; every default is the one CONTRACT 3.3 names.
 public struct FetchConfiguration: Sendable {
     /// Which addresses may be reached. Default: global unicast only.

@@ -1,3 +1,5 @@
+import OutboundSocket
+
 /// Why a fetch failed. Small and closed: callers map it to their own messages.
 public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not an absolute, well-formed `http`/`https` URL (also a redirect `Location` that is not).
@@ -42,5 +44,25 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         case .bodyTooLarge: return "body too large"
         case .overloaded: return "too many fetches queued"
         }
+    }
+}
+
+extension FetchError {
+    /// A socket-layer failure as a fetch's: the connection breaking mid-response is a malformed response.
+    public init(_ error: SocketError) {
+        switch error {
+        case .notAllowed(let category): self = .notAllowed(category)
+        case .resolutionFailed: self = .resolutionFailed
+        case .connectFailed: self = .connectFailed
+        case .timedOut: self = .timedOut
+        case .tlsFailed: self = .tlsFailed
+        case .broken: self = .malformedResponse
+        case .overloaded: self = .overloaded
+        }
+    }
+
+    /// Runs `body`, a call into the socket layer, with its error mapped to a fetch's.
+    static func mapping<T>(_ body: () throws(SocketError) -> T) throws(FetchError) -> T {
+        do { return try body() } catch { throw FetchError(error) }
     }
 }

@@ -1,3 +1,5 @@
+import OutboundSocket
+
 /// An absolute `http` or `https` URL, parsed strictly enough that what is vetted is what is reached.
 ///
 /// Refused (``FetchError/invalidURL``): other schemes, missing `//`, empty hosts, control characters,
@@ -5,13 +7,9 @@
 /// number but are not a valid IPv4 address. Userinfo (`http://user@host/`) is split off at the last
 /// `@` and never sent; the host after it is the one vetted and contacted.
 public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
-    /// How the host was written.
-    public enum Host: Sendable, Equatable {
-        /// A DNS name, lowercased, without a trailing dot.
-        case name(String)
-        /// An IPv4 literal (any spelling) or a bracketed IPv6 literal.
-        case address(FetchTargetAddress)
-    }
+    /// How the host was written: a DNS name (lowercased, without a trailing dot), an IPv4 literal (any spelling) or
+    /// a bracketed IPv6 literal.
+    public typealias Host = RemoteHost
 
     /// `http` or `https`.
     public let scheme: String
@@ -151,7 +149,7 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
         if raw.utf8.first == UInt8(ascii: "[") {
             let inside = raw.utf8.dropFirst().dropLast()
             guard raw.utf8.last == UInt8(ascii: "]"),
-                let bytes = FetchTargetAddress.parseIPv6(String(decoding: inside, as: UTF8.self))
+                let bytes = RemoteAddress.parseIPv6(String(decoding: inside, as: UTF8.self))
             else {
                 throw .invalidURL
             }
@@ -165,7 +163,7 @@ public struct FetchURL: Sendable, Equatable, CustomStringConvertible {
                     || scalar == "-" || scalar == "." || scalar == "_")
             guard ok else { throw .invalidURL }
         }
-        switch FetchTargetAddress.parseIPv4(lower) {
+        switch RemoteAddress.parseIPv4(lower) {
         case .address(let value): return .address(.v4(value))
         case .invalid: throw .invalidURL
         case .notIPv4: break

@@ -1,4 +1,6 @@
 import ComputePool
+import OutboundSocket
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -36,16 +38,18 @@ public protocol URLFetching: Sendable {
 public final class Fetcher: URLFetching {
     /// The configuration this fetcher was built with.
     public let configuration: FetchConfiguration
-    private let tls: LazyTLSContext
+    private let tls: OutboundTLSContext
     private let resolver: Resolver
     private let pool: WorkerPool
-    private let attempts = LockedCounter()
+    private let attempts = Atomic<Int>(0)
 
     /// Builds a fetcher. The TLS context (the trust roots) and the I/O threads are made on first use.
     /// - Throws: ``FetchError/tlsFailed`` when `trustedRootsPEMFile` is set and cannot be read.
     public init(configuration: FetchConfiguration = FetchConfiguration()) throws(FetchError) {
         self.configuration = configuration
-        self.tls = try LazyTLSContext(trustedRootsPEMFile: configuration.trustedRootsPEMFile)
+        self.tls = try FetchError.mapping { () throws(SocketError) in
+            try OutboundTLSContext(trustedRootsPEMFile: configuration.trustedRootsPEMFile)
+        }
         self.resolver = Resolver(maxOutstanding: max(4, configuration.concurrentFetches * 2))
         self.pool = WorkerPool(
             threads: configuration.concurrentFetches, queueLimit: configuration.queueLimit, name: "postern-fetch")
@@ -54,7 +58,7 @@ public final class Fetcher: URLFetching {
     }
 
     /// How many TCP connections this fetcher has tried to open (for tests and metrics).
-    public var connectionAttempts: Int { attempts.value }
+    public var connectionAttempts: Int { attempts.load(ordering: .relaxed) }
 
     /// I/O threads started so far (they start on demand; for tests).
     var startedThreads: Int { pool.startedThreads }
@@ -115,25 +119,11 @@ public final class Fetcher: URLFetching {
 
     /// The addresses `url` may be reached at, all vetted; nothing is connected.
     /// - Throws: ``FetchError/notAllowed`` when any address is refused, or a resolution error.
-    func vettedAddresses(for url: FetchURL, deadline: Deadline) throws(FetchError) -> [FetchTargetAddress] {
-        let policy = configuration.policy
-        let addresses: [FetchTargetAddress]
-        switch url.host {
-        case .address(let address):
-            addresses = [address]
-        case .name(let name):
-            // Names the policy could never allow are refused before any lookup.
-            if name == "localhost" || name.hasSuffix(".localhost"),
-                !policy.allows(.v4(0x7f00_0001), host: name)
-            {
-                throw .notAllowed(.loopback)
-            }
-            addresses = try resolver.resolve(name, deadline: deadline)
+    func vettedAddresses(for url: FetchURL, deadline: Deadline) throws(FetchError) -> [RemoteAddress] {
+        try FetchError.mapping { () throws(SocketError) in
+            try configuration.policy.vettedAddresses(
+                of: url.host, hostText: url.hostText, resolver: resolver, deadline: deadline)
         }
-        for address in addresses where !policy.allows(address, host: url.hostText) {
-            throw .notAllowed(AddressPolicy.category(of: address))
-        }
-        return addresses
     }
 
     /// Sends one POST to `url` on the fetcher's I/O threads and returns the response whatever its status. Its
@@ -177,36 +167,21 @@ public final class Fetcher: URLFetching {
         deadline: Deadline
     ) throws(FetchError) -> (ResponseHead, BodyReader) {
         let addresses = try vettedAddresses(for: url, deadline: deadline)
-        var connection: TCPConnection? = nil
-        var lastError = FetchError.connectFailed
-        for address in addresses {
-            if deadline.hasPassed { throw .timedOut }
-            attempts.increment()
-            do {
-                connection = try TCPConnection.connect(
-                    to: address, port: url.port, timeout: configuration.connectTimeout, deadline: deadline)
-                break
-            } catch {
-                lastError = error
-            }
-        }
-        guard let connection else { throw lastError }
-        let stream: ByteStream
-        if url.isHTTPS {
-            var isAddress = false
-            if case .address = url.host { isAddress = true }
-            stream = try TLSStream(
-                context: tls.get(), connection: connection, host: url.hostText, isAddress: isAddress,
-                deadline: deadline)
-        } else {
-            stream = connection
+        let stream: ByteStream = try FetchError.mapping { () throws(SocketError) in
+            let (connection, _) = try TCPConnection.connect(
+                toFirstOf: addresses, port: url.port, timeout: configuration.connectTimeout, deadline: deadline,
+                attempted: { attempts.add(1, ordering: .relaxed) })
+            guard url.isHTTPS else { return connection }
+            return try TLSStream(context: tls, connection: connection, host: url.hostText, deadline: deadline)
         }
         var requestText =
             "\(method) \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUser-Agent: \(configuration.userAgent)\r\n"
         for (name, value) in headers { requestText += "\(name): \(value)\r\n" }
         if let body { requestText += "Content-Length: \(body.count)\r\n" }
         requestText += "Accept-Encoding: identity\r\nConnection: close\r\n\r\n"
-        try stream.writeAll(Array(requestText.utf8) + (body ?? []), deadline: deadline)
+        try FetchError.mapping { () throws(SocketError) in
+            try stream.writeAll(Array(requestText.utf8) + (body ?? []), deadline: deadline)
+        }
         var reader = BodyReader(
             stream: stream,
             parser: ResponseParser(
@@ -228,7 +203,9 @@ struct BodyReader {
 
     mutating func readHead(deadline: Deadline) throws(FetchError) -> ResponseHead {
         while true {
-            let bytes = try stream.read(maxBytes: 4096, deadline: deadline)
+            let bytes = try FetchError.mapping { () throws(SocketError) in
+                try stream.read(maxBytes: 4096, deadline: deadline)
+            }
             if bytes.isEmpty { throw .malformedResponse }
             switch try parser.parse(bytes) {
             case .needMoreData: continue
@@ -242,7 +219,9 @@ struct BodyReader {
         var progress = try parser.parse([])
         while true {
             if case .complete(let body) = progress { return body }
-            let bytes = try stream.read(maxBytes: 4096, deadline: deadline)
+            let bytes = try FetchError.mapping { () throws(SocketError) in
+                try stream.read(maxBytes: 4096, deadline: deadline)
+            }
             if bytes.isEmpty { return try parser.finish() }
             progress = try parser.parse(bytes)
         }

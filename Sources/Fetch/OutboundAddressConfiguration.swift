@@ -1,4 +1,5 @@
 import ConfigurationReading
+import OutboundSocket
 
 /// Which addresses the server's outbound requests (remote-hash fetches, webhook deliveries) may reach, as the operator
 /// set it; ``policy`` is the ``OutboundPolicy`` every outbound request follows. Every default refuses what is not

@@ -1,3 +1,5 @@
+import OutboundSocket
+
 /// The one policy every outbound request of the server follows: the remote-hash fetch and webhook deliveries.
 ///
 /// Which addresses may be reached is the ``AddressPolicy`` (`POSTERN_OUTBOUND_ALLOW_PRIVATE`, with

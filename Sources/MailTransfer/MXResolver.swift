@@ -1,5 +1,6 @@
 import Fetch
 import MailAuth
+import OutboundSocket
 import SMTPOutcomes
 import Synchronization
 
@@ -92,9 +93,9 @@ public struct MXResolver: Sendable {
             guard case .found(let addresses) = await dns.addresses(host, ipv6: ipv6) else { continue }
             for bytes in addresses {
                 if bytes.count == 4 {
-                    found.append(FetchTargetAddress.v4(bytes.reduce(0) { $0 << 8 | UInt32($1) }).description)
+                    found.append(RemoteAddress.v4(bytes.reduce(0) { $0 << 8 | UInt32($1) }).description)
                 } else if bytes.count == 16 {
-                    found.append(FetchTargetAddress.v6(bytes).description)
+                    found.append(RemoteAddress.v6(bytes).description)
                 }
             }
         }

@@ -1,5 +1,6 @@
 import ComputePool
 import Fetch
+import OutboundSocket
 import Logging
 import MailAuth
 import MailDelivery
@@ -19,12 +20,12 @@ extension OutboundConfiguration {
     ///   - secureDomains: the domains that took mail over TLS (`direct`'s plaintext fallback and its ratchet); nil
     ///     never falls back to plain text.
     ///   - logger: MTA-STS `testing` reports.
-    /// - Throws: ``FetchError/tlsFailed`` when ``trustCAFile`` cannot be read.
+    /// - Throws: ``SocketError/tlsFailed`` when ``trustCAFile`` cannot be read.
     public func makeTransport(
         hostname: String, policy: AddressPolicy, dns: any MailAuthDNS, policyFetcher: any URLFetching,
         signers: (any DKIMSignerSource)?, pool: WorkerPool, now: @escaping @Sendable () -> Int64,
         secureDomains: (any SecureDomainHistory)? = nil, logger: Logger = Logger(label: "postern.outbound")
-    ) throws(FetchError) -> (any OutboundTransport)? {
+    ) throws(SocketError) -> (any OutboundTransport)? {
         switch mode {
         case .off:
             return nil

@@ -25,7 +25,7 @@ extension Surfaces {
     /// through `POSTERN_DNS_RESOLVER`, and retries a failed STARTTLS handshake in the clear unless `secureDomains` (the
     /// outbound queue) says the domain took mail over TLS before; both modes sign with the domain's DKIM keys and reach
     /// only the addresses the outbound policy allows.
-    /// - Throws: ``FetchError/tlsFailed`` when `POSTERN_OUTBOUND_TRUST_CA_FILE` cannot be read.
+    /// - Throws: ``SocketError/tlsFailed`` when `POSTERN_OUTBOUND_TRUST_CA_FILE` cannot be read.
     static func outboundRuntime(
         _ c: PosternConfiguration, dkimKeys: DKIMKeyStore, secureDomains: any SecureDomainHistory,
         resolver: DNSResolver, now: @escaping @Sendable () -> Int64, logger: Logger

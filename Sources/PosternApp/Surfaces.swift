@@ -21,6 +21,7 @@ import OAuthGrants
 import OAuthResource
 import OAuthServer
 import OutboundQueue
+import OutboundSocket
 import Owners
 import RemoteHashAuth
 import ServerKit

@@ -1,4 +1,5 @@
 import Fetch
+import OutboundSocket
 
 /// Everything the remote-hash surface (CONTRACT 3) can be told; every default is stated here.
 public struct RemoteHashConfiguration: Sendable {

@@ -1,4 +1,5 @@
 import Fetch
+import OutboundSocket
 
 /// The exact error texts of CONTRACT 3.2, and a few of ours for transport-level refusals.
 enum RemoteHashMessage {

@@ -1,5 +1,5 @@
 import ComputePool
-import Fetch
+import OutboundSocket
 import SMTPOutcomes
 
 /// What one session over the network came to.
@@ -41,9 +41,9 @@ public final class SMTPClientDriver: Sendable {
     ///   - trustedRootsPEMFile: trust roots for certificate checks instead of the system's
     ///     (`POSTERN_OUTBOUND_TRUST_CA_FILE`, for tests).
     ///   - connectTimeout: per connection attempt. Default 30 s.
-    /// - Throws: ``FetchError/tlsFailed`` when `trustedRootsPEMFile` is named and cannot be read.
+    /// - Throws: ``SocketError/tlsFailed`` when `trustedRootsPEMFile` is named and cannot be read.
     public init(policy: AddressPolicy, trustedRootsPEMFile: String? = nil, connectTimeout: Duration = .seconds(30))
-        throws(FetchError)
+        throws(SocketError)
     {
         self.policy = policy
         self.connectTimeout = connectTimeout
@@ -167,13 +167,13 @@ public final class SMTPClientDriver: Sendable {
     }
 
     /// The first of `addresses` that connects (each vetted by the address policy), or `host` resolved by the system.
-    private func connect(host: String, addresses: [String], port: Int) throws(FetchError) -> OutboundConnection {
+    private func connect(host: String, addresses: [String], port: Int) throws(SocketError) -> OutboundConnection {
         guard !addresses.isEmpty else {
             return try OutboundConnection.open(
                 host: host, port: port, policy: policy, connectTimeout: connectTimeout,
                 totalTimeout: connectTimeout * 2)
         }
-        var lastError = FetchError.connectFailed
+        var lastError = SocketError.connectFailed
         for address in addresses {
             do {
                 return try OutboundConnection.open(

@@ -1,3 +1,4 @@
+import OutboundSocket
 import Testing
 
 @testable import Fetch

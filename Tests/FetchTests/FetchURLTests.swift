@@ -1,3 +1,4 @@
+import OutboundSocket
 import Testing
 
 @testable import Fetch
@@ -79,5 +80,12 @@ struct FetchURLTests {
         #expect(try base.resolving("http://169.254.169.254/latest").host == .address(.v4(0xa9fe_a9fe)))
         #expect(throws: FetchError.invalidURL) { try base.resolving("ftp://example.com/") }
         #expect(throws: FetchError.invalidURL) { try base.resolving("") }
+    }
+
+    // Found by the url fuzzer against inet_pton: groups went through UInt16(_:radix:), which takes a sign.
+    @Test("IPv6 groups with a sign are refused", arguments: ["0::+4", "+1::", "-0::1", "1:2:3:4:5:6:7:+8", "::-1"])
+    func ipv6Signed(text: String) throws {
+        #expect(RemoteAddress(literal: text) == nil)
+        #expect(throws: FetchError.invalidURL) { try FetchURL(parsing: "http://[\(text)]/") }
     }
 }

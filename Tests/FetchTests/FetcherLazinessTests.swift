@@ -1,4 +1,5 @@
 import Foundation
+import OutboundSocket
 import Testing
 
 @testable import Fetch

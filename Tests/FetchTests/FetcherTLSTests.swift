@@ -1,4 +1,5 @@
 import Foundation
+import OutboundSocket
 import PosternTestSupport
 import Testing
 

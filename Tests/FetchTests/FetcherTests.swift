@@ -1,4 +1,5 @@
 import Foundation
+import OutboundSocket
 import PosternTestSupport
 import Testing
 
@@ -199,7 +200,7 @@ enum LoopbackHostName {
         guard gethostname(&buffer, buffer.count) == 0 else { return nil }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
         guard !name.isEmpty, name != "localhost", !name.hasSuffix(".localhost"),
-            FetchTargetAddress(literal: name) == nil,
+            RemoteAddress(literal: name) == nil,
             (try? FetchURL(parsing: "http://\(name)/")) != nil,
             let addresses = try? Resolver(maxOutstanding: 2).resolve(name, deadline: .after(.seconds(2))),
             addresses == [.v4(0x7f00_0001)]

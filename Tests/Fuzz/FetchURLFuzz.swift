@@ -1,6 +1,6 @@
 // libFuzzer entry for the outbound URL parser and address policy. Built by scripts/fuzz together with
-// Sources/Fetch/{FetchURL,FetchTargetAddress,AddressPolicy,FetchError}.swift into one module; not part of the
-// SwiftPM package.
+// Sources/Fetch/{FetchURL,FetchError}.swift into one module, over the pure files of OutboundSocket
+// (RemoteAddress, AddressPolicy, SocketError) built as a module of their own; not part of the SwiftPM package.
 //
 // Properties checked on every input (a violation traps, which libFuzzer reports as a crash):
 // 1. Parsing never crashes, whatever the bytes, as a URL, as `http://` + input, as an address
@@ -17,6 +17,8 @@
 //    addresses off the policy admits only global addresses; with them on it still refuses link-local
 //    (cloud metadata), unspecified, multicast and broadcast. Checked for parsed literals and for raw
 //    4- and 16-byte addresses taken from the input.
+
+import OutboundSocket
 
 #if canImport(Glibc)
     import Glibc
@@ -74,7 +76,7 @@ private let alwaysRefused: [Prefix] = [
 private let globalUnicast = Prefix(v6: [0x2000], 3)
 
 /// The 16-byte form the tables use: IPv4 as mapped, IPv6 with an embedded IPv4 address replaced by it.
-private func normalized(_ address: FetchTargetAddress) -> [UInt8] {
+private func normalized(_ address: RemoteAddress) -> [UInt8] {
     func mapped(_ b: ArraySlice<UInt8>) -> [UInt8] { [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff] + b }
     switch address {
     case .v4(let value):
@@ -90,14 +92,14 @@ private func normalized(_ address: FetchTargetAddress) -> [UInt8] {
     }
 }
 
-private func isGlobal(_ address: FetchTargetAddress) -> Bool {
+private func isGlobal(_ address: RemoteAddress) -> Bool {
     let b = normalized(address)
     if nonGlobal.contains(where: { $0.contains(b) }) { return false }
     if Prefix(v4: 0, 0, 0, 0, 0).contains(b) { return true }
     return globalUnicast.contains(b)
 }
 
-private func isAlwaysRefused(_ address: FetchTargetAddress) -> Bool {
+private func isAlwaysRefused(_ address: RemoteAddress) -> Bool {
     let b = normalized(address)
     return alwaysRefused.contains { $0.contains(b) }
 }
@@ -115,7 +117,7 @@ private func fail(_ message: String) -> Never {
 private let strictPolicy = AddressPolicy()
 private let privatePolicy = AddressPolicy(allowPrivate: true)
 
-private func checkPolicy(_ address: FetchTargetAddress, host: String) {
+private func checkPolicy(_ address: RemoteAddress, host: String) {
     if strictPolicy.allows(address, host: host) {
         require(isGlobal(address), "policy admits a non-global address with private off: \(address)")
     }
@@ -157,7 +159,7 @@ private func checkURL(_ url: FetchURL) {
             "name has a character outside a-z 0-9 - _ .")
         var address = in_addr()
         require(inet_aton(name, &address) == 0, "host kept as a name that inet_aton reads as an address: \(name)")
-        require(FetchTargetAddress(literal: name) == nil, "host kept as a name that is an address literal: \(name)")
+        require(RemoteAddress(literal: name) == nil, "host kept as a name that is an address literal: \(name)")
     case .address(let address):
         checkPolicy(address, host: url.hostText)
     }
@@ -180,19 +182,19 @@ private func libcIPv6(_ text: String) -> [UInt8]? {
 }
 
 private func checkLiteral(_ text: String) {
-    let parsed = FetchTargetAddress(literal: text)
+    let parsed = RemoteAddress(literal: text)
     if let parsed {
-        require(FetchTargetAddress(literal: parsed.description) == parsed, "literal does not round-trip: \(text)")
+        require(RemoteAddress(literal: parsed.description) == parsed, "literal does not round-trip: \(text)")
         checkPolicy(parsed, host: text)
         checkPolicy(parsed, host: parsed.description)
     }
     // The C library reads ASCII without whitespace or NUL the same way; compare only those.
     guard isVisibleASCII(text) else { return }
     if text.contains(":") {
-        let expected = libcIPv6(text).map(FetchTargetAddress.v6)
+        let expected = libcIPv6(text).map(RemoteAddress.v6)
         require(parsed == expected, "IPv6 literal disagrees with inet_pton: \(text)")
     } else {
-        let expected = libcIPv4(text).map(FetchTargetAddress.v4)
+        let expected = libcIPv4(text).map(RemoteAddress.v4)
         require(parsed == expected, "IPv4 literal disagrees with inet_aton: \(text)")
     }
 }

@@ -1,4 +1,5 @@
 import MailAuth
+import OutboundSocket
 import PosternTestSupport
 import SMTPClient
 import Synchronization

@@ -3,6 +3,7 @@ import Fetch
 import MailAuth
 import MailDelivery
 import MailTransfer
+import OutboundSocket
 import PosternTestSupport
 import SMTPClient
 import Synchronization

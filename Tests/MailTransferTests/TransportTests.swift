@@ -6,6 +6,7 @@ import Fetch
 import MailAuth
 import MailDelivery
 import MailTransfer
+import OutboundSocket
 import PosternTestSupport
 import SMTPClient
 import ConfigurationReading
@@ -319,7 +320,7 @@ struct TransportWiringTests {
         #expect(try make(["POSTERN_OUTBOUND_DELIVERY": "direct"]) is DirectTransport)
         let relay = ["POSTERN_OUTBOUND_DELIVERY": "relay", "POSTERN_RELAY_URL": "smtp://relay.test"]
         #expect(try make(relay) is RelayTransport)
-        #expect(throws: FetchError.tlsFailed) {
+        #expect(throws: SocketError.tlsFailed) {
             try make(["POSTERN_OUTBOUND_DELIVERY": "direct", "POSTERN_OUTBOUND_TRUST_CA_FILE": "/nonexistent/ca.pem"])
         }
     }

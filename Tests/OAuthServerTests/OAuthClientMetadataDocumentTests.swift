@@ -2,6 +2,7 @@ import Fetch
 import HTTP1
 import JSON
 import OAuthServer
+import OutboundSocket
 import PosternTestSupport
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import ComputePool
 import Fetch
 import Foundation
 import Logging
+import OutboundSocket
 import PosternTestSupport
 import SMTPClient
 import SMTPServer

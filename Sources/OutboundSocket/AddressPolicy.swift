@@ -66,7 +66,7 @@ public struct AddressPolicy: Sendable, Equatable {
     }
 
     /// Classifies one address.
-    public static func category(of address: FetchTargetAddress) -> AddressCategory {
+    public static func category(of address: RemoteAddress) -> AddressCategory {
         switch address {
         case .v4(let value):
             return category(ipv4: value)
@@ -80,7 +80,7 @@ public struct AddressPolicy: Sendable, Equatable {
     /// - Parameters:
     ///   - address: one resolved (or literal) address.
     ///   - host: the host as written in the URL, used for the allow-list.
-    public func allows(_ address: FetchTargetAddress, host: String) -> Bool {
+    public func allows(_ address: RemoteAddress, host: String) -> Bool {
         let category = AddressPolicy.category(of: address)
         if category == .global { return true }
         guard category.isOverridable else { return false }
@@ -95,7 +95,7 @@ public struct AddressPolicy: Sendable, Equatable {
         var name = host.lowercased()
         if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         while name.count > 1 && name.hasSuffix(".") { name.removeLast() }
-        if let literal = FetchTargetAddress(literal: name) { return literal.description }
+        if let literal = RemoteAddress(literal: name) { return literal.description }
         return name
     }
 

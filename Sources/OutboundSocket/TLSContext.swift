@@ -16,8 +16,8 @@ final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
 
     /// - Parameter trustedRootsPEMFile: nil for the system store, else a PEM bundle to trust instead.
-    /// - Throws: ``FetchError/tlsFailed`` when OpenSSL cannot build the context or load the roots.
-    init(trustedRootsPEMFile: String?) throws(FetchError) {
+    /// - Throws: ``SocketError/tlsFailed`` when OpenSSL cannot build the context or load the roots.
+    init(trustedRootsPEMFile: String?) throws(SocketError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw .tlsFailed }
         self.context = context
         guard postern_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else { throw .tlsFailed }
@@ -50,17 +50,17 @@ final class LazyTLSContext: Sendable {
     private let trustedRootsPEMFile: String?
 
     /// - Parameter trustedRootsPEMFile: as for ``TLSContext/init(trustedRootsPEMFile:)``.
-    /// - Throws: ``FetchError/tlsFailed`` at once when a roots file is named but cannot be read, so
+    /// - Throws: ``SocketError/tlsFailed`` at once when a roots file is named but cannot be read, so
     ///   that a wrong path still stops the start-up rather than the first fetch.
-    init(trustedRootsPEMFile: String?) throws(FetchError) {
+    init(trustedRootsPEMFile: String?) throws(SocketError) {
         if let file = trustedRootsPEMFile, access(file, R_OK) != 0 { throw .tlsFailed }
         self.trustedRootsPEMFile = trustedRootsPEMFile
     }
 
     /// The context, built now if this is the first call.
-    /// - Throws: ``FetchError/tlsFailed`` when OpenSSL cannot build it or load the roots.
-    func get() throws(FetchError) -> TLSContext {
-        try built.withLock { (built) throws(FetchError) -> TLSContext in
+    /// - Throws: ``SocketError/tlsFailed`` when OpenSSL cannot build it or load the roots.
+    func get() throws(SocketError) -> TLSContext {
+        try built.withLock { (built) throws(SocketError) -> TLSContext in
             if let built { return built }
             let context = try TLSContext(trustedRootsPEMFile: trustedRootsPEMFile)
             built = context
@@ -71,25 +71,27 @@ final class LazyTLSContext: Sendable {
 
 /// One TLS session over a ``TCPConnection``: SNI and host-name (or IP) verification set before the
 /// handshake. Owned: `SSL_free` in `deinit`.
-final class TLSStream: ByteStream {
+public final class TLSStream: ByteStream {
     private let ssl: OpaquePointer
     private let connection: TCPConnection
 
     /// Whether the peer's chain verified against the trust roots and named `host` (always true when the handshake
     /// required it).
-    private(set) var isVerified = false
+    public private(set) var isVerified = false
 
     /// Performs the handshake.
     /// - Parameters:
-    ///   - host: the URL host as text: a name gets SNI and `SSL_set1_host`; an IP literal gets an
+    ///   - host: the host as text: a name gets SNI and `SSL_set1_host`; an IP literal (IPv6 without brackets) gets an
     ///     iPAddress check and no SNI (RFC 6066 forbids literals there).
     ///   - requireVerified: false to complete the handshake whatever the certificate (opportunistic SMTP TLS, RFC
     ///     7435) and only record the verdict in ``isVerified``; true (HTTPS) fails an unverified peer.
-    /// - Throws: ``FetchError/tlsFailed`` or ``FetchError/timedOut``.
-    init(
-        context: TLSContext, connection: TCPConnection, host: String, isAddress: Bool, requireVerified: Bool = true,
+    /// - Throws: ``SocketError/tlsFailed`` or ``SocketError/timedOut``.
+    public init(
+        context: OutboundTLSContext, connection: TCPConnection, host: String, requireVerified: Bool = true,
         deadline: Deadline
-    ) throws(FetchError) {
+    ) throws(SocketError) {
+        let isAddress = RemoteAddress(literal: host) != nil
+        let context = try context.get()
         ERR_clear_error()
         guard let ssl = SSL_new(context.context) else { throw .tlsFailed }
         self.ssl = ssl
@@ -117,7 +119,7 @@ final class TLSStream: ByteStream {
         SSL_free(ssl)
     }
 
-    func writeAll(_ bytes: [UInt8], deadline: Deadline) throws(FetchError) {
+    public func writeAll(_ bytes: [UInt8], deadline: Deadline) throws(SocketError) {
         var offset = 0
         while offset < bytes.count {
             ERR_clear_error()
@@ -125,24 +127,24 @@ final class TLSStream: ByteStream {
             if written > 0 {
                 offset += Int(written)
             } else {
-                try waitOrFail(written, deadline: deadline, failure: .malformedResponse)
+                try waitOrFail(written, deadline: deadline, failure: .broken)
             }
         }
     }
 
-    func read(maxBytes: Int, deadline: Deadline) throws(FetchError) -> [UInt8] {
+    public func read(maxBytes: Int, deadline: Deadline) throws(SocketError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: maxBytes)
         while true {
             ERR_clear_error()
             let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 { return Array(buffer[..<Int(count)]) }
             if SSL_get_error(ssl, count) == SSL_ERROR_ZERO_RETURN { return [] }
-            try waitOrFail(count, deadline: deadline, failure: .malformedResponse)
+            try waitOrFail(count, deadline: deadline, failure: .broken)
         }
     }
 
     /// After an SSL call returned `result`: waits for the socket when OpenSSL asks to, else throws.
-    private func waitOrFail(_ result: Int32, deadline: Deadline, failure: FetchError) throws(FetchError) {
+    private func waitOrFail(_ result: Int32, deadline: Deadline, failure: SocketError) throws(SocketError) {
         let error = SSL_get_error(ssl, result)
         ERR_clear_error()
         let events: Int16

@@ -5,15 +5,15 @@
 #endif
 
 /// Bytes in and out with a deadline: plain TCP or TLS on top of it.
-protocol ByteStream: AnyObject {
+public protocol ByteStream: AnyObject {
     /// Writes every byte or throws.
-    func writeAll(_ bytes: [UInt8], deadline: Deadline) throws(FetchError)
+    func writeAll(_ bytes: [UInt8], deadline: Deadline) throws(SocketError)
     /// Reads up to `maxBytes`; an empty result means the peer closed the connection.
-    func read(maxBytes: Int, deadline: Deadline) throws(FetchError) -> [UInt8]
+    func read(maxBytes: Int, deadline: Deadline) throws(SocketError) -> [UInt8]
 }
 
 /// One non-blocking TCP socket, owned: closed in `deinit`.
-final class TCPConnection: ByteStream {
+public final class TCPConnection: ByteStream {
     let descriptor: Int32
 
     private init(descriptor: Int32) {
@@ -24,11 +24,32 @@ final class TCPConnection: ByteStream {
         close(descriptor)
     }
 
+    /// Connects to the first of `addresses` that answers, trying them in order (each within `timeout`, all within
+    /// `deadline`), without any name lookup: the addresses were vetted already.
+    /// - Parameter attempted: called before each attempt (a fetcher counts them).
+    /// - Throws: the last attempt's error (``SocketError/connectFailed`` for none), or ``SocketError/timedOut``.
+    public static func connect(
+        toFirstOf addresses: [RemoteAddress], port: Int, timeout: Duration, deadline: Deadline,
+        attempted: () -> Void = {}
+    ) throws(SocketError) -> (TCPConnection, RemoteAddress) {
+        var lastError = SocketError.connectFailed
+        for address in addresses {
+            if deadline.hasPassed { throw .timedOut }
+            attempted()
+            do {
+                return (try connect(to: address, port: port, timeout: timeout, deadline: deadline), address)
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
     /// Connects to one vetted address without any name lookup.
-    /// - Throws: ``FetchError/connectFailed`` (refused, unreachable, connect timeout) or
-    ///   ``FetchError/timedOut`` when the overall deadline passed.
-    static func connect(to address: FetchTargetAddress, port: Int, timeout: Duration, deadline: Deadline)
-        throws(FetchError) -> TCPConnection
+    /// - Throws: ``SocketError/connectFailed`` (refused, unreachable, connect timeout) or
+    ///   ``SocketError/timedOut`` when the overall deadline passed.
+    static func connect(to address: RemoteAddress, port: Int, timeout: Duration, deadline: Deadline)
+        throws(SocketError) -> TCPConnection
     {
         let family = address.isV4 ? AF_INET : AF_INET6
         #if canImport(Glibc)
@@ -63,7 +84,7 @@ final class TCPConnection: ByteStream {
     }
 
     /// Waits until the socket is ready for `events`; false when the deadline passed first.
-    func wait(for events: Int16, deadline: Deadline) throws(FetchError) -> Bool {
+    func wait(for events: Int16, deadline: Deadline) throws(SocketError) -> Bool {
         while true {
             let timeout = deadline.remainingMilliseconds
             if timeout == 0 { return false }
@@ -76,7 +97,7 @@ final class TCPConnection: ByteStream {
         }
     }
 
-    func writeAll(_ bytes: [UInt8], deadline: Deadline) throws(FetchError) {
+    public func writeAll(_ bytes: [UInt8], deadline: Deadline) throws(SocketError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { raw in
@@ -91,12 +112,12 @@ final class TCPConnection: ByteStream {
             } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
                 guard try wait(for: Int16(POLLOUT), deadline: deadline) else { throw .timedOut }
             } else {
-                throw .malformedResponse
+                throw .broken
             }
         }
     }
 
-    func read(maxBytes: Int, deadline: Deadline) throws(FetchError) -> [UInt8] {
+    public func read(maxBytes: Int, deadline: Deadline) throws(SocketError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: maxBytes)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
@@ -105,7 +126,7 @@ final class TCPConnection: ByteStream {
                 guard try wait(for: Int16(POLLIN), deadline: deadline) else { throw .timedOut }
                 continue
             }
-            throw .malformedResponse
+            throw .broken
         }
     }
 }
@@ -124,7 +145,7 @@ func retryingOnEINTR(_ body: () -> Int32) -> Int32 {
     }
 }
 
-extension FetchTargetAddress {
+extension RemoteAddress {
     var isV4: Bool {
         if case .v4 = self { return true }
         return false

@@ -13,17 +13,18 @@ import Synchronization
 /// `getaddrinfo` cannot be cancelled, so it runs on a helper thread while the caller waits at most
 /// until the deadline; a lookup that outlives its caller finishes in the background and is dropped.
 /// At most `maxOutstanding` such lookups exist at once, so a stuck resolver cannot pile up threads.
-final class Resolver: Sendable {
+public final class Resolver: Sendable {
     private let outstanding = LockedCounter()
     private let maxOutstanding: Int
 
-    init(maxOutstanding: Int) {
+    /// - Parameter maxOutstanding: how many lookups may be in flight at once (``SocketError/overloaded`` beyond).
+    public init(maxOutstanding: Int) {
         self.maxOutstanding = maxOutstanding
     }
 
     /// Every distinct address `name` resolves to, in resolver order.
-    /// - Throws: ``FetchError/resolutionFailed``, ``FetchError/timedOut`` or ``FetchError/overloaded``.
-    func resolve(_ name: String, deadline: Deadline) throws(FetchError) -> [FetchTargetAddress] {
+    /// - Throws: ``SocketError/resolutionFailed``, ``SocketError/timedOut`` or ``SocketError/overloaded``.
+    public func resolve(_ name: String, deadline: Deadline) throws(SocketError) -> [RemoteAddress] {
         guard outstanding.incrementIfBelow(maxOutstanding) else { throw .overloaded }
         let box = ResultBox()
         let semaphore = DispatchSemaphore(value: 0)
@@ -42,7 +43,7 @@ final class Resolver: Sendable {
         return addresses
     }
 
-    private static func lookup(_ name: String) -> [FetchTargetAddress] {
+    private static func lookup(_ name: String) -> [RemoteAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
@@ -53,10 +54,10 @@ final class Resolver: Sendable {
         var list: UnsafeMutablePointer<addrinfo>? = nil
         guard getaddrinfo(name, nil, &hints, &list) == 0, let first = list else { return [] }
         defer { freeaddrinfo(first) }
-        var result: [FetchTargetAddress] = []
+        var result: [RemoteAddress] = []
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let entry = cursor {
-            if let sa = entry.pointee.ai_addr, let address = FetchTargetAddress(socketAddress: sa),
+            if let sa = entry.pointee.ai_addr, let address = RemoteAddress(socketAddress: sa),
                 !result.contains(address)
             {
                 result.append(address)
@@ -70,7 +71,7 @@ final class Resolver: Sendable {
 /// A lookup result handed from the helper thread to the waiting caller (a class: the thread's
 /// closure cannot capture a `Mutex` itself).
 private final class ResultBox: Sendable {
-    let value = Mutex<[FetchTargetAddress]?>(nil)
+    let value = Mutex<[RemoteAddress]?>(nil)
 }
 
 /// A counter shared between threads.

@@ -10,12 +10,12 @@ public final class OutboundTLSContext: Sendable {
     private let lazy: LazyTLSContext
 
     /// - Parameter trustedRootsPEMFile: nil for the system store, else a PEM bundle trusted instead.
-    /// - Throws: ``FetchError/tlsFailed`` at once when the file is named but cannot be read.
-    public init(trustedRootsPEMFile: String?) throws(FetchError) {
+    /// - Throws: ``SocketError/tlsFailed`` at once when the file is named but cannot be read.
+    public init(trustedRootsPEMFile: String?) throws(SocketError) {
         lazy = try LazyTLSContext(trustedRootsPEMFile: trustedRootsPEMFile)
     }
 
-    func get() throws(FetchError) -> TLSContext { try lazy.get() }
+    func get() throws(SocketError) -> TLSContext { try lazy.get() }
 }
 
 /// A blocking TCP connection for a protocol other than HTTP (SMTP), under the same address policy as every other
@@ -27,7 +27,7 @@ public final class OutboundConnection {
     private let tcp: TCPConnection
     private var tls: TLSStream?
     /// The address connected to.
-    public let address: FetchTargetAddress
+    public let address: RemoteAddress
     /// Whether TLS is on.
     public var isEncrypted: Bool { tls != nil }
     /// Whether the peer's certificate verified for the server name given to `startTLS` (false before TLS).
@@ -35,7 +35,7 @@ public final class OutboundConnection {
 
     private static let resolver = Resolver(maxOutstanding: 32)
 
-    private init(tcp: TCPConnection, address: FetchTargetAddress) {
+    private init(tcp: TCPConnection, address: RemoteAddress) {
         self.tcp = tcp
         self.address = address
     }
@@ -45,40 +45,21 @@ public final class OutboundConnection {
     /// - Parameters:
     ///   - connectTimeout: for each address tried.
     ///   - totalTimeout: for the lookup and every attempt together.
-    /// - Throws: ``FetchError/notAllowed(_:)``, ``FetchError/resolutionFailed``, ``FetchError/connectFailed`` or
-    ///   ``FetchError/timedOut``.
+    /// - Throws: ``SocketError/notAllowed(_:)``, ``SocketError/resolutionFailed``, ``SocketError/connectFailed`` or
+    ///   ``SocketError/timedOut``.
     public static func open(
         host: String, port: Int, policy: AddressPolicy, connectTimeout: Duration, totalTimeout: Duration
-    ) throws(FetchError) -> OutboundConnection {
+    ) throws(SocketError) -> OutboundConnection {
         // A peer that closes mid-write must not kill the process (OpenSSL writes with write(2)).
         signal(SIGPIPE, SIG_IGN)
         let deadline = Deadline.after(totalTimeout)
         var name = host.lowercased()
         if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
-        let addresses: [FetchTargetAddress]
-        if let literal = FetchTargetAddress(literal: name) {
-            addresses = [literal]
-        } else {
-            if name == "localhost" || name.hasSuffix(".localhost"), !policy.allows(.v4(0x7f00_0001), host: name) {
-                throw .notAllowed(.loopback)
-            }
-            addresses = try resolver.resolve(name, deadline: deadline)
-        }
-        for address in addresses where !policy.allows(address, host: host) {
-            throw .notAllowed(AddressPolicy.category(of: address))
-        }
-        var lastError = FetchError.connectFailed
-        for address in addresses {
-            if deadline.hasPassed { throw .timedOut }
-            do {
-                let tcp = try TCPConnection.connect(
-                    to: address, port: port, timeout: connectTimeout, deadline: deadline)
-                return OutboundConnection(tcp: tcp, address: address)
-            } catch {
-                lastError = error
-            }
-        }
-        throw lastError
+        let target = RemoteAddress(literal: name).map(RemoteHost.address) ?? .name(name)
+        let addresses = try policy.vettedAddresses(of: target, hostText: host, resolver: resolver, deadline: deadline)
+        let (tcp, address) = try TCPConnection.connect(
+            toFirstOf: addresses, port: port, timeout: connectTimeout, deadline: deadline)
+        return OutboundConnection(tcp: tcp, address: address)
     }
 
     /// Runs the TLS handshake on the connection (nothing unread may be pending: the caller checked).
@@ -86,20 +67,19 @@ public final class OutboundConnection {
     ///   - serverName: sent as SNI and checked against the certificate (an IP literal is checked as an address).
     ///   - requireVerified: fail the handshake unless the chain verifies for `serverName`; false completes it
     ///     whatever the certificate and records the verdict in ``isCertificateVerified``.
-    /// - Throws: ``FetchError/tlsFailed`` or ``FetchError/timedOut``.
+    /// - Throws: ``SocketError/tlsFailed`` or ``SocketError/timedOut``.
     public func startTLS(context: OutboundTLSContext, serverName: String, requireVerified: Bool, timeout: Duration)
-        throws(FetchError)
+        throws(SocketError)
     {
-        let isAddress = FetchTargetAddress(literal: serverName) != nil
         tls = try TLSStream(
-            context: context.get(), connection: tcp, host: serverName, isAddress: isAddress,
-            requireVerified: requireVerified, deadline: Deadline.after(timeout))
+            context: context, connection: tcp, host: serverName, requireVerified: requireVerified,
+            deadline: Deadline.after(timeout))
     }
 
     /// Writes every byte in blocks of 64 KiB, each block within `timeout` (so a long message on a slow link is not
     /// cut off while it makes progress).
-    /// - Throws: ``FetchError/timedOut`` or ``FetchError/malformedResponse`` (the connection broke).
-    public func write(_ bytes: [UInt8], timeout: Duration) throws(FetchError) {
+    /// - Throws: ``SocketError/timedOut`` or ``SocketError/broken``.
+    public func write(_ bytes: [UInt8], timeout: Duration) throws(SocketError) {
         let stream: ByteStream = tls ?? tcp
         var offset = 0
         while offset < bytes.count {
@@ -110,8 +90,8 @@ public final class OutboundConnection {
     }
 
     /// Reads up to `maxBytes`, waiting at most `timeout`; empty when the peer closed the connection.
-    /// - Throws: ``FetchError/timedOut`` or ``FetchError/malformedResponse`` (the connection broke).
-    public func read(maxBytes: Int, timeout: Duration) throws(FetchError) -> [UInt8] {
+    /// - Throws: ``SocketError/timedOut`` or ``SocketError/broken``.
+    public func read(maxBytes: Int, timeout: Duration) throws(SocketError) -> [UInt8] {
         let stream: ByteStream = tls ?? tcp
         return try stream.read(maxBytes: maxBytes, deadline: Deadline.after(timeout))
     }

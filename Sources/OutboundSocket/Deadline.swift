@@ -5,36 +5,36 @@
 #endif
 
 /// A point on the monotonic clock by which an operation must finish.
-struct Deadline: Sendable {
+public struct Deadline: Sendable {
     /// Nanoseconds on `CLOCK_MONOTONIC`.
-    let nanoseconds: UInt64
+    public let nanoseconds: UInt64
 
     /// Now on the monotonic clock, in nanoseconds.
-    static func nowNanoseconds() -> UInt64 {
+    public static func nowNanoseconds() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     /// The deadline `duration` from now.
-    static func after(_ duration: Duration) -> Deadline {
+    public static func after(_ duration: Duration) -> Deadline {
         Deadline(nanoseconds: nowNanoseconds() + duration.nanoseconds)
     }
 
     /// The earlier of two deadlines.
-    func earlier(_ other: Deadline) -> Deadline {
+    public func earlier(_ other: Deadline) -> Deadline {
         nanoseconds <= other.nanoseconds ? self : other
     }
 
     /// Milliseconds left, rounded up, at least 0 (for `poll`).
-    var remainingMilliseconds: Int32 {
+    public var remainingMilliseconds: Int32 {
         let now = Deadline.nowNanoseconds()
         guard nanoseconds > now else { return 0 }
         return Int32(clamping: (nanoseconds - now + 999_999) / 1_000_000)
     }
 
     /// Whether the deadline has passed.
-    var hasPassed: Bool { Deadline.nowNanoseconds() >= nanoseconds }
+    public var hasPassed: Bool { Deadline.nowNanoseconds() >= nanoseconds }
 }
 
 extension Duration {

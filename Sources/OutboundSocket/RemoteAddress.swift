@@ -10,7 +10,7 @@ import Foundation
 /// Not `ClientAddress.IPAddress`, on purpose: that one parses the peer addresses a
 /// socket or proxy reports (`inet_pton` spellings) to count clients for rate limits; this one parses
 /// what a URL host may spell, for the outbound address policy. Keep them apart.
-public enum FetchTargetAddress: Hashable, Sendable, CustomStringConvertible {
+public enum RemoteAddress: Hashable, Sendable, CustomStringConvertible {
     /// An IPv4 address in host byte order (`127.0.0.1` is `0x7f00_0001`).
     case v4(UInt32)
     /// An IPv6 address as its 16 network-order bytes.
@@ -20,10 +20,10 @@ public enum FetchTargetAddress: Hashable, Sendable, CustomStringConvertible {
     /// (without brackets, optionally with an embedded dotted IPv4 tail); nil when `text` is neither.
     public init?(literal text: String) {
         if text.contains(":") {
-            guard let bytes = FetchTargetAddress.parseIPv6(text) else { return nil }
+            guard let bytes = RemoteAddress.parseIPv6(text) else { return nil }
             self = .v6(bytes)
         } else {
-            guard case .address(let value) = FetchTargetAddress.parseIPv4(text) else { return nil }
+            guard case .address(let value) = RemoteAddress.parseIPv4(text) else { return nil }
             self = .v4(value)
         }
     }
@@ -32,9 +32,9 @@ public enum FetchTargetAddress: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .v4(let value):
-            return FetchTargetAddress.dotted(value)
+            return RemoteAddress.dotted(value)
         case .v6(let bytes):
-            return FetchTargetAddress.formatIPv6(bytes)
+            return RemoteAddress.formatIPv6(bytes)
         }
     }
 
@@ -63,14 +63,17 @@ public enum FetchTargetAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// Outcome of the WHATWG IPv4 parser: not numeric at all (a domain name), numeric but invalid,
     /// or an address.
-    enum IPv4ParseResult: Equatable {
+    public enum IPv4ParseResult: Equatable, Sendable {
+        /// Not numeric: a domain name.
         case notIPv4
+        /// Numeric but not a valid address.
         case invalid
+        /// The address, host order.
         case address(UInt32)
     }
 
     /// Whether `host` "ends in a number" (WHATWG): then it must parse as IPv4 or the URL is invalid.
-    static func parseIPv4(_ host: String) -> IPv4ParseResult {
+    public static func parseIPv4(_ host: String) -> IPv4ParseResult {
         var parts = host.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if parts.count > 1 && parts.last == "" { parts.removeLast() }
         guard let last = parts.last, !last.isEmpty else { return .notIPv4 }
@@ -123,7 +126,7 @@ public enum FetchTargetAddress: Hashable, Sendable, CustomStringConvertible {
     // MARK: - IPv6
 
     /// Parses RFC 4291 text: eight groups, one `::`, an optional dotted-quad tail. No zone ids.
-    static func parseIPv6(_ text: String) -> [UInt8]? {
+    public static func parseIPv6(_ text: String) -> [UInt8]? {
         guard !text.isEmpty, text.count <= 45, !text.contains("%") else { return nil }
         let halves = text.components(separatedBy: "::")
         guard halves.count <= 2 else { return nil }
@@ -193,4 +196,12 @@ public enum FetchTargetAddress: Hashable, Sendable, CustomStringConvertible {
         let tail = hex[(bestStart + bestLength)...].joined(separator: ":")
         return head + "::" + tail
     }
+}
+
+/// A host to reach, as it was written: a DNS name to resolve, or a literal address.
+public enum RemoteHost: Sendable, Equatable {
+    /// A DNS name, lowercased, without a trailing dot.
+    case name(String)
+    /// An IPv4 literal (any spelling) or an IPv6 literal.
+    case address(RemoteAddress)
 }
