@@ -139,9 +139,14 @@ let package = Package(
         // Stored passwords: Argon2id hashing and verification on the worker pool, with an unknown-user decoy.
         .target(name: "PasswordHashing", dependencies: ["AuthCrypto", "ComputePool"]),
         // The browser pages every signed-in family shares (issue 52): the cookies and CSRF tokens of a family of
-        // server-rendered pages (BrowserForms), and their one frame style and flash messages (BrowserPage). It knows
-        // no family: the owner pages, consent, the web inbox and the Pro dashboard sit on top of it.
-        .target(name: "BrowserPages", dependencies: ["HTTP1", "ServerKit", "AuthCrypto"]),
+        // server-rendered pages (BrowserForms), their one frame style and flash messages (BrowserPage), their one
+        // middleware (PageRoutes: the page budget per client, the 429 and 500 pages) and the sign-in backoff
+        // (SignInThrottle). It knows no family: the owner pages, consent, the web inbox and the Pro dashboard sit on
+        // top of it.
+        .target(name: "BrowserPages", dependencies: [
+            "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ClientAddress",
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
         // Owners: people who sign in with email and password and hold agent inboxes (issue 28): accounts with
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
@@ -246,7 +251,7 @@ let package = Package(
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "OutboundSocket", "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
-            "AgentAuth", "DKIMKeys", "SMTPOutcomes",
+            "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages",
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
@@ -354,7 +359,7 @@ let package = Package(
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
-            "OAuthGrants", "CustomDomains", "DKIMKeys",
+            "OAuthGrants", "CustomDomains", "DKIMKeys", "BrowserPages",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebInboxTests", dependencies: [

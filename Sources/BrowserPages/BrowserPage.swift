@@ -1,3 +1,4 @@
+import HTTP1
 import ServerKit
 
 /// The frame and style every signed-in family of browser pages shares (the owner pages, the authorization server's
@@ -16,6 +17,14 @@ public enum BrowserPage {
     ///   - main: the content.
     public static func document(title: String, main: HTML) -> HTML {
         frame(title: title).document(main: main)
+    }
+
+    /// A whole page that says one thing (an error, a refusal) to someone not signed in, with `status`.
+    /// - Parameters:
+    ///   - title: the page title (plain text).
+    ///   - message: the one paragraph (plain text).
+    public static func message(_ status: HTTPStatus, _ title: String, _ message: String) -> HTTPResponse {
+        HTMLPage.response(status, document(title: title, main: flash(message, kind: "error")))
     }
 
     /// A flash message paragraph (`kind` "notice" or "error"), escaped.

@@ -5,7 +5,7 @@ import Owners
 import ServerKit
 
 /// The authorization server's consent page, in the owner pages' frame (its error pages are
-/// `OwnerService.messagePage`).
+/// `BrowserPage.message`).
 enum OAuthPages {
     /// The consent form (the form contract of issue 28): `scope` checkboxes, `account_id` radios or `new_inbox`,
     /// `reach` all|inbox (every inbox the owner holds with this one as default, or only this one; absent for an

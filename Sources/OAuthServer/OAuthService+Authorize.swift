@@ -1,4 +1,5 @@
 import Audit
+import BrowserPages
 import Directory
 import HTTP1
 import OAuthGrants
@@ -29,7 +30,7 @@ extension OAuthService {
         let fields = request.formFields()
         let ticket = fields["request"] ?? ""
         guard browser.csrfValid(fields, request) else {
-            return OwnerService.messagePage(
+            return BrowserPage.message(
                 .forbidden, "Allow access?", "The form was too old or came from elsewhere; start again from the app.")
         }
         guard let (owner, _) = try await browser.owner(of: request) else {
@@ -37,7 +38,7 @@ extension OAuthService {
         }
         let now = clock()
         guard let query = OAuthConsentTicket.open(ticket, ownerID: owner.id, now: now, key: consentKey) else {
-            return OwnerService.messagePage(
+            return BrowserPage.message(
                 .badRequest, "Allow access?", "This consent form has expired; start again from the app.")
         }
         let authorization: OAuthAuthorizationRequest
@@ -51,7 +52,7 @@ extension OAuthService {
                 "access_denied", "The owner denied the request."))
         case "approve"?: break
         default:
-            return OwnerService.messagePage(.badRequest, "Allow access?", "Choose Allow or Deny.")
+            return BrowserPage.message(.badRequest, "Allow access?", "Choose Allow or Deny.")
         }
         func again(_ message: String, _ status: HTTPStatus = .badRequest) async throws -> HTTPResponse {
             try await consentPage(
@@ -126,7 +127,7 @@ extension OAuthService {
     }
 
     func respond(_ failure: OAuthAuthorizationRequest.Failure) -> HTTPResponse {
-        OwnerService.messagePage(.badRequest, "This app's request is not valid", failure.text)
+        BrowserPage.message(.badRequest, "This app's request is not valid", failure.text)
     }
 
     /// A 302 to `redirectURI` with `error`, `error_description`, `state` (when known) and `iss` (RFC 9207).

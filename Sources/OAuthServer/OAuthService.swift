@@ -1,5 +1,6 @@
 import Audit
 import AuthCrypto
+import BrowserPages
 import ComputePool
 import Directory
 import HTTP1
@@ -161,7 +162,7 @@ public final class OAuthService: Sendable {
     func pageMiddleware(_ context: RequestContext, _ handler: () async throws -> HTTPResponse) async -> HTTPResponse {
         let decision = middleware.charge(.endpoint, context)
         if let decision, !decision.allowed {
-            var response = OwnerService.messagePage(
+            var response = BrowserPage.message(
                 .tooManyRequests, "Too many requests", "Too many requests from this address; try again shortly.")
             response.headers.setRetryAfter(decision)
             return response
@@ -170,7 +171,7 @@ public final class OAuthService: Sendable {
             return try await handler()
         } catch {
             _ = middleware.answer(error, context)
-            return OwnerService.messagePage(
+            return BrowserPage.message(
                 ServiceFailure(error).status, "Something went wrong", "The server could not complete the request.")
         }
     }

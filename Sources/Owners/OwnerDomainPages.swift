@@ -1,4 +1,5 @@
 import Audit
+import BrowserPages
 import CustomDomains
 import DNS
 import Directory
@@ -77,7 +78,7 @@ public struct OwnerDomainPages: Sendable {
         _ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?
     ) async throws -> HTTPResponse {
         guard let id = parameters["id"] else {
-            return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
+            return BrowserPage.message(.notFound, "Your domains", "No such domain.")
         }
         let wasPending = try await service.domains.domain(id: id, ownerID: owner.id)?.verifiedAt == nil
         let result: (domain: DomainClaim, check: DomainOwnershipCheck)?
@@ -93,7 +94,7 @@ public struct OwnerDomainPages: Sendable {
             return try await page(request, owner, status: status) { $0.error = words }
         }
         guard let (domain, check) = result
-        else { return OwnerService.messagePage(.notFound, "Your domains", "No such domain.") }
+        else { return BrowserPage.message(.notFound, "Your domains", "No such domain.") }
         if domain.verifiedAt != nil, wasPending {
             await service.audit.owner(owner.id, .domainVerified, target: domain.domain, client: client)
         }
@@ -112,7 +113,7 @@ public struct OwnerDomainPages: Sendable {
         _ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?
     ) async throws -> HTTPResponse {
         guard let id = parameters["id"], let domain = try await service.domains.domain(id: id, ownerID: owner.id) else {
-            return OwnerService.messagePage(.notFound, "Your domains", "No such domain.")
+            return BrowserPage.message(.notFound, "Your domains", "No such domain.")
         }
         let suffix = "@" + domain.domain
         let remaining = try await inboxes.inboxes(ownerID: owner.id)
@@ -134,7 +135,7 @@ public struct OwnerDomainPages: Sendable {
                 $0.error = "\(domain.domain) still has inboxes on it: a domain cannot be deleted while inboxes exist on it."
             }
         }
-        guard deleted else { return OwnerService.messagePage(.notFound, "Your domains", "No such domain.") }
+        guard deleted else { return BrowserPage.message(.notFound, "Your domains", "No such domain.") }
         await service.audit.owner(owner.id, .domainRemoved, target: domain.domain, client: client)
         return try await page(request, owner) { $0.notice = "Domain deleted." }
     }
@@ -147,7 +148,7 @@ public struct OwnerDomainPages: Sendable {
         guard let id = parameters["id"],
             let domain = try await service.domains.domains(ownerID: owner.id).first(where: { $0.id == id }),
             domain.verifiedAt != nil
-        else { return OwnerService.messagePage(.notFound, "Your domains", "No such verified domain.") }
+        else { return BrowserPage.message(.notFound, "Your domains", "No such verified domain.") }
         let localPart = request.formFields()["local_part"] ?? ""
         // A Pro user's account left at this address (the domain was theirs before) keeps its mail under it.
         let address = (localPart + "@" + domain.domain).lowercased()

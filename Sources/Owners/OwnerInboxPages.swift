@@ -1,4 +1,5 @@
 import Audit
+import BrowserPages
 import Directory
 import HTTP1
 import ServerKit
@@ -157,7 +158,7 @@ public struct OwnerInboxPages: Sendable {
     {
         guard let id = parameters["accountId"], let inbox = try await inboxes.inbox(accountID: id, ownerID: owner.id),
             let key = try await inboxes.rotateKey(accountID: inbox.accountID, ownerID: owner.id)
-        else { return OwnerService.messagePage(.notFound, Self.title, "No such inbox.") }
+        else { return BrowserPage.message(.notFound, Self.title, "No such inbox.") }
         await service.audit.owner(owner.id, .inboxKeyRotated, target: inbox.address, client: client)
         return try redirect(showing: OwnerKeyFlash(address: inbox.address, apiKey: key, created: false), request)
     }
@@ -168,7 +169,7 @@ public struct OwnerInboxPages: Sendable {
         -> HTTPResponse
     {
         guard let id = parameters["accountId"], let inbox = try await inboxes.unlink(accountID: id, ownerID: owner.id)
-        else { return OwnerService.messagePage(.notFound, Self.title, "No such inbox.") }
+        else { return BrowserPage.message(.notFound, Self.title, "No such inbox.") }
         await service.audit.owner(owner.id, .inboxUnlinked, target: inbox.address, client: client)
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.unlinked.code)])
     }
@@ -181,7 +182,7 @@ public struct OwnerInboxPages: Sendable {
         -> HTTPResponse
     {
         guard let id = parameters["accountId"], let inbox = try await inboxes.inbox(accountID: id, ownerID: owner.id)
-        else { return OwnerService.messagePage(.notFound, Self.title, "No such inbox.") }
+        else { return BrowserPage.message(.notFound, Self.title, "No such inbox.") }
         let (token, csrfCookie) = service.browser.csrf(for: request)
         let cookies = csrfCookie.map { [$0] } ?? []
         var confirmation = OwnerInboxDeletePage(owner: owner, csrfToken: token, inbox: inbox)
@@ -193,7 +194,7 @@ public struct OwnerInboxPages: Sendable {
             return HTMLPage.response(.unprocessableEntity, confirmation.render(), setCookies: cookies)
         }
         guard try await inboxes.delete(accountID: inbox.accountID, ownerID: owner.id) != nil else {
-            return OwnerService.messagePage(.notFound, Self.title, "No such inbox.")
+            return BrowserPage.message(.notFound, Self.title, "No such inbox.")
         }
         await service.audit.owner(owner.id, .inboxDeleted, target: inbox.address, client: client)
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.deleted.code)])
@@ -205,7 +206,7 @@ public struct OwnerInboxPages: Sendable {
         -> HTTPResponse
     {
         guard let id = parameters["grantId"], try await grants.revoke(id: id, ownerID: owner.id) else {
-            return OwnerService.messagePage(.notFound, Self.title, "No such app.")
+            return BrowserPage.message(.notFound, Self.title, "No such app.")
         }
         await service.audit.owner(owner.id, .appRevoked, target: id, client: client)
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.revoked.code)])

@@ -2,8 +2,6 @@
 enum OwnerMessage {
     static let wrongCredentials = "Wrong email or password."
     static let csrf = "This form expired. Please try again."
-    static let tooManyRequests = "Too many requests from your address. Please wait a moment."
-    static let internalError = "Something went wrong on our side. Please try again."
     static let tooManySignUps = "Too many new accounts from your network. Please try again later."
 
     static func inboxLimit(_ limit: Int) -> String {

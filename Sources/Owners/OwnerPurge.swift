@@ -1,3 +1,4 @@
+import BrowserPages
 import Storage
 
 /// What the owners' tables shed over time, run every minute by the server (`PurgeSchedule`): expired sessions, and
@@ -13,8 +14,6 @@ public enum OwnerPurge {
     ) throws -> Int {
         try connection.run("DELETE FROM owner_sessions WHERE expires_at <= ?", [.integer(now)])
             + OwnerDomains.purgeLapsed(connection, now: now, window: domainVerificationWindow)
-            + connection.run(
-                "DELETE FROM owner_signin_failures WHERE blocked_until <= ? AND updated_at < ?",
-                [.integer(now), .integer(now - 86_400)])
+            + SignInThrottle.purge(connection, now: now)
     }
 }

@@ -1,3 +1,4 @@
+import BrowserPages
 import HTTP1
 import ServerKit
 
@@ -9,7 +10,7 @@ extension OwnerService {
     typealias OwnerActionHandler =
         @Sendable (HTTPRequest, RouteParameters, Owner, _ client: String?) async throws -> HTTPResponse
 
-    /// A route of a page for signed-in owners: the rate limit and error page of ``limited(_:)``; without a session a
+    /// A route of a page for signed-in owners: the rate limit and error page of ``pages``; without a session a
     /// 303 to the sign-in page that comes back to `page`; a post without the browser's CSRF token is a 403 page titled
     /// `title`.
     func ownerRoute(page: String, title: String, _ handler: @escaping OwnerPageHandler) -> ContextRouteHandler {
@@ -20,16 +21,14 @@ extension OwnerService {
 
     /// ``ownerRoute(page:title:_:)`` for a handler that records the owner's action with the client's address.
     func ownerRoute(page: String, title: String, _ handler: @escaping OwnerActionHandler) -> ContextRouteHandler {
-        .deferred { [self] request, context, parameters in
-            await middleware.run(.page, context) {
-                guard let (owner, _) = try await browser.owner(of: request) else {
-                    return HTMLPage.redirect(to: Self.signInPath(next: page))
-                }
-                if request.method == .POST, !browser.csrfValid(request.formFields(), request) {
-                    return Self.messagePage(.forbidden, title, OwnerMessage.csrf)
-                }
-                return try await handler(request, parameters, owner, context.clientAddress?.description)
+        pages.limitedRoute { [self] request, context, parameters in
+            guard let (owner, _) = try await browser.owner(of: request) else {
+                return HTMLPage.redirect(to: Self.signInPath(next: page))
             }
+            if request.method == .POST, !browser.csrfValid(request.formFields(), request) {
+                return BrowserPage.message(.forbidden, title, OwnerMessage.csrf)
+            }
+            return try await handler(request, parameters, owner, context.clientAddress?.description)
         }
     }
 }

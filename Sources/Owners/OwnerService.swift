@@ -23,12 +23,13 @@ public final class OwnerService: Sendable {
     public let domains: OwnerDomains
     /// Where sign-ins and the owner pages' changes are recorded (``AuditTrail``); disabled unless given.
     public let audit: AuditTrail
-    let middleware: SurfaceMiddleware<RateClass>
+    /// The browser pages' one middleware (page budget per client, 429 and 500 pages), shared with the web inbox.
+    public let pages: PageRoutes
     /// New owners per client address (``OwnersConfiguration/signUpsPerHour``); nil without that limit.
-    let signUps: RateLimitTable<RateClass>?
+    let signUps: RateLimitTable<SignUpClass>?
     let signIns: @Sendable (String) -> Void
 
-    enum RateClass: Hashable, Sendable { case page, signUp }
+    enum SignUpClass: Hashable, Sendable { case signUp }
 
     /// - Parameters:
     ///   - configuration: sign-up switch, session lifetime, costs, limits.
@@ -44,14 +45,16 @@ public final class OwnerService: Sendable {
     ///   - clock: Unix seconds.
     ///   - monotonicClock: what the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory`.
-    ///   - onUnexpectedError: told about any error answered as a bare 500, with the request id.
+    ///   - onUnexpectedError: told about any error answered as a bare 500, with the request id (when `pages` is nil).
+    ///   - pages: the runtime's one middleware of the browser pages; nil (a service on its own) makes one of the
+    ///     configuration's page budget.
     ///   - audit: where sign-ins, failed sign-ins and the owner pages' changes are recorded.
     /// - Throws: storage errors reading or creating the CSRF key.
     public init(
         configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool, dnsThreads: WorkerPool? = nil,
         resolver: DNSResolver? = nil, customDomains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
         metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil,
-        audit: AuditTrail = .disabled
+        audit: AuditTrail = .disabled, pages: PageRoutes? = nil
     ) throws {
         self.configuration = configuration
         self.audit = audit
@@ -78,84 +81,35 @@ public final class OwnerService: Sendable {
         signIns = { result in
             Counter(label: "postern_owner_signins_total", dimensions: [("result", result)], factory: factory).increment()
         }
-        let rejections = Counter(
-            label: "postern_rate_limit_rejections_total", dimensions: [("surface", "owners"), ("class", "page")],
-            factory: factory)
-        let rate = TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
-            .share(among: configuration.instances)
         let signUpRate = TokenBucketRate(requests: configuration.signUpsPerHour, perSeconds: 3600)
             .share(among: configuration.instances)
         signUps =
             configuration.signUpsPerHour > 0
             ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in signUpRate }
             : nil
-        middleware = SurfaceMiddleware(
-            limiter: configuration.rateLimitsEnabled
-                ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) { _ in rate }
-                : nil,
-            rejected: { _ in rejections.increment() },
-            tooManyRequests: { _, _ in Self.messagePage(.tooManyRequests, "Too many requests", OwnerMessage.tooManyRequests) },
-            failure: { _ in (Self.messagePage(.internalServerError, "Something went wrong", OwnerMessage.internalError), true) },
-            onUnexpectedError: onUnexpectedError)
+        self.pages =
+            pages
+            ?? PageRoutes(
+                requestsPerMinute: configuration.requestsPerMinute, instances: configuration.instances,
+                tableCapacity: configuration.rateLimitTableCapacity, enabled: configuration.rateLimitsEnabled,
+                monotonicClock: monotonicClock, metricsFactory: factory, onUnexpectedError: onUnexpectedError)
     }
 
     /// Adds `GET|POST /owner/sign-in`, `POST /owner/sign-out` and, when sign-up is open, `GET|POST /owner/sign-up`.
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
-        router.add(.GET, "/owner/sign-in", limited { [self] request, _ in try await signInPage(request) })
+        router.add(.GET, "/owner/sign-in", pages.limited { [self] request, _ in try await signInPage(request) })
         router.add(
             .POST, "/owner/sign-in", bodyLimit: limit,
-            limited { [self] request, context in
+            pages.limited { [self] request, context in
                 try await signIn(request, client: context.clientKey, address: context.clientAddress?.description)
             })
-        router.add(.POST, "/owner/sign-out", bodyLimit: limit, limited { [self] request, _ in try await signOut(request) })
+        router.add(.POST, "/owner/sign-out", bodyLimit: limit, pages.limited { [self] request, _ in try await signOut(request) })
         if configuration.signUpOpen {
-            router.add(.GET, "/owner/sign-up", limited { [self] request, _ in try await signUpPage(request) })
+            router.add(.GET, "/owner/sign-up", pages.limited { [self] request, _ in try await signUpPage(request) })
             router.add(
                 .POST, "/owner/sign-up", bodyLimit: limit,
-                limited { [self] request, context in try await signUp(request, client: context.clientKey) })
-        }
-    }
-
-    /// A route through the surface's middleware (rate limit, error page).
-    public func limited(
-        _ handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
-    ) -> ContextRouteHandler {
-        .deferred { [middleware] request, context, _ in
-            await middleware.run(.page, context) { try await handler(request, context) }
-        }
-    }
-
-    /// A route through the surface's middleware (rate limit, error page) whose handler reads the path's parameters
-    /// (the web inbox's pages).
-    public func limitedRoute(
-        _ handler: @escaping @Sendable (HTTPRequest, RequestContext, RouteParameters) async throws -> HTTPResponse
-    ) -> ContextRouteHandler {
-        .deferred { [middleware] request, context, parameters in
-            await middleware.run(.page, context) { try await handler(request, context, parameters) }
-        }
-    }
-
-    /// What a stream route's handler gets: the request, its context and path parameters, and the writer.
-    public typealias StreamHandler =
-        @Sendable (HTTPRequest, RequestContext, RouteParameters, any HTTPResponseWriter) async throws -> Void
-
-    /// A stream route (`text/event-stream`) through the surface's middleware: the rate limit is charged as a page's,
-    /// and an error `handler` throws is answered with the surface's error page. `handler` runs in a task cancelled
-    /// when the stream ends; it opens the stream on the writer, or answers with a complete response. Once it has
-    /// opened, it finishes the writer before it throws: the error is then reported, and its page goes nowhere.
-    public func limitedStream(_ handler: @escaping StreamHandler) -> ContextRouteHandler {
-        .stream { [middleware] request, context, parameters, writer in
-            let task = Task {
-                let decision = middleware.charge(.page, context)
-                if let decision, !decision.allowed { return writer.respond(middleware.refusal(.page, decision)) }
-                do {
-                    try await handler(request, context, parameters, writer)
-                } catch {
-                    writer.respond(middleware.finish(middleware.answer(error, context), decision))
-                }
-            }
-            writer.onEnd { task.cancel() }
+                pages.limited { [self] request, context in try await signUp(request, client: context.clientKey) })
         }
     }
 
@@ -209,7 +163,7 @@ public final class OwnerService: Sendable {
 
     func signOut(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard browser.csrfValid(request.formFields(), request) else {
-            return Self.messagePage(.forbidden, "Sign out", OwnerMessage.csrf)
+            return BrowserPage.message(.forbidden, "Sign out", OwnerMessage.csrf)
         }
         if let token = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: token) }
         return HTMLPage.redirect(
@@ -300,10 +254,6 @@ public final class OwnerService: Sendable {
         return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
     }
 
-    /// A page in the owner pages' frame with one error message (also the authorization server's error pages).
-    public static func messagePage(_ status: HTTPStatus, _ title: String, _ message: String) -> HTTPResponse {
-        HTMLPage.response(status, OwnerPageShell.document(title: title, main: BrowserPage.flash(message, kind: "error")))
-    }
 
     /// The sign-in page that comes back to `next` (a local path, see ``localPath(_:)``) once the owner has signed
     /// in: every page that needs an owner, the authorization server's included, sends the browser here.

@@ -1,11 +1,12 @@
 import AuthCrypto
+import BrowserPages
 import ClientAddress
 import Foundation
 import PasswordHashing
 import Storage
 
 /// The `owners` and `owner_signin_failures` tables (migrations 0016 and 0040): create, list and remove owners, and sign in
-/// with backoff per email and client address and, past a higher bar, per email (``OwnerBackoff``).
+/// with backoff per email and client address and, past a higher bar, per email (``SignInBackoff``).
 ///
 /// `owner_signin_failures` keys both counts by a digest: the email's (SHA-256 of the lower-cased email, the email-wide
 /// count) and the pair's (SHA-256 of `client\0<address key>\0<email>`).
@@ -21,7 +22,7 @@ public struct OwnerStore: Sendable {
     ///   - backoff: how failures slow an email.
     ///   - clock: Unix seconds.
     public init(
-        database: any SQLDatabase, hasher: PasswordHasher, backoff: OwnerBackoff = OwnerBackoff(),
+        database: any SQLDatabase, hasher: PasswordHasher, backoff: SignInBackoff = SignInBackoff(),
         clock: @escaping @Sendable () -> Int64
     ) {
         self.database = database

@@ -1,3 +1,4 @@
+import BrowserPages
 import CustomDomains
 import Directory
 import PasswordHashing
@@ -25,8 +26,8 @@ public struct OwnersConfiguration: Sendable {
     /// Argon2id costs of owners' passwords. Default m=19,456 KiB, t=2, p=1.
     public var argon2 = Argon2Parameters()
     /// How failed sign-ins slow an email: per client address after 5 failures, for everyone after 100 (see
-    /// ``OwnerBackoff`` for the defaults).
-    public var backoff = OwnerBackoff()
+    /// ``SignInBackoff`` for the defaults).
+    public var backoff = SignInBackoff()
     /// Most inboxes one owner may hold, made or linked on the owner pages or at an app's consent
     /// (`POSTERN_OWNER_MAX_INBOXES`, 1 to 100). Default 50: owner pages make inboxes without the agent surface's proof
     /// of work, and open sign-up must not mint them without end.

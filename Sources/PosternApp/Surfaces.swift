@@ -1,5 +1,6 @@
 import AgentAuth
 import Audit
+import BrowserPages
 import ComputePool
 import CustomDomains
 import DNS
@@ -69,9 +70,14 @@ enum Surfaces {
         ).register(into: &router, landing: LandingPage.landing(baseURL: identity.baseURL))
 
         let ownerSettings = ownersConfiguration(configuration, identity: identity)
+        // The browser pages' one middleware: the owner pages and the web inbox draw from one page budget per client.
+        let pages = PageRoutes(
+            requestsPerMinute: ownerSettings.requestsPerMinute, instances: ownerSettings.instances,
+            tableCapacity: ownerSettings.rateLimitTableCapacity, enabled: ownerSettings.rateLimitsEnabled,
+            onUnexpectedError: reporter("owners", logger))
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool, resolver: resolver,
-            customDomains: mail.domains, clock: clock, onUnexpectedError: reporter("owners", logger), audit: audit)
+            customDomains: mail.domains, clock: clock, audit: audit, pages: pages)
         owners.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain, clock: clock)
@@ -134,7 +140,7 @@ enum Surfaces {
         inboxSettings.backoff = ownerSettings.backoff
         let inboxAccounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: mail.directory)
         let inbox = try WebInboxService(
-            configuration: inboxSettings, owners: owners, ownedInboxes: ownedInboxes,
+            configuration: inboxSettings, ownerBrowser: owners.browser, pages: pages, ownedInboxes: ownedInboxes,
             signIns: inboxAccounts, mail: mail.store, database: database, clock: clock,
             sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts,
             linksDashboard: true, onLiveStream: metrics.webInboxLiveStream)

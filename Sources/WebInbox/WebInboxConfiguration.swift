@@ -1,4 +1,4 @@
-import Owners
+import BrowserPages
 import ServerKit
 
 /// The web inbox's settings. The composition root sets them from the owners' (the public URL, the session lifetime,
@@ -21,7 +21,7 @@ public struct WebInboxConfiguration: Sendable {
     /// Messages per list page. Default 50.
     public var pageSize = 50
     /// How failed sign-ins slow an address or email (the owners' rules).
-    public var backoff = OwnerBackoff()
+    public var backoff = SignInBackoff()
     /// The largest form body, in bytes. Default 16 KiB.
     public var bodyLimit = 16 * 1024
     /// The largest body of a message an owner sends (the compose form), in bytes. Default 256 KiB.

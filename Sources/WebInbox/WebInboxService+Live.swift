@@ -19,7 +19,7 @@ extension WebInboxService {
             .GET, WebInboxLiveScript.path, .immediate { request, _, _ in WebInboxLiveScript.response(to: request) })
         router.add(
             .GET, "/inbox/m/{mailbox}/events",
-            owners.limitedStream { [self] request, _, parameters, writer in
+            pages.limitedStream { [self] request, _, parameters, writer in
                 try await liveEvents(request, mailbox: parameters["mailbox"] ?? "", writer)
             })
     }
@@ -29,7 +29,7 @@ extension WebInboxService {
     /// from the one the page was rendered at (`state`, or `Last-Event-ID` when the browser reconnects), with the state
     /// as its id and `{"state":N,"arrived":true|false}` (whether a message arrived in the inbox), and a comment ping
     /// every ``WebInboxConfiguration/pingSeconds`` of quiet.
-    /// - Throws: storage errors before the stream opened (the owners' error page); after it, the stream ends and the
+    /// - Throws: storage errors before the stream opened (the browser pages' error page); after it, the stream ends and the
     ///   error is thrown for the log.
     func liveEvents(_ request: HTTPRequest, mailbox named: String, _ writer: any HTTPResponseWriter) async throws {
         guard let reader = try await viewer(of: request), let mailbox = try await reader.readable(named, in: mail)

@@ -8,13 +8,13 @@ extension WebInboxService {
     /// The Pro dashboard's path, which a Pro user's pages link to (`a#dashboard`) when the server serves it.
     public static let dashboardPath = "/inbox/dashboard"
 
-    /// A route of a Pro user's page: the owners' rate limit and error page; the same 404 for anyone but a Pro user
+    /// A route of a Pro user's page: the browser pages' rate limit and error page; the same 404 for anyone but a Pro user
     /// signed in to the web inbox and active (signed out, an account, a link, an owner, a suspended user); then a 403
     /// for a post without the session's CSRF token.
     public func proUserRoute(_ handler: @escaping @Sendable (WebInboxProUserCall) async throws -> HTTPResponse)
         -> ContextRouteHandler
     {
-        owners.limitedRoute { [self] request, context, parameters in
+        pages.limitedRoute { [self] request, context, parameters in
             guard let session = request.cookie(Self.sessionCookie),
                 let reader = try await viewer(of: request), case .session(.proUser(let userID)) = reader.kind,
                 !reader.label.isEmpty  // an active Pro user's email; empty once suspended or deleted

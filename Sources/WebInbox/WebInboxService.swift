@@ -16,7 +16,10 @@ import Storage
 /// Routes (stable, the browser tests drive them): see ``register(into:)``.
 public final class WebInboxService: Sendable {
     public let configuration: WebInboxConfiguration
-    let owners: OwnerService
+    /// The owners' browser sessions: an owner signed in on `/owner` reads their inboxes here.
+    let ownerBrowser: OwnerBrowser
+    /// The browser pages' one middleware (page budget per client, 429 and 500 pages), the owner pages' too.
+    let pages: PageRoutes
     let ownedInboxes: any OwnedInboxes
     /// Mail.td's accounts and Pro users, and what links rest on; nil signs in owners and the operator's view only.
     let signIns: (any WebInboxSignIn)?
@@ -50,7 +53,8 @@ public final class WebInboxService: Sendable {
 
     /// - Parameters:
     ///   - configuration: public URL, lifetimes, page size, backoff.
-    ///   - owners: the owners' service: their sessions, its rate limit and error pages.
+    ///   - ownerBrowser: the owners' browser sessions (an owner reads their inboxes here).
+    ///   - pages: the browser pages' one middleware, shared with the owner pages.
     ///   - ownedInboxes: which inboxes each owner holds.
     ///   - signIns: the Mail.td accounts and Pro users, and what one-time links rest on; nil signs in owners and the
     ///     operator's view of all mail only.
@@ -64,8 +68,8 @@ public final class WebInboxService: Sendable {
     ///   - onLiveStream: told when a live-list stream opens (`true`) and ends (`false`).
     /// - Throws: storage errors reading or creating the shared keys.
     public init(
-        configuration: WebInboxConfiguration, owners: OwnerService, ownedInboxes: any OwnedInboxes,
-        signIns: (any WebInboxSignIn)?, mail: MailStore, database: any SQLDatabase,
+        configuration: WebInboxConfiguration, ownerBrowser: OwnerBrowser, pages: PageRoutes,
+        ownedInboxes: any OwnedInboxes, signIns: (any WebInboxSignIn)?, mail: MailStore, database: any SQLDatabase,
         clock: @escaping @Sendable () -> Int64, sender: (any WebInboxSender)? = nil,
         captures: (any WebInboxCaptures)? = nil, linksDashboard: Bool = false,
         onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }
@@ -74,7 +78,8 @@ public final class WebInboxService: Sendable {
         self.sender = sender
         self.captures = captures
         self.configuration = configuration
-        self.owners = owners
+        self.ownerBrowser = ownerBrowser
+        self.pages = pages
         self.ownedInboxes = ownedInboxes
         self.signIns = signIns
         self.mail = mail
@@ -107,21 +112,21 @@ public final class WebInboxService: Sendable {
     ///   (``registerCompose(into:)``).
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
-        router.add(.GET, "/inbox", owners.limited { [self] request, _ in try await home(request) })
-        router.add(.GET, "/inbox/sign-in", owners.limited { [self] request, _ in try await signInPage(request) })
+        router.add(.GET, "/inbox", pages.limited { [self] request, _ in try await home(request) })
+        router.add(.GET, "/inbox/sign-in", pages.limited { [self] request, _ in try await signInPage(request) })
         router.add(
             .POST, "/inbox/sign-in", bodyLimit: limit,
-            owners.limited { [self] request, context in try await signIn(request, client: context.clientKey) })
+            pages.limited { [self] request, context in try await signIn(request, client: context.clientKey) })
         router.add(
             .POST, "/inbox/sign-out", bodyLimit: limit,
-            owners.limited { [self] request, _ in try await signOut(request) })
+            pages.limited { [self] request, _ in try await signOut(request) })
         router.add(
             .GET, "/inbox/link/{token}",
-            owners.limitedRoute { [self] request, _, parameters in
+            pages.limitedRoute { [self] request, _, parameters in
                 linkPage(request, token: parameters["token"] ?? "")
             })
         router.add(
-            .POST, "/inbox/link", bodyLimit: limit, owners.limited { [self] request, _ in try await useLink(request) })
+            .POST, "/inbox/link", bodyLimit: limit, pages.limited { [self] request, _ in try await useLink(request) })
         router.add(.GET, "/inbox/m/{mailbox}", page { [self] in try await list($0, $1, $2) })
         registerCompose(into: &router)
         registerLive(into: &router)
@@ -132,7 +137,7 @@ public final class WebInboxService: Sendable {
             .GET, "/inbox/m/{mailbox}/{id}/attachment/{position}", page { [self] in try await attachment($0, $1, $2) })
         router.add(
             .GET, "/inbox/m/{mailbox}/{id}/cid/{signature}/{cid}",
-            owners.limitedRoute { [self] _, _, parameters in try await inlineImage(parameters) })
+            pages.limitedRoute { [self] _, _, parameters in try await inlineImage(parameters) })
         router.add(
             .POST, "/inbox/m/{mailbox}/{id}/read", bodyLimit: limit, page { [self] in try await mark($0, $1, $2) })
         router.add(
@@ -156,10 +161,10 @@ public final class WebInboxService: Sendable {
             viewer.readOnly = principal == .allMail
             return viewer
         }
-        if let (owner, token) = try await owners.browser.owner(of: request) {
+        if let (owner, token) = try await ownerBrowser.owner(of: request) {
             let mailboxes = try await ownedInboxes.inboxes(ownerID: owner.id).map(\.address)
             return WebInboxViewer(
-                kind: .owner, label: owner.email, mailboxes: mailboxes, forms: owners.browser.forms, ownerID: owner.id,
+                kind: .owner, label: owner.email, mailboxes: mailboxes, forms: ownerBrowser.forms, ownerID: owner.id,
                 session: Self.sessionKey("owner", token))
         }
         return nil
@@ -185,7 +190,7 @@ public final class WebInboxService: Sendable {
     /// What a page's handler gets: the request, its path parameters, the viewer.
     typealias PageHandler = @Sendable (HTTPRequest, RouteParameters, WebInboxViewer) async throws -> HTTPResponse
 
-    /// A route of a signed-in page: the owners' rate limit and error page; without a session a 303 to the sign-in
+    /// A route of a signed-in page: the browser pages' rate limit and error page; without a session a 303 to the sign-in
     /// page; a post without the session's CSRF token a 403; a mailbox the viewer may not read a 404.
     func page(_ handler: @escaping PageHandler) -> ContextRouteHandler {
         contextPage { request, _, parameters, viewer in try await handler(request, parameters, viewer) }
@@ -196,7 +201,7 @@ public final class WebInboxService: Sendable {
         _ handler: @escaping @Sendable (HTTPRequest, RequestContext, RouteParameters, WebInboxViewer) async throws
             -> HTTPResponse
     ) -> ContextRouteHandler {
-        owners.limitedRoute { [self] request, context, parameters in
+        pages.limitedRoute { [self] request, context, parameters in
             guard let reader = try await viewer(of: request) else { return HTMLPage.redirect(to: "/inbox/sign-in") }
             if request.method == .POST, !reader.forms.csrfValid(request.formFields(), request) {
                 return WebInboxPage.message(.forbidden, "Forbidden", WebInboxPage.csrfMessage)
@@ -233,7 +238,7 @@ public final class WebInboxService: Sendable {
     }
 
     /// `kind` `account` (`address`, `password`) or `pro` (`email` and `password`, or `token`): one answer for every
-    /// refusal, the owners' backoff per name and client address.
+    /// refusal, the sign-in backoff per name and client address.
     func signIn(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
         let fields = request.formFields()
         var page = WebInboxSignInForm(proOpen: signIns != nil)

@@ -1,3 +1,4 @@
+import BrowserPages
 import ClientAddress
 import Owners
 import PosternTestSupport
@@ -70,7 +71,7 @@ struct OwnerStoreTests {
 
     @Test("the delay doubles from 2 s after the free failures and stops at the cap")
     func delays() {
-        let backoff = OwnerBackoff()
+        let backoff = SignInBackoff()
         #expect((1...5).map { backoff.delay(afterFailures: $0) } == [0, 0, 0, 0, 0])
         #expect((6...9).map { backoff.delay(afterFailures: $0) } == [2, 4, 8, 16])
         #expect(backoff.delay(afterFailures: 15) == 900)

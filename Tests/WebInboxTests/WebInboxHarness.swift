@@ -109,7 +109,8 @@ final class WebInboxHarness: Sendable {
         ])
         let accounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: directory)  // the root's
         service = try WebInboxService(
-            configuration: settings, owners: owners, ownedInboxes: makeOwnedInboxes(database, clock),
+            configuration: settings, ownerBrowser: owners.browser, pages: owners.pages,
+            ownedInboxes: makeOwnedInboxes(database, clock),
             signIns: signIns ?? accounts, mail: mail, database: database, clock: { clock.now },
             sender: JMAPWebInboxSender(
                 jmap: jmap, principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),

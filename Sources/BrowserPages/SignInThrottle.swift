@@ -2,12 +2,13 @@ import AuthCrypto
 import ClientAddress
 import Storage
 
-/// The sign-in backoff of ``OwnerBackoff`` over its table (`owner_signin_failures`), for any page family that signs
-/// people in by a name and a secret: the owner sign-in, and the web inbox's (each in its own namespace, so that
-/// failures at one never slow the other). Only SHA-256 digests of the names are stored.
+/// The sign-in backoff of ``SignInBackoff`` over its table (`owner_signin_failures`, named for the owners who had it
+/// first), for any page family that signs people in by a name and a secret: the owner sign-in, and the web inbox's
+/// (each in its own namespace, so that failures at one never slow the other). Only SHA-256 digests of the names are
+/// stored.
 public struct SignInThrottle: Sendable {
     let database: any SQLDatabase
-    let backoff: OwnerBackoff
+    let backoff: SignInBackoff
 
     /// The two counters one attempt moves: the name's from every address, and the name's from one client address.
     public struct Keys: Sendable, Equatable {
@@ -18,7 +19,7 @@ public struct SignInThrottle: Sendable {
     /// - Parameters:
     ///   - database: a database with migration 0016 applied.
     ///   - backoff: how failures slow a name.
-    public init(database: any SQLDatabase, backoff: OwnerBackoff) {
+    public init(database: any SQLDatabase, backoff: SignInBackoff) {
         self.database = database
         self.backoff = backoff
     }
@@ -58,6 +59,14 @@ public struct SignInThrottle: Sendable {
         let backoff = backoff
         try await recordFailure(keys.pair, now: now, delay: backoff.delay(afterFailures:))
         try await recordFailure(keys.name, now: now, delay: backoff.emailDelay(afterFailures:))
+    }
+
+    /// Deletes the counts that block nothing any more and are a day old; returns how many went. Run every minute with
+    /// the owners' purge (`OwnerPurge`), which sheds the table for every family.
+    public static func purge(_ connection: any SQLConnection, now: Int64) throws -> Int {
+        try connection.run(
+            "DELETE FROM owner_signin_failures WHERE blocked_until <= ? AND updated_at < ?",
+            [.integer(now), .integer(now - 86_400)])
     }
 
     private func recordFailure(

@@ -1,10 +1,10 @@
-/// How failed sign-ins slow an email. Failures are counted per email and client address (``freeFailures``) and per
-/// email from every address together (``emailFreeFailures``, a much higher bar): past its free failures each count
-/// blocks for twice as long as the one before (2 s, 4 s, 8 s, ...) up to ``maximumDelay``. So whoever knows an
-/// owner's email and guesses from a few addresses slows only those addresses, and the owner signs in from theirs;
-/// only a spray from many addresses blocks the email itself. A success clears the counts of the email and of that
-/// address.
-public struct OwnerBackoff: Sendable, Equatable {
+/// How failed sign-ins slow a name (an owner's email, a Mail.td address, a Pro user's email). Failures are counted per
+/// name and client address (``freeFailures``) and per name from every address together (``emailFreeFailures``, a much
+/// higher bar): past its free failures each count blocks for twice as long as the one before (2 s, 4 s, 8 s, ...) up
+/// to ``maximumDelay``. So whoever knows someone's email and guesses from a few addresses slows only those addresses,
+/// and that person signs in from theirs; only a spray from many addresses blocks the name itself. A success clears the
+/// counts of the name and of that address.
+public struct SignInBackoff: Sendable, Equatable {
     /// Failures one client address (IPv6 per /64) may make for one email before any delay. Default 5.
     public var freeFailures: Int64 = 5
     /// Failures for one email from all addresses together before the email is blocked for everyone. Default 100.
