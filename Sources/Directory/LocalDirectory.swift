@@ -16,10 +16,18 @@ public struct LocalDirectory: AccountDirectory {
 
     /// The first member's ``AddressResolution/local(_:)``; ``AddressResolution/unknown`` when a member serves
     /// the domain but none has the address; ``AddressResolution/foreign`` otherwise.
+    ///
+    /// The members that serve the address's domain are asked first (in order), then the others: a member holds
+    /// addresses on a domain it does not serve only through a verified custom-domain claim, and nobody may claim a
+    /// domain this server serves (`CustomDomains.add`'s `served`), so an address on a served domain is found without
+    /// the others' claim lookups (an agent inbox's mail and its web inbox page skip Mail.td's).
     /// - Throws: the first storage error of a member asked.
     public func resolve(_ address: String) async throws -> AddressResolution {
         var resolution = AddressResolution.foreign
-        for member in members {
+        let domain = AddressParts(address)?.domain
+        let serving = members.filter { member in domain.map { member.serves(domain: $0) } ?? false }
+        let others = members.filter { member in domain.map { !member.serves(domain: $0) } ?? true }
+        for member in serving + others {
             switch try await member.resolve(address) {
             case .local(let recipient): return .local(recipient)
             case .unknown: resolution = .unknown

@@ -70,6 +70,9 @@ public struct MailboxConfiguration: Sendable {
     /// Other surfaces' mailboxes on custom domains (owners' agent inboxes): a Pro user makes no account at an address
     /// one of them has (``CustomDomains``; the claims themselves are one table for every surface). Default none.
     public var otherDomainMailboxes: [any CustomDomainMailboxes] = []
+    /// The domains this server serves besides Mail.td's (the agent inbox domain), set by the composition root: nobody
+    /// may claim them as a custom domain, as nobody may claim ``domains`` or ``proDomains``.
+    public var otherServedDomains: [String] = []
     /// The DKIM keys of Pro users' custom domains (``CustomDomains``' ``DomainSigningKeys``): made when a domain is
     /// added, their `_domainkey` TXT records listed in `dns_records`. Default none (no keys made, no such records).
     public var domainSigningKeys: (any DomainSigningKeys)?

@@ -69,7 +69,8 @@ extension MailboxService {
         let claim = try await Self.answering {
             try await customDomains.add(
                 given, for: .proUser(user.id), limit: user.maxDomains,
-                served: Set(configuration.domains + configuration.proDomains), now: now)
+                served: Set(configuration.domains + configuration.proDomains + configuration.otherServedDomains),
+                now: now)
         }
         await recordPro(user.id, .domainAdded, target: claim.domain, clientAddress: client)
         return ProDomain(claim: claim, records: try await domainRecords(claim), policies: policyRecords(claim))

@@ -334,6 +334,7 @@ enum Surfaces {
         mailbox.proDomains = c.mailbox.proDomains.map { $0.lowercased() }
         mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         mailbox.dnsResolver = c.dns.resolver
+        mailbox.otherServedDomains = [c.agent.inboxDomain.lowercased()]
         mailbox.outboundPolicy = c.outboundAddresses.policy
         mailbox.webhookRetrySeconds = c.webhooks.retrySeconds
         mailbox.sandboxSMTPHost = c.smtp.hostname

@@ -48,6 +48,24 @@ struct LocalDirectoryTests {
         #expect(agents.asked == ["agent@shared.test", "nobody@shared.test", "nobody@mail.test", "box@elsewhere.test"])
     }
 
+    @Test("the member that serves the domain is asked first: an address found there costs the others no lookup")
+    func servingMemberFirst() async throws {
+        let mail = FixedDirectory(domains: ["mail.test"], accounts: ["box@mail.test": 10])
+        let agents = FixedDirectory(domains: ["agents.test"], accounts: ["agent@agents.test": 20])
+        let directory = LocalDirectory([mail, agents])
+        #expect(
+            try await directory.resolve("Agent@Agents.test") == .local(Recipient(address: "agent@agents.test", quota: 20)))
+        #expect(mail.asked.isEmpty)
+        // Not found where it is served: every other member is still asked, as before.
+        #expect(try await directory.resolve("nobody@agents.test") == .unknown)
+        #expect(mail.asked == ["nobody@agents.test"])
+        #expect(try await directory.resolve("box@mail.test") == .local(Recipient(address: "box@mail.test", quota: 10)))
+        #expect(agents.asked == ["Agent@Agents.test", "nobody@agents.test"])
+        // A domain nobody serves (a custom domain): every member in order.
+        #expect(try await directory.resolve("x@custom.test") == .foreign)
+        #expect(mail.asked.last == "x@custom.test" && agents.asked.last == "x@custom.test")
+    }
+
     @Test("a member's storage error is thrown, not taken for an unknown address")
     func failure() async {
         let directory = LocalDirectory([FailingDirectory()])

@@ -24,6 +24,7 @@ struct MailboxDomainTests {
             $0.dnsResolver = server.address
             $0.mxHost = "mx.postern.test"
             $0.dnsTimeout = .milliseconds(300)
+            $0.otherServedDomains = ["agents.localhost"]
         }
     }
 
@@ -132,7 +133,7 @@ struct MailboxDomainTests {
     }
 
     @Test(
-        "refusals: not a domain 400, the service's own or one the user claims already 409, past max_domains 403, no Pro 401",
+        "refusals: not a domain 400, the server's own (Mail.td's or the agents') or one the user claims already 409, past max_domains 403, no Pro 401",
         arguments: StorageBackend.allCases)
     func refusals(_ backend: StorageBackend) async throws {
         let server = LoopbackDNSServer(zone: { _, _ in .noSuchName })
@@ -145,8 +146,10 @@ struct MailboxDomainTests {
             #expect(response.status == 400 && response.error == "invalid_domain", "\(bad)")
         }
         #expect(await harness.send(.POST, "/api/user/domains", json: #"{}"#, bearer: token).error == "invalid_domain")
-        let system = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"pro.localhost"}"#, bearer: token)
-        #expect(system.status == 409 && system.error == "domain_already_exists")
+        for served in ["pro.localhost", "agents.localhost"] {
+            let system = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"\#(served)"}"#, bearer: token)
+            #expect(system.status == 409 && system.error == "domain_already_exists", "\(served)")
+        }
         #expect(await harness.send(.POST, "/api/user/domains", json: #"{"domain":"a.test"}"#, bearer: token).status == 201)
         let twice = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"A.test"}"#, bearer: token)
         #expect(twice.status == 409 && twice.error == "domain_already_exists")
