@@ -6,10 +6,12 @@ import Storage
 extension MailStore {
     /// The address's state: a counter every insert, update and delete of its mail moves (0 before any mail).
     public func state(address: String) async throws -> Int64 {
-        try await database.read { connection in
-            try connection.query("SELECT state FROM mail_state WHERE address = ?", [.text(address)]).first?
-                .int("state") ?? 0
-        }
+        try await database.read { connection in try Self.state(address: address, connection) }
+    }
+
+    static func state(address: String, _ connection: any SQLConnection) throws -> Int64 {
+        try connection.query("SELECT state FROM mail_state WHERE address = ?", [.text(address)]).first?
+            .int("state") ?? 0
     }
 
     /// The ids of `address`'s messages that pass `filter`, in `sort` order (then newest first, arrival order breaking ties), from
@@ -18,21 +20,30 @@ extension MailStore {
         address: String, filter: MailFilter, sort: [MailSort], position: Int, limit: Int, countTotal: Bool = true
     ) async throws -> (ids: [String], total: Int?) {
         let dialect = database.dialect
-        let (condition, values) = filter.sql(dialect)
-        let order = (sort.map { $0.sql(dialect) } + ["received_at DESC", "received_seq DESC"]).joined(separator: ", ")
         return try await database.read { connection in
             try connection.readTransaction {
-                let total = try countTotal ? connection.query(
-                    "SELECT COUNT(*) AS n FROM mail_messages WHERE address = ? AND \(condition)",
-                    [.text(address)] + values
-                ).first?.int("n") ?? 0 : nil
-                let ids = try connection.query(
-                    "SELECT id FROM mail_messages WHERE address = ? AND \(condition) ORDER BY \(order) LIMIT ? OFFSET ?",
-                    [.text(address)] + values + [.integer(Int64(limit)), .integer(Int64(position))]
-                ).compactMap { $0.text("id") }
-                return (ids, total.map(Int.init))
+                try Self.query(
+                    address: address, filter: filter, sort: sort, position: position, limit: limit,
+                    countTotal: countTotal, dialect: dialect, connection)
             }
         }
+    }
+
+    static func query(
+        address: String, filter: MailFilter, sort: [MailSort], position: Int, limit: Int, countTotal: Bool,
+        dialect: SQLDialect, _ connection: any SQLConnection
+    ) throws -> (ids: [String], total: Int?) {
+        let (condition, values) = filter.sql(dialect)
+        let order = (sort.map { $0.sql(dialect) } + ["received_at DESC", "received_seq DESC"]).joined(separator: ", ")
+        let total = try countTotal ? connection.query(
+            "SELECT COUNT(*) AS n FROM mail_messages WHERE address = ? AND \(condition)",
+            [.text(address)] + values
+        ).first?.int("n") ?? 0 : nil
+        let ids = try connection.query(
+            "SELECT id FROM mail_messages WHERE address = ? AND \(condition) ORDER BY \(order) LIMIT ? OFFSET ?",
+            [.text(address)] + values + [.integer(Int64(limit)), .integer(Int64(position))]
+        ).compactMap { $0.text("id") }
+        return (ids, total.map(Int.init))
     }
 
     /// Messages and unread messages per folder, and the same counted by thread.

@@ -7,7 +7,7 @@ import ServerKit
 struct WebInboxListPage {
     var mailbox: String
     var search: WebInboxSearch
-    var messages: [MailMessageRecord]
+    var messages: [MailListPage.Row]
     var position: Int
     var pageSize: Int
     var total: Int
@@ -115,14 +115,14 @@ struct WebInboxListPage {
             """
     }
 
-    private func row(_ record: MailMessageRecord) -> HTML {
-        let summary = record.summary
+    private func row(_ row: MailListPage.Row) -> HTML {
+        let summary = row.summary
         let from = summary.from.first.map(WebInboxPage.person) ?? summary.envelopeFrom
         let subject = summary.subject.flatMap { $0.isEmpty ? nil : $0 } ?? "(no subject)"
         let link = WebInboxPage.messagePath(mailbox, summary.id)
         // A row without attachments has an empty cell and no label for it (a phone shows no bare "Attachments:").
         let attachment: HTML =
-            record.attachments.isEmpty
+            !row.hasAttachments
             ? "<td class=\"attachments\"></td>"
             : """
             <td class="attachments" data-label="Attachments"><span class="attachment-mark">\

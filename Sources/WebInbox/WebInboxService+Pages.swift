@@ -7,8 +7,8 @@ import ServerKit
 /// checked the session, the CSRF token of a post and that the viewer may read `{mailbox}`; a message is looked up in
 /// that mailbox only, so another mailbox's message id is a 404 like one that never was.
 extension WebInboxService {
-    /// The list: the JMAP query (filter, newest first, from `position`) and the get of that page's ids; the same two
-    /// reads `Email/query` and `Email/get` make. Ids: `#search-form` (`#search-text`, `#search-from`,
+    /// The list: the JMAP query (filter, newest first, from `position`) and the summaries of that page's ids, what
+    /// `Email/query` and `Email/get` read, in one read of the store (``MailStore/listPage(address:filter:position:limit:)``). Ids: `#search-form` (`#search-text`, `#search-from`,
     /// `#search-subject`), `#messages` (rows `tr.message`, `tr.unread`; `a.message-link`), `#older`, `#newer`,
     /// `#empty`.
     func list(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
@@ -18,19 +18,15 @@ extension WebInboxService {
         let search = WebInboxSearch(request)
         let size = configuration.pageSize
         let position = max(0, Int(request.queryItem("position") ?? "") ?? 0)
-        // The state first: a change between it and the query makes the live stream refresh a list that has it.
-        let state = try await mail.state(address: mailbox)
-        let (ids, total) = try await mail.query(
-            address: mailbox, filter: search.filter, sort: [], position: position, limit: size)
-        let found = try await mail.messages(address: mailbox, ids: ids)
-        let rows = ids.compactMap { found[$0] }
+        // One snapshot: the state is the list's own, so the live stream refreshes it on any later change.
+        let page = try await mail.listPage(address: mailbox, filter: search.filter, position: position, limit: size)
         let (csrf, _) = viewer.forms.csrf(for: request)
         var held: [WebInboxHeldMessage] = []
         if let ownerID = viewer.ownerID, let sender { held = try await sender.held(from: mailbox, ownerID: ownerID) }
         let html = WebInboxListPage(
-            mailbox: mailbox, search: search, messages: rows, position: position, pageSize: size, total: total ?? 0,
-            notice: WebInboxComposeForm.notice(request.queryItem("notice")),
-            state: state, held: held
+            mailbox: mailbox, search: search, messages: page.rows, position: position, pageSize: size,
+            total: page.total, notice: WebInboxComposeForm.notice(request.queryItem("notice")), state: page.state,
+            held: held
         ).render(viewer, csrf: csrf)
         // The list alone runs a script, this origin's only, which opens this origin's event stream only.
         return HTMLPage.response(.ok, html, policy: .script(.self))

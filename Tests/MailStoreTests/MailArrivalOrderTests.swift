@@ -51,3 +51,40 @@ struct MailArrivalOrderTests {
         }
     }
 }
+
+/// The web inbox's list reads its page in one transaction: the same rows, order, total and state as the separate
+/// reads of `Email/query` and `Email/get`, and whether each row has attachments.
+@Suite("Mail store: the list page in one read")
+struct MailListPageTests {
+    @Test("state, rows, order, total and attachment marks agree with state + query + messages", arguments: StorageBackend.allCases)
+    func agrees(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        let address = "list@mail.localhost"
+        let recipient = [MailStore.Recipient(address: address, quota: 1_000_000)]
+        #expect(try await store.listPage(address: address, filter: .inFolder(.inbox), position: 0, limit: 3)
+            == MailListPage(state: 0, rows: [], total: 0))
+        let pdf = MailAttachment(
+            filename: "a.pdf", contentType: "application/pdf", contentID: nil, disposition: "attachment", data: [1])
+        for index in 0..<7 {
+            _ = try await store.deliver(
+                MailStoreTests.message("m\(index)", attachments: index % 3 == 0 ? [pdf] : []), to: recipient,
+                folder: .inbox, now: 100)
+        }
+        for position in [0, 3, 6, 9] {
+            let page = try await store.listPage(address: address, filter: .inFolder(.inbox), position: position, limit: 3)
+            let (ids, total) = try await store.query(
+                address: address, filter: .inFolder(.inbox), sort: [], position: position, limit: 3)
+            let records = try await store.messages(address: address, ids: ids)
+            #expect(page.rows.map(\.summary.id) == ids, "position \(position)")
+            #expect(page.rows.map(\.summary) == ids.compactMap { records[$0]?.summary })
+            #expect(page.rows.map(\.hasAttachments) == ids.map { !(records[$0]?.attachments.isEmpty ?? true) })
+            #expect(page.total == total && page.total == 7)
+            #expect(page.state == (try await store.state(address: address)))
+        }
+        let marked = try await store.listPage(address: address, filter: .inFolder(.inbox), position: 0, limit: 10)
+        #expect(marked.rows.filter(\.hasAttachments).count == 3)
+        #expect(try await store.listPage(address: "other@mail.localhost", filter: .inFolder(.inbox), position: 0, limit: 10)
+            .rows.isEmpty)
+    }
+}
