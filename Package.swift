@@ -70,6 +70,9 @@ let package = Package(
         .target(name: "AuthCrypto", dependencies: ["COpenSSL", "COpenSSLInit", "CScrypt", "CArgon2"]),
         // JSONValue: an order-keeping JSON value with a strict, bounded parser and a serializer (JOSE, JMAP).
         .target(name: "JSON"),
+        // Strict definite-length CBOR (RFC 8949) in canonical form, bounded: the decoder under WebAuthn's attestation
+        // objects and COSE keys. Pure: no dependency.
+        .target(name: "CBOR"),
         // Compact JWS (HS256/RS256), key sets by kid, JWKS.
         .target(name: "JWT", dependencies: ["JSON", "AuthCrypto"]),
         // Signing keys: in the data directory, or sealed in the shared database; generated, rotated, retired.
@@ -295,6 +298,7 @@ let package = Package(
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "SigningKeysTests", dependencies: ["SigningKeys", "JWT", "JSON", "AuthCrypto", "Storage", "PosternTestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),
