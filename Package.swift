@@ -77,6 +77,9 @@ let package = Package(
         // data and client data checked, registrations and assertions verified, the signature counter's rule; and its
         // configuration (the RP ID and origins). Pure logic: storing challenges and credentials is the caller's.
         .target(name: "WebAuthn", dependencies: ["CBOR", "AuthCrypto", "JSON", "ConfigurationReading"]),
+        // The passkeys of owners and Mail.td Pro users and the challenges of ceremonies in progress, in the database
+        // (issue 56): one model under both families of pages, knowing neither.
+        .target(name: "Passkeys", dependencies: ["Storage", "WebAuthn", "AuthCrypto"]),
         // Compact JWS (HS256/RS256), key sets by kid, JWKS.
         .target(name: "JWT", dependencies: ["JSON", "AuthCrypto"]),
         // Signing keys: in the data directory, or sealed in the shared database; generated, rotated, retired.
@@ -274,7 +277,7 @@ let package = Package(
             dependencies: [
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
-                "SMTPOutcomes",
+                "SMTPOutcomes", "WebAuthn",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support"),
@@ -303,7 +306,12 @@ let package = Package(
         .testTarget(name: "SigningKeysTests", dependencies: ["SigningKeys", "JWT", "JSON", "AuthCrypto", "Storage", "PosternTestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
-        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", "AuthCrypto", "ConfigurationReading"]),
+        .testTarget(name: "WebAuthnTests", dependencies: [
+            "WebAuthn", "CBOR", "AuthCrypto", "ConfigurationReading", "PosternTestSupport",
+        ]),
+        .testTarget(name: "PasskeysTests", dependencies: [
+            "Passkeys", "WebAuthn", "Storage", "AuthCrypto", "PosternTestSupport",
+        ]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),

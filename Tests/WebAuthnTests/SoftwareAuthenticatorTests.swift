@@ -1,5 +1,6 @@
 import AuthCrypto
 import CBOR
+import PosternTestSupport
 import Testing
 import WebAuthn
 
