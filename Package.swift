@@ -70,6 +70,16 @@ let package = Package(
         .target(name: "AuthCrypto", dependencies: ["COpenSSL", "COpenSSLInit", "CScrypt", "CArgon2"]),
         // JSONValue: an order-keeping JSON value with a strict, bounded parser and a serializer (JOSE, JMAP).
         .target(name: "JSON"),
+        // Strict definite-length CBOR (RFC 8949) in canonical form, bounded: the decoder under WebAuthn's attestation
+        // objects and COSE keys. Pure: no dependency.
+        .target(name: "CBOR"),
+        // The WebAuthn Level 3 relying party (issue 56): COSE keys to OpenSSL keys, attestation objects, authenticator
+        // data and client data checked, registrations and assertions verified, the signature counter's rule; and its
+        // configuration (the RP ID and origins). Pure logic: storing challenges and credentials is the caller's.
+        .target(name: "WebAuthn", dependencies: ["CBOR", "AuthCrypto", "JSON", "ConfigurationReading"]),
+        // The passkeys of owners and Mail.td Pro users and the challenges of ceremonies in progress, in the database
+        // (issue 56): one model under both families of pages, knowing neither.
+        .target(name: "Passkeys", dependencies: ["Storage", "WebAuthn", "AuthCrypto"]),
         // Compact JWS (HS256/RS256), key sets by kid, JWKS.
         .target(name: "JWT", dependencies: ["JSON", "AuthCrypto"]),
         // Signing keys: in the data directory, or sealed in the shared database; generated, rotated, retired.
@@ -251,7 +261,7 @@ let package = Package(
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "OutboundSocket", "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
-            "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages",
+            "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn",
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
@@ -276,7 +286,7 @@ let package = Package(
             dependencies: [
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
-                "SMTPOutcomes",
+                "SMTPOutcomes", "WebAuthn",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support"),
@@ -304,6 +314,13 @@ let package = Package(
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
         .testTarget(name: "SigningKeysTests", dependencies: ["SigningKeys", "JWT", "JSON", "AuthCrypto", "Storage", "PosternTestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "WebAuthnTests", dependencies: [
+            "WebAuthn", "CBOR", "AuthCrypto", "ConfigurationReading", "PosternTestSupport",
+        ]),
+        .testTarget(name: "PasskeysTests", dependencies: [
+            "Passkeys", "WebAuthn", "Storage", "AuthCrypto", "PosternTestSupport",
+        ]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
         .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),
@@ -416,7 +433,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
-            "PosternApp", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
+            "PosternApp", "WebAuthn", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",

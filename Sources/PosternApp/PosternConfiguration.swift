@@ -10,6 +10,7 @@ import MailboxAccounts
 import OAuthServer
 import Owners
 import ServerKit
+import WebAuthn
 import WebInbox
 import Webhooks
 
@@ -60,6 +61,8 @@ public struct PosternConfiguration: Sendable {
     /// The web inbox's own settings (its live list's limits); the composition root adds the public URL and what it
     /// shares with the owners' pages.
     public var webInbox = WebInboxConfiguration(publicURL: "")
+    /// The passkeys' relying party: its RP ID and the origins besides the public URL's, checked against the public URL.
+    public var webAuthn = WebAuthnConfiguration()
     /// Outbound delivery's transport: the mode (off, direct, relay), the relay, the port, TLS and its trust roots.
     public var outbound = OutboundConfiguration()
     /// The outbound queue: who may send outside, the per-sender limits, the retry schedule and the queue's lifetime.
@@ -94,6 +97,7 @@ public struct PosternConfiguration: Sendable {
         jmap = try JMAPConfiguration(config: config)
         mcp = try MCPConfiguration(config: config)
         webInbox = try WebInboxConfiguration(config: config)
+        webAuthn = try WebAuthnConfiguration(config: config)
         outbound = try OutboundConfiguration(config: config)
         outboundQueue = try OutboundQueueConfiguration(config: config)
         try validate()
@@ -101,7 +105,7 @@ public struct PosternConfiguration: Sendable {
 
     /// Refuses a configuration the server cannot run with, naming the key at fault: each part's own rules, then those
     /// that span two parts (the sealing secret a PostgreSQL database needs, the proxies a PROXY header comes from, the
-    /// fully qualified SMTP name outbound delivery greets with).
+    /// fully qualified SMTP name outbound delivery greets with, the RP ID and passkey origins the public URL allows).
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
         try listener.validate()
@@ -121,11 +125,13 @@ public struct PosternConfiguration: Sendable {
         try oauth.validate()
         try jmap.validate()
         try webInbox.validate()
+        try webAuthn.validate()
         try outbound.validate()
         try outboundQueue.validate()
         try signingKeys.validate(for: storage.database())
         try smtp.validate(trustedProxies: listener.trustedProxies)
         try smtp.validate(outboundDelivery: outbound.mode != .off)
+        try webAuthn.validate(publicURL: identity.publicURL)
     }
 }
 

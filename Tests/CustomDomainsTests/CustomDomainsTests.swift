@@ -15,20 +15,7 @@ struct CustomDomainsTests {
 
     /// A migrated database of `backend` with two owners and one Pro user.
     static func database(_ backend: StorageBackend) throws -> TestDatabase {
-        let test = try backend.makeDatabase()
-        try test.database.writeSync { connection in
-            for id in ["o-ada", "o-bob"] {
-                try connection.run(
-                    "INSERT INTO owners (id, email, password_hash, created_at) VALUES (?, ?, '', 0)",
-                    [.text(id), .text(id + "@example.com")])
-            }
-            try connection.run(
-                """
-                INSERT INTO mailbox_pro_users (id, email, password_hash, max_accounts, max_domains, created_at)
-                VALUES ('u-pro', 'pro@example.com', '', 5, 5, 0)
-                """, [])
-        }
-        return test
+        try backend.makeDatabaseWithHolders()
     }
 
     static func resolver(_ server: LoopbackDNSServer) -> DNSResolver {

@@ -12,6 +12,7 @@ import OAuthServer
 import Owners
 import ServerKit
 import Testing
+import WebAuthn
 import WebInbox
 import Webhooks
 
@@ -101,6 +102,7 @@ struct ConfigurationKeyListTests {
             "Sources/JMAP/JMAPConfiguration.swift": { _ = try JMAPConfiguration(config: $0) },
             "Sources/MCPServer/MCPConfiguration.swift": { _ = try MCPConfiguration(config: $0) },
             "Sources/WebInbox/WebInboxConfiguration.swift": { _ = try WebInboxConfiguration(config: $0) },
+            "Sources/WebAuthn/WebAuthnConfiguration.swift": { _ = try WebAuthnConfiguration(config: $0) },
             "Sources/MailSandbox/SandboxConfiguration.swift": { _ = try SandboxConfiguration(config: $0) },
             "Sources/Webhooks/WebhookConfiguration.swift": { _ = try WebhookConfiguration(config: $0) },
             "Sources/Fetch/OutboundAddressConfiguration.swift": { _ = try OutboundAddressConfiguration(config: $0) },
@@ -197,6 +199,7 @@ struct ConfigurationKeyListTests {
             ("POSTERN_MAX_CONNECTIONS_PER_CLIENT", "-1"), ("POSTERN_CATCH_ALL_QUOTA", "-1"),
             ("POSTERN_OUTBOUND_DELIVERY", "smarthost"), ("POSTERN_OUTBOUND_SMTP_PORT", "0"),
             ("POSTERN_OUTBOUND_TLS", "dane"), ("POSTERN_RELAY_URL", "http://relay"),
+            ("POSTERN_WEBAUTHN_RP_ID", "192.0.2.1"), ("POSTERN_WEBAUTHN_ORIGINS", "http://app.example"),
         ])
     func surfaceRefusesBadValue(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {

@@ -1,0 +1,84 @@
+import AuthCrypto
+import Storage
+
+/// The challenges of passkey ceremonies in progress (`passkey_challenges`, migration 0047): random, single-use, five
+/// minutes long, and in the database, so that a ceremony begun on one instance finishes on another.
+///
+/// The guarantees: ``issue(_:for:now:)`` returns 32 random bytes and keeps only their SHA-256;
+/// ``consume(_:_:for:now:)`` deletes the row in the same transaction that reads it, so a challenge is accepted at most
+/// once (two instances racing with one challenge: one wins), and it is accepted only for the ceremony and the holder
+/// it was issued to, before it expires. A challenge presented for another ceremony or person is spent all the same: a
+/// ceremony that fails starts again with a new one. Time is the caller's (`now`, Unix seconds).
+public struct PasskeyChallenges: Sendable {
+    /// What a challenge was issued for.
+    public enum Ceremony: String, Sendable {
+        /// Registering a passkey, for a signed-in holder.
+        case registration
+        /// Signing in: for a holder already known, or for nobody yet (discoverable credentials).
+        case signIn = "sign_in"
+    }
+
+    /// How long a challenge stays acceptable, in seconds: 5 minutes.
+    public static let lifetime: Int64 = 300
+    /// The length of a challenge, in bytes.
+    public static let byteCount = 32
+
+    /// The database holding `passkey_challenges`.
+    public let database: any SQLDatabase
+
+    /// Challenges kept in `database` (migrated to 0047).
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
+
+    /// A new challenge for `ceremony`, bound to `holder` (nil: a sign-in whose holder the credential will name).
+    /// - Returns: the challenge's bytes, for the browser (`PublicKeyCredential*Options.challenge`).
+    /// - Throws: `StorageError`.
+    public func issue(_ ceremony: Ceremony, for holder: PasskeyHolder?, now: Int64) async throws -> [UInt8] {
+        let challenge = SecureRandom.bytes(Self.byteCount)
+        let (owner, proUser) = holder?.columns ?? (nil, nil)
+        _ = try await database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO passkey_challenges (digest, ceremony, owner_id, pro_user_id, expires_at)
+                VALUES (?, ?, ?, ?, ?)
+                """,
+                [
+                    .blob(SHA256.hash(challenge)), .text(ceremony.rawValue), owner.map(SQLValue.text) ?? .null,
+                    proUser.map(SQLValue.text) ?? .null, .integer(now + Self.lifetime),
+                ])
+        }
+        return challenge
+    }
+
+    /// Spends `challenge`: true when it was issued for `ceremony` and `holder` and has not expired nor been spent.
+    /// - Parameter holder: the holder the ceremony is for; nil for a sign-in issued to nobody.
+    /// - Throws: `StorageError`.
+    public func consume(
+        _ challenge: [UInt8], _ ceremony: Ceremony, for holder: PasskeyHolder?, now: Int64
+    ) async throws -> Bool {
+        guard challenge.count == Self.byteCount else { return false }
+        let digest = SHA256.hash(challenge)
+        return try await database.write { connection in
+            try connection.transaction {
+                let rows = try connection.query(
+                    "SELECT ceremony, owner_id, pro_user_id, expires_at FROM passkey_challenges WHERE digest = ?",
+                    [.blob(digest)])
+                guard let row = rows.first else { return false }
+                try connection.run("DELETE FROM passkey_challenges WHERE digest = ?", [.blob(digest)])
+                let issuedTo = PasskeyHolder(owner: row.text("owner_id"), proUser: row.text("pro_user_id"))
+                return row.text("ceremony") == ceremony.rawValue && issuedTo == holder
+                    && (row.int("expires_at") ?? 0) >= now
+            }
+        }
+    }
+
+    /// Deletes challenges that expired before `now`.
+    /// - Returns: how many rows were removed.
+    @discardableResult
+    public func purgeExpired(now: Int64) async throws -> Int {
+        try await database.write { connection in
+            try connection.run("DELETE FROM passkey_challenges WHERE expires_at < ?", [.integer(now)])
+        }
+    }
+}
