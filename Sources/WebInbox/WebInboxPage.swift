@@ -124,7 +124,7 @@ enum WebInboxPage {
     /// `<time>` of Unix seconds, in UTC.
     static func time(_ seconds: Int64) -> HTML {
         let text = RFC3339.format(seconds)
-        return "<time datetime=\"\(text)\">\(text.replacingOccurrences(of: "T", with: " "))</time>"
+        return "<time datetime=\"\(text)\">\(String(text.map { $0 == "T" ? " " : $0 }))</time>"
     }
 
     static let css = """

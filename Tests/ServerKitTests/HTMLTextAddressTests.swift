@@ -11,4 +11,26 @@ struct HTMLTextAddressTests {
         #expect(HTMLText.address("<script>") == HTMLText.escape("<script>"))
         #expect(HTMLText.address("") == "")
     }
+
+    @Test("non-ASCII text: characters kept whole, a full stop with a combining mark is no full stop")
+    func nonASCII() {
+        #expect(HTMLText.address("Zoë <zoë@bücher.de>") == "Zoë &lt;zoë<wbr>@bücher.<wbr>de&gt;")
+        #expect(HTMLText.address("a.\u{301}b@x") == "a.\u{301}b<wbr>@x")
+        #expect(HTMLText.address("日本@例え.jp") == "日本<wbr>@例え.<wbr>jp")
+    }
+}
+
+@Suite("HTMLText.escape: the five escaped, every other byte kept")
+struct HTMLTextEscapeTests {
+    @Test(
+        "known answers",
+        arguments: [
+            ("", ""), ("plain text", "plain text"), ("&<>\"'", "&amp;&lt;&gt;&quot;&#39;"),
+            ("Zoë & Jörg <zj@bücher.de>", "Zoë &amp; Jörg &lt;zj@bücher.de&gt;"), ("€'😀'", "€&#39;😀&#39;"),
+            ("e\u{301}<", "e\u{301}&lt;"), ("a&amp;b", "a&amp;amp;b"),
+        ])
+    func knownAnswers(text: String, escaped: String) {
+        #expect(HTMLText.escape(text) == escaped)
+        #expect(Array(HTMLText.escape(text).utf8) == Array(escaped.utf8))
+    }
 }
