@@ -20,6 +20,8 @@ public final class PostgresConnection: SQLConnection {
     private var preparedCount = 0
     /// Between a transaction's BEGIN and its end.
     private var transactionOpen = false
+    /// The session must be replaced before the next call (it reached a read-only server).
+    private var mustReconnect = false
     private static let statementCacheLimit = 256
 
     /// A statement is prepared once per text and kinds of the values bound.
@@ -34,8 +36,11 @@ public final class PostgresConnection: SQLConnection {
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=...`, or any libpq
-    /// connection string). Unless the URL says otherwise, a connection attempt gives up after 5 s.
-    /// - Throws: `StorageError` `.unavailable` naming libpq's reason (never the password).
+    /// connection string, several hosts included: see ``PostgresConnectionString``). Unless the URL says otherwise, a
+    /// connection attempt gives up after 5 s (per host). A server that does not accept writes (a standby, or
+    /// `default_transaction_read_only` on) is not kept: the stores write on every connection.
+    /// - Throws: `StorageError` `.unavailable` naming libpq's reason (never the password), or saying the server
+    ///   reached is read-only.
     public init(url: String, applicationName: String = "postern") throws {
         let keywords = ["connect_timeout", "application_name", "client_encoding", "dbname"]
         let values = ["5", applicationName, "UTF8", url]
@@ -50,6 +55,10 @@ public final class PostgresConnection: SQLConnection {
             let reason = Self.message(PQerrorMessage(connection))
             PQfinish(connection)
             throw StorageError(.unavailable, "cannot connect to PostgreSQL: \(reason)")
+        }
+        guard !Self.isReadOnly(connection) else {
+            PQfinish(connection)
+            throw Self.landedReadOnly
         }
         handle = connection
         PQsetNoticeProcessor(connection, { _, _ in }, nil)  // NOTICEs ("already exists, skipping") are not errors
@@ -212,13 +221,27 @@ public final class PostgresConnection: SQLConnection {
             }
             return
         }
-        guard PQstatus(handle) != CONNECTION_OK || receivedWhileIdle() else { return }
+        guard mustReconnect || PQstatus(handle) != CONNECTION_OK || receivedWhileIdle() else { return }
         statements.removeAll()
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             throw StorageError(.unavailable, "PostgreSQL is unreachable: \(Self.message(PQerrorMessage(handle)))")
         }
+        // A multi-host string with target_session_attrs=read-write never lands on a standby; a single host (or a
+        // balancer in front of several) may, after a failover. Such a session is dropped, and the next call tries again.
+        mustReconnect = Self.isReadOnly(handle)
+        if mustReconnect { throw Self.landedReadOnly }
     }
+
+    /// Whether the server the session reached refuses writes: PostgreSQL 14 and later report both parameters when a
+    /// session starts (a standby is `in_hot_standby`; a primary may be read-only by `default_transaction_read_only`).
+    private static func isReadOnly(_ connection: OpaquePointer) -> Bool {
+        func on(_ name: String) -> Bool { PQparameterStatus(connection, name).map { String(cString: $0) } == "on" }
+        return on("in_hot_standby") || on("default_transaction_read_only")
+    }
+
+    private static let landedReadOnly = StorageError(
+        .unavailable, "the PostgreSQL server reached is read-only (a standby?); the connection is dropped and retried")
 
     /// Whether the server closed the connection (or said anything) since the last call: an idle connection
     /// hears nothing unless the server is terminating it, which sends its FATAL message and then ends the
