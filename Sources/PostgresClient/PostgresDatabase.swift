@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import Storage
 
@@ -25,7 +26,7 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await connections.async { try body($0) }
+        try await reportingDoubt { try await connections.async { try body($0) } }
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
@@ -33,7 +34,37 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     public func writeSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try connections.sync(body)
+        do {
+            return try connections.sync(body)
+        } catch let error as StorageError where error.code == .inDoubt {
+            Self.report(error, reason: .replicationCanceled, logger: logger)
+            throw error
+        }
+    }
+
+    /// Why a commit is in doubt: the `reason` of `postern_storage_commits_in_doubt_total`.
+    enum DoubtReason: String {
+        /// The wait for the synchronous standby was canceled (``PostgresNotice``).
+        case replicationCanceled = "replication_canceled"
+    }
+
+    /// Runs `call`, reporting a commit in doubt it throws.
+    private func reportingDoubt<T>(_ call: () async throws -> T) async throws -> T {
+        do {
+            return try await call()
+        } catch let error as StorageError where error.code == .inDoubt {
+            Self.report(error, reason: .replicationCanceled, logger: logger)
+            throw error
+        }
+    }
+
+    /// Logs a commit in doubt at error (the message names the statement, never a value) and counts it: the caller
+    /// answers 503 for a write that may be lost at the next failover or found done later.
+    static func report(_ error: StorageError, reason: DoubtReason, logger: Logger) {
+        logger.error(
+            "a write was not acknowledged: its commit is in doubt",
+            metadata: ["reason": "\(reason.rawValue)", "error": "\(error.message)"])
+        Counter(label: "postern_storage_commits_in_doubt_total", dimensions: [("reason", reason.rawValue)]).increment()
     }
 
     public func readSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
