@@ -9,6 +9,7 @@ import ServerKit
 /// - `POSTERN_DATA_DIR` (a directory, default `./data`): ``dataDirectory``.
 /// - `POSTERN_DATABASE_URL` (`sqlite:///path`, `postgres://...` or libpq's `key=value` form, default the data
 ///   directory's SQLite file): ``databaseURL``; more than one PostgreSQL host needs `target_session_attrs=read-write`.
+/// - `POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS` (1 to 600, default 10): ``commitTimeoutSeconds``.
 /// - `POSTERN_MAIL_CHANGES_KEPT` (100 to 10000000, default 10000): ``mailChangesKept``.
 /// - `POSTERN_AUDIT_DAYS` (1 to 3650, default 90): ``auditDays``.
 public struct StorageConfiguration: Sendable {
@@ -21,6 +22,11 @@ public struct StorageConfiguration: Sendable {
     /// connects to whichever accepts writes) or in libpq's key/value form (`host=h1,h2 port=5432,5432 dbname=postern
     /// target_session_attrs=read-write`). See ``database()``.
     public var databaseURL: String?
+    /// PostgreSQL only: seconds a database call may take before the request answers 503 instead (a write then has an
+    /// unknown outcome: it is never canceled, may be found done later, and its connection leaves the pool). What it
+    /// bounds is chiefly a commit waiting for a synchronous standby that is gone, which nothing else bounds (not even
+    /// `statement_timeout`). Default 10.
+    public var commitTimeoutSeconds = 10
     /// How many change-log rows each mail address keeps for JMAP's `*/changes` (trimmed every minute); a client at an
     /// older state gets `cannotCalculateChanges` and starts over. Default 10000.
     public var mailChangesKept = 10000
@@ -45,6 +51,7 @@ public struct StorageConfiguration: Sendable {
     public init(config: ConfigurationReader) throws {
         if let directory = config.text("POSTERN_DATA_DIR") { dataDirectory = directory }
         databaseURL = config.text("POSTERN_DATABASE_URL")
+        if let seconds = try config.integer("POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS") { commitTimeoutSeconds = seconds }
         if let count = try config.integer("POSTERN_MAIL_CHANGES_KEPT") { mailChangesKept = count }
         if let days = try config.integer("POSTERN_AUDIT_DAYS") { auditDays = days }
         try validate()
@@ -54,6 +61,9 @@ public struct StorageConfiguration: Sendable {
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
         _ = try database()
+        guard (1...600).contains(commitTimeoutSeconds) else {
+            throw ConfigurationError(key: "POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS", message: "must be from 1 to 600")
+        }
         guard (100...10_000_000).contains(mailChangesKept) else {
             throw ConfigurationError(key: "POSTERN_MAIL_CHANGES_KEPT", message: "must be from 100 to 10000000")
         }

@@ -3,30 +3,33 @@ import Logging
 import Storage
 
 /// A PostgreSQL database as the stores see it: a few libpq connections, each confined to a serial queue of
-/// its own, every read and write going to the least busy one. Any number of Postern instances can share
-/// the database; what must agree across them is decided by the database (unique keys, SERIALIZABLE
-/// transactions), never by this process.
+/// its own, every read and write going to the least busy one (``PostgresPool``, which also bounds how long a call
+/// may take). Any number of Postern instances can share the database; what must agree across them is decided by the
+/// database (unique keys, SERIALIZABLE transactions), never by this process.
 public final class PostgresDatabase: SQLDatabase {
     /// PostgreSQL's.
     public var dialect: SQLDialect { .postgres }
-    /// Receives debug-level lines about the store.
+    /// Receives debug-level lines about the store, and the commits in doubt at error.
     public let logger: Logger
-    private let connections: LeastBusy<PostgresConnection>
+    private let connections: PostgresPool
 
     /// Connects `count` times to `url`.
+    /// - Parameters:
+    ///   - commitTimeout: how long `write` and `read` wait for a call (nil: for ever); past it the caller gets
+    ///     `.inDoubt` (503) and the connection leaves the pool (``PostgresPool``). The blocking calls never time out.
     /// - Throws: `StorageError` `.unavailable` when the server cannot be reached, `.misuse` for a count below 1.
-    public init(url: String, count: Int = 4, logger: Logger) throws {
+    public init(url: String, count: Int = 4, commitTimeout: Duration? = .seconds(10), logger: Logger) throws {
         guard count >= 1 else { throw StorageError(.misuse, "a PostgreSQL database needs at least one connection") }
-        connections = LeastBusy(
-            try (0..<count).map {
-                ConfinedConnection(connection: try PostgresConnection(url: url), label: "postern.postgres.\($0)")
-            })
+        connections = PostgresPool(
+            try (0..<count).map { _ in try PostgresConnection(url: url) }, label: "postern.postgres",
+            timeout: commitTimeout, connect: { try PostgresConnection(url: url) },
+            onDoubt: { error, reason in Self.report(error, reason: reason, logger: logger) })
         self.logger = logger
         logger.debug("storage opened", metadata: ["backend": "postgres", "connections": "\(count)"])
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await reportingDoubt { try await connections.async { try body($0) } }
+        try await connections.async { try body($0) }
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
@@ -34,37 +37,7 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     public func writeSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        do {
-            return try connections.sync(body)
-        } catch let error as StorageError where error.code == .inDoubt {
-            Self.report(error, reason: .replicationCanceled, logger: logger)
-            throw error
-        }
-    }
-
-    /// Why a commit is in doubt: the `reason` of `postern_storage_commits_in_doubt_total`.
-    enum DoubtReason: String {
-        /// The wait for the synchronous standby was canceled (``PostgresNotice``).
-        case replicationCanceled = "replication_canceled"
-    }
-
-    /// Runs `call`, reporting a commit in doubt it throws.
-    private func reportingDoubt<T>(_ call: () async throws -> T) async throws -> T {
-        do {
-            return try await call()
-        } catch let error as StorageError where error.code == .inDoubt {
-            Self.report(error, reason: .replicationCanceled, logger: logger)
-            throw error
-        }
-    }
-
-    /// Logs a commit in doubt at error (the message names the statement, never a value) and counts it: the caller
-    /// answers 503 for a write that may be lost at the next failover or found done later.
-    static func report(_ error: StorageError, reason: DoubtReason, logger: Logger) {
-        logger.error(
-            "a write was not acknowledged: its commit is in doubt",
-            metadata: ["reason": "\(reason.rawValue)", "error": "\(error.message)"])
-        Counter(label: "postern_storage_commits_in_doubt_total", dimensions: [("reason", reason.rawValue)]).increment()
+        try connections.sync(body)
     }
 
     public func readSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
@@ -77,5 +50,17 @@ public final class PostgresDatabase: SQLDatabase {
 
     public func close() {
         connections.close()
+    }
+
+    /// How many connections left the pool after a call outlived the commit timeout (for tests).
+    var replacedConnections: Int { connections.replacedCount }
+
+    /// Logs a commit in doubt at error (the message names the statement, never a value) and counts it: the caller
+    /// answers 503 for a write that may be lost at the next failover or found done later.
+    static func report(_ error: StorageError, reason: PostgresPool.DoubtReason, logger: Logger) {
+        logger.error(
+            "a write was not acknowledged: its commit is in doubt",
+            metadata: ["reason": "\(reason.rawValue)", "error": "\(error.message)"])
+        Counter(label: "postern_storage_commits_in_doubt_total", dimensions: [("reason", reason.rawValue)]).increment()
     }
 }
