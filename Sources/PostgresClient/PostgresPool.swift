@@ -189,14 +189,8 @@ final class PostgresPool: Sendable {
 
     private func acquire() -> (Int, Slot) {
         state.withLock { state in
-            var best = state.rotation
-            for offset in 0..<state.inFlight.count {
-                let candidate = (state.rotation + offset) % state.inFlight.count
-                if state.inFlight[candidate] < state.inFlight[best] { best = candidate }
-            }
-            state.inFlight[best] += 1
-            state.rotation = (best + 1) % state.inFlight.count
-            return (best, state.slots[best])
+            let index = LeastBusyChoice.take(&state.inFlight, rotation: &state.rotation)
+            return (index, state.slots[index])
         }
     }
 
