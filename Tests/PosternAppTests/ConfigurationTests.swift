@@ -110,6 +110,27 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS: 10 by default, 1 to 600 taken as given, else refused naming the key")
+    func commitTimeout() async throws {
+        func load(_ value: String?) async throws -> StorageConfiguration {
+            try await ConfigurationLoader.load(
+                environment: value.map { ["POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS": $0] } ?? [:],
+                defaultPath: "/nonexistent/config/postern.env"
+            ).storage
+        }
+        #expect(try await load(nil).commitTimeoutSeconds == 10)
+        #expect(try await load("1").commitTimeoutSeconds == 1)
+        #expect(try await load("600").commitTimeoutSeconds == 600)
+        for bad in ["0", "601", "-1", "ten"] {
+            do {
+                _ = try await load(bad)
+                Issue.record("\(bad) was accepted")
+            } catch let error as ConfigurationError {
+                #expect(error.key == "POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS")
+            }
+        }
+    }
+
     @Test("PostgreSQL needs POSTERN_KEY_SECRET of at least 16 bytes, never echoed; the key reload settings are bounded")
     func keySettings() async throws {
         func load(_ environment: [String: String]) async throws -> PosternConfiguration {
