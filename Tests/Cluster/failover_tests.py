@@ -14,13 +14,15 @@ On the synchronous pair, in this order:
   zero loss        load through HAProxy (Mail.td sign-ups, each 201 recorded; SMTP deliveries, each 250 recorded),
                    kill -9 of the primary and promotion of the standby in the middle; afterwards every recorded account
                    signs in (POST /api/token 200) and every accepted message is listed. The time from the kill to the
-                   first 2xx is printed. A /messages/wait parked on instance 2 before the kill wakes on a message
-                   another process delivers after the promotion (the LISTEN connection followed the new primary)
+                   first 2xx is printed. A /messages/wait and a JMAP event source opened on instance 2 before the kill
+                   wake on a message another process delivers after the promotion (the LISTEN connection followed the
+                   new primary)
 On the asynchronous pair (the control): the same load with the standby's WAL sender frozen shortly before the kill
 must show acknowledged writes lost in this suite's own count, or the check could not see loss at all.
 On a failure the instances' and HAProxy's logs are copied to artifacts/failover-tests/. Standard library only.
 """
 import concurrent.futures
+import http.client
 import importlib.machinery
 import importlib.util
 import os
@@ -273,15 +275,36 @@ def test_canceled_wait(cluster):
     return f"canceled while waiting: 503 after {answered:.2f} s (before the {COMMIT_TIMEOUT} s timeout), {counted} counted"
 
 
+def open_event_source(cluster, i):
+    """A JMAP event source on instance `i` for a new agent's inbox, open once the instance counts it: (its inbox
+    address, the capability token, the connection, the response)."""
+    _, _, session = ct.agent_signup(cluster.base(1))
+    token = ct.capability(cluster.base(1), session).bearer()
+    address = ct.jwt_parts(token)[1]["inboxId"]
+    state = call(cluster.base(i), "GET", "/.well-known/jmap", bearer=token).json()["state"]
+    stream = http.client.HTTPConnection(*ct.split_url(cluster.base(i)), timeout=45)
+    stream.request("GET", "/jmap/eventsource?types=*&closeafter=state&ping=0", headers={
+        "Authorization": "Bearer " + token, "Last-Event-ID": state, "Accept": "text/event-stream"})
+    response = stream.getresponse()
+    expect(response.status == 200, f"the event source on instance {i}: {response.status}")
+    deadline = time.monotonic() + 20
+    while not re.search(r"^postern_jmap_event_streams [1-9]", call(cluster.base(i), "GET", "/metrics").body.decode(),
+                        re.M):
+        expect(time.monotonic() < deadline, f"instance {i} never opened the stream")
+        time.sleep(0.02)
+    return address, token, stream, response
+
+
 def test_zero_loss(cluster):
     recipient = new_account(cluster.url)
     waiter_account = new_account(cluster.url)
+    pushed_address, pushed_token, stream, pushed = open_event_source(cluster, 2)
     load = Load(cluster, recipient)
     moments = {}
 
     def kill():
-        moments["kill"] = time.monotonic()
         cluster.pg_ha("kill-primary")
+        moments["kill"] = time.monotonic()  # once the script returns: by then every process of the primary is gone
         cluster.pg_ha("promote")
         moments["promoted"] = time.monotonic()
 
@@ -293,11 +316,17 @@ def test_zero_loss(cluster):
         # Delivered only now, after the promotion, by another process (`postern mail deliver` with instance 1's
         # settings): instance 2 hears of it through its LISTEN connection, which must have followed the new primary.
         subject = "after failover"
-        message = os.path.join(cluster.dir, "late.eml")
-        with open(message, "w") as f:
-            f.write(f"From: late@example.org\r\nTo: {address}\r\nSubject: {subject}\r\n\r\nx\r\n")
-        cluster.postern("mail", "deliver", "--to", address, message)
+        for to in (address, pushed_address):
+            message = os.path.join(cluster.dir, "late.eml")
+            with open(message, "w") as f:
+                f.write(f"From: late@example.org\r\nTo: {to}\r\nSubject: {subject}\r\n\r\nx\r\n")
+            cluster.postern("mail", "deliver", "--to", to, message)
         woken = waiting.result()
+        try:
+            body = pushed.read().decode()  # closeafter=state: the response ends after the first state event
+        finally:
+            stream.close()
+    now = retry(lambda: call(cluster.base(1), "GET", "/.well-known/jmap", bearer=pushed_token)).json()["state"]
     acknowledged, found, lost = load.check()
     recovered = load.first_success_after(moments["kill"])
     expect(recovered is not None, "no write succeeded after the kill")
@@ -305,9 +334,12 @@ def test_zero_loss(cluster):
     expect(acknowledged > 0 and len(load.accounts) > 0 and len(load.messages) > 0, "the load acknowledged nothing")
     expect(woken.status == 200 and (woken.json() or {}).get("subject") == subject,
            f"the wait parked on instance 2 before the kill: {woken}")
+    expect(body.startswith("event: state\nid: " + now + "."),
+           f"the event source opened on instance 2 before the kill, at the state {now} after the delivery: {body!r}")
     return (f"acknowledged {acknowledged} ({len(load.accounts)} sign-ups, {len(load.messages)} messages), found {found}, "
             f"lost {lost}, {load.failures} refused in the window; first 2xx {recovered:.2f} s after the kill "
-            f"(promotion took {moments['promoted'] - moments['kill']:.2f} s); the parked wait woke on instance 2")
+            f"(promotion took {moments['promoted'] - moments['kill']:.2f} s); the parked wait and the JMAP event source "
+            f"on instance 2 woke on a delivery after the promotion")
 
 
 def test_async_control(cluster):
