@@ -11,9 +11,11 @@ On the synchronous pair, in this order:
                    thawed, writes succeed again without a restart
   canceled wait    frozen again, a sign-up's backend waiting for the standby is canceled from psql
                    (pg_cancel_backend): the client gets 503, never 201, and the commit is counted in doubt
-  zero loss        load through HAProxy (Mail.td sign-ups, each 201 recorded; SMTP deliveries, each 250 recorded),
-                   kill -9 of the primary and promotion of the standby in the middle; afterwards every recorded account
-                   signs in (POST /api/token 200) and every accepted message is listed. The time from the kill to the
+  zero loss        load through HAProxy (Mail.td sign-ups, each 201 recorded; SMTP deliveries, each 250 recorded;
+                   an OAuth grant's refreshes, each 200 recorded), kill -9 of the primary and promotion of the standby
+                   in the middle; afterwards every recorded account signs in (POST /api/token 200), every accepted
+                   message is listed, every refreshed access token opens the JMAP session and the last refresh token
+                   handed out refreshes again. The time from the kill to the
                    first 2xx is printed. A /messages/wait and a JMAP event source opened on instance 2 before the kill
                    wake on a message another process delivers after the promotion (the LISTEN connection followed the
                    new primary)
@@ -21,7 +23,9 @@ On the asynchronous pair (the control): the same load with the standby's WAL sen
 must show acknowledged writes lost in this suite's own count, or the check could not see loss at all.
 On a failure the instances' and HAProxy's logs are copied to artifacts/failover-tests/. Standard library only.
 """
+import base64
 import concurrent.futures
+import hashlib
 import http.client
 import importlib.machinery
 import importlib.util
@@ -36,6 +40,7 @@ import tempfile
 import threading
 import time
 import traceback
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -107,12 +112,44 @@ def in_doubt_count(cluster, reason):
 
 # --- The load -------------------------------------------------------------------------------------------------------
 
-class Load:
-    """Sign-ups and SMTP deliveries through HAProxy from a few threads; every 2xx and 250 recorded with its time."""
+def oauth_token(base, client, **fields):
+    body = urllib.parse.urlencode(dict(fields, client_id=client)).encode()
+    return call(base, "POST", "/oauth/token", body, headers={"Content-Type": "application/x-www-form-urlencoded"})
 
-    def __init__(self, cluster, recipient):
-        self.cluster, self.recipient = cluster, recipient  # recipient: (id, address, password, token)
+
+def oauth_grant(cluster):
+    """An owner's consent to a new public client through the balancer: (client id, refresh token, the grant's inbox,
+    which the JMAP session of an access token names in X-Atomic-Account-Id)."""
+    email, password = f"owner-{secrets.token_hex(4)}@example.com", "failover-owner-pw"
+    cluster.postern("owner", "create", "--email", email, "--password", password)
+    issuer = call(cluster.url, "GET", "/.well-known/oauth-authorization-server").json()["issuer"]
+    redirect = "http://127.0.0.1:9/cb"
+    client = call(cluster.url, "POST", "/oauth/register", {"redirect_uris": [redirect]}).json()["client_id"]
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    query = urllib.parse.urlencode({
+        "response_type": "code", "client_id": client, "redirect_uri": redirect, "scope": "mail.read",
+        "resource": issuer + "/jmap", "state": "failover", "code_challenge": challenge, "code_challenge_method": "S256"})
+    callback = ct.FormDriver(cluster.url).authorize("/oauth/authorize?" + query, email, password,
+                                                   new_inbox="oauth" + secrets.token_hex(4))
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(callback).query).get("code", [""])[0]
+    expect(code, f"consent gave no code: {callback}")
+    first = oauth_token(cluster.url, client, grant_type="authorization_code", code=code, redirect_uri=redirect,
+                        code_verifier=verifier)
+    expect(first.status == 200, f"code exchange: {first}")
+    inbox = cluster.psql(f"SELECT agent_id FROM oauth_grants WHERE client_id = '{client}'")[0][0]
+    return client, first.json()["refresh_token"], inbox
+
+
+class Load:
+    """Sign-ups, SMTP deliveries and OAuth refreshes through HAProxy from a few threads; every 2xx and 250 recorded
+    with its time."""
+
+    def __init__(self, cluster, recipient, oauth=None):
+        self.cluster, self.recipient, self.oauth = cluster, recipient, oauth  # recipient: (id, address, password, token)
         self.accounts, self.messages, self.successes, self.failures = [], [], [], 0
+        self.access_tokens = []
+        self.last_refresh = None  # the refresh token of the chain's last 200, while no later refresh was refused
         self.lock = threading.Lock()
         self.stopping = threading.Event()
 
@@ -157,9 +194,32 @@ class Load:
             if not ok:
                 time.sleep(0.05)
 
+    def refreshes(self):
+        """One grant's refresh chain: each 200 gives the next refresh token and an access token that must work."""
+        client, refresh, _ = self.oauth
+        while not self.stopping.is_set():
+            started = time.monotonic()
+            try:
+                r = oauth_token(self.cluster.url, client, grant_type="refresh_token", refresh_token=refresh)
+            except ct.NETWORK_ERRORS:
+                r = None
+            with self.lock:
+                if r is not None and r.status == 200:
+                    refresh = self.last_refresh = r.json()["refresh_token"]
+                    self.access_tokens.append(r.json()["access_token"])
+                    self.successes.append((started, time.monotonic()))
+                else:
+                    self.failures += 1
+            if r is not None and r.status == 400:
+                with self.lock:
+                    self.last_refresh = None
+                return  # a refresh answered 503 had rotated the token after all (a lost race, not a loss): chain ends
+            if r is None or r.status != 200:
+                time.sleep(0.05)
+
     def run(self, seconds, events):
         """Runs the load for `seconds`; `events` is [(at seconds, function)], each run once at its time."""
-        workers = [self.signups] * 3 + [self.deliveries] * 2
+        workers = [self.signups] * 3 + [self.deliveries] * 2 + ([self.refreshes] if self.oauth else [])
         begin = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
             futures = [pool.submit(w) for w in workers]
@@ -199,7 +259,17 @@ class Load:
                 break
             page += 1
         missing += sum(1 for subject in self.messages if subject not in listed)
-        acknowledged = len(self.accounts) + len(self.messages)
+        for access in self.access_tokens:
+            r = retry(lambda: call(self.cluster.url, "GET", "/.well-known/jmap", bearer=access,
+                                   headers={"X-Atomic-Account-Id": self.oauth[2]}))
+            if r.status != 200:
+                missing += 1
+        if self.last_refresh:  # the last rotation acknowledged is the grant's current one on the new primary
+            r = retry(lambda: oauth_token(self.cluster.url, self.oauth[0], grant_type="refresh_token",
+                                          refresh_token=self.last_refresh))
+            if r.status != 200:
+                missing += 1
+        acknowledged = len(self.accounts) + len(self.messages) + len(self.access_tokens)
         return acknowledged, acknowledged - missing, missing
 
 
@@ -299,7 +369,7 @@ def test_zero_loss(cluster):
     recipient = new_account(cluster.url)
     waiter_account = new_account(cluster.url)
     pushed_address, pushed_token, stream, pushed = open_event_source(cluster, 2)
-    load = Load(cluster, recipient)
+    load = Load(cluster, recipient, oauth_grant(cluster))
     moments = {}
 
     def kill():
@@ -336,7 +406,8 @@ def test_zero_loss(cluster):
            f"the wait parked on instance 2 before the kill: {woken}")
     expect(body.startswith("event: state\nid: " + now + "."),
            f"the event source opened on instance 2 before the kill, at the state {now} after the delivery: {body!r}")
-    return (f"acknowledged {acknowledged} ({len(load.accounts)} sign-ups, {len(load.messages)} messages), found {found}, "
+    return (f"acknowledged {acknowledged} ({len(load.accounts)} sign-ups, {len(load.messages)} messages, "
+            f"{len(load.access_tokens)} refreshes), found {found}, "
             f"lost {lost}, {load.failures} refused in the window; first 2xx {recovered:.2f} s after the kill "
             f"(promotion took {moments['promoted'] - moments['kill']:.2f} s); the parked wait and the JMAP event source "
             f"on instance 2 woke on a delivery after the promotion")
