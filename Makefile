@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= config/postern.env
 
-.PHONY: bootstrap build release run cluster cluster-stop test client-tests outbound-tests cluster-tests bench-cluster schemathesis sanitize bench instructions fuzz soak clean
+.PHONY: bootstrap build release run cluster cluster-stop test client-tests outbound-tests cluster-tests failover-tests bench-cluster schemathesis sanitize bench instructions fuzz soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -54,6 +54,9 @@ cluster-stop:
 ## the cluster tests (Tests/Cluster/cluster_tests.py): two instances of the debug build on one PostgreSQL behind
 ## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
 ## restarts, kill -9 and a PostgreSQL restart mid-load;
+## the failover suite (Tests/Cluster/failover_tests.py, about two minutes): two instances on a primary and a
+## synchronous standby (scripts/pg-ha), a frozen standby, a canceled wait, kill -9 of the primary under load with
+## zero acknowledged writes lost, and the asynchronous control that must show loss;
 ## schemathesis on every documented operation (scripts/schemathesis, about a minute).
 test:
 	@scripts/bootstrap --test
@@ -67,6 +70,10 @@ schemathesis: build
 ## Only the cluster tests, against the current debug build (CLUSTER_TESTS_ONLY=name,... for some).
 cluster-tests: build
 	POSTERN_BIN=.build/debug/postern Tests/Cluster/cluster_tests.py
+
+## Only the failover suite (docs/postgres.md, failover), against the current debug build.
+failover-tests: build
+	POSTERN_BIN=.build/debug/postern Tests/Cluster/failover_tests.py
 
 ## Only the client tests, against the current debug build.
 client-tests:

@@ -95,6 +95,7 @@ let package = Package(
         // PostgreSQL through libpq behind Storage's SQLConnection: placeholders, values, errors, reconnection.
         .target(name: "PostgresClient", dependencies: [
             "CLibPQ", "Storage", .product(name: "Logging", package: "swift-log"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
         // The files a running server needs (migrations/{sqlite,postgres}/*.sql, openapi.json), compiled in by the EmbedResources
         // plugin so that the binary runs from any directory; a new migration needs no change here.

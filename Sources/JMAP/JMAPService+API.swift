@@ -90,8 +90,9 @@ extension JMAPService {
             } catch let error as RequestError {
                 throw error
             } catch {
-                if ServiceFailure(error).shouldLog { onUnexpectedError(error, requestID) }
-                call.responses.keep(.serverFail, callID: callID)
+                let failure = ServiceFailure(error)
+                if failure.shouldLog { onUnexpectedError(error, requestID) }
+                call.responses.keep(failure == .unavailable ? .serverUnavailable : .serverFail, callID: callID)
             }
         }
         var body: [(String, JSONValue)] = [

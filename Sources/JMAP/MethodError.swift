@@ -17,6 +17,10 @@ struct MethodError: Error, Sendable, Equatable {
         "requestTooLarge",
         "The answer would pass the server's response size limit (maxSizeResponse); ask for fewer objects or less data.")
     static let serverFail = MethodError("serverFail", "The server could not complete the method; try again.")
+    /// RFC 8620 3.6.2: the database could not answer now or could not confirm a write (``ServiceFailure/unavailable``);
+    /// the same call may succeed later (a write it made may then be found done).
+    static let serverUnavailable = MethodError(
+        "serverUnavailable", "The database is unavailable or could not confirm the write; try again after a pause.")
     static func unknownMethod(_ name: String) -> MethodError {
         MethodError("unknownMethod", "\(name) is not a method this server has, or its capability is not in `using`.")
     }

@@ -10,6 +10,9 @@ enum MetricFamilies {
         "postern_mail_waiting_requests": "Requests parked until their address's mail changes (/messages/wait).",
         "postern_storage_bytes":
             "Size of the database: the SQLite file's pages (page_count * page_size) or pg_database_size.",
+        "postern_storage_commits_in_doubt_total":
+            "PostgreSQL writes answered 503 because their commit is in doubt, by reason (replication_canceled: the "
+            + "wait for the synchronous standby was canceled; timeout: not confirmed within the commit timeout).",
         "postern_http_requests_total": "HTTP requests answered, by route template, method and status.",
         "postern_http_request_duration_seconds":
             "Time from a complete request to its response, by route template, method and status.",

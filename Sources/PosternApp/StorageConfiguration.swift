@@ -1,4 +1,5 @@
 import Foundation
+import PostgresClient
 import ServerKit
 
 /// Where Postern keeps its data and how long it keeps what grows: the data directory, the database, the mail change
@@ -6,8 +7,9 @@ import ServerKit
 ///
 /// ## Configuration keys
 /// - `POSTERN_DATA_DIR` (a directory, default `./data`): ``dataDirectory``.
-/// - `POSTERN_DATABASE_URL` (`sqlite:///path` or `postgres://...`, default the data directory's SQLite file):
-///   ``databaseURL``.
+/// - `POSTERN_DATABASE_URL` (`sqlite:///path`, `postgres://...` or libpq's `key=value` form, default the data
+///   directory's SQLite file): ``databaseURL``; more than one PostgreSQL host needs `target_session_attrs=read-write`.
+/// - `POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS` (1 to 600, default 10): ``commitTimeoutSeconds``.
 /// - `POSTERN_MAIL_CHANGES_KEPT` (100 to 10000000, default 10000): ``mailChangesKept``.
 /// - `POSTERN_AUDIT_DAYS` (1 to 3650, default 90): ``auditDays``.
 public struct StorageConfiguration: Sendable {
@@ -15,8 +17,16 @@ public struct StorageConfiguration: Sendable {
     public var dataDirectory = "./data"
     /// Where accounts, tokens' epochs and mail live: nil or empty for the data directory's SQLite file,
     /// `sqlite:///absolute/path` for another SQLite file, or `postgres://user:password@host:port/database` (also
-    /// `postgresql://`, libpq's query options such as `sslmode=require` included) for PostgreSQL. See ``database()``.
+    /// `postgresql://`, libpq's query options such as `sslmode=require` included) for PostgreSQL, also with several hosts
+    /// (`postgres://user@h1:5432,h2:5432/postern?target_session_attrs=read-write`, a primary and its standbys: libpq
+    /// connects to whichever accepts writes) or in libpq's key/value form (`host=h1,h2 port=5432,5432 dbname=postern
+    /// target_session_attrs=read-write`). See ``database()``.
     public var databaseURL: String?
+    /// PostgreSQL only: seconds a database call may take before the request answers 503 instead (a write then has an
+    /// unknown outcome: it is never canceled, may be found done later, and its connection leaves the pool). What it
+    /// bounds is chiefly a commit waiting for a synchronous standby that is gone, which nothing else bounds (not even
+    /// `statement_timeout`). Default 10.
+    public var commitTimeoutSeconds = 10
     /// How many change-log rows each mail address keeps for JMAP's `*/changes` (trimmed every minute); a client at an
     /// older state gets `cannotCalculateChanges` and starts over. Default 10000.
     public var mailChangesKept = 10000
@@ -41,6 +51,7 @@ public struct StorageConfiguration: Sendable {
     public init(config: ConfigurationReader) throws {
         if let directory = config.text("POSTERN_DATA_DIR") { dataDirectory = directory }
         databaseURL = config.text("POSTERN_DATABASE_URL")
+        if let seconds = try config.integer("POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS") { commitTimeoutSeconds = seconds }
         if let count = try config.integer("POSTERN_MAIL_CHANGES_KEPT") { mailChangesKept = count }
         if let days = try config.integer("POSTERN_AUDIT_DAYS") { auditDays = days }
         try validate()
@@ -50,6 +61,9 @@ public struct StorageConfiguration: Sendable {
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
         _ = try database()
+        guard (1...600).contains(commitTimeoutSeconds) else {
+            throw ConfigurationError(key: "POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS", message: "must be from 1 to 600")
+        }
         guard (100...10_000_000).contains(mailChangesKept) else {
             throw ConfigurationError(key: "POSTERN_MAIL_CHANGES_KEPT", message: "must be from 100 to 10000000")
         }
@@ -67,13 +81,21 @@ public struct StorageConfiguration: Sendable {
     }
 
     /// Where the database is, from ``databaseURL`` and ``dataDirectory``.
-    /// - Throws: ``ConfigurationError`` naming `POSTERN_DATABASE_URL` for any other scheme (the URL itself is never
-    ///   echoed: it may hold a password).
+    /// - Throws: ``ConfigurationError`` naming `POSTERN_DATABASE_URL` for any other scheme, a PostgreSQL string libpq
+    ///   cannot read, or several hosts without `target_session_attrs=read-write` (the URL itself is never echoed: it may
+    ///   hold a password).
     public func database() throws -> DatabaseLocation {
         guard let url = databaseURL?.trimmingCharacters(in: .whitespaces), !url.isEmpty else {
             return .sqlite(path: DataDirectory.databasePath(dataDirectory))
         }
-        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") { return .postgres(url: url) }
+        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") || PostgresConnectionString.isKeyValueForm(url) {
+            do {
+                _ = try PostgresConnectionString(validating: url)
+            } catch {
+                throw ConfigurationError(key: "POSTERN_DATABASE_URL", message: error.description)
+            }
+            return .postgres(url: url)
+        }
         if url.hasPrefix("sqlite://") {
             let path = String(url.dropFirst("sqlite://".count))
             guard path.hasPrefix("/"), path.count > 1 else {
@@ -85,7 +107,8 @@ public struct StorageConfiguration: Sendable {
         }
         throw ConfigurationError(
             key: "POSTERN_DATABASE_URL",
-            message: "must be sqlite:///absolute/path or postgres://user:password@host:port/database, or unset")
+            message: "must be sqlite:///absolute/path, postgres://user:password@host:port/database (or libpq's "
+                + "key=value form), or unset")
     }
 
     /// The error of a command that copies SQLite files, given a PostgreSQL database.

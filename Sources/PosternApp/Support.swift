@@ -55,7 +55,9 @@ enum DatabaseOpener {
             try DataDirectory.prepare((path as NSString).deletingLastPathComponent, logger: logger)
             return try Database.open(path: path, readerCount: readers, logger: logger)
         case .postgres(let url):
-            return try PostgresDatabase(url: url, count: readers + 1, logger: logger)
+            return try PostgresDatabase(
+                url: url, count: readers + 1, commitTimeout: .seconds(configuration.storage.commitTimeoutSeconds),
+                logger: logger)
         }
     }
 

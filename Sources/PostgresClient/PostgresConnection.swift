@@ -20,6 +20,12 @@ public final class PostgresConnection: SQLConnection {
     private var preparedCount = 0
     /// Between a transaction's BEGIN and its end.
     private var transactionOpen = false
+    /// The session must be replaced before the next call (it reached a read-only server).
+    private var mustReconnect = false
+    /// What the server's notices said; installed on `handle`, which it outlives (`deinit` finishes `handle` first).
+    private let notices = PostgresNotice.Receiver()
+    /// The first statement of the transaction in progress after BEGIN: what a commit in doubt is logged as.
+    private var transactionPurpose: String?
     private static let statementCacheLimit = 256
 
     /// A statement is prepared once per text and kinds of the values bound.
@@ -34,8 +40,11 @@ public final class PostgresConnection: SQLConnection {
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=...`, or any libpq
-    /// connection string). Unless the URL says otherwise, a connection attempt gives up after 5 s.
-    /// - Throws: `StorageError` `.unavailable` naming libpq's reason (never the password).
+    /// connection string, several hosts included: see ``PostgresConnectionString``). Unless the URL says otherwise, a
+    /// connection attempt gives up after 5 s (per host). A server that does not accept writes (a standby, or
+    /// `default_transaction_read_only` on) is not kept: the stores write on every connection.
+    /// - Throws: `StorageError` `.unavailable` naming libpq's reason (never the password), or saying the server
+    ///   reached is read-only.
     public init(url: String, applicationName: String = "postern") throws {
         let keywords = ["connect_timeout", "application_name", "client_encoding", "dbname"]
         let values = ["5", applicationName, "UTF8", url]
@@ -51,8 +60,12 @@ public final class PostgresConnection: SQLConnection {
             PQfinish(connection)
             throw StorageError(.unavailable, "cannot connect to PostgreSQL: \(reason)")
         }
+        guard !Self.isReadOnly(connection) else {
+            PQfinish(connection)
+            throw Self.landedReadOnly
+        }
         handle = connection
-        PQsetNoticeProcessor(connection, { _, _ in }, nil)  // NOTICEs ("already exists, skipping") are not errors
+        notices.install(on: connection)  // kept by libpq across PQreset
     }
 
     deinit {
@@ -63,9 +76,10 @@ public final class PostgresConnection: SQLConnection {
 
     public func execute(_ sql: String) throws {
         try reconnectIfLost()
+        noteStatement(sql)
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
-        try check(result)
+        try check(result, sql)
     }
 
     @discardableResult
@@ -150,7 +164,10 @@ public final class PostgresConnection: SQLConnection {
         guard !transactionOpen else { throw StorageError(.misuse, "a transaction is already open on this connection") }
         try reconnectIfLost()
         transactionOpen = true
-        defer { transactionOpen = false }
+        defer {
+            transactionOpen = false
+            transactionPurpose = nil
+        }
         return try runTransaction(begin: begin, alreadyOpen: isInTransaction, body)
     }
 
@@ -163,6 +180,7 @@ public final class PostgresConnection: SQLConnection {
         -> T
     {
         try reconnectIfLost()
+        noteStatement(sql)
         let statement = try prepared(sql, bindings)
         guard statement.parameterCount == bindings.count else {
             throw StorageError(
@@ -172,7 +190,7 @@ public final class PostgresConnection: SQLConnection {
             PQexecPrepared(handle, statement.name, Int32(bindings.count), values, lengths, formats, 0)
         }
         defer { PQclear(result) }
-        try check(result)
+        try check(result, sql)
         guard let result else { throw StorageError(.unavailable, "no result from PostgreSQL") }
         return try body(result)
     }
@@ -192,7 +210,7 @@ public final class PostgresConnection: SQLConnection {
             PQprepare(handle, name, numbered, Int32(count), count == types.count ? typePointer.baseAddress : nil)
         }
         defer { PQclear(result) }
-        try check(result)
+        try check(result, sql)
         let statement = Prepared(name: name, parameterCount: count)
         statements[key] = statement
         return statement
@@ -212,13 +230,27 @@ public final class PostgresConnection: SQLConnection {
             }
             return
         }
-        guard PQstatus(handle) != CONNECTION_OK || receivedWhileIdle() else { return }
+        guard mustReconnect || PQstatus(handle) != CONNECTION_OK || receivedWhileIdle() else { return }
         statements.removeAll()
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             throw StorageError(.unavailable, "PostgreSQL is unreachable: \(Self.message(PQerrorMessage(handle)))")
         }
+        // A multi-host string with target_session_attrs=read-write never lands on a standby; a single host (or a
+        // balancer in front of several) may, after a failover. Such a session is dropped, and the next call tries again.
+        mustReconnect = Self.isReadOnly(handle)
+        if mustReconnect { throw Self.landedReadOnly }
     }
+
+    /// Whether the server the session reached refuses writes: PostgreSQL 14 and later report both parameters when a
+    /// session starts (a standby is `in_hot_standby`; a primary may be read-only by `default_transaction_read_only`).
+    private static func isReadOnly(_ connection: OpaquePointer) -> Bool {
+        func on(_ name: String) -> Bool { PQparameterStatus(connection, name).map { String(cString: $0) } == "on" }
+        return on("in_hot_standby") || on("default_transaction_read_only")
+    }
+
+    private static let landedReadOnly = StorageError(
+        .unavailable, "the PostgreSQL server reached is read-only (a standby?); the connection is dropped and retried")
 
     /// Whether the server closed the connection (or said anything) since the last call: an idle connection
     /// hears nothing unless the server is terminating it, which sends its FATAL message and then ends the
@@ -236,10 +268,34 @@ public final class PostgresConnection: SQLConnection {
         return heard
     }
 
+    /// Forgets what earlier notices said (a ROLLBACK's, say) and remembers a transaction's first statement.
+    private func noteStatement(_ sql: String) {
+        _ = notices.takeInDoubt()
+        if transactionOpen && transactionPurpose == nil && !sql.hasPrefix("BEGIN") {
+            transactionPurpose = Self.purpose(sql)
+        }
+    }
+
+    /// A statement as a log names it: its first 80 characters on one line (statements bind their values, so no
+    /// value is ever in the text).
+    static func purpose(_ sql: String) -> String {
+        let words = sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).joined(separator: " ")
+        return words.count > 80 ? String(words.prefix(80)) + "..." : words
+    }
+
     /// Throws for a failed result: the error classified by its SQLSTATE, `.unavailable` when the
-    /// connection itself failed, `PostgresRetry` for a conflict the transaction may be retried after.
-    private func check(_ result: OpaquePointer?) throws {
+    /// connection itself failed, `PostgresRetry` for a conflict the transaction may be retried after; and for a
+    /// successful one whose notices said its commit is in doubt (``PostgresNotice``), `.inDoubt` naming the statement
+    /// (a transaction's first one for its COMMIT).
+    private func check(_ result: OpaquePointer?, _ sql: String) throws {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        if notices.takeInDoubt() {
+            let statement = sql == "COMMIT" ? transactionPurpose ?? sql : Self.purpose(sql)
+            throw StorageError(
+                .inDoubt,
+                "commit in doubt: PostgreSQL committed \"\(statement)\" locally but canceled the wait for the "
+                    + "synchronous standby, which may not have it")
+        }
         switch status {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return

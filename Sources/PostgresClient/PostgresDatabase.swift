@@ -1,25 +1,29 @@
+import CoreMetrics
 import Logging
 import Storage
 
 /// A PostgreSQL database as the stores see it: a few libpq connections, each confined to a serial queue of
-/// its own, every read and write going to the least busy one. Any number of Postern instances can share
-/// the database; what must agree across them is decided by the database (unique keys, SERIALIZABLE
-/// transactions), never by this process.
+/// its own, every read and write going to the least busy one (``PostgresPool``, which also bounds how long a call
+/// may take). Any number of Postern instances can share the database; what must agree across them is decided by the
+/// database (unique keys, SERIALIZABLE transactions), never by this process.
 public final class PostgresDatabase: SQLDatabase {
     /// PostgreSQL's.
     public var dialect: SQLDialect { .postgres }
-    /// Receives debug-level lines about the store.
+    /// Receives debug-level lines about the store, and the commits in doubt at error.
     public let logger: Logger
-    private let connections: LeastBusy<PostgresConnection>
+    private let connections: PostgresPool
 
     /// Connects `count` times to `url`.
+    /// - Parameters:
+    ///   - commitTimeout: how long `write` and `read` wait for a call (nil: for ever); past it the caller gets
+    ///     `.inDoubt` (503) and the connection leaves the pool (``PostgresPool``). The blocking calls never time out.
     /// - Throws: `StorageError` `.unavailable` when the server cannot be reached, `.misuse` for a count below 1.
-    public init(url: String, count: Int = 4, logger: Logger) throws {
+    public init(url: String, count: Int = 4, commitTimeout: Duration? = .seconds(10), logger: Logger) throws {
         guard count >= 1 else { throw StorageError(.misuse, "a PostgreSQL database needs at least one connection") }
-        connections = LeastBusy(
-            try (0..<count).map {
-                ConfinedConnection(connection: try PostgresConnection(url: url), label: "postern.postgres.\($0)")
-            })
+        connections = PostgresPool(
+            try (0..<count).map { _ in try PostgresConnection(url: url) }, label: "postern.postgres",
+            timeout: commitTimeout, connect: { try PostgresConnection(url: url) },
+            onDoubt: { error, reason in Self.report(error, reason: reason, logger: logger) })
         self.logger = logger
         logger.debug("storage opened", metadata: ["backend": "postgres", "connections": "\(count)"])
     }
@@ -46,5 +50,17 @@ public final class PostgresDatabase: SQLDatabase {
 
     public func close() {
         connections.close()
+    }
+
+    /// How many connections left the pool after a call outlived the commit timeout (for tests).
+    var replacedConnections: Int { connections.replacedCount }
+
+    /// Logs a commit in doubt at error (the message names the statement, never a value) and counts it: the caller
+    /// answers 503 for a write that may be lost at the next failover or found done later.
+    static func report(_ error: StorageError, reason: PostgresPool.DoubtReason, logger: Logger) {
+        logger.error(
+            "a write was not acknowledged: its commit is in doubt",
+            metadata: ["reason": "\(reason.rawValue)", "error": "\(error.message)"])
+        Counter(label: "postern_storage_commits_in_doubt_total", dimensions: [("reason", reason.rawValue)]).increment()
     }
 }

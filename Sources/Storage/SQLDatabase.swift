@@ -69,19 +69,26 @@ public final class LeastBusy<Connection: SQLConnection>: Sendable {
 
     /// The least busy connection's index (ties go round robin); paired with `release`.
     private func acquire() -> Int {
-        state.withLock { state in
-            var best = state.rotation
-            for offset in 0..<state.inFlight.count {
-                let candidate = (state.rotation + offset) % state.inFlight.count
-                if state.inFlight[candidate] < state.inFlight[best] { best = candidate }
-            }
-            state.inFlight[best] += 1
-            state.rotation = (best + 1) % state.inFlight.count
-            return best
-        }
+        state.withLock { state in LeastBusyChoice.take(&state.inFlight, rotation: &state.rotation) }
     }
 
     private func release(_ index: Int) {
         state.withLock { $0.inFlight[index] -= 1 }
+    }
+}
+
+/// The choice `LeastBusy` makes, for pools of another shape (PostgreSQL's, which replaces its connections).
+public enum LeastBusyChoice {
+    /// The index with the fewest blocks in flight (ties go round robin from `rotation`), counted in, and the rotation
+    /// moved past it.
+    public static func take(_ inFlight: inout [Int], rotation: inout Int) -> Int {
+        var best = rotation
+        for offset in 0..<inFlight.count {
+            let candidate = (rotation + offset) % inFlight.count
+            if inFlight[candidate] < inFlight[best] { best = candidate }
+        }
+        inFlight[best] += 1
+        rotation = (best + 1) % inFlight.count
+        return best
     }
 }

@@ -40,6 +40,10 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         public static let unavailable = Code("unavailable")
         /// Any other failure reported by a database server (PostgreSQL's SQLSTATE is in the message).
         public static let server = Code("server")
+        /// A write whose outcome is unknown: PostgreSQL committed it locally but its synchronous standby never
+        /// confirmed it (the wait was canceled), or the commit was not confirmed within the commit timeout. It must
+        /// not be acknowledged (surfaces answer 503): it may be lost at a failover, or found done later.
+        public static let inDoubt = Code("inDoubt")
 
         /// The code's name, e.g. `full`.
         public var description: String { name }
@@ -78,10 +82,11 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     }
 
     /// True when the failure is the store's condition rather than the request's: full disk, I/O error,
-    /// busy past the timeout, unopenable or read-only database. The app answers 503 for these.
+    /// busy past the timeout, unopenable or read-only database, a server out of reach, a commit in doubt. The app
+    /// answers 503 for these.
     public var isUnavailable: Bool {
         switch code {
-        case .full, .io, .busy, .cantOpen, .readOnly, .unavailable: return true
+        case .full, .io, .busy, .cantOpen, .readOnly, .unavailable, .inDoubt: return true
         default: return false
         }
     }

@@ -62,7 +62,7 @@ struct ConfigurationTests {
     }
 
     @Test(
-        "POSTERN_DATABASE_URL: unset is the data directory's SQLite file; sqlite:/// and postgres:// are read as given")
+        "POSTERN_DATABASE_URL: unset is SQLite's file; sqlite:///, postgres:// and key=value read as given; hosts need read-write")
     func databaseURL() async throws {
         func location(_ url: String?) async throws -> StorageConfiguration.DatabaseLocation {
             let base = ["POSTERN_DATA_DIR": "/srv/p", "POSTERN_KEY_SECRET": "0123456789abcdef"]
@@ -78,13 +78,55 @@ struct ConfigurationTests {
         let url = "postgres://postern:s3cret@db.internal:5432/postern?sslmode=require"
         #expect(try await location(url) == .postgres(url: url))
         #expect(try await location("postgresql://h/db") == .postgres(url: "postgresql://h/db"))
-        for bad in ["mysql://root:s3cret@h/db", "sqlite://relative/path", "s3cret"] {
+        let hosts = "postgres://postern:s3cret@h1:5432,h2:5433/postern?target_session_attrs=read-write&connect_timeout=2"
+        #expect(try await location(hosts) == .postgres(url: hosts))
+        let pairs = "host=h1,h2 port=5432,5433 dbname=postern password=s3cret target_session_attrs=read-write"
+        #expect(try await location(pairs) == .postgres(url: pairs))
+        // Several hosts without target_session_attrs=read-write could land writes on a standby: refused, naming it.
+        for unsafe in [
+            "postgres://postern:s3cret@h1:5432,h2:5433/postern", "postgres://postern:s3cret@h1,h2/p?target_session_attrs=any",
+            "host=h1,h2 dbname=postern password=s3cret",
+        ] {
+            await #expect(throws: ConfigurationError.self) { try await location(unsafe) }
+            do {
+                _ = try await location(unsafe)
+            } catch let error as ConfigurationError {
+                #expect(error.key == "POSTERN_DATABASE_URL")
+                #expect("\(error)".contains("target_session_attrs=read-write"))
+                #expect(!"\(error)".contains("s3cret"), "the refusal echoes the URL")
+            }
+        }
+        for bad in [
+            "mysql://root:s3cret@h/db", "sqlite://relative/path", "s3cret", "postgres://h/db?s3cret=1",
+            "host=h password=s3cret bogus=1",
+        ] {
             do {
                 _ = try await location(bad)
                 Issue.record("\(bad) was accepted")
             } catch let error as ConfigurationError {
                 #expect(error.key == "POSTERN_DATABASE_URL")
                 #expect(!"\(error)".contains("s3cret"), "the refusal echoes the URL")
+            }
+        }
+    }
+
+    @Test("POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS: 10 by default, 1 to 600 taken as given, else refused naming the key")
+    func commitTimeout() async throws {
+        func load(_ value: String?) async throws -> StorageConfiguration {
+            try await ConfigurationLoader.load(
+                environment: value.map { ["POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS": $0] } ?? [:],
+                defaultPath: "/nonexistent/config/postern.env"
+            ).storage
+        }
+        #expect(try await load(nil).commitTimeoutSeconds == 10)
+        #expect(try await load("1").commitTimeoutSeconds == 1)
+        #expect(try await load("600").commitTimeoutSeconds == 600)
+        for bad in ["0", "601", "-1", "ten"] {
+            do {
+                _ = try await load(bad)
+                Issue.record("\(bad) was accepted")
+            } catch let error as ConfigurationError {
+                #expect(error.key == "POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS")
             }
         }
     }

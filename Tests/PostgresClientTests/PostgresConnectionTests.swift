@@ -207,4 +207,40 @@ struct PostgresConnectionTests {
         try server.startAgain()
         #expect(try connection.query("SELECT 1 AS one").first?.int("one") == 1)
     }
+
+    @Test("a multi-host URL skips a host that does not answer and connects to the next")
+    func multiHost() throws {
+        // Port 1 on loopback refuses at once; libpq then tries the next host.
+        let hosts = url.replacingOccurrences(of: "@127.0.0.1:", with: "@127.0.0.1:1,127.0.0.1:")
+            + "?target_session_attrs=read-write&connect_timeout=2"
+        #expect(hosts != url)
+        let connection = try PostgresConnection(url: hosts)
+        #expect(try connection.query("SELECT 1 AS one").first?.int("one") == 1)
+    }
+
+    @Test("a server that refuses writes is not kept: at connect, and at a reconnection, until it accepts them again")
+    func readOnlyServerDropped() throws {
+        let admin = try PostgresConnection(url: url)
+        let name = try #require(try admin.query("SELECT current_database() AS d").first?.text("d"))
+        let connection = try PostgresConnection(url: url)
+        #expect(try connection.query("SELECT 1 AS one").count == 1)
+        try admin.execute("ALTER DATABASE \(name) SET default_transaction_read_only = on")
+        defer { try? admin.execute("ALTER DATABASE \(name) RESET default_transaction_read_only") }
+        #expect {
+            _ = try PostgresConnection(url: url)
+        } throws: { ($0 as? StorageError)?.code == .unavailable && "\($0)".contains("read-only") }
+        // The server drops the live session (as a failover does); the reconnection lands read-only and is dropped.
+        _ = try admin.query(
+            "SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()",
+            [.text(name)])
+        usleep(100_000)
+        for _ in 0..<2 {
+            #expect {
+                _ = try connection.query("SELECT 1 AS one")
+            } throws: { ($0 as? StorageError)?.code == .unavailable && "\($0)".contains("read-only") }
+        }
+        try admin.execute("ALTER DATABASE \(name) RESET default_transaction_read_only")
+        #expect(try connection.query("SELECT 1 AS one").first?.int("one") == 1)
+        try connection.run("CREATE TABLE w (x BIGINT)")
+    }
 }

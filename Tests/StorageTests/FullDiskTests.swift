@@ -96,6 +96,9 @@ struct FullDiskTests {
         #expect(StorageError(resultCode: 19 | (5 << 8), message: "").code == .constraint)
         #expect(StorageError(resultCode: 11, message: "").code == .corrupt)
         #expect(StorageError(resultCode: 1, message: "").code == .sqlite)
+        // A PostgreSQL commit in doubt (the standby never confirmed it) is the store's state: 503, never a 2xx.
+        #expect(StorageError(.inDoubt, "").isUnavailable)
+        #expect(StorageError(.unavailable, "").isUnavailable)
         for code: Int32 in [19, 19 | (8 << 8), 11, 1, 21] {
             #expect(StorageError(resultCode: code, message: "").isUnavailable == false, "code \(code)")
         }

@@ -26,6 +26,9 @@ POSTERN_INSTANCES=N. All of it is kept in DIR/instances.env, which restarts use 
 POSTERN_BIN names the binary (default: this checkout's .build/release/postern; `make cluster` builds it).
 CLUSTER_DATABASE=sqlite (with N=1) serves one instance on a SQLite file in DIR/sqlite instead, behind the same
 balancer: the embedded default, for comparison (scripts/bench-cluster). PG_DIR is then empty.
+CLUSTER_DATABASE=pg-ha serves them on a primary and a synchronous standby (scripts/pg-ha in DIR/pg-ha, the multi-host
+URL), pg-ha-async on the same pair replicating asynchronously: the failover suite (Tests/Cluster/failover_tests.py).
+PG_DIR is then DIR/pg-ha, the directory scripts/pg-ha kill-primary, promote, freeze-standby ... take.
 
 HAProxy's configuration is deploy/haproxy.cfg (the one docker compose uses) rendered for loopback into
 DIR/haproxy.cfg: HTTP, SMTP and the sandbox each on a free port; for HTTP health checks on GET /readyz, round robin, X-Forwarded-For from HAProxy only, a request retried on
@@ -434,13 +437,19 @@ def start_everything(cluster, binary, count):
     with open(secret_path) as f:
         key_secret = f.read().strip()
 
-    if os.environ.get("CLUSTER_DATABASE", "postgres") == "sqlite":
+    database = os.environ.get("CLUSTER_DATABASE", "postgres")
+    if database == "sqlite":
         # The embedded default behind the same balancer, for comparison (make bench-cluster): one instance, its
         # SQLite file in DIR/sqlite, its keys in its data directory.
         if count != 1:
             raise Failed("CLUSTER_DATABASE=sqlite serves one instance: SQLite is not shared between instances")
         pg_dir = ""
         database_url = "sqlite://" + cluster.path("sqlite", "postern.sqlite3")
+    elif database in ("pg-ha", "pg-ha-async"):
+        pg_dir = cluster.path("pg-ha")
+        database_url = subprocess.run([os.path.join(HERE, "pg-ha"), "start", pg_dir]
+                                      + (["async"] if database == "pg-ha-async" else []), check=True, text=True,
+                                      stdout=subprocess.PIPE).stdout.strip().splitlines()[-1]
     else:
         pg_dir = cluster.path("pg")
         database_url = subprocess.run([os.path.join(HERE, "pg-temp"), "start", pg_dir], check=True, text=True,
@@ -541,6 +550,9 @@ def stop(cluster):
             end(pid, os.path.abspath(binary))
     if os.path.isdir(cluster.path("pg")):
         subprocess.run([os.path.join(HERE, "pg-temp"), "destroy", cluster.path("pg")], check=False,
+                       stdout=subprocess.DEVNULL)
+    if os.path.isdir(cluster.path("pg-ha")):
+        subprocess.run([os.path.join(HERE, "pg-ha"), "stop", cluster.path("pg-ha")], check=False,
                        stdout=subprocess.DEVNULL)
     shutil.rmtree(cluster.dir, ignore_errors=True)
 

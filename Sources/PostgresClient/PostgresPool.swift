@@ -1,0 +1,208 @@
+import Dispatch
+import Storage
+import Synchronization
+
+/// PostgreSQL's connections, each confined to a serial queue of its own, every call going to the least busy one
+/// (ties round robin), with a bound on how long the caller waits.
+///
+/// The guarantees:
+/// - A call that has not returned within ``timeout`` resumes its caller with an error: `.inDoubt` when its body had
+///   started (a commit may be waiting for a synchronous standby that is gone, which nothing else bounds), or
+///   `.unavailable` when it had not (it then never runs: nothing was written).
+/// - A started body is never canceled (a cancel during the wait for the standby commits anyway, see
+///   ``PostgresNotice``). Its connection leaves the pool at once, replaced by a new one so that later calls (reads
+///   above all) do not queue behind it, and is closed when the body returns.
+/// - At most as many connections as the pool holds are left waiting so; past that a stuck connection stays in place
+///   (its calls time out in turn) rather than the pool opening connections without end.
+/// - The waiting is a continuation and a timer: no thread (an event loop least of all) blocks on a call.
+final class PostgresPool: Sendable {
+    typealias Slot = ConfinedConnection<PostgresConnection>
+
+    private struct State {
+        var slots: [Slot]
+        var inFlight: [Int]
+        var rotation = 0
+        /// Connections taken out of the pool whose body has not returned yet.
+        var abandoned = 0
+        var replaced = 0
+    }
+
+    private let state: Mutex<State>
+    /// How long a caller waits; nil: for ever.
+    let timeout: Duration?
+    /// Makes the connection replacing an abandoned one.
+    private let connect: @Sendable () throws -> PostgresConnection
+    /// Told of each commit in doubt: a body that threw `.inDoubt`, or a call that timed out after its body started.
+    private let onDoubt: @Sendable (StorageError, DoubtReason) -> Void
+
+    /// Why a commit is in doubt: the `reason` of `postern_storage_commits_in_doubt_total`.
+    enum DoubtReason: String {
+        /// The wait for the synchronous standby was canceled (``PostgresNotice``).
+        case replicationCanceled = "replication_canceled"
+        /// The call was not confirmed within the timeout.
+        case timeout
+    }
+
+    /// A pool over `connections` (at least one).
+    /// - Parameters:
+    ///   - connect: makes a replacement connection (same URL).
+    ///   - onDoubt: called (on a connection's queue or the timer's) for each commit in doubt.
+    init(
+        _ connections: [PostgresConnection], label: String, timeout: Duration?,
+        connect: @escaping @Sendable () throws -> PostgresConnection,
+        onDoubt: @escaping @Sendable (StorageError, DoubtReason) -> Void
+    ) {
+        precondition(!connections.isEmpty, "a pool needs a connection")
+        let slots = connections.enumerated().map { Slot(connection: $1, label: "\(label).\($0)") }
+        state = Mutex(State(slots: slots, inFlight: Array(repeating: 0, count: slots.count)))
+        self.timeout = timeout
+        self.connect = connect
+        self.onDoubt = onDoubt
+    }
+
+    /// What a caller waits for: resumed once, by the body's end or by the timer, whichever comes first.
+    private final class Call<T: Sendable>: Sendable {
+        enum Phase { case queued, running, finished }
+        /// `counted`: the call's connection was taken out of the pool and counts among the abandoned until it ends.
+        private let state: Mutex<(phase: Phase, continuation: CheckedContinuation<T, any Error>?, counted: Bool)>
+
+        init(_ continuation: CheckedContinuation<T, any Error>) {
+            state = Mutex((.queued, continuation, false))
+        }
+
+        /// Whether the body may start: false once the caller has gone.
+        func start() -> Bool {
+            state.withLock { state in
+                guard state.continuation != nil else { return false }
+                state.phase = .running
+                return true
+            }
+        }
+
+        /// Resumes the caller with the body's result (unless the caller had already gone); returns whether the call
+        /// counted among the abandoned.
+        func finish(_ result: Result<T, any Error>) -> Bool {
+            let (continuation, counted) = state.withLock { state in
+                state.phase = .finished
+                return (state.continuation.take(), state.counted)
+            }
+            continuation?.resume(with: result)
+            return counted
+        }
+
+        /// Counts the call among the abandoned, unless its body has ended meanwhile (false).
+        func count() -> Bool {
+            state.withLock { state in
+                guard state.phase != .finished else { return false }
+                state.counted = true
+                return true
+            }
+        }
+
+        /// Takes the caller away from the body at the timeout: the phase the call was in and the caller to resume,
+        /// nil when the body had already answered.
+        func expire() -> (Phase, CheckedContinuation<T, any Error>)? {
+            state.withLock { state in state.continuation.take().map { (state.phase, $0) } }
+        }
+    }
+
+    /// Runs `body` on the least busy connection's queue and resumes the caller with its result, or with an error
+    /// after ``timeout`` (see the type's guarantees).
+    func async<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        let (index, slot) = acquire()
+        return try await withCheckedThrowingContinuation { continuation in
+            let call = Call(continuation)
+            slot.queue.async {
+                guard call.start() else { return self.release(index, slot) }
+                let result = Result { try slot.onQueue(body) }
+                self.reportDoubt(result)
+                let counted = call.finish(result)
+                self.release(index, slot)
+                if counted { self.state.withLock { $0.abandoned -= 1 } }
+            }
+            guard let timeout else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.interval(timeout)) {
+                let seconds = timeout.components.seconds
+                guard let (phase, caller) = call.expire() else { return }
+                guard phase == .running else {
+                    return caller.resume(
+                        throwing: StorageError(.unavailable, "no PostgreSQL connection was free within \(seconds) s"))
+                }
+                // Replaced before the caller resumes, so that its next call finds a free connection.
+                if self.abandon(index, slot) && !call.count() { self.state.withLock { $0.abandoned -= 1 } }
+                let error = StorageError(
+                    .inDoubt,
+                    "not confirmed by PostgreSQL within \(seconds) s (POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS); it was "
+                        + "not canceled and may be found done later")
+                self.onDoubt(error, .timeout)
+                caller.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Runs `body` on the least busy connection's queue, blocking the caller, without a timeout (start-up, the
+    /// command line, timers).
+    func sync<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let (index, slot) = acquire()
+        defer { release(index, slot) }
+        let result = Result { try slot.sync(body) }
+        reportDoubt(result)
+        return try result.get()
+    }
+
+    private func reportDoubt<T>(_ result: Result<T, any Error>) {
+        if case .failure(let error as StorageError) = result, error.code == .inDoubt {
+            onDoubt(error, .replicationCanceled)
+        }
+    }
+
+    /// Closes every connection in the pool once the blocks already queued on it have run.
+    func close() {
+        for slot in state.withLock({ $0.slots }) { slot.close() }
+    }
+
+    /// How many connections were taken out of the pool (for tests).
+    var replacedCount: Int { state.withLock { $0.replaced } }
+
+    /// Takes `slot`, whose call at `index` outlived the timeout, out of the pool: a new connection takes its place,
+    /// and the old one is closed when its last queued block has run (nothing else refers to it then). Returns whether
+    /// it did, and so counted one more abandoned connection.
+    private func abandon(_ index: Int, _ slot: Slot) -> Bool {
+        let room = state.withLock { state in
+            guard state.slots[index] === slot, state.abandoned < state.slots.count else { return false }
+            state.abandoned += 1
+            return true
+        }
+        guard room else { return false }
+        guard let fresh = try? connect() else {
+            state.withLock { $0.abandoned -= 1 }  // the server is out of reach: the stuck connection stays
+            return false
+        }
+        let replacement = Slot(connection: fresh, label: "\(slot.queue.label).r")
+        state.withLock { state in
+            state.slots[index] = replacement
+            state.inFlight[index] = 0
+            state.replaced += 1
+        }
+        return true
+    }
+
+    private func acquire() -> (Int, Slot) {
+        state.withLock { state in
+            let index = LeastBusyChoice.take(&state.inFlight, rotation: &state.rotation)
+            return (index, state.slots[index])
+        }
+    }
+
+    /// Counts a call at `index` done, unless `slot` has left the pool since (its replacement starts at zero).
+    private func release(_ index: Int, _ slot: Slot) {
+        state.withLock { state in
+            if state.slots[index] === slot { state.inFlight[index] -= 1 }
+        }
+    }
+
+    private static func interval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}

@@ -1,0 +1,488 @@
+#!/usr/bin/env python3
+"""Issue 53's failover suite: two `postern serve` behind HAProxy (scripts/cluster) on a PostgreSQL primary and a
+synchronous standby (scripts/pg-ha, the multi-host URL with target_session_attrs=read-write), then the same on an
+asynchronous pair as the harness's own control. One line per test (PASS or FAIL, seconds, its figures); exits 1 when
+any fails. Loopback only, bounded (about two minutes in all).
+
+    Tests/Cluster/failover_tests.py        # POSTERN_BIN (default .build/release/postern) must exist
+
+On the synchronous pair, in this order:
+  lost standby     its WAL sender frozen: writes answer 503 within the commit timeout + 2 s, reads keep answering;
+                   thawed, writes succeed again without a restart
+  canceled wait    frozen again, a sign-up's backend waiting for the standby is canceled from psql
+                   (pg_cancel_backend): the client gets 503, never 201, and the commit is counted in doubt
+  zero loss        load through HAProxy (Mail.td sign-ups, each 201 recorded; SMTP deliveries, each 250 recorded;
+                   an OAuth grant's refreshes, each 200 recorded), kill -9 of the primary and promotion of the standby
+                   in the middle; afterwards every recorded account signs in (POST /api/token 200), every accepted
+                   message is listed, every refreshed access token opens the JMAP session and the last refresh token
+                   handed out refreshes again. The time from the kill to the
+                   first 2xx is printed. A /messages/wait and a JMAP event source opened on instance 2 before the kill
+                   wake on a message another process delivers after the promotion (the LISTEN connection followed the
+                   new primary)
+On the asynchronous pair (the control): the same load with the standby's WAL sender frozen shortly before the kill
+must show acknowledged writes lost in this suite's own count, or the check could not see loss at all.
+On a failure the instances' and HAProxy's logs are copied to artifacts/failover-tests/. Standard library only.
+"""
+import base64
+import concurrent.futures
+import hashlib
+import http.client
+import importlib.machinery
+import importlib.util
+import os
+import re
+import secrets
+import signal
+import smtplib
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(name, path):
+    loader = importlib.machinery.SourceFileLoader(name, path)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+    loader.exec_module(module)
+    return module
+
+
+ct = load("cluster_tests", os.path.join(HERE, "cluster_tests.py"))  # its HTTP, Mail.td and cluster helpers
+PG_HA = os.path.join(ct.SCRIPTS, "pg-ha")
+ARTIFACTS = os.path.join(ct.REPO, "artifacts", "failover-tests")
+COMMIT_TIMEOUT = 2  # POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS of the instances under test
+expect, Failure, call = ct.expect, ct.Failure, ct.call
+
+
+class HACluster(ct.Cluster):
+    """scripts/cluster on scripts/pg-ha (CLUSTER_DATABASE=pg-ha or pg-ha-async)."""
+
+    def __init__(self, directory, database):
+        super().__init__(directory)
+        self.database = database
+
+    def start(self):
+        saved = {k: os.environ.get(k) for k in ("CLUSTER_DATABASE", "POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS")}
+        os.environ["CLUSTER_DATABASE"] = self.database
+        ct.CLUSTER_SETTINGS["POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS"] = str(COMMIT_TIMEOUT)
+        try:
+            super().start()
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+    def pg_ha(self, command):
+        result = subprocess.run([PG_HA, command, self.env["PG_DIR"]], capture_output=True, text=True, timeout=60)
+        expect(result.returncode == 0, f"scripts/pg-ha {command}: {result.stderr.strip()}")
+
+    def primary_sql(self, sql):
+        """One query on the primary itself (not through the multi-host URL)."""
+        with open(os.path.join(self.env["PG_DIR"], "primary", "port")) as f:
+            port = f.read().strip()
+        result = subprocess.run([ct.psql_binary(), "-h", "127.0.0.1", "-p", port, "-U", "postgres", "-d", "postern",
+                                 "-tAX", "-c", sql], capture_output=True, text=True, timeout=30)
+        expect(result.returncode == 0, f"psql {sql!r}: {result.stderr.strip()}")
+        return result.stdout.strip()
+
+    def stop(self):
+        subprocess.run([ct.CLUSTER, "stop", self.dir], capture_output=True, timeout=120)
+
+
+def new_account(base):
+    """A Mail.td account: (id, address, password, token)."""
+    return ct.mailbox_account(base, password="failover-pw-1")
+
+
+def in_doubt_count(cluster, reason):
+    total = 0
+    for i in (1, 2):
+        text = call(cluster.base(i), "GET", "/metrics").body.decode()
+        found = re.search(rf'^postern_storage_commits_in_doubt_total{{reason="{reason}"}} (\d+)', text, re.M)
+        total += int(found.group(1)) if found else 0
+    return total
+
+
+# --- The load -------------------------------------------------------------------------------------------------------
+
+def oauth_token(base, client, **fields):
+    body = urllib.parse.urlencode(dict(fields, client_id=client)).encode()
+    return call(base, "POST", "/oauth/token", body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+
+
+def oauth_grant(cluster):
+    """An owner's consent to a new public client through the balancer: (client id, refresh token, the grant's inbox,
+    which the JMAP session of an access token names in X-Atomic-Account-Id)."""
+    email, password = f"owner-{secrets.token_hex(4)}@example.com", "failover-owner-pw"
+    cluster.postern("owner", "create", "--email", email, "--password", password)
+    issuer = call(cluster.url, "GET", "/.well-known/oauth-authorization-server").json()["issuer"]
+    redirect = "http://127.0.0.1:9/cb"
+    client = call(cluster.url, "POST", "/oauth/register", {"redirect_uris": [redirect]}).json()["client_id"]
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    query = urllib.parse.urlencode({
+        "response_type": "code", "client_id": client, "redirect_uri": redirect, "scope": "mail.read",
+        "resource": issuer + "/jmap", "state": "failover", "code_challenge": challenge, "code_challenge_method": "S256"})
+    callback = ct.FormDriver(cluster.url).authorize("/oauth/authorize?" + query, email, password,
+                                                   new_inbox="oauth" + secrets.token_hex(4))
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(callback).query).get("code", [""])[0]
+    expect(code, f"consent gave no code: {callback}")
+    first = oauth_token(cluster.url, client, grant_type="authorization_code", code=code, redirect_uri=redirect,
+                        code_verifier=verifier)
+    expect(first.status == 200, f"code exchange: {first}")
+    inbox = cluster.psql(f"SELECT agent_id FROM oauth_grants WHERE client_id = '{client}'")[0][0]
+    return client, first.json()["refresh_token"], inbox
+
+
+class Load:
+    """Sign-ups, SMTP deliveries and OAuth refreshes through HAProxy from a few threads; every 2xx and 250 recorded
+    with its time."""
+
+    def __init__(self, cluster, recipient, oauth=None):
+        self.cluster, self.recipient, self.oauth = cluster, recipient, oauth  # recipient: (id, address, password, token)
+        self.accounts, self.messages, self.successes, self.failures = [], [], [], 0
+        self.access_tokens = []
+        self.last_refresh = None  # the refresh token of the chain's last 200, while no later refresh was refused
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+
+    def signups(self):
+        while not self.stopping.is_set():
+            started = time.monotonic()
+            address, password = ct.mailbox_address(), "failover-pw-" + secrets.token_hex(4)
+            try:
+                proof = ct.mailbox_proof(self.cluster.url)
+                r = ct.mailbox_create(self.cluster.url, address, password, proof)
+                ok = r.status == 201
+            except (Failure, *ct.NETWORK_ERRORS, ValueError, KeyError, TypeError):
+                ok = False
+            with self.lock:
+                if ok:
+                    self.accounts.append((address, password))
+                    self.successes.append((started, time.monotonic()))
+                else:
+                    self.failures += 1
+            if not ok:
+                time.sleep(0.05)
+
+    def deliveries(self):
+        address = self.recipient[1]
+        port = int(self.cluster.env["CLUSTER_SMTP_PORT"])
+        while not self.stopping.is_set():
+            started = time.monotonic()
+            subject = "failover " + secrets.token_hex(6)
+            try:
+                with smtplib.SMTP("127.0.0.1", port, timeout=15) as smtp:
+                    refused = smtp.sendmail("load@example.org", [address],
+                                            f"From: load@example.org\r\nTo: {address}\r\nSubject: {subject}\r\n\r\nx\r\n")
+                ok = refused == {}
+            except (smtplib.SMTPException, OSError):
+                ok = False
+            with self.lock:
+                if ok:
+                    self.messages.append(subject)
+                    self.successes.append((started, time.monotonic()))
+                else:
+                    self.failures += 1
+            if not ok:
+                time.sleep(0.05)
+
+    def refreshes(self):
+        """One grant's refresh chain: each 200 gives the next refresh token and an access token that must work."""
+        client, refresh, _ = self.oauth
+        while not self.stopping.is_set():
+            started = time.monotonic()
+            try:
+                r = oauth_token(self.cluster.url, client, grant_type="refresh_token", refresh_token=refresh)
+            except ct.NETWORK_ERRORS:
+                r = None
+            with self.lock:
+                if r is not None and r.status == 200:
+                    refresh = self.last_refresh = r.json()["refresh_token"]
+                    self.access_tokens.append(r.json()["access_token"])
+                    self.successes.append((started, time.monotonic()))
+                else:
+                    self.failures += 1
+            if r is not None and r.status == 400:
+                with self.lock:
+                    self.last_refresh = None
+                return  # a refresh answered 503 had rotated the token after all (a lost race, not a loss): chain ends
+            if r is None or r.status != 200:
+                time.sleep(0.05)
+
+    def run(self, seconds, events):
+        """Runs the load for `seconds`; `events` is [(at seconds, function)], each run once at its time."""
+        workers = [self.signups] * 3 + [self.deliveries] * 2 + ([self.refreshes] if self.oauth else [])
+        begin = time.monotonic()
+        with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
+            futures = [pool.submit(w) for w in workers]
+            try:
+                for at, function in sorted(events, key=lambda e: e[0]):
+                    time.sleep(max(0.0, begin + at - time.monotonic()))
+                    function()
+                time.sleep(max(0.0, begin + seconds - time.monotonic()))
+            finally:
+                self.stopping.set()
+                for f in futures:
+                    f.result()
+
+    def first_success_after(self, moment):
+        """Seconds from `moment` to the end of the first 2xx or 250 of a request sent after it."""
+        with self.lock:
+            later = [finished for started, finished in self.successes if started >= moment]
+        return min(later) - moment if later else None
+
+    def check(self):
+        """(acknowledged, found, lost): every recorded account signs in, every 250-accepted message is listed."""
+        missing = 0
+        for address, password in self.accounts:
+            r = retry(lambda: ct.mailbox_token(self.cluster.url, address, password))
+            if r.status != 200:
+                missing += 1
+        account_id, _, password, _ = self.recipient
+        token = retry(lambda: ct.mailbox_token(self.cluster.url, self.recipient[1], password)).json()["token"]
+        listed = set()
+        page = 1
+        while True:
+            r = retry(lambda: call(self.cluster.url, "GET", f"/api/accounts/{account_id}/messages?page={page}",
+                                   bearer=token))
+            found = [m["subject"] for m in (r.json() or {}).get("messages", [])]
+            listed.update(found)
+            if not found:
+                break
+            page += 1
+        missing += sum(1 for subject in self.messages if subject not in listed)
+        for access in self.access_tokens:
+            r = retry(lambda: call(self.cluster.url, "GET", "/.well-known/jmap", bearer=access,
+                                   headers={"X-Atomic-Account-Id": self.oauth[2]}))
+            if r.status != 200:
+                missing += 1
+        if self.last_refresh:  # the last rotation acknowledged is the grant's current one on the new primary
+            r = retry(lambda: oauth_token(self.cluster.url, self.oauth[0], grant_type="refresh_token",
+                                          refresh_token=self.last_refresh))
+            if r.status != 200:
+                missing += 1
+        acknowledged = len(self.accounts) + len(self.messages) + len(self.access_tokens)
+        return acknowledged, acknowledged - missing, missing
+
+
+def retry(request, attempts=40):
+    """A check's request, tried again while the cluster still answers 503 or drops the connection."""
+    last = None
+    for _ in range(attempts):
+        try:
+            last = request()
+            if last.status != 503:
+                return last
+        except ct.NETWORK_ERRORS:
+            pass
+        time.sleep(0.25)
+    expect(last is not None, "the cluster never answered")
+    return last
+
+
+# --- The tests ------------------------------------------------------------------------------------------------------
+
+def test_lost_standby(cluster):
+    account_id, address, password, token = new_account(cluster.url)
+    proof = ct.mailbox_proof(cluster.base(1))
+    cluster.pg_ha("freeze-standby")
+    try:
+        started = time.monotonic()
+        r = ct.mailbox_create(cluster.base(1), ct.mailbox_address(), "failover-pw-1", proof)
+        waited = time.monotonic() - started
+        expect(r.status == 503 and ct.plain_error(r) is not None, f"a sign-up with the standby frozen: {r}")
+        expect(waited < COMMIT_TIMEOUT + 2, f"the sign-up answered after {waited:.1f} s (timeout {COMMIT_TIMEOUT} s)")
+        reads = [call(cluster.base(i), "GET", f"/api/accounts/{account_id}", bearer=token) for i in (1, 2, 1, 2)]
+        expect(all(r.status == 200 for r in reads), f"reads with the standby frozen: {reads}")
+        ready = call(cluster.base(2), "GET", "/readyz")
+        expect(ready.status == 503, f"/readyz with no write confirmed: {ready}")
+    finally:
+        cluster.pg_ha("thaw-standby")
+    thawed = time.monotonic()
+    r = retry(lambda: ct.mailbox_create(cluster.base(1), ct.mailbox_address(), "failover-pw-1",
+                                        ct.mailbox_proof(cluster.base(1))))
+    expect(r.status == 201, f"a sign-up after the thaw: {r}")
+    signed_up = time.monotonic() - thawed
+    ready = retry(lambda: call(cluster.base(2), "GET", "/readyz"))
+    expect(ready.status == 200, f"/readyz after the thaw: {ready}")
+    return (f"write 503 after {waited:.2f} s (timeout {COMMIT_TIMEOUT} s), 4 reads 200 and /readyz 503 meanwhile; "
+            f"thawed, a sign-up 201 after {signed_up:.2f} s and /readyz 200, no restart")
+
+
+def test_canceled_wait(cluster):
+    before = in_doubt_count(cluster, "replication_canceled")
+    proof = ct.mailbox_proof(cluster.base(2))
+    cluster.pg_ha("freeze-standby")
+    try:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            started = time.monotonic()
+            signup = pool.submit(ct.mailbox_create, cluster.base(2), ct.mailbox_address(), "failover-pw-1", proof)
+            canceled = 0
+            # Every backend of Postern's waiting for the standby is canceled until the sign-up answers: its own among
+            # them, well before the commit timeout would answer for it.
+            while not signup.done() and time.monotonic() < started + COMMIT_TIMEOUT - 0.3:
+                canceled += int(cluster.primary_sql(
+                    "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity "
+                    "WHERE wait_event = 'SyncRep' AND application_name = 'postern'") or 0)
+                time.sleep(0.02)
+            r = signup.result()
+            answered = time.monotonic() - started
+    finally:
+        cluster.pg_ha("thaw-standby")
+    expect(canceled, "no backend of Postern was seen waiting for the standby")
+    expect(r.status == 503, f"the client of the canceled commit got {r}, not 503")
+    expect(answered < COMMIT_TIMEOUT, f"the sign-up answered after {answered:.2f} s: the timeout's 503, not the cancel's")
+    counted = in_doubt_count(cluster, "replication_canceled") - before
+    expect(counted >= 1, "the canceled commit was not counted in postern_storage_commits_in_doubt_total")
+    return f"canceled while waiting: 503 after {answered:.2f} s (before the {COMMIT_TIMEOUT} s timeout), {counted} counted"
+
+
+def open_event_source(cluster, i):
+    """A JMAP event source on instance `i` for a new agent's inbox, open once the instance counts it: (its inbox
+    address, the capability token, the connection, the response)."""
+    _, _, session = ct.agent_signup(cluster.base(1))
+    token = ct.capability(cluster.base(1), session).bearer()
+    address = ct.jwt_parts(token)[1]["inboxId"]
+    state = call(cluster.base(i), "GET", "/.well-known/jmap", bearer=token).json()["state"]
+    stream = http.client.HTTPConnection(*ct.split_url(cluster.base(i)), timeout=45)
+    stream.request("GET", "/jmap/eventsource?types=*&closeafter=state&ping=0", headers={
+        "Authorization": "Bearer " + token, "Last-Event-ID": state, "Accept": "text/event-stream"})
+    response = stream.getresponse()
+    expect(response.status == 200, f"the event source on instance {i}: {response.status}")
+    deadline = time.monotonic() + 20
+    while not re.search(r"^postern_jmap_event_streams [1-9]", call(cluster.base(i), "GET", "/metrics").body.decode(),
+                        re.M):
+        expect(time.monotonic() < deadline, f"instance {i} never opened the stream")
+        time.sleep(0.02)
+    return address, token, stream, response
+
+
+def test_zero_loss(cluster):
+    recipient = new_account(cluster.url)
+    waiter_account = new_account(cluster.url)
+    pushed_address, pushed_token, stream, pushed = open_event_source(cluster, 2)
+    load = Load(cluster, recipient, oauth_grant(cluster))
+    moments = {}
+
+    def kill():
+        cluster.pg_ha("kill-primary")
+        moments["kill"] = time.monotonic()  # once the script returns: by then every process of the primary is gone
+        cluster.pg_ha("promote")
+        moments["promoted"] = time.monotonic()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        account_id, address, _, token = waiter_account
+        waiting = pool.submit(call, cluster.base(2), "GET", f"/api/accounts/{account_id}/messages/wait?timeout=30",
+                              bearer=token, timeout=45)
+        load.run(10, [(4, kill)])
+        # Delivered only now, after the promotion, by another process (`postern mail deliver` with instance 1's
+        # settings): instance 2 hears of it through its LISTEN connection, which must have followed the new primary.
+        subject = "after failover"
+        for to in (address, pushed_address):
+            message = os.path.join(cluster.dir, "late.eml")
+            with open(message, "w") as f:
+                f.write(f"From: late@example.org\r\nTo: {to}\r\nSubject: {subject}\r\n\r\nx\r\n")
+            cluster.postern("mail", "deliver", "--to", to, message)
+        woken = waiting.result()
+        try:
+            body = pushed.read().decode()  # closeafter=state: the response ends after the first state event
+        finally:
+            stream.close()
+    now = retry(lambda: call(cluster.base(1), "GET", "/.well-known/jmap", bearer=pushed_token)).json()["state"]
+    acknowledged, found, lost = load.check()
+    recovered = load.first_success_after(moments["kill"])
+    expect(recovered is not None, "no write succeeded after the kill")
+    expect(lost == 0, f"{lost} acknowledged writes are missing after the failover ({acknowledged} acknowledged)")
+    expect(acknowledged > 0 and len(load.accounts) > 0 and len(load.messages) > 0, "the load acknowledged nothing")
+    expect(woken.status == 200 and (woken.json() or {}).get("subject") == subject,
+           f"the wait parked on instance 2 before the kill: {woken}")
+    expect(body.startswith("event: state\nid: " + now + "."),
+           f"the event source opened on instance 2 before the kill, at the state {now} after the delivery: {body!r}")
+    return (f"acknowledged {acknowledged} ({len(load.accounts)} sign-ups, {len(load.messages)} messages, "
+            f"{len(load.access_tokens)} refreshes), found {found}, "
+            f"lost {lost}, {load.failures} refused in the window; first 2xx {recovered:.2f} s after the kill "
+            f"(promotion took {moments['promoted'] - moments['kill']:.2f} s); the parked wait and the JMAP event source "
+            f"on instance 2 woke on a delivery after the promotion")
+
+
+def test_async_control(cluster):
+    recipient = new_account(cluster.url)
+    load = Load(cluster, recipient)
+
+    def kill():
+        cluster.pg_ha("kill-primary")
+        cluster.pg_ha("promote")
+
+    load.run(6, [(1.5, lambda: cluster.pg_ha("freeze-standby")), (3.5, kill)])
+    acknowledged, found, lost = load.check()
+    expect(lost > 0, f"asynchronous replication lost nothing of {acknowledged}: this suite could not see a loss")
+    return f"asynchronous: acknowledged {acknowledged}, found {found}, lost {lost} (the check sees loss)"
+
+
+def keep_logs(cluster, label):
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    for i in (1, 2):
+        path = cluster.env.get(f"INSTANCE_{i}_LOG")
+        if path and os.path.exists(path):
+            subprocess.run(["cp", path, os.path.join(ARTIFACTS, f"{label}-instance-{i}.log")], check=False)
+    for name in ("primary", "standby"):
+        path = os.path.join(cluster.env.get("PG_DIR", "/nonexistent"), name, "server.log")
+        if os.path.exists(path):
+            subprocess.run(["cp", path, os.path.join(ARTIFACTS, f"{label}-{name}.log")], check=False)
+
+
+def main():
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    workdir = tempfile.mkdtemp(prefix="postern-failover-")
+    os.chmod(workdir, 0o711)
+    results = []
+    everything = time.monotonic()
+
+    def report(name, ok, seconds, detail):
+        results.append(ok)
+        print(f"{'PASS' if ok else 'FAIL'}  {name}  ({seconds:.1f} s)  {detail}", flush=True)
+
+    plan = [("pg-ha", [("lost standby: 503 within the commit timeout, reads go on, thawed without a restart",
+                        test_lost_standby),
+                       ("canceled wait for the standby: 503, never 2xx, counted in doubt", test_canceled_wait),
+                       ("kill -9 of the primary under load: zero acknowledged writes lost, push follows", test_zero_loss)]),
+            ("pg-ha-async", [("control: asynchronous replication loses acknowledged writes", test_async_control)])]
+    try:
+        for database, tests in plan:
+            cluster = HACluster(os.path.join(workdir, database), database)
+            started = time.monotonic()
+            try:
+                cluster.start()
+                report(f"scripts/cluster start on scripts/pg-ha ({database})", True, time.monotonic() - started,
+                       cluster.env["POSTERN_DATABASE_URL"])
+                for name, function in tests:
+                    started = time.monotonic()
+                    try:
+                        detail = function(cluster)
+                        report(name, True, time.monotonic() - started, detail)
+                    except Exception as error:  # noqa: BLE001 - a test's failure, whatever it is
+                        message = str(error) if isinstance(error, Failure) else traceback.format_exc(limit=4)
+                        report(name, False, time.monotonic() - started, message)
+                if not all(results):
+                    keep_logs(cluster, database)
+            except Failure as error:
+                report(f"scripts/cluster start ({database})", False, time.monotonic() - started, str(error))
+            finally:
+                cluster.stop()
+    finally:
+        subprocess.run(["rm", "-rf", workdir], check=False)
+    print(f"failover-tests: {sum(results)} of {len(results)} passed in {time.monotonic() - everything:.1f} s",
+          flush=True)
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

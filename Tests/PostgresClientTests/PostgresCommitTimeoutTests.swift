@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import PosternTestSupport
+import Storage
+import Synchronization
+import Testing
+
+@testable import PostgresClient
+
+/// The bounded commit, on a server of its own whose synchronous standby is named but never comes
+/// (`synchronous_standby_names`): every commit then waits for ever, as with a lost standby, and `statement_timeout`
+/// does not end the wait. Reads do not wait; canceling the wait commits locally with PostgreSQL's own warning.
+@Suite("PostgreSQL commit timeout", .serialized, .timeLimit(.minutes(2)))
+struct PostgresCommitTimeoutTests {
+    let server: PostgresTestServer
+    let url: String
+    let admin: PostgresConnection
+
+    init() throws {
+        server = try PostgresTestServer.dedicated()
+        url = try server.freshDatabase()
+        admin = try PostgresConnection(url: url)
+        try admin.execute("CREATE TABLE w (id BIGINT PRIMARY KEY)")
+    }
+
+    func loseStandby() throws {
+        try admin.execute("ALTER SYSTEM SET synchronous_standby_names = 'gone'")
+        _ = try admin.query("SELECT pg_reload_conf() AS r")
+        usleep(200_000)
+    }
+
+    func regainStandby() throws {
+        try admin.execute("ALTER SYSTEM RESET synchronous_standby_names")
+        _ = try admin.query("SELECT pg_reload_conf() AS r")
+        usleep(200_000)
+    }
+
+    /// The backends waiting for the standby.
+    func waiting() throws -> [Int64] {
+        try admin.query("SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'").compactMap { $0.int("pid") }
+    }
+
+    func ids() throws -> [Int64] {
+        try admin.query("SELECT id FROM w ORDER BY id").compactMap { $0.int("id") }
+    }
+
+    @Test("a canceled wait on a real server is .inDoubt, though committed locally: never a success")
+    func canceledWait() async throws {
+        try loseStandby()
+        defer { try? regainStandby() }
+        let outcome = Mutex<Result<Int, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [url] in
+            let result = Result { try PostgresConnection(url: url).run("INSERT INTO w (id) VALUES (?)", [.integer(1)]) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        var pids: [Int64] = []
+        for _ in 0..<50 where pids.isEmpty {
+            usleep(50_000)
+            pids = try waiting()
+        }
+        #expect(pids.count == 1)
+        #expect(outcome.withLock { $0 } == nil, "the commit returned while the standby was gone")
+        for pid in pids { _ = try admin.query("SELECT pg_cancel_backend(?::int) AS c", [.integer(pid)]) }
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect {
+            _ = try outcome.withLock { $0 }?.get()
+        } throws: { ($0 as? StorageError)?.code == .inDoubt }
+        #expect(try ids() == [1])
+    }
+
+    @Test("a write past the timeout answers .inDoubt in time, uncanceled; reads go on; the standby back, writes do")
+    func boundedCommit() async throws {
+        let database = try PostgresDatabase(url: url, count: 2, commitTimeout: .seconds(1), logger: Logger(label: "t"))
+        defer { database.close() }
+        try loseStandby()
+        var regained = false
+        defer { if !regained { try? regainStandby() } }
+        let started = ContinuousClock.now
+        await #expect {
+            try await database.write { try $0.run("INSERT INTO w (id) VALUES (?)", [.integer(2)]) }
+        } throws: { ($0 as? StorageError)?.code == .inDoubt && ($0 as? StorageError)?.isUnavailable == true }
+        let waited = ContinuousClock.now - started
+        #expect(waited >= .seconds(1) && waited < .seconds(3), "\(waited)")
+        #expect(database.replacedConnections == 1)
+        #expect(try waiting().count == 1, "the write was canceled")
+        // Both connections free again (one replaced): reads answer at once.
+        for _ in 0..<4 {
+            let count = try await database.read { try $0.query("SELECT count(*) AS n FROM w") }.first?.int("n")
+            #expect(count == 0)
+        }
+        try regainStandby()
+        regained = true
+        // The abandoned commit completes when the standby condition ends; new writes succeed without a restart.
+        _ = try await database.write { try $0.run("INSERT INTO w (id) VALUES (?)", [.integer(3)]) }
+        for _ in 0..<20 where try ids() != [2, 3] { usleep(50_000) }
+        #expect(try ids() == [2, 3])
+    }
+
+    @Test("a call still queued when the timeout passes answers .unavailable and never runs")
+    func queuedCallNeverRuns() async throws {
+        let database = try PostgresDatabase(url: url, count: 1, commitTimeout: .seconds(1), logger: Logger(label: "t"))
+        defer { database.close() }
+        let slow = Task { try await database.write { _ = try $0.query("SELECT pg_sleep(2) AS s") } }
+        try await Task.sleep(for: .milliseconds(100))
+        await #expect {
+            try await database.write { try $0.run("INSERT INTO w (id) VALUES (?)", [.integer(4)]) }
+        } throws: { ($0 as? StorageError)?.code == .unavailable }
+        await #expect { try await slow.value } throws: { ($0 as? StorageError)?.code == .inDoubt }
+        try await Task.sleep(for: .milliseconds(1500))  // the slow call has ended and the old queue drained
+        #expect(try ids().isEmpty)
+        #expect(try await database.read { try $0.query("SELECT 1 AS one") }.first?.int("one") == 1)
+    }
+}
