@@ -45,7 +45,7 @@ cluster-stop:
 ## Every test that runs SQL takes the backend as its argument (`StorageBackend.allCases`) and runs on SQLite and on
 ## PostgreSQL in that one pass (a server the tests start on loopback with scripts/pg-temp, each test on a database of
 ## its own; end-to-end servers reach it through POSTERN_DATABASE_URL).
-## Beside those, from the end of the build, four Python stages at once, each logged to .build/test-logs/<stage>.log
+## Beside those, from the end of the build, five Python stages at once, each logged to .build/test-logs/<stage>.log
 ## (a failed one's log is printed; most of their time is installing clients and waiting on servers):
 ## the client tests (scripts/client-tests): Mail.td's Python SDKs, unmodified, and a reader that follows
 ## /llms.txt alone, each against a real server (the SDKs install themselves into .build/);
