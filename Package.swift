@@ -418,7 +418,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
-            "SignInProviders", "ConfigurationReading", "JWT", "JSON", "AuthCrypto",
+            "SignInProviders", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport",
         ]),
     ]
 )
