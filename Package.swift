@@ -150,8 +150,11 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Sign-in with identity providers (issue 54): the providers' configuration, OpenID Connect discovery and the
-        // id_token's checks over JWT's published keys.
-        .target(name: "SignInProviders", dependencies: ["ConfigurationReading", "Fetch", "JSON", "JWT", "AuthCrypto"]),
+        // id_token's checks over JWT's published keys, the login transactions and the linked identities (the only
+        // target with SQL of signin_transactions and signin_identities).
+        .target(name: "SignInProviders", dependencies: [
+            "ConfigurationReading", "Fetch", "JSON", "JWT", "AuthCrypto", "Storage",
+        ]),
         // The OAuth grant model: the only target with SQL of the grant tables (grants, codes, refresh tokens,
         // access-token rows, clients) and the typed access-token claims; the authorization server, the resource side
         // and the owner pages sit on top of it.
@@ -418,7 +421,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
-            "SignInProviders", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport",
+            "SignInProviders", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",
         ]),
     ]
 )
