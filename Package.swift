@@ -422,6 +422,7 @@ let package = Package(
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
             "SignInProviders", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",
+            "Fetch",
         ]),
     ]
 )
