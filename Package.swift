@@ -153,7 +153,7 @@ let package = Package(
         // id_token's checks over JWT's published keys, the login transactions and the linked identities (the only
         // target with SQL of signin_transactions and signin_identities).
         .target(name: "SignInProviders", dependencies: [
-            "ConfigurationReading", "Fetch", "JSON", "JWT", "AuthCrypto", "Storage",
+            "ConfigurationReading", "Fetch", "JSON", "JWT", "AuthCrypto", "Storage", "HTTP1",
         ]),
         // The OAuth grant model: the only target with SQL of the grant tables (grants, codes, refresh tokens,
         // access-token rows, clients) and the typed access-token claims; the authorization server, the resource side
@@ -422,7 +422,7 @@ let package = Package(
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
             "SignInProviders", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",
-            "Fetch",
+            "Fetch", "HTTP1",
         ]),
     ]
 )

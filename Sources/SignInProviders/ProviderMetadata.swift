@@ -55,6 +55,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// `authorization_response_iss_parameter_supported` (RFC 9207 section 3): whether every authorization response
     /// carries `iss`, so that one without it is refused. Default false.
     public let issuerParameterSupported: Bool
+    /// How the client authenticates at the token endpoint: `client_secret_basic` when
+    /// `token_endpoint_auth_methods_supported` is absent (its default) or lists it, else `client_secret_post`.
+    public let clientAuthentication: ProviderEndpoints.ClientAuthentication
 
     /// Where the discovery document of `issuer` is: the issuer without its trailing `/`, then
     /// `/.well-known/openid-configuration` (OpenID Connect Discovery section 4).
@@ -102,6 +105,12 @@ public struct ProviderMetadata: Sendable, Equatable {
         try offers("response_types_supported", ["code"])
         try offers("id_token_signing_alg_values_supported", Set(PublishedKey.Algorithm.allCases.map(\.rawValue)))
         try offers("code_challenge_methods_supported", ["S256"])
+        switch parsed["token_endpoint_auth_methods_supported"]?.arrayValue?.compactMap(\.stringValue) {
+        case nil: clientAuthentication = .basic
+        case let methods? where methods.contains("client_secret_basic"): clientAuthentication = .basic
+        case let methods? where methods.contains("client_secret_post"): clientAuthentication = .post
+        default: throw DiscoveryError(.unsupported, member: "token_endpoint_auth_methods_supported")
+        }
         switch parsed["authorization_response_iss_parameter_supported"] {
         case nil: issuerParameterSupported = false
         case .bool(let supported)?: issuerParameterSupported = supported
