@@ -165,6 +165,12 @@ let package = Package(
             "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // Sign-in with identity providers (issue 54): the providers' configuration, OpenID Connect discovery and the
+        // id_token's checks over JWT's published keys, the login transactions and the linked identities (the only
+        // target with SQL of signin_transactions and signin_identities).
+        .target(name: "SignInProviders", dependencies: [
+            "ConfigurationReading", "Fetch", "JSON", "JWT", "AuthCrypto", "Storage", "HTTP1",
+        ]),
         // The OAuth grant model: the only target with SQL of the grant tables (grants, codes, refresh tokens,
         // access-token rows, clients) and the typed access-token claims; the authorization server, the resource side
         // and the owner pages sit on top of it.
@@ -267,6 +273,7 @@ let package = Package(
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
+            "SignInProviders",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -438,7 +445,12 @@ let package = Package(
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
+            "SignInProviders",
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "SignInProvidersTests", dependencies: [
+            "SignInProviders", "OutboundSocket", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",
+            "Fetch", "HTTP1",
         ]),
     ]
 )

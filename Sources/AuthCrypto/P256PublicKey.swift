@@ -1,50 +1,68 @@
 import COpenSSL
 
-/// A NIST P-256 (secp256r1) public key that checks ECDSA signatures with SHA-256 in their DER form
-/// (`Ecdsa-Sig-Value`, RFC 3279 section 2.2.3), as WebAuthn's ES256 sends them (JOSE's ES256 uses the raw `r || s`
-/// instead; this type does not take that form).
+/// An ECDSA P-256 public key (NIST P-256, `prime256v1`) that checks ES256 signatures: a JWK with `kty:"EC"`,
+/// `crv:"P-256"` (RFC 7518 section 6.2.1), as identity providers publish them, or a COSE EC2 key, as passkeys do.
+///
+/// The two write a signature differently. JWS writes the two 32-byte big-endian integers `r || s` (RFC 7518 section
+/// 3.4): ``verify(signature:message:)`` takes only the 64-byte form and converts it, so a DER signature (what a library
+/// that forgot the conversion sends) is refused. WebAuthn sends the DER `ECDSA-Sig-Value` (RFC 3279 section 2.2.3)
+/// that OpenSSL reads: ``verifySHA256(derSignature:message:)``.
 ///
 /// Immutable after creation, so one instance may verify from many threads at once.
 public final class P256PublicKey: Sendable {
-    /// The length of one affine coordinate, in bytes.
+    /// The length of each coordinate, and of each of `r` and `s`, in bytes.
     public static let coordinateByteCount = 32
+    /// The length of every JWS signature, `r || s`, in bytes.
+    public static let signatureByteCount = 64
     /// The longest DER signature of the curve (two 33-byte integers and their headers), in bytes.
     public static let maximumSignatureByteCount = 72
 
     let key: EVPKey
-    /// The affine x coordinate, big-endian, 32 bytes (COSE's `-2`).
+    /// The affine x coordinate, 32 bytes big-endian (JWK `x` before base64url).
     public let x: [UInt8]
-    /// The affine y coordinate, big-endian, 32 bytes (COSE's `-3`).
+    /// The affine y coordinate, 32 bytes big-endian (JWK `y` before base64url).
     public let y: [UInt8]
 
-    /// Loads a public key from its affine coordinates (a COSE EC2 key's `x` and `y`).
-    /// - Throws: `CryptoError` `.invalidKey` for coordinates that are not 32 bytes each or a point not on the curve.
+    /// Loads a public key from its coordinates (a JWK's decoded `x` and `y`).
+    /// - Throws: `CryptoError` `.invalidKey` for coordinates that are not 32 bytes each or not a point of the curve.
     public init(x: [UInt8], y: [UInt8]) throws(CryptoError) {
         guard x.count == Self.coordinateByteCount, y.count == Self.coordinateByteCount else {
             throw CryptoError(.invalidKey, "a P-256 coordinate has 32 bytes")
         }
-        // SEC 1 section 2.3.3: the uncompressed point 0x04 || x || y.
+        // SEC 1 section 2.3.3's uncompressed point: 0x04 || x || y.
         let point = [0x04] + x + y
-        // The builder keeps pointers to what it is given until OSSL_PARAM_BLD_to_param: build runs inside the scope.
-        let loaded = try point.withUnsafeBytes { point in
-            Result { () throws(CryptoError) in
-                try KeyParameters.build(keyType: "EC") { builder throws(CryptoError) in
-                    guard
-                        OSSL_PARAM_BLD_push_utf8_string(
-                            builder, KeyParameters.name("group"), KeyParameters.name("prime256v1"), 0) == 1,
-                        OSSL_PARAM_BLD_push_octet_string(
-                            builder, KeyParameters.name("pub"), point.baseAddress, point.count) == 1
-                    else { throw openSSLError(.invalidKey, "building the P-256 key's parameters") }
-                }
-            }
-        }.get()
+        let loaded = try EVPKey.fromData(algorithm: "EC", [("group", .utf8("prime256v1")), ("pub", .octets(point))])
+        // fromdata decodes the point onto the curve (EC_POINT_oct2point refuses a point off it); the public check
+        // says so again, and refuses the point at infinity.
+        guard let check = EVP_PKEY_CTX_new_from_pkey(nil, loaded.pointer, nil) else {
+            throw openSSLError(.invalidKey, "EVP_PKEY_CTX_new_from_pkey")
+        }
+        defer { EVP_PKEY_CTX_free(check) }
+        guard EVP_PKEY_public_check(check) == 1 else { throw openSSLError(.invalidKey, "not a point of P-256") }
         key = loaded
         self.x = x
         self.y = y
-        try key.checkPublicKey()
     }
 
-    /// Checks a DER ECDSA signature with SHA-256 of `message`.
+    /// Checks an ES256 signature, `r || s` (64 bytes), of `message` with SHA-256.
+    ///
+    /// Returns false for any failure, including a signature of another length (a DER one).
+    public func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard signature.count == Self.signatureByteCount else { return false }
+        let der = Self.derSignature(raw: Array(signature))
+        return der.withUnsafeBufferPointer { key.verify(signature: $0, message: message, digest: EVP_sha256()) }
+    }
+
+    /// Checks an ES256 signature without pointers.
+    public func verify(signature: [UInt8], message: [UInt8]) -> Bool {
+        signature.withUnsafeBufferPointer { signature in
+            message.withNonNullPointer { pointer, count in
+                verify(signature: signature, message: UnsafeBufferPointer(start: pointer, count: count))
+            }
+        }
+    }
+
+    /// Checks a DER ECDSA signature (WebAuthn's) with SHA-256 of `message`.
     ///
     /// Returns false for any failure: a signature that is not DER (OpenSSL refuses a non-canonical encoding too),
     /// longer than ``maximumSignatureByteCount``, or not this key's.
@@ -58,51 +76,18 @@ public final class P256PublicKey: Sendable {
             }
         }
     }
-}
 
-/// Builds a public key from OpenSSL's named parameters (`EVP_PKEY_fromdata`).
-///
-/// `OSSL_PARAM_BLD` keeps pointers to the names, buffers and `BIGNUM`s it is given, and the parameter array keeps the
-/// names: so every name is a static string (``name(_:)``), and callers push buffers and numbers that outlive the call
-/// of ``build(keyType:_:)``.
-enum KeyParameters {
-    /// A parameter name or text value whose storage lives as long as the program.
-    static func name(_ text: StaticString) -> UnsafePointer<CChar> {
-        UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
-    }
-
-    /// A public key of `keyType` ("EC", "RSA") from the parameters `push` adds to a builder.
-    /// - Throws: `CryptoError` `.invalidKey` when OpenSSL refuses the parameters, or what `push` throws.
-    static func build(
-        keyType: String, _ push: (OpaquePointer) throws(CryptoError) -> Void
-    ) throws(CryptoError) -> EVPKey {
-        guard let builder = OSSL_PARAM_BLD_new() else { throw openSSLError(.invalidKey, "OSSL_PARAM_BLD_new") }
-        defer { OSSL_PARAM_BLD_free(builder) }
-        try push(builder)
-        guard let parameters = OSSL_PARAM_BLD_to_param(builder) else {
-            throw openSSLError(.invalidKey, "OSSL_PARAM_BLD_to_param")
+    /// The DER `ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }` (RFC 3279 section 2.2.3) of a JWS signature
+    /// `r || s` (64 bytes): a positive INTEGER is its bytes without leading zeros, one zero put back when the first bit
+    /// is set. Every length is below 128, so each is one byte.
+    static func derSignature(raw: [UInt8]) -> [UInt8] {
+        func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+            var value = Array(bytes.drop { $0 == 0 })
+            if value.isEmpty || value[0] & 0x80 != 0 { value.insert(0, at: 0) }
+            return [0x02, UInt8(value.count)] + value
         }
-        defer { OSSL_PARAM_free(parameters) }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, keyType, nil) else {
-            throw openSSLError(.invalidKey, "EVP_PKEY_CTX_new_from_name")
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        var key: OpaquePointer?
-        guard EVP_PKEY_fromdata_init(context) == 1,
-            EVP_PKEY_fromdata(context, &key, postern_EVP_PKEY_PUBLIC_KEY(), parameters) == 1, let key
-        else { throw openSSLError(.invalidKey, "loading the \(keyType) public key") }
-        return EVPKey(taking: key)
-    }
-}
-
-extension EVPKey {
-    /// Checks that a public key is valid for its type (for EC: the point is on the curve, not at infinity).
-    /// - Throws: `CryptoError` `.invalidKey`.
-    func checkPublicKey() throws(CryptoError) {
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else {
-            throw openSSLError(.invalidKey, "EVP_PKEY_CTX_new_from_pkey")
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_public_check(context) == 1 else { throw openSSLError(.invalidKey, "the public key check") }
+        let half = raw.count / 2
+        let body = integer(raw[..<half]) + integer(raw[half...])
+        return [0x30, UInt8(body.count)] + body
     }
 }

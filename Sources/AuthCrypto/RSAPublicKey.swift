@@ -35,31 +35,6 @@ public final class RSAPublicKey: Sendable {
         try self.init(derivedFrom: EVPKey(taking: decoded))
     }
 
-    /// Loads a public key from its modulus and public exponent, big-endian (a COSE RSA key's `n` and `e`, a JWK's
-    /// decoded `n` and `e`).
-    /// - Throws: `CryptoError` `.invalidKey` for parameters OpenSSL does not take, `.unsupportedKey` for a modulus
-    ///   outside 2048 through 8192 bits.
-    public convenience init(modulus: [UInt8], exponent: [UInt8]) throws(CryptoError) {
-        // Bound the work before OpenSSL sees the numbers: 8192 bits and a leading zero byte at most, a small exponent.
-        guard !modulus.isEmpty, modulus.count <= RSAPrivateKey.maximumBits / 8 + 1, !exponent.isEmpty,
-            exponent.count <= 8
-        else { throw CryptoError(.invalidKey, "RSA modulus or exponent of an unusable length") }
-        guard let n = BN_bin2bn(modulus, Int32(modulus.count), nil) else {
-            throw openSSLError(.invalidKey, "BN_bin2bn")
-        }
-        defer { BN_free(n) }
-        guard let e = BN_bin2bn(exponent, Int32(exponent.count), nil) else {
-            throw openSSLError(.invalidKey, "BN_bin2bn")
-        }
-        defer { BN_free(e) }
-        let loaded = try KeyParameters.build(keyType: "RSA") { builder throws(CryptoError) in
-            guard OSSL_PARAM_BLD_push_BN(builder, KeyParameters.name("n"), n) == 1,
-                OSSL_PARAM_BLD_push_BN(builder, KeyParameters.name("e"), e) == 1
-            else { throw openSSLError(.invalidKey, "building the RSA key's parameters") }
-        }
-        try self.init(derivedFrom: loaded)
-    }
-
     /// The public half of `source` (which may be a private key), as a separate key object.
     init(derivedFrom source: EVPKey) throws(CryptoError) {
         guard source.isRSA else { throw CryptoError(.unsupportedKey, "not an RSA key") }

@@ -25,8 +25,13 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         case wrongIssuer
         /// `pur` is not exactly the expected purpose.
         case wrongPurpose
-        /// `aud` is not the expected single string, or is present where none is expected.
+        /// `aud` is not the expected single string, or is present where none is expected; for an id_token, it does
+        /// not contain the client id.
         case wrongAudience
+        /// An id_token's `azp` is not the client id, or is missing while its `aud` names other audiences too.
+        case wrongAuthorizedParty
+        /// An id_token's `nonce` is not the login transaction's.
+        case wrongNonce
         /// `scope` is not the expected single string, or is present where none is expected.
         case wrongScope
         /// `exp - iat` is longer than the purpose's lifetime.

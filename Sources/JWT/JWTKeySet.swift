@@ -263,33 +263,13 @@ public final class JWTKeySet: Sendable {
     private func verifySignature(_ bytes: UnsafeBufferPointer<UInt8>, purpose: JWTPurpose) throws(JWTError)
         -> JWTClaims
     {
-        let algorithm = purpose.algorithm
-        var firstDot = -1
-        var secondDot = -1
-        for index in bytes.indices where bytes[index] == UInt8(ascii: ".") {
-            if firstDot < 0 {
-                firstDot = index
-            } else if secondDot < 0 {
-                secondDot = index
-            } else {
-                throw JWTError(.malformed, "token must have three segments")
-            }
-        }
-        guard secondDot >= 0 else { throw JWTError(.malformed, "token must have three segments") }
-        let headerText = UnsafeBufferPointer(rebasing: bytes[0..<firstDot])
-        let payloadText = UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
-        let signatureText = UnsafeBufferPointer(rebasing: bytes[(secondDot + 1)...])
-        guard !headerText.isEmpty, !payloadText.isEmpty else { throw JWTError(.malformed, "empty segment") }
-        guard !signatureText.isEmpty else { throw JWTError(.badSignature, "empty signature") }
-
-        let entry = try headerEntry(headerText, type: purpose.tokenType)
-        guard entry.key.algorithm == algorithm else {
+        let jws = try CompactJWS(bytes)
+        let entry = try headerEntry(jws, type: purpose.tokenType)
+        guard entry.key.algorithm == purpose.algorithm else {
             throw JWTError(.wrongAlgorithm, "the key is not of this purpose's algorithm")
         }
-        guard let signature = Base64URL.decode(signatureText) else {
-            throw JWTError(.badSignature, "signature is not base64url")
-        }
-        let signingInput = UnsafeBufferPointer(rebasing: bytes[0..<secondDot])
+        let signature = try jws.signatureBytes()
+        let signingInput = jws.signingInput
         let valid: Bool
         switch entry.key.material {
         case .hmac:
@@ -311,48 +291,15 @@ public final class JWTKeySet: Sendable {
             valid = signature.withUnsafeBufferPointer { publicKey.verify(signature: $0, message: signingInput) }
         }
         guard valid else { throw JWTError(.badSignature, "signature does not verify") }
-
-        guard let payload = Base64URL.decode(payloadText) else {
-            throw JWTError(.malformed, "payload is not base64url")
-        }
-        guard case .object(let members)? = try? JSONValue.parse(payload, limits: .init(maximumDepth: 8)) else {
-            throw JWTError(.malformed, "payload is not a JSON object")
-        }
-        return JWTClaims(validated: members)
+        return try jws.claims()
     }
 
     /// Decodes the header and returns the key it names, with `alg` checked against that key and `typ` against `type`
     /// (a purpose's ``JWTPurpose/tokenType``).
-    private func headerEntry(_ text: UnsafeBufferPointer<UInt8>, type: String) throws(JWTError) -> Entry {
-        guard text.count <= 1024, let decoded = Base64URL.decode(text) else {
-            throw JWTError(.malformed, "header is not base64url")
-        }
-        guard case .object(let header)? = try? JSONValue.parse(decoded, limits: .init(maximumDepth: 4)) else {
-            throw JWTError(.malformed, "header is not a JSON object")
-        }
-        var alg: String?
-        var kid: String?
-        var typ: String?
-        for (name, value) in header {
-            switch name {
-            case "crit":
-                throw JWTError(.criticalHeader, "crit header is not supported")
-            case "alg":
-                guard case .string(let text) = value else { throw JWTError(.malformed, "alg is not a string") }
-                alg = text
-            case "kid":
-                guard case .string(let text) = value else { throw JWTError(.malformed, "kid is not a string") }
-                kid = text
-            case "typ":
-                guard case .string(let text) = value, Self.isType(text, type) else {
-                    throw JWTError(.malformed, "typ is not this purpose's token type")
-                }
-                typ = text
-            default:
-                // Other members (jku, x5u, jwk, ...) are never used to find or build a key.
-                continue
-            }
-        }
+    private func headerEntry(_ jws: CompactJWS, type: String) throws(JWTError) -> Entry {
+        let header = try jws.decodedHeader()
+        let (alg, kid, typ) = (header.alg, header.kid, header.typ)
+        if let typ, !Self.isType(typ, type) { throw JWTError(.malformed, "typ is not this purpose's token type") }
         // RFC 9068 section 4: an access token's typ is required; a plain JWT's may be left out (RFC 7519 5.1).
         guard typ != nil || type == "JWT" else { throw JWTError(.malformed, "typ is missing") }
         guard let alg else { throw JWTError(.malformed, "alg is missing") }

@@ -10,6 +10,7 @@ import MailboxAccounts
 import OAuthServer
 import Owners
 import ServerKit
+import SignInProviders
 import WebAuthn
 import WebInbox
 import Webhooks
@@ -52,6 +53,8 @@ public struct PosternConfiguration: Sendable {
     public var mailbox = MailboxConfiguration()
     /// The owners' settings; the composition root adds what surfaces share.
     public var owners = OwnersConfiguration(publicURL: "")
+    /// The identity providers owners and Pro users may sign in with (none by default).
+    public var signInProviders = SignInProvidersConfiguration()
     /// The authorization server's settings; the composition root adds the issuer and what surfaces share.
     public var oauth = OAuthConfiguration(issuer: "")
     /// JMAP's settings; the composition root adds the base URL and what surfaces share.
@@ -93,6 +96,7 @@ public struct PosternConfiguration: Sendable {
         agent = try AgentAuthConfiguration(config: config)
         mailbox = try MailboxConfiguration(config: config)
         owners = try OwnersConfiguration(config: config)
+        signInProviders = try SignInProvidersConfiguration(config: config)
         oauth = try OAuthConfiguration(config: config)
         jmap = try JMAPConfiguration(config: config)
         mcp = try MCPConfiguration(config: config)
@@ -105,7 +109,8 @@ public struct PosternConfiguration: Sendable {
 
     /// Refuses a configuration the server cannot run with, naming the key at fault: each part's own rules, then those
     /// that span two parts (the sealing secret a PostgreSQL database needs, the proxies a PROXY header comes from, the
-    /// fully qualified SMTP name outbound delivery greets with, the RP ID and passkey origins the public URL allows).
+    /// fully qualified SMTP name outbound delivery greets with, the RP ID and passkey origins the public URL allows, no
+    /// sign-in provider trusted for emails while owner sign-up is open).
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
         try listener.validate()
@@ -122,6 +127,7 @@ public struct PosternConfiguration: Sendable {
         try agent.validate()
         try mailbox.validate()
         try owners.validate()
+        try signInProviders.validate()
         try oauth.validate()
         try jmap.validate()
         try webInbox.validate()
@@ -132,6 +138,7 @@ public struct PosternConfiguration: Sendable {
         try smtp.validate(trustedProxies: listener.trustedProxies)
         try smtp.validate(outboundDelivery: outbound.mode != .off)
         try webAuthn.validate(publicURL: identity.publicURL)
+        try signInProviders.validate(ownerSignUpOpen: owners.signUpOpen)
     }
 }
 

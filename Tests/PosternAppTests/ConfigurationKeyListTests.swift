@@ -11,6 +11,7 @@ import OutboundQueue
 import OAuthServer
 import Owners
 import ServerKit
+import SignInProviders
 import Testing
 import WebAuthn
 import WebInbox
@@ -97,6 +98,9 @@ struct ConfigurationKeyListTests {
         [
             "Sources/OAuthServer/OAuthConfiguration.swift": { _ = try OAuthConfiguration(config: $0) },
             "Sources/Owners/OwnersConfiguration.swift": { _ = try OwnersConfiguration(config: $0) },
+            "Sources/SignInProviders/SignInProvidersConfiguration.swift": {
+                _ = try SignInProvidersConfiguration(config: $0)
+            },
             "Sources/AgentAuth/AgentAuthConfiguration.swift": { _ = try AgentAuthConfiguration(config: $0) },
             "Sources/MailboxAccounts/MailboxConfiguration.swift": { _ = try MailboxConfiguration(config: $0) },
             "Sources/JMAP/JMAPConfiguration.swift": { _ = try JMAPConfiguration(config: $0) },
@@ -200,12 +204,27 @@ struct ConfigurationKeyListTests {
             ("POSTERN_OUTBOUND_DELIVERY", "smarthost"), ("POSTERN_OUTBOUND_SMTP_PORT", "0"),
             ("POSTERN_OUTBOUND_TLS", "dane"), ("POSTERN_RELAY_URL", "http://relay"),
             ("POSTERN_WEBAUTHN_RP_ID", "192.0.2.1"), ("POSTERN_WEBAUTHN_ORIGINS", "http://app.example"),
+            ("POSTERN_OIDC_PROVIDERS", "Google"),
         ])
     func surfaceRefusesBadValue(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader.parse { [key: value][$0] }
         }
         #expect(error?.key == key)
+    }
+
+    @Test("a sign-in provider trusted for emails stops the start while owner sign-up is open, naming its key")
+    func trustedEmailsNeedClosedSignUp() throws {
+        let provider = [
+            "POSTERN_OIDC_PROVIDERS": "corp", "POSTERN_OIDC_CORP_ISSUER": "https://sso.corp.example",
+            "POSTERN_OIDC_CORP_CLIENT_ID": "postern", "POSTERN_OIDC_CORP_CLIENT_SECRET": "secret",
+            "POSTERN_OIDC_CORP_TRUST_EMAIL": "on",
+        ]
+        let closed = try ConfigurationLoader.parse { provider[$0] }
+        #expect(closed.signInProviders.providers.map(\.name) == ["corp"])
+        let open = provider.merging(["POSTERN_OWNER_SIGNUP": "open"]) { $1 }
+        let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.parse { open[$0] } }
+        #expect(error?.key == "POSTERN_OIDC_CORP_TRUST_EMAIL")
     }
 
     @Test("a surface's keys reach its configuration, trimmed and parsed; unset, its defaults stand")

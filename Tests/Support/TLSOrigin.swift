@@ -71,7 +71,9 @@ public final class TLSOrigin {
         try response.write(to: file, atomically: true, encoding: .utf8)
     }
 
-    private static func run(_ tool: String, _ arguments: [String], in directory: String) throws {
+    /// Runs `tool` with `arguments` in `directory`, its output discarded.
+    /// - Throws: `POSIXError(.EIO)` when it exits with another status than 0.
+    public static func run(_ tool: String, _ arguments: [String], in directory: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments

@@ -1,0 +1,141 @@
+import Fetch
+import JSON
+import JWT
+import OutboundSocket
+import PosternTestSupport
+import SignInProviders
+import Testing
+
+/// A provider's discovery document and JWKS fetched through the real fetcher from a loopback origin, kept, and fetched
+/// again for an unknown kid at most once a minute.
+@Suite("Provider keys: discovery, JWKS and the rate-limited refetch", .timeLimit(.minutes(1)))
+struct ProviderKeysTests {
+    static let clientID = "postern-client"
+    static let nonce = "nonce-1"
+
+    /// A loopback provider: its discovery document and a JWKS of `keys`, a fetcher allowed onto loopback, a clock.
+    final class Provider: Sendable {
+        let origin: TestOrigin
+        let fetcher: Fetcher
+        let clock = TestClock()
+        var issuer: String { origin.url("") }
+
+        init(keys: [JSONValue]) throws {
+            origin = try TestOrigin()
+            var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: true))
+            configuration.maxBodyBytes = 64 * 1024
+            fetcher = try Fetcher(configuration: configuration)
+            let discovery: JSONValue = [
+                "issuer": .string(issuer), "authorization_endpoint": .string(origin.url("/authorize")),
+                "token_endpoint": .string(origin.url("/token")), "jwks_uri": .string(origin.url("/jwks")),
+                "response_types_supported": ["code"], "id_token_signing_alg_values_supported": ["RS256", "EdDSA"],
+            ]
+            origin.set(
+                "/.well-known/openid-configuration", body: String(decoding: discovery.serialize(), as: UTF8.self))
+            publish(keys)
+        }
+
+        deinit {
+            fetcher.shutdown()
+            origin.stop()
+        }
+
+        func publish(_ keys: [JSONValue]) {
+            origin.set(
+                "/jwks", body: String(decoding: JSONValue.object([("keys", .array(keys))]).serialize(), as: UTF8.self))
+        }
+
+        func fetches(_ path: String) -> Int {
+            origin.receivedRequests.filter { $0.hasPrefix("GET \(path) ") }.count
+        }
+
+        func keys() -> ProviderKeys {
+            ProviderKeys(issuer: issuer, allowHTTP: true, fetcher: fetcher, clock: { [clock] in clock.now })
+        }
+
+        func token(_ signer: TestSigner, kid: String, exp: Int64? = nil) throws -> String {
+            let claims: JSONValue = [
+                "iss": .string(issuer), "sub": "alice", "aud": .string(ProviderKeysTests.clientID),
+                "exp": .int(exp ?? clock.now + 300), "iat": .int(clock.now), "nonce": .string(ProviderKeysTests.nonce),
+            ]
+            return try signer.token(kid: kid, claims: claims)
+        }
+    }
+
+    @Test("a token verifies with the fetched keys; the documents are fetched once and kept")
+    func verifies() async throws {
+        let provider = try Provider(keys: [TestSigner.rs256.jwk])
+        let keys = provider.keys()
+        for _ in 0..<2 {
+            let claims = try await keys.verify(
+                idToken: try provider.token(.rs256, kid: "rsa1"), clientID: Self.clientID, nonce: Self.nonce)
+            #expect(claims.subject == "alice" && claims.issuer == provider.issuer)
+        }
+        #expect(provider.fetches("/.well-known/openid-configuration") == 1 && provider.fetches("/jwks") == 1)
+        provider.clock.advance(ProviderKeys.documentLifetime)
+        _ = try await keys.verify(
+            idToken: try provider.token(.rs256, kid: "rsa1"), clientID: Self.clientID, nonce: Self.nonce)
+        #expect(provider.fetches("/.well-known/openid-configuration") == 2 && provider.fetches("/jwks") == 2)
+    }
+
+    @Test("a rotated key is fetched again once a minute has passed; an unknown kid twice fetches once and is refused")
+    func rotation() async throws {
+        let provider = try Provider(keys: [TestSigner.rs256.jwk])
+        let keys = provider.keys()
+        _ = try await keys.verify(
+            idToken: try provider.token(.rs256, kid: "rsa1"), clientID: Self.clientID, nonce: Self.nonce)
+        provider.publish([TestSigner.rs256.jwk, TestSigner.edDSA.jwk])
+        // The keys were fetched less than a minute ago: no second fetch, the new kid is refused.
+        await #expect(throws: ProviderError.token(JWTError(.unknownKey, "kid names no published key"))) {
+            try await keys.verify(
+                idToken: try provider.token(.edDSA, kid: "ed1"), clientID: Self.clientID, nonce: Self.nonce)
+        }
+        #expect(provider.fetches("/jwks") == 1)
+        provider.clock.advance(ProviderKeys.refetchInterval)
+        let claims = try await keys.verify(
+            idToken: try provider.token(.edDSA, kid: "ed1"), clientID: Self.clientID, nonce: Self.nonce)
+        #expect(claims.subject == "alice" && provider.fetches("/jwks") == 2)
+
+        provider.clock.advance(ProviderKeys.refetchInterval)
+        for _ in 0..<2 {
+            let error = await #expect(throws: ProviderError.self) {
+                try await keys.verify(
+                    idToken: try provider.token(.rs256, kid: "made-up"), clientID: Self.clientID, nonce: Self.nonce)
+            }
+            #expect(error == .token(JWTError(.unknownKey, "kid names no published key")))
+        }
+        #expect(provider.fetches("/jwks") == 3)
+    }
+
+    @Test("an expired token, a wrong nonce, a failing JWKS and another issuer's document are refused")
+    func refusals() async throws {
+        let provider = try Provider(keys: [TestSigner.rs256.jwk])
+        let keys = provider.keys()
+        let expired = try provider.token(.rs256, kid: "rsa1", exp: provider.clock.now - 61)
+        let error = await #expect(throws: ProviderError.self) {
+            try await keys.verify(idToken: expired, clientID: Self.clientID, nonce: Self.nonce)
+        }
+        #expect(error == .token(JWTError(.expired, "the id_token has expired")))
+        let wrongNonce = await #expect(throws: ProviderError.self) {
+            try await keys.verify(
+                idToken: try provider.token(.rs256, kid: "rsa1"), clientID: Self.clientID, nonce: "another")
+        }
+        #expect(wrongNonce == .token(JWTError(.wrongNonce, "nonce is not the login's")))
+
+        let failing = try Provider(keys: [])
+        failing.origin.set("/jwks", status: 500, body: "")
+        let status = await #expect(throws: ProviderError.self) {
+            try await failing.keys().verify(
+                idToken: try failing.token(.rs256, kid: "rsa1"), clientID: Self.clientID, nonce: Self.nonce)
+        }
+        #expect(status == .status(500, document: "jwks"))
+
+        let other = ProviderKeys(
+            issuer: provider.issuer + "/", allowHTTP: true, fetcher: provider.fetcher, clock: { 0 })
+        let mismatch = await #expect(throws: ProviderError.self) { try await other.discovery() }
+        #expect(mismatch == .discovery(DiscoveryError(.issuerMismatch, member: "issuer")))
+        let strict = ProviderKeys(issuer: provider.issuer, allowHTTP: false, fetcher: provider.fetcher, clock: { 0 })
+        let http = await #expect(throws: ProviderError.self) { try await strict.discovery() }
+        #expect(http == .discovery(DiscoveryError(.badEndpoint, member: "authorization_endpoint")))
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import PosternTestSupport
+import Storage
+import Testing
+
+@testable import SignInProviders
+
+/// The login transactions (single use, short-lived, bound to their browser, answered by any instance) and the linked
+/// identities (keyed on issuer and subject, one account per family, gone with their account), on both backends.
+@Suite("Sign-in transactions and linked identities", .timeLimit(.minutes(2)))
+struct SignInStoreTests {
+    static let issuer = "https://idp.example"
+
+    /// An owner and a Pro user to link identities to, as their own targets would make them.
+    static func accounts(_ database: any SQLDatabase) async throws {
+        _ = try await database.write { connection in
+            for (id, email) in [("owner-a", "a@example.com"), ("owner-b", "b@example.com")] {
+                try connection.run(
+                    "INSERT INTO owners (id, email, password_hash, created_at) VALUES (?, ?, 'x', 0)",
+                    [.text(id), .text(email)])
+            }
+            try connection.run(
+                """
+                INSERT INTO mailbox_pro_users (id, email, password_hash, max_accounts, created_at)
+                VALUES ('pro-a', 'a@example.com', 'x', 10, 0)
+                """)
+        }
+    }
+
+    @Test("RFC 7636 appendix B: the S256 challenge of its verifier")
+    func codeChallenge() {
+        #expect(
+            SignInTransaction.codeChallenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+                == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+    }
+
+    @Test(
+        "a transaction is taken once, by the browser that began it, on any instance", arguments: StorageBackend.allCases
+    )
+    func singleUse(_ backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock()
+        let store = SignInTransactionStore(database: test.database, clock: { clock.now })
+        let (state, begun) = try await store.begin(
+            provider: "corp", surface: .owners, account: "owner-a", returnTo: "/owner", browser: "browser-1")
+        #expect(state.utf8.count == 43 && begun.nonce.utf8.count == 43 && begun.codeVerifier.utf8.count == 43)
+        #expect(begun.nonce != begun.codeVerifier && begun.codeChallenge.utf8.count == 43)
+        let other = SignInTransactionStore(database: try test.another(), clock: { clock.now })
+        #expect(try await other.take(state: state, browser: "browser-1") == begun)
+        #expect(try await other.take(state: state, browser: "browser-1") == nil)
+        #expect(try await store.take(state: state, browser: "browser-1") == nil)
+
+        let (signIn, transaction) = try await store.begin(
+            provider: "corp", surface: .pro, account: nil, returnTo: "/inbox/dashboard?tab=1", browser: "browser-1")
+        #expect(transaction.account == nil && transaction.surface == .pro)
+        let (second, _) = try await store.begin(
+            provider: "corp", surface: .pro, account: nil, returnTo: "/inbox", browser: "browser-1")
+        #expect(second != signIn)
+        #expect(try await store.take(state: signIn, browser: "browser-1") == transaction)
+    }
+
+    @Test(
+        "another browser's, an expired, an unknown or a tampered state opens nothing, and is used up",
+        arguments: StorageBackend.allCases)
+    func refused(_ backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock()
+        let store = SignInTransactionStore(database: test.database, clock: { clock.now })
+        let (state, _) = try await store.begin(
+            provider: "corp", surface: .owners, account: nil, returnTo: "/owner", browser: "victim")
+        #expect(try await store.take(state: state, browser: "attacker") == nil)
+        #expect(try await store.take(state: state, browser: "victim") == nil)
+
+        let (late, _) = try await store.begin(
+            provider: "corp", surface: .owners, account: nil, returnTo: "/owner", browser: "victim")
+        clock.advance(SignInTransactionStore.lifetime)
+        #expect(try await store.take(state: late, browser: "victim") == nil)
+
+        let (kept, begun) = try await store.begin(
+            provider: "corp", surface: .owners, account: nil, returnTo: "/owner", browser: "victim")
+        var tampered = Array(kept.utf8)
+        tampered[0] = tampered[0] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        for state in [String(decoding: tampered, as: UTF8.self), "", "short", kept + "x"] {
+            #expect(try await store.take(state: state, browser: "victim") == nil)
+        }
+        #expect(try await store.take(state: kept, browser: "victim") == begun)
+    }
+
+    @Test("expired transactions are purged, live ones kept", arguments: StorageBackend.allCases)
+    func purge(_ backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock()
+        let store = SignInTransactionStore(database: test.database, clock: { clock.now })
+        _ = try await store.begin(provider: "corp", surface: .owners, account: nil, returnTo: "/", browser: "b")
+        clock.advance(SignInTransactionStore.lifetime / 2)
+        let (live, begun) = try await store.begin(
+            provider: "corp", surface: .owners, account: nil, returnTo: "/", browser: "b")
+        clock.advance(SignInTransactionStore.lifetime / 2)
+        #expect(try await store.purge() == 1)
+        #expect(try await store.take(state: live, browser: "b") == begun)
+    }
+
+    @Test(
+        "a sign-in never returns to another site",
+        arguments: ["https://evil.example/", "//evil.example/", "/\\evil.example", "owner", "", "/a b", "/a\u{7}"])
+    func returnPath(path: String) async throws {
+        let test = try StorageBackend.sqlite.makeDatabase()
+        let store = SignInTransactionStore(database: test.database, clock: { 0 })
+        await #expect(throws: SignInTransactionError.returnPathNotLocal) {
+            try await store.begin(provider: "corp", surface: .owners, account: nil, returnTo: path, browser: "b")
+        }
+    }
+
+    @Test("an identity links to one account per family and signs into it", arguments: StorageBackend.allCases)
+    func linkAndSignIn(_ backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        try await Self.accounts(test.database)
+        let clock = TestClock()
+        let store = SignInIdentityStore(database: test.database, clock: { clock.now })
+        #expect(try await store.signIn(surface: .owners, issuer: Self.issuer, subject: "248289761001") == nil)
+        #expect(
+            try await store.link(
+                surface: .owners, issuer: Self.issuer, subject: "248289761001", provider: "corp", account: "owner-a",
+                email: "a@example.com") == .linked)
+        #expect(
+            try await store.link(
+                surface: .owners, issuer: Self.issuer, subject: "248289761001", provider: "corp", account: "owner-a",
+                email: nil) == .alreadyLinked)
+        #expect(
+            try await store.link(
+                surface: .owners, issuer: Self.issuer, subject: "248289761001", provider: "corp", account: "owner-b",
+                email: "a@example.com") == .linkedToAnother)
+        clock.advance(5)
+        let other = SignInIdentityStore(database: try test.another(), clock: { clock.now })
+        #expect(try await other.signIn(surface: .owners, issuer: Self.issuer, subject: "248289761001") == "owner-a")
+        // Keyed on issuer and subject: the same subject at another issuer, or another subject, is another identity.
+        #expect(try await store.signIn(surface: .owners, issuer: Self.issuer + "/", subject: "248289761001") == nil)
+        #expect(try await store.signIn(surface: .owners, issuer: Self.issuer, subject: "248289761002") == nil)
+        // The Pro family is separate: the same identity is not a Pro user until linked to one.
+        #expect(try await store.signIn(surface: .pro, issuer: Self.issuer, subject: "248289761001") == nil)
+        #expect(
+            try await store.link(
+                surface: .pro, issuer: Self.issuer, subject: "248289761001", provider: "corp", account: "pro-a",
+                email: nil) == .linked)
+        #expect(try await store.signIn(surface: .pro, issuer: Self.issuer, subject: "248289761001") == "pro-a")
+
+        let linked = try await store.identities(surface: .owners, account: "owner-a")
+        #expect(
+            linked == [
+                SignInIdentity(
+                    surface: .owners, issuer: Self.issuer, subject: "248289761001", provider: "corp",
+                    account: "owner-a", email: "a@example.com", createdAt: clock.now - 5, lastUsedAt: clock.now)
+            ])
+        #expect(try await store.identities(surface: .owners, account: "owner-b").isEmpty)
+    }
+
+    @Test(
+        "only its account unlinks an identity; deleting the account removes its links",
+        arguments: StorageBackend.allCases)
+    func unlinkAndCascade(_ backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        try await Self.accounts(test.database)
+        let store = SignInIdentityStore(database: test.database, clock: { 1_800_000_000 })
+        for subject in ["s1", "s2"] {
+            _ = try await store.link(
+                surface: .owners, issuer: Self.issuer, subject: subject, provider: "corp", account: "owner-a",
+                email: nil)
+        }
+        #expect(try await !store.unlink(surface: .owners, account: "owner-b", issuer: Self.issuer, subject: "s1"))
+        #expect(try await !store.unlink(surface: .pro, account: "owner-a", issuer: Self.issuer, subject: "s1"))
+        #expect(try await store.unlink(surface: .owners, account: "owner-a", issuer: Self.issuer, subject: "s1"))
+        #expect(try await store.signIn(surface: .owners, issuer: Self.issuer, subject: "s1") == nil)
+        #expect(try await store.identities(surface: .owners, account: "owner-a").map(\.subject) == ["s2"])
+        _ = try await test.database.write { connection in
+            try connection.run("DELETE FROM owners WHERE id = 'owner-a'")
+        }
+        #expect(try await store.signIn(surface: .owners, issuer: Self.issuer, subject: "s2") == nil)
+        await #expect(throws: (any Error).self) {
+            try await store.link(
+                surface: .owners, issuer: Self.issuer, subject: "s3", provider: "corp", account: "no-such-owner",
+                email: nil)
+        }
+    }
+}
