@@ -41,6 +41,9 @@ let package = Package(
         .target(name: "Time"),
         // Pure HTTP/1.1: parser, encoder, router. No sockets.
         .target(name: "HTTP1", dependencies: ["Time"]),
+        // Pure RFC 6455: the opening handshake's checks, the frame parser and encoder, and the session machine
+        // (fragments, UTF-8, pings, the closing handshake). No sockets, no crypto: the caller hashes the key.
+        .target(name: "WebSocket", dependencies: ["HTTP1", "ConfigurationReading"]),
         // Settings by their environment names, read strictly through a reader scoped to one part's prefix; the error
         // that names a bad value's key. Nothing else: every target that has settings can read its own.
         .target(name: "ConfigurationReading"),
@@ -246,7 +249,7 @@ let package = Package(
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
-            "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
+            "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time", "WebSocket",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -273,6 +276,7 @@ let package = Package(
             path: "Tests/Support"),
         .testTarget(name: "TimeTests", dependencies: ["Time"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
         .testTarget(name: "ConfigurationReadingTests", dependencies: ["ConfigurationReading"]),
         .testTarget(name: "SocketServerTests", dependencies: [
             "SocketServer", "PosternTestSupport", "ClientAddress", .product(name: "Logging", package: "swift-log"),
@@ -410,6 +414,7 @@ let package = Package(
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
+            "WebSocket",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

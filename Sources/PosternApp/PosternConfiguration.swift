@@ -10,6 +10,7 @@ import MailboxAccounts
 import OAuthServer
 import Owners
 import ServerKit
+import WebSocket
 import WebInbox
 import Webhooks
 
@@ -64,6 +65,9 @@ public struct PosternConfiguration: Sendable {
     public var outbound = OutboundConfiguration()
     /// The outbound queue: who may send outside, the per-sender limits, the retry schedule and the queue's lifetime.
     public var outboundQueue = OutboundQueueConfiguration()
+    /// WebSockets: the message and send-queue limits, the ping and close timers, the origins allowed besides the
+    /// public one.
+    public var webSocket = WebSocketConfiguration()
     /// The profile whose defaults fill in what no flag, environment variable or named configuration file sets
     /// (`POSTERN_PROFILE` or `--profile`, read by ``ConfigurationLoader``; see ``ConfigurationProfile``).
     public var profile = ConfigurationProfile.standard
@@ -96,6 +100,7 @@ public struct PosternConfiguration: Sendable {
         webInbox = try WebInboxConfiguration(config: config)
         outbound = try OutboundConfiguration(config: config)
         outboundQueue = try OutboundQueueConfiguration(config: config)
+        webSocket = try WebSocketConfiguration(config: config)
         try validate()
     }
 
@@ -123,6 +128,7 @@ public struct PosternConfiguration: Sendable {
         try webInbox.validate()
         try outbound.validate()
         try outboundQueue.validate()
+        try webSocket.validate()
         try signingKeys.validate(for: storage.database())
         try smtp.validate(trustedProxies: listener.trustedProxies)
         try smtp.validate(outboundDelivery: outbound.mode != .off)

@@ -13,6 +13,7 @@ import Owners
 import ServerKit
 import Testing
 import WebInbox
+import WebSocket
 import Webhooks
 
 @testable import PosternApp
@@ -117,6 +118,7 @@ struct ConfigurationKeyListTests {
             },
             "Sources/MailTransfer/OutboundConfiguration.swift": { _ = try OutboundConfiguration(config: $0) },
             "Sources/OutboundQueue/OutboundQueueConfiguration.swift": { _ = try OutboundQueueConfiguration(config: $0) },
+            "Sources/WebSocket/WebSocketConfiguration.swift": { _ = try WebSocketConfiguration(config: $0) },
         ]
     }
 
