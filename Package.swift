@@ -58,6 +58,9 @@ let package = Package(
             "HTTP1", "SocketServer", "Time",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // WebSocket on the socket server: a route's handshake answered with `101` (or refused), the connection then
+        // driven by the pure session machine, and the channel the application sends and hears through.
+        .target(name: "WebSocketServer", dependencies: ["WebSocket", "HTTPServer", "SocketServer", "HTTP1", "AuthCrypto"]),
         // Server-side TLS over memory BIOs (libssl), driven by an event loop's bytes; self-signed pairs (libcrypto).
         .target(name: "ServerTLS", dependencies: ["COpenSSL", "AuthCrypto"]),
         // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset, STARTTLS, AUTH), the TLS transport
@@ -114,7 +117,9 @@ let package = Package(
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
         .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
-        .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading"]),
+        .target(name: "ServerKit", dependencies: [
+            "HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading", "WebSocket",
+        ]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
             "Directory", "MailStore", "MailDelivery", "SMTPOutcomes", "JSON", "MIME", "HTTP1", "ServerKit",
@@ -250,6 +255,7 @@ let package = Package(
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time", "WebSocket",
+            "WebSocketServer",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -277,6 +283,10 @@ let package = Package(
         .testTarget(name: "TimeTests", dependencies: ["Time"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
+        .testTarget(name: "WebSocketServerTests", dependencies: [
+            "WebSocketServer", "WebSocket", "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ConfigurationReadingTests", dependencies: ["ConfigurationReading"]),
         .testTarget(name: "SocketServerTests", dependencies: [
             "SocketServer", "PosternTestSupport", "ClientAddress", .product(name: "Logging", package: "swift-log"),
