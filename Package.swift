@@ -184,7 +184,7 @@ let package = Package(
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
-            "Fetch", "Audit", "CustomDomains", "Time",
+            "Fetch", "Audit", "CustomDomains", "Time", "WebSocket",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Mail.td Pro webhooks: the durable queue (fed by the mail store's delivery transaction), the dispatcher that
