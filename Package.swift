@@ -41,6 +41,9 @@ let package = Package(
         .target(name: "Time"),
         // Pure HTTP/1.1: parser, encoder, router. No sockets.
         .target(name: "HTTP1", dependencies: ["Time"]),
+        // Pure RFC 6455: the opening handshake's checks, the frame parser and encoder, and the session machine
+        // (fragments, UTF-8, pings, the closing handshake). No sockets, no crypto: the caller hashes the key.
+        .target(name: "WebSocket", dependencies: ["HTTP1", "ConfigurationReading"]),
         // Settings by their environment names, read strictly through a reader scoped to one part's prefix; the error
         // that names a bad value's key. Nothing else: every target that has settings can read its own.
         .target(name: "ConfigurationReading"),
@@ -55,6 +58,9 @@ let package = Package(
             "HTTP1", "SocketServer", "Time",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // WebSocket on the socket server: a route's handshake answered with `101` (or refused), the connection then
+        // driven by the pure session machine, and the channel the application sends and hears through.
+        .target(name: "WebSocketServer", dependencies: ["WebSocket", "HTTPServer", "SocketServer", "HTTP1", "AuthCrypto"]),
         // Server-side TLS over memory BIOs (libssl), driven by an event loop's bytes; self-signed pairs (libcrypto).
         .target(name: "ServerTLS", dependencies: ["COpenSSL", "AuthCrypto"]),
         // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset, STARTTLS, AUTH), the TLS transport
@@ -122,7 +128,9 @@ let package = Package(
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
         .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
-        .target(name: "ServerKit", dependencies: ["HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading"]),
+        .target(name: "ServerKit", dependencies: [
+            "HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading", "WebSocket",
+        ]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
             "Directory", "MailStore", "MailDelivery", "SMTPOutcomes", "JSON", "MIME", "HTTP1", "ServerKit",
@@ -198,7 +206,7 @@ let package = Package(
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
-            "Fetch", "Audit", "CustomDomains", "Time",
+            "Fetch", "Audit", "CustomDomains", "Time", "WebSocket",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Mail.td Pro webhooks: the durable queue (fed by the mail store's delivery transaction), the dispatcher that
@@ -273,7 +281,7 @@ let package = Package(
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
-            "SignInProviders",
+            "SignInProviders", "WebSocket", "WebSocketServer",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -300,6 +308,11 @@ let package = Package(
             path: "Tests/Support"),
         .testTarget(name: "TimeTests", dependencies: ["Time"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
+        .testTarget(name: "WebSocketServerTests", dependencies: [
+            "WebSocketServer", "WebSocket", "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ConfigurationReadingTests", dependencies: ["ConfigurationReading"]),
         .testTarget(name: "SocketServerTests", dependencies: [
             "SocketServer", "PosternTestSupport", "ClientAddress", .product(name: "Logging", package: "swift-log"),
@@ -445,7 +458,7 @@ let package = Package(
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
-            "SignInProviders",
+            "SignInProviders", "WebSocket",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [

@@ -18,16 +18,23 @@ public enum SHA256 {
     }
 
     private static func digest(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in
-            var length: UInt32 = 0
-            // EVP_Digest with SHA-256 only fails on allocation failure inside OpenSSL.
-            guard EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil) == 1,
-                length == byteCount
-            else {
-                fatalError("EVP_Digest(SHA-256) failed: \(drainOpenSSLErrors(fallback: "no reason"))")
-            }
-            initialized = byteCount
+        oneShotDigest(input, EVP_sha256(), byteCount: byteCount, name: "SHA-256")
+    }
+}
+
+/// `EVP_Digest` of `input` with `type`, which gives `byteCount` bytes; traps only on allocation failure inside
+/// OpenSSL, the one way a digest of a fixed algorithm fails.
+func oneShotDigest(
+    _ input: UnsafeBufferPointer<UInt8>, _ type: OpaquePointer?, byteCount: Int, name: String
+) -> [UInt8] {
+    [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in
+        var length: UInt32 = 0
+        guard EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, type, nil) == 1,
+            length == byteCount
+        else {
+            fatalError("EVP_Digest(\(name)) failed: \(drainOpenSSLErrors(fallback: "no reason"))")
         }
+        initialized = byteCount
     }
 }
 

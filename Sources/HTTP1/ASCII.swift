@@ -17,7 +17,7 @@ extension UInt8 {
 }
 
 /// Byte tables and comparisons that avoid building Strings.
-enum ASCII {
+package enum ASCII {
     /// Bit `b` set when byte `b` (0...63) is a `tchar`: ! # $ % & ' * + - . 0-9.
     static let tokenMaskLow: UInt64 = 0x03FF_6CFA_0000_0000
     /// Bit `b - 64` set when byte `b` (64...127) is a `tchar`: A-Z ^ _ ` a-z | ~.
@@ -130,7 +130,7 @@ enum ASCII {
     }
 
     /// The string with ASCII spaces and tabs removed from both ends.
-    static func trimmed<S: StringProtocol>(_ text: S) -> Substring {
+    package static func trimmed<S: StringProtocol>(_ text: S) -> Substring {
         let text = Substring(text)
         let utf8 = text.utf8
         var start = utf8.startIndex

@@ -26,6 +26,12 @@ package struct ByteWriter: ~Copyable {
         UnsafeBufferPointer(start: start + offset, count: count - offset)
     }
 
+    /// Takes back the last `n` bytes written (at most all of them).
+    @inlinable
+    package mutating func unwrite(_ n: Int) {
+        end -= min(n, count)
+    }
+
     @inlinable @inline(__always)
     mutating func advance(_ n: Int) -> UnsafeMutablePointer<UInt8> {
         precondition(limit - end >= n, "ByteWriter: more written than the room made")

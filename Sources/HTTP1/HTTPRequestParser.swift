@@ -86,6 +86,17 @@ public struct HTTPRequestParser: Sendable {
     /// Bytes received but not yet consumed.
     public var bufferedByteCount: Int { buffer.count - position }
 
+    /// Takes out the bytes received after the last complete message, for the protocol a connection switches to
+    /// after it (`101 Switching Protocols`): the parser holds nothing afterwards.
+    public mutating func takeUnparsedBytes() -> [UInt8] {
+        let rest = Array(buffer[position...])
+        buffer = []
+        position = 0
+        scanFrom = 0
+        headStart = nil
+        return rest
+    }
+
     /// Whether part of a message has been received (a head or body is incomplete).
     public var hasPartialMessage: Bool {
         if case .requestLine = state { return buffer.count > position || emptyLines > 0 }

@@ -59,6 +59,22 @@ public struct HTTPResponseEncoder: Sendable {
         if context.method != .HEAD { out.append(contentsOf: response.body) }
     }
 
+    /// Appends a `101 Switching Protocols` head (RFC 9110 §15.2.2): `response`'s fields (`Upgrade`, and those of the
+    /// protocol switched to) with `Connection: Upgrade`, and no body; what follows on the connection is the new
+    /// protocol's.
+    public func encodeSwitchingProtocols(
+        _ response: HTTPResponse, requestID: String, date: [UInt8], into out: inout [UInt8]
+    ) {
+        let context = Context(method: .GET, version: .http1_1, keepAlive: true, requestID: requestID)
+        let most = headLength(response, requestID: requestID, date: date) + 21
+        out.reserveMore(most)
+        out.appendWriting(atMost: most) { head in
+            writeHead(response, context, date: date, lengthDelimited: false, into: &head)
+            head.unwrite(2)  // the blank line goes after Connection
+            head.literal("Connection: Upgrade\r\n\r\n")
+        }
+    }
+
     /// The most bytes `write` writes for `response`, its body included, given the same `memo`.
     public func maximumLength(
         _ response: HTTPResponse, context: Context, date: [UInt8], memo: HTTPHeaderEncodingMemo? = nil

@@ -364,6 +364,38 @@ public struct HTTPConnectionStateMachine {
         takesRequests = true
     }
 
+    // MARK: - Switching protocols
+
+    /// Answers the request handed out as `sequence` with a `101 Switching Protocols` head and hands the connection
+    /// over: its lifecycle (the head queued first in its output) and the bytes read after the request. The machine
+    /// is spent afterwards: it takes no event, asks for no work and writes nothing. Returns nil, changing nothing,
+    /// when the connection cannot switch: other requests are in flight or answered and unwritten, the server is
+    /// shutting down, or the client has closed its side.
+    public mutating func switchProtocols(
+        _ response: HTTPResponse, sequence: UInt64, requestID: String, date: [UInt8]
+    ) -> (lifecycle: ConnectionLifecycle, input: [UInt8])? {
+        guard lifecycle.stage == .open, !shuttingDown, !lifecycle.peerClosed, slots.count == 1,
+            slots[0].sequence == sequence, slots[0].bytes == nil, pendingRefusal == nil
+        else { return nil }
+        if handedOutSequence == sequence {
+            handedOutSequence = nil
+            awaitsAnswer = false
+        }
+        var head: [UInt8] = []
+        encoder.encodeSwitchingProtocols(response, requestID: requestID, date: date, into: &head)
+        lifecycle.output.append(head)
+        let handed = lifecycle
+        let input = parser.takeUnparsedBytes()
+        // Spent: closed as far as this machine knows, without a `.close` action (the socket lives on).
+        lifecycle = ConnectionLifecycle()
+        var ignored: [ConnectionAction] = []
+        lifecycle.close(into: &ignored)
+        slots.removeAll()
+        takesNewRequests = false
+        takesRequests = false
+        return (handed, input)
+    }
+
     // MARK: - Open-ended responses
 
     /// Whether the stream opened for `sequence` still takes bytes.

@@ -77,6 +77,9 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
     private var waiting: [Waiting] = []
     /// Writers handed out and not yet ended, with whether their stream has opened.
     private var streams: [(stream: HTTPResponseStream, opened: Bool)] = []
+    /// The machine of the protocol the connection switched to (`HTTPAnswer.upgrade`): every event goes to it from
+    /// the turn of the switch on.
+    private var switched: (any ConnectionStateMachine)?
 
     /// Creates the pipeline of a new connection from `peer`.
     /// - Parameters:
@@ -93,13 +96,18 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
             refusing: refusing)
     }
 
-    public var hasUnsentOutput: Bool { machine.hasUnsentOutput }
+    public var hasUnsentOutput: Bool {
+        if let switched { return switched.hasUnsentOutput }
+        return machine.hasUnsentOutput
+    }
 
     public func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
-        try machine.withUnsentOutput(body)
+        if let switched { return try switched.withUnsentOutput(body) }
+        return try machine.withUnsentOutput(body)
     }
 
     public mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
+        if switched != nil { return switched!.handle(event, now: now, into: &actions) }
         if case .completed(let value) = event {
             if let completion = value as? Completion {
                 complete(completion, now: now)
@@ -113,6 +121,11 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
         }
         while let work = machine.nextWork() {
             perform(work, now: now, into: &actions)
+        }
+        if switched != nil {
+            // Switched in this turn: the new protocol starts with the connection as the HTTP machine left it.
+            if !streams.isEmpty { endStreams() }
+            return switched!.handle(.opened, now: now, into: &actions)
         }
         machine.finishTurn(after: event, now: now, into: &actions)
         if !streams.isEmpty { endStreams() }
@@ -186,6 +199,23 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
                         requestID: request.requestID, startedAt: now))
                 machine.awaitAnswer(now: now)
                 actions.append(.perform(Job(sequence: sequence, request: request, work: work)))
+            case .upgrade(let upgrade):
+                let date = loopState.date()
+                if let handed = machine.switchProtocols(
+                    upgrade.response, sequence: sequence, requestID: request.requestID, date: date)
+                {
+                    report(
+                        method: request.method, routeName: route.logName, status: upgrade.response.status.code,
+                        requestID: request.requestID, startedAt: now, finishedAt: loopState.clock())
+                    switched = upgrade.makeMachine(
+                        HTTPUpgradeHandoff(lifecycle: handed.lifecycle, input: handed.input, peer: peer))
+                } else {
+                    let response = shared.responder.refusal(.serviceUnavailable, path: request.path)
+                    report(
+                        method: request.method, routeName: route.logName, status: response.status.code,
+                        requestID: request.requestID, startedAt: now, finishedAt: loopState.clock())
+                    machine.answer(response, sequence: sequence, requestID: request.requestID, date: date)
+                }
             case .stream(let work):
                 waiting.append(
                     Waiting(

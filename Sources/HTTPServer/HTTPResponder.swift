@@ -1,4 +1,5 @@
 import HTTP1
+import SocketServer
 
 /// What routing found for a request, as the server carries it from the request's head to `respond`.
 public struct HTTPRoute: Sendable {
@@ -30,9 +31,42 @@ public enum HTTPAnswer: Sendable {
     /// An open-ended response (`text/event-stream`): `StreamWork` is called once, on the event loop, with the
     /// writer it answers or streams through from any thread. The stream is the connection's last response.
     case stream(StreamWork)
+    /// Switch the connection to another protocol (`101 Switching Protocols`, a WebSocket): when the request is the
+    /// only one in flight, the head goes out and the connection, its output and the bytes read after the request
+    /// belong to the machine `HTTPUpgrade.makeMachine` makes; otherwise (requests before it unanswered, shutdown) it
+    /// is answered 503 in its turn and the connection stays HTTP.
+    case upgrade(HTTPUpgrade)
 
     /// Work that answers through a response writer.
     public typealias StreamWork = @Sendable (_ writer: any HTTPResponseWriter) -> Void
+}
+
+/// A protocol switch a responder answers with (`HTTPAnswer.upgrade`). A class, so that the answer every request
+/// returns stays one response wide (`HTTPAnswer`'s largest case is `.now`'s).
+public final class HTTPUpgrade: Sendable {
+    /// The `101 Switching Protocols` head: its fields (`Upgrade`, the new protocol's own) go out with
+    /// `Connection: Upgrade`.
+    public let response: HTTPResponse
+    /// Makes the connection's machine from then on, on the connection's loop, in the turn of the switch.
+    public let makeMachine: @Sendable (HTTPUpgradeHandoff) -> any ConnectionStateMachine
+
+    /// A switch answering with `response` to a machine `makeMachine` makes.
+    public init(
+        response: HTTPResponse, makeMachine: @escaping @Sendable (HTTPUpgradeHandoff) -> any ConnectionStateMachine
+    ) {
+        self.response = response
+        self.makeMachine = makeMachine
+    }
+}
+
+/// What an HTTP connection hands the protocol it switches to.
+public struct HTTPUpgradeHandoff {
+    /// The connection's output (the `101` head, not yet written, first), back-pressure and what the loop was told.
+    public var lifecycle: ConnectionLifecycle
+    /// Bytes the client sent after the request, already read: the new protocol's first input.
+    public var input: [UInt8]
+    /// The client's address (IP address text).
+    public var peer: String
 }
 
 /// What the server calls for each request. Called on an event loop; must not block.

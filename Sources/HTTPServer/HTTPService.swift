@@ -44,7 +44,11 @@ public struct HTTPService: StreamService {
     ) {
         guard let job = job as? HTTPRequestPipeline.Job else {
             guard let job = job as? HTTPRequestPipeline.StreamJob else {
-                preconditionFailure("HTTPService was given a job its machines did not make")
+                // A job of the protocol a connection switched to.
+                guard let job = job as? any SelfPerformingJob else {
+                    preconditionFailure("HTTPService was given a job its machines did not make")
+                }
+                return job.perform(on: loop, completion: completion)
             }
             job.stream.attach(completion)
             return job.work(job.stream)

@@ -46,6 +46,8 @@ public final class MailboxService: Sendable {
     let audit: AuditTrail
     /// What keeps records beside the store's messages (the sandbox's), forgotten with every message by the operator.
     let recordsBesideMessages: [any MailboxMessageRecords]
+    /// The operator's resets on this instance, for the open `/api/operator/events` sockets.
+    let operatorResets = OperatorResets()
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
@@ -152,6 +154,7 @@ public final class MailboxService: Sendable {
         BillingController(surface: self).register(on: &router)
         MessagesController(surface: self).register(on: &router)
         OperatorController(surface: self).register(on: &router)
+        MailboxSocketController(surface: self).register(on: &router)
     }
 
     /// The Pro users' custom domains (`MailboxService+Domains.swift`, about to become one claims table of its own).

@@ -38,6 +38,7 @@ struct OperatorController: MailboxController {
         router.add(.DELETE, message, deferred(.general, operatorOnly(expected, deleteMessage)))
         router.add(.GET, message + "/raw", deferred(.general, operatorOnly(expected, rawMessage)))
         router.add(.GET, message + "/attachments/{index}", deferred(.general, operatorOnly(expected, attachment)))
+        registerEvents(on: &router, expected: expected)
     }
 
     /// `handler` behind the operator's bearer: digests compared in constant time, so neither the token's bytes nor
@@ -86,6 +87,8 @@ struct OperatorController: MailboxController {
     private func resetMessages(_ call: MailboxCall) async throws -> HTTPResponse {
         let deleted = try await mail.deleteEverything()
         for records in surface.recordsBesideMessages { try await records.deleteEveryRecord() }
+        surface.operatorResets.record()
+        mail.changes.anyChange.signal()
         return MailboxJSON.response(.ok, [("deleted", .int(Int64(deleted)))])
     }
 

@@ -12,6 +12,7 @@ import Owners
 import ServerKit
 import SignInProviders
 import WebAuthn
+import WebSocket
 import WebInbox
 import Webhooks
 
@@ -70,6 +71,9 @@ public struct PosternConfiguration: Sendable {
     public var outbound = OutboundConfiguration()
     /// The outbound queue: who may send outside, the per-sender limits, the retry schedule and the queue's lifetime.
     public var outboundQueue = OutboundQueueConfiguration()
+    /// WebSockets: the message and send-queue limits, the ping and close timers, the origins allowed besides the
+    /// public one.
+    public var webSocket = WebSocketConfiguration()
     /// The profile whose defaults fill in what no flag, environment variable or named configuration file sets
     /// (`POSTERN_PROFILE` or `--profile`, read by ``ConfigurationLoader``; see ``ConfigurationProfile``).
     public var profile = ConfigurationProfile.standard
@@ -104,6 +108,7 @@ public struct PosternConfiguration: Sendable {
         webAuthn = try WebAuthnConfiguration(config: config)
         outbound = try OutboundConfiguration(config: config)
         outboundQueue = try OutboundQueueConfiguration(config: config)
+        webSocket = try WebSocketConfiguration(config: config)
         try validate()
     }
 
@@ -134,6 +139,7 @@ public struct PosternConfiguration: Sendable {
         try webAuthn.validate()
         try outbound.validate()
         try outboundQueue.validate()
+        try webSocket.validate()
         try signingKeys.validate(for: storage.database())
         try smtp.validate(trustedProxies: listener.trustedProxies)
         try smtp.validate(outboundDelivery: outbound.mode != .off)

@@ -3,6 +3,7 @@ import HTTP1
 import HTTPServer
 import Logging
 import ServerKit
+import WebSocketServer
 
 /// The server's one responder: resolves the request's context (client address, rate-limit key, request
 /// id) once, routes the request, runs its handler inline or in a task with that context, and records the
@@ -24,16 +25,19 @@ final class PosternResponder: HTTPResponder {
     /// `X-Forwarded-For` hop, for every surface (difficulty, rate limits).
     let trustedProxies: ClientAddressResolver
     let metrics: PosternMetrics
+    /// Checks WebSocket routes' handshakes and switches their connections.
+    let webSockets: WebSocketUpgrader
     let logger: Logger
 
     init(
         router: ContextRouter, unmatched: [UnmatchedRenderer], trustedProxies: ClientAddressResolver,
-        metrics: PosternMetrics, logger: Logger
+        metrics: PosternMetrics, webSockets: WebSocketUpgrader, logger: Logger
     ) {
         self.router = router
         self.unmatched = unmatched
         self.trustedProxies = trustedProxies
         self.metrics = metrics
+        self.webSockets = webSockets
         self.logger = logger
     }
 
@@ -57,6 +61,10 @@ final class PosternResponder: HTTPResponder {
             case .stream(let handler):
                 return .stream { [self] writer in
                     handler(request, RequestContext(request, trustedProxies: trustedProxies), parameters, writer)
+                }
+            case .webSocket(let handler):
+                return webSockets.answer(request) { handshake in
+                    handler(request, RequestContext(request, trustedProxies: trustedProxies), parameters, handshake)
                 }
             }
         case .methodNotAllowed(let allowed):

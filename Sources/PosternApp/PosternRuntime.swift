@@ -24,6 +24,7 @@ import MailAuth
 import SMTPServer
 import ServerTLS
 import ServerKit
+import WebSocketServer
 import SigningKeys
 import SocketServer
 import Storage
@@ -228,6 +229,8 @@ public final class PosternRuntime: Service {
             router: router, unmatched: unmatched,
             trustedProxies: ClientAddressResolver(trustedProxies: configuration.listener.trustedProxies),
             metrics: metrics,
+            webSockets: WebSocketUpgrader(
+                configuration: configuration.webSocket, publicOrigin: WebOrigin(identity.baseURL)),
             logger: logger)
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.host = configuration.listener.host
@@ -360,7 +363,8 @@ public final class PosternRuntime: Service {
         let responder = PosternResponder(
             router: router, unmatched: [],
             trustedProxies: ClientAddressResolver(trustedProxies: configuration.listener.trustedProxies),
-            metrics: endpoint.metrics, logger: logger)
+            metrics: endpoint.metrics,
+            webSockets: WebSocketUpgrader(configuration: configuration.webSocket, publicOrigin: nil), logger: logger)
         var settings = HTTPServerConfiguration()
         settings.maxConnections = 64  // scrapers, not clients
         settings.maxConnectionsPerClient = 0

@@ -1,4 +1,5 @@
 import HTTP1
+import WebSocket
 
 /// How a surface's route runs: as HTTP1's `RouteHandler`, and with the request's ``RequestContext``.
 public enum ContextRouteHandler: Sendable {
@@ -9,6 +10,10 @@ public enum ContextRouteHandler: Sendable {
     /// Answers through a response writer (an open-ended `text/event-stream`, or a complete refusal). Called on the
     /// event loop: it must not block, so it starts a Task for its work.
     case stream(@Sendable (HTTPRequest, RequestContext, RouteParameters, any HTTPResponseWriter) -> Void)
+    /// A WebSocket endpoint: called on the event loop once the opening handshake passed the server's checks
+    /// (RFC 6455 §4.2, the allowed origins), with the handshake; it accepts (a subprotocol, and what to do with the
+    /// channel once open) or refuses with a plain HTTP response. It must not block.
+    case webSocket(@Sendable (HTTPRequest, RequestContext, RouteParameters, WebSocketHandshake.Request) -> WebSocketRouteAnswer)
 
     /// The handler's response, awaited in the caller's task whatever its kind (tests, async callers). A stream's
     /// response is its head with everything written until it finished: only for streams that finish by themselves.
@@ -22,6 +27,12 @@ public enum ContextRouteHandler: Sendable {
             let writer = CollectingResponseWriter()
             handler(request, context, parameters, writer)
             return await writer.response()
+        case .webSocket:
+            // No connection to switch: what a plain request to the endpoint gets from the server.
+            var response = HTTPResponse.json(
+                HTTPStatus(code: 426, reason: "Upgrade Required"), #"{"error":"websocket_upgrade_required"}"#)
+            response.headers.replaceOrAdd("Upgrade", "websocket")
+            return response
         }
     }
 }

@@ -13,3 +13,11 @@ public protocol StreamService: Sendable {
         _ job: any AnyObject & Sendable, on loop: EventLoop,
         completion: @escaping @Sendable (any AnyObject & Sendable) -> Void)
 }
+
+/// A job that knows how to run itself: what a machine a connection switched to (a WebSocket after HTTP's `101`) asks
+/// for, whatever service made the connection's first machine; that service hands it on with its completion.
+public protocol SelfPerformingJob: AnyObject, Sendable {
+    /// Runs the job and calls `completion` (from any thread, any number of times for a job that lasts) with what
+    /// its machine expects back as `completed`.
+    func perform(on loop: EventLoop, completion: @escaping @Sendable (any AnyObject & Sendable) -> Void)
+}

@@ -123,6 +123,7 @@ struct AgentChallengeEndpointTests {
             case .immediate: return "immediate"
             case .deferred: return "deferred"
             case .stream: return "stream"
+            case .webSocket: return "webSocket"
             }
         }
         #expect(kind(.POST, "/api/v1/challenge") == "immediate")

@@ -3,6 +3,13 @@ import Testing
 
 @Suite("SHA-256 and HMAC-SHA256")
 struct DigestTests {
+    @Test("SHA-1 known answers (FIPS 180-2 \"abc\", empty string)")
+    func sha1() {
+        #expect(Hex.encode(SHA1.hash(utf8("abc"))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+        #expect(Hex.encode(SHA1.hash([UInt8]())) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
+        #expect(SHA1.hash(utf8("abc")) == SHA1.hash(utf8("abc")[...]))
+    }
+
     @Test("SHA-256 known answers (FIPS 180-2 \"abc\", empty string)")
     func sha256() {
         #expect(

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PosternTestSupport
 import Testing
 
 /// Many clients at once, mixing answers given inline on the event queues with answers that arrive later

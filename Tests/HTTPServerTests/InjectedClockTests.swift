@@ -1,4 +1,5 @@
 import Foundation
+import PosternTestSupport
 import Synchronization
 import Testing
 

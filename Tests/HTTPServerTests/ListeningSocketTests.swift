@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import PosternTestSupport
 import SocketServer
 import Testing
 

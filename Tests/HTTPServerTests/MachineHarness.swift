@@ -26,15 +26,43 @@ final class CountingResponder: HTTPResponder {
 
     func respond(to request: HTTPRequest, route: HTTPRoute) -> HTTPAnswer {
         if request.path == "/events" { return .stream { _ in } }  // the stream tests write through the job's stream
+        if request.path == "/upgrade" {
+            return .upgrade(
+                HTTPUpgrade(response: HTTPResponse(status: HTTPStatus(code: 101, reason: "Switching Protocols"), headers: ["Upgrade": "echo"])) {
+                    EchoMachine(lifecycle: $0.lifecycle, input: $0.input)
+                })
+        }
         let answer = inner.respond(to: request, route: route)
         if answersAtOnce { return answer }
         return .later { completion in
             switch answer {
             case .now(let response): completion(response)
             case .later(let work): work(completion)
-            case .stream: completion(.text(.internalServerError, "streams are driven by the stream tests"))
+            case .stream, .upgrade: completion(.text(.internalServerError, "streams are driven by the stream tests"))
             }
         }
+    }
+}
+
+/// The protocol `/upgrade` switches to: it writes back what it was handed and every byte it reads after.
+struct EchoMachine: ConnectionStateMachine {
+    var lifecycle: ConnectionLifecycle
+    var input: [UInt8]
+
+    var hasUnsentOutput: Bool { !lifecycle.output.isEmpty }
+
+    func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
+        try lifecycle.output.withUnsentBytes(body)
+    }
+
+    mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
+        switch event {
+        case .opened: lifecycle.output.append(Array("echo:".utf8) + input)
+        case .bytesRead(let bytes): lifecycle.output.append(Array(bytes))
+        case .wrote(let count): _ = lifecycle.didWrite(count)
+        default: break
+        }
+        lifecycle.finishTurn(after: event, read: true, deadline: nil, into: &actions)
     }
 }
 

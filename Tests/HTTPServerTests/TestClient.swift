@@ -36,26 +36,12 @@ final class TestClient: @unchecked Sendable {
     }
 
     func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            guard n > 0 else { throw Failure(description: "send: \(errno)") }
-            offset += n
-        }
+        try LoopbackSocket.sendAll(fd, bytes)
     }
 
     /// Reads more bytes; false on EOF, throws on timeout or error.
     private func fill() throws -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n > 0 {
-            buffer.append(contentsOf: chunk[0..<n])
-            return true
-        }
-        if n == 0 { return false }
-        throw Failure(description: "recv: errno \(errno)")
+        try LoopbackSocket.receive(fd, into: &buffer)
     }
 
     /// Reads one response (Content-Length framed). `head` skips the body (HEAD requests).

@@ -38,13 +38,3 @@ func startServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }
 func monotonicSeconds() -> Double {
     Double(DispatchTime.now().uptimeNanoseconds) / 1e9
 }
-
-/// Runs blocking socket work on a plain thread, off Swift's cooperative pool, so that the
-/// server's deferred handlers (which run on that pool) are never starved by a blocked test.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            continuation.resume(with: Result { try body() })
-        }
-    }
-}

@@ -15,6 +15,7 @@ import SignInProviders
 import Testing
 import WebAuthn
 import WebInbox
+import WebSocket
 import Webhooks
 
 @testable import PosternApp
@@ -123,6 +124,7 @@ struct ConfigurationKeyListTests {
             },
             "Sources/MailTransfer/OutboundConfiguration.swift": { _ = try OutboundConfiguration(config: $0) },
             "Sources/OutboundQueue/OutboundQueueConfiguration.swift": { _ = try OutboundQueueConfiguration(config: $0) },
+            "Sources/WebSocket/WebSocketConfiguration.swift": { _ = try WebSocketConfiguration(config: $0) },
         ]
     }
 

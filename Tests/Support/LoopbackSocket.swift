@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// Blocking TCP client sockets to 127.0.0.1 for the loopback tests.
@@ -47,5 +48,39 @@ public enum LoopbackSocket {
             throw Failure(description: "connect: \(code)")
         }
         return fd
+    }
+
+    /// Sends every byte of `bytes` on `fd`.
+    /// - Throws: ``Failure`` when the socket fails or the send timeout passes.
+    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            guard n > 0 else { throw Failure(description: "send: \(errno)") }
+            offset += n
+        }
+    }
+
+    /// Reads what `fd` has (up to 64 KiB) onto the end of `buffer`; false at the end of input.
+    /// - Throws: ``Failure`` when the socket fails or the receive timeout passes.
+    public static func receive(_ fd: Int32, into buffer: inout [UInt8]) throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n > 0 {
+            buffer.append(contentsOf: chunk[0..<n])
+            return true
+        }
+        if n == 0 { return false }
+        throw Failure(description: "recv: errno \(errno)")
+    }
+}
+
+/// Runs blocking socket work on a plain thread, off Swift's cooperative pool, so that a server's tasks (which run on
+/// that pool) are never starved by a blocked test.
+public func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }

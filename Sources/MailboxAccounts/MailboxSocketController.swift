@@ -1,0 +1,160 @@
+import HTTP1
+import JSON
+import MailStore
+import ServerKit
+import Synchronization
+import WebSocket
+
+/// mail.cx's live messages (https://docs.mail.cx/api/websocket) at `GET /api/ws`: a mailbox's new mail pushed over a
+/// WebSocket, one `new_email` object per message as it arrives.
+///
+/// The protocol, as mail.cx documents it and as this server decides where the docs are silent:
+/// 1. Within 10 s of the upgrade the client sends `{"type":"auth","token":"<mailbox JWT>"}` (a Mail.td account's
+///    token). Nothing, or anything else first, within 10 s: the socket is closed with 1008 (reason `auth_timeout`).
+/// 2. `{"type":"auth_ok"}` answers a live mailbox token. Otherwise one error object, then close 1008:
+///    `{"error":"invalid_auth_message"}` (not JSON, or not an `auth` object with a string `token`),
+///    `{"error":"invalid_token"}` (a bad, expired or superseded token, and any Pro JWT or Pro API token, which
+///    "cannot be used"), `{"error":"too_many_connections"}` (3 sockets are open for the account, counted across
+///    every instance in `mailbox_sockets`).
+/// 3. Then, for each message delivered to the account's inbox, in arrival order:
+///    `{"type":"new_email","id","sender","from","subject","preview_text","size","created_at","account_id","address"}`,
+///    `id` the id the Mail.td messages API serves and `preview_text` its list preview. Only mail arriving after
+///    `auth_ok` is sent: nothing is replayed after a reconnect (list `GET /api/accounts/{id}/messages` for that).
+/// 4. The token is checked again before each event: revoked or expired (a password reset, the account deleted), the
+///    socket is closed with 1008 (reason `token_revoked`).
+/// 5. What the client sends after `auth_ok` is ignored. Keep-alive is WebSocket's own: the server pings every 30 s
+///    and closes a client silent for 60 s; a reader that falls behind is closed with 1008; shutdown closes with 1001.
+struct MailboxSocketController: MailboxController {
+    let surface: MailboxService
+
+    /// The path of the endpoint.
+    static let path = "/api/ws"
+    /// Sockets open at once for one account, across instances.
+    static let perAccount = 3
+    /// How long a client has to authenticate.
+    static let authWindow: Duration = .seconds(10)
+    /// How long a socket's row in `mailbox_sockets` counts without being pushed on; it is pushed on every third of it.
+    static let claimSeconds: Int64 = 90
+
+    func register(on router: inout ContextRouter) {
+        let surface = self.surface
+        router.add(
+            .GET, Self.path,
+            .webSocket { _, _, _, _ in
+                .accept(subprotocol: nil) { channel in MailboxSocketSession(surface: surface, channel: channel).start() }
+            })
+    }
+}
+
+/// One `/api/ws` socket: its authentication, then its events until it closes.
+final class MailboxSocketSession: Sendable {
+    let surface: MailboxService
+    let channel: any WebSocketChannel
+    private let socketID = MailboxIdentifiers.uuid()
+    /// Whether the first message arrived (only it is read).
+    private let answered = Atomic<Bool>(false)
+    /// The task that pushes events, cancelled when the socket closes.
+    private let pushing = Mutex<Task<Void, Never>?>(nil)
+
+    init(surface: MailboxService, channel: any WebSocketChannel) {
+        self.surface = surface
+        self.channel = channel
+    }
+
+    /// Waits for the client's `auth` message (on the event loop: starts tasks only).
+    func start() {
+        let timer = Task { [self] in
+            try? await Task.sleep(for: MailboxSocketController.authWindow)
+            if !Task.isCancelled && !answered.load(ordering: .relaxed) { channel.close(.policyViolation, reason: "auth_timeout") }
+        }
+        channel.onClose { [self] in
+            timer.cancel()
+            pushing.withLock { $0?.cancel() }
+        }
+        channel.onMessage { [self] message in
+            guard answered.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+            timer.cancel()
+            let task = Task { await authenticate(message) }
+            pushing.withLock { $0 = task }
+            if channel.isClosed { task.cancel() }
+        }
+    }
+
+    private func refuse(_ error: String) {
+        channel.send(.text(#"{"error":"\#(error)"}"#))
+        channel.close(.policyViolation, reason: error)
+    }
+
+    private func authenticate(_ message: WebSocketMessage) async {
+        guard case .text(let text) = message,
+            let value = try? JSONValue.parse(Array(text.utf8), limits: JSONValue.Limits(maximumBytes: 16 * 1024)),
+            value["type"]?.stringValue == "auth", let token = value["token"]?.stringValue
+        else { return refuse("invalid_auth_message") }
+        let bearer = surface.authorizer.classify(token)
+        guard case .mailbox = bearer,
+            case .account(let account)? = try? await surface.authorizer.principal(bearer)
+        else { return refuse("invalid_token") }
+        let store = surface.store
+        let claimed: Bool
+        do {
+            let now = surface.clock()
+            claimed = try await store.claimSocket(
+                id: socketID, accountID: account.id, now: now, expiresAt: now + MailboxSocketController.claimSeconds,
+                limit: MailboxSocketController.perAccount)
+        } catch {
+            channel.close(.internalError, reason: "")
+            return
+        }
+        guard claimed else { return refuse("too_many_connections") }
+        do {
+            try await push(account, bearer)
+        } catch {
+            if !Task.isCancelled { channel.close(.internalError, reason: "") }
+        }
+        try? await store.releaseSocket(id: socketID)
+    }
+
+    /// Sends `auth_ok`, then an event per message arriving in the account's inbox, until the socket closes or the
+    /// token no longer holds.
+    private func push(_ account: MailboxAccountRecord, _ bearer: MailboxBearer) async throws {
+        let mail = surface.mail
+        let address = account.address
+        var known = try await mail.state(address: address)
+        channel.send(.text(#"{"type":"auth_ok"}"#))
+        let clock = ContinuousClock()
+        let refreshEvery = Duration.seconds(MailboxSocketController.claimSeconds / 3)
+        var refreshed = clock.now
+        // SQLite: another process's writes (`postern mail deliver`) are not announced; look each second too.
+        let pause: Duration = surface.store.database.dialect == .sqlite ? .seconds(1) : refreshEvery
+        while !channel.isClosed && !Task.isCancelled {
+            let ticket = mail.changes.ticket()
+            let state = try await mail.state(address: address)
+            if state != known {
+                let log = try await mail.changes(address: address, since: known)?.log ?? []
+                for change in log where change.kind == .created && change.folderAfter == .inbox {
+                    guard case .account? = try? await surface.authorizer.principal(bearer) else {
+                        channel.close(.policyViolation, reason: "token_revoked")
+                        return
+                    }
+                    guard let message = try await mail.message(address: address, id: change.messageID) else { continue }
+                    channel.send(.text(Self.event(message.summary, account: account)))
+                }
+                known = state
+            }
+            if clock.now - refreshed >= refreshEvery {
+                let now = surface.clock()
+                try await surface.store.refreshSocket(id: socketID, expiresAt: now + MailboxSocketController.claimSeconds)
+                refreshed = clock.now
+            }
+            await mail.changes.wait(for: address, after: ticket, timeout: pause)
+        }
+    }
+
+    /// The `new_email` object of `summary` in `account`'s inbox.
+    static func event(_ summary: MailSummary, account: MailboxAccountRecord) -> String {
+        var pairs: [(String, JSONValue)] = [("type", .string("new_email"))]
+        pairs += MailboxMessageJSON.summaryPairs(summary).filter { $0.0 != "is_read" }
+        pairs += [("account_id", .string(account.id)), ("address", .string(account.address))]
+        return String(decoding: JSONValue.object(pairs).serialize(), as: UTF8.self)
+    }
+}

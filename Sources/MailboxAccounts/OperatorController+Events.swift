@@ -1,0 +1,92 @@
+import AuthCrypto
+import HTTP1
+import JSON
+import MailStore
+import ServerKit
+import Synchronization
+import WebSocket
+
+/// How many times `DELETE /api/operator/messages` ran on this instance: what open event sockets compare against to
+/// say `reset`.
+final class OperatorResets: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// One more reset.
+    func record() { count.add(1, ordering: .relaxed) }
+
+    /// The resets so far.
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
+/// Live events for test suites at `GET /api/operator/events` (a WebSocket), in Mailpit's shape: one
+/// `{"type":"new","message":{…}}` per message stored at any address (mailboxes, agent inboxes, sandboxes, the
+/// catch-all), the `message` being what `GET /api/operator/messages` lists, in arrival order; and `{"type":"reset"}`
+/// once every message is gone after `DELETE /api/operator/messages` (on this instance at once; through another
+/// instance, when this one sees the store empty after it held mail; once per emptying, not again before new mail). `?to=` keeps only messages whose recipients
+/// contain it, as the list's filter. The upgrade request carries `Authorization: Bearer <POSTERN_OPERATOR_TOKEN>`,
+/// else 401 before the upgrade. Only what arrives after the socket opens is sent; what the client sends is ignored.
+extension OperatorController {
+    /// The endpoint's path.
+    static let eventsPath = "/api/operator/events"
+
+    /// Adds the route (with the other operator routes: only when a token is configured).
+    func registerEvents(on router: inout ContextRouter, expected: [UInt8]) {
+        let surface = self.surface
+        router.add(
+            .GET, Self.eventsPath,
+            .webSocket { request, _, _, _ in
+                guard let presented = request.bearerToken, constantTimeEquals(SHA256.hash(presented), expected) else {
+                    var refusal = HTTPResponse.json(.unauthorized, #"{"error":"unauthorized"}"#)
+                    refusal.headers.replaceOrAdd("WWW-Authenticate", "Bearer")
+                    return .refuse(refusal)
+                }
+                let to = request.queryItem("to")
+                return .accept(subprotocol: nil) { channel in
+                    let task = Task { await Self.pushEvents(surface, to: to, channel) }
+                    channel.onClose { task.cancel() }
+                }
+            })
+    }
+
+    /// Sends events until the socket closes.
+    private static func pushEvents(_ surface: MailboxService, to: String?, _ channel: any WebSocketChannel) async {
+        let mail = surface.mail
+        do {
+            var point: MailSearchPoint?
+            if let newest = try await mail.search(MailSearch(), limit: 1).first {
+                point = try await mail.point(ofMessage: newest.id)
+            }
+            var resets = surface.operatorResets.value
+            var held = try await mail.count(MailSearch()) > 0
+            var resetSinceMail = false
+            let pause: Duration = surface.store.database.dialect == .sqlite ? .seconds(1) : .seconds(30)
+            while !channel.isClosed && !Task.isCancelled {
+                let ticket = mail.changes.anyChange.ticket()
+                let total = try await mail.count(MailSearch())
+                // One reset per emptying: a DELETE here both empties the store and counts, and is said once; a
+                // second reset with no mail between says nothing new.
+                let counted = surface.operatorResets.value
+                if (counted != resets || (held && total == 0)) && !resetSinceMail {
+                    channel.send(.text(#"{"type":"reset"}"#))
+                    resetSinceMail = true
+                    // Whatever the store holds now arrived after the reset: from the first again (the arrival
+                    // counter may start over once the store is empty).
+                    point = nil
+                }
+                resets = counted
+                held = total > 0
+                if held { resetSinceMail = false }
+                while let found = try await mail.oldestMatch(MailSearch(to: to, since: point), timeout: .zero) {
+                    let event = JSONValue.object([
+                        ("type", .string("new")), ("message", .object(OperatorController.operatorPairs(found))),
+                    ])
+                    channel.send(.text(String(decoding: event.serialize(), as: UTF8.self)))
+                    point = try await mail.point(ofMessage: found.id) ?? .second(found.receivedAt + 1)
+                }
+                await mail.changes.anyChange.wait(after: ticket, timeout: pause)
+            }
+        } catch {
+            if !Task.isCancelled { channel.close(.internalError, reason: "") }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import HTTPServer
+import SocketServer
+import WebSocket
+
+/// A connection after HTTP switched it to WebSocket: the pure `WebSocketSession` on the socket server's events.
+/// The session keeps the protocol; this keeps the connection: output with back-pressure (reading pauses while the
+/// socket does not take output), the timers the session asks for, the application's channel, and the send-queue
+/// limit: a message that would pile more than `maxQueuedBytes` of unsent output closes the socket with 1008 instead
+/// (a slow reader is dropped rather than grow the queue or hold anyone else up).
+///
+/// Ends: the session's `closeConnection` shuts our side once its output is written and drains the client's bytes
+/// (lingering close, so the close frame is read before any reset); the client's end of input or a failed socket
+/// closes at once; shutdown sends 1001 and waits for the client's close up to the close timeout.
+struct WebSocketConnectionMachine: ConnectionStateMachine {
+    /// The job that connects the channel to the connection's loop and gives it to the application.
+    final class OpenJob: SelfPerformingJob {
+        let channel: ServerWebSocketChannel
+        let open: @Sendable (any WebSocketChannel) -> Void
+
+        init(channel: ServerWebSocketChannel, open: @escaping @Sendable (any WebSocketChannel) -> Void) {
+            self.channel = channel
+            self.open = open
+        }
+
+        func perform(on loop: EventLoop, completion: @escaping @Sendable (any AnyObject & Sendable) -> Void) {
+            channel.attach(completion)
+            open(channel)
+        }
+    }
+
+    let configuration: WebSocketConfiguration
+    private var lifecycle: ConnectionLifecycle
+    private var session: WebSocketSession
+    private let channel = ServerWebSocketChannel()
+    private let open: @Sendable (any WebSocketChannel) -> Void
+    /// Bytes read with the upgrade request, fed to the session once open.
+    private var pendingInput: [UInt8]
+    private var sessionActions: [WebSocketSession.Action] = []
+
+    init(
+        handoff: HTTPUpgradeHandoff, configuration: WebSocketConfiguration,
+        open: @escaping @Sendable (any WebSocketChannel) -> Void
+    ) {
+        self.configuration = configuration
+        lifecycle = handoff.lifecycle
+        pendingInput = handoff.input
+        session = WebSocketSession(configuration: configuration, now: 0)
+        self.open = open
+    }
+
+    var hasUnsentOutput: Bool { !lifecycle.output.isEmpty }
+
+    func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
+        try lifecycle.output.withUnsentBytes(body)
+    }
+
+    mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
+        guard !lifecycle.isClosed else { return }
+        sessionActions.removeAll(keepingCapacity: true)
+        switch event {
+        case .opened:
+            session = WebSocketSession(configuration: configuration, now: now)
+            actions.append(.perform(OpenJob(channel: channel, open: open)))
+            if !pendingInput.isEmpty {
+                session.receive(pendingInput, now: now, into: &sessionActions)
+                pendingInput = []
+            }
+        case .bytesRead(let bytes):
+            if !lifecycle.isLingering { session.receive(bytes, now: now, into: &sessionActions) }
+        case .readEOF:
+            // Without a close frame the client is gone (or lingering ended): nothing more can be said.
+            return close(into: &actions)
+        case .wrote(let count):
+            if lifecycle.didWrite(count) && lifecycle.stage == .closingAfterOutput {
+                lifecycle.linger(now: now, into: &actions)
+            }
+        case .writeBlocked:
+            _ = lifecycle.didBlock()
+        case .writable:
+            lifecycle.becameWritable()
+        case .timerFired:
+            if lifecycle.lingerTimerFired(now: now, into: &actions) {
+                if lifecycle.isClosed { close(into: &actions) }
+                return
+            }
+            session.timerFired(now: now, into: &sessionActions)
+        case .completed(let value):
+            guard let delivery = value as? ServerWebSocketChannel.Delivery else { break }
+            switch delivery.request {
+            case .send(let message):
+                if lifecycle.output.unsentCount + Self.frameSize(message) > configuration.maxQueuedBytes {
+                    session.close(.policyViolation, reason: "send queue full", now: now, into: &sessionActions)
+                } else {
+                    session.send(message, into: &sessionActions)
+                }
+            case .close(let code, let reason):
+                session.close(code, reason: reason, now: now, into: &sessionActions)
+            }
+        case .shutdown:
+            session.shutdown(now: now, into: &sessionActions)
+        case .reset:
+            return close(into: &actions)
+        }
+        apply(now: now, into: &actions)
+        guard !lifecycle.isClosed else { return }
+        let read = !lifecycle.peerClosed && lifecycle.takesInput
+        let deadline = lifecycle.stage == .open ? session.deadline : nil
+        lifecycle.finishTurn(after: event, read: read, deadline: deadline, into: &actions)
+    }
+
+    /// Carries out what the session asked for.
+    private mutating func apply(now: UInt64, into actions: inout [ConnectionAction]) {
+        for action in sessionActions {
+            switch action {
+            case .send(let bytes):
+                if lifecycle.stage == .open { lifecycle.output.append(bytes) }
+            case .deliver(let message):
+                channel.deliver(message)
+            case .closeConnection:
+                channel.ended()
+                lifecycle.closeAfterOutput()
+                if lifecycle.output.isEmpty { lifecycle.linger(now: now, into: &actions) }
+            }
+        }
+        sessionActions.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func close(into actions: inout [ConnectionAction]) {
+        if !lifecycle.isClosed { lifecycle.close(into: &actions) }
+        session.connectionClosed()
+        channel.ended()
+    }
+
+    /// The most bytes `message`'s frame takes.
+    private static func frameSize(_ message: WebSocketMessage) -> Int {
+        switch message {
+        case .text(let text): return text.utf8.count + 10
+        case .binary(let bytes): return bytes.count + 10
+        }
+    }
+}

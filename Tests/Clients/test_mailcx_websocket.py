@@ -1,0 +1,205 @@
+"""mail.cx's /api/ws (issue 55) against a real `postern serve --profile test`, with two independent clients from
+PyPI: `websockets` (asyncio) and `websocket-client` (blocking), plus raw bytes for the frame rules no client breaks.
+Mail goes in over SMTP (smtplib); each `new_email` id is read back through the Mail.td messages API."""
+
+import asyncio
+import base64
+import json
+import os
+import smtplib
+import socket
+import struct
+import sys
+import time
+from email.message import EmailMessage
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, ".build", "client-sdks", "websockets"))  # scripts/client-tests installs it
+import websocket  # websocket-client
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from postern_testkit import Checks, http, postern
+from postern_testkit.mailtd import create_account, domains, messages, pro_login
+
+check = Checks()
+PRO = ("pro@example.com", "pro-password-1")
+
+
+def send(server, to, subject, text="hello"):
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "App <app@example.com>", to, subject
+    message.set_content(text)
+    with smtplib.SMTP("127.0.0.1", server.smtp_port, timeout=30) as client:
+        client.send_message(message)
+
+
+def ws_url(server):
+    return "ws" + server[len("http"):] + "/api/ws"
+
+
+def refused(server, token_message):
+    """What websocket-client reads after sending `token_message`: the error, then the close code."""
+    client = websocket.create_connection(ws_url(server), timeout=5)
+    client.send(token_message)
+    error = json.loads(client.recv())
+    opcode, _ = client.recv_data_frame(True)
+    client.close()
+    return error, opcode
+
+
+async def live_events(server, account):
+    domain_address, token = account["address"], account["token"]
+    async with connect(ws_url(server)) as socket_:
+        await socket_.send(json.dumps({"type": "auth", "token": token}))
+        check(json.loads(await socket_.recv()) == {"type": "auth_ok"}, "websockets: auth_ok")
+        started = time.monotonic()
+        send(server, domain_address, "Your code is 424242", "Code: 424242\n")
+        event = json.loads(await asyncio.wait_for(socket_.recv(), 5))
+        check(time.monotonic() - started < 1.5, f"new_email within 1 s of SMTP ({time.monotonic() - started:.2f} s)")
+        check(event["type"] == "new_email" and event["subject"] == "Your code is 424242"
+              and event["account_id"] == account["id"] and event["address"] == domain_address
+              and "424242" in event["preview_text"] and event["sender"] == "app@example.com",
+              "new_email: subject, preview, sender, account and address")
+        check(set(event) == {"type", "id", "sender", "from", "subject", "preview_text", "size", "created_at",
+                             "account_id", "address"}, "new_email: exactly mail.cx's fields")
+        listed = messages(server, account["id"], token)
+        check(event["id"] in [m["id"] for m in listed], "its id reads through the Mail.td messages API")
+        send(server, domain_address, "first")
+        send(server, domain_address, "second")
+        subjects = [json.loads(await asyncio.wait_for(socket_.recv(), 5))["subject"] for _ in range(2)]
+        check(subjects == ["first", "second"], f"two same-second messages in arrival order ({subjects})")
+        pong = await socket_.ping(b"x")
+        await asyncio.wait_for(pong, 5)
+        check(True, "websockets: a ping is answered")
+        # Revoked mid-stream: a password reset moves the token epoch on; the next event closes the socket with 1008.
+        status, _, _ = http(server, "PUT", f"/api/accounts/{account['id']}/reset-password",
+                            {"password": "another-secret-2"}, bearer=token)
+        check(status == 200, f"password reset ({status})")
+        send(server, domain_address, "after the reset")
+        try:
+            await asyncio.wait_for(socket_.recv(), 5)
+            check(False, "revoked: the socket closes")
+        except ConnectionClosed as closed:
+            check(closed.rcvd is not None and closed.rcvd.code == 1008, f"revoked token: closed with 1008 ({closed})")
+
+
+def raw(server, request):
+    host, port = server[len("http://"):].split(":")
+    s = socket.create_connection((host, int(port)), timeout=5)
+    s.sendall(request.encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(1)
+    return s, head.decode()
+
+
+def handshake(extra=""):
+    key = base64.b64encode(os.urandom(16)).decode()
+    return (f"GET /api/ws HTTP/1.1\r\nHost: t\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n")
+
+
+def frame(opcode, payload=b"", fin=True, masked=True, rsv=0):
+    first = (0x80 if fin else 0) | rsv | opcode
+    length = len(payload)
+    head = bytes([first]) + (bytes([(0x80 if masked else 0) | length]) if length < 126 else
+                             bytes([(0x80 if masked else 0) | 126]) + struct.pack(">H", length) if length < 65536 else
+                             bytes([(0x80 if masked else 0) | 127]) + struct.pack(">Q", length))
+    if not masked:
+        return head + payload
+    mask = os.urandom(4)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def read_frame(s):
+    def exactly(n):
+        data = b""
+        while len(data) < n:
+            chunk = s.recv(n - len(data))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return data
+    first, second = exactly(2)
+    length = second & 0x7F
+    length = struct.unpack(">H", exactly(2))[0] if length == 126 else struct.unpack(">Q", exactly(8))[0] \
+        if length == 127 else length
+    return first & 0x0F, exactly(length)
+
+
+def closed_by_server(s):
+    try:
+        while s.recv(4096):
+            pass
+        return True
+    except OSError:
+        return False
+
+
+def frame_rules(server):
+    for name, data, code in [
+        ("unmasked frame", frame(1, b"x", masked=False), 1002), ("RSV1 set", frame(1, b"x", rsv=0x40), 1002),
+        ("a 126-byte ping", frame(9, b"p" * 126), 1002), ("a fragmented ping", frame(9, b"p", fin=False), 1002),
+        ("invalid UTF-8", frame(1, b"\xc0\x80"), 1007), ("a 2 MiB message", frame(2, b"\0" * (2 << 20)), 1009),
+    ]:
+        s, head = raw(server, handshake())
+        s.sendall(data)
+        opcode, payload = read_frame(s)
+        got = struct.unpack(">H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else None
+        check(head.startswith("HTTP/1.1 101") and got == code and closed_by_server(s), f"{name}: close {code}")
+    s, _ = raw(server, handshake())
+    s.sendall(frame(9, b"hi"))
+    check(read_frame(s) == (10, b"hi"), "raw: ping answered with pong, same payload")
+    s.sendall(frame(8, struct.pack(">H", 1000) + b"bye"))
+    check(read_frame(s) == (8, struct.pack(">H", 1000)) and closed_by_server(s),
+          "raw: close echoed with its code, then TCP closed by the server")
+    for name, request, status in [
+        ("foreign Origin", handshake("Origin: https://evil.example\r\n"), "403"),
+        ("no key", handshake().replace("Sec-WebSocket-Key", "X-Key"), "400"),
+        ("version 8", handshake().replace("Version: 13", "Version: 8"), "426"),
+    ]:
+        _, head = raw(server, request)
+        check(head.split(" ")[1] == status and (status != "426" or "Sec-WebSocket-Version: 13" in head),
+              f"{name}: {status}")
+
+
+def main():
+    with postern(env={"POSTERN_MAILBOX_POW_REQUIRED": "off"}, pro_users=[PRO]) as server:
+        domain = domains(server)[0]
+        account = create_account(server, "ws-user@" + domain, password="secret-password-1")
+        asyncio.run(live_events(server, account))
+        account = create_account(server, "ws-other@" + domain, password="secret-password-1")
+        auth = json.dumps({"type": "auth", "token": account["token"]})
+        for name, message, error in [
+            ("bad JSON", "{not json", "invalid_auth_message"), ("wrong type", '{"type":"hello"}', "invalid_auth_message"),
+            ("a Pro JWT", json.dumps({"type": "auth", "token": pro_login(server, *PRO)}), "invalid_token"),
+            ("a tampered token", json.dumps({"type": "auth", "token": account["token"][:-2] + "AA"}), "invalid_token"),
+        ]:
+            got, opcode = refused(server, message)
+            check(got == {"error": error} and opcode == websocket.ABNF.OPCODE_CLOSE, f"websocket-client: {name} → {error}")
+        open_ = []
+        for _ in range(3):
+            client = websocket.create_connection(ws_url(server), timeout=5)
+            client.send(auth)
+            open_.append((client, json.loads(client.recv())))
+        check(all(answer == {"type": "auth_ok"} for _, answer in open_), "three sockets for one account")
+        got, _ = refused(server, auth)
+        check(got == {"error": "too_many_connections"}, f"the fourth: too_many_connections ({got})")
+        open_[0][0].close()
+        time.sleep(0.3)
+        client = websocket.create_connection(ws_url(server), timeout=5)
+        client.send(auth)
+        check(json.loads(client.recv()) == {"type": "auth_ok"}, "a closed socket gives its place back")
+        frame_rules(server)
+        silent = websocket.create_connection(ws_url(server), timeout=15)
+        started = time.monotonic()
+        opcode, data = silent.recv_data()
+        check(opcode == websocket.ABNF.OPCODE_CLOSE and struct.unpack(">H", data[:2])[0] == 1008
+              and 9 < time.monotonic() - started < 13, "no auth within 10 s: closed with 1008")
+    check.finish("test_mailcx_websocket")
+
+
+if __name__ == "__main__":
+    main()
