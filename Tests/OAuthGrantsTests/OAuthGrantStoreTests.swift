@@ -73,7 +73,7 @@ struct OAuthGrantStoreTests {
         arguments: StorageBackend.allCases)
     func replayRevokes(_ backend: StorageBackend) async throws {
         let grants = try Grants(backend)
-        let (owner, client, grant, code) = try await grants.approveNew()
+        let (_, client, grant, code) = try await grants.approveNew()
         let issue = OAuthIssue(refreshToken: "r-1", refreshExpiresAt: 5_000, jti: "j-1", accessExpiresAt: 1_900)
         guard case .ready(let ready, _) = try grants.store.checkCode(
             code, clientID: client, redirectURI: "http://127.0.0.1:9/cb", now: 1_001)
