@@ -25,13 +25,14 @@ public struct LocalDirectory: AccountDirectory {
     public func resolve(_ address: String) async throws -> AddressResolution {
         var resolution = AddressResolution.foreign
         let domain = AddressParts(address)?.domain
-        let serving = members.filter { member in domain.map { member.serves(domain: $0) } ?? false }
-        let others = members.filter { member in domain.map { !member.serves(domain: $0) } ?? true }
-        for member in serving + others {
-            switch try await member.resolve(address) {
-            case .local(let recipient): return .local(recipient)
-            case .unknown: resolution = .unknown
-            case .foreign: continue
+        // Two passes over the members, without building lists on every lookup: those that serve, then the others.
+        for serving in [true, false] {
+            for member in members where (domain.map { member.serves(domain: $0) } ?? false) == serving {
+                switch try await member.resolve(address) {
+                case .local(let recipient): return .local(recipient)
+                case .unknown: resolution = .unknown
+                case .foreign: continue
+                }
             }
         }
         return resolution
