@@ -79,7 +79,7 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
     private var streams: [(stream: HTTPResponseStream, opened: Bool)] = []
     /// The machine of the protocol the connection switched to (`HTTPAnswer.upgrade`): every event goes to it from
     /// the turn of the switch on.
-    private var switched: (any ConnectionStateMachine)?
+    private var switched: SwitchedMachine?
 
     /// Creates the pipeline of a new connection from `peer`.
     /// - Parameters:
@@ -97,17 +97,17 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
     }
 
     public var hasUnsentOutput: Bool {
-        if let switched { return switched.hasUnsentOutput }
+        if let switched { return switched.machine.hasUnsentOutput }
         return machine.hasUnsentOutput
     }
 
     public func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
-        if let switched { return try switched.withUnsentOutput(body) }
+        if let switched { return try switched.machine.withUnsentOutput(body) }
         return try machine.withUnsentOutput(body)
     }
 
     public mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
-        if switched != nil { return switched!.handle(event, now: now, into: &actions) }
+        if let switched { return switched.machine.handle(event, now: now, into: &actions) }
         if case .completed(let value) = event {
             if let completion = value as? Completion {
                 complete(completion, now: now)
@@ -125,7 +125,7 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
         if switched != nil {
             // Switched in this turn: the new protocol starts with the connection as the HTTP machine left it.
             if !streams.isEmpty { endStreams() }
-            return switched!.handle(.opened, now: now, into: &actions)
+            return switched!.machine.handle(.opened, now: now, into: &actions)
         }
         machine.finishTurn(after: event, now: now, into: &actions)
         if !streams.isEmpty { endStreams() }
@@ -207,8 +207,9 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
                     report(
                         method: request.method, routeName: route.logName, status: upgrade.response.status.code,
                         requestID: request.requestID, startedAt: now, finishedAt: loopState.clock())
-                    switched = upgrade.makeMachine(
-                        HTTPUpgradeHandoff(lifecycle: handed.lifecycle, input: handed.input, peer: peer))
+                    switched = SwitchedMachine(
+                        upgrade.makeMachine(
+                            HTTPUpgradeHandoff(lifecycle: handed.lifecycle, input: handed.input, peer: peer)))
                 } else {
                     let response = shared.responder.refusal(.serviceUnavailable, path: request.path)
                     report(
@@ -265,5 +266,15 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
             }
         }
         return value
+    }
+}
+
+/// The machine a connection switched to, behind one reference: every connection's pipeline carries the field, so an
+/// ordinary request pays one word and a nil check for it, not an inline existential container.
+private final class SwitchedMachine {
+    var machine: any ConnectionStateMachine
+
+    init(_ machine: any ConnectionStateMachine) {
+        self.machine = machine
     }
 }
