@@ -180,6 +180,7 @@ struct ConfigurationKeyListTests {
         "a part's own bad value stops the configuration, naming the key",
         arguments: [
             ("POSTERN_OAUTH_REFRESH_RACE_SECONDS", "61"), ("POSTERN_OAUTH_REFRESH_RACE_SECONDS", "two"),
+            ("POSTERN_OAUTH_REFRESH_RETRY_SECONDS", "601"),
             ("POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS", "maybe"), ("POSTERN_OWNER_SIGNUP", "yes"),
             ("POSTERN_OWNER_MAX_INBOXES", "0"), ("POSTERN_OWNER_SIGNUPS_PER_HOUR", "1001"),
             ("POSTERN_JMAP_EVENT_STREAMS", "0"), ("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT", "-1"),
