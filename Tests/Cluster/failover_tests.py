@@ -61,6 +61,7 @@ ct = load("cluster_tests", os.path.join(HERE, "cluster_tests.py"))  # its HTTP, 
 PG_HA = os.path.join(ct.SCRIPTS, "pg-ha")
 ARTIFACTS = os.path.join(ct.REPO, "artifacts", "failover-tests")
 COMMIT_TIMEOUT = 2  # POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS of the instances under test
+REFRESH_RACE_SECONDS = 2  # POSTERN_OAUTH_REFRESH_RACE_SECONDS, the default
 expect, Failure, call = ct.expect, ct.Failure, ct.call
 
 
@@ -239,8 +240,8 @@ class Load:
 
     def refreshes(self):
         """One grant's refresh chain, as a client runs it: each 200 gives the next refresh token and an access token
-        that must work; a 503 or a dropped connection is retried with the same token after Retry-After, and must not
-        end in a refusal even when the rotation it could not confirm had committed."""
+        that must work; a 503 or a dropped connection is retried with the same token after Retry-After (at least past
+        the race window), and must not end in a refusal even when the rotation it could not confirm had committed."""
         client, refresh, _ = self.oauth
         in_doubt = False
         while not self.stopping.is_set():
@@ -264,7 +265,9 @@ class Load:
                     self.refused_refreshes.append(f"{r} ({'after a 503' if in_doubt else 'no 503 before'})")
                 return
             in_doubt = True
-            time.sleep(retry_after(r) if r is not None else 0.05)
+            # A refresh whose answer was lost (a dropped connection, HAProxy's own 503 without Retry-After) may have
+            # rotated: its retry is told from a racing request only past the race window, so a client waits that long.
+            time.sleep(max(retry_after(r) if r is not None else 0, REFRESH_RACE_SECONDS + 1))
 
     def run(self, seconds, events):
         """Runs the load for `seconds`; `events` is [(at seconds, function)], each run once at its time."""
