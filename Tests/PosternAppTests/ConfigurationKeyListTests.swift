@@ -180,6 +180,7 @@ struct ConfigurationKeyListTests {
         "a part's own bad value stops the configuration, naming the key",
         arguments: [
             ("POSTERN_OAUTH_REFRESH_RACE_SECONDS", "61"), ("POSTERN_OAUTH_REFRESH_RACE_SECONDS", "two"),
+            ("POSTERN_OAUTH_REFRESH_RETRY_SECONDS", "601"),
             ("POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS", "maybe"), ("POSTERN_OWNER_SIGNUP", "yes"),
             ("POSTERN_OWNER_MAX_INBOXES", "0"), ("POSTERN_OWNER_SIGNUPS_PER_HOUR", "1001"),
             ("POSTERN_JMAP_EVENT_STREAMS", "0"), ("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT", "-1"),
@@ -200,7 +201,9 @@ struct ConfigurationKeyListTests {
             ("POSTERN_DRAIN_SECONDS", "301"), ("POSTERN_INSTANCES", "0"), ("POSTERN_MAIL_CHANGES_KEPT", "99"),
             ("POSTERN_AUDIT_DAYS", "0"), ("POSTERN_LOG_LEVEL", "loud"), ("POSTERN_METRICS_TOKEN", "short"),
             ("POSTERN_METRICS_LISTEN", "9090"), ("POSTERN_DNS_RESOLVER", "dns.example"),
-            ("POSTERN_DATABASE_URL", "mysql://h/db"), ("POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS", "0"), ("POSTERN_KEY_RELOAD_SECONDS", "0"),
+            ("POSTERN_DATABASE_URL", "mysql://h/db"), ("POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS", "0"),
+            ("POSTERN_DATABASE_CONNECTIONS", "0"), ("POSTERN_DATABASE_CONNECTIONS", "65"),
+            ("POSTERN_KEY_RELOAD_SECONDS", "0"),
             ("POSTERN_KEY_PROMOTION_SECONDS", "86401"), ("POSTERN_MAX_CONNECTIONS", "0"),
             ("POSTERN_MAX_CONNECTIONS_PER_CLIENT", "-1"), ("POSTERN_CATCH_ALL_QUOTA", "-1"),
             ("POSTERN_OUTBOUND_DELIVERY", "smarthost"), ("POSTERN_OUTBOUND_SMTP_PORT", "0"),
