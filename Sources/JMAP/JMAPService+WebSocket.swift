@@ -8,7 +8,7 @@ import WebSocket
 /// JMAP over WebSocket (RFC 8887) at `GET /jmap/ws`, the session's `urn:ietf:params:jmap:websocket` url.
 ///
 /// The upgrade: the client offers the `jmap` subprotocol (else 400 before the upgrade: RFC 8887 section 3 names no
-/// other) and authenticates as over HTTP, `Authorization: Bearer <capability JWT, API key or OAuth access token>`
+/// other) and authenticates as `POST /jmap/api` does, `Authorization: Bearer <capability JWT or OAuth access token>`
 /// (no bearer: 401 before the upgrade). The bearer is checked by the service's authenticator as soon as the socket
 /// opens, before any message is answered: one it refuses closes the socket with 1008 (reason `unauthorized`); the
 /// route's decision is taken on the event loop, which cannot wait on storage, so the check follows the switch.
