@@ -1,3 +1,4 @@
+import Directory
 import HTTP1
 import JSON
 import PosternTestSupport
@@ -75,6 +76,17 @@ final class RecordingChannel: WebSocketChannel {
     func waitForClose(within seconds: Double = 5) async throws {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while !isClosed && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    }
+}
+
+/// Ada's bearer until it is revoked (a password reset, a grant withdrawn, an expiry).
+final class RevocableAuthenticator: PrincipalAuthenticator {
+    private let revoked = Atomic<Bool>(false)
+
+    func revoke() { revoked.store(true, ordering: .relaxed) }
+
+    func principal(for credentials: Credentials) async throws -> Principal? {
+        credentials.bearerToken == "ada" && !revoked.load(ordering: .relaxed) ? JMAPServiceHarness.ada : nil
     }
 }
 
@@ -205,6 +217,28 @@ struct JMAPWebSocketTests {
         #expect(channel.closed?.code == .policyViolation)
         #expect(channel.closed?.reason == "unauthorized")
         #expect(try await channel.next(within: 0.2) == nil)
+    }
+
+    @Test("A bearer revoked mid-stream closes the socket with 1008 at the next push, and at the next request", arguments: StorageBackend.allCases)
+    func revocation(backend: StorageBackend) async throws {
+        let bearers = RevocableAuthenticator()
+        let harness = try JMAPServiceHarness(backend, authenticator: bearers)
+        let pushing = try Self.open(harness)
+        let asking = try Self.open(harness)
+        pushing.receive(#"{"@type":"WebSocketPushEnable","dataTypes":null}"#)
+        asking.receive(#"{"@type":"Request","id":"R1","using":\#(Self.using),"methodCalls":[]}"#)
+        #expect(try await asking.next()?["requestId"] == "R1")
+        try await Task.sleep(for: .milliseconds(100))
+        bearers.revoke()
+        _ = try await JMAPChangesTests().deliver(harness, "after the revocation")
+        try await pushing.waitForClose()
+        #expect(pushing.closed?.code == .policyViolation)
+        #expect(pushing.closed?.reason == "token_revoked")
+        #expect(try await pushing.next(within: 0.2) == nil, "no StateChange for a revoked bearer")
+        asking.receive(#"{"@type":"Request","id":"R2","using":\#(Self.using),"methodCalls":[]}"#)
+        try await asking.waitForClose()
+        #expect(asking.closed?.reason == "token_revoked")
+        #expect(try await asking.next(within: 0.2) == nil, "no Response for a revoked bearer")
     }
 
     @Test("Push: a StateChange with pushState after a delivery; pushState resumes; dataTypes filter; disable stops", arguments: StorageBackend.allCases)
