@@ -138,7 +138,7 @@ let package = Package(
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
             "Directory", "MailStore", "MailDelivery", "SMTPOutcomes", "JSON", "MIME", "HTTP1", "ServerKit",
-            "ClientAddress", "Time",
+            "ClientAddress", "Time", "WebSocket",
         ]),
         // MCP over Streamable HTTP at /mcp: JSON-RPC framing, sessions, and mail tools composed over JMAP.
         .target(name: "MCPServer", dependencies: [
@@ -357,7 +357,7 @@ let package = Package(
             "CustomDomains", "DNS", "Storage", "EmbeddedResources", "PosternTestSupport", "DKIMKeys", "ComputePool",
         ]),
         .testTarget(name: "JMAPTests", dependencies: [
-            "JMAP", "OutboundQueue", "ClientAddress", "Directory", "MIME", "MailDelivery", "SMTPOutcomes", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport",
+            "JMAP", "OutboundQueue", "ClientAddress", "Directory", "MIME", "MailDelivery", "SMTPOutcomes", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport", "WebSocket",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [
