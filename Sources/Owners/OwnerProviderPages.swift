@@ -113,7 +113,7 @@ public struct OwnerProviderPages: Sendable {
             await recordFailure(provider: provider.name, reason: "surface", detail: nil, client: client)
             return refusedPage(.forbidden, ProviderMessage.failed, setCookies: [clear])
         }
-        let linkedTo = try await identities.signIn(
+        let linkedTo = try await identities.linkedAccount(
             surface: .owners, issuer: identity.issuer, subject: identity.subject)
         var candidate: OwnerLinkCandidate?
         if completed.transaction.account == nil, linkedTo == nil, let email = OwnerProviderLinking.verifiedEmail(identity) {
@@ -124,7 +124,12 @@ public struct OwnerProviderPages: Sendable {
             candidate: candidate)
         let returnTo = OwnerService.localPath(completed.transaction.returnTo)
         switch decision {
-        case .signIn(let ownerID):
+        case .signIn:
+            // Recorded as a use now; nil when it was unlinked since it was read.
+            guard
+                let ownerID = try await identities.signIn(
+                    surface: .owners, issuer: identity.issuer, subject: identity.subject)
+            else { return refusedPage(.forbidden, ProviderMessage.failed, setCookies: [clear]) }
             return try await signIn(ownerID: ownerID, provider: provider, next: returnTo, request, client, [clear])
         case .link(let ownerID):
             let flash: OwnerSignInMethodsFlash

@@ -138,15 +138,19 @@ def closed_signup(provider):
         _, _, html = carol.request("GET", "/owner")
         check(status == 303 and carol.session() and 'id="identity-mock"' in html,
               "with carol's password the identity is linked and she is signed in")
-        shown = postern_command(base, "owner", "show", "--email", "carol@example.com")
-        check("password: set" in shown and "email: proven" in shown and "mock  issuer " + provider in shown
-              and "subject carol-sub" in shown, "postern owner show lists carol's linked identity")
+        carol_shown = postern_command(base, "owner", "show", "--email", "carol@example.com")
+        check("password: set" in carol_shown and "email: proven" in carol_shown
+              and "mock  issuer " + provider in carol_shown and "subject carol-sub" in carol_shown,
+              "postern owner show lists carol's linked identity")
         shown = postern_command(base, "oidc", "show")
         check(f"redirect URI: {base}/oidc/callback" in shown and "discovery ok" in shown,
               "postern oidc show prints the redirect URI and the provider's discovery state")
         carol.sign_out()
         status, location, _ = carol.button("carol-sub")
         check(status == 303 and location == "/owner" and carol.session(), "then the button alone signs carol in")
+        check("never used" in carol_shown and "last used" in postern_command(base, "owner", "show", "--email",
+                                                                       "carol@example.com"),
+              "linking records no use of the identity; the sign-in does")
 
         # Linking from /owner: sign in with the password, press "Link Mock ID", come back linked.
         browser = Browser(base)
