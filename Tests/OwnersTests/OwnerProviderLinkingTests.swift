@@ -36,7 +36,7 @@ struct OwnerProviderLinkingTests {
 
     @Test("a signed-in owner links an unknown identity whatever its email, never one linked to someone else")
     func linkingFromSettings() {
-        #expect(Self.decide(Self.identity(nil, verified: false), linkingFor: "me") == .link(ownerID: "me"))
+        #expect(Self.decide(Self.identity(nil, verified: false), linkingFor: "me") == .link(account: "me"))
         #expect(Self.decide(linkingFor: "me", linkedTo: "me") == .alreadyLinked)
         #expect(Self.decide(linkingFor: "me", linkedTo: "other") == .refuse(.linkedToAnother))
         #expect(
@@ -45,8 +45,8 @@ struct OwnerProviderLinkingTests {
 
     @Test("a known identity signs into its owner, whatever its email says now")
     func knownIdentity() {
-        #expect(Self.decide(linkedTo: "owner-b") == .signIn(ownerID: "owner-b"))
-        #expect(Self.decide(Self.identity("x@evil.example", verified: false), linkedTo: "owner-b") == .signIn(ownerID: "owner-b"))
+        #expect(Self.decide(linkedTo: "owner-b") == .signIn(account: "owner-b"))
+        #expect(Self.decide(Self.identity("x@evil.example", verified: false), linkedTo: "owner-b") == .signIn(account: "owner-b"))
     }
 
     @Test("an unverified or missing email links nothing and makes nobody, even with sign-up and trust on")
@@ -61,17 +61,17 @@ struct OwnerProviderLinkingTests {
     @Test("an owner's email asks for their password: no session, unless trusted into a proven email")
     func preHijack() {
         #expect(
-            Self.decide(candidate: Self.candidate()) == .confirmPassword(ownerID: "owner-ada", email: "ada@example.com"))
+            Self.decide(candidate: Self.candidate()) == .confirmPassword(account: "owner-ada", email: "ada@example.com"))
         #expect(
             Self.decide(Self.identity(), Self.provider(signUp: true), candidate: Self.candidate(verified: false))
-                == .confirmPassword(ownerID: "owner-ada", email: "ada@example.com"))
+                == .confirmPassword(account: "owner-ada", email: "ada@example.com"))
         // _TRUST_EMAIL links only into an email someone proved; an unproven one still asks.
         #expect(
             Self.decide(Self.identity(), Self.provider(trust: true), candidate: Self.candidate())
-                == .linkByTrustedEmail(ownerID: "owner-ada"))
+                == .linkByTrustedEmail(account: "owner-ada"))
         #expect(
             Self.decide(Self.identity(), Self.provider(trust: true), candidate: Self.candidate(verified: false))
-                == .confirmPassword(ownerID: "owner-ada", email: "ada@example.com"))
+                == .confirmPassword(account: "owner-ada", email: "ada@example.com"))
         #expect(Self.decide(candidate: Self.candidate(password: false)) == .refuse(.accountWithoutPassword))
     }
 
