@@ -174,7 +174,7 @@ let package = Package(
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
-            "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages",
+            "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages", "SignInProviders",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Sign-in with identity providers (issue 54): the providers' configuration, OpenID Connect discovery and the
@@ -405,7 +405,7 @@ let package = Package(
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
-            "OAuthGrants", "CustomDomains", "DKIMKeys", "BrowserPages",
+            "OAuthGrants", "CustomDomains", "DKIMKeys", "BrowserPages", "SignInProviders",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebInboxTests", dependencies: [

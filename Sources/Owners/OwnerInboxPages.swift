@@ -15,13 +15,20 @@ public struct OwnerInboxPages: Sendable {
     let inboxes: any OwnedInboxes
     let grants: OwnerGrants
     let agentDomain: String
+    /// The "Sign-in methods" section (issue 54); nil without sign-in providers.
+    let signInMethods: OwnerSignInMethods?
 
     /// - Parameters:
     ///   - service: sign-in, sessions and CSRF.
     ///   - inboxes: the owner's inboxes (the agent surface); at most ``OwnersConfiguration/maxInboxes`` each.
     ///   - grants: the owner's connected apps.
     ///   - agentDomain: the agent inbox domain new inboxes are made on (shown beside the username field).
-    public init(service: OwnerService, inboxes: any OwnedInboxes, grants: OwnerGrants, agentDomain: String) {
+    ///   - signInMethods: the "Sign-in methods" section; nil without sign-in providers.
+    public init(
+        service: OwnerService, inboxes: any OwnedInboxes, grants: OwnerGrants, agentDomain: String,
+        signInMethods: OwnerSignInMethods? = nil
+    ) {
+        self.signInMethods = signInMethods
         self.service = service
         self.inboxes = CappedOwnedInboxes(inboxes, limit: service.configuration.maxInboxes)
         self.grants = grants
@@ -59,6 +66,7 @@ public struct OwnerInboxPages: Sendable {
             inboxes: try await inboxes.inboxes(ownerID: owner.id), grants: try await grants.grants(ownerID: owner.id))
         page.activity = await recentActivity(ownerID: owner.id)
         page.awaitingApproval = service.configuration.outsideSendingNeedsApproval && owner.approvedAt == nil
+        page.signInMethods = try await signInMethods?.section(owner: owner, csrfToken: token) ?? .empty
         configure(&page)
         return HTMLPage.response(status, page.render(), setCookies: setCookies + (csrfCookie.map { [$0] } ?? []))
     }
@@ -90,7 +98,9 @@ public struct OwnerInboxPages: Sendable {
             }
         }
         return try await page(request, owner, setCookies: cleared) { page in
-            page.notice = code.flatMap(OwnerInboxFlash.init(code:))?.words(inboxes: page.inboxes)
+            page.notice =
+                code.flatMap(OwnerInboxFlash.init(code:))?.words(inboxes: page.inboxes)
+                ?? code.flatMap(OwnerSignInMethodsFlash.init(rawValue:))?.words
             page.shownKey = shownKey.map { ($0.address, $0.apiKey, $0.created) }
         }
     }

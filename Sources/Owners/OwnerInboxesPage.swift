@@ -31,6 +31,8 @@ struct OwnerInboxesPage {
     /// Whether the owner waits for the operator's approval before their inboxes may send outside (they signed up
     /// themselves, and sending outside needs an owner the operator answers for).
     var awaitingApproval = false
+    /// The "Sign-in methods" section (``OwnerSignInMethodsSection``), rendered; empty without sign-in providers.
+    var signInMethods: HTML = .empty
 
     func render() -> HTML {
         var main = BrowserPage.flash(notice, kind: "notice")
@@ -56,7 +58,7 @@ struct OwnerInboxesPage {
 
                 """
         }
-        main += inboxSection() + formsSection() + appsSection() + activitySection()
+        main += inboxSection() + formsSection() + appsSection() + signInMethods + activitySection()
         return OwnerPageShell.document(title: "Your inboxes", main: main, owner: owner, csrfToken: csrfToken)
     }
 

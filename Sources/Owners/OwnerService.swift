@@ -9,6 +9,7 @@ import HTTP1
 import Metrics
 import PasswordHashing
 import ServerKit
+import SignInProviders
 import Storage
 
 /// The owners' browser side: sign-in, sign-up (when open) and sign-out at `/owner/...`, the sessions the other
@@ -28,6 +29,8 @@ public final class OwnerService: Sendable {
     /// New owners per client address (``OwnersConfiguration/signUpsPerHour``); nil without that limit.
     let signUps: RateLimitTable<SignUpClass>?
     let signIns: @Sendable (String) -> Void
+    /// The sign-in providers whose buttons the sign-in page shows (issue 54), in configured order.
+    let signInButtons: [SignInProvider]
 
     enum SignUpClass: Hashable, Sendable { case signUp }
 
@@ -49,14 +52,16 @@ public final class OwnerService: Sendable {
     ///   - pages: the runtime's one middleware of the browser pages; nil (a service on its own) makes one of the
     ///     configuration's page budget.
     ///   - audit: where sign-ins, failed sign-ins and the owner pages' changes are recorded.
+    ///   - signInButtons: the sign-in providers whose buttons `/owner/sign-in` shows (``OwnerProviderPages``).
     /// - Throws: storage errors reading or creating the CSRF key.
     public init(
         configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool, dnsThreads: WorkerPool? = nil,
         resolver: DNSResolver? = nil, customDomains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
         metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil,
-        audit: AuditTrail = .disabled, pages: PageRoutes? = nil
+        audit: AuditTrail = .disabled, pages: PageRoutes? = nil, signInButtons: [SignInProvider] = []
     ) throws {
         self.configuration = configuration
+        self.signInButtons = signInButtons
         self.audit = audit
         owners = OwnerStore(
             database: database, hasher: PasswordHasher(parameters: configuration.argon2, pool: pool),
@@ -224,7 +229,10 @@ public final class OwnerService: Sendable {
 
     /// A new session (never the one the browser brought: no fixation), its cookie, and the pre-session CSRF cookie
     /// dropped; then `next`.
-    func startSession(_ owner: Owner, _ request: HTTPRequest, next: String) async throws -> HTTPResponse {
+    /// - Parameter extra: other `Set-Cookie` values to send (a provider sign-in's pre-session cookie dropped).
+    func startSession(_ owner: Owner, _ request: HTTPRequest, next: String, setCookies extra: [String] = [])
+        async throws -> HTTPResponse
+    {
         if let old = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: old) }
         let token = try await browser.sessions.open(ownerID: owner.id)
         return HTMLPage.redirect(
@@ -232,7 +240,7 @@ public final class OwnerService: Sendable {
             setCookies: [
                 browser.sessionCookie(token, lifetime: configuration.sessionLifetime),
                 browser.clearCookie(OwnerBrowser.csrfCookie),
-            ])
+            ] + extra)
     }
 
     /// What a sign-up with a taken email answers: `next`, as a new account's, with the cookies a new session would
@@ -251,6 +259,7 @@ public final class OwnerService: Sendable {
         let (token, setCookie) = browser.csrf(for: request)
         var page = page
         page.csrfToken = token
+        if !page.signingUp { page.providers = signInButtons }
         return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
     }
 

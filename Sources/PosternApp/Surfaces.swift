@@ -26,6 +26,7 @@ import OutboundSocket
 import Owners
 import RemoteHashAuth
 import ServerKit
+import SignInProviders
 import Storage
 import Webhooks
 import WebInbox
@@ -75,10 +76,17 @@ enum Surfaces {
             requestsPerMinute: ownerSettings.requestsPerMinute, instances: ownerSettings.instances,
             tableCapacity: ownerSettings.rateLimitTableCapacity, enabled: ownerSettings.rateLimitsEnabled,
             onUnexpectedError: reporter("owners", logger))
+        // Sign-in with identity providers (issue 54): the buttons, the flow's routes and "Sign-in methods" on /owner.
+        let signIn = try signInFlow(configuration, identity: identity, database: database, clock: clock)
+        let signInIdentities = SignInIdentityStore(database: database, clock: clock)
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool, resolver: resolver,
-            customDomains: mail.domains, clock: clock, audit: audit, pages: pages)
+            customDomains: mail.domains, clock: clock, audit: audit, pages: pages,
+            signInButtons: signIn?.providers(for: .owners) ?? [])
         owners.register(into: &router)
+        if let signIn {
+            OwnerProviderPages(service: owners, flow: signIn, identities: signInIdentities).register(into: &router)
+        }
         let ownedInboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain, clock: clock)
         // The one grant model under the authorization server, the resource side and the owner pages; every
@@ -86,7 +94,10 @@ enum Surfaces {
         let grants = OAuthGrantStore(database: database, observer: grantCache)
         OwnerInboxPages(
             service: owners, inboxes: ownedInboxes, grants: OwnerGrants(store: grants, clock: clock),
-            agentDomain: configuration.agent.inboxDomain
+            agentDomain: configuration.agent.inboxDomain,
+            signInMethods: signIn.map {
+                OwnerSignInMethods(flow: $0, identities: signInIdentities, owners: owners.owners)
+            }
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 

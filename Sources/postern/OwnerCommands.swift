@@ -2,13 +2,13 @@ import ArgumentParser
 import Owners
 import PosternApp
 
-/// `postern owner create|list|approve|set-password|remove`: the people who sign in to the owner pages and authorize
+/// `postern owner create|list|show|approve|set-password|remove`: the people who sign in to the owner pages and authorize
 /// apps (OAuth).
 struct OwnerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "owner",
         abstract: "Create, list and remove owners (people who hold inboxes and authorize apps); set their passwords.",
-        subcommands: [Create.self, List.self, Approve.self, SetPassword.self, Remove.self])
+        subcommands: [Create.self, List.self, Show.self, Approve.self, SetPassword.self, Remove.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an owner who signs in with email and password.")
@@ -85,6 +85,21 @@ struct OwnerCommand: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try await Operations.listOwners(configuration: configuration, logger: logger) { print(line) }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show an owner: whether they have a password and a proven email, and their linked sign-in providers.")
+        @OptionGroup var options: ConfigurationOptions
+        @Option(help: "The owner's email.") var email: String
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            guard let lines = try await Operations.showOwner(configuration: configuration, email: email, logger: logger)
+            else { throw CommandFailure("no owner has email '\(email)'") }
+            for line in lines { print(line) }
         }
     }
 
