@@ -1,4 +1,6 @@
+import ConfigurationReading
 import Foundation
+import SignInProviders
 import Testing
 
 @testable import PosternApp
@@ -30,6 +32,31 @@ struct DocumentedKeyNamesTests {
     static var configurationKeys: Set<String> {
         ConfigurationKeyListTests.keysRead { _ = try ConfigurationLoader.parse($0) }
             .union(["POSTERN_CONFIG", "POSTERN_PROFILE"])
+    }
+
+    /// What follows `POSTERN_OIDC_<NAME>_` in the keys of one identity provider: those read for a provider the
+    /// configuration names (`sample`), so that an example in the docs may name its provider as an operator would.
+    static var providerKeySuffixes: Set<String> {
+        let prefix = "POSTERN_OIDC_SAMPLE_"
+        let settings = [
+            "POSTERN_OIDC_PROVIDERS": "sample", prefix + "ISSUER": "https://sso.example.com",
+            prefix + "CLIENT_ID": "postern", prefix + "CLIENT_SECRET": "secret",
+        ]
+        final class Names { var all: Set<String> = [] }
+        let read = Names()
+        _ = try? SignInProvidersConfiguration(config: ConfigurationReader { name in
+            read.all.insert(name)
+            return settings[name]
+        })
+        return Set(read.all.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+    }
+
+    /// Whether `name` is one provider's key, `POSTERN_OIDC_<NAME>_<SUFFIX>` with a suffix a provider reads.
+    static func isProviderKey(_ name: String) -> Bool {
+        guard name.hasPrefix("POSTERN_OIDC_") else { return false }
+        let rest = name.dropFirst("POSTERN_OIDC_".count)
+        guard let underscore = rest.firstIndex(of: "_") else { return false }
+        return providerKeySuffixes.contains(String(rest[rest.index(after: underscore)...]))
     }
 
     /// The names the repository's scripts, Makefile and tests read from their environment (`${NAME`, `$NAME`,
@@ -105,6 +132,8 @@ struct DocumentedKeyNamesTests {
         #expect(keys.contains("POSTERN_REMOTE_HASH_ALLOW_PRIVATE"))
         #expect(!keys.contains("POSTERN_ARTIFACTS") && !keys.contains("POSTERN_NO_SUCH_KEY"))
         #expect(try Self.harnessVariables().isSuperset(of: ["POSTERN_ARTIFACTS", "POSTERN_BIN"]))
+        #expect(Self.providerKeySuffixes.isSuperset(of: ["ISSUER", "CLIENT_ID", "CLIENT_SECRET_FILE", "DISPLAY_NAME"]))
+        #expect(Self.isProviderKey("POSTERN_OIDC_CORP_ISSUER") && !Self.isProviderKey("POSTERN_OIDC_CORP_ISSUERS"))
     }
 
     @Test("every POSTERN_* name in docs/, the README, /llms.txt and the pages is a key or a harness variable")
@@ -117,7 +146,8 @@ struct DocumentedKeyNamesTests {
             for name in Self.names(in: text).sorted() {
                 let isKnown =
                     name.hasSuffix("*")
-                    ? known.contains { $0.hasPrefix(name.dropLast()) } : known.contains(name)
+                    ? known.contains { $0.hasPrefix(name.dropLast()) }
+                    : known.contains(name) || Self.isProviderKey(name)
                 if !isKnown { unknown.append("\(path): \(name)") }
             }
         }
