@@ -1,5 +1,5 @@
-import ConfigurationReading
 import Foundation
+import ServerKit
 import SignInProviders
 import Testing
 
