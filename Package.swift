@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "WebAuthn", dependencies: ["CBOR", "AuthCrypto", "JSON", "ConfigurationReading"]),
         // The passkeys of owners and Mail.td Pro users and the challenges of ceremonies in progress, in the database
         // (issue 56): one model under both families of pages, knowing neither.
-        .target(name: "Passkeys", dependencies: ["Storage", "WebAuthn", "AuthCrypto"]),
+        .target(name: "Passkeys", dependencies: ["Storage", "WebAuthn", "AuthCrypto", "JSON"]),
         // Compact JWS (HS256/RS256), key sets by kid, JWKS.
         .target(name: "JWT", dependencies: ["JSON", "AuthCrypto"]),
         // Signing keys: in the data directory, or sealed in the shared database; generated, rotated, retired.
@@ -170,8 +170,8 @@ let package = Package(
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
-            "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages",
-            .product(name: "Metrics", package: "swift-metrics"),
+            "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages", "Passkeys", "WebAuthn",
+            "EmbeddedResources", .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Sign-in with identity providers (issue 54): the providers' configuration, OpenID Connect discovery and the
         // id_token's checks over JWT's published keys, the login transactions and the linked identities (the only
@@ -276,7 +276,7 @@ let package = Package(
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "OutboundSocket", "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
-            "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn",
+            "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn", "Passkeys",
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
@@ -397,7 +397,7 @@ let package = Package(
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
-            "OAuthGrants", "CustomDomains", "DKIMKeys", "BrowserPages",
+            "OAuthGrants", "CustomDomains", "DKIMKeys", "BrowserPages", "Passkeys", "WebAuthn", "JSON",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebInboxTests", dependencies: [
@@ -454,7 +454,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
-            "PosternApp", "WebAuthn", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
+            "PosternApp", "WebAuthn", "Passkeys", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
