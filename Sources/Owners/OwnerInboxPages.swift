@@ -58,9 +58,13 @@ public struct OwnerInboxPages: Sendable {
             owner: owner, csrfToken: token, agentDomain: agentDomain,
             inboxes: try await inboxes.inboxes(ownerID: owner.id), grants: try await grants.grants(ownerID: owner.id))
         page.activity = await recentActivity(ownerID: owner.id)
+        page.signInMethods = try await service.signInMethods(of: owner, csrfToken: token)
         page.awaitingApproval = service.configuration.outsideSendingNeedsApproval && owner.approvedAt == nil
         configure(&page)
-        return HTMLPage.response(status, page.render(), setCookies: setCookies + (csrfCookie.map { [$0] } ?? []))
+        // The passkey forms' script, from this origin only (``OwnerPasskeyScript``).
+        return HTMLPage.response(
+            status, page.render(), policy: service.passkeys != nil ? .script(.self) : .page,
+            setCookies: setCookies + (csrfCookie.map { [$0] } ?? []))
     }
 
     /// The owner's newest events (their own only); none when the trail cannot be read, which never fails the page.
@@ -90,7 +94,9 @@ public struct OwnerInboxPages: Sendable {
             }
         }
         return try await page(request, owner, setCookies: cleared) { page in
-            page.notice = code.flatMap(OwnerInboxFlash.init(code:))?.words(inboxes: page.inboxes)
+            page.notice =
+                code.flatMap(OwnerInboxFlash.init(code:))?.words(inboxes: page.inboxes)
+                ?? code.flatMap(OwnerPasskeyFlash.init(rawValue:))?.words
             page.shownKey = shownKey.map { ($0.address, $0.apiKey, $0.created) }
         }
     }

@@ -26,6 +26,8 @@ struct OwnerInboxesPage {
     var errorForm: String?
     /// The owner's newest audit events ("Recent activity"), newest first; only their own.
     var activity: [AuditEvent] = []
+    /// "Sign-in methods" (``OwnerPasskeyParts``), rendered whole by its own part.
+    var signInMethods: HTML = ""
     /// How many events "Recent activity" shows.
     static let activityLimit = 20
     /// Whether the owner waits for the operator's approval before their inboxes may send outside (they signed up
@@ -56,7 +58,7 @@ struct OwnerInboxesPage {
 
                 """
         }
-        main += inboxSection() + formsSection() + appsSection() + activitySection()
+        main += inboxSection() + formsSection() + appsSection() + signInMethods + activitySection()
         return OwnerPageShell.document(title: "Your inboxes", main: main, owner: owner, csrfToken: csrfToken)
     }
 

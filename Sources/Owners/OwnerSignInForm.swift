@@ -11,6 +11,8 @@ struct OwnerSignInForm {
     var email = ""
     var error: String?
     var csrfToken = ""
+    /// Whether the passkey sign-in is offered (the server has an RP ID).
+    var passkeys = false
 
     func render() -> HTML {
         let title = signingUp ? "Create your owner account" : "Sign in"
@@ -27,11 +29,12 @@ struct OwnerSignInForm {
             <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
             <input type="hidden" name="next" value="\(next)">
             <label for="email">Email</label>
-            <input id="email" name="email" type="email" autocomplete="email" required value="\(email)">
+            <input id="email" name="email" type="email" autocomplete="\(passkeys && !signingUp ? "username webauthn" : "email")" required value="\(email)">
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="\(signingUp ? "new-password" : "current-password")" required>
             <button type="submit" id="submit">\(signingUp ? "Create account" : "Sign in")</button>
             </form>
+            \(signingUp || !passkeys ? .empty : OwnerPasskeyParts.signIn(csrfToken: csrfToken, next: next))
             \(other)
             </section>
             """

@@ -24,6 +24,7 @@ import OAuthServer
 import OutboundQueue
 import OutboundSocket
 import Owners
+import Passkeys
 import RemoteHashAuth
 import ServerKit
 import Storage
@@ -77,7 +78,9 @@ enum Surfaces {
             onUnexpectedError: reporter("owners", logger))
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool, resolver: resolver,
-            customDomains: mail.domains, clock: clock, audit: audit, pages: pages)
+            customDomains: mail.domains, clock: clock, audit: audit, pages: pages,
+            passkeyStore: PasskeyStore(database: database),
+            relyingParty: configuration.webAuthn.relyingParty(publicURL: identity.baseURL))
         owners.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain, clock: clock)

@@ -1,0 +1,206 @@
+import Audit
+import AuthCrypto
+import BrowserPages
+import ClientAddress
+import HTTP1
+import Passkeys
+import ServerKit
+
+/// The owners' passkeys over HTTP (issue 56), through ``PasskeyCeremonies``:
+/// - `POST /owner/sign-in/passkey/options` (the pre-session CSRF token) answers the sign-in's options as JSON;
+///   `POST /owner/sign-in/passkey` (`credential`, `next`) signs in as the password form does: a 303 to `next` with a
+///   new session, or the sign-in page with one generic message (401), or, slowed, 429. It is throttled as the password
+///   is (``SignInThrottle``, its own namespace), by the credential id and the client's address.
+/// - `POST /owner/passkeys/options` (signed in) answers the registration's options; `POST /owner/passkeys`
+///   (`credential`, `name`) stores the passkey; `.../{id}/rename` (`name`) and `.../{id}/remove`. Each answers 303 to
+///   `/owner` with a one-time notice (``OwnerPasskeyFlash``). A passkey that is not the owner's is answered as an
+///   unknown one.
+/// - `GET /owner/assets/passkeys.js`: ``OwnerPasskeyScript``.
+///
+/// Every ceremony counts in `postern_passkey_ceremonies_total` and lands on the audit trail: a sign-in as
+/// `owner.signin` (details `{"method":"passkey"}`), a refusal as `owner.signin_failed` (actor `passkey`, details the
+/// reason, never shown to the browser), a counter that went back as `passkey.possibly_cloned` on the holder's trail,
+/// registrations, renames and removals as `passkey.added|renamed|removed`.
+extension OwnerService {
+    /// What every refused passkey ceremony says: which check failed is for the audit trail only.
+    static let passkeyRefused = "That passkey could not be used. Try again, or sign in another way."
+    /// The throttle's namespace (``SignInThrottle/keys(name:client:namespace:)``).
+    static let passkeyThrottleNamespace = "owner-passkey"
+
+    func registerPasskeys(into router: inout ContextRouter) {
+        let limit = configuration.bodyLimit
+        if passkeyStore != nil {
+            router.add(
+                .POST, "/owner/passkeys/{passkeyId}/rename", bodyLimit: limit,
+                ownerRoute(page: "/owner", title: "Passkeys", renamePasskey))
+            router.add(
+                .POST, "/owner/passkeys/{passkeyId}/remove", bodyLimit: limit,
+                ownerRoute(page: "/owner", title: "Passkeys", removePasskey))
+        }
+        guard passkeys != nil else { return }
+        router.add(.GET, OwnerPasskeyScript.path, pages.limited { request, _ in OwnerPasskeyScript.script.response(to: request) })
+        router.add(
+            .POST, "/owner/sign-in/passkey/options", bodyLimit: limit,
+            pages.limited { [self] request, _ in try await signInOptions(request) })
+        router.add(
+            .POST, "/owner/sign-in/passkey", bodyLimit: limit,
+            pages.limited { [self] request, context in
+                try await passkeySignIn(
+                    request, client: context.clientKey, address: context.clientAddress?.description)
+            })
+        router.add(
+            .POST, "/owner/passkeys/options", bodyLimit: limit,
+            ownerRoute(page: "/owner", title: "Passkeys") { [self] _, _, owner, _ in
+                try await registrationOptions(owner)
+            })
+        router.add(.POST, "/owner/passkeys", bodyLimit: limit, ownerRoute(page: "/owner", title: "Passkeys", addPasskey))
+    }
+
+    /// The "Sign-in methods" section of `/owner` for `owner`; empty without passkeys.
+    func signInMethods(of owner: Owner, csrfToken: String) async throws -> HTML {
+        guard let passkeyStore else { return .empty }
+        return OwnerPasskeyParts.signInMethods(
+            passkeys: try await passkeyStore.credentials(of: .owner(owner.id)), ceremonies: passkeys != nil,
+            csrfToken: csrfToken)
+    }
+
+    // MARK: - Sign-in
+
+    func signInOptions(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let passkeys, browser.csrfValid(request.formFields(), request) else {
+            return HTTPResponse.noStoreJSON(.forbidden, ["error": "csrf"])
+        }
+        return HTTPResponse.noStoreJSON(.ok, try await passkeys.signInOptions(now: browser.sessions.clock()))
+    }
+
+    func passkeySignIn(_ request: HTTPRequest, client: ClientAddressKey, address: String?) async throws -> HTTPResponse {
+        let fields = request.formFields()
+        var page = signInForm(next: Self.localPath(fields["next"]))
+        guard let passkeys else { return form(.notFound, request, page) }
+        guard browser.csrfValid(fields, request) else {
+            page.error = OwnerMessage.csrf
+            return form(.forbidden, request, page)
+        }
+        let response = Array((fields["credential"] ?? "").utf8)
+        let named = PasskeyCeremonies.credentialID(of: response).map(Base64URL.encode) ?? ""
+        let keys = SignInThrottle.keys(name: named, client: client, namespace: Self.passkeyThrottleNamespace)
+        let now = browser.sessions.clock()
+        let blocked = try await passkeyThrottle.blockedUntil(keys)
+        if blocked > now {
+            passkeyCeremonies("sign_in", "slowed")
+            signIns("slowed")
+            await recordRefusedPasskey(reason: "slowed", client: address)
+            page.error = Self.passkeyRefused
+            var answer = form(.tooManyRequests, request, page)
+            answer.headers.setRetryAfter(seconds: Int(blocked - now))
+            return answer
+        }
+        do {
+            let credential = try await passkeys.signIn(response, now: now)
+            guard case .owner(let ownerID) = credential.holder, let owner = try await owners.owner(id: ownerID) else {
+                // A Pro user's passkey at the owners' door: theirs is /inbox/sign-in.
+                throw PasskeyRefusal.unknownCredential
+            }
+            try await passkeyThrottle.succeeded(keys)
+            passkeyCeremonies("sign_in", "success")
+            signIns("success")
+            let answer = try await startSession(owner, request, next: page.next)
+            await audit.owner(
+                owner.id, .ownerSignIn, target: owner.email, client: address,
+                details: AuditDetails.json(["method": "passkey", "passkey": credential.id]))
+            return answer
+        } catch let refusal as PasskeyRefusal {
+            try await passkeyThrottle.failed(keys, now: now)
+            signIns("refused")
+            if case .possiblyCloned(let credential) = refusal {
+                passkeyCeremonies("sign_in", "possibly_cloned")
+                if case .owner(let ownerID) = credential.holder {
+                    await audit.owner(
+                        ownerID, .passkeyPossiblyCloned, target: credential.name, client: address,
+                        details: AuditDetails.json(["passkey": credential.id]))
+                }
+            } else {
+                passkeyCeremonies("sign_in", "refused")
+            }
+            await recordRefusedPasskey(reason: refusal.reason, client: address)
+            page.error = Self.passkeyRefused
+            return form(.unauthorized, request, page)
+        }
+    }
+
+    /// `owner.signin_failed` with the actor `passkey` (no email was typed) and the reason in the details.
+    private func recordRefusedPasskey(reason: String, client: String?) async {
+        await audit.record {
+            AuditEvent(
+                time: $0, actorKind: .owner, actorID: "passkey", ownerID: nil, action: .ownerSignInFailed,
+                target: "passkey", clientAddress: client, details: AuditDetails.json(["reason": reason]))
+        }
+    }
+
+    // MARK: - Registration and the owner's passkeys
+
+    func registrationOptions(_ owner: Owner) async throws -> HTTPResponse {
+        guard let passkeys else { return HTTPResponse.noStoreJSON(.notFound, ["error": "not_found"]) }
+        let options = try await passkeys.registrationOptions(
+            for: .owner(owner.id), name: owner.email, now: browser.sessions.clock())
+        return HTTPResponse.noStoreJSON(.ok, options)
+    }
+
+    func addPasskey(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?) async throws
+        -> HTTPResponse
+    {
+        guard let passkeys else { return flash(.refused) }
+        let fields = request.formFields()
+        do {
+            let passkey = try await passkeys.register(
+                Array((fields["credential"] ?? "").utf8), for: .owner(owner.id), name: fields["name"] ?? "",
+                now: browser.sessions.clock())
+            passkeyCeremonies("registration", "success")
+            await audit.owner(
+                owner.id, .passkeyAdded, target: passkey.name, client: client,
+                details: AuditDetails.json(["passkey": passkey.id, "synced": passkey.backupEligible ? "yes" : "no"]))
+            return flash(.added)
+        } catch let refusal as PasskeyRefusal {
+            passkeyCeremonies("registration", "refused")
+            return flash(refusal == .invalidName ? .invalidName : .refused)
+        }
+    }
+
+    func renamePasskey(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?)
+        async throws -> HTTPResponse
+    {
+        let id = parameters["passkeyId"] ?? ""
+        let name = request.formFields()["name"] ?? ""
+        guard let passkeyStore else { return flash(.unknown) }
+        do {
+            guard try await passkeyStore.rename(id, of: .owner(owner.id), to: name) else { return flash(.unknown) }
+        } catch PasskeyStoreError.invalidName {
+            return flash(.invalidName)
+        }
+        await audit.owner(
+            owner.id, .passkeyRenamed, target: name.trimmingCharacters(in: .whitespacesAndNewlines), client: client,
+            details: AuditDetails.json(["passkey": id]))
+        return flash(.renamed)
+    }
+
+    func removePasskey(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?)
+        async throws -> HTTPResponse
+    {
+        let id = parameters["passkeyId"] ?? ""
+        let holder = PasskeyHolder.owner(owner.id)
+        guard let passkeyStore else { return flash(.unknown) }
+        guard let passkey = try await passkeyStore.credentials(of: holder).first(where: { $0.id == id }) else {
+            return flash(.unknown)
+        }
+        // Owners always keep their password (it cannot be removed yet), so a passkey is never their last way in.
+        guard try await passkeyStore.remove(id, of: holder) else { return flash(.unknown) }
+        await audit.owner(
+            owner.id, .passkeyRemoved, target: passkey.name, client: client,
+            details: AuditDetails.json(["passkey": id]))
+        return flash(.removed)
+    }
+
+    private func flash(_ notice: OwnerPasskeyFlash) -> HTTPResponse {
+        HTMLPage.redirect(to: "/owner", setCookies: [browser.flashCookie(notice.rawValue)])
+    }
+}
