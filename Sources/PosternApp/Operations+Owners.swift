@@ -73,7 +73,7 @@ extension Operations {
         return "\(owner.id)  \(owner.email)  created \(time(owner.createdAt))  \(approval)"
     }
 
-    private static func ownerStore(_ database: any SQLDatabase) -> OwnerStore {
+    static func ownerStore(_ database: any SQLDatabase) -> OwnerStore {
         OwnerStore(
             database: database,
             hasher: PasswordHasher(parameters: OwnersConfiguration(publicURL: "").argon2, pool: WorkerPool(threads: 1)),
