@@ -5,6 +5,8 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case ownerSignIn = "owner.signin"
     /// A sign-in was refused (wrong email or password, or slowed down); the actor id is the email typed.
     case ownerSignInFailed = "owner.signin_failed"
+    /// An owner who holds a passkey removed their password: passkeys alone sign them in.
+    case ownerPasswordRemoved = "owner.password_removed"
     /// A passkey was registered (its holder's action; the target is its name).
     case passkeyAdded = "passkey.added"
     /// A passkey was renamed by its holder.
@@ -49,6 +51,7 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         switch self {
         case .ownerSignIn: "Signed in"
         case .ownerSignInFailed: "Sign-in refused"
+        case .ownerPasswordRemoved: "Password removed"
         case .passkeyAdded: "Passkey added"
         case .passkeyRenamed: "Passkey renamed"
         case .passkeyRemoved: "Passkey removed"

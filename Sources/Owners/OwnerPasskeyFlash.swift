@@ -13,6 +13,12 @@ enum OwnerPasskeyFlash: String {
     case invalidName = "passkey.invalid_name"
     /// No such passkey of the owner's.
     case unknown = "passkey.unknown"
+    /// The password was removed.
+    case passwordRemoved = "password.removed"
+    /// The password typed to confirm the removal was not the owner's.
+    case wrongPassword = "password.wrong"
+    /// The change would leave no way to sign in (no password and no usable passkey).
+    case lastWay = "signin.last_way"
 
     /// What the page says.
     var words: String {
@@ -23,6 +29,9 @@ enum OwnerPasskeyFlash: String {
         case .refused: OwnerService.passkeyRefused
         case .invalidName: "A passkey's name has 1 to 64 characters."
         case .unknown: "That passkey is not one of yours."
+        case .passwordRemoved: "Password removed: you sign in with your passkeys."
+        case .wrongPassword: "That is not your password: it was not removed."
+        case .lastWay: "That would leave you no way to sign in: keep a password or a passkey that works."
         }
     }
 }

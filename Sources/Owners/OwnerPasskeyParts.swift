@@ -11,8 +11,11 @@ import ServerKit
 ///
 /// Form fields: register `name`, `credential`; rename `name`; sign-in `credential`, `next`; every form `csrf_token`.
 enum OwnerPasskeyParts {
-    /// "Sign-in methods" for `/owner`: `passkeys`, oldest first, and the register form when `ceremonies` is true.
-    static func signInMethods(passkeys: [PasskeyCredential], ceremonies: Bool, csrfToken: String) -> HTML {
+    /// "Sign-in methods" for `/owner`: `passkeys`, oldest first, and the register form when `ceremonies` is true; the
+    /// password, with a form to remove it when a passkey signs in (`hasPassword`), or the words that it was removed.
+    static func signInMethods(
+        passkeys: [PasskeyCredential], ceremonies: Bool, hasPassword: Bool, csrfToken: String
+    ) -> HTML {
         let hidden: HTML = "<input type=\"hidden\" name=\"\(OwnerBrowser.csrfField)\" value=\"\(csrfToken)\">"
         var rows: HTML = ""
         for passkey in passkeys {
@@ -64,9 +67,30 @@ enum OwnerPasskeyParts {
 
             """
             : "<p class=\"hint\">Passkeys need this server on a domain name (its public URL).</p>\n"
+        let password: HTML
+        if !hasPassword {
+            password = """
+                <p id="password-removed">You removed your password: you sign in with your passkeys only. If you lose \
+                them, the operator can set a new password for you.</p>
+
+                """
+        } else if passkeys.contains(where: { $0.clonedAt == nil }) {
+            password = """
+                <p>You also sign in with your email and password.</p>
+                <form method="post" action="/owner/password/remove" id="remove-password">
+                \(hidden)<label for="current-password">Your password, to remove it</label>
+                <input id="current-password" name="password" type="password" autocomplete="current-password" required>
+                <button type="submit">Remove my password</button>
+                </form>
+
+                """
+        } else {
+            password = "<p>You sign in with your email and password.</p>\n"
+        }
         return """
             <section class="card" id="sign-in-methods"><h2>Sign-in methods</h2>
-            <h3>Passkeys</h3>
+            <h3>Password</h3>
+            \(password)<h3>Passkeys</h3>
             \(list)\(register)<p class="hint">A passkey signs you in with your device's screen lock, and no look-alike \
             site can use it. A synced passkey is kept by your password manager across your devices.</p>
             </section>

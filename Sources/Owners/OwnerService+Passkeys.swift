@@ -15,6 +15,9 @@ import ServerKit
 ///   (`credential`, `name`) stores the passkey; `.../{id}/rename` (`name`) and `.../{id}/remove`. Each answers 303 to
 ///   `/owner` with a one-time notice (``OwnerPasskeyFlash``). A passkey that is not the owner's is answered as an
 ///   unknown one.
+/// - `POST /owner/password/remove` (`password`): an owner holding a passkey that signs in removes their password
+///   (``OwnerStore/removePassword(ownerID:password:)``); removing the last passkey that signs in is refused while
+///   they have none. The operator's `owner set-password` gives a password back.
 /// - `GET /owner/assets/passkeys.js`: ``OwnerPasskeyScript``.
 ///
 /// Every ceremony counts in `postern_passkey_ceremonies_total` and lands on the audit trail: a sign-in as
@@ -30,6 +33,9 @@ extension OwnerService {
     func registerPasskeys(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
         if passkeyStore != nil {
+            router.add(
+                .POST, "/owner/password/remove", bodyLimit: limit,
+                ownerRoute(page: "/owner", title: "Passkeys", removePassword))
             router.add(
                 .POST, "/owner/passkeys/{passkeyId}/rename", bodyLimit: limit,
                 ownerRoute(page: "/owner", title: "Passkeys", renamePasskey))
@@ -61,7 +67,7 @@ extension OwnerService {
         guard let passkeyStore else { return .empty }
         return OwnerPasskeyParts.signInMethods(
             passkeys: try await passkeyStore.credentials(of: .owner(owner.id)), ceremonies: passkeys != nil,
-            csrfToken: csrfToken)
+            hasPassword: try await owners.hasPassword(ownerID: owner.id), csrfToken: csrfToken)
     }
 
     // MARK: - Sign-in
@@ -189,15 +195,32 @@ extension OwnerService {
         let id = parameters["passkeyId"] ?? ""
         let holder = PasskeyHolder.owner(owner.id)
         guard let passkeyStore else { return flash(.unknown) }
-        guard let passkey = try await passkeyStore.credentials(of: holder).first(where: { $0.id == id }) else {
-            return flash(.unknown)
+        let held = try await passkeyStore.credentials(of: holder)
+        guard let passkey = held.first(where: { $0.id == id }) else { return flash(.unknown) }
+        // Without a password, the last passkey that signs in is the last way in: it stays.
+        if !held.contains(where: { $0.id != id && $0.clonedAt == nil }),
+            !(try await owners.hasPassword(ownerID: owner.id))
+        {
+            return flash(.lastWay)
         }
-        // Owners always keep their password (it cannot be removed yet), so a passkey is never their last way in.
         guard try await passkeyStore.remove(id, of: holder) else { return flash(.unknown) }
         await audit.owner(
             owner.id, .passkeyRemoved, target: passkey.name, client: client,
             details: AuditDetails.json(["passkey": id]))
         return flash(.removed)
+    }
+
+    /// `POST /owner/password/remove` (`password`, to confirm): only for an owner holding a passkey that signs in.
+    func removePassword(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?) async throws
+        -> HTTPResponse
+    {
+        guard let passkeyStore,
+            try await passkeyStore.credentials(of: .owner(owner.id)).contains(where: { $0.clonedAt == nil })
+        else { return flash(.lastWay) }
+        guard try await owners.removePassword(ownerID: owner.id, password: request.formFields()["password"] ?? "")
+        else { return flash(.wrongPassword) }
+        await audit.owner(owner.id, .ownerPasswordRemoved, target: owner.email, client: client)
+        return flash(.passwordRemoved)
     }
 
     private func flash(_ notice: OwnerPasskeyFlash) -> HTTPResponse {

@@ -1,11 +1,13 @@
 import Audit
 import EmbeddedResources
 import AuthCrypto
+import ComputePool
 import Foundation
 import HTTP1
 import JSON
 import Owners
 import Passkeys
+import ServerKit
 import PosternTestSupport
 import Storage
 import Testing
@@ -347,6 +349,85 @@ struct OwnerPasskeyTests {
         #expect(actions.filter { $0 == .passkeyRenamed }.count == 1 && actions.contains(.passkeyRemoved))
         // Without a CSRF token nothing happens.
         #expect(await harness.send(.POST, "/owner/passkeys/options", form: [:]).status == .forbidden)
+    }
+
+    @Test(
+        "an owner holding a passkey may remove their password; the last way to sign in is never removed",
+        arguments: StorageBackend.allCases)
+    func passwordRemoval(_ backend: StorageBackend) async throws {
+        let harness = try await Self.harness(backend)
+        // No passkey yet: the password is the only way in and stays.
+        #expect(try await harness.signIn("ada@example.com", "correct horse").status == .seeOther)
+        var csrf = try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner")))
+        #expect(!Self.text(await harness.send(.GET, "/owner")).contains(#"id="remove-password""#))
+        _ = await harness.send(.POST, "/owner/password/remove", form: ["csrf_token": csrf, "password": "correct horse"])
+        #expect(harness.cookies[OwnerBrowser.flashCookie] == "signin.last_way")
+        try await Self.signOut(harness)
+
+        let authenticator = try SoftwareAuthenticator()
+        try await Self.register(harness, "ada@example.com", authenticator)
+        #expect(try await harness.signIn("ada@example.com", "correct horse").status == .seeOther)
+        csrf = try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner")))
+        #expect(Self.text(await harness.send(.GET, "/owner")).contains(#"id="remove-password""#))
+        _ = await harness.send(.POST, "/owner/password/remove", form: ["csrf_token": csrf, "password": "wrong horse"])
+        #expect(harness.cookies[OwnerBrowser.flashCookie] == "password.wrong")
+        _ = await harness.send(.POST, "/owner/password/remove", form: ["csrf_token": csrf, "password": "correct horse"])
+        #expect(harness.cookies[OwnerBrowser.flashCookie] == "password.removed")
+        #expect(Self.text(await harness.send(.GET, "/owner")).contains(#"id="password-removed""#))
+        let ada = try #require(try await harness.service.owners.list().first { $0.email == "ada@example.com" })
+        #expect(try await !harness.service.owners.hasPassword(ownerID: ada.id))
+        #expect(try await Self.events(harness).contains { $0.action == .ownerPasswordRemoved && $0.ownerID == ada.id })
+
+        // The last passkey that signs in stays.
+        let passkey = try #require(try await harness.passkeys.credentials(of: .owner(ada.id)).first)
+        _ = await harness.send(.POST, "/owner/passkeys/\(passkey.id)/remove", form: ["csrf_token": csrf])
+        #expect(harness.cookies[OwnerBrowser.flashCookie] == "signin.last_way")
+        #expect(try await harness.passkeys.credentials(of: .owner(ada.id)).count == 1)
+        try await Self.signOut(harness)
+
+        // The password signs nobody in now; the passkey does.
+        #expect(try await harness.signIn("ada@example.com", "correct horse").status == .unauthorized)
+        let (token, challenge) = try await Self.signInChallenge(harness)
+        #expect(
+            await Self.postSignIn(harness, csrf: token, try Self.assertion(authenticator, challenge: challenge))
+                .status == .seeOther)
+        // The operator's set-password gives one back.
+        #expect(try await harness.service.owners.setPassword(email: "ada@example.com", password: "new horse shoe"))
+        #expect(try await harness.service.owners.hasPassword(ownerID: ada.id))
+        #expect(try await harness.signIn("ada@example.com", "new horse shoe").status == .seeOther)
+    }
+
+    @Test("a ceremony begun on one instance finishes on another", arguments: StorageBackend.allCases)
+    func crossInstance(_ backend: StorageBackend) async throws {
+        let harness = try await Self.harness(backend)
+        let authenticator = try SoftwareAuthenticator()
+        try await Self.register(harness, "ada@example.com", authenticator)
+        // A second instance: its own service and routes over the same database, as behind a load balancer.
+        let clock = harness.clock
+        let second = try OwnerService(
+            configuration: harness.service.configuration, database: harness.test.database, pool: WorkerPool(threads: 1),
+            clock: { clock.now }, monotonicClock: clock.monotonic,
+            passkeyStore: PasskeyStore(database: harness.test.database), relyingParty: Self.party)
+        var router = ContextRouter()
+        second.register(into: &router)
+
+        let (csrf, challenge) = try await Self.signInChallenge(harness)
+        var browser = harness.browser
+        let answer = await browser.send(
+            .POST, "/owner/sign-in/passkey",
+            form: [
+                ("csrf_token", csrf), ("credential", try Self.assertion(authenticator, challenge: challenge)),
+                ("next", "/owner"),
+            ], through: router)
+        #expect(answer.status == .seeOther && browser.cookies[OwnerBrowser.sessionCookie] != nil)
+        harness.browser.cookies = browser.cookies
+        #expect(await harness.send(.GET, "/owner").status == .ok)
+        // Spent on the second instance, the challenge is spent on the first.
+        try await Self.signOut(harness)
+        let token = try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner/sign-in")))
+        await Self.expectRefused(
+            await Self.postSignIn(
+                harness, csrf: token, try Self.assertion(authenticator, challenge: challenge, signCount: 9)), harness)
     }
 
     @Test("without an RP ID no passkey is offered", arguments: StorageBackend.allCases)
