@@ -3,7 +3,7 @@ https://passkeys.localhost (the RP ID), with the test kit's software authenticat
 of each algorithm (ES256, EdDSA, RS256) registered from /owner signs its owner in with no email typed; and what no
 browser sends is refused with the same generic page and no session: a wrong origin, a wrong RP ID hash, UV clear, a
 replayed or expired challenge, another person's challenge, a COSE key whose alg is not its type's, truncated and
-over-deep CBOR, an unknown credential id."""
+over-deep CBOR, an unknown credential id, another user's handle."""
 
 import http.client
 import json
@@ -151,6 +151,7 @@ def main():
             ("a wrong RP ID hash", dict(rp_id="example.localhost"), "verification.rp_id_hash"),
             ("UV clear", dict(flags=UP), "verification.user_verified"),
             ("an unknown credential id", dict(credential_id=os.urandom(16)), "unknown_credential"),
+            ("another user's handle", dict(user_handle=os.urandom(32)), "user_handle"),
             ("over-deep CBOR extensions", dict(extensions=deep_cbor(40)), "verification.authenticator_data"),
             ("truncated CBOR extensions", dict(extensions=b"\xa1\x6b"), "verification.authenticator_data"),
         ]
@@ -158,9 +159,13 @@ def main():
             token, request = browser.sign_in_options()
             expect_refused(browser, browser.sign_in(token, key.sign_in(request, **forge)), what, reason)
 
+        # Six failures in a row for one passkey from one address block it for 2 s, as six wrong passwords would.
         token, request = browser.sign_in_options()
         good = key.sign_in(request)
-        check(browser.sign_in(token, good)[0] == 303, "a good assertion signs in")
+        status, headers, _ = browser.sign_in(token, good)
+        check(status == 429 and "postern_owner" not in browser.cookies, "after six failures the passkey is slowed (429)")
+        time.sleep(int(headers.get("Retry-After", "2")) + 0.2)
+        check(browser.sign_in(token, good)[0] == 303, "a good assertion signs in once the block is over")
         browser.sign_out()
         expect_refused(browser, browser.sign_in(browser.csrf("/owner/sign-in"), good), "a replayed challenge",
                        "challenge")
