@@ -187,6 +187,13 @@ struct OwnerPasskeyTests {
             await Self.expectRefused(await Self.postSignIn(harness, csrf: csrf, answer), harness)
             count += 1
         }
+        // A user handle that is not the passkey's.
+        let (csrfHandle, handleChallenge) = try await Self.signInChallenge(harness)
+        await Self.expectRefused(
+            await Self.postSignIn(
+                harness, csrf: csrfHandle,
+                try Self.assertion(authenticator, challenge: handleChallenge, signCount: 4, userHandle: [9, 9, 9])),
+            harness)
         // Truncated and over-deep answers, and none at all (JavaScript off).
         for answer in ["{\"rawId\":\"AQ", String(repeating: "[", count: 64), ""] {
             let (csrf, _) = try await Self.signInChallenge(harness)
@@ -221,11 +228,11 @@ struct OwnerPasskeyTests {
                 harness, csrf: csrfBob, try Self.assertion(authenticator, challenge: bobs, signCount: 13)), harness)
 
         let refusals = try await Self.events(harness).filter { $0.action == .ownerSignInFailed }
-        #expect(refusals.count == 10)
+        #expect(refusals.count == 11)
         let reasons = refusals.compactMap(\.details)
         for reason in [
             "verification.origin", "verification.rp_id_hash", "verification.user_verified", "unknown_credential",
-            "malformed", "challenge",
+            "user_handle", "malformed", "challenge",
         ] {
             #expect(reasons.contains { $0.contains(#""reason":"\#(reason)""#) }, "\(reason)")
         }
