@@ -163,7 +163,7 @@ let package = Package(
         // (SignInThrottle). It knows no family: the owner pages, consent, the web inbox and the Pro dashboard sit on
         // top of it.
         .target(name: "BrowserPages", dependencies: [
-            "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ClientAddress",
+            "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ClientAddress", "Passkeys",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Owners: people who sign in with email and password and hold agent inboxes (issue 28): accounts with
@@ -201,7 +201,7 @@ let package = Package(
         // pages.
         .target(name: "WebInbox", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
-            "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages",
+            "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages", "Audit", "Passkeys",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
@@ -404,7 +404,7 @@ let package = Package(
             "WebInbox", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool",
             "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "MailboxAccounts",
             "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "OutboundQueue", "PosternApp", "ClientAddress",
-            "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox",
+            "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox", "Audit", "Passkeys", "WebAuthn",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [

@@ -7,6 +7,10 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case ownerSignInFailed = "owner.signin_failed"
     /// An owner who holds a passkey removed their password: passkeys alone sign them in.
     case ownerPasswordRemoved = "owner.password_removed"
+    /// A Pro user signed in to the web inbox with a passkey (details `{"method":"passkey"}`).
+    case proSignIn = "pro.signin"
+    /// A Pro user's passkey sign-in was refused (actor `passkey`; the reason in the details).
+    case proSignInFailed = "pro.signin_failed"
     /// A passkey was registered (its holder's action; the target is its name).
     case passkeyAdded = "passkey.added"
     /// A passkey was renamed by its holder.
@@ -52,6 +56,8 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .ownerSignIn: "Signed in"
         case .ownerSignInFailed: "Sign-in refused"
         case .ownerPasswordRemoved: "Password removed"
+        case .proSignIn: "Signed in"
+        case .proSignInFailed: "Sign-in refused"
         case .passkeyAdded: "Passkey added"
         case .passkeyRenamed: "Passkey renamed"
         case .passkeyRemoved: "Passkey removed"

@@ -1,3 +1,4 @@
+import BrowserPages
 import Passkeys
 import ServerKit
 
@@ -17,55 +18,10 @@ enum OwnerPasskeyParts {
         passkeys: [PasskeyCredential], ceremonies: Bool, hasPassword: Bool, csrfToken: String
     ) -> HTML {
         let hidden: HTML = "<input type=\"hidden\" name=\"\(OwnerBrowser.csrfField)\" value=\"\(csrfToken)\">"
-        var rows: HTML = ""
-        for passkey in passkeys {
-            let used: HTML = passkey.lastUsedAt.map(OwnerInboxesPage.time) ?? "never"
-            let kind: HTML =
-                passkey.clonedAt != nil
-                ? "<strong class=\"cloned\">refused: possibly cloned, remove it</strong>"
-                : passkey.backupEligible ? "synced passkey" : "this device only"
-            rows += """
-                <tr class="passkey" data-passkey-id="\(passkey.id)">
-                <td class="passkey-name" data-label="Name">\(passkey.name)</td>
-                <td data-label="Added">\(OwnerInboxesPage.time(passkey.createdAt))</td>
-                <td class="passkey-used" data-label="Last used">\(used)</td>
-                <td class="passkey-kind" data-label="Kind">\(kind)</td>
-                <td class="actions"><form method="post" action="/owner/passkeys/\(passkey.id)/rename" class="inline rename-passkey">
-                \(hidden)<label class="visually-hidden" for="rename-\(passkey.id)">New name</label>
-                <input id="rename-\(passkey.id)" name="name" maxlength="\(PasskeyStore.maximumNameLength)" required value="\(passkey.name)">
-                <button type="submit">Rename</button></form>
-                <form method="post" action="/owner/passkeys/\(passkey.id)/remove" class="inline remove-passkey">
-                \(hidden)<button type="submit">Remove</button></form></td>
-                </tr>
-
-                """
-        }
-        let list: HTML =
-            passkeys.isEmpty
-            ? "<p class=\"hint\" id=\"no-passkeys\">No passkey yet: you sign in with your email and password.</p>\n"
-            : """
-            <div class="table-wrap">
-            <table id="passkeys">
-            <thead><tr><th>Passkey</th><th>Added</th><th>Last used</th><th>Kind</th><th></th></tr></thead>
-            <tbody>
-            \(rows)</tbody>
-            </table>
-            </div>
-
-            """
+        let list = PasskeyPageParts.list(passkeys, base: "/owner/passkeys", hidden: hidden, time: OwnerInboxesPage.time)
         let register: HTML =
             ceremonies
-            ? """
-            <form method="post" action="/owner/passkeys" id="passkey-register" data-passkey="register" data-options="/owner/passkeys/options">
-            \(hidden)<input type="hidden" name="credential" value="">
-            <label for="passkey-name">Name of the new passkey</label>
-            <input id="passkey-name" name="name" maxlength="\(PasskeyStore.maximumNameLength)" required value="Passkey">
-            <button type="submit" id="passkey-add" hidden>Add a passkey</button>
-            <noscript><p class="hint">Adding a passkey needs JavaScript.</p></noscript>
-            </form>
-            <script src="\(OwnerPasskeyScript.path)" defer></script>
-
-            """
+            ? PasskeyPageParts.register(base: "/owner/passkeys", script: OwnerPasskeyScript.path, hidden: hidden)
             : "<p class=\"hint\">Passkeys need this server on a domain name (its public URL).</p>\n"
         let password: HTML
         if !hasPassword {
@@ -100,16 +56,12 @@ enum OwnerPasskeyParts {
 
     /// The passkey button of `/owner/sign-in`, coming back to `next`.
     static func signIn(csrfToken: String, next: String) -> HTML {
-        """
-        <form method="post" action="/owner/sign-in/passkey" id="passkey-sign-in" data-passkey="sign-in" data-options="/owner/sign-in/passkey/options">
-        <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
-        <input type="hidden" name="next" value="\(next)">
-        <input type="hidden" name="credential" value="">
-        <button type="submit" id="passkey-button" hidden>Sign in with a passkey</button>
-        <noscript><p class="hint" id="passkey-needs-js">Signing in with a passkey needs JavaScript; your email and \
-        password still work.</p></noscript>
-        </form>
-        <script src="\(OwnerPasskeyScript.path)" defer></script>
-        """
+        PasskeyPageParts.signIn(
+            action: "/owner/sign-in/passkey", script: OwnerPasskeyScript.path,
+            hidden: """
+                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
+                <input type="hidden" name="next" value="\(next)">
+
+                """)
     }
 }

@@ -44,16 +44,10 @@ extension OwnerService {
                 ownerRoute(page: "/owner", title: "Passkeys", removePasskey))
         }
         guard passkeys != nil else { return }
-        router.add(.GET, OwnerPasskeyScript.path, pages.limited { request, _ in OwnerPasskeyScript.script.response(to: request) })
-        router.add(
-            .POST, "/owner/sign-in/passkey/options", bodyLimit: limit,
-            pages.limited { [self] request, _ in try await signInOptions(request) })
-        router.add(
-            .POST, "/owner/sign-in/passkey", bodyLimit: limit,
-            pages.limited { [self] request, context in
-                try await passkeySignIn(
-                    request, client: context.clientKey, address: context.clientAddress?.description)
-            })
+        pages.addPasskeySignIn(
+            to: &router, script: OwnerPasskeyScript.script, path: "/owner/sign-in/passkey", bodyLimit: limit,
+            options: { [self] in try await signInOptions($0) },
+            signIn: { [self] in try await passkeySignIn($0, client: $1, address: $2) })
         router.add(
             .POST, "/owner/passkeys/options", bodyLimit: limit,
             ownerRoute(page: "/owner", title: "Passkeys") { [self] _, _, owner, _ in
@@ -87,27 +81,26 @@ extension OwnerService {
             page.error = OwnerMessage.csrf
             return form(.forbidden, request, page)
         }
-        let response = Array((fields["credential"] ?? "").utf8)
-        let named = PasskeyCeremonies.credentialID(of: response).map(Base64URL.encode) ?? ""
-        let keys = SignInThrottle.keys(name: named, client: client, namespace: Self.passkeyThrottleNamespace)
         let now = browser.sessions.clock()
-        let blocked = try await passkeyThrottle.blockedUntil(keys)
-        if blocked > now {
+        let attempt = try await PasskeySignInAttempt(
+            credential: fields["credential"], client: client, namespace: Self.passkeyThrottleNamespace,
+            throttle: passkeyThrottle, now: now)
+        if attempt.retryAfter > 0 {
             passkeyCeremonies("sign_in", "slowed")
             signIns("slowed")
             await recordRefusedPasskey(reason: "slowed", client: address)
             page.error = Self.passkeyRefused
             var answer = form(.tooManyRequests, request, page)
-            answer.headers.setRetryAfter(seconds: Int(blocked - now))
+            answer.headers.setRetryAfter(seconds: Int(attempt.retryAfter))
             return answer
         }
         do {
-            let credential = try await passkeys.signIn(response, now: now)
+            let credential = try await passkeys.signIn(attempt.response, now: now)
             guard case .owner(let ownerID) = credential.holder, let owner = try await owners.owner(id: ownerID) else {
                 // A Pro user's passkey at the owners' door: theirs is /inbox/sign-in.
                 throw PasskeyRefusal.unknownCredential
             }
-            try await passkeyThrottle.succeeded(keys)
+            try await passkeyThrottle.succeeded(attempt.keys)
             passkeyCeremonies("sign_in", "success")
             signIns("success")
             let answer = try await startSession(owner, request, next: page.next)
@@ -116,7 +109,7 @@ extension OwnerService {
                 details: AuditDetails.json(["method": "passkey", "passkey": credential.id]))
             return answer
         } catch let refusal as PasskeyRefusal {
-            try await passkeyThrottle.failed(keys, now: now)
+            try await passkeyThrottle.failed(attempt.keys, now: now)
             signIns("refused")
             if case .possiblyCloned(let credential) = refusal {
                 passkeyCeremonies("sign_in", "possibly_cloned")

@@ -146,7 +146,11 @@ enum Surfaces {
             configuration: inboxSettings, ownerBrowser: owners.browser, pages: pages, ownedInboxes: ownedInboxes,
             signIns: inboxAccounts, mail: mail.store, database: database, clock: clock,
             sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts,
-            linksDashboard: true, onLiveStream: metrics.webInboxLiveStream)
+            linksDashboard: true, onLiveStream: metrics.webInboxLiveStream,
+            passkeys: owners.passkeys.map {
+                // Pro users' passkeys run on the owners' ceremonies: one relying party, store and challenge table.
+                WebInboxPasskeys(ceremonies: $0, audit: audit, onCeremony: metrics.passkeyCeremony)
+            })
         inbox.register(into: &router)
         ProDashboardController(inbox: inbox, surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
             .register(into: &router)
