@@ -3,7 +3,8 @@ https://passkeys.localhost (the RP ID), with the test kit's software authenticat
 of each algorithm (ES256, EdDSA, RS256) registered from /owner signs its owner in with no email typed; and what no
 browser sends is refused with the same generic page and no session: a wrong origin, a wrong RP ID hash, UV clear, a
 replayed or expired challenge, another person's challenge, a COSE key whose alg is not its type's, truncated and
-over-deep CBOR, an unknown credential id, another user's handle."""
+over-deep CBOR, an unknown credential id, another user's handle. A Pro user registers a passkey from the Pro
+dashboard and signs in to /inbox with it alone; a forged answer and an owner's passkey are refused there alike."""
 
 import http.client
 import json
@@ -103,11 +104,11 @@ class Browser:
 PASSWORD = "correct horse battery"
 
 
-def last_refusal(base):
+def last_refusal(base, action="owner.signin_failed"):
     """The reason of the newest refused sign-in on the audit trail (never shown to the browser)."""
     with sqlite3.connect(os.path.join(base.data, "postern.sqlite3"), timeout=30) as database:
-        row = database.execute("SELECT details FROM audit_events WHERE action = 'owner.signin_failed' "
-                               "ORDER BY id DESC LIMIT 1").fetchone()
+        row = database.execute("SELECT details FROM audit_events WHERE action = ? ORDER BY id DESC LIMIT 1",
+                               (action,)).fetchone()
     return json.loads(row[0])["reason"] if row else None
 
 
@@ -118,9 +119,55 @@ def expect_refused(browser, answer, what, reason):
     check(last_refusal(browser.base) == reason, f"{what}: audited as {reason}")
 
 
+def pro_passkeys(base, owners_key):
+    """A Pro user's passkey, registered from the Pro dashboard, signs them in to /inbox with nothing typed; a forged
+    answer and an owner's passkey get the same refusal there, and no session."""
+    browser = Browser(base)
+    token = browser.csrf("/inbox/sign-in")
+    status = browser.send("POST", "/inbox/sign-in", {"csrf_token": token, "kind": "pro", "email": "pro@example.com",
+                                                     "password": PASSWORD})[0]
+    check(status == 303 and "postern_inbox" in browser.cookies, "Pro: signs in with the password")
+    check('id="sign-in-methods"' in browser.send("GET", "/inbox/dashboard")[2],
+          "Pro: the dashboard has Sign-in methods")
+    status, _, text = browser.send("POST", "/inbox/passkeys/options", {"csrf_token": browser.csrf("/inbox/dashboard")})
+    options = json.loads(text) if status == 200 else {}
+    check(options.get("rp", {}).get("id") == RP_ID, "Pro: creation options name the RP ID")
+    key = SoftwareAuthenticator("es256", RP_ID, PUBLIC)
+    status, headers, _ = browser.send("POST", "/inbox/passkeys", {
+        "csrf_token": browser.csrf("/inbox/dashboard"), "name": "Pro laptop",
+        "credential": json.dumps(key.register(options))})
+    page = browser.send("GET", "/inbox/dashboard")[2]
+    check(status == 303 and "Passkey added." in page and "Pro laptop" in page,
+          "Pro: the passkey is registered and listed")
+    browser.send("POST", "/inbox/sign-out", {"csrf_token": browser.csrf("/inbox")})
+    check("postern_inbox" not in browser.cookies, "Pro: signed out")
+
+    def attempt(credential):
+        token = browser.csrf("/inbox/sign-in")
+        status, _, text = browser.send("POST", "/inbox/sign-in/passkey/options", {"csrf_token": token})
+        request = json.loads(text) if status == 200 else {"challenge": ""}
+        return browser.send("POST", "/inbox/sign-in/passkey",
+                            {"csrf_token": token, "credential": json.dumps(credential(request))})
+
+    for what, credential, reason in [
+        ("a wrong origin", lambda request: key.sign_in(request, origin="https://passkeys.example"),
+         "verification.origin"),
+        ("an owner's passkey", lambda request: owners_key.sign_in(request), "unknown_credential"),
+    ]:
+        status, _, text = attempt(credential)
+        check(status == 401 and REFUSED in text and "postern_inbox" not in browser.cookies
+              and browser.send("GET", "/inbox")[0] == 303, f"Pro, {what}: the generic refusal (401), no session")
+        check(last_refusal(base, "pro.signin_failed") == reason, f"Pro, {what}: audited as {reason}")
+    status, headers, _ = attempt(key.sign_in)
+    home = browser.send("GET", "/inbox")
+    check(status == 303 and "postern_inbox" in browser.cookies and home[0] == 200 and "pro<wbr>@example" in home[2],
+          "Pro: the passkey alone signs the Pro user in to /inbox")
+
+
 def main():
     env = {"POSTERN_PUBLIC_URL": PUBLIC}
-    with postern(env=env, owners=[("ada@example.com", PASSWORD), ("bob@example.com", PASSWORD)]) as base:
+    with postern(env=env, owners=[("ada@example.com", PASSWORD), ("bob@example.com", PASSWORD)],
+                 pro_users=[("pro@example.com", PASSWORD)]) as base:
         browser = Browser(base)
         check("passkey-sign-in" in browser.send("GET", "/owner/sign-in")[2], "the sign-in page offers a passkey")
         keys = {}
@@ -210,6 +257,8 @@ def main():
         with sqlite3.connect(os.path.join(base.data, "postern.sqlite3"), timeout=30) as database:
             database.execute("UPDATE passkey_challenges SET expires_at = expires_at - 301")
         expect_refused(browser, browser.sign_in(token, key.sign_in(request)), "an expired challenge", "challenge")
+
+        pro_passkeys(base, keys["eddsa"])
 
         status, _, metrics = browser.send("GET", "/metrics")
         check(status == 200 and 'postern_passkey_ceremonies_total{ceremony="sign_in",result="success"}' in metrics
