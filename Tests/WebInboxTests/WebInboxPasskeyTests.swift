@@ -228,4 +228,45 @@ struct WebInboxPasskeyTests {
         let actions = try await Self.events(harness).filter { $0.actorID == pro.id }.map(\.action)
         #expect(actions.contains(.passkeyRenamed) && actions.contains(.passkeyRemoved))
     }
+
+    @Test(
+        "passkey sign-ins are slowed as passwords are, and a counter that goes back is refused and audited",
+        arguments: StorageBackend.allCases)
+    func throttleAndClone(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend)
+        let pro = try await harness.proLogin("pro@example.com")
+        let authenticator = try SoftwareAuthenticator()
+        try await Self.register(try await Self.proBrowser(harness, "pro@example.com"), authenticator)
+
+        for _ in 0..<6 {
+            let (browser, answer) = try await Self.passkeySignIn(harness) {
+                try Self.assertion(authenticator, challenge: $0, origin: "https://examp1e.com")
+            }
+            await Self.expectRefused(browser, answer)
+        }
+        let (slowed, blocked) = try await Self.passkeySignIn(harness) { try Self.assertion(authenticator, challenge: $0) }
+        #expect(blocked.status == .tooManyRequests && blocked.headers["Retry-After"] != nil)
+        #expect(blocked.text.contains(Self.refusedWords))
+        #expect(await slowed.send(.GET, "/inbox").headers["Location"] == "/inbox/sign-in")
+        harness.clock.advance(3)
+        let (_, waited) = try await Self.passkeySignIn(harness) {
+            try Self.assertion(authenticator, challenge: $0, signCount: 5)
+        }
+        #expect(waited.status == .seeOther)
+
+        // The counter went from 5 back to 3: possibly cloned, refused now and from then on.
+        let (cloned, rolledBack) = try await Self.passkeySignIn(harness) {
+            try Self.assertion(authenticator, challenge: $0, signCount: 3)
+        }
+        await Self.expectRefused(cloned, rolledBack)
+        let (still, later) = try await Self.passkeySignIn(harness) {
+            try Self.assertion(authenticator, challenge: $0, signCount: 9)
+        }
+        await Self.expectRefused(still, later)
+        let events = try await Self.events(harness)
+        #expect(events.contains { $0.action == .passkeyPossiblyCloned && $0.actorID == pro.id })
+        #expect(events.contains { $0.action == .proSignInFailed && $0.details?.contains("slowed") == true })
+        let dashboard = await (try await Self.proBrowser(harness, "pro@example.com")).send(.GET, "/inbox/dashboard")
+        #expect(dashboard.text.contains("possibly cloned"))
+    }
 }
