@@ -47,6 +47,16 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case keysRotated = "keys.rotated"
     /// The operator retired old signing keys.
     case keysRetired = "keys.retired"
+    /// A sign-in provider's identity was linked to the account (from its settings, with its password, or by a trusted
+    /// email); the target is the provider's name, the details its issuer and subject.
+    case signInLinked = "signin.linked"
+    /// A sign-in provider's identity was unlinked from the account.
+    case signInUnlinked = "signin.unlinked"
+    /// A sign-in provider's first sign-in made the account (`_ALLOW_SIGNUP`).
+    case signInSignedUp = "signin.signed_up"
+    /// A sign-in provider's identity was not linked: a wrong password on the link page, an identity linked to another
+    /// account, or an email no one may link into.
+    case signInLinkRefused = "signin.link_refused"
     /// Any other operator command that changes something (its name in the target; never its secrets).
     case operatorCommand = "operator.command"
 
@@ -76,6 +86,10 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .proTokenRevoked: "API token revoked"
         case .keysRotated: "Signing keys rotated"
         case .keysRetired: "Signing keys retired"
+        case .signInLinked: "Sign-in provider linked"
+        case .signInUnlinked: "Sign-in provider unlinked"
+        case .signInSignedUp: "Account made by a sign-in provider"
+        case .signInLinkRefused: "Sign-in provider link refused"
         case .operatorCommand: "Operator command"
         }
     }

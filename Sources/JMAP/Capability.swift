@@ -1,8 +1,9 @@
-/// The capabilities this server has (RFC 8620, 8621, 9404).
+/// The capabilities this server has (RFC 8620, 8621, 9404, 8887).
 enum Capability {
     static let core = "urn:ietf:params:jmap:core"
     static let mail = "urn:ietf:params:jmap:mail"
     static let submission = "urn:ietf:params:jmap:submission"
     static let blob = "urn:ietf:params:jmap:blob"
-    static let all: Set<String> = [core, mail, submission, blob]
+    static let webSocket = "urn:ietf:params:jmap:websocket"
+    static let all: Set<String> = [core, mail, submission, blob, webSocket]
 }

@@ -46,7 +46,7 @@ extension JMAPService {
         public let detail: String
     }
 
-    private func run(_ envelope: JSONValue, _ account: JMAPAccount, client: ClientAddressKey, requestID: String)
+    func run(_ envelope: JSONValue, _ account: JMAPAccount, client: ClientAddressKey, requestID: String)
         async throws -> JSONValue
     {
         guard envelope.objectValue != nil, let usingList = envelope["using"]?.arrayValue,

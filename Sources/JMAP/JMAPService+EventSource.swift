@@ -99,14 +99,7 @@ extension JMAPService {
                 options.watchesSubmissions ? try await outbound?.ledger.state(accountID: account.id) : nil
             let now = EventSourceState(mail: mail, submission: submission)
             if now != sent {
-                var changed: [(type: String, state: String)] = []
-                if mail != sent?.mail {
-                    changed = try await changedTypes(account.address, since: sent?.mail, now: mail, among: mailTypes)
-                        .map { ($0, String(mail)) }
-                }
-                if let submission, submission != sent?.submission {
-                    changed.append((EventSourceRequest.submissionType, submission))
-                }
+                let changed = try await changedStates(account, since: sent, now: now, mailTypes: mailTypes)
                 if !changed.isEmpty {
                     guard try await authenticate(request) == account else { return }
                     writer.write(EventSourceEvent.state(accountID: account.id, changed: changed, id: now.id))
@@ -133,6 +126,23 @@ extension JMAPService {
                 if changes.ticket() != ticket { break }
             }
         }
+    }
+
+    /// The watched types whose state differs between `sent` (what the client was told, nil when unknown) and `now`,
+    /// each with its new state: the mail types of `mailTypes` that changed (see ``changedTypes``), then
+    /// `EmailSubmission` when `now` has a submission state that moved.
+    func changedStates(
+        _ account: JMAPAccount, since sent: EventSourceState?, now: EventSourceState, mailTypes: [String]
+    ) async throws -> [(type: String, state: String)] {
+        var changed: [(type: String, state: String)] = []
+        if now.mail != sent?.mail {
+            changed = try await changedTypes(account.address, since: sent?.mail, now: now.mail, among: mailTypes)
+                .map { ($0, String(now.mail)) }
+        }
+        if let submission = now.submission, submission != sent?.submission {
+            changed.append((EventSourceRequest.submissionType, submission))
+        }
+        return changed
     }
 
     /// The subscribed types that changed at `address` between state `since` and `now`: all of them when `since` is

@@ -5,7 +5,7 @@ import ServerKit
 
 extension JMAPService {
     /// `GET /.well-known/jmap`: the session resource (RFC 8620 section 2) of the token's account, with the event
-    /// source's URL template (section 7.3).
+    /// source's URL template (section 7.3) and the WebSocket's URL (RFC 8887 section 4.1).
     func session(_ account: JMAPAccount) async throws -> HTTPResponse {
         let state = try await store.state(address: account.address)
         let c = configuration
@@ -30,6 +30,7 @@ extension JMAPService {
             ("capabilities", .object([
                 (Capability.core, core), (Capability.mail, .object([])), (Capability.submission, .object([])),
                 (Capability.blob, .object([])),
+                (Capability.webSocket, .object([("url", .string(webSocketURL)), ("supportsPush", true)])),
             ])),
             ("accounts", .object([
                 (account.id, .object([

@@ -8,7 +8,8 @@ import ServerKit
 
 /// JMAP (RFC 8620 core, RFC 8621 mail and submission, RFC 9404 blobs) over the local mail store, serving the
 /// principal its authenticator finds in a request's bearer: `GET /.well-known/jmap`, `POST /jmap/api`,
-/// `POST /jmap/upload/{accountId}`, `GET /jmap/download/{accountId}/{blobId}/{name}`.
+/// `POST /jmap/upload/{accountId}`, `GET /jmap/download/{accountId}/{blobId}/{name}`, `GET /jmap/eventsource`, and
+/// `GET /jmap/ws` (RFC 8887, JMAP over WebSocket).
 public struct JMAPService: Sendable {
     let configuration: JMAPConfiguration
     let authenticator: any PrincipalAuthenticator
@@ -102,21 +103,12 @@ public struct JMAPService: Sendable {
                     case .uploadVolume: rates.volume
                     }
                 } : nil,
-            tooManyRequests: { rateClass, decision in
-                RequestError(
-                    status: .tooManyRequests, type: "about:blank",
-                    detail: "Too many \(rateClass == .upload ? "uploads" : "requests") from this address; retry after "
-                        + "\(decision.retryAfterSeconds) s."
-                ).response
-            },
+            tooManyRequests: { rateClass, decision in RequestError.tooManyRequests(rateClass, decision).response },
             failure: { [baseURL = configuration.baseURL] error in
                 if let error = error as? RequestError { return (error.response, false) }
                 if let refusal = error as? AuthenticationRefusal { return (Self.response(refusal, baseURL), false) }
                 let failure = ServiceFailure(error)
-                var response = RequestError(
-                    status: failure.status, type: "about:blank",
-                    detail: "The server could not complete the request; try again."
-                ).response
+                var response = RequestError.serverFailure(failure).response
                 // A 503 (the database unreachable or read-only, the pool full) says when to come back, as every
                 // surface's.
                 if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
@@ -137,6 +129,9 @@ public struct JMAPService: Sendable {
                 let task = Task { await eventSource(request, context, writer) }
                 writer.onEnd { task.cancel() }
             })
+        router.add(
+            .GET, Self.webSocketPath,
+            .webSocket { request, context, _, handshake in webSocketAnswer(request, context, handshake) })
         // `/jmap` is the resource OAuth clients name (and send to); `/jmap/api` is the session's apiUrl.
         for path in ["/jmap", "/jmap/api"] {
             router.add(

@@ -4,7 +4,7 @@ import ServerKit
 
 /// A request-level error (RFC 8620 section 3.6.1): an RFC 7807 problem document with status 400, or 401 for
 /// authentication.
-struct RequestError: Error, Sendable {
+struct RequestError: Error, Sendable, Equatable {
     let status: HTTPStatus
     let type: String
     let detail: String
@@ -31,6 +31,17 @@ struct RequestError: Error, Sendable {
         RequestError(
             status: .tooManyRequests, type: "about:blank",
             detail: "Too many bytes uploaded from this address; retry after \(refusal.retryAfterSeconds) s.")
+    }
+    static func tooManyRequests(_ rateClass: JMAPService.RateClass, _ decision: RateLimitDecision) -> RequestError {
+        RequestError(
+            status: .tooManyRequests, type: "about:blank",
+            detail: "Too many \(rateClass == .upload ? "uploads" : "requests") from this address; retry after "
+                + "\(decision.retryAfterSeconds) s.")
+    }
+    /// What an unforeseen failure is answered with: 503 or a bare 500, no internals.
+    static func serverFailure(_ failure: ServiceFailure) -> RequestError {
+        RequestError(
+            status: failure.status, type: "about:blank", detail: "The server could not complete the request; try again.")
     }
     static let unauthorized = RequestError(
         status: .unauthorized, type: "about:blank",

@@ -17,6 +17,7 @@ import ServerKit
 /// - `POSTERN_MAILBOX_POW_REQUIRED` (on or off, default on): ``powRequired``.
 /// - `POSTERN_MAILBOX_DOMAINS` (comma-separated, at least one, default `mail.localhost`): ``domains``.
 /// - `POSTERN_MAILBOX_PRO_DOMAINS` (comma-separated, default none): ``proDomains``.
+/// - `POSTERN_MAILBOX_SOCKETS_PER_ACCOUNT` (integer, 1 to 100,000, default 3): ``socketsPerAccount``.
 /// - `POSTERN_BILLING_PORTAL_URL` (a URL, default unset): ``billingPortalURL``.
 /// - `POSTERN_OPERATOR_TOKEN` (at least 32 characters, default unset): ``operatorToken``.
 public struct MailboxConfiguration: Sendable {
@@ -56,6 +57,9 @@ public struct MailboxConfiguration: Sendable {
     public var rateLimitTableCapacity: Int
     /// `max_accounts` given to a Pro user when the operator names none. Default 100.
     public var defaultProMaxAccounts: Int
+    /// `/api/ws` sockets open at once for one account, across instances: mail.cx's documented 3 by default; a
+    /// benchmark or an operator's own fleet of listeners raises it. `POSTERN_MAILBOX_SOCKETS_PER_ACCOUNT`.
+    public var socketsPerAccount = 3
     /// `max_domains` given to a Pro user when the operator names none: the contract's 5.
     public var defaultProMaxDomains = 5
     /// The host a custom domain's MX must name (`POSTERN_MX_HOST`); shown in the domain's DNS records.
@@ -147,6 +151,7 @@ public struct MailboxConfiguration: Sendable {
         if let on = try config.flag("POW_REQUIRED") { powRequired = on }
         if let list = config.list("DOMAINS") { domains = list }
         if let list = config.list("PRO_DOMAINS") { proDomains = list }
+        if let count = try config.integer("SOCKETS_PER_ACCOUNT") { socketsPerAccount = count }
         try validate()
     }
 
@@ -155,6 +160,9 @@ public struct MailboxConfiguration: Sendable {
     public func validate() throws {
         guard (0...64).contains(powDifficulty) else {
             throw ConfigurationError(key: "POSTERN_MAILBOX_POW_DIFFICULTY", message: "must be from 0 to 64")
+        }
+        guard (1...100_000).contains(socketsPerAccount) else {
+            throw ConfigurationError(key: "POSTERN_MAILBOX_SOCKETS_PER_ACCOUNT", message: "must be from 1 to 100000")
         }
         guard !domains.isEmpty else {
             throw ConfigurationError(key: "POSTERN_MAILBOX_DOMAINS", message: "must list at least one domain")

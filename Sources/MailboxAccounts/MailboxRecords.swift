@@ -19,6 +19,7 @@ struct MailboxAccountRecord: Sendable, Equatable {
 struct ProUserRecord: Sendable, Equatable {
     var id: String
     var email: String
+    /// Argon2id, encoded; `""` for a user a sign-in provider made, who has no password (migration 0052).
     var passwordHash: String
     var maxAccounts: Int64
     var maxDomains: Int64
@@ -26,6 +27,10 @@ struct ProUserRecord: Sendable, Equatable {
     /// A Pro JWT is valid only while its `ver` equals it.
     var tokenEpoch: Int64
     var createdAt: Int64
+
+    /// The hash a password is checked against: nil for a user without a password, whom the hasher then refuses at
+    /// the cost of a wrong password (its decoy), so that `POST /api/user/login` tells nobody who has none.
+    var verifiablePasswordHash: String? { passwordHash.isEmpty ? nil : passwordHash }
 }
 
 /// One Pro API token row (the token itself is never stored, only its SHA-256 digest).

@@ -30,11 +30,7 @@ extension MailboxService {
     public func createProUser(
         email: String, password: String, maxAccounts: Int? = nil, maxDomains: Int? = nil
     ) async throws -> ProUserSummary {
-        let email = email.trimmingSpaces().lowercased()
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, email.utf8.count <= 254,
-            !email.contains(where: { $0.isWhitespace })
-        else { throw ProUserCreationError.invalidEmail }
+        guard let email = Self.normalizedProEmail(email) else { throw ProUserCreationError.invalidEmail }
         let maxAccounts = maxAccounts ?? configuration.defaultProMaxAccounts
         guard maxAccounts >= 0 else { throw ProUserCreationError.invalidMaxAccounts }
         let maxDomains = maxDomains ?? configuration.defaultProMaxDomains
@@ -50,6 +46,17 @@ extension MailboxService {
         }
         return ProUserSummary(
             id: user.id, email: email, maxAccounts: maxAccounts, accountCount: 0, createdAt: user.createdAt)
+    }
+
+    /// A Pro user's login as stored: trimmed and lower-cased; nil unless it is one `@` between two non-empty parts,
+    /// without white space, 254 bytes at most.
+    static func normalizedProEmail(_ text: String) -> String? {
+        let email = text.trimmingSpaces().lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, email.utf8.count <= 254,
+            !email.contains(where: { $0.isWhitespace })
+        else { return nil }
+        return email
     }
 
     /// Sets the password of the Pro user with `email` (`postern pro set-password`) and moves its token epoch on, so

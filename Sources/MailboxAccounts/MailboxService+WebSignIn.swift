@@ -28,7 +28,7 @@ extension MailboxService {
     public func signInProUser(email: String, password: String) async throws -> String? {
         guard PasswordPolicy.isPlausible(password) else { return nil }
         let user = try await store.proUser(email: email.lowercased())
-        guard try await hasher.verify(password, against: user?.passwordHash), let user, user.status == "active" else {
+        guard try await hasher.verify(password, against: user?.verifiablePasswordHash), let user, user.status == "active" else {
             return nil
         }
         return user.id

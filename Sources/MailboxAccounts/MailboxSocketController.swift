@@ -14,8 +14,8 @@ import WebSocket
 /// 2. `{"type":"auth_ok"}` answers a live mailbox token. Otherwise one error object, then close 1008:
 ///    `{"error":"invalid_auth_message"}` (not JSON, or not an `auth` object with a string `token`),
 ///    `{"error":"invalid_token"}` (a bad, expired or superseded token, and any Pro JWT or Pro API token, which
-///    "cannot be used"), `{"error":"too_many_connections"}` (3 sockets are open for the account, counted across
-///    every instance in `mailbox_sockets`).
+///    "cannot be used"), `{"error":"too_many_connections"}` (3 sockets, `POSTERN_MAILBOX_SOCKETS_PER_ACCOUNT`, are
+///    open for the account, counted across every instance in `mailbox_sockets`).
 /// 3. Then, for each message delivered to the account's inbox, in arrival order:
 ///    `{"type":"new_email","id","sender","from","subject","preview_text","size","created_at","account_id","address"}`,
 ///    `id` the id the Mail.td messages API serves and `preview_text` its list preview. Only mail arriving after
@@ -29,8 +29,6 @@ struct MailboxSocketController: MailboxController {
 
     /// The path of the endpoint.
     static let path = "/api/ws"
-    /// Sockets open at once for one account, across instances.
-    static let perAccount = 3
     /// How long a client has to authenticate.
     static let authWindow: Duration = .seconds(10)
     /// How long a socket's row in `mailbox_sockets` counts without being pushed on; it is pushed on every third of it.
@@ -100,7 +98,7 @@ final class MailboxSocketSession: Sendable {
             let now = surface.clock()
             claimed = try await store.claimSocket(
                 id: socketID, accountID: account.id, now: now, expiresAt: now + MailboxSocketController.claimSeconds,
-                limit: MailboxSocketController.perAccount)
+                limit: surface.configuration.socketsPerAccount)
         } catch {
             channel.close(.internalError, reason: "")
             return

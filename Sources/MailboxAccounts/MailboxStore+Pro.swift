@@ -20,18 +20,19 @@ extension MailboxStore {
         }
     }
 
-    /// Inserts a Pro user; a taken email throws `StorageError` with `.constraintUnique`.
-    func insert(_ user: ProUserRecord) async throws {
+    /// Inserts a Pro user, their email proven at `emailVerifiedAt` when given (migration 0052); a taken email throws
+    /// `StorageError` with `.constraintUnique`.
+    func insert(_ user: ProUserRecord, emailVerifiedAt: Int64? = nil) async throws {
         try await database.write { connection in
             _ = try connection.run(
                 """
                 INSERT INTO mailbox_pro_users (id, email, password_hash, max_accounts, max_domains, status,
-                    token_epoch, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    token_epoch, created_at, email_verified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(user.id), .text(user.email), .text(user.passwordHash), .integer(user.maxAccounts),
                     .integer(user.maxDomains), .text(user.status), .integer(user.tokenEpoch),
-                    .integer(user.createdAt),
+                    .integer(user.createdAt), emailVerifiedAt.map(SQLValue.integer) ?? .null,
                 ])
         }
     }

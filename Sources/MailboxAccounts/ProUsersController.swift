@@ -28,7 +28,7 @@ struct ProUsersController: MailboxController {
         let password = (try? MailboxJSON.string(body, "password")) ?? nil
         guard let password, PasswordPolicy.isPlausible(password) else { throw MailboxError.invalidCredentials }
         let user = try await email.asyncFlatMap { try await store.proUser(email: $0.lowercased()) }
-        guard try await hasher.verify(password, against: user?.passwordHash), let user, user.status == "active" else {
+        guard try await hasher.verify(password, against: user?.verifiablePasswordHash), let user, user.status == "active" else {
             throw MailboxError.invalidCredentials
         }
         let token = try tokens.proToken(for: user, now: call.now)

@@ -174,6 +174,11 @@ public struct OAuthGrantStore: Sendable {
     public enum Rotation: Sendable, Equatable {
         /// This request superseded the token; `issue` is written.
         case rotated
+        /// The token was superseded already, by a rotation whose successor has never been presented, more than the
+        /// race window but less than the retry window ago: taken for the retry of a refresh whose answer was lost (a 503 in doubt whose rotation
+        /// committed after all, a dropped connection), so the unused successor is superseded in turn and `issue`
+        /// written in its place.
+        case retried
         /// Another request superseded it less than the race window ago: refused, nothing revoked.
         case lostRace
         /// Superseded earlier: a reuse; the grant is revoked.
@@ -182,42 +187,69 @@ public struct OAuthGrantStore: Sendable {
         case gone
     }
 
-    /// Supersedes `token` if it is still current (one conditional `UPDATE`) and writes `issue`; otherwise tells a
-    /// lost race (this request saw the token current, or it was superseded less than `raceWindow` seconds ago:
-    /// nothing revoked) from a reuse (the grant revoked).
-    /// - Parameter issue: what to write when this request wins; nil for a token already seen superseded.
+    /// Supersedes `token` if it is still current (one conditional `UPDATE`) and writes `issue`, recording the new
+    /// token as its successor. Otherwise: a request that saw the token current, or saw it superseded less than
+    /// `raceWindow` seconds ago, lost a race (nothing revoked: two requests in flight with one token); one that saw it
+    /// superseded later is a retry when its successor is unused and it was superseded less than `retryWindow` seconds
+    /// ago (rotated again: the client never received that successor, and must not be punished for an answer it did
+    /// not get: a 503 whose rotation committed after all), and a reuse (the grant revoked) otherwise.
+    /// - Parameters:
+    ///   - issue: what to write when this request wins.
+    ///   - sawSuperseded: ``checkRefresh(_:clientID:now:)`` found the token superseded already.
+    /// - Warning: a retry window lets whoever holds a just-superseded token take the unused successor's place; the
+    ///   legitimate client's next refresh then presents a superseded token, and once the window has passed that is
+    ///   the reuse that revokes the grant. Keep the window as short as a 503's retry needs.
     public func rotate(
-        _ token: String, grant: OAuthGrant, issue: OAuthIssue?, now: Int64, raceWindow: Int64
+        _ token: String, grant: OAuthGrant, issue: OAuthIssue, sawSuperseded: Bool, now: Int64, raceWindow: Int64,
+        retryWindow: Int64
     ) async throws -> Rotation {
         let digest = OAuthDigest.of(token)
         let rotation: Rotation = try await database.write { connection in
             try connection.transaction {
-                let won = issue == nil ? 0 : try connection.run(
-                    """
-                    UPDATE oauth_refresh_tokens SET superseded_at = ?
-                    WHERE token_digest = ? AND superseded_at IS NULL AND expires_at > ?
-                    AND EXISTS (SELECT 1 FROM oauth_grants g WHERE g.id = oauth_refresh_tokens.grant_id
-                        AND g.revoked_at IS NULL AND g.expires_at > ?)
-                    """,
-                    [.integer(now), .blob(digest), .integer(now), .integer(now)])
-                if won == 1, let issue {
+                if !sawSuperseded, try Self.supersede(digest, by: issue, now: now, connection) {
                     try Self.insert(issue, grantID: grant.id, now: now, connection)
                     return .rotated
                 }
                 guard
-                    let superseded = try connection.query(
-                        "SELECT superseded_at FROM oauth_refresh_tokens WHERE token_digest = ?", [.blob(digest)]
-                    ).first?.int("superseded_at")
+                    let row = try connection.query(
+                        "SELECT superseded_at, successor_digest FROM oauth_refresh_tokens WHERE token_digest = ?",
+                        [.blob(digest)]
+                    ).first, let superseded = row.int("superseded_at")
                 else { return .gone }
                 // A request that read the token as current and then lost the update was overtaken by another one
                 // in flight with it: a race however long the winner took to commit (its stamp is its start time,
                 // and instances' clocks differ), never a reuse.
-                if issue != nil || now - superseded < raceWindow { return .lostRace }
+                if !sawSuperseded || now - superseded < raceWindow { return .lostRace }
+                if now - superseded < retryWindow, let successor = row.blob("successor_digest"),
+                    try Self.supersede(successor, by: issue, now: now, connection)
+                {
+                    try connection.run(
+                        "UPDATE oauth_refresh_tokens SET successor_digest = ? WHERE token_digest = ?",
+                        [.blob(OAuthDigest.of(issue.refreshToken)), .blob(digest)])
+                    try Self.insert(issue, grantID: grant.id, now: now, connection)
+                    return .retried
+                }
                 return try Self.revoke(grantID: grant.id, now: now, connection) ? .reused : .gone
             }
         }
         if rotation == .reused { revoked(grant.id) }
         return rotation
+    }
+
+    /// Supersedes the refresh token `digest` by `issue`'s if it is current, unexpired and of a live grant; whether it
+    /// did.
+    private static func supersede(
+        _ digest: [UInt8], by issue: OAuthIssue, now: Int64, _ connection: any SQLConnection
+    ) throws -> Bool {
+        try connection.run(
+            """
+            UPDATE oauth_refresh_tokens SET superseded_at = ?, successor_digest = ?
+            WHERE token_digest = ? AND superseded_at IS NULL AND expires_at > ?
+            AND EXISTS (SELECT 1 FROM oauth_grants g WHERE g.id = oauth_refresh_tokens.grant_id
+                AND g.revoked_at IS NULL AND g.expires_at > ?)
+            """,
+            [.integer(now), .blob(OAuthDigest.of(issue.refreshToken)), .blob(digest), .integer(now), .integer(now)]
+        ) == 1
     }
 
     // MARK: - Revocation

@@ -8,6 +8,7 @@ import ServerKit
 ///
 /// ## Configuration keys
 /// - `POSTERN_OAUTH_REFRESH_RACE_SECONDS` (integer, 0 to 60, default 2): ``refreshRaceWindow``.
+/// - `POSTERN_OAUTH_REFRESH_RETRY_SECONDS` (integer, 0 to 600, default 60): ``refreshRetryWindow``.
 /// - `POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS` (on or off, default on): ``clientMetadataDocuments``.
 /// - `POSTERN_OAUTH_CIMD_ALLOW_HOSTS` (comma-separated hosts, default none): ``clientMetadataAllowedHosts``.
 /// - `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` (a PEM file, default the system roots): ``clientMetadataTrustedRoots``.
@@ -26,6 +27,14 @@ public struct OAuthConfiguration: Sendable {
     /// A superseded refresh token presented less than this many seconds after it was superseded lost a race and
     /// revokes nothing; later it is a reuse that revokes the grant. Default 2.
     public var refreshRaceWindow: Int64 = 2
+    /// A superseded refresh token presented again less than this many seconds after it was superseded, while the
+    /// token that replaced it has never been presented, is the retry of a refresh whose answer the client did not get
+    /// (a 503 whose rotation committed after all, a failover, a dropped connection): it is rotated again, the unused
+    /// successor superseded, instead of being taken for a reuse. It also lets a thief holding a just-superseded token
+    /// take the unused successor's place until the legitimate client refreshes: that is then the reuse that revokes the
+    /// grant (once the window has passed), so it bounds how long such a theft goes unnoticed. 0: off. Default 60
+    /// (the commit timeout of a database write, a failover and a client's backoff).
+    public var refreshRetryWindow: Int64 = 60
     /// A registered client with no grant after this many seconds is deleted. Default 24 hours.
     public var unusedClientLifetime: Int64 = 86_400
     /// How long the consent form's signed copy of the authorization request stays good, seconds. Default 10 minutes.
@@ -68,6 +77,7 @@ public struct OAuthConfiguration: Sendable {
         self.init(issuer: "")
         let config = config.scoped(to: "POSTERN_OAUTH")
         if let seconds = try config.integer("REFRESH_RACE_SECONDS") { refreshRaceWindow = Int64(seconds) }
+        if let seconds = try config.integer("REFRESH_RETRY_SECONDS") { refreshRetryWindow = Int64(seconds) }
         if let on = try config.flag("CLIENT_METADATA_DOCUMENTS") { clientMetadataDocuments = on }
         if let hosts = config.list("CIMD_ALLOW_HOSTS") { clientMetadataAllowedHosts = hosts }
         if let file = config.text("CIMD_TRUST_CA_FILE") { clientMetadataTrustedRoots = file.isEmpty ? nil : file }
@@ -79,6 +89,9 @@ public struct OAuthConfiguration: Sendable {
     public func validate() throws {
         guard (0...60).contains(refreshRaceWindow) else {
             throw ConfigurationError(key: "POSTERN_OAUTH_REFRESH_RACE_SECONDS", message: "must be from 0 to 60")
+        }
+        guard (0...600).contains(refreshRetryWindow) else {
+            throw ConfigurationError(key: "POSTERN_OAUTH_REFRESH_RETRY_SECONDS", message: "must be from 0 to 600")
         }
     }
 

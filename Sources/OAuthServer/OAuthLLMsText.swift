@@ -55,8 +55,10 @@ public enum OAuthLLMsText {
             the grant's, else `invalid_target`) and a narrower `scope`. Every refresh returns a new refresh token \
             (\(c.refreshTokenLifetime / 86_400) days from each rotation, at most \(c.grantLifetime / 86_400) days \
             after consent). Of two refreshes racing with one token exactly one wins; the loser gets `invalid_grant` \
-            and, within \(c.refreshRaceWindow) s, revokes nothing. A superseded token presented later revokes the \
-            whole grant.
+            and, within \(c.refreshRaceWindow) s, revokes nothing. A refresh answered 503 may have rotated anyway: \
+            retry it with the same token after `Retry-After`; within \(c.refreshRetryWindow) s, while the token it \
+            was rotated into was never used, that retry gets a new one. Any other superseded token presented later \
+            revokes the whole grant.
             6. `POST \(base)/oauth/revoke` with `client_id` and `token` (refresh or access): revokes the grant; 200 \
             even for an unknown token.
 

@@ -99,8 +99,11 @@ extension OAuthService {
         let check = try await pool.run(.signing) { [self] () throws -> RefreshStep in
             switch try grants.checkRefresh(token, clientID: client.clientID, now: now) {
             case .refused(let reason): return .refused(.invalidGrant(reason))
-            case .superseded(let grant): return .superseded(grant)
-            case .ready(let grant):
+            case .superseded(let grant): return try ready(grant, sawSuperseded: true)
+            case .ready(let grant): return try ready(grant, sawSuperseded: false)
+            }
+            /// What a rotation of `grant`'s token would hand out (a superseded token's retry is rotated too).
+            func ready(_ grant: OAuthGrant, sawSuperseded: Bool) throws -> RefreshStep {
                 if let resource, resource != grant.resource {
                     return .refused(.invalidTarget("resource differs from the one authorized."))
                 }
@@ -108,31 +111,29 @@ extension OAuthService {
                 guard grant.permissions.isSuperset(of: permissions) else {
                     return .refused(.invalidScope("scope is wider than the grant's (\(grant.permissions.scope))."))
                 }
-                return .ready(grant, permissions, try mint(grant, permissions: permissions, now: now))
+                return .ready(
+                    grant, permissions, try mint(grant, permissions: permissions, now: now), sawSuperseded: sawSuperseded)
             }
         }
-        let rotation: OAuthGrantStore.Rotation
+        let (grant, permissions, minted, sawSuperseded): (OAuthGrant, MailPermissions, Minted, Bool)
         switch check {
         case .refused(let error): throw error
-        case .superseded(let grant):
-            rotation = try await grants.rotate(
-                token, grant: grant, issue: nil, now: now, raceWindow: configuration.refreshRaceWindow)
-        case .ready(let grant, let permissions, let minted):
-            rotation = try await grants.rotate(
-                token, grant: grant, issue: minted.issue, now: now, raceWindow: configuration.refreshRaceWindow)
-            if rotation == .rotated {
-                metrics.refreshes.increment()
-                return tokenResponse(minted, permissions: permissions)
-            }
+        case .ready(let ready, let wanted, let made, let superseded): (grant, permissions, minted, sawSuperseded) = (ready, wanted, made, superseded)
         }
+        let rotation = try await grants.rotate(
+            token, grant: grant, issue: minted.issue, sawSuperseded: sawSuperseded, now: now,
+            raceWindow: configuration.refreshRaceWindow, retryWindow: configuration.refreshRetryWindow)
         switch rotation {
+        case .rotated, .retried:
+            metrics.refreshes.increment()
+            return tokenResponse(minted, permissions: permissions)
         case .lostRace:
             metrics.refreshRaces.increment()
             throw OAuthError.invalidGrant("The refresh token was just used by another request.")
         case .reused:
             metrics.refreshReuses.increment()
             throw OAuthError.invalidGrant("The refresh token was already used; the grant is revoked.")
-        case .gone, .rotated:
+        case .gone:
             throw OAuthError.invalidGrant("The refresh token has expired or its grant was revoked.")
         }
     }
@@ -153,8 +154,8 @@ extension OAuthService {
     }
 
     enum RefreshStep: Sendable {
-        case ready(OAuthGrant, MailPermissions, Minted)
-        case superseded(OAuthGrant)
+        /// Rotate (the token was seen superseded: only a retry may be).
+        case ready(OAuthGrant, MailPermissions, Minted, sawSuperseded: Bool)
         case refused(OAuthError)
     }
 

@@ -83,6 +83,7 @@ public final class OAuthService: Sendable {
         self.clock = clock
         let metrics = OAuthMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         self.metrics = metrics
+        let raceWindow = configuration.refreshRaceWindow
         consentKey = try SharedSecrets(database: database).secret(named: "oauth.consent") { SecureRandom.bytes(32) }
         let rates = (
             register: TokenBucketRate(requests: configuration.registrationsPerHour, perSeconds: 3600)
@@ -101,10 +102,12 @@ public final class OAuthService: Sendable {
                 if let error = error as? OAuthError { return (error.response, false) }
                 let failure = ServiceFailure(error)
                 if case WorkerPoolError.overloaded = error { return (OAuthError.overloaded.response, false) }
-                return (
-                    failure.status == .serviceUnavailable ? OAuthError.unavailable.response : OAuthError.serverError.response,
-                    failure.shouldLog
-                )
+                guard failure.status == .serviceUnavailable else { return (OAuthError.serverError.response, failure.shouldLog) }
+                // A refresh answered 503 may have rotated anyway; its retry with the same token is rotated again only
+                // once the race window has passed (before, it is taken for a racing request), so the client waits past it.
+                var unavailable = OAuthError.unavailable.response
+                unavailable.headers.setRetryAfter(seconds: Int(raceWindow) + 1)
+                return (unavailable, failure.shouldLog)
             },
             onUnexpectedError: onUnexpectedError)
         metadata = Self.metadata(configuration.issuer, documents: metadataDocuments != nil)

@@ -21,7 +21,9 @@ public struct OwnerInboxPages: Sendable {
     ///   - inboxes: the owner's inboxes (the agent surface); at most ``OwnersConfiguration/maxInboxes`` each.
     ///   - grants: the owner's connected apps.
     ///   - agentDomain: the agent inbox domain new inboxes are made on (shown beside the username field).
-    public init(service: OwnerService, inboxes: any OwnedInboxes, grants: OwnerGrants, agentDomain: String) {
+    public init(
+        service: OwnerService, inboxes: any OwnedInboxes, grants: OwnerGrants, agentDomain: String
+    ) {
         self.service = service
         self.inboxes = CappedOwnedInboxes(inboxes, limit: service.configuration.maxInboxes)
         self.grants = grants
@@ -96,7 +98,7 @@ public struct OwnerInboxPages: Sendable {
         return try await page(request, owner, setCookies: cleared) { page in
             page.notice =
                 code.flatMap(OwnerInboxFlash.init(code:))?.words(inboxes: page.inboxes)
-                ?? code.flatMap(OwnerPasskeyFlash.init(rawValue:))?.words
+                ?? code.flatMap(OwnerSignInMethodsFlash.init(rawValue:))?.words
             page.shownKey = shownKey.map { ($0.address, $0.apiKey, $0.created) }
         }
     }

@@ -26,13 +26,14 @@ struct OwnerInboxesPage {
     var errorForm: String?
     /// The owner's newest audit events ("Recent activity"), newest first; only their own.
     var activity: [AuditEvent] = []
-    /// "Sign-in methods" (``OwnerPasskeyParts``), rendered whole by its own part.
-    var signInMethods: HTML = ""
     /// How many events "Recent activity" shows.
     static let activityLimit = 20
     /// Whether the owner waits for the operator's approval before their inboxes may send outside (they signed up
     /// themselves, and sending outside needs an owner the operator answers for).
     var awaitingApproval = false
+    /// The "Sign-in methods" section (``OwnerSignInMethodsSection``), rendered; empty when neither passkeys nor
+    /// providers are offered.
+    var signInMethods: HTML = .empty
 
     func render() -> HTML {
         var main = BrowserPage.flash(notice, kind: "notice")

@@ -24,27 +24,20 @@ struct OwnerKeyFlash: Equatable {
         self.created = created
     }
 
-    /// The cookie value: base64url of the expiry (8 bytes, big-endian), the nonce and the sealed text.
+    /// The cookie value (``OwnerSealedCookie``), bound to `session`.
     func seal(browserKey: [UInt8], session: String, now: Int64) throws -> String {
-        let expires = now + Self.lifetime
-        let nonce = SecureRandom.bytes(AESGCM.nonceByteCount)
         let plain = Array(((created ? "c" : "r") + "\n" + address + "\n" + apiKey).utf8)
-        let sealed = try AESGCM.seal(
-            plain, key: Self.key(browserKey), nonce: nonce, associatedData: Self.binding(session, expires))
-        return Base64URL.encode(Self.bytes(expires) + nonce + sealed)
+        return try OwnerSealedCookie.seal(
+            plain, browserKey: browserKey, purpose: "owner key flash", binding: Self.binding(session), now: now,
+            lifetime: Self.lifetime)
     }
 
     /// The key a cookie value carries, when it was sealed for `session`, has not expired and is intact; else nil.
     init?(cookie: String, browserKey: [UInt8], session: String, now: Int64) {
-        guard cookie.utf8.count <= 1024, let raw = Base64URL.decode(cookie),
-            raw.count > 8 + AESGCM.nonceByteCount + AESGCM.tagByteCount
-        else { return nil }
-        let expires = raw.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
-        guard expires > now, expires <= now + Self.lifetime else { return nil }
-        let nonce = Array(raw.dropFirst(8).prefix(AESGCM.nonceByteCount))
-        guard let plain = try? AESGCM.open(
-                Array(raw.dropFirst(8 + AESGCM.nonceByteCount)), key: Self.key(browserKey), nonce: nonce,
-                associatedData: Self.binding(session, expires)),
+        guard
+            let plain = OwnerSealedCookie.open(
+                cookie, browserKey: browserKey, purpose: "owner key flash", binding: Self.binding(session), now: now,
+                lifetime: Self.lifetime),
             case let parts = String(decoding: plain, as: UTF8.self)
                 .split(separator: "\n", omittingEmptySubsequences: false),
             parts.count == 3, parts[0] == "c" || parts[0] == "r"
@@ -52,16 +45,8 @@ struct OwnerKeyFlash: Equatable {
         self.init(address: String(parts[1]), apiKey: String(parts[2]), created: parts[0] == "c")
     }
 
-    private static func key(_ browserKey: [UInt8]) -> [UInt8] {
-        HMACSHA256.authenticationCode(key: browserKey, message: Array("owner key flash".utf8))
-    }
-
-    /// What the sealing is bound to: the session (by its digest) and the expiry.
-    private static func binding(_ session: String, _ expires: Int64) -> [UInt8] {
-        Array("key-flash|".utf8) + SHA256.hash(Array(session.utf8)) + bytes(expires)
-    }
-
-    private static func bytes(_ value: Int64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+    /// What the sealing is bound to besides the expiry: the session, by its digest.
+    private static func binding(_ session: String) -> [UInt8] {
+        Array("key-flash|".utf8) + SHA256.hash(Array(session.utf8))
     }
 }

@@ -13,11 +13,12 @@ import ServerKit
 ///   is (``SignInThrottle``, its own namespace), by the credential id and the client's address.
 /// - `POST /owner/passkeys/options` (signed in) answers the registration's options; `POST /owner/passkeys`
 ///   (`credential`, `name`) stores the passkey; `.../{id}/rename` (`name`) and `.../{id}/remove`. Each answers 303 to
-///   `/owner` with a one-time notice (``OwnerPasskeyFlash``). A passkey that is not the owner's is answered as an
+///   `/owner` with a one-time notice (``OwnerSignInMethodsFlash``). A passkey that is not the owner's is answered as an
 ///   unknown one.
-/// - `POST /owner/password/remove` (`password`): an owner holding a passkey that signs in removes their password
-///   (``OwnerStore/removePassword(ownerID:password:)``); removing the last passkey that signs in is refused while
-///   they have none. The operator's `owner set-password` gives a password back.
+/// - `POST /owner/password/remove` (`password`): an owner left another way in (a passkey that signs in or a linked
+///   provider) removes their password (``OwnerStore/removePassword(ownerID:password:)``); removing the last passkey
+///   that signs in is refused while they have no password and no linked provider (``OwnerSignInWays``). The
+///   operator's `owner set-password` gives a password back.
 /// - `GET /owner/assets/passkeys.js`: ``OwnerPasskeyScript``.
 ///
 /// Every ceremony counts in `postern_passkey_ceremonies_total` and lands on the audit trail: a sign-in as
@@ -54,14 +55,6 @@ extension OwnerService {
                 try await registrationOptions(owner)
             })
         router.add(.POST, "/owner/passkeys", bodyLimit: limit, ownerRoute(page: "/owner", title: "Passkeys", addPasskey))
-    }
-
-    /// The "Sign-in methods" section of `/owner` for `owner`; empty without passkeys.
-    func signInMethods(of owner: Owner, csrfToken: String) async throws -> HTML {
-        guard let passkeyStore else { return .empty }
-        return OwnerPasskeyParts.signInMethods(
-            passkeys: try await passkeyStore.credentials(of: .owner(owner.id)), ceremonies: passkeys != nil,
-            hasPassword: try await owners.hasPassword(ownerID: owner.id), csrfToken: csrfToken)
     }
 
     // MARK: - Sign-in
@@ -148,7 +141,7 @@ extension OwnerService {
     func addPasskey(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?) async throws
         -> HTTPResponse
     {
-        guard let passkeys else { return flash(.refused) }
+        guard let passkeys else { return flash(.passkeyRefused) }
         let fields = request.formFields()
         do {
             let passkey = try await passkeys.register(
@@ -158,10 +151,10 @@ extension OwnerService {
             await audit.owner(
                 owner.id, .passkeyAdded, target: passkey.name, client: client,
                 details: AuditDetails.json(["passkey": passkey.id, "synced": passkey.backupEligible ? "yes" : "no"]))
-            return flash(.added)
+            return flash(.passkeyAdded)
         } catch let refusal as PasskeyRefusal {
             passkeyCeremonies("registration", "refused")
-            return flash(refusal == .invalidName ? .invalidName : .refused)
+            return flash(refusal == .invalidName ? .invalidPasskeyName : .passkeyRefused)
         }
     }
 
@@ -170,16 +163,16 @@ extension OwnerService {
     {
         let id = parameters["passkeyId"] ?? ""
         let name = request.formFields()["name"] ?? ""
-        guard let passkeyStore else { return flash(.unknown) }
+        guard let passkeyStore else { return flash(.unknownPasskey) }
         do {
-            guard try await passkeyStore.rename(id, of: .owner(owner.id), to: name) else { return flash(.unknown) }
+            guard try await passkeyStore.rename(id, of: .owner(owner.id), to: name) else { return flash(.unknownPasskey) }
         } catch PasskeyStoreError.invalidName {
-            return flash(.invalidName)
+            return flash(.invalidPasskeyName)
         }
         await audit.owner(
             owner.id, .passkeyRenamed, target: name.trimmingCharacters(in: .whitespacesAndNewlines), client: client,
             details: AuditDetails.json(["passkey": id]))
-        return flash(.renamed)
+        return flash(.passkeyRenamed)
     }
 
     func removePasskey(_ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?)
@@ -187,36 +180,36 @@ extension OwnerService {
     {
         let id = parameters["passkeyId"] ?? ""
         let holder = PasskeyHolder.owner(owner.id)
-        guard let passkeyStore else { return flash(.unknown) }
+        guard let passkeyStore else { return flash(.unknownPasskey) }
         let held = try await passkeyStore.credentials(of: holder)
-        guard let passkey = held.first(where: { $0.id == id }) else { return flash(.unknown) }
-        // Without a password, the last passkey that signs in is the last way in: it stays.
-        if !held.contains(where: { $0.id != id && $0.clonedAt == nil }),
-            !(try await owners.hasPassword(ownerID: owner.id))
-        {
-            return flash(.lastWay)
+        guard let passkey = held.first(where: { $0.id == id }) else { return flash(.unknownPasskey) }
+        // The last way in (no password, no other passkey that signs in, no linked provider) stays.
+        guard try await signInWays(of: owner.id).keepsAWayIn(without: .passkey(id: id)) else {
+            return lastWayFlash()
         }
-        guard try await passkeyStore.remove(id, of: holder) else { return flash(.unknown) }
+        guard try await passkeyStore.remove(id, of: holder) else { return flash(.unknownPasskey) }
         await audit.owner(
             owner.id, .passkeyRemoved, target: passkey.name, client: client,
             details: AuditDetails.json(["passkey": id]))
-        return flash(.removed)
+        return flash(.passkeyRemoved)
     }
 
-    /// `POST /owner/password/remove` (`password`, to confirm): only for an owner holding a passkey that signs in.
+    /// `POST /owner/password/remove` (`password`, to confirm): only for an owner left another way in (a passkey that
+    /// signs in or a linked provider, ``OwnerSignInWays``).
     func removePassword(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?) async throws
         -> HTTPResponse
     {
-        guard let passkeyStore,
-            try await passkeyStore.credentials(of: .owner(owner.id)).contains(where: { $0.clonedAt == nil })
-        else { return flash(.lastWay) }
+        guard try await signInWays(of: owner.id).keepsAWayIn(without: .password) else { return lastWayFlash() }
         guard try await owners.removePassword(ownerID: owner.id, password: request.formFields()["password"] ?? "")
         else { return flash(.wrongPassword) }
         await audit.owner(owner.id, .ownerPasswordRemoved, target: owner.email, client: client)
         return flash(.passwordRemoved)
     }
 
-    private func flash(_ notice: OwnerPasskeyFlash) -> HTTPResponse {
+    private func flash(_ notice: OwnerSignInMethodsFlash) -> HTTPResponse {
         HTMLPage.redirect(to: "/owner", setCookies: [browser.flashCookie(notice.rawValue)])
     }
+
+    /// The change would leave the owner no way in: the notice shared with unlinking a provider.
+    func lastWayFlash() -> HTTPResponse { flash(.lastWay) }
 }

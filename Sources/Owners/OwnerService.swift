@@ -10,6 +10,7 @@ import Metrics
 import Passkeys
 import PasswordHashing
 import ServerKit
+import SignInProviders
 import Storage
 import WebAuthn
 
@@ -38,6 +39,12 @@ public final class OwnerService: Sendable {
     let passkeyThrottle: SignInThrottle
     /// `postern_passkey_ceremonies_total`: by ceremony and result.
     let passkeyCeremonies: @Sendable (_ ceremony: String, _ result: String) -> Void
+    /// The sign-in providers whose buttons the sign-in page shows (issue 54), in configured order; also the ones
+    /// "Sign-in methods" offers to link.
+    let signInButtons: [SignInProvider]
+    /// The owners' linked provider identities (issue 54): shown under "Sign-in methods" and counted as ways in
+    /// (``OwnerSignInWays``); nil (a service given none) shows and counts none.
+    public let identities: SignInIdentityStore?
 
     enum SignUpClass: Hashable, Sendable { case signUp }
 
@@ -62,15 +69,18 @@ public final class OwnerService: Sendable {
     ///   - passkeyStore: the passkeys (the runtime's); nil shows none and offers none.
     ///   - relyingParty: the passkeys' relying party (``WebAuthn/WebAuthnConfiguration``); nil offers no passkey
     ///     ceremony (passkeys registered before are still listed and may be removed).
+    ///   - signInButtons: the sign-in providers whose buttons `/owner/sign-in` shows (``OwnerProviderPages``).
+    ///   - identities: the linked provider identities (the runtime's), shown and counted as ways in; nil counts none.
     /// - Throws: storage errors reading or creating the CSRF key.
     public init(
         configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool, dnsThreads: WorkerPool? = nil,
         resolver: DNSResolver? = nil, customDomains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
         metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil,
         audit: AuditTrail = .disabled, pages: PageRoutes? = nil, passkeyStore: PasskeyStore? = nil,
-        relyingParty: RelyingParty? = nil
+        relyingParty: RelyingParty? = nil, signInButtons: [SignInProvider] = [], identities: SignInIdentityStore? = nil
     ) throws {
         self.configuration = configuration
+        self.signInButtons = signInButtons
         self.audit = audit
         owners = OwnerStore(
             database: database, hasher: PasswordHasher(parameters: configuration.argon2, pool: pool),
@@ -102,6 +112,7 @@ public final class OwnerService: Sendable {
             ).increment()
         }
         self.passkeyStore = passkeyStore
+        self.identities = identities
         if let passkeyStore, let relyingParty {
             passkeys = PasskeyCeremonies(
                 party: relyingParty, store: passkeyStore, challenges: PasskeyChallenges(database: database))
@@ -252,7 +263,10 @@ public final class OwnerService: Sendable {
 
     /// A new session (never the one the browser brought: no fixation), its cookie, and the pre-session CSRF cookie
     /// dropped; then `next`.
-    func startSession(_ owner: Owner, _ request: HTTPRequest, next: String) async throws -> HTTPResponse {
+    /// - Parameter extra: other `Set-Cookie` values to send (a provider sign-in's pre-session cookie dropped).
+    func startSession(_ owner: Owner, _ request: HTTPRequest, next: String, setCookies extra: [String] = [])
+        async throws -> HTTPResponse
+    {
         if let old = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: old) }
         let token = try await browser.sessions.open(ownerID: owner.id)
         return HTMLPage.redirect(
@@ -260,7 +274,7 @@ public final class OwnerService: Sendable {
             setCookies: [
                 browser.sessionCookie(token, lifetime: configuration.sessionLifetime),
                 browser.clearCookie(OwnerBrowser.csrfCookie),
-            ])
+            ] + extra)
     }
 
     /// What a sign-up with a taken email answers: `next`, as a new account's, with the cookies a new session would
@@ -279,6 +293,7 @@ public final class OwnerService: Sendable {
         let (token, setCookie) = browser.csrf(for: request)
         var page = page
         page.csrfToken = token
+        if !page.signingUp { page.providers = signInButtons }
         // The passkey button's script, from this origin only (``OwnerPasskeyScript``).
         return HTMLPage.response(
             status, page.render(), policy: page.passkeys ? .script(.self) : .page,
@@ -291,7 +306,6 @@ public final class OwnerService: Sendable {
         page.passkeys = passkeys != nil
         return page
     }
-
 
     /// The sign-in page that comes back to `next` (a local path, see ``localPath(_:)``) once the owner has signed
     /// in: every page that needs an owner, the authorization server's included, sends the browser here.

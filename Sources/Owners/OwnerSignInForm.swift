@@ -1,5 +1,6 @@
 import BrowserPages
 import ServerKit
+import SignInProviders
 
 /// The sign-in (or sign-up) form. Field names are part of the documented form contract: `email`, `password`, the
 /// hidden `csrf_token` and `next`.
@@ -13,6 +14,9 @@ struct OwnerSignInForm {
     var csrfToken = ""
     /// Whether the passkey sign-in is offered (the server has an RP ID).
     var passkeys = false
+    /// The sign-in providers with a button (issue 54): each posts `provider`, `surface=owners`, `intent=sign-in` and
+    /// `next` to `/oidc/start`.
+    var providers: [SignInProvider] = []
 
     func render() -> HTML {
         let title = signingUp ? "Create your owner account" : "Sign in"
@@ -37,7 +41,30 @@ struct OwnerSignInForm {
             \(signingUp || !passkeys ? .empty : OwnerPasskeyParts.signIn(csrfToken: csrfToken, next: next))
             \(other)
             </section>
+            \(providerButtons())
             """
         return OwnerPageShell.document(title: title, main: main)
+    }
+
+    private func providerButtons() -> HTML {
+        guard !providers.isEmpty else { return .empty }
+        var buttons: HTML = ""
+        for provider in providers {
+            buttons += """
+                <button type="submit" name="provider" value="\(provider.name)" id="provider-\(provider.name)">Sign in with \
+                \(provider.displayName)</button>
+
+                """
+        }
+        return """
+            <section class="card" id="sign-in-providers">
+            <form method="post" action="/oidc/start" id="provider-form">
+            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
+            <input type="hidden" name="next" value="\(next)">
+            <input type="hidden" name="surface" value="owners">
+            <input type="hidden" name="intent" value="sign-in">
+            \(buttons)</form>
+            </section>
+            """
     }
 }

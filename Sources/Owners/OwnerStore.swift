@@ -33,7 +33,8 @@ public struct OwnerStore: Sendable {
 
     /// Creates an owner.
     /// - Parameter approved: true when the operator makes the owner (`postern owner create`): approved as they are
-    ///   made (``OwnerApprovals``). False (the default) for sign-up: the owner waits for the operator's approval.
+    ///   made (``OwnerApprovals``), and their email proven (the operator answers for it, migration 0051). False (the
+    ///   default) for sign-up: the owner waits for the operator's approval, their email unproven.
     /// - Throws: ``OwnerError`` for a bad email or password or a taken email; storage and pool errors.
     public func create(email: String, password: String, approved: Bool = false) async throws -> Owner {
         guard let email = OwnerCredentials.normalizedEmail(email) else { throw OwnerError.invalidEmail }
@@ -45,10 +46,13 @@ public struct OwnerStore: Sendable {
         do {
             _ = try await database.write { connection in
                 try connection.run(
-                    "INSERT INTO owners (id, email, password_hash, created_at, approved_at) VALUES (?, ?, ?, ?, ?)",
+                    """
+                    INSERT INTO owners (id, email, password_hash, created_at, approved_at, email_verified_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
                     [
                         .text(owner.id), .text(owner.email), .text(hash), .integer(owner.createdAt),
-                        owner.approvedAt.map(SQLValue.integer) ?? .null,
+                        owner.approvedAt.map(SQLValue.integer) ?? .null, owner.approvedAt.map(SQLValue.integer) ?? .null,
                     ])
             }
         } catch let error as StorageError where error.code == .constraintUnique {
@@ -89,11 +93,13 @@ public struct OwnerStore: Sendable {
         return .refused
     }
 
-    /// Whether the owner with id `id` has a password (false once they removed it, or when there is no such owner).
+    /// Whether the owner with id `id` has a password: false once they removed it, for an owner a sign-in provider
+    /// made (issue 54: an empty hash), or when there is no such owner.
     public func hasPassword(ownerID id: String) async throws -> Bool {
         try await database.read { connection in
             try connection.query(
-                "SELECT 1 AS one FROM owners WHERE id = ? AND password_removed_at IS NULL", [.text(id)]
+                "SELECT 1 AS one FROM owners WHERE id = ? AND password_hash <> '' AND password_removed_at IS NULL",
+                [.text(id)]
             ).first != nil
         }
     }
@@ -193,15 +199,17 @@ public struct OwnerStore: Sendable {
         return emails
     }
 
-    private static func owner(_ row: SQLRow) -> Owner? {
+    static func owner(_ row: SQLRow) -> Owner? {
         guard let id = row.text("id"), let email = row.text("email"), let created = row.int("created_at") else {
             return nil
         }
         return Owner(id: id, email: email, createdAt: created, approvedAt: row.int("approved_at"))
     }
 
+    /// The owner and their password hash; nil for an owner without a password (made by a sign-in provider, hash ''),
+    /// whom the password sign-in then refuses as it refuses an unknown email: against the decoy, at the same cost.
     private static func ownerWithHash(_ row: SQLRow) -> (Owner, String)? {
-        guard let owner = owner(row), let hash = row.text("password_hash") else { return nil }
+        guard let owner = owner(row), let hash = row.text("password_hash"), !hash.isEmpty else { return nil }
         return (owner, hash)
     }
 }

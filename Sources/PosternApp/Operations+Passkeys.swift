@@ -5,21 +5,9 @@ import Passkeys
 import Storage
 import Time
 
-/// The operator commands behind `postern owner show` and `postern owner passkeys remove` (issue 56): an owner with
-/// their passkeys, and the removal of a passkey whose device was lost.
+/// The operator command behind `postern owner passkeys remove` (issue 56): the removal of a passkey whose device was
+/// lost; and the passkey lines of `postern owner show` (``showOwner(configuration:email:logger:)``).
 extension Operations {
-    /// The owner with `email` (``describe(_:)``), then one line per passkey, oldest first
-    /// (``describe(passkey:)``); nil when no owner has that email.
-    /// - Throws: storage errors.
-    public static func showOwner(configuration: PosternConfiguration, email: String, logger: Logger) async throws
-        -> [String]?
-    {
-        let database = try migratedDatabase(configuration, logger: logger)
-        guard let owner = try await owner(email: email, database) else { return nil }
-        let passkeys = try await PasskeyStore(database: database).credentials(of: .owner(owner.id))
-        return [describe(owner)] + (passkeys.isEmpty ? ["  no passkeys"] : passkeys.map(describe(passkey:)))
-    }
-
     /// What removing an owner's passkey came to.
     public enum PasskeyRemoval: Sendable, Equatable {
         /// Removed.

@@ -12,6 +12,7 @@ import OutboundQueue
 import PostgresClient
 import SigningKeys
 import SocketServer
+import SignInProviders
 import Storage
 import Synchronization
 import WebInbox
@@ -89,7 +90,7 @@ extension RuntimeService {
     }
 
     /// The periodic purges: consumed challenges, expired blobs, old mail changes, owner sessions and sign-in
-    /// failures, OAuth codes and tokens, the web inbox's expired sessions, links and notices, audit events past
+    /// failures, sign-in providers' abandoned login transactions, OAuth codes and tokens, the web inbox's expired sessions, links and notices, audit events past
     /// `POSTERN_AUDIT_DAYS`, ended outbound submissions, and the DKIM keys of domains neither `servedDomains` nor a
     /// claim holds (``DKIMKeyPurge``: retired at once, deleted 30 days on).
     static func purges(
@@ -107,6 +108,9 @@ extension RuntimeService {
                     PurgeSchedule.start(
                         every: .seconds(60), on: database, purging: "owner sessions and sign-in failures"
                     ) { try OwnerPurge.run($0, now: clock()) },
+                    PurgeSchedule.start(
+                        every: .seconds(60), on: database, purging: "abandoned sign-in provider logins"
+                    ) { try SignInTransactionStore.purge($0, now: clock()) },
                     PurgeSchedule.start(
                         every: .seconds(60), on: database, purging: "OAuth codes, tokens and unused clients"
                     ) { try OAuthPurge.run($0, now: clock()) },

@@ -10,6 +10,7 @@ import ServerKit
 /// - `POSTERN_DATABASE_URL` (`sqlite:///path`, `postgres://...` or libpq's `key=value` form, default the data
 ///   directory's SQLite file): ``databaseURL``; more than one PostgreSQL host needs `target_session_attrs=read-write`.
 /// - `POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS` (1 to 600, default 10): ``commitTimeoutSeconds``.
+/// - `POSTERN_DATABASE_CONNECTIONS` (1 to 64, default 6): ``databaseConnections``.
 /// - `POSTERN_MAIL_CHANGES_KEPT` (100 to 10000000, default 10000): ``mailChangesKept``.
 /// - `POSTERN_AUDIT_DAYS` (1 to 3650, default 90): ``auditDays``.
 public struct StorageConfiguration: Sendable {
@@ -27,6 +28,12 @@ public struct StorageConfiguration: Sendable {
     /// bounds is chiefly a commit waiting for a synchronous standby that is gone, which nothing else bounds (not even
     /// `statement_timeout`). Default 10.
     public var commitTimeoutSeconds = 10
+    /// PostgreSQL only: how many connections this instance keeps (besides its three listening ones). Each carries one
+    /// statement at a time and waits idle for the server's answer, so there are more than the cores: with fewer, the
+    /// round trips queue behind each other while the instance and the server have CPU to spare (on two cores the
+    /// account read did better with 6 than with the 3 there were before: docs/performance.md). Every instance's count
+    /// adds up against the server's `max_connections`. Default 6.
+    public var databaseConnections = 6
     /// How many change-log rows each mail address keeps for JMAP's `*/changes` (trimmed every minute); a client at an
     /// older state gets `cannotCalculateChanges` and starts over. Default 10000.
     public var mailChangesKept = 10000
@@ -52,6 +59,7 @@ public struct StorageConfiguration: Sendable {
         if let directory = config.text("POSTERN_DATA_DIR") { dataDirectory = directory }
         databaseURL = config.text("POSTERN_DATABASE_URL")
         if let seconds = try config.integer("POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS") { commitTimeoutSeconds = seconds }
+        if let count = try config.integer("POSTERN_DATABASE_CONNECTIONS") { databaseConnections = count }
         if let count = try config.integer("POSTERN_MAIL_CHANGES_KEPT") { mailChangesKept = count }
         if let days = try config.integer("POSTERN_AUDIT_DAYS") { auditDays = days }
         try validate()
@@ -63,6 +71,9 @@ public struct StorageConfiguration: Sendable {
         _ = try database()
         guard (1...600).contains(commitTimeoutSeconds) else {
             throw ConfigurationError(key: "POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS", message: "must be from 1 to 600")
+        }
+        guard (1...64).contains(databaseConnections) else {
+            throw ConfigurationError(key: "POSTERN_DATABASE_CONNECTIONS", message: "must be from 1 to 64")
         }
         guard (100...10_000_000).contains(mailChangesKept) else {
             throw ConfigurationError(key: "POSTERN_MAIL_CHANGES_KEPT", message: "must be from 100 to 10000000")

@@ -47,8 +47,8 @@ extension Migrator {
 /// The database of a configuration, for `serve` and the operator commands alike.
 enum DatabaseOpener {
     /// Opens the configured database: the SQLite file (its directory made when missing: the data directory
-    /// unless `sqlite:///` names another) with `readers` reading connections, or PostgreSQL with `readers + 1`
-    /// connections.
+    /// unless `sqlite:///` names another) with `readers` reading connections, or PostgreSQL with
+    /// `POSTERN_DATABASE_CONNECTIONS` connections.
     static func open(_ configuration: PosternConfiguration, readers: Int, logger: Logger) throws -> any SQLDatabase {
         switch try configuration.storage.database() {
         case .sqlite(let path):
@@ -56,7 +56,7 @@ enum DatabaseOpener {
             return try Database.open(path: path, readerCount: readers, logger: logger)
         case .postgres(let url):
             return try PostgresDatabase(
-                url: url, count: readers + 1, commitTimeout: .seconds(configuration.storage.commitTimeoutSeconds),
+                url: url, count: configuration.storage.databaseConnections, commitTimeout: .seconds(configuration.storage.commitTimeoutSeconds),
                 logger: logger)
         }
     }

@@ -27,6 +27,7 @@ import Owners
 import Passkeys
 import RemoteHashAuth
 import ServerKit
+import SignInProviders
 import Storage
 import Webhooks
 import WebInbox
@@ -76,12 +77,19 @@ enum Surfaces {
             requestsPerMinute: ownerSettings.requestsPerMinute, instances: ownerSettings.instances,
             tableCapacity: ownerSettings.rateLimitTableCapacity, enabled: ownerSettings.rateLimitsEnabled,
             onUnexpectedError: reporter("owners", logger))
+        // Sign-in with identity providers (issue 54): the buttons, the flow's routes and "Sign-in methods" on /owner.
+        let signIn = try signInFlow(configuration, identity: identity, database: database, clock: clock)
+        let signInIdentities = SignInIdentityStore(database: database, clock: clock)
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool, resolver: resolver,
             customDomains: mail.domains, clock: clock, audit: audit, pages: pages,
             passkeyStore: PasskeyStore(database: database),
-            relyingParty: configuration.webAuthn.relyingParty(publicURL: identity.baseURL))
+            relyingParty: configuration.webAuthn.relyingParty(publicURL: identity.baseURL),
+            signInButtons: signIn?.providers(for: .owners) ?? [], identities: signInIdentities)
         owners.register(into: &router)
+        if let signIn {
+            OwnerProviderPages(service: owners, flow: signIn, identities: signInIdentities).register(into: &router)
+        }
         let ownedInboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain, clock: clock)
         // The one grant model under the authorization server, the resource side and the owner pages; every

@@ -34,9 +34,17 @@ public final class PostgresConnection: SQLConnection {
         let types: [Oid]
     }
 
-    private struct Prepared {
+    /// A prepared statement, with the names of its result's columns once a result has told them (they are the same
+    /// for every run, so each row shares one array instead of making its own strings).
+    private final class Prepared {
         let name: String
         let parameterCount: Int
+        var columns: [String]?
+
+        init(name: String, parameterCount: Int) {
+            self.name = name
+            self.parameterCount = parameterCount
+        }
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=...`, or any libpq
@@ -84,13 +92,18 @@ public final class PostgresConnection: SQLConnection {
 
     @discardableResult
     public func run(_ sql: String, _ bindings: [SQLValue]) throws -> Int {
-        try withResult(sql, bindings) { result in
+        try withResult(sql, bindings) { result, _ in
             Int(String(cString: PQcmdTuples(result))) ?? 0
         }
     }
 
     public func query(_ sql: String, _ bindings: [SQLValue]) throws -> [SQLRow] {
-        try withResult(sql, bindings) { result in PostgresResult.rows(result) }
+        try withResult(sql, bindings) { result, statement in
+            let known = statement.columns.flatMap { $0.count == Int(PQnfields(result)) ? $0 : nil }
+            let columns = known ?? PostgresResult.columns(result)
+            statement.columns = columns
+            return PostgresResult.rows(result, columns: columns)
+        }
     }
 
     /// Runs `body` in a SERIALIZABLE transaction, so it behaves as it does on SQLite's single writer.
@@ -176,9 +189,9 @@ public final class PostgresConnection: SQLConnection {
     }
 
     /// Runs a prepared statement and hands its result to `body`.
-    private func withResult<T>(_ sql: String, _ bindings: [SQLValue], _ body: (OpaquePointer) throws -> T) throws
-        -> T
-    {
+    private func withResult<T>(
+        _ sql: String, _ bindings: [SQLValue], _ body: (OpaquePointer, Prepared) throws -> T
+    ) throws -> T {
         try reconnectIfLost()
         noteStatement(sql)
         let statement = try prepared(sql, bindings)
@@ -192,7 +205,7 @@ public final class PostgresConnection: SQLConnection {
         defer { PQclear(result) }
         try check(result, sql)
         guard let result else { throw StorageError(.unavailable, "no result from PostgreSQL") }
-        return try body(result)
+        return try body(result, statement)
     }
 
     private func prepared(_ sql: String, _ bindings: [SQLValue]) throws -> Prepared {
@@ -254,9 +267,15 @@ public final class PostgresConnection: SQLConnection {
 
     /// Whether the server closed the connection (or said anything) since the last call: an idle connection
     /// hears nothing unless the server is terminating it, which sends its FATAL message and then ends the
-    /// stream. libpq reads the message on one `PQconsumeInput` and notices the end on the next, so it is
-    /// asked twice (two non-blocking reads, which on a live idle connection find nothing).
+    /// stream. One `poll` that does not wait tells whether anything is pending (on a live idle connection, nothing:
+    /// one system call per statement). When something is, libpq reads the message on one `PQconsumeInput` and
+    /// notices the end on the next, so it is asked twice.
     private func receivedWhileIdle() -> Bool {
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard descriptor.fd >= 0 else { return true }
+        var ready: Int32
+        repeat { ready = poll(&descriptor, 1, 0) } while ready < 0 && errno == EINTR
+        guard ready != 0 else { return false }
         guard PQconsumeInput(handle) != 0, PQconsumeInput(handle) != 0, PQstatus(handle) == CONNECTION_OK else {
             return true
         }

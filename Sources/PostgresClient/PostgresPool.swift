@@ -14,7 +14,10 @@ import Synchronization
 ///   above all) do not queue behind it, and is closed when the body returns.
 /// - At most as many connections as the pool holds are left waiting so; past that a stuck connection stays in place
 ///   (its calls time out in turn) rather than the pool opening connections without end.
-/// - The waiting is a continuation and a timer: no thread (an event loop least of all) blocks on a call.
+/// - The waiting is a continuation and a timer: no thread (an event loop least of all) blocks on a call. The timer is
+///   one sweep over the calls in progress, every tenth of the timeout (at most every 100 ms) while there are any, not
+///   one timer per call: a timer per call was armed and fired for every call, long after most had answered, and
+///   libdispatch's timer thread alone took an eighth of an account read's CPU (perf, docs/performance.md).
 final class PostgresPool: Sendable {
     typealias Slot = ConfinedConnection<PostgresConnection>
 
@@ -30,6 +33,15 @@ final class PostgresPool: Sendable {
     private let state: Mutex<State>
     /// How long a caller waits; nil: for ever.
     let timeout: Duration?
+    /// The calls in progress, with what to do when their time is up.
+    private let deadlines = Mutex(Watch())
+
+    private struct Watch {
+        var calls: [UInt64: (deadline: DispatchTime, expire: @Sendable () -> Void)] = [:]
+        var lastID: UInt64 = 0
+        /// A sweep is scheduled (it schedules the next while calls remain).
+        var sweeping = false
+    }
     /// Makes the connection replacing an abandoned one.
     private let connect: @Sendable () throws -> PostgresConnection
     /// Told of each commit in doubt: a body that threw `.inDoubt`, or a call that timed out after its body started.
@@ -112,32 +124,74 @@ final class PostgresPool: Sendable {
         let (index, slot) = acquire()
         return try await withCheckedThrowingContinuation { continuation in
             let call = Call(continuation)
+            let watched = timeout.map { timeout in
+                self.watch(until: .now() + Self.interval(timeout)) { self.expire(call, index, slot, after: timeout) }
+            }
             slot.queue.async {
                 guard call.start() else { return self.release(index, slot) }
                 let result = Result { try slot.onQueue(body) }
                 self.reportDoubt(result)
                 let counted = call.finish(result)
+                if let watched { self.unwatch(watched) }
                 self.release(index, slot)
                 if counted { self.state.withLock { $0.abandoned -= 1 } }
             }
-            guard let timeout else { return }
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.interval(timeout)) {
-                let seconds = timeout.components.seconds
-                guard let (phase, caller) = call.expire() else { return }
-                guard phase == .running else {
-                    return caller.resume(
-                        throwing: StorageError(.unavailable, "no PostgreSQL connection was free within \(seconds) s"))
-                }
-                // Replaced before the caller resumes, so that its next call finds a free connection.
-                if self.abandon(index, slot) && !call.count() { self.state.withLock { $0.abandoned -= 1 } }
-                let error = StorageError(
-                    .inDoubt,
-                    "not confirmed by PostgreSQL within \(seconds) s (POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS); it was "
-                        + "not canceled and may be found done later")
-                self.onDoubt(error, .timeout)
-                caller.resume(throwing: error)
-            }
         }
+    }
+
+    /// Takes the caller of `call` away at its timeout: `.unavailable` when its body had not started (it never will),
+    /// `.inDoubt` when it had (its connection leaves the pool first), nothing when it had answered.
+    private func expire<T: Sendable>(_ call: Call<T>, _ index: Int, _ slot: Slot, after timeout: Duration) {
+        let seconds = timeout.components.seconds
+        guard let (phase, caller) = call.expire() else { return }
+        guard phase == .running else {
+            return caller.resume(
+                throwing: StorageError(.unavailable, "no PostgreSQL connection was free within \(seconds) s"))
+        }
+        // Replaced before the caller resumes, so that its next call finds a free connection.
+        if abandon(index, slot) && !call.count() { state.withLock { $0.abandoned -= 1 } }
+        let error = StorageError(
+            .inDoubt,
+            "not confirmed by PostgreSQL within \(seconds) s (POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS); it was "
+                + "not canceled and may be found done later")
+        onDoubt(error, .timeout)
+        caller.resume(throwing: error)
+    }
+
+    /// Registers a call whose time is up at `deadline`; the sweep runs `expire` then unless ``unwatch(_:)`` came first.
+    private func watch(until deadline: DispatchTime, _ expire: @escaping @Sendable () -> Void) -> UInt64 {
+        let (id, schedule) = deadlines.withLock { watch in
+            watch.lastID += 1
+            watch.calls[watch.lastID] = (deadline, expire)
+            defer { watch.sweeping = true }
+            return (watch.lastID, !watch.sweeping)
+        }
+        if schedule { scheduleSweep() }
+        return id
+    }
+
+    private func unwatch(_ id: UInt64) {
+        deadlines.withLock { _ = $0.calls.removeValue(forKey: id) }
+    }
+
+    private func scheduleSweep() {
+        guard let timeout else { return }
+        let step = Self.interval(min(timeout / 10, .milliseconds(100)))
+        DispatchQueue.global().asyncAfter(deadline: .now() + step) { self.sweep() }
+    }
+
+    /// Expires the calls whose time is up, each on a thread of its own (taking a connection out of the pool connects
+    /// a new one), and comes back while calls remain.
+    private func sweep() {
+        let now = DispatchTime.now()
+        let (due, again) = deadlines.withLock { watch in
+            let ids = watch.calls.compactMap { $0.value.deadline <= now ? $0.key : nil }
+            let due = ids.compactMap { watch.calls.removeValue(forKey: $0)?.expire }
+            watch.sweeping = !watch.calls.isEmpty
+            return (due, watch.sweeping)
+        }
+        for expire in due { DispatchQueue.global().async(execute: expire) }
+        if again { scheduleSweep() }
     }
 
     /// Runs `body` on the least busy connection's queue, blocking the caller, without a timeout (start-up, the

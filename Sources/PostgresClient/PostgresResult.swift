@@ -3,10 +3,16 @@ import Storage
 
 /// Result rows as `SQLRow`s, each column read by its type.
 enum PostgresResult {
-    static func rows(_ result: OpaquePointer) -> [SQLRow] {
+    /// The names of `result`'s columns, in order.
+    static func columns(_ result: OpaquePointer) -> [String] {
+        (0..<Int(PQnfields(result))).map { String(cString: PQfname(result, Int32($0))) }
+    }
+
+    /// `result`'s rows, named by `columns` (``columns(_:)`` of this result, or of an earlier result of the same
+    /// prepared statement with as many columns).
+    static func rows(_ result: OpaquePointer, columns: [String]) -> [SQLRow] {
         let rowCount = Int(PQntuples(result))
         let columnCount = Int(PQnfields(result))
-        let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
         let types = (0..<columnCount).map { PQftype(result, Int32($0)) }
         var rows: [SQLRow] = []
         rows.reserveCapacity(rowCount)

@@ -100,6 +100,18 @@ public struct SignInIdentityStore: Sendable {
         }
     }
 
+    /// The account the identity (`issuer`, `subject`) is linked to, read only (its last use is not recorded: the
+    /// caller may not sign it in); nil when it is not linked.
+    public func linkedAccount(surface: SignInProvider.Surface, issuer: String, subject: String) async throws -> String? {
+        let column = Self.accountColumn(surface)
+        return try await database.read { connection in
+            try connection.query(
+                "SELECT \(column) FROM signin_identities WHERE surface = ? AND issuer = ? AND subject = ?",
+                [.text(surface.rawValue), .text(issuer), .text(subject)]
+            ).first?.text(column)
+        }
+    }
+
     /// The identities linked to `account`, oldest first.
     public func identities(surface: SignInProvider.Surface, account: String) async throws -> [SignInIdentity] {
         let column = Self.accountColumn(surface)

@@ -125,9 +125,14 @@ public struct SignInTransactionStore: Sendable {
     @discardableResult
     public func purge() async throws -> Int {
         let now = clock()
-        return try await database.write { connection in
-            try connection.run("DELETE FROM signin_transactions WHERE expires_at <= ?", [.integer(now)])
-        }
+        return try await database.write { connection in try Self.purge(connection, now: now) }
+    }
+
+    /// Deletes the transactions expired at `now` on `connection` (the server's purge schedule, every minute).
+    /// - Returns: how many were deleted.
+    /// - Throws: storage errors.
+    public static func purge(_ connection: any SQLConnection, now: Int64) throws -> Int {
+        try connection.run("DELETE FROM signin_transactions WHERE expires_at <= ?", [.integer(now)])
     }
 
     /// A path on this site: starts with one `/`, no backslash, no control character or space.

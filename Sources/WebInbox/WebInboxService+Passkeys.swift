@@ -184,7 +184,8 @@ extension WebInboxService {
         return try await dashboard(call, WebInboxFlash(notice: "Passkey renamed."))
     }
 
-    /// A Pro user always keeps their password (the web inbox has no way to remove it), so any passkey may go.
+    /// A Pro user signed in here keeps their password (the web inbox has no way to remove it; a Pro user made by a
+    /// provider has none, but the Pro surface serves no provider sign-in yet), so any passkey may go.
     func removePasskey(_ call: WebInboxProUserCall) async throws -> HTTPResponse {
         guard let passkeys else { return WebInboxPage.notFound() }
         let holder = PasskeyHolder.proUser(call.proUserID)

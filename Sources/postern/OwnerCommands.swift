@@ -90,7 +90,8 @@ struct OwnerCommand: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show an owner and their passkeys (id, name, algorithm, created, last used, synced or not).")
+            abstract: "Show an owner: whether they have a password and a proven email, their passkeys (id, name, "
+                + "algorithm, created, last used, synced or not) and their linked sign-in providers.")
         @OptionGroup var options: ConfigurationOptions
         @Option(help: "The owner's email.") var email: String
 
@@ -111,7 +112,7 @@ struct OwnerCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove",
             abstract: "Remove an owner's passkey (a lost device): it signs nobody in from now on.",
-            discussion: "The id is the one `owner show` lists. The owner still signs in with their password.")
+            discussion: "The id is the one `owner show` lists. The owner's password and other ways in are untouched; `owner set-password` gives one back.")
         @OptionGroup var options: ConfigurationOptions
         @Option(help: "The owner's email.") var email: String
         @Option(help: "The passkey's id (from `owner show`).") var id: String

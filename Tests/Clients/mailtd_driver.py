@@ -1,7 +1,10 @@
-"""Runs one step of a Mail.td flow through whichever `mailtd` SDK is on PYTHONPATH, unmodified.
+"""Runs the steps of a Mail.td flow through whichever `mailtd` SDK is on PYTHONPATH, unmodified.
 
-Usage: python3 mailtd_driver.py BASE_URL STEP JSON_ARGS; prints the step's result as JSON. An APIError is printed as
-{"api_error": {"status", "code"}} so that the caller can assert on refusals too.
+Usage: python3 mailtd_driver.py, then one JSON line per step on standard input, {"base": URL, "step": STEP,
+"args": {…}}; it answers each with one line on standard output: {"result": …}, an APIError as {"result":
+{"api_error": {"status", "code"}}} so that the caller can assert on refusals too, and any other failure as
+{"failure": its traceback}. One process serves every step of one SDK: the two SDK versions share the module name
+`mailtd`, so each needs an interpreter of its own, but not one per step.
 """
 
 import dataclasses
@@ -162,12 +165,21 @@ def run(base, step, a):
     raise SystemExit(f"unknown step {step}")
 
 
-if __name__ == "__main__":
+def serve():
+    import traceback
+
     from mailtd.client import APIError
 
-    base, step, args = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-    try:
-        result = run(base, step, args)
-    except APIError as error:
-        result = {"api_error": {"status": error.status, "code": error.code}}
-    print(json.dumps(result))
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            answer = {"result": run(request["base"], request["step"], request["args"])}
+        except APIError as error:
+            answer = {"result": {"api_error": {"status": error.status, "code": error.code}}}
+        except Exception:  # the caller fails the step with it; the next step still runs
+            answer = {"failure": traceback.format_exc()}
+        print(json.dumps(answer), flush=True)
+
+
+if __name__ == "__main__":
+    serve()

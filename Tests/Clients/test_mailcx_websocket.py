@@ -4,6 +4,8 @@ Mail goes in over SMTP (smtplib); each `new_email` id is read back through the M
 
 import asyncio
 import base64
+import hashlib
+import hmac
 import json
 import os
 import smtplib
@@ -25,6 +27,9 @@ from postern_testkit.mailtd import create_account, domains, messages, pro_login
 
 check = Checks()
 PRO = ("pro@example.com", "pro-password-1")
+# How long a synchronous client waits for an answer. The answers come at once; the bound only has to outlast a busy
+# machine (make test runs this beside the Swift suites), so it is generous, and what is checked is the answer.
+RECEIVE_SECONDS = 30
 
 
 def send(server, to, subject, text="hello"):
@@ -39,9 +44,39 @@ def ws_url(server):
     return "ws" + server[len("http"):] + "/api/ws"
 
 
+def resigned(server, token, iat, exp):
+    """`token` with its `iat` and `exp` moved, signed again with the server's own HS256 key (the data directory's
+    keys/<kid>.hmac): the token the server would have minted at `iat`."""
+    def unb64(text):
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+    def b64(data):
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    header_text, payload_text, _ = token.split(".")
+    claims = dict(json.loads(unb64(payload_text)), iat=iat, exp=exp)
+    with open(os.path.join(server.data, "keys", json.loads(unb64(header_text))["kid"] + ".hmac")) as f:
+        secret = bytes.fromhex(f.read().strip())
+    signing = header_text + "." + b64(json.dumps(claims, separators=(",", ":")).encode())
+    return signing + "." + b64(hmac.new(secret, signing.encode(), hashlib.sha256).digest())
+
+
+def expired_token_refused(server, token):
+    """The same token re-signed: with times still valid it authenticates (the re-signing is sound); expired a day
+    ago (past the 30 s leeway) it is `invalid_token`."""
+    now = int(time.time())
+    client = websocket.create_connection(ws_url(server), timeout=5)
+    client.send(json.dumps({"type": "auth", "token": resigned(server, token, now - 60, now + 3600)}))
+    check(json.loads(client.recv()) == {"type": "auth_ok"}, "websocket-client: the token re-signed, still valid: auth_ok")
+    client.close()
+    got, opcode = refused(server, json.dumps({"type": "auth", "token": resigned(server, token, now - 8 * 86400,
+                                                                                  now - 86400)}))
+    check(got == {"error": "invalid_token"} and opcode == websocket.ABNF.OPCODE_CLOSE,
+          f"websocket-client: an expired mailbox JWT → invalid_token ({got})")
+
+
 def refused(server, token_message):
     """What websocket-client reads after sending `token_message`: the error, then the close code."""
-    client = websocket.create_connection(ws_url(server), timeout=5)
+    client = websocket.create_connection(ws_url(server), timeout=RECEIVE_SECONDS)
     client.send(token_message)
     error = json.loads(client.recv())
     opcode, _ = client.recv_data_frame(True)
@@ -179,9 +214,11 @@ def main():
         ]:
             got, opcode = refused(server, message)
             check(got == {"error": error} and opcode == websocket.ABNF.OPCODE_CLOSE, f"websocket-client: {name} → {error}")
+        expired_token_refused(server, account["token"])
+        time.sleep(0.3)  # the refused and closed sockets give their places back before the three below
         open_ = []
         for _ in range(3):
-            client = websocket.create_connection(ws_url(server), timeout=5)
+            client = websocket.create_connection(ws_url(server), timeout=RECEIVE_SECONDS)
             client.send(auth)
             open_.append((client, json.loads(client.recv())))
         check(all(answer == {"type": "auth_ok"} for _, answer in open_), "three sockets for one account")
@@ -189,7 +226,7 @@ def main():
         check(got == {"error": "too_many_connections"}, f"the fourth: too_many_connections ({got})")
         open_[0][0].close()
         time.sleep(0.3)
-        client = websocket.create_connection(ws_url(server), timeout=5)
+        client = websocket.create_connection(ws_url(server), timeout=RECEIVE_SECONDS)
         client.send(auth)
         check(json.loads(client.recv()) == {"type": "auth_ok"}, "a closed socket gives its place back")
         frame_rules(server)

@@ -7,7 +7,8 @@ server answers.
 
 Self-contained: installs authlib and httpx into .build/client-sdks/ (pip --target), creates an owner with
 `postern owner create`, runs against .build/debug/postern (or $POSTERN_BIN) with
-POSTERN_OAUTH_REFRESH_RACE_SECONDS=0, so that any reuse of a superseded refresh token revokes at once.
+POSTERN_OAUTH_REFRESH_RACE_SECONDS=0 and POSTERN_OAUTH_REFRESH_RETRY_SECONDS=0, so that any reuse of a superseded
+refresh token revokes at once.
 """
 
 import base64
@@ -259,6 +260,6 @@ def main(base):
 
 if __name__ == "__main__":
     install()
-    with postern({"POSTERN_OAUTH_REFRESH_RACE_SECONDS": "0"}, owners=[(EMAIL, PASSWORD)]) as server:
+    with postern({"POSTERN_OAUTH_REFRESH_RACE_SECONDS": "0", "POSTERN_OAUTH_REFRESH_RETRY_SECONDS": "0"}, owners=[(EMAIL, PASSWORD)]) as server:
         main(server)
     check.finish("test_oauth_authlib")

@@ -705,6 +705,79 @@ def test_push_across_instances(cluster, workdir):
     return "stream on instance 2, woken by a delivery from another process through PostgreSQL's notification"
 
 
+def ws_open(base, path):
+    """A WebSocket on `base` + `path` in plain bytes (standard library only): the socket once the 101 is read."""
+    host, port = split_url(base)
+    s = socket.create_connection((host, port), timeout=15)
+    key = base64.b64encode(os.urandom(16)).decode()
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(1)
+    expect(head.startswith(b"HTTP/1.1 101"), f"the upgrade on {base}{path}: {head!r}")
+    return s
+
+
+def ws_send_text(s, text):
+    payload, mask = text.encode(), os.urandom(4)
+    length = bytes([0x80 | len(payload)]) if len(payload) < 126 else bytes([0x80 | 126]) + len(payload).to_bytes(2, "big")
+    s.sendall(bytes([0x81]) + length + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+
+def ws_read_text(s):
+    """The next text message (pings skipped)."""
+    def exactly(n):
+        data = b""
+        while len(data) < n:
+            chunk = s.recv(n - len(data))
+            expect(chunk, "the server closed the WebSocket")
+            data += chunk
+        return data
+    while True:
+        first, second = exactly(2)
+        length = second & 0x7F
+        if length >= 126:
+            length = int.from_bytes(exactly(2 if length == 126 else 8), "big")
+        payload = exactly(length)
+        if first & 0x0F == 1:
+            return payload.decode()
+        expect(first & 0x0F in (9, 10), f"a close or unexpected frame: {first:#x} {payload!r}")
+
+
+@test("mail.cx's /api/ws: a socket on each instance hears mail delivered over SMTP through HAProxy on one of them")
+def test_websocket_across_instances(cluster, workdir):
+    _, address, _, token = mailbox_account(cluster.url)
+    sockets = {i: ws_open(cluster.base(i), "/api/ws") for i in (1, 2)}
+    try:
+        for i, s in sockets.items():
+            ws_send_text(s, json.dumps({"type": "auth", "token": token}))
+            answer = ws_read_text(s)
+            expect(json.loads(answer) == {"type": "auth_ok"}, f"auth on instance {i}: {answer}")
+        before = [smtp_results(cluster.base(i)) for i in (1, 2)]
+        with smtplib.SMTP("127.0.0.1", int(cluster.env["CLUSTER_SMTP_PORT"]), timeout=20,
+                          source_address=("127.0.0.2", 0)) as smtp:
+            refused = smtp.sendmail("someone@example.org", [address],
+                                    f"From: someone@example.org\r\nTo: {address}\r\nSubject: across\r\n\r\nhi\r\n")
+            started = time.monotonic()
+        expect(refused == {}, f"SMTP through HAProxy refused {refused}")
+        heard = {}
+        for i, s in sockets.items():
+            heard[i] = json.loads(ws_read_text(s))
+            heard[i]["after"] = time.monotonic() - started
+    finally:
+        for s in sockets.values():
+            s.close()
+    stored_by = [i for k, i in enumerate((1, 2)) if smtp_results(cluster.base(i)) > before[k]]
+    expect(len(stored_by) == 1, f"one instance stored the message: {stored_by}")
+    other = 3 - stored_by[0]
+    for i, event in heard.items():
+        expect(event.get("type") == "new_email" and event.get("subject") == "across" and event.get("address") == address,
+               f"new_email on instance {i}: {event}")
+    return (f"stored by instance {stored_by[0]}; the socket on instance {other} heard it "
+            f"{heard[other]['after'] * 1000:.0f} ms after SMTP 250 (PostgreSQL's notification)")
+
+
 @test("one name raced on both instances at once: one account")
 def test_name_race(cluster, workdir):
     one, two = cluster.base(1), cluster.base(2)

@@ -9,13 +9,18 @@ any fails. Loopback only, bounded (about two minutes in all).
 On the synchronous pair, in this order:
   lost standby     its WAL sender frozen: writes answer 503 within the commit timeout + 2 s, reads keep answering;
                    thawed, writes succeed again without a restart
-  canceled wait    frozen again, a sign-up's backend waiting for the standby is canceled from psql
-                   (pg_cancel_backend): the client gets 503, never 201, and the commit is counted in doubt
+  canceled wait    frozen again, the backends of a sign-up and of an OAuth refresh waiting for the standby are
+                   canceled from psql (pg_cancel_backend): both clients get 503, never 2xx, and the commits are counted
+                   in doubt; thawed, the refresh retried with the same token after Retry-After gets 200 (its rotation
+                   had committed: the retry is rotated again, not taken for a reuse) and the grant lives on
   zero loss        load through HAProxy (Mail.td sign-ups, each 201 recorded; SMTP deliveries, each 250 recorded;
-                   an OAuth grant's refreshes, each 200 recorded), kill -9 of the primary and promotion of the standby
-                   in the middle; afterwards every recorded account signs in (POST /api/token 200), every accepted
-                   message is listed, every refreshed access token opens the JMAP session and the last refresh token
-                   handed out refreshes again. The time from the kill to the
+                   owner sign-ups at /owner/sign-up, each 303 with a session recorded; an OAuth grant's refreshes, each
+                   200 recorded, a 503 retried with the same token after Retry-After), kill -9 of the primary and
+                   promotion of the standby in the middle; afterwards every recorded account signs in
+                   (POST /api/token 200), every accepted message is listed, every owner signs in at /owner/sign-in,
+                   every refreshed access token opens the JMAP session and the last refresh token handed out refreshes
+                   again, and no retried refresh was refused (an in-doubt rotation must not cost the client its
+                   grant). The time from the kill to the
                    first 2xx is printed. A /messages/wait and a JMAP event source opened on instance 2 before the kill
                    wake on a message another process delivers after the promotion (the LISTEN connection followed the
                    new primary)
@@ -56,6 +61,7 @@ ct = load("cluster_tests", os.path.join(HERE, "cluster_tests.py"))  # its HTTP, 
 PG_HA = os.path.join(ct.SCRIPTS, "pg-ha")
 ARTIFACTS = os.path.join(ct.REPO, "artifacts", "failover-tests")
 COMMIT_TIMEOUT = 2  # POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS of the instances under test
+REFRESH_RACE_SECONDS = 2  # POSTERN_OAUTH_REFRESH_RACE_SECONDS, the default
 expect, Failure, call = ct.expect, ct.Failure, ct.call
 
 
@@ -70,6 +76,8 @@ class HACluster(ct.Cluster):
         saved = {k: os.environ.get(k) for k in ("CLUSTER_DATABASE", "POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS")}
         os.environ["CLUSTER_DATABASE"] = self.database
         ct.CLUSTER_SETTINGS["POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS"] = str(COMMIT_TIMEOUT)
+        ct.CLUSTER_SETTINGS["POSTERN_OWNER_SIGNUP"] = "open"  # the load's owner sign-ups
+        ct.CLUSTER_SETTINGS["POSTERN_OWNER_SIGNUPS_PER_HOUR"] = "0"
         try:
             super().start()
         finally:
@@ -141,62 +149,101 @@ def oauth_grant(cluster):
     return client, first.json()["refresh_token"], inbox
 
 
+def retry_after(response):
+    """The seconds a 503 asks the client to wait (an OAuth refresh's must pass its race window), at least 0.05."""
+    try:
+        return max(0.05, float(response.headers.get("retry-after", "0")))
+    except (AttributeError, ValueError):
+        return 0.05
+
+
+def owner_form(base, page, email, password):
+    """Fills the owner form at `page` (/owner/sign-up or /owner/sign-in) through a new cookie jar: (the POST's
+    status, whether the owner's session cookie is set), or None when the form itself did not load (a 503)."""
+    driver = ct.FormDriver(base)
+    status, _, html = driver.request("GET", page)
+    if status != 200:
+        return None
+    form = driver.forms(html).form(page)
+    status, _, _ = driver.request("POST", form["action"], driver.hidden(form) | {"email": email, "password": password})
+    jar = next(h.cookiejar for h in driver.opener.handlers if hasattr(h, "cookiejar"))
+    return status, any(c.name == "postern_owner" and c.value for c in jar)
+
+
+def owner_sign_up(base, email, password):
+    """Whether /owner/sign-up answered 303 and opened a session (a new owner), not a 503 page."""
+    return owner_form(base, "/owner/sign-up", email, password) == (303, True)
+
+
+def owner_signs_in(base, email, password):
+    """The status of /owner/sign-in's POST (303 when the owner exists), 503 when the form did not load."""
+    answer = owner_form(base, "/owner/sign-in", email, password)
+    return answer[0] if answer else 503
+
+
 class Load:
-    """Sign-ups, SMTP deliveries and OAuth refreshes through HAProxy from a few threads; every 2xx and 250 recorded
-    with its time."""
+    """Mail.td sign-ups, SMTP deliveries, owner sign-ups and OAuth refreshes through HAProxy from a few threads; every
+    2xx and 250 recorded with its time."""
 
     def __init__(self, cluster, recipient, oauth=None):
         self.cluster, self.recipient, self.oauth = cluster, recipient, oauth  # recipient: (id, address, password, token)
         self.accounts, self.messages, self.successes, self.failures = [], [], [], 0
-        self.access_tokens = []
-        self.last_refresh = None  # the refresh token of the chain's last 200, while no later refresh was refused
+        self.access_tokens, self.owners = [], []
+        self.last_refresh = None  # the refresh token of the chain's last 200
+        self.refused_refreshes = []  # a refresh answered 400 after a 503: the client punished for an in-doubt rotation
         self.lock = threading.Lock()
         self.stopping = threading.Event()
 
-    def signups(self):
+    def repeat(self, attempt, record):
+        """Runs `attempt` until stopped: what it returns, when not None, is recorded by `record` (under the lock) with
+        the request's time as a success; None or an error counts a failure and pauses briefly."""
         while not self.stopping.is_set():
             started = time.monotonic()
-            address, password = ct.mailbox_address(), "failover-pw-" + secrets.token_hex(4)
             try:
-                proof = ct.mailbox_proof(self.cluster.url)
-                r = ct.mailbox_create(self.cluster.url, address, password, proof)
-                ok = r.status == 201
-            except (Failure, *ct.NETWORK_ERRORS, ValueError, KeyError, TypeError):
-                ok = False
+                done = attempt()
+            except (Failure, *ct.NETWORK_ERRORS, smtplib.SMTPException, ValueError, KeyError, TypeError, AttributeError,
+                    AssertionError):
+                done = None
             with self.lock:
-                if ok:
-                    self.accounts.append((address, password))
+                if done is not None:
+                    record(done)
                     self.successes.append((started, time.monotonic()))
                 else:
                     self.failures += 1
-            if not ok:
+            if done is None:
                 time.sleep(0.05)
+
+    def signups(self):
+        def attempt():
+            address, password = ct.mailbox_address(), "failover-pw-" + secrets.token_hex(4)
+            r = ct.mailbox_create(self.cluster.url, address, password, ct.mailbox_proof(self.cluster.url))
+            return (address, password) if r.status == 201 else None
+        self.repeat(attempt, self.accounts.append)
 
     def deliveries(self):
         address = self.recipient[1]
         port = int(self.cluster.env["CLUSTER_SMTP_PORT"])
-        while not self.stopping.is_set():
-            started = time.monotonic()
+
+        def attempt():
             subject = "failover " + secrets.token_hex(6)
-            try:
-                with smtplib.SMTP("127.0.0.1", port, timeout=15) as smtp:
-                    refused = smtp.sendmail("load@example.org", [address],
-                                            f"From: load@example.org\r\nTo: {address}\r\nSubject: {subject}\r\n\r\nx\r\n")
-                ok = refused == {}
-            except (smtplib.SMTPException, OSError):
-                ok = False
-            with self.lock:
-                if ok:
-                    self.messages.append(subject)
-                    self.successes.append((started, time.monotonic()))
-                else:
-                    self.failures += 1
-            if not ok:
-                time.sleep(0.05)
+            with smtplib.SMTP("127.0.0.1", port, timeout=15) as smtp:
+                refused = smtp.sendmail("load@example.org", [address],
+                                        f"From: load@example.org\r\nTo: {address}\r\nSubject: {subject}\r\n\r\nx\r\n")
+            return subject if refused == {} else None
+        self.repeat(attempt, self.messages.append)
+
+    def owner_signups(self):
+        def attempt():
+            email, password = f"owner-{secrets.token_hex(6)}@example.com", "failover-owner-" + secrets.token_hex(4)
+            return (email, password) if owner_sign_up(self.cluster.url, email, password) else None
+        self.repeat(attempt, self.owners.append)
 
     def refreshes(self):
-        """One grant's refresh chain: each 200 gives the next refresh token and an access token that must work."""
+        """One grant's refresh chain, as a client runs it: each 200 gives the next refresh token and an access token
+        that must work; a 503 or a dropped connection is retried with the same token after Retry-After (at least past
+        the race window), and must not end in a refusal even when the rotation it could not confirm had committed."""
         client, refresh, _ = self.oauth
+        in_doubt = False
         while not self.stopping.is_set():
             started = time.monotonic()
             try:
@@ -210,16 +257,22 @@ class Load:
                     self.successes.append((started, time.monotonic()))
                 else:
                     self.failures += 1
-            if r is not None and r.status == 400:
+            if r is not None and r.status == 200:
+                in_doubt = False
+                continue
+            if r is not None and r.status != 503:
                 with self.lock:
-                    self.last_refresh = None
-                return  # a refresh answered 503 had rotated the token after all (a lost race, not a loss): chain ends
-            if r is None or r.status != 200:
-                time.sleep(0.05)
+                    self.refused_refreshes.append(f"{r} ({'after a 503' if in_doubt else 'no 503 before'})")
+                return
+            in_doubt = True
+            # A refresh whose answer was lost (a dropped connection, HAProxy's own 503 without Retry-After) may have
+            # rotated: its retry is told from a racing request only past the race window, so a client waits that long.
+            time.sleep(max(retry_after(r) if r is not None else 0, REFRESH_RACE_SECONDS + 1))
 
     def run(self, seconds, events):
         """Runs the load for `seconds`; `events` is [(at seconds, function)], each run once at its time."""
-        workers = [self.signups] * 3 + [self.deliveries] * 2 + ([self.refreshes] if self.oauth else [])
+        workers = [self.signups] * 3 + [self.deliveries] * 2 + [self.owner_signups]
+        workers += [self.refreshes] if self.oauth else []
         begin = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
             futures = [pool.submit(w) for w in workers]
@@ -240,7 +293,8 @@ class Load:
         return min(later) - moment if later else None
 
     def check(self):
-        """(acknowledged, found, lost): every recorded account signs in, every 250-accepted message is listed."""
+        """(acknowledged, found, lost): every recorded account and owner signs in, every 250-accepted message is
+        listed, every refreshed access token works and the last refresh token refreshes."""
         missing = 0
         for address, password in self.accounts:
             r = retry(lambda: ct.mailbox_token(self.cluster.url, address, password))
@@ -259,6 +313,9 @@ class Load:
                 break
             page += 1
         missing += sum(1 for subject in self.messages if subject not in listed)
+        for email, password in self.owners:
+            if retry(lambda: ct.Response(owner_signs_in(self.cluster.url, email, password), {}, b"")).status != 303:
+                missing += 1
         for access in self.access_tokens:
             r = retry(lambda: call(self.cluster.url, "GET", "/.well-known/jmap", bearer=access,
                                    headers={"X-Atomic-Account-Id": self.oauth[2]}))
@@ -269,7 +326,7 @@ class Load:
                                           refresh_token=self.last_refresh))
             if r.status != 200:
                 missing += 1
-        acknowledged = len(self.accounts) + len(self.messages) + len(self.access_tokens)
+        acknowledged = len(self.accounts) + len(self.messages) + len(self.owners) + len(self.access_tokens)
         return acknowledged, acknowledged - missing, missing
 
 
@@ -320,29 +377,50 @@ def test_lost_standby(cluster):
 def test_canceled_wait(cluster):
     before = in_doubt_count(cluster, "replication_canceled")
     proof = ct.mailbox_proof(cluster.base(2))
+    client, refresh, inbox = oauth_grant(cluster)
     cluster.pg_ha("freeze-standby")
     try:
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
             started = time.monotonic()
             signup = pool.submit(ct.mailbox_create, cluster.base(2), ct.mailbox_address(), "failover-pw-1", proof)
+            rotation = pool.submit(oauth_token, cluster.base(1), client, grant_type="refresh_token",
+                                   refresh_token=refresh)
             canceled = 0
-            # Every backend of Postern's waiting for the standby is canceled until the sign-up answers: its own among
-            # them, well before the commit timeout would answer for it.
-            while not signup.done() and time.monotonic() < started + COMMIT_TIMEOUT - 0.3:
+            # Every backend of Postern's waiting for the standby is canceled until both answer: theirs among them,
+            # well before the commit timeout would answer for them.
+            while not (signup.done() and rotation.done()) and time.monotonic() < started + COMMIT_TIMEOUT - 0.3:
                 canceled += int(cluster.primary_sql(
                     "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity "
                     "WHERE wait_event = 'SyncRep' AND application_name = 'postern'") or 0)
                 time.sleep(0.02)
-            r = signup.result()
+            r, refreshed = signup.result(), rotation.result()
             answered = time.monotonic() - started
     finally:
         cluster.pg_ha("thaw-standby")
     expect(canceled, "no backend of Postern was seen waiting for the standby")
     expect(r.status == 503, f"the client of the canceled commit got {r}, not 503")
+    expect(refreshed.status == 503, f"the refresh whose commit was canceled got {refreshed}, not 503")
     expect(answered < COMMIT_TIMEOUT, f"the sign-up answered after {answered:.2f} s: the timeout's 503, not the cancel's")
     counted = in_doubt_count(cluster, "replication_canceled") - before
-    expect(counted >= 1, "the canceled commit was not counted in postern_storage_commits_in_doubt_total")
-    return f"canceled while waiting: 503 after {answered:.2f} s (before the {COMMIT_TIMEOUT} s timeout), {counted} counted"
+    expect(counted >= 2, f"{counted} canceled commits counted in postern_storage_commits_in_doubt_total, not 2")
+    # The rotation committed on the primary (only the wait was canceled): the client, told 503, retries with the token
+    # it has after Retry-After, and must get a new one, not a refusal that ends (or revokes) its grant.
+    committed = cluster.primary_sql(
+        f"SELECT count(*) FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id "
+        f"WHERE g.client_id = '{client}' AND r.superseded_at IS NOT NULL")
+    wait = retry_after(refreshed)
+    expect(wait > 1, f"the refresh's 503 asks for no wait past the race window (Retry-After {wait})")
+    time.sleep(wait)
+    again = retry(lambda: oauth_token(cluster.url, client, grant_type="refresh_token", refresh_token=refresh))
+    expect(again.status == 200, f"the retry of the in-doubt refresh (its rotation committed: {committed}): {again}")
+    session = call(cluster.url, "GET", "/.well-known/jmap", bearer=again.json()["access_token"],
+                   headers={"X-Atomic-Account-Id": inbox})
+    expect(session.status == 200, f"the retried refresh's access token: {session}")
+    following = oauth_token(cluster.url, client, grant_type="refresh_token", refresh_token=again.json()["refresh_token"])
+    expect(following.status == 200, f"a refresh with the retry's token: {following}")
+    return (f"canceled while waiting: sign-up and refresh 503 after {answered:.2f} s (before the {COMMIT_TIMEOUT} s "
+            f"timeout), {counted} counted; the refresh, whose rotation had committed ({committed} superseded), "
+            f"retried with the same token after Retry-After {wait:g} s: 200, and its tokens work")
 
 
 def open_event_source(cluster, i):
@@ -401,13 +479,15 @@ def test_zero_loss(cluster):
     recovered = load.first_success_after(moments["kill"])
     expect(recovered is not None, "no write succeeded after the kill")
     expect(lost == 0, f"{lost} acknowledged writes are missing after the failover ({acknowledged} acknowledged)")
-    expect(acknowledged > 0 and len(load.accounts) > 0 and len(load.messages) > 0, "the load acknowledged nothing")
+    expect(acknowledged > 0 and len(load.accounts) > 0 and len(load.messages) > 0 and len(load.owners) > 0
+           and len(load.access_tokens) > 0, "a kind of write acknowledged nothing")
+    expect(not load.refused_refreshes, f"a refresh retried after a 503 was refused: {load.refused_refreshes}")
     expect(woken.status == 200 and (woken.json() or {}).get("subject") == subject,
            f"the wait parked on instance 2 before the kill: {woken}")
     expect(body.startswith("event: state\nid: " + now + "."),
            f"the event source opened on instance 2 before the kill, at the state {now} after the delivery: {body!r}")
     return (f"acknowledged {acknowledged} ({len(load.accounts)} sign-ups, {len(load.messages)} messages, "
-            f"{len(load.access_tokens)} refreshes), found {found}, "
+            f"{len(load.owners)} owner sign-ups, {len(load.access_tokens)} refreshes), found {found}, "
             f"lost {lost}, {load.failures} refused in the window; first 2xx {recovered:.2f} s after the kill "
             f"(promotion took {moments['promoted'] - moments['kill']:.2f} s); the parked wait and the JMAP event source "
             f"on instance 2 woke on a delivery after the promotion")

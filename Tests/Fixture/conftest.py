@@ -1,14 +1,16 @@
 """The pytest fixture docs/testing.md shows, as written (a test below holds the two to each other): one `postern
-serve --profile test` per xdist worker, its addresses read from the JSON line it prints, and the operator's message
-API as a queue. scripts/client-tests sets POSTERN_BIN to the repository's debug build."""
+serve --profile test` per xdist worker, its addresses read from the JSON line it prints, and the operator's live
+events as a queue (`websockets`' synchronous client). scripts/client-tests sets POSTERN_BIN to the repository's debug
+build and installs `websockets`."""
 
 import json
 import os
 import subprocess
-import urllib.parse
+import time
 import urllib.request
 
 import pytest
+from websockets.sync.client import connect
 
 POSTERN = os.environ.get("POSTERN_BIN", "postern")
 OPERATOR_TOKEN = "operator-token-for-tests-0123456789"
@@ -35,22 +37,28 @@ def postern():
 
 @pytest.fixture
 def next_mail(postern):
-    """next_mail(to): the next message to `to` after the test began (after the last one it gave), whole."""
+    """next_mail(to): the next message to `to` after the test began (after the last one it gave), whole. It waits on
+    the operator's live events (a WebSocket opened before the test runs), not by polling."""
     def call(path):
         request = urllib.request.Request(postern["http"] + "/api/operator/messages" + path,
                                          headers={"Authorization": "Bearer " + OPERATOR_TOKEN})
-        with urllib.request.urlopen(request, timeout=130) as response:
-            return json.loads(response.read() or b"null")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
 
-    newest = call("?limit=1")["messages"]
-    last = {}
+    url = postern["http"].replace("http", "ws", 1) + "/api/operator/events"
+    with connect(url, additional_headers={"Authorization": "Bearer " + OPERATOR_TOKEN}) as events:
+        arrived = []  # messages seen and not given yet, in arrival order
 
-    def next_mail(to, timeout=10):
-        since = last.get(to) or (newest[0]["id"] if newest else None)
-        query = {"to": to, "timeout": timeout, **({"since": since} if since else {})}
-        found = call("/wait?" + urllib.parse.urlencode(query))
-        assert found, f"no mail to {to} within {timeout} s"
-        last[to] = found["id"]
-        return call("/" + found["id"])
+        def next_mail(to, timeout=10):
+            deadline = time.monotonic() + timeout
+            while not (found := [m for m in arrived if to.lower() in (m["address"], m["envelope_to"])]):
+                try:
+                    event = json.loads(events.recv(timeout=max(deadline - time.monotonic(), 0.01)))
+                except TimeoutError:
+                    raise AssertionError(f"no mail to {to} within {timeout} s") from None
+                if event["type"] == "new":
+                    arrived.append(event["message"])
+            arrived.remove(found[0])
+            return call("/" + found[0]["id"])
 
-    return next_mail
+        yield next_mail

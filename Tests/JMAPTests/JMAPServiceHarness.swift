@@ -61,9 +61,11 @@ struct JMAPServiceHarness {
 
     /// - Parameter outbound: what submissions record through, given the test's database and the store's change stream
     ///   (which a ledger tells of submissions' moves, as the composition root's does); nil keeps the outbox only.
+    /// - Parameter authenticator: who bearers are; nil for the fixed ``FakeAuthenticator`` of ada, bob and gone.
     init(
         _ backend: StorageBackend, _ configure: (inout JMAPConfiguration) -> Void = { _ in },
-        outbound: ((TestDatabase, MailChanges) -> JMAPOutbound)? = nil
+        outbound: ((TestDatabase, MailChanges) -> JMAPOutbound)? = nil,
+        authenticator: (any PrincipalAuthenticator)? = nil
     ) throws {
         test = try backend.makeDatabase(logger: Logger(label: "jmap-tests"))
         store = MailStore(database: test.database)
@@ -75,7 +77,8 @@ struct JMAPServiceHarness {
         let streamActivity = streamActivity
         let service = JMAPService(
             configuration: configuration,
-            authenticator: FakeAuthenticator(principals: ["ada": Self.ada, "bob": Self.bob, "gone": Self.gone], failing: "broken"),
+            authenticator: authenticator
+                ?? FakeAuthenticator(principals: ["ada": Self.ada, "bob": Self.bob, "gone": Self.gone], failing: "broken"),
             store: store, directory: Self.directory, delivery: delivery, clock: { 1_700_000_000 },
             onSubmission: { submissions.record($0) }, onUnexpectedError: unexpected.reporter,
             onEventStream: { streamActivity.record($0) }, outbound: outbound?(test, store.changes))

@@ -139,7 +139,7 @@ struct OAuthTokenTests {
     }
 
     @Test(
-        "refresh rotates; the superseded token after 2 s is a reuse that revokes the grant",
+        "refresh rotates; a superseded token after 2 s whose successor was used is a reuse that revokes the grant",
         arguments: StorageBackend.allCases)
     func rotationAndReuse(_ backend: StorageBackend) async throws {
         let (harness, client, owner, inbox) = try await Self.setUp(backend)
@@ -152,25 +152,52 @@ struct OAuthTokenTests {
         let r2 = try #require(t2["refresh_token"]?.stringValue)
         #expect(r2 != r1)
         #expect(t2["access_token"]?.stringValue != t1["access_token"]?.stringValue)
+        let r3 = try OAuthHarness.refreshToken(await harness.refresh(r2, clientID: client))
         harness.clock.advance(2)
         let reuse = await harness.refresh(r1, clientID: client)
         #expect(OAuthHarness.error(reuse) == "invalid_grant")
         #expect(try await harness.service.grants.grant(id: issued.grant.id)?.revoked == true)
-        #expect(OAuthHarness.error(await harness.refresh(r2, clientID: client)) == "invalid_grant")
+        #expect(OAuthHarness.error(await harness.refresh(r3, clientID: client)) == "invalid_grant")
     }
 
     @Test(
-        "a superseded token within 2 s lost a race: invalid_grant, and the winner's tokens stay valid",
+        "a refresh answered 503 whose rotation committed: its retry with the same token, the successor unused, is rotated again and nothing is revoked",
         arguments: StorageBackend.allCases)
-    func raceWindow(_ backend: StorageBackend) async throws {
+    func retryAfterLostAnswer(_ backend: StorageBackend) async throws {
+        let (harness, client, owner, inbox) = try await Self.setUp(backend)
+        let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
+        let r1 = try await harness.redeem(issued, clientID: client)
+        // The rotation r1 -> r2 commits, but its answer never reaches the client (a 503 in doubt, a failover).
+        let lost = try OAuthHarness.refreshToken(await harness.refresh(r1, clientID: client))
+        harness.clock.advance(12)  // the commit timeout, and the client's retry
+        let retried = try #require(OAuthHarness.json(await harness.refresh(r1, clientID: client)))
+        let r3 = try #require(retried["refresh_token"]?.stringValue)
+        #expect(r3 != lost && r3 != r1)
+        #expect(try await harness.service.grants.grant(id: issued.grant.id)?.revoked == false)
+        // Retried again (its answer lost too): still a retry, still nothing revoked.
+        harness.clock.advance(3)
+        let r4 = try OAuthHarness.refreshToken(await harness.refresh(r1, clientID: client))
+        #expect(try await harness.service.grants.grant(id: issued.grant.id)?.revoked == false)
+        // The client carries on with the last token it got; the unused ones it never saw are superseded.
+        let r5 = try OAuthHarness.refreshToken(await harness.refresh(r4, clientID: client))
+        #expect(await harness.refresh(r5, clientID: client).status == .ok)
+        #expect(try await harness.service.grants.grant(id: issued.grant.id)?.revoked == false)
+    }
+
+    @Test(
+        "a superseded token presented again while its successor is unused: within 2 s a lost race (nothing revoked, the winner's token works); at 60 s, past the retry window, a reuse that revokes the grant",
+        arguments: StorageBackend.allCases, [Int64(1), 60])
+    func supersededWhileSuccessorUnused(_ backend: StorageBackend, after seconds: Int64) async throws {
         let (harness, client, owner, inbox) = try await Self.setUp(backend)
         let issued = try await harness.code(clientID: client, ownerID: owner, agentID: inbox)
         let r1 = try await harness.redeem(issued, clientID: client)
         let r2 = try OAuthHarness.refreshToken(await harness.refresh(r1, clientID: client))
-        harness.clock.advance(1)
+        harness.clock.advance(seconds)
         #expect(OAuthHarness.error(await harness.refresh(r1, clientID: client)) == "invalid_grant")
-        #expect(try await harness.service.grants.grant(id: issued.grant.id)?.revoked == false)
-        #expect(await harness.refresh(r2, clientID: client).status == .ok)
+        let revoked = seconds >= 60
+        #expect(try await harness.service.grants.grant(id: issued.grant.id)?.revoked == revoked)
+        let next = await harness.refresh(r2, clientID: client)
+        #expect(revoked ? OAuthHarness.error(next) == "invalid_grant" : next.status == .ok)
     }
 
     @Test(
@@ -190,7 +217,8 @@ struct OAuthTokenTests {
         let late = harness.clock.now + 5
         let mine = OAuthIssue(
             refreshToken: "late", refreshExpiresAt: late + 60, jti: "late-jti", accessExpiresAt: late + 60)
-        let rotation = try await grants.rotate(r1, grant: grant, issue: mine, now: late, raceWindow: 2)
+        let rotation = try await grants.rotate(
+            r1, grant: grant, issue: mine, sawSuperseded: false, now: late, raceWindow: 2, retryWindow: 60)
         #expect(rotation == .lostRace)
         #expect(try await grants.grant(id: issued.grant.id)?.revoked == false)
         #expect(await harness.refresh(r2, clientID: client).status == .ok)

@@ -8,6 +8,7 @@ import Passkeys
 import PasswordHashing
 import PosternTestSupport
 import ServerKit
+import SignInProviders
 import Storage
 import Testing
 import WebAuthn
@@ -61,7 +62,7 @@ final class OwnersHarness: @unchecked Sendable {
             configuration: configuration, database: test.database, pool: pool,
             clock: { clock.now }, monotonicClock: clock.monotonic,
             audit: AuditTrail(log, clock: { clock.now }), passkeyStore: PasskeyStore(database: test.database),
-            relyingParty: relyingParty)
+            relyingParty: relyingParty, identities: SignInIdentityStore(database: test.database, clock: { clock.now }))
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router

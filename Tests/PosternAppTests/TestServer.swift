@@ -14,8 +14,11 @@ struct TestServer {
     let running: Task<Void, any Error>
 
     /// A configuration for tests: port 0, a fresh data directory, fast proofs, no rate limits; on PostgreSQL, a new
-    /// database of its own (``databaseURL(for:)``).
-    static func configuration(_ backend: StorageBackend, dataDirectory: String? = nil) -> PosternConfiguration {
+    /// database of its own (``databaseURL(for:migrated:)``): empty, as the new directory is, or with `migrated` a
+    /// copy of the migrated template, as ``start(_:_:clock:logger:accessLog:services:)`` takes it.
+    static func configuration(
+        _ backend: StorageBackend, dataDirectory: String? = nil, migrated: Bool = false
+    ) -> PosternConfiguration {
         var c = PosternConfiguration()
         c.listener.port = 0
         c.smtp.port = 0
@@ -34,17 +37,19 @@ struct TestServer {
             // Rotated keys sign at once, as in the data directory, which the rotation tests expect; the delay
             // itself is DatabaseKeyStoreTests' subject.
             c.signingKeys.promotionSeconds = 0
-            c.storage.databaseURL = databaseURL(for: c.storage.dataDirectory)
+            c.storage.databaseURL = databaseURL(for: c.storage.dataDirectory, migrated: migrated)
         }
         return c
     }
 
     /// On PostgreSQL, one database per data directory, so a test that restarts on a directory finds its data
-    /// (and its keys).
-    private static func databaseURL(for directory: String) -> String {
+    /// (and its keys); a new one is empty, as a new data directory is, or `migrated` (a copy of the template).
+    private static func databaseURL(for directory: String, migrated: Bool) -> String {
         databases.withLock { urls in
             if let url = urls[directory] { return url }
-            let url = (try? PostgresTestServer.shared().freshDatabase()) ?? "postgres://unavailable.invalid/none"
+            let server = try? PostgresTestServer.shared()
+            let made = try? migrated ? server?.migratedDatabase() : server?.freshDatabase()
+            let url = made ?? "postgres://unavailable.invalid/none"
             urls[directory] = url
             return url
         }
@@ -62,20 +67,28 @@ struct TestServer {
         clock: (@Sendable () -> Int64)? = nil,
         logger: Logger? = nil, accessLog: (any LineSink)? = nil, services: PosternServiceSet = .all
     ) async throws -> TestServer {
-        let defaults = configuration(backend)
+        let defaults = configuration(backend, migrated: true)
         var configuration = defaults
         adjust(&configuration)
         if configuration.storage.dataDirectory != defaults.storage.dataDirectory,
             configuration.storage.databaseURL == defaults.storage.databaseURL,
             backend == .postgres
         {
-            configuration.storage.databaseURL = databaseURL(for: configuration.storage.dataDirectory)
+            configuration.storage.databaseURL = databaseURL(for: configuration.storage.dataDirectory, migrated: true)
         }
         let logger = logger ?? {
             var quiet = Logger(label: "postern-test")
             quiet.logLevel = .warning
             return quiet
         }()
+        let directory = configuration.storage.dataDirectory
+        if backend == .sqlite, configuration.storage.databaseURL == nil,
+            !FileManager.default.fileExists(atPath: directory)
+        {
+            // A new data directory starts with the migrated database, as a restarted server finds it.
+            try DataDirectory.prepare(directory)
+            try MigratedTemplate.copySQLite(to: DataDirectory.databasePath(directory), logger: logger)
+        }
         let runtime = try await PosternRuntime.build(
             configuration: configuration, logger: logger, clock: clock.map(WallClock.init(seconds:)) ?? .system,
             accessLog: accessLog ?? FileDescriptorSink(), services: services)

@@ -131,6 +131,10 @@ struct SignInStoreTests {
                 surface: .owners, issuer: Self.issuer, subject: "248289761001", provider: "corp", account: "owner-b",
                 email: "a@example.com") == .linkedToAnother)
         clock.advance(5)
+        // Reading the link records no use; signing in does.
+        #expect(try await store.linkedAccount(surface: .owners, issuer: Self.issuer, subject: "248289761001") == "owner-a")
+        #expect(try await store.identities(surface: .owners, account: "owner-a").first?.lastUsedAt == nil)
+        #expect(try await store.linkedAccount(surface: .pro, issuer: Self.issuer, subject: "248289761001") == nil)
         let other = SignInIdentityStore(database: try test.another(), clock: { clock.now })
         #expect(try await other.signIn(surface: .owners, issuer: Self.issuer, subject: "248289761001") == "owner-a")
         // Keyed on issuer and subject: the same subject at another issuer, or another subject, is another identity.

@@ -17,6 +17,8 @@ public final class PostgresTestServer: Sendable {
     /// The server's directory: nil for the one `POSTERN_TEST_POSTGRES_URL` names, which this process may not stop.
     private let directory: String?
     private let counter = Atomic<Int>(0)
+    /// The migrated template's name once this process knows it exists (`migratedDatabase()`).
+    let templateMade = Mutex<String?>(nil)
 
     private static let started = Mutex<Result<PostgresTestServer, any Error>?>(nil)
     private static let directoriesAtExit = Mutex<[String]>([])
@@ -54,12 +56,23 @@ public final class PostgresTestServer: Sendable {
         return PostgresTestServer(url: url, directory: directory)
     }
 
-    /// A new, empty database on the server; its URL.
+    /// A new, empty database on the server; its URL. A test that needs the shipped schema takes
+    /// ``migratedDatabase()``, a copy of it.
     public func freshDatabase() throws -> String {
-        let name = "t\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
+        let name = nextDatabaseName()
         let admin = try PostgresConnection(url: url)
         try admin.execute("CREATE DATABASE \(name)")
-        return url.replacingOccurrences(of: "/postern", with: "/\(name)")
+        return databaseURL(name)
+    }
+
+    /// A database name no other test process or test of this one takes.
+    func nextDatabaseName() -> String {
+        "t\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
+    }
+
+    /// The URL of the database `name` on this server.
+    func databaseURL(_ name: String) -> String {
+        url.replacingOccurrences(of: "/postern", with: "/\(name)")
     }
 
     /// Stops the server and starts it again on the same port (every connection is cut).

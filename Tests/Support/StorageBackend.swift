@@ -10,19 +10,20 @@ import Storage
 public enum StorageBackend: String, CaseIterable, Sendable {
     case sqlite, postgres
 
-    /// A new, migrated, empty database of this backend.
+    /// A new, migrated, empty database of this backend (a copy of ``MigratedTemplate``'s).
     public func makeDatabase(logger: Logger = Logger(label: "postern.storage.tests")) throws -> TestDatabase {
         switch self {
         case .sqlite:
             let directory = NSTemporaryDirectory() + "postern-storage-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try MigratedTemplate.copySQLite(to: directory + "/postern.sqlite", logger: logger)
             return try TestDatabase(directory: directory) {
                 let database = try Database.open(path: directory + "/postern.sqlite", readerCount: 2, logger: logger)
                 try Migrator(migrations: EmbeddedResources.migrations(for: .sqlite)).migrate(database)
                 return database
             }
         case .postgres:
-            let url = try PostgresTestServer.shared().freshDatabase()
+            let url = try PostgresTestServer.shared().migratedDatabase()
             return try TestDatabase(directory: nil) {
                 let database = try PostgresDatabase(url: url, count: 2, logger: logger)
                 try Migrator(migrations: EmbeddedResources.migrations(for: .postgres)).migrate(database)

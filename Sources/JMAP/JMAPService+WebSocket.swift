@@ -1,0 +1,241 @@
+import ClientAddress
+import HTTP1
+import JSON
+import ServerKit
+import Synchronization
+import WebSocket
+
+/// JMAP over WebSocket (RFC 8887) at `GET /jmap/ws`, the session's `urn:ietf:params:jmap:websocket` url.
+///
+/// The upgrade: the client offers the `jmap` subprotocol (else 400 before the upgrade: RFC 8887 section 3 names no
+/// other) and authenticates as `POST /jmap/api` does, `Authorization: Bearer <capability JWT or OAuth access token>`
+/// (no bearer: 401 before the upgrade). The bearer is checked by the service's authenticator as soon as the socket
+/// opens, before any message is answered: one it refuses closes the socket with 1008 (reason `unauthorized`); the
+/// route's decision is taken on the event loop, which cannot wait on storage, so the check follows the switch.
+///
+/// Then, for each text message, in order, one at a time:
+/// - `Request` (with `@type` and an optional `id`): answered with a `Response` carrying the `id` as `requestId`, run by
+///   ``JMAPService/run(_:_:client:requestID:)`` exactly as `POST /jmap/api` runs it (the same limits and rate limit);
+/// - `WebSocketPushEnable`: `StateChange` objects from then on, for `dataTypes` (null: every type the event source
+///   pushes), each with a `pushState` (the event source's event id) which a later enable may give back to hear at once
+///   what changed since; without one, only changes after the enable are pushed. A later enable replaces the first;
+/// - `WebSocketPushDisable`: no more `StateChange`s;
+/// - anything else: a `RequestError` (``JMAPSocketMessage`` states the rules), and the socket stays open.
+/// More than `maxConcurrentRequests` messages waiting: those past it get a `RequestError` of type `limit`.
+///
+/// The bearer is checked again before each answer and each `StateChange`, and while push is idle at the event
+/// source's recheck interval: revoked or expired, the socket is closed with 1008 (reason `token_revoked`).
+extension JMAPService {
+    /// The path of the endpoint.
+    public static let webSocketPath = "/jmap/ws"
+    /// The subprotocol the client must offer (RFC 8887 section 3).
+    public static let webSocketSubprotocol = "jmap"
+
+    /// The endpoint's URL as the session advertises it: the base URL with `ws`/`wss` for `http`/`https`.
+    var webSocketURL: String {
+        let base = configuration.baseURL
+        if base.hasPrefix("https://") { return "wss://" + base.dropFirst(8) + Self.webSocketPath }
+        if base.hasPrefix("http://") { return "ws://" + base.dropFirst(7) + Self.webSocketPath }
+        return base + Self.webSocketPath
+    }
+
+    /// The route's decision on a valid opening handshake (on the event loop).
+    func webSocketAnswer(
+        _ request: HTTPRequest, _ context: RequestContext, _ handshake: WebSocketHandshake.Request
+    ) -> WebSocketRouteAnswer {
+        guard handshake.protocols.contains(Self.webSocketSubprotocol) else {
+            return .refuse(
+                RequestError(
+                    status: .badRequest, type: "about:blank",
+                    detail: "Offer the `jmap` subprotocol in Sec-WebSocket-Protocol (RFC 8887 section 3)."
+                ).response)
+        }
+        if let decision = middleware.charge(.request, context), !decision.allowed {
+            return .refuse(middleware.refusal(.request, decision))
+        }
+        guard request.bearerToken != nil else { return .refuse(RequestError.unauthorized.response) }
+        return .accept(subprotocol: Self.webSocketSubprotocol) { [self] channel in
+            JMAPSocketSession(service: self, request: request, context: context, channel: channel).start()
+        }
+    }
+}
+
+/// One `/jmap/ws` socket: its messages answered in order, and its pushes.
+final class JMAPSocketSession: Sendable {
+    let service: JMAPService
+    /// The upgrade request: its bearer is checked again before each answer and push.
+    let request: HTTPRequest
+    let context: RequestContext
+    let channel: any WebSocketChannel
+    private let messages: AsyncStream<WebSocketMessage>
+    private let input: AsyncStream<WebSocketMessage>.Continuation
+    /// Messages handed to the reader and not yet answered.
+    private let waiting = Atomic<Int>(0)
+    /// The task that answers messages, and the one that pushes (while push is enabled).
+    private let tasks = Mutex<(reader: Task<Void, Never>?, push: Task<Void, Never>?)>((nil, nil))
+
+    init(service: JMAPService, request: HTTPRequest, context: RequestContext, channel: any WebSocketChannel) {
+        self.service = service
+        self.request = request
+        self.context = context
+        self.channel = channel
+        (messages, input) = AsyncStream.makeStream(of: WebSocketMessage.self)
+    }
+
+    /// Starts the reader (on the event loop: starts a task only).
+    func start() {
+        let reader = Task { await serve() }
+        tasks.withLock { $0.reader = reader }
+        channel.onMessage { [self] message in
+            // Past the limit the message is answered here, without waiting for those before it.
+            guard waiting.add(1, ordering: .relaxed).newValue <= service.configuration.maxConcurrentRequests else {
+                waiting.subtract(1, ordering: .relaxed)
+                let id = JMAPSocketMessage.requestID(of: message, maxSizeRequest: service.configuration.maxSizeRequest)
+                let limit = service.configuration.maxConcurrentRequests
+                send(
+                    JMAPSocketError(
+                        requestID: id,
+                        error: .limit("maxConcurrentRequests", "At most \(limit) requests wait on one socket.")
+                    ).json)
+                return
+            }
+            input.yield(message)
+        }
+        channel.onClose { [self] in
+            input.finish()
+            let (reader, push) = tasks.withLock { $0 }
+            reader?.cancel()
+            push?.cancel()
+        }
+    }
+
+    private func send(_ value: JSONValue) {
+        channel.send(.text(String(decoding: value.serialize(), as: UTF8.self)))
+    }
+
+    /// Authenticates, then answers each message in order until the socket closes.
+    private func serve() async {
+        let account: JMAPAccount
+        do {
+            guard let found = try await service.authenticate(request) else {
+                return channel.close(.policyViolation, reason: "unauthorized")
+            }
+            account = found
+        } catch {
+            return fail(error)
+        }
+        for await message in messages {
+            defer { waiting.subtract(1, ordering: .relaxed) }
+            guard await stillAuthenticates(account) else { return }
+            switch JMAPSocketMessage.read(message, maxSizeRequest: service.configuration.maxSizeRequest) {
+            case .failure(let error):
+                send(error.json)
+            case .success(.request(let id, let envelope)):
+                await answer(envelope, id: id, account)
+            case .success(.pushEnable(let types, let pushState)):
+                enablePush(account, types: types, pushState: pushState)
+            case .success(.pushDisable):
+                tasks.withLock { $0.push?.cancel(); $0.push = nil }
+            }
+        }
+    }
+
+    /// Runs one request and sends its `Response`, or its `RequestError`.
+    private func answer(_ envelope: JSONValue, id: String?, _ account: JMAPAccount) async {
+        if let decision = service.middleware.charge(.request, context), !decision.allowed {
+            return send(JMAPSocketError(requestID: id, error: .tooManyRequests(.request, decision)).json)
+        }
+        do {
+            let response = try await service.run(
+                envelope, account, client: context.clientKey, requestID: context.requestID)
+            send(JMAPSocketMessage.response(response, requestID: id))
+        } catch let error as RequestError {
+            send(JMAPSocketError(requestID: id, error: error).json)
+        } catch {
+            let failure = ServiceFailure(error)
+            if failure.shouldLog { service.onUnexpectedError(error, context.requestID) }
+            send(JMAPSocketError(requestID: id, error: .serverFailure(failure)).json)
+        }
+    }
+
+    /// Starts (or restarts) pushing `StateChange`s for `types` (nil: all), from `pushState` when given.
+    private func enablePush(_ account: JMAPAccount, types: [String]?, pushState: String?) {
+        guard account.permissions.contains(.read) else {
+            return send(
+                JMAPSocketError(
+                    requestID: nil,
+                    error: RequestError(
+                        status: .forbidden, type: "about:blank",
+                        detail: "Push needs the mail.read scope, which this grant lacks.")
+                ).json)
+        }
+        let pushable =
+            EventSourceRequest.mailTypes + (service.outbound != nil ? [EventSourceRequest.submissionType] : [])
+        let watched = types.map { names in pushable.filter(names.contains) } ?? pushable
+        let task = Task { await push(account, watched, resumingFrom: pushState) }
+        let previous = tasks.withLock { tasks in
+            defer { tasks.push = task }
+            return tasks.push
+        }
+        previous?.cancel()
+        if channel.isClosed { task.cancel() }
+    }
+
+    /// Sends a `StateChange` each time a watched type's state moves, until cancelled or the socket closes.
+    private func push(_ account: JMAPAccount, _ types: [String], resumingFrom pushState: String?) async {
+        let store = service.store
+        let watchesSubmissions = types.contains(EventSourceRequest.submissionType)
+        let mailTypes = types.filter { $0 != EventSourceRequest.submissionType }
+        func current() async throws -> EventSourceState {
+            EventSourceState(
+                mail: try await store.state(address: account.address),
+                submission: watchesSubmissions ? try await service.outbound?.ledger.state(accountID: account.id) : nil)
+        }
+        do {
+            // No pushState: changes from now on. A pushState of ours: what changed since. Any other: every state now.
+            var sent: EventSourceState? = pushState == nil ? try await current() : pushState.flatMap(EventSourceState.init(id:))
+            if var known = sent, known.submission == nil, watchesSubmissions {
+                known.submission = try await service.outbound?.ledger.state(accountID: account.id)
+                sent = known
+            }
+            while !channel.isClosed && !Task.isCancelled {
+                let ticket = store.changes.ticket()
+                let now = try await current()
+                if now != sent {
+                    let changed = try await service.changedStates(account, since: sent, now: now, mailTypes: mailTypes)
+                    if !changed.isEmpty {
+                        guard await stillAuthenticates(account) else { return }
+                        send(EventSourceEvent.stateChange(accountID: account.id, changed: changed, pushState: now.id))
+                    }
+                    sent = now
+                }
+                await store.changes.wait(
+                    for: account.address, after: ticket, timeout: service.configuration.eventSourceRecheck)
+                if store.changes.ticket() == ticket, !Task.isCancelled {
+                    guard await stillAuthenticates(account) else { return }
+                }
+            }
+        } catch {
+            if !Task.isCancelled { fail(error) }
+        }
+    }
+
+    /// Whether the upgrade's bearer still opens `account`; if not, the socket is closed (1008, or 1011 when the check
+    /// could not be made).
+    private func stillAuthenticates(_ account: JMAPAccount) async -> Bool {
+        do {
+            if try await service.authenticate(request) == account { return true }
+            channel.close(.policyViolation, reason: "token_revoked")
+        } catch {
+            fail(error)
+        }
+        return false
+    }
+
+    /// Closes the socket after an unforeseen error (reported when it is a defect, not the store's state).
+    private func fail(_ error: any Error) {
+        let failure = ServiceFailure(error)
+        if failure.shouldLog { service.onUnexpectedError(error, context.requestID) }
+        channel.close(.internalError, reason: "")
+    }
+}

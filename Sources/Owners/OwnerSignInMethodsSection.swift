@@ -1,0 +1,98 @@
+import BrowserPages
+import Passkeys
+import ServerKit
+import SignInProviders
+
+/// The one "Sign-in methods" section of `/owner` (issues 54 and 56): every way the owner signs in, each shown by a
+/// part of its own: the password (``OwnerPasswordPart``), the passkeys (``OwnerPasskeyParts/passkeys(_:ceremonies:csrfToken:)``,
+/// when passkeys are kept) and the linked providers (``OwnerProviderPart``, when providers are configured or one is
+/// linked). No change made here leaves the owner without a way in (``OwnerSignInWays``).
+struct OwnerSignInMethodsSection {
+    var password: HTML
+    /// Empty when the server keeps no passkeys.
+    var passkeys: HTML
+    /// Empty without providers.
+    var providers: HTML
+
+    func render() -> HTML {
+        """
+        <section class="card" id="sign-in-methods"><h2>Sign-in methods</h2>
+        \(password)\(passkeys)\(providers)</section>
+
+        """
+    }
+}
+
+/// The one-time notices of the "Sign-in methods" section (its passkey, password and provider forms redirect to `/owner`
+/// with one), carried by the ``OwnerBrowser/flashCookie`` as a fixed code: a fixed text, never anything typed.
+enum OwnerSignInMethodsFlash: String, Equatable {
+    /// A passkey was registered.
+    case passkeyAdded = "passkey.added"
+    /// A passkey was renamed.
+    case passkeyRenamed = "passkey.renamed"
+    /// A passkey was removed.
+    case passkeyRemoved = "passkey.removed"
+    /// A registration was refused (one message whatever failed).
+    case passkeyRefused = "passkey.refused"
+    /// The name was empty, too long, or held control characters.
+    case invalidPasskeyName = "passkey.invalid_name"
+    /// No such passkey of the owner's.
+    case unknownPasskey = "passkey.unknown"
+    /// The password was removed.
+    case passwordRemoved = "password.removed"
+    /// The password typed to confirm the removal was not the owner's.
+    case wrongPassword = "password.wrong"
+    case linked = "signin.linked"
+    case alreadyLinked = "signin.already_linked"
+    case linkedToAnother = "signin.linked_to_another"
+    case unlinked = "signin.unlinked"
+    /// The change would leave no way to sign in (``OwnerSignInWays``).
+    case lastWay = "signin.last_way"
+
+    /// What `/owner` says.
+    var words: String {
+        switch self {
+        case .passkeyAdded: "Passkey added: you can sign in with it now."
+        case .passkeyRenamed: "Passkey renamed."
+        case .passkeyRemoved: "Passkey removed: it no longer signs you in."
+        case .passkeyRefused: OwnerService.passkeyRefused
+        case .invalidPasskeyName: "A passkey's name has 1 to 64 characters."
+        case .unknownPasskey: "That passkey is not one of yours."
+        case .passwordRemoved: "Password removed: you sign in with your passkeys or linked providers."
+        case .wrongPassword: "That is not your password: it was not removed."
+        case .linked: "Sign-in provider linked: you can sign in with it now."
+        case .alreadyLinked: "That sign-in was linked to your account already."
+        case .linkedToAnother: "That sign-in is linked to another account, and stays so: nothing changed."
+        case .unlinked: "Sign-in provider unlinked: it no longer signs you in."
+        case .lastWay:
+            "That is your only way to sign in: add a passkey or link a provider first (or ask the operator for a "
+            + "password)."
+        }
+    }
+}
+
+extension OwnerService {
+    /// The "Sign-in methods" section of `/owner` for `owner`; empty when neither passkeys nor providers are offered.
+    /// - Throws: storage errors.
+    func signInMethods(of owner: Owner, csrfToken: String) async throws -> HTML {
+        guard passkeyStore != nil || !signInButtons.isEmpty else { return .empty }
+        let ways = try await signInWays(of: owner.id)
+        var passkeyPart: HTML = .empty
+        if let passkeyStore {
+            passkeyPart = OwnerPasskeyParts.passkeys(
+                try await passkeyStore.credentials(of: .owner(owner.id)), ceremonies: passkeys != nil,
+                csrfToken: csrfToken)
+        }
+        let providerPart: HTML =
+            signInButtons.isEmpty && ways.identities.isEmpty
+            ? .empty
+            : OwnerProviderPart(providers: signInButtons, identities: ways.identities, csrfToken: csrfToken).render()
+        return OwnerSignInMethodsSection(
+            password: OwnerPasswordPart(
+                hasPassword: ways.hasPassword,
+                removable: passkeyStore != nil && ways.keepsAWayIn(without: .password), csrfToken: csrfToken
+            ).render(),
+            passkeys: passkeyPart, providers: providerPart
+        ).render()
+    }
+}

@@ -1,0 +1,77 @@
+import Logging
+import Owners
+import Passkeys
+import SignInProviders
+import Storage
+import Time
+
+/// The operator commands behind `postern oidc show` and `postern owner show` (issues 54 and 56).
+extension Operations {
+    /// `postern oidc show`: the one redirect URI to register at every provider, then one block per provider: its kind
+    /// and issuer (or GitHub URLs), surfaces and rules, and its discovery state, fetched now through the provider's
+    /// address policy.
+    /// - Throws: storage errors; `FetchError` when the trusted-roots file cannot be read.
+    public static func showSignInProviders(configuration: PosternConfiguration, logger: Logger) async throws
+        -> [String]
+    {
+        let base = linkBaseURL(configuration)
+        var lines = ["redirect URI: " + SignInRedirect.uri(publicURL: base)]
+        let providers = configuration.signInProviders.providers
+        guard !providers.isEmpty else { return lines + ["no providers (POSTERN_OIDC_PROVIDERS is empty)"] }
+        let database = try migratedDatabase(configuration, logger: logger)
+        guard
+            let flow = try Surfaces.signInFlow(
+                configuration, identity: PublicIdentity(baseURL: base, issuer: base), database: database,
+                clock: { unixNow() })
+        else { return lines }
+        for (provider, state) in await flow.discoveryStates() {
+            let rules = [
+                "surfaces " + provider.surfaces.map(\.rawValue).sorted().joined(separator: ","),
+                "sign-up " + (provider.allowSignUp ? "on" : "off"),
+                "trust email " + (provider.trustEmail ? "on" : "off"),
+                provider.allowedDomains.isEmpty ? nil : "domains " + provider.allowedDomains.joined(separator: ","),
+                provider.allowPrivateNetwork ? "private network allowed" : nil,
+            ].compactMap { $0 }.joined(separator: ", ")
+            lines.append("\(provider.name)  \"\(provider.displayName)\"  client \(provider.clientID)  \(rules)")
+            switch (provider.kind, state) {
+            case (.oidc(let issuer), .success(let metadata)?):
+                lines.append("  oidc issuer \(issuer): discovery ok (authorization \(metadata.authorizationEndpoint))")
+            case (.oidc(let issuer), .failure(let error)?):
+                lines.append("  oidc issuer \(issuer): discovery FAILED: \(error)")
+            case (.oidc(let issuer), nil):
+                lines.append("  oidc issuer \(issuer)")
+            case (.github(let web, let api), _):
+                lines.append("  github web \(web), api \(api): no discovery; its sign-in is not served yet")
+            }
+        }
+        return lines
+    }
+
+    /// `postern owner show`: the owner with `email` (as `owner list` shows them), whether they have a password and a
+    /// proven email, their passkeys, oldest first (``describe(passkey:)``, issue 56), and their linked sign-in
+    /// identities (issue 54): every way they sign in. Nil when no owner has that email.
+    /// - Throws: storage errors.
+    public static func showOwner(configuration: PosternConfiguration, email: String, logger: Logger) async throws
+        -> [String]?
+    {
+        let database = try migratedDatabase(configuration, logger: logger)
+        guard let candidate = try await ownerStore(database).linkCandidate(email: email) else { return nil }
+        var lines = [
+            describe(candidate.owner),
+            "  password: " + (candidate.hasPassword ? "set" : "none (signs in with a passkey or a provider)"),
+            "  email: " + (candidate.emailVerified ? "proven" : "not proven"),
+        ]
+        let passkeys = try await PasskeyStore(database: database).credentials(of: .owner(candidate.owner.id))
+        lines += passkeys.isEmpty ? ["  no passkeys"] : passkeys.map(describe(passkey:))
+        let identities = try await SignInIdentityStore(database: database, clock: { unixNow() })
+            .identities(surface: .owners, account: candidate.owner.id)
+        lines.append("  sign-in identities: \(identities.count)")
+        for identity in identities {
+            let used = identity.lastUsedAt.map { "last used \(RFC3339.format($0))" } ?? "never used"
+            lines.append(
+                "    \(identity.provider)  issuer \(identity.issuer)  subject \(identity.subject)  "
+                    + "email \(identity.email ?? "-")  linked \(RFC3339.format(identity.createdAt))  \(used)")
+        }
+        return lines
+    }
+}

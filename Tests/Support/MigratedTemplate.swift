@@ -1,0 +1,110 @@
+import AuthCrypto
+import EmbeddedResources
+import Foundation
+import Logging
+import PostgresClient
+import Storage
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a test's database comes from: a copy of one that the shipped migrations were applied to once, instead of
+/// applying every migration again for each test (on PostgreSQL a copy is one `CREATE DATABASE … TEMPLATE`, on SQLite
+/// one file copy; applying some fifty migrations took longer than most tests). A template is named after a digest of
+/// the migrations' checksums, so a changed or added migration makes a new one and a stale one is never used; the
+/// runtime's migrator still runs on the copy and finds nothing to apply, as it does on a restart.
+public enum MigratedTemplate {
+    /// A digest of the backend's shipped migrations (versions and checksums): the templates' names.
+    static func fingerprint(_ dialect: SQLDialect) -> String {
+        let listed = EmbeddedResources.migrations(for: dialect).map { "\($0.version):\($0.checksum)" }
+        return SHA256.hash(listed.joined(separator: ",")).prefix(8).map { byte in
+            (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
+    }
+
+    /// Copies the migrated SQLite template to `path` (a file that does not exist yet), making the template first
+    /// when no test process has: `VACUUM INTO` a temporary name, then a rename, so a reader never sees half of one.
+    public static func copySQLite(to path: String, logger: Logger) throws {
+        let template = try sqliteTemplate(logger: logger)
+        try FileManager.default.copyItem(atPath: template, toPath: path)
+    }
+
+    private static let sqliteMade = Mutex<String?>(nil)
+
+    private static func sqliteTemplate(logger: Logger) throws -> String {
+        try sqliteMade.withLock { made in
+            if let made { return made }
+            let directory = NSTemporaryDirectory() + "postern-test-templates"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let path = "\(directory)/sqlite-\(fingerprint(.sqlite)).sqlite3"
+            if !FileManager.default.fileExists(atPath: path) {
+                let scratch = "\(directory)/building-\(getpid())-\(UUID().uuidString)"
+                try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: scratch) }
+                let database = try Database.open(path: scratch + "/postern.sqlite3", readerCount: 1, logger: logger)
+                defer { database.close() }
+                try Migrator(migrations: EmbeddedResources.migrations(for: .sqlite)).migrate(database)
+                let copy = scratch + "/template.sqlite3"
+                try database.writeSync { try $0.execute("VACUUM INTO '\(copy)'") }
+                guard rename(copy, path) == 0 else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+                }
+            }
+            made = path
+            return path
+        }
+    }
+}
+
+extension PostgresTestServer {
+    /// A new database on the server holding every shipped migration: a copy of the server's migrated template,
+    /// made by the first test process that needs it (under a name of its own, renamed into place once migrated, so
+    /// that two processes racing make two and keep one). Its URL.
+    public func migratedDatabase() throws -> String {
+        let template = try migratedTemplate()
+        let name = nextDatabaseName()
+        let admin = try PostgresConnection(url: url)
+        try admin.execute("CREATE DATABASE \(name) TEMPLATE \(template)")
+        return databaseURL(name)
+    }
+
+    private func migratedTemplate() throws -> String {
+        try templateMade.withLock { made in
+            if let made { return made }
+            let name = "postern_migrated_\(MigratedTemplate.fingerprint(.postgres))"
+            let admin = try PostgresConnection(url: url)
+            let exists = { try !admin.query("SELECT 1 FROM pg_database WHERE datname = ?", [.text(name)]).isEmpty }
+            if try !exists() {
+                let building = "\(name)_\(getpid())"
+                try admin.execute("CREATE DATABASE \(building)")
+                let database = try PostgresDatabase(url: databaseURL(building), count: 1, logger: Logger(label: "test"))
+                try Migrator(migrations: EmbeddedResources.migrations(for: .postgres)).migrate(database)
+                database.close()
+                try renameClosed(building, to: name, admin: admin, exists: exists)
+            }
+            made = name
+            return name
+        }
+    }
+
+    /// Renames the just-closed `building` to `name`; when another process made `name` first, drops `building`.
+    /// The server ends a closed session's backend a moment after the client goes, and until then the database
+    /// counts as in use, so a refusal is retried a few times.
+    private func renameClosed(
+        _ building: String, to name: String, admin: PostgresConnection, exists: () throws -> Bool
+    ) throws {
+        var attempt = 0
+        while true {
+            do {
+                try admin.execute(
+                    try exists() ? "DROP DATABASE \(building)" : "ALTER DATABASE \(building) RENAME TO \(name)")
+                return
+            } catch where attempt < 50 {
+                attempt += 1
+                usleep(100_000)
+            }
+        }
+    }
+}
