@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "WebAuthn", dependencies: ["CBOR", "AuthCrypto", "JSON", "ConfigurationReading"]),
         // The passkeys of owners and Mail.td Pro users and the challenges of ceremonies in progress, in the database
         // (issue 56): one model under both families of pages, knowing neither.
-        .target(name: "Passkeys", dependencies: ["Storage", "WebAuthn", "AuthCrypto"]),
+        .target(name: "Passkeys", dependencies: ["Storage", "WebAuthn", "AuthCrypto", "JSON"]),
         // Compact JWS (HS256/RS256), key sets by kid, JWKS.
         .target(name: "JWT", dependencies: ["JSON", "AuthCrypto"]),
         // Signing keys: in the data directory, or sealed in the shared database; generated, rotated, retired.
@@ -167,15 +167,15 @@ let package = Package(
         // (SignInThrottle). It knows no family: the owner pages, consent, the web inbox and the Pro dashboard sit on
         // top of it.
         .target(name: "BrowserPages", dependencies: [
-            "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ClientAddress",
+            "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ClientAddress", "Passkeys",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Owners: people who sign in with email and password and hold agent inboxes (issue 28): accounts with
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
-            "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages", "SignInProviders",
-            .product(name: "Metrics", package: "swift-metrics"),
+            "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages", "Passkeys", "WebAuthn",
+            "SignInProviders", "EmbeddedResources", .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Sign-in with identity providers (issue 54): the providers' configuration, OpenID Connect discovery and the
         // id_token's checks over JWT's published keys, the login transactions and the linked identities (the only
@@ -205,7 +205,7 @@ let package = Package(
         // pages.
         .target(name: "WebInbox", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
-            "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages",
+            "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages", "Audit", "Passkeys",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
@@ -280,7 +280,7 @@ let package = Package(
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "OutboundSocket", "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
-            "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn",
+            "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn", "Passkeys",
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
@@ -405,14 +405,15 @@ let package = Package(
         .testTarget(name: "OwnersTests", dependencies: [
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
-            "OAuthGrants", "CustomDomains", "DKIMKeys", "BrowserPages", "SignInProviders",
+            "OAuthGrants", "CustomDomains", "DKIMKeys", "BrowserPages", "Passkeys", "WebAuthn", "JSON",
+            "SignInProviders",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebInboxTests", dependencies: [
             "WebInbox", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool",
             "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "MailboxAccounts",
             "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "OutboundQueue", "PosternApp", "ClientAddress",
-            "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox",
+            "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox", "Audit", "Passkeys", "WebAuthn",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [
@@ -462,7 +463,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
-            "PosternApp", "WebAuthn", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
+            "PosternApp", "WebAuthn", "Passkeys", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",

@@ -1,10 +1,24 @@
 /// What an audit event records: a closed list whose raw values (`owner.signin`, `inbox.created`, ...) are stored and
 /// shown by `postern audit`, so a name, once released, never changes.
 public enum AuditAction: String, Sendable, CaseIterable, Codable {
-    /// An owner signed in with email and password.
+    /// An owner signed in with email and password, or with a passkey (details `{"method":"passkey"}`).
     case ownerSignIn = "owner.signin"
     /// A sign-in was refused (wrong email or password, or slowed down); the actor id is the email typed.
     case ownerSignInFailed = "owner.signin_failed"
+    /// An owner who holds a passkey removed their password: passkeys alone sign them in.
+    case ownerPasswordRemoved = "owner.password_removed"
+    /// A Pro user signed in to the web inbox with a passkey (details `{"method":"passkey"}`).
+    case proSignIn = "pro.signin"
+    /// A Pro user's passkey sign-in was refused (actor `passkey`; the reason in the details).
+    case proSignInFailed = "pro.signin_failed"
+    /// A passkey was registered (its holder's action; the target is its name).
+    case passkeyAdded = "passkey.added"
+    /// A passkey was renamed by its holder.
+    case passkeyRenamed = "passkey.renamed"
+    /// A passkey was removed (by its holder, or by the operator for a lost device).
+    case passkeyRemoved = "passkey.removed"
+    /// A passkey's counter went back: the sign-in was refused and the passkey signs nobody in until it is removed.
+    case passkeyPossiblyCloned = "passkey.possibly_cloned"
     /// An owner made an agent inbox (owner pages, a custom domain, or an app's consent).
     case inboxCreated = "inbox.created"
     /// An owner linked an agent inbox by its API key.
@@ -51,6 +65,13 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         switch self {
         case .ownerSignIn: "Signed in"
         case .ownerSignInFailed: "Sign-in refused"
+        case .ownerPasswordRemoved: "Password removed"
+        case .proSignIn: "Signed in"
+        case .proSignInFailed: "Sign-in refused"
+        case .passkeyAdded: "Passkey added"
+        case .passkeyRenamed: "Passkey renamed"
+        case .passkeyRemoved: "Passkey removed"
+        case .passkeyPossiblyCloned: "Passkey refused: possibly cloned"
         case .inboxCreated: "Inbox created"
         case .inboxLinked: "Inbox linked"
         case .inboxUnlinked: "Inbox unlinked"

@@ -4,9 +4,9 @@ import Storage
 /// plugin, so that `postern` runs from any directory with nothing beside it.
 ///
 /// The files in the repository stay the source: `migrations/sqlite/*.sql` and `migrations/postgres/*.sql` at
-/// the package root, `config/postern.env`, and `Sources/EmbeddedResources/openapi.json` and `web-inbox-live.js` (the
-/// web inbox's script). A test compares every embedded file with its source byte for byte, and the two migration sets
-/// with each other (the same numbers and names).
+/// the package root, `config/postern.env`, and `Sources/EmbeddedResources/openapi.json`, `web-inbox-live.js` (the
+/// web inbox's script) and `passkeys.js` (the passkey forms'). A test compares every embedded file with its source byte
+/// for byte, and the two migration sets with each other (the same numbers and names).
 public enum EmbeddedResources {
     /// Every `migrations/sqlite/*.sql` file as built, by file name, whatever its name.
     public static let migrationFiles: [EmbeddedFile] = EmbeddedFiles.migrations
@@ -40,6 +40,9 @@ public enum EmbeddedResources {
 
     /// The web inbox's live-list script (`web-inbox-live.js`), served at `/inbox/assets/live.js`.
     public static let webInboxScript: EmbeddedFile = EmbeddedFiles.webInboxLiveJS
+
+    /// The passkey forms' script (`passkeys.js`), served at `/owner/assets/passkeys.js`.
+    public static let passkeysScript: EmbeddedFile = EmbeddedFiles.passkeysJS
 }
 
 /// One file compiled into the binary.

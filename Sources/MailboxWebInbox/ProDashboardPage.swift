@@ -22,12 +22,14 @@ struct ProDashboardPage {
     var sandbox: (address: String, count: Int, used: Int64)?
     /// What the last post did, shown this once.
     var flash: WebInboxFlash
+    /// "Sign-in methods": the user's passkeys (``WebInboxService/passkeySection(_:)``); empty without passkeys.
+    var signInMethods: HTML = .empty
 
     func render(_ call: WebInboxProUserCall) -> HTML {
         let csrf = call.csrfToken
         let main = [
             BrowserPage.flash(flash.notice, kind: "notice"), BrowserPage.flash(flash.error, kind: "error"),
-            accountsSection(), tokensSection(csrf), domainsSection(csrf), webhookSection(csrf), sandboxSection(),
+            accountsSection(), signInMethods, tokensSection(csrf), domainsSection(csrf), webhookSection(csrf), sandboxSection(),
         ].joined()
         return call.document("Pro dashboard", main: main, css: Self.css)
     }

@@ -15,20 +15,15 @@ public struct OwnerInboxPages: Sendable {
     let inboxes: any OwnedInboxes
     let grants: OwnerGrants
     let agentDomain: String
-    /// The "Sign-in methods" section (issue 54); nil without sign-in providers.
-    let signInMethods: OwnerSignInMethods?
 
     /// - Parameters:
     ///   - service: sign-in, sessions and CSRF.
     ///   - inboxes: the owner's inboxes (the agent surface); at most ``OwnersConfiguration/maxInboxes`` each.
     ///   - grants: the owner's connected apps.
     ///   - agentDomain: the agent inbox domain new inboxes are made on (shown beside the username field).
-    ///   - signInMethods: the "Sign-in methods" section; nil without sign-in providers.
     public init(
-        service: OwnerService, inboxes: any OwnedInboxes, grants: OwnerGrants, agentDomain: String,
-        signInMethods: OwnerSignInMethods? = nil
+        service: OwnerService, inboxes: any OwnedInboxes, grants: OwnerGrants, agentDomain: String
     ) {
-        self.signInMethods = signInMethods
         self.service = service
         self.inboxes = CappedOwnedInboxes(inboxes, limit: service.configuration.maxInboxes)
         self.grants = grants
@@ -65,10 +60,13 @@ public struct OwnerInboxPages: Sendable {
             owner: owner, csrfToken: token, agentDomain: agentDomain,
             inboxes: try await inboxes.inboxes(ownerID: owner.id), grants: try await grants.grants(ownerID: owner.id))
         page.activity = await recentActivity(ownerID: owner.id)
+        page.signInMethods = try await service.signInMethods(of: owner, csrfToken: token)
         page.awaitingApproval = service.configuration.outsideSendingNeedsApproval && owner.approvedAt == nil
-        page.signInMethods = try await signInMethods?.section(owner: owner, csrfToken: token) ?? .empty
         configure(&page)
-        return HTMLPage.response(status, page.render(), setCookies: setCookies + (csrfCookie.map { [$0] } ?? []))
+        // The passkey forms' script, from this origin only (``OwnerPasskeyScript``).
+        return HTMLPage.response(
+            status, page.render(), policy: service.passkeys != nil ? .script(.self) : .page,
+            setCookies: setCookies + (csrfCookie.map { [$0] } ?? []))
     }
 
     /// The owner's newest events (their own only); none when the trail cannot be read, which never fails the page.

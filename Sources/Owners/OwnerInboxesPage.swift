@@ -31,7 +31,8 @@ struct OwnerInboxesPage {
     /// Whether the owner waits for the operator's approval before their inboxes may send outside (they signed up
     /// themselves, and sending outside needs an owner the operator answers for).
     var awaitingApproval = false
-    /// The "Sign-in methods" section (``OwnerSignInMethodsSection``), rendered; empty without sign-in providers.
+    /// The "Sign-in methods" section (``OwnerSignInMethodsSection``), rendered; empty when neither passkeys nor
+    /// providers are offered.
     var signInMethods: HTML = .empty
 
     func render() -> HTML {

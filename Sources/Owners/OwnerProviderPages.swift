@@ -319,11 +319,9 @@ public struct OwnerProviderPages: Sendable {
         guard let identity = linked.first(where: { $0.issuer == issuer && $0.subject == subject }) else {
             return BrowserPage.message(.notFound, OwnerInboxPages.title, ProviderMessage.notLinked)
         }
-        let hasPassword = try await service.owners.linkCandidate(id: owner.id)?.hasPassword ?? false
-        guard hasPassword || linked.count > 1 else {
-            return HTMLPage.redirect(
-                to: "/owner", setCookies: [service.browser.flashCookie(OwnerSignInMethodsFlash.lastMethod.rawValue)])
-        }
+        // The last way in (no password, no passkey that signs in, no other linked provider) stays.
+        guard try await service.signInWays(of: owner.id).keepsAWayIn(without: .identity(issuer: issuer, subject: subject))
+        else { return service.lastWayFlash() }
         if try await identities.unlink(surface: .owners, account: owner.id, issuer: issuer, subject: subject) {
             await service.audit.owner(
                 owner.id, .signInUnlinked, target: identity.provider, client: client,

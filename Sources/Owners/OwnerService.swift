@@ -7,10 +7,12 @@ import CustomDomains
 import DNS
 import HTTP1
 import Metrics
+import Passkeys
 import PasswordHashing
 import ServerKit
 import SignInProviders
 import Storage
+import WebAuthn
 
 /// The owners' browser side: sign-in, sign-up (when open) and sign-out at `/owner/...`, the sessions the other
 /// owner-facing pages (the owner pages, the authorization server's consent) read through ``browser``.
@@ -29,8 +31,20 @@ public final class OwnerService: Sendable {
     /// New owners per client address (``OwnersConfiguration/signUpsPerHour``); nil without that limit.
     let signUps: RateLimitTable<SignUpClass>?
     let signIns: @Sendable (String) -> Void
-    /// The sign-in providers whose buttons the sign-in page shows (issue 54), in configured order.
+    /// Owners' passkeys (listed, renamed and removed whether or not ceremonies run here); nil: no passkey is shown.
+    public let passkeyStore: PasskeyStore?
+    /// The passkey ceremonies; nil when the server has no RP ID (a public URL on an IP address): no passkey is offered.
+    public let passkeys: PasskeyCeremonies?
+    /// The passkey sign-in's backoff, in its own namespace of the owners' table (``SignInThrottle``).
+    let passkeyThrottle: SignInThrottle
+    /// `postern_passkey_ceremonies_total`: by ceremony and result.
+    let passkeyCeremonies: @Sendable (_ ceremony: String, _ result: String) -> Void
+    /// The sign-in providers whose buttons the sign-in page shows (issue 54), in configured order; also the ones
+    /// "Sign-in methods" offers to link.
     let signInButtons: [SignInProvider]
+    /// The owners' linked provider identities (issue 54): shown under "Sign-in methods" and counted as ways in
+    /// (``OwnerSignInWays``); nil (a service given none) shows and counts none.
+    public let identities: SignInIdentityStore?
 
     enum SignUpClass: Hashable, Sendable { case signUp }
 
@@ -52,13 +66,18 @@ public final class OwnerService: Sendable {
     ///   - pages: the runtime's one middleware of the browser pages; nil (a service on its own) makes one of the
     ///     configuration's page budget.
     ///   - audit: where sign-ins, failed sign-ins and the owner pages' changes are recorded.
+    ///   - passkeyStore: the passkeys (the runtime's); nil shows none and offers none.
+    ///   - relyingParty: the passkeys' relying party (``WebAuthn/WebAuthnConfiguration``); nil offers no passkey
+    ///     ceremony (passkeys registered before are still listed and may be removed).
     ///   - signInButtons: the sign-in providers whose buttons `/owner/sign-in` shows (``OwnerProviderPages``).
+    ///   - identities: the linked provider identities (the runtime's), shown and counted as ways in; nil counts none.
     /// - Throws: storage errors reading or creating the CSRF key.
     public init(
         configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool, dnsThreads: WorkerPool? = nil,
         resolver: DNSResolver? = nil, customDomains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
         metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil,
-        audit: AuditTrail = .disabled, pages: PageRoutes? = nil, signInButtons: [SignInProvider] = []
+        audit: AuditTrail = .disabled, pages: PageRoutes? = nil, passkeyStore: PasskeyStore? = nil,
+        relyingParty: RelyingParty? = nil, signInButtons: [SignInProvider] = [], identities: SignInIdentityStore? = nil
     ) throws {
         self.configuration = configuration
         self.signInButtons = signInButtons
@@ -86,6 +105,21 @@ public final class OwnerService: Sendable {
         signIns = { result in
             Counter(label: "postern_owner_signins_total", dimensions: [("result", result)], factory: factory).increment()
         }
+        passkeyCeremonies = { ceremony, result in
+            Counter(
+                label: "postern_passkey_ceremonies_total", dimensions: [("ceremony", ceremony), ("result", result)],
+                factory: factory
+            ).increment()
+        }
+        self.passkeyStore = passkeyStore
+        self.identities = identities
+        if let passkeyStore, let relyingParty {
+            passkeys = PasskeyCeremonies(
+                party: relyingParty, store: passkeyStore, challenges: PasskeyChallenges(database: database))
+        } else {
+            passkeys = nil
+        }
+        passkeyThrottle = SignInThrottle(database: database, backoff: configuration.backoff)
         let signUpRate = TokenBucketRate(requests: configuration.signUpsPerHour, perSeconds: 3600)
             .share(among: configuration.instances)
         signUps =
@@ -110,6 +144,7 @@ public final class OwnerService: Sendable {
                 try await signIn(request, client: context.clientKey, address: context.clientAddress?.description)
             })
         router.add(.POST, "/owner/sign-out", bodyLimit: limit, pages.limited { [self] request, _ in try await signOut(request) })
+        registerPasskeys(into: &router)
         if configuration.signUpOpen {
             router.add(.GET, "/owner/sign-up", pages.limited { [self] request, _ in try await signUpPage(request) })
             router.add(
@@ -123,14 +158,13 @@ public final class OwnerService: Sendable {
     func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let next = Self.localPath(request.queryItem("next"))
         if try await browser.owner(of: request) != nil { return HTMLPage.redirect(to: next) }
-        return form(.ok, request, OwnerSignInForm(action: "/owner/sign-in", next: next, signUpOpen: configuration.signUpOpen))
+        return form(.ok, request, signInForm(next: next))
     }
 
     /// - Parameter address: the client's address, for the audit trail.
     func signIn(_ request: HTTPRequest, client: ClientAddressKey, address: String? = nil) async throws -> HTTPResponse {
         let fields = request.formFields()
-        var page = OwnerSignInForm(
-            action: "/owner/sign-in", next: Self.localPath(fields["next"]), signUpOpen: configuration.signUpOpen)
+        var page = signInForm(next: Self.localPath(fields["next"]))
         page.email = fields["email"] ?? ""
         guard browser.csrfValid(fields, request) else {
             page.error = OwnerMessage.csrf
@@ -260,9 +294,18 @@ public final class OwnerService: Sendable {
         var page = page
         page.csrfToken = token
         if !page.signingUp { page.providers = signInButtons }
-        return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
+        // The passkey button's script, from this origin only (``OwnerPasskeyScript``).
+        return HTMLPage.response(
+            status, page.render(), policy: page.passkeys ? .script(.self) : .page,
+            setCookies: setCookie.map { [$0] } ?? [])
     }
 
+    /// The sign-in form coming back to `next`, with the passkey button when passkeys are offered.
+    func signInForm(next: String) -> OwnerSignInForm {
+        var page = OwnerSignInForm(action: "/owner/sign-in", next: next, signUpOpen: configuration.signUpOpen)
+        page.passkeys = passkeys != nil
+        return page
+    }
 
     /// The sign-in page that comes back to `next` (a local path, see ``localPath(_:)``) once the owner has signed
     /// in: every page that needs an owner, the authorization server's included, sends the browser here.

@@ -12,6 +12,8 @@ struct OwnerSignInForm {
     var email = ""
     var error: String?
     var csrfToken = ""
+    /// Whether the passkey sign-in is offered (the server has an RP ID).
+    var passkeys = false
     /// The sign-in providers with a button (issue 54): each posts `provider`, `surface=owners`, `intent=sign-in` and
     /// `next` to `/oidc/start`.
     var providers: [SignInProvider] = []
@@ -31,11 +33,12 @@ struct OwnerSignInForm {
             <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
             <input type="hidden" name="next" value="\(next)">
             <label for="email">Email</label>
-            <input id="email" name="email" type="email" autocomplete="email" required value="\(email)">
+            <input id="email" name="email" type="email" autocomplete="\(passkeys && !signingUp ? "username webauthn" : "email")" required value="\(email)">
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="\(signingUp ? "new-password" : "current-password")" required>
             <button type="submit" id="submit">\(signingUp ? "Create account" : "Sign in")</button>
             </form>
+            \(signingUp || !passkeys ? .empty : OwnerPasskeyParts.signIn(csrfToken: csrfToken, next: next))
             \(other)
             </section>
             \(providerButtons())

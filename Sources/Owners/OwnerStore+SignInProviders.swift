@@ -81,12 +81,13 @@ extension OwnerStore {
     }
 
     /// Removes the owner `id` when they have no password: the undoing of ``createWithoutPassword(email:)`` when the
-    /// identity it was made for could not be linked to them (another instance linked it first).
+    /// identity it was made for could not be linked to them (another instance linked it first). An owner who removed
+    /// their password (issue 56) is never one of these.
     /// - Returns: whether an owner was removed.
     @discardableResult
     public func removeWithoutPassword(id: String) async throws -> Bool {
         try await database.write { connection in
-            try connection.run("DELETE FROM owners WHERE id = ? AND password_hash = ''", [.text(id)]) > 0
+            try connection.run("DELETE FROM owners WHERE id = ? AND password_hash = '' AND password_removed_at IS NULL", [.text(id)]) > 0
         }
     }
 

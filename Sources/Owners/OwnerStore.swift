@@ -75,8 +75,13 @@ public struct OwnerStore: Sendable {
         let found = try await database.read { connection -> (blockedUntil: Int64, owner: (Owner, String)?) in
             let blocked = try throttle.blockedUntil(keys, in: connection)
             let row = try connection.query(
-                "SELECT id, email, password_hash, created_at, approved_at FROM owners WHERE email = ?", [.text(email)]
+                """
+                SELECT id, email, password_hash, created_at, approved_at, password_removed_at FROM owners
+                WHERE email = ?
+                """, [.text(email)]
             ).first
+            // A removed password signs nobody in: the decoy is checked instead, at the same cost.
+            guard row?.int("password_removed_at") == nil else { return (blocked, nil) }
             return (blocked, row.flatMap(Self.ownerWithHash))
         }
         if found.blockedUntil > now { return .slowDown(retryAfter: found.blockedUntil - now) }
@@ -86,6 +91,39 @@ public struct OwnerStore: Sendable {
         }
         try await throttle.failed(keys, now: now)
         return .refused
+    }
+
+    /// Whether the owner with id `id` has a password: false once they removed it, for an owner a sign-in provider
+    /// made (issue 54: an empty hash), or when there is no such owner.
+    public func hasPassword(ownerID id: String) async throws -> Bool {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT 1 AS one FROM owners WHERE id = ? AND password_hash <> '' AND password_removed_at IS NULL",
+                [.text(id)]
+            ).first != nil
+        }
+    }
+
+    /// Removes the password of the owner with id `id` once `password` proves it is theirs: the hash is emptied and
+    /// only passkeys sign them in (the caller makes sure they hold one). The operator's `set-password` gives one back.
+    /// - Returns: false when `password` is not the owner's (or they have none).
+    /// - Throws: storage and pool errors.
+    public func removePassword(ownerID id: String, password: String) async throws -> Bool {
+        guard password.utf8.count <= OwnerCredentials.maximumPasswordBytes else { return false }
+        let hash = try await database.read { connection in
+            try connection.query(
+                "SELECT password_hash FROM owners WHERE id = ? AND password_removed_at IS NULL", [.text(id)]
+            ).first?.text("password_hash")
+        }
+        guard try await hasher.verify(password, against: hash), hash != nil else { return false }
+        let now = clock()
+        return try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE owners SET password_hash = '', password_removed_at = ?
+                WHERE id = ? AND password_removed_at IS NULL
+                """, [.integer(now), .text(id)]) == 1
+        }
     }
 
     /// The owner with id `id`, if any.
@@ -110,8 +148,8 @@ public struct OwnerStore: Sendable {
         }
     }
 
-    /// Sets the password of the owner with `email` and ends every browser session they have, as a reset would: a
-    /// browser signed in with the old password is signed out. Their app grants stay (revocable on `/owner`).
+    /// Sets the password of the owner with `email` (one they removed included) and ends every browser session they
+    /// have, as a reset would: a browser signed in with the old password is signed out. Their app grants stay (revocable on `/owner`).
     /// - Returns: false when no owner has that email.
     /// - Throws: ``OwnerError/weakPassword``; storage and pool errors.
     public func setPassword(email: String, password: String) async throws -> Bool {
@@ -121,7 +159,9 @@ public struct OwnerStore: Sendable {
         return try await database.write { connection in
             try connection.transaction {
                 guard let id = try Self.ownerID(email: email, connection) else { return false }
-                try connection.run("UPDATE owners SET password_hash = ? WHERE id = ?", [.text(hash), .text(id)])
+                try connection.run(
+                    "UPDATE owners SET password_hash = ?, password_removed_at = NULL WHERE id = ?",
+                    [.text(hash), .text(id)])
                 try connection.run("DELETE FROM owner_sessions WHERE owner_id = ?", [.text(id)])
                 return true
             }

@@ -77,8 +77,13 @@ public struct PasskeyChallenges: Sendable {
     /// - Returns: how many rows were removed.
     @discardableResult
     public func purgeExpired(now: Int64) async throws -> Int {
-        try await database.write { connection in
-            try connection.run("DELETE FROM passkey_challenges WHERE expires_at < ?", [.integer(now)])
-        }
+        try await database.write { connection in try Self.purge(connection, now: now) }
+    }
+
+    /// Deletes challenges that expired before `now` in `connection`, for a purge that sheds several tables (the
+    /// owners' `OwnerPurge`, run every minute): ceremonies begun and never finished leave nothing behind.
+    /// - Returns: how many rows were removed.
+    public static func purge(_ connection: any SQLConnection, now: Int64) throws -> Int {
+        try connection.run("DELETE FROM passkey_challenges WHERE expires_at < ?", [.integer(now)])
     }
 }

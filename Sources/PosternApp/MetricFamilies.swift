@@ -54,6 +54,7 @@ enum MetricFamilies {
         // Mailbox accounts, owners, remote hashes.
         "postern_mailbox_accounts_created_total": "Mailbox accounts created, by plan (free, pro).",
         "postern_owner_signins_total": "Owner sign-ins, by result.",
+        "postern_passkey_ceremonies_total": "Passkey ceremonies finished, by ceremony (registration, sign_in) and result.",
         "postern_remote_hash_fetches_total": "Remote password-hash fetches, by result.",
         "postern_remote_hash_verifications_total": "Remote password verifications, by result.",
         // OAuth.

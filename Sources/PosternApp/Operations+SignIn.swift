@@ -1,10 +1,11 @@
 import Logging
 import Owners
+import Passkeys
 import SignInProviders
 import Storage
 import Time
 
-/// The operator commands behind `postern oidc show` and `postern owner show` (issue 54).
+/// The operator commands behind `postern oidc show` and `postern owner show` (issues 54 and 56).
 extension Operations {
     /// `postern oidc show`: the one redirect URI to register at every provider, then one block per provider: its kind
     /// and issuer (or GitHub URLs), surfaces and rules, and its discovery state, fetched now through the provider's
@@ -47,7 +48,8 @@ extension Operations {
     }
 
     /// `postern owner show`: the owner with `email` (as `owner list` shows them), whether they have a password and a
-    /// proven email, and their linked sign-in identities; nil when no owner has that email.
+    /// proven email, their passkeys, oldest first (``describe(passkey:)``, issue 56), and their linked sign-in
+    /// identities (issue 54): every way they sign in. Nil when no owner has that email.
     /// - Throws: storage errors.
     public static func showOwner(configuration: PosternConfiguration, email: String, logger: Logger) async throws
         -> [String]?
@@ -56,9 +58,11 @@ extension Operations {
         guard let candidate = try await ownerStore(database).linkCandidate(email: email) else { return nil }
         var lines = [
             describe(candidate.owner),
-            "  password: " + (candidate.hasPassword ? "set" : "none (signs in with a provider)"),
+            "  password: " + (candidate.hasPassword ? "set" : "none (signs in with a passkey or a provider)"),
             "  email: " + (candidate.emailVerified ? "proven" : "not proven"),
         ]
+        let passkeys = try await PasskeyStore(database: database).credentials(of: .owner(candidate.owner.id))
+        lines += passkeys.isEmpty ? ["  no passkeys"] : passkeys.map(describe(passkey:))
         let identities = try await SignInIdentityStore(database: database, clock: { unixNow() })
             .identities(surface: .owners, account: candidate.owner.id)
         lines.append("  sign-in identities: \(identities.count)")

@@ -86,6 +86,14 @@ extension PosternMetrics {
         }
     }
 
+    /// Pro users' passkey ceremonies in the web inbox, beside the owners' in the same family:
+    /// `postern_passkey_ceremonies_total{ceremony="registration|sign_in",result}`.
+    @Sendable
+    func passkeyCeremony(_ ceremony: String, _ result: String) {
+        Counter(label: "postern_passkey_ceremonies_total", dimensions: [("ceremony", ceremony), ("result", result)])
+            .increment()
+    }
+
     /// The web inbox's live lists: `postern_web_inbox_event_streams` (streams open now).
     @Sendable
     func webInboxLiveStream(_ opened: Bool) {

@@ -24,6 +24,7 @@ import OAuthServer
 import OutboundQueue
 import OutboundSocket
 import Owners
+import Passkeys
 import RemoteHashAuth
 import ServerKit
 import SignInProviders
@@ -82,7 +83,9 @@ enum Surfaces {
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool, resolver: resolver,
             customDomains: mail.domains, clock: clock, audit: audit, pages: pages,
-            signInButtons: signIn?.providers(for: .owners) ?? [])
+            passkeyStore: PasskeyStore(database: database),
+            relyingParty: configuration.webAuthn.relyingParty(publicURL: identity.baseURL),
+            signInButtons: signIn?.providers(for: .owners) ?? [], identities: signInIdentities)
         owners.register(into: &router)
         if let signIn {
             OwnerProviderPages(service: owners, flow: signIn, identities: signInIdentities).register(into: &router)
@@ -94,10 +97,7 @@ enum Surfaces {
         let grants = OAuthGrantStore(database: database, observer: grantCache)
         OwnerInboxPages(
             service: owners, inboxes: ownedInboxes, grants: OwnerGrants(store: grants, clock: clock),
-            agentDomain: configuration.agent.inboxDomain,
-            signInMethods: signIn.map {
-                OwnerSignInMethods(flow: $0, identities: signInIdentities, owners: owners.owners)
-            }
+            agentDomain: configuration.agent.inboxDomain
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
 
@@ -154,7 +154,11 @@ enum Surfaces {
             configuration: inboxSettings, ownerBrowser: owners.browser, pages: pages, ownedInboxes: ownedInboxes,
             signIns: inboxAccounts, mail: mail.store, database: database, clock: clock,
             sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts,
-            linksDashboard: true, onLiveStream: metrics.webInboxLiveStream)
+            linksDashboard: true, onLiveStream: metrics.webInboxLiveStream,
+            passkeys: owners.passkeys.map {
+                // Pro users' passkeys run on the owners' ceremonies: one relying party, store and challenge table.
+                WebInboxPasskeys(ceremonies: $0, audit: audit, onCeremony: metrics.passkeyCeremony)
+            })
         inbox.register(into: &router)
         ProDashboardController(inbox: inbox, surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
             .register(into: &router)

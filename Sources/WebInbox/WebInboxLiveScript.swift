@@ -1,7 +1,5 @@
-import AuthCrypto
+import BrowserPages
 import EmbeddedResources
-import Foundation
-import HTTP1
 
 /// The one script of the web inbox (`Sources/EmbeddedResources/web-inbox-live.js`, compiled into the binary), served
 /// at ``path`` (no framework, no CDN, no inline script): on a list page it listens to the mailbox's event stream
@@ -14,23 +12,7 @@ enum WebInboxLiveScript {
     /// Where the pages load it from.
     static let path = "/inbox/assets/live.js"
 
-    /// The script's bytes: `Sources/EmbeddedResources/web-inbox-live.js`, compiled into the binary.
-    static let bytes = EmbeddedResources.webInboxScript.bytes
-
-    /// Its strong validator: the first 16 bytes of its SHA-256, base64url, quoted.
-    static let entityTag = "\"" + Base64URL.encode(Array(SHA256.hash(bytes).prefix(16))) + "\""
-
-    /// The script, or a 304 when the browser holds this version (`If-None-Match`): `text/javascript`, `nosniff`,
-    /// revalidated on every use (`no-cache` and the `ETag`), so a new binary's script is never one cached from the old.
-    static func response(to request: HTTPRequest) -> HTTPResponse {
-        let cached = request.headers["If-None-Match"].map { header in
-            header.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == entityTag }
-        } ?? false
-        var response = HTTPResponse(status: cached ? .notModified : .ok, body: cached ? [] : bytes)
-        response.headers.replaceOrAdd("Content-Type", "text/javascript; charset=utf-8")
-        response.headers.replaceOrAdd("Cache-Control", "no-cache")
-        response.headers.replaceOrAdd("ETag", entityTag)
-        response.headers.replaceOrAdd("X-Content-Type-Options", "nosniff")
-        return response
-    }
+    /// The script as served (``BrowserPages/PageScript``): `Sources/EmbeddedResources/web-inbox-live.js`, compiled
+    /// into the binary.
+    static let script = PageScript(path: path, bytes: EmbeddedResources.webInboxScript.bytes)
 }

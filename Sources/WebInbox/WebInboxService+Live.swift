@@ -16,7 +16,7 @@ extension WebInboxService {
     /// Adds the routes. Before `/inbox/m/{mailbox}/{id}`, so that `events` is never taken for a message id.
     func registerLive(into router: inout ContextRouter) {
         router.add(
-            .GET, WebInboxLiveScript.path, .immediate { request, _, _ in WebInboxLiveScript.response(to: request) })
+            .GET, WebInboxLiveScript.path, .immediate { request, _, _ in WebInboxLiveScript.script.response(to: request) })
         router.add(
             .GET, "/inbox/m/{mailbox}/events",
             pages.limitedStream { [self] request, _, parameters, writer in

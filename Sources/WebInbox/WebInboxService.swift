@@ -42,6 +42,8 @@ public final class WebInboxService: Sendable {
     let captures: (any WebInboxCaptures)?
     /// Told when a live-list stream opens (`true`) and ends (`false`): the server's gauge of them.
     let onLiveStream: @Sendable (Bool) -> Void
+    /// Pro users' passkeys (issue 56); nil: none is offered or shown.
+    let passkeys: WebInboxPasskeys?
 
     /// Live-list event streams open on this instance now.
     public var openLiveStreams: Int { liveStreams.openCount }
@@ -66,14 +68,16 @@ public final class WebInboxService: Sendable {
     ///   - linksDashboard: whether a Pro user's pages link to the Pro dashboard at ``dashboardPath``, which the Mail.td
     ///     side serves through ``proUserRoute(_:)``.
     ///   - onLiveStream: told when a live-list stream opens (`true`) and ends (`false`).
+    ///   - passkeys: Pro users' passkey ceremonies, audit trail and counter; nil offers Pro users no passkey.
     /// - Throws: storage errors reading or creating the shared keys.
     public init(
         configuration: WebInboxConfiguration, ownerBrowser: OwnerBrowser, pages: PageRoutes,
         ownedInboxes: any OwnedInboxes, signIns: (any WebInboxSignIn)?, mail: MailStore, database: any SQLDatabase,
         clock: @escaping @Sendable () -> Int64, sender: (any WebInboxSender)? = nil,
         captures: (any WebInboxCaptures)? = nil, linksDashboard: Bool = false,
-        onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }
+        onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }, passkeys: WebInboxPasskeys? = nil
     ) throws {
+        self.passkeys = passkeys
         self.onLiveStream = onLiveStream
         self.sender = sender
         self.captures = captures
@@ -130,6 +134,7 @@ public final class WebInboxService: Sendable {
         router.add(.GET, "/inbox/m/{mailbox}", page { [self] in try await list($0, $1, $2) })
         registerCompose(into: &router)
         registerLive(into: &router)
+        registerPasskeys(into: &router)
         router.add(.GET, "/inbox/m/{mailbox}/{id}", page { [self] in try await message($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/html", page { [self] in try await htmlPart($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/raw", page { [self] in try await rawSource($0, $1, $2) })
@@ -234,14 +239,14 @@ public final class WebInboxService: Sendable {
 
     func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {
         if try await viewer(of: request) != nil { return HTMLPage.redirect(to: "/inbox") }
-        return form(.ok, request, WebInboxSignInForm(proOpen: signIns != nil))
+        return form(.ok, request, signInForm())
     }
 
     /// `kind` `account` (`address`, `password`) or `pro` (`email` and `password`, or `token`): one answer for every
     /// refusal, the sign-in backoff per name and client address.
     func signIn(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
         let fields = request.formFields()
-        var page = WebInboxSignInForm(proOpen: signIns != nil)
+        var page = signInForm()
         page.address = fields["address"] ?? ""
         page.email = fields["email"] ?? ""
         guard forms.csrfValid(fields, request) else {
@@ -319,7 +324,7 @@ public final class WebInboxService: Sendable {
     }
 
     /// A new session (never the one the browser brought), its cookie, the pre-session cookie dropped; then `/inbox`.
-    private func startSession(
+    func startSession(
         _ principal: WebInboxPrincipal, _ binding: WebInboxSessionBinding, _ request: HTTPRequest
     ) async throws -> HTTPResponse {
         if let old = request.cookie(Self.sessionCookie) { try await sessions.close(token: old) }
@@ -332,10 +337,20 @@ public final class WebInboxService: Sendable {
             ])
     }
 
-    private func form(_ status: HTTPStatus, _ request: HTTPRequest, _ page: WebInboxSignInForm) -> HTTPResponse {
+    /// The sign-in page, with the Pro passkey button when Pro users are offered passkeys.
+    func signInForm() -> WebInboxSignInForm {
+        var page = WebInboxSignInForm(proOpen: signIns != nil)
+        page.passkeys = signIns != nil && passkeys != nil
+        return page
+    }
+
+    func form(_ status: HTTPStatus, _ request: HTTPRequest, _ page: WebInboxSignInForm) -> HTTPResponse {
         let (token, setCookie) = forms.csrf(for: request)
         var page = page
         page.csrfToken = token
-        return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
+        // The passkey button's script, from this origin only (``WebInboxPasskeys/script``).
+        return HTMLPage.response(
+            status, page.render(), policy: page.passkeys ? .script(.self) : .page,
+            setCookies: setCookie.map { [$0] } ?? [])
     }
 }

@@ -26,6 +26,8 @@ public enum WebInboxCredentials: Sendable, Equatable {
     case proUser(email: String, password: String)
     /// A live `tm_pro_` API token of an active Pro user.
     case apiToken(String)
+    /// A Pro user, by id, whose passkey the web inbox has just verified: signed in while they are active.
+    case passkey(proUserID: String)
 }
 
 /// What a session may read now, as the Mail.td side found it.

@@ -6,6 +6,8 @@ import ServerKit
 /// browser tests; owners sign in at `/owner/sign-in` and come back.
 struct WebInboxSignInForm {
     var proOpen: Bool
+    /// Whether a Pro user may sign in with a passkey (``WebInboxPasskeyParts/signIn(csrfToken:)``).
+    var passkeys = false
     var address = ""
     var email = ""
     var error: String?
@@ -22,13 +24,14 @@ struct WebInboxSignInForm {
                 \(csrf)
                 <input type="hidden" name="kind" value="pro">
                 <label for="pro-email">Email</label>
-                <input id="pro-email" name="email" type="email" autocomplete="email" value="\(email)">
+                <input id="pro-email" name="email" type="email" autocomplete="\(passkeys ? "username webauthn" : "email")" value="\(email)">
                 <label for="pro-password">Password</label>
                 <input id="pro-password" name="password" type="password" autocomplete="current-password">
                 <label for="pro-token">Or an API token</label>
                 <input id="pro-token" name="token" type="password" placeholder="tm_pro_…">
                 <button type="submit" id="pro-submit">Sign in</button>
                 </form>
+                \(passkeys ? WebInboxPasskeyParts.signIn(csrfToken: csrfToken) : .empty)
                 </section>
                 """
         }

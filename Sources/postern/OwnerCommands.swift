@@ -2,13 +2,13 @@ import ArgumentParser
 import Owners
 import PosternApp
 
-/// `postern owner create|list|show|approve|set-password|remove`: the people who sign in to the owner pages and authorize
+/// `postern owner create|list|show|approve|set-password|remove` and `owner passkeys remove`: the people who sign in to the owner pages and authorize
 /// apps (OAuth).
 struct OwnerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "owner",
         abstract: "Create, list and remove owners (people who hold inboxes and authorize apps); set their passwords.",
-        subcommands: [Create.self, List.self, Show.self, Approve.self, SetPassword.self, Remove.self])
+        subcommands: [Create.self, List.self, Show.self, Approve.self, SetPassword.self, Remove.self, Passkeys.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an owner who signs in with email and password.")
@@ -90,16 +90,42 @@ struct OwnerCommand: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show an owner: whether they have a password and a proven email, and their linked sign-in providers.")
+            abstract: "Show an owner: whether they have a password and a proven email, their passkeys (id, name, "
+                + "algorithm, created, last used, synced or not) and their linked sign-in providers.")
         @OptionGroup var options: ConfigurationOptions
         @Option(help: "The owner's email.") var email: String
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             guard let lines = try await Operations.showOwner(configuration: configuration, email: email, logger: logger)
             else { throw CommandFailure("no owner has email '\(email)'") }
             for line in lines { print(line) }
+        }
+    }
+
+    struct Passkeys: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Manage an owner's passkeys.", subcommands: [RemovePasskey.self])
+    }
+
+    struct RemovePasskey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove",
+            abstract: "Remove an owner's passkey (a lost device): it signs nobody in from now on.",
+            discussion: "The id is the one `owner show` lists. The owner's password and other ways in are untouched; `owner set-password` gives one back.")
+        @OptionGroup var options: ConfigurationOptions
+        @Option(help: "The owner's email.") var email: String
+        @Option(help: "The passkey's id (from `owner show`).") var id: String
+
+        func run() async throws {
+            let (configuration, logger) = try await options.loadWithLogger()
+            switch try await Operations.removeOwnerPasskey(
+                configuration: configuration, email: email, id: id, logger: logger)
+            {
+            case .removed: print("removed passkey \(id) of \(email)")
+            case .noOwner: throw CommandFailure("no owner has email '\(email)'")
+            case .noPasskey: throw CommandFailure("\(email) has no passkey '\(id)'")
+            }
         }
     }
 

@@ -35,6 +35,12 @@ struct ConfigurationOptions: ParsableArguments {
             throw CommandFailure("configuration: \(error)")
         }
     }
+
+    /// ``load(_:)``, and the logger an operator command logs through at the configuration's level.
+    func loadWithLogger() async throws -> (PosternConfiguration, Logger) {
+        let configuration = try await load()
+        return (configuration, bootstrapLogging(level: configuration.observability.logLevel))
+    }
 }
 
 /// The listen flags, for `serve` only (the operator commands listen on nothing).

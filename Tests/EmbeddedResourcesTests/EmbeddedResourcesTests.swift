@@ -64,4 +64,11 @@ struct EmbeddedResourcesTests {
         #expect(EmbeddedResources.webInboxScript.name == "web-inbox-live.js")
         #expect(EmbeddedResources.webInboxScript.bytes == [UInt8](try Data(contentsOf: file)))
     }
+
+    @Test("the embedded passkey script is passkeys.js, byte for byte")
+    func passkeysScriptMatchesFile() throws {
+        let file = Self.repository.appendingPathComponent("Sources/EmbeddedResources/passkeys.js")
+        #expect(EmbeddedResources.passkeysScript.name == "passkeys.js")
+        #expect(EmbeddedResources.passkeysScript.bytes == [UInt8](try Data(contentsOf: file)))
+    }
 }

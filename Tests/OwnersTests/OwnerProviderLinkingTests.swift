@@ -135,11 +135,14 @@ struct OwnerPasswordlessTests {
         let candidate = try #require(try await owners.linkCandidate(email: "ADA@example.com"))
         #expect(candidate == OwnerLinkCandidate(owner: owner, emailVerified: true, hasPassword: false))
         #expect(try await owners.linkCandidate(id: owner.id) == candidate)
+        // The one answer "Sign-in methods", `owner show` and the last-way-in rule read (issue 56's removal alike).
+        #expect(try await !owners.hasPassword(ownerID: owner.id))
         await #expect(throws: OwnerError.emailTaken) { try await owners.createWithoutPassword(email: "ada@example.com") }
         // The operator may give them a password later; then it signs them in.
         #expect(try await owners.setPassword(email: "ada@example.com", password: "correct horse"))
         #expect(try await owners.signIn(email: "ada@example.com", password: "correct horse", client: Self.ip) == .signedIn(owner))
         #expect(try await owners.linkCandidate(id: owner.id)?.hasPassword == true)
+        #expect(try await owners.hasPassword(ownerID: owner.id))
         // removeWithoutPassword removes only an owner without a password.
         #expect(try await owners.removeWithoutPassword(id: owner.id) == false)
         let other = try await owners.createWithoutPassword(email: "bob@example.com")

@@ -4,11 +4,14 @@ import ComputePool
 import DKIMKeys
 import HTTP1
 import Owners
+import Passkeys
 import PasswordHashing
 import PosternTestSupport
 import ServerKit
+import SignInProviders
 import Storage
 import Testing
+import WebAuthn
 
 /// Argon2id at test cost (64 KiB, one pass): the rules under test do not depend on the cost.
 let cheapArgon2 = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
@@ -31,10 +34,12 @@ final class OwnersHarness: @unchecked Sendable {
     /// The owners' domains' DKIM keys, when the harness was made with them.
     let dkimKeys: DKIMKeyStore?
 
-    /// - Parameter dkim: whether owners' domains get DKIM keys, as the composition root gives them (``dkimKeys``).
+    /// - Parameters:
+    ///   - dkim: whether owners' domains get DKIM keys, as the composition root gives them (``dkimKeys``).
+    ///   - relyingParty: the passkeys' relying party; nil offers no passkeys.
     init(
         _ backend: StorageBackend, auditLog: (any AuditLog)? = nil, dkim: Bool = false,
-        configure: (inout OwnersConfiguration) -> Void = { _ in }
+        relyingParty: RelyingParty? = nil, configure: (inout OwnersConfiguration) -> Void = { _ in }
     ) throws {
         test = try backend.makeDatabase()
         let log = auditLog ?? SQLAuditLog(database: test.database)
@@ -56,7 +61,8 @@ final class OwnersHarness: @unchecked Sendable {
         service = try OwnerService(
             configuration: configuration, database: test.database, pool: pool,
             clock: { clock.now }, monotonicClock: clock.monotonic,
-            audit: AuditTrail(log, clock: { clock.now }))
+            audit: AuditTrail(log, clock: { clock.now }), passkeyStore: PasskeyStore(database: test.database),
+            relyingParty: relyingParty, identities: SignInIdentityStore(database: test.database, clock: { clock.now }))
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router

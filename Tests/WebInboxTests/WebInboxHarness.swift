@@ -1,4 +1,5 @@
 import AgentAuth
+import Audit
 import AuthCrypto
 import ComputePool
 import DKIMKeys
@@ -16,12 +17,14 @@ import MailboxAccounts
 import MailboxWebInbox
 import OutboundQueue
 import Owners
+import Passkeys
 import PasswordHashing
 import PosternTestSupport
 import ServerKit
 import Storage
 import Synchronization
 import Testing
+import WebAuthn
 import WebInbox
 import Webhooks
 
@@ -58,8 +61,10 @@ final class WebInboxHarness: Sendable {
     ///   - backend: the storage backend the harness's database is on.
     ///   - signIns: the web inbox's sign-in port; default: the Mail.td surface's, as the composition root gives it.
     ///   - configure: changes to the web inbox's settings (the live list's limits).
+    ///   - relyingParty: Pro users' passkeys' relying party (the audit trail in the database's table); nil offers no
+    ///     passkeys.
     init(
-        _ backend: StorageBackend, signIns: (any WebInboxSignIn)? = nil,
+        _ backend: StorageBackend, signIns: (any WebInboxSignIn)? = nil, relyingParty: RelyingParty? = nil,
         _ configure: (inout WebInboxConfiguration) -> Void = { _ in }
     ) throws {
         test = try backend.makeDatabase(logger: Logger(label: "webinbox-tests"))
@@ -114,7 +119,14 @@ final class WebInboxHarness: Sendable {
             signIns: signIns ?? accounts, mail: mail, database: database, clock: { clock.now },
             sender: JMAPWebInboxSender(
                 jmap: jmap, principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
-            captures: accounts, linksDashboard: true)
+            captures: accounts, linksDashboard: true,
+            passkeys: relyingParty.map {
+                WebInboxPasskeys(
+                    ceremonies: PasskeyCeremonies(
+                        party: $0, store: PasskeyStore(database: database),
+                        challenges: PasskeyChallenges(database: database)),
+                    audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
+            })
 
         var router = ContextRouter()
         owners.register(into: &router)

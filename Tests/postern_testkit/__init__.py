@@ -26,6 +26,8 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
 - smarthost: `Smarthost` (aiosmtpd with STARTTLS and AUTH required, recording what it takes); import it by name
 - counting_mx: `CountingMX` (aiosmtpd as a plain MX keeping each message's Message-ID and sending client, able to
   hold one client's messages unanswered); import it by name
+- webauthn: `SoftwareAuthenticator` (ES256, EdDSA, RS256 passkeys; registrations and assertions with any part forged;
+  cryptography + cbor2, the latter installed by the test); import it by name
 - jmap_agent: `JMAPAgent` (signup, capability tokens, send through Email/set + EmailSubmission/set, EmailSubmission
   get/changes, inbox, raw download) in plain HTTP JSON; import it by name
 - browser: `make_driver` (headless Chromium: width, download directory, JavaScript off), `set_viewport`,

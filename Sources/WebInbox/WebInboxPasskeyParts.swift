@@ -1,0 +1,37 @@
+import BrowserPages
+import Passkeys
+import ServerKit
+
+/// The passkey parts of the web inbox's pages (issue 56): "Sign-in methods" in the Pro dashboard (the user's passkeys
+/// with their name, when made, when last used, whether synced; rename and remove forms each; the form that registers a
+/// new one), and the Pro passkey button of `/inbox/sign-in`.
+///
+/// The forms are run by the owner pages' script (``WebInboxPasskeys/script``: `data-passkey`, `data-options`): it
+/// fetches the options, asks the browser for the credential, puts its JSON in the hidden `credential` field and
+/// submits the form. Without JavaScript the `noscript` says passkeys need it; the password still works.
+///
+/// Form fields: register `name`, `credential`; rename `name`; sign-in `credential`; every form `csrf_token`.
+enum WebInboxPasskeyParts {
+    /// "Sign-in methods" (`#sign-in-methods`): `passkeys` (`#passkeys`, `.passkey` rows) and `#passkey-register`.
+    static func signInMethods(passkeys: [PasskeyCredential], csrfToken: String) -> HTML {
+        let hidden: HTML = "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(csrfToken)\">"
+        let list = PasskeyPageParts.list(passkeys, base: "/inbox/passkeys", hidden: hidden, time: WebInboxPage.time)
+        let register = PasskeyPageParts.register(
+            base: "/inbox/passkeys", script: WebInboxPasskeys.script.path, hidden: hidden)
+        return """
+            <section class="card" id="sign-in-methods"><h2>Sign-in methods</h2>
+            <p>You sign in with your email and password, or with a passkey.</p>
+            \(list)\(register)<p class="hint">A passkey signs you in with your device's screen lock, and no look-alike \
+            site can use it. A synced passkey is kept by your password manager across your devices.</p>
+            </section>
+
+            """
+    }
+
+    /// The Pro passkey button of `/inbox/sign-in` (`#passkey-sign-in`).
+    static func signIn(csrfToken: String) -> HTML {
+        PasskeyPageParts.signIn(
+            action: "/inbox/sign-in/passkey", script: WebInboxPasskeys.script.path,
+            hidden: "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(csrfToken)\">\n")
+    }
+}
