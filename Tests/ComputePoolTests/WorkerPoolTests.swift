@@ -100,17 +100,20 @@ struct WorkerPoolTests {
     func shutdownDrainsAndJoins() async throws {
         let pool = WorkerPool(threads: 2, queueLimit: 8)
         let finished = Gauge()
+        let started = Gauge()
         let gate = DispatchSemaphore(value: 0)
         let jobs = (0..<6).map { _ in
             Task {
                 try await pool.run {
+                    started.enter()
                     gate.wait()
                     Thread.sleep(forTimeInterval: 0.01)
                     finished.enter()
                 }
             }
         }
-        while pool.queuedCount < 4 { try await Task.sleep(for: .milliseconds(5)) }
+        // Every job handed over before the shutdown: two running on the two threads, four waiting in the queue.
+        while started.peak < 2 || pool.queuedCount < 4 { try await Task.sleep(for: .milliseconds(5)) }
         for _ in 0..<6 { gate.signal() }
         pool.shutdown()
         // Joined: every queued job has run by the time shutdown returns.
