@@ -86,11 +86,13 @@ struct ConfigurationKeyListTests {
         return lists
     }
 
-    /// The names `read` asks its reader for, every value unset.
-    static func keysRead(_ read: (ConfigurationReader) throws -> Void) -> Set<String> {
+    /// The names `read` asks its reader for, each answered from `settings` (every value unset by default).
+    static func keysRead(
+        settings: [String: String] = [:], _ read: (ConfigurationReader) throws -> Void
+    ) -> Set<String> {
         final class Names { var all: Set<String> = [] }
         let names = Names()
-        try? read(ConfigurationReader { names.all.insert($0); return nil })
+        try? read(ConfigurationReader { names.all.insert($0); return settings[$0] })
         return names.all
     }
 

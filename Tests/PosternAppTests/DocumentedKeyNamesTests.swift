@@ -36,20 +36,17 @@ struct DocumentedKeyNamesTests {
 
     /// What follows `POSTERN_OIDC_<NAME>_` in the keys of one identity provider: those read for a provider the
     /// configuration names (`sample`), so that an example in the docs may name its provider as an operator would.
-    static var providerKeySuffixes: Set<String> {
+    static let providerKeySuffixes: Set<String> = {
         let prefix = "POSTERN_OIDC_SAMPLE_"
         let settings = [
             "POSTERN_OIDC_PROVIDERS": "sample", prefix + "ISSUER": "https://sso.example.com",
             prefix + "CLIENT_ID": "postern", prefix + "CLIENT_SECRET": "secret",
         ]
-        final class Names { var all: Set<String> = [] }
-        let read = Names()
-        _ = try? SignInProvidersConfiguration(config: ConfigurationReader { name in
-            read.all.insert(name)
-            return settings[name]
-        })
-        return Set(read.all.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
-    }
+        let read = ConfigurationKeyListTests.keysRead(settings: settings) {
+            _ = try SignInProvidersConfiguration(config: $0)
+        }
+        return Set(read.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+    }()
 
     /// Whether `name` is one provider's key, `POSTERN_OIDC_<NAME>_<SUFFIX>` with a suffix a provider reads.
     static func isProviderKey(_ name: String) -> Bool {
