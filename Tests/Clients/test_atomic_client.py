@@ -19,19 +19,14 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import ROOT, Checks, postern
+from postern_testkit import ROOT, Checks, pip_target, postern
 
 VERSION = "0.3.31"
 check = Checks()
 
 
 def install():
-    target = os.path.join(ROOT, ".build", "client-sdks", "langchain-atomicmail-" + VERSION)
-    if not os.path.exists(os.path.join(target, "atomicmail")):
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-             "--target", target, "langchain-atomicmail==" + VERSION], check=True)
-    return target
+    return pip_target("langchain-atomicmail-" + VERSION, "langchain-atomicmail==" + VERSION, "atomicmail", no_deps=True)
 
 
 class Agent:

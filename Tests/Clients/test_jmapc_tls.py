@@ -21,18 +21,14 @@ import time
 from email.message import EmailMessage
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import ROOT, Checks, agent_signup, free_port, http, postern
+from postern_testkit import ROOT, Checks, agent_signup, free_port, http, install_packages, postern
 
 VERSION = "0.4.0"
 check = Checks()
 
 
 def install():
-    target = os.path.join(ROOT, ".build", "client-sdks", "jmapc-" + VERSION)
-    if not os.path.exists(os.path.join(target, "jmapc")):
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target",
-                        target, "jmapc==" + VERSION], check=True)
-    sys.path.insert(0, target)
+    install_packages("jmapc-" + VERSION, ["jmapc==" + VERSION], ["jmapc"])
 
 
 def tls_proxy(work, port, backend_port):

@@ -52,10 +52,10 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def pip_target(directory, requirement, module):
+def pip_target(directory, requirement, module, no_deps=False):
     """Installs `requirement` from PyPI into .build/client-sdks/`directory` unless `module` is there already; returns
-    the directory (for sys.path or PYTHONPATH)."""
-    return _pip_install(directory, [requirement], [module])
+    the directory (for sys.path or PYTHONPATH). `no_deps`: as install_packages'."""
+    return _pip_install(directory, [requirement], [module], no_deps)
 
 
 def install_packages(directory, requirements, modules, no_deps=False):
