@@ -37,18 +37,20 @@ cluster-stop:
 
 ## Every test: unit, known-answer and end-to-end against a real server on port 0, in the stages of
 ## scripts/test-stages, which prints the wall time of each at the end (also after a failure).
-## The build, then the known-answer suites (pure code: crypto, JWT, PoW, MIME, the HTTP parser) in a parallel
-## `swift test`, then every other suite in a test process of its own, TEST_LANES (4) at once, each serial inside: many
+## The build (what only the tests need, scripts/bootstrap --test, installs beside it), then every suite in a test
+## process of its own, TEST_LANES (4) at once, each serial inside: many
 ## start in-process servers whose deferred handlers run on Swift's cooperative pool (two threads here); CPU-bound
 ## tests in the same process would starve those handlers and turn socket reads into timeouts that say nothing about
 ## the server.
 ## Every test that runs SQL takes the backend as its argument (`StorageBackend.allCases`) and runs on SQLite and on
 ## PostgreSQL in that one pass (a server the tests start on loopback with scripts/pg-temp, each test on a database of
 ## its own; end-to-end servers reach it through POSTERN_DATABASE_URL).
-## Beside those, from the end of the build, five Python stages at once, each logged to .build/test-logs/<stage>.log
-## (a failed one's log is printed; most of their time is installing clients and waiting on servers):
-## the client tests (scripts/client-tests): Mail.td's Python SDKs, unmodified, and a reader that follows
-## /llms.txt alone, each against a real server (the SDKs install themselves into .build/);
+## Beside those, from the end of the build, the known-answer suites (pure code: crypto, JWT, PoW, MIME, the HTTP
+## parser) in one test process, its tests in parallel, and five Python stages at once, each logged to
+## .build/test-logs/<stage>.log (a failed one's log is printed; most of their time is installing clients and waiting
+## on servers): the client tests (scripts/client-tests, CLIENT_LANES (3) at once): Mail.td's Python SDKs,
+## unmodified, and a reader that follows /llms.txt alone, each against a real server (the SDKs install themselves
+## into .build/);
 ## outbound delivery end to end (scripts/outbound-tests): direct mode into a real Postfix found through a loopback
 ## DNS server, relay mode through an aiosmtpd smarthost that requires AUTH (the only stage on fixed addresses);
 ## the cluster tests (Tests/Cluster/cluster_tests.py): two instances of the debug build on one PostgreSQL behind
@@ -59,7 +61,7 @@ cluster-stop:
 ## zero acknowledged writes lost, and the asynchronous control that must show loss;
 ## schemathesis on every documented operation (scripts/schemathesis, about a minute).
 test:
-	@scripts/bootstrap --test
+	@scripts/bootstrap
 	SWIFT='$(SWIFT)' scripts/test-stages
 
 ## schemathesis --checks all on every operation of /openapi.json against a real server, bounded in time
