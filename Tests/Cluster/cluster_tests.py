@@ -9,7 +9,8 @@ whatever happens. One line per test (PASS or FAIL, seconds, what it measured); e
 The cluster under test runs with difficulty 0 on both proofs of work (the tests still solve every challenge, each in
 one hash), dynamic agent difficulty off, rate limits off (the rate-limit test starts a pair of instances of its own
 with them on), loopback hash URLs allowed, and signing keys reloaded every second and promoted 2 s after a rotation.
-On a failure the instances' and HAProxy's logs are copied to artifacts/cluster-tests/. Standard library only.
+On a failure the instances' and HAProxy's logs are copied to artifacts/cluster-tests/. Standard library only, but for
+the passkey test's software authenticator (the test kit's, which installs `cbor2` into .build/client-sdks on first use).
 """
 import base64
 import concurrent.futures
@@ -546,6 +547,52 @@ def test_revocation(cluster, workdir):
         r = capability(base, session)
         expect(r.status == 401 and agent_error(r) == "Invalid or expired session", f"revoked session on {base}: {r}")
     return "mailbox reset-password, remote-hash logout and agent revoke: the other instance refuses at once"
+
+
+@test("passkeys: a ceremony begun on one instance completes on the other (challenges in the shared database)")
+def test_passkeys_across_instances(cluster, workdir):
+    """The cluster's public URL is an IP address, which has no RP ID (browsers run no ceremony there, and Postern offers
+    none): so two instances of the test's own on the cluster's database, whose public URL is https://passkeys.localhost
+    (as Tests/Clients/test_passkeys.py's), with the test kit's software authenticator. An owner's registration is begun
+    on one and finished on the other, a sign-in begun on the other and finished on the first; the answer replayed on
+    either is refused (a challenge is spent once, wherever)."""
+    passkeys = load("test_passkeys", os.path.join(REPO, "Tests", "Clients", "test_passkeys.py"))  # installs cbor2
+    from postern_testkit.webauthn import unb64url
+    public = "https://passkeys.localhost"
+    pair = [Extra(cluster, {"POSTERN_PUBLIC_URL": public, "JWT_ISSUER": public}, workdir, f"passkeys-{j}")
+            for j in (1, 2)]
+    try:
+        for extra in pair:
+            extra.wait_ready()
+        one, two = (passkeys.Browser(extra.base) for extra in pair)
+        two.cookies = one.cookies  # one browser, its requests sent to either instance
+        email = f"passkeys-{secrets.token_hex(4)}@example.com"
+        cluster.postern("owner", "create", "--email", email, "--password", passkeys.PASSWORD)
+        key = passkeys.SoftwareAuthenticator("es256", passkeys.RP_ID, public)
+
+        expect(one.sign_in_password(email) == 303 and two.signed_in(), "the password session of one on the other")
+        options = one.registration_options()
+        digest = hashlib.sha256(unb64url(options["challenge"])).hexdigest()
+        row = cluster.psql(f"SELECT ceremony FROM passkey_challenges WHERE digest = '\\x{digest}'")
+        expect(row == [["registration"]], f"instance 1 keeps the challenge in the shared database: {row}")
+        expect(two.register(key.register(options), "cluster key") == "passkey.added",
+               "a registration begun on instance 1 finishes on instance 2")
+        two.sign_out()
+        expect(not one.signed_in(), "signed out on both")
+
+        token, request = two.sign_in_options()
+        answer = key.sign_in(request)
+        status = one.sign_in(token, answer)[0]
+        expect(status == 303 and one.signed_in() and two.signed_in(),
+               f"a sign-in begun on instance 2 finishes on instance 1 ({status}), its session good on both")
+        one.sign_out()
+        for browser, name in ((one, "1"), (two, "2")):
+            status = browser.sign_in(browser.csrf("/owner/sign-in"), answer)[0]
+            expect(status == 401 and not browser.signed_in(), f"the answer replayed on instance {name}: {status}")
+    finally:
+        for extra in pair:
+            extra.stop()
+    return "registration 1 -> 2, sign-in 2 -> 1 (its session good on both), the replayed answer refused on both"
 
 
 @test("a request waiting for mail on one instance wakes when another process stores it (NOTIFY postern_mail)")
