@@ -13,6 +13,8 @@ http://localhost:PORT: browsers run WebAuthn only on a secure context and never 
 - A Pro user, the same three on /inbox: register from the Pro dashboard, sign out, the passkey alone signs in.
 - A credential whose signature counter is set back through the virtual authenticator (removed and added again with
   a lower signCount) is refused with the generic page, marked possibly cloned and audited.
+- On the way through /oauth/authorize (an app registered as any registers), the passkey alone signs the owner in and
+  the app's consent page follows.
 - axe-core finds no serious or critical violation on the sign-in pages, "Sign-in methods" and the refusal page.
 
 Which algorithm Chromium's authenticator picks is the first of the page's `pubKeyCredParams` it supports (EdDSA, as
@@ -29,12 +31,15 @@ One browser and one server for the whole walk; prints the Chromium version. Exit
 
 import base64
 import collections
+import hashlib
 import json
 import os
 import sqlite3
 import sys
 import time
 import unittest
+import urllib.parse
+import urllib.request
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import Credential, VirtualAuthenticatorOptions
@@ -73,7 +78,8 @@ if (window.PublicKeyCredential) {
 ONLY_ALGORITHM = """
 const alg = arguments[0], create = navigator.credentials.create.bind(navigator.credentials);
 navigator.credentials.create = function (options) {
-  options.publicKey.pubKeyCredParams = options.publicKey.pubKeyCredParams.filter(function (p) { return p.alg === alg; });
+  const offered = options.publicKey.pubKeyCredParams;
+  options.publicKey.pubKeyCredParams = offered.filter(function (p) { return p.alg === alg; });
   return create(options);
 };
 """
@@ -165,7 +171,8 @@ class PasskeysInChromium(unittest.TestCase):
         return Credential.from_dict(data)
 
     def accessible(self, name):
-        """axe on the current page, once per `name`. A sign-in page's email field says `autocomplete="username webauthn"`
+        """axe on the current page, once per `name`. A sign-in page's email field says
+        `autocomplete="username webauthn"`
         (the login name, and the `webauthn` token by which the browser offers passkeys in its autofill: what the HTML
         standard and the WebAuthn guides prescribe). The axe-core that axe-selenium-python ships (3.1.1, 2018) predates
         that token and also refuses `username` on an email field; so the test pins such a field's value to exactly
@@ -232,7 +239,7 @@ class PasskeysInChromium(unittest.TestCase):
         self.assertEqual(self.driver.find_element(By.ID, "signed-in-as").text, family.person[0], what)
         _, count, used, _ = self.stored(credential)
         self.assertIsNotNone(used, "%s: last used is recorded" % what)
-        self.assertEqual(count, self.only_credential().sign_count, "%s: the stored counter is the authenticator's" % what)
+        self.assertEqual(count, self.only_credential().sign_count, "%s: the stored counter is the device's" % what)
         return credential
 
     # --- the walks
@@ -296,6 +303,33 @@ class PasskeysInChromium(unittest.TestCase):
         self.assertIn("possibly cloned", row.find_element(By.CLASS_NAME, "passkey-kind").text)
         self.driver.remove_virtual_authenticator()
         print("counter walk: %.1f s" % (time.monotonic() - started), file=sys.stderr)
+
+
+    def test_4_the_passkey_signs_in_on_the_way_through_oauth_authorize(self):
+        started = time.monotonic()
+        self.walk(OWNERS, "OAuth", -8)
+        click_through(self.driver, self.driver.find_element(By.ID, "sign-out"))
+        # An app registered as any app registers (RFC 7591), and its authorization request, as the browser opens it.
+        callback = "http://127.0.0.1:9/callback"
+        request = urllib.request.Request(self.public.replace("localhost", "127.0.0.1") + "/oauth/register",
+                                         data=json.dumps({"client_name": "Passkey app", "redirect_uris": [callback],
+                                                          "token_endpoint_auth_method": "none"}).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            client_id = json.loads(answer.read())["client_id"]
+        verifier = base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=")
+        query = urllib.parse.urlencode({
+            "response_type": "code", "client_id": client_id, "redirect_uri": callback, "scope": "mail.read",
+            "resource": self.public + "/jmap", "state": "passkey-state", "code_challenge_method": "S256",
+            "code_challenge": base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).rstrip(b"=").decode()})
+        self.driver.get(self.public + "/oauth/authorize?" + query)
+        self.assertTrue(self.path().startswith("/owner/sign-in?next="), "signed out: to the sign-in page")
+        self.passkey_sign_in()
+        self.assertTrue(self.path().startswith("/oauth/authorize?"), "the passkey sign-in goes on to the app's request")
+        consent = self.driver.find_element(By.CSS_SELECTOR, "form[action='/oauth/consent']")
+        self.assertIn("Passkey app", self.driver.find_element(By.TAG_NAME, "body").text)
+        self.assertTrue(consent.is_displayed(), "the consent page, the owner signed in by the passkey alone")
+        print("OAuth walk: %.1f s" % (time.monotonic() - started), file=sys.stderr)
 
 
 if __name__ == "__main__":
