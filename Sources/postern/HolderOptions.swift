@@ -21,8 +21,8 @@ struct ShowOptions: ParsableArguments {
     }
 }
 
-/// What `owner passkeys remove` and `pro passkeys remove` take (the configuration, `--email`, `--id`) and do (issue 56):
-/// remove a lost device's passkey, and say what came of it.
+/// What `owner passkeys remove` and `pro passkeys remove` take (the configuration, `--email`, `--id`) and do (issue
+/// 56): remove a lost device's passkey, and say what came of it.
 struct PasskeyRemovalOptions: ParsableArguments {
     @OptionGroup var options: ConfigurationOptions
     @Option(help: "The email of the owner or Pro user.") var email: String
@@ -32,7 +32,8 @@ struct PasskeyRemovalOptions: ParsableArguments {
     /// `Pro user`) when nobody of that kind has the email.
     func run(
         holder: String,
-        _ remove: (PosternConfiguration, _ email: String, _ id: String, Logger) async throws -> Operations.PasskeyRemoval
+        _ remove: (PosternConfiguration, _ email: String, _ id: String, Logger) async throws
+            -> Operations.PasskeyRemoval
     ) async throws {
         let (configuration, logger) = try await options.loadWithLogger()
         switch try await remove(configuration, email, id, logger) {

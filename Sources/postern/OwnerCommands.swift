@@ -95,7 +95,9 @@ struct OwnerCommand: AsyncParsableCommand {
         @OptionGroup var show: ShowOptions
 
         func run() async throws {
-            try await show.run(holder: "owner") { try await Operations.showOwner(configuration: $0, email: $1, logger: $2) }
+            try await show.run(holder: "owner") {
+                try await Operations.showOwner(configuration: $0, email: $1, logger: $2)
+            }
         }
     }
 

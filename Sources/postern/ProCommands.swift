@@ -60,11 +60,13 @@ struct Pro: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show a Pro user: password, proven email and passkeys (with the ids `pro passkeys remove` takes).")
+            abstract: "Show a Pro user: password, proven email, passkeys (with the ids `pro passkeys remove` takes).")
         @OptionGroup var show: ShowOptions
 
         func run() async throws {
-            try await show.run(holder: "Pro user") { try await Operations.showProUser(configuration: $0, email: $1, logger: $2) }
+            try await show.run(holder: "Pro user") {
+                try await Operations.showProUser(configuration: $0, email: $1, logger: $2)
+            }
         }
     }
 
@@ -77,7 +79,9 @@ struct Pro: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove",
             abstract: "Remove a Pro user's passkey (a lost device): it signs nobody in from now on.",
-            discussion: "The id is the one `pro show` lists. The Pro user's password is untouched; `pro set-password` sets a new one.")
+            discussion:
+                "The id is the one `pro show` lists. The Pro user's password is untouched; `pro set-password` "
+                + "sets a new one.")
         @OptionGroup var removal: PasskeyRemovalOptions
 
         func run() async throws {

@@ -13,7 +13,9 @@ import WebAuthn
 struct ProPasskeyCommandTests {
     private let logger = Logger(label: "pro-passkey-command-test")
 
-    @Test("pro show lists the passkeys; passkeys remove takes one away, the user's own only", arguments: StorageBackend.allCases)
+    @Test(
+        "pro show lists the passkeys; passkeys remove takes one away, the user's own only",
+        arguments: StorageBackend.allCases)
     func showAndRemove(_ backend: StorageBackend) async throws {
         let configuration = TestServer.configuration(backend)
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
@@ -46,7 +48,8 @@ struct ProPasskeyCommandTests {
             try SoftwareAuthenticator().register(with: party), for: .proUser(proID), userHandle: [1, 2, 3],
             name: "Lost phone", now: 1_800_000_000)
         let owners = try await store.add(
-            try SoftwareAuthenticator(seed: 0x6b, credentialID: Array(17...32)).register(with: party), for: .owner(adaID), userHandle: [4, 5, 6],
+            try SoftwareAuthenticator(seed: 0x6b, credentialID: Array(17...32)).register(with: party),
+            for: .owner(adaID), userHandle: [4, 5, 6],
             name: "Ada's key", now: 1_800_000_000)
         database.close()
 
