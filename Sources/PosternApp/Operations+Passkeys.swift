@@ -5,16 +5,17 @@ import Passkeys
 import Storage
 import Time
 
-/// The operator command behind `postern owner passkeys remove` (issue 56): the removal of a passkey whose device was
-/// lost; and the passkey lines of `postern owner show` (``showOwner(configuration:email:logger:)``).
+/// The operator commands behind `postern owner passkeys remove` and `postern pro passkeys remove` (issue 56): the
+/// removal of a passkey whose device was lost; `postern pro show`; and the passkey lines of it and of `postern owner
+/// show` (``showOwner(configuration:email:logger:)``).
 extension Operations {
-    /// What removing an owner's passkey came to.
+    /// What removing an owner's or a Pro user's passkey came to.
     public enum PasskeyRemoval: Sendable, Equatable {
         /// Removed.
         case removed
-        /// No owner has the email.
-        case noOwner
-        /// The owner has no passkey with the id.
+        /// Nobody of the kind asked (an owner, a Pro user) has the email.
+        case noHolder
+        /// The owner or Pro user has no passkey with the id.
         case noPasskey
     }
 
@@ -25,12 +26,46 @@ extension Operations {
         configuration: PosternConfiguration, email: String, id: String, logger: Logger
     ) async throws -> PasskeyRemoval {
         let database = try migratedDatabase(configuration, logger: logger)
-        guard let owner = try await owner(email: email, database) else { return .noOwner }
+        guard let owner = try await owner(email: email, database) else { return .noHolder }
         let store = PasskeyStore(database: database)
         guard try await store.remove(id, of: .owner(owner.id)) else { return .noPasskey }
         recordOperator(
             database, target: "owner passkeys remove", details: ["email": owner.email, "passkey": id], logger: logger)
         return .removed
+    }
+
+    /// Removes passkey `id` of the Pro user with `email` (a lost device): it signs nobody in to `/inbox` from now on.
+    /// Recorded on the trail as `operator.command` (`pro passkeys remove`, with the email and the passkey's id).
+    /// - Throws: storage errors.
+    public static func removeProUserPasskey(
+        configuration: PosternConfiguration, email: String, id: String, logger: Logger
+    ) async throws -> PasskeyRemoval {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let mailbox = try mailboxService(configuration, database: database, logger: logger)
+        guard let user = try await mailbox.proUserLinkCandidate(email: email) else { return .noHolder }
+        guard try await PasskeyStore(database: database).remove(id, of: .proUser(user.id)) else { return .noPasskey }
+        recordOperator(
+            database, target: "pro passkeys remove", details: ["email": user.email, "passkey": id], logger: logger)
+        return .removed
+    }
+
+    /// `postern pro show`: the Pro user with `email` (as `pro list` shows them), whether they have a password and a
+    /// proven email, and their passkeys, oldest first (``describe(passkey:)``). Nil when no Pro user has that email.
+    /// - Throws: storage errors.
+    public static func showProUser(configuration: PosternConfiguration, email: String, logger: Logger) async throws
+        -> [String]?
+    {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let mailbox = try mailboxService(configuration, database: database, logger: logger)
+        guard let user = try await mailbox.proUserLinkCandidate(email: email),
+            let summary = try await mailbox.listProUsers().first(where: { $0.id == user.id })
+        else { return nil }
+        let passkeys = try await PasskeyStore(database: database).credentials(of: .proUser(user.id))
+        return [
+            describe(summary),
+            "  password: " + (user.hasPassword ? "set" : "none (made by a sign-in provider)"),
+            "  email: " + (user.emailVerified ? "proven" : "not proven"),
+        ] + (passkeys.isEmpty ? ["  no passkeys"] : passkeys.map(describe(passkey:)))
     }
 
     /// `  passkey ID  "NAME"  ALG  created T  last used T|never  synced|this device only[  POSSIBLY CLONED T]`.

@@ -92,14 +92,12 @@ struct OwnerCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show an owner: whether they have a password and a proven email, their passkeys (id, name, "
                 + "algorithm, created, last used, synced or not) and their linked sign-in providers.")
-        @OptionGroup var options: ConfigurationOptions
-        @Option(help: "The owner's email.") var email: String
+        @OptionGroup var show: ShowOptions
 
         func run() async throws {
-            let (configuration, logger) = try await options.loadWithLogger()
-            guard let lines = try await Operations.showOwner(configuration: configuration, email: email, logger: logger)
-            else { throw CommandFailure("no owner has email '\(email)'") }
-            for line in lines { print(line) }
+            try await show.run(holder: "owner") {
+                try await Operations.showOwner(configuration: $0, email: $1, logger: $2)
+            }
         }
     }
 
@@ -113,18 +111,11 @@ struct OwnerCommand: AsyncParsableCommand {
             commandName: "remove",
             abstract: "Remove an owner's passkey (a lost device): it signs nobody in from now on.",
             discussion: "The id is the one `owner show` lists. The owner's password and other ways in are untouched; `owner set-password` gives one back.")
-        @OptionGroup var options: ConfigurationOptions
-        @Option(help: "The owner's email.") var email: String
-        @Option(help: "The passkey's id (from `owner show`).") var id: String
+        @OptionGroup var removal: PasskeyRemovalOptions
 
         func run() async throws {
-            let (configuration, logger) = try await options.loadWithLogger()
-            switch try await Operations.removeOwnerPasskey(
-                configuration: configuration, email: email, id: id, logger: logger)
-            {
-            case .removed: print("removed passkey \(id) of \(email)")
-            case .noOwner: throw CommandFailure("no owner has email '\(email)'")
-            case .noPasskey: throw CommandFailure("\(email) has no passkey '\(id)'")
+            try await removal.run(holder: "owner") {
+                try await Operations.removeOwnerPasskey(configuration: $0, email: $1, id: $2, logger: $3)
             }
         }
     }

@@ -1,12 +1,12 @@
 import ArgumentParser
 import PosternApp
 
-/// `postern pro create|list|set-password`: Pro users are created by the operator, as the hosted service does in its
-/// dashboard.
+/// `postern pro create|list|show|set-password` and `pro passkeys remove`: Pro users are created by the operator, as the
+/// hosted service does in its dashboard.
 struct Pro: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create and list Pro users of the mailbox API; set their passwords.",
-        subcommands: [Create.self, List.self, SetPassword.self])
+        abstract: "Create, list and show Pro users of the mailbox API; set their passwords; remove a lost passkey.",
+        subcommands: [Create.self, List.self, Show.self, SetPassword.self, Passkeys.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a Pro user.")
@@ -55,6 +55,39 @@ struct Pro: AsyncParsableCommand {
                 configuration: configuration, email: email, password: password, logger: logger)
             else { throw CommandFailure("no Pro user has email '\(email)'") }
             print("password set for \(email); its earlier sign-ins ended")
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a Pro user: password, proven email, passkeys (with the ids `pro passkeys remove` takes).")
+        @OptionGroup var show: ShowOptions
+
+        func run() async throws {
+            try await show.run(holder: "Pro user") {
+                try await Operations.showProUser(configuration: $0, email: $1, logger: $2)
+            }
+        }
+    }
+
+    struct Passkeys: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Manage a Pro user's passkeys.", subcommands: [RemovePasskey.self])
+    }
+
+    struct RemovePasskey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove",
+            abstract: "Remove a Pro user's passkey (a lost device): it signs nobody in from now on.",
+            discussion:
+                "The id is the one `pro show` lists. The Pro user's password is untouched; `pro set-password` "
+                + "sets a new one.")
+        @OptionGroup var removal: PasskeyRemovalOptions
+
+        func run() async throws {
+            try await removal.run(holder: "Pro user") {
+                try await Operations.removeProUserPasskey(configuration: $0, email: $1, id: $2, logger: $3)
+            }
         }
     }
 }

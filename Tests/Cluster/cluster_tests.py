@@ -9,7 +9,8 @@ whatever happens. One line per test (PASS or FAIL, seconds, what it measured); e
 The cluster under test runs with difficulty 0 on both proofs of work (the tests still solve every challenge, each in
 one hash), dynamic agent difficulty off, rate limits off (the rate-limit test starts a pair of instances of its own
 with them on), loopback hash URLs allowed, and signing keys reloaded every second and promoted 2 s after a rotation.
-On a failure the instances' and HAProxy's logs are copied to artifacts/cluster-tests/. Standard library only.
+On a failure the instances' and HAProxy's logs are copied to artifacts/cluster-tests/. Standard library only, but for
+the passkey test's software authenticator (the test kit's, which installs `cbor2` into .build/client-sdks on first use).
 """
 import base64
 import concurrent.futures
@@ -42,6 +43,7 @@ from postern_testkit import cluster as cluster_script  # noqa: E402  (Cluster re
 from postern_testkit import loopback_dns  # noqa: E402
 from postern_testkit.counting_mx import CountingMX  # noqa: E402
 from postern_testkit.jmap_agent import JMAPAgent  # noqa: E402
+from postern_testkit.ports import free_port  # noqa: E402
 ARTIFACTS = os.path.join(REPO, "artifacts", "cluster-tests")
 
 
@@ -546,6 +548,116 @@ def test_revocation(cluster, workdir):
         r = capability(base, session)
         expect(r.status == 401 and agent_error(r) == "Invalid or expired session", f"revoked session on {base}: {r}")
     return "mailbox reset-password, remote-hash logout and agent revoke: the other instance refuses at once"
+
+
+class Balancer:
+    """An HAProxy of the test's own in front of `bases`, balancing them round robin as deploy/haproxy.cfg's does, and
+    naming the instance that answered each request in `X-Postern-Server` (postern1, postern2: `bases`' order)."""
+
+    def __init__(self, bases, workdir, name):
+        self.dir = tempfile.mkdtemp(prefix=name + "-", dir=workdir)
+        port = free_port()
+        servers = "\n".join(f"    server postern{i} {base.split('://', 1)[1]}" for i, base in enumerate(bases, 1))
+        config = os.path.join(self.dir, "haproxy.cfg")
+        with open(config, "w") as f:
+            f.write(f"""global
+    log stdout format raw local0 info
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 60s
+    timeout server 60s
+frontend passkeys
+    bind 127.0.0.1:{port}
+    default_backend instances
+backend instances
+    balance roundrobin
+    http-response set-header X-Postern-Server %[srv_name]
+{servers}
+""")
+        self.url = f"http://127.0.0.1:{port}"
+        self.log_path = os.path.join(self.dir, "haproxy.log")
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen([shutil.which("haproxy"), "-db", "-f", config], stdin=subprocess.DEVNULL,
+                                            stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                if call(self.url, "GET", "/readyz", timeout=2).status == 200:
+                    break
+            except NETWORK_ERRORS:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                with open(self.log_path, errors="replace") as f:
+                    raise Failure(f"the test's HAProxy did not start: {f.read()[-1500:]}")
+            time.sleep(0.05)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+
+
+@test("passkeys: a ceremony begun on one instance behind HAProxy completes on the other (challenges in the database)")
+def test_passkeys_across_instances(cluster, workdir):
+    """The cluster's public URL is an IP address, which has no RP ID (browsers run no ceremony there, and Postern offers
+    none): so two instances of the test's own on the cluster's database, whose public URL is https://passkeys.localhost
+    (as Tests/Clients/test_passkeys.py's), behind an HAProxy of the test's own that balances them round robin and names
+    the instance of each answer; and the test kit's software authenticator. An owner's registration and sign-in are
+    each begun on one instance (its challenge seen in the shared passkey_challenges) and finished on the other; the
+    answer replayed is refused by both (a challenge is spent once, wherever)."""
+    passkeys = load("test_passkeys", os.path.join(REPO, "Tests", "Clients", "test_passkeys.py"))  # installs cbor2
+    from postern_testkit.webauthn import unb64url
+    public = "https://passkeys.localhost"
+    pair = [Extra(cluster, {"POSTERN_PUBLIC_URL": public, "JWT_ISSUER": public}, workdir, f"passkeys-{j}")
+            for j in (1, 2)]
+    balancer = None
+    try:
+        for extra in pair:
+            extra.wait_ready()
+        balancer = Balancer([extra.base for extra in pair], workdir, "passkeys-haproxy")
+        browser = passkeys.Browser(balancer.url)
+        email = f"passkeys-{secrets.token_hex(4)}@example.com"
+        cluster.postern("owner", "create", "--email", email, "--password", passkeys.PASSWORD)
+        key = passkeys.SoftwareAuthenticator("es256", passkeys.RP_ID, public)
+
+        def post(path, fields, ceremony):
+            """POST `path` through the balancer: (status, the instance that answered, body)."""
+            status, headers, text = browser.send("POST", path, fields)
+            server = {k.lower(): v for k, v in headers.items()}.get("x-postern-server")
+            if ceremony:
+                challenge = unb64url(json.loads(text)["challenge"])
+                digest = hashlib.sha256(challenge).hexdigest()
+                row = cluster.psql(f"SELECT ceremony FROM passkey_challenges WHERE digest = '\\x{digest}'")
+                expect(row == [[ceremony]], f"{server} keeps the {ceremony} challenge in the shared database: {row}")
+            return status, server, text
+
+        expect(browser.sign_in_password(email) == 303, "the owner signs in with the password through HAProxy")
+        # Round robin: the answer, the request right after the options, goes to the other instance.
+        token = browser.csrf("/owner")
+        _, begun, text = post("/owner/passkeys/options", {"csrf_token": token}, "registration")
+        status, finished, _ = post("/owner/passkeys", {"csrf_token": token, "name": "cluster key",
+                                                       "credential": json.dumps(key.register(json.loads(text)))}, None)
+        expect(status == 303 and browser.cookies.get("postern_flash") == "passkey.added" and begun != finished,
+               f"a registration begun on {begun} finishes on {finished} ({status})")
+        browser.sign_out()
+
+        token = browser.csrf("/owner/sign-in")
+        _, begun, text = post("/owner/sign-in/passkey/options", {"csrf_token": token}, "sign_in")
+        answer = {"csrf_token": token, "credential": json.dumps(key.sign_in(json.loads(text))), "next": "/owner"}
+        status, finished, _ = post("/owner/sign-in/passkey", answer, None)
+        expect(status == 303 and "postern_owner" in browser.cookies and begun != finished and browser.signed_in(),
+               f"a sign-in begun on {begun} finishes on {finished} ({status})")
+        browser.sign_out()
+        answer["csrf_token"] = browser.csrf("/owner/sign-in")  # signing out ended the old token
+        replays = [post("/owner/sign-in/passkey", answer, None) for _ in range(2)]
+        expect([status for status, _, _ in replays] == [401, 401] and replays[0][1] != replays[1][1]
+               and not browser.signed_in(), f"the answer replayed on both instances: {[r[:2] for r in replays]}")
+    finally:
+        if balancer:
+            balancer.stop()
+        for extra in pair:
+            extra.stop()
+    return "registration and sign-in each begun on one instance and finished on the other; the replay refused by both"
 
 
 @test("a request waiting for mail on one instance wakes when another process stores it (NOTIFY postern_mail)")

@@ -51,7 +51,7 @@ struct OwnerPasskeyCommandTests {
                 configuration: configuration, email: email, id: id, logger: self.logger)
         }
         #expect(try await remove("bob@example.com", passkey.id) == .noPasskey)
-        #expect(try await remove("nobody@example.com", passkey.id) == .noOwner)
+        #expect(try await remove("nobody@example.com", passkey.id) == .noHolder)
         #expect(try await remove("ada@example.com", "no-such-id") == .noPasskey)
         #expect(try await remove("ada@example.com", passkey.id) == .removed)
         #expect(try await show("ada@example.com")?[3] == "  no passkeys")

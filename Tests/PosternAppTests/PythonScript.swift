@@ -30,6 +30,11 @@ enum PythonScript {
         }
     }
 
+    /// Runs `Tests/<path>`, a script that starts the built `postern serve` of its own (`POSTERN_BIN`), to its end.
+    static func runServing(_ path: String) async throws -> (status: Int32, log: String) {
+        try await run(path, environment: ["POSTERN_BIN": ServeProcessTests.executable.path])
+    }
+
     /// Runs the Python 3 snippet `script` (the tests' client: smtplib and friends) with `arguments`, feeding it
     /// `input` on standard input; returns its standard output, trimmed.
     static func snippet(_ script: String, arguments: [String], input: String) async throws -> String {

@@ -7,6 +7,7 @@ and the page's width at a phone's viewport.
     status_of(driver, url)                       # 404 for another person's message, with this person's session
     data = download(driver, link, tempdir)       # the bytes of the file a click saved
     click_through(driver, button)                # a click that posts, returning once its page has gone
+    fill_form(driver, "sign-in-form", {"email": e})  # the form, its fields typed in (emptied first)
 """
 
 import os
@@ -47,6 +48,18 @@ def make_driver(width=1280, height=1800, downloads=None, javascript=True):
     if downloads:
         driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     return driver
+
+
+def fill_form(driver, form_id, values):
+    """Types each of `values` (field name: text) into its field of the form `form_id`, emptied first; returns the form."""
+    from selenium.webdriver.common.by import By
+
+    form = driver.find_element(By.ID, form_id)
+    for name, value in values.items():
+        field = form.find_element(By.NAME, name)
+        field.clear()
+        field.send_keys(value)
+    return form
 
 
 def click_through(driver, button, timeout=20):

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Logging
+import PosternApp
+
+/// What `owner show` and `pro show` take (the configuration, `--email`) and do: print what `show` finds, every way the
+/// person signs in.
+struct ShowOptions: ParsableArguments {
+    @OptionGroup var options: ConfigurationOptions
+    @Option(help: "The email of the owner or Pro user.") var email: String
+
+    /// Prints the lines `show` gives for the configuration and email, or fails naming `holder` (`owner`, `Pro user`)
+    /// when it finds nobody.
+    func run(holder: String, _ show: (PosternConfiguration, _ email: String, Logger) async throws -> [String]?)
+        async throws
+    {
+        let (configuration, logger) = try await options.loadWithLogger()
+        guard let lines = try await show(configuration, email, logger) else {
+            throw CommandFailure("no \(holder) has email '\(email)'")
+        }
+        for line in lines { print(line) }
+    }
+}
+
+/// What `owner passkeys remove` and `pro passkeys remove` take (the configuration, `--email`, `--id`) and do (issue
+/// 56): remove a lost device's passkey, and say what came of it.
+struct PasskeyRemovalOptions: ParsableArguments {
+    @OptionGroup var options: ConfigurationOptions
+    @Option(help: "The email of the owner or Pro user.") var email: String
+    @Option(help: "The passkey's id (from `owner show` or `pro show`).") var id: String
+
+    /// Runs `remove` on the configuration, email and id; prints the removal, or fails naming `holder` (`owner`,
+    /// `Pro user`) when nobody of that kind has the email.
+    func run(
+        holder: String,
+        _ remove: (PosternConfiguration, _ email: String, _ id: String, Logger) async throws
+            -> Operations.PasskeyRemoval
+    ) async throws {
+        let (configuration, logger) = try await options.loadWithLogger()
+        switch try await remove(configuration, email, id, logger) {
+        case .removed: print("removed passkey \(id) of \(email)")
+        case .noHolder: throw CommandFailure("no \(holder) has email '\(email)'")
+        case .noPasskey: throw CommandFailure("\(email) has no passkey '\(id)'")
+        }
+    }
+}
