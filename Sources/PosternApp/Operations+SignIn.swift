@@ -66,12 +66,14 @@ extension Operations {
         let identities = try await SignInIdentityStore(database: database, clock: { unixNow() })
             .identities(surface: .owners, account: candidate.owner.id)
         lines.append("  sign-in identities: \(identities.count)")
-        for identity in identities {
-            let used = identity.lastUsedAt.map { "last used \(RFC3339.format($0))" } ?? "never used"
-            lines.append(
-                "    \(identity.provider)  issuer \(identity.issuer)  subject \(identity.subject)  "
-                    + "email \(identity.email ?? "-")  linked \(RFC3339.format(identity.createdAt))  \(used)")
-        }
-        return lines
+        return lines + identities.map(describe(identity:))
+    }
+
+    /// One linked sign-in identity, indented under its account: provider, issuer, subject, email, when linked and
+    /// last used.
+    static func describe(identity: SignInIdentity) -> String {
+        let used = identity.lastUsedAt.map { "last used \(RFC3339.format($0))" } ?? "never used"
+        return "    \(identity.provider)  issuer \(identity.issuer)  subject \(identity.subject)  "
+            + "email \(identity.email ?? "-")  linked \(RFC3339.format(identity.createdAt))  \(used)"
     }
 }
