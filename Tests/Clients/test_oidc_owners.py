@@ -9,47 +9,24 @@ email_verified false makes no owner and no link; the pre-hijack case: with open 
 victim@ with a password, the victim's provider sign-in with that verified address makes no session on it, and linking
 needs the account's password.
 
-Standard library and oidc-provider-mock (installed into .build/client-sdks/ on first run).
+Standard library and oidc-provider-mock (postern_testkit.oidc_mock installs it into .build/client-sdks/ on first run).
 """
 
-import http.cookiejar
-import json
-import logging
 import os
-import subprocess
 import sys
-import urllib.error
 import urllib.parse
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, FormDriver, NoRedirect, install_packages, postern
+from postern_testkit import Checks, postern
+from postern_testkit.oidc_mock import (
+    ProviderBrowser, audit_events, mock_provider, postern_command, provider_env, set_user,
+)
 
-MOCK_VERSION = "0.3.4"
-CLIENT_ID, CLIENT_SECRET = "postern-test-client", "postern-test-secret"
 check = Checks()
 
 
-class Browser(FormDriver):
-    """The form driver with its cookie jar at hand, following no redirect by itself, so that each hop (Postern, the
-    provider, back) is checked."""
-
-    def __init__(self, base):
-        super().__init__(base)
-        self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), NoRedirect())
-
-    def cookie(self, name):
-        return next((cookie for cookie in self.jar if cookie.name == name and cookie.value), None)
-
-    def form(self, html, action, **match):
-        for form in FormDriver.forms(html).forms:
-            if form["action"] != action:
-                continue
-            names = {i["name"]: i["value"] for i in form["inputs"]}
-            if all(names.get(k) == v for k, v in match.items()):
-                return {i["name"]: i["value"] for i in form["inputs"] if i["type"] == "hidden"}
-        raise AssertionError(f"no form to {action} with {match}")
+class Browser(ProviderBrowser):
+    """The provider browser on the owner pages."""
 
     def session(self):
         return self.cookie("postern_owner") is not None
@@ -63,18 +40,6 @@ class Browser(FormDriver):
         _, _, html = self.request("GET", "/owner")
         return self.request("POST", "/owner/sign-out", self.form(html, "/owner/sign-out"))
 
-    def to_provider(self, start_fields):
-        """Posts a button's form to /oidc/start; returns the provider's authorization URL it redirects to."""
-        status, location, _ = self.request("POST", "/oidc/start", start_fields)
-        assert status == 303 and self.cookie("postern_oidc"), f"/oidc/start: {status} {location}"
-        return location
-
-    def at_provider(self, authorize_url, sub):
-        """Signs in as `sub` on the provider's page; returns the callback URL it sends the browser back to."""
-        status, location, body = self.request("POST", authorize_url, {"sub": sub})
-        assert status == 302 and location, f"provider authorize: {status} {body[:300]}"
-        return location
-
     def button(self, sub, next_path="/owner"):
         """The sign-in page's button, the provider, and the callback's answer (status, Location, body)."""
         _, _, html = self.request("GET", "/owner/sign-in?next=" + urllib.parse.quote(next_path))
@@ -82,35 +47,9 @@ class Browser(FormDriver):
         return self.request("GET", self.at_provider(self.to_provider(fields), sub))
 
 
-def set_user(provider, sub, claims):
-    request = urllib.request.Request(f"{provider}/users/{urllib.parse.quote(sub)}", method="PUT",
-                                     data=json.dumps(claims).encode(), headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 204
-
-
-def provider_env(provider, signup):
-    return {
-        "POSTERN_OIDC_PROVIDERS": "mock", "POSTERN_OIDC_MOCK_ISSUER": provider,
-        "POSTERN_OIDC_MOCK_CLIENT_ID": CLIENT_ID, "POSTERN_OIDC_MOCK_CLIENT_SECRET": CLIENT_SECRET,
-        "POSTERN_OIDC_MOCK_DISPLAY_NAME": "Mock ID", "POSTERN_OIDC_MOCK_ALLOW_PRIVATE_NETWORK": "true",
-        "POSTERN_OIDC_MOCK_ALLOW_SIGNUP": "true" if signup else "false", "POSTERN_OIDC_MOCK_SURFACES": "owners",
-    }
-
-
-def postern_command(base, *arguments):
-    binary = os.environ.get("POSTERN_BIN", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                                        ".build", "debug", "postern"))
-    result = subprocess.run([binary, *arguments, "--data-dir", base.data], capture_output=True, text=True,
-                            env=dict(os.environ, **base.env))
-    return result.stdout
-
-
 def refusals(base):
     """The reasons of the owner.signin_failed events the provider callbacks recorded, oldest first."""
-    lines = postern_command(base, "audit", "--json").splitlines()
-    events = [json.loads(line) for line in lines if line.startswith("{")]
-    return [e["details"]["reason"] for e in events
+    return [e["details"]["reason"] for e in audit_events(base)
             if e["action"] == "owner.signin_failed" and e.get("details") and e["target"].startswith("oidc")]
 
 
@@ -269,13 +208,7 @@ def pre_hijack(provider):
 
 
 def main():
-    install_packages(f"oidc-provider-mock-{MOCK_VERSION}", [f"oidc-provider-mock=={MOCK_VERSION}"],
-                     ["oidc_provider_mock"])
-    import oidc_provider_mock
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-
-    with oidc_provider_mock.run_server_in_thread(port=0) as server:
-        provider = f"http://127.0.0.1:{server.server_port}"
+    with mock_provider() as provider:
         closed_signup(provider)
         pre_hijack(provider)
     check.finish("test_oidc_owners")
