@@ -7,17 +7,21 @@ replayed one and one whose id_token carries another nonce make no session; a pro
 password-less owner whom the password sign-in refuses with the generic error and who cannot unlink their only way in;
 email_verified false makes no owner and no link; the pre-hijack case: with open sign-up an attacker registers
 victim@ with a password, the victim's provider sign-in with that verified address makes no session on it, and linking
-needs the account's password.
+needs the account's password; the Atomic path: an app's /oauth/authorize, the provider's button, consent, code,
+token and JMAP.
 
 Standard library and oidc-provider-mock (postern_testkit.oidc_mock installs it into .build/client-sdks/ on first run).
 """
 
+import base64
+import hashlib
 import os
+import secrets
 import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, postern
+from postern_testkit import Checks, http, postern
 from postern_testkit.oidc_mock import (
     ProviderBrowser, audit_events, mock_provider, postern_command, provider_env, set_user,
 )
@@ -207,10 +211,58 @@ def pre_hijack(provider):
         check("signin.link_refused" in actions, "the refused link is on the account's trail")
 
 
+def atomic_path(provider):
+    """Atomic Mail's remote MCP sign-in: an app's /oauth/authorize sends the person to /owner/sign-in, they choose the
+    provider there, come back signed in to the authorization request, pick an inbox on the consent page, and the app's
+    code becomes a token that opens JMAP. _TRUST_EMAIL with closed sign-up: the operator made the owner, so her email
+    is proven and the provider's verified address links and signs her in."""
+    set_user(provider, "erin-sub", {"email": "erin@example.com", "email_verified": True})
+    env = provider_env(provider, signup=False) | {"POSTERN_OWNER_SIGNUP": "closed",
+                                                  "POSTERN_OIDC_MOCK_TRUST_EMAIL": "true"}
+    with postern(env=env, owners=[("erin@example.com", "erin-password-1")]) as base:
+        base.env = env
+        callback = "http://127.0.0.1:8765/callback"
+        status, _, registered = http(base, "POST", "/oauth/register", {
+            "client_name": "atomic", "redirect_uris": [callback], "grant_types": ["authorization_code"],
+            "response_types": ["code"], "application_type": "native"})
+        client_id = registered.get("client_id") if status == 201 else None
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        jmap = base + "/jmap"
+        authorize = "/oauth/authorize?" + urllib.parse.urlencode({
+            "response_type": "code", "client_id": client_id, "redirect_uri": callback, "scope": "mail.read mail.send",
+            "state": "atomic-state", "code_challenge": challenge, "code_challenge_method": "S256", "resource": jmap})
+        erin = Browser(base)
+        status, location, _ = erin.request("GET", authorize)
+        check(status == 303 and location.startswith("/owner/sign-in"), "authorize: no session, sent to sign in")
+        _, _, html = erin.request("GET", location)
+        fields = erin.form(html, "/oidc/start") | {"provider": "mock"}
+        status, location, _ = erin.request("GET", erin.at_provider(erin.to_provider(fields), "erin-sub"))
+        check(status == 303 and location == authorize and erin.session(),
+              "the provider's button signs her in and goes back to the authorization request")
+        back = urllib.parse.parse_qs(urllib.parse.urlsplit(erin.authorize(authorize, None, None,
+                                                                           new_inbox="atomic-inbox")).query)
+        check(back.get("state") == ["atomic-state"] and "code" in back, "consent: an inbox made, the code sent back")
+        status, _, token = http(base, "POST", "/oauth/token", urllib.parse.urlencode({
+            "grant_type": "authorization_code", "code": back.get("code", [""])[0], "redirect_uri": callback,
+            "client_id": client_id, "code_verifier": verifier, "resource": jmap}).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded"})
+        access = token.get("access_token", "") if isinstance(token, dict) else ""
+        check(status == 200 and access, "token: the code and verifier make an access token")
+        _, _, agents = http(base, "GET", "/api/v1/agents", bearer=access)
+        account = (agents.get("agents") or [{}])[0].get("accountId", "") if isinstance(agents, dict) else ""
+        status, _, answer = http(base, "POST", "/jmap", {
+            "using": ["urn:ietf:params:jmap:core", "urn:ietf:params:jmap:mail"],
+            "methodCalls": [["Mailbox/get", {}, "m"]]}, headers={"X-Atomic-Account-Id": account}, bearer=access)
+        check(status == 200 and answer["methodResponses"][0][0] == "Mailbox/get",
+              "JMAP: the token opens the inbox chosen on the consent page")
+
+
 def main():
     with mock_provider() as provider:
         closed_signup(provider)
         pre_hijack(provider)
+        atomic_path(provider)
     check.finish("test_oidc_owners")
 
 
