@@ -126,7 +126,8 @@ extension WebInboxService: SignInSurfacePages {
                 case .linkedToAnother:
                     WebInboxFlash(error: "That sign-in is linked to another account, and stays so: nothing changed.")
                 }
-            // The dashboard's notices are bound to the session, whose Strict cookie this cross-site callback lacks.
+            // The dashboard's notices are bound to the session, whose Strict cookie a browser withholds from this
+            // cross-site callback: then the dashboard shows the link itself, without the notice.
             if let session = request.cookie(Self.sessionCookie) { try await flashes.put(flash, session: session) }
             return Self.moveOn(to: Self.dashboardPath, title: "Sign-in methods", setCookies: [clear])
         case .confirmPassword(let pending):
