@@ -367,6 +367,7 @@ public struct OwnerProviderPages: Sendable {
         case .tokenEndpoint: "token_endpoint"
         case .token: "token_refused"
         case .noIDToken: "no_id_token"
+        case .userDocument: "user_document"
         }
     }
 }

@@ -41,7 +41,7 @@ extension Operations {
             case (.oidc(let issuer), nil):
                 lines.append("  oidc issuer \(issuer)")
             case (.github(let web, let api), _):
-                lines.append("  github web \(web), api \(api): no discovery; its sign-in is not served yet")
+                lines.append("  github web \(web), api \(api): no discovery (OAuth endpoints under the web URL)")
             }
         }
         return lines
