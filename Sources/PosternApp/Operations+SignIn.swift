@@ -33,6 +33,9 @@ extension Operations {
                 provider.allowPrivateNetwork ? "private network allowed" : nil,
             ].compactMap { $0 }.joined(separator: ", ")
             lines.append("\(provider.name)  \"\(provider.displayName)\"  client \(provider.clientID)  \(rules)")
+            if provider.logout {
+                lines.append("  logout: on, post-logout redirect URI " + SignInRedirect.postLogoutURI(publicURL: base))
+            }
             switch (provider.kind, state) {
             case (.oidc(let issuer), .success(let metadata)?):
                 lines.append("  oidc issuer \(issuer): discovery ok (authorization \(metadata.authorizationEndpoint))")

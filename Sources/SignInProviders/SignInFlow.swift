@@ -1,5 +1,6 @@
 import AuthCrypto
 import Fetch
+import HTTP1
 
 /// The outbound calls a sign-in makes to a provider: GETs for its discovery document and keys, the POST of the
 /// token exchange, and the GETs with the access token (userinfo, GitHub's user and emails). ``Fetch/Fetcher`` is the
@@ -78,6 +79,9 @@ public final class SignInFlow: Sendable {
     public let configuration: SignInProvidersConfiguration
     /// The one redirect URI of every provider and surface (``SignInRedirect``).
     public let redirectURI: String
+    /// Where a provider's logout sends the browser back to (`post_logout_redirect_uri`): the server's public URL with
+    /// one trailing `/`, to register at a provider whose `_LOGOUT` is on.
+    public let postLogoutRedirectURI: String
     let transactions: SignInTransactionStore
     let keys: [String: ProviderKeys]
     let transports: [String: any ProviderTransport]
@@ -105,6 +109,7 @@ public final class SignInFlow: Sendable {
     ) rethrows {
         self.configuration = configuration
         redirectURI = SignInRedirect.uri(publicURL: publicURL)
+        postLogoutRedirectURI = SignInRedirect.postLogoutURI(publicURL: publicURL)
         self.transactions = transactions
         var keys: [String: ProviderKeys] = [:]
         var transports: [String: any ProviderTransport] = [:]
@@ -293,6 +298,19 @@ public final class SignInFlow: Sendable {
         }
         guard answer.status == 200 else { throw .provider(.status(answer.status, document: name)) }
         return answer.body
+    }
+
+    /// Where signing out of a session that `provider` opened sends the browser after Postern's session is ended:
+    /// the provider's `end_session_endpoint` (OpenID Connect RP-Initiated Logout 1.0 section 2) with `client_id` and
+    /// `post_logout_redirect_uri` = ``postLogoutRedirectURI`` (the id_token is not kept, so no `id_token_hint`), when its
+    /// `_LOGOUT` is on and its discovery document names one; nil otherwise (a provider gone from the configuration,
+    /// `_LOGOUT` off, GitHub, no endpoint, or discovery failing now: Postern's own sign-out stands).
+    public func endSessionURL(provider name: String) async -> String? {
+        guard let provider = configuration.provider(named: name), provider.logout, let keys = keys[name],
+            let endpoint = try? await keys.discovery().endSessionEndpoint
+        else { return nil }
+        return PercentEncoding.appending(
+            [("client_id", provider.clientID), ("post_logout_redirect_uri", postLogoutRedirectURI)], to: endpoint)
     }
 
     /// Each provider's discovery state, for `postern oidc show`: its discovery document fetched now (or kept), or why

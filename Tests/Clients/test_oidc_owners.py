@@ -7,7 +7,8 @@ replayed one and one whose id_token carries another nonce make no session; a pro
 password-less owner whom the password sign-in refuses with the generic error and who cannot unlink their only way in;
 email_verified false makes no owner and no link; the pre-hijack case: with open sign-up an attacker registers
 victim@ with a password, the victim's provider sign-in with that verified address makes no session on it, and linking
-needs the account's password.
+needs the account's password; with _LOGOUT on, signing out of a provider's session ends Postern's and then goes to the
+provider's end_session_endpoint (client_id, post_logout_redirect_uri), a password session's sign-out does not.
 
 Standard library and oidc-provider-mock (installed into .build/client-sdks/ on first run).
 """
@@ -268,6 +269,34 @@ def pre_hijack(provider):
         check("signin.link_refused" in actions, "the refused link is on the account's trail")
 
 
+def provider_logout(provider):
+    set_user(provider, "leaver-sub", {"email": "leaver@example.com", "email_verified": True})
+    env = provider_env(provider, signup=True) | {"POSTERN_OWNER_SIGNUP": "closed", "POSTERN_OIDC_MOCK_LOGOUT": "true"}
+    with postern(env=env, owners=[("dora@example.com", "dora-password-1")]) as base:
+        base.env = env
+        check(f"post-logout redirect URI {base}/" in postern_command(base, "oidc", "show"),
+              "postern oidc show prints the post-logout redirect URI")
+        leaver = Browser(base)
+        status, _, _ = leaver.button("leaver-sub")
+        check(status == 303 and leaver.session(), "a provider sign-up signs the leaver in")
+        status, location, _ = leaver.sign_out()
+        ended = urllib.parse.urlsplit(location or "")
+        query = dict(urllib.parse.parse_qsl(ended.query))
+        check(status == 303 and location.startswith(provider + "/oauth2/end_session?")
+              and query == {"client_id": CLIENT_ID, "post_logout_redirect_uri": base + "/"},
+              "_LOGOUT: signing out of the provider's session goes to its end_session_endpoint")
+        check(not leaver.session() and leaver.request("GET", "/owner")[0] == 303,
+              "Postern's session ended first")
+        status, _, html = leaver.request("GET", location)
+        check(status == 200 and (base + "/") in html, "the provider's end-session page, on its way back to Postern")
+
+        dora = Browser(base)
+        dora.sign_in("dora@example.com", "dora-password-1")
+        status, location, _ = dora.sign_out()
+        check(status == 303 and location == "/owner/sign-in" and not dora.session(),
+              "a password session's sign-out stays at Postern")
+
+
 def main():
     install_packages(f"oidc-provider-mock-{MOCK_VERSION}", [f"oidc-provider-mock=={MOCK_VERSION}"],
                      ["oidc_provider_mock"])
@@ -278,6 +307,7 @@ def main():
         provider = f"http://127.0.0.1:{server.server_port}"
         closed_signup(provider)
         pre_hijack(provider)
+        provider_logout(provider)
     check.finish("test_oidc_owners")
 
 

@@ -24,7 +24,9 @@ struct SignInFlowTests {
         let flow: SignInFlow
         var issuer: String { origin.url("") }
 
-        init(_ backend: StorageBackend, issParameter: Bool = false, userinfo: Bool = false) throws {
+        init(
+            _ backend: StorageBackend, issParameter: Bool = false, userinfo: Bool = false, logout: Bool = false
+        ) throws {
             origin = try TestOrigin()
             test = try backend.makeDatabase()
             var discovery: [(String, JSONValue)] = [
@@ -34,6 +36,7 @@ struct SignInFlowTests {
             ]
             if issParameter { discovery.append(("authorization_response_iss_parameter_supported", true)) }
             if userinfo { discovery.append(("userinfo_endpoint", .string(origin.url("/userinfo")))) }
+            discovery.append(("end_session_endpoint", .string(origin.url("/logout?realm=staff"))))
             origin.set(
                 "/.well-known/openid-configuration",
                 body: String(decoding: JSONValue.object(discovery).serialize(), as: UTF8.self))
@@ -46,7 +49,7 @@ struct SignInFlowTests {
                 SignInProvider(
                     name: "corp", kind: .oidc(issuer: origin.url("")), clientID: SignInFlowTests.clientID,
                     clientSecret: .init("secret"), displayName: "Corp", scopes: ["openid", "email"],
-                    surfaces: [.owners], allowPrivateNetwork: true),
+                    surfaces: [.owners], allowPrivateNetwork: true, logout: logout),
                 SignInProvider(
                     name: "gh", kind: .github(webURL: origin.url("/gh"), apiURL: origin.url("/ghapi")),
                     clientID: "gh-client", clientSecret: .init("gh-secret"), displayName: "GitHub",
@@ -300,6 +303,26 @@ struct SignInFlowTests {
         #expect(withEmail.identity.email == "alice@example.com")
         #expect(harness.origin.receivedRequests.filter { $0.hasPrefix("GET /userinfo ") }.count == calls)
         withExtendedLifetime(harness) {}
+    }
+
+    @Test("_LOGOUT: the end-session URL with client_id and the public URL, only when on and the provider has one")
+    func endSession() async throws {
+        let on = try Harness(.sqlite, logout: true)
+        #expect(
+            await on.flow.endSessionURL(provider: "corp")
+                == on.origin.url(
+                    "/logout?realm=staff&client_id=postern-client&post_logout_redirect_uri=https%3A%2F%2Fpostern.example%2F"
+                ))
+        #expect(await on.flow.endSessionURL(provider: "gh") == nil)
+        #expect(await on.flow.endSessionURL(provider: "gone") == nil)
+        let off = try Harness(.sqlite)
+        #expect(await off.flow.endSessionURL(provider: "corp") == nil)
+        #expect(!off.origin.receivedRequests.contains { $0.hasPrefix("GET /.well-known/") })
+        // Discovery failing now: Postern's own sign-out stands.
+        on.origin.set("/.well-known/openid-configuration", status: 500, body: "")
+        let cold = try Harness(.sqlite, logout: true)
+        cold.origin.set("/.well-known/openid-configuration", status: 500, body: "")
+        #expect(await cold.flow.endSessionURL(provider: "corp") == nil)
     }
 
     /// The JWKS is fetched again once (a minute after the last fetch), both are refused, and no state is left.
