@@ -177,7 +177,8 @@ public struct OwnerProviderPages: SignInSurfacePages {
             return refusedPage(.forbidden, ProviderMessage.failed, setCookies: cookies)
         }
         service.signIns("success")
-        let response = try await service.startSession(owner, request, next: next, setCookies: cookies)
+        let response = try await service.startSession(
+            owner, request, next: next, setCookies: cookies, provider: provider.name)
         await service.audit.owner(
             owner.id, .ownerSignIn, target: owner.email, client: client,
             details: AuditDetails.json(["provider": provider.name]))

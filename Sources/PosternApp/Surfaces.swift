@@ -85,7 +85,8 @@ enum Surfaces {
             customDomains: mail.domains, clock: clock, audit: audit, pages: pages,
             passkeyStore: PasskeyStore(database: database),
             relyingParty: configuration.webAuthn.relyingParty(publicURL: identity.baseURL),
-            signInButtons: signIn?.providers(for: .owners) ?? [], identities: signInIdentities)
+            signInButtons: signIn?.providers(for: .owners) ?? [], identities: signInIdentities,
+            providerLogout: { [signIn] provider in await signIn?.endSessionURL(provider: provider) })
         owners.register(into: &router)
         let ownerProviderPages = signIn.map {
             OwnerProviderPages(service: owners, flow: $0, identities: signInIdentities)

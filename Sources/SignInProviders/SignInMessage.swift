@@ -35,6 +35,7 @@ extension SignInRefusal {
         case .tokenEndpoint: "token_endpoint"
         case .token: "token_refused"
         case .noIDToken: "no_id_token"
+        case .userDocument: "user_document"
         }
     }
 }

@@ -8,7 +8,8 @@ password-less owner whom the password sign-in refuses with the generic error and
 email_verified false makes no owner and no link; the pre-hijack case: with open sign-up an attacker registers
 victim@ with a password, the victim's provider sign-in with that verified address makes no session on it, and linking
 needs the account's password; the Atomic path: an app's /oauth/authorize, the provider's button, consent, code,
-token and JMAP.
+token and JMAP; with _LOGOUT on, signing out of a provider's session ends Postern's and then goes to the provider's
+end_session_endpoint (client_id, post_logout_redirect_uri), a password session's sign-out does not.
 
 Standard library and oidc-provider-mock (postern_testkit.oidc_mock installs it into .build/client-sdks/ on first run).
 """
@@ -23,7 +24,7 @@ import urllib.parse
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, postern
 from postern_testkit.oidc_mock import (
-    ProviderBrowser, audit_events, mock_provider, postern_command, provider_env, set_user,
+    CLIENT_ID, ProviderBrowser, audit_events, mock_provider, postern_command, provider_env, set_user,
 )
 
 check = Checks()
@@ -258,11 +259,41 @@ def atomic_path(provider):
               "JMAP: the token opens the inbox chosen on the consent page")
 
 
+def provider_logout(provider):
+    set_user(provider, "leaver-sub", {"email": "leaver@example.com", "email_verified": True})
+    env = provider_env(provider, signup=True) | {"POSTERN_OWNER_SIGNUP": "closed", "POSTERN_OIDC_MOCK_LOGOUT": "true"}
+    with postern(env=env, owners=[("dora@example.com", "dora-password-1")]) as base:
+        base.env = env
+        check(f"post-logout redirect URI {base}/" in postern_command(base, "oidc", "show"),
+              "postern oidc show prints the post-logout redirect URI")
+        leaver = Browser(base)
+        status, _, _ = leaver.button("leaver-sub")
+        check(status == 303 and leaver.session(), "a provider sign-up signs the leaver in")
+        status, location, _ = leaver.sign_out()
+        ended = urllib.parse.urlsplit(location or "")
+        query = dict(urllib.parse.parse_qsl(ended.query))
+        check(status == 303 and location.startswith(provider + "/oauth2/end_session?")
+              and query == {"client_id": CLIENT_ID, "post_logout_redirect_uri": base + "/"},
+              "_LOGOUT: signing out of the provider's session goes to its end_session_endpoint")
+        check(not leaver.session() and leaver.request("GET", "/owner")[0] == 303,
+              "Postern's session ended first")
+        status, _, html = leaver.request("GET", location)
+        check(status == 200 and (base + "/") in html, "the provider's end-session page, on its way back to Postern")
+
+        dora = Browser(base)
+        dora.sign_in("dora@example.com", "dora-password-1")
+        status, location, _ = dora.sign_out()
+        check(status == 303 and location == "/owner/sign-in" and not dora.session(),
+              "a password session's sign-out stays at Postern")
+
+
+
 def main():
     with mock_provider() as provider:
         closed_signup(provider)
         pre_hijack(provider)
         atomic_path(provider)
+        provider_logout(provider)
     check.finish("test_oidc_owners")
 
 
