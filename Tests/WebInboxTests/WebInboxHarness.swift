@@ -265,6 +265,9 @@ func makeOwnedInboxes(_ database: any SQLDatabase, _ clock: TestClock) -> AgentO
 /// A provider's transport that is never reached: every call fails.
 struct UnreachableProvider: ProviderTransport {
     func fetch(_ url: String) async throws(FetchError) -> FetchResponse { throw FetchError.invalidURL }
+    func get(_ url: String, headers: [(String, String)]) async throws(FetchError) -> FetchResponse {
+        throw FetchError.invalidURL
+    }
     func post(
         _ url: String, headers: [(String, String)], body: [UInt8], readingBody: Bool, startWithin: Duration
     ) async throws(FetchError) -> FetchResponse { throw FetchError.invalidURL }
