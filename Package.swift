@@ -205,7 +205,7 @@ let package = Package(
         // pages.
         .target(name: "WebInbox", dependencies: [
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
-            "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages", "Audit", "Passkeys",
+            "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages", "Audit", "Passkeys", "SignInProviders",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
@@ -231,7 +231,7 @@ let package = Package(
         // MailboxAccounts, Webhooks and MailSandbox in the web inbox's frame and session.
         .target(name: "MailboxWebInbox", dependencies: [
             "WebInbox", "MailboxAccounts", "Webhooks", "MailSandbox", "Directory", "MailDelivery", "JSON", "HTTP1",
-            "ServerKit", "BrowserPages",
+            "ServerKit", "BrowserPages", "SignInProviders",
         ]),
         // The SMTP client for outbound delivery: the reply parser and the session machine (pure), the driver that runs
         // a session over TCP and TLS under the outbound address policy, and MTA-STS (RFC 8461) policies.
@@ -414,7 +414,7 @@ let package = Package(
             "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "MailboxAccounts",
             "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "OutboundQueue", "PosternApp", "ClientAddress",
             "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox", "Audit", "Passkeys", "WebAuthn",
-            .product(name: "Logging", package: "swift-log"),
+            "SignInProviders", "Fetch", "BrowserPages", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [
             "OAuthResource", "Directory", "JWT", "JSON", "AuthCrypto", "Storage", "PostgresClient", "HTTP1", "ServerKit",

@@ -117,6 +117,33 @@ public final class Fetcher: URLFetching {
         }
     }
 
+    /// Sends one GET to `url` with `headers` on the fetcher's I/O threads and returns the response whatever its
+    /// status, its deadline running from the call as ``fetch(_:)``'s does.
+    ///
+    /// Same address policy, timeouts, TLS checks and size limits as ``fetch(_:)``, but redirects are not followed:
+    /// the headers may carry a credential (`Authorization: Bearer` for an API), which a redirect must not take to
+    /// another host. For JSON APIs whose error statuses carry a body worth reading (a provider's userinfo, GitHub's).
+    /// - Parameter headers: extra request headers; an `Accept` among them replaces ``FetchConfiguration/accept``.
+    ///   Names and values must not contain CR or LF.
+    /// - Throws: ``FetchError``; ``FetchError/invalidURL`` for a header with CR or LF.
+    public func get(_ url: String, headers: [(String, String)]) async throws(FetchError) -> FetchResponse {
+        for (name, value) in headers where (name + value).utf8.contains(where: { $0 == 13 || $0 == 10 }) {
+            throw .invalidURL
+        }
+        let deadline = Deadline.after(configuration.totalTimeout)
+        var sent = headers
+        if !headers.contains(where: { $0.0.lowercased() == "accept" }) {
+            sent.insert(("Accept", configuration.accept), at: 0)
+        }
+        return try await onIOThread { [self, sent] () throws(FetchError) in
+            if deadline.hasPassed { throw .timedOut }
+            let target = try FetchURL(parsing: url)
+            let (head, reader) = try request(target, headers: sent, deadline: deadline)
+            let body = try readBody(reader, deadline: deadline)
+            return FetchResponse(status: head.status, head: head, body: body, url: target, redirects: 0)
+        }
+    }
+
     /// The addresses `url` may be reached at, all vetted; nothing is connected.
     /// - Throws: ``FetchError/notAllowed`` when any address is refused, or a resolution error.
     func vettedAddresses(for url: FetchURL, deadline: Deadline) throws(FetchError) -> [RemoteAddress] {

@@ -50,7 +50,7 @@ extension MailboxService {
 
     /// A Pro user's login as stored: trimmed and lower-cased; nil unless it is one `@` between two non-empty parts,
     /// without white space, 254 bytes at most.
-    static func normalizedProEmail(_ text: String) -> String? {
+    public static func normalizedProEmail(_ text: String) -> String? {
         let email = text.trimmingSpaces().lowercased()
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, email.utf8.count <= 254,

@@ -41,7 +41,7 @@ public struct MailboxWebInboxSignIn: WebInboxSignIn, WebInboxCaptures {
         case .apiToken(let token):
             guard let (tokenID, userID) = try await surface.verifyAPIToken(token) else { return nil }
             return (.proUser(id: userID), .apiToken(id: tokenID))
-        case .passkey(let id):
+        case .passkey(let id), .provider(let id):
             // The session rests on the token epoch, as a password's does: a password reset ends it too.
             guard let (epoch, active) = try await surface.proUserStanding(id: id), active != nil else { return nil }
             return (.proUser(id: id), .tokenEpoch(epoch))

@@ -80,7 +80,7 @@ public struct ProDashboardController: Sendable {
             accounts: try await port.accounts(proUserID: user), tokens: try await port.tokens(proUserID: user),
             domains: try await port.domains(proUserID: user), webhook: webhook?.webhook,
             deliveries: webhook?.deliveries ?? [], sandbox: try await port.sandbox(proUserID: user),
-            flash: try await call.takeFlash() ?? WebInboxFlash(), signInMethods: try await inbox.passkeySection(call))
+            flash: try await call.takeFlash() ?? WebInboxFlash(), signInMethods: try await inbox.signInMethodsSection(call))
         // "Sign-in methods" loads the passkey forms' script, from this origin only.
         return HTMLPage.response(.ok, page.render(call), policy: inbox.offersPasskeys ? .script(.self) : .page)
     }

@@ -22,7 +22,8 @@ struct ProDashboardPage {
     var sandbox: (address: String, count: Int, used: Int64)?
     /// What the last post did, shown this once.
     var flash: WebInboxFlash
-    /// "Sign-in methods": the user's passkeys (``WebInboxService/passkeySection(_:)``); empty without passkeys.
+    /// "Sign-in methods": the user's password, passkeys and linked providers
+    /// (``WebInboxService/signInMethodsSection(_:)``); empty without passkeys and providers.
     var signInMethods: HTML = .empty
 
     func render(_ call: WebInboxProUserCall) -> HTML {

@@ -1,4 +1,5 @@
 import AuthCrypto
+import BrowserPages
 import Foundation
 
 /// An API key just made on `/owner` (an inbox created, a key rotated), carried across the post's 303 to the page that
@@ -24,10 +25,10 @@ struct OwnerKeyFlash: Equatable {
         self.created = created
     }
 
-    /// The cookie value (``OwnerSealedCookie``), bound to `session`.
+    /// The cookie value (``SealedCookie``), bound to `session`.
     func seal(browserKey: [UInt8], session: String, now: Int64) throws -> String {
         let plain = Array(((created ? "c" : "r") + "\n" + address + "\n" + apiKey).utf8)
-        return try OwnerSealedCookie.seal(
+        return try SealedCookie.seal(
             plain, browserKey: browserKey, purpose: "owner key flash", binding: Self.binding(session), now: now,
             lifetime: Self.lifetime)
     }
@@ -35,7 +36,7 @@ struct OwnerKeyFlash: Equatable {
     /// The key a cookie value carries, when it was sealed for `session`, has not expired and is intact; else nil.
     init?(cookie: String, browserKey: [UInt8], session: String, now: Int64) {
         guard
-            let plain = OwnerSealedCookie.open(
+            let plain = SealedCookie.open(
                 cookie, browserKey: browserKey, purpose: "owner key flash", binding: Self.binding(session), now: now,
                 lifetime: Self.lifetime),
             case let parts = String(decoding: plain, as: UTF8.self)

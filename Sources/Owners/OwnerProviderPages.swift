@@ -10,26 +10,30 @@ import SignInProviders
 /// - `POST /oidc/start` (`provider`, `surface=owners`, `intent` `sign-in` or `link`, `next`, `csrf_token`): begins a
 ///   login transaction (``SignInFlow``), sets the pre-session ``browserCookie`` it is bound to and sends the browser to
 ///   the provider. `intent=link` needs a session: the identity will be linked to that owner.
-/// - `GET /oidc/callback`: finishes it (state, RFC 9207 `iss`, code exchange with PKCE, id_token) and applies
+/// - `GET /oidc/callback` (``SignInFlow/answer(_:surfaces:fallback:client:clear:)``, registered by the composition
+///   root for every surface) hands the owners' logins to ``signInCompleted(_:_:client:clear:)``, which applies
 ///   ``OwnerProviderLinking``: a session (the password sign-in's cookie), a link, a new owner, the password question
-///   of ``linkPath``, or a refusal page that makes no session. Every outcome clears the pre-session cookie.
+///   of ``linkPath``, or a refusal page that makes no session; a callback no transaction names is refused here too
+///   (``signInRefused(_:_:client:clear:)``). Every outcome clears the pre-session cookie.
 /// - `GET|POST /oidc/link`: the password question of an identity whose verified email an owner already has: nothing
 ///   is linked and no session exists until that owner's password is typed (with the password sign-in's backoff).
 /// - `POST /owner/sign-in-methods/unlink` (`issuer`, `subject`): unlinks, unless it is the owner's last way to sign in.
 ///
 /// Links, unlinks, provider sign-ups and refused links are on the audit trail; a refused callback is an
 /// `owner.signin_failed` with its reason on the operator's.
-public struct OwnerProviderPages: Sendable {
+public struct OwnerProviderPages: SignInSurfacePages {
     let service: OwnerService
     let flow: SignInFlow
     let identities: SignInIdentityStore
 
     /// The pre-session cookie a login transaction is bound to (`HttpOnly; SameSite=Lax`, ten minutes).
-    static let browserCookie = "postern_oidc"
-    /// The sealed pending link (``OwnerPendingLink``), sent to ``linkPath`` only.
+    static let browserCookie = SignInFlow.browserCookie
+    /// The sealed pending link (``PendingProviderLink``), sent to ``linkPath`` only.
     static let pendingCookie = "postern_oidc_link"
     /// The password question's page.
     static let linkPath = "/oidc/link"
+    /// What the owners' pending links are sealed for (``PendingProviderLink/seal(browserKey:purpose:now:)``).
+    static let pendingPurpose = "owner pending link"
     static let title = "Sign in with a provider"
 
     /// - Parameters:
@@ -42,16 +46,12 @@ public struct OwnerProviderPages: Sendable {
         self.identities = identities
     }
 
-    /// Adds `POST /oidc/start`, `GET /oidc/callback`, `GET|POST /oidc/link` and `POST /owner/sign-in-methods/unlink`.
+    /// Adds `POST /oidc/start`, `GET|POST /oidc/link` and `POST /owner/sign-in-methods/unlink` (the callback is every
+    /// surface's: ``SignInFlow/answer(_:surfaces:fallback:client:clear:)``).
     public func register(into router: inout ContextRouter) {
         let limit = service.configuration.bodyLimit
         let pages = service.pages
         router.add(.POST, "/oidc/start", bodyLimit: limit, pages.limited { request, _ in try await start(request) })
-        router.add(
-            .GET, SignInRedirect.path,
-            pages.limited { request, context in
-                try await callback(request, client: context.clientAddress?.description)
-            })
         router.add(.GET, Self.linkPath, pages.limited { request, _ in try await linkPage(request) })
         router.add(
             .POST, Self.linkPath, bodyLimit: limit,
@@ -99,20 +99,19 @@ public struct OwnerProviderPages: Sendable {
 
     // MARK: - Callback
 
-    func callback(_ request: HTTPRequest, client: String?) async throws -> HTTPResponse {
-        let clear = service.browser.clearCookie(Self.browserCookie)
-        let completed: CompletedSignIn
-        do {
-            completed = try await flow.finish(query: request.queryItems, browser: request.cookie(Self.browserCookie))
-        } catch let refusal as SignInRefusal {
-            await recordFailure(provider: "", reason: Self.reason(refusal), detail: nil, client: client)
-            return refusedPage(.forbidden, ProviderMessage.failed, setCookies: [clear])
-        }
+    /// A refused callback: `owner.signin_failed` with the refusal's reason, the one sentence, no session.
+    public func signInRefused(_ refusal: SignInRefusal, _ request: HTTPRequest, client: String?, clear: String) async
+        -> HTTPResponse
+    {
+        await recordFailure(provider: "", reason: refusal.reason, detail: nil, client: client)
+        return refusedPage(.forbidden, ProviderMessage.failed, setCookies: [clear])
+    }
+
+    /// An owners' login through every check: ``OwnerProviderLinking`` decides.
+    public func signInCompleted(_ completed: CompletedSignIn, _ request: HTTPRequest, client: String?, clear: String)
+        async throws -> HTTPResponse
+    {
         let provider = completed.provider, identity = completed.identity
-        guard completed.transaction.surface == .owners else {
-            await recordFailure(provider: provider.name, reason: "surface", detail: nil, client: client)
-            return refusedPage(.forbidden, ProviderMessage.failed, setCookies: [clear])
-        }
         let linkedTo = try await identities.linkedAccount(
             surface: .owners, issuer: identity.issuer, subject: identity.subject)
         var candidate: OwnerLinkCandidate?
@@ -148,19 +147,18 @@ public struct OwnerProviderPages: Sendable {
             else { return refusedPage(.forbidden, ProviderMessage.failed, setCookies: [clear]) }
             return try await signIn(ownerID: ownerID, provider: provider, next: returnTo, request, client, [clear])
         case .confirmPassword(let ownerID, let email):
-            let pending = OwnerPendingLink(
+            let pending = PendingProviderLink(
                 provider: provider.name, issuer: identity.issuer, subject: identity.subject, email: email,
-                ownerID: ownerID)
-            guard ![pending.provider, pending.issuer, pending.subject].contains(where: { $0.contains("\n") }) else {
-                return refusedPage(.forbidden, ProviderMessage.failed, setCookies: [clear])
-            }
-            let sealed = try pending.seal(browserKey: service.browser.key, now: service.browser.sessions.clock())
+                account: ownerID)
+            guard pending.isSealable else { return refusedPage(.forbidden, ProviderMessage.failed, setCookies: [clear]) }
+            let sealed = try pending.seal(
+                browserKey: service.browser.key, purpose: Self.pendingPurpose, now: service.browser.sessions.clock())
             return HTMLPage.redirect(
                 to: Self.linkPath,
                 setCookies: [
                     clear,
                     service.browser.forms.cookie(
-                        Self.pendingCookie, sealed, maxAge: OwnerPendingLink.lifetime, path: Self.linkPath),
+                        Self.pendingCookie, sealed, maxAge: PendingProviderLink.lifetime, path: Self.linkPath),
                 ])
         case .signUp(let email):
             return try await signUp(email: email, identity, provider: provider, next: returnTo, request, client, [clear])
@@ -179,7 +177,8 @@ public struct OwnerProviderPages: Sendable {
             return refusedPage(.forbidden, ProviderMessage.failed, setCookies: cookies)
         }
         service.signIns("success")
-        let response = try await service.startSession(owner, request, next: next, setCookies: cookies)
+        let response = try await service.startSession(
+            owner, request, next: next, setCookies: cookies, provider: provider.name)
         await service.audit.owner(
             owner.id, .ownerSignIn, target: owner.email, client: client,
             details: AuditDetails.json(["provider": provider.name]))
@@ -258,7 +257,7 @@ public struct OwnerProviderPages: Sendable {
         }
         switch try await service.owners.signIn(email: pending.email, password: fields["password"] ?? "", client: client)
         {
-        case .signedIn(let owner) where owner.id == pending.ownerID:
+        case .signedIn(let owner) where owner.id == pending.account:
             let identity = ProviderIdentity(
                 issuer: pending.issuer, subject: pending.subject, email: pending.email, emailVerified: true, name: nil)
             let clear = service.browser.forms.cookie(Self.pendingCookie, "", maxAge: 0, path: Self.linkPath)
@@ -269,7 +268,7 @@ public struct OwnerProviderPages: Sendable {
         case .signedIn, .refused:
             service.signIns("refused")
             await service.audit.owner(
-                pending.ownerID, .signInLinkRefused, target: provider.name, client: address,
+                pending.account, .signInLinkRefused, target: provider.name, client: address,
                 details: AuditDetails.json(["issuer": pending.issuer, "reason": "wrong_password"]))
             return linkForm(.unauthorized, request, pending, error: ProviderMessage.wrongPassword)
         case .slowDown(let retryAfter):
@@ -280,31 +279,21 @@ public struct OwnerProviderPages: Sendable {
         }
     }
 
-    private func pending(_ request: HTTPRequest) -> OwnerPendingLink? {
+    private func pending(_ request: HTTPRequest) -> PendingProviderLink? {
         request.cookie(Self.pendingCookie).flatMap {
-            OwnerPendingLink(cookie: $0, browserKey: service.browser.key, now: service.browser.sessions.clock())
+            PendingProviderLink(
+                cookie: $0, browserKey: service.browser.key, purpose: Self.pendingPurpose,
+                now: service.browser.sessions.clock())
         }
     }
 
-    private func linkForm(_ status: HTTPStatus, _ request: HTTPRequest, _ pending: OwnerPendingLink, error: String?)
+    private func linkForm(_ status: HTTPStatus, _ request: HTTPRequest, _ pending: PendingProviderLink, error: String?)
         -> HTTPResponse
     {
         let (token, setCookie) = service.browser.csrf(for: request)
         let name = flow.configuration.provider(named: pending.provider)?.displayName ?? pending.provider
-        let main: HTML = """
-            <section class="card" id="link-account">
-            \(BrowserPage.flash(error, kind: "error"))
-            <p>An owner account here already uses <strong id="link-email">\(pending.email)</strong>. Nothing is linked \
-            and you are not signed in: to link your \(name) sign-in to that account, type its password. If it is not \
-            your account, leave this page.</p>
-            <form method="post" action="\(Self.linkPath)" id="link-form">
-            <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(token)">
-            <label for="password">Password of \(pending.email)</label>
-            <input id="password" name="password" type="password" autocomplete="current-password" required>
-            <button type="submit" id="submit">Link and sign in</button>
-            </form>
-            </section>
-            """
+        let main = pending.question(
+            action: Self.linkPath, account: "An owner account", providerName: name, csrfToken: token, error: error)
         return HTMLPage.response(
             status, OwnerPageShell.document(title: "Link your sign-in", main: main),
             setCookies: setCookie.map { [$0] } ?? [])
@@ -353,42 +342,7 @@ public struct OwnerProviderPages: Sendable {
                     ?? AuditDetails.json(["reason": reason]))
         }
     }
-
-    /// A refusal's reason as the audit trail records it.
-    static func reason(_ refusal: SignInRefusal) -> String {
-        switch refusal {
-        case .malformedCallback: "malformed_callback"
-        case .noTransaction: "no_transaction"
-        case .providerRefused: "provider_refused"
-        case .unknownProvider: "unknown_provider"
-        case .issuerParameter: "iss_parameter"
-        case .provider(.token): "id_token"
-        case .provider: "provider"
-        case .tokenEndpoint: "token_endpoint"
-        case .token: "token_refused"
-        case .noIDToken: "no_id_token"
-        }
-    }
 }
 
-/// What the provider pages say: fixed sentences, never a provider's error text or which check failed.
-enum ProviderMessage {
-    static let failed = "Signing in with the provider did not work. Nothing was changed: please try again."
-    static let unknownProvider = "That sign-in provider is not available here."
-    static let unreachable = "The sign-in provider cannot be reached right now. Please try again later."
-    static let linkExpired = "This link request expired or was never made. Sign in with the provider again."
-    static let wrongPassword = "Wrong password: nothing was linked."
-    static let notLinked = "That sign-in is not linked to your account."
-
-    static func words(for refusal: OwnerProviderLinking.Refusal, provider: SignInProvider) -> String {
-        switch refusal {
-        case .linkedToAnother: "That sign-in is linked to another account."
-        case .emailNotVerified:
-            "No account here is linked to your \(provider.displayName) sign-in, and it gave no verified email address."
-        case .accountWithoutPassword:
-            "An account here already uses that email. Sign in to it the way you usually do, then link \(provider.displayName) from your account page."
-        case .signUpClosed: "No account here is linked to your \(provider.displayName) sign-in."
-        case .domainNotAllowed: "Accounts with that email domain cannot be made here."
-        }
-    }
-}
+/// What the owners' provider pages say (``SignInMessage``, every surface's sentences).
+typealias ProviderMessage = SignInMessage

@@ -45,6 +45,9 @@ public final class OwnerService: Sendable {
     /// The owners' linked provider identities (issue 54): shown under "Sign-in methods" and counted as ways in
     /// (``OwnerSignInWays``); nil (a service given none) shows and counts none.
     public let identities: SignInIdentityStore?
+    /// Where signing out of a session a provider opened sends the browser next: the provider's end-session URL when
+    /// its `_LOGOUT` is on (``SignInProviders/SignInFlow/endSessionURL(provider:)``), else nil (the sign-in page).
+    let providerLogout: @Sendable (_ provider: String) async -> String?
 
     enum SignUpClass: Hashable, Sendable { case signUp }
 
@@ -71,15 +74,19 @@ public final class OwnerService: Sendable {
     ///     ceremony (passkeys registered before are still listed and may be removed).
     ///   - signInButtons: the sign-in providers whose buttons `/owner/sign-in` shows (``OwnerProviderPages``).
     ///   - identities: the linked provider identities (the runtime's), shown and counted as ways in; nil counts none.
+    ///   - providerLogout: the end-session URL a provider's session signs out to, by the provider's name; nil (the
+    ///     default) for none.
     /// - Throws: storage errors reading or creating the CSRF key.
     public init(
         configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool, dnsThreads: WorkerPool? = nil,
         resolver: DNSResolver? = nil, customDomains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
         metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil,
         audit: AuditTrail = .disabled, pages: PageRoutes? = nil, passkeyStore: PasskeyStore? = nil,
-        relyingParty: RelyingParty? = nil, signInButtons: [SignInProvider] = [], identities: SignInIdentityStore? = nil
+        relyingParty: RelyingParty? = nil, signInButtons: [SignInProvider] = [], identities: SignInIdentityStore? = nil,
+        providerLogout: @escaping @Sendable (_ provider: String) async -> String? = { _ in nil }
     ) throws {
         self.configuration = configuration
+        self.providerLogout = providerLogout
         self.signInButtons = signInButtons
         self.audit = audit
         owners = OwnerStore(
@@ -204,9 +211,15 @@ public final class OwnerService: Sendable {
         guard browser.csrfValid(request.formFields(), request) else {
             return BrowserPage.message(.forbidden, "Sign out", OwnerMessage.csrf)
         }
-        if let token = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: token) }
+        var next: String?
+        if let token = request.cookie(OwnerBrowser.sessionCookie),
+            let provider = try await browser.sessions.close(token: token)
+        {
+            // Postern's session is over whatever follows; with the provider's _LOGOUT on, it is ended there next.
+            next = await providerLogout(provider)
+        }
         return HTMLPage.redirect(
-            to: "/owner/sign-in", setCookies: [browser.clearCookie(OwnerBrowser.sessionCookie)])
+            to: next ?? "/owner/sign-in", setCookies: [browser.clearCookie(OwnerBrowser.sessionCookie)])
     }
 
     /// `owner.signin_failed` on the operator's trail (no owner id: the email typed may be nobody's, and a stranger's
@@ -264,11 +277,11 @@ public final class OwnerService: Sendable {
     /// A new session (never the one the browser brought: no fixation), its cookie, and the pre-session CSRF cookie
     /// dropped; then `next`.
     /// - Parameter extra: other `Set-Cookie` values to send (a provider sign-in's pre-session cookie dropped).
-    func startSession(_ owner: Owner, _ request: HTTPRequest, next: String, setCookies extra: [String] = [])
-        async throws -> HTTPResponse
-    {
+    func startSession(
+        _ owner: Owner, _ request: HTTPRequest, next: String, setCookies extra: [String] = [], provider: String? = nil
+    ) async throws -> HTTPResponse {
         if let old = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: old) }
-        let token = try await browser.sessions.open(ownerID: owner.id)
+        let token = try await browser.sessions.open(ownerID: owner.id, provider: provider)
         return HTMLPage.redirect(
             to: next,
             setCookies: [

@@ -20,13 +20,21 @@ public struct OwnerSessions: Sendable {
     }
 
     /// Opens a session for `ownerID`; returns the cookie value.
-    public func open(ownerID: String) async throws -> String {
+    /// - Parameter provider: the sign-in provider it came in through (its name; migration 0057); nil for a password or
+    ///   passkey sign-in.
+    public func open(ownerID: String, provider: String? = nil) async throws -> String {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let now = clock()
         _ = try await database.write { [lifetime] connection in
             try connection.run(
-                "INSERT INTO owner_sessions (token_digest, owner_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                [.blob(Self.digest(token)), .text(ownerID), .integer(now), .integer(now + lifetime)])
+                """
+                INSERT INTO owner_sessions (token_digest, owner_id, created_at, expires_at, provider)
+                VALUES (?, ?, ?, ?, ?)
+                """,
+                [
+                    .blob(Self.digest(token)), .text(ownerID), .integer(now), .integer(now + lifetime),
+                    provider.map { .text($0) } ?? .null,
+                ])
         }
         return token
     }
@@ -50,9 +58,16 @@ public struct OwnerSessions: Sendable {
     }
 
     /// Ends session `token` (signing out); nothing when there is none.
-    public func close(token: String) async throws {
-        _ = try await database.write { connection in
-            try connection.run("DELETE FROM owner_sessions WHERE token_digest = ?", [.blob(Self.digest(token))])
+    /// - Returns: the sign-in provider the session came in through; nil when it came in otherwise, or there was none.
+    @discardableResult
+    public func close(token: String) async throws -> String? {
+        try await database.write { connection in
+            let digest = SQLValue.blob(Self.digest(token))
+            let provider = try connection.query(
+                "SELECT provider FROM owner_sessions WHERE token_digest = ?", [digest]
+            ).first?.text("provider")
+            try connection.run("DELETE FROM owner_sessions WHERE token_digest = ?", [digest])
+            return provider
         }
     }
 

@@ -5,7 +5,7 @@ import SignInProviders
 
 /// The one "Sign-in methods" section of `/owner` (issues 54 and 56): every way the owner signs in, each shown by a
 /// part of its own: the password (``OwnerPasswordPart``), the passkeys (``OwnerPasskeyParts/passkeys(_:ceremonies:csrfToken:)``,
-/// when passkeys are kept) and the linked providers (``OwnerProviderPart``, when providers are configured or one is
+/// when passkeys are kept) and the linked providers (``SignInProviderPart``, when providers are configured or one is
 /// linked). No change made here leaves the owner without a way in (``OwnerSignInWays``).
 struct OwnerSignInMethodsSection {
     var password: HTML
@@ -86,7 +86,10 @@ extension OwnerService {
         let providerPart: HTML =
             signInButtons.isEmpty && ways.identities.isEmpty
             ? .empty
-            : OwnerProviderPart(providers: signInButtons, identities: ways.identities, csrfToken: csrfToken).render()
+            : SignInProviderPart(
+                providers: signInButtons, identities: ways.identities, csrfToken: csrfToken, targets: .owners,
+                time: OwnerInboxesPage.time
+            ).render()
         return OwnerSignInMethodsSection(
             password: OwnerPasswordPart(
                 hasPassword: ways.hasPassword,

@@ -33,6 +33,9 @@ extension Operations {
                 provider.allowPrivateNetwork ? "private network allowed" : nil,
             ].compactMap { $0 }.joined(separator: ", ")
             lines.append("\(provider.name)  \"\(provider.displayName)\"  client \(provider.clientID)  \(rules)")
+            if provider.logout {
+                lines.append("  logout: on, post-logout redirect URI " + SignInRedirect.postLogoutURI(publicURL: base))
+            }
             switch (provider.kind, state) {
             case (.oidc(let issuer), .success(let metadata)?):
                 lines.append("  oidc issuer \(issuer): discovery ok (authorization \(metadata.authorizationEndpoint))")
@@ -41,7 +44,7 @@ extension Operations {
             case (.oidc(let issuer), nil):
                 lines.append("  oidc issuer \(issuer)")
             case (.github(let web, let api), _):
-                lines.append("  github web \(web), api \(api): no discovery; its sign-in is not served yet")
+                lines.append("  github web \(web), api \(api): no discovery (OAuth endpoints under the web URL)")
             }
         }
         return lines
@@ -66,12 +69,14 @@ extension Operations {
         let identities = try await SignInIdentityStore(database: database, clock: { unixNow() })
             .identities(surface: .owners, account: candidate.owner.id)
         lines.append("  sign-in identities: \(identities.count)")
-        for identity in identities {
-            let used = identity.lastUsedAt.map { "last used \(RFC3339.format($0))" } ?? "never used"
-            lines.append(
-                "    \(identity.provider)  issuer \(identity.issuer)  subject \(identity.subject)  "
-                    + "email \(identity.email ?? "-")  linked \(RFC3339.format(identity.createdAt))  \(used)")
-        }
-        return lines
+        return lines + identities.map(describe(identity:))
+    }
+
+    /// One linked sign-in identity, indented under its account: provider, issuer, subject, email, when linked and
+    /// last used.
+    static func describe(identity: SignInIdentity) -> String {
+        let used = identity.lastUsedAt.map { "last used \(RFC3339.format($0))" } ?? "never used"
+        return "    \(identity.provider)  issuer \(identity.issuer)  subject \(identity.subject)  "
+            + "email \(identity.email ?? "-")  linked \(RFC3339.format(identity.createdAt))  \(used)"
     }
 }

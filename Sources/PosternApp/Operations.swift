@@ -8,6 +8,7 @@ import MailboxAccounts
 import Owners
 import AgentAuth
 import ComputePool
+import SignInProviders
 import Storage
 import Directory
 import Time
@@ -98,9 +99,21 @@ public enum Operations {
         return describe(summary)
     }
 
-    /// One line per Pro user.
+    /// One line per Pro user; under a user without a password (a provider made them, issue 54) `  password: none`,
+    /// and under each user their linked sign-in identities, one line each.
     public static func listProUsers(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
-        try await mailboxService(configuration, logger: logger).listProUsers().map(describe)
+        let database = try migratedDatabase(configuration, logger: logger)
+        let service = try mailboxService(configuration, database: database, logger: logger)
+        let identities = SignInIdentityStore(database: database, clock: { unixNow() })
+        var lines: [String] = []
+        for user in try await service.listProUsers() {
+            lines.append(describe(user))
+            if try await service.proUserLinkCandidate(id: user.id)?.hasPassword == false {
+                lines.append("  password: none (signs in with a passkey, a provider or a tm_pro_ token)")
+            }
+            lines += try await identities.identities(surface: .pro, account: user.id).map(describe(identity:))
+        }
+        return lines
     }
 
     /// Revokes an agent account: its API key and every session stop working. False when there is none.

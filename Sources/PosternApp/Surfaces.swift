@@ -85,11 +85,13 @@ enum Surfaces {
             customDomains: mail.domains, clock: clock, audit: audit, pages: pages,
             passkeyStore: PasskeyStore(database: database),
             relyingParty: configuration.webAuthn.relyingParty(publicURL: identity.baseURL),
-            signInButtons: signIn?.providers(for: .owners) ?? [], identities: signInIdentities)
+            signInButtons: signIn?.providers(for: .owners) ?? [], identities: signInIdentities,
+            providerLogout: { [signIn] provider in await signIn?.endSessionURL(provider: provider) })
         owners.register(into: &router)
-        if let signIn {
-            OwnerProviderPages(service: owners, flow: signIn, identities: signInIdentities).register(into: &router)
+        let ownerProviderPages = signIn.map {
+            OwnerProviderPages(service: owners, flow: $0, identities: signInIdentities)
         }
+        ownerProviderPages?.register(into: &router)
         let ownedInboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain, clock: clock)
         // The one grant model under the authorization server, the resource side and the owner pages; every
@@ -158,8 +160,22 @@ enum Surfaces {
             passkeys: owners.passkeys.map {
                 // Pro users' passkeys run on the owners' ceremonies: one relying party, store and challenge table.
                 WebInboxPasskeys(ceremonies: $0, audit: audit, onCeremony: metrics.passkeyCeremony)
+            },
+            providers: signIn.map {
+                WebInboxProviders(flow: $0, identities: signInIdentities, accounts: inboxAccounts, audit: audit)
             })
         inbox.register(into: &router)
+        if let signIn, let ownerProviderPages {
+            // The one redirect URI of every surface: each login goes back to the surface that began it.
+            router.add(
+                .GET, SignInRedirect.path,
+                pages.limited { request, context in
+                    try await signIn.answer(
+                        request, surfaces: [.owners: ownerProviderPages, .pro: inbox], fallback: .owners,
+                        client: context.clientAddress?.description,
+                        clear: owners.browser.clearCookie(SignInFlow.browserCookie))
+                })
+        }
         ProDashboardController(inbox: inbox, surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
             .register(into: &router)
 

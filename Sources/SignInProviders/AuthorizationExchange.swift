@@ -9,9 +9,20 @@ public enum SignInRedirect {
 
     /// `<public URL>/oidc/callback`, the public URL without its trailing slash.
     public static func uri(publicURL: String) -> String {
+        base(publicURL) + path
+    }
+
+    /// `<public URL>/`: where a provider's logout (`_LOGOUT`) sends the browser back to, its
+    /// `post_logout_redirect_uri`.
+    public static func postLogoutURI(publicURL: String) -> String {
+        base(publicURL) + "/"
+    }
+
+    /// The public URL without its trailing slashes.
+    private static func base(_ publicURL: String) -> Substring {
         var base = Substring(publicURL)
         while base.hasSuffix("/") { base = base.dropLast() }
-        return base + path
+        return base
     }
 }
 

@@ -4,9 +4,11 @@ import JWT
 /// Why a provider could not be used, or refused a sign-in: typed, so that the caller picks what to tell the person
 /// (always that the sign-in failed) and what to log (the provider and this case, never a token).
 public enum ProviderError: Error, Sendable, Equatable {
-    /// The discovery document or the JWKS could not be fetched (address policy, connection, TLS, size, time).
+    /// The discovery document, the JWKS, the userinfo or GitHub's user documents could not be fetched (address
+    /// policy, connection, TLS, size, time).
     case unreachable(FetchError)
-    /// The discovery document (`discovery`) or the JWKS (`jwks`) answered another status than 200.
+    /// The discovery document (`discovery`), the JWKS (`jwks`), the userinfo (`userinfo`) or GitHub's `GET /user`
+    /// (`user`) or `GET /user/emails` (`emails`) answered another status than 200.
     case status(Int, document: String)
     /// The discovery document was refused (its issuer, an endpoint, what the provider offers).
     case discovery(DiscoveryError)

@@ -1,13 +1,18 @@
 import AuthCrypto
 import Fetch
+import HTTP1
 
-/// The outbound calls a sign-in makes to a provider: GETs for its discovery document and keys, and the POST of the
-/// token exchange. ``Fetch/Fetcher`` is the real one, with the provider's address policy.
+/// The outbound calls a sign-in makes to a provider: GETs for its discovery document and keys, the POST of the
+/// token exchange, and the GETs with the access token (userinfo, GitHub's user and emails). ``Fetch/Fetcher`` is the
+/// real one, with the provider's address policy.
 public protocol ProviderTransport: URLFetching {
     /// POSTs `body` to `url` and returns the answer whatever its status (``Fetch/Fetcher/post(_:headers:body:readingBody:startWithin:)``).
     func post(
         _ url: String, headers: [(String, String)], body: [UInt8], readingBody: Bool, startWithin: Duration
     ) async throws(FetchError) -> FetchResponse
+    /// GETs `url` with `headers` (a bearer token among them), following no redirect, and returns the answer whatever
+    /// its status (``Fetch/Fetcher/get(_:headers:)``).
+    func get(_ url: String, headers: [(String, String)]) async throws(FetchError) -> FetchResponse
 }
 
 extension Fetcher: ProviderTransport {}
@@ -25,7 +30,9 @@ public enum SignInRefusal: Error, Sendable, Equatable {
     case unknownProvider
     /// RFC 9207's `iss` parameter is not the provider's issuer, or is missing from a provider that promises it.
     case issuerParameter
-    /// Discovery, the keys or the id_token were refused (``ProviderError``).
+    /// Discovery, the keys or the id_token were refused, or the userinfo or GitHub's user endpoints could not be
+    /// reached or answered another status than 200 (``ProviderError``, whose `document` is `userinfo`, `user` or
+    /// `emails` then).
     case provider(ProviderError)
     /// The token endpoint could not be reached.
     case tokenEndpoint(FetchError)
@@ -33,6 +40,9 @@ public enum SignInRefusal: Error, Sendable, Equatable {
     case token(TokenResponse.Refusal)
     /// An OpenID Connect token answer without an `id_token`.
     case noIDToken
+    /// The userinfo answer describes another subject than the id_token (OpenID Connect Core section 5.3.2), or the
+    /// userinfo or GitHub's user or emails answer is not the JSON expected.
+    case userDocument(ProviderIdentity.Refusal)
 }
 
 /// A provider's callback that came through every check: the transaction it finished and who the provider says
@@ -42,7 +52,8 @@ public struct CompletedSignIn: Sendable, Equatable {
     public let transaction: SignInTransaction
     /// The provider, as configured.
     public let provider: SignInProvider
-    /// Who signed in, from the verified id_token.
+    /// Who signed in: from the verified id_token (with userinfo's email when the id_token has none), or GitHub's
+    /// user and primary email.
     public let identity: ProviderIdentity
 }
 
@@ -51,23 +62,33 @@ public struct CompletedSignIn: Sendable, Equatable {
 /// gives the authorization URL; ``finish(query:browser:)`` takes that transaction by the callback's `state` and the
 /// browser's pre-session token (so a callback carried to another browser opens nothing), checks RFC 9207's `iss`,
 /// exchanges the code with the PKCE verifier through the provider's transport, and verifies the id_token (signature,
-/// issuer, audience, azp, times and nonce, ``ProviderKeys``).
+/// issuer, audience, azp, times and nonce, ``ProviderKeys``). When the id_token carries no email and the provider has
+/// a userinfo endpoint, the userinfo answer is merged in, only when its `sub` is the id_token's (OpenID Connect Core
+/// section 5.3.2); a userinfo that cannot be had or names another subject refuses the sign-in.
+///
+/// A GitHub provider has no discovery, no id_token and no nonce: its OAuth endpoints under the web URL
+/// (``ProviderEndpoints/gitHub(webURL:)``, the same PKCE and state), then `GET /user` and `GET /user/emails` of its API
+/// with the access token (``gitHubHeaders(accessToken:)``); the identity is the numeric user id under the web URL as
+/// issuer, its email the primary address with GitHub's `verified` (``ProviderIdentity/gitHub(webURL:user:emails:)``).
+/// GitHub publishes no issuer identifier, so RFC 9207's `iss` is not checked for it.
 ///
 /// Every provider's discovery document and keys are kept per instance (``ProviderKeys``); the transactions live in the
-/// database, so a callback is answered by any instance. GitHub providers are not run by this flow yet: they have no
-/// button and ``begin(provider:surface:account:returnTo:)`` refuses them.
+/// database, so a callback is answered by any instance.
 public final class SignInFlow: Sendable {
     /// The providers, as configured.
     public let configuration: SignInProvidersConfiguration
     /// The one redirect URI of every provider and surface (``SignInRedirect``).
     public let redirectURI: String
+    /// Where a provider's logout sends the browser back to (`post_logout_redirect_uri`): the server's public URL with
+    /// one trailing `/`, to register at a provider whose `_LOGOUT` is on.
+    public let postLogoutRedirectURI: String
     let transactions: SignInTransactionStore
     let keys: [String: ProviderKeys]
     let transports: [String: any ProviderTransport]
 
     /// Why a login cannot begin.
     public enum StartError: Error, Sendable, Equatable {
-        /// No provider of that name signs people into that surface (or it is a GitHub provider, not run yet).
+        /// No provider of that name signs people into that surface.
         case unknownProvider
         /// The return path is not a path on this server.
         case returnPathNotLocal
@@ -88,6 +109,7 @@ public final class SignInFlow: Sendable {
     ) rethrows {
         self.configuration = configuration
         redirectURI = SignInRedirect.uri(publicURL: publicURL)
+        postLogoutRedirectURI = SignInRedirect.postLogoutURI(publicURL: publicURL)
         self.transactions = transactions
         var keys: [String: ProviderKeys] = [:]
         var transports: [String: any ProviderTransport] = [:]
@@ -103,9 +125,18 @@ public final class SignInFlow: Sendable {
         self.transports = transports
     }
 
-    /// The providers whose button `surface` shows, in configured order: the OpenID Connect ones that sign into it.
+    /// The providers whose button `surface` shows, in configured order: those that sign into it.
     public func providers(for surface: SignInProvider.Surface) -> [SignInProvider] {
-        configuration.providers.filter { $0.surfaces.contains(surface) && keys[$0.name] != nil }
+        configuration.providers.filter { $0.surfaces.contains(surface) }
+    }
+
+    /// The headers of a call to GitHub's REST API: its media type, the access token as a bearer token, and the API
+    /// version the documents are read in. (`User-Agent`, which GitHub requires, is the fetcher's.)
+    public static func gitHubHeaders(accessToken: String) -> [(String, String)] {
+        [
+            ("Accept", "application/vnd.github+json"), ("Authorization", "Bearer " + accessToken),
+            ("X-GitHub-Api-Version", "2022-11-28"),
+        ]
     }
 
     /// Begins a login with `provider` for `surface`: a new transaction (state, nonce, PKCE verifier, ten minutes) bound
@@ -118,14 +149,20 @@ public final class SignInFlow: Sendable {
     public func begin(
         provider name: String, surface: SignInProvider.Surface, account: String?, returnTo: String
     ) async throws -> (url: String, browser: String) {
-        guard let provider = providers(for: surface).first(where: { $0.name == name }), let keys = keys[name] else {
+        guard let provider = providers(for: surface).first(where: { $0.name == name }) else {
             throw StartError.unknownProvider
         }
-        let metadata: ProviderMetadata
-        do {
-            metadata = try await keys.discovery()
-        } catch {
-            throw StartError.provider(error)
+        let endpoints: ProviderEndpoints
+        switch provider.kind {
+        case .github(let webURL, _):
+            endpoints = .gitHub(webURL: webURL)
+        case .oidc:
+            guard let keys = keys[name] else { throw StartError.unknownProvider }
+            do {
+                endpoints = ProviderEndpoints(try await keys.discovery())
+            } catch {
+                throw StartError.provider(error)
+            }
         }
         let browser = Base64URL.encode(SecureRandom.bytes(32))
         let (state, transaction): (String, SignInTransaction)
@@ -136,7 +173,7 @@ public final class SignInFlow: Sendable {
             throw StartError.returnPathNotLocal
         }
         let url = transaction.authorizationURL(
-            provider: provider, endpoints: ProviderEndpoints(metadata), state: state, redirectURI: redirectURI)
+            provider: provider, endpoints: endpoints, state: state, redirectURI: redirectURI)
         return (url, browser)
     }
 
@@ -159,39 +196,121 @@ public final class SignInFlow: Sendable {
             if case .refused(let error, _) = callback { throw SignInRefusal.providerRefused(error) }
             throw SignInRefusal.malformedCallback
         }
-        guard let provider = configuration.provider(named: transaction.provider), let keys = keys[provider.name],
+        guard let provider = configuration.provider(named: transaction.provider),
             let transport = transports[provider.name]
         else { throw SignInRefusal.unknownProvider }
-        let metadata: ProviderMetadata
-        do {
-            metadata = try await keys.discovery()
-        } catch {
-            throw SignInRefusal.provider(error)
+        let identity: ProviderIdentity
+        switch provider.kind {
+        case .github(let webURL, let apiURL):
+            let tokens = try await exchange(
+                code, transaction, provider, endpoints: .gitHub(webURL: webURL), transport: transport)
+            identity = try await gitHubIdentity(
+                webURL: webURL, apiURL: apiURL, accessToken: tokens.accessToken, transport: transport)
+        case .oidc:
+            guard let keys = keys[provider.name] else { throw SignInRefusal.unknownProvider }
+            let metadata: ProviderMetadata
+            do {
+                metadata = try await keys.discovery()
+            } catch {
+                throw SignInRefusal.provider(error)
+            }
+            guard metadata.acceptsResponseIssuer(issuerParameter) else { throw SignInRefusal.issuerParameter }
+            let tokens = try await exchange(
+                code, transaction, provider, endpoints: ProviderEndpoints(metadata), transport: transport)
+            guard let idToken = tokens.idToken else { throw SignInRefusal.noIDToken }
+            let claims: IDTokenClaims
+            do {
+                claims = try await keys.verify(idToken: idToken, clientID: provider.clientID, nonce: transaction.nonce)
+            } catch {
+                throw SignInRefusal.provider(error)
+            }
+            identity = try await withUserinfo(
+                ProviderIdentity(claims), metadata: metadata, accessToken: tokens.accessToken, transport: transport)
         }
-        guard metadata.acceptsResponseIssuer(issuerParameter) else { throw SignInRefusal.issuerParameter }
+        return CompletedSignIn(transaction: transaction, provider: provider, identity: identity)
+    }
+
+    /// Exchanges `code` at the token endpoint with the transaction's PKCE verifier.
+    /// - Throws: ``SignInRefusal`` `.tokenEndpoint`, `.token`.
+    private func exchange(
+        _ code: String, _ transaction: SignInTransaction, _ provider: SignInProvider, endpoints: ProviderEndpoints,
+        transport: any ProviderTransport
+    ) async throws(SignInRefusal) -> TokenResponse {
         let (headers, body) = transaction.tokenRequest(
-            code: code, provider: provider, endpoints: ProviderEndpoints(metadata), redirectURI: redirectURI)
+            code: code, provider: provider, endpoints: endpoints, redirectURI: redirectURI)
         let answer: FetchResponse
         do {
             answer = try await transport.post(
-                metadata.tokenEndpoint, headers: headers, body: body, readingBody: true, startWithin: .seconds(10))
+                endpoints.token, headers: headers, body: body, readingBody: true, startWithin: .seconds(10))
         } catch {
-            throw SignInRefusal.tokenEndpoint(error)
+            throw .tokenEndpoint(error)
         }
-        let tokens: TokenResponse
         do {
-            tokens = try TokenResponse(body: answer.body)
+            return try TokenResponse(body: answer.body)
         } catch {
-            throw SignInRefusal.token(error)
+            throw .token(error)
         }
-        guard let idToken = tokens.idToken else { throw SignInRefusal.noIDToken }
-        let claims: IDTokenClaims
+    }
+
+    /// `identity` with the provider's userinfo merged in when the id_token gave no email and the provider has a
+    /// userinfo endpoint; `identity` as it is otherwise.
+    /// - Throws: ``SignInRefusal`` `.provider` (unreachable, or not 200), `.userDocument` (another `sub`, malformed).
+    private func withUserinfo(
+        _ identity: ProviderIdentity, metadata: ProviderMetadata, accessToken: String,
+        transport: any ProviderTransport
+    ) async throws(SignInRefusal) -> ProviderIdentity {
+        guard identity.email == nil, let endpoint = metadata.userinfoEndpoint else { return identity }
+        let body = try await document(
+            endpoint, "userinfo",
+            headers: [("Accept", "application/json"), ("Authorization", "Bearer " + accessToken)], transport: transport)
         do {
-            claims = try await keys.verify(idToken: idToken, clientID: provider.clientID, nonce: transaction.nonce)
+            return try identity.merging(userinfo: body)
         } catch {
-            throw SignInRefusal.provider(error)
+            throw .userDocument(error)
         }
-        return CompletedSignIn(transaction: transaction, provider: provider, identity: ProviderIdentity(claims))
+    }
+
+    /// Who GitHub says signed in: `GET /user` and `GET /user/emails` of its API with the access token.
+    /// - Throws: ``SignInRefusal`` `.provider` (unreachable, or not 200), `.userDocument` (malformed).
+    private func gitHubIdentity(
+        webURL: String, apiURL: String, accessToken: String, transport: any ProviderTransport
+    ) async throws(SignInRefusal) -> ProviderIdentity {
+        let headers = Self.gitHubHeaders(accessToken: accessToken)
+        let user = try await document(apiURL + "/user", "user", headers: headers, transport: transport)
+        let emails = try await document(apiURL + "/user/emails", "emails", headers: headers, transport: transport)
+        do {
+            return try ProviderIdentity.gitHub(webURL: webURL, user: user, emails: emails)
+        } catch {
+            throw .userDocument(error)
+        }
+    }
+
+    /// The body of a 200 answer to a GET of `url` with `headers`.
+    /// - Throws: ``SignInRefusal/provider(_:)`` with `.unreachable` or `.status(_, document: name)`.
+    private func document(
+        _ url: String, _ name: String, headers: [(String, String)], transport: any ProviderTransport
+    ) async throws(SignInRefusal) -> [UInt8] {
+        let answer: FetchResponse
+        do {
+            answer = try await transport.get(url, headers: headers)
+        } catch {
+            throw .provider(.unreachable(error))
+        }
+        guard answer.status == 200 else { throw .provider(.status(answer.status, document: name)) }
+        return answer.body
+    }
+
+    /// Where signing out of a session that `provider` opened sends the browser after Postern's session is ended:
+    /// the provider's `end_session_endpoint` (OpenID Connect RP-Initiated Logout 1.0 section 2) with `client_id` and
+    /// `post_logout_redirect_uri` = ``postLogoutRedirectURI`` (the id_token is not kept, so no `id_token_hint`), when its
+    /// `_LOGOUT` is on and its discovery document names one; nil otherwise (a provider gone from the configuration,
+    /// `_LOGOUT` off, GitHub, no endpoint, or discovery failing now: Postern's own sign-out stands).
+    public func endSessionURL(provider name: String) async -> String? {
+        guard let provider = configuration.provider(named: name), provider.logout, let keys = keys[name],
+            let endpoint = try? await keys.discovery().endSessionEndpoint
+        else { return nil }
+        return PercentEncoding.appending(
+            [("client_id", provider.clientID), ("post_logout_redirect_uri", postLogoutRedirectURI)], to: endpoint)
     }
 
     /// Each provider's discovery state, for `postern oidc show`: its discovery document fetched now (or kept), or why

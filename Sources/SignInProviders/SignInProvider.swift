@@ -60,12 +60,17 @@ public struct SignInProvider: Sendable, Equatable {
     /// Whether discovery, JWKS, token and user calls may reach private and loopback addresses (an in-house or test
     /// provider). Default false: they go through the outbound address policy like every other outbound call.
     public var allowPrivateNetwork: Bool
+    /// Whether signing out of a session this provider opened also sends the browser to the provider's
+    /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout), so that the person is signed out there too.
+    /// Default false: sign-out ends Postern's session only. OpenID Connect providers only.
+    public var logout: Bool
 
     /// Creates a provider; ``SignInProvidersConfiguration`` reads and checks one from the operator's keys.
     public init(
         name: String, kind: Kind, clientID: String, clientSecret: ClientSecret, displayName: String,
         scopes: [String], surfaces: Set<Surface> = Set(Surface.allCases), allowSignUp: Bool = false,
-        trustEmail: Bool = false, allowedDomains: [String] = [], allowPrivateNetwork: Bool = false
+        trustEmail: Bool = false, allowedDomains: [String] = [], allowPrivateNetwork: Bool = false,
+        logout: Bool = false
     ) {
         self.name = name
         self.kind = kind
@@ -78,6 +83,7 @@ public struct SignInProvider: Sendable, Equatable {
         self.trustEmail = trustEmail
         self.allowedDomains = allowedDomains
         self.allowPrivateNetwork = allowPrivateNetwork
+        self.logout = logout
     }
 
     /// The scope of this provider's keys: `POSTERN_OIDC_<NAME>`, the name upper-cased.

@@ -29,6 +29,8 @@ import Foundation
 ///   `POSTERN_OIDC_<NAME>_ALLOWED_DOMAINS` (comma-separated email domains that may sign up, default any; only with
 ///   `_ALLOW_SIGNUP`);
 ///   `POSTERN_OIDC_<NAME>_ALLOW_PRIVATE_NETWORK` (on or off, default off);
+///   `POSTERN_OIDC_<NAME>_LOGOUT` (oidc only, on or off, default off: signing out of a session the provider opened
+///   also goes to its `end_session_endpoint`);
 ///   `POSTERN_OIDC_<NAME>_GITHUB_WEB_URL` and `POSTERN_OIDC_<NAME>_GITHUB_API_URL` (github only; defaults
 ///   `https://github.com` and `https://api.github.com`; GitHub Enterprise's).
 public struct SignInProvidersConfiguration: Sendable, Equatable {
@@ -84,8 +86,10 @@ public struct SignInProvidersConfiguration: Sendable, Equatable {
         let webURL = config.nonEmptyText("GITHUB_WEB_URL")
         let apiURL = config.nonEmptyText("GITHUB_API_URL")
         let kind: SignInProvider.Kind
+        let logout = try config.flag("LOGOUT") ?? false
         if isGitHub {
             if issuer != nil { throw config.error("ISSUER", "applies to KIND=oidc only; this provider is github") }
+            if logout { throw config.error("LOGOUT", "applies to KIND=oidc only: GitHub has no end-session endpoint") }
             kind = .github(
                 webURL: try baseURL(webURL ?? gitHubWebURL, "GITHUB_WEB_URL", config, allowPrivate),
                 apiURL: try baseURL(apiURL ?? gitHubAPIURL, "GITHUB_API_URL", config, allowPrivate))
@@ -150,7 +154,7 @@ public struct SignInProvidersConfiguration: Sendable, Equatable {
         return SignInProvider(
             name: name, kind: kind, clientID: clientID, clientSecret: secret, displayName: displayName,
             scopes: scopes, surfaces: surfaces, allowSignUp: allowSignUp, trustEmail: trustEmail,
-            allowedDomains: allowedDomains, allowPrivateNetwork: allowPrivate)
+            allowedDomains: allowedDomains, allowPrivateNetwork: allowPrivate, logout: logout)
     }
 
     /// `_CLIENT_SECRET`, or the contents of `_CLIENT_SECRET_FILE` without its trailing newline: exactly one.

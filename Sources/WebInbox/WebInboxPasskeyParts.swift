@@ -12,18 +12,33 @@ import ServerKit
 ///
 /// Form fields: register `name`, `credential`; rename `name`; sign-in `credential`; every form `csrf_token`.
 enum WebInboxPasskeyParts {
-    /// "Sign-in methods" (`#sign-in-methods`): `passkeys` (`#passkeys`, `.passkey` rows) and `#passkey-register`.
-    static func signInMethods(passkeys: [PasskeyCredential], csrfToken: String) -> HTML {
+    /// "Sign-in methods" (`#sign-in-methods`): whether the user has a password (`#password-state`), `passkeys` when
+    /// the server keeps them (`#passkeys`, `.passkey` rows, `#passkey-register`) and the linked providers' part
+    /// (``SignInProviderPart``, empty without providers).
+    static func signInMethods(
+        hasPassword: Bool, passkeys: [PasskeyCredential]?, providers: HTML, csrfToken: String
+    ) -> HTML {
         let hidden: HTML = "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(csrfToken)\">"
-        let list = PasskeyPageParts.list(passkeys, base: "/inbox/passkeys", hidden: hidden, time: WebInboxPage.time)
-        let register = PasskeyPageParts.register(
-            base: "/inbox/passkeys", script: WebInboxPasskeys.script.path, hidden: hidden)
+        var passkeyPart: HTML = .empty
+        if let passkeys {
+            let list = PasskeyPageParts.list(passkeys, base: "/inbox/passkeys", hidden: hidden, time: WebInboxPage.time)
+            let register = PasskeyPageParts.register(
+                base: "/inbox/passkeys", script: WebInboxPasskeys.script.path, hidden: hidden)
+            passkeyPart = """
+                \(list)\(register)<p class="hint">A passkey signs you in with your device's screen lock, and no \
+                look-alike site can use it. A synced passkey is kept by your password manager across your devices.</p>
+
+                """
+        }
+        let password: HTML =
+            hasPassword
+            ? "Password: set. You sign in with your email and password, or another way below."
+            : "Password: none. You sign in another way below; POST /api/user/login does not work for you: "
+                + "make an API token below instead."
         return """
             <section class="card" id="sign-in-methods"><h2>Sign-in methods</h2>
-            <p>You sign in with your email and password, or with a passkey.</p>
-            \(list)\(register)<p class="hint">A passkey signs you in with your device's screen lock, and no look-alike \
-            site can use it. A synced passkey is kept by your password manager across your devices.</p>
-            </section>
+            <p id="password-state">\(password)</p>
+            \(passkeyPart)\(providers)</section>
 
             """
     }

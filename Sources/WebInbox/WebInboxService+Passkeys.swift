@@ -3,8 +3,10 @@ import AuthCrypto
 import BrowserPages
 import ClientAddress
 import HTTP1
+import Owners
 import Passkeys
 import ServerKit
+import SignInProviders
 
 /// Pro users' passkeys in the web inbox (issue 56), through the owners' ``PasskeyCeremonies``:
 /// - `POST /inbox/sign-in/passkey/options` (the sign-in page's CSRF token) answers the sign-in's options as JSON;
@@ -45,13 +47,26 @@ extension WebInboxService {
             signIn: { [self] in try await passkeySignIn($0, client: $1, address: $2) })
     }
 
-    /// "Sign-in methods" of the Pro dashboard for the signed-in user of `call`: their passkeys and the form that adds
-    /// one; empty when the server offers no passkeys. A page that shows it allows `script-src 'self'`.
-    public func passkeySection(_ call: WebInboxProUserCall) async throws -> HTML {
-        guard let passkeys else { return .empty }
+    /// "Sign-in methods" of the Pro dashboard for the signed-in user of `call`: whether they have a password, their
+    /// passkeys and the form that adds one, their linked providers with link and unlink forms; empty when the server
+    /// offers neither passkeys nor providers. A page that shows it allows `script-src 'self'` (``offersPasskeys``).
+    public func signInMethodsSection(_ call: WebInboxProUserCall) async throws -> HTML {
+        guard passkeys != nil || providers != nil else { return .empty }
+        let ways = try await proSignInWays(call.proUserID)
+        var providerPart: HTML = .empty
+        if let providers, !(providers.buttons.isEmpty && ways.identities.isEmpty) {
+            providerPart = SignInProviderPart(
+                providers: providers.buttons, identities: ways.identities, csrfToken: call.csrfToken,
+                targets: .init(
+                    linkAction: "/inbox/sign-in-methods/link", linkFields: [],
+                    unlinkAction: "/inbox/sign-in-methods/unlink"),
+                time: WebInboxPage.time
+            ).render()
+        }
         return WebInboxPasskeyParts.signInMethods(
-            passkeys: try await passkeys.ceremonies.store.credentials(of: .proUser(call.proUserID)),
-            csrfToken: call.csrfToken)
+            hasPassword: ways.hasPassword,
+            passkeys: try await passkeys?.ceremonies.store.credentials(of: .proUser(call.proUserID)),
+            providers: providerPart, csrfToken: call.csrfToken)
     }
 
     /// Whether Pro users are offered passkeys here: a page showing ``passkeySection(_:)`` loads their script.
@@ -184,15 +199,21 @@ extension WebInboxService {
         return try await dashboard(call, WebInboxFlash(notice: "Passkey renamed."))
     }
 
-    /// A Pro user signed in here keeps their password (the web inbox has no way to remove it; a Pro user made by a
-    /// provider has none, but the Pro surface serves no provider sign-in yet), so any passkey may go.
+    /// A passkey goes unless it is the user's last way in (``SignInWays``): a Pro user a provider made has no password,
+    /// so their last passkey stays once they have unlinked every provider.
     func removePasskey(_ call: WebInboxProUserCall) async throws -> HTTPResponse {
         guard let passkeys else { return WebInboxPage.notFound() }
         let holder = PasskeyHolder.proUser(call.proUserID)
         let store = passkeys.ceremonies.store
-        guard let passkey = try await store.credentials(of: holder).first(where: { $0.id == call.id }),
-            try await store.remove(call.id, of: holder)
-        else { return try await dashboard(call, WebInboxFlash(error: Self.unknownPasskey)) }
+        guard let passkey = try await store.credentials(of: holder).first(where: { $0.id == call.id }) else {
+            return try await dashboard(call, WebInboxFlash(error: Self.unknownPasskey))
+        }
+        guard try await proSignInWays(call.proUserID).keepsAWayIn(without: .passkey(id: passkey.id)) else {
+            return try await dashboard(call, WebInboxFlash(error: Self.lastWay))
+        }
+        guard try await store.remove(call.id, of: holder) else {
+            return try await dashboard(call, WebInboxFlash(error: Self.unknownPasskey))
+        }
         await recordPro(
             passkeys, call.proUserID, .passkeyRemoved, target: passkey.name, client: call.client, passkey: passkey.id)
         return try await dashboard(call, WebInboxFlash(notice: "Passkey removed."))

@@ -44,6 +44,8 @@ public final class WebInboxService: Sendable {
     let onLiveStream: @Sendable (Bool) -> Void
     /// Pro users' passkeys (issue 56); nil: none is offered or shown.
     let passkeys: WebInboxPasskeys?
+    /// Pro users' sign-in with identity providers (issue 54); nil: no button, no link.
+    let providers: WebInboxProviders?
 
     /// Live-list event streams open on this instance now.
     public var openLiveStreams: Int { liveStreams.openCount }
@@ -69,15 +71,18 @@ public final class WebInboxService: Sendable {
     ///     side serves through ``proUserRoute(_:)``.
     ///   - onLiveStream: told when a live-list stream opens (`true`) and ends (`false`).
     ///   - passkeys: Pro users' passkey ceremonies, audit trail and counter; nil offers Pro users no passkey.
+    ///   - providers: Pro users' identity providers (``WebInboxService+Providers``); nil offers none.
     /// - Throws: storage errors reading or creating the shared keys.
     public init(
         configuration: WebInboxConfiguration, ownerBrowser: OwnerBrowser, pages: PageRoutes,
         ownedInboxes: any OwnedInboxes, signIns: (any WebInboxSignIn)?, mail: MailStore, database: any SQLDatabase,
         clock: @escaping @Sendable () -> Int64, sender: (any WebInboxSender)? = nil,
         captures: (any WebInboxCaptures)? = nil, linksDashboard: Bool = false,
-        onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }, passkeys: WebInboxPasskeys? = nil
+        onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }, passkeys: WebInboxPasskeys? = nil,
+        providers: WebInboxProviders? = nil
     ) throws {
         self.passkeys = passkeys
+        self.providers = providers
         self.onLiveStream = onLiveStream
         self.sender = sender
         self.captures = captures
@@ -135,6 +140,7 @@ public final class WebInboxService: Sendable {
         registerCompose(into: &router)
         registerLive(into: &router)
         registerPasskeys(into: &router)
+        registerProviders(into: &router)
         router.add(.GET, "/inbox/m/{mailbox}/{id}", page { [self] in try await message($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/html", page { [self] in try await htmlPart($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/raw", page { [self] in try await rawSource($0, $1, $2) })
@@ -327,20 +333,30 @@ public final class WebInboxService: Sendable {
     func startSession(
         _ principal: WebInboxPrincipal, _ binding: WebInboxSessionBinding, _ request: HTTPRequest
     ) async throws -> HTTPResponse {
+        HTMLPage.redirect(to: "/inbox", setCookies: sessionCookies(try await openSession(principal, binding, request)))
+    }
+
+    /// A new session's token (never the one the browser brought, which is closed).
+    func openSession(
+        _ principal: WebInboxPrincipal, _ binding: WebInboxSessionBinding, _ request: HTTPRequest
+    ) async throws -> String {
         if let old = request.cookie(Self.sessionCookie) { try await sessions.close(token: old) }
-        let token = try await sessions.open(principal, binding: binding, lifetime: configuration.sessionLifetime)
-        return HTMLPage.redirect(
-            to: "/inbox",
-            setCookies: [
-                forms.cookie(Self.sessionCookie, token, maxAge: configuration.sessionLifetime),
-                forms.cookie(Self.csrfCookie, "", maxAge: 0),
-            ])
+        return try await sessions.open(principal, binding: binding, lifetime: configuration.sessionLifetime)
+    }
+
+    /// The `Set-Cookie` values of a new session `token`: its cookie, and the pre-session CSRF cookie dropped.
+    func sessionCookies(_ token: String) -> [String] {
+        [
+            forms.cookie(Self.sessionCookie, token, maxAge: configuration.sessionLifetime),
+            forms.cookie(Self.csrfCookie, "", maxAge: 0),
+        ]
     }
 
     /// The sign-in page, with the Pro passkey button when Pro users are offered passkeys.
     func signInForm() -> WebInboxSignInForm {
         var page = WebInboxSignInForm(proOpen: signIns != nil)
         page.passkeys = signIns != nil && passkeys != nil
+        if signIns != nil { page.providers = providers?.buttons ?? [] }
         return page
     }
 

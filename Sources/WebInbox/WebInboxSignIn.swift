@@ -28,6 +28,9 @@ public enum WebInboxCredentials: Sendable, Equatable {
     case apiToken(String)
     /// A Pro user, by id, whose passkey the web inbox has just verified: signed in while they are active.
     case passkey(proUserID: String)
+    /// A Pro user, by id, whose linked provider identity the web inbox has just signed in (issue 54): signed in while
+    /// they are active.
+    case provider(proUserID: String)
 }
 
 /// What a session may read now, as the Mail.td side found it.

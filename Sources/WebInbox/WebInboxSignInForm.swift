@@ -1,5 +1,6 @@
 import BrowserPages
 import ServerKit
+import SignInProviders
 
 /// The sign-in page: a Mail.td account (`address`, `password`) and, when the mailbox surface is there, a Pro user
 /// (`email` and `password`, or an API `token`). Field names and element ids are part of the page's contract with the
@@ -8,6 +9,9 @@ struct WebInboxSignInForm {
     var proOpen: Bool
     /// Whether a Pro user may sign in with a passkey (``WebInboxPasskeyParts/signIn(csrfToken:)``).
     var passkeys = false
+    /// The identity providers that sign Pro users in (issue 54): each button posts `provider` to
+    /// ``WebInboxService/providerStartPath`` (`#provider-<name>`).
+    var providers: [SignInProvider] = []
     var address = ""
     var email = ""
     var error: String?
@@ -32,6 +36,7 @@ struct WebInboxSignInForm {
                 <button type="submit" id="pro-submit">Sign in</button>
                 </form>
                 \(passkeys ? WebInboxPasskeyParts.signIn(csrfToken: csrfToken) : .empty)
+                \(providerButtons(csrf))
                 </section>
                 """
         }
@@ -56,5 +61,22 @@ struct WebInboxSignInForm {
             <a href="/owner/sign-in?next=/inbox">Sign in as an owner</a>.</p>
             """
         return BrowserPage.document(title: "Read your mail", main: main)
+    }
+
+    private func providerButtons(_ csrf: HTML) -> HTML {
+        guard !providers.isEmpty else { return .empty }
+        var buttons: HTML = ""
+        for provider in providers {
+            buttons += """
+                <button type="submit" name="provider" value="\(provider.name)" id="provider-\(provider.name)">Sign in \
+                with \(provider.displayName)</button>
+
+                """
+        }
+        return """
+            <form method="post" action="\(WebInboxService.providerStartPath)" id="provider-form">
+            \(csrf)
+            \(buttons)</form>
+            """
     }
 }

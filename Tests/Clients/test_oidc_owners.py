@@ -7,49 +7,31 @@ replayed one and one whose id_token carries another nonce make no session; a pro
 password-less owner whom the password sign-in refuses with the generic error and who cannot unlink their only way in;
 email_verified false makes no owner and no link; the pre-hijack case: with open sign-up an attacker registers
 victim@ with a password, the victim's provider sign-in with that verified address makes no session on it, and linking
-needs the account's password.
+needs the account's password; the Atomic path: an app's /oauth/authorize, the provider's button, consent, code,
+token and JMAP; with _LOGOUT on, signing out of a provider's session ends Postern's and then goes to the provider's
+end_session_endpoint (client_id, post_logout_redirect_uri), a password session's sign-out does not.
 
-Standard library and oidc-provider-mock (installed into .build/client-sdks/ on first run).
+Standard library and oidc-provider-mock (postern_testkit.oidc_mock installs it into .build/client-sdks/ on first run).
 """
 
-import http.cookiejar
-import json
-import logging
+import base64
+import hashlib
 import os
-import subprocess
+import secrets
 import sys
-import urllib.error
 import urllib.parse
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, FormDriver, NoRedirect, install_packages, postern
+from postern_testkit import Checks, http, postern
+from postern_testkit.oidc_mock import (
+    CLIENT_ID, ProviderBrowser, audit_events, mock_provider, postern_command, provider_env, set_user,
+)
 
-MOCK_VERSION = "0.3.4"
-CLIENT_ID, CLIENT_SECRET = "postern-test-client", "postern-test-secret"
 check = Checks()
 
 
-class Browser(FormDriver):
-    """The form driver with its cookie jar at hand, following no redirect by itself, so that each hop (Postern, the
-    provider, back) is checked."""
-
-    def __init__(self, base):
-        super().__init__(base)
-        self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), NoRedirect())
-
-    def cookie(self, name):
-        return next((cookie for cookie in self.jar if cookie.name == name and cookie.value), None)
-
-    def form(self, html, action, **match):
-        for form in FormDriver.forms(html).forms:
-            if form["action"] != action:
-                continue
-            names = {i["name"]: i["value"] for i in form["inputs"]}
-            if all(names.get(k) == v for k, v in match.items()):
-                return {i["name"]: i["value"] for i in form["inputs"] if i["type"] == "hidden"}
-        raise AssertionError(f"no form to {action} with {match}")
+class Browser(ProviderBrowser):
+    """The provider browser on the owner pages."""
 
     def session(self):
         return self.cookie("postern_owner") is not None
@@ -63,18 +45,6 @@ class Browser(FormDriver):
         _, _, html = self.request("GET", "/owner")
         return self.request("POST", "/owner/sign-out", self.form(html, "/owner/sign-out"))
 
-    def to_provider(self, start_fields):
-        """Posts a button's form to /oidc/start; returns the provider's authorization URL it redirects to."""
-        status, location, _ = self.request("POST", "/oidc/start", start_fields)
-        assert status == 303 and self.cookie("postern_oidc"), f"/oidc/start: {status} {location}"
-        return location
-
-    def at_provider(self, authorize_url, sub):
-        """Signs in as `sub` on the provider's page; returns the callback URL it sends the browser back to."""
-        status, location, body = self.request("POST", authorize_url, {"sub": sub})
-        assert status == 302 and location, f"provider authorize: {status} {body[:300]}"
-        return location
-
     def button(self, sub, next_path="/owner"):
         """The sign-in page's button, the provider, and the callback's answer (status, Location, body)."""
         _, _, html = self.request("GET", "/owner/sign-in?next=" + urllib.parse.quote(next_path))
@@ -82,35 +52,9 @@ class Browser(FormDriver):
         return self.request("GET", self.at_provider(self.to_provider(fields), sub))
 
 
-def set_user(provider, sub, claims):
-    request = urllib.request.Request(f"{provider}/users/{urllib.parse.quote(sub)}", method="PUT",
-                                     data=json.dumps(claims).encode(), headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 204
-
-
-def provider_env(provider, signup):
-    return {
-        "POSTERN_OIDC_PROVIDERS": "mock", "POSTERN_OIDC_MOCK_ISSUER": provider,
-        "POSTERN_OIDC_MOCK_CLIENT_ID": CLIENT_ID, "POSTERN_OIDC_MOCK_CLIENT_SECRET": CLIENT_SECRET,
-        "POSTERN_OIDC_MOCK_DISPLAY_NAME": "Mock ID", "POSTERN_OIDC_MOCK_ALLOW_PRIVATE_NETWORK": "true",
-        "POSTERN_OIDC_MOCK_ALLOW_SIGNUP": "true" if signup else "false", "POSTERN_OIDC_MOCK_SURFACES": "owners",
-    }
-
-
-def postern_command(base, *arguments):
-    binary = os.environ.get("POSTERN_BIN", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                                        ".build", "debug", "postern"))
-    result = subprocess.run([binary, *arguments, "--data-dir", base.data], capture_output=True, text=True,
-                            env=dict(os.environ, **base.env))
-    return result.stdout
-
-
 def refusals(base):
     """The reasons of the owner.signin_failed events the provider callbacks recorded, oldest first."""
-    lines = postern_command(base, "audit", "--json").splitlines()
-    events = [json.loads(line) for line in lines if line.startswith("{")]
-    return [e["details"]["reason"] for e in events
+    return [e["details"]["reason"] for e in audit_events(base)
             if e["action"] == "owner.signin_failed" and e.get("details") and e["target"].startswith("oidc")]
 
 
@@ -268,16 +212,88 @@ def pre_hijack(provider):
         check("signin.link_refused" in actions, "the refused link is on the account's trail")
 
 
-def main():
-    install_packages(f"oidc-provider-mock-{MOCK_VERSION}", [f"oidc-provider-mock=={MOCK_VERSION}"],
-                     ["oidc_provider_mock"])
-    import oidc_provider_mock
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+def atomic_path(provider):
+    """Atomic Mail's remote MCP sign-in: an app's /oauth/authorize sends the person to /owner/sign-in, they choose the
+    provider there, come back signed in to the authorization request, pick an inbox on the consent page, and the app's
+    code becomes a token that opens JMAP. _TRUST_EMAIL with closed sign-up: the operator made the owner, so her email
+    is proven and the provider's verified address links and signs her in."""
+    set_user(provider, "erin-sub", {"email": "erin@example.com", "email_verified": True})
+    env = provider_env(provider, signup=False) | {"POSTERN_OWNER_SIGNUP": "closed",
+                                                  "POSTERN_OIDC_MOCK_TRUST_EMAIL": "true"}
+    with postern(env=env, owners=[("erin@example.com", "erin-password-1")]) as base:
+        base.env = env
+        callback = "http://127.0.0.1:8765/callback"
+        status, _, registered = http(base, "POST", "/oauth/register", {
+            "client_name": "atomic", "redirect_uris": [callback], "grant_types": ["authorization_code"],
+            "response_types": ["code"], "application_type": "native"})
+        client_id = registered.get("client_id") if status == 201 else None
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        jmap = base + "/jmap"
+        authorize = "/oauth/authorize?" + urllib.parse.urlencode({
+            "response_type": "code", "client_id": client_id, "redirect_uri": callback, "scope": "mail.read mail.send",
+            "state": "atomic-state", "code_challenge": challenge, "code_challenge_method": "S256", "resource": jmap})
+        erin = Browser(base)
+        status, location, _ = erin.request("GET", authorize)
+        check(status == 303 and location.startswith("/owner/sign-in"), "authorize: no session, sent to sign in")
+        _, _, html = erin.request("GET", location)
+        fields = erin.form(html, "/oidc/start") | {"provider": "mock"}
+        status, location, _ = erin.request("GET", erin.at_provider(erin.to_provider(fields), "erin-sub"))
+        check(status == 303 and location == authorize and erin.session(),
+              "the provider's button signs her in and goes back to the authorization request")
+        back = urllib.parse.parse_qs(urllib.parse.urlsplit(erin.authorize(authorize, None, None,
+                                                                           new_inbox="atomic-inbox")).query)
+        check(back.get("state") == ["atomic-state"] and "code" in back, "consent: an inbox made, the code sent back")
+        status, _, token = http(base, "POST", "/oauth/token", urllib.parse.urlencode({
+            "grant_type": "authorization_code", "code": back.get("code", [""])[0], "redirect_uri": callback,
+            "client_id": client_id, "code_verifier": verifier, "resource": jmap}).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded"})
+        access = token.get("access_token", "") if isinstance(token, dict) else ""
+        check(status == 200 and access, "token: the code and verifier make an access token")
+        _, _, agents = http(base, "GET", "/api/v1/agents", bearer=access)
+        account = (agents.get("agents") or [{}])[0].get("accountId", "") if isinstance(agents, dict) else ""
+        status, _, answer = http(base, "POST", "/jmap", {
+            "using": ["urn:ietf:params:jmap:core", "urn:ietf:params:jmap:mail"],
+            "methodCalls": [["Mailbox/get", {}, "m"]]}, headers={"X-Atomic-Account-Id": account}, bearer=access)
+        check(status == 200 and answer["methodResponses"][0][0] == "Mailbox/get",
+              "JMAP: the token opens the inbox chosen on the consent page")
 
-    with oidc_provider_mock.run_server_in_thread(port=0) as server:
-        provider = f"http://127.0.0.1:{server.server_port}"
+
+def provider_logout(provider):
+    set_user(provider, "leaver-sub", {"email": "leaver@example.com", "email_verified": True})
+    env = provider_env(provider, signup=True) | {"POSTERN_OWNER_SIGNUP": "closed", "POSTERN_OIDC_MOCK_LOGOUT": "true"}
+    with postern(env=env, owners=[("dora@example.com", "dora-password-1")]) as base:
+        base.env = env
+        check(f"post-logout redirect URI {base}/" in postern_command(base, "oidc", "show"),
+              "postern oidc show prints the post-logout redirect URI")
+        leaver = Browser(base)
+        status, _, _ = leaver.button("leaver-sub")
+        check(status == 303 and leaver.session(), "a provider sign-up signs the leaver in")
+        status, location, _ = leaver.sign_out()
+        ended = urllib.parse.urlsplit(location or "")
+        query = dict(urllib.parse.parse_qsl(ended.query))
+        check(status == 303 and location.startswith(provider + "/oauth2/end_session?")
+              and query == {"client_id": CLIENT_ID, "post_logout_redirect_uri": base + "/"},
+              "_LOGOUT: signing out of the provider's session goes to its end_session_endpoint")
+        check(not leaver.session() and leaver.request("GET", "/owner")[0] == 303,
+              "Postern's session ended first")
+        status, _, html = leaver.request("GET", location)
+        check(status == 200 and (base + "/") in html, "the provider's end-session page, on its way back to Postern")
+
+        dora = Browser(base)
+        dora.sign_in("dora@example.com", "dora-password-1")
+        status, location, _ = dora.sign_out()
+        check(status == 303 and location == "/owner/sign-in" and not dora.session(),
+              "a password session's sign-out stays at Postern")
+
+
+
+def main():
+    with mock_provider() as provider:
         closed_signup(provider)
         pre_hijack(provider)
+        atomic_path(provider)
+        provider_logout(provider)
     check.finish("test_oidc_owners")
 
 

@@ -57,6 +57,31 @@ struct FetcherPostTests {
         #expect(origin.acceptedConnections == 0)
     }
 
+    /// Its Accept replaces the configured one.
+    @Test("a GET with headers sends them, follows no redirect, answers any status")
+    func getWithHeaders() async throws {
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        origin.set("/user", status: 401, body: #"{"message":"Bad credentials"}"#)
+        origin.redirect("/moved", to: origin.url("/user"))
+        let fetcher = try fetcher()
+        let response = try await fetcher.get(
+            origin.url("/user"), headers: [("Accept", "application/vnd.github+json"), ("Authorization", "Bearer t")])
+        #expect(response.status == 401 && String(decoding: response.body, as: UTF8.self).contains("Bad credentials"))
+        let request = try #require(origin.receivedRequests.first)
+        #expect(request.hasPrefix("GET /user HTTP/1.1\r\n") && request.contains("\r\nAuthorization: Bearer t\r\n"))
+        #expect(request.contains("\r\nAccept: application/vnd.github+json\r\n") && !request.contains("text/plain"))
+        #expect(request.contains("\r\nUser-Agent: Postern-Fetch/1.0\r\n"))
+        let moved = try await fetcher.get(origin.url("/moved"), headers: [("Authorization", "Bearer t")])
+        #expect(moved.status == 302 && origin.receivedRequests.count == 2)
+        #expect(origin.receivedRequests[1].contains("\r\nAccept: text/plain, */*;q=0.5\r\n"))
+        await #expect(throws: FetchError.invalidURL) {
+            try await fetcher.get(origin.url("/user"), headers: [("Authorization", "Bearer t\r\nX-Injected: c")])
+        }
+        await expectNotAllowed { try await self.fetcher(allowPrivate: false).get(origin.url("/user"), headers: []) }
+        #expect(origin.receivedRequests.count == 2)
+    }
+
     @Test("a POST's deadline runs from when a thread takes it, within startWithin of the call, else it is not sent")
     func deadlineFromThread() async throws {
         let origin = try TestOrigin()

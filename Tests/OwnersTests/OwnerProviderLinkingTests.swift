@@ -1,4 +1,5 @@
 import AuthCrypto
+import BrowserPages
 import ClientAddress
 import PosternTestSupport
 import SignInProviders
@@ -94,29 +95,36 @@ struct OwnerProviderLinkingTests {
 @Suite("Owners: the pending link sealed in a cookie")
 struct OwnerPendingLinkTests {
     static let key = Array(repeating: UInt8(7), count: 32)
-    static let link = OwnerPendingLink(
+    static let purpose = "owner pending link"
+    static let link = PendingProviderLink(
         provider: "corp", issuer: "https://sso.example", subject: "248289761001", email: "ada@example.com",
-        ownerID: "owner-ada")
+        account: "owner-ada")
+
+    static func open(_ cookie: String, key: [UInt8] = key, purpose: String = purpose, now: Int64) -> PendingProviderLink? {
+        PendingProviderLink(cookie: cookie, browserKey: key, purpose: purpose, now: now)
+    }
 
     @Test("it opens with its key before it expires, and not after")
     func roundTrip() throws {
-        let sealed = try Self.link.seal(browserKey: Self.key, now: 1000)
-        #expect(OwnerPendingLink(cookie: sealed, browserKey: Self.key, now: 1000) == Self.link)
-        #expect(OwnerPendingLink(cookie: sealed, browserKey: Self.key, now: 1000 + OwnerPendingLink.lifetime - 1) == Self.link)
-        #expect(OwnerPendingLink(cookie: sealed, browserKey: Self.key, now: 1000 + OwnerPendingLink.lifetime) == nil)
+        let sealed = try Self.link.seal(browserKey: Self.key, purpose: Self.purpose, now: 1000)
+        #expect(Self.open(sealed, now: 1000) == Self.link)
+        #expect(Self.open(sealed, now: 1000 + PendingProviderLink.lifetime - 1) == Self.link)
+        #expect(Self.open(sealed, now: 1000 + PendingProviderLink.lifetime) == nil)
     }
 
-    @Test("another key, a changed byte or a moved expiry opens nothing")
+    @Test("another key, another surface's purpose, a changed byte or a moved expiry opens nothing")
     func tampered() throws {
-        let sealed = try Self.link.seal(browserKey: Self.key, now: 1000)
-        #expect(OwnerPendingLink(cookie: sealed, browserKey: Array(repeating: 8, count: 32), now: 1000) == nil)
+        let sealed = try Self.link.seal(browserKey: Self.key, purpose: Self.purpose, now: 1000)
+        #expect(Self.open(sealed, key: Array(repeating: 8, count: 32), now: 1000) == nil)
+        #expect(Self.open(sealed, purpose: "pro pending link", now: 1000) == nil)
         var raw = try #require(Base64URL.decode(sealed))
         raw[raw.count - 1] ^= 1
-        #expect(OwnerPendingLink(cookie: Base64URL.encode(raw), browserKey: Self.key, now: 1000) == nil)
+        #expect(Self.open(Base64URL.encode(raw), now: 1000) == nil)
         var later = try #require(Base64URL.decode(sealed))
         later[7] &+= 1
-        #expect(OwnerPendingLink(cookie: Base64URL.encode(later), browserKey: Self.key, now: 1000) == nil)
-        #expect(OwnerPendingLink(cookie: "not-base64!", browserKey: Self.key, now: 1000) == nil)
+        #expect(Self.open(Base64URL.encode(later), now: 1000) == nil)
+        #expect(Self.open("not-base64!", now: 1000) == nil)
+        #expect(!PendingProviderLink(provider: "corp", issuer: "a\nb", subject: "s", email: "e@x", account: "o").isSealable)
     }
 }
 

@@ -120,8 +120,14 @@ struct OwnerStoreTests {
         harness.clock.advance(1)
         #expect(try await sessions.owner(token: first) == nil)
         let second = try await sessions.open(ownerID: owner.id)
-        try await sessions.close(token: second)
+        #expect(try await sessions.close(token: second) == nil)
         #expect(try await sessions.owner(token: second) == nil)
         #expect(try await sessions.owner(token: "short") == nil)
+        // A provider's session says so when it ends (its sign-out may continue at the provider), once.
+        let third = try await sessions.open(ownerID: owner.id, provider: "corp")
+        #expect(try await sessions.owner(token: third) == owner)
+        #expect(try await sessions.close(token: third) == "corp")
+        #expect(try await sessions.owner(token: third) == nil)
+        #expect(try await sessions.close(token: third) == nil)
     }
 }

@@ -10,7 +10,9 @@ import Testing
 
 /// A login from its start to a verified identity, against a loopback provider reached through the real fetcher: the
 /// transaction is spent by the first callback whatever follows, and every refusal of issue 54's case 3 that the flow
-/// itself makes (state, iss, a refused code or verifier, the provider's error) leaves nothing to replay.
+/// itself makes (state, iss, a refused code or verifier, the provider's error, an unknown kid twice) leaves nothing to
+/// replay. The same origin plays a GitHub (its OAuth endpoints under `/gh`, its API under `/ghapi`) and a userinfo
+/// endpoint.
 @Suite("Sign-in flow: begin, callback, code exchange and id_token", .timeLimit(.minutes(1)))
 struct SignInFlowTests {
     static let clientID = "postern-client"
@@ -22,7 +24,9 @@ struct SignInFlowTests {
         let flow: SignInFlow
         var issuer: String { origin.url("") }
 
-        init(_ backend: StorageBackend, issParameter: Bool = false) throws {
+        init(
+            _ backend: StorageBackend, issParameter: Bool = false, userinfo: Bool = false, logout: Bool = false
+        ) throws {
             origin = try TestOrigin()
             test = try backend.makeDatabase()
             var discovery: [(String, JSONValue)] = [
@@ -31,6 +35,8 @@ struct SignInFlowTests {
                 ("code_challenge_methods_supported", ["S256"]),
             ]
             if issParameter { discovery.append(("authorization_response_iss_parameter_supported", true)) }
+            if userinfo { discovery.append(("userinfo_endpoint", .string(origin.url("/userinfo")))) }
+            discovery.append(("end_session_endpoint", .string(origin.url("/logout?realm=staff"))))
             origin.set(
                 "/.well-known/openid-configuration",
                 body: String(decoding: JSONValue.object(discovery).serialize(), as: UTF8.self))
@@ -43,7 +49,12 @@ struct SignInFlowTests {
                 SignInProvider(
                     name: "corp", kind: .oidc(issuer: origin.url("")), clientID: SignInFlowTests.clientID,
                     clientSecret: .init("secret"), displayName: "Corp", scopes: ["openid", "email"],
-                    surfaces: [.owners], allowPrivateNetwork: true)
+                    surfaces: [.owners], allowPrivateNetwork: true, logout: logout),
+                SignInProvider(
+                    name: "gh", kind: .github(webURL: origin.url("/gh"), apiURL: origin.url("/ghapi")),
+                    clientID: "gh-client", clientSecret: .init("gh-secret"), displayName: "GitHub",
+                    scopes: SignInProvidersConfiguration.defaultGitHubScopes, surfaces: [.owners],
+                    allowPrivateNetwork: true),
             ]
             var fetch = FetchConfiguration(policy: AddressPolicy(allowPrivate: true))
             fetch.maxBodyBytes = 64 * 1024
@@ -58,23 +69,24 @@ struct SignInFlowTests {
         deinit { origin.stop() }
 
         /// Begins a login; returns the authorization URL's query and the browser token.
-        func begin() async throws -> (query: [String: String], browser: String) {
+        func begin(_ provider: String = "corp") async throws -> (query: [String: String], browser: String) {
             let (url, browser) = try await flow.begin(
-                provider: "corp", surface: .owners, account: nil, returnTo: "/owner")
+                provider: provider, surface: .owners, account: nil, returnTo: "/owner")
             let query = try #require(url.split(separator: "?", maxSplits: 1).last)
             var items: [String: String] = [:]
             for (name, value) in HTTPRequest.items(ofQuery: String(query)) { items[name] = value }
             return (items, browser)
         }
 
-        /// The token endpoint answers an id_token for `nonce` (or `body` as it is).
-        func answerToken(nonce: String?, body: String? = nil) throws {
-            let claims: JSONValue = [
-                "iss": .string(issuer), "sub": "alice", "aud": .string(SignInFlowTests.clientID),
-                "exp": .int(clock.now + 300), "iat": .int(clock.now), "nonce": .string(nonce ?? ""),
-                "email": "alice@example.com", "email_verified": true,
+        /// The token endpoint answers an id_token for `nonce` (or `body` as it is), signed with the key `kid`
+        /// names, with alice's verified email or none.
+        func answerToken(nonce: String?, body: String? = nil, email: Bool = true, kid: String = "rsa1") throws {
+            var claims: [(String, JSONValue)] = [
+                ("iss", .string(issuer)), ("sub", "alice"), ("aud", .string(SignInFlowTests.clientID)),
+                ("exp", .int(clock.now + 300)), ("iat", .int(clock.now)), ("nonce", .string(nonce ?? "")),
             ]
-            let token = try TestSigner.rs256.token(kid: "rsa1", claims: claims)
+            if email { claims += [("email", "alice@example.com"), ("email_verified", true)] }
+            let token = try TestSigner.rs256.token(kid: kid, claims: .object(claims))
             origin.set(
                 "/token",
                 body: body ?? "{\"access_token\":\"at\",\"token_type\":\"Bearer\",\"id_token\":\"\(token)\"}")
@@ -182,6 +194,160 @@ struct SignInFlowTests {
         await #expect(throws: SignInFlow.StartError.returnPathNotLocal) {
             try await harness.flow.begin(provider: "corp", surface: .owners, account: nil, returnTo: "//evil.example")
         }
-        #expect(harness.flow.providers(for: .owners).map(\.name) == ["corp"] && harness.flow.providers(for: .pro).isEmpty)
+        #expect(
+            harness.flow.providers(for: .owners).map(\.name) == ["corp", "gh"]
+                && harness.flow.providers(for: .pro).isEmpty)
+    }
+
+    /// GitHub's answers: the token endpoint's, `GET /user`'s and `GET /user/emails`' (the primary private, and
+    /// verified or not).
+    static func answerGitHub(_ harness: Harness, primaryVerified: Bool, userStatus: Int = 200) {
+        harness.origin.set(
+            "/gh/login/oauth/access_token",
+            body: #"{"access_token":"gho_token1","token_type":"bearer","scope":"read:user,user:email"}"#)
+        harness.origin.set(
+            "/ghapi/user", status: userStatus,
+            body: #"{"login":"octocat","id":583231,"name":"The Octocat","email":null}"#)
+        harness.origin.set(
+            "/ghapi/user/emails",
+            body: """
+                [{"email":"octo@users.noreply.github.com","primary":false,"verified":true,"visibility":null},\
+                {"email":"octo@example.com","primary":true,"verified":\(primaryVerified),"visibility":"private"}]
+                """)
+    }
+
+    /// Its authorize URL with PKCE and no nonce, the code exchanged with the secret in the body, then `/user` and
+    /// `/user/emails` with the token and GitHub's headers.
+    @Test("GitHub: code exchange, then its user and primary email", arguments: StorageBackend.allCases)
+    func gitHub(_ backend: StorageBackend) async throws {
+        let harness = try Harness(backend)
+        let (url, _) = try await harness.flow.begin(provider: "gh", surface: .owners, account: nil, returnTo: "/owner")
+        #expect(url.hasPrefix(harness.origin.url("/gh/login/oauth/authorize?")))
+        let (query, browser) = try await harness.begin("gh")
+        #expect(query["code_challenge_method"] == "S256" && query["nonce"] == nil && query["client_id"] == "gh-client")
+        #expect(query["scope"] == "read:user user:email")
+        let state = try #require(query["state"])
+        Self.answerGitHub(harness, primaryVerified: true)
+        let completed = try await harness.finish([("code", "gh-code"), ("state", state)], browser: browser)
+        #expect(completed.provider.name == "gh")
+        #expect(
+            completed.identity
+                == ProviderIdentity(
+                    issuer: harness.origin.url("/gh"), subject: "583231", email: "octo@example.com",
+                    emailVerified: true, name: "The Octocat"))
+        let requests = harness.origin.receivedRequests
+        let exchange = try #require(requests.first { $0.hasPrefix("POST /gh/login/oauth/access_token ") })
+        #expect(exchange.contains("\r\nAccept: application/json\r\n") && !exchange.contains("Authorization:"))
+        for path in ["/ghapi/user ", "/ghapi/user/emails "] {
+            let call = try #require(requests.first { $0.hasPrefix("GET " + path) })
+            #expect(call.contains("\r\nAuthorization: Bearer gho_token1\r\n"))
+            #expect(call.contains("\r\nAccept: application/vnd.github+json\r\n"))
+            #expect(call.contains("\r\nUser-Agent: ") && call.contains("\r\nX-GitHub-Api-Version: 2022-11-28\r\n"))
+        }
+        // The state is spent.
+        await #expect(throws: SignInRefusal.noTransaction) {
+            try await harness.finish([("code", "gh-code"), ("state", state)], browser: browser)
+        }
+
+        // An unverified primary address is said so (the linking rules then refuse sign-up and links by email).
+        let (again, againBrowser) = try await harness.begin("gh")
+        Self.answerGitHub(harness, primaryVerified: false)
+        let unverified = try await harness.finish(
+            [("code", "c"), ("state", again["state"] ?? "")], browser: againBrowser)
+        #expect(unverified.identity.email == "octo@example.com" && !unverified.identity.emailVerified)
+
+        // A refused token, and a /user answer that is not 200: refused.
+        let (third, thirdBrowser) = try await harness.begin("gh")
+        Self.answerGitHub(harness, primaryVerified: true, userStatus: 401)
+        await #expect(throws: SignInRefusal.provider(.status(401, document: "user"))) {
+            try await harness.finish([("code", "c"), ("state", third["state"] ?? "")], browser: thirdBrowser)
+        }
+        let (fourth, fourthBrowser) = try await harness.begin("gh")
+        harness.origin.set(
+            "/gh/login/oauth/access_token",
+            body: #"{"error":"bad_verification_code","error_description":"The code passed is incorrect or expired."}"#)
+        await #expect(throws: SignInRefusal.token(.provider("bad_verification_code"))) {
+            try await harness.finish([("code", "c"), ("state", fourth["state"] ?? "")], browser: fourthBrowser)
+        }
+        withExtendedLifetime(harness) {}
+    }
+
+    @Test(
+        "an id_token without email takes userinfo's, only for the same sub; one with an email fetches no userinfo",
+        arguments: StorageBackend.allCases)
+    func userinfo(_ backend: StorageBackend) async throws {
+        let harness = try Harness(backend, userinfo: true)
+        func signIn(email: Bool, userinfo: String, status: Int = 200) async throws -> CompletedSignIn {
+            let (query, browser) = try await harness.begin()
+            try harness.answerToken(nonce: query["nonce"], email: email)
+            harness.origin.set("/userinfo", status: status, body: userinfo)
+            return try await harness.finish([("code", "c"), ("state", query["state"] ?? "")], browser: browser)
+        }
+        let merged = try await signIn(
+            email: false, userinfo: #"{"sub":"alice","email":"alice@corp.example","email_verified":true}"#)
+        #expect(merged.identity.subject == "alice" && merged.identity.email == "alice@corp.example")
+        #expect(merged.identity.emailVerified)
+        let call = try #require(harness.origin.receivedRequests.first { $0.hasPrefix("GET /userinfo ") })
+        #expect(call.contains("\r\nAuthorization: Bearer at\r\n") && call.contains("\r\nAccept: application/json\r\n"))
+
+        await #expect(throws: SignInRefusal.userDocument(.subjectMismatch)) {
+            try await signIn(
+                email: false, userinfo: #"{"sub":"mallory","email":"victim@corp.example","email_verified":true}"#)
+        }
+        await #expect(throws: SignInRefusal.provider(.status(401, document: "userinfo"))) {
+            try await signIn(email: false, userinfo: "{}", status: 401)
+        }
+        let calls = harness.origin.receivedRequests.filter { $0.hasPrefix("GET /userinfo ") }.count
+        let withEmail = try await signIn(
+            email: true, userinfo: #"{"sub":"alice","email":"other@corp.example","email_verified":true}"#)
+        #expect(withEmail.identity.email == "alice@example.com")
+        #expect(harness.origin.receivedRequests.filter { $0.hasPrefix("GET /userinfo ") }.count == calls)
+        withExtendedLifetime(harness) {}
+    }
+
+    @Test("_LOGOUT: the end-session URL with client_id and the public URL, only when on and the provider has one")
+    func endSession() async throws {
+        let on = try Harness(.sqlite, logout: true)
+        #expect(
+            await on.flow.endSessionURL(provider: "corp")
+                == on.origin.url(
+                    "/logout?realm=staff&client_id=postern-client&post_logout_redirect_uri=https%3A%2F%2Fpostern.example%2F"
+                ))
+        #expect(await on.flow.endSessionURL(provider: "gh") == nil)
+        #expect(await on.flow.endSessionURL(provider: "gone") == nil)
+        let off = try Harness(.sqlite)
+        #expect(await off.flow.endSessionURL(provider: "corp") == nil)
+        #expect(!off.origin.receivedRequests.contains { $0.hasPrefix("GET /.well-known/") })
+        // Discovery failing now: Postern's own sign-out stands.
+        on.origin.set("/.well-known/openid-configuration", status: 500, body: "")
+        let cold = try Harness(.sqlite, logout: true)
+        cold.origin.set("/.well-known/openid-configuration", status: 500, body: "")
+        #expect(await cold.flow.endSessionURL(provider: "corp") == nil)
+    }
+
+    /// The JWKS is fetched again once (a minute after the last fetch), both are refused, and no state is left.
+    @Test("an unknown kid twice: one more JWKS fetch, refused", arguments: StorageBackend.allCases)
+    func unknownKidTwice(_ backend: StorageBackend) async throws {
+        let harness = try Harness(backend)
+        func jwksFetches() -> Int { harness.origin.receivedRequests.filter { $0.hasPrefix("GET /jwks ") }.count }
+        let (query, browser) = try await harness.begin()
+        try harness.answerToken(nonce: query["nonce"])
+        _ = try await harness.finish([("code", "c"), ("state", query["state"] ?? "")], browser: browser)
+        #expect(jwksFetches() == 1)
+        harness.clock.advance(ProviderKeys.refetchInterval)
+        for expectedFetches in [2, 2] {
+            let (query, browser) = try await harness.begin()
+            try harness.answerToken(nonce: query["nonce"], kid: "rotated-away")
+            let state = query["state"] ?? ""
+            await #expect(throws: SignInRefusal.provider(.token(JWTError(.unknownKey, "kid names no published key")))) {
+                try await harness.finish([("code", "c"), ("state", state)], browser: browser)
+            }
+            #expect(jwksFetches() == expectedFetches)
+            try harness.answerToken(nonce: query["nonce"])
+            await #expect(throws: SignInRefusal.noTransaction) {
+                try await harness.finish([("code", "c"), ("state", state)], browser: browser)
+            }
+        }
+        withExtendedLifetime(harness) {}
     }
 }

@@ -45,7 +45,7 @@ struct SignInProvidersConfigurationTests {
         #expect(provider.displayName == "Google")
         #expect(provider.scopes == ["openid", "email", "profile"])
         #expect(provider.surfaces == [.owners, .pro])
-        #expect(!provider.allowSignUp && !provider.trustEmail && !provider.allowPrivateNetwork)
+        #expect(!provider.allowSignUp && !provider.trustEmail && !provider.allowPrivateNetwork && !provider.logout)
         #expect(provider.allowedDomains.isEmpty)
         #expect(provider.key("TRUST_EMAIL") == "POSTERN_OIDC_GOOGLE_TRUST_EMAIL")
     }
@@ -66,7 +66,7 @@ struct SignInProvidersConfigurationTests {
                 "POSTERN_OIDC_GOOGLE_ALLOW_SIGNUP": "on", "POSTERN_OIDC_GOOGLE_TRUST_EMAIL": "yes",
                 "POSTERN_OIDC_GOOGLE_ALLOWED_DOMAINS": "Example.COM, staff.example.org",
                 "POSTERN_OIDC_GOOGLE_CLIENT_SECRET": nil,
-                "POSTERN_OIDC_GOOGLE_CLIENT_SECRET_FILE": "/run/secrets/google",
+                "POSTERN_OIDC_GOOGLE_CLIENT_SECRET_FILE": "/run/secrets/google", "POSTERN_OIDC_GOOGLE_LOGOUT": "true",
                 "POSTERN_OIDC_CORP1_KIND": "GitHub", "POSTERN_OIDC_CORP1_CLIENT_ID": "Iv1.abc",
                 "POSTERN_OIDC_CORP1_CLIENT_SECRET": "gh-secret", "POSTERN_OIDC_CORP1_SURFACES": "pro",
                 "POSTERN_OIDC_CORP1_GITHUB_WEB_URL": "http://127.0.0.1:9000/",
@@ -78,7 +78,7 @@ struct SignInProvidersConfigurationTests {
         #expect(google.displayName == "Google Workspace" && google.scopes == ["openid", "email"])
         #expect(google.surfaces == [.owners] && google.allowSignUp && google.trustEmail)
         #expect(google.allowedDomains == ["example.com", "staff.example.org"])
-        #expect(google.clientSecret.value == "file-secret")
+        #expect(google.clientSecret.value == "file-secret" && google.logout)
         let corp = try #require(configuration.provider(named: "corp1"))
         #expect(corp.kind == .github(webURL: "http://127.0.0.1:9000", apiURL: "http://127.0.0.1:9000/api/v3"))
         #expect(corp.displayName == "GitHub" && corp.scopes == ["read:user", "user:email"])
@@ -114,7 +114,7 @@ struct SignInProvidersConfigurationTests {
             ("POSTERN_OIDC_GOOGLE_SURFACES", "owners,admins"), ("POSTERN_OIDC_GOOGLE_SURFACES", ","),
             ("POSTERN_OIDC_GOOGLE_ALLOW_SIGNUP", "sometimes"), ("POSTERN_OIDC_GOOGLE_TRUST_EMAIL", "maybe"),
             ("POSTERN_OIDC_GOOGLE_ALLOWED_DOMAINS", "example.com"),
-            ("POSTERN_OIDC_GOOGLE_ALLOW_PRIVATE_NETWORK", "2"),
+            ("POSTERN_OIDC_GOOGLE_ALLOW_PRIVATE_NETWORK", "2"), ("POSTERN_OIDC_GOOGLE_LOGOUT", "sure"),
             ("POSTERN_OIDC_GOOGLE_GITHUB_WEB_URL", "https://github.example"),
             ("POSTERN_OIDC_GOOGLE_GITHUB_API_URL", "https://api.github.example"),
         ] as [(String, String?)])
@@ -150,6 +150,12 @@ struct SignInProvidersConfigurationTests {
                 "POSTERN_OIDC_GOOGLE_ALLOWED_DOMAINS"
             ),
             (["POSTERN_OIDC_GOOGLE_KIND": "github"], "POSTERN_OIDC_GOOGLE_ISSUER"),
+            (
+                [
+                    "POSTERN_OIDC_GOOGLE_KIND": "github", "POSTERN_OIDC_GOOGLE_ISSUER": nil,
+                    "POSTERN_OIDC_GOOGLE_LOGOUT": "on",
+                ], "POSTERN_OIDC_GOOGLE_LOGOUT"
+            ),
             (
                 [
                     "POSTERN_OIDC_GOOGLE_KIND": "github", "POSTERN_OIDC_GOOGLE_ISSUER": nil,

@@ -3,6 +3,7 @@ import Audit
 import AuthCrypto
 import ComputePool
 import DKIMKeys
+import Fetch
 import Directory
 import Foundation
 import HTTP1
@@ -21,6 +22,7 @@ import Passkeys
 import PasswordHashing
 import PosternTestSupport
 import ServerKit
+import SignInProviders
 import Storage
 import Synchronization
 import Testing
@@ -63,9 +65,11 @@ final class WebInboxHarness: Sendable {
     ///   - configure: changes to the web inbox's settings (the live list's limits).
     ///   - relyingParty: Pro users' passkeys' relying party (the audit trail in the database's table); nil offers no
     ///     passkeys.
+    ///   - provider: an identity provider for Pro users (``WebInboxProviders``, the audit trail in the database's
+    ///     table), whose transport is never called: the tests hand the web inbox verified identities; nil offers none.
     init(
         _ backend: StorageBackend, signIns: (any WebInboxSignIn)? = nil, relyingParty: RelyingParty? = nil,
-        _ configure: (inout WebInboxConfiguration) -> Void = { _ in }
+        provider: SignInProvider? = nil, _ configure: (inout WebInboxConfiguration) -> Void = { _ in }
     ) throws {
         test = try backend.makeDatabase(logger: Logger(label: "webinbox-tests"))
         let database = test.database
@@ -125,6 +129,17 @@ final class WebInboxHarness: Sendable {
                     ceremonies: PasskeyCeremonies(
                         party: $0, store: PasskeyStore(database: database),
                         challenges: PasskeyChallenges(database: database)),
+                    audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
+            },
+            providers: provider.map { provider in
+                var providers = SignInProvidersConfiguration()
+                providers.providers = [provider]
+                return WebInboxProviders(
+                    flow: SignInFlow(
+                        configuration: providers, publicURL: Self.publicURL,
+                        transactions: SignInTransactionStore(database: database, clock: { clock.now }),
+                        transport: { _ in UnreachableProvider() }, clock: { clock.now }),
+                    identities: SignInIdentityStore(database: database, clock: { clock.now }), accounts: accounts,
                     audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
             })
 
@@ -245,6 +260,17 @@ final class WebInboxHarness: Sendable {
 func makeOwnedInboxes(_ database: any SQLDatabase, _ clock: TestClock) -> AgentOwnedInboxes {
     AgentOwnedInboxes(
         accounts: AgentAccountStore(database: database), domain: WebInboxHarness.agentDomain, clock: { clock.now })
+}
+
+/// A provider's transport that is never reached: every call fails.
+struct UnreachableProvider: ProviderTransport {
+    func fetch(_ url: String) async throws(FetchError) -> FetchResponse { throw FetchError.invalidURL }
+    func get(_ url: String, headers: [(String, String)]) async throws(FetchError) -> FetchResponse {
+        throw FetchError.invalidURL
+    }
+    func post(
+        _ url: String, headers: [(String, String)], body: [UInt8], readingBody: Bool, startWithin: Duration
+    ) async throws(FetchError) -> FetchResponse { throw FetchError.invalidURL }
 }
 
 /// JMAP's authenticator here: no bearer proves anyone (the web inbox runs JMAP in-process, as an owner's inbox).

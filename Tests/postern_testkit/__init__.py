@@ -41,6 +41,11 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
   (`postern mail deliver`); import it by name
 - mailtd: `domains`, `create_account` (v1 password or v2 `auth_key`), `auth_key` (Argon2id through libargon2),
   `pro_login`, `pro_token`, `messages`; import it by name
+- oidc_mock: `mock_provider` (oidc-provider-mock from PyPI on loopback), `set_user`, `provider_env`,
+  `ProviderBrowser` (a login through Postern, the provider and back, hop by hop), `postern_command`, `audit_events`;
+  import it by name
+- github: `FakeGitHub` (GitHub's authorize, access_token, /user and /user/emails on loopback, strict about PKCE, the
+  client secret, the bearer token, the media type and a User-Agent); import it by name
 - outbound: `OutboundWorld` (CA + loopback DNS + Postfix receiver, the settings pointing Postern at them, DKIM records
   from `postern dkim show` published), `dkim_results` (dkimpy), `until`, `cli`; import it by name
 """

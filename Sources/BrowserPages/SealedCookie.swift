@@ -2,10 +2,10 @@ import AuthCrypto
 
 /// A cookie value sealed to the browser pages' key (AES-256-GCM under a key derived from the shared CSRF key for one
 /// `purpose`), with an expiry the sealing covers: base64url of the expiry (8 bytes, big-endian), the nonce and the
-/// sealed text. The one format of ``OwnerKeyFlash`` and ``OwnerPendingLink``.
-enum OwnerSealedCookie {
+/// sealed text. The one format of the owners' key flash and of every surface's ``PendingProviderLink``.
+public enum SealedCookie {
     /// Seals `plain` until `now + lifetime`, bound to `binding` (what else the value must match) and the expiry.
-    static func seal(
+    public static func seal(
         _ plain: [UInt8], browserKey: [UInt8], purpose: String, binding: [UInt8], now: Int64, lifetime: Int64
     ) throws -> String {
         let expires = now + lifetime
@@ -17,7 +17,7 @@ enum OwnerSealedCookie {
 
     /// The plain text of `cookie` when it was sealed for `purpose` and `binding`, is intact, unexpired and expires
     /// within `lifetime` of `now`; else nil.
-    static func open(
+    public static func open(
         _ cookie: String, browserKey: [UInt8], purpose: String, binding: [UInt8], now: Int64, lifetime: Int64
     ) -> [UInt8]? {
         guard cookie.utf8.count <= 4096, let raw = Base64URL.decode(cookie),

@@ -1,0 +1,41 @@
+/// What every surface's provider pages say: fixed sentences, never a provider's error text or which check failed.
+public enum SignInMessage {
+    public static let failed = "Signing in with the provider did not work. Nothing was changed: please try again."
+    public static let unknownProvider = "That sign-in provider is not available here."
+    public static let unreachable = "The sign-in provider cannot be reached right now. Please try again later."
+    public static let linkExpired = "This link request expired or was never made. Sign in with the provider again."
+    public static let wrongPassword = "Wrong password: nothing was linked."
+    public static let notLinked = "That sign-in is not linked to your account."
+
+    /// The sentence of a refused link or sign-up.
+    public static func words(for refusal: ProviderLinking.Refusal, provider: SignInProvider) -> String {
+        switch refusal {
+        case .linkedToAnother: "That sign-in is linked to another account."
+        case .emailNotVerified:
+            "No account here is linked to your \(provider.displayName) sign-in, and it gave no verified email address."
+        case .accountWithoutPassword:
+            "An account here already uses that email. Sign in to it the way you usually do, then link \(provider.displayName) from your account page."
+        case .signUpClosed: "No account here is linked to your \(provider.displayName) sign-in."
+        case .domainNotAllowed: "Accounts with that email domain cannot be made here."
+        }
+    }
+}
+
+extension SignInRefusal {
+    /// The refusal's reason as the audit trail records it (`*.signin_failed`'s `reason`).
+    public var reason: String {
+        switch self {
+        case .malformedCallback: "malformed_callback"
+        case .noTransaction: "no_transaction"
+        case .providerRefused: "provider_refused"
+        case .unknownProvider: "unknown_provider"
+        case .issuerParameter: "iss_parameter"
+        case .provider(.token): "id_token"
+        case .provider: "provider"
+        case .tokenEndpoint: "token_endpoint"
+        case .token: "token_refused"
+        case .noIDToken: "no_id_token"
+        case .userDocument: "user_document"
+        }
+    }
+}
