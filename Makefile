@@ -56,7 +56,7 @@ cluster-stop:
 ## the cluster tests (Tests/Cluster/cluster_tests.py): two instances of the debug build on one PostgreSQL behind
 ## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
 ## restarts, kill -9 and a PostgreSQL restart mid-load;
-## the failover suite (Tests/Cluster/failover_tests.py, about two minutes): two instances on a primary and a
+## the failover suite (Tests/Cluster/failover_tests.py, about two and a half minutes): two instances on a primary and a
 ## synchronous standby (scripts/pg-ha), a frozen standby, a canceled wait, kill -9 of the primary under load with
 ## zero acknowledged writes lost, and the asynchronous control that must show loss;
 ## schemathesis on every documented operation (scripts/schemathesis, about a minute).

@@ -80,6 +80,9 @@ public struct HTTPConnectionStateMachine {
     private var headInProgress: (path: String, expectsContinue: Bool, contentLength: Int?)?
     /// The sequence of the open-ended response being written, until it ends.
     private(set) var streamSequence: UInt64?
+    /// The sequence of a request whose protocol switch is being decided (`awaitUpgradeDecision(now:)`): until it is
+    /// answered or switched, nothing more is read or parsed, so that the bytes after it are the new protocol's.
+    private(set) var upgradeSequence: UInt64?
     /// Creates the machine of a new connection.
     /// - Parameters:
     ///   - configuration: limits, timeouts and pipelining.
@@ -169,8 +172,8 @@ public struct HTTPConnectionStateMachine {
     public mutating func finishTurn(after event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
         guard !lifecycle.isClosed else { return }
         let read =
-            !lifecycle.peerClosed && (isServing || streamSequence != nil) && !lifecycle.writeBlocked
-            && slots.count < configuration.maxPipelinedRequests
+            !lifecycle.peerClosed && (isServing || streamSequence != nil) && upgradeSequence == nil
+            && !lifecycle.writeBlocked && slots.count < configuration.maxPipelinedRequests
         switch lifecycle.stage {
         case .open, .closingAfterOutput: updateWait(now: now)
         case .abandoning, .lingering, .closed: break
@@ -195,7 +198,9 @@ public struct HTTPConnectionStateMachine {
             }
         }
         guard takesRequests else { return nil }
-        guard isServing && lifecycle.takesInput && slots.count < configuration.maxPipelinedRequests else {
+        guard isServing && upgradeSequence == nil && lifecycle.takesInput
+            && slots.count < configuration.maxPipelinedRequests
+        else {
             takesRequests = false
             return nil
         }
@@ -274,6 +279,14 @@ public struct HTTPConnectionStateMachine {
         timeouts.enter(.handling, now: now)
     }
 
+    /// The request just handed out asks to switch protocols and the decision comes in a later turn: as
+    /// `awaitAnswer(now:)`, and until it is answered (`answer`, the connection stays HTTP) or switched
+    /// (`switchProtocols`), the connection reads and parses nothing more.
+    public mutating func awaitUpgradeDecision(now: UInt64) {
+        upgradeSequence = handedOutSequence
+        awaitAnswer(now: now)
+    }
+
     /// Gives back a request once it has been answered, so that its parser reuses its storage when nothing else
     /// holds it.
     public mutating func reclaim(_ request: consuming HTTPRequest) {
@@ -293,6 +306,7 @@ public struct HTTPConnectionStateMachine {
             handedOutSequence = nil
             awaitsAnswer = false
         }
+        if upgradeSequence == sequence { upgradeSequence = nil }
         guard let index = slots.firstIndex(where: { $0.sequence == sequence }), slots[index].bytes == nil else {
             return
         }
@@ -381,6 +395,7 @@ public struct HTTPConnectionStateMachine {
             handedOutSequence = nil
             awaitsAnswer = false
         }
+        upgradeSequence = nil
         var head: [UInt8] = []
         encoder.encodeSwitchingProtocols(response, requestID: requestID, date: date, into: &head)
         lifecycle.output.append(head)
@@ -487,6 +502,7 @@ public struct HTTPConnectionStateMachine {
         awaitsAnswer = false
         handedOutSequence = nil
         streamSequence = nil
+        upgradeSequence = nil
     }
 
     /// Tells the timeouts what the connection now waits for.

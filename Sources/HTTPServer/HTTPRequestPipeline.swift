@@ -7,21 +7,28 @@ import SocketServer
 /// protocol (framing, pipelining, back-pressure, timeouts, lingering close); this keeps the server's side, as
 /// swift-nio's pipeline handlers and Hummingbird's responder chain sit above their connection state machines.
 public struct HTTPRequestPipeline: ConnectionStateMachine {
-    /// A request the responder answers later (`HTTPAnswer.later`), with its place in the pipeline.
-    public final class Job: Sendable {
+    /// A request the responder answers later, with its place in the pipeline and the responder's work: a `Job`
+    /// (`HTTPAnswer.later`, whose work brings a response back) or an `UpgradeJob` (`HTTPAnswer.decideUpgrade`, whose
+    /// work brings a decision back).
+    public final class LaterJob<Work: Sendable>: Sendable {
         /// The request's position in the connection's pipeline.
         public let sequence: UInt64
         /// The request being answered, with `remoteAddress` and `requestID` filled in.
         public let request: HTTPRequest
-        /// The responder's work: called once with the completion that brings the response back.
-        public let work: HTTPAnswer.Work
+        /// The responder's work: called once with the completion that brings the answer back.
+        public let work: Work
 
-        init(sequence: UInt64, request: HTTPRequest, work: @escaping HTTPAnswer.Work) {
+        init(sequence: UInt64, request: HTTPRequest, work: Work) {
             self.sequence = sequence
             self.request = request
             self.work = work
         }
     }
+
+    /// A request the responder answers later (`HTTPAnswer.later`).
+    public typealias Job = LaterJob<HTTPAnswer.Work>
+    /// A request whose protocol switch the responder decides later (`HTTPAnswer.decideUpgrade`).
+    public typealias UpgradeJob = LaterJob<HTTPAnswer.UpgradeWork>
 
     /// A request the responder answers through a writer (`HTTPAnswer.stream`), with its place in the pipeline.
     public final class StreamJob: Sendable {
@@ -39,20 +46,23 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
         }
     }
 
-    /// The responder's answer to a `Job`.
+    /// The responder's answer to a `Job`, or its decision on an `UpgradeJob`.
     public final class Completion: Sendable {
         /// The job's `sequence`.
         public let sequence: UInt64
-        /// The response.
+        /// The response (for a switch, its `101` head).
         public let response: HTTPResponse
+        /// The switch an `UpgradeJob` decided on; nil: `response` answers and the connection stays HTTP.
+        public let upgrade: HTTPUpgrade?
         /// When the responder finished (the loop's clock), for the request's duration; nil: when the pipeline takes
         /// the completion.
         public let finishedAt: UInt64?
 
         /// Pairs a response with its request's sequence number.
-        public init(sequence: UInt64, response: HTTPResponse, finishedAt: UInt64? = nil) {
+        public init(sequence: UInt64, response: HTTPResponse, upgrade: HTTPUpgrade? = nil, finishedAt: UInt64? = nil) {
             self.sequence = sequence
             self.response = response
+            self.upgrade = upgrade
             self.finishedAt = finishedAt
         }
     }
@@ -64,6 +74,15 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
         let routeName: String
         let requestID: String
         let startedAt: UInt64
+
+        /// `request`, handed out as `sequence` on `route` in the turn at `now`.
+        init(_ request: borrowing HTTPRequest, _ sequence: UInt64, _ route: HTTPRoute, _ now: UInt64) {
+            self.sequence = sequence
+            method = request.method
+            routeName = route.logName
+            requestID = request.requestID
+            startedAt = now
+        }
     }
 
     let shared: HTTPConnectionShared
@@ -77,6 +96,9 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
     private var waiting: [Waiting] = []
     /// Writers handed out and not yet ended, with whether their stream has opened.
     private var streams: [(stream: HTTPResponseStream, opened: Bool)] = []
+    /// The sequence and path of the request whose protocol switch is being decided (one at a time: the connection
+    /// reads nothing meanwhile), for the shape of the 503 answered when the connection cannot switch any more.
+    private var deciding: (sequence: UInt64, path: String)?
     /// The machine of the protocol the connection switched to (`HTTPAnswer.upgrade`): every event goes to it from
     /// the turn of the switch on.
     private var switched: SwitchedMachine?
@@ -193,35 +215,19 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
                 machine.answer(response, sequence: sequence, requestID: request.requestID, date: loopState.date())
                 machine.reclaim(consume request)
             case .later(let work):
-                waiting.append(
-                    Waiting(
-                        sequence: sequence, method: request.method, routeName: route.logName,
-                        requestID: request.requestID, startedAt: now))
+                waiting.append(Waiting(request, sequence, route, now))
                 machine.awaitAnswer(now: now)
                 actions.append(.perform(Job(sequence: sequence, request: request, work: work)))
             case .upgrade(let upgrade):
-                let date = loopState.date()
-                if let handed = machine.switchProtocols(
-                    upgrade.response, sequence: sequence, requestID: request.requestID, date: date)
-                {
-                    report(
-                        method: request.method, routeName: route.logName, status: upgrade.response.status.code,
-                        requestID: request.requestID, startedAt: now, finishedAt: loopState.clock())
-                    switched = SwitchedMachine(
-                        upgrade.makeMachine(
-                            HTTPUpgradeHandoff(lifecycle: handed.lifecycle, input: handed.input, peer: peer)))
-                } else {
-                    let response = shared.responder.refusal(.serviceUnavailable, path: request.path)
-                    report(
-                        method: request.method, routeName: route.logName, status: response.status.code,
-                        requestID: request.requestID, startedAt: now, finishedAt: loopState.clock())
-                    machine.answer(response, sequence: sequence, requestID: request.requestID, date: date)
-                }
+                let asked = Waiting(request, sequence, route, now)
+                switchProtocols(upgrade, asked, path: request.path, finishedAt: loopState.clock())
+            case .decideUpgrade(let work):
+                waiting.append(Waiting(request, sequence, route, now))
+                machine.awaitUpgradeDecision(now: now)
+                deciding = (sequence, request.path)
+                actions.append(.perform(UpgradeJob(sequence: sequence, request: request, work: work)))
             case .stream(let work):
-                waiting.append(
-                    Waiting(
-                        sequence: sequence, method: request.method, routeName: route.logName,
-                        requestID: request.requestID, startedAt: now))
+                waiting.append(Waiting(request, sequence, route, now))
                 machine.awaitAnswer(now: now)
                 let stream = HTTPResponseStream(sequence: sequence)
                 streams.append((stream, false))
@@ -230,10 +236,39 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
         }
     }
 
-    /// A job's response: logged, reported and handed to the machine.
+    /// Switches to `upgrade`'s protocol when the connection still can; else answers 503 and stays HTTP.
+    private mutating func switchProtocols(
+        _ upgrade: HTTPUpgrade, _ request: Waiting, path: String, finishedAt: UInt64
+    ) {
+        let date = loopState.date()
+        if let handed = machine.switchProtocols(
+            upgrade.response, sequence: request.sequence, requestID: request.requestID, date: date)
+        {
+            report(
+                method: request.method, routeName: request.routeName, status: upgrade.response.status.code,
+                requestID: request.requestID, startedAt: request.startedAt, finishedAt: finishedAt)
+            switched = SwitchedMachine(
+                upgrade.makeMachine(HTTPUpgradeHandoff(lifecycle: handed.lifecycle, input: handed.input, peer: peer)))
+        } else {
+            let response = shared.responder.refusal(.serviceUnavailable, path: path)
+            report(
+                method: request.method, routeName: request.routeName, status: response.status.code,
+                requestID: request.requestID, startedAt: request.startedAt, finishedAt: finishedAt)
+            machine.answer(response, sequence: request.sequence, requestID: request.requestID, date: date)
+        }
+    }
+
+    /// A job's response: logged, reported and handed to the machine; or the switch an upgrade job decided on.
     private mutating func complete(_ completion: Completion, now: UInt64) {
         guard let index = waiting.firstIndex(where: { $0.sequence == completion.sequence }) else { return }
         let request = waiting.remove(at: index)
+        if deciding?.sequence == completion.sequence {
+            let path = deciding?.path ?? ""
+            deciding = nil
+            if let upgrade = completion.upgrade {
+                return switchProtocols(upgrade, request, path: path, finishedAt: completion.finishedAt ?? now)
+            }
+        }
         report(
             method: request.method, routeName: request.routeName, status: completion.response.status.code,
             requestID: request.requestID, startedAt: request.startedAt, finishedAt: completion.finishedAt ?? now)

@@ -36,9 +36,24 @@ public enum HTTPAnswer: Sendable {
     /// belong to the machine `HTTPUpgrade.makeMachine` makes; otherwise (requests before it unanswered, shutdown) it
     /// is answered 503 in its turn and the connection stays HTTP.
     case upgrade(HTTPUpgrade)
+    /// Decide later whether to switch (credentials checked in storage): `UpgradeWork` is called once, on the event
+    /// loop, with a completion to call exactly once from any thread with a response (the connection stays HTTP) or
+    /// an upgrade (taken as `.upgrade` is, in the turn the decision arrives). Until then the connection reads and
+    /// parses nothing after the request, and nothing is written for it: a refusal never follows a `101`.
+    case decideUpgrade(UpgradeWork)
 
     /// Work that answers through a response writer.
     public typealias StreamWork = @Sendable (_ writer: any HTTPResponseWriter) -> Void
+    /// Work that decides a protocol switch.
+    public typealias UpgradeWork = @Sendable (_ completion: @escaping @Sendable (HTTPUpgradeDecision) -> Void) -> Void
+}
+
+/// What `HTTPAnswer.decideUpgrade`'s work decided.
+public enum HTTPUpgradeDecision: Sendable {
+    /// Stay HTTP and answer with the response (a 401, a 403...).
+    case respond(HTTPResponse)
+    /// Switch, as `HTTPAnswer.upgrade`.
+    case upgrade(HTTPUpgrade)
 }
 
 /// A protocol switch a responder answers with (`HTTPAnswer.upgrade`). A class, so that the answer every request

@@ -43,6 +43,21 @@ public struct HTTPService: StreamService {
         completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
     ) {
         guard let job = job as? HTTPRequestPipeline.Job else {
+            if let job = job as? HTTPRequestPipeline.UpgradeJob {
+                let sequence = job.sequence
+                let clock = loopStates.states[loop.index].clock
+                return job.work { decision in
+                    let completed: HTTPRequestPipeline.Completion
+                    switch decision {
+                    case .respond(let response):
+                        completed = .init(sequence: sequence, response: response, finishedAt: clock())
+                    case .upgrade(let upgrade):
+                        completed = .init(
+                            sequence: sequence, response: upgrade.response, upgrade: upgrade, finishedAt: clock())
+                    }
+                    completion(completed)
+                }
+            }
             guard let job = job as? HTTPRequestPipeline.StreamJob else {
                 // A job of the protocol a connection switched to.
                 guard let job = job as? any SelfPerformingJob else {

@@ -8,10 +8,10 @@ import WebSocket
 /// JMAP over WebSocket (RFC 8887) at `GET /jmap/ws`, the session's `urn:ietf:params:jmap:websocket` url.
 ///
 /// The upgrade: the client offers the `jmap` subprotocol (else 400 before the upgrade: RFC 8887 section 3 names no
-/// other) and authenticates as `POST /jmap/api` does, `Authorization: Bearer <capability JWT or OAuth access token>`
-/// (no bearer: 401 before the upgrade). The bearer is checked by the service's authenticator as soon as the socket
-/// opens, before any message is answered: one it refuses closes the socket with 1008 (reason `unauthorized`); the
-/// route's decision is taken on the event loop, which cannot wait on storage, so the check follows the switch.
+/// other) and authenticates as `POST /jmap/api` does, `Authorization: Bearer <capability JWT or OAuth access token>`,
+/// checked by the same authenticator under the same rate limit before the upgrade: a missing or refused bearer gets
+/// the API's own 401 (`WWW-Authenticate` and the problem body), never a `101`. The check waits on storage, so the
+/// route decides later (`WebSocketRouteAnswer.later`): the connection waits for it without holding the event loop.
 ///
 /// Then, for each text message, in order, one at a time:
 /// - `Request` (with `@type` and an optional `id`): answered with a `Response` carrying the `id` as `requestId`, run by
@@ -50,12 +50,17 @@ extension JMAPService {
                     detail: "Offer the `jmap` subprotocol in Sec-WebSocket-Protocol (RFC 8887 section 3)."
                 ).response)
         }
-        if let decision = middleware.charge(.request, context), !decision.allowed {
-            return .refuse(middleware.refusal(.request, decision))
-        }
-        guard request.bearerToken != nil else { return .refuse(RequestError.unauthorized.response) }
-        return .accept(subprotocol: Self.webSocketSubprotocol) { [self] channel in
-            JMAPSocketSession(service: self, request: request, context: context, channel: channel).start()
+        return .later { [self] in
+            var opened: JMAPAccount?
+            let refusal = await authenticated(request, context) { account in
+                opened = account
+                return HTTPResponse(status: .noContent)
+            }
+            guard let account = opened else { return .refuse(refusal) }
+            return .accept(subprotocol: Self.webSocketSubprotocol) { [self] channel in
+                JMAPSocketSession(service: self, request: request, account: account, context: context, channel: channel)
+                    .start()
+            }
         }
     }
 }
@@ -65,6 +70,8 @@ final class JMAPSocketSession: Sendable {
     let service: JMAPService
     /// The upgrade request: its bearer is checked again before each answer and push.
     let request: HTTPRequest
+    /// The account the bearer opened at the upgrade.
+    let account: JMAPAccount
     let context: RequestContext
     let channel: any WebSocketChannel
     private let messages: AsyncStream<WebSocketMessage>
@@ -74,9 +81,13 @@ final class JMAPSocketSession: Sendable {
     /// The task that answers messages, and the one that pushes (while push is enabled).
     private let tasks = Mutex<(reader: Task<Void, Never>?, push: Task<Void, Never>?)>((nil, nil))
 
-    init(service: JMAPService, request: HTTPRequest, context: RequestContext, channel: any WebSocketChannel) {
+    init(
+        service: JMAPService, request: HTTPRequest, account: JMAPAccount, context: RequestContext,
+        channel: any WebSocketChannel
+    ) {
         self.service = service
         self.request = request
+        self.account = account
         self.context = context
         self.channel = channel
         (messages, input) = AsyncStream.makeStream(of: WebSocketMessage.self)
@@ -113,17 +124,8 @@ final class JMAPSocketSession: Sendable {
         channel.send(.text(String(decoding: value.serialize(), as: UTF8.self)))
     }
 
-    /// Authenticates, then answers each message in order until the socket closes.
+    /// Answers each message in order until the socket closes.
     private func serve() async {
-        let account: JMAPAccount
-        do {
-            guard let found = try await service.authenticate(request) else {
-                return channel.close(.policyViolation, reason: "unauthorized")
-            }
-            account = found
-        } catch {
-            return fail(error)
-        }
         for await message in messages {
             defer { waiting.subtract(1, ordering: .relaxed) }
             guard await stillAuthenticates(account) else { return }

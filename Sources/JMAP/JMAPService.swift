@@ -171,7 +171,9 @@ public struct JMAPService: Sendable {
     /// Event streams open on this instance now (the `postern_jmap_event_streams` gauge).
     public var openEventStreams: Int { eventStreams.openCount }
 
-    private func authenticated(
+    /// Runs `body` with the account `request`'s bearer opens, under `rateClass`'s limit; the API's 401 (or its refusal)
+    /// when none.
+    func authenticated(
         _ request: HTTPRequest, _ context: RequestContext, _ rateClass: RateClass = .request,
         _ body: (JMAPAccount) async throws -> HTTPResponse
     ) async -> HTTPResponse {

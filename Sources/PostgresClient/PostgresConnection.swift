@@ -18,6 +18,10 @@ public final class PostgresConnection: SQLConnection {
     private let handle: OpaquePointer
     private var statements: [StatementKey: Prepared] = [:]
     private var preparedCount = 0
+    /// The calls that waited for the server's answer (a statement, a prepare, BEGIN, COMMIT...): round trips, for the
+    /// tests that pin how many a read costs. The non-blocking look for a closed connection (`receivedWhileIdle`) sends
+    /// nothing and is not one.
+    private(set) var roundTrips = 0
     /// Between a transaction's BEGIN and its end.
     private var transactionOpen = false
     /// The session must be replaced before the next call (it reached a read-only server).
@@ -85,6 +89,7 @@ public final class PostgresConnection: SQLConnection {
     public func execute(_ sql: String) throws {
         try reconnectIfLost()
         noteStatement(sql)
+        roundTrips += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql)
@@ -140,6 +145,7 @@ public final class PostgresConnection: SQLConnection {
 
     public func rollbackIfOpen() {
         guard isInTransaction else { return }
+        roundTrips += 1
         PQclear(PQexec(handle, "ROLLBACK"))
     }
 
@@ -199,6 +205,7 @@ public final class PostgresConnection: SQLConnection {
             throw StorageError(
                 .misuse, "statement has \(statement.parameterCount) placeholders but \(bindings.count) values were bound")
         }
+        roundTrips += 1
         let result = PostgresParameters.withEncoded(bindings) { values, lengths, formats in
             PQexecPrepared(handle, statement.name, Int32(bindings.count), values, lengths, formats, 0)
         }
@@ -214,11 +221,13 @@ public final class PostgresConnection: SQLConnection {
         if let cached = statements[key] { return cached }
         let (numbered, count) = PostgresPlaceholders.numbered(sql)
         if statements.count >= Self.statementCacheLimit {
+            roundTrips += 1
             PQclear(PQexec(handle, "DEALLOCATE ALL"))
             statements.removeAll()
         }
         preparedCount += 1
         let name = "p\(preparedCount)"
+        roundTrips += 1
         let result = types.withUnsafeBufferPointer { typePointer in
             PQprepare(handle, name, numbered, Int32(count), count == types.count ? typePointer.baseAddress : nil)
         }

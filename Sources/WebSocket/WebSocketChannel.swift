@@ -32,4 +32,8 @@ public enum WebSocketRouteAnswer: Sendable {
     case accept(subprotocol: String?, open: @Sendable (any WebSocketChannel) -> Void)
     /// Stay HTTP and answer with `response` (status, headers and body), e.g. 401 for missing credentials.
     case refuse(HTTPResponse)
+    /// The decision needs work the event loop cannot wait on (credentials checked in storage): `decide` runs in a
+    /// task and its answer is taken as if given at once. The connection reads nothing meanwhile, and no `101` goes
+    /// out before the answer accepts: a refusal is an ordinary HTTP response.
+    case later(@Sendable () async -> WebSocketRouteAnswer)
 }

@@ -9,7 +9,9 @@ import WebSocket
 /// (SHA-1 and base64 from AuthCrypto) and the connection handed to a `WebSocketConnectionMachine`.
 ///
 /// A refused handshake is answered as JSON `{"error":"<code>"}` with its status and headers (426 with
-/// `Sec-WebSocket-Version: 13`, 400, 403...), and the connection stays HTTP.
+/// `Sec-WebSocket-Version: 13`, 400, 403...), and the connection stays HTTP. A route that decides later
+/// (`WebSocketRouteAnswer.later`, credentials checked in storage) is awaited in a task while the connection waits:
+/// its refusal is an ordinary HTTP response, never a close after a `101`.
 public struct WebSocketUpgrader: Sendable {
     /// The limits and timers of every socket, and the allowed origins.
     public let configuration: WebSocketConfiguration
@@ -41,8 +43,32 @@ public struct WebSocketUpgrader: Sendable {
             return .now(response)
         }
         switch route(handshake) {
+        case .later(let decide):
+            // Decided in a task; the connection waits (reading nothing) and no 101 goes out before an accept.
+            return .decideUpgrade { [self] completion in
+                Task {
+                    var answer = await decide()
+                    while case .later(let next) = answer { answer = await next() }
+                    completion(decision(answer, handshake))
+                }
+            }
+        case let answer:
+            switch decision(answer, handshake) {
+            case .respond(let response): return .now(response)
+            case .upgrade(let upgrade): return .upgrade(upgrade)
+            }
+        }
+    }
+
+    /// The switch (`101` with `Sec-WebSocket-Accept`) for an accepting route answer, its response for a refusal.
+    private func decision(_ answer: WebSocketRouteAnswer, _ handshake: WebSocketHandshake.Request)
+        -> HTTPUpgradeDecision
+    {
+        switch answer {
         case .refuse(let response):
-            return .now(response)
+            return .respond(response)
+        case .later:
+            preconditionFailure("WebSocketUpgrader: a later answer is awaited before it is decided")
         case .accept(let subprotocol, let open):
             let accept = Base64.encode(SHA1.hash(WebSocketHandshake.acceptInput(key: handshake.key)))
             let response = WebSocketHandshake.response(

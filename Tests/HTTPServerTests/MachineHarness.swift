@@ -26,22 +26,27 @@ final class CountingResponder: HTTPResponder {
 
     func respond(to request: HTTPRequest, route: HTTPRoute) -> HTTPAnswer {
         if request.path == "/events" { return .stream { _ in } }  // the stream tests write through the job's stream
-        if request.path == "/upgrade" {
-            return .upgrade(
-                HTTPUpgrade(response: HTTPResponse(status: HTTPStatus(code: 101, reason: "Switching Protocols"), headers: ["Upgrade": "echo"])) {
-                    EchoMachine(lifecycle: $0.lifecycle, input: $0.input)
-                })
-        }
+        if request.path == "/upgrade" { return .upgrade(Self.echoUpgrade) }
+        // The switch tests decide through the harness's `decide(_:)`.
+        if request.path == "/upgrade-later" { return .decideUpgrade { _ in } }
         let answer = inner.respond(to: request, route: route)
         if answersAtOnce { return answer }
         return .later { completion in
             switch answer {
             case .now(let response): completion(response)
             case .later(let work): work(completion)
-            case .stream, .upgrade: completion(.text(.internalServerError, "streams are driven by the stream tests"))
+            case .stream, .upgrade, .decideUpgrade: completion(.text(.internalServerError, "streams are driven by the stream tests"))
             }
         }
     }
+}
+
+extension CountingResponder {
+    /// The switch to `EchoMachine`.
+    static let echoUpgrade = HTTPUpgrade(
+        response: HTTPResponse(
+            status: HTTPStatus(code: 101, reason: "Switching Protocols"), headers: ["Upgrade": "echo"])
+    ) { EchoMachine(lifecycle: $0.lifecycle, input: $0.input) }
 }
 
 /// The protocol `/upgrade` switches to: it writes back what it was handed and every byte it reads after.
@@ -80,6 +85,8 @@ struct MachineHarness {
     var jobs: [Machine.Job] = []
     /// Stream jobs handed out (`GET /events`), oldest first.
     var streamJobs: [Machine.StreamJob] = []
+    /// Switches waiting for a decision (`GET /upgrade-later`), oldest first.
+    var upgradeJobs: [Machine.UpgradeJob] = []
 
     init(
         refusing: Bool = false, answersAtOnce: Bool = false,
@@ -112,6 +119,10 @@ struct MachineHarness {
                     streamJobs.append(job)
                     return "stream(\(job.request.method.rawValue) \(job.request.target))"
                 }
+                if let job = value as? Machine.UpgradeJob {
+                    upgradeJobs.append(job)
+                    return "decideUpgrade(\(job.request.target))"
+                }
                 guard let job = value as? Machine.Job else { return "perform(?)" }
                 jobs.append(job)
                 return "perform(\(job.request.method.rawValue) \(job.request.target))"
@@ -134,6 +145,19 @@ struct MachineHarness {
         guard let index = jobs.firstIndex(where: { $0.request.target == target }) else { return ["no such job"] }
         let job = jobs.remove(at: index)
         return send(.completed(Machine.Completion(sequence: job.sequence, response: .text(.ok, body))))
+    }
+
+    /// Decides the oldest waiting switch (as `HTTPService` brings a decision back); returns the actions.
+    @discardableResult
+    mutating func decide(_ decision: HTTPUpgradeDecision) -> [String] {
+        guard !upgradeJobs.isEmpty else { return ["no such job"] }
+        let sequence = upgradeJobs.removeFirst().sequence
+        switch decision {
+        case .respond(let response):
+            return send(.completed(Machine.Completion(sequence: sequence, response: response)))
+        case .upgrade(let upgrade):
+            return send(.completed(Machine.Completion(sequence: sequence, response: upgrade.response, upgrade: upgrade)))
+        }
     }
 
     /// Delivers what the producer of stream job `index` wrote; returns the actions.

@@ -94,8 +94,8 @@ final class RevocableAuthenticator: PrincipalAuthenticator {
 struct JMAPWebSocketTests {
     static let using = #"["urn:ietf:params:jmap:core","urn:ietf:params:jmap:mail"]"#
 
-    /// The route's answer to an upgrade offering `protocols` with `bearer`.
-    static func upgrade(_ harness: JMAPServiceHarness, bearer: String?, protocols: String? = "jmap") throws
+    /// The route's answer to an upgrade offering `protocols` with `bearer` (a later one awaited).
+    static func upgrade(_ harness: JMAPServiceHarness, bearer: String?, protocols: String? = "jmap") async throws
         -> WebSocketRouteAnswer
     {
         var headers: HTTPHeaders = [
@@ -116,12 +116,14 @@ struct JMAPWebSocketTests {
             Issue.record("no WebSocket route at /jmap/ws")
             return .refuse(HTTPResponse(status: .notFound))
         }
-        return handler(request, RequestContext(request), parameters, handshake)
+        var answer = handler(request, RequestContext(request), parameters, handshake)
+        while case .later(let decide) = answer { answer = await decide() }
+        return answer
     }
 
     /// A socket opened with `bearer`.
-    static func open(_ harness: JMAPServiceHarness, bearer: String = "ada") throws -> RecordingChannel {
-        guard case .accept(let subprotocol, let open) = try upgrade(harness, bearer: bearer) else {
+    static func open(_ harness: JMAPServiceHarness, bearer: String = "ada") async throws -> RecordingChannel {
+        guard case .accept(let subprotocol, let open) = try await upgrade(harness, bearer: bearer) else {
             Issue.record("the upgrade was refused")
             return RecordingChannel()
         }
@@ -143,19 +145,19 @@ struct JMAPWebSocketTests {
     func upgradeRules(backend: StorageBackend) async throws {
         let harness = try JMAPServiceHarness(backend)
         for protocols in [nil, "chat", "jmapx, chat"] as [String?] {
-            guard case .refuse(let response) = try Self.upgrade(harness, bearer: "ada", protocols: protocols) else {
+            guard case .refuse(let response) = try await Self.upgrade(harness, bearer: "ada", protocols: protocols) else {
                 Issue.record("accepted without jmap: \(protocols ?? "none")")
                 continue
             }
             #expect(response.status.code == 400)
         }
-        guard case .refuse(let response) = try Self.upgrade(harness, bearer: nil) else {
+        guard case .refuse(let response) = try await Self.upgrade(harness, bearer: nil) else {
             Issue.record("accepted without a bearer")
             return
         }
         #expect(response.status.code == 401)
         #expect(response.headers["WWW-Authenticate"] != nil)
-        guard case .accept(let chosen, _) = try Self.upgrade(harness, bearer: "ada", protocols: "chat, jmap") else {
+        guard case .accept(let chosen, _) = try await Self.upgrade(harness, bearer: "ada", protocols: "chat, jmap") else {
             Issue.record("refused with jmap offered")
             return
         }
@@ -165,7 +167,7 @@ struct JMAPWebSocketTests {
     @Test("A Request is answered with its Response and requestId, as POST /jmap/api; errors are RequestErrors", arguments: StorageBackend.allCases)
     func requests(backend: StorageBackend) async throws {
         let harness = try JMAPServiceHarness(backend) { $0.maxCallsInRequest = 2 }
-        let channel = try Self.open(harness)
+        let channel = try await Self.open(harness)
         channel.receive(
             #"{"@type":"Request","id":"R1","using":\#(Self.using),"methodCalls":[["Mailbox/get",{"accountId":"acct-ada","ids":null},"c1"]]}"#)
         let response = try #require(try await channel.next())
@@ -208,23 +210,27 @@ struct JMAPWebSocketTests {
         #expect(!channel.isClosed, "errors leave the socket open")
     }
 
-    @Test("A bearer the authenticator refuses closes the socket with 1008 before any answer", arguments: StorageBackend.allCases)
+    @Test("A bearer the authenticator refuses is refused before the upgrade with POST /jmap/api's own 401", arguments: StorageBackend.allCases)
     func refusedBearer(backend: StorageBackend) async throws {
         let harness = try JMAPServiceHarness(backend)
-        let channel = try Self.open(harness, bearer: "mallory")
-        channel.receive(#"{"@type":"Request","id":"R1","using":\#(Self.using),"methodCalls":[]}"#)
-        try await channel.waitForClose()
-        #expect(channel.closed?.code == .policyViolation)
-        #expect(channel.closed?.reason == "unauthorized")
-        #expect(try await channel.next(within: 0.2) == nil)
+        guard case .refuse(let response) = try await Self.upgrade(harness, bearer: "mallory") else {
+            Issue.record("a bearer the authenticator refuses was accepted")
+            return
+        }
+        let api = await harness.send(.POST, "/jmap/api", bearer: "mallory")
+        #expect(response.status.code == 401)
+        #expect(response.status == api.status)
+        #expect(response.headers["WWW-Authenticate"] == api.headers["WWW-Authenticate"])
+        #expect(response.headers["Content-Type"] == "application/problem+json")
+        #expect(response.body == api.body)
     }
 
     @Test("A bearer revoked mid-stream closes the socket with 1008 at the next push, and at the next request", arguments: StorageBackend.allCases)
     func revocation(backend: StorageBackend) async throws {
         let bearers = RevocableAuthenticator()
         let harness = try JMAPServiceHarness(backend, authenticator: bearers)
-        let pushing = try Self.open(harness)
-        let asking = try Self.open(harness)
+        let pushing = try await Self.open(harness)
+        let asking = try await Self.open(harness)
         pushing.receive(#"{"@type":"WebSocketPushEnable","dataTypes":null}"#)
         asking.receive(#"{"@type":"Request","id":"R1","using":\#(Self.using),"methodCalls":[]}"#)
         #expect(try await asking.next()?["requestId"] == "R1")
@@ -244,7 +250,7 @@ struct JMAPWebSocketTests {
     @Test("Push: a StateChange with pushState after a delivery; pushState resumes; dataTypes filter; disable stops", arguments: StorageBackend.allCases)
     func push(backend: StorageBackend) async throws {
         let harness = try JMAPServiceHarness(backend)
-        let channel = try Self.open(harness)
+        let channel = try await Self.open(harness)
         let before = try await harness.store.state(address: "ada@agents.test")
         channel.receive(#"{"@type":"WebSocketPushEnable","dataTypes":null}"#)
         #expect(try await channel.next(within: 0.3) == nil, "no StateChange before a change")

@@ -44,7 +44,10 @@ final class MailboxHarness: Sendable {
     static let keySecret = "a-test-key-secret-of-more-than-16-bytes"
 
     let test: TestDatabase
-    var database: any SQLDatabase { test.database }
+    /// What the service's stores use: the test database, behind a counter when the harness was made `counting`.
+    let database: any SQLDatabase
+    /// What the service asked of the database, when the harness was made `counting`.
+    let storage: CountingDatabase?
     let service: MailboxService
     /// The SMTP sandbox over the same surface and mail store.
     let sandbox: MailSandbox
@@ -63,14 +66,17 @@ final class MailboxHarness: Sendable {
     let dkimKeys: DKIMKeyStore?
 
     /// Creates a harness; `trustedProxies` are the CIDRs whose `X-Forwarded-For` the contexts believe; with `dkim`,
-    /// custom domains get DKIM keys as the composition root gives them (``dkimKeys``).
+    /// custom domains get DKIM keys as the composition root gives them (``dkimKeys``); `counting` puts the stores'
+    /// database behind a ``CountingDatabase`` (``storage``).
     init(
         _ backend: StorageBackend, pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [],
-        dkim: Bool = false,
+        dkim: Bool = false, counting: Bool = false,
         configure: (inout MailboxConfiguration) -> Void = { _ in }) throws {
         self.trustedProxies = ClientAddressResolver(trustedProxies: trustedProxies)
         test = try backend.makeDatabase(logger: Logger(label: "mailbox-tests"))
-        let database = test.database
+        storage = counting ? CountingDatabase(test.database) : nil
+        let database: any SQLDatabase = storage ?? test.database
+        self.database = database
         let clock = TestClock(1_750_000_000)
         self.clock = clock
         self.pool = pool

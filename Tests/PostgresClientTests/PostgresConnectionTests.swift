@@ -61,6 +61,25 @@ struct PostgresConnectionTests {
         #expect(connection.preparedStatementCount == 4)
     }
 
+    @Test("round trips: a statement costs two the first time (prepare, run) and one after; a read transaction three")
+    func roundTrips() throws {
+        let connection = try PostgresConnection(url: url)
+        try connection.execute("CREATE TABLE r (id TEXT PRIMARY KEY, n BIGINT NOT NULL)")
+        try connection.run("INSERT INTO r (id, n) VALUES (?, ?)", [.text("a"), .integer(1)])
+        let read = "SELECT n FROM r WHERE id = ?"
+        var before = connection.roundTrips
+        _ = try connection.query(read, [.text("a")])
+        #expect(connection.roundTrips - before == 2, "Parse, then Bind/Execute")
+        for _ in 0..<3 {
+            before = connection.roundTrips
+            #expect(try connection.query(read, [.text("a")]).first?.int("n") == 1)
+            #expect(connection.roundTrips - before == 1, "a prepared statement: one round trip, no BEGIN, no Parse")
+        }
+        before = connection.roundTrips
+        _ = try connection.readTransaction { try connection.query(read, [.text("a")]) }
+        #expect(connection.roundTrips - before == 3, "BEGIN, the read, COMMIT")
+    }
+
     @Test("constraint failures are classified: unique, not null, check, foreign key")
     func constraints() throws {
         let connection = try PostgresConnection(url: url)
