@@ -1446,7 +1446,7 @@ class OutboundSender:
         self.drafts, self.identity = self.agent.mailbox("drafts"), self.agent.identity()
 
     def send(self, to, message_id):
-        """(the submission id or None, the recipient's deliveryStatus `delivered`)."""
+        """(the submission id, the recipient's deliveryStatus `delivered`), or (None, what the server said)."""
         draft = {"mailboxIds": {self.drafts: True}, "keywords": {"$draft": True},
                  "from": [{"email": self.agent.address}], "to": [{"email": to}], "subject": "queued " + message_id,
                  "messageId": [message_id.strip("<>")], "bodyValues": {"b": {"value": "through the queue"}},
@@ -1454,7 +1454,10 @@ class OutboundSender:
         responses = self.agent.call(
             ["Email/set", {"create": {"d": draft}}, "e"],
             ["EmailSubmission/set", {"create": {"s": {"identityId": self.identity, "emailId": "#d"}}}, "s"])
-        created = (self.agent.response(responses, "s")[1].get("created") or {}).get("s") or {}
+        answer = self.agent.response(responses, "s")
+        created = (answer[1].get("created") or {}).get("s") or {}
+        if not created:  # what was said instead, for the failure's message
+            return None, (answer[1].get("notCreated") or {}).get("s") or answer
         return created.get("id"), ((created.get("deliveryStatus") or {}).get(to) or {}).get("delivered")
 
 
