@@ -38,7 +38,7 @@ cluster-stop:
 ## Every test: unit, known-answer and end-to-end against a real server on port 0, in the stages of
 ## scripts/test-stages, which prints the wall time of each at the end (also after a failure).
 ## The build (what only the tests need, scripts/bootstrap --test, installs beside it), then every suite in a test
-## process of its own, TEST_LANES (4) at once, each serial inside: many
+## process of its own, TEST_LANES (6) at once, each serial inside: many
 ## start in-process servers whose deferred handlers run on Swift's cooperative pool (two threads here); CPU-bound
 ## tests in the same process would starve those handlers and turn socket reads into timeouts that say nothing about
 ## the server.
