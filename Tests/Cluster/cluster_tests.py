@@ -10,7 +10,8 @@ The cluster under test runs with difficulty 0 on both proofs of work (the tests 
 one hash), dynamic agent difficulty off, rate limits off (the rate-limit test starts a pair of instances of its own
 with them on), loopback hash URLs allowed, and signing keys reloaded every second and promoted 2 s after a rotation.
 On a failure the instances' and HAProxy's logs are copied to artifacts/cluster-tests/. Standard library only, but for
-the passkey test's software authenticator (the test kit's, which installs `cbor2` into .build/client-sdks on first use).
+the passkey test's software authenticator (the test kit's, which installs `cbor2` into .build/client-sdks on first use)
+and the provider sign-in test's oidc-provider-mock (postern_testkit.oidc_mock, installed the same way).
 """
 import base64
 import concurrent.futures
@@ -32,7 +33,9 @@ import tempfile
 import threading
 import time
 import traceback
+import urllib.error
 import urllib.parse
+import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = os.path.join(REPO, "scripts")
@@ -555,9 +558,9 @@ class Balancer:
     """An HAProxy of the test's own in front of `bases`, balancing them round robin as deploy/haproxy.cfg's does, and
     naming the instance that answered each request in `X-Postern-Server` (postern1, postern2: `bases`' order)."""
 
-    def __init__(self, bases, workdir, name):
+    def __init__(self, bases, workdir, name, port=None):
         self.dir = tempfile.mkdtemp(prefix=name + "-", dir=workdir)
-        port = free_port()
+        port = port or free_port()
         servers = "\n".join(f"    server postern{i} {base.split('://', 1)[1]}" for i, base in enumerate(bases, 1))
         config = os.path.join(self.dir, "haproxy.cfg")
         with open(config, "w") as f:
@@ -659,6 +662,76 @@ def test_passkeys_across_instances(cluster, workdir):
         for extra in pair:
             extra.stop()
     return "registration and sign-in each begun on one instance and finished on the other; the replay refused by both"
+
+
+@test("provider sign-in: begun on one instance behind HAProxy, its callback answered by the other; the replay refused")
+def test_provider_sign_in_across_instances(cluster, workdir):
+    """Issue 54's login transaction lives in the database (signin_transactions), so the callback may reach any
+    instance. Two instances of the test's own on the cluster's database, whose public URL is an HAProxy of the test's
+    own in front of them (round robin, naming the instance of each answer), and oidc-provider-mock from PyPI
+    (postern_testkit.oidc_mock). An owner made by the operator (closed sign-up, so her email is proven; _TRUST_EMAIL)
+    presses the provider's button: POST /oidc/start answered by one instance, its transaction seen in the shared table,
+    the callback answered by the other, which signs her in and spends the row; the same callback replayed on the
+    instance that began it, with the browser's pre-session cookie, is refused and opens no session."""
+    from postern_testkit import oidc_mock
+    public = f"http://127.0.0.1:{free_port()}"
+    with oidc_mock.mock_provider() as provider:
+        email = f"provider-{secrets.token_hex(4)}@example.com"
+        oidc_mock.set_user(provider, "cluster-sub", {"email": email, "email_verified": True})
+        settings = oidc_mock.provider_env(provider, signup=False) | {
+            "POSTERN_PUBLIC_URL": public, "JWT_ISSUER": public, "POSTERN_OWNER_SIGNUP": "closed",
+            "POSTERN_OIDC_MOCK_TRUST_EMAIL": "true"}
+        pair = [Extra(cluster, settings, workdir, f"provider-{j}") for j in (1, 2)]
+        balancer = None
+        try:
+            for extra in pair:
+                extra.wait_ready()
+            balancer = Balancer([extra.base for extra in pair], workdir, "provider-haproxy",
+                                port=split_url(public)[1])
+            cluster.postern("owner", "create", "--email", email, "--password", "cluster-owner-1")
+            browser = oidc_mock.ProviderBrowser(balancer.url)
+
+            def through(method, url, fields=None):
+                """A request of the browser through the balancer: (status, Location, the instance that answered)."""
+                data = urllib.parse.urlencode(fields).encode() if fields is not None else None
+                request = urllib.request.Request(urllib.parse.urljoin(balancer.url, url), data=data, method=method)
+                try:
+                    with browser.opener.open(request, timeout=30) as response:
+                        return response.status, response.headers.get("Location"), response.headers.get(
+                            "X-Postern-Server")
+                except urllib.error.HTTPError as error:
+                    return error.code, error.headers.get("Location"), error.headers.get("X-Postern-Server")
+
+            _, _, html = browser.request("GET", "/owner/sign-in")
+            status, authorize, begun = through("POST", "/oidc/start",
+                                               browser.form(html, "/oidc/start") | {"provider": "mock"})
+            state = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(authorize or "").query)).get("state", "")
+            digest = hashlib.sha256(state.encode()).hexdigest()
+            kept = f"SELECT provider, surface FROM signin_transactions WHERE state_digest = '\\x{digest}'"
+            expect(status == 303 and browser.cookie("postern_oidc") and cluster.psql(kept) == [["mock", "owners"]],
+                   f"{begun} began the login: its transaction in the shared database ({status})")
+            pre_session = browser.cookie("postern_oidc")
+            callback = browser.at_provider(authorize, "cluster-sub")
+            expect(callback.startswith(public + "/oidc/callback?"), f"the provider sends the browser to {callback}")
+            # Round robin: the callback, the request after the button's, goes to the other instance.
+            status, location, finished = through("GET", callback)
+            expect(status == 303 and location == "/owner" and begun != finished and browser.cookie("postern_owner")
+                   and browser.request("GET", "/owner")[0] == 200,
+                   f"the callback answered by {finished} signs the owner in ({status} {location})")
+            expect(cluster.psql(kept) == [], "the callback spent the transaction")
+
+            first = {"postern1": pair[0], "postern2": pair[1]}[begun]
+            replay = oidc_mock.ProviderBrowser(first.base)
+            replay.jar.set_cookie(pre_session)
+            status, _, _ = replay.request("GET", first.base + callback[len(public):])
+            expect(status == 403 and not replay.cookie("postern_owner"),
+                   f"the callback replayed on {begun}, which began it, is refused ({status})")
+        finally:
+            if balancer:
+                balancer.stop()
+            for extra in pair:
+                extra.stop()
+    return f"begun on {begun}, answered by {finished}, replayed on {begun}: refused"
 
 
 @test("a request waiting for mail on one instance wakes when another process stores it (NOTIFY postern_mail)")

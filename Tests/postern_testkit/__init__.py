@@ -44,6 +44,9 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
 - oidc_mock: `mock_provider` (oidc-provider-mock from PyPI on loopback), `set_user`, `provider_env`,
   `ProviderBrowser` (a login through Postern, the provider and back, hop by hop), `postern_command`, `audit_events`;
   import it by name
+- canaille: `canaille_provider` (Canaille, a production OpenID Connect provider, through pytest-iam from PyPI on
+  loopback: PKCE and nonce required, dynamic client registration), `Canaille.register`, `Canaille.add_user`,
+  `Canaille.sign_in` (its login and consent forms over HTTP); import it by name
 - github: `FakeGitHub` (GitHub's authorize, access_token, /user and /user/emails on loopback, strict about PKCE, the
   client secret, the bearer token, the media type and a User-Agent); import it by name
 - outbound: `OutboundWorld` (CA + loopback DNS + Postfix receiver, the settings pointing Postern at them, DKIM records
