@@ -183,7 +183,7 @@ struct BackupRestoreTests {
         #expect(capture.text.contains("new signing keys were generated for a database that holds accounts"))
 
         let fresh = DataDirectoryTests.Capture()
-        let empty = try await TestServer.start(.sqlite, logger: DataDirectoryTests.logger(fresh))
+        let empty = try await TestServer.start(.sqlite, logger: DataDirectoryTests.logger(fresh), freshKeys: true)
         await empty.stop()
         #expect(!fresh.text.contains("new signing keys were generated"))
     }

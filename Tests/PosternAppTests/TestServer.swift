@@ -17,7 +17,7 @@ struct TestServer {
     /// database of its own (``databaseURL(for:migrated:)``): empty, as the new directory is, or with `migrated` a
     /// copy of the migrated template, as ``start(_:_:clock:logger:accessLog:services:)`` takes it.
     static func configuration(
-        _ backend: StorageBackend, dataDirectory: String? = nil, migrated: Bool = false
+        _ backend: StorageBackend, dataDirectory: String? = nil, migrated: Bool = false, keyed: Bool = false
     ) -> PosternConfiguration {
         var c = PosternConfiguration()
         c.listener.port = 0
@@ -37,18 +37,22 @@ struct TestServer {
             // Rotated keys sign at once, as in the data directory, which the rotation tests expect; the delay
             // itself is DatabaseKeyStoreTests' subject.
             c.signingKeys.promotionSeconds = 0
-            c.storage.databaseURL = databaseURL(for: c.storage.dataDirectory, migrated: migrated)
+            c.storage.databaseURL = databaseURL(for: c.storage.dataDirectory, migrated: migrated, keyed: keyed)
         }
         return c
     }
 
     /// On PostgreSQL, one database per data directory, so a test that restarts on a directory finds its data
-    /// (and its keys); a new one is empty, as a new data directory is, or `migrated` (a copy of the template).
-    private static func databaseURL(for directory: String, migrated: Bool) -> String {
+    /// (and its keys); a new one is empty, as a new data directory is, or `migrated` (a copy of the template), or
+    /// `keyed` (a copy of ``KeyedTemplate``'s).
+    private static func databaseURL(for directory: String, migrated: Bool, keyed: Bool = false) -> String {
         databases.withLock { urls in
             if let url = urls[directory] { return url }
             let server = try? PostgresTestServer.shared()
-            let made = try? migrated ? server?.migratedDatabase() : server?.freshDatabase()
+            let made =
+                keyed
+                ? try? KeyedTemplate.postgresDatabase(logger: Logger(label: "postern-test"))
+                : try? migrated ? server?.migratedDatabase() : server?.freshDatabase()
             let url = made ?? "postgres://unavailable.invalid/none"
             urls[directory] = url
             return url
@@ -62,19 +66,23 @@ struct TestServer {
     ///   - backend: where its data lives: SQLite in its data directory, or a new database on ``PostgresTestServer``.
     ///   - clock: Unix seconds; the system's wall clock when nil.
     ///   - services: which services run (all by default, as `postern serve` runs them).
+    ///   - freshKeys: the server makes its keys at its first start, as a new server does, instead of finding
+    ///     ``KeyedTemplate``'s, which every other test server holds too.
     static func start(
         _ backend: StorageBackend, _ adjust: (inout PosternConfiguration) -> Void = { _ in },
         clock: (@Sendable () -> Int64)? = nil,
-        logger: Logger? = nil, accessLog: (any LineSink)? = nil, services: PosternServiceSet = .all
+        logger: Logger? = nil, accessLog: (any LineSink)? = nil, services: PosternServiceSet = .all,
+        freshKeys: Bool = false
     ) async throws -> TestServer {
-        let defaults = configuration(backend, migrated: true)
+        let defaults = configuration(backend, migrated: true, keyed: !freshKeys)
         var configuration = defaults
         adjust(&configuration)
         if configuration.storage.dataDirectory != defaults.storage.dataDirectory,
             configuration.storage.databaseURL == defaults.storage.databaseURL,
             backend == .postgres
         {
-            configuration.storage.databaseURL = databaseURL(for: configuration.storage.dataDirectory, migrated: true)
+            configuration.storage.databaseURL = databaseURL(
+                for: configuration.storage.dataDirectory, migrated: true, keyed: !freshKeys)
         }
         let logger = logger ?? {
             var quiet = Logger(label: "postern-test")
@@ -85,9 +93,14 @@ struct TestServer {
         if backend == .sqlite, configuration.storage.databaseURL == nil,
             !FileManager.default.fileExists(atPath: directory)
         {
-            // A new data directory starts with the migrated database, as a restarted server finds it.
-            try DataDirectory.prepare(directory)
-            try MigratedTemplate.copySQLite(to: DataDirectory.databasePath(directory), logger: logger)
+            // A new data directory starts with the migrated database (and the keyed template's keys), as a restarted
+            // server finds it.
+            if freshKeys {
+                try DataDirectory.prepare(directory)
+                try MigratedTemplate.copySQLite(to: DataDirectory.databasePath(directory), logger: logger)
+            } else {
+                try KeyedTemplate.copySQLite(to: directory, logger: logger)
+            }
         }
         let runtime = try await PosternRuntime.build(
             configuration: configuration, logger: logger, clock: clock.map(WallClock.init(seconds:)) ?? .system,

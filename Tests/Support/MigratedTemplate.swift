@@ -17,7 +17,7 @@ import Synchronization
 /// runtime's migrator still runs on the copy and finds nothing to apply, as it does on a restart.
 public enum MigratedTemplate {
     /// A digest of the backend's shipped migrations (versions and checksums): the templates' names.
-    static func fingerprint(_ dialect: SQLDialect) -> String {
+    public static func fingerprint(_ dialect: SQLDialect) -> String {
         let listed = EmbeddedResources.migrations(for: dialect).map { "\($0.version):\($0.checksum)" }
         return SHA256.hash(listed.joined(separator: ",")).prefix(8).map { byte in
             (byte < 16 ? "0" : "") + String(byte, radix: 16)
@@ -63,28 +63,41 @@ extension PostgresTestServer {
     /// made by the first test process that needs it (under a name of its own, renamed into place once migrated, so
     /// that two processes racing make two and keep one). Its URL.
     public func migratedDatabase() throws -> String {
-        let template = try migratedTemplate()
+        try database(copying: migratedTemplate())
+    }
+
+    /// A new database on the server copied from the template `template`; its URL.
+    public func database(copying template: String) throws -> String {
         let name = nextDatabaseName()
         let admin = try PostgresConnection(url: url)
         try admin.execute("CREATE DATABASE \(name) TEMPLATE \(template)")
         return databaseURL(name)
     }
 
-    private func migratedTemplate() throws -> String {
-        try templateMade.withLock { made in
-            if let made { return made }
-            let name = "postern_migrated_\(MigratedTemplate.fingerprint(.postgres))"
+    /// The migrated template's name, made first when no test process has.
+    public func migratedTemplate() throws -> String {
+        try template(named: "postern_migrated_\(MigratedTemplate.fingerprint(.postgres))", copying: nil) { building in
+            let database = try PostgresDatabase(url: building, count: 1, logger: Logger(label: "test"))
+            defer { database.close() }
+            try Migrator(migrations: EmbeddedResources.migrations(for: .postgres)).migrate(database)
+        }
+    }
+
+    /// The template database `name`, made when no test process has: a new database (empty, or a copy of the template
+    /// `base`) under a name of its own that `build` is given the URL of, renamed into place once built, so that two
+    /// processes racing make two and keep one. `build` must have closed its connections when it returns.
+    public func template(named name: String, copying base: String?, build: (String) throws -> Void) throws -> String {
+        try templatesMade.withLock { made in
+            if made.contains(name) { return name }
             let admin = try PostgresConnection(url: url)
             let exists = { try !admin.query("SELECT 1 FROM pg_database WHERE datname = ?", [.text(name)]).isEmpty }
             if try !exists() {
                 let building = "\(name)_\(getpid())"
-                try admin.execute("CREATE DATABASE \(building)")
-                let database = try PostgresDatabase(url: databaseURL(building), count: 1, logger: Logger(label: "test"))
-                try Migrator(migrations: EmbeddedResources.migrations(for: .postgres)).migrate(database)
-                database.close()
+                try admin.execute("CREATE DATABASE \(building)" + (base.map { " TEMPLATE \($0)" } ?? ""))
+                try build(databaseURL(building))
                 try renameClosed(building, to: name, admin: admin, exists: exists)
             }
-            made = name
+            made.insert(name)
             return name
         }
     }

@@ -17,8 +17,8 @@ public final class PostgresTestServer: Sendable {
     /// The server's directory: nil for the one `POSTERN_TEST_POSTGRES_URL` names, which this process may not stop.
     private let directory: String?
     private let counter = Atomic<Int>(0)
-    /// The migrated template's name once this process knows it exists (`migratedDatabase()`).
-    let templateMade = Mutex<String?>(nil)
+    /// The templates this process knows exist (``template(named:copying:build:)``).
+    let templatesMade = Mutex<Set<String>>([])
 
     private static let started = Mutex<Result<PostgresTestServer, any Error>?>(nil)
     private static let directoriesAtExit = Mutex<[String]>([])
