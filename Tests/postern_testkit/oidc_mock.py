@@ -7,14 +7,17 @@ browser that walks a login through Postern, the provider and back; import it by 
 - `provider_env(provider, signup, surfaces)`: Postern's settings for the provider `mock` (private network allowed)
 - `ProviderBrowser`: a `FormDriver` whose cookie jar is at hand and which follows no redirect, so that each hop
   (Postern, the provider, back) is checked: `cookie`, `form`, `to_provider`, `at_provider`
+- `moved_on(status, body)`: where a page answered 200 moves the browser on to by itself (its meta refresh)
 - `postern_command(base, *arguments)`: the CLI against the server's data directory; `audit_events(base)` its trail
 """
 
 import contextlib
+import html
 import http.cookiejar
 import json
 import logging
 import os
+import re
 import subprocess
 import urllib.parse
 import urllib.request
@@ -74,16 +77,25 @@ class ProviderBrowser(FormDriver):
         raise AssertionError(f"no form to {action} with {match}")
 
     def to_provider(self, start_fields, start_path="/oidc/start"):
-        """Posts a button's form; returns the provider's authorization URL it redirects to."""
-        status, location, _ = self.request("POST", start_path, start_fields)
-        assert status == 303 and self.cookie("postern_oidc"), f"{start_path}: {status} {location}"
-        return location
+        """Posts a button's form; returns the provider's authorization URL its answer moves the browser on to."""
+        status, location, body = self.request("POST", start_path, start_fields)
+        url = moved_on(status, body)
+        assert url and self.cookie("postern_oidc"), f"{start_path}: {status} {location} {body[:300]}"
+        return url
 
     def at_provider(self, authorize_url, sub):
         """Signs in as `sub` on the provider's page; returns the callback URL it sends the browser back to."""
         status, location, body = self.request("POST", authorize_url, {"sub": sub})
         assert status == 302 and location, f"provider authorize: {status} {body[:300]}"
         return location
+
+
+def moved_on(status, body):
+    """Where a 200 page moves the browser on to by itself (its meta refresh), else None. Postern answers so, rather
+    than with a 303, a form whose answer leaves for the provider (the button, the owner's sign-out with `_LOGOUT`):
+    its pages' CSP `form-action 'self'` forbids a browser to follow a form's redirect to another site."""
+    found = re.search(r'<meta http-equiv="refresh" content="0; url=([^"]*)">', body or "")
+    return html.unescape(found[1]) if status == 200 and found else None
 
 
 def postern_command(base, *arguments):
