@@ -2,7 +2,7 @@
 discovery, RS256 id_tokens, any claim a test sets, `email_verified: false` included) on a loopback port, and the
 browser that walks a login through Postern, the provider and back; import it by name.
 
-- `mock_provider()`: installs the pinned version into .build/client-sdks/ on first use and yields the provider's URL
+- `mock_provider(**options)`: installs the pinned version into .build/client-sdks/ on first use and yields the provider's URL
 - `set_user(provider, sub, claims)`: the claims the provider gives `sub`
 - `provider_env(provider, signup, surfaces)`: Postern's settings for the provider `mock` (private network allowed)
 - `ProviderBrowser`: a `FormDriver` whose cookie jar is at hand and which follows no redirect, so that each hop
@@ -30,12 +30,13 @@ CLIENT_ID, CLIENT_SECRET = "postern-test-client", "postern-test-secret"
 
 
 @contextlib.contextmanager
-def mock_provider():
+def mock_provider(**options):
+    """`options` are `run_server_in_thread`'s (e.g. `access_token_max_age`, which also sets the id_token's `exp`)."""
     install_packages(f"oidc-provider-mock-{MOCK_VERSION}", [f"oidc-provider-mock=={MOCK_VERSION}"],
                      ["oidc_provider_mock"])
     import oidc_provider_mock
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    with oidc_provider_mock.run_server_in_thread(port=0) as server:
+    with oidc_provider_mock.run_server_in_thread(port=0, **options) as server:
         yield f"http://127.0.0.1:{server.server_port}"
 
 
