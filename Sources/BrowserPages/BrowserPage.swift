@@ -27,6 +27,25 @@ public enum BrowserPage {
         HTMLPage.response(status, document(title: title, main: flash(message, kind: "error")))
     }
 
+    /// A page that moves the browser on to `url` by itself (a meta refresh, and a link for a browser that follows
+    /// none), answered 200 where a redirect would not do:
+    /// - a form's answer that leaves for another site (a sign-in provider's authorization or end-session page): the
+    ///   pages' CSP `form-action 'self'` holds the redirects that follow a form's submission too, so a browser refuses
+    ///   a 303 to another origin, where a navigation the answer's own page starts is not a form's;
+    /// - the end of a provider's cross-site redirect that must carry a `SameSite=Strict` session cookie: the next
+    ///   request is a same-site navigation, where a 303 would still be part of the cross-site one.
+    /// - Parameters:
+    ///   - url: where to go (escaped like every interpolated value).
+    ///   - title: the page title (plain text).
+    ///   - setCookies: `Set-Cookie` values of the answer.
+    public static func moveOn(to url: String, title: String, setCookies: [String]) -> HTTPResponse {
+        let main: HTML = """
+            <meta http-equiv="refresh" content="0; url=\(url)">
+            <p id="continue"><a href="\(url)">Continue</a></p>
+            """
+        return HTMLPage.response(.ok, document(title: title, main: main), setCookies: setCookies)
+    }
+
     /// A flash message paragraph (`kind` "notice" or "error"), escaped.
     public static func flash(_ text: String?, kind: String) -> HTML {
         guard let text else { return .empty }

@@ -86,8 +86,9 @@ public struct OwnerProviderPages: SignInSurfacePages {
         do {
             let (url, browser) = try await flow.begin(
                 provider: fields["provider"] ?? "", surface: .owners, account: account, returnTo: next)
-            return HTMLPage.redirect(
-                to: url,
+            // Not a 303: the sign-in page's CSP (form-action 'self') forbids following a form's answer to another site.
+            return BrowserPage.moveOn(
+                to: url, title: Self.title,
                 setCookies: [service.browser.forms.cookie(Self.browserCookie, browser, maxAge: SignInTransactionStore.lifetime)])
         } catch SignInFlow.StartError.unknownProvider, SignInFlow.StartError.returnPathNotLocal {
             return BrowserPage.message(.badRequest, Self.title, ProviderMessage.unknownProvider)

@@ -218,8 +218,11 @@ public final class OwnerService: Sendable {
             // Postern's session is over whatever follows; with the provider's _LOGOUT on, it is ended there next.
             next = await providerLogout(provider)
         }
-        return HTMLPage.redirect(
-            to: next ?? "/owner/sign-in", setCookies: [browser.clearCookie(OwnerBrowser.sessionCookie)])
+        let clear = browser.clearCookie(OwnerBrowser.sessionCookie)
+        // The provider's end-session page is another site: a 303 there from this form's answer is one the page's CSP
+        // (form-action 'self') forbids the browser to follow.
+        guard let next else { return HTMLPage.redirect(to: "/owner/sign-in", setCookies: [clear]) }
+        return BrowserPage.moveOn(to: next, title: "Sign out", setCookies: [clear])
     }
 
     /// `owner.signin_failed` on the operator's trail (no owner id: the email typed may be nobody's, and a stranger's

@@ -89,8 +89,9 @@ extension WebInboxService: SignInSurfacePages {
         do {
             let (url, browser) = try await providers.flow.begin(
                 provider: name, surface: .pro, account: account, returnTo: returnTo)
-            return HTMLPage.redirect(
-                to: url,
+            // Not a 303: the sign-in page's CSP (form-action 'self') forbids following a form's answer to another site.
+            return BrowserPage.moveOn(
+                to: url, title: Self.providerTitle,
                 setCookies: [laxCookie(SignInFlow.browserCookie, browser, maxAge: SignInTransactionStore.lifetime)])
         } catch SignInFlow.StartError.unknownProvider, SignInFlow.StartError.returnPathNotLocal {
             return try await refused(.badRequest, SignInMessage.unknownProvider)
@@ -129,7 +130,7 @@ extension WebInboxService: SignInSurfacePages {
             // The dashboard's notices are bound to the session, whose Strict cookie a browser withholds from this
             // cross-site callback: then the dashboard shows the link itself, without the notice.
             if let session = request.cookie(Self.sessionCookie) { try await flashes.put(flash, session: session) }
-            return Self.moveOn(to: Self.dashboardPath, title: "Sign-in methods", setCookies: [clear])
+            return BrowserPage.moveOn(to: Self.dashboardPath, title: "Sign-in methods", setCookies: [clear])
         case .confirmPassword(let pending):
             let sealed = try forms.seal(pending, purpose: Self.providerPendingPurpose, now: clock())
             return HTMLPage.redirect(
@@ -260,17 +261,7 @@ extension WebInboxService: SignInSurfacePages {
         await recordPro(
             providers, userID, .proSignIn, target: userID, client: client,
             details: AuditDetails.json(["method": "provider", "provider": provider.name]))
-        return Self.moveOn(to: "/inbox", title: "Signed in", setCookies: setCookies + sessionCookies(token))
-    }
-
-    /// A page that goes on to `path` by itself (and by its link): a same-site navigation, which carries the session's
-    /// `SameSite=Strict` cookie where a 303 ending a provider's cross-site redirect would not.
-    static func moveOn(to path: String, title: String, setCookies: [String]) -> HTTPResponse {
-        let main: HTML = """
-            <meta http-equiv="refresh" content="0; url=\(path)">
-            <p id="continue"><a href="\(path)">Continue</a></p>
-            """
-        return HTMLPage.response(.ok, BrowserPage.document(title: title, main: main), setCookies: setCookies)
+        return BrowserPage.moveOn(to: "/inbox", title: "Signed in", setCookies: setCookies + sessionCookies(token))
     }
 
     // MARK: - The password question

@@ -48,7 +48,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import postern  # noqa: E402
 from postern_testkit.accessibility import assert_accessible  # noqa: E402
-from postern_testkit.browser import click_through, fill_form, make_driver  # noqa: E402
+from postern_testkit.browser import click_through, fill_form, make_driver, run_walks  # noqa: E402
 from postern_testkit.ports import free_port  # noqa: E402
 
 OWNER = ("ada@example.com", "correct horse battery")
@@ -333,7 +333,4 @@ class PasskeysInChromium(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    started = time.monotonic()
-    result = unittest.main(exit=False, verbosity=2).result
-    print("test_passkeys_browser: %.1f s" % (time.monotonic() - started), file=sys.stderr)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    run_walks("test_passkeys_browser")

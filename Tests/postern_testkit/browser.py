@@ -7,11 +7,14 @@ and the page's width at a phone's viewport.
     status_of(driver, url)                       # 404 for another person's message, with this person's session
     data = download(driver, link, tempdir)       # the bytes of the file a click saved
     click_through(driver, button)                # a click that posts, returning once its page has gone
+    run_walks("test_x")                          # a browser test's main: its unittest walks, their time, exit status
     fill_form(driver, "sign-in-form", {"email": e})  # the form, its fields typed in (emptied first)
 """
 
 import os
+import sys
 import time
+import unittest
 import urllib.error
 import urllib.request
 
@@ -120,3 +123,13 @@ def download(driver, element, directory, timeout=20):
                 return new[0], file.read()
         time.sleep(0.1)
     raise AssertionError("no download landed in %s within %d s" % (directory, timeout))
+
+
+def run_walks(name):
+    """The main of a browser test whose walks are the unittest cases of its `__main__` (one server and one browser
+    for them all, in its setUpClass): runs them in name order, prints how long they took under `name`, and exits 0
+    when every one passed."""
+    started = time.monotonic()
+    result = unittest.main(module="__main__", exit=False, verbosity=2).result
+    print("%s: %.1f s" % (name, time.monotonic() - started), file=sys.stderr)
+    sys.exit(0 if result.wasSuccessful() else 1)

@@ -2,19 +2,22 @@
 discovery, RS256 id_tokens, any claim a test sets, `email_verified: false` included) on a loopback port, and the
 browser that walks a login through Postern, the provider and back; import it by name.
 
-- `mock_provider()`: installs the pinned version into .build/client-sdks/ on first use and yields the provider's URL
+- `mock_provider(**options)`: installs the pinned version into .build/client-sdks/ on first use and yields the provider's URL
 - `set_user(provider, sub, claims)`: the claims the provider gives `sub`
 - `provider_env(provider, signup, surfaces)`: Postern's settings for the provider `mock` (private network allowed)
 - `ProviderBrowser`: a `FormDriver` whose cookie jar is at hand and which follows no redirect, so that each hop
   (Postern, the provider, back) is checked: `cookie`, `form`, `to_provider`, `at_provider`
+- `moved_on(status, body)`: where a page answered 200 moves the browser on to by itself (its meta refresh)
 - `postern_command(base, *arguments)`: the CLI against the server's data directory; `audit_events(base)` its trail
 """
 
 import contextlib
+import html
 import http.cookiejar
 import json
 import logging
 import os
+import re
 import subprocess
 import urllib.parse
 import urllib.request
@@ -27,12 +30,13 @@ CLIENT_ID, CLIENT_SECRET = "postern-test-client", "postern-test-secret"
 
 
 @contextlib.contextmanager
-def mock_provider():
+def mock_provider(**options):
+    """`options` are `run_server_in_thread`'s (e.g. `access_token_max_age`, which also sets the id_token's `exp`)."""
     install_packages(f"oidc-provider-mock-{MOCK_VERSION}", [f"oidc-provider-mock=={MOCK_VERSION}"],
                      ["oidc_provider_mock"])
     import oidc_provider_mock
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    with oidc_provider_mock.run_server_in_thread(port=0) as server:
+    with oidc_provider_mock.run_server_in_thread(port=0, **options) as server:
         yield f"http://127.0.0.1:{server.server_port}"
 
 
@@ -74,16 +78,25 @@ class ProviderBrowser(FormDriver):
         raise AssertionError(f"no form to {action} with {match}")
 
     def to_provider(self, start_fields, start_path="/oidc/start"):
-        """Posts a button's form; returns the provider's authorization URL it redirects to."""
-        status, location, _ = self.request("POST", start_path, start_fields)
-        assert status == 303 and self.cookie("postern_oidc"), f"{start_path}: {status} {location}"
-        return location
+        """Posts a button's form; returns the provider's authorization URL its answer moves the browser on to."""
+        status, location, body = self.request("POST", start_path, start_fields)
+        url = moved_on(status, body)
+        assert url and self.cookie("postern_oidc"), f"{start_path}: {status} {location} {body[:300]}"
+        return url
 
     def at_provider(self, authorize_url, sub):
         """Signs in as `sub` on the provider's page; returns the callback URL it sends the browser back to."""
         status, location, body = self.request("POST", authorize_url, {"sub": sub})
         assert status == 302 and location, f"provider authorize: {status} {body[:300]}"
         return location
+
+
+def moved_on(status, body):
+    """Where a 200 page moves the browser on to by itself (its meta refresh), else None. Postern answers so, rather
+    than with a 303, a form whose answer leaves for the provider (the button, the owner's sign-out with `_LOGOUT`):
+    its pages' CSP `form-action 'self'` forbids a browser to follow a form's redirect to another site."""
+    found = re.search(r'<meta http-equiv="refresh" content="0; url=([^"]*)">', body or "")
+    return html.unescape(found[1]) if status == 200 and found else None
 
 
 def postern_command(base, *arguments):
