@@ -5,7 +5,8 @@ redirect URI `<public URL>/oidc/callback`), and the person's walk at Canaille is
 password) and consent form, over HTTP, against a real `postern serve --profile test` process.
 
 Cases: an owner made by the operator (closed sign-up, so her email is proven) links Canaille from /owner, signs out and
-back in by the button alone; before the link, Canaille's sign-in made no session and asked nothing, since Canaille
+back in by the button alone (then a login whose stored code_verifier was changed is refused by Canaille's token
+endpoint, and Postern opens nothing); before the link, Canaille's sign-in made no session and asked nothing, since Canaille
 sends no `email_verified` claim: its address is unverified to Postern. A Pro user made by the operator links Canaille
 from the Pro dashboard and signs in with the button alone (the dashboard reachable); with `_ALLOW_SIGNUP`, a person
 unknown to Postern signing in with Canaille is not made a Pro user (no verified email), and the refusal is on the
@@ -15,6 +16,7 @@ Standard library and pytest-iam (postern_testkit.canaille installs it into .buil
 """
 
 import os
+import sqlite3
 import sys
 import urllib.parse
 
@@ -114,6 +116,26 @@ def owners(canaille, base):
           "alice signs back in with the Canaille button alone")
 
 
+def refused_verifier(canaille, base):
+    """A code_verifier Canaille refuses: the login transaction's stored verifier is changed in Postern's database after
+    the authorization request went out (with the challenge of the right one), so the token request carries one that
+    does not match; Canaille refuses the code (RFC 7636 section 4.6) and Postern opens nothing."""
+    alice = ("alice", "alice-canaille-1")
+    browser = Browser(base, canaille)
+    _, _, html = browser.request("GET", "/owner/sign-in")
+    authorize = browser.to_provider(browser.form(html, "/oidc/start") | {"provider": "canaille"}, "/oidc/start")
+    with sqlite3.connect(os.path.join(base.data, "postern.sqlite3")) as database:
+        changed = database.execute(
+            "UPDATE signin_transactions SET code_verifier = ? WHERE rowid = (SELECT max(rowid) FROM signin_transactions)",
+            ("x" * 43 + "-another-verifier",)).rowcount
+    database.close()
+    check(changed == 1, "the login transaction's verifier is changed in the database")
+    callback = canaille.sign_in(browser, authorize, *alice)
+    status, _, _ = browser.request("GET", callback)
+    check(status == 403 and not browser.owner_session(),
+          "a code_verifier Canaille refuses: the generic refusal, no session")
+
+
 def pro_users(canaille, base):
     newcomer = Browser(base, canaille)
     _, _, html = newcomer.request("GET", "/inbox/sign-in")
@@ -161,10 +183,12 @@ def main():
             enforced(canaille, base)
             owners(canaille, base)
             pro_users(canaille, base)
+            refused_verifier(canaille, base)
             check([(e["action"], (e.get("details") or {}).get("reason")) for e in audit_events(base)
                    if e["action"].endswith("signin_failed")]
-                  == [("owner.signin_failed", "email_not_verified"), ("pro.signin_failed", "email_not_verified")],
-                  "the audit trail names both refusals: email_not_verified")
+                  == [("owner.signin_failed", "email_not_verified"), ("pro.signin_failed", "email_not_verified"),
+                      ("owner.signin_failed", "token_refused")],
+                  "the audit trail names the refusals: email_not_verified twice, then token_refused")
     check.finish("test_oidc_canaille")
 
 

@@ -692,29 +692,32 @@ def test_provider_sign_in_across_instances(cluster, workdir):
             browser = oidc_mock.ProviderBrowser(balancer.url)
 
             def through(method, url, fields=None):
-                """A request of the browser through the balancer: (status, Location, the instance that answered)."""
+                """A request of the browser through the balancer: (status, Location, the instance that answered,
+                the body)."""
                 data = urllib.parse.urlencode(fields).encode() if fields is not None else None
                 request = urllib.request.Request(urllib.parse.urljoin(balancer.url, url), data=data, method=method)
                 try:
                     with browser.opener.open(request, timeout=30) as response:
                         return response.status, response.headers.get("Location"), response.headers.get(
-                            "X-Postern-Server")
+                            "X-Postern-Server"), response.read().decode(errors="replace")
                 except urllib.error.HTTPError as error:
-                    return error.code, error.headers.get("Location"), error.headers.get("X-Postern-Server")
+                    return error.code, error.headers.get("Location"), error.headers.get("X-Postern-Server"), ""
 
             _, _, html = browser.request("GET", "/owner/sign-in")
-            status, authorize, begun = through("POST", "/oidc/start",
-                                               browser.form(html, "/oidc/start") | {"provider": "mock"})
+            # The button's answer is a page that moves on to the provider (oidc_mock.moved_on), not a redirect.
+            status, _, begun, page = through("POST", "/oidc/start",
+                                             browser.form(html, "/oidc/start") | {"provider": "mock"})
+            authorize = oidc_mock.moved_on(status, page)
             state = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(authorize or "").query)).get("state", "")
             digest = hashlib.sha256(state.encode()).hexdigest()
             kept = f"SELECT provider, surface FROM signin_transactions WHERE state_digest = '\\x{digest}'"
-            expect(status == 303 and browser.cookie("postern_oidc") and cluster.psql(kept) == [["mock", "owners"]],
+            expect(authorize and browser.cookie("postern_oidc") and cluster.psql(kept) == [["mock", "owners"]],
                    f"{begun} began the login: its transaction in the shared database ({status})")
             pre_session = browser.cookie("postern_oidc")
             callback = browser.at_provider(authorize, "cluster-sub")
             expect(callback.startswith(public + "/oidc/callback?"), f"the provider sends the browser to {callback}")
             # Round robin: the callback, the request after the button's, goes to the other instance.
-            status, location, finished = through("GET", callback)
+            status, location, finished, _ = through("GET", callback)
             expect(status == 303 and location == "/owner" and begun != finished and browser.cookie("postern_owner")
                    and browser.request("GET", "/owner")[0] == 200,
                    f"the callback answered by {finished} signs the owner in ({status} {location})")
