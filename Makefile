@@ -38,7 +38,7 @@ cluster-stop:
 ## Every test: unit, known-answer and end-to-end against a real server on port 0, in the stages of
 ## scripts/test-stages, which prints the wall time of each at the end (also after a failure).
 ## The build (what only the tests need, scripts/bootstrap --test, installs beside it), then every suite in a test
-## process of its own, TEST_LANES (6) at once, each serial inside: many
+## process of its own, TEST_LANES (4) at once, each serial inside: many
 ## start in-process servers whose deferred handlers run on Swift's cooperative pool (two threads here); CPU-bound
 ## tests in the same process would starve those handlers and turn socket reads into timeouts that say nothing about
 ## the server.
@@ -48,7 +48,7 @@ cluster-stop:
 ## Beside those, from the end of the build, the known-answer suites (pure code: crypto, JWT, PoW, MIME, the HTTP
 ## parser) in one test process, its tests in parallel, and five Python stages at once, each logged to
 ## .build/test-logs/<stage>.log (a failed one's log is printed; most of their time is installing clients and waiting
-## on servers): the client tests (scripts/client-tests, CLIENT_LANES (3) at once): Mail.td's Python SDKs,
+## on servers): the client tests (scripts/client-tests, CLIENT_LANES (2) at once): Mail.td's Python SDKs,
 ## unmodified, and a reader that follows /llms.txt alone, each against a real server (the SDKs install themselves
 ## into .build/);
 ## outbound delivery end to end (scripts/outbound-tests): direct mode into a real Postfix found through a loopback
