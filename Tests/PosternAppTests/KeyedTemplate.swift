@@ -4,10 +4,6 @@ import PosternTestSupport
 import Synchronization
 @testable import PosternApp
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The keys a new server makes at its first start (its signing keys and the agent inbox domain's DKIM keys: two
 /// RSA-2048 keys among them, and on PostgreSQL the sealing key's scrypt), made once per run instead of at every
 /// ``TestServer/start(_:_:clock:logger:accessLog:services:freshKeys:)``: making them was most of the CPU time of the
@@ -25,18 +21,13 @@ enum KeyedTemplate {
     static func copySQLite(to directory: String, logger: Logger) throws {
         let template = try sqliteMade.withLock { made in
             if let made { return made }
-            let root = NSTemporaryDirectory() + "postern-test-templates"
-            let path = "\(root)/keyed-\(version)-\(MigratedTemplate.fingerprint(.sqlite))"
-            if !FileManager.default.fileExists(atPath: path) {
-                let scratch = "\(root)/building-keyed-\(getpid())-\(UUID().uuidString)"
-                defer { try? FileManager.default.removeItem(atPath: scratch) }
-                try DataDirectory.prepare(scratch)
-                try MigratedTemplate.copySQLite(to: DataDirectory.databasePath(scratch), logger: logger)
-                try makeKeys(TestServer.configuration(.sqlite, dataDirectory: scratch), logger: logger)
-                // Another process may have made it meanwhile: then this one's is dropped.
-                guard rename(scratch, path) == 0 || FileManager.default.fileExists(atPath: path) else {
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-                }
+            let path = try MigratedTemplate.madeOnce("keyed-\(version)-\(MigratedTemplate.fingerprint(.sqlite))") {
+                scratch in
+                let data = scratch + "/data"
+                try DataDirectory.prepare(data)
+                try MigratedTemplate.copySQLite(to: DataDirectory.databasePath(data), logger: logger)
+                try makeKeys(TestServer.configuration(.sqlite, dataDirectory: data), logger: logger)
+                return data
             }
             made = path
             return path

@@ -36,25 +36,35 @@ public enum MigratedTemplate {
     private static func sqliteTemplate(logger: Logger) throws -> String {
         try sqliteMade.withLock { made in
             if let made { return made }
-            let directory = NSTemporaryDirectory() + "postern-test-templates"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let path = "\(directory)/sqlite-\(fingerprint(.sqlite)).sqlite3"
-            if !FileManager.default.fileExists(atPath: path) {
-                let scratch = "\(directory)/building-\(getpid())-\(UUID().uuidString)"
-                try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-                defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let path = try madeOnce("sqlite-\(fingerprint(.sqlite)).sqlite3") { scratch in
                 let database = try Database.open(path: scratch + "/postern.sqlite3", readerCount: 1, logger: logger)
                 defer { database.close() }
                 try Migrator(migrations: EmbeddedResources.migrations(for: .sqlite)).migrate(database)
                 let copy = scratch + "/template.sqlite3"
                 try database.writeSync { try $0.execute("VACUUM INTO '\(copy)'") }
-                guard rename(copy, path) == 0 else {
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-                }
+                return copy
             }
             made = path
             return path
         }
+    }
+
+    /// `$TMPDIR/postern-test-templates/<name>`, made first when no test process has: `build` makes it in a scratch
+    /// directory of this process's own and returns its path there, which is renamed into place, so that a reader
+    /// never sees half of one and two processes racing keep one.
+    public static func madeOnce(_ name: String, build: (_ scratch: String) throws -> String) throws -> String {
+        let directory = NSTemporaryDirectory() + "postern-test-templates"
+        let path = "\(directory)/\(name)"
+        guard !FileManager.default.fileExists(atPath: path) else { return path }
+        let scratch = "\(directory)/building-\(getpid())-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let built = try build(scratch)
+        // A directory is not renamed onto one another process made meanwhile: then that one is kept.
+        guard rename(built, path) == 0 || FileManager.default.fileExists(atPath: path) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+        return path
     }
 }
 
