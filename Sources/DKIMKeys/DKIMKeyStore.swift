@@ -43,6 +43,14 @@ public final class DKIMKeyStore: Sendable {
         }
     }
 
+    /// Opens the keys of `database` (migrated through 0035), sealed with `sealer`: the signing keys' (one scrypt
+    /// derivation of `POSTERN_KEY_SECRET` at start serves both stores).
+    public init(database: any SQLDatabase, sealer: KeySealer, clock: @escaping @Sendable () -> Int64) {
+        self.database = database
+        self.sealer = sealer
+        self.clock = clock
+    }
+
     /// The keys `domain` signs with now, RSA first: made (both, or the one missing) when it has none.
     /// - Throws: `DKIMKeyError` `.invalidDomain`, `.keyGeneration`, `.configuration` (a key that does not open with
     ///   the secret), `.corrupt`, `.database`.

@@ -196,16 +196,28 @@ enum SigningKeyStores {
     /// keeps verifying and stays published this long.
     static let maxTokenTTL: Int64 = 7 * 24 * 3600
 
+    /// What seals the keys kept in `database` (`POSTERN_KEY_SECRET` through scrypt, with the database's salt): on
+    /// PostgreSQL, made once and shared by the signing keys' and the DKIM keys' stores; nil on SQLite, whose keys
+    /// are not sealed.
+    static func sealer(configuration: PosternConfiguration, database: any SQLDatabase) throws -> KeySealer? {
+        guard database.dialect == .postgres else { return nil }
+        return try KeySealer(secret: configuration.signingKeys.secret ?? "", database: database)
+    }
+
     /// The configuration's key store, honouring `JWT_PRIVATE_KEY`/`JWT_PUBLIC_KEY`.
-    /// - Parameter database: the migrated database; its dialect decides where the keys are.
+    /// - Parameters:
+    ///   - database: the migrated database; its dialect decides where the keys are.
+    ///   - sealer: ``sealer(configuration:database:)``'s, when the caller made it already; else made here.
     static func open(
-        configuration: PosternConfiguration, database: any SQLDatabase, clock: @escaping @Sendable () -> Int64
+        configuration: PosternConfiguration, database: any SQLDatabase, sealer: KeySealer? = nil,
+        clock: @escaping @Sendable () -> Int64
     ) throws -> any SigningKeyStore {
         // A server may sign with a rotated-out key until its next reload: retention covers that too.
         let ttl = maxTokenTTL + Int64(configuration.signingKeys.reloadSeconds)
         if database.dialect == .postgres {
             return try DatabaseKeyStore(
-                database: database, secret: configuration.signingKeys.secret ?? "",
+                database: database,
+                sealer: sealer ?? KeySealer(secret: configuration.signingKeys.secret ?? "", database: database),
                 environmentPrivatePEM: configuration.signingKeys.privateKeyPEM,
                 environmentPublicPEM: configuration.signingKeys.publicKeyPEM, maxTokenTTL: ttl,
                 promotionDelay: Int64(configuration.signingKeys.effectivePromotionSeconds), clock: clock)

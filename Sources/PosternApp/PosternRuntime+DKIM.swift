@@ -1,5 +1,6 @@
 import DKIMKeys
 import Logging
+import SigningKeys
 import Storage
 
 extension PosternRuntime {
@@ -9,11 +10,15 @@ extension PosternRuntime {
     /// insert leaves the keys that won (``DKIMKeyStore/keys(for:)``). New keys are logged with the records to publish.
     /// - Throws: `DKIMKeyError` (a key that cannot be made or opened, `POSTERN_KEY_SECRET` on PostgreSQL, the
     ///   database).
+    /// - Parameter sealer: the signing keys' sealer (``SigningKeyStores/sealer(configuration:database:)``), when
+    ///   the caller made it: then the sealing key is not derived again.
     static func agentDomainDKIMKeys(
-        _ configuration: PosternConfiguration, database: any SQLDatabase, clock: @escaping @Sendable () -> Int64,
-        logger: Logger
+        _ configuration: PosternConfiguration, database: any SQLDatabase, sealer: KeySealer? = nil,
+        clock: @escaping @Sendable () -> Int64, logger: Logger
     ) throws -> DKIMKeyStore {
-        let store = try DKIMKeyStore(database: database, sealingSecret: configuration.signingKeys.secret, clock: clock)
+        let store =
+            try sealer.map { DKIMKeyStore(database: database, sealer: $0, clock: clock) }
+            ?? DKIMKeyStore(database: database, sealingSecret: configuration.signingKeys.secret, clock: clock)
         let domain = configuration.agent.inboxDomain
         let had = try store.history(for: domain).contains { $0.retiredAt == nil }
         let keys = try store.keys(for: domain)

@@ -172,8 +172,12 @@ public final class PosternRuntime: Service {
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
         StartupWarning.log(configuration, logger: logger)
         let keyStore: any SigningKeyStore
+        // One sealing key (scrypt, about 32 MiB and a tenth of a second) for the signing and the DKIM keys.
+        let sealer: KeySealer?
         do {
-            keyStore = try SigningKeyStores.open(configuration: configuration, database: database, clock: now)
+            sealer = try SigningKeyStores.sealer(configuration: configuration, database: database)
+            keyStore = try SigningKeyStores.open(
+                configuration: configuration, database: database, sealer: sealer, clock: now)
         } catch {
             database.close()
             throw error
@@ -182,7 +186,8 @@ public final class PosternRuntime: Service {
         let keys = keyStore.keySet()
         let dkimKeys: DKIMKeyStore
         do {
-            dkimKeys = try agentDomainDKIMKeys(configuration, database: database, clock: now, logger: logger)
+            dkimKeys = try agentDomainDKIMKeys(
+                configuration, database: database, sealer: sealer, clock: now, logger: logger)
         } catch {
             database.close()
             throw error

@@ -59,8 +59,20 @@ public final class DatabaseKeyStore: SigningKeyStore {
     ///   - clock: Unix seconds now, for reloads started by notifications and unknown kids.
     /// - Throws: `KeyStoreError` `.configuration` (secret, environment keys, keys sealed under another secret),
     ///   `.corrupt`, `.database`.
-    public init(
+    public convenience init(
         database: any SQLDatabase, secret: String, environmentPrivatePEM: String?, environmentPublicPEM: String?,
+        maxTokenTTL: Int64, promotionDelay: Int64, clock: @escaping @Sendable () -> Int64
+    ) throws(KeyStoreError) {
+        try self.init(
+            database: database, sealer: KeySealer(secret: secret, database: database),
+            environmentPrivatePEM: environmentPrivatePEM, environmentPublicPEM: environmentPublicPEM,
+            maxTokenTTL: maxTokenTTL, promotionDelay: promotionDelay, clock: clock)
+    }
+
+    /// Opens the ring of `database` as ``init(database:secret:environmentPrivatePEM:environmentPublicPEM:maxTokenTTL:promotionDelay:clock:)``
+    /// does, its keys sealed with `sealer` (made once at start and shared with the DKIM keys' store).
+    public init(
+        database: any SQLDatabase, sealer: KeySealer, environmentPrivatePEM: String?, environmentPublicPEM: String?,
         maxTokenTTL: Int64, promotionDelay: Int64, clock: @escaping @Sendable () -> Int64
     ) throws(KeyStoreError) {
         guard maxTokenTTL > 0 else { throw KeyStoreError(.configuration, "maxTokenTTL must be positive") }
@@ -68,7 +80,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
             throw KeyStoreError(.configuration, "the promotion delay must not be negative")
         }
         self.database = database
-        sealer = try KeySealer(secret: secret, database: database)
+        self.sealer = sealer
         environmentKey = try EnvironmentKey.parse(private: environmentPrivatePEM, public: environmentPublicPEM)
         retention = maxTokenTTL + JWTKeySet.maximumLeeway
         self.promotionDelay = promotionDelay

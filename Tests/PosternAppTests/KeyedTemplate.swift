@@ -53,7 +53,9 @@ enum KeyedTemplate {
         let (database, _) = try DatabaseOpener.migrated(configuration, readers: 1, logger: logger)
         defer { database.close() }
         let now: @Sendable () -> Int64 = { WallClock.system.seconds }
-        _ = try SigningKeyStores.open(configuration: configuration, database: database, clock: now)
-        _ = try PosternRuntime.agentDomainDKIMKeys(configuration, database: database, clock: now, logger: logger)
+        let sealer = try SigningKeyStores.sealer(configuration: configuration, database: database)
+        _ = try SigningKeyStores.open(configuration: configuration, database: database, sealer: sealer, clock: now)
+        _ = try PosternRuntime.agentDomainDKIMKeys(
+            configuration, database: database, sealer: sealer, clock: now, logger: logger)
     }
 }
