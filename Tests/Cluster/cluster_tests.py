@@ -1605,6 +1605,9 @@ def test_outbound_queue_two_instances(cluster, workdir):
         os.kill(victim.process.pid, signal.SIGKILL)
         victim.process.wait()
         killed_at = time.monotonic()
+        # The MX's event loop reads the killed connections' loss a moment later; a release before it would take a
+        # held message whose sender is gone, and the survivor would rightly send it again.
+        expect(mx.unheld(names[0]), f"the MX still holds {mx.held(names[0])} 10 s after its sender's kill")
         mx.release(names[0])
 
         deadline = killed_at + OUTBOUND_LEASE_SECONDS + 30

@@ -6,7 +6,8 @@ client that sent it.
 It can hold one client's messages: once `hold(name, after=N)` is set and N messages of the client named `name` (its
 EHLO name) were taken, the client's next messages wait at the end of DATA without an answer until `release(name)`. A
 client that goes away meanwhile (killed) never gets its 250 and none of its held messages is taken; aiosmtpd cancels
-the held answer when the connection is lost.
+the held answer when it sees the connection lost, which is not at once: after killing a client, wait for
+`unheld(name)` before `release(name)`, or a held message whose loss the event loop has not read yet is taken.
 
     with CountingMX() as mx:          # mx.port: POSTERN_OUTBOUND_SMTP_PORT; the MX host's A record: 127.0.0.1
         mx.hold("one.test", after=40)
@@ -64,6 +65,16 @@ class CountingMX(AiosmtpdServer):
         with self.lock:
             return list(self._held.get(client, []))
 
+    def unheld(self, client, timeout=10.0):
+        """Waits until none of `client`'s messages waits for an answer (after its kill: the event loop has seen every
+        connection of it lost); False when some still wait after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while self.held(client):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
     def taken_from(self, client):
         with self.lock:
             return [t for t in self.taken if t.client == client]
@@ -79,6 +90,9 @@ class CountingMX(AiosmtpdServer):
         mx = self
         parser = email.parser.BytesHeaderParser(policy=email.policy.default)
 
+        def gone(server):
+            return server.transport is None or server.transport.is_closing()
+
         class Handler:
             async def handle_DATA(self, server, session, envelope):
                 client = session.host_name or ""
@@ -88,12 +102,12 @@ class CountingMX(AiosmtpdServer):
                     with mx.lock:
                         mx._held.setdefault(client, []).append(message_id)
                     try:
-                        while mx._holding(client):
+                        while mx._holding(client) and not gone(server):
                             await asyncio.sleep(0.02)  # cancelled when the client goes away
                     finally:
                         with mx.lock:
                             mx._held[client].remove(message_id)
-                    if server.transport is None or server.transport.is_closing():
+                    if gone(server):
                         return "421 4.3.2 the client went away"
                 with mx.lock:
                     mx.taken.append(Taken(message_id, list(envelope.rcpt_tos), client, time.monotonic()))
