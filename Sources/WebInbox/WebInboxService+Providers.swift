@@ -19,6 +19,10 @@ import SignInProviders
 ///   dashboard's "Sign-in methods"; `POST /inbox/sign-in-methods/unlink` (`issuer`, `subject`) unlinks, unless it is
 ///   the user's last way in (``SignInWays``).
 ///
+/// A session made here keeps the provider's name (`web_inbox_sessions.provider`, migration 0058): `POST /inbox/sign-out`
+/// ends it, then, when that provider's `_LOGOUT` is on, moves the browser on to its end-session page
+/// (``SignInFlow/endSessionURL(provider:)``, the owners' sign-out's); other sessions sign out at Postern only.
+///
 /// A session made here answers a page that moves on to `/inbox` by itself (not a 303): the web inbox's session cookie
 /// is `SameSite=Strict`, and a browser does not send it on a redirect that a provider's cross-site redirect began.
 /// The audit trail gets `signin.linked|unlinked|signed_up|link_refused` and `pro.signin` (`{"method":"provider"}`) with
@@ -251,13 +255,13 @@ extension WebInboxService: SignInSurfacePages {
     }
 
     /// A session for Pro user `userID` (while they are active), recorded as `pro.signin` by `provider`.
-    private func providerSession(
+    func providerSession(
         _ userID: String, provider: SignInProvider, _ request: HTTPRequest, client: String?, setCookies: [String]
     ) async throws -> HTTPResponse {
         guard let providers, let (principal, binding) = try await signIns?.signIn(.provider(proUserID: userID)) else {
             return providerRefusedPage(SignInMessage.failed, setCookies: setCookies)
         }
-        let token = try await openSession(principal, binding, request)
+        let token = try await openSession(principal, binding, request, provider: provider.name)
         await recordPro(
             providers, userID, .proSignIn, target: userID, client: client,
             details: AuditDetails.json(["method": "provider", "provider": provider.name]))

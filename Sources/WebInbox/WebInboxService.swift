@@ -295,11 +295,18 @@ public final class WebInboxService: Sendable {
         guard forms.csrfValid(request.formFields(), request) else {
             return WebInboxPage.message(.forbidden, "Sign out", WebInboxPage.csrfMessage)
         }
+        var next: String?
         if let token = request.cookie(Self.sessionCookie) {
-            try await sessions.close(token: token)
+            let provider = try await sessions.close(token: token)
             try await flashes.forget(session: token)
+            // Postern's session is over whatever follows; with the provider's _LOGOUT on, it is ended there next.
+            if let provider, let providers { next = await providers.flow.endSessionURL(provider: provider) }
         }
-        return HTMLPage.redirect(to: "/inbox/sign-in", setCookies: [forms.cookie(Self.sessionCookie, "", maxAge: 0)])
+        let clear = forms.cookie(Self.sessionCookie, "", maxAge: 0)
+        // The provider's end-session page is another site: a 303 there from this form's answer is one the page's CSP
+        // (form-action 'self') forbids the browser to follow.
+        guard let next else { return HTMLPage.redirect(to: "/inbox/sign-in", setCookies: [clear]) }
+        return BrowserPage.moveOn(to: next, title: "Sign out", setCookies: [clear])
     }
 
     /// A page with one button: a link preview or a mail scanner that fetches the link never uses it up.
@@ -337,11 +344,15 @@ public final class WebInboxService: Sendable {
     }
 
     /// A new session's token (never the one the browser brought, which is closed).
+    /// - Parameter provider: the sign-in provider it comes in through (its name), whose `_LOGOUT` its sign-out follows;
+    ///   nil for any other sign-in.
     func openSession(
-        _ principal: WebInboxPrincipal, _ binding: WebInboxSessionBinding, _ request: HTTPRequest
+        _ principal: WebInboxPrincipal, _ binding: WebInboxSessionBinding, _ request: HTTPRequest,
+        provider: String? = nil
     ) async throws -> String {
         if let old = request.cookie(Self.sessionCookie) { try await sessions.close(token: old) }
-        return try await sessions.open(principal, binding: binding, lifetime: configuration.sessionLifetime)
+        return try await sessions.open(
+            principal, binding: binding, lifetime: configuration.sessionLifetime, provider: provider)
     }
 
     /// The `Set-Cookie` values of a new session `token`: its cookie, and the pre-session CSRF cookie dropped.

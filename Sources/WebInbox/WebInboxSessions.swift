@@ -8,7 +8,7 @@ public struct WebInboxSessions: Sendable {
     let clock: @Sendable () -> Int64
 
     /// - Parameters:
-    ///   - database: a database with migration 0037 applied.
+    ///   - database: a database with migrations 0037 and 0058 applied.
     ///   - clock: Unix seconds.
     public init(database: any SQLDatabase, clock: @escaping @Sendable () -> Int64) {
         self.database = database
@@ -17,18 +17,22 @@ public struct WebInboxSessions: Sendable {
 
     /// Opens a session of `principal`, resting on `binding` (what ``WebInboxService`` checks on every request), for
     /// `lifetime` seconds; returns the cookie value. Expired sessions go with ``WebInboxPurge``.
-    func open(_ principal: WebInboxPrincipal, binding: WebInboxSessionBinding, lifetime: Int64) async throws -> String {
+    /// - Parameter provider: the sign-in provider it came in through (its name; migration 0058); nil for any other
+    ///   sign-in.
+    func open(
+        _ principal: WebInboxPrincipal, binding: WebInboxSessionBinding, lifetime: Int64, provider: String? = nil
+    ) async throws -> String {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let now = clock()
         _ = try await database.write { connection in
             try connection.run(
                 """
-                INSERT INTO web_inbox_sessions (token_digest, kind, subject, binding, created_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO web_inbox_sessions (token_digest, kind, subject, binding, created_at, expires_at, provider)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .blob(Self.digest(token)), .text(principal.kind), .text(principal.subject), .text(binding.encoded),
-                    .integer(now), .integer(now + lifetime),
+                    .integer(now), .integer(now + lifetime), provider.map { .text($0) } ?? .null,
                 ])
         }
         return token
@@ -51,9 +55,16 @@ public struct WebInboxSessions: Sendable {
     }
 
     /// Ends session `token`; nothing when there is none.
-    func close(token: String) async throws {
-        _ = try await database.write { connection in
-            try connection.run("DELETE FROM web_inbox_sessions WHERE token_digest = ?", [.blob(Self.digest(token))])
+    /// - Returns: the sign-in provider the session came in through; nil when it came in otherwise, or there was none.
+    @discardableResult
+    func close(token: String) async throws -> String? {
+        try await database.write { connection in
+            let digest = SQLValue.blob(Self.digest(token))
+            let provider = try connection.query(
+                "SELECT provider FROM web_inbox_sessions WHERE token_digest = ?", [digest]
+            ).first?.text("provider")
+            try connection.run("DELETE FROM web_inbox_sessions WHERE token_digest = ?", [digest])
+            return provider
         }
     }
 

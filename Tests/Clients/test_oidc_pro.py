@@ -5,7 +5,9 @@ Python SDK 2.0.0 (unmodified, through mailtd_driver.py).
 Cases: a Pro user's first provider sign-in with _ALLOW_SIGNUP makes a password-less Pro user, who makes a tm_pro_
 token in the Pro dashboard and uses Mail.td's SDK with it; POST /api/user/login for that user answers the generic 401
 of a wrong password; unlinking their only way in is refused; the button alone signs them in again; `postern pro list`
-names the identity. The pre-hijack case: a Pro user registered by password with the victim's address; the victim's
+names the identity; with _LOGOUT on, signing out of their session ends it at Postern, then moves on to the
+provider's end_session_endpoint (whose page leads back to Postern), where a password session signs out at Postern
+only. The pre-hijack case: a Pro user registered by password with the victim's address; the victim's
 provider sign-in with that verified address makes no session on it, asks that account's password (a wrong one links
 nothing), and email_verified false neither asks nor makes anybody.
 
@@ -17,11 +19,12 @@ import os
 import re
 import subprocess
 import sys
+import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, pip_target, postern
 from postern_testkit.oidc_mock import (
-    ProviderBrowser, audit_events, mock_provider, postern_command, provider_env, set_user,
+    CLIENT_ID, ProviderBrowser, audit_events, mock_provider, moved_on, postern_command, provider_env, set_user,
 )
 
 SDK_VERSION = "2.0.0"
@@ -43,6 +46,14 @@ class ProBrowser(ProviderBrowser):
 
     def dashboard(self):
         return self.request("GET", "/inbox/dashboard")[2]
+
+    def sign_in(self, email, password):
+        _, _, html = self.request("GET", "/inbox/sign-in")
+        fields = self.form(html, "/inbox/sign-in") | {"kind": "pro", "email": email, "password": password}
+        return self.request("POST", "/inbox/sign-in", fields)
+
+    def sign_out(self):
+        return self.request("POST", "/inbox/sign-out", self.form(self.dashboard(), "/inbox/sign-out"))
 
 
 def signed_in(answer):
@@ -67,8 +78,9 @@ def sign_up_and_sdk(provider):
     set_user(provider, "new-sub", {"email": "newcomer@example.com", "email_verified": True})
     set_user(provider, "victim-sub", {"email": "victim@example.com", "email_verified": True})
     set_user(provider, "unverified-victim", {"email": "victim@example.com", "email_verified": False})
-    env = provider_env(provider, signup=True, surfaces="pro")
-    with postern(env=env, pro_users=[("victim@example.com", "squatter-pass-1")]) as base:
+    env = provider_env(provider, signup=True, surfaces="pro") | {"POSTERN_OIDC_MOCK_LOGOUT": "true"}
+    with postern(env=env, pro_users=[("victim@example.com", "squatter-pass-1"),
+                                     ("dora@example.com", "dora-password-1")]) as base:
         base.env = env
         # The first sign-in makes a password-less Pro user and signs them in.
         newcomer = ProBrowser(base)
@@ -109,6 +121,8 @@ def sign_up_and_sdk(provider):
         check("newcomer@example.com" in listed and "password: none" in listed and "subject new-sub" in listed,
               "postern pro list names the password-less user and their identity")
 
+        provider_logout(base, provider, again)
+
         # Pre-hijack: the victim's verified address is a Pro user's already (registered by password): no session.
         victim = ProBrowser(base)
         status, location, _ = victim.button("victim-sub")
@@ -135,6 +149,31 @@ def sign_up_and_sdk(provider):
         check("signin.signed_up" in names and "signin.link_refused" in names and "signin.linked" in names
               and "pro.signin" in names and "pro.signin_failed" in names,
               "sign-up, refused link, link, sign-ins and the refusal are on the audit trail")
+
+
+def provider_logout(base, provider, newcomer):
+    """_LOGOUT: the provider's session signs out at Postern first, then at the provider; a password one at Postern."""
+    cookie = newcomer.cookie("postern_inbox").value
+    check(http(base, "GET", "/inbox/dashboard", headers={"Cookie": "postern_inbox=" + cookie})[0] == 200,
+          "the provider's Pro session opens the dashboard")
+    status, _, body = newcomer.sign_out()
+    location = moved_on(status, body) or ""
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query))
+    check(location.startswith(provider + "/oauth2/end_session?")
+          and query == {"client_id": CLIENT_ID, "post_logout_redirect_uri": base + "/"},
+          "_LOGOUT: signing out of a provider's Pro session goes on to its end_session_endpoint")
+    check(not newcomer.session()
+          and http(base, "GET", "/inbox/dashboard", headers={"Cookie": "postern_inbox=" + cookie})[0] == 404,
+          "the Pro session ended at Postern first: its cookie dropped, and that cookie no longer opens the dashboard")
+    status, _, html = newcomer.request("GET", location)
+    check(status == 200 and (base + "/") in html, "the provider's end-session page, on its way back to Postern")
+
+    dora = ProBrowser(base)
+    status, _, _ = dora.sign_in("dora@example.com", "dora-password-1")
+    check(status == 303 and dora.session(), "a Pro user signs in with their password")
+    status, location, _ = dora.sign_out()
+    check(status == 303 and location == "/inbox/sign-in" and not dora.session(),
+          "a password session's sign-out stays at Postern")
 
 
 def main():

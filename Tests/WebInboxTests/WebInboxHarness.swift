@@ -66,10 +66,12 @@ final class WebInboxHarness: Sendable {
     ///   - relyingParty: Pro users' passkeys' relying party (the audit trail in the database's table); nil offers no
     ///     passkeys.
     ///   - provider: an identity provider for Pro users (``WebInboxProviders``, the audit trail in the database's
-    ///     table), whose transport is never called: the tests hand the web inbox verified identities; nil offers none.
+    ///     table): the tests hand the web inbox verified identities; nil offers none.
+    ///   - transport: the provider's transport; default: one never reached.
     init(
         _ backend: StorageBackend, signIns: (any WebInboxSignIn)? = nil, relyingParty: RelyingParty? = nil,
-        provider: SignInProvider? = nil, _ configure: (inout WebInboxConfiguration) -> Void = { _ in }
+        provider: SignInProvider? = nil, transport: any ProviderTransport = UnreachableProvider(),
+        _ configure: (inout WebInboxConfiguration) -> Void = { _ in }
     ) throws {
         test = try backend.makeDatabase(logger: Logger(label: "webinbox-tests"))
         let database = test.database
@@ -138,7 +140,7 @@ final class WebInboxHarness: Sendable {
                     flow: SignInFlow(
                         configuration: providers, publicURL: Self.publicURL,
                         transactions: SignInTransactionStore(database: database, clock: { clock.now }),
-                        transport: { _ in UnreachableProvider() }, clock: { clock.now }),
+                        transport: { _ in transport }, clock: { clock.now }),
                     identities: SignInIdentityStore(database: database, clock: { clock.now }), accounts: accounts,
                     audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
             })

@@ -3,11 +3,14 @@ import HTTP1
 import MailboxAccounts
 import Passkeys
 import PosternTestSupport
+import ServerKit
 import SignInProviders
 import Storage
+import Synchronization
 import Testing
 import WebAuthn
 
+@testable import Fetch
 @testable import WebInbox
 
 /// Pro users' sign-in with identity providers (issue 54), the owners' linking rules over Pro users: identities keyed
@@ -20,11 +23,13 @@ import WebAuthn
 struct WebInboxProviderTests {
     static let issuer = "https://sso.example"
 
-    static func provider(signUp: Bool = true, trust: Bool = false, domains: [String] = []) -> SignInProvider {
+    static func provider(
+        signUp: Bool = true, trust: Bool = false, domains: [String] = [], logout: Bool = false
+    ) -> SignInProvider {
         SignInProvider(
             name: "corp", kind: .oidc(issuer: issuer), clientID: "postern", clientSecret: .init("s"),
             displayName: "Corp ID", scopes: ["openid", "email"], surfaces: [.pro], allowSignUp: signUp,
-            trustEmail: trust, allowedDomains: domains)
+            trustEmail: trust, allowedDomains: domains, logout: logout)
     }
 
     static func identity(_ subject: String, _ email: String?, verified: Bool = true) -> ProviderIdentity {
@@ -206,6 +211,102 @@ struct WebInboxProviderTests {
         _ = await browser.send(.POST, "/inbox/passkeys/\(passkey.id)/remove", form: ["csrf_token": csrf])
         #expect(try await store.credentials(of: .proUser(newID)).isEmpty)
     }
+}
+
+extension WebInboxProviderTests {
+    /// The sign-out form's answer for `browser`, posted with the CSRF token of its dashboard.
+    static func signOut(_ browser: Browser) async throws -> HTTPResponse {
+        let csrf = try #require(Browser.csrf(in: await browser.send(.GET, "/inbox/dashboard")))
+        return await browser.send(.POST, "/inbox/sign-out", form: ["csrf_token": csrf])
+    }
+
+    @Test(
+        "_LOGOUT: a provider's Pro session keeps the provider, and its sign-out ends Postern's session, then moves on to the provider's end_session_endpoint; a password session signs out at Postern only",
+        arguments: StorageBackend.allCases)
+    func providerLogout(_ backend: StorageBackend) async throws {
+        let discovery = DiscoveryOnlyProvider(issuer: Self.issuer, endSession: Self.issuer + "/logout?realm=pro")
+        let harness = try WebInboxHarness(backend, provider: Self.provider(logout: true), transport: discovery)
+        guard case .signIn(let newID) = try await Self.outcome(harness, Self.identity("new-sub", "new@example.com"))
+        else {
+            Issue.record("no sign-up")
+            return
+        }
+        let request = HTTPRequest(
+            method: .GET, target: "/oidc/callback", version: .http1_1, headers: HTTPHeaders(), body: [],
+            remoteAddress: "192.0.2.9", requestID: "webinbox-provider-test")
+        let opened = try await harness.service.providerSession(
+            newID, provider: Self.provider(logout: true), request, client: nil, setCookies: [])
+        let cookie = try #require(
+            opened.headers.values("Set-Cookie").first { $0.hasPrefix(WebInboxService.sessionCookie + "=") })
+        let token = String(cookie.dropFirst(WebInboxService.sessionCookie.count + 1).prefix { $0 != ";" })
+        let browser = harness.browser()
+        browser.jar.cookies[WebInboxService.sessionCookie] = token
+        #expect((await browser.send(.GET, "/inbox/dashboard")).status == .ok)
+
+        let answer = try await Self.signOut(browser)
+        let endSession =
+            "https://sso.example/logout?realm=pro&client_id=postern&post_logout_redirect_uri=http%3A%2F%2F127.0.0.1%3A8080%2F"
+        #expect(answer.status == .ok)
+        #expect(answer.text.contains(#"<meta http-equiv="refresh" content="0; url=\#(HTMLText.escape(endSession))">"#))
+        #expect(browser.jar.cookies[WebInboxService.sessionCookie] == nil)
+        // Postern's session ended first, and for good.
+        #expect(try await harness.service.sessions.principal(token: token) == nil)
+        #expect(try await harness.service.sessions.close(token: token) == nil)
+        #expect(discovery.asked.contains(Self.issuer + "/.well-known/openid-configuration"))
+
+        // A password session of a Pro user signs out at Postern only.
+        _ = try await harness.proLogin("ada@example.com")
+        let ada = harness.browser()
+        #expect(
+            try await ada.signIn(["kind": "pro", "email": "ada@example.com", "password": "pro-password"]).status
+                == .seeOther)
+        let local = try await Self.signOut(ada)
+        #expect(local.status == .seeOther && local.headers["Location"] == "/inbox/sign-in")
+        #expect(ada.jar.cookies[WebInboxService.sessionCookie] == nil)
+        // So does a session of a provider no longer configured.
+        let (principal, binding) = try #require(try await harness.service.signIns?.signIn(.provider(proUserID: newID)))
+        let orphan = try await harness.service.sessions.open(principal, binding: binding, lifetime: 600, provider: "gone")
+        let stranded = harness.browser()
+        stranded.jar.cookies[WebInboxService.sessionCookie] = orphan
+        let gone = try await Self.signOut(stranded)
+        #expect(gone.status == .seeOther && gone.headers["Location"] == "/inbox/sign-in")
+        #expect(try await harness.service.sessions.principal(token: orphan) == nil)
+    }
+}
+
+/// A provider that answers its discovery document only (with an `end_session_endpoint`), and records what was asked.
+final class DiscoveryOnlyProvider: ProviderTransport {
+    let document: String
+    let issuer: String
+    private let requests = Mutex<[String]>([])
+
+    init(issuer: String, endSession: String) {
+        self.issuer = issuer
+        document = """
+            {"issuer":"\(issuer)","authorization_endpoint":"\(issuer)/authorize","token_endpoint":"\(issuer)/token",\
+            "jwks_uri":"\(issuer)/jwks","response_types_supported":["code"],"end_session_endpoint":"\(endSession)"}
+            """
+    }
+
+    var asked: [String] { requests.withLock { $0 } }
+
+    func fetch(_ url: String) async throws(FetchError) -> FetchResponse {
+        requests.withLock { $0.append(url) }
+        guard url == issuer + "/.well-known/openid-configuration" else { throw .badStatus(404) }
+        let head = ResponseHead(
+            status: 200, minorVersion: 1,
+            headers: [ResponseHead.HeaderField(name: "Content-Type", value: "application/json")])
+        return FetchResponse(
+            status: 200, head: head, body: Array(document.utf8), url: try FetchURL(parsing: url), redirects: 0)
+    }
+
+    func get(_ url: String, headers: [(String, String)]) async throws(FetchError) -> FetchResponse {
+        try await fetch(url)
+    }
+
+    func post(
+        _ url: String, headers: [(String, String)], body: [UInt8], readingBody: Bool, startWithin: Duration
+    ) async throws(FetchError) -> FetchResponse { throw FetchError.invalidURL }
 }
 
 /// The pending link the password question carries, as the tests expect it.
