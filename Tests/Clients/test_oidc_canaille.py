@@ -10,11 +10,13 @@ endpoint, and Postern opens nothing); before the link, Canaille's sign-in made n
 sends no `email_verified` claim: its address is unverified to Postern. A Pro user made by the operator links Canaille
 from the Pro dashboard and signs in with the button alone (the dashboard reachable); with `_ALLOW_SIGNUP`, a person
 unknown to Postern signing in with Canaille is not made a Pro user (no verified email), and the refusal is on the
-audit trail.
+audit trail. Every case runs on SQLite and on PostgreSQL (postern_testkit.postgres), each server a client of its own
+at the one Canaille.
 
 Standard library and pytest-iam (postern_testkit.canaille installs it into .build/client-sdks/ on first run).
 """
 
+import hashlib
 import os
 import sqlite3
 import sys
@@ -24,6 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from postern_testkit import Checks, free_port, postern
 from postern_testkit.canaille import canaille_provider
 from postern_testkit.oidc_mock import ProviderBrowser, audit_events, postern_command
+from postern_testkit.postgres import BACKENDS, psql
 
 check = Checks()
 
@@ -124,11 +127,18 @@ def refused_verifier(canaille, base):
     browser = Browser(base, canaille)
     _, _, html = browser.request("GET", "/owner/sign-in")
     authorize = browser.to_provider(browser.form(html, "/oidc/start") | {"provider": "canaille"}, "/oidc/start")
-    with sqlite3.connect(os.path.join(base.data, "postern.sqlite3")) as database:
-        changed = database.execute(
-            "UPDATE signin_transactions SET code_verifier = ? WHERE rowid = (SELECT max(rowid) FROM signin_transactions)",
-            ("x" * 43 + "-another-verifier",)).rowcount
-    database.close()
+    # This browser's transaction: the table keeps the SHA-256 of its pre-session cookie.
+    began = hashlib.sha256(browser.cookie("postern_oidc").value.encode()).hexdigest()
+    verifier = "x" * 43 + "-another-verifier"
+    if base.backend == "postgres":
+        changed = len(psql(f"UPDATE signin_transactions SET code_verifier = '{verifier}' "
+                           f"WHERE browser_digest = decode('{began}', 'hex') RETURNING 1",
+                           base.backend_env["POSTERN_DATABASE_URL"]))
+    else:
+        with sqlite3.connect(os.path.join(base.data, "postern.sqlite3")) as database:
+            changed = database.execute("UPDATE signin_transactions SET code_verifier = ? WHERE browser_digest = ?",
+                                       (verifier, bytes.fromhex(began))).rowcount
+        database.close()
     check(changed == 1, "the login transaction's verifier is changed in the database")
     callback = canaille.sign_in(browser, authorize, *alice)
     status, _, _ = browser.request("GET", callback)
@@ -168,27 +178,34 @@ def pro_users(canaille, base):
           "bob signs in with the Canaille button alone; the dashboard is his (his password, Canaille linked)")
 
 
+def every_case(canaille, backend):
+    """Every case, on one server of `backend`, registered at Canaille as a client of its own."""
+    public, env = setup(canaille)
+    with postern(env=env, owners=[("alice@example.com", "alice-postern-1")],
+                 pro_users=[("bob@example.com", "bob-postern-1")], backend=backend) as base:
+        base.env = env
+        check(base == public, "Postern listens at the URL registered at Canaille")
+        check(public + "/oidc/callback" in postern_command(base, "oidc", "show"),
+              "postern oidc show prints the redirect URI registered at Canaille")
+        enforced(canaille, base)
+        owners(canaille, base)
+        pro_users(canaille, base)
+        refused_verifier(canaille, base)
+        check([(e["action"], (e.get("details") or {}).get("reason")) for e in audit_events(base)
+               if e["action"].endswith("signin_failed")]
+              == [("owner.signin_failed", "email_not_verified"), ("pro.signin_failed", "email_not_verified"),
+                  ("owner.signin_failed", "token_refused")],
+              "the audit trail names the refusals: email_not_verified twice, then token_refused")
+
+
 def main():
     with canaille_provider() as canaille:
         canaille.add_user("alice", "alice-canaille-1", "alice@example.com")
         canaille.add_user("bob", "bob-canaille-1", "bob@example.com")
         canaille.add_user("newcomer", "newcomer-canaille-1", "newcomer@example.com")
-        public, env = setup(canaille)
-        with postern(env=env, owners=[("alice@example.com", "alice-postern-1")],
-                     pro_users=[("bob@example.com", "bob-postern-1")]) as base:
-            base.env = env
-            check(base == public, "Postern listens at the URL registered at Canaille")
-            check(public + "/oidc/callback" in postern_command(base, "oidc", "show"),
-                  "postern oidc show prints the redirect URI registered at Canaille")
-            enforced(canaille, base)
-            owners(canaille, base)
-            pro_users(canaille, base)
-            refused_verifier(canaille, base)
-            check([(e["action"], (e.get("details") or {}).get("reason")) for e in audit_events(base)
-                   if e["action"].endswith("signin_failed")]
-                  == [("owner.signin_failed", "email_not_verified"), ("pro.signin_failed", "email_not_verified"),
-                      ("owner.signin_failed", "token_refused")],
-                  "the audit trail names the refusals: email_not_verified twice, then token_refused")
+        for backend in BACKENDS:
+            check.context = backend + ": "
+            every_case(canaille, backend)
     check.finish("test_oidc_canaille")
 
 

@@ -9,7 +9,9 @@ email_verified false makes no owner and no link; the pre-hijack case: with open 
 victim@ with a password, the victim's provider sign-in with that verified address makes no session on it, and linking
 needs the account's password; the Atomic path: an app's /oauth/authorize, the provider's button, consent, code,
 token and JMAP; with _LOGOUT on, signing out of a provider's session ends Postern's and then goes to the provider's
-end_session_endpoint (client_id, post_logout_redirect_uri), a password session's sign-out does not.
+end_session_endpoint (client_id, post_logout_redirect_uri), a password session's sign-out does not. The first two
+(linking, sign-up, unlink, replays, the pre-hijack case) run on SQLite and on PostgreSQL (postern_testkit.postgres),
+the Atomic path and _LOGOUT on SQLite.
 
 Standard library and oidc-provider-mock (postern_testkit.oidc_mock installs it into .build/client-sdks/ on first run).
 """
@@ -23,6 +25,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, postern
+from postern_testkit.postgres import BACKENDS
 from postern_testkit.oidc_mock import (
     CLIENT_ID, ProviderBrowser, audit_events, mock_provider, moved_on, postern_command, provider_env, set_user,
 )
@@ -58,7 +61,7 @@ def refusals(base):
             if e["action"] == "owner.signin_failed" and e.get("details") and e["target"].startswith("oidc")]
 
 
-def closed_signup(provider):
+def closed_signup(provider, backend):
     set_user(provider, "alice-sub", {"email": "alice@example.com", "email_verified": True})
     set_user(provider, "carol-sub", {"email": "carol@example.com", "email_verified": True})
     set_user(provider, "new-sub", {"email": "newcomer@example.com", "email_verified": True})
@@ -66,7 +69,7 @@ def closed_signup(provider):
     set_user(provider, "unverified-alice", {"email": "alice@example.com", "email_verified": False})
     env = provider_env(provider, signup=True) | {"POSTERN_OWNER_SIGNUP": "closed"}
     owners = [("alice@example.com", "alice-password-1"), ("carol@example.com", "carol-password-1")]
-    with postern(env=env, owners=owners) as base:
+    with postern(env=env, owners=owners, backend=backend) as base:
         base.env = env
         # An unlinked identity whose verified email an owner has: no session, that owner's password is asked (the
         # operator made carol, so her email is proven, but without _TRUST_EMAIL an email match only asks).
@@ -181,10 +184,10 @@ def closed_signup(provider):
         check("signin.linked" in actions and "signin.unlinked" in actions, "link and unlink are on alice's trail")
 
 
-def pre_hijack(provider):
+def pre_hijack(provider, backend):
     set_user(provider, "victim-sub", {"email": "victim@example.com", "email_verified": True})
     env = provider_env(provider, signup=True) | {"POSTERN_OWNER_SIGNUP": "open"}
-    with postern(env=env) as base:
+    with postern(env=env, backend=backend) as base:
         base.env = env
         attacker = Browser(base)
         _, _, html = attacker.request("GET", "/owner/sign-up")
@@ -212,7 +215,7 @@ def pre_hijack(provider):
         check("signin.link_refused" in actions, "the refused link is on the account's trail")
 
 
-def atomic_path(provider):
+def atomic_path(provider, backend):
     """Atomic Mail's remote MCP sign-in: an app's /oauth/authorize sends the person to /owner/sign-in, they choose the
     provider there, come back signed in to the authorization request, pick an inbox on the consent page, and the app's
     code becomes a token that opens JMAP. _TRUST_EMAIL with closed sign-up: the operator made the owner, so her email
@@ -220,7 +223,7 @@ def atomic_path(provider):
     set_user(provider, "erin-sub", {"email": "erin@example.com", "email_verified": True})
     env = provider_env(provider, signup=False) | {"POSTERN_OWNER_SIGNUP": "closed",
                                                   "POSTERN_OIDC_MOCK_TRUST_EMAIL": "true"}
-    with postern(env=env, owners=[("erin@example.com", "erin-password-1")]) as base:
+    with postern(env=env, owners=[("erin@example.com", "erin-password-1")], backend=backend) as base:
         base.env = env
         callback = "http://127.0.0.1:8765/callback"
         status, _, registered = http(base, "POST", "/oauth/register", {
@@ -259,10 +262,10 @@ def atomic_path(provider):
               "JMAP: the token opens the inbox chosen on the consent page")
 
 
-def provider_logout(provider):
+def provider_logout(provider, backend):
     set_user(provider, "leaver-sub", {"email": "leaver@example.com", "email_verified": True})
     env = provider_env(provider, signup=True) | {"POSTERN_OWNER_SIGNUP": "closed", "POSTERN_OIDC_MOCK_LOGOUT": "true"}
-    with postern(env=env, owners=[("dora@example.com", "dora-password-1")]) as base:
+    with postern(env=env, owners=[("dora@example.com", "dora-password-1")], backend=backend) as base:
         base.env = env
         check(f"post-logout redirect URI {base}/" in postern_command(base, "oidc", "show"),
               "postern oidc show prints the post-logout redirect URI")
@@ -291,10 +294,16 @@ def provider_logout(provider):
 
 def main():
     with mock_provider() as provider:
-        closed_signup(provider)
-        pre_hijack(provider)
-        atomic_path(provider)
-        provider_logout(provider)
+        for backend in BACKENDS:
+            check.context = backend + ": "
+            # Sign-up, link, unlink, the transactions spent and replayed, the password question: on both backends.
+            closed_signup(provider, backend)
+            pre_hijack(provider, backend)
+            if backend == "sqlite":
+                # No SQL of their own beyond those (OAuth's grants and owner_sessions.provider run on both backends
+                # in the Swift suites), and a third of the file's time each on PostgreSQL: SQLite only.
+                atomic_path(provider, backend)
+                provider_logout(provider, backend)
     check.finish("test_oidc_owners")
 
 

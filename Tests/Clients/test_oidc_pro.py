@@ -9,7 +9,8 @@ names the identity; with _LOGOUT on, signing out of their session ends it at Pos
 provider's end_session_endpoint (whose page leads back to Postern), where a password session signs out at Postern
 only. The pre-hijack case: a Pro user registered by password with the victim's address; the victim's
 provider sign-in with that verified address makes no session on it, asks that account's password (a wrong one links
-nothing), and email_verified false neither asks nor makes anybody.
+nothing), and email_verified false neither asks nor makes anybody. All of it on SQLite and on PostgreSQL
+(postern_testkit.postgres).
 
 Standard library, oidc-provider-mock and mailtd 2.0.0 (installed into .build/client-sdks/ on first run).
 """
@@ -23,6 +24,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, pip_target, postern
+from postern_testkit.postgres import BACKENDS
 from postern_testkit.oidc_mock import (
     CLIENT_ID, ProviderBrowser, audit_events, mock_provider, moved_on, postern_command, provider_env, set_user,
 )
@@ -74,13 +76,13 @@ def sdk_steps(base, steps):
     return [a["result"] for a in answers]
 
 
-def sign_up_and_sdk(provider):
+def sign_up_and_sdk(provider, backend):
     set_user(provider, "new-sub", {"email": "newcomer@example.com", "email_verified": True})
     set_user(provider, "victim-sub", {"email": "victim@example.com", "email_verified": True})
     set_user(provider, "unverified-victim", {"email": "victim@example.com", "email_verified": False})
     env = provider_env(provider, signup=True, surfaces="pro") | {"POSTERN_OIDC_MOCK_LOGOUT": "true"}
     with postern(env=env, pro_users=[("victim@example.com", "squatter-pass-1"),
-                                     ("dora@example.com", "dora-password-1")]) as base:
+                                     ("dora@example.com", "dora-password-1")], backend=backend) as base:
         base.env = env
         # The first sign-in makes a password-less Pro user and signs them in.
         newcomer = ProBrowser(base)
@@ -178,7 +180,9 @@ def provider_logout(base, provider, newcomer):
 
 def main():
     with mock_provider() as provider:
-        sign_up_and_sdk(provider)
+        for backend in BACKENDS:
+            check.context = backend + ": "
+            sign_up_and_sdk(provider, backend)
     check.finish("test_oidc_pro")
 
 

@@ -12,7 +12,8 @@ minutes before they are issued) and `other` (an address whose discovery document
 
 Each: no session, the one page ("Signing in with the provider did not work", or for discovery "cannot be reached"),
 and the reason on the operator's audit trail (`owner.signin_failed`). The already-covered ones (no state, an unknown or
-replayed state, another nonce) are test_oidc_owners.py's.
+replayed state, another nonce) are test_oidc_owners.py's. The swapped callbacks (the login transactions' take and
+spend) run on SQLite and on PostgreSQL (postern_testkit.postgres), the others on SQLite.
 
 Standard library and oidc-provider-mock (postern_testkit.oidc_mock installs it into .build/client-sdks/ on first run).
 """
@@ -30,6 +31,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, postern
+from postern_testkit.postgres import BACKENDS
 from postern_testkit.oidc_mock import CLIENT_ID, CLIENT_SECRET, audit_events, mock_provider, provider_env, set_user
 from test_oidc_owners import Browser, refusals
 
@@ -170,15 +172,19 @@ def main():
         set_user(provider, "alice-sub", {"email": "alice@example.com", "email_verified": True})
         set_user(expired, "late-sub", {"email": "late@example.com", "email_verified": True})
         env = settings({"mock": provider, "expired": expired, "other": proxy})
-        base = stack.enter_context(postern(env=env))
-        base.env = env
-        swapped_callbacks(base)
-        issuer_parameter(base, provider)
-        discovery_issuer(base)
-        expired_id_token(base, expired)
-        # Nothing above signed anyone in or made anyone.
-        check(not [e for e in audit_events(base) if e["action"] in ("owner.signin", "signin.signed_up")],
-              "no refused callback signed anyone in or up")
+        for backend in BACKENDS:
+            check.context = backend + ": "
+            with postern(env=env, backend=backend) as base:
+                base.env = env
+                swapped_callbacks(base)  # the transactions' take and spend: on both backends
+                if backend == "sqlite":
+                    # Refused by the exchange's checks before anything is read or written but that same spend.
+                    issuer_parameter(base, provider)
+                    discovery_issuer(base)
+                    expired_id_token(base, expired)
+                # Nothing above signed anyone in or made anyone.
+                check(not [e for e in audit_events(base) if e["action"] in ("owner.signin", "signin.signed_up")],
+                      "no refused callback signed anyone in or up")
     check.finish("test_oidc_refusals")
 
 

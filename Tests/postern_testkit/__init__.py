@@ -9,7 +9,8 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
 - ports: `free_port()`, `split_url(base)` -> (host, port)
 - calls: `http(base, method, path, body, headers, bearer)` -> (status, headers, JSON or text)
 - checks: `Checks` (one line per check, `finish` exits 1 on any failure)
-- server: `ROOT`; `postern(env, pro_users, owners, data)` (context manager, yields a `Server` URL) and `serve(binary,
+- server: `ROOT`; `postern(env, pro_users, owners, data, backend)` (context manager, yields a `Server` URL; `backend`
+  `sqlite` or `postgres`, a fresh database on the script's one pg-temp server) and `serve(binary,
   arguments, env)` (the JSON line of `serve --profile test`); `listening_url(log)` and
   `wait_listening(process, log, timeout)` (the `listening on` line of `serve --port 0`); `rss_kib(pid)`,
   `cpu_seconds(pid)`; `pip_target`, `install_packages`
@@ -41,6 +42,8 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
   (`postern mail deliver`); import it by name
 - mailtd: `domains`, `create_account` (v1 password or v2 `auth_key`), `auth_key` (Argon2id through libargon2),
   `pro_login`, `pro_token`, `messages`; import it by name
+- postgres: `BACKENDS` (the backends both-backend tests run on; `POSTERN_TEST_BACKENDS`), `fresh_database`, `psql`
+  (the script's one scripts/pg-temp server, started on first need); import it by name
 - oidc_mock: `mock_provider` (oidc-provider-mock from PyPI on loopback), `set_user`, `provider_env`,
   `ProviderBrowser` (a login through Postern, the provider and back, hop by hop), `postern_command`, `audit_events`;
   import it by name

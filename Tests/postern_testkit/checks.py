@@ -6,8 +6,10 @@ class Checks:
 
     def __init__(self):
         self.failures = []
+        self.context = ""  # put before each check's words: the backend the cases run on now, say
 
     def __call__(self, condition, what):
+        what = self.context + what
         print(("ok   " if condition else "FAIL ") + what, flush=True)
         if not condition:
             self.failures.append(what)

@@ -8,7 +8,8 @@ browser that walks a login through Postern, the provider and back; import it by 
 - `ProviderBrowser`: a `FormDriver` whose cookie jar is at hand and which follows no redirect, so that each hop
   (Postern, the provider, back) is checked: `cookie`, `form`, `to_provider`, `at_provider`
 - `moved_on(status, body)`: where a page answered 200 moves the browser on to by itself (its meta refresh)
-- `postern_command(base, *arguments)`: the CLI against the server's data directory; `audit_events(base)` its trail
+- `postern_command(base, *arguments)`: the CLI against the server's data directory and database; `audit_events(base)`
+  its trail
 """
 
 import contextlib
@@ -102,7 +103,7 @@ def moved_on(status, body):
 def postern_command(base, *arguments):
     binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
     result = subprocess.run([binary, *arguments, "--data-dir", base.data], capture_output=True, text=True,
-                            env=dict(os.environ, **base.env))
+                            env={**os.environ, **base.backend_env, **base.env})
     return result.stdout
 
 

@@ -6,6 +6,7 @@ import fcntl
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -81,11 +82,15 @@ def _pip_install(directory, requirements, modules, no_deps=False):
 
 
 class Server(str):
-    """The base URL of a running server (a str), with its SMTP and sandbox ports, data directory and process."""
+    """The base URL of a running server (a str), with its SMTP and sandbox ports, data directory, process, backend
+    (`sqlite` or `postgres`) and `backend_env` (the settings that reach its database: what `postern` commands against
+    it need besides `--data-dir`)."""
     smtp_port = None
     sandbox_port = None
     data = None
     process = None
+    backend = "sqlite"
+    backend_env = {}
 
 
 def serve(binary, arguments, env):
@@ -101,17 +106,35 @@ def serve(binary, arguments, env):
 
 
 @contextlib.contextmanager
-def postern(env=None, pro_users=(), owners=(), data=None):
+def postern(env=None, pro_users=(), owners=(), data=None, backend="sqlite"):
     """Yields the base URL (a ``Server``) of a server started with `--profile test` and `env`, after creating each
     (email, password) of `pro_users` and of `owners`; stops it and removes its data directory afterwards, unless the
     caller gave `data` (a directory to reuse: a restart keeps everything). The profile's defaults hold unless `env`
     says otherwise, except three kept from before it: the mailbox proof of work is required, the sandbox is off, and
-    when a test turns the sandbox on it checks SPF, DKIM and DMARC (through the test's own DNS server)."""
+    when a test turns the sandbox on it checks SPF, DKIM and DMARC (through the test's own DNS server).
+    `backend="postgres"`: its database is a fresh one on the script's one PostgreSQL server (testkit.postgres),
+    dropped when it stops, with a random `POSTERN_KEY_SECRET`; else SQLite in the data directory."""
+    if backend == "postgres":
+        from .postgres import fresh_database
+        with fresh_database() as url:
+            backend_env = {"POSTERN_DATABASE_URL": url, "POSTERN_KEY_SECRET": secrets.token_urlsafe(24)}
+            with _postern(env, pro_users, owners, data, backend, backend_env) as base:
+                yield base
+    elif backend == "sqlite":
+        with _postern(env, pro_users, owners, data, backend, {}) as base:
+            yield base
+    else:
+        raise ValueError(f"backend {backend!r}: sqlite or postgres")
+
+
+@contextlib.contextmanager
+def _postern(env, pro_users, owners, data, backend, backend_env):
     binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
     owned = data is None
     data = data or tempfile.mkdtemp(prefix="postern-client-test-")
     settings = dict(os.environ, POSTERN_MAILBOX_POW_REQUIRED="on", POSTERN_SANDBOX_SMTP_PORT="off",
                     POSTERN_SANDBOX_MAIL_AUTH="on")
+    settings.update(backend_env)
     settings.update(env or {})
     for email, password in pro_users:
         subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],
@@ -123,6 +146,8 @@ def postern(env=None, pro_users=(), owners=(), data=None):
     base = Server(bound["http"])
     base.data = data
     base.process = server
+    base.backend = backend
+    base.backend_env = backend_env
     base.smtp_port = int(bound["smtp"].rsplit(":", 1)[1]) if bound["smtp"] else None
     base.sandbox_port = int(bound["sandbox"].rsplit(":", 1)[1]) if bound.get("sandbox") else None
     try:
