@@ -305,13 +305,13 @@ public struct OwnerProviderPages: SignInSurfacePages {
     func unlink(_ request: HTTPRequest, _ owner: Owner, client: String?) async throws -> HTTPResponse {
         let fields = request.formFields()
         let issuer = fields["issuer"] ?? "", subject = fields["subject"] ?? ""
-        let linked = try await identities.identities(surface: .owners, account: owner.id)
-        guard let identity = linked.first(where: { $0.issuer == issuer && $0.subject == subject }) else {
-            return BrowserPage.message(.notFound, OwnerInboxPages.title, ProviderMessage.notLinked)
-        }
+        let identity: SignInIdentity
         // The last way in (no password, no passkey that signs in, no other linked provider) stays.
-        guard try await service.signInWays(of: owner.id).keepsAWayIn(without: .identity(issuer: issuer, subject: subject))
-        else { return service.lastWayFlash() }
+        switch try await service.signInWays(of: owner.id).unlinking(issuer: issuer, subject: subject) {
+        case .notLinked: return BrowserPage.message(.notFound, OwnerInboxPages.title, ProviderMessage.notLinked)
+        case .lastWay: return service.lastWayFlash()
+        case .allowed(let linked): identity = linked
+        }
         if try await identities.unlink(surface: .owners, account: owner.id, issuer: issuer, subject: subject) {
             await service.audit.owner(
                 owner.id, .signInUnlinked, target: identity.provider, client: client,

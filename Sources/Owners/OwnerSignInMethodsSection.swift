@@ -60,13 +60,11 @@ enum OwnerSignInMethodsFlash: String, Equatable {
         case .unknownPasskey: "That passkey is not one of yours."
         case .passwordRemoved: "Password removed: you sign in with your passkeys or linked providers."
         case .wrongPassword: "That is not your password: it was not removed."
-        case .linked: "Sign-in provider linked: you can sign in with it now."
-        case .alreadyLinked: "That sign-in was linked to your account already."
-        case .linkedToAnother: "That sign-in is linked to another account, and stays so: nothing changed."
-        case .unlinked: "Sign-in provider unlinked: it no longer signs you in."
-        case .lastWay:
-            "That is your only way to sign in: add a passkey or link a provider first (or ask the operator for a "
-            + "password)."
+        case .linked: SignInMessage.linked(.linked).words
+        case .alreadyLinked: SignInMessage.linked(.alreadyLinked).words
+        case .linkedToAnother: SignInMessage.linked(.linkedToAnother).words
+        case .unlinked: SignInMessage.unlinked
+        case .lastWay: SignInMessage.lastWay
         }
     }
 }

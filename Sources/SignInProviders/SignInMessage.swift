@@ -6,6 +6,20 @@ public enum SignInMessage {
     public static let linkExpired = "This link request expired or was never made. Sign in with the provider again."
     public static let wrongPassword = "Wrong password: nothing was linked."
     public static let notLinked = "That sign-in is not linked to your account."
+    /// An unlink done (the "Sign-in methods" section's notice).
+    public static let unlinked = "Sign-in provider unlinked: it no longer signs you in."
+    /// A change refused because it would leave the account no way in (``SignInWays``).
+    public static let lastWay =
+        "That is your only way to sign in: add a passkey or link a provider first (or ask the operator for a password)."
+
+    /// The "Sign-in methods" section's notice of a link asked for from it; whether it is an error.
+    public static func linked(_ outcome: SignInLinkOutcome) -> (words: String, isError: Bool) {
+        switch outcome {
+        case .linked: ("Sign-in provider linked: you can sign in with it now.", false)
+        case .alreadyLinked: ("That sign-in was linked to your account already.", false)
+        case .linkedToAnother: ("That sign-in is linked to another account, and stays so: nothing changed.", true)
+        }
+    }
 
     /// The sentence of a refused link or sign-up.
     public static func words(for refusal: ProviderLinking.Refusal, provider: SignInProvider) -> String {

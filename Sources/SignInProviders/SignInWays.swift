@@ -23,6 +23,25 @@ public struct SignInWays: Equatable, Sendable {
         self.identities = identities
     }
 
+    /// What unlinking the identity (`issuer`, `subject`) comes to.
+    public enum Unlinking: Equatable, Sendable {
+        /// The account has no such identity linked (``SignInMessage/notLinked``).
+        case notLinked
+        /// It is the account's last way in, and stays (``SignInMessage/lastWay``).
+        case lastWay
+        /// It may go: the linked identity.
+        case allowed(SignInIdentity)
+    }
+
+    /// Whether the identity (`issuer`, `subject`) is one of these and may be unlinked: the check both surfaces'
+    /// "Unlink" makes before it unlinks anything.
+    public func unlinking(issuer: String, subject: String) -> Unlinking {
+        guard let identity = identities.first(where: { $0.issuer == issuer && $0.subject == subject }) else {
+            return .notLinked
+        }
+        return keepsAWayIn(without: .identity(issuer: issuer, subject: subject)) ? .allowed(identity) : .lastWay
+    }
+
     /// Whether at least one way in is left once `way` is gone.
     public func keepsAWayIn(without way: Way) -> Bool {
         let password = hasPassword && way != .password

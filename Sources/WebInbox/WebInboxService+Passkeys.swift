@@ -209,7 +209,7 @@ extension WebInboxService {
             return try await dashboard(call, WebInboxFlash(error: Self.unknownPasskey))
         }
         guard try await proSignInWays(call.proUserID).keepsAWayIn(without: .passkey(id: passkey.id)) else {
-            return try await dashboard(call, WebInboxFlash(error: Self.lastWay))
+            return try await dashboard(call, WebInboxFlash(error: SignInMessage.lastWay))
         }
         guard try await store.remove(call.id, of: holder) else {
             return try await dashboard(call, WebInboxFlash(error: Self.unknownPasskey))

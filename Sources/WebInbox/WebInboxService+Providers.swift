@@ -124,13 +124,8 @@ extension WebInboxService: SignInSurfacePages {
         case .signIn(let userID):
             return try await providerSession(userID, provider: provider, request, client: client, setCookies: [clear])
         case .linked(_, let linked):
-            let flash: WebInboxFlash =
-                switch linked {
-                case .linked: WebInboxFlash(notice: "Sign-in provider linked: you can sign in with it now.")
-                case .alreadyLinked: WebInboxFlash(notice: "That sign-in was linked to your account already.")
-                case .linkedToAnother:
-                    WebInboxFlash(error: "That sign-in is linked to another account, and stays so: nothing changed.")
-                }
+            let (words, isError) = SignInMessage.linked(linked)
+            let flash = isError ? WebInboxFlash(error: words) : WebInboxFlash(notice: words)
             // The dashboard's notices are bound to the session, whose Strict cookie a browser withholds from this
             // cross-site callback: then the dashboard shows the link itself, without the notice.
             if let session = request.cookie(Self.sessionCookie) { try await flashes.put(flash, session: session) }
@@ -343,13 +338,13 @@ extension WebInboxService: SignInSurfacePages {
         guard let providers else { return WebInboxPage.notFound() }
         let fields = call.request.formFields()
         let issuer = fields["issuer"] ?? "", subject = fields["subject"] ?? ""
-        let linked = try await providers.identities.identities(surface: .pro, account: call.proUserID)
-        guard let identity = linked.first(where: { $0.issuer == issuer && $0.subject == subject }) else {
-            return try await dashboardFlash(call, WebInboxFlash(error: SignInMessage.notLinked))
-        }
+        let identity: SignInIdentity
         // The last way in (no password, no passkey that signs in, no other linked provider) stays.
-        guard try await proSignInWays(call.proUserID).keepsAWayIn(without: .identity(issuer: issuer, subject: subject))
-        else { return try await dashboardFlash(call, WebInboxFlash(error: Self.lastWay)) }
+        switch try await proSignInWays(call.proUserID).unlinking(issuer: issuer, subject: subject) {
+        case .notLinked: return try await dashboardFlash(call, WebInboxFlash(error: SignInMessage.notLinked))
+        case .lastWay: return try await dashboardFlash(call, WebInboxFlash(error: SignInMessage.lastWay))
+        case .allowed(let linked): identity = linked
+        }
         if try await providers.identities.unlink(
             surface: .pro, account: call.proUserID, issuer: issuer, subject: subject)
         {
@@ -357,11 +352,8 @@ extension WebInboxService: SignInSurfacePages {
                 providers, call.proUserID, .signInUnlinked, target: identity.provider, client: call.client,
                 details: AuditDetails.json(["issuer": issuer, "subject": subject]))
         }
-        return try await dashboardFlash(call, WebInboxFlash(notice: "Sign-in provider unlinked: it no longer signs you in."))
+        return try await dashboardFlash(call, WebInboxFlash(notice: SignInMessage.unlinked))
     }
-
-    static let lastWay =
-        "That is your only way to sign in: add a passkey or link a provider first (or ask the operator for a password)."
 
     /// Pro user `userID`'s ways in, read now; nil without providers (a Pro user then always has a password).
     func proSignInWays(_ userID: String) async throws -> SignInWays {
