@@ -46,6 +46,36 @@ public enum BrowserPage {
         return HTMLPage.response(.ok, document(title: title, main: main), setCookies: setCookies)
     }
 
+    /// The "Sign-in methods" section (`#sign-in-methods`) of an account's own page, `/owner`'s and the Pro dashboard's
+    /// alike: its parts (the password's, the passkeys', the providers') one after another.
+    public static func signInMethods(_ parts: [HTML]) -> HTML {
+        var content: HTML = ""
+        for part in parts { content += part }
+        return """
+            <section class="card" id="sign-in-methods"><h2>Sign-in methods</h2>
+            \(content)</section>
+
+            """
+    }
+
+    /// The page of a sign-in with a provider that came to nothing, every surface's: `message` (one fixed sentence,
+    /// ``SignInProviders/SignInMessage``'s) and the way back to the surface's sign-in page (`#back-to-sign-in`).
+    /// - Parameters:
+    ///   - status: the answer's status.
+    ///   - title: the page title (plain text).
+    ///   - message: what to say (plain text).
+    ///   - backTo: the surface's sign-in page.
+    ///   - setCookies: `Set-Cookie` values of the answer (the login's pre-session cookie dropped).
+    public static func signInRefused(
+        _ status: HTTPStatus, title: String, _ message: String, backTo: String, setCookies: [String]
+    ) -> HTTPResponse {
+        let main: HTML = """
+            \(flash(message, kind: "error"))
+            <p><a href="\(backTo)" id="back-to-sign-in">Back to sign-in</a></p>
+            """
+        return HTMLPage.response(status, document(title: title, main: main), setCookies: setCookies)
+    }
+
     /// A flash message paragraph (`kind` "notice" or "error"), escaped.
     public static func flash(_ text: String?, kind: String) -> HTML {
         guard let text else { return .empty }

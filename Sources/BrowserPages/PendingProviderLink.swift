@@ -1,3 +1,4 @@
+import HTTP1
 import ServerKit
 
 /// An identity waiting for an account's password before it is linked to it (``SignInProviders`` linking step 4, the
@@ -67,6 +68,21 @@ extension BrowserForms {
     /// and unexpired; else nil.
     public func pendingLink(_ cookie: String, purpose: String, now: Int64) -> PendingProviderLink? {
         PendingProviderLink(cookie: cookie, browserKey: key, purpose: purpose, now: now)
+    }
+
+    /// The password question's page (``PendingProviderLink/question(action:account:providerName:csrfToken:error:)``,
+    /// "Link your sign-in") with `status`, its form's CSRF token this family's for `request` (and the pre-session
+    /// cookie that token is bound to, when the browser had none).
+    public func linkQuestionPage(
+        _ status: HTTPStatus, _ request: HTTPRequest, _ pending: PendingProviderLink, action: String, account: String,
+        providerName: String, error: String?
+    ) -> HTTPResponse {
+        let (token, setCookie) = csrf(for: request)
+        let main = pending.question(
+            action: action, account: account, providerName: providerName, csrfToken: token, error: error)
+        return HTMLPage.response(
+            status, BrowserPage.document(title: "Link your sign-in", main: main),
+            setCookies: setCookie.map { [$0] } ?? [])
     }
 }
 

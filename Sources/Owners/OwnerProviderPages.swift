@@ -291,13 +291,10 @@ public struct OwnerProviderPages: SignInSurfacePages {
     private func linkForm(_ status: HTTPStatus, _ request: HTTPRequest, _ pending: PendingProviderLink, error: String?)
         -> HTTPResponse
     {
-        let (token, setCookie) = service.browser.csrf(for: request)
-        let name = flow.configuration.provider(named: pending.provider)?.displayName ?? pending.provider
-        let main = pending.question(
-            action: Self.linkPath, account: "An owner account", providerName: name, csrfToken: token, error: error)
-        return HTMLPage.response(
-            status, OwnerPageShell.document(title: "Link your sign-in", main: main),
-            setCookies: setCookie.map { [$0] } ?? [])
+        service.browser.forms.linkQuestionPage(
+            status, request, pending, action: Self.linkPath, account: "An owner account",
+            providerName: flow.configuration.provider(named: pending.provider)?.displayName ?? pending.provider,
+            error: error)
     }
 
     // MARK: - Unlink
@@ -324,11 +321,7 @@ public struct OwnerProviderPages: SignInSurfacePages {
     // MARK: - Shared
 
     private func refusedPage(_ status: HTTPStatus, _ message: String, setCookies: [String]) -> HTTPResponse {
-        let main: HTML = """
-            \(BrowserPage.flash(message, kind: "error"))
-            <p><a href="/owner/sign-in" id="back-to-sign-in">Back to sign-in</a></p>
-            """
-        return HTMLPage.response(status, OwnerPageShell.document(title: Self.title, main: main), setCookies: setCookies)
+        BrowserPage.signInRefused(status, title: Self.title, message, backTo: "/owner/sign-in", setCookies: setCookies)
     }
 
     /// `owner.signin_failed` on the operator's trail: the provider (or `oidc` when the callback named none) as the

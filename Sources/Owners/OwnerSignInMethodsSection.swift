@@ -15,11 +15,7 @@ struct OwnerSignInMethodsSection {
     var providers: HTML
 
     func render() -> HTML {
-        """
-        <section class="card" id="sign-in-methods"><h2>Sign-in methods</h2>
-        \(password)\(passkeys)\(providers)</section>
-
-        """
+        BrowserPage.signInMethods([password, passkeys, providers])
     }
 }
 
@@ -81,13 +77,10 @@ extension OwnerService {
                 try await passkeyStore.credentials(of: .owner(owner.id)), ceremonies: passkeys != nil,
                 csrfToken: csrfToken)
         }
-        let providerPart: HTML =
-            signInButtons.isEmpty && ways.identities.isEmpty
-            ? .empty
-            : SignInProviderPart(
-                providers: signInButtons, identities: ways.identities, csrfToken: csrfToken, targets: .owners,
-                time: OwnerInboxesPage.time
-            ).render()
+        let providerPart = SignInProviderPart(
+            providers: signInButtons, identities: ways.identities, csrfToken: csrfToken, targets: .owners,
+            time: OwnerInboxesPage.time
+        ).render()
         return OwnerSignInMethodsSection(
             password: OwnerPasswordPart(
                 hasPassword: ways.hasPassword,

@@ -54,8 +54,9 @@ public struct SignInProviderPart {
         self.time = time
     }
 
-    /// The part.
+    /// The part; empty when no provider signs into the surface and none is linked.
     public func render() -> HTML {
+        guard !(providers.isEmpty && identities.isEmpty) else { return .empty }
         var rows: HTML = ""
         for identity in identities {
             let name = providers.first { $0.name == identity.provider }?.displayName ?? identity.provider

@@ -35,12 +35,7 @@ enum WebInboxPasskeyParts {
             ? "Password: set. You sign in with your email and password, or another way below."
             : "Password: none. You sign in another way below; POST /api/user/login does not work for you: "
                 + "make an API token below instead."
-        return """
-            <section class="card" id="sign-in-methods"><h2>Sign-in methods</h2>
-            <p id="password-state">\(password)</p>
-            \(passkeyPart)\(providers)</section>
-
-            """
+        return BrowserPage.signInMethods(["<p id=\"password-state\">\(password)</p>\n", passkeyPart, providers])
     }
 
     /// The Pro passkey button of `/inbox/sign-in` (`#passkey-sign-in`).

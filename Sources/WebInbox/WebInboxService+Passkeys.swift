@@ -53,16 +53,12 @@ extension WebInboxService {
     public func signInMethodsSection(_ call: WebInboxProUserCall) async throws -> HTML {
         guard passkeys != nil || providers != nil else { return .empty }
         let ways = try await proSignInWays(call.proUserID)
-        var providerPart: HTML = .empty
-        if let providers, !(providers.buttons.isEmpty && ways.identities.isEmpty) {
-            providerPart = SignInProviderPart(
-                providers: providers.buttons, identities: ways.identities, csrfToken: call.csrfToken,
-                targets: .init(
-                    linkAction: "/inbox/sign-in-methods/link", linkFields: [],
-                    unlinkAction: "/inbox/sign-in-methods/unlink"),
-                time: WebInboxPage.time
-            ).render()
-        }
+        let providerPart = SignInProviderPart(
+            providers: providers?.buttons ?? [], identities: ways.identities, csrfToken: call.csrfToken,
+            targets: .init(
+                linkAction: "/inbox/sign-in-methods/link", linkFields: [], unlinkAction: "/inbox/sign-in-methods/unlink"),
+            time: WebInboxPage.time
+        ).render()
         return WebInboxPasskeyParts.signInMethods(
             hasPassword: ways.hasPassword,
             passkeys: try await passkeys?.ceremonies.store.credentials(of: .proUser(call.proUserID)),

@@ -323,13 +323,11 @@ extension WebInboxService: SignInSurfacePages {
     private func providerLinkForm(
         _ status: HTTPStatus, _ request: HTTPRequest, _ pending: PendingProviderLink, error: String?
     ) -> HTTPResponse {
-        let (token, setCookie) = forms.csrf(for: request)
-        let name = providers?.flow.configuration.provider(named: pending.provider)?.displayName ?? pending.provider
-        let main = pending.question(
-            action: Self.providerLinkPath, account: "A Pro account", providerName: name, csrfToken: token, error: error)
-        return HTMLPage.response(
-            status, BrowserPage.document(title: "Link your sign-in", main: main),
-            setCookies: setCookie.map { [$0] } ?? [])
+        forms.linkQuestionPage(
+            status, request, pending, action: Self.providerLinkPath, account: "A Pro account",
+            providerName: providers?.flow.configuration.provider(named: pending.provider)?.displayName
+                ?? pending.provider,
+            error: error)
     }
 
     // MARK: - Unlink
@@ -372,12 +370,8 @@ extension WebInboxService: SignInSurfacePages {
     }
 
     private func providerRefusedPage(_ message: String, setCookies: [String]) -> HTTPResponse {
-        let main: HTML = """
-            \(BrowserPage.flash(message, kind: "error"))
-            <p><a href="/inbox/sign-in" id="back-to-sign-in">Back to sign-in</a></p>
-            """
-        return HTMLPage.response(
-            .forbidden, BrowserPage.document(title: Self.providerTitle, main: main), setCookies: setCookies)
+        BrowserPage.signInRefused(
+            .forbidden, title: Self.providerTitle, message, backTo: "/inbox/sign-in", setCookies: setCookies)
     }
 
     private func recordPro(
