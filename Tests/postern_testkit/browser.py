@@ -9,6 +9,8 @@ and the page's width at a phone's viewport.
     click_through(driver, button)                # a click that posts, returning once its page has gone
     run_walks("test_x")                          # a browser test's main: its unittest walks, their time, exit status
     fill_form(driver, "sign-in-form", {"email": e})  # the form, its fields typed in (emptied first)
+    wait = waiter(driver)                        # a WebDriverWait that looks again every POLL s, not every 0.5 s
+    hold_until(shown + 2)                        # a "nothing happened" check not before the page has had 2 s
 """
 
 import os
@@ -21,6 +23,16 @@ import urllib.request
 from .forms import NoRedirect
 
 PHONE_WIDTH = 375
+# How often a wait looks again. Selenium's default, half a second, was most of a walk's idle time: nearly every post
+# (click_through) and every element a page had not drawn yet at the first look waited a whole half second.
+POLL = 0.05
+
+
+def waiter(driver, timeout=20):
+    """A WebDriverWait on `driver` of `timeout` s that looks again every POLL s."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=POLL)
 
 
 def make_driver(width=1280, height=1800, downloads=None, javascript=True):
@@ -53,6 +65,14 @@ def make_driver(width=1280, height=1800, downloads=None, javascript=True):
     return driver
 
 
+def hold_until(moment):
+    """Returns once time.monotonic() has reached `moment`. For a check that something did not happen (no fetch, no
+    script, no navigation), which needs the page to have had a given time (a meta refresh's second): the time counts
+    from when the page came, so what the test does meanwhile (screenshots, axe) counts toward it instead of a fixed
+    sleep after."""
+    time.sleep(max(0.0, moment - time.monotonic()))
+
+
 def fill_form(driver, form_id, values):
     """Types each of `values` (field name: text) into its field of the form `form_id`, emptied first; returns the form."""
     from selenium.webdriver.common.by import By
@@ -83,7 +103,8 @@ def click_through(driver, button, timeout=20):
         except StaleElementReferenceException:
             return True
 
-    WebDriverWait(driver, timeout, ignored_exceptions=(WebDriverException,)).until(gone, "the post was not answered")
+    WebDriverWait(driver, timeout, poll_frequency=POLL, ignored_exceptions=(WebDriverException,)).until(
+        gone, "the post was not answered")
 
 
 def set_viewport(driver, width, height=900):
