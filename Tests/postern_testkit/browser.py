@@ -1,5 +1,5 @@
-"""Headless Chromium for the browser tests (Selenium; Debian's `chromium` and `chromium-driver`, `selenium` from
-PyPI, as scripts/bootstrap --test installs them), and what a test does beside the browser: the HTTP status of a page
+"""Headless Chromium for the browser tests (Selenium; Debian's `chromium-headless-shell`, else `chromium`, and
+`chromium-driver`, `selenium` from PyPI, as scripts/bootstrap --test installs them), and what a test does beside the browser: the HTTP status of a page
 fetched with the browser's own cookies (Selenium does not tell it), a download into a directory of the test's own,
 and the page's width at a phone's viewport.
 
@@ -35,6 +35,11 @@ def waiter(driver, timeout=20):
     return WebDriverWait(driver, timeout, poll_frequency=POLL)
 
 
+# Chromium's headless shell (Debian's `chromium-headless-shell`, the same version as `chromium`): the browser
+# without its windowing layer, a third less CPU than `chromium --headless=new` for the same pages and screenshots.
+HEADLESS_SHELLS = ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium-headless-shell")
+
+
 def make_driver(width=1280, height=1800, downloads=None, javascript=True):
     """A headless Chromium of `width` x `height` CSS pixels; saves downloads into `downloads` without asking; runs no
     script of the pages when `javascript` is False (the driver's own still run)."""
@@ -43,12 +48,16 @@ def make_driver(width=1280, height=1800, downloads=None, javascript=True):
     from selenium.webdriver.chrome.service import Service
 
     options = Options()
-    for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if os.path.exists(path):
-            options.binary_location = path
-            break
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=%d,%d" % (width, height)):
+    shell = next((p for p in HEADLESS_SHELLS if os.path.exists(p)), None)
+    if shell:
+        options.binary_location = shell
+    else:
+        for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
+            if os.path.exists(path):
+                options.binary_location = path
+                break
+        options.add_argument("--headless=new")
+    for argument in ("--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=%d,%d" % (width, height)):
         options.add_argument(argument)
     prefs = {} if javascript else {"profile.managed_default_content_settings.javascript": 2}
     if downloads:
@@ -62,6 +71,10 @@ def make_driver(width=1280, height=1800, downloads=None, javascript=True):
     driver = webdriver.Chrome(service=service, options=options)
     if downloads:
         driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+    if not javascript:
+        # The headless shell has no profile to read the content setting from: the DevTools switch turns the pages'
+        # scripts off in both browsers, on every page this driver opens from now on (WebDriver's own still run).
+        driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
     return driver
 
 
