@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from postern_testkit import ROOT, http, postern  # noqa: E402
 from postern_testkit.accessibility import assert_accessible, unreachable_by_keyboard  # noqa: E402
 from postern_testkit.browser import (  # noqa: E402
-    PHONE_WIDTH, click_through, download, hold_until, make_driver, set_viewport, status_of, waiter)
+    PHONE_WIDTH, click_through, download, hold_until, make_driver, scripts_off, set_viewport, status_of, waiter)
 from postern_testkit.hostile import HitCounter, arm_canary, canary, hostile_message  # noqa: E402
 from postern_testkit.jmap_agent import JMAPAgent  # noqa: E402
 from postern_testkit.layout import layout_problems  # noqa: E402
@@ -659,8 +659,9 @@ class WebInbox(unittest.TestCase):
         address, password = self.fresh_account()
         raw, _ = message("friend@example.net", address, "Read without script", text="plain pages")
         deliver_smtp("127.0.0.1", self.base.smtp_port, "friend@example.net", [address], raw)
-        driver = make_driver(WIDTH, 1400, javascript=False)
-        try:
+        driver = self.driver
+        driver.delete_all_cookies()
+        with scripts_off(driver):
             driver.get(self.base + ROUTES["sign_in"])
             form = driver.find_element(*SELECTORS["account_sign_in"])
             form.find_element(By.NAME, "address").send_keys(address)
@@ -673,8 +674,6 @@ class WebInbox(unittest.TestCase):
             waiter(driver).until(EC.presence_of_element_located(SELECTORS["message_text"]))
             self.assertIn("plain pages", driver.find_element(*SELECTORS["message_text"]).text)
             self.assertTrue(driver.save_screenshot(os.path.join(ARTIFACTS, "inbox-no-script-message.png")))
-        finally:
-            driver.quit()
 
 
 if __name__ == "__main__":

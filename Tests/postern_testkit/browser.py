@@ -11,8 +11,10 @@ and the page's width at a phone's viewport.
     fill_form(driver, "sign-in-form", {"email": e})  # the form, its fields typed in (emptied first)
     wait = waiter(driver)                        # a WebDriverWait that looks again every POLL s, not every 0.5 s
     hold_until(shown + 2)                        # a "nothing happened" check not before the page has had 2 s
+    with scripts_off(driver): ...                # the pages' scripts off in this browser meanwhile, not another one
 """
 
+import contextlib
 import os
 import sys
 import time
@@ -72,10 +74,40 @@ def make_driver(width=1280, height=1800, downloads=None, javascript=True):
     if downloads:
         driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     if not javascript:
-        # The headless shell has no profile to read the content setting from: the DevTools switch turns the pages'
-        # scripts off in both browsers, on every page this driver opens from now on (WebDriver's own still run).
-        driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+        _set_scripts(driver, False)
     return driver
+
+
+# Run by WebDriver, whose own scripts run whatever the page's setting: a script element of the page's, added to it,
+# sets a global only when the page may run scripts. On about:blank, where no Content-Security-Policy forbids it.
+_PAGE_SCRIPT_RUNS = """
+const s = document.createElement('script');
+s.textContent = 'window.__pageScriptRan = true;';
+document.documentElement.appendChild(s);
+return window.__pageScriptRan === true;
+"""
+
+
+def _set_scripts(driver, on):
+    # The headless shell has no profile to read a content setting from: the DevTools switch turns the pages' scripts
+    # off (or on again) in both browsers, on every page opened next (WebDriver's own still run). Checked on a blank
+    # page, so that a walk with JavaScript off never runs with it on unnoticed.
+    driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": not on})
+    driver.get("about:blank")
+    if driver.execute_script(_PAGE_SCRIPT_RUNS) != on:
+        raise AssertionError("the pages' scripts are still %s" % ("off" if on else "on"))
+
+
+@contextlib.contextmanager
+def scripts_off(driver):
+    """The pages' scripts off in `driver` while inside (checked), on again after: a walk with JavaScript off in the
+    browser a test already has (a second Chromium costs its start and its memory). Leaves the driver on about:blank
+    both ways; clear the cookies first for a new visitor."""
+    _set_scripts(driver, False)
+    try:
+        yield driver
+    finally:
+        _set_scripts(driver, True)
 
 
 def hold_until(moment):
