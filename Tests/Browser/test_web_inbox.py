@@ -40,7 +40,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from postern_testkit import ROOT, http, postern  # noqa: E402
 from postern_testkit.accessibility import assert_accessible, unreachable_by_keyboard  # noqa: E402
 from postern_testkit.browser import (  # noqa: E402
-    PHONE_WIDTH, click_through, download, hold_until, make_driver, scripts_off, set_viewport, status_of, waiter)
+    PHONE_WIDTH, clear_cookies, click_through, download, hold_until, make_driver, scripts_off, set_viewport, status_of,
+    waiter)
 from postern_testkit.hostile import HitCounter, arm_canary, canary, hostile_message  # noqa: E402
 from postern_testkit.jmap_agent import JMAPAgent  # noqa: E402
 from postern_testkit.layout import layout_problems  # noqa: E402
@@ -660,7 +661,7 @@ class WebInbox(unittest.TestCase):
         raw, _ = message("friend@example.net", address, "Read without script", text="plain pages")
         deliver_smtp("127.0.0.1", self.base.smtp_port, "friend@example.net", [address], raw)
         driver = self.driver
-        driver.delete_all_cookies()
+        clear_cookies(driver)  # a new visitor; and after, no session left for the next walk
         with scripts_off(driver):
             driver.get(self.base + ROUTES["sign_in"])
             form = driver.find_element(*SELECTORS["account_sign_in"])
@@ -674,6 +675,7 @@ class WebInbox(unittest.TestCase):
             waiter(driver).until(EC.presence_of_element_located(SELECTORS["message_text"]))
             self.assertIn("plain pages", driver.find_element(*SELECTORS["message_text"]).text)
             self.assertTrue(driver.save_screenshot(os.path.join(ARTIFACTS, "inbox-no-script-message.png")))
+        clear_cookies(driver)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ and the page's width at a phone's viewport.
     wait = waiter(driver)                        # a WebDriverWait that looks again every POLL s, not every 0.5 s
     hold_until(shown + 2)                        # a "nothing happened" check not before the page has had 2 s
     with scripts_off(driver): ...                # the pages' scripts off in this browser meanwhile, not another one
+    clear_cookies(driver)                        # every site's cookies, whatever page is open (about:blank too)
 """
 
 import contextlib
@@ -98,11 +99,17 @@ def _set_scripts(driver, on):
         raise AssertionError("the pages' scripts are still %s" % ("off" if on else "on"))
 
 
+def clear_cookies(driver):
+    """Deletes every cookie of the browser, of every site. (WebDriver's delete_all_cookies deletes the open page's
+    site's alone: nothing at all on about:blank.)"""
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+
+
 @contextlib.contextmanager
 def scripts_off(driver):
     """The pages' scripts off in `driver` while inside (checked), on again after: a walk with JavaScript off in the
     browser a test already has (a second Chromium costs its start and its memory). Leaves the driver on about:blank
-    both ways; clear the cookies first for a new visitor."""
+    both ways; clear_cookies first for a new visitor, and after, to leave no session behind."""
     _set_scripts(driver, False)
     try:
         yield driver
