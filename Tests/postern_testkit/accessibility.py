@@ -63,6 +63,12 @@ return e && e.hasAttribute('data-kbd-index') ? Number(e.getAttribute('data-kbd-i
 """
 
 
+def install_axe():
+    """Installs axe-selenium-python (which ships axe-core's axe.min.js) into .build/client-sdks unless it is there;
+    scripts/bootstrap --test does it beside the build, so that no walk waits for pip."""
+    install_packages("axe-selenium-python", [AXE_REQUIREMENT], ["axe_selenium_python"], no_deps=True)
+
+
 _axe_source = []  # axe.min.js, read once
 
 
@@ -70,7 +76,7 @@ def _axe_run_script():
     """axe-core's source followed by a run on the current page whose callback gets its violations alone (the passes,
     incomplete and inapplicable lists, with every node's HTML, are most of the results and nobody reads them)."""
     if not _axe_source:
-        install_packages("axe-selenium-python", [AXE_REQUIREMENT], ["axe_selenium_python"], no_deps=True)
+        install_axe()
         import axe_selenium_python
 
         path = os.path.join(os.path.dirname(axe_selenium_python.__file__), "node_modules", "axe-core", "axe.min.js")
