@@ -24,6 +24,7 @@ there is the pages' and not the harness's:
 Exit status 0 when every check passed. Screenshots in $POSTERN_ARTIFACTS (default ./artifacts)/browser/kit-*.png.
 """
 
+import contextlib
 import email
 import email.policy
 import os
@@ -34,10 +35,12 @@ import time
 import unittest
 import urllib.request
 
+from selenium.common.exceptions import TimeoutException
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import ROOT, http, postern  # noqa: E402
 from postern_testkit.accessibility import blocking_violations, unreachable_by_keyboard  # noqa: E402
-from postern_testkit.browser import download, make_driver, status_of  # noqa: E402
+from postern_testkit.browser import download, hold_until, make_driver, status_of, waiter  # noqa: E402
 from postern_testkit.layout import layout_problems  # noqa: E402
 from postern_testkit.hostile import HOSTILE_VECTORS, HitCounter, arm_canary, canary, hostile_message  # noqa: E402
 from postern_testkit.mail_fixtures import deliver_cli, deliver_smtp, png_pixel  # noqa: E402
@@ -172,10 +175,15 @@ class BrowserKit(unittest.TestCase):
     def test_hostile_html_as_a_page_runs_and_fetches(self):
         self.driver.get(self.pages.page("/naked", self.hostile().html))
         self.assertIsNotNone(canary(self.driver), "the detector sees script run")
-        time.sleep(2)  # the meta refresh fires after 1 s
-        fetched = {path.split("?")[0] for _, path in self.remote.hits()}
-        for path in ("/pwned/inline-script", "/script.js", "/css-background.png", "/remote-image.png", "/refresh"):
-            self.assertIn(path, fetched)
+        expected = ("/pwned/inline-script", "/script.js", "/css-background.png", "/remote-image.png", "/refresh")
+
+        def fetched(_=None):
+            return {path.split("?")[0] for _, path in self.remote.hits()}
+
+        with contextlib.suppress(TimeoutException):  # the meta refresh fires after 1 s
+            waiter(self.driver, 10).until(lambda _: fetched().issuperset(expected))
+        for path in expected:
+            self.assertIn(path, fetched())
 
     def test_sandbox_with_scripts_is_seen_through_post_message(self):
         self.pages.page("/message/html", self.hostile().html)
@@ -201,15 +209,19 @@ class BrowserKit(unittest.TestCase):
         self.pages.page("/message/cid/inline-pixel", hostile.cid_image, "image/png")
         self.pages.page("/message/html", html, headers={"Content-Security-Policy": SAFE_CSP})
         self.driver.get(self.pages.page("/message", SAFE_VIEW))
-        time.sleep(2)  # past the meta refresh's second
+        refreshed = time.monotonic() + 2  # past the meta refresh's second: a refresh would have fetched by then
         frame = self.driver.find_element("id", "message-html")
         self.driver.switch_to.frame(frame)
-        self.assertEqual(self.driver.find_element("id", "cid-image").get_property("naturalWidth"), 1)
+        image = waiter(self.driver, 5).until(lambda d: d.find_element("id", "cid-image"))
+        with contextlib.suppress(TimeoutException):
+            waiter(self.driver, 5).until(lambda _: image.get_property("naturalWidth") == 1)
+        self.assertEqual(image.get_property("naturalWidth"), 1)
         self.driver.find_element("id", "hostile-submit").click()
         self.driver.find_element("id", "hostile-javascript-link").click()
         self.driver.switch_to.default_content()
-        time.sleep(1)
+        clicked = time.monotonic() + 1  # what a click set off has fetched or run by then
         self.screenshot("sandboxed-message")
+        hold_until(max(refreshed, clicked))
         self.assertIsNone(canary(self.driver))
         self.assertEqual(self.remote.hits(), [])
         self.assertEqual(self.driver.current_url, self.pages.url + "/message", "nothing navigated the page")

@@ -31,12 +31,11 @@ import time
 import unittest
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import postern  # noqa: E402
 from postern_testkit.accessibility import assert_accessible  # noqa: E402
-from postern_testkit.browser import click_through, make_driver, run_walks  # noqa: E402
+from postern_testkit.browser import click_through, make_driver, run_walks, waiter  # noqa: E402
 from postern_testkit.oidc_mock import mock_provider, provider_env, set_user  # noqa: E402
 from postern_testkit.ports import free_port  # noqa: E402
 from test_passkeys_browser import WITHOUT_WEBAUTHN_TOKEN  # noqa: E402
@@ -64,7 +63,7 @@ class ProviderSignInInChromium(unittest.TestCase):
         cls.server = cls.stack.enter_context(postern(env, owners=[OWNER]))
         cls.driver = make_driver()
         cls.stack.callback(cls.driver.quit)
-        cls.wait = WebDriverWait(cls.driver, 20)
+        cls.wait = waiter(cls.driver)
         print("Chromium %s (chromedriver %s)" % (
             cls.driver.capabilities.get("browserVersion"),
             cls.driver.capabilities.get("chrome", {}).get("chromedriverVersion", "?").split(" ")[0]), file=sys.stderr)

@@ -32,11 +32,10 @@ import uuid
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import NoRedirect, wait_listening  # noqa: E402
-from postern_testkit.browser import click_through, make_driver  # noqa: E402  (the same headless Chromium)
+from postern_testkit.browser import click_through, make_driver, waiter  # noqa: E402  (the same headless Chromium)
 from postern_testkit.layout import layout_problems  # noqa: E402
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -108,7 +107,7 @@ class OwnerPages(unittest.TestCase):
         cls.password = "correct horse battery"
         cls.server.operator("owner", "create", "--email", cls.email, "--password", cls.password)
         cls.driver = make_driver()
-        cls.wait = WebDriverWait(cls.driver, 20)
+        cls.wait = waiter(cls.driver)
         cls.step = 0
         os.makedirs(ARTIFACTS, exist_ok=True)
 

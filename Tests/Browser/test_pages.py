@@ -23,10 +23,9 @@ import urllib.request
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit.browser import make_driver  # noqa: E402  (the same headless Chromium for every browser test)
+from postern_testkit.browser import make_driver, waiter  # noqa: E402  (the same headless Chromium for every browser test)
 
 BASE_URL = os.environ.get("POSTERN_BASE_URL", "http://127.0.0.1:8080").rstrip("/")
 ARTIFACTS = os.path.join(os.environ.get("POSTERN_ARTIFACTS", "artifacts"), "browser")
@@ -40,7 +39,7 @@ class RemoteHashPages(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.driver = make_driver()
-        cls.wait = WebDriverWait(cls.driver, 20)
+        cls.wait = waiter(cls.driver)
         cls.email = "browser-%s@example.com" % secrets.token_hex(6)
 
     @classmethod

@@ -43,12 +43,11 @@ import urllib.request
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import Credential, VirtualAuthenticatorOptions
-from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import postern  # noqa: E402
 from postern_testkit.accessibility import assert_accessible  # noqa: E402
-from postern_testkit.browser import click_through, fill_form, make_driver, run_walks  # noqa: E402
+from postern_testkit.browser import click_through, fill_form, make_driver, run_walks, waiter  # noqa: E402
 from postern_testkit.ports import free_port  # noqa: E402
 
 OWNER = ("ada@example.com", "correct horse battery")
@@ -108,7 +107,7 @@ class PasskeysInChromium(unittest.TestCase):
                               owners=[OWNER], pro_users=[PRO])
         cls.server = cls.context.__enter__()
         cls.driver = make_driver()
-        cls.wait = WebDriverWait(cls.driver, 20)
+        cls.wait = waiter(cls.driver)
         print("Chromium %s (chromedriver %s)" % (
             cls.driver.capabilities.get("browserVersion"),
             cls.driver.capabilities.get("chrome", {}).get("chromedriverVersion", "?").split(" ")[0]), file=sys.stderr)

@@ -35,13 +35,13 @@ import urllib.parse
 from selenium.common.exceptions import NoSuchElementException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import ROOT, http, postern  # noqa: E402
 from postern_testkit.accessibility import assert_accessible, unreachable_by_keyboard  # noqa: E402
 from postern_testkit.browser import (  # noqa: E402
-    PHONE_WIDTH, click_through, download, make_driver, set_viewport, status_of)
+    PHONE_WIDTH, clear_cookies, click_through, download, hold_until, make_driver, scripts_off, set_viewport, status_of,
+    waiter)
 from postern_testkit.hostile import HitCounter, arm_canary, canary, hostile_message  # noqa: E402
 from postern_testkit.jmap_agent import JMAPAgent  # noqa: E402
 from postern_testkit.layout import layout_problems  # noqa: E402
@@ -179,7 +179,7 @@ class WebInbox(unittest.TestCase):
         cls.downloads = tempfile.mkdtemp(prefix="postern-inbox-downloads-")
         cls.driver = make_driver(WIDTH, 1400, downloads=cls.downloads)
         arm_canary(cls.driver)
-        cls.wait = WebDriverWait(cls.driver, 20)
+        cls.wait = waiter(cls.driver)
         cls.seen = {}  # person -> {"message": url, "source": url, "attachment": url, "mailbox": url}
         os.makedirs(ARTIFACTS, exist_ok=True)
 
@@ -252,7 +252,7 @@ class WebInbox(unittest.TestCase):
         raw, message_id = message(sender, address, subject, text=text or "Body of %s." % subject,
                                   attachments=[attachment] if attachment else ())
         self.assertEqual(deliver_smtp("127.0.0.1", self.base.smtp_port, sender, [address], raw), {})
-        WebDriverWait(self.driver, LIVE_SECONDS, poll_frequency=0.05).until(
+        waiter(self.driver, LIVE_SECONDS).until(
             EC.presence_of_element_located((By.XPATH, row_with(subject))),
             "%s did not show within %d s of its 250" % (subject, LIVE_SECONDS))
         self.assertTrue(self.driver.execute_script("return window.__sameDocument === true"), "the page reloaded")
@@ -386,21 +386,22 @@ class WebInbox(unittest.TestCase):
         hostile = hostile_message(self.remote.url, "mallory@evil.example", address)
         self.driver.execute_script("window.__sameDocument = true;")
         self.assertEqual(deliver_smtp("127.0.0.1", self.base.smtp_port, hostile.sender, [address], hostile.raw), {})
-        WebDriverWait(self.driver, LIVE_SECONDS, poll_frequency=0.05).until(
+        waiter(self.driver, LIVE_SECONDS).until(
             EC.presence_of_element_located((By.XPATH, row_with(hostile.subject))))
         self.view("hostile", "list")
         self.open_row(hostile.subject)
         self.present("remote_blocked")
         frame = self.present("message_html")
+        refreshed = time.monotonic() + 2  # past the message's meta refresh (1 s): a refresh would have fetched by then
         sandbox = frame.get_attribute("sandbox")
         self.assertIsNotNone(sandbox, "the HTML part is in a sandboxed frame")
         self.assertNotIn("allow-scripts", sandbox.split())
         self.assertNotIn("allow-same-origin", sandbox.split())
-        time.sleep(2)  # past the message's meta refresh (1 s)
         self.driver.switch_to.frame(frame)
         try:
-            image = self.driver.find_element(By.ID, "cid-image")
-            self.assertEqual(image.get_property("naturalWidth"), 1, "the cid: image is served from the message")
+            image = waiter(self.driver, 5).until(EC.presence_of_element_located((By.ID, "cid-image")))
+            waiter(self.driver, 5).until(lambda _: image.get_property("naturalWidth") == 1,
+                                         "the cid: image is served from the message")
             for clickable in ("hostile-submit", "hostile-javascript-link"):  # what a sanitizer left, clicked
                 try:
                     self.driver.find_element(By.ID, clickable).click()
@@ -408,8 +409,9 @@ class WebInbox(unittest.TestCase):
                     pass
         finally:
             self.driver.switch_to.default_content()
-        time.sleep(1)
+        clicked = time.monotonic() + 1  # what a click set off has fetched or run by then
         self.view("hostile", "message")
+        hold_until(max(refreshed, clicked))
         self.assertIsNone(canary(self.driver), "script from the message ran")
         self.assertEqual(self.remote.hits(), [], "the message's remote content was fetched")
         self.assertTrue(self.driver.current_url.startswith(self.base), "the message navigated the page")
@@ -658,22 +660,22 @@ class WebInbox(unittest.TestCase):
         address, password = self.fresh_account()
         raw, _ = message("friend@example.net", address, "Read without script", text="plain pages")
         deliver_smtp("127.0.0.1", self.base.smtp_port, "friend@example.net", [address], raw)
-        driver = make_driver(WIDTH, 1400, javascript=False)
-        try:
+        driver = self.driver
+        clear_cookies(driver)  # a new visitor; and after, no session left for the next walk
+        with scripts_off(driver):
             driver.get(self.base + ROUTES["sign_in"])
             form = driver.find_element(*SELECTORS["account_sign_in"])
             form.find_element(By.NAME, "address").send_keys(address)
             form.find_element(By.NAME, "password").send_keys(password)
             form.find_element(By.CSS_SELECTOR, "button[type=submit], input[type=submit]").click()
-            WebDriverWait(driver, 20).until(EC.presence_of_element_located(SELECTORS["messages"]))
+            waiter(driver).until(EC.presence_of_element_located(SELECTORS["messages"]))
             self.assertTrue(driver.find_element(*SELECTORS["live"]).find_elements(By.TAG_NAME, "a"), "a reload link")
             driver.find_element(By.XPATH, row_with("Read without script")).find_element(
                 By.CSS_SELECTOR, ".subject a").click()
-            WebDriverWait(driver, 20).until(EC.presence_of_element_located(SELECTORS["message_text"]))
+            waiter(driver).until(EC.presence_of_element_located(SELECTORS["message_text"]))
             self.assertIn("plain pages", driver.find_element(*SELECTORS["message_text"]).text)
             self.assertTrue(driver.save_screenshot(os.path.join(ARTIFACTS, "inbox-no-script-message.png")))
-        finally:
-            driver.quit()
+        clear_cookies(driver)
 
 
 if __name__ == "__main__":

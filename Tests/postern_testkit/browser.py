@@ -1,5 +1,5 @@
-"""Headless Chromium for the browser tests (Selenium; Debian's `chromium` and `chromium-driver`, `selenium` from
-PyPI, as scripts/bootstrap --test installs them), and what a test does beside the browser: the HTTP status of a page
+"""Headless Chromium for the browser tests (Selenium; Debian's `chromium-headless-shell`, else `chromium`, and
+`chromium-driver`, `selenium` from PyPI, as scripts/bootstrap --test installs them), and what a test does beside the browser: the HTTP status of a page
 fetched with the browser's own cookies (Selenium does not tell it), a download into a directory of the test's own,
 and the page's width at a phone's viewport.
 
@@ -9,8 +9,13 @@ and the page's width at a phone's viewport.
     click_through(driver, button)                # a click that posts, returning once its page has gone
     run_walks("test_x")                          # a browser test's main: its unittest walks, their time, exit status
     fill_form(driver, "sign-in-form", {"email": e})  # the form, its fields typed in (emptied first)
+    wait = waiter(driver)                        # a WebDriverWait that looks again every POLL s, not every 0.5 s
+    hold_until(shown + 2)                        # a "nothing happened" check not before the page has had 2 s
+    with scripts_off(driver): ...                # the pages' scripts off in this browser meanwhile, not another one
+    clear_cookies(driver)                        # every site's cookies, whatever page is open (about:blank too)
 """
 
+import contextlib
 import os
 import sys
 import time
@@ -21,6 +26,21 @@ import urllib.request
 from .forms import NoRedirect
 
 PHONE_WIDTH = 375
+# How often a wait looks again. Selenium's default, half a second, was most of a walk's idle time: nearly every post
+# (click_through) and every element a page had not drawn yet at the first look waited a whole half second.
+POLL = 0.05
+
+
+def waiter(driver, timeout=20):
+    """A WebDriverWait on `driver` of `timeout` s that looks again every POLL s."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=POLL)
+
+
+# Chromium's headless shell (Debian's `chromium-headless-shell`, the same version as `chromium`): the browser
+# without its windowing layer, a third less CPU than `chromium --headless=new` for the same pages and screenshots.
+HEADLESS_SHELLS = ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium-headless-shell")
 
 
 def make_driver(width=1280, height=1800, downloads=None, javascript=True):
@@ -31,12 +51,16 @@ def make_driver(width=1280, height=1800, downloads=None, javascript=True):
     from selenium.webdriver.chrome.service import Service
 
     options = Options()
-    for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if os.path.exists(path):
-            options.binary_location = path
-            break
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=%d,%d" % (width, height)):
+    shell = next((p for p in HEADLESS_SHELLS if os.path.exists(p)), None)
+    if shell:
+        options.binary_location = shell
+    else:
+        for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
+            if os.path.exists(path):
+                options.binary_location = path
+                break
+        options.add_argument("--headless=new")
+    for argument in ("--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=%d,%d" % (width, height)):
         options.add_argument(argument)
     prefs = {} if javascript else {"profile.managed_default_content_settings.javascript": 2}
     if downloads:
@@ -50,7 +74,55 @@ def make_driver(width=1280, height=1800, downloads=None, javascript=True):
     driver = webdriver.Chrome(service=service, options=options)
     if downloads:
         driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+    if not javascript:
+        _set_scripts(driver, False)
     return driver
+
+
+# Run by WebDriver, whose own scripts run whatever the page's setting: a script element of the page's, added to it,
+# sets a global only when the page may run scripts. On about:blank, where no Content-Security-Policy forbids it.
+_PAGE_SCRIPT_RUNS = """
+const s = document.createElement('script');
+s.textContent = 'window.__pageScriptRan = true;';
+document.documentElement.appendChild(s);
+return window.__pageScriptRan === true;
+"""
+
+
+def _set_scripts(driver, on):
+    # The headless shell has no profile to read a content setting from: the DevTools switch turns the pages' scripts
+    # off (or on again) in both browsers, on every page opened next (WebDriver's own still run). Checked on a blank
+    # page, so that a walk with JavaScript off never runs with it on unnoticed.
+    driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": not on})
+    driver.get("about:blank")
+    if driver.execute_script(_PAGE_SCRIPT_RUNS) != on:
+        raise AssertionError("the pages' scripts are still %s" % ("off" if on else "on"))
+
+
+def clear_cookies(driver):
+    """Deletes every cookie of the browser, of every site. (WebDriver's delete_all_cookies deletes the open page's
+    site's alone: nothing at all on about:blank.)"""
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+
+
+@contextlib.contextmanager
+def scripts_off(driver):
+    """The pages' scripts off in `driver` while inside (checked), on again after: a walk with JavaScript off in the
+    browser a test already has (a second Chromium costs its start and its memory). Leaves the driver on about:blank
+    both ways; clear_cookies first for a new visitor, and after, to leave no session behind."""
+    _set_scripts(driver, False)
+    try:
+        yield driver
+    finally:
+        _set_scripts(driver, True)
+
+
+def hold_until(moment):
+    """Returns once time.monotonic() has reached `moment`. For a check that something did not happen (no fetch, no
+    script, no navigation), which needs the page to have had a given time (a meta refresh's second): the time counts
+    from when the page came, so what the test does meanwhile (screenshots, axe) counts toward it instead of a fixed
+    sleep after."""
+    time.sleep(max(0.0, moment - time.monotonic()))
 
 
 def fill_form(driver, form_id, values):
@@ -83,7 +155,8 @@ def click_through(driver, button, timeout=20):
         except StaleElementReferenceException:
             return True
 
-    WebDriverWait(driver, timeout, ignored_exceptions=(WebDriverException,)).until(gone, "the post was not answered")
+    WebDriverWait(driver, timeout, poll_frequency=POLL, ignored_exceptions=(WebDriverException,)).until(
+        gone, "the post was not answered")
 
 
 def set_viewport(driver, width, height=900):

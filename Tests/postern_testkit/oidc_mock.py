@@ -30,11 +30,17 @@ MOCK_VERSION = "0.3.4"
 CLIENT_ID, CLIENT_SECRET = "postern-test-client", "postern-test-secret"
 
 
+def install_mock():
+    """Installs oidc-provider-mock into .build/client-sdks unless it is there (half a minute of pip on a fresh clone);
+    scripts/bootstrap --test does it beside the build, so that no sign-in test waits for it."""
+    install_packages(f"oidc-provider-mock-{MOCK_VERSION}", [f"oidc-provider-mock=={MOCK_VERSION}"],
+                     ["oidc_provider_mock"])
+
+
 @contextlib.contextmanager
 def mock_provider(**options):
     """`options` are `run_server_in_thread`'s (e.g. `access_token_max_age`, which also sets the id_token's `exp`)."""
-    install_packages(f"oidc-provider-mock-{MOCK_VERSION}", [f"oidc-provider-mock=={MOCK_VERSION}"],
-                     ["oidc_provider_mock"])
+    install_mock()
     import oidc_provider_mock
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     with oidc_provider_mock.run_server_in_thread(port=0, **options) as server:
