@@ -3,6 +3,7 @@ import Logging
 import MailDelivery
 import SMTPOutcomes
 import ServiceLifecycle
+import Storage
 import Synchronization
 
 /// Runs the outbound queue: each instance runs one. It claims due batches (``OutboundQueue/claim(now:limit:)``), hands
@@ -219,11 +220,31 @@ public final class OutboundDispatcher: Service, Sendable {
         }
     }
 
+    /// How many times a completion that kept conflicting with other transactions is tried in all.
+    static let completionAttempts = 8
+
+    /// `record`, tried again while it throws `.busy`: on PostgreSQL a SERIALIZABLE transaction that kept conflicting
+    /// with others (every completion of one account moves its `EmailSubmission` state) was rolled back whole, so
+    /// trying it again is safe, while giving up would leave a delivered batch unrecorded, to be sent again once its
+    /// lease runs out. The pauses (a twentieth to a seventh of a second, growing; under 4 s in all) stay well inside the lease, which the
+    /// attempt's renewals keep meanwhile.
+    private func recorded(_ record: () async throws -> OutboundCompletion) async throws -> OutboundCompletion {
+        var attempt = 1
+        while true {
+            do {
+                return try await record()
+            } catch let error as StorageError where error.code == .busy && attempt < Self.completionAttempts {
+                attempt += 1
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 50...150) * min(attempt, 4)))
+            }
+        }
+    }
+
     /// One batch's completion, then ``onEnded``.
     func complete(_ claim: OutboundClaim, _ outcomes: [OutboundOutcome]) async {
         let batch = claim.batch
         do {
-            let completion = try await queue.complete(claim, outcomes, now: clock())
+            let completion = try await recorded { try await queue.complete(claim, outcomes, now: clock()) }
             onAttempt(Attempt(batch: batch, completion: completion))
             if completion.leaseLost {
                 logger.notice(

@@ -1620,7 +1620,9 @@ def test_outbound_queue_two_instances(cluster, workdir):
         repeated = sorted({m for m in received if received.count(m) > 1})
         strays = sorted(set(received) - set(expected))
         expect(not missing, f"{len(missing)} of {OUTBOUND_MESSAGES} messages never arrived: {missing[:5]}")
-        expect(not repeated, f"{len(repeated)} messages arrived more than once: {repeated[:5]}")
+        copies = {m: [(t.client, round(t.at - killed_at, 2)) for t in taken if t.message_id == m] for m in repeated[:5]}
+        expect(not repeated, f"{len(repeated)} messages arrived more than once (from whom, seconds after the kill): "
+                             f"{copies}; unanswered at the kill: {unanswered}")
         expect(not strays, f"messages nobody sent: {strays[:5]}")
         wrong = [t for t in taken if t.rcpt_tos != [expected[t.message_id]]]
         expect(not wrong, f"messages to the wrong recipient: {wrong[:3]}")
@@ -1644,6 +1646,10 @@ def test_outbound_queue_two_instances(cluster, workdir):
     finally:
         for extra in instances:
             extra.stop()
+        if sys.exc_info()[0] is not None:  # failing: the senders' logs go with the cluster's
+            os.makedirs(ARTIFACTS, exist_ok=True)
+            for k, extra in enumerate(instances, 1):
+                shutil.copy(extra.log_path, os.path.join(ARTIFACTS, f"outbound-{k}.log"))
         mx.stop()
         dns.stop()
     return (f"{OUTBOUND_MESSAGES} submitted through both in {submitting:.1f} s, each received once "
