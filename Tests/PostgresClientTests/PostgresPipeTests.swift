@@ -1,0 +1,139 @@
+import Foundation
+import Logging
+import PosternTestSupport
+import Storage
+import Synchronization
+import Testing
+
+@testable import PostgresClient
+
+/// Reads of one statement on the pipelined read-only sessions (`PostgresPipe`, through `PostgresDatabase.read`): each
+/// caller gets its own rows with many in flight at once, and whatever the pipe cannot answer runs on the pool, once,
+/// with the pool's errors.
+@Suite("PostgreSQL read pipe", .serialized, .timeLimit(.minutes(2)))
+struct PostgresPipeTests {
+    let url: String
+    let database: PostgresDatabase
+
+    init() throws {
+        url = try PostgresTestServer.shared().freshDatabase()
+        let setup = try PostgresConnection(url: url)
+        try setup.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, name TEXT NOT NULL)")
+        for id in 0..<50 { try setup.run("INSERT INTO t (id, name) VALUES (?, ?)", [.integer(Int64(id)), .text("n\(id)")]) }
+        database = try PostgresDatabase(url: url, count: 3, commitTimeout: .seconds(2), logger: Logger(label: "t"))
+    }
+
+    func name(_ id: Int64) async throws -> String? {
+        try await database.read { try $0.query("SELECT name FROM t WHERE id = ?", [.integer(id)]).first?.text("name") }
+    }
+
+    /// Whether the pipe answers a read of `id` (right) within 4 s, its session made again.
+    func pipeAnswersAgain(id: Int64) async throws -> Bool {
+        for _ in 0..<40 {
+            let before = database.pipeAnswers
+            #expect(try await name(id) == "n\(id)")
+            if database.pipeAnswers > before { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    @Test("256 concurrent reads, many in flight on one session, each answered with its own row by the pipe")
+    func concurrentReads() async throws {
+        defer { database.close() }
+        let before = database.pipeAnswers
+        let answers = try await withThrowingTaskGroup(of: (Int64, String?).self) { group in
+            for round in 0..<PostgresPipe.depthLimit {  // more could be in flight at once: the pool takes those
+                let id = Int64(round % 60)  // 50 to 59 have no row
+                group.addTask { (id, try await name(id)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == PostgresPipe.depthLimit)
+        for (id, answer) in answers { #expect(answer == (id < 50 ? "n\(id)" : nil), "id \(id)") }
+        #expect(database.pipeAnswers - before == PostgresPipe.depthLimit)
+    }
+
+    @Test("a body of two statements or a transaction runs on the pool, whole; its results are right")
+    func beyondOneStatement() async throws {
+        defer { database.close() }
+        var before = database.pipeAnswers
+        let both = try await database.read { connection in
+            try [1, 2].map { try connection.query("SELECT name FROM t WHERE id = ?", [.integer($0)]).first?.text("name") }
+        }
+        #expect(both == ["n1", "n2"])
+        // Its first statement is all the capture sees (the body stops there): the pipe answers it, and the replay,
+        // asked for a second, sends the body to the pool.
+        #expect(database.pipeAnswers - before == 1)
+        before = database.pipeAnswers
+        let inTransaction = try await database.read { connection in
+            try connection.readTransaction { try connection.query("SELECT count(*) AS c FROM t").first?.int("c") }
+        }
+        #expect(inTransaction == 50)
+        #expect(database.pipeAnswers == before)
+    }
+
+    @Test("a failing statement throws what the pool throws (the pipe declines it, the pool runs it)")
+    func failingStatement() async throws {
+        defer { database.close() }
+        let viaRead = await #expect(throws: StorageError.self) {
+            try await database.read { try $0.query("SELECT nothing FROM missing_table WHERE id = ?", [.integer(1)]) }
+        }
+        let viaWrite = await #expect(throws: StorageError.self) {
+            try await database.write { try $0.query("SELECT nothing FROM missing_table WHERE id = ?", [.integer(1)]) }
+        }
+        #expect(viaRead?.code == viaWrite?.code)
+        #expect(try await name(3) == "n3", "the session is usable after the failed statement")
+    }
+
+    @Test("a write in a read body is refused by the pipe's read-only session and done once, by the pool")
+    func writeInRead() async throws {
+        defer { database.close() }
+        let before = database.pipeAnswers
+        let inserted = try await database.read {
+            try $0.query("INSERT INTO t (id, name) VALUES (?, ?) RETURNING id", [.integer(100), .text("w")]).first?.int("id")
+        }
+        #expect(inserted == 100)
+        #expect(database.pipeAnswers == before)
+        #expect(try await name(100) == "w")
+    }
+
+    @Test("a session the server ended is made again: reads answer throughout, and on the pipe again after")
+    func sessionLost() async throws {
+        defer { database.close() }
+        #expect(try await name(4) == "n4")
+        let admin = try PostgresConnection(url: url)
+        _ = try admin.query(
+            """
+            SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+            """)
+        // pg_terminate_backend only signals: the pool notices a connection closed while idle once the backend's
+        // message is there, so the reads begin after the backends are gone.
+        for _ in 0..<50 {
+            let left = try admin.query(
+                """
+                SELECT count(*) AS c FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+                """).first?.int("c")
+            if left == 0 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        // A pool connection may still fail the call it was carrying when the loss reached it (PostgresConnection); the
+        // pipe's reads go to the pool until the reader has made its session again.
+        for _ in 0..<5 { _ = try? await name(5) }
+        #expect(try await pipeAnswersAgain(id: 6), "the pipe did not answer again within 4 s")
+    }
+
+    @Test("a read not answered within the timeout is .unavailable in time; the pipe answers again after")
+    func readTimeout() async throws {
+        defer { database.close() }
+        let started = ContinuousClock.now
+        await #expect {
+            try await database.read { try $0.query("SELECT pg_sleep(?) AS s", [.real(5)]) }
+        } throws: { ($0 as? StorageError)?.code == .unavailable }
+        let waited = ContinuousClock.now - started
+        #expect(waited >= .seconds(2) && waited < .seconds(4), "\(waited)")
+        #expect(try await pipeAnswersAgain(id: 7), "the pipe did not answer again within 4 s")
+    }
+}
