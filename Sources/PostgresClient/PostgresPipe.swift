@@ -133,14 +133,15 @@ final class PostgresPipe: Sendable {
         }
     }
 
-    /// Stops the reader and finishes the session; the reads in flight go to the pool.
+    /// Stops the reader and finishes the session; the reads in flight go to the pool. Once: later calls return at once.
     func close() {
-        let lost = state.withLock { state in
+        let (first, lost) = state.withLock { state -> (Bool, [CheckedContinuation<Outcome, Never>]) in
+            guard !state.closed else { return (false, []) }
             state.closed = true
-            return state.lose()
+            return (true, state.lose())
         }
         for waiting in lost { waiting.resume(returning: .declined) }
-        stopped.wait()
+        if first { stopped.wait() }
     }
 
     /// How many reads the pipe answered with their rows (for tests).

@@ -52,6 +52,7 @@ struct PostgresPipeTests {
         #expect(answers.count == PostgresPipe.depthLimit)
         for (id, answer) in answers { #expect(answer == (id < 50 ? "n\(id)" : nil), "id \(id)") }
         #expect(database.pipeAnswers - before == PostgresPipe.depthLimit)
+        database.close()  // and again by the defer: a second close returns at once
     }
 
     @Test("a body of two statements or a transaction runs on the pool, whole; its results are right")
