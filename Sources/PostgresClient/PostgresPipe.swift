@@ -182,9 +182,10 @@ final class PostgresPipe: Sendable {
         state.lastID += 1
         state.calls[state.lastID] = Call(continuation: continuation, deadline: deadline, key: key, prepares: prepares)
         state.order.append(state.lastID)
+        // Only the reader clears `needsFlush`: a flush that sent all of this call's output says nothing of what an
+        // earlier sender left, and the reader flushes that too on its next pass.
         switch PQflush(handle) {
         case 0:
-            state.needsFlush = false
             return (true, [])
         case 1:
             if !state.needsFlush {
@@ -226,16 +227,20 @@ final class PostgresPipe: Sendable {
                 pollfd(fd: PQsocket(handle.pointer), events: Int16(POLLIN) | (flush ? Int16(POLLOUT) : 0), revents: 0),
                 pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
             ]
-            var ready = poll(&descriptors, 2, busy ? 100 : 1000)
+            let ready = poll(&descriptors, 2, busy ? 100 : 1000)
             if descriptors[1].revents != 0 {
                 var drained = [UInt8](repeating: 0, count: 64)
                 _ = Glibc.read(wake.read, &drained, drained.count)
-                if descriptors[0].revents == 0 { ready = 0 }
             }
             var answered: [(CheckedContinuation<Outcome, Never>, Outcome)] = []
             state.withLock { state in
                 guard !state.broken, !state.closed, state.handle == handle else { return }
-                if ready > 0 || state.needsFlush { answered = take(&state, handle.pointer) }
+                // Not only when the socket had input: a sender's flush that found the socket full lets libpq read
+                // what was waiting into its own buffer (as TLS keeps decrypted bytes in OpenSSL's), where poll never
+                // sees it. So every wake-up and every pass while calls are in flight reads libpq's buffer too.
+                if ready != 0 || busy || !state.order.isEmpty || state.needsFlush {
+                    answered = take(&state, handle.pointer)
+                }
                 guard !state.broken else { return }
                 answered += expire(&state)
             }

@@ -55,6 +55,28 @@ struct PostgresPipeTests {
         database.close()  // and again by the defer: a second close returns at once
     }
 
+    @Test("reads whose statements fill the socket (libpq takes in answers while it sends) are all answered by the pipe")
+    func statementsFillingTheSocket() async throws {
+        defer { database.close() }
+        let before = database.pipeAnswers
+        let filler = String(repeating: "x", count: 200_000)
+        let lengths = try await withThrowingTaskGroup(of: (Int, Int64?).self) { group in
+            for round in 0..<64 {
+                let text = filler + String(round)
+                group.addTask {
+                    let length = try await database.read {
+                        try $0.query("SELECT length(?) AS n", [.text(text)]).first?.int("n")
+                    }
+                    return (text.count, length)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(lengths.count == 64)
+        for (sent, length) in lengths { #expect(length == Int64(sent)) }
+        #expect(database.pipeAnswers - before == 64)
+    }
+
     @Test("a body of two statements or a transaction runs on the pool, whole; its results are right")
     func beyondOneStatement() async throws {
         defer { database.close() }
