@@ -28,16 +28,33 @@ public final class PostgresDatabase: SQLDatabase {
     /// - Throws: `StorageError` `.unavailable` when the server cannot be reached, `.misuse` for a count below 1.
     public init(url: String, count: Int = 4, commitTimeout: Duration? = .seconds(10), logger: Logger) throws {
         guard count >= 1 else { throw StorageError(.misuse, "a PostgreSQL database needs at least one connection") }
-        pipes = try (0..<max(1, count / 3)).map {
-            try PostgresPipe(url: url, label: "postern.postgres.pipe.\($0)", timeout: commitTimeout)
+        // The pool's connections first: one that fails frees those made before it (a connection finishes its
+        // session when released). A pipe's reader keeps its pipe alive, so the pipes made before one that fails
+        // are closed here.
+        let pooled = try (0..<count).map { _ in try PostgresConnection(url: url) }
+        var pipes: [PostgresPipe] = []
+        do {
+            for index in 0..<max(1, count / 3) {
+                pipes.append(try PostgresPipe(url: url, label: "postern.postgres.pipe.\(index)", timeout: commitTimeout))
+            }
+        } catch {
+            for pipe in pipes { pipe.close() }
+            throw error
         }
+        self.pipes = pipes
         self.commitTimeout = commitTimeout
         connections = PostgresPool(
-            try (0..<count).map { _ in try PostgresConnection(url: url) }, label: "postern.postgres",
+            pooled, label: "postern.postgres",
             timeout: commitTimeout, connect: { try PostgresConnection(url: url) },
             onDoubt: { error, reason in Self.report(error, reason: reason, logger: logger) })
         self.logger = logger
         logger.debug("storage opened", metadata: ["backend": "postgres", "connections": "\(count)"])
+    }
+
+    /// A database released without ``close()`` closes its pipes: their readers keep them (and their sessions) alive
+    /// otherwise, for the process's life. The pool's connections end with the pool. Closing is idempotent.
+    deinit {
+        for pipe in pipes { pipe.close() }
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {

@@ -77,6 +77,31 @@ struct PostgresPipeTests {
         #expect(database.pipeAnswers - before == 64)
     }
 
+    @Test("a database released without close ends all its sessions, its pipes' too")
+    func releasedWithoutClose() async throws {
+        defer { database.close() }
+        let other = try PostgresTestServer.shared().freshDatabase()
+        func openAndRelease() async throws -> String? {
+            let released = try PostgresDatabase(url: other, count: 3, commitTimeout: .seconds(30), logger: Logger(label: "t"))
+            let before = released.pipeAnswers
+            let name = try await released.read { try $0.query("SELECT current_database() AS d").first?.text("d") }
+            #expect(released.pipeAnswers - before == 1)
+            return name
+        }
+        let name = try #require(try await openAndRelease())
+        let admin = try PostgresConnection(url: url)
+        var left: Int64?
+        for _ in 0..<100 {
+            left = try admin.query(
+                "SELECT count(*) AS c FROM pg_stat_activity WHERE datname = ? AND backend_type = 'client backend'",
+                [.text(name)]
+            ).first?.int("c")
+            if left == 0 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(left == 0, "sessions left 5 s after the database was released")
+    }
+
     @Test("a body of two statements or a transaction runs on the pool, whole; its results are right")
     func beyondOneStatement() async throws {
         defer { database.close() }
