@@ -108,7 +108,7 @@ final class PostgresPipe: Sendable {
     /// reader on a thread named `label`.
     init(url: String, label: String, timeout: Duration?) throws {
         self.timeout = timeout
-        let first = Handle(pointer: try Self.open(url: url, notices: notices))
+        let first = Handle(pointer: try Self.open(url: url, notices: notices, timeout: timeout))
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
             PQfinish(first.pointer)
@@ -311,7 +311,7 @@ final class PostgresPipe: Sendable {
 
     /// Makes the session again, or waits a second (in steps, to notice ``close()``) when the server is out of reach.
     private func reconnect(url: String) {
-        if let fresh = (try? Self.open(url: url, notices: notices)).map(Handle.init) {
+        if let fresh = (try? Self.open(url: url, notices: notices, timeout: timeout)).map(Handle.init) {
             let kept = state.withLock { state in
                 guard !state.closed else { return false }
                 state.handle = fresh
@@ -324,10 +324,18 @@ final class PostgresPipe: Sendable {
     }
 
     /// A session as the pool's (``PostgresConnection/open(url:applicationName:)``), made read-only, non-blocking
-    /// and in pipeline mode.
-    private static func open(url: String, notices: PostgresNotice.Receiver) throws -> OpaquePointer {
+    /// and in pipeline mode. With a timeout, its statements end on the server a second after it (`statement_timeout`):
+    /// a read that timed out here (its session dropped: shutting the socket does not stop a running statement, nor
+    /// one waiting for a lock) does not keep its backend on the server, one more for each timeout; a second above, so
+    /// that the server's timeout never answers a read the pipe would still time out (it would go to the pool again).
+    private static func open(url: String, notices: PostgresNotice.Receiver, timeout: Duration?) throws -> OpaquePointer {
         let handle = try PostgresConnection.open(url: url, applicationName: "postern")
-        let set = PQexec(handle, "SET default_transaction_read_only = on")
+        var settings = "SET default_transaction_read_only = on"
+        if let timeout {
+            let (seconds, attoseconds) = timeout.components
+            settings += "; SET statement_timeout = \(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1000)"
+        }
+        let set = PQexec(handle, settings)
         let ready = set.map(PQresultStatus) == PGRES_COMMAND_OK
         PQclear(set)
         guard ready, PQsetnonblocking(handle, 1) == 0, PQenterPipelineMode(handle) == 1 else {

@@ -178,10 +178,25 @@ struct PostgresPipeTests {
         defer { database.close() }
         let started = ContinuousClock.now
         await #expect {
-            try await database.read { try $0.query("SELECT pg_sleep(?) AS s", [.real(5)]) }
+            try await database.read { try $0.query("SELECT pg_sleep(?) AS s", [.real(60)]) }
         } throws: { ($0 as? StorageError)?.code == .unavailable }
         let waited = ContinuousClock.now - started
         #expect(waited >= .seconds(2) && waited < .seconds(4), "\(waited)")
+        // The statement does not keep running on the server (statement_timeout, a second past the timeout).
+        let admin = try PostgresConnection(url: url)
+        var sleeping: Int64?
+        for _ in 0..<60 {
+            sleeping = try admin.query(
+                """
+                SELECT count(*) AS c FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_sleep%'
+                  AND state = 'active'
+                """
+            ).first?.int("c")
+            if sleeping == 0 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(sleeping == 0, "the timed-out statement still ran on the server 3 s after the timeout")
         #expect(try await pipeAnswersAgain(id: 7), "the pipe did not answer again within 4 s")
     }
 }
