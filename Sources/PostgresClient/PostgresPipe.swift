@@ -54,8 +54,36 @@ final class PostgresPipe: Sendable {
         /// Its statement was prepared in the same segment: forgotten if the call fails.
         let prepares: Bool
         var failed = false
-        var rows: [SQLRow] = []
+        /// Its statement's rows, still libpq's: made into rows by the reader outside the lock.
+        var result: Held?
     }
+
+    /// A `PGresult` with its column names, taken out of the lock to be made into rows (``Reply/outcome()``).
+    private struct Held: @unchecked Sendable {
+        let pointer: OpaquePointer
+        let columns: [String]
+    }
+
+    /// What a call's caller is resumed with, once out of the lock.
+    private enum Reply: Sendable {
+        case declined
+        case timedOut
+        case rows(Held?)
+
+        /// Builds the rows (and frees the result): outside the pipe's lock, so that senders do not wait for it.
+        func outcome() -> Outcome {
+            switch self {
+            case .declined: return .declined
+            case .timedOut: return .timedOut
+            case .rows(nil): return .rows([])
+            case .rows(let held?):
+                defer { PQclear(held.pointer) }
+                return .rows(PostgresResult.rows(held.pointer, columns: held.columns))
+            }
+        }
+    }
+
+    private typealias Answered = (CheckedContinuation<Outcome, Never>, Reply)
 
     /// A libpq session, handed between the reader and the lock: only ever used under the lock, or by the reader alone
     /// (connecting, polling its socket, finishing it).
@@ -87,6 +115,7 @@ final class PostgresPipe: Sendable {
             needsFlush = false
             statements.removeAll()
             let waiting = order.compactMap { calls[$0]?.continuation }
+            for call in calls.values { if let result = call.result { PQclear(result.pointer) } }
             calls.removeAll()
             order.removeAll()
             if let handle { shutdown(PQsocket(handle.pointer), Int32(SHUT_RDWR)) }
@@ -232,7 +261,7 @@ final class PostgresPipe: Sendable {
                 var drained = [UInt8](repeating: 0, count: 64)
                 _ = Glibc.read(wake.read, &drained, drained.count)
             }
-            var answered: [(CheckedContinuation<Outcome, Never>, Outcome)] = []
+            var answered: [Answered] = []
             state.withLock { state in
                 guard !state.broken, !state.closed, state.handle == handle else { return }
                 // Not only when the socket had input: a sender's flush that found the socket full lets libpq read
@@ -244,14 +273,15 @@ final class PostgresPipe: Sendable {
                 guard !state.broken else { return }
                 answered += expire(&state)
             }
-            for (continuation, outcome) in answered { continuation.resume(returning: outcome) }
+            for (continuation, reply) in answered { continuation.resume(returning: reply.outcome()) }
         }
     }
 
     /// Flushes, reads what arrived and completes the calls whose sync point it reached.
-    private func take(_ state: inout State, _ handle: OpaquePointer) -> [(CheckedContinuation<Outcome, Never>, Outcome)] {
-        var answered: [(CheckedContinuation<Outcome, Never>, Outcome)] = []
-        func lose() -> [(CheckedContinuation<Outcome, Never>, Outcome)] {
+    /// The rows' results are handed out as they are (``Reply``), made into rows after the lock.
+    private func take(_ state: inout State, _ handle: OpaquePointer) -> [Answered] {
+        var answered: [Answered] = []
+        func lose() -> [Answered] {
             answered + state.lose().map { ($0, .declined) }
         }
         if state.needsFlush {
@@ -268,27 +298,33 @@ final class PostgresPipe: Sendable {
                 continue
             }
             ended = false
-            defer { PQclear(result) }
-            guard let id = state.order.first, var call = state.calls[id] else { return lose() }
+            guard let id = state.order.first, var call = state.calls[id] else {
+                PQclear(result)
+                return lose()
+            }
             switch PQresultStatus(result) {
             case PGRES_PIPELINE_SYNC:
+                PQclear(result)
                 state.order.removeFirst()
                 state.calls[id] = nil
                 if notices.takeInDoubt() { call.failed = true }
                 if call.failed && call.prepares { state.statements[call.key] = nil }
                 if !call.failed { state.answered += 1 }
+                if call.failed || call.continuation == nil, let held = call.result.take() { PQclear(held.pointer) }
                 if let continuation = call.continuation {
-                    answered.append((continuation, call.failed ? .declined : .rows(call.rows)))
+                    answered.append((continuation, call.failed ? .declined : .rows(call.result)))
                 }
                 continue
             case PGRES_TUPLES_OK:
                 let known = state.statements[call.key]?.columns.flatMap { $0.count == Int(PQnfields(result)) ? $0 : nil }
                 let columns = known ?? PostgresResult.columns(result)
                 state.statements[call.key]?.columns = columns
-                call.rows = PostgresResult.rows(result, columns: columns)
+                if let earlier = call.result { PQclear(earlier.pointer) }
+                call.result = Held(pointer: result, columns: columns)
             case PGRES_COMMAND_OK:
-                break
+                PQclear(result)
             default:
+                PQclear(result)
                 call.failed = true
             }
             state.calls[id] = call
@@ -298,11 +334,11 @@ final class PostgresPipe: Sendable {
     }
 
     /// Times out the calls past their deadline; the session, stuck, is lost with them (the others go to the pool).
-    private func expire(_ state: inout State) -> [(CheckedContinuation<Outcome, Never>, Outcome)] {
+    private func expire(_ state: inout State) -> [Answered] {
         let now = DispatchTime.now()
         let due = state.order.filter { id in state.calls[id]?.deadline.map { $0 <= now } ?? false }
         guard !due.isEmpty else { return [] }
-        var answered: [(CheckedContinuation<Outcome, Never>, Outcome)] = []
+        var answered: [Answered] = []
         for id in due {
             if let continuation = state.calls[id]?.continuation.take() { answered.append((continuation, .timedOut)) }
         }
