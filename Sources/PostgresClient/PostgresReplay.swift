@@ -18,40 +18,52 @@ enum PostgresReplay {
         private(set) var statement: (sql: String, bindings: [SQLValue])?
         /// The body did something the replay cannot answer (a second statement, a transaction, a write).
         private(set) var beyond = false
+        /// A ``Stop`` was thrown at the body.
+        private(set) var stopped = false
 
         var dialect: SQLDialect { .postgres }
 
         func query(_ sql: String, _ bindings: [SQLValue]) throws -> [SQLRow] {
             if statement == nil && !beyond { statement = (sql, bindings) } else { beyond = true }
-            throw Stop()
+            return try stop()
         }
 
         func execute(_ sql: String) throws {
             beyond = true
-            throw Stop()
+            let _: Void = try stop()
         }
 
         func run(_ sql: String, _ bindings: [SQLValue]) throws -> Int {
             beyond = true
-            throw Stop()
+            return try stop()
         }
 
         func transaction<T>(_ body: () throws -> T) throws -> T {
             beyond = true
-            throw Stop()
+            return try stop()
         }
 
         func readTransaction<T>(_ body: () throws -> T) throws -> T {
             beyond = true
+            return try stop()
+        }
+
+        private func stop<T>() throws -> T {
+            stopped = true
             throw Stop()
         }
 
         func rollbackIfOpen() {}
 
-        /// The one statement `body` starts with, or nil when it starts with something else, or with nothing.
+        /// The one statement `body` starts with, or nil when it starts with something else, or with nothing, or when
+        /// it returned normally after a ``Stop`` was thrown at it: it caught the stop, so what it does with an error
+        /// is not known to be free of effects, and it runs once, on the pool.
         static func statement<T>(of body: (any SQLConnection) throws -> T) -> (sql: String, bindings: [SQLValue])? {
             let capture = Capture()
-            _ = try? body(capture)
+            do {
+                _ = try body(capture)
+                if capture.stopped { return nil }
+            } catch {}
             return capture.beyond ? nil : capture.statement
         }
     }

@@ -125,6 +125,20 @@ struct PostgresPipeTests {
         #expect(database.pipeAnswers == before)
     }
 
+    @Test("a body that catches its statement's error (and so the capture's stop) runs on the pool, once more only")
+    func bodySwallowingTheStop() async throws {
+        defer { database.close() }
+        let before = database.pipeAnswers
+        let runs = Atomic<Int>(0)
+        let name = try await database.read { connection in
+            runs.add(1, ordering: .relaxed)
+            return (try? connection.query("SELECT name FROM t WHERE id = ?", [.integer(8)]))?.first?.text("name")
+        }
+        #expect(name == "n8")
+        #expect(database.pipeAnswers == before)
+        #expect(runs.load(ordering: .relaxed) == 2, "the capture's run and the pool's")
+    }
+
     @Test("a failing statement throws what the pool throws (the pipe declines it, the pool runs it)")
     func failingStatement() async throws {
         defer { database.close() }
