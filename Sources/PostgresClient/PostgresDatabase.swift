@@ -18,6 +18,11 @@ public final class PostgresDatabase: SQLDatabase {
     private let pipes: [PostgresPipe]
     private let rotation = Atomic<Int>(0)
     private let commitTimeout: Duration?
+    /// The SQL of the first statements of bodies whose replay stopped (they run more than one statement): such a body
+    /// goes straight to the pool, without a pipe's round trip first. At most ``pastReplayLimit``; past it, a body is
+    /// tried on a pipe as before.
+    private let pastReplay = Mutex<Set<String>>([])
+    static let pastReplayLimit = 64
 
     /// Connects `count` times to `url` for the pool, and a third as many times (at least once) for the read-only
     /// pipelined sessions that reads of one statement use (``read(_:)``).
@@ -65,21 +70,47 @@ public final class PostgresDatabase: SQLDatabase {
     /// from the caller's thread and answered by the pipe's reader, several callers' statements in flight at once; any
     /// other body, or one the pipe declines, runs on the pool as a write does. The body may run twice, the first time
     /// up to its first statement (``PostgresReplay``): it must have no effect but its result.
+    /// A body the pipe declines, or whose replay stopped, has what is left of the commit timeout on the pool (not a
+    /// second one whole); a body whose replay stopped is remembered by its first statement's SQL and goes straight to
+    /// the pool after (``pastReplay``).
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        guard let (sql, bindings) = PostgresReplay.Capture.statement(of: body) else { return try await write(body) }
+        guard let (sql, bindings) = PostgresReplay.Capture.statement(of: body),
+            !pastReplay.withLock({ $0.contains(sql) })
+        else { return try await write(body) }
+        let started = ContinuousClock.now
         let pipe = pipes[rotation.wrappingAdd(1, ordering: .relaxed).oldValue % pipes.count]
         switch await pipe.query(sql, bindings) {
         case .declined:
-            return try await write(body)
+            return try await onPool(body, since: started)
         case .timedOut:
             let seconds = commitTimeout?.components.seconds ?? 0
             throw StorageError(.unavailable, "a read was not answered by PostgreSQL within \(seconds) s")
         case .rows(let rows):
             let replay = PostgresReplay.Replay(sql: sql, bindings: bindings, rows: rows)
             let result = Result { try body(replay) }
-            if replay.stopped { return try await write(body) }
+            guard !replay.stopped else {
+                pastReplay.withLock { known in
+                    if known.count < Self.pastReplayLimit { known.insert(sql) }
+                }
+                return try await onPool(body, since: started)
+            }
             return try result.get()
         }
+    }
+
+    /// Runs a read body on the pool within what is left of the commit timeout since `started`; none left: the read
+    /// is `.unavailable`, as one the pipe timed out.
+    private func onPool<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> T, since started: ContinuousClock.Instant
+    ) async throws -> T {
+        guard let commitTimeout else { return try await write(body) }
+        let left = commitTimeout - (ContinuousClock.now - started)
+        guard left > .zero else {
+            throw StorageError(
+                .unavailable,
+                "a read was not answered by PostgreSQL within \(commitTimeout.components.seconds) s")
+        }
+        return try await connections.async(within: left) { try body($0) }
     }
 
     public func writeSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {

@@ -24,6 +24,11 @@ struct PostgresPipeTests {
         database = try PostgresDatabase(url: url, count: 3, commitTimeout: .seconds(30), logger: Logger(label: "t"))
     }
 
+    /// A database of the suite's table whose reads time out after 2 s (the timeout tests').
+    func twoSecondDatabase() throws -> PostgresDatabase {
+        try PostgresDatabase(url: url, count: 3, commitTimeout: .seconds(2), logger: Logger(label: "t"))
+    }
+
     func name(_ id: Int64, on database: PostgresDatabase? = nil) async throws -> String? {
         try await (database ?? self.database).read {
             try $0.query("SELECT name FROM t WHERE id = ?", [.integer(id)]).first?.text("name")
@@ -117,6 +122,13 @@ struct PostgresPipeTests {
         // Its first statement is all the capture sees (the body stops there): the pipe answers it, and the replay,
         // asked for a second, sends the body to the pool.
         #expect(database.pipeAnswers - before == 1)
+        // Remembered: the same body goes straight to the pool the next time.
+        before = database.pipeAnswers
+        let again = try await database.read { connection in
+            try [3, 4].map { try connection.query("SELECT name FROM t WHERE id = ?", [.integer($0)]).first?.text("name") }
+        }
+        #expect(again == ["n3", "n4"])
+        #expect(database.pipeAnswers == before)
         before = database.pipeAnswers
         let inTransaction = try await database.read { connection in
             try connection.readTransaction { try connection.query("SELECT count(*) AS c FROM t").first?.int("c") }
@@ -137,6 +149,23 @@ struct PostgresPipeTests {
         #expect(name == "n8")
         #expect(database.pipeAnswers == before)
         #expect(runs.load(ordering: .relaxed) == 2, "the capture's run and the pool's")
+    }
+
+    @Test("a body sent to the pool after its replay stopped has what is left of the timeout there, not a second one")
+    func poolGetsWhatIsLeft() async throws {
+        defer { database.close() }
+        let database = try twoSecondDatabase()
+        defer { database.close() }
+        let started = ContinuousClock.now
+        // 1.2 s on the pipe, then the body, whole, on the pool: 1.2 s more, past the 0.8 s left.
+        await #expect(throws: StorageError.self) {
+            try await database.read { connection in
+                _ = try connection.query("SELECT 1 AS s FROM pg_sleep(?)", [.real(1.2)])
+                return try connection.query("SELECT name FROM t WHERE id = ?", [.integer(9)]).first?.text("name")
+            }
+        }
+        let waited = ContinuousClock.now - started
+        #expect(waited < .seconds(3), "\(waited)")  // not the pool's whole 2 s again
     }
 
     @Test("a failing statement throws what the pool throws (the pipe declines it, the pool runs it)")
@@ -194,7 +223,7 @@ struct PostgresPipeTests {
     @Test("a read not answered within the timeout is .unavailable in time; the pipe answers again after")
     func readTimeout() async throws {
         defer { database.close() }
-        let database = try PostgresDatabase(url: url, count: 3, commitTimeout: .seconds(2), logger: Logger(label: "t"))
+        let database = try twoSecondDatabase()
         defer { database.close() }
         let started = ContinuousClock.now
         await #expect {
