@@ -89,6 +89,10 @@ public final class CountingDatabase: SQLDatabase {
 
 /// A connection that counts its statements and transactions into its `CountingDatabase`; confined, as the one it
 /// wraps, to that connection's queue for the length of one call.
+///
+/// What counts is what reached the database: a statement that returned or failed with a `StorageError`, a transaction
+/// whose body began. PostgreSQL's reads run a body of one statement first against a stand-in that stops it at that
+/// statement (`PostgresReplay`), then with its rows: that first pass is not a statement the database ran.
 private final class CountingConnection: SQLConnection {
     let inner: any SQLConnection
     let database: CountingDatabase
@@ -101,31 +105,47 @@ private final class CountingConnection: SQLConnection {
     var dialect: SQLDialect { inner.dialect }
 
     func execute(_ sql: String) throws {
-        database.add { $0.statements += 1 }
-        try inner.execute(sql)
+        try counted { try inner.execute(sql) }
     }
 
     func run(_ sql: String, _ bindings: [SQLValue]) throws -> Int {
-        database.add { $0.statements += 1 }
-        return try inner.run(sql, bindings)
+        try counted { try inner.run(sql, bindings) }
     }
 
     func query(_ sql: String, _ bindings: [SQLValue]) throws -> [SQLRow] {
-        database.add { $0.statements += 1 }
-        return try inner.query(sql, bindings)
+        try counted { try inner.query(sql, bindings) }
     }
 
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        database.add { $0.transactions += 1 }
-        return try inner.transaction(body)
+        var began = false
+        defer { if began { database.add { $0.transactions += 1 } } }
+        return try inner.transaction {
+            began = true
+            return try body()
+        }
     }
 
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        database.add { $0.transactions += 1 }
-        return try inner.readTransaction(body)
+        var began = false
+        defer { if began { database.add { $0.transactions += 1 } } }
+        return try inner.readTransaction {
+            began = true
+            return try body()
+        }
     }
 
     func rollbackIfOpen() {
         inner.rollbackIfOpen()
+    }
+
+    private func counted<T>(_ statement: () throws -> T) throws -> T {
+        do {
+            let value = try statement()
+            database.add { $0.statements += 1 }
+            return value
+        } catch let error as StorageError {
+            database.add { $0.statements += 1 }
+            throw error
+        }
     }
 }
