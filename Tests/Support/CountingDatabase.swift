@@ -31,10 +31,13 @@ public final class CountingDatabase: SQLDatabase {
 
     private let inner: any SQLDatabase
     private let counted = Mutex(Counts())
+    /// Sees each statement's SQL before it goes to `inner`, and may throw instead (a test's injected failure).
+    let beforeStatement: @Sendable (String) throws -> Void
 
-    /// Counts what goes to `inner`.
-    public init(_ inner: any SQLDatabase) {
+    /// Counts what goes to `inner`; `beforeStatement` sees each statement first and may fail it.
+    public init(_ inner: any SQLDatabase, beforeStatement: @escaping @Sendable (String) throws -> Void = { _ in }) {
         self.inner = inner
+        self.beforeStatement = beforeStatement
     }
 
     /// The counts so far.
@@ -105,15 +108,15 @@ private final class CountingConnection: SQLConnection {
     var dialect: SQLDialect { inner.dialect }
 
     func execute(_ sql: String) throws {
-        try counted { try inner.execute(sql) }
+        try counted(sql) { try inner.execute(sql) }
     }
 
     func run(_ sql: String, _ bindings: [SQLValue]) throws -> Int {
-        try counted { try inner.run(sql, bindings) }
+        try counted(sql) { try inner.run(sql, bindings) }
     }
 
     func query(_ sql: String, _ bindings: [SQLValue]) throws -> [SQLRow] {
-        try counted { try inner.query(sql, bindings) }
+        try counted(sql) { try inner.query(sql, bindings) }
     }
 
     func transaction<T>(_ body: () throws -> T) throws -> T {
@@ -138,7 +141,8 @@ private final class CountingConnection: SQLConnection {
         inner.rollbackIfOpen()
     }
 
-    private func counted<T>(_ statement: () throws -> T) throws -> T {
+    private func counted<T>(_ sql: String, _ statement: () throws -> T) throws -> T {
+        try database.beforeStatement(sql)
         do {
             let value = try statement()
             database.add { $0.statements += 1 }
