@@ -58,13 +58,6 @@ public final class PostgresConnection: SQLConnection {
     /// - Throws: `StorageError` `.unavailable` naming libpq's reason (never the password), or saying the server
     ///   reached is read-only.
     public init(url: String, applicationName: String = "postern") throws {
-        handle = try Self.open(url: url, applicationName: applicationName)
-        notices.install(on: handle)  // kept by libpq across PQreset
-    }
-
-    /// A libpq session to `url` on a server that accepts writes (see ``init(url:applicationName:)``), for
-    /// ``PostgresPipe`` as well.
-    static func open(url: String, applicationName: String) throws -> OpaquePointer {
         let keywords = ["connect_timeout", "application_name", "client_encoding", "dbname"]
         let values = ["5", applicationName, "UTF8", url]
         let connection = Self.withCStrings(keywords) { keywordPointers in
@@ -83,7 +76,8 @@ public final class PostgresConnection: SQLConnection {
             PQfinish(connection)
             throw Self.landedReadOnly
         }
-        return connection
+        handle = connection
+        notices.install(on: connection)  // kept by libpq across PQreset
     }
 
     deinit {

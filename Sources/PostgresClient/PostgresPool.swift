@@ -119,18 +119,13 @@ final class PostgresPool: Sendable {
     }
 
     /// Runs `body` on the least busy connection's queue and resumes the caller with its result, or with an error
-    /// after ``timeout`` (see the type's guarantees), or after `within` when given (what is left of it for a call
-    /// that already spent some; the errors still name ``timeout``).
-    func async<T: Sendable>(
-        within: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) throws -> T
-    ) async throws -> T {
+    /// after ``timeout`` (see the type's guarantees).
+    func async<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         let (index, slot) = acquire()
         return try await withCheckedThrowingContinuation { continuation in
             let call = Call(continuation)
             let watched = timeout.map { timeout in
-                self.watch(until: .now() + Self.interval(within ?? timeout)) {
-                    self.expire(call, index, slot, after: timeout)
-                }
+                self.watch(until: .now() + Self.interval(timeout)) { self.expire(call, index, slot, after: timeout) }
             }
             slot.queue.async {
                 guard call.start() else { return self.release(index, slot) }

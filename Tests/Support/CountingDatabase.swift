@@ -92,10 +92,6 @@ public final class CountingDatabase: SQLDatabase {
 
 /// A connection that counts its statements and transactions into its `CountingDatabase`; confined, as the one it
 /// wraps, to that connection's queue for the length of one call.
-///
-/// What counts is what reached the database: a statement that returned or failed with a `StorageError`, a transaction
-/// whose body began. PostgreSQL's reads run a body of one statement first against a stand-in that stops it at that
-/// statement (`PostgresReplay`), then with its rows: that first pass is not a statement the database ran.
 private final class CountingConnection: SQLConnection {
     let inner: any SQLConnection
     let database: CountingDatabase
@@ -108,48 +104,34 @@ private final class CountingConnection: SQLConnection {
     var dialect: SQLDialect { inner.dialect }
 
     func execute(_ sql: String) throws {
-        try counted(sql) { try inner.execute(sql) }
+        try database.beforeStatement(sql)
+        database.add { $0.statements += 1 }
+        try inner.execute(sql)
     }
 
     func run(_ sql: String, _ bindings: [SQLValue]) throws -> Int {
-        try counted(sql) { try inner.run(sql, bindings) }
+        try database.beforeStatement(sql)
+        database.add { $0.statements += 1 }
+        return try inner.run(sql, bindings)
     }
 
     func query(_ sql: String, _ bindings: [SQLValue]) throws -> [SQLRow] {
-        try counted(sql) { try inner.query(sql, bindings) }
+        try database.beforeStatement(sql)
+        database.add { $0.statements += 1 }
+        return try inner.query(sql, bindings)
     }
 
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        var began = false
-        defer { if began { database.add { $0.transactions += 1 } } }
-        return try inner.transaction {
-            began = true
-            return try body()
-        }
+        database.add { $0.transactions += 1 }
+        return try inner.transaction(body)
     }
 
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        var began = false
-        defer { if began { database.add { $0.transactions += 1 } } }
-        return try inner.readTransaction {
-            began = true
-            return try body()
-        }
+        database.add { $0.transactions += 1 }
+        return try inner.readTransaction(body)
     }
 
     func rollbackIfOpen() {
         inner.rollbackIfOpen()
-    }
-
-    private func counted<T>(_ sql: String, _ statement: () throws -> T) throws -> T {
-        try database.beforeStatement(sql)
-        do {
-            let value = try statement()
-            database.add { $0.statements += 1 }
-            return value
-        } catch let error as StorageError {
-            database.add { $0.statements += 1 }
-            throw error
-        }
     }
 }
