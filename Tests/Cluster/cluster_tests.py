@@ -47,6 +47,7 @@ from postern_testkit import loopback_dns  # noqa: E402
 from postern_testkit.counting_mx import CountingMX  # noqa: E402
 from postern_testkit.jmap_agent import JMAPAgent  # noqa: E402
 from postern_testkit.ports import free_port  # noqa: E402
+from postern_testkit.postgres import psql_binary  # noqa: E402
 ARTIFACTS = os.path.join(REPO, "artifacts", "cluster-tests")
 
 
@@ -337,15 +338,6 @@ class Cluster:
             if not cluster_script.running(self.pid(i)) or self.server_status(i) != "UP":
                 self.restart_instance(i)
             expect(call(self.base(i), "GET", "/readyz").status == 200, f"instance {i} not ready")
-
-
-def psql_binary():
-    found = shutil.which("psql")
-    if found:
-        return found
-    root = "/usr/lib/postgresql"
-    candidates = sorted(os.path.join(root, version, "bin", "psql") for version in os.listdir(root))
-    return candidates[-1]
 
 
 class Extra:
