@@ -467,7 +467,7 @@ let package = Package(
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
-            "SignInProviders", "WebSocket",
+            "SignInProviders", "WebSocket", "PasswordHashing",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [

@@ -16,7 +16,7 @@ extension Operations {
         configuration: PosternConfiguration, email: String, password: String, logger: Logger
     ) async throws -> String {
         let database = try migratedDatabase(configuration, logger: logger)
-        let owner = try await ownerStore(database).create(email: email, password: password, approved: true)
+        let owner = try await ownerStore(database, configuration).create(email: email, password: password, approved: true)
         recordOperator(
             database, target: "owner create", details: ["owner_id": owner.id, "email": owner.email], logger: logger)
         return describe(owner)
@@ -24,7 +24,7 @@ extension Operations {
 
     /// One line per owner, oldest first.
     public static func listOwners(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
-        try await ownerStore(migratedDatabase(configuration, logger: logger)).list().map(describe)
+        try await ownerStore(migratedDatabase(configuration, logger: logger), configuration).list().map(describe)
     }
 
     /// Approves the owner with `email` (an owner who signed up themselves): the operator answers for them, and with
@@ -51,7 +51,7 @@ extension Operations {
         configuration: PosternConfiguration, email: String, password: String, logger: Logger
     ) async throws -> Bool {
         let database = try migratedDatabase(configuration, logger: logger)
-        let found = try await ownerStore(database).setPassword(email: email, password: password)
+        let found = try await ownerStore(database, configuration).setPassword(email: email, password: password)
         if found { recordOperator(database, target: "owner set-password", details: ["email": email], logger: logger) }
         return found
     }
@@ -61,7 +61,7 @@ extension Operations {
         -> Bool
     {
         let database = try migratedDatabase(configuration, logger: logger)
-        let removed = try await ownerStore(database).remove(email: email)
+        let removed = try await ownerStore(database, configuration).remove(email: email)
         if removed { recordOperator(database, target: "owner remove", details: ["email": email], logger: logger) }
         return removed
     }
@@ -73,10 +73,11 @@ extension Operations {
         return "\(owner.id)  \(owner.email)  created \(time(owner.createdAt))  \(approval)"
     }
 
-    static func ownerStore(_ database: any SQLDatabase) -> OwnerStore {
+    /// The owners' store of the commands, hashing a password it sets with the operator's Argon2 cost.
+    static func ownerStore(_ database: any SQLDatabase, _ configuration: PosternConfiguration) -> OwnerStore {
         OwnerStore(
             database: database,
-            hasher: PasswordHasher(parameters: OwnersConfiguration(publicURL: "").argon2, pool: WorkerPool(threads: 1)),
+            hasher: PasswordHasher(parameters: configuration.passwords.argon2, pool: WorkerPool(threads: 1)),
             clock: { unixNow() })
     }
 }

@@ -26,7 +26,7 @@ extension Operations {
         configuration: PosternConfiguration, email: String, id: String, logger: Logger
     ) async throws -> PasskeyRemoval {
         let database = try migratedDatabase(configuration, logger: logger)
-        guard let owner = try await owner(email: email, database) else { return .noHolder }
+        guard let owner = try await owner(email: email, database, configuration) else { return .noHolder }
         let store = PasskeyStore(database: database)
         guard try await store.remove(id, of: .owner(owner.id)) else { return .noPasskey }
         recordOperator(
@@ -83,8 +83,10 @@ extension Operations {
             + "\(used)  \(passkey.backupEligible ? "synced" : "this device only")\(cloned)"
     }
 
-    private static func owner(email: String, _ database: any SQLDatabase) async throws -> Owner? {
+    private static func owner(
+        email: String, _ database: any SQLDatabase, _ configuration: PosternConfiguration
+    ) async throws -> Owner? {
         let email = email.lowercased()
-        return try await ownerStore(database).list().first { $0.email == email }
+        return try await ownerStore(database, configuration).list().first { $0.email == email }
     }
 }

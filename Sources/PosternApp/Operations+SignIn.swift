@@ -58,7 +58,7 @@ extension Operations {
         -> [String]?
     {
         let database = try migratedDatabase(configuration, logger: logger)
-        guard let candidate = try await ownerStore(database).linkCandidate(email: email) else { return nil }
+        guard let candidate = try await ownerStore(database, configuration).linkCandidate(email: email) else { return nil }
         var lines = [
             describe(candidate.owner),
             "  password: " + (candidate.hasPassword ? "set" : "none (signs in with a passkey or a provider)"),

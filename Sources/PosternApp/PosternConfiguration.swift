@@ -34,6 +34,8 @@ public struct PosternConfiguration: Sendable {
     public var signingKeys = SigningKeyConfiguration()
     /// Whether rate limits apply and among how many instances; the composition root hands both to every surface.
     public var rateLimits = RateLimitConfiguration()
+    /// The Argon2id cost of the passwords every surface stores.
+    public var passwords = PasswordHashConfiguration()
     /// The MX host custom domains must name and the DNS resolver.
     public var dns = DNSConfiguration()
     /// The log level and where `/metrics` is served, behind which token.
@@ -90,6 +92,7 @@ public struct PosternConfiguration: Sendable {
         storage = try StorageConfiguration(config: config)
         signingKeys = try SigningKeyConfiguration(config: config)
         rateLimits = try RateLimitConfiguration(config: config)
+        passwords = try PasswordHashConfiguration(config: config)
         dns = try DNSConfiguration(config: config)
         observability = try ObservabilityConfiguration(config: config)
         smtp = try SMTPListenerConfiguration(config: config)

@@ -316,7 +316,7 @@ enum Surfaces {
         owners.dnsResolver = c.dns.resolver
         owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains
         owners.outsideSendingNeedsApproval = c.outboundNeedsOwnerApproval
-        return c.rateLimits.applied(to: owners)
+        return c.rateLimits.applied(to: c.passwords.applied(to: owners))
     }
 
     /// The authorization server's settings: its issuer is the public URL (contract 1.1).
@@ -348,17 +348,10 @@ enum Surfaces {
         return c.rateLimits.applied(to: agent)
     }
 
-    /// The mailbox surface over its store and the shared mail store (`mail`); also used by `postern pro create|list`.
-    /// The operator's reset forgets the sandbox's records with every message.
-    /// - Parameters:
-    ///   - resolver: the runtime's one DNS resolver; nil (the commands) makes one of `POSTERN_DNS_RESOLVER`.
-    ///   - customDomains: the runtime's one custom-domain model; nil (the commands) makes one that makes and shows no
-    ///     DKIM keys.
-    static func mailboxService(
-        _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, mail: MailStore,
-        ledger: ChallengeLedger, pool: WorkerPool, resolver: DNSResolver? = nil, customDomains: CustomDomains? = nil,
-        clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled
-    ) throws -> MailboxService {
+    /// The Mail.td surface's settings: its issuer, and what it shares with the other surfaces.
+    static func mailboxConfiguration(_ c: PosternConfiguration, issuer: String, sandboxPort: Int?)
+        -> MailboxConfiguration
+    {
         var mailbox = c.mailbox
         mailbox.issuer = issuer
         mailbox.domains = c.mailbox.domains.map { $0.lowercased() }
@@ -370,8 +363,23 @@ enum Surfaces {
         mailbox.webhookRetrySeconds = c.webhooks.retrySeconds
         mailbox.sandboxSMTPHost = c.smtp.hostname
         mailbox.sandboxSMTPPort = sandboxPort
-        return try MailboxService(
-            configuration: c.rateLimits.applied(to: mailbox), keys: keys, store: MailboxStore(database: database), mail: mail, ledger: ledger,
+        return c.rateLimits.applied(to: c.passwords.applied(to: mailbox))
+    }
+
+    /// The mailbox surface over its store and the shared mail store (`mail`); also used by `postern pro create|list`.
+    /// The operator's reset forgets the sandbox's records with every message.
+    /// - Parameters:
+    ///   - resolver: the runtime's one DNS resolver; nil (the commands) makes one of `POSTERN_DNS_RESOLVER`.
+    ///   - customDomains: the runtime's one custom-domain model; nil (the commands) makes one that makes and shows no
+    ///     DKIM keys.
+    static func mailboxService(
+        _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, mail: MailStore,
+        ledger: ChallengeLedger, pool: WorkerPool, resolver: DNSResolver? = nil, customDomains: CustomDomains? = nil,
+        clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled
+    ) throws -> MailboxService {
+        try MailboxService(
+            configuration: mailboxConfiguration(c, issuer: issuer, sandboxPort: sandboxPort), keys: keys,
+            store: MailboxStore(database: database), mail: mail, ledger: ledger,
             pool: pool, resolver: resolver ?? Self.resolver(c, threads: DNSResolver.threadPool()),
             customDomains: customDomains ?? Self.customDomains(database: database, signingKeys: nil), clock: clock,
             onUnexpectedError: reporter("mailbox", logger),

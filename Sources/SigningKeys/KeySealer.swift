@@ -1,5 +1,6 @@
 import AuthCrypto
 import Storage
+import Synchronization
 
 /// Seals key material for the database with AES-256-GCM under a key derived from the operator's secret
 /// (`POSTERN_KEY_SECRET`), bound to the key's kid and kind so that a sealed value moved to another row
@@ -7,7 +8,9 @@ import Storage
 ///
 /// The key is scrypt (N = 2^15, r = 8, p = 1: about 32 MiB and a tenth of a second, once at start) of the secret
 /// with a random salt that the database keeps for every instance (`server_secrets`): a copy of the database
-/// (a `pg_dump`) does not let secrets be guessed at the speed of a hash.
+/// (a `pg_dump`) does not let secrets be guessed at the speed of a hash. A process derives it once for a secret and
+/// salt: a runtime built again in the same process (a restart in place, the test suites' hundreds of servers on
+/// copies of one database) finds the key it derived before, which a running server holds anyway.
 ///
 /// Other keys kept in the database (DKIM's, Sources/DKIMKeys) are sealed the same way through
 /// ``seal(_:binding:name:)`` and ``open(_:binding:name:)``, with a binding of their own.
@@ -35,10 +38,21 @@ public struct KeySealer: Sendable {
             throw KeyStoreError(.database, "the signing keys' salt could not be read or made: \(error)")
         }
         do throws(CryptoError) {
-            key = try Scrypt.derive(password: Array(secret.utf8), salt: salt, n: 1 << 15, r: 8, p: 1, length: 32)
+            key = try Self.derived(secret: Array(secret.utf8), salt: salt)
         } catch {
             throw KeyStoreError(.configuration, "deriving the sealing key failed: \(error.reason)")
         }
+    }
+
+    /// Keys derived in this process, by the SHA-256 of the secret and the salt.
+    private static let derivedKeys = Mutex<[[UInt8]: [UInt8]]>([:])
+
+    private static func derived(secret: [UInt8], salt: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let input = SHA256.hash(secret) + salt
+        if let key = derivedKeys.withLock({ $0[input] }) { return key }
+        let key = try Scrypt.derive(password: secret, salt: salt, n: 1 << 15, r: 8, p: 1, length: 32)
+        derivedKeys.withLock { $0[input] = key }
+        return key
     }
 
     func seal(_ material: [UInt8], kid: String, kind: KeyInfo.Kind) throws(KeyStoreError) -> [UInt8] {

@@ -118,6 +118,7 @@ struct ConfigurationKeyListTests {
             "Sources/PosternApp/StorageConfiguration.swift": { _ = try StorageConfiguration(config: $0) },
             "Sources/PosternApp/SigningKeyConfiguration.swift": { _ = try SigningKeyConfiguration(config: $0) },
             "Sources/PosternApp/RateLimitConfiguration.swift": { _ = try RateLimitConfiguration(config: $0) },
+            "Sources/PosternApp/PasswordHashConfiguration.swift": { _ = try PasswordHashConfiguration(config: $0) },
             "Sources/PosternApp/DNSConfiguration.swift": { _ = try DNSConfiguration(config: $0) },
             "Sources/PosternApp/ObservabilityConfiguration.swift": { _ = try ObservabilityConfiguration(config: $0) },
             "Sources/PosternApp/SMTPListenerConfiguration.swift": { _ = try SMTPListenerConfiguration(config: $0) },

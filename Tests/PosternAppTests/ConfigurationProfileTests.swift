@@ -1,5 +1,6 @@
 import EmbeddedResources
 import Foundation
+import PasswordHashing
 import Testing
 
 @testable import PosternApp
@@ -23,6 +24,7 @@ struct ConfigurationProfileTests {
         #expect(!c.rateLimits.enabled && !c.mailbox.powRequired)
         #expect(c.agent.baseDifficulty == 0 && !c.agent.dynamicDifficulty)
         #expect(!c.sandbox.mailAuthentication && c.observability.logLevel == "warning")
+        #expect(c.passwords.argon2 == Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1))
         #expect(c.storage.removeDataDirectoryAtExit && c.storage.dataDirectory.hasPrefix(NSTemporaryDirectory()))
         let other = try await load(["POSTERN_PROFILE": "TEST"])
         #expect(other.profile == .test && other.storage.dataDirectory != c.storage.dataDirectory)

@@ -1,4 +1,6 @@
 import Foundation
+import MailboxAccounts
+import PasswordHashing
 import Testing
 
 @testable import PosternApp
@@ -175,6 +177,9 @@ struct ConfigurationTests {
             ("POSTERN_OWNER_SIGNUP", "yes"), ("POSTERN_OWNER_MAX_INBOXES", "0"), ("POSTERN_OWNER_MAX_INBOXES", "101"),
             ("POSTERN_OWNER_SIGNUPS_PER_HOUR", "-1"), ("POSTERN_SMTP_ACCEPT", "all"), ("POSTERN_OPERATOR_TOKEN", "short"),
             ("POSTERN_RECIPIENT_DELIMITER", "@"), ("POSTERN_RECIPIENT_DELIMITER", "a"), ("POSTERN_CATCH_ALL_QUOTA", "0"),
+            ("POSTERN_PASSWORD_ARGON2_MEMORY_KIB", "7"), ("POSTERN_PASSWORD_ARGON2_MEMORY_KIB", "1048577"),
+            ("POSTERN_PASSWORD_ARGON2_MEMORY_KIB", "lots"), ("POSTERN_PASSWORD_ARGON2_ITERATIONS", "0"),
+            ("POSTERN_PASSWORD_ARGON2_ITERATIONS", "11"),
         ])
     func badValues(key: String, value: String) throws {
         let error = #expect(throws: ConfigurationError.self) {
@@ -194,6 +199,22 @@ struct ConfigurationTests {
         }
         let owners = Surfaces.ownersConfiguration(set, identity: identity)
         #expect(owners.maxInboxes == 100 && owners.signUpsPerHour == 0)
+    }
+
+    @Test("password costs: OWASP's m=19456 KiB, t=2 by default, set by their keys, given to owners and mailboxes alike")
+    func passwordCosts() throws {
+        let identity = PublicIdentity(baseURL: "http://127.0.0.1:8080", issuer: "x")
+        let parsed = try ConfigurationLoader.parse { ["JWT_ISSUER": "x"][$0] }
+        #expect(Surfaces.ownersConfiguration(parsed, identity: identity).argon2 == Argon2Parameters())
+        #expect(parsed.passwords.argon2 == Argon2Parameters(memoryKiB: 19_456, iterations: 2, parallelism: 1))
+        let set = try ConfigurationLoader.parse {
+            ["JWT_ISSUER": "x", "POSTERN_PASSWORD_ARGON2_MEMORY_KIB": "12288", "POSTERN_PASSWORD_ARGON2_ITERATIONS": "3"][$0]
+        }
+        let costs = Argon2Parameters(memoryKiB: 12_288, iterations: 3, parallelism: 1)
+        #expect(Surfaces.ownersConfiguration(set, identity: identity).argon2 == costs)
+        let mailbox = Surfaces.mailboxConfiguration(set, issuer: "x", sandboxPort: nil)
+        #expect(mailbox.argon2 == costs)
+        #expect(mailbox.authKeyArgon2 == .mailTDAuthKey, "Mail.td's auth_key keeps the SDK's costs")
     }
 
     @Test("catch-all settings: accept local, delimiter +, 1 GiB, no operator token by default; each taken as given")

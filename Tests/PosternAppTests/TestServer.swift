@@ -1,6 +1,7 @@
 import Foundation
 import SocketServer
 import Logging
+import PasswordHashing
 import PosternTestSupport
 import Synchronization
 @testable import PosternApp
@@ -13,9 +14,9 @@ struct TestServer {
     /// The runtime's service group, running until ``shutdown()``.
     let running: Task<Void, any Error>
 
-    /// A configuration for tests: port 0, a fresh data directory, fast proofs, no rate limits; on PostgreSQL, a new
-    /// database of its own (``databaseURL(for:migrated:)``): empty, as the new directory is, or with `migrated` a
-    /// copy of the migrated template, as ``start(_:_:clock:logger:accessLog:services:)`` takes it.
+    /// A configuration for tests: port 0, a fresh data directory, fast proofs and password hashes, no rate limits; on
+    /// PostgreSQL, a new database of its own (``databaseURL(for:migrated:)``): empty, as the new directory is, or with
+    /// `migrated` a copy of the migrated template, as ``start(_:_:clock:logger:accessLog:services:)`` takes it.
     static func configuration(
         _ backend: StorageBackend, dataDirectory: String? = nil, migrated: Bool = false, keyed: Bool = false
     ) -> PosternConfiguration {
@@ -31,6 +32,7 @@ struct TestServer {
         c.agent.dynamicDifficulty = false
         c.mailbox.powDifficulty = 4
         c.rateLimits.enabled = false
+        c.passwords.argon2 = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)  // the test profile's
         c.outboundAddresses.allowPrivate = true
         c.signingKeys.secret = "the test servers' key secret"
         if backend == .postgres {
