@@ -23,7 +23,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from postern_testkit import Checks, http, postern
-from postern_testkit.mailtd import create_account, domains, messages, pro_login
+from postern_testkit.mailtd import create_account, domains, messages, pro_login, pro_token
 
 check = Checks()
 PRO = ("pro@example.com", "pro-password-1")
@@ -213,9 +213,14 @@ def main():
         asyncio.run(live_events(server, account))
         account = create_account(server, "ws-other@" + domain, password="secret-password-1")
         auth = json.dumps({"type": "auth", "token": account["token"]})
+        pro_jwt = pro_login(server, *PRO)
+        api_token = pro_token(server, pro_jwt, "websocket")["token"]
+        status, _, _ = http(server, "GET", "/api/user/me", bearer=api_token)
+        check(api_token.startswith("tm_pro_") and status == 200, f"a live tm_pro_ API token ({status})")
         for name, message, error in [
             ("bad JSON", "{not json", "invalid_auth_message"), ("wrong type", '{"type":"hello"}', "invalid_auth_message"),
-            ("a Pro JWT", json.dumps({"type": "auth", "token": pro_login(server, *PRO)}), "invalid_token"),
+            ("a Pro JWT", json.dumps({"type": "auth", "token": pro_jwt}), "invalid_token"),
+            ("a Pro API token", json.dumps({"type": "auth", "token": api_token}), "invalid_token"),
             ("a tampered token", json.dumps({"type": "auth", "token": account["token"][:-2] + "AA"}), "invalid_token"),
         ]:
             got, opcode = refused(server, message)
