@@ -13,8 +13,9 @@ final class WebSocketTestClient: @unchecked Sendable {
         let description: String
     }
 
-    init(port: Int, timeout: Double = 5) throws {
-        fd = try LoopbackSocket.connect(port: port, timeout: timeout)
+    /// Connects to 127.0.0.1's `port`, from the loopback address `source` when given (another client).
+    init(port: Int, timeout: Double = 5, from source: String? = nil) throws {
+        fd = try LoopbackSocket.connect(port: port, timeout: timeout, from: source)
     }
 
     deinit { Glibc.close(fd) }
