@@ -309,7 +309,7 @@ let package = Package(
             dependencies: [
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
-                "SMTPOutcomes", "WebAuthn",
+                "SMTPOutcomes", "WebAuthn", "WebSocket",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support",

@@ -18,8 +18,9 @@ import WebSocket
 ///    open for the account, counted across every instance in `mailbox_sockets`).
 /// 3. Then, for each message delivered to the account's inbox, in arrival order:
 ///    `{"type":"new_email","id","sender","from","subject","preview_text","size","created_at","account_id","address"}`,
-///    `id` the id the Mail.td messages API serves and `preview_text` its list preview. Only mail arriving after
-///    `auth_ok` is sent: nothing is replayed after a reconnect (list `GET /api/accounts/{id}/messages` for that).
+///    `id` the id the Mail.td messages API serves and `preview_text` the first 100 characters of the list's preview
+///    (``MailboxSocketSession/preview(_:)``). Only mail arriving after `auth_ok` is sent: nothing is replayed after a
+///    reconnect (list `GET /api/accounts/{id}/messages` for that).
 /// 4. The token is checked again before each event: revoked or expired (a password reset, the account deleted), the
 ///    socket is closed with 1008 (reason `token_revoked`).
 /// 5. What the client sends after `auth_ok` is ignored. Keep-alive is WebSocket's own: the server pings every 30 s
@@ -148,11 +149,35 @@ final class MailboxSocketSession: Sendable {
         }
     }
 
-    /// The `new_email` object of `summary` in `account`'s inbox.
+    /// How long a `new_email`'s `preview_text` may be, in Unicode scalars (mail.cx: "the first ~100 characters").
+    static let previewLength = 100
+
+    /// The `new_email` object of `summary` in `account`'s inbox: the Mail.td list object without `is_read`, its
+    /// `preview_text` cut to ``preview(_:)``, then the account's id and address.
     static func event(_ summary: MailSummary, account: MailboxAccountRecord) -> String {
         var pairs: [(String, JSONValue)] = [("type", .string("new_email"))]
-        pairs += MailboxMessageJSON.summaryPairs(summary).filter { $0.0 != "is_read" }
+        for (key, value) in MailboxMessageJSON.summaryPairs(summary) where key != "is_read" {
+            pairs.append(key == "preview_text" ? (key, .string(preview(summary.preview))) : (key, value))
+        }
         pairs += [("account_id", .string(account.id)), ("address", .string(account.address))]
         return String(decoding: JSONValue.object(pairs).serialize(), as: UTF8.self)
+    }
+
+    /// The first whole characters (grapheme clusters) of a stored preview that fit in ``previewLength`` Unicode
+    /// scalars, without the space the cut may leave at the end. The stored preview (up to 256 characters, whitespace
+    /// already collapsed) is what the messages API lists; only the event is shorter. Counting scalars keeps it within
+    /// 100 for a client that counts code points (Python's `len`), and whole clusters never split a character.
+    static func preview(_ stored: String) -> String {
+        var scalars = 0
+        var cut = stored.startIndex
+        for index in stored.indices {
+            scalars += stored[index].unicodeScalars.count
+            if scalars > previewLength { break }
+            cut = stored.index(after: index)
+        }
+        guard cut < stored.endIndex else { return stored }
+        var preview = stored[..<cut]
+        while preview.last?.isWhitespace == true { preview = preview.dropLast() }
+        return String(preview)
     }
 }

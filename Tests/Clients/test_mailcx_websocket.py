@@ -23,7 +23,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from postern_testkit import Checks, http, postern
-from postern_testkit.mailtd import create_account, domains, messages, pro_login
+from postern_testkit.mailtd import create_account, domains, messages, pro_login, pro_token
 
 check = Checks()
 PRO = ("pro@example.com", "pro-password-1")
@@ -90,7 +90,8 @@ async def live_events(server, account):
         await socket_.send(json.dumps({"type": "auth", "token": token}))
         check(json.loads(await socket_.recv()) == {"type": "auth_ok"}, "websockets: auth_ok")
         started = time.monotonic()
-        send(server, domain_address, "Your code is 424242", "Code: 424242\n")
+        # A long text with multi-byte characters (2, 3 and 4 UTF-8 bytes) all along, so the cut falls among them.
+        send(server, domain_address, "Your code is 424242", "Code: 424242\n" + "Grüße aus 東京 😀 " * 30)
         event = json.loads(await asyncio.wait_for(socket_.recv(), 5))
         check(time.monotonic() - started < 1.5, f"new_email within 1 s of SMTP ({time.monotonic() - started:.2f} s)")
         check(event["type"] == "new_email" and event["subject"] == "Your code is 424242"
@@ -101,6 +102,11 @@ async def live_events(server, account):
                              "account_id", "address"}, "new_email: exactly mail.cx's fields")
         listed = messages(server, account["id"], token)
         check(event["id"] in [m["id"] for m in listed], "its id reads through the Mail.td messages API")
+        listed_preview = next((m["preview_text"] for m in listed if m["id"] == event["id"]), "")
+        check(len(event["preview_text"]) <= 100 and len(listed_preview) > 100
+              and event["preview_text"] == listed_preview[:100].rstrip(),
+              f"new_email: preview_text the list's first 100 characters ({len(event['preview_text'])} of "
+              f"{len(listed_preview)})")
         send(server, domain_address, "first")
         send(server, domain_address, "second")
         subjects = [json.loads(await asyncio.wait_for(socket_.recv(), 5))["subject"] for _ in range(2)]
@@ -207,9 +213,14 @@ def main():
         asyncio.run(live_events(server, account))
         account = create_account(server, "ws-other@" + domain, password="secret-password-1")
         auth = json.dumps({"type": "auth", "token": account["token"]})
+        pro_jwt = pro_login(server, *PRO)
+        api_token = pro_token(server, pro_jwt, "websocket")["token"]
+        status, _, _ = http(server, "GET", "/api/user/me", bearer=api_token)
+        check(api_token.startswith("tm_pro_") and status == 200, f"a live tm_pro_ API token ({status})")
         for name, message, error in [
             ("bad JSON", "{not json", "invalid_auth_message"), ("wrong type", '{"type":"hello"}', "invalid_auth_message"),
-            ("a Pro JWT", json.dumps({"type": "auth", "token": pro_login(server, *PRO)}), "invalid_token"),
+            ("a Pro JWT", json.dumps({"type": "auth", "token": pro_jwt}), "invalid_token"),
+            ("a Pro API token", json.dumps({"type": "auth", "token": api_token}), "invalid_token"),
             ("a tampered token", json.dumps({"type": "auth", "token": account["token"][:-2] + "AA"}), "invalid_token"),
         ]:
             got, opcode = refused(server, message)

@@ -43,6 +43,8 @@ async def run(block, server, arguments, to):
 def main():
     blocks = examples()
     check(len(blocks) == 3, f"three examples: /api/ws, /api/operator/events, /jmap/ws ({len(blocks)})")
+    lengths = [len(block.rstrip().split("\n")) for block in blocks]
+    check(all(length <= 12 for length in lengths), f"each example about ten lines, as issue 55 asks ({lengths})")
     env = {"POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_OPERATOR_TOKEN": TOKEN}
     with postern(env=env) as server:
         ws = "ws" + server[len("http"):]
@@ -52,7 +54,7 @@ def main():
         got = asyncio.run(run(blocks[1], server, (ws, TOKEN, account["address"]), account["address"]))
         check(got[1] == "Your code is 424242", f"/api/operator/events' example: {got}")
         agent = JMAPAgent(server, "docs-ws-agent")
-        got = asyncio.run(run(blocks[2], server, (ws, agent.token()), agent.address))
+        got = asyncio.run(run(blocks[2], server, (ws + "/jmap/ws", agent.token()), agent.address))
         check(len(got[1]) == 1 and got[0].isdigit(), f"/jmap/ws's example: (pushState, [id]) {got}")
     check.finish("test_websocket_docs")
 

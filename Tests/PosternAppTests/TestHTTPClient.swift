@@ -1,5 +1,6 @@
 import Foundation
 import PosternTestSupport
+import WebSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -112,6 +113,16 @@ final class TestHTTPClient: TestRequestSending, @unchecked Sendable {
         try await offload {
             while !String(decoding: self.buffer, as: UTF8.self).contains(text) { try self.fill() }
             return String(decoding: self.buffer, as: UTF8.self)
+        }
+    }
+
+    /// Reads the server's next WebSocket frame (after a `101`).
+    func readWebSocketFrame() async throws -> WebSocketFrame {
+        try await offload {
+            while true {
+                if let frame = try WebSocketServerFrames.next(in: &self.buffer) { return frame }
+                try self.fill()
+            }
         }
     }
 

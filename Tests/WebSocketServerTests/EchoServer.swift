@@ -42,15 +42,18 @@ final class EchoResponder: HTTPResponder {
     }
 }
 
-/// Starts an HTTP server with the echo route on 127.0.0.1 port 0.
+/// Starts an HTTP server with the echo route on 127.0.0.1 port 0; `server` changes the HTTP server's own settings
+/// (its connection caps).
 func startEchoServer(
-    _ configure: (inout WebSocketConfiguration) -> Void = { _ in }
+    _ configure: (inout WebSocketConfiguration) -> Void = { _ in },
+    server configureServer: (inout HTTPServerConfiguration) -> Void = { _ in }
 ) throws -> (HTTPServer, Int) {
     var webSocket = WebSocketConfiguration()
     configure(&webSocket)
     var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
     configuration.eventQueueCount = 2
     configuration.shutdownGracePeriod = .seconds(10)
+    configureServer(&configuration)
     let server = HTTPServer(
         configuration: configuration, responder: EchoResponder(configuration: webSocket),
         logger: Logger(label: "test.websocket"))

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HTTPServer
 import PosternTestSupport
 import Testing
@@ -45,6 +46,68 @@ struct WebSocketServerTests {
             #expect(client.isClosedByPeer())
         }
         try await waitUntil("the socket is no longer counted") { server.openConnectionCount == 0 }
+        await server.shutdown()
+    }
+
+    @Test("open sockets hold their places under the connection caps, per client and overall (503); closing frees them")
+    func connectionCaps() async throws {
+        let (server, port) = try startEchoServer(server: {
+            $0.maxConnections = 3
+            $0.maxConnectionsPerClient = 2
+        })
+        /// A handshake from `source`: the client and the status it got.
+        @Sendable func open(from source: String) throws -> (WebSocketTestClient, Int) {
+            let client = try WebSocketTestClient(port: port, from: source)
+            try client.send(WebSocketTestClient.handshake())
+            return (client, try client.readHead().status)
+        }
+        let (first, second, other) = try await blocking {
+            let (first, firstStatus) = try open(from: "127.0.0.1")
+            let (second, secondStatus) = try open(from: "127.0.0.1")
+            #expect(firstStatus == 101 && secondStatus == 101)
+            // 127.0.0.1's two places are held by its two open sockets.
+            let (refused, perClient) = try open(from: "127.0.0.1")
+            #expect(perClient == 503)
+            #expect(refused.isClosedByPeer())
+            let (other, otherStatus) = try open(from: "127.0.0.2")
+            #expect(otherStatus == 101)
+            // Three sockets hold the server's three places: a third address is refused too.
+            let (full, overall) = try open(from: "127.0.0.3")
+            #expect(overall == 503)
+            #expect(full.isClosedByPeer())
+            for client in [first, second, other] {
+                try client.send(.text, Array("still open".utf8))
+                #expect(try client.readFrame() == WebSocketFrame(opcode: .text, payload: Array("still open".utf8)))
+            }
+            return (first, second, other)
+        }
+        try await blocking {
+            // One closes with the closing handshake, the other goes away without a close frame.
+            try first.send(.close, WebSocketFrameEncoder.closePayload(.normal))
+            #expect(WebSocketTestClient.closeCode(try first.readFrame()) == 1000)
+            #expect(first.isClosedByPeer())
+            _ = Glibc.shutdown(other.fd, Int32(SHUT_RDWR))
+        }
+        try await waitUntil("the two closed sockets are no longer counted") { server.openConnectionCount == 1 }
+        try await blocking {
+            // Their places are back, per client and overall. A place is counted back an instant before its
+            // client's: a refusal in that instant is retried, within a bound.
+            var again: [WebSocketTestClient] = []
+            for source in ["127.0.0.1", "127.0.0.3"] {
+                var status = 0
+                for _ in 0..<200 where status != 101 {
+                    let (client, answer) = try open(from: source)
+                    status = answer
+                    if status == 101 { again.append(client) } else { Thread.sleep(forTimeInterval: 0.01) }
+                }
+                #expect(status == 101, "a socket from \(source) once places were freed")
+            }
+            // Full again: 127.0.0.1 holds two (`second` and the new one), the server three.
+            #expect(try open(from: "127.0.0.1").1 == 503)
+            #expect(try open(from: "127.0.0.4").1 == 503)
+            // Gone before the shutdown, which would otherwise wait its grace period for their closing handshakes.
+            for client in again + [second] { _ = Glibc.shutdown(client.fd, Int32(SHUT_RDWR)) }
+        }
         await server.shutdown()
     }
 

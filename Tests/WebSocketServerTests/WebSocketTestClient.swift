@@ -13,8 +13,9 @@ final class WebSocketTestClient: @unchecked Sendable {
         let description: String
     }
 
-    init(port: Int, timeout: Double = 5) throws {
-        fd = try LoopbackSocket.connect(port: port, timeout: timeout)
+    /// Connects to 127.0.0.1's `port`, from the loopback address `source` when given (another client).
+    init(port: Int, timeout: Double = 5, from source: String? = nil) throws {
+        fd = try LoopbackSocket.connect(port: port, timeout: timeout, from: source)
     }
 
     deinit { Glibc.close(fd) }
@@ -60,25 +61,7 @@ final class WebSocketTestClient: @unchecked Sendable {
     /// The next server frame (which must be unmasked).
     func readFrame() throws -> WebSocketFrame {
         while true {
-            if buffer.count >= 2 {
-                var length = Int(buffer[1] & 0x7F)
-                var header = 2
-                if length == 126, buffer.count >= 4 {
-                    length = Int(buffer[2]) << 8 | Int(buffer[3])
-                    header = 4
-                } else if length == 127, buffer.count >= 10 {
-                    length = buffer[2..<10].reduce(0) { $0 << 8 | Int($1) }
-                    header = 10
-                }
-                if length < 126 || header > 2, buffer.count >= header + length {
-                    guard buffer[1] & 0x80 == 0 else { throw Failure(description: "a masked server frame") }
-                    let frame = WebSocketFrame(
-                        fin: buffer[0] & 0x80 != 0, opcode: WebSocketOpcode(rawValue: buffer[0] & 0x0F)!,
-                        payload: Array(buffer[header..<(header + length)]))
-                    buffer.removeFirst(header + length)
-                    return frame
-                }
-            }
+            if let frame = try WebSocketServerFrames.next(in: &buffer) { return frame }
             guard try fill() else { throw Failure(description: "EOF before a frame") }
         }
     }
