@@ -9,6 +9,8 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case ownerPasswordRemoved = "owner.password_removed"
     /// A Pro user signed in to the web inbox with a passkey (details `{"method":"passkey"}`).
     case proSignIn = "pro.signin"
+    /// A Pro user who holds a passkey (or a linked provider) removed their password in the Pro dashboard.
+    case proPasswordRemoved = "pro.password_removed"
     /// A Pro user's passkey sign-in was refused (actor `passkey`; the reason in the details).
     case proSignInFailed = "pro.signin_failed"
     /// A passkey was registered (its holder's action; the target is its name).
@@ -67,6 +69,7 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .ownerSignInFailed: "Sign-in refused"
         case .ownerPasswordRemoved: "Password removed"
         case .proSignIn: "Signed in"
+        case .proPasswordRemoved: "Password removed"
         case .proSignInFailed: "Sign-in refused"
         case .passkeyAdded: "Passkey added"
         case .passkeyRenamed: "Passkey renamed"

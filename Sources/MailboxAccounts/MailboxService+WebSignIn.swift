@@ -34,6 +34,22 @@ extension MailboxService {
         return user.id
     }
 
+    /// Removes the password of the active Pro user `id` once `password` proves it is theirs (issue 56): the hash is
+    /// emptied, as a user a sign-in provider made has none (migration 0052), so `POST /api/user/login` and the web
+    /// inbox's password sign-in refuse them as they refuse a wrong password. The token epoch stays: their sessions,
+    /// Pro JWTs and API tokens go on, as an owner's sessions do when they remove theirs. `postern pro set-password`
+    /// gives one back (and moves the epoch on). The caller makes sure another way in is left.
+    /// - Returns: false when `password` is not theirs, they have none, or they are not active.
+    /// - Throws: storage and pool errors.
+    public func removeProUserPassword(id: String, password: String) async throws -> Bool {
+        guard PasswordPolicy.isPlausible(password) else { return false }
+        let user = try await store.proUser(id: id)
+        guard try await hasher.verify(password, against: user?.verifiablePasswordHash), let user,
+            user.status == "active"
+        else { return false }
+        return try await store.removeProUserPassword(id: id, hash: user.passwordHash)
+    }
+
     /// The address of account `id` and its token epoch, in one read: a password reset moves the epoch on, and every
     /// token of the account issued before stops working (a web-inbox session too). Nil once the account is deleted.
     public func accountStanding(id: String) async throws -> (address: String, tokenEpoch: Int64)? {

@@ -46,6 +46,15 @@ extension MailboxStore {
         }
     }
 
+    /// Empties the password hash of Pro user `id` while it is still `hash` (a `set-password` in between wins).
+    func removeProUserPassword(id: String, hash: String) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE mailbox_pro_users SET password_hash = '' WHERE id = ? AND password_hash = ?",
+                [.text(id), .text(hash)]) == 1
+        }
+    }
+
     func proUserSummaries() async throws -> [ProUserSummary] {
         try await database.read { connection in
             try connection.query(

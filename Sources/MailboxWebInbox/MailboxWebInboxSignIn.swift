@@ -48,6 +48,14 @@ public struct MailboxWebInboxSignIn: WebInboxSignIn, WebInboxCaptures {
         }
     }
 
+    public func proUserHasPassword(_ id: String) async throws -> Bool {
+        try await surface.proUserLinkCandidate(id: id)?.hasPassword ?? false
+    }
+
+    public func removeProUserPassword(_ id: String, password: String) async throws -> Bool {
+        try await surface.removeProUserPassword(id: id, password: password)
+    }
+
     public func linkBinding(address: String) async throws -> WebInboxSessionBinding? {
         // The SMTP catch-all's copies stay under its reserved address, which no account can take.
         if address.lowercased() == RecipientPolicy.catchAllAddress { return .catchAll }

@@ -4,9 +4,10 @@ import ServerKit
 import SignInProviders
 
 /// The one "Sign-in methods" section of `/owner` (issues 54 and 56): every way the owner signs in, each shown by a
-/// part of its own: the password (``OwnerPasswordPart``), the passkeys (``OwnerPasskeyParts/passkeys(_:ceremonies:csrfToken:)``,
-/// when passkeys are kept) and the linked providers (``SignInProviderPart``, when providers are configured or one is
-/// linked). No change made here leaves the owner without a way in (``OwnerSignInWays``).
+/// part of its own: the password (``SignInPasswordPart``), the passkeys
+/// (``OwnerPasskeyParts/passkeys(_:ceremonies:csrfToken:)``, when passkeys are kept) and the linked providers
+/// (``SignInProviderPart``, when providers are configured or one is linked). No change made here leaves the owner
+/// without a way in (``OwnerSignInWays``).
 struct OwnerSignInMethodsSection {
     var password: HTML
     /// Empty when the server keeps no passkeys.
@@ -54,8 +55,8 @@ enum OwnerSignInMethodsFlash: String, Equatable {
         case .passkeyRefused: OwnerService.passkeyRefused
         case .invalidPasskeyName: "A passkey's name has 1 to 64 characters."
         case .unknownPasskey: "That passkey is not one of yours."
-        case .passwordRemoved: "Password removed: you sign in with your passkeys or linked providers."
-        case .wrongPassword: "That is not your password: it was not removed."
+        case .passwordRemoved: SignInMessage.passwordRemoved
+        case .wrongPassword: SignInMessage.passwordNotRemoved
         case .linked: SignInMessage.linked(.linked).words
         case .alreadyLinked: SignInMessage.linked(.alreadyLinked).words
         case .linkedToAnother: SignInMessage.linked(.linkedToAnother).words
@@ -82,9 +83,13 @@ extension OwnerService {
             time: OwnerInboxesPage.time
         ).render()
         return OwnerSignInMethodsSection(
-            password: OwnerPasswordPart(
+            password: SignInPasswordPart(
                 hasPassword: ways.hasPassword,
-                removable: passkeyStore != nil && ways.keepsAWayIn(without: .password), csrfToken: csrfToken
+                removable: passkeyStore != nil && ways.keepsAWayIn(without: .password),
+                action: "/owner/password/remove", csrfToken: csrfToken,
+                withoutPassword:
+                    "you sign in with your passkeys or linked providers. If you lose them, the operator can set a new "
+                    + "password for you."
             ).render(),
             passkeys: passkeyPart, providers: providerPart
         ).render()

@@ -8,6 +8,10 @@ public enum SignInMessage {
     public static let notLinked = "That sign-in is not linked to your account."
     /// An unlink done (the "Sign-in methods" section's notice).
     public static let unlinked = "Sign-in provider unlinked: it no longer signs you in."
+    /// A password removed from "Sign-in methods" (issue 56).
+    public static let passwordRemoved = "Password removed: you sign in with your passkeys or linked providers."
+    /// A password not removed: the one typed to confirm is not the account's.
+    public static let passwordNotRemoved = "That is not your password: it was not removed."
     /// A change refused because it would leave the account no way in (``SignInWays``).
     public static let lastWay =
         "That is your only way to sign in: add a passkey or link a provider first (or ask the operator for a password)."

@@ -12,11 +12,11 @@ import ServerKit
 ///
 /// Form fields: register `name`, `credential`; rename `name`; sign-in `credential`; every form `csrf_token`.
 enum WebInboxPasskeyParts {
-    /// "Sign-in methods" (`#sign-in-methods`): whether the user has a password (`#password-state`), `passkeys` when
-    /// the server keeps them (`#passkeys`, `.passkey` rows, `#passkey-register`) and the linked providers' part
-    /// (``SignInProviderPart``, empty without providers).
+    /// "Sign-in methods" (`#sign-in-methods`): the password's part (``SignInPasswordPart``: `#password-state`, and
+    /// `#remove-password` when `removable`), `passkeys` when the server keeps them (`#passkeys`, `.passkey` rows,
+    /// `#passkey-register`) and the linked providers' part (``SignInProviderPart``, empty without providers).
     static func signInMethods(
-        hasPassword: Bool, passkeys: [PasskeyCredential]?, providers: HTML, csrfToken: String
+        hasPassword: Bool, removable: Bool, passkeys: [PasskeyCredential]?, providers: HTML, csrfToken: String
     ) -> HTML {
         let hidden: HTML = "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(csrfToken)\">"
         var passkeyPart: HTML = .empty
@@ -30,12 +30,12 @@ enum WebInboxPasskeyParts {
 
                 """
         }
-        let password: HTML =
-            hasPassword
-            ? "Password: set. You sign in with your email and password, or another way below."
-            : "Password: none. You sign in another way below; POST /api/user/login does not work for you: "
-                + "make an API token below instead."
-        return BrowserPage.signInMethods(["<p id=\"password-state\">\(password)</p>\n", passkeyPart, providers])
+        let password = SignInPasswordPart(
+            hasPassword: hasPassword, removable: removable, action: "/inbox/password/remove", csrfToken: csrfToken,
+            withoutPassword:
+                "you sign in another way below; POST /api/user/login does not work for you: make an API token below "
+                + "instead. If you lose your passkeys, the operator can set a new password for you.")
+        return BrowserPage.signInMethods([password.render(), passkeyPart, providers])
     }
 
     /// The Pro passkey button of `/inbox/sign-in` (`#passkey-sign-in`).

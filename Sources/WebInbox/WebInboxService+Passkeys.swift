@@ -17,11 +17,18 @@ import SignInProviders
 /// - Signed-in Pro users (``proUserRoute(_:)``): `POST /inbox/passkeys/options` answers the registration's options;
 ///   `POST /inbox/passkeys` (`credential`, `name`) stores the passkey; `.../{id}/rename` (`name`) and `.../{id}/remove`.
 ///   Each answers 303 to the Pro dashboard with a one-time notice. A passkey that is not the user's is an unknown one.
+/// - `POST /inbox/password/remove` (`password`, asked once more): a Pro user left another way in (a passkey that signs
+///   in or a linked provider, ``SignInWays``) removes their password, as an owner does at `/owner/password/remove`;
+///   then `POST /api/user/login` and the password sign-in refuse them as a wrong password, and they sign in with
+///   their passkeys (or providers). Their sessions, Pro JWTs and `tm_pro_` tokens stand. Removing the last passkey
+///   that signs in is refused while they have no password and no linked provider. `postern pro set-password` gives a
+///   password back.
 /// - `GET /inbox/assets/passkeys.js`: the forms' script (``WebInboxPasskeys/script``).
 ///
 /// Every ceremony counts in `postern_passkey_ceremonies_total`; the audit trail gets `pro.signin` (details
 /// `{"method":"passkey"}`), `pro.signin_failed` (actor `passkey`, the reason in the details, never shown),
-/// `passkey.possibly_cloned`, and `passkey.added|renamed|removed`, each with the Pro user as the actor.
+/// `passkey.possibly_cloned`, `passkey.added|renamed|removed` and `pro.password_removed`, each with the Pro user as the
+/// actor.
 extension WebInboxService {
     /// What every refused passkey ceremony says: which check failed is for the audit trail only.
     static let passkeyRefused = "That passkey could not be used. Try again, or sign in another way."
@@ -41,6 +48,9 @@ extension WebInboxService {
         router.add(
             .POST, "/inbox/passkeys/{id}/remove", bodyLimit: limit,
             proUserRoute { [self] call in try await removePasskey(call) })
+        router.add(
+            .POST, "/inbox/password/remove", bodyLimit: limit,
+            proUserRoute { [self] call in try await removePassword(call) })
         pages.addPasskeySignIn(
             to: &router, script: WebInboxPasskeys.script, path: "/inbox/sign-in/passkey", bodyLimit: limit,
             options: { [self] in try await passkeySignInOptions($0) },
@@ -60,7 +70,7 @@ extension WebInboxService {
             time: WebInboxPage.time
         ).render()
         return WebInboxPasskeyParts.signInMethods(
-            hasPassword: ways.hasPassword,
+            hasPassword: ways.hasPassword, removable: passkeys != nil && ways.keepsAWayIn(without: .password),
             passkeys: try await passkeys?.ceremonies.store.credentials(of: .proUser(call.proUserID)),
             providers: providerPart, csrfToken: call.csrfToken)
     }
@@ -213,6 +223,24 @@ extension WebInboxService {
         await recordPro(
             passkeys, call.proUserID, .passkeyRemoved, target: passkey.name, client: call.client, passkey: passkey.id)
         return try await dashboard(call, WebInboxFlash(notice: "Passkey removed."))
+    }
+
+    /// `POST /inbox/password/remove` (`password`, to confirm): only for a Pro user left another way in.
+    func removePassword(_ call: WebInboxProUserCall) async throws -> HTTPResponse {
+        guard let passkeys, let signIns else { return WebInboxPage.notFound() }
+        guard try await proSignInWays(call.proUserID).keepsAWayIn(without: .password) else {
+            return try await dashboard(call, WebInboxFlash(error: SignInMessage.lastWay))
+        }
+        let password = call.request.formFields()["password"] ?? ""
+        guard try await signIns.removeProUserPassword(call.proUserID, password: password) else {
+            return try await dashboard(call, WebInboxFlash(error: SignInMessage.passwordNotRemoved))
+        }
+        await passkeys.audit.record {
+            AuditEvent(
+                time: $0, actorKind: .pro, actorID: call.proUserID, ownerID: nil, action: .proPasswordRemoved,
+                target: call.viewer.label, clientAddress: call.client, details: nil)
+        }
+        return try await dashboard(call, WebInboxFlash(notice: SignInMessage.passwordRemoved))
     }
 
     static let unknownPasskey = "There is no such passkey."

@@ -353,11 +353,12 @@ extension WebInboxService: SignInSurfacePages {
         return try await dashboardFlash(call, WebInboxFlash(notice: SignInMessage.unlinked))
     }
 
-    /// Pro user `userID`'s ways in, read now; nil without providers (a Pro user then always has a password).
+    /// Pro user `userID`'s ways in, read now: their password (none once they removed it, or when a provider made
+    /// them), their passkeys that sign in and their linked providers.
     func proSignInWays(_ userID: String) async throws -> SignInWays {
         let passkeys = try await passkeys?.ceremonies.store.credentials(of: .proUser(userID)) ?? []
         return SignInWays(
-            hasPassword: try await providers?.accounts.proLinkCandidate(id: userID)?.hasPassword ?? true,
+            hasPassword: try await signIns?.proUserHasPassword(userID) ?? false,
             passkeys: passkeys.filter { $0.clonedAt == nil }.map(\.id),
             identities: try await providers?.identities.identities(surface: .pro, account: userID) ?? [])
     }

@@ -11,6 +11,15 @@ public protocol WebInboxSignIn: Sendable {
     /// catch-all's mailbox); nil when no local mailbox has it.
     func linkBinding(address: String) async throws -> WebInboxSessionBinding?
 
+    /// Whether Pro user `id` has a password (one a sign-in provider made, or who removed theirs, has none).
+    func proUserHasPassword(_ id: String) async throws -> Bool
+
+    /// Removes the active Pro user `id`'s password once `password` proves it is theirs (issue 56); their sessions
+    /// stand.
+    /// The web inbox asks only when another way in is left (``SignInProviders/SignInWays``).
+    /// - Returns: false when `password` is not theirs (or they have none).
+    func removeProUserPassword(_ id: String, password: String) async throws -> Bool
+
     /// What a session of `principal` resting on `binding` may read now, decided once for the request: nil when the
     /// binding no longer holds (the account's or Pro user's password changed, the pasted API token was revoked, the
     /// linked address is another account's), which ends the session. Never asked of ``WebInboxPrincipal/allMail``.

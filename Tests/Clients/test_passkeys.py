@@ -4,7 +4,8 @@ of each algorithm (ES256, EdDSA, RS256) registered from /owner signs its owner i
 browser sends is refused with the same generic page and no session: a wrong origin, a wrong RP ID hash, UV clear, a
 replayed or expired challenge, another person's challenge, a COSE key whose alg is not its type's, truncated and
 over-deep CBOR, an unknown credential id, another user's handle. A Pro user registers a passkey from the Pro
-dashboard and signs in to /inbox with it alone; a forged answer and an owner's passkey are refused there alike."""
+dashboard and signs in to /inbox with it alone; a forged answer and an owner's passkey are refused there alike; then
+they remove their password, and POST /api/user/login and the password form refuse them."""
 
 import http.client
 import json
@@ -162,6 +163,30 @@ def pro_passkeys(base, owners_key):
     home = browser.send("GET", "/inbox")
     check(status == 303 and "postern_inbox" in browser.cookies and home[0] == 200 and "pro<wbr>@example" in home[2],
           "Pro: the passkey alone signs the Pro user in to /inbox")
+
+    # Holding a passkey, they remove their password (typed once more): then only the passkey signs them in, and
+    # POST /api/user/login answers them as it answers an email nobody has.
+    status, headers, _ = browser.send("POST", "/inbox/password/remove", {
+        "csrf_token": browser.csrf("/inbox/dashboard"), "password": PASSWORD})
+    page = browser.send("GET", "/inbox/dashboard")[2]
+    check(status == 303 and "Password removed" in page and "Password: none" in page,
+          "Pro: the password is removed from Sign-in methods, the session stays")
+
+    def api_login(email):
+        connection = http.client.HTTPConnection(browser.host, browser.port, timeout=60)
+        connection.request("POST", "/api/user/login", body=json.dumps({"email": email, "password": PASSWORD}),
+                           headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        answer = (response.status, response.read())
+        connection.close()
+        return answer
+
+    login, nobody = api_login("pro@example.com"), api_login("nobody@example.com")
+    check(login[0] == 401 and login == nobody, "Pro without a password: POST /api/user/login is the generic 401")
+    other = Browser(base)
+    status = other.send("POST", "/inbox/sign-in", {"csrf_token": other.csrf("/inbox/sign-in"), "kind": "pro",
+                                                   "email": "pro@example.com", "password": PASSWORD})[0]
+    check(status == 401 and "postern_inbox" not in other.cookies, "Pro without a password: the password form refuses")
 
 
 def main():

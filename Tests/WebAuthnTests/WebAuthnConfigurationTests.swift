@@ -77,4 +77,15 @@ struct WebAuthnConfigurationTests {
         #expect(error?.key == "POSTERN_WEBAUTHN_RP_ID")
         try Self.read([:]).validate(publicURL: nil)
     }
+
+    @Test("without the Public Suffix List, a public suffix of two labels passes start-up (docs/passkeys.md says so)")
+    func publicSuffixPasses() throws {
+        // co.uk is no registrable domain, and browsers refuse it at the ceremony; start-up cannot tell.
+        let configuration = try Self.read(["POSTERN_WEBAUTHN_RP_ID": "co.uk"])
+        try configuration.validate(publicURL: "https://auth.example.co.uk")
+        #expect(configuration.relyingParty(publicURL: "https://auth.example.co.uk")?.id == "co.uk")
+        // One label is refused.
+        let uk = try Self.read(["POSTERN_WEBAUTHN_RP_ID": "uk"])
+        #expect(throws: ConfigurationError.self) { try uk.validate(publicURL: "https://auth.example.co.uk") }
+    }
 }

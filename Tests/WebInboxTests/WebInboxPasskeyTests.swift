@@ -269,4 +269,79 @@ struct WebInboxPasskeyTests {
         let dashboard = await (try await Self.proBrowser(harness, "pro@example.com")).send(.GET, "/inbox/dashboard")
         #expect(dashboard.text.contains("possibly cloned"))
     }
+
+    @Test(
+        "a Pro user holding a passkey may remove their password; the last way in is never removed",
+        arguments: StorageBackend.allCases)
+    func passwordRemoval(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend)
+        let pro = try await harness.proLogin("pro@example.com")
+        let apiToken = try await harness.apiToken(bearer: pro.jwt)
+        let browser = try await Self.proBrowser(harness, "pro@example.com")
+        let csrf = try #require(Browser.csrf(in: await browser.send(.GET, "/inbox/dashboard")))
+        func remove(_ password: String, csrf: String = csrf) async -> HTTPResponse {
+            await browser.send(.POST, "/inbox/password/remove", form: ["csrf_token": csrf, "password": password])
+        }
+
+        // No passkey yet: the password is the only way in, no form offers its removal, and a POST is refused.
+        #expect(!(await browser.send(.GET, "/inbox/dashboard")).text.contains(#"id="remove-password""#))
+        #expect(await remove("pro-password").headers["Location"] == "/inbox/dashboard")
+        #expect((await browser.send(.GET, "/inbox/dashboard")).text.contains("That is your only way to sign in"))
+        #expect(try await harness.mailbox.signInProUser(email: "pro@example.com", password: "pro-password") == pro.id)
+
+        let authenticator = try SoftwareAuthenticator()
+        let registered = try await Self.register(browser, authenticator)
+        #expect(registered.text.contains(#"id="remove-password""#) && registered.text.contains("Password: set"))
+        // Without the CSRF token, or with another password, nothing is removed.
+        #expect(await remove("pro-password", csrf: "forged").status == .forbidden)
+        _ = await remove("not-my-password")
+        #expect((await browser.send(.GET, "/inbox/dashboard")).text.contains("That is not your password"))
+        #expect(try await harness.mailbox.signInProUser(email: "pro@example.com", password: "pro-password") == pro.id)
+
+        #expect(await remove("pro-password").headers["Location"] == "/inbox/dashboard")
+        let removed = await browser.send(.GET, "/inbox/dashboard")
+        #expect(removed.status == .ok && removed.text.contains("Password removed"))
+        #expect(removed.text.contains(#"<span id="method-password">Password: none</span>"#))
+        #expect(!removed.text.contains(#"id="remove-password""#))
+        let events = try await Self.events(harness)
+        #expect(events.contains { $0.action == .proPasswordRemoved && $0.actorKind == .pro && $0.actorID == pro.id })
+
+        // The session that removed it, the Pro JWT and the tm_pro_ token go on; the password opens nothing now:
+        // POST /api/user/login answers as it does for an email nobody has.
+        #expect((await browser.send(.GET, "/inbox")).status == .ok)
+        for bearer in [pro.jwt, apiToken] {
+            let accounts = await harness.browser().send(
+                .GET, "/api/user/accounts", headers: [("Authorization", "Bearer " + bearer)])
+            #expect(accounts.status == .ok)
+        }
+        let login = await harness.browser().send(
+            .POST, "/api/user/login", json: #"{"email":"pro@example.com","password":"pro-password"}"#)
+        let nobody = await harness.browser().send(
+            .POST, "/api/user/login", json: #"{"email":"nobody@example.com","password":"pro-password"}"#)
+        #expect(login.status == .unauthorized && login.body == nobody.body)
+        let passwordSignIn = try await harness.browser().signIn(
+            ["kind": "pro", "email": "pro@example.com", "password": "pro-password"])
+        #expect(passwordSignIn.status == .unauthorized)
+
+        // The last passkey that signs in stays; a second removal of the password has nothing to remove.
+        let passkey = try #require(
+            try await PasskeyStore(database: harness.test.database).credentials(of: .proUser(pro.id)).first)
+        _ = await browser.send(.POST, "/inbox/passkeys/\(passkey.id)/remove", form: ["csrf_token": csrf])
+        #expect((await browser.send(.GET, "/inbox/dashboard")).text.contains("That is your only way to sign in"))
+        #expect(try await PasskeyStore(database: harness.test.database).credentials(of: .proUser(pro.id)).count == 1)
+        _ = await remove("pro-password")
+        #expect((await browser.send(.GET, "/inbox/dashboard")).text.contains("That is not your password"))
+
+        // The passkey alone signs them in.
+        let (signedIn, answer) = try await Self.passkeySignIn(harness) {
+            try Self.assertion(authenticator, challenge: $0)
+        }
+        #expect(answer.status == .seeOther && answer.headers["Location"] == "/inbox")
+        #expect((await signedIn.send(.GET, "/inbox/dashboard")).text.contains("Password: none"))
+
+        // The operator gives a password back.
+        #expect(try await harness.mailbox.setProUserPassword(email: "pro@example.com", password: "new-pro-password"))
+        let back = try await harness.mailbox.signInProUser(email: "pro@example.com", password: "new-pro-password")
+        #expect(back == pro.id)
+    }
 }

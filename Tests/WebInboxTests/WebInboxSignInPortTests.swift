@@ -24,6 +24,11 @@ struct WebInboxSignInPortTests {
             return (.account(id: Self.id), .tokenEpoch(state.withLock { $0.epoch }))
         }
 
+        // The fake knows no Pro user: none has a password to remove.
+        func proUserHasPassword(_ id: String) async throws -> Bool { false }
+
+        func removeProUserPassword(_ id: String, password: String) async throws -> Bool { false }
+
         func linkBinding(address: String) async throws -> WebInboxSessionBinding? {
             address == Self.address ? .account(id: Self.id) : nil
         }
