@@ -183,17 +183,23 @@ def status_of(driver, url, method="GET", data=None, headers=None, cookies=None):
 
 def download(driver, element, directory, timeout=20):
     """Clicks `element` (a link or button that downloads) and returns (file name, bytes) of the new file that lands in
-    `directory` (the driver's download directory) once Chromium has finished writing it."""
+    `directory` (the driver's download directory) once Chromium has finished writing it: its size the same, and not
+    zero, two looks 0.1 s apart. (The headless shell may create the file under its own name before it writes to it, so
+    a name without `.crdownload` is not enough; a download of no bytes never lands here, and no walk makes one.)"""
     before = set(os.listdir(directory))
     element.click()
     deadline = time.monotonic() + timeout
+    seen = None
     while time.monotonic() < deadline:
         new = [n for n in set(os.listdir(directory)) - before
                if not n.endswith((".crdownload", ".tmp")) and not n.startswith(".com.google")]
         if new:
             path = os.path.join(directory, new[0])
-            with open(path, "rb") as file:
-                return new[0], file.read()
+            size = os.path.getsize(path)
+            if size and size == seen:
+                with open(path, "rb") as file:
+                    return new[0], file.read()
+            seen = size
         time.sleep(0.1)
     raise AssertionError("no download landed in %s within %d s" % (directory, timeout))
 
