@@ -27,11 +27,15 @@ extension MailboxService {
     /// email exists or not).
     public func signInProUser(email: String, password: String) async throws -> String? {
         guard PasswordPolicy.isPlausible(password) else { return nil }
-        let user = try await store.proUser(email: email.lowercased())
-        guard try await hasher.verify(password, against: user?.verifiablePasswordHash), let user, user.status == "active" else {
-            return nil
-        }
-        return user.id
+        return try await activeProUser(store.proUser(email: email.lowercased()), provenBy: password)?.id
+    }
+
+    /// `user` when `password` is theirs and they are active; nil otherwise, at the same cost when there is no `user`
+    /// (the hasher's decoy) or they have no password.
+    func activeProUser(_ user: ProUserRecord?, provenBy password: String) async throws -> ProUserRecord? {
+        guard try await hasher.verify(password, against: user?.verifiablePasswordHash), let user, user.status == "active"
+        else { return nil }
+        return user
     }
 
     /// Removes the password of the active Pro user `id` once `password` proves it is theirs (issue 56): the hash is
@@ -43,10 +47,7 @@ extension MailboxService {
     /// - Throws: storage and pool errors.
     public func removeProUserPassword(id: String, password: String) async throws -> Bool {
         guard PasswordPolicy.isPlausible(password) else { return false }
-        let user = try await store.proUser(id: id)
-        guard try await hasher.verify(password, against: user?.verifiablePasswordHash), let user,
-            user.status == "active"
-        else { return false }
+        guard let user = try await activeProUser(store.proUser(id: id), provenBy: password) else { return false }
         return try await store.removeProUserPassword(id: id, hash: user.passwordHash)
     }
 

@@ -27,8 +27,8 @@ struct ProUsersController: MailboxController {
         let email = (try? MailboxJSON.string(body, "email")) ?? nil
         let password = (try? MailboxJSON.string(body, "password")) ?? nil
         guard let password, PasswordPolicy.isPlausible(password) else { throw MailboxError.invalidCredentials }
-        let user = try await email.asyncFlatMap { try await store.proUser(email: $0.lowercased()) }
-        guard try await hasher.verify(password, against: user?.verifiablePasswordHash), let user, user.status == "active" else {
+        let found = try await email.asyncFlatMap { try await store.proUser(email: $0.lowercased()) }
+        guard let user = try await surface.activeProUser(found, provenBy: password) else {
             throw MailboxError.invalidCredentials
         }
         let token = try tokens.proToken(for: user, now: call.now)

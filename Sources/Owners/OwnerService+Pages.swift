@@ -21,6 +21,17 @@ extension OwnerService {
 
     /// ``ownerRoute(page:title:_:)`` for a handler that records the owner's action with the client's address.
     func ownerRoute(page: String, title: String, _ handler: @escaping OwnerActionHandler) -> ContextRouteHandler {
+        ownerContextRoute(page: page, title: title) { request, parameters, owner, context in
+            try await handler(request, parameters, owner, context.clientAddress?.description)
+        }
+    }
+
+    /// ``ownerRoute(page:title:_:)`` for a handler that needs the request's context (the client as the sign-in
+    /// backoff keys it).
+    func ownerContextRoute(
+        page: String, title: String,
+        _ handler: @escaping @Sendable (HTTPRequest, RouteParameters, Owner, RequestContext) async throws -> HTTPResponse
+    ) -> ContextRouteHandler {
         pages.limitedRoute { [self] request, context, parameters in
             guard let (owner, _) = try await browser.owner(of: request) else {
                 return HTMLPage.redirect(to: Self.signInPath(next: page))
@@ -28,7 +39,7 @@ extension OwnerService {
             if request.method == .POST, !browser.csrfValid(request.formFields(), request) {
                 return BrowserPage.message(.forbidden, title, OwnerMessage.csrf)
             }
-            return try await handler(request, parameters, owner, context.clientAddress?.description)
+            return try await handler(request, parameters, owner, context)
         }
     }
 }

@@ -16,7 +16,7 @@ import ServerKit
 ///   `/owner` with a one-time notice (``OwnerSignInMethodsFlash``). A passkey that is not the owner's is answered as an
 ///   unknown one.
 /// - `POST /owner/password/remove` (`password`): an owner left another way in (a passkey that signs in or a linked
-///   provider) removes their password (``OwnerStore/removePassword(ownerID:password:)``); removing the last passkey
+///   provider) removes their password (``OwnerStore/removePassword(of:password:client:)``, under the password sign-in's backoff); removing the last passkey
 ///   that signs in is refused while they have no password and no linked provider (``OwnerSignInWays``). The
 ///   operator's `owner set-password` gives a password back.
 /// - `GET /owner/assets/passkeys.js`: ``OwnerPasskeyScript``.
@@ -36,7 +36,7 @@ extension OwnerService {
         if passkeyStore != nil {
             router.add(
                 .POST, "/owner/password/remove", bodyLimit: limit,
-                ownerRoute(page: "/owner", title: "Passkeys", removePassword))
+                ownerContextRoute(page: "/owner", title: "Passkeys", removePassword))
             router.add(
                 .POST, "/owner/passkeys/{passkeyId}/rename", bodyLimit: limit,
                 ownerRoute(page: "/owner", title: "Passkeys", renamePasskey))
@@ -196,14 +196,19 @@ extension OwnerService {
 
     /// `POST /owner/password/remove` (`password`, to confirm): only for an owner left another way in (a passkey that
     /// signs in or a linked provider, ``OwnerSignInWays``).
-    func removePassword(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?) async throws
-        -> HTTPResponse
+    func removePassword(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ context: RequestContext)
+        async throws -> HTTPResponse
     {
         guard try await signInWays(of: owner.id).keepsAWayIn(without: .password) else { return lastWayFlash() }
-        guard try await owners.removePassword(ownerID: owner.id, password: request.formFields()["password"] ?? "")
-        else { return flash(.wrongPassword) }
-        await audit.owner(owner.id, .ownerPasswordRemoved, target: owner.email, client: client)
-        return flash(.passwordRemoved)
+        let password = request.formFields()["password"] ?? ""
+        switch try await owners.removePassword(of: owner, password: password, client: context.clientKey) {
+        case .removed:
+            await audit.owner(
+                owner.id, .ownerPasswordRemoved, target: owner.email, client: context.clientAddress?.description)
+            return flash(.passwordRemoved)
+        case .wrongPassword: return flash(.wrongPassword)
+        case .slowDown: return flash(.slowed)
+        }
     }
 
     private func flash(_ notice: OwnerSignInMethodsFlash) -> HTTPResponse {

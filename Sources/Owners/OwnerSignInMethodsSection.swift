@@ -39,6 +39,8 @@ enum OwnerSignInMethodsFlash: String, Equatable {
     case passwordRemoved = "password.removed"
     /// The password typed to confirm the removal was not the owner's.
     case wrongPassword = "password.wrong"
+    /// The removal was not tried: too many wrong passwords (the password sign-in's backoff).
+    case slowed = "password.slowed"
     case linked = "signin.linked"
     case alreadyLinked = "signin.already_linked"
     case linkedToAnother = "signin.linked_to_another"
@@ -57,6 +59,7 @@ enum OwnerSignInMethodsFlash: String, Equatable {
         case .unknownPasskey: "That passkey is not one of yours."
         case .passwordRemoved: SignInMessage.passwordRemoved
         case .wrongPassword: SignInMessage.passwordNotRemoved
+        case .slowed: "Too many wrong passwords: try again in a while."
         case .linked: SignInMessage.linked(.linked).words
         case .alreadyLinked: SignInMessage.linked(.alreadyLinked).words
         case .linkedToAnother: SignInMessage.linked(.linkedToAnother).words

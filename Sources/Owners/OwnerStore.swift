@@ -104,26 +104,49 @@ public struct OwnerStore: Sendable {
         }
     }
 
-    /// Removes the password of the owner with id `id` once `password` proves it is theirs: the hash is emptied and
-    /// only passkeys sign them in (the caller makes sure they hold one). The operator's `set-password` gives one back.
-    /// - Returns: false when `password` is not the owner's (or they have none).
+    /// What ``removePassword(of:password:client:)`` did.
+    public enum PasswordRemoval: Equatable, Sendable {
+        /// The hash is emptied.
+        case removed
+        /// `password` is not the owner's (or they have none): counted as a failed sign-in.
+        case wrongPassword
+        /// Not tried: the owner's email is blocked for this client or for everyone, as the sign-in is.
+        case slowDown(retryAfter: Int64)
+    }
+
+    /// Removes `owner`'s password once `password` proves it is theirs: the hash is emptied and only passkeys (or
+    /// linked providers) sign them in (the caller makes sure they hold one). The password is checked under the
+    /// password sign-in's backoff, by the same keys (the email, and the email with `client`): a session is no way
+    /// around it. The operator's `set-password` gives one back.
     /// - Throws: storage and pool errors.
-    public func removePassword(ownerID id: String, password: String) async throws -> Bool {
-        guard password.utf8.count <= OwnerCredentials.maximumPasswordBytes else { return false }
-        let hash = try await database.read { connection in
-            try connection.query(
-                "SELECT password_hash FROM owners WHERE id = ? AND password_removed_at IS NULL", [.text(id)]
-            ).first?.text("password_hash")
-        }
-        guard try await hasher.verify(password, against: hash), hash != nil else { return false }
+    public func removePassword(of owner: Owner, password: String, client: ClientAddressKey) async throws
+        -> PasswordRemoval
+    {
         let now = clock()
-        return try await database.write { connection in
+        let keys = SignInThrottle.keys(name: owner.email, client: client)
+        let blocked = try await throttle.blockedUntil(keys)
+        if blocked > now { return .slowDown(retryAfter: blocked - now) }
+        let hash: String? =
+            password.utf8.count > OwnerCredentials.maximumPasswordBytes
+            ? nil
+            : try await database.read { connection in
+                try connection.query(
+                    "SELECT password_hash FROM owners WHERE id = ? AND password_removed_at IS NULL", [.text(owner.id)]
+                ).first?.text("password_hash")
+            }
+        guard try await hasher.verify(password, against: hash), hash != nil else {
+            try await throttle.failed(keys, now: now)
+            return .wrongPassword
+        }
+        try await throttle.succeeded(keys)
+        let removed = try await database.write { connection in
             try connection.run(
                 """
                 UPDATE owners SET password_hash = '', password_removed_at = ?
                 WHERE id = ? AND password_removed_at IS NULL
-                """, [.integer(now), .text(id)]) == 1
+                """, [.integer(now), .text(owner.id)]) == 1
         }
+        return removed ? .removed : .wrongPassword
     }
 
     /// The owner with id `id`, if any.

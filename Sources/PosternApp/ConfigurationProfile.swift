@@ -27,7 +27,8 @@ public struct ConfigurationProfile: Sendable, Equatable {
             "POSTERN_PORT": "0", "POSTERN_SMTP_PORT": "0", "POSTERN_SANDBOX_SMTP_PORT": "0",
             "POSTERN_RATE_LIMITS": "off", "POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_AGENT_POW_DIFFICULTY": "0",
             "POSTERN_AGENT_POW_DYNAMIC": "off", "POSTERN_SANDBOX_MAIL_AUTH": "off", "POSTERN_LOG_LEVEL": "warning",
-            "POSTERN_PASSWORD_ARGON2_MEMORY_KIB": "64", "POSTERN_PASSWORD_ARGON2_ITERATIONS": "1",
+            "POSTERN_PASSWORD_ARGON2_MEMORY_KIB": String(PasswordHashConfiguration.testProfile.memoryKiB),
+            "POSTERN_PASSWORD_ARGON2_ITERATIONS": String(PasswordHashConfiguration.testProfile.iterations),
         ],
         usesTemporaryDataDirectory: true)
 

@@ -63,7 +63,7 @@ extension Operations {
         let passkeys = try await PasskeyStore(database: database).credentials(of: .proUser(user.id))
         return [
             describe(summary),
-            "  password: " + (user.hasPassword ? "set" : "none (made by a sign-in provider)"),
+            "  password: " + (user.hasPassword ? "set" : "none (removed, or made by a sign-in provider)"),
             "  email: " + (user.emailVerified ? "proven" : "not proven"),
         ] + (passkeys.isEmpty ? ["  no passkeys"] : passkeys.map(describe(passkey:)))
     }

@@ -99,7 +99,7 @@ public enum Operations {
         return describe(summary)
     }
 
-    /// One line per Pro user; under a user without a password (a provider made them, issue 54) `  password: none`,
+    /// One line per Pro user; under a user without a password (a provider made them, issue 54, or they removed it, issue 56) `  password: none`,
     /// and under each user their linked sign-in identities, one line each.
     public static func listProUsers(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
         let database = try migratedDatabase(configuration, logger: logger)

@@ -4,8 +4,10 @@ import PasswordHashing
 import ServerKit
 
 /// The Argon2id cost of the passwords Postern stores (owners, mailbox accounts, Pro users): every surface that hashes a
-/// password takes it from here. A stored hash keeps the costs it was made with (they are in its encoded form), so a
-/// change applies to passwords set after it and every older one still signs in.
+/// password takes it from here (``applied(to:)``; the owner commands read ``argon2``). A stored hash keeps the costs it
+/// was made with (they are in its encoded form), so a change applies to passwords set after it and every older one
+/// still signs in. Until those are set again, a sign-in for an account with an older hash takes that hash's time,
+/// while one for an unknown email takes the decoy's at the new cost: a large change lets the timing tell the two apart.
 ///
 /// Mail.td's `auth_key` is not among them: its costs are the v2 SDK's (the client derives the same key).
 ///
@@ -15,6 +17,10 @@ import ServerKit
 public struct PasswordHashConfiguration: Sendable {
     /// The costs of a newly stored password. Default OWASP's and CONTRACT 2's m=19,456 KiB, t=2, p=1.
     public var argon2 = Argon2Parameters()
+
+    /// The cost `--profile test` sets: the cheapest useful one (64 KiB, one pass), for servers whose passwords guard
+    /// nothing.
+    public static let testProfile = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
 
     /// Every default.
     public init() {}
@@ -33,7 +39,7 @@ public struct PasswordHashConfiguration: Sendable {
         }
     }
 
-    /// `surface` with these costs: the one place every surface that stores passwords is given them.
+    /// `surface` with these costs: how every surface that stores passwords is given them.
     func applied<Surface: StoresPasswords>(to surface: Surface) -> Surface {
         var surface = surface
         surface.argon2 = argon2

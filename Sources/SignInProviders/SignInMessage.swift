@@ -12,6 +12,10 @@ public enum SignInMessage {
     public static let passwordRemoved = "Password removed: you sign in with your passkeys or linked providers."
     /// A password not removed: the one typed to confirm is not the account's.
     public static let passwordNotRemoved = "That is not your password: it was not removed."
+    /// A password removal not tried: too many wrong passwords, as the password sign-in's backoff counts them.
+    public static func passwordRemovalSlowed(retryAfter seconds: Int64) -> String {
+        "Too many wrong passwords. Try again in \(seconds) seconds."
+    }
     /// A change refused because it would leave the account no way in (``SignInWays``).
     public static let lastWay =
         "That is your only way to sign in: add a passkey or link a provider first (or ask the operator for a password)."

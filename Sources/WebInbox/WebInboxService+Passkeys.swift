@@ -225,16 +225,27 @@ extension WebInboxService {
         return try await dashboard(call, WebInboxFlash(notice: "Passkey removed."))
     }
 
-    /// `POST /inbox/password/remove` (`password`, to confirm): only for a Pro user left another way in.
+    /// `POST /inbox/password/remove` (`password`, to confirm): only for a Pro user left another way in. The password
+    /// is checked under the password sign-in's backoff, by the same name: a session is no way around it.
     func removePassword(_ call: WebInboxProUserCall) async throws -> HTTPResponse {
         guard let passkeys, let signIns else { return WebInboxPage.notFound() }
         guard try await proSignInWays(call.proUserID).keepsAWayIn(without: .password) else {
             return try await dashboard(call, WebInboxFlash(error: SignInMessage.lastWay))
         }
+        let keys = SignInThrottle.keys(
+            name: "pro\u{0}" + call.viewer.label.lowercased(), client: call.clientKey, namespace: "inbox")
+        let now = clock()
+        let blocked = try await throttle.blockedUntil(keys)
+        if blocked > now {
+            let flash = WebInboxFlash(error: SignInMessage.passwordRemovalSlowed(retryAfter: blocked - now))
+            return try await dashboard(call, flash)
+        }
         let password = call.request.formFields()["password"] ?? ""
         guard try await signIns.removeProUserPassword(call.proUserID, password: password) else {
+            try await throttle.failed(keys, now: now)
             return try await dashboard(call, WebInboxFlash(error: SignInMessage.passwordNotRemoved))
         }
+        try await throttle.succeeded(keys)
         await passkeys.audit.record {
             AuditEvent(
                 time: $0, actorKind: .pro, actorID: call.proUserID, ownerID: nil, action: .proPasswordRemoved,

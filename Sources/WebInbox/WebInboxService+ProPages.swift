@@ -1,3 +1,4 @@
+import ClientAddress
 import HTTP1
 import ServerKit
 
@@ -25,7 +26,8 @@ extension WebInboxService {
             return try await handler(
                 WebInboxProUserCall(
                     request: request, parameters: parameters, proUserID: userID,
-                    client: context.clientAddress?.description, viewer: reader, session: session, flashes: flashes))
+                    client: context.clientAddress?.description, clientKey: context.clientKey, viewer: reader,
+                    session: session, flashes: flashes))
         }
     }
 }
@@ -41,6 +43,8 @@ public struct WebInboxProUserCall: Sendable {
     public let proUserID: String
     /// The client's address, for the audit trail.
     public let client: String?
+    /// The client's address as the sign-in backoff keys it (an IPv6 client by its /64).
+    let clientKey: ClientAddressKey
     let viewer: WebInboxViewer
     /// The session's cookie value: its notices are bound to it.
     let session: String

@@ -15,9 +15,9 @@ public protocol WebInboxSignIn: Sendable {
     func proUserHasPassword(_ id: String) async throws -> Bool
 
     /// Removes the active Pro user `id`'s password once `password` proves it is theirs (issue 56); their sessions
-    /// stand.
-    /// The web inbox asks only when another way in is left (``SignInProviders/SignInWays``).
-    /// - Returns: false when `password` is not theirs (or they have none).
+    /// stand. The web inbox asks only when another way in is left (``SignInProviders/SignInWays``), under the password
+    /// sign-in's backoff.
+    /// - Returns: false when `password` is not theirs, they have none, or they are not active.
     func removeProUserPassword(_ id: String, password: String) async throws -> Bool
 
     /// What a session of `principal` resting on `binding` may read now, decided once for the request: nil when the

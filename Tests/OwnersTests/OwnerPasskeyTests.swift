@@ -359,6 +359,29 @@ struct OwnerPasskeyTests {
     }
 
     @Test(
+        "the password typed to remove it is checked under the sign-in's backoff: past it, not even the right one",
+        arguments: StorageBackend.allCases)
+    func passwordRemovalBackoff(_ backend: StorageBackend) async throws {
+        let harness = try await Self.harness(backend)
+        try await Self.register(harness, "ada@example.com", try SoftwareAuthenticator())
+        #expect(try await harness.signIn("ada@example.com", "correct horse").status == .seeOther)
+        let csrf = try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner")))
+        var flashes: [String?] = []
+        for _ in 0..<8 {
+            _ = await harness.send(.POST, "/owner/password/remove", form: ["csrf_token": csrf, "password": "wrong horse"])
+            flashes.append(harness.cookies[OwnerBrowser.flashCookie])
+        }
+        #expect(flashes.first == "password.wrong" && flashes.last == "password.slowed", "\(flashes)")
+        _ = await harness.send(.POST, "/owner/password/remove", form: ["csrf_token": csrf, "password": "correct horse"])
+        #expect(harness.cookies[OwnerBrowser.flashCookie] == "password.slowed")
+        let ada = try #require(try await harness.service.owners.list().first { $0.email == "ada@example.com" })
+        #expect(try await harness.service.owners.hasPassword(ownerID: ada.id))
+        // The same count slows the password sign-in: the removal form is no way around it.
+        try await Self.signOut(harness)
+        #expect(try await harness.signIn("ada@example.com", "correct horse").status == .tooManyRequests)
+    }
+
+    @Test(
         "an owner holding a passkey may remove their password; the last way to sign in is never removed",
         arguments: StorageBackend.allCases)
     func passwordRemoval(_ backend: StorageBackend) async throws {

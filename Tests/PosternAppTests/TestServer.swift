@@ -1,7 +1,6 @@
 import Foundation
 import SocketServer
 import Logging
-import PasswordHashing
 import PosternTestSupport
 import Synchronization
 @testable import PosternApp
@@ -32,7 +31,7 @@ struct TestServer {
         c.agent.dynamicDifficulty = false
         c.mailbox.powDifficulty = 4
         c.rateLimits.enabled = false
-        c.passwords.argon2 = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)  // the test profile's
+        c.passwords.argon2 = PasswordHashConfiguration.testProfile
         c.outboundAddresses.allowPrivate = true
         c.signingKeys.secret = "the test servers' key secret"
         if backend == .postgres {

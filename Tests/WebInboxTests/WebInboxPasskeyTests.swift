@@ -271,6 +271,30 @@ struct WebInboxPasskeyTests {
     }
 
     @Test(
+        "a Pro user's wrong password at removal counts as a failed sign-in: past the backoff, not even the right one",
+        arguments: StorageBackend.allCases)
+    func passwordRemovalBackoff(_ backend: StorageBackend) async throws {
+        let harness = try Self.harness(backend)
+        let pro = try await harness.proLogin("pro@example.com")
+        let browser = try await Self.proBrowser(harness, "pro@example.com")
+        _ = try await Self.register(browser, try SoftwareAuthenticator())
+        let csrf = try #require(Browser.csrf(in: await browser.send(.GET, "/inbox/dashboard")))
+        var slowed = false
+        for _ in 0..<8 where !slowed {
+            _ = await browser.send(.POST, "/inbox/password/remove", form: ["csrf_token": csrf, "password": "not-mine"])
+            slowed = (await browser.send(.GET, "/inbox/dashboard")).text.contains("Too many wrong passwords")
+        }
+        #expect(slowed)
+        _ = await browser.send(.POST, "/inbox/password/remove", form: ["csrf_token": csrf, "password": "pro-password"])
+        #expect((await browser.send(.GET, "/inbox/dashboard")).text.contains("Too many wrong passwords"))
+        #expect(try await harness.mailbox.signInProUser(email: "pro@example.com", password: "pro-password") == pro.id)
+        // The same count slows the password sign-in: the removal form is no way around it.
+        let signIn = try await harness.browser().signIn(
+            ["kind": "pro", "email": "pro@example.com", "password": "pro-password"])
+        #expect(signIn.status == .tooManyRequests)
+    }
+
+    @Test(
         "a Pro user holding a passkey may remove their password; the last way in is never removed",
         arguments: StorageBackend.allCases)
     func passwordRemoval(_ backend: StorageBackend) async throws {
