@@ -18,6 +18,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, postern
+from postern_testkit import http as json_request  # the module http (http.client) is this file's too
 from postern_testkit.server import install_packages
 
 install_packages("webauthn", ["cbor2==5.6.5"], ["cbor2"])
@@ -173,13 +174,8 @@ def pro_passkeys(base, owners_key):
           "Pro: the password is removed from Sign-in methods, the session stays")
 
     def api_login(email):
-        connection = http.client.HTTPConnection(browser.host, browser.port, timeout=60)
-        connection.request("POST", "/api/user/login", body=json.dumps({"email": email, "password": PASSWORD}),
-                           headers={"Content-Type": "application/json"})
-        response = connection.getresponse()
-        answer = (response.status, response.read())
-        connection.close()
-        return answer
+        status, _, body = json_request(base, "POST", "/api/user/login", {"email": email, "password": PASSWORD})
+        return status, body
 
     login, nobody = api_login("pro@example.com"), api_login("nobody@example.com")
     check(login[0] == 401 and login == nobody, "Pro without a password: POST /api/user/login is the generic 401")
