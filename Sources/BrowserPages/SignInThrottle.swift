@@ -46,6 +46,30 @@ public struct SignInThrottle: Sendable {
         try await database.read { try blockedUntil(keys, in: $0) }
     }
 
+    /// What one attempt under the backoff came to (``attempt(_:now:_:)``).
+    public enum Attempt: Sendable, Equatable {
+        /// The secret was right; the counts are forgotten.
+        case passed
+        /// The secret was wrong; both counts grew.
+        case failed
+        /// Not tried: the name is blocked for this client or for everyone, for this many more seconds.
+        case slowed(retryAfter: Int64)
+    }
+
+    /// One attempt at `now`: ``Attempt/slowed(retryAfter:)`` without calling `check` while `keys` are blocked;
+    /// otherwise `check`'s answer (whether the secret was right), counted as a success or a failure.
+    /// - Throws: `StorageError`, or what `check` throws (then nothing is counted).
+    public func attempt(_ keys: Keys, now: Int64, _ check: () async throws -> Bool) async throws -> Attempt {
+        let blocked = try await blockedUntil(keys)
+        if blocked > now { return .slowed(retryAfter: blocked - now) }
+        guard try await check() else {
+            try await failed(keys, now: now)
+            return .failed
+        }
+        try await succeeded(keys)
+        return .passed
+    }
+
     /// A success: forgets the counts of the name and of that address.
     public func succeeded(_ keys: Keys) async throws {
         _ = try await database.write { connection in

@@ -123,22 +123,20 @@ public struct OwnerStore: Sendable {
         -> PasswordRemoval
     {
         let now = clock()
-        let keys = SignInThrottle.keys(name: owner.email, client: client)
-        let blocked = try await throttle.blockedUntil(keys)
-        if blocked > now { return .slowDown(retryAfter: blocked - now) }
-        let hash: String? =
-            password.utf8.count > OwnerCredentials.maximumPasswordBytes
-            ? nil
-            : try await database.read { connection in
+        let attempt = try await throttle.attempt(SignInThrottle.keys(name: owner.email, client: client), now: now) {
+            guard password.utf8.count <= OwnerCredentials.maximumPasswordBytes else { return false }
+            let hash = try await database.read { connection in
                 try connection.query(
                     "SELECT password_hash FROM owners WHERE id = ? AND password_removed_at IS NULL", [.text(owner.id)]
                 ).first?.text("password_hash")
             }
-        guard try await hasher.verify(password, against: hash), hash != nil else {
-            try await throttle.failed(keys, now: now)
-            return .wrongPassword
+            return try await hasher.verify(password, against: hash) && hash != nil
         }
-        try await throttle.succeeded(keys)
+        switch attempt {
+        case .slowed(let seconds): return .slowDown(retryAfter: seconds)
+        case .failed: return .wrongPassword
+        case .passed: break
+        }
         let removed = try await database.write { connection in
             try connection.run(
                 """

@@ -232,20 +232,17 @@ extension WebInboxService {
         guard try await proSignInWays(call.proUserID).keepsAWayIn(without: .password) else {
             return try await dashboard(call, WebInboxFlash(error: SignInMessage.lastWay))
         }
-        let keys = SignInThrottle.keys(
-            name: "pro\u{0}" + call.viewer.label.lowercased(), client: call.clientKey, namespace: "inbox")
-        let now = clock()
-        let blocked = try await throttle.blockedUntil(keys)
-        if blocked > now {
-            let flash = WebInboxFlash(error: SignInMessage.passwordRemovalSlowed(retryAfter: blocked - now))
-            return try await dashboard(call, flash)
-        }
         let password = call.request.formFields()["password"] ?? ""
-        guard try await signIns.removeProUserPassword(call.proUserID, password: password) else {
-            try await throttle.failed(keys, now: now)
-            return try await dashboard(call, WebInboxFlash(error: SignInMessage.passwordNotRemoved))
+        let keys = Self.proUserKeys(email: call.viewer.label, client: call.clientKey)
+        switch try await throttle.attempt(keys, now: clock(), {
+            try await signIns.removeProUserPassword(call.proUserID, password: password)
+        }) {
+        case .slowed(let seconds):
+            let error = SignInMessage.passwordRemovalSlowed(retryAfter: seconds)
+            return try await dashboard(call, WebInboxFlash(error: error))
+        case .failed: return try await dashboard(call, WebInboxFlash(error: SignInMessage.passwordNotRemoved))
+        case .passed: break
         }
-        try await throttle.succeeded(keys)
         await passkeys.audit.record {
             AuditEvent(
                 time: $0, actorKind: .pro, actorID: call.proUserID, ownerID: nil, action: .proPasswordRemoved,

@@ -283,26 +283,22 @@ extension WebInboxService: SignInSurfacePages {
             return providerLinkForm(.forbidden, request, pending, error: WebInboxPage.csrfMessage)
         }
         // The password sign-in's backoff, under the same name: the question is no way around it.
-        let keys = SignInThrottle.keys(name: "pro\u{0}" + pending.email, client: client, namespace: "inbox")
-        let now = clock()
-        let blocked = try await throttle.blockedUntil(keys)
-        if blocked > now {
+        let credentials = WebInboxCredentials.proUser(email: pending.email, password: fields["password"] ?? "")
+        let attempt = try await throttle.attempt(Self.proUserKeys(email: pending.email, client: client), now: clock()) {
+            try await signIns?.signIn(credentials)?.0 == .proUser(id: pending.account)
+        }
+        if case .slowed(let seconds) = attempt {
             var response = providerLinkForm(
-                .tooManyRequests, request, pending,
-                error: "Too many failed sign-ins. Try again in \(blocked - now) seconds.")
-            response.headers.setRetryAfter(seconds: Int(blocked - now))
+                .tooManyRequests, request, pending, error: "Too many failed sign-ins. Try again in \(seconds) seconds.")
+            response.headers.setRetryAfter(seconds: Int(seconds))
             return response
         }
-        let credentials = WebInboxCredentials.proUser(email: pending.email, password: fields["password"] ?? "")
-        guard let (principal, _) = try await signIns?.signIn(credentials), principal == .proUser(id: pending.account)
-        else {
-            try await throttle.failed(keys, now: now)
+        guard attempt == .passed else {
             await recordPro(
                 providers, pending.account, .signInLinkRefused, target: provider.name, client: address,
                 details: AuditDetails.json(["issuer": pending.issuer, "reason": "wrong_password"]))
             return providerLinkForm(.unauthorized, request, pending, error: SignInMessage.wrongPassword)
         }
-        try await throttle.succeeded(keys)
         let identity = ProviderIdentity(
             issuer: pending.issuer, subject: pending.subject, email: pending.email, emailVerified: true, name: nil)
         let clear = laxCookie(Self.providerPendingCookie, "", maxAge: 0, path: Self.providerLinkPath)

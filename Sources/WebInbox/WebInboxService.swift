@@ -250,6 +250,18 @@ public final class WebInboxService: Sendable {
 
     /// `kind` `account` (`address`, `password`) or `pro` (`email` and `password`, or `token`): one answer for every
     /// refusal, the sign-in backoff per name and client address.
+    /// The sign-in backoff's namespace of the web inbox's doors (``SignInThrottle``).
+    static let throttleNamespace = "inbox"
+
+    /// A Pro user's name in the backoff, as their password sign-in counts it.
+    static func proUserName(email: String) -> String { "pro\u{0}" + email.lowercased() }
+
+    /// The backoff's keys of a Pro user's password from `client`: the sign-in's, which every other door that checks
+    /// the password (the provider-link question, the password's removal) shares, so that none is a way around it.
+    static func proUserKeys(email: String, client: ClientAddressKey) -> SignInThrottle.Keys {
+        SignInThrottle.keys(name: proUserName(email: email), client: client, namespace: throttleNamespace)
+    }
+
     func signIn(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
         let fields = request.formFields()
         var page = signInForm()
@@ -264,17 +276,8 @@ public final class WebInboxService: Sendable {
         let name: String
         switch kind {
         case "pro" where !token.isEmpty: name = "token\u{0}" + Base64URL.encode(SHA256.hash(Array(token.utf8)))
-        case "pro": name = "pro\u{0}" + page.email.lowercased()
+        case "pro": name = Self.proUserName(email: page.email)
         default: name = "account\u{0}" + page.address.lowercased()
-        }
-        let keys = SignInThrottle.keys(name: name, client: client, namespace: "inbox")
-        let now = clock()
-        let blocked = try await throttle.blockedUntil(keys)
-        if blocked > now {
-            page.error = "Too many failed sign-ins. Try again in \(blocked - now) seconds."
-            var response = form(.tooManyRequests, request, page)
-            response.headers.setRetryAfter(seconds: Int(blocked - now))
-            return response
         }
         let credentials: WebInboxCredentials =
             switch kind {
@@ -282,12 +285,22 @@ public final class WebInboxService: Sendable {
             case "pro": .proUser(email: page.email, password: password)
             default: .account(address: page.address, password: password)
             }
-        guard let (principal, binding) = try await signIns?.signIn(credentials) else {
-            try await throttle.failed(keys, now: now)
+        var signedIn: (WebInboxPrincipal, WebInboxSessionBinding)?
+        let keys = SignInThrottle.keys(name: name, client: client, namespace: Self.throttleNamespace)
+        let attempt = try await throttle.attempt(keys, now: clock()) {
+            signedIn = try await signIns?.signIn(credentials)
+            return signedIn != nil
+        }
+        if case .slowed(let seconds) = attempt {
+            page.error = "Too many failed sign-ins. Try again in \(seconds) seconds."
+            var response = form(.tooManyRequests, request, page)
+            response.headers.setRetryAfter(seconds: Int(seconds))
+            return response
+        }
+        guard let (principal, binding) = signedIn else {
             page.error = "Those credentials are not right."
             return form(.unauthorized, request, page)
         }
-        try await throttle.succeeded(keys)
         return try await startSession(principal, binding, request)
     }
 

@@ -12,27 +12,42 @@ func hex(_ text: String) -> [UInt8] { Hex.decode(text)! }
 struct SpecVectorTests {
     static let party = RelyingParty(id: SpecVectors.rpID, origins: [SpecVectors.origin])
 
-    static func register(_ vector: SpecVector) throws(WebAuthnError) -> VerifiedRegistration {
-        let bytes = vector.ceremonies
-        return try party.verifyRegistration(
+    static func register(
+        _ bytes: SpecCeremonies, userVerification: RelyingParty.UserVerification = .notRequired
+    ) throws(WebAuthnError) -> VerifiedRegistration {
+        try party.verifyRegistration(
             credentialID: hex(bytes.credentialID), clientDataJSON: hex(bytes.registrationClientDataJSON),
             attestationObject: hex(bytes.attestationObject), challenge: hex(bytes.registrationChallenge),
-            userVerification: .notRequired)
+            userVerification: userVerification)
+    }
+
+    static func register(_ vector: SpecVector) throws(WebAuthnError) -> VerifiedRegistration {
+        try register(vector.ceremonies)
+    }
+
+    /// The credential as a relying party stores it after `registration`.
+    static func stored(_ registration: VerifiedRegistration) -> StoredCredential {
+        StoredCredential(
+            credentialID: registration.credentialID, publicKey: registration.publicKey,
+            algorithm: registration.algorithm, signCount: registration.signCount)
+    }
+
+    static func authenticate(
+        _ bytes: SpecCeremonies, against credential: StoredCredential, signature: [UInt8]? = nil,
+        userVerification: RelyingParty.UserVerification = .notRequired
+    ) throws(WebAuthnError) -> VerifiedAssertion {
+        try party.verifyAssertion(
+            credentialID: hex(bytes.credentialID), clientDataJSON: hex(bytes.authenticationClientDataJSON),
+            authenticatorData: hex(bytes.authenticatorData), signature: signature ?? hex(bytes.signature),
+            challenge: hex(bytes.authenticationChallenge), credential: credential, userVerification: userVerification)
     }
 
     static func authenticate(
         _ vector: SpecVector, with registration: VerifiedRegistration, signature: [UInt8]? = nil,
         userVerification: RelyingParty.UserVerification = .notRequired
     ) throws(WebAuthnError) -> VerifiedAssertion {
-        let bytes = vector.ceremonies
-        return try party.verifyAssertion(
-            credentialID: hex(bytes.credentialID), clientDataJSON: hex(bytes.authenticationClientDataJSON),
-            authenticatorData: hex(bytes.authenticatorData), signature: signature ?? hex(bytes.signature),
-            challenge: hex(bytes.authenticationChallenge),
-            credential: StoredCredential(
-                credentialID: registration.credentialID, publicKey: registration.publicKey,
-                algorithm: registration.algorithm, signCount: registration.signCount),
-            userVerification: userVerification)
+        try authenticate(
+            vector.ceremonies, against: stored(registration), signature: signature, userVerification: userVerification)
     }
 
     @Test(
@@ -51,11 +66,7 @@ struct SpecVectorTests {
         #expect(result.backupEligible == vector.registrationFlags.be)
         #expect(result.backupState == vector.registrationFlags.bs)
         if !vector.registrationFlags.uv {
-            #expect(throws: WebAuthnError.userNotVerified) {
-                try Self.party.verifyRegistration(
-                    credentialID: hex(bytes.credentialID), clientDataJSON: hex(bytes.registrationClientDataJSON),
-                    attestationObject: hex(bytes.attestationObject), challenge: hex(bytes.registrationChallenge))
-            }
+            #expect(throws: WebAuthnError.userNotVerified) { try Self.register(bytes, userVerification: .required) }
         }
     }
 
@@ -100,12 +111,7 @@ struct SpecVectorTests {
             let theirs = try Self.register(other)
             let stored = StoredCredential(
                 credentialID: mine.credentialID, publicKey: theirs.publicKey, algorithm: theirs.algorithm, signCount: 0)
-            #expect(throws: WebAuthnError.badSignature) {
-                try Self.party.verifyAssertion(
-                    credentialID: hex(bytes.credentialID), clientDataJSON: hex(bytes.authenticationClientDataJSON),
-                    authenticatorData: hex(bytes.authenticatorData), signature: hex(bytes.signature),
-                    challenge: hex(bytes.authenticationChallenge), credential: stored, userVerification: .notRequired)
-            }
+            #expect(throws: WebAuthnError.badSignature) { try Self.authenticate(bytes, against: stored) }
         }
     }
 
@@ -114,21 +120,11 @@ struct SpecVectorTests {
         arguments: SpecVectors.refused)
     func refused(vector: RefusedSpecVector) throws {
         let bytes = vector.ceremonies
-        #expect(throws: vector.refusal) {
-            try Self.party.verifyRegistration(
-                credentialID: hex(bytes.credentialID), clientDataJSON: hex(bytes.registrationClientDataJSON),
-                attestationObject: hex(bytes.attestationObject), challenge: hex(bytes.registrationChallenge),
-                userVerification: .notRequired)
-        }
+        #expect(throws: vector.refusal) { try Self.register(bytes) }
         // The authentication, as if the credential had been stored with the key its registration carries.
         let stored = StoredCredential(
             credentialID: hex(bytes.credentialID), publicKey: hex(vector.attestedPublicKey), algorithm: .es256,
             signCount: 0)
-        #expect(throws: vector.refusal) {
-            try Self.party.verifyAssertion(
-                credentialID: hex(bytes.credentialID), clientDataJSON: hex(bytes.authenticationClientDataJSON),
-                authenticatorData: hex(bytes.authenticatorData), signature: hex(bytes.signature),
-                challenge: hex(bytes.authenticationChallenge), credential: stored, userVerification: .notRequired)
-        }
+        #expect(throws: vector.refusal) { try Self.authenticate(bytes, against: stored) }
     }
 }
