@@ -76,11 +76,14 @@ extension PostgresTestServer {
         try database(copying: migratedTemplate())
     }
 
-    /// A new database on the server copied from the template `template`; its URL.
+    /// A new database on the server copied from the template `template`; its URL. The copy is of the template's
+    /// files (`STRATEGY FILE_COPY`), not block by block through the write-ahead log (PostgreSQL 15's default): for a
+    /// template of some 9 MB on a server with `fsync` off, 30 ms of the server's CPU instead of 50, and a run makes
+    /// hundreds of them.
     public func database(copying template: String) throws -> String {
         let name = nextDatabaseName()
         let admin = try PostgresConnection(url: url)
-        try admin.execute("CREATE DATABASE \(name) TEMPLATE \(template)")
+        try admin.execute("CREATE DATABASE \(name) TEMPLATE \(template) STRATEGY FILE_COPY")
         return databaseURL(name)
     }
 
