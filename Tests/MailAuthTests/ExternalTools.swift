@@ -55,7 +55,8 @@ enum DKIMPy {
         let target = repository.appendingPathComponent(".build/client-sdks/dkimpy-ed25519").path
         if !FileManager.default.fileExists(atPath: target + "/nacl") {
             _ = try run([
-                "python3", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", target,
+                "python3", "-m", "pip", "install", "--quiet", "--no-compile", "--disable-pip-version-check", "--target",
+                target,
                 "dkimpy[ed25519]==\(version)",
             ])
         }

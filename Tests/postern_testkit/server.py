@@ -76,8 +76,10 @@ def _pip_install(directory, requirements, modules, no_deps=False):
     with open(target + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not all(os.path.exists(os.path.join(target, module)) for module in modules):
-            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                            "--target", target, *(["--no-deps"] if no_deps else []), *requirements], check=True)
+            # --no-compile: a module is compiled when first imported, not every module of every package at install.
+            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-compile",
+                            "--disable-pip-version-check", "--target", target, *(["--no-deps"] if no_deps else []),
+                            *requirements], check=True)
     return target
 
 
