@@ -115,7 +115,8 @@ def postern(env=None, pro_users=(), owners=(), data=None, backend="sqlite"):
     says otherwise, except three kept from before it: the mailbox proof of work is required, the sandbox is off, and
     when a test turns the sandbox on it checks SPF, DKIM and DMARC (through the test's own DNS server).
     `backend="postgres"`: its database is a fresh one on the script's one PostgreSQL server (testkit.postgres),
-    dropped when it stops, with a random `POSTERN_KEY_SECRET`; else SQLite in the data directory."""
+    dropped when it stops, with a random `POSTERN_KEY_SECRET`; else SQLite in a data directory that starts as a copy
+    of ``started_data`` (unless the caller gave `data`, or `env` sets `POSTERN_KEY_SECRET`)."""
     if backend == "postgres":
         from .postgres import fresh_database
         with fresh_database() as url:
@@ -129,6 +130,44 @@ def postern(env=None, pro_users=(), owners=(), data=None, backend="sqlite"):
         raise ValueError(f"backend {backend!r}: sqlite or postgres")
 
 
+def wait_ready(base, process):
+    """Waits up to 20 s for the server `process` serving `base` to answer /readyz 200; exits the test otherwise."""
+    for _ in range(400):
+        try:
+            if http(base, "GET", "/readyz")[0] == 200:
+                return
+        except OSError:
+            pass
+        if process.poll() is not None:
+            raise SystemExit("postern exited during start")
+        time.sleep(0.05)
+    raise SystemExit("postern did not become ready")
+
+
+def started_data(binary):
+    """A data directory as `binary`'s first `serve --profile test` leaves it (the migrated SQLite database, the
+    signing keys, the agent domain's DKIM keys, the SMTP TLS pair), made once per build of the binary under
+    .build/test-templates and copied for each new server instead of making it again: its two RSA-2048 keys and some
+    fifty migrations cost the debug build a second of CPU at every first start, and the client tests start dozens.
+    The servers so started share those keys, as the Swift suites' servers share theirs (KeyedTemplate)."""
+    stat = os.stat(binary)
+    template = os.path.join(ROOT, ".build", "test-templates", f"data-{stat.st_size}-{stat.st_mtime_ns}")
+    os.makedirs(os.path.dirname(template), exist_ok=True)
+    with open(template + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not os.path.isdir(template):
+            scratch = tempfile.mkdtemp(prefix="data-", dir=os.path.dirname(template))
+            settings = {k: v for k, v in os.environ.items() if not k.startswith(("POSTERN_", "JWT_"))}
+            process, bound = serve(binary, ["--data-dir", scratch], settings)
+            try:
+                wait_ready(bound["http"], process)
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
+            os.rename(scratch, template)
+    return template
+
+
 @contextlib.contextmanager
 def _postern(env, pro_users, owners, data, backend, backend_env):
     binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
@@ -138,6 +177,9 @@ def _postern(env, pro_users, owners, data, backend, backend_env):
                     POSTERN_SANDBOX_MAIL_AUTH="on")
     settings.update(backend_env)
     settings.update(env or {})
+    # A new SQLite server starts from the started template, unless its keys are sealed with a secret of its own.
+    if owned and backend == "sqlite" and "POSTERN_KEY_SECRET" not in settings:
+        shutil.copytree(started_data(binary), data, dirs_exist_ok=True)
     for email, password in pro_users:
         subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],
                        env=settings, check=True, capture_output=True)
@@ -153,17 +195,7 @@ def _postern(env, pro_users, owners, data, backend, backend_env):
     base.smtp_port = int(bound["smtp"].rsplit(":", 1)[1]) if bound["smtp"] else None
     base.sandbox_port = int(bound["sandbox"].rsplit(":", 1)[1]) if bound.get("sandbox") else None
     try:
-        for _ in range(400):
-            try:
-                if http(base, "GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if server.poll() is not None:
-                raise SystemExit("postern exited during start")
-            time.sleep(0.05)
-        else:
-            raise SystemExit("postern did not become ready")
+        wait_ready(base, server)
         yield base
     finally:
         server.terminate()
