@@ -115,6 +115,25 @@ struct MailboxProTests {
     }
 
     @Test(
+        "a Pro bearer's well-formed pow is ignored, any 64-bit nonce; one past 64 bits is outside the schema and refused",
+        arguments: StorageBackend.allCases)
+    func proProofBounds(_ backend: StorageBackend) async throws {
+        let harness = try MailboxHarness(backend)
+        let token = try await harness.proToken(email: "bounds@example.com", maxAccounts: 5)
+        func create(_ address: String, nonce: String) async -> TestResponse {
+            await harness.send(
+                .POST, "/api/accounts",
+                json: #"{"address":"\#(address)@mail.localhost","password":"secret1","pow":{"id":"","nonce":\#(nonce)}}"#,
+                bearer: token)
+        }
+        for (k, nonce) in ["-9223372036854775808", "9223372036854775807", "-104823", #""any text""#].enumerated() {
+            #expect(await create("fits\(k)", nonce: nonce).status == 201, "nonce \(nonce)")
+        }
+        let past = await create("past", nonce: "-730926120727500394155697242112")
+        #expect(past.status == 400 && past.error == "proof of work required")
+    }
+
+    @Test(
         "GET /api/user/accounts lists the user's accounts only, with a cursor when there are more",
         arguments: StorageBackend.allCases)
     func accountList(_ backend: StorageBackend) async throws {
