@@ -248,8 +248,6 @@ public final class WebInboxService: Sendable {
         return form(.ok, request, signInForm())
     }
 
-    /// `kind` `account` (`address`, `password`) or `pro` (`email` and `password`, or `token`): one answer for every
-    /// refusal, the sign-in backoff per name and client address.
     /// The sign-in backoff's namespace of the web inbox's doors (``SignInThrottle``).
     static let throttleNamespace = "inbox"
 
@@ -262,6 +260,8 @@ public final class WebInboxService: Sendable {
         SignInThrottle.keys(name: proUserName(email: email), client: client, namespace: throttleNamespace)
     }
 
+    /// `kind` `account` (`address`, `password`) or `pro` (`email` and `password`, or `token`): one answer for every
+    /// refusal, the sign-in backoff per name and client address.
     func signIn(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
         let fields = request.formFields()
         var page = signInForm()
