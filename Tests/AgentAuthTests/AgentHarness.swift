@@ -18,7 +18,7 @@ import Testing
 /// Keys shared by every harness: generating RSA keys is slow.
 enum TestKeys {
     static let hmacSecret = SecureRandom.bytes(32)
-    static let rsa = try! RSAPrivateKey.generate(bits: 2048)
+    static let rsa = TestRSAKey.shared
     static let keySet = try! JWTKeySet(
         keys: [JWTKey.hmac(kid: "hs-test", secret: hmacSecret), JWTKey.rsa(kid: "rs-test", privateKey: rsa)],
         activeHMAC: "hs-test", activeRSA: "rs-test")

@@ -120,12 +120,11 @@ final class MailboxHarness: Sendable {
 
     /// An RSA key in every harness's set, as in the app's (which signs capabilities and remote logins with it):
     /// the surface must not take a token it signs. Generated once: it is slow.
-    static let rsaKey = try! RSAPrivateKey.generate(bits: 2048)
 
     static func keySet() throws -> JWTKeySet {
         try JWTKeySet(
             keys: [
-                JWTKey.hmac(kid: "test-hs", secret: SecureRandom.bytes(32)), JWTKey.rsa(kid: "test-rs", privateKey: rsaKey),
+                JWTKey.hmac(kid: "test-hs", secret: SecureRandom.bytes(32)), JWTKey.rsa(kid: "test-rs", privateKey: TestRSAKey.shared),
             ], activeHMAC: "test-hs", activeRSA: "test-rs")
     }
 

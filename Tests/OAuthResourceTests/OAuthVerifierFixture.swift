@@ -15,9 +15,6 @@ struct OAuthVerifierFixture {
     static let base = "https://postern.test"
     static let jmap = base + "/jmap"
     static let mcp = base + "/mcp"
-    /// One RSA key for every fixture of the process, as the Ed25519 and HMAC keys are not: making a 2048-bit RSA key
-    /// costs a quarter of a CPU-second here, and no test verifies one fixture's tokens with another's keys.
-    private static let rsaKey = try! RSAPrivateKey.generate()
 
     let test: TestDatabase
     let rows: OAuthGrantRows
@@ -33,7 +30,7 @@ struct OAuthVerifierFixture {
         keys = try JWTKeySet(
             keys: [
                 try .ed25519(kid: "ed-1", privateKey: try Ed25519PrivateKey.generate()),
-                try .rsa(kid: "rsa-1", privateKey: Self.rsaKey),
+                try .rsa(kid: "rsa-1", privateKey: TestRSAKey.shared),
                 try .hmac(kid: "hs-1", secret: SecureRandom.bytes(32)),
             ], activeHMAC: "hs-1", activeRSA: "rsa-1", activeEdDSA: "ed-1")
         verifier = Self.verifier(test.database, keys, cache, clock, metrics, cacheGrants: cacheGrants)
