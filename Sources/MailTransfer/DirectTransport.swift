@@ -15,7 +15,9 @@ import SMTPOutcomes
 /// updated policy); the queue's lifetime bounces it in the end.
 ///
 /// Under opportunistic TLS without `enforce`, a host whose STARTTLS handshake fails is asked again in the clear on the
-/// same attempt, unless the domain took mail over TLS before (``SecureDomainHistory``: the ratchet).
+/// same attempt, unless the domain took mail over TLS before (``SecureDomainHistory``: the ratchet). Such a domain's
+/// mail goes only over TLS: a host that does not offer STARTTLS, answers it with a `4xx` or breaks the handshake defers
+/// it, until `postern mail tls-reset` forgets the domain.
 public struct DirectTransport: OutboundTransport {
     private let resolver: MXResolver
     private let mtaSTS: MTASTSPolicyCache?
@@ -116,6 +118,9 @@ public struct DirectTransport: OutboundTransport {
                 logger: logger)
         }
         guard !prepared.messages.isEmpty else { return prepared.outcomes([]) }
+        // The ratchet: a domain that took mail over TLS gets it over TLS or not at all (its certificate still checked
+        // only as the policy says).
+        if let fallback, await fallback.requiresTLS() { configuration.tls = .required }
         let delivered = await sequence.deliver(
             prepared.messages, hosts: decision.hosts, port: port, configuration: configuration,
             requireVerifiedTLS: decision.requireVerifiedTLS, addresses: { await resolver.addresses(of: $0) },

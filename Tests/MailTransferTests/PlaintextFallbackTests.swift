@@ -88,6 +88,26 @@ struct PlaintextFallbackTests {
         #expect(mx.messages.isEmpty)
     }
 
+    @Test(
+        "a domain that took mail over TLS: no STARTTLS, a 454 to it or a broken handshake defers until tls-reset",
+        arguments: ScriptedMX.StartTLS.allCases)
+    func ratchetHolds(_ startTLS: ScriptedMX.StartTLS) async throws {
+        let mx = try ScriptedMX(startTLS: startTLS)
+        defer { mx.stop() }
+        let history = MemoryTLSHistory(["far.test"])
+        let outcomes = await (try transport(port: mx.port, history: history)).deliver(batch(["a@far.test"]))
+        #expect(outcomes.map(\.status.name) == ["deferred"])
+        #expect(outcomes.first?.reply?.code == 451 || outcomes.first?.reply?.code == 454)
+        #expect(mx.connections.count == 1)
+        #expect(mx.connections.first?.contains("MAIL") == false)
+        #expect(mx.messages.isEmpty)
+        #expect(history.known == ["far.test"])
+        // `postern mail tls-reset far.test` forgets the domain: the same receiver then takes it in the clear.
+        let reset = await (try transport(port: mx.port, history: MemoryTLSHistory())).deliver(batch(["a@far.test"]))
+        #expect(reset.map(\.status.name) == ["delivered"])
+        #expect(mx.messages == [["a@far.test"]])
+    }
+
     @Test("no fallback when the history cannot be read, without a history, or when TLS is required")
     func noFallback() async throws {
         let mx = try ScriptedMX()
@@ -116,7 +136,7 @@ struct PlaintextFallbackTests {
 
     @Test("connection reuse: three batches for one domain over one connection, RSET between the messages")
     func reuse() async throws {
-        let mx = try ScriptedMX(offersTLS: false)
+        let mx = try ScriptedMX(startTLS: .absent)
         defer { mx.stop() }
         var second = batch(["b@far.test", "c@far.test"])
         second.messageID = "Q10"
@@ -133,7 +153,7 @@ struct PlaintextFallbackTests {
 
     @Test("batches for two domains handed over together go domain by domain, each to its own MX lookup")
     func twoDomains() async throws {
-        let mx = try ScriptedMX(offersTLS: false)
+        let mx = try ScriptedMX(startTLS: .absent)
         defer { mx.stop() }
         var dns = farDNS
         dns.mxRecords["near.test"] = ["mx.far.test"]

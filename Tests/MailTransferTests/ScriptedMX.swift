@@ -6,11 +6,24 @@ import Synchronization
     import Glibc
 #endif
 
-/// A blocking SMTP receiver on 127.0.0.1, port 0, one thread per connection, whose STARTTLS can be broken: it answers
-/// `220` to `STARTTLS` and then sends bytes that are not TLS and closes (a handshake that fails, as behind a broken
-/// middlebox). Takes every recipient and message otherwise (so every message it takes came in the clear). Records each
-/// connection's commands (verbs, upper-cased) and every message's recipients.
+/// A blocking SMTP receiver on 127.0.0.1, port 0, one thread per connection, whose STARTTLS is never had: broken (it
+/// answers `220` to `STARTTLS` and then sends bytes that are not TLS and closes, a handshake that fails, as behind a
+/// broken middlebox), refused with `454`, or not offered at all. Takes every recipient and message otherwise (so every
+/// message it takes came in the clear). Records each connection's commands (verbs, upper-cased) and every message's
+/// recipients.
 final class ScriptedMX: Sendable {
+    /// What the receiver does about STARTTLS.
+    enum StartTLS: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// Offered, answered `220`, then a handshake that fails.
+        case broken
+        /// Offered, answered `454 4.7.0` (TLS not available now).
+        case refused
+        /// Not offered in the `EHLO` reply.
+        case absent
+
+        var description: String { rawValue }
+    }
+
     private struct State {
         var connections: [[String]] = []
         var messages: [[String]] = []
@@ -20,11 +33,11 @@ final class ScriptedMX: Sendable {
     let port: Int
     private let listener: Int32
     private let state = Mutex(State())
-    private let offersTLS: Bool
+    private let startTLS: StartTLS
 
-    /// - Parameter offersTLS: whether `EHLO` offers the broken STARTTLS.
-    init(offersTLS: Bool = true) throws {
-        self.offersTLS = offersTLS
+    /// - Parameter startTLS: what becomes of STARTTLS (broken by default).
+    init(startTLS: StartTLS = .broken) throws {
+        self.startTLS = startTLS
         (listener, port) = try LoopbackListener.open()
         Thread { [self] in acceptLoop() }.start()
     }
@@ -85,7 +98,10 @@ final class ScriptedMX: Sendable {
             state.withLock { $0.connections[index].append(verb) }
             switch verb {
             case "EHLO":
-                write("250-mx.far.test\r\n250-PIPELINING\r\n250 " + (offersTLS ? "STARTTLS\r\n" : "8BITMIME\r\n"))
+                let last = startTLS == .absent ? "8BITMIME" : "STARTTLS"
+                write("250-mx.far.test\r\n250-PIPELINING\r\n250 \(last)\r\n")
+            case "STARTTLS" where startTLS == .refused:
+                write("454 4.7.0 TLS not available due to temporary reason\r\n")
             case "STARTTLS":
                 write("220 2.0.0 go ahead\r\n")
                 // The client's ClientHello first (data before it would be an injection, RFC 3207 §5), then bytes
