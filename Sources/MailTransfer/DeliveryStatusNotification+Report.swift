@@ -10,4 +10,14 @@ extension DeliveryStatusNotification: DeliveryReportWriter {
             original: batch.content, sender: batch.sender, queueID: batch.messageID, arrivalDate: arrivalDate,
             outcomes: failed, expired: expired, now: now)
     }
+
+    /// The delay notice for `delayed`, recipients of `batch`, to its sender: ``buildDelayNotice(original:sender:queueID:
+    /// arrivalDate:outcomes:willRetryUntil:now:)``.
+    public func delayNotice(
+        for batch: OutboundBatch, arrivalDate: Int64, delayed: [OutboundOutcome], willRetryUntil: Int64, now: Int64
+    ) -> [UInt8] {
+        buildDelayNotice(
+            original: batch.content, sender: batch.sender, queueID: batch.messageID, arrivalDate: arrivalDate,
+            outcomes: delayed, willRetryUntil: willRetryUntil, now: now)
+    }
 }

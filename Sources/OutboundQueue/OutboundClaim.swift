@@ -69,27 +69,31 @@ public struct OutboundCompletion: Sendable, Equatable {
     public var deferred: [(recipient: String, nextAttempt: Int64)]
     /// True when the claim had lost its lease (or the message was deleted): nothing was recorded.
     public var leaseLost: Bool
-    /// Deferred recipients whose sender is to be told of the delay now (each once).
+    /// Deferred recipients whose sender is told of the delay now (each once), in ``delayNoticeEmailID``.
     public var delayed: [Delayed]
     /// The id of the bounce put in the sender's inbox in the same transaction, nil when none was (nothing failed,
     /// the sender has no mailbox here, or it refused the report).
     public var bounceEmailID: String?
+    /// The id of the delay notice put in the sender's inbox in the same transaction, nil when none was (no delay to
+    /// tell, the sender has no mailbox here, or it refused the report).
+    public var delayNoticeEmailID: String?
 
     /// - Parameters: see the properties.
     public init(
         ended: [Ended], deferred: [(recipient: String, nextAttempt: Int64)], leaseLost: Bool, delayed: [Delayed] = [],
-        bounceEmailID: String? = nil
+        bounceEmailID: String? = nil, delayNoticeEmailID: String? = nil
     ) {
         self.ended = ended
         self.deferred = deferred
         self.leaseLost = leaseLost
         self.delayed = delayed
         self.bounceEmailID = bounceEmailID
+        self.delayNoticeEmailID = delayNoticeEmailID
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.ended == rhs.ended && lhs.leaseLost == rhs.leaseLost && lhs.delayed == rhs.delayed
-            && lhs.bounceEmailID == rhs.bounceEmailID
+            && lhs.bounceEmailID == rhs.bounceEmailID && lhs.delayNoticeEmailID == rhs.delayNoticeEmailID
             && lhs.deferred.map(\.recipient) == rhs.deferred.map(\.recipient)
             && lhs.deferred.map(\.nextAttempt) == rhs.deferred.map(\.nextAttempt)
     }

@@ -9,9 +9,8 @@ import Synchronization
 /// Runs the outbound queue: each instance runs one. It claims due batches (``OutboundQueue/claim(now:limit:)``), hands
 /// them to the ``OutboundTransport`` with at most ``OutboundQueueConfiguration/perDestination`` connections at once per
 /// destination domain, each carrying up to ``OutboundQueueConfiguration/messagesPerConnection`` of the domain's waiting
-/// batches, with their leases renewed while they are carried, completes each batch (the completion bounces failures to
-/// the sender itself, in its transaction), and gives the recipients that ended to ``onEnded`` and those deferred long
-/// enough to ``onDelayed`` (the sender's delay notice).
+/// batches, with their leases renewed while they are carried, completes each batch (the completion reports to the
+/// sender itself, bounces and delay notices, in its transaction), and gives the recipients that ended to ``onEnded``.
 ///
 /// Its loop is the ``QueueRunner`` every leased queue runs: it wakes when a record on this instance queues mail (the
 /// queue's ``Wakeup``), when an attempt ends, when the next retry or lease falls due, and at the latest every
@@ -82,7 +81,6 @@ public final class OutboundDispatcher: Service, Sendable {
     let clock: @Sendable () -> Int64
     let logger: Logger
     let onEnded: @Sendable (OutboundClaim, [OutboundCompletion.Ended]) async -> Void
-    let onDelayed: @Sendable (OutboundClaim, [OutboundCompletion.Delayed]) async -> Void
     let onAttempt: @Sendable (Attempt) -> Void
     private let lanes: DestinationLanes
     private let inFlight = Atomic<Int>(0)
@@ -94,15 +92,13 @@ public final class OutboundDispatcher: Service, Sendable {
     ///   - transport: what carries a batch (direct to the MX, or a relay).
     ///   - clock: Unix seconds; injected so tests can move time past the retry delays.
     ///   - onEnded: given each claim's recipients that ended (delivered or failed for good) once they are recorded
-    ///     (tests watch with it; bounces are the queue's own).
+    ///     (tests watch with it; reports to the sender are the queue's own).
     ///   - onAttempt: given every attempt once its completion was tried, recorded or not (metrics).
-    ///   - onDelayed: given each claim's recipients deferred long enough for a delay notice, each once, once recorded.
     public init(
         queue: OutboundQueue, transport: any OutboundTransport, settings: Settings = Settings(),
         clock: @escaping @Sendable () -> Int64, logger: Logger,
         onEnded: @escaping @Sendable (OutboundClaim, [OutboundCompletion.Ended]) async -> Void = { _, _ in },
-        onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in },
-        onDelayed: @escaping @Sendable (OutboundClaim, [OutboundCompletion.Delayed]) async -> Void = { _, _ in }
+        onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in }
     ) {
         self.queue = queue
         self.transport = transport
@@ -110,7 +106,6 @@ public final class OutboundDispatcher: Service, Sendable {
         self.clock = clock
         self.logger = logger
         self.onEnded = onEnded
-        self.onDelayed = onDelayed
         self.onAttempt = onAttempt
         self.runner = QueueRunner(
             wakeup: queue.wakeup, idleInterval: settings.idleInterval, logger: logger,
@@ -253,7 +248,6 @@ public final class OutboundDispatcher: Service, Sendable {
                 return
             }
             if !completion.ended.isEmpty { await onEnded(claim, completion.ended) }
-            if !completion.delayed.isEmpty { await onDelayed(claim, completion.delayed) }
         } catch {
             onAttempt(Attempt(batch: batch, completion: nil))
             // Its lease runs out and the batch is tried again.

@@ -100,31 +100,35 @@ extension OutboundQueue {
     /// its lease (it ran out and another claim took the recipients, or the operator deleted the message); otherwise
     /// ``onSubmissionChange`` is told of the new state. A deferred recipient past
     /// ``OutboundQueueConfiguration/delayNoticeSeconds`` since the message was queued, not yet noticed, is marked
-    /// noticed and returned in ``OutboundCompletion/delayed`` (the sender's delay notice, once).
+    /// noticed and returned in ``OutboundCompletion/delayed``.
     ///
-    /// With ``bounces``, the recipients that failed for good are reported to the sender in one delivery status
-    /// notification, stored in the sender's inbox in this same transaction and linked to the submission: a crash
-    /// loses both or neither, and a bounce is never written twice for one completion.
-    /// - Returns: the recipients that ended, those deferred, those whose delay is to be told, the bounce's id, or that
-    ///   the lease was lost.
-    /// - Throws: storage errors (the bounce's included): nothing is recorded, and the lease runs out.
+    /// With ``reports``, the sender is told in its inbox, in this same transaction: the recipients that failed for good
+    /// in one bounce, linked to the submission, and those just marked noticed in one delay notice. A crash loses the
+    /// completion and its reports together or neither, and no report is written twice for one completion.
+    /// - Returns: the recipients that ended, those deferred, those whose delay was told, the reports' ids, or that the
+    ///   lease was lost.
+    /// - Throws: storage errors (the reports' included): nothing is recorded, and the lease runs out.
     @discardableResult
     public func complete(_ claim: OutboundClaim, _ outcomes: [OutboundOutcome], now: Int64) async throws
         -> OutboundCompletion
     {
         let configuration = configuration
         let batch = claim.batch
-        let bounces = bounces
+        let reports = reports
         let jitter = jitter
-        // The sender's mailbox is found before the transaction (the directory is asked); only when a failure may end.
-        let mayFail = outcomes.contains {
+        // The sender's mailbox is found before the transaction (the directory is asked); only when a failure may end
+        // or a delay may be told.
+        let age = now - claim.sendAt
+        let noticeDue = configuration.delayNoticeSeconds > 0 && age >= Int64(configuration.delayNoticeSeconds)
+        let mayReport = outcomes.contains {
             switch $0.status {
             case .failed: true
-            case .deferred: now - claim.sendAt >= Int64(configuration.maxQueueSeconds)
-            default: false
+            case .deferred: noticeDue || age >= Int64(configuration.maxQueueSeconds)
+            case .queued, .held: noticeDue
+            case .delivered: false
             }
         }
-        let destination = mayFail ? try await bounces?.mailbox.bounceDestination(for: batch.sender) : nil
+        let destination = mayReport ? try await reports?.mailbox.reportDestination(for: batch.sender) : nil
         let completion = try await database.write { connection in
             try connection.transaction { () throws -> OutboundCompletion in
                 let held = try connection.query(
@@ -224,30 +228,51 @@ extension OutboundQueue {
                         [.integer(seq), .text(batch.messageID)])
                 }
                 let bounce = try Self.bounce(
-                    claim, ended, destination: destination, bounces: bounces, now: now, connection)
+                    claim, ended, destination: destination, reports: reports, now: now, connection)
+                let notice = try Self.delayNotice(
+                    claim, delayed, destination: destination, reports: reports, now: now, connection)
                 try Self.dropContentIfDone(batch.messageID, connection)
                 return OutboundCompletion(
-                    ended: ended, deferred: deferred, leaseLost: false, delayed: delayed, bounceEmailID: bounce)
+                    ended: ended, deferred: deferred, leaseLost: false, delayed: delayed, bounceEmailID: bounce,
+                    delayNoticeEmailID: notice)
             }
         }
         if !completion.leaseLost { onSubmissionChange(batch.sender) }
-        if completion.bounceEmailID != nil, let destination { bounces?.mailbox.bounceStored(in: destination) }
+        if completion.bounceEmailID != nil || completion.delayNoticeEmailID != nil, let destination {
+            reports?.mailbox.reportStored(in: destination)
+        }
         return completion
+    }
+
+    /// Writes the delay notice of `delayed` (the recipients this completion marked noticed) into the sender's mailbox
+    /// on `connection`; nil when none is due, there is nowhere to put it, or the mailbox refused it.
+    private static func delayNotice(
+        _ claim: OutboundClaim, _ delayed: [OutboundCompletion.Delayed], destination: SenderReportDestination?,
+        reports: SenderReports?, now: Int64, _ connection: any SQLConnection
+    ) throws -> String? {
+        guard let until = delayed.map(\.willRetryUntil).max(), let reports, let destination else { return nil }
+        let notice = reports.writer.delayNotice(
+            for: claim.batch, arrivalDate: claim.sendAt,
+            delayed: delayed.map {
+                OutboundOutcome(recipient: $0.recipient, status: $0.status, remoteHost: $0.remoteHost)
+            },
+            willRetryUntil: until, now: now)
+        return try reports.mailbox.storeReport(notice, in: destination, now: now, on: connection)
     }
 
     /// Writes the bounce of `ended`'s failures into the sender's mailbox on `connection` and links it to the
     /// submission; nil when nothing failed, there is nowhere to put it, or the mailbox refused it.
     private static func bounce(
-        _ claim: OutboundClaim, _ ended: [OutboundCompletion.Ended], destination: BounceDestination?,
-        bounces: OutboundBounces?, now: Int64, _ connection: any SQLConnection
+        _ claim: OutboundClaim, _ ended: [OutboundCompletion.Ended], destination: SenderReportDestination?,
+        reports: SenderReports?, now: Int64, _ connection: any SQLConnection
     ) throws -> String? {
         let failed = ended.filter { if case .failed = $0.status { true } else { false } }
-        guard !failed.isEmpty, let bounces, let destination else { return nil }
-        let report = bounces.writer.report(
+        guard !failed.isEmpty, let reports, let destination else { return nil }
+        let report = reports.writer.report(
             for: claim.batch, arrivalDate: claim.sendAt,
             failed: failed.map { OutboundOutcome(recipient: $0.recipient, status: $0.status, remoteHost: $0.remoteHost) },
             expired: failed.contains { $0.expired }, now: now)
-        guard let emailID = try bounces.mailbox.storeBounce(report, in: destination, now: now, on: connection) else {
+        guard let emailID = try reports.mailbox.storeReport(report, in: destination, now: now, on: connection) else {
             return nil
         }
         try connection.run(

@@ -29,8 +29,9 @@ public struct OutboundQueue: Sendable {
     public var leaseSeconds: Int64 { Int64(configuration.leaseSeconds) }
     /// Signalled by every record that queues a recipient.
     public let wakeup: Wakeup
-    /// Where and how a completion bounces its failures to the sender; nil writes no bounce (tests of the rest).
-    public let bounces: OutboundBounces?
+    /// Where and how a completion reports to the sender (bounces, delay notices); nil writes no report (tests of the
+    /// rest).
+    public let reports: SenderReports?
     /// Told the sender's address after each commit that moved its account's `EmailSubmission` state.
     let onSubmissionChange: @Sendable (_ sender: String) -> Void
     /// A number from -1 to 1 for each retry delay's jitter (``OutboundQueueConfiguration/retryJitter``).
@@ -40,21 +41,21 @@ public struct OutboundQueue: Sendable {
     /// - Parameters:
     ///   - configuration: the queue's keys (the lease's among them).
     ///   - wakeup: what a record signals (the dispatcher waits on it).
-    ///   - bounces: the sender's mailbox and the report's writer; the mailbox must write on this `database`.
+    ///   - reports: the sender's mailbox and the reports' writer; the mailbox must write on this `database`.
     ///   - onSubmissionChange: told the sender's address after each commit that moved its account's
     ///     `EmailSubmission` state (the composition root wakes the account's event streams).
     ///   - jitter: a number from -1 to 1 per retry delay, which moves it by up to 10% either way; uniform by default,
     ///     a constant in tests that need the schedule exact.
     public init(
         database: any SQLDatabase, configuration: OutboundQueueConfiguration = OutboundQueueConfiguration(),
-        wakeup: Wakeup = Wakeup(), bounces: OutboundBounces? = nil,
+        wakeup: Wakeup = Wakeup(), reports: SenderReports? = nil,
         onSubmissionChange: @escaping @Sendable (_ sender: String) -> Void = { _ in },
         jitter: @escaping @Sendable () -> Double = { Double.random(in: -1...1) }
     ) {
         self.database = database
         self.configuration = configuration
         self.wakeup = wakeup
-        self.bounces = bounces
+        self.reports = reports
         self.onSubmissionChange = onSubmissionChange
         self.jitter = jitter
     }

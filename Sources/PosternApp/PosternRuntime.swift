@@ -297,8 +297,7 @@ public final class PosternRuntime: Service {
             services.append(
                 .outbound(
                     Surfaces.outboundDispatcher(
-                        configuration, mail: mail, transport: outbound.transport, metrics: metrics, clock: now,
-                        logger: logger)))
+                        mail: mail, transport: outbound.transport, metrics: metrics, clock: now, logger: logger)))
         }
         services.append(.eventLoops(group))
         if let metricsListener {

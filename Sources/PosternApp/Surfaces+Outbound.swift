@@ -68,35 +68,15 @@ extension Surfaces {
             sender: { try await rule.standing(of: $0) })
     }
 
-    /// The outbound dispatcher over `transport`, its attempts counted in `/metrics`. Bounces are the queue's: its
-    /// completion puts them in the sender's inbox in its own transaction (``LocalMail/outbound``). Every recipient
-    /// deferred past `POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS` gets its sender one delay notice (`Action: delayed`),
-    /// put in the sender's inbox with the null reverse path once the completion that marked it committed.
+    /// The outbound dispatcher over `transport`, its attempts counted in `/metrics`. Reports to the sender are the
+    /// queue's: its completion puts a bounce, and a delay notice for recipients deferred past
+    /// `POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS`, in the sender's inbox in its own transaction (``LocalMail/outbound``).
     static func outboundDispatcher(
-        _ c: PosternConfiguration, mail: LocalMail, transport: any OutboundTransport, metrics: PosternMetrics,
+        mail: LocalMail, transport: any OutboundTransport, metrics: PosternMetrics,
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> OutboundDispatcher {
-        let notifications = DeliveryStatusNotification(hostname: c.smtp.hostname)
-        return OutboundDispatcher(
+        OutboundDispatcher(
             queue: mail.outbound, transport: transport, clock: clock, logger: logger,
-            onAttempt: metrics.outboundAttempt,
-            onDelayed: { claim, delayed in
-                guard let until = delayed.map(\.willRetryUntil).max() else { return }
-                let batch = claim.batch
-                let report = notifications.buildDelayNotice(
-                    original: batch.content, sender: batch.sender, queueID: batch.messageID, arrivalDate: claim.sendAt,
-                    outcomes: delayed.map {
-                        OutboundOutcome(recipient: $0.recipient, status: $0.status, remoteHost: $0.remoteHost)
-                    },
-                    willRetryUntil: until, now: clock())
-                do {
-                    _ = try await mail.delivery.store(
-                        MailEnvelope(mailFrom: "", recipients: [batch.sender]), data: report)
-                } catch {
-                    logger.error(
-                        "a delay notice could not be put in the sender's inbox",
-                        metadata: ["message": "\(batch.messageID)", "sender": "\(batch.sender)", "error": "\(error)"])
-                }
-            })
+            onAttempt: metrics.outboundAttempt)
     }
 }

@@ -243,15 +243,15 @@ enum Surfaces {
         let delivery = LocalDelivery(
             directory: directory, store: store, maximumMessageBytes: c.smtp.maxMessageBytes, policy: policy,
             clock: clock)
-        // A completion bounces its failures into the sender's inbox in its own transaction (LocalDelivery's port); a
+        // A completion reports to the sender (bounces, delay notices) in its own transaction (LocalDelivery's port); a
         // move of an account's EmailSubmission state wakes its JMAP event streams here (and, on PostgreSQL, on every
         // instance through the queue's `postern_mail` notification).
-        let bounces = OutboundBounces(
+        let reports = SenderReports(
             mailbox: delivery, writer: DeliveryStatusNotification(hostname: c.smtp.hostname))
         return LocalMail(
             store: store, domains: domains, directory: directory, delivery: delivery,
             outbound: OutboundQueue(
-                database: database, configuration: c.outboundQueue, bounces: bounces,
+                database: database, configuration: c.outboundQueue, reports: reports,
                 onSubmissionChange: { changes.announce([$0]) }))
     }
 

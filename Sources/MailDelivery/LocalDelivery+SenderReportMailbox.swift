@@ -2,17 +2,17 @@ import MIME
 import MailStore
 import Storage
 
-extension LocalDelivery: BounceMailbox {
+extension LocalDelivery: SenderReportMailbox {
     /// The sender's mailbox when the directory holds it (or a subaddress of one); nil otherwise.
-    public func bounceDestination(for sender: String) async throws -> BounceDestination? {
+    public func reportDestination(for sender: String) async throws -> SenderReportDestination? {
         guard case .local(let recipient) = try await resolve(sender) else { return nil }
-        return BounceDestination(recipient: MailStore.Recipient(recipient))
+        return SenderReportDestination(recipient: MailStore.Recipient(recipient))
     }
 
     /// Parses `report` and stores it in `destination`'s inbox on `connection` (the caller's transaction), with the
     /// null reverse path; nil when its quota is full or the report passes a MIME limit.
-    public func storeBounce(
-        _ report: [UInt8], in destination: BounceDestination, now: Int64, on connection: any SQLConnection
+    public func storeReport(
+        _ report: [UInt8], in destination: SenderReportDestination, now: Int64, on connection: any SQLConnection
     ) throws -> String? {
         let message: NewMailMessage
         do {
@@ -28,7 +28,7 @@ extension LocalDelivery: BounceMailbox {
     }
 
     /// Announces `destination`'s address on the store's change stream.
-    public func bounceStored(in destination: BounceDestination) {
+    public func reportStored(in destination: SenderReportDestination) {
         store.changes.announce([destination.address])
     }
 }
